@@ -1,0 +1,67 @@
+/* contention.c - the demo: four threads share one hot mutex guarding a
+ * counter, and do a little work while holding it, so they queue up.  A
+ * second mutex is used by one thread only and never contended.
+ *
+ *   mutexstat ./examples/contention [threads] [iterations]
+ *
+ * Prints the final counter, which must be threads * iterations with or
+ * without mutexstat. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static pthread_mutex_t hot = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t quiet = PTHREAD_MUTEX_INITIALIZER;
+static long counter, quiet_counter;
+static long iterations = 20000;
+
+static void work_while_holding(void)
+{
+	/* a few hundred nanoseconds of work inside the critical section */
+	volatile unsigned x = 0;
+	for (int i = 0; i < 200; i++)
+		x += (unsigned)i;
+}
+
+static void *worker(void *arg)
+{
+	(void)arg;
+	for (long i = 0; i < iterations; i++) {
+		pthread_mutex_lock(&hot);
+		counter++;
+		work_while_holding();
+		pthread_mutex_unlock(&hot);
+	}
+	return NULL;
+}
+
+static void *loner(void *arg)
+{
+	(void)arg;
+	for (long i = 0; i < iterations; i++) {
+		pthread_mutex_lock(&quiet);
+		quiet_counter++;
+		pthread_mutex_unlock(&quiet);
+	}
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	int threads = argc > 1 ? atoi(argv[1]) : 4;
+	if (argc > 2)
+		iterations = atol(argv[2]);
+	if (threads < 1 || threads > 256 || iterations < 1) {
+		fprintf(stderr, "usage: contention [threads 1-256] [iterations]\n");
+		return 2;
+	}
+	pthread_t tid[257];
+	for (int i = 0; i < threads; i++)
+		pthread_create(&tid[i], NULL, worker, NULL);
+	pthread_create(&tid[threads], NULL, loner, NULL);
+	for (int i = 0; i <= threads; i++)
+		pthread_join(tid[i], NULL);
+	printf("counter = %ld (expected %ld), quiet counter = %ld\n", counter,
+	       threads * iterations, quiet_counter);
+	return counter == threads * iterations ? 0 : 1;
+}

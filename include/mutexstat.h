@@ -1,0 +1,37 @@
+/* mutexstat.h - the small API of libmutexstat for programs that link it
+ * directly (pkg-config --cflags --libs mutexstat).
+ *
+ * Every pthread mutex and condition-variable wait in the process is recorded
+ * whether or not these functions are called; they only add names and
+ * reports on demand.  Preloaded with LD_PRELOAD, the library works the same
+ * without any of this. */
+#ifndef MUTEXSTAT_H
+#define MUTEXSTAT_H
+
+#include <pthread.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MUTEXSTAT_VERSION "0.1.0"
+
+/* Write the report now to the file descriptor fd (the same text as the
+ * report at exit).  Returns 0, or -1 if writing failed.  Safe to call from
+ * any thread at any time, including while other threads lock mutexes. */
+int mutexstat_dump(int fd);
+
+/* Set every counter, time and history back to zero.  Mutexes that are held
+ * stay held; names stay. */
+void mutexstat_reset(void);
+
+/* Give a mutex a name for the report.  The name is copied (up to 63
+ * bytes); NULL removes it.  Returns 0, or -1 if the mutex cannot be tracked
+ * (the table is full) or the names' memory is spent. */
+int mutexstat_name(const pthread_mutex_t *mutex, const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

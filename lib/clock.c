@@ -1,0 +1,67 @@
+/* clock.c - choose the tick source and convert ticks to nanoseconds. */
+#include "clock.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
+int ms_clock_use_tsc;
+static uint64_t start_ticks, start_ns;
+
+static int tsc_is_invariant(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned a, b, c, d;
+	if (__get_cpuid_max(0x80000000u, 0) < 0x80000007u)
+		return 0;
+	__cpuid(0x80000007u, a, b, c, d);
+	(void)a; (void)b; (void)c;
+	return (d >> 8) & 1; /* "invariant TSC": constant rate, all cores */
+#else
+	return 0;
+#endif
+}
+
+void ms_clock_init(void)
+{
+	ms_clock_use_tsc = tsc_is_invariant();
+	start_ns = ms_mono_ns();
+	start_ticks = ms_ticks();
+}
+
+uint64_t ms_clock_start_ticks(void)
+{
+	return start_ticks;
+}
+
+uint64_t ms_run_ns(void)
+{
+	return ms_mono_ns() - start_ns;
+}
+
+/* Ticks per nanosecond measured over the run so far (and over at least
+ * 2 ms, spinning if the run was shorter, so the ratio is good to ~0.1%). */
+static double ticks_per_ns(void)
+{
+	static double cached;
+	static uint64_t cached_at;
+	if (!ms_clock_use_tsc)
+		return 1.0;
+	uint64_t ns = ms_mono_ns(), t = ms_ticks();
+	while (ns - start_ns < 2000000) {
+		ns = ms_mono_ns();
+		t = ms_ticks();
+	}
+	if (cached != 0 && ns - cached_at < 1000000000)
+		return cached;
+	cached = (double)(t - start_ticks) / (double)(ns - start_ns);
+	cached_at = ns;
+	if (cached <= 0)
+		cached = 1.0;
+	return cached;
+}
+
+uint64_t ms_ticks_to_ns(uint64_t ticks)
+{
+	return (uint64_t)((double)ticks / ticks_per_ns() + 0.5);
+}

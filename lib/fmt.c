@@ -1,0 +1,230 @@
+/* fmt.c - the report's formatter; see fmt.h. */
+#include "fmt.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+void ms_fmt_init(struct ms_fmt *f, char *buf, size_t cap, int fd)
+{
+	f->buf = buf;
+	f->cap = cap;
+	f->len = 0;
+	f->fd = fd;
+	f->failed = 0;
+	if (cap)
+		buf[0] = 0;
+}
+
+int ms_write_all(int fd, const char *buf, size_t len)
+{
+	int saved = errno, err = 0;
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			err = n < 0 ? errno : EIO;
+			break;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	errno = saved;
+	return err;
+}
+
+void ms_fmt_flush(struct ms_fmt *f)
+{
+	if (f->fd < 0 || !f->len)
+		return;
+	if (!f->failed && ms_write_all(f->fd, f->buf, f->len))
+		f->failed = 1;
+	f->len = 0;
+}
+
+static void put(struct ms_fmt *f, char c)
+{
+	if (f->len + 1 >= f->cap) {
+		if (f->fd < 0)
+			return;
+		ms_fmt_flush(f);
+	}
+	f->buf[f->len++] = c;
+}
+
+static void put_padded(struct ms_fmt *f, const char *s, size_t n, int width,
+		       int left, char pad)
+{
+	/* Width counts characters: UTF-8 continuation bytes take no column. */
+	int cols = 0;
+	for (size_t i = 0; i < n; i++)
+		cols += ((unsigned char)s[i] & 0xc0) != 0x80;
+	int fill = width > cols ? width - cols : 0;
+	if (!left)
+		while (fill-- > 0)
+			put(f, pad);
+	for (size_t i = 0; i < n; i++)
+		put(f, s[i]);
+	if (left)
+		while (fill-- > 0)
+			put(f, ' ');
+}
+
+static size_t utoa(char *out, unsigned long long v, unsigned base)
+{
+	char tmp[24];
+	size_t n = 0, i;
+	do {
+		unsigned d = (unsigned)(v % base);
+		tmp[n++] = (char)(d < 10 ? '0' + d : 'a' + d - 10);
+		v /= base;
+	} while (v);
+	for (i = 0; i < n; i++)
+		out[i] = tmp[n - 1 - i];
+	return n;
+}
+
+void ms_vfmt(struct ms_fmt *f, const char *fmt, va_list ap)
+{
+	for (const char *p = fmt; *p; p++) {
+		if (*p != '%') {
+			put(f, *p);
+			continue;
+		}
+		int left = 0, width = 0, prec = -1, lng = 0;
+		char pad = ' ';
+		for (p++; *p == '-' || *p == '0'; p++) {
+			if (*p == '-')
+				left = 1;
+			else
+				pad = '0';
+		}
+		if (*p == '*') {
+			width = va_arg(ap, int);
+			if (width < 0) {
+				left = 1;
+				width = -width;
+			}
+			p++;
+		}
+		for (; *p >= '0' && *p <= '9'; p++)
+			width = width * 10 + (*p - '0');
+		if (*p == '.') {
+			prec = 0;
+			for (p++; *p >= '0' && *p <= '9'; p++)
+				prec = prec * 10 + (*p - '0');
+		}
+		for (; *p == 'l' || *p == 'z'; p++)
+			lng = *p == 'z' ? 2 : lng + 1;
+		char num[32];
+		size_t n;
+		unsigned long long u;
+		long long s;
+		switch (*p) {
+		case 'd':
+		case 'i':
+			s = lng >= 2 ? va_arg(ap, long long)
+			    : lng == 1 ? va_arg(ap, long)
+				       : va_arg(ap, int);
+			n = 0;
+			if (s < 0)
+				num[n++] = '-';
+			n += utoa(num + n,
+				  s < 0 ? 0ull - (unsigned long long)s
+					: (unsigned long long)s,
+				  10);
+			put_padded(f, num, n, width, left, pad);
+			break;
+		case 'u':
+		case 'x':
+			u = lng >= 2 ? va_arg(ap, unsigned long long)
+			    : lng == 1 ? va_arg(ap, unsigned long)
+				       : va_arg(ap, unsigned);
+			n = utoa(num, u, *p == 'x' ? 16 : 10);
+			put_padded(f, num, n, width, left, pad);
+			break;
+		case 'p':
+			num[0] = '0';
+			num[1] = 'x';
+			n = 2 + utoa(num + 2, (uintptr_t)va_arg(ap, void *), 16);
+			put_padded(f, num, n, width, left, ' ');
+			break;
+		case 'c':
+			num[0] = (char)va_arg(ap, int);
+			put_padded(f, num, 1, width, left, ' ');
+			break;
+		case 's': {
+			const char *str = va_arg(ap, const char *);
+			if (!str)
+				str = "(null)";
+			size_t len = strlen(str);
+			if (prec >= 0 && (size_t)prec < len)
+				len = (size_t)prec;
+			put_padded(f, str, len, width, left, ' ');
+			break;
+		}
+		case '%':
+			put(f, '%');
+			break;
+		case 0:
+			return;
+		default:
+			put(f, '%');
+			put(f, *p);
+		}
+	}
+	if (f->cap)
+		f->buf[f->len < f->cap ? f->len : f->cap - 1] = 0;
+}
+
+void ms_fmt(struct ms_fmt *f, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	ms_vfmt(f, fmt, ap);
+	va_end(ap);
+}
+
+const char *ms_fmt_str(struct ms_fmt *f)
+{
+	if (f->cap)
+		f->buf[f->len < f->cap ? f->len : f->cap - 1] = 0;
+	return f->buf;
+}
+
+const char *ms_duration(char *out, uint64_t ns)
+{
+	static const char *const unit[] = { "ns", "\xc2\xb5s", "ms", "s" };
+	struct ms_fmt f;
+	ms_fmt_init(&f, out, 16, -1);
+	if (ns < 1000) {
+		ms_fmt(&f, "%llu ns", (unsigned long long)ns);
+		return ms_fmt_str(&f);
+	}
+	/* Three significant digits, rounded, in the largest unit that keeps
+	 * the integer part non-zero (seconds go on past 999). */
+	unsigned u = 0;
+	uint64_t scale = 1;
+	while (u < 3 && ns >= scale * 1000) {
+		scale *= 1000;
+		u++;
+	}
+	int decimals;
+	uint64_t pow, fixed;
+	for (;;) {
+		uint64_t whole = ns / scale;
+		decimals = whole >= 100 ? 0 : whole >= 10 ? 1 : 2;
+		pow = decimals == 2 ? 100 : decimals == 1 ? 10 : 1;
+		fixed = (ns * pow + scale / 2) / scale; /* value * 10^decimals */
+		if (fixed / pow < 1000 || u == 3)
+			break;
+		scale *= 1000; /* rounding carried over, e.g. 999.9 us */
+		u++;
+	}
+	ms_fmt(&f, "%llu", (unsigned long long)(fixed / pow));
+	if (decimals)
+		ms_fmt(&f, ".%0*llu", decimals, (unsigned long long)(fixed % pow));
+	ms_fmt(&f, " %s", unit[u]);
+	return ms_fmt_str(&f);
+}

@@ -1,0 +1,36 @@
+/* fmt.h - a small printf into a caller's buffer, flushed to a file
+ * descriptor when full.  The report uses it instead of stdio: it never
+ * allocates, never takes a lock, and keeps errno as it found it, so it is
+ * safe at exit, in mutexstat_dump() and from a signal handler. */
+#ifndef MUTEXSTAT_FMT_H
+#define MUTEXSTAT_FMT_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct ms_fmt {
+	char *buf;
+	size_t cap, len;
+	int fd;     /* -1: keep in the buffer, truncating */
+	int failed; /* a write failed; later output is dropped */
+};
+
+void ms_fmt_init(struct ms_fmt *f, char *buf, size_t cap, int fd);
+/* Conversions: %d %i %u %x %c %s %p %%, with flags '-' '0', a width or '*',
+ * a precision for %s, and the length modifiers l, ll, z. */
+void ms_fmt(struct ms_fmt *f, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void ms_vfmt(struct ms_fmt *f, const char *fmt, va_list ap);
+void ms_fmt_flush(struct ms_fmt *f);
+const char *ms_fmt_str(struct ms_fmt *f); /* NUL-terminated contents */
+
+/* Durations in human units with three significant digits: "812 ns",
+ * "12.3 µs", "4.50 ms", "2.01 s".  Writes into out (>= 16 bytes). */
+const char *ms_duration(char *out, uint64_t ns);
+
+/* write() all of buf to fd, retrying on EINTR; keeps errno.  Returns 0 or
+ * the errno of the failure. */
+int ms_write_all(int fd, const char *buf, size_t len);
+
+#endif

@@ -1,0 +1,16 @@
+/* init.h - starting the library, and stopping to report at exit. */
+#ifndef MUTEXSTAT_INIT_H
+#define MUTEXSTAT_INIT_H
+
+/* Non-zero once the table is mapped and glibc's functions are known. */
+extern int ms_active;
+
+/* Start now if nobody has (a call that came before our constructor).
+ * Returns non-zero if the caller must pass straight through: start-up is
+ * under way on this thread, or the library is disabled. */
+int ms_start_lazily(void);
+
+/* Write a warning line to the stderr the program started with. */
+void ms_warn(const char *msg);
+
+#endif

@@ -1,0 +1,71 @@
+/* internal.h - what every file of the library shares: branch hints, symbol
+ * visibility, relaxed-atomic helpers and the glibc mutex fields we read.
+ *
+ * Everything in the library is hidden (-fvisibility=hidden) except the
+ * interposed pthread_* entry points and the public mutexstat_* API, which
+ * are marked MS_EXPORT. */
+#ifndef MUTEXSTAT_INTERNAL_H
+#define MUTEXSTAT_INTERNAL_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#define MS_EXPORT __attribute__((visibility("default")))
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+/* Relaxed atomics.  Counters that only the thread holding the mutex changes
+ * are already serialised by that mutex, so they are bumped with a relaxed
+ * load and store (plain instructions on x86) instead of a locked
+ * read-modify-write; the report reads them with relaxed loads. */
+#define LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#define STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+#define SERIAL_ADD(p, v) STORE((p), LOAD(p) + (v))
+#define ATOMIC_ADD(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
+#define ATOMIC_SUB(p, v) __atomic_fetch_sub((p), (v), __ATOMIC_RELAXED)
+
+static inline void atomic_max_u64(uint64_t *p, uint64_t v)
+{
+	uint64_t cur = LOAD(p);
+	while (v > cur &&
+	       !__atomic_compare_exchange_n(p, &cur, v, 1, __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED))
+		;
+}
+
+static inline void atomic_max_u32(uint32_t *p, uint32_t v)
+{
+	uint32_t cur = LOAD(p);
+	while (v > cur &&
+	       !__atomic_compare_exchange_n(p, &cur, v, 1, __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED))
+		;
+}
+
+/* glibc keeps the owner's tid, the recursion count and the kind in the
+ * public layout of pthread_mutex_t (struct __pthread_mutex_s).  We only ever
+ * read them, to tell a relock from a contention and to recognise misuse
+ * exactly as glibc sees it. */
+#define MS_KIND_MASK 3        /* PTHREAD_MUTEX_{NORMAL,RECURSIVE,ERRORCHECK,ADAPTIVE}_NP */
+#define MS_KIND_ROBUST 16
+#define MS_KIND_PI 32
+#define MS_KIND_PP 64
+#define MS_KIND_PSHARED 128
+#define MS_OWNER_NOTRECOVERABLE 0x7ffffffe
+
+static inline int mutex_owner(const pthread_mutex_t *m)
+{
+	return LOAD(&m->__data.__owner);
+}
+
+static inline int mutex_kind(const pthread_mutex_t *m)
+{
+	return LOAD(&m->__data.__kind);
+}
+
+static inline int mutex_locked(const pthread_mutex_t *m)
+{
+	return LOAD(&m->__data.__lock) != 0;
+}
+
+#endif

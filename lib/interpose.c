@@ -1,0 +1,212 @@
+/* interpose.c - the pthread entry points we replace.  Each one reads top to
+ * bottom: pass through if we must not record, find the mutex's record, call
+ * glibc, record what happened.  The waiting, failing and misuse cases are in
+ * record.c; the fast cases are inline in record.h.
+ *
+ * Locks try the mutex first (trylock): if it is free, nothing more is paid;
+ * if it is not, this is a contention (or a relock by the owner), and only
+ * then do we read the clock and call glibc's blocking function. */
+#define _GNU_SOURCE
+#include "init.h"
+#include "real.h"
+#include "record.h"
+
+#include <errno.h>
+
+#define CALLER ((uintptr_t)__builtin_return_address(0))
+
+/* The calling thread, or NULL when the call must go straight to glibc:
+ * library code on this thread's stack, or not started. */
+static inline struct ms_thread *recording(const void *m)
+{
+	struct ms_thread *t = &ms_self;
+	if (unlikely(!ms_active)) {
+		if (ms_start_lazily())
+			return NULL;
+	}
+	if (unlikely(t->guard || !m))
+		return NULL;
+	if (unlikely(!t->tid))
+		ms_thread_register(t);
+	return t;
+}
+
+/* The record for m, adding it on first use; MS_REC_UNTRACKED if none. */
+static inline uint32_t record_of(struct ms_thread *t, pthread_mutex_t *m)
+{
+	uint32_t r = ms_table_find((uintptr_t)m);
+	if (unlikely(r == MS_REC_NONE))
+		r = ms_first_use(t, m);
+	return r;
+}
+
+MS_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
+{
+	struct ms_thread *t = recording(m);
+	uint32_t r;
+	if (!t || (r = record_of(t, m)) == MS_REC_UNTRACKED)
+		return ms_real.mutex_lock(m);
+	int rc = ms_real.mutex_trylock(m);
+	if (likely(rc == 0)) {
+		ms_acquired(t, r, CALLER, MS_OP_LOCK, 0, 0, 0);
+		return 0;
+	}
+	return ms_lock_slow(t, r, m, rc, CALLER, MS_OP_LOCK, 0, NULL);
+}
+
+MS_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
+{
+	struct ms_thread *t = recording(m);
+	uint32_t r;
+	if (!t || (r = record_of(t, m)) == MS_REC_UNTRACKED)
+		return ms_real.mutex_trylock(m);
+	int rc = ms_real.mutex_trylock(m);
+	if (likely(rc == 0)) {
+		SERIAL_ADD(&ms_cold(r)->trylock_ok, 1);
+		ms_acquired(t, r, CALLER, MS_OP_TRYLOCK, 0, 0, 0);
+		return 0;
+	}
+	return ms_trylock_failed(t, r, m, rc, CALLER);
+}
+
+MS_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m,
+				      const struct timespec *abstime)
+{
+	struct ms_thread *t = recording(m);
+	uint32_t r;
+	if (!t || (r = record_of(t, m)) == MS_REC_UNTRACKED)
+		return ms_real.mutex_timedlock(m, abstime);
+	int rc = ms_real.mutex_trylock(m);
+	if (rc == 0) {
+		ms_acquired(t, r, CALLER, MS_OP_TIMEDLOCK, 0, 0, 0);
+		return 0;
+	}
+	return ms_lock_slow(t, r, m, rc, CALLER, MS_OP_TIMEDLOCK,
+			    CLOCK_REALTIME, abstime);
+}
+
+MS_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clock,
+				      const struct timespec *abstime)
+{
+	struct ms_thread *t = recording(m);
+	uint32_t r;
+	/* glibc refuses other clocks before it looks at the mutex. */
+	if (!t || (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC) ||
+	    (r = record_of(t, m)) == MS_REC_UNTRACKED)
+		return ms_real.mutex_clocklock(m, clock, abstime);
+	int rc = ms_real.mutex_trylock(m);
+	if (rc == 0) {
+		ms_acquired(t, r, CALLER, MS_OP_CLOCKLOCK, 0, 0, 0);
+		return 0;
+	}
+	return ms_lock_slow(t, r, m, rc, CALLER, MS_OP_CLOCKLOCK, clock, abstime);
+}
+
+MS_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
+{
+	struct ms_thread *t = recording(m);
+	if (!t)
+		return ms_real.mutex_unlock(m);
+	uint32_t r = ms_table_find((uintptr_t)m);
+	/* The owner letting go of its last level: glibc's own fields say so. */
+	if (likely(r != MS_REC_NONE && r != MS_REC_UNTRACKED &&
+		   mutex_owner(m) == (int)t->tid &&
+		   LOAD(&m->__data.__count) <= 1)) {
+		ms_released(t, r, CALLER, MS_OP_UNLOCK);
+		return ms_real.mutex_unlock(m);
+	}
+	return ms_unlock_slow(t, r, m, CALLER);
+}
+
+MS_EXPORT int pthread_mutex_init(pthread_mutex_t *m,
+				 const pthread_mutexattr_t *attr)
+{
+	int rc = ms_real.mutex_init(m, attr);
+	struct ms_thread *t;
+	if (rc || !(t = recording(m)))
+		return rc;
+	int saved = errno;
+	t->guard++;
+	uint32_t r = ms_table_add((uintptr_t)m, 1, &t->clock);
+	t->guard--;
+	if (r != MS_REC_UNTRACKED && r != MS_REC_NONE) {
+		ms_note_kind(r, m, 0);
+		ms_log_held(t, r, CALLER, MS_OP_INIT, 0, 0, 0);
+	}
+	errno = saved;
+	return rc;
+}
+
+MS_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
+{
+	struct ms_thread *t = recording(m);
+	if (!t)
+		return ms_real.mutex_destroy(m);
+	uint32_t r = ms_table_find((uintptr_t)m);
+	int rc = ms_real.mutex_destroy(m);
+	if (r == MS_REC_NONE || r == MS_REC_UNTRACKED) {
+		if (r == MS_REC_UNTRACKED && rc == 0) {
+			int saved = errno;
+			t->guard++;
+			ms_table_remove((uintptr_t)m);
+			t->guard--;
+			errno = saved;
+		}
+		return rc;
+	}
+	int saved = errno;
+	if (rc == 0) {
+		t->guard++;
+		ms_table_remove((uintptr_t)m);
+		t->guard--;
+	} else {
+		ms_count_error(r, rc);
+		ms_misuse(t, r, MS_M_DESTROY_LOCKED, CALLER, MS_OP_DESTROY, rc);
+	}
+	errno = saved;
+	return rc;
+}
+
+/* A condition wait lets the mutex go and takes it back before it returns.
+ * The release ends the hold; the retake is an acquisition but never a
+ * contention: glibc's wait for the condition and for the mutex are one
+ * call, and the time is the condition's. */
+#define COND_WAIT(call)                                                     \
+	struct ms_thread *t = recording(m);                                  \
+	uint32_t r;                                                          \
+	if (!t || (r = record_of(t, m)) == MS_REC_UNTRACKED ||               \
+	    mutex_owner(m) != (int)t->tid)                                   \
+		return call;                                                 \
+	int saved = errno;                                                   \
+	SERIAL_ADD(&ms_cold(r)->cond_waits, 1);                              \
+	ms_released(t, r, CALLER, MS_OP_COND_RELEASE);                       \
+	errno = saved;                                                       \
+	int rc = call;                                                       \
+	saved = errno;                                                       \
+	if (mutex_owner(m) == (int)t->tid) {                                 \
+		if (rc == EOWNERDEAD)                                        \
+			ms_count_error(r, rc);                               \
+		ms_acquired(t, r, CALLER, MS_OP_COND_REACQUIRE, 0, rc, 0);   \
+	}                                                                    \
+	errno = saved;                                                       \
+	return rc
+
+MS_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
+{
+	COND_WAIT(ms_real.cond_wait(c, m));
+}
+
+MS_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
+				     const struct timespec *abstime)
+{
+	COND_WAIT(ms_real.cond_timedwait(c, m, abstime));
+}
+
+MS_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m,
+				     clockid_t clock,
+				     const struct timespec *abstime)
+{
+	if (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC)
+		return ms_real.cond_clockwait(c, m, clock, abstime); /* EINVAL */
+	COND_WAIT(ms_real.cond_clockwait(c, m, clock, abstime));
+}

@@ -1,0 +1,137 @@
+/* options.c - every MUTEXSTAT_* variable in one table: name, default, limits,
+ * one line of help.  Values are read once at start-up; a bad value earns one
+ * warning naming the variable, the value and the default that is used. */
+#include "options.h"
+#include "fmt.h"
+
+#include <string.h>
+
+struct ms_options ms_opt;
+
+enum kind { NUM, POW2, CHOICE, PATH };
+
+static const char *const sort_names[] = {
+	"wait", "wait-max", "contended", "acquired", "hold", "hold-max",
+	"changes", NULL,
+};
+static const char *const bool_names[] = { "0", "1", NULL };
+
+static const struct option {
+	const char *name;
+	enum kind kind;
+	const char *def;
+	uint64_t min, max;
+	const char *const *choices;
+	void *dest;
+	const char *help;
+} options[] = {
+	{ "MUTEXSTAT_OUTPUT", PATH, "", 0, 0, NULL, &ms_opt.output,
+	  "write the report to this file (%p = pid) instead of stderr" },
+	{ "MUTEXSTAT_TABLE_SIZE", POW2, "1048576", 64, 1u << 26, NULL,
+	  &ms_opt.table_size,
+	  "mutexes tracked at once (rounded up to a power of two)" },
+	{ "MUTEXSTAT_HISTORY", POW2, "16", 1, 1024, NULL, &ms_opt.history,
+	  "recent operations kept per mutex (rounded up to a power of two)" },
+	{ "MUTEXSTAT_TOP", NUM, "10", 1, 100000, NULL, &ms_opt.top,
+	  "mutexes listed in the report" },
+	{ "MUTEXSTAT_SORT", CHOICE, "wait", 0, 0, sort_names, &ms_opt.sort,
+	  "rank by wait|wait-max|contended|acquired|hold|hold-max|changes" },
+	{ "MUTEXSTAT_EXIT_REPORT", CHOICE, "1", 0, 0, bool_names,
+	  &ms_opt.exit_report, "1 = write the report at exit, 0 = only on demand" },
+};
+
+#define N_OPTIONS (sizeof options / sizeof options[0])
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+	uint64_t v = 0;
+	if (!*s)
+		return 0;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || v > (UINT64_MAX - 9) / 10)
+			return 0;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	*out = v;
+	return 1;
+}
+
+static uint64_t round_pow2(uint64_t v)
+{
+	uint64_t p = 1;
+	while (p < v)
+		p <<= 1;
+	return p;
+}
+
+/* Returns 1 and stores the value, or 0 if the text is not acceptable. */
+static int apply(const struct option *o, const char *text)
+{
+	uint64_t v;
+	switch (o->kind) {
+	case PATH:
+		*(const char **)o->dest = *text ? text : NULL;
+		return 1;
+	case NUM:
+	case POW2:
+		if (!parse_u64(text, &v) || v < o->min || v > o->max)
+			return 0;
+		*(uint64_t *)o->dest = o->kind == POW2 ? round_pow2(v) : v;
+		return 1;
+	case CHOICE:
+		for (v = 0; o->choices[v]; v++)
+			if (!strcmp(o->choices[v], text)) {
+				*(uint64_t *)o->dest = v;
+				return 1;
+			}
+		return 0;
+	}
+	return 0;
+}
+
+static void describe_expected(struct ms_fmt *f, const struct option *o)
+{
+	switch (o->kind) {
+	case PATH:
+		break;
+	case NUM:
+	case POW2:
+		ms_fmt(f, "a number from %llu to %llu",
+		       (unsigned long long)o->min, (unsigned long long)o->max);
+		break;
+	case CHOICE:
+		ms_fmt(f, "one of");
+		for (size_t i = 0; o->choices[i]; i++)
+			ms_fmt(f, "%s %s", i ? "," : "", o->choices[i]);
+		break;
+	}
+}
+
+void ms_options_load(ms_getenv_fn get, ms_warn_fn warn)
+{
+	for (size_t i = 0; i < N_OPTIONS; i++) {
+		const struct option *o = &options[i];
+		apply(o, o->def);
+		const char *v = get ? get(o->name) : NULL;
+		if (!v || apply(o, v))
+			continue;
+		char buf[400];
+		struct ms_fmt f;
+		ms_fmt_init(&f, buf, sizeof buf, -1);
+		ms_fmt(&f, "mutexstat: %s='%.80s' is not ", o->name, v);
+		describe_expected(&f, o);
+		ms_fmt(&f, "; using %s\n", o->def);
+		warn(ms_fmt_str(&f));
+	}
+}
+
+size_t ms_options_count(void) { return N_OPTIONS; }
+const char *ms_option_name(size_t i) { return options[i].name; }
+const char *ms_option_default(size_t i) { return options[i].def; }
+const char *ms_option_help(size_t i) { return options[i].help; }
+
+const char *ms_sort_name(uint64_t sort)
+{
+	return sort < sizeof sort_names / sizeof *sort_names - 1 ? sort_names[sort]
+								    : "?";
+}

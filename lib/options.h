@@ -1,0 +1,37 @@
+/* options.h - the MUTEXSTAT_* settings, read once from the environment. */
+#ifndef MUTEXSTAT_OPTIONS_H
+#define MUTEXSTAT_OPTIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum ms_sort {
+	MS_SORT_WAIT, MS_SORT_WAIT_MAX, MS_SORT_CONTENDED, MS_SORT_ACQUIRED,
+	MS_SORT_HOLD, MS_SORT_HOLD_MAX, MS_SORT_CHANGES,
+};
+
+struct ms_options {
+	uint64_t table_size;   /* tracked mutexes at once, a power of two */
+	uint64_t history;      /* recent operations kept per mutex, power of two */
+	uint64_t top;          /* mutexes listed in the report */
+	uint64_t sort;         /* enum ms_sort */
+	uint64_t exit_report;  /* write the report at exit */
+	const char *output;    /* report path, %p = pid; NULL = stderr */
+};
+
+extern struct ms_options ms_opt;
+
+/* Parse the environment (via the getter, normally secure_getenv) into
+ * ms_opt; each invalid value is reported through warn() once. */
+typedef const char *(*ms_getenv_fn)(const char *name);
+typedef void (*ms_warn_fn)(const char *msg);
+void ms_options_load(ms_getenv_fn get, ms_warn_fn warn);
+
+/* One line per option for --help: "NAME=default  description". */
+size_t ms_options_count(void);
+const char *ms_option_name(size_t i);
+const char *ms_option_default(size_t i);
+const char *ms_option_help(size_t i);
+const char *ms_sort_name(uint64_t sort);
+
+#endif

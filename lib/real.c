@@ -1,0 +1,127 @@
+/* real.c - finding glibc's functions behind ours; see real.h. */
+#define _GNU_SOURCE
+#include "real.h"
+#include "internal.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+
+/* Exported by glibc (GLIBC_2.2.5) and never interposed by us. */
+extern int __pthread_mutex_lock(pthread_mutex_t *);
+extern int __pthread_mutex_trylock(pthread_mutex_t *);
+extern int __pthread_mutex_unlock(pthread_mutex_t *);
+extern int __pthread_mutex_init(pthread_mutex_t *, const pthread_mutexattr_t *);
+extern int __pthread_mutex_destroy(pthread_mutex_t *);
+
+static int missing_timedlock(pthread_mutex_t *m, const struct timespec *ts);
+static int missing_clocklock(pthread_mutex_t *m, clockid_t c,
+			     const struct timespec *ts);
+static int missing_cond_wait(pthread_cond_t *c, pthread_mutex_t *m);
+static int missing_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
+				  const struct timespec *ts);
+static int missing_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m,
+				  clockid_t clock, const struct timespec *ts);
+
+struct ms_real ms_real = {
+	.mutex_lock = __pthread_mutex_lock,
+	.mutex_trylock = __pthread_mutex_trylock,
+	.mutex_unlock = __pthread_mutex_unlock,
+	.mutex_timedlock = missing_timedlock,
+	.mutex_clocklock = missing_clocklock,
+	.mutex_init = __pthread_mutex_init,
+	.mutex_destroy = __pthread_mutex_destroy,
+	.cond_wait = missing_cond_wait,
+	.cond_timedwait = missing_cond_timedwait,
+	.cond_clockwait = missing_cond_clockwait,
+};
+
+#if defined(__x86_64__)
+#define COND_VERSION "GLIBC_2.3.2"
+#elif defined(__i386__)
+#define COND_VERSION "GLIBC_2.3.2"
+#else
+#define COND_VERSION NULL
+#endif
+
+static void *next(const char *name, const char *version)
+{
+	void *p = NULL;
+	int saved = errno;
+	if (version)
+		p = dlvsym(RTLD_NEXT, name, version);
+	if (!p)
+		p = dlsym(RTLD_NEXT, name);
+	errno = saved;
+	return p;
+}
+
+#define RESOLVE(field, name, version)                                    \
+	do {                                                             \
+		void *p_ = next(name, version);                          \
+		if (p_)                                                  \
+			__atomic_store_n((void **)&ms_real.field, p_,    \
+					 __ATOMIC_RELEASE);              \
+		else                                                     \
+			missing++;                                       \
+	} while (0)
+
+int ms_real_resolve(void)
+{
+	int missing = 0;
+	RESOLVE(mutex_lock, "pthread_mutex_lock", NULL);
+	RESOLVE(mutex_trylock, "pthread_mutex_trylock", NULL);
+	RESOLVE(mutex_unlock, "pthread_mutex_unlock", NULL);
+	RESOLVE(mutex_timedlock, "pthread_mutex_timedlock", NULL);
+	RESOLVE(mutex_clocklock, "pthread_mutex_clocklock", NULL);
+	RESOLVE(mutex_init, "pthread_mutex_init", NULL);
+	RESOLVE(mutex_destroy, "pthread_mutex_destroy", NULL);
+	RESOLVE(cond_wait, "pthread_cond_wait", COND_VERSION);
+	RESOLVE(cond_timedwait, "pthread_cond_timedwait", COND_VERSION);
+	RESOLVE(cond_clockwait, "pthread_cond_clockwait", NULL);
+	return missing ? -1 : 0;
+}
+
+/* The functions without an always-available alias are resolved on first
+ * use if a call comes before ms_real_resolve(). */
+static int missing_timedlock(pthread_mutex_t *m, const struct timespec *ts)
+{
+	ms_real_resolve();
+	if (ms_real.mutex_timedlock == missing_timedlock)
+		return ENOSYS;
+	return ms_real.mutex_timedlock(m, ts);
+}
+
+static int missing_clocklock(pthread_mutex_t *m, clockid_t c,
+			     const struct timespec *ts)
+{
+	ms_real_resolve();
+	if (ms_real.mutex_clocklock == missing_clocklock)
+		return ENOSYS;
+	return ms_real.mutex_clocklock(m, c, ts);
+}
+
+static int missing_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
+{
+	ms_real_resolve();
+	if (ms_real.cond_wait == missing_cond_wait)
+		return ENOSYS;
+	return ms_real.cond_wait(c, m);
+}
+
+static int missing_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
+				  const struct timespec *ts)
+{
+	ms_real_resolve();
+	if (ms_real.cond_timedwait == missing_cond_timedwait)
+		return ENOSYS;
+	return ms_real.cond_timedwait(c, m, ts);
+}
+
+static int missing_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m,
+				  clockid_t clock, const struct timespec *ts)
+{
+	ms_real_resolve();
+	if (ms_real.cond_clockwait == missing_cond_clockwait)
+		return ENOSYS;
+	return ms_real.cond_clockwait(c, m, clock, ts);
+}

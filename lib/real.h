@@ -1,0 +1,35 @@
+/* real.h - glibc's own functions, behind the ones we interpose. */
+#ifndef MUTEXSTAT_REAL_H
+#define MUTEXSTAT_REAL_H
+
+#include <pthread.h>
+#include <time.h>
+
+struct ms_real {
+	int (*mutex_lock)(pthread_mutex_t *);
+	int (*mutex_trylock)(pthread_mutex_t *);
+	int (*mutex_unlock)(pthread_mutex_t *);
+	int (*mutex_timedlock)(pthread_mutex_t *, const struct timespec *);
+	int (*mutex_clocklock)(pthread_mutex_t *, clockid_t,
+			       const struct timespec *);
+	int (*mutex_init)(pthread_mutex_t *, const pthread_mutexattr_t *);
+	int (*mutex_destroy)(pthread_mutex_t *);
+	int (*cond_wait)(pthread_cond_t *, pthread_mutex_t *);
+	int (*cond_timedwait)(pthread_cond_t *, pthread_mutex_t *,
+			      const struct timespec *);
+	int (*cond_clockwait)(pthread_cond_t *, pthread_mutex_t *, clockid_t,
+			      const struct timespec *);
+};
+
+/* Until ms_real_resolve() has run, the mutex entries point at glibc's
+ * exported __pthread_mutex_* aliases, which need no dlsym: so a mutex call
+ * that arrives while dlsym itself is running (say, from an allocator that
+ * locks inside malloc) still works. */
+extern struct ms_real ms_real;
+
+/* Look the functions up with dlsym(RTLD_NEXT) -- dlvsym for the condition
+ * variable calls, whose default dlsym answer on x86-64 is the old
+ * GLIBC_2.2.5 version.  Returns 0, or -1 if a function is missing. */
+int ms_real_resolve(void);
+
+#endif

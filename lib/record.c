@@ -1,0 +1,212 @@
+/* record.c - the slow paths of an operation: waiting, failing, misuse, and
+ * hold times of mutexes that have made threads wait. */
+#include "record.h"
+#include "clock.h"
+#include "real.h"
+
+#include <errno.h>
+
+void ms_hold_begin(uint32_t r)
+{
+	STORE(&ms_cold(r)->hold_start, ms_ticks());
+}
+
+void ms_hold_end(uint32_t r)
+{
+	struct ms_cold *c = ms_cold(r);
+	uint64_t start = LOAD(&c->hold_start);
+	if (!start)
+		return; /* the hold began before timing was switched on */
+	uint64_t held = ms_ticks() - start;
+	STORE(&c->hold_start, 0);
+	SERIAL_ADD(&c->hold_total, held);
+	SERIAL_ADD(&c->holds, 1);
+	if (held > LOAD(&c->hold_max))
+		STORE(&c->hold_max, held);
+}
+
+/* An entry by a thread that does not hold the mutex: the side ring. */
+void ms_log_other(struct ms_thread *t, uint32_t r, uintptr_t caller,
+		  unsigned op, int err)
+{
+	struct ms_cold *c = ms_cold(r);
+	struct ms_record *rec = ms_rec(r);
+	uint64_t o = LOAD(&rec->seq);
+	if (t->clock > o)
+		o = t->clock;
+	t->clock = ++o; /* after what this thread has seen, without a write
+			   to the holder's line */
+	uint32_t pos = ATOMIC_ADD(&c->fail_pos, 1);
+	ms_op_write(&c->fail[pos % MS_FAIL_RING], o, t->tid, caller, op, 0, err,
+		    ms_ticks());
+}
+
+void ms_count_error(uint32_t r, int err)
+{
+	ATOMIC_ADD(&ms_cold(r)->errors[ms_err_index(err)], 1);
+}
+
+void ms_misuse(struct ms_thread *t, uint32_t r, enum ms_misuse kind,
+	       uintptr_t caller, unsigned op, int err)
+{
+	ATOMIC_ADD(&ms_cold(r)->misuse[kind], 1);
+	ms_log_other(t, r, caller, op, err);
+}
+
+void ms_note_kind(uint32_t r, const pthread_mutex_t *m, uint32_t extra)
+{
+	uint32_t kind = (uint32_t)mutex_kind(m) & 0x3ff;
+	__atomic_fetch_or(&ms_rec(r)->flags, kind << MS_F_KIND_SHIFT | extra,
+			  __ATOMIC_RELAXED);
+}
+
+/* First time we see this address in a lock, unlock or wait: a mutex set up
+ * with PTHREAD_MUTEX_INITIALIZER, or one that was initialised before the
+ * library started. */
+uint32_t ms_first_use(struct ms_thread *t, pthread_mutex_t *m)
+{
+	t->guard++;
+	uint32_t r = ms_table_add((uintptr_t)m, 0, &t->clock);
+	t->guard--;
+	if (r != MS_REC_UNTRACKED && r != MS_REC_NONE)
+		ms_note_kind(r, m, MS_F_STATIC);
+	return r;
+}
+
+static unsigned hist_bucket(uint64_t ns)
+{
+	unsigned b = ns ? 64 - (unsigned)__builtin_clzll(ns) : 0;
+	return b < MS_HIST_BUCKETS ? b : MS_HIST_BUCKETS - 1;
+}
+
+static void add_wait(uint32_t r, struct ms_cold *c, uint64_t waited)
+{
+	ATOMIC_ADD(&c->wait_total, waited);
+	atomic_max_u64(&c->wait_max, waited);
+	/* The histogram is in nanoseconds; converting needs the calibration,
+	 * which is cheap once made (a division). */
+	ATOMIC_ADD(&c->hist[hist_bucket(ms_ticks_to_ns(waited))], 1);
+	if (!(LOAD(&ms_rec(r)->flags) & MS_F_TIMED))
+		__atomic_fetch_or(&ms_rec(r)->flags, MS_F_TIMED, __ATOMIC_RELAXED);
+}
+
+static int call_lock(pthread_mutex_t *m, unsigned op, clockid_t clock,
+		     const struct timespec *abstime)
+{
+	switch (op) {
+	case MS_OP_TIMEDLOCK:
+		return ms_real.mutex_timedlock(m, abstime);
+	case MS_OP_CLOCKLOCK:
+		return ms_real.mutex_clocklock(m, clock, abstime);
+	default:
+		return ms_real.mutex_lock(m);
+	}
+}
+
+/* After the wait or the relock: account for what glibc answered. */
+static int finish(struct ms_thread *t, uint32_t r, pthread_mutex_t *m, int rc,
+		  uintptr_t caller, unsigned op, int waited, uint64_t now)
+{
+	if (rc == 0 || rc == EOWNERDEAD) {
+		if (waited)
+			SERIAL_ADD(&ms_rec(r)->contended, 1);
+		if (rc)
+			ms_count_error(r, rc);
+		ms_acquired(t, r, caller, op, waited, rc, now);
+		return rc;
+	}
+	if (rc == ETIMEDOUT)
+		ATOMIC_ADD(&ms_cold(r)->timeouts, 1);
+	else
+		ms_count_error(r, rc);
+	if (rc == EINVAL && mutex_kind(m) == -1)
+		ms_misuse(t, r, MS_M_USE_DESTROYED, caller, op, rc);
+	else
+		ms_log_other(t, r, caller, op, rc);
+	return rc;
+}
+
+/* trylock did not get the mutex for a lock, timedlock or clocklock. */
+int ms_lock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m, int rc,
+		 uintptr_t caller, unsigned op, clockid_t clock,
+		 const struct timespec *abstime)
+{
+	int saved = errno;
+	if (rc != EBUSY || mutex_owner(m) == (int)t->tid) {
+		/* Not a wait: a robust owner died (EOWNERDEAD, and we hold
+		 * it), an error, or the owner locking again, which glibc
+		 * answers (EDEADLK) or which never returns. */
+		if (rc == EBUSY)
+			rc = call_lock(m, op, clock, abstime);
+		rc = finish(t, r, m, rc, caller, op, 0, 0);
+		errno = saved;
+		return rc;
+	}
+	struct ms_cold *c = ms_cold(r);
+	uint32_t waiters = ATOMIC_ADD(&c->waiters, 1) + 1;
+	atomic_max_u32(&c->waiters_max, waiters);
+	uint64_t start = ms_ticks();
+	rc = call_lock(m, op, clock, abstime);
+	uint64_t now = ms_ticks();
+	ATOMIC_SUB(&c->waiters, 1);
+	if (rc == 0 || rc == EOWNERDEAD || rc == ETIMEDOUT)
+		add_wait(r, c, now - start);
+	rc = finish(t, r, m, rc, caller, op, 1, now);
+	errno = saved;
+	return rc;
+}
+
+int ms_trylock_failed(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
+		      int rc, uintptr_t caller)
+{
+	int saved = errno;
+	if (rc == EBUSY) {
+		ATOMIC_ADD(&ms_cold(r)->trylock_busy, 1);
+		ms_log_other(t, r, caller, MS_OP_TRYLOCK, rc);
+	} else
+		rc = finish(t, r, m, rc, caller, MS_OP_TRYLOCK, 0, 0);
+	errno = saved;
+	return rc;
+}
+
+/* An unlock that is not the owner's last level (a recursive level, or
+ * misuse, which glibc answers as it always does), or of an address not seen
+ * before. */
+int ms_unlock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
+		   uintptr_t caller)
+{
+	int saved = errno, rc;
+	if (r == MS_REC_NONE)
+		r = ms_first_use(t, m);
+	if (r == MS_REC_UNTRACKED || r == MS_REC_NONE) {
+		rc = ms_real.mutex_unlock(m);
+		errno = saved;
+		return rc;
+	}
+	int owner = mutex_owner(m), locked = mutex_locked(m);
+	if (owner == (int)t->tid && locked) {
+		if (LOAD(&m->__data.__count) > 1) {
+			rc = ms_real.mutex_unlock(m); /* an inner level */
+			if (rc == 0)
+				ms_log_held(t, r, caller, MS_OP_UNLOCK, 0, 0, 0);
+		} else {
+			ms_released(t, r, caller, MS_OP_UNLOCK);
+			rc = ms_real.mutex_unlock(m);
+		}
+		if (rc)
+			finish(t, r, m, rc, caller, MS_OP_UNLOCK, 0, 0);
+	} else {
+		rc = ms_real.mutex_unlock(m);
+		if (rc)
+			ms_count_error(r, rc);
+		ms_misuse(t, r, locked ? MS_M_UNLOCK_NOT_OWNER : MS_M_UNLOCK_UNLOCKED,
+			  caller, MS_OP_UNLOCK, rc);
+		if (rc == 0) {
+			/* glibc let it go (a normal mutex): it is free now */
+			struct ms_record *rec = ms_rec(r);
+			STORE(&rec->owner, LOAD(&rec->owner) & ~MS_HELD);
+		}
+	}
+	errno = saved;
+	return rc;
+}

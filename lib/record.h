@@ -1,0 +1,78 @@
+/* record.h - what one operation does to a mutex's record.
+ *
+ * ms_acquired() and ms_released() run on every lock and unlock that succeed
+ * without waiting, so they are inline, touch only the record's line, the
+ * history entry and the thread's TLS, and use no locked instruction: the
+ * thread holding the mutex is the only one changing these fields.  Whatever
+ * needs a clock, an atomic counter or the cold part lives in record.c. */
+#ifndef MUTEXSTAT_RECORD_H
+#define MUTEXSTAT_RECORD_H
+
+#include "table.h"
+#include "thread.h"
+
+void ms_hold_begin(uint32_t r);
+void ms_hold_end(uint32_t r);
+
+/* The next main-history entry, written by the mutex's holder. */
+static inline void ms_log_held(struct ms_thread *t, uint32_t r, uintptr_t caller,
+			       unsigned op, int waited, int err, uint64_t ticks)
+{
+	struct ms_record *rec = ms_rec(r);
+	uint64_t o = ms_order_next(t, &rec->seq);
+	uint32_t pos = LOAD(&rec->ops);
+	STORE(&rec->ops, pos + 1);
+	ms_op_write(ms_history_at(r, pos), o, t->tid, caller, op, waited, err,
+		    ticks);
+}
+
+/* The thread now holds the mutex.  `relock` is set when it already did (a
+ * recursive mutex): not an owner change, and the hold goes on. */
+static inline void ms_acquired(struct ms_thread *t, uint32_t r, uintptr_t caller,
+			       unsigned op, int waited, int err, uint64_t ticks)
+{
+	struct ms_record *rec = ms_rec(r);
+	uint32_t prev = LOAD(&rec->owner);
+	SERIAL_ADD(&rec->acquisitions, 1);
+	if (unlikely(prev != (t->tid | MS_HELD))) {
+		if (unlikely((prev & ~MS_HELD) != t->tid)) {
+			if (prev)
+				SERIAL_ADD(&rec->owner_changes, 1);
+			else if (!LOAD(&rec->first_caller))
+				STORE(&rec->first_caller, caller);
+		}
+		STORE(&rec->owner, t->tid | MS_HELD);
+		if (unlikely(LOAD(&rec->flags) & MS_F_TIMED))
+			ms_hold_begin(r);
+	}
+	ms_log_held(t, r, caller, op, waited, err, ticks);
+}
+
+/* The thread is about to let go of the mutex (the last level of it). */
+static inline void ms_released(struct ms_thread *t, uint32_t r, uintptr_t caller,
+			       unsigned op)
+{
+	struct ms_record *rec = ms_rec(r);
+	STORE(&rec->owner, t->tid);
+	if (unlikely(LOAD(&rec->flags) & MS_F_TIMED))
+		ms_hold_end(r);
+	ms_log_held(t, r, caller, op, 0, 0, 0);
+}
+
+/* Slow paths, in record.c. */
+uint32_t ms_first_use(struct ms_thread *t, pthread_mutex_t *m);
+void ms_note_kind(uint32_t r, const pthread_mutex_t *m, uint32_t extra);
+int ms_lock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m, int rc,
+		 uintptr_t caller, unsigned op, clockid_t clock,
+		 const struct timespec *abstime);
+int ms_trylock_failed(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
+		      int rc, uintptr_t caller);
+int ms_unlock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
+		   uintptr_t caller);
+void ms_log_other(struct ms_thread *t, uint32_t r, uintptr_t caller,
+		  unsigned op, int err);
+void ms_count_error(uint32_t r, int err);
+void ms_misuse(struct ms_thread *t, uint32_t r, enum ms_misuse kind,
+	       uintptr_t caller, unsigned op, int err);
+
+#endif

@@ -1,0 +1,605 @@
+/* report.c - the text report: a summary line, the top mutexes, mutexes
+ * still held, misuse, then each top mutex's detail and recent operations.
+ *
+ * It only reads the table (with relaxed loads: a report taken while threads
+ * run is a consistent-enough snapshot, and exact once they have stopped),
+ * writes through fmt.c with no allocation except the top list, and keeps
+ * lines within 120 columns. */
+#define _GNU_SOURCE
+#include "report.h"
+#include "clock.h"
+#include "fmt.h"
+#include "options.h"
+#include "output.h"
+#include "symbols.h"
+#include "table.h"
+#include "thread.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* One line of the top list: a live mutex or the destroyed ones of a site. */
+struct line {
+	uintptr_t key;        /* mutex address, or the site for destroyed */
+	uint32_t r;           /* record, 0 for a site line */
+	const struct ms_site *site;
+	uint64_t mutexes;     /* destroyed mutexes summed in a site line */
+	uint64_t acquisitions, contended, changes;
+	uint64_t wait_total, wait_max, hold_total, hold_max, holds; /* ns */
+	uint64_t trylock_ok, trylock_busy, timeouts, waiters_max, cond_waits;
+	uint64_t errors[MS_E_COUNT], misuse[MS_M_COUNT];
+	uintptr_t first_caller;
+	const char *name;
+	int timed;
+};
+
+static void from_record(struct line *l, uintptr_t key, uint32_t r)
+{
+	const struct ms_record *rec = ms_rec(r);
+	memset(l, 0, sizeof *l);
+	l->key = key;
+	l->r = r;
+	l->acquisitions = LOAD(&rec->acquisitions);
+	l->contended = LOAD(&rec->contended);
+	l->changes = LOAD(&rec->owner_changes);
+	l->first_caller = LOAD(&rec->first_caller);
+	uint32_t flags = LOAD(&rec->flags);
+	l->timed = (flags & MS_F_TIMED) != 0;
+	if (!(flags & MS_F_COLD))
+		return;
+	const struct ms_cold *c = &ms_table.cold[r];
+	l->wait_total = ms_ticks_to_ns(LOAD(&c->wait_total));
+	l->wait_max = ms_ticks_to_ns(LOAD(&c->wait_max));
+	l->hold_total = ms_ticks_to_ns(LOAD(&c->hold_total));
+	l->hold_max = ms_ticks_to_ns(LOAD(&c->hold_max));
+	l->holds = LOAD(&c->holds);
+	l->trylock_ok = LOAD(&c->trylock_ok);
+	l->trylock_busy = LOAD(&c->trylock_busy);
+	l->timeouts = LOAD(&c->timeouts);
+	l->waiters_max = LOAD(&c->waiters_max);
+	l->cond_waits = LOAD(&c->cond_waits);
+	for (int i = 0; i < MS_E_COUNT; i++)
+		l->errors[i] = LOAD(&c->errors[i]);
+	for (int i = 0; i < MS_M_COUNT; i++)
+		l->misuse[i] = LOAD(&c->misuse[i]);
+	l->name = LOAD(&c->name);
+}
+
+static void from_site(struct line *l, const struct ms_site *s)
+{
+	memset(l, 0, sizeof *l);
+	l->key = s->site;
+	l->site = s;
+	l->mutexes = s->mutexes;
+	l->acquisitions = s->acquisitions;
+	l->contended = s->contended;
+	l->changes = s->owner_changes;
+	l->wait_total = ms_ticks_to_ns(s->wait_total);
+	l->wait_max = ms_ticks_to_ns(s->wait_max);
+	l->hold_total = ms_ticks_to_ns(s->hold_total);
+	l->hold_max = ms_ticks_to_ns(s->hold_max);
+	l->holds = s->holds;
+	l->trylock_ok = s->trylock_ok;
+	l->trylock_busy = s->trylock_busy;
+	l->timeouts = s->timeouts;
+	l->waiters_max = s->waiters_max;
+	memcpy(l->errors, s->errors, sizeof l->errors);
+	memcpy(l->misuse, s->misuse, sizeof l->misuse);
+	l->first_caller = s->site;
+}
+
+static uint64_t sort_key(const struct line *l)
+{
+	switch (ms_opt.sort) {
+	case MS_SORT_WAIT_MAX: return l->wait_max;
+	case MS_SORT_CONTENDED: return l->contended;
+	case MS_SORT_ACQUIRED: return l->acquisitions;
+	case MS_SORT_HOLD: return l->hold_total;
+	case MS_SORT_HOLD_MAX: return l->hold_max;
+	case MS_SORT_CHANGES: return l->changes;
+	default: return l->wait_total;
+	}
+}
+
+/* a ranks before b */
+static int before(const struct line *a, const struct line *b)
+{
+	uint64_t ka = sort_key(a), kb = sort_key(b);
+	if (ka != kb)
+		return ka > kb;
+	if (a->acquisitions != b->acquisitions)
+		return a->acquisitions > b->acquisitions;
+	return a->key < b->key;
+}
+
+/* The top list: kept sorted, best first. */
+struct top {
+	struct line *lines;
+	size_t n, cap;
+	uint64_t live, used, held, misused, timed;
+};
+
+static void top_offer(struct top *t, const struct line *l)
+{
+	if (!t->cap || (t->n == t->cap && !before(l, &t->lines[t->n - 1])))
+		return;
+	size_t i = t->n < t->cap ? t->n++ : t->n - 1;
+	while (i > 0 && before(l, &t->lines[i - 1])) {
+		t->lines[i] = t->lines[i - 1];
+		i--;
+	}
+	t->lines[i] = *l;
+}
+
+static int is_used(const struct line *l)
+{
+	uint64_t e = 0;
+	for (int i = 0; i < MS_E_COUNT; i++)
+		e += l->errors[i];
+	for (int i = 0; i < MS_M_COUNT; i++)
+		e += l->misuse[i];
+	return l->acquisitions || l->trylock_busy || l->timeouts || e;
+}
+
+static void collect(uintptr_t key, uint32_t r, void *arg)
+{
+	struct top *t = arg;
+	struct line l;
+	from_record(&l, key, r);
+	t->live++;
+	if (LOAD(&ms_rec(r)->owner) & MS_HELD)
+		t->held++;
+	for (int i = 0; i < MS_M_COUNT; i++)
+		if (l.misuse[i]) {
+			t->misused++;
+			break;
+		}
+	if (l.timed)
+		t->timed++;
+	if (!is_used(&l))
+		return;
+	t->used++;
+	top_offer(t, &l);
+}
+
+/* ---- pieces of text -------------------------------------------------- */
+
+#define WIDTH 120
+
+static const char *mutex_label(char *out, size_t cap, const struct line *l)
+{
+	struct ms_fmt f;
+	ms_fmt_init(&f, out, cap, -1);
+	if (l->site)
+		ms_fmt(&f, "%llu destroyed", (unsigned long long)l->mutexes);
+	else if (l->name)
+		ms_fmt(&f, "%.18s", l->name);
+	else
+		ms_fmt(&f, "%p", (void *)l->key);
+	return ms_fmt_str(&f);
+}
+
+static const char *dur(char *out, uint64_t ns, int known)
+{
+	if (!known) {
+		out[0] = '-';
+		out[1] = 0;
+		return out;
+	}
+	return ms_duration(out, ns);
+}
+
+/* Shorten s in place to at most `cols` columns, marking the cut. */
+static const char *fit(char *s, size_t cols)
+{
+	size_t n = strlen(s);
+	if (n > cols && cols > 3) {
+		s[cols - 3] = '.';
+		s[cols - 2] = '.';
+		s[cols - 1] = '.';
+		s[cols] = 0;
+	}
+	return s;
+}
+
+static void header(struct ms_fmt *f, const struct top *t)
+{
+	char run[16];
+	const struct ms_table *tb = &ms_table;
+	uint64_t untracked = LOAD(&tb->untracked_mutexes);
+	ms_fmt(f,
+	       "mutexstat: %s (pid %d) ran %s: %llu threads used mutexes, "
+	       "%llu mutexes tracked, %llu untracked\n",
+	       program_invocation_short_name, (int)getpid(),
+	       ms_duration(run, ms_run_ns()), (unsigned long long)ms_threads_seen(),
+	       (unsigned long long)t->live, (unsigned long long)untracked);
+	uint64_t lost = LOAD(&tb->untracked_ops);
+	if (untracked || lost)
+		ms_fmt(f,
+		       "  the table is full: %llu mutexes and %llu operations "
+		       "were not recorded; raise MUTEXSTAT_TABLE_SIZE (now %llu)\n",
+		       (unsigned long long)untracked, (unsigned long long)lost,
+		       (unsigned long long)ms_opt.table_size);
+	uint64_t gone = LOAD(&tb->destroyed), reinit = LOAD(&tb->reinitialised);
+	if (gone || reinit)
+		ms_fmt(f,
+		       "  %llu mutexes destroyed and %llu initialised again: their "
+		       "numbers are summed by first-lock site\n",
+		       (unsigned long long)gone, (unsigned long long)reinit);
+	ms_fmt(f,
+	       "  hold times are measured on a mutex once it has made a thread "
+	       "wait (%llu mutexes); '-' = not measured\n",
+	       (unsigned long long)t->timed);
+}
+
+static void top_table(struct ms_fmt *f, const struct top *t)
+{
+	ms_fmt(f, "\nTop %zu mutexes by %s:\n", t->n, ms_sort_name(ms_opt.sort));
+	ms_fmt(f, "%3s %-18s %10s %10s %9s %9s %9s %9s %8s  %s\n", "#", "mutex",
+	       "acquired", "contended", "wait tot", "wait max", "hold tot",
+	       "hold max", "changes", "first locked at");
+	for (size_t i = 0; i < t->n; i++) {
+		const struct line *l = &t->lines[i];
+		char label[40], a[16], b[16], c[16], d[16], site[256];
+		int held_known = l->holds > 0;
+		ms_fmt(f, "%3zu %-18s %10llu %10llu %9s %9s %9s %9s %8llu  %s\n",
+		       i + 1, mutex_label(label, sizeof label, l),
+		       (unsigned long long)l->acquisitions,
+		       (unsigned long long)l->contended,
+		       dur(a, l->wait_total, 1), dur(b, l->wait_max, 1),
+		       dur(c, l->hold_total, held_known),
+		       dur(d, l->hold_max, held_known),
+		       (unsigned long long)l->changes,
+		       fit((char *)ms_symbolize(l->first_caller, site, sizeof site),
+			   WIDTH - 96));
+	}
+}
+
+struct held_ctx {
+	struct ms_fmt *f;
+	uint64_t now;
+};
+
+static void print_held(uintptr_t key, uint32_t r, void *arg)
+{
+	struct held_ctx *h = arg;
+	const struct ms_record *rec = ms_rec(r);
+	uint32_t owner = LOAD(&rec->owner);
+	if (!(owner & MS_HELD))
+		return;
+	const struct ms_cold *c = (LOAD(&rec->flags) & MS_F_COLD) ? &ms_table.cold[r]
+								   : NULL;
+	char since[16], label[64];
+	const char *name = c ? LOAD(&c->name) : NULL;
+	struct ms_fmt lf;
+	ms_fmt_init(&lf, label, sizeof label, -1);
+	ms_fmt(&lf, "%p", (void *)key);
+	if (name)
+		ms_fmt(&lf, " \"%.30s\"", name);
+	ms_fmt(h->f, "  %s held by thread %u", ms_fmt_str(&lf),
+	       owner & ~MS_HELD);
+	uint64_t start = c ? LOAD(&c->hold_start) : 0;
+	if (start && h->now > start)
+		ms_fmt(h->f, " for %s", ms_duration(since, ms_ticks_to_ns(h->now - start)));
+	/* where it was taken: the newest lock entry in its history */
+	uint64_t best = 0;
+	uintptr_t at = 0;
+	for (uint32_t i = 0; i < ms_table.history_len; i++) {
+		struct ms_op_view v;
+		ms_op_read(ms_history_at(r, i), &v);
+		if (v.state == 1 && v.order > best && v.op != MS_OP_UNLOCK &&
+		    v.op != MS_OP_INIT && v.op != MS_OP_COND_RELEASE) {
+			best = v.order;
+			at = v.caller;
+		}
+	}
+	char site[200];
+	if (at)
+		ms_fmt(h->f, ", taken at %s",
+		       fit((char *)ms_symbolize(at, site, sizeof site), 60));
+	ms_fmt(h->f, "\n");
+}
+
+static const char *const misuse_text[MS_M_COUNT] = {
+	"unlock of a mutex that is not locked",
+	"unlock by a thread that does not hold it",
+	"destroy of a locked mutex",
+	"use of a destroyed mutex",
+};
+
+static const unsigned misuse_op[MS_M_COUNT] = {
+	MS_OP_UNLOCK, MS_OP_UNLOCK, MS_OP_DESTROY, 0,
+};
+
+/* The newest side-ring entry for op (any op if 0). */
+static int last_other(uint32_t r, unsigned op, struct ms_op_view *out)
+{
+	const struct ms_cold *c = &ms_table.cold[r];
+	int found = 0;
+	for (int i = 0; i < MS_FAIL_RING; i++) {
+		struct ms_op_view v;
+		ms_op_read(&c->fail[i], &v);
+		if (v.state != 1 || (op && v.op != op) || v.order <= LOAD(&ms_rec(r)->birth))
+			continue;
+		if (op == 0 && v.err != EINVAL)
+			continue;
+		if (!found || v.order > out->order) {
+			*out = v;
+			found = 1;
+		}
+	}
+	return found;
+}
+
+static void print_misuse(uintptr_t key, uint32_t r, void *arg)
+{
+	struct ms_fmt *f = arg;
+	if (!(LOAD(&ms_rec(r)->flags) & MS_F_COLD))
+		return;
+	const struct ms_cold *c = &ms_table.cold[r];
+	for (int k = 0; k < MS_M_COUNT; k++) {
+		uint32_t n = LOAD(&c->misuse[k]);
+		if (!n)
+			continue;
+		const char *name = LOAD(&c->name);
+		ms_fmt(f, "MISUSE: %s: mutex %p%s%.30s%s, %u time%s\n", misuse_text[k],
+		       (void *)key, name ? " \"" : "", name ? name : "",
+		       name ? "\"" : "", n, n == 1 ? "" : "s");
+		struct ms_op_view v;
+		if (last_other(r, misuse_op[k], &v)) {
+			char site[200];
+			const char *err = v.err ? strerrorname_np(v.err) : NULL;
+			ms_fmt(f, "  last by thread %u at %s, glibc returned %s\n", v.tid,
+			       fit((char *)ms_symbolize(v.caller, site, sizeof site), 70),
+			       err ? err : "0");
+		}
+	}
+}
+
+static int site_misuse(void)
+{
+	for (uint32_t i = 0; i < ms_table.nsites; i++)
+		for (int k = 0; k < MS_M_COUNT; k++)
+			if (ms_table.sites[i].misuse[k])
+				return 1;
+	return 0;
+}
+
+static void print_site_misuse(struct ms_fmt *f)
+{
+	const struct ms_table *tb = &ms_table;
+	for (uint32_t i = 0; i < tb->nsites; i++) {
+		const struct ms_site *s = &tb->sites[i];
+		for (int k = 0; k < MS_M_COUNT; k++) {
+			if (!s->misuse[k])
+				continue;
+			char site[200];
+			ms_fmt(f, "MISUSE: %s: %llu times on destroyed mutexes first "
+				  "locked at %s\n",
+			       misuse_text[k], (unsigned long long)s->misuse[k],
+			       fit((char *)ms_symbolize(s->site, site, sizeof site), 60));
+		}
+	}
+}
+
+/* ---- per-mutex detail ------------------------------------------------ */
+
+/* "normal", "recursive robust pshared", ... from the kind bits. */
+static const char *kind_name(char *out, size_t cap, uint32_t flags)
+{
+	static const char *const base[] = { "normal", "recursive", "errorcheck",
+					    "adaptive" };
+	uint32_t kind = flags >> MS_F_KIND_SHIFT;
+	struct ms_fmt f;
+	ms_fmt_init(&f, out, cap, -1);
+	ms_fmt(&f, "%s", base[kind & MS_KIND_MASK]);
+	if (kind & MS_KIND_ROBUST)
+		ms_fmt(&f, " robust");
+	if (kind & MS_KIND_PI)
+		ms_fmt(&f, " prio-inherit");
+	if (kind & MS_KIND_PP)
+		ms_fmt(&f, " prio-protect");
+	if (kind & MS_KIND_PSHARED)
+		ms_fmt(&f, " pshared");
+	if (flags & MS_F_STATIC)
+		ms_fmt(&f, ", no init seen");
+	return ms_fmt_str(&f);
+}
+
+static int by_order(const struct ms_op_view *a, const struct ms_op_view *b)
+{
+	return a->order < b->order;
+}
+
+static void print_history(struct ms_fmt *f, uint32_t r)
+{
+	const struct ms_table *tb = &ms_table;
+	uint32_t n_main = tb->history_len, n = 0;
+	struct ms_op_view v[1024 + MS_FAIL_RING];
+	uint64_t birth = LOAD(&ms_rec(r)->birth);
+	uint32_t torn = 0;
+	for (uint32_t i = 0; i < n_main; i++) {
+		ms_op_read(ms_history_at(r, i), &v[n]);
+		if (v[n].state == -1)
+			torn++;
+		else if (v[n].state == 1 && v[n].order > birth)
+			n++;
+	}
+	if (LOAD(&ms_rec(r)->flags) & MS_F_COLD)
+		for (int i = 0; i < MS_FAIL_RING; i++) {
+			ms_op_read(&tb->cold[r].fail[i], &v[n]);
+			if (v[n].state == -1)
+				torn++;
+			else if (v[n].state == 1 && v[n].order > birth)
+				n++;
+		}
+	/* insertion sort by order: at most a thousand entries */
+	for (uint32_t i = 1; i < n; i++) {
+		struct ms_op_view x = v[i];
+		uint32_t j = i;
+		while (j > 0 && by_order(&x, &v[j - 1])) {
+			v[j] = v[j - 1];
+			j--;
+		}
+		v[j] = x;
+	}
+	uint32_t first = n > n_main ? n - n_main : 0;
+	ms_fmt(f, "  recent operations, oldest first (order = happened-before "
+		  "order across the process):\n");
+	ms_fmt(f, "  %10s %8s  %-18s %-16s %-10s %s\n", "order", "thread",
+	       "operation", "result", "time", "caller");
+	uint64_t start = ms_clock_start_ticks();
+	for (uint32_t i = first; i < n; i++) {
+		char res[32], when[16], site[256];
+		struct ms_fmt rf;
+		ms_fmt_init(&rf, res, sizeof res, -1);
+		if (v[i].err) {
+			const char *e = strerrorname_np(v[i].err);
+			ms_fmt(&rf, "%s", e ? e : "error");
+		} else
+			ms_fmt(&rf, "ok");
+		if (v[i].waited)
+			ms_fmt(&rf, " after wait");
+		if (v[i].ticks && v[i].ticks > start) {
+			char d[16];
+			ms_fmt_init(&rf, when, sizeof when, -1);
+			ms_fmt(&rf, "%s", ms_duration(d, ms_ticks_to_ns(v[i].ticks - start)));
+		} else {
+			when[0] = '-';
+			when[1] = 0;
+		}
+		ms_fmt(f, "  %10llu %8u  %-18s %-16s %-10s %s\n",
+		       (unsigned long long)v[i].order, v[i].tid, ms_op_name(v[i].op), res,
+		       when, fit((char *)ms_symbolize(v[i].caller, site, sizeof site),
+				 WIDTH - 70));
+	}
+	if (torn)
+		ms_fmt(f, "  (%u entries were being overwritten while read)\n", torn);
+	if (!n)
+		ms_fmt(f, "  (none kept)\n");
+}
+
+static void print_detail(struct ms_fmt *f, size_t rank, const struct line *l)
+{
+	char site[256], a[16];
+	ms_fmt(f, "\n#%zu ", rank);
+	if (l->site) {
+		ms_fmt(f, "%llu destroyed mutexes first locked at %s\n",
+		       (unsigned long long)l->mutexes,
+		       fit((char *)ms_symbolize(l->key, site, sizeof site), 80));
+	} else {
+		char kind[80];
+		ms_fmt(f, "mutex %p", (void *)l->key);
+		if (l->name)
+			ms_fmt(f, " \"%.40s\"", l->name);
+		ms_fmt(f, " (%s)", kind_name(kind, sizeof kind, LOAD(&ms_rec(l->r)->flags)));
+		ms_fmt(f, ", first locked at %s\n",
+		       fit((char *)ms_symbolize(l->first_caller, site, sizeof site), 70));
+	}
+	ms_fmt(f, "  trylock %llu ok, %llu busy; timed out %llu; most waiters at once "
+		  "%llu; condition waits %llu",
+	       (unsigned long long)l->trylock_ok, (unsigned long long)l->trylock_busy,
+	       (unsigned long long)l->timeouts, (unsigned long long)l->waiters_max,
+	       (unsigned long long)l->cond_waits);
+	if (l->contended)
+		ms_fmt(f, "; mean wait %s",
+		       ms_duration(a, l->wait_total / l->contended));
+	ms_fmt(f, "\n");
+	int any = 0;
+	for (int i = 0; i < MS_E_COUNT; i++) {
+		if (!l->errors[i])
+			continue;
+		const char *e = i == MS_E_OTHER ? "other" : strerrorname_np(ms_err_value((unsigned)i));
+		ms_fmt(f, "%s%s %llu", any ? ", " : "  errors returned: ", e,
+		       (unsigned long long)l->errors[i]);
+		any = 1;
+	}
+	if (any)
+		ms_fmt(f, "\n");
+	if (!l->site)
+		print_history(f, l->r);
+}
+
+/* ---- the whole report ------------------------------------------------ */
+
+static int report_lock;
+
+int ms_report(int fd)
+{
+	struct ms_thread *self = &ms_self;
+	if (fd < 0)
+		return -1;
+	self->guard++;
+	while (__atomic_exchange_n(&report_lock, 1, __ATOMIC_ACQUIRE))
+		__builtin_ia32_pause();
+	int saved = errno;
+	char buf[8192];
+	struct ms_fmt f;
+	ms_fmt_init(&f, buf, sizeof buf, fd);
+
+	struct top t = { 0 };
+	size_t bytes = (ms_opt.top * sizeof(struct line) + 4095) & ~(size_t)4095;
+	t.lines = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (t.lines == MAP_FAILED) {
+		t.lines = NULL;
+		bytes = 0;
+	}
+	t.cap = t.lines ? ms_opt.top : 0;
+	if (__atomic_load_n(&ms_table.ready, __ATOMIC_ACQUIRE)) {
+		ms_table_each(collect, &t);
+		for (uint32_t i = 0; i < LOAD(&ms_table.nsites); i++) {
+			struct line l;
+			from_site(&l, &ms_table.sites[i]);
+			if (is_used(&l))
+				top_offer(&t, &l);
+		}
+	}
+
+	if (!t.n && !t.held && !t.misused && !ms_table.destroyed) {
+		char run[16];
+		ms_fmt(&f, "mutexstat: %s (pid %d) ran %s and locked no mutexes\n",
+		       program_invocation_short_name, (int)getpid(),
+		       ms_duration(run, ms_run_ns()));
+	} else {
+		header(&f, &t);
+		top_table(&f, &t);
+		if (t.held) {
+			struct held_ctx h = { &f, ms_ticks() };
+			ms_fmt(&f, "\nMutexes still locked:\n");
+			ms_table_each(print_held, &h);
+		}
+		if (t.misused || site_misuse()) {
+			ms_fmt(&f, "\n");
+			ms_table_each(print_misuse, &f);
+			print_site_misuse(&f);
+		}
+		for (size_t i = 0; i < t.n; i++)
+			print_detail(&f, i + 1, &t.lines[i]);
+	}
+	ms_fmt_flush(&f);
+	if (t.lines)
+		munmap(t.lines, bytes);
+	errno = saved;
+	__atomic_store_n(&report_lock, 0, __ATOMIC_RELEASE);
+	self->guard--;
+	return f.failed ? -1 : 0;
+}
+
+void ms_report_to_output(void)
+{
+	int close_it;
+	ms_self.guard++;
+	int fd = ms_output_open(&close_it);
+	ms_self.guard--;
+	if (fd < 0)
+		return;
+	ms_report(fd);
+	if (close_it) {
+		int saved = errno;
+		close(fd);
+		errno = saved;
+	}
+}

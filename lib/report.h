@@ -1,0 +1,11 @@
+/* report.h - the text report. */
+#ifndef MUTEXSTAT_REPORT_H
+#define MUTEXSTAT_REPORT_H
+
+/* Write the report to fd.  Returns 0, or -1 if writing failed. */
+int ms_report(int fd);
+
+/* Write the report where MUTEXSTAT_OUTPUT says (or the original stderr). */
+void ms_report_to_output(void);
+
+#endif

@@ -1,0 +1,66 @@
+/* ring.h - one recent operation, as kept in each mutex's history.
+ *
+ * An entry is three words.  `stamp` holds the operation's Lamport order and
+ * the thread id, and is zero while the entry is being written; writers set it
+ * last.  A reader takes stamp, the other words, then stamp again: if the two
+ * stamps differ or are zero, the entry was overwritten while it was read and
+ * the report says so instead of showing a mix of two operations.
+ *
+ * Writers never wait.  Operations by the thread that holds the mutex go in
+ * the mutex's main ring at a position only that thread advances (serialised
+ * by the mutex itself); operations by other threads (a failed trylock, a
+ * timeout, an error, misuse) go in a small separate ring whose position is an
+ * atomic counter, so the two kinds never write over each other. */
+#ifndef MUTEXSTAT_RING_H
+#define MUTEXSTAT_RING_H
+
+#include <stdint.h>
+
+enum ms_opcode {
+	MS_OP_NONE, MS_OP_INIT, MS_OP_LOCK, MS_OP_TRYLOCK, MS_OP_TIMEDLOCK,
+	MS_OP_CLOCKLOCK, MS_OP_UNLOCK, MS_OP_DESTROY, MS_OP_COND_RELEASE,
+	MS_OP_COND_REACQUIRE, MS_OP_COUNT,
+};
+
+struct ms_op {
+	uint64_t stamp; /* order << 24 | tid; 0 while being written */
+	uint64_t what;  /* caller (48 bits) | op << 48 | waited << 55 | errno << 56 */
+	uint64_t ticks; /* when, where a clock was read anyway; else 0 */
+};
+
+#define MS_OP_TID_BITS 24
+#define MS_OP_ORDER_MASK ((1ull << 40) - 1)
+
+static inline void ms_op_write(struct ms_op *e, uint64_t order, uint32_t tid,
+			       uintptr_t caller, unsigned op, int waited,
+			       int err, uint64_t ticks)
+{
+	__atomic_store_n(&e->stamp, 0, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_RELEASE);
+	__atomic_store_n(&e->what,
+			 ((uint64_t)caller & 0xffffffffffffull) |
+				 (uint64_t)op << 48 | (uint64_t)(waited != 0) << 55 |
+				 (uint64_t)(err & 0xff) << 56,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&e->ticks, ticks, __ATOMIC_RELAXED);
+	__atomic_store_n(&e->stamp,
+			 (order & MS_OP_ORDER_MASK) << MS_OP_TID_BITS |
+				 (tid & ((1u << MS_OP_TID_BITS) - 1)),
+			 __ATOMIC_RELEASE);
+}
+
+/* A consistent copy of an entry, decoded. */
+struct ms_op_view {
+	int state; /* 0 empty, 1 valid, -1 overwritten while read */
+	uint64_t order;
+	uint32_t tid;
+	uintptr_t caller;
+	unsigned op;
+	int waited, err;
+	uint64_t ticks;
+};
+
+void ms_op_read(const struct ms_op *e, struct ms_op_view *v);
+const char *ms_op_name(unsigned op);
+
+#endif

@@ -1,0 +1,340 @@
+/* table.c - creating, adding, removing and folding records; see table.h. */
+#include "table.h"
+#include "thread.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/mman.h>
+
+struct ms_table ms_table;
+
+/* ---- the insert lock: ours, spinning, never a pthread mutex ---------- */
+
+void ms_table_lock(void)
+{
+	for (unsigned spins = 0;
+	     __atomic_exchange_n(&ms_table.lock, 1, __ATOMIC_ACQUIRE); spins++) {
+		if (spins < 100)
+			__builtin_ia32_pause();
+		else
+			sched_yield(); /* the holder was preempted */
+	}
+}
+
+void ms_table_unlock(void)
+{
+	__atomic_store_n(&ms_table.lock, 0, __ATOMIC_RELEASE);
+}
+
+void ms_table_after_fork_child(void)
+{
+	ms_table.lock = 0;
+}
+
+/* ---- set-up ---------------------------------------------------------- */
+
+static void *map(size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void unmap_all(struct ms_table *t, size_t cap, size_t hist)
+{
+	if (t->slots)
+		munmap(t->slots, 2 * cap * sizeof *t->slots);
+	if (t->records)
+		munmap(t->records, (cap + 1) * sizeof *t->records);
+	if (t->cold)
+		munmap(t->cold, (cap + 1) * sizeof *t->cold);
+	if (t->history)
+		munmap(t->history, hist * (cap + 1) * sizeof *t->history);
+	if (t->free_next)
+		munmap(t->free_next, (cap + 1) * sizeof *t->free_next);
+	t->slots = NULL;
+	t->records = NULL;
+	t->cold = NULL;
+	t->history = NULL;
+	t->free_next = NULL;
+}
+
+/* Map the table for `capacity` mutexes (a power of two); if the address
+ * space is limited, halve until it fits.  Returns the capacity obtained,
+ * 0 if nothing could be mapped. */
+int ms_table_init(uint32_t capacity, uint32_t history_len)
+{
+	struct ms_table *t = &ms_table;
+	if (!t->sites)
+		t->sites = map(MS_MAX_SITES * sizeof *t->sites);
+	for (size_t cap = capacity; cap >= 64 && t->sites; cap /= 2) {
+		t->slots = map(2 * cap * sizeof *t->slots);
+		t->records = map((cap + 1) * sizeof *t->records);
+		t->cold = map((cap + 1) * sizeof *t->cold);
+		t->history = map(history_len * (cap + 1) * sizeof *t->history);
+		t->free_next = map((cap + 1) * sizeof *t->free_next);
+		if (t->slots && t->records && t->cold && t->history && t->free_next) {
+			t->capacity = (uint32_t)cap;
+			t->index_mask = 2 * cap - 1;
+			t->history_len = history_len;
+			t->next_unused = 1;
+			__atomic_store_n(&t->ready, 1, __ATOMIC_RELEASE);
+			return (int)cap;
+		}
+		unmap_all(t, cap, history_len);
+	}
+	return 0;
+}
+
+/* ---- records --------------------------------------------------------- */
+
+static uint32_t record_alloc(struct ms_table *t)
+{
+	uint32_t r = t->free_head;
+	if (r && r <= t->capacity) {
+		t->free_head = t->free_next[r];
+		return r;
+	}
+	t->free_head = 0;
+	if (t->next_unused <= t->capacity)
+		return t->next_unused++;
+	return MS_REC_UNTRACKED;
+}
+
+static void record_free(struct ms_table *t, uint32_t r)
+{
+	t->free_next[r] = t->free_head;
+	t->free_head = r;
+}
+
+/* A new life: every number zero, the history older than `birth` stale.
+ * The order keeps growing across lives so old entries stay older. */
+static void record_begin(uint32_t r, uint64_t *clock)
+{
+	struct ms_record *rec = ms_rec(r);
+	uint64_t birth = ms_order_next(&(struct ms_thread){ .clock = *clock },
+				       &rec->seq);
+	*clock = birth;
+	STORE(&rec->acquisitions, 0);
+	STORE(&rec->contended, 0);
+	STORE(&rec->owner_changes, 0);
+	STORE(&rec->birth, birth);
+	STORE(&rec->first_caller, 0);
+	STORE(&rec->owner, 0);
+	STORE(&rec->flags, 0);
+	STORE(&rec->spare, 0);
+	/* ops keeps counting: the history position need not restart. */
+}
+
+struct ms_cold *ms_cold_slow(uint32_t r)
+{
+	struct ms_record *rec = ms_rec(r);
+	struct ms_cold *c = &ms_table.cold[r];
+	uint32_t f = __atomic_load_n(&rec->flags, __ATOMIC_ACQUIRE);
+	for (unsigned spins = 0;; spins++) {
+		if (f & MS_F_COLD)
+			return c;
+		if (!(f & MS_F_COLD_BUSY) &&
+		    __atomic_compare_exchange_n(&rec->flags, &f, f | MS_F_COLD_BUSY,
+						0, __ATOMIC_ACQUIRE,
+						__ATOMIC_ACQUIRE)) {
+			memset(c, 0, sizeof *c);
+			__atomic_fetch_or(&rec->flags, MS_F_COLD, __ATOMIC_RELEASE);
+			return c;
+		}
+		if (spins > 100)
+			sched_yield();
+		f = __atomic_load_n(&rec->flags, __ATOMIC_ACQUIRE);
+	}
+}
+
+/* ---- folding a life into its site ------------------------------------ */
+
+static struct ms_site *site_for(struct ms_table *t, uintptr_t site)
+{
+	for (uint32_t i = 0; i < t->nsites; i++)
+		if (t->sites[i].site == site)
+			return &t->sites[i];
+	if (t->nsites < MS_MAX_SITES) {
+		struct ms_site *s = &t->sites[t->nsites++];
+		s->site = site;
+		return s;
+	}
+	return &t->sites[MS_MAX_SITES - 1]; /* the rest share the last line */
+}
+
+static void fold(struct ms_table *t, uint32_t r)
+{
+	struct ms_record *rec = ms_rec(r);
+	struct ms_site *s = site_for(t, LOAD(&rec->first_caller));
+	s->mutexes++;
+	s->acquisitions += LOAD(&rec->acquisitions);
+	s->contended += LOAD(&rec->contended);
+	s->owner_changes += LOAD(&rec->owner_changes);
+	if (!(LOAD(&rec->flags) & MS_F_COLD))
+		return;
+	const struct ms_cold *c = &t->cold[r];
+	s->wait_total += LOAD(&c->wait_total);
+	if (LOAD(&c->wait_max) > s->wait_max)
+		s->wait_max = LOAD(&c->wait_max);
+	s->hold_total += LOAD(&c->hold_total);
+	if (LOAD(&c->hold_max) > s->hold_max)
+		s->hold_max = LOAD(&c->hold_max);
+	s->holds += LOAD(&c->holds);
+	s->trylock_ok += LOAD(&c->trylock_ok);
+	s->trylock_busy += LOAD(&c->trylock_busy);
+	s->timeouts += LOAD(&c->timeouts);
+	if (LOAD(&c->waiters_max) > s->waiters_max)
+		s->waiters_max = LOAD(&c->waiters_max);
+	for (int i = 0; i < MS_E_COUNT; i++)
+		s->errors[i] += LOAD(&c->errors[i]);
+	for (int i = 0; i < MS_M_COUNT; i++)
+		s->misuse[i] += LOAD(&c->misuse[i]);
+	for (int i = 0; i < MS_HIST_BUCKETS; i++)
+		s->hist[i] += LOAD(&c->hist[i]);
+}
+
+/* ---- adding and removing addresses ----------------------------------- */
+
+uint32_t ms_table_add(uintptr_t key, int birth, uint64_t *clock)
+{
+	struct ms_table *t = &ms_table;
+	uint64_t i = ms_hash(key) & t->index_mask;
+	int64_t free_at = -1;
+	uint32_t r = MS_REC_UNTRACKED;
+
+	ms_table_lock();
+	for (unsigned n = 0; n < MS_MAX_PROBE; n++, i = (i + 1) & t->index_mask) {
+		uintptr_t k = t->slots[i].key;
+		if (k == key) {
+			r = t->slots[i].rec;
+			if (birth && r != MS_REC_UNTRACKED) {
+				/* init of a known address: the old life is over */
+				fold(t, r);
+				t->reinitialised++;
+				record_begin(r, clock);
+			}
+			goto out;
+		}
+		if (k == MS_KEY_TOMB && free_at < 0)
+			free_at = (int64_t)i;
+		if (k == MS_KEY_EMPTY) {
+			if (free_at < 0)
+				free_at = (int64_t)i;
+			break;
+		}
+	}
+	if (free_at < 0) {
+		/* No room near this address's home: leave it untracked. */
+		t->untracked_ops++;
+		goto out;
+	}
+	r = record_alloc(t);
+	if (r == MS_REC_UNTRACKED)
+		t->untracked_mutexes++;
+	else {
+		record_begin(r, clock);
+		t->live++;
+	}
+	/* Publish the record number before the key: a lookup that sees the
+	 * key sees its record. */
+	STORE(&t->slots[free_at].rec, r);
+	__atomic_store_n(&t->slots[free_at].key, key, __ATOMIC_RELEASE);
+out:
+	ms_table_unlock();
+	return r;
+}
+
+void ms_table_remove(uintptr_t key)
+{
+	struct ms_table *t = &ms_table;
+	uint64_t i = ms_hash(key) & t->index_mask;
+
+	ms_table_lock();
+	for (unsigned n = 0; n < MS_MAX_PROBE; n++, i = (i + 1) & t->index_mask) {
+		uintptr_t k = t->slots[i].key;
+		if (k == MS_KEY_EMPTY)
+			break;
+		if (k != key)
+			continue;
+		uint32_t r = t->slots[i].rec;
+		if (r != MS_REC_UNTRACKED) {
+			fold(t, r);
+			record_free(t, r);
+			t->live--;
+		} else
+			t->untracked_mutexes--;
+		t->destroyed++;
+		__atomic_store_n(&t->slots[i].key, MS_KEY_TOMB, __ATOMIC_RELEASE);
+		/* A tombstone followed by an empty slot ends no probe chain that
+		 * matters: turn such runs back into empty slots so lookups stay
+		 * short.  Safe because adds and removes hold the lock. */
+		if (t->slots[(i + 1) & t->index_mask].key == MS_KEY_EMPTY)
+			while (t->slots[i].key == MS_KEY_TOMB) {
+				__atomic_store_n(&t->slots[i].key, MS_KEY_EMPTY,
+						 __ATOMIC_RELEASE);
+				i = (i - 1) & t->index_mask;
+			}
+		break;
+	}
+	ms_table_unlock();
+}
+
+void ms_table_reset(void)
+{
+	struct ms_table *t = &ms_table;
+	ms_table_lock();
+	for (uint64_t i = 0; i <= t->index_mask; i++) {
+		uint32_t r = t->slots[i].rec;
+		uintptr_t k = t->slots[i].key;
+		if (k == MS_KEY_EMPTY || k == MS_KEY_TOMB || r == MS_REC_UNTRACKED)
+			continue;
+		/* Numbers to zero, ownership kept: a held mutex stays held. */
+		struct ms_record *rec = ms_rec(r);
+		uint32_t owner = LOAD(&rec->owner);
+		uint64_t clock = 0;
+		record_begin(r, &clock);
+		STORE(&rec->owner, owner);
+	}
+	memset(t->sites, 0, MS_MAX_SITES * sizeof *t->sites);
+	t->nsites = 0;
+	t->untracked_ops = 0;
+	t->destroyed = 0;
+	t->reinitialised = 0;
+	ms_table_unlock();
+}
+
+void ms_table_each(void (*fn)(uintptr_t, uint32_t, void *), void *arg)
+{
+	const struct ms_table *t = &ms_table;
+	if (!__atomic_load_n(&t->ready, __ATOMIC_ACQUIRE))
+		return;
+	for (uint64_t i = 0; i <= t->index_mask; i++) {
+		uintptr_t k = __atomic_load_n(&t->slots[i].key, __ATOMIC_ACQUIRE);
+		if (k == MS_KEY_EMPTY || k == MS_KEY_TOMB)
+			continue;
+		uint32_t r = LOAD(&t->slots[i].rec);
+		if (r != MS_REC_UNTRACKED && r)
+			fn(k, r, arg);
+	}
+}
+
+/* ---- errno kinds ----------------------------------------------------- */
+
+static const int err_values[MS_E_COUNT] = {
+	EINVAL, EAGAIN, EDEADLK, EPERM, EOWNERDEAD, ENOTRECOVERABLE, EBUSY, 0,
+};
+
+unsigned ms_err_index(int err)
+{
+	for (unsigned i = 0; i < MS_E_OTHER; i++)
+		if (err_values[i] == err)
+			return i;
+	return MS_E_OTHER;
+}
+
+int ms_err_value(unsigned index)
+{
+	return index < MS_E_COUNT ? err_values[index] : 0;
+}

@@ -1,0 +1,196 @@
+/* table.h - the statistics table: every tracked mutex's record, found by the
+ * mutex's address.
+ *
+ * Layout (all mapped once at start-up with MAP_NORESERVE; pages become
+ * resident only when touched):
+ *   index   open-addressing slots {address, record number}, twice as many as
+ *           records, probed linearly from an XOR-folded hash of the address;
+ *   records one 64-byte line per mutex with what the lock path updates;
+ *   cold    per record, the numbers of mutexes that have waited, failed or
+ *           been named (wait and hold times, histogram, errors, name...),
+ *           zeroed the first time a life of the record needs them;
+ *   history HISTORY entries per record, stored position-major (all records'
+ *           entry 0, then all entries 1, ...), so a mutex used only a few
+ *           times makes only a few history pages resident.
+ *
+ * Lookups never lock or write.  Adding or removing an address (first use of
+ * a mutex, init, destroy) takes a short spin lock of ours -- never a pthread
+ * mutex -- so that destroyed slots can be reused without two threads ever
+ * adding the same address twice. */
+#ifndef MUTEXSTAT_TABLE_H
+#define MUTEXSTAT_TABLE_H
+
+#include "internal.h"
+#include "ring.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define MS_REC_NONE 0u            /* lookup: address not in the table */
+#define MS_REC_UNTRACKED 0xffffffffu /* in the index, but no record (full) */
+
+#define MS_KEY_EMPTY 0u
+#define MS_KEY_TOMB 1u
+#define MS_MAX_PROBE 128
+
+#define MS_HELD 0x80000000u /* in record.owner: the owner still holds it */
+
+/* Record flags. */
+#define MS_F_COLD_BUSY 1u  /* cold part being zeroed for this life */
+#define MS_F_COLD 2u       /* cold part valid for this life */
+#define MS_F_TIMED 4u      /* has made a thread wait: hold times measured */
+#define MS_F_STATIC 8u     /* first seen by a lock, not by init */
+#define MS_F_KIND_SHIFT 16 /* glibc's __kind (low 10 bits) when first seen */
+
+struct ms_slot {
+	uintptr_t key;
+	uint32_t rec;
+	uint32_t pad;
+};
+
+struct ms_record {
+	uint64_t acquisitions;
+	uint64_t contended;
+	uint64_t owner_changes;
+	uint64_t seq;   /* order of this record's last operation, kept across lives */
+	uint64_t birth; /* order at which this life began: older history is stale */
+	uintptr_t first_caller;
+	uint32_t owner; /* tid of the last acquirer, | MS_HELD while held */
+	uint32_t ops;   /* main history write position */
+	uint32_t flags;
+	uint32_t spare;
+} __attribute__((aligned(64)));
+
+/* errno values counted per mutex. */
+enum ms_err {
+	MS_E_INVAL, MS_E_AGAIN, MS_E_DEADLK, MS_E_PERM, MS_E_OWNERDEAD,
+	MS_E_NOTRECOVERABLE, MS_E_BUSY, MS_E_OTHER, MS_E_COUNT,
+};
+
+/* Misuse by the program, as glibc saw it. */
+enum ms_misuse {
+	MS_M_UNLOCK_UNLOCKED, MS_M_UNLOCK_NOT_OWNER, MS_M_DESTROY_LOCKED,
+	MS_M_USE_DESTROYED, MS_M_COUNT,
+};
+
+#define MS_HIST_BUCKETS 40 /* log2 buckets of nanoseconds: [2^(i-1), 2^i) */
+#define MS_FAIL_RING 8
+
+struct ms_cold {
+	uint64_t wait_total, wait_max;          /* ticks */
+	uint64_t hold_total, hold_max, holds;   /* ticks; holds = measured holds */
+	uint64_t hold_start;                    /* ticks, set by the holder */
+	uint64_t trylock_ok, trylock_busy, timeouts, cond_waits;
+	uint32_t errors[MS_E_COUNT];
+	uint32_t misuse[MS_M_COUNT];
+	uint32_t waiters, waiters_max;
+	uint32_t hist[MS_HIST_BUCKETS];         /* wait times */
+	const char *name;
+	uint32_t fail_pos;
+	struct ms_op fail[MS_FAIL_RING];
+};
+
+/* What a destroyed mutex leaves behind, summed per first-lock site. */
+struct ms_site {
+	uintptr_t site; /* first-lock caller; 0 = never locked */
+	uint64_t mutexes, acquisitions, contended, owner_changes;
+	uint64_t wait_total, wait_max, hold_total, hold_max, holds;
+	uint64_t trylock_ok, trylock_busy, timeouts, waiters_max;
+	uint64_t errors[MS_E_COUNT], misuse[MS_M_COUNT];
+	uint64_t hist[MS_HIST_BUCKETS];
+};
+
+#define MS_MAX_SITES 4096
+
+struct ms_table {
+	struct ms_slot *slots;
+	struct ms_record *records; /* [1..capacity] */
+	struct ms_cold *cold;
+	struct ms_op *history;     /* [position * (capacity + 1) + record] */
+	uint32_t *free_next;
+	uint64_t index_mask;
+	uint32_t capacity, history_len;
+	/* Below: changed only under the insert lock. */
+	int lock;
+	uint32_t next_unused, free_head, live;
+	uint64_t untracked_mutexes; /* in the index without a record */
+	uint64_t untracked_ops;     /* not even in the index */
+	uint64_t destroyed, reinitialised;
+	uint32_t nsites;
+	struct ms_site *sites; /* [MS_MAX_SITES] */
+	int ready;
+};
+
+extern struct ms_table ms_table;
+
+/* XOR-fold: drop the three alignment bits, fold the high 32 bits onto the
+ * low ones.  It keeps neighbouring mutexes in neighbouring slots, which is
+ * kind to caches when a program walks an array of objects. */
+static inline uint64_t ms_hash(uintptr_t key)
+{
+	uint64_t k = (uint64_t)key >> 3;
+	return k ^ (k >> 32);
+}
+
+/* The record of a tracked address, MS_REC_UNTRACKED, or MS_REC_NONE. */
+static inline uint32_t ms_table_find(uintptr_t key)
+{
+	const struct ms_table *t = &ms_table;
+	uint64_t i = ms_hash(key) & t->index_mask;
+	for (unsigned n = 0; n < MS_MAX_PROBE; n++) {
+		uintptr_t k = __atomic_load_n(&t->slots[i].key, __ATOMIC_ACQUIRE);
+		if (k == key)
+			return LOAD(&t->slots[i].rec);
+		if (k == MS_KEY_EMPTY)
+			return MS_REC_NONE;
+		i = (i + 1) & t->index_mask;
+	}
+	return MS_REC_NONE;
+}
+
+static inline struct ms_record *ms_rec(uint32_t r)
+{
+	return &ms_table.records[r];
+}
+
+static inline struct ms_op *ms_history_at(uint32_t r, uint32_t pos)
+{
+	const struct ms_table *t = &ms_table;
+	return &t->history[(size_t)(pos & (t->history_len - 1)) *
+				   (t->capacity + 1) + r];
+}
+
+int ms_table_init(uint32_t capacity, uint32_t history_len);
+
+/* Add an address first seen by a lock (a static initialiser) or by init or
+ * naming; returns its record, MS_REC_UNTRACKED, and with `birth` set, starts
+ * a new life even if the address is known (init of a known address). */
+uint32_t ms_table_add(uintptr_t key, int birth, uint64_t *clock);
+/* End a mutex's life: its numbers go to its first-lock site's line. */
+void ms_table_remove(uintptr_t key);
+/* Forget everything (mutexstat_reset). */
+void ms_table_reset(void);
+
+/* The cold part of a record, zeroed on first use in this life. */
+struct ms_cold *ms_cold_slow(uint32_t r);
+static inline struct ms_cold *ms_cold(uint32_t r)
+{
+	if (likely(__atomic_load_n(&ms_table.records[r].flags, __ATOMIC_ACQUIRE) &
+		   MS_F_COLD))
+		return &ms_table.cold[r];
+	return ms_cold_slow(r);
+}
+
+/* For fork: hold the insert lock across fork so the child gets a table no
+ * thread was changing. */
+void ms_table_lock(void);
+void ms_table_unlock(void);
+void ms_table_after_fork_child(void);
+
+/* Iterate over live records: calls fn(key, record, arg) for each. */
+void ms_table_each(void (*fn)(uintptr_t key, uint32_t r, void *arg), void *arg);
+
+unsigned ms_err_index(int err);
+int ms_err_value(unsigned index);
+
+#endif

@@ -1,0 +1,32 @@
+/* thread.c - the per-thread state: tid cache and the count of threads that
+ * used a mutex. */
+#include "thread.h"
+#include "internal.h"
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+__thread struct ms_thread ms_self __attribute__((tls_model("initial-exec")));
+
+static uint64_t threads_seen;
+
+uint32_t ms_thread_register(struct ms_thread *t)
+{
+	/* A raw system call: gettid() has no errno side effect worth keeping,
+	 * and this runs once per thread. */
+	t->tid = (uint32_t)syscall(SYS_gettid);
+	ATOMIC_ADD(&threads_seen, 1);
+	return t->tid;
+}
+
+/* The child of fork() keeps the forking thread's TLS but has a new tid. */
+void ms_thread_after_fork_child(void)
+{
+	ms_self.tid = (uint32_t)syscall(SYS_gettid);
+	STORE(&threads_seen, 1);
+}
+
+uint64_t ms_threads_seen(void)
+{
+	return LOAD(&threads_seen);
+}

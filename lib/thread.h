@@ -1,0 +1,50 @@
+/* thread.h - per-thread state, kept in initial-exec TLS so that reaching it
+ * on the lock path is a single %fs-relative load (no __tls_get_addr, which
+ * could allocate).
+ *
+ *  tid    the kernel thread id (what ps -L and gdb show), read once;
+ *  clock  this thread's Lamport clock, which orders recent operations
+ *         across the process without a shared counter;
+ *  guard  non-zero while the thread runs library code that may call back
+ *         into pthread (the report, dlsym, the table's insert path): calls
+ *         that arrive then pass straight through to glibc. */
+#ifndef MUTEXSTAT_THREAD_H
+#define MUTEXSTAT_THREAD_H
+
+#include <stdint.h>
+
+struct ms_thread {
+	uint32_t tid;
+	uint32_t guard;
+	uint64_t clock;
+};
+
+extern __thread struct ms_thread ms_self
+	__attribute__((tls_model("initial-exec")));
+
+uint32_t ms_thread_register(struct ms_thread *t);
+void ms_thread_after_fork_child(void);
+uint64_t ms_threads_seen(void);
+
+/* The calling thread's state with its tid known. */
+static inline struct ms_thread *ms_thread(void)
+{
+	struct ms_thread *t = &ms_self;
+	if (__builtin_expect(t->tid == 0, 0))
+		ms_thread_register(t);
+	return t;
+}
+
+/* Advance the thread's Lamport clock past the mutex's last operation and
+ * stamp the mutex with the result: an operation that happened after another
+ * one (in the same thread, or through this mutex) gets a larger number. */
+static inline uint64_t ms_order_next(struct ms_thread *t, uint64_t *mutex_seq)
+{
+	uint64_t seen = __atomic_load_n(mutex_seq, __ATOMIC_RELAXED);
+	uint64_t o = (t->clock > seen ? t->clock : seen) + 1;
+	t->clock = o;
+	__atomic_store_n(mutex_seq, o, __ATOMIC_RELAXED);
+	return o;
+}
+
+#endif
