@@ -3,6 +3,7 @@
 #include "mutexstat.h"
 #include "init.h"
 #include "internal.h"
+#include "record.h"
 #include "report.h"
 #include "table.h"
 #include "thread.h"
@@ -21,9 +22,9 @@ MS_EXPORT void mutexstat_reset(void)
 {
 	if (ms_start_lazily())
 		return;
-	ms_self.guard++;
+	ms_guard_enter(&ms_self);
 	ms_table_reset();
-	ms_self.guard--;
+	ms_guard_leave(&ms_self);
 }
 
 /* Names live in an arena of ours, mapped in 64 KiB pieces and never freed:
@@ -70,11 +71,8 @@ MS_EXPORT int mutexstat_name(const pthread_mutex_t *mutex, const char *name)
 	if (!mutex || ms_start_lazily())
 		return -1;
 	uint32_t r = ms_table_find((uintptr_t)mutex);
-	if (r == MS_REC_NONE) {
-		t->guard++;
-		r = ms_table_add((uintptr_t)mutex, 0, &t->clock);
-		t->guard--;
-	}
+	if (r == MS_REC_NONE)
+		r = ms_first_use(t, (pthread_mutex_t *)mutex);
 	if (r == MS_REC_UNTRACKED || r == MS_REC_NONE)
 		return -1;
 	const char *copy = name ? copy_name(name) : NULL;

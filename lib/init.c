@@ -58,7 +58,7 @@ static void after_fork_child(void)
 static void start(void)
 {
 	int saved = errno;
-	ms_self.guard++;
+	ms_guard_enter(&ms_self);
 	ms_clock_init();
 	ms_output_init();
 	ms_options_load(env, ms_warn);
@@ -85,7 +85,7 @@ static void start(void)
 		__atomic_store_n(&ms_active, 1, __ATOMIC_RELEASE);
 		__atomic_store_n(&state, STARTED, __ATOMIC_RELEASE);
 	}
-	ms_self.guard--;
+	ms_guard_leave(&ms_self);
 	errno = saved;
 }
 

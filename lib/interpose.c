@@ -17,18 +17,22 @@
 
 /* The calling thread, or NULL when the call must go straight to glibc:
  * library code on this thread's stack, or not started. */
-static inline struct ms_thread *recording(const void *m)
+static struct ms_thread *recording_slow(struct ms_thread *t)
+{
+	if (ms_start_lazily() || t->guard)
+		return NULL;
+	if (!t->tid)
+		ms_thread_register(t);
+	t->ok = 1;
+	return t;
+}
+
+static inline __attribute__((always_inline)) struct ms_thread *recording(void)
 {
 	struct ms_thread *t = &ms_self;
-	if (unlikely(!ms_active)) {
-		if (ms_start_lazily())
-			return NULL;
-	}
-	if (unlikely(t->guard || !m))
-		return NULL;
-	if (unlikely(!t->tid))
-		ms_thread_register(t);
-	return t;
+	if (likely(t->ok))
+		return t;
+	return recording_slow(t);
 }
 
 /* The record for m, adding it on first use; MS_REC_UNTRACKED if none. */
@@ -40,23 +44,48 @@ static inline uint32_t record_of(struct ms_thread *t, pthread_mutex_t *m)
 	return r;
 }
 
-MS_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
+/* A tracked record number, not MS_REC_NONE nor MS_REC_UNTRACKED. */
+static inline int tracked(uint32_t r)
 {
-	struct ms_thread *t = recording(m);
+	return r - 1 < MS_REC_UNTRACKED - 1;
+}
+
+/* Everything a lock that is not the plain case needs: not recording,
+ * first use, untracked. */
+static __attribute__((noinline)) int lock_entry_slow(pthread_mutex_t *m,
+						     uintptr_t caller)
+{
+	struct ms_thread *t = recording();
 	uint32_t r;
 	if (!t || (r = record_of(t, m)) == MS_REC_UNTRACKED)
 		return ms_real.mutex_lock(m);
 	int rc = ms_real.mutex_trylock(m);
-	if (likely(rc == 0)) {
-		ms_acquired(t, r, CALLER, MS_OP_LOCK, 0, 0, 0);
+	if (rc == 0) {
+		ms_acquired(t, r, caller, MS_OP_LOCK, 0, 0, 0);
 		return 0;
 	}
-	return ms_lock_slow(t, r, m, rc, CALLER, MS_OP_LOCK, 0, NULL);
+	return ms_lock_slow(t, r, m, rc, caller, MS_OP_LOCK, 0, NULL);
+}
+
+/* The lock path: one TLS test, one table probe, glibc's trylock, and a few
+ * stores to the record and its history.  The rest is out of line so that
+ * this function saves few registers. */
+MS_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
+{
+	struct ms_thread *t = &ms_self;
+	uint32_t r;
+	if (unlikely(!t->ok) || unlikely(!tracked(r = ms_table_find((uintptr_t)m))))
+		return lock_entry_slow(m, CALLER);
+	int rc = ms_real.mutex_trylock(m);
+	if (unlikely(rc))
+		return ms_lock_slow(&ms_self, r, m, rc, CALLER, MS_OP_LOCK, 0, NULL);
+	ms_acquired(&ms_self, r, CALLER, MS_OP_LOCK, 0, 0, 0);
+	return 0;
 }
 
 MS_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 {
-	struct ms_thread *t = recording(m);
+	struct ms_thread *t = recording();
 	uint32_t r;
 	if (!t || (r = record_of(t, m)) == MS_REC_UNTRACKED)
 		return ms_real.mutex_trylock(m);
@@ -72,7 +101,7 @@ MS_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 MS_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m,
 				      const struct timespec *abstime)
 {
-	struct ms_thread *t = recording(m);
+	struct ms_thread *t = recording();
 	uint32_t r;
 	if (!t || (r = record_of(t, m)) == MS_REC_UNTRACKED)
 		return ms_real.mutex_timedlock(m, abstime);
@@ -88,7 +117,7 @@ MS_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m,
 MS_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clock,
 				      const struct timespec *abstime)
 {
-	struct ms_thread *t = recording(m);
+	struct ms_thread *t = recording();
 	uint32_t r;
 	/* glibc refuses other clocks before it looks at the mutex. */
 	if (!t || (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC) ||
@@ -102,20 +131,32 @@ MS_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clock,
 	return ms_lock_slow(t, r, m, rc, CALLER, MS_OP_CLOCKLOCK, clock, abstime);
 }
 
-MS_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
+static __attribute__((noinline)) int unlock_entry_slow(pthread_mutex_t *m,
+						       uintptr_t caller)
 {
-	struct ms_thread *t = recording(m);
+	struct ms_thread *t = recording();
 	if (!t)
 		return ms_real.mutex_unlock(m);
-	uint32_t r = ms_table_find((uintptr_t)m);
-	/* The owner letting go of its last level: glibc's own fields say so. */
-	if (likely(r != MS_REC_NONE && r != MS_REC_UNTRACKED &&
-		   mutex_owner(m) == (int)t->tid &&
-		   LOAD(&m->__data.__count) <= 1)) {
-		ms_released(t, r, CALLER, MS_OP_UNLOCK);
+	return ms_unlock_slow(t, ms_table_find((uintptr_t)m), m, caller);
+}
+
+/* The unlock path: the owner letting go of its last level (glibc's own
+ * fields say so) of a mutex whose hold times are not measured.  No call
+ * but the tail call to glibc. */
+MS_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
+{
+	struct ms_thread *t = &ms_self;
+	uint32_t r;
+	if (likely(t->ok) && likely(tracked(r = ms_table_find((uintptr_t)m))) &&
+	    likely(mutex_owner(m) == (int)t->tid) &&
+	    likely(LOAD(&m->__data.__count) <= 1) &&
+	    likely(!(ms_rec(r)->flags & MS_F_TIMED))) {
+		struct ms_record *rec = ms_rec(r);
+		rec->owner = t->tid;
+		ms_log_held(t, r, CALLER, MS_OP_UNLOCK, 0, 0, 0);
 		return ms_real.mutex_unlock(m);
 	}
-	return ms_unlock_slow(t, r, m, CALLER);
+	return unlock_entry_slow(m, CALLER);
 }
 
 MS_EXPORT int pthread_mutex_init(pthread_mutex_t *m,
@@ -123,12 +164,12 @@ MS_EXPORT int pthread_mutex_init(pthread_mutex_t *m,
 {
 	int rc = ms_real.mutex_init(m, attr);
 	struct ms_thread *t;
-	if (rc || !(t = recording(m)))
+	if (rc || !(t = recording()))
 		return rc;
 	int saved = errno;
-	t->guard++;
+	ms_guard_enter(t);
 	uint32_t r = ms_table_add((uintptr_t)m, 1, &t->clock);
-	t->guard--;
+	ms_guard_leave(t);
 	if (r != MS_REC_UNTRACKED && r != MS_REC_NONE) {
 		ms_note_kind(r, m, 0);
 		ms_log_held(t, r, CALLER, MS_OP_INIT, 0, 0, 0);
@@ -139,7 +180,7 @@ MS_EXPORT int pthread_mutex_init(pthread_mutex_t *m,
 
 MS_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
 {
-	struct ms_thread *t = recording(m);
+	struct ms_thread *t = recording();
 	if (!t)
 		return ms_real.mutex_destroy(m);
 	uint32_t r = ms_table_find((uintptr_t)m);
@@ -147,18 +188,18 @@ MS_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
 	if (r == MS_REC_NONE || r == MS_REC_UNTRACKED) {
 		if (r == MS_REC_UNTRACKED && rc == 0) {
 			int saved = errno;
-			t->guard++;
+			ms_guard_enter(t);
 			ms_table_remove((uintptr_t)m);
-			t->guard--;
+			ms_guard_leave(t);
 			errno = saved;
 		}
 		return rc;
 	}
 	int saved = errno;
 	if (rc == 0) {
-		t->guard++;
+		ms_guard_enter(t);
 		ms_table_remove((uintptr_t)m);
-		t->guard--;
+		ms_guard_leave(t);
 	} else {
 		ms_count_error(r, rc);
 		ms_misuse(t, r, MS_M_DESTROY_LOCKED, CALLER, MS_OP_DESTROY, rc);
@@ -172,7 +213,7 @@ MS_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
  * contention: glibc's wait for the condition and for the mutex are one
  * call, and the time is the condition's. */
 #define COND_WAIT(call)                                                     \
-	struct ms_thread *t = recording(m);                                  \
+	struct ms_thread *t = recording();                                  \
 	uint32_t r;                                                          \
 	if (!t || (r = record_of(t, m)) == MS_REC_UNTRACKED ||               \
 	    mutex_owner(m) != (int)t->tid)                                   \

@@ -6,12 +6,31 @@
 #include <dlfcn.h>
 #include <errno.h>
 
-/* Exported by glibc (GLIBC_2.2.5) and never interposed by us. */
+/* glibc's __pthread_mutex_* aliases, which we never interpose.  Since
+ * glibc 2.34 they are compatibility symbols, so they are named with their
+ * version explicitly. */
+#if defined(__x86_64__)
+#define GLIBC_BASE "GLIBC_2.2.5"
+#define BOOT(ret, name, params)                                               \
+	extern ret boot_##name params;                                        \
+	__asm__(".symver boot_" #name ", __pthread_" #name "@" GLIBC_BASE)
+BOOT(int, mutex_lock, (pthread_mutex_t *));
+BOOT(int, mutex_trylock, (pthread_mutex_t *));
+BOOT(int, mutex_unlock, (pthread_mutex_t *));
+BOOT(int, mutex_init, (pthread_mutex_t *, const pthread_mutexattr_t *));
+BOOT(int, mutex_destroy, (pthread_mutex_t *));
+#else
+#define boot_mutex_lock __pthread_mutex_lock
+#define boot_mutex_trylock __pthread_mutex_trylock
+#define boot_mutex_unlock __pthread_mutex_unlock
+#define boot_mutex_init __pthread_mutex_init
+#define boot_mutex_destroy __pthread_mutex_destroy
 extern int __pthread_mutex_lock(pthread_mutex_t *);
 extern int __pthread_mutex_trylock(pthread_mutex_t *);
 extern int __pthread_mutex_unlock(pthread_mutex_t *);
 extern int __pthread_mutex_init(pthread_mutex_t *, const pthread_mutexattr_t *);
 extern int __pthread_mutex_destroy(pthread_mutex_t *);
+#endif
 
 static int missing_timedlock(pthread_mutex_t *m, const struct timespec *ts);
 static int missing_clocklock(pthread_mutex_t *m, clockid_t c,
@@ -23,13 +42,13 @@ static int missing_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m,
 				  clockid_t clock, const struct timespec *ts);
 
 struct ms_real ms_real = {
-	.mutex_lock = __pthread_mutex_lock,
-	.mutex_trylock = __pthread_mutex_trylock,
-	.mutex_unlock = __pthread_mutex_unlock,
+	.mutex_lock = boot_mutex_lock,
+	.mutex_trylock = boot_mutex_trylock,
+	.mutex_unlock = boot_mutex_unlock,
 	.mutex_timedlock = missing_timedlock,
 	.mutex_clocklock = missing_clocklock,
-	.mutex_init = __pthread_mutex_init,
-	.mutex_destroy = __pthread_mutex_destroy,
+	.mutex_init = boot_mutex_init,
+	.mutex_destroy = boot_mutex_destroy,
 	.cond_wait = missing_cond_wait,
 	.cond_timedwait = missing_cond_timedwait,
 	.cond_clockwait = missing_cond_clockwait,

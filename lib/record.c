@@ -65,9 +65,11 @@ void ms_note_kind(uint32_t r, const pthread_mutex_t *m, uint32_t extra)
  * library started. */
 uint32_t ms_first_use(struct ms_thread *t, pthread_mutex_t *m)
 {
-	t->guard++;
+	if (!m)
+		return MS_REC_UNTRACKED; /* glibc will answer as it does */
+	ms_guard_enter(t);
 	uint32_t r = ms_table_add((uintptr_t)m, 0, &t->clock);
-	t->guard--;
+	ms_guard_leave(t);
 	if (r != MS_REC_UNTRACKED && r != MS_REC_NONE)
 		ms_note_kind(r, m, MS_F_STATIC);
 	return r;
@@ -192,6 +194,8 @@ int ms_unlock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
 		} else {
 			ms_released(t, r, caller, MS_OP_UNLOCK);
 			rc = ms_real.mutex_unlock(m);
+			errno = saved;
+			return rc; /* the owner's unlock does not fail */
 		}
 		if (rc)
 			finish(t, r, m, rc, caller, MS_OP_UNLOCK, 0, 0);

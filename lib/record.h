@@ -14,47 +14,48 @@
 void ms_hold_begin(uint32_t r);
 void ms_hold_end(uint32_t r);
 
+#define MS_HOT static inline __attribute__((always_inline))
+
 /* The next main-history entry, written by the mutex's holder. */
-static inline void ms_log_held(struct ms_thread *t, uint32_t r, uintptr_t caller,
-			       unsigned op, int waited, int err, uint64_t ticks)
+MS_HOT void ms_log_held(struct ms_thread *t, uint32_t r, uintptr_t caller,
+			unsigned op, int waited, int err, uint64_t ticks)
 {
 	struct ms_record *rec = ms_rec(r);
 	uint64_t o = ms_order_next(t, &rec->seq);
-	uint32_t pos = LOAD(&rec->ops);
-	STORE(&rec->ops, pos + 1);
+	uint32_t pos = rec->ops++;
 	ms_op_write(ms_history_at(r, pos), o, t->tid, caller, op, waited, err,
 		    ticks);
 }
 
-/* The thread now holds the mutex.  `relock` is set when it already did (a
- * recursive mutex): not an owner change, and the hold goes on. */
-static inline void ms_acquired(struct ms_thread *t, uint32_t r, uintptr_t caller,
-			       unsigned op, int waited, int err, uint64_t ticks)
+/* The thread now holds the mutex.  If it already did (a recursive
+ * mutex), that is not an owner change and the hold goes on. */
+MS_HOT void ms_acquired(struct ms_thread *t, uint32_t r, uintptr_t caller,
+			unsigned op, int waited, int err, uint64_t ticks)
 {
 	struct ms_record *rec = ms_rec(r);
-	uint32_t prev = LOAD(&rec->owner);
-	SERIAL_ADD(&rec->acquisitions, 1);
-	if (unlikely(prev != (t->tid | MS_HELD))) {
-		if (unlikely((prev & ~MS_HELD) != t->tid)) {
+	uint32_t prev = rec->owner;
+	rec->acquisitions++;
+	if (unlikely(prev != t->tid)) {
+		if (prev != (t->tid | MS_HELD)) {
 			if (prev)
-				SERIAL_ADD(&rec->owner_changes, 1);
-			else if (!LOAD(&rec->first_caller))
-				STORE(&rec->first_caller, caller);
+				rec->owner_changes++;
+			else if (!rec->first_caller)
+				rec->first_caller = caller;
 		}
-		STORE(&rec->owner, t->tid | MS_HELD);
-		if (unlikely(LOAD(&rec->flags) & MS_F_TIMED))
-			ms_hold_begin(r);
 	}
+	rec->owner = t->tid | MS_HELD;
+	if (unlikely(rec->flags & MS_F_TIMED) && prev != (t->tid | MS_HELD))
+		ms_hold_begin(r);
 	ms_log_held(t, r, caller, op, waited, err, ticks);
 }
 
 /* The thread is about to let go of the mutex (the last level of it). */
-static inline void ms_released(struct ms_thread *t, uint32_t r, uintptr_t caller,
-			       unsigned op)
+MS_HOT void ms_released(struct ms_thread *t, uint32_t r, uintptr_t caller,
+			unsigned op)
 {
 	struct ms_record *rec = ms_rec(r);
-	STORE(&rec->owner, t->tid);
-	if (unlikely(LOAD(&rec->flags) & MS_F_TIMED))
+	rec->owner = t->tid;
+	if (unlikely(rec->flags & MS_F_TIMED))
 		ms_hold_end(r);
 	ms_log_held(t, r, caller, op, 0, 0, 0);
 }

@@ -173,7 +173,7 @@ static const char *mutex_label(char *out, size_t cap, const struct line *l)
 	struct ms_fmt f;
 	ms_fmt_init(&f, out, cap, -1);
 	if (l->site)
-		ms_fmt(&f, "%llu destroyed", (unsigned long long)l->mutexes);
+		ms_fmt(&f, "%llu ended", (unsigned long long)l->mutexes);
 	else if (l->name)
 		ms_fmt(&f, "%.18s", l->name);
 	else
@@ -226,7 +226,7 @@ static void header(struct ms_fmt *f, const struct top *t)
 	if (gone || reinit)
 		ms_fmt(f,
 		       "  %llu mutexes destroyed and %llu initialised again: their "
-		       "numbers are summed by first-lock site\n",
+		       "numbers are summed by first-lock site ('N ended')\n",
 		       (unsigned long long)gone, (unsigned long long)reinit);
 	ms_fmt(f,
 	       "  hold times are measured on a mutex once it has made a thread "
@@ -376,7 +376,7 @@ static void print_site_misuse(struct ms_fmt *f)
 			if (!s->misuse[k])
 				continue;
 			char site[200];
-			ms_fmt(f, "MISUSE: %s: %llu times on destroyed mutexes first "
+			ms_fmt(f, "MISUSE: %s: %llu times on mutexes (now ended) first "
 				  "locked at %s\n",
 			       misuse_text[k], (unsigned long long)s->misuse[k],
 			       fit((char *)ms_symbolize(s->site, site, sizeof site), 60));
@@ -486,7 +486,8 @@ static void print_detail(struct ms_fmt *f, size_t rank, const struct line *l)
 	char site[256], a[16];
 	ms_fmt(f, "\n#%zu ", rank);
 	if (l->site) {
-		ms_fmt(f, "%llu destroyed mutexes first locked at %s\n",
+		ms_fmt(f, "%llu mutexes that ended (destroyed or initialised again), "
+			  "first locked at %s\n",
 		       (unsigned long long)l->mutexes,
 		       fit((char *)ms_symbolize(l->key, site, sizeof site), 80));
 	} else {
@@ -531,7 +532,7 @@ int ms_report(int fd)
 	struct ms_thread *self = &ms_self;
 	if (fd < 0)
 		return -1;
-	self->guard++;
+	ms_guard_enter(self);
 	while (__atomic_exchange_n(&report_lock, 1, __ATOMIC_ACQUIRE))
 		__builtin_ia32_pause();
 	int saved = errno;
@@ -584,16 +585,16 @@ int ms_report(int fd)
 		munmap(t.lines, bytes);
 	errno = saved;
 	__atomic_store_n(&report_lock, 0, __ATOMIC_RELEASE);
-	self->guard--;
+	ms_guard_leave(self);
 	return f.failed ? -1 : 0;
 }
 
 void ms_report_to_output(void)
 {
 	int close_it;
-	ms_self.guard++;
+	ms_guard_enter(&ms_self);
 	int fd = ms_output_open(&close_it);
-	ms_self.guard--;
+	ms_guard_leave(&ms_self);
 	if (fd < 0)
 		return;
 	ms_report(fd);

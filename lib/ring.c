@@ -12,10 +12,10 @@ void ms_op_read(const struct ms_op *e, struct ms_op_view *v)
 	v->order = s1 >> MS_OP_TID_BITS;
 	v->tid = (uint32_t)(s1 & ((1u << MS_OP_TID_BITS) - 1));
 	v->caller = (uintptr_t)(what & 0xffffffffffffull);
-	v->op = (unsigned)(what >> 48) & 0x7f;
-	v->waited = (int)(what >> 55) & 1;
+	v->op = (unsigned)(what >> 48) & 0x1f;
+	v->waited = (what & MS_OP_WAITED) != 0;
 	v->err = (int)(what >> 56);
-	v->ticks = ticks;
+	v->ticks = (what & MS_OP_TIMED) ? ticks : 0;
 }
 
 const char *ms_op_name(unsigned op)

@@ -24,29 +24,34 @@ enum ms_opcode {
 
 struct ms_op {
 	uint64_t stamp; /* order << 24 | tid; 0 while being written */
-	uint64_t what;  /* caller (48 bits) | op << 48 | waited << 55 | errno << 56 */
-	uint64_t ticks; /* when, where a clock was read anyway; else 0 */
+	uint64_t what;  /* caller (48 bits) | op << 48 | MS_OP_WAITED |
+			   MS_OP_TIMED | errno << 56 */
+	uint64_t ticks; /* when, if MS_OP_TIMED: where a clock was read anyway */
 };
 
 #define MS_OP_TID_BITS 24
 #define MS_OP_ORDER_MASK ((1ull << 40) - 1)
 
-static inline void ms_op_write(struct ms_op *e, uint64_t order, uint32_t tid,
-			       uintptr_t caller, unsigned op, int waited,
-			       int err, uint64_t ticks)
+#define MS_OP_WAITED (1ull << 53)
+#define MS_OP_TIMED (1ull << 54) /* `ticks` holds a time */
+
+static inline __attribute__((always_inline)) void
+ms_op_write(struct ms_op *e, uint64_t order, uint32_t tid, uintptr_t caller,
+	    unsigned op, int waited, int err, uint64_t ticks)
 {
+	/* user-space code addresses fit in 47 bits */
+	uint64_t what = (uint64_t)caller | (uint64_t)op << 48 |
+			(uint64_t)(unsigned char)err << 56;
+	if (waited)
+		what |= MS_OP_WAITED;
 	__atomic_store_n(&e->stamp, 0, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_RELEASE);
-	__atomic_store_n(&e->what,
-			 ((uint64_t)caller & 0xffffffffffffull) |
-				 (uint64_t)op << 48 | (uint64_t)(waited != 0) << 55 |
-				 (uint64_t)(err & 0xff) << 56,
-			 __ATOMIC_RELAXED);
-	__atomic_store_n(&e->ticks, ticks, __ATOMIC_RELAXED);
-	__atomic_store_n(&e->stamp,
-			 (order & MS_OP_ORDER_MASK) << MS_OP_TID_BITS |
-				 (tid & ((1u << MS_OP_TID_BITS) - 1)),
-			 __ATOMIC_RELEASE);
+	if (ticks) {
+		what |= MS_OP_TIMED;
+		__atomic_store_n(&e->ticks, ticks, __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&e->what, what, __ATOMIC_RELAXED);
+	__atomic_store_n(&e->stamp, order << MS_OP_TID_BITS | tid, __ATOMIC_RELEASE);
 }
 
 /* A consistent copy of an entry, decoded. */

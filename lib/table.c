@@ -290,12 +290,19 @@ void ms_table_reset(void)
 		uintptr_t k = t->slots[i].key;
 		if (k == MS_KEY_EMPTY || k == MS_KEY_TOMB || r == MS_REC_UNTRACKED)
 			continue;
-		/* Numbers to zero, ownership kept: a held mutex stays held. */
+		/* Numbers to zero; what the mutex is stays: its owner (a held
+		 * mutex stays held), name, kind and first-lock site. */
 		struct ms_record *rec = ms_rec(r);
-		uint32_t owner = LOAD(&rec->owner);
+		uint32_t owner = LOAD(&rec->owner), flags = LOAD(&rec->flags);
+		uintptr_t first = LOAD(&rec->first_caller);
+		const char *name = (flags & MS_F_COLD) ? LOAD(&t->cold[r].name) : NULL;
 		uint64_t clock = 0;
 		record_begin(r, &clock);
 		STORE(&rec->owner, owner);
+		STORE(&rec->first_caller, first);
+		STORE(&rec->flags, flags & ~(MS_F_COLD | MS_F_COLD_BUSY | MS_F_TIMED));
+		if (name)
+			STORE(&ms_cold(r)->name, name);
 	}
 	memset(t->sites, 0, MS_MAX_SITES * sizeof *t->sites);
 	t->nsites = 0;

@@ -1,6 +1,7 @@
 /* thread.c - the per-thread state: tid cache and the count of threads that
  * used a mutex. */
 #include "thread.h"
+#include "init.h"
 #include "internal.h"
 
 #include <sys/syscall.h>
@@ -24,6 +25,12 @@ void ms_thread_after_fork_child(void)
 {
 	ms_self.tid = (uint32_t)syscall(SYS_gettid);
 	STORE(&threads_seen, 1);
+}
+
+void ms_guard_leave(struct ms_thread *t)
+{
+	if (--t->guard == 0 && t->tid && __atomic_load_n(&ms_active, __ATOMIC_ACQUIRE))
+		t->ok = 1;
 }
 
 uint64_t ms_threads_seen(void)

@@ -14,15 +14,27 @@
 #include <stdint.h>
 
 struct ms_thread {
+	uint32_t ok;    /* 1 when calls may be recorded: started, tid known,
+			   not inside library code.  The one test on the
+			   lock path. */
 	uint32_t tid;
-	uint32_t guard;
 	uint64_t clock;
+	uint32_t guard;
 };
 
 extern __thread struct ms_thread ms_self
 	__attribute__((tls_model("initial-exec")));
 
 uint32_t ms_thread_register(struct ms_thread *t);
+
+/* Enter and leave library code that may call back into pthread. */
+static inline void ms_guard_enter(struct ms_thread *t)
+{
+	t->guard++;
+	t->ok = 0;
+}
+
+void ms_guard_leave(struct ms_thread *t);
 void ms_thread_after_fork_child(void);
 uint64_t ms_threads_seen(void);
 
@@ -40,10 +52,10 @@ static inline struct ms_thread *ms_thread(void)
  * one (in the same thread, or through this mutex) gets a larger number. */
 static inline uint64_t ms_order_next(struct ms_thread *t, uint64_t *mutex_seq)
 {
-	uint64_t seen = __atomic_load_n(mutex_seq, __ATOMIC_RELAXED);
+	uint64_t seen = *mutex_seq;
 	uint64_t o = (t->clock > seen ? t->clock : seen) + 1;
 	t->clock = o;
-	__atomic_store_n(mutex_seq, o, __ATOMIC_RELAXED);
+	*mutex_seq = o;
 	return o;
 }
 

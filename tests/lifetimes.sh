@@ -1,2 +1,35 @@
-#!/bin/sh
-exit 0
+# lifetimes.sh - destroy ends a mutex's life (its numbers go to its
+# first-lock site's line), init of a known address starts from zero, a full
+# table keeps working and says so, mutexes held at exit are listed.
+. "$top_srcdir/tests/lib.sh"
+B=$top_builddir
+
+run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" destroy
+m2=$(awk '/^m2 /{print $2}' "$WORK/out")
+expect_grep "header counts destroyed and re-initialised" \
+	"^  100 mutexes destroyed and 1 initialised again" "$WORK/report"
+expect_grep "the 100 short-lived mutexes fold into one line of 300 acquisitions" \
+	"^ +[0-9]+ 100 ended +300 +0 " "$WORK/report"
+expect_grep "m2's second life starts from zero: 2 acquisitions" "^ +[0-9]+ $m2 +2 +0 " "$WORK/report"
+expect_grep "m2's first life is its own ended line" "^ +[0-9]+ 1 ended +1 +0 " "$WORK/report"
+expect_grep "m2 was seen through init" "^#[0-9]+ mutex $m2 \(normal\)," "$WORK/report"
+
+# A full table: 64 records, 100 mutexes.
+MUTEXSTAT_TABLE_SIZE=64 run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" many 100
+expect_eq "program unaffected" "$(cat "$WORK/out")" "100 mutexes locked"
+expect_grep "64 tracked, 36 untracked" "64 mutexes tracked, 36 untracked$" "$WORK/report"
+expect_grep "says which variable raises the limit" \
+	"the table is full: 36 mutexes and 0 operations were not recorded; raise MUTEXSTAT_TABLE_SIZE \(now 64\)" "$WORK/report"
+
+# 200,000 mutexes created and destroyed one after another reuse one record.
+MUTEXSTAT_TABLE_SIZE=64 run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" destroy
+expect_grep "small table, many lifetimes: still tracked" "^ +[0-9]+ 100 ended +300 " "$WORK/report"
+
+# Held at exit.
+run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" held
+m1=$(awk '/^m1 /{print $2}' "$WORK/out")
+expect_grep "section" "^Mutexes still locked:$" "$WORK/report"
+expect_grep "m1 held by the main thread, with where it was taken" \
+	"^  $m1 held by thread [0-9]+, taken at main\+0x[0-9a-f]+ \(scenario\)$" "$WORK/report"
+expect_eq "only m1 is listed" "$(grep -c ' held by thread ' "$WORK/report")" 1
+finish

@@ -1,2 +1,22 @@
-#!/bin/sh
-exit 0
+# linked.sh - the library linked directly (no LD_PRELOAD) with the public
+# API: names, a report on demand, reset.
+. "$top_srcdir/tests/lib.sh"
+B=$top_builddir
+env -u LD_PRELOAD "$B/examples/named" > "$WORK/out" 2> "$WORK/err"; rc=$?
+expect_eq "exit status" "$rc" 0
+expect_eq "output" "$(cat "$WORK/out")" "first half: 3000 items, 300 counted
+second half: 4500 items, 450 counted"
+expect_eq "two reports: the dump and the exit report" \
+	"$(grep -c '^mutexstat: named (pid' "$WORK/err")" 2
+awk '/^mutexstat: named/ { n++ } n == 1' "$WORK/err" > "$WORK/dump"
+awk '/^mutexstat: named/ { n++ } n == 2' "$WORK/err" > "$WORK/exit"
+expect_grep "dump: queue by name, 3000 locks" "^ +[0-9]+ queue +3000 " "$WORK/dump"
+expect_grep "dump: stats by name, 300 locks" "^ +[0-9]+ stats +300 " "$WORK/dump"
+expect_grep "exit report after reset: 1500 queue locks" "^ +[0-9]+ queue +1500 " "$WORK/exit"
+expect_grep "exit report after reset: 150 stats locks" "^ +[0-9]+ stats +150 " "$WORK/exit"
+expect_grep "detail names the mutex" '^#[0-9]+ mutex 0x[0-9a-f]+ "queue" \(normal, no init seen\)' "$WORK/exit"
+# Preloaded as well as linked: one library, one count.
+LD_PRELOAD="$MUTEXSTAT_LIB" "$B/examples/named" > "$WORK/out2" 2> "$WORK/err2"
+awk '/^mutexstat: named/ { n++ } n == 2' "$WORK/err2" > "$WORK/exit2"
+expect_grep "preloaded and linked: not counted twice" "^ +[0-9]+ queue +1500 " "$WORK/exit2"
+finish

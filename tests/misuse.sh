@@ -1,2 +1,19 @@
-#!/bin/sh
-exit 0
+# misuse.sh - the program's own misuse passes through to glibc unchanged,
+# is counted, and is listed under MISUSE with where it happened.
+. "$top_srcdir/tests/lib.sh"
+B=$top_builddir
+"$B/examples/misuse" > "$WORK/bare" 2>&1; bare_rc=$?
+run_with "$WORK/out" "$WORK/err" "$B/examples/misuse"; rc=$?
+expect_eq "exit status unchanged" "$rc" "$bare_rc"
+if cmp -s "$WORK/bare" "$WORK/out"; then pass "glibc's answers unchanged"; else
+	fail "answers differ"; diff "$WORK/bare" "$WORK/out" >&2; fi
+expect_grep "glibc answers EPERM to a non-owner" "does not hold it +-> EPERM" "$WORK/out"
+expect_grep "unlock of unlocked" '^MISUSE: unlock of a mutex that is not locked: mutex 0x[0-9a-f]+, 1 time$' "$WORK/report"
+expect_grep "unlock by non-owner" '^MISUSE: unlock by a thread that does not hold it: mutex 0x[0-9a-f]+, 1 time$' "$WORK/report"
+expect_grep "destroy of locked" '^MISUSE: destroy of a locked mutex: mutex 0x[0-9a-f]+, 1 time$' "$WORK/report"
+expect_grep "use of destroyed" '^MISUSE: use of a destroyed mutex: mutex 0x[0-9a-f]+, 1 time$' "$WORK/report"
+expect_grep "where: the EPERM unlock" "last by thread [0-9]+ at main\+0x[0-9a-f]+ \(misuse\), glibc returned EPERM" "$WORK/report"
+expect_grep "where: the EBUSY destroy" "glibc returned EBUSY" "$WORK/report"
+expect_grep "where: the EINVAL lock" "glibc returned EINVAL" "$WORK/report"
+expect_eq "four MISUSE findings" "$(grep -c '^MISUSE:' "$WORK/report")" 4
+finish

@@ -1,2 +1,63 @@
-#!/bin/sh
-exit 0
+# report_counts.sh - the report's numbers are exact where they can be:
+# acquisitions, contentions, trylock and timeout counts, owner changes.
+. "$top_srcdir/tests/lib.sh"
+B=$top_builddir
+
+# The design's own check: 10 threads x 20 mutexes x 100 rounds.
+MUTEXSTAT_TOP=20 run_with "$WORK/out" "$WORK/err" "$B/examples/ten_by_twenty"
+expect_eq "ten_by_twenty exit output" "$(cat "$WORK/out")" \
+	"10 threads x 20 mutexes x 100 rounds done"
+expect_grep "summary line" '^mutexstat: ten_by_twenty \(pid [0-9]+\) ran .*: 11 threads used mutexes, 20 mutexes tracked, 0 untracked$' "$WORK/report"
+rows=$(awk '/^Top 20 mutexes/ { t = 1; getline; next } t && /^$/ { t = 0 } t' "$WORK/report")
+expect_eq "rows in the top table" "$(printf '%s\n' "$rows" | wc -l)" 20
+expect_eq "rows with exactly 1000 acquisitions" \
+	"$(printf '%s\n' "$rows" | awk '$3 == 1000' | wc -l)" 20
+
+# The demo: 4 threads on one hot mutex, one thread alone on another.
+run_with "$WORK/out" "$WORK/err" "$B/examples/contention" 4 5000
+expect_eq "contention output" "$(cat "$WORK/out")" \
+	"counter = 20000 (expected 20000), quiet counter = 5000"
+expect_grep "hot mutex: 20000 acquisitions" '^ +1 0x[0-9a-f]+ +20000 ' "$WORK/report"
+expect_grep "quiet mutex: 5000, never contended, no owner change" \
+	'^ +2 0x[0-9a-f]+ +5000 +0 +0 ns +0 ns +- +- +0 ' "$WORK/report"
+
+# exact: 1000 locks + 3 trylocks of m1; 2 EBUSY and 1 timeout on m2.
+run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" exact
+m1=$(awk '/^m1 /{print $2}' "$WORK/out"); m2=$(awk '/^m2 /{print $2}' "$WORK/out")
+expect_grep "m1: 1003 acquisitions, none contended" "^ +[0-9]+ $m1 +1003 +0 " "$WORK/report"
+expect_grep "m1 detail: 3 trylocks ok" "^#[0-9]+ mutex $m1 \(normal, no init seen\)" "$WORK/report"
+expect_grep "m1 trylocks" "trylock 3 ok, 0 busy; timed out 0" "$WORK/report"
+expect_grep "m2: 1 acquisition by the helper" "^ +[0-9]+ $m2 +1 +0 " "$WORK/report"
+expect_grep "m2: 2 busy trylocks, 1 timeout" "trylock 0 ok, 2 busy; timed out 1; most waiters at once 1" "$WORK/report"
+expect_grep "m2 history shows the EBUSY trylock" " trylock +EBUSY " "$WORK/report"
+expect_grep "m2 history shows the timeout" " timedlock +ETIMEDOUT " "$WORK/report"
+
+# contend: 5 contended acquisitions out of 10, owner alternating: 9 changes,
+# each wait ~20 ms, hold times measured once contended.
+run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" contend
+m1=$(awk '/^m1 /{print $2}' "$WORK/out")
+row=$(top_row "$WORK/report" "$m1")
+expect_eq "contend: acquired, contended" "$(echo "$row" | awk '{print $3, $4}')" "10 5"
+expect_eq "contend: owner changes" "$(echo "$row" | awk '{print $13}')" 9
+expect_grep "contend: the waits are in milliseconds" "^ +1 $m1 +10 +5 +1[0-9][0-9] ms +[0-9.]+ ms " "$WORK/report"
+expect_grep "contend: history marks waited locks" " lock +ok after wait +[0-9.]+ m?s " "$WORK/report"
+
+# condwait: 100 ms waiting for a condition is not contention.
+run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" condwait
+m1=$(awk '/^m1 /{print $2}' "$WORK/out")
+expect_grep "condwait: 3 acquisitions (lock, retake, signaller), no wait" \
+	"^ +1 $m1 +3 +0 +0 ns +0 ns " "$WORK/report"
+expect_grep "condwait: one condition wait" "condition waits 1$" "$WORK/report"
+expect_grep "condwait: release and retake in the history" "cond-wait release" "$WORK/report"
+expect_grep "condwait: retake" "cond-wait retake" "$WORK/report"
+
+# A program that locks nothing says so in one line.
+run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" none
+expect_eq "no mutexes: one line" "$(wc -l < "$WORK/report")" 1
+expect_grep "no mutexes: the line" '^mutexstat: scenario \(pid [0-9]+\) ran .* and locked no mutexes$' "$WORK/report"
+
+# Lines are at most 120 columns, times in human units.
+for f in "$WORK/report"; do :; done
+run_with "$WORK/out" "$WORK/err" "$B/examples/contention" 4 2000
+expect_eq "no line over 120 columns" "$(awk 'length($0) > 120' "$WORK/report" | wc -l)" 0
+finish

@@ -1,1 +1,213 @@
-int main(void){return 0;}
+/* scenario.c - small deterministic programs for the integration tests, one
+ * per argument.  Each prints the addresses of the mutexes it uses, so a test
+ * can find their lines in the report, and does things whose counts are
+ * exact.  Threads are ordered with semaphores, never with sleeps alone.
+ *
+ *   exact     1003 acquisitions (3 by trylock), 2 trylock EBUSY, 1 timeout
+ *   contend   5 contended acquisitions of one mutex, 10 in all, 9 owner changes
+ *   condwait  a 100 ms condition wait: a condition wait, not contention
+ *   held      exits while holding a mutex
+ *   destroy   100 mutexes initialised, locked 3 times and destroyed at one
+ *             site, and one mutex initialised twice
+ *   many N    N mutexes initialised and locked once (for a full table)
+ *   none      locks nothing */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CHECK(call, want)                                                     \
+	do {                                                                  \
+		int rc_ = (call);                                             \
+		if (rc_ != (want)) {                                          \
+			fprintf(stderr, "%s:%d: %s = %d, want %d\n", __FILE__, \
+				__LINE__, #call, rc_, want);                  \
+			exit(3);                                              \
+		}                                                             \
+	} while (0)
+
+static pthread_mutex_t m1 = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t m2 = PTHREAD_MUTEX_INITIALIZER;
+static sem_t go, done;
+
+static void *hold_m2(void *arg)
+{
+	(void)arg;
+	CHECK(pthread_mutex_lock(&m2), 0);
+	sem_post(&go);
+	sem_wait(&done);
+	CHECK(pthread_mutex_unlock(&m2), 0);
+	return NULL;
+}
+
+static int exact(void)
+{
+	for (int i = 0; i < 1000; i++) {
+		CHECK(pthread_mutex_lock(&m1), 0);
+		CHECK(pthread_mutex_unlock(&m1), 0);
+	}
+	for (int i = 0; i < 3; i++) {
+		CHECK(pthread_mutex_trylock(&m1), 0);
+		CHECK(pthread_mutex_unlock(&m1), 0);
+	}
+	pthread_t t;
+	pthread_create(&t, NULL, hold_m2, NULL);
+	sem_wait(&go);
+	CHECK(pthread_mutex_trylock(&m2), EBUSY);
+	CHECK(pthread_mutex_trylock(&m2), EBUSY);
+	struct timespec past = { 0, 0 }; /* 1970: already expired */
+	CHECK(pthread_mutex_timedlock(&m2, &past), ETIMEDOUT);
+	sem_post(&done);
+	pthread_join(t, NULL);
+	printf("m1 %p\nm2 %p\n", (void *)&m1, (void *)&m2);
+	return 0;
+}
+
+/* Round i: the main thread takes m1, lets the helper block on it, holds on
+ * for 20 ms, lets go; the helper gets it after waiting. */
+static sem_t helper_ready, helper_done;
+
+static void *contender(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 5; i++) {
+		sem_wait(&go);
+		sem_post(&helper_ready);
+		CHECK(pthread_mutex_lock(&m1), 0);
+		CHECK(pthread_mutex_unlock(&m1), 0);
+		sem_post(&helper_done);
+	}
+	return NULL;
+}
+
+static int waiters_on(pthread_mutex_t *m)
+{
+	/* glibc marks a mutex with waiters by __lock == 2 */
+	return __atomic_load_n(&m->__data.__lock, __ATOMIC_RELAXED) == 2;
+}
+
+static int contend(void)
+{
+	pthread_t t;
+	pthread_create(&t, NULL, contender, NULL);
+	for (int i = 0; i < 5; i++) {
+		CHECK(pthread_mutex_lock(&m1), 0);
+		sem_post(&go);
+		sem_wait(&helper_ready);
+		while (!waiters_on(&m1)) /* the helper is blocked in lock */
+			usleep(1000);
+		usleep(20000);
+		CHECK(pthread_mutex_unlock(&m1), 0);
+		sem_wait(&helper_done);
+	}
+	pthread_join(t, NULL);
+	printf("m1 %p\n", (void *)&m1);
+	return 0;
+}
+
+static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+static int flag;
+
+static void *signaller(void *arg)
+{
+	(void)arg;
+	usleep(100000);
+	CHECK(pthread_mutex_lock(&m1), 0);
+	flag = 1;
+	pthread_cond_signal(&cond);
+	CHECK(pthread_mutex_unlock(&m1), 0);
+	return NULL;
+}
+
+static int condwait(void)
+{
+	pthread_t t;
+	CHECK(pthread_mutex_lock(&m1), 0);
+	pthread_create(&t, NULL, signaller, NULL);
+	while (!flag)
+		CHECK(pthread_cond_wait(&cond, &m1), 0);
+	CHECK(pthread_mutex_unlock(&m1), 0);
+	pthread_join(t, NULL);
+	printf("m1 %p\n", (void *)&m1);
+	return 0;
+}
+
+static int held(void)
+{
+	CHECK(pthread_mutex_lock(&m1), 0);
+	CHECK(pthread_mutex_lock(&m2), 0);
+	CHECK(pthread_mutex_unlock(&m2), 0);
+	printf("m1 %p\n", (void *)&m1);
+	return 0; /* exits holding m1 */
+}
+
+static __attribute__((noinline)) void use_once(pthread_mutex_t *m)
+{
+	CHECK(pthread_mutex_init(m, NULL), 0);
+	for (int i = 0; i < 3; i++) {
+		CHECK(pthread_mutex_lock(m), 0);
+		CHECK(pthread_mutex_unlock(m), 0);
+	}
+	CHECK(pthread_mutex_destroy(m), 0);
+}
+
+static int destroy(void)
+{
+	pthread_mutex_t *ms = calloc(100, sizeof *ms);
+	for (int i = 0; i < 100; i++)
+		use_once(&ms[i]);
+	/* initialised twice without destroy: the first life is folded */
+	CHECK(pthread_mutex_init(&m2, NULL), 0);
+	CHECK(pthread_mutex_lock(&m2), 0);
+	CHECK(pthread_mutex_unlock(&m2), 0);
+	CHECK(pthread_mutex_init(&m2, NULL), 0);
+	CHECK(pthread_mutex_lock(&m2), 0);
+	CHECK(pthread_mutex_unlock(&m2), 0);
+	CHECK(pthread_mutex_lock(&m2), 0);
+	CHECK(pthread_mutex_unlock(&m2), 0);
+	printf("m2 %p\n", (void *)&m2);
+	free(ms);
+	return 0;
+}
+
+static int many(int n)
+{
+	pthread_mutex_t *ms = calloc((size_t)n, sizeof *ms);
+	for (int i = 0; i < n; i++) {
+		CHECK(pthread_mutex_init(&ms[i], NULL), 0);
+		CHECK(pthread_mutex_lock(&ms[i]), 0);
+		CHECK(pthread_mutex_unlock(&ms[i]), 0);
+	}
+	printf("%d mutexes locked\n", n);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	sem_init(&go, 0, 0);
+	sem_init(&done, 0, 0);
+	sem_init(&helper_ready, 0, 0);
+	sem_init(&helper_done, 0, 0);
+	const char *what = argc > 1 ? argv[1] : "";
+	if (!strcmp(what, "exact"))
+		return exact();
+	if (!strcmp(what, "contend"))
+		return contend();
+	if (!strcmp(what, "condwait"))
+		return condwait();
+	if (!strcmp(what, "held"))
+		return held();
+	if (!strcmp(what, "destroy"))
+		return destroy();
+	if (!strcmp(what, "many") && argc > 2)
+		return many(atoi(argv[2]));
+	if (!strcmp(what, "none"))
+		return 0;
+	fprintf(stderr, "usage: scenario exact|contend|condwait|held|destroy|many N|none\n");
+	return 2;
+}
