@@ -1,1 +1,409 @@
-int main(void){return 0;}
+/* bench.c - the workloads behind `make bench`.  `bench <workload> [n]` runs
+ * one workload and prints one line:
+ *
+ *   workload=<name> ops=<N> ns_per_op=<float> peak_rss_kb=<N> checksum=<N>
+ *
+ * The program is plain pthread code: it does not know whether mutexstat is
+ * preloaded, so bench/run can time the same binary bare and with the library.
+ * n overrides the default size (pairs, rounds or items; see `workloads`).
+ * Every pthread call is checked; an unexpected result aborts.  The checksum
+ * is verified where the answer is known, so a broken lock shows up here. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#define CHECK(call)                                                        \
+	do {                                                               \
+		int check_rc_ = (call);                                    \
+		if (check_rc_ != 0) {                                      \
+			fprintf(stderr, "bench: %s:%d: %s returned %d (%s)\n", \
+				__FILE__, __LINE__, #call, check_rc_,      \
+				strerror(check_rc_));                      \
+			abort();                                           \
+		}                                                          \
+	} while (0)
+
+static void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n, size);
+	if (!p) {
+		fprintf(stderr, "bench: out of memory\n");
+		abort();
+	}
+	return p;
+}
+
+static void expect(const char *what, unsigned long got, unsigned long want)
+{
+	if (got != want) {
+		fprintf(stderr, "bench: %s: got %lu, want %lu\n", what, got, want);
+		abort();
+	}
+}
+
+static double now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* The result of one workload: ops performed, time they took, checksum. */
+struct result {
+	unsigned long ops;
+	double ns;
+	unsigned long checksum;
+};
+
+/* ---- threads: start together, the clock runs from release to join ------ */
+
+struct crew {
+	int n;
+	pthread_t *tid;
+	pthread_barrier_t start;
+};
+
+/* Starts n threads running fn(index); each calls crew_wait first. */
+static void crew_start(struct crew *c, int n, void *(*fn)(void *))
+{
+	c->n = n;
+	c->tid = xcalloc((size_t)n, sizeof *c->tid);
+	CHECK(pthread_barrier_init(&c->start, NULL, (unsigned)n + 1));
+	for (int i = 0; i < n; i++)
+		CHECK(pthread_create(&c->tid[i], NULL, fn, (void *)(long)i));
+}
+
+/* Releases the workers; returns the time. */
+static double crew_release(struct crew *c)
+{
+	int rc = pthread_barrier_wait(&c->start);
+	if (rc != 0 && rc != PTHREAD_BARRIER_SERIAL_THREAD)
+		CHECK(rc);
+	return now_ns();
+}
+
+static void crew_wait(struct crew *c)
+{
+	int rc = pthread_barrier_wait(&c->start);
+	if (rc != 0 && rc != PTHREAD_BARRIER_SERIAL_THREAD)
+		CHECK(rc);
+}
+
+static double crew_join(struct crew *c)
+{
+	for (int i = 0; i < c->n; i++)
+		CHECK(pthread_join(c->tid[i], NULL));
+	double t = now_ns();
+	CHECK(pthread_barrier_destroy(&c->start));
+	free(c->tid);
+	return t;
+}
+
+/* ---- pair, pair1024, callgrind_pair: one thread, no contention --------- */
+
+static unsigned long counter;
+
+/* n lock/unlock pairs on m.  Kept out of line and unclonable so that
+ * `valgrind --tool=callgrind --toggle-collect=bench_pairs` finds it by name
+ * and counts just this loop and what it calls. */
+__attribute__((noinline, noclone)) void bench_pairs(pthread_mutex_t *m, long n)
+{
+	for (long i = 0; i < n; i++) {
+		CHECK(pthread_mutex_lock(m));
+		counter++;
+		CHECK(pthread_mutex_unlock(m));
+	}
+}
+
+static struct result run_pair(long n)
+{
+	pthread_mutex_t m;
+	CHECK(pthread_mutex_init(&m, NULL));
+	bench_pairs(&m, 1000);
+	counter = 0;
+	double t0 = now_ns();
+	bench_pairs(&m, n);
+	double t1 = now_ns();
+	CHECK(pthread_mutex_destroy(&m));
+	expect("pair counter", counter, (unsigned long)n);
+	return (struct result){ (unsigned long)n, t1 - t0, counter };
+}
+
+static struct result run_callgrind_pair(long n)
+{
+	pthread_mutex_t m;
+	CHECK(pthread_mutex_init(&m, NULL));
+	double t0 = now_ns();
+	bench_pairs(&m, 10);	/* warm-up: first use, lazy binding */
+	bench_pairs(&m, n);
+	double t1 = now_ns();
+	CHECK(pthread_mutex_destroy(&m));
+	expect("callgrind_pair counter", counter, (unsigned long)n + 10);
+	return (struct result){ (unsigned long)n, t1 - t0, counter };
+}
+
+#define MANY 1024
+
+static struct result run_pair1024(long n)
+{
+	static pthread_mutex_t m[MANY];
+	for (int i = 0; i < MANY; i++)
+		CHECK(pthread_mutex_init(&m[i], NULL));
+	for (int i = 0; i < MANY; i++) {	/* warm-up: first use of each */
+		CHECK(pthread_mutex_lock(&m[i]));
+		CHECK(pthread_mutex_unlock(&m[i]));
+	}
+	unsigned long sum = 0;
+	double t0 = now_ns();
+	for (long i = 0; i < n; i++) {
+		pthread_mutex_t *p = &m[i & (MANY - 1)];
+		CHECK(pthread_mutex_lock(p));
+		sum += (unsigned long)i;
+		CHECK(pthread_mutex_unlock(p));
+	}
+	double t1 = now_ns();
+	for (int i = 0; i < MANY; i++)
+		CHECK(pthread_mutex_destroy(&m[i]));
+	return (struct result){ (unsigned long)n, t1 - t0, sum };
+}
+
+/* ---- hot2, hot4: T threads on one mutex, tiny critical section --------- */
+
+static pthread_mutex_t hot_m = PTHREAD_MUTEX_INITIALIZER;
+static unsigned long hot_counter;
+static long hot_each;
+static struct crew hot_crew;
+
+static void *hot_worker(void *arg)
+{
+	(void)arg;
+	crew_wait(&hot_crew);
+	for (long i = 0; i < hot_each; i++) {
+		CHECK(pthread_mutex_lock(&hot_m));
+		hot_counter++;
+		CHECK(pthread_mutex_unlock(&hot_m));
+	}
+	return NULL;
+}
+
+static struct result run_hot(int threads, long n)
+{
+	hot_each = n / threads;
+	hot_counter = 0;
+	crew_start(&hot_crew, threads, hot_worker);
+	double t0 = crew_release(&hot_crew);
+	double t1 = crew_join(&hot_crew);
+	unsigned long total = (unsigned long)(hot_each * threads);
+	expect("hot counter", hot_counter, total);
+	return (struct result){ total, t1 - t0, hot_counter };
+}
+
+static struct result run_hot2(long n) { return run_hot(2, n); }
+static struct result run_hot4(long n) { return run_hot(4, n); }
+
+/* ---- tenxtwenty: 10 threads lock 20 mutexes in turn, unlock all 20 ----- */
+
+#define TT_THREADS 10
+#define TT_MUTEXES 20
+
+static pthread_mutex_t tt_m[TT_MUTEXES];
+static unsigned long tt_rounds_done;
+static long tt_rounds;
+static struct crew tt_crew;
+
+static void *tt_worker(void *arg)
+{
+	(void)arg;
+	crew_wait(&tt_crew);
+	for (long r = 0; r < tt_rounds; r++) {
+		for (int i = 0; i < TT_MUTEXES; i++)
+			CHECK(pthread_mutex_lock(&tt_m[i]));
+		tt_rounds_done++;
+		for (int i = TT_MUTEXES - 1; i >= 0; i--)
+			CHECK(pthread_mutex_unlock(&tt_m[i]));
+	}
+	return NULL;
+}
+
+static struct result run_tenxtwenty(long rounds)
+{
+	for (int i = 0; i < TT_MUTEXES; i++)
+		CHECK(pthread_mutex_init(&tt_m[i], NULL));
+	tt_rounds = rounds;
+	tt_rounds_done = 0;
+	crew_start(&tt_crew, TT_THREADS, tt_worker);
+	double t0 = crew_release(&tt_crew);
+	double t1 = crew_join(&tt_crew);
+	for (int i = 0; i < TT_MUTEXES; i++)
+		CHECK(pthread_mutex_destroy(&tt_m[i]));
+	expect("tenxtwenty rounds", tt_rounds_done,
+	       (unsigned long)(rounds * TT_THREADS));
+	unsigned long ops = (unsigned long)rounds * TT_THREADS * TT_MUTEXES;
+	return (struct result){ ops, t1 - t0, tt_rounds_done };
+}
+
+/* ---- condvar: bounded queue, one producer, one consumer ---------------- */
+
+#define QUEUE_CAP 64
+
+static struct {
+	pthread_mutex_t m;
+	pthread_cond_t not_empty, not_full;
+	unsigned long item[QUEUE_CAP];
+	unsigned head, count;
+} q = { .m = PTHREAD_MUTEX_INITIALIZER,
+	.not_empty = PTHREAD_COND_INITIALIZER,
+	.not_full = PTHREAD_COND_INITIALIZER };
+static long q_items;
+static unsigned long q_sum;
+static struct crew q_crew;
+
+static void *producer(void *arg)
+{
+	(void)arg;
+	crew_wait(&q_crew);
+	for (long i = 1; i <= q_items; i++) {
+		CHECK(pthread_mutex_lock(&q.m));
+		while (q.count == QUEUE_CAP)
+			CHECK(pthread_cond_wait(&q.not_full, &q.m));
+		q.item[(q.head + q.count) % QUEUE_CAP] = (unsigned long)i;
+		q.count++;
+		CHECK(pthread_cond_signal(&q.not_empty));
+		CHECK(pthread_mutex_unlock(&q.m));
+	}
+	return NULL;
+}
+
+static void *consumer(void *arg)
+{
+	(void)arg;
+	crew_wait(&q_crew);
+	for (long i = 0; i < q_items; i++) {
+		CHECK(pthread_mutex_lock(&q.m));
+		while (q.count == 0)
+			CHECK(pthread_cond_wait(&q.not_empty, &q.m));
+		q_sum += q.item[q.head];
+		q.head = (q.head + 1) % QUEUE_CAP;
+		q.count--;
+		CHECK(pthread_cond_signal(&q.not_full));
+		CHECK(pthread_mutex_unlock(&q.m));
+	}
+	return NULL;
+}
+
+/* Thread 0 of the crew produces, thread 1 consumes. */
+static void *q_worker(void *index)
+{
+	return index == 0 ? producer(NULL) : consumer(NULL);
+}
+
+static struct result run_condvar(long n)
+{
+	q_items = n;
+	q_sum = 0;
+	crew_start(&q_crew, 2, q_worker);
+	double t0 = crew_release(&q_crew);
+	double t1 = crew_join(&q_crew);
+	expect("condvar sum", q_sum, (unsigned long)n * ((unsigned long)n + 1) / 2);
+	return (struct result){ (unsigned long)n, t1 - t0, q_sum };
+}
+
+/* ---- million: a million live mutexes in one array ---------------------- */
+
+#define MILLION 1000000L
+
+/* n is the number of rounds; each round allocates the array, initialises
+ * all, locks and unlocks each once, destroys all and frees the array.  The
+ * default is one round, although it is quicker than the other workloads:
+ * peak RSS should show the cost of a million live mutexes, and later rounds
+ * would add whatever is kept of the destroyed ones. */
+static struct result run_million(long rounds)
+{
+	unsigned long sum = 0;
+	double t0 = now_ns();
+	for (long r = 0; r < rounds; r++) {
+		pthread_mutex_t *m = xcalloc((size_t)MILLION, sizeof *m);
+		for (long i = 0; i < MILLION; i++)
+			CHECK(pthread_mutex_init(&m[i], NULL));
+		for (long i = 0; i < MILLION; i++) {
+			CHECK(pthread_mutex_lock(&m[i]));
+			sum += (unsigned long)i;
+			CHECK(pthread_mutex_unlock(&m[i]));
+		}
+		for (long i = 0; i < MILLION; i++)
+			CHECK(pthread_mutex_destroy(&m[i]));
+		free(m);
+	}
+	double t1 = now_ns();
+	return (struct result){ (unsigned long)(rounds * MILLION), t1 - t0, sum };
+}
+
+/* ---- the table of workloads -------------------------------------------- */
+
+static const struct workload {
+	const char *name;
+	struct result (*run)(long n);
+	long n;			/* default size */
+	const char *what;	/* what n counts, and what one op is */
+} workloads[] = {
+	{ "pair", run_pair, 40000000, "pairs on one mutex; op = lock+unlock" },
+	{ "pair1024", run_pair1024, 40000000,
+	  "pairs over 1024 mutexes in turn; op = lock+unlock" },
+	{ "hot2", run_hot2, 20000000,
+	  "total pairs, 2 threads on one mutex; op = lock+unlock" },
+	{ "hot4", run_hot4, 20000000,
+	  "total pairs, 4 threads on one mutex; op = lock+unlock" },
+	{ "tenxtwenty", run_tenxtwenty, 100000,
+	  "rounds, 10 threads x 20 mutexes; op = lock+unlock" },
+	{ "condvar", run_condvar, 500000,
+	  "items through a 64-slot queue; op = one item" },
+	{ "million", run_million, 1,
+	  "rounds over 1e6 mutexes; op = init+lock+unlock+destroy" },
+	{ "callgrind_pair", run_callgrind_pair, 100000,
+	  "pairs in bench_pairs after a 10-pair warm-up; op = lock+unlock" },
+};
+
+#define N_WORKLOADS (sizeof workloads / sizeof workloads[0])
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: bench <workload> [n]\n");
+	for (size_t i = 0; i < N_WORKLOADS; i++)
+		fprintf(stderr, "  %-15s n = %ld %s\n", workloads[i].name,
+			workloads[i].n, workloads[i].what);
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	const struct workload *w = NULL;
+	if (argc < 2 || argc > 3)
+		usage();
+	for (size_t i = 0; i < N_WORKLOADS; i++)
+		if (strcmp(argv[1], workloads[i].name) == 0)
+			w = &workloads[i];
+	if (!w)
+		usage();
+	long n = w->n;
+	if (argc == 3) {
+		char *end;
+		n = strtol(argv[2], &end, 10);
+		if (*end || n <= 0)
+			usage();
+	}
+
+	struct result r = w->run(n);
+
+	struct rusage ru;
+	if (getrusage(RUSAGE_SELF, &ru) != 0) {
+		perror("bench: getrusage");
+		abort();
+	}
+	printf("workload=%s ops=%lu ns_per_op=%.2f peak_rss_kb=%ld checksum=%lu\n",
+	       w->name, r.ops, r.ns / (double)r.ops, ru.ru_maxrss, r.checksum);
+	return fflush(stdout) == 0 ? 0 : 1;
+}

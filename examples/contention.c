@@ -7,6 +7,9 @@
  * Prints the final counter, which must be threads * iterations with or
  * without mutexstat. */
 #include <pthread.h>
+
+/* Thread functions are not static: the examples link with -rdynamic so
+ * that the report can name them without debug information. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -15,7 +18,7 @@ static pthread_mutex_t quiet = PTHREAD_MUTEX_INITIALIZER;
 static long counter, quiet_counter;
 static long iterations = 20000;
 
-static void work_while_holding(void)
+void work_while_holding(void)
 {
 	/* a few hundred nanoseconds of work inside the critical section */
 	volatile unsigned x = 0;
@@ -23,7 +26,7 @@ static void work_while_holding(void)
 		x += (unsigned)i;
 }
 
-static void *worker(void *arg)
+void *worker(void *arg)
 {
 	(void)arg;
 	for (long i = 0; i < iterations; i++) {
@@ -35,7 +38,7 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-static void *loner(void *arg)
+void *loner(void *arg)
 {
 	(void)arg;
 	for (long i = 0; i < iterations; i++) {

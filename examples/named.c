@@ -15,7 +15,7 @@ static pthread_mutex_t queue = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t stats = PTHREAD_MUTEX_INITIALIZER;
 static long items, counted;
 
-static void *worker(void *arg)
+void *worker(void *arg)
 {
 	long n = (long)arg;
 	for (long i = 0; i < n; i++) {

@@ -13,7 +13,7 @@ static pthread_cond_t not_empty = PTHREAD_COND_INITIALIZER;
 static pthread_cond_t not_full = PTHREAD_COND_INITIALIZER;
 static int queue[SLOTS], head, count;
 
-static void *producer(void *arg)
+void *producer(void *arg)
 {
 	(void)arg;
 	for (int i = 1; i <= ITEMS; i++) {
@@ -27,7 +27,7 @@ static void *producer(void *arg)
 	return NULL;
 }
 
-static void *consumer(void *arg)
+void *consumer(void *arg)
 {
 	long *sum = arg;
 	for (int i = 0; i < ITEMS; i++) {

@@ -76,6 +76,14 @@ MS_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 	uint32_t r;
 	if (unlikely(!t->ok) || unlikely(!tracked(r = ms_table_find((uintptr_t)m))))
 		return lock_entry_slow(m, CALLER);
+	/* Fetch the lines we will write while glibc takes the mutex, so that
+	 * on a mutex bouncing between cores the misses are not paid inside
+	 * the critical section. */
+	struct ms_record *rec = ms_rec(r);
+	__builtin_prefetch(rec, 1);
+	__builtin_prefetch(ms_history_at(r, rec->ops), 1);
+	if (rec->flags & MS_F_TIMED)
+		__builtin_prefetch(&ms_table.cold[r].hold_start, 1);
 	int rc = ms_real.mutex_trylock(m);
 	if (unlikely(rc))
 		return ms_lock_slow(&ms_self, r, m, rc, CALLER, MS_OP_LOCK, 0, NULL);

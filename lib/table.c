@@ -124,7 +124,9 @@ static void record_begin(uint32_t r, uint64_t *clock)
 	STORE(&rec->owner, 0);
 	STORE(&rec->flags, 0);
 	STORE(&rec->spare, 0);
-	/* ops keeps counting: the history position need not restart. */
+	/* The history restarts at position 0, so a life touches only the
+	 * positions it uses; older entries are told apart by `birth`. */
+	STORE(&rec->ops, 0);
 }
 
 struct ms_cold *ms_cold_slow(uint32_t r)
