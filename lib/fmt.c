@@ -38,8 +38,9 @@ void ms_fmt_flush(struct ms_fmt *f)
 {
 	if (f->fd < 0 || !f->len)
 		return;
-	if (!f->failed && ms_write_all(f->fd, f->buf, f->len))
-		f->failed = 1;
+	int err;
+	if (!f->failed && (err = ms_write_all(f->fd, f->buf, f->len)))
+		f->failed = err;
 	f->len = 0;
 }
 

@@ -13,7 +13,7 @@ struct ms_fmt {
 	char *buf;
 	size_t cap, len;
 	int fd;     /* -1: keep in the buffer, truncating */
-	int failed; /* a write failed; later output is dropped */
+	int failed; /* errno of a failed write; later output is dropped */
 };
 
 void ms_fmt_init(struct ms_fmt *f, char *buf, size_t cap, int fd);

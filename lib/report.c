@@ -218,8 +218,8 @@ static void header(struct ms_fmt *f, const struct top *t)
 	uint64_t lost = LOAD(&tb->untracked_ops);
 	if (untracked || lost)
 		ms_fmt(f,
-		       "  the table is full: %llu mutexes and %llu operations "
-		       "were not recorded; raise MUTEXSTAT_TABLE_SIZE (now %llu)\n",
+		       "  the table is full: %llu mutexes were not tracked (and %llu "
+		       "calls found no room at all); raise MUTEXSTAT_TABLE_SIZE (now %llu)\n",
 		       (unsigned long long)untracked, (unsigned long long)lost,
 		       (unsigned long long)ms_opt.table_size);
 	uint64_t gone = LOAD(&tb->destroyed), reinit = LOAD(&tb->reinitialised);
@@ -537,6 +537,7 @@ int ms_report(int fd)
 		__builtin_ia32_pause();
 	int saved = errno;
 	char buf[8192];
+	errno = 0;
 	struct ms_fmt f;
 	ms_fmt_init(&f, buf, sizeof buf, fd);
 
@@ -586,6 +587,8 @@ int ms_report(int fd)
 	errno = saved;
 	__atomic_store_n(&report_lock, 0, __ATOMIC_RELEASE);
 	ms_guard_leave(self);
+	if (f.failed)
+		errno = f.failed;
 	return f.failed ? -1 : 0;
 }
 
@@ -597,7 +600,20 @@ void ms_report_to_output(void)
 	ms_guard_leave(&ms_self);
 	if (fd < 0)
 		return;
-	ms_report(fd);
+	int saved = errno;
+	if (ms_report(fd) && close_it) {
+		/* a full disk or a file that takes no writes: say so */
+		const char *e = strerrorname_np(errno);
+		char msg[200];
+		struct ms_fmt w;
+		ms_fmt_init(&w, msg, sizeof msg, -1);
+		ms_fmt(&w, "mutexstat: writing the report to MUTEXSTAT_OUTPUT failed (%s)\n",
+		       e ? e : "error");
+		int efd = ms_output_stderr();
+		if (efd >= 0)
+			ms_write_all(efd, msg, strlen(msg));
+	}
+	errno = saved;
 	if (close_it) {
 		int saved = errno;
 		close(fd);

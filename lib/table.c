@@ -104,6 +104,7 @@ static uint32_t record_alloc(struct ms_table *t)
 
 static void record_free(struct ms_table *t, uint32_t r)
 {
+	STORE(&ms_rec(r)->slot, MS_NO_SLOT);
 	t->free_next[r] = t->free_head;
 	t->free_head = r;
 }
@@ -123,7 +124,6 @@ static void record_begin(uint32_t r, uint64_t *clock)
 	STORE(&rec->first_caller, 0);
 	STORE(&rec->owner, 0);
 	STORE(&rec->flags, 0);
-	STORE(&rec->spare, 0);
 	/* The history restarts at position 0, so a life touches only the
 	 * positions it uses; older entries are told apart by `birth`. */
 	STORE(&rec->ops, 0);
@@ -242,6 +242,8 @@ uint32_t ms_table_add(uintptr_t key, int birth, uint64_t *clock)
 	/* Publish the record number before the key: a lookup that sees the
 	 * key sees its record. */
 	STORE(&t->slots[free_at].rec, r);
+	if (r != MS_REC_UNTRACKED)
+		STORE(&ms_rec(r)->slot, (uint32_t)free_at);
 	__atomic_store_n(&t->slots[free_at].key, key, __ATOMIC_RELEASE);
 out:
 	ms_table_unlock();
@@ -287,10 +289,8 @@ void ms_table_reset(void)
 {
 	struct ms_table *t = &ms_table;
 	ms_table_lock();
-	for (uint64_t i = 0; i <= t->index_mask; i++) {
-		uint32_t r = t->slots[i].rec;
-		uintptr_t k = t->slots[i].key;
-		if (k == MS_KEY_EMPTY || k == MS_KEY_TOMB || r == MS_REC_UNTRACKED)
+	for (uint32_t r = 1; r < t->next_unused && r <= t->capacity; r++) {
+		if (LOAD(&t->records[r].slot) == MS_NO_SLOT)
 			continue;
 		/* Numbers to zero; what the mutex is stays: its owner (a held
 		 * mutex stays held), name, kind and first-lock site. */
@@ -302,6 +302,7 @@ void ms_table_reset(void)
 		record_begin(r, &clock);
 		STORE(&rec->owner, owner);
 		STORE(&rec->first_caller, first);
+		STORE(&rec->slot, LOAD(&rec->slot));
 		STORE(&rec->flags, flags & ~(MS_F_COLD | MS_F_COLD_BUSY | MS_F_TIMED));
 		if (name)
 			STORE(&ms_cold(r)->name, name);
@@ -314,18 +315,23 @@ void ms_table_reset(void)
 	ms_table_unlock();
 }
 
+/* Walks the records in use (dense, from 1) rather than the index, which is
+ * twice as large and mostly never touched: reading it would fault in
+ * thousands of zero pages at every report. */
 void ms_table_each(void (*fn)(uintptr_t, uint32_t, void *), void *arg)
 {
 	const struct ms_table *t = &ms_table;
 	if (!__atomic_load_n(&t->ready, __ATOMIC_ACQUIRE))
 		return;
-	for (uint64_t i = 0; i <= t->index_mask; i++) {
-		uintptr_t k = __atomic_load_n(&t->slots[i].key, __ATOMIC_ACQUIRE);
-		if (k == MS_KEY_EMPTY || k == MS_KEY_TOMB)
+	uint32_t end = LOAD(&t->next_unused);
+	for (uint32_t r = 1; r < end && r <= t->capacity; r++) {
+		uint32_t slot = LOAD(&t->records[r].slot);
+		if (slot > t->index_mask)
 			continue;
-		uint32_t r = LOAD(&t->slots[i].rec);
-		if (r != MS_REC_UNTRACKED && r)
-			fn(k, r, arg);
+		uintptr_t k = __atomic_load_n(&t->slots[slot].key, __ATOMIC_ACQUIRE);
+		if (k == MS_KEY_EMPTY || k == MS_KEY_TOMB || LOAD(&t->slots[slot].rec) != r)
+			continue;
+		fn(k, r, arg);
 	}
 }
 

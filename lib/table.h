@@ -58,8 +58,12 @@ struct ms_record {
 	uint32_t owner; /* tid of the last acquirer, | MS_HELD while held */
 	uint32_t ops;   /* main history write position */
 	uint32_t flags;
-	uint32_t spare;
+	uint32_t slot;  /* its index slot, so the report can walk records
+			   instead of the (larger, mostly untouched) index;
+			   MS_NO_SLOT while free */
 } __attribute__((aligned(64)));
+
+#define MS_NO_SLOT 0xffffffffu
 
 /* errno values counted per mutex. */
 enum ms_err {
