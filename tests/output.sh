@@ -1,2 +1,215 @@
-#!/bin/sh
-exit 0
+# tests/output.sh - where the report goes: MUTEXSTAT_OUTPUT with %p (one
+# file per process, named by its pid), truncating; a path that cannot be
+# written (no such directory, a directory, a /proc file, a symlink, which is
+# never followed) earns one warning and the report on stderr; and stderr
+# means the stderr the program started with, even if the program closes
+# fd 2 and a file it opens takes that number (the report must not land in
+# that file).
+
+. "$top_srcdir/tests/lib.sh"
+
+CONTENTION="$top_builddir/examples/contention"
+CC=${CC:-cc}
+
+# fd2 MODE FILE: does MODE to fd 2, then locks a mutex and exits normally.
+cat >"$WORK/fd2.c" <<'EOF'
+/* fd2 reuse FILE:    close fd 2, open FILE (it gets fd 2)
+ * fd2 closeall FILE: close every fd from 2 up (the library's copy too),
+ *                    then open FILE (fd 2)
+ * fd2 close FILE:    close fd 2 only
+ * fd2 devnull FILE:  fd 2 becomes /dev/null
+ * then lock and unlock a mutex, write a line of its own to the new fd, and
+ * print on stdout the fd it got. */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+int main(int argc, char **argv)
+{
+	static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+	int fd = -1;
+	if (argc != 3)
+		return 2;
+	if (!strcmp(argv[1], "closeall"))
+		closefrom(2);
+	else
+		close(2);
+	if (!strcmp(argv[1], "devnull"))
+		fd = open("/dev/null", O_WRONLY);
+	else if (strcmp(argv[1], "close"))
+		fd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	pthread_mutex_lock(&m);
+	pthread_mutex_unlock(&m);
+	if (fd >= 0)
+		dprintf(fd, "fd2: the program's own line\n");
+	printf("fd %d\n", fd);
+	return 0;
+}
+EOF
+FD2="$WORK/fd2"
+"$CC" -Wall -o "$FD2" "$WORK/fd2.c" -lpthread || {
+	fail "cannot compile the test program with $CC"
+	finish
+}
+
+"$CONTENTION" 2 1000 >"$WORK/contention.out"
+FIRST='^mutexstat: contention \(pid [0-9]+\) ran [^:]+: 3 threads used mutexes, 2 mutexes tracked, 0 untracked$'
+
+# run OUTPUT program args...: under the library with MUTEXSTAT_OUTPUT set
+# to OUTPUT (empty: stderr); status in $rc.
+run() {
+	output=$1; shift
+	rc=0
+	env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$output" "$@" \
+	    >"$WORK/out" 2>"$WORK/err" || rc=$?
+}
+
+# ---- %p ------------------------------------------------------------------
+
+mkdir "$WORK/p"
+run "$WORK/p/r.%p.txt" sh -c 'echo $$; exec "$0" 2 1000' "$CONTENTION"
+pid=$(head -n 1 "$WORK/out")
+expect_eq "%p: program's output" "$rc $(sed 1d "$WORK/out")" "0 $(cat "$WORK/contention.out")"
+expect_eq "%p: the one file is named with the pid" "$(ls "$WORK/p")" "r.$pid.txt"
+if [ -f "$WORK/p/r.$pid.txt" ]; then
+	expect_grep "%p: the report in it" "$FIRST" "$WORK/p/r.$pid.txt"
+	expect_grep "%p: the report's pid is the file's" "^mutexstat: contention \(pid $pid\)" \
+	    "$WORK/p/r.$pid.txt"
+fi
+expect_eq "%p: nothing on stderr" "$(cat "$WORK/err")" ""
+
+rm -f "$WORK/p"/*
+run "$WORK/p/%p-%p" sh -c 'echo $$; exec "$0" 1 100' "$CONTENTION"
+pid=$(head -n 1 "$WORK/out")
+expect_eq "two %p: both replaced" "$(ls "$WORK/p")" "$pid-$pid"
+
+# each process writes its own file, named by its own pid
+rm -f "$WORK/p"/*
+run "$WORK/p/%p" sh -c '"$0" 1 100 >/dev/null; "$0" 2 100 >/dev/null' "$CONTENTION"
+n=0
+for f in "$WORK/p"/*; do
+	[ -f "$f" ] || continue
+	if head -n 1 "$f" | grep -q "^mutexstat: contention (pid ${f##*/})"; then
+		n=$((n + 1))
+	fi
+done
+expect_eq "two children: two reports, each in its own pid's file" "$n" 2
+
+# an existing file is truncated
+yes 'old junk that must go' | head -n 500 >"$WORK/old.txt"
+run "$WORK/old.txt" "$CONTENTION" 2 1000
+expect_grep "an existing file: the report" "$FIRST" "$WORK/old.txt"
+expect_no_grep "an existing file is truncated" 'old junk' "$WORK/old.txt"
+
+# ---- a path that cannot be written ----------------------------------------
+
+# expect_fallback WHAT PATH ERRNAME-REGEX: the last run warned about PATH,
+# then wrote the report on stderr, and the program was not affected.
+expect_fallback() {
+	expect_eq "$1: program's output" "$rc $(cat "$WORK/out")" \
+	    "0 $(cat "$WORK/contention.out")"
+	line1=$(head -n 1 "$WORK/err")
+	case $line1 in
+	"mutexstat: cannot write MUTEXSTAT_OUTPUT '$2' ("*"); the report goes to stderr")
+		pass "$1: the warning" ;;
+	*) fail "$1: the warning: got '$line1'" ;;
+	esac
+	errname=${line1##*\' (}
+	errname=${errname%%)*}
+	if printf '%s\n' "$errname" | grep -Eqx "$3"; then pass "$1: error $errname"
+	else fail "$1: error '$errname', want $3"; fi
+	sed 1d "$WORK/err" >"$WORK/err.rest"
+	expect_grep "$1: then the report on stderr" "$FIRST" "$WORK/err.rest"
+	expect_eq "$1: the report starts on line 2" "$(sed -n '2s/ (pid.*//p' "$WORK/err")" \
+	    "mutexstat: contention"
+	expect_grep "$1: the whole report" '^Top 2 mutexes by wait:$' "$WORK/err.rest"
+}
+
+printf 'precious\n' >"$WORK/target"
+run "$WORK/nodir/r.txt" "$CONTENTION" 2 1000
+expect_fallback "no such directory" "$WORK/nodir/r.txt" ENOENT
+expect_eq "no such directory: not created" "$(test -e "$WORK/nodir" && echo made)" ""
+
+run "$WORK/p" "$CONTENTION" 2 1000
+expect_fallback "a directory" "$WORK/p" EISDIR
+
+run "$WORK/target/r.txt" "$CONTENTION" 2 1000
+expect_fallback "a file used as a directory" "$WORK/target/r.txt" ENOTDIR
+
+# (we may be root, who may create files anywhere writable: /sys is not)
+run /sys/mutexstat-report.txt "$CONTENTION" 2 1000
+expect_fallback "a file in /sys" /sys/mutexstat-report.txt 'E[A-Z]+'
+
+# a file that opens but cannot be written: the program must not notice
+# (where the report goes then is not promised: today it is lost)
+run /dev/full "$CONTENTION" 2 1000
+expect_eq "/dev/full: program's output" "$rc $(cat "$WORK/out")" \
+    "0 $(cat "$WORK/contention.out")"
+
+run "$WORK/nodir/r.%p.txt" sh -c 'echo $$ >"$1"; exec "$0" 2 1000' \
+    "$CONTENTION" "$WORK/pid"
+expect_fallback "no such directory, %p" "$WORK/nodir/r.$(cat "$WORK/pid").txt" ENOENT
+
+ln -s "$WORK/target" "$WORK/link"
+run "$WORK/link" "$CONTENTION" 2 1000
+expect_fallback "a symlink" "$WORK/link" ELOOP
+expect_eq "a symlink: its target untouched" "$(cat "$WORK/target")" precious
+ln -s "$WORK/nothing-yet" "$WORK/dangling"
+run "$WORK/dangling" "$CONTENTION" 2 1000
+expect_fallback "a dangling symlink" "$WORK/dangling" ELOOP
+expect_eq "a dangling symlink: not created through" \
+    "$(test -e "$WORK/nothing-yet" && echo made)" ""
+
+# ---- stderr is the stderr the program started with --------------------
+
+run "" "$FD2" reuse "$WORK/reused"
+expect_eq "fd 2 reused: the program got fd 2" "$rc $(cat "$WORK/out")" "0 fd 2"
+expect_grep "fd 2 reused: the report on the original stderr" \
+    '^mutexstat: fd2 \(pid [0-9]+\) ran ' "$WORK/err"
+expect_eq "fd 2 reused: the file has only the program's own line" \
+    "$(cat "$WORK/reused")" "fd2: the program's own line"
+
+run "" "$FD2" close "$WORK/unused"
+expect_eq "fd 2 closed: program" "$rc $(cat "$WORK/out")" "0 fd -1"
+expect_grep "fd 2 closed: the report on the original stderr" \
+    '^mutexstat: fd2 \(pid [0-9]+\) ran ' "$WORK/err"
+
+run "" "$FD2" devnull "$WORK/unused"
+expect_grep "fd 2 to /dev/null: the report on the original stderr" \
+    '^mutexstat: fd2 \(pid [0-9]+\) ran ' "$WORK/err"
+
+rm -f "$WORK/reused"
+run "" "$FD2" closeall "$WORK/reused"
+expect_eq "all fds closed, fd 2 reused: program" "$rc $(cat "$WORK/out")" "0 fd 2"
+expect_eq "all fds closed, fd 2 reused: the file has only the program's line" \
+    "$(cat "$WORK/reused")" "fd2: the program's own line"
+
+rm -f "$WORK/reused"
+run "$WORK/nodir/r.txt" "$FD2" reuse "$WORK/reused"
+expect_grep "fd 2 reused, output unwritable: the warning on the original stderr" \
+    "^mutexstat: cannot write MUTEXSTAT_OUTPUT '$WORK/nodir/r.txt' \(ENOENT\)" "$WORK/err"
+expect_grep "fd 2 reused, output unwritable: the report on the original stderr" \
+    '^mutexstat: fd2 \(pid [0-9]+\) ran ' "$WORK/err"
+expect_eq "fd 2 reused, output unwritable: not in the reused file" \
+    "$(cat "$WORK/reused")" "fd2: the program's own line"
+
+# started with fd 2 closed: there is no stderr to report on, and the file
+# that gets fd 2 must not receive the report either
+rm -f "$WORK/reused"
+rc=0
+env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT= "$FD2" reuse "$WORK/reused" \
+    >"$WORK/out" 2>&- || rc=$?
+expect_eq "started without fd 2: program" "$rc $(cat "$WORK/out")" "0 fd 2"
+expect_eq "started without fd 2: the file has only the program's line" \
+    "$(cat "$WORK/reused")" "fd2: the program's own line"
+rm -f "$WORK/reused"
+rc=0
+env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/closed.txt" \
+    "$FD2" reuse "$WORK/reused" >"$WORK/out" 2>&- || rc=$?
+expect_grep "started without fd 2, MUTEXSTAT_OUTPUT: the report in the file" \
+    '^mutexstat: fd2 \(pid [0-9]+\) ran ' "$WORK/closed.txt"
+
+finish
