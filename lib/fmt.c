@@ -128,13 +128,18 @@ void ms_vfmt(struct ms_fmt *f, const char *fmt, va_list ap)
 			s = lng >= 2 ? va_arg(ap, long long)
 			    : lng == 1 ? va_arg(ap, long)
 				       : va_arg(ap, int);
-			n = 0;
-			if (s < 0)
-				num[n++] = '-';
-			n += utoa(num + n,
-				  s < 0 ? 0ull - (unsigned long long)s
-					: (unsigned long long)s,
-				  10);
+			n = utoa(num, s < 0 ? 0ull - (unsigned long long)s
+					    : (unsigned long long)s,
+				 10);
+			if (s < 0 && pad == '0' && !left) {
+				put(f, '-'); /* the sign goes before the zeros */
+				put_padded(f, num, n, width - 1, left, pad);
+				break;
+			}
+			if (s < 0) {
+				memmove(num + 1, num, n++);
+				num[0] = '-';
+			}
 			put_padded(f, num, n, width, left, pad);
 			break;
 		case 'u':
@@ -211,16 +216,19 @@ const char *ms_duration(char *out, uint64_t ns)
 		scale *= 1000;
 		u++;
 	}
+	/* The most decimals (2, 1, 0) that keep three significant digits
+	 * after rounding; a rounding that reaches 1000 moves up a unit. */
 	int decimals;
 	uint64_t pow, fixed;
 	for (;;) {
-		uint64_t whole = ns / scale;
-		decimals = whole >= 100 ? 0 : whole >= 10 ? 1 : 2;
-		pow = decimals == 2 ? 100 : decimals == 1 ? 10 : 1;
-		fixed = (ns * pow + scale / 2) / scale; /* value * 10^decimals */
-		if (fixed / pow < 1000 || u == 3)
+		for (decimals = 2, pow = 100;; decimals--, pow /= 10) {
+			fixed = (uint64_t)(((unsigned __int128)ns * pow + scale / 2) / scale);
+			if (fixed < 1000 || decimals == 0)
+				break;
+		}
+		if (fixed < 1000 || u == 3)
 			break;
-		scale *= 1000; /* rounding carried over, e.g. 999.9 us */
+		scale *= 1000; /* e.g. 999.9 us is 1.00 ms */
 		u++;
 	}
 	ms_fmt(&f, "%llu", (unsigned long long)(fixed / pow));

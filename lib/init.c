@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-int ms_active;
 
 enum { NOT_STARTED, STARTING, STARTED, DISABLED };
 static int state;

@@ -77,6 +77,7 @@ int ms_table_init(uint32_t capacity, uint32_t history_len)
 		if (t->slots && t->records && t->cold && t->history && t->free_next) {
 			t->capacity = (uint32_t)cap;
 			t->index_mask = 2 * cap - 1;
+			t->index_shift = (unsigned)__builtin_ctzll(2 * cap);
 			t->history_len = history_len;
 			t->next_unused = 1;
 			__atomic_store_n(&t->ready, 1, __ATOMIC_RELEASE);

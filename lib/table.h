@@ -113,6 +113,7 @@ struct ms_table {
 	struct ms_op *history;     /* [position * (capacity + 1) + record] */
 	uint32_t *free_next;
 	uint64_t index_mask;
+	unsigned index_shift;      /* log2 of the number of index slots */
 	uint32_t capacity, history_len;
 	/* Below: changed only under the insert lock. */
 	int lock;
@@ -127,13 +128,17 @@ struct ms_table {
 
 extern struct ms_table ms_table;
 
-/* XOR-fold: drop the three alignment bits, fold the high 32 bits onto the
- * low ones.  It keeps neighbouring mutexes in neighbouring slots, which is
- * kind to caches when a program walks an array of objects. */
+/* XOR-fold: drop the three alignment bits, then fold the high bits onto
+ * the low ones in pieces as wide as the index, so every address bit counts
+ * (mutexes a power of two apart -- one per page, per thread stack -- would
+ * otherwise share a few homes).  Neighbouring mutexes still land in
+ * neighbouring slots, which is kind to caches when a program walks an
+ * array of objects. */
 static inline uint64_t ms_hash(uintptr_t key)
 {
 	uint64_t k = (uint64_t)key >> 3;
-	return k ^ (k >> 32);
+	unsigned s = ms_table.index_shift;
+	return k ^ (k >> s) ^ (k >> (2 * s));
 }
 
 /* The record of a tracked address, MS_REC_UNTRACKED, or MS_REC_NONE. */

@@ -7,6 +7,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+int ms_active; /* set by start-up (init.c) */
+
 __thread struct ms_thread ms_self __attribute__((tls_model("initial-exec")));
 
 static uint64_t threads_seen;

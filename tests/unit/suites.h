@@ -1,0 +1,17 @@
+/* suites.h - the unit test suites of mutexstat, one per feature file.
+ *
+ * Each test_*.c file builds one Check suite from the library internals it
+ * tests (linked from libmscore, no interposition); main.c runs them all.
+ * Tests run in fork mode: each test gets a fresh child process, so each can
+ * map its own statistics table (ms_table_init works once per process). */
+#ifndef MUTEXSTAT_TEST_SUITES_H
+#define MUTEXSTAT_TEST_SUITES_H
+
+#include <check.h>
+
+Suite *table_suite(void);   /* test_table.c: index, records, lives, sites */
+Suite *ring_suite(void);    /* test_ring.c: per-mutex history entries */
+Suite *options_suite(void); /* test_options.c: MUTEXSTAT_* parsing */
+Suite *fmt_suite(void);     /* test_fmt.c: formatter and durations */
+
+#endif
