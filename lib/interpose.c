@@ -50,6 +50,15 @@ static inline int tracked(uint32_t r)
 	return r - 1 < MS_REC_UNTRACKED - 1;
 }
 
+/* A robust mutex whose owner died and that was never made consistent:
+ * glibc's lock answers ENOTRECOVERABLE and leaves it free, but its trylock
+ * answers the same and leaves it locked.  So such a mutex is never tried
+ * first; the call goes to glibc as it is. */
+static inline int unrecoverable(const pthread_mutex_t *m)
+{
+	return mutex_owner(m) == MS_OWNER_NOTRECOVERABLE;
+}
+
 /* Everything a lock that is not the plain case needs: not recording,
  * first use, untracked. */
 static __attribute__((noinline)) int lock_entry_slow(pthread_mutex_t *m,
@@ -57,7 +66,7 @@ static __attribute__((noinline)) int lock_entry_slow(pthread_mutex_t *m,
 {
 	struct ms_thread *t = recording();
 	uint32_t r;
-	if (!t || (r = record_of(t, m)) == MS_REC_UNTRACKED)
+	if (!t || (r = record_of(t, m)) == MS_REC_UNTRACKED || unrecoverable(m))
 		return ms_real.mutex_lock(m);
 	int rc = ms_real.mutex_trylock(m);
 	if (rc == 0) {
@@ -74,7 +83,8 @@ MS_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 {
 	struct ms_thread *t = &ms_self;
 	uint32_t r;
-	if (unlikely(!t->ok) || unlikely(!tracked(r = ms_table_find((uintptr_t)m))))
+	if (unlikely(!t->ok) || unlikely(!tracked(r = ms_table_find((uintptr_t)m))) ||
+	    unlikely(unrecoverable(m)))
 		return lock_entry_slow(m, CALLER);
 	/* Fetch the lines we will write while glibc takes the mutex, so that
 	 * on a mutex bouncing between cores the misses are not paid inside
@@ -111,7 +121,7 @@ MS_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m,
 {
 	struct ms_thread *t = recording();
 	uint32_t r;
-	if (!t || (r = record_of(t, m)) == MS_REC_UNTRACKED)
+	if (!t || (r = record_of(t, m)) == MS_REC_UNTRACKED || unrecoverable(m))
 		return ms_real.mutex_timedlock(m, abstime);
 	int rc = ms_real.mutex_trylock(m);
 	if (rc == 0) {
@@ -129,7 +139,7 @@ MS_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clock,
 	uint32_t r;
 	/* glibc refuses other clocks before it looks at the mutex. */
 	if (!t || (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC) ||
-	    (r = record_of(t, m)) == MS_REC_UNTRACKED)
+	    (r = record_of(t, m)) == MS_REC_UNTRACKED || unrecoverable(m))
 		return ms_real.mutex_clocklock(m, clock, abstime);
 	int rc = ms_real.mutex_trylock(m);
 	if (rc == 0) {

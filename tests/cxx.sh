@@ -1,2 +1,77 @@
 #!/bin/sh
-exit 0
+# tests/cxx.sh - C++ programs: std::mutex, std::condition_variable,
+# std::recursive_mutex and std::timed_mutex are pthread mutexes underneath.
+#
+# examples/cxx_mutex must print the same and exit the same with and without
+# the library, and the report must show its mutexes: some tracked, acquired,
+# waited on through condition variables, and the lock_guard counter's mutex
+# with exactly one acquisition per work item.
+
+. "$top_srcdir/tests/lib.sh"
+
+prog="$top_builddir/examples/cxx_mutex"
+items=12000 # producers * items each, in examples/cxx_mutex.cpp
+
+# acquired_column REPORT: the "acquired" value of every row of the top table,
+# read under the column's header (right-aligned), so a mutex label with
+# spaces in it ("3 destroyed", a name) does not shift it.
+acquired_column() {
+	awk '/^Top [0-9]+ mutexes/ { top = 1; next }
+		top && /^$/ { top = 0 }
+		top && /acquired/ { end = index($0, "acquired") + 7; next }
+		top && end { v = substr($0, 1, end); sub(/.*[ \t]/, "", v); print v }' "$1"
+}
+
+for round in 1 2; do
+	"$prog" >"$WORK/plain.out" 2>"$WORK/plain.err"
+	plain_status=$?
+	rm -f "$WORK/report"
+	run_with "$WORK/traced.out" "$WORK/traced.err" "$prog"
+	traced_status=$?
+
+	expect_eq "round $round: exit status without the library" "$plain_status" 0
+	expect_eq "round $round: exit status with the library" "$traced_status" "$plain_status"
+	expect_grep "round $round: the program checked its totals" \
+	    '^all totals correct$' "$WORK/plain.out"
+	if cmp -s "$WORK/plain.out" "$WORK/traced.out"; then
+		pass "round $round: stdout identical with the library"
+	else
+		fail "round $round: stdout differs with the library (- without, + with):"
+		diff -u "$WORK/plain.out" "$WORK/traced.out" | sed 's/^/  | /' >&2
+	fi
+
+	report="$WORK/report"
+	if [ ! -s "$report" ]; then
+		fail "round $round: no report in $report"
+		continue
+	fi
+	expect_grep "round $round: report header" \
+	    '^mutexstat: cxx_mutex \(pid [0-9]+\)' "$report"
+	tracked=$(sed -n 's/^mutexstat: .* \([0-9][0-9]*\) mutexes tracked.*/\1/p' "$report")
+	if [ "${tracked:-0}" -gt 0 ]; then
+		pass "round $round: $tracked mutexes tracked"
+	else
+		fail "round $round: mutexes tracked: '${tracked}'"
+		sed 's/^/  | /' "$report" >&2
+	fi
+	acquired=$(acquired_column "$report" | tr '\n' ' ')
+	if acquired_column "$report" | grep -Eq '^[1-9][0-9]*$'; then
+		pass "round $round: the top table shows acquisitions ($acquired)"
+	else
+		fail "round $round: no top-table row with acquired > 0 ('$acquired')"
+		sed 's/^/  | /' "$report" >&2
+	fi
+	if acquired_column "$report" | grep -qx "$items"; then
+		pass "round $round: the lock_guard counter's mutex acquired $items times"
+	else
+		fail "round $round: no mutex acquired exactly $items times ('$acquired')"
+	fi
+	expect_grep "round $round: condition waits seen" \
+	    'condition waits [1-9][0-9]*' "$report"
+	expect_grep "round $round: the recursive_mutex is listed" \
+	    '^#[0-9]+ mutex .*\(recursive' "$report"
+	expect_grep "round $round: try_lock_for's timeout is counted" \
+	    'timed out [1-9][0-9]*' "$report"
+done
+
+finish
