@@ -48,17 +48,22 @@ static double ticks_per_ns(void)
 	if (!ms_clock_use_tsc)
 		return 1.0;
 	uint64_t ns = ms_mono_ns(), t = ms_ticks();
-	while (ns - start_ns < 2000000) {
+	if (cached != 0 && ns - cached_at < 1000000000)
+		return cached;
+	while (ns - start_ns < 2000000) { /* report time only */
 		ns = ms_mono_ns();
 		t = ms_ticks();
 	}
-	if (cached != 0 && ns - cached_at < 1000000000)
-		return cached;
 	cached = (double)(t - start_ticks) / (double)(ns - start_ns);
 	cached_at = ns;
 	if (cached <= 0)
 		cached = 1.0;
 	return cached;
+}
+
+double ms_ns_per_tick(void)
+{
+	return 1.0 / ticks_per_ns();
 }
 
 uint64_t ms_ticks_to_ns(uint64_t ticks)

@@ -31,7 +31,10 @@ static inline uint64_t ms_ticks(void)
 
 void ms_clock_init(void);
 /* Ticks to nanoseconds, and the run's start and length. */
+/* Calibrated at report time (it may spin for up to 2 ms early in a run):
+ * never call these on a lock path. */
 uint64_t ms_ticks_to_ns(uint64_t ticks);
+double ms_ns_per_tick(void);
 uint64_t ms_clock_start_ticks(void);
 uint64_t ms_run_ns(void);
 

@@ -52,8 +52,9 @@ static inline int tracked(uint32_t r)
 
 /* A robust mutex whose owner died and that was never made consistent:
  * glibc's lock answers ENOTRECOVERABLE and leaves it free, but its trylock
- * answers the same and leaves it locked.  So such a mutex is never tried
- * first; the call goes to glibc as it is. */
+ * answers the same and leaves it locked.  Such a mutex is not tried first
+ * (and if it became one just between this check and the try, record.c puts
+ * the lock word back as glibc's lock would). */
 static inline int unrecoverable(const pthread_mutex_t *m)
 {
 	return mutex_owner(m) == MS_OWNER_NOTRECOVERABLE;
@@ -83,17 +84,8 @@ MS_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 {
 	struct ms_thread *t = &ms_self;
 	uint32_t r;
-	if (unlikely(!t->ok) || unlikely(!tracked(r = ms_table_find((uintptr_t)m))) ||
-	    unlikely(unrecoverable(m)))
+	if (unlikely(!t->ok) || unlikely(!tracked(r = ms_table_find((uintptr_t)m))))
 		return lock_entry_slow(m, CALLER);
-	/* Fetch the lines we will write while glibc takes the mutex, so that
-	 * on a mutex bouncing between cores the misses are not paid inside
-	 * the critical section. */
-	struct ms_record *rec = ms_rec(r);
-	__builtin_prefetch(rec, 1);
-	__builtin_prefetch(ms_history_at(r, rec->ops), 1);
-	if (rec->flags & MS_F_TIMED)
-		__builtin_prefetch(&ms_table.cold[r].hold_start, 1);
 	int rc = ms_real.mutex_trylock(m);
 	if (unlikely(rc))
 		return ms_lock_slow(&ms_self, r, m, rc, CALLER, MS_OP_LOCK, 0, NULL);
@@ -159,7 +151,7 @@ static __attribute__((noinline)) int unlock_entry_slow(pthread_mutex_t *m,
 }
 
 /* The unlock path: the owner letting go of its last level (glibc's own
- * fields say so) of a mutex whose hold times are not measured.  No call
+ * fields say so) of a mutex whose current hold is not being timed.  No call
  * but the tail call to glibc. */
 MS_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 {
@@ -168,7 +160,7 @@ MS_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 	if (likely(t->ok) && likely(tracked(r = ms_table_find((uintptr_t)m))) &&
 	    likely(mutex_owner(m) == (int)t->tid) &&
 	    likely(LOAD(&m->__data.__count) <= 1) &&
-	    likely(!(ms_rec(r)->flags & MS_F_TIMED))) {
+	    likely(!(ms_rec(r)->flags & MS_F_HOLD_SAMPLE))) {
 		struct ms_record *rec = ms_rec(r);
 		rec->owner = t->tid;
 		ms_log_held(t, r, CALLER, MS_OP_UNLOCK, 0, 0, 0);

@@ -5,18 +5,29 @@
 #include "real.h"
 
 #include <errno.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
+/* Called by the new holder of a mutex that has made a thread wait: time
+ * this hold if it is the sampled one. */
 void ms_hold_begin(uint32_t r)
 {
+	struct ms_record *rec = ms_rec(r);
+	uint64_t n = rec->acquisitions;
+	if (n > MS_HOLD_EXACT && n % MS_HOLD_SAMPLE != 1)
+		return;
 	STORE(&ms_cold(r)->hold_start, ms_ticks());
+	__atomic_fetch_or(&rec->flags, MS_F_HOLD_SAMPLE, __ATOMIC_RELAXED);
 }
 
 void ms_hold_end(uint32_t r)
 {
 	struct ms_cold *c = ms_cold(r);
 	uint64_t start = LOAD(&c->hold_start);
+	__atomic_fetch_and(&ms_rec(r)->flags, ~MS_F_HOLD_SAMPLE, __ATOMIC_RELAXED);
 	if (!start)
-		return; /* the hold began before timing was switched on */
+		return;
 	uint64_t held = ms_ticks() - start;
 	STORE(&c->hold_start, 0);
 	SERIAL_ADD(&c->hold_total, held);
@@ -81,15 +92,30 @@ static unsigned hist_bucket(uint64_t ns)
 	return b < MS_HIST_BUCKETS ? b : MS_HIST_BUCKETS - 1;
 }
 
-static void add_wait(uint32_t r, struct ms_cold *c, uint64_t waited)
+/* A wait that got the mutex: the waiter holds it now, so, like the lock
+ * path's counters, these need no locked instructions -- every writer of
+ * them holds the mutex. */
+static void add_wait(uint32_t r, struct ms_cold *c, uint64_t waited,
+		     uint32_t waiters)
 {
-	ATOMIC_ADD(&c->wait_total, waited);
-	atomic_max_u64(&c->wait_max, waited);
-	/* The histogram is in nanoseconds; converting needs the calibration,
-	 * which is cheap once made (a division). */
-	ATOMIC_ADD(&c->hist[hist_bucket(ms_ticks_to_ns(waited))], 1);
+	SERIAL_ADD(&c->wait_total, waited);
+	if (waited > LOAD(&c->wait_max))
+		STORE(&c->wait_max, waited);
+	/* In ticks: converting needs the calibration, made at report time. */
+	SERIAL_ADD(&c->hist[hist_bucket(waited)], 1);
+	if (waiters > LOAD(&c->waiters_max))
+		atomic_max_u32(&c->waiters_max, waiters); /* timeouts too */
 	if (!(LOAD(&ms_rec(r)->flags) & MS_F_TIMED))
 		__atomic_fetch_or(&ms_rec(r)->flags, MS_F_TIMED, __ATOMIC_RELAXED);
+}
+
+/* A wait that timed out: the thread does not hold the mutex. */
+static void add_timeout_wait(struct ms_cold *c, uint64_t waited, uint32_t waiters)
+{
+	ATOMIC_ADD(&c->timeout_wait_total, waited);
+	if (waiters > LOAD(&c->waiters_max))
+		atomic_max_u32(&c->waiters_max, waiters);
+	atomic_max_u64(&c->timeout_wait_max, waited);
 }
 
 static int call_lock(pthread_mutex_t *m, unsigned op, clockid_t clock,
@@ -129,11 +155,27 @@ static int finish(struct ms_thread *t, uint32_t r, pthread_mutex_t *m, int rc,
 }
 
 /* trylock did not get the mutex for a lock, timedlock or clocklock. */
+/* glibc's trylock, on a robust mutex that is not recoverable, answers
+ * ENOTRECOVERABLE but leaves the lock word holding our tid; its lock (which
+ * the program called) answers the same and leaves the word free.  Put the
+ * word back as glibc's lock does: clear it and wake one waiter (robust
+ * futexes are always shared). */
+static void undo_unrecoverable_try(struct ms_thread *t, pthread_mutex_t *m)
+{
+	int *word = &m->__data.__lock;
+	if ((LOAD(word) & FUTEX_TID_MASK) != (int)t->tid)
+		return;
+	__atomic_exchange_n(word, 0, __ATOMIC_RELEASE);
+	syscall(SYS_futex, word, FUTEX_WAKE, 1, NULL, NULL, 0);
+}
+
 int ms_lock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m, int rc,
 		 uintptr_t caller, unsigned op, clockid_t clock,
 		 const struct timespec *abstime)
 {
 	int saved = errno;
+	if (rc == ENOTRECOVERABLE)
+		undo_unrecoverable_try(t, m);
 	if (rc != EBUSY || mutex_owner(m) == (int)t->tid) {
 		/* Not a wait: a robust owner died (EOWNERDEAD, and we hold
 		 * it), an error, or the owner locking again, which glibc
@@ -146,13 +188,14 @@ int ms_lock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m, int rc,
 	}
 	struct ms_cold *c = ms_cold(r);
 	uint32_t waiters = ATOMIC_ADD(&c->waiters, 1) + 1;
-	atomic_max_u32(&c->waiters_max, waiters);
 	uint64_t start = ms_ticks();
 	rc = call_lock(m, op, clock, abstime);
 	uint64_t now = ms_ticks();
 	ATOMIC_SUB(&c->waiters, 1);
-	if (rc == 0 || rc == EOWNERDEAD || rc == ETIMEDOUT)
-		add_wait(r, c, now - start);
+	if (rc == 0 || rc == EOWNERDEAD)
+		add_wait(r, c, now - start, waiters);
+	else if (rc == ETIMEDOUT)
+		add_timeout_wait(c, now - start, waiters);
 	rc = finish(t, r, m, rc, caller, op, 1, now);
 	errno = saved;
 	return rc;

@@ -55,7 +55,7 @@ MS_HOT void ms_released(struct ms_thread *t, uint32_t r, uintptr_t caller,
 {
 	struct ms_record *rec = ms_rec(r);
 	rec->owner = t->tid;
-	if (unlikely(rec->flags & MS_F_TIMED))
+	if (unlikely(rec->flags & MS_F_HOLD_SAMPLE))
 		ms_hold_end(r);
 	ms_log_held(t, r, caller, op, 0, 0, 0);
 }

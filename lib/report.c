@@ -50,8 +50,11 @@ static void from_record(struct line *l, uintptr_t key, uint32_t r)
 	if (!(flags & MS_F_COLD))
 		return;
 	const struct ms_cold *c = &ms_table.cold[r];
-	l->wait_total = ms_ticks_to_ns(LOAD(&c->wait_total));
-	l->wait_max = ms_ticks_to_ns(LOAD(&c->wait_max));
+	/* Wait times include waits that timed out. */
+	l->wait_total = ms_ticks_to_ns(LOAD(&c->wait_total) +
+				       LOAD(&c->timeout_wait_total));
+	uint64_t wmax = LOAD(&c->wait_max), tmax = LOAD(&c->timeout_wait_max);
+	l->wait_max = ms_ticks_to_ns(wmax > tmax ? wmax : tmax);
 	l->hold_total = ms_ticks_to_ns(LOAD(&c->hold_total));
 	l->hold_max = ms_ticks_to_ns(LOAD(&c->hold_max));
 	l->holds = LOAD(&c->holds);
@@ -96,7 +99,7 @@ static uint64_t sort_key(const struct line *l)
 	case MS_SORT_WAIT_MAX: return l->wait_max;
 	case MS_SORT_CONTENDED: return l->contended;
 	case MS_SORT_ACQUIRED: return l->acquisitions;
-	case MS_SORT_HOLD: return l->hold_total;
+	case MS_SORT_HOLD: return l->holds ? l->hold_total / l->holds : 0;
 	case MS_SORT_HOLD_MAX: return l->hold_max;
 	case MS_SORT_CHANGES: return l->changes;
 	default: return l->wait_total;
@@ -229,16 +232,16 @@ static void header(struct ms_fmt *f, const struct top *t)
 		       "numbers are summed by first-lock site ('N ended')\n",
 		       (unsigned long long)gone, (unsigned long long)reinit);
 	ms_fmt(f,
-	       "  hold times are measured on a mutex once it has made a thread "
-	       "wait (%llu mutexes); '-' = not measured\n",
-	       (unsigned long long)t->timed);
+	       "  hold times: on mutexes that made a thread wait (%llu), each of "
+	       "the first %d acquisitions, then 1 in %d\n",
+	       (unsigned long long)t->timed, MS_HOLD_EXACT, MS_HOLD_SAMPLE);
 }
 
 static void top_table(struct ms_fmt *f, const struct top *t)
 {
 	ms_fmt(f, "\nTop %zu mutexes by %s:\n", t->n, ms_sort_name(ms_opt.sort));
 	ms_fmt(f, "%3s %-18s %10s %10s %9s %9s %9s %9s %8s  %s\n", "#", "mutex",
-	       "acquired", "contended", "wait tot", "wait max", "hold tot",
+	       "acquired", "contended", "wait tot", "wait max", "hold avg",
 	       "hold max", "changes", "first locked at");
 	for (size_t i = 0; i < t->n; i++) {
 		const struct line *l = &t->lines[i];
@@ -249,7 +252,7 @@ static void top_table(struct ms_fmt *f, const struct top *t)
 		       (unsigned long long)l->acquisitions,
 		       (unsigned long long)l->contended,
 		       dur(a, l->wait_total, 1), dur(b, l->wait_max, 1),
-		       dur(c, l->hold_total, held_known),
+		       dur(c, held_known ? l->hold_total / l->holds : 0, held_known),
 		       dur(d, l->hold_max, held_known),
 		       (unsigned long long)l->changes,
 		       fit((char *)ms_symbolize(l->first_caller, site, sizeof site),

@@ -178,9 +178,11 @@ static void fold(struct ms_table *t, uint32_t r)
 	if (!(LOAD(&rec->flags) & MS_F_COLD))
 		return;
 	const struct ms_cold *c = &t->cold[r];
-	s->wait_total += LOAD(&c->wait_total);
+	s->wait_total += LOAD(&c->wait_total) + LOAD(&c->timeout_wait_total);
 	if (LOAD(&c->wait_max) > s->wait_max)
 		s->wait_max = LOAD(&c->wait_max);
+	if (LOAD(&c->timeout_wait_max) > s->wait_max)
+		s->wait_max = LOAD(&c->timeout_wait_max);
 	s->hold_total += LOAD(&c->hold_total);
 	if (LOAD(&c->hold_max) > s->hold_max)
 		s->hold_max = LOAD(&c->hold_max);

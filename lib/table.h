@@ -40,6 +40,14 @@
 #define MS_F_COLD 2u       /* cold part valid for this life */
 #define MS_F_TIMED 4u      /* has made a thread wait: hold times measured */
 #define MS_F_STATIC 8u     /* first seen by a lock, not by init */
+#define MS_F_HOLD_SAMPLE 16u /* the current hold is being timed */
+
+/* Hold times of mutexes that have made a thread wait: every hold among a
+ * mutex's first MS_HOLD_EXACT acquisitions is timed, then one in
+ * MS_HOLD_SAMPLE (two clock reads inside the critical section on every
+ * acquisition make a hot mutex hotter still). */
+#define MS_HOLD_EXACT 4096
+#define MS_HOLD_SAMPLE 16
 #define MS_F_KIND_SHIFT 16 /* glibc's __kind (low 10 bits) when first seen */
 
 struct ms_slot {
@@ -77,18 +85,19 @@ enum ms_misuse {
 	MS_M_USE_DESTROYED, MS_M_COUNT,
 };
 
-#define MS_HIST_BUCKETS 40 /* log2 buckets of nanoseconds: [2^(i-1), 2^i) */
+#define MS_HIST_BUCKETS 48 /* log2 buckets of ticks: [2^(i-1), 2^i) */
 #define MS_FAIL_RING 8
 
 struct ms_cold {
-	uint64_t wait_total, wait_max;          /* ticks */
-	uint64_t hold_total, hold_max, holds;   /* ticks; holds = measured holds */
+	uint64_t wait_total, wait_max;          /* ticks, waits that got it */
+	uint64_t timeout_wait_total, timeout_wait_max; /* waits that timed out */
+	uint64_t hold_total, hold_max, holds;   /* ticks, of the sampled holds */
 	uint64_t hold_start;                    /* ticks, set by the holder */
 	uint64_t trylock_ok, trylock_busy, timeouts, cond_waits;
 	uint32_t errors[MS_E_COUNT];
 	uint32_t misuse[MS_M_COUNT];
 	uint32_t waiters, waiters_max;
-	uint32_t hist[MS_HIST_BUCKETS];         /* wait times */
+	uint32_t hist[MS_HIST_BUCKETS];         /* waits that got the mutex */
 	const char *name;
 	uint32_t fail_pos;
 	struct ms_op fail[MS_FAIL_RING];
