@@ -60,36 +60,50 @@ static inline int unrecoverable(const pthread_mutex_t *m)
 	return mutex_owner(m) == MS_OWNER_NOTRECOVERABLE;
 }
 
-/* Everything a lock that is not the plain case needs: not recording,
- * first use, untracked. */
-static __attribute__((noinline)) int lock_entry_slow(pthread_mutex_t *m,
-						     uintptr_t caller)
+/* The lock paths that are not the plain case, out of line so that the
+ * plain one saves few registers. */
+
+/* The try got the mutex, but the call is not recorded the plain way:
+ * library code on this thread, not started, or a mutex not seen before. */
+static __attribute__((noinline)) int lock_free_slow(pthread_mutex_t *m,
+						    uintptr_t caller)
 {
 	struct ms_thread *t = recording();
 	uint32_t r;
-	if (!t || (r = record_of(t, m)) == MS_REC_UNTRACKED || unrecoverable(m))
-		return ms_real.mutex_lock(m);
-	int rc = ms_real.mutex_trylock(m);
-	if (rc == 0) {
+	if (t && (r = record_of(t, m)) != MS_REC_UNTRACKED)
 		ms_acquired(t, r, caller, MS_OP_LOCK, 0, 0, 0);
-		return 0;
+	return 0;
+}
+
+/* The try did not get the mutex: a wait, a relock, or an error. */
+static __attribute__((noinline)) int lock_not_free(pthread_mutex_t *m, int rc,
+						   uintptr_t caller)
+{
+	struct ms_thread *t = recording();
+	uint32_t r;
+	if (!t || (r = record_of(t, m)) == MS_REC_UNTRACKED) {
+		if (rc == ENOTRECOVERABLE)
+			ms_undo_unrecoverable_try(m);
+		return rc == EBUSY ? ms_real.mutex_lock(m) : rc;
 	}
 	return ms_lock_slow(t, r, m, rc, caller, MS_OP_LOCK, 0, NULL);
 }
 
-/* The lock path: one TLS test, one table probe, glibc's trylock, and a few
- * stores to the record and its history.  The rest is out of line so that
- * this function saves few registers. */
+/* The lock path: glibc's trylock first -- if the mutex is free that is the
+ * whole of glibc's work, and if it is not, this is a contention -- then one
+ * TLS test, the thread's cached lookup, and a few stores to the record and
+ * its history. */
 MS_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 {
-	struct ms_thread *t = &ms_self;
-	uint32_t r;
-	if (unlikely(!t->ok) || unlikely(!tracked(r = ms_table_find((uintptr_t)m))))
-		return lock_entry_slow(m, CALLER);
 	int rc = ms_real.mutex_trylock(m);
 	if (unlikely(rc))
-		return ms_lock_slow(&ms_self, r, m, rc, CALLER, MS_OP_LOCK, 0, NULL);
-	ms_acquired(&ms_self, r, CALLER, MS_OP_LOCK, 0, 0, 0);
+		return lock_not_free(m, rc, CALLER);
+	struct ms_thread *t = &ms_self;
+	uint32_t r;
+	if (unlikely(!t->ok) ||
+	    unlikely(!tracked(r = ms_table_find_cached(t, (uintptr_t)m))))
+		return lock_free_slow(m, CALLER);
+	ms_acquired(t, r, CALLER, MS_OP_LOCK, 0, 0, 0);
 	return 0;
 }
 
@@ -157,7 +171,7 @@ MS_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 {
 	struct ms_thread *t = &ms_self;
 	uint32_t r;
-	if (likely(t->ok) && likely(tracked(r = ms_table_find((uintptr_t)m))) &&
+	if (likely(t->ok) && likely(tracked(r = ms_table_find_cached(t, (uintptr_t)m))) &&
 	    likely(mutex_owner(m) == (int)t->tid) &&
 	    likely(LOAD(&m->__data.__count) <= 1) &&
 	    likely(!(ms_rec(r)->flags & MS_F_HOLD_SAMPLE))) {

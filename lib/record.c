@@ -160,10 +160,11 @@ static int finish(struct ms_thread *t, uint32_t r, pthread_mutex_t *m, int rc,
  * the program called) answers the same and leaves the word free.  Put the
  * word back as glibc's lock does: clear it and wake one waiter (robust
  * futexes are always shared). */
-static void undo_unrecoverable_try(struct ms_thread *t, pthread_mutex_t *m)
+void ms_undo_unrecoverable_try(pthread_mutex_t *m)
 {
 	int *word = &m->__data.__lock;
-	if ((LOAD(word) & FUTEX_TID_MASK) != (int)t->tid)
+	int tid = ms_self.tid ? (int)ms_self.tid : (int)syscall(SYS_gettid);
+	if ((LOAD(word) & FUTEX_TID_MASK) != tid)
 		return;
 	__atomic_exchange_n(word, 0, __ATOMIC_RELEASE);
 	syscall(SYS_futex, word, FUTEX_WAKE, 1, NULL, NULL, 0);
@@ -175,7 +176,7 @@ int ms_lock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m, int rc,
 {
 	int saved = errno;
 	if (rc == ENOTRECOVERABLE)
-		undo_unrecoverable_try(t, m);
+		ms_undo_unrecoverable_try(m);
 	if (rc != EBUSY || mutex_owner(m) == (int)t->tid) {
 		/* Not a wait: a robust owner died (EOWNERDEAD, and we hold
 		 * it), an error, or the owner locking again, which glibc

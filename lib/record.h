@@ -62,6 +62,7 @@ MS_HOT void ms_released(struct ms_thread *t, uint32_t r, uintptr_t caller,
 
 /* Slow paths, in record.c. */
 uint32_t ms_first_use(struct ms_thread *t, pthread_mutex_t *m);
+void ms_undo_unrecoverable_try(pthread_mutex_t *m);
 void ms_note_kind(uint32_t r, const pthread_mutex_t *m, uint32_t extra);
 int ms_lock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m, int rc,
 		 uintptr_t caller, unsigned op, clockid_t clock,

@@ -79,6 +79,9 @@ int ms_table_init(uint32_t capacity, uint32_t history_len)
 			t->index_mask = 2 * cap - 1;
 			t->index_shift = (unsigned)__builtin_ctzll(2 * cap);
 			t->history_len = history_len;
+			t->history_mask = history_len - 1;
+			for (size_t k = 0; k < history_len; k++)
+				t->history_row[k] = t->history + k * (cap + 1);
 			t->next_unused = 1;
 			__atomic_store_n(&t->ready, 1, __ATOMIC_RELEASE);
 			return (int)cap;
@@ -274,6 +277,8 @@ void ms_table_remove(uintptr_t key)
 			t->untracked_mutexes--;
 		t->destroyed++;
 		__atomic_store_n(&t->slots[i].key, MS_KEY_TOMB, __ATOMIC_RELEASE);
+		/* threads' cached lookups of this address are now stale */
+		__atomic_fetch_add(&t->gen, 1, __ATOMIC_RELEASE);
 		/* A tombstone followed by an empty slot ends no probe chain that
 		 * matters: turn such runs back into empty slots so lookups stay
 		 * short.  Safe because adds and removes hold the lock. */

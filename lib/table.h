@@ -22,6 +22,7 @@
 
 #include "internal.h"
 #include "ring.h"
+#include "thread.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -120,6 +121,8 @@ struct ms_table {
 	struct ms_record *records; /* [1..capacity] */
 	struct ms_cold *cold;
 	struct ms_op *history;     /* [position * (capacity + 1) + record] */
+	struct ms_op *history_row[1024]; /* &history[position * (capacity + 1)] */
+	uint32_t history_mask;     /* history_len - 1 */
 	uint32_t *free_next;
 	uint64_t index_mask;
 	unsigned index_shift;      /* log2 of the number of index slots */
@@ -133,6 +136,7 @@ struct ms_table {
 	uint32_t nsites;
 	struct ms_site *sites; /* [MS_MAX_SITES] */
 	int ready;
+	uint32_t gen; /* bumped when an address leaves the table */
 };
 
 extern struct ms_table ms_table;
@@ -166,6 +170,21 @@ static inline uint32_t ms_table_find(uintptr_t key)
 	return MS_REC_NONE;
 }
 
+/* ms_table_find through the thread's one-entry cache. */
+static inline uint32_t ms_table_find_cached(struct ms_thread *c, uintptr_t key)
+{
+	uint32_t gen = __atomic_load_n(&ms_table.gen, __ATOMIC_ACQUIRE);
+	if (likely(c->cache_key == key && c->cache_gen == gen))
+		return c->cache_rec;
+	uint32_t r = ms_table_find(key);
+	if (r - 1 < MS_REC_UNTRACKED - 1) { /* only tracked records */
+		c->cache_key = key;
+		c->cache_rec = r;
+		c->cache_gen = gen;
+	}
+	return r;
+}
+
 static inline struct ms_record *ms_rec(uint32_t r)
 {
 	return &ms_table.records[r];
@@ -173,9 +192,7 @@ static inline struct ms_record *ms_rec(uint32_t r)
 
 static inline struct ms_op *ms_history_at(uint32_t r, uint32_t pos)
 {
-	const struct ms_table *t = &ms_table;
-	return &t->history[(size_t)(pos & (t->history_len - 1)) *
-				   (t->capacity + 1) + r];
+	return ms_table.history_row[pos & ms_table.history_mask] + r;
 }
 
 int ms_table_init(uint32_t capacity, uint32_t history_len);

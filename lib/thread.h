@@ -20,6 +20,13 @@ struct ms_thread {
 	uint32_t tid;
 	uint64_t clock;
 	uint32_t guard;
+	/* The last mutex this thread looked up, and its record: a lock and
+	 * its unlock, or a loop on one mutex, skip the table probe.  Valid
+	 * while the table's generation (bumped whenever an address leaves
+	 * the table) is the one seen when it was filled. */
+	uint32_t cache_gen;
+	uintptr_t cache_key;
+	uint32_t cache_rec;
 };
 
 extern __thread struct ms_thread ms_self
