@@ -171,6 +171,12 @@ static void collect(uintptr_t key, uint32_t r, void *arg)
 
 #define WIDTH 120
 
+/* "1 mutex", "2 mutexes" */
+static const char *plural(uint64_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
 static const char *mutex_label(char *out, size_t cap, const struct line *l)
 {
 	struct ms_fmt f;
@@ -212,12 +218,14 @@ static void header(struct ms_fmt *f, const struct top *t)
 	char run[16];
 	const struct ms_table *tb = &ms_table;
 	uint64_t untracked = LOAD(&tb->untracked_mutexes);
+	uint64_t threads = ms_threads_seen();
 	ms_fmt(f,
-	       "mutexstat: %s (pid %d) ran %s: %llu threads used mutexes, "
-	       "%llu mutexes tracked, %llu untracked\n",
+	       "mutexstat: %s (pid %d) ran %s: %llu %s used mutexes, "
+	       "%llu %s tracked, %llu untracked\n",
 	       program_invocation_short_name, (int)getpid(),
-	       ms_duration(run, ms_run_ns()), (unsigned long long)ms_threads_seen(),
-	       (unsigned long long)t->live, (unsigned long long)untracked);
+	       ms_duration(run, ms_run_ns()), (unsigned long long)threads,
+	       plural(threads, "thread", "threads"), (unsigned long long)t->live,
+	       plural(t->live, "mutex", "mutexes"), (unsigned long long)untracked);
 	uint64_t lost = LOAD(&tb->untracked_ops);
 	if (untracked || lost)
 		ms_fmt(f,
@@ -239,7 +247,8 @@ static void header(struct ms_fmt *f, const struct top *t)
 
 static void top_table(struct ms_fmt *f, const struct top *t)
 {
-	ms_fmt(f, "\nTop %zu mutexes by %s:\n", t->n, ms_sort_name(ms_opt.sort));
+	ms_fmt(f, "\nTop %zu %s by %s:\n", t->n, plural(t->n, "mutex", "mutexes"),
+	       ms_sort_name(ms_opt.sort));
 	ms_fmt(f, "%3s %-18s %10s %10s %9s %9s %9s %9s %8s  %s\n", "#", "mutex",
 	       "acquired", "contended", "wait tot", "wait max", "hold avg",
 	       "hold max", "changes", "first locked at");

@@ -16,7 +16,7 @@ items=12000 # producers * items each, in examples/cxx_mutex.cpp
 # read under the column's header (right-aligned), so a mutex label with
 # spaces in it ("3 destroyed", a name) does not shift it.
 acquired_column() {
-	awk '/^Top [0-9]+ mutexes/ { top = 1; next }
+	awk '/^Top [0-9]+ mutex(es)? by/ { top = 1; next }
 		top && /^$/ { top = 0 }
 		top && /acquired/ { end = index($0, "acquired") + 7; next }
 		top && end { v = substr($0, 1, end); sub(/.*[ \t]/, "", v); print v }' "$1"

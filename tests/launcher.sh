@@ -124,7 +124,7 @@ expect_eq "variables not set by an option pass through" "$(cat "$WORK/out")" 5
 
 # and the library acts on them
 launch "$WORK/out" "$WORK/err" --top 1 -o "$WORK/top1.txt" "$CONTENTION" 2 1000
-expect_grep "--top 1: one row" '^Top 1 mutexes by wait:$' "$WORK/top1.txt"
+expect_grep "--top 1: one row" '^Top 1 mutex by wait:$' "$WORK/top1.txt"
 launch "$WORK/out" "$WORK/err" --sort acquired -o "$WORK/acq.txt" "$CONTENTION" 2 1000
 expect_grep "--sort acquired" '^Top 2 mutexes by acquired:$' "$WORK/acq.txt"
 expect_eq "--sort acquired: the 2000-lock mutex first" \

@@ -117,7 +117,7 @@ history_rows() {
 
 # first_acquired FILE: the acquired column of the top table's first row.
 first_acquired() {
-	awk '/^Top [0-9]+ mutexes/ { getline; getline; print $3; exit }' "$1"
+	awk '/^Top [0-9]+ mutex(es)? by/ { getline; getline; print $3; exit }' "$1"
 }
 
 # The program's own output, to compare against.
@@ -199,12 +199,12 @@ for pair in 1:1 3:3 007:7 12:12 100000:12; do
 	run "MUTEXSTAT_TOP=${pair%%:*}" "$LOCKS" many 12
 	expect_eq "MUTEXSTAT_TOP=${pair%%:*}: no warning" "$(cat "$WORK/err")" ""
 	expect_grep "MUTEXSTAT_TOP=${pair%%:*}: ${pair#*:} rows" \
-	    "^Top ${pair#*:} mutexes by wait:$" "$WORK/report"
+	    "^Top ${pair#*:} $( [ "${pair#*:}" = 1 ] && echo mutex || echo mutexes) by wait:$" "$WORK/report"
 	expect_eq "MUTEXSTAT_TOP=${pair%%:*}: ${pair#*:} details" \
 	    "$(grep -c '^#[0-9]* mutex ' "$WORK/report")" "${pair#*:}"
 done
 run MUTEXSTAT_TOP=1 "$CONTENTION" 2 1000
-expect_grep "MUTEXSTAT_TOP=1 on contention" '^Top 1 mutexes by wait:$' "$WORK/report"
+expect_grep "MUTEXSTAT_TOP=1 on contention" '^Top 1 mutex by wait:$' "$WORK/report"
 expect_unchanged "MUTEXSTAT_TOP=1 on contention" "$WORK/contention.out"
 
 for pair in 1:1 2:2 3:4 5:8 16:16 17:32 1000:1024 1024:1024; do
