@@ -72,7 +72,7 @@ MS_EXPORT int mutexstat_name(const pthread_mutex_t *mutex, const char *name)
 		return -1;
 	uint32_t r = ms_table_find((uintptr_t)mutex);
 	if (r == MS_REC_NONE)
-		r = ms_first_use(t, (pthread_mutex_t *)mutex);
+		r = ms_first_use(t, (pthread_mutex_t *)mutex, 0);
 	if (r == MS_REC_UNTRACKED || r == MS_REC_NONE)
 		return -1;
 	const char *copy = name ? copy_name(name) : NULL;

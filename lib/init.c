@@ -6,7 +6,9 @@
 #include "fmt.h"
 #include "options.h"
 #include "output.h"
+#include "depot.h"
 #include "real.h"
+#include "stack.h"
 #include "report.h"
 #include "table.h"
 #include "thread.h"
@@ -38,19 +40,24 @@ static const char *env(const char *name)
 
 static void before_fork(void)
 {
-	if (!ms_self.guard)
+	if (!ms_self.guard) {
 		ms_table_lock();
+		ms_depot_lock();
+	}
 }
 
 static void after_fork_parent(void)
 {
-	if (!ms_self.guard)
+	if (!ms_self.guard) {
+		ms_depot_unlock();
 		ms_table_unlock();
+	}
 }
 
 static void after_fork_child(void)
 {
 	ms_table_after_fork_child();
+	ms_depot_after_fork_child();
 	ms_thread_after_fork_child();
 }
 
@@ -62,6 +69,8 @@ static void start(void)
 	ms_output_init();
 	ms_options_load(env, ms_warn);
 	ms_real_resolve();
+	ms_stack_init();
+	ms_depot_init((size_t)ms_opt.stack_memory << 20);
 	int got = ms_table_init((uint32_t)ms_opt.table_size,
 				(uint32_t)ms_opt.history);
 	if (!got) {

@@ -36,13 +36,15 @@ static inline __attribute__((always_inline)) struct ms_thread *recording(void)
 }
 
 /* The record for m, adding it on first use; MS_REC_UNTRACKED if none. */
-static inline uint32_t record_of(struct ms_thread *t, pthread_mutex_t *m)
+static inline __attribute__((always_inline)) uint32_t
+record_of_at(struct ms_thread *t, pthread_mutex_t *m, uintptr_t caller)
 {
 	uint32_t r = ms_table_find((uintptr_t)m);
 	if (unlikely(r == MS_REC_NONE))
-		r = ms_first_use(t, m);
+		r = ms_first_use(t, m, caller);
 	return r;
 }
+#define record_of(t, m) record_of_at((t), (m), CALLER)
 
 /* A tracked record number, not MS_REC_NONE nor MS_REC_UNTRACKED. */
 static inline int tracked(uint32_t r)
@@ -70,7 +72,7 @@ static __attribute__((noinline)) int lock_free_slow(pthread_mutex_t *m,
 {
 	struct ms_thread *t = recording();
 	uint32_t r;
-	if (t && (r = record_of(t, m)) != MS_REC_UNTRACKED)
+	if (t && (r = record_of_at(t, m, caller)) != MS_REC_UNTRACKED)
 		ms_acquired(t, r, caller, MS_OP_LOCK, 0, 0, 0);
 	return 0;
 }
@@ -81,7 +83,7 @@ static __attribute__((noinline)) int lock_not_free(pthread_mutex_t *m, int rc,
 {
 	struct ms_thread *t = recording();
 	uint32_t r;
-	if (!t || (r = record_of(t, m)) == MS_REC_UNTRACKED) {
+	if (!t || (r = record_of_at(t, m, caller)) == MS_REC_UNTRACKED) {
 		if (rc == ENOTRECOVERABLE)
 			ms_undo_unrecoverable_try(m);
 		return rc == EBUSY ? ms_real.mutex_lock(m) : rc;
@@ -174,7 +176,7 @@ MS_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 	if (likely(t->ok) && likely(tracked(r = ms_table_find_cached(t, (uintptr_t)m))) &&
 	    likely(mutex_owner(m) == (int)t->tid) &&
 	    likely(LOAD(&m->__data.__count) <= 1) &&
-	    likely(!(ms_rec(r)->flags & MS_F_HOLD_SAMPLE))) {
+	    likely(!(ms_rec(r)->flags & (MS_F_HOLD_SAMPLE | MS_F_WAITERS)))) {
 		struct ms_record *rec = ms_rec(r);
 		rec->owner = t->tid;
 		ms_log_held(t, r, CALLER, MS_OP_UNLOCK, 0, 0, 0);
@@ -196,6 +198,7 @@ MS_EXPORT int pthread_mutex_init(pthread_mutex_t *m,
 	ms_guard_leave(t);
 	if (r != MS_REC_UNTRACKED && r != MS_REC_NONE) {
 		ms_note_kind(r, m, 0);
+		ms_rec(r)->init_stack = ms_site_stack(CALLER);
 		ms_log_held(t, r, CALLER, MS_OP_INIT, 0, 0, 0);
 	}
 	errno = saved;

@@ -38,6 +38,13 @@ static const struct option {
 	  "rank by wait|wait-max|contended|acquired|hold|hold-max|changes" },
 	{ "MUTEXSTAT_EXIT_REPORT", CHOICE, "1", 0, 0, bool_names,
 	  &ms_opt.exit_report, "1 = write the report at exit, 0 = only on demand" },
+	{ "MUTEXSTAT_FRAMES", NUM, "16", 1, 64, NULL, &ms_opt.frames,
+	  "frames kept per call stack" },
+	{ "MUTEXSTAT_STACK_SAMPLE", NUM, "1", 1, 1000000, NULL,
+	  &ms_opt.stack_sample,
+	  "capture the stacks of one contention event in N (counts stay exact)" },
+	{ "MUTEXSTAT_STACK_MEMORY", NUM, "64", 1, 4096, NULL, &ms_opt.stack_memory,
+	  "MiB for call stacks; when spent, new stacks are counted as dropped" },
 };
 
 #define N_OPTIONS (sizeof options / sizeof options[0])

@@ -16,6 +16,9 @@ struct ms_options {
 	uint64_t top;          /* mutexes listed in the report */
 	uint64_t sort;         /* enum ms_sort */
 	uint64_t exit_report;  /* write the report at exit */
+	uint64_t frames;       /* frames per captured stack */
+	uint64_t stack_sample; /* capture one contention event in N */
+	uint64_t stack_memory; /* MiB for the stack depot */
 	const char *output;    /* report path, %p = pid; NULL = stderr */
 };
 

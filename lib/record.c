@@ -2,6 +2,10 @@
  * hold times of mutexes that have made threads wait. */
 #include "record.h"
 #include "clock.h"
+#include "blame.h"
+#include "depot.h"
+#include "options.h"
+#include "stack.h"
 #include "real.h"
 
 #include <errno.h>
@@ -11,6 +15,46 @@
 
 /* Called by the new holder of a mutex that has made a thread wait: time
  * this hold if it is the sampled one. */
+/* The unlock of a mutex a sampled thread waits for: where the holder lets
+ * go is what made it wait. */
+void ms_capture_releaser(uint32_t r)
+{
+	STORE(&ms_cold(r)->release_stack, ms_stack_here());
+}
+
+/* Where a call site's stack was last captured: init and first-lock
+ * stacks are captured once per call site, not once per mutex (a program
+ * creating a million mutexes at one line pays for one capture). */
+#define SITE_CACHE 1024
+static struct {
+	uintptr_t caller;
+	uint32_t id, check;
+} site_cache[SITE_CACHE];
+
+ms_stack_id ms_site_stack(uintptr_t caller)
+{
+	unsigned i = (unsigned)(caller >> 2) & (SITE_CACHE - 1);
+	uintptr_t c = LOAD(&site_cache[i].caller);
+	uint32_t id = LOAD(&site_cache[i].id);
+	if (c == caller && LOAD(&site_cache[i].check) == ((uint32_t)caller ^ id) && id)
+		return id;
+	id = ms_stack_here();
+	if (!id) /* no libunwind: at least the caller */
+		id = ms_depot_put(&caller, 1);
+	STORE(&site_cache[i].caller, caller);
+	STORE(&site_cache[i].id, id);
+	STORE(&site_cache[i].check, (uint32_t)caller ^ id);
+	return id;
+}
+
+/* The first acquisition of a mutex life. */
+void ms_first_acquired(uint32_t r, uintptr_t caller)
+{
+	struct ms_record *rec = ms_rec(r);
+	rec->first_caller = caller;
+	rec->first_stack = ms_site_stack(caller);
+}
+
 void ms_hold_begin(uint32_t r)
 {
 	struct ms_record *rec = ms_rec(r);
@@ -74,10 +118,12 @@ void ms_note_kind(uint32_t r, const pthread_mutex_t *m, uint32_t extra)
 /* First time we see this address in a lock, unlock or wait: a mutex set up
  * with PTHREAD_MUTEX_INITIALIZER, or one that was initialised before the
  * library started. */
-uint32_t ms_first_use(struct ms_thread *t, pthread_mutex_t *m)
+uint32_t ms_first_use(struct ms_thread *t, pthread_mutex_t *m, uintptr_t caller)
 {
 	if (!m)
 		return MS_REC_UNTRACKED; /* glibc will answer as it does */
+	if (ms_stack_helper_code(caller))
+		return MS_REC_UNTRACKED; /* libunwind's own lock (thread exit) */
 	ms_guard_enter(t);
 	uint32_t r = ms_table_add((uintptr_t)m, 0, &t->clock);
 	ms_guard_leave(t);
@@ -137,7 +183,7 @@ static int finish(struct ms_thread *t, uint32_t r, pthread_mutex_t *m, int rc,
 {
 	if (rc == 0 || rc == EOWNERDEAD) {
 		if (waited)
-			SERIAL_ADD(&ms_rec(r)->contended, 1);
+			SERIAL_ADD(&ms_cold(r)->contended, 1);
 		if (rc)
 			ms_count_error(r, rc);
 		ms_acquired(t, r, caller, op, waited, rc, now);
@@ -188,14 +234,38 @@ int ms_lock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m, int rc,
 		return rc;
 	}
 	struct ms_cold *c = ms_cold(r);
+	/* A sampled wait charges its time to the waiter's stack and to the
+	 * stack of the unlock that lets it in, which the holder captures when
+	 * it sees MS_F_WAITERS.  The capture comes before the clock starts. */
+	int sampled = ATOMIC_ADD(&c->waiter_sample, 1) % ms_opt.stack_sample == 0;
+	ms_stack_id mine = 0;
+	if (sampled) {
+		mine = ms_stack_here();
+		if (ATOMIC_ADD(&c->sampled_waiters, 1) == 0)
+			__atomic_fetch_or(&ms_rec(r)->flags, MS_F_WAITERS, __ATOMIC_SEQ_CST);
+	}
 	uint32_t waiters = ATOMIC_ADD(&c->waiters, 1) + 1;
 	uint64_t start = ms_ticks();
 	rc = call_lock(m, op, clock, abstime);
 	uint64_t now = ms_ticks();
 	ATOMIC_SUB(&c->waiters, 1);
-	if (rc == 0 || rc == EOWNERDEAD)
+	if (sampled && __atomic_fetch_sub(&c->sampled_waiters, 1, __ATOMIC_SEQ_CST) == 1) {
+		/* the last sampled waiter: holders need not capture any more,
+		 * unless one came in meanwhile */
+		__atomic_fetch_and(&ms_rec(r)->flags, ~MS_F_WAITERS, __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&c->sampled_waiters, __ATOMIC_SEQ_CST))
+			__atomic_fetch_or(&ms_rec(r)->flags, MS_F_WAITERS,
+					  __ATOMIC_SEQ_CST);
+	}
+	if (rc == 0 || rc == EOWNERDEAD) {
 		add_wait(r, c, now - start, waiters);
-	else if (rc == ETIMEDOUT)
+		if (sampled) {
+			uint64_t birth = LOAD(&ms_rec(r)->birth);
+			ms_blame_add(r, birth, MS_BLAME_WAIT, mine, now - start);
+			ms_blame_add(r, birth, MS_BLAME_HOLD, LOAD(&c->release_stack),
+				     now - start);
+		}
+	} else if (rc == ETIMEDOUT)
 		add_timeout_wait(c, now - start, waiters);
 	rc = finish(t, r, m, rc, caller, op, 1, now);
 	errno = saved;
@@ -223,7 +293,7 @@ int ms_unlock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
 {
 	int saved = errno, rc;
 	if (r == MS_REC_NONE)
-		r = ms_first_use(t, m);
+		r = ms_first_use(t, m, caller);
 	if (r == MS_REC_UNTRACKED || r == MS_REC_NONE) {
 		rc = ms_real.mutex_unlock(m);
 		errno = saved;

@@ -12,6 +12,9 @@
 #include "thread.h"
 
 void ms_hold_begin(uint32_t r);
+void ms_capture_releaser(uint32_t r);
+void ms_first_acquired(uint32_t r, uintptr_t caller);
+uint32_t ms_site_stack(uintptr_t caller);
 void ms_hold_end(uint32_t r);
 
 #define MS_HOT static inline __attribute__((always_inline))
@@ -40,7 +43,7 @@ MS_HOT void ms_acquired(struct ms_thread *t, uint32_t r, uintptr_t caller,
 			if (prev)
 				rec->owner_changes++;
 			else if (!rec->first_caller)
-				rec->first_caller = caller;
+				ms_first_acquired(r, caller);
 		}
 	}
 	rec->owner = t->tid | MS_HELD;
@@ -55,13 +58,18 @@ MS_HOT void ms_released(struct ms_thread *t, uint32_t r, uintptr_t caller,
 {
 	struct ms_record *rec = ms_rec(r);
 	rec->owner = t->tid;
-	if (unlikely(rec->flags & MS_F_HOLD_SAMPLE))
-		ms_hold_end(r);
+	if (unlikely(rec->flags & (MS_F_HOLD_SAMPLE | MS_F_WAITERS))) {
+		if (rec->flags & MS_F_WAITERS)
+			ms_capture_releaser(r);
+		if (rec->flags & MS_F_HOLD_SAMPLE)
+			ms_hold_end(r);
+	}
 	ms_log_held(t, r, caller, op, 0, 0, 0);
 }
 
 /* Slow paths, in record.c. */
-uint32_t ms_first_use(struct ms_thread *t, pthread_mutex_t *m);
+uint32_t ms_first_use(struct ms_thread *t, pthread_mutex_t *m,
+		      uintptr_t caller);
 void ms_undo_unrecoverable_try(pthread_mutex_t *m);
 void ms_note_kind(uint32_t r, const pthread_mutex_t *m, uint32_t extra);
 int ms_lock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m, int rc,

@@ -42,7 +42,6 @@ static void from_record(struct line *l, uintptr_t key, uint32_t r)
 	l->key = key;
 	l->r = r;
 	l->acquisitions = LOAD(&rec->acquisitions);
-	l->contended = LOAD(&rec->contended);
 	l->changes = LOAD(&rec->owner_changes);
 	l->first_caller = LOAD(&rec->first_caller);
 	uint32_t flags = LOAD(&rec->flags);
@@ -50,6 +49,7 @@ static void from_record(struct line *l, uintptr_t key, uint32_t r)
 	if (!(flags & MS_F_COLD))
 		return;
 	const struct ms_cold *c = &ms_table.cold[r];
+	l->contended = LOAD(&c->contended);
 	/* Wait times include waits that timed out. */
 	l->wait_total = ms_ticks_to_ns(LOAD(&c->wait_total) +
 				       LOAD(&c->timeout_wait_total));

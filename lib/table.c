@@ -122,10 +122,11 @@ static void record_begin(uint32_t r, uint64_t *clock)
 				       &rec->seq);
 	*clock = birth;
 	STORE(&rec->acquisitions, 0);
-	STORE(&rec->contended, 0);
 	STORE(&rec->owner_changes, 0);
 	STORE(&rec->birth, birth);
 	STORE(&rec->first_caller, 0);
+	STORE(&rec->first_stack, 0);
+	STORE(&rec->init_stack, 0);
 	STORE(&rec->owner, 0);
 	STORE(&rec->flags, 0);
 	/* The history restarts at position 0, so a life touches only the
@@ -176,11 +177,11 @@ static void fold(struct ms_table *t, uint32_t r)
 	struct ms_site *s = site_for(t, LOAD(&rec->first_caller));
 	s->mutexes++;
 	s->acquisitions += LOAD(&rec->acquisitions);
-	s->contended += LOAD(&rec->contended);
 	s->owner_changes += LOAD(&rec->owner_changes);
 	if (!(LOAD(&rec->flags) & MS_F_COLD))
 		return;
 	const struct ms_cold *c = &t->cold[r];
+	s->contended += LOAD(&c->contended);
 	s->wait_total += LOAD(&c->wait_total) + LOAD(&c->timeout_wait_total);
 	if (LOAD(&c->wait_max) > s->wait_max)
 		s->wait_max = LOAD(&c->wait_max);
@@ -305,11 +306,15 @@ void ms_table_reset(void)
 		struct ms_record *rec = ms_rec(r);
 		uint32_t owner = LOAD(&rec->owner), flags = LOAD(&rec->flags);
 		uintptr_t first = LOAD(&rec->first_caller);
+		uint32_t first_stack = LOAD(&rec->first_stack);
+		uint32_t init_stack = LOAD(&rec->init_stack);
 		const char *name = (flags & MS_F_COLD) ? LOAD(&t->cold[r].name) : NULL;
 		uint64_t clock = 0;
 		record_begin(r, &clock);
 		STORE(&rec->owner, owner);
 		STORE(&rec->first_caller, first);
+		STORE(&rec->first_stack, first_stack);
+		STORE(&rec->init_stack, init_stack);
 		STORE(&rec->slot, LOAD(&rec->slot));
 		STORE(&rec->flags, flags & ~(MS_F_COLD | MS_F_COLD_BUSY | MS_F_TIMED));
 		if (name)

@@ -24,6 +24,8 @@
 #include "ring.h"
 #include "thread.h"
 
+struct ms_blame;
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -42,6 +44,7 @@
 #define MS_F_TIMED 4u      /* has made a thread wait: hold times measured */
 #define MS_F_STATIC 8u     /* first seen by a lock, not by init */
 #define MS_F_HOLD_SAMPLE 16u /* the current hold is being timed */
+#define MS_F_WAITERS 32u     /* a thread waits: the unlock captures its stack */
 
 /* Hold times of mutexes that have made a thread wait: every hold among a
  * mutex's first MS_HOLD_EXACT acquisitions is timed, then one in
@@ -59,11 +62,12 @@ struct ms_slot {
 
 struct ms_record {
 	uint64_t acquisitions;
-	uint64_t contended;
 	uint64_t owner_changes;
 	uint64_t seq;   /* order of this record's last operation, kept across lives */
 	uint64_t birth; /* order at which this life began: older history is stale */
 	uintptr_t first_caller;
+	uint32_t first_stack; /* depot ids: where first locked, initialised */
+	uint32_t init_stack;
 	uint32_t owner; /* tid of the last acquirer, | MS_HELD while held */
 	uint32_t ops;   /* main history write position */
 	uint32_t flags;
@@ -90,6 +94,7 @@ enum ms_misuse {
 #define MS_FAIL_RING 8
 
 struct ms_cold {
+	uint64_t contended;                     /* acquisitions after a wait */
 	uint64_t wait_total, wait_max;          /* ticks, waits that got it */
 	uint64_t timeout_wait_total, timeout_wait_max; /* waits that timed out */
 	uint64_t hold_total, hold_max, holds;   /* ticks, of the sampled holds */
@@ -100,6 +105,10 @@ struct ms_cold {
 	uint32_t waiters, waiters_max;
 	uint32_t hist[MS_HIST_BUCKETS];         /* waits that got the mutex */
 	const char *name;
+	struct ms_blame *blame;   /* waiting and holding stacks (blame.c) */
+	uint32_t release_stack;   /* the unlock that let the next waiter in */
+	uint32_t waiter_sample;   /* contention events, for MUTEXSTAT_STACK_SAMPLE */
+	uint32_t sampled_waiters; /* sampled threads waiting now */
 	uint32_t fail_pos;
 	struct ms_op fail[MS_FAIL_RING];
 };

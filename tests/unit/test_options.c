@@ -16,7 +16,7 @@
 
 /* ---- a fake environment and a warning collector ------------------------- */
 
-#define MAX_VARS 8
+#define MAX_VARS 16
 static struct {
 	const char *name, *value;
 } env[MAX_VARS];
@@ -74,6 +74,9 @@ static void assert_defaults(void)
 	ck_assert_uint_eq(ms_opt.sort, MS_SORT_WAIT);
 	ck_assert_uint_eq(ms_opt.exit_report, 1);
 	ck_assert_ptr_null(ms_opt.output);
+	ck_assert_uint_eq(ms_opt.frames, 16);
+	ck_assert_uint_eq(ms_opt.stack_sample, 1);
+	ck_assert_uint_eq(ms_opt.stack_memory, 64);
 }
 
 /* ---- defaults ----------------------------------------------------------- */
@@ -109,7 +112,7 @@ END_TEST
 
 START_TEST(test_options_every_default_is_itself_valid)
 {
-	ck_assert_uint_eq(ms_options_count(), 6);
+	ck_assert_uint_eq(ms_options_count(), 9);
 	for (size_t i = 0; i < ms_options_count(); i++) {
 		ck_assert_int_eq(strncmp(ms_option_name(i), "MUTEXSTAT_", 10), 0);
 		ck_assert_ptr_nonnull(ms_option_help(i));

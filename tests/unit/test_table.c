@@ -615,7 +615,7 @@ START_TEST(test_table_reset_zeroes_numbers_keeps_identity_and_ownership)
 	lock_unlock(&t, r, CALLER_A, 3);
 	ms_acquired(&t, r, CALLER_A, MS_OP_LOCK, 0, 0, 0); /* held across reset */
 	struct ms_record *rec = ms_rec(r);
-	rec->contended = 4;
+	ms_cold(r)->contended = 4;
 	rec->flags |= MS_F_STATIC | 3u << MS_F_KIND_SHIFT;
 	ms_cold(r)->name = "db lock";
 	ms_cold(r)->wait_total = 99;
@@ -623,7 +623,7 @@ START_TEST(test_table_reset_zeroes_numbers_keeps_identity_and_ownership)
 
 	ms_table_reset();
 	ck_assert_uint_eq(rec->acquisitions, 0);
-	ck_assert_uint_eq(rec->contended, 0);
+	ck_assert_uint_eq(ms_cold(r)->contended, 0);
 	ck_assert_uint_eq(rec->owner_changes, 0);
 	ck_assert_uint_eq(rec->owner, 1234 | MS_HELD);
 	ck_assert_uint_eq(rec->first_caller, CALLER_A);
@@ -658,7 +658,7 @@ START_TEST(test_table_init_of_known_address_starts_from_zero_and_folds_old_life)
 
 	lock_unlock(&t, r, CALLER_A, 3);
 	lock_unlock(&u, r, CALLER_B, 1);
-	rec->contended = 2;
+	ms_cold(r)->contended = 2;
 	struct ms_cold *c = ms_cold(r);
 	c->wait_total = 500;
 	c->wait_max = 300;
@@ -676,11 +676,11 @@ START_TEST(test_table_init_of_known_address_starts_from_zero_and_folds_old_life)
 	ck_assert_uint_eq(ms_table.destroyed, 0);
 	/* the new life starts from zero ... */
 	ck_assert_uint_eq(rec->acquisitions, 0);
-	ck_assert_uint_eq(rec->contended, 0);
 	ck_assert_uint_eq(rec->owner_changes, 0);
 	ck_assert_uint_eq(rec->first_caller, 0);
 	ck_assert_uint_eq(rec->owner, 0);
 	ck_assert_uint_eq(rec->flags, 0);
+	ck_assert_uint_eq(ms_cold(r)->contended, 0);
 	ck_assert_uint_eq(ms_cold(r)->wait_total, 0);
 	ck_assert_uint_eq(ms_cold(r)->errors[MS_E_BUSY], 0);
 	/* ... after everything of the old one */

@@ -1,0 +1,44 @@
+/* depot.h - every distinct call stack stored once, named by a number.
+ *
+ * Records, history entries and blame lines hold a stack's id (32 bits)
+ * instead of its frames.  The depot lives in a fixed budget of memory
+ * (MUTEXSTAT_STACK_MEMORY) mapped once; when it is spent, new stacks are
+ * counted as dropped (id 0).  Lookups and inserts take a spin lock of ours,
+ * never a pthread mutex, and never call malloc. */
+#ifndef MUTEXSTAT_DEPOT_H
+#define MUTEXSTAT_DEPOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef uint32_t ms_stack_id; /* 0: no stack */
+
+int ms_depot_init(size_t budget_bytes);
+
+/* The id of these frames, storing them if new; 0 if the budget is spent. */
+ms_stack_id ms_depot_put(const uintptr_t *frames, int n);
+
+/* The frames of an id (innermost first); returns their number, 0 if the id
+ * is unknown. */
+int ms_depot_get(ms_stack_id id, const uintptr_t **frames);
+
+/* Capture the calling thread's stack (MUTEXSTAT_FRAMES deep) and store it.
+ * 0 if capture is unavailable or the budget is spent. */
+ms_stack_id ms_stack_here(void);
+
+struct ms_depot_stats {
+	uint64_t stacks;   /* distinct stacks stored */
+	uint64_t puts;     /* stacks offered */
+	uint64_t dropped;  /* offered when the budget was spent */
+	uint64_t used, budget; /* bytes */
+};
+void ms_depot_stats(struct ms_depot_stats *out);
+
+/* Memory from the depot's budget for other stack-keyed tables (blame);
+ * zeroed; NULL when spent.  Caller holds ms_depot_lock(). */
+void *ms_depot_alloc(size_t bytes);
+void ms_depot_lock(void);
+void ms_depot_unlock(void);
+void ms_depot_after_fork_child(void);
+
+#endif

@@ -1,0 +1,29 @@
+/* stack.h - capturing call stacks with libunwind.
+ *
+ * libunwind is opened at start-up with dlopen(RTLD_LOCAL): its symbols --
+ * among them the GCC unwinder ABI (_Unwind_RaiseException, ...) that C++
+ * exceptions and pthread_exit use -- stay private to us and never enter the
+ * global scope of the program (see README, "Call stacks").  Only the
+ * contended path, first uses and the report ever capture. */
+#ifndef MUTEXSTAT_STACK_H
+#define MUTEXSTAT_STACK_H
+
+#include <stdint.h>
+
+#define MS_MAX_FRAMES 64
+
+/* Open libunwind privately; returns 0, or -1 (stacks unavailable; the
+ * report says so) */
+int ms_stack_init(void);
+int ms_stack_available(void);
+
+/* Whether a code address is libunwind's: mutexes it locks (at thread exit,
+ * outside any capture) are its business, not the program's. */
+int ms_stack_helper_code(uintptr_t addr);
+
+/* The calling thread's return addresses, innermost first, without the
+ * library's own frames, at most `max` (<= MS_MAX_FRAMES).  Returns the
+ * number of frames, 0 if capture is unavailable. */
+int ms_stack_capture(uintptr_t *frames, int max);
+
+#endif

@@ -1,0 +1,1 @@
+typedef int placeholder_depot;
