@@ -7,6 +7,7 @@
  * lines within 120 columns. */
 #define _GNU_SOURCE
 #include "report.h"
+#include "report_stacks.h"
 #include "clock.h"
 #include "fmt.h"
 #include "options.h"
@@ -243,6 +244,7 @@ static void header(struct ms_fmt *f, const struct top *t)
 	       "  hold times: on mutexes that made a thread wait (%llu), each of "
 	       "the first %d acquisitions, then 1 in %d\n",
 	       (unsigned long long)t->timed, MS_HOLD_EXACT, MS_HOLD_SAMPLE);
+	ms_report_stack_summary(f);
 }
 
 static void top_table(struct ms_fmt *f, const struct top *t)
@@ -531,8 +533,10 @@ static void print_detail(struct ms_fmt *f, size_t rank, const struct line *l)
 	}
 	if (any)
 		ms_fmt(f, "\n");
-	if (!l->site)
+	if (!l->site) {
+		ms_report_mutex_stacks(f, l->r);
 		print_history(f, l->r);
+	}
 }
 
 /* ---- the whole report ------------------------------------------------ */

@@ -1,11 +1,67 @@
-/* symbols.h - code addresses as "function+0x2a (module)", at report time. */
+/* symbols.h - code addresses as "function+0x2a (dir/file.c:42, module)", at
+ * report time.
+ *
+ * elfutils' libdw does the work (the module's .symtab when present, so static
+ * functions too, and DWARF line tables).  It is opened with dlopen(RTLD_LOCAL)
+ * on the first report, never linked: until then it costs nothing, and its
+ * libraries never enter the program's global scope.  Without libdw (or
+ * without /proc) names come from dladdr: exported symbols only, no lines.
+ *
+ * Report time only: these functions allocate and take a spin lock of their
+ * own.  Never call them from a signal handler or a lock path.  They set the
+ * thread's guard themselves, so mutexes libdw locks pass straight through. */
 #ifndef MUTEXSTAT_SYMBOLS_H
 #define MUTEXSTAT_SYMBOLS_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-/* Writes the description of a return address into out; returns out. */
+/* A session: one view of the process's modules (read from /proc/self/maps
+ * at begin, so libraries dlopen'd since the last report are seen) and a
+ * cache of the addresses looked up.  Bracket each report with begin/end.
+ * They nest (a counter): an inner pair costs nothing; the outermost end
+ * frees libdw's data.  A lookup outside any session opens one that stays
+ * open until the next outermost end. */
+void ms_symbols_begin(void);
+void ms_symbols_end(void);
+
+/* What is known about one code address.  Strings are empty when unknown. */
+struct ms_frame {
+	char func[160];       /* demangled; "" if no symbol covers addr */
+	unsigned long offset; /* addr - start of func; without func, addr's
+				 address in the module's file (what
+				 addr2line -e module wants) */
+	char file[200];       /* source file as DWARF names it (its tail if
+				 longer); "" without line information */
+	int line;             /* 0 without line information */
+	char module[80];      /* basename of the module; "" if in none */
+};
+
+/* Fills *out.  is_return_address: addr is a return address (every frame of
+ * a captured stack but the innermost, and the callers the history records),
+ * so the line is looked up at addr - 1 -- the call, not the instruction
+ * after it; offset is still from the function's start to addr.  Returns 0,
+ * or -1 when addr lies in no module (out->module empty). */
+int ms_symbolize_frame(uintptr_t addr, int is_return_address,
+		       struct ms_frame *out);
+
+/* One line for the report, treating addr as a return address:
+ *   func+0x2a (dir/file.c:42, module)   with line information
+ *   func+0x2a (module)                  without
+ *   module+0x1234                       no symbol covers addr
+ *   0x7f12345678                        in no module;  "?" for 0
+ * The source path is shortened to its last two components and a long C++
+ * name loses its parameter and template lists.  Returns out. */
 const char *ms_symbolize(uintptr_t addr, char *out, size_t cap);
+
+/* Formats a frame as ms_symbolize does (addr is printed when the frame has
+ * no module).  Returns out. */
+const char *ms_frame_format(const struct ms_frame *fr, uintptr_t addr,
+			    char *out, size_t cap);
+
+/* NULL while libdw is used; otherwise why names come from dladdr
+ * ("libdw.so.1 not found", "/proc/<pid>/maps unreadable"), for a note in
+ * the report. */
+const char *ms_symbols_fallback_reason(void);
 
 #endif

@@ -1,0 +1,143 @@
+/* report_stacks.c - call stacks in the text report: for each top mutex the
+ * stacks of the threads that waited for it ("who waited") and of the
+ * unlocks that let them in ("who made them wait"), each with its count,
+ * total and longest wait and its share, then where the mutex was first
+ * locked and initialised. */
+#define _GNU_SOURCE
+#include "report_stacks.h"
+#include "blame.h"
+#include "clock.h"
+#include "options.h"
+#include "stack.h"
+#include "symbols.h"
+#include "table.h"
+
+#include <dlfcn.h>
+#include <string.h>
+
+#define WIDTH 120
+#define TOP_STACKS 5
+
+void ms_report_stack_summary(struct ms_fmt *f)
+{
+	struct ms_depot_stats st;
+	ms_depot_stats(&st);
+	if (!ms_stack_available())
+		ms_fmt(f, "  call stacks: unavailable (libunwind.so.8 could not be "
+			  "loaded); sites show the caller only\n");
+	else if (ms_opt.stack_sample > 1)
+		ms_fmt(f, "  call stacks: sampled, 1 contention event in %llu "
+			  "(MUTEXSTAT_STACK_SAMPLE); %llu distinct\n",
+		       (unsigned long long)ms_opt.stack_sample,
+		       (unsigned long long)st.stacks);
+	else
+		ms_fmt(f, "  call stacks: every contention event; %llu distinct\n",
+		       (unsigned long long)st.stacks);
+	if (st.dropped)
+		ms_fmt(f, "  %llu stacks were dropped: the %llu MiB for stacks are "
+			  "spent; raise MUTEXSTAT_STACK_MEMORY\n",
+		       (unsigned long long)st.dropped,
+		       (unsigned long long)(st.budget >> 20));
+}
+
+/* Frames past the program's own, into the C library's thread or process
+ * start, say nothing: stop before them. */
+static int is_start_frame(uintptr_t addr)
+{
+	Dl_info info;
+	if (!dladdr((void *)addr, &info) || !info.dli_fname)
+		return 0;
+	const char *base = strrchr(info.dli_fname, '/');
+	base = base ? base + 1 : info.dli_fname;
+	return !strncmp(base, "libc.so", 7) || !strncmp(base, "ld-linux", 8);
+}
+
+void ms_report_stack(struct ms_fmt *f, ms_stack_id id, int indent)
+{
+	const uintptr_t *frames;
+	int n = ms_depot_get(id, &frames);
+	if (!n) {
+		ms_fmt(f, "(stack not captured)\n");
+		return;
+	}
+	int last = n - 1;
+	while (last > 0 && is_start_frame(frames[last]))
+		last--;
+	for (int i = 0; i <= last; i++) {
+		char where[256];
+		ms_symbolize(frames[i], where, sizeof where);
+		size_t room = (size_t)(WIDTH - indent);
+		if (strlen(where) > room && room > 3)
+			memcpy(where + room - 3, "...", 4);
+		ms_fmt(f, "%*s%s\n", i ? indent : 0, "", where);
+	}
+}
+
+/* The lines of one kind, best (most wait) first. */
+static int collect(const struct ms_blame *b, uint64_t birth, unsigned kind,
+		   const struct ms_blame **out, int cap, uint64_t *sum, int *all)
+{
+	int n = 0;
+	*sum = 0;
+	*all = 0;
+	for (; b; b = b->next) {
+		if (b->birth != birth || b->kind != kind)
+			continue;
+		*sum += b->total;
+		(*all)++;
+		int i = n < cap ? n++ : cap - 1;
+		if (n == cap && i == cap - 1 && out[i] && out[i]->total >= b->total)
+			continue;
+		while (i > 0 && out[i - 1]->total < b->total) {
+			out[i] = out[i - 1];
+			i--;
+		}
+		out[i] = b;
+	}
+	return n;
+}
+
+static void section(struct ms_fmt *f, uint32_t r, unsigned kind, const char *title,
+		    const char *what)
+{
+	const struct ms_blame *lines[TOP_STACKS] = { 0 };
+	uint64_t sum;
+	int all;
+	uint64_t birth = LOAD(&ms_rec(r)->birth);
+	int n = collect(ms_blame_of(r, birth), birth, kind, lines, TOP_STACKS, &sum,
+			&all);
+	if (!n)
+		return;
+	ms_fmt(f, "  %s (%d %s):\n", title, all, all == 1 ? "stack" : "stacks");
+	ms_fmt(f, "  %8s %10s %10s %6s  %s\n", "waits", what, "max", "share", "stack");
+	for (int i = 0; i < n; i++) {
+		const struct ms_blame *b = lines[i];
+		char tot[16], max[16];
+		unsigned share = sum ? (unsigned)((b->total * 100 + sum / 2) / sum) : 0;
+		ms_fmt(f, "  %8llu %10s %10s %5u%%  ", (unsigned long long)b->count,
+		       ms_duration(tot, ms_ticks_to_ns(b->total)),
+		       ms_duration(max, ms_ticks_to_ns(b->max)), share);
+		ms_report_stack(f, b->stack, 42);
+	}
+	if (all > n)
+		ms_fmt(f, "  (%d more stacks)\n", all - n);
+}
+
+void ms_report_mutex_stacks(struct ms_fmt *f, uint32_t r)
+{
+	section(f, r, MS_BLAME_WAIT, "who waited: the stacks of the threads that waited",
+		"waited");
+	section(f, r, MS_BLAME_HOLD,
+		"who made them wait: the stacks of the unlocks that let a waiter in",
+		"caused");
+	const struct ms_record *rec = ms_rec(r);
+	uint32_t first = LOAD(&rec->first_stack), init = LOAD(&rec->init_stack);
+	if (first) {
+		ms_fmt(f, "  first locked at   ");
+		ms_report_stack(f, first, 20);
+	}
+	if (init) {
+		ms_fmt(f, "  initialised at    ");
+		ms_report_stack(f, init, 20);
+	}
+}

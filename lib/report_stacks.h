@@ -1,0 +1,21 @@
+/* report_stacks.h - the call-stack parts of the text report. */
+#ifndef MUTEXSTAT_REPORT_STACKS_H
+#define MUTEXSTAT_REPORT_STACKS_H
+
+#include "depot.h"
+#include "fmt.h"
+
+#include <stdint.h>
+
+/* One line for the report's header: how stacks were captured. */
+void ms_report_stack_summary(struct ms_fmt *f);
+
+/* For a live mutex: who waited, who made them wait, where it was first
+ * locked and initialised. */
+void ms_report_mutex_stacks(struct ms_fmt *f, uint32_t r);
+
+/* A stack, one frame a line: the first after `lead` (already printed, of
+ * `indent` columns), the others indented to line up under it. */
+void ms_report_stack(struct ms_fmt *f, ms_stack_id id, int indent);
+
+#endif
