@@ -260,10 +260,14 @@ int ms_lock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m, int rc,
 	if (rc == 0 || rc == EOWNERDEAD) {
 		add_wait(r, c, now - start, waiters);
 		if (sampled) {
+			/* under the guard: a signal handler that waits for a
+			 * mutex must not spin on the depot lock we hold */
 			uint64_t birth = LOAD(&ms_rec(r)->birth);
+			ms_guard_enter(t);
 			ms_blame_add(r, birth, MS_BLAME_WAIT, mine, now - start);
 			ms_blame_add(r, birth, MS_BLAME_HOLD, LOAD(&c->release_stack),
 				     now - start);
+			ms_guard_leave(t);
 		}
 	} else if (rc == ETIMEDOUT)
 		add_timeout_wait(c, now - start, waiters);

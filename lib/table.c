@@ -146,8 +146,12 @@ struct ms_cold *ms_cold_slow(uint32_t r)
 		    __atomic_compare_exchange_n(&rec->flags, &f, f | MS_F_COLD_BUSY,
 						0, __ATOMIC_ACQUIRE,
 						__ATOMIC_ACQUIRE)) {
+			/* guarded: a signal handler on this thread must not
+			 * wait for the zeroing it interrupted */
+			ms_guard_enter(&ms_self);
 			memset(c, 0, sizeof *c);
 			__atomic_fetch_or(&rec->flags, MS_F_COLD, __ATOMIC_RELEASE);
+			ms_guard_leave(&ms_self);
 			return c;
 		}
 		if (spins > 100)
