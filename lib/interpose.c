@@ -212,22 +212,14 @@ MS_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
 		return ms_real.mutex_destroy(m);
 	uint32_t r = ms_table_find((uintptr_t)m);
 	int rc = ms_real.mutex_destroy(m);
-	if (r == MS_REC_NONE || r == MS_REC_UNTRACKED) {
-		if (r == MS_REC_UNTRACKED && rc == 0) {
-			int saved = errno;
-			ms_guard_enter(t);
-			ms_table_remove((uintptr_t)m);
-			ms_guard_leave(t);
-			errno = saved;
-		}
-		return rc;
-	}
 	int saved = errno;
 	if (rc == 0) {
+		/* even if the lookup missed: it may have raced with a move in
+		 * the table, and the removal looks again under the lock */
 		ms_guard_enter(t);
 		ms_table_remove((uintptr_t)m);
 		ms_guard_leave(t);
-	} else {
+	} else if (tracked(r)) {
 		ms_count_error(r, rc);
 		ms_misuse(t, r, MS_M_DESTROY_LOCKED, CALLER, MS_OP_DESTROY, rc);
 	}

@@ -261,6 +261,38 @@ out:
 	return r;
 }
 
+/* Empty slot i (the insert lock is held), then move later members of its
+ * probe run back into the hole wherever their home allows (Knuth's
+ * algorithm R for linear probing), so no empty slot ever separates a key
+ * from its home and no tombstones pile up.  Lock-free readers may, for an
+ * instant, see a moved key twice (same record: harmless) or miss it; a
+ * miss only sends them to the insert path, which takes the lock and finds
+ * the key.  A hole is marked MS_KEY_TOMB while it is being refilled, so
+ * readers step over it. */
+static void delete_at(struct ms_table *t, uint64_t i)
+{
+	const uint64_t mask = t->index_mask;
+	__atomic_store_n(&t->slots[i].key, MS_KEY_TOMB, __ATOMIC_RELEASE);
+	for (uint64_t j = (i + 1) & mask;; j = (j + 1) & mask) {
+		uintptr_t k = t->slots[j].key;
+		if (k == MS_KEY_EMPTY)
+			break;
+		uint64_t home = ms_hash(k) & mask;
+		/* k may move to the hole only if its home is not within (i, j] */
+		int stays = i <= j ? (home > i && home <= j) : (home > i || home <= j);
+		if (stays)
+			continue;
+		uint32_t r = t->slots[j].rec;
+		STORE(&t->slots[i].rec, r);
+		__atomic_store_n(&t->slots[i].key, k, __ATOMIC_RELEASE);
+		if (r != MS_REC_UNTRACKED)
+			STORE(&ms_rec(r)->slot, (uint32_t)i);
+		__atomic_store_n(&t->slots[j].key, MS_KEY_TOMB, __ATOMIC_RELEASE);
+		i = j;
+	}
+	__atomic_store_n(&t->slots[i].key, MS_KEY_EMPTY, __ATOMIC_RELEASE);
+}
+
 void ms_table_remove(uintptr_t key)
 {
 	struct ms_table *t = &ms_table;
@@ -281,18 +313,9 @@ void ms_table_remove(uintptr_t key)
 		} else
 			t->untracked_mutexes--;
 		t->destroyed++;
-		__atomic_store_n(&t->slots[i].key, MS_KEY_TOMB, __ATOMIC_RELEASE);
+		delete_at(t, i);
 		/* threads' cached lookups of this address are now stale */
 		__atomic_fetch_add(&t->gen, 1, __ATOMIC_RELEASE);
-		/* A tombstone followed by an empty slot ends no probe chain that
-		 * matters: turn such runs back into empty slots so lookups stay
-		 * short.  Safe because adds and removes hold the lock. */
-		if (t->slots[(i + 1) & t->index_mask].key == MS_KEY_EMPTY)
-			while (t->slots[i].key == MS_KEY_TOMB) {
-				__atomic_store_n(&t->slots[i].key, MS_KEY_EMPTY,
-						 __ATOMIC_RELEASE);
-				i = (i - 1) & t->index_mask;
-			}
 		break;
 	}
 	ms_table_unlock();

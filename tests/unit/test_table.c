@@ -336,9 +336,9 @@ START_TEST(test_table_full_table_remove_makes_room_again)
 }
 END_TEST
 
-/* ---- tombstones and reuse ----------------------------------------------- */
+/* ---- removal and reuse -------------------------------------------------- */
 
-START_TEST(test_table_remove_keeps_probe_chain_and_clears_trailing_tombstones)
+START_TEST(test_table_remove_shifts_the_probe_run_back)
 {
 	uint64_t clock = 0;
 	const uint64_t h = 100;
@@ -352,44 +352,44 @@ START_TEST(test_table_remove_keeps_probe_chain_and_clears_trailing_tombstones)
 	ck_assert_int_eq(slot_of(b), (int64_t)h + 1);
 	ck_assert_int_eq(slot_of(c), (int64_t)h + 2);
 
-	/* b's slot becomes a tombstone: c stays reachable past it */
+	/* b leaves: c moves back into its slot, and the run ends empty */
 	ms_table_remove(b);
-	ck_assert_uint_eq(ms_table.slots[h + 1].key, MS_KEY_TOMB);
+	ck_assert_int_eq(slot_of(c), (int64_t)h + 1);
+	ck_assert_uint_eq(ms_table.slots[h + 2].key, MS_KEY_EMPTY);
 	ck_assert_uint_eq(ms_table_find(c), rc);
 	ck_assert_uint_eq(ms_table_find(b), MS_REC_NONE);
-	/* adding c again must find it behind the tombstone, not add it twice */
+	ck_assert_uint_eq(ms_rec(rc)->slot, h + 1);
+	/* adding c again finds it, not a second copy */
 	ck_assert_uint_eq(ms_table_add(c, 0, &clock), rc);
-	ck_assert_int_eq(slot_of(c), (int64_t)h + 2);
 	ck_assert_uint_eq(ms_table.live, 2);
 
-	/* removing the last of the chain empties it and the tombstone before */
-	ms_table_remove(c);
-	ck_assert_uint_eq(ms_table.slots[h + 2].key, MS_KEY_EMPTY);
-	ck_assert_uint_eq(ms_table.slots[h + 1].key, MS_KEY_EMPTY);
-	ck_assert_uint_eq(ms_table.slots[h].key, a);
-	ck_assert_uint_eq(ms_table_find(a), ra);
 	ms_table_remove(a);
+	ck_assert_int_eq(slot_of(c), (int64_t)h);
+	ck_assert_uint_eq(ms_table.slots[h + 1].key, MS_KEY_EMPTY);
+	ms_table_remove(c);
 	ck_assert_uint_eq(ms_table.slots[h].key, MS_KEY_EMPTY);
 	ck_assert_uint_eq(ms_table.live, 0);
+	(void)ra;
 	(void)rb;
 }
 END_TEST
 
-START_TEST(test_table_add_reuses_first_tombstone_of_chain)
+START_TEST(test_table_remove_leaves_keys_at_their_home_in_place)
 {
 	uint64_t clock = 0;
 	const uint64_t h = 300;
+	/* a and b share home h; d's home is h + 1, so after a leaves, b moves
+	 * to h but d, already at its home, stays */
 	uintptr_t a = colliding_key(h, 1), b = colliding_key(h, 2),
-		  c = colliding_key(h, 3), d = colliding_key(h, 4);
+		  d = colliding_key(h + 1, 1);
 	ms_table_add(a, 1, &clock);
 	ms_table_add(b, 1, &clock);
-	uint32_t rc = ms_table_add(c, 1, &clock);
-	ms_table_remove(b);
 	uint32_t rd = ms_table_add(d, 1, &clock);
+	ck_assert_int_eq(slot_of(d), (int64_t)h + 2);
+	ms_table_remove(a);
+	ck_assert_int_eq(slot_of(b), (int64_t)h);
 	ck_assert_int_eq(slot_of(d), (int64_t)h + 1);
 	ck_assert_uint_eq(ms_table_find(d), rd);
-	ck_assert_uint_eq(ms_table_find(c), rc);
-	ck_assert_int_eq(slot_of(c), (int64_t)h + 2);
 }
 END_TEST
 
@@ -406,10 +406,12 @@ START_TEST(test_table_probe_wraps_around_end_of_index)
 	ck_assert_int_eq(slot_of(c), 1);
 	ck_assert_uint_eq(ms_table_find(b), rb);
 	ck_assert_uint_eq(ms_table_find(c), rc);
-	ms_table_remove(a);
+	ms_table_remove(a); /* b and c move back across the end */
+	ck_assert_int_eq(slot_of(b), (int64_t)last);
+	ck_assert_int_eq(slot_of(c), 0);
 	ck_assert_uint_eq(ms_table_find(c), rc);
-	ms_table_remove(c); /* slot 1 back to empty; b in slot 0 stays */
-	ms_table_remove(b); /* slot 0 and the tombstone before it */
+	ms_table_remove(c);
+	ms_table_remove(b);
 	ck_assert_uint_eq(ms_table.slots[last].key, MS_KEY_EMPTY);
 	ck_assert_uint_eq(ms_table.slots[0].key, MS_KEY_EMPTY);
 	ck_assert_uint_eq(ms_table.slots[1].key, MS_KEY_EMPTY);
@@ -500,9 +502,7 @@ static unsigned miss_probes(uintptr_t key)
 /* With three quarters of the records alive while mutexes come and go, the
  * index is at 37.5% load: a lookup of an unknown address (the first use of
  * every new mutex, and every add, under the insert lock) should stop at an
- * empty slot after a probe or two.  Tombstones are turned back into empty
- * slots only when an empty slot follows them, which such churn rarely
- * leaves, so they must not pile up until no empty slot is left. */
+ * empty slot after a probe or two: removal leaves no tombstones behind. */
 START_TEST(test_table_churn_near_capacity_keeps_unknown_address_lookups_short)
 {
 	enum { MISSES = 1000 };
@@ -930,8 +930,8 @@ Suite *table_suite(void)
 	tcase_add_test(tc, test_table_add_then_find_returns_same_record);
 	tcase_add_test(tc, test_table_remove_ends_life_and_counts_destroyed);
 	tcase_add_test(tc, test_table_remove_unknown_address_changes_nothing);
-	tcase_add_test(tc, test_table_remove_keeps_probe_chain_and_clears_trailing_tombstones);
-	tcase_add_test(tc, test_table_add_reuses_first_tombstone_of_chain);
+	tcase_add_test(tc, test_table_remove_shifts_the_probe_run_back);
+	tcase_add_test(tc, test_table_remove_leaves_keys_at_their_home_in_place);
 	tcase_add_test(tc, test_table_probe_wraps_around_end_of_index);
 	tcase_add_test(tc, test_table_removed_record_is_reused_with_fresh_cold_part);
 	tcase_add_test(tc, test_table_hash_is_xor_fold_of_address);
@@ -958,12 +958,7 @@ Suite *table_suite(void)
 	tcase_add_test(tc, test_table_add_remove_million_sequential_addresses_never_runs_out);
 	tcase_add_test(tc, test_table_add_remove_million_scattered_addresses_never_runs_out);
 	tcase_add_test(tc, test_table_add_remove_one_at_a_time_leaves_index_empty);
-	/* Known limitation, left for the hardening milestone: with most
-	 * records alive and constant churn, tombstones are only cleared when an
-	 * empty slot follows them, so lookups of unknown addresses degrade to
-	 * MS_MAX_PROBE slots (correct, but slower).  The test is kept, not run:
-	 * tcase_add_test(tc, test_table_churn_near_capacity_keeps_unknown_address_lookups_short); */
-	(void)test_table_churn_near_capacity_keeps_unknown_address_lookups_short;
+	tcase_add_test(tc, test_table_churn_near_capacity_keeps_unknown_address_lookups_short);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("concurrent");
