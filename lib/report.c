@@ -266,7 +266,7 @@ static void top_table(struct ms_fmt *f, const struct top *t)
 		       dur(c, held_known ? l->hold_total / l->holds : 0, held_known),
 		       dur(d, l->hold_max, held_known),
 		       (unsigned long long)l->changes,
-		       fit((char *)ms_symbolize(l->first_caller, site, sizeof site),
+		       fit((char *)ms_symbolize_short(l->first_caller, site, sizeof site),
 			   WIDTH - 96));
 	}
 }
@@ -551,6 +551,7 @@ int ms_report(int fd)
 	ms_guard_enter(self);
 	while (__atomic_exchange_n(&report_lock, 1, __ATOMIC_ACQUIRE))
 		__builtin_ia32_pause();
+	ms_symbols_begin();
 	int saved = errno;
 	char buf[8192];
 	errno = 0;
@@ -600,6 +601,7 @@ int ms_report(int fd)
 	ms_fmt_flush(&f);
 	if (t.lines)
 		munmap(t.lines, bytes);
+	ms_symbols_end();
 	errno = saved;
 	__atomic_store_n(&report_lock, 0, __ATOMIC_RELEASE);
 	ms_guard_leave(self);

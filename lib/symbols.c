@@ -1,58 +1,674 @@
-/* symbols.c - naming code addresses with dladdr: the nearest exported symbol
- * and the module.  Functions the module does not export show as an offset in
- * the module (addr2line -e module offset tells the line).  C++ names are
- * demangled when the program has libstdc++ loaded. */
+/* symbols.c - naming code addresses at report time: function, offset, source
+ * line and module (see symbols.h and README, "Symbols").
+ *
+ * elfutils' libdw is opened with dlopen(RTLD_LOCAL) on first use and every
+ * function is found with dlsym, so nothing of it is loaded before a report
+ * and none of its symbols (or libelf's, libz's, ...) enter the program's
+ * global scope.  A session is one Dwfl describing this process, read from
+ * /proc/<pid>/maps, plus a small cache of answers.  When libdw or /proc is
+ * missing, dladdr answers instead: exported symbols, no lines. */
 #define _GNU_SOURCE
 #include "symbols.h"
 #include "fmt.h"
+#include "thread.h"
 
 #include <dlfcn.h>
+#include <dwarf.h>
+#include <elfutils/libdwelf.h>
+#include <elfutils/libdwfl.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef MS_LIBDW_SONAME
+#define MS_LIBDW_SONAME "libdw.so.1" /* Debian package libdw1 */
+#endif
+
+/* ---- libdw, opened privately ------------------------------------------ */
+
+static struct libdw {
+	__typeof__(dwfl_begin) *begin;
+	__typeof__(dwfl_end) *end;
+	__typeof__(dwfl_report_begin) *report_begin;
+	__typeof__(dwfl_report_end) *report_end;
+	__typeof__(dwfl_linux_proc_report) *linux_proc_report;
+	__typeof__(dwfl_linux_proc_find_elf) *linux_proc_find_elf;
+	__typeof__(dwfl_build_id_find_debuginfo) *build_id_find_debuginfo;
+	__typeof__(dwfl_module_build_id) *module_build_id;
+	__typeof__(dwfl_addrmodule) *addrmodule;
+	__typeof__(dwfl_module_info) *module_info;
+	__typeof__(dwfl_module_addrinfo) *module_addrinfo;
+	__typeof__(dwfl_module_getelf) *module_getelf;
+	__typeof__(dwfl_module_getsrc) *module_getsrc;
+	__typeof__(dwfl_lineinfo) *lineinfo;
+	__typeof__(dwfl_module_addrdie) *module_addrdie;
+	__typeof__(dwarf_haspc) *haspc;
+	__typeof__(dwarf_getscopes) *getscopes;
+	__typeof__(dwarf_getscopes_die) *getscopes_die;
+	__typeof__(dwarf_tag) *tag;
+	__typeof__(dwarf_attr) *attr;
+	__typeof__(dwarf_formudata) *formudata;
+	__typeof__(dwarf_getsrcfiles) *getsrcfiles;
+	__typeof__(dwarf_filesrc) *filesrc;
+	__typeof__(dwelf_elf_gnu_build_id) *elf_gnu_build_id;
+	__typeof__(elf_begin) *elf_begin; /* libelf: a dependency of libdw, */
+	__typeof__(elf_end) *elf_end;     /* so dlsym on libdw finds it */
+} dw;
+
+static const struct {
+	const char *name;
+	size_t at;
+} dw_names[] = {
+	{ "dwfl_begin", offsetof(struct libdw, begin) },
+	{ "dwfl_end", offsetof(struct libdw, end) },
+	{ "dwfl_report_begin", offsetof(struct libdw, report_begin) },
+	{ "dwfl_report_end", offsetof(struct libdw, report_end) },
+	{ "dwfl_linux_proc_report", offsetof(struct libdw, linux_proc_report) },
+	{ "dwfl_linux_proc_find_elf", offsetof(struct libdw, linux_proc_find_elf) },
+	{ "dwfl_build_id_find_debuginfo",
+	  offsetof(struct libdw, build_id_find_debuginfo) },
+	{ "dwfl_module_build_id", offsetof(struct libdw, module_build_id) },
+	{ "dwfl_addrmodule", offsetof(struct libdw, addrmodule) },
+	{ "dwfl_module_info", offsetof(struct libdw, module_info) },
+	{ "dwfl_module_addrinfo", offsetof(struct libdw, module_addrinfo) },
+	{ "dwfl_module_getelf", offsetof(struct libdw, module_getelf) },
+	{ "dwfl_module_getsrc", offsetof(struct libdw, module_getsrc) },
+	{ "dwfl_lineinfo", offsetof(struct libdw, lineinfo) },
+	{ "dwfl_module_addrdie", offsetof(struct libdw, module_addrdie) },
+	{ "dwarf_haspc", offsetof(struct libdw, haspc) },
+	{ "dwarf_getscopes", offsetof(struct libdw, getscopes) },
+	{ "dwarf_getscopes_die", offsetof(struct libdw, getscopes_die) },
+	{ "dwarf_tag", offsetof(struct libdw, tag) },
+	{ "dwarf_attr", offsetof(struct libdw, attr) },
+	{ "dwarf_formudata", offsetof(struct libdw, formudata) },
+	{ "dwarf_getsrcfiles", offsetof(struct libdw, getsrcfiles) },
+	{ "dwarf_filesrc", offsetof(struct libdw, filesrc) },
+	{ "dwelf_elf_gnu_build_id", offsetof(struct libdw, elf_gnu_build_id) },
+	{ "elf_begin", offsetof(struct libdw, elf_begin) },
+	{ "elf_end", offsetof(struct libdw, elf_end) },
+};
+
+static int find_debuginfo(Dwfl_Module *, void **, const char *, Dwarf_Addr,
+			  const char *, const char *, GElf_Word, char **);
+
+static char *debuginfo_path; /* NULL: libdw's ":.debug:/usr/lib/debug" */
+static Dwfl_Callbacks callbacks = {
+	/* .find_elf = dwfl_linux_proc_find_elf, set once libdw is open */
+	.find_debuginfo = find_debuginfo,
+	.debuginfo_path = &debuginfo_path,
+};
+
+/* Opens libdw once per process.  Returns NULL, or why it is not used. */
+static const char *load_libdw(void)
+{
+	static int state; /* 0 not tried, 1 open, -1 unavailable */
+	static char why[96];
+	if (state)
+		return state > 0 ? NULL : why;
+	state = -1;
+	void *h = dlopen(MS_LIBDW_SONAME, RTLD_LAZY | RTLD_LOCAL);
+	if (!h) {
+		dlerror();
+		snprintf(why, sizeof why, "%s not found", MS_LIBDW_SONAME);
+		return why;
+	}
+	for (size_t i = 0; i < sizeof dw_names / sizeof dw_names[0]; i++) {
+		void *fn = dlsym(h, dw_names[i].name);
+		if (!fn) {
+			snprintf(why, sizeof why, "%s has no %s", MS_LIBDW_SONAME,
+				 dw_names[i].name);
+			dlclose(h);
+			return why;
+		}
+		memcpy((char *)&dw + dw_names[i].at, &fn, sizeof fn);
+	}
+	callbacks.find_elf = dw.linux_proc_find_elf;
+	state = 1;
+	return NULL;
+}
+
+/* The separate debug file's build ID must be the module's. */
+static int same_build_id(Dwfl_Module *mod, int fd)
+{
+	const unsigned char *want;
+	GElf_Addr where;
+	int n = dw.module_build_id(mod, &want, &where);
+	if (n <= 0)
+		return 1; /* nothing to compare with: take it */
+	Elf *elf = dw.elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	const void *have = NULL;
+	ssize_t m = elf ? dw.elf_gnu_build_id(elf, &have) : -1;
+	int same = m == n && memcmp(have, want, (size_t)n) == 0;
+	if (elf)
+		dw.elf_end(elf);
+	return same;
+}
+
+/* libdw's standard finder, dwfl_standard_find_debuginfo, ends by asking a
+ * debuginfod server when nothing is on disk: it dlopens libdebuginfod,
+ * which brings libcurl and OpenSSL into the program, and may wait on the
+ * network.  A report must do neither, so this one looks on local disk
+ * only: the build-id tree (/usr/lib/debug/.build-id/, where Debian's
+ * -dbgsym packages install), then the module's .gnu_debuglink name beside
+ * it, in its .debug/ and under /usr/lib/debug/, if the build ID matches. */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			  Dwarf_Addr base, const char *file_name,
+			  const char *debuglink_file, GElf_Word debuglink_crc,
+			  char **debuginfo_file_name)
+{
+	int fd = dw.build_id_find_debuginfo(mod, userdata, modname, base,
+					    file_name, debuglink_file,
+					    debuglink_crc, debuginfo_file_name);
+	if (fd >= 0 || !debuglink_file || !file_name || file_name[0] != '/')
+		return fd;
+	static const char *const where[] = {
+		"%.*s/%s", "%.*s/.debug/%s", "/usr/lib/debug%.*s/%s",
+	};
+	int dir = (int)(strrchr(file_name, '/') - file_name);
+	for (size_t i = 0; i < sizeof where / sizeof where[0]; i++) {
+		char path[PATH_MAX];
+		int n = snprintf(path, sizeof path, where[i], dir, file_name,
+				 debuglink_file);
+		if (n < 0 || (size_t)n >= sizeof path || !strcmp(path, file_name))
+			continue;
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		char *name = same_build_id(mod, fd) ? strdup(path) : NULL;
+		if (name) {
+			free(*debuginfo_file_name);
+			*debuginfo_file_name = name;
+			return fd;
+		}
+		close(fd);
+	}
+	errno = 0; /* nothing found is not an error */
+	return -1;
+}
+
+/* ---- sessions ------------------------------------------------------------ */
+
+#define CACHE_BITS 10 /* 1024 answers; a report asks for a few hundred */
+
+struct cached {
+	uintptr_t addr; /* 0: empty */
+	int is_return;
+	int result;
+	struct ms_frame frame;
+};
+
+static struct {
+	int depth;       /* ms_symbols_begin calls not yet ended */
+	int open;        /* the fields below describe this process */
+	int implicit;    /* opened by a lookup outside any begin/end */
+	pid_t pid;
+	Dwfl *dwfl;      /* NULL: dladdr answers */
+	const char *why; /* why dwfl is NULL */
+	struct cached *cache;          /* NULL if calloc failed */
+	struct timespec refreshed;     /* implicit: last re-read of the maps */
+} S;
+
+/* Our own spin lock, not a pthread mutex: sessions are shared by threads
+ * that may report at once (a dump and the exit report). */
+static int session_lock;
+
+static void lock_session(void)
+{
+	while (__atomic_exchange_n(&session_lock, 1, __ATOMIC_ACQUIRE))
+		sched_yield();
+}
+
+static void unlock_session(void)
+{
+	__atomic_store_n(&session_lock, 0, __ATOMIC_RELEASE);
+}
+
+/* Reads the process's modules into dwfl (anew: modules still mapped keep
+ * what libdw already loaded for them).  Returns 0 on success. */
+static int report_modules(Dwfl *dwfl)
+{
+	dw.report_begin(dwfl);
+	int err = dw.linux_proc_report(dwfl, S.pid);
+	if (dw.report_end(dwfl, NULL, NULL) != 0 && !err)
+		err = -1;
+	return err;
+}
+
+static void open_session(int implicit)
+{
+	S.open = 1;
+	S.implicit = implicit;
+	S.pid = getpid();
+	S.dwfl = NULL;
+	S.why = load_libdw();
+	if (!S.why) {
+		S.dwfl = dw.begin(&callbacks);
+		if (!S.dwfl)
+			S.why = "dwfl_begin failed";
+		else if (report_modules(S.dwfl) != 0) {
+			dw.end(S.dwfl);
+			S.dwfl = NULL;
+			S.why = "/proc/<pid>/maps unreadable";
+		}
+	}
+	clock_gettime(CLOCK_MONOTONIC, &S.refreshed);
+	S.cache = calloc((size_t)1 << CACHE_BITS, sizeof *S.cache);
+}
+
+static void close_session(void)
+{
+	if (S.dwfl)
+		dw.end(S.dwfl);
+	free(S.cache);
+	S.dwfl = NULL;
+	S.cache = NULL;
+	S.open = 0;
+}
+
+void ms_symbols_begin(void)
+{
+	ms_guard_enter(&ms_self);
+	lock_session();
+	if (S.depth++ == 0) {
+		if (S.open)
+			close_session(); /* an implicit one: start afresh */
+		open_session(0);
+	}
+	unlock_session();
+	ms_guard_leave(&ms_self);
+}
+
+void ms_symbols_end(void)
+{
+	ms_guard_enter(&ms_self);
+	lock_session();
+	if (S.depth > 0 && --S.depth == 0 && S.open)
+		close_session();
+	unlock_session();
+	ms_guard_leave(&ms_self);
+}
+
+const char *ms_symbols_fallback_reason(void)
+{
+	ms_guard_enter(&ms_self);
+	lock_session();
+	const char *why = S.open ? S.why : load_libdw();
+	unlock_session();
+	ms_guard_leave(&ms_self);
+	return why;
+}
+
+/* A session opened by a lookup outside begin/end is not renewed per
+ * report, so on an address in no known module it re-reads the maps (a
+ * library dlopen'd since), at most once a second. */
+static int may_refresh(void)
+{
+	struct timespec now;
+	if (!S.implicit || clock_gettime(CLOCK_MONOTONIC, &now) != 0 ||
+	    now.tv_sec <= S.refreshed.tv_sec)
+		return 0;
+	S.refreshed = now;
+	return 1;
+}
+
+/* ---- lookups ----------------------------------------------------------- */
+
+static void copy(char *dst, size_t cap, const char *src)
+{
+	size_t n = strlen(src);
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(dst, src, n);
+	dst[n] = 0;
+}
+
+/* The end of src if it is too long: for a path, the end matters. */
+static void copy_tail(char *dst, size_t cap, const char *src)
+{
+	size_t n = strlen(src);
+	copy(dst, cap, n >= cap ? src + n - (cap - 1) : src);
+}
+
+static void copy_module(char *dst, size_t cap, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	if (!strncmp(path, "[vdso", 5))
+		path = "[vdso]"; /* libdw says "[vdso: <pid>]" */
+	copy(dst, cap, slash ? slash + 1 : path);
+}
 
 typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
 
-static const char *base_name(const char *path)
+/* C++ names are demangled with the program's own libstdc++ when it has
+ * one loaded (a C program has no mangled names). */
+static void copy_name(char *dst, size_t cap, const char *name)
 {
-	const char *slash = strrchr(path, '/');
-	return slash ? slash + 1 : path;
-}
-
-const char *ms_symbolize(uintptr_t addr, char *out, size_t cap)
-{
-	struct ms_fmt f;
-	ms_fmt_init(&f, out, cap, -1);
-	Dl_info info;
-	if (!addr) {
-		ms_fmt(&f, "?");
-		return ms_fmt_str(&f);
-	}
-	if (!dladdr((void *)addr, &info) || !info.dli_fname) {
-		ms_fmt(&f, "%p", (void *)addr);
-		return ms_fmt_str(&f);
-	}
-	const char *module = info.dli_fname[0] ? base_name(info.dli_fname)
-					       : program_invocation_short_name;
-	if (info.dli_sname && info.dli_saddr) {
-		static demangle_fn demangle;
-		static int looked;
-		char *plain = NULL;
+	static demangle_fn demangle;
+	static int looked;
+	char *plain = NULL;
+	if (name[0] == '_' && name[1] == 'Z') {
 		if (!looked) {
 			demangle = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
 			looked = 1;
 		}
-		if (demangle && info.dli_sname[0] == '_' && info.dli_sname[1] == 'Z') {
-			int status = -1;
-			plain = demangle(info.dli_sname, NULL, NULL, &status);
-			if (status != 0)
-				plain = NULL;
+		int status = -1;
+		if (demangle)
+			plain = demangle(name, NULL, NULL, &status);
+		if (status != 0) {
+			free(plain);
+			plain = NULL;
 		}
-		ms_fmt(&f, "%s+0x%lx (%s)", plain ? plain : info.dli_sname,
-		       (unsigned long)(addr - (uintptr_t)info.dli_saddr), module);
-		free(plain);
+	}
+	copy(dst, cap, plain ? plain : name);
+	free(plain);
+	char *version = strchr(dst, '@'); /* __libc_start_main@@GLIBC_2.34 */
+	if (version && version > dst)
+		*version = 0;
+}
+
+/* Code the compiler inlined from system headers (std::mutex::lock,
+ * __gthread_mutex_lock) is not where the program took a lock. */
+static int system_header(const char *file)
+{
+	return !strncmp(file, "/usr/include/", 13) ||
+	       !strncmp(file, "/usr/local/include/", 19) ||
+	       !strncmp(file, "/usr/lib/gcc/", 13);
+}
+
+/* The source line of pc.  In inlined code the line table gives a line of
+ * the inlined function, and the call that inlined it is a line of the
+ * function around it, and so on out to the function the symbol names
+ * (the lines addr2line -i prints).  The line shown is the innermost of
+ * these outside system headers: for std::lock_guard in consumer(), the
+ * line in consumer(); for a static helper inlined into main, the lock's
+ * line in the helper. */
+static void source_line(Dwfl_Module *mod, Dwarf_Addr pc, struct ms_frame *out)
+{
+	Dwarf_Addr bias = 0;
+	Dwarf_Die *cu = dw.module_addrdie(mod, pc, &bias);
+	/* Past the end of the last CU (crt1.o's _start has no DWARF) libdw
+	 * still answers with that CU's last line: check the CU covers pc. */
+	if (!cu || dw.haspc(cu, pc - bias) <= 0)
+		return;
+	Dwfl_Line *row = dw.module_getsrc(mod, pc);
+	int line = 0;
+	const char *file = row ? dw.lineinfo(row, NULL, &line, NULL, NULL, NULL)
+			       : NULL;
+
+	/* The DIEs around pc, innermost first.  dwarf_getscopes continues
+	 * past an inlined instance into its abstract definition;
+	 * dwarf_getscopes_die of the innermost DIE gives the nesting as
+	 * compiled: inlined_subroutine ... inlined_subroutine, subprogram. */
+	Dwarf_Die *scopes = NULL, inner;
+	int n = 0;
+	if (!file || system_header(file)) {
+		n = dw.getscopes(cu, pc - bias, &scopes);
+		if (n > 0) {
+			inner = scopes[0];
+			free(scopes);
+			scopes = NULL;
+			n = dw.getscopes_die(&inner, &scopes);
+		}
+	}
+	Dwarf_Files *files = NULL;
+	size_t nfiles = 0;
+	for (int i = 0; i < n && (!file || system_header(file)); i++) {
+		int tag = dw.tag(&scopes[i]);
+		if (tag == DW_TAG_subprogram)
+			break;
+		if (tag != DW_TAG_inlined_subroutine)
+			continue; /* a lexical block */
+		Dwarf_Attribute a;
+		Dwarf_Word call_file, call_line;
+		if ((!files && dw.getsrcfiles(cu, &files, &nfiles) != 0) ||
+		    dw.formudata(dw.attr(&scopes[i], DW_AT_call_file, &a),
+				 &call_file) != 0 ||
+		    dw.formudata(dw.attr(&scopes[i], DW_AT_call_line, &a),
+				 &call_line) != 0 ||
+		    call_file >= nfiles)
+			break;
+		file = dw.filesrc(files, call_file, NULL, NULL);
+		line = (int)call_line;
+	}
+	free(scopes);
+	if (file && line > 0) {
+		copy_tail(out->file, sizeof out->file, file);
+		out->line = line;
+	}
+}
+
+static int from_libdw(Dwfl_Module *mod, uintptr_t addr, uintptr_t pc,
+		      struct ms_frame *out)
+{
+	/* Where the dynamic linker knows the module, its names are the ones
+	 * the program was linked against: the module libstdc++.so.6, not the
+	 * file libstdc++.so.6.0.30 the maps show, and of aliases at one
+	 * address, the exported one (printf, not _IO_printf). */
+	Dwarf_Addr start = 0;
+	const char *path = dw.module_info(mod, NULL, &start, NULL, NULL, NULL,
+					  NULL, NULL);
+	Dl_info info;
+	int same = dladdr((void *)pc, &info) && info.dli_fname &&
+		   (Dwarf_Addr)(uintptr_t)info.dli_fbase == start;
+	if (same && info.dli_fname[0])
+		path = info.dli_fname;
+	copy_module(out->module, sizeof out->module, path ? path : "?");
+
+	GElf_Off off = 0;
+	GElf_Sym sym;
+	const char *name = dw.module_addrinfo(mod, pc, &off, &sym, NULL, NULL,
+					      NULL);
+	if (name && same && info.dli_sname &&
+	    (uintptr_t)info.dli_saddr == pc - off)
+		name = info.dli_sname;
+	if (name && name[0]) {
+		copy_name(out->func, sizeof out->func, name);
+		out->offset = (unsigned long)(off + (addr - pc));
+	} else {
+		Dwarf_Addr bias = 0;
+		out->offset = dw.module_getelf(mod, &bias)
+				      ? (unsigned long)(addr - bias)
+				      : (unsigned long)(addr - start);
+	}
+
+	source_line(mod, pc, out);
+	return 0;
+}
+
+/* The fallback: the nearest exported symbol and the module. */
+static int from_dladdr(uintptr_t addr, uintptr_t pc, struct ms_frame *out)
+{
+	Dl_info info;
+	if (!dladdr((void *)pc, &info) || !info.dli_fname)
+		return -1;
+	copy_module(out->module, sizeof out->module,
+		    info.dli_fname[0] ? info.dli_fname
+				      : program_invocation_short_name);
+	if (info.dli_sname && info.dli_saddr) {
+		copy_name(out->func, sizeof out->func, info.dli_sname);
+		out->offset = (unsigned long)(addr - (uintptr_t)info.dli_saddr);
 	} else
-		ms_fmt(&f, "%s+0x%lx", module,
-		       (unsigned long)(addr - (uintptr_t)info.dli_fbase));
+		out->offset = (unsigned long)(addr - (uintptr_t)info.dli_fbase);
+	return 0;
+}
+
+static int lookup(uintptr_t addr, int is_return, struct ms_frame *out)
+{
+	/* A return address is the instruction after the call, which may
+	 * already belong to the next line, or the next function after a
+	 * call that does not return. */
+	uintptr_t pc = is_return ? addr - 1 : addr;
+	if (S.dwfl) {
+		Dwfl_Module *mod = dw.addrmodule(S.dwfl, pc);
+		if (!mod && may_refresh() && report_modules(S.dwfl) == 0) {
+			if (S.cache) /* answers from before may be stale */
+				memset(S.cache, 0, sizeof *S.cache << CACHE_BITS);
+			mod = dw.addrmodule(S.dwfl, pc);
+		}
+		if (mod)
+			return from_libdw(mod, addr, pc, out);
+	}
+	return from_dladdr(addr, pc, out);
+}
+
+int ms_symbolize_frame(uintptr_t addr, int is_return_address,
+		       struct ms_frame *out)
+{
+	memset(out, 0, sizeof *out);
+	if (!addr)
+		return -1;
+	is_return_address = !!is_return_address;
+	int saved = errno, result;
+	ms_guard_enter(&ms_self);
+	lock_session();
+	if (!S.open || S.pid != getpid()) { /* none yet, or a fork's child */
+		if (S.open)
+			close_session();
+		open_session(S.depth == 0);
+	}
+	struct cached *c = NULL;
+	if (S.cache) {
+		uint64_t h = ((uint64_t)addr ^ (uint64_t)is_return_address) *
+			     0x9e3779b97f4a7c15ull;
+		c = &S.cache[h >> (64 - CACHE_BITS)];
+	}
+	if (c && c->addr == addr && c->is_return == is_return_address) {
+		*out = c->frame;
+		result = c->result;
+	} else {
+		result = lookup(addr, is_return_address, out);
+		if (c) {
+			c->addr = addr;
+			c->is_return = is_return_address;
+			c->result = result;
+			c->frame = *out;
+		}
+	}
+	unlock_session();
+	ms_guard_leave(&ms_self);
+	errno = saved;
+	return result;
+}
+
+/* ---- one line for the report ---------------------------------------- */
+
+#define NAME_COLS 48 /* longer C++ names lose their argument lists */
+
+/* Copies in to out with the contents of each outermost open...close pair
+ * replaced by "...".  Unbalanced text (operator<, operator->) is copied
+ * as it is. */
+static void collapse(const char *in, char open, char close, char *out,
+		     size_t cap)
+{
+	int depth = 0;
+	for (const char *p = in; *p && depth >= 0; p++)
+		depth += (*p == open) - (*p == close);
+	if (depth != 0) {
+		copy(out, cap, in);
+		return;
+	}
+	size_t n = 0;
+	for (const char *p = in; *p && n + 5 < cap; p++) {
+		if (depth == 0 && !strncmp(p, "(anonymous namespace)", 21)) {
+			if (n + 21 + 5 >= cap)
+				break;
+			memcpy(out + n, p, 21);
+			n += 21;
+			p += 20;
+		} else if (*p == open) {
+			if (depth++ == 0) {
+				out[n++] = open;
+				if (p[1] != close) {
+					memcpy(out + n, "...", 3);
+					n += 3;
+				}
+			}
+		} else if (*p == close) {
+			if (--depth == 0)
+				out[n++] = close;
+		} else if (depth == 0)
+			out[n++] = *p;
+	}
+	out[n] = 0;
+}
+
+static const char *short_name(const char *name, char *buf, size_t cap)
+{
+	if (strlen(name) <= NAME_COLS)
+		return name;
+	char args[sizeof ((struct ms_frame *)0)->func];
+	collapse(name, '(', ')', args, sizeof args);
+	if (strlen(args) <= NAME_COLS) {
+		copy(buf, cap, args);
+		return buf;
+	}
+	collapse(args, '<', '>', buf, cap);
+	return buf;
+}
+
+/* The last two components of a path: "examples/contention.c". */
+static const char *last_two(const char *path)
+{
+	int slashes = 0;
+	for (const char *p = path + strlen(path); p > path; p--)
+		if (p[-1] == '/' && ++slashes == 2)
+			return p;
+	return path;
+}
+
+const char *ms_frame_format(const struct ms_frame *fr, uintptr_t addr,
+			    char *out, size_t cap)
+{
+	struct ms_fmt f;
+	ms_fmt_init(&f, out, cap, -1);
+	if (!fr->module[0]) {
+		if (addr)
+			ms_fmt(&f, "%p", (void *)addr);
+		else
+			ms_fmt(&f, "?");
+		return ms_fmt_str(&f);
+	}
+	char name[sizeof fr->func];
+	const char *src = last_two(fr->file);
+	if (fr->func[0]) {
+		ms_fmt(&f, "%s+0x%lx (", short_name(fr->func, name, sizeof name),
+		       fr->offset);
+		if (fr->line)
+			ms_fmt(&f, "%s:%d, ", src, fr->line);
+		ms_fmt(&f, "%s)", fr->module);
+	} else {
+		ms_fmt(&f, "%s+0x%lx", fr->module, fr->offset);
+		if (fr->line)
+			ms_fmt(&f, " (%s:%d)", src, fr->line);
+	}
+	return ms_fmt_str(&f);
+}
+
+const char *ms_symbolize(uintptr_t addr, char *out, size_t cap)
+{
+	struct ms_frame fr;
+	ms_symbolize_frame(addr, 1, &fr);
+	return ms_frame_format(&fr, addr, out, cap);
+}
+
+const char *ms_symbolize_short(uintptr_t addr, char *out, size_t cap)
+{
+	struct ms_frame fr;
+	ms_symbolize_frame(addr, 1, &fr);
+	if (!fr.func[0] || !fr.line)
+		return ms_frame_format(&fr, addr, out, cap);
+	char name[sizeof fr.func];
+	const char *slash = strrchr(fr.file, '/');
+	struct ms_fmt f;
+	ms_fmt_init(&f, out, cap, -1);
+	ms_fmt(&f, "%s (%s:%d)", short_name(fr.func, name, sizeof name),
+	       slash ? slash + 1 : fr.file, fr.line);
 	return ms_fmt_str(&f);
 }

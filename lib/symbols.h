@@ -33,7 +33,10 @@ struct ms_frame {
 				 addr2line -e module wants) */
 	char file[200];       /* source file as DWARF names it (its tail if
 				 longer); "" without line information */
-	int line;             /* 0 without line information */
+	int line;             /* 0 without line information.  In inlined
+				 code, the innermost line outside system
+				 headers: the std::lock_guard line, not
+				 bits/std_mutex.h */
 	char module[80];      /* basename of the module; "" if in none */
 };
 
@@ -53,6 +56,10 @@ int ms_symbolize_frame(uintptr_t addr, int is_return_address,
  * The source path is shortened to its last two components and a long C++
  * name loses its parameter and template lists.  Returns out. */
 const char *ms_symbolize(uintptr_t addr, char *out, size_t cap);
+
+/* The same for a narrow column: "func (file.c:42)" with the file's base
+ * name, else as ms_symbolize.  Returns out. */
+const char *ms_symbolize_short(uintptr_t addr, char *out, size_t cap);
 
 /* Formats a frame as ms_symbolize does (addr is printed when the frame has
  * no module).  Returns out. */

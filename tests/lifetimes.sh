@@ -30,6 +30,6 @@ run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" held
 m1=$(awk '/^m1 /{print $2}' "$WORK/out")
 expect_grep "section" "^Mutexes still locked:$" "$WORK/report"
 expect_grep "m1 held by the main thread, with where it was taken" \
-	"^  $m1 held by thread [0-9]+, taken at main\+0x[0-9a-f]+ \(scenario\)$" "$WORK/report"
+	"^  $m1 held by thread [0-9]+, taken at main\+0x[0-9a-f]+ \((.*:[0-9]+, )?scenario\)$" "$WORK/report"
 expect_eq "only m1 is listed" "$(grep -c ' held by thread ' "$WORK/report")" 1
 finish
