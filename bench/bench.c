@@ -3,6 +3,8 @@
  *
  *   workload=<name> ops=<N> ns_per_op=<float> peak_rss_kb=<N> checksum=<N>
  *
+ * (handoff adds chunk_ns_per_op=<float>: see there.)
+ *
  * The program is plain pthread code: it does not know whether mutexstat is
  * preloaded, so bench/run can time the same binary bare and with the library.
  * n overrides the default size (pairs, rounds or items; see `workloads`).
@@ -10,6 +12,7 @@
  * is verified where the answer is known, so a broken lock shows up here. */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,11 +55,13 @@ static double now_ns(void)
 	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-/* The result of one workload: ops performed, time they took, checksum. */
+/* The result of one workload: ops performed, time they took, checksum;
+ * chunk_ns: per op, from the run's quicker chunks (handoff only; 0 = none). */
 struct result {
 	unsigned long ops;
 	double ns;
 	unsigned long checksum;
+	double chunk_ns;
 };
 
 /* ---- threads: start together, the clock runs from release to join ------ */
@@ -130,7 +135,7 @@ static struct result run_pair(long n)
 	double t1 = now_ns();
 	CHECK(pthread_mutex_destroy(&m));
 	expect("pair counter", counter, (unsigned long)n);
-	return (struct result){ (unsigned long)n, t1 - t0, counter };
+	return (struct result){ (unsigned long)n, t1 - t0, counter, 0 };
 }
 
 static struct result run_callgrind_pair(long n)
@@ -143,7 +148,7 @@ static struct result run_callgrind_pair(long n)
 	double t1 = now_ns();
 	CHECK(pthread_mutex_destroy(&m));
 	expect("callgrind_pair counter", counter, (unsigned long)n + 10);
-	return (struct result){ (unsigned long)n, t1 - t0, counter };
+	return (struct result){ (unsigned long)n, t1 - t0, counter, 0 };
 }
 
 #define MANY 1024
@@ -168,7 +173,7 @@ static struct result run_pair1024(long n)
 	double t1 = now_ns();
 	for (int i = 0; i < MANY; i++)
 		CHECK(pthread_mutex_destroy(&m[i]));
-	return (struct result){ (unsigned long)n, t1 - t0, sum };
+	return (struct result){ (unsigned long)n, t1 - t0, sum, 0 };
 }
 
 /* ---- hot2, hot4: T threads on one mutex, tiny critical section --------- */
@@ -199,7 +204,7 @@ static struct result run_hot(int threads, long n)
 	double t1 = crew_join(&hot_crew);
 	unsigned long total = (unsigned long)(hot_each * threads);
 	expect("hot counter", hot_counter, total);
-	return (struct result){ total, t1 - t0, hot_counter };
+	return (struct result){ total, t1 - t0, hot_counter, 0 };
 }
 
 static struct result run_hot2(long n) { return run_hot(2, n); }
@@ -243,7 +248,7 @@ static struct result run_tenxtwenty(long rounds)
 	expect("tenxtwenty rounds", tt_rounds_done,
 	       (unsigned long)(rounds * TT_THREADS));
 	unsigned long ops = (unsigned long)rounds * TT_THREADS * TT_MUTEXES;
-	return (struct result){ ops, t1 - t0, tt_rounds_done };
+	return (struct result){ ops, t1 - t0, tt_rounds_done, 0 };
 }
 
 /* ---- condvar: bounded queue, one producer, one consumer ---------------- */
@@ -309,8 +314,140 @@ static struct result run_condvar(long n)
 	double t0 = crew_release(&q_crew);
 	double t1 = crew_join(&q_crew);
 	expect("condvar sum", q_sum, (unsigned long)n * ((unsigned long)n + 1) / 2);
-	return (struct result){ (unsigned long)n, t1 - t0, q_sum };
+	return (struct result){ (unsigned long)n, t1 - t0, q_sum, 0 };
 }
+
+/* ---- handoff: every acquisition a contention event ---------------------- */
+
+/* Two threads take one mutex in turns, and each turn makes the other wait:
+ * the holder lets go only once the other thread is blocked in lock, so
+ * every acquisition but the first is a contention event -- a failed try,
+ * a wait, a wake-up -- and, with mutexstat capturing, a stack capture of
+ * the waiter and of the unlock that lets it in.  No sleeps: the threads
+ * spin (pause, then sched_yield) on the lock word and on ho_holder.
+ *
+ * The lock word is glibc's (0 free, 1 locked, 2 locked and maybe waited
+ * for).  A thread that got the mutex after waiting finds it at 2 whether
+ * or not anyone waits now, so before it announces itself in ho_holder --
+ * while the other thread is certainly not locking -- it puts the word back
+ * to 1: seeing 2 again then means the other thread is waiting.  glibc's
+ * unlock still wakes a waiter whenever one set the word to 2.
+ *
+ * A handoff needs both threads on a CPU at once; on a shared machine a
+ * third process often takes one of them, and a run's mean mixes the two
+ * regimes.  So thread 0 also reads the clock every HO_CHUNK turns, and
+ * chunk_ns_per_op is the chunk at the 10th percentile, fastest first:
+ * what a contention event costs when both threads run.
+ *
+ * handoff locks four frames from the top of its thread (handoff_turns,
+ * handoff_worker, and the C library's thread start); handoff16 first
+ * descends 14 calls deeper, so a capture has MUTEXSTAT_FRAMES' default 16
+ * frames to walk, as in most real programs. */
+
+#define HO_CHUNK 500
+#define HO_MAX_CHUNKS 100000
+
+static pthread_mutex_t ho_m = PTHREAD_MUTEX_INITIALIZER;
+static int ho_holder = -1;	/* thread that took the last turn */
+static long ho_turns;		/* turns 1..ho_turns are contended */
+static unsigned long ho_acquired;
+static double *ho_stamp;	/* [k]: time of turn k * HO_CHUNK */
+static struct crew ho_crew;
+
+static void relax(unsigned *spins)
+{
+	if (++*spins < 200)
+		__builtin_ia32_pause();
+	else
+		sched_yield();
+}
+
+static int ho_depth;		/* calls between handoff_worker and the turns */
+
+__attribute__((noinline)) void handoff_turns(int me)
+{
+	int other = 1 - me;
+	crew_wait(&ho_crew);
+	for (long turn = me; turn <= ho_turns; turn += 2) {
+		unsigned spins = 0;
+		if (turn > 0) /* the other thread has the mutex ... */
+			while (__atomic_load_n(&ho_holder, __ATOMIC_ACQUIRE) != other)
+				relax(&spins);
+		CHECK(pthread_mutex_lock(&ho_m)); /* ... so this waits */
+		ho_acquired++;
+		if (turn % HO_CHUNK == 0) /* HO_CHUNK is even: thread 0's turns */
+			ho_stamp[turn / HO_CHUNK] = now_ns();
+		int two = 2; /* see above: 2 now means "the other one waits" */
+		__atomic_compare_exchange_n(&ho_m.__data.__lock, &two, 1, 0,
+					    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+		__atomic_store_n(&ho_holder, me, __ATOMIC_RELEASE);
+		spins = 0;
+		if (turn < ho_turns) /* let go once the other thread waits */
+			while (__atomic_load_n(&ho_m.__data.__lock,
+					       __ATOMIC_ACQUIRE) != 2)
+				relax(&spins);
+		CHECK(pthread_mutex_unlock(&ho_m));
+	}
+}
+
+/* depth more frames, then the turns; noinline and the barrier after the
+ * call keep each frame a real call, not a jump. */
+__attribute__((noinline)) void handoff_descend(int depth, int me)
+{
+	if (depth > 0)
+		handoff_descend(depth - 1, me);
+	else
+		handoff_turns(me);
+	__asm__ volatile("" ::: "memory");
+}
+
+static void *handoff_worker(void *arg)
+{
+	if (ho_depth > 0)
+		handoff_descend(ho_depth - 1, (int)(long)arg);
+	else
+		handoff_turns((int)(long)arg);
+	return NULL;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static struct result run_handoff_at(long n, int depth)
+{
+	long chunks = n / HO_CHUNK;
+	if (chunks > HO_MAX_CHUNKS) {
+		fprintf(stderr, "bench: handoff: at most %ld turns\n",
+			(long)HO_CHUNK * HO_MAX_CHUNKS);
+		exit(2);
+	}
+	ho_stamp = xcalloc((size_t)chunks + 1, sizeof *ho_stamp);
+	ho_depth = depth;
+	ho_turns = n;
+	ho_acquired = 0;
+	ho_holder = -1;
+	crew_start(&ho_crew, 2, handoff_worker);
+	double t0 = crew_release(&ho_crew);
+	double t1 = crew_join(&ho_crew);
+	expect("handoff acquisitions", ho_acquired, (unsigned long)n + 1);
+	double chunk_ns = 0;
+	if (chunks > 0) {
+		double *d = xcalloc((size_t)chunks, sizeof *d);
+		for (long k = 0; k < chunks; k++)
+			d[k] = ho_stamp[k + 1] - ho_stamp[k];
+		qsort(d, (size_t)chunks, sizeof *d, cmp_double);
+		chunk_ns = d[chunks / 10] / HO_CHUNK;
+		free(d);
+	}
+	free(ho_stamp);
+	return (struct result){ (unsigned long)n, t1 - t0, ho_acquired, chunk_ns };
+}
+
+static struct result run_handoff(long n) { return run_handoff_at(n, 0); }
+static struct result run_handoff16(long n) { return run_handoff_at(n, 14); }
 
 /* ---- million: a million live mutexes in one array ---------------------- */
 
@@ -339,7 +476,7 @@ static struct result run_million(long rounds)
 		free(m);
 	}
 	double t1 = now_ns();
-	return (struct result){ (unsigned long)(rounds * MILLION), t1 - t0, sum };
+	return (struct result){ (unsigned long)(rounds * MILLION), t1 - t0, sum, 0 };
 }
 
 /* ---- the table of workloads -------------------------------------------- */
@@ -361,6 +498,10 @@ static const struct workload {
 	  "rounds, 10 threads x 20 mutexes; op = lock+unlock" },
 	{ "condvar", run_condvar, 500000,
 	  "items through a 64-slot queue; op = one item" },
+	{ "handoff", run_handoff, 50000,
+	  "turns, 2 threads, each turn contended; op = one contention event" },
+	{ "handoff16", run_handoff16, 50000,
+	  "the same, 16 frames deep; op = one contention event" },
 	{ "million", run_million, 1,
 	  "rounds over 1e6 mutexes; op = init+lock+unlock+destroy" },
 	{ "callgrind_pair", run_callgrind_pair, 100000,
@@ -403,7 +544,10 @@ int main(int argc, char **argv)
 		perror("bench: getrusage");
 		abort();
 	}
-	printf("workload=%s ops=%lu ns_per_op=%.2f peak_rss_kb=%ld checksum=%lu\n",
+	printf("workload=%s ops=%lu ns_per_op=%.2f peak_rss_kb=%ld checksum=%lu",
 	       w->name, r.ops, r.ns / (double)r.ops, ru.ru_maxrss, r.checksum);
+	if (r.chunk_ns > 0)
+		printf(" chunk_ns_per_op=%.2f", r.chunk_ns);
+	printf("\n");
 	return fflush(stdout) == 0 ? 0 : 1;
 }

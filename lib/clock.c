@@ -22,11 +22,25 @@ static int tsc_is_invariant(void)
 #endif
 }
 
+static uint64_t ticks_per_ms_estimate = 1000000; /* ns, without a TSC */
+
 void ms_clock_init(void)
 {
 	ms_clock_use_tsc = tsc_is_invariant();
 	start_ns = ms_mono_ns();
 	start_ticks = ms_ticks();
+	if (ms_clock_use_tsc) {
+		/* a rough rate for timeouts (not for reported times): 50 us */
+		uint64_t t0 = ms_ticks(), n0 = ms_mono_ns(), n = n0;
+		while (n - n0 < 50000)
+			n = ms_mono_ns();
+		ticks_per_ms_estimate = (ms_ticks() - t0) * 1000000 / (n - n0);
+	}
+}
+
+uint64_t ms_ticks_per_ms(void)
+{
+	return ticks_per_ms_estimate;
 }
 
 uint64_t ms_clock_start_ticks(void)

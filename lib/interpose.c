@@ -23,7 +23,8 @@ static struct ms_thread *recording_slow(struct ms_thread *t)
 		return NULL;
 	if (!t->tid)
 		ms_thread_register(t);
-	t->ok = 1;
+	if (!t->pend)
+		t->ok = 1; /* else: after the next unlock (record.c) */
 	return t;
 }
 
@@ -163,7 +164,13 @@ static __attribute__((noinline)) int unlock_entry_slow(pthread_mutex_t *m,
 	struct ms_thread *t = recording();
 	if (!t)
 		return ms_real.mutex_unlock(m);
-	return ms_unlock_slow(t, ms_table_find((uintptr_t)m), m, caller);
+	int rc = ms_unlock_slow(t, ms_table_find((uintptr_t)m), m, caller);
+	if (t->pend) {
+		int saved = errno;
+		ms_blame_flush(t);
+		errno = saved;
+	}
+	return rc;
 }
 
 /* The unlock path: the owner letting go of its last level (glibc's own
@@ -239,7 +246,10 @@ MS_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
 		return call;                                                 \
 	int saved = errno;                                                   \
 	SERIAL_ADD(&ms_cold(r)->cond_waits, 1);                              \
-	ms_released(t, r, CALLER, MS_OP_COND_RELEASE);                       \
+	uint64_t birth_ = LOAD(&ms_rec(r)->birth);                            \
+	uint32_t seq_ = ms_released(t, r, CALLER, MS_OP_COND_RELEASE);       \
+	if (seq_) /* before the wait: it may be long */                      \
+		ms_release_publish(r, birth_, seq_);                          \
 	errno = saved;                                                       \
 	int rc = call;                                                       \
 	saved = errno;                                                       \

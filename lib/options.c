@@ -40,9 +40,9 @@ static const struct option {
 	  &ms_opt.exit_report, "1 = write the report at exit, 0 = only on demand" },
 	{ "MUTEXSTAT_FRAMES", NUM, "16", 1, 64, NULL, &ms_opt.frames,
 	  "frames kept per call stack" },
-	{ "MUTEXSTAT_STACK_SAMPLE", NUM, "1", 1, 1000000, NULL,
+	{ "MUTEXSTAT_STACK_SAMPLE", NUM, "8", 1, 1000000, NULL,
 	  &ms_opt.stack_sample,
-	  "capture the stacks of one contention event in N (counts stay exact)" },
+	  "after a mutex's first 256 contentions, capture stacks of 1 in N" },
 	{ "MUTEXSTAT_STACK_MEMORY", NUM, "64", 1, 4096, NULL, &ms_opt.stack_memory,
 	  "MiB for call stacks; when spent, new stacks are counted as dropped" },
 };

@@ -9,6 +9,7 @@
 #include "real.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -16,10 +17,60 @@
 /* Called by the new holder of a mutex that has made a thread wait: time
  * this hold if it is the sampled one. */
 /* The unlock of a mutex a sampled thread waits for: where the holder lets
- * go is what made it wait. */
-void ms_capture_releaser(uint32_t r)
+ * go is what made it wait.  The holder numbers the release before it
+ * unlocks, and captures and publishes its stack after; the waiter it lets
+ * in picks the stack up by that number once it has unlocked in turn. */
+uint32_t ms_release_begin(uint32_t r)
 {
-	STORE(&ms_cold(r)->release_stack, ms_stack_here());
+	return ATOMIC_ADD(&ms_cold(r)->release_seq, 1) + 1;
+}
+
+void ms_release_publish(uint32_t r, uint64_t birth, uint32_t seq)
+{
+	ms_stack_id id = ms_stack_here();
+	if (LOAD(&ms_rec(r)->birth) != birth)
+		return; /* destroyed meanwhile: its record is another's now */
+	__atomic_store_n(&ms_cold(r)->release_pub[seq & 3],
+			 (uint64_t)seq << 32 | id, __ATOMIC_RELEASE);
+}
+
+/* Charge a sampled wait: to the waiter's stack, and to the stack of the
+ * unlock that let it in (waiting a moment for its holder to publish it). */
+void ms_blame_flush(struct ms_thread *t)
+{
+	if (!t->pend)
+		return;
+	ms_guard_enter(t); /* a signal handler must not spin on our locks */
+	uint32_t r = t->pend_rec;
+	ms_stack_id holder = 0;
+	if (LOAD(&ms_rec(r)->birth) == t->pend_birth) {
+		ms_blame_add(r, t->pend_birth, MS_BLAME_WAIT, t->pend_stack,
+			     t->pend_wait);
+		/* The holder publishes right after its unlock; its first
+		 * capture on a thread can take a while (libunwind reads the
+		 * unwind tables), so wait up to ~5 ms, yielding. */
+		uint64_t give_up = ms_ticks() + ms_ticks_per_ms() * 5;
+		for (unsigned spins = 0; t->pend_seq; spins++) {
+			uint64_t v = __atomic_load_n(
+				&ms_cold(r)->release_pub[t->pend_seq & 3],
+				__ATOMIC_ACQUIRE);
+			if ((uint32_t)(v >> 32) == t->pend_seq) {
+				holder = (ms_stack_id)v;
+				break;
+			}
+			if ((uint32_t)(v >> 32) > t->pend_seq)
+				break; /* overwritten: four releases later */
+			if (spins < 200)
+				__builtin_ia32_pause();
+			else if (ms_ticks() > give_up)
+				break;
+			else
+				sched_yield();
+		}
+		ms_blame_add(r, t->pend_birth, MS_BLAME_HOLD, holder, t->pend_wait);
+	}
+	t->pend = 0;
+	ms_guard_leave(t);
 }
 
 /* Where a call site's stack was last captured: init and first-lock
@@ -237,7 +288,8 @@ int ms_lock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m, int rc,
 	/* A sampled wait charges its time to the waiter's stack and to the
 	 * stack of the unlock that lets it in, which the holder captures when
 	 * it sees MS_F_WAITERS.  The capture comes before the clock starts. */
-	int sampled = ATOMIC_ADD(&c->waiter_sample, 1) % ms_opt.stack_sample == 0;
+	uint32_t event = ATOMIC_ADD(&c->waiter_sample, 1);
+	int sampled = event < MS_STACK_EXACT || event % ms_opt.stack_sample == 0;
 	ms_stack_id mine = 0;
 	if (sampled) {
 		mine = ms_stack_here();
@@ -260,14 +312,17 @@ int ms_lock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m, int rc,
 	if (rc == 0 || rc == EOWNERDEAD) {
 		add_wait(r, c, now - start, waiters);
 		if (sampled) {
-			/* under the guard: a signal handler that waits for a
-			 * mutex must not spin on the depot lock we hold */
-			uint64_t birth = LOAD(&ms_rec(r)->birth);
-			ms_guard_enter(t);
-			ms_blame_add(r, birth, MS_BLAME_WAIT, mine, now - start);
-			ms_blame_add(r, birth, MS_BLAME_HOLD, LOAD(&c->release_stack),
-				     now - start);
-			ms_guard_leave(t);
+			/* charged after this thread's next unlock, outside the
+			 * critical section (an earlier one still pending is
+			 * charged now) */
+			ms_blame_flush(t);
+			t->pend_rec = r;
+			t->pend_birth = LOAD(&ms_rec(r)->birth);
+			t->pend_stack = mine;
+			t->pend_wait = now - start;
+			t->pend_seq = LOAD(&c->release_seq);
+			t->pend = 1;
+			t->ok = 0;
 		}
 	} else if (rc == ETIMEDOUT)
 		add_timeout_wait(c, now - start, waiters);
@@ -310,8 +365,11 @@ int ms_unlock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
 			if (rc == 0)
 				ms_log_held(t, r, caller, MS_OP_UNLOCK, 0, 0, 0);
 		} else {
-			ms_released(t, r, caller, MS_OP_UNLOCK);
+			uint64_t birth = LOAD(&ms_rec(r)->birth);
+			uint32_t seq = ms_released(t, r, caller, MS_OP_UNLOCK);
 			rc = ms_real.mutex_unlock(m);
+			if (seq)
+				ms_release_publish(r, birth, seq);
 			errno = saved;
 			return rc; /* the owner's unlock does not fail */
 		}

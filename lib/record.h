@@ -12,7 +12,9 @@
 #include "thread.h"
 
 void ms_hold_begin(uint32_t r);
-void ms_capture_releaser(uint32_t r);
+uint32_t ms_release_begin(uint32_t r);
+void ms_release_publish(uint32_t r, uint64_t birth, uint32_t seq);
+void ms_blame_flush(struct ms_thread *t);
 void ms_first_acquired(uint32_t r, uintptr_t caller);
 uint32_t ms_site_stack(uintptr_t caller);
 void ms_hold_end(uint32_t r);
@@ -52,19 +54,24 @@ MS_HOT void ms_acquired(struct ms_thread *t, uint32_t r, uintptr_t caller,
 	ms_log_held(t, r, caller, op, waited, err, ticks);
 }
 
-/* The thread is about to let go of the mutex (the last level of it). */
-MS_HOT void ms_released(struct ms_thread *t, uint32_t r, uintptr_t caller,
-			unsigned op)
+/* The thread is about to let go of the mutex (the last level of it).
+ * Returns a release number if a sampled waiter waits: the caller then
+ * calls ms_release_publish() once the mutex is free, so the capture of
+ * its stack never lengthens the critical section. */
+MS_HOT uint32_t ms_released(struct ms_thread *t, uint32_t r, uintptr_t caller,
+			    unsigned op)
 {
 	struct ms_record *rec = ms_rec(r);
+	uint32_t seq = 0;
 	rec->owner = t->tid;
 	if (unlikely(rec->flags & (MS_F_HOLD_SAMPLE | MS_F_WAITERS))) {
 		if (rec->flags & MS_F_WAITERS)
-			ms_capture_releaser(r);
+			seq = ms_release_begin(r);
 		if (rec->flags & MS_F_HOLD_SAMPLE)
 			ms_hold_end(r);
 	}
 	ms_log_held(t, r, caller, op, 0, 0, 0);
+	return seq;
 }
 
 /* Slow paths, in record.c. */

@@ -26,9 +26,9 @@ void ms_report_stack_summary(struct ms_fmt *f)
 		ms_fmt(f, "  call stacks: unavailable (libunwind.so.8 could not be "
 			  "loaded); sites show the caller only\n");
 	else if (ms_opt.stack_sample > 1)
-		ms_fmt(f, "  call stacks: sampled, 1 contention event in %llu "
-			  "(MUTEXSTAT_STACK_SAMPLE); %llu distinct\n",
-		       (unsigned long long)ms_opt.stack_sample,
+		ms_fmt(f, "  call stacks: each of a mutex's first %d contention events, "
+			  "then 1 in %llu (MUTEXSTAT_STACK_SAMPLE); %llu distinct\n",
+		       MS_STACK_EXACT, (unsigned long long)ms_opt.stack_sample,
 		       (unsigned long long)st.stacks);
 	else
 		ms_fmt(f, "  call stacks: every contention event; %llu distinct\n",

@@ -51,6 +51,11 @@ struct ms_blame;
  * MS_HOLD_SAMPLE (two clock reads inside the critical section on every
  * acquisition make a hot mutex hotter still). */
 #define MS_HOLD_EXACT 4096
+
+/* Call stacks of a mutex's first MS_STACK_EXACT contention events are all
+ * captured, then one in MUTEXSTAT_STACK_SAMPLE (a capture costs about as
+ * much as a fast handoff). */
+#define MS_STACK_EXACT 256
 #define MS_HOLD_SAMPLE 16
 #define MS_F_KIND_SHIFT 16 /* glibc's __kind (low 10 bits) when first seen */
 
@@ -106,7 +111,8 @@ struct ms_cold {
 	uint32_t hist[MS_HIST_BUCKETS];         /* waits that got the mutex */
 	const char *name;
 	struct ms_blame *blame;   /* waiting and holding stacks (blame.c) */
-	uint32_t release_stack;   /* the unlock that let the next waiter in */
+	uint32_t release_seq;     /* unlocks that found a sampled waiter */
+	uint64_t release_pub[4];  /* their stacks: seq << 32 | stack id */
 	uint32_t waiter_sample;   /* contention events, for MUTEXSTAT_STACK_SAMPLE */
 	uint32_t sampled_waiters; /* sampled threads waiting now */
 	uint32_t fail_pos;

@@ -26,6 +26,7 @@ uint32_t ms_thread_register(struct ms_thread *t)
 void ms_thread_after_fork_child(void)
 {
 	ms_self.tid = (uint32_t)syscall(SYS_gettid);
+	ms_self.pend = 0;
 	STORE(&threads_seen, 1);
 }
 

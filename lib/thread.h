@@ -27,6 +27,12 @@ struct ms_thread {
 	uint32_t cache_gen;
 	uintptr_t cache_key;
 	uint32_t cache_rec;
+	/* A sampled wait whose blame is charged after this thread's next
+	 * unlock, outside any critical section (ok stays 0 until then, so
+	 * that unlock takes the slow path). */
+	uint32_t pend;
+	uint32_t pend_rec, pend_stack, pend_seq;
+	uint64_t pend_birth, pend_wait;
 };
 
 extern __thread struct ms_thread ms_self

@@ -1,2 +1,142 @@
-#!/bin/sh
-echo "1 passed, 0 failed"
+# stacks.sh - call stacks in the report: who waited and who made them wait,
+# with exact counts, on examples/blame (one holder, two waiters, R rounds,
+# every wait charged to one waiter's lock and to the holder's unlock); and
+# the options MUTEXSTAT_STACK_SAMPLE, MUTEXSTAT_STACK_MEMORY and
+# MUTEXSTAT_FRAMES.
+. "$top_srcdir/tests/lib.sh"
+B=$top_builddir
+SRC=$top_srcdir/examples/blame.c
+R=3
+
+# The source lines of the two waiting locks and of the holder's unlock.
+line_of() { grep -n "/\* $1 \*/" "$SRC" | cut -d: -f1; }
+WAIT_ONE=$(line_of WAIT_ONE)
+WAIT_TWO=$(line_of WAIT_TWO)
+LET_GO=$(line_of LET_GO)
+
+# top_counts FILE: "acquired contended" of the first mutex of the top table.
+top_counts() {
+	awk '/^Top [0-9]+ mutex(es)? by/ { getline; getline; print $3, $4; exit }' "$1"
+}
+
+# stacks FILE TITLE: one line per stack listed under TITLE ("who waited",
+# "who made them wait") for the first mutex in the report:
+#   waits share frames first-frame
+# share without its %, frames counted from the lines the stack takes.
+stacks() {
+	awk -v title="  $2:" '
+		function flush() { if (row != "") print row, frames, first; row = "" }
+		index($0, title) == 1 { on = 1; getline; next }
+		!on { next }
+		match($0, /^ +[0-9]+ +[0-9.]+ [^ ]+ +[0-9.]+ [^ ]+ +[0-9]+% +/) {
+			flush()
+			share = $6; sub(/%/, "", share)
+			row = $1 " " share
+			first = substr($0, RLENGTH + 1)
+			frames = 1
+			next
+		}
+		/^                    +[^ ]/ { frames++; next }
+		{ flush(); exit }
+		END { flush() }' "$1"
+}
+
+# stack_count FILE TITLE: N of the section title's "(N stacks)".
+stack_count() {
+	sed -n "s/^  $2: .* (\([0-9]*\) stacks\{0,1\}):\$/\1/p" "$1" | head -1
+}
+
+# row_of FILE FUNC: the stacks line (see stacks) whose first frame is in FUNC
+row_of() { awk -v f="$2+" 'index($4, f) == 1' "$1"; }
+
+# ---- a mutex's first 256 contention events are all captured (default) ----
+run_with "$WORK/out" "$WORK/err" "$B/examples/blame" $R
+expect_eq "blame output" "$(cat "$WORK/out")" \
+	"$R rounds: waiter_one and waiter_two waited $R times each, $((2 * R)) waits in all, each behind hold_too_long"
+expect_eq "acquired, contended" "$(top_counts "$WORK/report")" "$((4 * R)) $((2 * R))"
+expect_grep "header: the first events of each mutex, then sampled" \
+	"^  call stacks: each of a mutex's first 256 contention events, then 1 in 8 \(MUTEXSTAT_STACK_SAMPLE\); [0-9]+ distinct$" "$WORK/report"
+expect_no_grep "no stacks dropped" 'stacks were dropped' "$WORK/report"
+expect_eq "no line over 120 columns" \
+	"$(sed 's/µ/u/g' "$WORK/report" | awk 'length($0) > 120' | wc -l)" 0
+
+stacks "$WORK/report" "who waited" >"$WORK/waited"
+stacks "$WORK/report" "who made them wait" >"$WORK/caused"
+expect_eq "who waited: stacks" "$(stack_count "$WORK/report" "who waited")" 2
+expect_eq "who waited: lines" "$(wc -l <"$WORK/waited")" 2
+expect_eq "who waited: waiter_one's waits" \
+	"$(row_of "$WORK/waited" waiter_one | cut -d' ' -f1)" $R
+expect_eq "who waited: waiter_two's waits" \
+	"$(row_of "$WORK/waited" waiter_two | cut -d' ' -f1)" $R
+expect_eq "who waited: waits add up to the contended count" \
+	"$(awk '{ n += $1 } END { print n }' "$WORK/waited")" $((2 * R))
+shares=$(awk '{ s += $2 } END { print s }' "$WORK/waited")
+expect_eq "who waited: shares add to 100% (+-1)" \
+	"$(awk -v s="$shares" 'BEGIN { print (s >= 99 && s <= 101) ? "yes" : s }')" yes
+expect_grep "who waited: waiter_one at its lock line" \
+	"^ +$R +.*% +waiter_one\+0x[0-9a-f]+ \(.*blame\.c:$WAIT_ONE, blame\)$" "$WORK/report"
+expect_grep "who waited: waiter_two at its lock line" \
+	"^ +$R +.*% +waiter_two\+0x[0-9a-f]+ \(.*blame\.c:$WAIT_TWO, blame\)$" "$WORK/report"
+expect_eq "who waited: both stacks go on below the job" \
+	"$(awk '$3 >= 2' "$WORK/waited" | wc -l)" 2
+expect_grep "the frame below is run_job's" '^ {20,}run_job\+0x[0-9a-f]+ ' "$WORK/report"
+
+expect_eq "who made them wait: stacks" \
+	"$(stack_count "$WORK/report" "who made them wait")" 1
+expect_eq "who made them wait: hold_too_long, 2R waits, 100%" \
+	"$(row_of "$WORK/caused" hold_too_long | cut -d' ' -f1,2)" "$((2 * R)) 100"
+expect_grep "who made them wait: at the holder's unlock line" \
+	"^ +$((2 * R)) +.*% +hold_too_long\+0x[0-9a-f]+ \(.*blame\.c:$LET_GO, blame\)$" \
+	"$WORK/report"
+expect_grep "first locked by the holder" '^  first locked at   hold_too_long\+' \
+	"$WORK/report"
+
+# ---- every event: MUTEXSTAT_STACK_SAMPLE=1 --------------------------------
+MUTEXSTAT_STACK_SAMPLE=1 run_with "$WORK/out" "$WORK/err" "$B/examples/blame" $R
+expect_grep "every event: header says so" \
+	'^  call stacks: every contention event; [0-9]+ distinct$' "$WORK/report"
+expect_eq "every event: acquired, contended" \
+	"$(top_counts "$WORK/report")" "$((4 * R)) $((2 * R))"
+stacks "$WORK/report" "who waited" >"$WORK/waited"
+expect_eq "every event: all waits captured" \
+	"$(awk '{ n += $1 } END { print n }' "$WORK/waited")" $((2 * R))
+
+# ---- sampled 1 in a million: the first 256 events of a mutex are still all
+# captured, so here every one; counts stay exact ----------------------------
+MUTEXSTAT_STACK_SAMPLE=1000000 run_with "$WORK/out" "$WORK/err" "$B/examples/blame" $R
+expect_grep "sampled: header says so" \
+	"^  call stacks: each of a mutex's first 256 contention events, then 1 in 1000000 \(MUTEXSTAT_STACK_SAMPLE\)" \
+	"$WORK/report"
+expect_eq "sampled: acquired, contended still exact" \
+	"$(top_counts "$WORK/report")" "$((4 * R)) $((2 * R))"
+stacks "$WORK/report" "who waited" >"$WORK/waited"
+expect_eq "sampled: the first events all captured" \
+	"$(awk '{ n += $1 } END { print n }' "$WORK/waited")" $((2 * R))
+
+# ---- 1 MiB for stacks: enough for this program ---------------------------
+MUTEXSTAT_STACK_MEMORY=1 run_with "$WORK/out" "$WORK/err" "$B/examples/blame" $R
+expect_eq "1 MiB: program output" "$(cat "$WORK/out")" \
+	"$R rounds: waiter_one and waiter_two waited $R times each, $((2 * R)) waits in all, each behind hold_too_long"
+expect_eq "1 MiB: no warning" "$(cat "$WORK/err")" ""
+expect_eq "1 MiB: acquired, contended" "$(top_counts "$WORK/report")" \
+	"$((4 * R)) $((2 * R))"
+expect_no_grep "1 MiB: no stacks dropped" 'stacks were dropped' "$WORK/report"
+stacks "$WORK/report" "who waited" >"$WORK/waited"
+expect_eq "1 MiB: who waited still adds up" \
+	"$(awk '{ n += $1 } END { print n }' "$WORK/waited")" $((2 * R))
+
+# ---- one frame per stack -------------------------------------------------
+MUTEXSTAT_FRAMES=1 run_with "$WORK/out" "$WORK/err" "$B/examples/blame" $R
+stacks "$WORK/report" "who waited" >"$WORK/waited"
+stacks "$WORK/report" "who made them wait" >"$WORK/caused"
+expect_eq "1 frame: who waited, 2 stacks of one frame each" \
+	"$(awk '$3 == 1' "$WORK/waited" | wc -l)" 2
+expect_eq "1 frame: who made them wait, 1 stack of one frame" \
+	"$(awk '$3 == 1' "$WORK/caused" | wc -l)" 1
+expect_eq "1 frame: no continuation lines under first locked at" \
+	"$(sed -n '/^  first locked at /{n;p;}' "$WORK/report" | grep -c '^                    [^ ]')" 0
+expect_eq "1 frame: counts unchanged" \
+	"$(awk '{ n += $1 } END { print n }' "$WORK/waited")" $((2 * R))
+expect_eq "1 frame: still the waiters' own frames" \
+	"$(row_of "$WORK/waited" waiter_one | wc -l) $(row_of "$WORK/waited" waiter_two | wc -l)" "1 1"
+finish

@@ -13,5 +13,6 @@ Suite *table_suite(void);   /* test_table.c: index, records, lives, sites */
 Suite *ring_suite(void);    /* test_ring.c: per-mutex history entries */
 Suite *options_suite(void); /* test_options.c: MUTEXSTAT_* parsing */
 Suite *fmt_suite(void);     /* test_fmt.c: formatter and durations */
+Suite *depot_suite(void);   /* test_depot.c: stack depot and blame lines */
 
 #endif

@@ -1,1 +1,429 @@
-typedef int placeholder_depot;
+/* test_depot.c - the stack depot (lib/depot.c) and the blame lines kept in
+ * its memory (lib/blame.c): one id per distinct frame array, the frames
+ * back from an id, the counts ms_depot_stats gives, what happens when the
+ * budget is spent (refused puts counted as dropped, stored stacks still
+ * found), concurrent puts, and waits summed per (mutex life, kind, stack).
+ *
+ * Every test runs in its own forked child (see main.c) and maps a fresh
+ * depot with ms_depot_init, so tests never see each other's stacks.  No
+ * stack is captured here: the frames are made-up addresses. */
+#include "suites.h"
+
+#include "blame.h"
+#include "depot.h"
+#include "table.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MIB (1024 * 1024)
+
+/* Frames that look like return addresses in a program's text. */
+#define TEXT ((uintptr_t)0x55d4c0a01000u)
+
+/* Stack number i, n frames long: frames differ from those of any other i. */
+static void make_stack(uintptr_t *frames, unsigned i, int n)
+{
+	for (int k = 0; k < n; k++)
+		frames[k] = TEXT + (uintptr_t)i * 0x1000 + (uintptr_t)k * 0x10;
+}
+
+static void depot_init(size_t budget)
+{
+	ck_assert_int_eq(ms_depot_init(budget), 0);
+}
+
+static struct ms_depot_stats stats(void)
+{
+	struct ms_depot_stats st;
+	ms_depot_stats(&st);
+	return st;
+}
+
+/* ---- ids ----------------------------------------------------------------- */
+
+START_TEST(test_depot_same_frames_same_id)
+{
+	depot_init(MIB);
+	uintptr_t a[8], copy[8];
+	make_stack(a, 1, 8);
+	memcpy(copy, a, sizeof a);
+	ms_stack_id id = ms_depot_put(a, 8);
+	ck_assert_uint_ne(id, 0);
+	ck_assert_uint_eq(ms_depot_put(a, 8), id);
+	ck_assert_uint_eq(ms_depot_put(copy, 8), id); /* by value, not address */
+	struct ms_depot_stats st = stats();
+	ck_assert_uint_eq(st.stacks, 1);
+	ck_assert_uint_eq(st.puts, 3);
+	ck_assert_uint_eq(st.dropped, 0);
+}
+END_TEST
+
+START_TEST(test_depot_different_frames_different_ids)
+{
+	depot_init(MIB);
+	uintptr_t a[8], b[8], longer[9], reversed[8];
+	make_stack(a, 1, 8);
+	memcpy(b, a, sizeof a);
+	b[7] ^= 0x10; /* differs in the outermost frame only */
+	memcpy(longer, a, sizeof a);
+	longer[8] = TEXT + 0x99990;
+	for (int k = 0; k < 8; k++)
+		reversed[k] = a[7 - k];
+	ms_stack_id ids[6] = {
+		ms_depot_put(a, 8),
+		ms_depot_put(b, 8),
+		ms_depot_put(a, 7),      /* a prefix of a */
+		ms_depot_put(a, 1),      /* its innermost frame alone */
+		ms_depot_put(longer, 9), /* a with one more frame */
+		ms_depot_put(reversed, 8),
+	};
+	for (int i = 0; i < 6; i++) {
+		ck_assert_uint_ne(ids[i], 0);
+		for (int j = 0; j < i; j++)
+			ck_assert_msg(ids[i] != ids[j], "stacks %d and %d share id %u", i,
+				      j, ids[i]);
+	}
+	ck_assert_uint_eq(stats().stacks, 6);
+	/* and each is found again */
+	ck_assert_uint_eq(ms_depot_put(a, 7), ids[2]);
+	ck_assert_uint_eq(ms_depot_put(longer, 9), ids[4]);
+	ck_assert_uint_eq(stats().stacks, 6);
+}
+END_TEST
+
+START_TEST(test_depot_get_returns_the_frames)
+{
+	depot_init(MIB);
+	uintptr_t a[16], b[3];
+	make_stack(a, 1, 16);
+	make_stack(b, 2, 3);
+	ms_stack_id ia = ms_depot_put(a, 16), ib = ms_depot_put(b, 3);
+	a[0] = 0; /* the depot keeps its own copy */
+	const uintptr_t *frames = NULL;
+	ck_assert_int_eq(ms_depot_get(ia, &frames), 16);
+	ck_assert_uint_eq(frames[0], TEXT + 0x1000);
+	ck_assert_mem_eq(frames + 1, a + 1, 15 * sizeof *a);
+	ck_assert_int_eq(ms_depot_get(ib, &frames), 3);
+	ck_assert_mem_eq(frames, b, sizeof b);
+}
+END_TEST
+
+START_TEST(test_depot_get_of_unknown_id_is_empty)
+{
+	depot_init(MIB);
+	uintptr_t a[4];
+	make_stack(a, 1, 4);
+	ms_stack_id id = ms_depot_put(a, 4);
+	const uintptr_t *frames = NULL;
+	ck_assert_int_eq(ms_depot_get(0, &frames), 0);
+	ck_assert_int_eq(ms_depot_get(id + 1, &frames), 0);   /* not yet given */
+	ck_assert_int_eq(ms_depot_get(0xffffffffu, &frames), 0); /* past all */
+}
+END_TEST
+
+START_TEST(test_depot_empty_stack_is_no_stack)
+{
+	depot_init(MIB);
+	uintptr_t a[1] = { TEXT };
+	ck_assert_uint_eq(ms_depot_put(a, 0), 0);
+	ck_assert_uint_eq(ms_depot_put(a, -1), 0);
+	ck_assert_uint_eq(stats().stacks, 0);
+	ck_assert_uint_eq(stats().dropped, 0);
+}
+END_TEST
+
+START_TEST(test_depot_put_before_init_is_no_stack)
+{
+	uintptr_t a[4];
+	make_stack(a, 1, 4);
+	const uintptr_t *frames = NULL;
+	ck_assert_uint_eq(ms_depot_put(a, 4), 0);
+	ck_assert_int_eq(ms_depot_get(1, &frames), 0);
+}
+END_TEST
+
+/* ---- a spent budget ---------------------------------------------------- */
+
+#define SMALL_BUDGET (64 * 1024)
+#define FRAMES 8
+#define MAX_STACKS (SMALL_BUDGET / 48 + 1) /* more than can ever fit */
+
+static ms_stack_id small_ids[MAX_STACKS];
+
+/* Puts distinct stacks until one is refused; returns how many were
+ * stored (small_ids[0..n-1]). */
+static unsigned fill_small_depot(void)
+{
+	uintptr_t f[FRAMES];
+	for (unsigned i = 0; i < MAX_STACKS; i++) {
+		make_stack(f, i, FRAMES);
+		ms_stack_id id = ms_depot_put(f, FRAMES);
+		if (!id)
+			return i;
+		small_ids[i] = id;
+	}
+	ck_abort_msg("%u stacks fit in %u bytes", MAX_STACKS, SMALL_BUDGET);
+	return 0;
+}
+
+START_TEST(test_depot_full_refuses_and_counts_each_drop)
+{
+	depot_init(SMALL_BUDGET);
+	unsigned stored = fill_small_depot();
+	ck_assert_uint_gt(stored, 100);
+	struct ms_depot_stats st = stats();
+	ck_assert_uint_eq(st.stacks, stored);
+	ck_assert_uint_eq(st.puts, stored + 1);
+	ck_assert_uint_eq(st.dropped, 1);
+	ck_assert_uint_eq(st.budget, SMALL_BUDGET);
+	ck_assert_uint_le(st.used, SMALL_BUDGET);
+	ck_assert_uint_ge(st.used, SMALL_BUDGET / 2); /* refused for want of room */
+
+	/* More new stacks: every refusal is counted, none is lost silently. */
+	uintptr_t f[FRAMES];
+	unsigned refused = 0, more = 0;
+	for (unsigned i = 0; i < 50; i++) {
+		make_stack(f, MAX_STACKS + 1 + i, FRAMES);
+		if (ms_depot_put(f, FRAMES))
+			more++;
+		else
+			refused++;
+	}
+	st = stats();
+	ck_assert_uint_eq(st.dropped, 1 + refused);
+	ck_assert_uint_eq(st.stacks, stored + more);
+	ck_assert_uint_eq(st.puts, stored + 1 + 50);
+	ck_assert_uint_le(st.used, SMALL_BUDGET);
+}
+END_TEST
+
+START_TEST(test_depot_full_still_resolves_stored_stacks)
+{
+	depot_init(SMALL_BUDGET);
+	unsigned stored = fill_small_depot();
+	uintptr_t f[FRAMES];
+	for (unsigned i = 0; i < stored; i++) {
+		const uintptr_t *frames;
+		make_stack(f, i, FRAMES);
+		if (ms_depot_get(small_ids[i], &frames) != FRAMES ||
+		    memcmp(frames, f, sizeof f) != 0)
+			ck_abort_msg("stack %u (id %u) lost once the depot was full",
+				     i, small_ids[i]);
+	}
+}
+END_TEST
+
+START_TEST(test_depot_full_still_finds_known_stacks)
+{
+	depot_init(SMALL_BUDGET);
+	unsigned stored = fill_small_depot();
+	uint64_t dropped = stats().dropped;
+	uintptr_t f[FRAMES];
+	for (unsigned i = 0; i < stored; i++) {
+		make_stack(f, i, FRAMES);
+		ms_stack_id id = ms_depot_put(f, FRAMES);
+		if (id != small_ids[i])
+			ck_abort_msg("stack %u: id %u when full, %u before", i, id,
+				     small_ids[i]);
+	}
+	ck_assert_uint_eq(stats().dropped, dropped); /* known ones are no drops */
+	ck_assert_uint_eq(stats().stacks, stored);
+}
+END_TEST
+
+/* ---- concurrent puts --------------------------------------------------- */
+
+#define PUTTERS 8
+#define PER_PUTTER 400   /* stacks each thread puts */
+#define OVERLAP_STEP 100 /* thread t puts stacks t*100 .. t*100+399 */
+#define ALL_STACKS ((PUTTERS - 1) * OVERLAP_STEP + PER_PUTTER)
+#define PASSES 5         /* each thread puts its set this many times */
+
+static ms_stack_id seen[PUTTERS][ALL_STACKS];
+static pthread_barrier_t start_line;
+
+static void *putter(void *arg)
+{
+	unsigned t = (unsigned)(uintptr_t)arg;
+	uintptr_t f[FRAMES];
+	pthread_barrier_wait(&start_line);
+	for (unsigned pass = 0; pass < PASSES; pass++)
+		for (unsigned k = 0; k < PER_PUTTER; k++) {
+			/* each thread walks its set from a different end */
+			unsigned i = t * OVERLAP_STEP +
+				     ((t & 1) ? PER_PUTTER - 1 - k : k);
+			make_stack(f, i, FRAMES);
+			ms_stack_id id = ms_depot_put(f, FRAMES);
+			if (!id || (seen[t][i] && seen[t][i] != id))
+				return (void *)1;
+			seen[t][i] = id;
+		}
+	return NULL;
+}
+
+START_TEST(test_depot_concurrent_puts_agree_on_ids)
+{
+	depot_init(16 * MIB);
+	pthread_t th[PUTTERS];
+	ck_assert_int_eq(pthread_barrier_init(&start_line, NULL, PUTTERS), 0);
+	for (unsigned t = 0; t < PUTTERS; t++)
+		ck_assert_int_eq(pthread_create(&th[t], NULL, putter,
+						(void *)(uintptr_t)t), 0);
+	for (unsigned t = 0; t < PUTTERS; t++) {
+		void *bad;
+		ck_assert_int_eq(pthread_join(th[t], &bad), 0);
+		ck_assert_msg(bad == NULL, "thread %u got no id or two ids", t);
+	}
+	/* the same frames got the same id in every thread; distinct frames
+	 * distinct ids; each id gives its frames back */
+	static ms_stack_id id_of[ALL_STACKS];
+	static unsigned char used_id[ALL_STACKS + 1];
+	uintptr_t f[FRAMES];
+	for (unsigned i = 0; i < ALL_STACKS; i++) {
+		for (unsigned t = 0; t < PUTTERS; t++) {
+			ms_stack_id id = seen[t][i];
+			if (!id)
+				continue;
+			if (!id_of[i])
+				id_of[i] = id;
+			else if (id != id_of[i])
+				ck_abort_msg("stack %u: id %u in one thread, %u in "
+					     "thread %u", i, id_of[i], id, t);
+		}
+		ms_stack_id id = id_of[i];
+		if (!id || id > ALL_STACKS || used_id[id]++)
+			ck_abort_msg("stack %u: id %u missing, out of range or "
+				     "shared", i, id);
+		const uintptr_t *frames;
+		make_stack(f, i, FRAMES);
+		if (ms_depot_get(id, &frames) != FRAMES ||
+		    memcmp(frames, f, sizeof f) != 0)
+			ck_abort_msg("stack %u: id %u gives other frames", i, id);
+	}
+	struct ms_depot_stats st = stats();
+	ck_assert_uint_eq(st.stacks, ALL_STACKS);
+	ck_assert_uint_eq(st.puts, (uint64_t)PUTTERS * PER_PUTTER * PASSES);
+	ck_assert_uint_eq(st.dropped, 0);
+}
+END_TEST
+
+/* ---- blame lines ------------------------------------------------------- */
+
+static uint32_t blame_rec;
+static uint64_t blame_birth;
+
+static void blame_setup(void)
+{
+	ck_assert_int_eq(ms_table_init(1024, 16), 1024);
+	depot_init(MIB);
+	uint64_t clock = 0;
+	blame_rec = ms_table_add((uintptr_t)0x55d4c0b00040u, 1, &clock);
+	ck_assert_uint_ne(blame_rec, MS_REC_UNTRACKED);
+	ck_assert_uint_ne(blame_rec, MS_REC_NONE);
+	blame_birth = ms_rec(blame_rec)->birth;
+}
+
+/* The line of (kind, stack) in the record's list; NULL if none. */
+static const struct ms_blame *line_of(unsigned kind, ms_stack_id stack)
+{
+	const struct ms_blame *b = ms_blame_of(blame_rec, blame_birth);
+	for (; b; b = b->next)
+		if (b->birth == blame_birth && b->kind == kind && b->stack == stack)
+			return b;
+	return NULL;
+}
+
+static unsigned lines_of_record(void)
+{
+	unsigned n = 0;
+	for (const struct ms_blame *b = ms_blame_of(blame_rec, blame_birth); b;
+	     b = b->next)
+		n++;
+	return n;
+}
+
+START_TEST(test_blame_same_key_sums_count_total_and_max)
+{
+	ck_assert_ptr_null(ms_blame_of(blame_rec, blame_birth));
+	ck_assert_int_eq(ms_blame_add(blame_rec, blame_birth, MS_BLAME_WAIT, 7, 300), 0);
+	ck_assert_int_eq(ms_blame_add(blame_rec, blame_birth, MS_BLAME_WAIT, 7, 1000), 0);
+	ck_assert_int_eq(ms_blame_add(blame_rec, blame_birth, MS_BLAME_WAIT, 7, 200), 0);
+	const struct ms_blame *b = line_of(MS_BLAME_WAIT, 7);
+	ck_assert_ptr_nonnull(b);
+	ck_assert_uint_eq(b->count, 3);
+	ck_assert_uint_eq(b->total, 1500);
+	ck_assert_uint_eq(b->max, 1000);
+	ck_assert_uint_eq(b->rec, blame_rec);
+	ck_assert_uint_eq(lines_of_record(), 1);
+}
+END_TEST
+
+START_TEST(test_blame_kinds_and_stacks_are_separate_lines)
+{
+	ck_assert_int_eq(ms_blame_add(blame_rec, blame_birth, MS_BLAME_WAIT, 7, 10), 0);
+	ck_assert_int_eq(ms_blame_add(blame_rec, blame_birth, MS_BLAME_HOLD, 7, 20), 0);
+	ck_assert_int_eq(ms_blame_add(blame_rec, blame_birth, MS_BLAME_WAIT, 8, 30), 0);
+	ck_assert_int_eq(ms_blame_add(blame_rec, blame_birth, MS_BLAME_HOLD, 0, 40), 0);
+	ck_assert_uint_eq(lines_of_record(), 4);
+	ck_assert_uint_eq(line_of(MS_BLAME_WAIT, 7)->total, 10);
+	ck_assert_uint_eq(line_of(MS_BLAME_HOLD, 7)->total, 20);
+	ck_assert_uint_eq(line_of(MS_BLAME_WAIT, 8)->total, 30);
+	/* a holder whose stack was not captured still gets its line */
+	ck_assert_uint_eq(line_of(MS_BLAME_HOLD, 0)->count, 1);
+}
+END_TEST
+
+START_TEST(test_blame_lines_belong_to_one_life)
+{
+	ck_assert_int_eq(ms_blame_add(blame_rec, blame_birth, MS_BLAME_WAIT, 7, 10), 0);
+	/* another life of the same record: no line of the first one */
+	ck_assert_ptr_null(ms_blame_of(blame_rec, blame_birth + 1000));
+}
+END_TEST
+
+START_TEST(test_blame_when_memory_spent_returns_minus_1)
+{
+	ms_depot_lock();
+	while (ms_depot_alloc(16))
+		;
+	ms_depot_unlock();
+	ck_assert_int_eq(ms_blame_add(blame_rec, blame_birth, MS_BLAME_WAIT, 7, 10), -1);
+	ck_assert_ptr_null(line_of(MS_BLAME_WAIT, 7));
+}
+END_TEST
+
+Suite *depot_suite(void)
+{
+	Suite *s = suite_create("depot");
+	TCase *tc = tcase_create("ids");
+	tcase_add_test(tc, test_depot_same_frames_same_id);
+	tcase_add_test(tc, test_depot_different_frames_different_ids);
+	tcase_add_test(tc, test_depot_get_returns_the_frames);
+	tcase_add_test(tc, test_depot_get_of_unknown_id_is_empty);
+	tcase_add_test(tc, test_depot_empty_stack_is_no_stack);
+	tcase_add_test(tc, test_depot_put_before_init_is_no_stack);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("budget");
+	tcase_add_test(tc, test_depot_full_refuses_and_counts_each_drop);
+	tcase_add_test(tc, test_depot_full_still_resolves_stored_stacks);
+	tcase_add_test(tc, test_depot_full_still_finds_known_stacks);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("threads");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_depot_concurrent_puts_agree_on_ids);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("blame");
+	tcase_add_checked_fixture(tc, blame_setup, NULL);
+	tcase_add_test(tc, test_blame_same_key_sums_count_total_and_max);
+	tcase_add_test(tc, test_blame_kinds_and_stacks_are_separate_lines);
+	tcase_add_test(tc, test_blame_lines_belong_to_one_life);
+	tcase_add_test(tc, test_blame_when_memory_spent_returns_minus_1);
+	suite_add_tcase(s, tc);
+	return s;
+}

@@ -75,7 +75,7 @@ static void assert_defaults(void)
 	ck_assert_uint_eq(ms_opt.exit_report, 1);
 	ck_assert_ptr_null(ms_opt.output);
 	ck_assert_uint_eq(ms_opt.frames, 16);
-	ck_assert_uint_eq(ms_opt.stack_sample, 1);
+	ck_assert_uint_eq(ms_opt.stack_sample, 8);
 	ck_assert_uint_eq(ms_opt.stack_memory, 64);
 }
 
