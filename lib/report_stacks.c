@@ -117,7 +117,12 @@ static void section(struct ms_fmt *f, uint32_t r, unsigned kind, const char *tit
 		ms_fmt(f, "  %8llu %10s %10s %5u%%  ", (unsigned long long)b->count,
 		       ms_duration(tot, ms_ticks_to_ns(b->total)),
 		       ms_duration(max, ms_ticks_to_ns(b->max)), share);
-		ms_report_stack(f, b->stack, 42);
+		if (!b->stack && kind == MS_BLAME_HOLD)
+			/* the unlock checked for waiters just before this one
+			 * announced itself: the handover was immediate */
+			ms_fmt(f, "(missed: the holder was letting go as the wait began)\n");
+		else
+			ms_report_stack(f, b->stack, 41);
 	}
 	if (all > n)
 		ms_fmt(f, "  (%d more stacks)\n", all - n);
