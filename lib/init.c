@@ -9,12 +9,14 @@
 #include "depot.h"
 #include "real.h"
 #include "stack.h"
+#include "threads.h"
 #include "report.h"
 #include "table.h"
 #include "thread.h"
 
 #include <errno.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -58,6 +60,7 @@ static void after_fork_child(void)
 {
 	ms_table_after_fork_child();
 	ms_depot_after_fork_child();
+	ms_threads_after_fork_child();
 	ms_thread_after_fork_child();
 }
 
@@ -70,6 +73,7 @@ static void start(void)
 	ms_options_load(env, ms_warn);
 	ms_real_resolve();
 	ms_stack_init();
+	ms_threads_init();
 	ms_depot_init((size_t)ms_opt.stack_memory << 20);
 	int got = ms_table_init((uint32_t)ms_opt.table_size,
 				(uint32_t)ms_opt.history);
@@ -121,6 +125,14 @@ __attribute__((constructor)) static void mutexstat_constructor(void)
 
 __attribute__((destructor)) static void mutexstat_destructor(void)
 {
-	if (ms_active && ms_opt.exit_report)
+	if (!ms_active)
+		return;
+	if (ms_opt.exit_report || ms_opt.exit_code)
 		ms_report_to_output();
+	if (ms_opt.exit_code && ms_report_failing) {
+		/* For CI: the program's own status is replaced.  Its stdio has
+		 * not been flushed yet at this point of exit. */
+		fflush(NULL);
+		_exit((int)ms_opt.exit_code);
+	}
 }

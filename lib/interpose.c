@@ -23,6 +23,8 @@ static struct ms_thread *recording_slow(struct ms_thread *t)
 		return NULL;
 	if (!t->tid)
 		ms_thread_register(t);
+	if (!t->ts && !(t->ts = ms_tstate_new(t->tid)))
+		return NULL; /* no record to be had: this thread is not followed */
 	if (!t->pend)
 		t->ok = 1; /* else: after the next unlock (record.c) */
 	return t;
@@ -74,7 +76,7 @@ static __attribute__((noinline)) int lock_free_slow(pthread_mutex_t *m,
 	struct ms_thread *t = recording();
 	uint32_t r;
 	if (t && (r = record_of_at(t, m, caller)) != MS_REC_UNTRACKED)
-		ms_acquired(t, r, caller, MS_OP_LOCK, 0, 0, 0);
+		ms_acquired(t, r, m, caller, MS_OP_LOCK, 0, 0, 0);
 	return 0;
 }
 
@@ -106,7 +108,7 @@ MS_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 	if (unlikely(!t->ok) ||
 	    unlikely(!tracked(r = ms_table_find_cached(t, (uintptr_t)m))))
 		return lock_free_slow(m, CALLER);
-	ms_acquired(t, r, CALLER, MS_OP_LOCK, 0, 0, 0);
+	ms_acquired(t, r, m, CALLER, MS_OP_LOCK, 0, 0, 0);
 	return 0;
 }
 
@@ -119,7 +121,7 @@ MS_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 	int rc = ms_real.mutex_trylock(m);
 	if (likely(rc == 0)) {
 		SERIAL_ADD(&ms_cold(r)->trylock_ok, 1);
-		ms_acquired(t, r, CALLER, MS_OP_TRYLOCK, 0, 0, 0);
+		ms_acquired(t, r, m, CALLER, MS_OP_TRYLOCK, 0, 0, 0);
 		return 0;
 	}
 	return ms_trylock_failed(t, r, m, rc, CALLER);
@@ -134,7 +136,7 @@ MS_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m,
 		return ms_real.mutex_timedlock(m, abstime);
 	int rc = ms_real.mutex_trylock(m);
 	if (rc == 0) {
-		ms_acquired(t, r, CALLER, MS_OP_TIMEDLOCK, 0, 0, 0);
+		ms_acquired(t, r, m, CALLER, MS_OP_TIMEDLOCK, 0, 0, 0);
 		return 0;
 	}
 	return ms_lock_slow(t, r, m, rc, CALLER, MS_OP_TIMEDLOCK,
@@ -152,7 +154,7 @@ MS_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clock,
 		return ms_real.mutex_clocklock(m, clock, abstime);
 	int rc = ms_real.mutex_trylock(m);
 	if (rc == 0) {
-		ms_acquired(t, r, CALLER, MS_OP_CLOCKLOCK, 0, 0, 0);
+		ms_acquired(t, r, m, CALLER, MS_OP_CLOCKLOCK, 0, 0, 0);
 		return 0;
 	}
 	return ms_lock_slow(t, r, m, rc, CALLER, MS_OP_CLOCKLOCK, clock, abstime);
@@ -184,10 +186,16 @@ MS_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 	    likely(mutex_owner(m) == (int)t->tid) &&
 	    likely(LOAD(&m->__data.__count) <= 1) &&
 	    likely(!(ms_rec(r)->flags & (MS_F_HOLD_SAMPLE | MS_F_WAITERS)))) {
-		struct ms_record *rec = ms_rec(r);
-		rec->owner = t->tid;
-		ms_log_held(t, r, CALLER, MS_OP_UNLOCK, 0, 0, 0);
-		return ms_real.mutex_unlock(m);
+		/* ms_released() for the usual case, without a call, so that
+		 * this path needs no stack frame: the last mutex taken */
+		struct ms_tstate *ts = t->ts;
+		uint32_t n = ts->nheld;
+		if (likely(n - 1 < MS_HELD_MAX && ts->held[n - 1].rec == r)) {
+			ts->nheld = n - 1;
+			ms_rec(r)->owner = t->tid;
+			ms_log_held(t, r, CALLER, MS_OP_UNLOCK, 0, 0, 0);
+			return ms_real.mutex_unlock(m);
+		}
 	}
 	return unlock_entry_slow(m, CALLER);
 }
@@ -256,7 +264,7 @@ MS_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
 	if (mutex_owner(m) == (int)t->tid) {                                 \
 		if (rc == EOWNERDEAD)                                        \
 			ms_count_error(r, rc);                               \
-		ms_acquired(t, r, CALLER, MS_OP_COND_REACQUIRE, 0, rc, 0);   \
+		ms_acquired(t, r, m, CALLER, MS_OP_COND_REACQUIRE, 0, rc, 0);   \
 	}                                                                    \
 	errno = saved;                                                       \
 	return rc

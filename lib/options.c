@@ -45,6 +45,8 @@ static const struct option {
 	  "after a mutex's first 256 contentions, capture stacks of 1 in N" },
 	{ "MUTEXSTAT_STACK_MEMORY", NUM, "64", 1, 4096, NULL, &ms_opt.stack_memory,
 	  "MiB for call stacks; when spent, new stacks are counted as dropped" },
+	{ "MUTEXSTAT_EXIT_CODE", NUM, "0", 0, 255, NULL, &ms_opt.exit_code,
+	  "exit with this status if the report finds a (potential) deadlock; 0 = off" },
 };
 
 #define N_OPTIONS (sizeof options / sizeof options[0])

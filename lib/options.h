@@ -19,6 +19,7 @@ struct ms_options {
 	uint64_t frames;       /* frames per captured stack */
 	uint64_t stack_sample; /* capture one contention event in N */
 	uint64_t stack_memory; /* MiB for the stack depot */
+	uint64_t exit_code;    /* exit status when a deadlock is found; 0 off */
 	const char *output;    /* report path, %p = pid; NULL = stderr */
 };
 

@@ -4,6 +4,7 @@
 #include "clock.h"
 #include "blame.h"
 #include "depot.h"
+#include "findings.h"
 #include "options.h"
 #include "stack.h"
 #include "real.h"
@@ -96,6 +97,17 @@ ms_stack_id ms_site_stack(uintptr_t caller)
 	STORE(&site_cache[i].id, id);
 	STORE(&site_cache[i].check, (uint32_t)caller ^ id);
 	return id;
+}
+
+/* The stack last captured at this call site, or just the call site. */
+ms_stack_id ms_site_stack_known(uintptr_t caller)
+{
+	unsigned i = (unsigned)(caller >> 2) & (SITE_CACHE - 1);
+	uintptr_t c = LOAD(&site_cache[i].caller);
+	uint32_t id = LOAD(&site_cache[i].id);
+	if (c == caller && LOAD(&site_cache[i].check) == ((uint32_t)caller ^ id) && id)
+		return id;
+	return ms_depot_put(&caller, 1);
 }
 
 /* The first acquisition of a mutex life. */
@@ -237,7 +249,7 @@ static int finish(struct ms_thread *t, uint32_t r, pthread_mutex_t *m, int rc,
 			SERIAL_ADD(&ms_cold(r)->contended, 1);
 		if (rc)
 			ms_count_error(r, rc);
-		ms_acquired(t, r, caller, op, waited, rc, now);
+		ms_acquired(t, r, m, caller, op, waited, rc, now);
 		return rc;
 	}
 	if (rc == ETIMEDOUT)
@@ -278,12 +290,26 @@ int ms_lock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m, int rc,
 		/* Not a wait: a robust owner died (EOWNERDEAD, and we hold
 		 * it), an error, or the owner locking again, which glibc
 		 * answers (EDEADLK) or which never returns. */
-		if (rc == EBUSY)
+		if (rc == EBUSY) {
+			int errorcheck = (mutex_kind(m) & MS_KIND_MASK) ==
+					 PTHREAD_MUTEX_ERRORCHECK;
+			if (!errorcheck)
+				ms_finding_self_deadlock(t->ts, r, (uintptr_t)m,
+							 op == MS_OP_LOCK ? MS_SELF_FOREVER
+									  : MS_SELF_TIMEOUT);
 			rc = call_lock(m, op, clock, abstime);
+			if (errorcheck && rc == EDEADLK)
+				ms_finding_self_deadlock(t->ts, r, (uintptr_t)m,
+							 MS_SELF_AVERTED);
+		}
 		rc = finish(t, r, m, rc, caller, op, 0, 0);
 		errno = saved;
 		return rc;
 	}
+	/* It blocks on B while holding A: that is an edge even if the wait
+	 * times out. */
+	if (t->ts->nheld)
+		ms_order_note(t, t->ts, r, (uintptr_t)m, caller);
 	struct ms_cold *c = ms_cold(r);
 	/* A sampled wait charges its time to the waiter's stack and to the
 	 * stack of the unlock that lets it in, which the holder captures when
@@ -377,6 +403,8 @@ int ms_unlock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
 			finish(t, r, m, rc, caller, MS_OP_UNLOCK, 0, 0);
 	} else {
 		rc = ms_real.mutex_unlock(m);
+		/* glibc says this thread does not hold it: nor does its set */
+		ms_held_remove(t->ts, r);
 		if (rc)
 			ms_count_error(r, rc);
 		ms_misuse(t, r, locked ? MS_M_UNLOCK_NOT_OWNER : MS_M_UNLOCK_UNLOCKED,

@@ -8,8 +8,10 @@
 #ifndef MUTEXSTAT_RECORD_H
 #define MUTEXSTAT_RECORD_H
 
+#include "order.h"
 #include "table.h"
 #include "thread.h"
+#include "threads.h"
 
 void ms_hold_begin(uint32_t r);
 uint32_t ms_release_begin(uint32_t r);
@@ -17,6 +19,7 @@ void ms_release_publish(uint32_t r, uint64_t birth, uint32_t seq);
 void ms_blame_flush(struct ms_thread *t);
 void ms_first_acquired(uint32_t r, uintptr_t caller);
 uint32_t ms_site_stack(uintptr_t caller);
+uint32_t ms_site_stack_known(uintptr_t caller);
 void ms_hold_end(uint32_t r);
 
 #define MS_HOT static inline __attribute__((always_inline))
@@ -33,12 +36,26 @@ MS_HOT void ms_log_held(struct ms_thread *t, uint32_t r, uintptr_t caller,
 }
 
 /* The thread now holds the mutex.  If it already did (a recursive
- * mutex), that is not an owner change and the hold goes on. */
-MS_HOT void ms_acquired(struct ms_thread *t, uint32_t r, uintptr_t caller,
-			unsigned op, int waited, int err, uint64_t ticks)
+ * mutex), that is not an owner change and the hold goes on.  Otherwise the
+ * mutex joins the thread's held set, after lock-order edges from the
+ * mutexes already there (none for a trylock: it cannot block). */
+MS_HOT void ms_acquired(struct ms_thread *t, uint32_t r, const void *m,
+			uintptr_t caller, unsigned op, int waited, int err,
+			uint64_t ticks)
 {
 	struct ms_record *rec = ms_rec(r);
 	uint32_t prev = rec->owner;
+	if (likely(prev != (t->tid | MS_HELD))) {
+		struct ms_tstate *ts = t->ts;
+		uint32_t n = ts->nheld;
+		if (unlikely(n) && op != MS_OP_TRYLOCK)
+			ms_order_note(t, ts, r, (uintptr_t)m, caller);
+		if (likely(n < MS_HELD_MAX)) {
+			ts->held[n].rec = r;
+			ts->held[n].caller = caller;
+		}
+		ts->nheld = n + 1;
+	}
 	rec->acquisitions++;
 	if (unlikely(prev != t->tid)) {
 		if (prev != (t->tid | MS_HELD)) {
@@ -62,7 +79,12 @@ MS_HOT uint32_t ms_released(struct ms_thread *t, uint32_t r, uintptr_t caller,
 			    unsigned op)
 {
 	struct ms_record *rec = ms_rec(r);
-	uint32_t seq = 0;
+	struct ms_tstate *ts = t->ts;
+	uint32_t seq = 0, n = ts->nheld;
+	if (likely(n && n <= MS_HELD_MAX && ts->held[n - 1].rec == r))
+		ts->nheld = n - 1;
+	else
+		ms_held_remove(ts, r); /* out of order */
 	rec->owner = t->tid;
 	if (unlikely(rec->flags & (MS_F_HOLD_SAMPLE | MS_F_WAITERS))) {
 		if (rec->flags & MS_F_WAITERS)

@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include "report.h"
 #include "report_stacks.h"
+#include "findings.h"
 #include "clock.h"
 #include "fmt.h"
 #include "options.h"
@@ -542,6 +543,7 @@ static void print_detail(struct ms_fmt *f, size_t rank, const struct line *l)
 /* ---- the whole report ------------------------------------------------ */
 
 static int report_lock;
+int ms_report_failing;
 
 int ms_report(int fd)
 {
@@ -559,6 +561,7 @@ int ms_report(int fd)
 	ms_fmt_init(&f, buf, sizeof buf, fd);
 
 	struct top t = { 0 };
+	int failing = 0;
 	size_t bytes = (ms_opt.top * sizeof(struct line) + 4095) & ~(size_t)4095;
 	t.lines = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -584,21 +587,24 @@ int ms_report(int fd)
 		       ms_duration(run, ms_run_ns()));
 	} else {
 		header(&f, &t);
+		/* Findings first, each under a heading a script can grep. */
+		failing = ms_findings_print(&f);
+		if (t.misused || site_misuse()) {
+			ms_fmt(&f, "\n");
+			ms_table_each(print_misuse, &f);
+			print_site_misuse(&f);
+		}
 		top_table(&f, &t);
 		if (t.held) {
 			struct held_ctx h = { &f, ms_ticks() };
 			ms_fmt(&f, "\nMutexes still locked:\n");
 			ms_table_each(print_held, &h);
 		}
-		if (t.misused || site_misuse()) {
-			ms_fmt(&f, "\n");
-			ms_table_each(print_misuse, &f);
-			print_site_misuse(&f);
-		}
 		for (size_t i = 0; i < t.n; i++)
 			print_detail(&f, i + 1, &t.lines[i]);
 	}
 	ms_fmt_flush(&f);
+	__atomic_store_n(&ms_report_failing, failing, __ATOMIC_RELAXED);
 	if (t.lines)
 		munmap(t.lines, bytes);
 	ms_symbols_end();

@@ -5,6 +5,10 @@
 /* Write the report to fd.  Returns 0, or -1 if writing failed. */
 int ms_report(int fd);
 
+/* Findings in the last report that fail a CI run (DEADLOCK, POTENTIAL
+ * DEADLOCK, SELF-DEADLOCK), for MUTEXSTAT_EXIT_CODE. */
+extern int ms_report_failing;
+
 /* Write the report where MUTEXSTAT_OUTPUT says (or the original stderr). */
 void ms_report_to_output(void);
 

@@ -47,6 +47,8 @@ static int is_start_frame(uintptr_t addr)
 	Dl_info info;
 	if (!dladdr((void *)addr, &info) || !info.dli_fname)
 		return 0;
+	if (info.dli_sname && !strcmp(info.dli_sname, "_start"))
+		return 1;
 	const char *base = strrchr(info.dli_fname, '/');
 	base = base ? base + 1 : info.dli_fname;
 	return !strncmp(base, "libc.so", 7) || !strncmp(base, "ld-linux", 8);

@@ -30,6 +30,7 @@ struct ms_thread {
 	/* A sampled wait whose blame is charged after this thread's next
 	 * unlock, outside any critical section (ok stays 0 until then, so
 	 * that unlock takes the slow path). */
+	struct ms_tstate *ts; /* the thread's record (threads.h) */
 	uint32_t pend;
 	uint32_t pend_rec, pend_stack, pend_seq;
 	uint64_t pend_birth, pend_wait;

@@ -11,6 +11,7 @@
 
 #include "record.h"
 #include "table.h"
+#include "threads.h"
 #include "thread.h"
 
 #include <pthread.h>
@@ -92,7 +93,7 @@ static void lock_unlock(struct ms_thread *t, uint32_t r, uintptr_t caller,
 			unsigned times)
 {
 	for (unsigned i = 0; i < times; i++) {
-		ms_acquired(t, r, caller, MS_OP_LOCK, 0, 0, 0);
+		ms_acquired(t, r, NULL, caller, MS_OP_LOCK, 0, 0, 0);
 		ms_released(t, r, caller, MS_OP_UNLOCK);
 	}
 }
@@ -606,14 +607,15 @@ END_TEST
 
 START_TEST(test_table_reset_zeroes_numbers_keeps_identity_and_ownership)
 {
-	struct ms_thread t = { .ok = 1, .tid = 1234 };
+	static struct ms_tstate t_ts;
+	struct ms_thread t = { .ok = 1, .tid = 1234, .ts = &t_ts };
 	uint64_t clock = 0;
 	uint32_t r = ms_table_add(heap_key(1), 1, &clock);
 	uint32_t gone = ms_table_add(heap_key(2), 1, &clock);
 	lock_unlock(&t, gone, CALLER_B, 1);
 	ms_table_remove(heap_key(2)); /* leaves a site line */
 	lock_unlock(&t, r, CALLER_A, 3);
-	ms_acquired(&t, r, CALLER_A, MS_OP_LOCK, 0, 0, 0); /* held across reset */
+	ms_acquired(&t, r, NULL, CALLER_A, MS_OP_LOCK, 0, 0, 0); /* held across reset */
 	struct ms_record *rec = ms_rec(r);
 	ms_cold(r)->contended = 4;
 	rec->flags |= MS_F_STATIC | 3u << MS_F_KIND_SHIFT;
@@ -648,8 +650,10 @@ END_TEST
 
 START_TEST(test_table_init_of_known_address_starts_from_zero_and_folds_old_life)
 {
-	struct ms_thread t = { .ok = 1, .tid = 1234 };
-	struct ms_thread u = { .ok = 1, .tid = 4321 };
+	static struct ms_tstate t_ts;
+	struct ms_thread t = { .ok = 1, .tid = 1234, .ts = &t_ts };
+	static struct ms_tstate u_ts;
+	struct ms_thread u = { .ok = 1, .tid = 4321, .ts = &u_ts };
 	uint64_t clock = 0;
 	const uintptr_t key = heap_key(5);
 	uint32_t r = ms_table_add(key, 1, &clock);
@@ -715,7 +719,8 @@ END_TEST
 
 START_TEST(test_table_lives_with_same_first_caller_fold_into_one_site)
 {
-	struct ms_thread t = { .ok = 1, .tid = 1234 };
+	static struct ms_tstate t_ts;
+	struct ms_thread t = { .ok = 1, .tid = 1234, .ts = &t_ts };
 	uint64_t clock = 0;
 	uint32_t r;
 
@@ -754,16 +759,18 @@ END_TEST
 
 START_TEST(test_table_recursive_relock_is_not_an_owner_change)
 {
-	struct ms_thread t = { .ok = 1, .tid = 1234 };
-	struct ms_thread u = { .ok = 1, .tid = 99 };
+	static struct ms_tstate t_ts;
+	struct ms_thread t = { .ok = 1, .tid = 1234, .ts = &t_ts };
+	static struct ms_tstate u_ts;
+	struct ms_thread u = { .ok = 1, .tid = 99, .ts = &u_ts };
 	uint64_t clock = 0;
 	uint32_t r = ms_table_add(heap_key(1), 1, &clock);
-	ms_acquired(&t, r, CALLER_A, MS_OP_LOCK, 0, 0, 0);
-	ms_acquired(&t, r, CALLER_B, MS_OP_LOCK, 0, 0, 0); /* recursive */
+	ms_acquired(&t, r, NULL, CALLER_A, MS_OP_LOCK, 0, 0, 0);
+	ms_acquired(&t, r, NULL, CALLER_B, MS_OP_LOCK, 0, 0, 0); /* recursive */
 	ms_released(&t, r, CALLER_B, MS_OP_UNLOCK);
-	ms_acquired(&t, r, CALLER_B, MS_OP_LOCK, 0, 0, 0); /* same owner again */
+	ms_acquired(&t, r, NULL, CALLER_B, MS_OP_LOCK, 0, 0, 0); /* same owner again */
 	ms_released(&t, r, CALLER_B, MS_OP_UNLOCK);
-	ms_acquired(&u, r, CALLER_B, MS_OP_LOCK, 0, 0, 0); /* new owner */
+	ms_acquired(&u, r, NULL, CALLER_B, MS_OP_LOCK, 0, 0, 0); /* new owner */
 	ck_assert_uint_eq(ms_rec(r)->acquisitions, 4);
 	ck_assert_uint_eq(ms_rec(r)->owner_changes, 1);
 	ck_assert_uint_eq(ms_rec(r)->owner, 99 | MS_HELD);

@@ -1,0 +1,158 @@
+/* findings.c - self-deadlocks and mutexes held at thread exit, kept for
+ * the report, and the findings section that opens it; see findings.h. */
+#define _GNU_SOURCE
+#include "findings.h"
+#include "depot.h"
+#include "internal.h"
+#include "order.h"
+#include "output.h"
+#include "record.h"
+#include "report_stacks.h"
+#include "symbols.h"
+#include "table.h"
+
+#include <string.h>
+#include <sys/prctl.h>
+
+#define MAX_FINDINGS 256
+
+struct self_deadlock {
+	uint32_t tid, rec;
+	uintptr_t key;
+	uint64_t birth;
+	enum ms_self_kind kind;
+	ms_stack_id first, relock;
+	uint64_t count;
+};
+
+struct held_exit {
+	uint32_t tid;
+	char name[16];
+	uint32_t n;
+	struct {
+		uintptr_t key, caller;
+	} held[8];
+};
+
+static int lock;
+static struct self_deadlock selfs[MAX_FINDINGS];
+static uint32_t nselfs;
+static struct held_exit exits[MAX_FINDINGS];
+static uint32_t nexits, exits_dropped;
+
+static void take(void)
+{
+	while (__atomic_exchange_n(&lock, 1, __ATOMIC_ACQUIRE))
+		__builtin_ia32_pause();
+}
+
+static void give(void)
+{
+	__atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
+}
+
+void ms_finding_held_at_exit(const struct ms_tstate *ts)
+{
+	take();
+	if (nexits < MAX_FINDINGS) {
+		struct held_exit *h = &exits[nexits++];
+		h->tid = ts->tid;
+		prctl(PR_GET_NAME, h->name, 0, 0, 0); /* the exiting thread's */
+		uint32_t n = ts->nheld < MS_HELD_MAX ? ts->nheld : MS_HELD_MAX;
+		h->n = ts->nheld;
+		for (uint32_t i = 0; i < n && i < 8; i++) {
+			h->held[i].key = ms_rec_key(ts->held[i].rec);
+			h->held[i].caller = ts->held[i].caller;
+		}
+	} else
+		exits_dropped++;
+	give();
+}
+
+static void print_self(struct ms_fmt *f, const struct self_deadlock *s)
+{
+	if (s->kind == MS_SELF_AVERTED)
+		ms_fmt(f, "SELF-DEADLOCK: averted: thread %u relocked an errorcheck mutex "
+			  "it holds, %llu time%s; glibc answered EDEADLK\n",
+		       s->tid, (unsigned long long)s->count, s->count == 1 ? "" : "s");
+	else if (s->kind == MS_SELF_TIMEOUT)
+		ms_fmt(f, "SELF-DEADLOCK: thread %u locked a mutex it already holds with a "
+			  "timeout, %llu time%s: it waited for itself until the deadline\n",
+		       s->tid, (unsigned long long)s->count, s->count == 1 ? "" : "s");
+	else
+		ms_fmt(f, "SELF-DEADLOCK: thread %u locks a mutex it already holds: it "
+			  "waits for itself, forever\n", s->tid);
+	ms_fmt(f, "  mutex %p\n  taken at     ", (void *)s->key);
+	ms_report_stack(f, s->first, 15);
+	ms_fmt(f, "  relocked at  ");
+	ms_report_stack(f, s->relock, 15);
+}
+
+void ms_finding_self_deadlock(struct ms_tstate *ts, uint32_t rec, uintptr_t key,
+			      enum ms_self_kind kind)
+{
+	uintptr_t first_caller = 0;
+	uint32_t n = ts->nheld < MS_HELD_MAX ? ts->nheld : MS_HELD_MAX;
+	for (uint32_t i = 0; i < n; i++)
+		if (ts->held[i].rec == rec)
+			first_caller = ts->held[i].caller;
+	uint64_t birth = LOAD(&ms_rec(rec)->birth);
+	take();
+	for (uint32_t i = 0; i < nselfs; i++)
+		if (selfs[i].rec == rec && selfs[i].birth == birth &&
+		    selfs[i].tid == ts->tid && selfs[i].kind == kind) {
+			selfs[i].count++;
+			give();
+			return;
+		}
+	give();
+	struct self_deadlock s = {
+		.tid = ts->tid, .rec = rec, .key = key, .birth = birth,
+		.kind = kind, .count = 1,
+		.first = first_caller ? ms_site_stack_known(first_caller) : 0,
+		.relock = ms_stack_here(),
+	};
+	take();
+	if (nselfs < MAX_FINDINGS)
+		selfs[nselfs++] = s;
+	give();
+	if (kind == MS_SELF_FOREVER) {
+		/* The call below never returns: say it now, on stderr. */
+		int fd = ms_output_stderr();
+		if (fd >= 0) {
+			char buf[4096];
+			struct ms_fmt f;
+			ms_fmt_init(&f, buf, sizeof buf, fd);
+			ms_fmt(&f, "mutexstat: ");
+			print_self(&f, &s);
+			ms_fmt_flush(&f);
+		}
+	}
+}
+
+int ms_findings_print(struct ms_fmt *f)
+{
+	int failing = 0;
+	take();
+	uint32_t ns = nselfs, ne = nexits;
+	give();
+	for (uint32_t i = 0; i < ns; i++) {
+		ms_fmt(f, "\n");
+		print_self(f, &selfs[i]);
+		failing += selfs[i].kind != MS_SELF_AVERTED;
+	}
+	failing += ms_order_print(f);
+	for (uint32_t i = 0; i < ne; i++) {
+		const struct held_exit *h = &exits[i];
+		ms_fmt(f, "\nHELD AT THREAD EXIT: thread %u \"%.15s\" ended holding %u "
+			  "mutex%s\n",
+		       h->tid, h->name, h->n, h->n == 1 ? "" : "es");
+		for (uint32_t j = 0; j < h->n && j < 8; j++) {
+			ms_fmt(f, "  mutex %p taken at ", (void *)h->held[j].key);
+			ms_report_stack(f, ms_site_stack_known(h->held[j].caller), 34);
+		}
+	}
+	if (exits_dropped)
+		ms_fmt(f, "\n(%u more threads ended holding mutexes)\n", exits_dropped);
+	return failing;
+}

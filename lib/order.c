@@ -1,0 +1,383 @@
+/* order.c - lock-order edges (a uthash in the depot's memory, under its
+ * lock) and the search for cycles among them at report time; see order.h. */
+#define _GNU_SOURCE
+#include "order.h"
+#include "depot.h"
+#include "internal.h"
+#include "record.h"
+#include "report_stacks.h"
+#include "symbols.h"
+#include "table.h"
+
+#include <string.h>
+#include <sys/mman.h>
+
+static void *alloc(size_t bytes) { return ms_depot_alloc(bytes); }
+#define uthash_malloc(sz) alloc(sz)
+#define uthash_free(ptr, sz) ((void)(ptr), (void)(sz))
+#define HASH_NONFATAL_OOM 1
+#define uthash_nonfatal_oom(obj) (oom = 1)
+static int oom;
+#include <uthash.h>
+
+#define MAX_GATES 4
+
+struct edge_key {
+	uint64_t a_birth, b_birth;
+	uint32_t a, b;
+};
+
+struct edge {
+	struct edge_key k;
+	uintptr_t a_key, b_key;
+	uint32_t tid;
+	uint32_t ngate;
+	uintptr_t a_caller;
+	ms_stack_id a_stack, b_stack;
+	struct {
+		uint32_t rec;
+		uint64_t birth;
+	} gate[MAX_GATES];
+	struct edge *all_next;
+	UT_hash_handle hh;
+};
+
+static struct edge *edges, *all_edges;
+static uint64_t nedges, dropped;
+
+static void set_key(struct edge_key *k, const struct ms_held *a, uint32_t b,
+		    uint64_t b_birth)
+{
+	memset(k, 0, sizeof *k);
+	k->a = a->rec;
+	k->a_birth = LOAD(&ms_rec(a->rec)->birth);
+	k->b = b;
+	k->b_birth = b_birth;
+}
+
+static void add_edge(struct ms_thread *t, struct ms_tstate *ts, uint32_t ai,
+		     uint32_t r, uint64_t birth, uintptr_t key)
+{
+	const struct ms_held *a = &ts->held[ai];
+	struct edge_key k;
+	struct edge *e;
+	set_key(&k, a, r, birth);
+	ms_depot_lock();
+	HASH_FIND(hh, edges, &k, sizeof k, e);
+	ms_depot_unlock();
+	if (e)
+		return;
+	/* New: the stacks (B's now; A's as known for its call site), then
+	 * insert (unless another thread did meanwhile). */
+	ms_stack_id b_stack = ms_stack_here();
+	ms_stack_id a_stack = ms_site_stack_known(a->caller);
+	ms_depot_lock();
+	HASH_FIND(hh, edges, &k, sizeof k, e);
+	if (!e && (e = alloc(sizeof *e)) != NULL) {
+		e->k = k;
+		e->a_key = ms_rec_key(a->rec);
+		e->b_key = key;
+		e->tid = t->tid;
+		e->a_caller = a->caller;
+		e->a_stack = a_stack;
+		e->b_stack = b_stack;
+		uint32_t n = ts->nheld < MS_HELD_MAX ? ts->nheld : MS_HELD_MAX;
+		for (uint32_t i = 0; i < n && e->ngate < MAX_GATES; i++) {
+			if (i == ai || ts->held[i].rec == r)
+				continue;
+			e->gate[e->ngate].rec = ts->held[i].rec;
+			e->gate[e->ngate].birth = LOAD(&ms_rec(ts->held[i].rec)->birth);
+			e->ngate++;
+		}
+		oom = 0;
+		HASH_ADD(hh, edges, k, sizeof k, e);
+		if (oom)
+			dropped++;
+		else {
+			e->all_next = all_edges;
+			__atomic_store_n(&all_edges, e, __ATOMIC_RELEASE);
+			nedges++;
+		}
+	} else if (!e)
+		dropped++;
+	ms_depot_unlock();
+}
+
+void ms_order_note(struct ms_thread *t, struct ms_tstate *ts, uint32_t r,
+		   uintptr_t key, uintptr_t caller)
+{
+	(void)caller;
+	uint32_t n = ts->nheld < MS_HELD_MAX ? ts->nheld : MS_HELD_MAX;
+	uint64_t birth = LOAD(&ms_rec(r)->birth);
+	uint32_t gen = __atomic_load_n(&ms_table.gen, __ATOMIC_ACQUIRE);
+	for (uint32_t i = 0; i < n; i++)
+		if (ts->held[i].rec == r)
+			return; /* a recursive relock: no edge */
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t a = ts->held[i].rec;
+		unsigned slot = (a * 31u + r) & (MS_EDGE_CACHE - 1);
+		if (ts->edge_cache[slot].a == a && ts->edge_cache[slot].b == r &&
+		    ts->edge_cache[slot].gen == gen)
+			continue;
+		ms_guard_enter(t);
+		add_edge(t, ts, i, r, birth, key);
+		ms_guard_leave(t);
+		ts->edge_cache[slot].a = a;
+		ts->edge_cache[slot].b = r;
+		ts->edge_cache[slot].gen = gen;
+	}
+}
+
+void ms_order_stats(struct ms_order_stats *out)
+{
+	out->edges = LOAD(&nedges);
+	out->dropped = LOAD(&dropped);
+}
+
+/* ---- cycles, at report time ------------------------------------------ */
+
+static int alive(uint32_t r, uint64_t birth)
+{
+	const struct ms_record *rec = ms_rec(r);
+	return LOAD(&rec->slot) != MS_NO_SLOT && LOAD(&rec->birth) == birth;
+}
+
+struct graph {
+	struct edge **e;      /* live edges, sorted by source record */
+	size_t n;
+	uint32_t *first;      /* per record: index of its first outgoing edge+1 */
+	int32_t *from;        /* BFS: edge index that reached a record, -1 */
+	uint32_t *queue;
+	size_t cap_recs;
+};
+
+static int by_source(const void *x, const void *y)
+{
+	const struct edge *a = *(struct edge *const *)x, *b = *(struct edge *const *)y;
+	return a->k.a < b->k.a ? -1 : a->k.a > b->k.a;
+}
+
+static void *map(size_t bytes)
+{
+	void *p = mmap(NULL, bytes ? bytes : 1, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* Shortest path of edges from record `start` back to record `goal`;
+ * fills path (edge indices, in order) and returns its length, 0 if none. */
+static size_t find_path(struct graph *g, uint32_t start, uint32_t goal,
+			size_t *path, size_t max)
+{
+	size_t head = 0, tail = 0;
+	for (size_t i = 0; i < g->n; i++) {
+		g->from[g->e[i]->k.a] = -2; /* unvisited */
+		g->from[g->e[i]->k.b] = -2;
+	}
+	g->from[start] = -1;
+	g->queue[tail++] = start;
+	while (head < tail) {
+		uint32_t u = g->queue[head++];
+		if (u == goal)
+			break;
+		for (uint32_t i = g->first[u]; i && i <= g->n && g->e[i - 1]->k.a == u; i++) {
+			uint32_t v = g->e[i - 1]->k.b;
+			if (g->from[v] != -2)
+				continue;
+			g->from[v] = (int32_t)(i - 1);
+			g->queue[tail++] = v;
+		}
+	}
+	if (g->from[goal] == -2)
+		return 0;
+	size_t len = 0;
+	for (uint32_t v = goal; g->from[v] >= 0 && len < max;
+	     v = g->e[g->from[v]]->k.a)
+		path[len++] = (size_t)g->from[v];
+	for (size_t i = 0; i < len / 2; i++) { /* reverse: start first */
+		size_t x = path[i];
+		path[i] = path[len - 1 - i];
+		path[len - 1 - i] = x;
+	}
+	return len;
+}
+
+/* A gate: a mutex held on every edge of the cycle. */
+static int gate_of(struct edge **cyc, size_t n, uint32_t *rec, uint64_t *birth)
+{
+	for (uint32_t g = 0; g < cyc[0]->ngate; g++) {
+		int everywhere = 1;
+		for (size_t i = 1; i < n && everywhere; i++) {
+			int here = 0;
+			for (uint32_t h = 0; h < cyc[i]->ngate; h++)
+				here |= cyc[i]->gate[h].rec == cyc[0]->gate[g].rec &&
+					cyc[i]->gate[h].birth == cyc[0]->gate[g].birth;
+			everywhere = here;
+		}
+		if (everywhere) {
+			*rec = cyc[0]->gate[g].rec;
+			*birth = cyc[0]->gate[g].birth;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static const char *mutex_name(uint32_t r)
+{
+	if (!(LOAD(&ms_rec(r)->flags) & MS_F_COLD))
+		return NULL;
+	return LOAD(&ms_table.cold[r].name);
+}
+
+static void letter(char *out, size_t i)
+{
+	if (i < 26) {
+		out[0] = (char)('A' + i);
+		out[1] = 0;
+	} else {
+		struct ms_fmt f;
+		ms_fmt_init(&f, out, 8, -1);
+		ms_fmt(&f, "M%zu", i + 1);
+	}
+}
+
+#define SHOW_EDGES 8 /* longer cycles: the first 6 and the last 2 */
+
+static void print_cycle(struct ms_fmt *f, struct edge **cyc, size_t n, int guarded,
+			uint32_t grec, uint64_t gbirth)
+{
+	char name[8];
+	(void)gbirth;
+	int one_thread = 1;
+	for (size_t i = 1; i < n; i++)
+		one_thread &= cyc[i]->tid == cyc[0]->tid;
+	if (guarded)
+		ms_fmt(f, "GUARDED INVERSION: %zu mutexes taken in a cycle of orders, "
+			  "always under one more mutex: cannot deadlock\n", n);
+	else
+		ms_fmt(f, "POTENTIAL DEADLOCK: %zu mutexes taken in a cycle of orders%s\n",
+		       n, one_thread ? " (all by one thread: two threads doing the "
+				      "same would deadlock)" : "");
+	ms_fmt(f, "  order: ");
+	for (size_t i = 0; i < n && i < 26; i++) {
+		letter(name, i);
+		ms_fmt(f, "%s -> ", name);
+	}
+	ms_fmt(f, "%s\n", n <= 26 ? "A" : "...");
+	for (size_t i = 0; i < n; i++) {
+		letter(name, i);
+		const char *nm = mutex_name(cyc[i]->k.a);
+		char site[256];
+		ms_symbolize(LOAD(&ms_rec(cyc[i]->k.a)->first_caller), site, sizeof site);
+		ms_fmt(f, "  %-3s mutex %p%s%.30s%s, first locked at %.70s\n", name,
+		       (void *)cyc[i]->a_key, nm ? " \"" : "", nm ? nm : "",
+		       nm ? "\"" : "", site);
+	}
+	if (guarded) {
+		const char *nm = mutex_name(grec);
+		char site[256];
+		ms_symbolize(LOAD(&ms_rec(grec)->first_caller), site, sizeof site);
+		ms_fmt(f, "  gate: a mutex%s%.30s%s held on every edge, first locked at "
+			  "%.70s\n",
+		       nm ? " \"" : "", nm ? nm : "", nm ? "\"" : "", site);
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (n > SHOW_EDGES && i == SHOW_EDGES - 2) {
+			ms_fmt(f, "  ... %zu more edges ...\n", n - SHOW_EDGES);
+			i = n - 3;
+			continue;
+		}
+		char an[8], bn[8];
+		letter(an, i);
+		letter(bn, (i + 1) % n);
+		ms_fmt(f, "  thread %u took %s, then %s:\n", cyc[i]->tid, an, bn);
+		ms_fmt(f, "    %-3s at  ", an);
+		ms_report_stack(f, cyc[i]->a_stack, 11);
+		ms_fmt(f, "    %-3s at  ", bn);
+		ms_report_stack(f, cyc[i]->b_stack, 11);
+	}
+}
+
+int ms_order_print(struct ms_fmt *f)
+{
+	ms_depot_lock();
+	uint64_t total = nedges;
+	struct edge *list = all_edges;
+	ms_depot_unlock();
+	if (!total)
+		return 0;
+	struct graph g = { 0 };
+	size_t recs = ms_table.capacity + 2;
+	g.e = map(total * sizeof *g.e);
+	g.first = map(recs * sizeof *g.first);
+	g.from = map(recs * sizeof *g.from);
+	g.queue = map(recs * sizeof *g.queue);
+	size_t *path = map(total * sizeof *path);
+	struct edge **cyc = map((total + 1) * sizeof *cyc);
+	uint64_t *seen = map(4096 * sizeof *seen);
+	int found = 0;
+	if (!g.e || !g.first || !g.from || !g.queue || !path || !cyc || !seen)
+		goto out;
+	for (struct edge *e = list; e && g.n < total; e = e->all_next)
+		if (alive(e->k.a, e->k.a_birth) && alive(e->k.b, e->k.b_birth) &&
+		    e->k.a != e->k.b)
+			g.e[g.n++] = e;
+	qsort(g.e, g.n, sizeof *g.e, by_source);
+	for (size_t i = g.n; i-- > 0;)
+		g.first[g.e[i]->k.a] = (uint32_t)(i + 1);
+	size_t nseen = 0;
+	for (int pass = 0; pass < 2; pass++) /* potential first, then guarded */
+		for (size_t i = 0; i < g.n && nseen < 4096; i++) {
+			struct edge *e = g.e[i];
+			size_t len = find_path(&g, e->k.b, e->k.a, path, total);
+			if (!len)
+				continue;
+			/* the cycle: e, then the path back; start it at its
+			 * smallest record so each cycle is seen once */
+			size_t n = 0;
+			cyc[n++] = e;
+			for (size_t j = 0; j < len; j++)
+				cyc[n++] = g.e[path[j]];
+			uint64_t sig = 1469598103934665603ull, sum = 0;
+			for (size_t j = 0; j < n; j++)
+				sum += (uint64_t)(uintptr_t)cyc[j] * 0x9e3779b97f4a7c15ull;
+			sig ^= sum;
+			int dup = 0;
+			for (size_t j = 0; j < nseen && !dup; j++)
+				dup = seen[j] == sig;
+			if (dup)
+				continue;
+			uint32_t grec = 0;
+			uint64_t gbirth = 0;
+			int guarded = gate_of(cyc, n, &grec, &gbirth);
+			if (guarded != pass)
+				continue;
+			seen[nseen++] = sig;
+			size_t lo = 0;
+			for (size_t j = 1; j < n; j++)
+				if (cyc[j]->k.a < cyc[lo]->k.a)
+					lo = j;
+			struct edge **rot = cyc + n; /* room: n <= total */
+			(void)rot;
+			struct edge *tmp[64];
+			if (n <= 64) {
+				for (size_t j = 0; j < n; j++)
+					tmp[j] = cyc[(lo + j) % n];
+				memcpy(cyc, tmp, n * sizeof *cyc);
+			}
+			ms_fmt(f, "\n");
+			print_cycle(f, cyc, n, guarded, grec, gbirth);
+			if (!guarded)
+				found++;
+		}
+out:
+	if (g.e) munmap(g.e, total * sizeof *g.e);
+	if (g.first) munmap(g.first, recs * sizeof *g.first);
+	if (g.from) munmap(g.from, recs * sizeof *g.from);
+	if (g.queue) munmap(g.queue, recs * sizeof *g.queue);
+	if (path) munmap(path, total * sizeof *path);
+	if (cyc) munmap(cyc, (total + 1) * sizeof *cyc);
+	if (seen) munmap(seen, 4096 * sizeof *seen);
+	return found;
+}

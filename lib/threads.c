@@ -1,0 +1,141 @@
+/* threads.c - the pool of thread records and their reclaiming at thread
+ * exit; see threads.h. */
+#define _GNU_SOURCE
+#include "threads.h"
+#include "findings.h"
+#include "internal.h"
+#include "table.h"
+#include "thread.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#define CHUNK 256
+
+static int lock;
+static struct ms_tstate *all;        /* every record ever made */
+static struct ms_tstate *free_list;  /* records of exited threads */
+static pthread_key_t exit_key;
+static int have_key;
+
+static void pool_lock(void)
+{
+	while (__atomic_exchange_n(&lock, 1, __ATOMIC_ACQUIRE))
+		sched_yield();
+}
+
+static void pool_unlock(void)
+{
+	__atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
+}
+
+/* At thread exit (the key's destructor): say which mutexes it still held,
+ * then give its record back. */
+static void thread_exit(void *arg)
+{
+	struct ms_tstate *ts = arg;
+	struct ms_thread *t = &ms_self;
+	ms_guard_enter(t);
+	if (ts->nheld)
+		ms_finding_held_at_exit(ts);
+	ts->nheld = 0;
+	STORE(&ts->in_use, 0);
+	pool_lock();
+	ts->free_link = free_list;
+	free_list = ts;
+	pool_unlock();
+	t->ts = NULL;
+	ms_guard_leave(t);
+}
+
+int ms_threads_init(void)
+{
+	have_key = pthread_key_create(&exit_key, thread_exit) == 0;
+	return have_key ? 0 : -1;
+}
+
+struct ms_tstate *ms_tstate_new(uint32_t tid)
+{
+	struct ms_tstate *ts = NULL;
+	pool_lock();
+	if (free_list) {
+		ts = free_list;
+		free_list = ts->free_link;
+	} else {
+		struct ms_tstate *chunk =
+			mmap(NULL, CHUNK * sizeof *chunk, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (chunk != MAP_FAILED) {
+			for (int i = CHUNK - 1; i > 0; i--) {
+				chunk[i].next = all;
+				all = &chunk[i];
+				chunk[i].free_link = free_list;
+				free_list = &chunk[i];
+			}
+			chunk[0].next = all;
+			all = &chunk[0];
+			ts = &chunk[0];
+		}
+	}
+	pool_unlock();
+	if (!ts)
+		return NULL;
+	struct ms_tstate *next = ts->next;
+	memset(ts, 0, sizeof *ts);
+	ts->next = next;
+	ts->tid = tid;
+	STORE(&ts->in_use, 1);
+	if (have_key)
+		pthread_setspecific(exit_key, ts);
+	return ts;
+}
+
+void ms_threads_after_fork_child(void)
+{
+	lock = 0;
+	/* The other threads are gone: only the forking thread's record is
+	 * still a thread's. */
+	for (struct ms_tstate *ts = all; ts; ts = ts->next)
+		if (ts != ms_self.ts && LOAD(&ts->in_use)) {
+			ts->nheld = 0;
+			STORE(&ts->in_use, 0);
+			ts->free_link = free_list;
+			free_list = ts;
+		}
+	if (ms_self.ts)
+		ms_self.ts->tid = ms_self.tid;
+}
+
+uintptr_t ms_rec_key(uint32_t rec)
+{
+	uint32_t slot = LOAD(&ms_rec(rec)->slot);
+	if (slot > ms_table.index_mask)
+		return 0;
+	uintptr_t k = LOAD(&ms_table.slots[slot].key);
+	return k == MS_KEY_EMPTY || k == MS_KEY_TOMB ? 0 : k;
+}
+
+int ms_held_remove(struct ms_tstate *ts, uint32_t rec)
+{
+	uint32_t n = ts->nheld < MS_HELD_MAX ? ts->nheld : MS_HELD_MAX;
+	for (uint32_t i = n; i-- > 0;)
+		if (ts->held[i].rec == rec) {
+			memmove(&ts->held[i], &ts->held[i + 1],
+				(n - i - 1) * sizeof ts->held[0]);
+			ts->nheld--;
+			return 1;
+		}
+	if (ts->nheld > MS_HELD_MAX)
+		ts->nheld--; /* one of those past the end */
+	return 0;
+}
+
+void ms_threads_each(void (*fn)(struct ms_tstate *, void *), void *arg)
+{
+	for (struct ms_tstate *ts = __atomic_load_n(&all, __ATOMIC_ACQUIRE); ts;
+	     ts = ts->next)
+		if (LOAD(&ts->in_use))
+			fn(ts, arg);
+}

@@ -1,0 +1,53 @@
+/* threads.h - each thread's record: the mutexes it holds now (where and in
+ * which order it took them) and the mutex it waits for.
+ *
+ * Records come from a pool of ours, grown in mapped chunks and reused when
+ * a thread exits (a pthread key's destructor returns them), so a run that
+ * starts 100,000 short-lived threads uses as many records as it has threads
+ * alive at once.  The thread's TLS points at its record; other threads read
+ * records only to report. */
+#ifndef MUTEXSTAT_THREADS_H
+#define MUTEXSTAT_THREADS_H
+
+#include <stdint.h>
+
+#define MS_HELD_MAX 64     /* mutexes held at once that are followed */
+#define MS_EDGE_CACHE 64   /* lock-order edges this thread knows are recorded */
+
+/* Two stores on the lock path: the record (the mutex's address and life
+ * are the record's) and where it was taken. */
+struct ms_held {
+	uint32_t rec;
+	uint32_t pad;
+	uintptr_t caller;
+};
+
+/* The address of a tracked mutex, from its record (0 if gone). */
+uintptr_t ms_rec_key(uint32_t rec);
+
+struct ms_tstate {
+	uint32_t tid;
+	uint32_t nheld;    /* may exceed MS_HELD_MAX: the rest are not followed */
+	struct ms_held held[MS_HELD_MAX];
+	struct {
+		uint32_t a, b, gen;
+	} edge_cache[MS_EDGE_CACHE];
+	struct ms_tstate *next; /* all records, for reports */
+	struct ms_tstate *free_link;
+	uint32_t in_use;
+};
+
+int ms_threads_init(void);
+/* The calling thread's record, made on first use; NULL if none can be had
+ * (then nothing is followed for it). */
+struct ms_tstate *ms_tstate_new(uint32_t tid);
+void ms_threads_after_fork_child(void);
+
+/* Remove a mutex from a held set (not the last one pushed: out-of-order
+ * unlock).  Returns 1 if it was there. */
+int ms_held_remove(struct ms_tstate *ts, uint32_t rec);
+
+/* Walk all thread records in use. */
+void ms_threads_each(void (*fn)(struct ms_tstate *ts, void *arg), void *arg);
+
+#endif
