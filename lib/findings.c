@@ -4,6 +4,7 @@
 #include "findings.h"
 #include "depot.h"
 #include "internal.h"
+#include "live.h"
 #include "order.h"
 #include "output.h"
 #include "record.h"
@@ -136,6 +137,7 @@ int ms_findings_print(struct ms_fmt *f)
 	take();
 	uint32_t ns = nselfs, ne = nexits;
 	give();
+	failing += ms_live_print(f); /* live deadlocks first */
 	for (uint32_t i = 0; i < ns; i++) {
 		ms_fmt(f, "\n");
 		print_self(f, &selfs[i]);

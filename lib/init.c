@@ -10,6 +10,7 @@
 #include "real.h"
 #include "stack.h"
 #include "threads.h"
+#include "live.h"
 #include "report.h"
 #include "table.h"
 #include "thread.h"
@@ -74,6 +75,7 @@ static void start(void)
 	ms_real_resolve();
 	ms_stack_init();
 	ms_threads_init();
+	ms_live_init();
 	ms_depot_init((size_t)ms_opt.stack_memory << 20);
 	int got = ms_table_init((uint32_t)ms_opt.table_size,
 				(uint32_t)ms_opt.history);

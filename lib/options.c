@@ -15,6 +15,8 @@ static const char *const sort_names[] = {
 	"changes", NULL,
 };
 static const char *const bool_names[] = { "0", "1", NULL };
+static const char *const signal_names[] = { "USR1", "USR2", "none", NULL };
+static const char *const deadlock_actions[] = { "report", "abort", NULL };
 
 static const struct option {
 	const char *name;
@@ -47,6 +49,12 @@ static const struct option {
 	  "MiB for call stacks; when spent, new stacks are counted as dropped" },
 	{ "MUTEXSTAT_EXIT_CODE", NUM, "0", 0, 255, NULL, &ms_opt.exit_code,
 	  "exit with this status if the report finds a (potential) deadlock; 0 = off" },
+	{ "MUTEXSTAT_SIGNAL", CHOICE, "USR1", 0, 0, signal_names, &ms_opt.signal,
+	  "signal that writes a report while the program runs: USR1|USR2|none" },
+	{ "MUTEXSTAT_WATCHDOG", NUM, "0", 0, 86400, NULL, &ms_opt.watchdog,
+	  "report once when a thread has waited this many seconds for a mutex; 0 = off" },
+	{ "MUTEXSTAT_ON_DEADLOCK", CHOICE, "report", 0, 0, deadlock_actions,
+	  &ms_opt.on_deadlock, "after the watchdog's report: report|abort" },
 };
 
 #define N_OPTIONS (sizeof options / sizeof options[0])

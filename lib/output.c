@@ -63,11 +63,17 @@ static void expand_path(char *out, size_t cap, const char *pattern)
 
 int ms_output_open(int *close_it)
 {
+	return ms_output_open_suffix("", close_it);
+}
+
+int ms_output_open_suffix(const char *suffix, int *close_it)
+{
 	*close_it = 0;
 	if (!ms_opt.output)
 		return ms_output_stderr();
 	char path[4096];
-	expand_path(path, sizeof path, ms_opt.output);
+	expand_path(path, sizeof path - 40, ms_opt.output);
+	strncat(path, suffix, 32);
 	int saved = errno;
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
 		      0644);

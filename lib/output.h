@@ -13,5 +13,7 @@ int ms_output_stderr(void);
 /* Open the report's destination: MUTEXSTAT_OUTPUT with %p replaced by the
  * pid, or the original stderr.  *close_it says whether to close it after. */
 int ms_output_open(int *close_it);
+/* The same with a suffix after the expanded path (live dumps: ".1"). */
+int ms_output_open_suffix(const char *suffix, int *close_it);
 
 #endif

@@ -324,7 +324,15 @@ int ms_lock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m, int rc,
 	}
 	uint32_t waiters = ATOMIC_ADD(&c->waiters, 1) + 1;
 	uint64_t start = ms_ticks();
+	/* what a live dump reads: this thread waits for m */
+	struct ms_tstate *ts = t->ts;
+	ts->wait_key = (uintptr_t)m;
+	ts->wait_caller = caller;
+	ts->wait_stack = mine;
+	ts->wait_since = start;
+	__atomic_store_n(&ts->wait_rec, r, __ATOMIC_RELEASE);
 	rc = call_lock(m, op, clock, abstime);
+	__atomic_store_n(&ts->wait_rec, 0, __ATOMIC_RELEASE);
 	uint64_t now = ms_ticks();
 	ATOMIC_SUB(&c->waiters, 1);
 	if (sampled && __atomic_fetch_sub(&c->sampled_waiters, 1, __ATOMIC_SEQ_CST) == 1) {

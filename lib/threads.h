@@ -32,6 +32,15 @@ struct ms_tstate {
 	struct {
 		uint32_t a, b, gen;
 	} edge_cache[MS_EDGE_CACHE];
+	/* The mutex it waits for now (0: none), since when, from where. */
+	uint32_t wait_rec;
+	uint32_t wait_stack;
+	uint64_t wait_since;   /* ticks */
+	uintptr_t wait_key, wait_caller;
+	/* Where the thread is now, captured by itself on request (live dump). */
+	uint32_t now_seq;      /* answered request */
+	uint32_t now_n;
+	uintptr_t now_frames[32];
 	struct ms_tstate *next; /* all records, for reports */
 	struct ms_tstate *free_link;
 	uint32_t in_use;

@@ -1,0 +1,373 @@
+/* live.c - live deadlock analysis and the dump thread; see live.h.
+ *
+ * The dump signal's handler only writes a byte to a pipe (async-signal-
+ * safe, and safe wherever the signal lands: in malloc, stdio, the loader or
+ * our own code).  A thread of ours, started with the library and blocking
+ * every signal, reads the pipe and writes the report: it can symbolise,
+ * allocate and take its time, and it works when every application thread
+ * is blocked in a deadlock.  The same thread runs the watchdog.
+ *
+ * Where a thread at the end of a wait chain is now (running, or blocked
+ * in read() or a condition wait) is asked of the thread itself: the dump
+ * thread sends it a real-time signal whose handler unwinds its own stack
+ * into its record (with SA_RESTART; a thread that cannot take the signal
+ * within 50 ms is shown without). */
+#define _GNU_SOURCE
+#include "live.h"
+#include "clock.h"
+#include "depot.h"
+#include "init.h"
+#include "internal.h"
+#include "options.h"
+#include "output.h"
+#include "record.h"
+#include "report.h"
+#include "report_stacks.h"
+#include "stack.h"
+#include "symbols.h"
+#include "table.h"
+#include "thread.h"
+#include "threads.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+static int pipe_fd[2] = { -1, -1 };
+static int dump_signal, stack_signal;
+static uint32_t stack_request;
+
+/* ---- the wait-for graph ---------------------------------------------- */
+
+#define MAX_WAITERS 4096
+
+struct waiter {
+	struct ms_tstate *ts;
+	uint32_t tid, rec, stack;
+	uintptr_t key, caller;
+	uint64_t since;
+	uint32_t owner;  /* tid holding the mutex, 0 if free now */
+	int next;        /* index of the owner among waiters, -1 none */
+	int done;
+};
+
+struct find {
+	uint32_t tid;
+	struct ms_tstate *ts;
+};
+
+static void match_tid(struct ms_tstate *t, void *arg)
+{
+	struct find *f = arg;
+	if (LOAD(&t->tid) == f->tid)
+		f->ts = t;
+}
+
+/* The record of a live thread, by tid. */
+static struct ms_tstate *find_thread(uint32_t tid)
+{
+	struct find f = { tid, NULL };
+	ms_threads_each(match_tid, &f);
+	return f.ts;
+}
+
+struct collect {
+	struct waiter *w;
+	int n;
+};
+
+static void collect_waiter(struct ms_tstate *ts, void *arg)
+{
+	struct collect *c = arg;
+	uint32_t r = __atomic_load_n(&ts->wait_rec, __ATOMIC_ACQUIRE);
+	if (!r || c->n >= MAX_WAITERS)
+		return;
+	struct waiter *w = &c->w[c->n++];
+	w->ts = ts;
+	w->tid = LOAD(&ts->tid);
+	w->rec = r;
+	w->key = LOAD(&ts->wait_key);
+	w->caller = LOAD(&ts->wait_caller);
+	w->stack = LOAD(&ts->wait_stack);
+	w->since = LOAD(&ts->wait_since);
+	uint32_t owner = LOAD(&ms_rec(r)->owner);
+	w->owner = (owner & MS_HELD) ? owner & ~MS_HELD : 0;
+	w->next = -1;
+}
+
+/* Ask a thread to unwind its own stack into its record; wait up to 50 ms. */
+static int where_now(struct ms_tstate *ts)
+{
+	if (!stack_signal || !ms_stack_available())
+		return 0;
+	uint32_t req = __atomic_add_fetch(&stack_request, 1, __ATOMIC_SEQ_CST);
+	if (syscall(SYS_tgkill, getpid(), (pid_t)LOAD(&ts->tid), stack_signal) != 0)
+		return 0;
+	uint64_t give_up = ms_mono_ns() + 50000000;
+	while (__atomic_load_n(&ts->now_seq, __ATOMIC_ACQUIRE) != req) {
+		if (ms_mono_ns() > give_up)
+			return 0;
+		struct timespec ts_ = { 0, 200000 };
+		nanosleep(&ts_, NULL);
+	}
+	return (int)ts->now_n;
+}
+
+static void stack_handler(int sig)
+{
+	(void)sig;
+	int saved = errno;
+	struct ms_thread *t = &ms_self;
+	struct ms_tstate *ts = t->ts;
+	if (ts) {
+		uint32_t req = __atomic_load_n(&stack_request, __ATOMIC_ACQUIRE);
+		t->guard++;
+		t->ok = 0;
+		ts->now_n = (uint32_t)ms_stack_capture(ts->now_frames, 32);
+		ms_guard_leave(t);
+		__atomic_store_n(&ts->now_seq, req, __ATOMIC_RELEASE);
+	}
+	errno = saved;
+}
+
+static void print_frames(struct ms_fmt *f, const uintptr_t *frames, int n, int indent)
+{
+	for (int i = 0; i < n && i < 12; i++) {
+		char where[256];
+		ms_symbolize(frames[i], where, sizeof where);
+		ms_fmt(f, "%*s%.100s\n", i ? indent : 0, "", where);
+	}
+}
+
+static void print_wait(struct ms_fmt *f, const struct waiter *w, uint64_t now)
+{
+	char d[16];
+	const char *name = NULL;
+	if (LOAD(&ms_rec(w->rec)->flags) & MS_F_COLD)
+		name = LOAD(&ms_table.cold[w->rec].name);
+	ms_fmt(f, "  thread %u waits for mutex %p%s%.30s%s for %s\n", w->tid,
+	       (void *)w->key, name ? " \"" : "", name ? name : "", name ? "\"" : "",
+	       ms_duration(d, ms_ticks_to_ns(now > w->since ? now - w->since : 0)));
+	ms_fmt(f, "    waits at      ");
+	if (w->stack)
+		ms_report_stack(f, w->stack, 18);
+	else {
+		char where[256];
+		ms_fmt(f, "%s\n", ms_symbolize(w->caller, where, sizeof where));
+	}
+}
+
+/* Where the owner took the mutex, from its held set. */
+static void print_taken(struct ms_fmt *f, uint32_t owner, uint32_t rec)
+{
+	struct ms_tstate *ts = find_thread(owner);
+	ms_fmt(f, "    held by thread %u, taken at ", owner);
+	if (ts) {
+		uint32_t n = ts->nheld < MS_HELD_MAX ? ts->nheld : MS_HELD_MAX;
+		for (uint32_t i = 0; i < n; i++)
+			if (ts->held[i].rec == rec) {
+				ms_report_stack(f, ms_site_stack_known(ts->held[i].caller), 34);
+				return;
+			}
+	}
+	ms_fmt(f, "?\n");
+}
+
+int ms_live_print(struct ms_fmt *f)
+{
+	static struct waiter w[MAX_WAITERS]; /* under the report lock */
+	struct collect c = { w, 0 };
+	ms_threads_each(collect_waiter, &c);
+	if (!c.n)
+		return 0;
+	uint64_t now = ms_ticks();
+	for (int i = 0; i < c.n; i++)
+		for (int j = 0; j < c.n; j++)
+			if (w[i].owner && w[j].tid == w[i].owner)
+				w[i].next = j;
+	int deadlocks = 0;
+	for (int i = 0; i < c.n; i++)
+		w[i].done = 0;
+	/* cycles: follow next from each waiter; a cycle is printed from its
+	 * smallest tid */
+	for (int i = 0; i < c.n; i++) {
+		int steps = 0, in_cycle = 0;
+		for (int k = w[i].next; k >= 0 && steps <= c.n; k = w[k].next, steps++)
+			if (k == i) {
+				in_cycle = 1;
+				break;
+			}
+		if (!in_cycle || w[i].done)
+			continue;
+		int len = 0, lowest = i;
+		for (int k = i;; k = w[k].next) {
+			len++;
+			if (w[k].tid < w[lowest].tid)
+				lowest = k;
+			if (w[k].next == i)
+				break;
+		}
+		ms_fmt(f, "\nDEADLOCK: %d threads wait for each other, forever\n", len);
+		for (int k = lowest, first = 1; first || k != lowest; k = w[k].next, first = 0) {
+			w[k].done = 1;
+			print_wait(f, &w[k], now);
+			print_taken(f, w[k].owner, w[k].rec);
+		}
+		deadlocks++;
+	}
+	/* the other waits: on a mutex whose owner has exited (forever too),
+	 * or chains that end in a thread not waiting for a mutex */
+	for (int i = 0; i < c.n; i++) {
+		if (w[i].done || !w[i].owner)
+			continue;
+		if (w[i].next < 0 && !find_thread(w[i].owner)) {
+			ms_fmt(f, "\nDEADLOCK: thread %u waits for a mutex whose owner, thread "
+				  "%u, has exited: nobody can unlock it\n",
+			       w[i].tid, w[i].owner);
+			print_wait(f, &w[i], now);
+			w[i].done = 1;
+			deadlocks++;
+			continue;
+		}
+		/* print each chain once, from a waiter nobody waits for */
+		int waited_on = 0;
+		for (int j = 0; j < c.n; j++)
+			waited_on |= w[j].next == i;
+		if (waited_on)
+			continue;
+		ms_fmt(f, "\nWAIT CHAIN:\n");
+		int k = i, last = i;
+		for (int steps = 0; k >= 0 && steps <= c.n; k = w[k].next, steps++) {
+			w[k].done = 1;
+			print_wait(f, &w[k], now);
+			print_taken(f, w[k].owner, w[k].rec);
+			last = k;
+		}
+		struct ms_tstate *end = find_thread(w[last].owner);
+		if (end) {
+			int n = where_now(end);
+			ms_fmt(f, "  thread %u is not waiting for a mutex; it is now at ",
+			       w[last].owner);
+			if (n)
+				print_frames(f, end->now_frames, n, 2 + 46);
+			else
+				ms_fmt(f, "(it did not answer)\n");
+		}
+	}
+	return deadlocks;
+}
+
+/* ---- the dump thread ------------------------------------------------- */
+
+static void dump_handler(int sig)
+{
+	(void)sig;
+	int saved = errno;
+	char c = 'd';
+	if (pipe_fd[1] >= 0 && write(pipe_fd[1], &c, 1) < 0) {
+		/* the pipe is full: a dump is pending anyway */
+	}
+	errno = saved;
+}
+
+static void dump(unsigned seq)
+{
+	int close_it;
+	char suffix[32];
+	struct ms_fmt f;
+	ms_fmt_init(&f, suffix, sizeof suffix, -1);
+	ms_fmt(&f, ".%u", seq);
+	int fd = ms_output_open_suffix(ms_fmt_str(&f), &close_it);
+	if (fd < 0)
+		return;
+	ms_report(fd);
+	if (close_it)
+		close(fd);
+}
+
+/* The oldest wait for a mutex, in seconds. */
+static void oldest(struct ms_tstate *ts, void *arg)
+{
+	uint64_t *since = arg;
+	if (__atomic_load_n(&ts->wait_rec, __ATOMIC_ACQUIRE)) {
+		uint64_t s = LOAD(&ts->wait_since);
+		if (s && (!*since || s < *since))
+			*since = s;
+	}
+}
+
+static void *dump_thread(void *arg)
+{
+	(void)arg;
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	prctl(PR_SET_NAME, "mutexstat", 0, 0, 0);
+	ms_self.guard = 1; /* nothing this thread locks is the program's */
+	ms_self.ok = 0;
+	unsigned seq = 0;
+	int watchdog_fired = 0;
+	for (;;) {
+		struct pollfd p = { pipe_fd[0], POLLIN, 0 };
+		int timeout = ms_opt.watchdog && !watchdog_fired ? 250 : -1;
+		int n = poll(&p, 1, timeout);
+		if (n > 0) {
+			char buf[64];
+			if (read(pipe_fd[0], buf, sizeof buf) <= 0)
+				continue;
+			dump(++seq);
+			continue;
+		}
+		if (n == 0 && ms_opt.watchdog && !watchdog_fired) {
+			uint64_t since = 0;
+			ms_threads_each(oldest, &since);
+			uint64_t now = ms_ticks();
+			if (since && now > since &&
+			    ms_ticks_to_ns(now - since) >= ms_opt.watchdog * 1000000000ull) {
+				watchdog_fired = 1;
+				dump(++seq);
+				if (ms_opt.on_deadlock == 1) /* abort */
+					abort();
+			}
+		}
+	}
+	return NULL;
+}
+
+int ms_live_init(void)
+{
+	static const int signals[] = { SIGUSR1, SIGUSR2, 0 };
+	dump_signal = signals[ms_opt.signal];
+	stack_signal = SIGRTMAX - 3;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = stack_handler;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(stack_signal, &sa, NULL) != 0)
+		stack_signal = 0;
+	if (!dump_signal && !ms_opt.watchdog)
+		return 0;
+	if (pipe2(pipe_fd, O_CLOEXEC | O_NONBLOCK) != 0)
+		return -1;
+	/* the reading end blocks in poll(); only writes must not block */
+	fcntl(pipe_fd[0], F_SETFL, 0);
+	if (dump_signal) {
+		sa.sa_handler = dump_handler;
+		sigaction(dump_signal, &sa, NULL);
+	}
+	pthread_t th;
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	int rc = pthread_create(&th, &attr, dump_thread, NULL);
+	pthread_attr_destroy(&attr);
+	return rc ? -1 : 0;
+}
