@@ -10,11 +10,19 @@
  *   destroy   100 mutexes initialised, locked 3 times and destroyed at one
  *             site, and one mutex initialised twice
  *   many N    N mutexes initialised and locked once (for a full table)
+ *   hang      two threads take m1 and m2 in opposite orders at the same
+ *             moment: deadlocked, forever (prints "deadlocked" first)
+ *   hammer S  4 threads lock and unlock one mutex for S seconds; prints the
+ *             exact count (for signal storms)
+ *   signal P  sends SIGUSR1 to process P as fast as it can until P is gone;
+ *             prints how many (run without the library)
  *   none      locks nothing */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <semaphore.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,6 +195,89 @@ static int many(int n)
 	return 0;
 }
 
+static pthread_barrier_t both;
+
+static void *hang_one(void *arg)
+{
+	(void)arg;
+	CHECK(pthread_mutex_lock(&m1), 0); /* HANG_ONE_FIRST */
+	pthread_barrier_wait(&both);
+	CHECK(pthread_mutex_lock(&m2), 0); /* HANG_ONE_WAITS */
+	return NULL;
+}
+
+static void *hang_two(void *arg)
+{
+	(void)arg;
+	CHECK(pthread_mutex_lock(&m2), 0); /* HANG_TWO_FIRST */
+	pthread_barrier_wait(&both);
+	CHECK(pthread_mutex_lock(&m1), 0); /* HANG_TWO_WAITS */
+	return NULL;
+}
+
+static int hang(void)
+{
+	pthread_t a, b;
+	pthread_barrier_init(&both, NULL, 2);
+	pthread_create(&a, NULL, hang_one, NULL);
+	pthread_create(&b, NULL, hang_two, NULL);
+	/* both threads are past the barrier and blocked when both mutexes
+	 * have a waiter (glibc's lock word 2) */
+	while (!waiters_on(&m1) || !waiters_on(&m2))
+		usleep(1000);
+	printf("deadlocked\n");
+	fflush(stdout);
+	pthread_join(a, NULL);
+	return 0;
+}
+
+static volatile int hammer_stop;
+static long hammered;
+
+static void *hammer_thread(void *arg)
+{
+	long n = 0;
+	(void)arg;
+	while (!hammer_stop) {
+		CHECK(pthread_mutex_lock(&m1), 0);
+		hammered++;
+		CHECK(pthread_mutex_unlock(&m1), 0);
+		if (++n % 256 == 0)
+			sched_yield(); /* leave the signal sender some CPU */
+	}
+	return (void *)n;
+}
+
+static int hammer(int seconds)
+{
+	pthread_t t[4];
+	long total = 0;
+	for (int i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, hammer_thread, NULL);
+	printf("hammering\n");
+	fflush(stdout);
+	sleep((unsigned)seconds);
+	hammer_stop = 1;
+	for (int i = 0; i < 4; i++) {
+		void *n;
+		pthread_join(t[i], &n);
+		total += (long)n;
+	}
+	printf("%ld locks, counter %ld, %s\n", total, hammered,
+	       total == hammered ? "exact" : "WRONG");
+	printf("m1 %p\n", (void *)&m1);
+	return total == hammered ? 0 : 1;
+}
+
+static int storm(pid_t pid)
+{
+	long sent = 0;
+	while (kill(pid, SIGUSR1) == 0)
+		sent++;
+	printf("%ld signals\n", sent);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	sem_init(&go, 0, 0);
@@ -206,8 +297,14 @@ int main(int argc, char **argv)
 		return destroy();
 	if (!strcmp(what, "many") && argc > 2)
 		return many(atoi(argv[2]));
+	if (!strcmp(what, "hang"))
+		return hang();
+	if (!strcmp(what, "hammer") && argc > 2)
+		return hammer(atoi(argv[2]));
+	if (!strcmp(what, "signal") && argc > 2)
+		return storm((pid_t)atoi(argv[2]));
 	if (!strcmp(what, "none"))
 		return 0;
-	fprintf(stderr, "usage: scenario exact|contend|condwait|held|destroy|many N|none\n");
+	fprintf(stderr, "usage: scenario exact|contend|condwait|held|destroy|many N|hang|hammer S|none\n");
 	return 2;
 }

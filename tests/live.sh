@@ -1,0 +1,72 @@
+# live.sh - the live dump (kill -USR1) of a deadlocked program finds the
+# cycle; the watchdog reports a hang and aborts it; a storm of dump signals
+# while threads lock hard changes nothing.
+. "$top_srcdir/tests/lib.sh"
+B=$top_builddir
+SRC=$top_srcdir/tests/scenario.c
+line_of() { grep -n "$1" "$SRC" | cut -d: -f1; }
+
+# wait_for FILE PATTERN SECONDS
+wait_for() {
+	n=0
+	while [ $n -lt $(($3 * 10)) ]; do
+		grep -Eq "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+		n=$((n + 1))
+	done
+	return 1
+}
+
+# ---- kill -USR1 on a deadlocked program ----------------------------------
+env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/dump" \
+	"$B/tests/scenario" hang > "$WORK/out" 2> "$WORK/err" &
+pid=$!
+if wait_for "$WORK/out" '^deadlocked$' 20; then pass "the program deadlocked"; else fail "never deadlocked"; fi
+kill -USR1 $pid
+if wait_for "$WORK/dump.1" '^Top ' 20; then pass "a dump was written"; else fail "no dump"; fi
+kill -0 $pid 2>/dev/null && pass "the program goes on after the dump" || fail "the dump ended the program"
+kill -USR1 $pid
+wait_for "$WORK/dump.2" '^Top ' 20 && pass "a second dump, numbered 2" || fail "no second dump"
+kill -9 $pid; wait $pid 2>/dev/null
+expect_grep "the cycle" '^DEADLOCK: 2 threads wait for each other, forever$' "$WORK/dump.1"
+expect_grep "thread one waits at its second lock" \
+	"waits at +hang_one\+0x[0-9a-f]+ \(.*scenario\.c:$(line_of HANG_ONE_WAITS), scenario\)" "$WORK/dump.1"
+expect_grep "thread two waits at its second lock" \
+	"waits at +hang_two\+0x[0-9a-f]+ \(.*scenario\.c:$(line_of HANG_TWO_WAITS), scenario\)" "$WORK/dump.1"
+expect_grep "where the mutex one waits for was taken by two" \
+	"held by thread [0-9]+, taken at hang_two\+0x[0-9a-f]+ \(.*scenario\.c:$(line_of HANG_TWO_FIRST)," "$WORK/dump.1"
+expect_grep "where the mutex two waits for was taken by one" \
+	"held by thread [0-9]+, taken at hang_one\+0x[0-9a-f]+ \(.*scenario\.c:$(line_of HANG_ONE_FIRST)," "$WORK/dump.1"
+expect_grep "the inversion too" '^POTENTIAL DEADLOCK: 2 mutexes' "$WORK/dump.1"
+expect_eq "findings before the statistics" \
+	"$(awk '/^DEADLOCK:/ { d = NR } /^Top / { t = NR } END { print (d && d < t) ? "yes" : "no" }' "$WORK/dump.1")" yes
+
+# ---- the watchdog --------------------------------------------------------
+env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_WATCHDOG=1 MUTEXSTAT_ON_DEADLOCK=abort \
+	timeout 30 "$B/tests/scenario" hang > "$WORK/out" 2> "$WORK/err"
+rc=$?
+expect_eq "watchdog: aborted (SIGABRT)" "$rc" 134
+expect_grep "watchdog: the report names the cycle first" '^DEADLOCK: 2 threads' "$WORK/err"
+expect_eq "watchdog: one report" "$(grep -c '^mutexstat: scenario (pid' "$WORK/err")" 1
+
+# ---- thousands of dump signals while 4 threads lock hard -----------------
+env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/storm" \
+	"$B/tests/scenario" hammer 3 > "$WORK/out" 2> "$WORK/err" &
+pid=$!
+wait_for "$WORK/out" '^hammering$' 20
+env -u LD_PRELOAD "$B/tests/scenario" signal $pid > "$WORK/sent" &
+sender=$!
+wait $pid
+rc=$?
+expect_eq "storm: exit status" "$rc" 0
+wait $sender
+sent=$(awk '{ print $1 }' "$WORK/sent")
+expect_grep "storm: counts exact" ' locks, counter [0-9]+, exact$' "$WORK/out"
+[ "${sent:-0}" -ge 2000 ] && pass "storm: $sent signals in 3 s" || fail "storm: only ${sent:-0} signals sent"
+dumps=$(ls "$WORK" | grep -c '^storm\.[0-9]')
+[ "$dumps" -ge 1 ] && pass "storm: $dumps dumps written" || fail "storm: no dump written"
+locks=$(awk '/ locks, counter/ { print $1 }' "$WORK/out")
+m1=$(awk '/^m1 / { print $2 }' "$WORK/out")
+expect_grep "storm: the exit report counts every lock" "^ +[0-9]+ $m1 +$locks " "$WORK/storm"
+expect_eq "storm: nothing on stderr" "$(cat "$WORK/err")" ""
+finish
