@@ -7,6 +7,7 @@
  * if it is not, this is a contention (or a relock by the owner), and only
  * then do we read the clock and call glibc's blocking function. */
 #define _GNU_SOURCE
+#include "clock.h"
 #include "init.h"
 #include "real.h"
 #include "record.h"
@@ -259,7 +260,11 @@ MS_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
 	if (seq_) /* before the wait: it may be long */                      \
 		ms_release_publish(r, birth_, seq_);                          \
 	errno = saved;                                                       \
+	t->ts->cond_key = (uintptr_t)m; /* for live dumps */                 \
+	t->ts->cond_caller = CALLER;                                         \
+	t->ts->cond_since = ms_ticks();                                      \
 	int rc = call;                                                       \
+	t->ts->cond_key = 0;                                                 \
 	saved = errno;                                                       \
 	if (mutex_owner(m) == (int)t->tid) {                                 \
 		if (rc == EOWNERDEAD)                                        \

@@ -242,16 +242,36 @@ int ms_live_print(struct ms_fmt *f)
 			waited_on |= w[j].next == i;
 		if (waited_on)
 			continue;
-		ms_fmt(f, "\nWAIT CHAIN:\n");
 		int k = i, last = i;
+		for (int steps = 0; k >= 0 && steps <= c.n; k = w[k].next, steps++)
+			last = k;
+		struct ms_tstate *end = find_thread(w[last].owner);
+		uintptr_t cond = end ? LOAD(&end->cond_key) : 0;
+		if (cond) {
+			/* The chain ends in a thread waiting for a condition while
+			 * holding the mutex the chain waits for: if a waiter in
+			 * the chain is the one to signal it, nobody will. */
+			ms_fmt(f, "\nDEADLOCK: thread %u waits for a condition while holding a "
+				  "mutex other threads wait for\n", w[last].owner);
+			ms_fmt(f, "  (unless a thread outside this chain signals it)\n");
+			deadlocks++;
+		} else
+			ms_fmt(f, "\nWAIT CHAIN:\n");
+		k = i;
 		for (int steps = 0; k >= 0 && steps <= c.n; k = w[k].next, steps++) {
 			w[k].done = 1;
 			print_wait(f, &w[k], now);
 			print_taken(f, w[k].owner, w[k].rec);
-			last = k;
 		}
-		struct ms_tstate *end = find_thread(w[last].owner);
-		if (end) {
+		if (cond) {
+			char d[16], where[256];
+			uint64_t since = LOAD(&end->cond_since);
+			ms_fmt(f, "  thread %u waits for a condition (mutex %p) for %s\n",
+			       w[last].owner, (void *)cond,
+			       ms_duration(d, ms_ticks_to_ns(now > since ? now - since : 0)));
+			ms_fmt(f, "    waits at      %s\n",
+			       ms_symbolize(LOAD(&end->cond_caller), where, sizeof where));
+		} else if (end) {
 			int n = where_now(end);
 			ms_fmt(f, "  thread %u is not waiting for a mutex; it is now at ",
 			       w[last].owner);

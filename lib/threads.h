@@ -37,6 +37,9 @@ struct ms_tstate {
 	uint32_t wait_stack;
 	uint64_t wait_since;   /* ticks */
 	uintptr_t wait_key, wait_caller;
+	/* The condition wait it is in now (its mutex; 0: none). */
+	uintptr_t cond_key, cond_caller;
+	uint64_t cond_since;
 	/* Where the thread is now, captured by itself on request (live dump). */
 	uint32_t now_seq;      /* answered request */
 	uint32_t now_n;

@@ -12,6 +12,8 @@
  *   many N    N mutexes initialised and locked once (for a full table)
  *   hang      two threads take m1 and m2 in opposite orders at the same
  *             moment: deadlocked, forever (prints "deadlocked" first)
+ *   condhang  a thread waits for a condition while holding m2, which the
+ *             thread that would signal it waits for: hung (prints "hung")
  *   hammer S  4 threads lock and unlock one mutex for S seconds; prints the
  *             exact count (for signal storms)
  *   signal P  sends SIGUSR1 to process P as fast as it can until P is gone;
@@ -231,6 +233,48 @@ static int hang(void)
 	return 0;
 }
 
+static int cond_ready;
+
+static void *cond_waiter(void *arg)
+{
+	(void)arg;
+	CHECK(pthread_mutex_lock(&m2), 0);
+	CHECK(pthread_mutex_lock(&m1), 0);
+	sem_post(&go); /* about to wait for the condition */
+	while (!cond_ready)
+		pthread_cond_wait(&cond, &m1); /* CONDHANG_WAITS */
+	CHECK(pthread_mutex_unlock(&m1), 0);
+	CHECK(pthread_mutex_unlock(&m2), 0);
+	return NULL;
+}
+
+static void *cond_signaller(void *arg)
+{
+	(void)arg;
+	sem_wait(&go);
+	usleep(20000); /* it is in its condition wait by now */
+	CHECK(pthread_mutex_lock(&m2), 0); /* CONDHANG_BLOCKS */
+	CHECK(pthread_mutex_lock(&m1), 0);
+	cond_ready = 1;
+	pthread_cond_signal(&cond);
+	CHECK(pthread_mutex_unlock(&m1), 0);
+	CHECK(pthread_mutex_unlock(&m2), 0);
+	return NULL;
+}
+
+static int condhang(void)
+{
+	pthread_t a, b;
+	pthread_create(&a, NULL, cond_waiter, NULL);
+	pthread_create(&b, NULL, cond_signaller, NULL);
+	while (!waiters_on(&m2))
+		usleep(1000);
+	printf("hung\n");
+	fflush(stdout);
+	pthread_join(a, NULL);
+	return 0;
+}
+
 static volatile int hammer_stop;
 static long hammered;
 
@@ -299,6 +343,8 @@ int main(int argc, char **argv)
 		return many(atoi(argv[2]));
 	if (!strcmp(what, "hang"))
 		return hang();
+	if (!strcmp(what, "condhang"))
+		return condhang();
 	if (!strcmp(what, "hammer") && argc > 2)
 		return hammer(atoi(argv[2]));
 	if (!strcmp(what, "signal") && argc > 2)

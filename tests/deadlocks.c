@@ -1,0 +1,823 @@
+/* deadlocks.c - the scenarios of tests/deadlocks.sh: ways of taking mutexes
+ * whose lock-order verdict is known, one per argument.  Some must be
+ * reported (an inversion that did not hang this time, a self-deadlock, a
+ * thread that ended holding a mutex); the others must not be (a false
+ * report is a bug): trylock back-off, recursive relocks, out-of-order
+ * unlocks, condition waits, a mutex's new life after destroy or init.
+ *
+ * Nothing here deadlocks except self_relock, which tests/deadlocks.sh runs
+ * under timeout.  Threads take turns through semaphores and joins, never
+ * sleeps; semaphores, barriers and stdio take no pthread mutex, so the
+ * only mutexes in the report are the scenario's own.  Each scenario prints
+ *
+ *   mutex NAME ADDRESS     the mutexes it uses
+ *   thread ROLE TID        the kernel thread id of each thread it starts
+ *
+ * so the test can find them in the report; each lock call whose line the
+ * report should name carries a marker comment (grep -n finds its line),
+ * and checks its result on that line, so the return address a stack holds
+ * is on it too.  A scenario that finds glibc answering other than expected
+ * exits 3.
+ *
+ *   static_abba         two threads, A then B and B then A (static
+ *                       initialisers; the second lock waits)
+ *   one_thread          one thread, A then B, later B then A
+ *   ring N              N threads (2-64), thread i takes M[i] then M[i+1 mod N]
+ *   self_relock         locks a normal mutex it holds: never returns
+ *   self_errorcheck     relocks an errorcheck mutex 3 times: EDEADLK
+ *   self_timed          timed relock of a normal mutex: ETIMEDOUT
+ *   self_trylock        trylock of mutexes it holds: EBUSY, no finding
+ *   recursive           recursive relocks, one while holding another mutex
+ *   trylock_backoff     B then trylock A, backing off when A is busy
+ *   trylock_then_lock   trylock A succeeds, then lock B; elsewhere B then A
+ *   gate                G, then A, B in one thread and B, A in the other
+ *   gate_partial        the same, but one thread does not take G
+ *   unlock_out_of_order A, B, C let go as B, A, C in 4 threads at once
+ *   condvar             producer/consumer, and a waiter under an outer mutex
+ *   timed_inversion     B held, timedlock A (held elsewhere) times out
+ *   clock_inversion     the same with pthread_mutex_clocklock
+ *   reinit_destroy_swap A, B; destroy, init again; B, A
+ *   reinit_init_swap    A, B; init again without destroy; B, A
+ *   reinit_destroy_same A, B; destroy, init; A, B again; elsewhere B, A
+ *   reinit_init_same    A, B; init again; A, B again; elsewhere B, A
+ *   held_at_exit        threads that end holding mutexes (return, pthread_exit)
+ *   many_held           100 mutexes held, let go oldest first, then another
+ *   clean N             a consistent order in two threads; exits with N
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+static void check_rc(int rc, int want, const char *call, int line)
+{
+	if (rc != want) {
+		fprintf(stderr, "deadlocks.c:%d: %s = %s, want %s\n", line, call,
+			rc ? strerror(rc) : "0", want ? strerror(want) : "0");
+		exit(3);
+	}
+}
+#define CHECK(call, want) check_rc((call), (want), #call, __LINE__)
+#define LOCK(m) CHECK(pthread_mutex_lock(m), 0)
+#define UNLOCK(m) CHECK(pthread_mutex_unlock(m), 0)
+
+static void say_mutex(const char *name, pthread_mutex_t *m)
+{
+	printf("mutex %s %p\n", name, (void *)m);
+}
+
+static void say_thread(const char *role)
+{
+	printf("thread %s %ld\n", role, (long)syscall(SYS_gettid));
+}
+
+static void say_thread_n(const char *role, int i)
+{
+	char name[32];
+	snprintf(name, sizeof name, "%s%d", role, i);
+	say_thread(name);
+}
+
+static void init_mutex(pthread_mutex_t *m, int type)
+{
+	pthread_mutexattr_t attr;
+	pthread_mutexattr_init(&attr);
+	pthread_mutexattr_settype(&attr, type);
+	CHECK(pthread_mutex_init(m, &attr), 0);
+	pthread_mutexattr_destroy(&attr);
+}
+
+/* An absolute deadline `ms` from now on `clock`. */
+static struct timespec deadline(clockid_t clock, long ms)
+{
+	struct timespec ts;
+	clock_gettime(clock, &ts);
+	ts.tv_nsec += ms * 1000000;
+	ts.tv_sec += ts.tv_nsec / 1000000000;
+	ts.tv_nsec %= 1000000000;
+	return ts;
+}
+
+/* glibc sets the lock word to 2 once a thread blocks in the kernel for it
+ * (see examples/blame.c): wait for that, polling. */
+static void wait_until_blocked(pthread_mutex_t *m)
+{
+	while (__atomic_load_n(&m->__data.__lock, __ATOMIC_RELAXED) != 2)
+		usleep(100);
+}
+
+/* ---- taking turns -------------------------------------------------------
+ * in_turns(n, job): n threads, all alive at once, run job(0), job(1), ...
+ * job(n-1) one after another: thread i waits for turn[i], then passes the
+ * turn on. */
+#define MAX_TURNS 64
+static sem_t turn[MAX_TURNS + 1];
+static void (*turn_job)(int);
+
+static void *take_turn(void *arg)
+{
+	int i = (int)(intptr_t)arg;
+	sem_wait(&turn[i]);
+	turn_job(i);
+	sem_post(&turn[i + 1]);
+	return NULL;
+}
+
+static void in_turns(int n, void (*job)(int))
+{
+	pthread_t tid[MAX_TURNS];
+	turn_job = job;
+	for (int i = 0; i <= n; i++)
+		sem_init(&turn[i], 0, 0);
+	for (int i = 0; i < n; i++)
+		CHECK(pthread_create(&tid[i], NULL, take_turn, (void *)(intptr_t)i), 0);
+	sem_post(&turn[0]);
+	for (int i = 0; i < n; i++)
+		CHECK(pthread_join(tid[i], NULL), 0);
+	sem_wait(&turn[n]);
+	for (int i = 0; i <= n; i++)
+		sem_destroy(&turn[i]);
+}
+
+/* Two threads at once, each running its own function, for scenarios whose
+ * threads take turns more than once (semaphores of their own). */
+static void both(void *(*one)(void *), void *(*two)(void *))
+{
+	pthread_t t1, t2;
+	CHECK(pthread_create(&t1, NULL, one, NULL), 0);
+	CHECK(pthread_create(&t2, NULL, two, NULL), 0);
+	CHECK(pthread_join(t1, NULL), 0);
+	CHECK(pthread_join(t2, NULL), 0);
+}
+
+static pthread_mutex_t ma, mb, mc, md, mg;
+static sem_t s1, s2, s3;
+
+static void init_abcd(void)
+{
+	init_mutex(&ma, PTHREAD_MUTEX_NORMAL);
+	init_mutex(&mb, PTHREAD_MUTEX_NORMAL);
+	init_mutex(&mc, PTHREAD_MUTEX_NORMAL);
+	init_mutex(&md, PTHREAD_MUTEX_NORMAL);
+	say_mutex("A", &ma);
+	say_mutex("B", &mb);
+	say_mutex("C", &mc);
+	say_mutex("D", &md);
+	sem_init(&s1, 0, 0);
+	sem_init(&s2, 0, 0);
+	sem_init(&s3, 0, 0);
+}
+
+/* ---- static_abba: reported ---------------------------------------------
+ * Thread 1 takes A then B and keeps A; thread 2 takes B and blocks on A
+ * (so this edge comes from the waiting path) until thread 1 lets A go. */
+static pthread_mutex_t sa = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t sb = PTHREAD_MUTEX_INITIALIZER;
+
+static void *static_abba_1(void *arg)
+{
+	(void)arg;
+	say_thread("t1");
+	CHECK(pthread_mutex_lock(&sa), 0); /* STATIC_T1_A */
+	CHECK(pthread_mutex_lock(&sb), 0); /* STATIC_T1_B */
+	UNLOCK(&sb);
+	sem_post(&s1);     /* thread 2 may take B, then wait for A */
+	wait_until_blocked(&sa);
+	UNLOCK(&sa);
+	return NULL;
+}
+
+static void *static_abba_2(void *arg)
+{
+	(void)arg;
+	sem_wait(&s1);
+	say_thread("t2");
+	CHECK(pthread_mutex_lock(&sb), 0); /* STATIC_T2_B */
+	CHECK(pthread_mutex_lock(&sa), 0); /* STATIC_T2_A */
+	UNLOCK(&sa);
+	UNLOCK(&sb);
+	return NULL;
+}
+
+static int static_abba(void)
+{
+	say_mutex("A", &sa);
+	say_mutex("B", &sb);
+	sem_init(&s1, 0, 0);
+	both(static_abba_1, static_abba_2);
+	return 0;
+}
+
+/* ---- one_thread: reported, with the one-thread note ------------------- */
+static int one_thread(void)
+{
+	init_abcd();
+	say_thread("main");
+	for (int i = 0; i < 3; i++) {
+		CHECK(pthread_mutex_lock(&ma), 0); /* ONE_AB_A */
+		CHECK(pthread_mutex_lock(&mb), 0); /* ONE_AB_B */
+		UNLOCK(&mb);
+		UNLOCK(&ma);
+	}
+	CHECK(pthread_mutex_lock(&mb), 0); /* ONE_BA_B */
+	CHECK(pthread_mutex_lock(&ma), 0); /* ONE_BA_A */
+	UNLOCK(&ma);
+	UNLOCK(&mb);
+	return 0;
+}
+
+/* ---- ring N: one finding of N mutexes --------------------------------- */
+static pthread_mutex_t ring_m[MAX_TURNS];
+static int ring_n;
+
+static void ring_step(int i)
+{
+	say_thread_n("t", i);
+	for (int round = 0; round < 2; round++) {
+		CHECK(pthread_mutex_lock(&ring_m[i]), 0); /* RING_FIRST */
+		CHECK(pthread_mutex_lock(&ring_m[(i + 1) % ring_n]), 0); /* RING_SECOND */
+		UNLOCK(&ring_m[(i + 1) % ring_n]);
+		UNLOCK(&ring_m[i]);
+	}
+}
+
+static int ring(int n)
+{
+	ring_n = n;
+	for (int i = 0; i < n; i++) {
+		char name[16];
+		snprintf(name, sizeof name, "M%d", i);
+		init_mutex(&ring_m[i], PTHREAD_MUTEX_NORMAL);
+		say_mutex(name, &ring_m[i]);
+	}
+	in_turns(n, ring_step);
+	return 0;
+}
+
+/* ---- self-deadlocks ----------------------------------------------------- */
+static int self_relock(void)
+{
+	init_abcd();
+	say_thread("main");
+	CHECK(pthread_mutex_lock(&ma), 0); /* SELF_FIRST */
+	printf("relocking\n");
+	fflush(stdout);
+	CHECK(pthread_mutex_lock(&ma), 0); /* SELF_AGAIN */
+	printf("the relock returned\n");
+	return 1;
+}
+
+static int self_errorcheck(void)
+{
+	pthread_mutex_t e;
+	init_mutex(&e, PTHREAD_MUTEX_ERRORCHECK);
+	say_mutex("E", &e);
+	say_thread("main");
+	CHECK(pthread_mutex_lock(&e), 0); /* ERRCHECK_FIRST */
+	for (int i = 0; i < 3; i++)
+		CHECK(pthread_mutex_lock(&e), EDEADLK); /* ERRCHECK_AGAIN */
+	UNLOCK(&e);
+	printf("EDEADLK 3 times, and on\n");
+	return 0;
+}
+
+static int self_timed(void)
+{
+	init_abcd();
+	say_thread("main");
+	CHECK(pthread_mutex_lock(&ma), 0); /* TIMED_FIRST */
+	struct timespec until = deadline(CLOCK_REALTIME, 50);
+	CHECK(pthread_mutex_timedlock(&ma, &until), ETIMEDOUT); /* TIMED_AGAIN */
+	UNLOCK(&ma);
+	printf("ETIMEDOUT, and on\n");
+	return 0;
+}
+
+static int self_trylock(void)
+{
+	pthread_mutex_t e;
+	init_abcd();
+	init_mutex(&e, PTHREAD_MUTEX_ERRORCHECK);
+	say_mutex("E", &e);
+	LOCK(&ma);
+	CHECK(pthread_mutex_trylock(&ma), EBUSY);
+	LOCK(&e);
+	CHECK(pthread_mutex_trylock(&e), EBUSY);
+	UNLOCK(&e);
+	UNLOCK(&ma);
+	return 0;
+}
+
+/* ---- recursive: no finding ---------------------------------------------
+ * R, R again, B, then R a third time while holding B: that relock is no
+ * B -> R order (R is held already), so with R -> B there is no cycle. */
+static pthread_mutex_t mr;
+
+static void recursive_step(int i)
+{
+	say_thread_n("t", i);
+	LOCK(&mr);
+	LOCK(&mr);
+	LOCK(&mb);
+	LOCK(&mr);
+	UNLOCK(&mr);
+	UNLOCK(&mb);
+	UNLOCK(&mr);
+	UNLOCK(&mr);
+}
+
+static int recursive(void)
+{
+	init_abcd();
+	init_mutex(&mr, PTHREAD_MUTEX_RECURSIVE);
+	say_mutex("R", &mr);
+	in_turns(2, recursive_step);
+	return 0;
+}
+
+/* ---- trylock_backoff: no finding ----------------------------------------
+ * Thread 2 holds B and tries A while thread 1 holds A and waits for B: the
+ * try fails, thread 2 backs off (lets B go), thread 1 goes on.  Thread 2
+ * tries again later and this time gets A under B: a trylock cannot block,
+ * so no B -> A order.  Then neither holds anything: thread 2 takes D (no
+ * order into D: the failed try left nothing held), thread 1 D then A. */
+static void *backoff_1(void *arg)
+{
+	(void)arg;
+	say_thread("t1");
+	sem_wait(&s1); /* thread 2 holds B */
+	LOCK(&ma);
+	sem_post(&s2); /* thread 2 may try A now */
+	LOCK(&mb);     /* waits until thread 2 backs off */
+	UNLOCK(&mb);
+	UNLOCK(&ma);
+	sem_post(&s3);
+	sem_wait(&s1); /* thread 2 is done */
+	LOCK(&md);
+	LOCK(&ma);
+	UNLOCK(&ma);
+	UNLOCK(&md);
+	return NULL;
+}
+
+static void *backoff_2(void *arg)
+{
+	(void)arg;
+	say_thread("t2");
+	LOCK(&mb);
+	sem_post(&s1);
+	sem_wait(&s2); /* thread 1 holds A, and will wait for B */
+	CHECK(pthread_mutex_trylock(&ma), EBUSY);
+	UNLOCK(&mb); /* back off */
+	LOCK(&md);
+	UNLOCK(&md);
+	sem_wait(&s3); /* thread 1 is done with A and B */
+	LOCK(&mb);
+	CHECK(pthread_mutex_trylock(&ma), 0);
+	UNLOCK(&ma);
+	UNLOCK(&mb);
+	sem_post(&s1);
+	return NULL;
+}
+
+static int trylock_backoff(void)
+{
+	init_abcd();
+	both(backoff_1, backoff_2);
+	return 0;
+}
+
+/* ---- trylock_then_lock: reported ---------------------------------------
+ * A mutex taken by trylock is held like any other: a lock of B under it is
+ * the order A -> B. */
+static void trylock_then_lock_step(int i)
+{
+	say_thread_n("t", i + 1);
+	if (i == 0) {
+		CHECK(pthread_mutex_lock(&mb), 0); /* TTL_T1_B */
+		CHECK(pthread_mutex_lock(&ma), 0); /* TTL_T1_A */
+		UNLOCK(&ma);
+		UNLOCK(&mb);
+	} else {
+		CHECK(pthread_mutex_trylock(&ma), 0); /* TTL_T2_A */
+		CHECK(pthread_mutex_lock(&mb), 0); /* TTL_T2_B */
+		UNLOCK(&mb);
+		UNLOCK(&ma);
+	}
+}
+
+static int trylock_then_lock(void)
+{
+	init_abcd();
+	in_turns(2, trylock_then_lock_step);
+	return 0;
+}
+
+/* ---- gate, gate_partial --------------------------------------------------
+ * Both threads take G first: the A/B inversion can never deadlock (guarded).
+ * gate_partial: thread 2 skips G, and it can. */
+static int gate_skipped;
+
+static void gate_step(int i)
+{
+	say_thread_n("t", i + 1);
+	int gated = !(i == 1 && gate_skipped);
+	if (gated)
+		CHECK(pthread_mutex_lock(&mg), 0); /* GATE_G */
+	if (i == 0) {
+		CHECK(pthread_mutex_lock(&ma), 0); /* GATE_T1_A */
+		CHECK(pthread_mutex_lock(&mb), 0); /* GATE_T1_B */
+	} else {
+		CHECK(pthread_mutex_lock(&mb), 0); /* GATE_T2_B */
+		CHECK(pthread_mutex_lock(&ma), 0); /* GATE_T2_A */
+	}
+	UNLOCK(&ma);
+	UNLOCK(&mb);
+	if (gated)
+		UNLOCK(&mg);
+}
+
+static int gate(int skip)
+{
+	init_abcd();
+	init_mutex(&mg, PTHREAD_MUTEX_NORMAL);
+	say_mutex("G", &mg);
+	gate_skipped = skip;
+	in_turns(2, gate_step);
+	return 0;
+}
+
+/* ---- unlock_out_of_order: no finding -------------------------------------
+ * Always A before B before C; let go B, A, C.  Four threads at once, so
+ * some locks wait.  Then, holding nothing, D then A: had an unlock left a
+ * mutex in the held set, the lock of D would record X -> D and close a
+ * cycle through D -> A. */
+static sem_t start_line;
+
+static void *unlock_out_of_order_thread(void *arg)
+{
+	(void)arg;
+	sem_wait(&start_line);
+	for (int i = 0; i < 2000; i++) {
+		LOCK(&ma);
+		LOCK(&mb);
+		LOCK(&mc);
+		UNLOCK(&mb);
+		UNLOCK(&ma);
+		UNLOCK(&mc);
+	}
+	LOCK(&md);
+	LOCK(&ma);
+	UNLOCK(&ma);
+	UNLOCK(&md);
+	return NULL;
+}
+
+static int unlock_out_of_order(void)
+{
+	pthread_t t[4];
+	init_abcd();
+	sem_init(&start_line, 0, 0);
+	for (int i = 0; i < 4; i++)
+		CHECK(pthread_create(&t[i], NULL, unlock_out_of_order_thread, NULL), 0);
+	for (int i = 0; i < 4; i++)
+		sem_post(&start_line);
+	for (int i = 0; i < 4; i++)
+		CHECK(pthread_join(t[i], NULL), 0);
+	return 0;
+}
+
+/* ---- condvar: no finding ------------------------------------------------
+ * A producer and a consumer on M (= A) and one condition; a waiter that
+ * holds O (= C) around its wait on M, and a thread taking O then M too.
+ * Afterwards, holding nothing, the consumer and the waiter take D, and the
+ * main thread takes D then M: a condition wait that left M or O in a held
+ * set would close a cycle through D. */
+#define ITEMS 2000
+static pthread_cond_t nonempty = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t flagged = PTHREAD_COND_INITIALIZER;
+static int queued, consumed, flag;
+
+static void *producer(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < ITEMS; i++) {
+		LOCK(&ma);
+		queued++;
+		CHECK(pthread_cond_signal(&nonempty), 0);
+		UNLOCK(&ma);
+	}
+	return NULL;
+}
+
+static void *consumer(void *arg)
+{
+	(void)arg;
+	while (consumed < ITEMS) {
+		LOCK(&ma);
+		while (queued == 0)
+			CHECK(pthread_cond_wait(&nonempty, &ma), 0);
+		queued--;
+		consumed++;
+		UNLOCK(&ma);
+	}
+	LOCK(&md);
+	UNLOCK(&md);
+	return NULL;
+}
+
+static void *outer_waiter(void *arg)
+{
+	(void)arg;
+	LOCK(&mc);
+	LOCK(&ma);
+	sem_post(&s1); /* waiting (or about to: M is held till the wait) */
+	while (!flag)
+		CHECK(pthread_cond_wait(&flagged, &ma), 0);
+	UNLOCK(&ma);
+	UNLOCK(&mc);
+	LOCK(&md);
+	UNLOCK(&md);
+	return NULL;
+}
+
+static void *outer_signaller(void *arg)
+{
+	(void)arg;
+	sem_wait(&s1);
+	LOCK(&ma);
+	flag = 1;
+	CHECK(pthread_cond_signal(&flagged), 0);
+	UNLOCK(&ma);
+	return NULL;
+}
+
+static int condvar(void)
+{
+	init_abcd();
+	both(producer, consumer);
+	both(outer_waiter, outer_signaller);
+	LOCK(&mc); /* O then M, as the waiter */
+	LOCK(&ma);
+	UNLOCK(&ma);
+	UNLOCK(&mc);
+	LOCK(&md);
+	LOCK(&ma);
+	UNLOCK(&ma);
+	UNLOCK(&md);
+	printf("%d consumed\n", consumed);
+	return consumed == ITEMS ? 0 : 1;
+}
+
+/* ---- timed_inversion, clock_inversion: reported --------------------------
+ * Thread 1 took A then B earlier and holds A; thread 2 holds B and tries A
+ * with a deadline: it times out (thread 1 keeps A until then), but the
+ * order B -> A was tried.  Then thread 2, holding nothing (a timed-out lock
+ * holds nothing), takes D; thread 1 takes D then A: only A/B is a cycle. */
+static int use_clocklock;
+
+static void *timed_1(void *arg)
+{
+	(void)arg;
+	say_thread("t1");
+	CHECK(pthread_mutex_lock(&ma), 0); /* TIMEDINV_T1_A */
+	CHECK(pthread_mutex_lock(&mb), 0); /* TIMEDINV_T1_B */
+	UNLOCK(&mb);
+	sem_post(&s1); /* holding A */
+	sem_wait(&s2); /* thread 2 timed out */
+	UNLOCK(&ma);
+	sem_wait(&s3);
+	LOCK(&md);
+	LOCK(&ma);
+	UNLOCK(&ma);
+	UNLOCK(&md);
+	return NULL;
+}
+
+static void *timed_2(void *arg)
+{
+	(void)arg;
+	sem_wait(&s1);
+	say_thread("t2");
+	CHECK(pthread_mutex_lock(&mb), 0); /* TIMEDINV_T2_B */
+	if (use_clocklock) {
+		struct timespec until = deadline(CLOCK_MONOTONIC, 50);
+		CHECK(pthread_mutex_clocklock(&ma, CLOCK_MONOTONIC, &until), ETIMEDOUT); /* CLOCKINV_T2_A */
+	} else {
+		struct timespec until = deadline(CLOCK_REALTIME, 50);
+		CHECK(pthread_mutex_timedlock(&ma, &until), ETIMEDOUT); /* TIMEDINV_T2_A */
+	}
+	UNLOCK(&mb);
+	sem_post(&s2);
+	LOCK(&md);
+	UNLOCK(&md);
+	sem_post(&s3);
+	return NULL;
+}
+
+static int timed_inversion(int clock)
+{
+	init_abcd();
+	use_clocklock = clock;
+	both(timed_1, timed_2);
+	return 0;
+}
+
+/* ---- reinit_*: a mutex's new life has no history --------------------------
+ * Round 1 (thread 1): A then B.  Then destroy both and init them again at
+ * the same addresses, or init them again without destroy: new mutexes.
+ *   _swap: round 2 (thread 2) takes B then A: no cycle, the A -> B of the
+ *          old lives is gone.
+ *   _same: round 2 (thread 1 again) takes A then B, and thread 2 B then A:
+ *          a cycle among the new lives, reported at round 2's lines. */
+static int reinit_destroy, reinit_same;
+
+static void reinit_step(int i)
+{
+	if (i == 0) {
+		say_thread("t1");
+		CHECK(pthread_mutex_lock(&ma), 0); /* REINIT_1_A */
+		CHECK(pthread_mutex_lock(&mb), 0); /* REINIT_1_B */
+		UNLOCK(&mb);
+		UNLOCK(&ma);
+		if (reinit_destroy) {
+			CHECK(pthread_mutex_destroy(&ma), 0);
+			CHECK(pthread_mutex_destroy(&mb), 0);
+		}
+		init_mutex(&ma, PTHREAD_MUTEX_NORMAL);
+		init_mutex(&mb, PTHREAD_MUTEX_NORMAL);
+		if (reinit_same) {
+			CHECK(pthread_mutex_lock(&ma), 0); /* REINIT_2_A */
+			CHECK(pthread_mutex_lock(&mb), 0); /* REINIT_2_B */
+			UNLOCK(&mb);
+			UNLOCK(&ma);
+		}
+	} else {
+		say_thread("t2");
+		CHECK(pthread_mutex_lock(&mb), 0); /* REINIT_T2_B */
+		CHECK(pthread_mutex_lock(&ma), 0); /* REINIT_T2_A */
+		UNLOCK(&ma);
+		UNLOCK(&mb);
+	}
+}
+
+static int reinit(int destroy, int same)
+{
+	init_abcd();
+	reinit_destroy = destroy;
+	reinit_same = same;
+	in_turns(2, reinit_step);
+	return 0;
+}
+
+/* ---- held_at_exit: two findings, one per thread ---------------------------
+ * "keeper" returns holding A; "quitter" calls pthread_exit holding B and
+ * the recursive R (locked twice: one mutex); "tidy" lets go of all it took.
+ * They run one after another. */
+static void *keeper(void *arg)
+{
+	(void)arg;
+	pthread_setname_np(pthread_self(), "keeper");
+	say_thread("keeper");
+	CHECK(pthread_mutex_lock(&ma), 0); /* HELD_KEEPER_A */
+	return NULL;
+}
+
+static void *quitter(void *arg)
+{
+	(void)arg;
+	pthread_setname_np(pthread_self(), "quitter");
+	say_thread("quitter");
+	CHECK(pthread_mutex_lock(&mb), 0); /* HELD_QUITTER_B */
+	CHECK(pthread_mutex_lock(&mr), 0); /* HELD_QUITTER_R */
+	LOCK(&mr);
+	fflush(stdout);
+	pthread_exit(NULL);
+}
+
+static void *tidy(void *arg)
+{
+	(void)arg;
+	pthread_setname_np(pthread_self(), "tidy");
+	say_thread("tidy");
+	LOCK(&mc);
+	LOCK(&md);
+	UNLOCK(&md);
+	UNLOCK(&mc);
+	return NULL;
+}
+
+static int held_at_exit(void)
+{
+	init_abcd();
+	init_mutex(&mr, PTHREAD_MUTEX_RECURSIVE);
+	say_mutex("R", &mr);
+	void *(*jobs[])(void *) = { keeper, quitter, tidy };
+	for (int i = 0; i < 3; i++) {
+		pthread_t t;
+		CHECK(pthread_create(&t, NULL, jobs[i], NULL), 0);
+		CHECK(pthread_join(t, NULL), 0);
+	}
+	return 0;
+}
+
+/* ---- many_held: no finding -------------------------------------------------
+ * Thread 1 holds 100 mutexes (more than the library follows per thread),
+ * lets the oldest 64 go, oldest first, and takes X while still holding the
+ * newest 36.  Thread 2, later, takes X then M63, which thread 1 no longer
+ * held when it took X: no cycle. */
+#define MANY 100
+static pthread_mutex_t many_m[MANY];
+
+static void many_held_step(int i)
+{
+	say_thread_n("t", i + 1);
+	if (i == 0) {
+		for (int j = 0; j < MANY; j++)
+			LOCK(&many_m[j]);
+		for (int j = 0; j < 64; j++)
+			UNLOCK(&many_m[j]);
+		LOCK(&mc);
+		UNLOCK(&mc);
+		for (int j = 64; j < MANY; j++)
+			UNLOCK(&many_m[j]);
+	} else {
+		LOCK(&mc);
+		LOCK(&many_m[63]);
+		UNLOCK(&many_m[63]);
+		UNLOCK(&mc);
+	}
+}
+
+static int many_held(void)
+{
+	init_abcd();
+	for (int j = 0; j < MANY; j++)
+		init_mutex(&many_m[j], PTHREAD_MUTEX_NORMAL);
+	say_mutex("M63", &many_m[63]);
+	in_turns(2, many_held_step);
+	return 0;
+}
+
+/* ---- clean N: no finding, exits with N ------------------------------------ */
+static void clean_step(int i)
+{
+	say_thread_n("t", i + 1);
+	LOCK(&ma);
+	LOCK(&mb);
+	UNLOCK(&mb);
+	UNLOCK(&ma);
+}
+
+static int clean(int status)
+{
+	init_abcd();
+	in_turns(2, clean_step);
+	return status;
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: deadlocks SCENARIO (see tests/deadlocks.c)\n");
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return usage();
+	const char *s = argv[1];
+	int n = argc > 2 ? atoi(argv[2]) : -1;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!strcmp(s, "static_abba")) return static_abba();
+	if (!strcmp(s, "one_thread")) return one_thread();
+	if (!strcmp(s, "ring") && n >= 2 && n <= MAX_TURNS) return ring(n);
+	if (!strcmp(s, "self_relock")) return self_relock();
+	if (!strcmp(s, "self_errorcheck")) return self_errorcheck();
+	if (!strcmp(s, "self_timed")) return self_timed();
+	if (!strcmp(s, "self_trylock")) return self_trylock();
+	if (!strcmp(s, "recursive")) return recursive();
+	if (!strcmp(s, "trylock_backoff")) return trylock_backoff();
+	if (!strcmp(s, "trylock_then_lock")) return trylock_then_lock();
+	if (!strcmp(s, "gate")) return gate(0);
+	if (!strcmp(s, "gate_partial")) return gate(1);
+	if (!strcmp(s, "unlock_out_of_order")) return unlock_out_of_order();
+	if (!strcmp(s, "condvar")) return condvar();
+	if (!strcmp(s, "timed_inversion")) return timed_inversion(0);
+	if (!strcmp(s, "clock_inversion")) return timed_inversion(1);
+	if (!strcmp(s, "reinit_destroy_swap")) return reinit(1, 0);
+	if (!strcmp(s, "reinit_init_swap")) return reinit(0, 0);
+	if (!strcmp(s, "reinit_destroy_same")) return reinit(1, 1);
+	if (!strcmp(s, "reinit_init_same")) return reinit(0, 1);
+	if (!strcmp(s, "held_at_exit")) return held_at_exit();
+	if (!strcmp(s, "many_held")) return many_held();
+	if (!strcmp(s, "clean") && n >= 0 && n <= 255) return clean(n);
+	return usage();
+}
