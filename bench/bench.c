@@ -479,6 +479,32 @@ static struct result run_million(long rounds)
 	return (struct result){ (unsigned long)(rounds * MILLION), t1 - t0, sum, 0 };
 }
 
+/* ---- nested: lock A, lock B, unlock B, unlock A -------------------------
+ * One thread, no contention: the cost of lock-order bookkeeping when a
+ * mutex is taken while another is held (the edge A->B is known after the
+ * first round: a look into the thread's cache). */
+
+static struct result run_nested(long n)
+{
+	pthread_mutex_t a, b;
+	CHECK(pthread_mutex_init(&a, NULL));
+	CHECK(pthread_mutex_init(&b, NULL));
+	counter = 0;
+	double t0 = now_ns();
+	for (long i = 0; i < n; i++) {
+		CHECK(pthread_mutex_lock(&a));
+		CHECK(pthread_mutex_lock(&b));
+		counter++;
+		CHECK(pthread_mutex_unlock(&b));
+		CHECK(pthread_mutex_unlock(&a));
+	}
+	double t1 = now_ns();
+	CHECK(pthread_mutex_destroy(&b));
+	CHECK(pthread_mutex_destroy(&a));
+	expect("nested counter", counter, (unsigned long)n);
+	return (struct result){ (unsigned long)n, t1 - t0, counter, 0 };
+}
+
 /* ---- the table of workloads -------------------------------------------- */
 
 static const struct workload {
@@ -490,6 +516,8 @@ static const struct workload {
 	{ "pair", run_pair, 40000000, "pairs on one mutex; op = lock+unlock" },
 	{ "pair1024", run_pair1024, 40000000,
 	  "pairs over 1024 mutexes in turn; op = lock+unlock" },
+	{ "nested", run_nested, 20000000,
+	  "rounds of A, B held together (a known edge); op = 2 lock+unlock" },
 	{ "hot2", run_hot2, 20000000,
 	  "total pairs, 2 threads on one mutex; op = lock+unlock" },
 	{ "hot4", run_hot4, 20000000,
