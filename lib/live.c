@@ -152,8 +152,9 @@ static void print_wait(struct ms_fmt *f, const struct waiter *w, uint64_t now)
 	const char *name = NULL;
 	if (LOAD(&ms_rec(w->rec)->flags) & MS_F_COLD)
 		name = LOAD(&ms_table.cold[w->rec].name);
-	ms_fmt(f, "  thread %u waits for mutex %p%s%.30s%s for %s\n", w->tid,
-	       (void *)w->key, name ? " \"" : "", name ? name : "", name ? "\"" : "",
+	char tn[16];
+	ms_fmt(f, "  thread %u \"%s\" waits for mutex %p%s%.30s%s for %s\n", w->tid,
+	       ms_thread_name(w->tid, tn), (void *)w->key, name ? " \"" : "", name ? name : "", name ? "\"" : "",
 	       ms_duration(d, ms_ticks_to_ns(now > w->since ? now - w->since : 0)));
 	ms_fmt(f, "    waits at      ");
 	if (w->stack)

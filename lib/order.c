@@ -291,7 +291,10 @@ static void print_cycle(struct ms_fmt *f, struct edge **cyc, size_t n, int guard
 		char an[8], bn[8];
 		letter(an, i);
 		letter(bn, (i + 1) % n);
-		ms_fmt(f, "  thread %u took %s, then %s:\n", cyc[i]->tid, an, bn);
+		char tn[16];
+		ms_thread_name(cyc[i]->tid, tn);
+		ms_fmt(f, "  thread %u%s%s%s took %s, then %s:\n", cyc[i]->tid,
+		       tn[0] ? " \"" : "", tn, tn[0] ? "\"" : "", an, bn);
 		ms_fmt(f, "    %-3s at  ", an);
 		ms_report_stack(f, cyc[i]->a_stack, 11);
 		ms_fmt(f, "    %-3s at  ", bn);

@@ -7,6 +7,7 @@
  * lines within 120 columns. */
 #define _GNU_SOURCE
 #include "report.h"
+#include "record.h"
 #include "report_stacks.h"
 #include "findings.h"
 #include "clock.h"
@@ -366,9 +367,10 @@ static void print_misuse(uintptr_t key, uint32_t r, void *arg)
 		if (last_other(r, misuse_op[k], &v)) {
 			char site[200];
 			const char *err = v.err ? strerrorname_np(v.err) : NULL;
-			ms_fmt(f, "  last by thread %u at %s, glibc returned %s\n", v.tid,
-			       fit((char *)ms_symbolize(v.caller, site, sizeof site), 70),
+			(void)site;
+			ms_fmt(f, "  last by thread %u, glibc returned %s, at:\n    ", v.tid,
 			       err ? err : "0");
+			ms_report_stack(f, ms_site_stack_known(v.caller), 4);
 		}
 	}
 }

@@ -3,11 +3,15 @@
 #define _GNU_SOURCE
 #include "threads.h"
 #include "findings.h"
+#include "fmt.h"
 #include "internal.h"
 #include "table.h"
 #include "thread.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <unistd.h>
 #include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -106,6 +110,28 @@ void ms_threads_after_fork_child(void)
 		}
 	if (ms_self.ts)
 		ms_self.ts->tid = ms_self.tid;
+}
+
+const char *ms_thread_name(uint32_t tid, char out[16])
+{
+	char path[64];
+	struct ms_fmt f;
+	out[0] = 0;
+	ms_fmt_init(&f, path, sizeof path, -1);
+	ms_fmt(&f, "/proc/self/task/%u/comm", tid);
+	int saved = errno;
+	int fd = open(ms_fmt_str(&f), O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		ssize_t n = read(fd, out, 15);
+		close(fd);
+		if (n > 0) {
+			out[n] = 0;
+			if (out[n - 1] == '\n')
+				out[n - 1] = 0;
+		}
+	}
+	errno = saved;
+	return out;
 }
 
 uintptr_t ms_rec_key(uint32_t rec)

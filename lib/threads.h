@@ -59,6 +59,9 @@ void ms_threads_after_fork_child(void);
  * unlock).  Returns 1 if it was there. */
 int ms_held_remove(struct ms_tstate *ts, uint32_t rec);
 
+/* A live thread's name as ps -L shows it, "" if gone (report time). */
+const char *ms_thread_name(uint32_t tid, char out[16]);
+
 /* Walk all thread records in use. */
 void ms_threads_each(void (*fn)(struct ms_tstate *ts, void *arg), void *arg);
 

@@ -41,7 +41,7 @@
  *   reinit_destroy_same A, B; destroy, init; A, B again; elsewhere B, A
  *   reinit_init_same    A, B; init again; A, B again; elsewhere B, A
  *   held_at_exit        threads that end holding mutexes (return, pthread_exit)
- *   many_held           100 mutexes held, let go oldest first, then another
+ *   many_held           65 mutexes held, let go oldest first, then another
  *   clean N             a consistent order in two threads; exits with N
  */
 #define _GNU_SOURCE
@@ -729,11 +729,11 @@ static int held_at_exit(void)
 }
 
 /* ---- many_held: no finding -------------------------------------------------
- * Thread 1 holds 100 mutexes (more than the library follows per thread),
- * lets the oldest 64 go, oldest first, and takes X while still holding the
- * newest 36.  Thread 2, later, takes X then M63, which thread 1 no longer
- * held when it took X: no cycle. */
-#define MANY 100
+ * Thread 1 holds 65 mutexes, one more than the library follows per thread
+ * (MS_HELD_MAX), lets them all go oldest first, and then, holding nothing,
+ * takes C.  Thread 2, later, takes C then M63.  No cycle (M63 was not
+ * held when C was taken), and thread 1 ends holding nothing. */
+#define MANY 65
 static pthread_mutex_t many_m[MANY];
 
 static void many_held_step(int i)
@@ -742,12 +742,10 @@ static void many_held_step(int i)
 	if (i == 0) {
 		for (int j = 0; j < MANY; j++)
 			LOCK(&many_m[j]);
-		for (int j = 0; j < 64; j++)
+		for (int j = 0; j < MANY; j++)
 			UNLOCK(&many_m[j]);
 		LOCK(&mc);
 		UNLOCK(&mc);
-		for (int j = 64; j < MANY; j++)
-			UNLOCK(&many_m[j]);
 	} else {
 		LOCK(&mc);
 		LOCK(&many_m[63]);

@@ -32,4 +32,10 @@ expect_grep "section" "^Mutexes still locked:$" "$WORK/report"
 expect_grep "m1 held by the main thread, with where it was taken" \
 	"^  $m1 held by thread [0-9]+, taken at main\+0x[0-9a-f]+ \((.*:[0-9]+, )?scenario\)$" "$WORK/report"
 expect_eq "only m1 is listed" "$(grep -c ' held by thread ' "$WORK/report")" 1
+# 100,000 short-lived threads: records are reused, nothing runs out.
+run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" threads 100000
+m1=$(awk '/^m1 /{print $2}' "$WORK/out")
+expect_grep "100000 threads used mutexes" ": 100000 threads used mutexes, 1 mutex tracked, 0 untracked$" "$WORK/report"
+expect_grep "m1 locked exactly 100000 times" "^ +1 $m1 +100000 " "$WORK/report"
+expect_no_grep "no thread ended holding a mutex" "^HELD AT THREAD EXIT" "$WORK/report"
 finish

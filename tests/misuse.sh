@@ -12,7 +12,9 @@ expect_grep "unlock of unlocked" '^MISUSE: unlock of a mutex that is not locked:
 expect_grep "unlock by non-owner" '^MISUSE: unlock by a thread that does not hold it: mutex 0x[0-9a-f]+, 1 time$' "$WORK/report"
 expect_grep "destroy of locked" '^MISUSE: destroy of a locked mutex: mutex 0x[0-9a-f]+, 1 time$' "$WORK/report"
 expect_grep "use of destroyed" '^MISUSE: use of a destroyed mutex: mutex 0x[0-9a-f]+, 1 time$' "$WORK/report"
-expect_grep "where: the EPERM unlock" "last by thread [0-9]+ at main\+0x[0-9a-f]+ \((.*:[0-9]+, )?misuse\), glibc returned EPERM" "$WORK/report"
+expect_grep "the EPERM unlock: by whom, glibc's answer" "last by thread [0-9]+, glibc returned EPERM, at:$" "$WORK/report"
+expect_eq "the EPERM unlock: where, as a stack" \
+	"$(grep -A1 'glibc returned EPERM, at:' "$WORK/report" | tail -1 | grep -Ec '^    main\+0x[0-9a-f]+ \(.*misuse\.c:[0-9]+, misuse\)$')" 1
 expect_grep "where: the EBUSY destroy" "glibc returned EBUSY" "$WORK/report"
 expect_grep "where: the EINVAL lock" "glibc returned EINVAL" "$WORK/report"
 expect_eq "four MISUSE findings" "$(grep -c '^MISUSE:' "$WORK/report")" 4

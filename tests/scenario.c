@@ -18,6 +18,7 @@
  *             exact count (for signal storms)
  *   signal P  sends SIGUSR1 to process P as fast as it can until P is gone;
  *             prints how many (run without the library)
+ *   threads N N short-lived threads, 100 at a time, each locking m1 once
  *   none      locks nothing */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -313,6 +314,29 @@ static int hammer(int seconds)
 	return total == hammered ? 0 : 1;
 }
 
+static void *lock_once(void *arg)
+{
+	(void)arg;
+	CHECK(pthread_mutex_lock(&m1), 0);
+	CHECK(pthread_mutex_unlock(&m1), 0);
+	return NULL;
+}
+
+static int threads(int n)
+{
+	pthread_t t[100];
+	for (int done = 0; done < n;) {
+		int batch = n - done < 100 ? n - done : 100;
+		for (int i = 0; i < batch; i++)
+			CHECK(pthread_create(&t[i], NULL, lock_once, NULL), 0);
+		for (int i = 0; i < batch; i++)
+			pthread_join(t[i], NULL);
+		done += batch;
+	}
+	printf("%d threads\nm1 %p\n", n, (void *)&m1);
+	return 0;
+}
+
 static int storm(pid_t pid)
 {
 	long sent = 0;
@@ -347,6 +371,8 @@ int main(int argc, char **argv)
 		return condhang();
 	if (!strcmp(what, "hammer") && argc > 2)
 		return hammer(atoi(argv[2]));
+	if (!strcmp(what, "threads") && argc > 2)
+		return threads(atoi(argv[2]));
 	if (!strcmp(what, "signal") && argc > 2)
 		return storm((pid_t)atoi(argv[2]));
 	if (!strcmp(what, "none"))
