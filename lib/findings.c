@@ -59,8 +59,8 @@ void ms_finding_held_at_exit(const struct ms_tstate *ts)
 		struct held_exit *h = &exits[nexits++];
 		h->tid = ts->tid;
 		prctl(PR_GET_NAME, h->name, 0, 0, 0); /* the exiting thread's */
-		uint32_t n = ts->nheld < MS_HELD_MAX ? ts->nheld : MS_HELD_MAX;
-		h->n = ts->nheld;
+		uint32_t n = ts->nheld;
+		h->n = ts->nheld + ts->overflow;
 		for (uint32_t i = 0; i < n && i < 8; i++) {
 			h->held[i].key = ms_rec_key(ts->held[i].rec);
 			h->held[i].caller = ts->held[i].caller;
@@ -93,7 +93,7 @@ void ms_finding_self_deadlock(struct ms_tstate *ts, uint32_t rec, uintptr_t key,
 			      enum ms_self_kind kind)
 {
 	uintptr_t first_caller = 0;
-	uint32_t n = ts->nheld < MS_HELD_MAX ? ts->nheld : MS_HELD_MAX;
+	uint32_t n = ts->nheld;
 	for (uint32_t i = 0; i < n; i++)
 		if (ts->held[i].rec == rec)
 			first_caller = ts->held[i].caller;
@@ -141,7 +141,7 @@ int ms_findings_print(struct ms_fmt *f)
 	for (uint32_t i = 0; i < ns; i++) {
 		ms_fmt(f, "\n");
 		print_self(f, &selfs[i]);
-		failing += selfs[i].kind != MS_SELF_AVERTED;
+		failing++; /* every SELF-DEADLOCK heading, averted ones too */
 	}
 	failing += ms_order_print(f);
 	for (uint32_t i = 0; i < ne; i++) {
@@ -150,8 +150,9 @@ int ms_findings_print(struct ms_fmt *f)
 			  "mutex%s\n",
 		       h->tid, h->name, h->n, h->n == 1 ? "" : "es");
 		for (uint32_t j = 0; j < h->n && j < 8; j++) {
-			ms_fmt(f, "  mutex %p taken at ", (void *)h->held[j].key);
-			ms_report_stack(f, ms_site_stack_known(h->held[j].caller), 34);
+			char where[256];
+			ms_fmt(f, "  mutex %p taken at %s\n", (void *)h->held[j].key,
+			       ms_symbolize(h->held[j].caller, where, sizeof where));
 		}
 	}
 	if (exits_dropped)

@@ -174,7 +174,11 @@ static void print_taken(struct ms_fmt *f, uint32_t owner, uint32_t rec)
 		uint32_t n = ts->nheld < MS_HELD_MAX ? ts->nheld : MS_HELD_MAX;
 		for (uint32_t i = 0; i < n; i++)
 			if (ts->held[i].rec == rec) {
-				ms_report_stack(f, ms_site_stack_known(ts->held[i].caller), 34);
+				/* the call site only: the frames below it were not
+				 * captured for this acquisition */
+				char where[256];
+				ms_fmt(f, "%s\n", ms_symbolize(ts->held[i].caller, where,
+								sizeof where));
 				return;
 			}
 	}

@@ -70,7 +70,9 @@ static void add_edge(struct ms_thread *t, struct ms_tstate *ts, uint32_t ai,
 	/* New: the stacks (B's now; A's as known for its call site), then
 	 * insert (unless another thread did meanwhile). */
 	ms_stack_id b_stack = ms_stack_here();
-	ms_stack_id a_stack = ms_site_stack_known(a->caller);
+	/* A's acquisition was not captured: its call site only (a stack from
+	 * another thread's path through that line would mislead). */
+	ms_stack_id a_stack = ms_depot_put(&a->caller, 1);
 	ms_depot_lock();
 	HASH_FIND(hh, edges, &k, sizeof k, e);
 	if (!e && (e = alloc(sizeof *e)) != NULL) {
@@ -81,7 +83,7 @@ static void add_edge(struct ms_thread *t, struct ms_tstate *ts, uint32_t ai,
 		e->a_caller = a->caller;
 		e->a_stack = a_stack;
 		e->b_stack = b_stack;
-		uint32_t n = ts->nheld < MS_HELD_MAX ? ts->nheld : MS_HELD_MAX;
+		uint32_t n = ts->nheld;
 		for (uint32_t i = 0; i < n && e->ngate < MAX_GATES; i++) {
 			if (i == ai || ts->held[i].rec == r)
 				continue;
@@ -107,7 +109,8 @@ void ms_order_note(struct ms_thread *t, struct ms_tstate *ts, uint32_t r,
 		   uintptr_t key, uintptr_t caller)
 {
 	(void)caller;
-	uint32_t n = ts->nheld < MS_HELD_MAX ? ts->nheld : MS_HELD_MAX;
+	ms_held_prune(ts); /* entries another thread unlocked (misuse) */
+	uint32_t n = ts->nheld;
 	uint64_t birth = LOAD(&ms_rec(r)->birth);
 	uint32_t gen = __atomic_load_n(&ms_table.gen, __ATOMIC_ACQUIRE);
 	for (uint32_t i = 0; i < n; i++)
@@ -260,11 +263,16 @@ static void print_cycle(struct ms_fmt *f, struct edge **cyc, size_t n, int guard
 		       n, one_thread ? " (all by one thread: two threads doing the "
 				      "same would deadlock)" : "");
 	ms_fmt(f, "  order: ");
-	for (size_t i = 0; i < n && i < 26; i++) {
+	for (size_t i = 0; i < n; i++) {
+		if (n > 16 && i == 12) { /* keep the line within 120 columns */
+			ms_fmt(f, "... -> ");
+			i = n - 3;
+			continue;
+		}
 		letter(name, i);
 		ms_fmt(f, "%s -> ", name);
 	}
-	ms_fmt(f, "%s\n", n <= 26 ? "A" : "...");
+	ms_fmt(f, "A\n");
 	for (size_t i = 0; i < n; i++) {
 		letter(name, i);
 		const char *nm = mutex_name(cyc[i]->k.a);
@@ -296,9 +304,9 @@ static void print_cycle(struct ms_fmt *f, struct edge **cyc, size_t n, int guard
 		ms_fmt(f, "  thread %u%s%s%s took %s, then %s:\n", cyc[i]->tid,
 		       tn[0] ? " \"" : "", tn, tn[0] ? "\"" : "", an, bn);
 		ms_fmt(f, "    %-3s at  ", an);
-		ms_report_stack(f, cyc[i]->a_stack, 11);
+		ms_report_stack(f, cyc[i]->a_stack, 12);
 		ms_fmt(f, "    %-3s at  ", bn);
-		ms_report_stack(f, cyc[i]->b_stack, 11);
+		ms_report_stack(f, cyc[i]->b_stack, 12);
 	}
 }
 

@@ -53,8 +53,9 @@ MS_HOT void ms_acquired(struct ms_thread *t, uint32_t r, const void *m,
 		if (likely(n < MS_HELD_MAX)) {
 			ts->held[n].rec = r;
 			ts->held[n].caller = caller;
-		}
-		ts->nheld = n + 1;
+			ts->nheld = n + 1;
+		} else
+			ts->overflow++;
 	}
 	rec->acquisitions++;
 	if (unlikely(prev != t->tid)) {

@@ -512,9 +512,8 @@ static void print_detail(struct ms_fmt *f, size_t rank, const struct line *l)
 		ms_fmt(f, "mutex %p", (void *)l->key);
 		if (l->name)
 			ms_fmt(f, " \"%.40s\"", l->name);
-		ms_fmt(f, " (%s)", kind_name(kind, sizeof kind, LOAD(&ms_rec(l->r)->flags)));
-		ms_fmt(f, ", first locked at %s\n",
-		       fit((char *)ms_symbolize(l->first_caller, site, sizeof site), 70));
+		/* where it was first locked: as a stack, further down */
+		ms_fmt(f, " (%s)\n", kind_name(kind, sizeof kind, LOAD(&ms_rec(l->r)->flags)));
 	}
 	ms_fmt(f, "  trylock %llu ok, %llu busy; timed out %llu; most waiters at once "
 		  "%llu; condition waits %llu",

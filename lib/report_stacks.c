@@ -49,6 +49,9 @@ static int is_start_frame(uintptr_t addr)
 		return 0;
 	if (info.dli_sname && !strcmp(info.dli_sname, "_start"))
 		return 1;
+	struct ms_frame fr; /* _start is seldom exported: ask libdw */
+	if (ms_symbolize_frame(addr, 1, &fr) >= 0 && !strcmp(fr.func, "_start"))
+		return 1;
 	const char *base = strrchr(info.dli_fname, '/');
 	base = base ? base + 1 : info.dli_fname;
 	return !strncmp(base, "libc.so", 7) || !strncmp(base, "ld-linux", 8);

@@ -227,6 +227,8 @@ uint32_t ms_table_add(uintptr_t key, int birth, uint64_t *clock)
 				fold(t, r);
 				t->reinitialised++;
 				record_begin(r, clock);
+				/* cached lock-order edges of the old life are stale */
+				__atomic_fetch_add(&t->gen, 1, __ATOMIC_RELEASE);
 			}
 			goto out;
 		}

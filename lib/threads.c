@@ -42,9 +42,11 @@ static void thread_exit(void *arg)
 	struct ms_tstate *ts = arg;
 	struct ms_thread *t = &ms_self;
 	ms_guard_enter(t);
-	if (ts->nheld)
+	ms_held_prune(ts);
+	if (ts->nheld || ts->overflow)
 		ms_finding_held_at_exit(ts);
 	ts->nheld = 0;
+	ts->overflow = 0;
 	STORE(&ts->in_use, 0);
 	pool_lock();
 	ts->free_link = free_list;
@@ -104,6 +106,7 @@ void ms_threads_after_fork_child(void)
 	for (struct ms_tstate *ts = all; ts; ts = ts->next)
 		if (ts != ms_self.ts && LOAD(&ts->in_use)) {
 			ts->nheld = 0;
+			ts->overflow = 0;
 			STORE(&ts->in_use, 0);
 			ts->free_link = free_list;
 			free_list = ts;
@@ -145,17 +148,30 @@ uintptr_t ms_rec_key(uint32_t rec)
 
 int ms_held_remove(struct ms_tstate *ts, uint32_t rec)
 {
-	uint32_t n = ts->nheld < MS_HELD_MAX ? ts->nheld : MS_HELD_MAX;
+	uint32_t n = ts->nheld;
 	for (uint32_t i = n; i-- > 0;)
 		if (ts->held[i].rec == rec) {
 			memmove(&ts->held[i], &ts->held[i + 1],
 				(n - i - 1) * sizeof ts->held[0]);
-			ts->nheld--;
+			ts->nheld = n - 1;
 			return 1;
 		}
-	if (ts->nheld > MS_HELD_MAX)
-		ts->nheld--; /* one of those past the end */
+	if (ts->overflow)
+		ts->overflow--; /* one of those not followed */
 	return 0;
+}
+
+/* Drop entries of mutexes this thread no longer holds: another thread
+ * unlocked them (glibc lets any thread unlock a normal mutex; the misuse
+ * is reported) and the record says so. */
+void ms_held_prune(struct ms_tstate *ts)
+{
+	uint32_t n = ts->nheld, out = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if ((LOAD(&ms_rec(ts->held[i].rec)->owner) & ~MS_HELD) == ts->tid &&
+		    (LOAD(&ms_rec(ts->held[i].rec)->owner) & MS_HELD))
+			ts->held[out++] = ts->held[i];
+	ts->nheld = out;
 }
 
 void ms_threads_each(void (*fn)(struct ms_tstate *, void *), void *arg)

@@ -27,7 +27,8 @@ uintptr_t ms_rec_key(uint32_t rec);
 
 struct ms_tstate {
 	uint32_t tid;
-	uint32_t nheld;    /* may exceed MS_HELD_MAX: the rest are not followed */
+	uint32_t nheld;    /* entries in held[], at most MS_HELD_MAX */
+	uint32_t overflow; /* held beyond those: not followed, only counted */
 	struct ms_held held[MS_HELD_MAX];
 	struct {
 		uint32_t a, b, gen;
@@ -58,6 +59,7 @@ void ms_threads_after_fork_child(void);
 /* Remove a mutex from a held set (not the last one pushed: out-of-order
  * unlock).  Returns 1 if it was there. */
 int ms_held_remove(struct ms_tstate *ts, uint32_t rec);
+void ms_held_prune(struct ms_tstate *ts);
 
 /* A live thread's name as ps -L shows it, "" if gone (report time). */
 const char *ms_thread_name(uint32_t tid, char out[16]);

@@ -6,8 +6,9 @@
  * unlocks, condition waits, a mutex's new life after destroy or init.
  *
  * Nothing here deadlocks except self_relock, which tests/deadlocks.sh runs
- * under timeout.  Threads take turns through semaphores and joins, never
- * sleeps; semaphores, barriers and stdio take no pthread mutex, so the
+ * under timeout.  Threads take turns through semaphores and joins (and,
+ * where a thread must be blocked in a lock, a poll of the lock word), never
+ * through sleeps alone; semaphores and stdio take no pthread mutex, so the
  * only mutexes in the report are the scenario's own.  Each scenario prints
  *
  *   mutex NAME ADDRESS     the mutexes it uses
@@ -23,6 +24,8 @@
  *                       initialisers; the second lock waits)
  *   one_thread          one thread, A then B, later B then A
  *   ring N              N threads (2-64), thread i takes M[i] then M[i+1 mod N]
+ *   two_cycles          A/B inverted by two threads, B/C by two others
+ *   unlocked_elsewhere  A locked by one thread, unlocked by another (misuse)
  *   self_relock         locks a normal mutex it holds: never returns
  *   self_errorcheck     relocks an errorcheck mutex 3 times: EDEADLK
  *   self_timed          timed relock of a normal mutex: ETIMEDOUT
@@ -258,6 +261,72 @@ static int ring(int n)
 		say_mutex(name, &ring_m[i]);
 	}
 	in_turns(n, ring_step);
+	return 0;
+}
+
+/* ---- two_cycles: two findings ---------------------------------------------
+ * A/B inverted by threads 1 and 2, B/C by threads 3 and 4: two cycles that
+ * share B, each its own finding. */
+static void two_cycles_step(int i)
+{
+	say_thread_n("t", i + 1);
+	pthread_mutex_t *first[] = { &ma, &mb, &mb, &mc };
+	pthread_mutex_t *second[] = { &mb, &ma, &mc, &mb };
+	CHECK(pthread_mutex_lock(first[i]), 0); /* TWO_FIRST */
+	CHECK(pthread_mutex_lock(second[i]), 0); /* TWO_SECOND */
+	UNLOCK(second[i]);
+	UNLOCK(first[i]);
+}
+
+static int two_cycles(void)
+{
+	init_abcd();
+	in_turns(4, two_cycles_step);
+	return 0;
+}
+
+/* ---- unlocked_elsewhere: a MISUSE, and no other finding ----------------------
+ * Thread 1 locks A; thread 2 unlocks it (misuse: glibc lets a normal mutex
+ * go); thread 1, holding nothing now, takes B and ends; thread 3 takes B
+ * then A.  Thread 1 never held A and B at once, and ended holding nothing. */
+static void unlocked_elsewhere_step(int i)
+{
+	say_thread_n("t", i + 1);
+	if (i == 0) {
+		LOCK(&ma);
+		sem_post(&s2);
+		sem_wait(&s1); /* thread 2 let A go */
+		LOCK(&mb);
+		UNLOCK(&mb);
+	} else if (i == 1) {
+		sem_wait(&s2);
+		CHECK(pthread_mutex_unlock(&ma), 0); /* ELSEWHERE_UNLOCK */
+		sem_post(&s1);
+	} else {
+		LOCK(&mb);
+		LOCK(&ma);
+		UNLOCK(&ma);
+		UNLOCK(&mb);
+	}
+}
+
+static void *unlocked_elsewhere_thread(void *arg)
+{
+	unlocked_elsewhere_step((int)(intptr_t)arg);
+	return NULL;
+}
+
+static int unlocked_elsewhere(void)
+{
+	init_abcd();
+	pthread_t t[3];
+	/* threads 1 and 2 at once (they hand A over), then thread 3 */
+	for (int i = 0; i < 2; i++)
+		CHECK(pthread_create(&t[i], NULL, unlocked_elsewhere_thread, (void *)(intptr_t)i), 0);
+	for (int i = 0; i < 2; i++)
+		CHECK(pthread_join(t[i], NULL), 0);
+	CHECK(pthread_create(&t[2], NULL, unlocked_elsewhere_thread, (void *)(intptr_t)2), 0);
+	CHECK(pthread_join(t[2], NULL), 0);
 	return 0;
 }
 
@@ -797,6 +866,8 @@ int main(int argc, char **argv)
 	if (!strcmp(s, "static_abba")) return static_abba();
 	if (!strcmp(s, "one_thread")) return one_thread();
 	if (!strcmp(s, "ring") && n >= 2 && n <= MAX_TURNS) return ring(n);
+	if (!strcmp(s, "two_cycles")) return two_cycles();
+	if (!strcmp(s, "unlocked_elsewhere")) return unlocked_elsewhere();
 	if (!strcmp(s, "self_relock")) return self_relock();
 	if (!strcmp(s, "self_errorcheck")) return self_errorcheck();
 	if (!strcmp(s, "self_timed")) return self_timed();

@@ -1,0 +1,447 @@
+# deadlocks.sh - the deadlock findings, scenario by scenario (tests/deadlocks.c
+# and examples/deadlock_*.c): each is reported when it should be -- its
+# heading, how many mutexes, which ones, which threads took which edge and
+# at which source lines (the lock calls' marker comments) -- and nothing is
+# reported when nothing should be: a false report is a bug.  Also what
+# MUTEXSTAT_EXIT_CODE makes of each kind of finding, and the two scenarios
+# that really hang, run under timeout.
+. "$top_srcdir/tests/lib.sh"
+B=$top_builddir
+T=$B/tests/deadlocks
+TSRC=$top_srcdir/tests/deadlocks.c
+FINDING='^(DEADLOCK|POTENTIAL DEADLOCK|GUARDED INVERSION|SELF-DEADLOCK|HELD AT THREAD EXIT|MISUSE):'
+
+# line_of SOURCE MARKER: the line of the call marked /* MARKER */ (or
+# /* MARKER: ...), which must be there once.
+line_of() {
+	l=$(grep -n "/\* $2[ :]" "$1" | cut -d: -f1)
+	case $l in
+	*[!0-9]* | "") echo "deadlocks.sh: marker $2 in $1: '$l'" >&2; echo 0 ;;
+	*) echo "$l" ;;
+	esac
+}
+
+# run NAME PROGRAM ARGS...: under the library; stdout in $WORK/NAME.out,
+# stderr in NAME.err, the report in NAME.report, the status in $rc.
+run() {
+	name=$1
+	shift
+	env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/$name.report" \
+		"$@" >"$WORK/$name.out" 2>"$WORK/$name.err"
+	rc=$?
+}
+
+# count NAME HEADING: how many findings of NAME's report have this heading
+count() { grep -c "^$2" "$WORK/$1.report"; }
+
+# finding NAME HEADING-REGEX: the first finding whose heading matches, to
+# the blank line that ends it, into $WORK/NAME.finding.
+finding() {
+	awk -v h="$2" 'on && /^$/ { exit } on { print } !on && $0 ~ h { on = 1; print }' \
+		"$WORK/$1.report" >"$WORK/$1.finding"
+}
+
+# edges NAME SOURCE-FILE-NAME: one line per edge shown in NAME.finding,
+#   TID FIRST-LINE SECOND-LINE CALLER
+# the source lines of the first frames of the two stacks ("?" if not in
+# that file) and the function of the second stack's second frame ("-").
+edges() {
+	awk -v src="$2" '
+		function line_in(s) {
+			if (!match(s, src ":[0-9]+")) return "?"
+			return substr(s, RSTART + length(src) + 1, RLENGTH - length(src) - 1)
+		}
+		function flush() { if (n) print tid, first, second, caller; n = 0 }
+		/^  thread [0-9]+ ("[^"]*" )?took / { flush(); tid = $2; next }
+		/^    [A-Z][A-Z0-9]* +at  / {
+			n++
+			if (n == 1) first = line_in($0)
+			else { second = line_in($0); caller = "-"; want_caller = 1 }
+			next
+		}
+		want_caller && /^           +[^ ]/ {
+			caller = $1; sub(/\+0x.*/, "", caller); want_caller = 0; next
+		}
+		{ want_caller = 0 }
+		END { flush() }' "$WORK/$1.finding"
+}
+
+# Lists are compared sorted, on one line: "item; item; ...".
+# oneline: stdin's lines so; sorted ITEMS...: the arguments so.
+oneline() { sort | paste -sd';' - | sed 's/;/; /g'; }
+sorted() { printf '%s\n' "$@" | oneline; }
+
+# edges3 NAME SOURCE: the edges without the caller.
+edges3() { edges "$1" "$2" | cut -d' ' -f1-3 | oneline; }
+
+# cycle_mutexes NAME: the addresses of the mutexes listed in NAME.finding.
+cycle_mutexes() {
+	awk '/^  [A-Z][A-Z0-9]* +mutex 0x/ { a = $3; sub(/,$/, "", a); print a }' \
+		"$WORK/$1.finding" | oneline
+}
+
+# cycles NAME: the mutexes of each cycle in NAME's report, each cycle as
+# group prints it; group WORDS...: the words sorted, on one line.
+group() { printf '%s\n' "$@" | sort | paste -sd' ' -; }
+cycles() {
+	awk '/^(POTENTIAL DEADLOCK|GUARDED INVERSION): / { n++ }
+		/^  [A-Z][A-Z0-9]* +mutex 0x/ { a = $3; sub(/,$/, "", a); print n, a }' \
+		"$WORK/$1.report" | sort -k1,1n -k2,2 |
+	awk '$1 != n { if (NR > 1) print line; n = $1; line = $2; next }
+		{ line = line " " $2 } END { if (NR) print line }' | oneline
+}
+
+# field NAME KEY WORD: the third word of the stdout line "KEY WORD ..." of a
+# scenario ("mutex A 0x...", "thread t1 1234").
+field() { awk -v k="$2" -v w="$3" '$1 == k && $2 == w { print $3; exit }' "$WORK/$1.out"; }
+
+# nothing_found NAME WHAT: the run went as the program wanted, and the
+# report has no finding at all.
+nothing_found() {
+	expect_eq "$2: exit status" "$rc" 0
+	expect_eq "$2: nothing on stderr" "$(cat "$WORK/$1.err")" ""
+	if grep -Eq "$FINDING" "$WORK/$1.report"; then
+		fail "$2: a false report (the findings follow)"
+		awk '/^Top [0-9]+ mutex/ { exit } NR > 3' "$WORK/$1.report" | sed 's/^/  | /' >&2
+	else
+		pass "$2: no finding"
+	fi
+}
+
+# ---- examples/deadlock_abba: two threads, A then B and B then A, in turns --
+SRC=$top_srcdir/examples/deadlock_abba.c
+FROM=$(line_of "$SRC" LOCK_FROM)
+TO=$(line_of "$SRC" LOCK_TO)
+run abba "$B/examples/deadlock_abba"
+expect_eq "abba: exit status" "$rc" 0
+expect_grep "abba: and printed all it prints" '^balances: alice 95, bob 105$' "$WORK/abba.out"
+alice=$(sed -n "s/^alice's lock \(0x[0-9a-f]*\), bob's lock.*/\1/p" "$WORK/abba.out")
+bob=$(sed -n "s/^alice's lock .*, bob's lock \(0x[0-9a-f]*\)$/\1/p" "$WORK/abba.out")
+t1=$(sed -n 's/^thread \([0-9]*\): alice pays bob .*/\1/p' "$WORK/abba.out")
+t2=$(sed -n 's/^thread \([0-9]*\): bob pays alice .*/\1/p' "$WORK/abba.out")
+expect_eq "abba: one POTENTIAL DEADLOCK" "$(count abba 'POTENTIAL DEADLOCK: ')" 1
+expect_eq "abba: no other finding" "$(grep -Ec "$FINDING" "$WORK/abba.report")" 1
+finding abba '^POTENTIAL DEADLOCK: '
+expect_grep "abba: 2 mutexes, taken by two threads" \
+	'^POTENTIAL DEADLOCK: 2 mutexes taken in a cycle of orders$' "$WORK/abba.finding"
+expect_grep "abba: the order A -> B -> A" '^  order: A -> B -> A$' "$WORK/abba.finding"
+expect_eq "abba: the two mutexes are the two accounts' locks" \
+	"$(cycle_mutexes abba)" "$(sorted "$alice" "$bob")"
+expect_grep "abba: alice's lock first locked at transfer's first lock" \
+	"^  [AB]   mutex $alice, first locked at transfer\+0x[0-9a-f]+ \(.*deadlock_abba\.c:$FROM, deadlock_abba\)$" \
+	"$WORK/abba.finding"
+expect_grep "abba: bob's lock first locked at transfer's second lock" \
+	"^  [AB]   mutex $bob, first locked at transfer\+0x[0-9a-f]+ \(.*deadlock_abba\.c:$TO, deadlock_abba\)$" \
+	"$WORK/abba.finding"
+expect_eq "abba: each thread's edge, first lock then second, at transfer's lines" \
+	"$(edges3 abba deadlock_abba.c)" "$(sorted "$t1 $FROM $TO" "$t2 $FROM $TO")"
+expect_eq "abba: the second lock's stack goes on into each thread's own function" \
+	"$(edges abba deadlock_abba.c | awk '{ print $1, $4 }' | oneline)" \
+	"$(sorted "$t1 alice_pays_bob" "$t2 bob_pays_alice")"
+expect_eq "abba: no line of the finding over 120 columns" \
+	"$(awk 'length($0) > 120' "$WORK/abba.finding" | wc -l)" 0
+
+# MUTEXSTAT_EXIT_CODE: a potential deadlock fails the run, after the report
+# and the program's own output.
+run abba_exit MUTEXSTAT_EXIT_CODE=7 "$B/examples/deadlock_abba"
+expect_eq "abba, MUTEXSTAT_EXIT_CODE=7: exit status 7" "$rc" 7
+expect_grep "abba, MUTEXSTAT_EXIT_CODE=7: the program's output is all there" \
+	'^balances: alice 95, bob 105$' "$WORK/abba_exit.out"
+expect_grep "abba, MUTEXSTAT_EXIT_CODE=7: the report too" '^POTENTIAL DEADLOCK: 2 mutexes' \
+	"$WORK/abba_exit.report"
+
+# The fix, one order for both directions: nothing, and the status is the
+# program's own.
+run abba_ordered MUTEXSTAT_EXIT_CODE=7 "$B/examples/deadlock_abba" ordered
+nothing_found abba_ordered "abba ordered, MUTEXSTAT_EXIT_CODE=7"
+
+# ---- static initialisers; the second lock of thread 2 waits -----------------
+run static "$T" static_abba
+expect_eq "static_abba: exit status" "$rc" 0
+expect_eq "static_abba: one POTENTIAL DEADLOCK, nothing else" \
+	"$(count static 'POTENTIAL DEADLOCK: 2 mutexes taken in a cycle of orders$') $(grep -Ec "$FINDING" "$WORK/static.report")" "1 1"
+finding static '^POTENTIAL DEADLOCK: '
+expect_eq "static_abba: the two static mutexes" "$(cycle_mutexes static)" \
+	"$(sorted "$(field static mutex A)" "$(field static mutex B)")"
+expect_eq "static_abba: A then B in thread 1, B then (waiting for) A in thread 2" \
+	"$(edges3 static deadlocks.c)" \
+	"$(sorted "$(field static thread t1) $(line_of "$TSRC" STATIC_T1_A) $(line_of "$TSRC" STATIC_T1_B)" \
+		"$(field static thread t2) $(line_of "$TSRC" STATIC_T2_B) $(line_of "$TSRC" STATIC_T2_A)")"
+
+# ---- one thread, A then B, later B then A -----------------------------------
+run one "$T" one_thread
+tid=$(field one thread main)
+expect_eq "one_thread: one POTENTIAL DEADLOCK" "$(count one 'POTENTIAL DEADLOCK: ')" 1
+finding one '^POTENTIAL DEADLOCK: '
+expect_grep "one_thread: says one thread took every edge" \
+	'^POTENTIAL DEADLOCK: 2 mutexes taken in a cycle of orders \(all by one thread: two threads doing the same would deadlock\)$' \
+	"$WORK/one.finding"
+expect_eq "one_thread: both edges by the main thread, at their lines" \
+	"$(edges3 one deadlocks.c)" \
+	"$(sorted "$tid $(line_of "$TSRC" ONE_AB_A) $(line_of "$TSRC" ONE_AB_B)" \
+		"$tid $(line_of "$TSRC" ONE_BA_B) $(line_of "$TSRC" ONE_BA_A)")"
+
+# ---- rings: thread i takes M[i] then M[i+1 mod N] ----------------------------
+RF=$(line_of "$TSRC" RING_FIRST)
+RS=$(line_of "$TSRC" RING_SECOND)
+for n in 3 4; do
+	run ring$n "$T" ring $n
+	expect_eq "ring $n: one finding" "$(grep -Ec "$FINDING" "$WORK/ring$n.report")" 1
+	finding ring$n '^POTENTIAL DEADLOCK: '
+	expect_grep "ring $n: $n mutexes, several threads" \
+		"^POTENTIAL DEADLOCK: $n mutexes taken in a cycle of orders$" "$WORK/ring$n.finding"
+	expect_eq "ring $n: the ring's mutexes" "$(cycle_mutexes ring$n)" \
+		"$(awk '$1 == "mutex" { print $3 }' "$WORK/ring$n.out" | oneline)"
+	expect_eq "ring $n: one edge per thread, at the ring's two lock lines" \
+		"$(edges3 ring$n deadlocks.c)" \
+		"$(awk -v f="$RF" -v s="$RS" '$1 == "thread" { print $3, f, s }' "$WORK/ring$n.out" | oneline)"
+done
+expect_grep "ring 3: A -> B -> C -> A" '^  order: A -> B -> C -> A$' "$WORK/ring3.finding"
+
+run ring20 "$T" ring 20
+expect_eq "ring 20: one finding" "$(grep -Ec "$FINDING" "$WORK/ring20.report")" 1
+finding ring20 '^POTENTIAL DEADLOCK: '
+expect_grep "ring 20: 20 mutexes" '^POTENTIAL DEADLOCK: 20 mutexes taken in a cycle of orders$' \
+	"$WORK/ring20.finding"
+expect_grep "ring 20: the order, A to T" '^  order: A -> B -> .* -> S -> T -> A$' "$WORK/ring20.finding"
+expect_eq "ring 20: all 20 mutexes listed" "$(cycle_mutexes ring20)" \
+	"$(awk '$1 == "mutex" { print $3 }' "$WORK/ring20.out" | oneline)"
+expect_grep "ring 20: edges shortened" '^  \.\.\. 12 more edges \.\.\.$' "$WORK/ring20.finding"
+awk '$1 == "thread" { print $3 }' "$WORK/ring20.out" | sort >"$WORK/ring20.tids"
+expect_eq "ring 20: the 8 edges shown, each by a ring thread at the ring's lines" \
+	"$(edges ring20 deadlocks.c | awk -v f="$RF" -v s="$RS" '$2 == f && $3 == s { print $1 }' |
+	   sort -u | comm -12 - "$WORK/ring20.tids" | wc -l)" 8
+expect_eq "ring 20: no line over 120 columns" \
+	"$(awk 'length($0) > 120' "$WORK/ring20.finding" | wc -l)" 0
+
+# Longer than the alphabet: the mutexes past Z are M27, M28, ...
+run ring30 "$T" ring 30
+finding ring30 '^POTENTIAL DEADLOCK: '
+expect_grep "ring 30: 30 mutexes" '^POTENTIAL DEADLOCK: 30 mutexes taken in a cycle of orders$' \
+	"$WORK/ring30.finding"
+expect_eq "ring 30: all 30 mutexes listed, the last as M30" \
+	"$(grep -c '^  [A-Z][A-Z0-9]* \{1,\}mutex 0x' "$WORK/ring30.finding") $(grep -c '^  M30 mutex 0x' "$WORK/ring30.finding")" "30 1"
+expect_eq "ring 30: no line over 120 columns" \
+	"$(awk 'length($0) > 120' "$WORK/ring30.finding" | wc -l)" 0
+
+# Two cycles sharing B: two findings, each of its own pair.
+run two "$T" two_cycles
+expect_eq "two_cycles: two POTENTIAL DEADLOCKs of 2 mutexes, nothing else" \
+	"$(count two 'POTENTIAL DEADLOCK: 2 mutexes taken in a cycle of orders$') $(grep -Ec "$FINDING" "$WORK/two.report")" \
+	"2 2"
+expect_eq "two_cycles: the pairs A/B and B/C" "$(cycles two)" \
+	"$(sorted "$(group "$(field two mutex A)" "$(field two mutex B)")" \
+		"$(group "$(field two mutex B)" "$(field two mutex C)")")"
+
+# ---- dining philosophers ------------------------------------------------------
+SRC=$top_srcdir/examples/deadlock_philosophers.c
+run classic "$B/examples/deadlock_philosophers" classic
+expect_eq "philosophers classic: all meals eaten" "$rc $(tail -1 "$WORK/classic.out")" "0 100 meals eaten"
+expect_eq "philosophers classic: one finding" "$(grep -Ec "$FINDING" "$WORK/classic.report")" 1
+finding classic '^POTENTIAL DEADLOCK: '
+expect_grep "philosophers classic: the 5 forks in a cycle" \
+	'^POTENTIAL DEADLOCK: 5 mutexes taken in a cycle of orders$' "$WORK/classic.finding"
+expect_eq "philosophers classic: the five forks" "$(cycle_mutexes classic)" \
+	"$(awk '$1 == "fork" { print $5 }' "$WORK/classic.out" | oneline)"
+expect_eq "philosophers classic: each philosopher's edge, left fork then right" \
+	"$(edges3 classic deadlock_philosophers.c)" \
+	"$(awk -v f="$(line_of "$SRC" LEFT_FORK)" -v s="$(line_of "$SRC" RIGHT_FORK)" \
+		'$1 == "philosopher" { print $5, f, s }' "$WORK/classic.out" | oneline)"
+
+run waiter "$B/examples/deadlock_philosophers" waiter
+expect_eq "philosophers waiter: all meals eaten" "$rc $(tail -1 "$WORK/waiter.out")" "0 100 meals eaten"
+expect_eq "philosophers waiter: no POTENTIAL DEADLOCK" "$(count waiter 'POTENTIAL DEADLOCK')" 0
+expect_eq "philosophers waiter: one finding" "$(grep -Ec "$FINDING" "$WORK/waiter.report")" 1
+finding waiter '^GUARDED INVERSION: '
+expect_grep "philosophers waiter: the cycle is guarded" \
+	'^GUARDED INVERSION: 5 mutexes taken in a cycle of orders, always under one more mutex: cannot deadlock$' \
+	"$WORK/waiter.finding"
+expect_grep "philosophers waiter: the gate is the waiter" \
+	"^  gate: a mutex held on every edge, first locked at eat_with_waiter\+0x[0-9a-f]+ \(.*deadlock_philosophers\.c:$(line_of "$SRC" WAITER), " \
+	"$WORK/waiter.finding"
+expect_eq "philosophers waiter: the five forks, not the waiter" "$(cycle_mutexes waiter)" \
+	"$(awk '$1 == "fork" { print $5 }' "$WORK/waiter.out" | oneline)"
+run waiter_exit MUTEXSTAT_EXIT_CODE=7 "$B/examples/deadlock_philosophers" waiter
+expect_eq "philosophers waiter, MUTEXSTAT_EXIT_CODE=7: a guarded cycle does not fail the run" "$rc" 0
+
+run ordered "$B/examples/deadlock_philosophers" ordered
+expect_eq "philosophers ordered: all meals eaten" "$(tail -1 "$WORK/ordered.out")" "100 meals eaten"
+nothing_found ordered "philosophers ordered"
+
+# ---- a gate: G, then A, B in one thread and B, A in the other ----------------
+run gate "$T" gate
+expect_eq "gate: no POTENTIAL DEADLOCK" "$(count gate 'POTENTIAL DEADLOCK')" 0
+expect_eq "gate: one finding" "$(grep -Ec "$FINDING" "$WORK/gate.report")" 1
+finding gate '^GUARDED INVERSION: '
+expect_grep "gate: GUARDED INVERSION of 2 mutexes" '^GUARDED INVERSION: 2 mutexes taken' "$WORK/gate.finding"
+expect_grep "gate: the gate, where it was first locked" \
+	"^  gate: a mutex held on every edge, first locked at .*deadlocks\.c:$(line_of "$TSRC" GATE_G), " \
+	"$WORK/gate.finding"
+expect_eq "gate: the cycle is A and B, not G" "$(cycle_mutexes gate)" \
+	"$(sorted "$(field gate mutex A)" "$(field gate mutex B)")"
+expect_eq "gate: both edges, at their lines" "$(edges3 gate deadlocks.c)" \
+	"$(sorted "$(field gate thread t1) $(line_of "$TSRC" GATE_T1_A) $(line_of "$TSRC" GATE_T1_B)" \
+		"$(field gate thread t2) $(line_of "$TSRC" GATE_T2_B) $(line_of "$TSRC" GATE_T2_A)")"
+
+run gate_partial "$T" gate_partial
+expect_eq "gate_partial: one thread skipped the gate: POTENTIAL DEADLOCK, not guarded" \
+	"$(count gate_partial 'POTENTIAL DEADLOCK: 2 mutexes') $(count gate_partial 'GUARDED')" "1 0"
+
+# ---- trylock ---------------------------------------------------------------------
+run backoff "$T" trylock_backoff
+nothing_found backoff "trylock back-off (a failed try, a successful one under B)"
+
+run ttl "$T" trylock_then_lock
+expect_eq "trylock_then_lock: one POTENTIAL DEADLOCK" \
+	"$(count ttl 'POTENTIAL DEADLOCK: 2 mutexes taken in a cycle of orders$') $(grep -Ec "$FINDING" "$WORK/ttl.report")" "1 1"
+finding ttl '^POTENTIAL DEADLOCK: '
+expect_eq "trylock_then_lock: A taken by trylock, then B; elsewhere B then A" \
+	"$(edges3 ttl deadlocks.c)" \
+	"$(sorted "$(field ttl thread t2) $(line_of "$TSRC" TTL_T2_A) $(line_of "$TSRC" TTL_T2_B)" \
+		"$(field ttl thread t1) $(line_of "$TSRC" TTL_T1_B) $(line_of "$TSRC" TTL_T1_A)")"
+
+# ---- timed locks that time out still tried the order ------------------------------
+for how in timed clock; do
+	run $how "$T" ${how}_inversion
+	expect_eq "${how}_inversion: exit status" "$rc" 0
+	expect_eq "${how}_inversion: one finding, POTENTIAL DEADLOCK of A and B" \
+		"$(grep -Ec "$FINDING" "$WORK/$how.report") $(count $how 'POTENTIAL DEADLOCK: 2 mutexes taken in a cycle of orders$')" \
+		"1 1"
+	finding $how '^POTENTIAL DEADLOCK: '
+	expect_eq "${how}_inversion: A and B" "$(cycle_mutexes $how)" \
+		"$(sorted "$(field $how mutex A)" "$(field $how mutex B)")"
+	upper=$(echo $how | tr a-z A-Z)
+	expect_eq "${how}_inversion: the timed-out lock's edge, at its line" \
+		"$(edges3 $how deadlocks.c)" \
+		"$(sorted "$(field $how thread t1) $(line_of "$TSRC" TIMEDINV_T1_A) $(line_of "$TSRC" TIMEDINV_T1_B)" \
+			"$(field $how thread t2) $(line_of "$TSRC" TIMEDINV_T2_B) $(line_of "$TSRC" ${upper}INV_T2_A)")"
+done
+
+# ---- self-deadlocks -----------------------------------------------------------
+# A normal mutex relocked never returns: said at once on stderr.
+timeout -k 5 5 env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/self.report" \
+	"$T" self_relock >"$WORK/self.out" 2>"$WORK/self.err"
+rc=$?
+expect_eq "self_relock: the process hangs (timeout's 124)" "$rc" 124
+expect_eq "self_relock: it got to the relock" "$(tail -1 "$WORK/self.out")" relocking
+expect_grep "self_relock: stderr says so at once" \
+	"^mutexstat: SELF-DEADLOCK: thread $(field self thread main) locks a mutex it already holds: it waits for itself, forever$" \
+	"$WORK/self.err"
+expect_grep "self_relock: which mutex" "^  mutex $(field self mutex A)$" "$WORK/self.err"
+expect_grep "self_relock: where it was taken" \
+	"^  taken at     .*deadlocks\.c:$(line_of "$TSRC" SELF_FIRST), deadlocks\)$" "$WORK/self.err"
+expect_grep "self_relock: where it was relocked" \
+	"^  relocked at  .*deadlocks\.c:$(line_of "$TSRC" SELF_AGAIN), deadlocks\)$" "$WORK/self.err"
+
+run errcheck MUTEXSTAT_EXIT_CODE=7 "$T" self_errorcheck
+expect_eq "self_errorcheck: EDEADLK each time, the program went on, MUTEXSTAT_EXIT_CODE=7 applies (every SELF-DEADLOCK heading counts)" \
+	"$rc $(tail -1 "$WORK/errcheck.out")" "7 EDEADLK 3 times, and on"
+expect_eq "self_errorcheck: nothing on stderr" "$(cat "$WORK/errcheck.err")" ""
+expect_eq "self_errorcheck: one finding" "$(grep -Ec "$FINDING" "$WORK/errcheck.report")" 1
+finding errcheck '^SELF-DEADLOCK: '
+expect_grep "self_errorcheck: averted, 3 times" \
+	"^SELF-DEADLOCK: averted: thread $(field errcheck thread main) relocked an errorcheck mutex it holds, 3 times; glibc answered EDEADLK$" \
+	"$WORK/errcheck.finding"
+expect_grep "self_errorcheck: which mutex" "^  mutex $(field errcheck mutex E)$" "$WORK/errcheck.finding"
+expect_grep "self_errorcheck: where it was taken" \
+	"^  taken at     .*deadlocks\.c:$(line_of "$TSRC" ERRCHECK_FIRST), " "$WORK/errcheck.finding"
+expect_grep "self_errorcheck: where it was relocked" \
+	"^  relocked at  .*deadlocks\.c:$(line_of "$TSRC" ERRCHECK_AGAIN), " "$WORK/errcheck.finding"
+
+run timedself MUTEXSTAT_EXIT_CODE=7 "$T" self_timed
+expect_eq "self_timed: ETIMEDOUT, and the program went on; MUTEXSTAT_EXIT_CODE=7 fails the run" \
+	"$rc $(tail -1 "$WORK/timedself.out")" "7 ETIMEDOUT, and on"
+expect_eq "self_timed: one finding" "$(grep -Ec "$FINDING" "$WORK/timedself.report")" 1
+finding timedself '^SELF-DEADLOCK: '
+expect_grep "self_timed: waited for itself until the deadline" \
+	"^SELF-DEADLOCK: thread $(field timedself thread main) locked a mutex it already holds with a timeout, 1 time: " \
+	"$WORK/timedself.finding"
+expect_grep "self_timed: where it was taken" \
+	"^  taken at     .*deadlocks\.c:$(line_of "$TSRC" TIMED_FIRST), " "$WORK/timedself.finding"
+expect_grep "self_timed: where it was relocked" \
+	"^  relocked at  .*deadlocks\.c:$(line_of "$TSRC" TIMED_AGAIN), " "$WORK/timedself.finding"
+
+run trylockself "$T" self_trylock
+nothing_found trylockself "self_trylock (a try of a held mutex cannot wait)"
+
+run recursive "$T" recursive
+nothing_found recursive "recursive relocks, one while holding B"
+
+# ---- orders that agree: nothing ---------------------------------------------------
+run unlock "$T" unlock_out_of_order
+nothing_found unlock "unlocks out of order, 4 threads"
+
+run condvar "$T" condvar
+expect_eq "condvar: every item consumed" "$(tail -1 "$WORK/condvar.out")" "2000 consumed"
+nothing_found condvar "condition waits, one under an outer mutex"
+
+run many "$T" many_held
+nothing_found many "65 mutexes held, let go oldest first"
+
+# ---- a mutex's new life (destroy, or init again) has no history ----------------
+run rds "$T" reinit_destroy_swap
+nothing_found rds "destroy and init again, then the other order"
+run ris "$T" reinit_init_swap
+nothing_found ris "init again without destroy, then the other order"
+for how in destroy init; do
+	run r$how "$T" reinit_${how}_same
+	expect_eq "reinit_${how}_same: the new lives' cycle is one POTENTIAL DEADLOCK" \
+		"$(count r$how 'POTENTIAL DEADLOCK: 2 mutexes taken in a cycle of orders$') $(grep -Ec "$FINDING" "$WORK/r$how.report")" \
+		"1 1"
+	finding r$how '^POTENTIAL DEADLOCK: '
+	expect_eq "reinit_${how}_same: its edges at the second round's lines, not the first's" \
+		"$(edges3 r$how deadlocks.c)" \
+		"$(sorted "$(field r$how thread t1) $(line_of "$TSRC" REINIT_2_A) $(line_of "$TSRC" REINIT_2_B)" \
+			"$(field r$how thread t2) $(line_of "$TSRC" REINIT_T2_B) $(line_of "$TSRC" REINIT_T2_A)")"
+done
+
+# A normal mutex let go by another thread (misuse, which glibc allows): its
+# locker no longer holds it, neither when it takes B nor when it ends.
+run elsewhere "$T" unlocked_elsewhere
+expect_eq "unlocked_elsewhere: exit status" "$rc" 0
+finding elsewhere '^MISUSE: unlock by a thread that does not hold it: '
+expect_grep "unlocked_elsewhere: the MISUSE, by thread 2" \
+	"last by thread $(field elsewhere thread t2)[^0-9]" "$WORK/elsewhere.finding"
+expect_grep "unlocked_elsewhere: the MISUSE, at its line" \
+	"deadlocks\.c:$(line_of "$TSRC" ELSEWHERE_UNLOCK), deadlocks\)" "$WORK/elsewhere.finding"
+expect_eq "unlocked_elsewhere: one finding, the MISUSE (no lock order, nothing held at exit)" \
+	"$(grep -E "$FINDING" "$WORK/elsewhere.report" | cut -d: -f1 | oneline)" "MISUSE"
+
+# ---- threads that end holding mutexes ---------------------------------------------
+run held MUTEXSTAT_EXIT_CODE=7 "$T" held_at_exit
+expect_eq "held_at_exit: not a failing finding (MUTEXSTAT_EXIT_CODE=7)" "$rc" 0
+expect_eq "held_at_exit: two findings, one per thread" \
+	"$(grep -Ec "$FINDING" "$WORK/held.report") $(count held 'HELD AT THREAD EXIT: ')" "2 2"
+finding held "^HELD AT THREAD EXIT: thread $(field held thread keeper) "
+expect_grep "held_at_exit: keeper, by tid and name, 1 mutex" \
+	"^HELD AT THREAD EXIT: thread $(field held thread keeper) \"keeper\" ended holding 1 mutex$" \
+	"$WORK/held.finding"
+expect_grep "held_at_exit: keeper's mutex, where it was taken" \
+	"^  mutex $(field held mutex A) taken at .*deadlocks\.c:$(line_of "$TSRC" HELD_KEEPER_A), " \
+	"$WORK/held.finding"
+finding held "^HELD AT THREAD EXIT: thread $(field held thread quitter) "
+expect_grep "held_at_exit: quitter (pthread_exit), 2 mutexes (R counts once)" \
+	"^HELD AT THREAD EXIT: thread $(field held thread quitter) \"quitter\" ended holding 2 mutexes$" \
+	"$WORK/held.finding"
+expect_grep "held_at_exit: quitter's B" \
+	"^  mutex $(field held mutex B) taken at .*deadlocks\.c:$(line_of "$TSRC" HELD_QUITTER_B), " \
+	"$WORK/held.finding"
+expect_grep "held_at_exit: quitter's R" \
+	"^  mutex $(field held mutex R) taken at .*deadlocks\.c:$(line_of "$TSRC" HELD_QUITTER_R), " \
+	"$WORK/held.finding"
+expect_no_grep "held_at_exit: not the thread that let go of all it took" '"tidy"' "$WORK/held.report"
+
+# ---- MUTEXSTAT_EXIT_CODE on a clean run: the program's own status ----------------
+for status in 0 5; do
+	run clean MUTEXSTAT_EXIT_CODE=7 "$T" clean $status
+	expect_eq "clean $status, MUTEXSTAT_EXIT_CODE=7: the program's own status" "$rc" $status
+	expect_no_grep "clean $status: no finding" "$FINDING" "$WORK/clean.report"
+done
+
+# ---- the ABBA that hangs --------------------------------------------------------
+timeout -k 5 5 env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/hang.report" \
+	"$B/examples/deadlock_hang" >"$WORK/hang.out" 2>"$WORK/hang.err"
+rc=$?
+expect_eq "deadlock_hang: the process hangs (timeout's 124)" "$rc" 124
+expect_eq "deadlock_hang: nothing on stderr" "$(cat "$WORK/hang.err")" ""
+finish
