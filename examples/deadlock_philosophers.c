@@ -2,7 +2,7 @@
  * pick them up: a cycle of lock orders, the same cycle made safe by one
  * more lock, and no cycle at all.
  *
- *   mutexstat ./examples/deadlock_philosophers classic|waiter|ordered
+ *   mutexstat ./examples/deadlock_philosophers classic|waiter|ordered|hang
  *
  * Philosopher i eats with fork i (on the left) and fork i+1 mod 5 (on the
  * right); a fork is a mutex.
@@ -21,6 +21,11 @@
  *   ordered  each picks up the lower-numbered of its two forks first, so
  *            philosopher 4 picks up fork 0 before fork 4: no cycle,
  *            nothing reported, and they eat at the same time.
+ *   hang     the classic way, all at once, each waiting until all five
+ *            hold their left fork: they wait for each other forever.
+ *            kill -USR1 <pid> (or MUTEXSTAT_WATCHDOG=1) shows the
+ *            DEADLOCK: five threads, each waiting for the fork its
+ *            neighbour took.
  *
  * Each philosopher prints its thread id, as the report names threads.  The
  * marker comments are for tests/deadlocks.sh. */
@@ -40,7 +45,8 @@
 static pthread_mutex_t fork_[N];
 static pthread_mutex_t waiter = PTHREAD_MUTEX_INITIALIZER;
 static sem_t seat[N]; /* classic: philosopher i sits when seat[i] is posted */
-static enum { CLASSIC, WAITER, ORDERED } way;
+static enum { CLASSIC, WAITER, ORDERED, HANG } way;
+static pthread_barrier_t all_seated;
 static int meals[N];
 
 static void check(int rc, const char *func, const char *call)
@@ -106,6 +112,13 @@ void *philosopher(void *arg)
 		case ORDERED:
 			eat_lower_first(i);
 			break;
+		case HANG: {
+			pthread_mutex_t *left = &fork_[i], *right = &fork_[(i + 1) % N];
+			CHECK(pthread_mutex_lock(left)); /* HANG_LEFT */
+			pthread_barrier_wait(&all_seated);
+			CHECK(pthread_mutex_lock(right)); /* HANG_RIGHT: forever */
+			break;
+		}
 		}
 	return NULL;
 }
@@ -113,12 +126,14 @@ void *philosopher(void *arg)
 int main(int argc, char **argv)
 {
 	if (argc != 2 || (strcmp(argv[1], "classic") && strcmp(argv[1], "waiter") &&
-			  strcmp(argv[1], "ordered"))) {
-		fprintf(stderr, "usage: deadlock_philosophers classic|waiter|ordered\n");
+			  strcmp(argv[1], "ordered") && strcmp(argv[1], "hang"))) {
+		fprintf(stderr, "usage: deadlock_philosophers classic|waiter|ordered|hang\n");
 		return 2;
 	}
 	way = !strcmp(argv[1], "classic") ? CLASSIC
-	      : !strcmp(argv[1], "waiter") ? WAITER : ORDERED;
+	      : !strcmp(argv[1], "waiter") ? WAITER
+	      : !strcmp(argv[1], "ordered") ? ORDERED : HANG;
+	pthread_barrier_init(&all_seated, NULL, N);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	for (int i = 0; i < N; i++) {
 		CHECK(pthread_mutex_init(&fork_[i], NULL));
@@ -130,6 +145,13 @@ int main(int argc, char **argv)
 	for (int i = 0; i < N; i++)
 		CHECK(pthread_create(&t[i], NULL, philosopher, (void *)(intptr_t)i));
 	sem_post(&seat[0]);
+	if (way == HANG) {
+		/* every fork has a waiter (glibc's lock word 2): all stuck */
+		for (int i = 0; i < N; i++)
+			while (__atomic_load_n(&fork_[i].__data.__lock, __ATOMIC_RELAXED) != 2)
+				usleep(1000);
+		printf("all five wait for their right fork\n");
+	}
 	for (int i = 0; i < N; i++)
 		pthread_join(t[i], NULL);
 	int all = 0;

@@ -41,6 +41,22 @@ expect_grep "the inversion too" '^POTENTIAL DEADLOCK: 2 mutexes' "$WORK/dump.1"
 expect_eq "findings before the statistics" \
 	"$(awk '/^DEADLOCK:/ { d = NR } /^Top / { t = NR } END { print (d && d < t) ? "yes" : "no" }' "$WORK/dump.1")" yes
 
+# ---- dining philosophers, all five hungry at once: a 5-thread cycle -------
+env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/phil" \
+	"$B/examples/deadlock_philosophers" hang > "$WORK/out" 2> "$WORK/err" &
+pid=$!
+wait_for "$WORK/out" '^all five wait for their right fork$' 20 && pass "philosophers: hung" || fail "philosophers: never hung"
+kill -USR1 $pid
+wait_for "$WORK/phil.1" '^Top ' 20 || fail "philosophers: no dump"
+kill -9 $pid; wait $pid 2>/dev/null
+PSRC=$top_srcdir/examples/deadlock_philosophers.c
+expect_grep "philosophers: the cycle of five" '^DEADLOCK: 5 threads wait for each other, forever$' "$WORK/phil.1"
+expect_eq "philosophers: each waits for its right fork" \
+	"$(grep -Ec "waits at +philosopher\+0x[0-9a-f]+ \(.*deadlock_philosophers\.c:$(grep -n HANG_RIGHT "$PSRC" | cut -d: -f1)," "$WORK/phil.1")" 5
+awk '/^DEADLOCK:/ { on = 1 } on && /^$/ { exit } on' "$WORK/phil.1" > "$WORK/phil.cycle"
+expect_eq "philosophers: each right fork is a neighbour's left" \
+	"$(grep -Ec "held by thread [0-9]+, taken at philosopher\+0x[0-9a-f]+ \(.*deadlock_philosophers\.c:$(grep -n HANG_LEFT "$PSRC" | cut -d: -f1)," "$WORK/phil.cycle")" 5
+
 # ---- a condition wait holding the mutex its signaller needs --------------
 env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/cdump" \
 	"$B/tests/scenario" condhang > "$WORK/out" 2> "$WORK/err" &
