@@ -418,9 +418,11 @@ int ms_unlock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
 		ms_misuse(t, r, locked ? MS_M_UNLOCK_NOT_OWNER : MS_M_UNLOCK_UNLOCKED,
 			  caller, MS_OP_UNLOCK, rc);
 		if (rc == 0) {
-			/* glibc let it go (a normal mutex): it is free now */
+			/* glibc let it go (a normal mutex): it is free now, and
+			 * its owner's held set is stale */
 			struct ms_record *rec = ms_rec(r);
 			STORE(&rec->owner, LOAD(&rec->owner) & ~MS_HELD);
+			__atomic_fetch_add(&ms_unlocks_elsewhere, 1, __ATOMIC_RELEASE);
 		}
 	}
 	errno = saved;

@@ -19,6 +19,7 @@
 #define CHUNK 256
 
 static int lock;
+uint32_t ms_unlocks_elsewhere;
 static struct ms_tstate *all;        /* every record ever made */
 static struct ms_tstate *free_list;  /* records of exited threads */
 static pthread_key_t exit_key;

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #define MS_HELD_MAX 64     /* mutexes held at once that are followed */
-#define MS_EDGE_CACHE 64   /* lock-order edges this thread knows are recorded */
+#define MS_EDGE_CACHE 256  /* lock-order edges this thread knows are recorded */
 
 /* Two stores on the lock path: the record (the mutex's address and life
  * are the record's) and where it was taken. */
@@ -29,6 +29,7 @@ struct ms_tstate {
 	uint32_t tid;
 	uint32_t nheld;    /* entries in held[], at most MS_HELD_MAX */
 	uint32_t overflow; /* held beyond those: not followed, only counted */
+	uint32_t pruned_at; /* ms_unlocks_elsewhere when the set was last checked */
 	struct ms_held held[MS_HELD_MAX];
 	struct {
 		uint32_t a, b, gen;
@@ -59,6 +60,10 @@ void ms_threads_after_fork_child(void);
 /* Remove a mutex from a held set (not the last one pushed: out-of-order
  * unlock).  Returns 1 if it was there. */
 int ms_held_remove(struct ms_tstate *ts, uint32_t rec);
+
+/* Bumped whenever a thread unlocks a mutex it does not hold (misuse that
+ * glibc allows): other threads' held sets may then be stale. */
+extern uint32_t ms_unlocks_elsewhere;
 void ms_held_prune(struct ms_tstate *ts);
 
 /* A live thread's name as ps -L shows it, "" if gone (report time). */
