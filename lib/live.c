@@ -304,17 +304,7 @@ static void dump_handler(int sig)
 
 static void dump(unsigned seq)
 {
-	int close_it;
-	char suffix[32];
-	struct ms_fmt f;
-	ms_fmt_init(&f, suffix, sizeof suffix, -1);
-	ms_fmt(&f, ".%u", seq);
-	int fd = ms_output_open_suffix(ms_fmt_str(&f), &close_it);
-	if (fd < 0)
-		return;
-	ms_report(fd);
-	if (close_it)
-		close(fd);
+	ms_report_all(seq);
 }
 
 /* The oldest wait for a mutex, in seconds. */

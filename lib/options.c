@@ -8,7 +8,7 @@
 
 struct ms_options ms_opt;
 
-enum kind { NUM, POW2, CHOICE, PATH };
+enum kind { NUM, POW2, CHOICE, PATH, LIST };
 
 static const char *const sort_names[] = {
 	"wait", "wait-max", "contended", "acquired", "hold", "hold-max",
@@ -17,6 +17,8 @@ static const char *const sort_names[] = {
 static const char *const bool_names[] = { "0", "1", NULL };
 static const char *const signal_names[] = { "USR1", "USR2", "none", NULL };
 static const char *const deadlock_actions[] = { "report", "abort", NULL };
+/* MUTEXSTAT_FORMAT: bit i of ms_opt.formats is format_names[i] */
+static const char *const format_names[] = { "text", "folded", NULL };
 
 static const struct option {
 	const char *name;
@@ -49,6 +51,8 @@ static const struct option {
 	  "MiB for call stacks; when spent, new stacks are counted as dropped" },
 	{ "MUTEXSTAT_EXIT_CODE", NUM, "0", 0, 255, NULL, &ms_opt.exit_code,
 	  "exit with this status if the report finds a (potential) deadlock; 0 = off" },
+	{ "MUTEXSTAT_FORMAT", LIST, "text", 0, 0, format_names, &ms_opt.formats,
+	  "report formats, comma-separated: text, folded" },
 	{ "MUTEXSTAT_SIGNAL", CHOICE, "USR1", 0, 0, signal_names, &ms_opt.signal,
 	  "signal that writes a report while the program runs: USR1|USR2|none" },
 	{ "MUTEXSTAT_WATCHDOG", NUM, "0", 0, 86400, NULL, &ms_opt.watchdog,
@@ -102,6 +106,24 @@ static int apply(const struct option *o, const char *text)
 				return 1;
 			}
 		return 0;
+	case LIST: {
+		uint64_t mask = 0;
+		const char *p = text;
+		do {
+			const char *end = strchr(p, ',');
+			size_t len = end ? (size_t)(end - p) : strlen(p);
+			for (v = 0; o->choices[v]; v++)
+				if (strlen(o->choices[v]) == len &&
+				    !strncmp(o->choices[v], p, len))
+					break;
+			if (!o->choices[v])
+				return 0; /* an unknown word, or an empty one */
+			mask |= 1ull << v;
+			p = end ? end + 1 : NULL;
+		} while (p);
+		*(uint64_t *)o->dest = mask;
+		return 1;
+	}
 	}
 	return 0;
 }
@@ -115,6 +137,11 @@ static void describe_expected(struct ms_fmt *f, const struct option *o)
 	case POW2:
 		ms_fmt(f, "a number from %llu to %llu",
 		       (unsigned long long)o->min, (unsigned long long)o->max);
+		break;
+	case LIST:
+		ms_fmt(f, "a comma-separated list of");
+		for (size_t i = 0; o->choices[i]; i++)
+			ms_fmt(f, "%s %s", i ? "," : "", o->choices[i]);
 		break;
 	case CHOICE:
 		ms_fmt(f, "one of");

@@ -10,6 +10,9 @@ enum ms_sort {
 	MS_SORT_HOLD, MS_SORT_HOLD_MAX, MS_SORT_CHANGES,
 };
 
+#define MS_FORMAT_TEXT 1u
+#define MS_FORMAT_FOLDED 2u
+
 struct ms_options {
 	uint64_t table_size;   /* tracked mutexes at once, a power of two */
 	uint64_t history;      /* recent operations kept per mutex, power of two */
@@ -20,6 +23,7 @@ struct ms_options {
 	uint64_t stack_sample; /* capture one contention event in N */
 	uint64_t stack_memory; /* MiB for the stack depot */
 	uint64_t exit_code;    /* exit status when a deadlock is found; 0 off */
+	uint64_t formats;      /* MS_FORMAT_* bits */
 	uint64_t signal;       /* live dump signal: 0 USR1, 1 USR2, 2 none */
 	uint64_t watchdog;     /* seconds a wait may last before a report; 0 off */
 	uint64_t on_deadlock;  /* 0 report, 1 abort (after the watchdog's report) */

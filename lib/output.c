@@ -61,18 +61,33 @@ static void expand_path(char *out, size_t cap, const char *pattern)
 	ms_fmt_str(&f);
 }
 
+static int open_path(const char *pattern, const char *suffix, int *close_it);
+
 int ms_output_open(int *close_it)
 {
 	return ms_output_open_suffix("", close_it);
 }
 
-int ms_output_open_suffix(const char *suffix, int *close_it)
+/* One file of a report in several formats: MUTEXSTAT_OUTPUT (or
+ * mutexstat.%p in the current directory) as a prefix, then the dump's
+ * number, then the format's extension. */
+int ms_output_open_format(unsigned seq, const char *ext, int *close_it)
 {
+	char suffix[64];
+	struct ms_fmt f;
+	ms_fmt_init(&f, suffix, sizeof suffix, -1);
+	if (seq)
+		ms_fmt(&f, ".%u", seq);
+	ms_fmt(&f, "%s", ext);
 	*close_it = 0;
-	if (!ms_opt.output)
-		return ms_output_stderr();
+	return open_path(ms_opt.output ? ms_opt.output : "mutexstat.%p",
+			 ms_fmt_str(&f), close_it);
+}
+
+static int open_path(const char *pattern, const char *suffix, int *close_it)
+{
 	char path[4096];
-	expand_path(path, sizeof path - 40, ms_opt.output);
+	expand_path(path, sizeof path - 40, pattern);
 	strncat(path, suffix, 32);
 	int saved = errno;
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
@@ -96,4 +111,12 @@ int ms_output_open_suffix(const char *suffix, int *close_it)
 		ms_fmt_flush(&f);
 	}
 	return e;
+}
+
+int ms_output_open_suffix(const char *suffix, int *close_it)
+{
+	*close_it = 0;
+	if (!ms_opt.output)
+		return ms_output_stderr();
+	return open_path(ms_opt.output, suffix, close_it);
 }

@@ -15,5 +15,7 @@ int ms_output_stderr(void);
 int ms_output_open(int *close_it);
 /* The same with a suffix after the expanded path (live dumps: ".1"). */
 int ms_output_open_suffix(const char *suffix, int *close_it);
+/* A file of a report in several formats (seq 0: at exit). */
+int ms_output_open_format(unsigned seq, const char *ext, int *close_it);
 
 #endif

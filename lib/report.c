@@ -9,6 +9,7 @@
 #include "report.h"
 #include "record.h"
 #include "report_stacks.h"
+#include "out_folded.h"
 #include "findings.h"
 #include "clock.h"
 #include "fmt.h"
@@ -617,17 +618,28 @@ int ms_report(int fd)
 	return f.failed ? -1 : 0;
 }
 
-void ms_report_to_output(void)
+/* One format's file; a failure to write is said on stderr. */
+static void write_format(unsigned seq, const char *ext,
+			 int (*writer)(int fd, int arg), int arg)
 {
-	int close_it;
+	int close_it, fd;
 	ms_guard_enter(&ms_self);
-	int fd = ms_output_open(&close_it);
-	ms_guard_leave(&ms_self);
-	if (fd < 0)
+	/* Text alone keeps MUTEXSTAT_OUTPUT as the file's name (or stderr);
+	 * with other formats it is the prefix of each file's name. */
+	if (ms_opt.formats != MS_FORMAT_TEXT)
+		fd = ms_output_open_format(seq, ext, &close_it);
+	else if (!ms_opt.output) {
+		fd = ms_output_stderr();
+		close_it = 0;
+	} else
+		fd = seq ? ms_output_open_format(seq, "", &close_it)
+			 : ms_output_open(&close_it);
+	if (fd < 0) {
+		ms_guard_leave(&ms_self);
 		return;
+	}
 	int saved = errno;
-	if (ms_report(fd) && close_it) {
-		/* a full disk or a file that takes no writes: say so */
+	if (writer(fd, arg) && close_it) {
 		const char *e = strerrorname_np(errno);
 		char msg[200];
 		struct ms_fmt w;
@@ -638,10 +650,37 @@ void ms_report_to_output(void)
 		if (efd >= 0)
 			ms_write_all(efd, msg, strlen(msg));
 	}
-	errno = saved;
-	if (close_it) {
-		int saved = errno;
+	if (close_it)
 		close(fd);
-		errno = saved;
+	errno = saved;
+	ms_guard_leave(&ms_self);
+}
+
+static int text_writer(int fd, int arg)
+{
+	(void)arg;
+	return ms_report(fd);
+}
+
+static int folded_writer(int fd, int kind)
+{
+	ms_symbols_begin();
+	int rc = ms_write_folded(fd, (enum ms_blame_kind)kind);
+	ms_symbols_end();
+	return rc;
+}
+
+void ms_report_all(unsigned seq)
+{
+	if (ms_opt.formats & MS_FORMAT_TEXT)
+		write_format(seq, ".txt", text_writer, 0);
+	if (ms_opt.formats & MS_FORMAT_FOLDED) {
+		write_format(seq, ".wait.folded", folded_writer, MS_BLAME_WAIT);
+		write_format(seq, ".hold.folded", folded_writer, MS_BLAME_HOLD);
 	}
+}
+
+void ms_report_to_output(void)
+{
+	ms_report_all(0);
 }

@@ -57,6 +57,14 @@ static int is_start_frame(uintptr_t addr)
 	return !strncmp(base, "libc.so", 7) || !strncmp(base, "ld-linux", 8);
 }
 
+int ms_stack_shown(const uintptr_t *frames, int n)
+{
+	int last = n - 1;
+	while (last > 0 && is_start_frame(frames[last]))
+		last--;
+	return last + 1;
+}
+
 void ms_report_stack(struct ms_fmt *f, ms_stack_id id, int indent)
 {
 	const uintptr_t *frames;
@@ -65,9 +73,7 @@ void ms_report_stack(struct ms_fmt *f, ms_stack_id id, int indent)
 		ms_fmt(f, "(stack not captured)\n");
 		return;
 	}
-	int last = n - 1;
-	while (last > 0 && is_start_frame(frames[last]))
-		last--;
+	int last = ms_stack_shown(frames, n) - 1;
 	for (int i = 0; i <= last; i++) {
 		char where[256];
 		ms_symbolize(frames[i], where, sizeof where);

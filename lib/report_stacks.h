@@ -18,4 +18,8 @@ void ms_report_mutex_stacks(struct ms_fmt *f, uint32_t r);
  * `indent` columns), the others indented to line up under it. */
 void ms_report_stack(struct ms_fmt *f, ms_stack_id id, int indent);
 
+/* How many of a stack's frames (innermost first) to show: without the C
+ * library's thread and process start at its end. */
+int ms_stack_shown(const uintptr_t *frames, int n);
+
 #endif

@@ -1,0 +1,56 @@
+# folded.sh - MUTEXSTAT_FORMAT=text,folded: one file per format under the
+# MUTEXSTAT_OUTPUT prefix; folded lines root first, leaf last, values in
+# nanoseconds that add up to the waits.
+. "$top_srcdir/tests/lib.sh"
+B=$top_builddir
+R=3
+MUTEXSTAT_FORMAT=text,folded MUTEXSTAT_STACK_SAMPLE=1 MUTEXSTAT_OUTPUT="$WORK/r" \
+	run_with "$WORK/out" "$WORK/err" "$B/examples/blame" $R
+for f in r.txt r.wait.folded r.hold.folded; do
+	[ -s "$WORK/$f" ] && pass "$f written" || fail "$f missing or empty"
+done
+[ -e "$WORK/r" ] && fail "the bare prefix was written too" || pass "no file at the bare prefix"
+expect_grep "the text report is in .txt" '^mutexstat: blame \(pid [0-9]+\)' "$WORK/r.txt"
+
+expect_eq "wait: a line per waiting stack" "$(wc -l < "$WORK/r.wait.folded")" 2
+expect_eq "wait: every line is 'frames value'" \
+	"$(grep -Ecv '^mutex 0x[0-9a-f]+(;[^;]+)+ [0-9]+$' "$WORK/r.wait.folded")" 0
+expect_eq "wait: leaf last, the two waiting functions" \
+	"$(awk '{ sub(/ [0-9]+$/, ""); n = split($0, f, ";"); print f[n] }' "$WORK/r.wait.folded" | sed 's/ (.*//' | sort | tr '\n' ' ')" \
+	"waiter_one waiter_two "
+expect_eq "wait: root first, the mutex" \
+	"$(cut -d';' -f1 "$WORK/r.wait.folded" | sort -u | wc -l)" 1
+expect_eq "hold: one line, the holder's unlock, leaf last" \
+	"$(awk '{ sub(/ [0-9]+$/, ""); n = split($0, f, ";"); print f[n] }' "$WORK/r.hold.folded" | sed 's/ (.*//')" \
+	"hold_too_long"
+wait_sum=$(awk '{ s += $NF } END { print s }' "$WORK/r.wait.folded")
+hold_sum=$(awk '{ s += $NF } END { print s }' "$WORK/r.hold.folded")
+expect_eq "each wait is charged to a waiter and to a holder: equal sums" "$wait_sum" "$hold_sum"
+# the report's total wait, in its human unit, within its 3 digits
+tot=$(awk '/^Top / { getline; getline; print $5, $6; exit }' "$WORK/r.txt")
+expect_eq "the folded waits add up to the report's total wait ($tot)" \
+	"$(awk -v s="$wait_sum" -v t="${tot% *}" -v u="${tot#* }" 'BEGIN {
+		m = u == "s" ? 1e9 : u == "ms" ? 1e6 : u == "ns" ? 1 : 1e3
+		d = s - t * m; if (d < 0) d = -d
+		print (d <= 0.01 * t * m) ? "yes" : s " vs " t " " u }')" yes
+
+# a live dump writes its formats with its number
+env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_FORMAT=folded,text MUTEXSTAT_OUTPUT="$WORK/live" \
+	"$B/tests/scenario" hang > "$WORK/out" 2>&1 &
+pid=$!
+n=0; while ! grep -q deadlocked "$WORK/out" && [ $n -lt 200 ]; do sleep 0.1; n=$((n + 1)); done
+kill -USR1 $pid
+n=0; while [ ! -s "$WORK/live.1.txt" ] && [ $n -lt 200 ]; do sleep 0.1; n=$((n + 1)); done
+sleep 0.5
+kill -9 $pid; wait $pid 2>/dev/null
+for f in live.1.txt live.1.wait.folded live.1.hold.folded; do
+	[ -e "$WORK/$f" ] && pass "live dump: $f" || fail "live dump: $f missing"
+done
+
+# a bad format word: one warning, the default (text, on stderr)
+MUTEXSTAT_FORMAT=text,svg MUTEXSTAT_OUTPUT= LD_PRELOAD="$MUTEXSTAT_LIB" \
+	"$B/examples/contention" 2 100 > "$WORK/out" 2> "$WORK/err"
+expect_grep "bad format: named in a warning" \
+	"^mutexstat: MUTEXSTAT_FORMAT='text,svg' is not a comma-separated list of text, folded; using text$" "$WORK/err"
+expect_grep "bad format: the text report on stderr" '^mutexstat: contention \(pid' "$WORK/err"
+finish
