@@ -128,6 +128,8 @@ void ms_hold_begin(uint32_t r)
 	__atomic_fetch_or(&rec->flags, MS_F_HOLD_SAMPLE, __ATOMIC_RELAXED);
 }
 
+static unsigned hist_bucket(uint64_t ticks);
+
 void ms_hold_end(uint32_t r)
 {
 	struct ms_cold *c = ms_cold(r);
@@ -139,6 +141,7 @@ void ms_hold_end(uint32_t r)
 	STORE(&c->hold_start, 0);
 	SERIAL_ADD(&c->hold_total, held);
 	SERIAL_ADD(&c->holds, 1);
+	SERIAL_ADD(&c->hold_hist[hist_bucket(held)], 1);
 	if (held > LOAD(&c->hold_max))
 		STORE(&c->hold_max, held);
 }

@@ -9,6 +9,7 @@
 #include "report.h"
 #include "record.h"
 #include "report_stacks.h"
+#include "report_hist.h"
 #include "out_folded.h"
 #include "findings.h"
 #include "clock.h"
@@ -536,6 +537,13 @@ static void print_detail(struct ms_fmt *f, size_t rank, const struct line *l)
 	}
 	if (any)
 		ms_fmt(f, "\n");
+	if (!l->site && (LOAD(&ms_rec(l->r)->flags) & MS_F_COLD)) {
+		const struct ms_cold *c = &ms_table.cold[l->r];
+		ms_report_hist(f, "wait times, of waits that got the mutex", c->hist,
+			       MS_HIST_BUCKETS, LOAD(&c->wait_max));
+		ms_report_hist(f, "hold times, of the holds timed", c->hold_hist,
+			       MS_HIST_BUCKETS, LOAD(&c->hold_max));
+	}
 	if (!l->site) {
 		ms_report_mutex_stacks(f, l->r);
 		print_history(f, l->r);

@@ -206,6 +206,8 @@ static void fold(struct ms_table *t, uint32_t r)
 		s->misuse[i] += LOAD(&c->misuse[i]);
 	for (int i = 0; i < MS_HIST_BUCKETS; i++)
 		s->hist[i] += LOAD(&c->hist[i]);
+	for (int i = 0; i < MS_HIST_BUCKETS; i++)
+		s->hold_hist[i] += LOAD(&c->hold_hist[i]);
 }
 
 /* ---- adding and removing addresses ----------------------------------- */

@@ -109,6 +109,7 @@ struct ms_cold {
 	uint32_t misuse[MS_M_COUNT];
 	uint32_t waiters, waiters_max;
 	uint32_t hist[MS_HIST_BUCKETS];         /* waits that got the mutex */
+	uint32_t hold_hist[MS_HIST_BUCKETS];    /* timed holds */
 	const char *name;
 	struct ms_blame *blame;   /* waiting and holding stacks (blame.c) */
 	uint32_t release_seq;     /* unlocks that found a sampled waiter */
@@ -127,6 +128,7 @@ struct ms_site {
 	uint64_t trylock_ok, trylock_busy, timeouts, waiters_max;
 	uint64_t errors[MS_E_COUNT], misuse[MS_M_COUNT];
 	uint64_t hist[MS_HIST_BUCKETS];
+	uint64_t hold_hist[MS_HIST_BUCKETS];
 };
 
 #define MS_MAX_SITES 4096

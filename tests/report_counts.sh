@@ -41,6 +41,11 @@ expect_eq "contend: acquired, contended" "$(echo "$row" | awk '{print $3, $4}')"
 expect_grep "contend: 9 owner changes, holds of ~20 ms" "^ +1 $m1 +10 +5 .* 2[0-9.]+ ms +9 " "$WORK/report"
 expect_grep "contend: the waits are in milliseconds" "^ +1 $m1 +10 +5 +1[0-9][0-9] ms +[0-9.]+ ms " "$WORK/report"
 expect_grep "contend: history marks waited locks" " lock +ok after wait +[0-9.]+ m?s " "$WORK/report"
+expect_grep "contend: a histogram of the 5 waits" '^  wait times, of waits that got the mutex \(5\):$' "$WORK/report"
+expect_eq "contend: its rows count the 5 waits" \
+	"$(awk '/^  wait times, of waits/ { on = 1; next } on && /^    p50/ { exit } on { s += $NF } END { print s }' "$WORK/report")" 5
+expect_grep "contend: the waits' percentiles, ~20 ms" '^    p50 [0-9.]+ ms  p90 [0-9.]+ ms  p99 [0-9.]+ ms  max [0-9.]+ ms$' "$WORK/report"
+expect_grep "contend: a histogram of the timed holds" '^  hold times, of the holds timed \([0-9]+\):$' "$WORK/report"
 
 # condwait: 100 ms waiting for a condition is not contention.
 run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" condwait

@@ -1,0 +1,71 @@
+/* report_hist.c - histograms as rows of bars; see report_hist.h.
+ *
+ *   wait times (432 waits that got the mutex):
+ *          1.02 µs ..   2.05 µs |@@@@@@@@@@@@                        102
+ *          2.05 µs ..   4.10 µs |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@ 310
+ *     p50 3.5 µs  p90 4.1 µs  p99 8.2 µs  max 7.77 µs
+ *
+ * Buckets are powers of two of the tick count; their bounds are shown in
+ * nanoseconds, converted with the run's calibration. */
+#include "report_hist.h"
+#include "clock.h"
+
+#define BAR 36
+
+static uint64_t bound_ns(int i)
+{
+	return i <= 0 ? 0 : ms_ticks_to_ns(1ull << (i < 63 ? i : 63));
+}
+
+uint64_t ms_hist_percentile_ns(const uint32_t *hist, int buckets, unsigned p)
+{
+	uint64_t total = 0, seen = 0;
+	for (int i = 0; i < buckets; i++)
+		total += hist[i];
+	if (!total)
+		return 0;
+	uint64_t want = (total * p + 99) / 100; /* the p-th percent of waits */
+	if (!want)
+		want = 1;
+	for (int i = 0; i < buckets; i++) {
+		seen += hist[i];
+		if (seen >= want)
+			return bound_ns(i);
+	}
+	return bound_ns(buckets - 1);
+}
+
+void ms_report_hist(struct ms_fmt *f, const char *title, const uint32_t *hist,
+		    int buckets, uint64_t max_ticks)
+{
+	int lo = -1, hi = -1;
+	uint64_t total = 0, most = 0;
+	for (int i = 0; i < buckets; i++) {
+		if (!hist[i])
+			continue;
+		if (lo < 0)
+			lo = i;
+		hi = i;
+		total += hist[i];
+		if (hist[i] > most)
+			most = hist[i];
+	}
+	if (lo < 0)
+		return;
+	ms_fmt(f, "  %s (%llu):\n", title, (unsigned long long)total);
+	for (int i = lo; i <= hi; i++) {
+		char a[16], b[16], bar[BAR + 1];
+		int n = (int)((hist[i] * (uint64_t)BAR + most - 1) / most);
+		for (int j = 0; j < BAR; j++)
+			bar[j] = j < n ? '@' : ' ';
+		bar[BAR] = 0;
+		ms_fmt(f, "    %9s .. %9s |%s %u\n", ms_duration(a, bound_ns(i - 1 < 0 ? 0 : i - 1)),
+		       ms_duration(b, bound_ns(i)), bar, hist[i]);
+	}
+	char p50[16], p90[16], p99[16], mx[16];
+	ms_fmt(f, "    p50 %s  p90 %s  p99 %s  max %s\n",
+	       ms_duration(p50, ms_hist_percentile_ns(hist, buckets, 50)),
+	       ms_duration(p90, ms_hist_percentile_ns(hist, buckets, 90)),
+	       ms_duration(p99, ms_hist_percentile_ns(hist, buckets, 99)),
+	       ms_duration(mx, ms_ticks_to_ns(max_ticks)));
+}
