@@ -25,7 +25,9 @@ expect_eq "hold: one line, the holder's unlock, leaf last" \
 	"hold_too_long"
 wait_sum=$(awk '{ s += $NF } END { print s }' "$WORK/r.wait.folded")
 hold_sum=$(awk '{ s += $NF } END { print s }' "$WORK/r.hold.folded")
-expect_eq "each wait is charged to a waiter and to a holder: equal sums" "$wait_sum" "$hold_sum"
+# (each line's ticks become nanoseconds on their own: 1 ns of rounding a line)
+expect_eq "each wait is charged to a waiter and to a holder: equal sums" \
+	"$(awk -v a="$wait_sum" -v b="$hold_sum" 'BEGIN { d = a - b; if (d < 0) d = -d; print (d <= 4) ? "yes" : a " vs " b }')" yes
 # the report's total wait, in its human unit, within its 3 digits
 tot=$(awk '/^Top / { getline; getline; print $5, $6; exit }' "$WORK/r.txt")
 expect_eq "the folded waits add up to the report's total wait ($tot)" \
