@@ -35,6 +35,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -287,6 +288,62 @@ int ms_live_print(struct ms_fmt *f)
 		}
 	}
 	return deadlocks;
+}
+
+/* ---- the wait-for graph, for graph outputs --------------------------- */
+
+int ms_live_each_wait(ms_live_wait_fn *fn, void *arg)
+{
+	/* Its own copy of the graph (not ms_live_print's, which is under the
+	 * text report's lock): this may run beside a text report. */
+	size_t bytes = MAX_WAITERS * sizeof(struct waiter);
+	struct waiter *w = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (w == MAP_FAILED)
+		return -1;
+	struct collect c = { w, 0 };
+	ms_threads_each(collect_waiter, &c);
+	uint64_t now = ms_ticks();
+	for (int i = 0; i < c.n; i++)
+		for (int j = 0; j < c.n; j++)
+			if (w[i].owner && w[j].tid == w[i].owner)
+				w[i].next = j;
+	for (int i = 0; i < c.n; i++) {
+		struct ms_live_wait lw = {
+			.tid = w[i].tid, .rec = w[i].rec, .key = w[i].key,
+			.caller = w[i].caller, .stack = w[i].stack,
+			.waited_ns = ms_ticks_to_ns(now > w[i].since ? now - w[i].since : 0),
+			.owner = w[i].owner,
+		};
+		int steps = 0;
+		for (int k = w[i].next; k >= 0 && steps <= c.n; k = w[k].next, steps++)
+			if (k == i) {
+				lw.cycle = 1;
+				break;
+			}
+		if (!lw.cycle) { /* the chain's end: a thread in a condition wait? */
+			int last = i;
+			steps = 0;
+			for (int k = w[i].next; k >= 0 && steps <= c.n; k = w[k].next, steps++)
+				last = k;
+			struct ms_tstate *end = steps <= c.n && w[last].owner
+							? find_thread(w[last].owner) : NULL;
+			lw.cond_end = end && LOAD(&end->cond_key);
+		}
+		struct ms_tstate *ots = w[i].owner ? find_thread(w[i].owner) : NULL;
+		lw.owner_exited = w[i].owner && !ots;
+		if (ots) {
+			uint32_t n = ots->nheld < MS_HELD_MAX ? ots->nheld : MS_HELD_MAX;
+			for (uint32_t h = 0; h < n; h++)
+				if (ots->held[h].rec == w[i].rec)
+					lw.owner_caller = ots->held[h].caller;
+			if (w[i].next < 0)
+				lw.owner_cond_key = LOAD(&ots->cond_key);
+		}
+		fn(&lw, arg);
+	}
+	munmap(w, bytes);
+	return c.n;
 }
 
 /* ---- the dump thread ------------------------------------------------- */

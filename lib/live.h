@@ -6,6 +6,8 @@
 
 #include "fmt.h"
 
+#include <stdint.h>
+
 /* Install the dump signal's handler and start the dump thread (when
  * MUTEXSTAT_SIGNAL is not none, or the watchdog is on). */
 int ms_live_init(void);
@@ -14,5 +16,30 @@ int ms_live_init(void);
  * has exited) and WAIT CHAIN lines from the current wait-for graph.
  * Returns the number of deadlocks. */
 int ms_live_print(struct ms_fmt *f);
+
+/* One thread waiting for a mutex now, for the graph outputs. */
+struct ms_live_wait {
+	uint32_t tid;           /* the waiting thread */
+	uint32_t rec;           /* the mutex it waits for: record, */
+	uintptr_t key;          /* address, */
+	uintptr_t caller;       /* where it waits (the lock's caller), */
+	uint32_t stack;         /* and its stack (depot id), 0 if not captured */
+	uint64_t waited_ns;     /* how long so far */
+	uint32_t owner;         /* the thread holding the mutex, 0 if free now */
+	uintptr_t owner_caller; /* where the owner took it, 0 if unknown */
+	int cycle;              /* on a wait-for cycle: a DEADLOCK */
+	int owner_exited;       /* the owner has exited: a DEADLOCK too */
+	int cond_end;           /* the chain of waits from here ends at a thread
+				   in a condition wait: a DEADLOCK unless a
+				   thread outside the chain signals it */
+	uintptr_t owner_cond_key; /* the owner is not waiting for a mutex but for
+				     a condition: that wait's mutex; 0 none */
+};
+typedef void ms_live_wait_fn(const struct ms_live_wait *w, void *arg);
+
+/* Call fn for each thread waiting for a mutex now (the graph ms_live_print
+ * follows).  Returns the number of waits, or -1 without memory.  Report
+ * time only; safe beside a text report. */
+int ms_live_each_wait(ms_live_wait_fn *fn, void *arg);
 
 #endif

@@ -320,53 +320,105 @@ static void print_cycle(struct ms_fmt *f, struct edge **cyc, size_t n, int guard
 	}
 }
 
-int ms_order_print(struct ms_fmt *f)
+/* The cycle search, shared by the text findings (ms_order_print) and the
+ * edge iterator (ms_order_each_edge): the live edges sorted by source, and
+ * for each edge the shortest path back to its source -- potential cycles
+ * first, then guarded ones -- each cycle reported once, rotated to start
+ * at its smallest record (when it has at most 64 edges). */
+struct search {
+	struct graph g;
+	uint64_t total;       /* edges recorded, live or not: the arrays' size */
+	size_t recs;
+	size_t *path, *idx;   /* idx: the cycle's edges as indices into g.e */
+	struct edge **cyc;
+	uint64_t *seen;
+};
+
+#define MAX_CYCLES 4096
+
+/* fn gets the cycle's n edges (cyc) and their indices in the search's g.e
+ * (idx); for a guarded cycle, the gate. */
+typedef void cycle_fn(struct edge **cyc, const size_t *idx, size_t n, int guarded,
+		      uint32_t grec, uint64_t gbirth, void *arg);
+
+static void search_end(struct search *s)
 {
+	struct graph *g = &s->g;
+	size_t total = s->total, recs = s->recs;
+	if (g->e) munmap(g->e, total * sizeof *g->e);
+	if (g->first) munmap(g->first, recs * sizeof *g->first);
+	if (g->from) munmap(g->from, recs * sizeof *g->from);
+	if (g->queue) munmap(g->queue, recs * sizeof *g->queue);
+	if (s->path) munmap(s->path, total * sizeof *s->path);
+	if (s->idx) munmap(s->idx, (total + 1) * sizeof *s->idx);
+	if (s->cyc) munmap(s->cyc, (total + 1) * sizeof *s->cyc);
+	if (s->seen) munmap(s->seen, MAX_CYCLES * sizeof *s->seen);
+	memset(s, 0, sizeof *s);
+}
+
+/* The graph of live edges; 0 when there are none or no memory (then
+ * search_end is still safe to call). */
+static int search_begin(struct search *s)
+{
+	memset(s, 0, sizeof *s);
 	ms_depot_lock();
 	uint64_t total = nedges;
 	struct edge *list = all_edges;
 	ms_depot_unlock();
 	if (!total)
 		return 0;
-	struct graph g = { 0 };
-	size_t recs = ms_table.capacity + 2;
-	g.e = map(total * sizeof *g.e);
-	g.first = map(recs * sizeof *g.first);
-	g.from = map(recs * sizeof *g.from);
-	g.queue = map(recs * sizeof *g.queue);
-	size_t *path = map(total * sizeof *path);
-	struct edge **cyc = map((total + 1) * sizeof *cyc);
-	uint64_t *seen = map(4096 * sizeof *seen);
-	int found = 0;
-	if (!g.e || !g.first || !g.from || !g.queue || !path || !cyc || !seen)
-		goto out;
-	for (struct edge *e = list; e && g.n < total; e = e->all_next)
+	struct graph *g = &s->g;
+	s->total = total;
+	s->recs = ms_table.capacity + 2;
+	g->e = map(total * sizeof *g->e);
+	g->first = map(s->recs * sizeof *g->first);
+	g->from = map(s->recs * sizeof *g->from);
+	g->queue = map(s->recs * sizeof *g->queue);
+	s->path = map(total * sizeof *s->path);
+	s->idx = map((total + 1) * sizeof *s->idx);
+	s->cyc = map((total + 1) * sizeof *s->cyc);
+	s->seen = map(MAX_CYCLES * sizeof *s->seen);
+	if (!g->e || !g->first || !g->from || !g->queue || !s->path || !s->idx ||
+	    !s->cyc || !s->seen)
+		return 0;
+	for (struct edge *e = list; e && g->n < total; e = e->all_next)
 		if (alive(e->k.a, e->k.a_birth) && alive(e->k.b, e->k.b_birth) &&
 		    e->k.a != e->k.b)
-			g.e[g.n++] = e;
-	qsort(g.e, g.n, sizeof *g.e, by_source);
-	for (size_t i = g.n; i-- > 0;)
-		g.first[g.e[i]->k.a] = (uint32_t)(i + 1);
+			g->e[g->n++] = e;
+	qsort(g->e, g->n, sizeof *g->e, by_source);
+	for (size_t i = g->n; i-- > 0;)
+		g->first[g->e[i]->k.a] = (uint32_t)(i + 1);
+	return 1;
+}
+
+static void search_cycles(struct search *s, cycle_fn *fn, void *arg)
+{
+	struct graph *g = &s->g;
+	struct edge **cyc = s->cyc;
+	size_t *idx = s->idx;
 	size_t nseen = 0;
 	for (int pass = 0; pass < 2; pass++) /* potential first, then guarded */
-		for (size_t i = 0; i < g.n && nseen < 4096; i++) {
-			struct edge *e = g.e[i];
-			size_t len = find_path(&g, e->k.b, e->k.a, path, total);
+		for (size_t i = 0; i < g->n && nseen < MAX_CYCLES; i++) {
+			struct edge *e = g->e[i];
+			size_t len = find_path(g, e->k.b, e->k.a, s->path, s->total);
 			if (!len)
 				continue;
 			/* the cycle: e, then the path back; start it at its
 			 * smallest record so each cycle is seen once */
 			size_t n = 0;
+			idx[n] = i;
 			cyc[n++] = e;
-			for (size_t j = 0; j < len; j++)
-				cyc[n++] = g.e[path[j]];
+			for (size_t j = 0; j < len; j++) {
+				idx[n] = s->path[j];
+				cyc[n++] = g->e[s->path[j]];
+			}
 			uint64_t sig = 1469598103934665603ull, sum = 0;
 			for (size_t j = 0; j < n; j++)
 				sum += (uint64_t)(uintptr_t)cyc[j] * 0x9e3779b97f4a7c15ull;
 			sig ^= sum;
 			int dup = 0;
 			for (size_t j = 0; j < nseen && !dup; j++)
-				dup = seen[j] == sig;
+				dup = s->seen[j] == sig;
 			if (dup)
 				continue;
 			uint32_t grec = 0;
@@ -374,31 +426,102 @@ int ms_order_print(struct ms_fmt *f)
 			int guarded = gate_of(cyc, n, &grec, &gbirth);
 			if (guarded != pass)
 				continue;
-			seen[nseen++] = sig;
+			s->seen[nseen++] = sig;
 			size_t lo = 0;
 			for (size_t j = 1; j < n; j++)
 				if (cyc[j]->k.a < cyc[lo]->k.a)
 					lo = j;
-			struct edge **rot = cyc + n; /* room: n <= total */
-			(void)rot;
-			struct edge *tmp[64];
 			if (n <= 64) {
-				for (size_t j = 0; j < n; j++)
+				struct edge *tmp[64];
+				size_t tmp_idx[64];
+				for (size_t j = 0; j < n; j++) {
 					tmp[j] = cyc[(lo + j) % n];
+					tmp_idx[j] = idx[(lo + j) % n];
+				}
 				memcpy(cyc, tmp, n * sizeof *cyc);
+				memcpy(idx, tmp_idx, n * sizeof *idx);
 			}
-			ms_fmt(f, "\n");
-			print_cycle(f, cyc, n, guarded, grec, gbirth);
-			if (!guarded)
-				found++;
+			fn(cyc, idx, n, guarded, grec, gbirth, arg);
 		}
+}
+
+struct print_ctx {
+	struct ms_fmt *f;
+	int found;
+};
+
+static void print_one(struct edge **cyc, const size_t *idx, size_t n, int guarded,
+		      uint32_t grec, uint64_t gbirth, void *arg)
+{
+	struct print_ctx *p = arg;
+	(void)idx;
+	ms_fmt(p->f, "\n");
+	print_cycle(p->f, cyc, n, guarded, grec, gbirth);
+	if (!guarded)
+		p->found++;
+}
+
+int ms_order_print(struct ms_fmt *f)
+{
+	struct search s;
+	struct print_ctx p = { f, 0 };
+	if (search_begin(&s))
+		search_cycles(&s, print_one, &p);
+	search_end(&s);
+	return p.found;
+}
+
+/* ---- the edges, for graph outputs ------------------------------------ */
+
+#define ON_POTENTIAL 1u
+#define ON_GUARDED 2u
+
+static void mark_one(struct edge **cyc, const size_t *idx, size_t n, int guarded,
+		     uint32_t grec, uint64_t gbirth, void *arg)
+{
+	uint8_t *on = arg;
+	(void)cyc;
+	(void)grec;
+	(void)gbirth;
+	for (size_t j = 0; j < n; j++)
+		on[idx[j]] |= guarded ? ON_GUARDED : ON_POTENTIAL;
+}
+
+int ms_order_each_edge(ms_order_edge_fn *fn, void *arg)
+{
+	struct search s;
+	uint8_t *on = NULL;
+	int n = -1;
+	if (!search_begin(&s)) {
+		n = s.total ? -1 : 0; /* no edges, or no memory */
+		goto out;
+	}
+	on = map(s.g.n);
+	if (!on)
+		goto out;
+	search_cycles(&s, mark_one, on);
+	for (size_t i = 0; i < s.g.n; i++) {
+		const struct edge *e = s.g.e[i];
+		struct ms_order_edge oe = {
+			.a = e->k.a, .b = e->k.b,
+			.a_key = e->a_key, .b_key = e->b_key,
+			.tid = e->tid,
+			.a_caller = e->a_caller,
+			.a_stack = e->a_stack, .b_stack = e->b_stack,
+			.potential = !!(on[i] & ON_POTENTIAL),
+			.guarded = !!(on[i] & ON_GUARDED),
+		};
+		fn(&oe, arg);
+	}
+	n = (int)s.g.n;
 out:
-	if (g.e) munmap(g.e, total * sizeof *g.e);
-	if (g.first) munmap(g.first, recs * sizeof *g.first);
-	if (g.from) munmap(g.from, recs * sizeof *g.from);
-	if (g.queue) munmap(g.queue, recs * sizeof *g.queue);
-	if (path) munmap(path, total * sizeof *path);
-	if (cyc) munmap(cyc, (total + 1) * sizeof *cyc);
-	if (seen) munmap(seen, 4096 * sizeof *seen);
-	return found;
+	if (on)
+		munmap(on, s.g.n ? s.g.n : 1);
+	search_end(&s);
+	return n;
+}
+
+const char *ms_order_mutex_name(uint32_t r)
+{
+	return mutex_name(r);
 }

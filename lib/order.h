@@ -26,6 +26,27 @@ void ms_order_note(struct ms_thread *t, struct ms_tstate *ts, uint32_t r,
  * number of potential deadlocks. */
 int ms_order_print(struct ms_fmt *f);
 
+/* One lock-order edge between live mutexes, for the graph outputs: the
+ * thread took (or waited for) b while holding a. */
+struct ms_order_edge {
+	uint32_t a, b;            /* records */
+	uintptr_t a_key, b_key;   /* the mutexes' addresses */
+	uint32_t tid;             /* the thread that first took them in this order */
+	uintptr_t a_caller;       /* where it had taken a */
+	uint32_t a_stack, b_stack; /* depot ids: a's call site, b's stack; 0 none */
+	int potential;            /* on a POTENTIAL DEADLOCK cycle */
+	int guarded;              /* on a GUARDED INVERSION cycle */
+};
+typedef void ms_order_edge_fn(const struct ms_order_edge *e, void *arg);
+
+/* Call fn for each edge between live mutexes (sorted by source record),
+ * with the same cycle search as ms_order_print.  Returns the number of
+ * edges, or -1 if the search had no memory.  Report time only. */
+int ms_order_each_edge(ms_order_edge_fn *fn, void *arg);
+
+/* The name a program gave mutex record r (mutexstat_name), or NULL. */
+const char *ms_order_mutex_name(uint32_t r);
+
 struct ms_order_stats {
 	uint64_t edges, dropped;
 };

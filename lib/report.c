@@ -11,6 +11,7 @@
 #include "report_stacks.h"
 #include "report_hist.h"
 #include "out_folded.h"
+#include "out_pprof.h"
 #include "findings.h"
 #include "clock.h"
 #include "fmt.h"
@@ -678,6 +679,15 @@ static int folded_writer(int fd, int kind)
 	return rc;
 }
 
+static int pprof_writer(int fd, int arg)
+{
+	(void)arg;
+	ms_symbols_begin();
+	int rc = ms_write_pprof(fd);
+	ms_symbols_end();
+	return rc;
+}
+
 void ms_report_all(unsigned seq)
 {
 	if (ms_opt.formats & MS_FORMAT_TEXT)
@@ -686,6 +696,8 @@ void ms_report_all(unsigned seq)
 		write_format(seq, ".wait.folded", folded_writer, MS_BLAME_WAIT);
 		write_format(seq, ".hold.folded", folded_writer, MS_BLAME_HOLD);
 	}
+	if (ms_opt.formats & MS_FORMAT_PPROF)
+		write_format(seq, ".pb.gz", pprof_writer, 0);
 }
 
 void ms_report_to_output(void)

@@ -1,0 +1,185 @@
+# dot.sh - the DOT output (MUTEXSTAT_FORMAT=dot): the lock-order graph shows
+# each inversion's edges red (POTENTIAL DEADLOCK) or dashed (GUARDED
+# INVERSION) and nothing else coloured; a live dump's wait-for graph shows
+# the threads of a hang waiting for each other in red; labels are escaped so
+# that dot takes any mutex name; and `dot -Tsvg` renders every file.
+. "$top_srcdir/tests/lib.sh"
+B=$top_builddir
+CC=${CC:-cc}
+
+if command -v dot >/dev/null 2>&1; then HAVE_DOT=1; else
+	HAVE_DOT=0; echo "skip: rendering (graphviz's dot not installed)"; fi
+
+# run NAME PROGRAM ARGS...: under the library, DOT only, into $WORK/NAME.dot
+run() {
+	name=$1
+	shift
+	env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_FORMAT=dot \
+		MUTEXSTAT_OUTPUT="$WORK/$name" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err"
+}
+
+# cluster FILE NAME: the statements of one cluster (order or wait)
+cluster() {
+	awk -v c="cluster_$2" '$1 == "subgraph" && $2 == c { on = 1; next }
+		on && /^\t}$/ { exit } on' "$1"
+}
+
+# order_edges FILE [ATTRIBUTE]: lock-order edges (with that attribute)
+order_edges() {
+	cluster "$1" order | grep -E '^[[:space:]]*o[0-9]+ -> o[0-9]+ \[' |
+		grep -c -- "${2:-}"
+}
+
+# renders NAME: dot makes an SVG of the file, without a complaint
+renders() {
+	[ "$HAVE_DOT" = 1 ] || return 0
+	if dot -Tsvg "$WORK/$1.dot" >"$WORK/$1.svg" 2>"$WORK/$1.dot.err" &&
+	   [ -s "$WORK/$1.svg" ] && [ "$(grep -c '<svg' "$WORK/$1.svg")" = 1 ] &&
+	   [ ! -s "$WORK/$1.dot.err" ]; then
+		pass "$1: dot -Tsvg renders one SVG, silently"
+	else
+		fail "$1: dot -Tsvg failed or complained"
+		sed 's/^/  | /' "$WORK/$1.dot.err" >&2
+	fi
+}
+
+# ---- ABBA: a potential deadlock, two red edges ---------------------------
+run abba "$B/examples/deadlock_abba"
+if [ -s "$WORK/abba.dot" ]; then pass "abba: MUTEXSTAT_OUTPUT.dot written at exit"
+else fail "abba: no $WORK/abba.dot"; fi
+renders abba
+expect_eq "abba: two lock-order edges" "$(order_edges "$WORK/abba.dot")" 2
+expect_eq "abba: both red" "$(order_edges "$WORK/abba.dot" 'color=red, fontcolor=red, penwidth=2')" 2
+expect_eq "abba: none dashed" "$(order_edges "$WORK/abba.dot" 'style=dashed')" 0
+for who in alice bob; do
+	addr=$(sed -n "s/.*$who's lock \(0x[0-9a-f]*\).*/\1/p" "$WORK/abba.out")
+	expect_grep "abba: $who's lock is a node" "^[[:space:]]*o[0-9]+ \[label=\"$addr\\\\nfirst locked at transfer \(deadlock_abba\.c:[0-9]+\)\"\];" "$WORK/abba.dot"
+done
+LOCK_TO=$(grep -n '/\* LOCK_TO \*/' "$top_srcdir/examples/deadlock_abba.c" | cut -d: -f1)
+expect_eq "abba: each edge says where the second lock was taken, and by whom" \
+	"$(grep -Ec "label=\"transfer \(deadlock_abba\.c:$LOCK_TO\)\\\\nthread [0-9]+" "$WORK/abba.dot")" 2
+expect_grep "abba: nobody waits at exit" 'w_none .*no thread waits for a mutex' "$WORK/abba.dot"
+
+run abba_ordered "$B/examples/deadlock_abba" ordered
+renders abba_ordered
+expect_eq "abba ordered: one edge, one order" "$(order_edges "$WORK/abba_ordered.dot")" 1
+expect_eq "abba ordered: none red" "$(order_edges "$WORK/abba_ordered.dot" 'color=red')" 0
+
+# ---- philosophers: a guarded cycle, no cycle, a cycle --------------------
+run waiter "$B/examples/deadlock_philosophers" waiter
+renders waiter
+expect_eq "waiter: five dashed edges (the guarded cycle)" \
+	"$(order_edges "$WORK/waiter.dot" 'style=dashed')" 5
+expect_eq "waiter: none red" "$(order_edges "$WORK/waiter.dot" 'color=red')" 0
+expect_eq "waiter: five more edges, from the waiter to each fork" \
+	"$(order_edges "$WORK/waiter.dot")" 10
+
+run ordered "$B/examples/deadlock_philosophers" ordered
+renders ordered
+n=$(order_edges "$WORK/ordered.dot")
+if [ "$n" -gt 0 ]; then pass "ordered: lock-order edges drawn ($n)"; else fail "ordered: no edges"; fi
+expect_eq "ordered: none red" "$(order_edges "$WORK/ordered.dot" 'color=red')" 0
+expect_eq "ordered: none dashed" "$(order_edges "$WORK/ordered.dot" 'style=dashed')" 0
+
+run classic "$B/examples/deadlock_philosophers" classic
+renders classic
+expect_eq "classic: five red edges" "$(order_edges "$WORK/classic.dot" 'color=red')" 5
+
+# ---- a live dump of five hungry philosophers: the wait-for cycle ---------
+wait_for() {
+	n=0
+	while [ $n -lt $(($3 * 10)) ]; do
+		grep -Eq "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+		n=$((n + 1))
+	done
+	return 1
+}
+env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_FORMAT=dot MUTEXSTAT_OUTPUT="$WORK/hang" \
+	"$B/examples/deadlock_philosophers" hang >"$WORK/hang.out" 2>"$WORK/hang.err" &
+pid=$!
+wait_for "$WORK/hang.out" '^all five wait for their right fork$' 20 &&
+	pass "hang: hung" || fail "hang: never hung"
+kill -USR1 $pid
+wait_for "$WORK/hang.1.dot" '^}$' 20 && pass "hang: the dump wrote hang.1.dot" ||
+	fail "hang: no hang.1.dot"
+kill -9 $pid
+wait $pid 2>/dev/null
+cp "$WORK/hang.1.dot" "$WORK/hang1.dot" 2>/dev/null
+renders hang1
+cluster "$WORK/hang.1.dot" wait > "$WORK/hang.wait"
+HANG_RIGHT=$(grep -n '/\* HANG_RIGHT' "$top_srcdir/examples/deadlock_philosophers.c" | cut -d: -f1)
+HANG_LEFT=$(grep -n '/\* HANG_LEFT' "$top_srcdir/examples/deadlock_philosophers.c" | cut -d: -f1)
+expect_eq "hang: five threads (boxes)" "$(grep -Ec '^[[:space:]]*wt[0-9]+ \[shape=box, label="thread [0-9]+' "$WORK/hang.wait")" 5
+expect_eq "hang: five red 'waits for' edges, at the right fork" \
+	"$(grep -E '^[[:space:]]*wt[0-9]+ -> wm[0-9]+ \[label="waits for ' "$WORK/hang.wait" |
+	   grep "at philosopher (deadlock_philosophers\.c:$HANG_RIGHT)" | grep -c 'color=red')" 5
+expect_eq "hang: five red 'held by' edges, taken as the left fork" \
+	"$(grep -E '^[[:space:]]*wm[0-9]+ -> wt[0-9]+ \[label="held by' "$WORK/hang.wait" |
+	   grep "taken at philosopher (deadlock_philosophers\.c:$HANG_LEFT)" | grep -c 'color=red')" 5
+expect_eq "hang: no other edge" "$(grep -Ec '^[[:space:]]*w[mt][0-9]+ -> ' "$WORK/hang.wait")" 10
+# each thread waits for the mutex held by the next: following the edges
+# from any thread comes back to it after five waits
+cycle=$(awk '$2 == "->" { nxt[$1] = $3 }
+	END { for (s in nxt) if (s ~ /^wt/) break
+		n = 0; v = s; do { v = nxt[nxt[v]]; n++ } while (v != s && n < 20)
+		print n }' "$WORK/hang.wait")
+expect_eq "hang: the waits close a cycle of five threads" "$cycle" 5
+expect_eq "hang: the lock-order cycle too, five red edges" \
+	"$(order_edges "$WORK/hang.1.dot" 'color=red')" 5
+
+# ---- a condition wait holding the mutex its signaller needs ---------------
+env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_FORMAT=dot MUTEXSTAT_OUTPUT="$WORK/cond" \
+	"$B/tests/scenario" condhang >"$WORK/cond.out" 2>"$WORK/cond.err" &
+pid=$!
+wait_for "$WORK/cond.out" '^hung$' 20 && pass "condhang: hung" || fail "condhang: never hung"
+kill -USR1 $pid
+wait_for "$WORK/cond.1.dot" '^}$' 20 || fail "condhang: no cond.1.dot"
+kill -9 $pid
+wait $pid 2>/dev/null
+cp "$WORK/cond.1.dot" "$WORK/cond1.dot" 2>/dev/null
+renders cond1
+cluster "$WORK/cond.1.dot" wait > "$WORK/cond.wait"
+expect_grep "condhang: the holder is shown in its condition wait" \
+	'^[[:space:]]*wt[0-9]+ \[shape=box, label="thread [0-9]+ [^"]*\\nwaits for a condition \(mutex 0x[0-9a-f]+\)"' "$WORK/cond.wait"
+expect_eq "condhang: the wait and the hold red (a DEADLOCK, as in the text)" \
+	"$(grep -E '^[[:space:]]*w[mt][0-9]+ -> ' "$WORK/cond.wait" | grep -c 'color=red')" 2
+
+# ---- labels are escaped: any name a program gives a mutex ----------------
+cat >"$WORK/names.c" <<'EOF'
+#include <dlfcn.h>
+#include <pthread.h>
+static pthread_mutex_t a = PTHREAD_MUTEX_INITIALIZER, b = PTHREAD_MUTEX_INITIALIZER;
+int main(void)
+{
+	int (*name)(const pthread_mutex_t *, const char *) =
+		(int (*)(const pthread_mutex_t *, const char *))dlsym(RTLD_DEFAULT, "mutexstat_name");
+	if (!name)
+		return 2;
+	/* a lock first: naming a mutex before the thread's first lock crashes
+	 * (the thread's record is not made), a bug of its own */
+	pthread_mutex_lock(&a); pthread_mutex_unlock(&a);
+	name(&a, "say \"hi\" \\n {x} <b>&\n\tnext line");
+	name(&b, "bad byte \xff, \xc3\xa9 fine");
+	pthread_mutex_lock(&a); pthread_mutex_lock(&b);
+	pthread_mutex_unlock(&b); pthread_mutex_unlock(&a);
+	pthread_mutex_lock(&b); pthread_mutex_lock(&a);
+	pthread_mutex_unlock(&a); pthread_mutex_unlock(&b);
+	return 0;
+}
+EOF
+if "$CC" -o "$WORK/names" "$WORK/names.c" -lpthread -ldl 2>"$WORK/cc.err"; then
+	run names "$WORK/names"
+	renders names
+	expect_grep "names: quote, backslash, newline and tab escaped" \
+		'label="\\"say \\"hi\\" \\\\n \{x\} <b>&\\n next line\\"\\nfirst locked at ' "$WORK/names.dot"
+	expect_grep "names: a byte that is not UTF-8 replaced, UTF-8 kept" \
+		'label="\\"bad byte \?, é fine\\"\\nfirst locked at ' "$WORK/names.dot"
+	expect_eq "names: two red edges between the named mutexes" \
+		"$(order_edges "$WORK/names.dot" 'color=red')" 2
+else
+	fail "cannot compile a test program with $CC"
+	sed 's/^/  | /' "$WORK/cc.err" >&2
+fi
+
+finish

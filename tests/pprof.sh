@@ -1,0 +1,90 @@
+# pprof.sh - MUTEXSTAT_FORMAT=pprof: a gzip'd profile.proto that go tool
+# pprof reads without the program's files: sample types as Go's mutex
+# profile, the waiting and holding sides told apart by a label and a root
+# frame, function names from our symbolizer, the program's mapping with its
+# build id, and delays that add up to the report's total wait.
+. "$top_srcdir/tests/lib.sh"
+if ! command -v go >/dev/null 2>&1; then
+	echo "SKIP: no go command (Debian: golang-go) for go tool pprof"
+	exit 77
+fi
+# go and pprof write nothing outside $WORK
+export HOME="$WORK" GOPATH="$WORK/go" GOCACHE="$WORK/gocache" GOFLAGS=-mod=mod \
+	PPROF_TMPDIR="$WORK" GOTOOLCHAIN=local
+B=$top_builddir
+R=3
+MUTEXSTAT_FORMAT=text,pprof MUTEXSTAT_STACK_SAMPLE=1 MUTEXSTAT_OUTPUT="$WORK/r" \
+	run_with "$WORK/out" "$WORK/err" "$B/examples/blame" $R
+P=$WORK/r.pb.gz
+[ -s "$P" ] && pass "r.pb.gz written" || fail "r.pb.gz missing or empty"
+gzip -t "$P" 2>/dev/null && pass "r.pb.gz is gzip" || fail "r.pb.gz is not gzip"
+
+if go tool pprof -raw "$P" > "$WORK/raw" 2> "$WORK/raw.err"; then
+	pass "go tool pprof -raw reads it"
+else
+	fail "go tool pprof -raw failed"; sed 's/^/  | /' "$WORK/raw.err" >&2
+fi
+expect_grep "sample types: contentions/count, delay/nanoseconds" \
+	'^contentions/count delay/nanoseconds' "$WORK/raw"
+expect_grep "comments: mutexstat and the program" '^Comment: blame \(pid [0-9]+\)' "$WORK/raw"
+build_id=$(readelf -n "$B/examples/blame" 2>/dev/null | awk '/Build ID:/ { print $3 }')
+expect_grep "the program's mapping, with its build id and symbols" \
+	"^[0-9]+: 0x[0-9a-f]+/0x[0-9a-f]+/0x[0-9a-f]+ [^ ]*/examples/blame ${build_id:-[0-9a-f]+} \[FN\]\[FL\]\[LN\]" \
+	"$WORK/raw"
+
+# top: the leaf functions of one side, by delay
+top() {
+	go tool pprof -top -sample_index=delay -tagfocus=side="$1" "$P" 2>"$WORK/top.err" |
+		awk '/^ *flat/ { t = 1; next } t && $1 != "0" { print $NF }' | sort | tr '\n' ' '
+}
+expect_eq "waiting side: the two waiters" "$(top waiting)" "waiter_one waiter_two "
+expect_eq "holding side: the holder's unlock" "$(top holding)" "hold_too_long "
+expect_grep "source lines from our symbolizer" \
+	' M=[0-9]+ waiter_one [^ ]*blame\.c:[0-9]+ ' "$WORK/raw"
+
+# delay per side, summed from -raw: a sample's values, then its labels
+side_sum() {
+	awk -v side="$1" '/^ +[0-9]+ +[0-9]+: / { v = $2; next }
+		index($0, "side:[" side "]") { s += v } END { printf "%d\n", s }' "$WORK/raw"
+}
+wait_sum=$(side_sum waiting)
+hold_sum=$(side_sum holding)
+expect_eq "each wait is charged to a waiter and to a holder: equal sums" "$wait_sum" "$hold_sum"
+# the report's total wait, in its human unit, within its 3 digits
+tot=$(awk '/^Top / { getline; getline; print $5, $6; exit }' "$WORK/r.txt")
+expect_eq "the waiting delays add up to the report's total wait ($tot)" \
+	"$(awk -v s="$wait_sum" -v t="${tot% *}" -v u="${tot#* }" 'BEGIN {
+		m = u == "s" ? 1e9 : u == "ms" ? 1e6 : u == "ns" ? 1 : 1e3
+		d = s - t * m; if (d < 0) d = -d
+		print (s > 0 && d <= 0.01 * t * m) ? "yes" : s " vs " t " " u }')" yes
+expect_eq "contentions: one per wait per side" \
+	"$(awk '/^ +[0-9]+ +[0-9]+: / { c += $1 } END { print c }' "$WORK/raw")" $((4 * R))
+
+# a live dump (SIGUSR1) writes the profile too, with its number, while
+# the program's threads still hold their mutexes
+env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_FORMAT=pprof,text MUTEXSTAT_OUTPUT="$WORK/live" \
+	"$B/tests/scenario" hang > "$WORK/out" 2>&1 &
+pid=$!
+n=0; while ! grep -q deadlocked "$WORK/out" && [ $n -lt 200 ]; do sleep 0.1; n=$((n + 1)); done
+kill -USR1 $pid
+n=0; while [ ! -s "$WORK/live.1.txt" ] && [ $n -lt 200 ]; do sleep 0.1; n=$((n + 1)); done
+sleep 0.5
+kill -9 $pid; wait $pid 2>/dev/null
+if go tool pprof -raw "$WORK/live.1.pb.gz" > "$WORK/lraw" 2>&1; then
+	pass "live dump: live.1.pb.gz read by pprof"
+else
+	fail "live dump: live.1.pb.gz"; sed 's/^/  | /' "$WORK/lraw" >&2
+fi
+
+# a named mutex: its name as a label
+MUTEXSTAT_FORMAT=pprof MUTEXSTAT_OUTPUT="$WORK/n" \
+	run_with "$WORK/out" "$WORK/err" "$B/examples/named"
+if go tool pprof -raw "$WORK/n.pb.gz" > "$WORK/nraw" 2>&1; then
+	pass "named: pprof reads it"
+else
+	fail "named: go tool pprof -raw failed"; sed 's/^/  | /' "$WORK/nraw" >&2
+fi
+if grep -q 'side:\[' "$WORK/nraw"; then
+	expect_grep "named: mutex_name label" 'mutex_name:\[[^]]+\]' "$WORK/nraw"
+fi
+finish
