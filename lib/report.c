@@ -12,6 +12,7 @@
 #include "report_hist.h"
 #include "out_folded.h"
 #include "out_pprof.h"
+#include "out_dot.h"
 #include "findings.h"
 #include "clock.h"
 #include "fmt.h"
@@ -679,6 +680,12 @@ static int folded_writer(int fd, int kind)
 	return rc;
 }
 
+static int dot_writer(int fd, int arg)
+{
+	(void)arg;
+	return ms_write_dot(fd);
+}
+
 static int pprof_writer(int fd, int arg)
 {
 	(void)arg;
@@ -698,6 +705,8 @@ void ms_report_all(unsigned seq)
 	}
 	if (ms_opt.formats & MS_FORMAT_PPROF)
 		write_format(seq, ".pb.gz", pprof_writer, 0);
+	if (ms_opt.formats & MS_FORMAT_DOT)
+		write_format(seq, ".dot", dot_writer, 0);
 }
 
 void ms_report_to_output(void)

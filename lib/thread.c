@@ -32,7 +32,10 @@ void ms_thread_after_fork_child(void)
 
 void ms_guard_leave(struct ms_thread *t)
 {
-	if (--t->guard == 0 && t->tid && __atomic_load_n(&ms_active, __ATOMIC_ACQUIRE))
+	/* ok also needs the thread's record (made on its first recorded
+	 * call): without it the lock path would follow a NULL record */
+	if (--t->guard == 0 && t->tid && t->ts && !t->pend &&
+	    __atomic_load_n(&ms_active, __ATOMIC_ACQUIRE))
 		t->ok = 1;
 }
 

@@ -19,4 +19,30 @@ expect_grep "detail names the mutex" '^#[0-9]+ mutex 0x[0-9a-f]+ "queue" \(norma
 LD_PRELOAD="$MUTEXSTAT_LIB" "$B/examples/named" > "$WORK/out2" 2> "$WORK/err2"
 awk '/^mutexstat: named/ { n++ } n == 2' "$WORK/err2" > "$WORK/exit2"
 expect_grep "preloaded and linked: not counted twice" "^ +[0-9]+ queue +1500 " "$WORK/exit2"
+# Naming a mutex before the thread's first lock (the thread has no record
+# yet): the lock that follows works and is recorded.
+cat > "$WORK/name_first.c" <<'EOC'
+#include <mutexstat.h>
+#include <pthread.h>
+#include <stdio.h>
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+int main(void)
+{
+	mutexstat_name(&m, "named first");
+	pthread_mutex_lock(&m);
+	pthread_mutex_unlock(&m);
+	puts("ok");
+	return 0;
+}
+EOC
+if cc -I"$top_srcdir/include" -o "$WORK/name_first" "$WORK/name_first.c" \
+	"$(dirname "$MUTEXSTAT_LIB")/libmutexstat.so" -lpthread; then
+	env LD_LIBRARY_PATH="$(dirname "$MUTEXSTAT_LIB")" "$WORK/name_first" \
+		> "$WORK/nf.out" 2> "$WORK/nf.err"
+	expect_eq "name before the first lock: runs" "$(cat "$WORK/nf.out")" ok
+	expect_grep "name before the first lock: recorded by name" \
+		'^ +1 named first +1 ' "$WORK/nf.err"
+else
+	fail "could not build the name-first program"
+fi
 finish
