@@ -13,13 +13,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-static void *alloc(size_t bytes) { return ms_depot_alloc(bytes); }
-#define uthash_malloc(sz) alloc(sz)
-#define uthash_free(ptr, sz) ((void)(ptr), (void)(sz))
-#define HASH_NONFATAL_OOM 1
-#define uthash_nonfatal_oom(obj) (oom = 1)
-static int oom;
-#include <uthash.h>
+#include "depot_hash.h"
 
 #define MAX_GATES 4
 
