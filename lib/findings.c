@@ -159,3 +159,45 @@ int ms_findings_print(struct ms_fmt *f)
 		ms_fmt(f, "\n(%u more threads ended holding mutexes)\n", exits_dropped);
 	return failing;
 }
+
+/* ---- for the JSON output --------------------------------------------- */
+
+void ms_findings_each_self(void (*fn)(const struct ms_self_finding *s, void *arg),
+			   void *arg)
+{
+	take();
+	uint32_t ns = nselfs;
+	give();
+	for (uint32_t i = 0; i < ns; i++) {
+		take();
+		struct self_deadlock s = selfs[i];
+		give();
+		struct ms_self_finding out = {
+			.tid = s.tid, .key = s.key, .kind = s.kind,
+			.taken_stack = s.first, .relock_stack = s.relock,
+			.count = s.count,
+		};
+		fn(&out, arg);
+	}
+}
+
+uint32_t ms_findings_each_exit(void (*fn)(const struct ms_exit_finding *e, void *arg),
+			       void *arg)
+{
+	take();
+	uint32_t ne = nexits, dropped = exits_dropped;
+	give();
+	for (uint32_t i = 0; i < ne; i++) {
+		const struct held_exit *h = &exits[i];
+		struct ms_exit_finding out = {
+			.tid = h->tid, .name = h->name, .n = h->n,
+			.shown = h->n < 8 ? h->n : 8,
+		};
+		for (uint32_t j = 0; j < out.shown; j++) {
+			out.key[j] = h->held[j].key;
+			out.caller[j] = h->held[j].caller;
+		}
+		fn(&out, arg);
+	}
+	return dropped;
+}

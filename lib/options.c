@@ -19,7 +19,7 @@ static const char *const signal_names[] = { "USR1", "USR2", "none", NULL };
 static const char *const deadlock_actions[] = { "report", "abort", NULL };
 /* MUTEXSTAT_FORMAT: bit i of ms_opt.formats is format_names[i] */
 static const char *const format_names[] = { "text", "folded", "pprof", "dot",
-					       NULL };
+					       "json", NULL };
 
 static const struct option {
 	const char *name;
@@ -53,7 +53,7 @@ static const struct option {
 	{ "MUTEXSTAT_EXIT_CODE", NUM, "0", 0, 255, NULL, &ms_opt.exit_code,
 	  "exit with this status if the report finds a (potential) deadlock; 0 = off" },
 	{ "MUTEXSTAT_FORMAT", LIST, "text", 0, 0, format_names, &ms_opt.formats,
-	  "report formats, comma-separated: text, folded, pprof, dot" },
+	  "report formats, comma-separated: text, folded, pprof, dot, json" },
 	{ "MUTEXSTAT_SIGNAL", CHOICE, "USR1", 0, 0, signal_names, &ms_opt.signal,
 	  "signal that writes a report while the program runs: USR1|USR2|none" },
 	{ "MUTEXSTAT_WATCHDOG", NUM, "0", 0, 86400, NULL, &ms_opt.watchdog,

@@ -14,6 +14,7 @@ enum ms_sort {
 #define MS_FORMAT_FOLDED 2u
 #define MS_FORMAT_PPROF 4u
 #define MS_FORMAT_DOT 8u
+#define MS_FORMAT_JSON 16u
 
 struct ms_options {
 	uint64_t table_size;   /* tracked mutexes at once, a power of two */

@@ -519,3 +519,59 @@ const char *ms_order_mutex_name(uint32_t r)
 {
 	return mutex_name(r);
 }
+
+/* ---- the cycles, for the JSON output --------------------------------- */
+
+struct cycle_ctx {
+	ms_order_cycle_fn *fn;
+	void *arg;
+	struct ms_order_edge *out; /* room for every edge */
+	int found;
+};
+
+static void each_cycle_one(struct edge **cyc, const size_t *idx, size_t n,
+			   int guarded, uint32_t grec, uint64_t gbirth, void *arg)
+{
+	struct cycle_ctx *c = arg;
+	(void)idx;
+	(void)gbirth;
+	for (size_t i = 0; i < n; i++) {
+		const struct edge *e = cyc[i];
+		c->out[i] = (struct ms_order_edge){
+			.a = e->k.a, .b = e->k.b,
+			.a_key = e->a_key, .b_key = e->b_key,
+			.tid = e->tid,
+			.a_caller = e->a_caller,
+			.a_stack = e->a_stack, .b_stack = e->b_stack,
+			.potential = !guarded, .guarded = guarded,
+		};
+	}
+	struct ms_order_cycle oc = {
+		.n = n, .edges = c->out, .guarded = guarded,
+		.gate = guarded ? grec : 0,
+		.gate_key = guarded ? ms_rec_key(grec) : 0,
+	};
+	c->fn(&oc, c->arg);
+	c->found++;
+}
+
+int ms_order_each_cycle(ms_order_cycle_fn *fn, void *arg)
+{
+	struct search s;
+	struct cycle_ctx c = { fn, arg, NULL, 0 };
+	int n = -1;
+	if (!search_begin(&s)) {
+		n = s.total ? -1 : 0; /* no edges, or no memory */
+		goto out;
+	}
+	c.out = map((s.total + 1) * sizeof *c.out);
+	if (!c.out)
+		goto out;
+	search_cycles(&s, each_cycle_one, &c);
+	n = c.found;
+out:
+	if (c.out)
+		munmap(c.out, (s.total + 1) * sizeof *c.out);
+	search_end(&s);
+	return n;
+}

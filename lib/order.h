@@ -52,4 +52,20 @@ struct ms_order_stats {
 };
 void ms_order_stats(struct ms_order_stats *out);
 
+/* One lock-order cycle (the text report's POTENTIAL DEADLOCK or GUARDED
+ * INVERSION), for the JSON output: n edges, edges[i].b == edges[i+1].a,
+ * the last back to the first. */
+struct ms_order_cycle {
+	size_t n;
+	const struct ms_order_edge *edges;
+	int guarded;
+	uint32_t gate;         /* guarded: the gate's record, */
+	uintptr_t gate_key;    /* and address (0 if gone) */
+};
+typedef void ms_order_cycle_fn(const struct ms_order_cycle *c, void *arg);
+
+/* Call fn for each cycle the text report prints, in the same order.
+ * Returns the number of cycles, or -1 without memory.  Report time only. */
+int ms_order_each_cycle(ms_order_cycle_fn *fn, void *arg);
+
 #endif

@@ -13,6 +13,7 @@
 #include "out_folded.h"
 #include "out_pprof.h"
 #include "out_dot.h"
+#include "out_json.h"
 #include "findings.h"
 #include "clock.h"
 #include "fmt.h"
@@ -680,6 +681,15 @@ static int folded_writer(int fd, int kind)
 	return rc;
 }
 
+static int json_writer(int fd, int arg)
+{
+	(void)arg;
+	ms_symbols_begin();
+	int rc = ms_write_json(fd);
+	ms_symbols_end();
+	return rc;
+}
+
 static int dot_writer(int fd, int arg)
 {
 	(void)arg;
@@ -707,6 +717,8 @@ void ms_report_all(unsigned seq)
 		write_format(seq, ".pb.gz", pprof_writer, 0);
 	if (ms_opt.formats & MS_FORMAT_DOT)
 		write_format(seq, ".dot", dot_writer, 0);
+	if (ms_opt.formats & MS_FORMAT_JSON)
+		write_format(seq, ".json", json_writer, 0);
 }
 
 void ms_report_to_output(void)

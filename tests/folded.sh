@@ -53,6 +53,6 @@ done
 MUTEXSTAT_FORMAT=text,svg MUTEXSTAT_OUTPUT= LD_PRELOAD="$MUTEXSTAT_LIB" \
 	"$B/examples/contention" 2 100 > "$WORK/out" 2> "$WORK/err"
 expect_grep "bad format: named in a warning" \
-	"^mutexstat: MUTEXSTAT_FORMAT='text,svg' is not a comma-separated list of text, folded, pprof, dot; using text$" "$WORK/err"
+	"^mutexstat: MUTEXSTAT_FORMAT='text,svg' is not a comma-separated list of text, folded, pprof, dot, json; using text$" "$WORK/err"
 expect_grep "bad format: the text report on stderr" '^mutexstat: contention \(pid' "$WORK/err"
 finish

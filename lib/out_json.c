@@ -1,0 +1,839 @@
+/* out_json.c - the report as one JSON document; see out_json.h.
+ *
+ * The same sources as the text report (report.c): the counters of each
+ * live record read as from_record() reads them, the ended mutexes of each
+ * first-lock site, the threads' records, and the findings.  Written
+ * through fmt.c, with a small writer below that places the commas and
+ * escapes strings (quotes, backslash, control characters as \u00XX, bytes
+ * that are not UTF-8 as U+FFFD).  Times are nanoseconds; addresses are
+ * strings "0x..."; what is unknown is null. */
+#define _GNU_SOURCE
+#include "out_json.h"
+#include "blame.h"
+#include "clock.h"
+#include "depot.h"
+#include "findings.h"
+#include "fmt.h"
+#include "internal.h"
+#include "live.h"
+#include "options.h"
+#include "order.h"
+#include "record.h"
+#include "report_stacks.h"
+#include "symbols.h"
+#include "table.h"
+#include "thread.h"
+#include "threads.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* ---- the writer -------------------------------------------------------- */
+
+#define DEPTH 32
+
+struct jw {
+	struct ms_fmt f;
+	int depth;
+	int count[DEPTH]; /* values written at each level, for the commas */
+};
+
+/* Before a value: the comma, and "key": inside an object. */
+static void put_key(struct jw *j, const char *key);
+
+static void put_string(struct jw *j, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)s;
+	ms_fmt(&j->f, "\"");
+	while (*p) {
+		unsigned c = *p;
+		if (c == '"' || c == '\\') {
+			ms_fmt(&j->f, "\\%c", (char)c);
+			p++;
+		} else if (c < 0x20 || c == 0x7f) {
+			ms_fmt(&j->f, "\\u00%c%c", hex[c >> 4], hex[c & 15]);
+			p++;
+		} else if (c < 0x80) {
+			ms_fmt(&j->f, "%c", (char)c);
+			p++;
+		} else {
+			/* a whole, shortest-form UTF-8 sequence, or U+FFFD */
+			int len = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3
+				: c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+			int ok = len > 0;
+			for (int i = 1; ok && i < len; i++)
+				ok = (p[i] & 0xc0) == 0x80;
+			if (ok && len == 3 && ((c == 0xe0 && p[1] < 0xa0) ||
+					       (c == 0xed && p[1] >= 0xa0)))
+				ok = 0; /* overlong, or a surrogate */
+			if (ok && len == 4 && ((c == 0xf0 && p[1] < 0x90) ||
+					       (c == 0xf4 && p[1] >= 0x90)))
+				ok = 0; /* overlong, or beyond U+10FFFF */
+			if (ok) {
+				ms_fmt(&j->f, "%.*s", len, (const char *)p);
+				p += len;
+			} else {
+				ms_fmt(&j->f, "\\ufffd");
+				p++;
+			}
+		}
+	}
+	ms_fmt(&j->f, "\"");
+}
+
+static void put_key(struct jw *j, const char *key)
+{
+	if (j->count[j->depth]++)
+		ms_fmt(&j->f, ",");
+	if (j->depth > 0 && j->depth <= 2)
+		ms_fmt(&j->f, "\n%*s", 2 * j->depth, "");
+	if (key) {
+		put_string(j, key);
+		ms_fmt(&j->f, ":");
+	}
+}
+
+static void open_(struct jw *j, const char *key, char c)
+{
+	put_key(j, key);
+	ms_fmt(&j->f, "%c", c);
+	if (j->depth < DEPTH - 1)
+		j->depth++;
+	j->count[j->depth] = 0;
+}
+
+static void obj(struct jw *j, const char *key) { open_(j, key, '{'); }
+static void arr(struct jw *j, const char *key) { open_(j, key, '['); }
+
+static void end(struct jw *j, char c)
+{
+	int had = j->count[j->depth];
+	if (j->depth > 0)
+		j->depth--;
+	if (had && j->depth < 2)
+		ms_fmt(&j->f, "\n%*s", 2 * j->depth, "");
+	ms_fmt(&j->f, "%c", c);
+}
+
+static void obj_end(struct jw *j) { end(j, '}'); }
+static void arr_end(struct jw *j) { end(j, ']'); }
+
+static void num(struct jw *j, const char *key, uint64_t v)
+{
+	put_key(j, key);
+	ms_fmt(&j->f, "%llu", (unsigned long long)v);
+}
+
+static void null(struct jw *j, const char *key)
+{
+	put_key(j, key);
+	ms_fmt(&j->f, "null");
+}
+
+static void boolean(struct jw *j, const char *key, int v)
+{
+	put_key(j, key);
+	ms_fmt(&j->f, v ? "true" : "false");
+}
+
+static void str(struct jw *j, const char *key, const char *s)
+{
+	if (!s) {
+		null(j, key);
+		return;
+	}
+	put_key(j, key);
+	put_string(j, s);
+}
+
+/* A string, or null when empty. */
+static void str_or_null(struct jw *j, const char *key, const char *s)
+{
+	str(j, key, s && s[0] ? s : NULL);
+}
+
+static void addr(struct jw *j, const char *key, uintptr_t a)
+{
+	put_key(j, key);
+	ms_fmt(&j->f, "\"0x%lx\"", (unsigned long)a);
+}
+
+/* A mutex's address, or null when gone. */
+static void addr_or_null(struct jw *j, const char *key, uintptr_t a)
+{
+	if (a)
+		addr(j, key, a);
+	else
+		null(j, key);
+}
+
+/* ---- code addresses and stacks ---------------------------------------- */
+
+/* {address, function, offset, file, line, module}, unknown parts null;
+ * the whole frame null for address 0. */
+static void frame(struct jw *j, const char *key, uintptr_t a)
+{
+	if (!a) {
+		null(j, key);
+		return;
+	}
+	struct ms_frame fr;
+	int in_module = ms_symbolize_frame(a, 1, &fr) == 0;
+	obj(j, key);
+	addr(j, "address", a);
+	str_or_null(j, "function", fr.func);
+	if (in_module)
+		num(j, "offset", fr.offset);
+	else
+		null(j, "offset");
+	str_or_null(j, "file", fr.file);
+	if (fr.line > 0)
+		num(j, "line", (uint64_t)fr.line);
+	else
+		null(j, "line");
+	str_or_null(j, "module", fr.module);
+	obj_end(j);
+}
+
+/* The frames shown in the text report, innermost first; null if the
+ * stack was not captured. */
+static void stack(struct jw *j, const char *key, ms_stack_id id)
+{
+	const uintptr_t *frames;
+	int n = id ? ms_depot_get(id, &frames) : 0;
+	if (!n) {
+		null(j, key);
+		return;
+	}
+	arr(j, key);
+	int shown = ms_stack_shown(frames, n);
+	for (int i = 0; i < shown; i++)
+		frame(j, NULL, frames[i]);
+	arr_end(j);
+}
+
+/* ---- counters ----------------------------------------------------------- */
+
+static const char *const misuse_key[MS_M_COUNT] = {
+	"unlock_unlocked", "unlock_not_owner", "destroy_locked", "use_destroyed",
+};
+
+static void errors32(struct jw *j, const uint32_t *e)
+{
+	obj(j, "errors");
+	for (int i = 0; i < MS_E_COUNT; i++) {
+		if (!e[i])
+			continue;
+		const char *name = i == MS_E_OTHER ? "other"
+				   : strerrorname_np(ms_err_value((unsigned)i));
+		num(j, name ? name : "other", LOAD(&e[i]));
+	}
+	obj_end(j);
+}
+
+static void errors64(struct jw *j, const uint64_t *e)
+{
+	obj(j, "errors");
+	for (int i = 0; i < MS_E_COUNT; i++) {
+		if (!e[i])
+			continue;
+		const char *name = i == MS_E_OTHER ? "other"
+				   : strerrorname_np(ms_err_value((unsigned)i));
+		num(j, name ? name : "other", e[i]);
+	}
+	obj_end(j);
+}
+
+/* Bucket i holds [2^(i-1), 2^i) ticks (bucket 0: 0 ticks); bounds in ns. */
+static uint64_t bucket_lo(int i)
+{
+	return i <= 0 ? 0 : ms_ticks_to_ns(1ull << (i - 1 < 63 ? i - 1 : 63));
+}
+
+static uint64_t bucket_hi(int i)
+{
+	return ms_ticks_to_ns(1ull << (i < 63 ? i : 63));
+}
+
+static void hist32(struct jw *j, const char *key, const uint32_t *h)
+{
+	arr(j, key);
+	for (int i = 0; i < MS_HIST_BUCKETS; i++) {
+		uint32_t n = LOAD(&h[i]);
+		if (!n)
+			continue;
+		obj(j, NULL);
+		num(j, "lo_ns", bucket_lo(i));
+		num(j, "hi_ns", bucket_hi(i));
+		num(j, "count", n);
+		obj_end(j);
+	}
+	arr_end(j);
+}
+
+static void hist64(struct jw *j, const char *key, const uint64_t *h)
+{
+	arr(j, key);
+	for (int i = 0; i < MS_HIST_BUCKETS; i++) {
+		if (!h[i])
+			continue;
+		obj(j, NULL);
+		num(j, "lo_ns", bucket_lo(i));
+		num(j, "hi_ns", bucket_hi(i));
+		num(j, "count", h[i]);
+		obj_end(j);
+	}
+	arr_end(j);
+}
+
+static void hold(struct jw *j, uint64_t holds, uint64_t total_ticks,
+		 uint64_t max_ticks)
+{
+	if (!holds) {
+		null(j, "hold");
+		return;
+	}
+	obj(j, "hold");
+	num(j, "timed", holds);
+	num(j, "mean_ns", ms_ticks_to_ns(total_ticks) / holds);
+	num(j, "max_ns", ms_ticks_to_ns(max_ticks));
+	obj_end(j);
+}
+
+/* "normal", "recursive robust pshared", ... as the text report's kind. */
+static const char *kind_name(char *out, size_t cap, uint32_t flags)
+{
+	static const char *const base[] = { "normal", "recursive", "errorcheck",
+					    "adaptive" };
+	uint32_t kind = flags >> MS_F_KIND_SHIFT;
+	struct ms_fmt f;
+	ms_fmt_init(&f, out, cap, -1);
+	ms_fmt(&f, "%s", base[kind & MS_KIND_MASK]);
+	if (kind & MS_KIND_ROBUST)
+		ms_fmt(&f, " robust");
+	if (kind & MS_KIND_PI)
+		ms_fmt(&f, " prio-inherit");
+	if (kind & MS_KIND_PP)
+		ms_fmt(&f, " prio-protect");
+	if (kind & MS_KIND_PSHARED)
+		ms_fmt(&f, " pshared");
+	if (flags & MS_F_STATIC)
+		ms_fmt(&f, ", no init seen");
+	return ms_fmt_str(&f);
+}
+
+/* ---- one live mutex ----------------------------------------------------- */
+
+/* Who waited or who made them wait: the mutex life's blame lines. */
+static void blame(struct jw *j, const char *key, uint32_t r, uint64_t birth,
+		  enum ms_blame_kind kind)
+{
+	arr(j, key);
+	for (const struct ms_blame *b = ms_blame_of(r, birth); b; b = b->next) {
+		if (b->birth != birth || b->kind != (uint32_t)kind)
+			continue;
+		obj(j, NULL);
+		num(j, "count", LOAD(&b->count));
+		num(j, "total_ns", ms_ticks_to_ns(LOAD(&b->total)));
+		num(j, "max_ns", ms_ticks_to_ns(LOAD(&b->max)));
+		stack(j, "stack", b->stack);
+		obj_end(j);
+	}
+	arr_end(j);
+}
+
+static int by_order(const struct ms_op_view *a, const struct ms_op_view *b)
+{
+	return a->order < b->order;
+}
+
+/* Its recent operations, read as report.c's print_history reads them. */
+static void history(struct jw *j, uint32_t r)
+{
+	const struct ms_table *tb = &ms_table;
+	uint32_t n_main = tb->history_len, n = 0, torn = 0;
+	struct ms_op_view v[1024 + MS_FAIL_RING];
+	uint64_t birth = LOAD(&ms_rec(r)->birth);
+	for (uint32_t i = 0; i < n_main; i++) {
+		ms_op_read(ms_history_at(r, i), &v[n]);
+		if (v[n].state == -1)
+			torn++;
+		else if (v[n].state == 1 && v[n].order > birth)
+			n++;
+	}
+	if (LOAD(&ms_rec(r)->flags) & MS_F_COLD)
+		for (int i = 0; i < MS_FAIL_RING; i++) {
+			ms_op_read(&tb->cold[r].fail[i], &v[n]);
+			if (v[n].state == -1)
+				torn++;
+			else if (v[n].state == 1 && v[n].order > birth)
+				n++;
+		}
+	for (uint32_t i = 1; i < n; i++) {
+		struct ms_op_view x = v[i];
+		uint32_t k = i;
+		while (k > 0 && by_order(&x, &v[k - 1])) {
+			v[k] = v[k - 1];
+			k--;
+		}
+		v[k] = x;
+	}
+	uint32_t first = n > n_main ? n - n_main : 0;
+	uint64_t start = ms_clock_start_ticks();
+	arr(j, "recent_operations");
+	for (uint32_t i = first; i < n; i++) {
+		obj(j, NULL);
+		num(j, "order", v[i].order);
+		num(j, "thread", v[i].tid);
+		str(j, "op", ms_op_name(v[i].op));
+		if (v[i].err) {
+			const char *e = strerrorname_np(v[i].err);
+			str(j, "result", e ? e : "error");
+		} else
+			str(j, "result", "ok");
+		boolean(j, "waited", v[i].waited);
+		if (v[i].ticks && v[i].ticks > start)
+			num(j, "time_ns", ms_ticks_to_ns(v[i].ticks - start));
+		else
+			null(j, "time_ns");
+		frame(j, "caller", v[i].caller);
+		obj_end(j);
+	}
+	arr_end(j);
+	num(j, "recent_operations_torn", torn);
+}
+
+struct mutex_ctx {
+	struct jw *j;
+	uint64_t live;
+};
+
+static void one_mutex(uintptr_t key, uint32_t r, void *arg)
+{
+	struct mutex_ctx *m = arg;
+	struct jw *j = m->j;
+	const struct ms_record *rec = ms_rec(r);
+	uint32_t flags = LOAD(&rec->flags);
+	const struct ms_cold *c = (flags & MS_F_COLD) ? &ms_table.cold[r] : NULL;
+	static const struct ms_cold zero;
+	const struct ms_cold *z = c ? c : &zero;
+	char kind[80];
+	m->live++;
+	obj(j, NULL);
+	addr(j, "address", key);
+	str(j, "name", c ? LOAD(&c->name) : NULL);
+	str(j, "kind", kind_name(kind, sizeof kind, flags));
+	uint32_t owner = LOAD(&rec->owner);
+	if (owner & MS_HELD)
+		num(j, "held_by", owner & ~MS_HELD);
+	else
+		null(j, "held_by");
+	num(j, "acquisitions", LOAD(&rec->acquisitions));
+	num(j, "contended", LOAD(&z->contended));
+	num(j, "owner_changes", LOAD(&rec->owner_changes));
+	num(j, "trylock_ok", LOAD(&z->trylock_ok));
+	num(j, "trylock_busy", LOAD(&z->trylock_busy));
+	num(j, "timeouts", LOAD(&z->timeouts));
+	num(j, "condition_waits", LOAD(&z->cond_waits));
+	num(j, "most_waiters", LOAD(&z->waiters_max));
+	errors32(j, z->errors);
+	obj(j, "misuse");
+	for (int i = 0; i < MS_M_COUNT; i++)
+		num(j, misuse_key[i], LOAD(&z->misuse[i]));
+	obj_end(j);
+	/* Wait times include waits that timed out, as in the text report. */
+	uint64_t wmax = LOAD(&z->wait_max), tmax = LOAD(&z->timeout_wait_max);
+	num(j, "wait_total_ns",
+	    ms_ticks_to_ns(LOAD(&z->wait_total) + LOAD(&z->timeout_wait_total)));
+	num(j, "wait_max_ns", ms_ticks_to_ns(wmax > tmax ? wmax : tmax));
+	boolean(j, "hold_timed", (flags & MS_F_TIMED) != 0);
+	hold(j, LOAD(&z->holds), LOAD(&z->hold_total), LOAD(&z->hold_max));
+	obj(j, "histograms");
+	hist32(j, "wait", z->hist);
+	hist32(j, "hold", z->hold_hist);
+	obj_end(j);
+	frame(j, "first_locked_caller", LOAD(&rec->first_caller));
+	stack(j, "first_locked_at", LOAD(&rec->first_stack));
+	stack(j, "initialised_at", LOAD(&rec->init_stack));
+	uint64_t birth = LOAD(&rec->birth);
+	if (c) {
+		blame(j, "waiting_stacks", r, birth, MS_BLAME_WAIT);
+		blame(j, "holding_stacks", r, birth, MS_BLAME_HOLD);
+	} else {
+		arr(j, "waiting_stacks");
+		arr_end(j);
+		arr(j, "holding_stacks");
+		arr_end(j);
+	}
+	history(j, r);
+	obj_end(j);
+}
+
+/* ---- ended mutexes, by first-lock site ------------------------------- */
+
+static void ended(struct jw *j)
+{
+	const struct ms_table *tb = &ms_table;
+	arr(j, "ended");
+	for (uint32_t i = 0; i < LOAD(&tb->nsites); i++) {
+		const struct ms_site *s = &tb->sites[i];
+		obj(j, NULL);
+		frame(j, "first_locked_at", s->site);
+		num(j, "mutexes", s->mutexes);
+		num(j, "acquisitions", s->acquisitions);
+		num(j, "contended", s->contended);
+		num(j, "owner_changes", s->owner_changes);
+		num(j, "trylock_ok", s->trylock_ok);
+		num(j, "trylock_busy", s->trylock_busy);
+		num(j, "timeouts", s->timeouts);
+		num(j, "most_waiters", s->waiters_max);
+		errors64(j, s->errors);
+		obj(j, "misuse");
+		for (int k = 0; k < MS_M_COUNT; k++)
+			num(j, misuse_key[k], s->misuse[k]);
+		obj_end(j);
+		num(j, "wait_total_ns", ms_ticks_to_ns(s->wait_total));
+		num(j, "wait_max_ns", ms_ticks_to_ns(s->wait_max));
+		hold(j, s->holds, s->hold_total, s->hold_max);
+		obj(j, "histograms");
+		hist64(j, "wait", s->hist);
+		hist64(j, "hold", s->hold_hist);
+		obj_end(j);
+		obj_end(j);
+	}
+	arr_end(j);
+}
+
+/* ---- threads -------------------------------------------------------------- */
+
+struct thread_ctx {
+	struct jw *j;
+	uint64_t now, start;
+};
+
+static void one_thread(struct ms_tstate *ts, void *arg)
+{
+	struct thread_ctx *t = arg;
+	struct jw *j = t->j;
+	char name[16];
+	uint32_t tid = LOAD(&ts->tid);
+	obj(j, NULL);
+	num(j, "tid", tid);
+	str_or_null(j, "name", ms_thread_name(tid, name));
+	arr(j, "held");
+	uint32_t n = LOAD(&ts->nheld);
+	if (n > MS_HELD_MAX)
+		n = MS_HELD_MAX;
+	for (uint32_t i = 0; i < n; i++) {
+		obj(j, NULL);
+		addr_or_null(j, "mutex", ms_rec_key(LOAD(&ts->held[i].rec)));
+		frame(j, "at", LOAD(&ts->held[i].caller));
+		obj_end(j);
+	}
+	arr_end(j);
+	num(j, "held_not_followed", LOAD(&ts->overflow));
+	if (__atomic_load_n(&ts->wait_rec, __ATOMIC_ACQUIRE)) {
+		uint64_t since = LOAD(&ts->wait_since);
+		obj(j, "waiting_for");
+		addr(j, "mutex", LOAD(&ts->wait_key));
+		num(j, "since_ns", since > t->start ? ms_ticks_to_ns(since - t->start) : 0);
+		num(j, "waited_ns", t->now > since ? ms_ticks_to_ns(t->now - since) : 0);
+		frame(j, "at", LOAD(&ts->wait_caller));
+		stack(j, "stack", LOAD(&ts->wait_stack));
+		obj_end(j);
+	} else
+		null(j, "waiting_for");
+	obj_end(j);
+}
+
+/* ---- findings ------------------------------------------------------------ */
+
+/* Live deadlocks: the waits on a wait-for cycle, grouped by cycle. */
+#define MAX_WAITS 4096
+
+struct waits {
+	struct ms_live_wait *w;
+	int n;
+};
+
+static void keep_wait(const struct ms_live_wait *w, void *arg)
+{
+	struct waits *ws = arg;
+	if ((w->cycle || w->owner_exited) && ws->n < MAX_WAITS)
+		ws->w[ws->n++] = *w;
+}
+
+static void deadlock_thread(struct jw *j, const struct ms_live_wait *w)
+{
+	obj(j, NULL);
+	num(j, "thread", w->tid);
+	addr(j, "waits_for", w->key);
+	num(j, "held_by", w->owner);
+	num(j, "waited_ns", w->waited_ns);
+	frame(j, "at", w->caller);
+	stack(j, "stack", w->stack);
+	frame(j, "owner_took_it_at", w->owner_caller);
+	obj_end(j);
+}
+
+static int deadlocks(struct jw *j)
+{
+	size_t bytes = MAX_WAITS * sizeof(struct ms_live_wait);
+	struct waits ws = { mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), 0 };
+	if (ws.w == MAP_FAILED)
+		return 0;
+	int found = 0;
+	ms_live_each_wait(keep_wait, &ws);
+	for (int i = 0; i < ws.n; i++) {
+		if (!ws.w[i].tid)
+			continue; /* written with its cycle: tid cleared */
+		obj(j, NULL);
+		str(j, "kind", "deadlock");
+		boolean(j, "owner_exited", ws.w[i].owner_exited && !ws.w[i].cycle);
+		arr(j, "threads");
+		if (!ws.w[i].cycle) {
+			deadlock_thread(j, &ws.w[i]);
+			ws.w[i].tid = 0;
+		} else {
+			/* follow the owners around the cycle */
+			int k = i, steps = 0;
+			while (k >= 0 && ws.w[k].tid && steps++ <= ws.n) {
+				deadlock_thread(j, &ws.w[k]);
+				uint32_t owner = ws.w[k].owner;
+				ws.w[k].tid = 0;
+				int next = -1;
+				for (int m = 0; m < ws.n; m++)
+					if (ws.w[m].tid == owner && ws.w[m].cycle)
+						next = m;
+				k = next;
+			}
+		}
+		arr_end(j);
+		obj_end(j);
+		found++;
+	}
+	munmap(ws.w, bytes);
+	return found;
+}
+
+static void self_one(const struct ms_self_finding *s, void *arg)
+{
+	struct jw *j = arg;
+	obj(j, NULL);
+	str(j, "kind", "self-deadlock");
+	num(j, "thread", s->tid);
+	addr(j, "mutex", s->key);
+	boolean(j, "averted", s->kind == MS_SELF_AVERTED);
+	boolean(j, "timeout", s->kind == MS_SELF_TIMEOUT);
+	num(j, "count", s->count);
+	stack(j, "taken_at", s->taken_stack);
+	stack(j, "relocked_at", s->relock_stack);
+	obj_end(j);
+}
+
+static void cycle_one(const struct ms_order_cycle *c, void *arg)
+{
+	struct jw *j = arg;
+	obj(j, NULL);
+	str(j, "kind", c->guarded ? "guarded-inversion" : "potential-deadlock");
+	arr(j, "mutexes");
+	for (size_t i = 0; i < c->n; i++)
+		addr(j, NULL, c->edges[i].a_key);
+	arr_end(j);
+	if (c->guarded) {
+		obj(j, "gate");
+		addr_or_null(j, "mutex", c->gate_key);
+		str(j, "name", ms_order_mutex_name(c->gate));
+		frame(j, "first_locked_at", LOAD(&ms_rec(c->gate)->first_caller));
+		obj_end(j);
+	}
+	arr(j, "edges");
+	for (size_t i = 0; i < c->n; i++) {
+		const struct ms_order_edge *e = &c->edges[i];
+		char name[16];
+		obj(j, NULL);
+		num(j, "thread", e->tid);
+		str_or_null(j, "thread_name", ms_thread_name(e->tid, name));
+		addr(j, "from", e->a_key);
+		addr(j, "to", e->b_key);
+		stack(j, "from_at", e->a_stack);
+		stack(j, "to_at", e->b_stack);
+		obj_end(j);
+	}
+	arr_end(j);
+	obj_end(j);
+}
+
+static void exit_one(const struct ms_exit_finding *e, void *arg)
+{
+	struct jw *j = arg;
+	obj(j, NULL);
+	str(j, "kind", "held-at-thread-exit");
+	num(j, "thread", e->tid);
+	str_or_null(j, "name", e->name);
+	num(j, "held", e->n);
+	arr(j, "mutexes");
+	for (uint32_t i = 0; i < e->shown; i++) {
+		obj(j, NULL);
+		addr_or_null(j, "mutex", e->key[i]);
+		frame(j, "at", e->caller[i]);
+		obj_end(j);
+	}
+	arr_end(j);
+	obj_end(j);
+}
+
+static const unsigned misuse_op[MS_M_COUNT] = {
+	MS_OP_UNLOCK, MS_OP_UNLOCK, MS_OP_DESTROY, 0,
+};
+
+/* The newest side-ring entry for op (any op with EINVAL if 0), as
+ * report.c's last_other. */
+static int last_other(uint32_t r, unsigned op, struct ms_op_view *out)
+{
+	const struct ms_cold *c = &ms_table.cold[r];
+	int found = 0;
+	for (int i = 0; i < MS_FAIL_RING; i++) {
+		struct ms_op_view v;
+		ms_op_read(&c->fail[i], &v);
+		if (v.state != 1 || (op && v.op != op) ||
+		    v.order <= LOAD(&ms_rec(r)->birth))
+			continue;
+		if (op == 0 && v.err != EINVAL)
+			continue;
+		if (!found || v.order > out->order) {
+			*out = v;
+			found = 1;
+		}
+	}
+	return found;
+}
+
+static void misuse_one(uintptr_t key, uint32_t r, void *arg)
+{
+	struct jw *j = arg;
+	if (!(LOAD(&ms_rec(r)->flags) & MS_F_COLD))
+		return;
+	const struct ms_cold *c = &ms_table.cold[r];
+	for (int k = 0; k < MS_M_COUNT; k++) {
+		uint32_t n = LOAD(&c->misuse[k]);
+		if (!n)
+			continue;
+		obj(j, NULL);
+		str(j, "kind", "misuse");
+		addr(j, "mutex", key);
+		str(j, "name", LOAD(&c->name));
+		str(j, "what", misuse_key[k]);
+		num(j, "count", n);
+		struct ms_op_view v;
+		if (last_other(r, misuse_op[k], &v)) {
+			const char *e = v.err ? strerrorname_np(v.err) : NULL;
+			obj(j, "last");
+			num(j, "thread", v.tid);
+			str(j, "result", v.err ? (e ? e : "error") : "ok");
+			frame(j, "caller", v.caller);
+			stack(j, "at", ms_site_stack_known(v.caller));
+			obj_end(j);
+		} else
+			null(j, "last");
+		obj_end(j);
+	}
+}
+
+static void site_misuse(struct jw *j)
+{
+	const struct ms_table *tb = &ms_table;
+	for (uint32_t i = 0; i < LOAD(&tb->nsites); i++) {
+		const struct ms_site *s = &tb->sites[i];
+		for (int k = 0; k < MS_M_COUNT; k++) {
+			if (!s->misuse[k])
+				continue;
+			obj(j, NULL);
+			str(j, "kind", "misuse");
+			null(j, "mutex");
+			str(j, "what", misuse_key[k]);
+			num(j, "count", s->misuse[k]);
+			frame(j, "ended_first_locked_at", s->site);
+			obj_end(j);
+		}
+	}
+}
+
+static void findings(struct jw *j)
+{
+	arr(j, "findings");
+	deadlocks(j);
+	ms_findings_each_self(self_one, j);
+	ms_order_each_cycle(cycle_one, j);
+	uint32_t dropped = ms_findings_each_exit(exit_one, j);
+	ms_table_each(misuse_one, j);
+	site_misuse(j);
+	arr_end(j);
+	num(j, "held_at_exit_not_kept", dropped);
+}
+
+/* ---- the document --------------------------------------------------------- */
+
+int ms_write_json(int fd)
+{
+	char buf[8192];
+	struct jw j;
+	memset(&j, 0, sizeof j);
+	ms_fmt_init(&j.f, buf, sizeof buf, fd);
+	const struct ms_table *tb = &ms_table;
+	int ready = __atomic_load_n(&tb->ready, __ATOMIC_ACQUIRE);
+
+	obj(&j, NULL);
+	num(&j, "version", 1);
+	str(&j, "program", program_invocation_short_name);
+	num(&j, "pid", (uint64_t)getpid());
+	num(&j, "run_ns", ms_run_ns());
+	num(&j, "threads_seen", ms_threads_seen());
+	num(&j, "mutexes_untracked", LOAD(&tb->untracked_mutexes));
+	num(&j, "calls_untracked", LOAD(&tb->untracked_ops));
+	num(&j, "destroyed", LOAD(&tb->destroyed));
+	num(&j, "reinitialised", LOAD(&tb->reinitialised));
+	obj(&j, "hold_timing");
+	num(&j, "exact_first", MS_HOLD_EXACT);
+	num(&j, "sample_one_in", MS_HOLD_SAMPLE);
+	obj_end(&j);
+	obj(&j, "stack_sampling");
+	num(&j, "exact_first", MS_STACK_EXACT);
+	num(&j, "sample_one_in", ms_opt.stack_sample);
+	obj_end(&j);
+
+	struct mutex_ctx m = { &j, 0 };
+	arr(&j, "mutexes");
+	if (ready)
+		ms_table_each(one_mutex, &m);
+	arr_end(&j);
+	num(&j, "mutexes_tracked", m.live);
+	if (ready)
+		ended(&j);
+	else {
+		arr(&j, "ended");
+		arr_end(&j);
+	}
+
+	struct thread_ctx t = { &j, ms_ticks(), ms_clock_start_ticks() };
+	arr(&j, "threads");
+	ms_threads_each(one_thread, &t);
+	arr_end(&j);
+
+	if (ready)
+		findings(&j);
+	else {
+		arr(&j, "findings");
+		arr_end(&j);
+	}
+	obj_end(&j);
+	ms_fmt(&j.f, "\n");
+	ms_fmt_flush(&j.f);
+	if (j.f.failed)
+		errno = j.f.failed;
+	return j.f.failed ? -1 : 0;
+}

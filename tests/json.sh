@@ -1,0 +1,156 @@
+# json.sh - MUTEXSTAT_FORMAT=json: PREFIX.json is valid JSON that says what
+# the text report says: the same counters for the same mutexes, who waited,
+# the findings (inversion, misuse, a live deadlock), histograms that count
+# the waits, and strings escaped whatever bytes they hold.
+. "$top_srcdir/tests/lib.sh"
+B=$top_builddir
+
+# json_run NAME program args...: text and JSON reports to $WORK/NAME.{txt,json}
+json_run() {
+	name=$1; shift
+	env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_FORMAT=text,json \
+	    MUTEXSTAT_OUTPUT="$WORK/$name" "$@" > "$WORK/$name.out" 2> "$WORK/$name.err"
+}
+
+# valid NAME: jq parses the document and it is version 1
+valid() {
+	if jq . "$WORK/$1.json" > /dev/null 2>&1; then pass "$1: valid JSON"; else
+		fail "$1: not valid JSON"; head -c 2000 "$WORK/$1.json" >&2; fi
+	expect_eq "$1: version" "$(jq '.version' "$WORK/$1.json")" 1
+}
+
+# same_counts NAME: every address row of the text report's top table has the
+# same acquisitions and contentions in the JSON document.
+same_counts() {
+	awk '/^Top [0-9]+ mutex(es)? by/ { t = 1; getline; next } t && /^$/ { t = 0 }
+	     t && $2 ~ /^0x/ { print $2, $3, $4 }' "$WORK/$1.txt" > "$WORK/$1.rows"
+	rows=$(wc -l < "$WORK/$1.rows")
+	[ "$rows" -gt 0 ] || fail "$1: no address rows in the text report"
+	bad=0
+	while read -r a acq con; do
+		got=$(jq -r --arg a "$a" '.mutexes[] | select(.address == $a) |
+			"\(.acquisitions) \(.contended)"' "$WORK/$1.json")
+		[ "$got" = "$acq $con" ] || { bad=$((bad + 1)); echo "  $1 $a: text '$acq $con', json '$got'" >&2; }
+	done < "$WORK/$1.rows"
+	expect_eq "$1: the $rows top rows' acquisitions and contentions match" "$bad" 0
+}
+
+# hist_counts NAME: each mutex's wait histogram counts its contended acquisitions
+hist_counts() {
+	expect_eq "$1: wait histograms count the waits that got the mutex" \
+		"$(jq '[.mutexes[] | select(([.histograms.wait[].count] | add // 0) != .contended)] | length' "$WORK/$1.json")" 0
+}
+
+# ---- blame: who waited ---------------------------------------------------
+json_run blame "$B/examples/blame" 3
+valid blame
+same_counts blame
+hist_counts blame
+J=$WORK/blame.json
+expect_eq "blame: the hot mutex was contended 6 times" \
+	"$(jq '[.mutexes[] | .contended] | max' "$J")" 6
+expect_eq "blame: waiting stacks are waiter_one and waiter_two" \
+	"$(jq -r '.mutexes[] | select(.contended > 0) | [.waiting_stacks[].stack[0].function] | sort | join(" ")' "$J")" \
+	"waiter_one waiter_two"
+expect_eq "blame: their counts add up to the contentions" \
+	"$(jq '.mutexes[] | select(.contended > 0) | ([.waiting_stacks[].count] | add) == .contended' "$J")" true
+expect_eq "blame: the holder's unlock is blamed for all of them" \
+	"$(jq -r '.mutexes[] | select(.contended > 0) | "\(.holding_stacks[0].stack[0].function) \(.holding_stacks[0].count)"' "$J")" \
+	"hold_too_long 6"
+expect_eq "blame: frames have a source line" \
+	"$(jq '[.mutexes[].first_locked_at // [] | .[] | select(.line == null)] | length' "$J")" 0
+expect_eq "blame: recent operations are in happened-before order" \
+	"$(jq '[.mutexes[] | [.recent_operations[].order] | . == sort] | all' "$J")" true
+expect_eq "blame: a waited lock has its time" \
+	"$(jq '[.mutexes[].recent_operations[] | select(.waited) | .time_ns != null] | all' "$J")" true
+expect_eq "blame: no findings" "$(jq '.findings | length' "$J")" 0
+
+# ---- deadlock_abba: one inversion ----------------------------------------
+json_run abba "$B/examples/deadlock_abba"
+valid abba
+same_counts abba
+J=$WORK/abba.json
+expect_eq "abba: one potential-deadlock finding" \
+	"$(jq '[.findings[] | select(.kind == "potential-deadlock")] | length' "$J")" 1
+expect_eq "abba: 2 mutexes, 2 edges" \
+	"$(jq -r '.findings[] | select(.kind == "potential-deadlock") | "\(.mutexes | length) \(.edges | length)"' "$J")" "2 2"
+expect_eq "abba: every edge's from_at and to_at is in deadlock_abba.c" \
+	"$(jq '[.findings[] | select(.kind == "potential-deadlock") | .edges[] | (.from_at[0].file, .to_at[0].file) | test("deadlock_abba\\.c$")] | all' "$J")" true
+expect_eq "abba: the edges make a cycle" \
+	"$(jq '.findings[] | select(.kind == "potential-deadlock") | .edges | .[0].to == .[1].from and .[1].to == .[0].from' "$J")" true
+
+# ---- misuse: four kinds, each a finding ----------------------------------
+json_run misuse "$B/examples/misuse"
+valid misuse
+J=$WORK/misuse.json
+expect_eq "misuse: 4 misuse findings, as many as the text's MISUSE lines" \
+	"$(jq '[.findings[] | select(.kind == "misuse")] | length' "$J") $(grep -c '^MISUSE:' "$WORK/misuse.txt")" "4 4"
+expect_eq "misuse: the four kinds" \
+	"$(jq -r '[.findings[] | select(.kind == "misuse") | .what] | sort | join(" ")' "$J")" \
+	"destroy_locked unlock_not_owner unlock_unlocked use_destroyed"
+expect_eq "misuse: each says where, in misuse.c" \
+	"$(jq '[.findings[] | select(.kind == "misuse") | .last.caller.file | test("misuse\\.c$")] | all' "$J")" true
+expect_eq "misuse: a thread ended holding a mutex" \
+	"$(jq '[.findings[] | select(.kind == "held-at-thread-exit")] | length' "$J")" 1
+
+# ---- scenario exact and contend: counts and histograms --------------------
+json_run exact "$B/tests/scenario" exact
+valid exact
+same_counts exact
+hist_counts exact
+m2=$(awk '/^m2 /{print $2}' "$WORK/exact.out")
+expect_eq "exact: m2's busy trylocks and timeout (not errors, as in the text)" \
+	"$(jq -r --arg a "$m2" '.mutexes[] | select(.address == $a) | "\(.trylock_busy) \(.timeouts) \(.errors | length)"' "$WORK/exact.json")" \
+	"2 1 0"
+expect_eq "exact: m2's history has the timeout" \
+	"$(jq -r --arg a "$m2" '.mutexes[] | select(.address == $a) | [.recent_operations[] | select(.result == "ETIMEDOUT") | .op] | join(" ")' "$WORK/exact.json")" \
+	"timedlock"
+
+json_run contend "$B/tests/scenario" contend
+valid contend
+same_counts contend
+hist_counts contend
+m1=$(awk '/^m1 /{print $2}' "$WORK/contend.out")
+expect_eq "contend: 10 acquisitions, 5 contended, 9 owner changes, 5 in the histogram" \
+	"$(jq -r --arg a "$m1" '.mutexes[] | select(.address == $a) | "\(.acquisitions) \(.contended) \(.owner_changes) \([.histograms.wait[].count] | add)"' "$WORK/contend.json")" \
+	"10 5 9 5"
+expect_eq "contend: hold times were measured" \
+	"$(jq -r --arg a "$m1" '.mutexes[] | select(.address == $a) | .hold.timed > 0 and .hold.max_ns >= .hold.mean_ns' "$WORK/contend.json")" true
+
+# ---- strings are escaped: a program named with quotes, tabs, bad UTF-8 ----
+odd=$(printf 'sc"en\\ar\tio\377x')
+ln -s "$B/tests/scenario" "$WORK/$odd"
+json_run odd "$WORK/$odd" exact
+valid odd
+expect_eq "odd name: escaped, the bad byte replaced" \
+	"$(jq -r '.program' "$WORK/odd.json" | od -An -c | tr -s ' ' | tr -d '\n')" \
+	"$(printf 'sc"en\\ar\tio\357\277\275x\n' | od -An -c | tr -s ' ' | tr -d '\n')"
+
+# ---- a live dump of a deadlocked program ---------------------------------
+env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_FORMAT=text,json MUTEXSTAT_OUTPUT="$WORK/live" \
+	"$B/tests/scenario" hang > "$WORK/live.out" 2> "$WORK/live.err" &
+pid=$!
+n=0
+while [ $n -lt 200 ] && ! grep -q '^deadlocked$' "$WORK/live.out" 2>/dev/null; do
+	sleep 0.1; n=$((n + 1))
+done
+kill -USR1 $pid
+n=0 # the JSON file is written after the text one: wait until it parses
+while [ $n -lt 200 ] && ! jq -e '.findings' "$WORK/live.1.json" > /dev/null 2>&1; do
+	sleep 0.1; n=$((n + 1))
+done
+kill -9 $pid; wait $pid 2>/dev/null
+valid live.1
+J=$WORK/live.1.json
+expect_eq "live: one deadlock finding of 2 threads" \
+	"$(jq '[.findings[] | select(.kind == "deadlock") | .threads | length] | join(" ")' "$J")" '"2"'
+expect_eq "live: each waits for the mutex the other holds" \
+	"$(jq '.findings[] | select(.kind == "deadlock") | .threads | .[0].held_by == .[1].thread and .[1].held_by == .[0].thread' "$J")" true
+expect_eq "live: the waits are at hang_one and hang_two" \
+	"$(jq -r '[.findings[] | select(.kind == "deadlock") | .threads[].at.function] | sort | join(" ")' "$J")" \
+	"hang_one hang_two"
+expect_eq "live: both threads are waiting in the threads list" \
+	"$(jq '[.threads[] | select(.waiting_for != null)] | length' "$J")" 2
+expect_eq "live: the inversion too" \
+	"$(jq '[.findings[] | select(.kind == "potential-deadlock")] | length' "$J")" 1
+finish
