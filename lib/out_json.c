@@ -551,7 +551,9 @@ static void one_thread(struct ms_tstate *ts, void *arg)
 
 /* ---- findings ------------------------------------------------------------ */
 
-/* Live deadlocks: the waits on a wait-for cycle, grouped by cycle. */
+/* Live deadlocks: the waits on a wait-for cycle, grouped by cycle; a
+ * wait on a mutex whose owner has exited; a wait on a mutex whose owner
+ * waits for a condition (as the text report's DEADLOCK findings). */
 #define MAX_WAITS 4096
 
 struct waits {
@@ -562,7 +564,7 @@ struct waits {
 static void keep_wait(const struct ms_live_wait *w, void *arg)
 {
 	struct waits *ws = arg;
-	if ((w->cycle || w->owner_exited) && ws->n < MAX_WAITS)
+	if ((w->cycle || w->owner_exited || w->owner_cond_key) && ws->n < MAX_WAITS)
 		ws->w[ws->n++] = *w;
 }
 
@@ -594,6 +596,12 @@ static int deadlocks(struct jw *j)
 		obj(j, NULL);
 		str(j, "kind", "deadlock");
 		boolean(j, "owner_exited", ws.w[i].owner_exited && !ws.w[i].cycle);
+		/* the owner waits for a condition while holding this mutex: if
+		 * the waiter is the one to signal it, nobody will */
+		int cond = ws.w[i].owner_cond_key && !ws.w[i].cycle && !ws.w[i].owner_exited;
+		boolean(j, "condition_wait", cond);
+		if (cond)
+			addr(j, "condition_mutex", ws.w[i].owner_cond_key);
 		arr(j, "threads");
 		if (!ws.w[i].cycle) {
 			deadlock_thread(j, &ws.w[i]);

@@ -136,7 +136,8 @@ while [ $n -lt 200 ] && ! grep -q '^deadlocked$' "$WORK/live.out" 2>/dev/null; d
 done
 kill -USR1 $pid
 n=0 # the JSON file is written after the text one: wait until it parses
-while [ $n -lt 200 ] && ! jq -e '.findings' "$WORK/live.1.json" > /dev/null 2>&1; do
+while [ $n -lt 200 ] && ! { [ -s "$WORK/live.1.json" ] &&
+	jq -e '.version == 1' "$WORK/live.1.json" > /dev/null 2>&1; }; do
 	sleep 0.1; n=$((n + 1))
 done
 kill -9 $pid; wait $pid 2>/dev/null
@@ -153,4 +154,24 @@ expect_eq "live: both threads are waiting in the threads list" \
 	"$(jq '[.threads[] | select(.waiting_for != null)] | length' "$J")" 2
 expect_eq "live: the inversion too" \
 	"$(jq '[.findings[] | select(.kind == "potential-deadlock")] | length' "$J")" 1
+# ---- a condition wait holding the mutex its signaller waits for ------------
+env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_FORMAT=json MUTEXSTAT_OUTPUT="$WORK/cond" \
+	"$B/tests/scenario" condhang > "$WORK/cond.out" 2> "$WORK/cond.err" &
+pid=$!
+n=0
+while [ $n -lt 200 ] && ! grep -q '^hung$' "$WORK/cond.out" 2>/dev/null; do
+	sleep 0.1; n=$((n + 1))
+done
+kill -USR1 $pid
+n=0
+while [ $n -lt 200 ] && ! { [ -s "$WORK/cond.1.json" ] &&
+	jq -e '.version == 1' "$WORK/cond.1.json" > /dev/null 2>&1; }; do
+	sleep 0.1; n=$((n + 1))
+done
+kill -9 $pid; wait $pid 2>/dev/null
+expect_eq "condition wait: a deadlock finding, as in the text report" \
+	"$(jq '[.findings[] | select(.kind == "deadlock" and .condition_wait)] | length' "$WORK/cond.1.json")" 1
+expect_eq "condition wait: the blocked signaller" \
+	"$(jq -r '.findings[] | select(.kind == "deadlock" and .condition_wait) | .threads[0].at.function' "$WORK/cond.1.json")" \
+	cond_signaller
 finish
