@@ -37,6 +37,11 @@ static int arena_lock;
 static char *arena;
 static size_t arena_used, arena_pieces;
 
+void ms_api_after_fork_child(void)
+{
+	arena_lock = 0;
+}
+
 static const char *copy_name(const char *name)
 {
 	size_t n = strnlen(name, NAME_MAX_LEN);

@@ -41,6 +41,11 @@ static uint32_t nselfs;
 static struct held_exit exits[MAX_FINDINGS];
 static uint32_t nexits, exits_dropped;
 
+void ms_findings_after_fork_child(void)
+{
+	lock = 0;
+}
+
 static void take(void)
 {
 	while (__atomic_exchange_n(&lock, 1, __ATOMIC_ACQUIRE))

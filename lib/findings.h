@@ -24,6 +24,8 @@ enum ms_self_kind {
 void ms_finding_self_deadlock(struct ms_tstate *ts, uint32_t rec, uintptr_t key,
 			      enum ms_self_kind kind);
 
+void ms_findings_after_fork_child(void);
+
 /* Print every finding (headings DEADLOCK:, POTENTIAL DEADLOCK:, ...).
  * Returns how many would fail a CI run (MUTEXSTAT_EXIT_CODE). */
 int ms_findings_print(struct ms_fmt *f);

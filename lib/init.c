@@ -11,6 +11,8 @@
 #include "stack.h"
 #include "threads.h"
 #include "live.h"
+#include "findings.h"
+#include "symbols.h"
 #include "report.h"
 #include "table.h"
 #include "thread.h"
@@ -57,11 +59,17 @@ static void after_fork_parent(void)
 	}
 }
 
+void ms_api_after_fork_child(void); /* api.c */
+
 static void after_fork_child(void)
 {
 	ms_table_after_fork_child();
 	ms_depot_after_fork_child();
 	ms_threads_after_fork_child();
+	ms_report_after_fork_child();
+	ms_findings_after_fork_child();
+	ms_symbols_after_fork_child();
+	ms_api_after_fork_child();
 	ms_thread_after_fork_child();
 }
 

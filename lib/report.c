@@ -558,6 +558,13 @@ static void print_detail(struct ms_fmt *f, size_t rank, const struct line *l)
 static int report_lock;
 int ms_report_failing;
 
+/* The child of a fork made while another thread wrote a report: that
+ * thread is not in the child, and neither is its hold on the lock. */
+void ms_report_after_fork_child(void)
+{
+	report_lock = 0;
+}
+
 int ms_report(int fd)
 {
 	struct ms_thread *self = &ms_self;

@@ -12,6 +12,7 @@ extern int ms_report_failing;
 /* Write the report in each MUTEXSTAT_FORMAT where MUTEXSTAT_OUTPUT says
  * (seq: a live dump's number; 0 at exit). */
 void ms_report_all(unsigned seq);
+void ms_report_after_fork_child(void);
 
 /* Write the report where MUTEXSTAT_OUTPUT says (or the original stderr). */
 void ms_report_to_output(void);

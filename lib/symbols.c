@@ -219,6 +219,16 @@ static struct {
  * that may report at once (a dump and the exit report). */
 static int session_lock;
 
+/* In the child of a fork, forget the parent's session without touching
+ * it (another thread may have been inside libdw): the next lookup opens a
+ * fresh one for the child. */
+void ms_symbols_after_fork_child(void)
+{
+	S.open = 0;
+	S.depth = 0;
+	session_lock = 0;
+}
+
 static void lock_session(void)
 {
 	while (__atomic_exchange_n(&session_lock, 1, __ATOMIC_ACQUIRE))

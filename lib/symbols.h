@@ -23,6 +23,7 @@
  * frees libdw's data.  A lookup outside any session opens one that stays
  * open until the next outermost end. */
 void ms_symbols_begin(void);
+void ms_symbols_after_fork_child(void);
 void ms_symbols_end(void);
 
 /* What is known about one code address.  Strings are empty when unknown. */

@@ -45,4 +45,58 @@ if cc -I"$top_srcdir/include" -o "$WORK/name_first" "$WORK/name_first.c" \
 else
 	fail "could not build the name-first program"
 fi
+# fork while another thread writes a report: every child exits (its exit
+# report does not wait for a lock the other thread held in the parent).
+cat > "$WORK/fork_dump.c" <<'EOC'
+#include <mutexstat.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static volatile int stop;
+static void *dumper(void *arg)
+{
+	int fd = open("/dev/null", O_WRONLY);
+	(void)arg;
+	while (!stop) {
+		pthread_mutex_lock(&m);
+		pthread_mutex_unlock(&m);
+		mutexstat_dump(fd);
+	}
+	return NULL;
+}
+int main(void)
+{
+	pthread_t t;
+	int ok = 0;
+	pthread_create(&t, NULL, dumper, NULL);
+	for (int i = 0; i < 100; i++) {
+		pid_t pid = fork();
+		if (pid == 0) {
+			alarm(20); /* a hang fails the test, it does not stall it */
+			pthread_mutex_lock(&m);
+			pthread_mutex_unlock(&m);
+			return 0; /* exit: writes the child's report */
+		}
+		int status;
+		waitpid(pid, &status, 0);
+		ok += WIFEXITED(status) && WEXITSTATUS(status) == 0;
+	}
+	stop = 1;
+	pthread_join(t, NULL);
+	printf("%d of 100 children exited\n", ok);
+	return 0;
+}
+EOC
+if cc -I"$top_srcdir/include" -o "$WORK/fork_dump" "$WORK/fork_dump.c" \
+	"$(dirname "$MUTEXSTAT_LIB")/libmutexstat.so" -lpthread; then
+	env LD_LIBRARY_PATH="$(dirname "$MUTEXSTAT_LIB")" MUTEXSTAT_OUTPUT=/dev/null \
+		timeout 300 "$WORK/fork_dump" > "$WORK/fd.out" 2> "$WORK/fd.err"
+	expect_eq "fork while dumping: every child exits" "$(cat "$WORK/fd.out")" \
+		"100 of 100 children exited"
+else
+	fail "could not build the fork-while-dumping program"
+fi
 finish
