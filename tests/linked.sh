@@ -55,6 +55,8 @@ cat > "$WORK/fork_dump.c" <<'EOC'
 #include <sys/wait.h>
 #include <unistd.h>
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t mine = PTHREAD_MUTEX_INITIALIZER; /* the child's own:
+	m may be held by the dumper at the fork, and stay locked in the child */
 static volatile int stop;
 static void *dumper(void *arg)
 {
@@ -76,8 +78,8 @@ int main(void)
 		pid_t pid = fork();
 		if (pid == 0) {
 			alarm(20); /* a hang fails the test, it does not stall it */
-			pthread_mutex_lock(&m);
-			pthread_mutex_unlock(&m);
+			pthread_mutex_lock(&mine);
+			pthread_mutex_unlock(&mine);
 			return 0; /* exit: writes the child's report */
 		}
 		int status;
