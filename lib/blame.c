@@ -73,9 +73,3 @@ const struct ms_blame *ms_blame_of(uint32_t rec, uint64_t birth)
 		b = b->next;
 	return b;
 }
-
-void ms_blame_reset(void)
-{
-	/* Lines stay in the hash (their memory is the depot's); a new life of
-	 * each mutex starts a new list. */
-}

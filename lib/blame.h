@@ -32,6 +32,5 @@ int ms_blame_add(uint32_t rec, uint64_t birth, enum ms_blame_kind kind,
 /* The first line of a mutex life (then ->next); lines of both kinds. */
 const struct ms_blame *ms_blame_of(uint32_t rec, uint64_t birth);
 
-void ms_blame_reset(void);
 
 #endif

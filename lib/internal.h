@@ -51,7 +51,6 @@ static inline void atomic_max_u32(uint32_t *p, uint32_t v)
 #define MS_KIND_PI 32
 #define MS_KIND_PP 64
 #define MS_KIND_PSHARED 128
-#define MS_OWNER_NOTRECOVERABLE 0x7ffffffe
 
 static inline int mutex_owner(const pthread_mutex_t *m)
 {

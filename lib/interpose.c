@@ -56,16 +56,6 @@ static inline int tracked(uint32_t r)
 	return r - 1 < MS_REC_UNTRACKED - 1;
 }
 
-/* A robust mutex whose owner died and that was never made consistent:
- * glibc's lock answers ENOTRECOVERABLE and leaves it free, but its trylock
- * answers the same and leaves it locked.  Such a mutex is not tried first
- * (and if it became one just between this check and the try, record.c puts
- * the lock word back as glibc's lock would). */
-static inline int unrecoverable(const pthread_mutex_t *m)
-{
-	return mutex_owner(m) == MS_OWNER_NOTRECOVERABLE;
-}
-
 /* The lock paths that are not the plain case, out of line so that the
  * plain one saves few registers. */
 
@@ -133,7 +123,7 @@ MS_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m,
 {
 	struct ms_thread *t = recording();
 	uint32_t r;
-	if (!t || (r = record_of(t, m)) == MS_REC_UNTRACKED || unrecoverable(m))
+	if (!t || (r = record_of(t, m)) == MS_REC_UNTRACKED)
 		return ms_real.mutex_timedlock(m, abstime);
 	int rc = ms_real.mutex_trylock(m);
 	if (rc == 0) {
@@ -151,7 +141,7 @@ MS_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clock,
 	uint32_t r;
 	/* glibc refuses other clocks before it looks at the mutex. */
 	if (!t || (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC) ||
-	    (r = record_of(t, m)) == MS_REC_UNTRACKED || unrecoverable(m))
+	    (r = record_of(t, m)) == MS_REC_UNTRACKED)
 		return ms_real.mutex_clocklock(m, clock, abstime);
 	int rc = ms_real.mutex_trylock(m);
 	if (rc == 0) {

@@ -303,28 +303,6 @@ static void hold(struct jw *j, uint64_t holds, uint64_t total_ticks,
 	obj_end(j);
 }
 
-/* "normal", "recursive robust pshared", ... as the text report's kind. */
-static const char *kind_name(char *out, size_t cap, uint32_t flags)
-{
-	static const char *const base[] = { "normal", "recursive", "errorcheck",
-					    "adaptive" };
-	uint32_t kind = flags >> MS_F_KIND_SHIFT;
-	struct ms_fmt f;
-	ms_fmt_init(&f, out, cap, -1);
-	ms_fmt(&f, "%s", base[kind & MS_KIND_MASK]);
-	if (kind & MS_KIND_ROBUST)
-		ms_fmt(&f, " robust");
-	if (kind & MS_KIND_PI)
-		ms_fmt(&f, " prio-inherit");
-	if (kind & MS_KIND_PP)
-		ms_fmt(&f, " prio-protect");
-	if (kind & MS_KIND_PSHARED)
-		ms_fmt(&f, " pshared");
-	if (flags & MS_F_STATIC)
-		ms_fmt(&f, ", no init seen");
-	return ms_fmt_str(&f);
-}
-
 /* ---- one live mutex ----------------------------------------------------- */
 
 /* Who waited or who made them wait: the mutex life's blame lines. */
@@ -345,43 +323,12 @@ static void blame(struct jw *j, const char *key, uint32_t r, uint64_t birth,
 	arr_end(j);
 }
 
-static int by_order(const struct ms_op_view *a, const struct ms_op_view *b)
-{
-	return a->order < b->order;
-}
-
 /* Its recent operations, read as report.c's print_history reads them. */
 static void history(struct jw *j, uint32_t r)
 {
-	const struct ms_table *tb = &ms_table;
-	uint32_t n_main = tb->history_len, n = 0, torn = 0;
 	struct ms_op_view v[1024 + MS_FAIL_RING];
-	uint64_t birth = LOAD(&ms_rec(r)->birth);
-	for (uint32_t i = 0; i < n_main; i++) {
-		ms_op_read(ms_history_at(r, i), &v[n]);
-		if (v[n].state == -1)
-			torn++;
-		else if (v[n].state == 1 && v[n].order > birth)
-			n++;
-	}
-	if (LOAD(&ms_rec(r)->flags) & MS_F_COLD)
-		for (int i = 0; i < MS_FAIL_RING; i++) {
-			ms_op_read(&tb->cold[r].fail[i], &v[n]);
-			if (v[n].state == -1)
-				torn++;
-			else if (v[n].state == 1 && v[n].order > birth)
-				n++;
-		}
-	for (uint32_t i = 1; i < n; i++) {
-		struct ms_op_view x = v[i];
-		uint32_t k = i;
-		while (k > 0 && by_order(&x, &v[k - 1])) {
-			v[k] = v[k - 1];
-			k--;
-		}
-		v[k] = x;
-	}
-	uint32_t first = n > n_main ? n - n_main : 0;
+	uint32_t first, torn;
+	uint32_t n = ms_history_read(r, v, &first, &torn);
 	uint64_t start = ms_clock_start_ticks();
 	arr(j, "recent_operations");
 	for (uint32_t i = first; i < n; i++) {
@@ -425,7 +372,7 @@ static void one_mutex(uintptr_t key, uint32_t r, void *arg)
 	obj(j, NULL);
 	addr(j, "address", key);
 	str(j, "name", c ? LOAD(&c->name) : NULL);
-	str(j, "kind", kind_name(kind, sizeof kind, flags));
+	str(j, "kind", ms_kind_name(kind, sizeof kind, flags));
 	uint32_t owner = LOAD(&rec->owner);
 	if (owner & MS_HELD)
 		num(j, "held_by", owner & ~MS_HELD);

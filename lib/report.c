@@ -408,66 +408,11 @@ static void print_site_misuse(struct ms_fmt *f)
 
 /* ---- per-mutex detail ------------------------------------------------ */
 
-/* "normal", "recursive robust pshared", ... from the kind bits. */
-static const char *kind_name(char *out, size_t cap, uint32_t flags)
-{
-	static const char *const base[] = { "normal", "recursive", "errorcheck",
-					    "adaptive" };
-	uint32_t kind = flags >> MS_F_KIND_SHIFT;
-	struct ms_fmt f;
-	ms_fmt_init(&f, out, cap, -1);
-	ms_fmt(&f, "%s", base[kind & MS_KIND_MASK]);
-	if (kind & MS_KIND_ROBUST)
-		ms_fmt(&f, " robust");
-	if (kind & MS_KIND_PI)
-		ms_fmt(&f, " prio-inherit");
-	if (kind & MS_KIND_PP)
-		ms_fmt(&f, " prio-protect");
-	if (kind & MS_KIND_PSHARED)
-		ms_fmt(&f, " pshared");
-	if (flags & MS_F_STATIC)
-		ms_fmt(&f, ", no init seen");
-	return ms_fmt_str(&f);
-}
-
-static int by_order(const struct ms_op_view *a, const struct ms_op_view *b)
-{
-	return a->order < b->order;
-}
-
 static void print_history(struct ms_fmt *f, uint32_t r)
 {
-	const struct ms_table *tb = &ms_table;
-	uint32_t n_main = tb->history_len, n = 0;
 	struct ms_op_view v[1024 + MS_FAIL_RING];
-	uint64_t birth = LOAD(&ms_rec(r)->birth);
-	uint32_t torn = 0;
-	for (uint32_t i = 0; i < n_main; i++) {
-		ms_op_read(ms_history_at(r, i), &v[n]);
-		if (v[n].state == -1)
-			torn++;
-		else if (v[n].state == 1 && v[n].order > birth)
-			n++;
-	}
-	if (LOAD(&ms_rec(r)->flags) & MS_F_COLD)
-		for (int i = 0; i < MS_FAIL_RING; i++) {
-			ms_op_read(&tb->cold[r].fail[i], &v[n]);
-			if (v[n].state == -1)
-				torn++;
-			else if (v[n].state == 1 && v[n].order > birth)
-				n++;
-		}
-	/* insertion sort by order: at most a thousand entries */
-	for (uint32_t i = 1; i < n; i++) {
-		struct ms_op_view x = v[i];
-		uint32_t j = i;
-		while (j > 0 && by_order(&x, &v[j - 1])) {
-			v[j] = v[j - 1];
-			j--;
-		}
-		v[j] = x;
-	}
-	uint32_t first = n > n_main ? n - n_main : 0;
+	uint32_t first, torn;
+	uint32_t n = ms_history_read(r, v, &first, &torn);
 	ms_fmt(f, "  recent operations, oldest first (order = happened-before "
 		  "order across the process):\n");
 	ms_fmt(f, "  %10s %8s  %-18s %-16s %-10s %s\n", "order", "thread",
@@ -518,7 +463,7 @@ static void print_detail(struct ms_fmt *f, size_t rank, const struct line *l)
 		if (l->name)
 			ms_fmt(f, " \"%.40s\"", l->name);
 		/* where it was first locked: as a stack, further down */
-		ms_fmt(f, " (%s)\n", kind_name(kind, sizeof kind, LOAD(&ms_rec(l->r)->flags)));
+		ms_fmt(f, " (%s)\n", ms_kind_name(kind, sizeof kind, LOAD(&ms_rec(l->r)->flags)));
 	}
 	ms_fmt(f, "  trylock %llu ok, %llu busy; timed out %llu; most waiters at once "
 		  "%llu; condition waits %llu",

@@ -30,7 +30,6 @@ struct ms_op {
 };
 
 #define MS_OP_TID_BITS 24
-#define MS_OP_ORDER_MASK ((1ull << 40) - 1)
 
 #define MS_OP_WAITED (1ull << 53)
 #define MS_OP_TIMED (1ull << 54) /* `ticks` holds a time */

@@ -1,5 +1,6 @@
 /* table.c - creating, adding, removing and folding records; see table.h. */
 #include "table.h"
+#include "fmt.h"
 #include "thread.h"
 
 #include <errno.h>
@@ -377,6 +378,65 @@ void ms_table_each(void (*fn)(uintptr_t, uint32_t, void *), void *arg)
 			continue;
 		fn(k, r, arg);
 	}
+}
+
+/* ---- reading a record ------------------------------------------------ */
+
+const char *ms_kind_name(char *out, size_t cap, uint32_t flags)
+{
+	static const char *const base[] = { "normal", "recursive", "errorcheck",
+					    "adaptive" };
+	uint32_t kind = flags >> MS_F_KIND_SHIFT;
+	struct ms_fmt f;
+	ms_fmt_init(&f, out, cap, -1);
+	ms_fmt(&f, "%s", base[kind & MS_KIND_MASK]);
+	if (kind & MS_KIND_ROBUST)
+		ms_fmt(&f, " robust");
+	if (kind & MS_KIND_PI)
+		ms_fmt(&f, " prio-inherit");
+	if (kind & MS_KIND_PP)
+		ms_fmt(&f, " prio-protect");
+	if (kind & MS_KIND_PSHARED)
+		ms_fmt(&f, " pshared");
+	if (flags & MS_F_STATIC)
+		ms_fmt(&f, ", no init seen");
+	return ms_fmt_str(&f);
+}
+
+static void take_view(const struct ms_op *e, uint64_t birth,
+		      struct ms_op_view *v, uint32_t *n, uint32_t *torn)
+{
+	ms_op_read(e, &v[*n]);
+	if (v[*n].state == -1)
+		(*torn)++;
+	else if (v[*n].state == 1 && v[*n].order > birth)
+		(*n)++;
+}
+
+uint32_t ms_history_read(uint32_t r, struct ms_op_view *v, uint32_t *first,
+			 uint32_t *torn)
+{
+	const struct ms_table *t = &ms_table;
+	uint64_t birth = LOAD(&ms_rec(r)->birth);
+	uint32_t n = 0;
+	*torn = 0;
+	for (uint32_t i = 0; i < t->history_len; i++)
+		take_view(ms_history_at(r, i), birth, v, &n, torn);
+	if (LOAD(&ms_rec(r)->flags) & MS_F_COLD)
+		for (int i = 0; i < MS_FAIL_RING; i++)
+			take_view(&t->cold[r].fail[i], birth, v, &n, torn);
+	/* insertion sort by order: at most history_len + MS_FAIL_RING */
+	for (uint32_t i = 1; i < n; i++) {
+		struct ms_op_view x = v[i];
+		uint32_t j = i;
+		while (j > 0 && x.order < v[j - 1].order) {
+			v[j] = v[j - 1];
+			j--;
+		}
+		v[j] = x;
+	}
+	*first = n > t->history_len ? n - t->history_len : 0;
+	return n;
 }
 
 /* ---- errno kinds ----------------------------------------------------- */

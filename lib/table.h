@@ -242,6 +242,18 @@ void ms_table_after_fork_child(void);
 /* Iterate over live records: calls fn(key, record, arg) for each. */
 void ms_table_each(void (*fn)(uintptr_t key, uint32_t r, void *arg), void *arg);
 
+/* The mutex's kind as words: "normal", "recursive robust pshared", ...,
+ * with ", no init seen" for one first met in a lock. */
+const char *ms_kind_name(char *out, size_t cap, uint32_t flags);
+
+/* A mutex life's recent operations, oldest first: the main history and
+ * the side ring merged by order, entries of older lives left out.  Fills
+ * v (room for history_len + MS_FAIL_RING), returns how many; *first is
+ * the first of the newest history_len, *torn counts entries that were
+ * being overwritten while read. */
+uint32_t ms_history_read(uint32_t r, struct ms_op_view *v, uint32_t *first,
+			 uint32_t *torn);
+
 unsigned ms_err_index(int err);
 int ms_err_value(unsigned index);
 
