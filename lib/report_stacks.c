@@ -8,6 +8,7 @@
 #include "blame.h"
 #include "clock.h"
 #include "options.h"
+#include "order.h"
 #include "stack.h"
 #include "symbols.h"
 #include "table.h"
@@ -38,6 +39,12 @@ void ms_report_stack_summary(struct ms_fmt *f)
 			  "spent; raise MUTEXSTAT_STACK_MEMORY\n",
 		       (unsigned long long)st.dropped,
 		       (unsigned long long)(st.budget >> 20));
+	struct ms_order_stats os;
+	ms_order_stats(&os);
+	if (os.dropped)
+		ms_fmt(f, "  %llu lock-order edges were not kept (the same memory is "
+			  "spent): inversions may be missed; raise MUTEXSTAT_STACK_MEMORY\n",
+		       (unsigned long long)os.dropped);
 }
 
 /* Frames past the program's own, into the C library's thread or process
