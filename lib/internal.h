@@ -62,6 +62,26 @@ static inline int mutex_kind(const pthread_mutex_t *m)
 	return LOAD(&m->__data.__kind);
 }
 
+/* The owner's word for mutex_owned_once(): tid in the high half (__owner),
+ * 1 in the low half (__count, 0 or 1 at a mutex's outermost level). */
+static inline uint64_t mutex_owned_once_word(uint32_t tid)
+{
+	return (uint64_t)tid << 32 | 1;
+}
+
+/* glibc says thread `word` holds m at one level only (a normal mutex, or
+ * a recursive one not taken again): __count and __owner are neighbours,
+ * so one load tells both. */
+static inline int mutex_owned_once(const pthread_mutex_t *m, uint64_t word)
+{
+	_Static_assert(__builtin_offsetof(struct __pthread_mutex_s, __owner) ==
+			       __builtin_offsetof(struct __pthread_mutex_s, __count) + 4,
+		       "glibc's __count and __owner are neighbours");
+	uint64_t v;
+	__builtin_memcpy(&v, &m->__data.__count, sizeof v);
+	return (v | 1) == word;
+}
+
 static inline int mutex_locked(const pthread_mutex_t *m)
 {
 	return LOAD(&m->__data.__lock) != 0;

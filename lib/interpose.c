@@ -39,28 +39,35 @@ static inline __attribute__((always_inline)) struct ms_thread *recording(void)
 	return recording_slow(t);
 }
 
-/* The record for m, adding it on first use; MS_REC_UNTRACKED if none. */
-static inline __attribute__((always_inline)) uint32_t
-record_of_at(struct ms_thread *t, pthread_mutex_t *m, uintptr_t caller)
-{
-	uint32_t r = ms_table_find((uintptr_t)m);
-	if (unlikely(r == MS_REC_NONE))
-		r = ms_first_use(t, m, caller);
-	return r;
-}
-#define record_of(t, m) record_of_at((t), (m), CALLER)
-
 /* A tracked record number, not MS_REC_NONE nor MS_REC_UNTRACKED. */
 static inline int tracked(uint32_t r)
 {
 	return r - 1 < MS_REC_UNTRACKED - 1;
 }
 
+/* The record for m, adding it on first use; MS_REC_UNTRACKED if none.  A
+ * tracked record found goes into the thread's cache. */
+static inline __attribute__((always_inline)) uint32_t
+record_of_at(struct ms_thread *t, pthread_mutex_t *m, uintptr_t caller)
+{
+	uint32_t r = ms_cache_find(t, (uintptr_t)m);
+	if (r)
+		return r;
+	r = ms_table_find((uintptr_t)m);
+	if (unlikely(r == MS_REC_NONE))
+		r = ms_first_use(t, m, caller);
+	if (tracked(r) && !t->guard)
+		ms_cache_fill(t, (uintptr_t)m, r);
+	return r;
+}
+#define record_of(t, m) record_of_at((t), (m), CALLER)
+
 /* The lock paths that are not the plain case, out of line so that the
  * plain one saves few registers. */
 
 /* The try got the mutex, but the call is not recorded the plain way:
- * library code on this thread, not started, or a mutex not seen before. */
+ * library code on this thread, not started, or a mutex not in the thread's
+ * cache. */
 static __attribute__((noinline)) int lock_free_slow(pthread_mutex_t *m,
 						    uintptr_t caller)
 {
@@ -68,6 +75,18 @@ static __attribute__((noinline)) int lock_free_slow(pthread_mutex_t *m,
 	uint32_t r;
 	if (t && (r = record_of_at(t, m, caller)) != MS_REC_UNTRACKED)
 		ms_acquired(t, r, m, caller, MS_OP_LOCK, 0, 0, 0);
+	return 0;
+}
+
+/* The try got a mutex the thread's cache knows, but not the plainest
+ * way: another thread had it last, this thread holds others (lock order),
+ * or its holds are timed. */
+static __attribute__((noinline)) int lock_free_known(struct ms_thread *t,
+						     uint32_t r,
+						     pthread_mutex_t *m,
+						     uintptr_t caller)
+{
+	ms_acquired(t, r, m, caller, MS_OP_LOCK, 0, 0, 0);
 	return 0;
 }
 
@@ -86,20 +105,31 @@ static __attribute__((noinline)) int lock_not_free(pthread_mutex_t *m, int rc,
 }
 
 /* The lock path: glibc's trylock first -- if the mutex is free that is the
- * whole of glibc's work, and if it is not, this is a contention -- then one
- * TLS test, the thread's cached lookup, and a few stores to the record and
- * its history. */
+ * whole of glibc's work, and if it is not, this is a contention -- then the
+ * thread's cache gives the record (no lock, no table probe), and, when this
+ * thread had the mutex last and holds no other, a few stores to the record,
+ * the thread's held set and the history. */
 MS_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 {
 	int rc = ms_real.mutex_trylock(m);
 	if (unlikely(rc))
 		return lock_not_free(m, rc, CALLER);
 	struct ms_thread *t = &ms_self;
-	uint32_t r;
-	if (unlikely(!t->ok) ||
-	    unlikely(!tracked(r = ms_table_find_cached(t, (uintptr_t)m))))
+	uint32_t r = t->cache[ms_cache_slot(m)];
+	struct ms_record *rec = ms_rec(r);
+	if (unlikely(LOAD(&rec->key) != (uintptr_t)m))
 		return lock_free_slow(m, CALLER);
-	ms_acquired(t, r, m, CALLER, MS_OP_LOCK, 0, 0, 0);
+	struct ms_tstate *ts = t->ts;
+	if (unlikely(rec->owner != t->tid || ts->nheld ||
+		     (rec->flags & MS_F_TIMED)))
+		return lock_free_known(t, r, m, CALLER);
+	/* ms_acquired() for that case */
+	ts->held[0].rec = r;
+	ts->held[0].caller = CALLER;
+	ts->nheld = 1;
+	rec->acquisitions++;
+	rec->owner = t->tid_held;
+	ms_log_held(t, r, CALLER, MS_OP_LOCK, 0, 0, 0);
 	return 0;
 }
 
@@ -157,7 +187,8 @@ static __attribute__((noinline)) int unlock_entry_slow(pthread_mutex_t *m,
 	struct ms_thread *t = recording();
 	if (!t)
 		return ms_real.mutex_unlock(m);
-	int rc = ms_unlock_slow(t, ms_table_find((uintptr_t)m), m, caller);
+	uint32_t r = ms_cache_find(t, (uintptr_t)m);
+	int rc = ms_unlock_slow(t, r ? r : ms_table_find((uintptr_t)m), m, caller);
 	if (t->pend) {
 		int saved = errno;
 		ms_blame_flush(t);
@@ -167,25 +198,27 @@ static __attribute__((noinline)) int unlock_entry_slow(pthread_mutex_t *m,
 }
 
 /* The unlock path: the owner letting go of its last level (glibc's own
- * fields say so) of a mutex whose current hold is not being timed.  No call
- * but the tail call to glibc. */
+ * fields say so) of the mutex it took last (the top of its held set gives
+ * the record), whose current hold is not being timed.  No call but the
+ * tail call to glibc. */
 MS_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 {
 	struct ms_thread *t = &ms_self;
-	uint32_t r;
-	if (likely(t->ok) && likely(tracked(r = ms_table_find_cached(t, (uintptr_t)m))) &&
-	    likely(mutex_owner(m) == (int)t->tid) &&
-	    likely(LOAD(&m->__data.__count) <= 1) &&
-	    likely(!(ms_rec(r)->flags & (MS_F_HOLD_SAMPLE | MS_F_WAITERS)))) {
-		/* ms_released() for the usual case, without a call, so that
-		 * this path needs no stack frame: the last mutex taken */
+	if (likely(t->ok)) {
 		struct ms_tstate *ts = t->ts;
-		uint32_t n = ts->nheld;
-		if (likely(n - 1 < MS_HELD_MAX && ts->held[n - 1].rec == r)) {
-			ts->nheld = n - 1;
-			ms_rec(r)->owner = t->tid;
-			ms_log_held(t, r, CALLER, MS_OP_UNLOCK, 0, 0, 0);
-			return ms_real.mutex_unlock(m);
+		uint32_t n = ts->nheld - 1;
+		if (likely(n < MS_HELD_MAX)) {
+			uint32_t r = ts->held[n].rec;
+			struct ms_record *rec = ms_rec(r);
+			if (likely(LOAD(&rec->key) == (uintptr_t)m &&
+				   mutex_owned_once(m, t->owned_once) &&
+				   !(rec->flags & (MS_F_HOLD_SAMPLE | MS_F_WAITERS)))) {
+				/* ms_released() for that case */
+				ts->nheld = n;
+				rec->owner = t->tid;
+				ms_log_holder(t, r, CALLER, MS_OP_UNLOCK);
+				return ms_real.mutex_unlock(m);
+			}
 		}
 	}
 	return unlock_entry_slow(m, CALLER);
@@ -204,7 +237,7 @@ MS_EXPORT int pthread_mutex_init(pthread_mutex_t *m,
 	ms_guard_leave(t);
 	if (r != MS_REC_UNTRACKED && r != MS_REC_NONE) {
 		ms_note_kind(r, m, 0);
-		ms_rec(r)->init_stack = ms_site_stack(CALLER);
+		ms_table.init_stacks[r] = ms_site_stack(CALLER);
 		ms_log_held(t, r, CALLER, MS_OP_INIT, 0, 0, 0);
 	}
 	errno = saved;

@@ -129,8 +129,7 @@ static void stack_handler(int sig)
 	struct ms_tstate *ts = t->ts;
 	if (ts) {
 		uint32_t req = __atomic_load_n(&stack_request, __ATOMIC_ACQUIRE);
-		t->guard++;
-		t->ok = 0;
+		ms_guard_enter(t);
 		ts->now_n = (uint32_t)ms_stack_capture(ts->now_frames, 32);
 		ms_guard_leave(t);
 		__atomic_store_n(&ts->now_seq, req, __ATOMIC_RELEASE);

@@ -146,7 +146,7 @@ void ms_order_stats(struct ms_order_stats *out)
 static int alive(uint32_t r, uint64_t birth)
 {
 	const struct ms_record *rec = ms_rec(r);
-	return LOAD(&rec->slot) != MS_NO_SLOT && LOAD(&rec->birth) == birth;
+	return LOAD(&rec->key) != 0 && LOAD(&rec->birth) == birth;
 }
 
 struct graph {

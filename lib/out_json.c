@@ -404,7 +404,7 @@ static void one_mutex(uintptr_t key, uint32_t r, void *arg)
 	obj_end(j);
 	frame(j, "first_locked_caller", LOAD(&rec->first_caller));
 	stack(j, "first_locked_at", LOAD(&rec->first_stack));
-	stack(j, "initialised_at", LOAD(&rec->init_stack));
+	stack(j, "initialised_at", LOAD(&ms_table.init_stacks[r]));
 	uint64_t birth = LOAD(&rec->birth);
 	if (c) {
 		blame(j, "waiting_stacks", r, birth, MS_BLAME_WAIT);
@@ -654,7 +654,7 @@ static int last_other(uint32_t r, unsigned op, struct ms_op_view *out)
 	int found = 0;
 	for (int i = 0; i < MS_FAIL_RING; i++) {
 		struct ms_op_view v;
-		ms_op_read(&c->fail[i], &v);
+		ms_op_read(&c->fail[i], &c->fail_ticks[i], &v);
 		if (v.state != 1 || (op && v.op != op) ||
 		    v.order <= LOAD(&ms_rec(r)->birth))
 			continue;

@@ -158,8 +158,8 @@ void ms_log_other(struct ms_thread *t, uint32_t r, uintptr_t caller,
 	t->clock = ++o; /* after what this thread has seen, without a write
 			   to the holder's line */
 	uint32_t pos = ATOMIC_ADD(&c->fail_pos, 1);
-	ms_op_write(&c->fail[pos % MS_FAIL_RING], o, t->tid, caller, op, 0, err,
-		    ms_ticks());
+	ms_op_write(&c->fail[pos % MS_FAIL_RING], &c->fail_ticks[pos % MS_FAIL_RING],
+		    o, t->tid, caller, op, 0, err, ms_ticks());
 }
 
 void ms_count_error(uint32_t r, int err)
@@ -400,7 +400,7 @@ int ms_unlock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
 		if (LOAD(&m->__data.__count) > 1) {
 			rc = ms_real.mutex_unlock(m); /* an inner level */
 			if (rc == 0)
-				ms_log_held(t, r, caller, MS_OP_UNLOCK, 0, 0, 0);
+				ms_log_holder(t, r, caller, MS_OP_UNLOCK);
 		} else {
 			uint64_t birth = LOAD(&ms_rec(r)->birth);
 			uint32_t seq = ms_released(t, r, caller, MS_OP_UNLOCK);

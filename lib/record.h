@@ -24,15 +24,39 @@ void ms_hold_end(uint32_t r);
 
 #define MS_HOT static inline __attribute__((always_inline))
 
-/* The next main-history entry, written by the mutex's holder. */
+/* The next main-history entry, written by the mutex's holder, with order
+ * o, which becomes the mutex's and the thread's. */
+MS_HOT void ms_log_at(struct ms_thread *t, uint32_t r, uint64_t o,
+		      uintptr_t caller, unsigned op, int waited, int err,
+		      uint64_t ticks)
+{
+	struct ms_record *rec = ms_rec(r);
+	t->clock = o;
+	rec->seq = o;
+	uint32_t pos = rec->ops++;
+	struct ms_op *e = ms_history_at(r, pos);
+	ms_op_write(e, ms_history_ticks(e), o, t->tid, caller, op, waited, err,
+		    ticks);
+}
+
+/* An operation that takes the mutex (or happens at init): ordered after
+ * everything this thread and the mutex have seen (a Lamport clock). */
 MS_HOT void ms_log_held(struct ms_thread *t, uint32_t r, uintptr_t caller,
 			unsigned op, int waited, int err, uint64_t ticks)
 {
-	struct ms_record *rec = ms_rec(r);
-	uint64_t o = ms_order_next(t, &rec->seq);
-	uint32_t pos = rec->ops++;
-	ms_op_write(ms_history_at(r, pos), o, t->tid, caller, op, waited, err,
-		    ticks);
+	uint64_t seen = ms_rec(r)->seq;
+	uint64_t o = (t->clock > seen ? t->clock : seen) + 1;
+	ms_log_at(t, r, o, caller, op, waited, err, ticks);
+}
+
+/* An operation by the thread holding the mutex (a release, an inner
+ * level): the thread's clock is past the mutex's already, because it took
+ * the mutex and only a holder moves the mutex's order (a reset leaves it
+ * where it is). */
+MS_HOT void ms_log_holder(struct ms_thread *t, uint32_t r, uintptr_t caller,
+			  unsigned op)
+{
+	ms_log_at(t, r, t->clock + 1, caller, op, 0, 0, 0);
 }
 
 /* The thread now holds the mutex.  If it already did (a recursive
@@ -45,7 +69,7 @@ MS_HOT void ms_acquired(struct ms_thread *t, uint32_t r, const void *m,
 {
 	struct ms_record *rec = ms_rec(r);
 	uint32_t prev = rec->owner;
-	if (likely(prev != (t->tid | MS_HELD))) {
+	if (likely(prev != t->tid_held)) {
 		struct ms_tstate *ts = t->ts;
 		uint32_t n = ts->nheld;
 		if (unlikely(n) && op != MS_OP_TRYLOCK)
@@ -59,15 +83,15 @@ MS_HOT void ms_acquired(struct ms_thread *t, uint32_t r, const void *m,
 	}
 	rec->acquisitions++;
 	if (unlikely(prev != t->tid)) {
-		if (prev != (t->tid | MS_HELD)) {
+		if (prev != t->tid_held) {
 			if (prev)
 				rec->owner_changes++;
 			else if (!rec->first_caller)
 				ms_first_acquired(r, caller);
 		}
 	}
-	rec->owner = t->tid | MS_HELD;
-	if (unlikely(rec->flags & MS_F_TIMED) && prev != (t->tid | MS_HELD))
+	rec->owner = t->tid_held;
+	if (unlikely(rec->flags & MS_F_TIMED) && prev != t->tid_held)
 		ms_hold_begin(r);
 	ms_log_held(t, r, caller, op, waited, err, ticks);
 }
@@ -93,7 +117,7 @@ MS_HOT uint32_t ms_released(struct ms_thread *t, uint32_t r, uintptr_t caller,
 		if (rec->flags & MS_F_HOLD_SAMPLE)
 			ms_hold_end(r);
 	}
-	ms_log_held(t, r, caller, op, 0, 0, 0);
+	ms_log_holder(t, r, caller, op);
 	return seq;
 }
 

@@ -309,7 +309,8 @@ static void print_held(uintptr_t key, uint32_t r, void *arg)
 	uintptr_t at = 0;
 	for (uint32_t i = 0; i < ms_table.history_len; i++) {
 		struct ms_op_view v;
-		ms_op_read(ms_history_at(r, i), &v);
+		const struct ms_op *e = ms_history_at(r, i);
+		ms_op_read(e, ms_history_ticks(e), &v);
 		if (v.state == 1 && v.order > best && v.op != MS_OP_UNLOCK &&
 		    v.op != MS_OP_INIT && v.op != MS_OP_COND_RELEASE) {
 			best = v.order;
@@ -341,7 +342,7 @@ static int last_other(uint32_t r, unsigned op, struct ms_op_view *out)
 	int found = 0;
 	for (int i = 0; i < MS_FAIL_RING; i++) {
 		struct ms_op_view v;
-		ms_op_read(&c->fail[i], &v);
+		ms_op_read(&c->fail[i], &c->fail_ticks[i], &v);
 		if (v.state != 1 || (op && v.op != op) || v.order <= LOAD(&ms_rec(r)->birth))
 			continue;
 		if (op == 0 && v.err != EINVAL)

@@ -154,7 +154,7 @@ void ms_report_mutex_stacks(struct ms_fmt *f, uint32_t r)
 		"who made them wait: the stacks of the unlocks that let a waiter in",
 		"caused");
 	const struct ms_record *rec = ms_rec(r);
-	uint32_t first = LOAD(&rec->first_stack), init = LOAD(&rec->init_stack);
+	uint32_t first = LOAD(&rec->first_stack), init = LOAD(&ms_table.init_stacks[r]);
 	if (first) {
 		ms_fmt(f, "  first locked at   ");
 		ms_report_stack(f, first, 20);

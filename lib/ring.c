@@ -1,11 +1,12 @@
 /* ring.c - reading history entries consistently; see ring.h. */
 #include "ring.h"
 
-void ms_op_read(const struct ms_op *e, struct ms_op_view *v)
+void ms_op_read(const struct ms_op *e, const uint64_t *ticks_word,
+		struct ms_op_view *v)
 {
 	uint64_t s1 = __atomic_load_n(&e->stamp, __ATOMIC_ACQUIRE);
 	uint64_t what = __atomic_load_n(&e->what, __ATOMIC_RELAXED);
-	uint64_t ticks = __atomic_load_n(&e->ticks, __ATOMIC_RELAXED);
+	uint64_t ticks = __atomic_load_n(ticks_word, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	uint64_t s2 = __atomic_load_n(&e->stamp, __ATOMIC_RELAXED);
 	v->state = s1 == 0 && s2 == 0 && what == 0 ? 0 : (s1 == s2 && s1) ? 1 : -1;

@@ -1,10 +1,14 @@
 /* ring.h - one recent operation, as kept in each mutex's history.
  *
- * An entry is three words.  `stamp` holds the operation's Lamport order and
- * the thread id, and is zero while the entry is being written; writers set it
- * last.  A reader takes stamp, the other words, then stamp again: if the two
- * stamps differ or are zero, the entry was overwritten while it was read and
- * the report says so instead of showing a mix of two operations.
+ * An entry is two words, 16 bytes.  `stamp` holds the operation's Lamport
+ * order and the thread id, and is zero while the entry is being written;
+ * writers set it last.  `what` holds the caller, the operation and its
+ * result.  The time, where a clock was read anyway (a wait), is kept apart
+ * in a word of its own (`ticks`), written only then: most entries have none,
+ * and a smaller entry is fewer bytes to store and fewer pages to touch.  A
+ * reader takes stamp, the other words, then stamp again: if the two stamps
+ * differ or are zero, the entry was overwritten while it was read and the
+ * report says so instead of showing a mix of two operations.
  *
  * Writers never wait.  Operations by the thread that holds the mutex go in
  * the mutex's main ring at a position only that thread advances (serialised
@@ -26,17 +30,18 @@ struct ms_op {
 	uint64_t stamp; /* order << 24 | tid; 0 while being written */
 	uint64_t what;  /* caller (48 bits) | op << 48 | MS_OP_WAITED |
 			   MS_OP_TIMED | errno << 56 */
-	uint64_t ticks; /* when, if MS_OP_TIMED: where a clock was read anyway */
 };
 
 #define MS_OP_TID_BITS 24
 
 #define MS_OP_WAITED (1ull << 53)
-#define MS_OP_TIMED (1ull << 54) /* `ticks` holds a time */
+#define MS_OP_TIMED (1ull << 54) /* the entry's ticks word holds a time */
 
+/* Write entry e; `ticks` (0: none) goes to *ticks_word. */
 static inline __attribute__((always_inline)) void
-ms_op_write(struct ms_op *e, uint64_t order, uint32_t tid, uintptr_t caller,
-	    unsigned op, int waited, int err, uint64_t ticks)
+ms_op_write(struct ms_op *e, uint64_t *ticks_word, uint64_t order,
+	    uint32_t tid, uintptr_t caller, unsigned op, int waited, int err,
+	    uint64_t ticks)
 {
 	/* user-space code addresses fit in 47 bits */
 	uint64_t what = (uint64_t)caller | (uint64_t)op << 48 |
@@ -47,7 +52,7 @@ ms_op_write(struct ms_op *e, uint64_t order, uint32_t tid, uintptr_t caller,
 	__atomic_signal_fence(__ATOMIC_RELEASE);
 	if (ticks) {
 		what |= MS_OP_TIMED;
-		__atomic_store_n(&e->ticks, ticks, __ATOMIC_RELAXED);
+		__atomic_store_n(ticks_word, ticks, __ATOMIC_RELAXED);
 	}
 	__atomic_store_n(&e->what, what, __ATOMIC_RELAXED);
 	__atomic_store_n(&e->stamp, order << MS_OP_TID_BITS | tid, __ATOMIC_RELEASE);
@@ -64,7 +69,8 @@ struct ms_op_view {
 	uint64_t ticks;
 };
 
-void ms_op_read(const struct ms_op *e, struct ms_op_view *v);
+void ms_op_read(const struct ms_op *e, const uint64_t *ticks_word,
+		struct ms_op_view *v);
 const char *ms_op_name(unsigned op);
 
 #endif

@@ -8,7 +8,11 @@
 #include <string.h>
 #include <sys/mman.h>
 
-struct ms_table ms_table;
+/* What records[] is until the table is mapped (or if it cannot be): the
+ * empty cache entry's record, so the lock path never needs to ask. */
+static struct ms_record boot_records[1] = { { .key = MS_KEY_NO_MUTEX } };
+
+struct ms_table ms_table = { .records = boot_records };
 
 /* ---- the insert lock: ours, spinning, never a pthread mutex ---------- */
 
@@ -46,18 +50,21 @@ static void unmap_all(struct ms_table *t, size_t cap, size_t hist)
 {
 	if (t->slots)
 		munmap(t->slots, 2 * cap * sizeof *t->slots);
-	if (t->records)
-		munmap(t->records, (cap + 1) * sizeof *t->records);
 	if (t->cold)
 		munmap(t->cold, (cap + 1) * sizeof *t->cold);
 	if (t->history)
 		munmap(t->history, hist * (cap + 1) * sizeof *t->history);
+	if (t->history_ticks)
+		munmap(t->history_ticks, hist * (cap + 1) * sizeof *t->history_ticks);
+	if (t->init_stacks)
+		munmap(t->init_stacks, (cap + 1) * sizeof *t->init_stacks);
 	if (t->free_next)
 		munmap(t->free_next, (cap + 1) * sizeof *t->free_next);
 	t->slots = NULL;
-	t->records = NULL;
 	t->cold = NULL;
 	t->history = NULL;
+	t->history_ticks = NULL;
+	t->init_stacks = NULL;
 	t->free_next = NULL;
 }
 
@@ -70,12 +77,20 @@ int ms_table_init(uint32_t capacity, uint32_t history_len)
 	if (!t->sites)
 		t->sites = map(MS_MAX_SITES * sizeof *t->sites);
 	for (size_t cap = capacity; cap >= 64 && t->sites; cap /= 2) {
+		/* records[] is published last: the lock path reads it
+		 * without asking whether the table is ready */
+		struct ms_record *records = map((cap + 1) * sizeof *records);
 		t->slots = map(2 * cap * sizeof *t->slots);
-		t->records = map((cap + 1) * sizeof *t->records);
 		t->cold = map((cap + 1) * sizeof *t->cold);
 		t->history = map(history_len * (cap + 1) * sizeof *t->history);
+		t->history_ticks =
+			map(history_len * (cap + 1) * sizeof *t->history_ticks);
+		t->init_stacks = map((cap + 1) * sizeof *t->init_stacks);
 		t->free_next = map((cap + 1) * sizeof *t->free_next);
-		if (t->slots && t->records && t->cold && t->history && t->free_next) {
+		if (t->slots && records && t->cold && t->history &&
+		    t->history_ticks && t->init_stacks && t->free_next) {
+			records[0].key = MS_KEY_NO_MUTEX;
+			__atomic_store_n(&t->records, records, __ATOMIC_RELEASE);
 			t->capacity = (uint32_t)cap;
 			t->index_mask = 2 * cap - 1;
 			t->index_shift = (unsigned)__builtin_ctzll(2 * cap);
@@ -87,6 +102,8 @@ int ms_table_init(uint32_t capacity, uint32_t history_len)
 			__atomic_store_n(&t->ready, 1, __ATOMIC_RELEASE);
 			return (int)cap;
 		}
+		if (records)
+			munmap(records, (cap + 1) * sizeof *records);
 		unmap_all(t, cap, history_len);
 	}
 	return 0;
@@ -109,7 +126,7 @@ static uint32_t record_alloc(struct ms_table *t)
 
 static void record_free(struct ms_table *t, uint32_t r)
 {
-	STORE(&ms_rec(r)->slot, MS_NO_SLOT);
+	STORE(&ms_rec(r)->key, 0);
 	t->free_next[r] = t->free_head;
 	t->free_head = r;
 }
@@ -127,7 +144,7 @@ static void record_begin(uint32_t r, uint64_t *clock)
 	STORE(&rec->birth, birth);
 	STORE(&rec->first_caller, 0);
 	STORE(&rec->first_stack, 0);
-	STORE(&rec->init_stack, 0);
+	STORE(&ms_table.init_stacks[r], 0);
 	STORE(&rec->owner, 0);
 	STORE(&rec->flags, 0);
 	/* The history restarts at position 0, so a life touches only the
@@ -259,7 +276,7 @@ uint32_t ms_table_add(uintptr_t key, int birth, uint64_t *clock)
 	 * key sees its record. */
 	STORE(&t->slots[free_at].rec, r);
 	if (r != MS_REC_UNTRACKED)
-		STORE(&ms_rec(r)->slot, (uint32_t)free_at);
+		__atomic_store_n(&ms_rec(r)->key, key, __ATOMIC_RELEASE);
 	__atomic_store_n(&t->slots[free_at].key, key, __ATOMIC_RELEASE);
 out:
 	ms_table_unlock();
@@ -287,11 +304,8 @@ static void delete_at(struct ms_table *t, uint64_t i)
 		int stays = i <= j ? (home > i && home <= j) : (home > i || home <= j);
 		if (stays)
 			continue;
-		uint32_t r = t->slots[j].rec;
-		STORE(&t->slots[i].rec, r);
+		STORE(&t->slots[i].rec, t->slots[j].rec);
 		__atomic_store_n(&t->slots[i].key, k, __ATOMIC_RELEASE);
-		if (r != MS_REC_UNTRACKED)
-			STORE(&ms_rec(r)->slot, (uint32_t)i);
 		__atomic_store_n(&t->slots[j].key, MS_KEY_TOMB, __ATOMIC_RELEASE);
 		i = j;
 	}
@@ -331,7 +345,7 @@ void ms_table_reset(void)
 	struct ms_table *t = &ms_table;
 	ms_table_lock();
 	for (uint32_t r = 1; r < t->next_unused && r <= t->capacity; r++) {
-		if (LOAD(&t->records[r].slot) == MS_NO_SLOT)
+		if (!LOAD(&t->records[r].key))
 			continue;
 		/* Numbers to zero; what the mutex is stays: its owner (a held
 		 * mutex stays held), name, kind and first-lock site. */
@@ -339,15 +353,19 @@ void ms_table_reset(void)
 		uint32_t owner = LOAD(&rec->owner), flags = LOAD(&rec->flags);
 		uintptr_t first = LOAD(&rec->first_caller);
 		uint32_t first_stack = LOAD(&rec->first_stack);
-		uint32_t init_stack = LOAD(&rec->init_stack);
+		uint32_t init_stack = LOAD(&t->init_stacks[r]);
 		const char *name = (flags & MS_F_COLD) ? LOAD(&t->cold[r].name) : NULL;
-		uint64_t clock = 0;
+		uint64_t clock = 0, seq = LOAD(&rec->seq);
 		record_begin(r, &clock);
+		/* The new life begins at the last operation, without moving
+		 * the mutex's order: a holder's next operation (its unlock)
+		 * counts on its own clock being past the mutex's. */
+		STORE(&rec->seq, seq);
+		STORE(&rec->birth, seq);
 		STORE(&rec->owner, owner);
 		STORE(&rec->first_caller, first);
 		STORE(&rec->first_stack, first_stack);
-		STORE(&rec->init_stack, init_stack);
-		STORE(&rec->slot, LOAD(&rec->slot));
+		STORE(&t->init_stacks[r], init_stack);
 		STORE(&rec->flags, flags & ~(MS_F_COLD | MS_F_COLD_BUSY | MS_F_TIMED));
 		if (name)
 			STORE(&ms_cold(r)->name, name);
@@ -370,13 +388,9 @@ void ms_table_each(void (*fn)(uintptr_t, uint32_t, void *), void *arg)
 		return;
 	uint32_t end = LOAD(&t->next_unused);
 	for (uint32_t r = 1; r < end && r <= t->capacity; r++) {
-		uint32_t slot = LOAD(&t->records[r].slot);
-		if (slot > t->index_mask)
-			continue;
-		uintptr_t k = __atomic_load_n(&t->slots[slot].key, __ATOMIC_ACQUIRE);
-		if (k == MS_KEY_EMPTY || k == MS_KEY_TOMB || LOAD(&t->slots[slot].rec) != r)
-			continue;
-		fn(k, r, arg);
+		uintptr_t k = __atomic_load_n(&t->records[r].key, __ATOMIC_ACQUIRE);
+		if (k)
+			fn(k, r, arg);
 	}
 }
 
@@ -403,10 +417,11 @@ const char *ms_kind_name(char *out, size_t cap, uint32_t flags)
 	return ms_fmt_str(&f);
 }
 
-static void take_view(const struct ms_op *e, uint64_t birth,
-		      struct ms_op_view *v, uint32_t *n, uint32_t *torn)
+static void take_view(const struct ms_op *e, const uint64_t *ticks,
+		      uint64_t birth, struct ms_op_view *v, uint32_t *n,
+		      uint32_t *torn)
 {
-	ms_op_read(e, &v[*n]);
+	ms_op_read(e, ticks, &v[*n]);
 	if (v[*n].state == -1)
 		(*torn)++;
 	else if (v[*n].state == 1 && v[*n].order > birth)
@@ -420,11 +435,14 @@ uint32_t ms_history_read(uint32_t r, struct ms_op_view *v, uint32_t *first,
 	uint64_t birth = LOAD(&ms_rec(r)->birth);
 	uint32_t n = 0;
 	*torn = 0;
-	for (uint32_t i = 0; i < t->history_len; i++)
-		take_view(ms_history_at(r, i), birth, v, &n, torn);
+	for (uint32_t i = 0; i < t->history_len; i++) {
+		const struct ms_op *e = ms_history_at(r, i);
+		take_view(e, ms_history_ticks(e), birth, v, &n, torn);
+	}
 	if (LOAD(&ms_rec(r)->flags) & MS_F_COLD)
 		for (int i = 0; i < MS_FAIL_RING; i++)
-			take_view(&t->cold[r].fail[i], birth, v, &n, torn);
+			take_view(&t->cold[r].fail[i], &t->cold[r].fail_ticks[i],
+				  birth, v, &n, torn);
 	/* insertion sort by order: at most history_len + MS_FAIL_RING */
 	for (uint32_t i = 1; i < n; i++) {
 		struct ms_op_view x = v[i];

@@ -36,7 +36,6 @@ struct ms_blame;
 #define MS_KEY_TOMB 1u
 #define MS_MAX_PROBE 128
 
-#define MS_HELD 0x80000000u /* in record.owner: the owner still holds it */
 
 /* Record flags. */
 #define MS_F_COLD_BUSY 1u  /* cold part being zeroed for this life */
@@ -66,22 +65,24 @@ struct ms_slot {
 };
 
 struct ms_record {
+	/* The mutex's address while the record is tracked, 0 while free.  A
+	 * thread's cached record number is trusted only if this is the
+	 * mutex it looks for (thread.h). */
+	uintptr_t key;
 	uint64_t acquisitions;
 	uint64_t owner_changes;
 	uint64_t seq;   /* order of this record's last operation, kept across lives */
 	uint64_t birth; /* order at which this life began: older history is stale */
 	uintptr_t first_caller;
-	uint32_t first_stack; /* depot ids: where first locked, initialised */
-	uint32_t init_stack;
 	uint32_t owner; /* tid of the last acquirer, | MS_HELD while held */
 	uint32_t ops;   /* main history write position */
 	uint32_t flags;
-	uint32_t slot;  /* its index slot, so the report can walk records
-			   instead of the (larger, mostly untouched) index;
-			   MS_NO_SLOT while free */
+	uint32_t first_stack; /* depot id: where first locked */
 } __attribute__((aligned(64)));
 
-#define MS_NO_SLOT 0xffffffffu
+/* records[0]: the record every empty cache entry names; no mutex has this
+ * address. */
+#define MS_KEY_NO_MUTEX 1u
 
 /* errno values counted per mutex. */
 enum ms_err {
@@ -118,6 +119,7 @@ struct ms_cold {
 	uint32_t sampled_waiters; /* sampled threads waiting now */
 	uint32_t fail_pos;
 	struct ms_op fail[MS_FAIL_RING];
+	uint64_t fail_ticks[MS_FAIL_RING];
 };
 
 /* What a destroyed mutex leaves behind, summed per first-lock site. */
@@ -139,6 +141,8 @@ struct ms_table {
 	struct ms_cold *cold;
 	struct ms_op *history;     /* [position * (capacity + 1) + record] */
 	struct ms_op *history_row[1024]; /* &history[position * (capacity + 1)] */
+	uint64_t *history_ticks;   /* the time of history[i], if MS_OP_TIMED */
+	uint32_t *init_stacks;     /* [record]: depot id of where initialised */
 	uint32_t history_mask;     /* history_len - 1 */
 	uint32_t *free_next;
 	uint64_t index_mask;
@@ -187,29 +191,33 @@ static inline uint32_t ms_table_find(uintptr_t key)
 	return MS_REC_NONE;
 }
 
-/* ms_table_find through the thread's one-entry cache. */
-static inline uint32_t ms_table_find_cached(struct ms_thread *c, uintptr_t key)
-{
-	uint32_t gen = __atomic_load_n(&ms_table.gen, __ATOMIC_ACQUIRE);
-	if (likely(c->cache_key == key && c->cache_gen == gen))
-		return c->cache_rec;
-	uint32_t r = ms_table_find(key);
-	if (r - 1 < MS_REC_UNTRACKED - 1) { /* only tracked records */
-		c->cache_key = key;
-		c->cache_rec = r;
-		c->cache_gen = gen;
-	}
-	return r;
-}
-
 static inline struct ms_record *ms_rec(uint32_t r)
 {
 	return &ms_table.records[r];
 }
 
+/* The record of mutex m if this thread's cache has it, else 0. */
+static inline uint32_t ms_cache_find(const struct ms_thread *t, uintptr_t m)
+{
+	uint32_t r = t->cache[ms_cache_slot((const void *)m)];
+	return LOAD(&ms_rec(r)->key) == m ? r : 0;
+}
+
+/* Remember m's tracked record r in this thread's cache. */
+static inline void ms_cache_fill(struct ms_thread *t, uintptr_t m, uint32_t r)
+{
+	t->cache[ms_cache_slot((const void *)m)] = r;
+}
+
 static inline struct ms_op *ms_history_at(uint32_t r, uint32_t pos)
 {
 	return ms_table.history_row[pos & ms_table.history_mask] + r;
+}
+
+/* Where the time of a main-history entry goes. */
+static inline uint64_t *ms_history_ticks(const struct ms_op *e)
+{
+	return ms_table.history_ticks + (e - ms_table.history);
 }
 
 int ms_table_init(uint32_t capacity, uint32_t history_len);

@@ -18,6 +18,8 @@ uint32_t ms_thread_register(struct ms_thread *t)
 	/* A raw system call: gettid() has no errno side effect worth keeping,
 	 * and this runs once per thread. */
 	t->tid = (uint32_t)syscall(SYS_gettid);
+	t->tid_held = t->tid | MS_HELD;
+	t->owned_once = mutex_owned_once_word(t->tid);
 	ATOMIC_ADD(&threads_seen, 1);
 	return t->tid;
 }
@@ -26,6 +28,8 @@ uint32_t ms_thread_register(struct ms_thread *t)
 void ms_thread_after_fork_child(void)
 {
 	ms_self.tid = (uint32_t)syscall(SYS_gettid);
+	ms_self.tid_held = ms_self.tid | MS_HELD;
+	ms_self.owned_once = mutex_owned_once_word(ms_self.tid);
 	ms_self.pend = 0;
 	STORE(&threads_seen, 1);
 }

@@ -13,28 +13,47 @@
 
 #include <stdint.h>
 
+#define MS_HELD 0x80000000u /* in record.owner: the owner still holds it */
+#define MS_CACHE 16         /* entries in a thread's lookup cache */
+
 struct ms_thread {
-	uint32_t ok;    /* 1 when calls may be recorded: started, tid known,
-			   not inside library code.  The one test on the
-			   lock path. */
+	uint32_t ok;    /* 1 when calls may be recorded: started, tid and
+			   record known, not inside library code, no blame
+			   pending.  The unlock path's first test. */
 	uint32_t tid;
-	uint64_t clock;
+	uint32_t tid_held; /* tid | MS_HELD: record.owner while it holds one */
 	uint32_t guard;
-	/* The last mutex this thread looked up, and its record: a lock and
-	 * its unlock, or a loop on one mutex, skip the table probe.  Valid
-	 * while the table's generation (bumped whenever an address leaves
-	 * the table) is the one seen when it was filled. */
-	uint32_t cache_gen;
-	uintptr_t cache_key;
-	uint32_t cache_rec;
+	uint64_t clock;
+	uint64_t owned_once; /* mutex_owned_once_word(tid) (internal.h) */
+	struct ms_tstate *ts; /* the thread's record (threads.h) */
+	/* The records of the mutexes this thread used last, by a few bits
+	 * of their address (ms_cache_slot): a lock of one of them skips the
+	 * table probe.  An entry is believed only if the record's key is
+	 * the mutex, so nothing needs to be told when a mutex leaves the
+	 * table; 0 (a record that matches no mutex) is empty.  Emptied
+	 * whenever the thread enters library code, so that calls made from
+	 * there miss and pass through. */
+	uint32_t cache[MS_CACHE];
 	/* A sampled wait whose blame is charged after this thread's next
 	 * unlock, outside any critical section (ok stays 0 until then, so
 	 * that unlock takes the slow path). */
-	struct ms_tstate *ts; /* the thread's record (threads.h) */
 	uint32_t pend;
 	uint32_t pend_rec, pend_stack, pend_seq;
 	uint64_t pend_birth, pend_wait;
 };
+
+/* Mutexes side by side in an array, or in neighbouring objects, get
+ * different entries. */
+static inline unsigned ms_cache_slot(const void *m)
+{
+	return (unsigned)((uintptr_t)m >> 3) & (MS_CACHE - 1);
+}
+
+static inline void ms_cache_clear(struct ms_thread *t)
+{
+	for (unsigned i = 0; i < MS_CACHE; i++)
+		t->cache[i] = 0;
+}
 
 extern __thread struct ms_thread ms_self
 	__attribute__((tls_model("initial-exec")));
@@ -46,6 +65,7 @@ static inline void ms_guard_enter(struct ms_thread *t)
 {
 	t->guard++;
 	t->ok = 0;
+	ms_cache_clear(t);
 }
 
 void ms_guard_leave(struct ms_thread *t);

@@ -140,11 +140,7 @@ const char *ms_thread_name(uint32_t tid, char out[16])
 
 uintptr_t ms_rec_key(uint32_t rec)
 {
-	uint32_t slot = LOAD(&ms_rec(rec)->slot);
-	if (slot > ms_table.index_mask)
-		return 0;
-	uintptr_t k = LOAD(&ms_table.slots[slot].key);
-	return k == MS_KEY_EMPTY || k == MS_KEY_TOMB ? 0 : k;
+	return LOAD(&ms_rec(rec)->key);
 }
 
 int ms_held_remove(struct ms_tstate *ts, uint32_t rec)

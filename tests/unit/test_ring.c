@@ -43,11 +43,12 @@ static uint32_t new_record(uintptr_t key)
 START_TEST(test_ring_entry_fields_round_trip)
 {
 	struct ms_op e;
+	uint64_t e_ticks = 0;
 	struct ms_op_view v;
 	memset(&e, 0, sizeof e);
-	ms_op_write(&e, 123456789, 0xabcdef, (uintptr_t)0x7fffffffffffull,
+	ms_op_write(&e, &e_ticks, 123456789, 0xabcdef, (uintptr_t)0x7fffffffffffull,
 		    MS_OP_COND_REACQUIRE, 1, EOWNERDEAD, 987654321);
-	ms_op_read(&e, &v);
+	ms_op_read(&e, &e_ticks, &v);
 	ck_assert_int_eq(v.state, 1);
 	ck_assert_uint_eq(v.order, 123456789);
 	ck_assert_uint_eq(v.tid, 0xabcdef);
@@ -58,8 +59,8 @@ START_TEST(test_ring_entry_fields_round_trip)
 	ck_assert_uint_eq(v.ticks, 987654321);
 
 	for (unsigned op = MS_OP_INIT; op < MS_OP_COUNT; op++) {
-		ms_op_write(&e, 7, 1, CALLER_BASE + op, op, 0, 0, 0);
-		ms_op_read(&e, &v);
+		ms_op_write(&e, &e_ticks, 7, 1, CALLER_BASE + op, op, 0, 0, 0);
+		ms_op_read(&e, &e_ticks, &v);
 		ck_assert_int_eq(v.state, 1);
 		ck_assert_uint_eq(v.op, op);
 		ck_assert_uint_eq(v.caller, CALLER_BASE + op);
@@ -73,11 +74,12 @@ END_TEST
 START_TEST(test_ring_untimed_entry_over_timed_one_reads_no_time)
 {
 	struct ms_op e;
+	uint64_t e_ticks = 0;
 	struct ms_op_view v;
 	memset(&e, 0, sizeof e);
-	ms_op_write(&e, 1, 5, CALLER_BASE, MS_OP_LOCK, 1, 0, 4242);
-	ms_op_write(&e, 2, 5, CALLER_BASE, MS_OP_UNLOCK, 0, 0, 0);
-	ms_op_read(&e, &v);
+	ms_op_write(&e, &e_ticks, 1, 5, CALLER_BASE, MS_OP_LOCK, 1, 0, 4242);
+	ms_op_write(&e, &e_ticks, 2, 5, CALLER_BASE, MS_OP_UNLOCK, 0, 0, 0);
+	ms_op_read(&e, &e_ticks, &v);
 	ck_assert_int_eq(v.state, 1);
 	ck_assert_uint_eq(v.order, 2);
 	ck_assert_uint_eq(v.op, MS_OP_UNLOCK);
@@ -89,14 +91,15 @@ END_TEST
 START_TEST(test_ring_never_written_entry_reads_empty)
 {
 	struct ms_op e;
+	uint64_t e_ticks = 0;
 	struct ms_op_view v;
 	memset(&e, 0, sizeof e);
-	ms_op_read(&e, &v);
+	ms_op_read(&e, &e_ticks, &v);
 	ck_assert_int_eq(v.state, 0);
 
 	uint32_t r = new_record(0x10000);
 	for (uint32_t pos = 0; pos < HISTORY; pos++) {
-		ms_op_read(ms_history_at(r, pos), &v);
+		ms_op_read(ms_history_at(r, pos), ms_history_ticks(ms_history_at(r, pos)), &v);
 		ck_assert_int_eq(v.state, 0);
 	}
 }
@@ -105,16 +108,17 @@ END_TEST
 START_TEST(test_ring_entry_with_zero_stamp_reads_torn)
 {
 	struct ms_op e;
+	uint64_t e_ticks = 0;
 	struct ms_op_view v;
 	memset(&e, 0, sizeof e);
-	ms_op_write(&e, 9, 77, CALLER_BASE, MS_OP_LOCK, 0, 0, 0);
+	ms_op_write(&e, &e_ticks, 9, 77, CALLER_BASE, MS_OP_LOCK, 0, 0, 0);
 	/* a writer stopped between clearing the stamp and setting it again */
 	__atomic_store_n(&e.stamp, 0, __ATOMIC_RELAXED);
-	ms_op_read(&e, &v);
+	ms_op_read(&e, &e_ticks, &v);
 	ck_assert_int_eq(v.state, -1);
 	/* the writer finishes: valid again */
-	ms_op_write(&e, 10, 77, CALLER_BASE + 1, MS_OP_UNLOCK, 0, 0, 0);
-	ms_op_read(&e, &v);
+	ms_op_write(&e, &e_ticks, 10, 77, CALLER_BASE + 1, MS_OP_UNLOCK, 0, 0, 0);
+	ms_op_read(&e, &e_ticks, &v);
 	ck_assert_int_eq(v.state, 1);
 	ck_assert_uint_eq(v.order, 10);
 	ck_assert_uint_eq(v.caller, CALLER_BASE + 1);
@@ -127,9 +131,9 @@ END_TEST
  * caught.  The two overlap by construction, not by timing: the reader
  * counts its reads from the writer's first write on, and the writer goes on
  * until the reader has done them all.
- * The entry straddles two cache lines, as some entries of the real history
- * array do (they are 24 bytes): its stamp is in one line, its other words in
- * the next, so the reader can see the two lines change apart. */
+ * The entry straddles two cache lines (its stamp in one, its other word in
+ * the next), and its time is in a third word elsewhere, as in the real
+ * history, so the reader can see the parts change apart. */
 #define HAMMER_READS 1000000u
 
 static union {
@@ -137,6 +141,7 @@ static union {
 	uint64_t align;
 } hammer_lines __attribute__((aligned(64)));
 #define hammer_entry (*(struct ms_op *)(hammer_lines.bytes + 56))
+#define hammer_ticks (*(uint64_t *)(hammer_lines.bytes + 8))
 
 static pthread_barrier_t hammer_start;
 static int hammer_stop;
@@ -167,7 +172,7 @@ static void *hammer_writer(void *arg)
 		uint64_t ticks;
 		o++;
 		hammer_fields(o, &tid, &caller, &op, &waited, &err, &ticks);
-		ms_op_write(&hammer_entry, o, tid, caller, op, waited, err, ticks);
+		ms_op_write(&hammer_entry, &hammer_ticks, o, tid, caller, op, waited, err, ticks);
 	}
 	hammer_last = o;
 	return NULL;
@@ -209,7 +214,7 @@ START_TEST(test_ring_read_racing_writer_is_consistent_or_torn)
 	pthread_barrier_wait(&hammer_start);
 	/* count reads from the first write on */
 	for (unsigned i = 0; i < HAMMER_READS; i += valid + torn > 0) {
-		ms_op_read(&hammer_entry, &v);
+		ms_op_read(&hammer_entry, &hammer_ticks, &v);
 		if (v.state == 1) {
 			const char *bad = hammer_check(&v);
 			if (bad)
@@ -231,7 +236,7 @@ START_TEST(test_ring_read_racing_writer_is_consistent_or_torn)
 	pthread_join(w, NULL);
 	pthread_barrier_destroy(&hammer_start);
 	/* once the writer is done, the entry is its last write, whole */
-	ms_op_read(&hammer_entry, &v);
+	ms_op_read(&hammer_entry, &hammer_ticks, &v);
 	ck_assert_int_eq(v.state, 1);
 	ck_assert_uint_eq(v.order, hammer_last);
 	ck_assert_ptr_null(hammer_check(&v));
@@ -265,7 +270,7 @@ START_TEST(test_ring_wraparound_keeps_exactly_last_16_entries)
 	uint64_t prev = 0;
 	for (uint32_t pos = WRITES - HISTORY; pos < WRITES; pos++) {
 		struct ms_op_view v;
-		ms_op_read(ms_history_at(r, pos), &v);
+		ms_op_read(ms_history_at(r, pos), ms_history_ticks(ms_history_at(r, pos)), &v);
 		ck_assert_int_eq(v.state, 1);
 		ck_assert_uint_eq(v.order, birth + 1 + pos);
 		ck_assert_uint_gt(v.order, prev);
@@ -279,14 +284,14 @@ START_TEST(test_ring_wraparound_keeps_exactly_last_16_entries)
 	}
 	/* the oldest surviving entry is write #84; #83 is gone */
 	struct ms_op_view oldest;
-	ms_op_read(ms_history_at(r, WRITES - HISTORY), &oldest);
+	ms_op_read(ms_history_at(r, WRITES - HISTORY), ms_history_ticks(ms_history_at(r, WRITES - HISTORY)), &oldest);
 	ck_assert_uint_eq(oldest.caller, CALLER_BASE + WRITES - HISTORY);
 	ck_assert_ptr_eq(ms_history_at(r, WRITES - HISTORY - 1),
 			 ms_history_at(r, WRITES - 1));
 	/* every slot of the ring holds one of the last 16 writes */
 	for (uint32_t pos = 0; pos < HISTORY; pos++) {
 		struct ms_op_view v;
-		ms_op_read(ms_history_at(r, pos), &v);
+		ms_op_read(ms_history_at(r, pos), ms_history_ticks(ms_history_at(r, pos)), &v);
 		ck_assert_uint_ge(v.caller, CALLER_BASE + WRITES - HISTORY);
 		ck_assert_uint_lt(v.caller, CALLER_BASE + WRITES);
 	}
@@ -308,7 +313,7 @@ START_TEST(test_ring_records_histories_do_not_overlap)
 	for (unsigned i = 0; i < 3; i++)
 		for (uint32_t pos = 2 * HISTORY; pos < 3 * HISTORY; pos++) {
 			struct ms_op_view v;
-			ms_op_read(ms_history_at(recs[i], pos), &v);
+			ms_op_read(ms_history_at(recs[i], pos), ms_history_ticks(ms_history_at(recs[i], pos)), &v);
 			ck_assert_int_eq(v.state, 1);
 			ck_assert_uint_eq(v.caller, CALLER_BASE + 0x1000 * i + pos);
 		}
@@ -325,9 +330,9 @@ START_TEST(test_ring_orders_follow_mutex_across_threads)
 	ms_log_held(&ahead, r, CALLER_BASE, MS_OP_LOCK, 0, 0, 0);
 	ms_log_held(&behind, r, CALLER_BASE, MS_OP_LOCK, 0, 0, 0);
 	ms_log_held(&ahead, r, CALLER_BASE, MS_OP_LOCK, 0, 0, 0);
-	ms_op_read(ms_history_at(r, 0), &a);
-	ms_op_read(ms_history_at(r, 1), &b);
-	ms_op_read(ms_history_at(r, 2), &c);
+	ms_op_read(ms_history_at(r, 0), ms_history_ticks(ms_history_at(r, 0)), &a);
+	ms_op_read(ms_history_at(r, 1), ms_history_ticks(ms_history_at(r, 1)), &b);
+	ms_op_read(ms_history_at(r, 2), ms_history_ticks(ms_history_at(r, 2)), &c);
 	/* the thread behind catches up with the mutex, not with its own clock */
 	ck_assert_uint_eq(a.order, 1001);
 	ck_assert_uint_eq(b.order, 1002);
