@@ -65,19 +65,6 @@ record_of_at(struct ms_thread *t, pthread_mutex_t *m, uintptr_t caller)
 /* The lock paths that are not the plain case, out of line so that the
  * plain one saves few registers. */
 
-/* The try got the mutex, but the call is not recorded the plain way:
- * library code on this thread, not started, or a mutex not in the thread's
- * cache. */
-static __attribute__((noinline)) int lock_free_slow(pthread_mutex_t *m,
-						    uintptr_t caller)
-{
-	struct ms_thread *t = recording();
-	uint32_t r;
-	if (t && (r = record_of_at(t, m, caller)) != MS_REC_UNTRACKED)
-		ms_acquired(t, r, m, caller, MS_OP_LOCK, 0, 0, 0);
-	return 0;
-}
-
 /* The try got a mutex the thread's cache knows, but not the plainest
  * way: another thread had it last, this thread holds others (lock order),
  * or its holds are timed. */
@@ -88,6 +75,57 @@ static __attribute__((noinline)) int lock_free_known(struct ms_thread *t,
 {
 	ms_acquired(t, r, m, caller, MS_OP_LOCK, 0, 0, 0);
 	return 0;
+}
+
+/* The try got tracked mutex m (record r): when this thread had it last
+ * and holds no other, ms_acquired() comes down to a few stores to the
+ * record, the thread's held set and the history. */
+static inline __attribute__((always_inline)) int
+lock_free(struct ms_thread *t, uint32_t r, pthread_mutex_t *m, uintptr_t caller)
+{
+	struct ms_record *rec = ms_rec(r);
+	struct ms_tstate *ts = t->ts;
+	if (unlikely(rec->owner != t->tid || ts->nheld ||
+		     (rec->flags & MS_F_TIMED)))
+		return lock_free_known(t, r, m, caller);
+	ts->held[0].rec = r;
+	ts->held[0].caller = caller;
+	ts->nheld = 1;
+	rec->acquisitions++;
+	rec->owner = t->tid_held;
+	ms_log_held(t, r, caller, MS_OP_LOCK, 0, 0, 0);
+	return 0;
+}
+
+/* The try got the mutex, the call is not the plain case (not started,
+ * library code on this thread, a blame pending) or the mutex is new. */
+static __attribute__((noinline)) int lock_free_other(pthread_mutex_t *m,
+						     uintptr_t caller)
+{
+	struct ms_thread *t = recording();
+	if (!t)
+		return 0;
+	uint32_t r = ms_table_find((uintptr_t)m);
+	if (r == MS_REC_NONE)
+		r = ms_first_use(t, m, caller);
+	if (!tracked(r))
+		return 0;
+	ms_cache_fill(t, (uintptr_t)m, r);
+	ms_acquired(t, r, m, caller, MS_OP_LOCK, 0, 0, 0);
+	return 0;
+}
+
+/* The try got the mutex, but the thread's cache does not know it: a
+ * mutex this thread has not used lately; its record is in the table. */
+static __attribute__((noinline)) int lock_free_slow(pthread_mutex_t *m,
+						    uintptr_t caller)
+{
+	struct ms_thread *t = &ms_self;
+	uint32_t r;
+	if (unlikely(!t->ok) || unlikely(!tracked(r = ms_table_find((uintptr_t)m))))
+		return lock_free_other(m, caller);
+	ms_cache_fill(t, (uintptr_t)m, r);
+	return lock_free(t, r, m, caller);
 }
 
 /* The try did not get the mutex: a wait, a relock, or an error. */
@@ -106,9 +144,8 @@ static __attribute__((noinline)) int lock_not_free(pthread_mutex_t *m, int rc,
 
 /* The lock path: glibc's trylock first -- if the mutex is free that is the
  * whole of glibc's work, and if it is not, this is a contention -- then the
- * thread's cache gives the record (no lock, no table probe), and, when this
- * thread had the mutex last and holds no other, a few stores to the record,
- * the thread's held set and the history. */
+ * thread's cache gives the record (no lock, no table probe), then
+ * lock_free(). */
 MS_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 {
 	int rc = ms_real.mutex_trylock(m);
@@ -116,21 +153,9 @@ MS_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 		return lock_not_free(m, rc, CALLER);
 	struct ms_thread *t = &ms_self;
 	uint32_t r = t->cache[ms_cache_slot(m)];
-	struct ms_record *rec = ms_rec(r);
-	if (unlikely(LOAD(&rec->key) != (uintptr_t)m))
+	if (unlikely(LOAD(&ms_rec(r)->key) != (uintptr_t)m))
 		return lock_free_slow(m, CALLER);
-	struct ms_tstate *ts = t->ts;
-	if (unlikely(rec->owner != t->tid || ts->nheld ||
-		     (rec->flags & MS_F_TIMED)))
-		return lock_free_known(t, r, m, CALLER);
-	/* ms_acquired() for that case */
-	ts->held[0].rec = r;
-	ts->held[0].caller = CALLER;
-	ts->nheld = 1;
-	rec->acquisitions++;
-	rec->owner = t->tid_held;
-	ms_log_held(t, r, CALLER, MS_OP_LOCK, 0, 0, 0);
-	return 0;
+	return lock_free(t, r, m, CALLER);
 }
 
 MS_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
