@@ -81,16 +81,4 @@ static inline struct ms_thread *ms_thread(void)
 	return t;
 }
 
-/* Advance the thread's Lamport clock past the mutex's last operation and
- * stamp the mutex with the result: an operation that happened after another
- * one (in the same thread, or through this mutex) gets a larger number. */
-static inline uint64_t ms_order_next(struct ms_thread *t, uint64_t *mutex_seq)
-{
-	uint64_t seen = *mutex_seq;
-	uint64_t o = (t->clock > seen ? t->clock : seen) + 1;
-	t->clock = o;
-	*mutex_seq = o;
-	return o;
-}
-
 #endif
