@@ -274,16 +274,15 @@ MS_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
 	struct ms_thread *t = recording();
 	if (!t)
 		return ms_real.mutex_destroy(m);
-	uint32_t r = ms_table_find((uintptr_t)m);
 	int rc = ms_real.mutex_destroy(m);
 	int saved = errno;
+	uint32_t r;
 	if (rc == 0) {
-		/* even if the lookup missed: it may have raced with a move in
-		 * the table, and the removal looks again under the lock */
 		ms_guard_enter(t);
 		ms_table_remove((uintptr_t)m);
 		ms_guard_leave(t);
-	} else if (tracked(r)) {
+	} else if (tracked(r = record_of(t, m))) {
+		/* glibc refused (EBUSY: it is locked); the mutex lives on */
 		ms_count_error(r, rc);
 		ms_misuse(t, r, MS_M_DESTROY_LOCKED, CALLER, MS_OP_DESTROY, rc);
 	}
