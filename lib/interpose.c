@@ -237,7 +237,8 @@ MS_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 			struct ms_record *rec = ms_rec(r);
 			if (likely(LOAD(&rec->key) == (uintptr_t)m &&
 				   mutex_owned_once(m, t->owned_once) &&
-				   !(rec->flags & (MS_F_HOLD_SAMPLE | MS_F_WAITERS)))) {
+				   !ts->held[n].timed &&
+				   !(rec->flags & MS_F_WAITERS))) {
 				/* ms_released() for that case */
 				ts->nheld = n;
 				rec->owner = t->tid;

@@ -118,14 +118,11 @@ void ms_first_acquired(uint32_t r, uintptr_t caller)
 	rec->first_stack = ms_site_stack(caller);
 }
 
+/* A timed hold begins (ms_acquired chose it; its held-set entry says so,
+ * so no flag that other threads change is written). */
 void ms_hold_begin(uint32_t r)
 {
-	struct ms_record *rec = ms_rec(r);
-	uint64_t n = rec->acquisitions;
-	if (n > MS_HOLD_EXACT && n % MS_HOLD_SAMPLE != 1)
-		return;
 	STORE(&ms_cold(r)->hold_start, ms_ticks());
-	__atomic_fetch_or(&rec->flags, MS_F_HOLD_SAMPLE, __ATOMIC_RELAXED);
 }
 
 static unsigned hist_bucket(uint64_t ticks);
@@ -134,7 +131,6 @@ void ms_hold_end(uint32_t r)
 {
 	struct ms_cold *c = ms_cold(r);
 	uint64_t start = LOAD(&c->hold_start);
-	__atomic_fetch_and(&ms_rec(r)->flags, ~MS_F_HOLD_SAMPLE, __ATOMIC_RELAXED);
 	if (!start)
 		return;
 	uint64_t held = ms_ticks() - start;

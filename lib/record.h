@@ -69,6 +69,7 @@ MS_HOT void ms_acquired(struct ms_thread *t, uint32_t r, const void *m,
 {
 	struct ms_record *rec = ms_rec(r);
 	uint32_t prev = rec->owner;
+	uint64_t n_acq = ++rec->acquisitions;
 	if (likely(prev != t->tid_held)) {
 		struct ms_tstate *ts = t->ts;
 		uint32_t n = ts->nheld;
@@ -77,11 +78,18 @@ MS_HOT void ms_acquired(struct ms_thread *t, uint32_t r, const void *m,
 		if (likely(n < MS_HELD_MAX)) {
 			ts->held[n].rec = r;
 			ts->held[n].caller = caller;
+			ts->held[n].timed = 0;
 			ts->nheld = n + 1;
+			/* hold times, of mutexes that made a thread wait:
+			 * the first MS_HOLD_EXACT, then one in MS_HOLD_SAMPLE */
+			if (unlikely(rec->flags & MS_F_TIMED) &&
+			    (n_acq <= MS_HOLD_EXACT || n_acq % MS_HOLD_SAMPLE == 1)) {
+				ms_hold_begin(r);
+				ts->held[n].timed = 1;
+			}
 		} else
 			ts->overflow++;
 	}
-	rec->acquisitions++;
 	if (unlikely(prev != t->tid)) {
 		if (prev != t->tid_held) {
 			if (prev)
@@ -91,8 +99,6 @@ MS_HOT void ms_acquired(struct ms_thread *t, uint32_t r, const void *m,
 		}
 	}
 	rec->owner = t->tid_held;
-	if (unlikely(rec->flags & MS_F_TIMED) && prev != t->tid_held)
-		ms_hold_begin(r);
 	ms_log_held(t, r, caller, op, waited, err, ticks);
 }
 
@@ -106,17 +112,17 @@ MS_HOT uint32_t ms_released(struct ms_thread *t, uint32_t r, uintptr_t caller,
 	struct ms_record *rec = ms_rec(r);
 	struct ms_tstate *ts = t->ts;
 	uint32_t seq = 0, n = ts->nheld;
-	if (likely(n && n <= MS_HELD_MAX && ts->held[n - 1].rec == r))
+	int timed;
+	if (likely(n && n <= MS_HELD_MAX && ts->held[n - 1].rec == r)) {
+		timed = ts->held[n - 1].timed;
 		ts->nheld = n - 1;
-	else
-		ms_held_remove(ts, r); /* out of order */
+	} else /* out of order */
+		timed = ms_held_remove(ts, r) & MS_HELD_TIMED;
 	rec->owner = t->tid;
-	if (unlikely(rec->flags & (MS_F_HOLD_SAMPLE | MS_F_WAITERS))) {
-		if (rec->flags & MS_F_WAITERS)
-			seq = ms_release_begin(r);
-		if (rec->flags & MS_F_HOLD_SAMPLE)
-			ms_hold_end(r);
-	}
+	if (unlikely(timed))
+		ms_hold_end(r);
+	if (unlikely(rec->flags & MS_F_WAITERS))
+		seq = ms_release_begin(r);
 	ms_log_holder(t, r, caller, op);
 	return seq;
 }

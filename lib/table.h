@@ -42,7 +42,6 @@ struct ms_blame;
 #define MS_F_COLD 2u       /* cold part valid for this life */
 #define MS_F_TIMED 4u      /* has made a thread wait: hold times measured */
 #define MS_F_STATIC 8u     /* first seen by a lock, not by init */
-#define MS_F_HOLD_SAMPLE 16u /* the current hold is being timed */
 #define MS_F_WAITERS 32u     /* a thread waits: the unlock captures its stack */
 
 /* Hold times of mutexes that have made a thread wait: every hold among a

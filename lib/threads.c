@@ -148,10 +148,12 @@ int ms_held_remove(struct ms_tstate *ts, uint32_t rec)
 	uint32_t n = ts->nheld;
 	for (uint32_t i = n; i-- > 0;)
 		if (ts->held[i].rec == rec) {
+			int found = MS_HELD_FOUND |
+				    (ts->held[i].timed ? MS_HELD_TIMED : 0);
 			memmove(&ts->held[i], &ts->held[i + 1],
 				(n - i - 1) * sizeof ts->held[0]);
 			ts->nheld = n - 1;
-			return 1;
+			return found;
 		}
 	if (ts->overflow)
 		ts->overflow--; /* one of those not followed */

@@ -18,7 +18,7 @@
  * are the record's) and where it was taken. */
 struct ms_held {
 	uint32_t rec;
-	uint32_t pad;
+	uint32_t timed; /* this hold's time is being measured (record.c) */
 	uintptr_t caller;
 };
 
@@ -58,7 +58,10 @@ struct ms_tstate *ms_tstate_new(uint32_t tid);
 void ms_threads_after_fork_child(void);
 
 /* Remove a mutex from a held set (not the last one pushed: out-of-order
- * unlock).  Returns 1 if it was there. */
+ * unlock).  Returns MS_HELD_FOUND if it was there, | MS_HELD_TIMED if
+ * that hold was being timed. */
+#define MS_HELD_FOUND 1
+#define MS_HELD_TIMED 2
 int ms_held_remove(struct ms_tstate *ts, uint32_t rec);
 
 /* Bumped whenever a thread unlocks a mutex it does not hold (misuse that

@@ -779,6 +779,33 @@ START_TEST(test_table_recursive_relock_is_not_an_owner_change)
 }
 END_TEST
 
+START_TEST(test_table_holds_timed_first_4096_then_one_in_16)
+{
+	static struct ms_tstate t_ts;
+	struct ms_thread t = { .ok = 1, .tid = 1234, .tid_held = 1234 | MS_HELD, .ts = &t_ts };
+	uint64_t clock = 0;
+	uint32_t r = ms_table_add(heap_key(1), 1, &clock);
+	lock_unlock(&t, r, CALLER_A, 10); /* not timed: it never made anyone wait */
+	ck_assert_uint_eq(ms_cold(r)->holds, 0);
+	ms_rec(r)->flags |= MS_F_TIMED;   /* as after a wait */
+	/* acquisitions 11..4096 are each timed, then 4097, 4113, ... */
+	lock_unlock(&t, r, CALLER_A, 4086);
+	ck_assert_uint_eq(ms_cold(r)->holds, 4086);
+	lock_unlock(&t, r, CALLER_A, 16 * 100);
+	ck_assert_uint_eq(ms_cold(r)->holds, 4086 + 100);
+	ck_assert_uint_eq(ms_rec(r)->acquisitions, 10 + 4086 + 1600);
+	/* a recursive level inside a timed hold is part of that hold */
+	ms_acquired(&t, r, NULL, CALLER_A, MS_OP_LOCK, 0, 0, 0); /* 5697: timed */
+	ms_acquired(&t, r, NULL, CALLER_B, MS_OP_LOCK, 0, 0, 0);
+	ck_assert_uint_eq(t_ts.nheld, 1);
+	ck_assert_uint_eq(t_ts.held[0].timed, 1);
+	ms_released(&t, r, CALLER_A, MS_OP_UNLOCK);
+	ck_assert_uint_eq(ms_cold(r)->holds, 4186 + 1);
+	ck_assert_uint_eq(t_ts.nheld, 0);
+	ck_assert_uint_eq(ms_cold(r)->hold_start, 0);
+}
+END_TEST
+
 /* ---- the hash ----------------------------------------------------------- */
 
 START_TEST(test_table_hash_is_xor_fold_of_address)
@@ -949,6 +976,7 @@ Suite *table_suite(void)
 	tcase_add_test(tc, test_table_init_of_known_address_starts_from_zero_and_folds_old_life);
 	tcase_add_test(tc, test_table_lives_with_same_first_caller_fold_into_one_site);
 	tcase_add_test(tc, test_table_recursive_relock_is_not_an_owner_change);
+	tcase_add_test(tc, test_table_holds_timed_first_4096_then_one_in_16);
 	tcase_add_test(tc, test_table_reset_zeroes_numbers_keeps_identity_and_ownership);
 	suite_add_tcase(s, tc);
 
