@@ -123,7 +123,7 @@ void ms_order_note(struct ms_thread *t, struct ms_tstate *ts, uint32_t r,
 	 * for one edge, not twenty. */
 	uint32_t i = n - 1, a = ts->held[i].rec;
 	uint32_t gen = __atomic_load_n(&ms_table.gen, __ATOMIC_ACQUIRE);
-	unsigned slot = (a * 0x9e3779b1u ^ r * 0x85ebca6bu) >> 7 & (MS_EDGE_CACHE - 1);
+	unsigned slot = ms_edge_slot(a, r);
 	if (ts->edge_cache[slot].a == a && ts->edge_cache[slot].b == r &&
 	    ts->edge_cache[slot].gen == gen)
 		return;

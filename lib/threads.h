@@ -51,6 +51,12 @@ struct ms_tstate {
 	uint32_t in_use;
 };
 
+/* Where edge a->b goes in a thread's edge_cache. */
+static inline unsigned ms_edge_slot(uint32_t a, uint32_t b)
+{
+	return (a * 0x9e3779b1u ^ b * 0x85ebca6bu) >> 7 & (MS_EDGE_CACHE - 1);
+}
+
 int ms_threads_init(void);
 /* The calling thread's record, made on first use; NULL if none can be had
  * (then nothing is followed for it). */
