@@ -63,9 +63,14 @@ uint32_t ms_thread_register(struct ms_thread *t);
 /* Enter and leave library code that may call back into pthread. */
 static inline void ms_guard_enter(struct ms_thread *t)
 {
+	/* The cache first: the lock path trusts it without looking at the
+	 * guard, so a signal handler that locks between these lines must
+	 * find either an empty cache or a thread not yet guarded (its lock
+	 * and unlock both recorded). */
+	ms_cache_clear(t);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->guard++;
 	t->ok = 0;
-	ms_cache_clear(t);
 }
 
 void ms_guard_leave(struct ms_thread *t);
