@@ -30,7 +30,9 @@ const char *ms_fmt_str(struct ms_fmt *f); /* NUL-terminated contents */
 const char *ms_duration(char *out, uint64_t ns);
 
 /* write() all of buf to fd, retrying on EINTR; keeps errno.  Returns 0 or
- * the errno of the failure. */
+ * the errno of the failure.  A write to a pipe without a reader or past
+ * the file-size limit fails (EPIPE, EFBIG) without the SIGPIPE or SIGXFSZ
+ * that would end the program. */
 int ms_write_all(int fd, const char *buf, size_t len);
 
 #endif
