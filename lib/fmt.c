@@ -32,8 +32,11 @@ static void discard_new(const sigset_t *before, int sig)
 	sigtimedwait(&one, NULL, &zero);
 }
 
+unsigned long ms_report_progress;
+
 int ms_write_all(int fd, const char *buf, size_t len)
 {
+	__atomic_add_fetch(&ms_report_progress, 1, __ATOMIC_RELAXED);
 	/* A write to a pipe nobody reads any more raises SIGPIPE, and one past
 	 * the file-size limit (ulimit -f) SIGXFSZ: either would end a program
 	 * that never asked for this write.  Both are sent to the writing

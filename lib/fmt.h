@@ -35,4 +35,8 @@ const char *ms_duration(char *out, uint64_t ns);
  * that would end the program. */
 int ms_write_all(int fd, const char *buf, size_t len);
 
+/* Bumped by every write and symbol lookup of a report, so a crash handler
+ * waiting for one can tell a report that progresses from one that is stuck. */
+extern unsigned long ms_report_progress;
+
 #endif

@@ -16,6 +16,7 @@
 #include "out_json.h"
 #include "findings.h"
 #include "clock.h"
+#include "crash.h"
 #include "fmt.h"
 #include "options.h"
 #include "output.h"
@@ -234,6 +235,8 @@ static void header(struct ms_fmt *f, const struct top *t)
 	       ms_duration(run, ms_run_ns()), (unsigned long long)threads,
 	       plural(threads, "thread", "threads"), (unsigned long long)t->live,
 	       plural(t->live, "mutex", "mutexes"), (unsigned long long)untracked);
+	char crash[200];
+	ms_fmt(f, "%s", ms_crash_describe(crash, sizeof crash));
 	uint64_t lost = LOAD(&tb->untracked_ops);
 	if (untracked || lost)
 		ms_fmt(f,
