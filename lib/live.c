@@ -116,11 +116,13 @@ static int still_ours(int sig)
 	return sigaction(sig, NULL, &cur) == 0 && cur.sa_handler == stack_handler;
 }
 
-/* Ask a thread to unwind its own stack into its record; wait up to 50 ms. */
+/* Ask a thread to unwind its own stack into its record; wait up to 50 ms.
+ * Returns the number of frames, 0 if it did not answer, -1 if it was not
+ * asked: the program handles the signal itself (or stacks are off). */
 static int where_now(struct ms_tstate *ts)
 {
 	if (!stack_signal || !ms_stack_available() || !still_ours(stack_signal))
-		return 0;
+		return -1;
 	uint32_t req = __atomic_add_fetch(&stack_request, 1, __ATOMIC_SEQ_CST);
 	if (syscall(SYS_tgkill, getpid(), (pid_t)LOAD(&ts->tid), stack_signal) != 0)
 		return 0;
@@ -294,10 +296,13 @@ int ms_live_print(struct ms_fmt *f)
 			int n = where_now(end);
 			ms_fmt(f, "  thread %u is not waiting for a mutex; it is now at ",
 			       w[last].owner);
-			if (n)
+			if (n > 0)
 				print_frames(f, end->now_frames, n, 2 + 46);
+			else if (n < 0 && ms_stack_available())
+				ms_fmt(f, "(not asked: SIGRTMAX-3 is the program's)\n");
 			else
-				ms_fmt(f, "(it did not answer)\n");
+				ms_fmt(f, n ? "(unknown: no call stacks)\n"
+					    : "(it did not answer)\n");
 		}
 	}
 	return deadlocks;
