@@ -11,6 +11,8 @@
  *   bus          touches a page of an empty file it mapped (SIGBUS)
  *   fpe          divides by zero (SIGFPE)
  *   ill          executes an invalid instruction (SIGILL)
+ *   bad-mutex    locks a mutex at address 0x10: glibc faults inside the
+ *                library's pthread_mutex_lock
  *   wait         prints "ready" and waits to be killed
  *   own-after    installs its own SIGSEGV handler (it prints "own handler"
  *                and exits 42), then segv
@@ -182,6 +184,9 @@ int main(int argc, char **argv)
 		printf("%d\n", seven / zero);
 	} else if (!strcmp(mode, "ill")) {
 		__builtin_trap();
+	} else if (!strcmp(mode, "bad-mutex")) {
+		pthread_mutex_t *volatile bad = (pthread_mutex_t *)16;
+		pthread_mutex_lock(bad);
 	} else if (!strcmp(mode, "stuck") && argc > 2) {
 		stuck(argv[2]);
 	}

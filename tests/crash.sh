@@ -1,5 +1,6 @@
 # tests/crash.sh - MUTEXSTAT_ON_CRASH=report: a program that dies of
-# SIGSEGV, SIGBUS, SIGFPE, SIGILL or SIGABRT (a fault, abort, or kill from
+# SIGSEGV, SIGBUS, SIGFPE, SIGILL or SIGABRT (a fault -- also one inside
+# glibc under our pthread_mutex_lock --, abort, or kill from
 # outside) leaves the report -- with a crash line and the mutexes the
 # crashed thread held -- and then dies of the same signal as without the
 # library (same status, same core dump, same output).  Two threads crashing
@@ -51,14 +52,15 @@ expect_crash_report() {
 	    "^  0x[0-9a-f]+ held by thread $tid, taken at [a-z_]+\+0x[0-9a-f]+ \(tests/crash\.c:$5, crash\)$" "$2"
 }
 
-# ---- each fatal signal -------------------------------------------------------
+# ---- each fatal signal (bad-mutex: inside our pthread_mutex_lock) -------------------------------------------------------
 
 HELD=$(line_of CRASH_HELD)
 for case in "segv SEGV a fault at address 0x10" \
     "abort ABRT raised by the process itself" \
     "bus BUS a fault at address 0x[0-9a-f]+" \
     "fpe FPE a fault at address 0x[0-9a-f]+" \
-    "ill ILL a fault at address 0x[0-9a-f]+"; do
+    "ill ILL a fault at address 0x[0-9a-f]+" \
+    "bad-mutex SEGV a fault at address 0x[0-9a-f]+"; do
 	set -- $case
 	mode=$1 sig=$2; shift 2
 	why=$*
