@@ -113,8 +113,8 @@ static void report(int sig, const siginfo_t *si)
 	ms_crash.address = ms_crash.sent ? 0 : (uintptr_t)si->si_addr;
 	__atomic_store_n(&ms_crash.signal, sig, __ATOMIC_RELEASE);
 	if (ms_live_crash_report() != 0) {
-		note_signal("mutexstat: SIG%s in a child of fork, which has no dump "
-			    "thread; no crash report\n", sig);
+		note_signal("mutexstat: SIG%s in a process without a dump thread (a "
+			    "child of fork); no crash report\n", sig);
 		return;
 	}
 	if (wait_for_report() != 0)
