@@ -13,6 +13,8 @@
  *   ill          executes an invalid instruction (SIGILL)
  *   bad-mutex    locks a mutex at address 0x10: glibc faults inside the
  *                library's pthread_mutex_lock
+ *   fork-segv    a child made by fork (no exec) writes to address 0x10; the
+ *                parent prints how the child ended, and exits 0
  *   wait         prints "ready" and waits to be killed
  *   own-after    installs its own SIGSEGV handler (it prints "own handler"
  *                and exits 42), then segv
@@ -33,6 +35,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static pthread_mutex_t held = PTHREAD_MUTEX_INITIALIZER;
@@ -184,6 +187,14 @@ int main(int argc, char **argv)
 		printf("%d\n", seven / zero);
 	} else if (!strcmp(mode, "ill")) {
 		__builtin_trap();
+	} else if (!strcmp(mode, "fork-segv")) {
+		pid_t child = fork();
+		if (child == 0)
+			fault();
+		int status;
+		waitpid(child, &status, 0);
+		printf("child: %s\n", WIFSIGNALED(status) ? sigabbrev_np(WTERMSIG(status)) : "exit");
+		return 0;
 	} else if (!strcmp(mode, "bad-mutex")) {
 		pthread_mutex_t *volatile bad = (pthread_mutex_t *)16;
 		pthread_mutex_lock(bad);

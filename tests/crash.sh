@@ -88,6 +88,18 @@ expect_eq "two threads crash at once: one report" \
     "$(grep -c '^mutexstat: crash (pid' "$WORK/two.txt") $(grep -c '^  crash: SIGSEGV' "$WORK/two.txt")" "1 1"
 expect_eq "two threads crash at once: nothing on stderr" "$(cat "$WORK/err")" ""
 
+crash_run "$WORK/fork.txt" fork-segv
+expect_eq "a child of fork crashes: as without the library" "$(cat "$WORK/out")" "$(bare fork-segv)"
+expect_eq "a child of fork crashes: how it ended" "$(cat "$WORK/out")" "before the crash
+child: SEGV
+exit 0"
+expect_eq "a child of fork crashes: one line says there is no crash report" "$(cat "$WORK/err")" \
+    "mutexstat: SIGSEGV in a process without a dump thread (a child of fork); no crash report"
+expect_no_grep "a child of fork crashes: the parent's exit report has no crash line" '^  crash: ' \
+    "$WORK/fork.txt"
+expect_grep "a child of fork crashes: the parent's exit report" '^mutexstat: crash \(pid [0-9]+\) ran ' \
+    "$WORK/fork.txt"
+
 # ---- the report in every format ----------------------------------------------
 
 crash_run "$WORK/all" abort MUTEXSTAT_FORMAT=text,json
