@@ -58,7 +58,7 @@ static void expand_path(struct ms_fmt *f, const char *pattern)
 	}
 }
 
-void ms_output_path(char *out, size_t cap, unsigned seq, const char *ext)
+int ms_output_path(char *out, size_t cap, unsigned seq, const char *ext)
 {
 	struct ms_fmt f;
 	ms_fmt_init(&f, out, cap, -1);
@@ -66,7 +66,7 @@ void ms_output_path(char *out, size_t cap, unsigned seq, const char *ext)
 	if (seq)
 		ms_fmt(&f, ".%u", seq);
 	ms_fmt(&f, "%s", ext);
-	ms_fmt_str(&f);
+	return f.len + 1 < cap ? 0 : -1;
 }
 
 static void say(char *why, size_t cap, const char *text, unsigned long n)

@@ -15,8 +15,9 @@ int ms_output_stderr(void);
 /* The path of a report file: MUTEXSTAT_OUTPUT (with formats other than
  * text alone, its prefix, by default mutexstat.%p) with %p replaced by the
  * pid, then ".N" for the Nth live dump (seq; 0 at exit), then ext (".txt",
- * ".json", ...; "" for text alone). */
-void ms_output_path(char *out, size_t cap, unsigned seq, const char *ext);
+ * ".json", ...; "" for text alone).  Returns -1 if it does not fit in cap
+ * (never a shortened name). */
+int ms_output_path(char *out, size_t cap, unsigned seq, const char *ext);
 
 /* Opens path for writing a report, by the rules of README "Where the
  * report goes": a new file is created, never through a symlink; an

@@ -630,9 +630,12 @@ static void write_format(unsigned seq, const char *ext, const char *name,
 	/* Text alone keeps MUTEXSTAT_OUTPUT as the file's name; with other
 	 * formats it is the prefix of each file's name. */
 	char path[4096], why[96];
-	ms_output_path(path, sizeof path, seq,
-		       ms_opt.formats == MS_FORMAT_TEXT ? "" : ext);
-	int fd = ms_output_create(path, why, sizeof why);
+	int fd = -1;
+	if (ms_output_path(path, sizeof path, seq,
+			   ms_opt.formats == MS_FORMAT_TEXT ? "" : ext) == 0)
+		fd = ms_output_create(path, why, sizeof why);
+	else
+		strcpy(why, "ENAMETOOLONG");
 	if (fd < 0) {
 		warn_file(path, why, 0, text ? NULL : name);
 	} else {
