@@ -113,6 +113,17 @@ else
 	expect_grep "json: the crash" '"crash": *\{"signal": *"ABRT"' "$WORK/all.json"
 fi
 
+# ---- the launcher's --on-crash ------------------------------------------------
+
+"$RUN" "$B/scripts/mutexstat" --lib "$MUTEXSTAT_LIB" --on-crash report -o "$WORK/launched.txt" \
+    "$CRASH" segv >"$WORK/out" 2>"$WORK/err"
+expect_eq "mutexstat --on-crash report: output and end" "$(cat "$WORK/out")" "$(bare segv)"
+expect_grep "mutexstat --on-crash report: the crash report" '^  crash: SIGSEGV ' "$WORK/launched.txt"
+"$RUN" "$B/scripts/mutexstat" --lib "$MUTEXSTAT_LIB" --on-crash sometimes "$CRASH" segv \
+    >"$WORK/out" 2>"$WORK/err"
+expect_eq "mutexstat --on-crash sometimes: refused" "$(head -n 1 "$WORK/err") $(cat "$WORK/out")" \
+    "mutexstat: --on-crash 'sometimes' is not report or off exit 2"
+
 # ---- sent from outside -------------------------------------------------------
 
 rm -f "$WORK/killed.txt"
