@@ -176,9 +176,8 @@ void ms_crash_init(void)
 		char line[300];
 		struct ms_fmt l;
 		ms_fmt_init(&l, line, sizeof line, -1);
-		ms_fmt(&l, "mutexstat: %s already %s a handler or is ignored; "
-			   "MUTEXSTAT_ON_CRASH writes no report for %s\n", ms_fmt_str(&f),
-		       kept > 1 ? "have" : "has", kept > 1 ? "them" : "it");
+		ms_fmt(&l, "mutexstat: no crash report for %s: the program handles (or "
+			   "ignores) %s itself\n", ms_fmt_str(&f), kept > 1 ? "them" : "it");
 		note(ms_fmt_str(&l));
 	}
 }
@@ -197,8 +196,8 @@ const char *ms_crash_describe(char *out, unsigned cap)
 			ms_fmt(&f, "(raised by the process itself)");
 		else
 			ms_fmt(&f, "(sent by pid %d)", ms_crash.sender_pid);
-		ms_fmt(&f, " in thread %u \"%s\"; reported before the signal's usual "
-			   "effect\n", ms_crash.tid, ms_thread_name(ms_crash.tid, name));
+		ms_fmt(&f, " in thread %u \"%s\"; the usual effect follows\n",
+		       ms_crash.tid, ms_thread_name(ms_crash.tid, name));
 	}
 	return ms_fmt_str(&f);
 }

@@ -480,7 +480,7 @@ static const char *taken(int sig)
 		return "cannot be read";
 	if (cur.sa_handler == SIG_DFL)
 		return NULL;
-	return cur.sa_handler == SIG_IGN ? "is ignored" : "has a handler";
+	return cur.sa_handler == SIG_IGN ? "ignores it" : "handles it itself";
 }
 
 int ms_live_init(void)
@@ -501,9 +501,9 @@ int ms_live_init(void)
 		char buf[200];
 		struct ms_fmt f;
 		ms_fmt_init(&f, buf, sizeof buf, ms_output_stderr());
-		ms_fmt(&f, "mutexstat: SIG%s %s in this program, which keeps it: kill -%s "
-			   "writes no report (MUTEXSTAT_SIGNAL picks another, or none)\n",
-		       names[ms_opt.signal], how, names[ms_opt.signal]);
+		ms_fmt(&f, "mutexstat: no live dumps on SIG%s: the program %s "
+			   "(MUTEXSTAT_SIGNAL picks another, or none)\n",
+		       names[ms_opt.signal], how);
 		ms_fmt_flush(&f);
 		dump_signal = 0;
 	}

@@ -40,7 +40,7 @@ expect_crash_report() {
 	expect_grep "$1: the report" '^mutexstat: crash \(pid [0-9]+\) ran ' "$2"
 	line=$(grep '^  crash: ' "$2" | head -n 1)
 	case $line in
-	"  crash: SIG$3 ("*") in thread "*" \"crash\"; reported before the signal's usual effect")
+	"  crash: SIG$3 ("*") in thread "*" \"crash\"; the usual effect follows")
 		pass "$1: the crash line" ;;
 	*) fail "$1: the crash line: '$line'"; sed 's/^/  | /' "$2" >&2 ;;
 	esac
@@ -209,7 +209,7 @@ if "$CC" -shared -fPIC -o "$WORK/early.so" "$WORK/early.c"; then
 	expect_eq "own handler from before start-up: its exit" "$(tail -n 1 "$WORK/out")" "exit 43"
 	if [ "$(head -n 1 "$WORK/err")" = "early: SIGSEGV was default" ]; then
 		expect_eq "own handler from before start-up: the note" "$(sed 1d "$WORK/err")" \
-		    "mutexstat: SIGSEGV already has a handler or is ignored; MUTEXSTAT_ON_CRASH writes no report for it"
+		    "mutexstat: no crash report for SIGSEGV: the program handles (or ignores) it itself"
 	else
 		echo "note: the library started before early.so here; its handler replaced ours"
 	fi

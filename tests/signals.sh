@@ -16,8 +16,8 @@ B=$top_builddir
 SIG="$B/tests/signals"
 RUN="$B/tests/run_hostile"
 CC=${CC:-cc}
-NOTE_HANDLER="mutexstat: SIGUSR1 has a handler in this program, which keeps it: kill -USR1 writes no report (MUTEXSTAT_SIGNAL picks another, or none)"
-NOTE_IGNORED="mutexstat: SIGUSR1 is ignored in this program, which keeps it: kill -USR1 writes no report (MUTEXSTAT_SIGNAL picks another, or none)"
+NOTE_HANDLER="mutexstat: no live dumps on SIGUSR1: the program handles it itself (MUTEXSTAT_SIGNAL picks another, or none)"
+NOTE_IGNORED="mutexstat: no live dumps on SIGUSR1: the program ignores it (MUTEXSTAT_SIGNAL picks another, or none)"
 
 # wait_for FILE PATTERN: up to 20 s for PATTERN to appear in FILE.
 wait_for() {
