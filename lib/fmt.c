@@ -2,6 +2,9 @@
 #include "fmt.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <time.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -16,8 +19,36 @@ void ms_fmt_init(struct ms_fmt *f, char *buf, size_t cap, int fd)
 		buf[0] = 0;
 }
 
+/* Takes back sig if it is pending now and was not before the write. */
+static void discard_new(const sigset_t *before, int sig)
+{
+	sigset_t now, one;
+	if (sigismember(before, sig) || sigpending(&now) != 0 ||
+	    !sigismember(&now, sig))
+		return;
+	struct timespec zero = { 0, 0 };
+	sigemptyset(&one);
+	sigaddset(&one, sig);
+	sigtimedwait(&one, NULL, &zero);
+}
+
+unsigned long ms_report_progress;
+
 int ms_write_all(int fd, const char *buf, size_t len)
 {
+	__atomic_add_fetch(&ms_report_progress, 1, __ATOMIC_RELAXED);
+	/* A write to a pipe nobody reads any more raises SIGPIPE, and one past
+	 * the file-size limit (ulimit -f) SIGXFSZ: either would end a program
+	 * that never asked for this write.  Both are sent to the writing
+	 * thread, so they are blocked here for the write, and one it raised
+	 * is taken back; the write fails with EPIPE or EFBIG instead. */
+	sigset_t quiet, old, before;
+	sigemptyset(&quiet);
+	sigaddset(&quiet, SIGPIPE);
+	sigaddset(&quiet, SIGXFSZ);
+	int masked = pthread_sigmask(SIG_BLOCK, &quiet, &old) == 0;
+	if (masked && sigpending(&before) != 0)
+		sigfillset(&before); /* cannot tell: take nothing back */
 	int saved = errno, err = 0;
 	while (len) {
 		ssize_t n = write(fd, buf, len);
@@ -29,6 +60,13 @@ int ms_write_all(int fd, const char *buf, size_t len)
 		}
 		buf += n;
 		len -= (size_t)n;
+	}
+	if (masked) {
+		if (err == EPIPE)
+			discard_new(&before, SIGPIPE);
+		if (err == EFBIG)
+			discard_new(&before, SIGXFSZ);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	}
 	errno = saved;
 	return err;

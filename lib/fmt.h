@@ -30,7 +30,13 @@ const char *ms_fmt_str(struct ms_fmt *f); /* NUL-terminated contents */
 const char *ms_duration(char *out, uint64_t ns);
 
 /* write() all of buf to fd, retrying on EINTR; keeps errno.  Returns 0 or
- * the errno of the failure. */
+ * the errno of the failure.  A write to a pipe without a reader or past
+ * the file-size limit fails (EPIPE, EFBIG) without the SIGPIPE or SIGXFSZ
+ * that would end the program. */
 int ms_write_all(int fd, const char *buf, size_t len);
+
+/* Bumped by every write and symbol lookup of a report, so a crash handler
+ * waiting for one can tell a report that progresses from one that is stuck. */
+extern unsigned long ms_report_progress;
 
 #endif

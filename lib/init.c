@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "init.h"
 #include "clock.h"
+#include "crash.h"
 #include "fmt.h"
 #include "options.h"
 #include "output.h"
@@ -84,6 +85,7 @@ static void start(void)
 	ms_stack_init();
 	ms_threads_init();
 	ms_live_init();
+	ms_crash_init();
 	ms_depot_init((size_t)ms_opt.stack_memory << 20);
 	int got = ms_table_init((uint32_t)ms_opt.table_size,
 				(uint32_t)ms_opt.history);
@@ -137,8 +139,10 @@ __attribute__((destructor)) static void mutexstat_destructor(void)
 {
 	if (!ms_active)
 		return;
-	if (ms_opt.exit_report || ms_opt.exit_code)
+	if (ms_opt.exit_report || ms_opt.exit_code) {
 		ms_report_to_output();
+		ms_crash_exit_reported();
+	}
 	if (ms_opt.exit_code && ms_report_failing) {
 		/* For CI: the program's own status is replaced.  Its stdio has
 		 * not been flushed yet at this point of exit. */

@@ -44,6 +44,9 @@
 static int pipe_fd[2] = { -1, -1 };
 static int dump_signal, stack_signal;
 static uint32_t stack_request;
+static pid_t dump_pid, dump_tid; /* the dump thread's process and thread */
+static int crash_asked, crash_done;
+int ms_live_aborting;
 
 /* ---- the wait-for graph ---------------------------------------------- */
 
@@ -103,11 +106,23 @@ static void collect_waiter(struct ms_tstate *ts, void *arg)
 	w->next = -1;
 }
 
-/* Ask a thread to unwind its own stack into its record; wait up to 50 ms. */
+static void stack_handler(int sig);
+
+/* A program that installed its own handler for the signal since start-up
+ * must not get signals it did not ask for. */
+static int still_ours(int sig)
+{
+	struct sigaction cur;
+	return sigaction(sig, NULL, &cur) == 0 && cur.sa_handler == stack_handler;
+}
+
+/* Ask a thread to unwind its own stack into its record; wait up to 50 ms.
+ * Returns the number of frames, 0 if it did not answer, -1 if it was not
+ * asked: the program handles the signal itself (or stacks are off). */
 static int where_now(struct ms_tstate *ts)
 {
-	if (!stack_signal || !ms_stack_available())
-		return 0;
+	if (!stack_signal || !ms_stack_available() || !still_ours(stack_signal))
+		return -1;
 	uint32_t req = __atomic_add_fetch(&stack_request, 1, __ATOMIC_SEQ_CST);
 	if (syscall(SYS_tgkill, getpid(), (pid_t)LOAD(&ts->tid), stack_signal) != 0)
 		return 0;
@@ -280,10 +295,13 @@ int ms_live_print(struct ms_fmt *f)
 			int n = where_now(end);
 			ms_fmt(f, "  thread %u is not waiting for a mutex; it is now at ",
 			       w[last].owner);
-			if (n)
+			if (n > 0)
 				print_frames(f, end->now_frames, n, 2 + 46);
+			else if (n < 0 && ms_stack_available())
+				ms_fmt(f, "(not asked: SIGRTMAX-3 is the program's)\n");
 			else
-				ms_fmt(f, "(it did not answer)\n");
+				ms_fmt(f, n ? "(unknown: no call stacks)\n"
+					    : "(it did not answer)\n");
 		}
 	}
 	return deadlocks;
@@ -347,15 +365,43 @@ int ms_live_each_wait(ms_live_wait_fn *fn, void *arg)
 
 /* ---- the dump thread ------------------------------------------------- */
 
+static void poke(char c)
+{
+	if (pipe_fd[1] >= 0 && write(pipe_fd[1], &c, 1) < 0) {
+		/* the pipe is full: the dump thread has a wake-up pending anyway */
+	}
+}
+
 static void dump_handler(int sig)
 {
 	(void)sig;
 	int saved = errno;
-	char c = 'd';
-	if (pipe_fd[1] >= 0 && write(pipe_fd[1], &c, 1) < 0) {
-		/* the pipe is full: a dump is pending anyway */
-	}
+	/* In a child of fork the pipe is the parent's: its dump thread must
+	 * not answer for us. */
+	if (getpid() == dump_pid)
+		poke('d');
 	errno = saved;
+}
+
+int ms_live_in_dump_thread(void)
+{
+	pid_t tid = __atomic_load_n(&dump_tid, __ATOMIC_ACQUIRE);
+	return tid && getpid() == dump_pid && (pid_t)syscall(SYS_gettid) == tid;
+}
+
+int ms_live_crash_report(void)
+{
+	/* The thread may not have run yet: the request waits in the pipe. */
+	if (!dump_pid || getpid() != dump_pid || ms_live_in_dump_thread())
+		return -1;
+	__atomic_store_n(&crash_asked, 1, __ATOMIC_RELEASE);
+	poke('c');
+	return 0;
+}
+
+int ms_live_crash_report_done(void)
+{
+	return __atomic_load_n(&crash_done, __ATOMIC_ACQUIRE);
 }
 
 static void dump(unsigned seq)
@@ -377,6 +423,7 @@ static void oldest(struct ms_tstate *ts, void *arg)
 static void *dump_thread(void *arg)
 {
 	(void)arg;
+	__atomic_store_n(&dump_tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
 	sigset_t all;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
@@ -391,9 +438,18 @@ static void *dump_thread(void *arg)
 		int n = poll(&p, 1, timeout);
 		if (n > 0) {
 			char buf[64];
-			if (read(pipe_fd[0], buf, sizeof buf) <= 0)
+			ssize_t got = read(pipe_fd[0], buf, sizeof buf);
+			if (got <= 0)
 				continue;
-			dump(++seq);
+			if (__atomic_load_n(&crash_asked, __ATOMIC_ACQUIRE)) {
+				/* the process's last report: where the exit
+				 * report would go */
+				ms_report_all(0);
+				__atomic_store_n(&crash_done, 1, __ATOMIC_RELEASE);
+				continue;
+			}
+			if (memchr(buf, 'd', (size_t)got))
+				dump(++seq);
 			continue;
 		}
 		if (n == 0 && ms_opt.watchdog && !watchdog_fired) {
@@ -404,17 +460,32 @@ static void *dump_thread(void *arg)
 			    ms_ticks_to_ns(now - since) >= ms_opt.watchdog * 1000000000ull) {
 				watchdog_fired = 1;
 				dump(++seq);
-				if (ms_opt.on_deadlock == 1) /* abort */
+				if (ms_opt.on_deadlock == 1) { /* abort */
+					ms_live_aborting = 1;
 					abort();
+				}
 			}
 		}
 	}
 	return NULL;
 }
 
+/* The program's own use of a signal wins: one that has a handler or is
+ * ignored when we start is left to it.  Returns the word for the note. */
+static const char *taken(int sig)
+{
+	struct sigaction cur;
+	if (sigaction(sig, NULL, &cur) != 0)
+		return "cannot be read";
+	if (cur.sa_handler == SIG_DFL)
+		return NULL;
+	return cur.sa_handler == SIG_IGN ? "ignores it" : "handles it itself";
+}
+
 int ms_live_init(void)
 {
 	static const int signals[] = { SIGUSR1, SIGUSR2, 0 };
+	static const char *const names[] = { "USR1", "USR2" };
 	dump_signal = signals[ms_opt.signal];
 	stack_signal = SIGRTMAX - 3;
 	struct sigaction sa;
@@ -422,14 +493,26 @@ int ms_live_init(void)
 	sa.sa_handler = stack_handler;
 	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
-	if (sigaction(stack_signal, &sa, NULL) != 0)
+	if (taken(stack_signal) || sigaction(stack_signal, &sa, NULL) != 0)
 		stack_signal = 0;
-	if (!dump_signal && !ms_opt.watchdog)
+	const char *how = dump_signal ? taken(dump_signal) : NULL;
+	if (how) {
+		char buf[200];
+		struct ms_fmt f;
+		ms_fmt_init(&f, buf, sizeof buf, ms_output_stderr());
+		ms_fmt(&f, "mutexstat: no live dumps on SIG%s: the program %s "
+			   "(MUTEXSTAT_SIGNAL picks another, or none)\n",
+		       names[ms_opt.signal], how);
+		ms_fmt_flush(&f);
+		dump_signal = 0;
+	}
+	if (!dump_signal && !ms_opt.watchdog && !ms_opt.on_crash)
 		return 0;
 	if (pipe2(pipe_fd, O_CLOEXEC | O_NONBLOCK) != 0)
 		return -1;
 	/* the reading end blocks in poll(); only writes must not block */
 	fcntl(pipe_fd[0], F_SETFL, 0);
+	dump_pid = getpid();
 	if (dump_signal) {
 		sa.sa_handler = dump_handler;
 		sigaction(dump_signal, &sa, NULL);
@@ -440,5 +523,7 @@ int ms_live_init(void)
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	int rc = pthread_create(&th, &attr, dump_thread, NULL);
 	pthread_attr_destroy(&attr);
+	if (rc)
+		dump_pid = 0;
 	return rc ? -1 : 0;
 }

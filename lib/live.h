@@ -9,8 +9,19 @@
 #include <stdint.h>
 
 /* Install the dump signal's handler and start the dump thread (when
- * MUTEXSTAT_SIGNAL is not none, or the watchdog is on). */
+ * MUTEXSTAT_SIGNAL is not none, the watchdog or crash reports are on).  A
+ * dump signal (or SIGRTMAX-3) that already has a handler or is ignored is
+ * left to the program: live dumps are then off, with a one-line note. */
 int ms_live_init(void);
+
+/* For crash.c, from a signal handler.  ms_live_crash_report asks the dump
+ * thread for the process's last report (written where the exit report
+ * goes); -1 if this process has no dump thread (a child of fork) or the
+ * caller is the dump thread.  _done says it is written. */
+int ms_live_crash_report(void);
+int ms_live_crash_report_done(void);
+int ms_live_in_dump_thread(void);
+extern int ms_live_aborting; /* the watchdog's abort (MUTEXSTAT_ON_DEADLOCK) */
 
 /* Print DEADLOCK findings (wait-for cycles, waits on mutexes whose owner
  * has exited) and WAIT CHAIN lines from the current wait-for graph.

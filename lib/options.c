@@ -17,6 +17,7 @@ static const char *const sort_names[] = {
 static const char *const bool_names[] = { "0", "1", NULL };
 static const char *const signal_names[] = { "USR1", "USR2", "none", NULL };
 static const char *const deadlock_actions[] = { "report", "abort", NULL };
+static const char *const crash_actions[] = { "off", "report", NULL };
 /* MUTEXSTAT_FORMAT: bit i of ms_opt.formats is format_names[i] */
 static const char *const format_names[] = { "text", "folded", "pprof", "dot",
 					       "json", NULL };
@@ -60,6 +61,8 @@ static const struct option {
 	  "report once when a thread has waited this many seconds for a mutex; 0 = off" },
 	{ "MUTEXSTAT_ON_DEADLOCK", CHOICE, "report", 0, 0, deadlock_actions,
 	  &ms_opt.on_deadlock, "after the watchdog's report: report|abort" },
+	{ "MUTEXSTAT_ON_CRASH", CHOICE, "off", 0, 0, crash_actions, &ms_opt.on_crash,
+	  "report: on SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT write the report, then die of it" },
 };
 
 #define N_OPTIONS (sizeof options / sizeof options[0])

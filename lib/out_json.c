@@ -11,6 +11,7 @@
 #include "out_json.h"
 #include "blame.h"
 #include "clock.h"
+#include "crash.h"
 #include "depot.h"
 #include "findings.h"
 #include "fmt.h"
@@ -756,6 +757,21 @@ int ms_write_json(int fd)
 	num(&j, "exact_first", MS_HOLD_EXACT);
 	num(&j, "sample_one_in", MS_HOLD_SAMPLE);
 	obj_end(&j);
+	int crashed = __atomic_load_n(&ms_crash.signal, __ATOMIC_ACQUIRE);
+	if (crashed) { /* MUTEXSTAT_ON_CRASH: the signal the process dies of */
+		obj(&j, "crash");
+		str(&j, "signal", sigabbrev_np(crashed));
+		num(&j, "tid", ms_crash.tid);
+		if (ms_crash.sent) {
+			null(&j, "address");
+			num(&j, "sender_pid", (uint64_t)ms_crash.sender_pid);
+		} else {
+			addr(&j, "address", ms_crash.address);
+			null(&j, "sender_pid");
+		}
+		obj_end(&j);
+	} else
+		null(&j, "crash");
 	obj(&j, "stack_sampling");
 	num(&j, "exact_first", MS_STACK_EXACT);
 	num(&j, "sample_one_in", ms_opt.stack_sample);

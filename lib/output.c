@@ -47,76 +47,94 @@ int ms_output_stderr(void)
 	return -1;
 }
 
-static void expand_path(char *out, size_t cap, const char *pattern)
+static void expand_path(struct ms_fmt *f, const char *pattern)
+{
+	for (const char *p = pattern; *p; p++) {
+		if (p[0] == '%' && p[1] == 'p') {
+			ms_fmt(f, "%d", (int)getpid());
+			p++;
+		} else
+			ms_fmt(f, "%c", *p);
+	}
+}
+
+int ms_output_path(char *out, size_t cap, unsigned seq, const char *ext)
 {
 	struct ms_fmt f;
 	ms_fmt_init(&f, out, cap, -1);
-	for (const char *p = pattern; *p; p++) {
-		if (p[0] == '%' && p[1] == 'p') {
-			ms_fmt(&f, "%d", (int)getpid());
-			p++;
-		} else
-			ms_fmt(&f, "%c", *p);
-	}
-	ms_fmt_str(&f);
-}
-
-static int open_path(const char *pattern, const char *suffix, int *close_it);
-
-int ms_output_open(int *close_it)
-{
-	return ms_output_open_suffix("", close_it);
-}
-
-/* One file of a report in several formats: MUTEXSTAT_OUTPUT (or
- * mutexstat.%p in the current directory) as a prefix, then the dump's
- * number, then the format's extension. */
-int ms_output_open_format(unsigned seq, const char *ext, int *close_it)
-{
-	char suffix[64];
-	struct ms_fmt f;
-	ms_fmt_init(&f, suffix, sizeof suffix, -1);
+	expand_path(&f, ms_opt.output ? ms_opt.output : "mutexstat.%p");
 	if (seq)
 		ms_fmt(&f, ".%u", seq);
 	ms_fmt(&f, "%s", ext);
-	*close_it = 0;
-	return open_path(ms_opt.output ? ms_opt.output : "mutexstat.%p",
-			 ms_fmt_str(&f), close_it);
+	return f.len + 1 < cap ? 0 : -1;
 }
 
-static int open_path(const char *pattern, const char *suffix, int *close_it)
+static void say(char *why, size_t cap, const char *text, unsigned long n)
 {
-	char path[4096];
-	expand_path(path, sizeof path - 40, pattern);
-	strncat(path, suffix, 32);
-	int saved = errno;
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
-		      0644);
-	int err = errno;
+	struct ms_fmt f;
+	ms_fmt_init(&f, why, cap, -1);
+	ms_fmt(&f, text, n);
+	ms_fmt_str(&f);
+}
+
+/* An existing name: used only if it cannot be someone else's data.  A
+ * regular file is ours to replace if it belongs to the user we run as and
+ * has no other name (a hard link planted in /tmp could name /etc/shadow,
+ * which root owns).  Writing to a character device (/dev/null, a
+ * terminal) or a FIFO clobbers nothing; O_NONBLOCK makes the open of a
+ * FIFO without a reader fail (ENXIO) instead of waiting forever. */
+static int open_existing(const char *path, char *why, size_t cap)
+{
+	int fd = open(path, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ELOOP)
+			say(why, cap, "a symlink: not followed", 0);
+		return -1;
+	}
+	struct stat st;
+	if (fstat(fd, &st) != 0) {
+		close(fd);
+		return -1;
+	}
+	if (S_ISREG(st.st_mode)) {
+		if (st.st_uid != geteuid())
+			say(why, cap, "another user's file (uid %lu): not replaced",
+			    (unsigned long)st.st_uid);
+		else if (st.st_nlink != 1)
+			say(why, cap, "a file with %lu links: not replaced",
+			    (unsigned long)st.st_nlink);
+		else if (ftruncate(fd, 0) == 0)
+			goto use;
+	} else if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))
+		goto use;
+	else
+		say(why, cap, "not a regular file: not written", 0);
+	close(fd);
+	return -1;
+use:
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
+}
+
+int ms_output_create(const char *path, char *why, size_t cap)
+{
+	int saved = errno, fd = -1;
+	why[0] = 0;
+	/* A few tries: the name may vanish or appear between two opens. */
+	for (int tries = 0; fd < 0 && tries < 4; tries++) {
+		why[0] = 0;
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC,
+			  0644);
+		if (fd >= 0 || errno != EEXIST)
+			break;
+		fd = open_existing(path, why, cap);
+		if (fd < 0 && (why[0] || errno != ENOENT))
+			break;
+	}
+	if (fd < 0 && !why[0]) {
+		const char *name = strerrorname_np(errno);
+		say(why, cap, name ? name : "error", 0);
+	}
 	errno = saved;
-	if (fd >= 0) {
-		*close_it = 1;
-		return fd;
-	}
-	int e = ms_output_stderr();
-	if (e >= 0) {
-		char buf[4300];
-		struct ms_fmt f;
-		ms_fmt_init(&f, buf, sizeof buf, e);
-		const char *name = strerrorname_np(err);
-		ms_fmt(&f,
-		       "mutexstat: cannot write MUTEXSTAT_OUTPUT '%s' (%s); "
-		       "the report goes to stderr\n",
-		       path, name ? name : "error");
-		ms_fmt_flush(&f);
-	}
-	return e;
-}
-
-int ms_output_open_suffix(const char *suffix, int *close_it)
-{
-	*close_it = 0;
-	if (!ms_opt.output)
-		return ms_output_stderr();
-	return open_path(ms_opt.output, suffix, close_it);
+	return fd;
 }

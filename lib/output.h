@@ -2,6 +2,8 @@
 #ifndef MUTEXSTAT_OUTPUT_H
 #define MUTEXSTAT_OUTPUT_H
 
+#include <stddef.h>
+
 /* At start-up: keep a private copy of the stderr the program started with,
  * so a report reaches it even if the program closes or redirects fd 2. */
 void ms_output_init(void);
@@ -10,12 +12,19 @@ void ms_output_init(void);
  * the number now names another file). */
 int ms_output_stderr(void);
 
-/* Open the report's destination: MUTEXSTAT_OUTPUT with %p replaced by the
- * pid, or the original stderr.  *close_it says whether to close it after. */
-int ms_output_open(int *close_it);
-/* The same with a suffix after the expanded path (live dumps: ".1"). */
-int ms_output_open_suffix(const char *suffix, int *close_it);
-/* A file of a report in several formats (seq 0: at exit). */
-int ms_output_open_format(unsigned seq, const char *ext, int *close_it);
+/* The path of a report file: MUTEXSTAT_OUTPUT (with formats other than
+ * text alone, its prefix, by default mutexstat.%p) with %p replaced by the
+ * pid, then ".N" for the Nth live dump (seq; 0 at exit), then ext (".txt",
+ * ".json", ...; "" for text alone).  Returns -1 if it does not fit in cap
+ * (never a shortened name). */
+int ms_output_path(char *out, size_t cap, unsigned seq, const char *ext);
+
+/* Opens path for writing a report, by the rules of README "Where the
+ * report goes": a new file is created, never through a symlink; an
+ * existing one is replaced only if it is a regular file of the user the
+ * process runs as with no other link (an earlier report); a character
+ * device or a FIFO with a reader is written to.  Returns the descriptor,
+ * or -1 with why (cap bytes) saying why not: an errno name or a few words. */
+int ms_output_create(const char *path, char *why, size_t cap);
 
 #endif

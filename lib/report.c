@@ -16,6 +16,7 @@
 #include "out_json.h"
 #include "findings.h"
 #include "clock.h"
+#include "crash.h"
 #include "fmt.h"
 #include "options.h"
 #include "output.h"
@@ -234,6 +235,8 @@ static void header(struct ms_fmt *f, const struct top *t)
 	       ms_duration(run, ms_run_ns()), (unsigned long long)threads,
 	       plural(threads, "thread", "threads"), (unsigned long long)t->live,
 	       plural(t->live, "mutex", "mutexes"), (unsigned long long)untracked);
+	char crash[200];
+	ms_fmt(f, "%s", ms_crash_describe(crash, sizeof crash));
 	uint64_t lost = LOAD(&tb->untracked_ops);
 	if (untracked || lost)
 		ms_fmt(f,
@@ -582,42 +585,79 @@ int ms_report(int fd)
 	return f.failed ? -1 : 0;
 }
 
-/* One format's file; a failure to write is said on stderr. */
-static void write_format(unsigned seq, const char *ext,
+/* The one-line warning about a report file that could not be created
+ * (opened 0) or written (opened 1), on the original stderr.  name: the
+ * format of a file that is not sent to stderr instead. */
+static void warn_file(const char *path, const char *why, int opened,
+		      const char *name)
+{
+	int efd = ms_output_stderr();
+	if (efd < 0)
+		return;
+	char msg[4400];
+	struct ms_fmt w;
+	ms_fmt_init(&w, msg, sizeof msg, -1);
+	if (opened)
+		ms_fmt(&w, "mutexstat: writing MUTEXSTAT_OUTPUT '%s' failed (%s)", path, why);
+	else
+		ms_fmt(&w, "mutexstat: cannot write MUTEXSTAT_OUTPUT '%s' (%s)", path, why);
+	if (!name)
+		ms_fmt(&w, "; the report goes to stderr\n");
+	else
+		ms_fmt(&w, "; the %s report %s\n", name, opened ? "there is incomplete" : "is lost");
+	const char *line = ms_fmt_str(&w);
+	ms_write_all(efd, line, strlen(line));
+}
+
+static int text_writer(int fd, int arg);
+
+/* One format's file (see README, "Where the report goes").  The text
+ * report always reaches the user: when its file cannot be created or
+ * written, a one-line warning and the report go to stderr.  Another
+ * format's file is not sent to stderr (a gzip'd profile on a terminal
+ * helps nobody): the warning says it is lost. */
+static void write_format(unsigned seq, const char *ext, const char *name,
 			 int (*writer)(int fd, int arg), int arg)
 {
-	int close_it, fd;
-	ms_guard_enter(&ms_self);
-	/* Text alone keeps MUTEXSTAT_OUTPUT as the file's name (or stderr);
-	 * with other formats it is the prefix of each file's name. */
-	if (ms_opt.formats != MS_FORMAT_TEXT)
-		fd = ms_output_open_format(seq, ext, &close_it);
-	else if (!ms_opt.output) {
-		fd = ms_output_stderr();
-		close_it = 0;
-	} else
-		fd = seq ? ms_output_open_format(seq, "", &close_it)
-			 : ms_output_open(&close_it);
-	if (fd < 0) {
-		ms_guard_leave(&ms_self);
-		return;
-	}
 	int saved = errno;
-	if (writer(fd, arg) && close_it) {
-		const char *e = strerrorname_np(errno);
-		char msg[200];
-		struct ms_fmt w;
-		ms_fmt_init(&w, msg, sizeof msg, -1);
-		ms_fmt(&w, "mutexstat: writing the report to MUTEXSTAT_OUTPUT failed (%s)\n",
-		       e ? e : "error");
+	ms_guard_enter(&ms_self);
+	int text = writer == text_writer;
+	if (text && ms_opt.formats == MS_FORMAT_TEXT && !ms_opt.output) {
+		int fd = ms_output_stderr();
+		if (fd >= 0)
+			writer(fd, arg); /* a failing stderr: nowhere to say so */
+		goto out;
+	}
+	/* Text alone keeps MUTEXSTAT_OUTPUT as the file's name; with other
+	 * formats it is the prefix of each file's name. */
+	char path[4096], why[96];
+	int fd = -1;
+	if (ms_output_path(path, sizeof path, seq,
+			   ms_opt.formats == MS_FORMAT_TEXT ? "" : ext) == 0)
+		fd = ms_output_create(path, why, sizeof why);
+	else
+		strcpy(why, "ENAMETOOLONG");
+	if (fd < 0) {
+		warn_file(path, why, 0, text ? NULL : name);
+	} else {
+		int rc = writer(fd, arg), err = errno;
+		if (close(fd) != 0 && !rc && errno != EINTR) {
+			rc = -1; /* NFS and quotas may tell only now */
+			err = errno;
+		}
+		if (!rc)
+			goto out;
+		const char *e = strerrorname_np(err);
+		warn_file(path, e ? e : "error", 1, text ? NULL : name);
+	}
+	if (text) {
 		int efd = ms_output_stderr();
 		if (efd >= 0)
-			ms_write_all(efd, msg, strlen(msg));
+			writer(efd, arg);
 	}
-	if (close_it)
-		close(fd);
-	errno = saved;
+out:
 	ms_guard_leave(&ms_self);
+	errno = saved;
 }
 
 static int text_writer(int fd, int arg)
@@ -661,17 +701,17 @@ static int pprof_writer(int fd, int arg)
 void ms_report_all(unsigned seq)
 {
 	if (ms_opt.formats & MS_FORMAT_TEXT)
-		write_format(seq, ".txt", text_writer, 0);
+		write_format(seq, ".txt", "text", text_writer, 0);
 	if (ms_opt.formats & MS_FORMAT_FOLDED) {
-		write_format(seq, ".wait.folded", folded_writer, MS_BLAME_WAIT);
-		write_format(seq, ".hold.folded", folded_writer, MS_BLAME_HOLD);
+		write_format(seq, ".wait.folded", "folded", folded_writer, MS_BLAME_WAIT);
+		write_format(seq, ".hold.folded", "folded", folded_writer, MS_BLAME_HOLD);
 	}
 	if (ms_opt.formats & MS_FORMAT_PPROF)
-		write_format(seq, ".pb.gz", pprof_writer, 0);
+		write_format(seq, ".pb.gz", "pprof", pprof_writer, 0);
 	if (ms_opt.formats & MS_FORMAT_DOT)
-		write_format(seq, ".dot", dot_writer, 0);
+		write_format(seq, ".dot", "dot", dot_writer, 0);
 	if (ms_opt.formats & MS_FORMAT_JSON)
-		write_format(seq, ".json", json_writer, 0);
+		write_format(seq, ".json", "json", json_writer, 0);
 }
 
 void ms_report_to_output(void)

@@ -535,6 +535,7 @@ int ms_symbolize_frame(uintptr_t addr, int is_return_address,
 	if (!addr)
 		return -1;
 	is_return_address = !!is_return_address;
+	__atomic_add_fetch(&ms_report_progress, 1, __ATOMIC_RELAXED);
 	int saved = errno, result;
 	ms_guard_enter(&ms_self);
 	lock_session();

@@ -1,7 +1,8 @@
 # tests/output.sh - where the report goes: MUTEXSTAT_OUTPUT with %p (one
 # file per process, named by its pid), truncating; a path that cannot be
-# written (no such directory, a directory, a /proc file, a symlink, which is
-# never followed) earns one warning and the report on stderr; and stderr
+# written (no such directory, a directory, a /sys file, a symlink, which is
+# never followed, /dev/full) earns one warning and the report on stderr
+# (tests/report_files.sh has the rest of the rules); and stderr
 # means the stderr the program started with, even if the program closes
 # fd 2 and a file it opens takes that number (the report must not land in
 # that file).
@@ -143,11 +144,16 @@ expect_fallback "a file used as a directory" "$WORK/target/r.txt" ENOTDIR
 run /sys/mutexstat-report.txt "$CONTENTION" 2 1000
 expect_fallback "a file in /sys" /sys/mutexstat-report.txt 'E[A-Z]+'
 
-# a file that opens but cannot be written: the program must not notice
-# (where the report goes then is not promised: today it is lost)
+# a file that opens but cannot be written: the program must not notice;
+# one line says so, and the report goes to stderr
 run /dev/full "$CONTENTION" 2 1000
 expect_eq "/dev/full: program's output" "$rc $(cat "$WORK/out")" \
     "0 $(cat "$WORK/contention.out")"
+expect_eq "/dev/full: the warning" "$(head -n 1 "$WORK/err")" \
+    "mutexstat: writing MUTEXSTAT_OUTPUT '/dev/full' failed (ENOSPC); the report goes to stderr"
+sed 1d "$WORK/err" >"$WORK/err.rest"
+expect_grep "/dev/full: then the report on stderr" "$FIRST" "$WORK/err.rest"
+expect_grep "/dev/full: the whole report" '^Top 2 mutexes by wait:$' "$WORK/err.rest"
 
 run "$WORK/nodir/r.%p.txt" sh -c 'echo $$ >"$1"; exec "$0" 2 1000' \
     "$CONTENTION" "$WORK/pid"
@@ -155,11 +161,11 @@ expect_fallback "no such directory, %p" "$WORK/nodir/r.$(cat "$WORK/pid").txt" E
 
 ln -s "$WORK/target" "$WORK/link"
 run "$WORK/link" "$CONTENTION" 2 1000
-expect_fallback "a symlink" "$WORK/link" ELOOP
+expect_fallback "a symlink" "$WORK/link" "a symlink: not followed"
 expect_eq "a symlink: its target untouched" "$(cat "$WORK/target")" precious
 ln -s "$WORK/nothing-yet" "$WORK/dangling"
 run "$WORK/dangling" "$CONTENTION" 2 1000
-expect_fallback "a dangling symlink" "$WORK/dangling" ELOOP
+expect_fallback "a dangling symlink" "$WORK/dangling" "a symlink: not followed"
 expect_eq "a dangling symlink: not created through" \
     "$(test -e "$WORK/nothing-yet" && echo made)" ""
 

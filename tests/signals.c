@@ -1,0 +1,160 @@
+/* signals.c - programs that use signals their own way, or end without
+ * exit(), for tests/signals.sh.
+ *
+ *   signals MODE
+ *
+ *   own-usr1     installs its own SIGUSR1 handler, raises SIGUSR1 three
+ *                times, prints how often its handler ran
+ *   raise-usr1   raises SIGUSR1, then prints "after raise"
+ *   sigwait      blocks every signal, then starts a thread that locks a
+ *                mutex; prints "ready" and takes SIGUSR1 with sigwait
+ *   sigwait-inherited  the same, with the signals blocked by its parent
+ *   blocked-hang blocks every signal; one thread takes a mutex and sleeps
+ *                in sigwait (SIGTERM), another waits for that mutex;
+ *                prints "ready" and waits to be killed
+ *   own-rtmax    installs its own SIGRTMAX-3 handler; one thread takes a
+ *                mutex and reads a line from stdin, another waits for the
+ *                mutex; prints "ready"; once the line came, prints how
+ *                often its SIGRTMAX-3 handler ran
+ *   _exit        locks a mutex in a thread, prints a line, _exit(3)
+ *   quick_exit   the same with quick_exit(4)
+ *   thread-exit  the same with exit(5) from the thread (exit handlers run)
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static volatile sig_atomic_t ran;
+static int go[2]; /* a holder says it has the mutex */
+
+static void count(int sig)
+{
+	(void)sig;
+	ran++;
+}
+
+static void say(const char *s)
+{
+	fputs(s, stdout);
+	fflush(stdout);
+}
+
+static void *lock_once(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&m);
+	pthread_mutex_unlock(&m);
+	return NULL;
+}
+
+/* Takes the mutex, then waits in sigwait for a signal nobody sends. */
+static void *hold_and_sleep(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&m);
+	write(go[1], "x", 1);
+	sigset_t term;
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	int sig;
+	sigwait(&term, &sig);
+	return NULL;
+}
+
+/* Takes the mutex, then waits for a line on stdin. */
+static void *hold_and_read(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&m);
+	write(go[1], "x", 1);
+	char line[64];
+	if (!fgets(line, sizeof line, stdin)) {
+	}
+	pthread_mutex_unlock(&m);
+	return NULL;
+}
+
+static void block_all(void)
+{
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+}
+
+static void *ending(void *arg)
+{
+	const char *how = arg;
+	pthread_mutex_lock(&m);
+	say("before the end\n");
+	if (!strcmp(how, "_exit"))
+		_exit(3);
+	if (!strcmp(how, "quick_exit"))
+		quick_exit(4);
+	exit(5);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return 2;
+	const char *mode = argv[1];
+	pthread_t a, b;
+	if (!strcmp(mode, "own-usr1")) {
+		signal(SIGUSR1, count);
+		for (int i = 0; i < 3; i++)
+			raise(SIGUSR1);
+		lock_once(NULL);
+		printf("own handler ran %d times\n", (int)ran);
+	} else if (!strcmp(mode, "raise-usr1")) {
+		lock_once(NULL);
+		raise(SIGUSR1);
+		say("after raise\n");
+	} else if (!strcmp(mode, "sigwait") || !strcmp(mode, "sigwait-inherited")) {
+		if (!strcmp(mode, "sigwait"))
+			block_all();
+		pthread_create(&a, NULL, lock_once, NULL);
+		pthread_join(a, NULL);
+		sigset_t usr1;
+		sigemptyset(&usr1);
+		sigaddset(&usr1, SIGUSR1);
+		say("ready\n");
+		int sig;
+		sigwait(&usr1, &sig);
+		printf("sigwait got SIG%s\n", sigabbrev_np(sig));
+	} else if (!strcmp(mode, "blocked-hang")) {
+		block_all();
+		if (pipe(go) != 0)
+			return 2;
+		pthread_create(&a, NULL, hold_and_sleep, NULL);
+		char c;
+		if (read(go[0], &c, 1) != 1)
+			return 2;
+		pthread_create(&b, NULL, lock_once, NULL);
+		say("ready\n");
+		pthread_join(b, NULL);
+	} else if (!strcmp(mode, "own-rtmax")) {
+		signal(SIGRTMAX - 3, count);
+		if (pipe(go) != 0)
+			return 2;
+		pthread_create(&a, NULL, hold_and_read, NULL);
+		char c;
+		if (read(go[0], &c, 1) != 1)
+			return 2;
+		pthread_create(&b, NULL, lock_once, NULL);
+		say("ready\n");
+		pthread_join(a, NULL);
+		pthread_join(b, NULL);
+		printf("own SIGRTMAX-3 handler ran %d times\n", (int)ran);
+	} else if (!strcmp(mode, "_exit") || !strcmp(mode, "quick_exit") ||
+		   !strcmp(mode, "thread-exit")) {
+		pthread_create(&a, NULL, ending, (void *)mode);
+		pthread_join(a, NULL);
+	} else
+		return 2;
+	return 0;
+}

@@ -1,0 +1,207 @@
+# tests/signals.sh - programs that use signals their own way keep them:
+#   - a SIGUSR1 handler installed after start-up gets every SIGUSR1; one
+#     installed before (a library constructor), or SIGUSR1 ignored by the
+#     parent, is left in place with one line saying live dumps are off;
+#   - a program that blocks every signal in every thread (itself, or
+#     inherited from its parent) takes SIGUSR1 with sigwait as before --
+#     no live dump steals it -- and the watchdog still reports its hang;
+#   - a program's own SIGRTMAX-3 handler gets no signal from a live dump;
+#   - _exit and quick_exit write no report (exit from a thread does).
+# And what does change, documented: SIGUSR1's default action (the end of
+# the process) becomes a live dump.
+
+. "$top_srcdir/tests/lib.sh"
+
+B=$top_builddir
+SIG="$B/tests/signals"
+RUN="$B/tests/run_hostile"
+CC=${CC:-cc}
+NOTE_HANDLER="mutexstat: no live dumps on SIGUSR1: the program handles it itself (MUTEXSTAT_SIGNAL picks another, or none)"
+NOTE_IGNORED="mutexstat: no live dumps on SIGUSR1: the program ignores it (MUTEXSTAT_SIGNAL picks another, or none)"
+
+# wait_for FILE PATTERN: up to 20 s for PATTERN to appear in FILE.
+wait_for() {
+	n=0
+	while [ $n -lt 200 ]; do
+		grep -Eq "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+		n=$((n + 1))
+	done
+	return 1
+}
+
+# with "VAR=value..." "RUN-OPTIONS" program args: under the library (and
+# run_hostile's options), report to $WORK/r; stdout and how it ended in
+# $WORK/out, stderr in $WORK/err.
+with() {
+	rm -f "$WORK"/r "$WORK"/r.*
+	vars=$1 opts=$2; shift 2
+	# shellcheck disable=SC2086
+	"$RUN" $opts env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/r" $vars "$@" \
+	    >"$WORK/out" 2>"$WORK/err"
+}
+
+# ---- the program's own SIGUSR1 -----------------------------------------------
+
+with "" "" "$SIG" own-usr1
+expect_eq "own SIGUSR1 handler, installed after start-up: it gets every signal" \
+    "$(cat "$WORK/out")" "own handler ran 3 times
+exit 0"
+expect_eq "own SIGUSR1 handler: the same without the library" "$("$RUN" "$SIG" own-usr1)" \
+    "$(cat "$WORK/out")"
+expect_eq "own SIGUSR1 handler: no live dump, the exit report" "$(cd "$WORK" && ls r*)" r
+expect_eq "own SIGUSR1 handler: nothing on stderr" "$(cat "$WORK/err")" ""
+
+with "" "--ignore 10" "$SIG" raise-usr1
+expect_eq "SIGUSR1 ignored by the parent: still ignored" "$(cat "$WORK/out")" "after raise
+exit 0"
+expect_eq "SIGUSR1 ignored: the same without the library" \
+    "$("$RUN" --ignore 10 "$SIG" raise-usr1)" "$(cat "$WORK/out")"
+expect_eq "SIGUSR1 ignored: one line says live dumps are off" "$(cat "$WORK/err")" "$NOTE_IGNORED"
+expect_eq "SIGUSR1 ignored: no live dump" "$(cd "$WORK" && ls r*)" r
+
+with MUTEXSTAT_SIGNAL=none "--ignore 10" "$SIG" raise-usr1
+expect_eq "SIGUSR1 ignored, MUTEXSTAT_SIGNAL=none: no note" "$(cat "$WORK/err")" ""
+
+cat >"$WORK/early.c" <<'EOF'
+/* a library whose constructor installs a SIGUSR1 handler */
+#include <signal.h>
+#include <stdio.h>
+#include <unistd.h>
+static void early_handler(int sig)
+{
+	(void)sig;
+	if (write(1, "early handler\n", 14) < 0) {
+	}
+}
+__attribute__((constructor)) static void early(void)
+{
+	struct sigaction old;
+	sigaction(SIGUSR1, NULL, &old);
+	fprintf(stderr, "early: SIGUSR1 was %s\n", old.sa_handler == SIG_DFL ? "default" : "taken");
+	signal(SIGUSR1, early_handler);
+}
+EOF
+if "$CC" -shared -fPIC -o "$WORK/early.so" "$WORK/early.c"; then
+	# the last preloaded library starts first
+	rm -f "$WORK"/r*
+	"$RUN" env LD_PRELOAD="$MUTEXSTAT_LIB:$WORK/early.so" MUTEXSTAT_OUTPUT="$WORK/r" \
+	    "$SIG" raise-usr1 >"$WORK/out" 2>"$WORK/err"
+	expect_eq "a SIGUSR1 handler from before start-up: it runs" "$(cat "$WORK/out")" \
+	    "early handler
+after raise
+exit 0"
+	expect_eq "a SIGUSR1 handler from before start-up: no live dump" "$(cd "$WORK" && ls r*)" r
+	if [ "$(head -n 1 "$WORK/err")" = "early: SIGUSR1 was default" ]; then
+		expect_eq "a SIGUSR1 handler from before start-up: the note" \
+		    "$(sed 1d "$WORK/err")" "$NOTE_HANDLER"
+	else
+		echo "note: the library started before early.so here; its handler replaced ours"
+	fi
+else
+	fail "cannot compile a shared library with $CC"
+fi
+
+# What changes: by default SIGUSR1 ends a process; under the library it
+# asks for a live dump, and the program goes on.
+expect_eq "SIGUSR1's default action without the library" "$("$RUN" "$SIG" raise-usr1)" \
+    "signal USR1"
+with "" "" "$SIG" raise-usr1
+expect_eq "SIGUSR1 under the library: a live dump, the program goes on" \
+    "$(cat "$WORK/out")" "after raise
+exit 0"
+
+# ---- every signal blocked in every thread --------------------------------------
+
+for case in "sigwait" "sigwait-inherited --block-all"; do
+	set -- $case
+	mode=$1 opts=${2-}
+	rm -f "$WORK"/r*
+	# shellcheck disable=SC2086
+	"$RUN" $opts sh -c 'echo $$ >"$1"; shift; exec "$@"' sh "$WORK/pid" \
+	    env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/r" "$SIG" $mode \
+	    >"$WORK/out" 2>"$WORK/err" &
+	pid=$!
+	wait_for "$WORK/out" '^ready$' || fail "$mode: never ready"
+	prog=$(cat "$WORK/pid")
+	kill -USR1 "$prog"
+	(sleep 20 && kill -KILL "$prog") 2>/dev/null &
+	guard=$!
+	wait $pid
+	kill $guard 2>/dev/null
+	expect_eq "all signals blocked ($mode): sigwait gets SIGUSR1, as without the library" \
+	    "$(cat "$WORK/out")" "ready
+sigwait got SIGUSR1
+exit 0"
+	expect_eq "all signals blocked ($mode): no live dump; the exit report" \
+	    "$(cd "$WORK" && ls r*)" "r"
+	expect_grep "all signals blocked ($mode): the exit report is complete" \
+	    '^mutexstat: signals \(pid [0-9]+\) ran [^:]+: 1 thread used mutexes, 1 mutex tracked' "$WORK/r"
+	expect_eq "all signals blocked ($mode): nothing on stderr" "$(cat "$WORK/err")" ""
+done
+
+# the watchdog needs no signal: a hang in a program that blocks them all
+rm -f "$WORK"/r*
+env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/r" MUTEXSTAT_WATCHDOG=1 \
+    "$SIG" blocked-hang >"$WORK/out" 2>"$WORK/err" &
+pid=$!
+wait_for "$WORK/out" '^ready$' || fail "blocked-hang: never ready"
+if wait_for "$WORK/r.1" '^#1 mutex '; then pass "all signals blocked: the watchdog reported the hang"
+else fail "all signals blocked: no watchdog report"; fi
+kill -USR1 $pid
+kill -KILL $pid
+wait $pid 2>/dev/null
+expect_grep "all signals blocked: the wait chain" '^WAIT CHAIN:$' "$WORK/r.1"
+expect_grep "all signals blocked: the holder, blocking SIGRTMAX-3, cannot say where it is" \
+    '^  thread [0-9]+ is not waiting for a mutex; it is now at \(it did not answer\)$' "$WORK/r.1"
+expect_eq "all signals blocked: kill -USR1 stays pending, no second report" \
+    "$(cd "$WORK" && ls r*)" "r.1"
+
+# ---- the program's own SIGRTMAX-3 ------------------------------------------------
+
+rm -f "$WORK"/r* "$WORK/in"
+mkfifo "$WORK/in"
+env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/r" "$SIG" own-rtmax \
+    <"$WORK/in" >"$WORK/out" 2>"$WORK/err" &
+pid=$!
+exec 3>"$WORK/in"
+wait_for "$WORK/out" '^ready$' || fail "own-rtmax: never ready"
+found=
+n=1
+while [ $n -le 50 ]; do # until a dump sees the waiter waiting
+	kill -USR1 $pid
+	wait_for "$WORK/r.$n" '^Top ' || break
+	if grep -q '^WAIT CHAIN:$' "$WORK/r.$n"; then found=$n; break; fi
+	n=$((n + 1))
+done
+echo go >&3
+exec 3>&-
+wait $pid
+expect_eq "own SIGRTMAX-3 handler: no signal from the live dumps" "$(cat "$WORK/out")" "ready
+own SIGRTMAX-3 handler ran 0 times"
+if [ -n "$found" ]; then
+	expect_grep "own SIGRTMAX-3 handler: the dump says why the holder's place is unknown" \
+	    "^  thread [0-9]+ is not waiting for a mutex; it is now at \(not asked: SIGRTMAX-3 is the program's\)$" \
+	    "$WORK/r.$found"
+else
+	fail "own SIGRTMAX-3 handler: no dump saw the wait chain"
+fi
+
+# ---- ends without exit handlers --------------------------------------------------
+
+for case in "_exit 3" "quick_exit 4"; do
+	set -- $case
+	with "" "" "$SIG" $1
+	expect_eq "$1: status and output as without the library" "$(cat "$WORK/out")" \
+	    "$("$RUN" "$SIG" $1)"
+	expect_eq "$1: its status" "$(tail -n 1 "$WORK/out")" "exit $2"
+	expect_eq "$1: no report (destructors do not run)" "$(cd "$WORK" && ls r* 2>/dev/null)" ""
+	expect_eq "$1: nothing on stderr" "$(cat "$WORK/err")" ""
+done
+with MUTEXSTAT_EXIT_CODE=9 "" "$SIG" _exit
+expect_eq "_exit with MUTEXSTAT_EXIT_CODE: the program's own status" "$(tail -n 1 "$WORK/out")" "exit 3"
+with "" "" "$SIG" thread-exit
+expect_eq "exit from a thread: status" "$(tail -n 1 "$WORK/out")" "exit 5"
+expect_grep "exit from a thread: the report, the mutex still held" '^Mutexes still locked:$' "$WORK/r"
+
+finish
