@@ -20,6 +20,8 @@
  *   deep_inversion N       the same, but the first thread, holding all N,
  *                          also takes Y, and the second takes M[10] while
  *                          holding Y: one real inversion, M[10] <-> Y
+ *   held N                 the main thread takes N mutexes and exits
+ *                          holding them (the report lists each)
  *   million N              N mutexes initialised, locked and left alive;
  *                          prints the resident memory (VmRSS) in kB
  */
@@ -264,6 +266,17 @@ static int deep_main(void)
 	return 0;
 }
 
+__attribute__((noinline)) static int held_main(void)
+{
+	deep_m = calloc((size_t)deep_n, sizeof *deep_m);
+	for (int i = 0; i < deep_n; i++) {
+		CHECK(pthread_mutex_init(&deep_m[i], NULL));
+		CHECK(pthread_mutex_lock(&deep_m[i]));
+	}
+	printf("exiting holding %d mutexes\n", deep_n);
+	return 0;
+}
+
 /* ---- a million live mutexes -------------------------------------------------- */
 static int million_main(long n)
 {
@@ -303,10 +316,14 @@ int main(int argc, char **argv)
 		inversion = !strcmp(mode, "deep_inversion");
 		return deep_main();
 	}
+	if (!strcmp(mode, "held") && a > 0) {
+		deep_n = (int)a;
+		return held_main();
+	}
 	if (!strcmp(mode, "million") && a > 0)
 		return million_main(a);
 	fprintf(stderr, "usage: scale threads NT NM ROUNDS | full NT NM ROUNDS |"
 			" churn NT LIVES RING | deep N | deep_inversion N |"
-			" million N\n");
+			" held N | million N\n");
 	return 2;
 }

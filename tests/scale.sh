@@ -2,7 +2,8 @@
 # once on 100 mutexes, counted exactly; 10,000,000 mutex lives with
 # destroy, folded exactly per first-lock site in constant memory; a table
 # that was full says so after its untracked mutexes are gone; a thread
-# holding 100 mutexes (more than the 64 followed) keeps counts and the
+# holding 100 mutexes (more than the 64 followed) keeps counts, the list
+# of held mutexes and the
 # deadlock analysis right and the report says what was not followed; the
 # resident memory of 1,000,000 live mutexes stays within the README's
 # budget.
@@ -97,6 +98,12 @@ expect_grep "inversion: the cycle has Y" "mutex $y," "$WORK/cycle"
 expect_grep "inversion: Y tracked too" ': 3 threads used mutexes, 102 mutexes tracked, 0 untracked$' "$WORK/report"
 expect_grep "inversion: Y, taken while 100 were held, is not followed either" \
 	'^  lock order not followed for 73 acquisitions' "$WORK/report"
+
+same_run "100 held at exit" held 100
+expect_eq "100 held at exit: each listed as held, with where it was taken" \
+	"$(grep -Ec '^  0x[0-9a-f]+ held by thread [0-9]+, taken at held_main\+0x[0-9a-f]+ ' "$WORK/report")" 100
+expect_grep "100 held at exit: the 36 beyond 64 not followed" \
+	'^  lock order not followed for 36 acquisitions: their thread already held 64 mutexes' "$WORK/report"
 
 # ---- memory: 1,000,000 live mutexes ------------------------------------------------
 "$S" million 1000000 > "$WORK/bare" 2>&1
