@@ -3,10 +3,9 @@
 # destroy, folded exactly per first-lock site in constant memory; a table
 # that was full says so after its untracked mutexes are gone; a thread
 # holding 100 mutexes (more than the 64 followed) keeps counts, the list
-# of held mutexes and the
-# deadlock analysis right and the report says what was not followed; the
-# resident memory of 1,000,000 live mutexes stays within the README's
-# budget.
+# of held mutexes and the deadlock analysis right, and the report says
+# what was not followed; the resident memory of 1,000,000 live mutexes
+# stays within the README's budget.
 . "$top_srcdir/tests/lib.sh"
 S=$top_builddir/tests/scale
 BUDGET=320 # bytes of resident memory per live mutex (README, "Scale")
