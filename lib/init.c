@@ -18,6 +18,7 @@
 #include "table.h"
 #include "thread.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <sched.h>
 #include <stdio.h>
@@ -74,12 +75,52 @@ static void after_fork_child(void)
 	ms_thread_after_fork_child();
 }
 
+/* Another copy of the library from another file (the build's and an
+ * installed one both preloaded, or one preloaded and another dlopen'ed)
+ * would record every call twice -- the first copy's calls to glibc reach
+ * the second's wrappers -- and each copy's stack capture would lock
+ * libunwind's mutexes through the other's, recording inside a capture,
+ * which hangs.  The copy the program's symbol lookup finds first records;
+ * the others pass every call through.  Returns the first copy's file name
+ * if it is not this one.  (Two names of one file, or one soname, load one
+ * copy: nothing to do.) */
+static const char *first_copy(void)
+{
+	Dl_info ours, first;
+	void *sym = dlsym(RTLD_DEFAULT, "mutexstat_dump");
+	if (!sym || !dladdr((void *)&state, &ours) || !dladdr(sym, &first) ||
+	    ours.dli_fbase == first.dli_fbase)
+		return NULL;
+	return first.dli_fname ? first.dli_fname : "?";
+}
+
+static void step_aside(const char *first)
+{
+	Dl_info ours;
+	char buf[600];
+	struct ms_fmt f;
+	ms_real_resolve(); /* calls go straight to glibc */
+	ms_fmt_init(&f, buf, sizeof buf, -1);
+	ms_fmt(&f, "mutexstat: another copy of the library (%s) records this "
+		   "process; this one (%s) passes calls through\n", first,
+	       dladdr((void *)&state, &ours) && ours.dli_fname ? ours.dli_fname : "?");
+	ms_warn(ms_fmt_str(&f));
+	__atomic_store_n(&state, DISABLED, __ATOMIC_RELEASE);
+}
+
 static void start(void)
 {
 	int saved = errno;
 	ms_guard_enter(&ms_self);
 	ms_clock_init();
 	ms_output_init();
+	const char *first = first_copy();
+	if (first) {
+		step_aside(first);
+		ms_guard_leave(&ms_self);
+		errno = saved;
+		return;
+	}
 	ms_options_load(env, ms_warn);
 	ms_real_resolve();
 	ms_stack_init();

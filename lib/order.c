@@ -135,10 +135,24 @@ void ms_order_note(struct ms_thread *t, struct ms_tstate *ts, uint32_t r,
 	ts->edge_cache[slot].gen = gen;
 }
 
+static uint64_t not_followed; /* ended; live ones are in the threads' records */
+
+void ms_order_not_followed(uint32_t n)
+{
+	__atomic_fetch_add(&not_followed, n, __ATOMIC_RELAXED);
+}
+
+static void add_overflow(struct ms_tstate *ts, void *arg)
+{
+	*(uint64_t *)arg += LOAD(&ts->overflow);
+}
+
 void ms_order_stats(struct ms_order_stats *out)
 {
 	out->edges = LOAD(&nedges);
 	out->dropped = LOAD(&dropped);
+	out->not_followed = LOAD(&not_followed);
+	ms_threads_each(add_overflow, &out->not_followed);
 }
 
 /* ---- cycles, at report time ------------------------------------------ */

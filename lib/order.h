@@ -49,8 +49,13 @@ const char *ms_order_mutex_name(uint32_t r);
 
 struct ms_order_stats {
 	uint64_t edges, dropped;
+	/* Acquisitions made while their thread already held MS_HELD_MAX
+	 * mutexes: counted, but no edge leads out of them. */
+	uint64_t not_followed;
 };
 void ms_order_stats(struct ms_order_stats *out);
+/* threads.c: n such acquisitions ended (their unlock, or thread exit). */
+void ms_order_not_followed(uint32_t n);
 
 /* One lock-order cycle (the text report's POTENTIAL DEADLOCK or GUARDED
  * INVERSION), for the JSON output: n edges, edges[i].b == edges[i+1].a,

@@ -751,6 +751,7 @@ int ms_write_json(int fd)
 	num(&j, "threads_seen", ms_threads_seen());
 	num(&j, "mutexes_untracked", LOAD(&tb->untracked_mutexes));
 	num(&j, "calls_untracked", LOAD(&tb->untracked_ops));
+	num(&j, "mutexes_untracked_destroyed", LOAD(&tb->untracked_ended));
 	num(&j, "destroyed", LOAD(&tb->destroyed));
 	num(&j, "reinitialised", LOAD(&tb->reinitialised));
 	obj(&j, "hold_timing");

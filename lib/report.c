@@ -238,7 +238,17 @@ static void header(struct ms_fmt *f, const struct top *t)
 	char crash[200];
 	ms_fmt(f, "%s", ms_crash_describe(crash, sizeof crash));
 	uint64_t lost = LOAD(&tb->untracked_ops);
-	if (untracked || lost)
+	uint64_t ended = LOAD(&tb->untracked_ended);
+	if (ended)
+		/* Full once, with room again now: their numbers are in no line. */
+		ms_fmt(f,
+		       "  the table was full: %llu mutexes were not tracked, %llu of them "
+		       "destroyed since (and %llu calls found no room at all);\n"
+		       "  their numbers are in no line of this report; raise "
+		       "MUTEXSTAT_TABLE_SIZE (now %llu)\n",
+		       (unsigned long long)(untracked + ended), (unsigned long long)ended,
+		       (unsigned long long)lost, (unsigned long long)ms_opt.table_size);
+	else if (untracked || lost)
 		ms_fmt(f,
 		       "  the table is full: %llu mutexes were not tracked (and %llu "
 		       "calls found no room at all); raise MUTEXSTAT_TABLE_SIZE (now %llu)\n",

@@ -45,6 +45,10 @@ void ms_report_stack_summary(struct ms_fmt *f)
 		ms_fmt(f, "  %llu lock-order edges were not kept (the same memory is "
 			  "spent): inversions may be missed; raise MUTEXSTAT_STACK_MEMORY\n",
 		       (unsigned long long)os.dropped);
+	if (os.not_followed)
+		ms_fmt(f, "  lock order not followed for %llu acquisitions: their thread "
+			  "already held %d mutexes (the most followed per thread)\n",
+		       (unsigned long long)os.not_followed, MS_HELD_MAX);
 }
 
 /* Frames past the program's own, into the C library's thread or process

@@ -376,8 +376,10 @@ void ms_table_remove(uintptr_t key)
 			fold(t, r);
 			record_free(t, r);
 			t->live--;
-		} else
+		} else {
 			t->untracked_mutexes--;
+			t->untracked_ended++;
+		}
 		t->destroyed++;
 		delete_at(t, i);
 		/* threads' cached lookups of this address are now stale */
@@ -420,6 +422,7 @@ void ms_table_reset(void)
 	memset(t->sites, 0, MS_MAX_SITES * sizeof *t->sites);
 	t->nsites = 0;
 	t->untracked_ops = 0;
+	t->untracked_ended = 0;
 	t->destroyed = 0;
 	t->reinitialised = 0;
 	ms_table_unlock();

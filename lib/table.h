@@ -152,6 +152,7 @@ struct ms_table {
 	uint32_t next_unused, free_head, live;
 	uint64_t untracked_mutexes; /* in the index without a record */
 	uint64_t untracked_ops;     /* not even in the index */
+	uint64_t untracked_ended;   /* untracked mutexes destroyed since */
 	uint64_t destroyed, reinitialised;
 	uint32_t nsites;
 	struct ms_site *sites; /* [MS_MAX_SITES] */

@@ -5,6 +5,7 @@
 #include "findings.h"
 #include "fmt.h"
 #include "internal.h"
+#include "order.h"
 #include "table.h"
 #include "thread.h"
 
@@ -46,6 +47,8 @@ static void thread_exit(void *arg)
 	ms_held_prune(ts);
 	if (ts->nheld || ts->overflow)
 		ms_finding_held_at_exit(ts);
+	if (ts->overflow)
+		ms_order_not_followed(ts->overflow);
 	ts->nheld = 0;
 	ts->overflow = 0;
 	STORE(&ts->in_use, 0);
@@ -155,8 +158,10 @@ int ms_held_remove(struct ms_tstate *ts, uint32_t rec)
 			ts->nheld = n - 1;
 			return found;
 		}
-	if (ts->overflow)
+	if (ts->overflow) {
 		ts->overflow--; /* one of those not followed */
+		ms_order_not_followed(1);
+	}
 	return 0;
 }
 
