@@ -382,7 +382,7 @@ void ms_table_remove(uintptr_t key)
 		}
 		t->destroyed++;
 		delete_at(t, i);
-		/* threads' cached lookups of this address are now stale */
+		/* lock-order edges threads cached for this life are stale */
 		__atomic_fetch_add(&t->gen, 1, __ATOMIC_RELEASE);
 		break;
 	}

@@ -157,7 +157,8 @@ struct ms_table {
 	uint32_t nsites;
 	struct ms_site *sites; /* [MS_MAX_SITES] */
 	int ready;
-	uint32_t gen; /* bumped when an address leaves the table */
+	uint32_t gen; /* bumped when an address leaves the table: threads' cached
+			 lock-order edges (threads.h) are stale */
 };
 
 extern struct ms_table ms_table;
