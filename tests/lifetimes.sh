@@ -14,6 +14,19 @@ expect_grep "m2's second life starts from zero: 2 acquisitions" "^ +[0-9]+ $m2 +
 expect_grep "m2's first life is its own ended line" "^ +[0-9]+ 1 ended +1 +0 " "$WORK/report"
 expect_grep "m2 was seen through init" "^#[0-9]+ mutex $m2 \(normal\)$" "$WORK/report"
 
+# One thread's lookup cache across lives: a record handed to another mutex
+# after a destroy, and two mutexes that share a cache entry.
+run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" recycle
+for v in x y p q; do
+	eval "$v=\$(awk '/^$v /{print \$2}' \"\$WORK/out\")"
+done
+expect_grep "x's second life: 2 acquisitions" "^ +[0-9]+ $x +2 +0 " "$WORK/report"
+expect_grep "y, in x's old record: 5 acquisitions" "^ +[0-9]+ $y +5 +0 " "$WORK/report"
+expect_grep "x's first life is an ended line of 3" "^ +[0-9]+ 1 ended +3 +0 " "$WORK/report"
+expect_grep "p, sharing a cache entry with q: 1100 acquisitions" "^ +[0-9]+ $p +1100 +0 " "$WORK/report"
+expect_grep "q: 1100 acquisitions" "^ +[0-9]+ $q +1100 +0 " "$WORK/report"
+expect_no_grep "no finding: one order, p then q" "POTENTIAL DEADLOCK|MISUSE" "$WORK/report"
+
 # A full table: 64 records, 100 mutexes.
 MUTEXSTAT_TABLE_SIZE=64 run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" many 100
 expect_eq "program unaffected" "$(cat "$WORK/out")" "100 mutexes locked"

@@ -19,6 +19,11 @@
  *   signal P  sends SIGUSR1 to process P as fast as it can until P is gone;
  *             prints how many (run without the library)
  *   threads N N short-lived threads, 100 at a time, each locking m1 once
+ *   recycle   one thread's lookup cache across lives: x locked 3 times and
+ *             destroyed, y initialised (x's record is free) and locked 5
+ *             times, x initialised again and locked twice; then two mutexes
+ *             that share a cache entry, 1000 times each in turn and 100
+ *             times nested
  *   none      locks nothing */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -183,6 +188,45 @@ static int destroy(void)
 	CHECK(pthread_mutex_unlock(&m2), 0);
 	printf("m2 %p\n", (void *)&m2);
 	free(ms);
+	return 0;
+}
+
+static void lock_times(pthread_mutex_t *m, int n)
+{
+	for (int i = 0; i < n; i++) {
+		CHECK(pthread_mutex_lock(m), 0);
+		CHECK(pthread_mutex_unlock(m), 0);
+	}
+}
+
+static int recycle(void)
+{
+	static pthread_mutex_t x, y;
+	CHECK(pthread_mutex_init(&x, NULL), 0);
+	lock_times(&x, 3);
+	CHECK(pthread_mutex_destroy(&x), 0);
+	CHECK(pthread_mutex_init(&y, NULL), 0);
+	lock_times(&y, 5);
+	CHECK(pthread_mutex_init(&x, NULL), 0);
+	lock_times(&x, 2);
+	/* 16 mutexes apart: 640 bytes, the same entry of a 16-entry cache
+	 * indexed by address bits 3..6 */
+	static pthread_mutex_t row[17];
+	pthread_mutex_t *p = &row[0], *q = &row[16];
+	CHECK(pthread_mutex_init(p, NULL), 0);
+	CHECK(pthread_mutex_init(q, NULL), 0);
+	for (int i = 0; i < 1000; i++) {
+		lock_times(p, 1);
+		lock_times(q, 1);
+	}
+	for (int i = 0; i < 100; i++) {
+		CHECK(pthread_mutex_lock(p), 0);
+		CHECK(pthread_mutex_lock(q), 0);
+		CHECK(pthread_mutex_unlock(q), 0);
+		CHECK(pthread_mutex_unlock(p), 0);
+	}
+	printf("x %p\ny %p\np %p\nq %p\n", (void *)&x, (void *)&y, (void *)p,
+	       (void *)q);
 	return 0;
 }
 
@@ -375,8 +419,11 @@ int main(int argc, char **argv)
 		return threads(atoi(argv[2]));
 	if (!strcmp(what, "signal") && argc > 2)
 		return storm((pid_t)atoi(argv[2]));
+	if (!strcmp(what, "recycle"))
+		return recycle();
 	if (!strcmp(what, "none"))
 		return 0;
-	fprintf(stderr, "usage: scenario exact|contend|condwait|held|destroy|many N|hang|hammer S|none\n");
+	fprintf(stderr, "usage: scenario exact|contend|condwait|held|destroy|recycle|many N|hang|"
+			"hammer S|none\n");
 	return 2;
 }
