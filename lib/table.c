@@ -352,11 +352,16 @@ void ms_table_reset(void)
 		if (name)
 			STORE(&ms_cold(r)->name, name);
 	}
-	memset(t->sites, 0, MS_MAX_SITES * sizeof *t->sites);
+	/* only the lines in use: the rest were never touched, and writing
+	 * them would make 4 MB resident (in every fork child) */
+	memset(t->sites, 0, t->nsites * sizeof *t->sites);
 	t->nsites = 0;
 	t->untracked_ops = 0;
 	t->destroyed = 0;
 	t->reinitialised = 0;
+	/* every life is new: lock-order edges threads know they recorded
+	 * (their caches) belong to the old ones */
+	__atomic_fetch_add(&t->gen, 1, __ATOMIC_RELEASE);
 	ms_table_unlock();
 }
 
