@@ -401,7 +401,9 @@ const char *ms_kind_name(char *out, size_t cap, uint32_t flags)
 		ms_fmt(&f, " prio-inherit");
 	if (kind & MS_KIND_PP)
 		ms_fmt(&f, " prio-protect");
-	if (kind & MS_KIND_PSHARED)
+	/* glibc marks every robust mutex shared (its owner may be in another
+	 * process): only a kind without robust tells it was asked for */
+	if ((kind & MS_KIND_PSHARED) && !(kind & MS_KIND_ROBUST))
 		ms_fmt(&f, " pshared");
 	if (flags & MS_F_STATIC)
 		ms_fmt(&f, ", no init seen");
