@@ -8,6 +8,7 @@
 #include "order.h"
 #include "output.h"
 #include "record.h"
+#include "robust.h"
 #include "report_stacks.h"
 #include "symbols.h"
 #include "table.h"
@@ -162,6 +163,7 @@ int ms_findings_print(struct ms_fmt *f)
 	}
 	if (exits_dropped)
 		ms_fmt(f, "\n(%u more threads ended holding mutexes)\n", exits_dropped);
+	ms_robust_print(f); /* handled by the program: not failing */
 	return failing;
 }
 
