@@ -42,9 +42,14 @@ static uint32_t nselfs;
 static struct held_exit exits[MAX_FINDINGS];
 static uint32_t nexits, exits_dropped;
 
+/* A fork child: the findings so far are the parent's (its report has
+ * them); the child's start empty. */
 void ms_findings_after_fork_child(void)
 {
 	lock = 0;
+	nselfs = 0;
+	nexits = 0;
+	exits_dropped = 0;
 }
 
 static void take(void)

@@ -1,5 +1,5 @@
 /* init.c - start-up (constructor, or the first mutex call if that comes
- * first), fork handlers, and the report at exit. */
+ * first), registering the fork handlers (fork.c), and the report at exit. */
 #define _GNU_SOURCE
 #include "init.h"
 #include "clock.h"
@@ -12,6 +12,7 @@
 #include "threads.h"
 #include "live.h"
 #include "findings.h"
+#include "fork.h"
 #include "symbols.h"
 #include "report.h"
 #include "table.h"
@@ -43,34 +44,12 @@ static const char *env(const char *name)
 	return secure_getenv(name);
 }
 
-static void before_fork(void)
-{
-	if (!ms_self.guard) {
-		ms_table_lock();
-		ms_depot_lock();
-	}
-}
-
-static void after_fork_parent(void)
-{
-	if (!ms_self.guard) {
-		ms_depot_unlock();
-		ms_table_unlock();
-	}
-}
-
 void ms_api_after_fork_child(void); /* api.c */
 
 static void after_fork_child(void)
 {
-	ms_table_after_fork_child();
-	ms_depot_after_fork_child();
-	ms_threads_after_fork_child();
-	ms_report_after_fork_child();
-	ms_findings_after_fork_child();
-	ms_symbols_after_fork_child();
+	ms_fork_child();
 	ms_api_after_fork_child();
-	ms_thread_after_fork_child();
 }
 
 static void start(void)
@@ -103,7 +82,7 @@ static void start(void)
 			ms_warn(ms_fmt_str(&f));
 			ms_opt.table_size = (uint64_t)got;
 		}
-		pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+		pthread_atfork(ms_fork_prepare, ms_fork_parent, after_fork_child);
 		__atomic_store_n(&ms_active, 1, __ATOMIC_RELEASE);
 		__atomic_store_n(&state, STARTED, __ATOMIC_RELEASE);
 	}
@@ -114,8 +93,13 @@ static void start(void)
 int ms_start_lazily(void)
 {
 	int s = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
-	if (s == STARTED)
-		return 0;
+	if (s == STARTED) {
+		/* a fork child: its dump thread starts at its first call */
+		if (unlikely(LOAD(&ms_live_child_pending)) && !ms_self.guard)
+			ms_live_start_child();
+		/* off in a fork child with MUTEXSTAT_FOLLOW=0 */
+		return !__atomic_load_n(&ms_active, __ATOMIC_ACQUIRE);
+	}
 	if (s == DISABLED || ms_self.guard)
 		return 1; /* off, or start-up is on this thread's stack */
 	if (s == NOT_STARTED &&

@@ -1,12 +1,15 @@
 /* interpose_process.c - the entry points about processes and owners'
  * deaths, beside the mutex calls of interpose.c:
  *
+ *   fork()                     so a fork child knows when fork() has
+ *                              returned (fork.c, live.c);
  *   pthread_mutex_consistent() a robust mutex repaired after its owner
  *                              died (robust.c).
  *
  * Each calls glibc's function and returns its answer and errno as they
  * are. */
 #define _GNU_SOURCE
+#include "fork.h"
 #include "init.h"
 #include "internal.h"
 #include "real.h"
@@ -16,6 +19,11 @@
 
 #include <errno.h>
 #include <unistd.h>
+
+MS_EXPORT pid_t fork(void)
+{
+	return ms_fork_call();
+}
 
 MS_EXPORT int pthread_mutex_consistent(pthread_mutex_t *m)
 {

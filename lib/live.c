@@ -16,6 +16,7 @@
 #include "live.h"
 #include "clock.h"
 #include "depot.h"
+#include "fork.h"
 #include "init.h"
 #include "internal.h"
 #include "options.h"
@@ -38,6 +39,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -55,6 +57,8 @@ struct waiter {
 	uintptr_t key, caller;
 	uint64_t since;
 	uint32_t owner;  /* tid holding the mutex, 0 if free now */
+	uint32_t foreign; /* a process-shared mutex held in another process:
+			     glibc's owner, a thread of that process */
 	int next;        /* index of the owner among waiters, -1 none */
 	int done;
 };
@@ -84,6 +88,51 @@ struct collect {
 	int n;
 };
 
+/* The process a thread id belongs to (its Tgid), 0 if no such thread. */
+static int process_of(uint32_t tid)
+{
+	char path[64], buf[512];
+	struct ms_fmt f;
+	ms_fmt_init(&f, path, sizeof path, -1);
+	ms_fmt(&f, "/proc/%u/status", tid);
+	int saved = errno, pid = 0;
+	int fd = open(ms_fmt_str(&f), O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		ssize_t n = read(fd, buf, sizeof buf - 1);
+		close(fd);
+		buf[n > 0 ? n : 0] = 0;
+		const char *t = strstr(buf, "\nTgid:");
+		for (t = t ? t + 6 : ""; *t == ' ' || *t == '\t'; t++)
+			;
+		for (; *t >= '0' && *t <= '9'; t++)
+			pid = pid * 10 + (*t - '0');
+	}
+	errno = saved;
+	return pid;
+}
+
+/* A process-shared mutex that no thread of ours holds may be held in
+ * another process: glibc's owner field names that thread.  The mutex's
+ * memory is read with process_vm_readv, which fails instead of faulting
+ * if the program has unmapped it meanwhile. */
+static uint32_t foreign_owner(uint32_t r, uintptr_t key)
+{
+	uint32_t kind = LOAD(&ms_rec(r)->flags) >> MS_F_KIND_SHIFT;
+	if (!(kind & MS_KIND_PSHARED))
+		return 0;
+	pthread_mutex_t m;
+	struct iovec local = { &m, sizeof m }, remote = { (void *)key, sizeof m };
+	int saved = errno;
+	ssize_t got = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+	errno = saved;
+	if (got != (ssize_t)sizeof m)
+		return 0;
+	int holder = mutex_holder(&m);
+	if (holder <= 0 || holder >= MS_OWNER_NOTRECOVERABLE)
+		return 0;
+	return process_of((uint32_t)holder) == getpid() ? 0 : (uint32_t)holder;
+}
+
 static void collect_waiter(struct ms_tstate *ts, void *arg)
 {
 	struct collect *c = arg;
@@ -100,7 +149,74 @@ static void collect_waiter(struct ms_tstate *ts, void *arg)
 	w->since = LOAD(&ts->wait_since);
 	uint32_t owner = LOAD(&ms_rec(r)->owner);
 	w->owner = (owner & MS_HELD) ? owner & ~MS_HELD : 0;
+	w->foreign = w->owner ? 0 : foreign_owner(r, w->key);
 	w->next = -1;
+}
+
+/* Who holds the mutex at the end of a chain, when that is not a thread
+ * here that runs or waits. */
+enum far {
+	FAR_HERE,    /* a thread of this process */
+	FAR_EXITED,  /* a thread of this process that has exited */
+	FAR_PARENT,  /* a thread of the parent: held when this process forked */
+	FAR_OTHER,   /* a thread of another process (process-shared) */
+	FAR_GONE,    /* a thread of another process that no longer exists */
+};
+
+static enum far far_owner(const struct waiter *w)
+{
+	if (w->foreign)
+		return process_of(w->foreign) ? FAR_OTHER : FAR_GONE;
+	if (!w->owner || find_thread(w->owner))
+		return FAR_HERE;
+	if (ms_fork_orphan_owner(w->rec) == w->owner)
+		return FAR_PARENT;
+	return FAR_EXITED;
+}
+
+static const char *process_name(int pid, char out[16])
+{
+	char path[64];
+	struct ms_fmt f;
+	ms_fmt_init(&f, path, sizeof path, -1);
+	ms_fmt(&f, "/proc/%d/comm", pid);
+	out[0] = 0;
+	int saved = errno;
+	int fd = open(ms_fmt_str(&f), O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		ssize_t n = read(fd, out, 15);
+		close(fd);
+		out[n > 0 ? n : 0] = 0;
+		if (n > 0 && out[n - 1] == '\n')
+			out[n - 1] = 0;
+	}
+	errno = saved;
+	return out;
+}
+
+static void print_far_owner(struct ms_fmt *f, const struct waiter *w, enum far far)
+{
+	char name[16];
+	switch (far) {
+	case FAR_PARENT:
+		ms_fmt(f, "  thread %u of the parent process (pid %d) held it when this "
+			  "process forked; this process has no such thread\n",
+		       w->owner, ms_fork_parent_pid());
+		break;
+	case FAR_OTHER: {
+		int pid = process_of(w->foreign);
+		ms_fmt(f, "  held by thread %u of process %d \"%s\" (process-shared): that "
+			  "process's report shows what it does\n",
+		       w->foreign, pid, process_name(pid, name));
+		break;
+	}
+	case FAR_GONE:
+		ms_fmt(f, "  its holder, thread %u of another process, has exited without "
+			  "unlocking it: nobody can\n", w->foreign);
+		break;
+	default:
+		break;
+	}
 }
 
 /* Ask a thread to unwind its own stack into its record; wait up to 50 ms. */
@@ -220,7 +336,11 @@ int ms_live_print(struct ms_fmt *f)
 			if (w[k].next == i)
 				break;
 		}
-		ms_fmt(f, "\nDEADLOCK: %d threads wait for each other, forever\n", len);
+		if (len == 1) /* say, a mutex this thread locked before a fork */
+			ms_fmt(f, "\nDEADLOCK: thread %u waits for a mutex it holds itself, "
+				  "forever\n", w[i].tid);
+		else
+			ms_fmt(f, "\nDEADLOCK: %d threads wait for each other, forever\n", len);
 		for (int k = lowest, first = 1; first || k != lowest; k = w[k].next, first = 0) {
 			w[k].done = 1;
 			print_wait(f, &w[k], now);
@@ -228,21 +348,13 @@ int ms_live_print(struct ms_fmt *f)
 		}
 		deadlocks++;
 	}
-	/* the other waits: on a mutex whose owner has exited (forever too),
-	 * or chains that end in a thread not waiting for a mutex */
+	/* the other waits: chains from a waiter nobody waits for, ending at
+	 * a thread not waiting for a mutex, in a condition wait, or at a
+	 * holder that is not here (exited, a thread of the parent, of
+	 * another process) */
 	for (int i = 0; i < c.n; i++) {
-		if (w[i].done || !w[i].owner)
+		if (w[i].done || (!w[i].owner && !w[i].foreign))
 			continue;
-		if (w[i].next < 0 && !find_thread(w[i].owner)) {
-			ms_fmt(f, "\nDEADLOCK: thread %u waits for a mutex whose owner, thread "
-				  "%u, has exited: nobody can unlock it\n",
-			       w[i].tid, w[i].owner);
-			print_wait(f, &w[i], now);
-			w[i].done = 1;
-			deadlocks++;
-			continue;
-		}
-		/* print each chain once, from a waiter nobody waits for */
 		int waited_on = 0;
 		for (int j = 0; j < c.n; j++)
 			waited_on |= w[j].next == i;
@@ -251,8 +363,9 @@ int ms_live_print(struct ms_fmt *f)
 		int k = i, last = i;
 		for (int steps = 0; k >= 0 && steps <= c.n; k = w[k].next, steps++)
 			last = k;
-		struct ms_tstate *end = find_thread(w[last].owner);
+		struct ms_tstate *end = w[last].owner ? find_thread(w[last].owner) : NULL;
 		uintptr_t cond = end ? LOAD(&end->cond_key) : 0;
+		enum far far = end ? FAR_HERE : far_owner(&w[last]);
 		if (cond) {
 			/* The chain ends in a thread waiting for a condition while
 			 * holding the mutex the chain waits for: if a waiter in
@@ -261,13 +374,29 @@ int ms_live_print(struct ms_fmt *f)
 				  "mutex other threads wait for\n", w[last].owner);
 			ms_fmt(f, "  (unless a thread outside this chain signals it)\n");
 			deadlocks++;
+		} else if (far == FAR_EXITED) {
+			ms_fmt(f, "\nDEADLOCK: thread %u waits for a mutex whose owner, thread "
+				  "%u, has exited: nobody can unlock it\n",
+			       w[last].tid, w[last].owner);
+			deadlocks++;
+		} else if (far == FAR_PARENT) {
+			ms_fmt(f, "\nDEADLOCK: thread %u waits for a mutex that thread %u of the "
+				  "parent process held at the fork: nobody here can unlock it\n",
+			       w[last].tid, w[last].owner);
+			deadlocks++;
+		} else if (far == FAR_GONE) {
+			ms_fmt(f, "\nDEADLOCK: thread %u waits for a process-shared mutex whose "
+				  "owner, thread %u of another process, has exited\n",
+			       w[last].tid, w[last].foreign);
+			deadlocks++;
 		} else
 			ms_fmt(f, "\nWAIT CHAIN:\n");
 		k = i;
 		for (int steps = 0; k >= 0 && steps <= c.n; k = w[k].next, steps++) {
 			w[k].done = 1;
 			print_wait(f, &w[k], now);
-			print_taken(f, w[k].owner, w[k].rec);
+			if (w[k].owner)
+				print_taken(f, w[k].owner, w[k].rec);
 		}
 		if (cond) {
 			char d[16], where[256];
@@ -285,7 +414,8 @@ int ms_live_print(struct ms_fmt *f)
 				print_frames(f, end->now_frames, n, 2 + 46);
 			else
 				ms_fmt(f, "(it did not answer)\n");
-		}
+		} else
+			print_far_owner(f, &w[last], far);
 	}
 	return deadlocks;
 }
@@ -331,7 +461,10 @@ int ms_live_each_wait(ms_live_wait_fn *fn, void *arg)
 			lw.cond_end = end && LOAD(&end->cond_key);
 		}
 		struct ms_tstate *ots = w[i].owner ? find_thread(w[i].owner) : NULL;
-		lw.owner_exited = w[i].owner && !ots;
+		lw.owner_in_parent = w[i].owner && !ots &&
+				     ms_fork_orphan_owner(w[i].rec) == w[i].owner;
+		lw.owner_exited = w[i].owner && !ots && !lw.owner_in_parent;
+		lw.foreign_owner = w[i].foreign;
 		if (ots) {
 			uint32_t n = ots->nheld < MS_HELD_MAX ? ots->nheld : MS_HELD_MAX;
 			for (uint32_t h = 0; h < n; h++)
@@ -413,6 +546,29 @@ static void *dump_thread(void *arg)
 	return NULL;
 }
 
+/* The dispositions before ours, for a fork child that is not followed. */
+static struct sigaction old_dump_sa, old_stack_sa;
+static int have_old_dump, have_old_stack;
+
+/* 0: nothing to start; CHILD_READY: this is a fork child whose dump
+ * thread starts at its next mutex call; CHILD_IN_FORK: the same once
+ * fork() has returned (the call came through our fork entry point, which
+ * says so) -- a call from a fork handler of another library must not
+ * start a thread while that library's state is half restored. */
+enum { CHILD_READY = 1, CHILD_IN_FORK = 2 };
+uint32_t ms_live_child_pending;
+
+static int start_thread(void)
+{
+	pthread_t th;
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	int rc = pthread_create(&th, &attr, dump_thread, NULL);
+	pthread_attr_destroy(&attr);
+	return rc ? -1 : 0;
+}
+
 int ms_live_init(void)
 {
 	static const int signals[] = { SIGUSR1, SIGUSR2, 0 };
@@ -423,8 +579,10 @@ int ms_live_init(void)
 	sa.sa_handler = stack_handler;
 	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
-	if (sigaction(stack_signal, &sa, NULL) != 0)
+	if (sigaction(stack_signal, &sa, &old_stack_sa) != 0)
 		stack_signal = 0;
+	else
+		have_old_stack = 1;
 	if (!dump_signal && !ms_opt.watchdog)
 		return 0;
 	if (pipe2(pipe_fd, O_CLOEXEC | O_NONBLOCK) != 0)
@@ -433,13 +591,68 @@ int ms_live_init(void)
 	fcntl(pipe_fd[0], F_SETFL, 0);
 	if (dump_signal) {
 		sa.sa_handler = dump_handler;
-		sigaction(dump_signal, &sa, NULL);
+		have_old_dump = sigaction(dump_signal, &sa, &old_dump_sa) == 0;
 	}
-	pthread_t th;
-	pthread_attr_t attr;
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	int rc = pthread_create(&th, &attr, dump_thread, NULL);
-	pthread_attr_destroy(&attr);
-	return rc ? -1 : 0;
+	return start_thread();
+}
+
+/* Put back a disposition of ours the program has not replaced since. */
+static void restore(int sig, const struct sigaction *old, void (*ours)(int))
+{
+	struct sigaction now;
+	if (sig && sigaction(sig, NULL, &now) == 0 && now.sa_handler == ours)
+		sigaction(sig, old, NULL);
+}
+
+void ms_live_after_fork_child(int follow, int in_fork_call)
+{
+	/* The pipe is the parent's too: a dump signal here must not wake
+	 * the parent's dump thread. */
+	for (int i = 0; i < 2; i++)
+		if (pipe_fd[i] >= 0) {
+			close(pipe_fd[i]);
+			pipe_fd[i] = -1;
+		}
+	ms_live_child_pending = 0;
+	if (!follow) {
+		/* not followed: the signals do what they did before us */
+		if (have_old_dump)
+			restore(dump_signal, &old_dump_sa, dump_handler);
+		if (have_old_stack)
+			restore(stack_signal, &old_stack_sa, stack_handler);
+		return;
+	}
+	if (!dump_signal && !ms_opt.watchdog)
+		return;
+	/* The thread itself cannot be started here (pthread_create is not
+	 * async-signal-safe, and an allocator whose fork handler runs after
+	 * ours is not usable yet): a signal that comes before it waits in the
+	 * pipe. */
+	if (pipe2(pipe_fd, O_CLOEXEC | O_NONBLOCK) != 0)
+		return;
+	fcntl(pipe_fd[0], F_SETFL, 0);
+	__atomic_store_n(&ms_live_child_pending,
+			 in_fork_call ? CHILD_IN_FORK : CHILD_READY, __ATOMIC_RELEASE);
+}
+
+void ms_live_fork_returned(void)
+{
+	uint32_t expect = CHILD_IN_FORK;
+	if (__atomic_compare_exchange_n(&ms_live_child_pending, &expect, CHILD_READY,
+					0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		ms_self.ok = 0; /* the next mutex call goes to ms_live_start_child */
+}
+
+void ms_live_start_child(void)
+{
+	uint32_t expect = CHILD_READY;
+	if (!__atomic_compare_exchange_n(&ms_live_child_pending, &expect, 0, 0,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return;
+	struct ms_thread *t = &ms_self;
+	int saved = errno;
+	ms_guard_enter(t); /* pthread_create may lock mutexes (an allocator) */
+	start_thread();
+	ms_guard_leave(t);
+	errno = saved;
 }

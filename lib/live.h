@@ -12,6 +12,17 @@
  * MUTEXSTAT_SIGNAL is not none, or the watchdog is on). */
 int ms_live_init(void);
 
+/* In a fork child (fork.c): a pipe of its own for the dump signal, and the
+ * dump thread to be started by ms_live_start_child() at the child's next
+ * mutex call -- once fork() has returned if in_fork_call (the call came
+ * through our fork entry point, which then calls ms_live_fork_returned).
+ * Not followed (MUTEXSTAT_FOLLOW=0): the signals get back the dispositions
+ * they had before the library. */
+void ms_live_after_fork_child(int follow, int in_fork_call);
+void ms_live_fork_returned(void);
+extern uint32_t ms_live_child_pending; /* non-zero: call ms_live_start_child */
+void ms_live_start_child(void);
+
 /* Print DEADLOCK findings (wait-for cycles, waits on mutexes whose owner
  * has exited) and WAIT CHAIN lines from the current wait-for graph.
  * Returns the number of deadlocks. */
@@ -29,6 +40,11 @@ struct ms_live_wait {
 	uintptr_t owner_caller; /* where the owner took it, 0 if unknown */
 	int cycle;              /* on a wait-for cycle: a DEADLOCK */
 	int owner_exited;       /* the owner has exited: a DEADLOCK too */
+	int owner_in_parent;    /* the owner is a thread of the parent, which
+				   held it when this process forked: a
+				   DEADLOCK too */
+	uint32_t foreign_owner; /* a process-shared mutex held by this thread
+				   of another process; 0 none */
 	int cond_end;           /* the chain of waits from here ends at a thread
 				   in a condition wait: a DEADLOCK unless a
 				   thread outside the chain signals it */

@@ -60,6 +60,8 @@ static const struct option {
 	  "report once when a thread has waited this many seconds for a mutex; 0 = off" },
 	{ "MUTEXSTAT_ON_DEADLOCK", CHOICE, "report", 0, 0, deadlock_actions,
 	  &ms_opt.on_deadlock, "after the watchdog's report: report|abort" },
+	{ "MUTEXSTAT_FOLLOW", CHOICE, "1", 0, 0, bool_names, &ms_opt.follow,
+	  "1 = child processes (fork, exec) are recorded too, 0 = only this one" },
 };
 
 #define N_OPTIONS (sizeof options / sizeof options[0])

@@ -30,6 +30,7 @@ struct ms_options {
 	uint64_t signal;       /* live dump signal: 0 USR1, 1 USR2, 2 none */
 	uint64_t watchdog;     /* seconds a wait may last before a report; 0 off */
 	uint64_t on_deadlock;  /* 0 report, 1 abort (after the watchdog's report) */
+	uint64_t follow;       /* 1: children are recorded too; 0: this process only */
 	const char *output;    /* report path, %p = pid; NULL = stderr */
 };
 

@@ -1,0 +1,213 @@
+/* fork.c - the fork handlers and a fork child's own view; see fork.h.
+ *
+ * The handlers run in this order around glibc's fork (pthread_atfork):
+ * prepare handlers last-registered first, then the fork, then parent or
+ * child handlers first-registered first.  Libraries that registered theirs
+ * before ours (an allocator initialised at the first malloc, before our
+ * constructor) run their prepare handler after ours, while the forking
+ * thread holds our locks: so the forking thread passes its own mutex calls
+ * straight to glibc until the fork is over (the guard), and other threads
+ * that hold mutexes do not wait for our locks meanwhile (ms_fork_may_wait):
+ * that handler may need one of their mutexes.
+ *
+ * The child's handler does only what is async-signal-safe after the fork
+ * of a multithreaded process: plain memory writes of our own tables and a
+ * few system calls (getpid, gettid, close, pipe2, sigaction). */
+#define _GNU_SOURCE
+#include "fork.h"
+#include "clock.h"
+#include "depot.h"
+#include "findings.h"
+#include "init.h"
+#include "internal.h"
+#include "live.h"
+#include "options.h"
+#include "order.h"
+#include "real.h"
+#include "report.h"
+#include "robust.h"
+#include "symbols.h"
+#include "table.h"
+#include "threads.h"
+
+#include <errno.h>
+#include <unistd.h>
+
+uint32_t ms_fork_in_progress;
+static uint64_t skipped;
+
+/* The forking thread: it holds our locks from prepare to parent/child. */
+static __thread int holds_locks __attribute__((tls_model("initial-exec")));
+/* fork() came through our entry point (ms_fork_call), which says in the
+ * child when fork() has returned. */
+static __thread int in_fork_call __attribute__((tls_model("initial-exec")));
+static int parent_pid_at_prepare;
+
+/* ---- the child's memory of the parent ------------------------------- */
+
+static int parent_pid;        /* 0 unless this process is a fork child */
+
+#define MAX_NOTED 1024
+
+/* A mutex held when the process forked, in its life since the fork. */
+struct noted {
+	uint32_t rec;
+	uint32_t tid;  /* the holder's id in the parent */
+	uint64_t birth;
+};
+
+static struct noted orphans[MAX_NOTED]; /* held by threads the child lacks */
+static uint32_t norphans;
+static struct noted own[MAX_NOTED];     /* held by the forking thread */
+static uint32_t nown;
+
+static uint32_t find_noted(const struct noted *list, uint32_t n, uint32_t r)
+{
+	uint64_t birth = LOAD(&ms_rec(r)->birth);
+	for (uint32_t i = 0; i < n; i++)
+		if (list[i].rec == r && list[i].birth == birth)
+			return list[i].tid;
+	return 0;
+}
+
+uint32_t ms_fork_orphan_owner(uint32_t r)
+{
+	return parent_pid ? find_noted(orphans, norphans, r) : 0;
+}
+
+uint32_t ms_fork_own_before(uint32_t r)
+{
+	return parent_pid ? find_noted(own, nown, r) : 0;
+}
+
+int ms_fork_parent_pid(void)
+{
+	return parent_pid;
+}
+
+/* ---- around fork ------------------------------------------------------ */
+
+int ms_fork_may_wait(void)
+{
+	if (!__atomic_load_n(&ms_fork_in_progress, __ATOMIC_ACQUIRE) || holds_locks)
+		return 1;
+	const struct ms_tstate *ts = ms_self.ts;
+	return !ts || (LOAD(&ts->nheld) == 0 && LOAD(&ts->overflow) == 0);
+}
+
+void ms_fork_skipped_call(void)
+{
+	ATOMIC_ADD(&skipped, 1);
+}
+
+uint64_t ms_fork_skipped_calls(void)
+{
+	return LOAD(&skipped);
+}
+
+void ms_fork_prepare(void)
+{
+	struct ms_thread *t = &ms_self;
+	if (t->guard)
+		return; /* fork from our own code: nothing of ours to hold */
+	ms_guard_enter(t);
+	holds_locks = 1;
+	parent_pid_at_prepare = getpid();
+	__atomic_add_fetch(&ms_fork_in_progress, 1, __ATOMIC_SEQ_CST);
+	ms_table_lock();
+	ms_depot_lock();
+}
+
+void ms_fork_parent(void)
+{
+	if (!holds_locks)
+		return;
+	holds_locks = 0;
+	ms_depot_unlock();
+	ms_table_unlock();
+	__atomic_sub_fetch(&ms_fork_in_progress, 1, __ATOMIC_SEQ_CST);
+	ms_guard_leave(&ms_self);
+}
+
+/* One tracked mutex in the child: held by the forking thread (now under
+ * its new id), or by a thread the child does not have. */
+static void settle_owner(uintptr_t key, uint32_t r, void *arg)
+{
+	const uint32_t *old_tid = arg;
+	struct ms_record *rec = ms_rec(r);
+	(void)key;
+	/* nobody waits in the child, and no hold is being timed */
+	__atomic_fetch_and(&rec->flags, ~(MS_F_WAITERS | MS_F_HOLD_SAMPLE),
+			   __ATOMIC_RELAXED);
+	uint32_t owner = LOAD(&rec->owner);
+	if (!(owner & MS_HELD))
+		return;
+	uint32_t tid = owner & ~MS_HELD;
+	struct noted n = { r, tid, LOAD(&rec->birth) };
+	if (*old_tid && tid == *old_tid) {
+		STORE(&rec->owner, ms_self.tid | MS_HELD);
+		if (nown < MAX_NOTED)
+			own[nown++] = n;
+	} else if (norphans < MAX_NOTED)
+		orphans[norphans++] = n;
+}
+
+void ms_fork_child(void)
+{
+	struct ms_thread *t = &ms_self;
+	int took = holds_locks;
+	holds_locks = 0;
+	uint32_t old_tid = t->tid;
+	parent_pid = parent_pid_at_prepare ? parent_pid_at_prepare : getppid();
+	STORE(&ms_fork_in_progress, 0);
+	skipped = 0;
+	/* the locks: ours, held by us or by threads that are not here */
+	ms_table_after_fork_child();
+	ms_depot_after_fork_child();
+	ms_report_after_fork_child();
+	ms_symbols_after_fork_child();
+	/* this thread's new id first: the thread records take it */
+	ms_thread_after_fork_child();
+	ms_threads_after_fork_child();
+	/* a view of its own: numbers to zero, owners settled */
+	ms_table_reset();
+	norphans = nown = 0;
+	ms_table_each(settle_owner, &old_tid);
+	ms_findings_after_fork_child();
+	ms_order_after_fork_child();
+	ms_robust_after_fork_child();
+	ms_clock_after_fork_child();
+	ms_live_after_fork_child(ms_opt.follow, in_fork_call);
+	if (!ms_opt.follow) /* MUTEXSTAT_FOLLOW=0: this process is not ours */
+		__atomic_store_n(&ms_active, 0, __ATOMIC_RELEASE);
+	if (took)
+		ms_guard_leave(t);
+	t->ok = 0; /* the next call takes the slow path: it may start the
+		      child's dump thread (init.c) */
+}
+
+int ms_fork_owner_for_unlock(const struct ms_thread *t, uint32_t r,
+			     const pthread_mutex_t *m, int owner)
+{
+	/* Our record says this thread holds it (it did at the fork, and the
+	 * child's handler gave the record its new id); glibc's owner field
+	 * still has the id it had then.  Kinds whose unlock checks the owner
+	 * (errorcheck, recursive, robust, priority-inherit) answer EPERM:
+	 * that is glibc's answer and stays as it is. */
+	if (!parent_pid || owner == (int)t->tid || mutex_unlock_checks_owner(m) ||
+	    LOAD(&ms_rec(r)->owner) != (t->tid | MS_HELD))
+		return owner;
+	return (int)t->tid;
+}
+
+pid_t ms_fork_call(void)
+{
+	in_fork_call = 1;
+	pid_t pid = ms_real.fork();
+	int saved = errno;
+	in_fork_call = 0;
+	if (pid == 0)
+		ms_live_fork_returned();
+	errno = saved;
+	return pid;
+}
