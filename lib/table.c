@@ -1,6 +1,7 @@
 /* table.c - creating, adding, removing and folding records; see table.h. */
 #include "table.h"
 #include "fmt.h"
+#include "fork.h"
 #include "thread.h"
 
 #include <errno.h>
@@ -21,6 +22,23 @@ void ms_table_lock(void)
 		else
 			sched_yield(); /* the holder was preempted */
 	}
+}
+
+/* The insert lock for an add or a removal: 0 if a fork is under way in
+ * another thread and this one, holding mutexes, must not wait (fork.h). */
+static int lock_for_update(void)
+{
+	for (unsigned spins = 0;
+	     __atomic_exchange_n(&ms_table.lock, 1, __ATOMIC_ACQUIRE); spins++) {
+		if (spins < 100) {
+			__builtin_ia32_pause();
+		} else if (!ms_fork_may_wait()) {
+			ms_fork_skipped_call();
+			return 0;
+		} else
+			sched_yield();
+	}
+	return 1;
 }
 
 void ms_table_unlock(void)
@@ -220,7 +238,8 @@ uint32_t ms_table_add(uintptr_t key, int birth, uint64_t *clock)
 	int64_t free_at = -1;
 	uint32_t r = MS_REC_UNTRACKED;
 
-	ms_table_lock();
+	if (!lock_for_update())
+		return MS_REC_UNTRACKED; /* this call is not recorded */
 	for (unsigned n = 0; n < MS_MAX_PROBE; n++, i = (i + 1) & t->index_mask) {
 		uintptr_t k = t->slots[i].key;
 		if (k == key) {
@@ -303,7 +322,8 @@ void ms_table_remove(uintptr_t key)
 	struct ms_table *t = &ms_table;
 	uint64_t i = ms_hash(key) & t->index_mask;
 
-	ms_table_lock();
+	if (!lock_for_update())
+		return; /* the life goes on; an init at this address ends it */
 	for (unsigned n = 0; n < MS_MAX_PROBE; n++, i = (i + 1) & t->index_mask) {
 		uintptr_t k = t->slots[i].key;
 		if (k == MS_KEY_EMPTY)
