@@ -5,6 +5,7 @@
 #include "blame.h"
 #include "depot.h"
 #include "findings.h"
+#include "fork.h"
 #include "robust.h"
 #include "options.h"
 #include "stack.h"
@@ -397,8 +398,11 @@ int ms_unlock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
 		return rc;
 	}
 	/* glibc's owner as its unlock checks it: the lock word's for a robust
-	 * mutex not yet made consistent */
+	 * mutex not yet made consistent; this thread for a mutex it locked
+	 * before a fork (fork.c) */
 	int owner = mutex_holder(m), locked = mutex_locked(m);
+	if (unlikely(owner != (int)t->tid))
+		owner = ms_fork_owner_for_unlock(t, r, m, owner);
 	if (owner == (int)t->tid && locked) {
 		if (LOAD(&m->__data.__count) > 1) {
 			rc = ms_real.mutex_unlock(m); /* an inner level */
