@@ -12,6 +12,7 @@
 #include "threads.h"
 #include "live.h"
 #include "findings.h"
+#include "follow.h"
 #include "fork.h"
 #include "symbols.h"
 #include "report.h"
@@ -59,6 +60,8 @@ static void start(void)
 	ms_clock_init();
 	ms_output_init();
 	ms_options_load(env, ms_warn);
+	if (!ms_opt.follow)
+		ms_follow_stop(); /* before any child can be started */
 	ms_real_resolve();
 	ms_stack_init();
 	ms_threads_init();
