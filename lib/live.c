@@ -88,7 +88,8 @@ struct collect {
 	int n;
 };
 
-/* The process a thread id belongs to (its Tgid), 0 if no such thread. */
+/* The process a thread id belongs to (its Tgid), 0 if no such thread (or
+ * it has exited and waits to be reaped). */
 static int process_of(uint32_t tid)
 {
 	char path[64], buf[512];
@@ -101,6 +102,12 @@ static int process_of(uint32_t tid)
 		ssize_t n = read(fd, buf, sizeof buf - 1);
 		close(fd);
 		buf[n > 0 ? n : 0] = 0;
+		const char *state = strstr(buf, "\nState:");
+		if (state && (strstr(state, "Z (zombie)") == state + 8 ||
+			      strstr(state, "X (dead)") == state + 8)) {
+			errno = saved;
+			return 0;
+		}
 		const char *t = strstr(buf, "\nTgid:");
 		for (t = t ? t + 6 : ""; *t == ' ' || *t == '\t'; t++)
 			;
@@ -418,6 +425,19 @@ int ms_live_print(struct ms_fmt *f)
 			print_far_owner(f, &w[last], far);
 	}
 	return deadlocks;
+}
+
+static void count_waiting(struct ms_tstate *ts, void *arg)
+{
+	if (__atomic_load_n(&ts->wait_rec, __ATOMIC_ACQUIRE))
+		(*(int *)arg)++;
+}
+
+int ms_live_waiting(void)
+{
+	int n = 0;
+	ms_threads_each(count_waiting, &n);
+	return n;
 }
 
 /* ---- the wait-for graph, for graph outputs --------------------------- */

@@ -28,6 +28,9 @@ void ms_live_start_child(void);
  * Returns the number of deadlocks. */
 int ms_live_print(struct ms_fmt *f);
 
+/* How many threads wait for a mutex now. */
+int ms_live_waiting(void);
+
 /* One thread waiting for a mutex now, for the graph outputs. */
 struct ms_live_wait {
 	uint32_t tid;           /* the waiting thread */

@@ -15,6 +15,7 @@
 #include "out_dot.h"
 #include "out_json.h"
 #include "findings.h"
+#include "live.h"
 #include "fork.h"
 #include "clock.h"
 #include "fmt.h"
@@ -582,7 +583,9 @@ int ms_report(int fd)
 		}
 	}
 
-	if (!t.n && !t.held && !t.misused && !ms_table.destroyed) {
+	/* one line for a program that locked nothing -- unless a thread is
+	 * blocked in its first lock (a live dump of a hang) */
+	if (!t.n && !t.held && !t.misused && !ms_table.destroyed && !ms_live_waiting()) {
 		char run[16];
 		ms_fmt(&f, "mutexstat: %s (pid %d) ran %s and locked no mutexes\n",
 		       program_invocation_short_name, (int)getpid(),
@@ -596,7 +599,8 @@ int ms_report(int fd)
 			ms_table_each(print_misuse, &f);
 			print_site_misuse(&f);
 		}
-		top_table(&f, &t);
+		if (t.n) /* none when the only thread waits in its first lock */
+			top_table(&f, &t);
 		if (t.held) {
 			struct held_ctx h = { &f, ms_ticks() };
 			ms_fmt(&f, "\nMutexes still locked:\n");

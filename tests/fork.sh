@@ -110,7 +110,7 @@ wait_for "$WORK/out" '^child [0-9]+ locks held$' 20 || fail "hang: no child"
 child=$(awk '/^child [0-9]+ locks/ { print $2 }' "$WORK/out")
 held=$(awk '/^held / { print $2 }' "$WORK/out")
 kill -USR1 "$child"
-if wait_for "$WORK/h.$child.1" '^Top ' 20; then pass "hang: the hung child wrote a dump"; else fail "hang: no dump"; fi
+if wait_for "$WORK/h.$child.1" '^DEADLOCK' 20; then pass "hang: the hung child wrote a dump"; else fail "hang: no dump"; fi
 kill -9 "$child"
 wait "$parent"
 expect_grep "hang: a deadlock, in words" \
