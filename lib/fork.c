@@ -31,6 +31,7 @@
 #include "threads.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <unistd.h>
 
 uint32_t ms_fork_in_progress;
@@ -129,35 +130,39 @@ void ms_fork_parent(void)
 	ms_guard_leave(&ms_self);
 }
 
-/* One tracked mutex in the child: held by the forking thread (now under
- * its new id), or by a thread the child does not have. */
-static void settle_owner(uintptr_t key, uint32_t r, void *arg)
+/* The mutexes each thread of the parent held at the fork, from its record's
+ * held set (the first MS_HELD_MAX of them): the forking thread's are the
+ * child's (under its new id), the others' belong to threads the child does
+ * not have. */
+static void note_held(struct ms_tstate *ts, void *arg)
 {
-	const uint32_t *old_tid = arg;
-	struct ms_record *rec = ms_rec(r);
-	(void)key;
-	/* nobody waits in the child, and no hold is being timed */
-	__atomic_fetch_and(&rec->flags, ~(MS_F_WAITERS | MS_F_HOLD_SAMPLE),
-			   __ATOMIC_RELAXED);
-	uint32_t owner = LOAD(&rec->owner);
-	if (!(owner & MS_HELD))
-		return;
-	uint32_t tid = owner & ~MS_HELD;
-	struct noted n = { r, tid, LOAD(&rec->birth) };
-	if (*old_tid && tid == *old_tid) {
-		STORE(&rec->owner, ms_self.tid | MS_HELD);
-		if (nown < MAX_NOTED)
-			own[nown++] = n;
-	} else if (norphans < MAX_NOTED)
-		orphans[norphans++] = n;
+	(void)arg;
+	int forker = ts == ms_self.ts;
+	uint32_t n = ts->nheld < MS_HELD_MAX ? ts->nheld : MS_HELD_MAX;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t r = ts->held[i].rec;
+		struct ms_record *rec = ms_rec(r);
+		if (LOAD(&rec->owner) != (ts->tid | MS_HELD))
+			continue; /* stale: another thread unlocked it */
+		struct noted note = { r, ts->tid, 0 };
+		if (forker) {
+			STORE(&rec->owner, ms_self.tid | MS_HELD);
+			if (nown < MAX_NOTED)
+				own[nown++] = note;
+		} else if (norphans < MAX_NOTED)
+			orphans[norphans++] = note;
+	}
 }
+
+/* 1: a fork child whose table still has the parent's numbers (see
+ * ms_fork_settle); 2: being settled. */
+uint32_t ms_fork_unsettled;
 
 void ms_fork_child(void)
 {
 	struct ms_thread *t = &ms_self;
 	int took = holds_locks;
 	holds_locks = 0;
-	uint32_t old_tid = t->tid;
 	parent_pid = parent_pid_at_prepare ? parent_pid_at_prepare : getppid();
 	STORE(&ms_fork_in_progress, 0);
 	skipped = 0;
@@ -166,24 +171,58 @@ void ms_fork_child(void)
 	ms_depot_after_fork_child();
 	ms_report_after_fork_child();
 	ms_symbols_after_fork_child();
-	/* this thread's new id first: the thread records take it */
+	/* this thread's new id first, then who held what, then the other
+	 * threads' records go */
 	ms_thread_after_fork_child();
-	ms_threads_after_fork_child();
-	/* a view of its own: numbers to zero, owners settled */
-	ms_table_reset();
 	norphans = nown = 0;
-	ms_table_each(settle_owner, &old_tid);
+	ms_threads_each(note_held, NULL);
+	ms_threads_after_fork_child();
+	/* the numbers: findings and counts from the fork on (the table's
+	 * own, one store per mutex, when the child first needs it) */
 	ms_findings_after_fork_child();
 	ms_order_after_fork_child();
 	ms_robust_after_fork_child();
 	ms_clock_after_fork_child();
+	__atomic_store_n(&ms_fork_unsettled, 1, __ATOMIC_RELEASE);
 	ms_live_after_fork_child(ms_opt.follow, in_fork_call);
 	if (!ms_opt.follow) /* MUTEXSTAT_FOLLOW=0: this process is not ours */
 		__atomic_store_n(&ms_active, 0, __ATOMIC_RELEASE);
 	if (took)
 		ms_guard_leave(t);
-	t->ok = 0; /* the next call takes the slow path: it may start the
-		      child's dump thread (init.c) */
+	t->ok = 0; /* the next call takes the slow path: it settles the table
+		      and may start the child's dump thread (init.c) */
+}
+
+static void clear_fork_flags(uintptr_t key, uint32_t r, void *arg)
+{
+	(void)key;
+	(void)arg;
+	/* nobody waits in the child, and no hold is being timed */
+	struct ms_record *rec = ms_rec(r);
+	if (LOAD(&rec->flags) & (MS_F_WAITERS | MS_F_HOLD_SAMPLE))
+		__atomic_fetch_and(&rec->flags, ~(MS_F_WAITERS | MS_F_HOLD_SAMPLE),
+				   __ATOMIC_RELAXED);
+}
+
+void ms_fork_settle_now(void)
+{
+	uint32_t expect = 1;
+	if (!__atomic_compare_exchange_n(&ms_fork_unsettled, &expect, 2, 0,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		while (__atomic_load_n(&ms_fork_unsettled, __ATOMIC_ACQUIRE) == 2)
+			sched_yield(); /* another thread of the child settles it */
+		return;
+	}
+	struct ms_thread *t = &ms_self;
+	ms_guard_enter(t);
+	ms_table_reset(); /* every number to zero, every mutex a new life */
+	ms_table_each(clear_fork_flags, NULL);
+	for (uint32_t i = 0; i < norphans; i++)
+		orphans[i].birth = LOAD(&ms_rec(orphans[i].rec)->birth);
+	for (uint32_t i = 0; i < nown; i++)
+		own[i].birth = LOAD(&ms_rec(own[i].rec)->birth);
+	__atomic_store_n(&ms_fork_unsettled, 0, __ATOMIC_RELEASE);
+	ms_guard_leave(t);
 }
 
 int ms_fork_owner_for_unlock(const struct ms_thread *t, uint32_t r,

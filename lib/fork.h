@@ -8,8 +8,9 @@
  * the parent held at the fork -- threads the child does not have -- kept
  * as theirs, so its report can say so when the child touches one.  Only
  * async-signal-safe work happens in the child's fork handler: memory
- * writes and plain system calls.  The child's dump thread is started later
- * (live.c), outside fork().
+ * writes and plain system calls.  The table's numbers are zeroed and the
+ * child's dump thread is started later, at its first mutex call
+ * (ms_fork_settle, live.c).
  *
  * MUTEXSTAT_FOLLOW=0: a fork child records nothing and writes no report. */
 #ifndef MUTEXSTAT_FORK_H
@@ -60,6 +61,20 @@ uint32_t ms_fork_own_before(uint32_t r);
  * adaptive) lets it go as the owner's.  owner is glibc's owner field. */
 int ms_fork_owner_for_unlock(const struct ms_thread *t, uint32_t r,
 			     const pthread_mutex_t *m, int owner);
+
+/* A fork child starts with the parent's numbers in its table; setting them
+ * to zero costs a store per tracked mutex (a copied page per 64 of them),
+ * so it is not done in the fork handler, where a child that goes on to
+ * exec would pay it for nothing, but by the child's first call that
+ * records or reports: ms_fork_settle() (cheap when there is nothing to
+ * do).  Threads that come meanwhile wait for it. */
+extern uint32_t ms_fork_unsettled;
+void ms_fork_settle_now(void);
+static inline void ms_fork_settle(void)
+{
+	if (__builtin_expect(__atomic_load_n(&ms_fork_unsettled, __ATOMIC_ACQUIRE), 0))
+		ms_fork_settle_now();
+}
 
 /* The fork() entry point's work (interpose_process.c). */
 pid_t ms_fork_call(void);

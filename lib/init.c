@@ -97,9 +97,13 @@ int ms_start_lazily(void)
 {
 	int s = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
 	if (s == STARTED) {
-		/* a fork child: its dump thread starts at its first call */
-		if (unlikely(LOAD(&ms_live_child_pending)) && !ms_self.guard)
-			ms_live_start_child();
+		/* a fork child: its numbers start from zero and its dump
+		 * thread starts at its first call */
+		if (!ms_self.guard) {
+			ms_fork_settle();
+			if (unlikely(LOAD(&ms_live_child_pending)))
+				ms_live_start_child();
+		}
 		/* off in a fork child with MUTEXSTAT_FOLLOW=0 */
 		return !__atomic_load_n(&ms_active, __ATOMIC_ACQUIRE);
 	}
@@ -124,6 +128,7 @@ __attribute__((destructor)) static void mutexstat_destructor(void)
 {
 	if (!ms_active)
 		return;
+	ms_fork_settle(); /* a fork child that never locked a mutex */
 	if (ms_opt.exit_report || ms_opt.exit_code)
 		ms_report_to_output();
 	if (ms_opt.exit_code && ms_report_failing) {

@@ -30,6 +30,7 @@ MS_EXPORT int pthread_mutex_consistent(pthread_mutex_t *m)
 	int rc = ms_real.mutex_consistent(m);
 	if (rc == 0 && __atomic_load_n(&ms_active, __ATOMIC_ACQUIRE) &&
 	    !ms_self.guard) {
+		ms_fork_settle();
 		uint32_t r = ms_table_find((uintptr_t)m);
 		if (r != MS_REC_NONE && r != MS_REC_UNTRACKED)
 			ms_robust_made_consistent(r);
