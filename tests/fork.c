@@ -11,9 +11,10 @@
  *                with _exit).  A child that hangs stops the run: the script
  *                runs it under timeout.
  *   counts       exact counts on both sides: the parent locks `shared` 100
- *                times, a thread holds `held` across the fork; the child
- *                locks `shared` 7 times and `own` 5 times; the parent then
- *                locks `shared` 50 more times.
+ *                times, has a lock-order inversion and a thread that exits
+ *                holding a mutex, and a thread holds `held` across the
+ *                fork; the child locks `shared` 7 times and `own` 5 times;
+ *                the parent then locks `shared` 50 more times.
  *   usr1         the child locks `own` 3 times, says "child <pid> ready",
  *                and waits to be killed (the script sends it SIGUSR1 first).
  *   late FILE    the child locks nothing until FILE exists, then locks
@@ -171,9 +172,38 @@ static void wait_to_be_killed(void)
 		pause();
 }
 
+/* Before the fork, findings of the parent's: a lock-order inversion (a
+ * then b here, b then a in a thread) and a thread that exits holding a
+ * mutex. */
+static pthread_mutex_t a = PTHREAD_MUTEX_INITIALIZER, b = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t gone = PTHREAD_MUTEX_INITIALIZER;
+
+static void *b_then_a(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&b);
+	pthread_mutex_lock(&a);
+	pthread_mutex_unlock(&a);
+	pthread_mutex_unlock(&b);
+	pthread_mutex_lock(&gone);
+	return NULL; /* holding gone */
+}
+
+static void parent_findings(void)
+{
+	pthread_mutex_lock(&a);
+	pthread_mutex_lock(&b);
+	pthread_mutex_unlock(&b);
+	pthread_mutex_unlock(&a);
+	pthread_t t;
+	pthread_create(&t, NULL, b_then_a, NULL);
+	pthread_join(t, NULL);
+}
+
 static int counts(void)
 {
 	lock_n(&shared, 100);
+	parent_findings();
 	holder_thread();
 	printf("shared %p\nheld %p\nown %p\n", (void *)&shared, (void *)&held, (void *)&own);
 	fflush(stdout);

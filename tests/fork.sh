@@ -73,6 +73,23 @@ expect_grep "counts: the child says held is a parent's thread's" \
 expect_grep "counts: the parent says its thread holds it" "^  $held held by thread [0-9]+, taken at hold_held" "$parent"
 expect_grep "counts: the child's run is its own" "^mutexstat: fork \(pid $child\) ran .*: 1 thread used mutexes" \
 	"$WORK/c.$child"
+expect_grep "counts: the parent's inversion" '^POTENTIAL DEADLOCK: 2 mutexes' "$parent"
+expect_grep "counts: the parent's thread that exited holding a mutex" '^HELD AT THREAD EXIT' "$parent"
+expect_no_grep "counts: neither is the child's" '^(POTENTIAL DEADLOCK|HELD AT THREAD EXIT|DEADLOCK)' \
+	"$WORK/c.$child"
+if command -v jq >/dev/null 2>&1; then
+	run_with "$WORK/out" "$WORK/err" env MUTEXSTAT_FORMAT=json MUTEXSTAT_OUTPUT="$WORK/j.%p" "$P" counts
+	child=$(awk '/^child / { print $2 }' "$WORK/out")
+	held=$(awk '/^held / { print $2 }' "$WORK/out")
+	expect_eq "json: the child says where it came from" \
+		"$(jq '.forked_from == (input | .pid)' "$WORK/j.$child.json" \
+		   "$(ls "$WORK"/j.*.json | grep -v "/j\.$child\.json")")" true
+	expect_eq "json: held by a thread of the parent" \
+		"$(jq -r --arg m "$held" '.mutexes[] | select(.address == $m) | (.held_by == .held_by_parent_thread and .held_by > 0)' \
+		   "$WORK/j.$child.json")" true
+else
+	echo "skip: jq is not installed: the JSON checks"
+fi
 
 # ---- kill -USR1 on a fork child ---------------------------------------------
 env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/u.%p" "$P" usr1 > "$WORK/out" 2> "$WORK/err" &
