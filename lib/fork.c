@@ -12,7 +12,7 @@
  *
  * The child's handler does only what is async-signal-safe after the fork
  * of a multithreaded process: plain memory writes of our own tables and a
- * few system calls (getpid, gettid, close, pipe2, sigaction). */
+ * few system calls (gettid, clock_gettime, close, pipe2, fcntl, sigaction). */
 #define _GNU_SOURCE
 #include "fork.h"
 #include "clock.h"
@@ -109,11 +109,11 @@ uint64_t ms_fork_skipped_calls(void)
 void ms_fork_prepare(void)
 {
 	struct ms_thread *t = &ms_self;
+	parent_pid_at_prepare = getpid();
 	if (t->guard)
 		return; /* fork from our own code: nothing of ours to hold */
 	ms_guard_enter(t);
 	holds_locks = 1;
-	parent_pid_at_prepare = getpid();
 	__atomic_add_fetch(&ms_fork_in_progress, 1, __ATOMIC_SEQ_CST);
 	ms_table_lock();
 	ms_depot_lock();
@@ -163,7 +163,7 @@ void ms_fork_child(void)
 	struct ms_thread *t = &ms_self;
 	int took = holds_locks;
 	holds_locks = 0;
-	parent_pid = parent_pid_at_prepare ? parent_pid_at_prepare : getppid();
+	parent_pid = parent_pid_at_prepare;
 	STORE(&ms_fork_in_progress, 0);
 	skipped = 0;
 	/* the locks: ours, held by us or by threads that are not here */
