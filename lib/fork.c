@@ -189,8 +189,8 @@ void ms_fork_child(void)
 		__atomic_store_n(&ms_active, 0, __ATOMIC_RELEASE);
 	if (took)
 		ms_guard_leave(t);
-	t->ok = 0; /* the next call takes the slow path: it settles the table
-		      and may start the child's dump thread (init.c) */
+	t->ok = 0; /* the next call takes the slow path, which settles the
+		      table (init.c) */
 }
 
 static void clear_fork_flags(uintptr_t key, uint32_t r, void *arg)
@@ -237,6 +237,19 @@ int ms_fork_owner_for_unlock(const struct ms_thread *t, uint32_t r,
 	    LOAD(&ms_rec(r)->owner) != (t->tid | MS_HELD))
 		return owner;
 	return (int)t->tid;
+}
+
+int ms_fork_daemon(int nochdir, int noclose)
+{
+	/* glibc's daemon() forks inside; its child returns 0 from here */
+	in_fork_call = 1;
+	int rc = ms_real.daemon(nochdir, noclose);
+	int saved = errno;
+	in_fork_call = 0;
+	if (rc == 0)
+		ms_live_fork_returned();
+	errno = saved;
+	return rc;
 }
 
 pid_t ms_fork_call(void)

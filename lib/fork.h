@@ -8,9 +8,9 @@
  * the parent held at the fork -- threads the child does not have -- kept
  * as theirs, so its report can say so when the child touches one.  Only
  * async-signal-safe work happens in the child's fork handler: memory
- * writes and plain system calls.  The table's numbers are zeroed and the
- * child's dump thread is started later, at its first mutex call
- * (ms_fork_settle, live.c).
+ * writes and plain system calls.  The table's numbers are zeroed at the
+ * child's first mutex call or report (ms_fork_settle), and its dump thread
+ * is started when fork() returns (live.c).
  *
  * MUTEXSTAT_FOLLOW=0: a fork child records nothing and writes no report. */
 #ifndef MUTEXSTAT_FORK_H
@@ -76,7 +76,9 @@ static inline void ms_fork_settle(void)
 		ms_fork_settle_now();
 }
 
-/* The fork() entry point's work (interpose_process.c). */
+/* The fork() and daemon() entry points' work (interpose_process.c): the
+ * child starts its dump thread when they return. */
 pid_t ms_fork_call(void);
+int ms_fork_daemon(int nochdir, int noclose);
 
 #endif

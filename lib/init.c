@@ -97,8 +97,8 @@ int ms_start_lazily(void)
 {
 	int s = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
 	if (s == STARTED) {
-		/* a fork child: its numbers start from zero and its dump
-		 * thread starts at its first call */
+		/* a fork child: its numbers start from zero, and its dump
+		 * thread may start, at its first call */
 		if (!ms_self.guard) {
 			ms_fork_settle();
 			if (unlikely(LOAD(&ms_live_child_pending)))

@@ -1,8 +1,8 @@
 /* interpose_process.c - the entry points about processes and owners'
  * deaths, beside the mutex calls of interpose.c:
  *
- *   fork()                     so a fork child knows when fork() has
- *                              returned (fork.c, live.c);
+ *   fork(), daemon()           so a fork child starts its dump thread
+ *                              when they have returned (fork.c, live.c);
  *   pthread_mutex_consistent() a robust mutex repaired after its owner
  *                              died (robust.c).
  *
@@ -23,6 +23,11 @@
 MS_EXPORT pid_t fork(void)
 {
 	return ms_fork_call();
+}
+
+MS_EXPORT int daemon(int nochdir, int noclose)
+{
+	return ms_fork_daemon(nochdir, noclose);
 }
 
 MS_EXPORT int pthread_mutex_consistent(pthread_mutex_t *m)

@@ -30,6 +30,7 @@
 #include "thread.h"
 #include "threads.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -38,6 +39,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -501,12 +503,40 @@ int ms_live_each_wait(ms_live_wait_fn *fn, void *arg)
 
 /* ---- the dump thread ------------------------------------------------- */
 
+/* Both ends of the pipe share one inode.  A program may close descriptors
+ * it did not open (a daemon closing everything, a fork child before exec)
+ * and get the same numbers for its own files: the handler must not write
+ * into them, nor the dump thread read from them. */
+static dev_t pipe_dev;
+static ino_t pipe_ino;
+
+static int pipe_make(void)
+{
+	struct stat st;
+	if (pipe2(pipe_fd, O_CLOEXEC | O_NONBLOCK) != 0)
+		return -1;
+	/* the reading end blocks in poll(); only writes must not block */
+	fcntl(pipe_fd[0], F_SETFL, 0);
+	if (fstat(pipe_fd[0], &st) == 0) {
+		pipe_dev = st.st_dev;
+		pipe_ino = st.st_ino;
+	}
+	return 0;
+}
+
+static int is_our_pipe(int fd)
+{
+	struct stat st; /* fstat: async-signal-safe */
+	return fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == pipe_dev &&
+	       st.st_ino == pipe_ino;
+}
+
 static void dump_handler(int sig)
 {
 	(void)sig;
 	int saved = errno;
 	char c = 'd';
-	if (pipe_fd[1] >= 0 && write(pipe_fd[1], &c, 1) < 0) {
+	if (is_our_pipe(pipe_fd[1]) && write(pipe_fd[1], &c, 1) < 0) {
 		/* the pipe is full: a dump is pending anyway */
 	}
 	errno = saved;
@@ -543,6 +573,16 @@ static void *dump_thread(void *arg)
 		struct pollfd p = { pipe_fd[0], POLLIN, 0 };
 		int timeout = ms_opt.watchdog && !watchdog_fired ? 250 : -1;
 		int n = poll(&p, 1, timeout);
+		if (n > 0 && !is_our_pipe(pipe_fd[0])) {
+			/* the program closed it (and may have the number for a
+			 * file of its own now): no live dumps any more */
+			static const char msg[] = "mutexstat: the program closed the live "
+				"dump's pipe: no more dumps on a signal or from the watchdog\n";
+			int fd = ms_output_stderr();
+			if (fd >= 0)
+				ms_write_all(fd, msg, sizeof msg - 1);
+			return NULL;
+		}
 		if (n > 0) {
 			char buf[64];
 			if (read(pipe_fd[0], buf, sizeof buf) <= 0)
@@ -570,13 +610,24 @@ static void *dump_thread(void *arg)
 static struct sigaction old_dump_sa, old_stack_sa;
 static int have_old_dump, have_old_stack;
 
-/* 0: nothing to start; CHILD_READY: this is a fork child whose dump
- * thread starts at its next mutex call; CHILD_IN_FORK: the same once
- * fork() has returned (the call came through our fork entry point, which
- * says so) -- a call from a fork handler of another library must not
- * start a thread while that library's state is half restored. */
-enum { CHILD_READY = 1, CHILD_IN_FORK = 2 };
+/* A fork child's dump thread is not started in the fork handler
+ * (pthread_create is not async-signal-safe, and an allocator whose fork
+ * handler runs after ours is not usable yet), but:
+ *
+ *   CHILD_AT_CALL    at the child's first mutex call, with glibc's malloc:
+ *                    a child that only execs never starts one (nor pays
+ *                    for it), and a child that locks a mutex has left the
+ *                    async-signal-safe regime anyway; glibc's malloc never
+ *                    calls a pthread mutex, so that call is never made from
+ *                    inside the allocator pthread_create will call;
+ *   CHILD_AT_RETURN  with another malloc (jemalloc locks pthread mutexes
+ *                    inside malloc: pthread_create there would call malloc
+ *                    from inside itself), when fork() or daemon() returns
+ *                    through our entry point, back in the program -- the
+ *                    children of other forks then get none. */
+enum { CHILD_AT_CALL = 1, CHILD_AT_RETURN = 2 };
 uint32_t ms_live_child_pending;
+static int foreign_malloc; /* malloc is not glibc's (ms_live_init) */
 
 static int start_thread(void)
 {
@@ -589,9 +640,18 @@ static int start_thread(void)
 	return rc ? -1 : 0;
 }
 
+static int malloc_is_glibcs(void)
+{
+	Dl_info info;
+	void *(*m)(size_t) = malloc; /* the one the program's calls reach */
+	return dladdr((void *)m, &info) && info.dli_fname &&
+	       strstr(info.dli_fname, "/libc.so");
+}
+
 int ms_live_init(void)
 {
 	static const int signals[] = { SIGUSR1, SIGUSR2, 0 };
+	foreign_malloc = !malloc_is_glibcs();
 	dump_signal = signals[ms_opt.signal];
 	stack_signal = SIGRTMAX - 3;
 	struct sigaction sa;
@@ -605,10 +665,8 @@ int ms_live_init(void)
 		have_old_stack = 1;
 	if (!dump_signal && !ms_opt.watchdog)
 		return 0;
-	if (pipe2(pipe_fd, O_CLOEXEC | O_NONBLOCK) != 0)
+	if (pipe_make() != 0)
 		return -1;
-	/* the reading end blocks in poll(); only writes must not block */
-	fcntl(pipe_fd[0], F_SETFL, 0);
 	if (dump_signal) {
 		sa.sa_handler = dump_handler;
 		have_old_dump = sigaction(dump_signal, &sa, &old_dump_sa) == 0;
@@ -644,28 +702,18 @@ void ms_live_after_fork_child(int follow, int in_fork_call)
 	}
 	if (!dump_signal && !ms_opt.watchdog)
 		return;
-	/* The thread itself cannot be started here (pthread_create is not
-	 * async-signal-safe, and an allocator whose fork handler runs after
-	 * ours is not usable yet): a signal that comes before it waits in the
-	 * pipe. */
-	if (pipe2(pipe_fd, O_CLOEXEC | O_NONBLOCK) != 0)
-		return;
-	fcntl(pipe_fd[0], F_SETFL, 0);
-	__atomic_store_n(&ms_live_child_pending,
-			 in_fork_call ? CHILD_IN_FORK : CHILD_READY, __ATOMIC_RELEASE);
+	if (foreign_malloc && !in_fork_call)
+		return; /* no safe moment to start one: the signal does nothing */
+	/* a signal that comes before the thread waits in the pipe */
+	if (pipe_make() == 0)
+		__atomic_store_n(&ms_live_child_pending,
+				 foreign_malloc ? CHILD_AT_RETURN : CHILD_AT_CALL,
+				 __ATOMIC_RELEASE);
 }
 
-void ms_live_fork_returned(void)
+static void start_child(uint32_t when)
 {
-	uint32_t expect = CHILD_IN_FORK;
-	if (__atomic_compare_exchange_n(&ms_live_child_pending, &expect, CHILD_READY,
-					0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-		ms_self.ok = 0; /* the next mutex call goes to ms_live_start_child */
-}
-
-void ms_live_start_child(void)
-{
-	uint32_t expect = CHILD_READY;
+	uint32_t expect = when;
 	if (!__atomic_compare_exchange_n(&ms_live_child_pending, &expect, 0, 0,
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		return;
@@ -675,4 +723,14 @@ void ms_live_start_child(void)
 	start_thread();
 	ms_guard_leave(t);
 	errno = saved;
+}
+
+void ms_live_fork_returned(void)
+{
+	start_child(CHILD_AT_RETURN);
+}
+
+void ms_live_start_child(void)
+{
+	start_child(CHILD_AT_CALL);
 }

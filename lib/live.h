@@ -12,15 +12,16 @@
  * MUTEXSTAT_SIGNAL is not none, or the watchdog is on). */
 int ms_live_init(void);
 
-/* In a fork child (fork.c): a pipe of its own for the dump signal, and the
- * dump thread to be started by ms_live_start_child() at the child's next
- * mutex call -- once fork() has returned if in_fork_call (the call came
- * through our fork entry point, which then calls ms_live_fork_returned).
- * Not followed (MUTEXSTAT_FOLLOW=0): the signals get back the dispositions
- * they had before the library. */
+/* In a fork child (fork.c): a pipe of its own for the dump signal, and a
+ * dump thread started later (see live.c for when): at the child's next
+ * mutex call (ms_live_start_child, when ms_live_child_pending), or, with
+ * another malloc than glibc's, when fork() returns through our entry point
+ * (in_fork_call; ms_live_fork_returned).  Not followed
+ * (MUTEXSTAT_FOLLOW=0): the signals get back the dispositions they had
+ * before the library. */
 void ms_live_after_fork_child(int follow, int in_fork_call);
 void ms_live_fork_returned(void);
-extern uint32_t ms_live_child_pending; /* non-zero: call ms_live_start_child */
+extern uint32_t ms_live_child_pending;
 void ms_live_start_child(void);
 
 /* Print DEADLOCK findings (wait-for cycles, waits on mutexes whose owner

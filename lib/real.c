@@ -37,6 +37,7 @@ extern pid_t __fork(void);
 
 static int missing_timedlock(pthread_mutex_t *m, const struct timespec *ts);
 static int missing_consistent(pthread_mutex_t *m);
+static int missing_daemon(int nochdir, int noclose);
 static int missing_clocklock(pthread_mutex_t *m, clockid_t c,
 			     const struct timespec *ts);
 static int missing_cond_wait(pthread_cond_t *c, pthread_mutex_t *m);
@@ -58,6 +59,7 @@ struct ms_real ms_real = {
 	.cond_clockwait = missing_cond_clockwait,
 	.mutex_consistent = missing_consistent,
 	.fork = __fork,
+	.daemon = missing_daemon,
 };
 
 #if defined(__x86_64__)
@@ -105,6 +107,7 @@ int ms_real_resolve(void)
 	RESOLVE(cond_clockwait, "pthread_cond_clockwait", NULL);
 	RESOLVE(mutex_consistent, "pthread_mutex_consistent", NULL);
 	RESOLVE(fork, "fork", NULL);
+	RESOLVE(daemon, "daemon", NULL);
 	return missing ? -1 : 0;
 }
 
@@ -159,4 +162,14 @@ static int missing_consistent(pthread_mutex_t *m)
 	if (ms_real.mutex_consistent == missing_consistent)
 		return ENOSYS;
 	return ms_real.mutex_consistent(m);
+}
+
+static int missing_daemon(int nochdir, int noclose)
+{
+	ms_real_resolve();
+	if (ms_real.daemon == missing_daemon) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return ms_real.daemon(nochdir, noclose);
 }

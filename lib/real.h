@@ -22,6 +22,7 @@ struct ms_real {
 			      const struct timespec *);
 	int (*mutex_consistent)(pthread_mutex_t *);
 	pid_t (*fork)(void);
+	int (*daemon)(int, int);
 };
 
 /* Until ms_real_resolve() has run, the mutex entries point at glibc's

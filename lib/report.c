@@ -700,6 +700,7 @@ static int pprof_writer(int fd, int arg)
 
 void ms_report_all(unsigned seq)
 {
+	ms_fork_settle(); /* a fork child's first report, before its first call */
 	if (ms_opt.formats & MS_FORMAT_TEXT)
 		write_format(seq, ".txt", text_writer, 0);
 	if (ms_opt.formats & MS_FORMAT_FOLDED) {

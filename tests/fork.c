@@ -18,9 +18,16 @@
  *   usr1         the child locks `own` 3 times, says "child <pid> ready",
  *                and waits to be killed (the script sends it SIGUSR1 first).
  *   late FILE    the child locks nothing until FILE exists, then locks
- *                `own` once and waits to be killed: a dump signal sent
- *                before that is written once the child starts its dump
- *                thread.
+ *                `own` once and waits to be killed (its dump thread starts
+ *                at that call, or with another malloc than glibc's when
+ *                fork() returns).
+ *   daemon       daemon() (which forks inside glibc) keeps stdout; the
+ *                daemon says "daemon <pid> ready" and waits to be killed.
+ *   closefds FILE  the child closes every descriptor above 2, as a child
+ *                about to exec may, puts FILE on descriptors 3 to 63
+ *                (the library's pipe had two of those numbers) and waits
+ *                for SIGUSR2, then says "usr2" and exits: a dump signal
+ *                sent before must not have written into FILE.
  *   hang         a thread holds `held` across the fork; the child locks it
  *                and never returns (nobody in the child can unlock it).
  *   exec PROG... the parent (with a thread) forks; the child execs PROG.
@@ -32,6 +39,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -253,6 +261,53 @@ static int late(const char *file)
 	return 0;
 }
 
+static int run_daemon(void)
+{
+	holder_thread();
+	if (daemon(1, 1) != 0) {
+		perror("daemon");
+		return 1;
+	}
+	lock_n(&own, 2);
+	printf("daemon %d ready\n", (int)getpid());
+	fflush(stdout);
+	wait_to_be_killed();
+	return 0;
+}
+
+/* Signals pending together are all delivered before pause() returns, so
+ * once the main thread sees this one, the dump signal sent before it has
+ * been handled too. */
+static volatile sig_atomic_t got_usr2;
+
+static void note_usr2(int sig)
+{
+	(void)sig;
+	got_usr2 = 1;
+}
+
+static int closefds(const char *file)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		signal(SIGUSR2, note_usr2);
+		for (int fd = 3; fd < 1024; fd++)
+			close(fd);
+		int a = open(file, O_WRONLY | O_CREAT | O_APPEND, 0600);
+		for (int fd = 3; fd < 64; fd++)
+			if (fd != a)
+				dup2(a, fd);
+		printf("child %d ready\n", (int)getpid());
+		fflush(stdout);
+		while (!got_usr2)
+			pause();
+		printf("usr2\n");
+		_exit(0);
+	}
+	printf("child %d %s\n", (int)pid, ended(wait_child(pid)));
+	return 0;
+}
+
 static int hang(void)
 {
 	holder_thread();
@@ -335,6 +390,10 @@ int main(int argc, char **argv)
 		return late(argv[2]);
 	if (!strcmp(mode, "hang"))
 		return hang();
+	if (!strcmp(mode, "daemon"))
+		return run_daemon();
+	if (!strcmp(mode, "closefds") && argc > 2)
+		return closefds(argv[2]);
 	if (!strcmp(mode, "exec") && argc > 2)
 		return exec_child(argv + 2);
 	if (!strcmp(mode, "system") && argc > 2)
@@ -344,6 +403,7 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "lock") && argc > 2)
 		return lock_and_say(atoi(argv[2]));
 	fprintf(stderr, "usage: %s stress N | counts | usr1 | late FILE | hang | "
-			"exec PROG... | system CMD | ownenv LIB PROG... | lock N\n", argv[0]);
+			"exec PROG... | system CMD | ownenv LIB PROG... | lock N | daemon | "
+			"closefds FILE\n", argv[0]);
 	return 2;
 }

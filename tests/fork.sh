@@ -107,18 +107,64 @@ kill "$child"
 wait "$parent"
 expect_grep "usr1: the child ended by our SIGTERM" "^child $child killed by SIGTERM$" "$WORK/out"
 
-# A dump signal that comes before the child has started its dump thread
-# (at its first mutex call) is written once it has.
+# A child that has not locked a mutex yet has no dump thread (it may be
+# about to exec: nothing is started in a process that only execs): a dump
+# signal then waits until the child's first mutex call.
 env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/l.%p" "$P" late "$WORK/go" > "$WORK/out" 2> "$WORK/err" &
 parent=$!
 wait_for "$WORK/out" '^child [0-9]+ ready$' 20 || fail "late: no child"
 child=$(awk '/^child [0-9]+ ready/ { print $2 }' "$WORK/out")
 kill -USR1 "$child"
-expect_eq "late: no dump before the child locks a mutex" "$(ls "$WORK" | grep -c "^l\.$child\.")" 0
+expect_eq "late: no dump thread before the child's first mutex call" \
+	"$(grep -c mutexstat "/proc/$child/task/"*/comm 2>/dev/null | awk -F: '{ n += $2 } END { print n + 0 }')" 0
 touch "$WORK/go"
-if wait_for "$WORK/l.$child.1" '^Top ' 20; then pass "late: the dump, once the child locked"; else fail "late: no dump"; fi
+if wait_for "$WORK/l.$child.1" '^Top ' 20; then pass "late: the signal's dump, once the child locked"
+else fail "late: no dump"; fi
 kill "$child"
 wait "$parent"
+# With another allocator than glibc's (jemalloc locks pthread mutexes
+# inside malloc, where pthread_create must not run), the child's dump
+# thread starts when fork() returns: a dump before any mutex call.
+for a in /usr/lib/*/libtcmalloc_minimal.so.4; do
+	[ -e "$a" ] || continue
+	rm -f "$WORK/go"
+	env LD_PRELOAD="$MUTEXSTAT_LIB:$a" MUTEXSTAT_OUTPUT="$WORK/t.%p" "$P" late "$WORK/go" \
+		> "$WORK/out" 2> "$WORK/err" &
+	parent=$!
+	wait_for "$WORK/out" '^child [0-9]+ ready$' 20 || fail "late, tcmalloc: no child"
+	child=$(awk '/^child [0-9]+ ready/ { print $2 }' "$WORK/out")
+	kill -USR1 "$child"
+	if wait_for "$WORK/t.$child.1" '^mutexstat: fork' 20; then
+		pass "late, tcmalloc: a dump before the child locked anything"
+	else fail "late, tcmalloc: no dump"; fi
+	expect_no_grep "late, tcmalloc: no numbers yet" '^Top ' "$WORK/t.$child.1"
+	expect_grep "late, tcmalloc: the parent thread's mutex" ' held since the fork by thread ' \
+		"$WORK/t.$child.1"
+	kill "$child"
+	wait "$parent"
+done
+
+# daemon() forks inside glibc: the daemon has its dump thread too
+env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/d.%p" "$P" daemon > "$WORK/out" 2> "$WORK/err"
+wait_for "$WORK/out" '^daemon [0-9]+ ready$' 20 || fail "daemon: not ready"
+daemon=$(awk '/^daemon / { print $2 }' "$WORK/out")
+kill -USR1 "$daemon"
+if wait_for "$WORK/d.$daemon.1" '^Top ' 20; then pass "daemon: a dump"; else fail "daemon: no dump"; fi
+kill "$daemon"
+expect_grep "daemon: its own numbers" "^  forked from pid [0-9]+: " "$WORK/d.$daemon.1"
+
+# A child that closes every descriptor it did not open and reuses their
+# numbers: the dump signal writes nothing into its file.
+env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/x.%p" "$P" closefds "$WORK/file" \
+	> "$WORK/out" 2> "$WORK/err" &
+parent=$!
+wait_for "$WORK/out" '^child [0-9]+ ready' 20 || fail "closefds: no child"
+child=$(awk '/^child [0-9]+ ready/ { print $2 }' "$WORK/out")
+kill -USR1 "$child"
+kill -USR2 "$child" # the child ends once it has had both
+wait "$parent"
+expect_grep "closefds: the child took both signals" "^usr2$" "$WORK/out"
+expect_eq "closefds: the file the child opened is untouched" "$(wc -c < "$WORK/file")" 0
 
 # ---- a child that blocks on a mutex of a thread it does not have --------
 env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/h.%p" "$P" hang > "$WORK/out" 2> "$WORK/err" &
