@@ -380,6 +380,9 @@ int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	const char *mode = argc > 1 ? argv[1] : "";
+	/* the script runs some modes in the background under timeout: this
+	 * is how it knows the program's pid */
+	printf("parent %d\n", (int)getpid());
 	if (!strcmp(mode, "stress") && argc > 2)
 		return stress(atoi(argv[2]));
 	if (!strcmp(mode, "counts"))

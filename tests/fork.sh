@@ -17,6 +17,19 @@ wait_for() {
 	return 1
 }
 
+# start_job NAME command...: run it in the background, its output in
+# $WORK/out (empty before it starts), under timeout so that a hang ends as
+# a failure; sets job (to wait for) and parent (the program's pid).
+start_job() {
+	what=$1
+	shift
+	: > "$WORK/out"
+	timeout -s KILL 60 "$@" > "$WORK/out" 2> "$WORK/err" &
+	job=$!
+	wait_for "$WORK/out" '^parent [0-9]+$' 20 || fail "$what: did not start"
+	parent=$(awk '/^parent / { print $2; exit }' "$WORK/out")
+}
+
 # the row of a mutex in a report's top table: "acquired contended"
 acquired() {
 	top_row "$1" "$2" | awk '{ print $3 }'
@@ -92,8 +105,7 @@ else
 fi
 
 # ---- kill -USR1 on a fork child ---------------------------------------------
-env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/u.%p" "$P" usr1 > "$WORK/out" 2> "$WORK/err" &
-parent=$!
+start_job usr1 env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/u.%p" "$P" usr1
 if wait_for "$WORK/out" '^child [0-9]+ ready$' 20; then pass "usr1: the child is ready"; else fail "usr1: no child"; fi
 child=$(awk '/^child [0-9]+ ready/ { print $2 }' "$WORK/out")
 kill -USR1 "$child"
@@ -104,14 +116,13 @@ expect_eq "usr1: with the child's count" "$(acquired "$WORK/u.$child.1" "$(awk '
 kill -USR1 "$parent"
 if wait_for "$WORK/u.$parent.1" '^Top ' 20; then pass "usr1: and the parent its own"; else fail "usr1: no dump from the parent"; fi
 kill "$child"
-wait "$parent"
+wait "$job"
 expect_grep "usr1: the child ended by our SIGTERM" "^child $child killed by SIGTERM$" "$WORK/out"
 
 # A child that has not locked a mutex yet has no dump thread (it may be
 # about to exec: nothing is started in a process that only execs): a dump
 # signal then waits until the child's first mutex call.
-env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/l.%p" "$P" late "$WORK/go" > "$WORK/out" 2> "$WORK/err" &
-parent=$!
+start_job late env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/l.%p" "$P" late "$WORK/go"
 wait_for "$WORK/out" '^child [0-9]+ ready$' 20 || fail "late: no child"
 child=$(awk '/^child [0-9]+ ready/ { print $2 }' "$WORK/out")
 kill -USR1 "$child"
@@ -121,16 +132,15 @@ touch "$WORK/go"
 if wait_for "$WORK/l.$child.1" '^Top ' 20; then pass "late: the signal's dump, once the child locked"
 else fail "late: no dump"; fi
 kill "$child"
-wait "$parent"
+wait "$job"
 # With another allocator than glibc's (jemalloc locks pthread mutexes
 # inside malloc, where pthread_create must not run), the child's dump
 # thread starts when fork() returns: a dump before any mutex call.
 for a in /usr/lib/*/libtcmalloc_minimal.so.4; do
 	[ -e "$a" ] || continue
 	rm -f "$WORK/go"
-	env LD_PRELOAD="$MUTEXSTAT_LIB:$a" MUTEXSTAT_OUTPUT="$WORK/t.%p" "$P" late "$WORK/go" \
-		> "$WORK/out" 2> "$WORK/err" &
-	parent=$!
+	start_job late-tcmalloc env LD_PRELOAD="$MUTEXSTAT_LIB:$a" MUTEXSTAT_OUTPUT="$WORK/t.%p" \
+		"$P" late "$WORK/go"
 	wait_for "$WORK/out" '^child [0-9]+ ready$' 20 || fail "late, tcmalloc: no child"
 	child=$(awk '/^child [0-9]+ ready/ { print $2 }' "$WORK/out")
 	kill -USR1 "$child"
@@ -141,7 +151,7 @@ for a in /usr/lib/*/libtcmalloc_minimal.so.4; do
 	expect_grep "late, tcmalloc: the parent thread's mutex" ' held since the fork by thread ' \
 		"$WORK/t.$child.1"
 	kill "$child"
-	wait "$parent"
+	wait "$job"
 done
 
 # daemon() forks inside glibc: the daemon has its dump thread too
@@ -155,27 +165,25 @@ expect_grep "daemon: its own numbers" "^  forked from pid [0-9]+: " "$WORK/d.$da
 
 # A child that closes every descriptor it did not open and reuses their
 # numbers: the dump signal writes nothing into its file.
-env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/x.%p" "$P" closefds "$WORK/file" \
-	> "$WORK/out" 2> "$WORK/err" &
-parent=$!
+start_job closefds env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/x.%p" \
+	"$P" closefds "$WORK/file"
 wait_for "$WORK/out" '^child [0-9]+ ready' 20 || fail "closefds: no child"
 child=$(awk '/^child [0-9]+ ready/ { print $2 }' "$WORK/out")
 kill -USR1 "$child"
 kill -USR2 "$child" # the child ends once it has had both
-wait "$parent"
+wait "$job"
 expect_grep "closefds: the child took both signals" "^usr2$" "$WORK/out"
 expect_eq "closefds: the file the child opened is untouched" "$(wc -c < "$WORK/file")" 0
 
 # ---- a child that blocks on a mutex of a thread it does not have --------
-env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/h.%p" "$P" hang > "$WORK/out" 2> "$WORK/err" &
-parent=$!
+start_job hang env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/h.%p" "$P" hang
 wait_for "$WORK/out" '^child [0-9]+ locks held$' 20 || fail "hang: no child"
 child=$(awk '/^child [0-9]+ locks/ { print $2 }' "$WORK/out")
 held=$(awk '/^held / { print $2 }' "$WORK/out")
 kill -USR1 "$child"
 if wait_for "$WORK/h.$child.1" '^DEADLOCK' 20; then pass "hang: the hung child wrote a dump"; else fail "hang: no dump"; fi
 kill -9 "$child"
-wait "$parent"
+wait "$job"
 expect_grep "hang: a deadlock, in words" \
 	"^DEADLOCK: thread $child waits for a mutex that thread [0-9]+ of the parent process held at the fork: nobody here can unlock it$" \
 	"$WORK/h.$child.1"
@@ -230,12 +238,12 @@ expect_grep "own envp: its report on its stderr (no MUTEXSTAT_OUTPUT there)" \
 # no report, and a SIGUSR1 does what it does without the library
 run_with "$WORK/out" "$WORK/err" env MUTEXSTAT_OUTPUT="$WORK/f.%p" MUTEXSTAT_FOLLOW=0 "$P" counts
 expect_eq "follow=0, fork: only the parent's report" "$(ls "$WORK" | grep -c '^f\.')" 1
-env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/g.%p" MUTEXSTAT_FOLLOW=0 "$P" usr1 > "$WORK/out" 2> "$WORK/err" &
-parent=$!
+start_job follow0 env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/g.%p" MUTEXSTAT_FOLLOW=0 \
+	"$P" usr1
 wait_for "$WORK/out" '^child [0-9]+ ready$' 20 || fail "follow=0 usr1: no child"
 child=$(awk '/^child [0-9]+ ready/ { print $2 }' "$WORK/out")
 kill -USR1 "$child"
-wait "$parent"
+wait "$job"
 expect_grep "follow=0, fork: SIGUSR1 ends the child as without the library" \
 	"^child $child killed by SIGUSR1$" "$WORK/out"
 
