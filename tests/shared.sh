@@ -73,7 +73,7 @@ expect_grep "robust: the error counts" '^  errors returned: EOWNERDEAD 2, ENOTRE
 expect_no_grep "robust: the unlock after EOWNERDEAD is no misuse" '^MISUSE' "$report"
 
 # ---- waiting for a shared mutex another process holds ---------------------
-: > "$WORK/out" # now: the job truncates it only once it runs
+: > "$WORK/out" # empty now: the job truncates it only once it runs
 env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/w.%p" "$P" wait "$WORK/area4" \
 	> "$WORK/out" 2> "$WORK/err" &
 pid=$!
