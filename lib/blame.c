@@ -33,7 +33,8 @@ int ms_blame_add(uint32_t rec, uint64_t birth, enum ms_blame_kind kind,
 	k.stack = stack;
 	struct line *l;
 	int rc = 0;
-	ms_depot_lock();
+	if (!ms_depot_lock_for_update())
+		return -1; /* another thread is forking: not charged */
 	HASH_FIND(hh, lines, &k, sizeof k, l);
 	if (!l && (l = alloc(sizeof *l)) != NULL) {
 		l->key = k;

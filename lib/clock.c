@@ -6,7 +6,9 @@
 #endif
 
 int ms_clock_use_tsc;
-static uint64_t start_ticks, start_ns;
+static uint64_t start_ticks, start_ns;  /* the calibration's base */
+static uint64_t run_ticks, run_ns;      /* the run's start: the process's,
+					   or the fork's in a fork child */
 
 static int tsc_is_invariant(void)
 {
@@ -29,6 +31,8 @@ void ms_clock_init(void)
 	ms_clock_use_tsc = tsc_is_invariant();
 	start_ns = ms_mono_ns();
 	start_ticks = ms_ticks();
+	run_ns = start_ns;
+	run_ticks = start_ticks;
 	if (ms_clock_use_tsc) {
 		/* a rough rate for timeouts (not for reported times): 50 us */
 		uint64_t t0 = ms_ticks(), n0 = ms_mono_ns(), n = n0;
@@ -45,12 +49,18 @@ uint64_t ms_ticks_per_ms(void)
 
 uint64_t ms_clock_start_ticks(void)
 {
-	return start_ticks;
+	return run_ticks;
 }
 
 uint64_t ms_run_ns(void)
 {
-	return ms_mono_ns() - start_ns;
+	return ms_mono_ns() - run_ns;
+}
+
+void ms_clock_after_fork_child(void)
+{
+	run_ns = ms_mono_ns(); /* clock_gettime: async-signal-safe */
+	run_ticks = ms_ticks();
 }
 
 /* Ticks per nanosecond measured over the run so far (and over at least

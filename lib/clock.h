@@ -39,5 +39,7 @@ uint64_t ms_ticks_to_ns(uint64_t ticks);
 double ms_ns_per_tick(void);
 uint64_t ms_clock_start_ticks(void);
 uint64_t ms_run_ns(void);
+/* A fork child's run starts at the fork. */
+void ms_clock_after_fork_child(void);
 
 #endif

@@ -2,6 +2,7 @@
  * depot.h. */
 #define _GNU_SOURCE
 #include "depot.h"
+#include "fork.h"
 #include "internal.h"
 #include "options.h"
 #include "stack.h"
@@ -58,6 +59,21 @@ void ms_depot_lock(void)
 	}
 }
 
+int ms_depot_lock_for_update(void)
+{
+	for (unsigned spins = 0; __atomic_exchange_n(&lock, 1, __ATOMIC_ACQUIRE);
+	     spins++) {
+		if (spins < 100) {
+			__builtin_ia32_pause();
+		} else if (!ms_fork_may_wait()) {
+			ms_fork_skipped_call();
+			return 0;
+		} else
+			sched_yield();
+	}
+	return 1;
+}
+
 void ms_depot_unlock(void)
 {
 	__atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
@@ -66,6 +82,7 @@ void ms_depot_unlock(void)
 void ms_depot_after_fork_child(void)
 {
 	lock = 0;
+	dropped = 0; /* the child counts its own */
 }
 
 int ms_depot_init(size_t budget)
@@ -99,7 +116,8 @@ ms_stack_id ms_depot_put(const uintptr_t *frames, int n)
 		return 0;
 	struct entry *e;
 	size_t keylen = (size_t)n * sizeof *frames;
-	ms_depot_lock();
+	if (!ms_depot_lock_for_update())
+		return 0; /* not kept: another thread is forking */
 	puts++;
 	HASH_FIND(hh, stacks, frames, keylen, e);
 	if (!e && next_id < max_ids &&

@@ -38,6 +38,9 @@ void ms_depot_stats(struct ms_depot_stats *out);
  * zeroed; NULL when spent.  Caller holds ms_depot_lock(). */
 void *ms_depot_alloc(size_t bytes);
 void ms_depot_lock(void);
+/* The lock for a change made on a lock path: 0, not taken, if another
+ * thread is inside fork() and this one must not wait (fork.h). */
+int ms_depot_lock_for_update(void);
 void ms_depot_unlock(void);
 void ms_depot_after_fork_child(void);
 

@@ -8,6 +8,7 @@
 #include "order.h"
 #include "output.h"
 #include "record.h"
+#include "robust.h"
 #include "report_stacks.h"
 #include "symbols.h"
 #include "table.h"
@@ -41,9 +42,14 @@ static uint32_t nselfs;
 static struct held_exit exits[MAX_FINDINGS];
 static uint32_t nexits, exits_dropped;
 
+/* A fork child: the findings so far are the parent's (its report has
+ * them); the child's start empty. */
 void ms_findings_after_fork_child(void)
 {
 	lock = 0;
+	nselfs = 0;
+	nexits = 0;
+	exits_dropped = 0;
 }
 
 static void take(void)
@@ -162,6 +168,7 @@ int ms_findings_print(struct ms_fmt *f)
 	}
 	if (exits_dropped)
 		ms_fmt(f, "\n(%u more threads ended holding mutexes)\n", exits_dropped);
+	ms_robust_print(f); /* handled by the program: not failing */
 	return failing;
 }
 

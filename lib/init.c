@@ -1,5 +1,5 @@
 /* init.c - start-up (constructor, or the first mutex call if that comes
- * first), fork handlers, and the report at exit. */
+ * first), registering the fork handlers (fork.c), and the report at exit. */
 #define _GNU_SOURCE
 #include "init.h"
 #include "clock.h"
@@ -13,6 +13,8 @@
 #include "threads.h"
 #include "live.h"
 #include "findings.h"
+#include "follow.h"
+#include "fork.h"
 #include "symbols.h"
 #include "report.h"
 #include "table.h"
@@ -45,34 +47,12 @@ static const char *env(const char *name)
 	return secure_getenv(name);
 }
 
-static void before_fork(void)
-{
-	if (!ms_self.guard) {
-		ms_table_lock();
-		ms_depot_lock();
-	}
-}
-
-static void after_fork_parent(void)
-{
-	if (!ms_self.guard) {
-		ms_depot_unlock();
-		ms_table_unlock();
-	}
-}
-
 void ms_api_after_fork_child(void); /* api.c */
 
 static void after_fork_child(void)
 {
-	ms_table_after_fork_child();
-	ms_depot_after_fork_child();
-	ms_threads_after_fork_child();
-	ms_report_after_fork_child();
-	ms_findings_after_fork_child();
-	ms_symbols_after_fork_child();
+	ms_fork_child();
 	ms_api_after_fork_child();
-	ms_thread_after_fork_child();
 }
 
 /* Another copy of the library from another file (the build's and an
@@ -122,6 +102,8 @@ static void start(void)
 		return;
 	}
 	ms_options_load(env, ms_warn);
+	if (!ms_opt.follow)
+		ms_follow_stop(); /* before any child can be started */
 	ms_real_resolve();
 	ms_stack_init();
 	ms_threads_init();
@@ -146,7 +128,7 @@ static void start(void)
 			ms_warn(ms_fmt_str(&f));
 			ms_opt.table_size = (uint64_t)got;
 		}
-		pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+		pthread_atfork(ms_fork_prepare, ms_fork_parent, after_fork_child);
 		__atomic_store_n(&ms_active, 1, __ATOMIC_RELEASE);
 		__atomic_store_n(&state, STARTED, __ATOMIC_RELEASE);
 	}
@@ -157,8 +139,17 @@ static void start(void)
 int ms_start_lazily(void)
 {
 	int s = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
-	if (s == STARTED)
-		return 0;
+	if (s == STARTED) {
+		/* a fork child: its numbers start from zero, and its dump
+		 * thread may start, at its first call */
+		if (!ms_self.guard) {
+			ms_fork_settle();
+			if (unlikely(LOAD(&ms_live_child_pending)))
+				ms_live_start_child();
+		}
+		/* off in a fork child with MUTEXSTAT_FOLLOW=0 */
+		return !__atomic_load_n(&ms_active, __ATOMIC_ACQUIRE);
+	}
 	if (s == DISABLED || ms_self.guard)
 		return 1; /* off, or start-up is on this thread's stack */
 	if (s == NOT_STARTED &&
@@ -180,6 +171,7 @@ __attribute__((destructor)) static void mutexstat_destructor(void)
 {
 	if (!ms_active)
 		return;
+	ms_fork_settle(); /* a fork child that never locked a mutex */
 	if (ms_opt.exit_report || ms_opt.exit_code) {
 		ms_report_to_output();
 		ms_crash_exit_reported();

@@ -87,4 +87,33 @@ static inline int mutex_locked(const pthread_mutex_t *m)
 	return LOAD(&m->__data.__lock) != 0;
 }
 
+/* A robust mutex whose owner died is locked again by the thread that got
+ * EOWNERDEAD, but its owner field reads "inconsistent" until
+ * pthread_mutex_consistent(); its lock word has the holder's id, which is
+ * what glibc's unlock checks.  Unlocked without being made consistent, it
+ * becomes "not recoverable". */
+#define MS_OWNER_INCONSISTENT 0x7fffffff
+#define MS_OWNER_NOTRECOVERABLE 0x7ffffffe
+#define MS_LOCK_TID_MASK 0x3fffffff /* FUTEX_TID_MASK */
+
+/* The thread holding m as glibc's unlock sees it. */
+static inline int mutex_holder(const pthread_mutex_t *m)
+{
+	int owner = mutex_owner(m);
+	if (owner == MS_OWNER_INCONSISTENT && (mutex_kind(m) & MS_KIND_ROBUST))
+		return LOAD(&m->__data.__lock) & MS_LOCK_TID_MASK;
+	return owner;
+}
+
+/* glibc's unlock refuses (EPERM) a thread that is not the owner for these
+ * kinds; normal and adaptive mutexes (priority-protect or not) it lets go
+ * whoever asks. */
+static inline int mutex_unlock_checks_owner(const pthread_mutex_t *m)
+{
+	int kind = mutex_kind(m);
+	int type = kind & MS_KIND_MASK;
+	return type == PTHREAD_MUTEX_ERRORCHECK || type == PTHREAD_MUTEX_RECURSIVE ||
+	       (kind & (MS_KIND_ROBUST | MS_KIND_PI));
+}
+
 #endif

@@ -16,6 +16,7 @@
 #include "live.h"
 #include "clock.h"
 #include "depot.h"
+#include "fork.h"
 #include "init.h"
 #include "internal.h"
 #include "options.h"
@@ -29,6 +30,7 @@
 #include "thread.h"
 #include "threads.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -37,7 +39,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -58,6 +62,8 @@ struct waiter {
 	uintptr_t key, caller;
 	uint64_t since;
 	uint32_t owner;  /* tid holding the mutex, 0 if free now */
+	uint32_t foreign; /* a process-shared mutex held in another process:
+			     glibc's owner, a thread of that process */
 	int next;        /* index of the owner among waiters, -1 none */
 	int done;
 };
@@ -87,6 +93,58 @@ struct collect {
 	int n;
 };
 
+/* The process a thread id belongs to (its Tgid), 0 if no such thread (or
+ * it has exited and waits to be reaped). */
+static int process_of(uint32_t tid)
+{
+	char path[64], buf[512];
+	struct ms_fmt f;
+	ms_fmt_init(&f, path, sizeof path, -1);
+	ms_fmt(&f, "/proc/%u/status", tid);
+	int saved = errno, pid = 0;
+	int fd = open(ms_fmt_str(&f), O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		ssize_t n = read(fd, buf, sizeof buf - 1);
+		close(fd);
+		buf[n > 0 ? n : 0] = 0;
+		const char *state = strstr(buf, "\nState:");
+		if (state && (strstr(state, "Z (zombie)") == state + 8 ||
+			      strstr(state, "X (dead)") == state + 8)) {
+			errno = saved;
+			return 0;
+		}
+		const char *t = strstr(buf, "\nTgid:");
+		for (t = t ? t + 6 : ""; *t == ' ' || *t == '\t'; t++)
+			;
+		for (; *t >= '0' && *t <= '9'; t++)
+			pid = pid * 10 + (*t - '0');
+	}
+	errno = saved;
+	return pid;
+}
+
+/* A process-shared mutex that no thread of ours holds may be held in
+ * another process: glibc's owner field names that thread.  The mutex's
+ * memory is read with process_vm_readv, which fails instead of faulting
+ * if the program has unmapped it meanwhile. */
+static uint32_t foreign_owner(uint32_t r, uintptr_t key)
+{
+	uint32_t kind = LOAD(&ms_rec(r)->flags) >> MS_F_KIND_SHIFT;
+	if (!(kind & MS_KIND_PSHARED))
+		return 0;
+	pthread_mutex_t m;
+	struct iovec local = { &m, sizeof m }, remote = { (void *)key, sizeof m };
+	int saved = errno;
+	ssize_t got = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+	errno = saved;
+	if (got != (ssize_t)sizeof m)
+		return 0;
+	int holder = mutex_holder(&m);
+	if (holder <= 0 || holder >= MS_OWNER_NOTRECOVERABLE)
+		return 0;
+	return process_of((uint32_t)holder) == getpid() ? 0 : (uint32_t)holder;
+}
+
 static void collect_waiter(struct ms_tstate *ts, void *arg)
 {
 	struct collect *c = arg;
@@ -103,7 +161,74 @@ static void collect_waiter(struct ms_tstate *ts, void *arg)
 	w->since = LOAD(&ts->wait_since);
 	uint32_t owner = LOAD(&ms_rec(r)->owner);
 	w->owner = (owner & MS_HELD) ? owner & ~MS_HELD : 0;
+	w->foreign = w->owner ? 0 : foreign_owner(r, w->key);
 	w->next = -1;
+}
+
+/* Who holds the mutex at the end of a chain, when that is not a thread
+ * here that runs or waits. */
+enum far {
+	FAR_HERE,    /* a thread of this process */
+	FAR_EXITED,  /* a thread of this process that has exited */
+	FAR_PARENT,  /* a thread of the parent: held when this process forked */
+	FAR_OTHER,   /* a thread of another process (process-shared) */
+	FAR_GONE,    /* a thread of another process that no longer exists */
+};
+
+static enum far far_owner(const struct waiter *w)
+{
+	if (w->foreign)
+		return process_of(w->foreign) ? FAR_OTHER : FAR_GONE;
+	if (!w->owner || find_thread(w->owner))
+		return FAR_HERE;
+	if (ms_fork_orphan_owner(w->rec) == w->owner)
+		return FAR_PARENT;
+	return FAR_EXITED;
+}
+
+static const char *process_name(int pid, char out[16])
+{
+	char path[64];
+	struct ms_fmt f;
+	ms_fmt_init(&f, path, sizeof path, -1);
+	ms_fmt(&f, "/proc/%d/comm", pid);
+	out[0] = 0;
+	int saved = errno;
+	int fd = open(ms_fmt_str(&f), O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		ssize_t n = read(fd, out, 15);
+		close(fd);
+		out[n > 0 ? n : 0] = 0;
+		if (n > 0 && out[n - 1] == '\n')
+			out[n - 1] = 0;
+	}
+	errno = saved;
+	return out;
+}
+
+static void print_far_owner(struct ms_fmt *f, const struct waiter *w, enum far far)
+{
+	char name[16];
+	switch (far) {
+	case FAR_PARENT:
+		ms_fmt(f, "  thread %u of the parent process (pid %d) held it when this "
+			  "process forked; this process has no such thread\n",
+		       w->owner, ms_fork_parent_pid());
+		break;
+	case FAR_OTHER: {
+		int pid = process_of(w->foreign);
+		ms_fmt(f, "  held by thread %u of process %d \"%s\" (process-shared): that "
+			  "process's report shows what it does\n",
+		       w->foreign, pid, process_name(pid, name));
+		break;
+	}
+	case FAR_GONE:
+		ms_fmt(f, "  its holder, thread %u of another process, has exited without "
+			  "unlocking it: nobody can\n", w->foreign);
+		break;
+	default:
+		break;
+	}
 }
 
 static void stack_handler(int sig);
@@ -234,7 +359,11 @@ int ms_live_print(struct ms_fmt *f)
 			if (w[k].next == i)
 				break;
 		}
-		ms_fmt(f, "\nDEADLOCK: %d threads wait for each other, forever\n", len);
+		if (len == 1) /* say, a mutex this thread locked before a fork */
+			ms_fmt(f, "\nDEADLOCK: thread %u waits for a mutex it holds itself, "
+				  "forever\n", w[i].tid);
+		else
+			ms_fmt(f, "\nDEADLOCK: %d threads wait for each other, forever\n", len);
 		for (int k = lowest, first = 1; first || k != lowest; k = w[k].next, first = 0) {
 			w[k].done = 1;
 			print_wait(f, &w[k], now);
@@ -242,21 +371,13 @@ int ms_live_print(struct ms_fmt *f)
 		}
 		deadlocks++;
 	}
-	/* the other waits: on a mutex whose owner has exited (forever too),
-	 * or chains that end in a thread not waiting for a mutex */
+	/* the other waits: chains from a waiter nobody waits for, ending at
+	 * a thread not waiting for a mutex, in a condition wait, or at a
+	 * holder that is not here (exited, a thread of the parent, of
+	 * another process) */
 	for (int i = 0; i < c.n; i++) {
-		if (w[i].done || !w[i].owner)
+		if (w[i].done || (!w[i].owner && !w[i].foreign))
 			continue;
-		if (w[i].next < 0 && !find_thread(w[i].owner)) {
-			ms_fmt(f, "\nDEADLOCK: thread %u waits for a mutex whose owner, thread "
-				  "%u, has exited: nobody can unlock it\n",
-			       w[i].tid, w[i].owner);
-			print_wait(f, &w[i], now);
-			w[i].done = 1;
-			deadlocks++;
-			continue;
-		}
-		/* print each chain once, from a waiter nobody waits for */
 		int waited_on = 0;
 		for (int j = 0; j < c.n; j++)
 			waited_on |= w[j].next == i;
@@ -265,8 +386,9 @@ int ms_live_print(struct ms_fmt *f)
 		int k = i, last = i;
 		for (int steps = 0; k >= 0 && steps <= c.n; k = w[k].next, steps++)
 			last = k;
-		struct ms_tstate *end = find_thread(w[last].owner);
+		struct ms_tstate *end = w[last].owner ? find_thread(w[last].owner) : NULL;
 		uintptr_t cond = end ? LOAD(&end->cond_key) : 0;
+		enum far far = end ? FAR_HERE : far_owner(&w[last]);
 		if (cond) {
 			/* The chain ends in a thread waiting for a condition while
 			 * holding the mutex the chain waits for: if a waiter in
@@ -275,13 +397,29 @@ int ms_live_print(struct ms_fmt *f)
 				  "mutex other threads wait for\n", w[last].owner);
 			ms_fmt(f, "  (unless a thread outside this chain signals it)\n");
 			deadlocks++;
+		} else if (far == FAR_EXITED) {
+			ms_fmt(f, "\nDEADLOCK: thread %u waits for a mutex whose owner, thread "
+				  "%u, has exited: nobody can unlock it\n",
+			       w[last].tid, w[last].owner);
+			deadlocks++;
+		} else if (far == FAR_PARENT) {
+			ms_fmt(f, "\nDEADLOCK: thread %u waits for a mutex that thread %u of the "
+				  "parent process held at the fork: nobody here can unlock it\n",
+			       w[last].tid, w[last].owner);
+			deadlocks++;
+		} else if (far == FAR_GONE) {
+			ms_fmt(f, "\nDEADLOCK: thread %u waits for a process-shared mutex whose "
+				  "owner, thread %u of another process, has exited\n",
+			       w[last].tid, w[last].foreign);
+			deadlocks++;
 		} else
 			ms_fmt(f, "\nWAIT CHAIN:\n");
 		k = i;
 		for (int steps = 0; k >= 0 && steps <= c.n; k = w[k].next, steps++) {
 			w[k].done = 1;
 			print_wait(f, &w[k], now);
-			print_taken(f, w[k].owner, w[k].rec);
+			if (w[k].owner)
+				print_taken(f, w[k].owner, w[k].rec);
 		}
 		if (cond) {
 			char d[16], where[256];
@@ -302,9 +440,23 @@ int ms_live_print(struct ms_fmt *f)
 			else
 				ms_fmt(f, n ? "(unknown: no call stacks)\n"
 					    : "(it did not answer)\n");
-		}
+		} else
+			print_far_owner(f, &w[last], far);
 	}
 	return deadlocks;
+}
+
+static void count_waiting(struct ms_tstate *ts, void *arg)
+{
+	if (__atomic_load_n(&ts->wait_rec, __ATOMIC_ACQUIRE))
+		(*(int *)arg)++;
+}
+
+int ms_live_waiting(void)
+{
+	int n = 0;
+	ms_threads_each(count_waiting, &n);
+	return n;
 }
 
 /* ---- the wait-for graph, for graph outputs --------------------------- */
@@ -348,7 +500,10 @@ int ms_live_each_wait(ms_live_wait_fn *fn, void *arg)
 			lw.cond_end = end && LOAD(&end->cond_key);
 		}
 		struct ms_tstate *ots = w[i].owner ? find_thread(w[i].owner) : NULL;
-		lw.owner_exited = w[i].owner && !ots;
+		lw.owner_in_parent = w[i].owner && !ots &&
+				     ms_fork_orphan_owner(w[i].rec) == w[i].owner;
+		lw.owner_exited = w[i].owner && !ots && !lw.owner_in_parent;
+		lw.foreign_owner = w[i].foreign;
 		if (ots) {
 			uint32_t n = ots->nheld < MS_HELD_MAX ? ots->nheld : MS_HELD_MAX;
 			for (uint32_t h = 0; h < n; h++)
@@ -365,9 +520,37 @@ int ms_live_each_wait(ms_live_wait_fn *fn, void *arg)
 
 /* ---- the dump thread ------------------------------------------------- */
 
+/* Both ends of the pipe share one inode.  A program may close descriptors
+ * it did not open (a daemon closing everything, a fork child before exec)
+ * and get the same numbers for its own files: the handler must not write
+ * into them, nor the dump thread read from them. */
+static dev_t pipe_dev;
+static ino_t pipe_ino;
+
+static int pipe_make(void)
+{
+	struct stat st;
+	if (pipe2(pipe_fd, O_CLOEXEC | O_NONBLOCK) != 0)
+		return -1;
+	/* the reading end blocks in poll(); only writes must not block */
+	fcntl(pipe_fd[0], F_SETFL, 0);
+	if (fstat(pipe_fd[0], &st) == 0) {
+		pipe_dev = st.st_dev;
+		pipe_ino = st.st_ino;
+	}
+	return 0;
+}
+
+static int is_our_pipe(int fd)
+{
+	struct stat st; /* fstat: async-signal-safe */
+	return fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == pipe_dev &&
+	       st.st_ino == pipe_ino;
+}
+
 static void poke(char c)
 {
-	if (pipe_fd[1] >= 0 && write(pipe_fd[1], &c, 1) < 0) {
+	if (is_our_pipe(pipe_fd[1]) && write(pipe_fd[1], &c, 1) < 0) {
 		/* the pipe is full: the dump thread has a wake-up pending anyway */
 	}
 }
@@ -376,8 +559,8 @@ static void dump_handler(int sig)
 {
 	(void)sig;
 	int saved = errno;
-	/* In a child of fork the pipe is the parent's: its dump thread must
-	 * not answer for us. */
+	/* A child of fork without a pipe of its own yet (dump_pid is set with
+	 * the pipe): the parent's dump thread must not answer for it. */
 	if (getpid() == dump_pid)
 		poke('d');
 	errno = saved;
@@ -391,8 +574,10 @@ int ms_live_in_dump_thread(void)
 
 int ms_live_crash_report(void)
 {
-	/* The thread may not have run yet: the request waits in the pipe. */
-	if (!dump_pid || getpid() != dump_pid || ms_live_in_dump_thread())
+	/* The thread may not have run yet: the request waits in the pipe.
+	 * A fork child's that is not started yet will not be, from here. */
+	if (!dump_pid || getpid() != dump_pid || ms_live_in_dump_thread() ||
+	    __atomic_load_n(&ms_live_child_pending, __ATOMIC_ACQUIRE))
 		return -1;
 	__atomic_store_n(&crash_asked, 1, __ATOMIC_RELEASE);
 	poke('c');
@@ -436,6 +621,16 @@ static void *dump_thread(void *arg)
 		struct pollfd p = { pipe_fd[0], POLLIN, 0 };
 		int timeout = ms_opt.watchdog && !watchdog_fired ? 250 : -1;
 		int n = poll(&p, 1, timeout);
+		if (n > 0 && !is_our_pipe(pipe_fd[0])) {
+			/* the program closed it (and may have the number for a
+			 * file of its own now): no live dumps any more */
+			static const char msg[] = "mutexstat: the program closed the live "
+				"dump's pipe: no more dumps on a signal or from the watchdog\n";
+			int fd = ms_output_stderr();
+			if (fd >= 0)
+				ms_write_all(fd, msg, sizeof msg - 1);
+			return NULL;
+		}
 		if (n > 0) {
 			char buf[64];
 			ssize_t got = read(pipe_fd[0], buf, sizeof buf);
@@ -482,10 +677,55 @@ static const char *taken(int sig)
 	return cur.sa_handler == SIG_IGN ? "ignores it" : "handles it itself";
 }
 
+/* The dispositions before ours, for a fork child that is not followed. */
+static struct sigaction old_dump_sa, old_stack_sa;
+static int have_old_dump, have_old_stack;
+
+/* A fork child's dump thread is not started in the fork handler
+ * (pthread_create is not async-signal-safe, and an allocator whose fork
+ * handler runs after ours is not usable yet), but:
+ *
+ *   CHILD_AT_CALL    at the child's first mutex call, with glibc's malloc:
+ *                    a child that only execs never starts one (nor pays
+ *                    for it), and a child that locks a mutex has left the
+ *                    async-signal-safe regime anyway; glibc's malloc never
+ *                    calls a pthread mutex, so that call is never made from
+ *                    inside the allocator pthread_create will call;
+ *   CHILD_AT_RETURN  with another malloc (jemalloc locks pthread mutexes
+ *                    inside malloc: pthread_create there would call malloc
+ *                    from inside itself), when fork() or daemon() returns
+ *                    through our entry point, back in the program -- the
+ *                    children of other forks then get none. */
+enum { CHILD_AT_CALL = 1, CHILD_AT_RETURN = 2 };
+uint32_t ms_live_child_pending;
+static int foreign_malloc; /* malloc is not glibc's (ms_live_init) */
+
+static int start_thread(void)
+{
+	pthread_t th;
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	int rc = pthread_create(&th, &attr, dump_thread, NULL);
+	pthread_attr_destroy(&attr);
+	if (rc)
+		dump_pid = 0;
+	return rc ? -1 : 0;
+}
+
+static int malloc_is_glibcs(void)
+{
+	Dl_info info;
+	void *(*m)(size_t) = malloc; /* the one the program's calls reach */
+	return dladdr((void *)m, &info) && info.dli_fname &&
+	       strstr(info.dli_fname, "/libc.so");
+}
+
 int ms_live_init(void)
 {
 	static const int signals[] = { SIGUSR1, SIGUSR2, 0 };
 	static const char *const names[] = { "USR1", "USR2" };
+	foreign_malloc = !malloc_is_glibcs();
 	dump_signal = signals[ms_opt.signal];
 	stack_signal = SIGRTMAX - 3;
 	struct sigaction sa;
@@ -493,8 +733,10 @@ int ms_live_init(void)
 	sa.sa_handler = stack_handler;
 	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
-	if (taken(stack_signal) || sigaction(stack_signal, &sa, NULL) != 0)
+	if (taken(stack_signal) || sigaction(stack_signal, &sa, &old_stack_sa) != 0)
 		stack_signal = 0;
+	else
+		have_old_stack = 1;
 	const char *how = dump_signal ? taken(dump_signal) : NULL;
 	if (how) {
 		char buf[200];
@@ -508,22 +750,77 @@ int ms_live_init(void)
 	}
 	if (!dump_signal && !ms_opt.watchdog && !ms_opt.on_crash)
 		return 0;
-	if (pipe2(pipe_fd, O_CLOEXEC | O_NONBLOCK) != 0)
+	if (pipe_make() != 0)
 		return -1;
-	/* the reading end blocks in poll(); only writes must not block */
-	fcntl(pipe_fd[0], F_SETFL, 0);
 	dump_pid = getpid();
 	if (dump_signal) {
 		sa.sa_handler = dump_handler;
-		sigaction(dump_signal, &sa, NULL);
+		have_old_dump = sigaction(dump_signal, &sa, &old_dump_sa) == 0;
 	}
-	pthread_t th;
-	pthread_attr_t attr;
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	int rc = pthread_create(&th, &attr, dump_thread, NULL);
-	pthread_attr_destroy(&attr);
-	if (rc)
-		dump_pid = 0;
-	return rc ? -1 : 0;
+	return start_thread();
+}
+
+/* Put back a disposition of ours the program has not replaced since. */
+static void restore(int sig, const struct sigaction *old, void (*ours)(int))
+{
+	struct sigaction now;
+	if (sig && sigaction(sig, NULL, &now) == 0 && now.sa_handler == ours)
+		sigaction(sig, old, NULL);
+}
+
+void ms_live_after_fork_child(int follow, int in_fork_call)
+{
+	/* The pipe is the parent's too: a dump signal here must not wake
+	 * the parent's dump thread. */
+	for (int i = 0; i < 2; i++)
+		if (pipe_fd[i] >= 0) {
+			close(pipe_fd[i]);
+			pipe_fd[i] = -1;
+		}
+	ms_live_child_pending = 0;
+	dump_pid = 0; /* no dump thread here yet */
+	dump_tid = 0;
+	if (!follow) {
+		/* not followed: the signals do what they did before us */
+		if (have_old_dump)
+			restore(dump_signal, &old_dump_sa, dump_handler);
+		if (have_old_stack)
+			restore(stack_signal, &old_stack_sa, stack_handler);
+		return;
+	}
+	if (!dump_signal && !ms_opt.watchdog && !ms_opt.on_crash)
+		return;
+	if (foreign_malloc && !in_fork_call)
+		return; /* no safe moment to start one: the signal does nothing */
+	/* a signal that comes before the thread waits in the pipe */
+	if (pipe_make() == 0) {
+		dump_pid = getpid();
+		__atomic_store_n(&ms_live_child_pending,
+				 foreign_malloc ? CHILD_AT_RETURN : CHILD_AT_CALL,
+				 __ATOMIC_RELEASE);
+	}
+}
+
+static void start_child(uint32_t when)
+{
+	uint32_t expect = when;
+	if (!__atomic_compare_exchange_n(&ms_live_child_pending, &expect, 0, 0,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return;
+	struct ms_thread *t = &ms_self;
+	int saved = errno;
+	ms_guard_enter(t); /* pthread_create may lock mutexes (an allocator) */
+	start_thread();
+	ms_guard_leave(t);
+	errno = saved;
+}
+
+void ms_live_fork_returned(void)
+{
+	start_child(CHILD_AT_RETURN);
+}
+
+void ms_live_start_child(void)
+{
+	start_child(CHILD_AT_CALL);
 }

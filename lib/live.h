@@ -22,11 +22,25 @@ int ms_live_crash_report(void);
 int ms_live_crash_report_done(void);
 int ms_live_in_dump_thread(void);
 extern int ms_live_aborting; /* the watchdog's abort (MUTEXSTAT_ON_DEADLOCK) */
+/* In a fork child (fork.c): a pipe of its own for the dump signal, and a
+ * dump thread started later (see live.c for when): at the child's next
+ * mutex call (ms_live_start_child, when ms_live_child_pending), or, with
+ * another malloc than glibc's, when fork() returns through our entry point
+ * (in_fork_call; ms_live_fork_returned).  Not followed
+ * (MUTEXSTAT_FOLLOW=0): the signals get back the dispositions they had
+ * before the library. */
+void ms_live_after_fork_child(int follow, int in_fork_call);
+void ms_live_fork_returned(void);
+extern uint32_t ms_live_child_pending;
+void ms_live_start_child(void);
 
 /* Print DEADLOCK findings (wait-for cycles, waits on mutexes whose owner
  * has exited) and WAIT CHAIN lines from the current wait-for graph.
  * Returns the number of deadlocks. */
 int ms_live_print(struct ms_fmt *f);
+
+/* How many threads wait for a mutex now. */
+int ms_live_waiting(void);
 
 /* One thread waiting for a mutex now, for the graph outputs. */
 struct ms_live_wait {
@@ -40,6 +54,11 @@ struct ms_live_wait {
 	uintptr_t owner_caller; /* where the owner took it, 0 if unknown */
 	int cycle;              /* on a wait-for cycle: a DEADLOCK */
 	int owner_exited;       /* the owner has exited: a DEADLOCK too */
+	int owner_in_parent;    /* the owner is a thread of the parent, which
+				   held it when this process forked: a
+				   DEADLOCK too */
+	uint32_t foreign_owner; /* a process-shared mutex held by this thread
+				   of another process; 0 none */
 	int cond_end;           /* the chain of waits from here ends at a thread
 				   in a condition wait: a DEADLOCK unless a
 				   thread outside the chain signals it */

@@ -63,6 +63,8 @@ static const struct option {
 	  &ms_opt.on_deadlock, "after the watchdog's report: report|abort" },
 	{ "MUTEXSTAT_ON_CRASH", CHOICE, "off", 0, 0, crash_actions, &ms_opt.on_crash,
 	  "report: on SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT write the report, then die of it" },
+	{ "MUTEXSTAT_FOLLOW", CHOICE, "1", 0, 0, bool_names, &ms_opt.follow,
+	  "1 = child processes (fork, exec) are recorded too, 0 = only this one" },
 };
 
 #define N_OPTIONS (sizeof options / sizeof options[0])

@@ -31,6 +31,7 @@ struct ms_options {
 	uint64_t watchdog;     /* seconds a wait may last before a report; 0 off */
 	uint64_t on_deadlock;  /* 0 report, 1 abort (after the watchdog's report) */
 	uint64_t on_crash;     /* 0 off, 1 report on a fatal signal */
+	uint64_t follow;       /* 1: children are recorded too; 0: this process only */
 	const char *output;    /* report path, %p = pid; NULL = stderr */
 };
 

@@ -50,25 +50,29 @@ static void set_key(struct edge_key *k, const struct ms_held *a, uint32_t b,
 	k->b_birth = b_birth;
 }
 
-static void add_edge(struct ms_thread *t, struct ms_tstate *ts, uint32_t ai,
-		     uint32_t r, uint64_t birth, uintptr_t key)
+/* Returns 0 if the edge could not be looked at now (another thread is
+ * forking): the thread tries again the next time. */
+static int add_edge(struct ms_thread *t, struct ms_tstate *ts, uint32_t ai,
+		    uint32_t r, uint64_t birth, uintptr_t key)
 {
 	const struct ms_held *a = &ts->held[ai];
 	struct edge_key k;
 	struct edge *e;
 	set_key(&k, a, r, birth);
-	ms_depot_lock();
+	if (!ms_depot_lock_for_update())
+		return 0;
 	HASH_FIND(hh, edges, &k, sizeof k, e);
 	ms_depot_unlock();
 	if (e)
-		return;
+		return 1;
 	/* New: the stacks (B's now; A's as known for its call site), then
 	 * insert (unless another thread did meanwhile). */
 	ms_stack_id b_stack = ms_stack_here();
 	/* A's acquisition was not captured: its call site only (a stack from
 	 * another thread's path through that line would mislead). */
 	ms_stack_id a_stack = ms_depot_put(&a->caller, 1);
-	ms_depot_lock();
+	if (!ms_depot_lock_for_update())
+		return 0;
 	HASH_FIND(hh, edges, &k, sizeof k, e);
 	if (!e && (e = alloc(sizeof *e)) != NULL) {
 		e->k = k;
@@ -98,6 +102,7 @@ static void add_edge(struct ms_thread *t, struct ms_tstate *ts, uint32_t ai,
 	} else if (!e)
 		dropped++;
 	ms_depot_unlock();
+	return 1;
 }
 
 void ms_order_note(struct ms_thread *t, struct ms_tstate *ts, uint32_t r,
@@ -128,8 +133,10 @@ void ms_order_note(struct ms_thread *t, struct ms_tstate *ts, uint32_t r,
 	    ts->edge_cache[slot].gen == gen)
 		return;
 	ms_guard_enter(t);
-	add_edge(t, ts, i, r, LOAD(&ms_rec(r)->birth), key);
+	int known = add_edge(t, ts, i, r, LOAD(&ms_rec(r)->birth), key);
 	ms_guard_leave(t);
+	if (!known)
+		return;
 	ts->edge_cache[slot].a = a;
 	ts->edge_cache[slot].b = r;
 	ts->edge_cache[slot].gen = gen;
@@ -145,6 +152,14 @@ void ms_order_not_followed(uint32_t n)
 static void add_overflow(struct ms_tstate *ts, void *arg)
 {
 	*(uint64_t *)arg += LOAD(&ts->overflow);
+}
+
+void ms_order_after_fork_child(void)
+{
+	/* the parent's edges are of mutex lives the child does not have (its
+	 * births are new); what it could not keep is counted anew */
+	dropped = 0;
+	not_followed = 0;
 }
 
 void ms_order_stats(struct ms_order_stats *out)

@@ -47,6 +47,8 @@ int ms_order_each_edge(ms_order_edge_fn *fn, void *arg);
 /* The name a program gave mutex record r (mutexstat_name), or NULL. */
 const char *ms_order_mutex_name(uint32_t r);
 
+void ms_order_after_fork_child(void);
+
 struct ms_order_stats {
 	uint64_t edges, dropped;
 	/* Acquisitions made while their thread already held MS_HELD_MAX

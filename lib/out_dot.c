@@ -205,7 +205,7 @@ static int is_waiter(const struct waits *ws, uint32_t tid)
  * ends at a thread in a condition wait. */
 static int forever(const struct ms_live_wait *w)
 {
-	return w->cycle || w->owner_exited || w->cond_end;
+	return w->cycle || w->owner_exited || w->owner_in_parent || w->cond_end;
 }
 
 static void wait_for(struct ms_fmt *f)
@@ -251,6 +251,8 @@ static void wait_for(struct ms_fmt *f)
 				ms_fmt(&lf, "%s", thread_label(a, sizeof a, w->owner));
 				if (w->owner_exited)
 					ms_fmt(&lf, "\nhas exited");
+				else if (w->owner_in_parent)
+					ms_fmt(&lf, "\nof the parent: held it at the fork");
 				else if (w->owner_cond_key)
 					ms_fmt(&lf, "\nwaits for a condition (mutex %p)",
 					       (void *)w->owner_cond_key);
@@ -258,7 +260,8 @@ static void wait_for(struct ms_fmt *f)
 					ms_fmt(&lf, "\nnot waiting for a mutex");
 				ms_fmt(f, "\t\twt%u [shape=box, ", w->owner);
 				put_label(f, ms_fmt_str(&lf));
-				ms_fmt(f, "%s];\n", w->owner_exited ? ", style=dashed" : "");
+				ms_fmt(f, "%s];\n", w->owner_exited || w->owner_in_parent
+							    ? ", style=dashed" : "");
 			}
 			ms_fmt_init(&lf, label, sizeof label, -1);
 			ms_fmt(&lf, "held by");

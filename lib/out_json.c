@@ -14,6 +14,7 @@
 #include "crash.h"
 #include "depot.h"
 #include "findings.h"
+#include "fork.h"
 #include "fmt.h"
 #include "internal.h"
 #include "live.h"
@@ -379,6 +380,13 @@ static void one_mutex(uintptr_t key, uint32_t r, void *arg)
 		num(j, "held_by", owner & ~MS_HELD);
 	else
 		null(j, "held_by");
+	/* held since the fork by that thread of the parent (not in this
+	 * process) */
+	uint32_t parent_thread = ms_fork_orphan_owner(r);
+	if (parent_thread && owner == (parent_thread | MS_HELD))
+		num(j, "held_by_parent_thread", parent_thread);
+	else
+		null(j, "held_by_parent_thread");
 	num(j, "acquisitions", LOAD(&rec->acquisitions));
 	num(j, "contended", LOAD(&z->contended));
 	num(j, "owner_changes", LOAD(&rec->owner_changes));
@@ -512,7 +520,8 @@ struct waits {
 static void keep_wait(const struct ms_live_wait *w, void *arg)
 {
 	struct waits *ws = arg;
-	if ((w->cycle || w->owner_exited || w->owner_cond_key) && ws->n < MAX_WAITS)
+	if ((w->cycle || w->owner_exited || w->owner_in_parent || w->owner_cond_key) &&
+	    ws->n < MAX_WAITS)
 		ws->w[ws->n++] = *w;
 }
 
@@ -544,9 +553,12 @@ static int deadlocks(struct jw *j)
 		obj(j, NULL);
 		str(j, "kind", "deadlock");
 		boolean(j, "owner_exited", ws.w[i].owner_exited && !ws.w[i].cycle);
+		/* a thread of the parent held it when this process forked */
+		boolean(j, "owner_in_parent", ws.w[i].owner_in_parent && !ws.w[i].cycle);
 		/* the owner waits for a condition while holding this mutex: if
 		 * the waiter is the one to signal it, nobody will */
-		int cond = ws.w[i].owner_cond_key && !ws.w[i].cycle && !ws.w[i].owner_exited;
+		int cond = ws.w[i].owner_cond_key && !ws.w[i].cycle && !ws.w[i].owner_exited &&
+			   !ws.w[i].owner_in_parent;
 		boolean(j, "condition_wait", cond);
 		if (cond)
 			addr(j, "condition_mutex", ws.w[i].owner_cond_key);
@@ -747,6 +759,11 @@ int ms_write_json(int fd)
 	num(&j, "version", 1);
 	str(&j, "program", program_invocation_short_name);
 	num(&j, "pid", (uint64_t)getpid());
+	/* a fork child: its numbers start at the fork */
+	if (ms_fork_parent_pid())
+		num(&j, "forked_from", (uint64_t)ms_fork_parent_pid());
+	else
+		null(&j, "forked_from");
 	num(&j, "run_ns", ms_run_ns());
 	num(&j, "threads_seen", ms_threads_seen());
 	num(&j, "mutexes_untracked", LOAD(&tb->untracked_mutexes));

@@ -32,7 +32,12 @@ extern int __pthread_mutex_init(pthread_mutex_t *, const pthread_mutexattr_t *);
 extern int __pthread_mutex_destroy(pthread_mutex_t *);
 #endif
 
+/* glibc's fork under its other exported name, until dlsym has run. */
+extern pid_t __fork(void);
+
 static int missing_timedlock(pthread_mutex_t *m, const struct timespec *ts);
+static int missing_consistent(pthread_mutex_t *m);
+static int missing_daemon(int nochdir, int noclose);
 static int missing_clocklock(pthread_mutex_t *m, clockid_t c,
 			     const struct timespec *ts);
 static int missing_cond_wait(pthread_cond_t *c, pthread_mutex_t *m);
@@ -52,6 +57,9 @@ struct ms_real ms_real = {
 	.cond_wait = missing_cond_wait,
 	.cond_timedwait = missing_cond_timedwait,
 	.cond_clockwait = missing_cond_clockwait,
+	.mutex_consistent = missing_consistent,
+	.fork = __fork,
+	.daemon = missing_daemon,
 };
 
 #if defined(__x86_64__)
@@ -97,6 +105,9 @@ int ms_real_resolve(void)
 	RESOLVE(cond_wait, "pthread_cond_wait", COND_VERSION);
 	RESOLVE(cond_timedwait, "pthread_cond_timedwait", COND_VERSION);
 	RESOLVE(cond_clockwait, "pthread_cond_clockwait", NULL);
+	RESOLVE(mutex_consistent, "pthread_mutex_consistent", NULL);
+	RESOLVE(fork, "fork", NULL);
+	RESOLVE(daemon, "daemon", NULL);
 	return missing ? -1 : 0;
 }
 
@@ -143,4 +154,22 @@ static int missing_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m,
 	if (ms_real.cond_clockwait == missing_cond_clockwait)
 		return ENOSYS;
 	return ms_real.cond_clockwait(c, m, clock, ts);
+}
+
+static int missing_consistent(pthread_mutex_t *m)
+{
+	ms_real_resolve();
+	if (ms_real.mutex_consistent == missing_consistent)
+		return ENOSYS;
+	return ms_real.mutex_consistent(m);
+}
+
+static int missing_daemon(int nochdir, int noclose)
+{
+	ms_real_resolve();
+	if (ms_real.daemon == missing_daemon) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return ms_real.daemon(nochdir, noclose);
 }

@@ -3,6 +3,7 @@
 #define MUTEXSTAT_REAL_H
 
 #include <pthread.h>
+#include <sys/types.h>
 #include <time.h>
 
 struct ms_real {
@@ -19,6 +20,9 @@ struct ms_real {
 			      const struct timespec *);
 	int (*cond_clockwait)(pthread_cond_t *, pthread_mutex_t *, clockid_t,
 			      const struct timespec *);
+	int (*mutex_consistent)(pthread_mutex_t *);
+	pid_t (*fork)(void);
+	int (*daemon)(int, int);
 };
 
 /* Until ms_real_resolve() has run, the mutex entries point at glibc's

@@ -5,6 +5,8 @@
 #include "blame.h"
 #include "depot.h"
 #include "findings.h"
+#include "fork.h"
+#include "robust.h"
 #include "options.h"
 #include "stack.h"
 #include "real.h"
@@ -392,18 +394,26 @@ int ms_unlock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
 		errno = saved;
 		return rc;
 	}
-	int owner = mutex_owner(m), locked = mutex_locked(m);
+	/* glibc's owner as its unlock checks it: the lock word's for a robust
+	 * mutex not yet made consistent; this thread for a mutex it locked
+	 * before a fork (fork.c) */
+	int owner = mutex_holder(m), locked = mutex_locked(m);
+	if (unlikely(owner != (int)t->tid))
+		owner = ms_fork_owner_for_unlock(t, r, m, owner);
 	if (owner == (int)t->tid && locked) {
 		if (LOAD(&m->__data.__count) > 1) {
 			rc = ms_real.mutex_unlock(m); /* an inner level */
 			if (rc == 0)
 				ms_log_holder(t, r, caller, MS_OP_UNLOCK);
 		} else {
+			int inconsistent = mutex_owner(m) == MS_OWNER_INCONSISTENT;
 			uint64_t birth = LOAD(&ms_rec(r)->birth);
 			uint32_t seq = ms_released(t, r, caller, MS_OP_UNLOCK);
 			rc = ms_real.mutex_unlock(m);
 			if (seq)
 				ms_release_publish(r, birth, seq);
+			if (unlikely(inconsistent) && rc == 0)
+				ms_robust_left_inconsistent(r); /* not recoverable now */
 			errno = saved;
 			return rc; /* the owner's unlock does not fail */
 		}

@@ -15,6 +15,8 @@
 #include "out_dot.h"
 #include "out_json.h"
 #include "findings.h"
+#include "live.h"
+#include "fork.h"
 #include "clock.h"
 #include "crash.h"
 #include "fmt.h"
@@ -237,6 +239,15 @@ static void header(struct ms_fmt *f, const struct top *t)
 	       plural(t->live, "mutex", "mutexes"), (unsigned long long)untracked);
 	char crash[200];
 	ms_fmt(f, "%s", ms_crash_describe(crash, sizeof crash));
+	if (ms_fork_parent_pid())
+		ms_fmt(f, "  forked from pid %d: the numbers start at the fork (what came "
+			  "before is in the parent's report)\n", ms_fork_parent_pid());
+	uint64_t skipped = ms_fork_skipped_calls();
+	if (skipped)
+		ms_fmt(f, "  %llu calls came while another thread was inside fork(): what "
+			  "they needed the library's locks for\n  (a first use, a destroy, "
+			  "a call stack, a lock-order edge) was not recorded\n",
+		       (unsigned long long)skipped);
 	uint64_t lost = LOAD(&tb->untracked_ops);
 	uint64_t ended = LOAD(&tb->untracked_ended);
 	if (ended)
@@ -312,11 +323,20 @@ static void print_held(uintptr_t key, uint32_t r, void *arg)
 	ms_fmt(&lf, "%p", (void *)key);
 	if (name)
 		ms_fmt(&lf, " \"%.30s\"", name);
-	ms_fmt(h->f, "  %s held by thread %u", ms_fmt_str(&lf),
-	       owner & ~MS_HELD);
+	uint32_t tid = owner & ~MS_HELD;
+	char line[200];
+	struct ms_fmt hf;
+	ms_fmt_init(&hf, line, sizeof line, -1);
+	if (ms_fork_orphan_owner(r) == tid)
+		ms_fmt(&hf, "  %s held since the fork by thread %u of the parent, pid %d "
+			    "(not here)", ms_fmt_str(&lf), tid, ms_fork_parent_pid());
+	else
+		ms_fmt(&hf, "  %s held by thread %u", ms_fmt_str(&lf), tid);
 	uint64_t start = c ? LOAD(&c->hold_start) : 0;
 	if (start && h->now > start)
-		ms_fmt(h->f, " for %s", ms_duration(since, ms_ticks_to_ns(h->now - start)));
+		ms_fmt(&hf, " for %s", ms_duration(since, ms_ticks_to_ns(h->now - start)));
+	ms_fmt(h->f, "%s", ms_fmt_str(&hf));
+	size_t used = strlen(line) + 11; /* and ", taken at " */
 	/* where it was taken: the newest lock entry in its history */
 	uint64_t best = 0;
 	uintptr_t at = 0;
@@ -333,7 +353,8 @@ static void print_held(uintptr_t key, uint32_t r, void *arg)
 	char site[200];
 	if (at)
 		ms_fmt(h->f, ", taken at %s",
-		       fit((char *)ms_symbolize(at, site, sizeof site), 60));
+		       fit((char *)ms_symbolize(at, site, sizeof site),
+			   used + 60 <= WIDTH ? 60 : WIDTH - used));
 	ms_fmt(h->f, "\n");
 }
 
@@ -368,6 +389,21 @@ static int last_other(uint32_t r, unsigned op, struct ms_op_view *out)
 	return found;
 }
 
+/* An unlock by a thread that does not hold it, in a fork child: the holder
+ * may be a thread of the parent, or this thread under its old id. */
+static void print_fork_context(struct ms_fmt *f, uint32_t r)
+{
+	uint32_t parent_thread = ms_fork_orphan_owner(r), mine = ms_fork_own_before(r);
+	if (parent_thread)
+		ms_fmt(f, "  it was locked when this process forked, by thread %u of the "
+			  "parent (pid %d),\n  which this process does not have\n",
+		       parent_thread, ms_fork_parent_pid());
+	else if (mine)
+		ms_fmt(f, "  this thread locked it before the fork, as thread %u of the "
+			  "parent: glibc checks\n  the owner of this kind of mutex by thread "
+			  "id, and in a fork child the thread has a new one\n", mine);
+}
+
 static void print_misuse(uintptr_t key, uint32_t r, void *arg)
 {
 	struct ms_fmt *f = arg;
@@ -391,6 +427,8 @@ static void print_misuse(uintptr_t key, uint32_t r, void *arg)
 			       err ? err : "0");
 			ms_report_stack(f, ms_site_stack_known(v.caller), 4);
 		}
+		if (k == MS_M_UNLOCK_NOT_OWNER)
+			print_fork_context(f, r);
 	}
 }
 
@@ -559,7 +597,9 @@ int ms_report(int fd)
 		}
 	}
 
-	if (!t.n && !t.held && !t.misused && !ms_table.destroyed) {
+	/* one line for a program that locked nothing -- unless a thread is
+	 * blocked in its first lock (a live dump of a hang) */
+	if (!t.n && !t.held && !t.misused && !ms_table.destroyed && !ms_live_waiting()) {
 		char run[16];
 		ms_fmt(&f, "mutexstat: %s (pid %d) ran %s and locked no mutexes\n",
 		       program_invocation_short_name, (int)getpid(),
@@ -573,7 +613,8 @@ int ms_report(int fd)
 			ms_table_each(print_misuse, &f);
 			print_site_misuse(&f);
 		}
-		top_table(&f, &t);
+		if (t.n) /* none when the only thread waits in its first lock */
+			top_table(&f, &t);
 		if (t.held) {
 			struct held_ctx h = { &f, ms_ticks() };
 			ms_fmt(&f, "\nMutexes still locked:\n");
@@ -710,6 +751,7 @@ static int pprof_writer(int fd, int arg)
 
 void ms_report_all(unsigned seq)
 {
+	ms_fork_settle(); /* a fork child's first report, before its first call */
 	if (ms_opt.formats & MS_FORMAT_TEXT)
 		write_format(seq, ".txt", "text", text_writer, 0);
 	if (ms_opt.formats & MS_FORMAT_FOLDED) {

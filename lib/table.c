@@ -1,6 +1,7 @@
 /* table.c - creating, adding, removing and folding records; see table.h. */
 #include "table.h"
 #include "fmt.h"
+#include "fork.h"
 #include "thread.h"
 
 #include <errno.h>
@@ -25,6 +26,23 @@ void ms_table_lock(void)
 		else
 			sched_yield(); /* the holder was preempted */
 	}
+}
+
+/* The insert lock for an add or a removal: 0 if a fork is under way in
+ * another thread and this one, holding mutexes, must not wait (fork.h). */
+static int lock_for_update(void)
+{
+	for (unsigned spins = 0;
+	     __atomic_exchange_n(&ms_table.lock, 1, __ATOMIC_ACQUIRE); spins++) {
+		if (spins < 100) {
+			__builtin_ia32_pause();
+		} else if (!ms_fork_may_wait()) {
+			ms_fork_skipped_call();
+			return 0;
+		} else
+			sched_yield();
+	}
+	return 1;
 }
 
 void ms_table_unlock(void)
@@ -280,7 +298,8 @@ uint32_t ms_table_add(uintptr_t key, int birth, uint64_t *clock)
 	int64_t free_at = -1;
 	uint32_t r = MS_REC_UNTRACKED;
 
-	ms_table_lock();
+	if (!lock_for_update())
+		return MS_REC_UNTRACKED; /* this call is not recorded */
 	/* Written before it is read, for the same reason as a fresh record;
 	 * nothing reads `pad`. */
 	STORE(&t->slots[i].pad, 0);
@@ -364,7 +383,8 @@ void ms_table_remove(uintptr_t key)
 	struct ms_table *t = &ms_table;
 	uint64_t i = ms_hash(key) & t->index_mask;
 
-	ms_table_lock();
+	if (!lock_for_update())
+		return; /* the life goes on; an init at this address ends it */
 	for (unsigned n = 0; n < MS_MAX_PROBE; n++, i = (i + 1) & t->index_mask) {
 		uintptr_t k = t->slots[i].key;
 		if (k == MS_KEY_EMPTY)
@@ -419,12 +439,17 @@ void ms_table_reset(void)
 		if (name)
 			STORE(&ms_cold(r)->name, name);
 	}
-	memset(t->sites, 0, MS_MAX_SITES * sizeof *t->sites);
+	/* only the lines in use: the rest were never touched, and writing
+	 * them would make 4 MB resident (in every fork child) */
+	memset(t->sites, 0, t->nsites * sizeof *t->sites);
 	t->nsites = 0;
 	t->untracked_ops = 0;
 	t->untracked_ended = 0;
 	t->destroyed = 0;
 	t->reinitialised = 0;
+	/* every life is new: lock-order edges threads know they recorded
+	 * (their caches) belong to the old ones */
+	__atomic_fetch_add(&t->gen, 1, __ATOMIC_RELEASE);
 	ms_table_unlock();
 }
 
@@ -460,7 +485,9 @@ const char *ms_kind_name(char *out, size_t cap, uint32_t flags)
 		ms_fmt(&f, " prio-inherit");
 	if (kind & MS_KIND_PP)
 		ms_fmt(&f, " prio-protect");
-	if (kind & MS_KIND_PSHARED)
+	/* glibc marks every robust mutex shared (its owner may be in another
+	 * process): only a kind without robust tells it was asked for */
+	if ((kind & MS_KIND_PSHARED) && !(kind & MS_KIND_ROBUST))
 		ms_fmt(&f, " pshared");
 	if (flags & MS_F_STATIC)
 		ms_fmt(&f, ", no init seen");

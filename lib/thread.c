@@ -1,6 +1,7 @@
 /* thread.c - the per-thread state: tid cache and the count of threads that
  * used a mutex. */
 #include "thread.h"
+#include "fork.h"
 #include "init.h"
 #include "internal.h"
 
@@ -37,9 +38,12 @@ void ms_thread_after_fork_child(void)
 void ms_guard_leave(struct ms_thread *t)
 {
 	/* ok also needs the thread's record (made on its first recorded
-	 * call): without it the lock path would follow a NULL record */
+	 * call): without it the lock path would follow a NULL record; and in
+	 * a fork child whose table still has the parent's numbers, the slow
+	 * path first (it zeroes them, fork.h) */
 	if (--t->guard == 0 && t->tid && t->ts && !t->pend &&
-	    __atomic_load_n(&ms_active, __ATOMIC_ACQUIRE))
+	    __atomic_load_n(&ms_active, __ATOMIC_ACQUIRE) &&
+	    !__atomic_load_n(&ms_fork_unsettled, __ATOMIC_ACQUIRE))
 		t->ok = 1;
 }
 

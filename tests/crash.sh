@@ -127,6 +127,7 @@ expect_eq "mutexstat --on-crash sometimes: refused" "$(head -n 1 "$WORK/err") $(
 # ---- sent from outside -------------------------------------------------------
 
 rm -f "$WORK/killed.txt"
+: >"$WORK/out" # the background job truncates it only once it runs
 env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_ON_CRASH=report MUTEXSTAT_OUTPUT="$WORK/killed.txt" \
     "$CRASH" wait >"$WORK/out" 2>"$WORK/err" &
 pid=$!

@@ -32,7 +32,7 @@ expect_refused() {
 launch "$WORK/help" "$WORK/err" --help
 expect_eq "--help exit status" "$rc" 0
 for opt in '-o, --output PATH' '--top N' '--sort COL' '--history N' \
-    '--table-size N' '--no-exit-report' '--lib PATH' '-h, --help' '--version'; do
+    '--table-size N' '--no-exit-report' '--no-follow' '--lib PATH' '-h, --help' '--version'; do
 	if grep -qF -- "$opt" "$WORK/help"; then pass "--help lists $opt"
 	else fail "--help does not list '$opt'"; fi
 done
@@ -119,6 +119,13 @@ launch "$WORK/out" "$WORK/err" -o"$WORK/o3.txt" printenv MUTEXSTAT_OUTPUT
 expect_eq "-oPATH form" "$(cat "$WORK/out")" "$WORK/o3.txt"
 (cd "$WORK" && "$MS" -o rel.txt printenv MUTEXSTAT_OUTPUT >"$WORK/out" 2>&1)
 expect_eq "a relative --output is made absolute" "$(cat "$WORK/out")" "$WORK/rel.txt"
+launch "$WORK/out" "$WORK/err" --no-follow --no-exit-report printenv MUTEXSTAT_FOLLOW
+expect_eq "--no-follow sets MUTEXSTAT_FOLLOW=0" "$(cat "$WORK/out")" 0
+# the shell has the library; the commands it starts do not
+launch "$WORK/out" "$WORK/err" --no-follow --no-exit-report sh -c \
+    'grep -q /libmutexstat /proc/$$/maps && echo loaded; printenv LD_PRELOAD || echo unset'
+expect_eq "--no-follow: the program has the library, its children not even in LD_PRELOAD" \
+    "$(tr '\n' ' ' <"$WORK/out")" "loaded unset "
 MUTEXSTAT_TOP=5 "$MS" --no-exit-report printenv MUTEXSTAT_TOP >"$WORK/out" 2>&1
 expect_eq "variables not set by an option pass through" "$(cat "$WORK/out")" 5
 

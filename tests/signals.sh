@@ -116,7 +116,9 @@ exit 0"
 for case in "sigwait" "sigwait-inherited --block-all"; do
 	set -- $case
 	mode=$1 opts=${2-}
-	rm -f "$WORK"/r*
+	# nothing left of the case before: its "ready" and pid would be read
+	rm -f "$WORK"/r* "$WORK/pid"
+	: >"$WORK/out"
 	# shellcheck disable=SC2086
 	"$RUN" $opts sh -c 'echo $$ >"$1"; shift; exec "$@"' sh "$WORK/pid" \
 	    env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/r" "$SIG" $mode \
@@ -142,6 +144,7 @@ done
 
 # the watchdog needs no signal: a hang in a program that blocks them all
 rm -f "$WORK"/r*
+: >"$WORK/out" # the background job truncates it only once it runs
 env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/r" MUTEXSTAT_WATCHDOG=1 \
     "$SIG" blocked-hang >"$WORK/out" 2>"$WORK/err" &
 pid=$!
@@ -160,6 +163,7 @@ expect_eq "all signals blocked: kill -USR1 stays pending, no second report" \
 # ---- the program's own SIGRTMAX-3 ------------------------------------------------
 
 rm -f "$WORK"/r* "$WORK/in"
+: >"$WORK/out"
 mkfifo "$WORK/in"
 env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/r" "$SIG" own-rtmax \
     <"$WORK/in" >"$WORK/out" 2>"$WORK/err" &

@@ -10,7 +10,11 @@
  * waits, destroyed and used again; robust kinds also lose their owner
  * (a thread, or a forked child, that exits holding them) and end up not
  * recoverable.  Then: misuse of a normal mutex, init twice, a thread
- * cancelled in a condition wait, and a process-shared mutex across fork.
+ * cancelled in a condition wait, a process-shared mutex across fork (the
+ * child finds it held; a robust one's owner process dies, before the parent
+ * locks it and while the parent waits for it), a fork child unlocking each
+ * kind of mutex its thread locked before the fork (the pthread_atfork
+ * pattern), and a robust priority-protect mutex (glibc refuses it).
  *
  * One line per call:
  *
@@ -878,12 +882,97 @@ static void case_fork(pthread_mutex_t *m, int robust)
 	fflush(stdout);
 }
 
+/* A robust process-shared mutex whose owner process dies while this one
+ * waits for it: the child takes it, waits until the parent is blocked in
+ * its lock (glibc's lock word then has FUTEX_WAITERS), and exits holding
+ * it; the parent's lock returns EOWNERDEAD. */
+static void case_fork_owner_dies_while_waiting(pthread_mutex_t *m)
+{
+	kind_name = "pshared-robust-fork-waiting";
+	pthread_mutexattr_t a;
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
+	pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+	CALL("init", pthread_mutex_init, m, &a);
+	pthread_mutexattr_destroy(&a);
+	volatile int *taken = (volatile int *)(m + 1); /* the next slot, unused */
+	*taken = 0;
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		CALL("child", pthread_mutex_lock, m);
+		fflush(stdout);
+		*taken = 1;
+		while (!(__atomic_load_n(&m->__data.__lock, __ATOMIC_ACQUIRE) & 0x80000000))
+			usleep(1000);
+		_exit(0); /* holding it, with the parent waiting */
+	}
+	while (!*taken)
+		usleep(1000);
+	if (CALL("parent-waiting", pthread_mutex_lock, m) == EOWNERDEAD)
+		CALL("parent-waiting", pthread_mutex_consistent, m);
+	CALL("parent-waiting", pthread_mutex_unlock, m);
+	int status = -1;
+	waitpid(pid, &status, 0);
+	printf("%s.child exit status %d\n", kind_name,
+	       WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	usable("parent", m);
+	CALL("parent", pthread_mutex_destroy, m);
+	fflush(stdout);
+}
+
+/* Each kind locked by this thread, then fork: the child's thread unlocks
+ * it (as a pthread_atfork child handler does) -- glibc lets a normal one
+ * go, and refuses (EPERM) the kinds that check their owner by thread id,
+ * since the child's thread has a new one. */
+static void case_fork_child_unlocks(struct kind *kinds, int n)
+{
+	for (int i = 0; i < n; i++) {
+		struct kind *k = &kinds[i];
+		if (k->protocol == PTHREAD_PRIO_PROTECT || k->how == BY_STATIC)
+			continue; /* priority-protect: a first lock may fail; static: done */
+		kind_name = k->name;
+		init_kind("fork-unlock-init", k);
+		if (CALL("fork-unlock", pthread_mutex_lock, k->m) != 0)
+			continue;
+		fflush(stdout);
+		pid_t pid = fork();
+		if (pid == 0) {
+			alarm(10);
+			CALL("fork-unlock-child", pthread_mutex_unlock, k->m);
+			CALL("fork-unlock-child", pthread_mutex_trylock, k->m);
+			fflush(stdout);
+			_exit(0);
+		}
+		int status = -1;
+		waitpid(pid, &status, 0);
+		printf("%s.fork-unlock child exit status %d\n", kind_name,
+		       WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		CALL("fork-unlock", pthread_mutex_unlock, k->m);
+		usable("fork-unlock", k->m);
+		fflush(stdout);
+	}
+}
+
+/* glibc does not support robust priority-protect mutexes: init refuses. */
+static void case_pp_robust(pthread_mutex_t *m)
+{
+	kind_name = "pp-robust";
+	pthread_mutexattr_t a;
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+	pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_PROTECT);
+	CALL("init", pthread_mutex_init, m, &a);
+	pthread_mutexattr_destroy(&a);
+	fflush(stdout);
+}
+
 int main(void)
 {
 	alarm(60); /* a hang is a failure, not a stuck test run */
 	setvbuf(stdout, NULL, _IOLBF, 0); /* a hang shows where it happened */
 	/* one page shared with forked children holds every mutex */
-	pthread_mutex_t *pool = mmap(NULL, 32 * sizeof(pthread_mutex_t),
+	pthread_mutex_t *pool = mmap(NULL, 64 * sizeof(pthread_mutex_t),
 				     PROT_READ | PROT_WRITE,
 				     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (pool == MAP_FAILED) {
@@ -911,6 +1000,13 @@ int main(void)
 		{ "pi-robust", PTHREAD_MUTEX_NORMAL, 1, 0, PTHREAD_PRIO_INHERIT, BY_INIT, 0 },
 		{ "pp", PTHREAD_MUTEX_NORMAL, 0, 0, PTHREAD_PRIO_PROTECT, BY_INIT, 0 },
 		{ "pp-errorcheck", PTHREAD_MUTEX_ERRORCHECK, 0, 0, PTHREAD_PRIO_PROTECT, BY_INIT, 0 },
+		{ "pp-recursive", PTHREAD_MUTEX_RECURSIVE, 0, 0, PTHREAD_PRIO_PROTECT, BY_INIT, 0 },
+		{ "pp-pshared", PTHREAD_MUTEX_NORMAL, 0, 1, PTHREAD_PRIO_PROTECT, BY_INIT, 0 },
+		{ "pshared-recursive", PTHREAD_MUTEX_RECURSIVE, 0, 1, PTHREAD_PRIO_NONE, BY_INIT, 0 },
+		{ "pshared-robust", PTHREAD_MUTEX_NORMAL, 1, 1, PTHREAD_PRIO_NONE, BY_INIT, 0 },
+		{ "pshared-robust-errorcheck", PTHREAD_MUTEX_ERRORCHECK, 1, 1, PTHREAD_PRIO_NONE, BY_INIT, 0 },
+		{ "pi-pshared", PTHREAD_MUTEX_NORMAL, 0, 1, PTHREAD_PRIO_INHERIT, BY_INIT, 0 },
+		{ "pi-robust-errorcheck", PTHREAD_MUTEX_ERRORCHECK, 1, 0, PTHREAD_PRIO_INHERIT, BY_INIT, 0 },
 		{ "static-normal", PTHREAD_MUTEX_NORMAL, 0, 0, PTHREAD_PRIO_NONE, BY_STATIC, &static_normal },
 		{ "static-recursive", PTHREAD_MUTEX_RECURSIVE, 0, 0, PTHREAD_PRIO_NONE, BY_STATIC, &static_recursive },
 		{ "static-errorcheck", PTHREAD_MUTEX_ERRORCHECK, 0, 0, PTHREAD_PRIO_NONE, BY_STATIC, &static_errorcheck },
@@ -927,6 +1023,9 @@ int main(void)
 	case_cancel(&pool[n + 2]);
 	case_fork(&pool[n + 3], 0);
 	case_fork(&pool[n + 4], 1);
+	case_fork_owner_dies_while_waiting(&pool[n + 5]); /* and n + 6 */
+	case_pp_robust(&pool[n + 7]);
+	case_fork_child_unlocks(kinds, n);
 	for (int i = 0; i < n; i++) {
 		if (kinds[i].robust)
 			in_child(case_unrecoverable, &kinds[i]);

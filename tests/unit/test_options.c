@@ -79,6 +79,7 @@ static void assert_defaults(void)
 	ck_assert_uint_eq(ms_opt.stack_memory, 64);
 	ck_assert_uint_eq(ms_opt.exit_code, 0);
 	ck_assert_uint_eq(ms_opt.on_crash, 0); /* off: see README, "Signals and crashes" */
+	ck_assert_uint_eq(ms_opt.follow, 1);
 }
 
 /* ---- defaults ----------------------------------------------------------- */
@@ -114,7 +115,7 @@ END_TEST
 
 START_TEST(test_options_every_default_is_itself_valid)
 {
-	ck_assert_uint_eq(ms_options_count(), 15);
+	ck_assert_uint_eq(ms_options_count(), 16);
 	for (size_t i = 0; i < ms_options_count(); i++) {
 		ck_assert_int_eq(strncmp(ms_option_name(i), "MUTEXSTAT_", 10), 0);
 		ck_assert_ptr_nonnull(ms_option_help(i));

@@ -1,0 +1,267 @@
+/* fork.c - the fork handlers and a fork child's own view; see fork.h.
+ *
+ * The handlers run in this order around glibc's fork (pthread_atfork):
+ * prepare handlers last-registered first, then the fork, then parent or
+ * child handlers first-registered first.  Libraries that registered theirs
+ * before ours (an allocator initialised at the first malloc, before our
+ * constructor) run their prepare handler after ours, while the forking
+ * thread holds our locks: so the forking thread passes its own mutex calls
+ * straight to glibc until the fork is over (the guard), and other threads
+ * that hold mutexes do not wait for our locks meanwhile (ms_fork_may_wait):
+ * that handler may need one of their mutexes.
+ *
+ * The child's handler does only what is async-signal-safe after the fork
+ * of a multithreaded process: plain memory writes of our own tables and a
+ * few system calls (gettid, clock_gettime, close, pipe2, fcntl, sigaction). */
+#define _GNU_SOURCE
+#include "fork.h"
+#include "clock.h"
+#include "depot.h"
+#include "findings.h"
+#include "init.h"
+#include "internal.h"
+#include "live.h"
+#include "options.h"
+#include "order.h"
+#include "real.h"
+#include "report.h"
+#include "robust.h"
+#include "symbols.h"
+#include "table.h"
+#include "threads.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <unistd.h>
+
+uint32_t ms_fork_in_progress;
+static uint64_t skipped;
+
+/* The forking thread: it holds our locks from prepare to parent/child. */
+static __thread int holds_locks __attribute__((tls_model("initial-exec")));
+/* fork() came through our entry point (ms_fork_call), which says in the
+ * child when fork() has returned. */
+static __thread int in_fork_call __attribute__((tls_model("initial-exec")));
+static int parent_pid_at_prepare;
+
+/* ---- the child's memory of the parent ------------------------------- */
+
+static int parent_pid;        /* 0 unless this process is a fork child */
+
+#define MAX_NOTED 1024
+
+/* A mutex held when the process forked, in its life since the fork. */
+struct noted {
+	uint32_t rec;
+	uint32_t tid;  /* the holder's id in the parent */
+	uint64_t birth;
+};
+
+static struct noted orphans[MAX_NOTED]; /* held by threads the child lacks */
+static uint32_t norphans;
+static struct noted own[MAX_NOTED];     /* held by the forking thread */
+static uint32_t nown;
+
+static uint32_t find_noted(const struct noted *list, uint32_t n, uint32_t r)
+{
+	uint64_t birth = LOAD(&ms_rec(r)->birth);
+	for (uint32_t i = 0; i < n; i++)
+		if (list[i].rec == r && list[i].birth == birth)
+			return list[i].tid;
+	return 0;
+}
+
+uint32_t ms_fork_orphan_owner(uint32_t r)
+{
+	return parent_pid ? find_noted(orphans, norphans, r) : 0;
+}
+
+uint32_t ms_fork_own_before(uint32_t r)
+{
+	return parent_pid ? find_noted(own, nown, r) : 0;
+}
+
+int ms_fork_parent_pid(void)
+{
+	return parent_pid;
+}
+
+/* ---- around fork ------------------------------------------------------ */
+
+int ms_fork_may_wait(void)
+{
+	if (!__atomic_load_n(&ms_fork_in_progress, __ATOMIC_ACQUIRE) || holds_locks)
+		return 1;
+	const struct ms_tstate *ts = ms_self.ts;
+	return !ts || (LOAD(&ts->nheld) == 0 && LOAD(&ts->overflow) == 0);
+}
+
+void ms_fork_skipped_call(void)
+{
+	ATOMIC_ADD(&skipped, 1);
+}
+
+uint64_t ms_fork_skipped_calls(void)
+{
+	return LOAD(&skipped);
+}
+
+void ms_fork_prepare(void)
+{
+	struct ms_thread *t = &ms_self;
+	parent_pid_at_prepare = getpid();
+	if (t->guard)
+		return; /* fork from our own code: nothing of ours to hold */
+	ms_guard_enter(t);
+	holds_locks = 1;
+	__atomic_add_fetch(&ms_fork_in_progress, 1, __ATOMIC_SEQ_CST);
+	ms_table_lock();
+	ms_depot_lock();
+}
+
+void ms_fork_parent(void)
+{
+	if (!holds_locks)
+		return;
+	holds_locks = 0;
+	ms_depot_unlock();
+	ms_table_unlock();
+	__atomic_sub_fetch(&ms_fork_in_progress, 1, __ATOMIC_SEQ_CST);
+	ms_guard_leave(&ms_self);
+}
+
+/* The mutexes each thread of the parent held at the fork, from its record's
+ * held set (the first MS_HELD_MAX of them): the forking thread's are the
+ * child's (under its new id), the others' belong to threads the child does
+ * not have. */
+static void note_held(struct ms_tstate *ts, void *arg)
+{
+	(void)arg;
+	int forker = ts == ms_self.ts;
+	uint32_t n = ts->nheld < MS_HELD_MAX ? ts->nheld : MS_HELD_MAX;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t r = ts->held[i].rec;
+		struct ms_record *rec = ms_rec(r);
+		if (LOAD(&rec->owner) != (ts->tid | MS_HELD))
+			continue; /* stale: another thread unlocked it */
+		struct noted note = { r, ts->tid, 0 };
+		if (forker) {
+			STORE(&rec->owner, ms_self.tid | MS_HELD);
+			if (nown < MAX_NOTED)
+				own[nown++] = note;
+		} else if (norphans < MAX_NOTED)
+			orphans[norphans++] = note;
+	}
+}
+
+/* 1: a fork child whose table still has the parent's numbers (see
+ * ms_fork_settle); 2: being settled. */
+uint32_t ms_fork_unsettled;
+
+void ms_fork_child(void)
+{
+	struct ms_thread *t = &ms_self;
+	int took = holds_locks;
+	holds_locks = 0;
+	parent_pid = parent_pid_at_prepare;
+	STORE(&ms_fork_in_progress, 0);
+	skipped = 0;
+	/* the locks: ours, held by us or by threads that are not here */
+	ms_table_after_fork_child();
+	ms_depot_after_fork_child();
+	ms_report_after_fork_child();
+	ms_symbols_after_fork_child();
+	/* this thread's new id first, then who held what, then the other
+	 * threads' records go */
+	ms_thread_after_fork_child();
+	norphans = nown = 0;
+	ms_threads_each(note_held, NULL);
+	ms_threads_after_fork_child();
+	/* the numbers: findings and counts from the fork on (the table's
+	 * own, one store per mutex, when the child first needs it) */
+	ms_findings_after_fork_child();
+	ms_order_after_fork_child();
+	ms_robust_after_fork_child();
+	ms_clock_after_fork_child();
+	__atomic_store_n(&ms_fork_unsettled, 1, __ATOMIC_RELEASE);
+	ms_live_after_fork_child(ms_opt.follow, in_fork_call);
+	if (!ms_opt.follow) /* MUTEXSTAT_FOLLOW=0: this process is not ours */
+		__atomic_store_n(&ms_active, 0, __ATOMIC_RELEASE);
+	if (took)
+		ms_guard_leave(t);
+	/* the next call takes the slow path, which settles the table
+	 * (init.c): the unlock path looks at ok, the lock path at the cache */
+	ms_cache_clear(t);
+	t->ok = 0;
+}
+
+static void clear_fork_flags(uintptr_t key, uint32_t r, void *arg)
+{
+	(void)key;
+	(void)arg;
+	/* nobody waits in the child (a hold being timed has its start
+	 * zeroed with the cold part: its end is not counted) */
+	struct ms_record *rec = ms_rec(r);
+	if (LOAD(&rec->flags) & MS_F_WAITERS)
+		__atomic_fetch_and(&rec->flags, ~MS_F_WAITERS, __ATOMIC_RELAXED);
+}
+
+void ms_fork_settle_now(void)
+{
+	uint32_t expect = 1;
+	if (!__atomic_compare_exchange_n(&ms_fork_unsettled, &expect, 2, 0,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		while (__atomic_load_n(&ms_fork_unsettled, __ATOMIC_ACQUIRE) == 2)
+			sched_yield(); /* another thread of the child settles it */
+		return;
+	}
+	struct ms_thread *t = &ms_self;
+	ms_guard_enter(t);
+	ms_table_reset(); /* every number to zero, every mutex a new life */
+	ms_table_each(clear_fork_flags, NULL);
+	for (uint32_t i = 0; i < norphans; i++)
+		orphans[i].birth = LOAD(&ms_rec(orphans[i].rec)->birth);
+	for (uint32_t i = 0; i < nown; i++)
+		own[i].birth = LOAD(&ms_rec(own[i].rec)->birth);
+	__atomic_store_n(&ms_fork_unsettled, 0, __ATOMIC_RELEASE);
+	ms_guard_leave(t);
+}
+
+int ms_fork_owner_for_unlock(const struct ms_thread *t, uint32_t r,
+			     const pthread_mutex_t *m, int owner)
+{
+	/* Our record says this thread holds it (it did at the fork, and the
+	 * child's handler gave the record its new id); glibc's owner field
+	 * still has the id it had then.  Kinds whose unlock checks the owner
+	 * (errorcheck, recursive, robust, priority-inherit) answer EPERM:
+	 * that is glibc's answer and stays as it is. */
+	if (!parent_pid || owner == (int)t->tid || mutex_unlock_checks_owner(m) ||
+	    LOAD(&ms_rec(r)->owner) != (t->tid | MS_HELD))
+		return owner;
+	return (int)t->tid;
+}
+
+int ms_fork_daemon(int nochdir, int noclose)
+{
+	/* glibc's daemon() forks inside; its child returns 0 from here */
+	in_fork_call = 1;
+	int rc = ms_real.daemon(nochdir, noclose);
+	int saved = errno;
+	in_fork_call = 0;
+	if (rc == 0)
+		ms_live_fork_returned();
+	errno = saved;
+	return rc;
+}
+
+pid_t ms_fork_call(void)
+{
+	in_fork_call = 1;
+	pid_t pid = ms_real.fork();
+	int saved = errno;
+	in_fork_call = 0;
+	if (pid == 0)
+		ms_live_fork_returned();
+	errno = saved;
+	return pid;
+}

@@ -1,0 +1,44 @@
+/* interpose_process.c - the entry points about processes and owners'
+ * deaths, beside the mutex calls of interpose.c:
+ *
+ *   fork(), daemon()           so a fork child starts its dump thread
+ *                              when they have returned (fork.c, live.c);
+ *   pthread_mutex_consistent() a robust mutex repaired after its owner
+ *                              died (robust.c).
+ *
+ * Each calls glibc's function and returns its answer and errno as they
+ * are. */
+#define _GNU_SOURCE
+#include "fork.h"
+#include "init.h"
+#include "internal.h"
+#include "real.h"
+#include "robust.h"
+#include "table.h"
+#include "thread.h"
+
+#include <errno.h>
+#include <unistd.h>
+
+MS_EXPORT pid_t fork(void)
+{
+	return ms_fork_call();
+}
+
+MS_EXPORT int daemon(int nochdir, int noclose)
+{
+	return ms_fork_daemon(nochdir, noclose);
+}
+
+MS_EXPORT int pthread_mutex_consistent(pthread_mutex_t *m)
+{
+	int rc = ms_real.mutex_consistent(m);
+	if (rc == 0 && __atomic_load_n(&ms_active, __ATOMIC_ACQUIRE) &&
+	    !ms_self.guard) {
+		ms_fork_settle();
+		uint32_t r = ms_table_find((uintptr_t)m);
+		if (r != MS_REC_NONE && r != MS_REC_UNTRACKED)
+			ms_robust_made_consistent(r);
+	}
+	return rc;
+}

@@ -1,0 +1,412 @@
+/* fork.c - fork and exec under the library, one scenario per mode, for
+ * tests/fork.sh.  Every count the script checks is printed here, so the
+ * script compares the report with what the program really did.
+ *
+ *   stress N     four threads lock hard -- a hot mutex, mutexes made and
+ *                destroyed, one held for long stretches -- while the main
+ *                thread forks N children, holding a mutex of its own across
+ *                each fork; each child unlocks that mutex (the pthread_atfork
+ *                pattern), locks one of its own 10 times and exits (every
+ *                tenth child with exit(), writing its report; the others
+ *                with _exit).  A child that hangs stops the run: the script
+ *                runs it under timeout.
+ *   counts       exact counts on both sides: the parent locks `shared` 100
+ *                times, has a lock-order inversion and a thread that exits
+ *                holding a mutex, and a thread holds `held` across the
+ *                fork; the child locks `shared` 7 times and `own` 5 times;
+ *                the parent then locks `shared` 50 more times.
+ *   usr1         the child locks `own` 3 times, says "child <pid> ready",
+ *                and waits to be killed (the script sends it SIGUSR1 first).
+ *   late FILE    the child locks nothing until FILE exists, then locks
+ *                `own` once and waits to be killed (its dump thread starts
+ *                at that call, or with another malloc than glibc's when
+ *                fork() returns).
+ *   daemon       daemon() (which forks inside glibc) keeps stdout; the
+ *                daemon says "daemon <pid> ready" and waits to be killed.
+ *   closefds FILE  the child closes every descriptor above 2, as a child
+ *                about to exec may, puts FILE on descriptors 3 to 63
+ *                (the library's pipe had two of those numbers) and waits
+ *                for SIGUSR2, then says "usr2" and exits: a dump signal
+ *                sent before must not have written into FILE.
+ *   hang         a thread holds `held` across the fork; the child locks it
+ *                and never returns (nobody in the child can unlock it).
+ *   exec PROG... the parent (with a thread) forks; the child execs PROG.
+ *   system CMD   the parent runs CMD with system() (posix_spawn inside).
+ *   ownenv LIB PROG...  the child execs PROG with an environment the
+ *                program made itself: only LD_PRELOAD=LIB in it.
+ *   lock N       lock a mutex N times, then say whether the library is
+ *                loaded here and what LD_PRELOAD is. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static pthread_mutex_t shared = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t held = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t own = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t across = PTHREAD_MUTEX_INITIALIZER; /* main holds it at each fork */
+
+static volatile int stop, holding;
+
+static void lock_n(pthread_mutex_t *m, int n)
+{
+	for (int i = 0; i < n; i++) {
+		pthread_mutex_lock(m);
+		pthread_mutex_unlock(m);
+	}
+}
+
+/* How a child ended, in words. */
+static const char *ended(int status)
+{
+	static char buf[64];
+	if (WIFEXITED(status))
+		snprintf(buf, sizeof buf, "exited %d", WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		snprintf(buf, sizeof buf, "killed by SIG%s", sigabbrev_np(WTERMSIG(status)));
+	else
+		snprintf(buf, sizeof buf, "status %d", status);
+	return buf;
+}
+
+static int wait_child(pid_t pid)
+{
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return status;
+}
+
+/* ---- stress ----------------------------------------------------------- */
+
+#define WORKERS 4
+static unsigned long hot_count[WORKERS];
+
+static void *worker(void *arg)
+{
+	long i = (long)arg;
+	unsigned long n = 0;
+	while (!stop) {
+		pthread_mutex_t made;
+		pthread_mutex_init(&made, NULL); /* the table's insert path */
+		pthread_mutex_lock(&shared);     /* contended: stacks, blame */
+		pthread_mutex_lock(&made);       /* a lock-order edge */
+		pthread_mutex_unlock(&made);
+		pthread_mutex_unlock(&shared);
+		pthread_mutex_destroy(&made);    /* the table's removal path */
+		n++;
+		if (i == 0 && n % 64 == 0) { /* one thread holds `held` a while */
+			pthread_mutex_lock(&held);
+			holding = 1;
+			for (volatile int k = 0; k < 20000; k++)
+				;
+			holding = 0;
+			pthread_mutex_unlock(&held);
+		}
+	}
+	hot_count[i] = n;
+	return NULL;
+}
+
+static int stress(int forks)
+{
+	pthread_t t[WORKERS];
+	for (long i = 0; i < WORKERS; i++)
+		pthread_create(&t[i], NULL, worker, (void *)i);
+	int ok = 0, reports = 0;
+	for (int k = 0; k < forks; k++) {
+		pthread_mutex_lock(&across);
+		pid_t pid = fork();
+		if (pid == 0) {
+			pthread_mutex_unlock(&across); /* as a pthread_atfork child handler would */
+			lock_n(&own, 10);
+			if (k % 10 == 0)
+				exit(0); /* the exit report */
+			_exit(0);
+		}
+		pthread_mutex_unlock(&across);
+		if (pid < 0) {
+			perror("fork");
+			break;
+		}
+		int status = wait_child(pid);
+		ok += WIFEXITED(status) && WEXITSTATUS(status) == 0;
+		reports += k % 10 == 0;
+	}
+	stop = 1;
+	unsigned long total = 0;
+	for (int i = 0; i < WORKERS; i++) {
+		pthread_join(t[i], NULL);
+		total += hot_count[i];
+	}
+	printf("%d of %d children exited 0\n", ok, forks);
+	printf("shared %p locked %lu times\n", (void *)&shared, total);
+	printf("across %p locked %d times\n", (void *)&across, forks);
+	return ok == forks ? 0 : 1;
+}
+
+/* ---- the others --------------------------------------------------------- */
+
+static void *hold_held(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&held);
+	holding = 1;
+	for (;;)
+		pause();
+	return NULL;
+}
+
+static pid_t holder_thread(void)
+{
+	pthread_t t;
+	pthread_create(&t, NULL, hold_held, NULL);
+	while (!holding)
+		usleep(1000);
+	return 0;
+}
+
+static void wait_to_be_killed(void)
+{
+	for (;;)
+		pause();
+}
+
+/* Before the fork, findings of the parent's: a lock-order inversion (a
+ * then b here, b then a in a thread) and a thread that exits holding a
+ * mutex. */
+static pthread_mutex_t a = PTHREAD_MUTEX_INITIALIZER, b = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t gone = PTHREAD_MUTEX_INITIALIZER;
+
+static void *b_then_a(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&b);
+	pthread_mutex_lock(&a);
+	pthread_mutex_unlock(&a);
+	pthread_mutex_unlock(&b);
+	pthread_mutex_lock(&gone);
+	return NULL; /* holding gone */
+}
+
+static void parent_findings(void)
+{
+	pthread_mutex_lock(&a);
+	pthread_mutex_lock(&b);
+	pthread_mutex_unlock(&b);
+	pthread_mutex_unlock(&a);
+	pthread_t t;
+	pthread_create(&t, NULL, b_then_a, NULL);
+	pthread_join(t, NULL);
+}
+
+static int counts(void)
+{
+	lock_n(&shared, 100);
+	parent_findings();
+	holder_thread();
+	printf("shared %p\nheld %p\nown %p\n", (void *)&shared, (void *)&held, (void *)&own);
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		lock_n(&shared, 7);
+		lock_n(&own, 5);
+		exit(0);
+	}
+	printf("child %d %s\n", (int)pid, ended(wait_child(pid)));
+	lock_n(&shared, 50);
+	return 0;
+}
+
+static int usr1(void)
+{
+	holder_thread();
+	printf("own %p\n", (void *)&own);
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		lock_n(&own, 3);
+		printf("child %d ready\n", (int)getpid());
+		fflush(stdout);
+		wait_to_be_killed();
+	}
+	printf("child %d %s\n", (int)pid, ended(wait_child(pid)));
+	return 0;
+}
+
+static int late(const char *file)
+{
+	holder_thread();
+	pid_t pid = fork();
+	if (pid == 0) {
+		printf("child %d ready\n", (int)getpid());
+		fflush(stdout);
+		struct stat st;
+		while (stat(file, &st) != 0)
+			usleep(10000);
+		lock_n(&own, 1);
+		printf("child locked\n");
+		fflush(stdout);
+		wait_to_be_killed();
+	}
+	printf("child %d %s\n", (int)pid, ended(wait_child(pid)));
+	return 0;
+}
+
+static int run_daemon(void)
+{
+	holder_thread();
+	if (daemon(1, 1) != 0) {
+		perror("daemon");
+		return 1;
+	}
+	lock_n(&own, 2);
+	printf("daemon %d ready\n", (int)getpid());
+	fflush(stdout);
+	wait_to_be_killed();
+	return 0;
+}
+
+/* Signals pending together are all delivered before pause() returns, so
+ * once the main thread sees this one, the dump signal sent before it has
+ * been handled too. */
+static volatile sig_atomic_t got_usr2;
+
+static void note_usr2(int sig)
+{
+	(void)sig;
+	got_usr2 = 1;
+}
+
+static int closefds(const char *file)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		signal(SIGUSR2, note_usr2);
+		for (int fd = 3; fd < 1024; fd++)
+			close(fd);
+		int a = open(file, O_WRONLY | O_CREAT | O_APPEND, 0600);
+		for (int fd = 3; fd < 64; fd++)
+			if (fd != a)
+				dup2(a, fd);
+		printf("child %d ready\n", (int)getpid());
+		fflush(stdout);
+		while (!got_usr2)
+			pause();
+		printf("usr2\n");
+		_exit(0);
+	}
+	printf("child %d %s\n", (int)pid, ended(wait_child(pid)));
+	return 0;
+}
+
+static int hang(void)
+{
+	holder_thread();
+	printf("held %p\n", (void *)&held);
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		printf("child %d locks held\n", (int)getpid());
+		fflush(stdout);
+		pthread_mutex_lock(&held); /* its holder is not in this process */
+		printf("child got held\n");
+		_exit(1);
+	}
+	printf("child %d %s\n", (int)pid, ended(wait_child(pid)));
+	return 0;
+}
+
+static int exec_child(char **argv)
+{
+	holder_thread();
+	lock_n(&shared, 3);
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		execv(argv[0], argv);
+		perror("execv");
+		_exit(127);
+	}
+	printf("child %s\n", ended(wait_child(pid)));
+	return 0;
+}
+
+static int run_system(const char *cmd)
+{
+	lock_n(&shared, 3);
+	fflush(stdout);
+	int status = system(cmd);
+	printf("system: %s\n", ended(status));
+	return 0;
+}
+
+static int ownenv(const char *lib, char **argv)
+{
+	char preload[4200];
+	snprintf(preload, sizeof preload, "LD_PRELOAD=%s", lib);
+	char *envp[] = { preload, NULL };
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		execve(argv[0], argv, envp);
+		perror("execve");
+		_exit(127);
+	}
+	printf("child %s\n", ended(wait_child(pid)));
+	return 0;
+}
+
+static int lock_and_say(int n)
+{
+	pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+	lock_n(&m, n);
+	const char *pre = getenv("LD_PRELOAD");
+	printf("pid %d locked %p %d times; library %s; LD_PRELOAD%s%s\n", (int)getpid(),
+	       (void *)&m, n, dlsym(RTLD_DEFAULT, "mutexstat_dump") ? "loaded" : "absent",
+	       pre ? "=" : " unset", pre ? pre : "");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	const char *mode = argc > 1 ? argv[1] : "";
+	/* the script runs some modes in the background under timeout: this
+	 * is how it knows the program's pid */
+	printf("parent %d\n", (int)getpid());
+	if (!strcmp(mode, "stress") && argc > 2)
+		return stress(atoi(argv[2]));
+	if (!strcmp(mode, "counts"))
+		return counts();
+	if (!strcmp(mode, "usr1"))
+		return usr1();
+	if (!strcmp(mode, "late") && argc > 2)
+		return late(argv[2]);
+	if (!strcmp(mode, "hang"))
+		return hang();
+	if (!strcmp(mode, "daemon"))
+		return run_daemon();
+	if (!strcmp(mode, "closefds") && argc > 2)
+		return closefds(argv[2]);
+	if (!strcmp(mode, "exec") && argc > 2)
+		return exec_child(argv + 2);
+	if (!strcmp(mode, "system") && argc > 2)
+		return run_system(argv[2]);
+	if (!strcmp(mode, "ownenv") && argc > 3)
+		return ownenv(argv[2], argv + 3);
+	if (!strcmp(mode, "lock") && argc > 2)
+		return lock_and_say(atoi(argv[2]));
+	fprintf(stderr, "usage: %s stress N | counts | usr1 | late FILE | hang | "
+			"exec PROG... | system CMD | ownenv LIB PROG... | lock N | daemon | "
+			"closefds FILE\n", argv[0]);
+	return 2;
+}

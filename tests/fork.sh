@@ -1,0 +1,259 @@
+# fork.sh - fork and exec: a multithreaded parent forks while its threads
+# lock hard and every child exits; each fork child's report covers the
+# child only (exact counts on both sides, mutexes of the parent's other
+# threads shown as theirs); kill -USR1 and the watchdog work in a fork
+# child; exec'd children are recorded, and not with MUTEXSTAT_FOLLOW=0.
+. "$top_srcdir/tests/lib.sh"
+P=$top_builddir/tests/fork
+
+# wait_for FILE PATTERN SECONDS (the program's progress, not its timing)
+wait_for() {
+	n=0
+	while [ $n -lt $(($3 * 10)) ]; do
+		grep -Eq "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+		n=$((n + 1))
+	done
+	return 1
+}
+
+# start_job NAME command...: run it in the background, its output in
+# $WORK/out (empty before it starts), under timeout so that a hang ends as
+# a failure; sets job (to wait for) and parent (the program's pid).
+start_job() {
+	what=$1
+	shift
+	: > "$WORK/out"
+	timeout -s KILL 60 "$@" > "$WORK/out" 2> "$WORK/err" &
+	job=$!
+	wait_for "$WORK/out" '^parent [0-9]+$' 20 || fail "$what: did not start"
+	parent=$(awk '/^parent / { print $2; exit }' "$WORK/out")
+}
+
+# the row of a mutex in a report's top table: "acquired contended"
+acquired() {
+	top_row "$1" "$2" | awk '{ print $3 }'
+}
+
+# ---- 200 forks while four threads lock hard ------------------------------
+# A child that hangs (in the fork handlers, or in its exit report) stops
+# the parent's waitpid: timeout ends the run and the test fails.
+timeout -s KILL 120 env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/s.%p" \
+	"$P" stress 200 > "$WORK/out" 2> "$WORK/err"
+expect_eq "stress: exit status" "$?" 0
+expect_grep "stress: every child exited at once" '^200 of 200 children exited 0$' "$WORK/out"
+parent=$(grep -L 'forked from pid' "$WORK"/s.* | head -n 1)
+children=$(grep -l 'forked from pid' "$WORK"/s.* | wc -l)
+expect_eq "stress: one report per child that called exit()" "$children" 20
+shared=$(awk '/^shared / { print $2 }' "$WORK/out")
+across=$(awk '/^across / { print $2 }' "$WORK/out")
+expect_eq "stress: the parent's count of the hot mutex is exact" \
+	"$(acquired "$parent" "$shared")" "$(awk '/^shared / { print $4 }' "$WORK/out")"
+expect_eq "stress: the mutex held across each fork, 200 times" "$(acquired "$parent" "$across")" 200
+bad=0
+for r in $(grep -l 'forked from pid' "$WORK"/s.*); do
+	[ "$(top_row "$r" "$across")" = "" ] || bad=$((bad + 1))   # unlocked, not locked
+	[ "$(acquired "$r" "$shared")" = "" ] || bad=$((bad + 1))  # the parent's
+	grep -Eq '^(MISUSE|POTENTIAL DEADLOCK|DEADLOCK|HELD AT)' "$r" && bad=$((bad + 1))
+	# the only mutex a child's thread holds is none; the others are the
+	# parent's threads'
+	grep -E ' held by thread ' "$r" | grep -q . && bad=$((bad + 1))
+	grep -q "^Top 1 mutex by wait:$" "$r" || bad=$((bad + 1))
+done
+expect_eq "stress: children's reports have the child's numbers only" "$bad" 0
+expect_eq "stress: each child locked its own mutex 10 times" \
+	"$(for r in $(grep -l 'forked from pid' "$WORK"/s.*); do
+		awk '/^Top /{t=1; next} t && /^ +1 0x/ { print $3; exit }' "$r"; done | sort -u)" 10
+expect_eq "stress: nothing on stderr" "$(cat "$WORK/err")" ""
+
+# ---- exact counts on both sides of a fork ---------------------------------
+run_with "$WORK/out" "$WORK/err" env MUTEXSTAT_OUTPUT="$WORK/c.%p" "$P" counts
+child=$(awk '/^child / { print $2 }' "$WORK/out")
+shared=$(awk '/^shared / { print $2 }' "$WORK/out")
+held=$(awk '/^held / { print $2 }' "$WORK/out")
+own=$(awk '/^own / { print $2 }' "$WORK/out")
+expect_grep "counts: the child exited" "^child $child exited 0$" "$WORK/out"
+parent=$(grep -L 'forked from pid' "$WORK"/c.*)
+expect_grep "counts: the child's report says where it came from" \
+	"^  forked from pid [0-9]+: the numbers start at the fork" "$WORK/c.$child"
+expect_eq "counts: the child locked shared 7 times" "$(acquired "$WORK/c.$child" "$shared")" 7
+expect_eq "counts: and own 5 times" "$(acquired "$WORK/c.$child" "$own")" 5
+expect_eq "counts: the parent locked shared 150 times" "$(acquired "$parent" "$shared")" 150
+expect_eq "counts: own is the child's alone" "$(acquired "$parent" "$own")" ""
+expect_grep "counts: the child says held is a parent's thread's" \
+	"^  $held held since the fork by thread [0-9]+ of the parent, pid [0-9]+ \(not here\), taken at hold_held" \
+	"$WORK/c.$child"
+expect_grep "counts: the parent says its thread holds it" "^  $held held by thread [0-9]+, taken at hold_held" "$parent"
+expect_grep "counts: the child's run is its own" "^mutexstat: fork \(pid $child\) ran .*: 1 thread used mutexes" \
+	"$WORK/c.$child"
+expect_grep "counts: the parent's inversion" '^POTENTIAL DEADLOCK: 2 mutexes' "$parent"
+expect_grep "counts: the parent's thread that exited holding a mutex" '^HELD AT THREAD EXIT' "$parent"
+expect_no_grep "counts: neither is the child's" '^(POTENTIAL DEADLOCK|HELD AT THREAD EXIT|DEADLOCK)' \
+	"$WORK/c.$child"
+if command -v jq >/dev/null 2>&1; then
+	run_with "$WORK/out" "$WORK/err" env MUTEXSTAT_FORMAT=json MUTEXSTAT_OUTPUT="$WORK/j.%p" "$P" counts
+	child=$(awk '/^child / { print $2 }' "$WORK/out")
+	held=$(awk '/^held / { print $2 }' "$WORK/out")
+	expect_eq "json: the child says where it came from" \
+		"$(jq '.forked_from == (input | .pid)' "$WORK/j.$child.json" \
+		   "$(ls "$WORK"/j.*.json | grep -v "/j\.$child\.json")")" true
+	expect_eq "json: held by a thread of the parent" \
+		"$(jq -r --arg m "$held" '.mutexes[] | select(.address == $m) | (.held_by == .held_by_parent_thread and .held_by > 0)' \
+		   "$WORK/j.$child.json")" true
+else
+	echo "skip: jq is not installed: the JSON checks"
+fi
+
+# ---- kill -USR1 on a fork child ---------------------------------------------
+start_job usr1 env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/u.%p" "$P" usr1
+if wait_for "$WORK/out" '^child [0-9]+ ready$' 20; then pass "usr1: the child is ready"; else fail "usr1: no child"; fi
+child=$(awk '/^child [0-9]+ ready/ { print $2 }' "$WORK/out")
+kill -USR1 "$child"
+if wait_for "$WORK/u.$child.1" '^Top ' 20; then pass "usr1: the child wrote a dump"; else fail "usr1: no dump from the child"; fi
+expect_eq "usr1: the parent did not dump (the signal was the child's)" "$(ls "$WORK" | grep -c "^u\.$parent\.")" 0
+expect_grep "usr1: the dump is the child's" "^mutexstat: fork \(pid $child\)" "$WORK/u.$child.1"
+expect_eq "usr1: with the child's count" "$(acquired "$WORK/u.$child.1" "$(awk '/^own / { print $2 }' "$WORK/out")")" 3
+kill -USR1 "$parent"
+if wait_for "$WORK/u.$parent.1" '^Top ' 20; then pass "usr1: and the parent its own"; else fail "usr1: no dump from the parent"; fi
+kill "$child"
+wait "$job"
+expect_grep "usr1: the child ended by our SIGTERM" "^child $child killed by SIGTERM$" "$WORK/out"
+
+# A child that has not locked a mutex yet has no dump thread (it may be
+# about to exec: nothing is started in a process that only execs): a dump
+# signal then waits until the child's first mutex call.
+start_job late env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/l.%p" "$P" late "$WORK/go"
+wait_for "$WORK/out" '^child [0-9]+ ready$' 20 || fail "late: no child"
+child=$(awk '/^child [0-9]+ ready/ { print $2 }' "$WORK/out")
+kill -USR1 "$child"
+expect_eq "late: no dump thread before the child's first mutex call" \
+	"$(grep -c mutexstat "/proc/$child/task/"*/comm 2>/dev/null | awk -F: '{ n += $2 } END { print n + 0 }')" 0
+touch "$WORK/go"
+if wait_for "$WORK/l.$child.1" '^Top ' 20; then pass "late: the signal's dump, once the child locked"
+else fail "late: no dump"; fi
+kill "$child"
+wait "$job"
+# With another allocator than glibc's (jemalloc locks pthread mutexes
+# inside malloc, where pthread_create must not run), the child's dump
+# thread starts when fork() returns: a dump before any mutex call.
+for a in /usr/lib/*/libtcmalloc_minimal.so.4; do
+	[ -e "$a" ] || continue
+	rm -f "$WORK/go"
+	start_job late-tcmalloc env LD_PRELOAD="$MUTEXSTAT_LIB:$a" MUTEXSTAT_OUTPUT="$WORK/t.%p" \
+		"$P" late "$WORK/go"
+	wait_for "$WORK/out" '^child [0-9]+ ready$' 20 || fail "late, tcmalloc: no child"
+	child=$(awk '/^child [0-9]+ ready/ { print $2 }' "$WORK/out")
+	kill -USR1 "$child"
+	if wait_for "$WORK/t.$child.1" '^mutexstat: fork' 20; then
+		pass "late, tcmalloc: a dump before the child locked anything"
+	else fail "late, tcmalloc: no dump"; fi
+	expect_no_grep "late, tcmalloc: no numbers yet" '^Top ' "$WORK/t.$child.1"
+	expect_grep "late, tcmalloc: the parent thread's mutex" ' held since the fork by thread ' \
+		"$WORK/t.$child.1"
+	kill "$child"
+	wait "$job"
+done
+
+# daemon() forks inside glibc: the daemon has its dump thread too
+env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/d.%p" "$P" daemon > "$WORK/out" 2> "$WORK/err"
+wait_for "$WORK/out" '^daemon [0-9]+ ready$' 20 || fail "daemon: not ready"
+daemon=$(awk '/^daemon / { print $2 }' "$WORK/out")
+kill -USR1 "$daemon"
+if wait_for "$WORK/d.$daemon.1" '^Top ' 20; then pass "daemon: a dump"; else fail "daemon: no dump"; fi
+kill "$daemon"
+expect_grep "daemon: its own numbers" "^  forked from pid [0-9]+: " "$WORK/d.$daemon.1"
+
+# A child that closes every descriptor it did not open and reuses their
+# numbers: the dump signal writes nothing into its file.
+start_job closefds env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/x.%p" \
+	"$P" closefds "$WORK/file"
+wait_for "$WORK/out" '^child [0-9]+ ready' 20 || fail "closefds: no child"
+child=$(awk '/^child [0-9]+ ready/ { print $2 }' "$WORK/out")
+kill -USR1 "$child"
+kill -USR2 "$child" # the child ends once it has had both
+wait "$job"
+expect_grep "closefds: the child took both signals" "^usr2$" "$WORK/out"
+expect_eq "closefds: the file the child opened is untouched" "$(wc -c < "$WORK/file")" 0
+
+# ---- a child that blocks on a mutex of a thread it does not have --------
+start_job hang env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/h.%p" "$P" hang
+wait_for "$WORK/out" '^child [0-9]+ locks held$' 20 || fail "hang: no child"
+child=$(awk '/^child [0-9]+ locks/ { print $2 }' "$WORK/out")
+held=$(awk '/^held / { print $2 }' "$WORK/out")
+kill -USR1 "$child"
+if wait_for "$WORK/h.$child.1" '^DEADLOCK' 20; then pass "hang: the hung child wrote a dump"; else fail "hang: no dump"; fi
+kill -9 "$child"
+wait "$job"
+expect_grep "hang: a deadlock, in words" \
+	"^DEADLOCK: thread $child waits for a mutex that thread [0-9]+ of the parent process held at the fork: nobody here can unlock it$" \
+	"$WORK/h.$child.1"
+expect_grep "hang: which mutex, and where the child waits" \
+	"^  thread $child \"fork\" waits for mutex $held for " "$WORK/h.$child.1"
+expect_grep "hang: the holder is named as the parent's" \
+	"^  thread [0-9]+ of the parent process \(pid $parent\) held it when this process forked; this process has no such thread$" \
+	"$WORK/h.$child.1"
+
+# the watchdog, in the child: the report, then abort
+timeout -s KILL 60 env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/w.%p" MUTEXSTAT_WATCHDOG=1 \
+	MUTEXSTAT_ON_DEADLOCK=abort "$P" hang > "$WORK/out" 2> "$WORK/err"
+child=$(awk '/^child [0-9]+ locks/ { print $2 }' "$WORK/out")
+expect_grep "watchdog: the child aborted" "^child $child killed by SIGABRT$" "$WORK/out"
+expect_grep "watchdog: after its report" "^DEADLOCK: thread $child waits for a mutex that thread" "$WORK/w.$child.1"
+
+# ---- exec: children are recorded, unless MUTEXSTAT_FOLLOW=0 ----------------
+run_with "$WORK/out" "$WORK/err" env MUTEXSTAT_OUTPUT="$WORK/e.%p" "$P" exec "$P" lock 25
+line=$(grep '^pid ' "$WORK/out")
+child=$(echo "$line" | awk '{ print $2 }')
+m=$(echo "$line" | awk '{ print $4 }')
+expect_grep "exec: the child ran with the library" '; library loaded; LD_PRELOAD=' "$WORK/out"
+expect_eq "exec: its report has its 25 locks" "$(acquired "$WORK/e.$child" "$m")" 25
+expect_no_grep "exec: a new program, not a fork child" 'forked from pid' "$WORK/e.$child"
+
+libc=$(ldd "$P" | awk '$1 ~ /^libc\.so/ { print $3 }')
+rm -f "$WORK"/e.*
+env LD_PRELOAD="$libc $MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/e.%p" MUTEXSTAT_FOLLOW=0 \
+	"$P" exec "$P" lock 25 > "$WORK/out" 2> "$WORK/err"
+expect_grep "follow=0: the child runs without the library, other preloads kept" \
+	"; library absent; LD_PRELOAD=$libc\$" "$WORK/out"
+expect_eq "follow=0: one report, the parent's" "$(ls "$WORK" | grep -c '^e\.')" 1
+env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/y.%p" MUTEXSTAT_FOLLOW=0 \
+	"$P" system "$P lock 4" > "$WORK/out" 2> "$WORK/err"
+expect_grep "follow=0: system()'s child too, and LD_PRELOAD is gone" \
+	'; library absent; LD_PRELOAD unset$' "$WORK/out"
+expect_eq "follow=0: system(): one report" "$(ls "$WORK" | grep -c '^y\.')" 1
+env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/y1.%p" \
+	"$P" system "$P lock 4" > "$WORK/out" 2> "$WORK/err"
+expect_grep "follow=1: system()'s child is recorded" '; library loaded; ' "$WORK/out"
+# (sh -c runs its one command in place: one process, two programs)
+expect_eq "follow=1: system(): the child's report and ours" "$(ls "$WORK" | grep -c '^y1\.')" 2
+# A program that builds the child's environment itself, with the library
+# in it, gets what it asked for.
+env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/o.%p" MUTEXSTAT_FOLLOW=0 \
+	"$P" ownenv "$MUTEXSTAT_LIB" "$P" lock 6 > "$WORK/out" 2> "$WORK/err"
+expect_grep "own envp: the child has the library the program put there" '; library loaded; ' "$WORK/out"
+expect_grep "own envp: its report on its stderr (no MUTEXSTAT_OUTPUT there)" \
+	'^mutexstat: fork \(pid [0-9]+\) ran' "$WORK/err"
+
+# fork without exec, MUTEXSTAT_FOLLOW=0: the child records nothing, writes
+# no report, and a SIGUSR1 does what it does without the library
+run_with "$WORK/out" "$WORK/err" env MUTEXSTAT_OUTPUT="$WORK/f.%p" MUTEXSTAT_FOLLOW=0 "$P" counts
+expect_eq "follow=0, fork: only the parent's report" "$(ls "$WORK" | grep -c '^f\.')" 1
+start_job follow0 env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/g.%p" MUTEXSTAT_FOLLOW=0 \
+	"$P" usr1
+wait_for "$WORK/out" '^child [0-9]+ ready$' 20 || fail "follow=0 usr1: no child"
+child=$(awk '/^child [0-9]+ ready/ { print $2 }' "$WORK/out")
+kill -USR1 "$child"
+wait "$job"
+expect_grep "follow=0, fork: SIGUSR1 ends the child as without the library" \
+	"^child $child killed by SIGUSR1$" "$WORK/out"
+
+# ---- an allocator whose fork handlers run while ours hold our locks -------
+for a in /usr/lib/*/libtcmalloc_minimal.so.4; do
+	[ -e "$a" ] || continue
+	for order in "$MUTEXSTAT_LIB:$a" "$a:$MUTEXSTAT_LIB"; do
+		timeout -s KILL 120 env LD_PRELOAD="$order" MUTEXSTAT_OUTPUT=/dev/null \
+			"$P" stress 50 > "$WORK/out" 2> "$WORK/err"
+		expect_grep "stress with $(basename "$a") ($order)" '^50 of 50 children exited 0$' "$WORK/out"
+	done
+done
+finish

@@ -1,0 +1,280 @@
+/* shared.c - mutexes shared between processes and owners that die, for
+ * tests/shared.sh.  The mutexes live in a file both processes map with
+ * MAP_SHARED; the second process is exec'd, so it maps the file at an
+ * address of its own, and each side prints where it sees the mutex and how
+ * often it locked it.
+ *
+ *   counts N FILE   two threads here and two in a child lock the same
+ *                   process-shared mutex N times each, adding 1 to a
+ *                   counter it guards: the counter must come out 4N.
+ *   robust FILE     robust mutexes whose owner dies: a thread here, then
+ *                   twice a child process; the first time the lock that
+ *                   gets EOWNERDEAD repairs it with pthread_mutex_consistent,
+ *                   the second time it does not, and the mutex is not
+ *                   recoverable after.  Every return value is printed (the
+ *                   script compares them with a run without the library).
+ *   wait FILE       a child holds a process-shared mutex and waits; here,
+ *                   the main thread blocks on it (the script takes dumps,
+ *                   then kills the child: the mutex's owner is gone).
+ *
+ * The child's side (exec'd by the parent): map N FILE ADDR, die FILE,
+ * hold FILE. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+struct area {
+	pthread_mutex_t m;      /* process-shared */
+	pthread_mutex_t robust; /* process-shared, robust */
+	long counter;
+	int ready;
+};
+
+static const char *self;
+
+static struct area *map_file(const char *file, int create)
+{
+	int fd = open(file, O_RDWR | (create ? O_CREAT | O_TRUNC : 0), 0600);
+	if (fd < 0 || (create && ftruncate(fd, sizeof(struct area)) != 0)) {
+		perror(file);
+		exit(2);
+	}
+	struct area *a = mmap(NULL, sizeof *a, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (a == MAP_FAILED) {
+		perror("mmap");
+		exit(2);
+	}
+	return a;
+}
+
+static void init_shared(struct area *a)
+{
+	pthread_mutexattr_t at;
+	pthread_mutexattr_init(&at);
+	pthread_mutexattr_setpshared(&at, PTHREAD_PROCESS_SHARED);
+	pthread_mutex_init(&a->m, &at);
+	pthread_mutexattr_setrobust(&at, PTHREAD_MUTEX_ROBUST);
+	pthread_mutex_init(&a->robust, &at);
+	pthread_mutexattr_destroy(&at);
+}
+
+static const char *name_of(int rc)
+{
+	return rc ? strerrorname_np(rc) : "0";
+}
+
+static const char *ended(int status)
+{
+	static char buf[64];
+	if (WIFEXITED(status))
+		snprintf(buf, sizeof buf, "exited %d", WEXITSTATUS(status));
+	else
+		snprintf(buf, sizeof buf, "killed by SIG%s", sigabbrev_np(WTERMSIG(status)));
+	return buf;
+}
+
+/* Run this program again as a child: a new process, its own mapping. */
+static pid_t spawn(char *const argv[])
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		execv(self, argv);
+		perror("execv");
+		_exit(127);
+	}
+	return pid;
+}
+
+static int wait_child(pid_t pid)
+{
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return status;
+}
+
+/* ---- counts ------------------------------------------------------------- */
+
+static struct area *area;
+static int rounds;
+
+static void *locker(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < rounds; i++) {
+		pthread_mutex_lock(&area->m);
+		area->counter++;
+		pthread_mutex_unlock(&area->m);
+	}
+	return NULL;
+}
+
+static void lock_hard(const char *who)
+{
+	pthread_t t[2];
+	for (int i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, locker, NULL);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	printf("%s %d mutex %p locked %d times\n", who, (int)getpid(), (void *)&area->m,
+	       2 * rounds);
+}
+
+static int counts(const char *n, const char *file)
+{
+	area = map_file(file, 1);
+	init_shared(area);
+	rounds = atoi(n);
+	char where[32];
+	snprintf(where, sizeof where, "%p", (void *)area);
+	pid_t pid = spawn((char *const[]){ "shared", "map", (char *)n, (char *)file, where, NULL });
+	while (!__atomic_load_n(&area->ready, __ATOMIC_ACQUIRE))
+		usleep(1000); /* both sides lock at once */
+	lock_hard("parent");
+	printf("child %s\n", ended(wait_child(pid)));
+	printf("counter %ld\n", area->counter);
+	return 0;
+}
+
+static int map_side(const char *n, const char *file, const char *parent_addr)
+{
+	area = map_file(file, 0);
+	char here[32];
+	snprintf(here, sizeof here, "%p", (void *)area);
+	if (!strcmp(here, parent_addr)) /* same address by chance: map again */
+		area = map_file(file, 0);
+	rounds = atoi(n);
+	__atomic_store_n(&area->ready, 1, __ATOMIC_RELEASE);
+	lock_hard("child");
+	return 0;
+}
+
+/* ---- robust ------------------------------------------------------------- */
+
+static pthread_mutex_t local; /* robust, this process's own */
+
+static void *die_holding(void *arg)
+{
+	pthread_mutex_lock(arg);
+	return NULL; /* the thread ends holding it */
+}
+
+static int robust(const char *file)
+{
+	struct area *a = map_file(file, 1);
+	init_shared(a);
+	pthread_mutexattr_t at;
+	pthread_mutexattr_init(&at);
+	pthread_mutexattr_setrobust(&at, PTHREAD_MUTEX_ROBUST);
+	pthread_mutex_init(&local, &at);
+	pthread_mutexattr_destroy(&at);
+	printf("local %p\n", (void *)&local);
+	printf("shared %p\n", (void *)&a->robust);
+
+	/* a thread dies holding it */
+	pthread_t t;
+	pthread_create(&t, NULL, die_holding, &local);
+	pthread_join(t, NULL);
+	int rc = pthread_mutex_lock(&local);
+	printf("thread died: lock %s\n", name_of(rc));
+	if (rc == EOWNERDEAD)
+		printf("consistent %s\n", name_of(pthread_mutex_consistent(&local)));
+	printf("unlock %s\n", name_of(pthread_mutex_unlock(&local)));
+	printf("lock again %s\n", name_of(pthread_mutex_lock(&local)));
+	printf("unlock %s\n", name_of(pthread_mutex_unlock(&local)));
+
+	/* a process dies holding it, twice */
+	for (int round = 0; round < 2; round++) {
+		pid_t pid = spawn((char *const[]){ "shared", "die", (char *)file, NULL });
+		printf("child %s\n", ended(wait_child(pid)));
+		rc = pthread_mutex_lock(&a->robust); /* EOWNERDEAD_LOCK */
+		printf("process died: lock %s\n", name_of(rc));
+		if (rc == EOWNERDEAD && round == 0)
+			printf("consistent %s\n", name_of(pthread_mutex_consistent(&a->robust)));
+		printf("unlock %s\n", name_of(pthread_mutex_unlock(&a->robust)));
+	}
+	/* not made consistent the second time: not recoverable */
+	printf("lock %s\n", name_of(pthread_mutex_lock(&a->robust)));
+	printf("trylock %s\n", name_of(pthread_mutex_trylock(&a->robust)));
+	printf("consistent %s\n", name_of(pthread_mutex_consistent(&a->robust)));
+	return 0;
+}
+
+static int die(const char *file)
+{
+	struct area *a = map_file(file, 0);
+	pthread_mutex_lock(&a->robust);
+	_exit(0); /* holding it */
+}
+
+/* ---- wait --------------------------------------------------------------- */
+
+static int wait_other(const char *file)
+{
+	struct area *a = map_file(file, 1);
+	init_shared(a);
+	printf("mutex %p\n", (void *)&a->m);
+	/* the holder is a grandchild, so init reaps it when it is killed
+	 * (this process, blocked, could not) */
+	pid_t mid = fork();
+	if (mid == 0) {
+		setsid();
+		spawn((char *const[]){ "shared", "hold", (char *)file, NULL });
+		_exit(0);
+	}
+	wait_child(mid);
+	while (!__atomic_load_n(&a->ready, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	printf("locking\n");
+	fflush(stdout);
+	pthread_mutex_lock(&a->m); /* until the script kills us */
+	printf("got it\n");
+	return 1;
+}
+
+static int hold(const char *file)
+{
+	struct area *a = map_file(file, 0);
+	pthread_mutex_lock(&a->m);
+	printf("holder %d holds it\n", (int)getpid());
+	fflush(stdout);
+	__atomic_store_n(&a->ready, 1, __ATOMIC_RELEASE);
+	for (;;)
+		pause();
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	self = "/proc/self/exe";
+	static char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n > 0) {
+		exe[n] = 0;
+		self = exe;
+	}
+	const char *mode = argc > 1 ? argv[1] : "";
+	if (!strcmp(mode, "counts") && argc > 3)
+		return counts(argv[2], argv[3]);
+	if (!strcmp(mode, "map") && argc > 4)
+		return map_side(argv[2], argv[3], argv[4]);
+	if (!strcmp(mode, "robust") && argc > 2)
+		return robust(argv[2]);
+	if (!strcmp(mode, "die") && argc > 2)
+		return die(argv[2]);
+	if (!strcmp(mode, "wait") && argc > 2)
+		return wait_other(argv[2]);
+	if (!strcmp(mode, "hold") && argc > 2)
+		return hold(argv[2]);
+	fprintf(stderr, "usage: %s counts N FILE | robust FILE | wait FILE\n", argv[0]);
+	return 2;
+}
