@@ -37,7 +37,7 @@ with() {
 	rm -f "$WORK"/r "$WORK"/r.*
 	vars=$1 opts=$2; shift 2
 	# shellcheck disable=SC2086
-	"$RUN" $opts env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/r" $vars "$@" \
+	"$RUN" $opts env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/r" $vars "$@" \
 	    >"$WORK/out" 2>"$WORK/err"
 }
 
@@ -85,7 +85,7 @@ EOF
 if "$CC" -shared -fPIC -o "$WORK/early.so" "$WORK/early.c"; then
 	# the last preloaded library starts first
 	rm -f "$WORK"/r*
-	"$RUN" env LD_PRELOAD="$MUTEXSTAT_LIB:$WORK/early.so" MUTEXSTAT_OUTPUT="$WORK/r" \
+	"$RUN" env LD_PRELOAD="$MS_PRELOAD:$WORK/early.so" MUTEXSTAT_OUTPUT="$WORK/r" \
 	    "$SIG" raise-usr1 >"$WORK/out" 2>"$WORK/err"
 	expect_eq "a SIGUSR1 handler from before start-up: it runs" "$(cat "$WORK/out")" \
 	    "early handler
@@ -119,7 +119,7 @@ for case in "sigwait" "sigwait-inherited --block-all"; do
 	rm -f "$WORK"/r*
 	# shellcheck disable=SC2086
 	"$RUN" $opts sh -c 'echo $$ >"$1"; shift; exec "$@"' sh "$WORK/pid" \
-	    env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/r" "$SIG" $mode \
+	    env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/r" "$SIG" $mode \
 	    >"$WORK/out" 2>"$WORK/err" &
 	pid=$!
 	wait_for "$WORK/out" '^ready$' || fail "$mode: never ready"
@@ -142,7 +142,7 @@ done
 
 # the watchdog needs no signal: a hang in a program that blocks them all
 rm -f "$WORK"/r*
-env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/r" MUTEXSTAT_WATCHDOG=1 \
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/r" MUTEXSTAT_WATCHDOG=1 \
     "$SIG" blocked-hang >"$WORK/out" 2>"$WORK/err" &
 pid=$!
 wait_for "$WORK/out" '^ready$' || fail "blocked-hang: never ready"
@@ -161,7 +161,7 @@ expect_eq "all signals blocked: kill -USR1 stays pending, no second report" \
 
 rm -f "$WORK"/r* "$WORK/in"
 mkfifo "$WORK/in"
-env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/r" "$SIG" own-rtmax \
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/r" "$SIG" own-rtmax \
     <"$WORK/in" >"$WORK/out" 2>"$WORK/err" &
 pid=$!
 exec 3>"$WORK/in"
@@ -200,7 +200,12 @@ for case in "_exit 3" "quick_exit 4"; do
 done
 with MUTEXSTAT_EXIT_CODE=9 "" "$SIG" _exit
 expect_eq "_exit with MUTEXSTAT_EXIT_CODE: the program's own status" "$(tail -n 1 "$WORK/out")" "exit 3"
-with "" "" "$SIG" thread-exit
+# (a sanitized build: no leak check here.  gcc 12's LeakSanitizer misreads
+# the bounds of a live thread's dynamic TLS -- libunwind's, which the exit
+# report in that thread used -- and crashes scanning it.)
+leaks=
+sanitized && leaks="ASAN_OPTIONS=$ASAN_OPTIONS:detect_leaks=0"
+with "$leaks" "" "$SIG" thread-exit
 expect_eq "exit from a thread: status" "$(tail -n 1 "$WORK/out")" "exit 5"
 expect_grep "exit from a thread: the report, the mutex still held" '^Mutexes still locked:$' "$WORK/r"
 
