@@ -58,6 +58,8 @@ int ms_stack_init(void)
 		unw_hi = unw.hi;
 	}
 	errno = saved;
+	/* cppcheck-suppress resourceLeak ; h stays open for the life of the
+	 * process: unw_backtrace_p points into it */
 	return unw_backtrace_p ? 0 : -1;
 }
 
