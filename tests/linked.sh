@@ -92,12 +92,13 @@ int main(void)
 	return 0;
 }
 EOC
-if cc $SAN_FLAGS -I"$top_srcdir/include" -o "$WORK/fork_dump" "$WORK/fork_dump.c" \
+if sanitized; then
+	# gcc 12's ASan allocator is not reset in a child of fork: a child
+	# forked while the dumper thread was in malloc hangs in its first one.
+	echo "skip: fork while dumping (sanitized build: ASan's malloc after fork)"
+elif cc -I"$top_srcdir/include" -o "$WORK/fork_dump" "$WORK/fork_dump.c" \
 	"$(dirname "$MUTEXSTAT_LIB")/libmutexstat.so" -lpthread; then
-	# (sanitized build: no leak check, as a child made by fork is a copy of
-	# memory that the parent's other threads, gone in the child, point to)
 	env LD_LIBRARY_PATH="$(dirname "$MUTEXSTAT_LIB")" MUTEXSTAT_OUTPUT=/dev/null \
-		ASAN_OPTIONS="${ASAN_OPTIONS-}${ASAN_OPTIONS:+:}detect_leaks=0" \
 		timeout 300 "$WORK/fork_dump" > "$WORK/fd.out" 2> "$WORK/fd.err"
 	expect_eq "fork while dumping: every child exits" "$(cat "$WORK/fd.out")" \
 		"100 of 100 children exited"
