@@ -519,6 +519,7 @@ int ms_report(int fd)
 	struct ms_thread *self = &ms_self;
 	if (fd < 0)
 		return -1;
+	int cancel = ms_cancel_off(); /* writes, and symbols open files */
 	ms_guard_enter(self);
 	while (__atomic_exchange_n(&report_lock, 1, __ATOMIC_ACQUIRE))
 		__builtin_ia32_pause();
@@ -580,6 +581,7 @@ int ms_report(int fd)
 	errno = saved;
 	__atomic_store_n(&report_lock, 0, __ATOMIC_RELEASE);
 	ms_guard_leave(self);
+	ms_cancel_restore(cancel);
 	if (f.failed)
 		errno = f.failed;
 	return f.failed ? -1 : 0;
@@ -700,6 +702,7 @@ static int pprof_writer(int fd, int arg)
 
 void ms_report_all(unsigned seq)
 {
+	int cancel = ms_cancel_off(); /* report files are opened and written */
 	if (ms_opt.formats & MS_FORMAT_TEXT)
 		write_format(seq, ".txt", "text", text_writer, 0);
 	if (ms_opt.formats & MS_FORMAT_FOLDED) {
@@ -712,6 +715,7 @@ void ms_report_all(unsigned seq)
 		write_format(seq, ".dot", "dot", dot_writer, 0);
 	if (ms_opt.formats & MS_FORMAT_JSON)
 		write_format(seq, ".json", "json", json_writer, 0);
+	ms_cancel_restore(cancel);
 }
 
 void ms_report_to_output(void)
