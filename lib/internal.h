@@ -30,7 +30,7 @@
  * -- runs with cancellation disabled.  Otherwise a thread with a
  * cancellation pending would be cancelled inside pthread_mutex_lock or
  * pthread_mutex_unlock, which are no cancellation points for the program,
- * and in the middle of our bookkeeping (tests/cancel.sh).  Re-enabling
+ * in the middle of our bookkeeping (tests/cancel.sh).  Re-enabling
  * does not act on a pending request (deferred cancellation, the default):
  * the program's next cancellation point does, as without the library. */
 static inline int ms_cancel_off(void)
