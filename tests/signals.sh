@@ -200,12 +200,7 @@ for case in "_exit 3" "quick_exit 4"; do
 done
 with MUTEXSTAT_EXIT_CODE=9 "" "$SIG" _exit
 expect_eq "_exit with MUTEXSTAT_EXIT_CODE: the program's own status" "$(tail -n 1 "$WORK/out")" "exit 3"
-# (a sanitized build: no leak check here.  gcc 12's LeakSanitizer misreads
-# the bounds of a live thread's dynamic TLS -- libunwind's, which the exit
-# report in that thread used -- and crashes scanning it.)
-leaks=
-sanitized && leaks="ASAN_OPTIONS=$ASAN_OPTIONS:detect_leaks=0"
-with "$leaks" "" "$SIG" thread-exit
+with "" "" "$SIG" thread-exit
 expect_eq "exit from a thread: status" "$(tail -n 1 "$WORK/out")" "exit 5"
 expect_grep "exit from a thread: the report, the mutex still held" '^Mutexes still locked:$' "$WORK/r"
 
