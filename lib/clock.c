@@ -18,7 +18,7 @@ static int tsc_is_invariant(void)
 		return 0;
 	__cpuid(0x80000007u, a, b, c, d);
 	(void)a; (void)b; (void)c;
-	return (d >> 8) & 1; /* "invariant TSC": constant rate, all cores */
+	return (int)((d >> 8) & 1); /* "invariant TSC": constant rate, all cores */
 #else
 	return 0;
 #endif

@@ -93,7 +93,7 @@ int ms_depot_init(size_t budget)
 		return -1;
 	/* ids: at most one per 48 bytes of budget (the smallest entry) */
 	max_ids = (uint32_t)(budget / 48);
-	void *q = mmap(NULL, (size_t)max_ids * sizeof *by_id, PROT_READ | PROT_WRITE,
+	void *q = mmap(NULL, (size_t)max_ids * sizeof(struct entry *), PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (q == MAP_FAILED) {
 		munmap(p, budget);

@@ -87,7 +87,7 @@ void ms_follow_stop(void)
 	if (!env)
 		return;
 	size_t i = 0;
-	while (env[i] && strncmp(env[i], PREFIX, sizeof PREFIX - 1))
+	while (env[i] && strncmp(env[i], PREFIX, sizeof PREFIX - 1) != 0)
 		i++;
 	if (!env[i])
 		return; /* linked, not preloaded: children do not get us anyway */

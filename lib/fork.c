@@ -184,7 +184,7 @@ void ms_fork_child(void)
 	ms_robust_after_fork_child();
 	ms_clock_after_fork_child();
 	__atomic_store_n(&ms_fork_unsettled, 1, __ATOMIC_RELEASE);
-	ms_live_after_fork_child(ms_opt.follow, in_fork_call);
+	ms_live_after_fork_child(ms_opt.follow != 0, in_fork_call);
 	if (!ms_opt.follow) /* MUTEXSTAT_FOLLOW=0: this process is not ours */
 		__atomic_store_n(&ms_active, 0, __ATOMIC_RELEASE);
 	if (took)

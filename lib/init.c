@@ -179,7 +179,7 @@ __attribute__((destructor)) static void mutexstat_destructor(void)
 	if (ms_opt.exit_code && ms_report_failing) {
 		/* For CI: the program's own status is replaced.  Its stdio has
 		 * not been flushed yet at this point of exit. */
-		fflush(NULL);
+		(void)fflush(NULL);
 		_exit((int)ms_opt.exit_code);
 	}
 }

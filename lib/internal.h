@@ -11,6 +11,40 @@
 #include <stdint.h>
 
 #define MS_EXPORT __attribute__((visibility("default")))
+
+/* For the entry points that are cancellation points (the condition waits):
+ * pthread_cancel leaves their frame by unwinding past it (a longjmp, in C),
+ * never through its epilogue.  Under AddressSanitizer (configure
+ * --enable-sanitizers) the redzones of such a frame would stay poisoned on
+ * the thread's stack, and ASan's own runtime trips over them later (a CHECK
+ * failure in __asan_handle_no_return), so those frames are not
+ * instrumented.  In a normal build this is nothing. */
+#if defined(__SANITIZE_ADDRESS__)
+#define MS_UNWOUND __attribute__((no_sanitize_address))
+#else
+#define MS_UNWOUND
+#endif
+
+/* Library code that reaches one of glibc's cancellation points -- read()
+ * inside libunwind's stack walk, open() inside dlopen, a report's write()s
+ * -- runs with cancellation disabled.  Otherwise a thread with a
+ * cancellation pending would be cancelled inside pthread_mutex_lock or
+ * pthread_mutex_unlock, which are no cancellation points for the program,
+ * in the middle of our bookkeeping (tests/cancel.sh).  Re-enabling
+ * does not act on a pending request (deferred cancellation, the default):
+ * the program's next cancellation point does, as without the library. */
+static inline int ms_cancel_off(void)
+{
+	int old = PTHREAD_CANCEL_DISABLE;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+	return old;
+}
+
+static inline void ms_cancel_restore(int old)
+{
+	if (old == PTHREAD_CANCEL_ENABLE)
+		pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
+}
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 

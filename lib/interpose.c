@@ -322,18 +322,18 @@ MS_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
 	errno = saved;                                                       \
 	return rc
 
-MS_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
+MS_EXPORT MS_UNWOUND int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
 	COND_WAIT(ms_real.cond_wait(c, m));
 }
 
-MS_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
+MS_EXPORT MS_UNWOUND int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 				     const struct timespec *abstime)
 {
 	COND_WAIT(ms_real.cond_timedwait(c, m, abstime));
 }
 
-MS_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m,
+MS_EXPORT MS_UNWOUND int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m,
 				     clockid_t clock,
 				     const struct timespec *abstime)
 {

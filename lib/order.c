@@ -197,7 +197,9 @@ static void *map(size_t bytes)
 {
 	void *p = mmap(NULL, bytes ? bytes : 1, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	return p == MAP_FAILED ? NULL : p;
+	if (p == MAP_FAILED)
+		return NULL;
+	return p;
 }
 
 /* Shortest path of edges from record `start` back to record `goal`;
@@ -368,13 +370,13 @@ static void search_end(struct search *s)
 {
 	struct graph *g = &s->g;
 	size_t total = s->total, recs = s->recs;
-	if (g->e) munmap(g->e, total * sizeof *g->e);
+	if (g->e) munmap(g->e, total * sizeof(struct edge *));
 	if (g->first) munmap(g->first, recs * sizeof *g->first);
 	if (g->from) munmap(g->from, recs * sizeof *g->from);
 	if (g->queue) munmap(g->queue, recs * sizeof *g->queue);
 	if (s->path) munmap(s->path, total * sizeof *s->path);
 	if (s->idx) munmap(s->idx, (total + 1) * sizeof *s->idx);
-	if (s->cyc) munmap(s->cyc, (total + 1) * sizeof *s->cyc);
+	if (s->cyc) munmap(s->cyc, (total + 1) * sizeof(struct edge *));
 	if (s->seen) munmap(s->seen, MAX_CYCLES * sizeof *s->seen);
 	memset(s, 0, sizeof *s);
 }
@@ -393,13 +395,13 @@ static int search_begin(struct search *s)
 	struct graph *g = &s->g;
 	s->total = total;
 	s->recs = ms_table.capacity + 2;
-	g->e = map(total * sizeof *g->e);
+	g->e = map(total * sizeof(struct edge *));
 	g->first = map(s->recs * sizeof *g->first);
 	g->from = map(s->recs * sizeof *g->from);
 	g->queue = map(s->recs * sizeof *g->queue);
 	s->path = map(total * sizeof *s->path);
 	s->idx = map((total + 1) * sizeof *s->idx);
-	s->cyc = map((total + 1) * sizeof *s->cyc);
+	s->cyc = map((total + 1) * sizeof(struct edge *));
 	s->seen = map(MAX_CYCLES * sizeof *s->seen);
 	if (!g->e || !g->first || !g->from || !g->queue || !s->path || !s->idx ||
 	    !s->cyc || !s->seen)
@@ -408,7 +410,7 @@ static int search_begin(struct search *s)
 		if (alive(e->k.a, e->k.a_birth) && alive(e->k.b, e->k.b_birth) &&
 		    e->k.a != e->k.b)
 			g->e[g->n++] = e;
-	qsort(g->e, g->n, sizeof *g->e, by_source);
+	qsort(g->e, g->n, sizeof(struct edge *), by_source);
 	for (size_t i = g->n; i-- > 0;)
 		g->first[g->e[i]->k.a] = (uint32_t)(i + 1);
 	return 1;
@@ -461,7 +463,7 @@ static void search_cycles(struct search *s, cycle_fn *fn, void *arg)
 					tmp[j] = cyc[(lo + j) % n];
 					tmp_idx[j] = idx[(lo + j) % n];
 				}
-				memcpy(cyc, tmp, n * sizeof *cyc);
+				memcpy(cyc, tmp, n * sizeof(struct edge *));
 				memcpy(idx, tmp_idx, n * sizeof *idx);
 			}
 			fn(cyc, idx, n, guarded, grec, gbirth, arg);

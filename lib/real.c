@@ -32,8 +32,9 @@ extern int __pthread_mutex_init(pthread_mutex_t *, const pthread_mutexattr_t *);
 extern int __pthread_mutex_destroy(pthread_mutex_t *);
 #endif
 
-/* glibc's fork under its other exported name, until dlsym has run. */
-extern pid_t __fork(void);
+/* glibc's fork under its other exported name, until dlsym has run (the
+ * name is glibc's, reserved to it: hence the NOLINT). */
+extern pid_t __fork(void); // NOLINT(bugprone-reserved-identifier,cert-dcl37-c)
 
 static int missing_timedlock(pthread_mutex_t *m, const struct timespec *ts);
 static int missing_consistent(pthread_mutex_t *m);

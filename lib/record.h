@@ -124,7 +124,7 @@ MS_HOT uint32_t ms_released(struct ms_thread *t, uint32_t r, uintptr_t caller,
 	struct ms_record *rec = ms_rec(r);
 	struct ms_tstate *ts = t->ts;
 	uint32_t seq = 0, n = ts->nheld;
-	int timed;
+	uint32_t timed; /* 0 or 1, as held[].timed */
 	if (likely(n && n <= MS_HELD_MAX && ts->held[n - 1].rec == r)) {
 		timed = ts->held[n - 1].timed;
 		ts->nheld = n - 1;

@@ -257,7 +257,7 @@ static void header(struct ms_fmt *f, const struct top *t)
 		       "destroyed since (and %llu calls found no room at all);\n"
 		       "  their numbers are in no line of this report; raise "
 		       "MUTEXSTAT_TABLE_SIZE (now %llu)\n",
-		       (unsigned long long)(untracked + ended), (unsigned long long)ended,
+		       (unsigned long long)untracked + ended, (unsigned long long)ended,
 		       (unsigned long long)lost, (unsigned long long)ms_opt.table_size);
 	else if (untracked || lost)
 		ms_fmt(f,
@@ -567,6 +567,7 @@ int ms_report(int fd)
 	struct ms_thread *self = &ms_self;
 	if (fd < 0)
 		return -1;
+	int cancel = ms_cancel_off(); /* writes, and symbols open files */
 	ms_guard_enter(self);
 	while (__atomic_exchange_n(&report_lock, 1, __ATOMIC_ACQUIRE))
 		__builtin_ia32_pause();
@@ -631,6 +632,7 @@ int ms_report(int fd)
 	errno = saved;
 	__atomic_store_n(&report_lock, 0, __ATOMIC_RELEASE);
 	ms_guard_leave(self);
+	ms_cancel_restore(cancel);
 	if (f.failed)
 		errno = f.failed;
 	return f.failed ? -1 : 0;
@@ -752,6 +754,7 @@ static int pprof_writer(int fd, int arg)
 void ms_report_all(unsigned seq)
 {
 	ms_fork_settle(); /* a fork child's first report, before its first call */
+	int cancel = ms_cancel_off(); /* report files are opened and written */
 	if (ms_opt.formats & MS_FORMAT_TEXT)
 		write_format(seq, ".txt", "text", text_writer, 0);
 	if (ms_opt.formats & MS_FORMAT_FOLDED) {
@@ -764,6 +767,7 @@ void ms_report_all(unsigned seq)
 		write_format(seq, ".dot", "dot", dot_writer, 0);
 	if (ms_opt.formats & MS_FORMAT_JSON)
 		write_format(seq, ".json", "json", json_writer, 0);
+	ms_cancel_restore(cancel);
 }
 
 void ms_report_to_output(void)

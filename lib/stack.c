@@ -48,7 +48,9 @@ int ms_stack_init(void)
 	 * the rest of the GCC unwinder ABI among them -- out of the program's
 	 * global scope; RTLD_NOW so no lazy binding happens later on a lock
 	 * path. */
+	int cancel = ms_cancel_off(); /* dlopen opens files */
 	void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+	ms_cancel_restore(cancel);
 	if (h)
 		unw_backtrace_p = (backtrace_fn)dlsym(h, "unw_backtrace");
 	if (unw_backtrace_p) {
@@ -58,6 +60,8 @@ int ms_stack_init(void)
 		unw_hi = unw.hi;
 	}
 	errno = saved;
+	/* cppcheck-suppress resourceLeak ; h stays open for the life of the
+	 * process: unw_backtrace_p points into it */
 	return unw_backtrace_p ? 0 : -1;
 }
 
@@ -79,7 +83,9 @@ int ms_stack_capture(uintptr_t *frames, int max)
 	if (max > MS_MAX_FRAMES)
 		max = MS_MAX_FRAMES;
 	int saved = errno;
+	int cancel = ms_cancel_off(); /* libunwind read()s to probe memory */
 	int n = unw_backtrace_p(buf, max + 16);
+	ms_cancel_restore(cancel);
 	errno = saved;
 	int i = 0, out = 0;
 	while (i < n && (uintptr_t)buf[i] >= self_lo && (uintptr_t)buf[i] < self_hi)

@@ -116,14 +116,14 @@ static const char *load_libdw(void)
 	void *h = dlopen(MS_LIBDW_SONAME, RTLD_LAZY | RTLD_LOCAL);
 	if (!h) {
 		dlerror();
-		snprintf(why, sizeof why, "%s not found", MS_LIBDW_SONAME);
+		(void)snprintf(why, sizeof why, "%s not found", MS_LIBDW_SONAME);
 		return why;
 	}
 	for (size_t i = 0; i < sizeof dw_names / sizeof dw_names[0]; i++) {
 		void *fn = dlsym(h, dw_names[i].name);
 		if (!fn) {
-			snprintf(why, sizeof why, "%s has no %s", MS_LIBDW_SONAME,
-				 dw_names[i].name);
+			(void)snprintf(why, sizeof why, "%s has no %s",
+				       MS_LIBDW_SONAME, dw_names[i].name);
 			dlclose(h);
 			return why;
 		}
@@ -586,6 +586,9 @@ static void collapse(const char *in, char open, char close, char *out,
 		return;
 	}
 	size_t n = 0;
+	/* (clang-tidy's analyzer thinks `in` may be read past its end: it does
+	 * not follow that the first collapse() ended args with a 0) */
+	// NOLINTNEXTLINE(clang-analyzer-core.uninitialized.Branch)
 	for (const char *p = in; *p && n + 5 < cap; p++) {
 		if (depth == 0 && !strncmp(p, "(anonymous namespace)", 21)) {
 			if (n + 21 + 5 >= cap)

@@ -61,7 +61,9 @@ static void *map(size_t bytes)
 {
 	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	return p == MAP_FAILED ? NULL : p;
+	if (p == MAP_FAILED)
+		return NULL;
+	return p;
 }
 
 static void unmap_all(struct ms_table *t, size_t cap, size_t hist)

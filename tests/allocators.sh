@@ -4,6 +4,8 @@
 # mutexes counted exactly under contention.
 . "$top_srcdir/tests/lib.sh"
 B=$top_builddir
+skip_if_sanitized "ASan brings its own malloc, which another allocator" \
+    "preloaded beside it would replace"
 found=0
 for a in /usr/lib/*/libjemalloc.so.2 /usr/lib/*/libtcmalloc_minimal.so.4; do
 	[ -e "$a" ] || continue

@@ -17,6 +17,7 @@ RUN="$B/tests/run_hostile"
 SRC="$top_srcdir/tests/crash.c"
 line_of() { grep -n "$1" "$SRC" | cut -d: -f1; }
 CC=${CC:-cc}
+san_leave_signals # (a sanitized build: ASan would catch them first)
 
 # crash_run REPORT MODE [VAR=value...]: tests/crash MODE under the library
 # with MUTEXSTAT_ON_CRASH=report; how it ended and its stdout in $WORK/out,
@@ -24,7 +25,7 @@ CC=${CC:-cc}
 crash_run() {
 	report=$1 mode=$2; shift 2
 	rm -f "$report"
-	"$RUN" env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_ON_CRASH=report \
+	"$RUN" env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_ON_CRASH=report \
 	    MUTEXSTAT_OUTPUT="$report" "$@" "$CRASH" $mode >"$WORK/out" 2>"$WORK/err"
 }
 
@@ -128,7 +129,7 @@ expect_eq "mutexstat --on-crash sometimes: refused" "$(head -n 1 "$WORK/err") $(
 
 rm -f "$WORK/killed.txt"
 : >"$WORK/out" # the background job truncates it only once it runs
-env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_ON_CRASH=report MUTEXSTAT_OUTPUT="$WORK/killed.txt" \
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_ON_CRASH=report MUTEXSTAT_OUTPUT="$WORK/killed.txt" \
     "$CRASH" wait >"$WORK/out" 2>"$WORK/err" &
 pid=$!
 n=0
@@ -152,7 +153,7 @@ case $pattern in
 	mkdir "$WORK/cores"
 	bare_core=$(cd "$WORK/cores" && ulimit -c unlimited && "$RUN" "$CRASH" segv 2>/dev/null)
 	rm -f "$WORK/cores"/*
-	with_core=$(cd "$WORK/cores" && ulimit -c unlimited && "$RUN" env LD_PRELOAD="$MUTEXSTAT_LIB" \
+	with_core=$(cd "$WORK/cores" && ulimit -c unlimited && "$RUN" env LD_PRELOAD="$MS_PRELOAD" \
 	    MUTEXSTAT_ON_CRASH=report MUTEXSTAT_OUTPUT="$WORK/core.txt" "$CRASH" segv 2>/dev/null)
 	expect_eq "core dump: without the library" "$bare_core" "before the crash
 signal SEGV core"
@@ -203,10 +204,10 @@ __attribute__((constructor)) static void early(void)
 EOF
 if "$CC" -shared -fPIC -o "$WORK/early.so" "$WORK/early.c"; then
 	rm -f "$WORK/early.txt"
-	"$RUN" env LD_PRELOAD="$MUTEXSTAT_LIB:$WORK/early.so" MUTEXSTAT_ON_CRASH=report \
+	"$RUN" env LD_PRELOAD="$MS_PRELOAD:$WORK/early.so" MUTEXSTAT_ON_CRASH=report \
 	    MUTEXSTAT_OUTPUT="$WORK/early.txt" "$CRASH" segv >"$WORK/out" 2>"$WORK/err"
 	expect_eq "own handler from before start-up: it runs" "$(cat "$WORK/out")" \
-	    "$("$RUN" env LD_PRELOAD="$WORK/early.so" "$CRASH" segv 2>/dev/null)"
+	    "$("$RUN" env LD_PRELOAD="$SAN_FIRST$WORK/early.so" "$CRASH" segv 2>/dev/null)"
 	expect_eq "own handler from before start-up: its exit" "$(tail -n 1 "$WORK/out")" "exit 43"
 	if [ "$(head -n 1 "$WORK/err")" = "early: SIGSEGV was default" ]; then
 		expect_eq "own handler from before start-up: the note" "$(sed 1d "$WORK/err")" \
@@ -222,7 +223,7 @@ fi
 
 mkfifo "$WORK/stuck.1"
 rc=0
-timeout 60 "$RUN" env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_ON_CRASH=report MUTEXSTAT_TOP=3000 \
+timeout 60 "$RUN" env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_ON_CRASH=report MUTEXSTAT_TOP=3000 \
     MUTEXSTAT_OUTPUT="$WORK/stuck" "$CRASH" stuck "$WORK/stuck.1" >"$WORK/out" 2>"$WORK/err" || rc=$?
 expect_eq "the dump thread stuck: the crash goes on" "$rc $(cat "$WORK/out")" "0 before the crash
 signal SEGV"
@@ -231,7 +232,7 @@ expect_eq "the dump thread stuck: one line says so" "$(cat "$WORK/err")" \
 
 # ---- the watchdog's abort (MUTEXSTAT_ON_DEADLOCK=abort) is not a crash -------
 
-"$RUN" env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_ON_CRASH=report MUTEXSTAT_WATCHDOG=1 \
+"$RUN" env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_ON_CRASH=report MUTEXSTAT_WATCHDOG=1 \
     MUTEXSTAT_ON_DEADLOCK=abort timeout 30 "$B/tests/scenario" hang >"$WORK/out" 2>"$WORK/err"
 expect_eq "watchdog abort: it aborts" "$(tail -n 1 "$WORK/out")" "signal ABRT"
 expect_eq "watchdog abort: one report, the watchdog's" \
@@ -241,14 +242,14 @@ expect_no_grep "watchdog abort: no crash line, no note" '^  crash: |^mutexstat: 
 # ---- off by default -------------------------------------------------------------
 
 expect_eq "off: what the program sees of the fatal signals" \
-    "$(env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/off.txt" "$CRASH" dispositions)" \
+    "$(env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/off.txt" "$CRASH" dispositions)" \
     "$("$CRASH" dispositions)"
 expect_eq "on: the program sees our handlers (why it is off by default)" \
-    "$(env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_ON_CRASH=report MUTEXSTAT_OUTPUT="$WORK/on.txt" \
+    "$(env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_ON_CRASH=report MUTEXSTAT_OUTPUT="$WORK/on.txt" \
 	"$CRASH" dispositions | tr '\n' ' ')" \
     "SIGSEGV handled SIGBUS handled SIGFPE handled SIGILL handled SIGABRT handled "
 rm -f "$WORK/off.txt"
-"$RUN" env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/off.txt" "$CRASH" segv \
+"$RUN" env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/off.txt" "$CRASH" segv \
     >"$WORK/out" 2>"$WORK/err"
 expect_eq "off: the crash as without the library" "$(cat "$WORK/out")" "$(bare segv)"
 expect_eq "off: no report" "$(test -e "$WORK/off.txt" && echo written)" ""

@@ -14,7 +14,7 @@ if command -v dot >/dev/null 2>&1; then HAVE_DOT=1; else
 run() {
 	name=$1
 	shift
-	env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_FORMAT=dot \
+	env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_FORMAT=dot \
 		MUTEXSTAT_OUTPUT="$WORK/$name" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err"
 }
 
@@ -95,7 +95,7 @@ wait_for() {
 	done
 	return 1
 }
-env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_FORMAT=dot MUTEXSTAT_OUTPUT="$WORK/hang" \
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_FORMAT=dot MUTEXSTAT_OUTPUT="$WORK/hang" \
 	"$B/examples/deadlock_philosophers" hang >"$WORK/hang.out" 2>"$WORK/hang.err" &
 pid=$!
 wait_for "$WORK/hang.out" '^all five wait for their right fork$' 20 &&
@@ -129,7 +129,7 @@ expect_eq "hang: the lock-order cycle too, five red edges" \
 	"$(order_edges "$WORK/hang.1.dot" 'color=red')" 5
 
 # ---- a condition wait holding the mutex its signaller needs ---------------
-env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_FORMAT=dot MUTEXSTAT_OUTPUT="$WORK/cond" \
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_FORMAT=dot MUTEXSTAT_OUTPUT="$WORK/cond" \
 	"$B/tests/scenario" condhang >"$WORK/cond.out" 2>"$WORK/cond.err" &
 pid=$!
 wait_for "$WORK/cond.out" '^hung$' 20 && pass "condhang: hung" || fail "condhang: never hung"

@@ -37,7 +37,7 @@ expect_eq "the folded waits add up to the report's total wait ($tot)" \
 		print (d <= 0.01 * t * m) ? "yes" : s " vs " t " " u }')" yes
 
 # a live dump writes its formats with its number
-env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_FORMAT=folded,text MUTEXSTAT_OUTPUT="$WORK/live" \
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_FORMAT=folded,text MUTEXSTAT_OUTPUT="$WORK/live" \
 	"$B/tests/scenario" hang > "$WORK/out" 2>&1 &
 pid=$!
 n=0; while ! grep -q deadlocked "$WORK/out" && [ $n -lt 200 ]; do sleep 0.1; n=$((n + 1)); done
@@ -50,7 +50,7 @@ for f in live.1.txt live.1.wait.folded live.1.hold.folded; do
 done
 
 # a bad format word: one warning, the default (text, on stderr)
-MUTEXSTAT_FORMAT=text,svg MUTEXSTAT_OUTPUT= LD_PRELOAD="$MUTEXSTAT_LIB" \
+MUTEXSTAT_FORMAT=text,svg MUTEXSTAT_OUTPUT= LD_PRELOAD="$MS_PRELOAD" \
 	"$B/examples/contention" 2 100 > "$WORK/out" 2> "$WORK/err"
 expect_grep "bad format: named in a warning" \
 	"^mutexstat: MUTEXSTAT_FORMAT='text,svg' is not a comma-separated list of text, folded, pprof, dot, json; using text$" "$WORK/err"

@@ -4,6 +4,8 @@
 # threads shown as theirs); kill -USR1 and the watchdog work in a fork
 # child; exec'd children are recorded, and not with MUTEXSTAT_FOLLOW=0.
 . "$top_srcdir/tests/lib.sh"
+skip_if_sanitized "gcc 12's ASan malloc is not safe across fork: a child forked" \
+	"while another thread is in malloc hangs (README, Sanitizers and checkers)"
 P=$top_builddir/tests/fork
 
 # wait_for FILE PATTERN SECONDS (the program's progress, not its timing)

@@ -8,7 +8,7 @@ B=$top_builddir
 # json_run NAME program args...: text and JSON reports to $WORK/NAME.{txt,json}
 json_run() {
 	name=$1; shift
-	env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_FORMAT=text,json \
+	env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_FORMAT=text,json \
 	    MUTEXSTAT_OUTPUT="$WORK/$name" "$@" > "$WORK/$name.out" 2> "$WORK/$name.err"
 }
 
@@ -127,7 +127,7 @@ expect_eq "odd name: escaped, the bad byte replaced" \
 	"$(printf 'sc"en\\ar\tio\357\277\275x\n' | od -An -c | tr -s ' ' | tr -d '\n')"
 
 # ---- a live dump of a deadlocked program ---------------------------------
-env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_FORMAT=text,json MUTEXSTAT_OUTPUT="$WORK/live" \
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_FORMAT=text,json MUTEXSTAT_OUTPUT="$WORK/live" \
 	"$B/tests/scenario" hang > "$WORK/live.out" 2> "$WORK/live.err" &
 pid=$!
 n=0
@@ -155,7 +155,7 @@ expect_eq "live: both threads are waiting in the threads list" \
 expect_eq "live: the inversion too" \
 	"$(jq '[.findings[] | select(.kind == "potential-deadlock")] | length' "$J")" 1
 # ---- a condition wait holding the mutex its signaller waits for ------------
-env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_FORMAT=json MUTEXSTAT_OUTPUT="$WORK/cond" \
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_FORMAT=json MUTEXSTAT_OUTPUT="$WORK/cond" \
 	"$B/tests/scenario" condhang > "$WORK/cond.out" 2> "$WORK/cond.err" &
 pid=$!
 n=0

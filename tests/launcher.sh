@@ -173,16 +173,18 @@ LD_PRELOAD=libm.so.6 "$MS" --no-exit-report cat /proc/self/maps \
     >"$WORK/maps" 2>"$WORK/err"
 expect_grep "the library is mapped" '/libmutexstat\.so' "$WORK/maps"
 expect_grep "an existing LD_PRELOAD entry is kept and mapped" '/libm\.so\.6$' "$WORK/maps"
+# (a sanitized build's launcher puts the ASan runtime in front of it)
+san=$SAN_FIRST
 LD_PRELOAD=libm.so.6 "$MS" --no-exit-report printenv LD_PRELOAD >"$WORK/out" 2>&1
 expect_eq "the library goes first in LD_PRELOAD" "$(cat "$WORK/out")" \
-    "$MUTEXSTAT_LIB:libm.so.6"
+    "$san$MUTEXSTAT_LIB:libm.so.6"
 
 built_lib="$(cd "$top_builddir/lib/.libs" && pwd)/libmutexstat.so"
 env -u MUTEXSTAT_LIB "$MS" --no-exit-report printenv LD_PRELOAD >"$WORK/out" 2>&1
-expect_eq "without MUTEXSTAT_LIB, the build tree's library" "$(cat "$WORK/out")" "$built_lib"
+expect_eq "without MUTEXSTAT_LIB, the build tree's library" "$(cat "$WORK/out")" "$san$built_lib"
 cp "$MUTEXSTAT_LIB" "$WORK/copy.so"
 (cd "$WORK" && "$MS" --lib copy.so --no-exit-report printenv LD_PRELOAD) >"$WORK/out" 2>&1
-expect_eq "--lib, made absolute" "$(cat "$WORK/out")" "$WORK/copy.so"
+expect_eq "--lib, made absolute" "$(cat "$WORK/out")" "$san$WORK/copy.so"
 expect_refused "a missing --lib" "cannot find the library '$WORK/nothere.so'" \
     --lib "$WORK/nothere.so" echo ran
 expect_refused "a --lib that is not ELF" "is not an ELF shared library" \

@@ -12,11 +12,59 @@ trap 'rm -rf "$WORK"' EXIT
 FAILED=0
 PASSED=0
 
+# MS_PRELOAD is what a test puts in LD_PRELOAD to run a program under the
+# library.  In a sanitized build (configure --enable-sanitizers) the harness
+# exports SAN_PRELOAD, the ASan runtime, which must be the first library
+# loaded: it goes in front of ours.  ASan's and LeakSanitizer's reports then
+# go to files in $WORK that finish() counts as failures, so a finding fails
+# the test even in a program whose status or stderr the test does not look
+# at (UBSan's: see sanitizer_reports).  SAN_FIRST goes in front of any other
+# LD_PRELOAD a test sets; SAN_FLAGS are the compiler flags of that build,
+# for programs a test compiles and links with the library.
+SAN_PRELOAD=${SAN_PRELOAD-}
+SAN_FLAGS=${SAN_FLAGS-}
+SAN_FIRST=${SAN_PRELOAD:+$SAN_PRELOAD:}
+MS_PRELOAD=$SAN_FIRST$MUTEXSTAT_LIB
+if [ -n "$SAN_PRELOAD" ]; then
+	# intercept_tls_get_addr=0: gcc 12's ASan guesses the bounds of a
+	# thread's dynamic TLS blocks (libunwind's, which the library dlopens)
+	# from glibc's layout of 2.19, wrongly, and LeakSanitizer then crashes
+	# at exit scanning them; so those blocks are not scanned (static TLS
+	# still is).
+	ASAN_OPTIONS="log_path=$WORK/sanitizer:intercept_tls_get_addr=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+	UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+	LSAN_OPTIONS="suppressions=$top_srcdir/tests/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+	export ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS
+fi
+
+# sanitized: succeeds in a sanitized build.
+sanitized() {
+	[ -n "$SAN_PRELOAD" ]
+}
+
+# san_leave_signals: in a sanitized build, ASan does not catch SIGSEGV,
+# SIGBUS, SIGFPE, SIGILL and SIGABRT (and core dumps are written), so they
+# reach the program and the library as in a normal build: for tests of
+# MUTEXSTAT_ON_CRASH.
+san_leave_signals() {
+	sanitized || return 0
+	ASAN_OPTIONS="$ASAN_OPTIONS:handle_segv=0:handle_sigbus=0:handle_sigfpe=0"
+	ASAN_OPTIONS="$ASAN_OPTIONS:handle_sigill=0:handle_abort=0:disable_coredump=0"
+}
+
+# skip_if_sanitized WHY: skip the whole test in a sanitized build.
+skip_if_sanitized() {
+	if sanitized; then
+		echo "SKIP: not in a sanitized build: $*"
+		exit 77
+	fi
+}
+
 # run_with OUT ERR program args...: the program under the library, report
 # to $WORK/report (unless MUTEXSTAT_OUTPUT is already set by the caller).
 run_with() {
 	out=$1; err=$2; shift 2
-	env LD_PRELOAD="$MUTEXSTAT_LIB" \
+	env LD_PRELOAD="$MS_PRELOAD" \
 	    MUTEXSTAT_OUTPUT="${MUTEXSTAT_OUTPUT-$WORK/report}" \
 	    "$@" >"$out" 2>"$err"
 }
@@ -55,7 +103,30 @@ top_row() {
 		in_top && index($0, " " label " ") { print; exit }' "$1"
 }
 
+# sanitizer_reports: each report a sanitizer wrote is a failure (warnings
+# alone, such as LeakSanitizer's "False leaks are possible", are not).
+# UBSan's reports do not go to the log files (gcc's UBSan runtime, beside
+# ASan's, writes them to stderr whatever UBSAN_OPTIONS says): the program
+# stops with status 1 at the first one, and any file of the test that holds
+# one -- a saved stderr -- is a failure too.
+sanitizer_reports() {
+	sanitized || return 0
+	for f in "$WORK"/sanitizer.*; do
+		[ -e "$f" ] || continue
+		grep -Eq 'ERROR: |runtime error|CHECK failed|fatal error' "$f" || continue
+		fail "a sanitizer found a problem ($(basename "$f")):"
+		sed 's/^/  | /' "$f" >&2
+	done
+	grep -rlE '^[^ ]+:[0-9]+:[0-9]+: runtime error: ' "$WORK" 2>/dev/null |
+	    grep -v '/sanitizer\.[0-9]*$' >"$WORK/.ubsan" || :
+	while read -r f; do
+		fail "UBSan found a problem (in $f):"
+		grep -A3 'runtime error: ' "$f" | sed 's/^/  | /' >&2
+	done <"$WORK/.ubsan"
+}
+
 finish() {
+	sanitizer_reports
 	echo "$PASSED passed, $FAILED failed"
 	[ "$FAILED" -eq 0 ]
 	exit $?

@@ -16,7 +16,7 @@ expect_grep "exit report after reset: 1500 queue locks" "^ +[0-9]+ queue +1500 "
 expect_grep "exit report after reset: 150 stats locks" "^ +[0-9]+ stats +150 " "$WORK/exit"
 expect_grep "detail names the mutex" '^#[0-9]+ mutex 0x[0-9a-f]+ "queue" \(normal, no init seen\)' "$WORK/exit"
 # Preloaded as well as linked: one library, one count.
-LD_PRELOAD="$MUTEXSTAT_LIB" "$B/examples/named" > "$WORK/out2" 2> "$WORK/err2"
+LD_PRELOAD="$MS_PRELOAD" "$B/examples/named" > "$WORK/out2" 2> "$WORK/err2"
 awk '/^mutexstat: named/ { n++ } n == 2' "$WORK/err2" > "$WORK/exit2"
 expect_grep "preloaded and linked: not counted twice" "^ +[0-9]+ queue +1500 " "$WORK/exit2"
 # Naming a mutex before the thread's first lock (the thread has no record
@@ -35,7 +35,7 @@ int main(void)
 	return 0;
 }
 EOC
-if cc -I"$top_srcdir/include" -o "$WORK/name_first" "$WORK/name_first.c" \
+if cc $SAN_FLAGS -I"$top_srcdir/include" -o "$WORK/name_first" "$WORK/name_first.c" \
 	"$(dirname "$MUTEXSTAT_LIB")/libmutexstat.so" -lpthread; then
 	env LD_LIBRARY_PATH="$(dirname "$MUTEXSTAT_LIB")" "$WORK/name_first" \
 		> "$WORK/nf.out" 2> "$WORK/nf.err"
@@ -92,7 +92,11 @@ int main(void)
 	return 0;
 }
 EOC
-if cc -I"$top_srcdir/include" -o "$WORK/fork_dump" "$WORK/fork_dump.c" \
+if sanitized; then
+	# gcc 12's ASan allocator is not reset in a child of fork: a child
+	# forked while the dumper thread was in malloc hangs in its first one.
+	echo "skip: fork while dumping (sanitized build: ASan's malloc after fork)"
+elif cc -I"$top_srcdir/include" -o "$WORK/fork_dump" "$WORK/fork_dump.c" \
 	"$(dirname "$MUTEXSTAT_LIB")/libmutexstat.so" -lpthread; then
 	env LD_LIBRARY_PATH="$(dirname "$MUTEXSTAT_LIB")" MUTEXSTAT_OUTPUT=/dev/null \
 		timeout 300 "$WORK/fork_dump" > "$WORK/fd.out" 2> "$WORK/fd.err"

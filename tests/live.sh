@@ -18,7 +18,7 @@ wait_for() {
 }
 
 # ---- kill -USR1 on a deadlocked program ----------------------------------
-env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/dump" \
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/dump" \
 	"$B/tests/scenario" hang > "$WORK/out" 2> "$WORK/err" &
 pid=$!
 if wait_for "$WORK/out" '^deadlocked$' 20; then pass "the program deadlocked"; else fail "never deadlocked"; fi
@@ -42,7 +42,7 @@ expect_eq "findings before the statistics" \
 	"$(awk '/^DEADLOCK:/ { d = NR } /^Top / { t = NR } END { print (d && d < t) ? "yes" : "no" }' "$WORK/dump.1")" yes
 
 # ---- dining philosophers, all five hungry at once: a 5-thread cycle -------
-env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/phil" \
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/phil" \
 	"$B/examples/deadlock_philosophers" hang > "$WORK/out" 2> "$WORK/err" &
 pid=$!
 wait_for "$WORK/out" '^all five wait for their right fork$' 20 && pass "philosophers: hung" || fail "philosophers: never hung"
@@ -58,7 +58,7 @@ expect_eq "philosophers: each right fork is a neighbour's left" \
 	"$(grep -Ec "held by thread [0-9]+, taken at philosopher\+0x[0-9a-f]+ \(.*deadlock_philosophers\.c:$(grep -n HANG_LEFT "$PSRC" | cut -d: -f1)," "$WORK/phil.cycle")" 5
 
 # ---- a condition wait holding the mutex its signaller needs --------------
-env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/cdump" \
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/cdump" \
 	"$B/tests/scenario" condhang > "$WORK/out" 2> "$WORK/err" &
 pid=$!
 wait_for "$WORK/out" '^hung$' 20 && pass "condhang: hung" || fail "condhang: never hung"
@@ -73,7 +73,7 @@ expect_grep "condhang: where the other waits for the condition" \
 	"waits at +cond_waiter\+0x[0-9a-f]+ \(.*scenario\.c:$(line_of CONDHANG_WAITS)," "$WORK/cdump.1"
 
 # ---- the watchdog --------------------------------------------------------
-env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_WATCHDOG=1 MUTEXSTAT_ON_DEADLOCK=abort \
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_WATCHDOG=1 MUTEXSTAT_ON_DEADLOCK=abort \
 	timeout 30 "$B/tests/scenario" hang > "$WORK/out" 2> "$WORK/err"
 rc=$?
 expect_eq "watchdog: aborted (SIGABRT)" "$rc" 134
@@ -82,7 +82,7 @@ expect_eq "watchdog: one report" "$(grep -c '^mutexstat: scenario (pid' "$WORK/e
 
 # ---- thousands of dump signals while 4 threads lock hard -----------------
 # (the lockers run niced so the sender, on a small machine, gets the CPU)
-nice -n 15 env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/storm" \
+nice -n 15 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/storm" \
 	"$B/tests/scenario" hammer 3 > "$WORK/out" 2> "$WORK/err" &
 pid=$!
 wait_for "$WORK/out" '^hammering$' 20

@@ -26,7 +26,7 @@ env -u LD_PRELOAD "$B/examples/named" > "$WORK/one.out" 2> "$WORK/one.err"
 exit_report "$WORK/one.err" > "$WORK/one"
 expect_grep "linked only: queue 1500" '^ +[0-9]+ queue +1500 ' "$WORK/one"
 for pre in "$MUTEXSTAT_LIB" "$COPY"; do
-	LD_PRELOAD="$pre" "$B/examples/named" > "$WORK/two.out" 2> "$WORK/two.err"
+	LD_PRELOAD="$SAN_FIRST$pre" "$B/examples/named" > "$WORK/two.out" 2> "$WORK/two.err"
 	expect_eq "linked and preloaded ($pre): output" "$(cat "$WORK/two.out")" "$(cat "$WORK/one.out")"
 	exit_report "$WORK/two.err" > "$WORK/two"
 	expect_eq "linked and preloaded ($pre): counts as linked only" \
@@ -40,7 +40,7 @@ MUTEXSTAT_TOP=20 run_with "$WORK/out" "$WORK/err" "$B/examples/ten_by_twenty"
 cp "$WORK/report" "$WORK/single"
 for order in "$MUTEXSTAT_LIB $COPY" "$COPY $MUTEXSTAT_LIB"; do
 	first=${order%% *}; second=${order#* }
-	timeout -s KILL 60 env LD_PRELOAD="$order" MUTEXSTAT_OUTPUT="$WORK/report" MUTEXSTAT_TOP=20 \
+	timeout -s KILL 60 env LD_PRELOAD="$SAN_FIRST$order" MUTEXSTAT_OUTPUT="$WORK/report" MUTEXSTAT_TOP=20 \
 		"$B/examples/ten_by_twenty" > "$WORK/out" 2> "$WORK/err"
 	rc=$?
 	expect_eq "two files preloaded ($order): runs" "$rc:$(cat "$WORK/out")" \
@@ -92,7 +92,7 @@ if cc -o "$WORK/open_copy" "$WORK/open_copy.c" -ldl -lpthread; then
 	for mode in local global; do
 		set -- "$COPY"
 		[ "$mode" = global ] && set -- "$COPY" global
-		timeout -s KILL 60 env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/report" \
+		timeout -s KILL 60 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/report" \
 			"$WORK/open_copy" "$@" > "$WORK/out" 2> "$WORK/err"
 		rc=$?
 		expect_eq "dlopen'ed copy ($mode): runs" "$rc:$(cat "$WORK/out")" "0:4000"

@@ -103,7 +103,7 @@ LOCKS="$WORK/locks"
 run() {
 	rm -f "$WORK/report"
 	rc=0
-	env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/report" "$@" \
+	env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/report" "$@" \
 	    >"$WORK/out" 2>"$WORK/err" || rc=$?
 }
 

@@ -64,7 +64,7 @@ FIRST='^mutexstat: contention \(pid [0-9]+\) ran [^:]+: 3 threads used mutexes, 
 run() {
 	output=$1; shift
 	rc=0
-	env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$output" "$@" \
+	env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$output" "$@" \
 	    >"$WORK/out" 2>"$WORK/err" || rc=$?
 }
 
@@ -206,14 +206,14 @@ expect_eq "fd 2 reused, output unwritable: not in the reused file" \
 # that gets fd 2 must not receive the report either
 rm -f "$WORK/reused"
 rc=0
-env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT= "$FD2" reuse "$WORK/reused" \
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT= "$FD2" reuse "$WORK/reused" \
     >"$WORK/out" 2>&- || rc=$?
 expect_eq "started without fd 2: program" "$rc $(cat "$WORK/out")" "0 fd 2"
 expect_eq "started without fd 2: the file has only the program's line" \
     "$(cat "$WORK/reused")" "fd2: the program's own line"
 rm -f "$WORK/reused"
 rc=0
-env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/closed.txt" \
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/closed.txt" \
     "$FD2" reuse "$WORK/reused" >"$WORK/out" 2>&- || rc=$?
 expect_grep "started without fd 2, MUTEXSTAT_OUTPUT: the report in the file" \
     '^mutexstat: fd2 \(pid [0-9]+\) ran ' "$WORK/closed.txt"

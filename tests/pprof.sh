@@ -62,7 +62,7 @@ expect_eq "contentions: one per wait per side" \
 
 # a live dump (SIGUSR1) writes the profile too, with its number, while
 # the program's threads still hold their mutexes
-env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_FORMAT=pprof,text MUTEXSTAT_OUTPUT="$WORK/live" \
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_FORMAT=pprof,text MUTEXSTAT_OUTPUT="$WORK/live" \
 	"$B/tests/scenario" hang > "$WORK/out" 2>&1 &
 pid=$!
 n=0; while ! grep -q deadlocked "$WORK/out" && [ $n -lt 200 ]; do sleep 0.1; n=$((n + 1)); done

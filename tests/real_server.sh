@@ -67,7 +67,7 @@ stopped
 bare_rc=$rc
 
 # ---- with it, three live dumps ------------------------------------------------
-serve "$WORK/out" "$WORK/err" LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/r" \
+serve "$WORK/out" "$WORK/err" LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/r" \
 	MUTEXSTAT_FORMAT=text,folded MUTEXSTAT_SIGNAL=USR2
 timeout 60 "$PY" "$CLIENT" "$port" "$server" USR2 "$WORK/r" > "$WORK/client" 2> "$WORK/cerr"
 expect_eq "the client ran, each dump came" "$?" 0
@@ -100,7 +100,7 @@ ready || fail "SIGUSR1, bare: memcached did not answer"
 kill -USR1 "$server"
 stopped
 ubare=$rc
-serve "$WORK/u.out" "$WORK/u.err" LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/u"
+serve "$WORK/u.out" "$WORK/u.err" LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/u"
 ready || fail "SIGUSR1: memcached did not answer"
 kill -USR1 "$server"
 stopped

@@ -27,7 +27,7 @@ JUNK='an older file that must stay as it is'
 run() {
 	output=$1; shift
 	rc=0
-	env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$output" "$@" \
+	env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$output" "$@" \
 	    "$CONTENTION" 2 1000 >"$WORK/out" 2>"$WORK/err" || rc=$?
 }
 
@@ -136,7 +136,7 @@ expect_grep "a FIFO with a reader: it got the report" "$FIRST" "$WORK/from-fifo"
 expect_eq "a FIFO with a reader: nothing on stderr" "$(cat "$WORK/err")" ""
 
 rc=0
-env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/fifo" \
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/fifo" \
     timeout 20 "$CONTENTION" 2 1000 >"$WORK/out" 2>"$WORK/err" || rc=$?
 expect_refused "a FIFO without a reader (no wait)" "$WORK/fifo" ENXIO
 
@@ -149,7 +149,7 @@ expect_eq "/dev/null: nothing on stderr" "$(cat "$WORK/err")" ""
 if command -v prlimit >/dev/null 2>&1; then
 	# stderr through a pipe: a file there would be limited too
 	{
-		env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/big.txt" \
+		env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/big.txt" \
 		    prlimit --fsize=2000 "$CONTENTION" 2 1000 2>&1 >"$WORK/out"
 		echo $? >"$WORK/rc"
 	} | cat >"$WORK/err"
@@ -171,11 +171,11 @@ expect_eq "broken stderr, without the library" \
     "$("$RUN" --broken-stderr "$CONTENTION" 2 1000)" "$(cat "$WORK/contention.out")
 exit 0"
 expect_eq "broken stderr: the report fails, the program does not" \
-    "$("$RUN" --broken-stderr env LD_PRELOAD="$MUTEXSTAT_LIB" "$CONTENTION" 2 1000)" \
+    "$("$RUN" --broken-stderr env LD_PRELOAD="$MS_PRELOAD" "$CONTENTION" 2 1000)" \
     "$(cat "$WORK/contention.out")
 exit 0"
 expect_eq "broken stderr and an unwritable MUTEXSTAT_OUTPUT" \
-    "$("$RUN" --broken-stderr env LD_PRELOAD="$MUTEXSTAT_LIB" \
+    "$("$RUN" --broken-stderr env LD_PRELOAD="$MS_PRELOAD" \
 	MUTEXSTAT_OUTPUT="$WORK/none/r.txt" "$CONTENTION" 2 1000)" \
     "$(cat "$WORK/contention.out")
 exit 0"
@@ -194,7 +194,7 @@ if $ns sh -c "mount -t tmpfs -o ro tmpfs '$WORK/m'" 2>/dev/null; then
 		$ns sh -c 'mount -t tmpfs -o "$1" tmpfs "$2" || exit 99
 			case $1 in size=*) cat /dev/zero >"$2/fill" 2>/dev/null ;; esac
 			shift 2; exec "$@"' sh "$opts" "$dir" \
-		    env LD_PRELOAD="$MUTEXSTAT_LIB" "$@" "$CONTENTION" 2 1000 \
+		    env LD_PRELOAD="$MS_PRELOAD" "$@" "$CONTENTION" 2 1000 \
 		    >"$WORK/out" 2>"$WORK/err" || rc=$?
 	}
 	in_ns ro "$WORK/ro" MUTEXSTAT_OUTPUT="$WORK/ro/r.txt"
@@ -216,7 +216,7 @@ if $ns sh -c "mount -t tmpfs -o ro tmpfs '$WORK/m'" 2>/dev/null; then
 	rc=0
 	$ns sh -c 'mount -t tmpfs -o ro tmpfs "$1" && cd "$1" && echo $$ >"$2" &&
 		exec env LD_PRELOAD="$3" MUTEXSTAT_FORMAT=text,json "$4" 2 1000' sh \
-	    "$WORK/ro" "$WORK/pid" "$MUTEXSTAT_LIB" "$CONTENTION" \
+	    "$WORK/ro" "$WORK/pid" "$MS_PRELOAD" "$CONTENTION" \
 	    >"$WORK/out" 2>"$WORK/err" || rc=$?
 	pid=$(cat "$WORK/pid")
 	expect_program "the default prefix in a read-only directory"

@@ -7,6 +7,7 @@
 # what was not followed; the resident memory of 1,000,000 live mutexes
 # stays within the README's budget.
 . "$top_srcdir/tests/lib.sh"
+skip_if_sanitized "it measures resident memory, which ASan's shadow memory changes"
 S=$top_builddir/tests/scale
 BUDGET=320 # bytes of resident memory per live mutex (README, "Scale")
 

@@ -22,7 +22,7 @@ acquired() {
 }
 
 # ---- one process-shared mutex, two processes ------------------------------
-timeout -s KILL 60 env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/c.%p" \
+timeout -s KILL 60 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/c.%p" \
 	"$P" counts 20000 "$WORK/area" > "$WORK/out" 2> "$WORK/err"
 expect_eq "counts: exit status" "$?" 0
 expect_grep "counts: the mutex kept them apart: 4 x 20000" '^counter 80000$' "$WORK/out"
@@ -44,7 +44,7 @@ expect_eq "counts: nothing on stderr" "$(cat "$WORK/err")" ""
 
 # ---- robust mutexes whose owner dies ---------------------------------------
 "$P" robust "$WORK/area2" > "$WORK/plain" 2>&1
-timeout -s KILL 60 env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/r.%p" \
+timeout -s KILL 60 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/r.%p" \
 	"$P" robust "$WORK/area3" > "$WORK/out" 2>&1
 strip() { grep -Ev '^(local|shared) ' "$1"; }
 expect_eq "robust: every return value as without the library" "$(strip "$WORK/out")" "$(strip "$WORK/plain")"
@@ -74,7 +74,7 @@ expect_no_grep "robust: the unlock after EOWNERDEAD is no misuse" '^MISUSE' "$re
 
 # ---- waiting for a shared mutex another process holds ---------------------
 : > "$WORK/out" # empty now: the job truncates it only once it runs
-env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/w.%p" "$P" wait "$WORK/area4" \
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/w.%p" "$P" wait "$WORK/area4" \
 	> "$WORK/out" 2> "$WORK/err" &
 pid=$!
 wait_for "$WORK/out" '^locking$' 20 || fail "wait: never got to the lock"

@@ -37,7 +37,7 @@ with() {
 	rm -f "$WORK"/r "$WORK"/r.*
 	vars=$1 opts=$2; shift 2
 	# shellcheck disable=SC2086
-	"$RUN" $opts env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/r" $vars "$@" \
+	"$RUN" $opts env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/r" $vars "$@" \
 	    >"$WORK/out" 2>"$WORK/err"
 }
 
@@ -85,7 +85,7 @@ EOF
 if "$CC" -shared -fPIC -o "$WORK/early.so" "$WORK/early.c"; then
 	# the last preloaded library starts first
 	rm -f "$WORK"/r*
-	"$RUN" env LD_PRELOAD="$MUTEXSTAT_LIB:$WORK/early.so" MUTEXSTAT_OUTPUT="$WORK/r" \
+	"$RUN" env LD_PRELOAD="$MS_PRELOAD:$WORK/early.so" MUTEXSTAT_OUTPUT="$WORK/r" \
 	    "$SIG" raise-usr1 >"$WORK/out" 2>"$WORK/err"
 	expect_eq "a SIGUSR1 handler from before start-up: it runs" "$(cat "$WORK/out")" \
 	    "early handler
@@ -121,7 +121,7 @@ for case in "sigwait" "sigwait-inherited --block-all"; do
 	: >"$WORK/out"
 	# shellcheck disable=SC2086
 	"$RUN" $opts sh -c 'echo $$ >"$1"; shift; exec "$@"' sh "$WORK/pid" \
-	    env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/r" "$SIG" $mode \
+	    env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/r" "$SIG" $mode \
 	    >"$WORK/out" 2>"$WORK/err" &
 	pid=$!
 	wait_for "$WORK/out" '^ready$' || fail "$mode: never ready"
@@ -145,7 +145,7 @@ done
 # the watchdog needs no signal: a hang in a program that blocks them all
 rm -f "$WORK"/r*
 : >"$WORK/out" # the background job truncates it only once it runs
-env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/r" MUTEXSTAT_WATCHDOG=1 \
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/r" MUTEXSTAT_WATCHDOG=1 \
     "$SIG" blocked-hang >"$WORK/out" 2>"$WORK/err" &
 pid=$!
 wait_for "$WORK/out" '^ready$' || fail "blocked-hang: never ready"
@@ -165,7 +165,7 @@ expect_eq "all signals blocked: kill -USR1 stays pending, no second report" \
 rm -f "$WORK"/r* "$WORK/in"
 : >"$WORK/out"
 mkfifo "$WORK/in"
-env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/r" "$SIG" own-rtmax \
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/r" "$SIG" own-rtmax \
     <"$WORK/in" >"$WORK/out" 2>"$WORK/err" &
 pid=$!
 exec 3>"$WORK/in"

@@ -25,7 +25,7 @@ for round in $(seq 1 $rounds); do
 
 	$limit "$prog" >"$plain.out" 2>"$plain.err"
 	plain_status=$?
-	$limit env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$report" \
+	$limit env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$report" \
 	    "$prog" >"$traced.out" 2>"$traced.err"
 	traced_status=$?
 
