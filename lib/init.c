@@ -144,8 +144,8 @@ int ms_start_lazily(void)
 		 * thread may start, at its first call */
 		if (!ms_self.guard) {
 			ms_fork_settle();
-			if (unlikely(LOAD(&ms_live_child_pending)))
-				ms_live_start_child();
+			if (unlikely(LOAD(&ms_live_pending)))
+				ms_live_at_call();
 		}
 		/* off in a fork child with MUTEXSTAT_FOLLOW=0 */
 		return !__atomic_load_n(&ms_active, __ATOMIC_ACQUIRE);

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include "clock.h"
 #include "init.h"
+#include "live.h"
 #include "real.h"
 #include "record.h"
 
@@ -308,6 +309,7 @@ MS_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
 	if (seq_) /* before the wait: it may be long */                      \
 		ms_release_publish(r, birth_, seq_);                          \
 	errno = saved;                                                       \
+	ms_live_before_wait();                                               \
 	t->ts->cond_key = (uintptr_t)m; /* for live dumps */                 \
 	t->ts->cond_caller = CALLER;                                         \
 	t->ts->cond_since = ms_ticks();                                      \

@@ -3,6 +3,8 @@
  *
  *   fork(), daemon()           so a fork child starts its dump thread
  *                              when they have returned (fork.c, live.c);
+ *   pthread_create()           so the dump thread starts with the
+ *                              program's second thread (live.c);
  *   pthread_mutex_consistent() a robust mutex repaired after its owner
  *                              died (robust.c).
  *
@@ -12,6 +14,7 @@
 #include "fork.h"
 #include "init.h"
 #include "internal.h"
+#include "live.h"
 #include "real.h"
 #include "robust.h"
 #include "table.h"
@@ -28,6 +31,19 @@ MS_EXPORT pid_t fork(void)
 MS_EXPORT int daemon(int nochdir, int noclose)
 {
 	return ms_fork_daemon(nochdir, noclose);
+}
+
+/* The program's second thread: the dump thread may start now (live.c). */
+MS_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
+			     void *(*fn)(void *), void *arg)
+{
+	int rc = ms_real.thread_create(th, attr, fn, arg);
+	if (rc == 0 && unlikely(__atomic_load_n(&ms_live_pending, __ATOMIC_ACQUIRE))) {
+		int saved = errno;
+		ms_live_needed();
+		errno = saved;
+	}
+	return rc;
 }
 
 MS_EXPORT int pthread_mutex_consistent(pthread_mutex_t *m)

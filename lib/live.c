@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/single_threaded.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -49,6 +50,35 @@ static int pipe_fd[2] = { -1, -1 };
 static int dump_signal, stack_signal;
 static uint32_t stack_request;
 static pid_t dump_pid, dump_tid; /* the dump thread's process and thread */
+
+/* When the dump thread starts.  glibc runs the mutexes of a process with one
+ * thread without locked instructions (its single-thread optimisation): a
+ * thread of ours would take that away from every single-threaded program
+ * (~7 ns more per lock/unlock pair here, against ~8 ns for all of our
+ * bookkeeping), so where it can wait, it waits until it is needed:
+ *
+ *   START_AT_THREADS  when the program starts a second thread of its own
+ *                     (our pthread_create, after glibc's has returned), or
+ *                     its thread is about to wait for a mutex or a
+ *                     condition (then it waits for another process); a
+ *                     dump asked for before that makes it START_AT_CALL;
+ *   START_AT_CALL     at the next mutex call, with glibc's malloc: it never
+ *                     calls a pthread mutex, so that call is never made
+ *                     from inside the allocator pthread_create will call
+ *                     (and a fork child that locks a mutex has left the
+ *                     async-signal-safe regime anyway);
+ *   START_AT_RETURN   with another malloc (jemalloc locks pthread mutexes
+ *                     inside malloc: pthread_create there would call malloc
+ *                     from inside itself), in a fork child, when fork() or
+ *                     daemon() returns through our entry point, back in the
+ *                     program -- the children of other forks then get none.
+ *
+ * It starts at once where it cannot wait: a process with threads already,
+ * another malloc (no safe moment later), the watchdog or crash reports
+ * asked for (they need it to be there). */
+enum { START_AT_CALL = 1, START_AT_RETURN = 2, START_AT_THREADS = 4 };
+uint32_t ms_live_pending;
+static int foreign_malloc; /* malloc is not glibc's (ms_live_init) */
 static int crash_asked, crash_done;
 int ms_live_aborting;
 
@@ -561,8 +591,18 @@ static void dump_handler(int sig)
 	int saved = errno;
 	/* A child of fork without a pipe of its own yet (dump_pid is set with
 	 * the pipe): the parent's dump thread must not answer for it. */
-	if (getpid() == dump_pid)
+	if (getpid() == dump_pid) {
 		poke('d');
+		/* No dump thread yet (a process with one thread): it starts
+		 * at this thread's next mutex call, which must take the slow
+		 * path (the lock path trusts the cache, the unlock path ok). */
+		uint32_t p = START_AT_THREADS;
+		if (__atomic_compare_exchange_n(&ms_live_pending, &p, START_AT_CALL, 0,
+						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+			ms_cache_clear(&ms_self);
+			ms_self.ok = 0;
+		}
+	}
 	errno = saved;
 }
 
@@ -577,7 +617,7 @@ int ms_live_crash_report(void)
 	/* The thread may not have run yet: the request waits in the pipe.
 	 * A fork child's that is not started yet will not be, from here. */
 	if (!dump_pid || getpid() != dump_pid || ms_live_in_dump_thread() ||
-	    __atomic_load_n(&ms_live_child_pending, __ATOMIC_ACQUIRE))
+	    __atomic_load_n(&ms_live_pending, __ATOMIC_ACQUIRE))
 		return -1;
 	__atomic_store_n(&crash_asked, 1, __ATOMIC_RELEASE);
 	poke('c');
@@ -681,24 +721,6 @@ static const char *taken(int sig)
 static struct sigaction old_dump_sa, old_stack_sa;
 static int have_old_dump, have_old_stack;
 
-/* A fork child's dump thread is not started in the fork handler
- * (pthread_create is not async-signal-safe, and an allocator whose fork
- * handler runs after ours is not usable yet), but:
- *
- *   CHILD_AT_CALL    at the child's first mutex call, with glibc's malloc:
- *                    a child that only execs never starts one (nor pays
- *                    for it), and a child that locks a mutex has left the
- *                    async-signal-safe regime anyway; glibc's malloc never
- *                    calls a pthread mutex, so that call is never made from
- *                    inside the allocator pthread_create will call;
- *   CHILD_AT_RETURN  with another malloc (jemalloc locks pthread mutexes
- *                    inside malloc: pthread_create there would call malloc
- *                    from inside itself), when fork() or daemon() returns
- *                    through our entry point, back in the program -- the
- *                    children of other forks then get none. */
-enum { CHILD_AT_CALL = 1, CHILD_AT_RETURN = 2 };
-uint32_t ms_live_child_pending;
-static int foreign_malloc; /* malloc is not glibc's (ms_live_init) */
 
 static int start_thread(void)
 {
@@ -757,6 +779,11 @@ int ms_live_init(void)
 		sa.sa_handler = dump_handler;
 		have_old_dump = sigaction(dump_signal, &sa, &old_dump_sa) == 0;
 	}
+	if (__libc_single_threaded && !foreign_malloc && !ms_opt.watchdog &&
+	    !ms_opt.on_crash) {
+		__atomic_store_n(&ms_live_pending, START_AT_THREADS, __ATOMIC_RELEASE);
+		return 0;
+	}
 	return start_thread();
 }
 
@@ -777,7 +804,7 @@ void ms_live_after_fork_child(int follow, int in_fork_call)
 			close(pipe_fd[i]);
 			pipe_fd[i] = -1;
 		}
-	ms_live_child_pending = 0;
+	ms_live_pending = 0;
 	dump_pid = 0; /* no dump thread here yet */
 	dump_tid = 0;
 	if (!follow) {
@@ -795,17 +822,21 @@ void ms_live_after_fork_child(int follow, int in_fork_call)
 	/* a signal that comes before the thread waits in the pipe */
 	if (pipe_make() == 0) {
 		dump_pid = getpid();
-		__atomic_store_n(&ms_live_child_pending,
-				 foreign_malloc ? CHILD_AT_RETURN : CHILD_AT_CALL,
+		__atomic_store_n(&ms_live_pending,
+				 foreign_malloc ? START_AT_RETURN
+				 : ms_opt.watchdog || ms_opt.on_crash ? START_AT_CALL
+								     : START_AT_THREADS,
 				 __ATOMIC_RELEASE);
 	}
 }
 
-static void start_child(uint32_t when)
+/* Start the dump thread if it waits for one of the moments in `when`. */
+static void start_pending(uint32_t when)
 {
-	uint32_t expect = when;
-	if (!__atomic_compare_exchange_n(&ms_live_child_pending, &expect, 0, 0,
-					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+	uint32_t p = __atomic_load_n(&ms_live_pending, __ATOMIC_ACQUIRE);
+	if (!(p & when) || !__atomic_compare_exchange_n(&ms_live_pending, &p, 0, 0,
+							__ATOMIC_ACQ_REL,
+							__ATOMIC_ACQUIRE))
 		return;
 	struct ms_thread *t = &ms_self;
 	int saved = errno;
@@ -817,10 +848,15 @@ static void start_child(uint32_t when)
 
 void ms_live_fork_returned(void)
 {
-	start_child(CHILD_AT_RETURN);
+	start_pending(START_AT_RETURN);
 }
 
-void ms_live_start_child(void)
+void ms_live_at_call(void)
 {
-	start_child(CHILD_AT_CALL);
+	start_pending(START_AT_CALL);
+}
+
+void ms_live_needed(void)
+{
+	start_pending(START_AT_THREADS | START_AT_CALL);
 }

@@ -39,8 +39,19 @@ extern pid_t __fork(void); // NOLINT(bugprone-reserved-identifier,cert-dcl37-c)
 static int missing_timedlock(pthread_mutex_t *m, const struct timespec *ts);
 static int missing_consistent(pthread_mutex_t *m);
 static int missing_daemon(int nochdir, int noclose);
+static int missing_thread_create(pthread_t *th, const pthread_attr_t *attr,
+				 void *(*fn)(void *), void *arg);
 static int missing_clocklock(pthread_mutex_t *m, clockid_t c,
 			     const struct timespec *ts);
+static int missing_thread_create(pthread_t *th, const pthread_attr_t *attr,
+				 void *(*fn)(void *), void *arg)
+{
+	ms_real_resolve();
+	if (ms_real.thread_create == missing_thread_create)
+		return ENOSYS;
+	return ms_real.thread_create(th, attr, fn, arg);
+}
+
 static int missing_cond_wait(pthread_cond_t *c, pthread_mutex_t *m);
 static int missing_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 				  const struct timespec *ts);
@@ -61,6 +72,7 @@ struct ms_real ms_real = {
 	.mutex_consistent = missing_consistent,
 	.fork = __fork,
 	.daemon = missing_daemon,
+	.thread_create = missing_thread_create,
 };
 
 #if defined(__x86_64__)
@@ -109,6 +121,7 @@ int ms_real_resolve(void)
 	RESOLVE(mutex_consistent, "pthread_mutex_consistent", NULL);
 	RESOLVE(fork, "fork", NULL);
 	RESOLVE(daemon, "daemon", NULL);
+	RESOLVE(thread_create, "pthread_create", NULL);
 	return missing ? -1 : 0;
 }
 

@@ -22,6 +22,8 @@ struct ms_real {
 			      const struct timespec *);
 	int (*mutex_consistent)(pthread_mutex_t *);
 	pid_t (*fork)(void);
+	int (*thread_create)(pthread_t *, const pthread_attr_t *,
+			     void *(*)(void *), void *);
 	int (*daemon)(int, int);
 };
 

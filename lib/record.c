@@ -5,6 +5,7 @@
 #include "blame.h"
 #include "depot.h"
 #include "findings.h"
+#include "live.h"
 #include "fork.h"
 #include "robust.h"
 #include "options.h"
@@ -325,6 +326,7 @@ int ms_lock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m, int rc,
 			__atomic_fetch_or(&ms_rec(r)->flags, MS_F_WAITERS, __ATOMIC_SEQ_CST);
 	}
 	uint32_t waiters = ATOMIC_ADD(&c->waiters, 1) + 1;
+	ms_live_before_wait();
 	uint64_t start = ms_ticks();
 	/* what a live dump reads: this thread waits for m */
 	struct ms_tstate *ts = t->ts;

@@ -174,10 +174,18 @@ static pid_t holder_thread(void)
 	return 0;
 }
 
+/* A process with one thread starts its dump thread at its next mutex call
+ * after a dump signal: so, after each signal, one (on a mutex of its own
+ * that no check counts). */
+static pthread_mutex_t tick = PTHREAD_MUTEX_INITIALIZER;
+
 static void wait_to_be_killed(void)
 {
-	for (;;)
+	for (;;) {
 		pause();
+		pthread_mutex_lock(&tick);
+		pthread_mutex_unlock(&tick);
+	}
 }
 
 /* Before the fork, findings of the parent's: a lock-order inversion (a

@@ -121,9 +121,9 @@ kill "$child"
 wait "$job"
 expect_grep "usr1: the child ended by our SIGTERM" "^child $child killed by SIGTERM$" "$WORK/out"
 
-# A child that has not locked a mutex yet has no dump thread (it may be
+# A child with one thread has no dump thread until it needs one (it may be
 # about to exec: nothing is started in a process that only execs): a dump
-# signal then waits until the child's first mutex call.
+# signal then waits until the child's next mutex call.
 start_job late env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/l.%p" "$P" late "$WORK/go"
 wait_for "$WORK/out" '^child [0-9]+ ready$' 20 || fail "late: no child"
 child=$(awk '/^child [0-9]+ ready/ { print $2 }' "$WORK/out")

@@ -80,6 +80,33 @@ expect_eq "watchdog: aborted (SIGABRT)" "$rc" 134
 expect_grep "watchdog: the report names the cycle first" '^DEADLOCK: 2 threads' "$WORK/err"
 expect_eq "watchdog: one report" "$(grep -c '^mutexstat: scenario (pid' "$WORK/err")" 1
 
+# ---- a process with one thread ----------------------------------------
+# glibc runs a single-threaded process's mutexes without locked
+# instructions, so the library adds no thread there until one is needed:
+# a dump signal is answered at the process's next mutex call.
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/one" \
+	"$B/tests/scenario" onethread > "$WORK/out" 2> "$WORK/err" &
+pid=$!
+wait_for "$WORK/out" '^ready$' 20
+expect_grep "one thread: the library adds none" '^threads 1$' "$WORK/out"
+kill -USR1 $pid
+if wait_for "$WORK/one.1" '^#1 mutex ' 20; then pass "one thread: the dump, at the next mutex call"
+else fail "one thread: no dump"; fi
+m1=$(awk '/^m1 / { print $2 }' "$WORK/out")
+expect_grep "one thread: its counts (10, then 1 after the signal)" "^ +1 $m1 +1[01] " "$WORK/one.1"
+kill $pid; wait $pid 2>/dev/null
+# a program that starts a thread has the dump thread from then on
+: > "$WORK/out"
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/two" \
+	"$B/tests/scenario" onethread thread > "$WORK/out" 2> "$WORK/err" &
+pid=$!
+wait_for "$WORK/out" '^ready$' 20
+expect_grep "a thread started and joined: the dump thread remains" '^threads 2$' "$WORK/out"
+kill -USR1 $pid
+if wait_for "$WORK/two.1" '^#1 mutex ' 20; then pass "with threads: the dump"
+else fail "with threads: no dump"; fi
+kill $pid; wait $pid 2>/dev/null
+
 # ---- thousands of dump signals while 4 threads lock hard -----------------
 # (the lockers run niced so the sender, on a small machine, gets the CPU)
 nice -n 15 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/storm" \

@@ -19,6 +19,10 @@
  *   signal P  sends SIGUSR1 to process P as fast as it can until P is gone;
  *             prints how many (run without the library)
  *   threads N N short-lived threads, 100 at a time, each locking m1 once
+ *   onethread a process that never starts a thread: locks m1 10 times,
+ *             prints how many threads it has and "ready", then waits for
+ *             signals, locking m1 once after each; with "thread" last, it
+ *             starts (and joins) a thread first
  *   recycle   one thread's lookup cache across lives: x locked 3 times and
  *             destroyed, y initialised (x's record is free) and locked 5
  *             times, x initialised again and locked twice; then two mutexes
@@ -26,6 +30,7 @@
  *             times nested
  *   none      locks nothing */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -367,6 +372,42 @@ static void *lock_once(void *arg)
 	return NULL;
 }
 
+static int task_count(void)
+{
+	int n = 0;
+	DIR *d = opendir("/proc/self/task");
+	for (struct dirent *e; d && (e = readdir(d));)
+		n += e->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static void *nothing(void *arg)
+{
+	return arg;
+}
+
+static int onethread(int with_thread)
+{
+	if (with_thread) {
+		pthread_t t;
+		CHECK(pthread_create(&t, NULL, nothing, NULL), 0);
+		pthread_join(t, NULL);
+	}
+	for (int i = 0; i < 10; i++) {
+		CHECK(pthread_mutex_lock(&m1), 0);
+		CHECK(pthread_mutex_unlock(&m1), 0);
+	}
+	printf("m1 %p\nthreads %d\nready\n", (void *)&m1, task_count());
+	fflush(stdout);
+	for (;;) {
+		pause();
+		CHECK(pthread_mutex_lock(&m1), 0);
+		CHECK(pthread_mutex_unlock(&m1), 0);
+	}
+}
+
 static int threads(int n)
 {
 	pthread_t t[100];
@@ -420,6 +461,8 @@ int main(int argc, char **argv)
 		return threads(atoi(argv[2]));
 	if (!strcmp(what, "signal") && argc > 2)
 		return storm((pid_t)atoi(argv[2]));
+	if (!strcmp(what, "onethread"))
+		return onethread(argc > 2 && !strcmp(argv[2], "thread"));
 	if (!strcmp(what, "recycle"))
 		return recycle();
 	if (!strcmp(what, "none"))
