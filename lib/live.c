@@ -74,8 +74,8 @@ static pid_t dump_pid, dump_tid; /* the dump thread's process and thread */
  *                     program -- the children of other forks then get none.
  *
  * It starts at once where it cannot wait: a process with threads already,
- * another malloc (no safe moment later), the watchdog or crash reports
- * asked for (they need it to be there). */
+ * another malloc (no safe moment later), crash reports asked for (a crash
+ * needs it to be there).  The watchdog can wait: only a wait can hang. */
 enum { START_AT_CALL = 1, START_AT_RETURN = 2, START_AT_THREADS = 4 };
 uint32_t ms_live_pending;
 static int foreign_malloc; /* malloc is not glibc's (ms_live_init) */
@@ -779,8 +779,7 @@ int ms_live_init(void)
 		sa.sa_handler = dump_handler;
 		have_old_dump = sigaction(dump_signal, &sa, &old_dump_sa) == 0;
 	}
-	if (__libc_single_threaded && !foreign_malloc && !ms_opt.watchdog &&
-	    !ms_opt.on_crash) {
+	if (__libc_single_threaded && !foreign_malloc && !ms_opt.on_crash) {
 		__atomic_store_n(&ms_live_pending, START_AT_THREADS, __ATOMIC_RELEASE);
 		return 0;
 	}
@@ -824,8 +823,7 @@ void ms_live_after_fork_child(int follow, int in_fork_call)
 		dump_pid = getpid();
 		__atomic_store_n(&ms_live_pending,
 				 foreign_malloc ? START_AT_RETURN
-				 : ms_opt.watchdog || ms_opt.on_crash ? START_AT_CALL
-								     : START_AT_THREADS,
+				 : ms_opt.on_crash ? START_AT_CALL : START_AT_THREADS,
 				 __ATOMIC_RELEASE);
 	}
 }
