@@ -39,9 +39,6 @@ static uint64_t skipped;
 
 /* The forking thread: it holds our locks from prepare to parent/child. */
 static __thread int holds_locks __attribute__((tls_model("initial-exec")));
-/* fork() came through our entry point (ms_fork_call), which says in the
- * child when fork() has returned. */
-static __thread int in_fork_call __attribute__((tls_model("initial-exec")));
 static int parent_pid_at_prepare;
 
 /* ---- the child's memory of the parent ------------------------------- */
@@ -184,7 +181,7 @@ void ms_fork_child(void)
 	ms_robust_after_fork_child();
 	ms_clock_after_fork_child();
 	__atomic_store_n(&ms_fork_unsettled, 1, __ATOMIC_RELEASE);
-	ms_live_after_fork_child(ms_opt.follow != 0, in_fork_call);
+	ms_live_after_fork_child(ms_opt.follow != 0);
 	if (!ms_opt.follow) /* MUTEXSTAT_FOLLOW=0: this process is not ours */
 		__atomic_store_n(&ms_active, 0, __ATOMIC_RELEASE);
 	if (took)
@@ -239,29 +236,4 @@ int ms_fork_owner_for_unlock(const struct ms_thread *t, uint32_t r,
 	    LOAD(&ms_rec(r)->owner) != (t->tid | MS_HELD))
 		return owner;
 	return (int)t->tid;
-}
-
-int ms_fork_daemon(int nochdir, int noclose)
-{
-	/* glibc's daemon() forks inside; its child returns 0 from here */
-	in_fork_call = 1;
-	int rc = ms_real.daemon(nochdir, noclose);
-	int saved = errno;
-	in_fork_call = 0;
-	if (rc == 0)
-		ms_live_fork_returned();
-	errno = saved;
-	return rc;
-}
-
-pid_t ms_fork_call(void)
-{
-	in_fork_call = 1;
-	pid_t pid = ms_real.fork();
-	int saved = errno;
-	in_fork_call = 0;
-	if (pid == 0)
-		ms_live_fork_returned();
-	errno = saved;
-	return pid;
 }

@@ -76,9 +76,4 @@ static inline void ms_fork_settle(void)
 		ms_fork_settle_now();
 }
 
-/* The fork() and daemon() entry points' work (interpose_process.c): the
- * child starts its dump thread when they return. */
-pid_t ms_fork_call(void);
-int ms_fork_daemon(int nochdir, int noclose);
-
 #endif

@@ -1,8 +1,6 @@
 /* interpose_process.c - the entry points about processes and owners'
  * deaths, beside the mutex calls of interpose.c:
  *
- *   fork(), daemon()           so a fork child starts its dump thread
- *                              when they have returned (fork.c, live.c);
  *   pthread_create()           so the dump thread starts with the
  *                              program's second thread (live.c);
  *   pthread_mutex_consistent() a robust mutex repaired after its owner
@@ -23,16 +21,6 @@
 #include <errno.h>
 #include <unistd.h>
 
-MS_EXPORT pid_t fork(void)
-{
-	return ms_fork_call();
-}
-
-MS_EXPORT int daemon(int nochdir, int noclose)
-{
-	return ms_fork_daemon(nochdir, noclose);
-}
-
 /* The program's second thread: the dump thread may start now (live.c). */
 MS_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 			     void *(*fn)(void *), void *arg)
@@ -40,7 +28,7 @@ MS_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 	int rc = ms_real.thread_create(th, attr, fn, arg);
 	if (rc == 0 && unlikely(__atomic_load_n(&ms_live_pending, __ATOMIC_ACQUIRE))) {
 		int saved = errno;
-		ms_live_needed();
+		ms_live_thread_created();
 		errno = saved;
 	}
 	return rc;

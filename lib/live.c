@@ -67,16 +67,18 @@ static pid_t dump_pid, dump_tid; /* the dump thread's process and thread */
  *                     from inside the allocator pthread_create will call
  *                     (and a fork child that locks a mutex has left the
  *                     async-signal-safe regime anyway);
- *   START_AT_RETURN   with another malloc (jemalloc locks pthread mutexes
- *                     inside malloc: pthread_create there would call malloc
- *                     from inside itself), in a fork child, when fork() or
- *                     daemon() returns through our entry point, back in the
- *                     program -- the children of other forks then get none.
+ *   START_AT_CREATE   only with the program's second thread: a fork child
+ *                     with another malloc than glibc's (jemalloc locks
+ *                     pthread mutexes inside malloc, where pthread_create
+ *                     would call malloc from inside itself, so neither a
+ *                     mutex call nor a wait is a safe moment; and some
+ *                     allocators, gcc 12's ASan, are not ready for a new
+ *                     thread in a fork child at all).
  *
  * It starts at once where it cannot wait: a process with threads already,
  * another malloc (no safe moment later), crash reports asked for (a crash
  * needs it to be there).  The watchdog can wait: only a wait can hang. */
-enum { START_AT_CALL = 1, START_AT_RETURN = 2, START_AT_THREADS = 4 };
+enum { START_AT_CALL = 1, START_AT_CREATE = 2, START_AT_THREADS = 4 };
 uint32_t ms_live_pending;
 static int foreign_malloc; /* malloc is not glibc's (ms_live_init) */
 static int crash_asked, crash_done;
@@ -794,7 +796,7 @@ static void restore(int sig, const struct sigaction *old, void (*ours)(int))
 		sigaction(sig, old, NULL);
 }
 
-void ms_live_after_fork_child(int follow, int in_fork_call)
+void ms_live_after_fork_child(int follow)
 {
 	/* The pipe is the parent's too: a dump signal here must not wake
 	 * the parent's dump thread. */
@@ -816,13 +818,11 @@ void ms_live_after_fork_child(int follow, int in_fork_call)
 	}
 	if (!dump_signal && !ms_opt.watchdog && !ms_opt.on_crash)
 		return;
-	if (foreign_malloc && !in_fork_call)
-		return; /* no safe moment to start one: the signal does nothing */
 	/* a signal that comes before the thread waits in the pipe */
 	if (pipe_make() == 0) {
 		dump_pid = getpid();
 		__atomic_store_n(&ms_live_pending,
-				 foreign_malloc ? START_AT_RETURN
+				 foreign_malloc ? START_AT_CREATE
 				 : ms_opt.on_crash ? START_AT_CALL : START_AT_THREADS,
 				 __ATOMIC_RELEASE);
 	}
@@ -844,17 +844,17 @@ static void start_pending(uint32_t when)
 	errno = saved;
 }
 
-void ms_live_fork_returned(void)
-{
-	start_pending(START_AT_RETURN);
-}
-
 void ms_live_at_call(void)
 {
 	start_pending(START_AT_CALL);
 }
 
-void ms_live_needed(void)
+void ms_live_thread_created(void)
+{
+	start_pending(START_AT_THREADS | START_AT_CALL | START_AT_CREATE);
+}
+
+void ms_live_waits(void)
 {
 	start_pending(START_AT_THREADS | START_AT_CALL);
 }

@@ -23,26 +23,22 @@ int ms_live_crash_report_done(void);
 int ms_live_in_dump_thread(void);
 extern int ms_live_aborting; /* the watchdog's abort (MUTEXSTAT_ON_DEADLOCK) */
 /* The dump thread is started late where it can be (see live.c for when):
- * ms_live_pending says it waits, for the program's second thread or a
- * wait (ms_live_needed), the next mutex call (ms_live_at_call), or in
- * a fork child with another malloc than glibc's, fork() returning through
- * our entry point (in_fork_call; ms_live_fork_returned).  A fork child gets
- * a pipe of its own for the dump signal; not followed
- * (MUTEXSTAT_FOLLOW=0), the signals get back the dispositions they had
- * before the library. */
-void ms_live_after_fork_child(int follow, int in_fork_call);
-void ms_live_fork_returned(void);
+ * ms_live_pending says it waits, for the program's second thread
+ * (ms_live_thread_created), a wait (ms_live_before_wait: in a process
+ * with one thread, a wait for another process, a process-shared mutex or
+ * one a fork child's parent held, so a dump must be possible then), or
+ * the next mutex call (ms_live_at_call).  A fork child gets a pipe of its
+ * own for the dump signal; not followed (MUTEXSTAT_FOLLOW=0), the signals
+ * get back the dispositions they had before the library. */
+void ms_live_after_fork_child(int follow);
 extern uint32_t ms_live_pending;
 void ms_live_at_call(void);
-/* The program has started a second thread, or its thread is about to
- * block on a mutex or a condition (in a process with one thread, that is
- * waiting for another process: a process-shared mutex, one a fork child's
- * parent held), so a dump must be possible from now on. */
-void ms_live_needed(void);
+void ms_live_thread_created(void);
+void ms_live_waits(void);
 static inline void ms_live_before_wait(void)
 {
 	if (__builtin_expect(__atomic_load_n(&ms_live_pending, __ATOMIC_RELAXED), 0))
-		ms_live_needed();
+		ms_live_waits();
 }
 
 /* Print DEADLOCK findings (wait-for cycles, waits on mutexes whose owner

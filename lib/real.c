@@ -32,13 +32,9 @@ extern int __pthread_mutex_init(pthread_mutex_t *, const pthread_mutexattr_t *);
 extern int __pthread_mutex_destroy(pthread_mutex_t *);
 #endif
 
-/* glibc's fork under its other exported name, until dlsym has run (the
- * name is glibc's, reserved to it: hence the NOLINT). */
-extern pid_t __fork(void); // NOLINT(bugprone-reserved-identifier,cert-dcl37-c)
 
 static int missing_timedlock(pthread_mutex_t *m, const struct timespec *ts);
 static int missing_consistent(pthread_mutex_t *m);
-static int missing_daemon(int nochdir, int noclose);
 static int missing_thread_create(pthread_t *th, const pthread_attr_t *attr,
 				 void *(*fn)(void *), void *arg);
 static int missing_clocklock(pthread_mutex_t *m, clockid_t c,
@@ -70,8 +66,6 @@ struct ms_real ms_real = {
 	.cond_timedwait = missing_cond_timedwait,
 	.cond_clockwait = missing_cond_clockwait,
 	.mutex_consistent = missing_consistent,
-	.fork = __fork,
-	.daemon = missing_daemon,
 	.thread_create = missing_thread_create,
 };
 
@@ -119,8 +113,6 @@ int ms_real_resolve(void)
 	RESOLVE(cond_timedwait, "pthread_cond_timedwait", COND_VERSION);
 	RESOLVE(cond_clockwait, "pthread_cond_clockwait", NULL);
 	RESOLVE(mutex_consistent, "pthread_mutex_consistent", NULL);
-	RESOLVE(fork, "fork", NULL);
-	RESOLVE(daemon, "daemon", NULL);
 	RESOLVE(thread_create, "pthread_create", NULL);
 	return missing ? -1 : 0;
 }
@@ -178,12 +170,3 @@ static int missing_consistent(pthread_mutex_t *m)
 	return ms_real.mutex_consistent(m);
 }
 
-static int missing_daemon(int nochdir, int noclose)
-{
-	ms_real_resolve();
-	if (ms_real.daemon == missing_daemon) {
-		errno = ENOSYS;
-		return -1;
-	}
-	return ms_real.daemon(nochdir, noclose);
-}

@@ -21,10 +21,8 @@ struct ms_real {
 	int (*cond_clockwait)(pthread_cond_t *, pthread_mutex_t *, clockid_t,
 			      const struct timespec *);
 	int (*mutex_consistent)(pthread_mutex_t *);
-	pid_t (*fork)(void);
 	int (*thread_create)(pthread_t *, const pthread_attr_t *,
 			     void *(*)(void *), void *);
-	int (*daemon)(int, int);
 };
 
 /* Until ms_real_resolve() has run, the mutex entries point at glibc's
