@@ -67,17 +67,18 @@ static pid_t dump_pid, dump_tid; /* the dump thread's process and thread */
  *                     from inside the allocator pthread_create will call
  *                     (and a fork child that locks a mutex has left the
  *                     async-signal-safe regime anyway);
- *   START_AT_CREATE   only with the program's second thread: a fork child
- *                     with another malloc than glibc's (jemalloc locks
- *                     pthread mutexes inside malloc, where pthread_create
- *                     would call malloc from inside itself, so neither a
- *                     mutex call nor a wait is a safe moment; and some
- *                     allocators, gcc 12's ASan, are not ready for a new
- *                     thread in a fork child at all).
+ *   START_AT_CREATE   only with the program's second thread, beside another
+ *                     malloc than glibc's: jemalloc locks pthread mutexes
+ *                     inside malloc, where pthread_create would call malloc
+ *                     from inside itself, so neither a mutex call nor a
+ *                     wait is a safe moment.  (And an allocator without
+ *                     fork handlers, gcc 12's ASan, would hand a program
+ *                     that forks as our thread starts -- a shell, say -- a
+ *                     child whose malloc lock is held forever.)
  *
- * It starts at once where it cannot wait: a process with threads already,
- * another malloc (no safe moment later), crash reports asked for (a crash
- * needs it to be there).  The watchdog can wait: only a wait can hang. */
+ * It starts at once where it cannot wait: in a process with threads
+ * already, or with crash reports asked for (a crash needs it to be there).
+ * The watchdog can wait: only a wait can hang. */
 enum { START_AT_CALL = 1, START_AT_CREATE = 2, START_AT_THREADS = 4 };
 uint32_t ms_live_pending;
 static int foreign_malloc; /* malloc is not glibc's (ms_live_init) */
@@ -781,8 +782,10 @@ int ms_live_init(void)
 		sa.sa_handler = dump_handler;
 		have_old_dump = sigaction(dump_signal, &sa, &old_dump_sa) == 0;
 	}
-	if (__libc_single_threaded && !foreign_malloc && !ms_opt.on_crash) {
-		__atomic_store_n(&ms_live_pending, START_AT_THREADS, __ATOMIC_RELEASE);
+	if (__libc_single_threaded && !ms_opt.on_crash) {
+		__atomic_store_n(&ms_live_pending,
+				 foreign_malloc ? START_AT_CREATE : START_AT_THREADS,
+				 __ATOMIC_RELEASE);
 		return 0;
 	}
 	return start_thread();

@@ -88,16 +88,18 @@ env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/one" \
 	"$B/tests/scenario" onethread > "$WORK/out" 2> "$WORK/err" &
 pid=$!
 wait_for "$WORK/out" '^ready$' 20
-if sanitized; then # ASan's malloc is not glibc's: no safe moment later
-	expect_grep "one thread, beside ASan's malloc: the dump thread at once" '^threads 2$' "$WORK/out"
-else
-	expect_grep "one thread: the library adds none" '^threads 1$' "$WORK/out"
-fi
+expect_grep "one thread: the library adds none" '^threads 1$' "$WORK/out"
 kill -USR1 $pid
-if wait_for "$WORK/one.1" '^#1 mutex ' 20; then pass "one thread: the dump, at the next mutex call"
-else fail "one thread: no dump"; fi
-m1=$(awk '/^m1 / { print $2 }' "$WORK/out")
-expect_grep "one thread: its counts (10, then 1 after the signal)" "^ +1 $m1 +1[01] " "$WORK/one.1"
+if sanitized; then
+	# ASan's malloc is not glibc's: no moment but the program's second
+	# thread is safe for ours, so the signal does nothing (as with jemalloc)
+	echo "skip: the dump of a process with one thread, beside ASan's malloc"
+else
+	if wait_for "$WORK/one.1" '^#1 mutex ' 20; then pass "one thread: the dump, at the next mutex call"
+	else fail "one thread: no dump"; fi
+	m1=$(awk '/^m1 / { print $2 }' "$WORK/out")
+	expect_grep "one thread: its counts (10, then 1 after the signal)" "^ +1 $m1 +1[01] " "$WORK/one.1"
+fi
 kill $pid; wait $pid 2>/dev/null
 # a program that starts a thread has the dump thread from then on
 : > "$WORK/out"
