@@ -73,6 +73,12 @@ expect_grep "robust: the error counts" '^  errors returned: EOWNERDEAD 2, ENOTRE
 expect_no_grep "robust: the unlock after EOWNERDEAD is no misuse" '^MISUSE' "$report"
 
 # ---- waiting for a shared mutex another process holds ---------------------
+if sanitized; then
+	# beside ASan's malloc (not glibc's) a process with one thread starts
+	# no dump thread, so this one writes no live dump (README, Live dumps)
+	echo "skip: the live dumps of a waiting single-threaded process, beside ASan's malloc"
+	finish
+fi
 : > "$WORK/out" # empty now: the job truncates it only once it runs
 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/w.%p" "$P" wait "$WORK/area4" \
 	> "$WORK/out" 2> "$WORK/err" &
