@@ -61,17 +61,7 @@ void ms_depot_lock(void)
 
 int ms_depot_lock_for_update(void)
 {
-	for (unsigned spins = 0; __atomic_exchange_n(&lock, 1, __ATOMIC_ACQUIRE);
-	     spins++) {
-		if (spins < 100) {
-			__builtin_ia32_pause();
-		} else if (!ms_fork_may_wait()) {
-			ms_fork_skipped_call();
-			return 0;
-		} else
-			sched_yield();
-	}
-	return 1;
+	return ms_fork_spin_lock(&lock);
 }
 
 void ms_depot_unlock(void)

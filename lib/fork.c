@@ -98,6 +98,21 @@ void ms_fork_skipped_call(void)
 	ATOMIC_ADD(&skipped, 1);
 }
 
+int ms_fork_spin_lock(int *word)
+{
+	for (unsigned spins = 0; __atomic_exchange_n(word, 1, __ATOMIC_ACQUIRE);
+	     spins++) {
+		if (spins < 100) {
+			__builtin_ia32_pause();
+		} else if (!ms_fork_may_wait()) {
+			ms_fork_skipped_call();
+			return 0;
+		} else
+			sched_yield();
+	}
+	return 1;
+}
+
 uint64_t ms_fork_skipped_calls(void)
 {
 	return LOAD(&skipped);

@@ -41,6 +41,11 @@ int ms_fork_may_wait(void);
 void ms_fork_skipped_call(void);
 uint64_t ms_fork_skipped_calls(void);
 
+/* Take a spin lock of ours (the table's insert lock, the depot's): 1 when
+ * held, 0 if it is held by a thread inside fork() that this one must not
+ * wait for (the call is counted as skipped). */
+int ms_fork_spin_lock(int *word);
+
 /* ---- in a child ------------------------------------------------------ */
 
 /* The parent's pid if this process was made by fork() and has not exec'd

@@ -32,17 +32,7 @@ void ms_table_lock(void)
  * another thread and this one, holding mutexes, must not wait (fork.h). */
 static int lock_for_update(void)
 {
-	for (unsigned spins = 0;
-	     __atomic_exchange_n(&ms_table.lock, 1, __ATOMIC_ACQUIRE); spins++) {
-		if (spins < 100) {
-			__builtin_ia32_pause();
-		} else if (!ms_fork_may_wait()) {
-			ms_fork_skipped_call();
-			return 0;
-		} else
-			sched_yield();
-	}
-	return 1;
+	return ms_fork_spin_lock(&ms_table.lock);
 }
 
 void ms_table_unlock(void)

@@ -86,15 +86,6 @@ renders classic
 expect_eq "classic: five red edges" "$(order_edges "$WORK/classic.dot" 'color=red')" 5
 
 # ---- a live dump of five hungry philosophers: the wait-for cycle ---------
-wait_for() {
-	n=0
-	while [ $n -lt $(($3 * 10)) ]; do
-		grep -Eq "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-		n=$((n + 1))
-	done
-	return 1
-}
 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_FORMAT=dot MUTEXSTAT_OUTPUT="$WORK/hang" \
 	"$B/examples/deadlock_philosophers" hang >"$WORK/hang.out" 2>"$WORK/hang.err" &
 pid=$!

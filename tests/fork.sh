@@ -8,17 +8,6 @@ skip_if_sanitized "gcc 12's ASan malloc is not safe across fork: a child forked"
 	"while another thread is in malloc hangs (README, Sanitizers and checkers)"
 P=$top_builddir/tests/fork
 
-# wait_for FILE PATTERN SECONDS (the program's progress, not its timing)
-wait_for() {
-	n=0
-	while [ $n -lt $(($3 * 10)) ]; do
-		grep -Eq "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-		n=$((n + 1))
-	done
-	return 1
-}
-
 # start_job NAME command...: run it in the background, its output in
 # $WORK/out (empty before it starts), under timeout so that a hang ends as
 # a failure; sets job (to wait for) and parent (the program's pid).

@@ -125,6 +125,19 @@ sanitizer_reports() {
 	done <"$WORK/.ubsan"
 }
 
+# wait_for FILE PATTERN [SECONDS]: until FILE has a line matching PATTERN
+# (extended regex), at most SECONDS (20): a program's progress, never its
+# timing.  Status 1 if it did not come.
+wait_for() {
+	n=0
+	while [ $n -lt $((${3:-20} * 10)) ]; do
+		grep -Eq -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+		n=$((n + 1))
+	done
+	return 1
+}
+
 finish() {
 	sanitizer_reports
 	echo "$PASSED passed, $FAILED failed"

@@ -6,17 +6,6 @@ B=$top_builddir
 SRC=$top_srcdir/tests/scenario.c
 line_of() { grep -n "$1" "$SRC" | cut -d: -f1; }
 
-# wait_for FILE PATTERN SECONDS
-wait_for() {
-	n=0
-	while [ $n -lt $(($3 * 10)) ]; do
-		grep -Eq "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-		n=$((n + 1))
-	done
-	return 1
-}
-
 # ---- kill -USR1 on a deadlocked program ----------------------------------
 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/dump" \
 	"$B/tests/scenario" hang > "$WORK/out" 2> "$WORK/err" &

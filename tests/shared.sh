@@ -7,16 +7,6 @@
 . "$top_srcdir/tests/lib.sh"
 P=$top_builddir/tests/shared
 
-wait_for() {
-	n=0
-	while [ $n -lt $(($3 * 10)) ]; do
-		grep -Eq "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-		n=$((n + 1))
-	done
-	return 1
-}
-
 acquired() {
 	top_row "$1" "$2" | awk '{ print $3 }'
 }

@@ -19,17 +19,6 @@ CC=${CC:-cc}
 NOTE_HANDLER="mutexstat: no live dumps on SIGUSR1: the program handles it itself (MUTEXSTAT_SIGNAL picks another, or none)"
 NOTE_IGNORED="mutexstat: no live dumps on SIGUSR1: the program ignores it (MUTEXSTAT_SIGNAL picks another, or none)"
 
-# wait_for FILE PATTERN: up to 20 s for PATTERN to appear in FILE.
-wait_for() {
-	n=0
-	while [ $n -lt 200 ]; do
-		grep -Eq "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-		n=$((n + 1))
-	done
-	return 1
-}
-
 # with "VAR=value..." "RUN-OPTIONS" program args: under the library (and
 # run_hostile's options), report to $WORK/r; stdout and how it ended in
 # $WORK/out, stderr in $WORK/err.
