@@ -57,7 +57,7 @@ record_of_at(struct ms_thread *t, pthread_mutex_t *m, uintptr_t caller)
 	r = ms_table_find((uintptr_t)m);
 	if (unlikely(r == MS_REC_NONE))
 		r = ms_first_use(t, m, caller);
-	if (tracked(r) && !t->guard)
+	if (tracked(r))
 		ms_cache_fill(t, (uintptr_t)m, r);
 	return r;
 }
@@ -104,15 +104,9 @@ static __attribute__((noinline)) int lock_free_other(pthread_mutex_t *m,
 						     uintptr_t caller)
 {
 	struct ms_thread *t = recording();
-	if (!t)
-		return 0;
-	uint32_t r = ms_table_find((uintptr_t)m);
-	if (r == MS_REC_NONE)
-		r = ms_first_use(t, m, caller);
-	if (!tracked(r))
-		return 0;
-	ms_cache_fill(t, (uintptr_t)m, r);
-	ms_acquired(t, r, m, caller, MS_OP_LOCK, 0, 0, 0);
+	uint32_t r;
+	if (t && tracked(r = record_of_at(t, m, caller)))
+		ms_acquired(t, r, m, caller, MS_OP_LOCK, 0, 0, 0);
 	return 0;
 }
 
@@ -153,6 +147,8 @@ MS_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 	if (unlikely(rc))
 		return lock_not_free(m, rc, CALLER);
 	struct ms_thread *t = &ms_self;
+	/* ms_cache_find(), spelled out: branching on the address check
+	 * itself saves the select of 0 and a test (6 instructions here) */
 	uint32_t r = t->cache[ms_cache_slot(m)];
 	if (unlikely(LOAD(&ms_rec(r)->key) != (uintptr_t)m))
 		return lock_free_slow(m, CALLER);

@@ -126,12 +126,11 @@ void ms_order_note(struct ms_thread *t, struct ms_tstate *ts, uint32_t r,
 	 * before it already have edges to it, so every order among them is
 	 * in the graph as a path, and a thread holding twenty mutexes pays
 	 * for one edge, not twenty. */
+	if (ms_order_known(ts, r))
+		return;
 	uint32_t i = n - 1, a = ts->held[i].rec;
 	uint32_t gen = __atomic_load_n(&ms_table.gen, __ATOMIC_ACQUIRE);
 	unsigned slot = ms_edge_slot(a, r);
-	if (ts->edge_cache[slot].a == a && ts->edge_cache[slot].b == r &&
-	    ts->edge_cache[slot].gen == gen)
-		return;
 	ms_guard_enter(t);
 	int known = add_edge(t, ts, i, r, LOAD(&ms_rec(r)->birth), key);
 	ms_guard_leave(t);

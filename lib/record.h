@@ -59,18 +59,6 @@ MS_HOT void ms_log_holder(struct ms_thread *t, uint32_t r, uintptr_t caller,
 	ms_log_at(t, r, t->clock + 1, caller, op, 0, 0, 0);
 }
 
-/* Taking record b while holding others: the edge from the one taken last
- * is in the thread's cache of edges already recorded (and not since made
- * stale by a mutex leaving the table), so ms_order_note() has nothing to
- * do.  Holding 1..MS_HELD_MAX. */
-MS_HOT int ms_order_known(const struct ms_tstate *ts, uint32_t b)
-{
-	uint32_t a = ts->held[ts->nheld - 1].rec;
-	unsigned s = ms_edge_slot(a, b);
-	return ts->edge_cache[s].a == a && ts->edge_cache[s].b == b &&
-	       ts->edge_cache[s].gen == __atomic_load_n(&ms_table.gen, __ATOMIC_ACQUIRE);
-}
-
 /* The thread now holds the mutex.  If it already did (a recursive
  * mutex), that is not an owner change and the hold goes on.  Otherwise the
  * mutex joins the thread's held set, after lock-order edges from the

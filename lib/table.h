@@ -36,7 +36,6 @@ struct ms_blame;
 #define MS_KEY_TOMB 1u
 #define MS_MAX_PROBE 128
 
-
 /* Record flags. */
 #define MS_F_COLD_BUSY 1u  /* cold part being zeroed for this life */
 #define MS_F_COLD 2u       /* cold part valid for this life */
