@@ -122,8 +122,9 @@ void ms_fork_prepare(void)
 {
 	struct ms_thread *t = &ms_self;
 	parent_pid_at_prepare = getpid();
-	if (t->guard)
-		return; /* fork from our own code: nothing of ours to hold */
+	if (t->guard || t->in_update)
+		return; /* fork from our own code, or from a signal handler
+			   that interrupted a table update: the lock is ours */
 	ms_guard_enter(t);
 	holds_locks = 1;
 	__atomic_add_fetch(&ms_fork_in_progress, 1, __ATOMIC_SEQ_CST);

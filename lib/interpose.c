@@ -255,9 +255,7 @@ MS_EXPORT int pthread_mutex_init(pthread_mutex_t *m,
 	if (rc || !(t = recording()))
 		return rc;
 	int saved = errno;
-	ms_guard_enter(t);
 	uint32_t r = ms_table_add((uintptr_t)m, 1, &t->clock);
-	ms_guard_leave(t);
 	if (r != MS_REC_UNTRACKED && r != MS_REC_NONE) {
 		ms_note_kind(r, m, 0);
 		ms_table.init_stacks[r] = ms_site_stack(CALLER);
@@ -275,11 +273,9 @@ MS_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
 	int rc = ms_real.mutex_destroy(m);
 	int saved = errno;
 	uint32_t r;
-	if (rc == 0) {
-		ms_guard_enter(t);
+	if (rc == 0)
 		ms_table_remove((uintptr_t)m);
-		ms_guard_leave(t);
-	} else if (tracked(r = record_of(t, m))) {
+	else if (tracked(r = record_of(t, m))) {
 		/* glibc refused (EBUSY: it is locked); the mutex lives on */
 		ms_count_error(r, rc);
 		ms_misuse(t, r, MS_M_DESTROY_LOCKED, CALLER, MS_OP_DESTROY, rc);

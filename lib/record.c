@@ -190,9 +190,7 @@ uint32_t ms_first_use(struct ms_thread *t, pthread_mutex_t *m, uintptr_t caller)
 		return MS_REC_UNTRACKED; /* glibc will answer as it does */
 	if (ms_stack_helper_code(caller))
 		return MS_REC_UNTRACKED; /* libunwind's own lock (thread exit) */
-	ms_guard_enter(t);
 	uint32_t r = ms_table_add((uintptr_t)m, 0, &t->clock);
-	ms_guard_leave(t);
 	if (r != MS_REC_UNTRACKED && r != MS_REC_NONE)
 		ms_note_kind(r, m, MS_F_STATIC);
 	return r;

@@ -29,10 +29,41 @@ void ms_table_lock(void)
 }
 
 /* The insert lock for an add or a removal: 0 if a fork is under way in
- * another thread and this one, holding mutexes, must not wait (fork.h). */
+ * another thread and this one, holding mutexes, must not wait (fork.h),
+ * or if this thread is inside an update already -- a signal handler that
+ * interrupted one, and would otherwise spin on a lock its own thread
+ * holds.  Either way the call is left unrecorded.
+ *
+ * Marking the thread costs two stores; the alternative, the guard that
+ * library code takes (thread.h), empties the thread's lookup cache and
+ * costs some forty instructions at every init and destroy. */
 static int lock_for_update(void)
 {
-	return ms_fork_spin_lock(&ms_table.lock);
+	struct ms_thread *self = &ms_self;
+	if (self->in_update) {
+		ms_fork_skipped_call();
+		return 0;
+	}
+	self->in_update = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (ms_fork_spin_lock(&ms_table.lock))
+		return 1;
+	self->in_update = 0;
+	return 0;
+}
+
+static void unlock_after_update(void)
+{
+	ms_table_unlock();
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ms_self.in_update = 0;
+}
+
+/* Only the insert lock's holder changes gen, so a plain store does
+ * (readers load it with acquire). */
+static void bump_gen(struct ms_table *t)
+{
+	__atomic_store_n(&t->gen, t->gen + 1, __ATOMIC_RELEASE);
 }
 
 void ms_table_unlock(void)
@@ -305,7 +336,7 @@ uint32_t ms_table_add(uintptr_t key, int birth, uint64_t *clock)
 				t->reinitialised++;
 				record_begin(r, clock, 0);
 				/* cached lock-order edges of the old life are stale */
-				__atomic_fetch_add(&t->gen, 1, __ATOMIC_RELEASE);
+				bump_gen(t);
 			}
 			goto out;
 		}
@@ -337,7 +368,7 @@ uint32_t ms_table_add(uintptr_t key, int birth, uint64_t *clock)
 		__atomic_store_n(&ms_rec(r)->key, key, __ATOMIC_RELEASE);
 	__atomic_store_n(&t->slots[free_at].key, key, __ATOMIC_RELEASE);
 out:
-	ms_table_unlock();
+	unlock_after_update();
 	return r;
 }
 
@@ -395,10 +426,10 @@ void ms_table_remove(uintptr_t key)
 		t->destroyed++;
 		delete_at(t, i);
 		/* lock-order edges threads cached for this life are stale */
-		__atomic_fetch_add(&t->gen, 1, __ATOMIC_RELEASE);
+		bump_gen(t);
 		break;
 	}
-	ms_table_unlock();
+	unlock_after_update();
 }
 
 void ms_table_reset(void)
@@ -441,7 +472,7 @@ void ms_table_reset(void)
 	t->reinitialised = 0;
 	/* every life is new: lock-order edges threads know they recorded
 	 * (their caches) belong to the old ones */
-	__atomic_fetch_add(&t->gen, 1, __ATOMIC_RELEASE);
+	bump_gen(t);
 	ms_table_unlock();
 }
 

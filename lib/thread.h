@@ -24,6 +24,7 @@ struct ms_thread {
 	uint32_t tid_held; /* tid | MS_HELD: record.owner while it holds one */
 	uint32_t guard;
 	uint64_t clock;
+	uint32_t in_update; /* inside ms_table_add or ms_table_remove (table.c) */
 	uint64_t owned_once; /* mutex_owned_once_word(tid) (internal.h) */
 	struct ms_tstate *ts; /* the thread's record (threads.h) */
 	/* The records of the mutexes this thread used last, by a few bits
