@@ -315,15 +315,15 @@ int ms_lock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m, int rc,
 	/* A sampled wait charges its time to the waiter's stack and to the
 	 * stack of the unlock that lets it in, which the holder captures when
 	 * it sees MS_F_WAITERS.  The capture comes before the clock starts. */
-	uint32_t event = ATOMIC_ADD(&c->waiter_sample, 1);
+	uint32_t event = LOAD(&c->waiter_sample);
+	STORE(&c->waiter_sample, event + 1);
 	int sampled = event < MS_STACK_EXACT || event % ms_opt.stack_sample == 0;
-	ms_stack_id mine = 0;
-	if (sampled) {
-		mine = ms_stack_here();
-		if (ATOMIC_ADD(&c->sampled_waiters, 1) == 0)
-			__atomic_fetch_or(&ms_rec(r)->flags, MS_F_WAITERS, __ATOMIC_SEQ_CST);
-	}
-	uint32_t waiters = ATOMIC_ADD(&c->waiters, 1) + 1;
+	ms_stack_id mine = sampled ? ms_stack_here() : 0;
+	const uint64_t one = 1 | (uint64_t)sampled << 32;
+	uint64_t before = __atomic_fetch_add(&c->waiting, one, __ATOMIC_SEQ_CST);
+	uint32_t waiters = (uint32_t)before + 1;
+	if (sampled && before >> 32 == 0)
+		__atomic_fetch_or(&ms_rec(r)->flags, MS_F_WAITERS, __ATOMIC_SEQ_CST);
 	ms_live_before_wait();
 	uint64_t start = ms_ticks();
 	/* what a live dump reads: this thread waits for m */
@@ -336,12 +336,12 @@ int ms_lock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m, int rc,
 	rc = call_lock(m, op, clock, abstime);
 	__atomic_store_n(&ts->wait_rec, 0, __ATOMIC_RELEASE);
 	uint64_t now = ms_ticks();
-	ATOMIC_SUB(&c->waiters, 1);
-	if (sampled && __atomic_fetch_sub(&c->sampled_waiters, 1, __ATOMIC_SEQ_CST) == 1) {
+	before = __atomic_fetch_sub(&c->waiting, one, __ATOMIC_SEQ_CST);
+	if (sampled && before >> 32 == 1) {
 		/* the last sampled waiter: holders need not capture any more,
 		 * unless one came in meanwhile */
 		__atomic_fetch_and(&ms_rec(r)->flags, ~MS_F_WAITERS, __ATOMIC_SEQ_CST);
-		if (__atomic_load_n(&c->sampled_waiters, __ATOMIC_SEQ_CST))
+		if (__atomic_load_n(&c->waiting, __ATOMIC_SEQ_CST) >> 32)
 			__atomic_fetch_or(&ms_rec(r)->flags, MS_F_WAITERS,
 					  __ATOMIC_SEQ_CST);
 	}

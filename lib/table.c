@@ -87,6 +87,14 @@ static void *map(size_t bytes)
 	return p;
 }
 
+/* Entries in the history: whole groups (a history shorter than a group
+ * still takes a group's line per record). */
+static size_t history_entries(size_t history_len, size_t cap)
+{
+	size_t groups = (history_len + MS_HISTORY_GROUP - 1) / MS_HISTORY_GROUP;
+	return groups * MS_HISTORY_GROUP * (cap + 1);
+}
+
 static void unmap_all(struct ms_table *t, size_t cap, size_t hist)
 {
 	if (t->slots)
@@ -94,9 +102,10 @@ static void unmap_all(struct ms_table *t, size_t cap, size_t hist)
 	if (t->cold)
 		munmap(t->cold, (cap + 1) * sizeof *t->cold);
 	if (t->history)
-		munmap(t->history, hist * (cap + 1) * sizeof *t->history);
+		munmap(t->history, history_entries(hist, cap) * sizeof *t->history);
 	if (t->history_ticks)
-		munmap(t->history_ticks, hist * (cap + 1) * sizeof *t->history_ticks);
+		munmap(t->history_ticks,
+		       history_entries(hist, cap) * sizeof *t->history_ticks);
 	if (t->init_stacks)
 		munmap(t->init_stacks, (cap + 1) * sizeof *t->init_stacks);
 	if (t->free_next)
@@ -123,9 +132,9 @@ int ms_table_init(uint32_t capacity, uint32_t history_len)
 		struct ms_record *records = map((cap + 1) * sizeof *records);
 		t->slots = map(2 * cap * sizeof *t->slots);
 		t->cold = map((cap + 1) * sizeof *t->cold);
-		t->history = map(history_len * (cap + 1) * sizeof *t->history);
+		t->history = map(history_entries(history_len, cap) * sizeof *t->history);
 		t->history_ticks =
-			map(history_len * (cap + 1) * sizeof *t->history_ticks);
+			map(history_entries(history_len, cap) * sizeof *t->history_ticks);
 		t->init_stacks = map((cap + 1) * sizeof *t->init_stacks);
 		t->free_next = map((cap + 1) * sizeof *t->free_next);
 		if (t->slots && records && t->cold && t->history &&
@@ -138,7 +147,10 @@ int ms_table_init(uint32_t capacity, uint32_t history_len)
 			t->history_len = history_len;
 			t->history_mask = history_len - 1;
 			for (size_t k = 0; k < history_len; k++)
-				t->history_row[k] = t->history + k * (cap + 1);
+				t->history_row[k] =
+					t->history +
+					k / MS_HISTORY_GROUP * (cap + 1) * MS_HISTORY_GROUP +
+					k % MS_HISTORY_GROUP;
 			t->next_unused = 1;
 			__atomic_store_n(&t->ready, 1, __ATOMIC_RELEASE);
 			return (int)cap;
@@ -154,12 +166,11 @@ int ms_table_init(uint32_t capacity, uint32_t history_len)
 
 /* Records are handed out in order, so a program making many mutexes
  * touches them page after page: the next POPULATE_RECORDS are made
- * resident in one call rather than one page fault each, with the history
- * positions every mutex uses (init, lock, unlock: the first
- * POPULATE_HISTORY) and their init stacks.  That is 116 KiB per 1024
- * records; history positions further on stay untouched until used. */
+ * resident in one call rather than one page fault each, with the first
+ * group of history positions (init, lock, unlock: every mutex uses it) and
+ * their init stacks.  That is 132 KiB per 1024 records; later groups stay
+ * untouched until used. */
 #define POPULATE_RECORDS 1024
-#define POPULATE_HISTORY 3
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
 #endif
@@ -181,8 +192,7 @@ static void populate_chunk(struct ms_table *t, uint32_t r)
 		n = t->capacity + 1 - r;
 	populate(&t->records[r], n * sizeof t->records[0]);
 	populate(&t->init_stacks[r], n * sizeof t->init_stacks[0]);
-	for (uint32_t pos = 0; pos < POPULATE_HISTORY && pos < t->history_len; pos++)
-		populate(ms_history_at(r, pos), n * sizeof(struct ms_op));
+	populate(ms_history_at(r, 0), (size_t)n * MS_HISTORY_GROUP * sizeof(struct ms_op));
 	errno = saved;
 }
 

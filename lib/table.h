@@ -9,9 +9,13 @@
  *   cold    per record, the numbers of mutexes that have waited, failed or
  *           been named (wait and hold times, histogram, errors, name...),
  *           zeroed the first time a life of the record needs them;
- *   history HISTORY entries per record, stored position-major (all records'
- *           entry 0, then all entries 1, ...), so a mutex used only a few
- *           times makes only a few history pages resident.
+ *   history HISTORY entries per record, in groups of MS_HISTORY_GROUP
+ *           positions: every record's entries 0-3 side by side (64 bytes,
+ *           one cache line each), then every record's entries 4-7, ...
+ *           A mutex used only a few times makes only the first group's
+ *           pages resident, and a hot mutex's next four operations go to
+ *           one line, which moves between the CPUs of threads taking turns
+ *           once rather than four times.
  *
  * Lookups never lock or write.  Adding or removing an address (first use of
  * a mutex, init, destroy) takes a short spin lock of ours -- never a pthread
@@ -106,15 +110,21 @@ struct ms_cold {
 	uint64_t trylock_ok, trylock_busy, timeouts, cond_waits;
 	uint32_t errors[MS_E_COUNT];
 	uint32_t misuse[MS_M_COUNT];
-	uint32_t waiters, waiters_max;
+	/* Threads waiting now: all of them in the low half, the sampled
+	 * ones (their stacks captured) in the high half, so that a wait
+	 * begins and ends with one locked instruction each. */
+	uint64_t waiting;
+	uint32_t waiters_max;
 	uint32_t hist[MS_HIST_BUCKETS];         /* waits that got the mutex */
 	uint32_t hold_hist[MS_HIST_BUCKETS];    /* timed holds */
 	const char *name;
 	struct ms_blame *blame;   /* waiting and holding stacks (blame.c) */
 	uint32_t release_seq;     /* unlocks that found a sampled waiter */
 	uint64_t release_pub[4];  /* their stacks: seq << 32 | stack id */
-	uint32_t waiter_sample;   /* contention events, for MUTEXSTAT_STACK_SAMPLE */
-	uint32_t sampled_waiters; /* sampled threads waiting now */
+	/* Contention events, to pick the sampled ones: bumped without a
+	 * locked instruction, so two waiters at once may count as one --
+	 * it chooses samples, it is no statistic. */
+	uint32_t waiter_sample;
 	uint32_t fail_pos;
 	struct ms_op fail[MS_FAIL_RING];
 	uint64_t fail_ticks[MS_FAIL_RING];
@@ -137,8 +147,9 @@ struct ms_table {
 	struct ms_slot *slots;
 	struct ms_record *records; /* [1..capacity] */
 	struct ms_cold *cold;
-	struct ms_op *history;     /* [position * (capacity + 1) + record] */
-	struct ms_op *history_row[1024]; /* &history[position * (capacity + 1)] */
+	struct ms_op *history;     /* groups of positions, above */
+	struct ms_op *history_row[1024]; /* position p of record 0; record r's
+					    is MS_HISTORY_GROUP * r further */
 	uint64_t *history_ticks;   /* the time of history[i], if MS_OP_TIMED */
 	uint32_t *init_stacks;     /* [record]: depot id of where initialised */
 	uint32_t history_mask;     /* history_len - 1 */
@@ -209,9 +220,12 @@ static inline void ms_cache_fill(struct ms_thread *t, uintptr_t m, uint32_t r)
 	t->cache[ms_cache_slot((const void *)m)] = r;
 }
 
+#define MS_HISTORY_GROUP 4 /* positions per record in one 64-byte line */
+
 static inline struct ms_op *ms_history_at(uint32_t r, uint32_t pos)
 {
-	return ms_table.history_row[pos & ms_table.history_mask] + r;
+	return ms_table.history_row[pos & ms_table.history_mask] +
+	       (size_t)r * MS_HISTORY_GROUP;
 }
 
 /* Where the time of a main-history entry goes. */
