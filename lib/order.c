@@ -105,6 +105,12 @@ static int add_edge(struct ms_thread *t, struct ms_tstate *ts, uint32_t ai,
 	return 1;
 }
 
+static void flag_in_edge(uint32_t r)
+{
+	if (!(LOAD(&ms_rec(r)->flags) & MS_F_EDGE))
+		__atomic_fetch_or(&ms_rec(r)->flags, MS_F_EDGE, __ATOMIC_SEQ_CST);
+}
+
 void ms_order_note(struct ms_thread *t, struct ms_tstate *ts, uint32_t r,
 		   uintptr_t key, uintptr_t caller)
 {
@@ -129,7 +135,12 @@ void ms_order_note(struct ms_thread *t, struct ms_tstate *ts, uint32_t r,
 	if (ms_order_known(ts, r))
 		return;
 	uint32_t i = n - 1, a = ts->held[i].rec;
-	uint32_t gen = __atomic_load_n(&ms_table.gen, __ATOMIC_ACQUIRE);
+	/* Both records are flagged before gen is read: a life of either that
+	 * ends from now on bumps gen (table.c), so the cached edge below is
+	 * never trusted for a later life. */
+	flag_in_edge(a);
+	flag_in_edge(r);
+	uint32_t gen = __atomic_load_n(&ms_table.gen, __ATOMIC_SEQ_CST);
 	unsigned slot = ms_edge_slot(a, r);
 	ms_guard_enter(t);
 	int known = add_edge(t, ts, i, r, LOAD(&ms_rec(r)->birth), key);

@@ -435,7 +435,9 @@ static void ended(struct jw *j)
 	const struct ms_table *tb = &ms_table;
 	arr(j, "ended");
 	for (uint32_t i = 0; i < LOAD(&tb->nsites); i++) {
-		const struct ms_site *s = &tb->sites[i];
+		struct ms_site sv;
+		ms_table_site(i, &sv);
+		const struct ms_site *s = &sv;
 		obj(j, NULL);
 		frame(j, "first_locked_at", s->site);
 		num(j, "mutexes", s->mutexes);
@@ -716,7 +718,9 @@ static void site_misuse(struct jw *j)
 {
 	const struct ms_table *tb = &ms_table;
 	for (uint32_t i = 0; i < LOAD(&tb->nsites); i++) {
-		const struct ms_site *s = &tb->sites[i];
+		struct ms_site sv;
+		ms_table_site(i, &sv);
+		const struct ms_site *s = &sv;
 		for (int k = 0; k < MS_M_COUNT; k++) {
 			if (!s->misuse[k])
 				continue;
@@ -766,11 +770,13 @@ int ms_write_json(int fd)
 		null(&j, "forked_from");
 	num(&j, "run_ns", ms_run_ns());
 	num(&j, "threads_seen", ms_threads_seen());
-	num(&j, "mutexes_untracked", LOAD(&tb->untracked_mutexes));
-	num(&j, "calls_untracked", LOAD(&tb->untracked_ops));
-	num(&j, "mutexes_untracked_destroyed", LOAD(&tb->untracked_ended));
-	num(&j, "destroyed", LOAD(&tb->destroyed));
-	num(&j, "reinitialised", LOAD(&tb->reinitialised));
+	struct ms_table_counts tc;
+	ms_table_counts(&tc);
+	num(&j, "mutexes_untracked", tc.untracked_mutexes);
+	num(&j, "calls_untracked", tc.untracked_ops);
+	num(&j, "mutexes_untracked_destroyed", tc.untracked_ended);
+	num(&j, "destroyed", tc.destroyed);
+	num(&j, "reinitialised", tc.reinitialised);
 	obj(&j, "hold_timing");
 	num(&j, "exact_first", MS_HOLD_EXACT);
 	num(&j, "sample_one_in", MS_HOLD_SAMPLE);

@@ -227,8 +227,9 @@ static const char *fit(char *s, size_t cols)
 static void header(struct ms_fmt *f, const struct top *t)
 {
 	char run[16];
-	const struct ms_table *tb = &ms_table;
-	uint64_t untracked = LOAD(&tb->untracked_mutexes);
+	struct ms_table_counts tc;
+	ms_table_counts(&tc);
+	uint64_t untracked = tc.untracked_mutexes;
 	uint64_t threads = ms_threads_seen();
 	ms_fmt(f,
 	       "mutexstat: %s (pid %d) ran %s: %llu %s used mutexes, "
@@ -248,8 +249,8 @@ static void header(struct ms_fmt *f, const struct top *t)
 			  "they needed the library's locks for\n  (a first use, a destroy, "
 			  "a call stack, a lock-order edge) was not recorded\n",
 		       (unsigned long long)skipped);
-	uint64_t lost = LOAD(&tb->untracked_ops);
-	uint64_t ended = LOAD(&tb->untracked_ended);
+	uint64_t lost = tc.untracked_ops;
+	uint64_t ended = tc.untracked_ended;
 	if (ended)
 		/* Full once, with room again now: their numbers are in no line. */
 		ms_fmt(f,
@@ -265,7 +266,7 @@ static void header(struct ms_fmt *f, const struct top *t)
 		       "calls found no room at all); raise MUTEXSTAT_TABLE_SIZE (now %llu)\n",
 		       (unsigned long long)untracked, (unsigned long long)lost,
 		       (unsigned long long)ms_opt.table_size);
-	uint64_t gone = LOAD(&tb->destroyed), reinit = LOAD(&tb->reinitialised);
+	uint64_t gone = tc.destroyed, reinit = tc.reinitialised;
 	if (gone || reinit)
 		ms_fmt(f,
 		       "  %llu mutexes destroyed and %llu initialised again: their "
@@ -592,7 +593,9 @@ int ms_report(int fd)
 		ms_table_each(collect, &t);
 		for (uint32_t i = 0; i < LOAD(&ms_table.nsites); i++) {
 			struct line l;
-			from_site(&l, &ms_table.sites[i]);
+			struct ms_site sv;
+			ms_table_site(i, &sv);
+			from_site(&l, &sv);
 			if (is_used(&l))
 				top_offer(&t, &l);
 		}
@@ -600,7 +603,9 @@ int ms_report(int fd)
 
 	/* one line for a program that locked nothing -- unless a thread is
 	 * blocked in its first lock (a live dump of a hang) */
-	if (!t.n && !t.held && !t.misused && !ms_table.destroyed && !ms_live_waiting()) {
+	struct ms_table_counts tc;
+	ms_table_counts(&tc);
+	if (!t.n && !t.held && !t.misused && !tc.destroyed && !ms_live_waiting()) {
 		char run[16];
 		ms_fmt(&f, "mutexstat: %s (pid %d) ran %s and locked no mutexes\n",
 		       program_invocation_short_name, (int)getpid(),

@@ -15,12 +15,38 @@ static struct ms_record boot_records[1] = { { .key = MS_KEY_NO_MUTEX } };
 
 struct ms_table ms_table = { .records = boot_records };
 
-/* ---- the insert lock: ours, spinning, never a pthread mutex ---------- */
+/* ---- the update locks: ours, spinning, never a pthread mutex -------- */
 
-void ms_table_lock(void)
+/* The index is cut into blocks of 256 slots, and each block is given one
+ * of MS_STRIPES locks (stripes) by a hash of its number.  An address whose
+ * home slot is in block b lives at most MS_MAX_PROBE (128) slots further
+ * on, so adding or removing it touches only blocks b and b + 1, and takes
+ * their two locks (the lower-numbered first).  Threads that make and
+ * destroy mutexes in different places of memory -- their own stacks,
+ * their own heap arenas -- seldom wait for each other: the hash scatters
+ * blocks over the locks, however regularly thread stacks or arenas are
+ * spaced.  The counters of adds and removals are kept per stripe, by its
+ * lock's holder, so they cost no locked instruction and no shared line. */
+static struct ms_stripe stripes[MS_STRIPES];
+
+static unsigned stripe_of(uint64_t slot)
 {
-	for (unsigned spins = 0;
-	     __atomic_exchange_n(&ms_table.lock, 1, __ATOMIC_ACQUIRE); spins++) {
+	uint64_t block = slot >> MS_STRIPE_SHIFT;
+	return (unsigned)(((uint32_t)block * 0x9e3779b1u) >> 24) & (MS_STRIPES - 1);
+}
+
+/* The free records and the next never-used one, behind a lock of their
+ * own; each thread keeps a few spares (thread.h) and comes here only
+ * every MS_SPARE_BATCH adds or removals. */
+static struct {
+	int lock;
+	uint32_t free_head;
+} __attribute__((aligned(64))) pool;
+
+static void spin_lock(int *word)
+{
+	for (unsigned spins = 0; __atomic_exchange_n(word, 1, __ATOMIC_ACQUIRE);
+	     spins++) {
 		if (spins < 100)
 			__builtin_ia32_pause();
 		else
@@ -28,16 +54,67 @@ void ms_table_lock(void)
 	}
 }
 
-/* The insert lock for an add or a removal: 0 if a fork is under way in
- * another thread and this one, holding mutexes, must not wait (fork.h),
- * or if this thread is inside an update already -- a signal handler that
- * interrupted one, and would otherwise spin on a lock its own thread
- * holds.  Either way the call is left unrecorded.
+static void spin_unlock(int *word)
+{
+	__atomic_store_n(word, 0, __ATOMIC_RELEASE);
+}
+
+/* Every update lock, for fork and for mutexstat_reset: no add or removal
+ * is half done while they are held. */
+void ms_table_lock(void)
+{
+	for (unsigned i = 0; i < MS_STRIPES; i++)
+		spin_lock(&stripes[i].lock);
+	spin_lock(&pool.lock);
+	spin_lock(&ms_table.sites_lock);
+}
+
+void ms_table_unlock(void)
+{
+	spin_unlock(&ms_table.sites_lock);
+	spin_unlock(&pool.lock);
+	for (unsigned i = MS_STRIPES; i-- > 0;)
+		spin_unlock(&stripes[i].lock);
+}
+
+void ms_table_after_fork_child(void)
+{
+	for (unsigned i = 0; i < MS_STRIPES; i++)
+		stripes[i].lock = 0;
+	pool.lock = 0;
+	ms_table.sites_lock = 0;
+}
+
+/* The stripes an update at home slot `home` holds. */
+struct locked {
+	unsigned lo, hi; /* lo == hi: one lock for both blocks */
+	struct ms_stripe *home; /* the home slot's: its counters */
+};
+
+static struct locked stripes_of(uint64_t home)
+{
+	unsigned s = stripe_of(home);
+	unsigned next = stripe_of((home + MS_MAX_PROBE) & ms_table.index_mask);
+	return (struct locked){ s < next ? s : next, s < next ? next : s,
+				&stripes[s] };
+}
+
+static int slot_locked(struct locked l, uint64_t i)
+{
+	unsigned s = stripe_of(i);
+	return s == l.lo || s == l.hi;
+}
+
+/* The locks for an add or a removal at home slot `home`: 0 if a fork is
+ * under way in another thread and this one, holding mutexes, must not wait
+ * (fork.h), or if this thread is inside an update already -- a signal
+ * handler that interrupted one, and would otherwise spin on a lock its own
+ * thread holds.  Either way the call is left unrecorded.
  *
  * Marking the thread costs two stores; the alternative, the guard that
  * library code takes (thread.h), empties the thread's lookup cache and
  * costs some forty instructions at every init and destroy. */
-static int lock_for_update(void)
+static int lock_for_update(struct locked l)
 {
 	struct ms_thread *self = &ms_self;
 	if (self->in_update) {
@@ -46,34 +123,47 @@ static int lock_for_update(void)
 	}
 	self->in_update = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (ms_fork_spin_lock(&ms_table.lock))
-		return 1;
+	if (ms_fork_spin_lock(&stripes[l.lo].lock)) {
+		if (l.hi == l.lo || ms_fork_spin_lock(&stripes[l.hi].lock))
+			return 1;
+		spin_unlock(&stripes[l.lo].lock);
+	}
 	self->in_update = 0;
 	return 0;
 }
 
-static void unlock_after_update(void)
+static void unlock_after_update(struct locked l)
 {
-	ms_table_unlock();
+	if (l.hi != l.lo)
+		spin_unlock(&stripes[l.hi].lock);
+	spin_unlock(&stripes[l.lo].lock);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	ms_self.in_update = 0;
 }
 
-/* Only the insert lock's holder changes gen, so a plain store does
- * (readers load it with acquire). */
-static void bump_gen(struct ms_table *t)
+/* Threads' cached lock-order edges (threads.h) name records; a life that
+ * ends makes those of its record stale.  Only records that are in an edge
+ * (MS_F_EDGE, order.c) can be in a cache, so the lives of the many mutexes
+ * never taken together with another end without touching this shared
+ * word. */
+static void life_ends(struct ms_table *t, uint32_t r)
 {
-	__atomic_store_n(&t->gen, t->gen + 1, __ATOMIC_RELEASE);
+	if (LOAD(&ms_rec(r)->flags) & MS_F_EDGE)
+		__atomic_fetch_add(&t->gen, 1, __ATOMIC_SEQ_CST);
 }
 
-void ms_table_unlock(void)
+void ms_table_counts(struct ms_table_counts *c)
 {
-	__atomic_store_n(&ms_table.lock, 0, __ATOMIC_RELEASE);
-}
-
-void ms_table_after_fork_child(void)
-{
-	ms_table.lock = 0;
+	*c = (struct ms_table_counts){ 0 };
+	for (unsigned i = 0; i < MS_STRIPES; i++) {
+		const struct ms_stripe *s = &stripes[i];
+		c->live += LOAD(&s->live);
+		c->destroyed += LOAD(&s->destroyed);
+		c->reinitialised += LOAD(&s->reinitialised);
+		c->untracked_mutexes += LOAD(&s->untracked_mutexes);
+		c->untracked_ended += LOAD(&s->untracked_ended);
+		c->untracked_ops += LOAD(&s->untracked_ops);
+	}
 }
 
 /* ---- set-up ---------------------------------------------------------- */
@@ -152,6 +242,9 @@ int ms_table_init(uint32_t capacity, uint32_t history_len)
 					k / MS_HISTORY_GROUP * (cap + 1) * MS_HISTORY_GROUP +
 					k % MS_HISTORY_GROUP;
 			t->next_unused = 1;
+			memset(stripes, 0, sizeof stripes);
+			pool.free_head = 0;
+			ms_self.nspare = 0; /* (a test's table made again) */
 			__atomic_store_n(&t->ready, 1, __ATOMIC_RELEASE);
 			return (int)cap;
 		}
@@ -196,32 +289,75 @@ static void populate_chunk(struct ms_table *t, uint32_t r)
 	errno = saved;
 }
 
-/* A free record, *fresh if it was never used (still zero, and perhaps not
- * yet resident: better written before it is read, or the kernel maps it
- * twice, once to read and once to write). */
+/* A thread's spare records (thread.h) are refilled from the pool and
+ * given back to it MS_SPARE_BATCH at a time.  A spare never used before
+ * carries MS_SPARE_FRESH: still zero, and perhaps not yet resident --
+ * better written before it is read, or the kernel maps its page twice,
+ * once to read and once to write. */
+#define MS_SPARE_FRESH 0x80000000u
+
+static void spares_refill(struct ms_table *t, struct ms_thread *self)
+{
+	spin_lock(&pool.lock);
+	while (self->nspare < MS_SPARE_BATCH) {
+		uint32_t r = pool.free_head;
+		if (r) {
+			pool.free_head = t->free_next[r];
+		} else if (t->next_unused <= t->capacity) {
+			r = t->next_unused;
+			STORE(&t->next_unused, r + 1);
+			if (r % POPULATE_RECORDS == 0)
+				populate_chunk(t, r);
+			r |= MS_SPARE_FRESH;
+		} else
+			break; /* full */
+		self->spare[self->nspare++] = r;
+	}
+	spin_unlock(&pool.lock);
+}
+
+/* Give back all but MS_SPARE_BATCH (all, with keep 0). */
+static void spares_return(struct ms_table *t, struct ms_thread *self,
+			  uint32_t keep)
+{
+	spin_lock(&pool.lock);
+	while (self->nspare > keep) {
+		uint32_t r = self->spare[--self->nspare] & ~MS_SPARE_FRESH;
+		t->free_next[r] = pool.free_head;
+		pool.free_head = r;
+	}
+	spin_unlock(&pool.lock);
+}
+
+/* A record for a new address, *fresh if never used; MS_REC_UNTRACKED when
+ * the table is full.  A full table may still have a few records among
+ * other threads' spares. */
 static uint32_t record_alloc(struct ms_table *t, int *fresh)
 {
-	uint32_t r = t->free_head;
-	*fresh = 0;
-	if (r && r <= t->capacity) {
-		t->free_head = t->free_next[r];
-		return r;
-	}
-	t->free_head = 0;
-	*fresh = 1;
-	if (t->next_unused > t->capacity)
+	struct ms_thread *self = &ms_self;
+	if (!self->nspare)
+		spares_refill(t, self);
+	if (!self->nspare)
 		return MS_REC_UNTRACKED;
-	r = t->next_unused++;
-	if (r % POPULATE_RECORDS == 0)
-		populate_chunk(t, r);
-	return r;
+	uint32_t r = self->spare[--self->nspare];
+	*fresh = (r & MS_SPARE_FRESH) != 0;
+	return r & ~MS_SPARE_FRESH;
 }
 
 static void record_free(struct ms_table *t, uint32_t r)
 {
+	struct ms_thread *self = &ms_self;
 	STORE(&ms_rec(r)->key, 0);
-	t->free_next[r] = t->free_head;
-	t->free_head = r;
+	if (self->nspare == MS_SPARE)
+		spares_return(t, self, MS_SPARE_BATCH);
+	self->spare[self->nspare++] = r;
+}
+
+/* A thread that ends gives its spares back. */
+void ms_table_thread_exit(struct ms_thread *self)
+{
+	if (self->nspare && LOAD(&ms_table.ready))
+		spares_return(&ms_table, self, 0);
 }
 
 /* A new life: every number zero, the history older than `birth` stale.
@@ -274,52 +410,127 @@ struct ms_cold *ms_cold_slow(uint32_t r)
 
 /* ---- folding a life into its site ------------------------------------ */
 
-static struct ms_site *site_for(struct ms_table *t, uintptr_t site)
+/* The line of first-lock site `site`, made on first need.  Lines are
+ * found through a hash index without a lock; a new one is made under the
+ * sites lock.  Past MS_MAX_SITES the rest share the last line. */
+static uint32_t site_home(uintptr_t site)
 {
-	for (uint32_t i = 0; i < t->nsites; i++)
-		if (t->sites[i].site == site)
-			return &t->sites[i];
-	if (t->nsites < MS_MAX_SITES) {
-		struct ms_site *s = &t->sites[t->nsites++];
-		s->site = site;
-		return s;
-	}
-	return &t->sites[MS_MAX_SITES - 1]; /* the rest share the last line */
+	uint64_t k = (uint64_t)site * 0x9e3779b97f4a7c15ull;
+	return (uint32_t)(k >> 40) & (MS_SITE_INDEX - 1);
 }
 
-static void fold(struct ms_table *t, uint32_t r)
+static struct ms_site *site_find(const struct ms_table *t, uintptr_t site,
+				 uint32_t *at)
+{
+	uint32_t i = site_home(site);
+	for (;; i = (i + 1) & (MS_SITE_INDEX - 1)) {
+		uint32_t n = __atomic_load_n(&t->site_index[i], __ATOMIC_ACQUIRE);
+		if (!n)
+			break;
+		if (t->sites[n - 1].site == site)
+			return &t->sites[n - 1];
+	}
+	*at = i;
+	return NULL;
+}
+
+static struct ms_site *site_for(struct ms_table *t, uintptr_t site)
+{
+	uint32_t at;
+	struct ms_site *s = site_find(t, site, &at);
+	if (s)
+		return s;
+	spin_lock(&t->sites_lock);
+	s = site_find(t, site, &at); /* made meanwhile? */
+	if (!s) {
+		uint32_t n = t->nsites;
+		if (n < MS_MAX_SITES) {
+			s = &t->sites[n];
+			s->site = site;
+			__atomic_store_n(&t->site_index[at], n + 1, __ATOMIC_RELEASE);
+			__atomic_store_n(&t->nsites, n + 1, __ATOMIC_RELEASE);
+		} else
+			s = &t->sites[MS_MAX_SITES - 1];
+	}
+	spin_unlock(&t->sites_lock);
+	return s;
+}
+
+/* Adds of a life's numbers to its site's line, which other threads' lives
+ * of the same site reach at the same time: relaxed atomic adds, and none
+ * for a zero. */
+#define SITE_ADD(field, v)                                  \
+	do {                                                \
+		uint64_t v_ = (v);                          \
+		if (v_)                                     \
+			ATOMIC_ADD(&s->field, v_);          \
+	} while (0)
+#define SITE_MAX(field, v) atomic_max_u64(&s->field, (v))
+
+/* Add what stripe st holds to its site's line (its lock is held, or all
+ * are). */
+static void stripe_fold_flush(struct ms_table *t, struct ms_stripe *st)
+{
+	if (!st->fold_site)
+		return;
+	struct ms_site *s = &t->sites[st->fold_site - 1];
+	STORE(&st->fold_site, 0);
+	SITE_ADD(mutexes, st->fold_mutexes);
+	SITE_ADD(acquisitions, st->fold_acquisitions);
+	SITE_ADD(owner_changes, st->fold_owner_changes);
+	STORE(&st->fold_mutexes, 0);
+	STORE(&st->fold_acquisitions, 0);
+	STORE(&st->fold_owner_changes, 0);
+}
+
+void ms_table_site(uint32_t i, struct ms_site *out)
+{
+	*out = ms_table.sites[i];
+	for (unsigned k = 0; k < MS_STRIPES; k++) {
+		const struct ms_stripe *st = &stripes[k];
+		if (LOAD(&st->fold_site) != i + 1)
+			continue;
+		out->mutexes += LOAD(&st->fold_mutexes);
+		out->acquisitions += LOAD(&st->fold_acquisitions);
+		out->owner_changes += LOAD(&st->fold_owner_changes);
+	}
+}
+
+/* A life ends (its stripe st is locked): its numbers go to its site. */
+static void fold(struct ms_table *t, uint32_t r, struct ms_stripe *st)
 {
 	struct ms_record *rec = ms_rec(r);
 	struct ms_site *s = site_for(t, LOAD(&rec->first_caller));
-	s->mutexes++;
-	s->acquisitions += LOAD(&rec->acquisitions);
-	s->owner_changes += LOAD(&rec->owner_changes);
+	uint32_t line = (uint32_t)(s - t->sites) + 1;
+	if (st->fold_site != line) {
+		stripe_fold_flush(t, st);
+		STORE(&st->fold_site, line);
+	}
+	SERIAL_ADD(&st->fold_mutexes, 1);
+	SERIAL_ADD(&st->fold_acquisitions, LOAD(&rec->acquisitions));
+	SERIAL_ADD(&st->fold_owner_changes, LOAD(&rec->owner_changes));
 	if (!(LOAD(&rec->flags) & MS_F_COLD))
 		return;
 	const struct ms_cold *c = &t->cold[r];
-	s->contended += LOAD(&c->contended);
-	s->wait_total += LOAD(&c->wait_total) + LOAD(&c->timeout_wait_total);
-	if (LOAD(&c->wait_max) > s->wait_max)
-		s->wait_max = LOAD(&c->wait_max);
-	if (LOAD(&c->timeout_wait_max) > s->wait_max)
-		s->wait_max = LOAD(&c->timeout_wait_max);
-	s->hold_total += LOAD(&c->hold_total);
-	if (LOAD(&c->hold_max) > s->hold_max)
-		s->hold_max = LOAD(&c->hold_max);
-	s->holds += LOAD(&c->holds);
-	s->trylock_ok += LOAD(&c->trylock_ok);
-	s->trylock_busy += LOAD(&c->trylock_busy);
-	s->timeouts += LOAD(&c->timeouts);
-	if (LOAD(&c->waiters_max) > s->waiters_max)
-		s->waiters_max = LOAD(&c->waiters_max);
+	SITE_ADD(contended, LOAD(&c->contended));
+	SITE_ADD(wait_total, LOAD(&c->wait_total) + LOAD(&c->timeout_wait_total));
+	SITE_MAX(wait_max, LOAD(&c->wait_max));
+	SITE_MAX(wait_max, LOAD(&c->timeout_wait_max));
+	SITE_ADD(hold_total, LOAD(&c->hold_total));
+	SITE_MAX(hold_max, LOAD(&c->hold_max));
+	SITE_ADD(holds, LOAD(&c->holds));
+	SITE_ADD(trylock_ok, LOAD(&c->trylock_ok));
+	SITE_ADD(trylock_busy, LOAD(&c->trylock_busy));
+	SITE_ADD(timeouts, LOAD(&c->timeouts));
+	SITE_MAX(waiters_max, LOAD(&c->waiters_max));
 	for (int i = 0; i < MS_E_COUNT; i++)
-		s->errors[i] += LOAD(&c->errors[i]);
+		SITE_ADD(errors[i], LOAD(&c->errors[i]));
 	for (int i = 0; i < MS_M_COUNT; i++)
-		s->misuse[i] += LOAD(&c->misuse[i]);
+		SITE_ADD(misuse[i], LOAD(&c->misuse[i]));
 	for (int i = 0; i < MS_HIST_BUCKETS; i++)
-		s->hist[i] += LOAD(&c->hist[i]);
+		SITE_ADD(hist[i], LOAD(&c->hist[i]));
 	for (int i = 0; i < MS_HIST_BUCKETS; i++)
-		s->hold_hist[i] += LOAD(&c->hold_hist[i]);
+		SITE_ADD(hold_hist[i], LOAD(&c->hold_hist[i]));
 }
 
 /* ---- adding and removing addresses ----------------------------------- */
@@ -328,10 +539,11 @@ uint32_t ms_table_add(uintptr_t key, int birth, uint64_t *clock)
 {
 	struct ms_table *t = &ms_table;
 	uint64_t i = ms_hash(key) & t->index_mask;
+	struct locked l = stripes_of(i);
 	int64_t free_at = -1;
 	uint32_t r = MS_REC_UNTRACKED;
 
-	if (!lock_for_update())
+	if (!lock_for_update(l))
 		return MS_REC_UNTRACKED; /* this call is not recorded */
 	/* Written before it is read, for the same reason as a fresh record;
 	 * nothing reads `pad`. */
@@ -342,11 +554,10 @@ uint32_t ms_table_add(uintptr_t key, int birth, uint64_t *clock)
 			r = t->slots[i].rec;
 			if (birth && r != MS_REC_UNTRACKED) {
 				/* init of a known address: the old life is over */
-				fold(t, r);
-				t->reinitialised++;
+				fold(t, r, l.home);
+				SERIAL_ADD(&l.home->reinitialised, 1);
+				life_ends(t, r);
 				record_begin(r, clock, 0);
-				/* cached lock-order edges of the old life are stale */
-				bump_gen(t);
 			}
 			goto out;
 		}
@@ -360,16 +571,16 @@ uint32_t ms_table_add(uintptr_t key, int birth, uint64_t *clock)
 	}
 	if (free_at < 0) {
 		/* No room near this address's home: leave it untracked. */
-		t->untracked_ops++;
+		SERIAL_ADD(&l.home->untracked_ops, 1);
 		goto out;
 	}
 	int fresh;
 	r = record_alloc(t, &fresh);
 	if (r == MS_REC_UNTRACKED)
-		t->untracked_mutexes++;
+		SERIAL_ADD(&l.home->untracked_mutexes, 1);
 	else {
 		record_begin(r, clock, fresh);
-		t->live++;
+		SERIAL_ADD(&l.home->live, 1);
 	}
 	/* Publish the record number before the key: a lookup that sees the
 	 * key sees its record. */
@@ -378,23 +589,26 @@ uint32_t ms_table_add(uintptr_t key, int birth, uint64_t *clock)
 		__atomic_store_n(&ms_rec(r)->key, key, __ATOMIC_RELEASE);
 	__atomic_store_n(&t->slots[free_at].key, key, __ATOMIC_RELEASE);
 out:
-	unlock_after_update();
+	unlock_after_update(l);
 	return r;
 }
 
-/* Empty slot i (the insert lock is held), then move later members of its
- * probe run back into the hole wherever their home allows (Knuth's
+/* Empty slot i (its stripes' locks are held), then move later members of
+ * its probe run back into the hole wherever their home allows (Knuth's
  * algorithm R for linear probing), so no empty slot ever separates a key
- * from its home and no tombstones pile up.  Lock-free readers may, for an
- * instant, see a moved key twice (same record: harmless) or miss it; a
- * miss only sends them to the insert path, which takes the lock and finds
+ * from its home and tombstones do not pile up.  Lock-free readers may, for
+ * an instant, see a moved key twice (same record: harmless) or miss it; a
+ * miss only sends them to the insert path, which takes the locks and finds
  * the key.  A hole is marked MS_KEY_TOMB while it is being refilled, so
- * readers step over it. */
-static void delete_at(struct ms_table *t, uint64_t i)
+ * readers step over it.  A run that goes on into a stripe not locked
+ * leaves its hole a tombstone there, which a later add may fill. */
+static void delete_at(struct ms_table *t, uint64_t i, struct locked l)
 {
 	const uint64_t mask = t->index_mask;
 	__atomic_store_n(&t->slots[i].key, MS_KEY_TOMB, __ATOMIC_RELEASE);
 	for (uint64_t j = (i + 1) & mask;; j = (j + 1) & mask) {
+		if (!slot_locked(l, j))
+			return; /* the hole stays a tombstone */
 		uintptr_t k = t->slots[j].key;
 		if (k == MS_KEY_EMPTY)
 			break;
@@ -415,8 +629,9 @@ void ms_table_remove(uintptr_t key)
 {
 	struct ms_table *t = &ms_table;
 	uint64_t i = ms_hash(key) & t->index_mask;
+	struct locked l = stripes_of(i);
 
-	if (!lock_for_update())
+	if (!lock_for_update(l))
 		return; /* the life goes on; an init at this address ends it */
 	for (unsigned n = 0; n < MS_MAX_PROBE; n++, i = (i + 1) & t->index_mask) {
 		uintptr_t k = t->slots[i].key;
@@ -426,20 +641,19 @@ void ms_table_remove(uintptr_t key)
 			continue;
 		uint32_t r = t->slots[i].rec;
 		if (r != MS_REC_UNTRACKED) {
-			fold(t, r);
+			fold(t, r, l.home);
+			life_ends(t, r);
 			record_free(t, r);
-			t->live--;
+			SERIAL_ADD(&l.home->live, -1);
 		} else {
-			t->untracked_mutexes--;
-			t->untracked_ended++;
+			SERIAL_ADD(&l.home->untracked_mutexes, -1);
+			SERIAL_ADD(&l.home->untracked_ended, 1);
 		}
-		t->destroyed++;
-		delete_at(t, i);
-		/* lock-order edges threads cached for this life are stale */
-		bump_gen(t);
+		SERIAL_ADD(&l.home->destroyed, 1);
+		delete_at(t, i, l);
 		break;
 	}
-	unlock_after_update();
+	unlock_after_update(l);
 }
 
 void ms_table_reset(void)
@@ -474,15 +688,24 @@ void ms_table_reset(void)
 	}
 	/* only the lines in use: the rest were never touched, and writing
 	 * them would make 4 MB resident (in every fork child) */
+	for (unsigned i = 0; i < MS_STRIPES; i++) {
+		stripes[i].fold_site = 0;
+		stripes[i].fold_mutexes = 0;
+		stripes[i].fold_acquisitions = 0;
+		stripes[i].fold_owner_changes = 0;
+	}
 	memset(t->sites, 0, t->nsites * sizeof *t->sites);
+	memset(t->site_index, 0, sizeof t->site_index);
 	t->nsites = 0;
-	t->untracked_ops = 0;
-	t->untracked_ended = 0;
-	t->destroyed = 0;
-	t->reinitialised = 0;
+	for (unsigned i = 0; i < MS_STRIPES; i++) {
+		stripes[i].untracked_ops = 0;
+		stripes[i].untracked_ended = 0;
+		stripes[i].destroyed = 0;
+		stripes[i].reinitialised = 0;
+	}
 	/* every life is new: lock-order edges threads know they recorded
 	 * (their caches) belong to the old ones */
-	bump_gen(t);
+	__atomic_fetch_add(&t->gen, 1, __ATOMIC_SEQ_CST);
 	ms_table_unlock();
 }
 

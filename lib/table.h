@@ -45,6 +45,7 @@ struct ms_blame;
 #define MS_F_COLD 2u       /* cold part valid for this life */
 #define MS_F_TIMED 4u      /* has made a thread wait: hold times measured */
 #define MS_F_STATIC 8u     /* first seen by a lock, not by init */
+#define MS_F_EDGE 16u        /* in a lock-order edge a thread has cached */
 #define MS_F_WAITERS 32u     /* a thread waits: the unlock captures its stack */
 
 /* Hold times of mutexes that have made a thread wait: every hold among a
@@ -142,6 +143,7 @@ struct ms_site {
 };
 
 #define MS_MAX_SITES 4096
+#define MS_SITE_INDEX 8192 /* the sites' hash index: twice as many slots */
 
 struct ms_table {
 	struct ms_slot *slots;
@@ -157,19 +159,49 @@ struct ms_table {
 	uint64_t index_mask;
 	unsigned index_shift;      /* log2 of the number of index slots */
 	uint32_t capacity, history_len;
-	/* Below: changed only under the insert lock. */
-	int lock;
-	uint32_t next_unused, free_head, live;
+	uint32_t next_unused;      /* records never used begin here (table.c) */
+	uint32_t nsites;
+	struct ms_site *sites; /* [MS_MAX_SITES] */
+	int sites_lock;        /* making a new site line */
+	int ready;
+	uint32_t gen; /* bumped when a record in a lock-order edge (MS_F_EDGE)
+			 ends its life: threads' cached edges (threads.h) are
+			 stale */
+	uint32_t site_index[MS_SITE_INDEX]; /* site line + 1, by hash; 0 empty */
+};
+
+/* What the index's updates counted, summed over its stripes. */
+struct ms_table_counts {
+	uint64_t live;              /* tracked mutexes */
 	uint64_t untracked_mutexes; /* in the index without a record */
 	uint64_t untracked_ops;     /* not even in the index */
 	uint64_t untracked_ended;   /* untracked mutexes destroyed since */
 	uint64_t destroyed, reinitialised;
-	uint32_t nsites;
-	struct ms_site *sites; /* [MS_MAX_SITES] */
-	int ready;
-	uint32_t gen; /* bumped when an address leaves the table: threads' cached
-			 lock-order edges (threads.h) are stale */
 };
+void ms_table_counts(struct ms_table_counts *c);
+
+/* One lock of the index's updates, with what its holders count
+ * (table.c). */
+#define MS_STRIPES 256
+#define MS_STRIPE_SHIFT 8 /* blocks of 256 slots: more than MS_MAX_PROBE */
+struct ms_stripe {
+	int lock;
+	/* Lives ended under this lock and not yet added to their site's
+	 * line: the site (line + 1; 0 none) and its three plain numbers.
+	 * Threads ending lives of the same site at once would otherwise all
+	 * write its line, with locked instructions. */
+	uint32_t fold_site;
+	uint64_t fold_mutexes, fold_acquisitions, fold_owner_changes;
+	uint64_t live, untracked_mutexes, untracked_ops, untracked_ended;
+	uint64_t destroyed, reinitialised;
+} __attribute__((aligned(64)));
+
+/* Site line i as the report shows it: with the lives the stripes still
+ * hold for it. */
+void ms_table_site(uint32_t i, struct ms_site *out);
+
+/* A thread that ends gives back its spare records (thread.h). */
+void ms_table_thread_exit(struct ms_thread *self);
 
 extern struct ms_table ms_table;
 
@@ -255,7 +287,7 @@ static inline struct ms_cold *ms_cold(uint32_t r)
 	return ms_cold_slow(r);
 }
 
-/* For fork: hold the insert lock across fork so the child gets a table no
+/* For fork and reset: hold every update lock, so the child gets a table no
  * thread was changing. */
 void ms_table_lock(void);
 void ms_table_unlock(void);

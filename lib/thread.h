@@ -15,6 +15,8 @@
 
 #define MS_HELD 0x80000000u /* in record.owner: the owner still holds it */
 #define MS_CACHE 16         /* entries in a thread's lookup cache */
+#define MS_SPARE 16         /* spare records a thread keeps, at most */
+#define MS_SPARE_BATCH 8    /* taken from and given back to the pool at once */
 
 struct ms_thread {
 	uint32_t ok;    /* 1 when calls may be recorded: started, tid and
@@ -25,6 +27,11 @@ struct ms_thread {
 	uint32_t guard;
 	uint64_t clock;
 	uint32_t in_update; /* inside ms_table_add or ms_table_remove (table.c) */
+	/* Free records this thread hands out to the mutexes it makes and
+	 * takes back from those it destroys, so that threads making and
+	 * destroying mutexes at once share no free list (table.c). */
+	uint32_t nspare;
+	uint32_t spare[MS_SPARE];
 	uint64_t owned_once; /* mutex_owned_once_word(tid) (internal.h) */
 	struct ms_tstate *ts; /* the thread's record (threads.h) */
 	/* The records of the mutexes this thread used last, by a few bits

@@ -51,6 +51,7 @@ static void thread_exit(void *arg)
 		ms_order_not_followed(ts->overflow);
 	ts->nheld = 0;
 	ts->overflow = 0;
+	ms_table_thread_exit(t);
 	STORE(&ts->in_use, 0);
 	pool_lock();
 	ts->free_link = free_list;

@@ -58,6 +58,13 @@ expect_grep "2 threads: 1,000,000 at churn_once" '^ +[0-9]+ 1000000 ended +10000
 expect_grep "2 threads: 600,000 at churn_twice" '^ +[0-9]+ 600000 ended +1200000 +0 .* churn_twice' "$WORK/report"
 expect_grep "2 threads: 400,000 at churn_thrice" '^ +[0-9]+ 400000 ended +1200000 +0 .* churn_thrice' "$WORK/report"
 
+# four threads ending lives at the same three sites at once: the stripes'
+# sums (table.c) reach the report exactly
+same_run "4 threads, 2M lives" churn 4 2000000 100
+expect_grep "4 threads: 1,000,000 at churn_once" '^ +[0-9]+ 1000000 ended +1000000 +0 .* churn_once' "$WORK/report"
+expect_grep "4 threads: 600,000 at churn_twice" '^ +[0-9]+ 600000 ended +1200000 +0 .* churn_twice' "$WORK/report"
+expect_grep "4 threads: 400,000 at churn_thrice" '^ +[0-9]+ 400000 ended +1200000 +0 .* churn_thrice' "$WORK/report"
+
 # ---- a table that was full ---------------------------------------------------------
 # 64 records, 100 mutexes locked by 8 threads; then all destroyed and 10
 # new ones used (tests/lifetimes.sh has the table that is still full).
