@@ -98,7 +98,7 @@ void ms_fork_skipped_call(void)
 	ATOMIC_ADD(&skipped, 1);
 }
 
-int ms_fork_spin_lock(int *word)
+int ms_fork_spin_lock_wait(int *word)
 {
 	for (unsigned spins = 0; __atomic_exchange_n(word, 1, __ATOMIC_ACQUIRE);
 	     spins++) {

@@ -44,7 +44,13 @@ uint64_t ms_fork_skipped_calls(void);
 /* Take a spin lock of ours (the table's insert lock, the depot's): 1 when
  * held, 0 if it is held by a thread inside fork() that this one must not
  * wait for (the call is counted as skipped). */
-int ms_fork_spin_lock(int *word);
+int ms_fork_spin_lock_wait(int *word);
+static inline int ms_fork_spin_lock(int *word)
+{
+	if (!__atomic_exchange_n(word, 1, __ATOMIC_ACQUIRE))
+		return 1; /* free: the usual case, no call */
+	return ms_fork_spin_lock_wait(word);
+}
 
 /* ---- in a child ------------------------------------------------------ */
 

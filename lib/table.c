@@ -85,24 +85,55 @@ void ms_table_after_fork_child(void)
 	ms_table.sites_lock = 0;
 }
 
-/* The stripes an update at home slot `home` holds. */
+/* The stripes an update holds: its home block's, and the next block's
+ * once its probe goes there. */
 struct locked {
-	unsigned lo, hi; /* lo == hi: one lock for both blocks */
+	unsigned lo, hi; /* lo == hi: one lock */
 	struct ms_stripe *home; /* the home slot's: its counters */
 };
 
 static struct locked stripes_of(uint64_t home)
 {
 	unsigned s = stripe_of(home);
-	unsigned next = stripe_of((home + MS_MAX_PROBE) & ms_table.index_mask);
-	return (struct locked){ s < next ? s : next, s < next ? next : s,
-				&stripes[s] };
+	return (struct locked){ s, s, &stripes[s] };
 }
 
 static int slot_locked(struct locked l, uint64_t i)
 {
 	unsigned s = stripe_of(i);
 	return s == l.lo || s == l.hi;
+}
+
+/* A probe from the home block (whose lock alone is held) reaches slot i,
+ * the first of the next block: take that block's lock too, keeping the
+ * lower-numbered first.  1: held; 0: held, but the home block's lock was
+ * let go meanwhile -- start the probe over; -1: not to be had (a fork,
+ * fork.h), and no lock is held any more. */
+static int reach(struct locked *l, uint64_t i)
+{
+	unsigned s = stripe_of(i), have = l->lo;
+	if (s == l->lo || s == l->hi)
+		return 1;
+	if (s > have) {
+		if (!ms_fork_spin_lock(&stripes[s].lock)) {
+			spin_unlock(&stripes[have].lock);
+			return -1;
+		}
+		l->hi = s;
+		return 1;
+	}
+	l->lo = s;
+	l->hi = have;
+	if (!__atomic_exchange_n(&stripes[s].lock, 1, __ATOMIC_ACQUIRE))
+		return 1;
+	spin_unlock(&stripes[have].lock);
+	if (!ms_fork_spin_lock(&stripes[s].lock))
+		return -1;
+	if (!ms_fork_spin_lock(&stripes[have].lock)) {
+		spin_unlock(&stripes[s].lock);
+		return -1;
+	}
+	return 0;
 }
 
 /* The locks for an add or a removal at home slot `home`: 0 if a fork is
@@ -123,13 +154,18 @@ static int lock_for_update(struct locked l)
 	}
 	self->in_update = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (ms_fork_spin_lock(&stripes[l.lo].lock)) {
-		if (l.hi == l.lo || ms_fork_spin_lock(&stripes[l.hi].lock))
-			return 1;
-		spin_unlock(&stripes[l.lo].lock);
-	}
+	if (ms_fork_spin_lock(&stripes[l.lo].lock))
+		return 1;
 	self->in_update = 0;
 	return 0;
+}
+
+/* After reach() gave -1: no lock is held. */
+static void abandon_update(void)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ms_self.in_update = 0;
+	ms_fork_skipped_call();
 }
 
 static void unlock_after_update(struct locked l)
@@ -500,11 +536,14 @@ void ms_table_site(uint32_t i, struct ms_site *out)
 static void fold(struct ms_table *t, uint32_t r, struct ms_stripe *st)
 {
 	struct ms_record *rec = ms_rec(r);
-	struct ms_site *s = site_for(t, LOAD(&rec->first_caller));
-	uint32_t line = (uint32_t)(s - t->sites) + 1;
-	if (st->fold_site != line) {
+	uintptr_t site = LOAD(&rec->first_caller);
+	struct ms_site *s;
+	if (st->fold_site && t->sites[st->fold_site - 1].site == site)
+		s = &t->sites[st->fold_site - 1]; /* the usual case: no lookup */
+	else {
+		s = site_for(t, site);
 		stripe_fold_flush(t, st);
-		STORE(&st->fold_site, line);
+		STORE(&st->fold_site, (uint32_t)(s - t->sites) + 1);
 	}
 	SERIAL_ADD(&st->fold_mutexes, 1);
 	SERIAL_ADD(&st->fold_acquisitions, LOAD(&rec->acquisitions));
@@ -548,7 +587,20 @@ uint32_t ms_table_add(uintptr_t key, int birth, uint64_t *clock)
 	/* Written before it is read, for the same reason as a fresh record;
 	 * nothing reads `pad`. */
 	STORE(&t->slots[i].pad, 0);
+	const uint64_t home = i;
 	for (unsigned n = 0; n < MS_MAX_PROBE; n++, i = (i + 1) & t->index_mask) {
+		if (n && !(i & (MS_STRIPE_BLOCK - 1))) {
+			int got = reach(&l, i);
+			if (got < 0) {
+				abandon_update();
+				return MS_REC_UNTRACKED;
+			}
+			if (!got) { /* over, with both locks */
+				i = home;
+				n = 0;
+				free_at = -1;
+			}
+		}
 		uintptr_t k = t->slots[i].key;
 		if (k == key) {
 			r = t->slots[i].rec;
@@ -600,18 +652,38 @@ out:
  * an instant, see a moved key twice (same record: harmless) or miss it; a
  * miss only sends them to the insert path, which takes the locks and finds
  * the key.  A hole is marked MS_KEY_TOMB while it is being refilled, so
- * readers step over it.  A run that goes on into a stripe not locked
- * leaves its hole a tombstone there, which a later add may fill. */
-static void delete_at(struct ms_table *t, uint64_t i, struct locked l)
+ * readers step over it.  A run that goes on into the next block takes
+ * that block's lock too; one that goes on further still (a run longer
+ * than a block: rare at the table's load) leaves its hole a tombstone,
+ * which a later add may fill.  Returns -1 if the next block's lock could
+ * not be had (a fork): the hole stays a tombstone and no lock is held. */
+static int delete_at(struct ms_table *t, uint64_t i, struct locked *l)
 {
 	const uint64_t mask = t->index_mask;
 	__atomic_store_n(&t->slots[i].key, MS_KEY_TOMB, __ATOMIC_RELEASE);
 	for (uint64_t j = (i + 1) & mask;; j = (j + 1) & mask) {
-		if (!slot_locked(l, j))
-			return; /* the hole stays a tombstone */
+		if (!slot_locked(*l, j)) {
+			if (l->lo != l->hi)
+				return 0; /* the hole stays a tombstone */
+			int got = reach(l, j);
+			if (got < 0)
+				return -1;
+			if (!got) {
+				/* The locks were let go meanwhile: an add may
+				 * have filled the hole (the run is whole again),
+				 * or other removals moved keys; look again from
+				 * the hole on. */
+				if (LOAD(&t->slots[i].key) != MS_KEY_TOMB)
+					return 0;
+				j = i;
+				continue;
+			}
+		}
 		uintptr_t k = t->slots[j].key;
 		if (k == MS_KEY_EMPTY)
 			break;
+		if (k == MS_KEY_TOMB)
+			continue; /* another hole: nothing to move */
 		uint64_t home = ms_hash(k) & mask;
 		/* k may move to the hole only if its home is not within (i, j] */
 		int stays = i <= j ? (home > i && home <= j) : (home > i || home <= j);
@@ -623,6 +695,7 @@ static void delete_at(struct ms_table *t, uint64_t i, struct locked l)
 		i = j;
 	}
 	__atomic_store_n(&t->slots[i].key, MS_KEY_EMPTY, __ATOMIC_RELEASE);
+	return 0;
 }
 
 void ms_table_remove(uintptr_t key)
@@ -633,7 +706,19 @@ void ms_table_remove(uintptr_t key)
 
 	if (!lock_for_update(l))
 		return; /* the life goes on; an init at this address ends it */
+	const uint64_t home = i;
 	for (unsigned n = 0; n < MS_MAX_PROBE; n++, i = (i + 1) & t->index_mask) {
+		if (n && !(i & (MS_STRIPE_BLOCK - 1))) {
+			int got = reach(&l, i);
+			if (got < 0) {
+				abandon_update();
+				return;
+			}
+			if (!got) { /* over, with both locks */
+				i = home;
+				n = 0;
+			}
+		}
 		uintptr_t k = t->slots[i].key;
 		if (k == MS_KEY_EMPTY)
 			break;
@@ -650,7 +735,10 @@ void ms_table_remove(uintptr_t key)
 			SERIAL_ADD(&l.home->untracked_ended, 1);
 		}
 		SERIAL_ADD(&l.home->destroyed, 1);
-		delete_at(t, i, l);
+		if (delete_at(t, i, &l) < 0) {
+			abandon_update();
+			return;
+		}
 		break;
 	}
 	unlock_after_update(l);

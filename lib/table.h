@@ -184,6 +184,7 @@ void ms_table_counts(struct ms_table_counts *c);
  * (table.c). */
 #define MS_STRIPES 256
 #define MS_STRIPE_SHIFT 8 /* blocks of 256 slots: more than MS_MAX_PROBE */
+#define MS_STRIPE_BLOCK (1u << MS_STRIPE_SHIFT)
 struct ms_stripe {
 	int lock;
 	/* Lives ended under this lock and not yet added to their site's
@@ -218,15 +219,28 @@ static inline uint64_t ms_hash(uintptr_t key)
 	return k ^ (k >> s) ^ (k >> (2 * s));
 }
 
-/* The record of a tracked address, MS_REC_UNTRACKED, or MS_REC_NONE. */
+/* The record of a tracked address, MS_REC_UNTRACKED, or MS_REC_NONE.
+ *
+ * Between the loads of a slot's key and its record number, an update
+ * elsewhere may move the key out of the slot and another key in (a
+ * removal closing its hole, table.c): so the answer is checked -- a
+ * record names its mutex, and an untracked slot must still hold the key.
+ * A check that fails answers MS_REC_NONE, which sends the caller to the
+ * insert path, where the locks make the answer sure. */
 static inline uint32_t ms_table_find(uintptr_t key)
 {
 	const struct ms_table *t = &ms_table;
 	uint64_t i = ms_hash(key) & t->index_mask;
 	for (unsigned n = 0; n < MS_MAX_PROBE; n++) {
 		uintptr_t k = __atomic_load_n(&t->slots[i].key, __ATOMIC_ACQUIRE);
-		if (k == key)
-			return LOAD(&t->slots[i].rec);
+		if (k == key) {
+			uint32_t r = __atomic_load_n(&t->slots[i].rec, __ATOMIC_ACQUIRE);
+			if (r == MS_REC_UNTRACKED
+				    ? __atomic_load_n(&t->slots[i].key, __ATOMIC_ACQUIRE) == key
+				    : __atomic_load_n(&t->records[r].key, __ATOMIC_ACQUIRE) == key)
+				return r;
+			return MS_REC_NONE;
+		}
 		if (k == MS_KEY_EMPTY)
 			return MS_REC_NONE;
 		i = (i + 1) & t->index_mask;
