@@ -479,6 +479,50 @@ static struct result run_million(long rounds)
 	return (struct result){ (unsigned long)(rounds * MILLION), t1 - t0, sum, 0 };
 }
 
+/* ---- lives2: 2 threads make, lock and destroy mutexes at once -----------
+ * Each thread keeps 16 mutexes of its own on its stack and gives each many
+ * short lives (init, lock, unlock, destroy): the cost of the table's adds
+ * and removals when threads do them at the same time (objects with a mutex
+ * made and freed by every thread of a server). */
+
+#define LIVES_THREADS 2
+static long lives_each;
+static struct crew lives_crew;
+static unsigned long lives_done[LIVES_THREADS];
+
+static void *lives_worker(void *arg)
+{
+	long id = (long)arg;
+	pthread_mutex_t m[16];
+	unsigned long done = 0;
+	crew_wait(&lives_crew);
+	for (long i = 0; i < lives_each; i++) {
+		pthread_mutex_t *p = &m[i & 15];
+		CHECK(pthread_mutex_init(p, NULL));
+		CHECK(pthread_mutex_lock(p));
+		done++;
+		CHECK(pthread_mutex_unlock(p));
+		CHECK(pthread_mutex_destroy(p));
+	}
+	lives_done[id] = done;
+	return NULL;
+}
+
+static struct result run_lives2(long n)
+{
+	lives_each = n / LIVES_THREADS;
+	for (int i = 0; i < LIVES_THREADS; i++)
+		lives_done[i] = 0;
+	crew_start(&lives_crew, LIVES_THREADS, lives_worker);
+	double t0 = crew_release(&lives_crew);
+	double t1 = crew_join(&lives_crew);
+	unsigned long total = 0;
+	for (int i = 0; i < LIVES_THREADS; i++)
+		total += lives_done[i];
+	expect("lives", total, (unsigned long)(lives_each * LIVES_THREADS));
+	return (struct result){ total, t1 - t0, total, 0 };
+}
+
 /* ---- nested: lock A, lock B, unlock B, unlock A -------------------------
  * One thread, no contention: the cost of lock-order bookkeeping when a
  * mutex is taken while another is held (the edge A->B is known after the
@@ -530,6 +574,8 @@ static const struct workload {
 	  "turns, 2 threads, each turn contended; op = one contention event" },
 	{ "handoff16", run_handoff16, 50000,
 	  "the same, 16 frames deep; op = one contention event" },
+	{ "lives2", run_lives2, 4000000,
+	  "mutex lives in all, 2 threads at once; op = init+lock+unlock+destroy" },
 	{ "million", run_million, 1,
 	  "rounds over 1e6 mutexes; op = init+lock+unlock+destroy" },
 	{ "callgrind_pair", run_callgrind_pair, 100000,
