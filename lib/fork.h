@@ -1,6 +1,6 @@
 /* fork.h - processes made by fork().
  *
- * Around fork() the forking thread holds the library's insert and depot
+ * Around fork() the forking thread holds the library's table and depot
  * locks, so the child gets tables nobody was changing.  The child then
  * starts its own view, like a new process: every number back to zero (what
  * the parent did before the fork is in the parent's report), its thread's
@@ -41,7 +41,7 @@ int ms_fork_may_wait(void);
 void ms_fork_skipped_call(void);
 uint64_t ms_fork_skipped_calls(void);
 
-/* Take a spin lock of ours (the table's insert lock, the depot's): 1 when
+/* Take a spin lock of ours (the table's update locks, the depot's): 1 when
  * held, 0 if it is held by a thread inside fork() that this one must not
  * wait for (the call is counted as skipped). */
 int ms_fork_spin_lock_wait(int *word);

@@ -245,9 +245,10 @@ static void header(struct ms_fmt *f, const struct top *t)
 			  "before is in the parent's report)\n", ms_fork_parent_pid());
 	uint64_t skipped = ms_fork_skipped_calls();
 	if (skipped)
-		ms_fmt(f, "  %llu calls came while another thread was inside fork(): what "
-			  "they needed the library's locks for\n  (a first use, a destroy, "
-			  "a call stack, a lock-order edge) was not recorded\n",
+		ms_fmt(f, "  %llu calls came while another thread was inside fork() or in a "
+			  "signal handler that\n  interrupted the library: what they needed "
+			  "the library's locks for (a first use,\n  a destroy, a call stack, "
+			  "a lock-order edge) was not recorded\n",
 		       (unsigned long long)skipped);
 	uint64_t lost = tc.untracked_ops;
 	uint64_t ended = tc.untracked_ended;

@@ -611,7 +611,7 @@ static unsigned miss_probes(uintptr_t key)
 
 /* With three quarters of the records alive while mutexes come and go, the
  * index is at 37.5% load: a lookup of an unknown address (the first use of
- * every new mutex, and every add, under the insert lock) should stop at an
+ * every new mutex, and every add, under the update locks) should stop at an
  * empty slot after a probe or two: removal leaves no tombstones behind. */
 START_TEST(test_table_churn_near_capacity_keeps_unknown_address_lookups_short)
 {
