@@ -20,8 +20,9 @@ struct ms_table ms_table = { .records = boot_records };
 /* The index is cut into blocks of 256 slots, and each block is given one
  * of MS_STRIPES locks (stripes) by a hash of its number.  An address whose
  * home slot is in block b lives at most MS_MAX_PROBE (128) slots further
- * on, so adding or removing it touches only blocks b and b + 1, and takes
- * their two locks (the lower-numbered first).  Threads that make and
+ * on, so adding or removing it touches only blocks b and b + 1: it takes
+ * b's lock, and b + 1's too once it goes there (the lower-numbered first;
+ * reach()).  Threads that make and
  * destroy mutexes in different places of memory -- their own stacks,
  * their own heap arenas -- seldom wait for each other: the hash scatters
  * blocks over the locks, however regularly thread stacks or arenas are
