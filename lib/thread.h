@@ -26,12 +26,6 @@ struct ms_thread {
 	uint32_t tid_held; /* tid | MS_HELD: record.owner while it holds one */
 	uint32_t guard;
 	uint64_t clock;
-	uint32_t in_update; /* inside ms_table_add or ms_table_remove (table.c) */
-	/* Free records this thread hands out to the mutexes it makes and
-	 * takes back from those it destroys, so that threads making and
-	 * destroying mutexes at once share no free list (table.c). */
-	uint32_t nspare;
-	uint32_t spare[MS_SPARE];
 	uint64_t owned_once; /* mutex_owned_once_word(tid) (internal.h) */
 	struct ms_tstate *ts; /* the thread's record (threads.h) */
 	/* The records of the mutexes this thread used last, by a few bits
@@ -48,6 +42,14 @@ struct ms_thread {
 	uint32_t pend;
 	uint32_t pend_rec, pend_stack, pend_seq;
 	uint64_t pend_birth, pend_wait;
+	/* Below: what only adding and removing mutexes uses, after what every
+	 * lock and unlock reads (those stay in the first lines). */
+	uint32_t in_update; /* inside ms_table_add or ms_table_remove (table.c) */
+	/* Free records this thread hands out to the mutexes it makes and
+	 * takes back from those it destroys, so that threads making and
+	 * destroying mutexes at once share no free list (table.c). */
+	uint32_t nspare;
+	uint32_t spare[MS_SPARE];
 };
 
 /* Mutexes side by side in an array, or in neighbouring objects, get
