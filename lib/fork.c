@@ -122,13 +122,16 @@ void ms_fork_prepare(void)
 {
 	struct ms_thread *t = &ms_self;
 	parent_pid_at_prepare = getpid();
-	if (t->guard || t->in_update)
-		return; /* fork from our own code, or from a signal handler
-			   that interrupted a table update: the lock is ours */
+	if (t->guard)
+		return; /* fork from our own code: nothing of ours to hold */
+	int around = t->in_update != 0; /* a signal handler interrupted an update */
 	ms_guard_enter(t);
-	holds_locks = 1;
+	holds_locks = around ? 2 : 1;
 	__atomic_add_fetch(&ms_fork_in_progress, 1, __ATOMIC_SEQ_CST);
-	ms_table_lock();
+	if (around)
+		ms_table_lock_around_update(); /* the update's own stay held */
+	else
+		ms_table_lock();
 	ms_depot_lock();
 }
 
@@ -136,9 +139,13 @@ void ms_fork_parent(void)
 {
 	if (!holds_locks)
 		return;
+	int around = holds_locks == 2;
 	holds_locks = 0;
 	ms_depot_unlock();
-	ms_table_unlock();
+	if (around)
+		ms_table_unlock_around_update();
+	else
+		ms_table_unlock();
 	__atomic_sub_fetch(&ms_fork_in_progress, 1, __ATOMIC_SEQ_CST);
 	ms_guard_leave(&ms_self);
 }
@@ -231,6 +238,9 @@ void ms_fork_settle_now(void)
 	struct ms_thread *t = &ms_self;
 	ms_guard_enter(t);
 	ms_table_reset(); /* every number to zero, every mutex a new life */
+	ms_table_lock();
+	ms_table_reclaim_spares();
+	ms_table_unlock();
 	ms_table_each(clear_fork_flags, NULL);
 	for (uint32_t i = 0; i < norphans; i++)
 		orphans[i].birth = LOAD(&ms_rec(orphans[i].rec)->birth);

@@ -192,7 +192,9 @@ uint32_t ms_first_use(struct ms_thread *t, pthread_mutex_t *m, uintptr_t caller)
 		return MS_REC_UNTRACKED; /* libunwind's own lock (thread exit) */
 	uint32_t r = ms_table_add((uintptr_t)m, 0, &t->clock);
 	if (r != MS_REC_UNTRACKED && r != MS_REC_NONE)
-		ms_note_kind(r, m, MS_F_STATIC);
+		/* STATIC only if the address was new to the table: a lookup
+		 * may miss a known one while a removal moves it (table.h) */
+		ms_note_kind(r, m, t->added_new ? MS_F_STATIC : 0);
 	return r;
 }
 

@@ -78,6 +78,20 @@ void ms_table_unlock(void)
 		spin_unlock(&stripes[i].lock);
 }
 
+/* In a fork child, the parent's other threads' spares are nobody's: every
+ * record not in use goes back to the pool (all locks held). */
+void ms_table_reclaim_spares(void)
+{
+	struct ms_table *t = &ms_table;
+	pool.free_head = 0;
+	ms_self.nspare = 0;
+	for (uint32_t r = t->next_unused; r-- > 1;)
+		if (r <= t->capacity && !LOAD(&t->records[r].key)) {
+			t->free_next[r] = pool.free_head;
+			pool.free_head = r;
+		}
+}
+
 void ms_table_after_fork_child(void)
 {
 	for (unsigned i = 0; i < MS_STRIPES; i++)
@@ -86,53 +100,118 @@ void ms_table_after_fork_child(void)
 	ms_table.sites_lock = 0;
 }
 
-/* The stripes an update holds: its home block's, and the next block's
- * once its probe goes there. */
-struct locked {
-	unsigned lo, hi; /* lo == hi: one lock */
-	struct ms_stripe *home; /* the home slot's: its counters */
+/* The stripes an update holds: its home block's, and those of the next
+ * blocks once its probe or its removal's shift goes there. */
+#define MS_UPDATE_LOCKS 4
+struct ms_update_locks {
+	unsigned n;                  /* stripes held: s[0..n) */
+	unsigned s[MS_UPDATE_LOCKS];
+	struct ms_stripe *home;      /* the home slot's: its counters */
 };
 
-static struct locked stripes_of(uint64_t home)
+static int holds(const struct ms_update_locks *l, unsigned st)
 {
-	unsigned s = stripe_of(home);
-	return (struct locked){ s, s, &stripes[s] };
+	for (unsigned k = 0; k < l->n; k++)
+		if (l->s[k] == st)
+			return 1;
+	return 0;
 }
 
-static int slot_locked(struct locked l, uint64_t i)
+static int slot_locked(const struct ms_update_locks *l, uint64_t i)
 {
-	unsigned s = stripe_of(i);
-	return s == l.lo || s == l.hi;
+	return holds(l, stripe_of(i));
 }
 
-/* A probe from the home block (whose lock alone is held) reaches slot i,
- * the first of the next block: take that block's lock too, keeping the
- * lower-numbered first.  1: held; 0: held, but the home block's lock was
- * let go meanwhile -- start the probe over; -1: not to be had (a fork,
+/* Listing a stripe after taking it, and unlisting it before letting it go,
+ * keeps what a signal handler on this thread reads (ms_self.upd_locks, for
+ * a fork) to stripes this thread does hold. */
+static void list_stripe(struct ms_update_locks *l, unsigned st)
+{
+	l->s[l->n] = st;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	l->n++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+static void release_all(struct ms_update_locks *l)
+{
+	unsigned n = l->n;
+	l->n = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	while (n-- > 0)
+		spin_unlock(&stripes[l->s[n]].lock);
+}
+
+/* Another stripe for an update that holds some: as ms_fork_spin_lock,
+ * but while a fork is under way it gives up rather than wait -- the
+ * forking thread may be waiting for a lock this one holds (when the fork
+ * comes from a signal handler that interrupted an update, see
+ * ms_table_lock_around_update). */
+static int lock_holding(int *word)
+{
+	for (unsigned spins = 0; __atomic_exchange_n(word, 1, __ATOMIC_ACQUIRE);
+	     spins++) {
+		if (__atomic_load_n(&ms_fork_in_progress, __ATOMIC_ACQUIRE)) {
+			ms_fork_skipped_call();
+			return 0;
+		}
+		if (spins < 100)
+			__builtin_ia32_pause();
+		else
+			sched_yield();
+	}
+	return 1;
+}
+
+/* The update's probe or shift reaches slot i: take its block's stripe
+ * too.  Stripes are waited for in ascending order only; a lower one is
+ * tried once, and if it is taken, all are let go and taken again in
+ * order.  1: held; 0: held, but the locks were let go meanwhile -- the
+ * caller looks again; 2: this update holds as many stripes as it may (a
+ * run longer than MS_UPDATE_LOCKS - 1 blocks); -1: not to be had (a fork,
  * fork.h), and no lock is held any more. */
-static int reach(struct locked *l, uint64_t i)
+static int reach(struct ms_update_locks *l, uint64_t i)
 {
-	unsigned s = stripe_of(i), have = l->lo;
-	if (s == l->lo || s == l->hi)
+	unsigned st = stripe_of(i), top = 0;
+	if (holds(l, st))
 		return 1;
-	if (s > have) {
-		if (!ms_fork_spin_lock(&stripes[s].lock)) {
-			spin_unlock(&stripes[have].lock);
+	if (l->n == MS_UPDATE_LOCKS)
+		return 2;
+	for (unsigned k = 0; k < l->n; k++)
+		if (l->s[k] > top)
+			top = l->s[k];
+	if (st > top) {
+		if (!lock_holding(&stripes[st].lock)) {
+			release_all(l);
 			return -1;
 		}
-		l->hi = s;
+		list_stripe(l, st);
 		return 1;
 	}
-	l->lo = s;
-	l->hi = have;
-	if (!__atomic_exchange_n(&stripes[s].lock, 1, __ATOMIC_ACQUIRE))
+	if (!__atomic_exchange_n(&stripes[st].lock, 1, __ATOMIC_ACQUIRE)) {
+		list_stripe(l, st);
 		return 1;
-	spin_unlock(&stripes[have].lock);
-	if (!ms_fork_spin_lock(&stripes[s].lock))
-		return -1;
-	if (!ms_fork_spin_lock(&stripes[have].lock)) {
-		spin_unlock(&stripes[s].lock);
-		return -1;
+	}
+	/* all again, in order: the wanted ones sorted (at most four) */
+	unsigned want[MS_UPDATE_LOCKS], n = l->n + 1;
+	for (unsigned k = 0; k < l->n; k++)
+		want[k] = l->s[k];
+	want[l->n] = st;
+	for (unsigned x = 1; x < n; x++)
+		for (unsigned y = x; y > 0 && want[y - 1] > want[y]; y--) {
+			unsigned tmp = want[y];
+			want[y] = want[y - 1];
+			want[y - 1] = tmp;
+		}
+	release_all(l);
+	for (unsigned k = 0; k < n; k++) {
+		int got = k == 0 ? ms_fork_spin_lock(&stripes[want[k]].lock)
+				 : lock_holding(&stripes[want[k]].lock);
+		if (!got) {
+			release_all(l);
+			return -1;
+		}
+		list_stripe(l, want[k]);
 	}
 	return 0;
 }
@@ -146,36 +225,78 @@ static int reach(struct locked *l, uint64_t i)
  * Marking the thread costs two stores; the alternative, the guard that
  * library code takes (thread.h), empties the thread's lookup cache and
  * costs some forty instructions at every init and destroy. */
-static int lock_for_update(struct locked l)
+static int lock_for_update(struct ms_update_locks *l, uint64_t home)
 {
 	struct ms_thread *self = &ms_self;
 	if (self->in_update) {
 		ms_fork_skipped_call();
 		return 0;
 	}
+	unsigned st = stripe_of(home);
+	l->n = 0;
+	l->home = &stripes[st];
+	self->upd_locks = l;
 	self->in_update = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (ms_fork_spin_lock(&stripes[l.lo].lock))
+	if (ms_fork_spin_lock(&stripes[st].lock)) {
+		list_stripe(l, st);
 		return 1;
+	}
 	self->in_update = 0;
 	return 0;
 }
 
-/* After reach() gave -1: no lock is held. */
+/* After reach() gave -1 (a fork: the skipped call is counted): no lock is
+ * held. */
 static void abandon_update(void)
 {
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	ms_self.in_update = 0;
-	ms_fork_skipped_call();
 }
 
-static void unlock_after_update(struct locked l)
+static void unlock_after_update(struct ms_update_locks *l)
 {
-	if (l.hi != l.lo)
-		spin_unlock(&stripes[l.hi].lock);
-	spin_unlock(&stripes[l.lo].lock);
+	release_all(l);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	ms_self.in_update = 0;
+}
+
+/* For a fork from a signal handler that interrupted this thread's update:
+ * every lock but the ones the update holds, each waited for a while only
+ * (the thread holding it might wait for one of ours: lock_holding() gives
+ * up during a fork, but a holder preempted for long is not waited for). */
+static uint8_t taken_around[MS_STRIPES + 2];
+
+static int lock_a_while(int *word)
+{
+	for (unsigned spins = 0; spins < (1u << 20); spins++) {
+		if (!__atomic_exchange_n(word, 1, __ATOMIC_ACQUIRE))
+			return 1;
+		__builtin_ia32_pause();
+	}
+	return 0;
+}
+
+void ms_table_lock_around_update(void)
+{
+	const struct ms_thread *self = &ms_self;
+	const struct ms_update_locks *mine = self->upd_locks;
+	for (unsigned i = 0; i < MS_STRIPES; i++)
+		taken_around[i] = !holds(mine, i) && lock_a_while(&stripes[i].lock);
+	taken_around[MS_STRIPES] = !self->upd_pool && lock_a_while(&pool.lock);
+	taken_around[MS_STRIPES + 1] =
+		!self->upd_sites && lock_a_while(&ms_table.sites_lock);
+}
+
+void ms_table_unlock_around_update(void)
+{
+	if (taken_around[MS_STRIPES + 1])
+		spin_unlock(&ms_table.sites_lock);
+	if (taken_around[MS_STRIPES])
+		spin_unlock(&pool.lock);
+	for (unsigned i = MS_STRIPES; i-- > 0;)
+		if (taken_around[i])
+			spin_unlock(&stripes[i].lock);
 }
 
 /* Threads' cached lock-order edges (threads.h) name records; a life that
@@ -333,10 +454,33 @@ static void populate_chunk(struct ms_table *t, uint32_t r)
  * once to read and once to write. */
 #define MS_SPARE_FRESH 0x80000000u
 
-static void spares_refill(struct ms_table *t, struct ms_thread *self)
+/* Few records never used are left: spares are taken and kept one at a
+ * time, so that other threads' spares strand as few as possible of the
+ * last records (a full table's report tells to raise the limit). */
+static int scarce(const struct ms_table *t)
+{
+	return t->capacity - LOAD(&t->next_unused) < 16u * MS_SPARE * MS_SPARE_BATCH;
+}
+
+static void pool_lock(struct ms_thread *self)
 {
 	spin_lock(&pool.lock);
-	while (self->nspare < MS_SPARE_BATCH) {
+	self->upd_pool = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+static void pool_unlock(struct ms_thread *self)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	self->upd_pool = 0;
+	spin_unlock(&pool.lock);
+}
+
+static void spares_refill(struct ms_table *t, struct ms_thread *self)
+{
+	uint32_t want = scarce(t) ? 1 : MS_SPARE_BATCH;
+	pool_lock(self);
+	while (self->nspare < want) {
 		uint32_t r = pool.free_head;
 		if (r) {
 			pool.free_head = t->free_next[r];
@@ -350,20 +494,20 @@ static void spares_refill(struct ms_table *t, struct ms_thread *self)
 			break; /* full */
 		self->spare[self->nspare++] = r;
 	}
-	spin_unlock(&pool.lock);
+	pool_unlock(self);
 }
 
 /* Give back all but MS_SPARE_BATCH (all, with keep 0). */
 static void spares_return(struct ms_table *t, struct ms_thread *self,
 			  uint32_t keep)
 {
-	spin_lock(&pool.lock);
+	pool_lock(self);
 	while (self->nspare > keep) {
 		uint32_t r = self->spare[--self->nspare] & ~MS_SPARE_FRESH;
 		t->free_next[r] = pool.free_head;
 		pool.free_head = r;
 	}
-	spin_unlock(&pool.lock);
+	pool_unlock(self);
 }
 
 /* A record for a new address, *fresh if never used; MS_REC_UNTRACKED when
@@ -388,6 +532,8 @@ static void record_free(struct ms_table *t, uint32_t r)
 	if (self->nspare == MS_SPARE)
 		spares_return(t, self, MS_SPARE_BATCH);
 	self->spare[self->nspare++] = r;
+	if (scarce(t))
+		spares_return(t, self, 0); /* where any thread finds it */
 }
 
 /* A thread that ends gives its spares back. */
@@ -477,7 +623,10 @@ static struct ms_site *site_for(struct ms_table *t, uintptr_t site)
 	struct ms_site *s = site_find(t, site, &at);
 	if (s)
 		return s;
+	struct ms_thread *self = &ms_self;
 	spin_lock(&t->sites_lock);
+	self->upd_sites = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	s = site_find(t, site, &at); /* made meanwhile? */
 	if (!s) {
 		uint32_t n = t->nsites;
@@ -489,6 +638,8 @@ static struct ms_site *site_for(struct ms_table *t, uintptr_t site)
 		} else
 			s = &t->sites[MS_MAX_SITES - 1];
 	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	self->upd_sites = 0;
 	spin_unlock(&t->sites_lock);
 	return s;
 }
@@ -579,11 +730,12 @@ uint32_t ms_table_add(uintptr_t key, int birth, uint64_t *clock)
 {
 	struct ms_table *t = &ms_table;
 	uint64_t i = ms_hash(key) & t->index_mask;
-	struct locked l = stripes_of(i);
+	struct ms_update_locks l;
 	int64_t free_at = -1;
 	uint32_t r = MS_REC_UNTRACKED;
+	ms_self.added_new = 0;
 
-	if (!lock_for_update(l))
+	if (!lock_for_update(&l, i))
 		return MS_REC_UNTRACKED; /* this call is not recorded */
 	/* Written before it is read, for the same reason as a fresh record;
 	 * nothing reads `pad`. */
@@ -635,6 +787,7 @@ uint32_t ms_table_add(uintptr_t key, int birth, uint64_t *clock)
 		record_begin(r, clock, fresh);
 		SERIAL_ADD(&l.home->live, 1);
 	}
+	ms_self.added_new = 1;
 	/* Publish the record number before the key: a lookup that sees the
 	 * key sees its record. */
 	STORE(&t->slots[free_at].rec, r);
@@ -642,7 +795,7 @@ uint32_t ms_table_add(uintptr_t key, int birth, uint64_t *clock)
 		__atomic_store_n(&ms_rec(r)->key, key, __ATOMIC_RELEASE);
 	__atomic_store_n(&t->slots[free_at].key, key, __ATOMIC_RELEASE);
 out:
-	unlock_after_update(l);
+	unlock_after_update(&l);
 	return r;
 }
 
@@ -658,17 +811,20 @@ out:
  * than a block: rare at the table's load) leaves its hole a tombstone,
  * which a later add may fill.  Returns -1 if the next block's lock could
  * not be had (a fork): the hole stays a tombstone and no lock is held. */
-static int delete_at(struct ms_table *t, uint64_t i, struct locked *l)
+static int delete_at(struct ms_table *t, uint64_t i, struct ms_update_locks *l)
 {
 	const uint64_t mask = t->index_mask;
 	__atomic_store_n(&t->slots[i].key, MS_KEY_TOMB, __ATOMIC_RELEASE);
+	uint64_t scanned = 0;
 	for (uint64_t j = (i + 1) & mask;; j = (j + 1) & mask) {
-		if (!slot_locked(*l, j)) {
-			if (l->lo != l->hi)
-				return 0; /* the hole stays a tombstone */
+		if (++scanned > mask)
+			return 0; /* no empty slot anywhere: the hole stays a tombstone */
+		if (!slot_locked(l, j)) {
 			int got = reach(l, j);
 			if (got < 0)
 				return -1;
+			if (got == 2)
+				return 0; /* the hole stays a tombstone */
 			if (!got) {
 				/* The locks were let go meanwhile: an add may
 				 * have filled the hole (the run is whole again),
@@ -677,6 +833,7 @@ static int delete_at(struct ms_table *t, uint64_t i, struct locked *l)
 				if (LOAD(&t->slots[i].key) != MS_KEY_TOMB)
 					return 0;
 				j = i;
+				scanned = 0;
 				continue;
 			}
 		}
@@ -696,6 +853,13 @@ static int delete_at(struct ms_table *t, uint64_t i, struct locked *l)
 		i = j;
 	}
 	__atomic_store_n(&t->slots[i].key, MS_KEY_EMPTY, __ATOMIC_RELEASE);
+	/* Tombstones just before an empty slot guard no key (none lies
+	 * between them and it): they become empty too, so a run that once
+	 * reached further than its locks did shrinks again as it empties. */
+	for (uint64_t p = (i - 1) & mask, n = 0;
+	     n < mask && slot_locked(l, p) && t->slots[p].key == MS_KEY_TOMB;
+	     p = (p - 1) & mask, n++)
+		__atomic_store_n(&t->slots[p].key, MS_KEY_EMPTY, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -703,9 +867,9 @@ void ms_table_remove(uintptr_t key)
 {
 	struct ms_table *t = &ms_table;
 	uint64_t i = ms_hash(key) & t->index_mask;
-	struct locked l = stripes_of(i);
+	struct ms_update_locks l;
 
-	if (!lock_for_update(l))
+	if (!lock_for_update(&l, i))
 		return; /* the life goes on; an init at this address ends it */
 	const uint64_t home = i;
 	for (unsigned n = 0; n < MS_MAX_PROBE; n++, i = (i + 1) & t->index_mask) {
@@ -742,7 +906,7 @@ void ms_table_remove(uintptr_t key)
 		}
 		break;
 	}
-	unlock_after_update(l);
+	unlock_after_update(&l);
 }
 
 void ms_table_reset(void)
@@ -771,7 +935,12 @@ void ms_table_reset(void)
 		STORE(&rec->first_caller, first);
 		STORE(&rec->first_stack, first_stack);
 		STORE(&t->init_stacks[r], init_stack);
-		STORE(&rec->flags, flags & ~(MS_F_COLD | MS_F_COLD_BUSY | MS_F_TIMED));
+		/* or, not a store: a flag another thread sets meanwhile stays;
+		 * MS_F_EDGE always, since a thread may be caching an edge of
+		 * this record right now (order.c) and its end must bump gen */
+		__atomic_fetch_or(&rec->flags,
+				  (flags & ~(MS_F_COLD | MS_F_COLD_BUSY | MS_F_TIMED)) | MS_F_EDGE,
+				  __ATOMIC_SEQ_CST);
 		if (name)
 			STORE(&ms_cold(r)->name, name);
 	}

@@ -201,6 +201,14 @@ struct ms_stripe {
  * hold for it. */
 void ms_table_site(uint32_t i, struct ms_site *out);
 
+/* Fork from a signal handler that interrupted an update of this thread:
+ * every other update lock, for a while each (fork.c). */
+void ms_table_lock_around_update(void);
+void ms_table_unlock_around_update(void);
+/* A fork child's spare records of the parent's other threads back to the
+ * pool; with ms_table_lock() held. */
+void ms_table_reclaim_spares(void);
+
 /* A thread that ends gives back its spare records (thread.h). */
 void ms_table_thread_exit(struct ms_thread *self);
 

@@ -45,6 +45,11 @@ struct ms_thread {
 	/* Below: what only adding and removing mutexes uses, after what every
 	 * lock and unlock reads (those stay in the first lines). */
 	uint32_t in_update; /* inside ms_table_add or ms_table_remove (table.c) */
+	/* The table's locks the update holds, for a fork from a signal
+	 * handler that interrupts it: its stripes (table.c), pool, sites. */
+	const struct ms_update_locks *upd_locks;
+	uint8_t upd_pool, upd_sites;
+	uint8_t added_new; /* the last ms_table_add put a new address in */
 	/* Free records this thread hands out to the mutexes it makes and
 	 * takes back from those it destroys, so that threads making and
 	 * destroying mutexes at once share no free list (table.c). */

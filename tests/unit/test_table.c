@@ -211,10 +211,10 @@ static void *ci_worker(void *arg)
 }
 
 /* ---- concurrent churn across a block boundary ----------------------------
- * Four threads add and remove keys of their own, two with their homes just
- * before the end of an index block and two at the start of the next
- * (table.c: updates lock the blocks they touch), so runs cross into the
- * next block and removals move other threads' keys.  A lookup must never answer another key's
+ * Four threads add and remove keys of their own, with their homes just
+ * before the end of an index block or at the start of the next (table.c:
+ * updates lock the blocks they touch), so runs cross into the next block
+ * and removals move other threads' keys.  A lookup must never answer another key's
  * record, and once all are removed no slot may be left a tombstone. */
 
 #define CC_THREADS 4
@@ -225,9 +225,13 @@ static pthread_barrier_t cc_start;
 
 static uintptr_t cc_key(unsigned t, unsigned j)
 {
-	/* even threads: homes at the end of block 0; odd ones: at the start of
-	 * block 1, where the even threads' runs go on */
-	uint64_t home = t & 1 ? MS_STRIPE_BLOCK : MS_STRIPE_BLOCK - 2;
+	/* threads 0 and 1 at the boundary of blocks 0 and 1, threads 2 and 3
+	 * at that of blocks 1 and 2; at each, the even thread's homes are the
+	 * end of the first block and the odd one's the start of the second,
+	 * where the even thread's runs go on.  Block 1's stripe is above block
+	 * 2's (158 and 60): that boundary takes the try-then-retake path */
+	uint64_t boundary = MS_STRIPE_BLOCK * (1 + t / 2);
+	uint64_t home = t & 1 ? boundary : boundary - 2;
 	return colliding_key(home, 1 + t * CC_KEYS + j);
 }
 
@@ -647,6 +651,56 @@ START_TEST(test_table_add_remove_one_at_a_time_leaves_index_empty)
 		if (ms_table.slots[i].key != MS_KEY_EMPTY)
 			ck_abort_msg("slot %lu not empty", (unsigned long)i);
 	ck_assert_uint_eq(counts().live, 0);
+}
+END_TEST
+
+/* A run longer than the two blocks an update may lock (five groups of 120
+ * keys whose homes are 120 slots apart: one run over slots 256-855, three
+ * blocks): removing every key, in order, must leave no tombstone. */
+START_TEST(test_table_long_run_removed_leaves_no_tombstones)
+{
+	uint64_t clock = 0;
+	enum { GROUPS = 5, PER = 120 };
+	for (unsigned g = 0; g < GROUPS; g++)
+		for (unsigned j = 0; j < PER; j++)
+			if (ms_table_add(colliding_key(256 + 120 * g, j + 1), 1, &clock) ==
+			    MS_REC_UNTRACKED)
+				ck_abort_msg("group %u key %u untracked", g, j);
+	for (unsigned g = 0; g < GROUPS; g++)
+		for (unsigned j = 0; j < PER; j++) {
+			uintptr_t k = colliding_key(256 + 120 * g, j + 1);
+			ms_table_remove(k);
+			if (ms_table_find(k) != MS_REC_NONE)
+				ck_abort_msg("group %u key %u still found", g, j);
+		}
+	unsigned tombs = 0, keys = 0;
+	for (uint64_t i = 0; i <= ms_table.index_mask; i++) {
+		tombs += ms_table.slots[i].key == MS_KEY_TOMB;
+		keys += ms_table.slots[i].key > MS_KEY_TOMB;
+	}
+	ck_assert_uint_eq(keys, 0);
+	ck_assert_uint_eq(tombs, 0);
+	ck_assert_uint_eq(counts().live, 0);
+}
+END_TEST
+
+/* An index with no empty slot left (64 records, 128 slots: 64 tracked and
+ * 64 untracked addresses): a destroy still returns, and the address is
+ * gone. */
+START_TEST(test_table_remove_from_a_full_index_returns)
+{
+	uint64_t clock = 0;
+	for (unsigned i = 0; i < 128; i++)
+		ms_table_add(heap_key(i), 1, &clock);
+	for (uint64_t i = 0; i <= ms_table.index_mask; i++)
+		if (ms_table.slots[i].key <= MS_KEY_TOMB)
+			ck_abort_msg("slot %lu free: the index is not full", (unsigned long)i);
+	ms_table_remove(heap_key(5));
+	ck_assert_uint_eq(ms_table_find(heap_key(5)), MS_REC_NONE);
+	ck_assert_uint_eq(counts().destroyed, 1);
+	for (unsigned i = 0; i < 128; i++)
+		if (i != 5 && ms_table_find(heap_key(i)) == MS_REC_NONE)
+			ck_abort_msg("address %u lost", i);
 }
 END_TEST
 
@@ -1092,6 +1146,7 @@ Suite *table_suite(void)
 	tc = tcase_create("full");
 	tcase_add_checked_fixture(tc, setup_64, NULL);
 	tcase_add_test(tc, test_table_full_table_leaves_next_address_untracked);
+	tcase_add_test(tc, test_table_remove_from_a_full_index_returns);
 	tcase_add_test(tc, test_table_full_table_remove_makes_room_again);
 	tcase_add_test(tc, test_table_each_visits_every_live_record_once);
 	suite_add_tcase(s, tc);
@@ -1118,6 +1173,7 @@ Suite *table_suite(void)
 	tcase_add_checked_fixture(tc, setup_16384, NULL);
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_table_hash_spreads_heap_static_and_stack_mutexes);
+	tcase_add_test(tc, test_table_long_run_removed_leaves_no_tombstones);
 	tcase_add_test(tc, test_table_page_strided_mutexes_all_tracked);
 	suite_add_tcase(s, tc);
 
