@@ -819,7 +819,8 @@ static int delete_at(struct ms_table *t, uint64_t i, struct ms_update_locks *l)
 	for (uint64_t j = (i + 1) & mask;; j = (j + 1) & mask) {
 		if (++scanned > mask)
 			return 0; /* no empty slot anywhere: the hole stays a tombstone */
-		if (!slot_locked(l, j)) {
+		/* a new block at each multiple of 256 only */
+		if (!(j & (MS_STRIPE_BLOCK - 1)) && !slot_locked(l, j)) {
 			int got = reach(l, j);
 			if (got < 0)
 				return -1;
@@ -857,7 +858,8 @@ static int delete_at(struct ms_table *t, uint64_t i, struct ms_update_locks *l)
 	 * between them and it): they become empty too, so a run that once
 	 * reached further than its locks did shrinks again as it empties. */
 	for (uint64_t p = (i - 1) & mask, n = 0;
-	     n < mask && slot_locked(l, p) && t->slots[p].key == MS_KEY_TOMB;
+	     n < mask && t->slots[p].key == MS_KEY_TOMB &&
+	     ((p & (MS_STRIPE_BLOCK - 1)) != MS_STRIPE_BLOCK - 1 || slot_locked(l, p));
 	     p = (p - 1) & mask, n++)
 		__atomic_store_n(&t->slots[p].key, MS_KEY_EMPTY, __ATOMIC_RELEASE);
 	return 0;
