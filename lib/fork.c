@@ -98,16 +98,20 @@ void ms_fork_skipped_call(void)
 	ATOMIC_ADD(&skipped, 1);
 }
 
-int ms_fork_spin_lock_wait(int *word)
+int ms_fork_spin_lock_wait(int *word, int holding_one)
 {
 	for (unsigned spins = 0; __atomic_exchange_n(word, 1, __ATOMIC_ACQUIRE);
 	     spins++) {
-		if (spins < 100) {
-			__builtin_ia32_pause();
-		} else if (!ms_fork_may_wait()) {
+		int give_up = holding_one
+				      ? __atomic_load_n(&ms_fork_in_progress, __ATOMIC_ACQUIRE) != 0
+				      : spins >= 100 && !ms_fork_may_wait();
+		if (give_up) {
 			ms_fork_skipped_call();
 			return 0;
-		} else
+		}
+		if (spins < 100)
+			__builtin_ia32_pause();
+		else
 			sched_yield();
 	}
 	return 1;

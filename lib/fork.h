@@ -43,13 +43,22 @@ uint64_t ms_fork_skipped_calls(void);
 
 /* Take a spin lock of ours (the table's update locks, the depot's): 1 when
  * held, 0 if it is held by a thread inside fork() that this one must not
- * wait for (the call is counted as skipped). */
-int ms_fork_spin_lock_wait(int *word);
+ * wait for (the call is counted as skipped).  A caller that holds another
+ * of the table's locks already (holding_one) never waits while a fork is
+ * under way: the forking thread may be waiting for the lock it holds
+ * (a fork from a signal handler that interrupted an update, table.c). */
+int ms_fork_spin_lock_wait(int *word, int holding_one);
 static inline int ms_fork_spin_lock(int *word)
 {
 	if (!__atomic_exchange_n(word, 1, __ATOMIC_ACQUIRE))
 		return 1; /* free: the usual case, no call */
-	return ms_fork_spin_lock_wait(word);
+	return ms_fork_spin_lock_wait(word, 0);
+}
+static inline int ms_fork_spin_lock_holding(int *word)
+{
+	if (!__atomic_exchange_n(word, 1, __ATOMIC_ACQUIRE))
+		return 1;
+	return ms_fork_spin_lock_wait(word, 1);
 }
 
 /* ---- in a child ------------------------------------------------------ */

@@ -142,27 +142,6 @@ static void release_all(struct ms_update_locks *l)
 		spin_unlock(&stripes[l->s[n]].lock);
 }
 
-/* Another stripe for an update that holds some: as ms_fork_spin_lock,
- * but while a fork is under way it gives up rather than wait -- the
- * forking thread may be waiting for a lock this one holds (when the fork
- * comes from a signal handler that interrupted an update, see
- * ms_table_lock_around_update). */
-static int lock_holding(int *word)
-{
-	for (unsigned spins = 0; __atomic_exchange_n(word, 1, __ATOMIC_ACQUIRE);
-	     spins++) {
-		if (__atomic_load_n(&ms_fork_in_progress, __ATOMIC_ACQUIRE)) {
-			ms_fork_skipped_call();
-			return 0;
-		}
-		if (spins < 100)
-			__builtin_ia32_pause();
-		else
-			sched_yield();
-	}
-	return 1;
-}
-
 /* The update's probe or shift reaches slot i: take its block's stripe
  * too.  Stripes are waited for in ascending order only; a lower one is
  * tried once, and if it is taken, all are let go and taken again in
@@ -181,7 +160,7 @@ static int reach(struct ms_update_locks *l, uint64_t i)
 		if (l->s[k] > top)
 			top = l->s[k];
 	if (st > top) {
-		if (!lock_holding(&stripes[st].lock)) {
+		if (!ms_fork_spin_lock_holding(&stripes[st].lock)) {
 			release_all(l);
 			return -1;
 		}
@@ -206,7 +185,7 @@ static int reach(struct ms_update_locks *l, uint64_t i)
 	release_all(l);
 	for (unsigned k = 0; k < n; k++) {
 		int got = k == 0 ? ms_fork_spin_lock(&stripes[want[k]].lock)
-				 : lock_holding(&stripes[want[k]].lock);
+				 : ms_fork_spin_lock_holding(&stripes[want[k]].lock);
 		if (!got) {
 			release_all(l);
 			return -1;
@@ -263,8 +242,8 @@ static void unlock_after_update(struct ms_update_locks *l)
 
 /* For a fork from a signal handler that interrupted this thread's update:
  * every lock but the ones the update holds, each waited for a while only
- * (the thread holding it might wait for one of ours: lock_holding() gives
- * up during a fork, but a holder preempted for long is not waited for). */
+ * (a thread holding one gives up its wait for a second during a fork,
+ * fork.h, but a holder preempted for long is not waited for). */
 static uint8_t taken_around[MS_STRIPES + 2];
 
 static int lock_a_while(int *word)

@@ -102,6 +102,18 @@ static const struct ms_site *site_line(uintptr_t site)
 	return NULL;
 }
 
+/* No key and no tombstone left anywhere in the index. */
+static void assert_index_empty(void)
+{
+	unsigned tombs = 0, keys = 0;
+	for (uint64_t i = 0; i <= ms_table.index_mask; i++) {
+		tombs += ms_table.slots[i].key == MS_KEY_TOMB;
+		keys += ms_table.slots[i].key > MS_KEY_TOMB;
+	}
+	ck_assert_uint_eq(keys, 0);
+	ck_assert_uint_eq(tombs, 0);
+}
+
 /* Lock and unlock through the record path, as the wrappers do. */
 static void lock_unlock(struct ms_thread *t, uint32_t r, uintptr_t caller,
 			unsigned times)
@@ -293,13 +305,7 @@ START_TEST(test_table_concurrent_churn_across_blocks_keeps_index_exact)
 	ck_assert_uint_eq(counts().live, 0);
 	ck_assert_uint_eq(counts().destroyed,
 			  (uint64_t)CC_THREADS * CC_KEYS * CC_ROUNDS);
-	unsigned tombs = 0, keys = 0;
-	for (uint64_t i = 0; i <= ms_table.index_mask; i++) {
-		tombs += ms_table.slots[i].key == MS_KEY_TOMB;
-		keys += ms_table.slots[i].key > MS_KEY_TOMB;
-	}
-	ck_assert_uint_eq(keys, 0);
-	ck_assert_uint_eq(tombs, 0);
+	assert_index_empty();
 	/* every record came back: none lost among the threads' spares */
 	uint64_t clock = 0;
 	for (unsigned i = 0; i < ms_table.capacity; i++)
@@ -673,13 +679,7 @@ START_TEST(test_table_long_run_removed_leaves_no_tombstones)
 			if (ms_table_find(k) != MS_REC_NONE)
 				ck_abort_msg("group %u key %u still found", g, j);
 		}
-	unsigned tombs = 0, keys = 0;
-	for (uint64_t i = 0; i <= ms_table.index_mask; i++) {
-		tombs += ms_table.slots[i].key == MS_KEY_TOMB;
-		keys += ms_table.slots[i].key > MS_KEY_TOMB;
-	}
-	ck_assert_uint_eq(keys, 0);
-	ck_assert_uint_eq(tombs, 0);
+	assert_index_empty();
 	ck_assert_uint_eq(counts().live, 0);
 }
 END_TEST
