@@ -20,11 +20,12 @@ struct ms_table ms_table = { .records = boot_records };
 /* The index is cut into blocks of 256 slots, and each block is given one
  * of MS_STRIPES locks (stripes) by a hash of its number.  An address whose
  * home slot is in block b lives at most MS_MAX_PROBE (128) slots further
- * on, so adding or removing it touches only blocks b and b + 1: it takes
- * b's lock, and b + 1's too once it goes there (the lower-numbered first;
- * reach()).  Threads that make and
- * destroy mutexes in different places of memory -- their own stacks,
- * their own heap arenas -- seldom wait for each other: the hash scatters
+ * on, so adding it or finding it touches blocks b and b + 1 only; an
+ * update takes b's lock, and a later block's only once it goes there (a
+ * removal's shift may go on, up to MS_UPDATE_LOCKS blocks; reach()).
+ * Threads that make and destroy mutexes in different places of memory --
+ * their own stacks, their own heap arenas -- seldom wait for each other:
+ * the hash scatters
  * blocks over the locks, however regularly thread stacks or arenas are
  * spaced.  The counters of adds and removals are kept per stripe, by its
  * lock's holder, so they cost no locked instruction and no shared line. */
