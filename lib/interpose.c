@@ -254,14 +254,14 @@ MS_EXPORT int pthread_mutex_init(pthread_mutex_t *m,
 	struct ms_thread *t;
 	if (rc || !(t = recording()))
 		return rc;
-	int saved = errno;
+	/* errno stays as glibc left it: what follows makes no system call
+	 * but a stack capture's and the table's madvise, which keep it */
 	uint32_t r = ms_table_add((uintptr_t)m, 1, &t->clock);
 	if (r != MS_REC_UNTRACKED && r != MS_REC_NONE) {
 		ms_note_kind(r, m, 0);
 		ms_table.init_stacks[r] = ms_site_stack(CALLER);
 		ms_log_held(t, r, CALLER, MS_OP_INIT, 0, 0, 0);
 	}
-	errno = saved;
 	return rc;
 }
 
@@ -271,16 +271,16 @@ MS_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
 	if (!t)
 		return ms_real.mutex_destroy(m);
 	int rc = ms_real.mutex_destroy(m);
-	int saved = errno;
 	uint32_t r;
 	if (rc == 0)
-		ms_table_remove((uintptr_t)m);
+		ms_table_remove((uintptr_t)m); /* makes no system call */
 	else if (tracked(r = record_of(t, m))) {
 		/* glibc refused (EBUSY: it is locked); the mutex lives on */
+		int saved = errno;
 		ms_count_error(r, rc);
 		ms_misuse(t, r, MS_M_DESTROY_LOCKED, CALLER, MS_OP_DESTROY, rc);
+		errno = saved;
 	}
-	errno = saved;
 	return rc;
 }
 

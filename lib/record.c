@@ -77,40 +77,26 @@ void ms_blame_flush(struct ms_thread *t)
 	ms_guard_leave(t);
 }
 
-/* Where a call site's stack was last captured: init and first-lock
- * stacks are captured once per call site, not once per mutex (a program
- * creating a million mutexes at one line pays for one capture). */
-#define SITE_CACHE 1024
-static struct {
-	uintptr_t caller;
-	uint32_t id, check;
-} site_cache[SITE_CACHE];
+struct ms_site_entry ms_site_cache[MS_SITE_CACHE];
 
-ms_stack_id ms_site_stack(uintptr_t caller)
+/* A call site not in the cache: capture its stack and remember it. */
+ms_stack_id ms_site_capture(uintptr_t caller)
 {
-	unsigned i = (unsigned)(caller >> 2) & (SITE_CACHE - 1);
-	uintptr_t c = LOAD(&site_cache[i].caller);
-	uint32_t id = LOAD(&site_cache[i].id);
-	if (c == caller && LOAD(&site_cache[i].check) == ((uint32_t)caller ^ id) && id)
-		return id;
-	id = ms_stack_here();
+	ms_stack_id id = ms_stack_here();
 	if (!id) /* no libunwind: at least the caller */
 		id = ms_depot_put(&caller, 1);
-	STORE(&site_cache[i].caller, caller);
-	STORE(&site_cache[i].id, id);
-	STORE(&site_cache[i].check, (uint32_t)caller ^ id);
+	struct ms_site_entry *e = &ms_site_cache[ms_site_slot(caller)];
+	STORE(&e->caller, caller);
+	STORE(&e->id, id);
+	STORE(&e->check, (uint32_t)caller ^ id);
 	return id;
 }
 
 /* The stack last captured at this call site, or just the call site. */
 ms_stack_id ms_site_stack_known(uintptr_t caller)
 {
-	unsigned i = (unsigned)(caller >> 2) & (SITE_CACHE - 1);
-	uintptr_t c = LOAD(&site_cache[i].caller);
-	uint32_t id = LOAD(&site_cache[i].id);
-	if (c == caller && LOAD(&site_cache[i].check) == ((uint32_t)caller ^ id) && id)
-		return id;
-	return ms_depot_put(&caller, 1);
+	ms_stack_id id = ms_site_cached(caller);
+	return id ? id : ms_depot_put(&caller, 1);
 }
 
 /* The first acquisition of a mutex life. */

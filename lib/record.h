@@ -18,11 +18,50 @@ uint32_t ms_release_begin(uint32_t r);
 void ms_release_publish(uint32_t r, uint64_t birth, uint32_t seq);
 void ms_blame_flush(struct ms_thread *t);
 void ms_first_acquired(uint32_t r, uintptr_t caller);
-uint32_t ms_site_stack(uintptr_t caller);
-uint32_t ms_site_stack_known(uintptr_t caller);
 void ms_hold_end(uint32_t r);
 
 #define MS_HOT static inline __attribute__((always_inline))
+
+/* Where a call site's stack was last captured: init and first-lock
+ * stacks are captured once per call site, not once per mutex (a program
+ * creating a million mutexes at one line pays for one capture).  The
+ * lookup is inline, since every init and every first lock makes it; the
+ * capture is not.  Writers may race: `check` ties an entry's caller to
+ * its id, so a reader never takes one caller's id for another's. */
+#define MS_SITE_CACHE 1024
+struct ms_site_entry {
+	uintptr_t caller;
+	uint32_t id, check;
+};
+extern struct ms_site_entry ms_site_cache[MS_SITE_CACHE];
+
+static inline unsigned ms_site_slot(uintptr_t caller)
+{
+	return (unsigned)(caller >> 2) & (MS_SITE_CACHE - 1);
+}
+
+/* The stack captured at this call site, 0 if none is cached. */
+MS_HOT uint32_t ms_site_cached(uintptr_t caller)
+{
+	const struct ms_site_entry *e = &ms_site_cache[ms_site_slot(caller)];
+	uint32_t id = LOAD(&e->id);
+	if (LOAD(&e->caller) == caller && LOAD(&e->check) == ((uint32_t)caller ^ id))
+		return id;
+	return 0;
+}
+
+uint32_t ms_site_capture(uintptr_t caller);
+
+/* The stack at this call site, captured once per site. */
+MS_HOT uint32_t ms_site_stack(uintptr_t caller)
+{
+	uint32_t id = ms_site_cached(caller);
+	return likely(id) ? id : ms_site_capture(caller);
+}
+
+/* The stack last captured at this call site, or just the call site
+ * (report time: never captures). */
+uint32_t ms_site_stack_known(uintptr_t caller);
 
 /* The next main-history entry, written by the mutex's holder, with order
  * o, which becomes the mutex's and the thread's. */
