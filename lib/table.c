@@ -205,7 +205,8 @@ static int reach(struct ms_update_locks *l, uint64_t i)
  * Marking the thread costs two stores; the alternative, the guard that
  * library code takes (thread.h), empties the thread's lookup cache and
  * costs some forty instructions at every init and destroy. */
-static int lock_for_update(struct ms_update_locks *l, uint64_t home)
+static inline __attribute__((always_inline)) int
+lock_for_update(struct ms_update_locks *l, uint64_t home)
 {
 	struct ms_thread *self = &ms_self;
 	if (self->in_update) {
@@ -664,24 +665,11 @@ void ms_table_site(uint32_t i, struct ms_site *out)
 	}
 }
 
-/* A life ends (its stripe st is locked): its numbers go to its site. */
-static void fold(struct ms_table *t, uint32_t r, struct ms_stripe *st)
+/* The numbers of a life that waited, failed or was named (its cold part),
+ * straight to its site's line s. */
+static __attribute__((noinline)) void fold_cold(struct ms_table *t, uint32_t r,
+						 struct ms_site *s)
 {
-	struct ms_record *rec = ms_rec(r);
-	uintptr_t site = LOAD(&rec->first_caller);
-	struct ms_site *s;
-	if (st->fold_site && t->sites[st->fold_site - 1].site == site)
-		s = &t->sites[st->fold_site - 1]; /* the usual case: no lookup */
-	else {
-		s = site_for(t, site);
-		stripe_fold_flush(t, st);
-		STORE(&st->fold_site, (uint32_t)(s - t->sites) + 1);
-	}
-	SERIAL_ADD(&st->fold_mutexes, 1);
-	SERIAL_ADD(&st->fold_acquisitions, LOAD(&rec->acquisitions));
-	SERIAL_ADD(&st->fold_owner_changes, LOAD(&rec->owner_changes));
-	if (!(LOAD(&rec->flags) & MS_F_COLD))
-		return;
 	const struct ms_cold *c = &t->cold[r];
 	SITE_ADD(contended, LOAD(&c->contended));
 	SITE_ADD(wait_total, LOAD(&c->wait_total) + LOAD(&c->timeout_wait_total));
@@ -702,6 +690,36 @@ static void fold(struct ms_table *t, uint32_t r, struct ms_stripe *st)
 		SITE_ADD(hist[i], LOAD(&c->hist[i]));
 	for (int i = 0; i < MS_HIST_BUCKETS; i++)
 		SITE_ADD(hold_hist[i], LOAD(&c->hold_hist[i]));
+}
+
+/* The site line of a life ending under stripe st that is not the site the
+ * stripe sums now: the stripe's sums go to their line first. */
+static __attribute__((noinline)) struct ms_site *
+fold_other_site(struct ms_table *t, uintptr_t site, struct ms_stripe *st)
+{
+	struct ms_site *s = site_for(t, site);
+	stripe_fold_flush(t, st);
+	STORE(&st->fold_site, (uint32_t)(s - t->sites) + 1);
+	return s;
+}
+
+/* A life ends (its stripe st is locked): its numbers go to its site.
+ * Inline, with what most lives need only: the stripe's sums. */
+static inline __attribute__((always_inline)) void
+fold(struct ms_table *t, uint32_t r, struct ms_stripe *st)
+{
+	struct ms_record *rec = ms_rec(r);
+	uintptr_t site = LOAD(&rec->first_caller);
+	struct ms_site *s;
+	if (likely(st->fold_site && t->sites[st->fold_site - 1].site == site))
+		s = &t->sites[st->fold_site - 1]; /* the usual case: no lookup */
+	else
+		s = fold_other_site(t, site, st);
+	SERIAL_ADD(&st->fold_mutexes, 1);
+	SERIAL_ADD(&st->fold_acquisitions, LOAD(&rec->acquisitions));
+	SERIAL_ADD(&st->fold_owner_changes, LOAD(&rec->owner_changes));
+	if (unlikely(LOAD(&rec->flags) & MS_F_COLD))
+		fold_cold(t, r, s);
 }
 
 /* ---- adding and removing addresses ----------------------------------- */
