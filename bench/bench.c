@@ -3,7 +3,8 @@
  *
  *   workload=<name> ops=<N> ns_per_op=<float> peak_rss_kb=<N> checksum=<N>
  *
- * (handoff adds chunk_ns_per_op=<float>: see there.)
+ * (handoff adds chunk_ns_per_op=<float>, million init_ns, lock_ns and
+ * destroy_ns=<float>: see there.)
  *
  * The program is plain pthread code: it does not know whether mutexstat is
  * preloaded, so bench/run can time the same binary bare and with the library.
@@ -457,25 +458,38 @@ static struct result run_handoff16(long n) { return run_handoff_at(n, 14); }
  * all, locks and unlocks each once, destroys all and frees the array.  The
  * default is one round, although it is quicker than the other workloads:
  * peak RSS should show the cost of a million live mutexes, and later rounds
- * would add whatever is kept of the destroyed ones. */
+ * would add whatever is kept of the destroyed ones.  The three passes are
+ * also timed apart (phase_ns: init, lock+unlock, destroy), to show where
+ * the library's cost goes. */
+static double million_phase_ns[3];
+
 static struct result run_million(long rounds)
 {
 	unsigned long sum = 0;
 	double t0 = now_ns();
 	for (long r = 0; r < rounds; r++) {
 		pthread_mutex_t *m = xcalloc((size_t)MILLION, sizeof *m);
+		double p0 = now_ns();
 		for (long i = 0; i < MILLION; i++)
 			CHECK(pthread_mutex_init(&m[i], NULL));
+		double p1 = now_ns();
 		for (long i = 0; i < MILLION; i++) {
 			CHECK(pthread_mutex_lock(&m[i]));
 			sum += (unsigned long)i;
 			CHECK(pthread_mutex_unlock(&m[i]));
 		}
+		double p2 = now_ns();
 		for (long i = 0; i < MILLION; i++)
 			CHECK(pthread_mutex_destroy(&m[i]));
+		double p3 = now_ns();
 		free(m);
+		million_phase_ns[0] += p1 - p0;
+		million_phase_ns[1] += p2 - p1;
+		million_phase_ns[2] += p3 - p2;
 	}
 	double t1 = now_ns();
+	for (int i = 0; i < 3; i++)
+		million_phase_ns[i] /= (double)(rounds * MILLION);
 	return (struct result){ (unsigned long)(rounds * MILLION), t1 - t0, sum, 0 };
 }
 
@@ -622,6 +636,9 @@ int main(int argc, char **argv)
 	       w->name, r.ops, r.ns / (double)r.ops, ru.ru_maxrss, r.checksum);
 	if (r.chunk_ns > 0)
 		printf(" chunk_ns_per_op=%.2f", r.chunk_ns);
+	if (w->run == run_million)
+		printf(" init_ns=%.2f lock_ns=%.2f destroy_ns=%.2f",
+		       million_phase_ns[0], million_phase_ns[1], million_phase_ns[2]);
 	printf("\n");
 	return fflush(stdout) == 0 ? 0 : 1;
 }
