@@ -116,9 +116,16 @@ static inline int mutex_owned_once(const pthread_mutex_t *m, uint64_t word)
 	return (v | 1) == word;
 }
 
+/* The lock word of a priority-protect mutex holds its ceiling too
+ * (glibc's PTHREAD_MUTEX_PRIO_CEILING_MASK), locked or not. */
+#define MS_LOCK_CEILING_MASK 0xfff80000u
+
 static inline int mutex_locked(const pthread_mutex_t *m)
 {
-	return LOAD(&m->__data.__lock) != 0;
+	unsigned lock = (unsigned)LOAD(&m->__data.__lock);
+	if (mutex_kind(m) != -1 && (mutex_kind(m) & MS_KIND_PP))
+		lock &= ~MS_LOCK_CEILING_MASK;
+	return lock != 0;
 }
 
 /* A robust mutex whose owner died is locked again by the thread that got
