@@ -378,9 +378,8 @@ int ms_unlock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
 	if (r == MS_REC_NONE)
 		r = ms_first_use(t, m, caller);
 	if (r == MS_REC_UNTRACKED || r == MS_REC_NONE) {
-		rc = ms_real.mutex_unlock(m);
 		errno = saved;
-		return rc;
+		return ms_real.mutex_unlock(m);
 	}
 	/* glibc's owner as its unlock checks it: the lock word's for a robust
 	 * mutex not yet made consistent; this thread for a mutex it locked
@@ -391,6 +390,7 @@ int ms_unlock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
 	if (owner == (int)t->tid && locked) {
 		if (LOAD(&m->__data.__count) > 1) {
 			rc = ms_real.mutex_unlock(m); /* an inner level */
+			saved = errno;
 			if (rc == 0)
 				ms_log_holder(t, r, caller, MS_OP_UNLOCK);
 		} else {
@@ -398,6 +398,7 @@ int ms_unlock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
 			uint64_t birth = LOAD(&ms_rec(r)->birth);
 			uint32_t seq = ms_released(t, r, caller, MS_OP_UNLOCK);
 			rc = ms_real.mutex_unlock(m);
+			saved = errno; /* glibc's: a priority-protect unlock may set it */
 			if (seq)
 				ms_release_publish(r, birth, seq);
 			if (unlikely(inconsistent) && rc == 0)
@@ -409,6 +410,7 @@ int ms_unlock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
 			finish(t, r, m, rc, caller, MS_OP_UNLOCK, 0, 0);
 	} else {
 		rc = ms_real.mutex_unlock(m);
+		saved = errno;
 		/* glibc says this thread does not hold it: nor does its set */
 		ms_held_remove(t->ts, r);
 		if (rc)
