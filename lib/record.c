@@ -385,9 +385,10 @@ int ms_unlock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
 	 * mutex not yet made consistent; this thread for a mutex it locked
 	 * before a fork (fork.c) */
 	int owner = mutex_holder(m), locked = mutex_locked(m);
+	int destroyed = mutex_kind(m) == -1; /* glibc answers EINVAL */
 	if (unlikely(owner != (int)t->tid))
 		owner = ms_fork_owner_for_unlock(t, r, m, owner);
-	if (owner == (int)t->tid && locked) {
+	if (owner == (int)t->tid && locked && !destroyed) {
 		if (LOAD(&m->__data.__count) > 1) {
 			rc = ms_real.mutex_unlock(m); /* an inner level */
 			saved = errno;
@@ -415,7 +416,8 @@ int ms_unlock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
 		ms_held_remove(t->ts, r);
 		if (rc)
 			ms_count_error(r, rc);
-		ms_misuse(t, r, locked ? MS_M_UNLOCK_NOT_OWNER : MS_M_UNLOCK_UNLOCKED,
+		ms_misuse(t, r, destroyed && rc == EINVAL ? MS_M_USE_DESTROYED
+			  : locked ? MS_M_UNLOCK_NOT_OWNER : MS_M_UNLOCK_UNLOCKED,
 			  caller, MS_OP_UNLOCK, rc);
 		if (rc == 0) {
 			/* glibc let it go (a normal mutex): it is free now, and
