@@ -146,6 +146,18 @@ static inline int mutex_holder(const pthread_mutex_t *m)
 	return owner;
 }
 
+/* A robust priority-inherit mutex whose owner died (the kernel's
+ * FUTEX_OWNER_DIED in the lock word).  glibc's trylock takes it
+ * (EOWNERDEAD), but its timed and clock locks first have the kernel check
+ * the deadline: EINVAL for an invalid one, and the mutex left as it was. */
+static inline int mutex_pi_owner_died(const pthread_mutex_t *m)
+{
+	int kind = mutex_kind(m);
+	return kind != -1 &&
+	       (kind & (MS_KIND_PI | MS_KIND_ROBUST)) == (MS_KIND_PI | MS_KIND_ROBUST) &&
+	       (LOAD(&m->__data.__lock) & 0x40000000);
+}
+
 /* glibc's unlock refuses (EPERM) a thread that is not the owner for these
  * kinds; normal and adaptive mutexes (priority-protect or not) it lets go
  * whoever asks. */

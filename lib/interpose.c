@@ -177,6 +177,9 @@ MS_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m,
 	uint32_t r;
 	if (!t || (r = record_of(t, m)) == MS_REC_UNTRACKED)
 		return ms_real.mutex_timedlock(m, abstime);
+	if (unlikely(mutex_pi_owner_died(m))) /* see there */
+		return ms_lock_direct(t, r, m, CALLER, MS_OP_TIMEDLOCK,
+				      CLOCK_REALTIME, abstime);
 	int rc = ms_real.mutex_trylock(m);
 	if (rc == 0) {
 		ms_acquired(t, r, m, CALLER, MS_OP_TIMEDLOCK, 0, 0, 0);
@@ -195,6 +198,8 @@ MS_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clock,
 	if (!t || (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC) ||
 	    (r = record_of(t, m)) == MS_REC_UNTRACKED)
 		return ms_real.mutex_clocklock(m, clock, abstime);
+	if (unlikely(mutex_pi_owner_died(m))) /* see there */
+		return ms_lock_direct(t, r, m, CALLER, MS_OP_CLOCKLOCK, clock, abstime);
 	int rc = ms_real.mutex_trylock(m);
 	if (rc == 0) {
 		ms_acquired(t, r, m, CALLER, MS_OP_CLOCKLOCK, 0, 0, 0);

@@ -252,6 +252,20 @@ static int finish(struct ms_thread *t, uint32_t r, pthread_mutex_t *m, int rc,
 	return rc;
 }
 
+/* A timed or clock lock made with glibc's own call, not trylock first
+ * (where the two would answer differently: mutex_pi_owner_died); it does
+ * not wait for another thread. */
+int ms_lock_direct(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
+		   uintptr_t caller, unsigned op, clockid_t clock,
+		   const struct timespec *abstime)
+{
+	int rc = call_lock(m, op, clock, abstime);
+	int saved = errno;
+	rc = finish(t, r, m, rc, caller, op, 0, 0);
+	errno = saved;
+	return rc;
+}
+
 /* trylock did not get the mutex for a lock, timedlock or clocklock. */
 /* glibc's trylock, on a robust mutex that is not recoverable, answers
  * ENOTRECOVERABLE but leaves the lock word holding our tid; its lock (which
