@@ -277,9 +277,13 @@ MS_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
 		return ms_real.mutex_destroy(m);
 	int rc = ms_real.mutex_destroy(m);
 	uint32_t r;
-	if (rc == 0)
+	if (rc == 0) {
+		/* glibc destroys a locked robust mutex too: this thread's
+		 * hold of it ends with its life */
+		if (unlikely(t->ts->nheld))
+			ms_held_forget(t->ts, ms_table_find((uintptr_t)m));
 		ms_table_remove((uintptr_t)m); /* makes no system call */
-	else if (tracked(r = record_of(t, m))) {
+	} else if (tracked(r = record_of(t, m))) {
 		/* glibc refused (EBUSY: it is locked); the mutex lives on */
 		int saved = errno;
 		ms_count_error(r, rc);
