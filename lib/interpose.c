@@ -293,14 +293,24 @@ MS_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
 	return rc;
 }
 
+/* glibc answers the wait with EINVAL without letting the mutex go: an
+ * invalid deadline (it reads it first, as here), a destroyed mutex.  Such
+ * a call goes straight to glibc: no release, no retake. */
+static inline int cond_refused(const pthread_mutex_t *m,
+			       const struct timespec *abstime)
+{
+	return mutex_kind(m) == -1 ||
+	       (abstime && (unsigned long)abstime->tv_nsec >= 1000000000UL);
+}
+
 /* A condition wait lets the mutex go and takes it back before it returns.
  * The release ends the hold; the retake is an acquisition but never a
  * contention: glibc's wait for the condition and for the mutex are one
  * call, and the time is the condition's. */
-#define COND_WAIT(call)                                                     \
+#define COND_WAIT(call, refused)                                            \
 	struct ms_thread *t = recording();                                  \
 	uint32_t r;                                                          \
-	if (!t || (r = record_of(t, m)) == MS_REC_UNTRACKED ||               \
+	if (!t || (refused) || (r = record_of(t, m)) == MS_REC_UNTRACKED ||  \
 	    mutex_owner(m) != (int)t->tid)                                   \
 		return call;                                                 \
 	int saved = errno;                                                   \
@@ -327,13 +337,13 @@ MS_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
 
 MS_EXPORT MS_UNWOUND int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
-	COND_WAIT(ms_real.cond_wait(c, m));
+	COND_WAIT(ms_real.cond_wait(c, m), cond_refused(m, NULL));
 }
 
 MS_EXPORT MS_UNWOUND int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 				     const struct timespec *abstime)
 {
-	COND_WAIT(ms_real.cond_timedwait(c, m, abstime));
+	COND_WAIT(ms_real.cond_timedwait(c, m, abstime), cond_refused(m, abstime));
 }
 
 MS_EXPORT MS_UNWOUND int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m,
@@ -342,5 +352,5 @@ MS_EXPORT MS_UNWOUND int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex
 {
 	if (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC)
 		return ms_real.cond_clockwait(c, m, clock, abstime); /* EINVAL */
-	COND_WAIT(ms_real.cond_clockwait(c, m, clock, abstime));
+	COND_WAIT(ms_real.cond_clockwait(c, m, clock, abstime), cond_refused(m, abstime));
 }
