@@ -157,6 +157,28 @@ static pthread_cond_t conds[NCOND];
 /* What the report counts as misuse, as the script did it. */
 static unsigned long exp_unlock_unlocked, exp_unlock_not_owner,
 	exp_destroy_locked, exp_use_destroyed;
+/* What the report counts as acquisitions: locks that took the mutex, and
+ * condition waits that took it back after letting it go -- of a mutex
+ * whose owner the caller was (not a robust one still inconsistent), with
+ * a deadline and clock glibc accepts. */
+static unsigned long exp_acquired;
+
+static void count_lock(int rc)
+{
+	if (rc == 0 || rc == EOWNERDEAD)
+		__atomic_fetch_add(&exp_acquired, 1, __ATOMIC_RELAXED);
+}
+
+static int cond_counts(const pthread_mutex_t *m, int deadline_ok)
+{
+	return m->__data.__kind != -1 && m->__data.__owner == gettid_() && deadline_ok;
+}
+
+static void count_cond(const pthread_mutex_t *m, int counts)
+{
+	if (counts && m->__data.__owner == gettid_())
+		__atomic_fetch_add(&exp_acquired, 1, __ATOMIC_RELAXED);
+}
 
 static int is_pp(const pthread_mutex_t *m)
 {
@@ -452,6 +474,7 @@ static void op_lock(struct op *op)
 		break;
 	}
 	}
+	count_lock(rc);
 	/* a clock glibc refuses is refused before the mutex is looked at */
 	if (destroyed && rc == EINVAL && !(op->d == 3 && op->c >= 2))
 		exp_use_destroyed++;
@@ -558,6 +581,7 @@ static void op_cond_timed(struct op *op)
 					    CLOCK_PROCESS_CPUTIME_ID };
 	struct deadline d;
 	make_deadline(&d, op->b, clocks[op->d]);
+	int counts = cond_counts(m, (op->b == D_PAST || op->b == D_FUTURE) && op->d != 3);
 	if (op->d == 0) {
 		snprintf(what, sizeof what, "cond_timedwait c%d m%d %s", op->c, op->a,
 			 deadline_name[op->b]);
@@ -567,6 +591,7 @@ static void op_cond_timed(struct op *op)
 			 op->a, (int)clocks[op->d], deadline_name[op->b]);
 		CALL(op, m, what, pthread_cond_clockwait, c, m, clocks[op->d], d.p);
 	}
+	count_cond(m, counts);
 }
 
 /* The waiting side of a condition handoff: d 0 wait, 1 timedwait future,
@@ -578,6 +603,7 @@ static void op_cond_wait(struct op *op)
 	char what[96];
 	struct deadline d;
 	make_deadline(&d, D_FUTURE, op->d == 2 ? CLOCK_MONOTONIC : CLOCK_REALTIME);
+	int counts = cond_counts(m, 1);
 	if (op->d == 0) {
 		snprintf(what, sizeof what, "cond_wait c%d m%d", op->c, op->a);
 		CALL(op, m, what, pthread_cond_wait, c, m);
@@ -588,6 +614,7 @@ static void op_cond_wait(struct op *op)
 		snprintf(what, sizeof what, "cond_clockwait c%d m%d mono future", op->c, op->a);
 		CALL(op, m, what, pthread_cond_clockwait, c, m, CLOCK_MONOTONIC, d.p);
 	}
+	count_cond(m, counts);
 }
 
 /* The waking side: lock, unlock, signal or broadcast. */
@@ -599,6 +626,7 @@ static void op_cond_wake(struct op *op)
 	snprintf(what, sizeof what, "lock m%d", op->a);
 	int destroyed = m->__data.__kind == -1;
 	int rc = CALL(op, m, what, pthread_mutex_lock, m);
+	count_lock(rc);
 	if (destroyed && rc == EINVAL)
 		exp_use_destroyed++;
 	if (rc == 0 || rc == EOWNERDEAD) {
@@ -646,10 +674,10 @@ static __attribute__((noinline)) void stack_mutex(struct op *op, int depth)
 		say(op, what, 0, SENTINEL, &m);
 	}
 	snprintf(what, sizeof what, "stack%d lock", op->a);
-	CALL(op, &m, what, pthread_mutex_lock, &m);
+	count_lock(CALL(op, &m, what, pthread_mutex_lock, &m));
 	if (op->c & 2) {
 		snprintf(what, sizeof what, "stack%d trylock", op->a);
-		CALL(op, &m, what, pthread_mutex_trylock, &m);
+		count_lock(CALL(op, &m, what, pthread_mutex_trylock, &m));
 	}
 	if (op->c & 4) {
 		snprintf(what, sizeof what, "stack%d unlock", op->a);
@@ -953,6 +981,7 @@ int main(int argc, char **argv)
 		"destroy-locked %lu use-destroyed %lu\n",
 		exp_unlock_unlocked, exp_unlock_not_owner, exp_destroy_locked,
 		exp_use_destroyed);
+	fprintf(stderr, "expected acquisitions %lu\n", exp_acquired);
 	fflush(stdout);
 	return 0;
 }

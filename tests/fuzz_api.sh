@@ -8,7 +8,8 @@
 # the mutex.  For a fixed set of seeds -- the first ones, and those that
 # found a bug -- the output without and with the library must be the same
 # bytes; the misuse the script did (it prints it on stderr) must be what
-# the report's MISUSE lines add up to.  A few seeds run again with a tiny
+# the report's MISUSE lines add up to, and its acquisitions what the JSON
+# report's mutexes and ended lives add up to (with jq).  A few seeds run again with a tiny
 # table (untracked mutexes: their misuse is not counted, so only the
 # answers are compared) and a one-entry history.
 #
@@ -50,7 +51,8 @@ one() {
 	plain="$WORK/$seed.plain" traced="$WORK/$seed.$label"
 	$limit "$prog" "$seed" >"$plain.out" 2>"$plain.err"
 	plain_status=$?
-	$limit env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$traced.report" "$@" \
+	$limit env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$traced" \
+	    MUTEXSTAT_FORMAT=text,json "$@" \
 	    "$prog" "$seed" >"$traced.out" 2>"$traced.err"
 	traced_status=$?
 	if [ "$plain_status" != 0 ] || ! tail -n 1 "$plain.out" | grep -q '^end m'; then
@@ -67,24 +69,34 @@ one() {
 		return
 	fi
 	if [ "$label" = default ]; then
-		got=$(misuse_in "$traced.report")
-		want=$(cat "$plain.err")
+		got=$(misuse_in "$traced.txt")
+		want=$(grep '^expected misuse' "$plain.err")
 		if [ "$got" != "$want" ]; then
 			fail "seed $seed: the report's MISUSE lines say '${got#expected misuse: }'; the script did '${want#expected misuse: }'"
-			grep '^MISUSE' "$traced.report" | sed 's/^/  | /' >&2
+			grep '^MISUSE' "$traced.txt" | sed 's/^/  | /' >&2
 			return
+		fi
+		if [ -n "$jq" ]; then
+			got=$(jq '[.mutexes[].acquisitions, .ended[].acquisitions] | add' "$traced.json")
+			want=$(sed -n 's/^expected acquisitions //p' "$plain.err")
+			if [ "$got" != "$want" ]; then
+				fail "seed $seed: the report counts $got acquisitions; the script made $want"
+				return
+			fi
 		fi
 	fi
 	echo ok >"$traced.ok"
 }
 
+jq=$(command -v jq || true)
+[ -n "$jq" ] || echo "note: no jq: acquisitions not compared (Debian package jq)"
 n=0
 for seed in $seeds; do
 	one "$seed" default
 	n=$((n + 1))
 done
 good=$(ls "$WORK" | grep -c '\.default\.ok$')
-expect_eq "$n seeds: same answers, errno and mutex fields; MISUSE counts exact" "$good" "$n"
+expect_eq "$n seeds: same answers, errno and mutex fields; MISUSE and acquisition counts exact" "$good" "$n"
 
 # untracked mutexes (a 64-entry table) and a one-entry history: the same
 # answers
