@@ -146,15 +146,17 @@ static inline int mutex_holder(const pthread_mutex_t *m)
 	return owner;
 }
 
-/* A robust priority-inherit mutex whose owner died (the kernel's
- * FUTEX_OWNER_DIED in the lock word).  glibc's trylock takes it
- * (EOWNERDEAD), but its timed and clock locks first have the kernel check
- * the deadline: EINVAL for an invalid one, and the mutex left as it was. */
+/* A priority-inherit mutex whose owner died (the kernel's FUTEX_OWNER_DIED
+ * in the lock word).  glibc's trylock takes a robust one (EOWNERDEAD), but
+ * its timed and clock locks first have the kernel check the deadline:
+ * EINVAL for an invalid one, and the mutex left as it was.  (On a mutex
+ * that is not robust -- memory a dead thread's robust list still named
+ * when it was made a new mutex -- glibc's trylock stops the program on an
+ * assertion where its timed lock answers.) */
 static inline int mutex_pi_owner_died(const pthread_mutex_t *m)
 {
 	int kind = mutex_kind(m);
-	return kind != -1 &&
-	       (kind & (MS_KIND_PI | MS_KIND_ROBUST)) == (MS_KIND_PI | MS_KIND_ROBUST) &&
+	return kind != -1 && (kind & MS_KIND_PI) &&
 	       (LOAD(&m->__data.__lock) & 0x40000000);
 }
 
