@@ -116,9 +116,16 @@ static inline int mutex_owned_once(const pthread_mutex_t *m, uint64_t word)
 	return (v | 1) == word;
 }
 
+/* The lock word of a priority-protect mutex holds its ceiling too
+ * (glibc's PTHREAD_MUTEX_PRIO_CEILING_MASK), locked or not. */
+#define MS_LOCK_CEILING_MASK 0xfff80000u
+
 static inline int mutex_locked(const pthread_mutex_t *m)
 {
-	return LOAD(&m->__data.__lock) != 0;
+	unsigned lock = (unsigned)LOAD(&m->__data.__lock);
+	if (mutex_kind(m) != -1 && (mutex_kind(m) & MS_KIND_PP))
+		lock &= ~MS_LOCK_CEILING_MASK;
+	return lock != 0;
 }
 
 /* A robust mutex whose owner died is locked again by the thread that got
@@ -137,6 +144,20 @@ static inline int mutex_holder(const pthread_mutex_t *m)
 	if (owner == MS_OWNER_INCONSISTENT && (mutex_kind(m) & MS_KIND_ROBUST))
 		return LOAD(&m->__data.__lock) & MS_LOCK_TID_MASK;
 	return owner;
+}
+
+/* A priority-inherit mutex whose owner died (the kernel's FUTEX_OWNER_DIED
+ * in the lock word).  glibc's trylock takes a robust one (EOWNERDEAD), but
+ * its timed and clock locks first have the kernel check the deadline:
+ * EINVAL for an invalid one, and the mutex left as it was.  (On a mutex
+ * that is not robust -- memory a dead thread's robust list still named
+ * when it was made a new mutex -- glibc's trylock stops the program on an
+ * assertion where its timed lock answers.) */
+static inline int mutex_pi_owner_died(const pthread_mutex_t *m)
+{
+	int kind = mutex_kind(m);
+	return kind != -1 && (kind & MS_KIND_PI) &&
+	       (LOAD(&m->__data.__lock) & 0x40000000);
 }
 
 /* glibc's unlock refuses (EPERM) a thread that is not the owner for these

@@ -177,6 +177,9 @@ MS_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m,
 	uint32_t r;
 	if (!t || (r = record_of(t, m)) == MS_REC_UNTRACKED)
 		return ms_real.mutex_timedlock(m, abstime);
+	if (unlikely(mutex_pi_owner_died(m))) /* see there */
+		return ms_lock_direct(t, r, m, CALLER, MS_OP_TIMEDLOCK,
+				      CLOCK_REALTIME, abstime);
 	int rc = ms_real.mutex_trylock(m);
 	if (rc == 0) {
 		ms_acquired(t, r, m, CALLER, MS_OP_TIMEDLOCK, 0, 0, 0);
@@ -195,6 +198,8 @@ MS_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clock,
 	if (!t || (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC) ||
 	    (r = record_of(t, m)) == MS_REC_UNTRACKED)
 		return ms_real.mutex_clocklock(m, clock, abstime);
+	if (unlikely(mutex_pi_owner_died(m))) /* see there */
+		return ms_lock_direct(t, r, m, CALLER, MS_OP_CLOCKLOCK, clock, abstime);
 	int rc = ms_real.mutex_trylock(m);
 	if (rc == 0) {
 		ms_acquired(t, r, m, CALLER, MS_OP_CLOCKLOCK, 0, 0, 0);
@@ -272,9 +277,13 @@ MS_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
 		return ms_real.mutex_destroy(m);
 	int rc = ms_real.mutex_destroy(m);
 	uint32_t r;
-	if (rc == 0)
+	if (rc == 0) {
+		/* glibc destroys a locked robust mutex too: this thread's
+		 * hold of it ends with its life */
+		if (unlikely(t->ts->nheld))
+			ms_held_forget(t->ts, ms_table_find((uintptr_t)m));
 		ms_table_remove((uintptr_t)m); /* makes no system call */
-	else if (tracked(r = record_of(t, m))) {
+	} else if (tracked(r = record_of(t, m))) {
 		/* glibc refused (EBUSY: it is locked); the mutex lives on */
 		int saved = errno;
 		ms_count_error(r, rc);
@@ -284,14 +293,24 @@ MS_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
 	return rc;
 }
 
+/* glibc answers the wait with EINVAL without letting the mutex go: an
+ * invalid deadline (it reads it first, as here), a destroyed mutex.  Such
+ * a call goes straight to glibc: no release, no retake. */
+static inline int cond_refused(const pthread_mutex_t *m,
+			       const struct timespec *abstime)
+{
+	return mutex_kind(m) == -1 ||
+	       (abstime && (unsigned long)abstime->tv_nsec >= 1000000000UL);
+}
+
 /* A condition wait lets the mutex go and takes it back before it returns.
  * The release ends the hold; the retake is an acquisition but never a
  * contention: glibc's wait for the condition and for the mutex are one
  * call, and the time is the condition's. */
-#define COND_WAIT(call)                                                     \
+#define COND_WAIT(call, refused)                                            \
 	struct ms_thread *t = recording();                                  \
 	uint32_t r;                                                          \
-	if (!t || (r = record_of(t, m)) == MS_REC_UNTRACKED ||               \
+	if (!t || (refused) || (r = record_of(t, m)) == MS_REC_UNTRACKED ||  \
 	    mutex_owner(m) != (int)t->tid)                                   \
 		return call;                                                 \
 	int saved = errno;                                                   \
@@ -318,13 +337,13 @@ MS_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
 
 MS_EXPORT MS_UNWOUND int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
-	COND_WAIT(ms_real.cond_wait(c, m));
+	COND_WAIT(ms_real.cond_wait(c, m), cond_refused(m, NULL));
 }
 
 MS_EXPORT MS_UNWOUND int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 				     const struct timespec *abstime)
 {
-	COND_WAIT(ms_real.cond_timedwait(c, m, abstime));
+	COND_WAIT(ms_real.cond_timedwait(c, m, abstime), cond_refused(m, abstime));
 }
 
 MS_EXPORT MS_UNWOUND int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m,
@@ -333,5 +352,5 @@ MS_EXPORT MS_UNWOUND int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex
 {
 	if (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC)
 		return ms_real.cond_clockwait(c, m, clock, abstime); /* EINVAL */
-	COND_WAIT(ms_real.cond_clockwait(c, m, clock, abstime));
+	COND_WAIT(ms_real.cond_clockwait(c, m, clock, abstime), cond_refused(m, abstime));
 }

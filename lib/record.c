@@ -252,6 +252,20 @@ static int finish(struct ms_thread *t, uint32_t r, pthread_mutex_t *m, int rc,
 	return rc;
 }
 
+/* A timed or clock lock made with glibc's own call, not trylock first
+ * (where the two would answer differently: mutex_pi_owner_died); it does
+ * not wait for another thread. */
+int ms_lock_direct(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
+		   uintptr_t caller, unsigned op, clockid_t clock,
+		   const struct timespec *abstime)
+{
+	int rc = call_lock(m, op, clock, abstime);
+	int saved = errno;
+	rc = finish(t, r, m, rc, caller, op, 0, 0);
+	errno = saved;
+	return rc;
+}
+
 /* trylock did not get the mutex for a lock, timedlock or clocklock. */
 /* glibc's trylock, on a robust mutex that is not recoverable, answers
  * ENOTRECOVERABLE but leaves the lock word holding our tid; its lock (which
@@ -378,19 +392,20 @@ int ms_unlock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
 	if (r == MS_REC_NONE)
 		r = ms_first_use(t, m, caller);
 	if (r == MS_REC_UNTRACKED || r == MS_REC_NONE) {
-		rc = ms_real.mutex_unlock(m);
 		errno = saved;
-		return rc;
+		return ms_real.mutex_unlock(m);
 	}
 	/* glibc's owner as its unlock checks it: the lock word's for a robust
 	 * mutex not yet made consistent; this thread for a mutex it locked
 	 * before a fork (fork.c) */
 	int owner = mutex_holder(m), locked = mutex_locked(m);
+	int destroyed = mutex_kind(m) == -1; /* glibc answers EINVAL */
 	if (unlikely(owner != (int)t->tid))
 		owner = ms_fork_owner_for_unlock(t, r, m, owner);
-	if (owner == (int)t->tid && locked) {
+	if (owner == (int)t->tid && locked && !destroyed) {
 		if (LOAD(&m->__data.__count) > 1) {
 			rc = ms_real.mutex_unlock(m); /* an inner level */
+			saved = errno;
 			if (rc == 0)
 				ms_log_holder(t, r, caller, MS_OP_UNLOCK);
 		} else {
@@ -398,6 +413,7 @@ int ms_unlock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
 			uint64_t birth = LOAD(&ms_rec(r)->birth);
 			uint32_t seq = ms_released(t, r, caller, MS_OP_UNLOCK);
 			rc = ms_real.mutex_unlock(m);
+			saved = errno; /* glibc's: a priority-protect unlock may set it */
 			if (seq)
 				ms_release_publish(r, birth, seq);
 			if (unlikely(inconsistent) && rc == 0)
@@ -409,11 +425,13 @@ int ms_unlock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
 			finish(t, r, m, rc, caller, MS_OP_UNLOCK, 0, 0);
 	} else {
 		rc = ms_real.mutex_unlock(m);
+		saved = errno;
 		/* glibc says this thread does not hold it: nor does its set */
 		ms_held_remove(t->ts, r);
 		if (rc)
 			ms_count_error(r, rc);
-		ms_misuse(t, r, locked ? MS_M_UNLOCK_NOT_OWNER : MS_M_UNLOCK_UNLOCKED,
+		ms_misuse(t, r, destroyed && rc == EINVAL ? MS_M_USE_DESTROYED
+			  : locked ? MS_M_UNLOCK_NOT_OWNER : MS_M_UNLOCK_UNLOCKED,
 			  caller, MS_OP_UNLOCK, rc);
 		if (rc == 0) {
 			/* glibc let it go (a normal mutex): it is free now, and

@@ -174,6 +174,9 @@ void ms_note_kind(uint32_t r, const pthread_mutex_t *m, uint32_t extra);
 int ms_lock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m, int rc,
 		 uintptr_t caller, unsigned op, clockid_t clock,
 		 const struct timespec *abstime);
+int ms_lock_direct(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
+		   uintptr_t caller, unsigned op, clockid_t clock,
+		   const struct timespec *abstime);
 int ms_trylock_failed(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
 		      int rc, uintptr_t caller);
 int ms_unlock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,

@@ -166,6 +166,17 @@ int ms_held_remove(struct ms_tstate *ts, uint32_t rec)
 	return 0;
 }
 
+/* Record rec's mutex was destroyed: if this thread held it, it holds it
+ * no more. */
+void ms_held_forget(struct ms_tstate *ts, uint32_t rec)
+{
+	for (uint32_t i = 0; i < ts->nheld && i < MS_HELD_MAX; i++)
+		if (ts->held[i].rec == rec) {
+			ms_held_remove(ts, rec);
+			return;
+		}
+}
+
 /* Drop entries of mutexes this thread no longer holds: another thread
  * unlocked them (glibc lets any thread unlock a normal mutex; the misuse
  * is reported) and the record says so. */

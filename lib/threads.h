@@ -69,6 +69,7 @@ void ms_threads_after_fork_child(void);
 #define MS_HELD_FOUND 1
 #define MS_HELD_TIMED 2
 int ms_held_remove(struct ms_tstate *ts, uint32_t rec);
+void ms_held_forget(struct ms_tstate *ts, uint32_t rec);
 
 /* Bumped whenever a thread unlocks a mutex it does not hold (misuse that
  * glibc allows): other threads' held sets may then be stale. */

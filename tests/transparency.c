@@ -14,7 +14,9 @@
  * child finds it held; a robust one's owner process dies, before the parent
  * locks it and while the parent waits for it), a fork child unlocking each
  * kind of mutex its thread locked before the fork (the pthread_atfork
- * pattern), and a robust priority-protect mutex (glibc refuses it).
+ * pattern), a robust priority-protect mutex (glibc refuses it), and a
+ * robust priority-inherit mutex whose owner died, locked and waited on
+ * with invalid deadlines.
  *
  * One line per call:
  *
@@ -967,6 +969,37 @@ static void case_pp_robust(pthread_mutex_t *m)
 	fflush(stdout);
 }
 
+/* A robust priority-inherit mutex whose owner died: glibc's timed and
+ * clock locks have the kernel check the deadline before they take it
+ * (EINVAL for an invalid one, the mutex left as it was), where its trylock
+ * would take it (EOWNERDEAD).  Then condition waits with an invalid
+ * deadline, which glibc refuses before it lets the mutex go. */
+static void case_pi_robust_bad_deadline(pthread_mutex_t *m)
+{
+	kind_name = "pi-robust-dead-bad-deadline";
+	set_deadlines();
+	pthread_mutexattr_t a;
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+	pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);
+	CALL("init", pthread_mutex_init, m, &a);
+	pthread_mutexattr_destroy(&a);
+	owner_dies("dies", m);
+	CALL("dead", pthread_mutex_timedlock, m, &bad_nsec);
+	CALL("dead", pthread_mutex_timedlock, m, &neg_nsec);
+	CALL("dead", pthread_mutex_clocklock, m, CLOCK_MONOTONIC, &bad_nsec);
+	CALL("dead", pthread_mutex_clocklock, m, CLOCK_REALTIME, &neg_nsec);
+	if (CALL("dead", pthread_mutex_timedlock, m, PAST_RT) == EOWNERDEAD)
+		CALL("dead", pthread_mutex_consistent, m);
+	pthread_cond_t c = PTHREAD_COND_INITIALIZER;
+	CALL("held", pthread_cond_timedwait, &c, m, &bad_nsec);
+	CALL("held", pthread_cond_clockwait, &c, m, CLOCK_MONOTONIC, &neg_nsec);
+	CALL("held", pthread_mutex_unlock, m);
+	usable("held", m);
+	CALL("done", pthread_mutex_destroy, m);
+	fflush(stdout);
+}
+
 int main(void)
 {
 	alarm(60); /* a hang is a failure, not a stuck test run */
@@ -1025,6 +1058,7 @@ int main(void)
 	case_fork(&pool[n + 4], 1);
 	case_fork_owner_dies_while_waiting(&pool[n + 5]); /* and n + 6 */
 	case_pp_robust(&pool[n + 7]);
+	case_pi_robust_bad_deadline(&pool[n + 8]);
 	case_fork_child_unlocks(kinds, n);
 	for (int i = 0; i < n; i++) {
 		if (kinds[i].robust)
