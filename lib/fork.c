@@ -12,7 +12,10 @@
  *
  * The child's handler does only what is async-signal-safe after the fork
  * of a multithreaded process: plain memory writes of our own tables and a
- * few system calls (gettid, clock_gettime, close, pipe2, fcntl, sigaction). */
+ * few system calls (gettid, clock_gettime, close, pipe2, fcntl, sigaction).
+ *
+ * Before any of that, prepare waits for the stack captures under way on
+ * other threads: libunwind's locks are not ours to take (stack.c). */
 #define _GNU_SOURCE
 #include "fork.h"
 #include "clock.h"
@@ -26,6 +29,7 @@
 #include "real.h"
 #include "report.h"
 #include "robust.h"
+#include "stack.h"
 #include "symbols.h"
 #include "table.h"
 #include "threads.h"
@@ -126,6 +130,7 @@ void ms_fork_prepare(void)
 {
 	struct ms_thread *t = &ms_self;
 	parent_pid_at_prepare = getpid();
+	ms_stack_fork_prepare(); /* libunwind's locks: see stack.c */
 	if (t->guard)
 		return; /* fork from our own code: nothing of ours to hold */
 	int around = t->in_update != 0; /* a signal handler interrupted an update */
@@ -141,6 +146,7 @@ void ms_fork_prepare(void)
 
 void ms_fork_parent(void)
 {
+	ms_stack_fork_parent();
 	if (!holds_locks)
 		return;
 	int around = holds_locks == 2;
@@ -187,6 +193,7 @@ void ms_fork_child(void)
 	struct ms_thread *t = &ms_self;
 	int took = holds_locks;
 	holds_locks = 0;
+	ms_stack_fork_child();
 	parent_pid = parent_pid_at_prepare;
 	STORE(&ms_fork_in_progress, 0);
 	skipped = 0;

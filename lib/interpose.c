@@ -303,11 +303,48 @@ static inline int cond_refused(const pthread_mutex_t *m,
 	       (abstime && (unsigned long)abstime->tv_nsec >= 1000000000UL);
 }
 
+/* A cancelled condition wait (a cancellation point) takes its mutex back
+ * before the thread's cleanup handlers run, as glibc does: recorded as the
+ * return would record it, so the handlers and the thread's exit find the
+ * mutex held by this thread. */
+struct cond_wait {
+	struct ms_thread *t;
+	uint32_t r;
+	pthread_mutex_t *m;
+	uintptr_t caller;
+};
+
+static void cond_wait_cancelled(void *arg)
+{
+	const struct cond_wait *w = arg;
+	int saved = errno;
+	w->t->ts->cond_key = 0;
+	if (mutex_owner(w->m) == (int)w->t->tid)
+		ms_acquired(w->t, w->r, w->m, w->caller, MS_OP_COND_REACQUIRE, 0, 0, 0);
+	errno = saved;
+}
+
+/* The wait, with that cleanup handler around it (in a function of its own:
+ * the handler's setjmp would make the compiler wary of the caller's
+ * variables).  how: 0 wait, 1 timedwait, 2 clockwait. */
+static MS_UNWOUND __attribute__((noinline)) int
+cond_wait_call(struct cond_wait *w, pthread_cond_t *c, int how, clockid_t clock,
+	       const struct timespec *abstime)
+{
+	int rc;
+	pthread_cleanup_push(cond_wait_cancelled, w);
+	rc = how == 0 ? ms_real.cond_wait(c, w->m)
+	     : how == 1 ? ms_real.cond_timedwait(c, w->m, abstime)
+			: ms_real.cond_clockwait(c, w->m, clock, abstime);
+	pthread_cleanup_pop(0);
+	return rc;
+}
+
 /* A condition wait lets the mutex go and takes it back before it returns.
  * The release ends the hold; the retake is an acquisition but never a
  * contention: glibc's wait for the condition and for the mutex are one
  * call, and the time is the condition's. */
-#define COND_WAIT(call, refused)                                            \
+#define COND_WAIT(call, refused, how, clock, abstime)                  \
 	struct ms_thread *t = recording();                                  \
 	uint32_t r;                                                          \
 	if (!t || (refused) || (r = record_of(t, m)) == MS_REC_UNTRACKED ||  \
@@ -324,7 +361,8 @@ static inline int cond_refused(const pthread_mutex_t *m,
 	t->ts->cond_key = (uintptr_t)m; /* for live dumps */                 \
 	t->ts->cond_caller = CALLER;                                         \
 	t->ts->cond_since = ms_ticks();                                      \
-	int rc = call;                                                       \
+	struct cond_wait cw_ = { t, r, m, CALLER };                          \
+	int rc = cond_wait_call(&cw_, c, how, clock, abstime);               \
 	t->ts->cond_key = 0;                                                 \
 	saved = errno;                                                       \
 	if (mutex_owner(m) == (int)t->tid) {                                 \
@@ -337,13 +375,14 @@ static inline int cond_refused(const pthread_mutex_t *m,
 
 MS_EXPORT MS_UNWOUND int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
-	COND_WAIT(ms_real.cond_wait(c, m), cond_refused(m, NULL));
+	COND_WAIT(ms_real.cond_wait(c, m), cond_refused(m, NULL), 0, 0, NULL);
 }
 
 MS_EXPORT MS_UNWOUND int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 				     const struct timespec *abstime)
 {
-	COND_WAIT(ms_real.cond_timedwait(c, m, abstime), cond_refused(m, abstime));
+	COND_WAIT(ms_real.cond_timedwait(c, m, abstime), cond_refused(m, abstime), 1,
+		  0, abstime);
 }
 
 MS_EXPORT MS_UNWOUND int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m,
@@ -352,5 +391,6 @@ MS_EXPORT MS_UNWOUND int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex
 {
 	if (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC)
 		return ms_real.cond_clockwait(c, m, clock, abstime); /* EINVAL */
-	COND_WAIT(ms_real.cond_clockwait(c, m, clock, abstime), cond_refused(m, abstime));
+	COND_WAIT(ms_real.cond_clockwait(c, m, clock, abstime),
+		  cond_refused(m, abstime), 2, clock, abstime);
 }

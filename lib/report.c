@@ -27,6 +27,7 @@
 #include "thread.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -557,11 +558,22 @@ static void print_detail(struct ms_fmt *f, size_t rank, const struct line *l)
 static int report_lock;
 int ms_report_failing;
 
+/* One set of report files at a time, from the first file's creation to
+ * the last one's close: an exit report that came while a live dump had made
+ * its file but not yet written it used to go first, and the process ended
+ * leaving that dump's file empty.  Now the exit report waits for the dump
+ * under way to be complete, and from then on no live dump starts (ending):
+ * the process is about to end, in the middle of whatever dump came next
+ * (and a storm of dump signals would keep the exit report waiting). */
+static int files_lock, ending;
+
 /* The child of a fork made while another thread wrote a report: that
- * thread is not in the child, and neither is its hold on the lock. */
+ * thread is not in the child, and neither is its hold on the locks. */
 void ms_report_after_fork_child(void)
 {
 	report_lock = 0;
+	files_lock = 0;
+	ending = 0;
 }
 
 int ms_report(int fd)
@@ -761,6 +773,17 @@ void ms_report_all(unsigned seq)
 {
 	ms_fork_settle(); /* a fork child's first report, before its first call */
 	int cancel = ms_cancel_off(); /* report files are opened and written */
+	if (!seq) /* the exit report, or a crash's: the process's last */
+		__atomic_store_n(&ending, 1, __ATOMIC_SEQ_CST);
+	for (;;) {
+		if (seq && __atomic_load_n(&ending, __ATOMIC_SEQ_CST)) {
+			ms_cancel_restore(cancel);
+			return; /* a live dump as the process ends: not started */
+		}
+		if (!__atomic_exchange_n(&files_lock, 1, __ATOMIC_ACQUIRE))
+			break;
+		sched_yield(); /* a report takes milliseconds */
+	}
 	if (ms_opt.formats & MS_FORMAT_TEXT)
 		write_format(seq, ".txt", "text", text_writer, 0);
 	if (ms_opt.formats & MS_FORMAT_FOLDED) {
@@ -773,6 +796,7 @@ void ms_report_all(unsigned seq)
 		write_format(seq, ".dot", "dot", dot_writer, 0);
 	if (ms_opt.formats & MS_FORMAT_JSON)
 		write_format(seq, ".json", "json", json_writer, 0);
+	__atomic_store_n(&files_lock, 0, __ATOMIC_RELEASE);
 	ms_cancel_restore(cancel);
 }
 

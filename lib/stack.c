@@ -1,17 +1,37 @@
-/* stack.c - stack capture with a privately opened libunwind; see stack.h. */
+/* stack.c - stack capture with a privately opened libunwind; see stack.h.
+ *
+ * Across fork.  libunwind takes locks of its own while it walks a stack (a
+ * pthread mutex around its register-state cache, and the dynamic linker's
+ * lock inside dl_iterate_phdr), and a fork child gets them as they were:
+ * one held by a capture on another thread of the parent stays held for
+ * ever, and the child's first capture -- at its first mutex call, where the
+ * program itself takes no such lock -- would wait for it for ever.  So a
+ * fork waits for the captures under way (briefly: they take microseconds),
+ * none starts meanwhile, and a child forked while one was still under way
+ * takes no stacks at all. */
 #define _GNU_SOURCE
 #include "stack.h"
+#include "fork.h"
 #include "internal.h"
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
+#include <sched.h>
+#include <time.h>
 
 typedef int (*backtrace_fn)(void **buffer, int size);
 
 static backtrace_fn unw_backtrace_p;
 static uintptr_t self_lo, self_hi; /* our own code, trimmed from stacks */
 static uintptr_t unw_lo, unw_hi;   /* libunwind's code */
+
+static int captures;      /* under way, on every thread */
+static int forking;       /* a fork is on its way: no capture starts */
+static int off_since_fork; /* this fork child takes no stacks */
+/* under way on this thread: a fork from a signal handler that interrupted
+ * a capture must not wait for it */
+static __thread int capturing __attribute__((tls_model("initial-exec")));
 
 struct range {
 	uintptr_t here, lo, hi;
@@ -75,18 +95,70 @@ int ms_stack_available(void)
 	return unw_backtrace_p != NULL;
 }
 
+int ms_stack_off_since_fork(void)
+{
+	return off_since_fork;
+}
+
+void ms_stack_fork_prepare(void)
+{
+	__atomic_store_n(&forking, 1, __ATOMIC_SEQ_CST);
+	/* 50 ms at most: a thread stopped or starved inside a capture must
+	 * not hold the program's fork; its child then takes no stacks */
+	struct timespec start, now;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (unsigned spins = 0;
+	     __atomic_load_n(&captures, __ATOMIC_SEQ_CST) > capturing; spins++) {
+		if (spins < 100) {
+			__builtin_ia32_pause();
+			continue;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if ((now.tv_sec - start.tv_sec) * 1000000000L + now.tv_nsec -
+			    start.tv_nsec > 50000000L)
+			break;
+		sched_yield();
+	}
+}
+
+void ms_stack_fork_parent(void)
+{
+	__atomic_store_n(&forking, 0, __ATOMIC_SEQ_CST);
+}
+
+void ms_stack_fork_child(void)
+{
+	/* this thread's own capture, if a signal handler forked inside it,
+	 * goes on in the child and lets go of libunwind's locks there */
+	if (__atomic_load_n(&captures, __ATOMIC_SEQ_CST) > capturing)
+		off_since_fork = 1;
+	captures = capturing;
+	forking = 0;
+}
+
 int ms_stack_capture(uintptr_t *frames, int max)
 {
 	void *buf[MS_MAX_FRAMES + 16];
-	if (!unw_backtrace_p)
+	if (!unw_backtrace_p || off_since_fork)
 		return 0;
 	if (max > MS_MAX_FRAMES)
 		max = MS_MAX_FRAMES;
-	int saved = errno;
-	int cancel = ms_cancel_off(); /* libunwind read()s to probe memory */
-	int n = unw_backtrace_p(buf, max + 16);
-	ms_cancel_restore(cancel);
-	errno = saved;
+	/* counted before the fork flag is read, as the fork sets the flag
+	 * before it reads the count: one of the two sees the other */
+	__atomic_add_fetch(&captures, 1, __ATOMIC_SEQ_CST);
+	capturing++;
+	int n = 0;
+	if (__atomic_load_n(&forking, __ATOMIC_SEQ_CST))
+		ms_fork_skipped_call(); /* this stack is not recorded */
+	else {
+		int saved = errno;
+		int cancel = ms_cancel_off(); /* libunwind read()s to probe memory */
+		n = unw_backtrace_p(buf, max + 16);
+		ms_cancel_restore(cancel);
+		errno = saved;
+	}
+	capturing--;
+	__atomic_sub_fetch(&captures, 1, __ATOMIC_SEQ_CST);
 	int i = 0, out = 0;
 	while (i < n && (uintptr_t)buf[i] >= self_lo && (uintptr_t)buf[i] < self_hi)
 		i++; /* our own frames */

@@ -26,4 +26,14 @@ int ms_stack_helper_code(uintptr_t addr);
  * number of frames, 0 if capture is unavailable. */
 int ms_stack_capture(uintptr_t *frames, int max);
 
+/* Around fork (fork.c): prepare waits for the captures under way on other
+ * threads (at most 50 ms) and lets none start until parent or child; a
+ * child forked while one was still under way takes no stacks, since
+ * libunwind's locks may be held there for ever (ms_stack_off_since_fork,
+ * for the report). */
+void ms_stack_fork_prepare(void);
+void ms_stack_fork_parent(void);
+void ms_stack_fork_child(void);
+int ms_stack_off_since_fork(void);
+
 #endif

@@ -8,15 +8,30 @@
  *   cancel contended  a lock that waits for the main thread's mutex (the
  *                     library captures the waiter's and the holder's stacks)
  *
- * Prints whether the thread went through, and whether it was cancelled. */
+ * Prints whether the thread went through, and whether it was cancelled.
+ *
+ * And a condition wait, which is a cancellation point: glibc takes the
+ * mutex back before the thread's cleanup handlers run.  The handler checks
+ * that it holds the mutex and returns without unlocking it, so the thread
+ * ends holding it (the report must say so, and count the retake):
+ *
+ *   cancel condwait   pthread_cond_wait
+ *   cancel timedwait  pthread_cond_timedwait (a deadline far away)
+ *
+ * Prints whether the handler ran holding the mutex, and whether the
+ * thread was cancelled. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t held = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t waited = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t never = PTHREAD_COND_INITIALIZER;
 static pthread_barrier_t cancelled; /* main has called pthread_cancel */
 static const char *mode;
 static volatile int got_through;
@@ -59,11 +74,59 @@ static void *victim(void *arg)
 	return NULL; /* not reached: the cancellation is pending */
 }
 
+/* The cleanup handler of a cancelled condition wait: got_through if it
+ * runs holding the mutex (a normal mutex's trylock by its owner: EBUSY). */
+static void check_held(void *arg)
+{
+	(void)arg;
+	got_through = pthread_mutex_trylock(&waited) == EBUSY;
+}
+
+static void *cond_victim(void *arg)
+{
+	(void)arg;
+	struct timespec far;
+	clock_gettime(CLOCK_REALTIME, &far);
+	far.tv_sec += 3600;
+	pthread_mutex_lock(&waited);
+	pthread_cleanup_push(check_held, NULL);
+	pthread_barrier_wait(&cancelled);
+	for (;;) {
+		if (!strcmp(mode, "condwait"))
+			pthread_cond_wait(&never, &waited);
+		else
+			pthread_cond_timedwait(&never, &waited, &far);
+	}
+	pthread_cleanup_pop(0);
+	return NULL;
+}
+
+static int cond_main(void)
+{
+	pthread_t t;
+	pthread_barrier_init(&cancelled, NULL, 2);
+	if (pthread_create(&t, NULL, cond_victim, NULL))
+		return 2;
+	pthread_barrier_wait(&cancelled);
+	/* the victim lets the mutex go inside its wait, not before */
+	pthread_mutex_lock(&waited);
+	pthread_cancel(t);
+	pthread_mutex_unlock(&waited);
+	void *ret = NULL;
+	pthread_join(t, &ret);
+	printf("%s: cleanup ran holding the mutex: %s; %s\n", mode,
+	       got_through ? "yes" : "no",
+	       ret == PTHREAD_CANCELED ? "cancelled" : "not cancelled");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
 		return 2;
 	mode = argv[1];
+	if (!strcmp(mode, "condwait") || !strcmp(mode, "timedwait"))
+		return cond_main();
 	pthread_t t;
 	pthread_barrier_init(&cancelled, NULL, 2);
 	pthread_mutex_lock(&held);

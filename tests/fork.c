@@ -35,11 +35,23 @@
  *   ownenv LIB PROG...  the child execs PROG with an environment the
  *                program made itself: only LD_PRELOAD=LIB in it.
  *   lock N       lock a mutex N times, then say whether the library is
- *                loaded here and what LD_PRELOAD is. */
+ *                loaded here and what LD_PRELOAD is.
+ *   capturing    a fork while another thread is inside the library's stack
+ *                capture (libunwind's locks held): a thread sits in a
+ *                dl_iterate_phdr callback, holding the dynamic linker's
+ *                lock, until the fork is over; a second thread's first
+ *                lock, whose call stack the library captures, waits for
+ *                that lock inside libunwind; the main thread forks then,
+ *                and the child locks a mutex of its own (a capture there
+ *                too) and calls exit(7).  Without the library the second
+ *                thread never waits: the fork comes after its lock.  (The
+ *                child's exit report needs the loader's lock only to open
+ *                libdw, which a report written here first has opened.) */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -384,6 +396,81 @@ static int lock_and_say(int n)
 	return 0;
 }
 
+/* ---- capturing --------------------------------------------------------- */
+
+static volatile int sitting, forked, locked;
+static volatile pid_t locker_tid;
+
+static int sit(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)info;
+	(void)size;
+	(void)arg;
+	sitting = 1;
+	while (!forked)
+		usleep(1000);
+	return 1;
+}
+
+static void *sitter(void *arg)
+{
+	(void)arg;
+	dl_iterate_phdr(sit, NULL);
+	return NULL;
+}
+
+static void *first_locker(void *arg)
+{
+	(void)arg;
+	locker_tid = gettid();
+	lock_n(&shared, 1);
+	locked = 1;
+	return NULL;
+}
+
+/* Whether thread tid sleeps in a futex (202), per /proc: the first
+ * lock's capture waiting for the dynamic linker's lock. */
+static int in_futex(pid_t tid)
+{
+	char path[64], line[32] = "";
+	snprintf(path, sizeof path, "/proc/self/task/%d/syscall", (int)tid);
+	FILE *f = fopen(path, "r");
+	if (f) {
+		if (!fgets(line, sizeof line, f))
+			line[0] = 0;
+		fclose(f);
+	}
+	return !strncmp(line, "202 ", 4);
+}
+
+static int capturing(void)
+{
+	pthread_t s, l;
+	int (*dump)(int) = (int (*)(int))dlsym(RTLD_DEFAULT, "mutexstat_dump");
+	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (dump)
+		dump(null);
+	close(null);
+	pthread_create(&s, NULL, sitter, NULL);
+	while (!sitting)
+		usleep(1000);
+	pthread_create(&l, NULL, first_locker, NULL);
+	while (!locked && !(locker_tid && in_futex(locker_tid)))
+		usleep(1000);
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		pthread_mutex_t mine = PTHREAD_MUTEX_INITIALIZER;
+		lock_n(&mine, 4);
+		exit(7);
+	}
+	forked = 1;
+	printf("child %s\n", ended(wait_child(pid)));
+	pthread_join(s, NULL);
+	pthread_join(l, NULL);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -413,8 +500,10 @@ int main(int argc, char **argv)
 		return ownenv(argv[2], argv + 3);
 	if (!strcmp(mode, "lock") && argc > 2)
 		return lock_and_say(atoi(argv[2]));
+	if (!strcmp(mode, "capturing"))
+		return capturing();
 	fprintf(stderr, "usage: %s stress N | counts | usr1 | late FILE | hang | "
 			"exec PROG... | system CMD | ownenv LIB PROG... | lock N | daemon | "
-			"closefds FILE\n", argv[0]);
+			"closefds FILE | capturing\n", argv[0]);
 	return 2;
 }

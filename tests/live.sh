@@ -119,6 +119,14 @@ expect_grep "storm: counts exact" ' locks, counter [0-9]+, exact$' "$WORK/out"
 [ "${sent:-0}" -ge 2000 ] && pass "storm: $sent signals in 3 s" || fail "storm: only ${sent:-0} signals sent"
 dumps=$(ls "$WORK" | grep -c '^storm\.[0-9]')
 [ "$dumps" -ge 1 ] && pass "storm: $dumps dumps written" || fail "storm: no dump written"
+# dump signals until the process ends: no dump file is left empty (the
+# exit report went first while a dump had made its file but not written
+# it; now it waits for that dump, and no dump starts after it)
+empty=0
+for d in "$WORK"/storm.[0-9]*; do
+	head -n 1 "$d" | grep -Eq '^mutexstat: scenario \(pid [0-9]+\) ran ' || empty=$((empty + 1))
+done
+expect_eq "storm: every dump file holds a report" "$empty" 0
 locks=$(awk '/ locks, counter/ { print $1 }' "$WORK/out")
 m1=$(awk '/^m1 / { print $2 }' "$WORK/out")
 expect_grep "storm: the exit report counts every lock" "^ +[0-9]+ $m1 +$locks " "$WORK/storm"
