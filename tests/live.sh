@@ -61,6 +61,35 @@ expect_grep "condhang: the signaller blocks on the held mutex" \
 expect_grep "condhang: where the other waits for the condition" \
 	"waits at +cond_waiter\+0x[0-9a-f]+ \(.*scenario\.c:$(line_of CONDHANG_WAITS)," "$WORK/cdump.1"
 
+# ---- a mutex passed around, its holders' condition waits: no deadlock --------
+# Each of 32 threads holds m1 for 200 us, lets it go, then waits 5 ms for a
+# condition of its own: at any moment threads wait for m1, and its holder
+# of a moment ago is in a condition wait.  The dump reads the threads while
+# they go on (and symbolises between findings): the waits it puts together
+# must have been under way at the same moment, or a wait for m1 is joined
+# to a holder that has let go and waits for its condition, a DEADLOCK that
+# never was (before: some 70 in the ten dumps, and 100 "taken at ?").
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/pass" MUTEXSTAT_FORMAT=text,json \
+	"$B/tests/scenario" passing 30 > "$WORK/out" 2> "$WORK/err" &
+pid=$!
+wait_for "$WORK/out" '^passing$' 20 || fail "passing: never started"
+k=1
+while [ $k -le 10 ]; do
+	kill -USR1 $pid
+	wait_for "$WORK/pass.$k.json" '^}' 20 || { fail "passing: no dump $k"; break; }
+	k=$((k + 1))
+done
+kill $pid; wait $pid 2>/dev/null
+expect_eq "passing: ten dumps" "$(ls "$WORK" | grep -c '^pass\.[0-9]*\.txt$')" 10
+expect_eq "passing: no DEADLOCK in any" "$(cat "$WORK"/pass.*.txt | grep -c '^DEADLOCK')" 0
+expect_eq "passing: no deadlock finding in the JSON" \
+	"$(cat "$WORK"/pass.*.json | grep -c '"kind": *"deadlock"')" 0
+n=$(cat "$WORK"/pass.*.txt | grep -c '^WAIT CHAIN:$')
+[ "$n" -ge 1 ] && pass "passing: the waits for m1 are there ($n wait chains)" ||
+	fail "passing: no wait chain in ten dumps"
+expect_eq "passing: every holder named holds the mutex (no 'taken at ?')" \
+	"$(cat "$WORK"/pass.*.txt | grep -c 'taken at ?')" 0
+
 # ---- the watchdog --------------------------------------------------------
 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_WATCHDOG=1 MUTEXSTAT_ON_DEADLOCK=abort \
 	timeout 30 "$B/tests/scenario" hang > "$WORK/out" 2> "$WORK/err"

@@ -16,6 +16,10 @@
  *             thread that would signal it waits for: hung (prints "hung")
  *   hammer S  4 threads lock and unlock one mutex for S seconds; prints the
  *             exact count (for signal storms)
+ *   passing S 32 threads pass m1 around for S seconds, each holding it
+ *             200 us, then waiting 5 ms for a condition of its own, never
+ *             with m1 held: always waits for m1, never a deadlock (prints
+ *             "passing" when they run)
  *   signal P  sends SIGUSR1 to process P as fast as it can until P is gone;
  *             prints how many (run without the library)
  *   threads N N short-lived threads, 100 at a time, each locking m1 once
@@ -424,6 +428,52 @@ static int threads(int n)
 	return 0;
 }
 
+/* passing: m1 goes from thread to thread; between its turns a thread waits
+ * a while for a condition nobody signals, with no mutex but its own. */
+static struct timespec passing_end;
+
+static void *pass_m1(void *arg)
+{
+	pthread_mutex_t own = PTHREAD_MUTEX_INITIALIZER;
+	pthread_cond_t never = PTHREAD_COND_INITIALIZER;
+	for (;;) {
+		struct timespec now;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec > passing_end.tv_sec ||
+		    (now.tv_sec == passing_end.tv_sec && now.tv_nsec >= passing_end.tv_nsec))
+			return arg;
+		CHECK(pthread_mutex_lock(&m1), 0);
+		usleep(200);
+		CHECK(pthread_mutex_unlock(&m1), 0);
+		struct timespec until;
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += 5000000;
+		if (until.tv_nsec >= 1000000000) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000;
+		}
+		CHECK(pthread_mutex_lock(&own), 0);
+		int rc = pthread_cond_timedwait(&never, &own, &until);
+		if (rc != ETIMEDOUT && rc != 0)
+			CHECK(rc, ETIMEDOUT);
+		CHECK(pthread_mutex_unlock(&own), 0);
+	}
+}
+
+static int passing(int seconds)
+{
+	pthread_t t[32];
+	clock_gettime(CLOCK_MONOTONIC, &passing_end);
+	passing_end.tv_sec += seconds;
+	for (int i = 0; i < 32; i++)
+		CHECK(pthread_create(&t[i], NULL, pass_m1, NULL), 0);
+	printf("m1 %p\npassing\n", (void *)&m1);
+	fflush(stdout);
+	for (int i = 0; i < 32; i++)
+		pthread_join(t[i], NULL);
+	return 0;
+}
+
 /* Signals until the process is gone.  Through a pidfd: with kill(pid) the
  * loop would go on at whatever process gets the pid next -- on a machine
  * whose pids wrap at 32768, another test's, running beside this one in
@@ -476,6 +526,8 @@ int main(int argc, char **argv)
 		return hammer(atoi(argv[2]));
 	if (!strcmp(what, "threads") && argc > 2)
 		return threads(atoi(argv[2]));
+	if (!strcmp(what, "passing") && argc > 2)
+		return passing(atoi(argv[2]));
 	if (!strcmp(what, "signal") && argc > 2)
 		return storm((pid_t)atoi(argv[2]));
 	if (!strcmp(what, "onethread"))
