@@ -107,7 +107,18 @@ struct waiter {
 	int done;
 	int changed;     /* the wait ended, or its mutex changed hands, while
 			    the graph was read (snapshot) */
+	int lasted;      /* the same wait, owner (and its condition wait)
+			    after COND_LASTS_MS */
+	int stuck;       /* the chain from here ends at a condition wait, and
+			    all of it lasted COND_LASTS_MS */
 };
+
+/* How long a chain of waits that ends at a condition wait must stay as it
+ * is before it is called a DEADLOCK.  Such a moment is common in programs
+ * that work: the JVM holds its Threads_lock while it waits for a new
+ * thread to start, and threads starting others wait for that lock, for a
+ * millisecond or so; a program that hangs that way stays so. */
+#define COND_LASTS_MS 100
 
 struct find {
 	uint32_t tid;
@@ -209,6 +220,56 @@ static void collect_waiter(struct ms_tstate *ts, void *arg)
 	w->next = -1;
 }
 
+/* The end of the chain of waits from w[i] (the last waiter in it), -1 on
+ * a cycle. */
+static int chain_end(const struct waiter *w, int n, int i)
+{
+	int last = i, steps = 0;
+	for (int k = w[i].next; k >= 0; k = w[k].next) {
+		if (k == i || ++steps > n)
+			return -1;
+		last = k;
+	}
+	return last;
+}
+
+/* Chains that end at a thread in a condition wait: look again after
+ * COND_LASTS_MS, and mark stuck those whose every wait, owner and
+ * condition wait are still the same ones (a wait's start time names it). */
+static void confirm_stuck(struct waiter *w, int n)
+{
+	int candidates = 0;
+	for (int i = 0; i < n; i++) {
+		w[i].lasted = w[i].stuck = 0;
+		candidates |= w[i].next < 0 && w[i].owner_ts && w[i].cond_key;
+	}
+	if (!candidates)
+		return;
+	struct timespec pause = { 0, COND_LASTS_MS * 1000000L };
+	while (nanosleep(&pause, &pause) != 0 && errno == EINTR)
+		;
+	for (int i = 0; i < n; i++) {
+		uint32_t owner = LOAD(&ms_rec(w[i].rec)->owner);
+		w[i].lasted = ((owner & MS_HELD) ? owner & ~MS_HELD : 0) == w[i].owner;
+	}
+	for (int i = 0; i < n; i++) {
+		w[i].lasted &= __atomic_load_n(&w[i].ts->wait_rec, __ATOMIC_ACQUIRE) == w[i].rec &&
+			       LOAD(&w[i].ts->wait_since) == w[i].since;
+		if (w[i].next < 0 && w[i].owner_ts && w[i].cond_key)
+			w[i].lasted &= LOAD(&w[i].owner_ts->cond_key) == w[i].cond_key &&
+				       LOAD(&w[i].owner_ts->cond_since) == w[i].cond_since;
+	}
+	for (int i = 0; i < n; i++) {
+		int last = chain_end(w, n, i);
+		if (last < 0 || !w[last].owner_ts || !w[last].cond_key)
+			continue;
+		int stuck = 1;
+		for (int k = i; k >= 0; k = w[k].next)
+			stuck &= w[k].lasted;
+		w[i].stuck = stuck;
+	}
+}
+
 /* The wait-for graph as it was at one moment, into w (MAX_WAITERS);
  * returns the number of waits, each linked to its owner's wait (next).
  *
@@ -264,6 +325,7 @@ static int snapshot(struct waiter *w)
 		for (int j = 0; j < n; j++)
 			if (w[i].owner && w[j].tid == w[i].owner)
 				w[i].next = j;
+	confirm_stuck(w, n);
 	return n;
 }
 
@@ -475,7 +537,11 @@ int ms_live_print(struct ms_fmt *f)
 		struct ms_tstate *end = w[last].owner_ts;
 		uintptr_t cond = end ? w[last].cond_key : 0;
 		enum far far = end ? FAR_HERE : far_owner(&w[last]);
-		if (cond) {
+		if (cond && !w[i].stuck) {
+			/* it did not last: the condition came, or the mutex
+			 * moved on (see COND_LASTS_MS) */
+			ms_fmt(f, "\nWAIT CHAIN:\n");
+		} else if (cond) {
 			/* The chain ends in a thread waiting for a condition while
 			 * holding the mutex the chain waits for: if a waiter in
 			 * the chain is the one to signal it, nobody will. */
@@ -571,19 +637,14 @@ int ms_live_each_wait(ms_live_wait_fn *fn, void *arg)
 				lw.cycle = 1;
 				break;
 			}
-		if (!lw.cycle) { /* the chain's end: a thread in a condition wait? */
-			int last = i;
-			steps = 0;
-			for (int k = w[i].next; k >= 0 && steps <= c.n; k = w[k].next, steps++)
-				last = k;
-			lw.cond_end = steps <= c.n && w[last].owner_ts && w[last].cond_key;
-		}
+		/* the chain's end: a thread in a condition wait, for a while? */
+		lw.cond_end = !lw.cycle && w[i].stuck;
 		const struct ms_tstate *ots = w[i].owner_ts;
 		lw.owner_in_parent = w[i].owner && !ots &&
 				     ms_fork_orphan_owner(w[i].rec) == w[i].owner;
 		lw.owner_exited = w[i].owner && !ots && !lw.owner_in_parent;
 		lw.foreign_owner = w[i].foreign;
-		if (ots && w[i].next < 0)
+		if (ots && w[i].next < 0 && w[i].stuck)
 			lw.owner_cond_key = w[i].cond_key;
 		fn(&lw, arg);
 	}

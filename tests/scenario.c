@@ -19,7 +19,9 @@
  *   passing S 32 threads pass m1 around for S seconds, each holding it
  *             200 us, then waiting 5 ms for a condition of its own, never
  *             with m1 held: always waits for m1, never a deadlock (prints
- *             "passing" when they run)
+ *             "passing" when they run); with "held" last, each holds m1
+ *             through a 1 ms condition wait of its own instead of the
+ *             200 us (nobody signals it: it times out)
  *   signal P  sends SIGUSR1 to process P as fast as it can until P is gone;
  *             prints how many (run without the library)
  *   threads N N short-lived threads, 100 at a time, each locking m1 once
@@ -429,10 +431,28 @@ static int threads(int n)
 }
 
 /* passing: m1 goes from thread to thread; between its turns a thread waits
- * a while for a condition nobody signals, with no mutex but its own. */
+ * a while for a condition nobody signals, with no mutex but its own (or,
+ * held, also during its turn, holding m1). */
 static struct timespec passing_end;
 
-static void *pass_m1(void *arg)
+/* A wait of N microseconds for a condition nobody signals. */
+static void wait_unsignalled(pthread_mutex_t *own, pthread_cond_t *never, long us)
+{
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += us * 1000;
+	if (until.tv_nsec >= 1000000000) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000;
+	}
+	CHECK(pthread_mutex_lock(own), 0);
+	int rc = pthread_cond_timedwait(never, own, &until);
+	if (rc != 0) /* 0: a spurious wake-up */
+		CHECK(rc, ETIMEDOUT);
+	CHECK(pthread_mutex_unlock(own), 0);
+}
+
+static void *pass_m1(void *held)
 {
 	pthread_mutex_t own = PTHREAD_MUTEX_INITIALIZER;
 	pthread_cond_t never = PTHREAD_COND_INITIALIZER;
@@ -441,32 +461,24 @@ static void *pass_m1(void *arg)
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		if (now.tv_sec > passing_end.tv_sec ||
 		    (now.tv_sec == passing_end.tv_sec && now.tv_nsec >= passing_end.tv_nsec))
-			return arg;
+			return NULL;
 		CHECK(pthread_mutex_lock(&m1), 0);
-		usleep(200);
+		if (held)
+			wait_unsignalled(&own, &never, 1000);
+		else
+			usleep(200);
 		CHECK(pthread_mutex_unlock(&m1), 0);
-		struct timespec until;
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_nsec += 5000000;
-		if (until.tv_nsec >= 1000000000) {
-			until.tv_sec++;
-			until.tv_nsec -= 1000000000;
-		}
-		CHECK(pthread_mutex_lock(&own), 0);
-		int rc = pthread_cond_timedwait(&never, &own, &until);
-		if (rc != ETIMEDOUT && rc != 0)
-			CHECK(rc, ETIMEDOUT);
-		CHECK(pthread_mutex_unlock(&own), 0);
+		wait_unsignalled(&own, &never, 5000);
 	}
 }
 
-static int passing(int seconds)
+static int passing(int seconds, int held)
 {
 	pthread_t t[32];
 	clock_gettime(CLOCK_MONOTONIC, &passing_end);
 	passing_end.tv_sec += seconds;
 	for (int i = 0; i < 32; i++)
-		CHECK(pthread_create(&t[i], NULL, pass_m1, NULL), 0);
+		CHECK(pthread_create(&t[i], NULL, pass_m1, held ? &m1 : NULL), 0);
 	printf("m1 %p\npassing\n", (void *)&m1);
 	fflush(stdout);
 	for (int i = 0; i < 32; i++)
@@ -527,7 +539,7 @@ int main(int argc, char **argv)
 	if (!strcmp(what, "threads") && argc > 2)
 		return threads(atoi(argv[2]));
 	if (!strcmp(what, "passing") && argc > 2)
-		return passing(atoi(argv[2]));
+		return passing(atoi(argv[2]), argc > 3 && !strcmp(argv[3], "held"));
 	if (!strcmp(what, "signal") && argc > 2)
 		return storm((pid_t)atoi(argv[2]));
 	if (!strcmp(what, "onethread"))
