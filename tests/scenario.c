@@ -16,6 +16,8 @@
  *             thread that would signal it waits for: hung (prints "hung")
  *   hammer S  4 threads lock and unlock one mutex for S seconds; prints the
  *             exact count (for signal storms)
+ *   longsite  2 mutexes made, locked once and destroyed in a function whose
+ *             name is longer than a report line has room for
  *   passing S 32 threads pass m1 around for S seconds, each holding it
  *             200 us, then waiting 5 ms for a condition of its own, never
  *             with m1 held: always waits for m1, never a deadlock (prints
@@ -201,6 +203,19 @@ static int destroy(void)
 	printf("m2 %p\n", (void *)&m2);
 	free(ms);
 	return 0;
+}
+
+/* longsite: the report's line for these mutexes must shorten the name. */
+static void __attribute__((noinline))
+a_function_whose_name_is_long_enough_to_fill_most_of_a_report_line_on_its_own_if_printed_whole(void)
+{
+	for (int i = 0; i < 2; i++) {
+		pthread_mutex_t m;
+		CHECK(pthread_mutex_init(&m, NULL), 0);
+		CHECK(pthread_mutex_lock(&m), 0);
+		CHECK(pthread_mutex_unlock(&m), 0);
+		CHECK(pthread_mutex_destroy(&m), 0);
+	}
 }
 
 static void lock_times(pthread_mutex_t *m, int n)
@@ -538,6 +553,10 @@ int main(int argc, char **argv)
 		return hammer(atoi(argv[2]));
 	if (!strcmp(what, "threads") && argc > 2)
 		return threads(atoi(argv[2]));
+	if (!strcmp(what, "longsite")) {
+		a_function_whose_name_is_long_enough_to_fill_most_of_a_report_line_on_its_own_if_printed_whole();
+		return 0;
+	}
 	if (!strcmp(what, "passing") && argc > 2)
 		return passing(atoi(argv[2]), argc > 3 && !strcmp(argv[3], "held"));
 	if (!strcmp(what, "signal") && argc > 2)
