@@ -446,7 +446,12 @@ static void print_frames(struct ms_fmt *f, const uintptr_t *frames, int n, int i
 	for (int i = 0; i < n && i < 12; i++) {
 		char where[256];
 		ms_symbolize(frames[i], where, sizeof where);
-		ms_fmt(f, "%*s%.100s\n", i ? indent : 0, "", where);
+		/* lines of at most 120 columns: the first frame follows a
+		 * line's start as long as indent */
+		size_t room = (size_t)(120 - indent);
+		if (strlen(where) > room)
+			memcpy(where + room - 3, "...", 4);
+		ms_fmt(f, "%*s%s\n", i ? indent : 0, "", where);
 	}
 }
 
