@@ -542,11 +542,10 @@ int ms_live_print(struct ms_fmt *f)
 		struct ms_tstate *end = w[last].owner_ts;
 		uintptr_t cond = end ? w[last].cond_key : 0;
 		enum far far = end ? FAR_HERE : far_owner(&w[last]);
-		if (cond && !w[i].stuck) {
-			/* it did not last: the condition came, or the mutex
-			 * moved on (see COND_LASTS_MS) */
-			ms_fmt(f, "\nWAIT CHAIN:\n");
-		} else if (cond) {
+		/* a chain ending at a condition wait that did not last (the
+		 * condition came, or the mutex moved on: COND_LASTS_MS) is a
+		 * WAIT CHAIN, below (its end is here: FAR_HERE) */
+		if (cond && w[i].stuck) {
 			/* The chain ends in a thread waiting for a condition while
 			 * holding the mutex the chain waits for: if a waiter in
 			 * the chain is the one to signal it, nobody will. */
