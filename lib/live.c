@@ -97,9 +97,28 @@ struct waiter {
 	uint32_t owner;  /* tid holding the mutex, 0 if free now */
 	uint32_t foreign; /* a process-shared mutex held in another process:
 			     glibc's owner, a thread of that process */
+	struct ms_tstate *owner_ts; /* the owner's record, NULL if none here */
+	uintptr_t taken_at;   /* where the owner took it (its held set), 0 unknown */
+	/* the owner's condition wait (its mutex, 0 none), when that wait and
+	 * this one were both under way while the owner held this mutex */
+	uintptr_t cond_key, cond_caller;
+	uint64_t cond_since;
 	int next;        /* index of the owner among waiters, -1 none */
 	int done;
+	int changed;     /* the wait ended, or its mutex changed hands, while
+			    the graph was read (snapshot) */
+	int lasted;      /* the same wait, owner (and its condition wait)
+			    after COND_LASTS_MS */
+	int stuck;       /* the chain from here ends at a condition wait, and
+			    all of it lasted COND_LASTS_MS */
 };
+
+/* How long a chain of waits that ends at a condition wait must stay as it
+ * is before it is called a DEADLOCK.  Such a moment is common in programs
+ * that work: the JVM holds its Threads_lock while it waits for a new
+ * thread to start, and threads starting others wait for that lock, for a
+ * millisecond or so; a program that hangs that way stays so. */
+#define COND_LASTS_MS 100
 
 struct find {
 	uint32_t tid;
@@ -195,7 +214,119 @@ static void collect_waiter(struct ms_tstate *ts, void *arg)
 	uint32_t owner = LOAD(&ms_rec(r)->owner);
 	w->owner = (owner & MS_HELD) ? owner & ~MS_HELD : 0;
 	w->foreign = w->owner ? 0 : foreign_owner(r, w->key);
+	w->owner_ts = NULL;
+	w->taken_at = 0;
+	w->cond_key = 0;
 	w->next = -1;
+}
+
+/* The end of the chain of waits from w[i] (the last waiter in it), -1 on
+ * a cycle. */
+static int chain_end(const struct waiter *w, int n, int i)
+{
+	int last = i, steps = 0;
+	for (int k = w[i].next; k >= 0; k = w[k].next) {
+		if (k == i || ++steps > n)
+			return -1;
+		last = k;
+	}
+	return last;
+}
+
+/* Chains that end at a thread in a condition wait: look again after
+ * COND_LASTS_MS, and mark stuck those whose every wait, owner and
+ * condition wait are still the same ones (a wait's start time names it). */
+static void confirm_stuck(struct waiter *w, int n)
+{
+	int candidates = 0;
+	for (int i = 0; i < n; i++) {
+		w[i].lasted = w[i].stuck = 0;
+		candidates |= w[i].next < 0 && w[i].owner_ts && w[i].cond_key;
+	}
+	if (!candidates)
+		return;
+	struct timespec pause = { 0, COND_LASTS_MS * 1000000L };
+	while (nanosleep(&pause, &pause) != 0 && errno == EINTR)
+		;
+	for (int i = 0; i < n; i++) {
+		uint32_t owner = LOAD(&ms_rec(w[i].rec)->owner);
+		w[i].lasted = ((owner & MS_HELD) ? owner & ~MS_HELD : 0) == w[i].owner;
+	}
+	for (int i = 0; i < n; i++) {
+		w[i].lasted &= __atomic_load_n(&w[i].ts->wait_rec, __ATOMIC_ACQUIRE) == w[i].rec &&
+			       LOAD(&w[i].ts->wait_since) == w[i].since;
+		if (w[i].next < 0 && w[i].owner_ts && w[i].cond_key)
+			w[i].lasted &= LOAD(&w[i].owner_ts->cond_key) == w[i].cond_key &&
+				       LOAD(&w[i].owner_ts->cond_since) == w[i].cond_since;
+	}
+	for (int i = 0; i < n; i++) {
+		int last = chain_end(w, n, i);
+		if (last < 0 || !w[last].owner_ts || !w[last].cond_key)
+			continue;
+		int stuck = 1;
+		for (int k = i; k >= 0; k = w[k].next)
+			stuck &= w[k].lasted;
+		w[i].stuck = stuck;
+	}
+}
+
+/* The wait-for graph as it was at one moment, into w (MAX_WAITERS);
+ * returns the number of waits, each linked to its owner's wait (next).
+ *
+ * Threads go on while their records are read, and a text report
+ * symbolises between its findings (the first lookup in a large library
+ * takes many milliseconds), so a graph read piecemeal joins waits that
+ * have ended to owners that have let go since -- one then in a condition
+ * wait of its own made a DEADLOCK that never was.  So the graph is read
+ * in three rounds: every wait and its mutex's owner (and the owner's
+ * condition wait), every owner again, every wait again.  A wait that is
+ * the same in the first round and the last (its start time too) lasted
+ * through the second, all that time its thread was blocked and held what
+ * it held, so the owners read then were the owners all at once; a
+ * condition wait read the same before and after the second round was
+ * under way while its thread held the mutex.  A wait that ended, or whose
+ * mutex changed hands, is left out: its mutex moves, no chain is stuck on
+ * it. */
+static int snapshot(struct waiter *w)
+{
+	struct collect c = { w, 0 };
+	ms_threads_each(collect_waiter, &c);
+	for (int i = 0; i < c.n; i++) {
+		struct ms_tstate *o = w[i].owner ? find_thread(w[i].owner) : NULL;
+		w[i].owner_ts = o;
+		if (!o)
+			continue;
+		w[i].cond_key = LOAD(&o->cond_key);
+		w[i].cond_since = LOAD(&o->cond_since);
+		w[i].cond_caller = LOAD(&o->cond_caller);
+		uint32_t n = LOAD(&o->nheld);
+		n = n < MS_HELD_MAX ? n : MS_HELD_MAX;
+		for (uint32_t h = 0; h < n; h++)
+			if (LOAD(&o->held[h].rec) == w[i].rec)
+				w[i].taken_at = LOAD(&o->held[h].caller);
+	}
+	for (int i = 0; i < c.n; i++) {
+		uint32_t owner = LOAD(&ms_rec(w[i].rec)->owner);
+		w[i].changed = ((owner & MS_HELD) ? owner & ~MS_HELD : 0) != w[i].owner;
+	}
+	for (int i = 0; i < c.n; i++)
+		w[i].changed |= __atomic_load_n(&w[i].ts->wait_rec, __ATOMIC_ACQUIRE) != w[i].rec ||
+			      LOAD(&w[i].ts->wait_since) != w[i].since;
+	for (int i = 0; i < c.n; i++)
+		if (w[i].owner_ts && w[i].cond_key &&
+		    (LOAD(&w[i].owner_ts->cond_key) != w[i].cond_key ||
+		     LOAD(&w[i].owner_ts->cond_since) != w[i].cond_since))
+			w[i].cond_key = 0;
+	int n = 0;
+	for (int i = 0; i < c.n; i++)
+		if (!w[i].changed)
+			w[n++] = w[i];
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < n; j++)
+			if (w[i].owner && w[j].tid == w[i].owner)
+				w[i].next = j;
+	confirm_stuck(w, n);
+	return n;
 }
 
 /* Who holds the mutex at the end of a chain, when that is not a thread
@@ -315,7 +446,12 @@ static void print_frames(struct ms_fmt *f, const uintptr_t *frames, int n, int i
 	for (int i = 0; i < n && i < 12; i++) {
 		char where[256];
 		ms_symbolize(frames[i], where, sizeof where);
-		ms_fmt(f, "%*s%.100s\n", i ? indent : 0, "", where);
+		/* lines of at most 120 columns: the first frame follows a
+		 * line's start as long as indent */
+		size_t room = (size_t)(120 - indent);
+		if (strlen(where) > room)
+			memcpy(where + room - 3, "...", 4);
+		ms_fmt(f, "%*s%s\n", i ? indent : 0, "", where);
 	}
 }
 
@@ -338,38 +474,22 @@ static void print_wait(struct ms_fmt *f, const struct waiter *w, uint64_t now)
 	}
 }
 
-/* Where the owner took the mutex, from its held set. */
-static void print_taken(struct ms_fmt *f, uint32_t owner, uint32_t rec)
+/* Where the owner took the mutex, from its held set (the call site only:
+ * the frames below it were not captured for this acquisition). */
+static void print_taken(struct ms_fmt *f, const struct waiter *w)
 {
-	struct ms_tstate *ts = find_thread(owner);
-	ms_fmt(f, "    held by thread %u, taken at ", owner);
-	if (ts) {
-		uint32_t n = ts->nheld < MS_HELD_MAX ? ts->nheld : MS_HELD_MAX;
-		for (uint32_t i = 0; i < n; i++)
-			if (ts->held[i].rec == rec) {
-				/* the call site only: the frames below it were not
-				 * captured for this acquisition */
-				char where[256];
-				ms_fmt(f, "%s\n", ms_symbolize(ts->held[i].caller, where,
-								sizeof where));
-				return;
-			}
-	}
-	ms_fmt(f, "?\n");
+	char where[256];
+	ms_fmt(f, "    held by thread %u, taken at %s\n", w->owner,
+	       w->taken_at ? ms_symbolize(w->taken_at, where, sizeof where) : "?");
 }
 
 int ms_live_print(struct ms_fmt *f)
 {
 	static struct waiter w[MAX_WAITERS]; /* under the report lock */
-	struct collect c = { w, 0 };
-	ms_threads_each(collect_waiter, &c);
+	struct collect c = { w, snapshot(w) };
 	if (!c.n)
 		return 0;
 	uint64_t now = ms_ticks();
-	for (int i = 0; i < c.n; i++)
-		for (int j = 0; j < c.n; j++)
-			if (w[i].owner && w[j].tid == w[i].owner)
-				w[i].next = j;
 	int deadlocks = 0;
 	for (int i = 0; i < c.n; i++)
 		w[i].done = 0;
@@ -400,7 +520,7 @@ int ms_live_print(struct ms_fmt *f)
 		for (int k = lowest, first = 1; first || k != lowest; k = w[k].next, first = 0) {
 			w[k].done = 1;
 			print_wait(f, &w[k], now);
-			print_taken(f, w[k].owner, w[k].rec);
+			print_taken(f, &w[k]);
 		}
 		deadlocks++;
 	}
@@ -419,10 +539,13 @@ int ms_live_print(struct ms_fmt *f)
 		int k = i, last = i;
 		for (int steps = 0; k >= 0 && steps <= c.n; k = w[k].next, steps++)
 			last = k;
-		struct ms_tstate *end = w[last].owner ? find_thread(w[last].owner) : NULL;
-		uintptr_t cond = end ? LOAD(&end->cond_key) : 0;
+		struct ms_tstate *end = w[last].owner_ts;
+		uintptr_t cond = end ? w[last].cond_key : 0;
 		enum far far = end ? FAR_HERE : far_owner(&w[last]);
-		if (cond) {
+		/* a chain ending at a condition wait that did not last (the
+		 * condition came, or the mutex moved on: COND_LASTS_MS) is a
+		 * WAIT CHAIN, below (its end is here: FAR_HERE) */
+		if (cond && w[i].stuck) {
 			/* The chain ends in a thread waiting for a condition while
 			 * holding the mutex the chain waits for: if a waiter in
 			 * the chain is the one to signal it, nobody will. */
@@ -452,16 +575,16 @@ int ms_live_print(struct ms_fmt *f)
 			w[k].done = 1;
 			print_wait(f, &w[k], now);
 			if (w[k].owner)
-				print_taken(f, w[k].owner, w[k].rec);
+				print_taken(f, &w[k]);
 		}
 		if (cond) {
 			char d[16], where[256];
-			uint64_t since = LOAD(&end->cond_since);
+			uint64_t since = w[last].cond_since;
 			ms_fmt(f, "  thread %u waits for a condition (mutex %p) for %s\n",
 			       w[last].owner, (void *)cond,
 			       ms_duration(d, ms_ticks_to_ns(now > since ? now - since : 0)));
 			ms_fmt(f, "    waits at      %s\n",
-			       ms_symbolize(LOAD(&end->cond_caller), where, sizeof where));
+			       ms_symbolize(w[last].cond_caller, where, sizeof where));
 		} else if (end) {
 			int n = where_now(end);
 			ms_fmt(f, "  thread %u is not waiting for a mutex; it is now at ",
@@ -503,19 +626,14 @@ int ms_live_each_wait(ms_live_wait_fn *fn, void *arg)
 				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (w == MAP_FAILED)
 		return -1;
-	struct collect c = { w, 0 };
-	ms_threads_each(collect_waiter, &c);
+	struct collect c = { w, snapshot(w) };
 	uint64_t now = ms_ticks();
-	for (int i = 0; i < c.n; i++)
-		for (int j = 0; j < c.n; j++)
-			if (w[i].owner && w[j].tid == w[i].owner)
-				w[i].next = j;
 	for (int i = 0; i < c.n; i++) {
 		struct ms_live_wait lw = {
 			.tid = w[i].tid, .rec = w[i].rec, .key = w[i].key,
 			.caller = w[i].caller, .stack = w[i].stack,
 			.waited_ns = ms_ticks_to_ns(now > w[i].since ? now - w[i].since : 0),
-			.owner = w[i].owner,
+			.owner = w[i].owner, .owner_caller = w[i].taken_at,
 		};
 		int steps = 0;
 		for (int k = w[i].next; k >= 0 && steps <= c.n; k = w[k].next, steps++)
@@ -523,28 +641,15 @@ int ms_live_each_wait(ms_live_wait_fn *fn, void *arg)
 				lw.cycle = 1;
 				break;
 			}
-		if (!lw.cycle) { /* the chain's end: a thread in a condition wait? */
-			int last = i;
-			steps = 0;
-			for (int k = w[i].next; k >= 0 && steps <= c.n; k = w[k].next, steps++)
-				last = k;
-			struct ms_tstate *end = steps <= c.n && w[last].owner
-							? find_thread(w[last].owner) : NULL;
-			lw.cond_end = end && LOAD(&end->cond_key);
-		}
-		struct ms_tstate *ots = w[i].owner ? find_thread(w[i].owner) : NULL;
+		/* the chain's end: a thread in a condition wait, for a while? */
+		lw.cond_end = !lw.cycle && w[i].stuck;
+		const struct ms_tstate *ots = w[i].owner_ts;
 		lw.owner_in_parent = w[i].owner && !ots &&
 				     ms_fork_orphan_owner(w[i].rec) == w[i].owner;
 		lw.owner_exited = w[i].owner && !ots && !lw.owner_in_parent;
 		lw.foreign_owner = w[i].foreign;
-		if (ots) {
-			uint32_t n = ots->nheld < MS_HELD_MAX ? ots->nheld : MS_HELD_MAX;
-			for (uint32_t h = 0; h < n; h++)
-				if (ots->held[h].rec == w[i].rec)
-					lw.owner_caller = ots->held[h].caller;
-			if (w[i].next < 0)
-				lw.owner_cond_key = LOAD(&ots->cond_key);
-		}
+		if (ots && w[i].next < 0 && w[i].stuck)
+			lw.owner_cond_key = w[i].cond_key;
 		fn(&lw, arg);
 	}
 	munmap(w, bytes);

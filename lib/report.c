@@ -506,13 +506,20 @@ static void print_history(struct ms_fmt *f, uint32_t r)
 static void print_detail(struct ms_fmt *f, size_t rank, const struct line *l)
 {
 	char site[256], a[16];
-	ms_fmt(f, "\n#%zu ", rank);
 	if (l->site) {
-		ms_fmt(f, "%llu mutexes that ended (destroyed or initialised again), "
-			  "first locked at %s\n",
-		       (unsigned long long)l->mutexes,
-		       fit((char *)ms_symbolize(l->key, site, sizeof site), 80));
+		/* the site gets what is left of the line */
+		char head[128];
+		struct ms_fmt hf;
+		ms_fmt_init(&hf, head, sizeof head, -1);
+		ms_fmt(&hf, "#%zu %llu %s that ended (destroyed or initialised again), "
+			    "first locked at ",
+		       rank, (unsigned long long)l->mutexes, plural(l->mutexes, "mutex", "mutexes"));
+		size_t used = strlen(ms_fmt_str(&hf));
+		ms_fmt(f, "\n%s%s\n", head,
+		       fit((char *)ms_symbolize(l->key, site, sizeof site),
+			   used < WIDTH - 20 ? WIDTH - used : 20));
 	} else {
+		ms_fmt(f, "\n#%zu ", rank);
 		char kind[80];
 		ms_fmt(f, "mutex %p", (void *)l->key);
 		if (l->name)

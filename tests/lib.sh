@@ -127,13 +127,14 @@ sanitizer_reports() {
 
 # wait_for FILE PATTERN [SECONDS]: until FILE has a line matching PATTERN
 # (extended regex), at most SECONDS (20): a program's progress, never its
-# timing.  Status 1 if it did not come.
+# timing.  Status 1 if it did not come.  (Its counter has a name of its
+# own: a caller's loop counter called n was reset by each call.)
 wait_for() {
-	n=0
-	while [ $n -lt $((${3:-20} * 10)) ]; do
+	wait_for_tenths=0
+	while [ $wait_for_tenths -lt $((${3:-20} * 10)) ]; do
 		grep -Eq -- "$2" "$1" 2>/dev/null && return 0
 		sleep 0.1
-		n=$((n + 1))
+		wait_for_tenths=$((wait_for_tenths + 1))
 	done
 	return 1
 }

@@ -13,6 +13,17 @@ expect_grep "the 100 short-lived mutexes fold into one line of 300 acquisitions"
 expect_grep "m2's second life starts from zero: 2 acquisitions" "^ +[0-9]+ $m2 +2 +0 " "$WORK/report"
 expect_grep "m2's first life is its own ended line" "^ +[0-9]+ 1 ended +1 +0 " "$WORK/report"
 expect_grep "m2 was seen through init" "^#[0-9]+ mutex $m2 \(normal\)$" "$WORK/report"
+expect_grep "m2's first life's section: one mutex" \
+	'^#[0-9]+ 1 mutex that ended \(destroyed or initialised again\), first locked at ' "$WORK/report"
+
+# An ended line's section shortens a long first-lock site to fit the line
+# (it was 80 characters after a heading of 75 or more).
+run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" longsite
+expect_grep "longsite: the section, the name shortened" \
+	'^#1 2 mutexes that ended \(destroyed or initialised again\), first locked at a_function_whose_name_is_long_enough[a-z_]*\.\.\.$' \
+	"$WORK/report"
+expect_eq "longsite: no line over 120 columns" \
+	"$(sed 's/µ/u/g' "$WORK/report" | awk 'length($0) > 120' | wc -l)" 0
 
 # One thread's lookup cache across lives: a record handed to another mutex
 # after a destroy, and two mutexes that share a cache entry.

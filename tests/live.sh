@@ -61,6 +61,47 @@ expect_grep "condhang: the signaller blocks on the held mutex" \
 expect_grep "condhang: where the other waits for the condition" \
 	"waits at +cond_waiter\+0x[0-9a-f]+ \(.*scenario\.c:$(line_of CONDHANG_WAITS)," "$WORK/cdump.1"
 
+# ---- a mutex passed around, its holders' condition waits: no deadlock --------
+# Each of 32 threads holds m1 for 200 us, lets it go, then waits 5 ms for a
+# condition of its own: at any moment threads wait for m1, and its holder
+# of a moment ago is in a condition wait.  The dump reads the threads while
+# they go on (and symbolises between findings): the waits it puts together
+# must have been under way at the same moment, or a wait for m1 is joined
+# to a holder that has let go and waits for its condition, a DEADLOCK that
+# never was (before: some 70 in the ten dumps, and 100 "taken at ?").
+# With "held", each holds m1 through a 1 ms condition wait: the moment is
+# real, but it passes, so it is a WAIT CHAIN, not a DEADLOCK (the JVM holds
+# its Threads_lock so while a thread it starts gets going).
+# passing_dumps NAME [held]: ten dumps of `scenario passing`, checked.
+passing_dumps() {
+	name=$1; shift
+	env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/$name" MUTEXSTAT_FORMAT=text,json \
+		"$B/tests/scenario" passing 60 "$@" > "$WORK/out" 2> "$WORK/err" &
+	pid=$!
+	wait_for "$WORK/out" '^passing$' 20 || fail "$name: never started"
+	k=1
+	while [ $k -le 10 ]; do
+		kill -USR1 $pid
+		wait_for "$WORK/$name.$k.json" '^}' 20 || { fail "$name: no dump $k"; break; }
+		k=$((k + 1))
+	done
+	kill $pid; wait $pid 2>/dev/null
+	expect_eq "$name: ten dumps" "$(ls "$WORK" | grep -c "^$name\.[0-9]*\.txt$")" 10
+	expect_eq "$name: no DEADLOCK in any" "$(cat "$WORK/$name".*.txt | grep -c '^DEADLOCK')" 0
+	expect_eq "$name: no deadlock finding in the JSON" \
+		"$(cat "$WORK/$name".*.json | grep -c '"kind": *"deadlock"')" 0
+	chains=$(cat "$WORK/$name".*.txt | grep -c '^WAIT CHAIN:$')
+	[ "$chains" -ge 1 ] && pass "$name: the waits for m1 are there ($chains wait chains)" ||
+		fail "$name: no wait chain in ten dumps"
+	expect_eq "$name: every holder named holds the mutex (no 'taken at ?')" \
+		"$(cat "$WORK/$name".*.txt | grep -c 'taken at ?')" 0
+}
+passing_dumps pass
+passing_dumps passheld held
+n=$(cat "$WORK"/passheld.*.txt | grep -c '^  thread [0-9]* waits for a condition (mutex 0x[0-9a-f]*) for ')
+[ "$n" -ge 1 ] && pass "passheld: chains end at the holder's condition wait ($n)" ||
+	fail "passheld: no chain ended at a condition wait"
+
 # ---- the watchdog --------------------------------------------------------
 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_WATCHDOG=1 MUTEXSTAT_ON_DEADLOCK=abort \
 	timeout 30 "$B/tests/scenario" hang > "$WORK/out" 2> "$WORK/err"

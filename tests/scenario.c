@@ -16,6 +16,14 @@
  *             thread that would signal it waits for: hung (prints "hung")
  *   hammer S  4 threads lock and unlock one mutex for S seconds; prints the
  *             exact count (for signal storms)
+ *   longsite  2 mutexes made, locked once and destroyed in a function whose
+ *             name is longer than a report line has room for
+ *   passing S 32 threads pass m1 around for S seconds, each holding it
+ *             200 us, then waiting 5 ms for a condition of its own, never
+ *             with m1 held: always waits for m1, never a deadlock (prints
+ *             "passing" when they run); with "held" last, each holds m1
+ *             through a 1 ms condition wait of its own instead of the
+ *             200 us (nobody signals it: it times out)
  *   signal P  sends SIGUSR1 to process P as fast as it can until P is gone;
  *             prints how many (run without the library)
  *   threads N N short-lived threads, 100 at a time, each locking m1 once
@@ -195,6 +203,19 @@ static int destroy(void)
 	printf("m2 %p\n", (void *)&m2);
 	free(ms);
 	return 0;
+}
+
+/* longsite: the report's line for these mutexes must shorten the name. */
+static void __attribute__((noinline))
+a_function_whose_name_is_long_enough_to_fill_most_of_a_report_line_on_its_own_if_printed_whole(void)
+{
+	for (int i = 0; i < 2; i++) {
+		pthread_mutex_t m;
+		CHECK(pthread_mutex_init(&m, NULL), 0);
+		CHECK(pthread_mutex_lock(&m), 0);
+		CHECK(pthread_mutex_unlock(&m), 0);
+		CHECK(pthread_mutex_destroy(&m), 0);
+	}
 }
 
 static void lock_times(pthread_mutex_t *m, int n)
@@ -424,6 +445,62 @@ static int threads(int n)
 	return 0;
 }
 
+/* passing: m1 goes from thread to thread; between its turns a thread waits
+ * a while for a condition nobody signals, with no mutex but its own (or,
+ * held, also during its turn, holding m1). */
+static struct timespec passing_end;
+
+/* A wait of N microseconds for a condition nobody signals. */
+static void wait_unsignalled(pthread_mutex_t *own, pthread_cond_t *never, long us)
+{
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += us * 1000;
+	if (until.tv_nsec >= 1000000000) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000;
+	}
+	CHECK(pthread_mutex_lock(own), 0);
+	int rc = pthread_cond_timedwait(never, own, &until);
+	if (rc != 0) /* 0: a spurious wake-up */
+		CHECK(rc, ETIMEDOUT);
+	CHECK(pthread_mutex_unlock(own), 0);
+}
+
+static void *pass_m1(void *held)
+{
+	pthread_mutex_t own = PTHREAD_MUTEX_INITIALIZER;
+	pthread_cond_t never = PTHREAD_COND_INITIALIZER;
+	for (;;) {
+		struct timespec now;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec > passing_end.tv_sec ||
+		    (now.tv_sec == passing_end.tv_sec && now.tv_nsec >= passing_end.tv_nsec))
+			return NULL;
+		CHECK(pthread_mutex_lock(&m1), 0);
+		if (held)
+			wait_unsignalled(&own, &never, 1000);
+		else
+			usleep(200);
+		CHECK(pthread_mutex_unlock(&m1), 0);
+		wait_unsignalled(&own, &never, 5000);
+	}
+}
+
+static int passing(int seconds, int held)
+{
+	pthread_t t[32];
+	clock_gettime(CLOCK_MONOTONIC, &passing_end);
+	passing_end.tv_sec += seconds;
+	for (int i = 0; i < 32; i++)
+		CHECK(pthread_create(&t[i], NULL, pass_m1, held ? &m1 : NULL), 0);
+	printf("m1 %p\npassing\n", (void *)&m1);
+	fflush(stdout);
+	for (int i = 0; i < 32; i++)
+		pthread_join(t[i], NULL);
+	return 0;
+}
+
 /* Signals until the process is gone.  Through a pidfd: with kill(pid) the
  * loop would go on at whatever process gets the pid next -- on a machine
  * whose pids wrap at 32768, another test's, running beside this one in
@@ -476,6 +553,12 @@ int main(int argc, char **argv)
 		return hammer(atoi(argv[2]));
 	if (!strcmp(what, "threads") && argc > 2)
 		return threads(atoi(argv[2]));
+	if (!strcmp(what, "longsite")) {
+		a_function_whose_name_is_long_enough_to_fill_most_of_a_report_line_on_its_own_if_printed_whole();
+		return 0;
+	}
+	if (!strcmp(what, "passing") && argc > 2)
+		return passing(atoi(argv[2]), argc > 3 && !strcmp(argv[3], "held"));
 	if (!strcmp(what, "signal") && argc > 2)
 		return storm((pid_t)atoi(argv[2]));
 	if (!strcmp(what, "onethread"))
