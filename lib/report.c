@@ -468,10 +468,12 @@ static void print_history(struct ms_fmt *f, uint32_t r)
 	struct ms_op_view v[1024 + MS_FAIL_RING];
 	uint32_t first, torn;
 	uint32_t n = ms_history_read(r, v, &first, &torn);
+	/* "at" is when, since the program started, for the operations that
+	 * read a clock anyway (waits); a "time" column read as a duration */
 	ms_fmt(f, "  recent operations, oldest first (order = happened-before "
-		  "order across the process):\n");
+		  "order across the process; at = since start):\n");
 	ms_fmt(f, "  %10s %8s  %-18s %-16s %-10s %s\n", "order", "thread",
-	       "operation", "result", "time", "caller");
+	       "operation", "result", "at", "caller");
 	uint64_t start = ms_clock_start_ticks();
 	for (uint32_t i = first; i < n; i++) {
 		char res[32], when[16], site[256];
