@@ -425,6 +425,11 @@ static int where_now(struct ms_tstate *ts)
 	return (int)ts->now_n;
 }
 
+/* Where the stack handler returns to: glibc's signal trampoline
+ * (sa_restorer), which its captures begin with once our own frames are
+ * trimmed -- not where the thread is. */
+static uintptr_t signal_return;
+
 static void stack_handler(int sig)
 {
 	(void)sig;
@@ -434,7 +439,13 @@ static void stack_handler(int sig)
 	if (ts) {
 		uint32_t req = __atomic_load_n(&stack_request, __ATOMIC_ACQUIRE);
 		ms_guard_enter(t);
-		ts->now_n = (uint32_t)ms_stack_capture(ts->now_frames, 32);
+		uintptr_t frames[33];
+		int n = ms_stack_capture(frames, 33), skip = 0;
+		if (n > 0 && signal_return && frames[0] - signal_return < 16)
+			skip = 1;
+		ts->now_n = 0;
+		for (int i = skip; i < n && i - skip < 32; i++)
+			ts->now_frames[ts->now_n++] = frames[i];
 		ms_guard_leave(t);
 		__atomic_store_n(&ts->now_seq, req, __ATOMIC_RELEASE);
 	}
@@ -865,8 +876,12 @@ int ms_live_init(void)
 	sigemptyset(&sa.sa_mask);
 	if (taken(stack_signal) || sigaction(stack_signal, &sa, &old_stack_sa) != 0)
 		stack_signal = 0;
-	else
+	else {
 		have_old_stack = 1;
+		struct sigaction cur;
+		if (sigaction(stack_signal, NULL, &cur) == 0)
+			signal_return = (uintptr_t)cur.sa_restorer;
+	}
 	const char *how = dump_signal ? taken(dump_signal) : NULL;
 	if (how) {
 		char buf[200];

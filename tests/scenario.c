@@ -14,6 +14,8 @@
  *             moment: deadlocked, forever (prints "deadlocked" first)
  *   condhang  a thread waits for a condition while holding m2, which the
  *             thread that would signal it waits for: hung (prints "hung")
+ *   holdsleep a thread takes m1 and sleeps in pause() for ever; the main
+ *             thread waits for m1 (another prints "waiting" once it does)
  *   hammer S  4 threads lock and unlock one mutex for S seconds; prints the
  *             exact count (for signal storms)
  *   longsite  2 mutexes made, locked once and destroyed in a function whose
@@ -306,6 +308,38 @@ static int hang(void)
 	return 0;
 }
 
+static void *holder_sleeps(void *arg)
+{
+	(void)arg;
+	CHECK(pthread_mutex_lock(&m1), 0);
+	sem_post(&go);
+	for (;;)
+		pause(); /* HOLDSLEEP_PAUSES */
+	return NULL;
+}
+
+/* Says "waiting" once the main thread is blocked on m1 (glibc's lock word
+ * shows a waiter). */
+static void *holdsleep_watch(void *arg)
+{
+	(void)arg;
+	while (!waiters_on(&m1))
+		usleep(1000);
+	printf("waiting\n");
+	fflush(stdout);
+	return NULL;
+}
+
+static int holdsleep(void)
+{
+	pthread_t t, w;
+	pthread_create(&t, NULL, holder_sleeps, NULL);
+	sem_wait(&go);
+	pthread_create(&w, NULL, holdsleep_watch, NULL);
+	CHECK(pthread_mutex_lock(&m1), 0); /* never returns */
+	return 0;
+}
+
 static int cond_ready;
 
 static void *cond_waiter(void *arg)
@@ -547,6 +581,8 @@ int main(int argc, char **argv)
 		return many(atoi(argv[2]));
 	if (!strcmp(what, "hang"))
 		return hang();
+	if (!strcmp(what, "holdsleep"))
+		return holdsleep();
 	if (!strcmp(what, "condhang"))
 		return condhang();
 	if (!strcmp(what, "hammer") && argc > 2)
