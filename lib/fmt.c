@@ -151,8 +151,14 @@ void ms_vfmt(struct ms_fmt *f, const char *fmt, va_list ap)
 			width = width * 10 + (*p - '0');
 		if (*p == '.') {
 			prec = 0;
-			for (p++; *p >= '0' && *p <= '9'; p++)
-				prec = prec * 10 + (*p - '0');
+			if (p[1] == '*') {
+				prec = va_arg(ap, int);
+				p += 2;
+				if (prec < 0)
+					prec = -1; /* as printf: no precision */
+			} else
+				for (p++; *p >= '0' && *p <= '9'; p++)
+					prec = prec * 10 + (*p - '0');
 		}
 		for (; *p == 'l' || *p == 'z'; p++)
 			lng = *p == 'z' ? 2 : lng + 1;
@@ -203,8 +209,12 @@ void ms_vfmt(struct ms_fmt *f, const char *fmt, va_list ap)
 			if (!str)
 				str = "(null)";
 			size_t len = strlen(str);
-			if (prec >= 0 && (size_t)prec < len)
+			if (prec >= 0 && (size_t)prec < len) {
+				/* cut before a character, never inside one */
 				len = (size_t)prec;
+				while (len && ((unsigned char)str[len] & 0xc0) == 0x80)
+					len--;
+			}
 			put_padded(f, str, len, width, left, ' ');
 			break;
 		}

@@ -18,7 +18,7 @@ struct ms_fmt {
 
 void ms_fmt_init(struct ms_fmt *f, char *buf, size_t cap, int fd);
 /* Conversions: %d %i %u %x %c %s %p %%, with flags '-' '0', a width or '*',
- * a precision for %s, and the length modifiers l, ll, z. */
+ * a precision for %s (digits or '*'), and the length modifiers l, ll, z. */
 void ms_fmt(struct ms_fmt *f, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void ms_vfmt(struct ms_fmt *f, const char *fmt, va_list ap);
