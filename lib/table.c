@@ -1,5 +1,6 @@
 /* table.c - creating, adding, removing and folding records; see table.h. */
 #include "table.h"
+#include "counts.h"
 #include "fmt.h"
 #include "fork.h"
 #include "thread.h"
@@ -703,6 +704,34 @@ fold_other_site(struct ms_table *t, uintptr_t site, struct ms_stripe *st)
 	return s;
 }
 
+/* The bases of ms_table_reset_running (counts.h): mapped at the first
+ * reset while threads run, one per record, never freed (a fork child's
+ * reset drops them: its counters are zeroed). */
+struct count_base {
+	uint64_t birth, acquisitions, owner_changes;
+};
+static struct count_base *bases;
+
+static uint64_t less_base(uint32_t r, uint64_t v, int which)
+{
+	struct count_base *b = __atomic_load_n(&bases, __ATOMIC_ACQUIRE);
+	if (!b || r > ms_table.capacity ||
+	    __atomic_load_n(&b[r].birth, __ATOMIC_ACQUIRE) != LOAD(&ms_rec(r)->birth))
+		return v;
+	uint64_t base = which ? LOAD(&b[r].owner_changes) : LOAD(&b[r].acquisitions);
+	return v > base ? v - base : 0;
+}
+
+uint64_t ms_rec_acquisitions(uint32_t r)
+{
+	return less_base(r, LOAD(&ms_rec(r)->acquisitions), 0);
+}
+
+uint64_t ms_rec_owner_changes(uint32_t r)
+{
+	return less_base(r, LOAD(&ms_rec(r)->owner_changes), 1);
+}
+
 /* A life ends (its stripe st is locked): its numbers go to its site.
  * Inline, with what most lives need only: the stripe's sums. */
 static inline __attribute__((always_inline)) void
@@ -716,8 +745,8 @@ fold(struct ms_table *t, uint32_t r, struct ms_stripe *st)
 	else
 		s = fold_other_site(t, site, st);
 	SERIAL_ADD(&st->fold_mutexes, 1);
-	SERIAL_ADD(&st->fold_acquisitions, LOAD(&rec->acquisitions));
-	SERIAL_ADD(&st->fold_owner_changes, LOAD(&rec->owner_changes));
+	SERIAL_ADD(&st->fold_acquisitions, ms_rec_acquisitions(r));
+	SERIAL_ADD(&st->fold_owner_changes, ms_rec_owner_changes(r));
 	if (unlikely(LOAD(&rec->flags) & MS_F_COLD))
 		fold_cold(t, r, s);
 }
@@ -909,10 +938,23 @@ void ms_table_remove(uintptr_t key)
 	unlock_after_update(&l);
 }
 
-void ms_table_reset(void)
+static void reset_records(int running)
 {
 	struct ms_table *t = &ms_table;
 	ms_table_lock();
+	if (running && !bases && t->capacity) {
+		void *p = mmap(NULL, ((size_t)t->capacity + 1) * sizeof *bases,
+			       PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (p != MAP_FAILED)
+			__atomic_store_n(&bases, p, __ATOMIC_RELEASE);
+	}
+	if (!running && bases) {
+		/* zeroed counters need no base; one left would match
+		 * the birth the reset gives (the last operation's) */
+		munmap(bases, ((size_t)t->capacity + 1) * sizeof *bases);
+		bases = NULL;
+	}
 	for (uint32_t r = 1; r < t->next_unused && r <= t->capacity; r++) {
 		if (!LOAD(&t->records[r].key))
 			continue;
@@ -925,6 +967,22 @@ void ms_table_reset(void)
 		uint32_t init_stack = LOAD(&t->init_stacks[r]);
 		const char *name = (flags & MS_F_COLD) ? LOAD(&t->cold[r].name) : NULL;
 		uint64_t clock = 0, seq = LOAD(&rec->seq);
+		if (running && bases) {
+			/* no store a holder could undo, or undo its own: the
+			 * counters' values are the bases, and the owner, the
+			 * sites and the history position stay as they are (a
+			 * new birth makes the older history stale) */
+			STORE(&bases[r].acquisitions, LOAD(&rec->acquisitions));
+			STORE(&bases[r].owner_changes, LOAD(&rec->owner_changes));
+			__atomic_store_n(&bases[r].birth, seq, __ATOMIC_RELEASE);
+			STORE(&rec->birth, seq);
+			__atomic_fetch_and(&rec->flags, ~(MS_F_COLD | MS_F_COLD_BUSY | MS_F_TIMED),
+					   __ATOMIC_SEQ_CST);
+			__atomic_fetch_or(&rec->flags, MS_F_EDGE, __ATOMIC_SEQ_CST);
+			if (name)
+				STORE(&ms_cold(r)->name, name);
+			continue;
+		}
 		record_begin(r, &clock, 0);
 		/* The new life begins at the last operation, without moving
 		 * the mutex's order: a holder's next operation (its unlock)
@@ -966,6 +1024,17 @@ void ms_table_reset(void)
 	__atomic_fetch_add(&t->gen, 1, __ATOMIC_SEQ_CST);
 	ms_table_unlock();
 }
+
+void ms_table_reset(void)
+{
+	reset_records(0);
+}
+
+void ms_table_reset_running(void)
+{
+	reset_records(1);
+}
+
 
 /* Walks the records in use (dense, from 1) rather than the index, which is
  * twice as large and mostly never touched: reading it would fault in
