@@ -9,6 +9,7 @@
  * strings "0x..."; what is unknown is null. */
 #define _GNU_SOURCE
 #include "out_json.h"
+#include "counts.h"
 #include "blame.h"
 #include "clock.h"
 #include "crash.h"
@@ -387,9 +388,9 @@ static void one_mutex(uintptr_t key, uint32_t r, void *arg)
 		num(j, "held_by_parent_thread", parent_thread);
 	else
 		null(j, "held_by_parent_thread");
-	num(j, "acquisitions", LOAD(&rec->acquisitions));
+	num(j, "acquisitions", ms_rec_acquisitions(r));
 	num(j, "contended", LOAD(&z->contended));
-	num(j, "owner_changes", LOAD(&rec->owner_changes));
+	num(j, "owner_changes", ms_rec_owner_changes(r));
 	num(j, "trylock_ok", LOAD(&z->trylock_ok));
 	num(j, "trylock_busy", LOAD(&z->trylock_busy));
 	num(j, "timeouts", LOAD(&z->timeouts));

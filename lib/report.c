@@ -7,6 +7,7 @@
  * lines within 120 columns. */
 #define _GNU_SOURCE
 #include "report.h"
+#include "counts.h"
 #include "record.h"
 #include "report_stacks.h"
 #include "report_hist.h"
@@ -53,8 +54,8 @@ static void from_record(struct line *l, uintptr_t key, uint32_t r)
 	memset(l, 0, sizeof *l);
 	l->key = key;
 	l->r = r;
-	l->acquisitions = LOAD(&rec->acquisitions);
-	l->changes = LOAD(&rec->owner_changes);
+	l->acquisitions = ms_rec_acquisitions(r);
+	l->changes = ms_rec_owner_changes(r);
 	l->first_caller = LOAD(&rec->first_caller);
 	uint32_t flags = LOAD(&rec->flags);
 	l->timed = (flags & MS_F_TIMED) != 0;
