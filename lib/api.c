@@ -1,6 +1,7 @@
 /* api.c - the public mutexstat_* functions (include/mutexstat.h). */
 #define _GNU_SOURCE
 #include "mutexstat.h"
+#include "counts.h"
 #include "init.h"
 #include "internal.h"
 #include "record.h"
@@ -8,11 +9,29 @@
 #include "table.h"
 #include "thread.h"
 
+#include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
 
+/* Non-zero while this thread is inside one of these functions or other
+ * library code: a signal handler that interrupts it and calls one of them
+ * again would spin for ever on a lock its own thread holds (the report's,
+ * the names' arena), so that call does nothing and fails instead.
+ * Initial-exec, as ms_self: reaching it never allocates. */
+static __thread uint32_t in_api __attribute__((tls_model("initial-exec")));
+
+static int reentered(void)
+{
+	if (!in_api && !ms_self.guard)
+		return 0;
+	errno = EDEADLK;
+	return 1;
+}
+
 MS_EXPORT int mutexstat_dump(int fd)
 {
+	if (reentered())
+		return -1;
 	if (ms_start_lazily() && !ms_active)
 		return -1;
 	return ms_report(fd);
@@ -20,10 +39,10 @@ MS_EXPORT int mutexstat_dump(int fd)
 
 MS_EXPORT void mutexstat_reset(void)
 {
-	if (ms_start_lazily())
+	if (reentered() || ms_start_lazily())
 		return;
 	ms_guard_enter(&ms_self);
-	ms_table_reset();
+	ms_table_reset_running();
 	ms_guard_leave(&ms_self);
 }
 
@@ -42,9 +61,56 @@ void ms_api_after_fork_child(void)
 	arena_lock = 0;
 }
 
-static const char *copy_name(const char *name)
+/* The length of the UTF-8 sequence at s (at most n bytes), 0 if it is not
+ * one (a stray continuation byte, an overlong form, a surrogate, past
+ * U+10FFFF, or cut short). */
+static size_t utf8_len(const unsigned char *s, size_t n)
 {
-	size_t n = strnlen(name, NAME_MAX_LEN);
+	unsigned c = s[0];
+	size_t len = c < 0x80 ? 1 : c >= 0xc2 && c < 0xe0 ? 2 : c >= 0xe0 && c < 0xf0 ? 3
+		     : c >= 0xf0 && c < 0xf5 ? 4 : 0;
+	if (!len || len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] >= 0xa0) ||
+	    (c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] >= 0x90))
+		return 0;
+	return len;
+}
+
+/* A name as the report prints it, into out (NAME_MAX_LEN + 1 bytes): every
+ * report line is one line of text, so a control character (a newline, a
+ * tab) and a byte that is not UTF-8 become '?', and a name longer than
+ * NAME_MAX_LEN bytes is cut before the character that does not fit. */
+static size_t printable_name(char *out, const char *name)
+{
+	const unsigned char *s = (const unsigned char *)name;
+	size_t n = strlen(name), i = 0, o = 0;
+	while (i < n) {
+		size_t len = utf8_len(s + i, n - i);
+		if (len <= 1) {
+			if (o + 1 > NAME_MAX_LEN)
+				break;
+			out[o++] = len && s[i] >= 0x20 && s[i] != 0x7f ? (char)s[i] : '?';
+			i++;
+			continue;
+		}
+		if (o + len > NAME_MAX_LEN)
+			break;
+		memcpy(out + o, s + i, len);
+		o += len;
+		i += len;
+	}
+	out[o] = 0;
+	return o;
+}
+
+static const char *copy_name(const char *raw)
+{
+	char name[NAME_MAX_LEN + 1];
+	size_t n = printable_name(name, raw);
 	char *out = NULL;
 	while (__atomic_exchange_n(&arena_lock, 1, __ATOMIC_ACQUIRE))
 		__builtin_ia32_pause();
@@ -72,6 +138,8 @@ static const char *copy_name(const char *name)
 
 MS_EXPORT int mutexstat_name(const pthread_mutex_t *mutex, const char *name)
 {
+	if (reentered())
+		return -1;
 	struct ms_thread *t = ms_thread();
 	if (!mutex || ms_start_lazily())
 		return -1;
@@ -80,7 +148,11 @@ MS_EXPORT int mutexstat_name(const pthread_mutex_t *mutex, const char *name)
 		r = ms_first_use(t, (pthread_mutex_t *)mutex, 0);
 	if (r == MS_REC_UNTRACKED || r == MS_REC_NONE)
 		return -1;
+	if (name && !name[0])
+		name = NULL; /* "" would be a blank column: the address instead */
+	in_api = 1;
 	const char *copy = name ? copy_name(name) : NULL;
+	in_api = 0;
 	if (name && !copy)
 		return -1;
 	STORE(&ms_cold(r)->name, copy);
