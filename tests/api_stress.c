@@ -1,0 +1,151 @@
+/* api_stress.c - the public API under stress, for tests/api_stress.sh.
+ *
+ *   reset   four threads lock one mutex as fast as they can while the main
+ *           thread calls mutexstat_reset() ten times; after each reset it
+ *           stops them (it holds the mutex), prints the bounds the
+ *           acquisitions since that reset must lie in, and dumps
+ *   nested  a timer's signal handler calls mutexstat_dump() while the
+ *           thread it interrupts is inside mutexstat_dump()
+ *   names   mutexes named with a newline, a tab, bytes that are not UTF-8,
+ *           a name cut inside a character, an empty name
+ *
+ * Run under the library (LD_PRELOAD); the API is found with dlsym. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+static int (*dump)(int);
+static void (*reset)(void);
+static int (*name)(const pthread_mutex_t *, const char *);
+
+static pthread_mutex_t hot = PTHREAD_MUTEX_INITIALIZER;
+static int stop;
+static long counts[4];
+
+static void *worker(void *arg)
+{
+	long i = (long)arg;
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
+		pthread_mutex_lock(&hot);
+		counts[i]++;
+		pthread_mutex_unlock(&hot);
+	}
+	return NULL;
+}
+
+static long sum(void)
+{
+	long s = 0;
+	for (int i = 0; i < 4; i++)
+		s += __atomic_load_n(&counts[i], __ATOMIC_RELAXED);
+	return s;
+}
+
+static int resets(void)
+{
+	pthread_t th[4];
+	for (long i = 0; i < 4; i++)
+		pthread_create(&th[i], NULL, worker, (void *)i);
+	for (int k = 0; k < 10; k++) {
+		usleep(20000);
+		long before = sum();
+		reset();
+		long mid = sum();
+		usleep(20000);
+		pthread_mutex_lock(&hot);
+		long now = sum();
+		/* since the reset: what the workers did after it and this
+		 * lock -- at least now - mid (less one: a worker may have
+		 * locked before the reset read the count and counted after
+		 * mid was read), at most now - before */
+		printf("bounds %ld %ld\n", now - mid, now - before + 1);
+		fflush(stdout);
+		dump(1);
+		pthread_mutex_unlock(&hot);
+	}
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
+	for (int i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+	return 0;
+}
+
+static volatile sig_atomic_t refused, written;
+static int sink = -1;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	int e = errno;
+	int r = dump(sink);
+	if (r == -1 && errno == EDEADLK)
+		refused++;
+	else if (r == 0)
+		written++;
+	errno = e;
+}
+
+static int nested(void)
+{
+	sink = open("/dev/null", O_WRONLY);
+	signal(SIGALRM, on_alarm);
+	pthread_mutex_lock(&hot);
+	pthread_mutex_unlock(&hot);
+	for (int k = 0; k < 10; k++) {
+		struct itimerval it = { { 0, 0 }, { 0, 200 } };
+		setitimer(ITIMER_REAL, &it, NULL);
+		dump(sink);
+		while (refused + written < k + 1)
+			usleep(100); /* the timer went off after the dump */
+	}
+	printf("nested: %d calls, %d refused (EDEADLK), %d written\n",
+	       refused + written, refused, written);
+	return 0;
+}
+
+static pthread_mutex_t named[5] = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
+				    PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
+				    PTHREAD_MUTEX_INITIALIZER };
+
+static int names(void)
+{
+	char cut[80];
+	memset(cut, 'x', 62);
+	strcpy(cut + 62, "\xc3\xa9"); /* 64 bytes: the é does not fit in 63 */
+	const char *given[5] = { "new\nline\ttab", "bad \xff\xfe bytes",
+				 cut, "a\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", "" };
+	for (int i = 0; i < 5; i++) {
+		printf("m%d %p %d\n", i, (void *)&named[i], name(&named[i], given[i]));
+		for (int k = 0; k <= i; k++) {
+			pthread_mutex_lock(&named[i]);
+			pthread_mutex_unlock(&named[i]);
+		}
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	dump = (int (*)(int))dlsym(RTLD_DEFAULT, "mutexstat_dump");
+	reset = (void (*)(void))dlsym(RTLD_DEFAULT, "mutexstat_reset");
+	name = (int (*)(const pthread_mutex_t *, const char *))dlsym(RTLD_DEFAULT,
+								       "mutexstat_name");
+	if (argc < 2 || !dump || !reset || !name) {
+		fprintf(stderr, "usage: api_stress reset|nested|names, under the library\n");
+		return 2;
+	}
+	if (!strcmp(argv[1], "reset"))
+		return resets();
+	if (!strcmp(argv[1], "nested"))
+		return nested();
+	if (!strcmp(argv[1], "names"))
+		return names();
+	return 2;
+}

@@ -1,0 +1,40 @@
+# api_stress.sh - the public API under stress: mutexstat_reset() while
+# threads lock hard, mutexstat_dump() from a signal handler that interrupts
+# a dump, names that are not one printable line.
+. "$top_srcdir/tests/lib.sh"
+B=$top_builddir
+
+# Ten resets while four threads lock one mutex: after each, the mutex's
+# acquisitions are those since that reset, never the run's (the holder's
+# increment used to bring the old count back).
+MUTEXSTAT_EXIT_REPORT=0 run_with "$WORK/out" "$WORK/err" "$B/tests/api_stress" reset
+expect_eq "reset: ten dumps" "$(grep -c '^Top 1 mutex by wait' "$WORK/out")" 10
+expect_eq "reset: each dump's acquisitions are within its bounds" "$(awk '
+	/^bounds / { lo = $2; hi = $3; next }
+	/^  1 0x[0-9a-f]+ / { n++; if ($3 >= lo && $3 <= hi) ok++; else print "got " $3 " want " lo "-" hi > "/dev/stderr" }
+	END { print ok + 0 "/" n + 0 }' "$WORK/out")" 10/10
+
+# A signal handler's mutexstat_dump, interrupting a dump on its thread,
+# fails with EDEADLK instead of spinning for ever on the report's lock.
+MUTEXSTAT_EXIT_REPORT=0 run_with "$WORK/out" "$WORK/err" timeout 60 "$B/tests/api_stress" nested
+expect_grep "nested: every handler call returned" '^nested: 10 calls, ' "$WORK/out"
+
+# Names: one printable line each.
+MUTEXSTAT_TOP=5 MUTEXSTAT_SORT=acquired MUTEXSTAT_FORMAT=text,json MUTEXSTAT_OUTPUT=$WORK/n \
+	run_with "$WORK/out" "$WORK/err" "$B/tests/api_stress" names
+expect_eq "names: mutexstat_name returned 0" "$(awk '{ s = s $3 } END { print s }' "$WORK/out")" 00000
+expect_eq "names: no control character in the report" \
+	"$(LC_ALL=C grep -c '[[:cntrl:]]' "$WORK/n.txt")" 0
+expect_eq "names: the report is UTF-8" "$(iconv -f UTF-8 -t UTF-8 "$WORK/n.txt" >/dev/null 2>&1; echo $?)" 0
+m0=$(awk '/^m0 /{print $2}' "$WORK/out"); m4=$(awk '/^m4 /{print $2}' "$WORK/out")
+expect_grep "names: newline and tab shown as ?" '^ +[0-9]+ new\?line\?tab +1 ' "$WORK/n.txt"
+expect_grep "names: the detail line" "^#[0-9]+ mutex $m0 \"new\\?line\\?tab\" \(normal, no init seen\)$" "$WORK/n.txt"
+expect_grep "names: bytes that are not UTF-8 shown as ?" '^ +[0-9]+ bad \?\? bytes +2 ' "$WORK/n.txt"
+expect_grep "names: cut before the character that does not fit" '^#[0-9]+ mutex 0x[0-9a-f]+ "x{40}" ' "$WORK/n.txt"
+expect_grep "names: the table cuts before a character, not inside" '^ +[0-9]+ aé{8} +4 ' "$WORK/n.txt"
+expect_grep "names: an empty name shows the address" "^ +[0-9]+ $m4 +5 " "$WORK/n.txt"
+if command -v jq >/dev/null; then
+	expect_eq "names: the JSON names" "$(jq -r '[.mutexes[] | .name // "null"] | sort | join("|")' "$WORK/n.json")" \
+		"aéééééééééé|bad ?? bytes|new?line?tab|null|$(printf 'x%.0s' $(seq 62))"
+fi
+finish
