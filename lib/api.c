@@ -93,7 +93,7 @@ static size_t printable_name(char *out, const char *name)
 		if (len <= 1) {
 			if (o + 1 > NAME_MAX_LEN)
 				break;
-			out[o++] = len && s[i] >= 0x20 && s[i] != 0x7f ? (char)s[i] : '?';
+			out[o++] = (char)(len && s[i] >= 0x20 && s[i] != 0x7f ? s[i] : '?');
 			i++;
 			continue;
 		}
