@@ -162,8 +162,8 @@ EOF
 if "$CC" -o "$WORK/names" "$WORK/names.c" -lpthread -ldl 2>"$WORK/cc.err"; then
 	run names "$WORK/names"
 	renders names
-	expect_grep "names: quote, backslash, newline and tab escaped" \
-		'label="\\"say \\"hi\\" \\\\n \{x\} <b>&\\n next line\\"\\nfirst locked at ' "$WORK/names.dot"
+	expect_grep "names: quote and backslash escaped; newline and tab '?' (mutexstat_name)" \
+		'label="\\"say \\"hi\\" \\\\n \{x\} <b>&\?\?next line\\"\\nfirst locked at ' "$WORK/names.dot"
 	expect_grep "names: a byte that is not UTF-8 replaced, UTF-8 kept" \
 		'label="\\"bad byte \?, é fine\\"\\nfirst locked at ' "$WORK/names.dot"
 	expect_eq "names: two red edges between the named mutexes" \
