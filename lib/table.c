@@ -744,9 +744,15 @@ fold(struct ms_table *t, uint32_t r, struct ms_stripe *st)
 		s = &t->sites[st->fold_site - 1]; /* the usual case: no lookup */
 	else
 		s = fold_other_site(t, site, st);
+	uint64_t acquisitions = LOAD(&rec->acquisitions);
+	uint64_t owner_changes = LOAD(&rec->owner_changes);
+	if (unlikely(__atomic_load_n(&bases, __ATOMIC_ACQUIRE) != NULL)) {
+		acquisitions = ms_rec_acquisitions(r); /* since a reset */
+		owner_changes = ms_rec_owner_changes(r);
+	}
 	SERIAL_ADD(&st->fold_mutexes, 1);
-	SERIAL_ADD(&st->fold_acquisitions, ms_rec_acquisitions(r));
-	SERIAL_ADD(&st->fold_owner_changes, ms_rec_owner_changes(r));
+	SERIAL_ADD(&st->fold_acquisitions, acquisitions);
+	SERIAL_ADD(&st->fold_owner_changes, owner_changes);
 	if (unlikely(LOAD(&rec->flags) & MS_F_COLD))
 		fold_cold(t, r, s);
 }
