@@ -14,6 +14,7 @@
  * within 50 ms is shown without). */
 #define _GNU_SOURCE
 #include "live.h"
+#include "real.h"
 #include "clock.h"
 #include "depot.h"
 #include "fork.h"
@@ -847,7 +848,9 @@ static int start_thread(void)
 	pthread_attr_t attr;
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	int rc = pthread_create(&th, &attr, dump_thread, NULL);
+	/* glibc's, not ours: the dump thread starts in dump_thread, where it
+	 * takes the guard before anything it does can reach a mutex */
+	int rc = ms_real.thread_create(&th, &attr, dump_thread, NULL);
 	pthread_attr_destroy(&attr);
 	if (rc)
 		dump_pid = 0;
