@@ -235,7 +235,7 @@ static void header(struct ms_fmt *f, const struct top *t)
 	ms_fmt(f,
 	       "mutexstat: %s (pid %d) ran %s: %llu %s used mutexes, "
 	       "%llu %s tracked, %llu untracked\n",
-	       program_invocation_short_name, (int)getpid(),
+	       ms_program_name(), (int)getpid(),
 	       ms_duration(run, ms_run_ns()), (unsigned long long)threads,
 	       plural(threads, "thread", "threads"), (unsigned long long)t->live,
 	       plural(t->live, "mutex", "mutexes"), (unsigned long long)untracked);
@@ -630,7 +630,7 @@ int ms_report(int fd)
 	if (!t.n && !t.held && !t.misused && !tc.destroyed && !ms_live_waiting()) {
 		char run[16];
 		ms_fmt(&f, "mutexstat: %s (pid %d) ran %s and locked no mutexes\n",
-		       program_invocation_short_name, (int)getpid(),
+		       ms_program_name(), (int)getpid(),
 		       ms_duration(run, ms_run_ns()));
 	} else {
 		header(&f, &t);
