@@ -32,6 +32,8 @@ static size_t unw_tls_module;     /* its TLS module id; 0: it has none */
 struct tls_index {
 	unsigned long module, offset;
 };
+/* the loader's own name, which we call, not define */
+// NOLINTNEXTLINE(bugprone-reserved-identifier,cert-dcl37-c)
 extern void *__tls_get_addr(struct tls_index *ti);
 
 static int captures;      /* under way, on every thread */
@@ -91,7 +93,7 @@ int ms_stack_init(void)
 		dl_iterate_phdr(find_segment, &unw);
 		unw_lo = unw.lo;
 		unw_hi = unw.hi;
-		if (dlinfo(h, RTLD_DI_TLS_MODID, &unw_tls_module) != 0)
+		if (!h || dlinfo(h, RTLD_DI_TLS_MODID, &unw_tls_module) != 0)
 			unw_tls_module = 0;
 		ms_stack_thread_ready();
 	}

@@ -456,16 +456,17 @@ static void source_line(Dwfl_Module *mod, Dwarf_Addr pc, struct ms_frame *out)
 	}
 }
 
-/* dladdr: its module name, or NULL for the program itself, whose name
- * there is argv[0] as it reads now -- a program that sets its process
- * title (redis, nginx) has written "redis-server 127.0.0.1:6379" over it. */
+/* dladdr: its module name; for the program itself, the name it was started
+ * as: dladdr's is argv[0] as it reads now, and a program that sets its
+ * process title (redis, nginx) has written "redis-server 127.0.0.1:6379"
+ * over it (and the maps have the file a symlink names: redis-check-rdb). */
 static int dladdr_module(uintptr_t pc, Dl_info *info, const char **name)
 {
 	struct link_map *map = NULL;
 	if (!dladdr1((void *)pc, info, (void **)&map, RTLD_DL_LINKMAP) ||
 	    !info->dli_fname)
 		return 0;
-	*name = map && !map->l_name[0] ? NULL : info->dli_fname;
+	*name = map && !map->l_name[0] ? ms_program_name() : info->dli_fname;
 	return 1;
 }
 
@@ -516,7 +517,7 @@ static int from_dladdr(uintptr_t addr, uintptr_t pc, struct ms_frame *out)
 	if (!dladdr_module(pc, &info, &name))
 		return -1;
 	copy_module(out->module, sizeof out->module,
-		    name && name[0] ? name : ms_program_name());
+		    name[0] ? name : ms_program_name());
 	if (info.dli_sname && info.dli_saddr) {
 		copy_name(out->func, sizeof out->func, info.dli_sname);
 		out->offset = (unsigned long)(addr - (uintptr_t)info.dli_saddr);
