@@ -271,9 +271,10 @@ static void header(struct ms_fmt *f, const struct top *t)
 	uint64_t gone = tc.destroyed, reinit = tc.reinitialised;
 	if (gone || reinit)
 		ms_fmt(f,
-		       "  %llu mutexes destroyed and %llu initialised again: their "
+		       "  %llu %s destroyed and %llu initialised again: their "
 		       "numbers are summed by first-lock site ('N ended')\n",
-		       (unsigned long long)gone, (unsigned long long)reinit);
+		       (unsigned long long)gone, plural(gone, "mutex", "mutexes"),
+		       (unsigned long long)reinit);
 	ms_fmt(f,
 	       "  hold times: on mutexes that made a thread wait (%llu), each of "
 	       "the first %d acquisitions, then 1 in %d\n",
