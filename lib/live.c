@@ -411,6 +411,17 @@ static int still_ours(int sig)
  * asked: the program handles the signal itself (or stacks are off). */
 static int where_now(struct ms_tstate *ts)
 {
+	if (ts == ms_self.ts && ms_stack_available()) {
+		/* the thread writing the report (an exit report in a program
+		 * that exits holding mutexes others wait for: redis): its own
+		 * stack, from below our frames, not a signal to itself, whose
+		 * capture began in glibc's syscall() above them */
+		uintptr_t frames[32];
+		int n = ms_stack_capture(frames, 32);
+		for (int i = 0; i < n; i++)
+			ts->now_frames[i] = frames[i];
+		return n;
+	}
 	if (!stack_signal || !ms_stack_available() || !still_ours(stack_signal))
 		return -1;
 	uint32_t req = __atomic_add_fetch(&stack_request, 1, __ATOMIC_SEQ_CST);
