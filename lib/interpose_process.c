@@ -2,7 +2,9 @@
  * deaths, beside the mutex calls of interpose.c:
  *
  *   pthread_create()           so the dump thread starts with the
- *                              program's second thread (live.c);
+ *                              program's second thread (live.c), and
+ *                              the new thread has libunwind's TLS
+ *                              block before it runs (stack.h);
  *   pthread_mutex_consistent() a robust mutex repaired after its owner
  *                              died (robust.c).
  *
@@ -15,19 +17,50 @@
 #include "live.h"
 #include "real.h"
 #include "robust.h"
+#include "stack.h"
 #include "table.h"
 #include "thread.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <unistd.h>
+
+struct start {
+	void *(*fn)(void *);
+	void *arg;
+};
+
+/* The new thread: libunwind's TLS block first, while no allocator lock is
+ * held, then the program's function (a tail call: no frame of ours stays
+ * under it, and its return value is the thread's). */
+static void *thread_start(void *p)
+{
+	struct start s = *(struct start *)p;
+	free(p);
+	ms_stack_thread_ready();
+	return s.fn(s.arg);
+}
 
 /* The program's second thread: the dump thread may start now (live.c). */
 MS_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 			     void *(*fn)(void *), void *arg)
 {
-	int rc = ms_real.thread_create(th, attr, fn, arg);
+	/* malloc here as glibc's pthread_create does (the new thread's TLS
+	 * vector); without memory the thread starts as it would without us */
+	int saved = errno;
+	struct start *s = ms_stack_thread_ready() ? malloc(sizeof *s) : NULL;
+	errno = saved;
+	int rc;
+	if (s) {
+		s->fn = fn;
+		s->arg = arg;
+		rc = ms_real.thread_create(th, attr, thread_start, s);
+		if (rc != 0)
+			free(s);
+	} else
+		rc = ms_real.thread_create(th, attr, fn, arg);
 	if (rc == 0 && unlikely(__atomic_load_n(&ms_live_pending, __ATOMIC_ACQUIRE))) {
-		int saved = errno;
+		saved = errno;
 		ms_live_thread_created();
 		errno = saved;
 	}

@@ -14,6 +14,7 @@
  * within 50 ms is shown without). */
 #define _GNU_SOURCE
 #include "live.h"
+#include "real.h"
 #include "clock.h"
 #include "depot.h"
 #include "fork.h"
@@ -410,6 +411,17 @@ static int still_ours(int sig)
  * asked: the program handles the signal itself (or stacks are off). */
 static int where_now(struct ms_tstate *ts)
 {
+	if (ts == ms_self.ts && ms_stack_available()) {
+		/* the thread writing the report (an exit report in a program
+		 * that exits holding mutexes others wait for: redis): its own
+		 * stack, from below our frames, not a signal to itself, whose
+		 * capture began in glibc's syscall() above them */
+		uintptr_t frames[32];
+		int n = ms_stack_capture(frames, 32);
+		for (int i = 0; i < n; i++)
+			ts->now_frames[i] = frames[i];
+		return n;
+	}
 	if (!stack_signal || !ms_stack_available() || !still_ours(stack_signal))
 		return -1;
 	uint32_t req = __atomic_add_fetch(&stack_request, 1, __ATOMIC_SEQ_CST);
@@ -847,7 +859,9 @@ static int start_thread(void)
 	pthread_attr_t attr;
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	int rc = pthread_create(&th, &attr, dump_thread, NULL);
+	/* glibc's, not ours: the dump thread starts in dump_thread, where it
+	 * takes the guard before anything it does can reach a mutex */
+	int rc = ms_real.thread_create(&th, &attr, dump_thread, NULL);
 	pthread_attr_destroy(&attr);
 	if (rc)
 		dump_pid = 0;

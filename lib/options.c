@@ -4,6 +4,7 @@
 #include "options.h"
 #include "fmt.h"
 
+#include <limits.h>
 #include <string.h>
 
 struct ms_options ms_opt;
@@ -91,13 +92,22 @@ static uint64_t round_pow2(uint64_t v)
 	return p;
 }
 
+/* A path is kept in a copy of its own: the text getenv gives is in the
+ * environment's block, which a program may overwrite once it has started
+ * (setproctitle in redis, nginx, postgres moves the environment and writes
+ * its title over the block), and the path is read again at exit. */
+static char path_copy[PATH_MAX];
+
 /* Returns 1 and stores the value, or 0 if the text is not acceptable. */
 static int apply(const struct option *o, const char *text)
 {
 	uint64_t v;
 	switch (o->kind) {
 	case PATH:
-		*(const char **)o->dest = *text ? text : NULL;
+		if (strlen(text) >= sizeof path_copy)
+			return 0;
+		memcpy(path_copy, text, strlen(text) + 1);
+		*(const char **)o->dest = *text ? path_copy : NULL;
 		return 1;
 	case NUM:
 	case POW2:
@@ -138,6 +148,7 @@ static void describe_expected(struct ms_fmt *f, const struct option *o)
 {
 	switch (o->kind) {
 	case PATH:
+		ms_fmt(f, "a path shorter than %u bytes", (unsigned)sizeof path_copy);
 		break;
 	case NUM:
 	case POW2:
@@ -170,7 +181,8 @@ void ms_options_load(ms_getenv_fn get, ms_warn_fn warn)
 		ms_fmt_init(&f, buf, sizeof buf, -1);
 		ms_fmt(&f, "mutexstat: %s='%.80s' is not ", o->name, v);
 		describe_expected(&f, o);
-		ms_fmt(&f, "; using %s\n", o->def);
+		ms_fmt(&f, "; using %s\n",
+		       o->kind == PATH && !*o->def ? "stderr" : o->def);
 		warn(ms_fmt_str(&f));
 	}
 }

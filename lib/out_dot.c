@@ -13,6 +13,7 @@
  * program's) replaced, so dot never rejects the file. */
 #define _GNU_SOURCE
 #include "out_dot.h"
+#include "output.h"
 #include "depot.h"
 #include "fmt.h"
 #include "internal.h"
@@ -305,7 +306,7 @@ int ms_write_dot(int fd)
 	struct ms_fmt f, tf;
 	ms_fmt_init(&f, buf, sizeof buf, fd);
 	ms_fmt_init(&tf, title, sizeof title, -1);
-	ms_fmt(&tf, "mutexstat: %s (pid %d)", program_invocation_short_name,
+	ms_fmt(&tf, "mutexstat: %s (pid %d)", ms_program_name(),
 	       (int)getpid());
 	ms_fmt(&f, "/* %s: the lock graphs.  View: dot -Tsvg FILE > graph.svg */\n",
 	       ms_fmt_str(&tf));

@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include "out_json.h"
 #include "counts.h"
+#include "output.h"
 #include "blame.h"
 #include "clock.h"
 #include "crash.h"
@@ -762,7 +763,7 @@ int ms_write_json(int fd)
 
 	obj(&j, NULL);
 	num(&j, "version", 1);
-	str(&j, "program", program_invocation_short_name);
+	str(&j, "program", ms_program_name());
 	num(&j, "pid", (uint64_t)getpid());
 	/* a fork child: its numbers start at the fork */
 	if (ms_fork_parent_pid())

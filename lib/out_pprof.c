@@ -13,6 +13,7 @@
  * come last. */
 #define _GNU_SOURCE
 #include "out_pprof.h"
+#include "output.h"
 #include "blame.h"
 #include "clock.h"
 #include "depot.h"
@@ -685,7 +686,7 @@ int ms_write_pprof(int fd)
 	pb_uint(&P.pb, PROFILE_DURATION_NANOS, ms_run_ns());
 	char comment[128];
 	(void)snprintf(comment, sizeof comment, "%s (pid %d)", /* may be cut */
-		       program_invocation_short_name, (int)getpid());
+		       ms_program_name(), (int)getpid());
 	pb_uint(&P.pb, PROFILE_COMMENT, str("mutexstat"));
 	pb_uint(&P.pb, PROFILE_COMMENT, str(comment));
 

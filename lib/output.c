@@ -21,9 +21,19 @@ static int same_file(int fd)
 	       st.st_ino == saved_ino;
 }
 
+static char program_name[256];
+
+const char *ms_program_name(void)
+{
+	return program_name[0] ? program_name : program_invocation_short_name;
+}
+
 void ms_output_init(void)
 {
 	int saved = errno;
+	size_t n = strlen(program_invocation_short_name);
+	if (n < sizeof program_name)
+		memcpy(program_name, program_invocation_short_name, n + 1);
 	struct stat st;
 	if (fstat(2, &st) == 0) {
 		saved_dev = st.st_dev;

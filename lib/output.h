@@ -5,8 +5,14 @@
 #include <stddef.h>
 
 /* At start-up: keep a private copy of the stderr the program started with,
- * so a report reaches it even if the program closes or redirects fd 2. */
+ * so a report reaches it even if the program closes or redirects fd 2;
+ * and of the program's name. */
 void ms_output_init(void);
+
+/* The program's name (program_invocation_short_name) as it was at
+ * start-up: a program that sets its process title (nginx) writes the
+ * title over the argv[0] that name points into. */
+const char *ms_program_name(void);
 
 /* The descriptor for the original stderr, or -1 if it is gone (closed, and
  * the number now names another file). */

@@ -236,7 +236,7 @@ static void header(struct ms_fmt *f, const struct top *t)
 	ms_fmt(f,
 	       "mutexstat: %s (pid %d) ran %s: %llu %s used mutexes, "
 	       "%llu %s tracked, %llu untracked\n",
-	       program_invocation_short_name, (int)getpid(),
+	       ms_program_name(), (int)getpid(),
 	       ms_duration(run, ms_run_ns()), (unsigned long long)threads,
 	       plural(threads, "thread", "threads"), (unsigned long long)t->live,
 	       plural(t->live, "mutex", "mutexes"), (unsigned long long)untracked);
@@ -272,9 +272,10 @@ static void header(struct ms_fmt *f, const struct top *t)
 	uint64_t gone = tc.destroyed, reinit = tc.reinitialised;
 	if (gone || reinit)
 		ms_fmt(f,
-		       "  %llu mutexes destroyed and %llu initialised again: their "
+		       "  %llu %s destroyed and %llu initialised again: their "
 		       "numbers are summed by first-lock site ('N ended')\n",
-		       (unsigned long long)gone, (unsigned long long)reinit);
+		       (unsigned long long)gone, plural(gone, "mutex", "mutexes"),
+		       (unsigned long long)reinit);
 	ms_fmt(f,
 	       "  hold times: on mutexes that made a thread wait (%llu), each of "
 	       "the first %d acquisitions, then 1 in %d\n",
@@ -631,7 +632,7 @@ int ms_report(int fd)
 	if (!t.n && !t.held && !t.misused && !tc.destroyed && !ms_live_waiting()) {
 		char run[16];
 		ms_fmt(&f, "mutexstat: %s (pid %d) ran %s and locked no mutexes\n",
-		       program_invocation_short_name, (int)getpid(),
+		       ms_program_name(), (int)getpid(),
 		       ms_duration(run, ms_run_ns()));
 	} else {
 		header(&f, &t);

@@ -59,6 +59,8 @@ void ms_report_stack_summary(struct ms_fmt *f)
  * start, say nothing: stop before them. */
 static int is_start_frame(uintptr_t addr)
 {
+	if (ms_stack_own_code(addr))
+		return 1; /* our thread_start, where it is not a tail call */
 	Dl_info info;
 	if (!dladdr((void *)addr, &info) || !info.dli_fname)
 		return 0;

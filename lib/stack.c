@@ -25,6 +25,16 @@ typedef int (*backtrace_fn)(void **buffer, int size);
 static backtrace_fn unw_backtrace_p;
 static uintptr_t self_lo, self_hi; /* our own code, trimmed from stacks */
 static uintptr_t unw_lo, unw_hi;   /* libunwind's code */
+static size_t unw_tls_module;     /* its TLS module id; 0: it has none */
+
+/* The loader's: the calling thread's block of a TLS module, allocated if
+ * it is not yet (the x86-64 and AArch64 ABI's argument). */
+struct tls_index {
+	unsigned long module, offset;
+};
+/* the loader's own name, which we call, not define */
+// NOLINTNEXTLINE(bugprone-reserved-identifier,cert-dcl37-c)
+extern void *__tls_get_addr(struct tls_index *ti);
 
 static int captures;      /* under way, on every thread */
 static int forking;       /* a fork is on its way: no capture starts */
@@ -32,6 +42,11 @@ static int off_since_fork; /* this fork child takes no stacks */
 /* under way on this thread: a fork from a signal handler that interrupted
  * a capture must not wait for it */
 static __thread int capturing __attribute__((tls_model("initial-exec")));
+/* this thread is allocating libunwind's TLS block: the malloc that does it
+ * may be the thread's first, where the allocator sets the thread up and
+ * locks mutexes; a capture of theirs would ask for the block again, from
+ * inside that malloc */
+static __thread int tls_setup __attribute__((tls_model("initial-exec")));
 
 struct range {
 	uintptr_t here, lo, hi;
@@ -78,11 +93,30 @@ int ms_stack_init(void)
 		dl_iterate_phdr(find_segment, &unw);
 		unw_lo = unw.lo;
 		unw_hi = unw.hi;
+		if (!h || dlinfo(h, RTLD_DI_TLS_MODID, &unw_tls_module) != 0)
+			unw_tls_module = 0;
+		ms_stack_thread_ready();
 	}
 	errno = saved;
 	/* cppcheck-suppress resourceLeak ; h stays open for the life of the
 	 * process: unw_backtrace_p points into it */
 	return unw_backtrace_p ? 0 : -1;
+}
+
+int ms_stack_thread_ready(void)
+{
+	if (!unw_tls_module)
+		return 0;
+	struct tls_index ti = { unw_tls_module, 0 };
+	tls_setup++;
+	__tls_get_addr(&ti);
+	tls_setup--;
+	return 1;
+}
+
+int ms_stack_own_code(uintptr_t addr)
+{
+	return addr >= self_lo && addr < self_hi;
 }
 
 int ms_stack_helper_code(uintptr_t addr)
@@ -139,7 +173,7 @@ void ms_stack_fork_child(void)
 int ms_stack_capture(uintptr_t *frames, int max)
 {
 	void *buf[MS_MAX_FRAMES + 16];
-	if (!unw_backtrace_p || off_since_fork)
+	if (!unw_backtrace_p || off_since_fork || tls_setup)
 		return 0;
 	if (max > MS_MAX_FRAMES)
 		max = MS_MAX_FRAMES;

@@ -21,6 +21,20 @@ int ms_stack_available(void);
  * outside any capture) are its business, not the program's. */
 int ms_stack_helper_code(uintptr_t addr);
 
+/* libunwind keeps a cache in thread-local storage, and being dlopen'ed,
+ * its block is allocated with malloc on a thread's first capture -- which
+ * may be a mutex call from inside the program's allocator (jemalloc locks
+ * mutexes in malloc_usable_size on a new thread), re-entering it half-way
+ * and crashing it.  ms_stack_thread_ready allocates the calling thread's
+ * block now, where malloc is safe: at start-up and before a new thread
+ * runs the program's code (interpose_process.c).  Returns nonzero if
+ * there is such a block to allocate. */
+int ms_stack_thread_ready(void);
+
+/* Whether a code address is ours (a thread's start, interpose_process.c:
+ * the bottom of a stack). */
+int ms_stack_own_code(uintptr_t addr);
+
 /* The calling thread's return addresses, innermost first, without the
  * library's own frames, at most `max` (<= MS_MAX_FRAMES).  Returns the
  * number of frames, 0 if capture is unavailable. */

@@ -9,10 +9,12 @@
  * missing, dladdr answers instead: exported symbols, no lines. */
 #define _GNU_SOURCE
 #include "symbols.h"
+#include "output.h"
 #include "fmt.h"
 #include "thread.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <dwarf.h>
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
@@ -454,6 +456,20 @@ static void source_line(Dwfl_Module *mod, Dwarf_Addr pc, struct ms_frame *out)
 	}
 }
 
+/* dladdr: its module name; for the program itself, the name it was started
+ * as: dladdr's is argv[0] as it reads now, and a program that sets its
+ * process title (redis, nginx) has written "redis-server 127.0.0.1:6379"
+ * over it (and the maps have the file a symlink names: redis-check-rdb). */
+static int dladdr_module(uintptr_t pc, Dl_info *info, const char **name)
+{
+	struct link_map *map = NULL;
+	if (!dladdr1((void *)pc, info, (void **)&map, RTLD_DL_LINKMAP) ||
+	    !info->dli_fname)
+		return 0;
+	*name = map && !map->l_name[0] ? ms_program_name() : info->dli_fname;
+	return 1;
+}
+
 static int from_libdw(Dwfl_Module *mod, uintptr_t addr, uintptr_t pc,
 		      struct ms_frame *out)
 {
@@ -465,10 +481,11 @@ static int from_libdw(Dwfl_Module *mod, uintptr_t addr, uintptr_t pc,
 	const char *path = dw.module_info(mod, NULL, &start, NULL, NULL, NULL,
 					  NULL, NULL);
 	Dl_info info;
-	int same = dladdr((void *)pc, &info) && info.dli_fname &&
+	const char *linked = NULL;
+	int same = dladdr_module(pc, &info, &linked) &&
 		   (Dwarf_Addr)(uintptr_t)info.dli_fbase == start;
-	if (same && info.dli_fname[0])
-		path = info.dli_fname;
+	if (same && linked && linked[0])
+		path = linked;
 	copy_module(out->module, sizeof out->module, path ? path : "?");
 
 	GElf_Off off = 0;
@@ -496,11 +513,11 @@ static int from_libdw(Dwfl_Module *mod, uintptr_t addr, uintptr_t pc,
 static int from_dladdr(uintptr_t addr, uintptr_t pc, struct ms_frame *out)
 {
 	Dl_info info;
-	if (!dladdr((void *)pc, &info) || !info.dli_fname)
+	const char *name = NULL;
+	if (!dladdr_module(pc, &info, &name))
 		return -1;
 	copy_module(out->module, sizeof out->module,
-		    info.dli_fname[0] ? info.dli_fname
-				      : program_invocation_short_name);
+		    name[0] ? name : ms_program_name());
 	if (info.dli_sname && info.dli_saddr) {
 		copy_name(out->func, sizeof out->func, info.dli_sname);
 		out->offset = (unsigned long)(addr - (uintptr_t)info.dli_saddr);

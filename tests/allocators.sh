@@ -47,6 +47,31 @@ for a in /usr/lib/*/libjemalloc.so.2 /usr/lib/*/libtcmalloc_minimal.so.4; do
 		expect_eq "$name: nothing on stderr" "$(cat "$WORK/err")" ""
 	done
 done
+# New threads whose first call is into jemalloc (malloc_usable_size, free),
+# which sets the thread up and locks mutexes new to it there: the library's
+# first stack capture on such a thread used to allocate libunwind's
+# thread-local block with malloc from inside that malloc, and jemalloc
+# crashed (SIGSEGV in redis-server's background threads).
+for a in /usr/lib/*/libjemalloc.so.2 /usr/lib/*/libtcmalloc_minimal.so.4; do
+	[ -e "$a" ] || continue
+	name=$(basename "$a")
+	for order in "$a:$MUTEXSTAT_LIB" "$MUTEXSTAT_LIB:$a"; do
+		for run in 1 2 3; do
+			env LD_PRELOAD="$order" MUTEXSTAT_OUTPUT="$WORK/report" \
+				"$B/tests/first_alloc" > "$WORK/out" 2> "$WORK/err"
+			echo "$?:$(cat "$WORK/out")" > "$WORK/got.$run"
+		done
+		expect_eq "$name ($order): threads starting in the allocator, 3 runs" \
+			"$(cat "$WORK/got.1" "$WORK/got.2" "$WORK/got.3" | sort | uniq -c | sed 's/^ *//')" \
+			"3 0:64 threads, 64 returned their block's size"
+		# tcmalloc's own locks are not pthread mutexes: it locks none here
+		case $name in
+		libjemalloc*) expect_grep "$name: 65 threads in the report" \
+			': 65 threads used mutexes,' "$WORK/report" ;;
+		esac
+		expect_eq "$name: nothing on stderr" "$(cat "$WORK/err")" ""
+	done
+done
 if [ "$found" = 0 ]; then
 	echo "SKIP: neither libjemalloc2 nor libtcmalloc-minimal4 is installed"
 	exit 77

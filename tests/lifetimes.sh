@@ -37,6 +37,8 @@ expect_grep "x's first life is an ended line of 3" "^ +[0-9]+ 1 ended +3 +0 " "$
 expect_grep "p, sharing a cache entry with q: 1100 acquisitions" "^ +[0-9]+ $p +1100 +0 " "$WORK/report"
 expect_grep "q: 1100 acquisitions" "^ +[0-9]+ $q +1100 +0 " "$WORK/report"
 expect_no_grep "no finding: one order, p then q" "POTENTIAL DEADLOCK|MISUSE" "$WORK/report"
+expect_grep "header: one mutex destroyed, in the singular" \
+	"^  1 mutex destroyed and 0 initialised again: " "$WORK/report"
 
 # A full table: 64 records, 100 mutexes.
 MUTEXSTAT_TABLE_SIZE=64 run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" many 100

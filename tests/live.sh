@@ -188,4 +188,17 @@ locks=$(awk '/ locks, counter/ { print $1 }' "$WORK/out")
 m1=$(awk '/^m1 / { print $2 }' "$WORK/out")
 expect_grep "storm: the exit report counts every lock" "^ +[0-9]+ $m1 +$locks " "$WORK/storm"
 expect_eq "storm: nothing on stderr" "$(cat "$WORK/err")" ""
+
+# ---- the exit report of a program exiting holding a mutex another waits for ----
+# The holder is the thread writing the report: where it is starts below
+# the library's frames (it used to start at glibc's syscall() and list the
+# report's own functions).
+timeout 20 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/exitwait" \
+	"$B/tests/scenario" exitwait > "$WORK/out" 2> "$WORK/err"
+expect_eq "exitwait: status and output" "$?:$(cat "$WORK/out")" "0:exiting"
+expect_grep "exitwait: the waiter's chain" '^  thread [0-9]+ "scenario" waits for mutex ' "$WORK/exitwait"
+expect_grep "exitwait: the holder is in exit(), called from main" \
+	'^  thread [0-9]+ is not waiting for a mutex; it is now at [_a-z]+\+' "$WORK/exitwait"
+expect_grep "exitwait: ... then exit and main" '^ {48}main\+0x[0-9a-f]+ \(tests/scenario\.c:' "$WORK/exitwait"
+expect_no_grep "exitwait: none of the library's frames" 'libmutexstat' "$WORK/exitwait"
 finish

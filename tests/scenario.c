@@ -7,6 +7,8 @@
  *   contend   5 contended acquisitions of one mutex, 10 in all, 9 owner changes
  *   condwait  a 100 ms condition wait: a condition wait, not contention
  *   held      exits while holding a mutex
+ *   exitwait  exits holding m1 while another thread waits for it (asleep in
+ *             the kernel, as /proc says, before exit is called)
  *   destroy   100 mutexes initialised, locked 3 times and destroyed at one
  *             site, and one mutex initialised twice
  *   many N    N mutexes initialised and locked once (for a full table)
@@ -176,6 +178,41 @@ static int held(void)
 	CHECK(pthread_mutex_unlock(&m2), 0);
 	printf("m1 %p\n", (void *)&m1);
 	return 0; /* exits holding m1 */
+}
+
+static volatile pid_t waiter_tid;
+
+static void *wait_for_m1(void *arg)
+{
+	waiter_tid = (pid_t)syscall(SYS_gettid);
+	pthread_mutex_lock(&m1); /* until the process exits */
+	return arg;
+}
+
+/* The waiter's state letter in /proc ('S' once it sleeps in the futex). */
+static char task_state(pid_t tid)
+{
+	char path[64], buf[256];
+	snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
+	FILE *fp = fopen(path, "r");
+	if (!fp)
+		return '?';
+	size_t n = fread(buf, 1, sizeof buf - 1, fp);
+	fclose(fp);
+	buf[n] = 0;
+	char *p = strrchr(buf, ')');
+	return p && p[1] && p[2] ? p[2] : '?';
+}
+
+static int exitwait(void)
+{
+	pthread_t t;
+	CHECK(pthread_mutex_lock(&m1), 0);
+	CHECK(pthread_create(&t, NULL, wait_for_m1, NULL), 0);
+	while (!waiter_tid || task_state(waiter_tid) != 'S')
+		sched_yield();
+	printf("exiting\n");
+	exit(0); /* holding m1, the waiter still waiting */
 }
 
 static __attribute__((noinline)) void use_once(pthread_mutex_t *m)
@@ -575,6 +612,8 @@ int main(int argc, char **argv)
 		return condwait();
 	if (!strcmp(what, "held"))
 		return held();
+	if (!strcmp(what, "exitwait"))
+		return exitwait();
 	if (!strcmp(what, "destroy"))
 		return destroy();
 	if (!strcmp(what, "many") && argc > 2)
