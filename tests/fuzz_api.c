@@ -45,6 +45,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include "deadline.h"
 
 #define SENTINEL 12345
 #define NSLOT 5
@@ -261,21 +262,6 @@ static int lock_returns(const pthread_mutex_t *m, int tid)
 
 /* ---- deadlines -------------------------------------------------------------- */
 
-static struct timespec at(clockid_t clock, long ms)
-{
-	struct timespec ts;
-	clock_gettime(clock, &ts);
-	long long ns = ts.tv_nsec + ms * 1000000LL;
-	ts.tv_sec += ns / 1000000000;
-	ns %= 1000000000;
-	if (ns < 0) {
-		ns += 1000000000;
-		ts.tv_sec--;
-	}
-	ts.tv_nsec = ns;
-	return ts;
-}
-
 enum { D_PAST, D_FUTURE, D_BAD, D_NEG, D_NULL, D_COUNT };
 static const char *const deadline_name[D_COUNT] = { "past", "future", "nsec=1e9",
 						     "nsec=-1", "NULL" };
@@ -290,10 +276,10 @@ static void make_deadline(struct deadline *d, int which, clockid_t clock)
 	d->p = &d->ts;
 	switch (which) {
 	case D_PAST:
-		d->ts = at(clock, -1000);
+		d->ts = deadline_in(clock, -1000);
 		break;
 	case D_FUTURE:
-		d->ts = at(clock, 60000);
+		d->ts = deadline_in(clock, 60000);
 		break;
 	case D_BAD:
 		d->ts = (struct timespec){ 1, 1000000000 };

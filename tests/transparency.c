@@ -47,6 +47,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "deadline.h"
 
 #define SENTINEL 12345
 #define BAD_CLOCK ((clockid_t)CLOCK_PROCESS_CPUTIME_ID)
@@ -132,21 +133,6 @@ static void sem_take(sem_t *s)
 
 /* ---- deadlines ---------------------------------------------------------- */
 
-static struct timespec at(clockid_t clock, long ms)
-{
-	struct timespec ts;
-	clock_gettime(clock, &ts);
-	long long ns = ts.tv_nsec + ms * 1000000LL;
-	ts.tv_sec += ns / 1000000000;
-	ns %= 1000000000;
-	if (ns < 0) {
-		ns += 1000000000;
-		ts.tv_sec--;
-	}
-	ts.tv_nsec = ns;
-	return ts;
-}
-
 /* Already over: a held mutex or an unsignalled condition times out now. */
 static struct timespec past_ts[2];
 /* A minute away: only used when another thread is certain to let go. */
@@ -156,10 +142,10 @@ static const struct timespec neg_nsec = { 1, -1 };
 
 static void set_deadlines(void)
 {
-	past_ts[0] = at(CLOCK_REALTIME, -20);
-	past_ts[1] = at(CLOCK_MONOTONIC, -20);
-	future_ts[0] = at(CLOCK_REALTIME, 60000);
-	future_ts[1] = at(CLOCK_MONOTONIC, 60000);
+	past_ts[0] = deadline_in(CLOCK_REALTIME, -20);
+	past_ts[1] = deadline_in(CLOCK_MONOTONIC, -20);
+	future_ts[0] = deadline_in(CLOCK_REALTIME, 60000);
+	future_ts[1] = deadline_in(CLOCK_MONOTONIC, 60000);
 }
 
 #define PAST_RT (&past_ts[0])
