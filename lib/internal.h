@@ -123,7 +123,8 @@ static inline int mutex_owned_once(const pthread_mutex_t *m, uint64_t word)
 static inline int mutex_locked(const pthread_mutex_t *m)
 {
 	unsigned lock = (unsigned)LOAD(&m->__data.__lock);
-	if (mutex_kind(m) != -1 && (mutex_kind(m) & MS_KIND_PP))
+	int kind = mutex_kind(m);
+	if (kind != -1 && (kind & MS_KIND_PP))
 		lock &= ~MS_LOCK_CEILING_MASK;
 	return lock != 0;
 }

@@ -324,18 +324,25 @@ static void cond_wait_cancelled(void *arg)
 	errno = saved;
 }
 
+/* glibc's wait of the kind `how`: 0 wait, 1 timedwait, 2 clockwait. */
+static inline int cond_call(int how, pthread_cond_t *c, pthread_mutex_t *m,
+			    clockid_t clock, const struct timespec *abstime)
+{
+	return how == 0 ? ms_real.cond_wait(c, m)
+	       : how == 1 ? ms_real.cond_timedwait(c, m, abstime)
+			  : ms_real.cond_clockwait(c, m, clock, abstime);
+}
+
 /* The wait, with that cleanup handler around it (in a function of its own:
  * the handler's setjmp would make the compiler wary of the caller's
- * variables).  how: 0 wait, 1 timedwait, 2 clockwait. */
+ * variables). */
 static MS_UNWOUND __attribute__((noinline)) int
 cond_wait_call(struct cond_wait *w, pthread_cond_t *c, int how, clockid_t clock,
 	       const struct timespec *abstime)
 {
 	int rc;
 	pthread_cleanup_push(cond_wait_cancelled, w);
-	rc = how == 0 ? ms_real.cond_wait(c, w->m)
-	     : how == 1 ? ms_real.cond_timedwait(c, w->m, abstime)
-			: ms_real.cond_clockwait(c, w->m, clock, abstime);
+	rc = cond_call(how, c, w->m, clock, abstime);
 	pthread_cleanup_pop(0);
 	return rc;
 }
@@ -344,12 +351,13 @@ cond_wait_call(struct cond_wait *w, pthread_cond_t *c, int how, clockid_t clock,
  * The release ends the hold; the retake is an acquisition but never a
  * contention: glibc's wait for the condition and for the mutex are one
  * call, and the time is the condition's. */
-#define COND_WAIT(call, refused, how, clock, abstime)                  \
+#define COND_WAIT(how, clock, abstime)                                      \
 	struct ms_thread *t = recording();                                  \
 	uint32_t r;                                                          \
-	if (!t || (refused) || (r = record_of(t, m)) == MS_REC_UNTRACKED ||  \
+	if (!t || cond_refused(m, abstime) ||                                \
+	    (r = record_of(t, m)) == MS_REC_UNTRACKED ||                     \
 	    mutex_owner(m) != (int)t->tid)                                   \
-		return call;                                                 \
+		return cond_call(how, c, m, clock, abstime);                 \
 	int saved = errno;                                                   \
 	SERIAL_ADD(&ms_cold(r)->cond_waits, 1);                              \
 	uint64_t birth_ = LOAD(&ms_rec(r)->birth);                            \
@@ -375,14 +383,13 @@ cond_wait_call(struct cond_wait *w, pthread_cond_t *c, int how, clockid_t clock,
 
 MS_EXPORT MS_UNWOUND int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
-	COND_WAIT(ms_real.cond_wait(c, m), cond_refused(m, NULL), 0, 0, NULL);
+	COND_WAIT(0, 0, NULL);
 }
 
 MS_EXPORT MS_UNWOUND int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 				     const struct timespec *abstime)
 {
-	COND_WAIT(ms_real.cond_timedwait(c, m, abstime), cond_refused(m, abstime), 1,
-		  0, abstime);
+	COND_WAIT(1, 0, abstime);
 }
 
 MS_EXPORT MS_UNWOUND int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m,
@@ -391,6 +398,5 @@ MS_EXPORT MS_UNWOUND int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex
 {
 	if (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC)
 		return ms_real.cond_clockwait(c, m, clock, abstime); /* EINVAL */
-	COND_WAIT(ms_real.cond_clockwait(c, m, clock, abstime),
-		  cond_refused(m, abstime), 2, clock, abstime);
+	COND_WAIT(2, clock, abstime);
 }
