@@ -198,6 +198,27 @@ static uint32_t foreign_owner(uint32_t r, uintptr_t key)
 	return process_of((uint32_t)holder) == getpid() ? 0 : (uint32_t)holder;
 }
 
+/* The thread that holds record r's mutex now, 0 if none. */
+static uint32_t holder_now(uint32_t r)
+{
+	uint32_t owner = LOAD(&ms_rec(r)->owner);
+	return (owner & MS_HELD) ? owner & ~MS_HELD : 0;
+}
+
+/* w's thread is still in the wait that was read (its start names it). */
+static int wait_same(const struct waiter *w)
+{
+	return __atomic_load_n(&w->ts->wait_rec, __ATOMIC_ACQUIRE) == w->rec &&
+	       LOAD(&w->ts->wait_since) == w->since;
+}
+
+/* w's owner is still in the condition wait that was read. */
+static int cond_same(const struct waiter *w)
+{
+	return LOAD(&w->owner_ts->cond_key) == w->cond_key &&
+	       LOAD(&w->owner_ts->cond_since) == w->cond_since;
+}
+
 static void collect_waiter(struct ms_tstate *ts, void *arg)
 {
 	struct collect *c = arg;
@@ -212,8 +233,7 @@ static void collect_waiter(struct ms_tstate *ts, void *arg)
 	w->caller = LOAD(&ts->wait_caller);
 	w->stack = LOAD(&ts->wait_stack);
 	w->since = LOAD(&ts->wait_since);
-	uint32_t owner = LOAD(&ms_rec(r)->owner);
-	w->owner = (owner & MS_HELD) ? owner & ~MS_HELD : 0;
+	w->owner = holder_now(r);
 	w->foreign = w->owner ? 0 : foreign_owner(r, w->key);
 	w->owner_ts = NULL;
 	w->taken_at = 0;
@@ -249,16 +269,12 @@ static void confirm_stuck(struct waiter *w, int n)
 	struct timespec pause = { 0, COND_LASTS_MS * 1000000L };
 	while (nanosleep(&pause, &pause) != 0 && errno == EINTR)
 		;
+	for (int i = 0; i < n; i++)
+		w[i].lasted = holder_now(w[i].rec) == w[i].owner;
 	for (int i = 0; i < n; i++) {
-		uint32_t owner = LOAD(&ms_rec(w[i].rec)->owner);
-		w[i].lasted = ((owner & MS_HELD) ? owner & ~MS_HELD : 0) == w[i].owner;
-	}
-	for (int i = 0; i < n; i++) {
-		w[i].lasted &= __atomic_load_n(&w[i].ts->wait_rec, __ATOMIC_ACQUIRE) == w[i].rec &&
-			       LOAD(&w[i].ts->wait_since) == w[i].since;
+		w[i].lasted &= wait_same(&w[i]);
 		if (w[i].next < 0 && w[i].owner_ts && w[i].cond_key)
-			w[i].lasted &= LOAD(&w[i].owner_ts->cond_key) == w[i].cond_key &&
-				       LOAD(&w[i].owner_ts->cond_since) == w[i].cond_since;
+			w[i].lasted &= cond_same(&w[i]);
 	}
 	for (int i = 0; i < n; i++) {
 		int last = chain_end(w, n, i);
@@ -306,17 +322,12 @@ static int snapshot(struct waiter *w)
 			if (LOAD(&o->held[h].rec) == w[i].rec)
 				w[i].taken_at = LOAD(&o->held[h].caller);
 	}
-	for (int i = 0; i < c.n; i++) {
-		uint32_t owner = LOAD(&ms_rec(w[i].rec)->owner);
-		w[i].changed = ((owner & MS_HELD) ? owner & ~MS_HELD : 0) != w[i].owner;
-	}
 	for (int i = 0; i < c.n; i++)
-		w[i].changed |= __atomic_load_n(&w[i].ts->wait_rec, __ATOMIC_ACQUIRE) != w[i].rec ||
-			      LOAD(&w[i].ts->wait_since) != w[i].since;
+		w[i].changed = holder_now(w[i].rec) != w[i].owner;
 	for (int i = 0; i < c.n; i++)
-		if (w[i].owner_ts && w[i].cond_key &&
-		    (LOAD(&w[i].owner_ts->cond_key) != w[i].cond_key ||
-		     LOAD(&w[i].owner_ts->cond_since) != w[i].cond_since))
+		w[i].changed |= !wait_same(&w[i]);
+	for (int i = 0; i < c.n; i++)
+		if (w[i].owner_ts && w[i].cond_key && !cond_same(&w[i]))
 			w[i].cond_key = 0;
 	int n = 0;
 	for (int i = 0; i < c.n; i++)
