@@ -17,7 +17,8 @@ extern "C" {
 #define MUTEXSTAT_VERSION "0.1.0"
 
 /* Write the report now to the file descriptor fd (the same text as the
- * report at exit).  Returns 0, or -1 if writing failed.  Safe to call from
+ * report at exit).  Returns 0, or -1 with errno set if writing failed
+ * (EBADF for a negative fd, as for one not open).  Safe to call from
  * any thread at any time, including while other threads lock mutexes.
  * Not async-signal-safe (a report allocates): from a signal handler that
  * interrupted the library on the same thread, mutexstat_dump, _reset and

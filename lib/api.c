@@ -30,6 +30,10 @@ static int reentered(void)
 
 MS_EXPORT int mutexstat_dump(int fd)
 {
+	if (fd < 0) { /* as write(2) would answer: an unopened 999 does */
+		errno = EBADF;
+		return -1;
+	}
 	if (reentered())
 		return -1;
 	if (ms_start_lazily() && !ms_active)

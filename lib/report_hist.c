@@ -6,7 +6,9 @@
  *     p50 3.5 µs  p90 4.1 µs  p99 8.2 µs  max 7.77 µs
  *
  * Buckets are powers of two of the tick count; their bounds are shown in
- * nanoseconds, converted with the run's calibration. */
+ * nanoseconds, converted with the run's calibration.  A percentile is its
+ * bucket's upper bound, but never more than the largest time seen: the
+ * bucket of the max reaches past it. */
 #include "report_hist.h"
 #include "clock.h"
 
@@ -33,6 +35,12 @@ uint64_t ms_hist_percentile_ns(const uint32_t *hist, int buckets, unsigned p)
 			return bound_ns(i);
 	}
 	return bound_ns(buckets - 1);
+}
+
+/* A percentile, capped at the max (0: no max known). */
+static uint64_t at_most(uint64_t ns, uint64_t max_ns)
+{
+	return max_ns && ns > max_ns ? max_ns : ns;
 }
 
 void ms_report_hist(struct ms_fmt *f, const char *title, const uint32_t *hist,
@@ -63,9 +71,10 @@ void ms_report_hist(struct ms_fmt *f, const char *title, const uint32_t *hist,
 		       ms_duration(b, bound_ns(i)), bar, hist[i]);
 	}
 	char p50[16], p90[16], p99[16], mx[16];
+	uint64_t max_ns = ms_ticks_to_ns(max_ticks);
 	ms_fmt(f, "    p50 %s  p90 %s  p99 %s  max %s\n",
-	       ms_duration(p50, ms_hist_percentile_ns(hist, buckets, 50)),
-	       ms_duration(p90, ms_hist_percentile_ns(hist, buckets, 90)),
-	       ms_duration(p99, ms_hist_percentile_ns(hist, buckets, 99)),
-	       ms_duration(mx, ms_ticks_to_ns(max_ticks)));
+	       ms_duration(p50, at_most(ms_hist_percentile_ns(hist, buckets, 50), max_ns)),
+	       ms_duration(p90, at_most(ms_hist_percentile_ns(hist, buckets, 90), max_ns)),
+	       ms_duration(p99, at_most(ms_hist_percentile_ns(hist, buckets, 99), max_ns)),
+	       ms_duration(mx, max_ns));
 }

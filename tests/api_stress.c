@@ -8,6 +8,8 @@
  *           thread it interrupts is inside mutexstat_dump()
  *   names   mutexes named with a newline, a tab, bytes that are not UTF-8,
  *           a name cut inside a character, an empty name
+ *   badfd   mutexstat_dump() to -1, to a descriptor not open, to one open
+ *           read-only: what each returns, and errno
  *
  * Run under the library (LD_PRELOAD); the API is found with dlsym. */
 #define _GNU_SOURCE
@@ -131,6 +133,19 @@ static int names(void)
 	return 0;
 }
 
+static int badfds(void)
+{
+	int ro = open("/dev/null", O_RDONLY);
+	int fds[3] = { -1, 999, ro };
+	for (int i = 0; i < 3; i++) {
+		errno = 0;
+		int r = dump(fds[i]);
+		printf("dump(%s) %d %s\n", i == 0 ? "-1" : i == 1 ? "999" : "read-only", r,
+		       errno ? strerrorname_np(errno) : "0");
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	dump = (int (*)(int))dlsym(RTLD_DEFAULT, "mutexstat_dump");
@@ -138,7 +153,7 @@ int main(int argc, char **argv)
 	name = (int (*)(const pthread_mutex_t *, const char *))dlsym(RTLD_DEFAULT,
 								       "mutexstat_name");
 	if (argc < 2 || !dump || !reset || !name) {
-		fprintf(stderr, "usage: api_stress reset|nested|names, under the library\n");
+		fprintf(stderr, "usage: api_stress reset|nested|names|badfd, under the library\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "reset"))
@@ -147,5 +162,7 @@ int main(int argc, char **argv)
 		return nested();
 	if (!strcmp(argv[1], "names"))
 		return names();
+	if (!strcmp(argv[1], "badfd"))
+		return badfds();
 	return 2;
 }

@@ -1,6 +1,6 @@
 # api_stress.sh - the public API under stress: mutexstat_reset() while
 # threads lock hard, mutexstat_dump() from a signal handler that interrupts
-# a dump, names that are not one printable line.
+# a dump, names that are not one printable line, dumps to bad descriptors.
 . "$top_srcdir/tests/lib.sh"
 B=$top_builddir
 
@@ -18,6 +18,12 @@ expect_eq "reset: each dump's acquisitions are within its bounds" "$(awk '
 # fails with EDEADLK instead of spinning for ever on the report's lock.
 MUTEXSTAT_EXIT_REPORT=0 run_with "$WORK/out" "$WORK/err" timeout 60 "$B/tests/api_stress" nested
 expect_grep "nested: every handler call returned" '^nested: 10 calls, ' "$WORK/out"
+
+# A dump to a bad descriptor fails as write(2) would: -1, EBADF.
+MUTEXSTAT_EXIT_REPORT=0 run_with "$WORK/out" "$WORK/err" "$B/tests/api_stress" badfd
+expect_eq "badfd: -1, an unopened and a read-only descriptor" "$(cat "$WORK/out")" "dump(-1) -1 EBADF
+dump(999) -1 EBADF
+dump(read-only) -1 EBADF"
 
 # Names: one printable line each.
 MUTEXSTAT_TOP=5 MUTEXSTAT_SORT=acquired MUTEXSTAT_FORMAT=text,json MUTEXSTAT_OUTPUT=$WORK/n \

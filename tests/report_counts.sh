@@ -47,6 +47,22 @@ expect_eq "contend: its rows count the 5 waits" \
 expect_grep "contend: the waits' percentiles, ~20 ms" '^    p50 [0-9.]+ ms  p90 [0-9.]+ ms  p99 [0-9.]+ ms  max [0-9.]+ ms$' "$WORK/report"
 expect_grep "contend: a histogram of the timed holds" '^  hold times, of the holds timed \([0-9]+\):$' "$WORK/report"
 
+# timeouts: two timed locks that time out and one lock that gets m1, each
+# waiting ~20 ms: the mean wait is the total over all three waits, and the
+# one wait that got the mutex is every percentile of its histogram (a
+# bucket's top would read above the max).
+run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" timeouts
+m1=$(awk '/^m1 /{print $2}' "$WORK/out")
+expect_eq "timeouts: acquired, contended" "$(top_row "$WORK/report" "$m1" | awk '{print $3, $4}')" "2 1"
+expect_grep "timeouts: 2 timed out" "timed out 2; most waiters at once 1; condition waits 0; mean wait " "$WORK/report"
+# durations in ns, from the report's "1.23 ms" form
+ns() { awk -v v="$1" -v u="$2" 'BEGIN { m = u == "s" ? 1e9 : u == "ms" ? 1e6 : u == "ns" ? 1 : 1e3; printf "%.0f", v * m }'; }
+total=$(top_row "$WORK/report" "$m1" | awk '{print $5, $6}')
+mean=$(sed -n 's/.*; mean wait \([0-9.]*\) \([^ ]*\)$/\1 \2/p' "$WORK/report" | head -1)
+expect_eq "timeouts: mean wait = total / 3 (to 5%)" "$(awk -v t="$(ns $total)" -v m="$(ns $mean)" \
+	'BEGIN { r = t / (3 * m); print (r > 0.95 && r < 1.05) ? "yes" : "no: total " t " mean " m }')" yes
+expect_eq "timeouts: one wait is p50, p90, p99 and max" "$(awk '/^    p50 / { print ($2 $3 == $5 $6 && $5 $6 == $8 $9 && $8 $9 == $11 $12) ? "yes" : $0; exit }' "$WORK/report")" yes
+
 # condwait: 100 ms waiting for a condition is not contention.
 run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" condwait
 m1=$(awk '/^m1 /{print $2}' "$WORK/out")

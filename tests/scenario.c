@@ -5,6 +5,8 @@
  *
  *   exact     1003 acquisitions (3 by trylock), 2 trylock EBUSY, 1 timeout
  *   contend   5 contended acquisitions of one mutex, 10 in all, 9 owner changes
+ *   timeouts  two 20 ms timedlocks of m1 that time out, then a lock that
+ *             waits ~20 ms for it: 1 contended acquisition, 2 timeouts
  *   condwait  a 100 ms condition wait: a condition wait, not contention
  *   held      exits while holding a mutex
  *   exitwait  exits holding m1 while another thread waits for it (asleep in
@@ -139,6 +141,42 @@ static int contend(void)
 		CHECK(pthread_mutex_unlock(&m1), 0);
 		sem_wait(&helper_done);
 	}
+	pthread_join(t, NULL);
+	printf("m1 %p\n", (void *)&m1);
+	return 0;
+}
+
+/* timeouts: the helper holds m1 through the main thread's two timed
+ * locks, and lets go 20 ms after the main thread says it will block. */
+static void *slow_holder(void *arg)
+{
+	(void)arg;
+	CHECK(pthread_mutex_lock(&m1), 0);
+	sem_post(&go);
+	sem_wait(&done);
+	usleep(20000);
+	CHECK(pthread_mutex_unlock(&m1), 0);
+	return NULL;
+}
+
+static int timeouts(void)
+{
+	pthread_t t;
+	pthread_create(&t, NULL, slow_holder, NULL);
+	sem_wait(&go);
+	for (int i = 0; i < 2; i++) {
+		struct timespec d;
+		clock_gettime(CLOCK_REALTIME, &d);
+		d.tv_nsec += 20000000;
+		if (d.tv_nsec >= 1000000000) {
+			d.tv_sec++;
+			d.tv_nsec -= 1000000000;
+		}
+		CHECK(pthread_mutex_timedlock(&m1, &d), ETIMEDOUT);
+	}
+	sem_post(&done);
+	CHECK(pthread_mutex_lock(&m1), 0);
+	CHECK(pthread_mutex_unlock(&m1), 0);
 	pthread_join(t, NULL);
 	printf("m1 %p\n", (void *)&m1);
 	return 0;
@@ -606,6 +644,8 @@ int main(int argc, char **argv)
 	const char *what = argc > 1 ? argv[1] : "";
 	if (!strcmp(what, "exact"))
 		return exact();
+	if (!strcmp(what, "timeouts"))
+		return timeouts();
 	if (!strcmp(what, "contend"))
 		return contend();
 	if (!strcmp(what, "condwait"))
