@@ -482,10 +482,8 @@ static void print_frames(struct ms_fmt *f, const uintptr_t *frames, int n, int i
 		ms_symbolize(frames[i], where, sizeof where);
 		/* lines of at most 120 columns: the first frame follows a
 		 * line's start as long as indent */
-		size_t room = (size_t)(120 - indent);
-		if (strlen(where) > room)
-			memcpy(where + room - 3, "...", 4);
-		ms_fmt(f, "%*s%s\n", i ? indent : 0, "", where);
+		ms_fmt(f, "%*s%s\n", i ? indent : 0, "",
+		       ms_symbol_fit(where, (size_t)(120 - indent)));
 	}
 }
 

@@ -213,19 +213,6 @@ static const char *dur(char *out, uint64_t ns, int known)
 	return ms_duration(out, ns);
 }
 
-/* Shorten s in place to at most `cols` columns, marking the cut. */
-static const char *fit(char *s, size_t cols)
-{
-	size_t n = strlen(s);
-	if (n > cols && cols > 3) {
-		s[cols - 3] = '.';
-		s[cols - 2] = '.';
-		s[cols - 1] = '.';
-		s[cols] = 0;
-	}
-	return s;
-}
-
 static void header(struct ms_fmt *f, const struct top *t)
 {
 	char run[16];
@@ -302,8 +289,8 @@ static void top_table(struct ms_fmt *f, const struct top *t)
 		       dur(c, held_known ? l->hold_total / l->holds : 0, held_known),
 		       dur(d, l->hold_max, held_known),
 		       (unsigned long long)l->changes,
-		       fit((char *)ms_symbolize_short(l->first_caller, site, sizeof site),
-			   WIDTH - 96));
+		       ms_symbol_fit((char *)ms_symbolize_short(l->first_caller, site, sizeof site),
+				WIDTH - 96));
 	}
 }
 
@@ -358,7 +345,7 @@ static void print_held(uintptr_t key, uint32_t r, void *arg)
 	char site[200];
 	if (at)
 		ms_fmt(h->f, ", taken at %s",
-		       fit((char *)ms_symbolize(at, site, sizeof site),
+		       ms_symbol_fit((char *)ms_symbolize(at, site, sizeof site),
 			   used + 60 <= WIDTH ? 60 : WIDTH - used));
 	ms_fmt(h->f, "\n");
 }
@@ -458,7 +445,7 @@ static void print_site_misuse(struct ms_fmt *f)
 			ms_fmt(f, "MISUSE: %s: %llu times on mutexes (now ended) first "
 				  "locked at %s\n",
 			       misuse_text[k], (unsigned long long)s->misuse[k],
-			       fit((char *)ms_symbolize(s->site, site, sizeof site), 60));
+			       ms_symbol_fit((char *)ms_symbolize(s->site, site, sizeof site), 60));
 		}
 	}
 }
@@ -498,7 +485,7 @@ static void print_history(struct ms_fmt *f, uint32_t r)
 		}
 		ms_fmt(f, "  %10llu %8u  %-18s %-16s %-10s %s\n",
 		       (unsigned long long)v[i].order, v[i].tid, ms_op_name(v[i].op), res,
-		       when, fit((char *)ms_symbolize(v[i].caller, site, sizeof site),
+		       when, ms_symbol_fit((char *)ms_symbolize(v[i].caller, site, sizeof site),
 				 WIDTH - 70));
 	}
 	if (torn)
@@ -520,7 +507,7 @@ static void print_detail(struct ms_fmt *f, size_t rank, const struct line *l)
 		       rank, (unsigned long long)l->mutexes, plural(l->mutexes, "mutex", "mutexes"));
 		size_t used = strlen(ms_fmt_str(&hf));
 		ms_fmt(f, "\n%s%s\n", head,
-		       fit((char *)ms_symbolize(l->key, site, sizeof site),
+		       ms_symbol_fit((char *)ms_symbolize(l->key, site, sizeof site),
 			   used < WIDTH - 20 ? WIDTH - used : 20));
 	} else {
 		ms_fmt(f, "\n#%zu ", rank);

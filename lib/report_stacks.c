@@ -94,10 +94,8 @@ void ms_report_stack(struct ms_fmt *f, ms_stack_id id, int indent)
 	for (int i = 0; i <= last; i++) {
 		char where[256];
 		ms_symbolize(frames[i], where, sizeof where);
-		size_t room = (size_t)(WIDTH - indent);
-		if (strlen(where) > room && room > 3)
-			memcpy(where + room - 3, "...", 4);
-		ms_fmt(f, "%*s%s\n", i ? indent : 0, "", where);
+		ms_fmt(f, "%*s%s\n", i ? indent : 0, "",
+		       ms_symbol_fit(where, (size_t)(WIDTH - indent)));
 	}
 }
 

@@ -703,3 +703,60 @@ const char *ms_symbolize_short(uintptr_t addr, char *out, size_t cap)
 	       slash ? slash + 1 : fr.file, fr.line);
 	return ms_fmt_str(&f);
 }
+
+/* "abc..." in cols columns. */
+static const char *cut_end(char *s, size_t cols)
+{
+	if (strlen(s) > cols && cols > 3)
+		memcpy(s + cols - 3, "...", 4);
+	return s;
+}
+
+/* The source line stays longest: it is what a reader jumps to. */
+const char *ms_symbol_fit(char *s, size_t cols)
+{
+	size_t n = strlen(s);
+	char *loc = strrchr(s, '(');
+	if (n <= cols || !loc || loc < s + 2 || loc[-1] != ' ' || s[n - 1] != ')')
+		return cut_end(s, cols);
+	char *comma = strchr(loc, ','); /* ", module)" */
+	if (comma) {
+		comma[0] = ')';
+		comma[1] = 0;
+		if ((n = strlen(s)) <= cols)
+			return s;
+	}
+	/* "+0x1d", where a line says where */
+	char *plus = memrchr(s, '+', (size_t)(loc - s));
+	if (plus && plus[1] == '0' && plus[2] == 'x' &&
+	    plus + 3 + strspn(plus + 3, "0123456789abcdef") == loc - 1 && strchr(loc, ':')) {
+		memmove(plus, loc - 1, strlen(loc - 1) + 1);
+		loc = plus + 1;
+		if ((n = strlen(s)) <= cols)
+			return s;
+	}
+	char *slash = strrchr(loc, '/'); /* "(dir/" */
+	if (slash) {
+		memmove(loc + 1, slash + 1, strlen(slash + 1) + 1);
+		if ((n = strlen(s)) <= cols)
+			return s;
+	}
+	/* "func file.c:61": without the parentheses */
+	memmove(loc, loc + 1, strlen(loc + 1) + 1);
+	s[--n - 1] = 0;
+	if (--n <= cols)
+		return s;
+	size_t src_n = (size_t)(s + n - loc); /* "file.c:61" */
+	size_t func_n = (size_t)(loc - 1 - s);
+	if (cols >= src_n + 1 + 2 + 8) { /* "..consumer(int) file.c:61" */
+		size_t keep = cols - src_n - 1 - 2;
+		memmove(s + 2, s + func_n - keep, keep + 1 + src_n + 1);
+		s[0] = s[1] = '.';
+		return s;
+	}
+	size_t skip = src_n > cols && cols > 2 ? src_n - (cols - 2) : 0;
+	memmove(s + (skip ? 2 : 0), loc + skip, src_n - skip + 1);
+	if (skip)
+		s[0] = s[1] = '.';
+	return s;
+}

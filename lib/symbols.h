@@ -62,6 +62,15 @@ const char *ms_symbolize(uintptr_t addr, char *out, size_t cap);
  * name, else as ms_symbolize.  Returns out. */
 const char *ms_symbolize_short(uintptr_t addr, char *out, size_t cap);
 
+/* Cuts s, made by ms_symbolize or ms_symbolize_short, to at most cols
+ * columns so that the source line stays, taking away in turn: the module,
+ * the offset (where there is a line), the source file's directory, the
+ * parentheses ("func file.c:61"), the function's start while 8 characters
+ * of it are left ("..consumer(int) file.c:61": C++ names end in what says
+ * most), the function, and the source line's start ("..file.c:61").  Text
+ * of another form is cut at its end ("abc...").  Returns s. */
+const char *ms_symbol_fit(char *s, size_t cols);
+
 /* Formats a frame as ms_symbolize does (addr is printed when the frame has
  * no module).  Returns out. */
 const char *ms_frame_format(const struct ms_frame *fr, uintptr_t addr,

@@ -17,11 +17,14 @@ expect_grep "m2's first life's section: one mutex" \
 	'^#[0-9]+ 1 mutex that ended \(destroyed or initialised again\), first locked at ' "$WORK/report"
 
 # An ended line's section shortens a long first-lock site to fit the line
-# (it was 80 characters after a heading of 75 or more).
+# (it was 80 characters after a heading of 75 or more), keeping its source
+# line (it was cut off with the function's end).
 run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" longsite
-expect_grep "longsite: the section, the name shortened" \
-	'^#1 2 mutexes that ended \(destroyed or initialised again\), first locked at a_function_whose_name_is_long_enough[a-z_]*\.\.\.$' \
+expect_grep "longsite: the section, the name cut to its end, the source line kept" \
+	'^#1 2 mutexes that ended \(destroyed or initialised again\), first locked at \.\.[a-z_]*printed_whole scenario\.c:[0-9]+$' \
 	"$WORK/report"
+expect_grep "longsite: the top table's column, the source line" \
+	'^  1 2 ended +2 +0 .* scenario\.c:[0-9]+$' "$WORK/report"
 expect_eq "longsite: no line over 120 columns" \
 	"$(sed 's/µ/u/g' "$WORK/report" | awk 'length($0) > 120' | wc -l)" 0
 

@@ -15,5 +15,6 @@ Suite *options_suite(void); /* test_options.c: MUTEXSTAT_* parsing */
 Suite *fmt_suite(void);     /* test_fmt.c: formatter and durations */
 Suite *depot_suite(void);   /* test_depot.c: stack depot and blame lines */
 Suite *follow_suite(void);  /* test_follow.c: MUTEXSTAT_FOLLOW=0 and LD_PRELOAD */
+Suite *symbols_suite(void); /* test_symbols.c: code addresses cut to a column */
 
 #endif
