@@ -3,9 +3,11 @@
  *   wait times (432 waits that got the mutex):
  *          1.02 µs ..   2.05 µs |@@@@@@@@@@@@                        102
  *          2.05 µs ..   4.10 µs |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@ 310
- *     p50 3.5 µs  p90 4.1 µs  p99 8.2 µs  max 7.77 µs
+ *     p50 3.5 µs  p90 4.1 µs  p99 7.77 µs  max 7.77 µs
  *
- * Buckets are powers of two of the tick count; their bounds are shown in
+ * Two or more empty buckets in a row are one row, their ranges together
+ * ("12.6 µs .. 12.9 ms | 0"): a hold histogram of fast holds and a few
+ * slow ones would otherwise be mostly empty rows.  Buckets are powers of two of the tick count; their bounds are shown in
  * nanoseconds, converted with the run's calibration.  A percentile is its
  * bucket's upper bound, but never more than the largest time seen: the
  * bucket of the max reaches past it. */
@@ -67,7 +69,10 @@ void ms_report_hist(struct ms_fmt *f, const char *title, const uint32_t *hist,
 		for (int j = 0; j < BAR; j++)
 			bar[j] = j < n ? '@' : ' ';
 		bar[BAR] = 0;
-		ms_fmt(f, "    %9s .. %9s |%s %u\n", ms_duration(a, bound_ns(i - 1 < 0 ? 0 : i - 1)),
+		int from = i;
+		while (!hist[i] && !hist[i + 1]) /* empty buckets: one row */
+			i++;
+		ms_fmt(f, "    %9s .. %9s |%s %u\n", ms_duration(a, bound_ns(from - 1 < 0 ? 0 : from - 1)),
 		       ms_duration(b, bound_ns(i)), bar, hist[i]);
 	}
 	char p50[16], p90[16], p99[16], mx[16];

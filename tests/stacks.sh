@@ -60,6 +60,19 @@ expect_no_grep "no stacks dropped" 'stacks were dropped' "$WORK/report"
 expect_eq "no line over 120 columns" \
 	"$(sed 's/µ/u/g' "$WORK/report" | awk 'length($0) > 120' | wc -l)" 0
 
+# The histograms: rows that join up (each starts where the last ended),
+# and never two empty rows in a row (a run of empty buckets is one row).
+# The hold histogram has fast holds and holds of ~20 ms: a run between.
+hist_rows() { awk '/^  (wait|hold) times, of / { on = 1; print "--"; next } on && /^    p50 / { on = 0 } on' "$1"; }
+expect_eq "histograms: each row starts where the one above ended" "$(hist_rows "$WORK/report" | awk '
+	/^--$/ { prev = ""; next }
+	{ split($0, p, /\.\.|\|/); lo = p[1]; hi = p[2]; gsub(/ /, "", lo); gsub(/ /, "", hi) }
+	prev != "" && lo != prev { bad++ }
+	{ prev = hi; rows++ }
+	END { print bad + 0 (rows ? "" : " (no rows)") }')" 0
+expect_eq "histograms: no two empty rows in a row" \
+	"$(hist_rows "$WORK/report" | awk '/^--$/ { last = -1; next } $NF == 0 && last == 0 { n++ } { last = $NF } END { print n + 0 }')" 0
+
 stacks "$WORK/report" "who waited" >"$WORK/waited"
 stacks "$WORK/report" "who made them wait" >"$WORK/caused"
 expect_eq "who waited: stacks" "$(stack_count "$WORK/report" "who waited")" 2
