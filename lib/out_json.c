@@ -397,6 +397,7 @@ static void one_mutex(uintptr_t key, uint32_t r, void *arg)
 	num(j, "timeouts", LOAD(&z->timeouts));
 	num(j, "condition_waits", LOAD(&z->cond_waits));
 	num(j, "most_waiters", LOAD(&z->waiters_max));
+	num(j, "waiting_now", (uint32_t)LOAD(&z->waiting));
 	errors32(j, z->errors);
 	obj(j, "misuse");
 	for (int i = 0; i < MS_M_COUNT; i++)

@@ -193,26 +193,21 @@ static unsigned hist_bucket(uint64_t ns)
 /* A wait that got the mutex: the waiter holds it now, so, like the lock
  * path's counters, these need no locked instructions -- every writer of
  * them holds the mutex. */
-static void add_wait(uint32_t r, struct ms_cold *c, uint64_t waited,
-		     uint32_t waiters)
+static void add_wait(uint32_t r, struct ms_cold *c, uint64_t waited)
 {
 	SERIAL_ADD(&c->wait_total, waited);
 	if (waited > LOAD(&c->wait_max))
 		STORE(&c->wait_max, waited);
 	/* In ticks: converting needs the calibration, made at report time. */
 	SERIAL_ADD(&c->hist[hist_bucket(waited)], 1);
-	if (waiters > LOAD(&c->waiters_max))
-		atomic_max_u32(&c->waiters_max, waiters); /* timeouts too */
 	if (!(LOAD(&ms_rec(r)->flags) & MS_F_TIMED))
 		__atomic_fetch_or(&ms_rec(r)->flags, MS_F_TIMED, __ATOMIC_RELAXED);
 }
 
 /* A wait that timed out: the thread does not hold the mutex. */
-static void add_timeout_wait(struct ms_cold *c, uint64_t waited, uint32_t waiters)
+static void add_timeout_wait(struct ms_cold *c, uint64_t waited)
 {
 	ATOMIC_ADD(&c->timeout_wait_total, waited);
-	if (waiters > LOAD(&c->waiters_max))
-		atomic_max_u32(&c->waiters_max, waiters);
 	atomic_max_u64(&c->timeout_wait_max, waited);
 }
 
@@ -323,7 +318,10 @@ int ms_lock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m, int rc,
 	ms_stack_id mine = sampled ? ms_stack_here() : 0;
 	const uint64_t one = 1 | (uint64_t)sampled << 32;
 	uint64_t before = __atomic_fetch_add(&c->waiting, one, __ATOMIC_SEQ_CST);
+	/* as the wait begins, so that a live dump counts the waits under way */
 	uint32_t waiters = (uint32_t)before + 1;
+	if (waiters > LOAD(&c->waiters_max))
+		atomic_max_u32(&c->waiters_max, waiters);
 	if (sampled && before >> 32 == 0)
 		__atomic_fetch_or(&ms_rec(r)->flags, MS_F_WAITERS, __ATOMIC_SEQ_CST);
 	ms_live_before_wait();
@@ -348,7 +346,7 @@ int ms_lock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m, int rc,
 					  __ATOMIC_SEQ_CST);
 	}
 	if (rc == 0 || rc == EOWNERDEAD) {
-		add_wait(r, c, now - start, waiters);
+		add_wait(r, c, now - start);
 		if (sampled) {
 			/* charged after this thread's next unlock, outside the
 			 * critical section (an earlier one still pending is
@@ -363,7 +361,7 @@ int ms_lock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m, int rc,
 			t->ok = 0;
 		}
 	} else if (rc == ETIMEDOUT)
-		add_timeout_wait(c, now - start, waiters);
+		add_timeout_wait(c, now - start);
 	rc = finish(t, r, m, rc, caller, op, 1, now);
 	errno = saved;
 	return rc;

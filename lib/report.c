@@ -42,6 +42,7 @@ struct line {
 	uint64_t acquisitions, contended, changes;
 	uint64_t wait_total, wait_max, hold_total, hold_max, holds; /* ns */
 	uint64_t trylock_ok, trylock_busy, timeouts, waiters_max, cond_waits;
+	uint64_t waiting_now; /* threads in a wait for it as the report reads */
 	uint64_t errors[MS_E_COUNT], misuse[MS_M_COUNT];
 	uintptr_t first_caller;
 	const char *name;
@@ -75,6 +76,7 @@ static void from_record(struct line *l, uintptr_t key, uint32_t r)
 	l->trylock_busy = LOAD(&c->trylock_busy);
 	l->timeouts = LOAD(&c->timeouts);
 	l->waiters_max = LOAD(&c->waiters_max);
+	l->waiting_now = (uint32_t)LOAD(&c->waiting);
 	l->cond_waits = LOAD(&c->cond_waits);
 	for (int i = 0; i < MS_E_COUNT; i++)
 		l->errors[i] = LOAD(&c->errors[i]);
@@ -518,11 +520,12 @@ static void print_detail(struct ms_fmt *f, size_t rank, const struct line *l)
 		/* where it was first locked: as a stack, further down */
 		ms_fmt(f, " (%s)\n", ms_kind_name(kind, sizeof kind, LOAD(&ms_rec(l->r)->flags)));
 	}
-	ms_fmt(f, "  trylock %llu ok, %llu busy; timed out %llu; most waiters at once "
-		  "%llu; condition waits %llu",
+	ms_fmt(f, "  trylock %llu ok, %llu busy; timed out %llu; most waiters at once %llu",
 	       (unsigned long long)l->trylock_ok, (unsigned long long)l->trylock_busy,
-	       (unsigned long long)l->timeouts, (unsigned long long)l->waiters_max,
-	       (unsigned long long)l->cond_waits);
+	       (unsigned long long)l->timeouts, (unsigned long long)l->waiters_max);
+	if (l->waiting_now) /* a dump while threads wait for it */
+		ms_fmt(f, " (%llu now)", (unsigned long long)l->waiting_now);
+	ms_fmt(f, "; condition waits %llu", (unsigned long long)l->cond_waits);
 	/* wait_total sums the waits that timed out too */
 	if (l->contended + l->timeouts)
 		ms_fmt(f, "; mean wait %s",

@@ -53,7 +53,11 @@ pid=$!
 wait_for "$WORK/out" '^all five wait for their right fork$' 20 && pass "philosophers: hung" || fail "philosophers: never hung"
 kill -USR1 $pid
 wait_for "$WORK/phil.1" '^Top ' 20 || fail "philosophers: no dump"
+# each fork's section, as its writer gets there: one thread waits for it now
+waiting_now() { grep -Ec '^  trylock .*; most waiters at once [0-9]+ \(1 now\); ' "$WORK/phil.1"; }
+for tenth in $(seq 100); do [ "$(waiting_now)" -ge 5 ] && break; sleep 0.1; done
 kill -9 $pid; wait $pid 2>/dev/null
+expect_eq "philosophers: each fork has one thread waiting for it now" "$(waiting_now)" 5
 PSRC=$top_srcdir/examples/deadlock_philosophers.c
 expect_grep "philosophers: the cycle of five" '^DEADLOCK: 5 threads wait for each other, forever$' "$WORK/phil.1"
 expect_eq "philosophers: each waits for its right fork" \
