@@ -585,6 +585,30 @@ int ms_symbolize_frame(uintptr_t addr, int is_return_address,
 	return result;
 }
 
+/* ---- libraries unloaded --------------------------------------------- */
+
+static int read_unloads(struct dl_phdr_info *info, size_t size, void *data)
+{
+	unsigned long long *n = data;
+	/* glibc's subs is its count of additions less the objects now in
+	 * the main namespace: objects in other namespaces make it wrap */
+	if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs &&
+	    info->dlpi_subs <= info->dlpi_adds)
+		*n = info->dlpi_subs;
+	return 1; /* the counters are the same in every entry */
+}
+
+unsigned long long ms_symbols_unloaded(void)
+{
+	unsigned long long n = 0;
+	int saved = errno;
+	ms_guard_enter(&ms_self);
+	dl_iterate_phdr(read_unloads, &n);
+	ms_guard_leave(&ms_self);
+	errno = saved;
+	return n;
+}
+
 /* ---- one line for the report ---------------------------------------- */
 
 #define NAME_COLS 48 /* longer C++ names lose their argument lists */
