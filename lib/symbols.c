@@ -12,6 +12,7 @@
 #include "output.h"
 #include "fmt.h"
 #include "thread.h"
+#include "stack.h"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -601,6 +602,10 @@ static int read_unloads(struct dl_phdr_info *info, size_t size, void *data)
 unsigned long long ms_symbols_unloaded(void)
 {
 	unsigned long long n = 0;
+	/* a fork child of a capture: libunwind's walk of the modules held the
+	 * dynamic linker's lock that dl_iterate_phdr takes, for ever here */
+	if (ms_stack_off_since_fork())
+		return 0;
 	int saved = errno;
 	ms_guard_enter(&ms_self);
 	dl_iterate_phdr(read_unloads, &n);
