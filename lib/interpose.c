@@ -143,7 +143,7 @@ static __attribute__((noinline)) int lock_not_free(pthread_mutex_t *m, int rc,
  * lock_free(). */
 MS_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 {
-	int rc = ms_real.mutex_trylock(m);
+	int rc = ms_real.lock_try(m);
 	if (unlikely(rc))
 		return lock_not_free(m, rc, CALLER);
 	struct ms_thread *t = &ms_self;
@@ -180,11 +180,14 @@ MS_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m,
 	if (unlikely(mutex_pi_owner_died(m))) /* see there */
 		return ms_lock_direct(t, r, m, CALLER, MS_OP_TIMEDLOCK,
 				      CLOCK_REALTIME, abstime);
-	int rc = ms_real.mutex_trylock(m);
+	int rc = ms_real.timedlock_try(m);
 	if (rc == 0) {
 		ms_acquired(t, r, m, CALLER, MS_OP_TIMEDLOCK, 0, 0, 0);
 		return 0;
 	}
+	if (rc == MS_TRY_DIRECT) /* another library wraps it: real.h */
+		return ms_lock_direct(t, r, m, CALLER, MS_OP_TIMEDLOCK,
+				      CLOCK_REALTIME, abstime);
 	return ms_lock_slow(t, r, m, rc, CALLER, MS_OP_TIMEDLOCK,
 			    CLOCK_REALTIME, abstime);
 }
@@ -200,11 +203,13 @@ MS_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clock,
 		return ms_real.mutex_clocklock(m, clock, abstime);
 	if (unlikely(mutex_pi_owner_died(m))) /* see there */
 		return ms_lock_direct(t, r, m, CALLER, MS_OP_CLOCKLOCK, clock, abstime);
-	int rc = ms_real.mutex_trylock(m);
+	int rc = ms_real.clocklock_try(m);
 	if (rc == 0) {
 		ms_acquired(t, r, m, CALLER, MS_OP_CLOCKLOCK, 0, 0, 0);
 		return 0;
 	}
+	if (rc == MS_TRY_DIRECT) /* another library wraps it: real.h */
+		return ms_lock_direct(t, r, m, CALLER, MS_OP_CLOCKLOCK, clock, abstime);
 	return ms_lock_slow(t, r, m, rc, CALLER, MS_OP_CLOCKLOCK, clock, abstime);
 }
 

@@ -780,6 +780,8 @@ int ms_write_json(int fd)
 	num(&j, "mutexes_untracked_destroyed", tc.untracked_ended);
 	num(&j, "destroyed", tc.destroyed);
 	num(&j, "reinitialised", tc.reinitialised);
+	/* names of code in them may be missing or wrong: symbols.h */
+	num(&j, "libraries_unloaded", ms_symbols_unloaded());
 	obj(&j, "hold_timing");
 	num(&j, "exact_first", MS_HOLD_EXACT);
 	num(&j, "sample_one_in", MS_HOLD_SAMPLE);

@@ -2,9 +2,12 @@
 #define _GNU_SOURCE
 #include "real.h"
 #include "internal.h"
+#include "thread.h"
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 /* glibc's __pthread_mutex_* aliases, which we never interpose.  Since
  * glibc 2.34 they are compatibility symbols, so they are named with their
@@ -67,6 +70,9 @@ struct ms_real ms_real = {
 	.cond_clockwait = missing_cond_clockwait,
 	.mutex_consistent = missing_consistent,
 	.thread_create = missing_thread_create,
+	.lock_try = boot_mutex_trylock,
+	.timedlock_try = boot_mutex_trylock,
+	.clocklock_try = boot_mutex_trylock,
 };
 
 #if defined(__x86_64__)
@@ -99,6 +105,65 @@ static void *next(const char *name, const char *version)
 			missing++;                                       \
 	} while (0)
 
+/* ---- another library behind us wrapping the lock calls -------------- */
+
+/* m is held as glibc's trylock would find it (EBUSY): the slow path then
+ * counts a wait and makes the program's call.  A recursive mutex this
+ * thread holds is not: glibc takes it again at once. */
+static int held_for_us(pthread_mutex_t *m)
+{
+	if (!mutex_locked(m))
+		return 0;
+	int kind = mutex_kind(m);
+	if (kind == -1 || (kind & MS_KIND_MASK) != PTHREAD_MUTEX_RECURSIVE)
+		return 1;
+	int tid = ms_self.tid ? (int)ms_self.tid : (int)syscall(SYS_gettid);
+	return mutex_holder(m) != tid;
+}
+
+/* lock_try when the next pthread_mutex_lock is not glibc's: a look, then
+ * that lock (which may still wait, if another thread took the mutex
+ * since: that wait is not counted). */
+static int foreign_lock_try(pthread_mutex_t *m)
+{
+	return held_for_us(m) ? EBUSY : ms_real.mutex_lock(m);
+}
+
+/* timedlock_try and clocklock_try then: the look alone. */
+static int foreign_look(pthread_mutex_t *m)
+{
+	return held_for_us(m) ? EBUSY : MS_TRY_DIRECT;
+}
+
+/* fn is glibc's own function (or nothing tells otherwise). */
+static int in_glibc(void *fn)
+{
+	Dl_info mine, glibc;
+	return !dladdr(fn, &mine) || !dladdr((void *)boot_mutex_lock, &glibc) ||
+	       mine.dli_fbase == glibc.dli_fbase;
+}
+
+/* The program's lock tries glibc's own trylock first -- never the next
+ * library's, so a wrapper of trylock behind us sees only the program's
+ * trylocks -- unless the call it made is wrapped. */
+static void choose_tries(void)
+{
+	int saved = errno;
+	__atomic_store_n(&ms_real.lock_try,
+			 in_glibc((void *)ms_real.mutex_lock) ? boot_mutex_trylock
+							       : foreign_lock_try,
+			 __ATOMIC_RELEASE);
+	__atomic_store_n(&ms_real.timedlock_try,
+			 in_glibc((void *)ms_real.mutex_timedlock) ? boot_mutex_trylock
+								    : foreign_look,
+			 __ATOMIC_RELEASE);
+	__atomic_store_n(&ms_real.clocklock_try,
+			 in_glibc((void *)ms_real.mutex_clocklock) ? boot_mutex_trylock
+								    : foreign_look,
+			 __ATOMIC_RELEASE);
+	errno = saved;
+}
+
 int ms_real_resolve(void)
 {
 	int missing = 0;
@@ -114,6 +179,7 @@ int ms_real_resolve(void)
 	RESOLVE(cond_clockwait, "pthread_cond_clockwait", NULL);
 	RESOLVE(mutex_consistent, "pthread_mutex_consistent", NULL);
 	RESOLVE(thread_create, "pthread_create", NULL);
+	choose_tries();
 	return missing ? -1 : 0;
 }
 

@@ -23,7 +23,21 @@ struct ms_real {
 	int (*mutex_consistent)(pthread_mutex_t *);
 	int (*thread_create)(pthread_t *, const pthread_attr_t *,
 			     void *(*)(void *), void *);
+	/* The first step of the program's lock, timedlock and clocklock:
+	 * glibc's own trylock (0, or EBUSY and the slow path waits in the
+	 * call the program made).  When another library behind us wraps
+	 * that call, it must see it once per call of the program, and
+	 * never a trylock the program did not make: then this is a look at
+	 * the mutex -- EBUSY if it is held, else MS_TRY_DIRECT (make the
+	 * program's call) -- or, for the lock, that look and then the next
+	 * library's lock itself. */
+	int (*lock_try)(pthread_mutex_t *);
+	int (*timedlock_try)(pthread_mutex_t *);
+	int (*clocklock_try)(pthread_mutex_t *);
 };
+
+/* What a *_try answers for "not held: make the program's call now". */
+#define MS_TRY_DIRECT (-1)
 
 /* Until ms_real_resolve() has run, the mutex entries point at glibc's
  * exported __pthread_mutex_* aliases, which need no dlsym: so a mutex call

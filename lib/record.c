@@ -410,6 +410,13 @@ int ms_unlock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
 			int inconsistent = mutex_owner(m) == MS_OWNER_INCONSISTENT;
 			uint64_t birth = LOAD(&ms_rec(r)->birth);
 			uint32_t seq = ms_released(t, r, caller, MS_OP_UNLOCK);
+			if (unlikely(!LOAD(&ms_rec(r)->first_caller)))
+				/* a hold whose lock we did not see (made with
+				 * glibc's own function: through a handle to
+				 * libc, from a library loaded RTLD_DEEPBIND,
+				 * or before start-up): the next lock we see
+				 * is still the first */
+				STORE(&ms_rec(r)->owner, 0);
 			rc = ms_real.mutex_unlock(m);
 			saved = errno; /* glibc's: a priority-protect unlock may set it */
 			if (seq)

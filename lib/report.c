@@ -265,6 +265,14 @@ static void header(struct ms_fmt *f, const struct top *t)
 		       "numbers are summed by first-lock site ('N ended')\n",
 		       (unsigned long long)gone, plural(gone, "mutex", "mutexes"),
 		       (unsigned long long)reinit);
+	unsigned long long unloaded = ms_symbols_unloaded();
+	if (unloaded)
+		ms_fmt(f,
+		       "  %llu %s unloaded during the run (dlclose): addresses in %s "
+		       "code are shown as addresses,\n  or under the name of what "
+		       "the program loaded at the same place later\n",
+		       unloaded, unloaded == 1 ? "library was" : "libraries were",
+		       unloaded == 1 ? "its" : "their");
 	ms_fmt(f,
 	       "  hold times: on mutexes that made a thread wait (%llu), each of "
 	       "the first %d acquisitions, then 1 in %d\n",

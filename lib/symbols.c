@@ -12,6 +12,7 @@
 #include "output.h"
 #include "fmt.h"
 #include "thread.h"
+#include "stack.h"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -583,6 +584,34 @@ int ms_symbolize_frame(uintptr_t addr, int is_return_address,
 	ms_guard_leave(&ms_self);
 	errno = saved;
 	return result;
+}
+
+/* ---- libraries unloaded --------------------------------------------- */
+
+static int read_unloads(struct dl_phdr_info *info, size_t size, void *data)
+{
+	unsigned long long *n = data;
+	/* glibc's subs is its count of additions less the objects now in
+	 * the main namespace: objects in other namespaces make it wrap */
+	if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs &&
+	    info->dlpi_subs <= info->dlpi_adds)
+		*n = info->dlpi_subs;
+	return 1; /* the counters are the same in every entry */
+}
+
+unsigned long long ms_symbols_unloaded(void)
+{
+	unsigned long long n = 0;
+	/* a fork child of a capture: libunwind's walk of the modules held the
+	 * dynamic linker's lock that dl_iterate_phdr takes, for ever here */
+	if (ms_stack_off_since_fork())
+		return 0;
+	int saved = errno;
+	ms_guard_enter(&ms_self);
+	dl_iterate_phdr(read_unloads, &n);
+	ms_guard_leave(&ms_self);
+	errno = saved;
+	return n;
 }
 
 /* ---- one line for the report ---------------------------------------- */

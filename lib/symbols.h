@@ -76,6 +76,14 @@ const char *ms_symbol_fit(char *s, size_t cols);
 const char *ms_frame_format(const struct ms_frame *fr, uintptr_t addr,
 			    char *out, size_t cap);
 
+/* How many libraries the process has unloaded (dlclose) so far, from the
+ * dynamic linker's counters; 0 when they cannot tell (with a dlmopen
+ * namespace they do not add up, and in the child of a fork made during a
+ * stack capture, whose walk of the modules holds their lock).  Names are read at report time, from the
+ * modules mapped then: an address in a library unloaded since has none,
+ * or the name of what was loaded at that place later. */
+unsigned long long ms_symbols_unloaded(void);
+
 /* NULL while libdw is used; otherwise why names come from dladdr
  * ("libdw.so.1 not found", "/proc/<pid>/maps unreadable"), for a note in
  * the report. */

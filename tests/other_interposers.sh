@@ -1,0 +1,36 @@
+# other_interposers.sh - another library that wraps the pthread mutex calls
+# (tests/wrap_lock.c), preloaded behind the library or in front of it: the
+# program's output is unchanged, and the wrapper sees each lock, trylock,
+# timedlock, clocklock and unlock the program made exactly once, no more,
+# no fewer -- as without the library.  (Before, with the wrapper behind us,
+# it saw no uncontended lock at all, and a trylock for every lock.)  The
+# report's counts are exact in both orders.
+. "$top_srcdir/tests/lib.sh"
+CC=${CC:-cc}
+S=$top_srcdir/tests
+if ! "$CC" -O2 -shared -fPIC -o "$WORK/wrap_lock.so" "$S/wrap_lock.c" -ldl 2>"$WORK/cc.err" ||
+   ! "$CC" -O2 -o "$WORK/user" "$S/wrap_lock_user.c" -lpthread -ldl 2>>"$WORK/cc.err"; then
+	fail "cannot compile the wrapper and its program with $CC"
+	sed 's/^/  | /' "$WORK/cc.err" >&2
+	finish
+fi
+WRAP=$WORK/wrap_lock.so
+
+env LD_PRELOAD="$SAN_FIRST$WRAP" "$WORK/user" >"$WORK/want.out" 2>"$WORK/want.err"
+expect_eq "the wrapper alone: it counts the program's calls" "$(cat "$WORK/want.err")" \
+	"wrap_lock: lock 8005 trylock 22 timedlock 20 clocklock 20 unlock 8036"
+
+for order in behind front; do
+	if [ "$order" = behind ]; then pre=$MS_PRELOAD:$WRAP; else pre=$SAN_FIRST$WRAP:$MUTEXSTAT_LIB; fi
+	rm -f "$WORK/report"
+	timeout -s KILL 60 env LD_PRELOAD="$pre" MUTEXSTAT_OUTPUT="$WORK/report" \
+		"$WORK/user" >"$WORK/out" 2>"$WORK/err"
+	expect_eq "wrapper $order us: status" "$?" 0
+	expect_eq "wrapper $order us: the program's output" "$(cat "$WORK/out")" "$(cat "$WORK/want.out")"
+	expect_eq "wrapper $order us: it sees each call the program made, once" \
+		"$(cat "$WORK/err")" "$(cat "$WORK/want.err")"
+	hot=$(awk '$1 == "hot:" { print $2 }' "$WORK/out")
+	expect_grep "wrapper $order us: the hot mutex's $hot acquisitions, exactly" \
+		"^ +[0-9]+ 0x[0-9a-f]+ +$hot " "$WORK/report"
+done
+finish

@@ -1,0 +1,39 @@
+# unloaded_code.sh - a program that dlopens a library whose code locks
+# mutexes (tests/unload_lib.c), and dlcloses it (tests/unload.c).  Names
+# are read at report time, from the modules mapped then, so the report
+# cannot name code that is gone: it says, in its header (text) and in
+# "libraries_unloaded" (JSON), how many libraries were unloaded, so that a
+# missing name, or one of a library loaded at that place later, is not
+# taken for the truth.  The program's output and status do not change;
+# a program that unloads nothing gets no such line.
+. "$top_srcdir/tests/lib.sh"
+CC=${CC:-cc}
+S=$top_srcdir/tests
+if ! "$CC" -g -O0 -shared -fPIC -o "$WORK/unload_lib.so" "$S/unload_lib.c" -lpthread 2>"$WORK/cc.err" ||
+   ! "$CC" -g -O0 -o "$WORK/unload" "$S/unload.c" -ldl 2>>"$WORK/cc.err"; then
+	fail "cannot compile the test program with $CC"
+	sed 's/^/  | /' "$WORK/cc.err" >&2
+	finish
+fi
+LIB=$WORK/unload_lib.so
+for times in 0 1 3; do
+	"$WORK/unload" "$LIB" $times >"$WORK/want" 2>&1
+	run_with "$WORK/out" "$WORK/err" "$WORK/unload" "$LIB" $times
+	expect_eq "closed $times times: status" "$?" 0
+	expect_eq "closed $times times: the program's output" "$(cat "$WORK/out")" "$(cat "$WORK/want")"
+	case $times in
+	0) expect_no_grep "kept open: no line about unloaded libraries" 'unloaded' "$WORK/report" ;;
+	1) expect_grep "closed once: the header says one library was unloaded" \
+		'^  1 library was unloaded during the run \(dlclose\): addresses in its code are shown as addresses,$' \
+		"$WORK/report" ;;
+	*) expect_grep "closed $times times: the header counts each unload" \
+		"^  $times libraries were unloaded during the run \\(dlclose\\): addresses in their code" \
+		"$WORK/report" ;;
+	esac
+done
+rm -f "$WORK/report".*
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_FORMAT=text,json MUTEXSTAT_OUTPUT="$WORK/report" \
+	"$WORK/unload" "$LIB" 1 >"$WORK/out" 2>"$WORK/err"
+expect_grep "JSON: libraries_unloaded 1" '"libraries_unloaded": ?1[,}]' "$WORK/report.json"
+expect_grep "JSON's text report: the same line" '^  1 library was unloaded' "$WORK/report.txt"
+finish
