@@ -6,6 +6,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <gnu/lib-names.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -135,12 +136,20 @@ static int foreign_look(pthread_mutex_t *m)
 	return held_for_us(m) ? EBUSY : MS_TRY_DIRECT;
 }
 
-/* fn is glibc's own function (or nothing tells otherwise). */
+/* fn is glibc's own function (or nothing tells otherwise).  libc is
+ * found by its soname, not by a function of it we call: a library in
+ * front of us can wrap those too (ASan's runtime wraps __pthread_mutex_lock,
+ * and took every lock here for another library's). */
 static int in_glibc(void *fn)
 {
 	Dl_info mine, glibc;
-	return !dladdr(fn, &mine) || !dladdr((void *)boot_mutex_lock, &glibc) ||
-	       mine.dli_fbase == glibc.dli_fbase;
+	void *libc = dlopen(LIBC_SO, RTLD_LAZY | RTLD_NOLOAD);
+	void *own = libc ? dlsym(libc, "pthread_mutex_lock") : NULL;
+	int yes = !own || !dladdr(fn, &mine) || !dladdr(own, &glibc) ||
+		  mine.dli_fbase == glibc.dli_fbase;
+	if (libc)
+		dlclose(libc);
+	return yes;
 }
 
 /* The program's lock tries glibc's own trylock first -- never the next

@@ -295,7 +295,9 @@ int ms_lock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m, int rc,
 				ms_finding_self_deadlock(t->ts, r, (uintptr_t)m,
 							 op == MS_OP_LOCK ? MS_SELF_FOREVER
 									  : MS_SELF_TIMEOUT);
+			errno = saved;
 			rc = call_lock(m, op, clock, abstime);
+			saved = errno; /* glibc's, as without us */
 			if (errorcheck && rc == EDEADLK)
 				ms_finding_self_deadlock(t->ts, r, (uintptr_t)m,
 							 MS_SELF_AVERTED);
@@ -333,7 +335,9 @@ int ms_lock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m, int rc,
 	ts->wait_stack = mine;
 	ts->wait_since = start;
 	__atomic_store_n(&ts->wait_rec, r, __ATOMIC_RELEASE);
+	errno = saved;
 	rc = call_lock(m, op, clock, abstime);
+	saved = errno; /* glibc's (a priority-protect lock's may set it) */
 	__atomic_store_n(&ts->wait_rec, 0, __ATOMIC_RELEASE);
 	uint64_t now = ms_ticks();
 	before = __atomic_fetch_sub(&c->waiting, one, __ATOMIC_SEQ_CST);
