@@ -640,6 +640,7 @@ int ms_report(int fd)
 	ms_guard_enter(self);
 	while (__atomic_exchange_n(&report_lock, 1, __ATOMIC_ACQUIRE))
 		__builtin_ia32_pause();
+	ms_clock_report_begin();
 	ms_symbols_begin();
 	int saved = errno;
 	char buf[8192];
@@ -703,6 +704,7 @@ int ms_report(int fd)
 	if (t.lines)
 		munmap(t.lines, bytes);
 	ms_symbols_end();
+	ms_clock_report_end();
 	errno = saved;
 	__atomic_store_n(&report_lock, 0, __ATOMIC_RELEASE);
 	ms_guard_leave(self);
@@ -840,6 +842,7 @@ void ms_report_all(unsigned seq)
 			break;
 		sched_yield(); /* a report takes milliseconds */
 	}
+	ms_clock_report_begin(); /* each format says the same run length */
 	if (ms_opt.formats & MS_FORMAT_TEXT)
 		write_format(seq, ".txt", "text", text_writer, 0);
 	if (ms_opt.formats & MS_FORMAT_FOLDED) {
@@ -852,6 +855,7 @@ void ms_report_all(unsigned seq)
 		write_format(seq, ".dot", "dot", dot_writer, 0);
 	if (ms_opt.formats & MS_FORMAT_JSON)
 		write_format(seq, ".json", "json", json_writer, 0);
+	ms_clock_report_end();
 	__atomic_store_n(&files_lock, 0, __ATOMIC_RELEASE);
 	ms_cancel_restore(cancel);
 }

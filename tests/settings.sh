@@ -5,6 +5,10 @@
 #     the worst order for a top list: the report is written (a hang guard,
 #     not a timing: a list kept sorted by insertion took 79 s), its rows are
 #     the true top 100000 in rank order.
+#   * All five formats of one report: the same run length in the text
+#     header ("ran 12.0 ms"), the JSON's run_ns and the pprof profile's
+#     duration_nanos (each writer used to read the clock itself), and the
+#     same acquisitions, contentions and total wait in text and JSON.
 
 . "$top_srcdir/tests/lib.sh"
 
@@ -41,5 +45,90 @@ expect_eq "TOP=100000: the rows by acquisitions (20000 of 10 locks each, 20000 o
 expect_eq "TOP=100000: equal rows in address order" \
     "$(awk 'NR > 1 && $1 == n && $2 <= a { bad++ } { n = $1; a = $2 } END { print bad + 0 }' "$WORK/rows")" 0
 expect_eq "TOP=100000: 100000 details" "$(grep -c '^#[0-9]* mutex ' "$WORK/report")" 100000
+
+# ---- every format of one report: the same numbers ----------------------------
+
+# duration NS: NS as the report writes it, three significant digits
+# ("812 ns", "12.3 µs", "4.50 ms", "2.01 s"; lib/fmt.c, ms_duration).
+duration() {
+	python3 - "$1" <<'PY'
+import sys
+ns = int(sys.argv[1])
+if ns < 1000:
+    print("%d ns" % ns); sys.exit()
+units = ["ns", "\u00b5s", "ms", "s"]
+u, scale = 0, 1
+while u < 3 and ns >= scale * 1000:
+    scale *= 1000; u += 1
+while True:
+    for decimals, pow_ in ((2, 100), (1, 10), (0, 1)):
+        fixed = (ns * pow_ + scale // 2) // scale
+        if fixed < 1000 or decimals == 0:
+            break
+    if fixed < 1000 or u == 3:
+        break
+    scale *= 1000; u += 1
+text = "%d" % (fixed // pow_)
+if decimals:
+    text += ".%0*d" % (decimals, fixed % pow_)
+print(text + " " + units[u])
+PY
+}
+
+# pprof_duration FILE: the profile's duration_nanos (field 10 of Profile).
+pprof_duration() {
+	python3 - "$1" <<'PY'
+import gzip, sys
+b = gzip.open(sys.argv[1]).read()
+i = 0
+def varint():
+    global i
+    v = s = 0
+    while True:
+        c = b[i]; i += 1
+        v |= (c & 0x7f) << s; s += 7
+        if c < 0x80:
+            return v
+while i < len(b):
+    key = varint()
+    if (key & 7) == 0:
+        v = varint()
+        if key >> 3 == 10:
+            print(v)
+    elif (key & 7) == 2:
+        n = varint()
+        i += n
+    else:
+        sys.exit("wire type %d" % (key & 7))
+PY
+}
+
+if command -v python3 >/dev/null && command -v jq >/dev/null; then
+	C="$top_builddir/examples/contention"
+	"$C" 4 20000 >"$WORK/contention.out"
+	rc=0
+	timeout 40 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/r" \
+	    MUTEXSTAT_FORMAT=json,dot,pprof,folded,text MUTEXSTAT_STACK_SAMPLE=1 \
+	    "$C" 4 20000 >"$WORK/out" 2>"$WORK/err" || rc=$?
+	expect_eq "five formats: the program's status" "$rc" 0
+	expect_eq "five formats: the program's output" "$(cat "$WORK/out")" "$(cat "$WORK/contention.out")"
+	expect_eq "five formats: nothing on stderr" "$(cat "$WORK/err")" ""
+	run_ns=$(jq .run_ns "$WORK/r.json")
+	expect_eq "five formats: the pprof duration is the JSON's run_ns" \
+	    "$(pprof_duration "$WORK/r.pb.gz")" "$run_ns"
+	expect_eq "five formats: the text's run length is the JSON's run_ns" \
+	    "$(sed -n '1s/.* ran \(.*\): [0-9]* threads used.*/\1/p' "$WORK/r.txt")" \
+	    "$(duration "$run_ns")"
+	hot=$(jq -r '.mutexes | max_by(.acquisitions) | .address' "$WORK/r.json")
+	expect_eq "five formats: text and JSON, the hot mutex's acquisitions, contentions, owner changes" \
+	    "$(top_row "$WORK/r.txt" "$hot" | awk '{ print $3, $4, $(NF - 2) }')" \
+	    "$(jq -r --arg a "$hot" '.mutexes[] | select(.address == $a) |
+		"\(.acquisitions) \(.contended) \(.owner_changes)"' "$WORK/r.json")"
+	expect_eq "five formats: the folded waits add up to the JSON's total wait" \
+	    "$(awk '{ s += $NF } END { print s + 0 }' "$WORK/r.wait.folded")" \
+	    "$(jq '[.mutexes[].wait_total_ns] | add' "$WORK/r.json")"
+else
+	echo "(no python3 or jq: the formats of one report are not compared)"
+fi
 
 finish
