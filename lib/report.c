@@ -726,10 +726,12 @@ static void warn_file(const char *path, const char *why, int opened,
 	char msg[4400];
 	struct ms_fmt w;
 	ms_fmt_init(&w, msg, sizeof msg, -1);
+	ms_fmt(&w, "mutexstat: %s MUTEXSTAT_OUTPUT '", opened ? "writing" : "cannot write");
+	ms_fmt_quoted(&w, path, 4096); /* a newline in the path: still one line */
 	if (opened)
-		ms_fmt(&w, "mutexstat: writing MUTEXSTAT_OUTPUT '%s' failed (%s)", path, why);
+		ms_fmt(&w, "' failed (%s)", why);
 	else
-		ms_fmt(&w, "mutexstat: cannot write MUTEXSTAT_OUTPUT '%s' (%s)", path, why);
+		ms_fmt(&w, "' (%s)", why);
 	if (!name)
 		ms_fmt(&w, "; the report goes to stderr\n");
 	else

@@ -5,6 +5,11 @@
 #     the worst order for a top list: the report is written (a hang guard,
 #     not a timing: a list kept sorted by insertion took 79 s), its rows are
 #     the true top 100000 in rank order.
+#   * Warnings stay one printable line whatever a value holds: a newline
+#     or an escape in a value or in MUTEXSTAT_OUTPUT's path shows as '?', a
+#     long value is cut (at a character, with "..."); a bad MUTEXSTAT_OUTPUT
+#     beside other formats names the default those use (mutexstat.%p), not
+#     stderr.
 #   * All five formats of one report: the same run length in the text
 #     header ("ran 12.0 ms"), the JSON's run_ns and the pprof profile's
 #     duration_nanos (each writer used to read the clock itself), and the
@@ -45,6 +50,45 @@ expect_eq "TOP=100000: the rows by acquisitions (20000 of 10 locks each, 20000 o
 expect_eq "TOP=100000: equal rows in address order" \
     "$(awk 'NR > 1 && $1 == n && $2 <= a { bad++ } { n = $1; a = $2 } END { print bad + 0 }' "$WORK/rows")" 0
 expect_eq "TOP=100000: 100000 details" "$(grep -c '^#[0-9]* mutex ' "$WORK/report")" 100000
+
+# ---- warnings: one line each ------------------------------------------------
+
+L="$top_builddir/examples/contention"
+"$L" 2 1000 >"$WORK/small.out"
+
+# expect_warning WHAT LINE: stderr is that one line; the program as without us
+expect_warning() {
+	expect_eq "$1: the program's status" "$rc" 0
+	expect_eq "$1: the program's output" "$(cat "$WORK/out")" "$(cat "$WORK/small.out")"
+	expect_eq "$1: one line on stderr" "$(wc -l <"$WORK/err" | tr -d ' ')" 1
+	expect_eq "$1: the warning" "$(cat "$WORK/err")" "$2"
+}
+
+esc=$(printf '\033')
+run MUTEXSTAT_TOP="5
+mutexstat: a line of its own$esc[31m" "$L" 2 1000
+expect_warning "a newline and an escape in MUTEXSTAT_TOP" \
+    "mutexstat: MUTEXSTAT_TOP='5?mutexstat: a line of its own?[31m' is not a number from 1 to 100000; using 10"
+long=$(printf 'x%.0s' $(seq 79))
+run MUTEXSTAT_SORT="${long}éé" "$L" 2 1000
+expect_warning "MUTEXSTAT_SORT of 83 bytes, cut at 80 before the character that does not fit" \
+    "mutexstat: MUTEXSTAT_SORT='${long}...' is not one of wait, wait-max, contended, acquired, hold, hold-max, changes; using wait"
+rc=0
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/no such dir/a
+b" "$L" 2 1000 >"$WORK/out" 2>"$WORK/err" || rc=$?
+expect_eq "a newline in MUTEXSTAT_OUTPUT's path: the warning is one line, then the report" \
+    "$(sed -n 1p "$WORK/err")" \
+    "mutexstat: cannot write MUTEXSTAT_OUTPUT '$WORK/no such dir/a?b' (ENOENT); the report goes to stderr"
+expect_grep "a newline in MUTEXSTAT_OUTPUT's path: the report on stderr" '^mutexstat: contention \(pid' "$WORK/err"
+mkdir "$WORK/cwd"
+long=$(printf 'd/%.0s' $(seq 2100))
+rc=0
+(cd "$WORK/cwd" && exec env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_FORMAT=text,json \
+    MUTEXSTAT_OUTPUT="$long" "$L" 2 1000) >"$WORK/out" 2>"$WORK/err" || rc=$?
+expect_warning "MUTEXSTAT_OUTPUT too long beside MUTEXSTAT_FORMAT=text,json" \
+    "mutexstat: MUTEXSTAT_OUTPUT='$(printf 'd/%.0s' $(seq 40))...' is not a path shorter than 4096 bytes; using the prefix mutexstat.%p"
+expect_eq "MUTEXSTAT_OUTPUT too long beside text,json: the files mutexstat.PID.*" \
+    "$(cd "$WORK/cwd" && ls | sed 's/[0-9][0-9]*/PID/' | tr '\n' ' ')" "mutexstat.PID.json mutexstat.PID.txt "
 
 # ---- every format of one report: the same numbers ----------------------------
 
