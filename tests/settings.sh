@@ -10,6 +10,8 @@
 #     long value is cut (at a character, with "..."); a bad MUTEXSTAT_OUTPUT
 #     beside other formats names the default those use (mutexstat.%p), not
 #     stderr.
+#   * The launcher refuses a --format list with an empty word (which the
+#     library would refuse with a warning after the launcher let it by).
 #   * All five formats of one report: the same run length in the text
 #     header ("ran 12.0 ms"), the JSON's run_ns and the pprof profile's
 #     duration_nanos (each writer used to read the clock itself), and the
@@ -89,6 +91,16 @@ expect_warning "MUTEXSTAT_OUTPUT too long beside MUTEXSTAT_FORMAT=text,json" \
     "mutexstat: MUTEXSTAT_OUTPUT='$(printf 'd/%.0s' $(seq 40))...' is not a path shorter than 4096 bytes; using the prefix mutexstat.%p"
 expect_eq "MUTEXSTAT_OUTPUT too long beside text,json: the files mutexstat.PID.*" \
     "$(cd "$WORK/cwd" && ls | sed 's/[0-9][0-9]*/PID/' | tr '\n' ' ')" "mutexstat.PID.json mutexstat.PID.txt "
+
+# ---- the launcher: --format words ---------------------------------------------
+
+for list in '' 'text,' ',json' 'text,,json' ','; do
+	rc=0
+	"$top_builddir/scripts/mutexstat" --format="$list" "$L" 2 1000 >"$WORK/out" 2>"$WORK/err" || rc=$?
+	expect_eq "mutexstat --format='$list': refused (status 2), nothing run" "$rc $(cat "$WORK/out")" "2 "
+	expect_eq "mutexstat --format='$list': the message" "$(sed -n 1p "$WORK/err")" \
+	    "mutexstat: --format '$list': a word is empty (a comma-separated list of text, folded, pprof, dot, json)"
+done
 
 # ---- every format of one report: the same numbers ----------------------------
 
