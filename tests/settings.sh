@@ -10,6 +10,10 @@
 #     long value is cut (at a character, with "..."); a bad MUTEXSTAT_OUTPUT
 #     beside other formats names the default those use (mutexstat.%p), not
 #     stderr.
+#   * Under an address-space limit (ulimit -v) the library takes at most
+#     half of what the limit leaves, and says so in one line: a program
+#     that starts its threads without the library starts them with it (the
+#     table used to take all the room there was).
 #   * The launcher refuses a --format list with an empty word (which the
 #     library would refuse with a warning after the launcher let it by).
 #   * All five formats of one report: the same run length in the text
@@ -91,6 +95,35 @@ expect_warning "MUTEXSTAT_OUTPUT too long beside MUTEXSTAT_FORMAT=text,json" \
     "mutexstat: MUTEXSTAT_OUTPUT='$(printf 'd/%.0s' $(seq 40))...' is not a path shorter than 4096 bytes; using the prefix mutexstat.%p"
 expect_eq "MUTEXSTAT_OUTPUT too long beside text,json: the files mutexstat.PID.*" \
     "$(cd "$WORK/cwd" && ls | sed 's/[0-9][0-9]*/PID/' | tr '\n' ' ')" "mutexstat.PID.json mutexstat.PID.txt "
+
+# ---- an address-space limit -------------------------------------------------
+
+if sanitized; then
+	echo "(a sanitized build: ASan's shadow memory needs more than ulimit -v allows)"
+else
+	for kb in 100000 150000; do
+		# thread stacks of 8 MiB, whatever the caller's ulimit -s
+		bare=$( (ulimit -s 8192 && ulimit -v $kb && "$S" threads 4) 2>&1)
+		if [ "$bare" != "4 of 4 threads started, counter 4000" ]; then
+			echo "(ulimit -v $kb: the program alone does not run here: $bare)"
+			continue
+		fi
+		rc=0
+		(ulimit -s 8192 && ulimit -v $kb && exec env LD_PRELOAD="$MS_PRELOAD" \
+		    MUTEXSTAT_OUTPUT="$WORK/report" "$S" threads 4) >"$WORK/out" 2>"$WORK/err" || rc=$?
+		expect_eq "ulimit -v $kb: the program's status and output" \
+		    "$rc $(cat "$WORK/out")" "0 $bare"
+		expect_eq "ulimit -v $kb: one line on stderr" "$(wc -l <"$WORK/err" | tr -d ' ')" 1
+		expect_grep "ulimit -v $kb: the line says what the library takes" \
+		    '^mutexstat: the address-space limit \(ulimit -v\) leaves [0-9]+ MiB, of which the library takes at most half: tracking [0-9]+ mutexes \(MUTEXSTAT_TABLE_SIZE=1048576\), [0-9]+ MiB for call stacks \(MUTEXSTAT_STACK_MEMORY=64\)$' \
+		    "$WORK/err"
+		expect_grep "ulimit -v $kb: the report" \
+		    '^mutexstat: settings \(pid [0-9]+\) ran .*: 4 threads used mutexes, 1 mutex tracked, 0 untracked$' \
+		    "$WORK/report"
+		expect_eq "ulimit -v $kb: 4000 acquisitions" \
+		    "$(top_rows "$WORK/report" | cut -d' ' -f1)" 4000
+	done
+fi
 
 # ---- the launcher: --format words ---------------------------------------------
 
