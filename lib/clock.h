@@ -39,6 +39,11 @@ uint64_t ms_ticks_to_ns(uint64_t ticks);
 double ms_ns_per_tick(void);
 uint64_t ms_clock_start_ticks(void);
 uint64_t ms_run_ns(void);
+/* Around a report: until the matching end, this thread's ms_run_ns and
+ * ms_ticks_to_ns answer for the moment the (outermost) report began, so
+ * all its formats carry the same numbers.  They nest. */
+void ms_clock_report_begin(void);
+void ms_clock_report_end(void);
 /* A fork child's run starts at the fork. */
 void ms_clock_after_fork_child(void);
 

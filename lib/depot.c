@@ -75,6 +75,11 @@ void ms_depot_after_fork_child(void)
 	dropped = 0; /* the child counts its own */
 }
 
+size_t ms_depot_bytes(size_t budget)
+{
+	return budget + budget / 48 * sizeof(struct entry *);
+}
+
 int ms_depot_init(size_t budget)
 {
 	void *p = mmap(NULL, budget, PROT_READ | PROT_WRITE,

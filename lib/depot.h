@@ -14,6 +14,8 @@
 typedef uint32_t ms_stack_id; /* 0: no stack */
 
 int ms_depot_init(size_t budget_bytes);
+/* The address space ms_depot_init maps for that budget. */
+size_t ms_depot_bytes(size_t budget_bytes);
 
 /* The id of these frames, storing them if new; 0 if the budget is spent. */
 ms_stack_id ms_depot_put(const uintptr_t *frames, int n);

@@ -247,6 +247,20 @@ const char *ms_fmt_str(struct ms_fmt *f)
 	return f->buf;
 }
 
+void ms_fmt_quoted(struct ms_fmt *f, const char *s, size_t max)
+{
+	size_t n = strlen(s), cut = n > max ? max : n;
+	if (cut < n) /* not inside a character: back over continuation bytes */
+		while (cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80)
+			cut--;
+	for (size_t i = 0; i < cut; i++) {
+		unsigned char c = (unsigned char)s[i];
+		ms_fmt(f, "%c", c < 0x20 || c == 0x7f ? '?' : (char)c);
+	}
+	if (cut < n)
+		ms_fmt(f, "...");
+}
+
 const char *ms_duration(char *out, uint64_t ns)
 {
 	static const char *const unit[] = { "ns", "\xc2\xb5s", "ms", "s" };

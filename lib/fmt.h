@@ -25,6 +25,11 @@ void ms_vfmt(struct ms_fmt *f, const char *fmt, va_list ap);
 void ms_fmt_flush(struct ms_fmt *f);
 const char *ms_fmt_str(struct ms_fmt *f); /* NUL-terminated contents */
 
+/* Text a user gave (a setting's value, a path) on one printable line:
+ * control characters become '?', and text longer than max bytes is cut
+ * before the UTF-8 character that does not fit, with "..." after it. */
+void ms_fmt_quoted(struct ms_fmt *f, const char *s, size_t max);
+
 /* Durations in human units with three significant digits: "812 ns",
  * "12.3 µs", "4.50 ms", "2.01 s".  Writes into out (>= 16 bytes). */
 const char *ms_duration(char *out, uint64_t ns);

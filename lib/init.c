@@ -22,9 +22,11 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 
@@ -88,6 +90,66 @@ static void step_aside(const char *first)
 	__atomic_store_n(&state, DISABLED, __ATOMIC_RELEASE);
 }
 
+/* Bytes of address space the process has mapped now (/proc/self/statm's
+ * first number, in pages); 0 if it cannot be read. */
+static uint64_t mapped_now(void)
+{
+	char buf[64];
+	int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	uint64_t pages = 0;
+	for (ssize_t i = 0; i < n && buf[i] >= '0' && buf[i] <= '9'; i++)
+		pages = pages * 10 + (uint64_t)(buf[i] - '0');
+	return pages * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+/* Under an address-space limit (ulimit -v, RLIMIT_AS) what we map is taken
+ * from the program: the defaults' table and call-stack memory are 1.4 GB of
+ * address space (MAP_NORESERVE: not memory), and a table halved only until
+ * it fitted left a program under `ulimit -v 300000` no room to start its
+ * threads.  So they take at most half of what the limit leaves at start-up:
+ * the larger of the two is halved until both fit, and one line says so. */
+static void fit_address_space_limit(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+		return;
+	uint64_t used = mapped_now();
+	uint64_t share = rl.rlim_cur > used ? (rl.rlim_cur - used) / 2 : 0;
+	uint64_t table = ms_opt.table_size, stacks = ms_opt.stack_memory;
+	uint32_t hist = (uint32_t)ms_opt.history;
+	for (;;) {
+		uint64_t tb = ms_table_bytes((uint32_t)table, hist);
+		uint64_t sb = ms_depot_bytes((size_t)stacks << 20);
+		if (tb + sb <= share)
+			break;
+		if (table > 64 && (tb >= sb || stacks == 1))
+			table /= 2;
+		else if (stacks > 1)
+			stacks /= 2;
+		else
+			break; /* the least we take; the maps below may fail */
+	}
+	if (table == ms_opt.table_size && stacks == ms_opt.stack_memory)
+		return;
+	char buf[300];
+	struct ms_fmt f;
+	ms_fmt_init(&f, buf, sizeof buf, -1);
+	ms_fmt(&f, "mutexstat: the address-space limit (ulimit -v) leaves %llu MiB, of "
+		   "which the library takes at most half: tracking %llu mutexes "
+		   "(MUTEXSTAT_TABLE_SIZE=%llu), %llu MiB for call stacks "
+		   "(MUTEXSTAT_STACK_MEMORY=%llu)\n",
+	       (unsigned long long)(share * 2 >> 20), (unsigned long long)table,
+	       (unsigned long long)ms_opt.table_size, (unsigned long long)stacks,
+	       (unsigned long long)ms_opt.stack_memory);
+	ms_warn(ms_fmt_str(&f));
+	ms_opt.table_size = table;
+	ms_opt.stack_memory = stacks;
+}
+
 static void start(void)
 {
 	int saved = errno;
@@ -109,7 +171,10 @@ static void start(void)
 	ms_threads_init();
 	ms_live_init();
 	ms_crash_init();
-	ms_depot_init((size_t)ms_opt.stack_memory << 20);
+	fit_address_space_limit();
+	if (ms_depot_init((size_t)ms_opt.stack_memory << 20) != 0)
+		ms_warn("mutexstat: cannot map the memory for call stacks "
+			"(MUTEXSTAT_STACK_MEMORY); the report has none\n");
 	int got = ms_table_init((uint32_t)ms_opt.table_size,
 				(uint32_t)ms_opt.history);
 	if (!got) {

@@ -168,10 +168,23 @@ static void describe_expected(struct ms_fmt *f, const struct option *o)
 	}
 }
 
+/* What a bad value is replaced with, in words.  A bad MUTEXSTAT_OUTPUT
+ * means the default destination, which depends on MUTEXSTAT_FORMAT: it is
+ * read last for that. */
+static const char *default_words(const struct option *o)
+{
+	if (o->kind != PATH || *o->def)
+		return o->def;
+	return ms_opt.formats == MS_FORMAT_TEXT ? "stderr" : "the prefix mutexstat.%p";
+}
+
 void ms_options_load(ms_getenv_fn get, ms_warn_fn warn)
 {
-	for (size_t i = 0; i < N_OPTIONS; i++) {
-		const struct option *o = &options[i];
+	for (size_t k = 0; k < 2 * N_OPTIONS; k++) {
+		/* first every other option, then the path */
+		const struct option *o = &options[k % N_OPTIONS];
+		if ((o->kind == PATH) != (k >= N_OPTIONS))
+			continue;
 		apply(o, o->def);
 		const char *v = get ? get(o->name) : NULL;
 		if (!v || apply(o, v))
@@ -179,10 +192,11 @@ void ms_options_load(ms_getenv_fn get, ms_warn_fn warn)
 		char buf[400];
 		struct ms_fmt f;
 		ms_fmt_init(&f, buf, sizeof buf, -1);
-		ms_fmt(&f, "mutexstat: %s='%.80s' is not ", o->name, v);
+		ms_fmt(&f, "mutexstat: %s='", o->name);
+		ms_fmt_quoted(&f, v, 80); /* one line, whatever the value holds */
+		ms_fmt(&f, "' is not ");
 		describe_expected(&f, o);
-		ms_fmt(&f, "; using %s\n",
-		       o->kind == PATH && !*o->def ? "stderr" : o->def);
+		ms_fmt(&f, "; using %s\n", default_words(o));
 		warn(ms_fmt_str(&f));
 	}
 }

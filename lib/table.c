@@ -325,6 +325,18 @@ static size_t history_entries(size_t history_len, size_t cap)
 	return groups * MS_HISTORY_GROUP * (cap + 1);
 }
 
+size_t ms_table_bytes(uint32_t capacity, uint32_t history_len)
+{
+	const struct ms_table *t = &ms_table;
+	size_t cap = capacity;
+	return MS_MAX_SITES * sizeof *t->sites +
+	       (cap + 1) * (sizeof *t->records + sizeof *t->cold +
+			    sizeof *t->init_stacks + sizeof *t->free_next) +
+	       2 * cap * sizeof *t->slots +
+	       history_entries(history_len, cap) *
+		       (sizeof *t->history + sizeof *t->history_ticks);
+}
+
 static void unmap_all(struct ms_table *t, size_t cap, size_t hist)
 {
 	if (t->slots)

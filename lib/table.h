@@ -289,6 +289,8 @@ static inline uint64_t *ms_history_ticks(const struct ms_op *e)
 }
 
 int ms_table_init(uint32_t capacity, uint32_t history_len);
+/* The address space ms_table_init maps for that capacity. */
+size_t ms_table_bytes(uint32_t capacity, uint32_t history_len);
 
 /* Add an address first seen by a lock (a static initialiser) or by init or
  * naming; returns its record, MS_REC_UNTRACKED, and with `birth` set, starts
