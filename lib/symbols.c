@@ -207,6 +207,47 @@ struct cached {
 	struct ms_frame frame;
 };
 
+/* The answers outlive a session: a live dump names mostly the addresses
+ * the last one named, and a fresh session would read them again from the
+ * modules' DWARF -- libc's debug file is compressed, and inflating it was
+ * most of a dump's 30-50 ms.  They are believed while no module was loaded
+ * or unloaded since they were given: the dynamic linker counts both. */
+static struct {
+	unsigned long long adds, subs; /* the counts when they were given */
+	int known;                     /* the counts could be read */
+} answers_for;
+
+static int read_load_counts(struct dl_phdr_info *info, size_t size, void *data)
+{
+	unsigned long long *n = data;
+	if (size < offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs)
+		return 1;
+	n[0] = info->dlpi_adds;
+	n[1] = info->dlpi_subs;
+	n[2] = 1;
+	return 1; /* the counters are the same in every entry */
+}
+
+/* The answers kept from earlier sessions, if they still hold; else an
+ * empty cache (NULL if calloc failed). */
+static struct cached *answers_now(struct cached *cache)
+{
+	unsigned long long n[3] = { 0, 0, 0 };
+	/* a fork child of a capture: the walk of the modules held the
+	 * dynamic linker's lock that dl_iterate_phdr takes, for ever */
+	if (!ms_stack_off_since_fork())
+		dl_iterate_phdr(read_load_counts, n);
+	if (!cache)
+		cache = calloc((size_t)1 << CACHE_BITS, sizeof *cache);
+	else if (!n[2] || !answers_for.known || n[0] != answers_for.adds ||
+		 n[1] != answers_for.subs)
+		memset(cache, 0, sizeof *cache << CACHE_BITS);
+	answers_for.adds = n[0];
+	answers_for.subs = n[1];
+	answers_for.known = n[2] != 0;
+	return cache;
+}
+
 static struct {
 	int depth;       /* ms_symbols_begin calls not yet ended */
 	int open;        /* the fields below describe this process */
@@ -229,6 +270,8 @@ void ms_symbols_after_fork_child(void)
 {
 	S.open = 0;
 	S.depth = 0;
+	S.cache = NULL; /* another thread may have been writing an answer */
+	answers_for.known = 0;
 	session_lock = 0;
 }
 
@@ -272,17 +315,15 @@ static void open_session(int implicit)
 		}
 	}
 	clock_gettime(CLOCK_MONOTONIC, &S.refreshed);
-	S.cache = calloc((size_t)1 << CACHE_BITS, sizeof *S.cache);
+	S.cache = answers_now(S.cache);
 }
 
 static void close_session(void)
 {
 	if (S.dwfl)
 		dw.end(S.dwfl);
-	free(S.cache);
 	S.dwfl = NULL;
-	S.cache = NULL;
-	S.open = 0;
+	S.open = 0; /* the answers stay: answers_now */
 }
 
 void ms_symbols_begin(void)
@@ -537,7 +578,7 @@ static int lookup(uintptr_t addr, int is_return, struct ms_frame *out)
 		Dwfl_Module *mod = dw.addrmodule(S.dwfl, pc);
 		if (!mod && may_refresh() && report_modules(S.dwfl) == 0) {
 			if (S.cache) /* answers from before may be stale */
-				memset(S.cache, 0, sizeof *S.cache << CACHE_BITS);
+				S.cache = answers_now(S.cache);
 			mod = dw.addrmodule(S.dwfl, pc);
 		}
 		if (mod)

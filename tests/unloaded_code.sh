@@ -31,6 +31,16 @@ for times in 0 1 3; do
 		"$WORK/report" ;;
 	esac
 done
+# Names are kept from one report to the next (a live dump names mostly
+# what the last one named), but not across a dlclose: a dump made while
+# the library is open names its code; the exit report, after the close,
+# must not.
+run_with "$WORK/out" "$WORK/err" "$WORK/unload" "$LIB" 1 dump
+expect_grep "a dump before the close names the library's code" \
+	'^  first locked at   lock_here\+0x[0-9a-f]+ \(tests/unload_lib\.c:[0-9]+, unload_lib\.so\)$' "$WORK/err"
+expect_no_grep "the report after the close does not" 'lock_here' "$WORK/report"
+expect_grep "... and shows the address as it is" '^  first locked at   0x[0-9a-f]+$' "$WORK/report"
+
 rm -f "$WORK/report".*
 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_FORMAT=text,json MUTEXSTAT_OUTPUT="$WORK/report" \
 	"$WORK/unload" "$LIB" 1 >"$WORK/out" 2>"$WORK/err"
