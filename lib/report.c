@@ -536,9 +536,11 @@ static void print_detail(struct ms_fmt *f, size_t rank, const struct line *l)
 	       (unsigned long long)l->trylock_ok, (unsigned long long)l->trylock_busy,
 	       (unsigned long long)l->timeouts, (unsigned long long)l->waiters_max,
 	       (unsigned long long)l->cond_waits);
-	if (l->contended)
+	/* wait_total holds the waits that timed out too: the mean is over
+	 * them all, or it could exceed the maximum */
+	if (l->contended + l->timeouts)
 		ms_fmt(f, "; mean wait %s",
-		       ms_duration(a, l->wait_total / l->contended));
+		       ms_duration(a, l->wait_total / (l->contended + l->timeouts)));
 	ms_fmt(f, "\n");
 	int any = 0;
 	for (int i = 0; i < MS_E_COUNT; i++) {
