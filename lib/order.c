@@ -292,6 +292,36 @@ static void letter(char *out, size_t i)
 
 #define SHOW_EDGES 8 /* longer cycles: the first 6 and the last 2 */
 
+int ms_order_maybe_reused(uint32_t r, uintptr_t key)
+{
+	struct ms_frame fr;
+	return (LOAD(&ms_rec(r)->flags) & MS_F_STATIC) &&
+	       ms_symbolize_frame(key, 0, &fr) != 0;
+}
+
+static void print_reuse_note(struct ms_fmt *f, struct edge **cyc, size_t n)
+{
+	char name[8];
+	size_t count = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!ms_order_maybe_reused(cyc[i]->k.a, cyc[i]->a_key))
+			continue;
+		letter(name, i);
+		if (count++ == 0)
+			ms_fmt(f, "  note: ");
+		else if (count <= 8)
+			ms_fmt(f, ", ");
+		if (count <= 8)
+			ms_fmt(f, "%s", name);
+	}
+	if (!count)
+		return;
+	ms_fmt(f, "%s: no init or destroy seen, on the heap or a stack (a C++ std::mutex?): objects "
+		  "that had\n", count > 8 ? ", ..." : "");
+	ms_fmt(f, "        %s address%s earlier in the run are the same mutex here: the orders may be of "
+		  "different objects\n", count > 1 ? "their" : "its", count > 1 ? "es" : "");
+}
+
 static void print_cycle(struct ms_fmt *f, struct edge **cyc, size_t n, int guarded,
 			uint32_t grec, uint64_t gbirth)
 {
@@ -327,6 +357,7 @@ static void print_cycle(struct ms_fmt *f, struct edge **cyc, size_t n, int guard
 		       (void *)cyc[i]->a_key, nm ? " \"" : "", nm ? nm : "",
 		       nm ? "\"" : "", site);
 	}
+	print_reuse_note(f, cyc, n);
 	if (guarded) {
 		const char *nm = mutex_name(grec);
 		char site[256];

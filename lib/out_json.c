@@ -616,6 +616,12 @@ static void cycle_one(const struct ms_order_cycle *c, void *arg)
 	for (size_t i = 0; i < c->n; i++)
 		addr(j, NULL, c->edges[i].a_key);
 	arr_end(j);
+	/* the text report's note: no init seen, not static data */
+	arr(j, "maybe_reused");
+	for (size_t i = 0; i < c->n; i++)
+		if (ms_order_maybe_reused(c->edges[i].a, c->edges[i].a_key))
+			addr(j, NULL, c->edges[i].a_key);
+	arr_end(j);
 	if (c->guarded) {
 		obj(j, "gate");
 		addr_or_null(j, "mutex", c->gate_key);
