@@ -11,13 +11,24 @@
 //                   released): the one real HELD AT THREAD EXIT.
 //   timeouts        std::timed_mutex::try_lock_for gives up 4 times while
 //                   another thread holds it, then waits and gets it once.
+//   lock-orders     std::lock and std::scoped_lock of the same mutexes in
+//                   different orders, try_to_lock in the other order, and
+//                   hand-over-hand locking down a list: deadlock-free.
+//   inversion       two static std::mutexes taken in both orders, once
+//                   each (code that seldom runs): a real inversion.
+//   reused          a std::mutex on the heap, taken after a static one;
+//                   its memory then holds a new object, whose std::mutex
+//                   is taken before the static one: two objects, one
+//                   address, and pthread sees neither made nor ended.
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <future>
 #include <mutex>
+#include <new>
 #include <thread>
+#include <vector>
 
 namespace {
 
@@ -101,6 +112,112 @@ int timeouts()
 	return failed == 4 && got ? 0 : 1;
 }
 
+int lock_orders()
+{
+	std::mutex a, b, c;
+	long n = 0;
+	std::vector<std::thread> ts;
+	for (int t = 0; t < 3; t++)
+		ts.emplace_back([&, t] {
+			for (int i = 0; i < 2000; i++) {
+				if (t == 0) {
+					std::scoped_lock l(a, b, c);
+					n++;
+				} else if (t == 1) {
+					std::scoped_lock l(c, b, a);
+					n++;
+				} else {
+					std::unique_lock<std::mutex> l1(b, std::defer_lock);
+					std::unique_lock<std::mutex> l2(a, std::defer_lock);
+					std::lock(l1, l2);
+					n++;
+				}
+				// the other order, but never waiting while holding
+				std::unique_lock<std::mutex> l1(t ? c : a);
+				std::unique_lock<std::mutex> l2(t ? a : c, std::try_to_lock);
+			}
+		});
+	for (auto &t : ts)
+		t.join();
+	struct node {
+		std::mutex m;
+		long v = 0;
+		node *next = nullptr;
+	};
+	std::vector<node> list(50);
+	for (size_t i = 0; i + 1 < list.size(); i++)
+		list[i].next = &list[i + 1];
+	ts.clear();
+	for (int t = 0; t < 3; t++)
+		ts.emplace_back([&] {
+			for (int k = 0; k < 100; k++) {
+				node *p = &list[0];
+				p->m.lock();
+				while (p->next) {
+					node *q = p->next;
+					q->m.lock();
+					p->v++;
+					p->m.unlock();
+					p = q;
+				}
+				p->v++;
+				p->m.unlock();
+			}
+		});
+	for (auto &t : ts)
+		t.join();
+	long sum = 0;
+	for (auto &x : list)
+		sum += x.v;
+	std::printf("locked %ld, list %ld\n", n, sum);
+	return n == 6000 && sum == 15000 ? 0 : 1;
+}
+
+std::mutex first, second;
+
+int inversion()
+{
+	std::thread([] {
+		std::lock_guard<std::mutex> x(first);
+		std::lock_guard<std::mutex> y(second);
+	}).join();
+	std::thread([] {
+		std::lock_guard<std::mutex> y(second);
+		std::lock_guard<std::mutex> x(first);
+	}).join();
+	std::printf("done\n");
+	return 0;
+}
+
+std::mutex registry;
+
+struct job {
+	std::mutex m;
+	long state = 0;
+};
+
+int reused()
+{
+	void *memory = ::operator new(sizeof(job));
+	job *j = new (memory) job; // a job: its mutex, then the registry
+	std::thread([j] {
+		std::lock_guard<std::mutex> x(j->m);
+		std::lock_guard<std::mutex> y(registry);
+		j->state++;
+	}).join();
+	j->~job();
+	job *k = new (memory) job; // a new job where the old one was
+	std::thread([k] {
+		std::lock_guard<std::mutex> y(registry);
+		std::lock_guard<std::mutex> x(k->m);
+		k->state++;
+	}).join();
+	k->~job();
+	::operator delete(memory);
+	std::printf("two jobs at one address\n");
+	return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -112,6 +229,13 @@ int main(int argc, char **argv)
 		return held_at_exit();
 	if (!std::strcmp(s, "timeouts"))
 		return timeouts();
-	std::fprintf(stderr, "usage: cxx_idioms at-thread-exit|held-at-exit|timeouts\n");
+	if (!std::strcmp(s, "lock-orders"))
+		return lock_orders();
+	if (!std::strcmp(s, "inversion"))
+		return inversion();
+	if (!std::strcmp(s, "reused"))
+		return reused();
+	std::fprintf(stderr, "usage: cxx_idioms at-thread-exit|held-at-exit|timeouts|"
+			     "lock-orders|inversion|reused\n");
 	return 2;
 }

@@ -3,7 +3,10 @@
 # run as without the library, and their report says what happened, no more:
 # a mutex libstdc++ unlocks at thread exit (notify_all_at_thread_exit) is
 # not HELD AT THREAD EXIT, a real one is; a timed_mutex's mean wait counts
-# the waits that timed out, as its total does, so it is never above its max.
+# the waits that timed out, as its total does, so it is never above its max;
+# std::lock, std::scoped_lock, try_to_lock and hand-over-hand locking are no
+# POTENTIAL DEADLOCK, a real inversion is; and one through a std::mutex on
+# the heap (whose memory a later object may have reused) says so.
 . "$top_srcdir/tests/lib.sh"
 prog="$top_builddir/tests/cxx_idioms"
 
@@ -67,4 +70,49 @@ else
 	esac
 fi
 
+# ---- lock orders that cannot deadlock ---------------------------------------
+same_run orders lock-orders
+expect_grep "orders: the report was written" '^mutexstat: cxx_idioms ' "$WORK/orders.report"
+expect_no_grep "orders: no finding" '^[A-Z ]+:' "$WORK/orders.report"
+
+# ---- a real inversion between static mutexes --------------------------------
+same_run inversion inversion
+expect_eq "inversion: one POTENTIAL DEADLOCK" \
+	"$(grep -c '^POTENTIAL DEADLOCK: 2 mutexes taken in a cycle of orders$' "$WORK/inversion.report")" 1
+expect_no_grep "inversion: no note about reused memory (both are static data)" \
+	'^  note: ' "$WORK/inversion.report"
+
+# ---- a cycle through a std::mutex whose memory held another object ----------
+same_run reused reused
+report=$WORK/reused.report
+expect_eq "reused: one POTENTIAL DEADLOCK" \
+	"$(grep -c '^POTENTIAL DEADLOCK: 2 mutexes taken in a cycle of orders$' "$report")" 1
+# The job's mutex is the one first locked at its lock_guard's line; the
+# note must name it, and it alone (the registry is static data).
+line=$(grep -n 'lock_guard<std::mutex> x(j->m);' "$top_srcdir/tests/cxx_idioms.cpp" | cut -d: -f1)
+heap=$(sed -n "s/^  \([AB]\)  *mutex 0x[0-9a-f]*, first locked at .*cxx_idioms\.cpp:$line\b.*/\1/p" "$report")
+expect_grep "reused: a note on one mutex: no init seen, on the heap" \
+	'^  note: [AB]: no init or destroy seen, on the heap or a stack \(a C\+\+ std::mutex\?\): objects that had$' \
+	"$report"
+expect_grep "reused: and what that means" \
+	'^        its address earlier in the run are the same mutex here: the orders may be of different objects$' \
+	"$report"
+expect_eq "reused: the note is about the job's mutex (first locked at line $line)" \
+	"$(sed -n 's/^  note: \([AB]\):.*/\1/p' "$report")" "${heap:-(not found)}"
+# The JSON finding lists the same mutex under "maybe_reused"; the static
+# inversion's lists none.
+if command -v jq >/dev/null 2>&1; then
+	for s in reused inversion; do
+		MUTEXSTAT_FORMAT=json MUTEXSTAT_OUTPUT=$WORK/$s run_with "$WORK/$s.jout" "$WORK/$s.jerr" \
+			"$prog" "$s"
+	done
+	expect_eq "reused: JSON maybe_reused holds one mutex" \
+		"$(jq -c '[.findings[] | select(.kind == "potential-deadlock") | .maybe_reused | length]' \
+			"$WORK/reused.json")" "[1]"
+	expect_eq "inversion: JSON maybe_reused is empty" \
+		"$(jq -c '[.findings[] | select(.kind == "potential-deadlock") | .maybe_reused | length]' \
+			"$WORK/inversion.json")" "[0]"
+else
+	echo "note: jq not installed: the JSON checks are skipped"
+fi
 finish
