@@ -20,6 +20,10 @@
 //                   its memory then holds a new object, whose std::mutex
 //                   is taken before the static one: two objects, one
 //                   address, and pthread sees neither made nor ended.
+//   handoff         a std::unique_lock moved to another thread, which
+//                   unlocks it (undefined, glibc lets it: MISUSE); then a
+//                   real inversion of that mutex and another, the first
+//                   order by another thread, the second by this one.
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -218,6 +222,24 @@ int reused()
 	return 0;
 }
 
+std::mutex handed, other;
+
+int handoff()
+{
+	std::unique_lock<std::mutex> l(handed);
+	std::thread([l = std::move(l)]() mutable { l.unlock(); }).join();
+	std::thread([] {
+		std::lock_guard<std::mutex> x(handed);
+		std::lock_guard<std::mutex> y(other);
+	}).join();
+	{
+		std::lock_guard<std::mutex> y(other);
+		std::lock_guard<std::mutex> x(handed);
+	}
+	std::printf("done\n");
+	return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -235,7 +257,9 @@ int main(int argc, char **argv)
 		return inversion();
 	if (!std::strcmp(s, "reused"))
 		return reused();
+	if (!std::strcmp(s, "handoff"))
+		return handoff();
 	std::fprintf(stderr, "usage: cxx_idioms at-thread-exit|held-at-exit|timeouts|"
-			     "lock-orders|inversion|reused\n");
+			     "lock-orders|inversion|reused|handoff\n");
 	return 2;
 }

@@ -99,6 +99,16 @@ expect_grep "reused: and what that means" \
 	"$report"
 expect_eq "reused: the note is about the job's mutex (first locked at line $line)" \
 	"$(sed -n 's/^  note: \([AB]\):.*/\1/p' "$report")" "${heap:-(not found)}"
+# ---- a unique_lock unlocked by another thread, then a real inversion ---------
+# The unlock leaves the locking thread's held set stale; pruning it must not
+# hide the inversion that follows (it did: the stale entry came back and the
+# next lock of that mutex looked like a relock, which adds no edge).
+same_run handoff handoff
+expect_eq "handoff: one MISUSE" \
+	"$(grep -c '^MISUSE: unlock by a thread that does not hold it: mutex 0x[0-9a-f]*, 1 time$' "$WORK/handoff.report")" 1
+expect_eq "handoff: the inversion after it is one POTENTIAL DEADLOCK" \
+	"$(grep -c '^POTENTIAL DEADLOCK: 2 mutexes taken in a cycle of orders$' "$WORK/handoff.report")" 1
+
 # The JSON finding lists the same mutex under "maybe_reused"; the static
 # inversion's lists none.
 if command -v jq >/dev/null 2>&1; then
