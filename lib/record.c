@@ -334,6 +334,7 @@ int ms_lock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m, int rc,
 	ts->wait_caller = caller;
 	ts->wait_stack = mine;
 	ts->wait_since = start;
+	ts->wait_timed = op != MS_OP_LOCK;
 	__atomic_store_n(&ts->wait_rec, r, __ATOMIC_RELEASE);
 	rc = call_lock(m, op, clock, abstime);
 	__atomic_store_n(&ts->wait_rec, 0, __ATOMIC_RELEASE);
