@@ -536,6 +536,7 @@ static void deadlock_thread(struct jw *j, const struct ms_live_wait *w)
 	addr(j, "waits_for", w->key);
 	num(j, "held_by", w->owner);
 	num(j, "waited_ns", w->waited_ns);
+	boolean(j, "timed", w->timed);
 	frame(j, "at", w->caller);
 	stack(j, "stack", w->stack);
 	frame(j, "owner_took_it_at", w->owner_caller);
