@@ -24,6 +24,11 @@
 //                   unlocks it (undefined, glibc lets it: MISUSE); then a
 //                   real inversion of that mutex and another, the first
 //                   order by another thread, the second by this one.
+//   timed-deadlock  a real deadlock, one of whose two waits is a
+//                   std::timed_mutex::try_lock_for of an hour: prints
+//                   "deadlocked" once both threads sleep in their waits,
+//                   then hangs (the test takes a live dump and kills it).
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -31,6 +36,7 @@
 #include <future>
 #include <mutex>
 #include <new>
+#include <pthread.h>
 #include <thread>
 #include <vector>
 
@@ -240,6 +246,42 @@ int handoff()
 	return 0;
 }
 
+// glibc's lock word is 2 when the mutex has a waiter.
+bool waited_on(pthread_mutex_t *m)
+{
+	return __atomic_load_n(&m->__data.__lock, __ATOMIC_ACQUIRE) == 2;
+}
+
+std::mutex plain;
+std::timed_mutex timed;
+
+int timed_deadlock()
+{
+	std::atomic<int> holding{0};
+	std::thread one([&] {
+		std::lock_guard<std::mutex> x(plain);
+		holding++;
+		while (holding < 2)
+			std::this_thread::yield();
+		if (timed.try_lock_for(std::chrono::hours(1))) // TIMED_WAITS
+			timed.unlock();
+	});
+	std::thread two([&] {
+		std::lock_guard<std::timed_mutex> y(timed);
+		holding++;
+		while (holding < 2)
+			std::this_thread::yield();
+		std::lock_guard<std::mutex> x(plain); // PLAIN_WAITS
+	});
+	while (!waited_on(plain.native_handle()) || !waited_on(timed.native_handle()))
+		std::this_thread::sleep_for(1ms);
+	std::printf("deadlocked\n");
+	std::fflush(stdout);
+	one.join();
+	two.join();
+	return 1;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -259,7 +301,9 @@ int main(int argc, char **argv)
 		return reused();
 	if (!std::strcmp(s, "handoff"))
 		return handoff();
+	if (!std::strcmp(s, "timed-deadlock"))
+		return timed_deadlock();
 	std::fprintf(stderr, "usage: cxx_idioms at-thread-exit|held-at-exit|timeouts|"
-			     "lock-orders|inversion|reused|handoff\n");
+			     "lock-orders|inversion|reused|handoff|timed-deadlock\n");
 	return 2;
 }

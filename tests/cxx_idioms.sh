@@ -109,6 +109,33 @@ expect_eq "handoff: one MISUSE" \
 expect_eq "handoff: the inversion after it is one POTENTIAL DEADLOCK" \
 	"$(grep -c '^POTENTIAL DEADLOCK: 2 mutexes taken in a cycle of orders$' "$WORK/handoff.report")" 1
 
+# ---- a deadlock through a timed lock: not "forever" -------------------------
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/timed" MUTEXSTAT_FORMAT=text,json \
+	"$prog" timed-deadlock >"$WORK/timed.out" 2>"$WORK/timed.err" &
+pid=$!
+if wait_for "$WORK/timed.out" '^deadlocked$' 20; then
+	kill -USR1 $pid
+	wait_for "$WORK/timed.1.txt" '^Top ' 20 || fail "timed: no dump"
+else
+	fail "timed: never deadlocked"
+fi
+kill -9 $pid; wait $pid 2>/dev/null
+dump=$WORK/timed.1.txt
+expect_grep "timed: the cycle, until the timed lock gives up" \
+	'^DEADLOCK: 2 threads wait for each other, until a timed lock gives up$' "$dump"
+expect_eq "timed: one wait is timed" \
+	"$(grep -c '^    a timed lock (timedlock, clocklock): it gives up at its deadline$' "$dump")" 1
+# that line follows the thread that waits at try_lock_for
+twait=$(grep -n 'TIMED_WAITS' "$top_srcdir/tests/cxx_idioms.cpp" | cut -d: -f1)
+expect_eq "timed: it is the try_lock_for's thread's" \
+	"$(awk -v l="cxx_idioms.cpp:$twait," '/^  thread [0-9]+ .* waits for mutex/ { t = 0; getline; t = /a timed lock/; next }
+		/^    waits at/ && t && index($0, l) { print "yes"; exit }' "$dump")" yes
+if command -v jq >/dev/null 2>&1; then
+	expect_eq "timed: JSON, the deadlock's waits' timed" \
+		"$(jq -c '[.findings[] | select(.kind == "deadlock") | .threads[].timed] | sort' "$WORK/timed.1.json")" \
+		'[false,true]'
+fi
+
 # The JSON finding lists the same mutex under "maybe_reused"; the static
 # inversion's lists none.
 if command -v jq >/dev/null 2>&1; then
