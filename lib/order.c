@@ -292,6 +292,24 @@ static void letter(char *out, size_t i)
 
 #define SHOW_EDGES 8 /* longer cycles: the first 6 and the last 2 */
 
+/* head, then where the mutex was first locked, in 120 columns: the long
+ * form cut where "..." says so, if the cut comes after the line number
+ * ("f+0x2a (dir/f.c:42, mod..."); else the short form ("f (f.c:42)"), cut
+ * the same way if it must -- never a line number cut short without a sign
+ * (it read as another line). */
+static void print_site(struct ms_fmt *f, const char *head, uintptr_t caller)
+{
+	size_t used = strlen(head), room = used < 100 ? 120 - used : 20;
+	char site[256];
+	ms_symbolize(caller, site, sizeof site);
+	const char *module = strstr(site, ", "); /* after file:line */
+	if (strlen(site) > room && (!module || (size_t)(module - site) + 5 > room))
+		ms_symbolize_short(caller, site, sizeof site);
+	if (strlen(site) > room)
+		memcpy(site + room - 3, "...", 4);
+	ms_fmt(f, "%s%s\n", head, site);
+}
+
 int ms_order_maybe_reused(uint32_t r, uintptr_t key)
 {
 	struct ms_frame fr;
@@ -351,20 +369,23 @@ static void print_cycle(struct ms_fmt *f, struct edge **cyc, size_t n, int guard
 	for (size_t i = 0; i < n; i++) {
 		letter(name, i);
 		const char *nm = mutex_name(cyc[i]->k.a);
-		char site[256];
-		ms_symbolize(LOAD(&ms_rec(cyc[i]->k.a)->first_caller), site, sizeof site);
-		ms_fmt(f, "  %-3s mutex %p%s%.30s%s, first locked at %.70s\n", name,
+		char head[128];
+		struct ms_fmt hf;
+		ms_fmt_init(&hf, head, sizeof head, -1);
+		ms_fmt(&hf, "  %-3s mutex %p%s%.30s%s, first locked at ", name,
 		       (void *)cyc[i]->a_key, nm ? " \"" : "", nm ? nm : "",
-		       nm ? "\"" : "", site);
+		       nm ? "\"" : "");
+		print_site(f, ms_fmt_str(&hf), LOAD(&ms_rec(cyc[i]->k.a)->first_caller));
 	}
 	print_reuse_note(f, cyc, n);
 	if (guarded) {
 		const char *nm = mutex_name(grec);
-		char site[256];
-		ms_symbolize(LOAD(&ms_rec(grec)->first_caller), site, sizeof site);
-		ms_fmt(f, "  gate: a mutex%s%.30s%s held on every edge, first locked at "
-			  "%.70s\n",
-		       nm ? " \"" : "", nm ? nm : "", nm ? "\"" : "", site);
+		char head[128];
+		struct ms_fmt hf;
+		ms_fmt_init(&hf, head, sizeof head, -1);
+		ms_fmt(&hf, "  gate: a mutex%s%.30s%s held on every edge, first locked at ",
+		       nm ? " \"" : "", nm ? nm : "", nm ? "\"" : "");
+		print_site(f, ms_fmt_str(&hf), LOAD(&ms_rec(grec)->first_caller));
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (n > SHOW_EDGES && i == SHOW_EDGES - 2) {
