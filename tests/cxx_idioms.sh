@@ -81,6 +81,16 @@ expect_eq "inversion: one POTENTIAL DEADLOCK" \
 	"$(grep -c '^POTENTIAL DEADLOCK: 2 mutexes taken in a cycle of orders$' "$WORK/inversion.report")" 1
 expect_no_grep "inversion: no note about reused memory (both are static data)" \
 	'^  note: ' "$WORK/inversion.report"
+# Each mutex's line names where it was first locked with its line number
+# whole: cut after it ("..."), or in the short form, never in the middle of
+# it (it read "cxx_idioms.cpp:2" for line 2xx).
+for what in first second; do
+	l=$(grep -n "lock_guard<std::mutex> [xy]($what);" "$top_srcdir/tests/cxx_idioms.cpp" | head -1 | cut -d: -f1)
+	expect_grep "inversion: mutex '$what' first locked at line $l, shown whole" \
+		"^  [AB]   mutex 0x[0-9a-f]+, first locked at .*cxx_idioms\.cpp:$l(\)|, .*)\$" "$WORK/inversion.report"
+done
+expect_eq "inversion: no line over 120 columns" \
+	"$(sed 's/µ/u/g' "$WORK/inversion.report" | awk 'length($0) > 120' | wc -l)" 0
 
 # ---- a cycle through a std::mutex whose memory held another object ----------
 same_run reused reused
@@ -116,6 +126,8 @@ pid=$!
 if wait_for "$WORK/timed.out" '^deadlocked$' 20; then
 	kill -USR1 $pid
 	wait_for "$WORK/timed.1.txt" '^Top ' 20 || fail "timed: no dump"
+	# the JSON file is written after the text: its last line
+	wait_for "$WORK/timed.1.json" '^}$' 20 || fail "timed: no JSON dump"
 else
 	fail "timed: never deadlocked"
 fi
