@@ -327,17 +327,18 @@ static void print_reuse_note(struct ms_fmt *f, struct edge **cyc, size_t n)
 		letter(name, i);
 		if (count++ == 0)
 			ms_fmt(f, "  note: ");
-		else if (count <= 8)
+		else if (count <= 4)
 			ms_fmt(f, ", ");
-		if (count <= 8)
+		if (count <= 4)
 			ms_fmt(f, "%s", name);
 	}
 	if (!count)
 		return;
 	ms_fmt(f, "%s: no init or destroy seen, on the heap or a stack (a C++ std::mutex?): objects "
-		  "that had\n", count > 8 ? ", ..." : "");
-	ms_fmt(f, "        %s address%s earlier in the run are the same mutex here: the orders may be of "
-		  "different objects\n", count > 1 ? "their" : "its", count > 1 ? "es" : "");
+		  "that had\n", count > 4 ? ", ..." : "");
+	ms_fmt(f, "        %s earlier in the run are the same mutex%s here: the orders may be of "
+		  "different objects\n", count > 1 ? "their addresses" : "its address",
+	       count > 1 ? "es" : "");
 }
 
 static void print_cycle(struct ms_fmt *f, struct edge **cyc, size_t n, int guarded,
