@@ -211,6 +211,7 @@ static void add_wait(uint32_t r, struct ms_cold *c, uint64_t waited,
 static void add_timeout_wait(struct ms_cold *c, uint64_t waited, uint32_t waiters)
 {
 	ATOMIC_ADD(&c->timeout_wait_total, waited);
+	ATOMIC_ADD(&c->timeout_waits, 1);
 	if (waiters > LOAD(&c->waiters_max))
 		atomic_max_u32(&c->waiters_max, waiters);
 	atomic_max_u64(&c->timeout_wait_max, waited);
