@@ -11,6 +11,8 @@
 //                   released): the one real HELD AT THREAD EXIT.
 //   timeouts        std::timed_mutex::try_lock_for gives up 4 times while
 //                   another thread holds it, then waits and gets it once.
+//   self-timeout    the owner of a std::timed_mutex tries it again for 10
+//                   ms: it times out, having waited for itself.
 //   lock-orders     std::lock and std::scoped_lock of the same mutexes in
 //                   different orders, try_to_lock in the other order, and
 //                   hand-over-hand locking down a list: deadlock-free.
@@ -120,6 +122,16 @@ int timeouts()
 	holder.join();
 	std::printf("timed out %d, then got it: %s\n", failed, got ? "yes" : "no");
 	return failed == 4 && got ? 0 : 1;
+}
+
+int self_timeout()
+{
+	std::timed_mutex tm;
+	tm.lock();
+	bool again = tm.try_lock_for(10ms);
+	tm.unlock();
+	std::printf("relocked: %s\n", again ? "yes" : "no");
+	return again ? 1 : 0;
 }
 
 int lock_orders()
@@ -293,6 +305,8 @@ int main(int argc, char **argv)
 		return held_at_exit();
 	if (!std::strcmp(s, "timeouts"))
 		return timeouts();
+	if (!std::strcmp(s, "self-timeout"))
+		return self_timeout();
 	if (!std::strcmp(s, "lock-orders"))
 		return lock_orders();
 	if (!std::strcmp(s, "inversion"))
@@ -303,7 +317,7 @@ int main(int argc, char **argv)
 		return handoff();
 	if (!std::strcmp(s, "timed-deadlock"))
 		return timed_deadlock();
-	std::fprintf(stderr, "usage: cxx_idioms at-thread-exit|held-at-exit|timeouts|"
+	std::fprintf(stderr, "usage: cxx_idioms at-thread-exit|held-at-exit|timeouts|self-timeout|"
 			     "lock-orders|inversion|reused|handoff|timed-deadlock\n");
 	return 2;
 }
