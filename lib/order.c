@@ -50,6 +50,31 @@ static void set_key(struct edge_key *k, const struct ms_held *a, uint32_t b,
 	k->b_birth = b_birth;
 }
 
+/* A known edge taken again (by a thread whose cache did not have it): its
+ * gates are the mutexes held on every time it was taken, so keep those
+ * this thread holds too.  Returns 1 if one was dropped.  Under the depot's
+ * lock; the report reads the gates without it (an entry moved down while
+ * it reads is one it may see twice: still a gate of the edge, or one that
+ * was until now). */
+static int narrow_gates(struct edge *e, const struct ms_tstate *ts, uint32_t ai,
+			uint32_t r)
+{
+	uint32_t n = LOAD(&e->ngate), out = 0;
+	for (uint32_t g = 0; g < n; g++) {
+		int held = 0;
+		for (uint32_t i = 0; i < ts->nheld && !held; i++)
+			held = i != ai && ts->held[i].rec != r &&
+			       ts->held[i].rec == e->gate[g].rec &&
+			       LOAD(&ms_rec(ts->held[i].rec)->birth) == e->gate[g].birth;
+		if (held)
+			e->gate[out++] = e->gate[g];
+	}
+	if (out == n)
+		return 0;
+	STORE(&e->ngate, out);
+	return 1;
+}
+
 /* Returns 0 if the edge could not be looked at now (another thread is
  * forking): the thread tries again the next time. */
 static int add_edge(struct ms_thread *t, struct ms_tstate *ts, uint32_t ai,
@@ -62,7 +87,21 @@ static int add_edge(struct ms_thread *t, struct ms_tstate *ts, uint32_t ai,
 	if (!ms_depot_lock_for_update())
 		return 0;
 	HASH_FIND(hh, edges, &k, sizeof k, e);
+	int narrowed = e && narrow_gates(e, ts, ai, r);
 	ms_depot_unlock();
+	if (e && narrowed) {
+		/* this time the order was taken outside a gate of before: it
+		 * is the one to show (a GUARDED INVERSION may now be none) */
+		ms_stack_id b_now = ms_stack_here();
+		ms_stack_id a_now = ms_depot_put(&a->caller, 1);
+		if (ms_depot_lock_for_update()) {
+			STORE(&e->tid, t->tid);
+			STORE(&e->a_caller, a->caller);
+			STORE(&e->a_stack, a_now);
+			STORE(&e->b_stack, b_now);
+			ms_depot_unlock();
+		}
+	}
 	if (e)
 		return 1;
 	/* New: the stacks (B's now; A's as known for its call site), then
