@@ -26,6 +26,9 @@
 //                   unlocks it (undefined, glibc lets it: MISUSE); then a
 //                   real inversion of that mutex and another, the first
 //                   order by another thread, the second by this one.
+//   gate-bypass     two threads take two mutexes in both orders, each
+//                   under a third (a gate: guarded), then a third thread
+//                   takes one of the orders without it: a real inversion.
 //   timed-deadlock  a real deadlock, one of whose two waits is a
 //                   std::timed_mutex::try_lock_for of an hour: prints
 //                   "deadlocked" once both threads sleep in their waits,
@@ -258,6 +261,28 @@ int handoff()
 	return 0;
 }
 
+std::mutex gate, left, right;
+
+int gate_bypass()
+{
+	std::thread([] {
+		std::lock_guard<std::mutex> g(gate);
+		std::lock_guard<std::mutex> x(left);
+		std::lock_guard<std::mutex> y(right);
+	}).join();
+	std::thread([] {
+		std::lock_guard<std::mutex> g(gate);
+		std::lock_guard<std::mutex> y(right);
+		std::lock_guard<std::mutex> x(left);
+	}).join();
+	std::thread([] {
+		std::lock_guard<std::mutex> x(left);
+		std::lock_guard<std::mutex> y(right); // BYPASS_SECOND
+	}).join();
+	std::printf("done\n");
+	return 0;
+}
+
 // glibc's lock word is 2 when the mutex has a waiter.
 bool waited_on(pthread_mutex_t *m)
 {
@@ -315,9 +340,11 @@ int main(int argc, char **argv)
 		return reused();
 	if (!std::strcmp(s, "handoff"))
 		return handoff();
+	if (!std::strcmp(s, "gate-bypass"))
+		return gate_bypass();
 	if (!std::strcmp(s, "timed-deadlock"))
 		return timed_deadlock();
 	std::fprintf(stderr, "usage: cxx_idioms at-thread-exit|held-at-exit|timeouts|self-timeout|"
-			     "lock-orders|inversion|reused|handoff|timed-deadlock\n");
+			     "lock-orders|inversion|reused|handoff|gate-bypass|timed-deadlock\n");
 	return 2;
 }

@@ -127,6 +127,19 @@ expect_eq "handoff: one MISUSE" \
 expect_eq "handoff: the inversion after it is one POTENTIAL DEADLOCK" \
 	"$(grep -c '^POTENTIAL DEADLOCK: 2 mutexes taken in a cycle of orders$' "$WORK/handoff.report")" 1
 
+# ---- a gate held on every edge but once -------------------------------------
+# Judged from the first time each edge was seen, the gate made it a GUARDED
+# INVERSION ("cannot deadlock"); the third thread's order without the gate
+# can deadlock with the second's.  The finding shows that thread's edge.
+same_run bypass gate-bypass
+report=$WORK/bypass.report
+expect_eq "bypass: one POTENTIAL DEADLOCK" \
+	"$(grep -c '^POTENTIAL DEADLOCK: 2 mutexes taken in a cycle of orders$' "$report")" 1
+expect_no_grep "bypass: no GUARDED INVERSION" '^GUARDED INVERSION' "$report"
+l=$(grep -n 'BYPASS_SECOND' "$top_srcdir/tests/cxx_idioms.cpp" | cut -d: -f1)
+expect_grep "bypass: the edge shown is the one taken without the gate (line $l)" \
+	"^    [AB]   at  .*cxx_idioms\.cpp:$l," "$report"
+
 # ---- a deadlock through a timed lock: not "forever" -------------------------
 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/timed" MUTEXSTAT_FORMAT=text,json \
 	"$prog" timed-deadlock >"$WORK/timed.out" 2>"$WORK/timed.err" &
