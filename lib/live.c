@@ -95,6 +95,7 @@ struct waiter {
 	uint32_t tid, rec, stack;
 	uintptr_t key, caller;
 	uint64_t since;
+	int timed;       /* the wait has a deadline: it gives up then */
 	uint32_t owner;  /* tid holding the mutex, 0 if free now */
 	uint32_t foreign; /* a process-shared mutex held in another process:
 			     glibc's owner, a thread of that process */
@@ -233,6 +234,7 @@ static void collect_waiter(struct ms_tstate *ts, void *arg)
 	w->caller = LOAD(&ts->wait_caller);
 	w->stack = LOAD(&ts->wait_stack);
 	w->since = LOAD(&ts->wait_since);
+	w->timed = (int)LOAD(&ts->wait_timed);
 	w->owner = holder_now(r);
 	w->foreign = w->owner ? 0 : foreign_owner(r, w->key);
 	w->owner_ts = NULL;
@@ -497,6 +499,8 @@ static void print_wait(struct ms_fmt *f, const struct waiter *w, uint64_t now)
 	ms_fmt(f, "  thread %u \"%s\" waits for mutex %p%s%.30s%s for %s\n", w->tid,
 	       ms_thread_name(w->tid, tn), (void *)w->key, name ? " \"" : "", name ? name : "", name ? "\"" : "",
 	       ms_duration(d, ms_ticks_to_ns(now > w->since ? now - w->since : 0)));
+	if (w->timed)
+		ms_fmt(f, "    a timed lock (timedlock, clocklock): it gives up at its deadline\n");
 	ms_fmt(f, "    waits at      ");
 	if (w->stack)
 		ms_report_stack(f, w->stack, 18);
@@ -536,19 +540,22 @@ int ms_live_print(struct ms_fmt *f)
 			}
 		if (!in_cycle || w[i].done)
 			continue;
-		int len = 0, lowest = i;
+		int len = 0, lowest = i, timed = 0;
 		for (int k = i;; k = w[k].next) {
 			len++;
+			timed |= w[k].timed;
 			if (w[k].tid < w[lowest].tid)
 				lowest = k;
 			if (w[k].next == i)
 				break;
 		}
+		/* a wait with a deadline ends the cycle when it gives up */
+		const char *until = timed ? "until a timed lock gives up" : "forever";
 		if (len == 1) /* say, a mutex this thread locked before a fork */
 			ms_fmt(f, "\nDEADLOCK: thread %u waits for a mutex it holds itself, "
-				  "forever\n", w[i].tid);
+				  "%s\n", w[i].tid, until);
 		else
-			ms_fmt(f, "\nDEADLOCK: %d threads wait for each other, forever\n", len);
+			ms_fmt(f, "\nDEADLOCK: %d threads wait for each other, %s\n", len, until);
 		for (int k = lowest, first = 1; first || k != lowest; k = w[k].next, first = 0) {
 			w[k].done = 1;
 			print_wait(f, &w[k], now);
@@ -666,6 +673,7 @@ int ms_live_each_wait(ms_live_wait_fn *fn, void *arg)
 			.caller = w[i].caller, .stack = w[i].stack,
 			.waited_ns = ms_ticks_to_ns(now > w[i].since ? now - w[i].since : 0),
 			.owner = w[i].owner, .owner_caller = w[i].taken_at,
+			.timed = w[i].timed,
 		};
 		int steps = 0;
 		for (int k = w[i].next; k >= 0 && steps <= c.n; k = w[k].next, steps++)

@@ -50,6 +50,31 @@ static void set_key(struct edge_key *k, const struct ms_held *a, uint32_t b,
 	k->b_birth = b_birth;
 }
 
+/* A known edge taken again (by a thread whose cache did not have it): its
+ * gates are the mutexes held on every time it was taken, so keep those
+ * this thread holds too.  Returns 1 if one was dropped.  Under the depot's
+ * lock; the report reads the gates without it (an entry moved down while
+ * it reads is one it may see twice: still a gate of the edge, or one that
+ * was until now). */
+static int narrow_gates(struct edge *e, const struct ms_tstate *ts, uint32_t ai,
+			uint32_t r)
+{
+	uint32_t n = LOAD(&e->ngate), out = 0;
+	for (uint32_t g = 0; g < n; g++) {
+		int held = 0;
+		for (uint32_t i = 0; i < ts->nheld && !held; i++)
+			held = i != ai && ts->held[i].rec != r &&
+			       ts->held[i].rec == e->gate[g].rec &&
+			       LOAD(&ms_rec(ts->held[i].rec)->birth) == e->gate[g].birth;
+		if (held)
+			e->gate[out++] = e->gate[g];
+	}
+	if (out == n)
+		return 0;
+	STORE(&e->ngate, out);
+	return 1;
+}
+
 /* Returns 0 if the edge could not be looked at now (another thread is
  * forking): the thread tries again the next time. */
 static int add_edge(struct ms_thread *t, struct ms_tstate *ts, uint32_t ai,
@@ -62,7 +87,21 @@ static int add_edge(struct ms_thread *t, struct ms_tstate *ts, uint32_t ai,
 	if (!ms_depot_lock_for_update())
 		return 0;
 	HASH_FIND(hh, edges, &k, sizeof k, e);
+	int narrowed = e && narrow_gates(e, ts, ai, r);
 	ms_depot_unlock();
+	if (e && narrowed) {
+		/* this time the order was taken outside a gate of before: it
+		 * is the one to show (a GUARDED INVERSION may now be none) */
+		ms_stack_id b_now = ms_stack_here();
+		ms_stack_id a_now = ms_depot_put(&a->caller, 1);
+		if (ms_depot_lock_for_update()) {
+			STORE(&e->tid, t->tid);
+			STORE(&e->a_caller, a->caller);
+			STORE(&e->a_stack, a_now);
+			STORE(&e->b_stack, b_now);
+			ms_depot_unlock();
+		}
+	}
 	if (e)
 		return 1;
 	/* New: the stacks (B's now; A's as known for its call site), then
@@ -292,6 +331,55 @@ static void letter(char *out, size_t i)
 
 #define SHOW_EDGES 8 /* longer cycles: the first 6 and the last 2 */
 
+/* head, then where the mutex was first locked, in 120 columns: the long
+ * form cut where "..." says so, if the cut comes after the line number
+ * ("f+0x2a (dir/f.c:42, mod..."); else the short form ("f (f.c:42)"), cut
+ * the same way if it must -- never a line number cut short without a sign
+ * (it read as another line). */
+static void print_site(struct ms_fmt *f, const char *head, uintptr_t caller)
+{
+	size_t used = strlen(head), room = used < 100 ? 120 - used : 20;
+	char site[256];
+	ms_symbolize(caller, site, sizeof site);
+	const char *module = strstr(site, ", "); /* after file:line */
+	if (strlen(site) > room && (!module || (size_t)(module - site) + 5 > room))
+		ms_symbolize_short(caller, site, sizeof site);
+	if (strlen(site) > room)
+		memcpy(site + room - 3, "...", 4);
+	ms_fmt(f, "%s%s\n", head, site);
+}
+
+int ms_order_maybe_reused(uint32_t r, uintptr_t key)
+{
+	struct ms_frame fr;
+	return (LOAD(&ms_rec(r)->flags) & MS_F_STATIC) &&
+	       ms_symbolize_frame(key, 0, &fr) != 0;
+}
+
+static void print_reuse_note(struct ms_fmt *f, struct edge **cyc, size_t n)
+{
+	char name[8];
+	size_t count = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!ms_order_maybe_reused(cyc[i]->k.a, cyc[i]->a_key))
+			continue;
+		letter(name, i);
+		if (count++ == 0)
+			ms_fmt(f, "  note: ");
+		else if (count <= 4)
+			ms_fmt(f, ", ");
+		if (count <= 4)
+			ms_fmt(f, "%s", name);
+	}
+	if (!count)
+		return;
+	ms_fmt(f, "%s: no init or destroy seen, on the heap or a stack (a C++ std::mutex?): objects "
+		  "that had\n", count > 4 ? ", ..." : "");
+	ms_fmt(f, "        %s earlier in the run are the same mutex%s here: the orders may be of "
+		  "different objects\n", count > 1 ? "their addresses" : "its address",
+	       count > 1 ? "es" : "");
+}
+
 static void print_cycle(struct ms_fmt *f, struct edge **cyc, size_t n, int guarded,
 			uint32_t grec, uint64_t gbirth)
 {
@@ -321,19 +409,23 @@ static void print_cycle(struct ms_fmt *f, struct edge **cyc, size_t n, int guard
 	for (size_t i = 0; i < n; i++) {
 		letter(name, i);
 		const char *nm = mutex_name(cyc[i]->k.a);
-		char site[256];
-		ms_symbolize(LOAD(&ms_rec(cyc[i]->k.a)->first_caller), site, sizeof site);
-		ms_fmt(f, "  %-3s mutex %p%s%.30s%s, first locked at %.70s\n", name,
+		char head[128];
+		struct ms_fmt hf;
+		ms_fmt_init(&hf, head, sizeof head, -1);
+		ms_fmt(&hf, "  %-3s mutex %p%s%.30s%s, first locked at ", name,
 		       (void *)cyc[i]->a_key, nm ? " \"" : "", nm ? nm : "",
-		       nm ? "\"" : "", site);
+		       nm ? "\"" : "");
+		print_site(f, ms_fmt_str(&hf), LOAD(&ms_rec(cyc[i]->k.a)->first_caller));
 	}
+	print_reuse_note(f, cyc, n);
 	if (guarded) {
 		const char *nm = mutex_name(grec);
-		char site[256];
-		ms_symbolize(LOAD(&ms_rec(grec)->first_caller), site, sizeof site);
-		ms_fmt(f, "  gate: a mutex%s%.30s%s held on every edge, first locked at "
-			  "%.70s\n",
-		       nm ? " \"" : "", nm ? nm : "", nm ? "\"" : "", site);
+		char head[128];
+		struct ms_fmt hf;
+		ms_fmt_init(&hf, head, sizeof head, -1);
+		ms_fmt(&hf, "  gate: a mutex%s%.30s%s held on every edge, first locked at ",
+		       nm ? " \"" : "", nm ? nm : "", nm ? "\"" : "");
+		print_site(f, ms_fmt_str(&hf), LOAD(&ms_rec(grec)->first_caller));
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (n > SHOW_EDGES && i == SHOW_EDGES - 2) {

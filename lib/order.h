@@ -58,6 +58,14 @@ typedef void ms_order_edge_fn(const struct ms_order_edge *e, void *arg);
  * edges, or -1 if the search had no memory.  Report time only. */
 int ms_order_each_edge(ms_order_edge_fn *fn, void *arg);
 
+/* Mutex record r (at key) had no init seen and lies outside every
+ * module's static data (the heap, a stack): a C++ std::mutex, whose
+ * constructor and destructor never call pthread, in memory that may have
+ * held other objects before -- which are the same mutex to us, so a cycle
+ * through it may join orders of different objects.  Report time only
+ * (it looks the address up among the modules). */
+int ms_order_maybe_reused(uint32_t r, uintptr_t key);
+
 /* The name a program gave mutex record r (mutexstat_name), or NULL. */
 const char *ms_order_mutex_name(uint32_t r);
 

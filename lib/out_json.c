@@ -537,6 +537,7 @@ static void deadlock_thread(struct jw *j, const struct ms_live_wait *w)
 	addr(j, "waits_for", w->key);
 	num(j, "held_by", w->owner);
 	num(j, "waited_ns", w->waited_ns);
+	boolean(j, "timed", w->timed);
 	frame(j, "at", w->caller);
 	stack(j, "stack", w->stack);
 	frame(j, "owner_took_it_at", w->owner_caller);
@@ -616,6 +617,12 @@ static void cycle_one(const struct ms_order_cycle *c, void *arg)
 	arr(j, "mutexes");
 	for (size_t i = 0; i < c->n; i++)
 		addr(j, NULL, c->edges[i].a_key);
+	arr_end(j);
+	/* the text report's note: no init seen, not static data */
+	arr(j, "maybe_reused");
+	for (size_t i = 0; i < c->n; i++)
+		if (ms_order_maybe_reused(c->edges[i].a, c->edges[i].a_key))
+			addr(j, NULL, c->edges[i].a_key);
 	arr_end(j);
 	if (c->guarded) {
 		obj(j, "gate");

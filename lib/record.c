@@ -208,6 +208,7 @@ static void add_wait(uint32_t r, struct ms_cold *c, uint64_t waited)
 static void add_timeout_wait(struct ms_cold *c, uint64_t waited)
 {
 	ATOMIC_ADD(&c->timeout_wait_total, waited);
+	ATOMIC_ADD(&c->timeout_waits, 1);
 	atomic_max_u64(&c->timeout_wait_max, waited);
 }
 
@@ -334,6 +335,7 @@ int ms_lock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m, int rc,
 	ts->wait_caller = caller;
 	ts->wait_stack = mine;
 	ts->wait_since = start;
+	ts->wait_timed = op != MS_OP_LOCK;
 	__atomic_store_n(&ts->wait_rec, r, __ATOMIC_RELEASE);
 	errno = saved;
 	rc = call_lock(m, op, clock, abstime);

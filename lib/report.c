@@ -43,6 +43,7 @@ struct line {
 	uint64_t wait_total, wait_max, hold_total, hold_max, holds; /* ns */
 	uint64_t trylock_ok, trylock_busy, timeouts, waiters_max, cond_waits;
 	uint64_t waiting_now; /* threads in a wait for it as the report reads */
+	uint64_t timeout_waits; /* timeouts after a wait, in wait_total */
 	uint64_t errors[MS_E_COUNT], misuse[MS_M_COUNT];
 	uintptr_t first_caller;
 	const char *name;
@@ -75,6 +76,7 @@ static void from_record(struct line *l, uintptr_t key, uint32_t r)
 	l->trylock_ok = LOAD(&c->trylock_ok);
 	l->trylock_busy = LOAD(&c->trylock_busy);
 	l->timeouts = LOAD(&c->timeouts);
+	l->timeout_waits = LOAD(&c->timeout_waits);
 	l->waiters_max = LOAD(&c->waiters_max);
 	l->waiting_now = (uint32_t)LOAD(&c->waiting);
 	l->cond_waits = LOAD(&c->cond_waits);
@@ -102,6 +104,7 @@ static void from_site(struct line *l, const struct ms_site *s)
 	l->trylock_ok = s->trylock_ok;
 	l->trylock_busy = s->trylock_busy;
 	l->timeouts = s->timeouts;
+	l->timeout_waits = s->timeout_waits;
 	l->waiters_max = s->waiters_max;
 	memcpy(l->errors, s->errors, sizeof l->errors);
 	memcpy(l->misuse, s->misuse, sizeof l->misuse);
@@ -578,10 +581,12 @@ static void print_detail(struct ms_fmt *f, size_t rank, const struct line *l)
 	if (l->waiting_now) /* a dump while threads wait for it */
 		ms_fmt(f, " (%llu now)", (unsigned long long)l->waiting_now);
 	ms_fmt(f, "; condition waits %llu", (unsigned long long)l->cond_waits);
-	/* wait_total sums the waits that timed out too */
-	if (l->contended + l->timeouts)
+	/* wait_total holds the waits that timed out too: the mean is over
+	 * them all, or it could exceed the maximum (an owner's relock that
+	 * timed out waited for itself: no wait) */
+	if (l->contended + l->timeout_waits)
 		ms_fmt(f, "; mean wait %s",
-		       ms_duration(a, l->wait_total / (l->contended + l->timeouts)));
+		       ms_duration(a, l->wait_total / (l->contended + l->timeout_waits)));
 	ms_fmt(f, "\n");
 	int any = 0;
 	for (int i = 0; i < MS_E_COUNT; i++) {

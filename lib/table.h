@@ -105,7 +105,8 @@ enum ms_misuse {
 struct ms_cold {
 	uint64_t contended;                     /* acquisitions after a wait */
 	uint64_t wait_total, wait_max;          /* ticks, waits that got it */
-	uint64_t timeout_wait_total, timeout_wait_max; /* waits that timed out */
+	uint64_t timeout_wait_total, timeout_wait_max; /* waits that timed out, */
+	uint64_t timeout_waits; /* and how many (not the owner's relocks that did) */
 	uint64_t hold_total, hold_max, holds;   /* ticks, of the sampled holds */
 	uint64_t hold_start;                    /* ticks, set by the holder */
 	uint64_t trylock_ok, trylock_busy, timeouts, cond_waits;
@@ -137,6 +138,7 @@ struct ms_site {
 	uint64_t mutexes, acquisitions, contended, owner_changes;
 	uint64_t wait_total, wait_max, hold_total, hold_max, holds;
 	uint64_t trylock_ok, trylock_busy, timeouts, waiters_max;
+	uint64_t timeout_waits;
 	uint64_t errors[MS_E_COUNT], misuse[MS_M_COUNT];
 	uint64_t hist[MS_HIST_BUCKETS];
 	uint64_t hold_hist[MS_HIST_BUCKETS];

@@ -37,14 +37,33 @@ static void pool_unlock(void)
 	__atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
 }
 
+/* This exiting thread has put its record's end off by a round. */
+static __thread int exit_deferred __attribute__((tls_model("initial-exec")));
+
 /* At thread exit (the key's destructor): say which mutexes it still held,
- * then give its record back. */
+ * then give its record back.  glibc calls the destructors of keys in the
+ * order the keys were made, ours (made at start-up) among the first, and
+ * calls them again, up to PTHREAD_DESTRUCTOR_ITERATIONS rounds, while one
+ * sets a value again.  A destructor of a later key may still unlock what
+ * the thread holds -- libstdc++'s, for std::notify_all_at_thread_exit,
+ * unlocks the mutex handed to it -- so a thread that still holds mutexes
+ * the first time is judged one round later (the first time ours is called
+ * is the first round, unless the thread's first mutex call came from a
+ * destructor of the round before). */
 static void thread_exit(void *arg)
 {
 	struct ms_tstate *ts = arg;
 	struct ms_thread *t = &ms_self;
 	ms_guard_enter(t);
 	ms_held_prune(ts);
+	if ((ts->nheld || ts->overflow) && !exit_deferred) {
+		exit_deferred = 1;
+		if (pthread_setspecific(exit_key, ts) == 0) {
+			ms_guard_leave(t);
+			return;
+		}
+	}
+	exit_deferred = 1;
 	if (ts->nheld || ts->overflow)
 		ms_finding_held_at_exit(ts);
 	if (ts->overflow)

@@ -39,6 +39,7 @@ struct ms_tstate {
 	uint32_t wait_stack;
 	uint64_t wait_since;   /* ticks */
 	uintptr_t wait_key, wait_caller;
+	uint32_t wait_timed;   /* that wait has a deadline (timedlock, clocklock) */
 	/* The condition wait it is in now (its mutex; 0: none). */
 	uintptr_t cond_key, cond_caller;
 	uint64_t cond_since;
