@@ -341,12 +341,7 @@ static void print_site(struct ms_fmt *f, const char *head, uintptr_t caller)
 	size_t used = strlen(head), room = used < 100 ? 120 - used : 20;
 	char site[256];
 	ms_symbolize(caller, site, sizeof site);
-	const char *module = strstr(site, ", "); /* after file:line */
-	if (strlen(site) > room && (!module || (size_t)(module - site) + 5 > room))
-		ms_symbolize_short(caller, site, sizeof site);
-	if (strlen(site) > room)
-		memcpy(site + room - 3, "...", 4);
-	ms_fmt(f, "%s%s\n", head, site);
+	ms_fmt(f, "%s%s\n", head, ms_symbol_fit(site, room));
 }
 
 int ms_order_maybe_reused(uint32_t r, uintptr_t key)

@@ -261,7 +261,7 @@ expect_grep "philosophers waiter: the cycle is guarded" \
 waiter_fn=eat_with_waiter
 sanitized && waiter_fn='(eat_with_waiter|philosopher)'
 expect_grep "philosophers waiter: the gate is the waiter" \
-	"^  gate: a mutex held on every edge, first locked at $waiter_fn\+0x[0-9a-f]+ \(.*deadlock_philosophers\.c:$(line_of "$SRC" WAITER), " \
+	"^  gate: a mutex held on every edge, first locked at $waiter_fn\+0x[0-9a-f]+ \(.*deadlock_philosophers\.c:$(line_of "$SRC" WAITER)\)$" \
 	"$WORK/waiter.finding"
 expect_eq "philosophers waiter: the five forks, not the waiter" "$(cycle_mutexes waiter)" \
 	"$(awk '$1 == "fork" { print $5 }' "$WORK/waiter.out" | oneline)"
