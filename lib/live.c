@@ -20,6 +20,7 @@
 #include "fork.h"
 #include "init.h"
 #include "internal.h"
+#include "last_thread.h"
 #include "options.h"
 #include "output.h"
 #include "record.h"
@@ -811,6 +812,7 @@ static void *dump_thread(void *arg)
 			int fd = ms_output_stderr();
 			if (fd >= 0)
 				ms_write_all(fd, msg, sizeof msg - 1);
+			ms_last_thread_recount(); /* glibc counts this end */
 			return NULL;
 		}
 		if (n > 0) {
@@ -876,6 +878,8 @@ static int start_thread(void)
 	pthread_attr_destroy(&attr);
 	if (rc)
 		dump_pid = 0;
+	else /* this thread is counted yet: the count stays above zero */
+		ms_last_thread_uncount();
 	return rc ? -1 : 0;
 }
 
@@ -892,6 +896,7 @@ int ms_live_init(void)
 	static const int signals[] = { SIGUSR1, SIGUSR2, 0 };
 	static const char *const names[] = { "USR1", "USR2" };
 	foreign_malloc = !malloc_is_glibcs();
+	ms_last_thread_init();
 	dump_signal = signals[ms_opt.signal];
 	stack_signal = SIGRTMAX - 3;
 	struct sigaction sa;
