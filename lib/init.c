@@ -167,9 +167,25 @@ __attribute__((constructor)) static void mutexstat_constructor(void)
 	ms_start_lazily();
 }
 
+/* exit() from a signal handler that interrupted the library's own code on
+ * this thread -- a stack capture, an update of the table, a report: the
+ * report may wait for ever for a lock of ours (or libunwind's, or the
+ * dynamic linker's) that this thread holds, and the program would hang
+ * where it would have ended.  It ends, without a report, as a crash there
+ * does (crash.c). */
+static int interrupted_library(void)
+{
+	const struct ms_thread *t = &ms_self;
+	if (!t->guard && !t->in_update)
+		return 0;
+	ms_warn("mutexstat: exit() from a signal handler inside mutexstat's own "
+		"code; no exit report\n");
+	return 1;
+}
+
 __attribute__((destructor)) static void mutexstat_destructor(void)
 {
-	if (!ms_active)
+	if (!ms_active || interrupted_library())
 		return;
 	ms_fork_settle(); /* a fork child that never locked a mutex */
 	if (ms_opt.exit_report || ms_opt.exit_code) {
