@@ -1,0 +1,100 @@
+# tests/exit_paths.sh - how a program ends, under the library as without it:
+#   - main calls pthread_exit while workers run on: the last worker's end
+#     ends the process (exit(0), the program's atexit handler runs), with
+#     the report -- the dump thread does not keep the process alive (it
+#     blocks every signal, so only SIGKILL ended it), and the report, written
+#     by that last thread, names the workers' functions and lines;
+#   - main calls pthread_exit with no other thread of the program left;
+#   - the last thread ends holding a mutex: HELD AT THREAD EXIT;
+#   - exit() from a signal handler that interrupted mutexstat_dump on the
+#     same thread, and from a timer's handler while threads make, nest and
+#     share mutexes: the program ends with its status, no hang (one line
+#     says when there is no exit report).
+# A hang is caught by timeout -s KILL (status 137).
+
+. "$top_srcdir/tests/lib.sh"
+
+P="$top_builddir/tests/exit_paths"
+LIMIT=${LIMIT:-30}
+
+# under VARS... -- program args: under the library, report to $WORK/r,
+# stdout to $WORK/out, stderr to $WORK/err; $st is the status.
+under() {
+	rm -f "$WORK/r"
+	vars=
+	while [ "$1" != -- ]; do vars="$vars${vars:+ }$1"; shift; done
+	shift
+	# shellcheck disable=SC2086
+	timeout -s KILL $LIMIT env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/r" $vars \
+	    "$@" >"$WORK/out" 2>"$WORK/err"
+	st=$?
+}
+
+bare() {
+	timeout -s KILL $LIMIT "$@" >"$WORK/bare.out" 2>"$WORK/bare.err"
+	bare_st=$?
+}
+
+# ---- pthread_exit from main -------------------------------------------------
+
+bare "$P" main-pthread-exit 5000
+expect_eq "main's pthread_exit, without the library: status" "$bare_st" 0
+for vars in "" "MUTEXSTAT_ON_CRASH=report" "MUTEXSTAT_WATCHDOG=1"; do
+	under $vars -- "$P" main-pthread-exit 5000
+	what="main's pthread_exit${vars:+ ($vars)}"
+	expect_eq "$what: the process ends as without the library" "$st" "$bare_st"
+	expect_eq "$what: the same output (atexit ran)" "$(cat "$WORK/out")" \
+	    "$(cat "$WORK/bare.out")"
+	expect_grep "$what: the report has every acquisition" \
+	    '^  1 0x[0-9a-f]+ +10000 ' "$WORK/r"
+	expect_grep "$what: the report names the workers' line" \
+	    'first locked at +worker\+0x[0-9a-f]+ \(tests/exit_paths.c:[0-9]+, exit_paths\)' "$WORK/r"
+done
+
+bare "$P" alone-pthread-exit
+expect_eq "main's pthread_exit, no other thread: status without the library" "$bare_st" 0
+under -- "$P" alone-pthread-exit
+expect_eq "main's pthread_exit, no other thread: the process ends" "$st" 0
+expect_eq "main's pthread_exit, no other thread: the same output" "$(cat "$WORK/out")" \
+    "$(cat "$WORK/bare.out")"
+expect_grep "main's pthread_exit, no other thread: the report" '^  1 0x[0-9a-f]+ +10 ' "$WORK/r"
+
+bare "$P" last-holds
+under -- "$P" last-holds
+expect_eq "the last thread ends holding a mutex: status as without the library" \
+    "$st" "$bare_st"
+expect_grep "the last thread ends holding a mutex: HELD AT THREAD EXIT" \
+    '^HELD AT THREAD EXIT: ' "$WORK/r"
+expect_grep "the last thread ends holding a mutex: taken in keeper" \
+    'keeper\+0x[0-9a-f]+ \(tests/exit_paths.c:[0-9]+' "$WORK/r"
+
+# ---- exit() from a signal handler ------------------------------------------
+
+NOTE="mutexstat: exit() from a signal handler inside mutexstat's own code; no exit report"
+bare "$P" handler-in-report
+expect_eq "exit() in a handler, without the library: status" "$bare_st" 3
+under -- "$P" handler-in-report
+expect_eq "exit() in a handler that interrupted mutexstat_dump: the program's status" \
+    "$st" 3
+expect_eq "exit() in a handler that interrupted mutexstat_dump: one line says why" \
+    "$(cat "$WORK/err")" "$NOTE"
+
+# A timer's handler exits while the threads are anywhere: in the program, in
+# a stack capture, adding a lock-order edge, making a mutex.
+bare "$P" timer-exit 20000
+expect_eq "exit() from a timer's handler, without the library: status" "$bare_st" 3
+hung=0 other=0
+for i in 1 2 3 4 5 6 7 8 9 10 11 12; do
+	under MUTEXSTAT_OUTPUT=/dev/null -- "$P" timer-exit 20000
+	case $st in
+	3) ;;
+	137) hung=$((hung + 1)) ;;
+	*) other=$((other + 1)); sed 's/^/  | /' "$WORK/err" >&2 ;;
+	esac
+	grep -v -x -F "$NOTE" "$WORK/err" >&2 && other=$((other + 1))
+done
+expect_eq "exit() from a timer's handler, 12 runs: none hangs" "$hung" 0
+expect_eq "exit() from a timer's handler, 12 runs: status 3, nothing else on stderr" \
+    "$other" 0
+
+finish
