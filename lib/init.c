@@ -167,6 +167,20 @@ __attribute__((constructor)) static void mutexstat_constructor(void)
 	ms_start_lazily();
 }
 
+/* For CI (MUTEXSTAT_EXIT_CODE): the program's own status is replaced, as
+ * the last thing exit() does before its stdio is flushed.  Registered by
+ * the destructor, with no library as its owner, this runs after every
+ * destructor: those of the libraries that are finalised after this one
+ * (the program's own shared libraries, whose output and files would be
+ * lost by an _exit here). */
+static void exit_with_code(int status, void *arg)
+{
+	(void)status;
+	(void)arg;
+	(void)fflush(NULL);
+	_exit((int)ms_opt.exit_code);
+}
+
 /* exit() from a signal handler that interrupted the library's own code on
  * this thread -- a stack capture, an update of the table, a report: the
  * report may wait for ever for a lock of ours (or libunwind's, or the
@@ -192,10 +206,6 @@ __attribute__((destructor)) static void mutexstat_destructor(void)
 		ms_report_to_output();
 		ms_crash_exit_reported();
 	}
-	if (ms_opt.exit_code && ms_report_failing) {
-		/* For CI: the program's own status is replaced.  Its stdio has
-		 * not been flushed yet at this point of exit. */
-		(void)fflush(NULL);
-		_exit((int)ms_opt.exit_code);
-	}
+	if (ms_opt.exit_code && ms_report_failing)
+		(void)on_exit(exit_with_code, NULL);
 }
