@@ -9,7 +9,9 @@
 #   - exit() from a signal handler that interrupted mutexstat_dump on the
 #     same thread, and from a timer's handler while threads make, nest and
 #     share mutexes: the program ends with its status, no hang (one line
-#     says when there is no exit report).
+#     says when there is no exit report);
+#   - MUTEXSTAT_EXIT_CODE replaces the status after the destructors of the
+#     program's own shared libraries, which are finalised after ours, ran.
 # A hang is caught by timeout -s KILL (status 137).
 
 . "$top_srcdir/tests/lib.sh"
@@ -96,5 +98,55 @@ done
 expect_eq "exit() from a timer's handler, 12 runs: none hangs" "$hung" 0
 expect_eq "exit() from a timer's handler, 12 runs: status 3, nothing else on stderr" \
     "$other" 0
+
+# ---- MUTEXSTAT_EXIT_CODE and the destructors that come after ours -----------
+
+# The program's own shared library is finalised after the preloaded one: its
+# destructor (which locks a mutex and writes through stdio) must still run.
+CC=${CC:-cc}
+cat >"$WORK/libfin.c" <<'EOF'
+#include <pthread.h>
+#include <stdio.h>
+static pthread_mutex_t fin_lock = PTHREAD_MUTEX_INITIALIZER;
+__attribute__((destructor)) static void fin(void)
+{
+	pthread_mutex_lock(&fin_lock);
+	printf("libfin: its destructor ran\n");
+	pthread_mutex_unlock(&fin_lock);
+}
+void fin_touch(void) { pthread_mutex_lock(&fin_lock); pthread_mutex_unlock(&fin_lock); }
+EOF
+cat >"$WORK/usefin.c" <<'EOF'
+#include <pthread.h>
+#include <stdio.h>
+void fin_touch(void);
+static pthread_mutex_t a = PTHREAD_MUTEX_INITIALIZER, b = PTHREAD_MUTEX_INITIALIZER;
+int main(void)
+{
+	fin_touch();
+	pthread_mutex_lock(&a); pthread_mutex_lock(&b); /* a, then b */
+	pthread_mutex_unlock(&b); pthread_mutex_unlock(&a);
+	pthread_mutex_lock(&b); pthread_mutex_lock(&a); /* b, then a */
+	pthread_mutex_unlock(&a); pthread_mutex_unlock(&b);
+	printf("main returns 5\n");
+	return 5;
+}
+EOF
+if "$CC" -shared -fPIC -o "$WORK/libfin.so" "$WORK/libfin.c" -lpthread &&
+   "$CC" -o "$WORK/usefin" "$WORK/usefin.c" -L"$WORK" -lfin -Wl,-rpath,"$WORK" -lpthread; then
+	bare "$WORK/usefin"
+	expect_eq "a library's destructor, without the library: status" "$bare_st" 5
+	under MUTEXSTAT_EXIT_CODE=9 -- "$WORK/usefin"
+	expect_eq "MUTEXSTAT_EXIT_CODE=9 on an inversion: status 9" "$st" 9
+	expect_eq "MUTEXSTAT_EXIT_CODE=9: the program's libraries' destructors still run" \
+	    "$(cat "$WORK/out")" "$(cat "$WORK/bare.out")"
+	expect_grep "MUTEXSTAT_EXIT_CODE=9: the report has the inversion" '^POTENTIAL DEADLOCK: ' "$WORK/r"
+	under -- "$WORK/usefin"
+	expect_eq "MUTEXSTAT_EXIT_CODE unset: the program's status" "$st" 5
+	expect_eq "MUTEXSTAT_EXIT_CODE unset: the same output" "$(cat "$WORK/out")" \
+	    "$(cat "$WORK/bare.out")"
+else
+	fail "cannot compile a shared library with $CC"
+fi
 
 finish
