@@ -15,6 +15,10 @@
  *                                    interrupts main inside mutexstat_dump
  *                                    (blocked writing to a full pipe), or,
  *                                    without the library, inside write()
+ *   exit_paths daemon DIR            becomes a daemon (fork, setsid, fork,
+ *                                    chdir DIR, every descriptor closed,
+ *                                    /dev/null on 0-2), locks a mutex 100
+ *                                    times and exits
  *   exit_paths timer-exit USEC       SIGALRM's handler calls exit(3) after
  *                                    USEC microseconds, while three threads
  *                                    make, nest and share mutexes */
@@ -168,6 +172,27 @@ static int handler_in_report(void)
 	return 0; /* never: the handler exits */
 }
 
+static int daemon_in(const char *dir)
+{
+	if (fork() != 0)
+		return 0;
+	setsid();
+	if (fork() != 0)
+		_exit(0);
+	if (chdir(dir) != 0)
+		_exit(1);
+	for (int fd = 0; fd < 1024; fd++)
+		close(fd);
+	int null = open("/dev/null", O_RDWR);
+	dup2(null, 1);
+	dup2(null, 2);
+	for (int i = 0; i < 100; i++) {
+		pthread_mutex_lock(&shared);
+		pthread_mutex_unlock(&shared);
+	}
+	return 0;
+}
+
 static void *busy(void *arg)
 {
 	for (;;) {
@@ -207,6 +232,8 @@ int main(int argc, char **argv)
 		return last_holds();
 	if (!strcmp(mode, "handler-in-report"))
 		return handler_in_report();
+	if (!strcmp(mode, "daemon") && argc > 2)
+		return daemon_in(argv[2]);
 	if (!strcmp(mode, "timer-exit"))
 		return timer_exit(n);
 	fprintf(stderr, "usage: exit_paths MODE [N] (see the file)\n");

@@ -10,6 +10,9 @@
 #     same thread, and from a timer's handler while threads make, nest and
 #     share mutexes: the program ends with its status, no hang (one line
 #     says when there is no exit report);
+#   - a daemon that moves to another directory and closes every descriptor
+#     writes its report where a relative MUTEXSTAT_OUTPUT says, from the
+#     directory it started in;
 #   - MUTEXSTAT_EXIT_CODE replaces the status after the destructors of the
 #     program's own shared libraries, which are finalised after ours, ran.
 # A hang is caught by timeout -s KILL (status 137).
@@ -98,6 +101,24 @@ done
 expect_eq "exit() from a timer's handler, 12 runs: none hangs" "$hung" 0
 expect_eq "exit() from a timer's handler, 12 runs: status 3, nothing else on stderr" \
     "$other" 0
+
+# ---- a daemon ----------------------------------------------------------------
+
+# It moves to another directory and closes every descriptor: a relative
+# MUTEXSTAT_OUTPUT is still where it was started.
+mkdir "$WORK/start" "$WORK/elsewhere"
+(cd "$WORK/start" && timeout -s KILL $LIMIT env LD_PRELOAD="$MS_PRELOAD" \
+    MUTEXSTAT_OUTPUT='r.%p.txt' "$P" daemon "$WORK/elsewhere")
+tenths=0 found=
+while [ $tenths -lt 200 ] && [ -z "$found" ]; do
+	found=$(grep -l '^  1 0x[0-9a-f]* *100 ' "$WORK"/start/r.*.txt 2>/dev/null)
+	[ -n "$found" ] || sleep 0.1
+	tenths=$((tenths + 1))
+done
+expect_eq "a daemon in another directory: its report is where it started" \
+    "$(echo "$found" | grep -c .)" 1
+expect_eq "a daemon in another directory: no report there" \
+    "$(cd "$WORK/elsewhere" && ls)" ""
 
 # ---- MUTEXSTAT_EXIT_CODE and the destructors that come after ours -----------
 
