@@ -11,6 +11,13 @@
  *                                    no thread of the program is left
  *   exit_paths last-holds            main calls pthread_exit; the last
  *                                    worker ends holding a mutex
+ *   exit_paths closed-pipe           a worker locks a mutex 1000 times and
+ *                                    is joined; main closes every descriptor
+ *                                    but 0-2 (the dump thread's pipe: it
+ *                                    stops, with MUTEXSTAT_WATCHDOG), waits
+ *                                    for that, starts another such worker
+ *                                    (it waits for main to have left) and
+ *                                    calls pthread_exit
  *   exit_paths handler-in-report     SIGTERM's handler calls exit(3); it
  *                                    interrupts main inside mutexstat_dump
  *                                    (blocked writing to a full pipe), or,
@@ -23,6 +30,7 @@
  *                                    USEC microseconds, while three threads
  *                                    make, nest and share mutexes */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -102,6 +110,58 @@ static int last_holds(void)
 	pthread_mutex_lock(&go);
 	pthread_create(&t, NULL, keeper, NULL);
 	printf("main leaves the keeper\n");
+	fflush(stdout);
+	pthread_mutex_unlock(&go);
+	pthread_exit(NULL);
+}
+
+static void *thousand(void *arg)
+{
+	pthread_mutex_lock(&go); /* main has left (or is not waited for) */
+	pthread_mutex_unlock(&go);
+	for (int i = 0; i < 1000; i++) {
+		pthread_mutex_lock(&shared);
+		total++;
+		pthread_mutex_unlock(&shared);
+	}
+	return arg;
+}
+
+/* Whether a thread named "mutexstat" (the dump thread) is alive. */
+static int has_dump_thread(void)
+{
+	char path[64], comm[32];
+	int found = 0;
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	while (d && !found && (e = readdir(d)) != NULL) {
+		snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
+		FILE *f = e->d_name[0] != '.' ? fopen(path, "r") : NULL;
+		if (f && fgets(comm, sizeof comm, f))
+			found = !strcmp(comm, "mutexstat\n");
+		if (f)
+			fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+static int closed_pipe(void)
+{
+	pthread_t t;
+	atexit(print_total);
+	pthread_create(&t, NULL, thousand, NULL);
+	pthread_join(t, NULL);
+	for (int fd = 3; fd < 1024; fd++)
+		close(fd);
+	/* the dump thread, if any, sees it at its next look (the watchdog's
+	 * every 250 ms) and stops; wait for that (5 s at most) */
+	for (int tries = 0; tries < 500 && has_dump_thread(); tries++)
+		usleep(10000);
+	pthread_mutex_lock(&go);
+	pthread_create(&t, NULL, thousand, NULL);
+	printf("main leaves\n");
 	fflush(stdout);
 	pthread_mutex_unlock(&go);
 	pthread_exit(NULL);
@@ -230,6 +290,8 @@ int main(int argc, char **argv)
 		return alone_pthread_exit();
 	if (!strcmp(mode, "last-holds"))
 		return last_holds();
+	if (!strcmp(mode, "closed-pipe"))
+		return closed_pipe();
 	if (!strcmp(mode, "handler-in-report"))
 		return handler_in_report();
 	if (!strcmp(mode, "daemon") && argc > 2)

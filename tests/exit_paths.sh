@@ -4,7 +4,8 @@
 #     the report -- the dump thread does not keep the process alive (it
 #     blocks every signal, so only SIGKILL ended it), and the report, written
 #     by that last thread, names the workers' functions and lines;
-#   - main calls pthread_exit with no other thread of the program left;
+#   - main calls pthread_exit with no other thread of the program left, or
+#     after the dump thread stopped (the program closed its pipe);
 #   - the last thread ends holding a mutex: HELD AT THREAD EXIT;
 #   - exit() from a signal handler that interrupted mutexstat_dump on the
 #     same thread, and from a timer's handler while threads make, nest and
@@ -72,6 +73,21 @@ expect_grep "the last thread ends holding a mutex: HELD AT THREAD EXIT" \
     '^HELD AT THREAD EXIT: ' "$WORK/r"
 expect_grep "the last thread ends holding a mutex: taken in keeper" \
     'keeper\+0x[0-9a-f]+ \(tests/exit_paths.c:[0-9]+' "$WORK/r"
+
+# The dump thread stops when the program closes its pipe: the count of the
+# program's threads is still right, so main's pthread_exit waits for the
+# last worker as without the library.
+bare "$P" closed-pipe
+expect_eq "the dump thread stops, main's pthread_exit: status without the library" \
+    "$bare_st:$(cat "$WORK/bare.out")" "0:main leaves
+total 2000"
+under MUTEXSTAT_WATCHDOG=1 -- "$P" closed-pipe
+expect_eq "the dump thread stops, main's pthread_exit: the last worker ends the process" \
+    "$st:$(cat "$WORK/out")" "$bare_st:$(cat "$WORK/bare.out")"
+expect_grep "the dump thread stops: the report has every acquisition" \
+    '^  1 0x[0-9a-f]+ +2000 ' "$WORK/r"
+expect_eq "the dump thread stops: one line says so" "$(cat "$WORK/err")" \
+    "mutexstat: the program closed the live dump's pipe: no more dumps on a signal or from the watchdog"
 
 # ---- exit() from a signal handler ------------------------------------------
 
