@@ -197,13 +197,32 @@ static int interrupted_library(void)
 	return 1;
 }
 
+/* exit() from a signal handler that interrupted the program anywhere: in
+ * malloc, say, holding the allocator's lock, which the report (it
+ * allocates) would wait for for ever.  The dump thread writes it, as a
+ * crash report: it runs no handler, and waits for no lock of this
+ * thread's unless the report needs it -- then the wait gives up (5 s
+ * without progress) and the program ends.  0 if there is no dump thread
+ * (a process with one thread, whose malloc takes no lock): the report is
+ * written here. */
+static int report_from_dump_thread(void)
+{
+	if (ms_live_crash_report() != 0)
+		return 0;
+	if (ms_crash_wait_for_report() != 0)
+		ms_warn("mutexstat: the exit report did not finish (exit() from a signal "
+			"handler); the program ends\n");
+	return 1;
+}
+
 __attribute__((destructor)) static void mutexstat_destructor(void)
 {
 	if (!ms_active || interrupted_library())
 		return;
 	ms_fork_settle(); /* a fork child that never locked a mutex */
 	if (ms_opt.exit_report || ms_opt.exit_code) {
-		ms_report_to_output();
+		if (!ms_live_in_signal_handler() || !report_from_dump_thread())
+			ms_report_to_output();
 		ms_crash_exit_reported();
 	}
 	if (ms_opt.exit_code && ms_report_failing)

@@ -755,6 +755,33 @@ int ms_live_in_dump_thread(void)
 	return tid && getpid() == dump_pid && (pid_t)syscall(SYS_gettid) == tid;
 }
 
+/* Whether this thread runs a signal handler: the kernel enters one with
+ * the signal trampoline (glibc's sa_restorer, the same for every handler
+ * glibc installs) as its return address, so that word is on the stack
+ * above us.  Read with process_vm_readv, which fails on a page that is not
+ * mapped instead of faulting, 256 KiB at most.  A stray copy of that
+ * address in a frame above us says yes wrongly: the exit report is then
+ * written by the dump thread, which is harmless.  0 when the trampoline
+ * is not known (neither signal of ours installed). */
+int ms_live_in_signal_handler(void)
+{
+	if (!signal_return)
+		return 0;
+	uintptr_t chunk[512];
+	uintptr_t at = (uintptr_t)__builtin_frame_address(0) & ~(uintptr_t)4095;
+	for (unsigned pages = 0; pages < 64; pages++, at += sizeof chunk) {
+		struct iovec local = { chunk, sizeof chunk };
+		struct iovec remote = { (void *)at, sizeof chunk };
+		if (syscall(SYS_process_vm_readv, getpid(), &local, 1UL, &remote, 1UL, 0UL) !=
+		    (long)sizeof chunk)
+			return 0; /* the end of the stack (or not allowed) */
+		for (unsigned i = 0; i < 512; i++)
+			if (chunk[i] == signal_return)
+				return 1;
+	}
+	return 0;
+}
+
 int ms_live_crash_report(void)
 {
 	/* The thread may not have run yet: the request waits in the pipe.
@@ -824,6 +851,8 @@ static void *dump_thread(void *arg)
 				/* the process's last report: where the exit
 				 * report would go */
 				ms_report_all(0);
+				/* once: a dump signal after it starts none */
+				__atomic_store_n(&crash_asked, 0, __ATOMIC_RELEASE);
 				__atomic_store_n(&crash_done, 1, __ATOMIC_RELEASE);
 				continue;
 			}
@@ -931,6 +960,9 @@ int ms_live_init(void)
 	if (dump_signal) {
 		sa.sa_handler = dump_handler;
 		have_old_dump = sigaction(dump_signal, &sa, &old_dump_sa) == 0;
+		struct sigaction cur;
+		if (have_old_dump && !signal_return && sigaction(dump_signal, NULL, &cur) == 0)
+			signal_return = (uintptr_t)cur.sa_restorer;
 	}
 	if (__libc_single_threaded && !ms_opt.on_crash) {
 		__atomic_store_n(&ms_live_pending,
