@@ -26,6 +26,14 @@
  *                                    chdir DIR, every descriptor closed,
  *                                    /dev/null on 0-2), locks a mutex 100
  *                                    times and exits
+ *   exit_paths handler-in-pause      a worker locks a mutex 1000 times and
+ *                                    is joined; SIGALRM's handler calls
+ *                                    exit(4), interrupting main in pause()
+ *   exit_paths handler-in-phdr       SIGTERM's handler calls exit(3); it
+ *                                    interrupts main inside a callback of
+ *                                    dl_iterate_phdr (which holds the
+ *                                    dynamic linker's lock that a dlopen
+ *                                    needs: the report's, of libdw)
  *   exit_paths timer-exit USEC       SIGALRM's handler calls exit(3) after
  *                                    USEC microseconds, while three threads
  *                                    make, nest and share mutexes */
@@ -34,6 +42,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -253,6 +262,44 @@ static int daemon_in(const char *dir)
 	return 0;
 }
 
+static void exit_4(int sig)
+{
+	(void)sig;
+	exit(4);
+}
+
+static int handler_in_pause(void)
+{
+	pthread_t t;
+	pthread_create(&t, NULL, thousand, NULL);
+	pthread_join(t, NULL);
+	signal(SIGALRM, exit_4);
+	alarm(1);
+	for (;;)
+		pause();
+}
+
+static int in_phdr(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)info;
+	(void)size;
+	(void)arg;
+	raise(SIGTERM); /* the handler exits */
+	return 1;
+}
+
+static int handler_in_phdr(void)
+{
+	pthread_t t;
+	pthread_create(&t, NULL, thousand, NULL);
+	pthread_join(t, NULL);
+	signal(SIGTERM, exit_3);
+	printf("iterating\n");
+	fflush(stdout);
+	dl_iterate_phdr(in_phdr, NULL);
+	return 0; /* never: the handler exits */
+}
+
 static void *busy(void *arg)
 {
 	for (;;) {
@@ -296,6 +343,10 @@ int main(int argc, char **argv)
 		return handler_in_report();
 	if (!strcmp(mode, "daemon") && argc > 2)
 		return daemon_in(argv[2]);
+	if (!strcmp(mode, "handler-in-pause"))
+		return handler_in_pause();
+	if (!strcmp(mode, "handler-in-phdr"))
+		return handler_in_phdr();
 	if (!strcmp(mode, "timer-exit"))
 		return timer_exit(n);
 	fprintf(stderr, "usage: exit_paths MODE [N] (see the file)\n");

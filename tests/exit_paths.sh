@@ -8,9 +8,10 @@
 #     after the dump thread stopped (the program closed its pipe);
 #   - the last thread ends holding a mutex: HELD AT THREAD EXIT;
 #   - exit() from a signal handler that interrupted mutexstat_dump on the
-#     same thread, and from a timer's handler while threads make, nest and
-#     share mutexes: the program ends with its status, no hang (one line
-#     says when there is no exit report);
+#     same thread, pause(), malloc (its lock held), dl_iterate_phdr (the
+#     dynamic linker's lock held), and from a timer's handler while threads make, nest and share
+#     mutexes: the program ends with its status, no hang (one line says
+#     when there is no exit report, or it did not finish);
 #   - a daemon that moves to another directory and closes every descriptor
 #     writes its report where a relative MUTEXSTAT_OUTPUT says, from the
 #     directory it started in;
@@ -52,7 +53,7 @@ for vars in "" "MUTEXSTAT_ON_CRASH=report" "MUTEXSTAT_WATCHDOG=1"; do
 	expect_eq "$what: the same output (atexit ran)" "$(cat "$WORK/out")" \
 	    "$(cat "$WORK/bare.out")"
 	expect_grep "$what: the report has every acquisition" \
-	    '^  1 0x[0-9a-f]+ +10000 ' "$WORK/r"
+	    '^ +[0-9]+ 0x[0-9a-f]+ +10000 ' "$WORK/r"
 	expect_grep "$what: the report names the workers' line" \
 	    'first locked at +worker\+0x[0-9a-f]+ \(tests/exit_paths.c:[0-9]+, exit_paths\)' "$WORK/r"
 done
@@ -63,7 +64,7 @@ under -- "$P" alone-pthread-exit
 expect_eq "main's pthread_exit, no other thread: the process ends" "$st" 0
 expect_eq "main's pthread_exit, no other thread: the same output" "$(cat "$WORK/out")" \
     "$(cat "$WORK/bare.out")"
-expect_grep "main's pthread_exit, no other thread: the report" '^  1 0x[0-9a-f]+ +10 ' "$WORK/r"
+expect_grep "main's pthread_exit, no other thread: the report" '^ +[0-9]+ 0x[0-9a-f]+ +10 ' "$WORK/r"
 
 bare "$P" last-holds
 under -- "$P" last-holds
@@ -85,13 +86,14 @@ under MUTEXSTAT_WATCHDOG=1 -- "$P" closed-pipe
 expect_eq "the dump thread stops, main's pthread_exit: the last worker ends the process" \
     "$st:$(cat "$WORK/out")" "$bare_st:$(cat "$WORK/bare.out")"
 expect_grep "the dump thread stops: the report has every acquisition" \
-    '^  1 0x[0-9a-f]+ +2000 ' "$WORK/r"
+    '^ +[0-9]+ 0x[0-9a-f]+ +2000 ' "$WORK/r"
 expect_eq "the dump thread stops: one line says so" "$(cat "$WORK/err")" \
     "mutexstat: the program closed the live dump's pipe: no more dumps on a signal or from the watchdog"
 
 # ---- exit() from a signal handler ------------------------------------------
 
 NOTE="mutexstat: exit() from a signal handler inside mutexstat's own code; no exit report"
+UNFINISHED="mutexstat: the exit report did not finish (exit() from a signal handler); the program ends"
 bare "$P" handler-in-report
 expect_eq "exit() in a handler, without the library: status" "$bare_st" 3
 under -- "$P" handler-in-report
@@ -99,6 +101,46 @@ expect_eq "exit() in a handler that interrupted mutexstat_dump: the program's st
     "$st" 3
 expect_eq "exit() in a handler that interrupted mutexstat_dump: one line says why" \
     "$(cat "$WORK/err")" "$NOTE"
+
+# A handler that interrupted the program, not the library, anywhere: the
+# dump thread writes the report (the interrupted code may hold malloc's
+# lock, or the dynamic linker's, which the report needs).
+bare "$P" handler-in-pause
+expect_eq "exit() in a handler that interrupted pause(), without the library: status" \
+    "$bare_st" 4
+under -- "$P" handler-in-pause
+expect_eq "exit() in a handler that interrupted pause(): the program's status" "$st" 4
+expect_grep "exit() in a handler that interrupted pause(): the report" \
+    '^ +[0-9]+ 0x[0-9a-f]+ +1000 ' "$WORK/r"
+expect_eq "exit() in a handler that interrupted pause(): nothing on stderr" \
+    "$(cat "$WORK/err")" ""
+
+# ... inside malloc, holding its thread's lock (tests/exit_malloc.c: as
+# glibc's arena lock, not recursive); not beside ASan's malloc.
+if sanitized; then
+	echo "skipped: exit() in a handler inside malloc (the test's malloc is not ASan's)"
+else
+	bare "$top_builddir/tests/exit_malloc"
+	expect_eq "exit() in a handler inside malloc, without the library: status" \
+	    "$bare_st:$(cat "$WORK/bare.out")" "3:mallocing"
+	under -- "$top_builddir/tests/exit_malloc"
+	expect_eq "exit() in a handler inside malloc: the program's status, no hang" \
+	    "$st:$(cat "$WORK/out")" "3:mallocing"
+	expect_grep "exit() in a handler inside malloc: the report, by the dump thread" \
+	    '^ +[0-9]+ 0x[0-9a-f]+ +1000 ' "$WORK/r"
+	expect_eq "exit() in a handler inside malloc: nothing on stderr" "$(cat "$WORK/err")" ""
+fi
+
+# ... inside dl_iterate_phdr, holding the dynamic linker's lock, which the
+# report's dlopen of libdw needs: given up after 5 s, the program ends.
+bare "$P" handler-in-phdr
+expect_eq "exit() in a handler inside dl_iterate_phdr, without the library: status" \
+    "$bare_st:$(cat "$WORK/bare.out")" "3:iterating"
+under -- "$P" handler-in-phdr
+expect_eq "exit() in a handler inside dl_iterate_phdr: the program's status, no hang" \
+    "$st:$(cat "$WORK/out")" "3:iterating"
+expect_eq "exit() in a handler inside dl_iterate_phdr: one line says the report did not finish" \
+    "$(cat "$WORK/err")" "$UNFINISHED"
 
 # A timer's handler exits while the threads are anywhere: in the program, in
 # a stack capture, adding a lock-order edge, making a mutex.
@@ -112,10 +154,10 @@ for i in 1 2 3 4 5 6 7 8 9 10 11 12; do
 	137) hung=$((hung + 1)) ;;
 	*) other=$((other + 1)); sed 's/^/  | /' "$WORK/err" >&2 ;;
 	esac
-	grep -v -x -F "$NOTE" "$WORK/err" >&2 && other=$((other + 1))
+	grep -v -x -F -e "$NOTE" -e "$UNFINISHED" "$WORK/err" >&2 && other=$((other + 1))
 done
 expect_eq "exit() from a timer's handler, 12 runs: none hangs" "$hung" 0
-expect_eq "exit() from a timer's handler, 12 runs: status 3, nothing else on stderr" \
+expect_eq "exit() from a timer's handler, 12 runs: status 3, no other line on stderr" \
     "$other" 0
 
 # ---- a daemon ----------------------------------------------------------------
