@@ -755,30 +755,35 @@ int ms_live_in_dump_thread(void)
 	return tid && getpid() == dump_pid && (pid_t)syscall(SYS_gettid) == tid;
 }
 
-/* Whether this thread runs a signal handler: the kernel enters one with
- * the signal trampoline (glibc's sa_restorer, the same for every handler
- * glibc installs) as its return address, so that word is on the stack
- * above us.  Read with process_vm_readv, which fails on a page that is not
- * mapped instead of faulting, 256 KiB at most.  A stray copy of that
- * address in a frame above us says yes wrongly: the exit report is then
- * written by the dump thread, which is harmless.  0 when the trampoline
- * is not known (neither signal of ours installed). */
+/* Whether this thread runs a signal handler.  On the alternate signal
+ * stack it does.  Else the kernel entered the handler with the signal
+ * trampoline (glibc's sa_restorer, the same for every handler glibc
+ * installs) as its return address, so that word is on the stack between
+ * us and the stack's top: __libc_stack_end for the main thread, the
+ * thread's descriptor (pthread_self(), which glibc puts above the stack it
+ * runs on) for the others (ld.so's __libc_stack_end, found at start-up
+ * with dlsym).  A stray copy of that address in a frame above
+ * us says yes wrongly: the exit report is then written by the dump
+ * thread, which is harmless.  0 when the trampoline is not known (neither
+ * signal of ours installed) or the stack's top is not (a raw clone). */
+static void *const *libc_stack_end;
+
 int ms_live_in_signal_handler(void)
 {
+	stack_t alt;
+	if (sigaltstack(NULL, &alt) == 0 && (alt.ss_flags & SS_ONSTACK))
+		return 1;
 	if (!signal_return)
 		return 0;
-	uintptr_t chunk[512];
-	uintptr_t at = (uintptr_t)__builtin_frame_address(0) & ~(uintptr_t)4095;
-	for (unsigned pages = 0; pages < 64; pages++, at += sizeof chunk) {
-		struct iovec local = { chunk, sizeof chunk };
-		struct iovec remote = { (void *)at, sizeof chunk };
-		if (syscall(SYS_process_vm_readv, getpid(), &local, 1UL, &remote, 1UL, 0UL) !=
-		    (long)sizeof chunk)
-			return 0; /* the end of the stack (or not allowed) */
-		for (unsigned i = 0; i < 512; i++)
-			if (chunk[i] == signal_return)
-				return 1;
-	}
+	const uintptr_t *sp = __builtin_frame_address(0);
+	const uintptr_t *top = (pid_t)syscall(SYS_gettid) == getpid()
+				       ? (libc_stack_end ? (const uintptr_t *)*libc_stack_end : NULL)
+				       : (const uintptr_t *)pthread_self();
+	if (!top || top <= sp || (uintptr_t)(top - sp) > (8u << 20) / sizeof *sp)
+		return 0;
+	for (const uintptr_t *w = sp; w < top; w++)
+		if (*w == signal_return)
+			return 1;
 	return 0;
 }
 
@@ -926,6 +931,7 @@ int ms_live_init(void)
 	static const char *const names[] = { "USR1", "USR2" };
 	foreign_malloc = !malloc_is_glibcs();
 	ms_last_thread_init();
+	libc_stack_end = dlsym(RTLD_DEFAULT, "__libc_stack_end");
 	dump_signal = signals[ms_opt.signal];
 	stack_signal = SIGRTMAX - 3;
 	struct sigaction sa;
