@@ -756,18 +756,13 @@ int ms_live_in_dump_thread(void)
 }
 
 /* Whether this thread runs a signal handler.  On the alternate signal
- * stack it does.  Else the kernel entered the handler with the signal
- * trampoline (glibc's sa_restorer, the same for every handler glibc
- * installs) as its return address, so that word is on the stack between
- * us and the stack's top: __libc_stack_end for the main thread, the
- * thread's descriptor (pthread_self(), which glibc puts above the stack it
- * runs on) for the others (ld.so's __libc_stack_end, found at start-up
- * with dlsym).  A stray copy of that address in a frame above
- * us says yes wrongly: the exit report is then written by the dump
- * thread, which is harmless.  0 when the trampoline is not known (neither
- * signal of ours installed) or the stack's top is not (a raw clone). */
-static void *const *libc_stack_end;
-
+ * stack it does.  Else its stack, unwound as a live dump's stack handler
+ * unwinds its own, has glibc's signal trampoline (sa_restorer, the same
+ * for every handler glibc installs) among its first 64 frames: the kernel
+ * entered the handler with it as the return address.  (Reading the stack
+ * word by word would read padding nobody wrote, which valgrind's memcheck
+ * reports.)  0 when the trampoline is not known (neither signal of ours
+ * installed), or without libunwind. */
 int ms_live_in_signal_handler(void)
 {
 	stack_t alt;
@@ -775,14 +770,13 @@ int ms_live_in_signal_handler(void)
 		return 1;
 	if (!signal_return)
 		return 0;
-	const uintptr_t *sp = __builtin_frame_address(0);
-	const uintptr_t *top = (pid_t)syscall(SYS_gettid) == getpid()
-				       ? (libc_stack_end ? (const uintptr_t *)*libc_stack_end : NULL)
-				       : (const uintptr_t *)pthread_self();
-	if (!top || top <= sp || (uintptr_t)(top - sp) > (8u << 20) / sizeof *sp)
-		return 0;
-	for (const uintptr_t *w = sp; w < top; w++)
-		if (*w == signal_return)
+	uintptr_t frames[64];
+	struct ms_thread *t = &ms_self;
+	ms_guard_enter(t);
+	int n = ms_stack_capture(frames, 64);
+	ms_guard_leave(t);
+	for (int i = 0; i < n; i++)
+		if (frames[i] - signal_return < 16)
 			return 1;
 	return 0;
 }
@@ -931,7 +925,6 @@ int ms_live_init(void)
 	static const char *const names[] = { "USR1", "USR2" };
 	foreign_malloc = !malloc_is_glibcs();
 	ms_last_thread_init();
-	libc_stack_end = dlsym(RTLD_DEFAULT, "__libc_stack_end");
 	dump_signal = signals[ms_opt.signal];
 	stack_signal = SIGRTMAX - 3;
 	struct sigaction sa;
