@@ -73,7 +73,7 @@ static void note_signal(const char *fmt, int sig)
 
 /* Waits for the dump thread's report: while it progresses, at most 60 s;
  * 5 s without progress is stuck. */
-static int wait_for_report(void)
+int ms_crash_wait_for_report(void)
 {
 	uint64_t start = now_ns(), last = start;
 	unsigned long seen = __atomic_load_n(&ms_report_progress, __ATOMIC_RELAXED);
@@ -117,7 +117,7 @@ static void report(int sig, const siginfo_t *si)
 			    "child of fork); no crash report\n", sig);
 		return;
 	}
-	if (wait_for_report() != 0)
+	if (ms_crash_wait_for_report() != 0)
 		note_signal("mutexstat: the crash report did not finish; SIG%s goes on\n",
 			    sig);
 }
@@ -131,7 +131,7 @@ static void on_fatal(int sig, siginfo_t *si, void *context)
 	else if (!ms_live_in_dump_thread())
 		/* Another thread crashed first and is reporting; when it is
 		 * done, its signal ends the process.  If it never is, ours. */
-		wait_for_report();
+		ms_crash_wait_for_report();
 
 	struct sigaction dfl;
 	memset(&dfl, 0, sizeof dfl);

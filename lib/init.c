@@ -232,19 +232,64 @@ __attribute__((constructor)) static void mutexstat_constructor(void)
 	ms_start_lazily();
 }
 
+/* For CI (MUTEXSTAT_EXIT_CODE): the program's own status is replaced, as
+ * the last thing exit() does before its stdio is flushed.  Registered by
+ * the destructor, with no library as its owner, this runs after every
+ * destructor: those of the libraries that are finalised after this one
+ * (the program's own shared libraries, whose output and files would be
+ * lost by an _exit here). */
+static void exit_with_code(int status, void *arg)
+{
+	(void)status;
+	(void)arg;
+	(void)fflush(NULL);
+	_exit((int)ms_opt.exit_code);
+}
+
+/* exit() from a signal handler that interrupted the library's own code on
+ * this thread -- a stack capture, an update of the table, a report: the
+ * report may wait for ever for a lock of ours (or libunwind's, or the
+ * dynamic linker's) that this thread holds, and the program would hang
+ * where it would have ended.  It ends, without a report, as a crash there
+ * does (crash.c). */
+static int interrupted_library(void)
+{
+	const struct ms_thread *t = &ms_self;
+	if (!t->guard && !t->in_update)
+		return 0;
+	ms_warn("mutexstat: exit() from a signal handler inside mutexstat's own "
+		"code; no exit report\n");
+	return 1;
+}
+
+/* exit() from a signal handler that interrupted the program anywhere: in
+ * malloc, say, holding the allocator's lock, which the report (it
+ * allocates) would wait for for ever.  The dump thread writes it, as a
+ * crash report: it runs no handler, and waits for no lock of this
+ * thread's unless the report needs it -- then the wait gives up (5 s
+ * without progress) and the program ends.  0 if there is no dump thread
+ * (a process with one thread, whose malloc takes no lock): the report is
+ * written here. */
+static int report_from_dump_thread(void)
+{
+	if (ms_live_crash_report() != 0)
+		return 0;
+	if (ms_crash_wait_for_report() != 0)
+		ms_warn("mutexstat: the exit report did not finish (exit() from a signal "
+			"handler); the program ends\n");
+	return 1;
+}
+
 __attribute__((destructor)) static void mutexstat_destructor(void)
 {
-	if (!ms_active)
+	if (!ms_active || interrupted_library())
 		return;
 	ms_fork_settle(); /* a fork child that never locked a mutex */
 	if (ms_opt.exit_report || ms_opt.exit_code) {
-		ms_report_to_output();
+		if (!ms_live_in_signal_handler() || !report_from_dump_thread())
+			ms_report_to_output();
 		ms_crash_exit_reported();
 	}
-	if (ms_opt.exit_code && ms_report_failing) {
-		/* For CI: the program's own status is replaced.  Its stdio has
-		 * not been flushed yet at this point of exit. */
-		(void)fflush(NULL);
-		_exit((int)ms_opt.exit_code);
-	}
+	if (ms_opt.exit_code && ms_report_failing)
+		(void)on_exit(exit_with_code, NULL);
 }

@@ -20,6 +20,7 @@
 #include "fork.h"
 #include "init.h"
 #include "internal.h"
+#include "last_thread.h"
 #include "options.h"
 #include "output.h"
 #include "record.h"
@@ -760,6 +761,32 @@ int ms_live_in_dump_thread(void)
 	return tid && getpid() == dump_pid && (pid_t)syscall(SYS_gettid) == tid;
 }
 
+/* Whether this thread runs a signal handler.  On the alternate signal
+ * stack it does.  Else its stack, unwound as a live dump's stack handler
+ * unwinds its own, has glibc's signal trampoline (sa_restorer, the same
+ * for every handler glibc installs) among its first 64 frames: the kernel
+ * entered the handler with it as the return address.  (Reading the stack
+ * word by word would read padding nobody wrote, which valgrind's memcheck
+ * reports.)  0 when the trampoline is not known (neither signal of ours
+ * installed), or without libunwind. */
+int ms_live_in_signal_handler(void)
+{
+	stack_t alt;
+	if (sigaltstack(NULL, &alt) == 0 && (alt.ss_flags & SS_ONSTACK))
+		return 1;
+	if (!signal_return)
+		return 0;
+	uintptr_t frames[64];
+	struct ms_thread *t = &ms_self;
+	ms_guard_enter(t);
+	int n = ms_stack_capture(frames, 64);
+	ms_guard_leave(t);
+	for (int i = 0; i < n; i++)
+		if (frames[i] - signal_return < 16)
+			return 1;
+	return 0;
+}
+
 int ms_live_crash_report(void)
 {
 	/* The thread may not have run yet: the request waits in the pipe.
@@ -817,6 +844,7 @@ static void *dump_thread(void *arg)
 			int fd = ms_output_stderr();
 			if (fd >= 0)
 				ms_write_all(fd, msg, sizeof msg - 1);
+			ms_last_thread_recount(); /* glibc counts this end */
 			return NULL;
 		}
 		if (n > 0) {
@@ -828,6 +856,8 @@ static void *dump_thread(void *arg)
 				/* the process's last report: where the exit
 				 * report would go */
 				ms_report_all(0);
+				/* once: a dump signal after it starts none */
+				__atomic_store_n(&crash_asked, 0, __ATOMIC_RELEASE);
 				__atomic_store_n(&crash_done, 1, __ATOMIC_RELEASE);
 				continue;
 			}
@@ -882,6 +912,8 @@ static int start_thread(void)
 	pthread_attr_destroy(&attr);
 	if (rc)
 		dump_pid = 0;
+	else /* this thread is counted yet: the count stays above zero */
+		ms_last_thread_uncount();
 	return rc ? -1 : 0;
 }
 
@@ -898,6 +930,7 @@ int ms_live_init(void)
 	static const int signals[] = { SIGUSR1, SIGUSR2, 0 };
 	static const char *const names[] = { "USR1", "USR2" };
 	foreign_malloc = !malloc_is_glibcs();
+	ms_last_thread_init();
 	dump_signal = signals[ms_opt.signal];
 	stack_signal = SIGRTMAX - 3;
 	struct sigaction sa;
@@ -932,6 +965,9 @@ int ms_live_init(void)
 	if (dump_signal) {
 		sa.sa_handler = dump_handler;
 		have_old_dump = sigaction(dump_signal, &sa, &old_dump_sa) == 0;
+		struct sigaction cur;
+		if (have_old_dump && !signal_return && sigaction(dump_signal, NULL, &cur) == 0)
+			signal_return = (uintptr_t)cur.sa_restorer;
 	}
 	if (__libc_single_threaded && !ms_opt.on_crash) {
 		__atomic_store_n(&ms_live_pending,

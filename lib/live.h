@@ -21,6 +21,9 @@ int ms_live_init(void);
 int ms_live_crash_report(void);
 int ms_live_crash_report_done(void);
 int ms_live_in_dump_thread(void);
+/* Whether the calling thread runs a signal handler (init.c: exit() from
+ * one has the exit report written by the dump thread). */
+int ms_live_in_signal_handler(void);
 extern int ms_live_aborting; /* the watchdog's abort (MUTEXSTAT_ON_DEADLOCK) */
 /* The dump thread is started late where it can be (see live.c for when):
  * ms_live_pending says it waits, for the program's second thread

@@ -309,7 +309,11 @@ static uint64_t str(const char *s)
 
 static void read_maps(void)
 {
-	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	/* this thread's view: the process's is empty once main has called
+	 * pthread_exit (symbols.c) */
+	int fd = open("/proc/thread-self/maps", O_RDONLY | O_CLOEXEC);
+	if (fd < 0) /* Linux before 3.17 */
+		fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
 	for (;;) {

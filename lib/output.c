@@ -23,6 +23,12 @@ static int same_file(int fd)
 
 static char program_name[256];
 
+/* The directory the process started in, where a relative MUTEXSTAT_OUTPUT
+ * is: a daemon that moves to / (or a program that chdirs into its work)
+ * would otherwise put its report there, or fail to.  Empty if unknown
+ * (the path then stays relative). */
+static char start_dir[4096];
+
 const char *ms_program_name(void)
 {
 	return program_name[0] ? program_name : program_invocation_short_name;
@@ -34,6 +40,8 @@ void ms_output_init(void)
 	size_t n = strlen(program_invocation_short_name);
 	if (n < sizeof program_name)
 		memcpy(program_name, program_invocation_short_name, n + 1);
+	if (!getcwd(start_dir, sizeof start_dir) || start_dir[0] != '/')
+		start_dir[0] = 0; /* too long, or the directory is gone */
 	struct stat st;
 	if (fstat(2, &st) == 0) {
 		saved_dev = st.st_dev;
@@ -72,7 +80,10 @@ int ms_output_path(char *out, size_t cap, unsigned seq, const char *ext)
 {
 	struct ms_fmt f;
 	ms_fmt_init(&f, out, cap, -1);
-	expand_path(&f, ms_opt.output ? ms_opt.output : "mutexstat.%p");
+	const char *pattern = ms_opt.output ? ms_opt.output : "mutexstat.%p";
+	if (pattern[0] != '/' && start_dir[0])
+		ms_fmt(&f, "%s%s", start_dir, start_dir[1] ? "/" : "");
+	expand_path(&f, pattern);
 	if (seq)
 		ms_fmt(&f, ".%u", seq);
 	ms_fmt(&f, "%s", ext);

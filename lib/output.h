@@ -6,7 +6,7 @@
 
 /* At start-up: keep a private copy of the stderr the program started with,
  * so a report reaches it even if the program closes or redirects fd 2;
- * and of the program's name. */
+ * and of the program's name and its directory. */
 void ms_output_init(void);
 
 /* The program's name (program_invocation_short_name) as it was at
@@ -21,8 +21,9 @@ int ms_output_stderr(void);
 /* The path of a report file: MUTEXSTAT_OUTPUT (with formats other than
  * text alone, its prefix, by default mutexstat.%p) with %p replaced by the
  * pid, then ".N" for the Nth live dump (seq; 0 at exit), then ext (".txt",
- * ".json", ...; "" for text alone).  Returns -1 if it does not fit in cap
- * (never a shortened name). */
+ * ".json", ...; "" for text alone).  A relative path is taken from the
+ * directory the process started in (ms_output_init), not the one it is in
+ * now.  Returns -1 if it does not fit in cap (never a shortened name). */
 int ms_output_path(char *out, size_t cap, unsigned seq, const char *ext);
 
 /* Opens path for writing a report, by the rules of README "Where the

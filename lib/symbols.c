@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -291,7 +292,11 @@ static void unlock_session(void)
 static int report_modules(Dwfl *dwfl)
 {
 	dw.report_begin(dwfl);
-	int err = dw.linux_proc_report(dwfl, S.pid);
+	/* The modules as this thread sees them, /proc/<tid>/maps: those of
+	 * the process's id are empty once main has called pthread_exit (the
+	 * kernel reads them through the main thread, whose memory is gone),
+	 * and the report of the last thread would name no function. */
+	int err = dw.linux_proc_report(dwfl, (pid_t)syscall(SYS_gettid));
 	if (dw.report_end(dwfl, NULL, NULL) != 0 && !err)
 		err = -1;
 	return err;

@@ -213,6 +213,7 @@ if $ns sh -c "mount -t tmpfs -o ro tmpfs '$WORK/m'" 2>/dev/null; then
 	    "mutexstat: writing MUTEXSTAT_OUTPUT '$WORK/full/r.json' failed (ENOSPC); the json report there is incomplete"
 
 	# the default prefix, mutexstat.<pid>, in a read-only working directory
+	# (the warnings name it from the directory the program started in)
 	rc=0
 	$ns sh -c 'mount -t tmpfs -o ro tmpfs "$1" && cd "$1" && echo $$ >"$2" &&
 		exec env LD_PRELOAD="$3" MUTEXSTAT_FORMAT=text,json "$4" 2 1000' sh \
@@ -222,8 +223,8 @@ if $ns sh -c "mount -t tmpfs -o ro tmpfs '$WORK/m'" 2>/dev/null; then
 	expect_program "the default prefix in a read-only directory"
 	expect_eq "the default prefix in a read-only directory: the warnings" \
 	    "$(grep '^mutexstat: cannot' "$WORK/err")" \
-	    "mutexstat: cannot write MUTEXSTAT_OUTPUT 'mutexstat.$pid.txt' (EROFS); the report goes to stderr
-mutexstat: cannot write MUTEXSTAT_OUTPUT 'mutexstat.$pid.json' (EROFS); the json report is lost"
+	    "mutexstat: cannot write MUTEXSTAT_OUTPUT '$WORK/ro/mutexstat.$pid.txt' (EROFS); the report goes to stderr
+mutexstat: cannot write MUTEXSTAT_OUTPUT '$WORK/ro/mutexstat.$pid.json' (EROFS); the json report is lost"
 else
 	echo "skipped: read-only and full file systems (cannot mount a tmpfs in a mount namespace here)"
 fi
