@@ -554,6 +554,7 @@ static void record_begin(uint32_t r, uint64_t *clock, int fresh)
 	STORE(&ms_table.init_stacks[r], 0);
 	STORE(&rec->owner, 0);
 	STORE(&rec->flags, 0);
+	STORE(&ms_table.cold[r].waiting, 0); /* nobody waits for a new life */
 	/* The history restarts at position 0, so a life touches only the
 	 * positions it uses; older entries are told apart by `birth`. */
 	STORE(&rec->ops, 0);
@@ -574,7 +575,12 @@ struct ms_cold *ms_cold_slow(uint32_t r)
 			/* guarded: a signal handler on this thread must not
 			 * wait for the zeroing it interrupted */
 			ms_guard_enter(&ms_self);
-			memset(c, 0, sizeof *c);
+			/* all but the waits under way: a thread that waited
+			 * across a mutexstat_reset() still takes its wait
+			 * back (record_begin zeroes them for a new life) */
+			memset(c, 0, offsetof(struct ms_cold, waiting));
+			memset((char *)c + offsetof(struct ms_cold, waiting) + sizeof c->waiting, 0,
+			       sizeof *c - offsetof(struct ms_cold, waiting) - sizeof c->waiting);
 			__atomic_fetch_or(&rec->flags, MS_F_COLD, __ATOMIC_RELEASE);
 			ms_guard_leave(&ms_self);
 			return c;
