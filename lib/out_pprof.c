@@ -650,9 +650,23 @@ static int gzip_stored(int fd, const uint8_t *p, size_t n)
 	return err ? err : ms_write_all(fd, (const char *)tail, sizeof tail);
 }
 
+/* libz stays open once opened: a dlclose that unloaded it (a program
+ * without zlib, and no libdw, which needs it) would count as a library
+ * the program unloaded (ms_symbols_unloaded) in the formats and reports
+ * written after this one. */
+static void *zlib_handle;
+
 static int write_gzip(int fd, const uint8_t *p, size_t n)
 {
-	void *h = dlopen("libz.so.1", RTLD_LAZY | RTLD_LOCAL);
+	void *h = __atomic_load_n(&zlib_handle, __ATOMIC_ACQUIRE);
+	if (!h) {
+		h = dlopen("libz.so.1", RTLD_LAZY | RTLD_LOCAL);
+		void *none = NULL;
+		if (h && !__atomic_compare_exchange_n(&zlib_handle, &none, h, 0,
+						      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			dlclose(h); /* another report's open holds it */
+		h = __atomic_load_n(&zlib_handle, __ATOMIC_ACQUIRE);
+	}
 	struct zlib z = { 0 };
 	if (h) {
 		z.init = (__typeof__(z.init))dlsym(h, "deflateInit2_");
@@ -661,8 +675,6 @@ static int write_gzip(int fd, const uint8_t *p, size_t n)
 	}
 	int err = z.init && z.deflate && z.end ? gzip_zlib(fd, &z, p, n)
 					       : gzip_stored(fd, p, n);
-	if (h)
-		dlclose(h);
 	return err;
 }
 

@@ -128,7 +128,8 @@ static const char *load_libdw(void)
 		if (!fn) {
 			(void)snprintf(why, sizeof why, "%s has no %s",
 				       MS_LIBDW_SONAME, dw_names[i].name);
-			dlclose(h);
+			/* left open: unloaded, it would count as a library
+			 * the program unloaded (ms_symbols_unloaded) */
 			return why;
 		}
 		memcpy((char *)&dw + dw_names[i].at, &fn, sizeof fn);

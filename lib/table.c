@@ -574,7 +574,18 @@ struct ms_cold *ms_cold_slow(uint32_t r)
 			/* guarded: a signal handler on this thread must not
 			 * wait for the zeroing it interrupted */
 			ms_guard_enter(&ms_self);
-			memset(c, 0, sizeof *c);
+			if (f & MS_F_WAITS_KEPT) {
+				/* after a reset while threads ran: all but the
+				 * waits under way, which their threads still
+				 * take back when they end */
+				const size_t at = offsetof(struct ms_cold, waiting),
+					     past = at + sizeof c->waiting;
+				memset(c, 0, at);
+				memset((char *)c + past, 0, sizeof *c - past);
+				__atomic_fetch_and(&rec->flags, ~MS_F_WAITS_KEPT,
+						   __ATOMIC_RELAXED);
+			} else
+				memset(c, 0, sizeof *c);
 			__atomic_fetch_or(&rec->flags, MS_F_COLD, __ATOMIC_RELEASE);
 			ms_guard_leave(&ms_self);
 			return c;
@@ -997,7 +1008,11 @@ static void reset_records(int running)
 			STORE(&rec->birth, seq);
 			__atomic_fetch_and(&rec->flags, ~(MS_F_COLD | MS_F_COLD_BUSY | MS_F_TIMED),
 					   __ATOMIC_SEQ_CST);
-			__atomic_fetch_or(&rec->flags, MS_F_EDGE, __ATOMIC_SEQ_CST);
+			/* a thread may be waiting for it: its count stays
+			 * when the cold part is zeroed (ms_cold_slow) */
+			__atomic_fetch_or(&rec->flags,
+					  MS_F_EDGE | (flags & MS_F_COLD ? MS_F_WAITS_KEPT : 0),
+					  __ATOMIC_SEQ_CST);
 			if (name)
 				STORE(&ms_cold(r)->name, name);
 			continue;
@@ -1016,7 +1031,8 @@ static void reset_records(int running)
 		 * MS_F_EDGE always, since a thread may be caching an edge of
 		 * this record right now (order.c) and its end must bump gen */
 		__atomic_fetch_or(&rec->flags,
-				  (flags & ~(MS_F_COLD | MS_F_COLD_BUSY | MS_F_TIMED)) | MS_F_EDGE,
+				  (flags & ~(MS_F_COLD | MS_F_COLD_BUSY | MS_F_TIMED | MS_F_WAITS_KEPT)) |
+					  MS_F_EDGE,
 				  __ATOMIC_SEQ_CST);
 		if (name)
 			STORE(&ms_cold(r)->name, name);

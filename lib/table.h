@@ -47,6 +47,8 @@ struct ms_blame;
 #define MS_F_STATIC 8u     /* first seen by a lock, not by init */
 #define MS_F_EDGE 16u        /* in a lock-order edge a thread has cached */
 #define MS_F_WAITERS 32u     /* a thread waits: the unlock captures its stack */
+#define MS_F_WAITS_KEPT 64u  /* reset while threads ran: zeroing the cold part
+				keeps its count of waits under way (table.c) */
 
 /* Hold times of mutexes that have made a thread wait: every hold among a
  * mutex's first MS_HOLD_EXACT acquisitions is timed, then one in

@@ -10,6 +10,9 @@
  *           a name cut inside a character, an empty name
  *   badfd   mutexstat_dump() to -1, to a descriptor not open, to one open
  *           read-only: what each returns, and errno
+ *   resetwait  a thread waits for `hot` (the main thread holds it) across
+ *           a mutexstat_reset(), another starts waiting after it: a dump
+ *           while both wait, then one after both got it and let go
  *
  * Run under the library (LD_PRELOAD); the API is found with dlsym. */
 #define _GNU_SOURCE
@@ -21,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -146,6 +150,65 @@ static int badfds(void)
 	return 0;
 }
 
+static pid_t waiter_tids[2];
+
+static void *wait_for_hot(void *arg)
+{
+	__atomic_store_n(&waiter_tids[(long)arg], (pid_t)syscall(SYS_gettid),
+			 __ATOMIC_RELEASE);
+	pthread_mutex_lock(&hot);
+	pthread_mutex_unlock(&hot);
+	return NULL;
+}
+
+/* Thread tid sleeps in the futex of `hot` (/proc's system call and its
+ * first argument: no other wait can pass for it). */
+static int waits_for_hot(pid_t tid)
+{
+	char path[64], buf[256];
+	snprintf(path, sizeof path, "/proc/self/task/%d/syscall", (int)tid);
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	long nr = -1;
+	unsigned long word = 0;
+	return sscanf(buf, "%ld %lx", &nr, &word) == 2 && nr == SYS_futex &&
+	       word == (unsigned long)&hot.__data.__lock;
+}
+
+static void start_waiter(pthread_t *th, long i)
+{
+	pthread_create(th, NULL, wait_for_hot, (void *)i);
+	pid_t tid;
+	while (!(tid = __atomic_load_n(&waiter_tids[i], __ATOMIC_ACQUIRE)) ||
+	       !waits_for_hot(tid))
+		usleep(1000);
+}
+
+static int resetwait(void)
+{
+	pthread_t th[2];
+	pthread_mutex_lock(&hot);
+	start_waiter(&th[0], 0);
+	reset();
+	start_waiter(&th[1], 1);
+	printf("both wait\n");
+	fflush(stdout);
+	dump(1);
+	pthread_mutex_unlock(&hot);
+	pthread_join(th[0], NULL);
+	pthread_join(th[1], NULL);
+	printf("none waits\n");
+	fflush(stdout);
+	dump(1);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	dump = (int (*)(int))dlsym(RTLD_DEFAULT, "mutexstat_dump");
@@ -153,7 +216,8 @@ int main(int argc, char **argv)
 	name = (int (*)(const pthread_mutex_t *, const char *))dlsym(RTLD_DEFAULT,
 								       "mutexstat_name");
 	if (argc < 2 || !dump || !reset || !name) {
-		fprintf(stderr, "usage: api_stress reset|nested|names|badfd, under the library\n");
+		fprintf(stderr, "usage: api_stress reset|nested|names|badfd|resetwait, "
+				"under the library\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "reset"))
@@ -164,5 +228,7 @@ int main(int argc, char **argv)
 		return names();
 	if (!strcmp(argv[1], "badfd"))
 		return badfds();
+	if (!strcmp(argv[1], "resetwait"))
+		return resetwait();
 	return 2;
 }

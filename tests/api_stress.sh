@@ -14,6 +14,16 @@ expect_eq "reset: each dump's acquisitions are within its bounds" "$(awk '
 	/^  1 0x[0-9a-f]+ / { n++; if ($3 >= lo && $3 <= hi) ok++; else print "got " $3 " want " lo "-" hi > "/dev/stderr" }
 	END { print ok + 0 "/" n + 0 }' "$WORK/out")" 10/10
 
+# A reset while a thread waits for the mutex: that wait is still under
+# way, and a second thread's wait after the reset makes two at once; when
+# both have got it and let go, none waits now (the reset zeroed the count
+# of waits under way, and the first waiter's end took it below zero: the
+# report read "(4294967295 now)").
+MUTEXSTAT_EXIT_REPORT=0 run_with "$WORK/out" "$WORK/err" timeout 60 "$B/tests/api_stress" resetwait
+expect_eq "resetwait: after both waits, two at once and none now" \
+	"$(sed -n '/^none waits$/,$s/^  trylock \(.*\); condition waits.*/\1/p' "$WORK/out")" \
+	"0 ok, 0 busy; timed out 0; most waiters at once 2"
+
 # A signal handler's mutexstat_dump, interrupting a dump on its thread,
 # fails with EDEADLK instead of spinning for ever on the report's lock.
 MUTEXSTAT_EXIT_REPORT=0 run_with "$WORK/out" "$WORK/err" timeout 60 "$B/tests/api_stress" nested

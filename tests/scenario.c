@@ -6,7 +6,8 @@
  *   exact     1003 acquisitions (3 by trylock), 2 trylock EBUSY, 1 timeout
  *   contend   5 contended acquisitions of one mutex, 10 in all, 9 owner changes
  *   timeouts  two 20 ms timedlocks of m1 that time out, then a lock that
- *             waits ~20 ms for it: 1 contended acquisition, 2 timeouts
+ *             waits ~20 ms for it (from when it sleeps, as /proc says):
+ *             1 contended acquisition, 2 timeouts
  *   condwait  a 100 ms condition wait: a condition wait, not contention
  *   held      exits while holding a mutex
  *   exitwait  exits holding m1 while another thread waits for it (asleep in
@@ -146,14 +147,36 @@ static int contend(void)
 	return 0;
 }
 
+/* Thread tid sleeps in the futex at word: /proc's system call and its
+ * first argument (no other wait passes for it). */
+static int sleeps_on(pid_t tid, const void *word)
+{
+	char path[64], buf[256];
+	snprintf(path, sizeof path, "/proc/self/task/%d/syscall", (int)tid);
+	FILE *fp = fopen(path, "r");
+	if (!fp)
+		return 0;
+	size_t n = fread(buf, 1, sizeof buf - 1, fp);
+	fclose(fp);
+	buf[n] = 0;
+	long nr = -1;
+	unsigned long at = 0;
+	return sscanf(buf, "%ld %lx", &nr, &at) == 2 && nr == SYS_futex &&
+	       at == (unsigned long)word;
+}
+
 /* timeouts: the helper holds m1 through the main thread's two timed
- * locks, and lets go 20 ms after the main thread says it will block. */
+ * locks, and lets go 20 ms after the main thread sleeps in its lock (a
+ * fixed 20 ms after it said it would lock let a main thread that was
+ * slow to get there find m1 free on a loaded machine: no wait). */
 static void *slow_holder(void *arg)
 {
 	(void)arg;
 	CHECK(pthread_mutex_lock(&m1), 0);
 	sem_post(&go);
 	sem_wait(&done);
+	while (!sleeps_on(getpid(), &m1.__data.__lock))
+		usleep(1000);
 	usleep(20000);
 	CHECK(pthread_mutex_unlock(&m1), 0);
 	return NULL;

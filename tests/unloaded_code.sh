@@ -5,7 +5,8 @@
 # "libraries_unloaded" (JSON), how many libraries were unloaded, so that a
 # missing name, or one of a library loaded at that place later, is not
 # taken for the truth.  The program's output and status do not change;
-# a program that unloads nothing gets no such line.
+# a program that unloads nothing gets no such line, even where the
+# library opened and gave up a libdw.so.1 or libz of its own.
 . "$top_srcdir/tests/lib.sh"
 CC=${CC:-cc}
 S=$top_srcdir/tests
@@ -18,6 +19,7 @@ fi
 LIB=$WORK/unload_lib.so
 for times in 0 1 3; do
 	"$WORK/unload" "$LIB" $times >"$WORK/want" 2>&1
+	cp "$WORK/want" "$WORK/want$times"
 	run_with "$WORK/out" "$WORK/err" "$WORK/unload" "$LIB" $times
 	expect_eq "closed $times times: status" "$?" 0
 	expect_eq "closed $times times: the program's output" "$(cat "$WORK/out")" "$(cat "$WORK/want")"
@@ -49,4 +51,24 @@ env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_FORMAT=text,json MUTEXSTAT_OUTPUT="$WORK/
 	"$WORK/unload" "$LIB" 1 >"$WORK/out" 2>"$WORK/err"
 expect_grep "JSON: libraries_unloaded 1" '"libraries_unloaded": ?1[,}]' "$WORK/report.json"
 expect_grep "JSON's text report: the same line" '^  1 library was unloaded' "$WORK/report.txt"
+
+# The library's own opens are not the program's unloads: a libdw.so.1
+# that is no libdw (names then come from dladdr) and libz for the pprof
+# file (which libdw would have brought) were dlclose'd after use, and the
+# reports of a program that unloads nothing said "1 library was unloaded"
+# (JSON, written after the pprof file: 2).
+mkdir -p "$WORK/nodw"
+echo 'int not_libdw;' >"$WORK/nodw/nodw.c"
+if "$CC" -shared -fPIC -Wl,-soname,libdw.so.1 -o "$WORK/nodw/libdw.so.1" "$WORK/nodw/nodw.c" 2>"$WORK/cc.err"; then
+	rm -f "$WORK/report".*
+	env LD_LIBRARY_PATH="$WORK/nodw" LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_FORMAT=text,pprof,json \
+		MUTEXSTAT_OUTPUT="$WORK/report" "$WORK/unload" "$LIB" 0 >"$WORK/out" 2>"$WORK/err"
+	expect_eq "no libdw, kept open: the program's output" "$(cat "$WORK/out")" "$(cat "$WORK/want0")"
+	expect_no_grep "no libdw: names from dladdr, without source lines" '\.c:[0-9]' "$WORK/report.txt"
+	expect_no_grep "no libdw: no line about unloaded libraries" 'unloaded' "$WORK/report.txt"
+	expect_grep "no libdw, after the pprof file: JSON libraries_unloaded 0" \
+		'"libraries_unloaded": ?0[,}]' "$WORK/report.json"
+else
+	fail "cannot compile a stand-in libdw.so.1 with $CC"
+fi
 finish
