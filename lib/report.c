@@ -373,19 +373,26 @@ static void print_held(uintptr_t key, uint32_t r, void *arg)
 	if (name)
 		ms_fmt(&lf, " \"%.30s\"", name);
 	uint32_t tid = owner & ~MS_HELD;
-	char line[200];
-	struct ms_fmt hf;
-	ms_fmt_init(&hf, line, sizeof line, -1);
+	char rest[160];
+	struct ms_fmt rf;
+	ms_fmt_init(&rf, rest, sizeof rest, -1);
 	if (ms_fork_orphan_owner(r) == tid)
-		ms_fmt(&hf, "  %s held since the fork by thread %u of the parent, pid %d "
-			    "(not here)", ms_fmt_str(&lf), tid, ms_fork_parent_pid());
+		ms_fmt(&rf, "held since the fork by thread %u of the parent, pid %d (not here)",
+		       tid, ms_fork_parent_pid());
 	else
-		ms_fmt(&hf, "  %s held by thread %u", ms_fmt_str(&lf), tid);
+		ms_fmt(&rf, "held by thread %u", tid);
 	uint64_t start = c ? LOAD(&c->hold_start) : 0;
 	if (start && h->now > start)
-		ms_fmt(&hf, " for %s", ms_duration(since, ms_ticks_to_ns(h->now - start)));
-	ms_fmt(h->f, "%s", ms_fmt_str(&hf));
-	size_t used = strlen(line) + 11; /* and ", taken at " */
+		ms_fmt(&rf, " for %s", ms_duration(since, ms_ticks_to_ns(h->now - start)));
+	/* a named mutex held since a fork: what holds it on a line of its
+	 * own, so that where it was taken fits the line too */
+	size_t used = 2 + strlen(label) + 1 + strlen(rest);
+	if (used + 20 + 11 > WIDTH) {
+		ms_fmt(h->f, "  %s\n    %s", label, rest);
+		used = 4 + strlen(rest);
+	} else
+		ms_fmt(h->f, "  %s %s", label, rest);
+	used += 11; /* and ", taken at " */
 	/* where it was taken: the newest lock entry in its history */
 	uint64_t best = 0;
 	uintptr_t at = 0;
