@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <gnu/lib-names.h>
+#include <linux/futex.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -116,6 +117,12 @@ static int held_for_us(pthread_mutex_t *m)
 	if (!mutex_locked(m))
 		return 0;
 	int kind = mutex_kind(m);
+	/* a robust or priority-inherit mutex's lock word names its owner: with
+	 * none (it died: only FUTEX_OWNER_DIED, FUTEX_WAITERS), glibc's lock
+	 * answers EOWNERDEAD at once, as its trylock would -- no wait */
+	if (kind != -1 && (kind & (MS_KIND_ROBUST | MS_KIND_PI)) &&
+	    !((unsigned)LOAD(&m->__data.__lock) & FUTEX_TID_MASK))
+		return 0;
 	if (kind == -1 || (kind & MS_KIND_MASK) != PTHREAD_MUTEX_RECURSIVE)
 		return 1;
 	int tid = ms_self.tid ? (int)ms_self.tid : (int)syscall(SYS_gettid);

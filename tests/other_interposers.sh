@@ -47,4 +47,18 @@ for seed in 24 1 2 3 4 5 6 7 8 9 10; do
 	cmp -s "$WORK/f.want" "$WORK/f.got" || { bad="$bad $seed"; diff "$WORK/f.want" "$WORK/f.got" | head -6 | sed 's/^/  | /' >&2; }
 done
 expect_eq "wrapper behind us: fuzz_api seeds answer as with the wrapper alone (seeds that differ)" "${bad:- none}" " none"
+
+# A robust mutex whose owner thread died (tests/shared.c robust): its lock
+# answers EOWNERDEAD at once, without a wait -- the look at the mutex took
+# the owner-died bit of its lock word for a holder and counted one.
+env LD_PRELOAD="$SAN_FIRST$WRAP" "$top_builddir/tests/shared" robust "$WORK/area1" >"$WORK/r.want" 2>&1
+rm -f "$WORK"/rob.*
+timeout -s KILL 60 env LD_PRELOAD="$MS_PRELOAD:$WRAP" MUTEXSTAT_OUTPUT="$WORK/rob.%p" \
+	"$top_builddir/tests/shared" robust "$WORK/area2" >"$WORK/r.got" 2>&1
+strip() { grep -Ev '^(local|shared) ' "$1"; }
+expect_eq "wrapper behind us: robust owners dying, the same answers" "$(strip "$WORK/r.got")" "$(strip "$WORK/r.want")"
+local=$(awk '/^local / { print $2 }' "$WORK/r.got")
+report=$(grep -l '^OWNER DIED' "$WORK"/rob.* | head -1)
+expect_eq "wrapper behind us: the lock that got EOWNERDEAD did not wait (acquired, contended)" \
+	"$(top_row "$report" "$local" | awk '{ print $3, $4 }')" "3 0"
 finish
