@@ -325,6 +325,10 @@ static void header(struct ms_fmt *f, const struct top *t)
 	       "the first %d acquisitions, then 1 in %d\n",
 	       (unsigned long long)t->timed, MS_HOLD_EXACT, MS_HOLD_SAMPLE);
 	ms_report_stack_summary(f);
+	const char *why = ms_symbols_fallback_reason();
+	if (why) /* so that a report without a line number says why */
+		ms_fmt(f, "  names: from dladdr (%.60s): exported functions and module "
+			  "offsets, no source lines\n", why);
 }
 
 static void top_table(struct ms_fmt *f, const struct top *t)

@@ -65,6 +65,9 @@ if "$CC" -shared -fPIC -Wl,-soname,libdw.so.1 -o "$WORK/nodw/libdw.so.1" "$WORK/
 		MUTEXSTAT_OUTPUT="$WORK/report" "$WORK/unload" "$LIB" 0 >"$WORK/out" 2>"$WORK/err"
 	expect_eq "no libdw, kept open: the program's output" "$(cat "$WORK/out")" "$(cat "$WORK/want0")"
 	expect_no_grep "no libdw: names from dladdr, without source lines" '\.c:[0-9]' "$WORK/report.txt"
+	expect_grep "no libdw: the header says so, and why" \
+		'^  names: from dladdr \(libdw\.so\.1 has no [a-z_]+\): exported functions and module offsets, no source lines$' \
+		"$WORK/report.txt"
 	expect_no_grep "no libdw: no line about unloaded libraries" 'unloaded' "$WORK/report.txt"
 	expect_grep "no libdw, after the pprof file: JSON libraries_unloaded 0" \
 		'"libraries_unloaded": ?0[,}]' "$WORK/report.json"
