@@ -642,6 +642,39 @@ int ms_live_print(struct ms_fmt *f)
 	return deadlocks;
 }
 
+/* Deadlocks that cannot end by themselves, in the graph now: a cycle with
+ * no wait with a deadline in it, and a wait on a mutex whose holder is
+ * gone (exited, a thread of the parent at the fork, of another process
+ * that exited).  Not a cycle through a timed lock (it gives up), nor a
+ * chain ending at a condition wait (a thread outside it may signal it:
+ * a producer that sleeps, a slow peer), nor a wait behind a thread that
+ * runs, sleeps or is stopped.  The watchdog aborts on these only. */
+int ms_live_certain_deadlocks(void)
+{
+	size_t bytes = MAX_WAITERS * sizeof(struct waiter);
+	struct waiter *w = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (w == MAP_FAILED)
+		return 0;
+	int n = snapshot(w), certain = 0;
+	for (int i = 0; i < n; i++) {
+		int last = chain_end(w, n, i);
+		if (last < 0) { /* on a cycle: one without a deadline */
+			int timed = 0, steps = 0, k = i;
+			do {
+				timed |= w[k].timed;
+				k = w[k].next;
+			} while (k != i && ++steps <= n);
+			certain += !timed;
+		} else if (!w[last].owner_ts && (w[last].owner || w[last].foreign)) {
+			enum far far = far_owner(&w[last]);
+			certain += far == FAR_EXITED || far == FAR_PARENT || far == FAR_GONE;
+		}
+	}
+	munmap(w, bytes);
+	return certain;
+}
+
 static void count_waiting(struct ms_tstate *ts, void *arg)
 {
 	if (__atomic_load_n(&ts->wait_rec, __ATOMIC_ACQUIRE))
@@ -831,10 +864,16 @@ static void *dump_thread(void *arg)
 	ms_self.guard = 1; /* nothing this thread locks is the program's */
 	ms_self.ok = 0;
 	unsigned seq = 0;
-	int watchdog_fired = 0;
+	/* The watchdog reports the first wait that lasts MUTEXSTAT_WATCHDOG
+	 * seconds.  A long wait is not a deadlock: a holder that sleeps,
+	 * does I/O or is stopped makes one in a healthy program.  So it
+	 * goes on looking while waits are that long, and reports once more
+	 * when a deadlock that cannot end by itself appears; only that one
+	 * aborts (MUTEXSTAT_ON_DEADLOCK=abort). */
+	int watchdog_fired = 0, watchdog_done = 0;
 	for (;;) {
 		struct pollfd p = { pipe_fd[0], POLLIN, 0 };
-		int timeout = ms_opt.watchdog && !watchdog_fired ? 250 : -1;
+		int timeout = ms_opt.watchdog && !watchdog_done ? 250 : -1;
 		int n = poll(&p, 1, timeout);
 		if (n > 0 && !is_our_pipe(pipe_fd[0])) {
 			/* the program closed it (and may have the number for a
@@ -865,15 +904,19 @@ static void *dump_thread(void *arg)
 				dump(++seq);
 			continue;
 		}
-		if (n == 0 && ms_opt.watchdog && !watchdog_fired) {
+		if (n == 0 && ms_opt.watchdog && !watchdog_done) {
 			uint64_t since = 0;
 			ms_threads_each(oldest, &since);
 			uint64_t now = ms_ticks();
 			if (since && now > since &&
 			    ms_ticks_to_ns(now - since) >= ms_opt.watchdog * 1000000000ull) {
+				int certain = ms_live_certain_deadlocks();
+				if (watchdog_fired && !certain)
+					continue; /* reported; no deadlock yet */
 				watchdog_fired = 1;
+				watchdog_done = certain > 0;
 				dump(++seq);
-				if (ms_opt.on_deadlock == 1) { /* abort */
+				if (certain && ms_opt.on_deadlock == 1) { /* abort */
 					ms_live_aborting = 1;
 					abort();
 				}

@@ -49,6 +49,12 @@ static inline void ms_live_before_wait(void)
  * Returns the number of deadlocks. */
 int ms_live_print(struct ms_fmt *f);
 
+/* How many waits in the wait-for graph now are in deadlocks that cannot end
+ * by themselves (a cycle without a timed lock, a wait on a mutex whose
+ * holder is gone), 0 if none:
+ * what MUTEXSTAT_ON_DEADLOCK=abort aborts on.  Dump thread only. */
+int ms_live_certain_deadlocks(void);
+
 /* How many threads wait for a mutex now. */
 int ms_live_waiting(void);
 

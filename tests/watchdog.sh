@@ -1,0 +1,64 @@
+# watchdog.sh - MUTEXSTAT_WATCHDOG with MUTEXSTAT_ON_DEADLOCK=abort on
+# programs that are slow but healthy: a holder that keeps a mutex until the
+# watchdog has reported (as if it slept or did I/O), a chain of waiters
+# behind it, a holder waiting for a condition a slow producer signals, a
+# cycle through a timed lock that gives up.  Each gets the watchdog's report
+# of its long wait, no DEADLOCK finding that is not one, and runs to its end
+# (no abort).  And a program slow first, then really deadlocked: the
+# watchdog reports the deadlock too, and aborts.  (tests/live.sh, fork.sh and
+# crash.sh abort real hangs at once.)
+. "$top_srcdir/tests/lib.sh"
+P=$top_builddir/tests/watchdog
+
+for mode in slow chain cond timed; do
+	rm -f "$WORK"/r*
+	rc=0
+	timeout -s KILL 120 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/r" \
+		MUTEXSTAT_WATCHDOG=1 MUTEXSTAT_ON_DEADLOCK=abort \
+		"$P" "$mode" "$WORK/r.1" >"$WORK/out" 2>"$WORK/err" || rc=$?
+	expect_eq "$mode: runs to its end, no abort" "$rc $(cat "$WORK/out")" "0 done"
+	expect_grep "$mode: the watchdog reported the long wait" '^Top ' "$WORK/r.1"
+	expect_grep "$mode: the exit report" '^Top ' "$WORK/r"
+	expect_eq "$mode: no other report" "$(cd "$WORK" && ls r*)" "r
+r.1"
+	case $mode in
+	cond) # documented: a DEADLOCK unless a thread outside the chain signals
+		expect_grep "cond: says who could end it" \
+			'^  \(unless a thread outside this chain signals it\)$' "$WORK/r.1" ;;
+	timed) # a cycle through a timed lock lasts until it gives up, if seen
+		expect_no_grep "timed: no DEADLOCK forever" '^DEADLOCK: .*forever$' "$WORK/r.1" ;;
+	*)	expect_no_grep "$mode: no DEADLOCK" '^DEADLOCK' "$WORK/r.1"
+		expect_grep "$mode: a WAIT CHAIN to the holder" '^WAIT CHAIN:$' "$WORK/r.1" ;;
+	esac
+	expect_no_grep "$mode: no MISUSE" '^MISUSE' "$WORK/r"
+done
+
+# slow first (a report of a wait that is no deadlock), then a real one:
+# still found, reported and aborted
+rm -f "$WORK"/r*
+rc=0
+timeout -s KILL 120 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/r" \
+	MUTEXSTAT_WATCHDOG=1 MUTEXSTAT_ON_DEADLOCK=abort \
+	"$P" slow-then-dead "$WORK/r.1" >"$WORK/out" 2>"$WORK/err" || rc=$?
+expect_eq "slow, then dead: aborted after the slow part" "$rc $(cat "$WORK/out")" "134 slow part done"
+expect_grep "slow, then dead: the first report, no deadlock" '^WAIT CHAIN:$' "$WORK/r.1"
+expect_no_grep "slow, then dead: the first report has no DEADLOCK" '^DEADLOCK' "$WORK/r.1"
+expect_grep "slow, then dead: the second report has the cycle" \
+	'^DEADLOCK: 2 threads wait for each other, forever$' "$WORK/r.2"
+
+# without abort, the same: two reports, and the program hangs on (killed here)
+rm -f "$WORK"/r*
+: >"$WORK/out"
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/r" MUTEXSTAT_WATCHDOG=1 \
+	"$P" slow-then-dead "$WORK/r.1" >"$WORK/out" 2>"$WORK/err" &
+pid=$!
+if wait_for "$WORK/r.2" '^Top ' 60; then pass "report only: the deadlock after the slow part is reported"
+else fail "report only: no report of the deadlock after the slow part"; fi
+kill -0 $pid 2>/dev/null && pass "report only: the program goes on (hung)" || fail "report only: it ended"
+kill -KILL $pid
+wait $pid 2>/dev/null
+expect_grep "report only: the cycle" '^DEADLOCK: 2 threads wait for each other, forever$' "$WORK/r.2"
+expect_eq "report only: no third report" "$(cd "$WORK" && ls r*)" "r.1
+r.2"
+
+finish
