@@ -420,9 +420,76 @@ static int still_ours(int sig)
 	return sigaction(sig, NULL, &cur) == 0 && cur.sa_handler == stack_handler;
 }
 
+/* Reads a number in base 10 or 16 at *t, moving past it. */
+static uint64_t read_number(const char **t, unsigned base)
+{
+	uint64_t v = 0;
+	for (;; (*t)++) {
+		int d = **t >= '0' && **t <= '9'   ? **t - '0'
+			: **t >= 'a' && **t <= 'f' ? **t - 'a' + 10
+						   : 99;
+		if (d >= (int)base)
+			return v;
+		v = v * base + (uint64_t)d;
+	}
+}
+
+/* Reads /proc/self/task/TID/NAME into buf (NUL-terminated; "" if none). */
+static void read_task_file(uint32_t tid, const char *name, char *buf, unsigned cap)
+{
+	char path[64];
+	struct ms_fmt f;
+	ms_fmt_init(&f, path, sizeof path, -1);
+	ms_fmt(&f, "/proc/self/task/%u/%s", tid, name);
+	int fd = open(ms_fmt_str(&f), O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, cap - 1) : 0;
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = 0;
+}
+
+enum { ASK_OK, ASK_BLOCKED, ASK_SIGWAIT };
+
+/* Whether a signal sent to thread tid would reach the program instead of
+ * our handler: a signal the thread blocks stays pending on it, for the
+ * program's own sigwait or signalfd to take (SigBlk in its status), and
+ * one the thread waits for in sigwait, sigwaitinfo or sigtimedwait
+ * (rt_sigtimedwait, whose set the kernel unblocks while it waits, so
+ * SigBlk does not show it) is taken by that call.  Unknown counts as
+ * ASK_OK, as before. */
+static int asking_steals(uint32_t tid, int sig)
+{
+	char buf[2048];
+	int saved = errno, why = ASK_OK;
+	read_task_file(tid, "status", buf, sizeof buf);
+	const char *t = strstr(buf, "\nSigBlk:");
+	if (t) {
+		for (t += 8; *t == ' ' || *t == '\t'; t++)
+			;
+		if (read_number(&t, 16) >> (sig - 1) & 1)
+			why = ASK_BLOCKED;
+	}
+	read_task_file(tid, "syscall", buf, sizeof buf);
+	t = buf;
+	if (!why && read_number(&t, 10) == SYS_rt_sigtimedwait && t[0] == ' ' &&
+	    t[1] == '0' && t[2] == 'x') {
+		t += 3;
+		uint64_t set = 0, at = read_number(&t, 16);
+		struct iovec local = { &set, sizeof set }, remote = { (void *)at, sizeof set };
+		/* the set unreadable: the thread waits for signals anyway */
+		if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != sizeof set ||
+		    (set >> (sig - 1) & 1))
+			why = ASK_SIGWAIT;
+	}
+	errno = saved;
+	return why;
+}
+
 /* Ask a thread to unwind its own stack into its record; wait up to 50 ms.
  * Returns the number of frames, 0 if it did not answer, -1 if it was not
- * asked: the program handles the signal itself (or stacks are off). */
+ * asked: the program handles the signal itself (or stacks are off), -2 if
+ * not asked because the thread blocks it, -3 because it waits for it in
+ * sigwaitinfo (either way the program would take our signal). */
 static int where_now(struct ms_tstate *ts)
 {
 	if (ts == ms_self.ts && ms_stack_available()) {
@@ -438,6 +505,9 @@ static int where_now(struct ms_tstate *ts)
 	}
 	if (!stack_signal || !ms_stack_available() || !still_ours(stack_signal))
 		return -1;
+	int why = asking_steals(LOAD(&ts->tid), stack_signal);
+	if (why)
+		return why == ASK_BLOCKED ? -2 : -3;
 	uint32_t req = __atomic_add_fetch(&stack_request, 1, __ATOMIC_SEQ_CST);
 	if (syscall(SYS_tgkill, getpid(), (pid_t)LOAD(&ts->tid), stack_signal) != 0)
 		return 0;
@@ -631,6 +701,11 @@ int ms_live_print(struct ms_fmt *f)
 			       w[last].owner);
 			if (n > 0)
 				print_frames(f, end->now_frames, n, 2 + 46);
+			else if (n == -2)
+				ms_fmt(f, "(not asked: it blocks SIGRTMAX-3)\n");
+			else if (n == -3)
+				ms_fmt(f, "(not asked: it waits for signals in sigwait, "
+					  "sigwaitinfo or sigtimedwait)\n");
 			else if (n < 0 && ms_stack_available())
 				ms_fmt(f, "(not asked: SIGRTMAX-3 is the program's)\n");
 			else

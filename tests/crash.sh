@@ -135,11 +135,8 @@ pid=$!
 n=0
 until grep -q '^ready$' "$WORK/out" 2>/dev/null || [ $n -ge 200 ]; do sleep 0.1; n=$((n + 1)); done
 kill -SEGV $pid
-(sleep 30 && kill -KILL $pid) 2>/dev/null &
-guard=$!
-wait $pid
+wait_or_kill $pid 30
 rc=$?
-kill $guard 2>/dev/null
 expect_eq "kill -SEGV: it dies of SIGSEGV (128 + 11)" "$rc" 139
 expect_crash_report "kill -SEGV" "$WORK/killed.txt" SEGV "sent by pid $$" "$HELD"
 

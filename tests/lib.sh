@@ -139,6 +139,21 @@ wait_for() {
 	return 1
 }
 
+# wait_or_kill JOB SECONDS [PID]: waits for the background job JOB, killing
+# PID (JOB itself if not given) with SIGKILL if it still runs after SECONDS;
+# the status is JOB's.  No guard subshell (sleep && kill) &: bash runs the
+# EXIT trap -- rm -rf "$WORK" -- in a subshell killed before it has reset
+# its traps, which a guard killed just after it started is.
+wait_or_kill() {
+	wait_or_kill_tenths=0
+	while kill -0 "$1" 2>/dev/null && [ $wait_or_kill_tenths -lt $(($2 * 10)) ]; do
+		sleep 0.1
+		wait_or_kill_tenths=$((wait_or_kill_tenths + 1))
+	done
+	kill -KILL "${3:-$1}" 2>/dev/null
+	wait "$1"
+}
+
 finish() {
 	sanitizer_reports
 	echo "$PASSED passed, $FAILED failed"

@@ -12,6 +12,9 @@
  *   blocked-hang blocks every signal; one thread takes a mutex and sleeps
  *                in sigwait (SIGTERM), another waits for that mutex;
  *                prints "ready" and waits to be killed
+ *   sigwait-any  blocks every signal; one thread takes a mutex and waits
+ *                in sigwaitinfo for any signal, prints the one it got and
+ *                unlocks; another waits for the mutex; prints "ready"
  *   own-rtmax    installs its own SIGRTMAX-3 handler; one thread takes a
  *                mutex and reads a line from stdin, another waits for the
  *                mutex; prints "ready"; once the line came, prints how
@@ -63,6 +66,26 @@ static void *hold_and_sleep(void *arg)
 	sigaddset(&term, SIGTERM);
 	int sig;
 	sigwait(&term, &sig);
+	return NULL;
+}
+
+/* Takes the mutex, waits in sigwaitinfo for any signal (a program's
+ * signal thread), says which one came, then unlocks. */
+static void *hold_and_sigwait_any(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&m);
+	write(go[1], "x", 1);
+	sigset_t all;
+	sigfillset(&all);
+	siginfo_t si;
+	int sig = sigwaitinfo(&all, &si);
+	if (sig == SIGRTMAX - 3)
+		printf("sigwaitinfo got SIGRTMAX-3\n");
+	else
+		printf("sigwaitinfo got SIG%s\n", sig > 0 ? sigabbrev_np(sig) : "?");
+	fflush(stdout);
+	pthread_mutex_unlock(&m);
 	return NULL;
 }
 
@@ -136,6 +159,18 @@ int main(int argc, char **argv)
 			return 2;
 		pthread_create(&b, NULL, lock_once, NULL);
 		say("ready\n");
+		pthread_join(b, NULL);
+	} else if (!strcmp(mode, "sigwait-any")) {
+		block_all();
+		if (pipe(go) != 0)
+			return 2;
+		pthread_create(&a, NULL, hold_and_sigwait_any, NULL);
+		char c;
+		if (read(go[0], &c, 1) != 1)
+			return 2;
+		pthread_create(&b, NULL, lock_once, NULL);
+		say("ready\n");
+		pthread_join(a, NULL);
 		pthread_join(b, NULL);
 	} else if (!strcmp(mode, "own-rtmax")) {
 		signal(SIGRTMAX - 3, count);

@@ -5,6 +5,8 @@
 #   - a program that blocks every signal in every thread (itself, or
 #     inherited from its parent) takes SIGUSR1 with sigwait as before --
 #     no live dump steals it -- and the watchdog still reports its hang;
+#   - a thread that blocks SIGRTMAX-3, or waits for it in sigwaitinfo, is
+#     not sent it by a dump asking where it is (its program would take it);
 #   - a program's own SIGRTMAX-3 handler gets no signal from a live dump;
 #   - _exit and quick_exit write no report (exit from a thread does).
 # And what does change, documented: SIGUSR1's default action (the end of
@@ -116,10 +118,7 @@ for case in "sigwait" "sigwait-inherited --block-all"; do
 	wait_for "$WORK/out" '^ready$' || fail "$mode: never ready"
 	prog=$(cat "$WORK/pid")
 	kill -USR1 "$prog"
-	(sleep 20 && kill -KILL "$prog") 2>/dev/null &
-	guard=$!
-	wait $pid
-	kill $guard 2>/dev/null
+	wait_or_kill $pid 20 "$prog"
 	expect_eq "all signals blocked ($mode): sigwait gets SIGUSR1, as without the library" \
 	    "$(cat "$WORK/out")" "ready
 sigwait got SIGUSR1
@@ -144,10 +143,32 @@ kill -USR1 $pid
 kill -KILL $pid
 wait $pid 2>/dev/null
 expect_grep "all signals blocked: the wait chain" '^WAIT CHAIN:$' "$WORK/r.1"
-expect_grep "all signals blocked: the holder, blocking SIGRTMAX-3, cannot say where it is" \
-    '^  thread [0-9]+ is not waiting for a mutex; it is now at \(it did not answer\)$' "$WORK/r.1"
+expect_grep "all signals blocked: the holder, blocking SIGRTMAX-3, is not asked where it is" \
+    '^  thread [0-9]+ is not waiting for a mutex; it is now at \(not asked: it blocks SIGRTMAX-3\)$' "$WORK/r.1"
 expect_eq "all signals blocked: kill -USR1 stays pending, no second report" \
     "$(cd "$WORK" && ls r*)" "r.1"
+
+# a signal thread (every signal blocked, sigwaitinfo for any of them) holds
+# the mutex another thread waits for: the watchdog's report must not ask it
+# where it is with SIGRTMAX-3, which its sigwaitinfo would take instead of
+# the SIGTERM it waits for (the kernel unblocks the set while it waits)
+rm -f "$WORK"/r*
+: >"$WORK/out"
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/r" MUTEXSTAT_WATCHDOG=1 \
+    "$SIG" sigwait-any >"$WORK/out" 2>"$WORK/err" &
+pid=$!
+wait_for "$WORK/out" '^ready$' || fail "sigwait-any: never ready"
+wait_for "$WORK/r.1" 'is not waiting for a mutex' || fail "sigwait-any: no watchdog report"
+kill -TERM $pid 2>/dev/null
+wait_or_kill $pid 20
+echo "exit $?" >>"$WORK/out"
+expect_eq "a signal thread in sigwaitinfo: it gets the SIGTERM sent to it, not ours" \
+    "$(cat "$WORK/out")" "ready
+sigwaitinfo got SIGTERM
+exit 0"
+expect_grep "a signal thread in sigwaitinfo: the report says why it was not asked" \
+    '^  thread [0-9]+ is not waiting for a mutex; it is now at \(not asked: it waits for signals in sigwait, sigwaitinfo or sigtimedwait\)$' \
+    "$WORK/r.1"
 
 # ---- the program's own SIGRTMAX-3 ------------------------------------------------
 
