@@ -448,7 +448,46 @@ static void read_task_file(uint32_t tid, const char *name, char *buf, unsigned c
 	buf[n > 0 ? n : 0] = 0;
 }
 
-enum { ASK_OK, ASK_BLOCKED, ASK_SIGWAIT };
+enum { ASK_OK, ASK_BLOCKED, ASK_SIGWAIT, ASK_SLEEPS };
+
+/* Set by the watchdog around its reports: nobody asked for them, so they
+ * must not cut short a sleep, poll or select of the program's (a signal
+ * ends those with EINTR whatever SA_RESTART says).  A dump signal asked
+ * for one; a thread asked where it is then may see EINTR (README). */
+static int asking_must_not_interrupt;
+
+/* The system calls that a signal handler ends with EINTR, never restarted
+ * (signal(7)): a thread in one is not asked while that is set. */
+static int never_restarted(long nr)
+{
+	static const long calls[] = {
+		SYS_nanosleep, SYS_clock_nanosleep, SYS_ppoll, SYS_pselect6,
+		SYS_epoll_pwait, SYS_rt_sigsuspend, SYS_semtimedop, SYS_msgrcv,
+		SYS_msgsnd, SYS_io_getevents,
+#ifdef SYS_poll
+		SYS_poll,
+#endif
+#ifdef SYS_select
+		SYS_select,
+#endif
+#ifdef SYS_epoll_wait
+		SYS_epoll_wait,
+#endif
+#ifdef SYS_epoll_pwait2
+		SYS_epoll_pwait2,
+#endif
+#ifdef SYS_pause
+		SYS_pause,
+#endif
+#ifdef SYS_semop
+		SYS_semop,
+#endif
+	};
+	for (size_t i = 0; i < sizeof calls / sizeof *calls; i++)
+		if (calls[i] == nr)
+			return 1;
+	return 0;
+}
 
 /* Whether a signal sent to thread tid would reach the program instead of
  * our handler: a signal the thread blocks stays pending on it, for the
@@ -471,7 +510,10 @@ static int asking_steals(uint32_t tid, int sig)
 	}
 	read_task_file(tid, "syscall", buf, sizeof buf);
 	t = buf;
-	if (!why && read_number(&t, 10) == SYS_rt_sigtimedwait && t[0] == ' ' &&
+	long nr = buf[0] >= '0' && buf[0] <= '9' ? (long)read_number(&t, 10) : -1;
+	if (!why && asking_must_not_interrupt && never_restarted(nr))
+		why = ASK_SLEEPS;
+	if (!why && nr == SYS_rt_sigtimedwait && t[0] == ' ' &&
 	    t[1] == '0' && t[2] == 'x') {
 		t += 3;
 		uint64_t set = 0, at = read_number(&t, 16);
@@ -507,7 +549,7 @@ static int where_now(struct ms_tstate *ts)
 		return -1;
 	int why = asking_steals(LOAD(&ts->tid), stack_signal);
 	if (why)
-		return why == ASK_BLOCKED ? -2 : -3;
+		return why == ASK_BLOCKED ? -2 : why == ASK_SIGWAIT ? -3 : -4;
 	uint32_t req = __atomic_add_fetch(&stack_request, 1, __ATOMIC_SEQ_CST);
 	if (syscall(SYS_tgkill, getpid(), (pid_t)LOAD(&ts->tid), stack_signal) != 0)
 		return 0;
@@ -706,6 +748,9 @@ int ms_live_print(struct ms_fmt *f)
 			else if (n == -3)
 				ms_fmt(f, "(not asked: it waits for signals in sigwait, "
 					  "sigwaitinfo or sigtimedwait)\n");
+			else if (n == -4)
+				ms_fmt(f, "(not asked: it sleeps or polls in a system call that "
+					  "a signal would cut short)\n");
 			else if (n < 0 && ms_stack_available())
 				ms_fmt(f, "(not asked: SIGRTMAX-3 is the program's)\n");
 			else
@@ -990,7 +1035,9 @@ static void *dump_thread(void *arg)
 					continue; /* reported; no deadlock yet */
 				watchdog_fired = 1;
 				watchdog_done = certain > 0;
+				asking_must_not_interrupt = 1;
 				dump(++seq);
+				asking_must_not_interrupt = 0;
 				if (certain && ms_opt.on_deadlock == 1) { /* abort */
 					ms_live_aborting = 1;
 					abort();

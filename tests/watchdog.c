@@ -13,7 +13,10 @@
  *   timed FILE           two threads in a cycle, one of them in a timed lock
  *                        that gives up and tries again
  *   slow-then-dead FILE  slow, then two threads lock A, B and B, A: a real
- *                        deadlock, forever */
+ *                        deadlock, forever
+ *   sleeper FILE         the holder sleeps (nanosleep, 100 ms at a time)
+ *                        until the report; prints how many of its sleeps a
+ *                        signal cut short (EINTR) */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -57,6 +60,34 @@ static void *slow_holder(void *arg)
 	pthread_mutex_lock(&m[0]);
 	pthread_barrier_wait(&held);
 	until_reported();
+	pthread_mutex_unlock(&m[0]);
+	return NULL;
+}
+
+/* sleeper: a nanosleep cut short is the program's to see */
+static int sleeps_cut;
+
+static int reported(void)
+{
+	char buf[4096];
+	int fd = open(report, O_RDONLY);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : 0;
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	return strstr(buf, "\nTop ") != NULL;
+}
+
+static void *sleeping_holder(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&m[0]);
+	pthread_barrier_wait(&held);
+	while (!reported()) {
+		struct timespec t = { 0, 100000000 };
+		if (nanosleep(&t, NULL) != 0 && errno == EINTR)
+			sleeps_cut++;
+	}
 	pthread_mutex_unlock(&m[0]);
 	return NULL;
 }
@@ -157,7 +188,7 @@ static void slow(int links)
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
-		fprintf(stderr, "usage: watchdog slow|chain|cond|timed|slow-then-dead FILE\n");
+		fprintf(stderr, "usage: watchdog slow|chain|cond|timed|sleeper|slow-then-dead FILE\n");
 		return 2;
 	}
 	report = argv[2];
@@ -188,6 +219,14 @@ int main(int argc, char **argv)
 		pthread_mutex_unlock(&m[0]);
 		pthread_mutex_unlock(&m[1]);
 		pthread_join(a, NULL);
+	} else if (!strcmp(mode, "sleeper")) {
+		pthread_t a;
+		pthread_create(&a, NULL, sleeping_holder, NULL);
+		pthread_barrier_wait(&held);
+		pthread_mutex_lock(&m[0]); /* long: until the report */
+		pthread_mutex_unlock(&m[0]);
+		pthread_join(a, NULL);
+		printf("sleeps cut short: %d\n", sleeps_cut);
 	} else if (!strcmp(mode, "slow-then-dead")) {
 		slow(1);
 		printf("slow part done\n");

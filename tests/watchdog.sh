@@ -33,6 +33,19 @@ r.1"
 	expect_no_grep "$mode: no MISUSE" '^MISUSE' "$WORK/r"
 done
 
+# The watchdog's report does not cut a holder's sleep short: nobody asked
+# for it, and a signal ends nanosleep with EINTR whatever SA_RESTART says.
+# The holder sleeping in nanosleep is not asked where it is; the report
+# says why.
+rm -f "$WORK"/r*
+rc=0
+timeout -s KILL 120 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/r" MUTEXSTAT_WATCHDOG=1 \
+	"$P" sleeper "$WORK/r.1" >"$WORK/out" 2>"$WORK/err" || rc=$?
+expect_eq "sleeper: runs to its end, none of its sleeps cut short" "$rc $(cat "$WORK/out")" "0 sleeps cut short: 0
+done"
+expect_grep "sleeper: the holder not asked, and why" \
+	'it is now at \(not asked: it sleeps or polls in a system call that a signal would cut short\)$' "$WORK/r.1"
+
 # slow first (a report of a wait that is no deadlock), then a real one:
 # still found, reported and aborted
 rm -f "$WORK"/r*
