@@ -494,8 +494,9 @@ static int never_restarted(long nr)
  * program's own sigwait or signalfd to take (SigBlk in its status), and
  * one the thread waits for in sigwait, sigwaitinfo or sigtimedwait
  * (rt_sigtimedwait, whose set the kernel unblocks while it waits, so
- * SigBlk does not show it) is taken by that call.  Unknown counts as
- * ASK_OK, as before. */
+ * SigBlk does not show it) is taken by that call; or, for the watchdog,
+ * whether it would cut short a call that never restarts (ASK_SLEEPS).
+ * Unknown counts as ASK_OK, as before. */
 static int asking_steals(uint32_t tid, int sig)
 {
 	char buf[2048];
@@ -531,7 +532,8 @@ static int asking_steals(uint32_t tid, int sig)
  * Returns the number of frames, 0 if it did not answer, -1 if it was not
  * asked: the program handles the signal itself (or stacks are off), -2 if
  * not asked because the thread blocks it, -3 because it waits for it in
- * sigwaitinfo (either way the program would take our signal). */
+ * sigwaitinfo (either way the program would take our signal), -4 because
+ * the watchdog asks no thread a signal would cut short (asking_steals). */
 static int where_now(struct ms_tstate *ts)
 {
 	if (ts == ms_self.ts && ms_stack_available()) {
@@ -632,6 +634,18 @@ static void print_taken(struct ms_fmt *f, const struct waiter *w)
 	       w->taken_at ? ms_symbolize(w->taken_at, where, sizeof where) : "?");
 }
 
+/* Whether the cycle through waiter i has a wait with a deadline in it:
+ * then it ends when that wait gives up. */
+static int cycle_timed(const struct waiter *w, int n, int i)
+{
+	int timed = 0, steps = 0, k = i;
+	do {
+		timed |= w[k].timed;
+		k = w[k].next;
+	} while (k != i && k >= 0 && ++steps <= n);
+	return timed;
+}
+
 int ms_live_print(struct ms_fmt *f)
 {
 	static struct waiter w[MAX_WAITERS]; /* under the report lock */
@@ -653,17 +667,17 @@ int ms_live_print(struct ms_fmt *f)
 			}
 		if (!in_cycle || w[i].done)
 			continue;
-		int len = 0, lowest = i, timed = 0;
+		int len = 0, lowest = i;
 		for (int k = i;; k = w[k].next) {
 			len++;
-			timed |= w[k].timed;
 			if (w[k].tid < w[lowest].tid)
 				lowest = k;
 			if (w[k].next == i)
 				break;
 		}
 		/* a wait with a deadline ends the cycle when it gives up */
-		const char *until = timed ? "until a timed lock gives up" : "forever";
+		const char *until = cycle_timed(w, c.n, i) ? "until a timed lock gives up"
+							     : "forever";
 		if (len == 1) /* say, a mutex this thread locked before a fork */
 			ms_fmt(f, "\nDEADLOCK: thread %u waits for a mutex it holds itself, "
 				  "%s\n", w[i].tid, until);
@@ -779,14 +793,9 @@ int ms_live_certain_deadlocks(void)
 	int n = snapshot(w), certain = 0;
 	for (int i = 0; i < n; i++) {
 		int last = chain_end(w, n, i);
-		if (last < 0) { /* on a cycle: one without a deadline */
-			int timed = 0, steps = 0, k = i;
-			do {
-				timed |= w[k].timed;
-				k = w[k].next;
-			} while (k != i && ++steps <= n);
-			certain += !timed;
-		} else if (!w[last].owner_ts && (w[last].owner || w[last].foreign)) {
+		if (last < 0) /* on a cycle: one without a deadline */
+			certain += !cycle_timed(w, n, i);
+		else if (!w[last].owner_ts && (w[last].owner || w[last].foreign)) {
 			enum far far = far_owner(&w[last]);
 			certain += far == FAR_EXITED || far == FAR_PARENT || far == FAR_GONE;
 		}

@@ -230,23 +230,34 @@ static int read_load_counts(struct dl_phdr_info *info, size_t size, void *data)
 	return 1; /* the counters are the same in every entry */
 }
 
+/* The dynamic linker's counts of the modules it loaded (c[0]) and unloaded
+ * (c[1]); 0 if they cannot be read.  Not in a fork child of a capture:
+ * libunwind's walk of the modules held the lock dl_iterate_phdr takes, for
+ * ever there. */
+static int load_counts(unsigned long long c[2])
+{
+	unsigned long long n[3] = { 0, 0, 0 };
+	if (!ms_stack_off_since_fork())
+		dl_iterate_phdr(read_load_counts, n);
+	c[0] = n[0];
+	c[1] = n[1];
+	return n[2] != 0;
+}
+
 /* The answers kept from earlier sessions, if they still hold; else an
  * empty cache (NULL if calloc failed). */
 static struct cached *answers_now(struct cached *cache)
 {
-	unsigned long long n[3] = { 0, 0, 0 };
-	/* a fork child of a capture: the walk of the modules held the
-	 * dynamic linker's lock that dl_iterate_phdr takes, for ever */
-	if (!ms_stack_off_since_fork())
-		dl_iterate_phdr(read_load_counts, n);
+	unsigned long long n[2];
+	int known = load_counts(n);
 	if (!cache)
 		cache = calloc((size_t)1 << CACHE_BITS, sizeof *cache);
-	else if (!n[2] || !answers_for.known || n[0] != answers_for.adds ||
+	else if (!known || !answers_for.known || n[0] != answers_for.adds ||
 		 n[1] != answers_for.subs)
 		memset(cache, 0, sizeof *cache << CACHE_BITS);
 	answers_for.adds = n[0];
 	answers_for.subs = n[1];
-	answers_for.known = n[2] != 0;
+	answers_for.known = known;
 	return cache;
 }
 
@@ -635,30 +646,17 @@ int ms_symbolize_frame(uintptr_t addr, int is_return_address,
 
 /* ---- libraries unloaded --------------------------------------------- */
 
-static int read_unloads(struct dl_phdr_info *info, size_t size, void *data)
-{
-	unsigned long long *n = data;
-	/* glibc's subs is its count of additions less the objects now in
-	 * the main namespace: objects in other namespaces make it wrap */
-	if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs &&
-	    info->dlpi_subs <= info->dlpi_adds)
-		*n = info->dlpi_subs;
-	return 1; /* the counters are the same in every entry */
-}
-
 unsigned long long ms_symbols_unloaded(void)
 {
-	unsigned long long n = 0;
-	/* a fork child of a capture: libunwind's walk of the modules held the
-	 * dynamic linker's lock that dl_iterate_phdr takes, for ever here */
-	if (ms_stack_off_since_fork())
-		return 0;
+	unsigned long long n[2];
 	int saved = errno;
 	ms_guard_enter(&ms_self);
-	dl_iterate_phdr(read_unloads, &n);
+	int known = load_counts(n);
 	ms_guard_leave(&ms_self);
 	errno = saved;
-	return n;
+	/* glibc's subs is its count of additions less the objects now in
+	 * the main namespace: objects in other namespaces make it wrap */
+	return known && n[1] <= n[0] ? n[1] : 0;
 }
 
 /* ---- one line for the report ---------------------------------------- */

@@ -121,6 +121,21 @@ static void *ending(void *arg)
 	exit(5);
 }
 
+/* A holder (which writes to go once it has taken m), then a thread that
+ * waits for m; "ready" once both are on their way.  2 if go fails. */
+static int holder_then_waiter(void *(*holder)(void *), pthread_t *a, pthread_t *b)
+{
+	if (pipe(go) != 0)
+		return 2;
+	pthread_create(a, NULL, holder, NULL);
+	char c;
+	if (read(go[0], &c, 1) != 1)
+		return 2;
+	pthread_create(b, NULL, lock_once, NULL);
+	say("ready\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -151,37 +166,19 @@ int main(int argc, char **argv)
 		printf("sigwait got SIG%s\n", sigabbrev_np(sig));
 	} else if (!strcmp(mode, "blocked-hang")) {
 		block_all();
-		if (pipe(go) != 0)
+		if (holder_then_waiter(hold_and_sleep, &a, &b) != 0)
 			return 2;
-		pthread_create(&a, NULL, hold_and_sleep, NULL);
-		char c;
-		if (read(go[0], &c, 1) != 1)
-			return 2;
-		pthread_create(&b, NULL, lock_once, NULL);
-		say("ready\n");
 		pthread_join(b, NULL);
 	} else if (!strcmp(mode, "sigwait-any")) {
 		block_all();
-		if (pipe(go) != 0)
+		if (holder_then_waiter(hold_and_sigwait_any, &a, &b) != 0)
 			return 2;
-		pthread_create(&a, NULL, hold_and_sigwait_any, NULL);
-		char c;
-		if (read(go[0], &c, 1) != 1)
-			return 2;
-		pthread_create(&b, NULL, lock_once, NULL);
-		say("ready\n");
 		pthread_join(a, NULL);
 		pthread_join(b, NULL);
 	} else if (!strcmp(mode, "own-rtmax")) {
 		signal(SIGRTMAX - 3, count);
-		if (pipe(go) != 0)
+		if (holder_then_waiter(hold_and_read, &a, &b) != 0)
 			return 2;
-		pthread_create(&a, NULL, hold_and_read, NULL);
-		char c;
-		if (read(go[0], &c, 1) != 1)
-			return 2;
-		pthread_create(&b, NULL, lock_once, NULL);
-		say("ready\n");
 		pthread_join(a, NULL);
 		pthread_join(b, NULL);
 		printf("own SIGRTMAX-3 handler ran %d times\n", (int)ran);

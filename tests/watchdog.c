@@ -36,22 +36,23 @@ static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
 static int signalled;
 static pthread_barrier_t both_hold, held; /* held: m[0] is taken */
 
-/* Until the watchdog's report shows its table (its first lines are
- * written; the rest may still be on the way). */
+/* The watchdog's report shows its table (its first lines are written;
+ * the rest may still be on the way). */
+static int reported(void)
+{
+	char buf[4096];
+	int fd = open(report, O_RDONLY);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : 0;
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	return strstr(buf, "\nTop ") != NULL;
+}
+
 static void until_reported(void)
 {
-	for (;;) {
-		char buf[4096];
-		int fd = open(report, O_RDONLY);
-		if (fd >= 0) {
-			ssize_t n = read(fd, buf, sizeof buf - 1);
-			close(fd);
-			buf[n > 0 ? n : 0] = 0;
-			if (strstr(buf, "\nTop "))
-				return;
-		}
+	while (!reported())
 		usleep(10000); /* EINTR (the dump asking where we are) is fine */
-	}
 }
 
 static void *slow_holder(void *arg)
@@ -66,17 +67,6 @@ static void *slow_holder(void *arg)
 
 /* sleeper: a nanosleep cut short is the program's to see */
 static int sleeps_cut;
-
-static int reported(void)
-{
-	char buf[4096];
-	int fd = open(report, O_RDONLY);
-	ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : 0;
-	if (fd >= 0)
-		close(fd);
-	buf[n > 0 ? n : 0] = 0;
-	return strstr(buf, "\nTop ") != NULL;
-}
 
 static void *sleeping_holder(void *arg)
 {
