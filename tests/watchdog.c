@@ -137,13 +137,7 @@ static void *timed_retry(void *arg)
 			pthread_mutex_unlock(&m[1]);
 			break;
 		}
-		char buf[4096];
-		int fd = open(report, O_RDONLY);
-		ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : 0;
-		if (fd >= 0)
-			close(fd);
-		buf[n > 0 ? n : 0] = 0;
-		if (strstr(buf, "\nTop "))
+		if (reported())
 			break;
 	}
 	pthread_mutex_unlock(&m[0]);
