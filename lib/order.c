@@ -331,11 +331,9 @@ static void letter(char *out, size_t i)
 
 #define SHOW_EDGES 8 /* longer cycles: the first 6 and the last 2 */
 
-/* head, then where the mutex was first locked, in 120 columns: the long
- * form cut where "..." says so, if the cut comes after the line number
- * ("f+0x2a (dir/f.c:42, mod..."); else the short form ("f (f.c:42)"), cut
- * the same way if it must -- never a line number cut short without a sign
- * (it read as another line). */
+/* head, then where the mutex was first locked, in 120 columns: cut by
+ * ms_symbol_fit, so that the line number stays (a cut inside it read as
+ * another line). */
 static void print_site(struct ms_fmt *f, const char *head, uintptr_t caller)
 {
 	size_t used = strlen(head), room = used < 100 ? 120 - used : 20;
