@@ -27,6 +27,7 @@
 #include "report.h"
 #include "report_stacks.h"
 #include "stack.h"
+#include "stack_blocked.h"
 #include "symbols.h"
 #include "table.h"
 #include "thread.h"
@@ -434,30 +435,11 @@ static uint64_t read_number(const char **t, unsigned base)
 	}
 }
 
-/* Reads /proc/self/task/TID/NAME into buf (NUL-terminated; "" if none). */
-static void read_task_file(uint32_t tid, const char *name, char *buf, unsigned cap)
-{
-	char path[64];
-	struct ms_fmt f;
-	ms_fmt_init(&f, path, sizeof path, -1);
-	ms_fmt(&f, "/proc/self/task/%u/%s", tid, name);
-	int fd = open(ms_fmt_str(&f), O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd >= 0 ? read(fd, buf, cap - 1) : 0;
-	if (fd >= 0)
-		close(fd);
-	buf[n > 0 ? n : 0] = 0;
-}
-
 enum { ASK_OK, ASK_BLOCKED, ASK_SIGWAIT, ASK_SLEEPS };
 
-/* Set by the watchdog around its reports: nobody asked for them, so they
- * must not cut short a sleep, poll or select of the program's (a signal
- * ends those with EINTR whatever SA_RESTART says).  A dump signal asked
- * for one; a thread asked where it is then may see EINTR (README). */
-static int asking_must_not_interrupt;
-
 /* The system calls that a signal handler ends with EINTR, never restarted
- * (signal(7)): a thread in one is not asked while that is set. */
+ * (signal(7)): a thread in one is not asked -- by the time it is, its
+ * stack could not be read without a signal (ms_stack_blocked). */
 static int never_restarted(long nr)
 {
 	static const long calls[] = {
@@ -494,14 +476,14 @@ static int never_restarted(long nr)
  * program's own sigwait or signalfd to take (SigBlk in its status), and
  * one the thread waits for in sigwait, sigwaitinfo or sigtimedwait
  * (rt_sigtimedwait, whose set the kernel unblocks while it waits, so
- * SigBlk does not show it) is taken by that call; or, for the watchdog,
- * whether it would cut short a call that never restarts (ASK_SLEEPS).
+ * SigBlk does not show it) is taken by that call; or whether it would
+ * cut short a call that never restarts (ASK_SLEEPS).
  * Unknown counts as ASK_OK, as before. */
 static int asking_steals(uint32_t tid, int sig)
 {
 	char buf[2048];
 	int saved = errno, why = ASK_OK;
-	read_task_file(tid, "status", buf, sizeof buf);
+	ms_task_file(tid, "status", buf, sizeof buf);
 	const char *t = strstr(buf, "\nSigBlk:");
 	if (t) {
 		for (t += 8; *t == ' ' || *t == '\t'; t++)
@@ -509,10 +491,10 @@ static int asking_steals(uint32_t tid, int sig)
 		if (read_number(&t, 16) >> (sig - 1) & 1)
 			why = ASK_BLOCKED;
 	}
-	read_task_file(tid, "syscall", buf, sizeof buf);
+	ms_task_file(tid, "syscall", buf, sizeof buf);
 	t = buf;
 	long nr = buf[0] >= '0' && buf[0] <= '9' ? (long)read_number(&t, 10) : -1;
-	if (!why && asking_must_not_interrupt && never_restarted(nr))
+	if (!why && never_restarted(nr))
 		why = ASK_SLEEPS;
 	if (!why && nr == SYS_rt_sigtimedwait && t[0] == ' ' &&
 	    t[1] == '0' && t[2] == 'x') {
@@ -528,12 +510,15 @@ static int asking_steals(uint32_t tid, int sig)
 	return why;
 }
 
-/* Ask a thread to unwind its own stack into its record; wait up to 50 ms.
- * Returns the number of frames, 0 if it did not answer, -1 if it was not
- * asked: the program handles the signal itself (or stacks are off), -2 if
- * not asked because the thread blocks it, -3 because it waits for it in
- * sigwaitinfo (either way the program would take our signal), -4 because
- * the watchdog asks no thread a signal would cut short (asking_steals). */
+/* Where a thread is, into its record: read from /proc and its stack if
+ * it is blocked in the kernel (no signal: nothing changes for it);
+ * otherwise it is asked to unwind its own stack, with a signal, and
+ * waited for up to 50 ms.  Returns the number of frames, 0 if it did not
+ * answer, -1 if it was not asked: the program handles the signal itself
+ * (or stacks are off), -2 if not asked because the thread blocks it, -3
+ * because it waits for it in sigwaitinfo (either way the program would
+ * take our signal), -4 because the signal would cut its sleep or poll
+ * short (asking_steals). */
 static int where_now(struct ms_tstate *ts)
 {
 	if (ts == ms_self.ts && ms_stack_available()) {
@@ -543,6 +528,13 @@ static int where_now(struct ms_tstate *ts)
 		 * capture began in glibc's syscall() above them */
 		uintptr_t frames[32];
 		int n = ms_stack_capture(frames, 32);
+		for (int i = 0; i < n; i++)
+			ts->now_frames[i] = frames[i];
+		return n;
+	}
+	uintptr_t frames[32];
+	int n = ms_stack_blocked(LOAD(&ts->tid), frames, 32);
+	if (n > 0) {
 		for (int i = 0; i < n; i++)
 			ts->now_frames[i] = frames[i];
 		return n;
@@ -1044,9 +1036,7 @@ static void *dump_thread(void *arg)
 					continue; /* reported; no deadlock yet */
 				watchdog_fired = 1;
 				watchdog_done = certain > 0;
-				asking_must_not_interrupt = 1;
 				dump(++seq);
-				asking_must_not_interrupt = 0;
 				if (certain && ms_opt.on_deadlock == 1) { /* abort */
 					ms_live_aborting = 1;
 					abort();

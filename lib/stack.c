@@ -23,6 +23,7 @@
 typedef int (*backtrace_fn)(void **buffer, int size);
 
 static backtrace_fn unw_backtrace_p;
+static void *unw_handle; /* libunwind, opened privately */
 static uintptr_t self_lo, self_hi; /* our own code, trimmed from stacks */
 static uintptr_t unw_lo, unw_hi;   /* libunwind's code */
 static size_t unw_tls_module;     /* its TLS module id; 0: it has none */
@@ -88,6 +89,7 @@ int ms_stack_init(void)
 	ms_cancel_restore(cancel);
 	if (h)
 		unw_backtrace_p = (backtrace_fn)dlsym(h, "unw_backtrace");
+	unw_handle = unw_backtrace_p ? h : NULL;
 	if (unw_backtrace_p) {
 		struct range unw = { (uintptr_t)unw_backtrace_p, 0, 0 };
 		dl_iterate_phdr(find_segment, &unw);
@@ -170,29 +172,46 @@ void ms_stack_fork_child(void)
 	forking = 0;
 }
 
-int ms_stack_capture(uintptr_t *frames, int max)
+void *ms_stack_symbol(const char *name)
 {
-	void *buf[MS_MAX_FRAMES + 16];
+	return unw_handle ? dlsym(unw_handle, name) : NULL;
+}
+
+int ms_stack_begin(void)
+{
 	if (!unw_backtrace_p || off_since_fork || tls_setup)
 		return 0;
-	if (max > MS_MAX_FRAMES)
-		max = MS_MAX_FRAMES;
 	/* counted before the fork flag is read, as the fork sets the flag
 	 * before it reads the count: one of the two sees the other */
 	__atomic_add_fetch(&captures, 1, __ATOMIC_SEQ_CST);
 	capturing++;
-	int n = 0;
-	if (__atomic_load_n(&forking, __ATOMIC_SEQ_CST))
+	if (__atomic_load_n(&forking, __ATOMIC_SEQ_CST)) {
 		ms_fork_skipped_call(); /* this stack is not recorded */
-	else {
-		int saved = errno;
-		int cancel = ms_cancel_off(); /* libunwind read()s to probe memory */
-		n = unw_backtrace_p(buf, max + 16);
-		ms_cancel_restore(cancel);
-		errno = saved;
+		ms_stack_end();
+		return 0;
 	}
+	return 1;
+}
+
+void ms_stack_end(void)
+{
 	capturing--;
 	__atomic_sub_fetch(&captures, 1, __ATOMIC_SEQ_CST);
+}
+
+int ms_stack_capture(uintptr_t *frames, int max)
+{
+	void *buf[MS_MAX_FRAMES + 16];
+	if (max > MS_MAX_FRAMES)
+		max = MS_MAX_FRAMES;
+	if (!ms_stack_begin())
+		return 0;
+	int saved = errno;
+	int cancel = ms_cancel_off(); /* libunwind read()s to probe memory */
+	int n = unw_backtrace_p(buf, max + 16);
+	ms_cancel_restore(cancel);
+	errno = saved;
+	ms_stack_end();
 	int i = 0, out = 0;
 	while (i < n && (uintptr_t)buf[i] >= self_lo && (uintptr_t)buf[i] < self_hi)
 		i++; /* our own frames */

@@ -40,6 +40,14 @@ int ms_stack_own_code(uintptr_t addr);
  * number of frames, 0 if capture is unavailable. */
 int ms_stack_capture(uintptr_t *frames, int max);
 
+/* Around a walk of a stack with libunwind (here, and stack_blocked.c):
+ * begin returns 0 if no walk may start (no libunwind, a fork on its way or
+ * taken during one); after a 1, end when the walk is over. */
+int ms_stack_begin(void);
+void ms_stack_end(void);
+/* A function of the privately opened libunwind, NULL if none. */
+void *ms_stack_symbol(const char *name);
+
 /* Around fork (fork.c): prepare waits for the captures under way on other
  * threads (at most 50 ms) and lets none start until parent or child; a
  * child forked while one was still under way takes no stacks, since

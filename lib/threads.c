@@ -139,25 +139,27 @@ void ms_threads_after_fork_child(void)
 		ms_self.ts->tid = ms_self.tid;
 }
 
-const char *ms_thread_name(uint32_t tid, char out[16])
+size_t ms_task_file(uint32_t tid, const char *name, char *buf, size_t cap)
 {
 	char path[64];
 	struct ms_fmt f;
-	out[0] = 0;
 	ms_fmt_init(&f, path, sizeof path, -1);
-	ms_fmt(&f, "/proc/self/task/%u/comm", tid);
+	ms_fmt(&f, "/proc/self/task/%u/%s", tid, name);
 	int saved = errno;
 	int fd = open(ms_fmt_str(&f), O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		ssize_t n = read(fd, out, 15);
+	ssize_t n = fd >= 0 ? read(fd, buf, cap - 1) : 0;
+	if (fd >= 0)
 		close(fd);
-		if (n > 0) {
-			out[n] = 0;
-			if (out[n - 1] == '\n')
-				out[n - 1] = 0;
-		}
-	}
+	buf[n > 0 ? n : 0] = 0;
 	errno = saved;
+	return n > 0 ? (size_t)n : 0;
+}
+
+const char *ms_thread_name(uint32_t tid, char out[16])
+{
+	size_t n = ms_task_file(tid, "comm", out, 16);
+	if (n && out[n - 1] == '\n')
+		out[n - 1] = 0;
 	return out;
 }
 

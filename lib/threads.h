@@ -9,6 +9,7 @@
 #ifndef MUTEXSTAT_THREADS_H
 #define MUTEXSTAT_THREADS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define MS_HELD_MAX 64     /* mutexes held at once that are followed */
@@ -78,6 +79,9 @@ extern uint32_t ms_unlocks_elsewhere;
 void ms_held_prune(struct ms_tstate *ts);
 
 /* A live thread's name as ps -L shows it, "" if gone (report time). */
+/* /proc/self/task/TID/NAME into buf, NUL-terminated ("" if none);
+ * returns its length.  Keeps errno. */
+size_t ms_task_file(uint32_t tid, const char *name, char *buf, size_t cap);
 const char *ms_thread_name(uint32_t tid, char out[16]);
 
 /* Walk all thread records in use. */

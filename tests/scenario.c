@@ -21,6 +21,7 @@
  *             thread that would signal it waits for: hung (prints "hung")
  *   holdsleep a thread takes m1 and sleeps in pause() for ever; the main
  *             thread waits for m1 (another prints "waiting" once it does)
+ *   holdspin  the same, but the holder runs a loop for ever
  *   hammer S  4 threads lock and unlock one mutex for S seconds; prints the
  *             exact count (for signal storms)
  *   longsite  2 mutexes made, locked once and destroyed in a function whose
@@ -416,6 +417,18 @@ static void *holder_sleeps(void *arg)
 	return NULL;
 }
 
+static volatile unsigned long spins;
+
+static void *holder_spins(void *arg)
+{
+	(void)arg;
+	CHECK(pthread_mutex_lock(&m1), 0);
+	sem_post(&go);
+	for (;;)
+		spins++; /* HOLDSPIN_RUNS */
+	return NULL;
+}
+
 /* Says "waiting" once the main thread is blocked on m1 (glibc's lock word
  * shows a waiter). */
 static void *holdsleep_watch(void *arg)
@@ -428,10 +441,10 @@ static void *holdsleep_watch(void *arg)
 	return NULL;
 }
 
-static int holdsleep(void)
+static int holdsleep(void *(*holder)(void *))
 {
 	pthread_t t, w;
-	pthread_create(&t, NULL, holder_sleeps, NULL);
+	pthread_create(&t, NULL, holder, NULL);
 	sem_wait(&go);
 	pthread_create(&w, NULL, holdsleep_watch, NULL);
 	CHECK(pthread_mutex_lock(&m1), 0); /* never returns */
@@ -684,7 +697,9 @@ int main(int argc, char **argv)
 	if (!strcmp(what, "hang"))
 		return hang();
 	if (!strcmp(what, "holdsleep"))
-		return holdsleep();
+		return holdsleep(holder_sleeps);
+	if (!strcmp(what, "holdspin"))
+		return holdsleep(holder_spins);
 	if (!strcmp(what, "condhang"))
 		return condhang();
 	if (!strcmp(what, "hammer") && argc > 2)

@@ -15,10 +15,14 @@
  *   sigwait-any  blocks every signal; one thread takes a mutex and waits
  *                in sigwaitinfo for any signal, prints the one it got and
  *                unlocks; another waits for the mutex; prints "ready"
+ *   blocked-spin the same, but the holder runs (a loop) instead of
+ *                sleeping: only a signal could ask it where it is
  *   own-rtmax    installs its own SIGRTMAX-3 handler; one thread takes a
  *                mutex and reads a line from stdin, another waits for the
  *                mutex; prints "ready"; once the line came, prints how
  *                often its SIGRTMAX-3 handler ran
+ *   own-rtmax-spin  the same, with a holder that runs (a loop) until the
+ *                main thread has read the line
  *   _exit        locks a mutex in a thread, prints a line, _exit(3)
  *   quick_exit   the same with quick_exit(4)
  *   thread-exit  the same with exit(5) from the thread (exit handlers run)
@@ -85,6 +89,20 @@ static void *hold_and_sigwait_any(void *arg)
 	else
 		printf("sigwaitinfo got SIG%s\n", sig > 0 ? sigabbrev_np(sig) : "?");
 	fflush(stdout);
+	pthread_mutex_unlock(&m);
+	return NULL;
+}
+
+/* Takes the mutex, then runs until told to stop. */
+static volatile int stop_spinning;
+
+static void *hold_and_spin(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&m);
+	write(go[1], "x", 1);
+	while (!stop_spinning)
+		;
 	pthread_mutex_unlock(&m);
 	return NULL;
 }
@@ -164,9 +182,10 @@ int main(int argc, char **argv)
 		int sig;
 		sigwait(&usr1, &sig);
 		printf("sigwait got SIG%s\n", sigabbrev_np(sig));
-	} else if (!strcmp(mode, "blocked-hang")) {
+	} else if (!strcmp(mode, "blocked-hang") || !strcmp(mode, "blocked-spin")) {
 		block_all();
-		if (holder_then_waiter(hold_and_sleep, &a, &b) != 0)
+		if (holder_then_waiter(strcmp(mode, "blocked-hang") ? hold_and_spin : hold_and_sleep,
+				       &a, &b) != 0)
 			return 2;
 		pthread_join(b, NULL);
 	} else if (!strcmp(mode, "sigwait-any")) {
@@ -179,6 +198,17 @@ int main(int argc, char **argv)
 		signal(SIGRTMAX - 3, count);
 		if (holder_then_waiter(hold_and_read, &a, &b) != 0)
 			return 2;
+		pthread_join(a, NULL);
+		pthread_join(b, NULL);
+		printf("own SIGRTMAX-3 handler ran %d times\n", (int)ran);
+	} else if (!strcmp(mode, "own-rtmax-spin")) {
+		signal(SIGRTMAX - 3, count);
+		if (holder_then_waiter(hold_and_spin, &a, &b) != 0)
+			return 2;
+		char line[64];
+		if (!fgets(line, sizeof line, stdin)) {
+		}
+		stop_spinning = 1;
 		pthread_join(a, NULL);
 		pthread_join(b, NULL);
 		printf("own SIGRTMAX-3 handler ran %d times\n", (int)ran);

@@ -130,28 +130,40 @@ exit 0"
 	expect_eq "all signals blocked ($mode): nothing on stderr" "$(cat "$WORK/err")" ""
 done
 
-# the watchdog needs no signal: a hang in a program that blocks them all
-rm -f "$WORK"/r*
-: >"$WORK/out" # the background job truncates it only once it runs
-env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/r" MUTEXSTAT_WATCHDOG=1 \
-    "$SIG" blocked-hang >"$WORK/out" 2>"$WORK/err" &
-pid=$!
-wait_for "$WORK/out" '^ready$' || fail "blocked-hang: never ready"
-if wait_for "$WORK/r.1" '^#1 mutex '; then pass "all signals blocked: the watchdog reported the hang"
-else fail "all signals blocked: no watchdog report"; fi
-kill -USR1 $pid
-kill -KILL $pid
-wait $pid 2>/dev/null
-expect_grep "all signals blocked: the wait chain" '^WAIT CHAIN:$' "$WORK/r.1"
-expect_grep "all signals blocked: the holder, blocking SIGRTMAX-3, is not asked where it is" \
-    '^  thread [0-9]+ is not waiting for a mutex; it is now at \(not asked: it blocks SIGRTMAX-3\)$' "$WORK/r.1"
-expect_eq "all signals blocked: kill -USR1 stays pending, no second report" \
-    "$(cd "$WORK" && ls r*)" "r.1"
+# the watchdog needs no signal: a hang in a program that blocks them all.
+# A holder that sleeps (in sigwait) is shown where it is, read from /proc
+# and its stack; one that runs could only be asked with a signal, which it
+# blocks: it is not asked.
+for mode in blocked-hang blocked-spin; do
+	rm -f "$WORK"/r*
+	: >"$WORK/out" # the background job truncates it only once it runs
+	env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/r" MUTEXSTAT_WATCHDOG=1 \
+	    "$SIG" $mode >"$WORK/out" 2>"$WORK/err" &
+	pid=$!
+	wait_for "$WORK/out" '^ready$' || fail "$mode: never ready"
+	if wait_for "$WORK/r.1" '^#1 mutex '; then pass "all signals blocked ($mode): the watchdog reported the hang"
+	else fail "all signals blocked ($mode): no watchdog report"; fi
+	kill -USR1 $pid
+	kill -KILL $pid
+	wait $pid 2>/dev/null
+	expect_grep "all signals blocked ($mode): the wait chain" '^WAIT CHAIN:$' "$WORK/r.1"
+	if [ $mode = blocked-hang ]; then
+		expect_grep "all signals blocked: the sleeping holder is shown in sigwait" \
+		    '^  thread [0-9]+ is not waiting for a mutex; it is now at (__)?sigtimedwait' "$WORK/r.1"
+		expect_grep "all signals blocked: ... at its line" '^ +hold_and_sleep\+0x[0-9a-f]+ \(.*signals\.c:' "$WORK/r.1"
+	else
+		expect_grep "all signals blocked: the running holder, blocking SIGRTMAX-3, is not asked where it is" \
+		    '^  thread [0-9]+ is not waiting for a mutex; it is now at \(not asked: it blocks SIGRTMAX-3\)$' "$WORK/r.1"
+	fi
+	expect_eq "all signals blocked ($mode): kill -USR1 stays pending, no second report" \
+	    "$(cd "$WORK" && ls r*)" "r.1"
+done
 
 # a signal thread (every signal blocked, sigwaitinfo for any of them) holds
 # the mutex another thread waits for: the watchdog's report must not ask it
 # where it is with SIGRTMAX-3, which its sigwaitinfo would take instead of
-# the SIGTERM it waits for (the kernel unblocks the set while it waits)
+# the SIGTERM it waits for (the kernel unblocks the set while it waits); it
+# is shown where it waits, read without a signal
 rm -f "$WORK"/r*
 : >"$WORK/out"
 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/r" MUTEXSTAT_WATCHDOG=1 \
@@ -166,40 +178,50 @@ expect_eq "a signal thread in sigwaitinfo: it gets the SIGTERM sent to it, not o
     "$(cat "$WORK/out")" "ready
 sigwaitinfo got SIGTERM
 exit 0"
-expect_grep "a signal thread in sigwaitinfo: the report says why it was not asked" \
-    '^  thread [0-9]+ is not waiting for a mutex; it is now at \(not asked: it waits for signals in sigwait, sigwaitinfo or sigtimedwait\)$' \
-    "$WORK/r.1"
+expect_grep "a signal thread in sigwaitinfo: the report shows it there" \
+    '^  thread [0-9]+ is not waiting for a mutex; it is now at (__)?sigtimedwait' "$WORK/r.1"
+expect_grep "a signal thread in sigwaitinfo: ... at its line" \
+    '^ +hold_and_sigwait_any\+0x[0-9a-f]+ \(.*signals\.c:' "$WORK/r.1"
 
 # ---- the program's own SIGRTMAX-3 ------------------------------------------------
 
-rm -f "$WORK"/r* "$WORK/in"
-: >"$WORK/out"
-mkfifo "$WORK/in"
-env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/r" "$SIG" own-rtmax \
-    <"$WORK/in" >"$WORK/out" 2>"$WORK/err" &
-pid=$!
-exec 3>"$WORK/in"
-wait_for "$WORK/out" '^ready$' || fail "own-rtmax: never ready"
-found=
-n=1
-while [ $n -le 50 ]; do # until a dump sees the waiter waiting
-	kill -USR1 $pid
-	wait_for "$WORK/r.$n" '^Top ' || break
-	if grep -q '^WAIT CHAIN:$' "$WORK/r.$n"; then found=$n; break; fi
-	n=$((n + 1))
-done
-echo go >&3
-exec 3>&-
-wait $pid
-expect_eq "own SIGRTMAX-3 handler: no signal from the live dumps" "$(cat "$WORK/out")" "ready
+# a holder blocked in read is shown without a signal; one that runs
+# cannot be asked (the signal is the program's)
+for mode in own-rtmax own-rtmax-spin; do
+	rm -f "$WORK"/r* "$WORK/in"
+	: >"$WORK/out"
+	mkfifo "$WORK/in"
+	env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/r" "$SIG" $mode \
+	    <"$WORK/in" >"$WORK/out" 2>"$WORK/err" &
+	pid=$!
+	exec 3>"$WORK/in"
+	wait_for "$WORK/out" '^ready$' || fail "$mode: never ready"
+	found=
+	n=1
+	while [ $n -le 50 ]; do # until a dump sees the waiter waiting
+		kill -USR1 $pid
+		wait_for "$WORK/r.$n" '^Top ' || break
+		if grep -q '^WAIT CHAIN:$' "$WORK/r.$n"; then found=$n; break; fi
+		n=$((n + 1))
+	done
+	echo go >&3
+	exec 3>&-
+	wait $pid
+	expect_eq "own SIGRTMAX-3 handler ($mode): no signal from the live dumps" "$(cat "$WORK/out")" "ready
 own SIGRTMAX-3 handler ran 0 times"
-if [ -n "$found" ]; then
-	expect_grep "own SIGRTMAX-3 handler: the dump says why the holder's place is unknown" \
-	    "^  thread [0-9]+ is not waiting for a mutex; it is now at \(not asked: SIGRTMAX-3 is the program's\)$" \
-	    "$WORK/r.$found"
-else
-	fail "own SIGRTMAX-3 handler: no dump saw the wait chain"
-fi
+	if [ -n "$found" ]; then
+		if [ $mode = own-rtmax ]; then
+			expect_grep "own SIGRTMAX-3 handler: the holder, blocked in read, is shown there" \
+			    '^ +hold_and_read\+0x[0-9a-f]+ \(.*signals\.c:' "$WORK/r.$found"
+		else
+			expect_grep "own SIGRTMAX-3 handler: the dump says why the running holder's place is unknown" \
+			    "^  thread [0-9]+ is not waiting for a mutex; it is now at \(not asked: SIGRTMAX-3 is the program's\)$" \
+			    "$WORK/r.$found"
+		fi
+	else
+		fail "own SIGRTMAX-3 handler ($mode): no dump saw the wait chain"
+	fi
+done
 
 # ---- ends without exit handlers --------------------------------------------------
 

@@ -1,0 +1,159 @@
+/* where_blocked.c - a holder blocked in a system call, three calls deep, at
+ * the end of a wait chain, for tests/where_blocked.sh: a live dump must show
+ * where it is without sending it a signal (none of its calls cut short).
+ *
+ *   where_blocked poll|sleep|sigwait REPORT
+ *
+ * The holder takes the mutex, then waits in outer() -> middle() -> inner():
+ * poll() on a pipe nobody writes, nanosleep(), or sigtimedwait() for a
+ * signal nobody sends, 100 ms at a time, until REPORT has a "Top" line;
+ * another thread waits for the mutex meanwhile.  Both block SIGUSR1, so
+ * kill -USR1 goes to the main thread.  Prints "ready" once the waiter
+ * waits, then "calls cut short: N" (EINTR) at the end.  Built twice:
+ * without frame pointers (-O2) and with them (-O0). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static const char *mode, *report;
+static int pipe_fd[2], cut, steps;
+static volatile int done;
+static pid_t waiter_tid;
+
+static int reported(void)
+{
+	char buf[8192];
+	int fd = open(report, O_RDONLY);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : 0;
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	return strstr(buf, "\nTop ") != NULL;
+}
+
+static void block_one(int sig)
+{
+	sigset_t s;
+	sigemptyset(&s);
+	sigaddset(&s, sig);
+	pthread_sigmask(SIG_BLOCK, &s, NULL);
+}
+
+/* One 100 ms wait of the mode's kind; 1 if a signal cut it short. */
+static __attribute__((noinline)) int wait_once(void)
+{
+	if (!strcmp(mode, "poll")) {
+		struct pollfd p = { pipe_fd[0], POLLIN, 0 };
+		return poll(&p, 1, 100) < 0 && errno == EINTR; /* INNER_POLLS */
+	}
+	if (!strcmp(mode, "sleep")) {
+		struct timespec t = { 0, 100000000 };
+		return nanosleep(&t, NULL) != 0 && errno == EINTR; /* INNER_SLEEPS */
+	}
+	sigset_t s;
+	sigemptyset(&s);
+	sigaddset(&s, SIGUSR2);
+	struct timespec t = { 0, 100000000 };
+	return sigtimedwait(&s, NULL, &t) < 0 && errno == EINTR; /* INNER_SIGWAITS */
+}
+
+static __attribute__((noinline)) void inner(void)
+{
+	while (!done)
+		cut += wait_once(); /* INNER_CALLS */
+	steps++;
+}
+
+static __attribute__((noinline)) void middle(void)
+{
+	inner(); /* MIDDLE_CALLS */
+	steps++;
+}
+
+static __attribute__((noinline)) void outer(void)
+{
+	middle(); /* OUTER_CALLS */
+	steps++;
+}
+
+static void *holder(void *arg)
+{
+	block_one(SIGUSR1);
+	if (!strcmp(mode, "sigwait"))
+		block_one(SIGUSR2);
+	pthread_mutex_lock(&m);
+	pthread_barrier_wait(arg);
+	outer();
+	pthread_mutex_unlock(&m);
+	return NULL;
+}
+
+static void *waiter(void *arg)
+{
+	(void)arg;
+	block_one(SIGUSR1);
+	waiter_tid = (pid_t)syscall(SYS_gettid);
+	pthread_mutex_lock(&m);
+	pthread_mutex_unlock(&m);
+	return NULL;
+}
+
+/* Whether thread tid sleeps in futex(): the waiter, waiting for m. */
+static int in_futex(pid_t tid)
+{
+	char path[64], buf[64];
+	snprintf(path, sizeof path, "/proc/self/task/%d/syscall", (int)tid);
+	int fd = open(path, O_RDONLY);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : 0;
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	char nr[16];
+	snprintf(nr, sizeof nr, "%d ", (int)SYS_futex);
+	return !strncmp(buf, nr, strlen(nr));
+}
+
+static void nap(void)
+{
+	struct timespec t = { 0, 10000000 };
+	nanosleep(&t, NULL);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 3 || (strcmp(argv[1], "poll") && strcmp(argv[1], "sleep") &&
+			  strcmp(argv[1], "sigwait"))) {
+		fprintf(stderr, "usage: where_blocked poll|sleep|sigwait REPORT\n");
+		return 2;
+	}
+	mode = argv[1];
+	report = argv[2];
+	if (pipe(pipe_fd) != 0)
+		return 1;
+	pthread_barrier_t held;
+	pthread_barrier_init(&held, NULL, 2);
+	pthread_t h, w;
+	pthread_create(&h, NULL, holder, &held);
+	pthread_barrier_wait(&held);
+	pthread_create(&w, NULL, waiter, NULL);
+	for (int i = 0; i < 2000 && !(waiter_tid && in_futex(waiter_tid)); i++)
+		nap();
+	printf("ready\n");
+	fflush(stdout);
+	for (int i = 0; i < 2000 && !reported(); i++)
+		nap();
+	done = 1;
+	pthread_join(h, NULL);
+	pthread_join(w, NULL);
+	printf("calls cut short: %d\n", cut);
+	return steps == 3 ? 0 : 1;
+}
