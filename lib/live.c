@@ -557,6 +557,29 @@ static int where_now(struct ms_tstate *ts)
 	return (int)ts->now_n;
 }
 
+const char *ms_live_not_asked(int n)
+{
+	switch (n) {
+	case -1:
+		return ms_stack_available() ? "SIGRTMAX-3 is the program's" : NULL;
+	case -2:
+		return "it blocks SIGRTMAX-3";
+	case -3:
+		return "it waits for signals in sigwait, sigwaitinfo or sigtimedwait";
+	case -4:
+		return "it sleeps or polls in a system call that a signal would cut short";
+	default:
+		return NULL;
+	}
+}
+
+int ms_live_where_now(struct ms_tstate *ts, const uintptr_t **frames)
+{
+	int n = where_now(ts);
+	*frames = ts->now_frames;
+	return n;
+}
+
 /* Where the stack handler returns to: glibc's signal trampoline
  * (sa_restorer), which its captures begin with once our own frames are
  * trimmed -- not where the thread is. */
@@ -745,20 +768,13 @@ int ms_live_print(struct ms_fmt *f)
 			       ms_symbolize(w[last].cond_caller, where, sizeof where));
 		} else if (end) {
 			int n = where_now(end);
+			const char *why = ms_live_not_asked(n);
 			ms_fmt(f, "  thread %u is not waiting for a mutex; it is now at ",
 			       w[last].owner);
 			if (n > 0)
 				print_frames(f, end->now_frames, n, 2 + 46);
-			else if (n == -2)
-				ms_fmt(f, "(not asked: it blocks SIGRTMAX-3)\n");
-			else if (n == -3)
-				ms_fmt(f, "(not asked: it waits for signals in sigwait, "
-					  "sigwaitinfo or sigtimedwait)\n");
-			else if (n == -4)
-				ms_fmt(f, "(not asked: it sleeps or polls in a system call that "
-					  "a signal would cut short)\n");
-			else if (n < 0 && ms_stack_available())
-				ms_fmt(f, "(not asked: SIGRTMAX-3 is the program's)\n");
+			else if (why)
+				ms_fmt(f, "(not asked: %s)\n", why);
 			else
 				ms_fmt(f, n ? "(unknown: no call stacks)\n"
 					    : "(it did not answer)\n");
@@ -842,6 +858,7 @@ int ms_live_each_wait(ms_live_wait_fn *fn, void *arg)
 		lw.owner_in_parent = w[i].owner && !ots &&
 				     ms_fork_orphan_owner(w[i].rec) == w[i].owner;
 		lw.owner_exited = w[i].owner && !ots && !lw.owner_in_parent;
+		lw.owner_ts = w[i].owner_ts;
 		lw.foreign_owner = w[i].foreign;
 		if (ots && w[i].next < 0 && w[i].stuck)
 			lw.owner_cond_key = w[i].cond_key;

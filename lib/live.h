@@ -58,6 +58,8 @@ int ms_live_certain_deadlocks(void);
 /* How many threads wait for a mutex now. */
 int ms_live_waiting(void);
 
+struct ms_tstate;
+
 /* One thread waiting for a mutex now, for the graph outputs. */
 struct ms_live_wait {
 	uint32_t tid;           /* the waiting thread */
@@ -81,6 +83,7 @@ struct ms_live_wait {
 				   thread outside the chain signals it */
 	uintptr_t owner_cond_key; /* the owner is not waiting for a mutex but for
 				     a condition: that wait's mutex; 0 none */
+	struct ms_tstate *owner_ts; /* the owner's record, NULL if not here */
 };
 typedef void ms_live_wait_fn(const struct ms_live_wait *w, void *arg);
 
@@ -88,5 +91,12 @@ typedef void ms_live_wait_fn(const struct ms_live_wait *w, void *arg);
  * follows).  Returns the number of waits, or -1 without memory.  Report
  * time only; safe beside a text report. */
 int ms_live_each_wait(ms_live_wait_fn *fn, void *arg);
+
+/* Where a thread of this process is now (read from /proc if it is
+ * blocked, else asked with a signal): the number of frames, at *frames,
+ * innermost first; 0 if it did not answer; below 0 if it was not asked,
+ * and ms_live_not_asked says why (NULL: no call stacks).  Report time. */
+int ms_live_where_now(struct ms_tstate *ts, const uintptr_t **frames);
+const char *ms_live_not_asked(int n);
 
 #endif

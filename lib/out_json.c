@@ -512,22 +512,47 @@ static void one_thread(struct ms_tstate *ts, void *arg)
 
 /* ---- findings ------------------------------------------------------------ */
 
-/* Live deadlocks: the waits on a wait-for cycle, grouped by cycle; a
+/* Live waits (a live dump), as the text report's DEADLOCK and WAIT CHAIN
+ * findings.  A deadlock: the waits on a wait-for cycle, grouped by cycle; a
  * wait on a mutex whose owner has exited; a wait on a mutex whose owner
- * waits for a condition (as the text report's DEADLOCK findings). */
+ * waits for a condition.  A wait chain: the other waits, from a waiter
+ * nobody waits for to the thread at the chain's end, and where that thread
+ * is now. */
 #define MAX_WAITS 4096
 
 struct waits {
 	struct ms_live_wait *w;
+	unsigned char *used; /* written as part of a finding */
 	int n;
 };
 
 static void keep_wait(const struct ms_live_wait *w, void *arg)
 {
 	struct waits *ws = arg;
-	if ((w->cycle || w->owner_exited || w->owner_in_parent || w->owner_cond_key) &&
-	    ws->n < MAX_WAITS)
+	if (ws->n < MAX_WAITS)
 		ws->w[ws->n++] = *w;
+}
+
+static int in_deadlock(const struct ms_live_wait *w)
+{
+	return w->cycle || w->owner_exited || w->owner_in_parent || w->owner_cond_key;
+}
+
+/* The wait of thread tid, -1 if it waits for no mutex. */
+static int wait_of(const struct waits *ws, uint32_t tid)
+{
+	for (int i = 0; tid && i < ws->n; i++)
+		if (ws->w[i].tid == tid)
+			return i;
+	return -1;
+}
+
+static int waited_on(const struct waits *ws, uint32_t tid)
+{
+	for (int i = 0; i < ws->n; i++)
+		if (ws->w[i].owner == tid)
+			return 1;
+	return 0;
 }
 
 static void deadlock_thread(struct jw *j, const struct ms_live_wait *w)
@@ -544,53 +569,116 @@ static void deadlock_thread(struct jw *j, const struct ms_live_wait *w)
 	obj_end(j);
 }
 
-static int deadlocks(struct jw *j)
+static int deadlocks(struct jw *j, struct waits *ws)
 {
-	size_t bytes = MAX_WAITS * sizeof(struct ms_live_wait);
-	struct waits ws = { mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), 0 };
-	if (ws.w == MAP_FAILED)
-		return 0;
 	int found = 0;
-	ms_live_each_wait(keep_wait, &ws);
-	for (int i = 0; i < ws.n; i++) {
-		if (!ws.w[i].tid)
-			continue; /* written with its cycle: tid cleared */
+	for (int i = 0; i < ws->n; i++) {
+		if (ws->used[i] || !in_deadlock(&ws->w[i]))
+			continue;
 		obj(j, NULL);
 		str(j, "kind", "deadlock");
-		boolean(j, "owner_exited", ws.w[i].owner_exited && !ws.w[i].cycle);
+		boolean(j, "owner_exited", ws->w[i].owner_exited && !ws->w[i].cycle);
 		/* a thread of the parent held it when this process forked */
-		boolean(j, "owner_in_parent", ws.w[i].owner_in_parent && !ws.w[i].cycle);
+		boolean(j, "owner_in_parent", ws->w[i].owner_in_parent && !ws->w[i].cycle);
 		/* the owner waits for a condition while holding this mutex: if
 		 * the waiter is the one to signal it, nobody will */
-		int cond = ws.w[i].owner_cond_key && !ws.w[i].cycle && !ws.w[i].owner_exited &&
-			   !ws.w[i].owner_in_parent;
+		int cond = ws->w[i].owner_cond_key && !ws->w[i].cycle && !ws->w[i].owner_exited &&
+			   !ws->w[i].owner_in_parent;
 		boolean(j, "condition_wait", cond);
 		if (cond)
-			addr(j, "condition_mutex", ws.w[i].owner_cond_key);
+			addr(j, "condition_mutex", ws->w[i].owner_cond_key);
 		arr(j, "threads");
-		if (!ws.w[i].cycle) {
-			deadlock_thread(j, &ws.w[i]);
-			ws.w[i].tid = 0;
+		if (!ws->w[i].cycle) {
+			deadlock_thread(j, &ws->w[i]);
+			ws->used[i] = 1;
 		} else {
 			/* follow the owners around the cycle */
 			int k = i, steps = 0;
-			while (k >= 0 && ws.w[k].tid && steps++ <= ws.n) {
-				deadlock_thread(j, &ws.w[k]);
-				uint32_t owner = ws.w[k].owner;
-				ws.w[k].tid = 0;
-				int next = -1;
-				for (int m = 0; m < ws.n; m++)
-					if (ws.w[m].tid == owner && ws.w[m].cycle)
-						next = m;
-				k = next;
+			while (k >= 0 && !ws->used[k] && steps++ <= ws->n) {
+				deadlock_thread(j, &ws->w[k]);
+				ws->used[k] = 1;
+				k = wait_of(ws, ws->w[k].owner);
+				if (k >= 0 && !ws->w[k].cycle)
+					k = -1;
 			}
 		}
 		arr_end(j);
 		obj_end(j);
 		found++;
 	}
-	munmap(ws.w, bytes);
+	return found;
+}
+
+/* The thread at the end of a wait chain: where it is now (as the text
+ * report's "it is now at"), in another process, or in a deadlock that
+ * the chain runs into. */
+static void chain_end(struct jw *j, const struct ms_live_wait *last, int deadlocked)
+{
+	obj(j, "end");
+	if (deadlocked) {
+		num(j, "thread", last->tid);
+		boolean(j, "deadlocked", 1);
+	} else if (last->foreign_owner) {
+		num(j, "thread", last->foreign_owner);
+		boolean(j, "other_process", 1);
+	} else {
+		num(j, "thread", last->owner);
+		const uintptr_t *frames = NULL;
+		int n = last->owner_ts ? ms_live_where_now(last->owner_ts, &frames) : 0;
+		if (n > 0) {
+			arr(j, "now_at");
+			for (int i = 0; i < n; i++)
+				frame(j, NULL, frames[i]);
+			arr_end(j);
+		} else
+			null(j, "now_at");
+		str_or_null(j, "not_asked", ms_live_not_asked(n));
+	}
+	obj_end(j);
+}
+
+static int wait_chains(struct jw *j, struct waits *ws)
+{
+	int found = 0;
+	for (int i = 0; i < ws->n; i++) {
+		if (ws->used[i] || waited_on(ws, ws->w[i].tid) ||
+		    (!ws->w[i].owner && !ws->w[i].foreign_owner))
+			continue;
+		obj(j, NULL);
+		str(j, "kind", "wait-chain");
+		arr(j, "threads");
+		int k = i, last = i, deadlocked = 0;
+		for (int steps = 0; k >= 0 && steps <= ws->n; steps++) {
+			if (ws->used[k] || in_deadlock(&ws->w[k])) {
+				deadlocked = 1; /* it runs into one: written there */
+				break;
+			}
+			deadlock_thread(j, &ws->w[k]);
+			ws->used[k] = 1;
+			last = k;
+			k = wait_of(ws, ws->w[k].owner);
+		}
+		arr_end(j);
+		chain_end(j, deadlocked ? &ws->w[k] : &ws->w[last], deadlocked);
+		obj_end(j);
+		found++;
+	}
+	return found;
+}
+
+/* Both, from one snapshot of the waits. */
+static int live_waits(struct jw *j)
+{
+	size_t bytes = MAX_WAITS * (sizeof(struct ms_live_wait) + 1);
+	struct ms_live_wait *w = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+				      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (w == MAP_FAILED)
+		return 0;
+	struct waits ws = { w, (unsigned char *)(w + MAX_WAITS), 0 };
+	ms_live_each_wait(keep_wait, &ws);
+	int found = deadlocks(j, &ws);
+	found += wait_chains(j, &ws);
+	munmap(w, bytes);
 	return found;
 }
 
@@ -748,7 +836,7 @@ static void site_misuse(struct jw *j)
 static void findings(struct jw *j)
 {
 	arr(j, "findings");
-	deadlocks(j);
+	live_waits(j);
 	ms_findings_each_self(self_one, j);
 	ms_order_each_cycle(cycle_one, j);
 	uint32_t dropped = ms_findings_each_exit(exit_one, j);

@@ -126,21 +126,24 @@ expect_eq "odd name: escaped, the bad byte replaced" \
 	"$(jq -r '.program' "$WORK/odd.json" | od -An -c | tr -s ' ' | tr -d '\n')" \
 	"$(printf 'sc"en\\ar\tio\357\277\275x\n' | od -An -c | tr -s ' ' | tr -d '\n')"
 
+# live_json NAME FORMAT MODE READY: a live dump of tests/scenario MODE once
+# it has printed READY, in FORMAT, as $WORK/NAME.1.json
+live_json() {
+	env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_FORMAT=$2 MUTEXSTAT_OUTPUT="$WORK/$1" \
+		"$B/tests/scenario" $3 > "$WORK/$1.out" 2> "$WORK/$1.err" &
+	pid=$!
+	wait_for "$WORK/$1.out" "^$4\$" || fail "$1: never $4"
+	kill -USR1 $pid
+	n=0 # the JSON file is written after the text one: wait until it parses
+	while [ $n -lt 200 ] && ! { [ -s "$WORK/$1.1.json" ] &&
+		jq -e '.version == 1' "$WORK/$1.1.json" > /dev/null 2>&1; }; do
+		sleep 0.1; n=$((n + 1))
+	done
+	kill -9 $pid; wait $pid 2>/dev/null
+}
+
 # ---- a live dump of a deadlocked program ---------------------------------
-env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_FORMAT=text,json MUTEXSTAT_OUTPUT="$WORK/live" \
-	"$B/tests/scenario" hang > "$WORK/live.out" 2> "$WORK/live.err" &
-pid=$!
-n=0
-while [ $n -lt 200 ] && ! grep -q '^deadlocked$' "$WORK/live.out" 2>/dev/null; do
-	sleep 0.1; n=$((n + 1))
-done
-kill -USR1 $pid
-n=0 # the JSON file is written after the text one: wait until it parses
-while [ $n -lt 200 ] && ! { [ -s "$WORK/live.1.json" ] &&
-	jq -e '.version == 1' "$WORK/live.1.json" > /dev/null 2>&1; }; do
-	sleep 0.1; n=$((n + 1))
-done
-kill -9 $pid; wait $pid 2>/dev/null
+live_json live text,json hang deadlocked
 valid live.1
 J=$WORK/live.1.json
 expect_eq "live: one deadlock finding of 2 threads" \
@@ -154,24 +157,32 @@ expect_eq "live: both threads are waiting in the threads list" \
 	"$(jq '[.threads[] | select(.waiting_for != null)] | length' "$J")" 2
 expect_eq "live: the inversion too" \
 	"$(jq '[.findings[] | select(.kind == "potential-deadlock")] | length' "$J")" 1
+expect_eq "live: no wait chain (both waits are the deadlock's)" \
+	"$(jq '[.findings[] | select(.kind == "wait-chain")] | length' "$J")" 0
+
 # ---- a condition wait holding the mutex its signaller waits for ------------
-env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_FORMAT=json MUTEXSTAT_OUTPUT="$WORK/cond" \
-	"$B/tests/scenario" condhang > "$WORK/cond.out" 2> "$WORK/cond.err" &
-pid=$!
-n=0
-while [ $n -lt 200 ] && ! grep -q '^hung$' "$WORK/cond.out" 2>/dev/null; do
-	sleep 0.1; n=$((n + 1))
-done
-kill -USR1 $pid
-n=0
-while [ $n -lt 200 ] && ! { [ -s "$WORK/cond.1.json" ] &&
-	jq -e '.version == 1' "$WORK/cond.1.json" > /dev/null 2>&1; }; do
-	sleep 0.1; n=$((n + 1))
-done
-kill -9 $pid; wait $pid 2>/dev/null
+live_json cond json condhang hung
 expect_eq "condition wait: a deadlock finding, as in the text report" \
 	"$(jq '[.findings[] | select(.kind == "deadlock" and .condition_wait)] | length' "$WORK/cond.1.json")" 1
 expect_eq "condition wait: the blocked signaller" \
 	"$(jq -r '.findings[] | select(.kind == "deadlock" and .condition_wait) | .threads[0].at.function' "$WORK/cond.1.json")" \
 	cond_signaller
+
+# ---- a wait chain: the main thread waits behind a holder in pause() -------
+line_of() { grep -n "$1" "$top_srcdir/tests/scenario.c" | cut -d: -f1; }
+live_json chain json holdsleep waiting
+J=$WORK/chain.1.json
+valid chain.1
+expect_eq "wait chain: one finding, as the text report's WAIT CHAIN, and no deadlock" \
+	"$(jq -r '[.findings[] | .kind] | join(" ")' "$J")" "wait-chain"
+expect_eq "wait chain: the main thread waits at holdsleep, for the holder" \
+	"$(jq -r '.findings[0] | "\(.threads | length) \(.threads[0].thread == .end.thread) \(.threads[0].held_by == .end.thread) \(.threads[0].at.function)"' "$J")" \
+	"1 false true holdsleep"
+expect_eq "wait chain: its end is where the holder is now: pause, at the line" \
+	"$(jq -r '.findings[0].end | "\(.now_at[0].function) \(.now_at[1].function):\(.now_at[1].line) \(.not_asked)"' "$J")" \
+	"pause holder_sleeps:$(line_of HOLDSLEEP_PAUSES) null"
+live_json spin json holdspin waiting
+expect_eq "wait chain: a running holder is asked, its loop's line first" \
+	"$(jq -r '.findings[0].end.now_at[0] | "\(.function):\(.line)"' "$WORK/spin.1.json")" \
+	"holder_spins:$(line_of HOLDSPIN_RUNS)"
 finish
