@@ -109,6 +109,7 @@ expect_grep "condhang: where the other waits for the condition" \
 # passing_dumps NAME [held]: ten dumps of `scenario passing`, checked.
 passing_dumps() {
 	name=$1; shift
+	: >"$WORK/out" # the last run's "passing" is there until the job truncates it
 	env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/$name" MUTEXSTAT_FORMAT=text,json \
 		"$B/tests/scenario" passing 60 "$@" > "$WORK/out" 2> "$WORK/err" &
 	pid=$!
@@ -148,6 +149,7 @@ expect_eq "watchdog: one report" "$(grep -c '^mutexstat: scenario (pid' "$WORK/e
 # glibc runs a single-threaded process's mutexes without locked
 # instructions, so the library adds no thread there until one is needed:
 # a dump signal is answered at the process's next mutex call.
+: >"$WORK/out"
 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/one" \
 	"$B/tests/scenario" onethread > "$WORK/out" 2> "$WORK/err" &
 pid=$!
@@ -167,6 +169,7 @@ fi
 kill $pid; wait $pid 2>/dev/null
 # a program that starts a thread has the dump thread from then on
 : > "$WORK/out"
+: >"$WORK/out"
 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/two" \
 	"$B/tests/scenario" onethread thread > "$WORK/out" 2> "$WORK/err" &
 pid=$!
@@ -179,6 +182,7 @@ kill $pid; wait $pid 2>/dev/null
 
 # ---- thousands of dump signals while 4 threads lock hard -----------------
 # (the lockers run niced so the sender, on a small machine, gets the CPU)
+: >"$WORK/out"
 nice -n 15 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/storm" \
 	"$B/tests/scenario" hammer 3 > "$WORK/out" 2> "$WORK/err" &
 pid=$!
