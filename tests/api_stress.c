@@ -28,6 +28,8 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "proc_wait.h"
+
 static int (*dump)(int);
 static void (*reset)(void);
 static int (*name)(const pthread_mutex_t *, const char *);
@@ -165,20 +167,7 @@ static void *wait_for_hot(void *arg)
  * first argument: no other wait can pass for it). */
 static int waits_for_hot(pid_t tid)
 {
-	char path[64], buf[256];
-	snprintf(path, sizeof path, "/proc/self/task/%d/syscall", (int)tid);
-	int fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	long nr = -1;
-	unsigned long word = 0;
-	return sscanf(buf, "%ld %lx", &nr, &word) == 2 && nr == SYS_futex &&
-	       word == (unsigned long)&hot.__data.__lock;
+	return sleeps_on_futex(tid, &hot.__data.__lock);
 }
 
 static void start_waiter(pthread_t *th, long i)

@@ -30,33 +30,31 @@ expect_grep "the inversion too" '^POTENTIAL DEADLOCK: 2 mutexes' "$WORK/dump.1"
 expect_eq "findings before the statistics" \
 	"$(awk '/^DEADLOCK:/ { d = NR } /^Top / { t = NR } END { print (d && d < t) ? "yes" : "no" }' "$WORK/dump.1")" yes
 
-# ---- the holder at the end of a wait chain sleeps: where it is now --------
-# It is blocked in the kernel: its stack is read from /proc and memory,
-# without a signal, beginning where it is, in pause().
-env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/sleep" \
-	"$B/tests/scenario" holdsleep > "$WORK/out" 2> "$WORK/err" &
-pid=$!
-wait_for "$WORK/out" '^waiting$' 20 || fail "holdsleep: never started"
-kill -USR1 $pid
-wait_for "$WORK/sleep.1" '^Top ' 20 || fail "holdsleep: no dump"
-kill -9 $pid; wait $pid 2>/dev/null
+# ---- the holder at the end of a wait chain: where it is now ----------------
+# dump_holder NAME MODE: a live dump of `scenario MODE` (a holder, and the
+# main thread waiting for it) as $WORK/NAME.1
+dump_holder() {
+	: >"$WORK/out" # the last run's "waiting" is there until the job truncates it
+	env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/$1" \
+		"$B/tests/scenario" $2 > "$WORK/out" 2> "$WORK/err" &
+	pid=$!
+	wait_for "$WORK/out" '^waiting$' 20 || fail "$2: never started"
+	kill -USR1 $pid
+	wait_for "$WORK/$1.1" '^Top ' 20 || fail "$2: no dump"
+	kill -9 $pid; wait $pid 2>/dev/null
+}
+# It sleeps, blocked in the kernel: its stack is read from /proc and
+# memory, without a signal, beginning where it is, in pause().
+dump_holder sleep holdsleep
 expect_grep "holdsleep: the holder is now in pause(), its first frame" \
 	'^  thread [0-9]+ is not waiting for a mutex; it is now at pause\+0x[0-9a-f]+ ' "$WORK/sleep.1"
 expect_grep "holdsleep: then the line that pauses" \
 	"^ +holder_sleeps\+0x[0-9a-f]+ \(.*scenario\.c:$(line_of HOLDSLEEP_PAUSES), scenario\)" "$WORK/sleep.1"
-
-# ---- ... or runs: asked with a signal ----------------------------------------
-# Its stack is captured by a signal handler on that thread; the frames of
-# the handler and of the signal trampoline it returns to are not where the
-# thread is, and are left out: the first frame is the holder's loop.
-: >"$WORK/out" # holdsleep's "waiting" is there until the job truncates it
-env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/spin" \
-	"$B/tests/scenario" holdspin > "$WORK/out" 2> "$WORK/err" &
-pid=$!
-wait_for "$WORK/out" '^waiting$' 20 || fail "holdspin: never started"
-kill -USR1 $pid
-wait_for "$WORK/spin.1" '^Top ' 20 || fail "holdspin: no dump"
-kill -9 $pid; wait $pid 2>/dev/null
+# It runs: asked with a signal, its stack is captured by a signal handler
+# on that thread; the frames of the handler and of the signal trampoline
+# it returns to are not where the thread is, and are left out: the first
+# frame is the holder's loop.
+dump_holder spin holdspin
 expect_grep "holdspin: the running holder's first frame is its loop, at its line" \
 	"^  thread [0-9]+ is not waiting for a mutex; it is now at holder_spins\+0x[0-9a-f]+ \(.*scenario\.c:$(line_of HOLDSPIN_RUNS), scenario\)" "$WORK/spin.1"
 

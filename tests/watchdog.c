@@ -27,6 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "proc_wait.h"
+
 #define CHAIN 8
 
 static const char *report;
@@ -40,13 +42,7 @@ static pthread_barrier_t both_hold, held; /* held: m[0] is taken */
  * the rest may still be on the way). */
 static int reported(void)
 {
-	char buf[4096];
-	int fd = open(report, O_RDONLY);
-	ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : 0;
-	if (fd >= 0)
-		close(fd);
-	buf[n > 0 ? n : 0] = 0;
-	return strstr(buf, "\nTop ") != NULL;
+	return file_has(report, "\nTop ");
 }
 
 static void until_reported(void)

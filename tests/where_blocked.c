@@ -23,22 +23,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "proc_wait.h"
+
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static const char *mode, *report;
 static int pipe_fd[2], cut, steps;
 static volatile int done;
 static pid_t waiter_tid;
-
-static int reported(void)
-{
-	char buf[8192];
-	int fd = open(report, O_RDONLY);
-	ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : 0;
-	if (fd >= 0)
-		close(fd);
-	buf[n > 0 ? n : 0] = 0;
-	return strstr(buf, "\nTop ") != NULL;
-}
 
 static void block_one(int sig)
 {
@@ -107,21 +98,6 @@ static void *waiter(void *arg)
 	return NULL;
 }
 
-/* Whether thread tid sleeps in futex(): the waiter, waiting for m. */
-static int in_futex(pid_t tid)
-{
-	char path[64], buf[64];
-	snprintf(path, sizeof path, "/proc/self/task/%d/syscall", (int)tid);
-	int fd = open(path, O_RDONLY);
-	ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : 0;
-	if (fd >= 0)
-		close(fd);
-	buf[n > 0 ? n : 0] = 0;
-	char nr[16];
-	snprintf(nr, sizeof nr, "%d ", (int)SYS_futex);
-	return !strncmp(buf, nr, strlen(nr));
-}
-
 static void nap(void)
 {
 	struct timespec t = { 0, 10000000 };
@@ -145,11 +121,11 @@ int main(int argc, char **argv)
 	pthread_create(&h, NULL, holder, &held);
 	pthread_barrier_wait(&held);
 	pthread_create(&w, NULL, waiter, NULL);
-	for (int i = 0; i < 2000 && !(waiter_tid && in_futex(waiter_tid)); i++)
+	for (int i = 0; i < 2000 && !(waiter_tid && sleeps_on_futex(waiter_tid, &m.__data.__lock)); i++)
 		nap();
 	printf("ready\n");
 	fflush(stdout);
-	for (int i = 0; i < 2000 && !reported(); i++)
+	for (int i = 0; i < 2000 && !file_has(report, "\nTop "); i++)
 		nap();
 	done = 1;
 	pthread_join(h, NULL);

@@ -1,0 +1,43 @@
+/* proc_wait.h - what the test programs wait for, read from files: a line
+ * in a report, a thread asleep in a futex (/proc shows its system call).
+ * Waits on what the program can see, never on time. */
+#ifndef MUTEXSTAT_TESTS_PROC_WAIT_H
+#define MUTEXSTAT_TESTS_PROC_WAIT_H
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+/* Whether the first 8 KB of the file at path hold text. */
+static inline int file_has(const char *path, const char *text)
+{
+	char buf[8192];
+	int fd = open(path, O_RDONLY);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : 0;
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	return strstr(buf, text) != NULL;
+}
+
+/* Whether thread tid of this process sleeps in futex() on word (any
+ * futex if word is NULL): /proc's system call and its first argument. */
+static inline int sleeps_on_futex(pid_t tid, const void *word)
+{
+	char path[64], buf[256];
+	snprintf(path, sizeof path, "/proc/self/task/%d/syscall", (int)tid);
+	int fd = open(path, O_RDONLY);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : 0;
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	long nr = -1;
+	unsigned long at = 0;
+	return sscanf(buf, "%ld %lx", &nr, &at) == 2 && nr == SYS_futex &&
+	       (!word || at == (unsigned long)word);
+}
+
+#endif
