@@ -233,11 +233,8 @@ __attribute__((constructor)) static void mutexstat_constructor(void)
 }
 
 /* For CI (MUTEXSTAT_EXIT_CODE): the program's own status is replaced, as
- * the last thing exit() does before its stdio is flushed.  Registered by
- * the destructor, with no library as its owner, this runs after every
- * destructor: those of the libraries that are finalised after this one
- * (the program's own shared libraries, whose output and files would be
- * lost by an _exit here). */
+ * the last thing exit() does before its stdio is flushed, after the exit
+ * report (exit_report). */
 static void exit_with_code(int status, void *arg)
 {
 	(void)status;
@@ -280,16 +277,34 @@ static int report_from_dump_thread(void)
 	return 1;
 }
 
-__attribute__((destructor)) static void mutexstat_destructor(void)
+/* The exit report, written once every destructor has run: those of the
+ * program's own shared libraries are finalised after this library (a
+ * preloaded library is finalised first), and the mutex calls they and the
+ * threads they stop make belong in it.  The destructor below registers
+ * this with on_exit while exit() runs them: exit() runs a handler
+ * registered then once the one that ran the destructors (the dynamic
+ * linker's) has returned.  The library stays loaded to the end (-z
+ * nodelete), so its destructor runs only there.  libdw, libelf and
+ * libunwind, finalised meanwhile, have no destructors of their own. */
+static void exit_report(int status, void *arg)
 {
-	if (!ms_active || interrupted_library())
+	(void)status;
+	(void)arg;
+	if (interrupted_library())
 		return;
 	ms_fork_settle(); /* a fork child that never locked a mutex */
-	if (ms_opt.exit_report || ms_opt.exit_code) {
-		if (!ms_live_in_signal_handler() || !report_from_dump_thread())
-			ms_report_to_output();
-		ms_crash_exit_reported();
-	}
+	if (!ms_live_in_signal_handler() || !report_from_dump_thread())
+		ms_report_to_output();
+	ms_crash_exit_reported();
 	if (ms_opt.exit_code && ms_report_failing)
 		(void)on_exit(exit_with_code, NULL);
+}
+
+__attribute__((destructor)) static void mutexstat_destructor(void)
+{
+	if (!ms_active || !(ms_opt.exit_report || ms_opt.exit_code))
+		return;
+	/* no room for one more handler (glibc allocates it): report now */
+	if (on_exit(exit_report, NULL) != 0)
+		exit_report(0, NULL);
 }

@@ -24,9 +24,3 @@ int ms_last_thread_uncount(void)
 	__atomic_sub_fetch(nthreads, 1, __ATOMIC_SEQ_CST);
 	return 1;
 }
-
-void ms_last_thread_recount(void)
-{
-	if (nthreads)
-		__atomic_add_fetch(nthreads, 1, __ATOMIC_SEQ_CST);
-}

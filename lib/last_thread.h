@@ -5,8 +5,9 @@
  * one by a count of the process's threads, in which the dump thread (live.c)
  * would be one for ever: the program's last thread would end alone, the
  * process would live on with the dump thread only -- which blocks every
- * signal, so only SIGKILL would end it.  So the dump thread takes itself
- * out of that count once it runs, and puts itself back before it ends. */
+ * signal, so only SIGKILL would end it.  So the dump thread is taken out
+ * of that count once it runs, and never ends (its end would be counted:
+ * live.c). */
 #ifndef MUTEXSTAT_LAST_THREAD_H
 #define MUTEXSTAT_LAST_THREAD_H
 
@@ -16,9 +17,5 @@ void ms_last_thread_init(void);
 /* From the thread that created the dump thread, once that succeeded: the
  * dump thread is not counted.  Returns 1 if it was taken out. */
 int ms_last_thread_uncount(void);
-
-/* From the dump thread as it ends (it was taken out): counted again, so
- * that glibc's decrement at its end leaves the program's threads' count. */
-void ms_last_thread_recount(void);
 
 #endif

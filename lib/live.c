@@ -876,6 +876,7 @@ int ms_live_each_wait(ms_live_wait_fn *fn, void *arg)
  * into them, nor the dump thread read from them. */
 static dev_t pipe_dev;
 static ino_t pipe_ino;
+static int pipe_gone; /* the program closed it: the dump thread reads no more */
 
 static int pipe_make(void)
 {
@@ -963,7 +964,8 @@ int ms_live_crash_report(void)
 	/* The thread may not have run yet: the request waits in the pipe.
 	 * A fork child's that is not started yet will not be, from here. */
 	if (!dump_pid || getpid() != dump_pid || ms_live_in_dump_thread() ||
-	    __atomic_load_n(&ms_live_pending, __ATOMIC_ACQUIRE))
+	    __atomic_load_n(&ms_live_pending, __ATOMIC_ACQUIRE) ||
+	    __atomic_load_n(&pipe_gone, __ATOMIC_ACQUIRE))
 		return -1;
 	__atomic_store_n(&crash_asked, 1, __ATOMIC_RELEASE);
 	poke('c');
@@ -1010,19 +1012,25 @@ static void *dump_thread(void *arg)
 	 * aborts (MUTEXSTAT_ON_DEADLOCK=abort). */
 	int watchdog_fired = 0, watchdog_done = 0;
 	for (;;) {
-		struct pollfd p = { pipe_fd[0], POLLIN, 0 };
+		/* without the pipe, poll only waits (it skips a negative fd) */
+		struct pollfd p = { pipe_gone ? -1 : pipe_fd[0], POLLIN, 0 };
 		int timeout = ms_opt.watchdog && !watchdog_done ? 250 : -1;
 		int n = poll(&p, 1, timeout);
 		if (n > 0 && !is_our_pipe(pipe_fd[0])) {
-			/* the program closed it (and may have the number for a
-			 * file of its own now): no live dumps any more */
+			/* The program closed it (and may have the number for a
+			 * file of its own now): no live dumps any more.  The
+			 * thread stays, outside glibc's count of threads: its end
+			 * would be counted, and if the program's last thread ended
+			 * at that moment, both would call exit() -- the second
+			 * ending the process in the middle of the first's exit
+			 * report.  The watchdog needs no pipe, and goes on. */
 			static const char msg[] = "mutexstat: the program closed the live "
-				"dump's pipe: no more dumps on a signal or from the watchdog\n";
+				"dump's pipe: no more dumps on a signal\n";
 			int fd = ms_output_stderr();
 			if (fd >= 0)
 				ms_write_all(fd, msg, sizeof msg - 1);
-			ms_last_thread_recount(); /* glibc counts this end */
-			return NULL;
+			__atomic_store_n(&pipe_gone, 1, __ATOMIC_RELEASE);
+			continue;
 		}
 		if (n > 0) {
 			char buf[64];

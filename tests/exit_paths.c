@@ -14,10 +14,17 @@
  *   exit_paths closed-pipe           a worker locks a mutex 1000 times and
  *                                    is joined; main closes every descriptor
  *                                    but 0-2 (the dump thread's pipe: it
- *                                    stops, with MUTEXSTAT_WATCHDOG), waits
- *                                    for that, starts another such worker
+ *                                    reads it no more, with
+ *                                    MUTEXSTAT_WATCHDOG), waits for that,
+ *                                    starts another such worker
  *                                    (it waits for main to have left) and
  *                                    calls pthread_exit
+ *   exit_paths closed-at-end         main calls pthread_exit; the worker
+ *                                    locks a mutex 1000 times, closes every
+ *                                    descriptor but 0-2 and ends: the last
+ *                                    thread; an exit handler waits for the
+ *                                    dump thread to see its pipe gone, then
+ *                                    prints the total
  *   exit_paths handler-in-report     SIGTERM's handler calls exit(3); it
  *                                    interrupts main inside mutexstat_dump
  *                                    (blocked writing to a full pipe), or,
@@ -42,6 +49,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <link.h>
 #include <pthread.h>
 #include <signal.h>
@@ -136,24 +144,65 @@ static void *thousand(void *arg)
 	return arg;
 }
 
-/* Whether a thread named "mutexstat" (the dump thread) is alive. */
-static int has_dump_thread(void)
+/* Whether the dump thread (the thread named "mutexstat"), if there is
+ * one, still polls its pipe: once it has seen the pipe closed it polls
+ * nothing (an fd of -1: the pollfd its poll() points at says so). */
+static int dump_thread_polls_pipe(void)
 {
-	char path[64], comm[32];
-	int found = 0;
+	char path[320], line[256];
+	int polls = 0;
 	DIR *d = opendir("/proc/self/task");
 	struct dirent *e;
-	while (d && !found && (e = readdir(d)) != NULL) {
+	while (d && (e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
 		snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
-		FILE *f = e->d_name[0] != '.' ? fopen(path, "r") : NULL;
-		if (f && fgets(comm, sizeof comm, f))
-			found = !strcmp(comm, "mutexstat\n");
+		FILE *f = fopen(path, "r");
+		int ours = f && fgets(line, sizeof line, f) && !strcmp(line, "mutexstat\n");
+		if (f)
+			fclose(f);
+		if (!ours)
+			continue;
+		snprintf(path, sizeof path, "/proc/self/task/%s/syscall", e->d_name);
+		f = fopen(path, "r");
+		long nr = -1;
+		unsigned long fds = 0;
+		/* not (yet) in poll: it is on its way to it, and still polls */
+		polls = !(f && fgets(line, sizeof line, f) &&
+			  sscanf(line, "%ld %lx", &nr, &fds) == 2 && nr == SYS_poll &&
+			  ((const struct pollfd *)fds)->fd < 0);
 		if (f)
 			fclose(f);
 	}
 	if (d)
 		closedir(d);
-	return found;
+	return polls;
+}
+
+/* closed-at-end: the last thread closes the descriptors and ends; while
+ * its exit() runs the program's exit handlers, the dump thread sees its
+ * pipe gone (the handler waits for that). */
+static void *thousand_then_close(void *arg)
+{
+	thousand(arg);
+	for (int fd = 3; fd < 1024; fd++)
+		close(fd);
+	return arg;
+}
+
+static void wait_then_print_total(void)
+{
+	for (int tries = 0; tries < 500 && dump_thread_polls_pipe(); tries++)
+		usleep(10000);
+	print_total();
+}
+
+static int closed_at_end(void)
+{
+	pthread_t t;
+	atexit(wait_then_print_total);
+	pthread_create(&t, NULL, thousand_then_close, NULL);
+	pthread_exit(NULL);
 }
 
 static int closed_pipe(void)
@@ -165,8 +214,8 @@ static int closed_pipe(void)
 	for (int fd = 3; fd < 1024; fd++)
 		close(fd);
 	/* the dump thread, if any, sees it at its next look (the watchdog's
-	 * every 250 ms) and stops; wait for that (5 s at most) */
-	for (int tries = 0; tries < 500 && has_dump_thread(); tries++)
+	 * every 250 ms) and polls no more; wait for that (5 s at most) */
+	for (int tries = 0; tries < 500 && dump_thread_polls_pipe(); tries++)
 		usleep(10000);
 	pthread_mutex_lock(&go);
 	pthread_create(&t, NULL, thousand, NULL);
@@ -339,6 +388,8 @@ int main(int argc, char **argv)
 		return last_holds();
 	if (!strcmp(mode, "closed-pipe"))
 		return closed_pipe();
+	if (!strcmp(mode, "closed-at-end"))
+		return closed_at_end();
 	if (!strcmp(mode, "handler-in-report"))
 		return handler_in_report();
 	if (!strcmp(mode, "daemon") && argc > 2)
