@@ -7,11 +7,11 @@
  * allocate and take its time, and it works when every application thread
  * is blocked in a deadlock.  The same thread runs the watchdog.
  *
- * Where a thread at the end of a wait chain is now (running, or blocked
- * in read() or a condition wait) is asked of the thread itself: the dump
- * thread sends it a real-time signal whose handler unwinds its own stack
- * into its record (with SA_RESTART; a thread that cannot take the signal
- * within 50 ms is shown without). */
+ * Where a thread at the end of a wait chain is now is read from /proc and
+ * its stack if it is blocked in the kernel (stack_blocked.c); one that runs
+ * is asked: the dump thread sends it a real-time signal whose handler
+ * unwinds its own stack into its record (with SA_RESTART; a thread that
+ * does not answer within 250 ms is shown without). */
 #define _GNU_SOURCE
 #include "live.h"
 #include "real.h"
@@ -513,8 +513,9 @@ static int asking_steals(uint32_t tid, int sig)
 /* Where a thread is, into its record: read from /proc and its stack if
  * it is blocked in the kernel (no signal: nothing changes for it);
  * otherwise it is asked to unwind its own stack, with a signal, and
- * waited for up to 50 ms.  Returns the number of frames, 0 if it did not
- * answer, -1 if it was not asked: the program handles the signal itself
+ * waited for up to 250 ms (a running thread answers once it is scheduled,
+ * later on a loaded machine).  Returns the number of frames, 0 if it did
+ * not answer, -1 if it was not asked: the program handles the signal itself
  * (or stacks are off), -2 if not asked because the thread blocks it, -3
  * because it waits for it in sigwaitinfo (either way the program would
  * take our signal), -4 because the signal would cut its sleep or poll
@@ -547,7 +548,7 @@ static int where_now(struct ms_tstate *ts)
 	uint32_t req = __atomic_add_fetch(&stack_request, 1, __ATOMIC_SEQ_CST);
 	if (syscall(SYS_tgkill, getpid(), (pid_t)LOAD(&ts->tid), stack_signal) != 0)
 		return 0;
-	uint64_t give_up = ms_mono_ns() + 50000000;
+	uint64_t give_up = ms_mono_ns() + 250000000;
 	while (__atomic_load_n(&ts->now_seq, __ATOMIC_ACQUIRE) != req) {
 		if (ms_mono_ns() > give_up)
 			return 0;
