@@ -533,12 +533,20 @@ static int where_now(struct ms_tstate *ts)
 			ts->now_frames[i] = frames[i];
 		return n;
 	}
+	/* A thread that sleeps between short bursts of work (a poll with a
+	 * timeout, a loop of sleeps) is caught asleep, and left alone: a few
+	 * looks, 1 ms apart, before one that runs is asked with a signal,
+	 * which such a thread could take in its next sleep (EINTR). */
 	uintptr_t frames[32];
-	int n = ms_stack_blocked(LOAD(&ts->tid), frames, 32);
-	if (n > 0) {
-		for (int i = 0; i < n; i++)
-			ts->now_frames[i] = frames[i];
-		return n;
+	for (int look = 0; look < 20 && ms_stack_blocked_available(); look++) {
+		int n = ms_stack_blocked(LOAD(&ts->tid), frames, 32);
+		if (n > 0) {
+			for (int i = 0; i < n; i++)
+				ts->now_frames[i] = frames[i];
+			return n;
+		}
+		struct timespec nap = { 0, 1000000 };
+		nanosleep(&nap, NULL);
 	}
 	if (!stack_signal || !ms_stack_available() || !still_ours(stack_signal))
 		return -1;

@@ -233,6 +233,11 @@ static int sp_and_pc(const char *line, uintptr_t *sp, uintptr_t *pc)
 	return *sp && *pc;
 }
 
+int ms_stack_blocked_available(void)
+{
+	return ms_stack_available() && lookup();
+}
+
 int ms_stack_blocked(uint32_t tid, uintptr_t *frames, int max)
 {
 	char before[256], after[256];
@@ -265,6 +270,11 @@ int ms_stack_blocked(uint32_t tid, uintptr_t *frames, int max)
 	return n;
 }
 #else
+int ms_stack_blocked_available(void)
+{
+	return 0;
+}
+
 int ms_stack_blocked(uint32_t tid, uintptr_t *frames, int max)
 {
 	(void)tid;

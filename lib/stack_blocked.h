@@ -14,4 +14,8 @@
  * (it moved on meanwhile, no libunwind, a fork on its way). */
 int ms_stack_blocked(uint32_t tid, uintptr_t *frames, int max);
 
+/* Whether ms_stack_blocked can read stacks here at all (x86-64, with
+ * libunwind). */
+int ms_stack_blocked_available(void);
+
 #endif

@@ -161,21 +161,28 @@ expect_eq "exit() in a handler inside dl_iterate_phdr: one line says the report 
 
 # A timer's handler exits while the threads are anywhere: in the program, in
 # a stack capture, adding a lock-order edge, making a mutex.
-bare "$P" timer-exit 20000
-expect_eq "exit() from a timer's handler, without the library: status" "$bare_st" 3
-hung=0 other=0
-for i in 1 2 3 4 5 6 7 8 9 10 11 12; do
-	under MUTEXSTAT_OUTPUT=/dev/null -- "$P" timer-exit 20000
-	case $st in
-	3) ;;
-	137) hung=$((hung + 1)) ;;
-	*) other=$((other + 1)); sed 's/^/  | /' "$WORK/err" >&2 ;;
-	esac
-	grep -v -x -F -e "$NOTE" -e "$UNFINISHED" "$WORK/err" >&2 && other=$((other + 1))
-done
-expect_eq "exit() from a timer's handler, 12 runs: none hangs" "$hung" 0
-expect_eq "exit() from a timer's handler, 12 runs: status 3, no other line on stderr" \
-    "$other" 0
+# Not in a sanitized build: there the program alone can hang too -- its
+# exit() from a handler that interrupted ASan's allocator waits for the
+# allocator's lock (the run without the library was killed, once).
+if sanitized; then
+	echo "note: exit() from a timer's handler: not run in a sanitized build"
+else
+	bare "$P" timer-exit 20000
+	expect_eq "exit() from a timer's handler, without the library: status" "$bare_st" 3
+	hung=0 other=0
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12; do
+		under MUTEXSTAT_OUTPUT=/dev/null -- "$P" timer-exit 20000
+		case $st in
+		3) ;;
+		137) hung=$((hung + 1)) ;;
+		*) other=$((other + 1)); sed 's/^/  | /' "$WORK/err" >&2 ;;
+		esac
+		grep -v -x -F -e "$NOTE" -e "$UNFINISHED" "$WORK/err" >&2 && other=$((other + 1))
+	done
+	expect_eq "exit() from a timer's handler, 12 runs: none hangs" "$hung" 0
+	expect_eq "exit() from a timer's handler, 12 runs: status 3, no other line on stderr" \
+	    "$other" 0
+fi
 
 # ---- a daemon ----------------------------------------------------------------
 
