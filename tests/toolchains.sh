@@ -15,6 +15,12 @@
 #   clang++ -O2's std::mutex::lock, inlined from libstdc++'s headers, at
 #   the program's line (clang names the headers /usr/bin/../lib/gcc/...).
 #
+# * AddressSanitizer programs linked with a shared runtime (gcc's
+#   libasan.so, clang's -shared-libasan) under the launcher: they run, as
+#   without it, where ASan refused to start them ("ASan runtime does not
+#   come first in initial library list"), and are recorded; so does a
+#   script's ASan child.
+#
 # Each part is skipped (with a message) where its compiler or runtime is
 # missing; the whole test is skipped where none could run.
 
@@ -108,6 +114,58 @@ else
 		beside_sanitizer msan_clang MemorySanitizer
 	else
 		echo "skip: clang -fsanitize=memory does not build or run here"
+	fi
+fi
+
+# ---- AddressSanitizer's shared runtime, under the launcher -----------------
+
+launcher="$top_builddir/scripts/mutexstat"
+
+# asan_launched NAME [ASAN_OPTIONS]: the launcher runs it as it runs
+# without the library, and the report counts its acquisitions.
+asan_launched() {
+	"$WORK/$1" >"$WORK/$1.plain.out" 2>"$WORK/$1.plain.err"
+	plain_status=$?
+	rm -f "$WORK/report"
+	ASAN_OPTIONS=${2-} MUTEXSTAT_LIB="$MUTEXSTAT_LIB" "$launcher" -o "$WORK/report" \
+	    "$WORK/$1" >"$WORK/$1.with.out" 2>"$WORK/$1.with.err"
+	with_status=$?
+	expect_eq "$1 ${2-}: status under the launcher" "$with_status" "$plain_status"
+	expect_eq "$1 ${2-}: output under the launcher" "$(cat "$WORK/$1.with.out")" 80000
+	expect_no_grep "$1 ${2-}: ASan did not refuse the order" 'does not come first' \
+	    "$WORK/$1.with.err"
+	expect_eq "$1 ${2-}: the report's acquisitions" \
+	    "$(grep -E '^ +1 0x[0-9a-f]+ ' "$WORK/report" 2>/dev/null | awk '{ print $3 }')" 80000
+}
+
+if sanitized; then
+	echo "skip: ASan programs under the launcher (this build's launcher preloads gcc's" \
+	    "ASan runtime for the library itself)"
+else
+	if build asan_gcc gcc -g -O1 -fsanitize=address; then
+		RAN=$((RAN + 1))
+		asan_launched asan_gcc
+		# the user's other options kept
+		asan_launched asan_gcc detect_leaks=1
+		# an ASan child of a script: nobody put its runtime first
+		printf '#!/bin/sh\nexec "%s"\n' "$WORK/asan_gcc" >"$WORK/asan_script"
+		chmod +x "$WORK/asan_script"
+		MUTEXSTAT_LIB="$MUTEXSTAT_LIB" "$launcher" -o "$WORK/child.%p" \
+		    "$WORK/asan_script" >"$WORK/script.out" 2>"$WORK/script.err"
+		expect_eq "a script's ASan child: status" "$?" 0
+		expect_eq "a script's ASan child: output" "$(cat "$WORK/script.out")" 80000
+		expect_no_grep "a script's ASan child: ASan did not refuse the order" \
+		    'does not come first' "$WORK/script.err"
+	else
+		echo "skip: gcc -fsanitize=address does not build or run here"
+	fi
+	clang_rt=$(clang -print-file-name=libclang_rt.asan-x86_64.so 2>/dev/null)
+	if [ -f "$clang_rt" ] && build asan_clang_shared clang -g -O1 -fsanitize=address \
+	    -shared-libasan -Wl,-rpath,"$(dirname "$clang_rt")"; then
+		RAN=$((RAN + 1))
+		asan_launched asan_clang_shared
+	else
+		echo "skip: clang -fsanitize=address -shared-libasan does not build or run here"
 	fi
 fi
 
