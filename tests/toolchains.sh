@@ -21,6 +21,11 @@
 #   come first in initial library list"), and are recorded; so does a
 #   script's ASan child.
 #
+# * a program built against glibc before 2.34 (tests/old_glibc.c): its
+#   trylock and timedlock@GLIBC_2.2.5 counted, its repair of a robust mutex
+#   with pthread_mutex_consistent_np@GLIBC_2.4 seen (the report said 0
+#   times), the same answers; __pthread_mutex_lock's aliases are no MISUSE.
+#
 # Each part is skipped (with a message) where its compiler or runtime is
 # missing; the whole test is skipped where none could run.
 
@@ -220,6 +225,25 @@ if command -v clang++ >/dev/null 2>&1 &&
 	    "$WORK/report"
 else
 	echo "skip: clang++ -O2 does not build examples/cxx_mutex.cpp here"
+fi
+
+# ---- a program built against an older glibc -------------------------------
+
+old_src="$top_srcdir/tests/old_glibc.c"
+if ${CC:-cc} -g -O1 -o "$WORK/old_glibc" "$old_src" -lpthread >"$WORK/old.cc.log" 2>&1 &&
+    "$WORK/old_glibc" >/dev/null 2>&1; then
+	RAN=$((RAN + 1))
+	same_run old_glibc
+	row=$(grep -E '^ +[0-9]+ 0x[0-9a-f]+ .* main \(old_glibc\.c:[0-9]+\)$' "$WORK/report" | head -n 1)
+	expect_eq "old_glibc: the plain mutex's acquisitions (10 trylocks, 5 timedlocks)" \
+	    "$(echo "$row" | awk '{ print $3 }')" 15
+	expect_grep "old_glibc: its trylocks" '^  trylock 10 ok, 0 busy; timed out 0;' "$WORK/report"
+	expect_grep "old_glibc: the repair with pthread_mutex_consistent_np is seen" \
+	    '^  made consistent again \(pthread_mutex_consistent\): 1 time; unlocked without that: 0 times$' \
+	    "$WORK/report"
+	expect_no_grep "old_glibc: no MISUSE (the aliases' locks and unlocks)" '^MISUSE' "$WORK/report"
+else
+	echo "skip: tests/old_glibc.c does not build or run here (x86-64 glibc only)"
 fi
 
 if [ "$RAN" -eq 0 ]; then
