@@ -26,6 +26,10 @@
 #   with pthread_mutex_consistent_np@GLIBC_2.4 seen (the report said 0
 #   times), the same answers; __pthread_mutex_lock's aliases are no MISUSE.
 #
+# * a 32-bit program (gcc -m32): the launcher refuses it, saying why in
+#   words; preloaded anyway, it runs as without the library (the loader's
+#   one line aside).
+#
 # Each part is skipped (with a message) where its compiler or runtime is
 # missing; the whole test is skipped where none could run.
 
@@ -244,6 +248,26 @@ if ${CC:-cc} -g -O1 -o "$WORK/old_glibc" "$old_src" -lpthread >"$WORK/old.cc.log
 	expect_no_grep "old_glibc: no MISUSE (the aliases' locks and unlocks)" '^MISUSE' "$WORK/report"
 else
 	echo "skip: tests/old_glibc.c does not build or run here (x86-64 glibc only)"
+fi
+
+# ---- a 32-bit program -------------------------------------------------------
+
+if build m32 gcc -m32 -g -O1; then
+	RAN=$((RAN + 1))
+	MUTEXSTAT_LIB="$MUTEXSTAT_LIB" "$launcher" "$WORK/m32" >"$WORK/m32.launch.out" \
+	    2>"$WORK/m32.launch.err"
+	expect_eq "m32: the launcher refuses it (status 2)" "$?" 2
+	expect_eq "m32: and does not run it" "$(cat "$WORK/m32.launch.out")" ""
+	expect_grep "m32: the refusal names both in words" \
+	    "^mutexstat: $WORK/m32 is a 32-bit program for x86 \(i386\) but the library is 64-bit for x86-64: the loader would ignore it" \
+	    "$WORK/m32.launch.err"
+	same_run m32
+	expect_grep "m32: preloaded, the loader says it ignores the library" \
+	    'wrong ELF class: ELFCLASS64' "$WORK/m32.with.err"
+	expect_eq "m32: and that is the only line on stderr" \
+	    "$(wc -l <"$WORK/m32.with.err" | tr -d ' ')" 1
+else
+	echo "skip: gcc -m32 does not build or run here (gcc-multilib)"
 fi
 
 if [ "$RAN" -eq 0 ]; then
