@@ -65,6 +65,8 @@ static struct libdw {
 	__typeof__(dwarf_getsrc_die) *getsrc_die;
 	__typeof__(dwarf_lineno) *lineno;
 	__typeof__(dwarf_linesrc) *linesrc;
+	__typeof__(dwarf_child) *child;
+	__typeof__(dwarf_siblingof) *siblingof;
 	__typeof__(dwelf_elf_gnu_build_id) *elf_gnu_build_id;
 	__typeof__(elf_begin) *elf_begin; /* libelf: a dependency of libdw, */
 	__typeof__(elf_end) *elf_end;     /* so dlsym on libdw finds it */
@@ -102,6 +104,8 @@ static const struct {
 	{ "dwarf_getsrc_die", offsetof(struct libdw, getsrc_die) },
 	{ "dwarf_lineno", offsetof(struct libdw, lineno) },
 	{ "dwarf_linesrc", offsetof(struct libdw, linesrc) },
+	{ "dwarf_child", offsetof(struct libdw, child) },
+	{ "dwarf_siblingof", offsetof(struct libdw, siblingof) },
 	{ "dwelf_elf_gnu_build_id", offsetof(struct libdw, elf_gnu_build_id) },
 	{ "elf_begin", offsetof(struct libdw, elf_begin) },
 	{ "elf_end", offsetof(struct libdw, elf_end) },
@@ -521,6 +525,37 @@ static Dwarf_Die *cu_by_ranges(Dwfl_Module *mod, Dwarf_Addr pc,
 	return NULL;
 }
 
+/* The innermost DIE under parent whose addresses hold pc: a function, a
+ * block or an inlined call, looking inside namespaces, classes and
+ * structures too.  libdw's dwarf_getscopes does not: it leaves out every
+ * DIE without addresses and what is under it, and clang writes C++
+ * functions inside their namespace (gcc at the unit's top level), so in a
+ * clang program std::lock_guard in any namespaced function read as
+ * bits/gthr-default.h.  1 if found, in *out. */
+static int innermost_at(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out,
+			int depth)
+{
+	Dwarf_Die child;
+	if (depth > 64 || dw.child(parent, &child) != 0)
+		return 0;
+	do {
+		int tag = dw.tag(&child);
+		if (tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
+		    tag == DW_TAG_structure_type || tag == DW_TAG_union_type) {
+			if (innermost_at(&child, pc, out, depth + 1))
+				return 1;
+		} else if ((tag == DW_TAG_subprogram ||
+			    tag == DW_TAG_lexical_block ||
+			    tag == DW_TAG_inlined_subroutine) &&
+			   dw.haspc(&child, pc) > 0) {
+			*out = child;
+			(void)innermost_at(&child, pc, out, depth + 1);
+			return 1;
+		}
+	} while (dw.siblingof(&child, &child) == 0);
+	return 0;
+}
+
 static void source_line(Dwfl_Module *mod, Dwarf_Addr pc, struct ms_frame *out)
 {
 	Dwarf_Addr bias = 0;
@@ -559,8 +594,13 @@ static void source_line(Dwfl_Module *mod, Dwarf_Addr pc, struct ms_frame *out)
 			inner = scopes[0];
 			free(scopes);
 			scopes = NULL;
-			n = dw.getscopes_die(&inner, &scopes);
+		} else {
+			free(scopes);
+			scopes = NULL;
+			n = innermost_at(cu, pc - bias, &inner, 0);
 		}
+		if (n > 0)
+			n = dw.getscopes_die(&inner, &scopes);
 	}
 	Dwarf_Files *files = NULL;
 	size_t nfiles = 0;

@@ -13,7 +13,8 @@
 #   and the lock's source line in the top table and at "first locked at"
 #   (clang writes no .debug_aranges, and its programs had no lines at all);
 #   clang++ -O2's std::mutex::lock, inlined from libstdc++'s headers, at
-#   the program's line (clang names the headers /usr/bin/../lib/gcc/...).
+#   the program's line (clang names the headers /usr/bin/../lib/gcc/...,
+#   and puts functions inside their namespace's DIE).
 #
 # * AddressSanitizer programs linked with a shared runtime (gcc's
 #   libasan.so, clang's -shared-libasan) under the launcher: they run, as
@@ -227,6 +228,14 @@ if command -v clang++ >/dev/null 2>&1 &&
 	expect_grep "clangxx_O2: std::timed_mutex first locked at door.lock() (line $door_line)" \
 	    "^  first locked at +main\+0x[0-9a-f]+ \(examples/cxx_mutex\.cpp:$door_line, clangxx_O2\)\$" \
 	    "$WORK/report"
+	# the functions in an anonymous namespace too (clang writes them
+	# inside it, where libdw's dwarf_getscopes does not look)
+	grep -E '^  first locked at |^ +[0-9]+ 0x[0-9a-f]+ ' "$WORK/report" >"$WORK/clangxx.sites"
+	expect_grep "clangxx_O2: a namespaced function's lock at its own line" \
+	    '^  first locked at +\(anonymous namespace\)::[a-z_]+\(int\)\+0x[0-9a-f]+ \(examples/cxx_mutex\.cpp:[0-9]+, clangxx_O2\)$' \
+	    "$WORK/clangxx.sites"
+	expect_no_grep "clangxx_O2: no site is a line of libstdc++'s headers" \
+	    'gthr-default\.h|std_mutex\.h|mutex:[0-9]|unique_lock\.h' "$WORK/clangxx.sites"
 else
 	echo "skip: clang++ -O2 does not build examples/cxx_mutex.cpp here"
 fi
