@@ -31,6 +31,10 @@
 #   words; preloaded anyway, it runs as without the library (the loader's
 #   one line aside).
 #
+# * a program built for musl (musl-gcc): the launcher refuses it, naming
+#   its loader (it ran it, and musl's loader failed on our library: status
+#   127, a screen of "symbol not found").
+#
 # Each part is skipped (with a message) where its compiler or runtime is
 # missing; the whole test is skipped where none could run.
 
@@ -277,6 +281,22 @@ if build m32 gcc -m32 -g -O1; then
 	    "$(wc -l <"$WORK/m32.with.err" | tr -d ' ')" 1
 else
 	echo "skip: gcc -m32 does not build or run here (gcc-multilib)"
+fi
+
+# ---- a program of another C library ------------------------------------------
+
+if build musl musl-gcc -g -O1; then
+	RAN=$((RAN + 1))
+	MUTEXSTAT_LIB="$MUTEXSTAT_LIB" "$launcher" "$WORK/musl" >"$WORK/musl.launch.out" \
+	    2>"$WORK/musl.launch.err"
+	expect_eq "musl: the launcher refuses it (status 2)" "$?" 2
+	expect_eq "musl: and does not run it" "$(cat "$WORK/musl.launch.out")" ""
+	expect_grep "musl: the refusal names its loader" \
+	    "^mutexstat: $WORK/musl is built for another C library than glibc \(its loader is /lib/ld-musl-[a-z0-9_]+\.so\.1\), which cannot load the library: it cannot be measured\$" \
+	    "$WORK/musl.launch.err"
+	expect_eq "musl: that one line" "$(wc -l <"$WORK/musl.launch.err" | tr -d ' ')" 1
+else
+	echo "skip: musl-gcc does not build or run here (musl-tools)"
 fi
 
 if [ "$RAN" -eq 0 ]; then
