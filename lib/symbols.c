@@ -66,6 +66,8 @@ static struct libdw {
 	__typeof__(dwarf_lineno) *lineno;
 	__typeof__(dwarf_linesrc) *linesrc;
 	__typeof__(dwarf_child) *child;
+	__typeof__(dwfl_module_getdwarf) *module_getdwarf;
+	__typeof__(dwarf_getaranges) *getaranges;
 	__typeof__(dwarf_siblingof) *siblingof;
 	__typeof__(dwelf_elf_gnu_build_id) *elf_gnu_build_id;
 	__typeof__(elf_begin) *elf_begin; /* libelf: a dependency of libdw, */
@@ -105,6 +107,8 @@ static const struct {
 	{ "dwarf_lineno", offsetof(struct libdw, lineno) },
 	{ "dwarf_linesrc", offsetof(struct libdw, linesrc) },
 	{ "dwarf_child", offsetof(struct libdw, child) },
+	{ "dwfl_module_getdwarf", offsetof(struct libdw, module_getdwarf) },
+	{ "dwarf_getaranges", offsetof(struct libdw, getaranges) },
 	{ "dwarf_siblingof", offsetof(struct libdw, siblingof) },
 	{ "dwelf_elf_gnu_build_id", offsetof(struct libdw, elf_gnu_build_id) },
 	{ "elf_begin", offsetof(struct libdw, elf_begin) },
@@ -518,6 +522,14 @@ static int system_header(const char *file)
 static Dwarf_Die *cu_by_ranges(Dwfl_Module *mod, Dwarf_Addr pc,
 			       Dwarf_Addr *bias)
 {
+	/* A module with the index: an address it does not hold is in code
+	 * without DWARF (the PLT, crt1.o), and every unit need not be read
+	 * again for each such address */
+	Dwarf_Aranges *index = NULL;
+	size_t nindex = 0;
+	Dwarf *dbg = dw.module_getdwarf(mod, bias);
+	if (!dbg || (dw.getaranges(dbg, &index, &nindex) == 0 && nindex > 0))
+		return NULL;
 	Dwarf_Die *cu = NULL;
 	while ((cu = dw.module_nextcu(mod, cu, bias)) != NULL)
 		if (dw.haspc(cu, pc - *bias) > 0)
