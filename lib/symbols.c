@@ -538,8 +538,9 @@ static Dwarf_Die *cu_by_ranges(Dwfl_Module *mod, Dwarf_Addr pc,
 }
 
 /* The innermost DIE under parent whose addresses hold pc: a function, a
- * block or an inlined call, looking inside namespaces, classes and
- * structures too.  libdw's dwarf_getscopes does not: it leaves out every
+ * block or an inlined call, looking inside namespaces too (not inside
+ * classes: they hold declarations, the definitions of their functions are
+ * beside them).  libdw's dwarf_getscopes does not: it leaves out every
  * DIE without addresses and what is under it, and clang writes C++
  * functions inside their namespace (gcc at the unit's top level), so in a
  * clang program std::lock_guard in any namespaced function read as
@@ -552,8 +553,7 @@ static int innermost_at(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out,
 		return 0;
 	do {
 		int tag = dw.tag(&child);
-		if (tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
-		    tag == DW_TAG_structure_type || tag == DW_TAG_union_type) {
+		if (tag == DW_TAG_namespace) {
 			if (innermost_at(&child, pc, out, depth + 1))
 				return 1;
 		} else if ((tag == DW_TAG_subprogram ||
