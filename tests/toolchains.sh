@@ -247,7 +247,12 @@ fi
 # ---- a program built against an older glibc -------------------------------
 
 old_src="$top_srcdir/tests/old_glibc.c"
-if ${CC:-cc} -g -O1 -o "$WORK/old_glibc" "$old_src" -lpthread >"$WORK/old.cc.log" 2>&1 &&
+if sanitized; then
+	# gcc 12's ASan wraps __pthread_mutex_lock and finds glibc's with a
+	# plain dlsym, which sees no compatibility-only symbol: it calls NULL
+	echo "skip: a program built against an older glibc (ASan's runtime, preloaded," \
+	    "crashes in its __pthread_mutex_lock, without the library too)"
+elif ${CC:-cc} -g -O1 -o "$WORK/old_glibc" "$old_src" -lpthread >"$WORK/old.cc.log" 2>&1 &&
     "$WORK/old_glibc" >/dev/null 2>&1; then
 	RAN=$((RAN + 1))
 	same_run old_glibc
