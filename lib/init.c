@@ -76,18 +76,58 @@ static const char *first_copy(void)
 	return first.dli_fname ? first.dli_fname : "?";
 }
 
-static void step_aside(const char *first)
+/* A sanitizer runtime that cannot share the process with us, or NULL.
+ * ThreadSanitizer intercepts the same pthread calls and thread starts: our
+ * new threads' first malloc (libunwind's TLS block) came before its thread
+ * was set up and crashed (clang), libunwind's mutex at thread exit reached
+ * its interceptor after its thread was torn down and crashed (gcc), and the
+ * memcpy and memcmp of our depot, under our own spin lock, which it cannot
+ * see, were reported as data races of the program.  MemorySanitizer takes
+ * all our code's stores for uninitialised memory (it is not instrumented)
+ * and ends the program at its first report.  Both are found by the symbol
+ * their runtime exports: in the executable (clang) or libtsan.so (gcc). */
+static const char *foreign_sanitizer(void)
+{
+	int saved = errno;
+	const char *name = NULL;
+	if (dlsym(RTLD_DEFAULT, "__tsan_init"))
+		name = "ThreadSanitizer (-fsanitize=thread)";
+	else if (dlsym(RTLD_DEFAULT, "__msan_init"))
+		name = "MemorySanitizer (-fsanitize=memory)";
+	errno = saved;
+	return name;
+}
+
+/* Every call goes straight to what is behind us, as if we were not there:
+ * no table, no stacks, no dump thread, no report. */
+static void step_aside(const char *why)
+{
+	ms_real_resolve(); /* calls go straight to glibc */
+	ms_warn(why);
+	__atomic_store_n(&state, DISABLED, __ATOMIC_RELEASE);
+}
+
+static void step_aside_for_copy(const char *first)
 {
 	Dl_info ours;
 	char buf[600];
 	struct ms_fmt f;
-	ms_real_resolve(); /* calls go straight to glibc */
 	ms_fmt_init(&f, buf, sizeof buf, -1);
 	ms_fmt(&f, "mutexstat: another copy of the library (%s) records this "
 		   "process; this one (%s) passes calls through\n", first,
 	       dladdr((void *)&state, &ours) && ours.dli_fname ? ours.dli_fname : "?");
-	ms_warn(ms_fmt_str(&f));
-	__atomic_store_n(&state, DISABLED, __ATOMIC_RELEASE);
+	step_aside(ms_fmt_str(&f));
+}
+
+static void step_aside_for_sanitizer(const char *sanitizer)
+{
+	char buf[300];
+	struct ms_fmt f;
+	ms_fmt_init(&f, buf, sizeof buf, -1);
+	ms_fmt(&f, "mutexstat: the program uses %s, which cannot run beside "
+		   "mutexstat: not recording\n",
+	       sanitizer);
+	step_aside(ms_fmt_str(&f));
 }
 
 /* Bytes of address space the process has mapped now (/proc/self/statm's
@@ -157,8 +197,12 @@ static void start(void)
 	ms_clock_init();
 	ms_output_init();
 	const char *first = first_copy();
-	if (first) {
-		step_aside(first);
+	const char *sanitizer = first ? NULL : foreign_sanitizer();
+	if (first || sanitizer) {
+		if (first)
+			step_aside_for_copy(first);
+		else
+			step_aside_for_sanitizer(sanitizer);
 		ms_guard_leave(&ms_self);
 		errno = saved;
 		return;

@@ -6,7 +6,8 @@
  *                              the new thread has libunwind's TLS
  *                              block before it runs (stack.h);
  *   pthread_mutex_consistent() a robust mutex repaired after its owner
- *                              died (robust.c).
+ *                              died (robust.c), and its old name
+ *                              pthread_mutex_consistent_np().
  *
  * Each calls glibc's function and returns its answer and errno as they
  * are. */
@@ -45,6 +46,12 @@ static void *thread_start(void *p)
 MS_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 			     void *(*fn)(void *), void *arg)
 {
+	/* Not recording (stepped aside for a sanitizer, see init.c): a tail
+	 * call, so no frame of ours sits under the caller's -- TSan's
+	 * interceptor behind us names its caller as the thread's creator. */
+	if (!__atomic_load_n(&ms_active, __ATOMIC_ACQUIRE) &&
+	    !__atomic_load_n(&ms_live_pending, __ATOMIC_ACQUIRE))
+		return ms_real.thread_create(th, attr, fn, arg);
 	/* malloc here as glibc's pthread_create does (the new thread's TLS
 	 * vector); without memory the thread starts as it would without us */
 	int saved = errno;
@@ -78,4 +85,16 @@ MS_EXPORT int pthread_mutex_consistent(pthread_mutex_t *m)
 			ms_robust_made_consistent(r);
 	}
 	return rc;
+}
+
+/* Its name before glibc 2.12, pthread_mutex_consistent_np (GLIBC_2.4).
+ * Today's pthread.h turns it into pthread_mutex_consistent, but a program
+ * built against glibc before 2.34 asks for the old name, which glibc still
+ * exports: that repair went past us, and the report said the mutex was made
+ * consistent 0 times.  The same function under the old name. */
+MS_EXPORT int ms_mutex_consistent_np(pthread_mutex_t *m)
+	__asm__("pthread_mutex_consistent_np");
+MS_EXPORT int ms_mutex_consistent_np(pthread_mutex_t *m)
+{
+	return pthread_mutex_consistent(m);
 }

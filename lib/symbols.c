@@ -61,6 +61,14 @@ static struct libdw {
 	__typeof__(dwarf_formudata) *formudata;
 	__typeof__(dwarf_getsrcfiles) *getsrcfiles;
 	__typeof__(dwarf_filesrc) *filesrc;
+	__typeof__(dwfl_module_nextcu) *module_nextcu;
+	__typeof__(dwarf_getsrc_die) *getsrc_die;
+	__typeof__(dwarf_lineno) *lineno;
+	__typeof__(dwarf_linesrc) *linesrc;
+	__typeof__(dwarf_child) *child;
+	__typeof__(dwfl_module_getdwarf) *module_getdwarf;
+	__typeof__(dwarf_getaranges) *getaranges;
+	__typeof__(dwarf_siblingof) *siblingof;
 	__typeof__(dwelf_elf_gnu_build_id) *elf_gnu_build_id;
 	__typeof__(elf_begin) *elf_begin; /* libelf: a dependency of libdw, */
 	__typeof__(elf_end) *elf_end;     /* so dlsym on libdw finds it */
@@ -94,6 +102,14 @@ static const struct {
 	{ "dwarf_formudata", offsetof(struct libdw, formudata) },
 	{ "dwarf_getsrcfiles", offsetof(struct libdw, getsrcfiles) },
 	{ "dwarf_filesrc", offsetof(struct libdw, filesrc) },
+	{ "dwfl_module_nextcu", offsetof(struct libdw, module_nextcu) },
+	{ "dwarf_getsrc_die", offsetof(struct libdw, getsrc_die) },
+	{ "dwarf_lineno", offsetof(struct libdw, lineno) },
+	{ "dwarf_linesrc", offsetof(struct libdw, linesrc) },
+	{ "dwarf_child", offsetof(struct libdw, child) },
+	{ "dwfl_module_getdwarf", offsetof(struct libdw, module_getdwarf) },
+	{ "dwarf_getaranges", offsetof(struct libdw, getaranges) },
+	{ "dwarf_siblingof", offsetof(struct libdw, siblingof) },
 	{ "dwelf_elf_gnu_build_id", offsetof(struct libdw, elf_gnu_build_id) },
 	{ "elf_begin", offsetof(struct libdw, elf_begin) },
 	{ "elf_end", offsetof(struct libdw, elf_end) },
@@ -444,10 +460,49 @@ static void copy_name(char *dst, size_t cap, const char *name)
 		*version = 0;
 }
 
+/* An absolute path with its "." and ".." components taken out as the text
+ * says (no symlink is looked at); 0 if it is not absolute or does not fit. */
+static int lexical_path(char *dst, size_t cap, const char *src)
+{
+	size_t len = 0;
+	if (src[0] != '/' || cap < 2)
+		return 0;
+	while (*src) {
+		while (*src == '/')
+			src++;
+		size_t n = strcspn(src, "/");
+		if (n == 0 || (n == 1 && src[0] == '.')) {
+			/* nothing, or "." */
+		} else if (n == 2 && src[0] == '.' && src[1] == '.') {
+			/* back to the '/' that began the last component */
+			if (len > 0)
+				len--;
+			while (len > 0 && dst[len] != '/')
+				len--;
+		} else {
+			if (len + 1 + n + 1 > cap)
+				return 0;
+			dst[len] = '/';
+			memcpy(dst + len + 1, src, n);
+			len += 1 + n;
+		}
+		src += n;
+	}
+	if (len == 0)
+		dst[len++] = '/';
+	dst[len] = 0;
+	return 1;
+}
+
 /* Code the compiler inlined from system headers (std::mutex::lock,
- * __gthread_mutex_lock) is not where the program took a lock. */
+ * __gthread_mutex_lock) is not where the program took a lock.  clang names
+ * them from where it runs: /usr/bin/../lib/gcc/x86_64-linux-gnu/12/../../
+ * ../../include/c++/12/mutex is /usr/include/c++/12/mutex. */
 static int system_header(const char *file)
 {
+	char path[PATH_MAX];
+	if (lexical_path(path, sizeof path, file))
+		file = path;
 	return !strncmp(file, "/usr/include/", 13) ||
 	       !strncmp(file, "/usr/local/include/", 19) ||
 	       !strncmp(file, "/usr/lib/gcc/", 13);
@@ -460,18 +515,84 @@ static int system_header(const char *file)
  * these outside system headers: for std::lock_guard in consumer(), the
  * line in consumer(); for a static helper inlined into main, the lock's
  * line in the helper. */
+/* The compile unit covering pc, found by each unit's own address ranges:
+ * for a module without .debug_aranges, the index libdw (0.188) finds units
+ * by.  clang writes none unless asked (-gdwarf-aranges), and every frame
+ * of a program it built lacked its source line. */
+static Dwarf_Die *cu_by_ranges(Dwfl_Module *mod, Dwarf_Addr pc,
+			       Dwarf_Addr *bias)
+{
+	/* A module with the index: an address it does not hold is in code
+	 * without DWARF (the PLT, crt1.o), and every unit need not be read
+	 * again for each such address */
+	Dwarf_Aranges *index = NULL;
+	size_t nindex = 0;
+	Dwarf *dbg = dw.module_getdwarf(mod, bias);
+	if (!dbg || (dw.getaranges(dbg, &index, &nindex) == 0 && nindex > 0))
+		return NULL;
+	Dwarf_Die *cu = NULL;
+	while ((cu = dw.module_nextcu(mod, cu, bias)) != NULL)
+		if (dw.haspc(cu, pc - *bias) > 0)
+			return cu;
+	return NULL;
+}
+
+/* The innermost DIE under parent whose addresses hold pc: a function, a
+ * block or an inlined call, looking inside namespaces too (not inside
+ * classes: they hold declarations, the definitions of their functions are
+ * beside them).  libdw's dwarf_getscopes does not: it leaves out every
+ * DIE without addresses and what is under it, and clang writes C++
+ * functions inside their namespace (gcc at the unit's top level), so in a
+ * clang program std::lock_guard in any namespaced function read as
+ * bits/gthr-default.h.  1 if found, in *out. */
+static int innermost_at(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out,
+			int depth)
+{
+	Dwarf_Die child;
+	if (depth > 64 || dw.child(parent, &child) != 0)
+		return 0;
+	do {
+		int tag = dw.tag(&child);
+		if (tag == DW_TAG_namespace) {
+			if (innermost_at(&child, pc, out, depth + 1))
+				return 1;
+		} else if ((tag == DW_TAG_subprogram ||
+			    tag == DW_TAG_lexical_block ||
+			    tag == DW_TAG_inlined_subroutine) &&
+			   dw.haspc(&child, pc) > 0) {
+			*out = child;
+			(void)innermost_at(&child, pc, out, depth + 1);
+			return 1;
+		}
+	} while (dw.siblingof(&child, &child) == 0);
+	return 0;
+}
+
 static void source_line(Dwfl_Module *mod, Dwarf_Addr pc, struct ms_frame *out)
 {
 	Dwarf_Addr bias = 0;
 	Dwarf_Die *cu = dw.module_addrdie(mod, pc, &bias);
-	/* Past the end of the last CU (crt1.o's _start has no DWARF) libdw
-	 * still answers with that CU's last line: check the CU covers pc. */
-	if (!cu || dw.haspc(cu, pc - bias) <= 0)
-		return;
-	Dwfl_Line *row = dw.module_getsrc(mod, pc);
 	int line = 0;
-	const char *file = row ? dw.lineinfo(row, NULL, &line, NULL, NULL, NULL)
-			       : NULL;
+	const char *file = NULL;
+	if (cu) {
+		/* Past the end of the last CU (crt1.o's _start has no DWARF)
+		 * libdw still answers with that CU's last line: check the CU
+		 * covers pc. */
+		if (dw.haspc(cu, pc - bias) <= 0)
+			return;
+		Dwfl_Line *row = dw.module_getsrc(mod, pc);
+		file = row ? dw.lineinfo(row, NULL, &line, NULL, NULL, NULL)
+			   : NULL;
+	} else {
+		/* no .debug_aranges: libdw's module_getsrc finds no line
+		 * either; the unit's own line table answers */
+		cu = cu_by_ranges(mod, pc, &bias);
+		if (!cu)
+			return;
+		Dwarf_Line *row = dw.getsrc_die(cu, pc - bias);
+		if (row && dw.lineno(row, &line) == 0)
+			file = dw.linesrc(row, NULL, NULL);
+	}
 
 	/* The DIEs around pc, innermost first.  dwarf_getscopes continues
 	 * past an inlined instance into its abstract definition;
@@ -485,8 +606,13 @@ static void source_line(Dwfl_Module *mod, Dwarf_Addr pc, struct ms_frame *out)
 			inner = scopes[0];
 			free(scopes);
 			scopes = NULL;
-			n = dw.getscopes_die(&inner, &scopes);
+		} else {
+			free(scopes);
+			scopes = NULL;
+			n = innermost_at(cu, pc - bias, &inner, 0);
 		}
+		if (n > 0)
+			n = dw.getscopes_die(&inner, &scopes);
 	}
 	Dwarf_Files *files = NULL;
 	size_t nfiles = 0;
