@@ -22,8 +22,10 @@
  *   holdsleep a thread takes m1 and sleeps in pause() for ever; the main
  *             thread waits for m1 (another prints "waiting" once it does)
  *   holdspin  the same, but the holder runs a loop for ever
- *   hammer S  4 threads lock and unlock one mutex for S seconds; prints the
- *             exact count (for signal storms)
+ *   hammer S [until-dump]  4 threads lock and unlock one mutex for S
+ *             seconds (and, with until-dump, until MUTEXSTAT_OUTPUT.1, the
+ *             first live dump, is there); prints the exact count (for
+ *             signal storms)
  *   longsite  2 mutexes made, locked once and destroyed in a function whose
  *             name is longer than a report line has room for
  *   passing S 32 threads pass m1 around for S seconds, each holding it
@@ -510,7 +512,7 @@ static void *hammer_thread(void *arg)
 	return (void *)n;
 }
 
-static int hammer(int seconds)
+static int hammer(int seconds, int until_dump)
 {
 	pthread_t t[4];
 	long total = 0;
@@ -518,7 +520,18 @@ static int hammer(int seconds)
 		pthread_create(&t[i], NULL, hammer_thread, NULL);
 	printf("hammering\n");
 	fflush(stdout);
-	sleep((unsigned)seconds);
+	/* S seconds, and until the first live dump's file is there (its
+	 * thread may get the CPU late beside a storm of signals); each
+	 * signal cuts a sleep short, so the clock says when */
+	const char *out = until_dump ? getenv("MUTEXSTAT_OUTPUT") : NULL;
+	char first[4096];
+	snprintf(first, sizeof first, "%s.1", out ? out : "");
+	time_t end = time(NULL) + seconds;
+	while (time(NULL) < end ||
+	       (out && access(first, F_OK) != 0 && time(NULL) < end + 30)) {
+		struct timespec t = { 0, 10000000 };
+		nanosleep(&t, NULL);
+	}
 	hammer_stop = 1;
 	for (int i = 0; i < 4; i++) {
 		void *n;
@@ -703,7 +716,7 @@ int main(int argc, char **argv)
 	if (!strcmp(what, "condhang"))
 		return condhang();
 	if (!strcmp(what, "hammer") && argc > 2)
-		return hammer(atoi(argv[2]));
+		return hammer(atoi(argv[2]), argc > 3 && !strcmp(argv[3], "until-dump"));
 	if (!strcmp(what, "threads") && argc > 2)
 		return threads(atoi(argv[2]));
 	if (!strcmp(what, "longsite")) {
