@@ -8,6 +8,11 @@
  *                 ends, locks a mutex of its own after the library's
  *                 thread-exit handler has run).  Prints the peak resident
  *                 memory after a quarter of the threads and at the end.
+ *   waits N       N mutexes one after another, each made to wait once:
+ *                 main holds it until a helper thread sleeps in the
+ *                 kernel on it (blame lines of a life that ends); then one
+ *                 more wait, on the global mutex, at a new line, whose
+ *                 stacks the report must still have.
  *   lives N       one thread makes N mutexes one after another, each
  *                 locked while it holds the global mutex, then destroyed
  *                 (a new lock-order edge each, of a life that ends); then
@@ -16,6 +21,7 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +88,85 @@ static int threads_main(long n)
 	return counted == n ? 0 : 1;
 }
 
+/* ---- waits: blame lines of mutexes that end ------------------------------------ */
+static pthread_mutex_t *to_wait_on;
+static int turn; /* 0 main's, 1 the helper's to lock, 2 it is on its way */
+static pthread_mutex_t turn_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t turn_cond = PTHREAD_COND_INITIALIZER;
+
+static void set_turn(int t)
+{
+	CHECK(pthread_mutex_lock(&turn_lock));
+	turn = t;
+	CHECK(pthread_cond_broadcast(&turn_cond));
+	CHECK(pthread_mutex_unlock(&turn_lock));
+}
+
+static void wait_turn(int t)
+{
+	CHECK(pthread_mutex_lock(&turn_lock));
+	while (turn != t)
+		CHECK(pthread_cond_wait(&turn_cond, &turn_lock));
+	CHECK(pthread_mutex_unlock(&turn_lock));
+}
+
+/* glibc's lock word is 2 once a waiter sleeps in the kernel on it. */
+static void until_waited_on(pthread_mutex_t *m)
+{
+	while (__atomic_load_n(&m->__data.__lock, __ATOMIC_ACQUIRE) != 2)
+		sched_yield();
+}
+
+static long waits_left;
+
+static void *waiter(void *arg)
+{
+	for (;;) {
+		wait_turn(1);
+		pthread_mutex_t *m = to_wait_on;
+		if (!m)
+			return arg;
+		set_turn(2);
+		CHECK(pthread_mutex_lock(m)); /* waits: main holds it */
+		CHECK(pthread_mutex_unlock(m));
+		set_turn(0);
+	}
+}
+
+/* main holds m until the waiter sleeps on it, then lets go */
+__attribute__((noinline)) static void make_wait(pthread_mutex_t *m)
+{
+	CHECK(pthread_mutex_lock(m));
+	to_wait_on = m;
+	set_turn(1);
+	wait_turn(2);
+	until_waited_on(m);
+	CHECK(pthread_mutex_unlock(m));
+	wait_turn(0);
+}
+
+static int waits_main(long n)
+{
+	pthread_t t;
+	CHECK(pthread_create(&t, NULL, waiter, NULL));
+	for (waits_left = n; waits_left > 0; waits_left--) {
+		pthread_mutex_t *m = malloc(sizeof *m);
+		if (!m)
+			return 2;
+		CHECK(pthread_mutex_init(m, NULL));
+		make_wait(m);
+		CHECK(pthread_mutex_destroy(m));
+		free(m);
+	}
+	make_wait(&global);
+	to_wait_on = NULL;
+	set_turn(1);
+	CHECK(pthread_join(t, NULL));
+	printf("%ld mutexes waited for once each, then the global one\n", n);
+	printf("global %p\n", (void *)&global);
+	return 0;
+}
+
 /* ---- lives: edges of mutexes that end ---------------------------------------- */
 static pthread_mutex_t mutex_a = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t mutex_b = PTHREAD_MUTEX_INITIALIZER;
@@ -132,6 +217,8 @@ int main(int argc, char **argv)
 		return threads_main(n);
 	if (!strcmp(mode, "lives") && n > 0)
 		return lives_main(n);
-	fprintf(stderr, "usage: long_run threads N | lives N\n");
+	if (!strcmp(mode, "waits") && n > 0)
+		return waits_main(n);
+	fprintf(stderr, "usage: long_run threads N | waits N | lives N\n");
 	return 2;
 }

@@ -34,6 +34,21 @@ grow=$(sed -n 's/.*kB at the end: grew \(-\{0,1\}[0-9][0-9]*\) kB$/\1/p' "$WORK/
 	pass "4000 threads: peak resident memory grew ${grow} kB over the last 3000" ||
 	fail "4000 threads: peak resident memory grew '${grow}' kB (more than 1 MiB): $(tail -n 1 "$WORK/out")"
 
+# ---- mutex lives that end, each having made a thread wait -----------------
+# Each life's "who waited" and "who made them wait" lines are of no use
+# once it has ended; they were kept for ever, so 20,000 such lives spent 1
+# MiB of stack memory and the last wait's stacks were dropped.
+MUTEXSTAT_STACK_MEMORY=1 same_run "20000 waits" waits 20000
+expect_grep "20000 waits: all ended" '^  20000 mutexes destroyed and 0 initialised again' "$WORK/report"
+expect_grep "20000 waits: each waited once" '^ +[0-9]+ 20000 ended +[0-9]+ +20000 ' "$WORK/report"
+expect_no_grep "20000 waits: no stack dropped" 'stacks were dropped' "$WORK/report"
+g=$(awk '/^global / { print $2 }' "$WORK/out")
+awk -v g="$g" '$0 ~ "^#[0-9]+ mutex " g " " { on = 1 } on && /^$/ { exit } on' "$WORK/report" > "$WORK/global"
+expect_grep "20000 waits: the global mutex's waiter, by its stack" \
+	'^ +1 +[0-9.]+ .s +[0-9.]+ .s +100%  waiter\+0x[0-9a-f]+ \(tests/long_run.c:[0-9]+, long_run\)' "$WORK/global"
+expect_grep "20000 waits: ... and who made it wait" \
+	'^ +1 +[0-9.]+ .s +[0-9.]+ .s +100%  make_wait\+0x[0-9a-f]+ \(tests/long_run.c:[0-9]+, long_run\)' "$WORK/global"
+
 # ---- mutex lives that end, each in a lock-order edge ----------------------
 # 30,000 lives taken under the global mutex, in 1 MiB of stack memory: an
 # edge whose mutex has ended is of no use any more, and its memory goes to
