@@ -13,6 +13,11 @@
  *                 kernel on it (blame lines of a life that ends); then one
  *                 more wait, on the global mutex, at a new line, whose
  *                 stacks the report must still have.
+ *   behind N FILE N threads wait for the global mutex, which main holds
+ *                 while it sleeps (nanosleep, 20 ms at a time), until FILE
+ *                 (a live dump's JSON) is complete; prints how many of its
+ *                 sleeps a signal cut short (the dump asks main where it
+ *                 is: that is one).
  *   lives N       one thread makes N mutexes one after another, each
  *                 locked while it holds the global mutex, then destroyed
  *                 (a new lock-order edge each, of a life that ends); then
@@ -20,11 +25,15 @@
  *                 inversion that the report must still find.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #define CHECK(call)                                                          \
 	do {                                                                 \
@@ -167,6 +176,76 @@ static int waits_main(long n)
 	return 0;
 }
 
+/* ---- behind: many waiters, one holder ------------------------------------------ */
+static pid_t *waiter_tids;
+static int waiters_known;
+
+static void *behind_one(void *arg)
+{
+	long i = (long)arg;
+	waiter_tids[i] = (pid_t)syscall(SYS_gettid);
+	__atomic_add_fetch(&waiters_known, 1, __ATOMIC_RELEASE);
+	CHECK(pthread_mutex_lock(&global));
+	CHECK(pthread_mutex_unlock(&global));
+	return NULL;
+}
+
+/* The thread sleeps in the kernel on a futex (x86-64: 202, aarch64: 98). */
+static int in_futex_wait(pid_t tid)
+{
+	char path[64], buf[64];
+	snprintf(path, sizeof path, "/proc/self/task/%d/syscall", (int)tid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	int got = fgets(buf, sizeof buf, f) != NULL;
+	fclose(f);
+	return got && (!strncmp(buf, "202 ", 4) || !strncmp(buf, "98 ", 3));
+}
+
+/* FILE holds a whole JSON document (its closing brace on a line). */
+static int complete(const char *file)
+{
+	char line[4096];
+	int done = 0;
+	FILE *f = fopen(file, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof line, f))
+		done = !strcmp(line, "}\n");
+	fclose(f);
+	return done;
+}
+
+static int behind_main(long n, const char *file)
+{
+	pthread_t *t = calloc((size_t)n, sizeof *t);
+	waiter_tids = calloc((size_t)n, sizeof *waiter_tids);
+	if (!t || !waiter_tids)
+		return 2;
+	CHECK(pthread_mutex_lock(&global));
+	for (long i = 0; i < n; i++)
+		CHECK(pthread_create(&t[i], NULL, behind_one, (void *)i));
+	while (__atomic_load_n(&waiters_known, __ATOMIC_ACQUIRE) < n)
+		sched_yield();
+	for (long i = 0; i < n; i++)
+		while (!in_futex_wait(waiter_tids[i]))
+			sched_yield();
+	printf("%ld threads wait\n", n);
+	fflush(stdout);
+	int cut = 0;
+	while (!complete(file)) {
+		struct timespec ts = { 0, 20000000 };
+		if (nanosleep(&ts, NULL) != 0 && errno == EINTR)
+			cut++;
+	}
+	CHECK(pthread_mutex_unlock(&global));
+	for (long i = 0; i < n; i++)
+		CHECK(pthread_join(t[i], NULL));
+	printf("sleeps cut short: %d\n", cut);
+	return 0;
+}
+
 /* ---- lives: edges of mutexes that end ---------------------------------------- */
 static pthread_mutex_t mutex_a = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t mutex_b = PTHREAD_MUTEX_INITIALIZER;
@@ -219,6 +298,8 @@ int main(int argc, char **argv)
 		return lives_main(n);
 	if (!strcmp(mode, "waits") && n > 0)
 		return waits_main(n);
-	fprintf(stderr, "usage: long_run threads N | waits N | lives N\n");
+	if (!strcmp(mode, "behind") && n > 0 && argc > 3)
+		return behind_main(n, argv[3]);
+	fprintf(stderr, "usage: long_run threads N | waits N | behind N FILE | lives N\n");
 	return 2;
 }

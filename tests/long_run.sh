@@ -49,6 +49,30 @@ expect_grep "20000 waits: the global mutex's waiter, by its stack" \
 expect_grep "20000 waits: ... and who made it wait" \
 	'^ +1 +[0-9.]+ .s +[0-9.]+ .s +100%  make_wait\+0x[0-9a-f]+ \(tests/long_run.c:[0-9]+, long_run\)' "$WORK/global"
 
+# ---- a live dump of many threads waiting behind one -------------------------
+# 50 threads wait for the mutex main holds while it sleeps: 50 WAIT CHAINs
+# end at main, and the dump asks main where it is once (a signal, which
+# cuts one sleep short), not once for each chain -- 51 sleeps were cut
+# short, and a thread that did not answer cost 50 ms for each chain.  The
+# dump signal itself may cut one more (the kernel may hand it to main).
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/behind" MUTEXSTAT_FORMAT=text,json \
+	"$L" behind 50 "$WORK/behind.1.json" > "$WORK/out" 2> "$WORK/err" &
+pid=$!
+if wait_for "$WORK/out" '^50 threads wait$' 20; then
+	kill -USR1 $pid
+	wait $pid
+	expect_eq "behind: exit status" $? 0
+	expect_eq "behind: 50 chains end at main" \
+		"$(grep -c "^  thread $pid is not waiting for a mutex; it is now at .*nanosleep" \
+			"$WORK/behind.1.txt")" 50
+	expect_grep "behind: main was asked once: at most two sleeps cut short" \
+		'^sleeps cut short: [0-2]$' "$WORK/out"
+else
+	fail "behind: the waiters never all waited: $(cat "$WORK/out" "$WORK/err")"
+	kill $pid
+	wait $pid
+fi
+
 # ---- mutex lives that end, each in a lock-order edge ----------------------
 # 30,000 lives taken under the global mutex, in 1 MiB of stack memory: an
 # edge whose mutex has ended is of no use any more, and its memory goes to
