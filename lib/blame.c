@@ -63,7 +63,8 @@ void ms_blame_life_ends(uint32_t rec)
 		if (!readers) {
 			struct ms_blame *b = c->blame;
 			__atomic_store_n(&c->blame, NULL, __ATOMIC_RELEASE);
-			while (b) {
+			while (b && lines) { /* lines: never NULL, the sentinel
+						stays (for the analyzer) */
 				struct line *l = (struct line *)b;
 				b = b->next;
 				HASH_DELETE(hh, lines, l);

@@ -71,6 +71,8 @@ static void sweep(void)
 			p = &e->all_next;
 			continue;
 		}
+		if (!edges)
+			break; /* never: the sentinel stays (for the analyzer) */
 		*p = e->all_next;
 		HASH_DELETE(hh, edges, e);
 		e->all_next = free_edges;
