@@ -242,6 +242,7 @@ static int behind_main(long n, const char *file)
 	CHECK(pthread_mutex_unlock(&global));
 	for (long i = 0; i < n; i++)
 		CHECK(pthread_join(t[i], NULL));
+	free(t);
 	printf("sleeps cut short: %d\n", cut);
 	return 0;
 }
