@@ -4,6 +4,7 @@
 #include "blame.h"
 #include "internal.h"
 #include "table.h"
+#include "thread.h"
 
 #include <string.h>
 
@@ -22,6 +23,77 @@ struct line {
 
 static struct line *lines;
 
+/* The lines of a life that ended are of no use any more (a report shows
+ * live mutexes' lines; the ended ones' waits are summed by site), but they
+ * were kept for ever: a program whose mutexes of a request or an object
+ * make threads wait spent MUTEXSTAT_STACK_MEMORY on them -- about 150
+ * bytes each -- and then kept no new call stack, line or lock-order edge.
+ * So a life's lines go to free_lines as it ends (ms_blame_life_ends), and
+ * new lines are made from them first.  Not while a report reads lines
+ * without our lock (readers): those of a life ending then stay spent, as
+ * before.  Both under the depot's lock. */
+static struct line *free_lines; /* linked by b.next */
+static uint32_t readers;
+/* Always in the hash: uthash frees its table when the last line goes and
+ * makes a new one at the next add, and what uthash frees stays spent
+ * (depot_hash.h).  Record 0 is no mutex's. */
+static struct line sentinel;
+
+void ms_blame_readers(int delta)
+{
+	ms_depot_lock();
+	readers += (uint32_t)delta;
+	ms_depot_unlock();
+}
+
+void ms_blame_after_fork_child(void)
+{
+	readers = 0; /* the parent's reports go on there, not here */
+}
+
+void ms_blame_life_ends(uint32_t rec)
+{
+	struct ms_cold *c = &ms_table.cold[rec];
+	if (!__atomic_load_n(&c->blame, __ATOMIC_ACQUIRE) ||
+	    __atomic_load_n(&readers, __ATOMIC_ACQUIRE))
+		return;
+	struct ms_thread *t = &ms_self;
+	ms_guard_enter(t); /* a signal handler must not spin on our lock */
+	if (ms_depot_lock_for_update()) {
+		if (!readers) {
+			struct ms_blame *b = c->blame;
+			__atomic_store_n(&c->blame, NULL, __ATOMIC_RELEASE);
+			while (b && lines) { /* lines: never NULL, the sentinel
+						stays (for the analyzer) */
+				struct line *l = (struct line *)b;
+				b = b->next;
+				HASH_DELETE(hh, lines, l);
+				l->b.next = free_lines ? &free_lines->b : NULL;
+				free_lines = l;
+			}
+		}
+		ms_depot_unlock();
+	}
+	ms_guard_leave(t);
+}
+
+/* Memory for a new line, zeroed; NULL when the budget is spent. */
+static struct line *line_alloc(void)
+{
+	if (!lines) { /* the sentinel first */
+		oom = 0;
+		HASH_ADD(hh, lines, key, sizeof sentinel.key, &sentinel);
+		if (oom)
+			lines = NULL;
+	}
+	struct line *l = free_lines;
+	if (!l)
+		return alloc(sizeof *l);
+	free_lines = (struct line *)l->b.next;
+	memset(l, 0, sizeof *l);
+	return l;
+}
+
 int ms_blame_add(uint32_t rec, uint64_t birth, enum ms_blame_kind kind,
 		 ms_stack_id stack, uint64_t ticks)
 {
@@ -36,7 +108,7 @@ int ms_blame_add(uint32_t rec, uint64_t birth, enum ms_blame_kind kind,
 	if (!ms_depot_lock_for_update())
 		return -1; /* another thread is forking: not charged */
 	HASH_FIND(hh, lines, &k, sizeof k, l);
-	if (!l && (l = alloc(sizeof *l)) != NULL) {
+	if (!l && (l = line_alloc()) != NULL) {
 		l->key = k;
 		l->b.rec = rec;
 		l->b.birth = birth;
@@ -44,9 +116,11 @@ int ms_blame_add(uint32_t rec, uint64_t birth, enum ms_blame_kind kind,
 		l->b.stack = stack;
 		oom = 0;
 		HASH_ADD(hh, lines, key, sizeof k, l);
-		if (oom)
+		if (oom) {
+			l->b.next = free_lines ? &free_lines->b : NULL; /* its memory, for the next */
+			free_lines = l;
 			l = NULL;
-		else {
+		} else {
 			/* newest first in the mutex's list */
 			struct ms_cold *c = ms_cold(rec);
 			l->b.next = c->blame;

@@ -3,7 +3,7 @@
  * A waiter that gets the mutex charges its wait to its own stack (a
  * "waiting" line) and to the stack of the unlock that let it in (a
  * "holding" line), as Go's mutex profile blames holders.  Lines are kept
- * per mutex life, in the depot's memory. */
+ * per mutex life, in the depot's memory, and reused when the life ends. */
 #ifndef MUTEXSTAT_BLAME_H
 #define MUTEXSTAT_BLAME_H
 
@@ -29,8 +29,17 @@ struct ms_blame {
 int ms_blame_add(uint32_t rec, uint64_t birth, enum ms_blame_kind kind,
 		 ms_stack_id stack, uint64_t ticks);
 
-/* The first line of a mutex life (then ->next); lines of both kinds. */
+/* The first line of a mutex life (then ->next); lines of both kinds.
+ * Between ms_blame_readers(1) and ms_blame_readers(-1) (a report). */
 const struct ms_blame *ms_blame_of(uint32_t rec, uint64_t birth);
+
+/* Record rec's life ends (table.c, before the record can be reused): its
+ * lines' memory goes to new lines, unless a report is reading lines. */
+void ms_blame_life_ends(uint32_t rec);
+
+/* A report begins (+1) or ends (-1) reading lines. */
+void ms_blame_readers(int delta);
+void ms_blame_after_fork_child(void);
 
 
 #endif

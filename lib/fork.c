@@ -18,6 +18,7 @@
  * other threads: libunwind's locks are not ours to take (stack.c). */
 #define _GNU_SOURCE
 #include "fork.h"
+#include "blame.h"
 #include "clock.h"
 #include "depot.h"
 #include "findings.h"
@@ -200,6 +201,7 @@ void ms_fork_child(void)
 	/* the locks: ours, held by us or by threads that are not here */
 	ms_table_after_fork_child();
 	ms_depot_after_fork_child();
+	ms_blame_after_fork_child();
 	ms_report_after_fork_child();
 	ms_symbols_after_fork_child();
 	/* this thread's new id first, then who held what, then the other

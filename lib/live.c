@@ -616,6 +616,31 @@ static void stack_handler(int sig)
 	errno = saved;
 }
 
+/* Where the thread at the end of a chain is, asking each thread once a
+ * report: a thousand threads waiting behind one holder are a thousand
+ * chains ending at it, and asking it for each cut a thousand of its
+ * sleeps short (each ask was a signal), or, if it did not answer, waited
+ * for it a thousand times.  Its frames stay in its record for the next
+ * chains.  Under the report lock, as the waiters. */
+static struct {
+	struct ms_tstate *ts;
+	int n;
+} asked[MAX_WAITERS];
+static int nasked;
+
+static int where_now_once(struct ms_tstate *ts)
+{
+	for (int i = 0; i < nasked; i++)
+		if (asked[i].ts == ts)
+			return asked[i].n;
+	int n = where_now(ts);
+	if (nasked < MAX_WAITERS) {
+		asked[nasked].ts = ts;
+		asked[nasked++].n = n;
+	}
+	return n;
+}
+
 static void print_frames(struct ms_fmt *f, const uintptr_t *frames, int n, int indent)
 {
 	for (int i = 0; i < n && i < 12; i++) {
@@ -678,6 +703,7 @@ int ms_live_print(struct ms_fmt *f)
 		return 0;
 	uint64_t now = ms_ticks();
 	int deadlocks = 0;
+	nasked = 0;
 	for (int i = 0; i < c.n; i++)
 		w[i].done = 0;
 	/* cycles: follow next from each waiter; a cycle is printed from its
@@ -776,7 +802,7 @@ int ms_live_print(struct ms_fmt *f)
 			ms_fmt(f, "    waits at      %s\n",
 			       ms_symbolize(w[last].cond_caller, where, sizeof where));
 		} else if (end) {
-			int n = where_now(end);
+			int n = where_now_once(end);
 			const char *why = ms_live_not_asked(n);
 			ms_fmt(f, "  thread %u is not waiting for a mutex; it is now at ",
 			       w[last].owner);

@@ -40,6 +40,72 @@ struct edge {
 static struct edge *edges, *all_edges;
 static uint64_t nedges, dropped;
 
+/* Edges of lives that ended.  Such an edge can never be in a cycle again
+ * (a cycle is searched among live mutexes' edges, and a new life of the
+ * same record is a new key), but its memory was kept for ever: a program
+ * that makes a mutex per request or per object and takes it under another
+ * one spent MUTEXSTAT_STACK_MEMORY on dead edges -- 200 bytes each --
+ * and then kept neither new edges (real inversions missed) nor new call
+ * stacks.  So when the edges have doubled since the last look, those of
+ * ended lives are taken out of the hash and the list, and their memory
+ * holds the next ones.  Not while a report walks the list (searching:
+ * it reads edges without the lock).  Under the depot's lock. */
+#define SWEEP_MIN 4096
+static struct edge *free_edges; /* linked by all_next */
+static uint64_t sweep_at = SWEEP_MIN;
+static uint32_t searching;
+/* Always in the hash, never in the list: uthash frees its table when the
+ * last element goes and makes a new one at the next add, and what uthash
+ * frees stays spent (depot_hash.h). */
+static struct edge sentinel;
+
+static int alive(uint32_t r, uint64_t birth);
+
+static void sweep(void)
+{
+	uint64_t live = 0;
+	for (struct edge **p = &all_edges; *p;) {
+		struct edge *e = *p;
+		if (alive(e->k.a, e->k.a_birth) && alive(e->k.b, e->k.b_birth)) {
+			live++;
+			p = &e->all_next;
+			continue;
+		}
+		if (!edges)
+			break; /* never: the sentinel stays (for the analyzer) */
+		*p = e->all_next;
+		HASH_DELETE(hh, edges, e);
+		e->all_next = free_edges;
+		free_edges = e;
+	}
+	nedges = live;
+	sweep_at = live * 2 > SWEEP_MIN ? live * 2 : SWEEP_MIN;
+}
+
+/* Memory for a new edge, zeroed; NULL when the budget is spent. */
+static struct edge *edge_alloc(void)
+{
+	if (!edges) { /* the sentinel first (its key, record 0, is no mutex's) */
+		oom = 0;
+		HASH_ADD(hh, edges, k, sizeof sentinel.k, &sentinel);
+		if (oom)
+			edges = NULL;
+	}
+	if (!free_edges && !searching && nedges >= sweep_at)
+		sweep();
+	struct edge *e = free_edges;
+	if (e)
+		free_edges = e->all_next;
+	else if (!(e = alloc(sizeof *e)) && !searching) {
+		sweep(); /* the budget is spent: the dead ones' memory, if any */
+		if ((e = free_edges) != NULL)
+			free_edges = e->all_next;
+	}
+	if (e)
+		memset(e, 0, sizeof *e);
+	return e;
+}
+
 static void set_key(struct edge_key *k, const struct ms_held *a, uint32_t b,
 		    uint64_t b_birth)
 {
@@ -95,10 +161,15 @@ static int add_edge(struct ms_thread *t, struct ms_tstate *ts, uint32_t ai,
 		ms_stack_id b_now = ms_stack_here();
 		ms_stack_id a_now = ms_depot_put(&a->caller, 1);
 		if (ms_depot_lock_for_update()) {
-			STORE(&e->tid, t->tid);
-			STORE(&e->a_caller, a->caller);
-			STORE(&e->a_stack, a_now);
-			STORE(&e->b_stack, b_now);
+			struct edge *still;
+			/* still the edge: not swept meanwhile (lives ended) */
+			HASH_FIND(hh, edges, &k, sizeof k, still);
+			if (still == e) {
+				STORE(&e->tid, t->tid);
+				STORE(&e->a_caller, a->caller);
+				STORE(&e->a_stack, a_now);
+				STORE(&e->b_stack, b_now);
+			}
 			ms_depot_unlock();
 		}
 	}
@@ -113,7 +184,7 @@ static int add_edge(struct ms_thread *t, struct ms_tstate *ts, uint32_t ai,
 	if (!ms_depot_lock_for_update())
 		return 0;
 	HASH_FIND(hh, edges, &k, sizeof k, e);
-	if (!e && (e = alloc(sizeof *e)) != NULL) {
+	if (!e && (e = edge_alloc()) != NULL) {
 		e->k = k;
 		e->a_key = ms_rec_key(a->rec);
 		e->b_key = key;
@@ -131,9 +202,11 @@ static int add_edge(struct ms_thread *t, struct ms_tstate *ts, uint32_t ai,
 		}
 		oom = 0;
 		HASH_ADD(hh, edges, k, sizeof k, e);
-		if (oom)
+		if (oom) {
 			dropped++;
-		else {
+			e->all_next = free_edges; /* its memory, for the next */
+			free_edges = e;
+		} else {
 			e->all_next = all_edges;
 			__atomic_store_n(&all_edges, e, __ATOMIC_RELEASE);
 			nedges++;
@@ -209,6 +282,7 @@ void ms_order_after_fork_child(void)
 	 * births are new); what it could not keep is counted anew */
 	dropped = 0;
 	not_followed = 0;
+	searching = 0; /* the parent's report goes on there, not here */
 }
 
 void ms_order_stats(struct ms_order_stats *out)
@@ -452,6 +526,7 @@ struct search {
 	size_t *path, *idx;   /* idx: the cycle's edges as indices into g.e */
 	struct edge **cyc;
 	uint64_t *seen;
+	int walking;          /* counted in `searching` (no sweep meanwhile) */
 };
 
 #define MAX_CYCLES 4096
@@ -465,6 +540,11 @@ static void search_end(struct search *s)
 {
 	struct graph *g = &s->g;
 	size_t total = s->total, recs = s->recs;
+	if (s->walking) {
+		ms_depot_lock();
+		searching--;
+		ms_depot_unlock();
+	}
 	if (g->e) munmap(g->e, total * sizeof(struct edge *));
 	if (g->first) munmap(g->first, recs * sizeof *g->first);
 	if (g->from) munmap(g->from, recs * sizeof *g->from);
@@ -484,6 +564,10 @@ static int search_begin(struct search *s)
 	ms_depot_lock();
 	uint64_t total = nedges;
 	struct edge *list = all_edges;
+	if (total) {
+		searching++; /* the list stays as it is (sweep) */
+		s->walking = 1;
+	}
 	ms_depot_unlock();
 	if (!total)
 		return 0;

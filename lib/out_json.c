@@ -524,7 +524,32 @@ struct waits {
 	struct ms_live_wait *w;
 	unsigned char *used; /* written as part of a finding */
 	int n;
+	/* the chain ends asked where they are, each once (as the text
+	 * report does: a thousand chains may end at one holder) */
+	struct {
+		struct ms_tstate *ts;
+		const uintptr_t *frames;
+		int n;
+	} asked[64];
+	int nasked;
 };
+
+/* Where the thread of record ts is now: ms_live_where_now, once each. */
+static int where_now_once(struct waits *ws, struct ms_tstate *ts, const uintptr_t **frames)
+{
+	for (int i = 0; i < ws->nasked; i++)
+		if (ws->asked[i].ts == ts) {
+			*frames = ws->asked[i].frames;
+			return ws->asked[i].n;
+		}
+	int n = ms_live_where_now(ts, frames);
+	if (ws->nasked < 64) {
+		ws->asked[ws->nasked].ts = ts;
+		ws->asked[ws->nasked].frames = *frames;
+		ws->asked[ws->nasked++].n = n;
+	}
+	return n;
+}
 
 static void keep_wait(const struct ms_live_wait *w, void *arg)
 {
@@ -612,7 +637,8 @@ static int deadlocks(struct jw *j, struct waits *ws)
 /* The thread at the end of a wait chain: where it is now (as the text
  * report's "it is now at"), in another process, or in a deadlock that
  * the chain runs into. */
-static void chain_end(struct jw *j, const struct ms_live_wait *last, int deadlocked)
+static void chain_end(struct jw *j, struct waits *ws, const struct ms_live_wait *last,
+		      int deadlocked)
 {
 	obj(j, "end");
 	if (deadlocked) {
@@ -624,7 +650,7 @@ static void chain_end(struct jw *j, const struct ms_live_wait *last, int deadloc
 	} else {
 		num(j, "thread", last->owner);
 		const uintptr_t *frames = NULL;
-		int n = last->owner_ts ? ms_live_where_now(last->owner_ts, &frames) : 0;
+		int n = last->owner_ts ? where_now_once(ws, last->owner_ts, &frames) : 0;
 		if (n > 0) {
 			arr(j, "now_at");
 			for (int i = 0; i < n; i++)
@@ -659,7 +685,7 @@ static int wait_chains(struct jw *j, struct waits *ws)
 			k = wait_of(ws, ws->w[k].owner);
 		}
 		arr_end(j);
-		chain_end(j, deadlocked ? &ws->w[k] : &ws->w[last], deadlocked);
+		chain_end(j, ws, deadlocked ? &ws->w[k] : &ws->w[last], deadlocked);
 		obj_end(j);
 		found++;
 	}
@@ -674,7 +700,7 @@ static int live_waits(struct jw *j)
 				      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (w == MAP_FAILED)
 		return 0;
-	struct waits ws = { w, (unsigned char *)(w + MAX_WAITS), 0 };
+	struct waits ws = { .w = w, .used = (unsigned char *)(w + MAX_WAITS) };
 	ms_live_each_wait(keep_wait, &ws);
 	int found = deadlocks(j, &ws);
 	found += wait_chains(j, &ws);

@@ -7,6 +7,7 @@
  * lines within 120 columns. */
 #define _GNU_SOURCE
 #include "report.h"
+#include "blame.h"
 #include "counts.h"
 #include "record.h"
 #include "report_stacks.h"
@@ -653,6 +654,7 @@ int ms_report(int fd)
 		return -1;
 	int cancel = ms_cancel_off(); /* writes, and symbols open files */
 	ms_guard_enter(self);
+	ms_blame_readers(1); /* the blame lines stay put (blame.c) */
 	while (__atomic_exchange_n(&report_lock, 1, __ATOMIC_ACQUIRE))
 		__builtin_ia32_pause();
 	ms_clock_report_begin();
@@ -722,6 +724,7 @@ int ms_report(int fd)
 	ms_clock_report_end();
 	errno = saved;
 	__atomic_store_n(&report_lock, 0, __ATOMIC_RELEASE);
+	ms_blame_readers(-1);
 	ms_guard_leave(self);
 	ms_cancel_restore(cancel);
 	if (f.failed)
@@ -860,6 +863,7 @@ void ms_report_all(unsigned seq)
 		sched_yield(); /* a report takes milliseconds */
 	}
 	ms_clock_report_begin(); /* each format says the same run length */
+	ms_blame_readers(1); /* the blame lines stay put (blame.c) */
 	if (ms_opt.formats & MS_FORMAT_TEXT)
 		write_format(seq, ".txt", "text", text_writer, 0);
 	if (ms_opt.formats & MS_FORMAT_FOLDED) {
@@ -872,6 +876,7 @@ void ms_report_all(unsigned seq)
 		write_format(seq, ".dot", "dot", dot_writer, 0);
 	if (ms_opt.formats & MS_FORMAT_JSON)
 		write_format(seq, ".json", "json", json_writer, 0);
+	ms_blame_readers(-1);
 	ms_clock_report_end();
 	__atomic_store_n(&files_lock, 0, __ATOMIC_RELEASE);
 	ms_cancel_restore(cancel);

@@ -1,5 +1,6 @@
 /* table.c - creating, adding, removing and folding records; see table.h. */
 #include "table.h"
+#include "blame.h"
 #include "counts.h"
 #include "fmt.h"
 #include "fork.h"
@@ -715,6 +716,7 @@ static __attribute__((noinline)) void fold_cold(struct ms_table *t, uint32_t r,
 		SITE_ADD(hist[i], LOAD(&c->hist[i]));
 	for (int i = 0; i < MS_HIST_BUCKETS; i++)
 		SITE_ADD(hold_hist[i], LOAD(&c->hold_hist[i]));
+	ms_blame_life_ends(r); /* its blame lines' memory, for new ones */
 }
 
 /* The site line of a life ending under stripe st that is not the site the

@@ -16,6 +16,7 @@
 #include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 
 #define CHUNK 256
 
@@ -23,6 +24,10 @@ static int lock;
 uint32_t ms_unlocks_elsewhere;
 static struct ms_tstate *all;        /* every record ever made */
 static struct ms_tstate *free_list;  /* records of exited threads */
+/* Records made after their thread's exit handler had given its record
+ * back (in_use LATE, linked by free_link): see late_record(). */
+static struct ms_tstate *late_list;
+#define LATE 2
 static pthread_key_t exit_key;
 static int have_key;
 
@@ -35,6 +40,57 @@ static void pool_lock(void)
 static void pool_unlock(void)
 {
 	__atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
+}
+
+/* Under the pool's lock. */
+static void late_unlink(struct ms_tstate *ts)
+{
+	for (struct ms_tstate **p = &late_list; *p; p = &(*p)->free_link)
+		if (*p == ts) {
+			*p = ts->free_link;
+			return;
+		}
+}
+
+/* Thread tid of this process has ended (its kernel task is gone; a thread
+ * still running its destructors is not). */
+static int thread_gone(pid_t pid, uint32_t tid)
+{
+	int saved = errno;
+	int gone = syscall(SYS_tgkill, pid, (pid_t)tid, 0) != 0 && errno == ESRCH;
+	errno = saved;
+	return gone;
+}
+
+/* Late records.  glibc calls the key destructors in rounds, ours (made at
+ * start-up) first in each, and a destructor that wants to run last sets
+ * its key again each round until the last: libunwind's does, and frees
+ * its cache under a mutex of its own in that last round, after ours gave
+ * the thread's record back.  That lock (untracked, but the thread needs a
+ * record to say so) and any other mutex call of a destructor after our
+ * last round got a new record that no destructor of ours would ever give
+ * back: every thread that had taken a stack left one, in use for ever --
+ * 4.5 kB each, and a thread listed as alive (with its tid, which the
+ * kernel reuses) in every later report.  So such a record is LATE, and is
+ * given back here once its thread is gone: from a thread that makes its
+ * record (before it takes one, so the pool reuses it), and a thread whose
+ * tid it is (tids are unique among live threads: the record's thread is
+ * gone).  Under the pool's lock; the late ones are few (threads that ended
+ * since the last record was made). */
+static void late_reclaim(uint32_t tid)
+{
+	pid_t pid = getpid();
+	for (struct ms_tstate **p = &late_list; *p;) {
+		struct ms_tstate *ts = *p;
+		if (ts->tid != tid && !thread_gone(pid, ts->tid)) {
+			p = &ts->free_link;
+			continue;
+		}
+		*p = ts->free_link;
+		STORE(&ts->in_use, 0);
+		ts->free_link = free_list;
+		free_list = ts;
+	}
 }
 
 /* This exiting thread has put its record's end off by a round. */
@@ -71,8 +127,10 @@ static void thread_exit(void *arg)
 	ts->nheld = 0;
 	ts->overflow = 0;
 	ms_table_thread_exit(t);
-	STORE(&ts->in_use, 0);
 	pool_lock();
+	if (LOAD(&ts->in_use) == LATE)
+		late_unlink(ts);
+	STORE(&ts->in_use, 0);
 	ts->free_link = free_list;
 	free_list = ts;
 	pool_unlock();
@@ -90,6 +148,8 @@ struct ms_tstate *ms_tstate_new(uint32_t tid)
 {
 	struct ms_tstate *ts = NULL;
 	pool_lock();
+	if (late_list)
+		late_reclaim(tid);
 	if (free_list) {
 		ts = free_list;
 		free_list = ts->free_link;
@@ -116,7 +176,16 @@ struct ms_tstate *ms_tstate_new(uint32_t tid)
 	memset(ts, 0, sizeof *ts);
 	ts->next = next;
 	ts->tid = tid;
-	STORE(&ts->in_use, 1);
+	if (exit_deferred) {
+		/* our exit handler gave the thread's record back already, and
+		 * this round of destructors may be the last (late_reclaim) */
+		pool_lock();
+		ts->free_link = late_list;
+		late_list = ts;
+		STORE(&ts->in_use, LATE);
+		pool_unlock();
+	} else
+		STORE(&ts->in_use, 1);
 	if (have_key)
 		pthread_setspecific(exit_key, ts);
 	return ts;
@@ -125,6 +194,9 @@ struct ms_tstate *ms_tstate_new(uint32_t tid)
 void ms_threads_after_fork_child(void)
 {
 	lock = 0;
+	late_list = NULL;
+	if (ms_self.ts && LOAD(&ms_self.ts->in_use) == LATE)
+		STORE(&ms_self.ts->in_use, 1); /* the child's thread: alive */
 	/* The other threads are gone: only the forking thread's record is
 	 * still a thread's. */
 	for (struct ms_tstate *ts = all; ts; ts = ts->next)
@@ -213,8 +285,16 @@ void ms_held_prune(struct ms_tstate *ts)
 
 void ms_threads_each(void (*fn)(struct ms_tstate *, void *), void *arg)
 {
+	pid_t pid = 0;
 	for (struct ms_tstate *ts = __atomic_load_n(&all, __ATOMIC_ACQUIRE); ts;
-	     ts = ts->next)
-		if (LOAD(&ts->in_use))
-			fn(ts, arg);
+	     ts = ts->next) {
+		uint32_t use = LOAD(&ts->in_use);
+		if (!use)
+			continue;
+		/* a late record's thread may be gone, its record not yet
+		 * given back (no thread made one since): not a live thread */
+		if (use == LATE && thread_gone(pid ? pid : (pid = getpid()), LOAD(&ts->tid)))
+			continue;
+		fn(ts, arg);
+	}
 }
