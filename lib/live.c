@@ -185,7 +185,7 @@ static int process_of(uint32_t tid)
 static uint32_t foreign_owner(uint32_t r, uintptr_t key)
 {
 	uint32_t kind = LOAD(&ms_rec(r)->flags) >> MS_F_KIND_SHIFT;
-	if (!(kind & MS_KIND_PSHARED))
+	if (!(kind & MS_KIND_PSHARED) || (kind & MS_KIND_DESTROYED) == MS_KIND_DESTROYED)
 		return 0;
 	pthread_mutex_t m;
 	struct iovec local = { &m, sizeof m }, remote = { (void *)key, sizeof m };

@@ -1096,6 +1096,12 @@ const char *ms_kind_name(char *out, size_t cap, uint32_t flags)
 	uint32_t kind = flags >> MS_F_KIND_SHIFT;
 	struct ms_fmt f;
 	ms_fmt_init(&f, out, cap, -1);
+	if ((kind & MS_KIND_DESTROYED) == MS_KIND_DESTROYED) {
+		/* first met after its destroy (a lock of a destroyed mutex):
+		 * what it was is gone, and no init is to be seen */
+		ms_fmt(&f, "destroyed");
+		return ms_fmt_str(&f);
+	}
 	ms_fmt(&f, "%s", base[kind & MS_KIND_MASK]);
 	if (kind & MS_KIND_ROBUST)
 		ms_fmt(&f, " robust");

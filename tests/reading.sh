@@ -1,0 +1,33 @@
+# reading.sh - the report read line by line, as a user would: each line
+# must be true of what the program did (tests/reading.c, tests/reading_names.cpp
+# and the examples), not only well formed.
+. "$top_srcdir/tests/lib.sh"
+B=$top_builddir
+P=$B/tests/reading
+
+# addr_of OUT NAME: the address the program printed for NAME ("m1 0x...").
+addr_of() { sed -n "s/^$2 //p" "$1"; }
+
+# section FILE ADDR: the detail section of the mutex at ADDR ("#N mutex ADDR ...").
+section() {
+	awk -v a="$2" '/^#[0-9]+ / { on = ($2 == "mutex" && $3 == a) } on' "$1"
+}
+
+# ops FILE ADDR: "operation result" of each recent operation of that mutex,
+# oldest first, one per line.
+ops() {
+	section "$1" "$2" | awk '/^ +order +thread +operation/ { on = 1; next }
+		on && /^ +[0-9]+ +[0-9]+  / { r = $4; if ($5 == "after") r = r " after wait"
+			print $3, r }'
+}
+
+# ---- a mutex first seen destroyed: its kind is "destroyed", not every flag ----
+run_with "$WORK/out" "$WORK/err" "$B/examples/misuse"
+gone=$(grep -A1 '^MISUSE: use of a destroyed mutex' "$WORK/report" | head -1 | sed 's/.*mutex \(0x[0-9a-f]*\),.*/\1/')
+expect_eq "the destroyed mutex's kind" \
+	"$(grep "^#[0-9]* mutex $gone " "$WORK/report" | sed 's/^#[0-9]* mutex [^ ]* //')" "(destroyed)"
+expect_no_grep "no mutex of every kind at once" 'prio-inherit prio-protect' "$WORK/report"
+
+awk 'length > 120 { print FILENAME ": " $0 }' "$WORK"/report* >"$WORK/wide"
+expect_eq "no line over 120 columns" "$(cat "$WORK/wide")" ""
+finish
