@@ -28,6 +28,14 @@ expect_eq "the destroyed mutex's kind" \
 	"$(grep "^#[0-9]* mutex $gone " "$WORK/report" | sed 's/^#[0-9]* mutex [^ ]* //')" "(destroyed)"
 expect_no_grep "no mutex of every kind at once" 'prio-inherit prio-protect' "$WORK/report"
 
+# ---- a busy trylock and the unlock after it share an order number: the
+# trylock, which found the mutex held, is listed first ----
+run_with "$WORK/out" "$WORK/err" "$P" tie
+expect_eq "tie: the trylock found it busy" "$(grep '^trylock' "$WORK/out")" "trylock: EBUSY"
+expect_eq "tie: m1's recent operations in the order they happened" \
+	"$(ops "$WORK/report" "$(addr_of "$WORK/out" m1)" | tr '\n' ',')" \
+	"lock ok,trylock EBUSY,unlock ok,"
+
 awk 'length > 120 { print FILENAME ": " $0 }' "$WORK"/report* >"$WORK/wide"
 expect_eq "no line over 120 columns" "$(cat "$WORK/wide")" ""
 finish
