@@ -36,6 +36,19 @@ expect_eq "tie: m1's recent operations in the order they happened" \
 	"$(ops "$WORK/report" "$(addr_of "$WORK/out" m1)" | tr '\n' ',')" \
 	"lock ok,trylock EBUSY,unlock ok,"
 
+# ---- a C++ name longer than a frame holds keeps its end: the function ----
+run_with "$WORK/out" "$WORK/err" "$B/tests/reading_names"
+expect_eq "long name: the program ran" "$(cat "$WORK/out")" "1 item"
+expect_grep "long name: first locked at the function, its lists shortened" \
+	'^  first locked at   [.a-z_]*::registry_of_things_that_need_locking<\.\.\.>::put_under_the_lock\(\.\.\.\) reading_names\.cpp:[0-9]+$' \
+	"$WORK/report"
+MUTEXSTAT_FORMAT=json MUTEXSTAT_OUTPUT=$WORK/names run_with "$WORK/out" "$WORK/err" "$B/tests/reading_names"
+if command -v jq >/dev/null; then
+	expect_eq "long name: JSON names the function" \
+		"$(jq -r '.mutexes[0].first_locked_at[0].function' "$WORK/names.json" | sed 's/.*>::/..>::/')" \
+		"..>::put_under_the_lock(...)"
+fi
+
 awk 'length > 120 { print FILENAME ": " $0 }' "$WORK"/report* >"$WORK/wide"
 expect_eq "no line over 120 columns" "$(cat "$WORK/wide")" ""
 finish
