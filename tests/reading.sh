@@ -49,6 +49,32 @@ if command -v jq >/dev/null; then
 		"..>::put_under_the_lock(...)"
 fi
 
+# ---- two mutexes first locked at one line, from two functions: the stack
+# taken there is the first one's; the second shows the line alone ----
+run_with "$WORK/out" "$WORK/err" "$P" sites
+cp "$WORK/report" "$WORK/report.sites"
+m1=$(addr_of "$WORK/out" m1)
+m2=$(addr_of "$WORK/out" m2)
+# first_locked FILE ADDR: the first-locked-at lines of that mutex, joined
+first_locked() {
+	section "$1" "$2" | awk '/^  first locked at / { on = 1; sub(/^  first locked at +/, ""); printf "%s|", $0; next }
+		on && /^                    / { sub(/^ +/, ""); printf "%s|", $0; next } { on = 0 }'
+}
+expect_grep "sites: m1's own stack, from from_alpha" 'from_alpha\+0x[0-9a-f]+ \(tests/reading\.c' \
+	<(first_locked "$WORK/report" "$m1")
+expect_eq "sites: m2 at the line alone, no other mutex's caller" \
+	"$(first_locked "$WORK/report" "$m2" | sed 's/+0x[0-9a-f]*//')" \
+	"first_lock (tests/reading.c:$(grep -n 'FIRST_LOCK' "$top_srcdir/tests/reading.c" | cut -d: -f1), reading)|(its callers: not kept, this line's stack was taken for the first mutex it locked)|"
+MUTEXSTAT_FORMAT=json MUTEXSTAT_OUTPUT=$WORK/sites run_with "$WORK/out" "$WORK/err" "$P" sites
+m1=$(addr_of "$WORK/out" m1)
+m2=$(addr_of "$WORK/out" m2)
+if command -v jq >/dev/null; then
+	expect_eq "sites: JSON, m1's stack and m2's site alone" \
+		"$(jq -r --arg a "$m1" --arg b "$m2" '[(.mutexes[] | select(.address == $a) | .first_locked_at[1].function),
+			(.mutexes[] | select(.address == $b) | .first_locked_at | length | tostring)] | join(" ")' "$WORK/sites.json")" \
+		"from_alpha 1"
+fi
+
 awk 'length > 120 { print FILENAME ": " $0 }' "$WORK"/report* >"$WORK/wide"
 expect_eq "no line over 120 columns" "$(cat "$WORK/wide")" ""
 finish
