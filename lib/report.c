@@ -26,6 +26,7 @@
 #include "symbols.h"
 #include "table.h"
 #include "thread.h"
+#include "threads.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -360,6 +361,39 @@ struct held_ctx {
 	uint64_t now;
 };
 
+struct alive {
+	uint32_t tid;
+	int found;
+};
+
+static void is_tid(struct ms_tstate *ts, void *arg)
+{
+	struct alive *a = arg;
+	if (LOAD(&ts->tid) == a->tid)
+		a->found = 1;
+}
+
+/* A thread of ours that holds a mutex has a record until it ends (its
+ * HELD AT THREAD EXIT gives the record back), but a key destructor that
+ * runs after ours (libunwind's locks a mutex) can make it a new one, kept:
+ * the kernel says too whether the thread is still there. */
+static int thread_alive(uint32_t tid)
+{
+	struct alive a = { tid, 0 };
+	ms_threads_each(is_tid, &a);
+	if (!a.found)
+		return 0;
+	char path[48];
+	struct ms_fmt f;
+	ms_fmt_init(&f, path, sizeof path, -1);
+	ms_fmt(&f, "/proc/self/task/%u", tid);
+	int saved = errno;
+	int gone = access(ms_fmt_str(&f), F_OK) != 0 && errno == ENOENT &&
+		   access("/proc/self/task", F_OK) == 0;
+	errno = saved;
+	return !gone;
+}
+
 static void print_held(uintptr_t key, uint32_t r, void *arg)
 {
 	struct held_ctx *h = arg;
@@ -384,7 +418,8 @@ static void print_held(uintptr_t key, uint32_t r, void *arg)
 		ms_fmt(&rf, "held since the fork by thread %u of the parent, pid %d (not here)",
 		       tid, ms_fork_parent_pid());
 	else
-		ms_fmt(&rf, "held by thread %u", tid);
+		ms_fmt(&rf, "held by thread %u%s", tid,
+		       thread_alive(tid) ? "" : " (exited)");
 	uint64_t start = c ? LOAD(&c->hold_start) : 0;
 	if (start && h->now > start)
 		ms_fmt(&rf, " for %s", ms_duration(since, ms_ticks_to_ns(h->now - start)));

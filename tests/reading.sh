@@ -75,6 +75,14 @@ if command -v jq >/dev/null; then
 		"from_alpha 1"
 fi
 
+# ---- a mutex still locked by a thread that has ended says so ----
+run_with "$WORK/out" "$WORK/err" "$P" exited
+cp "$WORK/report" "$WORK/report.exited"
+expect_grep "exited: HELD AT THREAD EXIT" '^HELD AT THREAD EXIT: thread [0-9]+ ' "$WORK/report"
+holder=$(sed -n 's/^HELD AT THREAD EXIT: thread \([0-9]*\) .*/\1/p' "$WORK/report")
+expect_grep "exited: still locked, by a thread that has exited" \
+	"^  $(addr_of "$WORK/out" m1) held by thread $holder \(exited\), taken at take_and_leave" "$WORK/report"
+
 awk 'length > 120 { print FILENAME ": " $0 }' "$WORK"/report* >"$WORK/wide"
 expect_eq "no line over 120 columns" "$(cat "$WORK/wide")" ""
 finish
