@@ -597,6 +597,29 @@ static void print_history(struct ms_fmt *f, uint32_t r)
 		ms_fmt(f, "  (none kept)\n");
 }
 
+struct longest {
+	uint32_t r;
+	uint64_t now, ticks;
+};
+
+static void wait_of(struct ms_tstate *ts, void *arg)
+{
+	struct longest *w = arg;
+	uint64_t since = LOAD(&ts->wait_since);
+	if (__atomic_load_n(&ts->wait_rec, __ATOMIC_ACQUIRE) == w->r && since &&
+	    w->now > since && w->now - since > w->ticks)
+		w->ticks = w->now - since;
+}
+
+/* The longest wait for record r under way as the report reads it, in
+ * ticks (0: none seen): the totals count a wait once it has ended. */
+static uint64_t longest_wait_now(uint32_t r)
+{
+	struct longest w = { r, ms_ticks(), 0 };
+	ms_threads_each(wait_of, &w);
+	return w.ticks;
+}
+
 static void print_detail(struct ms_fmt *f, size_t rank, const struct line *l)
 {
 	char site[256], a[16];
@@ -634,6 +657,18 @@ static void print_detail(struct ms_fmt *f, size_t rank, const struct line *l)
 		ms_fmt(f, "; mean wait %s",
 		       ms_duration(a, l->wait_total / (l->contended + l->timeout_waits)));
 	ms_fmt(f, "\n");
+	/* waits under way are in no total yet (a dump of a hang showed five
+	 * threads stuck for a second on a mutex with "wait max 0 ns"): how
+	 * long they have waited so far */
+	uint64_t longest = l->waiting_now && !l->site ? longest_wait_now(l->r) : 0;
+	if (longest) {
+		char d[16];
+		ms_fmt(f, "  waiting now: %llu %s, the longest for %s so far (a wait is "
+			  "in the totals once it ends)\n",
+		       (unsigned long long)l->waiting_now,
+		       plural(l->waiting_now, "thread", "threads"),
+		       ms_duration(d, ms_ticks_to_ns(longest)));
+	}
 	int any = 0;
 	for (int i = 0; i < MS_E_COUNT; i++) {
 		if (!l->errors[i])

@@ -83,6 +83,20 @@ holder=$(sed -n 's/^HELD AT THREAD EXIT: thread \([0-9]*\) .*/\1/p' "$WORK/repor
 expect_grep "exited: still locked, by a thread that has exited" \
 	"^  $(addr_of "$WORK/out" m1) held by thread $holder \(exited\), taken at take_and_leave" "$WORK/report"
 
-awk 'length > 120 { print FILENAME ": " $0 }' "$WORK"/report* >"$WORK/wide"
+# ---- a live dump of a hang: the waits under way, in no total yet, say how
+# long they have lasted ----
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/phil" \
+	"$B/examples/deadlock_philosophers" hang > "$WORK/out" 2> "$WORK/err" &
+pid=$!
+wait_for "$WORK/out" '^all five wait for their right fork$' 20 || fail "hang: never hung"
+kill -USR1 $pid
+waiting_now() { grep -Ec '^  waiting now: 1 thread, the longest for [0-9.]+ (ns|µs|ms|s) so far \(a wait is in the totals once it ends\)$' "$WORK/phil.1" 2>/dev/null; }
+for tenth in $(seq 100); do [ "$(waiting_now)" -ge 5 ] && break; sleep 0.1; done
+kill -9 $pid; wait $pid 2>/dev/null
+expect_eq "hang: each fork's section says how long its waiter has waited" "$(waiting_now)" 5
+expect_eq "hang: ... right after the line that counts it" \
+	"$(grep -A1 '(1 now)' "$WORK/phil.1" | grep -c '^  waiting now: ')" 5
+
+awk 'length > 120 { print FILENAME ": " $0 }' "$WORK"/report* "$WORK/phil.1" >"$WORK/wide"
 expect_eq "no line over 120 columns" "$(cat "$WORK/wide")" ""
 finish
