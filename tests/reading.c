@@ -11,11 +11,19 @@
  *             from_alpha() with m1, then from_beta() with m2 -- two mutexes
  *             first locked at the same line, from different functions.
  *   exited    a thread locks m1 and ends without unlocking it; main joins
- *             it and waits (for a live dump) or returns. */
+ *             it and returns.
+ *   counters  counters with many digits on m1, each 10,000,000: trylocks
+ *             that find it busy (another thread holds it), timedlocks that
+ *             time out at once (a deadline before 1970: glibc makes no
+ *             system call), trylocks that get it and condition waits whose
+ *             deadline has passed. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static pthread_mutex_t m1 = PTHREAD_MUTEX_INITIALIZER;
@@ -80,6 +88,48 @@ static int exited(void)
 	return 0;
 }
 
+static sem_t m1_taken, m1_may_go; /* semaphores: the library sees none */
+
+static void *hold_m1(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&m1);
+	sem_post(&m1_taken);
+	sem_wait(&m1_may_go);
+	pthread_mutex_unlock(&m1);
+	return NULL;
+}
+
+static int counters(void)
+{
+	pthread_t t;
+	struct timespec past = { -1, 0 }; /* glibc gives up at once, no system call */
+	pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+	long busy = 0, timeouts = 0, got = 0, waits = 0;
+	sem_init(&m1_taken, 0, 0);
+	sem_init(&m1_may_go, 0, 0);
+	pthread_create(&t, NULL, hold_m1, NULL);
+	sem_wait(&m1_taken);
+	for (long i = 0; i < 10000000; i++)
+		busy += pthread_mutex_trylock(&m1) == EBUSY;
+	for (long i = 0; i < 10000000; i++)
+		timeouts += pthread_mutex_timedlock(&m1, &past) == ETIMEDOUT;
+	sem_post(&m1_may_go);
+	pthread_join(t, NULL);
+	for (long i = 0; i < 10000000; i++)
+		if (pthread_mutex_trylock(&m1) == 0) {
+			got++;
+			pthread_mutex_unlock(&m1);
+		}
+	pthread_mutex_lock(&m1);
+	for (long i = 0; i < 10000000; i++)
+		waits += pthread_cond_timedwait(&cond, &m1, &past) == ETIMEDOUT;
+	pthread_mutex_unlock(&m1);
+	printf("busy %ld, timed out %ld, got %ld, condition waits %ld\n", busy, timeouts, got,
+	       waits);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	printf("m1 %p\nm2 %p\n", (void *)&m1, (void *)&m2);
@@ -91,6 +141,8 @@ int main(int argc, char **argv)
 		return sites();
 	if (!strcmp(what, "exited"))
 		return exited();
-	fprintf(stderr, "usage: reading tie|sites|exited\n");
+	if (!strcmp(what, "counters"))
+		return counters();
+	fprintf(stderr, "usage: reading tie|sites|exited|counters\n");
 	return 2;
 }

@@ -97,6 +97,16 @@ expect_eq "hang: each fork's section says how long its waiter has waited" "$(wai
 expect_eq "hang: ... right after the line that counts it" \
 	"$(grep -A1 '(1 now)' "$WORK/phil.1" | grep -c '^  waiting now: ')" 5
 
+# ---- counters with many digits: the line of counts wraps at 120 columns ----
+MUTEXSTAT_STACK_SAMPLE=1000000 MUTEXSTAT_OUTPUT=$WORK/report.counters \
+	run_with "$WORK/out" "$WORK/err" "$P" counters
+expect_eq "counters: the program's own count" "$(tail -1 "$WORK/out")" \
+	"busy 10000000, timed out 10000000, got 10000000, condition waits 10000000"
+expect_eq "counters: m1's counts, on two lines" \
+	"$(section "$WORK/report.counters" "$(addr_of "$WORK/out" m1)" | sed -n '2,3p' | sed 's/mean wait .*/mean wait/')" \
+	"  trylock 10000000 ok, 10000000 busy; timed out 10000000; most waiters at once 1;
+  condition waits 10000000; mean wait"
+
 awk 'length > 120 { print FILENAME ": " $0 }' "$WORK"/report* "$WORK/phil.1" >"$WORK/wide"
 expect_eq "no line over 120 columns" "$(cat "$WORK/wide")" ""
 finish
