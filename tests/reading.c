@@ -12,6 +12,8 @@
  *             first locked at the same line, from different functions.
  *   exited    a thread locks m1 and ends without unlocking it; main joins
  *             it and returns.
+ *   ended     4 mutexes initialised and destroyed, 3 of them never locked,
+ *             one locked once.
  *   counters  counters with many digits on m1, each 10,000,000: trylocks
  *             that find it busy (another thread holds it), timedlocks that
  *             time out at once (a deadline before 1970: glibc makes no
@@ -88,6 +90,18 @@ static int exited(void)
 	return 0;
 }
 
+static int ended(void)
+{
+	pthread_mutex_t m[4];
+	for (int i = 0; i < 4; i++)
+		pthread_mutex_init(&m[i], NULL);
+	pthread_mutex_lock(&m[0]);
+	pthread_mutex_unlock(&m[0]);
+	for (int i = 0; i < 4; i++)
+		pthread_mutex_destroy(&m[i]);
+	return 0;
+}
+
 static sem_t m1_taken, m1_may_go; /* semaphores: the library sees none */
 
 static void *hold_m1(void *arg)
@@ -143,6 +157,8 @@ int main(int argc, char **argv)
 		return exited();
 	if (!strcmp(what, "counters"))
 		return counters();
-	fprintf(stderr, "usage: reading tie|sites|exited|counters\n");
+	if (!strcmp(what, "ended"))
+		return ended();
+	fprintf(stderr, "usage: reading tie|sites|exited|counters|ended\n");
 	return 2;
 }

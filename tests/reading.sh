@@ -27,6 +27,16 @@ gone=$(grep -A1 '^MISUSE: use of a destroyed mutex' "$WORK/report" | head -1 | s
 expect_eq "the destroyed mutex's kind" \
 	"$(grep "^#[0-9]* mutex $gone " "$WORK/report" | sed 's/^#[0-9]* mutex [^ ]* //')" "(destroyed)"
 expect_no_grep "no mutex of every kind at once" 'prio-inherit prio-protect' "$WORK/report"
+expect_eq "the top table: the mutexes never locked say so, not '?'" \
+	"$(awk '/^Top /,/^$/' "$WORK/report" | grep -c '  (never locked)$') $(awk '/^Top /,/^$/' "$WORK/report" | grep -c ' ?$')" "2 0"
+
+# ---- mutexes destroyed without ever being locked: the header says why no
+# line has them ----
+run_with "$WORK/out" "$WORK/err" "$P" ended
+expect_grep "ended: 4 destroyed" "^  4 mutexes destroyed and 0 initialised again: " "$WORK/report"
+expect_grep "ended: 3 of them in no line, and why" \
+	'^  3 of them were never locked: no first-lock site, so no line$' "$WORK/report"
+expect_grep "ended: the one locked has its line" '^  1 1 ended  +1 ' "$WORK/report"
 
 # ---- a busy trylock and the unlock after it share an order number: the
 # trylock, which found the mutex held, is listed first ----
