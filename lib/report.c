@@ -636,7 +636,7 @@ static void wait_of(struct ms_tstate *ts, void *arg)
  * ticks (0: none seen): the totals count a wait once it has ended. */
 static uint64_t longest_wait_now(uint32_t r)
 {
-	struct longest w = { r, ms_ticks(), 0 };
+	struct longest w = { r, ms_clock_now_ticks(), 0 };
 	ms_threads_each(wait_of, &w);
 	return w.ticks;
 }
@@ -804,7 +804,7 @@ int ms_report(int fd)
 		if (t.n) /* none when the only thread waits in its first lock */
 			top_table(&f, &t);
 		if (t.held) {
-			struct held_ctx h = { &f, ms_ticks() };
+			struct held_ctx h = { &f, ms_clock_now_ticks() };
 			ms_fmt(&f, "\nMutexes still locked:\n");
 			ms_table_each(print_held, &h);
 		}

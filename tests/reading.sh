@@ -107,6 +107,27 @@ expect_eq "hang: each fork's section says how long its waiter has waited" "$(wai
 expect_eq "hang: ... right after the line that counts it" \
 	"$(grep -A1 '(1 now)' "$WORK/phil.1" | grep -c '^  waiting now: ')" 5
 
+# ns "1.04 s": a report's duration in nanoseconds
+ns() { echo "$1" | awk '{ v = $1; u = $2; m = u == "s" ? 1e9 : u == "ms" ? 1e6 : u == "ns" ? 1 : 1e3
+	printf "%d\n", v * m }'; }
+
+# ---- how long a wait under way has lasted counts to the report's moment,
+# as the run's length in the header does: never longer than the run ----
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/sleep" \
+	"$B/tests/scenario" holdsleep > "$WORK/out" 2> "$WORK/err" &
+pid=$!
+wait_for "$WORK/out" '^waiting$' 20 || fail "holdsleep: never started"
+kill -USR1 $pid
+wait_for "$WORK/sleep.1" '^  recent operations' 20 || fail "holdsleep: no dump"
+kill -9 $pid; wait $pid 2>/dev/null
+ran=$(ns "$(sed -n 's/^mutexstat: scenario (pid [0-9]*) ran \([0-9.]* [^:]*\):.*/\1/p' "$WORK/sleep.1")")
+waited=$(ns "$(sed -n 's/^  waiting now: 1 thread, the longest for \([0-9.]* [^ ]*\) so far .*/\1/p' "$WORK/sleep.1")")
+if [ "$ran" -gt 0 ] && [ "$waited" -gt 0 ] && [ "$waited" -le "$ran" ]; then
+	pass "holdsleep: waited $waited ns so far, in a run of $ran ns"
+else
+	fail "holdsleep: waited '$waited' ns so far, in a run of '$ran' ns"
+fi
+
 # ---- counters with many digits: the line of counts wraps at 120 columns ----
 MUTEXSTAT_STACK_SAMPLE=1000000 MUTEXSTAT_OUTPUT=$WORK/report.counters \
 	run_with "$WORK/out" "$WORK/err" "$P" counters
