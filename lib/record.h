@@ -65,8 +65,8 @@ MS_HOT uint32_t ms_site_stack(uintptr_t caller)
 	return likely(id) ? id | MS_SITE_SHARED : ms_site_capture(caller);
 }
 
-/* The stack last captured at this call site, or just the call site
- * (report time: never captures). */
+/* Just the call site, as a one-frame stack (never captures: report time,
+ * and a self-deadlock's "taken at"). */
 uint32_t ms_site_stack_known(uintptr_t caller);
 
 /* The next main-history entry, written by the mutex's holder, with order
