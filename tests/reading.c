@@ -14,6 +14,9 @@
  *             it and returns.
  *   ended     4 mutexes initialised and destroyed, 3 of them never locked,
  *             one locked once.
+ *   destroyed lock_only() locks m2 for from_delta(), then a destroyed
+ *             mutex for from_gamma(): EINVAL, a MISUSE at the line where m2
+ *             was first locked, from another caller.
  *   counters  counters with many digits on m1, each 10,000,000: trylocks
  *             that find it busy (another thread holds it), timedlocks that
  *             time out at once (a deadline before 1970: glibc makes no
@@ -66,6 +69,34 @@ __attribute__((noinline)) void from_beta(void)
 {
 	first_lock(&m2);
 	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) int lock_only(pthread_mutex_t *m)
+{
+	int rc = pthread_mutex_lock(m); /* LOCK_ONLY */
+	__asm__ volatile("" ::: "memory");
+	return rc;
+}
+
+__attribute__((noinline)) void from_delta(void)
+{
+	lock_only(&m2);
+	pthread_mutex_unlock(&m2);
+}
+
+__attribute__((noinline)) void from_gamma(pthread_mutex_t *gone)
+{
+	printf("lock of a destroyed mutex: %s\n", strerrorname_np(lock_only(gone)));
+}
+
+static int destroyed(void)
+{
+	pthread_mutex_t gone;
+	pthread_mutex_init(&gone, NULL);
+	pthread_mutex_destroy(&gone);
+	from_delta();
+	from_gamma(&gone);
+	return 0;
 }
 
 static int sites(void)
@@ -159,6 +190,8 @@ int main(int argc, char **argv)
 		return counters();
 	if (!strcmp(what, "ended"))
 		return ended();
-	fprintf(stderr, "usage: reading tie|sites|exited|counters|ended\n");
+	if (!strcmp(what, "destroyed"))
+		return destroyed();
+	fprintf(stderr, "usage: reading tie|sites|exited|counters|ended|destroyed\n");
 	return 2;
 }

@@ -85,6 +85,14 @@ if command -v jq >/dev/null; then
 		"from_alpha 1"
 fi
 
+# ---- a MISUSE at a line where another mutex was first locked, from
+# another caller: where it happened is that line, not the other's callers ----
+run_with "$WORK/out" "$WORK/err" "$P" destroyed
+expect_eq "destroyed: glibc's answer" "$(grep '^lock of' "$WORK/out")" "lock of a destroyed mutex: EINVAL"
+expect_eq "destroyed: the MISUSE at lock_only's line alone" \
+	"$(grep -A3 '^MISUSE: use of a destroyed mutex' "$WORK/report" | sed -n '3,4p' | sed 's/+0x[0-9a-f]*//')" \
+	"    lock_only (tests/reading.c:$(grep -n 'LOCK_ONLY' "$top_srcdir/tests/reading.c" | cut -d: -f1), reading)"
+
 # ---- a mutex still locked by a thread that has ended says so ----
 run_with "$WORK/out" "$WORK/err" "$P" exited
 cp "$WORK/report" "$WORK/report.exited"
