@@ -610,9 +610,10 @@ static void print_wait(struct ms_fmt *f, const struct waiter *w, uint64_t now)
 	const char *name = NULL;
 	if (LOAD(&ms_rec(w->rec)->flags) & MS_F_COLD)
 		name = LOAD(&ms_table.cold[w->rec].name);
-	char tn[16];
-	ms_fmt(f, "  thread %u \"%s\" waits for mutex %p%s%.30s%s for %s\n", w->tid,
-	       ms_thread_name(w->tid, tn), (void *)w->key, name ? " \"" : "", name ? name : "", name ? "\"" : "",
+	char tn[16], cut[40];
+	ms_fmt(f, "  thread %u \"%s\" waits for mutex %p%s%s%s for %s\n", w->tid,
+	       ms_thread_name(w->tid, tn), (void *)w->key, name ? " \"" : "",
+	       ms_name_cut(cut, sizeof cut, name, 30), name ? "\"" : "",
 	       ms_duration(d, ms_ticks_to_ns(now > w->since ? now - w->since : 0)));
 	if (w->timed)
 		ms_fmt(f, "    a timed lock (timedlock, clocklock): it gives up at its deadline\n");

@@ -247,7 +247,7 @@ static const char *mutex_label(char *out, size_t cap, const struct line *l)
 	if (l->site)
 		ms_fmt(&f, "%llu ended", (unsigned long long)l->mutexes);
 	else if (l->name)
-		ms_fmt(&f, "%.18s", l->name);
+		ms_fmt_name(&f, l->name, 18);
 	else
 		ms_fmt(&f, "%p", (void *)l->key);
 	return ms_fmt_str(&f);
@@ -429,8 +429,11 @@ static void print_held(uintptr_t key, uint32_t r, void *arg)
 	struct ms_fmt lf;
 	ms_fmt_init(&lf, label, sizeof label, -1);
 	ms_fmt(&lf, "%p", (void *)key);
-	if (name)
-		ms_fmt(&lf, " \"%.30s\"", name);
+	if (name) {
+		ms_fmt(&lf, " \"");
+		ms_fmt_name(&lf, name, 30);
+		ms_fmt(&lf, "\"");
+	}
 	uint32_t tid = owner & ~MS_HELD;
 	char rest[160];
 	struct ms_fmt rf;
@@ -531,9 +534,13 @@ static void print_misuse(uintptr_t key, uint32_t r, void *arg)
 		if (!n)
 			continue;
 		const char *name = LOAD(&c->name);
-		ms_fmt(f, "MISUSE: %s: mutex %p%s%.30s%s, %u time%s\n", misuse_text[k],
-		       (void *)key, name ? " \"" : "", name ? name : "",
-		       name ? "\"" : "", n, n == 1 ? "" : "s");
+		ms_fmt(f, "MISUSE: %s: mutex %p", misuse_text[k], (void *)key);
+		if (name) {
+			ms_fmt(f, " \"");
+			ms_fmt_name(f, name, 30);
+			ms_fmt(f, "\"");
+		}
+		ms_fmt(f, ", %u time%s\n", n, n == 1 ? "" : "s");
 		struct ms_op_view v;
 		if (last_other(r, misuse_op[k], &v)) {
 			char site[200];
@@ -660,8 +667,11 @@ static void print_detail(struct ms_fmt *f, size_t rank, const struct line *l)
 		ms_fmt(f, "\n#%zu ", rank);
 		char kind[80];
 		ms_fmt(f, "mutex %p", (void *)l->key);
-		if (l->name)
-			ms_fmt(f, " \"%.40s\"", l->name);
+		if (l->name) {
+			ms_fmt(f, " \"");
+			ms_fmt_name(f, l->name, 40);
+			ms_fmt(f, "\"");
+		}
 		/* where it was first locked: as a stack, further down */
 		ms_fmt(f, " (%s)\n", ms_kind_name(kind, sizeof kind, LOAD(&ms_rec(l->r)->flags)));
 	}

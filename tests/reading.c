@@ -17,12 +17,17 @@
  *   destroyed lock_only() locks m2 for from_delta(), then a destroyed
  *             mutex for from_gamma(): EINVAL, a MISUSE at the line where m2
  *             was first locked, from another caller.
+ *   names     m1 named "a" and 20 times "é" (41 bytes; through the API,
+ *             found with dlsym, so the program runs with and without the
+ *             library), locked once and unlocked twice (a MISUSE); m2 named
+ *             "queue_for_incoming_requests", locked once.
  *   counters  counters with many digits on m1, each 10,000,000: trylocks
  *             that find it busy (another thread holds it), timedlocks that
  *             time out at once (a deadline before 1970: glibc makes no
  *             system call), trylocks that get it and condition waits whose
  *             deadline has passed. */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
@@ -175,6 +180,25 @@ static int counters(void)
 	return 0;
 }
 
+static int names(void)
+{
+	void (*name)(pthread_mutex_t *, const char *) =
+		(void (*)(pthread_mutex_t *, const char *))dlsym(RTLD_DEFAULT, "mutexstat_name");
+	if (name) {
+		char accents[64] = "a";
+		for (int i = 0; i < 20; i++)
+			strcat(accents, "\xc3\xa9"); /* é */
+		name(&m1, accents);
+		name(&m2, "queue_for_incoming_requests");
+	}
+	pthread_mutex_lock(&m1);
+	pthread_mutex_unlock(&m1);
+	pthread_mutex_unlock(&m1);
+	pthread_mutex_lock(&m2);
+	pthread_mutex_unlock(&m2);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	printf("m1 %p\nm2 %p\n", (void *)&m1, (void *)&m2);
@@ -192,6 +216,8 @@ int main(int argc, char **argv)
 		return ended();
 	if (!strcmp(what, "destroyed"))
 		return destroyed();
-	fprintf(stderr, "usage: reading tie|sites|exited|counters|ended|destroyed\n");
+	if (!strcmp(what, "names"))
+		return names();
+	fprintf(stderr, "usage: reading tie|sites|exited|counters|ended|destroyed|names\n");
 	return 2;
 }

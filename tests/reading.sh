@@ -136,6 +136,22 @@ else
 	fail "holdsleep: waited '$waited' ns so far, in a run of '$ran' ns"
 fi
 
+# ---- names longer than their place are cut before a character, never
+# inside one, and say so ----
+run_with "$WORK/out" "$WORK/err" "$P" names
+cp "$WORK/report" "$WORK/report.names"
+if iconv -f UTF-8 -t UTF-8 "$WORK/report" >/dev/null 2>&1; then pass "names: the report is UTF-8"
+else fail "names: a name was cut inside a character"; fi
+accents=$(printf 'a'; for i in $(seq 20); do printf '\303\251'; done)
+expect_eq "names: the top table's cuts" \
+	"$(awk '/^Top /,/^$/' "$WORK/report" | awk '$1 ~ /^[12]$/ { print $2 }' | sort)" \
+	"$(printf '%s\n' "a$(for i in $(seq 7); do printf '\303\251'; done)..." "queue_for_incom..." | sort)"
+expect_grep "names: a MISUSE with the name cut at 30 bytes" \
+	"^MISUSE: unlock of a mutex that is not locked: mutex 0x[0-9a-f]+ \"a$(for i in $(seq 13); do printf '\303\251'; done)\.\.\.\", 1 time$" \
+	"$WORK/report"
+expect_grep "names: the heading keeps 40 bytes, whole characters" \
+	"^#[0-9] mutex 0x[0-9a-f]+ \"a$(for i in $(seq 18); do printf '\303\251'; done)\.\.\.\" \(normal, no init seen\)$" "$WORK/report"
+
 # ---- counters with many digits: the line of counts wraps at 120 columns ----
 MUTEXSTAT_STACK_SAMPLE=1000000 MUTEXSTAT_OUTPUT=$WORK/report.counters \
 	run_with "$WORK/out" "$WORK/err" "$P" counters
@@ -146,6 +162,9 @@ expect_eq "counters: m1's counts, on two lines" \
 	"  trylock 10000000 ok, 10000000 busy; timed out 10000000; most waiters at once 1;
   condition waits 10000000; mean wait"
 
-awk 'length > 120 { print FILENAME ": " $0 }' "$WORK"/report* "$WORK/phil.1" >"$WORK/wide"
+# columns, not bytes: a UTF-8 character's continuation bytes take none
+for f in "$WORK"/report* "$WORK/phil.1"; do
+	LC_ALL=C sed "s/$(printf '[\200-\277]')//g" "$f" | awk -v f="$f" 'length > 120 { print f ": " $0 }'
+done >"$WORK/wide"
 expect_eq "no line over 120 columns" "$(cat "$WORK/wide")" ""
 finish
