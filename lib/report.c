@@ -303,20 +303,33 @@ static void header(struct ms_fmt *f, const struct top *t)
 		       (unsigned long long)skipped);
 	uint64_t lost = tc.untracked_ops;
 	uint64_t ended = tc.untracked_ended;
-	if (ended)
+	/* Each a line, or two where big counts would take it past WIDTH: a
+	 * million untracked mutexes made 136 columns. */
+	char full[160], more[160];
+	struct ms_fmt ff, mf;
+	ms_fmt_init(&ff, full, sizeof full, -1);
+	ms_fmt_init(&mf, more, sizeof more, -1);
+	if (ended) {
 		/* Full once, with room again now: their numbers are in no line. */
-		ms_fmt(f,
-		       "  the table was full: %llu mutexes were not tracked, %llu of them "
-		       "destroyed since (and %llu calls found no room at all);\n"
-		       "  their numbers are in no line of this report; raise "
-		       "MUTEXSTAT_TABLE_SIZE (now %llu)\n",
-		       (unsigned long long)untracked + ended, (unsigned long long)ended,
-		       (unsigned long long)lost, (unsigned long long)ms_opt.table_size);
-	else if (untracked || lost)
-		ms_fmt(f,
-		       "  the table is full: %llu mutexes were not tracked (and %llu "
-		       "calls found no room at all); raise MUTEXSTAT_TABLE_SIZE (now %llu)\n",
-		       (unsigned long long)untracked, (unsigned long long)lost,
+		ms_fmt(&ff, "  the table was full: %llu mutexes were not tracked, %llu of them "
+			    "destroyed since", (unsigned long long)untracked + ended,
+		       (unsigned long long)ended);
+		ms_fmt(&mf, "(and %llu calls found no room at all);",
+		       (unsigned long long)lost);
+	} else if (untracked || lost) {
+		ms_fmt(&ff, "  the table is full: %llu mutexes were not tracked",
+		       (unsigned long long)untracked);
+		ms_fmt(&mf, "(and %llu calls found no room at all); raise MUTEXSTAT_TABLE_SIZE "
+			    "(now %llu)", (unsigned long long)lost,
+		       (unsigned long long)ms_opt.table_size);
+	}
+	if (ended || untracked || lost) {
+		const char *a = ms_fmt_str(&ff), *b = ms_fmt_str(&mf);
+		ms_fmt(f, "%s%s%s\n", a, strlen(a) + 1 + strlen(b) > WIDTH ? "\n  " : " ", b);
+	}
+	if (ended)
+		ms_fmt(f, "  their numbers are in no line of this report; raise "
+			  "MUTEXSTAT_TABLE_SIZE (now %llu)\n",
 		       (unsigned long long)ms_opt.table_size);
 	uint64_t gone = tc.destroyed, reinit = tc.reinitialised;
 	if (gone || reinit) {
