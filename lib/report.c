@@ -233,6 +233,8 @@ static void collect(uintptr_t key, uint32_t r, void *arg)
 /* ---- pieces of text -------------------------------------------------- */
 
 #define WIDTH 120
+/* A program's name in the summary line: a longer one ends in "..." */
+#define PROGRAM_COLS 40
 
 /* "1 mutex", "2 mutexes" */
 static const char *plural(uint64_t n, const char *one, const char *many)
@@ -282,13 +284,20 @@ static void header(struct ms_fmt *f, const struct top *t)
 	ms_table_counts(&tc);
 	uint64_t untracked = tc.untracked_mutexes;
 	uint64_t threads = ms_threads_seen();
-	ms_fmt(f,
-	       "mutexstat: %s (pid %d) ran %s: %llu %s used mutexes, "
-	       "%llu %s tracked, %llu untracked\n",
-	       ms_program_name(), (int)getpid(),
-	       ms_duration(run, ms_run_ns()), (unsigned long long)threads,
-	       plural(threads, "thread", "threads"), (unsigned long long)t->live,
-	       plural(t->live, "mutex", "mutexes"), (unsigned long long)untracked);
+	char who[128], counts[128], name[64];
+	struct ms_fmt wf, cf;
+	ms_fmt_init(&wf, who, sizeof who, -1);
+	ms_fmt_init(&cf, counts, sizeof counts, -1);
+	ms_fmt(&wf, "mutexstat: %s (pid %d) ran %s:",
+	       ms_name_cut(name, sizeof name, ms_program_name(), PROGRAM_COLS), (int)getpid(),
+	       ms_duration(run, ms_run_ns()));
+	ms_fmt(&cf, "%llu %s used mutexes, %llu %s tracked, %llu untracked",
+	       (unsigned long long)threads, plural(threads, "thread", "threads"),
+	       (unsigned long long)t->live, plural(t->live, "mutex", "mutexes"),
+	       (unsigned long long)untracked);
+	/* a long program name, big counts: the counts on a line of their own */
+	ms_fmt(f, "%s%s%s\n", ms_fmt_str(&wf),
+	       strlen(who) + 1 + strlen(counts) > WIDTH ? "\n  " : " ", ms_fmt_str(&cf));
 	char crash[200];
 	ms_fmt(f, "%s", ms_crash_describe(crash, sizeof crash));
 	if (ms_fork_parent_pid())
@@ -811,10 +820,10 @@ int ms_report(int fd)
 	struct ms_table_counts tc;
 	ms_table_counts(&tc);
 	if (!t.n && !t.held && !t.misused && !tc.destroyed && !ms_live_waiting()) {
-		char run[16];
+		char run[16], name[64];
 		ms_fmt(&f, "mutexstat: %s (pid %d) ran %s and locked no mutexes\n",
-		       ms_program_name(), (int)getpid(),
-		       ms_duration(run, ms_run_ns()));
+		       ms_name_cut(name, sizeof name, ms_program_name(), PROGRAM_COLS),
+		       (int)getpid(), ms_duration(run, ms_run_ns()));
 	} else {
 		header(&f, &t);
 		/* Findings first, each under a heading a script can grep. */

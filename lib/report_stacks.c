@@ -47,8 +47,9 @@ void ms_report_stack_summary(struct ms_fmt *f)
 	struct ms_order_stats os;
 	ms_order_stats(&os);
 	if (os.dropped)
-		ms_fmt(f, "  %llu lock-order edges were not kept (the same memory is "
-			  "spent): inversions may be missed; raise MUTEXSTAT_STACK_MEMORY\n",
+		/* within 120 columns up to a billion (a million made 123) */
+		ms_fmt(f, "  %llu lock-order edges not kept (their memory is spent): "
+			  "inversions may be missed; raise MUTEXSTAT_STACK_MEMORY\n",
 		       (unsigned long long)os.dropped);
 	if (os.not_followed)
 		ms_fmt(f, "  lock order not followed for %llu acquisitions: their thread "

@@ -152,6 +152,20 @@ expect_grep "names: a MISUSE with the name cut at 30 bytes" \
 expect_grep "names: the heading keeps 40 bytes, whole characters" \
 	"^#[0-9] mutex 0x[0-9a-f]+ \"a$(for i in $(seq 18); do printf '\303\251'; done)\.\.\.\" \(normal, no init seen\)$" "$WORK/report"
 
+# ---- a program with a long name: its name cut, the counts on a line of
+# their own ----
+long=a_program_whose_name_is_quite_long_for_a_report_line_really
+cp "$P" "$WORK/$long"
+MUTEXSTAT_OUTPUT=$WORK/report.long run_with "$WORK/out" "$WORK/err" "$WORK/$long" tie
+expect_eq "long program name: the summary, on two lines" \
+	"$(head -2 "$WORK/report.long" | sed 's/(pid [0-9]*) ran [0-9.]* [^:]*:/(pid P) ran T:/')" \
+	"mutexstat: a_program_whose_name_is_quite_long_fo... (pid P) ran T:
+  2 threads used mutexes, 1 mutex tracked, 0 untracked"
+MUTEXSTAT_OUTPUT=$WORK/report.long0 run_with "$WORK/out" "$WORK/err" "$WORK/$long" nothing
+expect_grep "long program name: the one line of a program that locked nothing" \
+	'^mutexstat: a_program_whose_name_is_quite_long_fo\.\.\. \(pid [0-9]+\) ran [0-9.]+ [^ ]+ and locked no mutexes$' \
+	"$WORK/report.long0"
+
 # ---- counters with many digits: the line of counts wraps at 120 columns ----
 MUTEXSTAT_STACK_SAMPLE=1000000 MUTEXSTAT_OUTPUT=$WORK/report.counters \
 	run_with "$WORK/out" "$WORK/err" "$P" counters
