@@ -33,6 +33,7 @@ static int tsc_is_invariant(void)
 static __thread struct {
 	unsigned depth;
 	uint64_t ns;  /* CLOCK_MONOTONIC when the report began */
+	uint64_t ticks; /* and the tick count */
 	double ratio; /* ticks per ns then */
 } report_moment __attribute__((tls_model("initial-exec")));
 
@@ -67,6 +68,11 @@ uint64_t ms_clock_start_ticks(void)
 uint64_t ms_run_ns(void)
 {
 	return (report_moment.depth ? report_moment.ns : ms_mono_ns()) - run_ns;
+}
+
+uint64_t ms_clock_now_ticks(void)
+{
+	return report_moment.depth ? report_moment.ticks : ms_ticks();
 }
 
 void ms_clock_after_fork_child(void)
@@ -114,6 +120,7 @@ void ms_clock_report_begin(void)
 	if (!report_moment.depth) {
 		report_moment.ratio = ticks_per_ns();
 		report_moment.ns = ms_mono_ns();
+		report_moment.ticks = ms_ticks();
 	}
 	report_moment.depth++;
 }

@@ -43,6 +43,9 @@ uint64_t ms_run_ns(void);
  * ms_ticks_to_ns answer for the moment the (outermost) report began, so
  * all its formats carry the same numbers.  They nest. */
 void ms_clock_report_begin(void);
+/* The ticks of that moment (of now, outside a report): "for 1.04 s so far"
+ * counts to where the report's "ran" does, not to when its line is written. */
+uint64_t ms_clock_now_ticks(void);
 void ms_clock_report_end(void);
 /* A fork child's run starts at the fork. */
 void ms_clock_after_fork_child(void);

@@ -261,6 +261,20 @@ void ms_fmt_quoted(struct ms_fmt *f, const char *s, size_t max)
 		ms_fmt(f, "...");
 }
 
+void ms_fmt_name(struct ms_fmt *f, const char *name, size_t cols)
+{
+	ms_fmt_quoted(f, name, strlen(name) <= cols || cols < 4 ? cols : cols - 3);
+}
+
+const char *ms_name_cut(char *out, size_t cap, const char *name, size_t cols)
+{
+	struct ms_fmt f;
+	ms_fmt_init(&f, out, cap, -1);
+	if (name)
+		ms_fmt_name(&f, name, cols);
+	return ms_fmt_str(&f);
+}
+
 const char *ms_duration(char *out, uint64_t ns)
 {
 	static const char *const unit[] = { "ns", "\xc2\xb5s", "ms", "s" };

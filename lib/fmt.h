@@ -30,6 +30,13 @@ const char *ms_fmt_str(struct ms_fmt *f); /* NUL-terminated contents */
  * before the UTF-8 character that does not fit, with "..." after it. */
 void ms_fmt_quoted(struct ms_fmt *f, const char *s, size_t max);
 
+/* A mutex's name in at most cols bytes: whole, or cut before the UTF-8
+ * character that does not fit with "..." after it -- never cut inside a
+ * character, nor shorter without saying so. */
+void ms_fmt_name(struct ms_fmt *f, const char *name, size_t cols);
+/* The same into out (cols + 4 bytes at least); "" for NULL. */
+const char *ms_name_cut(char *out, size_t cap, const char *name, size_t cols);
+
 /* Durations in human units with three significant digits: "812 ns",
  * "12.3 µs", "4.50 ms", "2.01 s".  Writes into out (>= 16 bytes). */
 const char *ms_duration(char *out, uint64_t ns);

@@ -85,6 +85,10 @@ static inline void atomic_max_u32(uint32_t *p, uint32_t v)
 #define MS_KIND_PI 32
 #define MS_KIND_PP 64
 #define MS_KIND_PSHARED 128
+/* The kind a record keeps (low 10 bits of __kind) of a mutex first seen
+ * destroyed: glibc's destroy sets __kind to -1, which no live mutex has
+ * (every flag at once, priority-inherit and -protect together). */
+#define MS_KIND_DESTROYED 0x3ff
 
 static inline int mutex_owner(const pthread_mutex_t *m)
 {

@@ -186,7 +186,7 @@ static int process_of(uint32_t tid)
 static uint32_t foreign_owner(uint32_t r, uintptr_t key)
 {
 	uint32_t kind = LOAD(&ms_rec(r)->flags) >> MS_F_KIND_SHIFT;
-	if (!(kind & MS_KIND_PSHARED))
+	if (!(kind & MS_KIND_PSHARED) || (kind & MS_KIND_DESTROYED) == MS_KIND_DESTROYED)
 		return 0;
 	pthread_mutex_t m;
 	struct iovec local = { &m, sizeof m }, remote = { (void *)key, sizeof m };
@@ -659,9 +659,10 @@ static void print_wait(struct ms_fmt *f, const struct waiter *w, uint64_t now)
 	const char *name = NULL;
 	if (LOAD(&ms_rec(w->rec)->flags) & MS_F_COLD)
 		name = LOAD(&ms_table.cold[w->rec].name);
-	char tn[16];
-	ms_fmt(f, "  thread %u \"%s\" waits for mutex %p%s%.30s%s for %s\n", w->tid,
-	       ms_thread_name(w->tid, tn), (void *)w->key, name ? " \"" : "", name ? name : "", name ? "\"" : "",
+	char tn[16], cut[40];
+	ms_fmt(f, "  thread %u \"%s\" waits for mutex %p%s%s%s for %s\n", w->tid,
+	       ms_thread_name(w->tid, tn), (void *)w->key, name ? " \"" : "",
+	       ms_name_cut(cut, sizeof cut, name, 30), name ? "\"" : "",
 	       ms_duration(d, ms_ticks_to_ns(now > w->since ? now - w->since : 0)));
 	if (w->timed)
 		ms_fmt(f, "    a timed lock (timedlock, clocklock): it gives up at its deadline\n");

@@ -479,8 +479,9 @@ static void print_cycle(struct ms_fmt *f, struct edge **cyc, size_t n, int guard
 		char head[128];
 		struct ms_fmt hf;
 		ms_fmt_init(&hf, head, sizeof head, -1);
-		ms_fmt(&hf, "  %-3s mutex %p%s%.30s%s, first locked at ", name,
-		       (void *)cyc[i]->a_key, nm ? " \"" : "", nm ? nm : "",
+		char cut[40];
+		ms_fmt(&hf, "  %-3s mutex %p%s%s%s, first locked at ", name,
+		       (void *)cyc[i]->a_key, nm ? " \"" : "", ms_name_cut(cut, sizeof cut, nm, 30),
 		       nm ? "\"" : "");
 		print_site(f, ms_fmt_str(&hf), LOAD(&ms_rec(cyc[i]->k.a)->first_caller));
 	}
@@ -490,8 +491,11 @@ static void print_cycle(struct ms_fmt *f, struct edge **cyc, size_t n, int guard
 		char head[128];
 		struct ms_fmt hf;
 		ms_fmt_init(&hf, head, sizeof head, -1);
-		ms_fmt(&hf, "  gate: a mutex%s%.30s%s held on every edge, first locked at ",
-		       nm ? " \"" : "", nm ? nm : "", nm ? "\"" : "");
+		/* its address, as the top table and the JSON's gate have it */
+		char cut[40];
+		ms_fmt(&hf, "  gate: mutex %p%s%s%s, held on every edge, first locked at ",
+		       (void *)ms_rec_key(grec), nm ? " \"" : "", ms_name_cut(cut, sizeof cut, nm, 30),
+		       nm ? "\"" : "");
 		print_site(f, ms_fmt_str(&hf), LOAD(&ms_rec(grec)->first_caller));
 	}
 	for (size_t i = 0; i < n; i++) {

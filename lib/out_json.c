@@ -219,6 +219,21 @@ static void stack(struct jw *j, const char *key, ms_stack_id id)
 	arr_end(j);
 }
 
+/* Where a mutex was first locked or initialised: the call site's stack,
+ * or, where that was taken for an earlier mutex (MS_SITE_SHARED), the site
+ * alone -- the frames below it may be another mutex's. */
+static void site_stack(struct jw *j, const char *key, uint32_t id)
+{
+	const uintptr_t *frames;
+	if (!(id & MS_SITE_SHARED) || !ms_depot_get(id & ~MS_SITE_SHARED, &frames)) {
+		stack(j, key, id & ~MS_SITE_SHARED);
+		return;
+	}
+	arr(j, key);
+	frame(j, NULL, frames[0]);
+	arr_end(j);
+}
+
 /* ---- counters ----------------------------------------------------------- */
 
 static const char *const misuse_key[MS_M_COUNT] = {
@@ -415,8 +430,8 @@ static void one_mutex(uintptr_t key, uint32_t r, void *arg)
 	hist32(j, "hold", z->hold_hist);
 	obj_end(j);
 	frame(j, "first_locked_caller", LOAD(&rec->first_caller));
-	stack(j, "first_locked_at", LOAD(&rec->first_stack));
-	stack(j, "initialised_at", LOAD(&ms_table.init_stacks[r]));
+	site_stack(j, "first_locked_at", LOAD(&rec->first_stack));
+	site_stack(j, "initialised_at", LOAD(&ms_table.init_stacks[r]));
 	uint64_t birth = LOAD(&rec->birth);
 	if (c) {
 		blame(j, "waiting_stacks", r, birth, MS_BLAME_WAIT);

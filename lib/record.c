@@ -92,11 +92,12 @@ ms_stack_id ms_site_capture(uintptr_t caller)
 	return id;
 }
 
-/* The stack last captured at this call site, or just the call site. */
+/* The call site alone, as a stack of one frame.  Not the stack cached for
+ * it: that was captured at the site's first lock, maybe of another mutex
+ * from another caller (a MISUSE in from_gamma() read from_delta()). */
 ms_stack_id ms_site_stack_known(uintptr_t caller)
 {
-	ms_stack_id id = ms_site_cached(caller);
-	return id ? id : ms_depot_put(&caller, 1);
+	return ms_depot_put(&caller, 1);
 }
 
 /* The first acquisition of a mutex life. */

@@ -52,15 +52,21 @@ MS_HOT uint32_t ms_site_cached(uintptr_t caller)
 
 uint32_t ms_site_capture(uintptr_t caller);
 
-/* The stack at this call site, captured once per site. */
+/* In a first-lock or init stack: the stack is this call site's, captured
+ * for an earlier mutex, so only its first frame is known to be this
+ * mutex's (the report shows that one alone).  Depot ids stay below it. */
+#define MS_SITE_SHARED 0x80000000u
+
+/* The stack at this call site, captured once per site: the capture's id,
+ * or the cached one | MS_SITE_SHARED. */
 MS_HOT uint32_t ms_site_stack(uintptr_t caller)
 {
 	uint32_t id = ms_site_cached(caller);
-	return likely(id) ? id : ms_site_capture(caller);
+	return likely(id) ? id | MS_SITE_SHARED : ms_site_capture(caller);
 }
 
-/* The stack last captured at this call site, or just the call site
- * (report time: never captures). */
+/* Just the call site, as a one-frame stack (never captures: report time,
+ * and a self-deadlock's "taken at"). */
 uint32_t ms_site_stack_known(uintptr_t caller);
 
 /* The next main-history entry, written by the mutex's holder, with order

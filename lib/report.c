@@ -27,6 +27,7 @@
 #include "symbols.h"
 #include "table.h"
 #include "thread.h"
+#include "threads.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -233,6 +234,8 @@ static void collect(uintptr_t key, uint32_t r, void *arg)
 /* ---- pieces of text -------------------------------------------------- */
 
 #define WIDTH 120
+/* A program's name in the summary line: a longer one ends in "..." */
+#define PROGRAM_COLS 40
 
 /* "1 mutex", "2 mutexes" */
 static const char *plural(uint64_t n, const char *one, const char *many)
@@ -247,7 +250,7 @@ static const char *mutex_label(char *out, size_t cap, const struct line *l)
 	if (l->site)
 		ms_fmt(&f, "%llu ended", (unsigned long long)l->mutexes);
 	else if (l->name)
-		ms_fmt(&f, "%.18s", l->name);
+		ms_fmt_name(&f, l->name, 18);
 	else
 		ms_fmt(&f, "%p", (void *)l->key);
 	return ms_fmt_str(&f);
@@ -263,6 +266,18 @@ static const char *dur(char *out, uint64_t ns, int known)
 	return ms_duration(out, ns);
 }
 
+/* Ended lives that were never locked: they are summed under site 0. */
+static uint64_t ended_never_locked(void)
+{
+	for (uint32_t i = 0; i < LOAD(&ms_table.nsites); i++) {
+		struct ms_site sv;
+		ms_table_site(i, &sv);
+		if (!sv.site)
+			return sv.acquisitions ? 0 : sv.mutexes;
+	}
+	return 0;
+}
+
 static void header(struct ms_fmt *f, const struct top *t)
 {
 	char run[16];
@@ -270,13 +285,20 @@ static void header(struct ms_fmt *f, const struct top *t)
 	ms_table_counts(&tc);
 	uint64_t untracked = tc.untracked_mutexes;
 	uint64_t threads = ms_threads_seen();
-	ms_fmt(f,
-	       "mutexstat: %s (pid %d) ran %s: %llu %s used mutexes, "
-	       "%llu %s tracked, %llu untracked\n",
-	       ms_program_name(), (int)getpid(),
-	       ms_duration(run, ms_run_ns()), (unsigned long long)threads,
-	       plural(threads, "thread", "threads"), (unsigned long long)t->live,
-	       plural(t->live, "mutex", "mutexes"), (unsigned long long)untracked);
+	char who[128], counts[128], name[64];
+	struct ms_fmt wf, cf;
+	ms_fmt_init(&wf, who, sizeof who, -1);
+	ms_fmt_init(&cf, counts, sizeof counts, -1);
+	ms_fmt(&wf, "mutexstat: %s (pid %d) ran %s:",
+	       ms_name_cut(name, sizeof name, ms_program_name(), PROGRAM_COLS), (int)getpid(),
+	       ms_duration(run, ms_run_ns()));
+	ms_fmt(&cf, "%llu %s used mutexes, %llu %s tracked, %llu untracked",
+	       (unsigned long long)threads, plural(threads, "thread", "threads"),
+	       (unsigned long long)t->live, plural(t->live, "mutex", "mutexes"),
+	       (unsigned long long)untracked);
+	/* a long program name, big counts: the counts on a line of their own */
+	ms_fmt(f, "%s%s%s\n", ms_fmt_str(&wf),
+	       strlen(who) + 1 + strlen(counts) > WIDTH ? "\n  " : " ", ms_fmt_str(&cf));
 	char crash[200];
 	ms_fmt(f, "%s", ms_crash_describe(crash, sizeof crash));
 	if (ms_fork_parent_pid())
@@ -291,28 +313,49 @@ static void header(struct ms_fmt *f, const struct top *t)
 		       (unsigned long long)skipped);
 	uint64_t lost = tc.untracked_ops;
 	uint64_t ended = tc.untracked_ended;
-	if (ended)
+	/* Each a line, or two where big counts would take it past WIDTH: a
+	 * million untracked mutexes made 136 columns. */
+	char full[160], more[160];
+	struct ms_fmt ff, mf;
+	ms_fmt_init(&ff, full, sizeof full, -1);
+	ms_fmt_init(&mf, more, sizeof more, -1);
+	if (ended) {
 		/* Full once, with room again now: their numbers are in no line. */
-		ms_fmt(f,
-		       "  the table was full: %llu mutexes were not tracked, %llu of them "
-		       "destroyed since (and %llu calls found no room at all);\n"
-		       "  their numbers are in no line of this report; raise "
-		       "MUTEXSTAT_TABLE_SIZE (now %llu)\n",
-		       (unsigned long long)untracked + ended, (unsigned long long)ended,
-		       (unsigned long long)lost, (unsigned long long)ms_opt.table_size);
-	else if (untracked || lost)
-		ms_fmt(f,
-		       "  the table is full: %llu mutexes were not tracked (and %llu "
-		       "calls found no room at all); raise MUTEXSTAT_TABLE_SIZE (now %llu)\n",
-		       (unsigned long long)untracked, (unsigned long long)lost,
+		ms_fmt(&ff, "  the table was full: %llu mutexes were not tracked, %llu of them "
+			    "destroyed since", (unsigned long long)untracked + ended,
+		       (unsigned long long)ended);
+		ms_fmt(&mf, "(and %llu calls found no room at all);",
+		       (unsigned long long)lost);
+	} else if (untracked || lost) {
+		ms_fmt(&ff, "  the table is full: %llu mutexes were not tracked",
+		       (unsigned long long)untracked);
+		ms_fmt(&mf, "(and %llu calls found no room at all); raise MUTEXSTAT_TABLE_SIZE "
+			    "(now %llu)", (unsigned long long)lost,
+		       (unsigned long long)ms_opt.table_size);
+	}
+	if (ended || untracked || lost) {
+		const char *a = ms_fmt_str(&ff), *b = ms_fmt_str(&mf);
+		ms_fmt(f, "%s%s%s\n", a, strlen(a) + 1 + strlen(b) > WIDTH ? "\n  " : " ", b);
+	}
+	if (ended)
+		ms_fmt(f, "  their numbers are in no line of this report; raise "
+			  "MUTEXSTAT_TABLE_SIZE (now %llu)\n",
 		       (unsigned long long)ms_opt.table_size);
 	uint64_t gone = tc.destroyed, reinit = tc.reinitialised;
-	if (gone || reinit)
+	if (gone || reinit) {
 		ms_fmt(f,
 		       "  %llu %s destroyed and %llu initialised again: their "
 		       "numbers are summed by first-lock site ('N ended')\n",
 		       (unsigned long long)gone, plural(gone, "mutex", "mutexes"),
 		       (unsigned long long)reinit);
+		/* those never locked have no site, and no line unless they
+		 * failed: sort --parallel's 81 destroyed showed 27 in lines */
+		uint64_t unlocked = ended_never_locked();
+		if (unlocked)
+			ms_fmt(f, "  %llu of them %s never locked: no first-lock site, "
+				  "so no line\n", (unsigned long long)unlocked,
+			       unlocked == 1 ? "was" : "were");
+	}
 	unsigned long long unloaded = ms_symbols_unloaded();
 	if (unloaded)
 		ms_fmt(f,
@@ -351,6 +394,7 @@ static void top_table(struct ms_fmt *f, const struct top *t)
 		       dur(c, held_known ? l->hold_total / l->holds : 0, held_known),
 		       dur(d, l->hold_max, held_known),
 		       (unsigned long long)l->changes,
+		       !l->first_caller ? "(never locked)" :
 		       ms_symbol_fit((char *)ms_symbolize_short(l->first_caller, site, sizeof site),
 				WIDTH - 96));
 	}
@@ -360,6 +404,39 @@ struct held_ctx {
 	struct ms_fmt *f;
 	uint64_t now;
 };
+
+struct alive {
+	uint32_t tid;
+	int found;
+};
+
+static void is_tid(struct ms_tstate *ts, void *arg)
+{
+	struct alive *a = arg;
+	if (LOAD(&ts->tid) == a->tid)
+		a->found = 1;
+}
+
+/* A thread of ours that holds a mutex has a record until it ends (its
+ * HELD AT THREAD EXIT gives the record back), but a key destructor that
+ * runs after ours (libunwind's locks a mutex) can make it a new one, kept:
+ * the kernel says too whether the thread is still there. */
+static int thread_alive(uint32_t tid)
+{
+	struct alive a = { tid, 0 };
+	ms_threads_each(is_tid, &a);
+	if (!a.found)
+		return 0;
+	char path[48];
+	struct ms_fmt f;
+	ms_fmt_init(&f, path, sizeof path, -1);
+	ms_fmt(&f, "/proc/self/task/%u", tid);
+	int saved = errno;
+	int gone = access(ms_fmt_str(&f), F_OK) != 0 && errno == ENOENT &&
+		   access("/proc/self/task", F_OK) == 0;
+	errno = saved;
+	return !gone;
+}
 
 static void print_held(uintptr_t key, uint32_t r, void *arg)
 {
@@ -375,8 +452,11 @@ static void print_held(uintptr_t key, uint32_t r, void *arg)
 	struct ms_fmt lf;
 	ms_fmt_init(&lf, label, sizeof label, -1);
 	ms_fmt(&lf, "%p", (void *)key);
-	if (name)
-		ms_fmt(&lf, " \"%.30s\"", name);
+	if (name) {
+		ms_fmt(&lf, " \"");
+		ms_fmt_name(&lf, name, 30);
+		ms_fmt(&lf, "\"");
+	}
 	uint32_t tid = owner & ~MS_HELD;
 	char rest[160];
 	struct ms_fmt rf;
@@ -385,7 +465,8 @@ static void print_held(uintptr_t key, uint32_t r, void *arg)
 		ms_fmt(&rf, "held since the fork by thread %u of the parent, pid %d (not here)",
 		       tid, ms_fork_parent_pid());
 	else
-		ms_fmt(&rf, "held by thread %u", tid);
+		ms_fmt(&rf, "held by thread %u%s", tid,
+		       thread_alive(tid) ? "" : " (exited)");
 	uint64_t start = c ? LOAD(&c->hold_start) : 0;
 	if (start && h->now > start)
 		ms_fmt(&rf, " for %s", ms_duration(since, ms_ticks_to_ns(h->now - start)));
@@ -476,9 +557,13 @@ static void print_misuse(uintptr_t key, uint32_t r, void *arg)
 		if (!n)
 			continue;
 		const char *name = LOAD(&c->name);
-		ms_fmt(f, "MISUSE: %s: mutex %p%s%.30s%s, %u time%s\n", misuse_text[k],
-		       (void *)key, name ? " \"" : "", name ? name : "",
-		       name ? "\"" : "", n, n == 1 ? "" : "s");
+		ms_fmt(f, "MISUSE: %s: mutex %p", misuse_text[k], (void *)key);
+		if (name) {
+			ms_fmt(f, " \"");
+			ms_fmt_name(f, name, 30);
+			ms_fmt(f, "\"");
+		}
+		ms_fmt(f, ", %u time%s\n", n, n == 1 ? "" : "s");
 		struct ms_op_view v;
 		if (last_other(r, misuse_op[k], &v)) {
 			char site[200];
@@ -563,6 +648,29 @@ static void print_history(struct ms_fmt *f, uint32_t r)
 		ms_fmt(f, "  (none kept)\n");
 }
 
+struct longest {
+	uint32_t r;
+	uint64_t now, ticks;
+};
+
+static void wait_of(struct ms_tstate *ts, void *arg)
+{
+	struct longest *w = arg;
+	uint64_t since = LOAD(&ts->wait_since);
+	if (__atomic_load_n(&ts->wait_rec, __ATOMIC_ACQUIRE) == w->r && since &&
+	    w->now > since && w->now - since > w->ticks)
+		w->ticks = w->now - since;
+}
+
+/* The longest wait for record r under way as the report reads it, in
+ * ticks (0: none seen): the totals count a wait once it has ended. */
+static uint64_t longest_wait_now(uint32_t r)
+{
+	struct longest w = { r, ms_clock_now_ticks(), 0 };
+	ms_threads_each(wait_of, &w);
+	return w.ticks;
+}
+
 static void print_detail(struct ms_fmt *f, size_t rank, const struct line *l)
 {
 	char site[256], a[16];
@@ -582,24 +690,45 @@ static void print_detail(struct ms_fmt *f, size_t rank, const struct line *l)
 		ms_fmt(f, "\n#%zu ", rank);
 		char kind[80];
 		ms_fmt(f, "mutex %p", (void *)l->key);
-		if (l->name)
-			ms_fmt(f, " \"%.40s\"", l->name);
+		if (l->name) {
+			ms_fmt(f, " \"");
+			ms_fmt_name(f, l->name, 40);
+			ms_fmt(f, "\"");
+		}
 		/* where it was first locked: as a stack, further down */
 		ms_fmt(f, " (%s)\n", ms_kind_name(kind, sizeof kind, LOAD(&ms_rec(l->r)->flags)));
 	}
-	ms_fmt(f, "  trylock %llu ok, %llu busy; timed out %llu; most waiters at once %llu",
+	char counts[160], rest[96];
+	struct ms_fmt cf, rf;
+	ms_fmt_init(&cf, counts, sizeof counts, -1);
+	ms_fmt(&cf, "  trylock %llu ok, %llu busy; timed out %llu; most waiters at once %llu",
 	       (unsigned long long)l->trylock_ok, (unsigned long long)l->trylock_busy,
 	       (unsigned long long)l->timeouts, (unsigned long long)l->waiters_max);
 	if (l->waiting_now) /* a dump while threads wait for it */
-		ms_fmt(f, " (%llu now)", (unsigned long long)l->waiting_now);
-	ms_fmt(f, "; condition waits %llu", (unsigned long long)l->cond_waits);
+		ms_fmt(&cf, " (%llu now)", (unsigned long long)l->waiting_now);
+	ms_fmt_init(&rf, rest, sizeof rest, -1);
+	ms_fmt(&rf, "condition waits %llu", (unsigned long long)l->cond_waits);
 	/* wait_total holds the waits that timed out too: the mean is over
 	 * them all, or it could exceed the maximum (an owner's relock that
 	 * timed out waited for itself: no wait) */
 	if (l->contended + l->timeout_waits)
-		ms_fmt(f, "; mean wait %s",
+		ms_fmt(&rf, "; mean wait %s",
 		       ms_duration(a, l->wait_total / (l->contended + l->timeout_waits)));
-	ms_fmt(f, "\n");
+	/* big counters (a GIL's millions of condition waits) make two lines */
+	const char *c = ms_fmt_str(&cf), *r = ms_fmt_str(&rf);
+	ms_fmt(f, "%s;%s%s\n", c, strlen(c) + 2 + strlen(r) > WIDTH ? "\n  " : " ", r);
+	/* waits under way are in no total yet (a dump of a hang showed five
+	 * threads stuck for a second on a mutex with "wait max 0 ns"): how
+	 * long they have waited so far */
+	uint64_t longest = l->waiting_now && !l->site ? longest_wait_now(l->r) : 0;
+	if (longest) {
+		char d[16];
+		ms_fmt(f, "  waiting now: %llu %s, the longest for %s so far (a wait is "
+			  "in the totals once it ends)\n",
+		       (unsigned long long)l->waiting_now,
+		       plural(l->waiting_now, "thread", "threads"),
+		       ms_duration(d, ms_ticks_to_ns(longest)));
+	}
 	int any = 0;
 	for (int i = 0; i < MS_E_COUNT; i++) {
 		if (!l->errors[i])
@@ -693,10 +822,10 @@ int ms_report(int fd)
 	struct ms_table_counts tc;
 	ms_table_counts(&tc);
 	if (!t.n && !t.held && !t.misused && !tc.destroyed && !ms_live_waiting()) {
-		char run[16];
+		char run[16], name[64];
 		ms_fmt(&f, "mutexstat: %s (pid %d) ran %s and locked no mutexes\n",
-		       ms_program_name(), (int)getpid(),
-		       ms_duration(run, ms_run_ns()));
+		       ms_name_cut(name, sizeof name, ms_program_name(), PROGRAM_COLS),
+		       (int)getpid(), ms_duration(run, ms_run_ns()));
 	} else {
 		header(&f, &t);
 		/* Findings first, each under a heading a script can grep. */
@@ -709,7 +838,7 @@ int ms_report(int fd)
 		if (t.n) /* none when the only thread waits in its first lock */
 			top_table(&f, &t);
 		if (t.held) {
-			struct held_ctx h = { &f, ms_ticks() };
+			struct held_ctx h = { &f, ms_clock_now_ticks() };
 			ms_fmt(&f, "\nMutexes still locked:\n");
 			ms_table_each(print_held, &h);
 		}

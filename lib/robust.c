@@ -103,9 +103,11 @@ static void print_one(uintptr_t key, uint32_t r, void *arg)
 	uint64_t refused = LOAD(&c->errors[MS_E_NOTRECOVERABLE]);
 	const char *name = LOAD(&c->name);
 	struct outcome o = outcome_of(r);
-	ms_fmt(f, "\nOWNER DIED: mutex %p%s%.30s%s (robust): its owner died holding it, "
+	char cut[40];
+	ms_fmt(f, "\nOWNER DIED: mutex %p%s%s%s (robust): its owner died holding it, "
 		  "%llu %s\n",
-	       (void *)key, name ? " \"" : "", name ? name : "", name ? "\"" : "",
+	       (void *)key, name ? " \"" : "", ms_name_cut(cut, sizeof cut, name, 30),
+	       name ? "\"" : "",
 	       (unsigned long long)died, times(died));
 	char where[256];
 	uintptr_t at = last_owner_dead(r);

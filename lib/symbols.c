@@ -433,6 +433,43 @@ static void copy_module(char *dst, size_t cap, const char *path)
 
 typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
 
+static void collapse(const char *in, char open, char close, char *out,
+		     size_t cap);
+
+/* A name longer than the frame has room for, made to fit without losing
+ * its end: a C++ name's argument lists, then its template lists, become
+ * "...", and what still does not fit loses its start ("..put(...)").  Cut
+ * at the end instead, `ns::thing<std::map<...> > >::put()` lost the
+ * function itself and its brackets no longer paired. */
+static void copy_long_name(char *dst, size_t cap, const char *name)
+{
+	size_t n = strlen(name);
+	if (n < cap) {
+		copy(dst, cap, name);
+		return;
+	}
+	/* "(x)" becomes "(...)": room for what collapse may add */
+	size_t room = 2 * n + 8;
+	char *a = malloc(room), *b = malloc(room);
+	if (a && b) {
+		collapse(name, '(', ')', a, room);
+		if (strlen(a) >= cap) {
+			collapse(a, '<', '>', b, room);
+			name = b;
+		} else
+			name = a;
+		n = strlen(name);
+	}
+	if (n < cap)
+		copy(dst, cap, name);
+	else {
+		dst[0] = dst[1] = '.';
+		copy(dst + 2, cap - 2, name + n - (cap - 3));
+	}
+	free(a);
+	free(b);
+}
+
 /* C++ names are demangled with the program's own libstdc++ when it has
  * one loaded (a C program has no mangled names). */
 static void copy_name(char *dst, size_t cap, const char *name)
@@ -453,7 +490,7 @@ static void copy_name(char *dst, size_t cap, const char *name)
 			plain = NULL;
 		}
 	}
-	copy(dst, cap, plain ? plain : name);
+	copy_long_name(dst, cap, plain ? plain : name);
 	free(plain);
 	char *version = strchr(dst, '@'); /* __libc_start_main@@GLIBC_2.34 */
 	if (version && version > dst)

@@ -1098,6 +1098,12 @@ const char *ms_kind_name(char *out, size_t cap, uint32_t flags)
 	uint32_t kind = flags >> MS_F_KIND_SHIFT;
 	struct ms_fmt f;
 	ms_fmt_init(&f, out, cap, -1);
+	if ((kind & MS_KIND_DESTROYED) == MS_KIND_DESTROYED) {
+		/* first met after its destroy (a lock of a destroyed mutex):
+		 * what it was is gone, and no init is to be seen */
+		ms_fmt(&f, "destroyed");
+		return ms_fmt_str(&f);
+	}
 	ms_fmt(&f, "%s", base[kind & MS_KIND_MASK]);
 	if (kind & MS_KIND_ROBUST)
 		ms_fmt(&f, " robust");
@@ -1132,14 +1138,18 @@ uint32_t ms_history_read(uint32_t r, struct ms_op_view *v, uint32_t *first,
 	uint64_t birth = LOAD(&ms_rec(r)->birth);
 	uint32_t n = 0;
 	*torn = 0;
-	for (uint32_t i = 0; i < t->history_len; i++) {
-		const struct ms_op *e = ms_history_at(r, i);
-		take_view(e, ms_history_ticks(e), birth, v, &n, torn);
-	}
+	/* The side ring first: a failure takes the order after the mutex's,
+	 * so one with the same number as a holder's entry read the mutex
+	 * before that entry was made -- a trylock that found it busy, then
+	 * the holder's unlock -- and the stable sort keeps it in front. */
 	if (LOAD(&ms_rec(r)->flags) & MS_F_COLD)
 		for (int i = 0; i < MS_FAIL_RING; i++)
 			take_view(&t->cold[r].fail[i], &t->cold[r].fail_ticks[i],
 				  birth, v, &n, torn);
+	for (uint32_t i = 0; i < t->history_len; i++) {
+		const struct ms_op *e = ms_history_at(r, i);
+		take_view(e, ms_history_ticks(e), birth, v, &n, torn);
+	}
 	/* insertion sort by order: at most history_len + MS_FAIL_RING */
 	for (uint32_t i = 1; i < n; i++) {
 		struct ms_op_view x = v[i];

@@ -46,8 +46,8 @@ m0=$(awk '/^m0 /{print $2}' "$WORK/out"); m4=$(awk '/^m4 /{print $2}' "$WORK/out
 expect_grep "names: newline and tab shown as ?" '^ +[0-9]+ new\?line\?tab +1 ' "$WORK/n.txt"
 expect_grep "names: the detail line" "^#[0-9]+ mutex $m0 \"new\\?line\\?tab\" \(normal, no init seen\)$" "$WORK/n.txt"
 expect_grep "names: bytes that are not UTF-8 shown as ?" '^ +[0-9]+ bad \?\? bytes +2 ' "$WORK/n.txt"
-expect_grep "names: cut before the character that does not fit" '^#[0-9]+ mutex 0x[0-9a-f]+ "x{40}" ' "$WORK/n.txt"
-expect_grep "names: the table cuts before a character, not inside" '^ +[0-9]+ aé{8} +4 ' "$WORK/n.txt"
+expect_grep "names: cut before the character that does not fit, with ..." '^#[0-9]+ mutex 0x[0-9a-f]+ "x{37}\.\.\." ' "$WORK/n.txt"
+expect_grep "names: the table cuts before a character, not inside, with ..." '^ +[0-9]+ aé{7}\.\.\. +4 ' "$WORK/n.txt"
 expect_grep "names: an empty name shows the address" "^ +[0-9]+ $m4 +5 " "$WORK/n.txt"
 if command -v jq >/dev/null; then
 	expect_eq "names: the JSON names" "$(jq -r '[.mutexes[] | .name // "null"] | sort | join("|")' "$WORK/n.json")" \

@@ -1,0 +1,223 @@
+/* reading.c - small programs whose report tests/reading.sh reads line by
+ * line, as a user would, one per argument.  Each prints the addresses of
+ * its mutexes, so the test can find their lines; threads are ordered by
+ * joins, never by sleeps.
+ *
+ *   tie       the main thread locks m1; a thread's trylock finds it busy
+ *             (EBUSY) and the thread is joined; then main unlocks m1.  In
+ *             m1's recent operations the busy trylock comes before the
+ *             unlock.
+ *   sites     first_lock() locks a mutex at one line for two callers:
+ *             from_alpha() with m1, then from_beta() with m2 -- two mutexes
+ *             first locked at the same line, from different functions.
+ *   exited    a thread locks m1 and ends without unlocking it; main joins
+ *             it and returns.
+ *   ended     4 mutexes initialised and destroyed, 3 of them never locked,
+ *             one locked once.
+ *   destroyed lock_only() locks m2 for from_delta(), then a destroyed
+ *             mutex for from_gamma(): EINVAL, a MISUSE at the line where m2
+ *             was first locked, from another caller.
+ *   names     m1 named "a" and 20 times "é" (41 bytes; through the API,
+ *             found with dlsym, so the program runs with and without the
+ *             library), locked once and unlocked twice (a MISUSE); m2 named
+ *             "queue_for_incoming_requests", locked once.
+ *   counters  counters with many digits on m1, each 10,000,000: trylocks
+ *             that find it busy (another thread holds it), timedlocks that
+ *             time out at once (a deadline before 1970: glibc makes no
+ *             system call), trylocks that get it and condition waits whose
+ *             deadline has passed. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static pthread_mutex_t m1 = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t m2 = PTHREAD_MUTEX_INITIALIZER;
+
+static void *try_busy(void *arg)
+{
+	(void)arg;
+	int rc = pthread_mutex_trylock(&m1);
+	printf("trylock: %s\n", rc ? strerrorname_np(rc) : "0");
+	return NULL;
+}
+
+static int tie(void)
+{
+	pthread_t t;
+	pthread_mutex_lock(&m1);
+	pthread_create(&t, NULL, try_busy, NULL);
+	pthread_join(t, NULL);
+	pthread_mutex_unlock(&m1);
+	return 0;
+}
+
+/* Not inlined, so each caller is a frame of its own under the lock. */
+__attribute__((noinline)) void first_lock(pthread_mutex_t *m)
+{
+	pthread_mutex_lock(m); /* FIRST_LOCK */
+	pthread_mutex_unlock(m);
+}
+
+__attribute__((noinline)) void from_alpha(void)
+{
+	first_lock(&m1);
+	__asm__ volatile("" ::: "memory"); /* not a tail call */
+}
+
+__attribute__((noinline)) void from_beta(void)
+{
+	first_lock(&m2);
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) int lock_only(pthread_mutex_t *m)
+{
+	int rc = pthread_mutex_lock(m); /* LOCK_ONLY */
+	__asm__ volatile("" ::: "memory");
+	return rc;
+}
+
+__attribute__((noinline)) void from_delta(void)
+{
+	lock_only(&m2);
+	pthread_mutex_unlock(&m2);
+}
+
+__attribute__((noinline)) void from_gamma(pthread_mutex_t *gone)
+{
+	printf("lock of a destroyed mutex: %s\n", strerrorname_np(lock_only(gone)));
+}
+
+static int destroyed(void)
+{
+	pthread_mutex_t gone;
+	pthread_mutex_init(&gone, NULL);
+	pthread_mutex_destroy(&gone);
+	from_delta();
+	from_gamma(&gone);
+	return 0;
+}
+
+static int sites(void)
+{
+	from_alpha();
+	from_beta();
+	return 0;
+}
+
+static void *take_and_leave(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&m1);
+	return NULL;
+}
+
+static int exited(void)
+{
+	pthread_t t;
+	pthread_create(&t, NULL, take_and_leave, NULL);
+	pthread_join(t, NULL);
+	return 0;
+}
+
+static int ended(void)
+{
+	pthread_mutex_t m[4];
+	for (int i = 0; i < 4; i++)
+		pthread_mutex_init(&m[i], NULL);
+	pthread_mutex_lock(&m[0]);
+	pthread_mutex_unlock(&m[0]);
+	for (int i = 0; i < 4; i++)
+		pthread_mutex_destroy(&m[i]);
+	return 0;
+}
+
+static sem_t m1_taken, m1_may_go; /* semaphores: the library sees none */
+
+static void *hold_m1(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&m1);
+	sem_post(&m1_taken);
+	sem_wait(&m1_may_go);
+	pthread_mutex_unlock(&m1);
+	return NULL;
+}
+
+static int counters(void)
+{
+	pthread_t t;
+	struct timespec past = { -1, 0 }; /* glibc gives up at once, no system call */
+	pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+	long busy = 0, timeouts = 0, got = 0, waits = 0;
+	sem_init(&m1_taken, 0, 0);
+	sem_init(&m1_may_go, 0, 0);
+	pthread_create(&t, NULL, hold_m1, NULL);
+	sem_wait(&m1_taken);
+	for (long i = 0; i < 10000000; i++)
+		busy += pthread_mutex_trylock(&m1) == EBUSY;
+	for (long i = 0; i < 10000000; i++)
+		timeouts += pthread_mutex_timedlock(&m1, &past) == ETIMEDOUT;
+	sem_post(&m1_may_go);
+	pthread_join(t, NULL);
+	for (long i = 0; i < 10000000; i++)
+		if (pthread_mutex_trylock(&m1) == 0) {
+			got++;
+			pthread_mutex_unlock(&m1);
+		}
+	pthread_mutex_lock(&m1);
+	for (long i = 0; i < 10000000; i++)
+		waits += pthread_cond_timedwait(&cond, &m1, &past) == ETIMEDOUT;
+	pthread_mutex_unlock(&m1);
+	printf("busy %ld, timed out %ld, got %ld, condition waits %ld\n", busy, timeouts, got,
+	       waits);
+	return 0;
+}
+
+static int names(void)
+{
+	void (*name)(pthread_mutex_t *, const char *) =
+		(void (*)(pthread_mutex_t *, const char *))dlsym(RTLD_DEFAULT, "mutexstat_name");
+	if (name) {
+		char accents[64] = "a";
+		for (int i = 0; i < 20; i++)
+			strcat(accents, "\xc3\xa9"); /* é */
+		name(&m1, accents);
+		name(&m2, "queue_for_incoming_requests");
+	}
+	pthread_mutex_lock(&m1);
+	pthread_mutex_unlock(&m1);
+	pthread_mutex_unlock(&m1);
+	pthread_mutex_lock(&m2);
+	pthread_mutex_unlock(&m2);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	printf("m1 %p\nm2 %p\n", (void *)&m1, (void *)&m2);
+	fflush(stdout);
+	const char *what = argc > 1 ? argv[1] : "";
+	if (!strcmp(what, "tie"))
+		return tie();
+	if (!strcmp(what, "sites"))
+		return sites();
+	if (!strcmp(what, "exited"))
+		return exited();
+	if (!strcmp(what, "counters"))
+		return counters();
+	if (!strcmp(what, "ended"))
+		return ended();
+	if (!strcmp(what, "destroyed"))
+		return destroyed();
+	if (!strcmp(what, "names"))
+		return names();
+	fprintf(stderr, "usage: reading tie|sites|exited|counters|ended|destroyed|names\n");
+	return 2;
+}

@@ -1,0 +1,184 @@
+# reading.sh - the report read line by line, as a user would: each line
+# must be true of what the program did (tests/reading.c, tests/reading_names.cpp
+# and the examples), not only well formed.
+. "$top_srcdir/tests/lib.sh"
+B=$top_builddir
+P=$B/tests/reading
+
+# addr_of OUT NAME: the address the program printed for NAME ("m1 0x...").
+addr_of() { sed -n "s/^$2 //p" "$1"; }
+
+# section FILE ADDR: the detail section of the mutex at ADDR ("#N mutex ADDR ...").
+section() {
+	awk -v a="$2" '/^#[0-9]+ / { on = ($2 == "mutex" && $3 == a) } on' "$1"
+}
+
+# ops FILE ADDR: "operation result" of each recent operation of that mutex,
+# oldest first, one per line.
+ops() {
+	section "$1" "$2" | awk '/^ +order +thread +operation/ { on = 1; next }
+		on && /^ +[0-9]+ +[0-9]+  / { r = $4; if ($5 == "after") r = r " after wait"
+			print $3, r }'
+}
+
+# ---- a mutex first seen destroyed: its kind is "destroyed", not every flag ----
+run_with "$WORK/out" "$WORK/err" "$B/examples/misuse"
+gone=$(grep -A1 '^MISUSE: use of a destroyed mutex' "$WORK/report" | head -1 | sed 's/.*mutex \(0x[0-9a-f]*\),.*/\1/')
+expect_eq "the destroyed mutex's kind" \
+	"$(grep "^#[0-9]* mutex $gone " "$WORK/report" | sed 's/^#[0-9]* mutex [^ ]* //')" "(destroyed)"
+expect_no_grep "no mutex of every kind at once" 'prio-inherit prio-protect' "$WORK/report"
+expect_eq "the top table: the mutexes never locked say so, not '?'" \
+	"$(awk '/^Top /,/^$/' "$WORK/report" | grep -c '  (never locked)$') $(awk '/^Top /,/^$/' "$WORK/report" | grep -c ' ?$')" "2 0"
+
+# ---- mutexes destroyed without ever being locked: the header says why no
+# line has them ----
+run_with "$WORK/out" "$WORK/err" "$P" ended
+expect_grep "ended: 4 destroyed" "^  4 mutexes destroyed and 0 initialised again: " "$WORK/report"
+expect_grep "ended: 3 of them in no line, and why" \
+	'^  3 of them were never locked: no first-lock site, so no line$' "$WORK/report"
+expect_grep "ended: the one locked has its line" '^  1 1 ended  +1 ' "$WORK/report"
+
+# ---- a busy trylock and the unlock after it share an order number: the
+# trylock, which found the mutex held, is listed first ----
+run_with "$WORK/out" "$WORK/err" "$P" tie
+expect_eq "tie: the trylock found it busy" "$(grep '^trylock' "$WORK/out")" "trylock: EBUSY"
+expect_eq "tie: m1's recent operations in the order they happened" \
+	"$(ops "$WORK/report" "$(addr_of "$WORK/out" m1)" | tr '\n' ',')" \
+	"lock ok,trylock EBUSY,unlock ok,"
+
+# ---- a C++ name longer than a frame holds keeps its end: the function ----
+run_with "$WORK/out" "$WORK/err" "$B/tests/reading_names"
+expect_eq "long name: the program ran" "$(cat "$WORK/out")" "1 item"
+expect_grep "long name: first locked at the function, its lists shortened" \
+	'^  first locked at   [.a-z_]*::registry_of_things_that_need_locking<\.\.\.>::put_under_the_lock\(\.\.\.\) reading_names\.cpp:[0-9]+$' \
+	"$WORK/report"
+MUTEXSTAT_FORMAT=json MUTEXSTAT_OUTPUT=$WORK/names run_with "$WORK/out" "$WORK/err" "$B/tests/reading_names"
+if command -v jq >/dev/null; then
+	expect_eq "long name: JSON names the function" \
+		"$(jq -r '.mutexes[0].first_locked_at[0].function' "$WORK/names.json" | sed 's/.*>::/..>::/')" \
+		"..>::put_under_the_lock(...)"
+fi
+
+# ---- two mutexes first locked at one line, from two functions: the stack
+# taken there is the first one's; the second shows the line alone ----
+run_with "$WORK/out" "$WORK/err" "$P" sites
+cp "$WORK/report" "$WORK/report.sites"
+m1=$(addr_of "$WORK/out" m1)
+m2=$(addr_of "$WORK/out" m2)
+# first_locked FILE ADDR: the first-locked-at lines of that mutex, joined
+first_locked() {
+	section "$1" "$2" | awk '/^  first locked at / { on = 1; sub(/^  first locked at +/, ""); printf "%s|", $0; next }
+		on && /^                    / { sub(/^ +/, ""); printf "%s|", $0; next } { on = 0 }'
+}
+expect_grep "sites: m1's own stack, from from_alpha" 'from_alpha\+0x[0-9a-f]+ \(tests/reading\.c' \
+	<(first_locked "$WORK/report" "$m1")
+expect_eq "sites: m2 at the line alone, no other mutex's caller" \
+	"$(first_locked "$WORK/report" "$m2" | sed 's/+0x[0-9a-f]*//')" \
+	"first_lock (tests/reading.c:$(grep -n 'FIRST_LOCK' "$top_srcdir/tests/reading.c" | cut -d: -f1), reading)|(its callers: not kept, this line's stack was taken for the first mutex it locked)|"
+MUTEXSTAT_FORMAT=json MUTEXSTAT_OUTPUT=$WORK/sites run_with "$WORK/out" "$WORK/err" "$P" sites
+m1=$(addr_of "$WORK/out" m1)
+m2=$(addr_of "$WORK/out" m2)
+if command -v jq >/dev/null; then
+	expect_eq "sites: JSON, m1's stack and m2's site alone" \
+		"$(jq -r --arg a "$m1" --arg b "$m2" '[(.mutexes[] | select(.address == $a) | .first_locked_at[1].function),
+			(.mutexes[] | select(.address == $b) | .first_locked_at | length | tostring)] | join(" ")' "$WORK/sites.json")" \
+		"from_alpha 1"
+fi
+
+# ---- a MISUSE at a line where another mutex was first locked, from
+# another caller: where it happened is that line, not the other's callers ----
+run_with "$WORK/out" "$WORK/err" "$P" destroyed
+expect_eq "destroyed: glibc's answer" "$(grep '^lock of' "$WORK/out")" "lock of a destroyed mutex: EINVAL"
+expect_eq "destroyed: the MISUSE at lock_only's line alone" \
+	"$(grep -A3 '^MISUSE: use of a destroyed mutex' "$WORK/report" | sed -n '3,4p' | sed 's/+0x[0-9a-f]*//')" \
+	"    lock_only (tests/reading.c:$(grep -n 'LOCK_ONLY' "$top_srcdir/tests/reading.c" | cut -d: -f1), reading)"
+
+# ---- a mutex still locked by a thread that has ended says so ----
+run_with "$WORK/out" "$WORK/err" "$P" exited
+cp "$WORK/report" "$WORK/report.exited"
+expect_grep "exited: HELD AT THREAD EXIT" '^HELD AT THREAD EXIT: thread [0-9]+ ' "$WORK/report"
+holder=$(sed -n 's/^HELD AT THREAD EXIT: thread \([0-9]*\) .*/\1/p' "$WORK/report")
+expect_grep "exited: still locked, by a thread that has exited" \
+	"^  $(addr_of "$WORK/out" m1) held by thread $holder \(exited\), taken at take_and_leave" "$WORK/report"
+
+# ---- a live dump of a hang: the waits under way, in no total yet, say how
+# long they have lasted ----
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/phil" \
+	"$B/examples/deadlock_philosophers" hang > "$WORK/out" 2> "$WORK/err" &
+pid=$!
+wait_for "$WORK/out" '^all five wait for their right fork$' 20 || fail "hang: never hung"
+kill -USR1 $pid
+waiting_now() { grep -Ec '^  waiting now: 1 thread, the longest for [0-9.]+ (ns|µs|ms|s) so far \(a wait is in the totals once it ends\)$' "$WORK/phil.1" 2>/dev/null; }
+for tenth in $(seq 100); do [ "$(waiting_now)" -ge 5 ] && break; sleep 0.1; done
+kill -9 $pid; wait $pid 2>/dev/null
+expect_eq "hang: each fork's section says how long its waiter has waited" "$(waiting_now)" 5
+expect_eq "hang: ... right after the line that counts it" \
+	"$(grep -A1 '(1 now)' "$WORK/phil.1" | grep -c '^  waiting now: ')" 5
+
+# ns "1.04 s": a report's duration in nanoseconds
+ns() { echo "$1" | awk '{ v = $1; u = $2; m = u == "s" ? 1e9 : u == "ms" ? 1e6 : u == "ns" ? 1 : 1e3
+	printf "%d\n", v * m }'; }
+
+# ---- how long a wait under way has lasted counts to the report's moment,
+# as the run's length in the header does: never longer than the run ----
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/sleep" \
+	"$B/tests/scenario" holdsleep > "$WORK/out" 2> "$WORK/err" &
+pid=$!
+wait_for "$WORK/out" '^waiting$' 20 || fail "holdsleep: never started"
+kill -USR1 $pid
+wait_for "$WORK/sleep.1" '^  recent operations' 20 || fail "holdsleep: no dump"
+kill -9 $pid; wait $pid 2>/dev/null
+ran=$(ns "$(sed -n 's/^mutexstat: scenario (pid [0-9]*) ran \([0-9.]* [^:]*\):.*/\1/p' "$WORK/sleep.1")")
+waited=$(ns "$(sed -n 's/^  waiting now: 1 thread, the longest for \([0-9.]* [^ ]*\) so far .*/\1/p' "$WORK/sleep.1")")
+if [ "$ran" -gt 0 ] && [ "$waited" -gt 0 ] && [ "$waited" -le "$ran" ]; then
+	pass "holdsleep: waited $waited ns so far, in a run of $ran ns"
+else
+	fail "holdsleep: waited '$waited' ns so far, in a run of '$ran' ns"
+fi
+
+# ---- names longer than their place are cut before a character, never
+# inside one, and say so ----
+run_with "$WORK/out" "$WORK/err" "$P" names
+cp "$WORK/report" "$WORK/report.names"
+if iconv -f UTF-8 -t UTF-8 "$WORK/report" >/dev/null 2>&1; then pass "names: the report is UTF-8"
+else fail "names: a name was cut inside a character"; fi
+accents=$(printf 'a'; for i in $(seq 20); do printf '\303\251'; done)
+expect_eq "names: the top table's cuts" \
+	"$(awk '/^Top /,/^$/' "$WORK/report" | awk '$1 ~ /^[12]$/ { print $2 }' | sort)" \
+	"$(printf '%s\n' "a$(for i in $(seq 7); do printf '\303\251'; done)..." "queue_for_incom..." | sort)"
+expect_grep "names: a MISUSE with the name cut at 30 bytes" \
+	"^MISUSE: unlock of a mutex that is not locked: mutex 0x[0-9a-f]+ \"a$(for i in $(seq 13); do printf '\303\251'; done)\.\.\.\", 1 time$" \
+	"$WORK/report"
+expect_grep "names: the heading keeps 40 bytes, whole characters" \
+	"^#[0-9] mutex 0x[0-9a-f]+ \"a$(for i in $(seq 18); do printf '\303\251'; done)\.\.\.\" \(normal, no init seen\)$" "$WORK/report"
+
+# ---- a program with a long name: its name cut, the counts on a line of
+# their own ----
+long=a_program_whose_name_is_quite_long_for_a_report_line_really
+cp "$P" "$WORK/$long"
+MUTEXSTAT_OUTPUT=$WORK/report.long run_with "$WORK/out" "$WORK/err" "$WORK/$long" tie
+expect_eq "long program name: the summary, on two lines" \
+	"$(head -2 "$WORK/report.long" | sed 's/(pid [0-9]*) ran [0-9.]* [^:]*:/(pid P) ran T:/')" \
+	"mutexstat: a_program_whose_name_is_quite_long_fo... (pid P) ran T:
+  2 threads used mutexes, 1 mutex tracked, 0 untracked"
+MUTEXSTAT_OUTPUT=$WORK/report.long0 run_with "$WORK/out" "$WORK/err" "$WORK/$long" nothing
+expect_grep "long program name: the one line of a program that locked nothing" \
+	'^mutexstat: a_program_whose_name_is_quite_long_fo\.\.\. \(pid [0-9]+\) ran [0-9.]+ [^ ]+ and locked no mutexes$' \
+	"$WORK/report.long0"
+
+# ---- counters with many digits: the line of counts wraps at 120 columns ----
+MUTEXSTAT_STACK_SAMPLE=1000000 MUTEXSTAT_OUTPUT=$WORK/report.counters \
+	run_with "$WORK/out" "$WORK/err" "$P" counters
+expect_eq "counters: the program's own count" "$(tail -1 "$WORK/out")" \
+	"busy 10000000, timed out 10000000, got 10000000, condition waits 10000000"
+expect_eq "counters: m1's counts, on two lines" \
+	"$(section "$WORK/report.counters" "$(addr_of "$WORK/out" m1)" | sed -n '2,3p' | sed 's/mean wait .*/mean wait/')" \
+	"  trylock 10000000 ok, 10000000 busy; timed out 10000000; most waiters at once 1;
+  condition waits 10000000; mean wait"
+
+# columns, not bytes: a UTF-8 character's continuation bytes take none
+for f in "$WORK"/report* "$WORK/phil.1"; do
+	LC_ALL=C sed "s/$(printf '[\200-\277]')//g" "$f" | awk -v f="$f" 'length > 120 { print f ": " $0 }'
+done >"$WORK/wide"
+expect_eq "no line over 120 columns" "$(cat "$WORK/wide")" ""
+finish
