@@ -1,0 +1,65 @@
+/* api_edges.c - the public API at its edges, for tests/api_edges.sh.
+ *
+ *   blocked  a thread's mutexstat_dump() blocks writing to a pipe nobody
+ *            reads, and main returns: the process must end, as it would
+ *            without the library (the exit report waited for ever)
+ *
+ * Linked with the library (the API called directly). */
+#define _GNU_SOURCE
+#include <mutexstat.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+
+static void lock_some(pthread_mutex_t *mx, int n)
+{
+	for (int i = 0; i < n; i++) {
+		pthread_mutex_lock(mx);
+		pthread_mutex_unlock(mx);
+	}
+}
+
+static int pipe_fds[2];
+
+static void *dump_for_ever(void *arg)
+{
+	(void)arg;
+	for (;;) /* the pipe fills, and a dump blocks in write(2) */
+		mutexstat_dump(pipe_fds[1]);
+	return NULL;
+}
+
+static int blocked(void)
+{
+	pthread_t t;
+	if (pipe(pipe_fds) != 0)
+		return 1;
+	lock_some(&m, 100);
+	pthread_create(&t, NULL, dump_for_ever, NULL);
+	/* until the pipe is full: the dumper is blocked for good */
+	for (int n = 0; n < 1000; n++) {
+		int queued = 0;
+		usleep(10000);
+		if (ioctl(pipe_fds[1], FIONREAD, &queued) != 0)
+			return 1;
+		if (queued >= fcntl(pipe_fds[1], F_GETPIPE_SZ) - 8192)
+			break;
+	}
+	lock_some(&m, 100);
+	puts("main returns");
+	fflush(stdout);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 2 && !strcmp(argv[1], "blocked"))
+		return blocked();
+	fprintf(stderr, "usage: api_edges blocked\n");
+	return 2;
+}
