@@ -3,6 +3,9 @@
  *   blocked  a thread's mutexstat_dump() blocks writing to a pipe nobody
  *            reads, and main returns: the process must end, as it would
  *            without the library (the exit report waited for ever)
+ *   renames  one mutex renamed 2,000,000 times between two names: every
+ *            call succeeds (each copy used to take arena memory, which ran
+ *            out after 838,848)
  *
  * Linked with the library (the API called directly). */
 #define _GNU_SOURCE
@@ -56,10 +59,22 @@ static int blocked(void)
 	return 0;
 }
 
+static int renames(void)
+{
+	long failed = 0;
+	for (long i = 0; i < 2000000; i++)
+		failed += mutexstat_name(&m, i & 1 ? "busy" : "idle") != 0;
+	lock_some(&m, 3);
+	printf("%ld renames failed\n", failed);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "blocked"))
 		return blocked();
-	fprintf(stderr, "usage: api_edges blocked\n");
+	if (argc == 2 && !strcmp(argv[1], "renames"))
+		return renames();
+	fprintf(stderr, "usage: api_edges blocked|renames\n");
 	return 2;
 }
