@@ -23,9 +23,12 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <gnu/lib-names.h>
+#include <link.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -74,6 +77,26 @@ static const char *first_copy(void)
 	    ours.dli_fbase == first.dli_fbase)
 		return NULL;
 	return first.dli_fname ? first.dli_fname : "?";
+}
+
+/* Loaded after libc.so.6 -- dlopen'ed, or a dependency of a library that
+ * was -- the program's calls find glibc's functions first: the global
+ * scope is searched in load order.  Only calls that look us up first (a
+ * library opened with RTLD_DEEPBIND that links us, a function pointer from
+ * dlsym on our handle) reach us, and a report that said "locked no mutexes"
+ * gave no reason.  (Preloaded or linked, we are loaded before libc.) */
+static int loaded_after_libc(void)
+{
+	Dl_info info;
+	struct link_map *l = NULL;
+	if (!dladdr1((void *)&state, &info, (void **)&l, RTLD_DL_LINKMAP) || !l)
+		return 0;
+	for (l = l->l_prev; l; l = l->l_prev) {
+		const char *base = strrchr(l->l_name, '/');
+		if (!strcmp(base ? base + 1 : l->l_name, LIBC_SO))
+			return 1;
+	}
+	return 0;
 }
 
 static void step_aside(const char *first)
@@ -164,6 +187,12 @@ static void start(void)
 		return;
 	}
 	ms_options_load(env, ms_warn);
+	if (loaded_after_libc()) {
+		ms_report_loaded_late = 1;
+		ms_warn("mutexstat: loaded after libc.so.6 (by dlopen): the program's mutex "
+			"calls find glibc's functions first and are not recorded; preload the "
+			"library (LD_PRELOAD) or link the program with it\n");
+	}
 	if (!ms_opt.follow)
 		ms_follow_stop(); /* before any child can be started */
 	ms_real_resolve();

@@ -262,6 +262,12 @@ static const char *dur(char *out, uint64_t ns, int known)
 	return ms_duration(out, ns);
 }
 
+int ms_report_loaded_late;
+
+static const char loaded_late_note[] =
+	"  loaded after libc.so.6 (by dlopen): calls that find glibc's pthread functions "
+	"first are not recorded\n";
+
 static void header(struct ms_fmt *f, const struct top *t)
 {
 	char run[16];
@@ -278,6 +284,8 @@ static void header(struct ms_fmt *f, const struct top *t)
 	       plural(t->live, "mutex", "mutexes"), (unsigned long long)untracked);
 	char crash[200];
 	ms_fmt(f, "%s", ms_crash_describe(crash, sizeof crash));
+	if (ms_report_loaded_late)
+		ms_fmt(f, "%s", loaded_late_note);
 	if (ms_fork_parent_pid())
 		ms_fmt(f, "  forked from pid %d: the numbers start at the fork (what came "
 			  "before is in the parent's report)\n", ms_fork_parent_pid());
@@ -708,6 +716,8 @@ int ms_report(int fd)
 		ms_fmt(&f, "mutexstat: %s (pid %d) ran %s and locked no mutexes\n",
 		       ms_program_name(), (int)getpid(),
 		       ms_duration(run, ms_run_ns()));
+		if (ms_report_loaded_late)
+			ms_fmt(&f, "%s", loaded_late_note);
 	} else {
 		header(&f, &t);
 		/* Findings first, each under a heading a script can grep. */

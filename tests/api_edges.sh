@@ -1,6 +1,7 @@
 # api_edges.sh - the public API at its edges (tests/api_edges.c): a dump
 # that blocks for ever does not keep the process from ending; names are
-# kept once each, so renaming never runs out of memory.
+# kept once each, so renaming never runs out of memory; a library loaded
+# by dlopen, too late to see the program's calls, says so.
 . "$top_srcdir/tests/lib.sh"
 B=$top_builddir
 LIBDIR=$(dirname "$MUTEXSTAT_LIB")
@@ -22,4 +23,49 @@ env LD_LIBRARY_PATH="$LIBDIR" MUTEXSTAT_OUTPUT="$WORK/report" timeout -s KILL 60
 	"$B/tests/api_edges" renames > "$WORK/out" 2> "$WORK/err"
 expect_eq "renames: every call succeeds" "$?:$(cat "$WORK/out")" "0:0 renames failed"
 expect_grep "renames: the report has the last name" '^  1 busy +3 ' "$WORK/report"
+expect_eq "linked: no word of loading late" "$(cat "$WORK/err")" ""
+
+# The library dlopen'ed by a program that locks before and after: its
+# calls find glibc's functions first, so nothing is recorded -- the report
+# used to say "locked no mutexes" and nothing else.  One line at start-up
+# and one in the report say why; the program runs as without it.
+cat > "$WORK/late.c" <<'EOC'
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+int main(int argc, char **argv)
+{
+	pthread_mutex_lock(&m);
+	void *h = dlopen(argv[1], RTLD_NOW | (argc > 2 ? RTLD_GLOBAL : RTLD_LOCAL));
+	int (*dump)(int) = h ? (int (*)(int))dlsym(h, "mutexstat_dump") : NULL;
+	pthread_mutex_unlock(&m);
+	for (int i = 0; i < 100; i++) {
+		pthread_mutex_lock(&m);
+		pthread_mutex_unlock(&m);
+	}
+	printf("dump %d\n", dump ? dump(2) : -2);
+	return 0;
+}
+EOC
+if cc -o "$WORK/late" "$WORK/late.c" -ldl -lpthread; then
+	for mode in local global; do
+		set -- "$MUTEXSTAT_LIB"
+		[ "$mode" = global ] && set -- "$MUTEXSTAT_LIB" global
+		env -u LD_PRELOAD MUTEXSTAT_OUTPUT="$WORK/report" timeout -s KILL 60 \
+			"$WORK/late" "$@" > "$WORK/out" 2> "$WORK/err"
+		expect_eq "dlopen'ed late ($mode): runs" "$?:$(cat "$WORK/out")" "0:dump 0"
+		expect_eq "dlopen'ed late ($mode): one line at start-up" "$(head -1 "$WORK/err")" \
+			"mutexstat: loaded after libc.so.6 (by dlopen): the program's mutex calls find glibc's functions first and are not recorded; preload the library (LD_PRELOAD) or link the program with it"
+		expect_eq "dlopen'ed late ($mode): the dump says why it is empty" \
+			"$(sed -n '2s/ (pid [0-9]*) ran .* and/ and/p; 3p' "$WORK/err")" \
+			"mutexstat: late and locked no mutexes
+  loaded after libc.so.6 (by dlopen): calls that find glibc's pthread functions first are not recorded"
+		expect_grep "dlopen'ed late ($mode): the exit report says why it is empty" \
+			"^  loaded after libc.so.6 \(by dlopen\): calls that find glibc's pthread functions first are not recorded$" \
+			"$WORK/report"
+	done
+else
+	fail "could not build the dlopen-late program"
+fi
 finish
