@@ -24,6 +24,10 @@ env LD_LIBRARY_PATH="$LIBDIR" MUTEXSTAT_OUTPUT="$WORK/report" timeout -s KILL 60
 expect_eq "renames: every call succeeds" "$?:$(cat "$WORK/out")" "0:0 renames failed"
 expect_grep "renames: the report has the last name" '^  1 busy +3 ' "$WORK/report"
 expect_eq "linked: no word of loading late" "$(cat "$WORK/err")" ""
+if command -v jq > /dev/null; then
+	MUTEXSTAT_FORMAT=json MUTEXSTAT_OUTPUT=$WORK/r run_with "$WORK/out" "$WORK/err" "$B/tests/api_edges" renames
+	expect_eq "preloaded: JSON's loaded_late" "$(jq -c '.loaded_late' "$WORK/r.json")" false
+fi
 
 # The library dlopen'ed by a program that locks before and after: its
 # calls find glibc's functions first, so nothing is recorded -- the report
@@ -52,8 +56,8 @@ if cc -o "$WORK/late" "$WORK/late.c" -ldl -lpthread; then
 	for mode in local global; do
 		set -- "$MUTEXSTAT_LIB"
 		[ "$mode" = global ] && set -- "$MUTEXSTAT_LIB" global
-		env -u LD_PRELOAD MUTEXSTAT_OUTPUT="$WORK/report" timeout -s KILL 60 \
-			"$WORK/late" "$@" > "$WORK/out" 2> "$WORK/err"
+		env -u LD_PRELOAD MUTEXSTAT_OUTPUT="$WORK/report" MUTEXSTAT_FORMAT=text,json \
+			timeout -s KILL 60 "$WORK/late" "$@" > "$WORK/out" 2> "$WORK/err"
 		expect_eq "dlopen'ed late ($mode): runs" "$?:$(cat "$WORK/out")" "0:dump 0"
 		expect_eq "dlopen'ed late ($mode): one line at start-up" "$(head -1 "$WORK/err")" \
 			"mutexstat: loaded after libc.so.6 (by dlopen): the program's mutex calls find glibc's functions first and are not recorded; preload the library (LD_PRELOAD) or link the program with it"
@@ -63,7 +67,11 @@ if cc -o "$WORK/late" "$WORK/late.c" -ldl -lpthread; then
   loaded after libc.so.6 (by dlopen): calls that find glibc's pthread functions first are not recorded"
 		expect_grep "dlopen'ed late ($mode): the exit report says why it is empty" \
 			"^  loaded after libc.so.6 \(by dlopen\): calls that find glibc's pthread functions first are not recorded$" \
-			"$WORK/report"
+			"$WORK/report.txt"
+		if command -v jq > /dev/null; then
+			expect_eq "dlopen'ed late ($mode): JSON's loaded_late" \
+				"$(jq -c '.loaded_late' "$WORK/report.json")" true
+		fi
 	done
 else
 	fail "could not build the dlopen-late program"
