@@ -6,6 +6,10 @@
  *   renames  one mutex renamed 2,000,000 times between two names: every
  *            call succeeds (each copy used to take arena memory, which ran
  *            out after 838,848)
+ *   preinit  a mutex named before its pthread_mutex_init, then locked 4
+ *            times, and a dump: the name stays, and the init is its first
+ *            (it was counted "initialised again", without its name); then
+ *            destroyed, made again and locked twice
  *
  * Linked with the library (the API called directly). */
 #define _GNU_SOURCE
@@ -13,6 +17,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -69,12 +74,29 @@ static int renames(void)
 	return 0;
 }
 
+static int preinit(void)
+{
+	pthread_mutex_t *q = calloc(1, sizeof *q);
+	if (!q || mutexstat_name(q, "queue") != 0)
+		return 1;
+	pthread_mutex_init(q, NULL);
+	lock_some(q, 4);
+	mutexstat_dump(STDOUT_FILENO);
+	pthread_mutex_destroy(q);
+	pthread_mutex_init(q, NULL); /* a new mutex: no name */
+	lock_some(q, 2);
+	puts("done");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "blocked"))
 		return blocked();
 	if (argc == 2 && !strcmp(argv[1], "renames"))
 		return renames();
-	fprintf(stderr, "usage: api_edges blocked|renames\n");
+	if (argc == 2 && !strcmp(argv[1], "preinit"))
+		return preinit();
+	fprintf(stderr, "usage: api_edges blocked|renames|preinit\n");
 	return 2;
 }

@@ -29,6 +29,17 @@ if command -v jq > /dev/null; then
 	expect_eq "preloaded: JSON's loaded_late" "$(jq -c '.loaded_late' "$WORK/r.json")" false
 fi
 
+# A mutex named before its pthread_mutex_init keeps its name, and that init
+# is its first; destroyed and made again, it is a new mutex, unnamed.
+env LD_LIBRARY_PATH="$LIBDIR" MUTEXSTAT_OUTPUT="$WORK/report" MUTEXSTAT_SORT=acquired \
+	"$B/tests/api_edges" preinit > "$WORK/out" 2> "$WORK/err"
+expect_eq "preinit: runs" "$?:$(tail -1 "$WORK/out")" "0:done"
+expect_grep "preinit: the dump shows it by name, 4 locks" '^ +1 queue +4 ' "$WORK/out"
+expect_eq "preinit: the dump: no mutex initialised again" "$(grep -c 'initialised again' "$WORK/out")" 0
+expect_grep "preinit: then one destroyed, none initialised again" \
+	"^  1 mutex destroyed and 0 initialised again" "$WORK/report"
+expect_grep "preinit: the new mutex has no name" '^ +[0-9]+ 0x[0-9a-f]+ +2 ' "$WORK/report"
+
 # The library dlopen'ed by a program that locks before and after: its
 # calls find glibc's functions first, so nothing is recorded -- the report
 # used to say "locked no mutexes" and nothing else.  One line at start-up
