@@ -36,15 +36,26 @@ MS_EXPORT int mutexstat_dump(int fd)
 	}
 	if (reentered())
 		return -1;
-	if (ms_start_lazily() && !ms_active)
+	if (ms_start_lazily() && !ms_active) {
+		int (*first)(int) = (int (*)(int))ms_recording_copy("mutexstat_dump");
+		if (first)
+			return first(fd);
+		errno = ENOSYS; /* nothing recorded in this process */
 		return -1;
+	}
 	return ms_report(fd);
 }
 
 MS_EXPORT void mutexstat_reset(void)
 {
-	if (reentered() || ms_start_lazily())
+	if (reentered())
 		return;
+	if (ms_start_lazily()) {
+		void (*first)(void) = (void (*)(void))ms_recording_copy("mutexstat_reset");
+		if (first && !ms_active)
+			first();
+		return;
+	}
 	ms_guard_enter(&ms_self);
 	ms_table_reset_running();
 	ms_guard_leave(&ms_self);
@@ -179,8 +190,14 @@ MS_EXPORT int mutexstat_name(const pthread_mutex_t *mutex, const char *name)
 	if (reentered())
 		return -1;
 	struct ms_thread *t = ms_thread();
-	if (!mutex || ms_start_lazily())
+	if (!mutex)
 		return -1;
+	if (ms_start_lazily()) {
+		int (*first)(const pthread_mutex_t *, const char *) =
+			(int (*)(const pthread_mutex_t *, const char *))ms_recording_copy(
+				"mutexstat_name");
+		return first && !ms_active ? first(mutex, name) : -1;
+	}
 	uint32_t r = ms_table_find((uintptr_t)mutex);
 	if (r == MS_REC_NONE)
 		r = ms_first_use(t, (pthread_mutex_t *)mutex, 0);

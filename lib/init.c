@@ -99,6 +99,22 @@ static int loaded_after_libc(void)
 	return 0;
 }
 
+static int stepped_aside;
+
+void *ms_recording_copy(const char *name)
+{
+	if (!__atomic_load_n(&stepped_aside, __ATOMIC_ACQUIRE))
+		return NULL;
+	int saved = errno;
+	Dl_info ours, found;
+	void *fn = dlsym(RTLD_DEFAULT, name);
+	if (fn && dladdr((void *)&state, &ours) && dladdr(fn, &found) &&
+	    ours.dli_fbase == found.dli_fbase)
+		fn = NULL; /* ours after all: nowhere to send the call */
+	errno = saved;
+	return fn;
+}
+
 static void step_aside(const char *first)
 {
 	Dl_info ours;
@@ -110,6 +126,7 @@ static void step_aside(const char *first)
 		   "process; this one (%s) passes calls through\n", first,
 	       dladdr((void *)&state, &ours) && ours.dli_fname ? ours.dli_fname : "?");
 	ms_warn(ms_fmt_str(&f));
+	__atomic_store_n(&stepped_aside, 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&state, DISABLED, __ATOMIC_RELEASE);
 }
 

@@ -10,16 +10,20 @@
  *            times, and a dump: the name stays, and the init is its first
  *            (it was counted "initialised again", without its name); then
  *            destroyed, made again and locked twice
+ *   forkdump a fork child's mutexstat_dump(): with MUTEXSTAT_FOLLOW=0 the
+ *            child records nothing, and the dump says so with errno
  *
  * Linked with the library (the API called directly). */
 #define _GNU_SOURCE
 #include <mutexstat.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
@@ -89,6 +93,24 @@ static int preinit(void)
 	return 0;
 }
 
+static int forkdump(void)
+{
+	lock_some(&m, 1);
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		errno = 0;
+		int rc = mutexstat_dump(STDOUT_FILENO);
+		const char *e = strerrorname_np(errno);
+		printf("child: dump %d %s\n", rc, e ? e : "0");
+		fflush(stdout);
+		_exit(0);
+	}
+	int status;
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "blocked"))
@@ -97,6 +119,8 @@ int main(int argc, char **argv)
 		return renames();
 	if (argc == 2 && !strcmp(argv[1], "preinit"))
 		return preinit();
-	fprintf(stderr, "usage: api_edges blocked|renames|preinit\n");
+	if (argc == 2 && !strcmp(argv[1], "forkdump"))
+		return forkdump();
+	fprintf(stderr, "usage: api_edges blocked|renames|preinit|forkdump\n");
 	return 2;
 }

@@ -40,6 +40,55 @@ expect_grep "preinit: then one destroyed, none initialised again" \
 	"^  1 mutex destroyed and 0 initialised again" "$WORK/report"
 expect_grep "preinit: the new mutex has no name" '^ +[0-9]+ 0x[0-9a-f]+ +2 ' "$WORK/report"
 
+# A fork child that records nothing (MUTEXSTAT_FOLLOW=0): its dump fails,
+# and errno says why (it was left as the program had it).
+env LD_LIBRARY_PATH="$LIBDIR" MUTEXSTAT_FOLLOW=0 MUTEXSTAT_EXIT_REPORT=0 \
+	"$B/tests/api_edges" forkdump > "$WORK/out" 2> "$WORK/err"
+expect_eq "forkdump: -1 and ENOSYS" "$?:$(cat "$WORK/out")" "0:child: dump -1 ENOSYS"
+
+# Preloaded, and a copy from another file dlopen'ed: the copy passes calls
+# through, and its API -- found on its handle -- sends its calls to the
+# copy that records (they failed: -1, errno untouched, no name).
+mkdir "$WORK/copy"
+cp -L "$MUTEXSTAT_LIB" "$WORK/copy/libmutexstat.so.0"
+cat > "$WORK/api_copy.c" <<'EOC'
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+int main(int argc, char **argv)
+{
+	void *h = dlopen(argv[1], RTLD_NOW);
+	int (*name)(const pthread_mutex_t *, const char *) = h ?
+		(int (*)(const pthread_mutex_t *, const char *))dlsym(h, "mutexstat_name") : NULL;
+	int (*dump)(int) = h ? (int (*)(int))dlsym(h, "mutexstat_dump") : NULL;
+	void (*reset)(void) = h ? (void (*)(void))dlsym(h, "mutexstat_reset") : NULL;
+	if (!name || !dump || !reset)
+		return 1;
+	printf("name %d\n", name(&m, "counter"));
+	for (int i = 0; i < 5; i++) {
+		pthread_mutex_lock(&m);
+		pthread_mutex_unlock(&m);
+	}
+	fflush(stdout);
+	printf("dump %d\n", dump(1));
+	reset();
+	pthread_mutex_lock(&m);
+	pthread_mutex_unlock(&m);
+	return argc > 2;
+}
+EOC
+if cc -o "$WORK/api_copy" "$WORK/api_copy.c" -ldl -lpthread; then
+	timeout -s KILL 60 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/report" \
+		"$WORK/api_copy" "$WORK/copy/libmutexstat.so.0" > "$WORK/out" 2> "$WORK/err"
+	expect_eq "API of a copy: runs, the name taken" "$?:$(head -1 "$WORK/out"):$(tail -1 "$WORK/out")" \
+		"0:name 0:dump 0"
+	expect_grep "API of a copy: the dump has the name and the 5 locks" '^ +1 counter +5 ' "$WORK/out"
+	expect_grep "API of a copy: the reset reached the recording copy" '^ +1 counter +1 ' "$WORK/report"
+else
+	fail "could not build the API-of-a-copy program"
+fi
+
 # The library dlopen'ed by a program that locks before and after: its
 # calls find glibc's functions first, so nothing is recorded -- the report
 # used to say "locked no mutexes" and nothing else.  One line at start-up
