@@ -10,6 +10,9 @@
  *            times, and a dump: the name stays, and the init is its first
  *            (it was counted "initialised again", without its name); then
  *            destroyed, made again and locked twice
+ *   fds      dumps to a non-blocking pipe until it is full, to a socket and
+ *            a pipe whose reader is gone (SIGPIPE left at its default: it
+ *            would end the program), to a file opened O_APPEND
  *   forkdump a fork child's mutexstat_dump(): with MUTEXSTAT_FOLLOW=0 the
  *            child records nothing, and the dump says so with errno
  *
@@ -23,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -93,6 +97,35 @@ static int preinit(void)
 	return 0;
 }
 
+static void show(const char *what, int rc)
+{
+	const char *e = rc ? strerrorname_np(errno) : NULL;
+	printf("%s: %d %s\n", what, rc, e ? e : "-");
+}
+
+static int fds(void)
+{
+	int p[2], s[2], rc = 0;
+	lock_some(&m, 1);
+	if (pipe2(p, O_NONBLOCK) != 0 || socketpair(AF_UNIX, SOCK_STREAM, 0, s) != 0)
+		return 1;
+	for (int i = 0; i < 1000 && !rc; i++)
+		rc = mutexstat_dump(p[1]);
+	show("non-blocking pipe, full", rc);
+	close(s[1]);
+	show("socket, reader gone", mutexstat_dump(s[0]));
+	close(p[0]);
+	show("pipe, reader gone", mutexstat_dump(p[1]));
+	int fd = open("append.txt", O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
+	if (fd < 0 || write(fd, "before\n", 7) != 7)
+		return 1;
+	show("O_APPEND file", mutexstat_dump(fd));
+	if (write(fd, "after\n", 6) != 6)
+		return 1;
+	close(fd);
+	return 0;
+}
+
 static int forkdump(void)
 {
 	lock_some(&m, 1);
@@ -119,8 +152,10 @@ int main(int argc, char **argv)
 		return renames();
 	if (argc == 2 && !strcmp(argv[1], "preinit"))
 		return preinit();
+	if (argc == 2 && !strcmp(argv[1], "fds"))
+		return fds();
 	if (argc == 2 && !strcmp(argv[1], "forkdump"))
 		return forkdump();
-	fprintf(stderr, "usage: api_edges blocked|renames|preinit|forkdump\n");
+	fprintf(stderr, "usage: api_edges blocked|renames|preinit|fds|forkdump\n");
 	return 2;
 }

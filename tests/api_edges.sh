@@ -40,6 +40,36 @@ expect_grep "preinit: then one destroyed, none initialised again" \
 	"^  1 mutex destroyed and 0 initialised again" "$WORK/report"
 expect_grep "preinit: the new mutex has no name" '^ +[0-9]+ 0x[0-9a-f]+ +2 ' "$WORK/report"
 
+# Dumps to descriptors that fail: -1 with what write(2) said, no SIGPIPE;
+# a file opened O_APPEND gets the report between the program's lines.
+(cd "$WORK" && env LD_LIBRARY_PATH="$LIBDIR" MUTEXSTAT_EXIT_REPORT=0 \
+	"$B/tests/api_edges" fds > "$WORK/out" 2> "$WORK/err")
+expect_eq "fds: each dump's answer" "$?:$(cat "$WORK/out")" "0:non-blocking pipe, full: -1 EAGAIN
+socket, reader gone: -1 EPIPE
+pipe, reader gone: -1 EPIPE
+O_APPEND file: 0 -"
+expect_eq "fds: O_APPEND: the program's lines around one report" \
+	"$(sed -n '1p;$p' "$WORK/append.txt"):$(grep -c '^mutexstat: api_edges (pid' "$WORK/append.txt")" \
+	"before
+after:1"
+
+# The header compiles clean as C89, C99 and C11, and as C++98 and C++11.
+printf '#include <mutexstat.h>\nint main(void) { mutexstat_reset(); return mutexstat_dump(2); }\n' \
+	> "$WORK/h.c"
+cp "$WORK/h.c" "$WORK/h.cpp"
+for std in c89 c99 c11; do
+	cc -std=$std -Wall -Wextra -pedantic -Werror -I"$top_srcdir/include" -c "$WORK/h.c" \
+		-o "$WORK/h.o" 2> "$WORK/cc.err"
+	expect_eq "header: -std=$std -pedantic -Werror" "$?:$(cat "$WORK/cc.err")" "0:"
+done
+if command -v c++ > /dev/null; then
+	for std in c++98 c++11; do
+		c++ -std=$std -Wall -Wextra -pedantic -Werror -I"$top_srcdir/include" -c "$WORK/h.cpp" \
+			-o "$WORK/h.o" 2> "$WORK/cc.err"
+		expect_eq "header: -std=$std -pedantic -Werror" "$?:$(cat "$WORK/cc.err")" "0:"
+	done
+fi
+
 # A fork child that records nothing (MUTEXSTAT_FOLLOW=0): its dump fails,
 # and errno says why (it was left as the program had it).
 env LD_LIBRARY_PATH="$LIBDIR" MUTEXSTAT_FOLLOW=0 MUTEXSTAT_EXIT_REPORT=0 \
