@@ -126,12 +126,15 @@ fi
 cat > "$WORK/late.c" <<'EOC'
 #include <dlfcn.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
+#include <string.h>
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 int main(int argc, char **argv)
 {
+	const char *mode = argc > 2 ? argv[2] : "local";
 	pthread_mutex_lock(&m);
-	void *h = dlopen(argv[1], RTLD_NOW | (argc > 2 ? RTLD_GLOBAL : RTLD_LOCAL));
+	void *h = dlopen(argv[1], RTLD_NOW | (!strcmp(mode, "global") ? RTLD_GLOBAL : RTLD_LOCAL));
 	int (*dump)(int) = h ? (int (*)(int))dlsym(h, "mutexstat_dump") : NULL;
 	pthread_mutex_unlock(&m);
 	for (int i = 0; i < 100; i++) {
@@ -139,13 +142,18 @@ int main(int argc, char **argv)
 		pthread_mutex_unlock(&m);
 	}
 	printf("dump %d\n", dump ? dump(2) : -2);
+	if (!strcmp(mode, "close")) { /* its signal handler stays behind */
+		printf("dlclose %d\n", dlclose(h));
+		fflush(stdout);
+		raise(SIGUSR1);
+		puts("after SIGUSR1");
+	}
 	return 0;
 }
 EOC
 if cc -o "$WORK/late" "$WORK/late.c" -ldl -lpthread; then
 	for mode in local global; do
-		set -- "$MUTEXSTAT_LIB"
-		[ "$mode" = global ] && set -- "$MUTEXSTAT_LIB" global
+		set -- "$MUTEXSTAT_LIB" "$mode"
 		env -u LD_PRELOAD MUTEXSTAT_OUTPUT="$WORK/report" MUTEXSTAT_FORMAT=text,json \
 			timeout -s KILL 60 "$WORK/late" "$@" > "$WORK/out" 2> "$WORK/err"
 		expect_eq "dlopen'ed late ($mode): runs" "$?:$(cat "$WORK/out")" "0:dump 0"
@@ -163,6 +171,14 @@ if cc -o "$WORK/late" "$WORK/late.c" -ldl -lpthread; then
 				"$(jq -c '.loaded_late' "$WORK/report.json")" true
 		fi
 	done
+	# dlclose'd: the library stays (-z nodelete), so its handler of the
+	# dump signal is still there (a SIGUSR1 after the dlclose was SIGSEGV)
+	env -u LD_PRELOAD MUTEXSTAT_OUTPUT="$WORK/report" timeout -s KILL 60 \
+		"$WORK/late" "$MUTEXSTAT_LIB" close > "$WORK/out" 2> "$WORK/err"
+	expect_eq "dlopen'ed late, dlclose'd: a SIGUSR1 goes to its handler, as while it was open" \
+		"$?:$(cat "$WORK/out")" "0:dump 0
+dlclose 0
+after SIGUSR1"
 else
 	fail "could not build the dlopen-late program"
 fi
