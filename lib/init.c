@@ -66,15 +66,38 @@ static void after_fork_child(void)
  * the second's wrappers -- and each copy's stack capture would lock
  * libunwind's mutexes through the other's, recording inside a capture,
  * which hangs.  The copy the program's symbol lookup finds first records;
- * the others pass every call through.  Returns the first copy's file name
- * if it is not this one.  (Two names of one file, or one soname, load one
- * copy: nothing to do.) */
+ * the others pass every call through.  (Two names of one file, or one
+ * soname, load one copy: nothing to do.) */
+static void *recording_copy; /* the first copy's handle, when not this one */
+
+/* The object found defining mutexstat_dump is a copy of the library if
+ * its own lookup of pthread_mutex_lock finds its own: a program that
+ * exports a function of that name (a stub for its builds without the
+ * library, linked -rdynamic) is none -- it made the library step aside
+ * and record nothing.  Its handle, or NULL. */
+static void *copy_handle(const Dl_info *found)
+{
+	void *h = found->dli_fname && found->dli_fname[0]
+			  ? dlopen(found->dli_fname, RTLD_LAZY | RTLD_NOLOAD)
+			  : NULL;
+	Dl_info lock;
+	void *fn = h ? dlsym(h, "pthread_mutex_lock") : NULL;
+	if (!fn || !dladdr(fn, &lock) || lock.dli_fbase != found->dli_fbase) {
+		if (h)
+			dlclose(h);
+		h = NULL;
+	}
+	(void)dlerror(); /* a failed look leaves the program no message */
+	return h;
+}
+
+/* The first copy's file name if it is not this one, or NULL. */
 static const char *first_copy(void)
 {
 	Dl_info ours, first;
 	void *sym = dlsym(RTLD_DEFAULT, "mutexstat_dump");
 	if (!sym || !dladdr((void *)&state, &ours) || !dladdr(sym, &first) ||
-	    ours.dli_fbase == first.dli_fbase)
+	    ours.dli_fbase == first.dli_fbase || !(recording_copy = copy_handle(&first)))
 		return NULL;
 	return first.dli_fname ? first.dli_fname : "?";
 }
@@ -106,11 +129,7 @@ void *ms_recording_copy(const char *name)
 	if (!__atomic_load_n(&stepped_aside, __ATOMIC_ACQUIRE))
 		return NULL;
 	int saved = errno;
-	Dl_info ours, found;
-	void *fn = dlsym(RTLD_DEFAULT, name);
-	if (fn && dladdr((void *)&state, &ours) && dladdr(fn, &found) &&
-	    ours.dli_fbase == found.dli_fbase)
-		fn = NULL; /* ours after all: nowhere to send the call */
+	void *fn = dlsym(recording_copy, name); /* its own, found from it */
 	errno = saved;
 	return fn;
 }

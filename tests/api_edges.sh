@@ -119,6 +119,34 @@ else
 	fail "could not build the API-of-a-copy program"
 fi
 
+# A program that exports a function of the API's name -- a stub for its
+# builds without the library, linked -rdynamic -- is no copy of the
+# library: it used to make the library step aside ("another copy of the
+# library (./stub) records this process") and record nothing.
+cat > "$WORK/stub.c" <<'EOC'
+#include <pthread.h>
+#include <stdio.h>
+__attribute__((weak)) int mutexstat_dump(int fd) { (void)fd; return -1; }
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+int main(void)
+{
+	for (int i = 0; i < 7; i++) {
+		pthread_mutex_lock(&m);
+		pthread_mutex_unlock(&m);
+	}
+	printf("stub %d\n", mutexstat_dump(2));
+	return 0;
+}
+EOC
+if cc -rdynamic -o "$WORK/stub" "$WORK/stub.c" -lpthread; then
+	run_with "$WORK/out" "$WORK/err" "$WORK/stub"
+	expect_eq "a program's own mutexstat_dump: the program unchanged, no word of a copy" \
+		"$?:$(cat "$WORK/out"):$(cat "$WORK/err")" "0:stub -1:"
+	expect_grep "a program's own mutexstat_dump: its locks recorded" '^ +1 0x[0-9a-f]+ +7 ' "$WORK/report"
+else
+	fail "could not build the stub program"
+fi
+
 # The library dlopen'ed by a program that locks before and after: its
 # calls find glibc's functions first, so nothing is recorded -- the report
 # used to say "locked no mutexes" and nothing else.  One line at start-up
