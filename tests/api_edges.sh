@@ -147,6 +147,34 @@ else
 	fail "could not build the stub program"
 fi
 
+# The API declared weak (README, "Using it") in a program built without
+# the library: absent, it is not called; preloaded, it is the library's.
+cat > "$WORK/weak.c" <<'EOC'
+#include <mutexstat.h>
+#include <stdio.h>
+#pragma weak mutexstat_name
+#pragma weak mutexstat_dump
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+int main(void)
+{
+	if (mutexstat_name)
+		mutexstat_name(&m, "weakly named");
+	pthread_mutex_lock(&m);
+	pthread_mutex_unlock(&m);
+	printf("dump %d\n", mutexstat_dump ? mutexstat_dump(1) : -2);
+	return 0;
+}
+EOC
+if cc -I"$top_srcdir/include" -o "$WORK/weak" "$WORK/weak.c" -lpthread; then
+	env -u LD_PRELOAD "$WORK/weak" > "$WORK/out" 2>&1
+	expect_eq "weak API, no library: not called" "$?:$(cat "$WORK/out")" "0:dump -2"
+	MUTEXSTAT_EXIT_REPORT=0 run_with "$WORK/out" "$WORK/err" "$WORK/weak"
+	expect_eq "weak API, preloaded: the dump" "$?:$(tail -1 "$WORK/out")" "0:dump 0"
+	expect_grep "weak API, preloaded: the name" '^ +1 weakly named +1 ' "$WORK/out"
+else
+	fail "could not build the weak-API program"
+fi
+
 # The library dlopen'ed by a program that locks before and after: its
 # calls find glibc's functions first, so nothing is recorded -- the report
 # used to say "locked no mutexes" and nothing else.  One line at start-up
