@@ -4,7 +4,9 @@
  * Every pthread mutex and condition-variable wait in the process is recorded
  * whether or not these functions are called; they only add names and
  * reports on demand.  Preloaded with LD_PRELOAD, the library works the same
- * without any of this. */
+ * without any of this (declare these functions weak to call them only when
+ * it is there).  It must be loaded before libc.so.6, linked or preloaded:
+ * dlopen'ed, it sees none of the program's calls, and says so. */
 #ifndef MUTEXSTAT_H
 #define MUTEXSTAT_H
 
