@@ -24,8 +24,10 @@ extern "C" {
  * for a pipe or socket nobody reads any more (never SIGPIPE), EAGAIN for
  * a non-blocking fd that filled (the report then is cut short); ENOSYS if
  * the library records nothing in this process.  Blocks as write(2) does
- * (a pipe nobody reads but somebody holds open): the report at exit waits
- * for it at most 5 s without progress, then the process ends without.
+ * (a pipe nobody reads but somebody holds open), but is no cancellation
+ * point: a thread blocked in it is not cancelled.  The report at exit
+ * waits for it at most 5 s without progress, then the process ends
+ * without.
  * Safe to call from any thread at any time, including while other threads
  * lock mutexes, and from several at once (one report at a time).
  * Not async-signal-safe (a report allocates): from a signal handler that
