@@ -178,7 +178,8 @@ fi
 # The library dlopen'ed by a program that locks before and after: its
 # calls find glibc's functions first, so nothing is recorded -- the report
 # used to say "locked no mutexes" and nothing else.  One line at start-up
-# and one in the report say why; the program runs as without it.
+# and one in the report say why; the program runs as without it.  (In a
+# sanitized build ASan's runtime is preloaded: it must come first.)
 cat > "$WORK/late.c" <<'EOC'
 #include <dlfcn.h>
 #include <pthread.h>
@@ -210,7 +211,7 @@ EOC
 if cc -o "$WORK/late" "$WORK/late.c" -ldl -lpthread; then
 	for mode in local global; do
 		set -- "$MUTEXSTAT_LIB" "$mode"
-		env -u LD_PRELOAD MUTEXSTAT_OUTPUT="$WORK/report" MUTEXSTAT_FORMAT=text,json \
+		env LD_PRELOAD="$SAN_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/report" MUTEXSTAT_FORMAT=text,json \
 			timeout -s KILL 60 "$WORK/late" "$@" > "$WORK/out" 2> "$WORK/err"
 		expect_eq "dlopen'ed late ($mode): runs" "$?:$(cat "$WORK/out")" "0:dump 0"
 		expect_eq "dlopen'ed late ($mode): one line at start-up" "$(head -1 "$WORK/err")" \
@@ -229,7 +230,7 @@ if cc -o "$WORK/late" "$WORK/late.c" -ldl -lpthread; then
 	done
 	# dlclose'd: the library stays (-z nodelete), so its handler of the
 	# dump signal is still there (a SIGUSR1 after the dlclose was SIGSEGV)
-	env -u LD_PRELOAD MUTEXSTAT_OUTPUT="$WORK/report" timeout -s KILL 60 \
+	env LD_PRELOAD="$SAN_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/report" timeout -s KILL 60 \
 		"$WORK/late" "$MUTEXSTAT_LIB" close > "$WORK/out" 2> "$WORK/err"
 	expect_eq "dlopen'ed late, dlclose'd: a SIGUSR1 goes to its handler, as while it was open" \
 		"$?:$(cat "$WORK/out")" "0:dump 0
