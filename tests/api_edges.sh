@@ -175,6 +175,41 @@ else
 	fail "could not build the weak-API program"
 fi
 
+# MUTEXSTAT_EXIT_CODE without a text report at exit (MUTEXSTAT_FORMAT=json):
+# the findings are counted all the same.  It read what the last text
+# report left -- none (status 0 over an inversion), or a dump's from
+# before a reset that forgot them.
+cat > "$WORK/abba.c" <<'EOC'
+#include <mutexstat.h>
+#include <string.h>
+#pragma weak mutexstat_dump
+#pragma weak mutexstat_reset
+static pthread_mutex_t a = PTHREAD_MUTEX_INITIALIZER, b = PTHREAD_MUTEX_INITIALIZER;
+int main(int argc, char **argv)
+{
+	pthread_mutex_lock(&a); pthread_mutex_lock(&b);
+	pthread_mutex_unlock(&b); pthread_mutex_unlock(&a);
+	pthread_mutex_lock(&b); pthread_mutex_lock(&a); /* the other order */
+	pthread_mutex_unlock(&a); pthread_mutex_unlock(&b);
+	if (argc > 1 && !strcmp(argv[1], "forgotten")) {
+		mutexstat_dump(1); /* its text has the inversion */
+		mutexstat_reset(); /* which is forgotten */
+	}
+	return 0;
+}
+EOC
+if cc -I"$top_srcdir/include" -o "$WORK/abba" "$WORK/abba.c" -lpthread; then
+	for format in text json; do
+		MUTEXSTAT_FORMAT=$format MUTEXSTAT_EXIT_CODE=3 run_with "$WORK/out" "$WORK/err" "$WORK/abba"
+		expect_eq "MUTEXSTAT_EXIT_CODE=3, FORMAT=$format, an inversion: status 3" "$?" 3
+		MUTEXSTAT_FORMAT=$format MUTEXSTAT_EXIT_CODE=3 run_with "$WORK/out" "$WORK/err" "$WORK/abba" forgotten
+		expect_eq "MUTEXSTAT_EXIT_CODE=3, FORMAT=$format, the inversion dumped, then reset: status 0" \
+			"$?:$(grep -c '^POTENTIAL DEADLOCK' "$WORK/out")" 0:1
+	done
+else
+	fail "could not build the inversion program"
+fi
+
 # The library dlopen'ed by a program that locks before and after: its
 # calls find glibc's functions first, so nothing is recorded -- the report
 # used to say "locked no mutexes" and nothing else.  One line at start-up
