@@ -26,8 +26,8 @@ extern "C" {
  * the library records nothing in this process.  Blocks as write(2) does
  * (a pipe nobody reads but somebody holds open), but is no cancellation
  * point: a thread blocked in it is not cancelled.  The report at exit
- * waits for it at most 5 s without progress, then the process ends
- * without.
+ * gives up waiting for it after 5 s stuck in write(2), and the process
+ * ends without.
  * Safe to call from any thread at any time, including while other threads
  * lock mutexes, and from several at once (one report at a time).
  * Not async-signal-safe (a report allocates): from a signal handler that

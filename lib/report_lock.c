@@ -30,7 +30,8 @@ int ms_report_lock_take(int *lock, int last, const int *stop)
 		if (last) {
 			unsigned long p = __atomic_load_n(&ms_report_progress, __ATOMIC_RELAXED);
 			uint64_t now = mono_ns();
-			if (!quiet_since || p != seen) {
+			if (!quiet_since || p != seen ||
+			    !__atomic_load_n(&ms_report_in_write, __ATOMIC_RELAXED)) {
 				seen = p;
 				quiet_since = now;
 			} else if (now - quiet_since > STUCK_NS) {

@@ -10,8 +10,10 @@
 /* Takes *lock (0 free, 1 taken): a short spin, then naps of 1 ms.  Gives
  * up (returns -1) once *stop is set (stop may be NULL), or, if last (the
  * process's last report, which without the library would not wait at
- * all), after 5 s in which no report made progress (ms_report_progress).
- * 0 when taken. */
+ * all), after 5 s in which no report made progress (ms_report_progress)
+ * while one was inside write(2) (ms_report_in_write): stuck on a reader
+ * that does not read.  A report that is slow elsewhere (libdw reading a
+ * large program's DWARF) is waited for.  0 when taken. */
 int ms_report_lock_take(int *lock, int last, const int *stop);
 
 void ms_report_lock_give(int *lock);
