@@ -36,29 +36,51 @@ MS_EXPORT int mutexstat_dump(int fd)
 	}
 	if (reentered())
 		return -1;
-	if (ms_start_lazily() && !ms_active)
+	if (ms_start_lazily() && !ms_active) {
+		int (*first)(int) = (int (*)(int))ms_recording_copy("mutexstat_dump");
+		if (first)
+			return first(fd);
+		errno = ENOSYS; /* nothing recorded in this process */
 		return -1;
+	}
 	return ms_report(fd);
 }
 
 MS_EXPORT void mutexstat_reset(void)
 {
-	if (reentered() || ms_start_lazily())
+	if (reentered())
 		return;
+	if (ms_start_lazily()) {
+		void (*first)(void) = (void (*)(void))ms_recording_copy("mutexstat_reset");
+		if (first && !ms_active)
+			first();
+		return;
+	}
 	ms_guard_enter(&ms_self);
 	ms_table_reset_running();
 	ms_guard_leave(&ms_self);
 }
 
 /* Names live in an arena of ours, mapped in 64 KiB pieces and never freed:
- * a record may point at a name until the end of the run. */
+ * a record may point at a name until the end of the run.  Each name is kept
+ * once (a hash of the names kept): a program that renames a mutex as its
+ * state changes, or gives each new connection's mutex the same name, would
+ * otherwise spend the arena (its 4 MiB held 838,848 renames between two
+ * names, and every name after that failed). */
 #define NAME_MAX_LEN 63
 #define ARENA_PIECE 65536
 #define ARENA_PIECES 64
+#define NAME_BUCKETS 1024
+
+struct kept_name {
+	struct kept_name *next; /* in its bucket */
+	char text[];
+};
 
 static int arena_lock;
 static char *arena;
 static size_t arena_used, arena_pieces;
+static struct kept_name *buckets[NAME_BUCKETS];
 
 void ms_api_after_fork_child(void)
 {
@@ -111,30 +133,53 @@ static size_t printable_name(char *out, const char *name)
 	return o;
 }
 
-static const char *copy_name(const char *raw)
+static unsigned name_hash(const char *s)
 {
-	char name[NAME_MAX_LEN + 1];
-	size_t n = printable_name(name, raw);
-	char *out = NULL;
-	while (__atomic_exchange_n(&arena_lock, 1, __ATOMIC_ACQUIRE))
-		__builtin_ia32_pause();
-	if (!arena || arena_used + n + 1 > ARENA_PIECE) {
+	unsigned h = 2166136261u; /* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h % NAME_BUCKETS;
+}
+
+/* A kept name of n bytes from the arena (its lock held), or NULL. */
+static struct kept_name *arena_take(size_t n)
+{
+	size_t need = (sizeof(struct kept_name) + n + 1 + 7) & ~(size_t)7;
+	if (!arena || arena_used + need > ARENA_PIECE) {
 		void *p = arena_pieces < ARENA_PIECES
 				  ? mmap(NULL, ARENA_PIECE, PROT_READ | PROT_WRITE,
 					 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
 				  : MAP_FAILED;
-		if (p != MAP_FAILED) {
-			arena = p;
-			arena_used = 0;
-			arena_pieces++;
-		} else
-			arena = NULL;
+		if (p == MAP_FAILED)
+			return NULL; /* the piece in use may still fit a shorter name */
+		arena = p;
+		arena_used = 0;
+		arena_pieces++;
 	}
-	if (arena) {
-		out = arena + arena_used;
-		memcpy(out, name, n);
-		out[n] = 0;
-		arena_used += n + 1;
+	struct kept_name *k = (struct kept_name *)(void *)(arena + arena_used);
+	arena_used += need;
+	return k;
+}
+
+/* The kept copy of raw, as the report prints it; NULL if the names'
+ * memory is spent. */
+static const char *copy_name(const char *raw)
+{
+	char name[NAME_MAX_LEN + 1];
+	size_t n = printable_name(name, raw);
+	unsigned b = name_hash(name);
+	const char *out = NULL;
+	while (__atomic_exchange_n(&arena_lock, 1, __ATOMIC_ACQUIRE))
+		__builtin_ia32_pause();
+	for (struct kept_name *k = buckets[b]; k && !out; k = k->next)
+		if (!strcmp(k->text, name))
+			out = k->text;
+	struct kept_name *k = out ? NULL : arena_take(n);
+	if (k) {
+		memcpy(k->text, name, n + 1);
+		k->next = buckets[b];
+		buckets[b] = k;
+		out = k->text;
 	}
 	__atomic_store_n(&arena_lock, 0, __ATOMIC_RELEASE);
 	return out;
@@ -145,8 +190,14 @@ MS_EXPORT int mutexstat_name(const pthread_mutex_t *mutex, const char *name)
 	if (reentered())
 		return -1;
 	struct ms_thread *t = ms_thread();
-	if (!mutex || ms_start_lazily())
+	if (!mutex)
 		return -1;
+	if (ms_start_lazily()) {
+		int (*first)(const pthread_mutex_t *, const char *) =
+			(int (*)(const pthread_mutex_t *, const char *))ms_recording_copy(
+				"mutexstat_name");
+		return first && !ms_active ? first(mutex, name) : -1;
+	}
 	uint32_t r = ms_table_find((uintptr_t)mutex);
 	if (r == MS_REC_NONE)
 		r = ms_first_use(t, (pthread_mutex_t *)mutex, 0);

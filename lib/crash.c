@@ -25,7 +25,6 @@
 #include "thread.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -56,10 +55,7 @@ static uint64_t now_ns(void)
  * nobody reads would hold the dying process forever). */
 static void note(const char *msg)
 {
-	int fd = ms_output_stderr();
-	struct pollfd p = { fd, POLLOUT, 0 };
-	if (fd >= 0 && poll(&p, 1, 0) == 1 && (p.revents & POLLOUT))
-		ms_write_all(fd, msg, strlen(msg));
+	ms_output_note(msg);
 }
 
 static void note_signal(const char *fmt, int sig)

@@ -33,6 +33,7 @@ static void discard_new(const sigset_t *before, int sig)
 }
 
 unsigned long ms_report_progress;
+int ms_report_in_write;
 
 int ms_write_all(int fd, const char *buf, size_t len)
 {
@@ -50,6 +51,7 @@ int ms_write_all(int fd, const char *buf, size_t len)
 	if (masked && sigpending(&before) != 0)
 		sigfillset(&before); /* cannot tell: take nothing back */
 	int saved = errno, err = 0;
+	__atomic_add_fetch(&ms_report_in_write, 1, __ATOMIC_RELAXED);
 	while (len) {
 		ssize_t n = write(fd, buf, len);
 		if (n < 0 && errno == EINTR)
@@ -61,6 +63,7 @@ int ms_write_all(int fd, const char *buf, size_t len)
 		buf += n;
 		len -= (size_t)n;
 	}
+	__atomic_sub_fetch(&ms_report_in_write, 1, __ATOMIC_RELAXED);
 	if (masked) {
 		if (err == EPIPE)
 			discard_new(&before, SIGPIPE);

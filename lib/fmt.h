@@ -51,4 +51,8 @@ int ms_write_all(int fd, const char *buf, size_t len);
  * waiting for one can tell a report that progresses from one that is stuck. */
 extern unsigned long ms_report_progress;
 
+/* Threads inside ms_write_all's write(2) now: a report that makes no
+ * progress while one is in there is stuck on its reader, not slow. */
+extern int ms_report_in_write;
+
 #endif

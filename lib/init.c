@@ -23,9 +23,12 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <gnu/lib-names.h>
+#include <link.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -63,17 +66,72 @@ static void after_fork_child(void)
  * the second's wrappers -- and each copy's stack capture would lock
  * libunwind's mutexes through the other's, recording inside a capture,
  * which hangs.  The copy the program's symbol lookup finds first records;
- * the others pass every call through.  Returns the first copy's file name
- * if it is not this one.  (Two names of one file, or one soname, load one
- * copy: nothing to do.) */
+ * the others pass every call through.  (Two names of one file, or one
+ * soname, load one copy: nothing to do.) */
+static void *recording_copy; /* the first copy's handle, when not this one */
+
+/* The object found defining mutexstat_dump is a copy of the library if
+ * its own lookup of pthread_mutex_lock finds its own: a program that
+ * exports a function of that name (a stub for its builds without the
+ * library, linked -rdynamic) is none -- it made the library step aside
+ * and record nothing.  Its handle, or NULL. */
+static void *copy_handle(const Dl_info *found)
+{
+	void *h = found->dli_fname && found->dli_fname[0]
+			  ? dlopen(found->dli_fname, RTLD_LAZY | RTLD_NOLOAD)
+			  : NULL;
+	Dl_info lock;
+	void *fn = h ? dlsym(h, "pthread_mutex_lock") : NULL;
+	if (!fn || !dladdr(fn, &lock) || lock.dli_fbase != found->dli_fbase) {
+		if (h)
+			dlclose(h);
+		h = NULL;
+	}
+	(void)dlerror(); /* a failed look leaves the program no message */
+	return h;
+}
+
+/* The first copy's file name if it is not this one, or NULL. */
 static const char *first_copy(void)
 {
 	Dl_info ours, first;
 	void *sym = dlsym(RTLD_DEFAULT, "mutexstat_dump");
 	if (!sym || !dladdr((void *)&state, &ours) || !dladdr(sym, &first) ||
-	    ours.dli_fbase == first.dli_fbase)
+	    ours.dli_fbase == first.dli_fbase || !(recording_copy = copy_handle(&first)))
 		return NULL;
 	return first.dli_fname ? first.dli_fname : "?";
+}
+
+/* Loaded after libc.so.6 -- dlopen'ed, or a dependency of a library that
+ * was -- the program's calls find glibc's functions first: the global
+ * scope is searched in load order.  Only calls that look us up first (a
+ * library opened with RTLD_DEEPBIND that links us, a function pointer from
+ * dlsym on our handle) reach us, and a report that said "locked no mutexes"
+ * gave no reason.  (Preloaded or linked, we are loaded before libc.) */
+static int loaded_after_libc(void)
+{
+	Dl_info info;
+	struct link_map *l = NULL;
+	if (!dladdr1((void *)&state, &info, (void **)&l, RTLD_DL_LINKMAP) || !l)
+		return 0;
+	for (l = l->l_prev; l; l = l->l_prev) {
+		const char *base = strrchr(l->l_name, '/');
+		if (!strcmp(base ? base + 1 : l->l_name, LIBC_SO))
+			return 1;
+	}
+	return 0;
+}
+
+static int stepped_aside;
+
+void *ms_recording_copy(const char *name)
+{
+	if (!__atomic_load_n(&stepped_aside, __ATOMIC_ACQUIRE))
+		return NULL;
+	int saved = errno;
+	void *fn = dlsym(recording_copy, name); /* its own, found from it */
+	errno = saved;
+	return fn;
 }
 
 /* A sanitizer runtime that cannot share the process with us, or NULL.
@@ -116,6 +174,7 @@ static void step_aside_for_copy(const char *first)
 	ms_fmt(&f, "mutexstat: another copy of the library (%s) records this "
 		   "process; this one (%s) passes calls through\n", first,
 	       dladdr((void *)&state, &ours) && ours.dli_fname ? ours.dli_fname : "?");
+	__atomic_store_n(&stepped_aside, 1, __ATOMIC_RELEASE);
 	step_aside(ms_fmt_str(&f));
 }
 
@@ -208,6 +267,12 @@ static void start(void)
 		return;
 	}
 	ms_options_load(env, ms_warn);
+	if (loaded_after_libc()) {
+		ms_report_loaded_late = 1;
+		ms_warn("mutexstat: loaded after libc.so.6 (by dlopen): the program's mutex "
+			"calls find glibc's functions first and are not recorded; preload the "
+			"library (LD_PRELOAD) or link the program with it\n");
+	}
 	if (!ms_opt.follow)
 		ms_follow_stop(); /* before any child can be started */
 	ms_real_resolve();

@@ -10,6 +10,11 @@ extern int ms_active;
  * under way on this thread, or the library is disabled. */
 int ms_start_lazily(void);
 
+/* When this copy of the library passes calls through because another
+ * copy records the process (two files loaded): that copy's function of
+ * this name, for the API to send its calls to.  NULL otherwise. */
+void *ms_recording_copy(const char *name);
+
 /* Write a warning line to the stderr the program started with. */
 void ms_warn(const char *msg);
 

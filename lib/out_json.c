@@ -9,6 +9,7 @@
  * strings "0x..."; what is unknown is null. */
 #define _GNU_SOURCE
 #include "out_json.h"
+#include "report.h"
 #include "counts.h"
 #include "output.h"
 #include "blame.h"
@@ -918,6 +919,8 @@ int ms_write_json(int fd)
 	num(&j, "reinitialised", tc.reinitialised);
 	/* names of code in them may be missing or wrong: symbols.h */
 	num(&j, "libraries_unloaded", ms_symbols_unloaded());
+	/* dlopen'ed after libc.so.6: the program's calls were not seen */
+	boolean(&j, "loaded_late", ms_report_loaded_late);
 	obj(&j, "hold_timing");
 	num(&j, "exact_first", MS_HOLD_EXACT);
 	num(&j, "sample_one_in", MS_HOLD_SAMPLE);

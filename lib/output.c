@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -63,6 +64,14 @@ int ms_output_stderr(void)
 	if (same_file(2)) /* ours was closed, but fd 2 is still the original */
 		return 2;
 	return -1;
+}
+
+void ms_output_note(const char *msg)
+{
+	int fd = ms_output_stderr();
+	struct pollfd p = { fd, POLLOUT, 0 };
+	if (fd >= 0 && poll(&p, 1, 0) == 1 && (p.revents & POLLOUT))
+		ms_write_all(fd, msg, strlen(msg));
 }
 
 static void expand_path(struct ms_fmt *f, const char *pattern)

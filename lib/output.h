@@ -18,6 +18,10 @@ const char *ms_program_name(void);
  * the number now names another file). */
 int ms_output_stderr(void);
 
+/* A line on the original stderr, only if writing it cannot block: a pipe
+ * nobody reads would hold an ending process for ever. */
+void ms_output_note(const char *msg);
+
 /* The path of a report file: MUTEXSTAT_OUTPUT (with formats other than
  * text alone, its prefix, by default mutexstat.%p) with %p replaced by the
  * pid, then ".N" for the Nth live dump (seq; 0 at exit), then ext (".txt",

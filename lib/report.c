@@ -24,13 +24,13 @@
 #include "fmt.h"
 #include "options.h"
 #include "output.h"
+#include "report_lock.h"
 #include "symbols.h"
 #include "table.h"
 #include "thread.h"
 #include "threads.h"
 
 #include <errno.h>
-#include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -278,6 +278,12 @@ static uint64_t ended_never_locked(void)
 	return 0;
 }
 
+int ms_report_loaded_late;
+
+static const char loaded_late_note[] =
+	"  loaded after libc.so.6 (by dlopen): calls that find glibc's pthread functions "
+	"first are not recorded\n";
+
 static void header(struct ms_fmt *f, const struct top *t)
 {
 	char run[16];
@@ -301,6 +307,8 @@ static void header(struct ms_fmt *f, const struct top *t)
 	       strlen(who) + 1 + strlen(counts) > WIDTH ? "\n  " : " ", ms_fmt_str(&cf));
 	char crash[200];
 	ms_fmt(f, "%s", ms_crash_describe(crash, sizeof crash));
+	if (ms_report_loaded_late)
+		ms_fmt(f, "%s", loaded_late_note);
 	if (ms_fork_parent_pid())
 		ms_fmt(f, "  forked from pid %d: the numbers start at the fork (what came "
 			  "before is in the parent's report)\n", ms_fork_parent_pid());
@@ -767,6 +775,14 @@ int ms_report_failing;
  * (and a storm of dump signals would keep the exit report waiting). */
 static int files_lock, ending;
 
+/* Set while this thread writes the process's last report (at exit, or a
+ * crash's): its waits for a report under way give up once that one is
+ * stuck -- a mutexstat_dump() blocked for ever in write(2) -- for without
+ * the library the process would end.  Then `abandoned`: nothing more of
+ * that report is written, and one line says why. */
+static __thread int writing_last __attribute__((tls_model("initial-exec")));
+static int abandoned;
+
 /* The child of a fork made while another thread wrote a report: that
  * thread is not in the child, and neither is its hold on the locks. */
 void ms_report_after_fork_child(void)
@@ -774,6 +790,7 @@ void ms_report_after_fork_child(void)
 	report_lock = 0;
 	files_lock = 0;
 	ending = 0;
+	abandoned = 0;
 }
 
 int ms_report(int fd)
@@ -784,8 +801,13 @@ int ms_report(int fd)
 	int cancel = ms_cancel_off(); /* writes, and symbols open files */
 	ms_guard_enter(self);
 	ms_blame_readers(1); /* the blame lines stay put (blame.c) */
-	while (__atomic_exchange_n(&report_lock, 1, __ATOMIC_ACQUIRE))
-		__builtin_ia32_pause();
+	if (ms_report_lock_take(&report_lock, writing_last, NULL) != 0) {
+		__atomic_store_n(&abandoned, 1, __ATOMIC_RELAXED);
+		ms_blame_readers(-1);
+		ms_guard_leave(self);
+		ms_cancel_restore(cancel);
+		return -1;
+	}
 	ms_clock_report_begin();
 	ms_symbols_begin();
 	int saved = errno;
@@ -826,6 +848,8 @@ int ms_report(int fd)
 		ms_fmt(&f, "mutexstat: %s (pid %d) ran %s and locked no mutexes\n",
 		       ms_name_cut(name, sizeof name, ms_program_name(), PROGRAM_COLS),
 		       (int)getpid(), ms_duration(run, ms_run_ns()));
+		if (ms_report_loaded_late)
+			ms_fmt(&f, "%s", loaded_late_note);
 	} else {
 		header(&f, &t);
 		/* Findings first, each under a heading a script can grep. */
@@ -852,7 +876,7 @@ int ms_report(int fd)
 	ms_symbols_end();
 	ms_clock_report_end();
 	errno = saved;
-	__atomic_store_n(&report_lock, 0, __ATOMIC_RELEASE);
+	ms_report_lock_give(&report_lock);
 	ms_blame_readers(-1);
 	ms_guard_leave(self);
 	ms_cancel_restore(cancel);
@@ -897,6 +921,8 @@ static int text_writer(int fd, int arg);
 static void write_format(unsigned seq, const char *ext, const char *name,
 			 int (*writer)(int fd, int arg), int arg)
 {
+	if (__atomic_load_n(&abandoned, __ATOMIC_RELAXED))
+		return;
 	int saved = errno;
 	ms_guard_enter(&ms_self);
 	int text = writer == text_writer;
@@ -919,6 +945,10 @@ static void write_format(unsigned seq, const char *ext, const char *name,
 		warn_file(path, why, 0, text ? NULL : name);
 	} else {
 		int rc = writer(fd, arg), err = errno;
+		if (__atomic_load_n(&abandoned, __ATOMIC_RELAXED)) {
+			close(fd);
+			goto out; /* no warning: ms_report_all says why */
+		}
 		if (close(fd) != 0 && !rc && errno != EINTR) {
 			rc = -1; /* NFS and quotas may tell only now */
 			err = errno;
@@ -976,21 +1006,51 @@ static int pprof_writer(int fd, int arg)
 	return rc;
 }
 
+/* MUTEXSTAT_EXIT_CODE reads the count of failing findings that the last
+ * text report left: with no text report at exit (MUTEXSTAT_FORMAT=json,
+ * say) that was none -- exit status 0 over a POTENTIAL DEADLOCK -- or a
+ * mutexstat_dump()'s from before the findings.  They are counted here,
+ * printed nowhere. */
+static void count_failing(void)
+{
+	char buf[256];
+	struct ms_fmt f;
+	ms_fmt_init(&f, buf, sizeof buf, -1);
+	ms_guard_enter(&ms_self);
+	if (ms_report_lock_take(&report_lock, 1, NULL) == 0) {
+		ms_symbols_begin();
+		int failing = ms_findings_print(&f);
+		ms_symbols_end();
+		__atomic_store_n(&ms_report_failing, failing, __ATOMIC_RELAXED);
+		ms_report_lock_give(&report_lock);
+	}
+	ms_guard_leave(&ms_self);
+}
+
+/* The process's last report waited 5 s for a report that made no progress. */
+static void give_up(void)
+{
+	ms_output_note(ms_crash.signal
+		? "mutexstat: no crash report: another report has been stuck for 5 s "
+		  "(a mutexstat_dump() to a pipe nobody reads?)\n"
+		: "mutexstat: no exit report: another report has been stuck for 5 s "
+		  "(a mutexstat_dump() to a pipe nobody reads?)\n");
+}
+
 void ms_report_all(unsigned seq)
 {
 	ms_fork_settle(); /* a fork child's first report, before its first call */
 	int cancel = ms_cancel_off(); /* report files are opened and written */
 	if (!seq) /* the exit report, or a crash's: the process's last */
 		__atomic_store_n(&ending, 1, __ATOMIC_SEQ_CST);
-	for (;;) {
-		if (seq && __atomic_load_n(&ending, __ATOMIC_SEQ_CST)) {
-			ms_cancel_restore(cancel);
-			return; /* a live dump as the process ends: not started */
-		}
-		if (!__atomic_exchange_n(&files_lock, 1, __ATOMIC_ACQUIRE))
-			break;
-		sched_yield(); /* a report takes milliseconds */
+	/* a live dump as the process ends is not started */
+	if (ms_report_lock_take(&files_lock, !seq, seq ? &ending : NULL) != 0) {
+		if (!seq)
+			give_up();
+		ms_cancel_restore(cancel);
+		return;
 	}
+	writing_last = !seq;
 	ms_clock_report_begin(); /* each format says the same run length */
 	ms_blame_readers(1); /* the blame lines stay put (blame.c) */
 	if (ms_opt.formats & MS_FORMAT_TEXT)
@@ -1005,9 +1065,15 @@ void ms_report_all(unsigned seq)
 		write_format(seq, ".dot", "dot", dot_writer, 0);
 	if (ms_opt.formats & MS_FORMAT_JSON)
 		write_format(seq, ".json", "json", json_writer, 0);
+	if (!seq && ms_opt.exit_code && !(ms_opt.formats & MS_FORMAT_TEXT) &&
+	    !__atomic_load_n(&abandoned, __ATOMIC_RELAXED))
+		count_failing();
 	ms_blame_readers(-1);
 	ms_clock_report_end();
-	__atomic_store_n(&files_lock, 0, __ATOMIC_RELEASE);
+	writing_last = 0;
+	if (!seq && __atomic_load_n(&abandoned, __ATOMIC_RELAXED))
+		give_up();
+	ms_report_lock_give(&files_lock);
 	ms_cancel_restore(cancel);
 }
 

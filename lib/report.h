@@ -9,6 +9,11 @@ int ms_report(int fd);
  * DEADLOCK, SELF-DEADLOCK), for MUTEXSTAT_EXIT_CODE. */
 extern int ms_report_failing;
 
+/* Set at start-up when the library was loaded after libc.so.6 (by dlopen):
+ * the program's calls find glibc's functions first, and every report
+ * says so. */
+extern int ms_report_loaded_late;
+
 /* Write the report in each MUTEXSTAT_FORMAT where MUTEXSTAT_OUTPUT says
  * (seq: a live dump's number; 0 at exit). */
 void ms_report_all(unsigned seq);

@@ -785,6 +785,17 @@ fold(struct ms_table *t, uint32_t r, struct ms_stripe *st)
 
 /* ---- adding and removing addresses ----------------------------------- */
 
+/* The name of a record that was named and did nothing else (no operation
+ * in its history), or NULL. */
+static const char *only_named(struct ms_table *t, uint32_t r)
+{
+	const struct ms_record *rec = ms_rec(r);
+	if (!(LOAD(&rec->flags) & MS_F_COLD) || LOAD(&rec->ops) || LOAD(&rec->acquisitions) ||
+	    LOAD(&rec->first_caller))
+		return NULL;
+	return LOAD(&t->cold[r].name);
+}
+
 uint32_t ms_table_add(uintptr_t key, int birth, uint64_t *clock)
 {
 	struct ms_table *t = &ms_table;
@@ -817,11 +828,19 @@ uint32_t ms_table_add(uintptr_t key, int birth, uint64_t *clock)
 		if (k == key) {
 			r = t->slots[i].rec;
 			if (birth && r != MS_REC_UNTRACKED) {
-				/* init of a known address: the old life is over */
-				fold(t, r, l.home);
-				SERIAL_ADD(&l.home->reinitialised, 1);
+				/* init of a known address: the old life is over --
+				 * unless all it did was take a name (mutexstat_name
+				 * before pthread_mutex_init): this init is then the
+				 * mutex's first, and the name stays */
+				const char *name = only_named(t, r);
+				if (!name) {
+					fold(t, r, l.home);
+					SERIAL_ADD(&l.home->reinitialised, 1);
+				}
 				life_ends(t, r);
 				record_begin(r, clock, 0);
+				if (name)
+					STORE(&ms_cold(r)->name, name);
 			}
 			goto out;
 		}
