@@ -1096,6 +1096,12 @@ const char *ms_kind_name(char *out, size_t cap, uint32_t flags)
 	uint32_t kind = flags >> MS_F_KIND_SHIFT;
 	struct ms_fmt f;
 	ms_fmt_init(&f, out, cap, -1);
+	if ((kind & 0x3ff) == 0x3ff) {
+		/* glibc's __kind -1: destroyed when first seen (a lock or a
+		 * condition wait after destroy), no kind to tell */
+		ms_fmt(&f, "destroyed%s", flags & MS_F_STATIC ? ", no init seen" : "");
+		return ms_fmt_str(&f);
+	}
 	ms_fmt(&f, "%s", base[kind & MS_KIND_MASK]);
 	if (kind & MS_KIND_ROBUST)
 		ms_fmt(&f, " robust");
