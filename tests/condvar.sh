@@ -1,0 +1,94 @@
+# condvar.sh - condition waits as glibc makes them on each kind of mutex
+# (tests/condvar.c): the program answers as without the library, and the
+# report says what glibc did to the mutex -- a robust mutex's retake that
+# got EOWNERDEAD, a wait that made one not recoverable, a recursive mutex
+# that stays held through the wait -- with exact counts, also in a
+# broadcast storm.
+. "$top_srcdir/tests/lib.sh"
+B=$top_builddir
+SRC=$top_srcdir/tests/condvar.c
+line_of() { grep -n "/\* $1" "$SRC" | cut -d: -f1; }
+
+# same_answers MODE...: the program's output with the library is the same
+# as without it (addresses aside), and the report is in $WORK/MODE.
+same_answers() {
+	mode=$1
+	bare=$(timeout 20 "$B/tests/condvar" "$@" 2>&1 | sed 's/0x[0-9a-f]*/ADDR/g')
+	rc=0
+	timeout 20 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/$mode" \
+	    "$B/tests/condvar" "$@" >"$WORK/$mode.out" 2>"$WORK/$mode.err" || rc=$?
+	expect_eq "$mode: status with the library" "$rc" 0
+	expect_eq "$mode: the same answers with the library" \
+	    "$(sed 's/0x[0-9a-f]*/ADDR/g' "$WORK/$mode.out")" "$bare"
+}
+
+# ---- a robust mutex whose owner dies while the thread waits ---------------
+# The retake answers EOWNERDEAD: it is an acquisition, and the OWNER DIED
+# finding has it.  (Before, glibc's owner field, which reads "inconsistent"
+# then, hid the retake: 3 acquisitions, no finding, the consistent call not
+# counted.)
+same_answers robust-retake
+m=$(awk '/^mutex /{print $2}' "$WORK/robust-retake.out")
+expect_grep "robust-retake: 4 acquisitions, the retake among them" \
+    "^ +1 $m +4 " "$WORK/robust-retake"
+expect_grep "robust-retake: the owner's death is found" \
+    "^OWNER DIED: mutex $m \(robust\): its owner died holding it, 1 time$" "$WORK/robust-retake"
+expect_grep "robust-retake: at the condition wait" \
+    "the next lock returned EOWNERDEAD, last at main\+0x[0-9a-f]+ \(.*condvar\.c:$(line_of RETAKE_OWNERDEAD)," \
+    "$WORK/robust-retake"
+expect_grep "robust-retake: made consistent once" \
+    "made consistent again \(pthread_mutex_consistent\): 1 time; unlocked without that: 0 times" \
+    "$WORK/robust-retake"
+expect_grep "robust-retake: the retake in the history" \
+    " cond-wait retake +EOWNERDEAD " "$WORK/robust-retake"
+expect_no_grep "robust-retake: nothing left locked" '^Mutexes still locked' "$WORK/robust-retake"
+
+# ---- a wait on a robust mutex not made consistent -------------------------
+# glibc's release inside the wait leaves it not recoverable, and the thread
+# does not hold it after.  (Before: the wait was not seen -- "condition waits
+# 0", "unlocked without that: 0 times", and the mutex still locked by the
+# thread at exit.)
+same_answers robust-left
+expect_grep "robust-left: a condition wait" "condition waits 1$" "$WORK/robust-left"
+expect_grep "robust-left: let go without being made consistent" \
+    "made consistent again \(pthread_mutex_consistent\): 0 times; unlocked without that: 1 time$" \
+    "$WORK/robust-left"
+expect_grep "robust-left: the retake and the lock after answered ENOTRECOVERABLE" \
+    "NOT RECOVERABLE: .*; 2 locks since returned ENOTRECOVERABLE$" "$WORK/robust-left"
+expect_no_grep "robust-left: not held at exit" '^Mutexes still locked' "$WORK/robust-left"
+
+# ---- a recursive mutex held twice through the wait ------------------------
+# glibc takes one level and keeps the mutex: the thread that would signal
+# waits for it for ever.  A dump shows the mutex held and the deadlock.
+# (Before, the report had it let go: no "still locked", no DEADLOCK.)
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/rdump" \
+    "$B/tests/condvar" recursive-hang >"$WORK/out" 2>"$WORK/err" &
+pid=$!
+wait_for "$WORK/out" '^hung$' 20 && pass "recursive-hang: hung" || fail "recursive-hang: never hung"
+kill -USR1 $pid
+wait_for "$WORK/rdump.1" '^#1 ' 20 || fail "recursive-hang: no dump"
+kill -9 $pid; wait $pid 2>/dev/null
+expect_grep "recursive-hang: a deadlock" \
+    '^DEADLOCK: thread [0-9]+ waits for a condition while holding a mutex other threads wait for$' \
+    "$WORK/rdump.1"
+expect_grep "recursive-hang: the signaller blocks on the held mutex" \
+    "waits at +signaller\+0x[0-9a-f]+ \(.*condvar\.c:$(line_of RECURSIVE_BLOCKS)," "$WORK/rdump.1"
+expect_grep "recursive-hang: the waiter waits for the condition" \
+    "waits at +[a-z_]+\+0x[0-9a-f]+ \(.*condvar\.c:$(line_of RECURSIVE_WAITS)," "$WORK/rdump.1"
+expect_grep "recursive-hang: the mutex is still locked" '^Mutexes still locked:' "$WORK/rdump.1"
+expect_grep "recursive-hang: a condition wait under way" \
+    "most waiters at once 1 \(1 now\); condition waits 1$" "$WORK/rdump.1"
+
+# ---- a broadcast storm --------------------------------------------------
+# 40 threads woken together 50 times: every retake counted.  (How many
+# waits there are depends on the run: a thread may come after a broadcast.)
+rc=0
+timeout 20 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/storm" \
+    "$B/tests/condvar" storm 40 >"$WORK/storm.out" 2>"$WORK/storm.err" || rc=$?
+expect_eq "storm: status with the library" "$rc" 0
+m=$(awk '/^mutex /{print $2}' "$WORK/storm.out")
+n=$(awk '/^mutex /{print $4}' "$WORK/storm.out")
+expect_eq "storm: the acquisitions the program counted" "$(top_row "$WORK/storm" "$m" | awk '{print $3}')" "$n"
+expect_grep "storm: every wait a condition wait" "condition waits $((n - 41))$" "$WORK/storm"
+
+finish
