@@ -74,8 +74,17 @@ int ms_cond_unusual(struct ms_cond_wait *w, pthread_cond_t *c, int how,
 	uint32_t r = w->r;
 	pthread_mutex_t *m = w->m;
 	int saved = errno;
-	if (mutex_kind(m) == -1) /* destroyed: glibc answers EINVAL */
-		return ms_cond_call(how, c, m, clock, abstime);
+	if (mutex_kind(m) == -1) {
+		/* destroyed: glibc answers EINVAL, letting nothing go */
+		int rc = ms_cond_call(how, c, m, clock, abstime);
+		saved = errno;
+		if (rc == EINVAL) {
+			ms_count_error(r, rc);
+			ms_misuse(t, r, MS_M_USE_DESTROYED, w->caller, MS_OP_COND_RELEASE, rc);
+		}
+		errno = saved;
+		return rc;
+	}
 	int holder = mutex_holder(m);
 	if (holder != (int)t->tid) /* a mutex it locked before a fork (fork.c) */
 		holder = ms_fork_owner_for_unlock(t, r, m, holder);
@@ -109,7 +118,27 @@ int ms_cond_unusual(struct ms_cond_wait *w, pthread_cond_t *c, int how,
 		errno = saved;
 		return rc;
 	}
-	/* not this thread's: glibc answers EPERM, or lets it go */
+	/* Not this thread's.  It is misuse whatever glibc answers (POSIX
+	 * leaves it undefined for a normal mutex): recorded once glibc has
+	 * answered. */
+	int other = mutex_locked(m); /* and so held by another thread */
 	errno = saved;
-	return ms_cond_call(how, c, m, clock, abstime);
+	int rc = ms_cond_wait_call(w, c, how, clock, abstime);
+	saved = errno;
+	int retaken = mutex_holder(m) == (int)t->tid;
+	if (retaken)
+		SERIAL_ADD(&ms_cold(r)->cond_waits, 1);
+	ms_misuse(t, r, MS_M_COND_NOT_HELD, w->caller, MS_OP_COND_RELEASE, rc);
+	if (retaken && other) {
+		/* glibc let another thread's hold go: its held set is stale */
+		struct ms_record *rec = ms_rec(r);
+		STORE(&rec->owner, LOAD(&rec->owner) & ~MS_HELD);
+		__atomic_fetch_add(&ms_unlocks_elsewhere, 1, __ATOMIC_RELEASE);
+	}
+	if (retaken)
+		ms_cond_retaken(w, rc);
+	else if (rc && rc != ETIMEDOUT)
+		ms_count_error(r, rc);
+	errno = saved;
+	return rc;
 }

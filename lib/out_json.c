@@ -223,6 +223,7 @@ static void stack(struct jw *j, const char *key, ms_stack_id id)
 
 static const char *const misuse_key[MS_M_COUNT] = {
 	"unlock_unlocked", "unlock_not_owner", "destroy_locked", "use_destroyed",
+	"cond_wait_not_held",
 };
 
 static void errors32(struct jw *j, const uint32_t *e)
@@ -668,7 +669,7 @@ static void exit_one(const struct ms_exit_finding *e, void *arg)
 }
 
 static const unsigned misuse_op[MS_M_COUNT] = {
-	MS_OP_UNLOCK, MS_OP_UNLOCK, MS_OP_DESTROY, 0,
+	MS_OP_UNLOCK, MS_OP_UNLOCK, MS_OP_DESTROY, 0, MS_OP_COND_RELEASE,
 };
 
 /* The newest side-ring entry for op (any op with EINVAL if 0), as

@@ -423,10 +423,11 @@ static const char *const misuse_text[MS_M_COUNT] = {
 	"unlock by a thread that does not hold it",
 	"destroy of a locked mutex",
 	"use of a destroyed mutex",
+	"condition wait on a mutex the thread does not hold",
 };
 
 static const unsigned misuse_op[MS_M_COUNT] = {
-	MS_OP_UNLOCK, MS_OP_UNLOCK, MS_OP_DESTROY, 0,
+	MS_OP_UNLOCK, MS_OP_UNLOCK, MS_OP_DESTROY, 0, MS_OP_COND_RELEASE,
 };
 
 /* The newest side-ring entry for op (any op if 0). */

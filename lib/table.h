@@ -98,7 +98,7 @@ enum ms_err {
 /* Misuse by the program, as glibc saw it. */
 enum ms_misuse {
 	MS_M_UNLOCK_UNLOCKED, MS_M_UNLOCK_NOT_OWNER, MS_M_DESTROY_LOCKED,
-	MS_M_USE_DESTROYED, MS_M_COUNT,
+	MS_M_USE_DESTROYED, MS_M_COND_NOT_HELD, MS_M_COUNT,
 };
 
 #define MS_HIST_BUCKETS 48 /* log2 buckets of ticks: [2^(i-1), 2^i) */

@@ -2,8 +2,8 @@
 # (tests/condvar.c): the program answers as without the library, and the
 # report says what glibc did to the mutex -- a robust mutex's retake that
 # got EOWNERDEAD, a wait that made one not recoverable, a recursive mutex
-# that stays held through the wait -- with exact counts, also in a
-# broadcast storm.
+# that stays held through the wait, waits on mutexes the thread does not
+# hold -- with exact counts, also in a broadcast storm.
 . "$top_srcdir/tests/lib.sh"
 B=$top_builddir
 SRC=$top_srcdir/tests/condvar.c
@@ -78,6 +78,45 @@ expect_grep "recursive-hang: the waiter waits for the condition" \
 expect_grep "recursive-hang: the mutex is still locked" '^Mutexes still locked:' "$WORK/rdump.1"
 expect_grep "recursive-hang: a condition wait under way" \
     "most waiters at once 1 \(1 now\); condition waits 1$" "$WORK/rdump.1"
+
+# ---- waits on mutexes the thread does not hold ---------------------------
+# Each is a MISUSE of its own kind, with glibc's answer and the line.  glibc
+# lets a normal mutex go whoever holds it and gives it to the waiter after:
+# that retake is an acquisition.  (Before: no MISUSE, the retakes not
+# counted, and a wait on a destroyed mutex was no "use of a destroyed
+# mutex".)
+same_answers not-held
+set -- $(sed -n "s/^mutexes: plain \(0x[0-9a-f]*\) errorcheck \(0x[0-9a-f]*\) another's \(0x[0-9a-f]*\) destroyed \(0x[0-9a-f]*\)$/\1 \2 \3 \4/p" \
+    "$WORK/not-held.out")
+plain=$1 errorcheck=$2 others=$3 gone=$4
+R=$WORK/not-held
+for x in "plain $plain ETIMEDOUT NOT_HELD_PLAIN" "errorcheck $errorcheck EPERM NOT_HELD_ERRORCHECK" \
+    "another's $others ETIMEDOUT NOT_HELD_OTHER"; do
+	set -- $x
+	expect_grep "not-held: $1: one MISUSE" \
+	    "^MISUSE: condition wait on a mutex the thread does not hold: mutex $2, 1 time$" "$R"
+	expect_eq "not-held: $1: glibc's answer, and the line" \
+	    "$(grep -A2 "^MISUSE: condition wait .* mutex $2," "$R" | sed -n '2s/.*glibc returned \([A-Z]*\), at:$/\1/p;3s/.*condvar\.c:\([0-9]*\),.*/\1/p' | tr '\n' ' ')" \
+	    "$3 $(line_of $4) "
+done
+expect_eq "not-held: the plain mutex's retake is counted" "$(top_row "$R" "$plain" | awk '{print $3}')" 1
+expect_eq "not-held: another's mutex: its lock and the retake" "$(top_row "$R" "$others" | awk '{print $3}')" 2
+expect_grep "not-held: the destroyed one is a use of a destroyed mutex" \
+    "^MISUSE: use of a destroyed mutex: mutex $gone, 1 time$" "$R"
+expect_grep "not-held: the destroyed one's kind" "^#[0-9] mutex $gone \(destroyed, no init seen\)$" "$R"
+expect_eq "not-held: four MISUSE lines" "$(grep -c '^MISUSE' "$R")" 4
+expect_no_grep "not-held: nothing left locked" '^Mutexes still locked' "$R"
+expect_no_grep "not-held: the thread glibc took a mutex from did not end holding it" \
+    '^HELD AT THREAD EXIT' "$R"
+if command -v jq >/dev/null 2>&1; then
+	env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/nhj" MUTEXSTAT_FORMAT=json \
+	    "$B/tests/condvar" not-held >/dev/null 2>&1
+	expect_eq "not-held: JSON: the three, with glibc's answers" \
+	    "$(jq -r '[.findings[] | select(.what == "cond_wait_not_held") | .last.result] | sort | join(" ")' "$WORK/nhj.json")" \
+	    "EPERM ETIMEDOUT ETIMEDOUT"
+else
+	echo "note: no jq: the JSON report not read (Debian package jq)"
+fi
 
 # ---- a broadcast storm --------------------------------------------------
 # 40 threads woken together 50 times: every retake counted.  (How many
