@@ -451,6 +451,7 @@ static void ended(struct jw *j)
 		num(j, "trylock_ok", s->trylock_ok);
 		num(j, "trylock_busy", s->trylock_busy);
 		num(j, "timeouts", s->timeouts);
+		num(j, "condition_waits", s->cond_waits);
 		num(j, "most_waiters", s->waiters_max);
 		errors64(j, s->errors);
 		obj(j, "misuse");

@@ -105,6 +105,7 @@ static void from_site(struct line *l, const struct ms_site *s)
 	l->trylock_busy = s->trylock_busy;
 	l->timeouts = s->timeouts;
 	l->timeout_waits = s->timeout_waits;
+	l->cond_waits = s->cond_waits;
 	l->waiters_max = s->waiters_max;
 	memcpy(l->errors, s->errors, sizeof l->errors);
 	memcpy(l->misuse, s->misuse, sizeof l->misuse);

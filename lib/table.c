@@ -706,6 +706,7 @@ static __attribute__((noinline)) void fold_cold(struct ms_table *t, uint32_t r,
 	SITE_ADD(trylock_busy, LOAD(&c->trylock_busy));
 	SITE_ADD(timeouts, LOAD(&c->timeouts));
 	SITE_ADD(timeout_waits, LOAD(&c->timeout_waits));
+	SITE_ADD(cond_waits, LOAD(&c->cond_waits));
 	SITE_MAX(waiters_max, LOAD(&c->waiters_max));
 	for (int i = 0; i < MS_E_COUNT; i++)
 		SITE_ADD(errors[i], LOAD(&c->errors[i]));

@@ -21,7 +21,10 @@
  *                   a normal one another thread holds (glibc lets it go
  *                   and gives it to this thread), a destroyed one (EINVAL)
  *   storm N         N threads wait for a condition, 50 broadcasts wake
- *                   them all each time; prints the acquisitions made */
+ *                   them all each time; prints the acquisitions made
+ *   ended           3 mutexes made at one line, each waited with twice (a
+ *                   past deadline) and destroyed: 6 condition waits in
+ *                   their "ended" line */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -237,6 +240,22 @@ static int storm(int n)
 	return 0;
 }
 
+/* ---- ended -------------------------------------------------------------- */
+
+static int ended(void)
+{
+	for (int i = 0; i < 3; i++) {
+		pthread_mutex_t mx;
+		pthread_mutex_init(&mx, NULL);
+		pthread_mutex_lock(&mx);
+		pthread_cond_timedwait(&cond, &mx, &long_ago);
+		pthread_cond_timedwait(&cond, &mx, &long_ago);
+		pthread_mutex_unlock(&mx);
+		pthread_mutex_destroy(&mx);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -250,6 +269,8 @@ int main(int argc, char **argv)
 		return not_held();
 	if (!strcmp(mode, "storm"))
 		return storm(argc > 2 ? atoi(argv[2]) : 20);
-	fprintf(stderr, "usage: condvar robust-retake|robust-left|recursive-hang|not-held|storm N\n");
+	if (!strcmp(mode, "ended"))
+		return ended();
+	fprintf(stderr, "usage: condvar robust-retake|robust-left|recursive-hang|not-held|storm N|ended\n");
 	return 2;
 }

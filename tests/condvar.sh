@@ -130,4 +130,16 @@ n=$(awk '/^mutex /{print $4}' "$WORK/storm.out")
 expect_eq "storm: the acquisitions the program counted" "$(top_row "$WORK/storm" "$m" | awk '{print $3}')" "$n"
 expect_grep "storm: every wait a condition wait" "condition waits $((n - 41))$" "$WORK/storm"
 
+# ---- lives that ended ---------------------------------------------------
+# Their condition waits are summed in their site's line like their other
+# numbers (the line said "condition waits 0", and JSON had none).
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/ended" MUTEXSTAT_FORMAT=text,json \
+    "$B/tests/condvar" ended >/dev/null 2>&1
+expect_grep "ended: the 3 lives' line" '^#1 3 mutexes that ended ' "$WORK/ended.txt"
+expect_eq "ended: their 6 condition waits" \
+    "$(sed -n '/^#1 3 mutexes that ended/{n;p;}' "$WORK/ended.txt" | sed -n 's/.*; condition waits \([0-9]*\).*/\1/p')" 6
+if command -v jq >/dev/null 2>&1; then
+	expect_eq "ended: JSON" "$(jq '.ended[0].condition_waits' "$WORK/ended.json")" 6
+fi
+
 finish
