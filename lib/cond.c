@@ -67,8 +67,9 @@ void ms_cond_retaken(const struct ms_cond_wait *w, int rc)
 	}
 }
 
-int ms_cond_unusual(struct ms_cond_wait *w, pthread_cond_t *c, int how,
-		    clockid_t clock, const struct timespec *abstime)
+/* MS_UNWOUND: a cancelled wait leaves this frame by unwinding too. */
+MS_UNWOUND int ms_cond_unusual(struct ms_cond_wait *w, pthread_cond_t *c, int how,
+			       clockid_t clock, const struct timespec *abstime)
 {
 	struct ms_thread *t = w->t;
 	uint32_t r = w->r;
