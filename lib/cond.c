@@ -53,6 +53,11 @@ void ms_cond_retaken(const struct ms_cond_wait *w, int rc)
 {
 	struct ms_thread *t = w->t;
 	if (mutex_holder(w->m) == (int)t->tid) {
+		struct ms_record *rec = ms_rec(w->r);
+		if (unlikely(!LOAD(&rec->first_caller)) && LOAD(&rec->owner) == t->tid)
+			/* a hold whose lock we did not see (as record.c's
+			 * unlock says): this retake is the first lock seen */
+			STORE(&rec->owner, 0);
 		/* a cancelled wait has no answer: a robust mutex's owner
 		 * field reads "inconsistent" after a retake that got
 		 * EOWNERDEAD */

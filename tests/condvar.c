@@ -24,8 +24,12 @@
  *                   them all each time; prints the acquisitions made
  *   ended           3 mutexes made at one line, each waited with twice (a
  *                   past deadline) and destroyed: 6 condition waits in
- *                   their "ended" line */
+ *                   their "ended" line
+ *   bypassed        a mutex locked with glibc's own function (a pointer
+ *                   from a handle to libc.so.6: the library does not see
+ *                   it), then waited with: the retake is its first lock */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
@@ -256,6 +260,23 @@ static int ended(void)
 	return 0;
 }
 
+/* ---- bypassed ----------------------------------------------------------- */
+
+static int bypassed(void)
+{
+	static pthread_mutex_t mx = PTHREAD_MUTEX_INITIALIZER;
+	void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+	int (*lock)(pthread_mutex_t *) =
+		libc ? (int (*)(pthread_mutex_t *))dlsym(libc, "pthread_mutex_lock") : NULL;
+	if (!lock)
+		return 1;
+	lock(&mx);
+	int rc = pthread_cond_timedwait(&cond, &mx, &long_ago); /* BYPASSED_WAIT */
+	printf("mutex %p cond_timedwait %s\n", (void *)&mx, err(rc));
+	printf("unlock %s\n", err(pthread_mutex_unlock(&mx)));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -271,6 +292,9 @@ int main(int argc, char **argv)
 		return storm(argc > 2 ? atoi(argv[2]) : 20);
 	if (!strcmp(mode, "ended"))
 		return ended();
-	fprintf(stderr, "usage: condvar robust-retake|robust-left|recursive-hang|not-held|storm N|ended\n");
+	if (!strcmp(mode, "bypassed"))
+		return bypassed();
+	fprintf(stderr, "usage: condvar robust-retake|robust-left|recursive-hang|not-held|storm N|"
+			"ended|bypassed\n");
 	return 2;
 }

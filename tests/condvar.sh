@@ -142,4 +142,13 @@ if command -v jq >/dev/null 2>&1; then
 	expect_eq "ended: JSON" "$(jq '.ended[0].condition_waits' "$WORK/ended.json")" 6
 fi
 
+# ---- a hold whose lock the library did not see -----------------------------
+# The retake is then the first lock seen: "first locked at" the wait (it
+# read "?"), as for the next lock after such a hold's unlock.
+same_answers bypassed
+m=$(awk '/^mutex /{print $2}' "$WORK/bypassed.out")
+expect_grep "bypassed: the retake counted" "^ +1 $m +1 " "$WORK/bypassed"
+expect_grep "bypassed: first locked at the wait" \
+    "^  first locked at +[a-z_]+\+0x[0-9a-f]+ \(.*condvar\.c:$(line_of BYPASSED_WAIT)," "$WORK/bypassed"
+
 finish
