@@ -8,6 +8,7 @@
  * then do we read the clock and call glibc's blocking function. */
 #define _GNU_SOURCE
 #include "clock.h"
+#include "cond.h"
 #include "init.h"
 #include "live.h"
 #include "real.h"
@@ -298,71 +299,31 @@ MS_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
 	return rc;
 }
 
-/* glibc answers the wait with EINVAL without letting the mutex go: an
- * invalid deadline (it reads it first, as here), a destroyed mutex.  Such
- * a call goes straight to glibc: no release, no retake. */
-static inline int cond_refused(const pthread_mutex_t *m,
-			       const struct timespec *abstime)
+/* glibc answers the wait with EINVAL before it looks at the mutex: an
+ * invalid deadline.  Such a call goes straight to glibc: no release, no
+ * retake. */
+static inline int cond_refused(const struct timespec *abstime)
 {
-	return mutex_kind(m) == -1 ||
-	       (abstime && (unsigned long)abstime->tv_nsec >= 1000000000UL);
-}
-
-/* A cancelled condition wait (a cancellation point) takes its mutex back
- * before the thread's cleanup handlers run, as glibc does: recorded as the
- * return would record it, so the handlers and the thread's exit find the
- * mutex held by this thread. */
-struct cond_wait {
-	struct ms_thread *t;
-	uint32_t r;
-	pthread_mutex_t *m;
-	uintptr_t caller;
-};
-
-static void cond_wait_cancelled(void *arg)
-{
-	const struct cond_wait *w = arg;
-	int saved = errno;
-	w->t->ts->cond_key = 0;
-	if (mutex_owner(w->m) == (int)w->t->tid)
-		ms_acquired(w->t, w->r, w->m, w->caller, MS_OP_COND_REACQUIRE, 0, 0, 0);
-	errno = saved;
-}
-
-/* glibc's wait of the kind `how`: 0 wait, 1 timedwait, 2 clockwait. */
-static inline int cond_call(int how, pthread_cond_t *c, pthread_mutex_t *m,
-			    clockid_t clock, const struct timespec *abstime)
-{
-	return how == 0 ? ms_real.cond_wait(c, m)
-	       : how == 1 ? ms_real.cond_timedwait(c, m, abstime)
-			  : ms_real.cond_clockwait(c, m, clock, abstime);
-}
-
-/* The wait, with that cleanup handler around it (in a function of its own:
- * the handler's setjmp would make the compiler wary of the caller's
- * variables). */
-static MS_UNWOUND __attribute__((noinline)) int
-cond_wait_call(struct cond_wait *w, pthread_cond_t *c, int how, clockid_t clock,
-	       const struct timespec *abstime)
-{
-	int rc;
-	pthread_cleanup_push(cond_wait_cancelled, w);
-	rc = cond_call(how, c, w->m, clock, abstime);
-	pthread_cleanup_pop(0);
-	return rc;
+	return abstime && (unsigned long)abstime->tv_nsec >= 1000000000UL;
 }
 
 /* A condition wait lets the mutex go and takes it back before it returns.
  * The release ends the hold; the retake is an acquisition but never a
  * contention: glibc's wait for the condition and for the mutex are one
- * call, and the time is the condition's. */
+ * call, and the time is the condition's.  The plain case, the mutex held
+ * by this thread at one level, is here; the others (a destroyed mutex,
+ * one held at more levels, a robust one not made consistent, one the
+ * thread does not hold) are in cond.c. */
 #define COND_WAIT(how, clock, abstime)                                      \
 	struct ms_thread *t = recording();                                  \
 	uint32_t r;                                                          \
-	if (!t || cond_refused(m, abstime) ||                                \
-	    (r = record_of(t, m)) == MS_REC_UNTRACKED ||                     \
-	    mutex_owner(m) != (int)t->tid)                                   \
-		return cond_call(how, c, m, clock, abstime);                 \
+	if (!t || cond_refused(abstime) ||                                   \
+	    (r = record_of(t, m)) == MS_REC_UNTRACKED)                       \
+		return ms_cond_call(how, c, m, clock, abstime);              \
+	struct ms_cond_wait cw_ = { t, r, m, CALLER };                       \
+	if (unlikely(mutex_kind(m) == -1 ||                                  \
+		     !mutex_owned_once(m, t->owned_once)))                   \
+		return ms_cond_unusual(&cw_, c, how, clock, abstime);        \
 	int saved = errno;                                                   \
 	SERIAL_ADD(&ms_cold(r)->cond_waits, 1);                              \
 	uint64_t birth_ = LOAD(&ms_rec(r)->birth);                            \
@@ -370,19 +331,9 @@ cond_wait_call(struct cond_wait *w, pthread_cond_t *c, int how, clockid_t clock,
 	if (seq_) /* before the wait: it may be long */                      \
 		ms_release_publish(r, birth_, seq_);                          \
 	errno = saved;                                                       \
-	ms_live_before_wait();                                               \
-	t->ts->cond_key = (uintptr_t)m; /* for live dumps */                 \
-	t->ts->cond_caller = CALLER;                                         \
-	t->ts->cond_since = ms_ticks();                                      \
-	struct cond_wait cw_ = { t, r, m, CALLER };                          \
-	int rc = cond_wait_call(&cw_, c, how, clock, abstime);               \
-	t->ts->cond_key = 0;                                                 \
+	int rc = ms_cond_wait_call(&cw_, c, how, clock, abstime);            \
 	saved = errno;                                                       \
-	if (mutex_owner(m) == (int)t->tid) {                                 \
-		if (rc == EOWNERDEAD)                                        \
-			ms_count_error(r, rc);                               \
-		ms_acquired(t, r, m, CALLER, MS_OP_COND_REACQUIRE, 0, rc, 0);   \
-	}                                                                    \
+	ms_cond_retaken(&cw_, rc);                                           \
 	errno = saved;                                                       \
 	return rc
 

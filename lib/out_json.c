@@ -239,6 +239,7 @@ static void site_stack(struct jw *j, const char *key, uint32_t id)
 
 static const char *const misuse_key[MS_M_COUNT] = {
 	"unlock_unlocked", "unlock_not_owner", "destroy_locked", "use_destroyed",
+	"cond_wait_not_held",
 };
 
 static void errors32(struct jw *j, const uint32_t *e)
@@ -466,6 +467,7 @@ static void ended(struct jw *j)
 		num(j, "trylock_ok", s->trylock_ok);
 		num(j, "trylock_busy", s->trylock_busy);
 		num(j, "timeouts", s->timeouts);
+		num(j, "condition_waits", s->cond_waits);
 		num(j, "most_waiters", s->waiters_max);
 		errors64(j, s->errors);
 		obj(j, "misuse");
@@ -798,7 +800,7 @@ static void exit_one(const struct ms_exit_finding *e, void *arg)
 }
 
 static const unsigned misuse_op[MS_M_COUNT] = {
-	MS_OP_UNLOCK, MS_OP_UNLOCK, MS_OP_DESTROY, 0,
+	MS_OP_UNLOCK, MS_OP_UNLOCK, MS_OP_DESTROY, 0, MS_OP_COND_RELEASE,
 };
 
 /* The newest side-ring entry for op (any op with EINVAL if 0), as

@@ -107,6 +107,7 @@ static void from_site(struct line *l, const struct ms_site *s)
 	l->trylock_busy = s->trylock_busy;
 	l->timeouts = s->timeouts;
 	l->timeout_waits = s->timeout_waits;
+	l->cond_waits = s->cond_waits;
 	l->waiters_max = s->waiters_max;
 	memcpy(l->errors, s->errors, sizeof l->errors);
 	memcpy(l->misuse, s->misuse, sizeof l->misuse);
@@ -513,10 +514,11 @@ static const char *const misuse_text[MS_M_COUNT] = {
 	"unlock by a thread that does not hold it",
 	"destroy of a locked mutex",
 	"use of a destroyed mutex",
+	"condition wait on a mutex the thread does not hold",
 };
 
 static const unsigned misuse_op[MS_M_COUNT] = {
-	MS_OP_UNLOCK, MS_OP_UNLOCK, MS_OP_DESTROY, 0,
+	MS_OP_UNLOCK, MS_OP_UNLOCK, MS_OP_DESTROY, 0, MS_OP_COND_RELEASE,
 };
 
 /* The newest side-ring entry for op (any op if 0). */

@@ -707,6 +707,7 @@ static __attribute__((noinline)) void fold_cold(struct ms_table *t, uint32_t r,
 	SITE_ADD(trylock_busy, LOAD(&c->trylock_busy));
 	SITE_ADD(timeouts, LOAD(&c->timeouts));
 	SITE_ADD(timeout_waits, LOAD(&c->timeout_waits));
+	SITE_ADD(cond_waits, LOAD(&c->cond_waits));
 	SITE_MAX(waiters_max, LOAD(&c->waiters_max));
 	for (int i = 0; i < MS_E_COUNT; i++)
 		SITE_ADD(errors[i], LOAD(&c->errors[i]));
@@ -1118,9 +1119,9 @@ const char *ms_kind_name(char *out, size_t cap, uint32_t flags)
 	struct ms_fmt f;
 	ms_fmt_init(&f, out, cap, -1);
 	if ((kind & MS_KIND_DESTROYED) == MS_KIND_DESTROYED) {
-		/* first met after its destroy (a lock of a destroyed mutex):
-		 * what it was is gone, and no init is to be seen */
-		ms_fmt(&f, "destroyed");
+		/* glibc's __kind -1: destroyed when first seen (a lock or a
+		 * condition wait after destroy), no kind to tell */
+		ms_fmt(&f, "destroyed%s", flags & MS_F_STATIC ? ", no init seen" : "");
 		return ms_fmt_str(&f);
 	}
 	ms_fmt(&f, "%s", base[kind & MS_KIND_MASK]);

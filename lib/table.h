@@ -98,7 +98,7 @@ enum ms_err {
 /* Misuse by the program, as glibc saw it. */
 enum ms_misuse {
 	MS_M_UNLOCK_UNLOCKED, MS_M_UNLOCK_NOT_OWNER, MS_M_DESTROY_LOCKED,
-	MS_M_USE_DESTROYED, MS_M_COUNT,
+	MS_M_USE_DESTROYED, MS_M_COND_NOT_HELD, MS_M_COUNT,
 };
 
 #define MS_HIST_BUCKETS 48 /* log2 buckets of ticks: [2^(i-1), 2^i) */
@@ -140,7 +140,7 @@ struct ms_site {
 	uint64_t mutexes, acquisitions, contended, owner_changes;
 	uint64_t wait_total, wait_max, hold_total, hold_max, holds;
 	uint64_t trylock_ok, trylock_busy, timeouts, waiters_max;
-	uint64_t timeout_waits;
+	uint64_t timeout_waits, cond_waits;
 	uint64_t errors[MS_E_COUNT], misuse[MS_M_COUNT];
 	uint64_t hist[MS_HIST_BUCKETS];
 	uint64_t hold_hist[MS_HIST_BUCKETS];

@@ -157,27 +157,17 @@ static pthread_cond_t conds[NCOND];
 
 /* What the report counts as misuse, as the script did it. */
 static unsigned long exp_unlock_unlocked, exp_unlock_not_owner,
-	exp_destroy_locked, exp_use_destroyed;
+	exp_destroy_locked, exp_use_destroyed, exp_cond_not_held;
 /* What the report counts as acquisitions: locks that took the mutex, and
- * condition waits that took it back after letting it go -- of a mutex
- * whose owner the caller was (not a robust one still inconsistent), with
- * a deadline and clock glibc accepts. */
+ * condition waits (with a deadline and clock glibc accepts) after which
+ * glibc says the caller holds the mutex -- its own, let go and taken back
+ * (EOWNERDEAD too), one level of a recursive one, or one it did not hold
+ * that glibc let go and gave it. */
 static unsigned long exp_acquired;
 
 static void count_lock(int rc)
 {
 	if (rc == 0 || rc == EOWNERDEAD)
-		__atomic_fetch_add(&exp_acquired, 1, __ATOMIC_RELAXED);
-}
-
-static int cond_counts(const pthread_mutex_t *m, int deadline_ok)
-{
-	return m->__data.__kind != -1 && m->__data.__owner == gettid_() && deadline_ok;
-}
-
-static void count_cond(const pthread_mutex_t *m, int counts)
-{
-	if (counts && m->__data.__owner == gettid_())
 		__atomic_fetch_add(&exp_acquired, 1, __ATOMIC_RELAXED);
 }
 
@@ -239,6 +229,51 @@ static int holder(const pthread_mutex_t *m)
 	if ((is_robust(m) || is_pi(m)) && (owner == 0x7fffffff || owner == 0))
 		return (int)((unsigned)m->__data.__lock & 0x3fffffff);
 	return owner;
+}
+
+/* The caller holds m as glibc's unlock sees it (a robust mutex whose
+ * owner died: the lock word says who took it since). */
+static int mine(const pthread_mutex_t *m)
+{
+	int owner = m->__data.__owner;
+	if (is_robust(m) && owner == 0x7fffffff)
+		owner = (int)((unsigned)m->__data.__lock & 0x3fffffff);
+	return owner == gettid_() && is_locked(m);
+}
+
+/* What a condition wait found, for count_cond once it returned. */
+struct cond_before {
+	int valid;     /* a deadline and clock glibc accepts */
+	int destroyed; /* glibc answers EINVAL */
+	int held;      /* the caller's: let go (or one level of it) */
+	int inner;     /* a level of a recursive mutex held more than once */
+};
+
+static struct cond_before cond_before(const pthread_mutex_t *m, int deadline_ok)
+{
+	struct cond_before b = { deadline_ok, m->__data.__kind == -1, 0, 0 };
+	b.held = !b.destroyed && mine(m);
+	b.inner = b.held && m->__data.__count > 1;
+	return b;
+}
+
+static void count_cond(const pthread_mutex_t *m, struct cond_before b, int rc)
+{
+	if (!b.valid)
+		return;
+	if (b.destroyed) {
+		if (rc == EINVAL)
+			__atomic_fetch_add(&exp_use_destroyed, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	if (!b.held)
+		__atomic_fetch_add(&exp_cond_not_held, 1, __ATOMIC_RELAXED);
+	/* an inner level of a robust mutex not made consistent: glibc's
+	 * unlock answers ENOTRECOVERABLE, and there is no wait */
+	if (b.inner && rc == ENOTRECOVERABLE)
+		return;
+	if (mine(m))
+		__atomic_fetch_add(&exp_acquired, 1, __ATOMIC_RELAXED);
 }
 
 /* A lock of m by thread tid returns at once: the mutex is free, its owner
@@ -567,17 +602,19 @@ static void op_cond_timed(struct op *op)
 					    CLOCK_PROCESS_CPUTIME_ID };
 	struct deadline d;
 	make_deadline(&d, op->b, clocks[op->d]);
-	int counts = cond_counts(m, (op->b == D_PAST || op->b == D_FUTURE) && op->d != 3);
+	struct cond_before b =
+		cond_before(m, (op->b == D_PAST || op->b == D_FUTURE) && op->d != 3);
+	int rc;
 	if (op->d == 0) {
 		snprintf(what, sizeof what, "cond_timedwait c%d m%d %s", op->c, op->a,
 			 deadline_name[op->b]);
-		CALL(op, m, what, pthread_cond_timedwait, c, m, d.p);
+		rc = CALL(op, m, what, pthread_cond_timedwait, c, m, d.p);
 	} else {
 		snprintf(what, sizeof what, "cond_clockwait c%d m%d clock=%d %s", op->c,
 			 op->a, (int)clocks[op->d], deadline_name[op->b]);
-		CALL(op, m, what, pthread_cond_clockwait, c, m, clocks[op->d], d.p);
+		rc = CALL(op, m, what, pthread_cond_clockwait, c, m, clocks[op->d], d.p);
 	}
-	count_cond(m, counts);
+	count_cond(m, b, rc);
 }
 
 /* The waiting side of a condition handoff: d 0 wait, 1 timedwait future,
@@ -589,18 +626,19 @@ static void op_cond_wait(struct op *op)
 	char what[96];
 	struct deadline d;
 	make_deadline(&d, D_FUTURE, op->d == 2 ? CLOCK_MONOTONIC : CLOCK_REALTIME);
-	int counts = cond_counts(m, 1);
+	struct cond_before b = cond_before(m, 1);
+	int rc;
 	if (op->d == 0) {
 		snprintf(what, sizeof what, "cond_wait c%d m%d", op->c, op->a);
-		CALL(op, m, what, pthread_cond_wait, c, m);
+		rc = CALL(op, m, what, pthread_cond_wait, c, m);
 	} else if (op->d == 1) {
 		snprintf(what, sizeof what, "cond_timedwait c%d m%d future", op->c, op->a);
-		CALL(op, m, what, pthread_cond_timedwait, c, m, d.p);
+		rc = CALL(op, m, what, pthread_cond_timedwait, c, m, d.p);
 	} else {
 		snprintf(what, sizeof what, "cond_clockwait c%d m%d mono future", op->c, op->a);
-		CALL(op, m, what, pthread_cond_clockwait, c, m, CLOCK_MONOTONIC, d.p);
+		rc = CALL(op, m, what, pthread_cond_clockwait, c, m, CLOCK_MONOTONIC, d.p);
 	}
-	count_cond(m, counts);
+	count_cond(m, b, rc);
 }
 
 /* The waking side: lock, unlock, signal or broadcast. */
@@ -964,9 +1002,9 @@ int main(int argc, char **argv)
 	}
 	fprintf(stderr,
 		"expected misuse: unlock-unlocked %lu unlock-not-owner %lu "
-		"destroy-locked %lu use-destroyed %lu\n",
+		"destroy-locked %lu use-destroyed %lu cond-not-held %lu\n",
 		exp_unlock_unlocked, exp_unlock_not_owner, exp_destroy_locked,
-		exp_use_destroyed);
+		exp_use_destroyed, exp_cond_not_held);
 	fprintf(stderr, "expected acquisitions %lu\n", exp_acquired);
 	fflush(stdout);
 	return 0;

@@ -41,8 +41,9 @@ misuse_in() {
 		else if (/unlock by a thread that does not hold it/) o += n
 		else if (/destroy of a locked mutex/) d += n
 		else if (/use of a destroyed mutex/) x += n
+		else if (/condition wait on a mutex the thread does not hold/) c += n
 	}
-	END { printf "expected misuse: unlock-unlocked %d unlock-not-owner %d destroy-locked %d use-destroyed %d\n", u, o, d, x }' "$1"
+	END { printf "expected misuse: unlock-unlocked %d unlock-not-owner %d destroy-locked %d use-destroyed %d cond-not-held %d\n", u, o, d, x, c }' "$1"
 }
 
 # one SEED LABEL [VAR=VALUE...]: the seed without and with the library.

@@ -21,11 +21,11 @@ ops() {
 			print $3, r }'
 }
 
-# ---- a mutex first seen destroyed: its kind is "destroyed", not every flag ----
+# ---- a mutex first seen destroyed: its kind is "destroyed", not every flag
 run_with "$WORK/out" "$WORK/err" "$B/examples/misuse"
 gone=$(grep -A1 '^MISUSE: use of a destroyed mutex' "$WORK/report" | head -1 | sed 's/.*mutex \(0x[0-9a-f]*\),.*/\1/')
 expect_eq "the destroyed mutex's kind" \
-	"$(grep "^#[0-9]* mutex $gone " "$WORK/report" | sed 's/^#[0-9]* mutex [^ ]* //')" "(destroyed)"
+	"$(grep "^#[0-9]* mutex $gone " "$WORK/report" | sed 's/^#[0-9]* mutex [^ ]* //')" "(destroyed, no init seen)"
 expect_no_grep "no mutex of every kind at once" 'prio-inherit prio-protect' "$WORK/report"
 expect_eq "the top table: the mutexes never locked say so, not '?'" \
 	"$(awk '/^Top /,/^$/' "$WORK/report" | grep -c '  (never locked)$') $(awk '/^Top /,/^$/' "$WORK/report" | grep -c ' ?$')" "2 0"
