@@ -12,7 +12,8 @@
  *
  * The child's handler does only what is async-signal-safe after the fork
  * of a multithreaded process: plain memory writes of our own tables and a
- * few system calls (gettid, clock_gettime, close, pipe2, fcntl, sigaction).
+ * few system calls (gettid, clock_gettime, fstat, close, pipe2, fcntl,
+ * sigaction).
  *
  * Before any of that, prepare waits for the stack captures under way on
  * other threads: libunwind's locks are not ours to take (stack.c). */

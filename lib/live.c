@@ -17,6 +17,7 @@
 #include "real.h"
 #include "clock.h"
 #include "depot.h"
+#include "fds.h"
 #include "fork.h"
 #include "init.h"
 #include "internal.h"
@@ -873,6 +874,9 @@ static int pipe_make(void)
 	struct stat st;
 	if (pipe2(pipe_fd, O_CLOEXEC | O_NONBLOCK) != 0)
 		return -1;
+	/* not the lowest free numbers: those are the program's next open()s */
+	pipe_fd[0] = ms_fd_move_high(pipe_fd[0]);
+	pipe_fd[1] = ms_fd_move_high(pipe_fd[1]);
 	/* the reading end blocks in poll(); only writes must not block */
 	fcntl(pipe_fd[0], F_SETFL, 0);
 	if (fstat(pipe_fd[0], &st) == 0) {
@@ -1163,12 +1167,14 @@ static void restore(int sig, const struct sigaction *old, void (*ours)(int))
 void ms_live_after_fork_child(int follow)
 {
 	/* The pipe is the parent's too: a dump signal here must not wake
-	 * the parent's dump thread. */
-	for (int i = 0; i < 2; i++)
-		if (pipe_fd[i] >= 0) {
+	 * the parent's dump thread.  A number the program closed and opened
+	 * a file of its own at (a daemon closing every descriptor) is the
+	 * program's: left open. */
+	for (int i = 0; i < 2; i++) {
+		if (is_our_pipe(pipe_fd[i]))
 			close(pipe_fd[i]);
-			pipe_fd[i] = -1;
-		}
+		pipe_fd[i] = -1;
+	}
 	ms_live_pending = 0;
 	dump_pid = 0; /* no dump thread here yet */
 	dump_tid = 0;

@@ -1,6 +1,7 @@
 /* output.c - the report's destination; see output.h. */
 #define _GNU_SOURCE
 #include "output.h"
+#include "fds.h"
 #include "fmt.h"
 #include "options.h"
 
@@ -47,11 +48,11 @@ void ms_output_init(void)
 		saved_dev = st.st_dev;
 		saved_ino = st.st_ino;
 		/* A high number, out of the way of programs that expect their
-		 * next open() to return 3; close-on-exec so children have only
-		 * their own. */
-		static const int floors[] = { 1000, 200, 10, 3 };
-		for (unsigned i = 0; i < 4 && saved_fd < 0; i++)
-			saved_fd = fcntl(2, F_DUPFD_CLOEXEC, floors[i]);
+		 * next open() to return 3 (fds.h); close-on-exec so children
+		 * have only their own. */
+		saved_fd = ms_fd_dup_high(2);
+		if (saved_fd < 0)
+			saved_fd = fcntl(2, F_DUPFD_CLOEXEC, 3);
 	}
 	errno = saved;
 }
