@@ -8,7 +8,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static int saved_fd = -1;
@@ -99,6 +101,65 @@ static void say(char *why, size_t cap, const char *text, unsigned long n)
 	ms_fmt_str(&f);
 }
 
+/* Report files being written (locked by take_whole), for a fork child to
+ * let go of (ms_output_after_fork_child). */
+static int writing[4] = { -1, -1, -1, -1 };
+
+/* Two processes writing one report file at once -- a parent and its fork
+ * children exiting together, with no %p in MUTEXSTAT_OUTPUT -- each emptied
+ * it and wrote from its start in 8 KB pieces: the file held pieces of
+ * several reports.  So a regular file is locked (flock, let go by the
+ * close) before it is emptied and written, and each report replaces the
+ * one before whole.  A writer that has not finished in 10 s (stopped, say)
+ * is waited for no longer; a file system without locks is written as
+ * before.  Returns ftruncate's answer. */
+static int take_whole(int fd)
+{
+	int saved = errno;
+	for (int tries = 0; tries < 1000; tries++) {
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+			for (unsigned i = 0; i < 4; i++) {
+				int none = -1;
+				if (__atomic_compare_exchange_n(&writing[i], &none, fd, 0,
+								__ATOMIC_ACQ_REL,
+								__ATOMIC_ACQUIRE))
+					break;
+			}
+			break;
+		}
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			break;
+		struct timespec pause = { 0, 10000000L }; /* 10 ms */
+		nanosleep(&pause, NULL);
+	}
+	errno = saved;
+	return ftruncate(fd, 0);
+}
+
+void ms_output_done(int fd)
+{
+	for (unsigned i = 0; i < 4; i++) {
+		int was = fd;
+		if (__atomic_compare_exchange_n(&writing[i], &was, -1, 0, __ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE))
+			return;
+	}
+}
+
+/* The child of a fork made while another thread wrote a report has that
+ * file open too, and with it the lock (one open file, shared): a child
+ * that lived on would keep every later writer of the file waiting.  It
+ * writes nothing of that report: it closes its copy (close is
+ * async-signal-safe). */
+void ms_output_after_fork_child(void)
+{
+	for (unsigned i = 0; i < 4; i++) {
+		int fd = __atomic_exchange_n(&writing[i], -1, __ATOMIC_ACQ_REL);
+		if (fd >= 0)
+			close(fd);
+	}
+}
+
 /* An existing name: used only if it cannot be someone else's data.  A
  * regular file is ours to replace if it belongs to the user we run as and
  * has no other name (a hard link planted in /tmp could name /etc/shadow,
@@ -125,7 +186,7 @@ static int open_existing(const char *path, char *why, size_t cap)
 		else if (st.st_nlink != 1)
 			say(why, cap, "a file with %lu links: not replaced",
 			    (unsigned long)st.st_nlink);
-		else if (ftruncate(fd, 0) == 0)
+		else if (take_whole(fd) == 0)
 			goto use;
 	} else if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))
 		goto use;
@@ -147,7 +208,12 @@ int ms_output_create(const char *path, char *why, size_t cap)
 		why[0] = 0;
 		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC,
 			  0644);
-		if (fd >= 0 || errno != EEXIST)
+		if (fd >= 0) {
+			/* another process may have found it and begun */
+			(void)take_whole(fd);
+			break;
+		}
+		if (errno != EEXIST)
 			break;
 		fd = open_existing(path, why, cap);
 		if (fd < 0 && (why[0] || errno != ENOENT))

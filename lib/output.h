@@ -34,4 +34,13 @@ int ms_output_path(char *out, size_t cap, unsigned seq, const char *ext);
  * or -1 with why (cap bytes) saying why not: an errno name or a few words. */
 int ms_output_create(const char *path, char *why, size_t cap);
 
+/* A report file from ms_output_create is about to be closed: a regular one
+ * is locked while it is written, so that two processes writing one file
+ * do not mix their reports (output.c). */
+void ms_output_done(int fd);
+
+/* In a fork child: close the copies of the report files other threads of
+ * the parent were writing (and with them their locks). */
+void ms_output_after_fork_child(void);
+
 #endif

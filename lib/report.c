@@ -644,6 +644,7 @@ void ms_report_after_fork_child(void)
 	report_lock = 0;
 	files_lock = 0;
 	ending = 0;
+	ms_output_after_fork_child();
 }
 
 int ms_report(int fd)
@@ -787,6 +788,7 @@ static void write_format(unsigned seq, const char *ext, const char *name,
 		warn_file(path, why, 0, text ? NULL : name);
 	} else {
 		int rc = writer(fd, arg), err = errno;
+		ms_output_done(fd);
 		if (close(fd) != 0 && !rc && errno != EINTR) {
 			rc = -1; /* NFS and quotas may tell only now */
 			err = errno;
