@@ -113,7 +113,7 @@ static int writing[4] = { -1, -1, -1, -1 };
  * one before whole.  A writer that has not finished in 10 s (stopped, say)
  * is waited for no longer; a file system without locks is written as
  * before.  Returns ftruncate's answer. */
-static int take_whole(int fd)
+static void lock_for_report(int fd)
 {
 	int saved = errno;
 	for (int tries = 0; tries < 1000; tries++) {
@@ -133,6 +133,11 @@ static int take_whole(int fd)
 		nanosleep(&pause, NULL);
 	}
 	errno = saved;
+}
+
+static int take_whole(int fd)
+{
+	lock_for_report(fd);
 	return ftruncate(fd, 0);
 }
 
@@ -144,6 +149,44 @@ void ms_output_done(int fd)
 						__ATOMIC_ACQUIRE))
 			return;
 	}
+}
+
+/* The stderr the program started with is shared by its children, and
+ * their reports, written there at once in 8 KB pieces, came out cut into
+ * each other (in a pipe, mid-line).  They take turns as on a report file,
+ * with a lock on a second open of the same pipe, file or terminal: the
+ * descriptor they share is one open file, whose flock would be one lock for
+ * them all.  Opened for writing (a pipe's reading end, opened here, would
+ * keep a pipe nobody reads from failing with EPIPE), without blocking (a
+ * FIFO whose reader is gone: ENXIO, and no lock); /dev/null, sockets (the
+ * journal) and the like are not locked. */
+int ms_output_stderr_lock(int fd)
+{
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) != 0 ||
+	    !(S_ISFIFO(st.st_mode) || S_ISREG(st.st_mode) || isatty(fd)))
+		return -1;
+	char path[64];
+	struct ms_fmt f;
+	ms_fmt_init(&f, path, sizeof path, -1);
+	ms_fmt(&f, "/proc/self/fd/%d", fd);
+	int saved = errno;
+	int lock = open(ms_fmt_str(&f), O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	errno = saved;
+	if (lock < 0)
+		return -1;
+	lock_for_report(lock);
+	return lock;
+}
+
+void ms_output_stderr_unlock(int lock)
+{
+	if (lock < 0)
+		return;
+	int saved = errno;
+	ms_output_done(lock);
+	close(lock);
+	errno = saved;
 }
 
 /* The child of a fork made while another thread wrote a report has that

@@ -771,8 +771,11 @@ static void write_format(unsigned seq, const char *ext, const char *name,
 	int text = writer == text_writer;
 	if (text && ms_opt.formats == MS_FORMAT_TEXT && !ms_opt.output) {
 		int fd = ms_output_stderr();
-		if (fd >= 0)
+		if (fd >= 0) {
+			int lock = ms_output_stderr_lock(fd);
 			writer(fd, arg); /* a failing stderr: nowhere to say so */
+			ms_output_stderr_unlock(lock);
+		}
 		goto out;
 	}
 	/* Text alone keeps MUTEXSTAT_OUTPUT as the file's name; with other
@@ -800,8 +803,11 @@ static void write_format(unsigned seq, const char *ext, const char *name,
 	}
 	if (text) {
 		int efd = ms_output_stderr();
-		if (efd >= 0)
+		if (efd >= 0) {
+			int lock = ms_output_stderr_lock(efd);
 			writer(efd, arg);
+			ms_output_stderr_unlock(lock);
+		}
 	}
 out:
 	ms_guard_leave(&ms_self);
