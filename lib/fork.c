@@ -26,6 +26,7 @@
 #include "init.h"
 #include "internal.h"
 #include "live.h"
+#include "maps.h"
 #include "options.h"
 #include "order.h"
 #include "real.h"
@@ -37,7 +38,6 @@
 #include "threads.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <sched.h>
 #include <unistd.h>
 
@@ -163,49 +163,6 @@ void ms_fork_parent(void)
 	ms_guard_leave(&ms_self);
 }
 
-static unsigned hex_digit(char c)
-{
-	return c >= 'a' ? (unsigned)(c - 'a' + 10) : (unsigned)(c - '0');
-}
-
-/* Whether addr lies in memory mapped MAP_SHARED: the 's' in the fourth
- * column of its line in /proc/self/maps ("lo-hi rw-s ...").  Only open,
- * read and close, which are async-signal-safe. */
-static int in_shared_memory(uintptr_t addr)
-{
-	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	char buf[4096];
-	uintptr_t lo = 0, hi = 0;
-	int field = 0, col = 0, shared = -1;
-	ssize_t n;
-	while (shared < 0 && (n = read(fd, buf, sizeof buf)) > 0)
-		for (ssize_t i = 0; i < n && shared < 0; i++) {
-			char c = buf[i];
-			if (c == '\n') {
-				field = col = 0;
-				lo = hi = 0;
-			} else if (field == 0) { /* lo */
-				if (c == '-')
-					field = 1;
-				else
-					lo = lo << 4 | hex_digit(c);
-			} else if (field == 1) { /* hi */
-				if (c == ' ')
-					field = 2;
-				else
-					hi = hi << 4 | hex_digit(c);
-			} else if (field == 2 && col++ == 3) { /* the perms' 4th */
-				if (addr >= lo && addr < hi)
-					shared = c == 's';
-				field = 3;
-			}
-		}
-	close(fd);
-	return shared > 0;
-}
-
 /* A process-shared mutex in memory the parent shares (MAP_SHARED) is one
  * lock for both processes: the parent's thread that held it at the fork
  * holds it still, and may unlock it, in its own process.  It is not the
@@ -215,7 +172,8 @@ static int in_shared_memory(uintptr_t addr)
 static int held_in_parent(const struct ms_record *rec)
 {
 	uint32_t kind = LOAD(&rec->flags) >> MS_F_KIND_SHIFT;
-	return (kind & MS_KIND_PSHARED) && in_shared_memory(LOAD(&rec->key));
+	struct ms_mapping m = { 0, 0, 0, "", 0 };
+	return (kind & MS_KIND_PSHARED) && ms_maps_find(LOAD(&rec->key), &m) && m.shared;
 }
 
 /* The mutexes each thread of the parent held at the fork, from its record's

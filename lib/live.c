@@ -14,6 +14,7 @@
  * within 50 ms is shown without). */
 #define _GNU_SOURCE
 #include "live.h"
+#include "maps.h"
 #include "real.h"
 #include "clock.h"
 #include "depot.h"
@@ -356,81 +357,10 @@ enum far {
 	FAR_UNSEEN,  /* a thread id that names no process here sharing it */
 };
 
-/* Each line of a /proc maps file, its first 255 bytes (the addresses,
- * device and inode come first), until fn returns nonzero; -1 if the file
- * cannot be read (another user's process), else fn's last answer. */
-static int each_maps_line(const char *path, int (*fn)(const char *line, void *arg),
-			  void *arg)
+static int same_object(const struct ms_mapping *m, void *arg)
 {
-	int saved = errno;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	errno = saved;
-	if (fd < 0)
-		return -1;
-	char buf[4096], line[256];
-	size_t len = 0;
-	int answer = 0;
-	ssize_t n;
-	while (!answer && (n = read(fd, buf, sizeof buf)) > 0)
-		for (ssize_t i = 0; i < n && !answer; i++) {
-			if (buf[i] != '\n') {
-				if (len < sizeof line - 1)
-					line[len++] = buf[i];
-				continue;
-			}
-			line[len] = 0;
-			len = 0;
-			answer = fn(line, arg);
-		}
-	close(fd);
-	errno = saved;
-	return answer;
-}
-
-/* A maps line's mapping: "lo-hi perms offset dev inode path". */
-struct mapping {
-	uintptr_t lo, hi;
-	char dev[16];
-	unsigned long long inode;
-};
-
-static void parse_mapping(const char *line, struct mapping *m)
-{
-	char *end;
-	m->lo = (uintptr_t)strtoull(line, &end, 16);
-	m->hi = (uintptr_t)strtoull(*end == '-' ? end + 1 : end, &end, 16);
-	const char *p = end;
-	for (int field = 0; field < 2 && *p; field++) { /* perms, offset */
-		while (*p == ' ')
-			p++;
-		while (*p && *p != ' ')
-			p++;
-	}
-	while (*p == ' ')
-		p++;
-	size_t d = 0;
-	while (*p && *p != ' ' && d < sizeof m->dev - 1)
-		m->dev[d++] = *p++;
-	m->dev[d] = 0;
-	m->inode = strtoull(p, NULL, 10);
-}
-
-static int find_mapping(const char *line, void *arg)
-{
-	struct mapping *want = arg, m;
-	parse_mapping(line, &m);
-	if (want->lo < m.lo || want->lo >= m.hi)
-		return 0;
-	*want = m;
-	return 1;
-}
-
-static int same_object(const char *line, void *arg)
-{
-	const struct mapping *want = arg;
-	struct mapping m;
-	parse_mapping(line, &m);
-	return m.inode == want->inode && !strcmp(m.dev, want->dev);
+	const struct ms_mapping *want = arg;
+	return m->inode == want->inode && !strcmp(m->dev, want->dev);
 }
 
 /* Whether process pid maps the object (shared memory, a file) that holds
@@ -440,14 +370,14 @@ static int same_object(const char *line, void *arg)
  * namespace is this one's init.  1 when it cannot be told. */
 static int maps_same(int pid, uintptr_t key)
 {
-	struct mapping want = { key, 0, "", 0 };
-	if (each_maps_line("/proc/self/maps", find_mapping, &want) != 1 || !want.inode)
+	struct ms_mapping want = { 0, 0, 0, "", 0 };
+	if (!ms_maps_find(key, &want) || !want.inode)
 		return 1;
 	char path[64];
 	struct ms_fmt f;
 	ms_fmt_init(&f, path, sizeof path, -1);
 	ms_fmt(&f, "/proc/%d/maps", pid);
-	return each_maps_line(ms_fmt_str(&f), same_object, &want) != 0;
+	return ms_maps_each(ms_fmt_str(&f), same_object, &want) != 0;
 }
 
 static enum far far_owner(const struct waiter *w)

@@ -112,7 +112,7 @@ static int writing[4] = { -1, -1, -1, -1 };
  * close) before it is emptied and written, and each report replaces the
  * one before whole.  A writer that has not finished in 10 s (stopped, say)
  * is waited for no longer; a file system without locks is written as
- * before.  Returns ftruncate's answer. */
+ * before. */
 static void lock_for_report(int fd)
 {
 	int saved = errno;
@@ -135,6 +135,7 @@ static void lock_for_report(int fd)
 	errno = saved;
 }
 
+/* A regular report file, locked, emptied: ftruncate's answer. */
 static int take_whole(int fd)
 {
 	lock_for_report(fd);
