@@ -5,9 +5,11 @@
  *                forks; the child moves into a new pid namespace
  *                (unshare) and forks the holder, thread 1 there, which
  *                locks the mutex, says "inside 1 holds it", and unlocks it
- *                once FILE exists.  The program then locks it (it waits for
- *                the holder) and says "parent got it".  glibc's owner field
- *                says 1: the holder's own number for itself. */
+ *                once FILE exists.  The program then locks it in a thread
+ *                of its own (it waits for the holder; with a thread the
+ *                library has its dump thread with any malloc, the
+ *                sanitizers' too) and says "parent got it".  glibc's owner
+ *                field says 1: the holder's own number for itself. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -24,6 +26,15 @@ struct shared {
 	pthread_mutex_t m;
 	volatile int held;
 };
+
+static void *take(void *arg)
+{
+	struct shared *s = arg;
+	pthread_mutex_lock(&s->m);
+	printf("parent got it\n");
+	pthread_mutex_unlock(&s->m);
+	return NULL;
+}
 
 static int holder(const char *file)
 {
@@ -61,9 +72,9 @@ static int holder(const char *file)
 		usleep(1000);
 	if (s->held < 0)
 		return 77;
-	pthread_mutex_lock(&s->m);
-	printf("parent got it\n");
-	pthread_mutex_unlock(&s->m);
+	pthread_t t;
+	pthread_create(&t, NULL, take, s);
+	pthread_join(t, NULL);
 	int status;
 	waitpid(child, &status, 0);
 	return 0;
