@@ -12,7 +12,9 @@
  *
  * The child's handler does only what is async-signal-safe after the fork
  * of a multithreaded process: plain memory writes of our own tables and a
- * few system calls (gettid, clock_gettime, close, pipe2, fcntl, sigaction).
+ * few system calls (gettid, clock_gettime, fstat, close, pipe2, fcntl,
+ * sigaction; open and read of /proc/self/maps for a process-shared mutex
+ * held at the fork).
  *
  * Before any of that, prepare waits for the stack captures under way on
  * other threads: libunwind's locks are not ours to take (stack.c). */
@@ -25,6 +27,7 @@
 #include "init.h"
 #include "internal.h"
 #include "live.h"
+#include "maps.h"
 #include "options.h"
 #include "order.h"
 #include "real.h"
@@ -161,20 +164,39 @@ void ms_fork_parent(void)
 	ms_guard_leave(&ms_self);
 }
 
+/* A process-shared mutex in memory the parent shares (MAP_SHARED) is one
+ * lock for both processes: the parent's thread that held it at the fork
+ * holds it still, and may unlock it, in its own process.  It is not the
+ * child's (a child waiting for it was a SELF-DEADLOCK, and the watchdog
+ * aborted the healthy child), nor held by a thread the child lacks: here,
+ * as in any process, it is held in another process (live.c names it). */
+static int held_in_parent(const struct ms_record *rec)
+{
+	uint32_t kind = LOAD(&rec->flags) >> MS_F_KIND_SHIFT;
+	struct ms_mapping m = { 0, 0, 0, "", 0 };
+	return (kind & MS_KIND_PSHARED) && ms_maps_find(LOAD(&rec->key), &m) && m.shared;
+}
+
 /* The mutexes each thread of the parent held at the fork, from its record's
  * held set (the first MS_HELD_MAX of them): the forking thread's are the
  * child's (under its new id), the others' belong to threads the child does
- * not have. */
+ * not have -- except those in memory shared with the parent. */
 static void note_held(struct ms_tstate *ts, void *arg)
 {
 	(void)arg;
 	int forker = ts == ms_self.ts;
 	uint32_t n = ts->nheld < MS_HELD_MAX ? ts->nheld : MS_HELD_MAX;
+	uint32_t shared[MS_HELD_MAX], nshared = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t r = ts->held[i].rec;
 		struct ms_record *rec = ms_rec(r);
 		if (LOAD(&rec->owner) != (ts->tid | MS_HELD))
 			continue; /* stale: another thread unlocked it */
+		if (held_in_parent(rec)) {
+			STORE(&rec->owner, ts->tid); /* not held by a thread here */
+			shared[nshared++] = r;
+			continue;
+		}
 		struct noted note = { r, ts->tid, 0 };
 		if (forker) {
 			STORE(&rec->owner, ms_self.tid | MS_HELD);
@@ -183,6 +205,9 @@ static void note_held(struct ms_tstate *ts, void *arg)
 		} else if (norphans < MAX_NOTED)
 			orphans[norphans++] = note;
 	}
+	if (forker) /* no lock order from those in the child */
+		for (uint32_t i = 0; i < nshared; i++)
+			ms_held_forget(ts, shared[i]);
 }
 
 /* 1: a fork child whose table still has the parent's numbers (see

@@ -14,9 +14,11 @@
  * does not answer within 250 ms is shown without). */
 #define _GNU_SOURCE
 #include "live.h"
+#include "maps.h"
 #include "real.h"
 #include "clock.h"
 #include "depot.h"
+#include "fds.h"
 #include "fork.h"
 #include "init.h"
 #include "internal.h"
@@ -353,12 +355,40 @@ enum far {
 	FAR_PARENT,  /* a thread of the parent: held when this process forked */
 	FAR_OTHER,   /* a thread of another process (process-shared) */
 	FAR_GONE,    /* a thread of another process that no longer exists */
+	FAR_UNSEEN,  /* a thread id that names no process here sharing it */
 };
+
+static int same_object(const struct ms_mapping *m, void *arg)
+{
+	const struct ms_mapping *want = arg;
+	return m->inode == want->inode && !strcmp(m->dev, want->dev);
+}
+
+/* Whether process pid maps the object (shared memory, a file) that holds
+ * address key here.  glibc's owner field holds a thread id as the
+ * locking process saw it: in another pid namespace (a container, unshare
+ * -p) the same number is another process here -- pid 1 of the other
+ * namespace is this one's init.  1 when it cannot be told. */
+static int maps_same(int pid, uintptr_t key)
+{
+	struct ms_mapping want = { 0, 0, 0, "", 0 };
+	if (!ms_maps_find(key, &want) || !want.inode)
+		return 1;
+	char path[64];
+	struct ms_fmt f;
+	ms_fmt_init(&f, path, sizeof path, -1);
+	ms_fmt(&f, "/proc/%d/maps", pid);
+	return ms_maps_each(ms_fmt_str(&f), same_object, &want) != 0;
+}
 
 static enum far far_owner(const struct waiter *w)
 {
-	if (w->foreign)
-		return process_of(w->foreign) ? FAR_OTHER : FAR_GONE;
+	if (w->foreign) {
+		int pid = process_of(w->foreign);
+		if (!pid)
+			return FAR_GONE;
+		return maps_same(pid, w->key) ? FAR_OTHER : FAR_UNSEEN;
+	}
 	if (!w->owner || find_thread(w->owner))
 		return FAR_HERE;
 	if (ms_fork_orphan_owner(w->rec) == w->owner)
@@ -405,6 +435,12 @@ static void print_far_owner(struct ms_fmt *f, const struct waiter *w, enum far f
 	case FAR_GONE:
 		ms_fmt(f, "  its holder, thread %u of another process, has exited without "
 			  "unlocking it: nobody can\n", w->foreign);
+		break;
+	case FAR_UNSEEN:
+		ms_fmt(f, "  held by thread %u of another process (process-shared), as that "
+			  "process numbers it: no process\n    here with that id maps this "
+			  "memory (it runs in another pid namespace, or has exited)\n",
+		       w->foreign);
 		break;
 	default:
 		break;
@@ -919,6 +955,9 @@ static int pipe_make(void)
 	struct stat st;
 	if (pipe2(pipe_fd, O_CLOEXEC | O_NONBLOCK) != 0)
 		return -1;
+	/* not the lowest free numbers: those are the program's next open()s */
+	pipe_fd[0] = ms_fd_move_high(pipe_fd[0]);
+	pipe_fd[1] = ms_fd_move_high(pipe_fd[1]);
 	/* the reading end blocks in poll(); only writes must not block */
 	fcntl(pipe_fd[0], F_SETFL, 0);
 	if (fstat(pipe_fd[0], &st) == 0) {
@@ -1214,12 +1253,14 @@ static void restore(int sig, const struct sigaction *old, void (*ours)(int))
 void ms_live_after_fork_child(int follow)
 {
 	/* The pipe is the parent's too: a dump signal here must not wake
-	 * the parent's dump thread. */
-	for (int i = 0; i < 2; i++)
-		if (pipe_fd[i] >= 0) {
+	 * the parent's dump thread.  A number the program closed and opened
+	 * a file of its own at (a daemon closing every descriptor) is the
+	 * program's: left open. */
+	for (int i = 0; i < 2; i++) {
+		if (is_our_pipe(pipe_fd[i]))
 			close(pipe_fd[i]);
-			pipe_fd[i] = -1;
-		}
+		pipe_fd[i] = -1;
+	}
 	ms_live_pending = 0;
 	dump_pid = 0; /* no dump thread here yet */
 	dump_tid = 0;

@@ -38,4 +38,20 @@ int ms_output_path(char *out, size_t cap, unsigned seq, const char *ext);
  * or -1 with why (cap bytes) saying why not: an errno name or a few words. */
 int ms_output_create(const char *path, char *why, size_t cap);
 
+/* A report file from ms_output_create is about to be closed: a regular one
+ * is locked while it is written, so that two processes writing one file
+ * do not mix their reports (output.c). */
+void ms_output_done(int fd);
+
+/* Around a report written to the original stderr (fd): a lock that the
+ * other processes sharing it (a parent and its children) wait for, so that
+ * their reports do not come out cut into each other; -1 where none is
+ * taken (output.c says when). */
+int ms_output_stderr_lock(int fd);
+void ms_output_stderr_unlock(int lock);
+
+/* In a fork child: close the copies of the report files other threads of
+ * the parent were writing (and with them their locks). */
+void ms_output_after_fork_child(void);
+
 #endif

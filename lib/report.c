@@ -793,6 +793,7 @@ void ms_report_after_fork_child(void)
 	files_lock = 0;
 	ending = 0;
 	abandoned = 0;
+	ms_output_after_fork_child();
 }
 
 int ms_report(int fd)
@@ -930,8 +931,11 @@ static void write_format(unsigned seq, const char *ext, const char *name,
 	int text = writer == text_writer;
 	if (text && ms_opt.formats == MS_FORMAT_TEXT && !ms_opt.output) {
 		int fd = ms_output_stderr();
-		if (fd >= 0)
+		if (fd >= 0) {
+			int lock = ms_output_stderr_lock(fd);
 			writer(fd, arg); /* a failing stderr: nowhere to say so */
+			ms_output_stderr_unlock(lock);
+		}
 		goto out;
 	}
 	/* Text alone keeps MUTEXSTAT_OUTPUT as the file's name; with other
@@ -947,6 +951,7 @@ static void write_format(unsigned seq, const char *ext, const char *name,
 		warn_file(path, why, 0, text ? NULL : name);
 	} else {
 		int rc = writer(fd, arg), err = errno;
+		ms_output_done(fd);
 		if (__atomic_load_n(&abandoned, __ATOMIC_RELAXED)) {
 			close(fd);
 			goto out; /* no warning: ms_report_all says why */
@@ -962,8 +967,11 @@ static void write_format(unsigned seq, const char *ext, const char *name,
 	}
 	if (text) {
 		int efd = ms_output_stderr();
-		if (efd >= 0)
+		if (efd >= 0) {
+			int lock = ms_output_stderr_lock(efd);
 			writer(efd, arg);
+			ms_output_stderr_unlock(lock);
+		}
 	}
 out:
 	ms_guard_leave(&ms_self);

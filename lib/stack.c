@@ -13,6 +13,7 @@
 #include "stack.h"
 #include "fork.h"
 #include "internal.h"
+#include "unwind_fds.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -91,6 +92,7 @@ int ms_stack_init(void)
 		unw_backtrace_p = (backtrace_fn)dlsym(h, "unw_backtrace");
 	unw_handle = unw_backtrace_p ? h : NULL;
 	if (unw_backtrace_p) {
+		ms_unwind_fds_init((const void *)unw_backtrace_p);
 		struct range unw = { (uintptr_t)unw_backtrace_p, 0, 0 };
 		dl_iterate_phdr(find_segment, &unw);
 		unw_lo = unw.lo;

@@ -30,6 +30,11 @@
  *                sent before must not have written into FILE.
  *   hang         a thread holds `held` across the fork; the child locks it
  *                and never returns (nobody in the child can unlock it).
+ *   sharedheld WHO FILE  a process-shared mutex in MAP_SHARED memory is
+ *                held at the fork -- by the forking thread (WHO "forker")
+ *                or another thread (WHO "thread") -- and the child locks
+ *                it: it waits until the parent's thread unlocks it, once
+ *                FILE exists, and then has it ("child got it").
  *   exec PROG... the parent (with a thread) forks; the child execs PROG.
  *   system CMD   the parent runs CMD with system() (posix_spawn inside).
  *   ownenv LIB PROG...  the child execs PROG with an environment the
@@ -57,6 +62,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -353,6 +359,67 @@ static int hang(void)
 	return 0;
 }
 
+static pthread_mutex_t *shm_mutex;
+static volatile int shm_go;
+
+static void wait_for_file(const char *file)
+{
+	struct stat st;
+	while (stat(file, &st) != 0)
+		usleep(10000);
+}
+
+static void *hold_shared(void *arg)
+{
+	pthread_mutex_lock(shm_mutex);
+	holding = 1;
+	while (!shm_go)
+		usleep(1000);
+	wait_for_file(arg);
+	pthread_mutex_unlock(shm_mutex);
+	return NULL;
+}
+
+static int shared_held(const char *who, const char *file)
+{
+	shm_mutex = mmap(NULL, sizeof *shm_mutex, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (shm_mutex == MAP_FAILED)
+		return 1;
+	pthread_mutexattr_t attr;
+	pthread_mutexattr_init(&attr);
+	pthread_mutexattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
+	pthread_mutex_init(shm_mutex, &attr);
+	int by_thread = !strcmp(who, "thread");
+	pthread_t t;
+	if (by_thread) {
+		pthread_create(&t, NULL, hold_shared, (void *)file);
+		while (!holding)
+			usleep(1000);
+	} else
+		pthread_mutex_lock(shm_mutex);
+	printf("shared %p\n", (void *)shm_mutex);
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		printf("child %d locks shared\n", (int)getpid());
+		fflush(stdout);
+		pthread_mutex_lock(shm_mutex); /* the parent's thread unlocks it */
+		printf("child got it\n");
+		pthread_mutex_unlock(shm_mutex);
+		exit(0);
+	}
+	if (by_thread) {
+		shm_go = 1;
+		pthread_join(t, NULL);
+	} else {
+		wait_for_file(file);
+		pthread_mutex_unlock(shm_mutex);
+	}
+	printf("child %d %s\n", (int)pid, ended(wait_child(pid)));
+	return 0;
+}
+
 static int exec_child(char **argv)
 {
 	holder_thread();
@@ -500,6 +567,8 @@ int main(int argc, char **argv)
 		return run_daemon();
 	if (!strcmp(mode, "closefds") && argc > 2)
 		return closefds(argv[2]);
+	if (!strcmp(mode, "sharedheld") && argc > 3)
+		return shared_held(argv[2], argv[3]);
 	if (!strcmp(mode, "exec") && argc > 2)
 		return exec_child(argv + 2);
 	if (!strcmp(mode, "system") && argc > 2)
@@ -511,7 +580,7 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "capturing"))
 		return capturing();
 	fprintf(stderr, "usage: %s stress N | counts | usr1 | late FILE | hang | "
-			"exec PROG... | system CMD | ownenv LIB PROG... | lock N | daemon | "
+			"sharedheld forker|thread FILE | exec PROG... | system CMD | ownenv LIB PROG... | lock N | daemon | "
 			"closefds FILE | capturing\n", argv[0]);
 	return 2;
 }

@@ -197,6 +197,33 @@ child=$(awk '/^child [0-9]+ locks/ { print $2 }' "$WORK/out")
 expect_grep "watchdog: the child aborted" "^child $child killed by SIGABRT$" "$WORK/out"
 expect_grep "watchdog: after its report" "^DEADLOCK: thread $child waits for a mutex that thread" "$WORK/w.$child.1"
 
+# ---- a process-shared mutex that a thread of the parent holds at the fork --
+# In MAP_SHARED memory it is one lock for both processes: the parent's
+# thread holds it still, and unlocks it once the child's watchdog has
+# reported.  The child waits for it, the watchdog's report says it is held
+# in the parent, with no DEADLOCK (it was a SELF-DEADLOCK, or a mutex no
+# thread could unlock), and the child is not aborted: it gets the mutex.
+for who in forker thread; do
+	rm -f "$WORK/go"
+	start_job "shared $who" env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/sh.%p" \
+		MUTEXSTAT_WATCHDOG=1 MUTEXSTAT_ON_DEADLOCK=abort "$P" sharedheld "$who" "$WORK/go"
+	wait_for "$WORK/out" '^child [0-9]+ locks shared$' 20 || fail "shared $who: no child"
+	child=$(awk '/^child [0-9]+ locks/ { print $2 }' "$WORK/out")
+	m=$(awk '/^shared / { print $2 }' "$WORK/out")
+	if wait_for "$WORK/sh.$child.1" ' waits at ' 20; then pass "shared $who: the watchdog reported"
+	else fail "shared $who: no watchdog report"; fi
+	touch "$WORK/go"
+	wait "$job"
+	expect_grep "shared $who: the child got the mutex" '^child got it$' "$WORK/out"
+	expect_grep "shared $who: and exited" "^child $child exited 0\$" "$WORK/out"
+	expect_no_grep "shared $who: no DEADLOCK" '^DEADLOCK' "$WORK/sh.$child.1"
+	expect_grep "shared $who: the child waits for it" \
+		"^  thread $child \"fork\" waits for mutex $m for " "$WORK/sh.$child.1"
+	expect_grep "shared $who: held by the parent's thread, in the parent" \
+		"^  held by thread [0-9]+ of process $parent \"fork\" \(process-shared\)" "$WORK/sh.$child.1"
+	expect_no_grep "shared $who: the child's report has no MISUSE" '^MISUSE' "$WORK/sh.$child"
+done
+
 # ---- exec: children are recorded, unless MUTEXSTAT_FOLLOW=0 ----------------
 run_with "$WORK/out" "$WORK/err" env MUTEXSTAT_OUTPUT="$WORK/e.%p" "$P" exec "$P" lock 25
 line=$(grep '^pid ' "$WORK/out")

@@ -1,0 +1,21 @@
+/* fds.h - the library's own file descriptors, kept out of the program's way.
+ *
+ * A program may count on the numbers open() gives it (the lowest free one:
+ * 3 in a process started with 0, 1 and 2), and daemons and ssh close every
+ * descriptor above 2 (closefrom) and then open their own files, which get
+ * the numbers of whatever the library had there.  So what the library keeps
+ * open -- its copy of stderr, the live dump's pipe, libunwind's pipe
+ * (stack.c) -- lives at a high number, above what programs use, and code
+ * that closes one of them first checks that it still is the library's. */
+#ifndef MUTEXSTAT_FDS_H
+#define MUTEXSTAT_FDS_H
+
+/* fd moved to a high number (close-on-exec, the same open file): the first
+ * free one from 1000 (200, 10 under a lower RLIMIT_NOFILE), and fd closed.
+ * fd itself if there is no room; errno as it was. */
+int ms_fd_move_high(int fd);
+
+/* dup(fd) at a high number, close-on-exec, as above; -1 if it fails. */
+int ms_fd_dup_high(int fd);
+
+#endif

@@ -1,0 +1,32 @@
+# descriptors.sh - the library's own descriptors stay out of the program's
+# way (tests/descriptors.c prints what the program sees; each output must be
+# the same with and without the library):
+#   - the program's first open()s get the numbers they get without it (3,
+#     4, 5), also after stack captures started libunwind;
+#   - a program that closes every descriptor above 2 and makes pipes of its
+#     own at those numbers finds in them exactly what it and its fork child
+#     wrote: the fork handler closes no descriptor of the program's, and
+#     libunwind's memory checks read no byte from them, nor write one.
+. "$top_srcdir/tests/lib.sh"
+P=$top_builddir/tests/descriptors
+
+for mode in numbers reuse; do
+	"$P" "$mode" > "$WORK/$mode.bare" 2>&1
+	expect_eq "$mode: without the library" "$?" 0
+	# three runs: libunwind's checks come at moments the threads decide
+	for run in 1 2 3; do
+		rc=0
+		timeout -s KILL 60 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/r.$mode" \
+			"$P" "$mode" > "$WORK/$mode.out" 2> "$WORK/$mode.err" || rc=$?
+		expect_eq "$mode ($run): exit status" "$rc" 0
+		if cmp -s "$WORK/$mode.bare" "$WORK/$mode.out"; then
+			pass "$mode ($run): the program sees the same descriptors"
+		else
+			fail "$mode ($run): the program's output differs:"
+			diff "$WORK/$mode.bare" "$WORK/$mode.out" | cat -v | sed 's/^/  | /' >&2
+		fi
+	done
+	expect_grep "$mode: the report was written" '^mutexstat: descriptors \(pid [0-9]+\) ran ' "$WORK/r.$mode"
+done
+expect_grep "numbers: the program got 3, 4 and 5" '^open: 3$' "$WORK/numbers.bare"
+finish
