@@ -974,9 +974,34 @@ static int is_our_pipe(int fd)
 	       st.st_ino == pipe_ino;
 }
 
+/* The dump thread's new pipe, after the program closed the old one: its
+ * ends closed where they still are ours, the new one made (at a high
+ * number again).  A signal meanwhile may see the new number with the old
+ * inode, or the other way round: its poke is then dropped (is_our_pipe),
+ * never written into a file of the program's. */
+static int pipes_made;
+#define PIPES_MAX 20 /* new pipes at most: then the program wins */
+
+static int pipe_remake(void)
+{
+	for (int i = 0; i < 2; i++)
+		if (is_our_pipe(pipe_fd[i]))
+			close(pipe_fd[i]);
+	return pipe_make();
+}
+
+/* A dump signal whose byte could not be written: the program had closed
+ * the pipe.  The dump thread, making a new one, writes that dump then. */
+static int dump_lost;
+
 static void poke(char c)
 {
-	if (is_our_pipe(pipe_fd[1]) && write(pipe_fd[1], &c, 1) < 0) {
+	if (!is_our_pipe(pipe_fd[1])) {
+		if (c == 'd')
+			__atomic_store_n(&dump_lost, 1, __ATOMIC_RELEASE);
+		return;
+	}
+	if (write(pipe_fd[1], &c, 1) < 0) {
 		/* the pipe is full: the dump thread has a wake-up pending anyway */
 	}
 }
@@ -1089,16 +1114,28 @@ static void *dump_thread(void *arg)
 	for (;;) {
 		/* without the pipe, poll only waits (it skips a negative fd) */
 		struct pollfd p = { pipe_gone ? -1 : pipe_fd[0], POLLIN, 0 };
-		int timeout = ms_opt.watchdog && !watchdog_done ? 250 : -1;
+		/* a pipe the program closes does not end the poll: a look at
+		 * it every second at least */
+		int timeout = ms_opt.watchdog && !watchdog_done ? 250 : pipe_gone ? -1 : 1000;
 		int n = poll(&p, 1, timeout);
-		if (n > 0 && !is_our_pipe(pipe_fd[0])) {
-			/* The program closed it (and may have the number for a
-			 * file of its own now): no live dumps any more.  The
+		if (n >= 0 && !pipe_gone && !is_our_pipe(pipe_fd[0])) {
+			/* The program closed it (a daemon closing every
+			 * descriptor; it may have the number for a file of its
+			 * own now): a new one, so that dumps go on, unless the
+			 * program keeps closing it.  Then no more dumps; the
 			 * thread stays, outside glibc's count of threads: its end
 			 * would be counted, and if the program's last thread ended
 			 * at that moment, both would call exit() -- the second
 			 * ending the process in the middle of the first's exit
 			 * report.  The watchdog needs no pipe, and goes on. */
+			if (++pipes_made <= PIPES_MAX && pipe_remake() == 0) {
+				/* what came while there was no pipe */
+				if (__atomic_load_n(&crash_asked, __ATOMIC_ACQUIRE))
+					poke('c');
+				else if (__atomic_exchange_n(&dump_lost, 0, __ATOMIC_ACQ_REL))
+					poke('d');
+				continue;
+			}
 			static const char msg[] = "mutexstat: the program closed the live "
 				"dump's pipe: no more dumps on a signal\n";
 			int fd = ms_output_stderr();

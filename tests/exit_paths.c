@@ -14,9 +14,10 @@
  *   exit_paths closed-pipe           a worker locks a mutex 1000 times and
  *                                    is joined; main closes every descriptor
  *                                    but 0-2 (the dump thread's pipe: it
- *                                    reads it no more, with
- *                                    MUTEXSTAT_WATCHDOG), waits for that,
- *                                    starts another such worker
+ *                                    makes a new one), raises SIGUSR1 at
+ *                                    once and waits for its dump (under
+ *                                    the library), starts another such
+ *                                    worker
  *                                    (it waits for main to have left) and
  *                                    calls pthread_exit
  *   exit_paths closed-at-end         main calls pthread_exit; the worker
@@ -25,6 +26,11 @@
  *                                    thread; an exit handler waits for the
  *                                    dump thread to see its pipe gone, then
  *                                    prints the total
+ *   exit_paths closed-often          a worker locks a mutex 1000 times and
+ *                                    is joined; closes every descriptor but 0-2 21
+ *                                    times, each time until the dump thread
+ *                                    has seen it; then raises SIGUSR1 if
+ *                                    the dump thread polls nothing
  *   exit_paths handler-in-report     SIGTERM's handler calls exit(3); it
  *                                    interrupts main inside mutexstat_dump
  *                                    (blocked writing to a full pipe), or,
@@ -59,6 +65,8 @@
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <unistd.h>
+
+#include "proc_wait.h"
 
 static pthread_mutex_t shared = PTHREAD_MUTEX_INITIALIZER;
 static long rounds, total;
@@ -144,13 +152,13 @@ static void *thousand(void *arg)
 	return arg;
 }
 
-/* Whether the dump thread (the thread named "mutexstat"), if there is
- * one, still polls its pipe: once it has seen the pipe closed it polls
- * nothing (an fd of -1: the pollfd its poll() points at says so). */
-static int dump_thread_polls_pipe(void)
+/* The descriptor the dump thread (the thread named "mutexstat") polls,
+ * read from the pollfd its poll() points at: -1 once it polls nothing,
+ * -2 while it is not in poll (on its way), -3 if there is no such thread. */
+static int dump_thread_poll_fd(void)
 {
 	char path[320], line[256];
-	int polls = 0;
+	int fd = -3;
 	DIR *d = opendir("/proc/self/task");
 	struct dirent *e;
 	while (d && (e = readdir(d)) != NULL) {
@@ -167,16 +175,39 @@ static int dump_thread_polls_pipe(void)
 		f = fopen(path, "r");
 		long nr = -1;
 		unsigned long fds = 0;
-		/* not (yet) in poll: it is on its way to it, and still polls */
-		polls = !(f && fgets(line, sizeof line, f) &&
-			  sscanf(line, "%ld %lx", &nr, &fds) == 2 && nr == SYS_poll &&
-			  ((const struct pollfd *)fds)->fd < 0);
+		fd = f && fgets(line, sizeof line, f) && sscanf(line, "%ld %lx", &nr, &fds) == 2 &&
+		     nr == SYS_poll ? ((const struct pollfd *)fds)->fd : -2;
 		if (f)
 			fclose(f);
 	}
 	if (d)
 		closedir(d);
-	return polls;
+	return fd;
+}
+
+/* Under the library (MUTEXSTAT_OUTPUT set): until its dump thread, which
+ * starts with the program's first thread, has named itself and polls its
+ * pipe (5 s at most). */
+static void dump_thread_starts(void)
+{
+	for (int tries = 0; getenv("MUTEXSTAT_OUTPUT") && tries < 500 &&
+			    dump_thread_poll_fd() < 0; tries++)
+		usleep(10000);
+}
+
+/* After the program closed the dump thread's pipe: until that thread has
+ * seen it and polls a pipe of its own again (or nothing), 5 s at most (it
+ * looks every 250 ms with the watchdog).  1 if there is a dump thread. */
+static int dump_thread_settles(void)
+{
+	int fd = -2;
+	for (int tries = 0; tries < 500; tries++) {
+		fd = dump_thread_poll_fd();
+		if (fd == -3 || fd == -1 || (fd >= 0 && fcntl(fd, F_GETFD) != -1))
+			break;
+		usleep(10000);
+	}
+	return fd != -3;
 }
 
 /* closed-at-end: the last thread closes the descriptors and ends; while
@@ -192,8 +223,7 @@ static void *thousand_then_close(void *arg)
 
 static void wait_then_print_total(void)
 {
-	for (int tries = 0; tries < 500 && dump_thread_polls_pipe(); tries++)
-		usleep(10000);
+	dump_thread_settles();
 	print_total();
 }
 
@@ -205,18 +235,48 @@ static int closed_at_end(void)
 	pthread_exit(NULL);
 }
 
+/* closed-often: the program closes every descriptor 21 times, waiting
+ * each time for the dump thread to see it: it makes 20 new pipes, then
+ * gives up (one line says so); a dump signal then writes nothing. */
+static int closed_often(void)
+{
+	pthread_t t;
+	pthread_create(&t, NULL, thousand, NULL);
+	pthread_join(t, NULL);
+	dump_thread_starts();
+	for (int round = 0; round < 21; round++) {
+		for (int fd = 3; fd < 1024; fd++)
+			close(fd);
+		dump_thread_settles();
+	}
+	if (dump_thread_poll_fd() == -1)
+		raise(SIGUSR1); /* no pipe: no dump, the program goes on */
+	int fd = dump_thread_poll_fd();
+	printf("closed 21 times, dump thread %s\n",
+	       fd == -3 ? "absent" : fd == -1 ? "polls nothing" : "polls a pipe");
+	return 0;
+}
+
 static int closed_pipe(void)
 {
 	pthread_t t;
 	atexit(print_total);
 	pthread_create(&t, NULL, thousand, NULL);
 	pthread_join(t, NULL);
+	const char *out = getenv("MUTEXSTAT_OUTPUT");
+	dump_thread_starts();
 	for (int fd = 3; fd < 1024; fd++)
 		close(fd);
-	/* the dump thread, if any, sees it at its next look (the watchdog's
-	 * every 250 ms) and polls no more; wait for that (5 s at most) */
-	for (int tries = 0; tries < 500 && dump_thread_polls_pipe(); tries++)
-		usleep(10000);
+	/* a dump signal now finds no pipe; the dump thread, if any, sees
+	 * that at its next look, makes a new pipe and writes the dump (10 s
+	 * at most) */
+	if (dump_thread_poll_fd() != -3 && out) {
+		char first[4096];
+		snprintf(first, sizeof first, "%s.1", out);
+		raise(SIGUSR1);
+		for (int tries = 0; tries < 1000 && !file_has(first, "\nTop "); tries++)
+			usleep(10000);
+	}
 	pthread_mutex_lock(&go);
 	pthread_create(&t, NULL, thousand, NULL);
 	printf("main leaves\n");
@@ -390,6 +450,8 @@ int main(int argc, char **argv)
 		return closed_pipe();
 	if (!strcmp(mode, "closed-at-end"))
 		return closed_at_end();
+	if (!strcmp(mode, "closed-often"))
+		return closed_often();
 	if (!strcmp(mode, "handler-in-report"))
 		return handler_in_report();
 	if (!strcmp(mode, "daemon") && argc > 2)

@@ -75,23 +75,45 @@ expect_grep "the last thread ends holding a mutex: HELD AT THREAD EXIT" \
 expect_grep "the last thread ends holding a mutex: taken in keeper" \
     'keeper\+0x[0-9a-f]+ \(tests/exit_paths.c:[0-9]+' "$WORK/r"
 
-# The dump thread reads its pipe no more when the program closes it, and
-# stays, outside glibc's count of threads: main's pthread_exit waits for the
-# last worker as without the library, and that worker's exit() is the only
-# one (before, the dump thread ended, and its end could be counted as the
-# last thread's too: a second exit() ended the process in the middle of the
-# exit report, an empty report in about 1 run of 30 here).
+# The program closes every descriptor, the dump thread's pipe among them,
+# and raises the dump signal: the thread sees the pipe gone (within 1 s,
+# 250 ms with the watchdog), makes a new one and writes that dump.  The
+# thread stays, outside glibc's count of threads: main's pthread_exit waits
+# for the last worker as without the library, and that worker's exit() is
+# the only one (before, the dump thread ended, and its end could be counted
+# as the last thread's too: a second exit() ended the process in the middle
+# of the exit report, an empty report in about 1 run of 30 here).
+bare "$P" closed-often
+expect_eq "the pipe closed 21 times, without the library" "$bare_st:$(cat "$WORK/bare.out")" \
+    "0:closed 21 times, dump thread absent"
 bare "$P" closed-pipe
-expect_eq "the dump thread stops, main's pthread_exit: status without the library" \
+expect_eq "the pipe closed, main's pthread_exit: status without the library" \
     "$bare_st:$(cat "$WORK/bare.out")" "0:main leaves
 total 2000"
-under MUTEXSTAT_WATCHDOG=1 -- "$P" closed-pipe
-expect_eq "the dump thread stops, main's pthread_exit: the last worker ends the process" \
-    "$st:$(cat "$WORK/out")" "$bare_st:$(cat "$WORK/bare.out")"
-expect_grep "the dump thread stops: the report has every acquisition" \
-    '^ +[0-9]+ 0x[0-9a-f]+ +2000 ' "$WORK/r"
-expect_eq "the dump thread stops: one line says so" "$(cat "$WORK/err")" \
+for vars in "" MUTEXSTAT_WATCHDOG=1; do
+	w=${vars:+ (watchdog)}
+	rm -f "$WORK/r.1"
+	under $vars -- "$P" closed-pipe
+	expect_eq "the pipe closed$w, main's pthread_exit: the last worker ends the process" \
+	    "$st:$(cat "$WORK/out")" "$bare_st:$(cat "$WORK/bare.out")"
+	expect_grep "the pipe closed$w: the report has every acquisition" \
+	    '^ +[0-9]+ 0x[0-9a-f]+ +2000 ' "$WORK/r"
+	expect_grep "the pipe closed$w: the dump signal that found no pipe is written (a new pipe)" \
+	    '^ +[0-9]+ 0x[0-9a-f]+ +1000 ' "$WORK/r.1"
+	expect_eq "the pipe closed$w: nothing on stderr" "$(cat "$WORK/err")" ""
+done
+
+# A program that keeps closing it wins: 20 new pipes, then none, and one
+# line says so (the process goes on; a dump signal then writes nothing).
+rm -f "$WORK/r.1"
+under MUTEXSTAT_WATCHDOG=1 -- "$P" closed-often
+expect_eq "the pipe closed 21 times: the program runs on, the dump thread has given up" \
+    "$st:$(cat "$WORK/out")" "0:closed 21 times, dump thread polls nothing"
+expect_eq "the pipe closed 21 times: one line says so" "$(cat "$WORK/err")" \
     "mutexstat: the program closed the live dump's pipe: no more dumps on a signal"
+expect_eq "the pipe closed 21 times: no dump" "$(ls "$WORK/r.1" 2>/dev/null)" ""
+expect_grep "the pipe closed 21 times: the exit report" '^mutexstat: exit_paths ' "$WORK/r"
+
 # ... and when the last thread closes the descriptors on its way out, the
 # dump thread sees it while that thread's exit() runs the exit handlers
 # (one waits for it): it once ended then, its end counted as the last
