@@ -118,9 +118,11 @@ uint64_t ms_ticks_to_ns(uint64_t ticks)
 void ms_clock_report_begin(void)
 {
 	if (!report_moment.depth) {
-		report_moment.ratio = ticks_per_ns();
+		/* the moment first: the rate may spin until 2 ms of run, and a
+		 * run of 0.3 ms read "ran 2.00 ms" */
 		report_moment.ns = ms_mono_ns();
 		report_moment.ticks = ms_ticks();
+		report_moment.ratio = ticks_per_ns();
 	}
 	report_moment.depth++;
 }
