@@ -15,6 +15,7 @@
 #include "record.h"
 
 #include <errno.h>
+#include <threads.h>
 
 #define CALLER ((uintptr_t)__builtin_return_address(0))
 
@@ -142,7 +143,7 @@ static __attribute__((noinline)) int lock_not_free(pthread_mutex_t *m, int rc,
  * whole of glibc's work, and if it is not, this is a contention -- then the
  * thread's cache gives the record (no lock, no table probe), then
  * lock_free(). */
-MS_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
+static inline __attribute__((always_inline)) int mutex_lock(pthread_mutex_t *m)
 {
 	int rc = ms_real.lock_try(m);
 	if (unlikely(rc))
@@ -156,7 +157,7 @@ MS_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 	return lock_free(t, r, m, CALLER);
 }
 
-MS_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
+static inline __attribute__((always_inline)) int mutex_trylock(pthread_mutex_t *m)
 {
 	struct ms_thread *t = recording();
 	uint32_t r;
@@ -171,8 +172,8 @@ MS_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 	return ms_trylock_failed(t, r, m, rc, CALLER);
 }
 
-MS_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m,
-				      const struct timespec *abstime)
+static inline __attribute__((always_inline)) int mutex_timedlock(pthread_mutex_t *m,
+							   const struct timespec *abstime)
 {
 	struct ms_thread *t = recording();
 	uint32_t r;
@@ -234,7 +235,7 @@ static __attribute__((noinline)) int unlock_entry_slow(pthread_mutex_t *m,
  * fields say so) of the mutex it took last (the top of its held set gives
  * the record), whose current hold is not being timed.  No call but the
  * tail call to glibc. */
-MS_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
+static inline __attribute__((always_inline)) int mutex_unlock(pthread_mutex_t *m)
 {
 	struct ms_thread *t = &ms_self;
 	if (likely(t->ok)) {
@@ -258,8 +259,7 @@ MS_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 	return unlock_entry_slow(m, CALLER);
 }
 
-MS_EXPORT int pthread_mutex_init(pthread_mutex_t *m,
-				 const pthread_mutexattr_t *attr)
+static inline __attribute__((always_inline)) int mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *attr)
 {
 	int rc = ms_real.mutex_init(m, attr);
 	struct ms_thread *t;
@@ -276,7 +276,7 @@ MS_EXPORT int pthread_mutex_init(pthread_mutex_t *m,
 	return rc;
 }
 
-MS_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
+static inline __attribute__((always_inline)) int mutex_destroy(pthread_mutex_t *m)
 {
 	struct ms_thread *t = recording();
 	if (!t)
@@ -337,13 +337,13 @@ static inline int cond_refused(const struct timespec *abstime)
 	errno = saved;                                                       \
 	return rc
 
-MS_EXPORT MS_UNWOUND int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
+static inline __attribute__((always_inline)) MS_UNWOUND int cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
 	COND_WAIT(0, 0, NULL);
 }
 
-MS_EXPORT MS_UNWOUND int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
-				     const struct timespec *abstime)
+static inline __attribute__((always_inline)) MS_UNWOUND int cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
+								  const struct timespec *abstime)
 {
 	COND_WAIT(1, 0, abstime);
 }
@@ -355,4 +355,123 @@ MS_EXPORT MS_UNWOUND int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex
 	if (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC)
 		return ms_real.cond_clockwait(c, m, clock, abstime); /* EINVAL */
 	COND_WAIT(2, clock, abstime);
+}
+
+/* ---- the entry points ------------------------------------------------------
+ * The bodies above are inlined into each: CALLER (the return address) is
+ * then the entry point's caller, the program's line. */
+
+MS_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
+{
+	return mutex_lock(m);
+}
+
+MS_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
+{
+	return mutex_trylock(m);
+}
+
+MS_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m,
+				      const struct timespec *abstime)
+{
+	return mutex_timedlock(m, abstime);
+}
+
+MS_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
+{
+	return mutex_unlock(m);
+}
+
+MS_EXPORT int pthread_mutex_init(pthread_mutex_t *m,
+				 const pthread_mutexattr_t *attr)
+{
+	return mutex_init(m, attr);
+}
+
+MS_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
+{
+	return mutex_destroy(m);
+}
+
+MS_EXPORT MS_UNWOUND int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
+{
+	return cond_wait(c, m);
+}
+
+MS_EXPORT MS_UNWOUND int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
+				     const struct timespec *abstime)
+{
+	return cond_timedwait(c, m, abstime);
+}
+
+/* ---- C11 threads ------------------------------------------------------------
+ * glibc's mtx_* and cnd_* call its pthread functions inside libc, where no
+ * interposer sees them: a C11 program's mutexes went unrecorded.  So they
+ * are entry points too, each the pthread call glibc makes, with its answer
+ * mapped to thrd_* as glibc maps it. */
+
+static int thrd_answer(int rc)
+{
+	switch (rc) {
+	case 0:
+		return thrd_success;
+	case ENOMEM:
+		return thrd_nomem;
+	case ETIMEDOUT:
+		return thrd_timedout;
+	case EBUSY:
+		return thrd_busy;
+	default:
+		return thrd_error;
+	}
+}
+
+/* glibc's mutex of each C11 type: recursive if asked for with plain or
+ * timed, a normal one for anything else. */
+MS_EXPORT int mtx_init(mtx_t *mtx, int type)
+{
+	pthread_mutexattr_t attr;
+	pthread_mutexattr_init(&attr);
+	pthread_mutexattr_settype(&attr, type == (mtx_plain | mtx_recursive) ||
+					 type == (mtx_timed | mtx_recursive)
+						 ? PTHREAD_MUTEX_RECURSIVE
+						 : PTHREAD_MUTEX_NORMAL);
+	return thrd_answer(mutex_init((pthread_mutex_t *)mtx, &attr));
+}
+
+MS_EXPORT int mtx_lock(mtx_t *mtx)
+{
+	return thrd_answer(mutex_lock((pthread_mutex_t *)mtx));
+}
+
+MS_EXPORT int mtx_trylock(mtx_t *mtx)
+{
+	return thrd_answer(mutex_trylock((pthread_mutex_t *)mtx));
+}
+
+MS_EXPORT int mtx_timedlock(mtx_t *restrict mtx, const struct timespec *restrict abstime)
+{
+	return thrd_answer(mutex_timedlock((pthread_mutex_t *)mtx, abstime));
+}
+
+MS_EXPORT int mtx_unlock(mtx_t *mtx)
+{
+	return thrd_answer(mutex_unlock((pthread_mutex_t *)mtx));
+}
+
+MS_EXPORT void mtx_destroy(mtx_t *mtx)
+{
+	(void)mutex_destroy((pthread_mutex_t *)mtx);
+}
+
+MS_EXPORT MS_UNWOUND int cnd_wait(cnd_t *cnd, mtx_t *mtx)
+{
+	return thrd_answer(cond_wait((pthread_cond_t *)cnd, (pthread_mutex_t *)mtx));
+}
+
+MS_EXPORT MS_UNWOUND int cnd_timedwait(cnd_t *restrict cnd, mtx_t *restrict mtx,
+				       const struct timespec *restrict abstime)
+{
+	return thrd_answer(cond_timedwait((pthread_cond_t *)cnd, (pthread_mutex_t *)mtx,
+					  abstime));
 }
