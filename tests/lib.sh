@@ -154,6 +154,20 @@ wait_or_kill() {
 	wait "$1"
 }
 
+# same_run PROG WHAT ARGS...: PROG's output with the library ($WORK/out,
+# report in $WORK/report or MUTEXSTAT_OUTPUT) is its output without it
+# (its first line), and both succeed.
+same_run() {
+	same_run_prog=$1 same_run_what=$2
+	shift 2
+	"$same_run_prog" "$@" > "$WORK/bare" 2>&1
+	bare_rc=$?
+	run_with "$WORK/out" "$WORK/err" "$same_run_prog" "$@"
+	rc=$?
+	expect_eq "$same_run_what: exit status" "$rc/$bare_rc" 0/0
+	expect_eq "$same_run_what: output" "$(head -n 1 "$WORK/out")" "$(head -n 1 "$WORK/bare")"
+}
+
 finish() {
 	sanitizer_reports
 	echo "$PASSED passed, $FAILED failed"

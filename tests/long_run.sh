@@ -4,24 +4,14 @@
 . "$top_srcdir/tests/lib.sh"
 L=$top_builddir/tests/long_run
 
-# same_run WHAT ARGS...: the program's output with the library ($WORK/out)
-# is its output without it (its first line), and both succeed.
-same_run() {
-	what=$1; shift
-	"$L" "$@" > "$WORK/bare" 2>&1
-	bare_rc=$?
-	run_with "$WORK/out" "$WORK/err" "$L" "$@"
-	rc=$?
-	expect_eq "$what: exit status" "$rc/$bare_rc" 0/0
-	expect_eq "$what: output" "$(head -n 1 "$WORK/out")" "$(head -n 1 "$WORK/bare")"
-}
+# same_run: tests/lib.sh
 
 # ---- threads that come and go ----------------------------------------------
 # Each takes a stack (a new lock-order edge), so libunwind locks a mutex of
 # its own as the thread ends, after the library's thread-exit handler: the
 # record that call got was never given back (4.5 kB a thread, and one more
 # "live" thread in every report, for ever).
-MUTEXSTAT_FORMAT=text,json MUTEXSTAT_OUTPUT=$WORK/churn same_run "4000 threads" threads 4000
+MUTEXSTAT_FORMAT=text,json MUTEXSTAT_OUTPUT=$WORK/churn same_run "$L" "4000 threads" threads 4000
 expect_grep "4000 threads: all seen" ': 4000 threads used mutexes, ' "$WORK/churn.txt"
 if command -v jq >/dev/null 2>&1; then
 	expect_eq "4000 threads: none is alive at the end (JSON threads; main used no mutex)" \
@@ -42,7 +32,7 @@ fi
 # Each life's "who waited" and "who made them wait" lines are of no use
 # once it has ended; they were kept for ever, so 20,000 such lives spent 1
 # MiB of stack memory and the last wait's stacks were dropped.
-MUTEXSTAT_STACK_MEMORY=1 same_run "20000 waits" waits 20000
+MUTEXSTAT_STACK_MEMORY=1 same_run "$L" "20000 waits" waits 20000
 expect_grep "20000 waits: all ended" '^  20000 mutexes destroyed and 0 initialised again' "$WORK/report"
 expect_grep "20000 waits: each waited once" '^ +[0-9]+ 20000 ended +[0-9]+ +20000 ' "$WORK/report"
 expect_no_grep "20000 waits: no stack dropped" 'stacks were dropped' "$WORK/report"
@@ -83,7 +73,7 @@ fi
 # edge whose mutex has ended is of no use any more, and its memory goes to
 # new ones.  (It was kept for ever: the budget went to dead edges, and the
 # real inversion at the end was "not kept", its stacks dropped.)
-MUTEXSTAT_STACK_MEMORY=1 same_run "30000 lives" lives 30000
+MUTEXSTAT_STACK_MEMORY=1 same_run "$L" "30000 lives" lives 30000
 a=$(awk '/^A / { print $2 }' "$WORK/out")
 b=$(awk '/^B / { print $2 }' "$WORK/out")
 expect_grep "30000 lives: all ended" '^  30000 mutexes destroyed and 0 initialised again' "$WORK/report"

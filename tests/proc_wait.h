@@ -1,11 +1,13 @@
-/* proc_wait.h - what the test programs wait for, read from files: a line
- * in a report, a thread asleep in a futex (/proc shows its system call).
+/* proc_wait.h - what the test programs read from files and wait for: a
+ * line in a report, a thread asleep in a futex (/proc shows its system
+ * call), the process's memory; and CHECK, for calls that must succeed.
  * Waits on what the program can see, never on time. */
 #ifndef MUTEXSTAT_TESTS_PROC_WAIT_H
 #define MUTEXSTAT_TESTS_PROC_WAIT_H
 
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -38,6 +40,34 @@ static inline int sleeps_on_futex(pid_t tid, const void *word)
 	unsigned long at = 0;
 	return sscanf(buf, "%ld %lx", &nr, &at) == 2 && nr == SYS_futex &&
 	       (!word || at == (unsigned long)word);
+}
+
+/* A pthread call that must return 0, or the program ends with status 2
+ * and the call on stderr. */
+#define CHECK(call)                                                          \
+	do {                                                                 \
+		int rc_ = (call);                                            \
+		if (rc_) {                                                   \
+			fprintf(stderr, "%s:%d: %s = %d\n", __FILE__,        \
+				__LINE__, #call, rc_);                       \
+			exit(2);                                             \
+		}                                                            \
+	} while (0)
+
+/* A line of /proc/self/status, in kB. */
+static inline long status_kb(const char *field)
+{
+	char line[256];
+	long kb = -1;
+	size_t n = strlen(field);
+	FILE *f = fopen("/proc/self/status", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof line, f))
+		if (!strncmp(line, field, n) && line[n] == ':')
+			kb = strtol(line + n + 1, NULL, 10);
+	fclose(f);
+	return kb;
 }
 
 #endif

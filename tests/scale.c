@@ -31,31 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHECK(call)                                                          \
-	do {                                                                 \
-		int rc_ = (call);                                            \
-		if (rc_) {                                                   \
-			fprintf(stderr, "%s:%d: %s = %d\n", __FILE__,        \
-				__LINE__, #call, rc_);                       \
-			exit(2);                                             \
-		}                                                            \
-	} while (0)
-
-/* A line of /proc/self/status, in kB. */
-static long status_kb(const char *field)
-{
-	char line[256];
-	long kb = -1;
-	size_t n = strlen(field);
-	FILE *f = fopen("/proc/self/status", "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof line, f))
-		if (!strncmp(line, field, n) && line[n] == ':')
-			kb = strtol(line + n + 1, NULL, 10);
-	fclose(f);
-	return kb;
-}
+#include "proc_wait.h"
 
 static pthread_t start(void *(*fn)(void *), void *arg)
 {

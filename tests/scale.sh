@@ -11,21 +11,15 @@ skip_if_sanitized "it measures resident memory, which ASan's shadow memory chang
 S=$top_builddir/tests/scale
 BUDGET=320 # bytes of resident memory per live mutex (README, "Scale")
 
-# same_run WHAT ARGS...: the program's output with the library ($WORK/out)
-# is its output without it, and both succeed.
-same_run() {
-	what=$1; shift
-	"$S" "$@" > "$WORK/bare" 2>&1
-	bare_rc=$?
-	run_with "$WORK/out" "$WORK/err" "$S" "$@"
-	rc=$?
-	expect_eq "$what: exit status" "$rc/$bare_rc" 0/0
-	expect_eq "$what: output" "$(head -n 1 "$WORK/out")" "$(head -n 1 "$WORK/bare")"
-	expect_eq "$what: stderr empty" "$(cat "$WORK/err")" ""
+# scale_run WHAT ARGS...: same_run (tests/lib.sh) of the scale program,
+# and nothing on stderr.
+scale_run() {
+	same_run "$S" "$@"
+	expect_eq "$1: stderr empty" "$(cat "$WORK/err")" ""
 }
 
 # ---- 1,000 threads, 100 mutexes ---------------------------------------------
-MUTEXSTAT_TOP=100 same_run "1000 threads" threads 1000 100 100
+MUTEXSTAT_TOP=100 scale_run "1000 threads" threads 1000 100 100
 expect_eq "1000 threads: the program's own counts" "$(cat "$WORK/out")" \
 	"1000 threads, 100 mutexes: 100 of 100 locked exactly 1000 times"
 expect_grep "1000 threads (and main, which initialised) used mutexes" \
@@ -36,7 +30,7 @@ expect_eq "1000 threads: every mutex acquired exactly 1000 times" \
 	"100 exact, 0 not"
 
 # ---- 10,000,000 lives, 1,000 alive at a time -----------------------------------
-same_run "10M lives" churn 1 10000000 1000
+scale_run "10M lives" churn 1 10000000 1000
 expect_grep "10M lives: all destroyed" \
 	'^  10000000 mutexes destroyed and 0 initialised again' "$WORK/report"
 expect_grep "10M lives: 5,000,000 locked once at churn_once" \
@@ -53,14 +47,14 @@ grow=$(sed -n 's/.*kB at the end: grew \(-\{0,1\}[0-9][0-9]*\) kB$/\1/p' "$WORK/
 	fail "10M lives: peak resident memory grew '${grow}' kB (more than 1 MiB): $(tail -n 1 "$WORK/out")"
 
 # Two threads at once: the folding stays exact.
-same_run "2 threads, 2M lives" churn 2 2000000 1000
+scale_run "2 threads, 2M lives" churn 2 2000000 1000
 expect_grep "2 threads: 1,000,000 at churn_once" '^ +[0-9]+ 1000000 ended +1000000 +0 .* churn_once' "$WORK/report"
 expect_grep "2 threads: 600,000 at churn_twice" '^ +[0-9]+ 600000 ended +1200000 +0 .* churn_twice' "$WORK/report"
 expect_grep "2 threads: 400,000 at churn_thrice" '^ +[0-9]+ 400000 ended +1200000 +0 .* churn_thrice' "$WORK/report"
 
 # four threads ending lives at the same three sites at once: the stripes'
 # sums (table.c) reach the report exactly
-same_run "4 threads, 2M lives" churn 4 2000000 100
+scale_run "4 threads, 2M lives" churn 4 2000000 100
 expect_grep "4 threads: 1,000,000 at churn_once" '^ +[0-9]+ 1000000 ended +1000000 +0 .* churn_once' "$WORK/report"
 expect_grep "4 threads: 600,000 at churn_twice" '^ +[0-9]+ 600000 ended +1200000 +0 .* churn_twice' "$WORK/report"
 expect_grep "4 threads: 400,000 at churn_thrice" '^ +[0-9]+ 400000 ended +1200000 +0 .* churn_thrice' "$WORK/report"
@@ -68,7 +62,7 @@ expect_grep "4 threads: 400,000 at churn_thrice" '^ +[0-9]+ 400000 ended +120000
 # ---- a table that was full ---------------------------------------------------------
 # 64 records, 100 mutexes locked by 8 threads; then all destroyed and 10
 # new ones used (tests/lifetimes.sh has the table that is still full).
-MUTEXSTAT_TABLE_SIZE=64 MUTEXSTAT_TOP=20 same_run "full table" full 8 100 1000
+MUTEXSTAT_TABLE_SIZE=64 MUTEXSTAT_TOP=20 scale_run "full table" full 8 100 1000
 expect_eq "full table: the program's counts, untracked mutexes too" "$(head -n 1 "$WORK/out")" \
 	"8 threads, 100 mutexes: 100 of 100 locked exactly 80 times"
 expect_grep "full table: says it was full, how many were not tracked, and the variable" \
@@ -84,7 +78,7 @@ expect_eq "full table: the new ones' 55 acquisitions" \
 		on && $2 ~ /^0x/ { s += $3 } END { print s }' "$WORK/report")" 55
 
 # ---- 100 mutexes held at once -----------------------------------------------------
-MUTEXSTAT_TOP=200 same_run "100 held" deep 100
+MUTEXSTAT_TOP=200 scale_run "100 held" deep 100
 m10=$(awk '/^M10 / { print $2 }' "$WORK/out")
 m99=$(awk '/^M99 / { print $2 }' "$WORK/out")
 expect_grep "100 held: every mutex tracked" ': 3 threads used mutexes, 101 mutexes tracked, 0 untracked$' "$WORK/report"
@@ -95,7 +89,7 @@ expect_grep "100 held: says what was not followed" \
 expect_no_grep "100 held: no finding (the held set was emptied both ways)" \
 	'^(DEADLOCK|POTENTIAL DEADLOCK|GUARDED INVERSION|SELF-DEADLOCK|HELD AT THREAD EXIT|MISUSE)' "$WORK/report"
 
-same_run "100 held, then an inversion" deep_inversion 100
+scale_run "100 held, then an inversion" deep_inversion 100
 m10=$(awk '/^M10 / { print $2 }' "$WORK/out")
 y=$(awk '/^Y / { print $2 }' "$WORK/out")
 expect_eq "inversion: one finding" "$(grep -Ec '^(POTENTIAL DEADLOCK|GUARDED INVERSION|DEADLOCK)' "$WORK/report")" 1
@@ -106,7 +100,7 @@ expect_grep "inversion: Y tracked too" ': 3 threads used mutexes, 102 mutexes tr
 expect_grep "inversion: Y, taken while 100 were held, is not followed either" \
 	'^  lock order not followed for 73 acquisitions' "$WORK/report"
 
-same_run "100 held at exit" held 100
+scale_run "100 held at exit" held 100
 expect_eq "100 held at exit: each listed as held, with where it was taken" \
 	"$(grep -Ec '^  0x[0-9a-f]+ held by thread [0-9]+, taken at held_main\+0x[0-9a-f]+ ' "$WORK/report")" 100
 expect_grep "100 held at exit: the 36 beyond 64 not followed" \
