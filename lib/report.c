@@ -25,6 +25,7 @@
 #include "options.h"
 #include "output.h"
 #include "report_lock.h"
+#include "stack.h"
 #include "symbols.h"
 #include "table.h"
 #include "thread.h"
@@ -811,6 +812,7 @@ int ms_report(int fd)
 		ms_cancel_restore(cancel);
 		return -1;
 	}
+	ms_stack_report_begin(); /* no fork meanwhile: stack.h */
 	ms_clock_report_begin();
 	ms_symbols_begin();
 	int saved = errno;
@@ -878,6 +880,7 @@ int ms_report(int fd)
 		munmap(t.lines, bytes);
 	ms_symbols_end();
 	ms_clock_report_end();
+	ms_stack_report_end();
 	errno = saved;
 	ms_report_lock_give(&report_lock);
 	ms_blame_readers(-1);
@@ -1061,6 +1064,7 @@ void ms_report_all(unsigned seq)
 		return;
 	}
 	writing_last = !seq;
+	ms_stack_report_begin(); /* no fork meanwhile: stack.h */
 	ms_clock_report_begin(); /* each format says the same run length */
 	ms_blame_readers(1); /* the blame lines stay put (blame.c) */
 	if (ms_opt.formats & MS_FORMAT_TEXT)
@@ -1080,6 +1084,7 @@ void ms_report_all(unsigned seq)
 		count_failing();
 	ms_blame_readers(-1);
 	ms_clock_report_end();
+	ms_stack_report_end();
 	writing_last = 0;
 	if (!seq && __atomic_load_n(&abandoned, __ATOMIC_RELAXED))
 		give_up();

@@ -44,6 +44,8 @@ static int off_since_fork; /* this fork child takes no stacks */
 /* under way on this thread: a fork from a signal handler that interrupted
  * a capture must not wait for it */
 static __thread int capturing __attribute__((tls_model("initial-exec")));
+/* this thread is forking (between its prepare and parent or child handler) */
+static __thread int forking_here __attribute__((tls_model("initial-exec")));
 /* this thread is allocating libunwind's TLS block: the malloc that does it
  * may be the thread's first, where the allocator sets the thread up and
  * locks mutexes; a capture of theirs would ask for the block again, from
@@ -140,6 +142,7 @@ int ms_stack_off_since_fork(void)
 
 void ms_stack_fork_prepare(void)
 {
+	forking_here = 1;
 	__atomic_store_n(&forking, 1, __ATOMIC_SEQ_CST);
 	/* 50 ms at most: a thread stopped or starved inside a capture must
 	 * not hold the program's fork; its child then takes no stacks */
@@ -162,6 +165,7 @@ void ms_stack_fork_prepare(void)
 void ms_stack_fork_parent(void)
 {
 	__atomic_store_n(&forking, 0, __ATOMIC_SEQ_CST);
+	forking_here = 0;
 }
 
 void ms_stack_fork_child(void)
@@ -172,6 +176,7 @@ void ms_stack_fork_child(void)
 		off_since_fork = 1;
 	captures = capturing;
 	forking = 0;
+	forking_here = 0;
 }
 
 void *ms_stack_symbol(const char *name)
@@ -193,6 +198,24 @@ int ms_stack_begin(void)
 		return 0;
 	}
 	return 1;
+}
+
+void ms_stack_report_begin(void)
+{
+	for (;;) {
+		/* counted first, then the flag read: as ms_stack_begin */
+		__atomic_add_fetch(&captures, 1, __ATOMIC_SEQ_CST);
+		capturing++;
+		/* the forking thread itself (a report from the program's
+		 * own fork handler) must not wait for its own fork */
+		if (!__atomic_load_n(&forking, __ATOMIC_SEQ_CST) || forking_here)
+			return;
+		ms_stack_end();
+		while (__atomic_load_n(&forking, __ATOMIC_SEQ_CST)) {
+			struct timespec nap = { 0, 100000 };
+			nanosleep(&nap, NULL);
+		}
+	}
 }
 
 void ms_stack_end(void)

@@ -45,6 +45,17 @@ int ms_stack_capture(uintptr_t *frames, int max);
  * taken during one); after a 1, end when the walk is over. */
 int ms_stack_begin(void);
 void ms_stack_end(void);
+/* Around a report, which walks the loaded modules too (dladdr,
+ * dl_iterate_phdr, libdw's reading of the maps) and so holds the dynamic
+ * linker's locks at moments: a fork child inheriting one held would wait
+ * for it for ever at its first stack capture (libunwind blocks every
+ * signal there: not even its own alarm() ends it).  So a fork waits for
+ * a report under way as for a capture (50 ms at most), and a report does
+ * not start while a fork is on its way -- it waits for it, never skipped.
+ * Nested reports count once each. */
+void ms_stack_report_begin(void);
+#define ms_stack_report_end ms_stack_end
+
 /* A function of the privately opened libunwind, NULL if none. */
 void *ms_stack_symbol(const char *name);
 
