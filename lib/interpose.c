@@ -408,7 +408,8 @@ MS_EXPORT MS_UNWOUND int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex
  * glibc's mtx_* and cnd_* call its pthread functions inside libc, where no
  * interposer sees them: a C11 program's mutexes went unrecorded.  So they
  * are entry points too, each the pthread call glibc makes, with its answer
- * mapped to thrd_* as glibc maps it. */
+ * mapped to thrd_* as glibc maps it -- unless a library of the program
+ * defines these names itself (real.h): then its functions answer. */
 
 static int thrd_answer(int rc)
 {
@@ -430,6 +431,8 @@ static int thrd_answer(int rc)
  * timed, a normal one for anything else. */
 MS_EXPORT int mtx_init(mtx_t *mtx, int type)
 {
+	if (unlikely(ms_c11_other()))
+		return ms_c11_next.mtx_init(mtx, type);
 	pthread_mutexattr_t attr;
 	pthread_mutexattr_init(&attr);
 	pthread_mutexattr_settype(&attr, type == (mtx_plain | mtx_recursive) ||
@@ -441,37 +444,53 @@ MS_EXPORT int mtx_init(mtx_t *mtx, int type)
 
 MS_EXPORT int mtx_lock(mtx_t *mtx)
 {
+	if (unlikely(ms_c11_other()))
+		return ms_c11_next.mtx_lock(mtx);
 	return thrd_answer(mutex_lock((pthread_mutex_t *)mtx));
 }
 
 MS_EXPORT int mtx_trylock(mtx_t *mtx)
 {
+	if (unlikely(ms_c11_other()))
+		return ms_c11_next.mtx_trylock(mtx);
 	return thrd_answer(mutex_trylock((pthread_mutex_t *)mtx));
 }
 
 MS_EXPORT int mtx_timedlock(mtx_t *restrict mtx, const struct timespec *restrict abstime)
 {
+	if (unlikely(ms_c11_other()))
+		return ms_c11_next.mtx_timedlock(mtx, abstime);
 	return thrd_answer(mutex_timedlock((pthread_mutex_t *)mtx, abstime));
 }
 
 MS_EXPORT int mtx_unlock(mtx_t *mtx)
 {
+	if (unlikely(ms_c11_other()))
+		return ms_c11_next.mtx_unlock(mtx);
 	return thrd_answer(mutex_unlock((pthread_mutex_t *)mtx));
 }
 
 MS_EXPORT void mtx_destroy(mtx_t *mtx)
 {
+	if (unlikely(ms_c11_other())) {
+		ms_c11_next.mtx_destroy(mtx);
+		return;
+	}
 	(void)mutex_destroy((pthread_mutex_t *)mtx);
 }
 
 MS_EXPORT MS_UNWOUND int cnd_wait(cnd_t *cnd, mtx_t *mtx)
 {
+	if (unlikely(ms_c11_other()))
+		return ms_c11_next.cnd_wait(cnd, mtx);
 	return thrd_answer(cond_wait((pthread_cond_t *)cnd, (pthread_mutex_t *)mtx));
 }
 
 MS_EXPORT MS_UNWOUND int cnd_timedwait(cnd_t *restrict cnd, mtx_t *restrict mtx,
 				       const struct timespec *restrict abstime)
 {
+	if (unlikely(ms_c11_other()))
+		return ms_c11_next.cnd_timedwait(cnd, mtx, abstime);
 	return thrd_answer(cond_timedwait((pthread_cond_t *)cnd, (pthread_mutex_t *)mtx,
 					  abstime));
 }

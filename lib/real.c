@@ -180,6 +180,36 @@ static void choose_tries(void)
 	errno = saved;
 }
 
+struct ms_c11_next ms_c11_next;
+
+/* The C11 functions behind ours: another library's if mtx_lock is not
+ * glibc's (each of the others is then that library's too, or glibc's if
+ * it lacks one: what the program's call would find without us). */
+static void resolve_c11(void)
+{
+	void *lock = next("mtx_lock", NULL);
+	if (lock && !in_glibc(lock)) {
+		struct ms_c11_next *n = &ms_c11_next;
+		n->mtx_lock = (int (*)(void *))lock;
+		n->mtx_init = (int (*)(void *, int))next("mtx_init", NULL);
+		n->mtx_trylock = (int (*)(void *))next("mtx_trylock", NULL);
+		n->mtx_timedlock = (int (*)(void *, const struct timespec *))next("mtx_timedlock", NULL);
+		n->mtx_unlock = (int (*)(void *))next("mtx_unlock", NULL);
+		n->mtx_destroy = (void (*)(void *))next("mtx_destroy", NULL);
+		n->cnd_wait = (int (*)(void *, void *))next("cnd_wait", NULL);
+		n->cnd_timedwait = (int (*)(void *, void *, const struct timespec *))next("cnd_timedwait", NULL);
+		__atomic_store_n(&n->other, 1, __ATOMIC_RELEASE);
+	}
+	__atomic_store_n(&ms_c11_next.checked, 1, __ATOMIC_RELEASE);
+}
+
+int ms_c11_other(void)
+{
+	if (unlikely(!__atomic_load_n(&ms_c11_next.checked, __ATOMIC_ACQUIRE)))
+		resolve_c11(); /* a C11 call before start-up: look now */
+	return __atomic_load_n(&ms_c11_next.other, __ATOMIC_ACQUIRE);
+}
+
 int ms_real_resolve(void)
 {
 	int missing = 0;
@@ -196,6 +226,7 @@ int ms_real_resolve(void)
 	RESOLVE(mutex_consistent, "pthread_mutex_consistent", NULL);
 	RESOLVE(thread_create, "pthread_create", NULL);
 	choose_tries();
+	resolve_c11();
 	return missing ? -1 : 0;
 }
 

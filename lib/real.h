@@ -36,6 +36,28 @@ struct ms_real {
 	int (*clocklock_try)(pthread_mutex_t *);
 };
 
+/* C11's mtx_* and cnd_*wait behind ours.  glibc's are answered by our
+ * own entry points (interpose.c), as the pthread calls glibc makes; but a
+ * library of the program may define functions of those names itself (a
+ * C11 threads shim such as tinycthread, for a C library without them),
+ * on mutexes that are no pthread mutex: then `other` is set and every
+ * call goes to that library's function, untouched. */
+struct ms_c11_next {
+	int checked; /* resolved (ms_real_resolve, or the first C11 call) */
+	int other;
+	int (*mtx_init)(void *, int);
+	int (*mtx_lock)(void *);
+	int (*mtx_trylock)(void *);
+	int (*mtx_timedlock)(void *, const struct timespec *);
+	int (*mtx_unlock)(void *);
+	void (*mtx_destroy)(void *);
+	int (*cnd_wait)(void *, void *);
+	int (*cnd_timedwait)(void *, void *, const struct timespec *);
+};
+extern struct ms_c11_next ms_c11_next;
+/* Whether the C11 calls go to another library (ms_c11_next). */
+int ms_c11_other(void);
+
 /* What a *_try answers for "not held: make the program's call now". */
 #define MS_TRY_DIRECT (-1)
 
