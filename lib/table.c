@@ -473,7 +473,7 @@ static void pool_unlock(struct ms_thread *self)
 
 static void spares_refill(struct ms_table *t, struct ms_thread *self)
 {
-	uint32_t want = scarce(t) ? 1 : MS_SPARE_BATCH;
+	uint32_t want = scarce(t) ? 1 : MS_SPARE_BATCH, first = self->nspare;
 	pool_lock(self);
 	while (self->nspare < want) {
 		uint32_t r = pool.free_head;
@@ -490,6 +490,16 @@ static void spares_refill(struct ms_table *t, struct ms_thread *self)
 		self->spare[self->nspare++] = r;
 	}
 	pool_unlock(self);
+	/* record_alloc() takes the last first: reversed, the batch goes out
+	 * in the order the pool gave it -- never used records ascending, a
+	 * stream the CPU's prefetcher follows through the records and their
+	 * history, where a zigzag in eights (a million mutexes made in a row)
+	 * missed the cache at nearly every record */
+	for (uint32_t i = first, j = self->nspare; i + 1 < j; i++, j--) {
+		uint32_t x = self->spare[i];
+		self->spare[i] = self->spare[j - 1];
+		self->spare[j - 1] = x;
+	}
 }
 
 /* Give back all but MS_SPARE_BATCH (all, with keep 0). */
