@@ -56,11 +56,15 @@ record_of_at(struct ms_thread *t, pthread_mutex_t *m, uintptr_t caller)
 	uint32_t r = ms_cache_find(t, (uintptr_t)m);
 	if (r)
 		return r;
-	r = ms_table_find((uintptr_t)m);
-	if (unlikely(r == MS_REC_NONE))
-		r = ms_first_use(t, m, caller);
-	if (tracked(r))
-		ms_cache_fill(t, (uintptr_t)m, r);
+	if (!(r = ms_cache2_find(t->ts, (uintptr_t)m))) {
+		r = ms_table_find((uintptr_t)m);
+		if (unlikely(r == MS_REC_NONE))
+			r = ms_first_use(t, m, caller);
+		if (!tracked(r))
+			return r;
+		*ms_cache2_entry(t->ts, (uintptr_t)m) = r;
+	}
+	ms_cache_fill(t, (uintptr_t)m, r);
 	return r;
 }
 #define record_of(t, m) record_of_at((t), (m), CALLER)
@@ -112,15 +116,22 @@ static __attribute__((noinline)) int lock_free_other(pthread_mutex_t *m,
 	return 0;
 }
 
-/* The try got the mutex, but the thread's cache does not know it: a
- * mutex this thread has not used lately; its record is in the table. */
+/* The try got the mutex, but the first level of the thread's cache does
+ * not know it: a mutex this thread has not used lately, or one of more
+ * than MS_CACHE it takes in turn; the second level or the table has its
+ * record. */
 static __attribute__((noinline)) int lock_free_slow(pthread_mutex_t *m,
 						    uintptr_t caller)
 {
 	struct ms_thread *t = &ms_self;
 	uint32_t r;
-	if (unlikely(!t->ok) || unlikely(!tracked(r = ms_table_find((uintptr_t)m))))
+	if (unlikely(!t->ok))
 		return lock_free_other(m, caller);
+	if (!(r = ms_cache2_find(t->ts, (uintptr_t)m))) {
+		if (unlikely(!tracked(r = ms_table_find((uintptr_t)m))))
+			return lock_free_other(m, caller);
+		*ms_cache2_entry(t->ts, (uintptr_t)m) = r;
+	}
 	ms_cache_fill(t, (uintptr_t)m, r);
 	return lock_free(t, r, m, caller);
 }

@@ -27,6 +27,7 @@
 #include "internal.h"
 #include "ring.h"
 #include "thread.h"
+#include "threads.h"
 
 struct ms_blame;
 
@@ -282,6 +283,19 @@ static inline uint32_t ms_cache_find(const struct ms_thread *t, uintptr_t m)
 static inline void ms_cache_fill(struct ms_thread *t, uintptr_t m, uint32_t r)
 {
 	t->cache[ms_cache_slot((const void *)m)] = r;
+}
+
+/* The second level (threads.h), for a recording thread: m's record, else
+ * 0.  Mutexes up to MS_CACHE2 apart in an array get different entries. */
+static inline uint32_t *ms_cache2_entry(struct ms_tstate *ts, uintptr_t m)
+{
+	return &ts->cache2[(m >> 3) & (MS_CACHE2 - 1)];
+}
+
+static inline uint32_t ms_cache2_find(struct ms_tstate *ts, uintptr_t m)
+{
+	uint32_t r = *ms_cache2_entry(ts, m);
+	return LOAD(&ms_rec(r)->key) == m ? r : 0;
 }
 
 #define MS_HISTORY_GROUP 4 /* positions per record in one 64-byte line */

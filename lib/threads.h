@@ -14,6 +14,7 @@
 
 #define MS_HELD_MAX 64     /* mutexes held at once that are followed */
 #define MS_EDGE_CACHE 256  /* lock-order edges this thread knows are recorded */
+#define MS_CACHE2 1024     /* entries in a thread's second lookup cache */
 
 /* Two stores on the lock path: the record (the mutex's address and life
  * are the record's) and where it was taken. */
@@ -48,6 +49,12 @@ struct ms_tstate {
 	uint32_t now_seq;      /* answered request */
 	uint32_t now_n;
 	uintptr_t now_frames[32];
+	/* The second level of the thread's lookup cache (thread.h): the
+	 * records of the last MS_CACHE2 mutexes it used, by more bits of
+	 * their address.  Believed the same way (the record must name the
+	 * mutex); asked only when the first level misses and the thread is
+	 * recording, so the guard need not empty it. */
+	uint32_t cache2[MS_CACHE2];
 	struct ms_tstate *next; /* all records, for reports */
 	struct ms_tstate *free_link;
 	uint32_t in_use;

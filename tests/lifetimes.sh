@@ -43,6 +43,22 @@ expect_no_grep "no finding: one order, p then q" "POTENTIAL DEADLOCK|MISUSE" "$W
 expect_grep "header: one mutex destroyed, in the singular" \
 	"^  1 mutex destroyed and 0 initialised again: " "$WORK/report"
 
+# Both levels of the lookup cache: 40 mutexes in turn, one made again
+# half-way (its old record may come back to another mutex), and two
+# mutexes that share an entry of both levels.
+MUTEXSTAT_TOP=100 run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" turns
+for v in ring0 ring7 ring39 u v; do
+	eval "$v=\$(awk '/^$v /{print \$2}' \"\$WORK/out\")"
+done
+expect_grep "ring0: 100 acquisitions" "^ +[0-9]+ $ring0 +100 +0 " "$WORK/report"
+expect_grep "ring39: 100 acquisitions" "^ +[0-9]+ $ring39 +100 +0 " "$WORK/report"
+expect_grep "ring7's second life: 50" "^ +[0-9]+ $ring7 +50 +0 " "$WORK/report"
+expect_grep "ring7's first life: an ended line of 50" "^ +[0-9]+ 1 ended +50 +0 " "$WORK/report"
+expect_eq "every other ring mutex: 100" \
+	"$(grep -cE '^ +[0-9]+ 0x[0-9a-f]+ +100 +0 ' "$WORK/report")" 39
+expect_grep "u, sharing both cache entries with v: 1000" "^ +[0-9]+ $u +1000 +0 " "$WORK/report"
+expect_grep "v: 1000" "^ +[0-9]+ $v +1000 +0 " "$WORK/report"
+
 # A full table: 64 records, 100 mutexes.
 MUTEXSTAT_TABLE_SIZE=64 run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" many 100
 expect_eq "program unaffected" "$(cat "$WORK/out")" "100 mutexes locked"

@@ -360,6 +360,36 @@ static int recycle(void)
 	return 0;
 }
 
+/* turns: more mutexes in turn than the first level of a thread's lookup
+ * cache holds (16), one of them given a new life half-way, and two that
+ * share an entry of both levels (8 KiB apart: address bits 3..12). */
+static int turns(void)
+{
+	static pthread_mutex_t ring[40];
+	static _Alignas(64) char apart[8192 + sizeof(pthread_mutex_t)];
+	pthread_mutex_t *u = (pthread_mutex_t *)apart,
+			*v = (pthread_mutex_t *)(apart + 8192);
+	for (int j = 0; j < 40; j++)
+		CHECK(pthread_mutex_init(&ring[j], NULL), 0);
+	for (int round = 0; round < 100; round++) {
+		if (round == 50) {
+			CHECK(pthread_mutex_destroy(&ring[7]), 0);
+			CHECK(pthread_mutex_init(&ring[7], NULL), 0);
+		}
+		for (int j = 0; j < 40; j++)
+			lock_times(&ring[j], 1);
+	}
+	CHECK(pthread_mutex_init(u, NULL), 0);
+	CHECK(pthread_mutex_init(v, NULL), 0);
+	for (int i = 0; i < 1000; i++) {
+		lock_times(u, 1);
+		lock_times(v, 1);
+	}
+	printf("ring0 %p\nring7 %p\nring39 %p\nu %p\nv %p\n", (void *)&ring[0],
+	       (void *)&ring[7], (void *)&ring[39], (void *)u, (void *)v);
+	return 0;
+}
+
 static int many(int n)
 {
 	pthread_mutex_t *ms = calloc((size_t)n, sizeof *ms);
@@ -729,6 +759,8 @@ int main(int argc, char **argv)
 		return storm((pid_t)atoi(argv[2]));
 	if (!strcmp(what, "onethread"))
 		return onethread(argc > 2 && !strcmp(argv[2], "thread"));
+	if (!strcmp(what, "turns"))
+		return turns();
 	if (!strcmp(what, "recycle"))
 		return recycle();
 	if (!strcmp(what, "none"))
