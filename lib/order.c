@@ -259,6 +259,12 @@ void ms_order_note(struct ms_thread *t, struct ms_tstate *ts, uint32_t r,
 	ms_guard_leave(t);
 	if (!known)
 		return;
+	/* the newest in the slot itself (asked first), the one it held, if
+	 * still good, in the partner */
+	if (ts->edge_cache[slot].a && /* not empty: records are 1 and up */
+	    ms_edge_cached(ts, slot, ts->edge_cache[slot].a,
+			   ts->edge_cache[slot].b, gen))
+		ts->edge_cache[slot ^ 1] = ts->edge_cache[slot];
 	ts->edge_cache[slot].a = a;
 	ts->edge_cache[slot].b = r;
 	ts->edge_cache[slot].gen = gen;
