@@ -163,6 +163,7 @@ struct ms_table {
 	uint32_t *free_next;
 	uint64_t index_mask;
 	unsigned index_shift;      /* log2 of the number of index slots */
+	uint8_t fold_up, fold_piece[3]; /* ms_hash()'s shifts, from index_shift */
 	uint32_t capacity, history_len;
 	uint32_t next_unused;      /* records never used begin here (table.c) */
 	uint32_t nsites;
@@ -231,11 +232,12 @@ extern struct ms_table ms_table;
  * and a million mutexes made a cache miss of nearly every probe.) */
 static inline uint64_t ms_hash(uintptr_t key)
 {
+	const struct ms_table *t = &ms_table;
 	uint64_t k = (uint64_t)key >> 3;
-	unsigned s = ms_table.index_shift, low = s / 2, w = s - low;
-	uint64_t high = k >> s;
-	high ^= (high >> w) ^ (high >> (2 * w)) ^ (high >> (3 * w));
-	return k ^ (high << low);
+	uint64_t high = k >> t->index_shift;
+	high ^= (high >> t->fold_piece[0]) ^ (high >> t->fold_piece[1]) ^
+		(high >> t->fold_piece[2]);
+	return k ^ (high << t->fold_up);
 }
 
 /* The record of a tracked address, MS_REC_UNTRACKED, or MS_REC_NONE.
