@@ -117,6 +117,9 @@ struct waiter {
 			    after COND_LASTS_MS */
 	int stuck;       /* the chain from here ends at a condition wait, and
 			    all of it lasted COND_LASTS_MS */
+	int retake;      /* the thread is in a condition wait, blocked taking
+			    its mutex back (glibc's retake, inside the wait:
+			    `caller` and `since` are the condition wait's) */
 };
 
 /* How long a chain of waits that ends at a condition wait must stay as it
@@ -210,9 +213,14 @@ static uint32_t holder_now(uint32_t r)
 	return (owner & MS_HELD) ? owner & ~MS_HELD : 0;
 }
 
+static int retaking(uint32_t tid, uintptr_t key);
+
 /* w's thread is still in the wait that was read (its start names it). */
 static int wait_same(const struct waiter *w)
 {
+	if (w->retake)
+		return LOAD(&w->ts->cond_key) == w->key &&
+		       LOAD(&w->ts->cond_since) == w->since && retaking(w->tid, w->key);
 	return __atomic_load_n(&w->ts->wait_rec, __ATOMIC_ACQUIRE) == w->rec &&
 	       LOAD(&w->ts->wait_since) == w->since;
 }
@@ -245,6 +253,34 @@ static void collect_waiter(struct ms_tstate *ts, void *arg)
 	w->taken_at = 0;
 	w->cond_key = 0;
 	w->next = -1;
+	w->retake = 0;
+}
+
+/* Waiter i's owner o is in a condition wait: if it is blocked taking that
+ * wait's mutex back, and another thread holds the mutex, that is a wait
+ * for a mutex like any other (a cycle through it is a DEADLOCK, not a
+ * chain ending at a condition wait): it joins the graph as a waiter. */
+static void add_retake(struct collect *c, int i, struct ms_tstate *o)
+{
+	struct waiter *w = c->w;
+	uintptr_t key = w[i].cond_key;
+	for (int j = 0; j < c->n; j++)
+		if (w[j].ts == o)
+			return; /* a waiter already */
+	uint32_t r = ms_table_find(key);
+	if (c->n >= MAX_WAITERS || r == MS_REC_NONE || r == MS_REC_UNTRACKED ||
+	    !retaking(w[i].owner, key))
+		return;
+	uint32_t owner = holder_now(r), foreign = owner ? 0 : foreign_owner(r, key);
+	if (!owner && !foreign)
+		return; /* let go meanwhile: it gets it */
+	struct waiter *x = &w[c->n++];
+	*x = (struct waiter){
+		.ts = o, .tid = w[i].owner, .rec = r, .key = key,
+		.caller = w[i].cond_caller, .since = w[i].cond_since,
+		.owner = owner, .foreign = foreign, .next = -1, .retake = 1,
+	};
+	w[i].cond_key = 0; /* not waiting for the condition now */
 }
 
 /* The end of the chain of waits from w[i] (the last waiter in it), -1 on
@@ -327,6 +363,8 @@ static int snapshot(struct waiter *w)
 		for (uint32_t h = 0; h < n; h++)
 			if (LOAD(&o->held[h].rec) == w[i].rec)
 				w[i].taken_at = LOAD(&o->held[h].caller);
+		if (w[i].cond_key)
+			add_retake(&c, i, o); /* read in this loop in turn */
 	}
 	for (int i = 0; i < c.n; i++)
 		w[i].changed = holder_now(w[i].rec) != w[i].owner;
@@ -469,6 +507,21 @@ static uint64_t read_number(const char **t, unsigned base)
 			return v;
 		v = v * base + (uint64_t)d;
 	}
+}
+
+/* Whether thread tid, in a condition wait on the mutex at key, is blocked
+ * taking the mutex back: glibc's retake sleeps in futex on the mutex's
+ * lock word (its first), the wait itself on the condition's words. */
+static int retaking(uint32_t tid, uintptr_t key)
+{
+	char buf[256];
+	if (!ms_task_file(tid, "syscall", buf, sizeof buf) || buf[0] < '0' || buf[0] > '9')
+		return 0; /* "running", or gone */
+	const char *t = buf;
+	if ((long)read_number(&t, 10) != SYS_futex || strncmp(t, " 0x", 3) != 0)
+		return 0;
+	t += 3;
+	return read_number(&t, 16) == key;
 }
 
 enum { ASK_OK, ASK_BLOCKED, ASK_SIGWAIT, ASK_SLEEPS };
@@ -696,9 +749,11 @@ static void print_wait(struct ms_fmt *f, const struct waiter *w, uint64_t now)
 	if (LOAD(&ms_rec(w->rec)->flags) & MS_F_COLD)
 		name = LOAD(&ms_table.cold[w->rec].name);
 	char tn[16], cut[40];
-	ms_fmt(f, "  thread %u \"%s\" waits for mutex %p%s%s%s for %s\n", w->tid,
+	ms_fmt(f, "  thread %u \"%s\" waits for mutex %p%s%s%s", w->tid,
 	       ms_thread_name(w->tid, tn), (void *)w->key, name ? " \"" : "",
-	       ms_name_cut(cut, sizeof cut, name, 30), name ? "\"" : "",
+	       ms_name_cut(cut, sizeof cut, name, 30), name ? "\"" : "");
+	ms_fmt(f, w->retake ? " again, to return from its condition wait (in it for %s)\n"
+			    : " for %s\n",
 	       ms_duration(d, ms_ticks_to_ns(now > w->since ? now - w->since : 0)));
 	if (w->timed)
 		ms_fmt(f, "    a timed lock (timedlock, clocklock): it gives up at its deadline\n");
@@ -916,7 +971,7 @@ int ms_live_each_wait(ms_live_wait_fn *fn, void *arg)
 			.caller = w[i].caller, .stack = w[i].stack,
 			.waited_ns = ms_ticks_to_ns(now > w[i].since ? now - w[i].since : 0),
 			.owner = w[i].owner, .owner_caller = w[i].taken_at,
-			.timed = w[i].timed,
+			.timed = w[i].timed, .retake = w[i].retake,
 		};
 		int steps = 0;
 		for (int k = w[i].next; k >= 0 && steps <= c.n; k = w[k].next, steps++)

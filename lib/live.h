@@ -69,6 +69,8 @@ struct ms_live_wait {
 	uint32_t stack;         /* and its stack (depot id), 0 if not captured */
 	uint64_t waited_ns;     /* how long so far */
 	int timed;              /* the wait has a deadline (timedlock, clocklock) */
+	int retake;             /* a condition wait taking its mutex back: caller
+				   and waited_ns are the condition wait's */
 	uint32_t owner;         /* the thread holding the mutex, 0 if free now */
 	uintptr_t owner_caller; /* where the owner took it, 0 if unknown */
 	int cycle;              /* on a wait-for cycle: a DEADLOCK */

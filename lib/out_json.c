@@ -606,6 +606,9 @@ static void deadlock_thread(struct jw *j, const struct ms_live_wait *w)
 	num(j, "held_by", w->owner);
 	num(j, "waited_ns", w->waited_ns);
 	boolean(j, "timed", w->timed);
+	/* blocked taking its mutex back inside a condition wait: "at" is the
+	 * condition wait's call, waited_ns its time so far */
+	boolean(j, "retake", w->retake);
 	frame(j, "at", w->caller);
 	stack(j, "stack", w->stack);
 	frame(j, "owner_took_it_at", w->owner_caller);

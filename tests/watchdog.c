@@ -14,6 +14,10 @@
  *                        that gives up and tries again
  *   slow-then-dead FILE  slow, then two threads lock A, B and B, A: a real
  *                        deadlock, forever
+ *   retake FILE          a deadlock through a condition wait's retake: one
+ *                        thread holds A and waits on M's condition; the
+ *                        other takes M, signals, then locks A, and the
+ *                        woken thread blocks taking M back -- forever
  *   sleeper FILE         the holder sleeps (nanosleep, 100 ms at a time)
  *                        until the report; prints how many of its sleeps a
  *                        signal cut short (EINTR) */
@@ -149,6 +153,22 @@ static void *lock_ab(void *arg)
 	return NULL;
 }
 
+static int retake_go;
+
+/* retake: holds m[0], then waits for a condition on m[1] */
+static void *retake_waiter(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&m[0]);
+	pthread_mutex_lock(&m[1]);
+	pthread_barrier_wait(&held);
+	while (!retake_go)
+		pthread_cond_wait(&cond, &m[1]); /* RETAKE_WAITS: woken, blocks taking m[1] back */
+	pthread_mutex_unlock(&m[1]);
+	pthread_mutex_unlock(&m[0]);
+	return NULL;
+}
+
 static void slow(int links)
 {
 	pthread_t holder, t[CHAIN + 1];
@@ -168,7 +188,7 @@ static void slow(int links)
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
-		fprintf(stderr, "usage: watchdog slow|chain|cond|timed|sleeper|slow-then-dead FILE\n");
+		fprintf(stderr, "usage: watchdog slow|chain|cond|timed|retake|sleeper|slow-then-dead FILE\n");
 		return 2;
 	}
 	report = argv[2];
@@ -199,6 +219,14 @@ int main(int argc, char **argv)
 		pthread_mutex_unlock(&m[0]);
 		pthread_mutex_unlock(&m[1]);
 		pthread_join(a, NULL);
+	} else if (!strcmp(mode, "retake")) {
+		pthread_t a;
+		pthread_create(&a, NULL, retake_waiter, NULL);
+		pthread_barrier_wait(&held);
+		pthread_mutex_lock(&m[1]); /* free once the waiter waits */
+		retake_go = 1;
+		pthread_cond_signal(&cond);
+		pthread_mutex_lock(&m[0]); /* RETAKE_BLOCKS: forever */
 	} else if (!strcmp(mode, "sleeper")) {
 		pthread_t a;
 		pthread_create(&a, NULL, sleeping_holder, NULL);

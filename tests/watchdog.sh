@@ -5,7 +5,8 @@
 # cycle through a timed lock that gives up.  Each gets the watchdog's report
 # of its long wait, no DEADLOCK finding that is not one, and runs to its end
 # (no abort).  And a program slow first, then really deadlocked: the
-# watchdog reports the deadlock too, and aborts.  (tests/live.sh, fork.sh and
+# watchdog reports the deadlock too, and aborts; and a deadlock through a
+# condition wait's retake of its mutex.  (tests/live.sh, fork.sh and
 # crash.sh abort real hangs at once.)
 . "$top_srcdir/tests/lib.sh"
 P=$top_builddir/tests/watchdog
@@ -60,6 +61,39 @@ expect_grep "slow, then dead: the first report, no deadlock" '^WAIT CHAIN:$' "$W
 expect_no_grep "slow, then dead: the first report has no DEADLOCK" '^DEADLOCK' "$WORK/r.1"
 expect_grep "slow, then dead: the second report has the cycle" \
 	'^DEADLOCK: 2 threads wait for each other, forever$' "$WORK/r.2"
+
+# A deadlock through a condition wait's retake: the woken thread blocks
+# taking its mutex back from a thread that waits for a mutex it holds.
+# It is a cycle like any other (once shown as a chain ending at a thread
+# "waiting for a condition", which the watchdog left alone): reported and
+# aborted.
+rm -f "$WORK"/r*
+rc=0
+timeout -s KILL 120 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/r" \
+	MUTEXSTAT_WATCHDOG=1 MUTEXSTAT_ON_DEADLOCK=abort \
+	"$P" retake "$WORK/r.1" >"$WORK/out" 2>"$WORK/err" || rc=$?
+expect_eq "retake: aborted" "$rc" 134
+expect_grep "retake: the cycle" '^DEADLOCK: 2 threads wait for each other, forever$' "$WORK/r.1"
+expect_grep "retake: the woken thread waits for its mutex again" \
+	'^  thread [0-9]+ "watchdog" waits for mutex 0x[0-9a-f]+ again, to return from its condition wait \(in it for ' \
+	"$WORK/r.1"
+expect_grep "retake: ... at its condition wait's line" \
+	"^    waits at      retake_waiter\+0x[0-9a-f]+ \(.*watchdog\.c:$(grep -n 'RETAKE_WAITS' "$top_srcdir/tests/watchdog.c" | cut -d: -f1)," \
+	"$WORK/r.1"
+expect_grep "retake: the other thread, at its lock of A" \
+	"^    waits at      .*watchdog\.c:$(grep -n 'RETAKE_BLOCKS' "$top_srcdir/tests/watchdog.c" | cut -d: -f1)" "$WORK/r.1"
+expect_no_grep "retake: not called a wait for a condition" 'waits for a condition' "$WORK/r.1"
+
+# ... and in JSON: the retake's wait says so
+rm -f "$WORK"/r*
+rc=0
+timeout -s KILL 120 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/r" MUTEXSTAT_FORMAT=json \
+	MUTEXSTAT_WATCHDOG=1 MUTEXSTAT_ON_DEADLOCK=abort \
+	"$P" retake "$WORK/r.1" >"$WORK/out" 2>"$WORK/err" || rc=$?
+expect_eq "retake, JSON: aborted" "$rc" 134
+expect_eq "retake, JSON: one deadlock, its two waits, one of them the retake" \
+	"$(jq -c '[.findings[] | select(.kind == "deadlock") | [.threads[].retake] | sort]' "$WORK/r.1.json")" \
+	'[[false,true]]'
 
 # without abort, the same: two reports, and the program hangs on (killed here)
 rm -f "$WORK"/r*
