@@ -173,7 +173,7 @@ struct ms_tstate *ms_tstate_new(uint32_t tid)
 	if (!ts)
 		return NULL;
 	struct ms_tstate *next = ts->next;
-	memset(ts, 0, sizeof *ts);
+	memset(ts, 0, offsetof(struct ms_tstate, cache2)); /* see there */
 	ts->next = next;
 	ts->tid = tid;
 	if (exit_deferred) {

@@ -49,15 +49,18 @@ struct ms_tstate {
 	uint32_t now_seq;      /* answered request */
 	uint32_t now_n;
 	uintptr_t now_frames[32];
+	struct ms_tstate *next; /* all records, for reports */
+	struct ms_tstate *free_link;
+	uint32_t in_use;
 	/* The second level of the thread's lookup cache (thread.h): the
 	 * records of the last MS_CACHE2 mutexes it used, by more bits of
 	 * their address.  Believed the same way (the record must name the
 	 * mutex); asked only when the first level misses and the thread is
-	 * recording, so the guard need not empty it. */
+	 * recording, so the guard need not empty it -- nor a record reused
+	 * for a new thread (ms_tstate_new): last, and left as it was, its
+	 * pages are touched only by threads that take more than MS_CACHE
+	 * mutexes in turn. */
 	uint32_t cache2[MS_CACHE2];
-	struct ms_tstate *next; /* all records, for reports */
-	struct ms_tstate *free_link;
-	uint32_t in_use;
 };
 
 /* Where edge a->b goes in a thread's edge_cache. */
