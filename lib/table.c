@@ -387,11 +387,6 @@ int ms_table_init(uint32_t capacity, uint32_t history_len)
 			t->capacity = (uint32_t)cap;
 			t->index_mask = 2 * cap - 1;
 			t->index_shift = (unsigned)__builtin_ctzll(2 * cap);
-			/* pieces half as wide as the index, onto its upper half */
-			t->fold_up = (uint8_t)(t->index_shift / 2);
-			for (unsigned p = 0; p < 3; p++)
-				t->fold_piece[p] = (uint8_t)((p + 1) *
-							     (t->index_shift - t->fold_up));
 			t->history_len = history_len;
 			t->history_mask = history_len - 1;
 			for (size_t k = 0; k < history_len; k++)

@@ -163,7 +163,6 @@ struct ms_table {
 	uint32_t *free_next;
 	uint64_t index_mask;
 	unsigned index_shift;      /* log2 of the number of index slots */
-	uint8_t fold_up, fold_piece[3]; /* ms_hash()'s shifts, from index_shift */
 	uint32_t capacity, history_len;
 	uint32_t next_unused;      /* records never used begin here (table.c) */
 	uint32_t nsites;
@@ -220,24 +219,28 @@ void ms_table_thread_exit(struct ms_thread *self);
 
 extern struct ms_table ms_table;
 
-/* XOR-fold: drop the three alignment bits, then fold the bits above the
- * index (`high`) onto themselves in pieces half as wide as the index, and
- * that onto the index's upper half, so every address bit counts (mutexes a
- * power of two apart -- one per page, per thread stack -- would otherwise
- * share a few homes).  The lower half is the address's own bits: a program
- * walking an array of objects walks runs of 2^(shift/2) slots in order,
- * which the CPU's prefetcher follows.  (Folded onto the low bits, as at
- * first, the high bits reversed the order in blocks of every size their
- * lowest set bit allowed: a third of the steps through an array jumped,
- * and a million mutexes made a cache miss of nearly every probe.) */
+/* Drop the three alignment bits, XOR-fold the bits above the index
+ * (`high`) onto themselves by halves (16, 8 and 4 bits: each of them
+ * reaches one of the low four), and add that to the address's own low
+ * bits.  Every address bit counts: mutexes a power of two apart -- one per
+ * page, per 8 KiB object of an allocator's size class, per thread stack --
+ * get different homes once they are further apart than the index reaches.
+ * And neighbouring mutexes stay neighbours: within such a reach the fold
+ * is one number, added, so a program walking an array of objects walks
+ * the index in order, which the CPU's prefetcher follows.  (XORed onto the
+ * low bits, as at first, the fold reversed the order of slots in blocks of
+ * every size its lowest set bit allowed: a third of the steps through an
+ * array jumped, and a million mutexes missed the cache at nearly every
+ * probe.  XORed onto the upper half only, it kept the order, but mutexes
+ * 8 KiB apart shared 2,048 homes however many there were.) */
 static inline uint64_t ms_hash(uintptr_t key)
 {
-	const struct ms_table *t = &ms_table;
 	uint64_t k = (uint64_t)key >> 3;
-	uint64_t high = k >> t->index_shift;
-	high ^= (high >> t->fold_piece[0]) ^ (high >> t->fold_piece[1]) ^
-		(high >> t->fold_piece[2]);
-	return k ^ (high << t->fold_up);
+	uint64_t high = k >> ms_table.index_shift;
+	high ^= high >> 16;
+	high ^= high >> 8;
+	high ^= high >> 4;
+	return k + high;
 }
 
 /* The record of a tracked address, MS_REC_UNTRACKED, or MS_REC_NONE.
