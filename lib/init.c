@@ -2,6 +2,7 @@
  * first), registering the fork handlers (fork.c), and the report at exit. */
 #define _GNU_SOURCE
 #include "init.h"
+#include "address_space.h"
 #include "clock.h"
 #include "crash.h"
 #include "fmt.h"
@@ -189,34 +190,21 @@ static void step_aside_for_sanitizer(const char *sanitizer)
 	step_aside(ms_fmt_str(&f));
 }
 
-/* Bytes of address space the process has mapped now (/proc/self/statm's
- * first number, in pages); 0 if it cannot be read. */
-static uint64_t mapped_now(void)
-{
-	char buf[64];
-	int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	uint64_t pages = 0;
-	for (ssize_t i = 0; i < n && buf[i] >= '0' && buf[i] <= '9'; i++)
-		pages = pages * 10 + (uint64_t)(buf[i] - '0');
-	return pages * (uint64_t)sysconf(_SC_PAGESIZE);
-}
-
 /* Under an address-space limit (ulimit -v, RLIMIT_AS) what we map is taken
  * from the program: the defaults' table and call-stack memory are 1.4 GB of
  * address space (MAP_NORESERVE: not memory), and a table halved only until
  * it fitted left a program under `ulimit -v 300000` no room to start its
- * threads.  So they take at most half of what the limit leaves at start-up:
- * the larger of the two is halved until both fit, and one line says so. */
+ * threads.  So they take at most half of what the limit leaves at start-up
+ * (and after the library's other maps): the larger of the two is halved
+ * until both fit, and one line says so. */
 static void fit_address_space_limit(void)
 {
 	struct rlimit rl;
 	if (getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
 		return;
-	uint64_t used = mapped_now();
+	/* what the library maps besides: the first thread records, and the
+	 * dump thread's stack (ms_live_thread_stack: 2 MiB, not ulimit -s) */
+	uint64_t used = ms_mapped_now() + ms_threads_first_bytes() + ms_live_thread_stack();
 	uint64_t share = rl.rlim_cur > used ? (rl.rlim_cur - used) / 2 : 0;
 	uint64_t table = ms_opt.table_size, stacks = ms_opt.stack_memory;
 	uint32_t hist = (uint32_t)ms_opt.history;

@@ -26,19 +26,52 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+/* What a new thread starts with.  From a pool of our own, not malloc:
+ * freed by the new thread, a start block was its first free, and glibc
+ * gives a thread its own arena then (64 MiB of address space: under
+ * ulimit -v, room a program whose threads never allocate keeps for its
+ * stacks).  A full pool falls back to malloc. */
 struct start {
 	void *(*fn)(void *);
 	void *arg;
 };
 
+#define STARTS 64
+static struct start starts[STARTS];
+static int start_used[STARTS];
+
+/* A free block of the pool, or NULL if all are taken. */
+static struct start *start_pooled(void)
+{
+	for (unsigned i = 0; i < STARTS; i++)
+		if (!__atomic_load_n(&start_used[i], __ATOMIC_RELAXED) &&
+		    !__atomic_exchange_n(&start_used[i], 1, __ATOMIC_ACQUIRE))
+			return &starts[i];
+	return NULL;
+}
+
+static void start_unpool(struct start *s)
+{
+	__atomic_store_n(&start_used[s - starts], 0, __ATOMIC_RELEASE);
+}
+
 /* The new thread: libunwind's TLS block first, while no allocator lock is
- * held, then the program's function (a tail call: no frame of ours stays
- * under it, and its return value is the thread's). */
-static void *thread_start(void *p)
+ * held (stack.h), then the program's function (a tail call: no frame of
+ * ours stays under it, and its return value is the thread's). */
+static void *thread_start_pooled(void *p)
+{
+	struct start s = *(struct start *)p;
+	start_unpool(p);
+	ms_stack_thread_starts();
+	return s.fn(s.arg);
+}
+
+/* The same, when the pool was empty. */
+static void *thread_start_malloced(void *p)
 {
 	struct start s = *(struct start *)p;
 	free(p);
-	ms_stack_thread_ready();
+	ms_stack_thread_starts();
 	return s.fn(s.arg);
 }
 
@@ -52,19 +85,25 @@ MS_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 	if (!__atomic_load_n(&ms_active, __ATOMIC_ACQUIRE) &&
 	    !__atomic_load_n(&ms_live_pending, __ATOMIC_ACQUIRE))
 		return ms_real.thread_create(th, attr, fn, arg);
-	/* malloc here as glibc's pthread_create does (the new thread's TLS
-	 * vector); without memory the thread starts as it would without us */
-	int saved = errno;
-	struct start *s = ms_stack_thread_ready() ? malloc(sizeof *s) : NULL;
+	int rc, saved = errno;
+	struct start *pooled = NULL, *malloced = NULL;
+	if (ms_stack_thread_ready() && !(pooled = start_pooled()))
+		malloced = malloc(sizeof *malloced);
 	errno = saved;
-	int rc;
-	if (s) {
-		s->fn = fn;
-		s->arg = arg;
-		rc = ms_real.thread_create(th, attr, thread_start, s);
+	if (pooled) {
+		*pooled = (struct start){ fn, arg };
+		rc = ms_real.thread_create(th, attr, thread_start_pooled, pooled);
 		if (rc != 0)
-			free(s);
-	} else
+			start_unpool(pooled);
+	} else if (malloced) {
+		*malloced = (struct start){ fn, arg };
+		rc = ms_real.thread_create(th, attr, thread_start_malloced, malloced);
+		if (rc != 0) {
+			saved = errno;
+			free(malloced);
+			errno = saved;
+		}
+	} else /* without a start block the thread starts as without us */
 		rc = ms_real.thread_create(th, attr, fn, arg);
 	if (rc == 0 && unlikely(__atomic_load_n(&ms_live_pending, __ATOMIC_ACQUIRE))) {
 		saved = errno;

@@ -45,6 +45,7 @@
 #include <sys/mman.h>
 #include <sys/single_threaded.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -1256,12 +1257,28 @@ static struct sigaction old_dump_sa, old_stack_sa;
 static int have_old_dump, have_old_stack;
 
 
+#define DUMP_THREAD_STACK (2u << 20) /* a report's deepest, libdw's, with room */
+
+size_t ms_live_thread_stack(void)
+{
+	struct rlimit as, st;
+	if (getrlimit(RLIMIT_AS, &as) != 0 || as.rlim_cur == RLIM_INFINITY)
+		return 0;
+	if (getrlimit(RLIMIT_STACK, &st) == 0 && st.rlim_cur != RLIM_INFINITY &&
+	    st.rlim_cur <= DUMP_THREAD_STACK)
+		return 0; /* the default is no larger */
+	return DUMP_THREAD_STACK;
+}
+
 static int start_thread(void)
 {
 	pthread_t th;
 	pthread_attr_t attr;
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	size_t stack = ms_live_thread_stack();
+	if (stack)
+		pthread_attr_setstacksize(&attr, stack);
 	/* glibc's, not ours: the dump thread starts in dump_thread, where it
 	 * takes the guard before anything it does can reach a mutex */
 	int rc = ms_real.thread_create(&th, &attr, dump_thread, NULL);

@@ -101,4 +101,9 @@ int ms_live_each_wait(ms_live_wait_fn *fn, void *arg);
 int ms_live_where_now(struct ms_tstate *ts, const uintptr_t **frames);
 const char *ms_live_not_asked(int n);
 
+/* The dump thread's stack under an address-space limit (ulimit -v): a
+ * default one is as large as ulimit -s (8 MiB, taken from the program's
+ * room); 0 without a limit (the default's pages cost only when used). */
+size_t ms_live_thread_stack(void);
+
 #endif

@@ -11,6 +11,9 @@
  * takes no stacks at all. */
 #define _GNU_SOURCE
 #include "stack.h"
+#include "output.h"
+#include "fmt.h"
+#include "address_space.h"
 #include "fork.h"
 #include "internal.h"
 #include "unwind_fds.h"
@@ -51,6 +54,8 @@ static __thread int forking_here __attribute__((tls_model("initial-exec")));
  * locks mutexes; a capture of theirs would ask for the block again, from
  * inside that malloc */
 static __thread int tls_setup __attribute__((tls_model("initial-exec")));
+/* this thread has no libunwind block and is to take no stacks (room) */
+static __thread int tls_none __attribute__((tls_model("initial-exec")));
 
 struct range {
 	uintptr_t here, lo, hi;
@@ -120,6 +125,31 @@ int ms_stack_thread_ready(void)
 	return 1;
 }
 
+/* What an address-space limit must leave for a new thread's first malloc:
+ * its arena (64 MiB, glibc's HEAP_MAX_SIZE) and the stacks of a few more
+ * threads. */
+#define ARENA_ROOM (256ull << 20)
+
+void ms_stack_thread_starts(void)
+{
+	static int said;
+	uint64_t left = ms_address_space_left();
+	if (left >= ARENA_ROOM) {
+		ms_stack_thread_ready();
+		return;
+	}
+	tls_none = 1;
+	if (unw_tls_module && !__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED)) {
+		char buf[200];
+		struct ms_fmt f;
+		ms_fmt_init(&f, buf, sizeof buf, -1);
+		ms_fmt(&f, "mutexstat: ulimit -v leaves %llu MiB: threads started while it "
+			   "leaves less than 256 take no call stacks (each would get a "
+			   "malloc arena, 64 MiB)\n", (unsigned long long)(left >> 20));
+		ms_output_note(ms_fmt_str(&f));
+	}
+}
+
 int ms_stack_own_code(uintptr_t addr)
 {
 	return addr >= self_lo && addr < self_hi;
@@ -186,7 +216,7 @@ void *ms_stack_symbol(const char *name)
 
 int ms_stack_begin(void)
 {
-	if (!unw_backtrace_p || off_since_fork || tls_setup)
+	if (!unw_backtrace_p || off_since_fork || tls_setup || tls_none)
 		return 0;
 	/* counted before the fork flag is read, as the fork sets the flag
 	 * before it reads the count: one of the two sees the other */

@@ -31,6 +31,14 @@ int ms_stack_helper_code(uintptr_t addr);
  * there is such a block to allocate. */
 int ms_stack_thread_ready(void);
 
+/* The same for a new thread before it runs the program's code -- unless
+ * an address-space limit (ulimit -v) leaves little room: that malloc is
+ * the thread's first, and glibc gives a thread its own arena at its first,
+ * 64 MiB of address space, which a program whose threads never allocate
+ * would not have spent (a thread it starts later then found no room for
+ * its stack).  Such a thread takes no call stacks; one line says so. */
+void ms_stack_thread_starts(void);
+
 /* Whether a code address is ours (a thread's start, interpose_process.c:
  * the bottom of a stack). */
 int ms_stack_own_code(uintptr_t addr);

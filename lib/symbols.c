@@ -9,6 +9,7 @@
  * missing, dladdr answers instead: exported symbols, no lines. */
 #define _GNU_SOURCE
 #include "symbols.h"
+#include "address_space.h"
 #include "output.h"
 #include "fmt.h"
 #include "thread.h"
@@ -330,6 +331,23 @@ static int report_modules(Dwfl *dwfl)
 	return err;
 }
 
+/* libdw maps the debug files it reads and allocates as it goes, and when
+ * an allocation fails it can crash (elfutils 0.188: a NULL CU in its tree
+ * of CUs, found under `ulimit -v 100000` at exit).  Under an address-space
+ * limit that leaves less than this, dladdr answers. */
+#define LIBDW_ROOM (64ull << 20)
+
+static const char *room_for_libdw(void)
+{
+	static char why[128];
+	uint64_t left = ms_address_space_left();
+	if (left >= LIBDW_ROOM)
+		return NULL;
+	(void)snprintf(why, sizeof why, "ulimit -v leaves %llu MiB",
+		       (unsigned long long)(left >> 20));
+	return why;
+}
+
 static void open_session(int implicit)
 {
 	S.open = 1;
@@ -337,6 +355,8 @@ static void open_session(int implicit)
 	S.pid = getpid();
 	S.dwfl = NULL;
 	S.why = load_libdw();
+	if (!S.why)
+		S.why = room_for_libdw();
 	if (!S.why) {
 		S.dwfl = dw.begin(&callbacks);
 		if (!S.dwfl)

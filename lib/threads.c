@@ -138,6 +138,11 @@ static void thread_exit(void *arg)
 	ms_guard_leave(t);
 }
 
+size_t ms_threads_first_bytes(void)
+{
+	return CHUNK * sizeof(struct ms_tstate);
+}
+
 int ms_threads_init(void)
 {
 	have_key = pthread_key_create(&exit_key, thread_exit) == 0;

@@ -70,6 +70,8 @@ static inline unsigned ms_edge_slot(uint32_t a, uint32_t b)
 }
 
 int ms_threads_init(void);
+/* The address space the first thread records take (one mapped chunk). */
+size_t ms_threads_first_bytes(void);
 /* The calling thread's record, made on first use; NULL if none can be had
  * (then nothing is followed for it). */
 struct ms_tstate *ms_tstate_new(uint32_t tid);

@@ -1,0 +1,32 @@
+/* address_space.c - see address_space.h.  Keeps errno: it runs at
+ * start-up and in reports, between the program's calls. */
+#include "address_space.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+uint64_t ms_mapped_now(void)
+{
+	char buf[64];
+	int saved = errno;
+	int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : 0;
+	if (fd >= 0)
+		close(fd);
+	errno = saved;
+	uint64_t pages = 0;
+	for (ssize_t i = 0; i < n && buf[i] >= '0' && buf[i] <= '9'; i++)
+		pages = pages * 10 + (uint64_t)(buf[i] - '0');
+	return pages * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+uint64_t ms_address_space_left(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+		return UINT64_MAX;
+	uint64_t used = ms_mapped_now();
+	return rl.rlim_cur > used ? rl.rlim_cur - used : 0;
+}
