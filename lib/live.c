@@ -266,15 +266,18 @@ static void add_retake(struct collect *c, int i, struct ms_tstate *o)
 	struct waiter *w = c->w;
 	uintptr_t key = w[i].cond_key;
 	for (int j = 0; j < c->n; j++)
-		if (w[j].ts == o)
-			return; /* a waiter already */
+		if (w[j].ts == o) { /* a waiter already: the same for w[i] */
+			if (w[j].retake)
+				w[i].cond_key = 0;
+			return;
+		}
 	uint32_t r = ms_table_find(key);
 	if (c->n >= MAX_WAITERS || r == MS_REC_NONE || r == MS_REC_UNTRACKED ||
 	    !retaking(w[i].owner, key))
 		return;
 	uint32_t owner = holder_now(r), foreign = owner ? 0 : foreign_owner(r, key);
-	if (!owner && !foreign)
-		return; /* let go meanwhile: it gets it */
+	if ((!owner && !foreign) || owner == w[i].owner)
+		return; /* let go meanwhile (it gets it), or its own: no wait */
 	struct waiter *x = &w[c->n++];
 	*x = (struct waiter){
 		.ts = o, .tid = w[i].owner, .rec = r, .key = key,
@@ -371,6 +374,13 @@ static int snapshot(struct waiter *w)
 		w[i].changed = holder_now(w[i].rec) != w[i].owner;
 	for (int i = 0; i < c.n; i++)
 		w[i].changed |= !wait_same(&w[i]);
+	/* a retake that did not last: its thread's waiters end at it, in its
+	 * condition wait or not, as if it had not been seen */
+	for (int x = 0; x < c.n; x++)
+		if (w[x].retake && w[x].changed)
+			for (int i = 0; i < c.n; i++)
+				if (w[i].owner_ts == w[x].ts && !w[i].retake)
+					w[i].cond_key = w[x].key;
 	for (int i = 0; i < c.n; i++)
 		if (w[i].owner_ts && w[i].cond_key && !cond_same(&w[i]))
 			w[i].cond_key = 0;

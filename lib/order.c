@@ -223,6 +223,21 @@ static void flag_in_edge(uint32_t r)
 		__atomic_fetch_or(&ms_rec(r)->flags, MS_F_EDGE, __ATOMIC_SEQ_CST);
 }
 
+/* Entry e of the thread's edge cache becomes a->b of generation gen.  A
+ * signal handler of this thread may ask the cache between the stores: its
+ * `a` is 0 (no record) until the others are written, so it never matches
+ * half of one edge and half of another. */
+static void edge_cache_put(struct ms_tstate *ts, unsigned e, uint32_t a, uint32_t b,
+			   uint32_t gen)
+{
+	ts->edge_cache[e].a = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ts->edge_cache[e].b = b;
+	ts->edge_cache[e].gen = gen;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ts->edge_cache[e].a = a;
+}
+
 void ms_order_note(struct ms_thread *t, struct ms_tstate *ts, uint32_t r,
 		   uintptr_t key, uintptr_t caller)
 {
@@ -261,13 +276,11 @@ void ms_order_note(struct ms_thread *t, struct ms_tstate *ts, uint32_t r,
 		return;
 	/* the newest in the slot itself (asked first), the one it held, if
 	 * still good, in the partner */
-	if (ts->edge_cache[slot].a && /* not empty: records are 1 and up */
-	    ms_edge_cached(ts, slot, ts->edge_cache[slot].a,
-			   ts->edge_cache[slot].b, gen))
-		ts->edge_cache[slot ^ 1] = ts->edge_cache[slot];
-	ts->edge_cache[slot].a = a;
-	ts->edge_cache[slot].b = r;
-	ts->edge_cache[slot].gen = gen;
+	uint32_t had_a = ts->edge_cache[slot].a, had_b = ts->edge_cache[slot].b;
+	if (had_a && /* not empty: records are 1 and up */
+	    ms_edge_cached(ts, slot, had_a, had_b, gen))
+		edge_cache_put(ts, slot ^ 1, had_a, had_b, gen);
+	edge_cache_put(ts, slot, a, r, gen);
 }
 
 static uint64_t not_followed; /* ended; live ones are in the threads' records */

@@ -44,8 +44,8 @@ expect_grep "header: one mutex destroyed, in the singular" \
 	"^  1 mutex destroyed and 0 initialised again: " "$WORK/report"
 
 # Both levels of the lookup cache: 40 mutexes in turn, one made again
-# half-way (its old record may come back to another mutex), and two
-# mutexes that share an entry of both levels.
+# half-way (a new life at the same address), and two mutexes that share
+# an entry of both levels.
 MUTEXSTAT_TOP=100 run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" turns
 for v in ring0 ring7 ring39 u v; do
 	eval "$v=\$(awk '/^$v /{print \$2}' \"\$WORK/out\")"

@@ -361,8 +361,10 @@ static int recycle(void)
 }
 
 /* turns: more mutexes in turn than the first level of a thread's lookup
- * cache holds (16), one of them given a new life half-way, and two that
- * share an entry of both levels (8 KiB apart: address bits 3..12). */
+ * cache holds (16), one of them given a new life half-way (at the same
+ * address: the life's numbers start from zero, whatever the caches hold),
+ * and two that share an entry of both levels (8 KiB apart: address bits
+ * 3..12). */
 static int turns(void)
 {
 	static pthread_mutex_t ring[40];
