@@ -381,8 +381,15 @@ static int snapshot(struct waiter *w, uint64_t *moment)
 		if (w[i].cond_key)
 			add_retake(&c, i, o); /* read in this loop in turn */
 	}
-	for (int i = 0; i < c.n; i++)
+	for (int i = 0; i < c.n; i++) {
+		/* the hold of this round: the owner may have let go and taken
+		 * the mutex again since the first, when its held set was read
+		 * between the two (a hot mutex: "taken at ?") */
+		uintptr_t at = w[i].owner_ts ? taken_at(w[i].owner_ts, w[i].rec) : 0;
 		w[i].changed = holder_now(w[i].rec) != w[i].owner;
+		if (at)
+			w[i].taken_at = at;
+	}
 	*moment = ms_ticks();
 	for (int i = 0; i < c.n; i++)
 		w[i].changed |= !wait_same(&w[i]);

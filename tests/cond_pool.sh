@@ -2,7 +2,7 @@
 # condition waits (tests/cond_pool.c: workers holding a mutex of their own
 # through timed and untimed waits on one queue, broadcast herds taking the
 # queue's mutex back, checkers waiting behind the workers).  Twenty dumps:
-# no DEADLOCK, and no wait
+# no DEADLOCK, every holder named with where it took the mutex, and no wait
 # shown longer than any wait for that mutex ever lasted -- a dump that
 # pauses to see whether a chain ending at a condition wait lasts measured
 # the waits after the pause, so waits that had ended in it read 100 ms
@@ -30,6 +30,10 @@ expect_eq "no deadlock in the JSON" "$(cat "$WORK"/d.*.json | grep -c '"kind": *
 chains=$(cat "$WORK"/d.*.txt | grep -c '^WAIT CHAIN:$')
 [ "$chains" -ge 1 ] && pass "the waits are there ($chains wait chains)" ||
 	fail "no wait chain in twenty dumps"
+# the holder's held set read in the graph's second round, not only its
+# first: a worker can let q go and take it again between the two
+expect_eq "every holder named holds the mutex (no 'taken at ?')" \
+	"$(cat "$WORK"/d.*.txt | grep -c 'taken at ?')" 0
 # each wait for a mutex a dump showed has ended since, and is one of the
 # waits the exit report counts: none is longer than their longest
 jq -r '.mutexes[] | "\(.address) \(.wait_max_ns)"' "$WORK/d.json" | sort >"$WORK/max"
