@@ -856,7 +856,7 @@ int ms_live_print(struct ms_fmt *f)
 		else
 			ms_fmt(f, "\nDEADLOCK: %d threads wait for each other, %s\n", len, until);
 		for (int k = lowest, first = 1; first || k != lowest; k = w[k].next, first = 0) {
-			w[k].done = 1;
+			w[k].done = 2; /* on a cycle: chains into it stop there */
 			print_wait(f, &w[k], now);
 			print_taken(f, &w[k]);
 		}
@@ -865,7 +865,9 @@ int ms_live_print(struct ms_fmt *f)
 	/* the other waits: chains from a waiter nobody waits for, ending at
 	 * a thread not waiting for a mutex, in a condition wait, or at a
 	 * holder that is not here (exited, a thread of the parent, of
-	 * another process) */
+	 * another process), or running into a cycle written above (its
+	 * walk went round the cycle and called a thread in it "not waiting
+	 * for a mutex") */
 	for (int i = 0; i < c.n; i++) {
 		if (w[i].done || (!w[i].owner && !w[i].foreign))
 			continue;
@@ -874,12 +876,17 @@ int ms_live_print(struct ms_fmt *f)
 			waited_on |= w[j].next == i;
 		if (waited_on)
 			continue;
-		int k = i, last = i;
-		for (int steps = 0; k >= 0 && steps <= c.n; k = w[k].next, steps++)
+		int k = i, last = i, into = -1;
+		for (int steps = 0; k >= 0 && steps <= c.n; k = w[k].next, steps++) {
+			if (w[k].done == 2) {
+				into = k;
+				break;
+			}
 			last = k;
-		struct ms_tstate *end = w[last].owner_ts;
+		}
+		struct ms_tstate *end = into < 0 ? w[last].owner_ts : NULL;
 		uintptr_t cond = end ? w[last].cond_key : 0;
-		enum far far = end ? FAR_HERE : far_owner(&w[last]);
+		enum far far = end || into >= 0 ? FAR_HERE : far_owner(&w[last]);
 		/* a chain ending at a condition wait that did not last (the
 		 * condition came, or the mutex moved on: COND_LASTS_MS) is a
 		 * WAIT CHAIN, below (its end is here: FAR_HERE) */
@@ -909,13 +916,16 @@ int ms_live_print(struct ms_fmt *f)
 		} else
 			ms_fmt(f, "\nWAIT CHAIN:\n");
 		k = i;
-		for (int steps = 0; k >= 0 && steps <= c.n; k = w[k].next, steps++) {
+		for (int steps = 0; k >= 0 && k != into && steps <= c.n;
+		     k = w[k].next, steps++) {
 			w[k].done = 1;
 			print_wait(f, &w[k], now);
 			if (w[k].owner)
 				print_taken(f, &w[k]);
 		}
-		if (cond) {
+		if (into >= 0)
+			ms_fmt(f, "  thread %u waits in the DEADLOCK above\n", w[into].tid);
+		else if (cond) {
 			char d[16], where[256];
 			uint64_t since = w[last].cond_since;
 			ms_fmt(f, "  thread %u waits for a condition (mutex %p) for %s\n",
