@@ -216,6 +216,19 @@ static uint32_t holder_now(uint32_t r)
 
 static int retaking(uint32_t tid, uintptr_t key);
 
+/* Where thread o took the mutex of record r, from its held set; 0 if it
+ * holds no such mutex now. */
+static uintptr_t taken_at(struct ms_tstate *o, uint32_t r)
+{
+	uintptr_t at = 0;
+	uint32_t n = LOAD(&o->nheld);
+	n = n < MS_HELD_MAX ? n : MS_HELD_MAX;
+	for (uint32_t h = 0; h < n; h++)
+		if (LOAD(&o->held[h].rec) == r)
+			at = LOAD(&o->held[h].caller);
+	return at;
+}
+
 /* w's thread is still in the wait that was read (its start names it). */
 static int wait_same(const struct waiter *w)
 {
@@ -349,8 +362,10 @@ static void confirm_stuck(struct waiter *w, int n)
  * condition wait read the same before and after the second round was
  * under way while its thread held the mutex.  A wait that ended, or whose
  * mutex changed hands, is left out: its mutex moves, no chain is stuck on
- * it. */
-static int snapshot(struct waiter *w)
+ * it.  *moment is the second round's time, which the waits are measured
+ * to: not the time after confirm_stuck's pause, when a wait that ended in
+ * it would read 100 ms longer than it ever was. */
+static int snapshot(struct waiter *w, uint64_t *moment)
 {
 	struct collect c = { w, 0 };
 	ms_threads_each(collect_waiter, &c);
@@ -362,16 +377,20 @@ static int snapshot(struct waiter *w)
 		w[i].cond_key = LOAD(&o->cond_key);
 		w[i].cond_since = LOAD(&o->cond_since);
 		w[i].cond_caller = LOAD(&o->cond_caller);
-		uint32_t n = LOAD(&o->nheld);
-		n = n < MS_HELD_MAX ? n : MS_HELD_MAX;
-		for (uint32_t h = 0; h < n; h++)
-			if (LOAD(&o->held[h].rec) == w[i].rec)
-				w[i].taken_at = LOAD(&o->held[h].caller);
+		w[i].taken_at = taken_at(o, w[i].rec);
 		if (w[i].cond_key)
 			add_retake(&c, i, o); /* read in this loop in turn */
 	}
-	for (int i = 0; i < c.n; i++)
+	for (int i = 0; i < c.n; i++) {
+		/* the hold of this round: the owner may have let go and taken
+		 * the mutex again since the first, when its held set was read
+		 * between the two (a hot mutex: "taken at ?") */
+		uintptr_t at = w[i].owner_ts ? taken_at(w[i].owner_ts, w[i].rec) : 0;
 		w[i].changed = holder_now(w[i].rec) != w[i].owner;
+		if (at)
+			w[i].taken_at = at;
+	}
+	*moment = ms_ticks();
 	for (int i = 0; i < c.n; i++)
 		w[i].changed |= !wait_same(&w[i]);
 	/* a retake that did not last: its thread's waiters end at it, in its
@@ -801,10 +820,10 @@ static int cycle_timed(const struct waiter *w, int n, int i)
 int ms_live_print(struct ms_fmt *f)
 {
 	static struct waiter w[MAX_WAITERS]; /* under the report lock */
-	struct collect c = { w, snapshot(w) };
+	uint64_t now;
+	struct collect c = { w, snapshot(w, &now) };
 	if (!c.n)
 		return 0;
-	uint64_t now = ms_ticks();
 	int deadlocks = 0;
 	nasked = 0;
 	for (int i = 0; i < c.n; i++)
@@ -837,7 +856,7 @@ int ms_live_print(struct ms_fmt *f)
 		else
 			ms_fmt(f, "\nDEADLOCK: %d threads wait for each other, %s\n", len, until);
 		for (int k = lowest, first = 1; first || k != lowest; k = w[k].next, first = 0) {
-			w[k].done = 1;
+			w[k].done = 2; /* on a cycle: chains into it stop there */
 			print_wait(f, &w[k], now);
 			print_taken(f, &w[k]);
 		}
@@ -846,7 +865,9 @@ int ms_live_print(struct ms_fmt *f)
 	/* the other waits: chains from a waiter nobody waits for, ending at
 	 * a thread not waiting for a mutex, in a condition wait, or at a
 	 * holder that is not here (exited, a thread of the parent, of
-	 * another process) */
+	 * another process), or running into a cycle written above (its
+	 * walk went round the cycle and called a thread in it "not waiting
+	 * for a mutex") */
 	for (int i = 0; i < c.n; i++) {
 		if (w[i].done || (!w[i].owner && !w[i].foreign))
 			continue;
@@ -855,12 +876,17 @@ int ms_live_print(struct ms_fmt *f)
 			waited_on |= w[j].next == i;
 		if (waited_on)
 			continue;
-		int k = i, last = i;
-		for (int steps = 0; k >= 0 && steps <= c.n; k = w[k].next, steps++)
+		int k = i, last = i, into = -1;
+		for (int steps = 0; k >= 0 && steps <= c.n; k = w[k].next, steps++) {
+			if (w[k].done == 2) {
+				into = k;
+				break;
+			}
 			last = k;
-		struct ms_tstate *end = w[last].owner_ts;
+		}
+		struct ms_tstate *end = into < 0 ? w[last].owner_ts : NULL;
 		uintptr_t cond = end ? w[last].cond_key : 0;
-		enum far far = end ? FAR_HERE : far_owner(&w[last]);
+		enum far far = end || into >= 0 ? FAR_HERE : far_owner(&w[last]);
 		/* a chain ending at a condition wait that did not last (the
 		 * condition came, or the mutex moved on: COND_LASTS_MS) is a
 		 * WAIT CHAIN, below (its end is here: FAR_HERE) */
@@ -890,13 +916,16 @@ int ms_live_print(struct ms_fmt *f)
 		} else
 			ms_fmt(f, "\nWAIT CHAIN:\n");
 		k = i;
-		for (int steps = 0; k >= 0 && steps <= c.n; k = w[k].next, steps++) {
+		for (int steps = 0; k >= 0 && k != into && steps <= c.n;
+		     k = w[k].next, steps++) {
 			w[k].done = 1;
 			print_wait(f, &w[k], now);
 			if (w[k].owner)
 				print_taken(f, &w[k]);
 		}
-		if (cond) {
+		if (into >= 0)
+			ms_fmt(f, "  thread %u waits in the DEADLOCK above\n", w[into].tid);
+		else if (cond) {
 			char d[16], where[256];
 			uint64_t since = w[last].cond_since;
 			ms_fmt(f, "  thread %u waits for a condition (mutex %p) for %s\n",
@@ -936,7 +965,8 @@ int ms_live_certain_deadlocks(void)
 				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (w == MAP_FAILED)
 		return 0;
-	int n = snapshot(w), certain = 0;
+	uint64_t moment;
+	int n = snapshot(w, &moment), certain = 0;
 	for (int i = 0; i < n; i++) {
 		int last = chain_end(w, n, i);
 		if (last < 0) /* on a cycle: one without a deadline */
@@ -974,8 +1004,8 @@ int ms_live_each_wait(ms_live_wait_fn *fn, void *arg)
 				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (w == MAP_FAILED)
 		return -1;
-	struct collect c = { w, snapshot(w) };
-	uint64_t now = ms_ticks();
+	uint64_t now;
+	struct collect c = { w, snapshot(w, &now) };
 	for (int i = 0; i < c.n; i++) {
 		struct ms_live_wait lw = {
 			.tid = w[i].tid, .rec = w[i].rec, .key = w[i].key,

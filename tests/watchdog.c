@@ -18,6 +18,9 @@
  *                        thread holds A and waits on M's condition; the
  *                        other takes M, signals, then locks A, and the
  *                        woken thread blocks taking M back -- forever
+ *   retake-behind FILE   the same, and a third thread waiting behind it, for
+ *                        a mutex the woken thread holds: a wait chain that
+ *                        runs into the deadlock
  *   sleeper FILE         the holder sleeps (nanosleep, 100 ms at a time)
  *                        until the report; prints how many of its sleeps a
  *                        signal cut short (EINTR) */
@@ -154,11 +157,13 @@ static void *lock_ab(void *arg)
 }
 
 static int retake_go;
+static pid_t retake_behind_tid;
 
-/* retake: holds m[0], then waits for a condition on m[1] */
+/* retake: holds m[0] (and m[2] if arg), then waits for a condition on m[1] */
 static void *retake_waiter(void *arg)
 {
-	(void)arg;
+	if (arg)
+		pthread_mutex_lock(&m[2]);
 	pthread_mutex_lock(&m[0]);
 	pthread_mutex_lock(&m[1]);
 	pthread_barrier_wait(&held);
@@ -166,6 +171,17 @@ static void *retake_waiter(void *arg)
 		pthread_cond_wait(&cond, &m[1]); /* RETAKE_WAITS: woken, blocks taking m[1] back */
 	pthread_mutex_unlock(&m[1]);
 	pthread_mutex_unlock(&m[0]);
+	if (arg)
+		pthread_mutex_unlock(&m[2]);
+	return NULL;
+}
+
+/* retake-behind: waits for m[2], which the woken thread holds */
+static void *retake_behind(void *arg)
+{
+	(void)arg;
+	__atomic_store_n(&retake_behind_tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	pthread_mutex_lock(&m[2]); /* RETAKE_BEHIND: forever */
 	return NULL;
 }
 
@@ -188,7 +204,7 @@ static void slow(int links)
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
-		fprintf(stderr, "usage: watchdog slow|chain|cond|timed|retake|sleeper|slow-then-dead FILE\n");
+		fprintf(stderr, "usage: watchdog slow|chain|cond|timed|retake|retake-behind|sleeper|slow-then-dead FILE\n");
 		return 2;
 	}
 	report = argv[2];
@@ -219,10 +235,18 @@ int main(int argc, char **argv)
 		pthread_mutex_unlock(&m[0]);
 		pthread_mutex_unlock(&m[1]);
 		pthread_join(a, NULL);
-	} else if (!strcmp(mode, "retake")) {
-		pthread_t a;
-		pthread_create(&a, NULL, retake_waiter, NULL);
+	} else if (!strcmp(mode, "retake") || !strcmp(mode, "retake-behind")) {
+		pthread_t a, b;
+		int behind = !strcmp(mode, "retake-behind");
+		pthread_create(&a, NULL, retake_waiter, behind ? &m[2] : NULL);
 		pthread_barrier_wait(&held);
+		if (behind) { /* it waits before main's wait begins the watchdog's second */
+			pthread_create(&b, NULL, retake_behind, NULL);
+			pid_t tid;
+			while (!(tid = __atomic_load_n(&retake_behind_tid, __ATOMIC_ACQUIRE)) ||
+			       !sleeps_on_futex(tid, &m[2]))
+				usleep(1000);
+		}
 		pthread_mutex_lock(&m[1]); /* free once the waiter waits */
 		retake_go = 1;
 		pthread_cond_signal(&cond);

@@ -6,8 +6,8 @@
 # of its long wait, no DEADLOCK finding that is not one, and runs to its end
 # (no abort).  And a program slow first, then really deadlocked: the
 # watchdog reports the deadlock too, and aborts; and a deadlock through a
-# condition wait's retake of its mutex.  (tests/live.sh, fork.sh and
-# crash.sh abort real hangs at once.)
+# condition wait's retake of its mutex, and a wait chain running into it.
+# (tests/live.sh, fork.sh and crash.sh abort real hangs at once.)
 . "$top_srcdir/tests/lib.sh"
 P=$top_builddir/tests/watchdog
 
@@ -94,6 +94,31 @@ expect_eq "retake, JSON: aborted" "$rc" 134
 expect_eq "retake, JSON: one deadlock, its two waits, one of them the retake" \
 	"$(jq -c '[.findings[] | select(.kind == "deadlock") | [.threads[].retake] | sort]' "$WORK/r.1.json")" \
 	'[[false,true]]'
+
+# A thread waiting behind the woken one (for a mutex it holds) is a wait
+# chain that runs into that deadlock: it ends there, in text as in JSON
+# (the text's walk went on round the cycle, and called a thread in it
+# "not waiting for a mutex; it is now at __lll_lock_wait").
+rm -f "$WORK"/r*
+rc=0
+timeout -s KILL 120 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/r" MUTEXSTAT_FORMAT=text,json \
+	MUTEXSTAT_WATCHDOG=1 MUTEXSTAT_ON_DEADLOCK=abort \
+	"$P" retake-behind "$WORK/r.1.txt" >"$WORK/out" 2>"$WORK/err" || rc=$?
+expect_eq "retake, behind: aborted" "$rc" 134
+expect_grep "retake, behind: the cycle" '^DEADLOCK: 2 threads wait for each other, forever$' "$WORK/r.1.txt"
+awk '/^WAIT CHAIN:$/ { on = 1; next } on && /^$/ { exit } on' "$WORK/r.1.txt" >"$WORK/chain"
+expect_grep "retake, behind: the chain's wait" \
+	"^    waits at      retake_behind\+0x[0-9a-f]+ \(.*watchdog\.c:$(grep -n 'RETAKE_BEHIND' "$top_srcdir/tests/watchdog.c" | cut -d: -f1)," \
+	"$WORK/chain"
+woken=$(sed -n 's/^  thread \([0-9]*\) "watchdog" waits for mutex 0x[0-9a-f]* again, .*/\1/p' "$WORK/r.1.txt")
+expect_eq "retake, behind: the chain ends at the woken thread, in the deadlock" \
+	"$(grep -E '^  thread [0-9]+ (waits in|is not waiting)' "$WORK/chain")" \
+	"  thread $woken waits in the DEADLOCK above"
+expect_eq "retake, behind: one wait in the chain, not the cycle again" \
+	"$(grep -c ' waits for mutex ' "$WORK/chain")" 1
+expect_eq "retake, behind: JSON, the chain's end is the deadlock" \
+	"$(jq -c '[.findings[] | select(.kind == "wait-chain") | .end]' "$WORK/r.1.json")" \
+	"[{\"thread\":$woken,\"deadlocked\":true}]"
 
 # without abort, the same: two reports, and the program hangs on (killed here)
 rm -f "$WORK"/r*
