@@ -304,6 +304,12 @@ void ms_order_after_fork_child(void)
 	searching = 0; /* the parent's report goes on there, not here */
 }
 
+void ms_order_after_reset(void)
+{
+	/* what ended before it; those held now are counted when they end */
+	__atomic_store_n(&not_followed, 0, __ATOMIC_RELAXED);
+}
+
 void ms_order_stats(struct ms_order_stats *out)
 {
 	out->edges = LOAD(&nedges);

@@ -86,6 +86,8 @@ int ms_order_maybe_reused(uint32_t r, uintptr_t key);
 const char *ms_order_mutex_name(uint32_t r);
 
 void ms_order_after_fork_child(void);
+/* mutexstat_reset: the acquisitions not followed are counted anew. */
+void ms_order_after_reset(void);
 
 struct ms_order_stats {
 	uint64_t edges, dropped;

@@ -4,7 +4,7 @@
  * Layout (all mapped once at start-up with MAP_NORESERVE; pages become
  * resident only when touched):
  *   index   open-addressing slots {address, record number}, twice as many as
- *           records, probed linearly from an XOR-folded hash of the address;
+ *           records, probed linearly from a hash of the address (ms_hash);
  *   records one 64-byte line per mutex with what the lock path updates;
  *   cold    per record, the numbers of mutexes that have waited, failed or
  *           been named (wait and hold times, histogram, errors, name...),
@@ -219,28 +219,30 @@ void ms_table_thread_exit(struct ms_thread *self);
 
 extern struct ms_table ms_table;
 
-/* Drop the three alignment bits, XOR-fold the bits above the index
- * (`high`) onto themselves by halves (16, 8 and 4 bits: each of them
- * reaches one of the low four), and add that to the address's own low
- * bits.  Every address bit counts: mutexes a power of two apart -- one per
- * page, per 8 KiB object of an allocator's size class, per thread stack --
- * get different homes once they are further apart than the index reaches.
- * And neighbouring mutexes stay neighbours: within such a reach the fold
- * is one number, added, so a program walking an array of objects walks
- * the index in order, which the CPU's prefetcher follows.  (XORed onto the
- * low bits, as at first, the fold reversed the order of slots in blocks of
- * every size its lowest set bit allowed: a third of the steps through an
- * array jumped, and a million mutexes missed the cache at nearly every
- * probe.  XORed onto the upper half only, it kept the order, but mutexes
- * 8 KiB apart shared 2,048 homes however many there were.) */
+/* Drop the three alignment bits and add to the address's own low bits
+ * the bits above the index (`high`) scattered by a multiplication: the
+ * product's bits 32 and up, where every bit of `high` counts (golden-ratio
+ * multiplicative hashing).  Every address bit moves the home, and
+ * neighbouring mutexes stay neighbours: within a reach of the index
+ * `high` is one number, so a program walking an array of objects walks
+ * the index in order, which the CPU's prefetcher follows.  And arrays
+ * further apart than the index reaches -- each thread's malloc arena (a
+ * 64 MiB-aligned heap), thread stacks 8 MiB apart, 2 MiB pages -- land in
+ * places of the index as far apart as any.  (XORed onto the low bits, as
+ * at first, the fold of the high bits reversed the order of slots in
+ * blocks of every size its lowest set bit allowed: a million mutexes
+ * missed the cache at nearly every probe.  XORed onto the upper half
+ * only, it left mutexes 8 KiB apart 2,048 homes however many there were.
+ * Folded by XOR and added, it was a small number that moved little when
+ * the high bits did: the mutexes of 16 threads' arenas overlapped in one
+ * stretch of the index, and 16 threads making 2,000 mutexes each left
+ * 18,000 of them with no room in a table of a million.) */
+#define MS_HASH_MUL 0x9e3779b97f4a7c15ull /* 2^64 / the golden ratio, odd */
 static inline uint64_t ms_hash(uintptr_t key)
 {
 	uint64_t k = (uint64_t)key >> 3;
 	uint64_t high = k >> ms_table.index_shift;
-	high ^= high >> 16;
-	high ^= high >> 8;
-	high ^= high >> 4;
-	return k + high;
+	return k + ((high * MS_HASH_MUL) >> 32);
 }
 
 /* The record of a tracked address, MS_REC_UNTRACKED, or MS_REC_NONE.

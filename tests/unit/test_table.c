@@ -1044,7 +1044,7 @@ END_TEST
 
 /* ---- the hash ----------------------------------------------------------- */
 
-START_TEST(test_table_hash_is_xor_fold_of_address)
+START_TEST(test_table_hash_adds_scattered_high_bits_to_address)
 {
 	const uintptr_t keys[] = {
 		0, 8, 0x1000, 0x55d4c0a01230u, 0x7ffd3c2a9e58u,
@@ -1053,11 +1053,9 @@ START_TEST(test_table_hash_is_xor_fold_of_address)
 	unsigned sh = ms_table.index_shift;
 	ck_assert_uint_eq(sh, (unsigned)__builtin_ctzll(ms_table.index_mask + 1));
 	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
-		uint64_t k = keys[i] >> 3, high = k >> sh, folded = 0;
-		/* bit i of the fold: high's bits i, i + 4, ..., i + 28 */
-		for (unsigned a = 0; a < 8; a++)
-			folded ^= high >> (4 * a);
-		ck_assert_uint_eq(ms_hash(keys[i]), k + folded);
+		uint64_t k = keys[i] >> 3, high = k >> sh;
+		ck_assert_uint_eq(ms_hash(keys[i]),
+				  k + ((high * 0x9e3779b97f4a7c15ull) >> 32));
 	}
 	/* every bit of the address counts: one bit flipped anywhere in bits
 	 * 3..47 moves the home */
@@ -1116,6 +1114,49 @@ START_TEST(test_table_power_of_two_strides_spread)
 			      (unsigned)counts().live, N);
 		ck_assert_msg(dist <= 4 * (uint64_t)N, "stride %u: mean probe %.1f",
 			      strides[s], (double)dist / N);
+	}
+}
+END_TEST
+
+/* Dense pools of mutexes a power of two apart, further than the index
+ * reaches: each thread's malloc arena (64 MiB-aligned heaps), thread
+ * stacks (8 MiB), 2 MiB pages, with mutexes 48 bytes apart in each.  A
+ * hash whose part from the high bits was a small number (their XOR fold,
+ * added) put every pool in nearly the same stretch of the index: 16
+ * pools of 750 left 4,770 mutexes with no room in a table of 16,384
+ * records, 64 pools of 150 2 MiB apart 8,273 of 9,600. */
+START_TEST(test_table_pools_a_power_of_two_apart_all_tracked)
+{
+	static const struct {
+		unsigned pools, each;
+		uint64_t spacing;
+	} cases[] = {
+		{ 16, 750, (uint64_t)64 << 20 },
+		{ 64, 150, (uint64_t)8 << 20 },
+		{ 64, 150, (uint64_t)2 << 20 },
+		{ 12, 1000, (uint64_t)1 << 30 },
+	};
+	for (unsigned c = 0; c < sizeof cases / sizeof *cases; c++) {
+		table_init(16384, 16);
+		uint64_t clock = 0;
+		const uintptr_t base = (uintptr_t)0x7f3a08000000u + 0x8b0;
+		for (unsigned j = 0; j < cases[c].each; j++)
+			for (unsigned p = 0; p < cases[c].pools; p++)
+				ms_table_add(base + (uintptr_t)(p * cases[c].spacing) +
+						     (uintptr_t)j * 48, 1, &clock);
+		unsigned want = cases[c].pools * cases[c].each;
+		uint64_t dist = 0;
+		for (uint64_t i = 0; i <= ms_table.index_mask; i++) {
+			uintptr_t k = ms_table.slots[i].key;
+			if (k != MS_KEY_EMPTY && k != MS_KEY_TOMB)
+				dist += (i - home_of(k)) & ms_table.index_mask;
+		}
+		ck_assert_msg(counts().live == want && counts().untracked_ops == 0,
+			      "%u pools %llu bytes apart: %u of %u tracked",
+			      cases[c].pools, (unsigned long long)cases[c].spacing,
+			      (unsigned)counts().live, want);
+		ck_assert_msg(dist <= 4 * (uint64_t)want, "%u pools: mean probe %.1f",
+			      cases[c].pools, (double)dist / want);
 	}
 }
 END_TEST
@@ -1262,7 +1303,7 @@ Suite *table_suite(void)
 	tcase_add_test(tc, test_table_remove_leaves_keys_at_their_home_in_place);
 	tcase_add_test(tc, test_table_probe_wraps_around_end_of_index);
 	tcase_add_test(tc, test_table_removed_record_is_reused_with_fresh_cold_part);
-	tcase_add_test(tc, test_table_hash_is_xor_fold_of_address);
+	tcase_add_test(tc, test_table_hash_adds_scattered_high_bits_to_address);
 	tcase_add_test(tc, test_table_hash_keeps_an_array_in_order);
 	suite_add_tcase(s, tc);
 
@@ -1316,6 +1357,7 @@ Suite *table_suite(void)
 	tcase_add_test(tc, test_table_long_run_removed_leaves_no_tombstones);
 	tcase_add_test(tc, test_table_page_strided_mutexes_all_tracked);
 	tcase_add_test(tc, test_table_power_of_two_strides_spread);
+	tcase_add_test(tc, test_table_pools_a_power_of_two_apart_all_tracked);
 	suite_add_tcase(s, tc);
 
 	return s;
