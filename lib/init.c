@@ -18,6 +18,7 @@
 #include "fork.h"
 #include "symbols.h"
 #include "report.h"
+#include "report_stack.h"
 #include "table.h"
 #include "thread.h"
 
@@ -390,8 +391,9 @@ static void exit_report(int status, void *arg)
 	if (interrupted_library())
 		return;
 	ms_fork_settle(); /* a fork child that never locked a mutex */
+	/* on a stack of its own if this thread's is small (ulimit -s 64) */
 	if (!ms_live_in_signal_handler() || !report_from_dump_thread())
-		ms_report_to_output();
+		ms_report_stack_run(ms_report_to_output);
 	ms_crash_exit_reported();
 	if (ms_opt.exit_code && ms_report_failing)
 		(void)on_exit(exit_with_code, NULL);
