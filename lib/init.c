@@ -197,16 +197,35 @@ static void step_aside_for_sanitizer(const char *sanitizer)
  * it fitted left a program under `ulimit -v 300000` no room to start its
  * threads.  So they take at most half of what the limit leaves at start-up
  * (and after the library's other maps): the larger of the two is halved
- * until both fit, and one line says so. */
+ * until both fit, and one line says so.  The same under a data-size limit
+ * (ulimit -d), whichever leaves less. */
 static void fit_address_space_limit(void)
 {
-	struct rlimit rl;
-	if (getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+	struct rlimit as, data;
+	int as_limited = getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY;
+	int data_limited = getrlimit(RLIMIT_DATA, &data) == 0 && data.rlim_cur != RLIM_INFINITY;
+	if (!as_limited && !data_limited)
 		return;
 	/* what the library maps besides: the first thread records, and the
 	 * dump thread's stack (ms_live_thread_stack: 2 MiB, not ulimit -s) */
-	uint64_t used = ms_mapped_now() + ms_threads_first_bytes() + ms_live_thread_stack();
-	uint64_t share = rl.rlim_cur > used ? (rl.rlim_cur - used) / 2 : 0;
+	uint64_t ours = ms_threads_first_bytes() + ms_live_thread_stack();
+	uint64_t left = UINT64_MAX;
+	const char *which = "the address-space limit (ulimit -v)";
+	if (as_limited) {
+		uint64_t used = ms_mapped_now() + ours;
+		left = as.rlim_cur > used ? as.rlim_cur - used : 0;
+	}
+	/* ulimit -d counts private writable maps, ours among them: the
+	 * table's and the call stacks' 1.4 GB once left the program none */
+	if (data_limited) {
+		uint64_t used = ms_data_now() + ours;
+		uint64_t data_left = data.rlim_cur > used ? data.rlim_cur - used : 0;
+		if (data_left < left) {
+			left = data_left;
+			which = "the data-size limit (ulimit -d)";
+		}
+	}
+	uint64_t share = left / 2;
 	uint64_t table = ms_opt.table_size, stacks = ms_opt.stack_memory;
 	uint32_t hist = (uint32_t)ms_opt.history;
 	for (;;) {
@@ -226,11 +245,11 @@ static void fit_address_space_limit(void)
 	char buf[300];
 	struct ms_fmt f;
 	ms_fmt_init(&f, buf, sizeof buf, -1);
-	ms_fmt(&f, "mutexstat: the address-space limit (ulimit -v) leaves %llu MiB, of "
+	ms_fmt(&f, "mutexstat: %s leaves %llu MiB, of "
 		   "which the library takes at most half: tracking %llu mutexes "
 		   "(MUTEXSTAT_TABLE_SIZE=%llu), %llu MiB for call stacks "
 		   "(MUTEXSTAT_STACK_MEMORY=%llu)\n",
-	       (unsigned long long)(share * 2 >> 20), (unsigned long long)table,
+	       which, (unsigned long long)(left >> 20), (unsigned long long)table,
 	       (unsigned long long)ms_opt.table_size, (unsigned long long)stacks,
 	       (unsigned long long)ms_opt.stack_memory);
 	ms_warn(ms_fmt_str(&f));

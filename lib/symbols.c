@@ -333,17 +333,20 @@ static int report_modules(Dwfl *dwfl)
 
 /* libdw maps the debug files it reads and allocates as it goes, and when
  * an allocation fails it can crash (elfutils 0.188: a NULL CU in its tree
- * of CUs, found under `ulimit -v 100000` at exit).  Under an address-space
- * limit that leaves less than this, dladdr answers. */
+ * of CUs, found under `ulimit -v 100000` at exit) or end the program
+ * (libdw's out-of-memory handler calls error(EXIT_FAILURE): exit status 1
+ * and an empty report, under `ulimit -d 100000`).  Under an address-space
+ * or data-size limit that leaves less than this, dladdr answers. */
 #define LIBDW_ROOM (64ull << 20)
 
 static const char *room_for_libdw(void)
 {
 	static char why[128];
-	uint64_t left = ms_address_space_left();
+	uint64_t as = ms_address_space_left(), data = ms_data_left();
+	uint64_t left = as < data ? as : data;
 	if (left >= LIBDW_ROOM)
 		return NULL;
-	(void)snprintf(why, sizeof why, "ulimit -v leaves %llu MiB",
+	(void)snprintf(why, sizeof why, "ulimit -%c leaves %llu MiB", as < data ? 'v' : 'd',
 		       (unsigned long long)(left >> 20));
 	return why;
 }
