@@ -209,11 +209,18 @@ static void fit_address_space_limit(void)
 	/* what the library maps besides: the first thread records, and the
 	 * dump thread's stack (ms_live_thread_stack: 2 MiB, not ulimit -s) */
 	uint64_t ours = ms_threads_first_bytes() + ms_live_thread_stack();
-	uint64_t left = UINT64_MAX;
+	uint64_t left = UINT64_MAX, as_share = 0, arena_room = 0;
 	const char *which = "the address-space limit (ulimit -v)";
 	if (as_limited) {
 		uint64_t used = ms_mapped_now() + ours;
 		left = as.rlim_cur > used ? as.rlim_cur - used : 0;
+		/* threads' libunwind blocks cost a malloc arena each
+		 * (stack.h): half of the library's half is for them, so
+		 * they take none of the program's */
+		as_share = left / 2;
+		uint64_t most = ms_stack_arena_max() * MS_STACK_ARENA_BYTES;
+		arena_room = as_share / 2 < most ? as_share / 2 : most;
+		arena_room -= arena_room % MS_STACK_ARENA_BYTES;
 	}
 	/* ulimit -d counts private writable maps, ours among them: the
 	 * table's and the call stacks' 1.4 GB once left the program none */
@@ -226,11 +233,14 @@ static void fit_address_space_limit(void)
 		}
 	}
 	uint64_t share = left / 2;
+	if (as_limited && share > as_share - arena_room)
+		share = as_share - arena_room;
 	uint64_t table = ms_opt.table_size, stacks = ms_opt.stack_memory;
 	uint32_t hist = (uint32_t)ms_opt.history;
+	uint64_t tb, sb;
 	for (;;) {
-		uint64_t tb = ms_table_bytes((uint32_t)table, hist);
-		uint64_t sb = ms_depot_bytes((size_t)stacks << 20);
+		tb = ms_table_bytes((uint32_t)table, hist);
+		sb = ms_depot_bytes((size_t)stacks << 20);
 		if (tb + sb <= share)
 			break;
 		if (table > 64 && (tb >= sb || stacks == 1))
@@ -240,6 +250,9 @@ static void fit_address_space_limit(void)
 		else
 			break; /* the least we take; the maps below may fail */
 	}
+	if (as_limited) /* what the table and call stacks leave of our half */
+		ms_stack_set_arena_budget(as_share > tb + sb ?
+			(as_share - tb - sb) / MS_STACK_ARENA_BYTES : 0);
 	if (table == ms_opt.table_size && stacks == ms_opt.stack_memory)
 		return;
 	char buf[300];

@@ -22,7 +22,9 @@
 #include <errno.h>
 #include <link.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 typedef int (*backtrace_fn)(void **buffer, int size);
 
@@ -125,27 +127,56 @@ int ms_stack_thread_ready(void)
 	return 1;
 }
 
-/* What an address-space limit must leave for a new thread's first malloc:
- * its arena (64 MiB, glibc's HEAP_MAX_SIZE) and the stacks of a few more
- * threads. */
-#define ARENA_ROOM (256ull << 20)
+/* The arenas the library's share of ulimit -v pays for; UINT64_MAX (no
+ * limit) is every thread.  And how many threads took a block. */
+static uint64_t arena_budget = UINT64_MAX;
+static uint64_t arenas_taken;
+
+uint64_t ms_stack_arena_max(void)
+{
+	const char *env = getenv("MALLOC_ARENA_MAX");
+	if (env && *env >= '1' && *env <= '9')
+		return strtoull(env, NULL, 10);
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	return 8 * (uint64_t)(cpus > 0 ? cpus : 1);
+}
+
+void ms_stack_set_arena_budget(uint64_t arenas)
+{
+	arena_budget = arenas >= ms_stack_arena_max() ? UINT64_MAX : arenas;
+}
+
+/* Not the last of the room either way: a new arena maps twice its size
+ * for a moment (to align it). */
+#define ARENA_LEAVES (2 * MS_STACK_ARENA_BYTES)
 
 void ms_stack_thread_starts(void)
 {
 	static int said;
+	if (arena_budget == UINT64_MAX) {
+		ms_stack_thread_ready();
+		return;
+	}
 	uint64_t left = ms_address_space_left();
-	if (left >= ARENA_ROOM) {
+	if (left >= ARENA_LEAVES &&
+	    __atomic_fetch_add(&arenas_taken, 1, __ATOMIC_RELAXED) < arena_budget) {
 		ms_stack_thread_ready();
 		return;
 	}
 	tls_none = 1;
 	if (unw_tls_module && !__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED)) {
-		char buf[200];
+		char buf[240];
 		struct ms_fmt f;
 		ms_fmt_init(&f, buf, sizeof buf, -1);
-		ms_fmt(&f, "mutexstat: ulimit -v leaves %llu MiB: threads started while it "
-			   "leaves less than 256 take no call stacks (each would get a "
-			   "malloc arena, 64 MiB)\n", (unsigned long long)(left >> 20));
+		if (arena_budget == 0)
+			ms_fmt(&f, "mutexstat: under ulimit -v the threads the program "
+				   "starts take no call stacks");
+		else
+			ms_fmt(&f, "mutexstat: under ulimit -v the first %llu thread%s the "
+				   "program starts take call stacks, the others none",
+			       (unsigned long long)arena_budget, arena_budget == 1 ? "" : "s");
+		ms_fmt(&f, " (each would get a malloc arena, 64 MiB, beyond the "
+			   "library's half)\n");
 		ms_output_note(ms_fmt_str(&f));
 	}
 }

@@ -1,6 +1,6 @@
 #!/bin/sh
 # memory_limits.sh - the program under a data-size limit (ulimit -d,
-# RLIMIT_DATA).  The kernel counts every private writable map in it: the
+# RLIMIT_DATA), and many threads under an address-space limit (below).  The kernel counts every private writable map in it: the
 # table's and the call stacks' memory (1.4 GB of address space with the
 # defaults, MAP_NORESERVE), the threads' stacks, the heap.  The library
 # used to size itself for ulimit -v only: under ulimit -d 100000 its table
@@ -52,5 +52,32 @@ if grep -q '^  names: from dladdr' "$WORK/report"; then
 	expect_grep "ulimit -d 100000 under ulimit -v 2000000: dladdr's names, for want of room" \
 	    '^  names: from dladdr \(ulimit -d leaves [0-9]+ MiB\): ' "$WORK/report"
 fi
+
+# ---- ulimit -v and the threads' malloc arenas ---------------------------------
+# A thread's libunwind block is its first malloc, and glibc gives it an
+# arena then: 64 MiB of address space.  Threads took one while the limit
+# left 256 MiB, out of the program's half: 64 threads of 8 MiB stacks,
+# each started once the one before runs, started 30 of 64 under ulimit -v
+# 1000000 (43 under 1500000).  The arenas are now paid from the library's
+# half: only as many threads as it has room for take call stacks.  (65
+# threads use the mutex: the main thread waits on it too.)
+for kb in 1000000 1500000; do
+	bare=$( (ulimit -s 8192 && ulimit -v $kb && "$S" alive 64) 2>&1) || :
+	if [ "$bare" != "64 of 64 threads started, counter 64000" ]; then
+		echo "(ulimit -v $kb: the program alone does not run here: $bare)"
+		continue
+	fi
+	rc=0
+	(ulimit -s 8192 && ulimit -v $kb && exec env LD_PRELOAD="$MS_PRELOAD" \
+	    MUTEXSTAT_OUTPUT="$WORK/report" "$S" alive 64) >"$WORK/out" 2>"$WORK/err" || rc=$?
+	expect_eq "ulimit -v $kb, 64 threads alive at once: the program's status and output" \
+	    "$rc $(cat "$WORK/out")" "0 $bare"
+	expect_grep "ulimit -v $kb: one line says how many threads take call stacks" \
+	    "^mutexstat: under ulimit -v (the first [0-9]+ threads? the program starts take call stacks, the others none|the threads the program starts take no call stacks) \\(each would get a malloc arena, 64 MiB, beyond the library's half\\)\$" \
+	    "$WORK/err"
+	expect_grep "ulimit -v $kb: the report" \
+	    '^mutexstat: settings \(pid [0-9]+\) ran .*: 65 threads used mutexes, 1 mutex tracked, 0 untracked$' \
+	    "$WORK/report"
+done
 
 finish
