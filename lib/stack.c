@@ -17,6 +17,7 @@
 #include "fork.h"
 #include "internal.h"
 #include "unwind_fds.h"
+#include "tls_block.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -32,16 +33,7 @@ static backtrace_fn unw_backtrace_p;
 static void *unw_handle; /* libunwind, opened privately */
 static uintptr_t self_lo, self_hi; /* our own code, trimmed from stacks */
 static uintptr_t unw_lo, unw_hi;   /* libunwind's code */
-static size_t unw_tls_module;     /* its TLS module id; 0: it has none */
-
-/* The loader's: the calling thread's block of a TLS module, allocated if
- * it is not yet (the x86-64 and AArch64 ABI's argument). */
-struct tls_index {
-	unsigned long module, offset;
-};
-/* the loader's own name, which we call, not define */
-// NOLINTNEXTLINE(bugprone-reserved-identifier,cert-dcl37-c)
-extern void *__tls_get_addr(struct tls_index *ti);
+static struct ms_tls_module unw_tls; /* its TLS module; modid 0: none */
 
 static int captures;      /* under way, on every thread */
 static int forking;       /* a fork is on its way: no capture starts */
@@ -56,8 +48,11 @@ static __thread int forking_here __attribute__((tls_model("initial-exec")));
  * locks mutexes; a capture of theirs would ask for the block again, from
  * inside that malloc */
 static __thread int tls_setup __attribute__((tls_model("initial-exec")));
-/* this thread has no libunwind block and is to take no stacks (room) */
+/* this thread has no libunwind block and is to take no stacks (room, or
+ * malloc could not give the block) */
 static __thread int tls_none __attribute__((tls_model("initial-exec")));
+/* this thread has its block */
+static __thread int tls_made __attribute__((tls_model("initial-exec")));
 
 struct range {
 	uintptr_t here, lo, hi;
@@ -106,8 +101,7 @@ int ms_stack_init(void)
 		dl_iterate_phdr(find_segment, &unw);
 		unw_lo = unw.lo;
 		unw_hi = unw.hi;
-		if (!h || dlinfo(h, RTLD_DI_TLS_MODID, &unw_tls_module) != 0)
-			unw_tls_module = 0;
+		ms_tls_module_of(h, &unw_tls);
 		ms_stack_thread_ready();
 	}
 	errno = saved;
@@ -118,11 +112,15 @@ int ms_stack_init(void)
 
 int ms_stack_thread_ready(void)
 {
-	if (!unw_tls_module)
+	if (!unw_tls.modid)
 		return 0;
-	struct tls_index ti = { unw_tls_module, 0 };
+	if (tls_made || tls_none)
+		return 1;
 	tls_setup++;
-	__tls_get_addr(&ti);
+	if (ms_tls_blocks_make(&unw_tls, 1) == 0)
+		tls_made = 1;
+	else
+		tls_none = 1; /* glibc would end the process */
 	tls_setup--;
 	return 1;
 }
@@ -164,7 +162,7 @@ void ms_stack_thread_starts(void)
 		return;
 	}
 	tls_none = 1;
-	if (unw_tls_module && !__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED)) {
+	if (unw_tls.modid && !__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED)) {
 		char buf[240];
 		struct ms_fmt f;
 		ms_fmt_init(&f, buf, sizeof buf, -1);

@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include "symbols.h"
 #include "address_space.h"
+#include "tls_block.h"
 #include "output.h"
 #include "fmt.h"
 #include "thread.h"
@@ -126,6 +127,8 @@ static Dwfl_Callbacks callbacks = {
 	.debuginfo_path = &debuginfo_path,
 };
 
+static struct ms_tls_module dw_tls[2]; /* libdw's, libelf's */
+
 /* Opens libdw once per process.  Returns NULL, or why it is not used. */
 static const char *load_libdw(void)
 {
@@ -152,7 +155,28 @@ static const char *load_libdw(void)
 		memcpy((char *)&dw + dw_names[i].at, &fn, sizeof fn);
 	}
 	callbacks.find_elf = dw.linux_proc_find_elf;
+	ms_tls_module_of(h, &dw_tls[0]);
+	/* libelf, loaded with it, has a block too */
+	void *elf = dlopen("libelf.so.1", RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
+	if (elf) {
+		ms_tls_module_of(elf, &dw_tls[1]);
+		dlclose(elf); /* the reference NOLOAD took; libdw keeps it loaded */
+	}
 	state = 1;
+	return NULL;
+}
+
+/* This thread's blocks of libdw's and libelf's thread-local storage,
+ * before either is called: glibc ends the process when it cannot malloc
+ * one (tls_block.h).  NULL, or why libdw is not used. */
+static const char *libdw_tls_ready(void)
+{
+	static __thread int made __attribute__((tls_model("initial-exec")));
+	if (made)
+		return NULL;
+	if (ms_tls_blocks_make(dw_tls, 2) != 0)
+		return "malloc failed";
+	made = 1;
 	return NULL;
 }
 
@@ -360,6 +384,8 @@ static void open_session(int implicit)
 	S.why = load_libdw();
 	if (!S.why)
 		S.why = room_for_libdw();
+	if (!S.why)
+		S.why = libdw_tls_ready();
 	if (!S.why) {
 		S.dwfl = dw.begin(&callbacks);
 		if (!S.dwfl)
