@@ -6,7 +6,8 @@
 # the program alone runs and ends well; under the library its exit report,
 # from the main thread or from a thread of ulimit -s, once ended it with
 # SIGSEGV (and so did a live dump: the dump thread's stack is now 2 MiB).  The report now has a stack of its own (2
-# MiB) wherever the thread's is smaller.
+# MiB) wherever the thread's is smaller -- a thread of PTHREAD_STACK_MIN
+# too, whose exit report overflowed into the heap.
 . "$top_srcdir/tests/lib.sh"
 
 S="$top_builddir/tests/settings"
@@ -40,5 +41,51 @@ for kb in 64 128; do
 	expect_grep "ulimit -s $kb, exit from a thread: the report, the mutex still held" \
 	    '^Mutexes still locked:$' "$WORK/report"
 done
+
+# exit() from a thread the program made with the smallest stack there is
+# (PTHREAD_STACK_MIN, 16 KiB): the report on that stack overflowed it
+# into the heap ("malloc(): memory corruption", SIGABRT)
+CC=${CC:-cc}
+cat >"$WORK/tiny.c" <<'EOF2'
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static void *leave(void *arg)
+{
+	pthread_mutex_lock(&m);
+	printf("exit from a thread of %d bytes\n", PTHREAD_STACK_MIN);
+	fflush(stdout);
+	exit(3);
+	return arg;
+}
+int main(void)
+{
+	pthread_attr_t attr;
+	pthread_t t;
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, PTHREAD_STACK_MIN);
+	if (pthread_create(&t, &attr, leave, NULL) != 0)
+		return 2;
+	pause();
+	return 0;
+}
+EOF2
+if "$CC" -pthread -o "$WORK/tiny" "$WORK/tiny.c"; then
+	bare=$("$WORK/tiny"; echo "status $?")
+	rm -f "$WORK/report"
+	rc=0
+	env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/report" "$WORK/tiny" \
+	    >"$WORK/out" 2>"$WORK/err" || rc=$?
+	expect_eq "exit from a thread of PTHREAD_STACK_MIN: status and output" \
+	    "$(cat "$WORK/out"; echo "status $rc")" "$bare"
+	expect_eq "exit from a thread of PTHREAD_STACK_MIN: nothing on stderr" "$(cat "$WORK/err")" ""
+	expect_grep "exit from a thread of PTHREAD_STACK_MIN: the report, the mutex still held" \
+	    '^Mutexes still locked:$' "$WORK/report"
+else
+	echo "(no $CC: the PTHREAD_STACK_MIN thread is not tried)"
+fi
 
 finish
