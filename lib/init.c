@@ -416,6 +416,12 @@ static int report_from_dump_thread(void)
  * linker's) has returned.  The library stays loaded to the end (-z
  * nodelete), so its destructor runs only there.  libdw, libelf and
  * libunwind, finalised meanwhile, have no destructors of their own. */
+static void report_to_output(void *arg)
+{
+	(void)arg;
+	ms_report_to_output();
+}
+
 static void exit_report(int status, void *arg)
 {
 	(void)status;
@@ -425,7 +431,7 @@ static void exit_report(int status, void *arg)
 	ms_fork_settle(); /* a fork child that never locked a mutex */
 	/* on a stack of its own if this thread's is small (ulimit -s 64) */
 	if (!ms_live_in_signal_handler() || !report_from_dump_thread())
-		ms_report_stack_run(ms_report_to_output);
+		ms_report_stack_run(report_to_output, NULL);
 	ms_crash_exit_reported();
 	if (ms_opt.exit_code && ms_report_failing)
 		(void)on_exit(exit_with_code, NULL);

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <ucontext.h>
@@ -32,20 +33,27 @@ static size_t stack_size_here(void)
 	return size;
 }
 
-static __thread void (*run_fn)(void);
+/* What the new stack is to run, read there with every signal blocked: a
+ * handler that wrote a report of its own meanwhile would leave its own. */
+static __thread void (*run_fn)(void *);
+static __thread void *run_arg;
+static __thread sigset_t run_mask;
 
 static void trampoline(void)
 {
-	run_fn();
+	void (*fn)(void *) = run_fn;
+	void *arg = run_arg;
+	pthread_sigmask(SIG_SETMASK, &run_mask, NULL);
+	fn(arg);
 }
 
-void ms_report_stack_run(void (*fn)(void))
+void ms_report_stack_run(void (*fn)(void *), void *arg)
 {
 	ucontext_t back, there;
-	int saved = errno;
+	volatile int saved = errno; /* kept across swapcontext (returns twice) */
 	if (stack_size_here() >= MS_REPORT_STACK) {
 		errno = saved;
-		fn();
+		fn(arg);
 		return;
 	}
 	void *stack = mmap(NULL, MS_REPORT_STACK, PROT_READ | PROT_WRITE,
@@ -55,22 +63,31 @@ void ms_report_stack_run(void (*fn)(void))
 		if (stack != MAP_FAILED)
 			munmap(stack, MS_REPORT_STACK);
 		errno = saved;
-		fn(); /* no room for one: as before */
+		fn(arg); /* no room for one: as before */
 		return;
 	}
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
 	there.uc_stack.ss_sp = stack;
 	there.uc_stack.ss_size = MS_REPORT_STACK;
 	there.uc_link = &back;
+	there.uc_sigmask = all;
 	run_fn = fn;
+	run_arg = arg;
+	run_mask = old;
 	/* cppcheck-suppress makecontextCalled */
 	makecontext(&there, trampoline, 0);
 	errno = saved;
 	/* cppcheck-suppress swapcontextCalled */
-	if (swapcontext(&back, &there) != 0) {
-		errno = saved;
-		fn();
-	}
+	int switched = swapcontext(&back, &there) == 0;
 	saved = errno;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!switched) {
+		errno = saved;
+		fn(arg);
+		saved = errno;
+	}
 	munmap(stack, MS_REPORT_STACK);
 	errno = saved;
 }

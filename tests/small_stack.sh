@@ -7,7 +7,8 @@
 # from the main thread or from a thread of ulimit -s, once ended it with
 # SIGSEGV (and so did a live dump: the dump thread's stack is now 2 MiB).  The report now has a stack of its own (2
 # MiB) wherever the thread's is smaller -- a thread of PTHREAD_STACK_MIN
-# too, whose exit report overflowed into the heap.
+# too, whose exit report overflowed into the heap, and mutexstat_dump
+# called on one.
 . "$top_srcdir/tests/lib.sh"
 
 S="$top_builddir/tests/settings"
@@ -47,12 +48,28 @@ done
 # into the heap ("malloc(): memory corruption", SIGABRT)
 CC=${CC:-cc}
 cat >"$WORK/tiny.c" <<'EOF2'
+/* tiny [dump FILE]: a thread of PTHREAD_STACK_MIN locks a mutex and calls
+ * exit(3); or calls mutexstat_dump into FILE, and the program ends */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static const char *file;
+static void *dump(void *arg)
+{
+	int (*fn)(int) = (int (*)(int))dlsym(RTLD_DEFAULT, "mutexstat_dump");
+	pthread_mutex_lock(&m);
+	pthread_mutex_unlock(&m);
+	int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	printf("mutexstat_dump: %d\n", fn && fd >= 0 ? fn(fd) : -2);
+	return arg;
+}
 static void *leave(void *arg)
 {
 	pthread_mutex_lock(&m);
@@ -61,19 +78,26 @@ static void *leave(void *arg)
 	exit(3);
 	return arg;
 }
-int main(void)
+int main(int argc, char **argv)
 {
 	pthread_attr_t attr;
 	pthread_t t;
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, PTHREAD_STACK_MIN);
+	if (argc == 3 && !strcmp(argv[1], "dump")) {
+		file = argv[2];
+		if (pthread_create(&t, &attr, dump, NULL) != 0)
+			return 2;
+		pthread_join(t, NULL);
+		return 0;
+	}
 	if (pthread_create(&t, &attr, leave, NULL) != 0)
 		return 2;
 	pause();
 	return 0;
 }
 EOF2
-if "$CC" -pthread -o "$WORK/tiny" "$WORK/tiny.c"; then
+if "$CC" -pthread -o "$WORK/tiny" "$WORK/tiny.c" -ldl; then
 	bare=$("$WORK/tiny"; echo "status $?")
 	rm -f "$WORK/report"
 	rc=0
@@ -84,6 +108,16 @@ if "$CC" -pthread -o "$WORK/tiny" "$WORK/tiny.c"; then
 	expect_eq "exit from a thread of PTHREAD_STACK_MIN: nothing on stderr" "$(cat "$WORK/err")" ""
 	expect_grep "exit from a thread of PTHREAD_STACK_MIN: the report, the mutex still held" \
 	    '^Mutexes still locked:$' "$WORK/report"
+
+	# mutexstat_dump from such a thread (it once ended it with SIGSEGV)
+	rc=0
+	env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/report" "$WORK/tiny" dump "$WORK/dump" \
+	    >"$WORK/out" 2>"$WORK/err" || rc=$?
+	expect_eq "mutexstat_dump from a thread of PTHREAD_STACK_MIN: status and output" \
+	    "$rc $(cat "$WORK/out")" "0 mutexstat_dump: 0"
+	expect_grep "mutexstat_dump from a thread of PTHREAD_STACK_MIN: the report" \
+	    '^mutexstat: tiny \(pid [0-9]+\) ran .*: 1 thread used mutexes, 1 mutex tracked, 0 untracked$' \
+	    "$WORK/dump"
 else
 	echo "(no $CC: the PTHREAD_STACK_MIN thread is not tried)"
 fi
