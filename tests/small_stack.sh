@@ -48,19 +48,28 @@ done
 # into the heap ("malloc(): memory corruption", SIGABRT)
 CC=${CC:-cc}
 cat >"$WORK/tiny.c" <<'EOF2'
-/* tiny [dump FILE]: a thread of PTHREAD_STACK_MIN locks a mutex and calls
- * exit(3); or calls mutexstat_dump into FILE, and the program ends */
+/* tiny [dump FILE | usr1 FILE]: a thread of PTHREAD_STACK_MIN locks a
+ * mutex and calls exit(3); or calls mutexstat_dump into FILE, and the
+ * program ends; or (usr1) a thread locks it, the program asks for a live
+ * dump and waits until FILE, the dump, is there */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
-static const char *file;
+static const char *file = "/dev/null";
+static void *lock_once(void *arg)
+{
+	pthread_mutex_lock(&m);
+	pthread_mutex_unlock(&m);
+	return arg;
+}
 static void *dump(void *arg)
 {
 	int (*fn)(int) = (int (*)(int))dlsym(RTLD_DEFAULT, "mutexstat_dump");
@@ -84,6 +93,16 @@ int main(int argc, char **argv)
 	pthread_t t;
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, PTHREAD_STACK_MIN);
+	if (argc == 3 && !strcmp(argv[1], "usr1")) {
+		if (pthread_create(&t, NULL, lock_once, NULL) != 0)
+			return 2;
+		pthread_join(t, NULL);
+		raise(SIGUSR1);
+		for (int i = 0; i < 1000 && access(argv[2], F_OK) != 0; i++)
+			usleep(10000);
+		printf("%s\n", access(argv[2], F_OK) == 0 ? "dumped" : "no dump");
+		return 0;
+	}
 	if (argc == 3 && !strcmp(argv[1], "dump")) {
 		file = argv[2];
 		if (pthread_create(&t, &attr, dump, NULL) != 0)
@@ -118,6 +137,18 @@ if "$CC" -pthread -o "$WORK/tiny" "$WORK/tiny.c" -ldl; then
 	expect_grep "mutexstat_dump from a thread of PTHREAD_STACK_MIN: the report" \
 	    '^mutexstat: tiny \(pid [0-9]+\) ran .*: 1 thread used mutexes, 1 mutex tracked, 0 untracked$' \
 	    "$WORK/dump"
+
+	# a live dump under ulimit -s 64: the dump thread's stack was
+	# ulimit -s (SIGSEGV); 2 MiB now
+	rm -f "$WORK"/report*
+	rc=0
+	(ulimit -s 64 && exec env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/report" \
+	    "$WORK/tiny" usr1 "$WORK/report.1") >"$WORK/out" 2>"$WORK/err" || rc=$?
+	expect_eq "ulimit -s 64, a live dump: status and output" \
+	    "$rc $(cat "$WORK/out")" "0 dumped"
+	expect_grep "ulimit -s 64, a live dump: the dump (after it, the exit report)" \
+	    '^mutexstat: tiny \(pid [0-9]+\) ran .*: 1 thread used mutexes, 1 mutex tracked, 0 untracked$' \
+	    "$WORK/report.1"
 else
 	echo "(no $CC: the PTHREAD_STACK_MIN thread is not tried)"
 fi
