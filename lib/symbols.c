@@ -157,11 +157,7 @@ static const char *load_libdw(void)
 	callbacks.find_elf = dw.linux_proc_find_elf;
 	ms_tls_module_of(h, &dw_tls[0]);
 	/* libelf, loaded with it, has a block too */
-	void *elf = dlopen("libelf.so.1", RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
-	if (elf) {
-		ms_tls_module_of(elf, &dw_tls[1]);
-		dlclose(elf); /* the reference NOLOAD took; libdw keeps it loaded */
-	}
+	ms_tls_module_named("libelf.so.", &dw_tls[1]);
 	state = 1;
 	return NULL;
 }

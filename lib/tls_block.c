@@ -7,6 +7,7 @@
 #include <link.h>
 #include <stdalign.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* The loader's: the calling thread's block of a TLS module, allocated if
  * it is not yet (the x86-64 and AArch64 ABI's argument). */
@@ -17,11 +18,23 @@ struct tls_index {
 // NOLINTNEXTLINE(bugprone-reserved-identifier,cert-dcl37-c)
 extern void *__tls_get_addr(struct tls_index *ti);
 
+struct wanted {
+	struct ms_tls_module *m;
+	const char *base; /* by name: the file's name starts so; or by modid */
+};
+
 static int find_tls(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	(void)size;
-	struct ms_tls_module *m = arg;
-	if (info->dlpi_tls_modid != m->modid)
+	struct wanted *w = arg;
+	struct ms_tls_module *m = w->m;
+	if (w->base) {
+		const char *slash = info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
+		if (!slash || strncmp(slash + 1, w->base, strlen(w->base)) != 0 ||
+		    !info->dlpi_tls_modid)
+			return 0;
+		m->modid = info->dlpi_tls_modid;
+	} else if (info->dlpi_tls_modid != m->modid)
 		return 0;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
@@ -45,8 +58,19 @@ void ms_tls_module_of(void *h, struct ms_tls_module *m)
 	size_t modid = 0;
 	if (h && dlinfo(h, RTLD_DI_TLS_MODID, &modid) == 0 && modid) {
 		m->modid = modid;
-		dl_iterate_phdr(find_tls, m);
+		struct wanted w = { m, NULL };
+		dl_iterate_phdr(find_tls, &w);
 	}
+	errno = saved;
+}
+
+void ms_tls_module_named(const char *base, struct ms_tls_module *m)
+{
+	int saved = errno;
+	m->modid = 0;
+	m->bytes = 0;
+	struct wanted w = { m, base };
+	dl_iterate_phdr(find_tls, &w);
 	errno = saved;
 }
 

@@ -18,6 +18,9 @@ struct ms_tls_module {
 /* The module of dlopen handle h.  Takes the dynamic loader's lock: call
  * it where the library loads the module, not on a thread's way. */
 void ms_tls_module_of(void *h, struct ms_tls_module *m);
+/* The same for the loaded module whose file name starts with base
+ * ("libelf.so."): a dependency, with no handle of ours. */
+void ms_tls_module_named(const char *base, struct ms_tls_module *m);
 
 /* Make the calling thread's blocks of the n modules (those it has not yet
  * made), each from a chunk malloc just gave and took back, so glibc's
