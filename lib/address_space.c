@@ -7,19 +7,37 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-uint64_t ms_mapped_now(void)
+/* Field `field` (0 the first) of /proc/self/statm, in bytes; 0 if it
+ * cannot be read. */
+static uint64_t statm_bytes(int field)
 {
-	char buf[64];
+	char buf[128];
 	int saved = errno;
 	int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
 	ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : 0;
 	if (fd >= 0)
 		close(fd);
 	errno = saved;
+	ssize_t i = 0;
+	for (int skip = 0; skip < field; skip++) {
+		while (i < n && buf[i] != ' ')
+			i++;
+		i++;
+	}
 	uint64_t pages = 0;
-	for (ssize_t i = 0; i < n && buf[i] >= '0' && buf[i] <= '9'; i++)
+	for (; i < n && buf[i] >= '0' && buf[i] <= '9'; i++)
 		pages = pages * 10 + (uint64_t)(buf[i] - '0');
 	return pages * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+uint64_t ms_mapped_now(void)
+{
+	return statm_bytes(0);
+}
+
+uint64_t ms_data_now(void)
+{
+	return statm_bytes(5);
 }
 
 uint64_t ms_address_space_left(void)
@@ -28,5 +46,14 @@ uint64_t ms_address_space_left(void)
 	if (getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
 		return UINT64_MAX;
 	uint64_t used = ms_mapped_now();
+	return rl.rlim_cur > used ? rl.rlim_cur - used : 0;
+}
+
+uint64_t ms_data_left(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_DATA, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+		return UINT64_MAX;
+	uint64_t used = ms_data_now();
 	return rl.rlim_cur > used ? rl.rlim_cur - used : 0;
 }

@@ -7,6 +7,7 @@
 #include "order.h"
 #include "record.h"
 #include "report.h"
+#include "report_stack.h"
 #include "table.h"
 #include "thread.h"
 
@@ -29,6 +30,16 @@ static int reentered(void)
 	return 1;
 }
 
+struct dump_call {
+	int fd, rc;
+};
+
+static void dump_to(void *arg)
+{
+	struct dump_call *call = arg;
+	call->rc = ms_report(call->fd);
+}
+
 MS_EXPORT int mutexstat_dump(int fd)
 {
 	if (fd < 0) { /* as write(2) would answer: an unopened 999 does */
@@ -44,7 +55,10 @@ MS_EXPORT int mutexstat_dump(int fd)
 		errno = ENOSYS; /* nothing recorded in this process */
 		return -1;
 	}
-	return ms_report(fd);
+	/* on a stack of its own if this thread's is small (report_stack.h) */
+	struct dump_call call = { fd, -1 };
+	ms_report_stack_run(dump_to, &call);
+	return call.rc;
 }
 
 MS_EXPORT void mutexstat_reset(void)

@@ -18,6 +18,7 @@
 #include "fork.h"
 #include "symbols.h"
 #include "report.h"
+#include "report_stack.h"
 #include "table.h"
 #include "thread.h"
 
@@ -196,21 +197,50 @@ static void step_aside_for_sanitizer(const char *sanitizer)
  * it fitted left a program under `ulimit -v 300000` no room to start its
  * threads.  So they take at most half of what the limit leaves at start-up
  * (and after the library's other maps): the larger of the two is halved
- * until both fit, and one line says so. */
+ * until both fit, and one line says so.  The same under a data-size limit
+ * (ulimit -d), whichever leaves less. */
 static void fit_address_space_limit(void)
 {
-	struct rlimit rl;
-	if (getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+	struct rlimit as, data;
+	int as_limited = getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY;
+	int data_limited = getrlimit(RLIMIT_DATA, &data) == 0 && data.rlim_cur != RLIM_INFINITY;
+	if (!as_limited && !data_limited)
 		return;
 	/* what the library maps besides: the first thread records, and the
 	 * dump thread's stack (ms_live_thread_stack: 2 MiB, not ulimit -s) */
-	uint64_t used = ms_mapped_now() + ms_threads_first_bytes() + ms_live_thread_stack();
-	uint64_t share = rl.rlim_cur > used ? (rl.rlim_cur - used) / 2 : 0;
+	uint64_t ours = ms_threads_first_bytes() + ms_live_thread_stack();
+	uint64_t left = UINT64_MAX, as_share = 0, arena_room = 0;
+	const char *which = "the address-space limit (ulimit -v)";
+	if (as_limited) {
+		uint64_t used = ms_mapped_now() + ours;
+		left = as.rlim_cur > used ? as.rlim_cur - used : 0;
+		/* threads' libunwind blocks cost a malloc arena each
+		 * (stack.h): half of the library's half is for them, so
+		 * they take none of the program's */
+		as_share = left / 2;
+		uint64_t most = ms_stack_arena_max() * MS_STACK_ARENA_BYTES;
+		arena_room = as_share / 2 < most ? as_share / 2 : most;
+		arena_room -= arena_room % MS_STACK_ARENA_BYTES;
+	}
+	/* ulimit -d counts private writable maps, ours among them: the
+	 * table's and the call stacks' 1.4 GB once left the program none */
+	if (data_limited) {
+		uint64_t used = ms_data_now() + ours;
+		uint64_t data_left = data.rlim_cur > used ? data.rlim_cur - used : 0;
+		if (data_left < left) {
+			left = data_left;
+			which = "the data-size limit (ulimit -d)";
+		}
+	}
+	uint64_t share = left / 2;
+	if (as_limited && share > as_share - arena_room)
+		share = as_share - arena_room;
 	uint64_t table = ms_opt.table_size, stacks = ms_opt.stack_memory;
 	uint32_t hist = (uint32_t)ms_opt.history;
+	uint64_t tb, sb;
 	for (;;) {
-		uint64_t tb = ms_table_bytes((uint32_t)table, hist);
-		uint64_t sb = ms_depot_bytes((size_t)stacks << 20);
+		tb = ms_table_bytes((uint32_t)table, hist);
+		sb = ms_depot_bytes((size_t)stacks << 20);
 		if (tb + sb <= share)
 			break;
 		if (table > 64 && (tb >= sb || stacks == 1))
@@ -220,16 +250,19 @@ static void fit_address_space_limit(void)
 		else
 			break; /* the least we take; the maps below may fail */
 	}
+	if (as_limited) /* what the table and call stacks leave of our half */
+		ms_stack_set_arena_budget(as_share > tb + sb ?
+			(as_share - tb - sb) / MS_STACK_ARENA_BYTES : 0);
 	if (table == ms_opt.table_size && stacks == ms_opt.stack_memory)
 		return;
 	char buf[300];
 	struct ms_fmt f;
 	ms_fmt_init(&f, buf, sizeof buf, -1);
-	ms_fmt(&f, "mutexstat: the address-space limit (ulimit -v) leaves %llu MiB, of "
+	ms_fmt(&f, "mutexstat: %s leaves %llu MiB, of "
 		   "which the library takes at most half: tracking %llu mutexes "
 		   "(MUTEXSTAT_TABLE_SIZE=%llu), %llu MiB for call stacks "
 		   "(MUTEXSTAT_STACK_MEMORY=%llu)\n",
-	       (unsigned long long)(share * 2 >> 20), (unsigned long long)table,
+	       which, (unsigned long long)(left >> 20), (unsigned long long)table,
 	       (unsigned long long)ms_opt.table_size, (unsigned long long)stacks,
 	       (unsigned long long)ms_opt.stack_memory);
 	ms_warn(ms_fmt_str(&f));
@@ -383,6 +416,12 @@ static int report_from_dump_thread(void)
  * linker's) has returned.  The library stays loaded to the end (-z
  * nodelete), so its destructor runs only there.  libdw, libelf and
  * libunwind, finalised meanwhile, have no destructors of their own. */
+static void report_to_output(void *arg)
+{
+	(void)arg;
+	ms_report_to_output();
+}
+
 static void exit_report(int status, void *arg)
 {
 	(void)status;
@@ -390,8 +429,9 @@ static void exit_report(int status, void *arg)
 	if (interrupted_library())
 		return;
 	ms_fork_settle(); /* a fork child that never locked a mutex */
+	/* on a stack of its own if this thread's is small (ulimit -s 64) */
 	if (!ms_live_in_signal_handler() || !report_from_dump_thread())
-		ms_report_to_output();
+		ms_report_stack_run(report_to_output, NULL);
 	ms_crash_exit_reported();
 	if (ms_opt.exit_code && ms_report_failing)
 		(void)on_exit(exit_with_code, NULL);

@@ -14,6 +14,7 @@
  * does not answer within 250 ms is shown without). */
 #define _GNU_SOURCE
 #include "live.h"
+#include "report_stack.h"
 #include "maps.h"
 #include "real.h"
 #include "clock.h"
@@ -1297,17 +1298,16 @@ static struct sigaction old_dump_sa, old_stack_sa;
 static int have_old_dump, have_old_stack;
 
 
-#define DUMP_THREAD_STACK (2u << 20) /* a report's deepest, libdw's, with room */
-
 size_t ms_live_thread_stack(void)
 {
 	struct rlimit as, st;
+	int small = getrlimit(RLIMIT_STACK, &st) == 0 && st.rlim_cur != RLIM_INFINITY &&
+		    st.rlim_cur < MS_REPORT_STACK;
+	if (small) /* ulimit -s 64: a report needs more */
+		return MS_REPORT_STACK;
 	if (getrlimit(RLIMIT_AS, &as) != 0 || as.rlim_cur == RLIM_INFINITY)
 		return 0;
-	if (getrlimit(RLIMIT_STACK, &st) == 0 && st.rlim_cur != RLIM_INFINITY &&
-	    st.rlim_cur <= DUMP_THREAD_STACK)
-		return 0; /* the default is no larger */
-	return DUMP_THREAD_STACK;
+	return MS_REPORT_STACK; /* not ulimit -s, 8 MiB: the limit's room */
 }
 
 static int start_thread(void)

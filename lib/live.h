@@ -101,9 +101,10 @@ int ms_live_each_wait(ms_live_wait_fn *fn, void *arg);
 int ms_live_where_now(struct ms_tstate *ts, const uintptr_t **frames);
 const char *ms_live_not_asked(int n);
 
-/* The dump thread's stack under an address-space limit (ulimit -v): a
- * default one is as large as ulimit -s (8 MiB, taken from the program's
- * room); 0 without a limit (the default's pages cost only when used). */
+/* The dump thread's stack size (MS_REPORT_STACK), or 0 for the default:
+ * a default one is as large as ulimit -s, 8 MiB taken from the room an
+ * address-space limit (ulimit -v) leaves, or too small for a report
+ * (ulimit -s 64); without either the default's pages cost only when used. */
 size_t ms_live_thread_stack(void);
 
 #endif

@@ -17,12 +17,15 @@
 #include "fork.h"
 #include "internal.h"
 #include "unwind_fds.h"
+#include "tls_block.h"
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 typedef int (*backtrace_fn)(void **buffer, int size);
 
@@ -30,16 +33,7 @@ static backtrace_fn unw_backtrace_p;
 static void *unw_handle; /* libunwind, opened privately */
 static uintptr_t self_lo, self_hi; /* our own code, trimmed from stacks */
 static uintptr_t unw_lo, unw_hi;   /* libunwind's code */
-static size_t unw_tls_module;     /* its TLS module id; 0: it has none */
-
-/* The loader's: the calling thread's block of a TLS module, allocated if
- * it is not yet (the x86-64 and AArch64 ABI's argument). */
-struct tls_index {
-	unsigned long module, offset;
-};
-/* the loader's own name, which we call, not define */
-// NOLINTNEXTLINE(bugprone-reserved-identifier,cert-dcl37-c)
-extern void *__tls_get_addr(struct tls_index *ti);
+static struct ms_tls_module unw_tls; /* its TLS module; modid 0: none */
 
 static int captures;      /* under way, on every thread */
 static int forking;       /* a fork is on its way: no capture starts */
@@ -54,8 +48,11 @@ static __thread int forking_here __attribute__((tls_model("initial-exec")));
  * locks mutexes; a capture of theirs would ask for the block again, from
  * inside that malloc */
 static __thread int tls_setup __attribute__((tls_model("initial-exec")));
-/* this thread has no libunwind block and is to take no stacks (room) */
+/* this thread has no libunwind block and is to take no stacks (room, or
+ * malloc could not give the block) */
 static __thread int tls_none __attribute__((tls_model("initial-exec")));
+/* this thread has its block */
+static __thread int tls_made __attribute__((tls_model("initial-exec")));
 
 struct range {
 	uintptr_t here, lo, hi;
@@ -104,8 +101,7 @@ int ms_stack_init(void)
 		dl_iterate_phdr(find_segment, &unw);
 		unw_lo = unw.lo;
 		unw_hi = unw.hi;
-		if (!h || dlinfo(h, RTLD_DI_TLS_MODID, &unw_tls_module) != 0)
-			unw_tls_module = 0;
+		ms_tls_module_of(h, &unw_tls);
 		ms_stack_thread_ready();
 	}
 	errno = saved;
@@ -116,36 +112,69 @@ int ms_stack_init(void)
 
 int ms_stack_thread_ready(void)
 {
-	if (!unw_tls_module)
+	if (!unw_tls.modid)
 		return 0;
-	struct tls_index ti = { unw_tls_module, 0 };
+	if (tls_made || tls_none)
+		return 1;
 	tls_setup++;
-	__tls_get_addr(&ti);
+	if (ms_tls_blocks_make(&unw_tls, 1) == 0)
+		tls_made = 1;
+	else
+		tls_none = 1; /* glibc would end the process */
 	tls_setup--;
 	return 1;
 }
 
-/* What an address-space limit must leave for a new thread's first malloc:
- * its arena (64 MiB, glibc's HEAP_MAX_SIZE) and the stacks of a few more
- * threads. */
-#define ARENA_ROOM (256ull << 20)
+/* The arenas the library's share of ulimit -v pays for; UINT64_MAX (no
+ * limit) is every thread.  And how many threads took a block. */
+static uint64_t arena_budget = UINT64_MAX;
+static uint64_t arenas_taken;
+
+uint64_t ms_stack_arena_max(void)
+{
+	const char *env = getenv("MALLOC_ARENA_MAX");
+	if (env && *env >= '1' && *env <= '9')
+		return strtoull(env, NULL, 10);
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	return 8 * (uint64_t)(cpus > 0 ? cpus : 1);
+}
+
+void ms_stack_set_arena_budget(uint64_t arenas)
+{
+	arena_budget = arenas >= ms_stack_arena_max() ? UINT64_MAX : arenas;
+}
+
+/* Not the last of the room either way: a new arena maps twice its size
+ * for a moment (to align it). */
+#define ARENA_LEAVES (2 * MS_STACK_ARENA_BYTES)
 
 void ms_stack_thread_starts(void)
 {
 	static int said;
+	if (arena_budget == UINT64_MAX) {
+		ms_stack_thread_ready();
+		return;
+	}
 	uint64_t left = ms_address_space_left();
-	if (left >= ARENA_ROOM) {
+	if (left >= ARENA_LEAVES &&
+	    __atomic_fetch_add(&arenas_taken, 1, __ATOMIC_RELAXED) < arena_budget) {
 		ms_stack_thread_ready();
 		return;
 	}
 	tls_none = 1;
-	if (unw_tls_module && !__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED)) {
-		char buf[200];
+	if (unw_tls.modid && !__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED)) {
+		char buf[240];
 		struct ms_fmt f;
 		ms_fmt_init(&f, buf, sizeof buf, -1);
-		ms_fmt(&f, "mutexstat: ulimit -v leaves %llu MiB: threads started while it "
-			   "leaves less than 256 take no call stacks (each would get a "
-			   "malloc arena, 64 MiB)\n", (unsigned long long)(left >> 20));
+		if (arena_budget == 0)
+			ms_fmt(&f, "mutexstat: under ulimit -v the threads the program "
+				   "starts take no call stacks");
+		else
+			ms_fmt(&f, "mutexstat: under ulimit -v the first %llu thread%s the "
+				   "program starts take call stacks, the others none",
+			       (unsigned long long)arena_budget, arena_budget == 1 ? "" : "s");
+		ms_fmt(&f, " (each would get a malloc arena, 64 MiB, beyond the "
+			   "library's half)\n");
 		ms_output_note(ms_fmt_str(&f));
 	}
 }

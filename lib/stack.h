@@ -36,8 +36,17 @@ int ms_stack_thread_ready(void);
  * the thread's first, and glibc gives a thread its own arena at its first,
  * 64 MiB of address space, which a program whose threads never allocate
  * would not have spent (a thread it starts later then found no room for
- * its stack).  Such a thread takes no call stacks; one line says so. */
+ * its stack).  Threads past the arena budget below take no call stacks;
+ * one line says so. */
 void ms_stack_thread_starts(void);
+/* The malloc arenas (ms_stack_arena_bytes each) the library's share of an
+ * address-space limit leaves room for, set at start-up (init.c): only
+ * that many threads the program starts take a libunwind block, unless
+ * that is glibc's most (8 per CPU, or MALLOC_ARENA_MAX), past which no
+ * new arena is made.  Without a limit every thread takes one. */
+void ms_stack_set_arena_budget(uint64_t arenas);
+uint64_t ms_stack_arena_max(void);
+#define MS_STACK_ARENA_BYTES (64ull << 20) /* glibc's HEAP_MAX_SIZE */
 
 /* Whether a code address is ours (a thread's start, interpose_process.c:
  * the bottom of a stack). */

@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include "symbols.h"
 #include "address_space.h"
+#include "tls_block.h"
 #include "output.h"
 #include "fmt.h"
 #include "thread.h"
@@ -126,6 +127,8 @@ static Dwfl_Callbacks callbacks = {
 	.debuginfo_path = &debuginfo_path,
 };
 
+static struct ms_tls_module dw_tls[2]; /* libdw's, libelf's */
+
 /* Opens libdw once per process.  Returns NULL, or why it is not used. */
 static const char *load_libdw(void)
 {
@@ -152,7 +155,24 @@ static const char *load_libdw(void)
 		memcpy((char *)&dw + dw_names[i].at, &fn, sizeof fn);
 	}
 	callbacks.find_elf = dw.linux_proc_find_elf;
+	ms_tls_module_of(h, &dw_tls[0]);
+	/* libelf, loaded with it, has a block too */
+	ms_tls_module_named("libelf.so.", &dw_tls[1]);
 	state = 1;
+	return NULL;
+}
+
+/* This thread's blocks of libdw's and libelf's thread-local storage,
+ * before either is called: glibc ends the process when it cannot malloc
+ * one (tls_block.h).  NULL, or why libdw is not used. */
+static const char *libdw_tls_ready(void)
+{
+	static __thread int made __attribute__((tls_model("initial-exec")));
+	if (made)
+		return NULL;
+	if (ms_tls_blocks_make(dw_tls, 2) != 0)
+		return "malloc failed";
+	made = 1;
 	return NULL;
 }
 
@@ -333,17 +353,20 @@ static int report_modules(Dwfl *dwfl)
 
 /* libdw maps the debug files it reads and allocates as it goes, and when
  * an allocation fails it can crash (elfutils 0.188: a NULL CU in its tree
- * of CUs, found under `ulimit -v 100000` at exit).  Under an address-space
- * limit that leaves less than this, dladdr answers. */
+ * of CUs, found under `ulimit -v 100000` at exit) or end the program
+ * (libdw's out-of-memory handler calls error(EXIT_FAILURE): exit status 1
+ * and an empty report, under `ulimit -d 100000`).  Under an address-space
+ * or data-size limit that leaves less than this, dladdr answers. */
 #define LIBDW_ROOM (64ull << 20)
 
 static const char *room_for_libdw(void)
 {
 	static char why[128];
-	uint64_t left = ms_address_space_left();
+	uint64_t as = ms_address_space_left(), data = ms_data_left();
+	uint64_t left = as < data ? as : data;
 	if (left >= LIBDW_ROOM)
 		return NULL;
-	(void)snprintf(why, sizeof why, "ulimit -v leaves %llu MiB",
+	(void)snprintf(why, sizeof why, "ulimit -%c leaves %llu MiB", as < data ? 'v' : 'd',
 		       (unsigned long long)(left >> 20));
 	return why;
 }
@@ -357,6 +380,8 @@ static void open_session(int implicit)
 	S.why = load_libdw();
 	if (!S.why)
 		S.why = room_for_libdw();
+	if (!S.why)
+		S.why = libdw_tls_ready();
 	if (!S.why) {
 		S.dwfl = dw.begin(&callbacks);
 		if (!S.dwfl)

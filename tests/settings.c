@@ -7,7 +7,11 @@
  *                             higher (the worst order for a top list)
  *   settings threads N        N threads each lock one shared mutex 1000
  *                             times; prints how many threads it could
- *                             start and the count it reached */
+ *                             start and the count it reached
+ *   settings alive N          the same, with each thread started only once
+ *                             the one before runs, and every one waiting
+ *                             (on a condition) until the program has
+ *                             started all it could: all are alive at once */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +29,21 @@ static void *worker(void *arg)
 		pthread_mutex_unlock(&shared);
 	}
 	return NULL;
+}
+
+static pthread_cond_t go_cond = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t running_cond = PTHREAD_COND_INITIALIZER;
+static int go, running;
+
+static void *waiting_worker(void *arg)
+{
+	pthread_mutex_lock(&shared);
+	running++;
+	pthread_cond_signal(&running_cond);
+	while (!go)
+		pthread_cond_wait(&go_cond, &shared);
+	pthread_mutex_unlock(&shared);
+	return worker(arg);
 }
 
 static int ranked(long n, long levels)
@@ -46,15 +65,26 @@ static int ranked(long n, long levels)
 	return 0;
 }
 
-static int threads(int n)
+static int threads(int n, void *(*fn)(void *))
 {
 	pthread_t t[64];
 	int started = 0;
 	if (n < 1 || n > 64)
 		return 2;
+	int waiting = fn == waiting_worker;
 	for (int i = 0; i < n; i++)
-		if (pthread_create(&t[started], NULL, worker, NULL) == 0)
-			started++;
+		if (pthread_create(&t[started], NULL, fn, NULL) == 0 && ++started && waiting) {
+			pthread_mutex_lock(&shared);
+			while (running < started)
+				pthread_cond_wait(&running_cond, &shared);
+			pthread_mutex_unlock(&shared);
+		}
+	if (waiting) {
+		pthread_mutex_lock(&shared);
+		go = 1;
+		pthread_cond_broadcast(&go_cond);
+		pthread_mutex_unlock(&shared);
+	}
 	for (int i = 0; i < started; i++)
 		pthread_join(t[i], NULL);
 	printf("%d of %d threads started, counter %ld\n", started, n, counter);
@@ -67,7 +97,9 @@ int main(int argc, char **argv)
 	    atol(argv[3]) > 0)
 		return ranked(atol(argv[2]), atol(argv[3]));
 	if (argc == 3 && !strcmp(argv[1], "threads"))
-		return threads(atoi(argv[2]));
-	fprintf(stderr, "usage: settings ranked N LEVELS | settings threads N\n");
+		return threads(atoi(argv[2]), worker);
+	if (argc == 3 && !strcmp(argv[1], "alive"))
+		return threads(atoi(argv[2]), waiting_worker);
+	fprintf(stderr, "usage: settings ranked N LEVELS | settings threads N | settings alive N\n");
 	return 2;
 }

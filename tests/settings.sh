@@ -124,7 +124,7 @@ else
 		# glibc would give it an arena (64 MiB): under ulimit -v 150000,
 		# 3 of 4 threads started in some runs on a loaded machine
 		expect_grep "ulimit -v $kb: the second says the threads take no call stacks" \
-		    '^mutexstat: ulimit -v leaves [0-9]+ MiB: threads started while it leaves less than 256 take no call stacks \(each would get a malloc arena, 64 MiB\)$' \
+		    "^mutexstat: under ulimit -v the threads the program starts take no call stacks \\(each would get a malloc arena, 64 MiB, beyond the library's half\\)\$" \
 		    "$WORK/err"
 		expect_grep "ulimit -v $kb: the line says what the library takes" \
 		    '^mutexstat: the address-space limit \(ulimit -v\) leaves [0-9]+ MiB, of which the library takes at most half: tracking [0-9]+ mutexes \(MUTEXSTAT_TABLE_SIZE=1048576\), [0-9]+ MiB for call stacks \(MUTEXSTAT_STACK_MEMORY=64\)$' \
