@@ -25,6 +25,22 @@
 #define MS_UNWOUND
 #endif
 
+/* A new thread's start, before the program's function: in a sanitized
+ * build the program's ASan is in front of us (preloaded first), its
+ * pthread_create hands us its own start function, and so our part runs
+ * before ASan knows the thread -- on a reused stack whose shadow still
+ * holds an earlier frame's redzones, where any instrumented store "over-
+ * flows" (thread T-1).  There our part is not instrumented and makes no
+ * libunwind block (made at the thread's first capture instead: ASan's
+ * allocator takes no pthread mutex).  In a normal build this is nothing. */
+#if defined(__SANITIZE_ADDRESS__)
+#define MS_BEFORE_ASAN_THREAD __attribute__((no_sanitize_address))
+#define MS_SANITIZED_BUILD 1
+#else
+#define MS_BEFORE_ASAN_THREAD
+#define MS_SANITIZED_BUILD 0
+#endif
+
 /* Library code that reaches one of glibc's cancellation points -- read()
  * inside libunwind's stack walk, open() inside dlopen, a report's write()s
  * -- runs with cancellation disabled.  Otherwise a thread with a

@@ -50,7 +50,7 @@ static struct start *start_pooled(void)
 	return NULL;
 }
 
-static void start_unpool(struct start *s)
+MS_BEFORE_ASAN_THREAD static void start_unpool(struct start *s)
 {
 	__atomic_store_n(&start_used[s - starts], 0, __ATOMIC_RELEASE);
 }
@@ -58,20 +58,22 @@ static void start_unpool(struct start *s)
 /* The new thread: libunwind's TLS block first, while no allocator lock is
  * held (stack.h), then the program's function (a tail call: no frame of
  * ours stays under it, and its return value is the thread's). */
-static void *thread_start_pooled(void *p)
+MS_BEFORE_ASAN_THREAD static void *thread_start_pooled(void *p)
 {
 	struct start s = *(struct start *)p;
 	start_unpool(p);
-	ms_stack_thread_starts();
+	if (!MS_SANITIZED_BUILD)
+		ms_stack_thread_starts();
 	return s.fn(s.arg);
 }
 
 /* The same, when the pool was empty. */
-static void *thread_start_malloced(void *p)
+MS_BEFORE_ASAN_THREAD static void *thread_start_malloced(void *p)
 {
 	struct start s = *(struct start *)p;
 	free(p);
-	ms_stack_thread_starts();
+	if (!MS_SANITIZED_BUILD)
+		ms_stack_thread_starts();
 	return s.fn(s.arg);
 }
 

@@ -90,5 +90,6 @@ int main(int argc, char **argv)
 		free(region);
 	} else
 		printf("%d mutexes in %d pools\n", nt * n, nt);
+	free(t);
 	return 0;
 }
