@@ -40,20 +40,22 @@ uint64_t ms_data_now(void)
 	return statm_bytes(5);
 }
 
-uint64_t ms_address_space_left(void)
+/* What limit `resource` leaves when `used` bytes count against it. */
+static uint64_t left_under(int resource, uint64_t (*used_now)(void))
 {
 	struct rlimit rl;
-	if (getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+	if (getrlimit(resource, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
 		return UINT64_MAX;
-	uint64_t used = ms_mapped_now();
+	uint64_t used = used_now();
 	return rl.rlim_cur > used ? rl.rlim_cur - used : 0;
+}
+
+uint64_t ms_address_space_left(void)
+{
+	return left_under(RLIMIT_AS, ms_mapped_now);
 }
 
 uint64_t ms_data_left(void)
 {
-	struct rlimit rl;
-	if (getrlimit(RLIMIT_DATA, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
-		return UINT64_MAX;
-	uint64_t used = ms_data_now();
-	return rl.rlim_cur > used ? rl.rlim_cur - used : 0;
+	return left_under(RLIMIT_DATA, ms_data_now);
 }
