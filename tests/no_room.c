@@ -1,0 +1,59 @@
+/* no_room.c - mutexes whose addresses all hash to one home slot of the
+ * index, more than a probe may pass (128), in a table far from full: the
+ * report must say that calls found no room near their home, not that
+ * the table is full.  For tests/lifetimes.sh.
+ *
+ *   no_room N    N mutexes (N > 128) with one home in a table of 1024
+ *                (MUTEXSTAT_TABLE_SIZE=1024: an index of 2048 slots)
+ *
+ * The addresses are made from the library's hash (lib/table.h, ms_hash),
+ * which this copies: if that changes, this test says so by failing. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+
+#include "proc_wait.h"
+
+#define SHIFT 11 /* log2 of the index's 2048 slots */
+#define MASK ((1u << SHIFT) - 1)
+#define BLOCK ((uintptr_t)8 << SHIFT) /* bytes per value of the high part */
+
+static uint64_t added(uint64_t high)
+{
+	return (high * 0x9e3779b97f4a7c15ull) >> 32;
+}
+
+int main(int argc, char **argv)
+{
+	int n = argc > 1 ? atoi(argv[1]) : 0;
+	if (n < 1 || n > 1000) {
+		fprintf(stderr, "usage: no_room N\n");
+		return 2;
+	}
+	/* n + 1 blocks of 16 KiB: key k = high << 11 | low, one per block,
+	 * low chosen so that low + added(high) is the same home */
+	char *area = mmap(NULL, (size_t)(n + 1) * BLOCK, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (area == MAP_FAILED)
+		return 1;
+	uintptr_t first = ((uintptr_t)area + BLOCK - 1) & ~(BLOCK - 1);
+	const uint64_t home = 1000;
+	int locked = 0;
+	for (int c = 0; c < n; c++) {
+		uint64_t high = (first / BLOCK) + (uint64_t)c;
+		uint64_t low = (home - added(high)) & MASK;
+		/* room for a whole mutex before the block's end */
+		if (low * 8 + sizeof(pthread_mutex_t) > BLOCK)
+			low -= sizeof(pthread_mutex_t) / 8;
+		pthread_mutex_t *m = (pthread_mutex_t *)(((high << SHIFT) | low) << 3);
+		CHECK(pthread_mutex_init(m, NULL));
+		CHECK(pthread_mutex_lock(m));
+		CHECK(pthread_mutex_unlock(m));
+		locked++;
+	}
+	printf("%d mutexes locked\n", locked);
+	return 0;
+}
