@@ -40,22 +40,33 @@ uint64_t ms_data_now(void)
 	return statm_bytes(5);
 }
 
-/* What limit `resource` leaves when `used` bytes count against it. */
-static uint64_t left_under(int resource, uint64_t (*used_now)(void))
+/* What limit `resource` leaves when what counts against it now, and
+ * `more` bytes besides, are taken. */
+static uint64_t left_under(int resource, uint64_t (*used_now)(void), uint64_t more)
 {
 	struct rlimit rl;
 	if (getrlimit(resource, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
 		return UINT64_MAX;
-	uint64_t used = used_now();
+	uint64_t used = used_now() + more;
 	return rl.rlim_cur > used ? rl.rlim_cur - used : 0;
+}
+
+uint64_t ms_address_space_left_after(uint64_t more)
+{
+	return left_under(RLIMIT_AS, ms_mapped_now, more);
+}
+
+uint64_t ms_data_left_after(uint64_t more)
+{
+	return left_under(RLIMIT_DATA, ms_data_now, more);
 }
 
 uint64_t ms_address_space_left(void)
 {
-	return left_under(RLIMIT_AS, ms_mapped_now);
+	return ms_address_space_left_after(0);
 }
 
 uint64_t ms_data_left(void)
 {
-	return left_under(RLIMIT_DATA, ms_data_now);
+	return ms_data_left_after(0);
 }

@@ -22,4 +22,9 @@ uint64_t ms_address_space_left(void);
 uint64_t ms_data_now(void);
 uint64_t ms_data_left(void);
 
+/* What either limit would leave once `more` bytes were mapped too
+ * (UINT64_MAX without the limit). */
+uint64_t ms_address_space_left_after(uint64_t more);
+uint64_t ms_data_left_after(uint64_t more);
+
 #endif

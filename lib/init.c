@@ -31,7 +31,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 
@@ -201,19 +200,17 @@ static void step_aside_for_sanitizer(const char *sanitizer)
  * (ulimit -d), whichever leaves less. */
 static void fit_address_space_limit(void)
 {
-	struct rlimit as, data;
-	int as_limited = getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY;
-	int data_limited = getrlimit(RLIMIT_DATA, &data) == 0 && data.rlim_cur != RLIM_INFINITY;
-	if (!as_limited && !data_limited)
-		return;
 	/* what the library maps besides: the first thread records, and the
 	 * dump thread's stack (ms_live_thread_stack: 2 MiB, not ulimit -s) */
 	uint64_t ours = ms_threads_first_bytes() + ms_live_thread_stack();
-	uint64_t left = UINT64_MAX, as_share = 0, arena_room = 0;
+	uint64_t as_left = ms_address_space_left_after(ours);
+	uint64_t data_left = ms_data_left_after(ours);
+	int as_limited = as_left != UINT64_MAX;
+	if (!as_limited && data_left == UINT64_MAX)
+		return;
+	uint64_t left = as_left, as_share = 0, arena_room = 0;
 	const char *which = "the address-space limit (ulimit -v)";
 	if (as_limited) {
-		uint64_t used = ms_mapped_now() + ours;
-		left = as.rlim_cur > used ? as.rlim_cur - used : 0;
 		/* threads' libunwind blocks cost a malloc arena each
 		 * (stack.h): half of the library's half is for them, so
 		 * they take none of the program's */
@@ -224,13 +221,9 @@ static void fit_address_space_limit(void)
 	}
 	/* ulimit -d counts private writable maps, ours among them: the
 	 * table's and the call stacks' 1.4 GB once left the program none */
-	if (data_limited) {
-		uint64_t used = ms_data_now() + ours;
-		uint64_t data_left = data.rlim_cur > used ? data.rlim_cur - used : 0;
-		if (data_left < left) {
-			left = data_left;
-			which = "the data-size limit (ulimit -d)";
-		}
+	if (data_left < left) {
+		left = data_left;
+		which = "the data-size limit (ulimit -d)";
 	}
 	uint64_t share = left / 2;
 	if (as_limited && share > as_share - arena_room)

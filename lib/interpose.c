@@ -48,6 +48,18 @@ static inline int tracked(uint32_t r)
 	return r - 1 < MS_REC_UNTRACKED - 1;
 }
 
+/* Past the first level of a recording thread's cache: the second level,
+ * else the table (a tracked record found there goes into the second
+ * level), else MS_REC_NONE or MS_REC_UNTRACKED. */
+static inline __attribute__((always_inline)) uint32_t
+record_past_first(struct ms_thread *t, uintptr_t m)
+{
+	uint32_t r = ms_cache2_find(t->ts, m);
+	if (!r && tracked(r = ms_table_find(m)))
+		*ms_cache2_entry(t->ts, m) = r;
+	return r;
+}
+
 /* The record for m, adding it on first use; MS_REC_UNTRACKED if none.  A
  * tracked record found goes into the thread's cache. */
 static inline __attribute__((always_inline)) uint32_t
@@ -56,15 +68,11 @@ record_of_at(struct ms_thread *t, pthread_mutex_t *m, uintptr_t caller)
 	uint32_t r = ms_cache_find(t, (uintptr_t)m);
 	if (r)
 		return r;
-	if (!(r = ms_cache2_find(t->ts, (uintptr_t)m))) {
-		r = ms_table_find((uintptr_t)m);
-		if (unlikely(r == MS_REC_NONE))
-			r = ms_first_use(t, m, caller);
-		if (!tracked(r))
-			return r;
+	r = record_past_first(t, (uintptr_t)m);
+	if (unlikely(r == MS_REC_NONE) && tracked(r = ms_first_use(t, m, caller)))
 		*ms_cache2_entry(t->ts, (uintptr_t)m) = r;
-	}
-	ms_cache_fill(t, (uintptr_t)m, r);
+	if (tracked(r))
+		ms_cache_fill(t, (uintptr_t)m, r);
 	return r;
 }
 #define record_of(t, m) record_of_at((t), (m), CALLER)
@@ -125,13 +133,9 @@ static __attribute__((noinline)) int lock_free_slow(pthread_mutex_t *m,
 {
 	struct ms_thread *t = &ms_self;
 	uint32_t r;
-	if (unlikely(!t->ok))
+	if (unlikely(!t->ok) ||
+	    unlikely(!tracked(r = record_past_first(t, (uintptr_t)m))))
 		return lock_free_other(m, caller);
-	if (!(r = ms_cache2_find(t->ts, (uintptr_t)m))) {
-		if (unlikely(!tracked(r = ms_table_find((uintptr_t)m))))
-			return lock_free_other(m, caller);
-		*ms_cache2_entry(t->ts, (uintptr_t)m) = r;
-	}
 	ms_cache_fill(t, (uintptr_t)m, r);
 	return lock_free(t, r, m, caller);
 }
