@@ -129,8 +129,7 @@ MS_HOT void ms_acquired(struct ms_thread *t, uint32_t r, const void *m,
 			ts->nheld = n + 1;
 			/* hold times, of mutexes that made a thread wait:
 			 * the first MS_HOLD_EXACT, then one in MS_HOLD_SAMPLE */
-			if (unlikely(rec->flags & MS_F_TIMED) &&
-			    (n_acq <= MS_HOLD_EXACT || n_acq % MS_HOLD_SAMPLE == 1)) {
+			if (unlikely(rec->flags & MS_F_TIMED) && ms_hold_sampled(n_acq)) {
 				ms_hold_begin(r);
 				ts->held[n].timed = 1;
 			}
@@ -162,6 +161,7 @@ MS_HOT uint32_t ms_released(struct ms_thread *t, uint32_t r, uintptr_t caller,
 	uint32_t timed; /* 0 or 1, as held[].timed */
 	if (likely(n && n <= MS_HELD_MAX && ts->held[n - 1].rec == r)) {
 		timed = ts->held[n - 1].timed;
+		ts->held[n - 1].timed = 0; /* for the lock path's plain case */
 		ts->nheld = n - 1;
 	} else /* out of order */
 		timed = ms_held_remove(ts, r) & MS_HELD_TIMED;

@@ -56,12 +56,19 @@ struct ms_blame;
  * MS_HOLD_SAMPLE (two clock reads inside the critical section on every
  * acquisition make a hot mutex hotter still). */
 #define MS_HOLD_EXACT 4096
+#define MS_HOLD_SAMPLE 16
+
+/* Whether the n-th acquisition of a mutex life (from 1) that made a thread
+ * wait is a timed hold. */
+static inline int ms_hold_sampled(uint64_t n)
+{
+	return n <= MS_HOLD_EXACT || n % MS_HOLD_SAMPLE == 1;
+}
 
 /* Call stacks of a mutex's first MS_STACK_EXACT contention events are all
  * captured, then one in MUTEXSTAT_STACK_SAMPLE (a capture costs about as
  * much as a fast handoff). */
 #define MS_STACK_EXACT 256
-#define MS_HOLD_SAMPLE 16
 #define MS_F_KIND_SHIFT 16 /* glibc's __kind (low 10 bits) when first seen */
 
 struct ms_slot {

@@ -254,6 +254,7 @@ int ms_held_remove(struct ms_tstate *ts, uint32_t rec)
 				    (ts->held[i].timed ? MS_HELD_TIMED : 0);
 			memmove(&ts->held[i], &ts->held[i + 1],
 				(n - i - 1) * sizeof ts->held[0]);
+			ts->held[n - 1].timed = 0; /* see held[] */
 			ts->nheld = n - 1;
 			return found;
 		}
@@ -285,6 +286,8 @@ void ms_held_prune(struct ms_tstate *ts)
 		if ((LOAD(&ms_rec(ts->held[i].rec)->owner) & ~MS_HELD) == ts->tid &&
 		    (LOAD(&ms_rec(ts->held[i].rec)->owner) & MS_HELD))
 			ts->held[out++] = ts->held[i];
+	for (uint32_t i = out; i < n; i++)
+		ts->held[i].timed = 0; /* see held[] */
 	ts->nheld = out;
 }
 

@@ -32,6 +32,9 @@ struct ms_tstate {
 	uint32_t nheld;    /* entries in held[], at most MS_HELD_MAX */
 	uint32_t overflow; /* held beyond those: not followed, only counted */
 	uint32_t pruned_at; /* ms_unlocks_elsewhere when the set was last checked */
+	/* The mutexes it holds, in the order taken.  An entry at or above
+	 * nheld has timed 0: the lock path's plain case writes held[0]
+	 * without it (interpose.c). */
 	struct ms_held held[MS_HELD_MAX];
 	struct {
 		uint32_t a, b, gen;

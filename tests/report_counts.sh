@@ -54,6 +54,14 @@ expect_eq "contend: its rows count the 5 waits" \
 expect_grep "contend: the waits' percentiles" '^    p50 [0-9.]+ m?s  p90 [0-9.]+ m?s  p99 [0-9.]+ m?s  max [0-9.]+ m?s$' "$WORK/report"
 expect_grep "contend: a histogram of the timed holds" '^  hold times, of the holds timed \([0-9]+\):$' "$WORK/report"
 
+# contend, then 100,000 pairs alone: holds are timed from the first wait
+# (the 2nd acquisition) to the 4096th, then the 4097th, 4113th, ... --
+# 4095 + 5995 = 10090, whichever path the lock took (most are plain).
+run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" contend 100000
+m1=$(awk '/^m1 /{print $2}' "$WORK/out")
+expect_eq "contend, then alone: acquired" "$(top_row "$WORK/report" "$m1" | awk '{print $3}')" 100010
+expect_grep "contend, then alone: exactly the holds to time" '^  hold times, of the holds timed \(10090\):$' "$WORK/report"
+
 # timeouts: two timed locks that time out and one lock that gets m1, each
 # waiting ~20 ms: the mean wait is the total over all three waits, and the
 # one wait that got the mutex is every percentile of its histogram (a

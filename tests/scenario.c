@@ -131,7 +131,10 @@ static int waiters_on(pthread_mutex_t *m)
 	return __atomic_load_n(&m->__data.__lock, __ATOMIC_RELAXED) == 2;
 }
 
-static int contend(void)
+/* contend [N]: then N pairs more on m1, alone: holds timed from the
+ * first wait on, every one up to the 4096th acquisition and then one in
+ * 16 (the report's count of timed holds is exact). */
+static int contend(int alone)
 {
 	pthread_t t;
 	pthread_create(&t, NULL, contender, NULL);
@@ -146,6 +149,10 @@ static int contend(void)
 		sem_wait(&helper_done);
 	}
 	pthread_join(t, NULL);
+	for (int i = 0; i < alone; i++) {
+		CHECK(pthread_mutex_lock(&m1), 0);
+		CHECK(pthread_mutex_unlock(&m1), 0);
+	}
 	printf("m1 %p\n", (void *)&m1);
 	return 0;
 }
@@ -728,7 +735,7 @@ int main(int argc, char **argv)
 	if (!strcmp(what, "timeouts"))
 		return timeouts();
 	if (!strcmp(what, "contend"))
-		return contend();
+		return contend(argc > 2 ? atoi(argv[2]) : 0);
 	if (!strcmp(what, "condwait"))
 		return condwait();
 	if (!strcmp(what, "held"))
