@@ -565,6 +565,54 @@ static struct result run_nested(long n)
 
 /* ---- the table of workloads -------------------------------------------- */
 
+/* ---- waited: a mutex that has made a thread wait, then one that has not --
+ * A thread that once waited for a mutex: its holds of it are timed (the
+ * first 4096, then one in 16) and the other mutex's are not.  Before the
+ * loop, a helper holds w until this thread sleeps in its lock. */
+static pthread_mutex_t wd_w = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t wd_o = PTHREAD_MUTEX_INITIALIZER;
+static struct crew wd_crew;
+
+static void *wd_holder(void *arg)
+{
+	(void)arg;
+	CHECK(pthread_mutex_lock(&wd_w));
+	crew_wait(&wd_crew);
+	/* glibc marks a mutex with a sleeping waiter by __lock == 2 */
+	while (__atomic_load_n(&wd_w.__data.__lock, __ATOMIC_RELAXED) != 2)
+		sched_yield();
+	CHECK(pthread_mutex_unlock(&wd_w));
+	return NULL;
+}
+
+static struct result run_waited(long n)
+{
+	crew_start(&wd_crew, 1, wd_holder);
+	crew_release(&wd_crew);
+	CHECK(pthread_mutex_lock(&wd_w)); /* waits for the helper */
+	CHECK(pthread_mutex_unlock(&wd_w));
+	crew_join(&wd_crew);
+	for (int i = 0; i < 5000; i++) { /* past the exactly timed holds */
+		CHECK(pthread_mutex_lock(&wd_w));
+		CHECK(pthread_mutex_unlock(&wd_w));
+		CHECK(pthread_mutex_lock(&wd_o));
+		CHECK(pthread_mutex_unlock(&wd_o));
+	}
+	counter = 0;
+	double t0 = now_ns();
+	for (long i = 0; i < n; i++) {
+		CHECK(pthread_mutex_lock(&wd_w));
+		counter++;
+		CHECK(pthread_mutex_unlock(&wd_w));
+		CHECK(pthread_mutex_lock(&wd_o));
+		counter++;
+		CHECK(pthread_mutex_unlock(&wd_o));
+	}
+	double t1 = now_ns();
+	expect("waited counter", counter, 2 * (unsigned long)n);
+	return (struct result){ (unsigned long)n, t1 - t0, counter, 0 };
+}
+
 static const struct workload {
 	const char *name;
 	struct result (*run)(long n);
@@ -576,6 +624,8 @@ static const struct workload {
 	  "pairs over 1024 mutexes in turn; op = lock+unlock" },
 	{ "nested", run_nested, 20000000,
 	  "rounds of A, B held together (a known edge); op = 2 lock+unlock" },
+	{ "waited", run_waited, 20000000,
+	  "rounds of a mutex this thread once waited for, then another; op = 2 lock+unlock" },
 	{ "hot2", run_hot2, 20000000,
 	  "total pairs, 2 threads on one mutex; op = lock+unlock" },
 	{ "hot4", run_hot4, 20000000,
