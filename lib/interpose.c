@@ -96,32 +96,31 @@ lock_plain(struct ms_thread *t, struct ms_tstate *ts, struct ms_record *rec,
 	ms_log_held(t, r, caller, MS_OP_LOCK, 0, 0, 0);
 }
 
-/* The try got a mutex the thread's cache knows, not in the plain case. */
-static __attribute__((noinline)) int lock_free_full(struct ms_thread *t,
-						    uint32_t r,
-						    pthread_mutex_t *m,
-						    uintptr_t caller)
-{
-	ms_acquired(t, r, m, caller, MS_OP_LOCK, 0, 0, 0);
-	return 0;
-}
-
 /* The try got a mutex the thread's cache knows, but not the plainest
- * way: another thread had it last, this thread holds others (lock order),
- * or the mutex has made a thread wait, so that some of its holds are
- * timed -- the others, a hot mutex's fifteen in sixteen, are plain, and
- * are taken here without the registers lock_free_full() saves. */
+ * way: another thread had it last, or this thread holds others (lock
+ * order), or this hold is one to time. */
 static __attribute__((noinline)) int lock_free_known(struct ms_thread *t,
 						     uint32_t r,
 						     pthread_mutex_t *m,
 						     uintptr_t caller)
 {
+	ms_acquired(t, r, m, caller, MS_OP_LOCK, 0, 0, 0);
+	return 0;
+}
+
+/* As lock_free_known(), for a mutex that has made a thread wait: only
+ * some of its holds are timed (one in MS_HOLD_SAMPLE, after the first
+ * MS_HOLD_EXACT), and the others -- a hot mutex's fifteen in sixteen --
+ * are plain, taken here without the registers ms_acquired() saves. */
+static __attribute__((noinline)) int lock_free_timed(struct ms_thread *t,
+						     uint32_t r,
+						     pthread_mutex_t *m,
+						     uintptr_t caller)
+{
 	struct ms_record *rec = ms_rec(r);
-	struct ms_tstate *ts = t->ts;
-	if (rec->owner != t->tid || ts->nheld ||
-	    ms_hold_sampled(rec->acquisitions + 1))
-		return lock_free_full(t, r, m, caller);
-	lock_plain(t, ts, rec, r, caller);
+	if (ms_hold_sampled(rec->acquisitions + 1))
+		return lock_free_known(t, r, m, caller);
+	lock_plain(t, t->ts, rec, r, caller);
 	return 0;
 }
 
@@ -131,9 +130,10 @@ lock_free(struct ms_thread *t, uint32_t r, pthread_mutex_t *m, uintptr_t caller)
 {
 	struct ms_record *rec = ms_rec(r);
 	struct ms_tstate *ts = t->ts;
-	if (unlikely(rec->owner != t->tid || ts->nheld ||
-		     (rec->flags & MS_F_TIMED)))
+	if (unlikely(rec->owner != t->tid || ts->nheld))
 		return lock_free_known(t, r, m, caller);
+	if (unlikely(rec->flags & MS_F_TIMED))
+		return lock_free_timed(t, r, m, caller);
 	lock_plain(t, ts, rec, r, caller);
 	return 0;
 }
