@@ -34,7 +34,9 @@ static __thread struct {
 	unsigned depth;
 	uint64_t ns;  /* CLOCK_MONOTONIC when the report began */
 	uint64_t ticks; /* and the tick count */
-	double ratio; /* ticks per ns then */
+	double ratio; /* ticks per ns, measured when the report first needs
+			 it (0 until then: most short runs never read the
+			 clock, and the measure may spin until 2 ms of run) */
 } report_moment __attribute__((tls_model("initial-exec")));
 
 static uint64_t ticks_per_ms_estimate = 1000000; /* ns, without a TSC */
@@ -81,16 +83,26 @@ void ms_clock_after_fork_child(void)
 	run_ticks = ms_ticks();
 }
 
+static double measured_ticks_per_ns(void);
+
+/* Ticks per nanosecond: during a report, one measure for all of it. */
+static double ticks_per_ns(void)
+{
+	if (!ms_clock_use_tsc)
+		return 1.0;
+	if (!report_moment.depth)
+		return measured_ticks_per_ns();
+	if (report_moment.ratio == 0)
+		report_moment.ratio = measured_ticks_per_ns();
+	return report_moment.ratio;
+}
+
 /* Ticks per nanosecond measured over the run so far (and over at least
  * 2 ms, spinning if the run was shorter, so the ratio is good to ~0.1%). */
-static double ticks_per_ns(void)
+static double measured_ticks_per_ns(void)
 {
 	static double cached;
 	static uint64_t cached_at;
-	if (!ms_clock_use_tsc)
-		return 1.0;
-	if (report_moment.depth)
-		return report_moment.ratio;
 	uint64_t ns = ms_mono_ns(), t = ms_ticks();
 	if (cached != 0 && ns - cached_at < 1000000000)
 		return cached;
@@ -118,11 +130,13 @@ uint64_t ms_ticks_to_ns(uint64_t ticks)
 void ms_clock_report_begin(void)
 {
 	if (!report_moment.depth) {
-		/* the moment first: the rate may spin until 2 ms of run, and a
-		 * run of 0.3 ms read "ran 2.00 ms" */
+		/* the moment only: the rate may spin until 2 ms of run (a
+		 * run of 0.3 ms read "ran 2.00 ms"), so it is measured when
+		 * the report first converts ticks, which most short runs'
+		 * reports never do (every one spun: 2 ms at each exit) */
 		report_moment.ns = ms_mono_ns();
 		report_moment.ticks = ms_ticks();
-		report_moment.ratio = ticks_per_ns();
+		report_moment.ratio = 0;
 	}
 	report_moment.depth++;
 }
