@@ -18,7 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #define CHECK(call)                                                        \
 	do {                                                               \
@@ -613,6 +615,45 @@ static struct result run_waited(long n)
 	return (struct result){ (unsigned long)n, t1 - t0, counter, 0 };
 }
 
+/* ---- processes: short programs, as a test suite runs them --------------
+ * Each is this program again (bench child): it locks one mutex and
+ * exits, so with the library it pays its start, its first lock and its
+ * exit report.  The child inherits LD_PRELOAD and MUTEXSTAT_OUTPUT. */
+static const char *self_path = "/proc/self/exe";
+
+static int run_child(void)
+{
+	static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+	CHECK(pthread_mutex_lock(&m));
+	counter++;
+	CHECK(pthread_mutex_unlock(&m));
+	return counter == 1 ? 0 : 1;
+}
+
+static struct result run_processes(long n)
+{
+	unsigned long ok = 0;
+	double t0 = now_ns();
+	for (long i = 0; i < n; i++) {
+		pid_t pid = fork();
+		if (pid < 0) {
+			perror("bench: fork");
+			abort();
+		}
+		if (pid == 0) {
+			execl(self_path, "bench", "child", (char *)NULL);
+			_exit(127);
+		}
+		int status;
+		if (waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+		    WEXITSTATUS(status) == 0)
+			ok++;
+	}
+	double t1 = now_ns();
+	expect("processes that ran", ok, (unsigned long)n);
+	return (struct result){ (unsigned long)n, t1 - t0, ok, 0 };
+}
+
 static const struct workload {
 	const char *name;
 	struct result (*run)(long n);
@@ -642,6 +683,8 @@ static const struct workload {
 	  "mutex lives in all, 2 threads at once; op = init+lock+unlock+destroy" },
 	{ "million", run_million, 1,
 	  "rounds over 1e6 mutexes; op = init+lock+unlock+destroy" },
+	{ "processes", run_processes, 300,
+	  "short programs, each one lock and an exit; op = one program" },
 	{ "callgrind_pair", run_callgrind_pair, 100000,
 	  "pairs in bench_pairs after a 10-pair warm-up; op = lock+unlock" },
 };
@@ -660,6 +703,8 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	const struct workload *w = NULL;
+	if (argc == 2 && strcmp(argv[1], "child") == 0)
+		return run_child(); /* one of processes' programs */
 	if (argc < 2 || argc > 3)
 		usage();
 	for (size_t i = 0; i < N_WORKLOADS; i++)
