@@ -52,7 +52,6 @@ struct ms_tstate {
 	uint32_t now_seq;      /* answered request */
 	uint32_t now_n;
 	uintptr_t now_frames[32];
-	struct ms_tstate *next; /* all records, for reports */
 	struct ms_tstate *free_link;
 	uint32_t in_use;
 	/* The second level of the thread's lookup cache (thread.h): the
@@ -64,6 +63,9 @@ struct ms_tstate {
 	 * pages are touched only by threads that take more than MS_CACHE
 	 * mutexes in turn. */
 	uint32_t cache2[MS_CACHE2];
+	/* All records, for reports: set once as the record is first handed
+	 * out, never zeroed (a report may walk the list meanwhile). */
+	struct ms_tstate *next;
 };
 
 /* Where edge a->b goes in a thread's edge_cache. */
