@@ -96,22 +96,51 @@ lock_plain(struct ms_thread *t, struct ms_tstate *ts, struct ms_record *rec,
 	ms_log_held(t, r, caller, MS_OP_LOCK, 0, 0, 0);
 }
 
+/* The try got a mutex the thread's cache knows, in none of the cases
+ * below: ms_acquired() in full. */
+static __attribute__((noinline)) int lock_free_full(struct ms_thread *t,
+						    uint32_t r,
+						    pthread_mutex_t *m,
+						    uintptr_t caller)
+{
+	ms_acquired(t, r, m, caller, MS_OP_LOCK, 0, 0, 0);
+	return 0;
+}
+
+/* Whether this acquisition of a mutex that has made a thread wait is
+ * one whose hold is timed. */
+static inline int hold_to_time(const struct ms_record *rec)
+{
+	return (rec->flags & MS_F_TIMED) && ms_hold_sampled(rec->acquisitions + 1);
+}
+
 /* The try got a mutex the thread's cache knows, but not the plainest
  * way: another thread had it last, or this thread holds others (lock
- * order), or this hold is one to time. */
+ * order), or this hold is one to time.  Another thread's mutex, taken
+ * holding no other and not timed -- each turn of threads that take one
+ * mutex by turns -- is the plain case and an owner change, here without
+ * the registers lock_free_full() saves. */
 static __attribute__((noinline)) int lock_free_known(struct ms_thread *t,
 						     uint32_t r,
 						     pthread_mutex_t *m,
 						     uintptr_t caller)
 {
-	ms_acquired(t, r, m, caller, MS_OP_LOCK, 0, 0, 0);
+	struct ms_record *rec = ms_rec(r);
+	struct ms_tstate *ts = t->ts;
+	uint32_t prev = rec->owner;
+	/* prev 0: its life's first acquisition; t->tid_held: this thread
+	 * holds it already (a recursive mutex) */
+	if (ts->nheld || !prev || prev == t->tid_held || hold_to_time(rec))
+		return lock_free_full(t, r, m, caller);
+	rec->owner_changes += prev != t->tid;
+	lock_plain(t, ts, rec, r, caller);
 	return 0;
 }
 
 /* As lock_free_known(), for a mutex that has made a thread wait: only
  * some of its holds are timed (one in MS_HOLD_SAMPLE, after the first
  * MS_HOLD_EXACT), and the others -- a hot mutex's fifteen in sixteen --
- * are plain, taken here without the registers ms_acquired() saves. */
+ * are plain. */
 static __attribute__((noinline)) int lock_free_timed(struct ms_thread *t,
 						     uint32_t r,
 						     pthread_mutex_t *m,
@@ -119,7 +148,7 @@ static __attribute__((noinline)) int lock_free_timed(struct ms_thread *t,
 {
 	struct ms_record *rec = ms_rec(r);
 	if (ms_hold_sampled(rec->acquisitions + 1))
-		return lock_free_known(t, r, m, caller);
+		return lock_free_full(t, r, m, caller);
 	lock_plain(t, t->ts, rec, r, caller);
 	return 0;
 }

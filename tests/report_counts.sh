@@ -62,6 +62,24 @@ m1=$(awk '/^m1 /{print $2}' "$WORK/out")
 expect_eq "contend, then alone: acquired" "$(top_row "$WORK/report" "$m1" | awk '{print $3}')" 100010
 expect_grep "contend, then alone: exactly the holds to time" '^  hold times, of the holds timed \(10090\):$' "$WORK/report"
 
+# byturns: two threads take one mutex by turns, 10,000 times each, never
+# at once: every acquisition but the first is an owner change.  Then the
+# same after one wait at the start: 20,002 acquisitions, 20,001 changes,
+# holds timed from the wait's (the 2nd) to the 4096th, then the 4097th,
+# 4113th, ... 20001st: 4095 + 995.
+run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" byturns 10000
+m3=$(awk '/^m3 /{print $2}' "$WORK/out")
+row=$(top_row "$WORK/report" "$m3")
+expect_eq "byturns: acquired, contended" "$(echo "$row" | awk '{print $3, $4}')" "20000 0"
+expect_eq "byturns: an owner change at each turn" "$(echo "$row" | awk '{print $(NF - 2)}')" 19999
+expect_no_grep "byturns: no hold timed" 'hold times, of the holds timed' "$WORK/report"
+run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" byturns 10000 waited
+m3=$(awk '/^m3 /{print $2}' "$WORK/out")
+row=$(top_row "$WORK/report" "$m3")
+expect_eq "byturns after a wait: acquired, contended" "$(echo "$row" | awk '{print $3, $4}')" "20002 1"
+expect_eq "byturns after a wait: owner changes" "$(echo "$row" | awk '{print $(NF - 2)}')" 20001
+expect_grep "byturns after a wait: exactly the holds to time" '^  hold times, of the holds timed \(5090\):$' "$WORK/report"
+
 # timeouts: two timed locks that time out and one lock that gets m1, each
 # waiting ~20 ms: the mean wait is the total over all three waits, and the
 # one wait that got the mutex is every percentile of its histogram (a

@@ -157,6 +157,61 @@ static int contend(int alone)
 	return 0;
 }
 
+/* byturns N [waited]: two threads take m3 by turns, N times each, never
+ * at once (each waits on a semaphore, which is no pthread mutex, for its
+ * turn): 2N acquisitions, 2N - 1 owner changes, no contention.  With
+ * "waited", the second thread first waits once for the first, so that
+ * the holds are timed from then on: every one to the 4096th acquisition,
+ * then one in 16. */
+static pthread_mutex_t m3 = PTHREAD_MUTEX_INITIALIZER;
+static sem_t turn_a, turn_b;
+static int turns_each;
+
+static void *by_turns(void *arg)
+{
+	int waited = arg != NULL;
+	if (waited) { /* m3 is held by the first thread: wait for it */
+		sem_post(&turn_a);
+		CHECK(pthread_mutex_lock(&m3), 0);
+		CHECK(pthread_mutex_unlock(&m3), 0);
+		sem_post(&turn_a); /* its wait is over: the turns begin */
+	}
+	for (int i = 0; i < turns_each; i++) {
+		sem_wait(&turn_b);
+		CHECK(pthread_mutex_lock(&m3), 0);
+		CHECK(pthread_mutex_unlock(&m3), 0);
+		sem_post(&turn_a);
+	}
+	return NULL;
+}
+
+static int byturns(int n, int waited)
+{
+	pthread_t t;
+	turns_each = n;
+	sem_init(&turn_a, 0, 0);
+	sem_init(&turn_b, 0, 0);
+	if (waited)
+		CHECK(pthread_mutex_lock(&m3), 0);
+	pthread_create(&t, NULL, by_turns, waited ? &m3 : NULL);
+	if (waited) {
+		sem_wait(&turn_a);
+		while (!waiters_on(&m3)) /* the second thread is blocked */
+			usleep(1000);
+		CHECK(pthread_mutex_unlock(&m3), 0);
+		sem_wait(&turn_a); /* not the next lock: it has m3 first */
+	}
+	for (int i = 0; i < n; i++) {
+		CHECK(pthread_mutex_lock(&m3), 0);
+		CHECK(pthread_mutex_unlock(&m3), 0);
+		sem_post(&turn_b);
+		sem_wait(&turn_a);
+	}
+	pthread_join(t, NULL);
+	printf("m3 %p\n", (void *)&m3);
+	return 0;
+}
+
 /* Thread tid sleeps in the futex at word: /proc's system call and its
  * first argument (no other wait passes for it). */
 static int sleeps_on(pid_t tid, const void *word)
@@ -770,6 +825,8 @@ int main(int argc, char **argv)
 		return onethread(argc > 2 && !strcmp(argv[2], "thread"));
 	if (!strcmp(what, "turns"))
 		return turns();
+	if (!strcmp(what, "byturns") && argc > 2)
+		return byturns(atoi(argv[2]), argc > 3 && !strcmp(argv[3], "waited"));
 	if (!strcmp(what, "recycle"))
 		return recycle();
 	if (!strcmp(what, "none"))
