@@ -117,11 +117,6 @@ static double measured_ticks_per_ns(void)
 	return cached;
 }
 
-double ms_ns_per_tick(void)
-{
-	return 1.0 / ticks_per_ns();
-}
-
 uint64_t ms_ticks_to_ns(uint64_t ticks)
 {
 	return (uint64_t)((double)ticks / ticks_per_ns() + 0.5);

@@ -36,7 +36,6 @@ uint64_t ms_ticks_per_ms(void);
 /* Calibrated at report time (it may spin for up to 2 ms early in a run):
  * never call these on a lock path. */
 uint64_t ms_ticks_to_ns(uint64_t ticks);
-double ms_ns_per_tick(void);
 uint64_t ms_clock_start_ticks(void);
 uint64_t ms_run_ns(void);
 /* Around a report: until the matching end, this thread's ms_run_ns and

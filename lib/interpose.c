@@ -27,8 +27,15 @@ static struct ms_thread *recording_slow(struct ms_thread *t)
 		return NULL;
 	if (!t->tid)
 		ms_thread_register(t);
-	if (!t->ts && !(t->ts = ms_tstate_new(t->tid)))
-		return NULL; /* no record to be had: this thread is not followed */
+	if (!t->ts) {
+		/* guarded: a signal handler's mutex call while the pool's
+		 * lock is held goes straight to glibc, not to that lock */
+		ms_guard_enter(t);
+		t->ts = ms_tstate_new(t->tid);
+		ms_guard_leave(t);
+		if (!t->ts)
+			return NULL; /* no record to be had: not followed */
+	}
 	if (!t->pend)
 		t->ok = 1; /* else: after the next unlock (record.c) */
 	return t;

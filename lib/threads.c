@@ -130,7 +130,7 @@ static void thread_exit(void *arg)
 		ms_finding_held_at_exit(ts);
 	if (ts->overflow)
 		ms_order_not_followed(ts->overflow);
-	ts->nheld = 0;
+	ts->nheld = 0; /* held[].timed may stay 1: reuse zeroes held[] */
 	ts->overflow = 0;
 	ms_table_thread_exit(t);
 	pool_lock();
@@ -184,7 +184,7 @@ struct ms_tstate *ms_tstate_new(uint32_t tid)
 	pool_unlock();
 	if (!ts)
 		return NULL;
-	memset(ts, 0, offsetof(struct ms_tstate, cache2)); /* see there */
+	memset(ts, 0, offsetof(struct ms_tstate, next)); /* see there */
 	ts->tid = tid;
 	if (exit_deferred) {
 		/* our exit handler gave the thread's record back already, and
@@ -194,8 +194,8 @@ struct ms_tstate *ms_tstate_new(uint32_t tid)
 		late_list = ts;
 		STORE(&ts->in_use, LATE);
 		pool_unlock();
-	} else
-		STORE(&ts->in_use, 1);
+	} else /* after the memset, for a report reading the record */
+		__atomic_store_n(&ts->in_use, 1, __ATOMIC_RELEASE);
 	if (have_key)
 		pthread_setspecific(exit_key, ts);
 	return ts;
@@ -203,6 +203,11 @@ struct ms_tstate *ms_tstate_new(uint32_t tid)
 
 void ms_threads_after_fork_child(void)
 {
+	/* The pool lock held at the fork: another thread was changing the
+	 * pool, and fresh and fresh_left may disagree (a new chunk half
+	 * taken).  Its records not handed out are given up, not trusted. */
+	if (lock)
+		fresh_left = 0;
 	lock = 0;
 	late_list = NULL;
 	if (ms_self.ts && LOAD(&ms_self.ts->in_use) == LATE)
@@ -211,7 +216,7 @@ void ms_threads_after_fork_child(void)
 	 * still a thread's. */
 	for (struct ms_tstate *ts = all; ts; ts = ts->next)
 		if (ts != ms_self.ts && LOAD(&ts->in_use)) {
-			ts->nheld = 0;
+			ts->nheld = 0; /* as at a thread's exit */
 			ts->overflow = 0;
 			STORE(&ts->in_use, 0);
 			ts->free_link = free_list;

@@ -54,6 +54,10 @@ struct ms_tstate {
 	uintptr_t now_frames[32];
 	struct ms_tstate *free_link;
 	uint32_t in_use;
+	/* All records, for reports: set once as the record is first handed
+	 * out, and past what reuse zeroes (a report may walk the list
+	 * meanwhile). */
+	struct ms_tstate *next;
 	/* The second level of the thread's lookup cache (thread.h): the
 	 * records of the last MS_CACHE2 mutexes it used, by more bits of
 	 * their address.  Believed the same way (the record must name the
@@ -63,9 +67,6 @@ struct ms_tstate {
 	 * pages are touched only by threads that take more than MS_CACHE
 	 * mutexes in turn. */
 	uint32_t cache2[MS_CACHE2];
-	/* All records, for reports: set once as the record is first handed
-	 * out, never zeroed (a report may walk the list meanwhile). */
-	struct ms_tstate *next;
 };
 
 /* Where edge a->b goes in a thread's edge_cache. */

@@ -36,8 +36,8 @@ int main(int argc, char **argv)
 	/* one mutex a block of 16 KiB: key k = high << 11 | low, low chosen
 	 * so that low + added(high) is the same home.  A block whose low
 	 * leaves no room for a whole mutex before its end is skipped, not
-	 * moved back: moved, it would have another home (about 1 block in
-	 * 400, so the blocks to spare below are plenty). */
+	 * moved back: moved, it would have another home (1 block in 512,
+	 * so the blocks to spare below are plenty). */
 	size_t blocks = (size_t)n * 2 + 1;
 	char *area = mmap(NULL, blocks * BLOCK, PROT_READ | PROT_WRITE,
 			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
