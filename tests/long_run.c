@@ -191,8 +191,9 @@ static int behind_main(long n, const char *file)
 		CHECK(pthread_create(&t[i], NULL, behind_one, (void *)i));
 	while (__atomic_load_n(&waiters_known, __ATOMIC_ACQUIRE) < n)
 		sched_yield();
+	/* each asleep in global's futex (any futex could be one on the way) */
 	for (long i = 0; i < n; i++)
-		while (!sleeps_on_futex(waiter_tids[i], NULL))
+		while (!sleeps_on_futex(waiter_tids[i], &global.__data.__lock))
 			sched_yield();
 	printf("%ld threads wait\n", n);
 	fflush(stdout);

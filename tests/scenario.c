@@ -11,7 +11,7 @@
  *   condwait  a 100 ms condition wait: a condition wait, not contention
  *   held      exits while holding a mutex
  *   exitwait  exits holding m1 while another thread waits for it (asleep in
- *             the kernel, as /proc says, before exit is called)
+ *             its futex, as /proc says, before exit is called)
  *   destroy   100 mutexes initialised, locked 3 times and destroyed at one
  *             site, and one mutex initialised twice
  *   many N    N mutexes initialised and locked once (for a full table)
@@ -253,27 +253,14 @@ static void *wait_for_m1(void *arg)
 	return arg;
 }
 
-/* The waiter's state letter in /proc ('S' once it sleeps in the futex). */
-static char task_state(pid_t tid)
-{
-	char path[64], buf[256];
-	snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
-	FILE *fp = fopen(path, "r");
-	if (!fp)
-		return '?';
-	size_t n = fread(buf, 1, sizeof buf - 1, fp);
-	fclose(fp);
-	buf[n] = 0;
-	char *p = strrchr(buf, ')');
-	return p && p[1] && p[2] ? p[2] : '?';
-}
-
 static int exitwait(void)
 {
 	pthread_t t;
 	CHECK(pthread_mutex_lock(&m1), 0);
 	CHECK(pthread_create(&t, NULL, wait_for_m1, NULL), 0);
-	while (!waiter_tid || task_state(waiter_tid) != 'S')
+	/* asleep in m1's futex, not just asleep ('S' in /proc could be a
+	 * moment's sleep anywhere on the way to the lock) */
+	while (!waiter_tid || !sleeps_on(waiter_tid, &m1.__data.__lock))
 		sched_yield();
 	printf("exiting\n");
 	exit(0); /* holding m1, the waiter still waiting */
