@@ -22,6 +22,10 @@
  *   holdsleep a thread takes m1 and sleeps in pause() for ever; the main
  *             thread waits for m1 (another prints "waiting" once it does)
  *   holdspin  the same, but the holder runs a loop for ever
+ *   condbusy  the holder of m1 is in a condition wait (on m2), not asleep
+ *             there: a handler of a signal it got in the wait runs a loop
+ *             for ever; the main thread waits for m1 (another prints
+ *             "waiting" once it does)
  *   hammer S [until-dump]  4 threads lock and unlock one mutex for S
  *             seconds (and, with until-dump, until MUTEXSTAT_OUTPUT.1, the
  *             first live dump, is there); prints the exact count (for
@@ -514,6 +518,43 @@ static int condhang(void)
 	return 0;
 }
 
+/* condbusy: the handler runs in the holder's condition wait, for ever */
+static volatile unsigned long busy_spins;
+
+static void busy_handler(int sig)
+{
+	(void)sig;
+	for (;;)
+		busy_spins++; /* CONDBUSY_RUNS */
+}
+
+static void *cond_busy(void *arg)
+{
+	(void)arg;
+	CHECK(pthread_mutex_lock(&m1), 0);
+	CHECK(pthread_mutex_lock(&m2), 0);
+	sem_post(&go);
+	while (!cond_ready)
+		pthread_cond_wait(&cond, &m2); /* CONDBUSY_WAITS */
+	return NULL;
+}
+
+static int condbusy(void)
+{
+	pthread_t t, w;
+	struct sigaction sa = { .sa_handler = busy_handler };
+	sigaction(SIGUSR2, &sa, NULL);
+	pthread_create(&t, NULL, cond_busy, NULL);
+	sem_wait(&go);
+	/* free once the holder's wait has let it go: the holder is in it */
+	CHECK(pthread_mutex_lock(&m2), 0);
+	CHECK(pthread_mutex_unlock(&m2), 0);
+	pthread_kill(t, SIGUSR2);
+	pthread_create(&w, NULL, holdsleep_watch, NULL);
+	CHECK(pthread_mutex_lock(&m1), 0); /* never returns */
+	return 0;
+}
+
 static volatile int hammer_stop;
 static long hammered;
 
@@ -734,6 +775,8 @@ int main(int argc, char **argv)
 		return holdsleep(holder_spins);
 	if (!strcmp(what, "condhang"))
 		return condhang();
+	if (!strcmp(what, "condbusy"))
+		return condbusy();
 	if (!strcmp(what, "hammer") && argc > 2)
 		return hammer(atoi(argv[2]), argc > 3 && !strcmp(argv[3], "until-dump"));
 	if (!strcmp(what, "threads") && argc > 2)
