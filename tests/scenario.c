@@ -432,9 +432,12 @@ static int hang(void)
 	return 0;
 }
 
+static volatile pid_t sleeper_tid;
+
 static void *holder_sleeps(void *arg)
 {
 	(void)arg;
+	sleeper_tid = (pid_t)syscall(SYS_gettid);
 	CHECK(pthread_mutex_lock(&m1), 0);
 	sem_post(&go);
 	for (;;)
@@ -454,12 +457,32 @@ static void *holder_spins(void *arg)
 	return NULL;
 }
 
+/* Whether thread tid is in system call nr (/proc's first number). */
+static int in_syscall(pid_t tid, long nr)
+{
+	char path[64], buf[256];
+	snprintf(path, sizeof path, "/proc/self/task/%d/syscall", (int)tid);
+	FILE *fp = fopen(path, "r");
+	if (!fp)
+		return 0;
+	size_t n = fread(buf, 1, sizeof buf - 1, fp);
+	fclose(fp);
+	buf[n] = 0;
+	long at = -1;
+	return sscanf(buf, "%ld", &at) == 1 && at == nr;
+}
+
 /* Says "waiting" once the main thread is blocked on m1 (glibc's lock word
- * shows a waiter). */
+ * shows a waiter) and a sleeping holder is in pause(), where the dump
+ * must find it. */
 static void *holdsleep_watch(void *arg)
 {
 	(void)arg;
-	while (!waiters_on(&m1))
+	while (!waiters_on(&m1)
+#ifdef SYS_pause
+	       || (sleeper_tid && !in_syscall(sleeper_tid, SYS_pause))
+#endif
+	)
 		usleep(1000);
 	printf("waiting\n");
 	fflush(stdout);
@@ -495,7 +518,6 @@ static void *cond_signaller(void *arg)
 {
 	(void)arg;
 	sem_wait(&go);
-	usleep(20000); /* it is in its condition wait by now */
 	CHECK(pthread_mutex_lock(&m2), 0); /* CONDHANG_BLOCKS */
 	CHECK(pthread_mutex_lock(&m1), 0);
 	cond_ready = 1;
@@ -510,7 +532,10 @@ static int condhang(void)
 	pthread_t a, b;
 	pthread_create(&a, NULL, cond_waiter, NULL);
 	pthread_create(&b, NULL, cond_signaller, NULL);
-	while (!waiters_on(&m2))
+	/* hung once the signaller waits for m2 and the waiter is in its
+	 * condition wait: it has let m1 go (a 20 ms sleep of the signaller
+	 * was to see to that) */
+	while (!waiters_on(&m2) || __atomic_load_n(&m1.__data.__lock, __ATOMIC_RELAXED))
 		usleep(1000);
 	printf("hung\n");
 	fflush(stdout);
