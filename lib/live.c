@@ -314,9 +314,24 @@ static int chain_end(const struct waiter *w, int n, int i)
 	return last;
 }
 
+/* Whether thread tid is runnable (state R in /proc): not asleep.  In a
+ * condition wait that means the wait is over -- its deadline passed, or
+ * it was signalled -- and the thread only waits for a CPU to return. */
+static int runnable(uint32_t tid)
+{
+	char buf[512];
+	if (!ms_task_file(tid, "stat", buf, sizeof buf))
+		return 0;
+	const char *p = strrchr(buf, ')'); /* after the name, which may hold any */
+	return p && p[1] == ' ' && p[2] == 'R';
+}
+
 /* Chains that end at a thread in a condition wait: look again after
  * COND_LASTS_MS, and mark stuck those whose every wait, owner and
- * condition wait are still the same ones (a wait's start time names it). */
+ * condition wait are still the same ones (a wait's start time names it),
+ * with the condition wait's thread still asleep in it.  (A 1 ms timed
+ * wait whose thread a loaded machine left without a CPU for 100 ms after
+ * its deadline read as stuck: a DEADLOCK that was not.) */
 static void confirm_stuck(struct waiter *w, int n)
 {
 	int candidates = 0;
@@ -334,7 +349,7 @@ static void confirm_stuck(struct waiter *w, int n)
 	for (int i = 0; i < n; i++) {
 		w[i].lasted &= wait_same(&w[i]);
 		if (w[i].next < 0 && w[i].owner_ts && w[i].cond_key)
-			w[i].lasted &= cond_same(&w[i]);
+			w[i].lasted &= cond_same(&w[i]) && !runnable(w[i].owner);
 	}
 	for (int i = 0; i < n; i++) {
 		int last = chain_end(w, n, i);

@@ -16,7 +16,13 @@
  *
  * The thread may wake and run on while it is walked: the walk is kept
  * only if /proc shows the same system call, arguments, stack pointer and
- * program counter after it as before. */
+ * program counter after it as before, and the thread has not been off the
+ * CPU since -- its count of context switches is the same.  (A thread that
+ * sleeps in a loop, as the same call from the same place, woke, ran and
+ * slept again while a loaded machine held up the walk: both looks agreed,
+ * the stack read between them was the loop's, and the frames after the
+ * first were what it had left there -- tests/where_blocked.sh under ASan
+ * beside a CPU hog, once.) */
 #define _GNU_SOURCE
 #include "stack_blocked.h"
 #include "internal.h"
@@ -233,6 +239,25 @@ static int sp_and_pc(const char *line, uintptr_t *sp, uintptr_t *pc)
 	return *sp && *pc;
 }
 
+/* The thread's context switches so far, voluntary and not (/proc's
+ * status); 0 if unknown.  A thread blocked all along has made none. */
+static unsigned long switches(uint32_t tid)
+{
+	char buf[4096];
+	unsigned long n = 0;
+	if (!ms_task_file(tid, "status", buf, sizeof buf))
+		return 0;
+	for (const char *p = buf; (p = strstr(p, "ctxt_switches:")) != NULL;) {
+		for (p += 14; *p == ' ' || *p == '\t'; p++)
+			;
+		unsigned long v = 0;
+		for (; *p >= '0' && *p <= '9'; p++)
+			v = v * 10 + (unsigned long)(*p - '0');
+		n += v;
+	}
+	return n;
+}
+
 int ms_stack_blocked_available(void)
 {
 	return ms_stack_available() && lookup();
@@ -243,6 +268,7 @@ int ms_stack_blocked(uint32_t tid, uintptr_t *frames, int max)
 	char before[256], after[256];
 	uintptr_t sp, pc, bp;
 	int saved = errno, n = 0;
+	unsigned long ran = switches(tid);
 	if (max < 2 || !ms_task_file(tid, "syscall", before, sizeof before) ||
 	    !sp_and_pc(before, &sp, &pc) || !lookup() || !ms_stack_begin()) {
 		errno = saved;
@@ -264,7 +290,8 @@ int ms_stack_blocked(uint32_t tid, uintptr_t *frames, int max)
 	ms_cancel_restore(cancel);
 	ms_stack_end();
 	/* it moved while walked: what was read may be half old, half new */
-	if (!ms_task_file(tid, "syscall", after, sizeof after) || strcmp(before, after) != 0)
+	if (!ms_task_file(tid, "syscall", after, sizeof after) || strcmp(before, after) != 0 ||
+	    switches(tid) != ran)
 		n = 0;
 	errno = saved;
 	return n;

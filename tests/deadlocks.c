@@ -5,11 +5,12 @@
  * report is a bug): trylock back-off, recursive relocks, out-of-order
  * unlocks, condition waits, a mutex's new life after destroy or init.
  *
- * Nothing here deadlocks except self_relock, which tests/deadlocks.sh runs
- * under timeout.  Threads take turns through semaphores and joins (and,
- * where a thread must be blocked in a lock, a poll of the lock word), never
- * through sleeps alone; semaphores and stdio take no pthread mutex, so the
- * only mutexes in the report are the scenario's own.  Each scenario prints
+ * Nothing here deadlocks except self_relock, which tests/deadlocks.sh kills
+ * once it sleeps in the kernel.  Threads take turns through semaphores and
+ * joins (and, where a thread must be blocked in a lock, a poll of the lock
+ * word), never through sleeps alone; semaphores and stdio take no pthread
+ * mutex, so the only mutexes in the report are the scenario's own.  Each
+ * scenario prints
  *
  *   mutex NAME ADDRESS     the mutexes it uses
  *   thread ROLE TID        the kernel thread id of each thread it starts

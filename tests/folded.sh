@@ -42,8 +42,12 @@ env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_FORMAT=folded,text MUTEXSTAT_OUTPUT="$WOR
 pid=$!
 n=0; while ! grep -q deadlocked "$WORK/out" && [ $n -lt 200 ]; do sleep 0.1; n=$((n + 1)); done
 kill -USR1 $pid
-n=0; while [ ! -s "$WORK/live.1.txt" ] && [ $n -lt 200 ]; do sleep 0.1; n=$((n + 1)); done
-sleep 0.5
+wait_for "$WORK/live.1.txt" '^mutexstat: ' 20 || fail "live dump: no live.1.txt"
+# A dump writes its formats one after another, and the next dump starts
+# once the last is written: the second dump's text says the first's files
+# are whole (0.5 s after its text had begun was a guess).
+kill -USR1 $pid
+wait_for "$WORK/live.2.txt" '^mutexstat: ' 20 || fail "live dump: no second dump"
 kill -9 $pid; wait $pid 2>/dev/null
 for f in live.1.txt live.1.wait.folded live.1.hold.folded; do
 	[ -e "$WORK/$f" ] && pass "live dump: $f" || fail "live dump: $f missing"

@@ -93,6 +93,24 @@ expect_grep "condhang: the signaller blocks on the held mutex" \
 expect_grep "condhang: where the other waits for the condition" \
 	"waits at +cond_waiter\+0x[0-9a-f]+ \(.*scenario\.c:$(line_of CONDHANG_WAITS)," "$WORK/cdump.1"
 
+# ---- a condition wait that is over, its thread not asleep: no deadlock ------
+# The holder of the mutex main waits for is in a condition wait, but runs
+# (a handler of a signal it got there loops): a chain ending at a condition
+# wait is a DEADLOCK only if that thread still sleeps in it after a while.
+# (A thread whose 1 ms timed wait had timed out, left without a CPU by a
+# loaded machine for that while, made a DEADLOCK that never was.)
+: >"$WORK/out"
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/busy" \
+	"$B/tests/scenario" condbusy > "$WORK/out" 2> "$WORK/err" &
+pid=$!
+wait_for "$WORK/out" '^waiting$' 20 || fail "condbusy: never waited"
+kill -USR1 $pid
+wait_for "$WORK/busy.1" '^Top ' 20 || fail "condbusy: no dump"
+kill -9 $pid; wait $pid 2>/dev/null
+expect_no_grep "condbusy: no DEADLOCK" '^DEADLOCK' "$WORK/busy.1"
+expect_grep "condbusy: a WAIT CHAIN, to the holder in its condition wait" \
+	'^  thread [0-9]+ waits for a condition \(mutex 0x[0-9a-f]+\) for ' "$WORK/busy.1"
+
 # ---- a mutex passed around, its holders' condition waits: no deadlock --------
 # Each of 32 threads holds m1 for 200 us, lets it go, then waits 5 ms for a
 # condition of its own: at any moment threads wait for m1, and its holder

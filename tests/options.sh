@@ -14,8 +14,8 @@ CC=${CC:-cc}
 cat >"$WORK/locks.c" <<'EOF'
 /* locks many N: lock and unlock N different mutexes once each.
  * locks sort: "busy" is locked 100 times, never contended; "waited" twice,
- * the second time by a thread that has to wait (seen asleep in /proc
- * before the holder lets go). */
+ * the second time by a thread that has to wait (seen asleep in its
+ * futex in /proc before the holder lets go). */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
@@ -38,18 +38,22 @@ static void *waiter(void *arg)
 	return NULL;
 }
 
-static int asleep(int tid)
+/* Thread tid sleeps in futex() on the word at `at` (/proc's system call
+ * and its first argument): blocked in the lock, not asleep on its way. */
+static int sleeps_on(int tid, const void *at)
 {
-	char path[64], buf[512];
-	snprintf(path, sizeof path, "/proc/self/task/%d/stat", tid);
+	char path[64], buf[256];
+	snprintf(path, sizeof path, "/proc/self/task/%d/syscall", tid);
 	FILE *f = fopen(path, "r");
 	if (!f)
 		return 0;
 	size_t n = fread(buf, 1, sizeof buf - 1, f);
 	fclose(f);
 	buf[n] = 0;
-	char *p = strrchr(buf, ')');
-	return p && p[1] == ' ' && p[2] == 'S';
+	long nr = -1;
+	unsigned long word = 0;
+	return sscanf(buf, "%ld %lx", &nr, &word) == 2 && nr == SYS_futex &&
+	       word == (unsigned long)at;
 }
 
 int main(int argc, char **argv)
@@ -76,7 +80,7 @@ int main(int argc, char **argv)
 		pthread_create(&t, NULL, waiter, NULL);
 		while (!(tid = __atomic_load_n(&waiter_tid, __ATOMIC_ACQUIRE)))
 			usleep(1000);
-		while (!asleep(tid) && ++tries < 10000)
+		while (!sleeps_on(tid, &waited) && ++tries < 10000)
 			usleep(1000);
 		usleep(20000);
 		pthread_mutex_unlock(&waited);

@@ -127,9 +127,19 @@ expect_no_grep "all formats, no such directory: no JSON or graph on stderr" \
 # ---- FIFOs and devices -------------------------------------------------------
 
 mkfifo "$WORK/fifo"
-cat "$WORK/fifo" >"$WORK/from-fifo" &
+# The reader has the FIFO open before the program starts (the report's
+# open came first if cat was slow to start: ENXIO): fd 3, open both ways
+# here, lets cat's open return at once, and is closed once the program has
+# written, for cat's end of file.
+exec 3<>"$WORK/fifo"
+cat "$WORK/fifo" >"$WORK/from-fifo" 3>&- &
 reader=$!
-run "$WORK/fifo"
+n=0
+until ls -l "/proc/$reader/fd" 2>/dev/null | grep -qF -- "-> $WORK/fifo" || [ $n -ge 200 ]; do
+	sleep 0.1; n=$((n + 1))
+done
+run "$WORK/fifo" 3>&-
+exec 3>&-
 wait $reader
 expect_program "a FIFO with a reader"
 expect_grep "a FIFO with a reader: it got the report" "$FIRST" "$WORK/from-fifo"

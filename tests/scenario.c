@@ -11,7 +11,7 @@
  *   condwait  a 100 ms condition wait: a condition wait, not contention
  *   held      exits while holding a mutex
  *   exitwait  exits holding m1 while another thread waits for it (asleep in
- *             the kernel, as /proc says, before exit is called)
+ *             its futex, as /proc says, before exit is called)
  *   destroy   100 mutexes initialised, locked 3 times and destroyed at one
  *             site, and one mutex initialised twice
  *   many N    N mutexes initialised and locked once (for a full table)
@@ -22,6 +22,10 @@
  *   holdsleep a thread takes m1 and sleeps in pause() for ever; the main
  *             thread waits for m1 (another prints "waiting" once it does)
  *   holdspin  the same, but the holder runs a loop for ever
+ *   condbusy  the holder of m1 is in a condition wait (on m2), not asleep
+ *             there: a handler of a signal it got in the wait runs a loop
+ *             for ever; the main thread waits for m1 (another prints
+ *             "waiting" once it does)
  *   hammer S [until-dump]  4 threads lock and unlock one mutex for S
  *             seconds (and, with until-dump, until MUTEXSTAT_OUTPUT.1, the
  *             first live dump, is there); prints the exact count (for
@@ -315,27 +319,14 @@ static void *wait_for_m1(void *arg)
 	return arg;
 }
 
-/* The waiter's state letter in /proc ('S' once it sleeps in the futex). */
-static char task_state(pid_t tid)
-{
-	char path[64], buf[256];
-	snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
-	FILE *fp = fopen(path, "r");
-	if (!fp)
-		return '?';
-	size_t n = fread(buf, 1, sizeof buf - 1, fp);
-	fclose(fp);
-	buf[n] = 0;
-	char *p = strrchr(buf, ')');
-	return p && p[1] && p[2] ? p[2] : '?';
-}
-
 static int exitwait(void)
 {
 	pthread_t t;
 	CHECK(pthread_mutex_lock(&m1), 0);
 	CHECK(pthread_create(&t, NULL, wait_for_m1, NULL), 0);
-	while (!waiter_tid || task_state(waiter_tid) != 'S')
+	/* asleep in m1's futex, not just asleep ('S' in /proc could be a
+	 * moment's sleep anywhere on the way to the lock) */
+	while (!waiter_tid || !sleeps_on(waiter_tid, &m1.__data.__lock))
 		sched_yield();
 	printf("exiting\n");
 	exit(0); /* holding m1, the waiter still waiting */
@@ -503,9 +494,12 @@ static int hang(void)
 	return 0;
 }
 
+static volatile pid_t sleeper_tid;
+
 static void *holder_sleeps(void *arg)
 {
 	(void)arg;
+	sleeper_tid = (pid_t)syscall(SYS_gettid);
 	CHECK(pthread_mutex_lock(&m1), 0);
 	sem_post(&go);
 	for (;;)
@@ -525,12 +519,32 @@ static void *holder_spins(void *arg)
 	return NULL;
 }
 
+/* Whether thread tid is in system call nr (/proc's first number). */
+static int in_syscall(pid_t tid, long nr)
+{
+	char path[64], buf[256];
+	snprintf(path, sizeof path, "/proc/self/task/%d/syscall", (int)tid);
+	FILE *fp = fopen(path, "r");
+	if (!fp)
+		return 0;
+	size_t n = fread(buf, 1, sizeof buf - 1, fp);
+	fclose(fp);
+	buf[n] = 0;
+	long at = -1;
+	return sscanf(buf, "%ld", &at) == 1 && at == nr;
+}
+
 /* Says "waiting" once the main thread is blocked on m1 (glibc's lock word
- * shows a waiter). */
+ * shows a waiter) and a sleeping holder is in pause(), where the dump
+ * must find it. */
 static void *holdsleep_watch(void *arg)
 {
 	(void)arg;
-	while (!waiters_on(&m1))
+	while (!waiters_on(&m1)
+#ifdef SYS_pause
+	       || (sleeper_tid && !in_syscall(sleeper_tid, SYS_pause))
+#endif
+	)
 		usleep(1000);
 	printf("waiting\n");
 	fflush(stdout);
@@ -566,7 +580,6 @@ static void *cond_signaller(void *arg)
 {
 	(void)arg;
 	sem_wait(&go);
-	usleep(20000); /* it is in its condition wait by now */
 	CHECK(pthread_mutex_lock(&m2), 0); /* CONDHANG_BLOCKS */
 	CHECK(pthread_mutex_lock(&m1), 0);
 	cond_ready = 1;
@@ -581,11 +594,51 @@ static int condhang(void)
 	pthread_t a, b;
 	pthread_create(&a, NULL, cond_waiter, NULL);
 	pthread_create(&b, NULL, cond_signaller, NULL);
-	while (!waiters_on(&m2))
+	/* hung once the signaller waits for m2 and the waiter is in its
+	 * condition wait: it has let m1 go (a 20 ms sleep of the signaller
+	 * was to see to that) */
+	while (!waiters_on(&m2) || __atomic_load_n(&m1.__data.__lock, __ATOMIC_RELAXED))
 		usleep(1000);
 	printf("hung\n");
 	fflush(stdout);
 	pthread_join(a, NULL);
+	return 0;
+}
+
+/* condbusy: the handler runs in the holder's condition wait, for ever */
+static volatile unsigned long busy_spins;
+
+static void busy_handler(int sig)
+{
+	(void)sig;
+	for (;;)
+		busy_spins++; /* CONDBUSY_RUNS */
+}
+
+static void *cond_busy(void *arg)
+{
+	(void)arg;
+	CHECK(pthread_mutex_lock(&m1), 0);
+	CHECK(pthread_mutex_lock(&m2), 0);
+	sem_post(&go);
+	while (!cond_ready)
+		pthread_cond_wait(&cond, &m2); /* CONDBUSY_WAITS */
+	return NULL;
+}
+
+static int condbusy(void)
+{
+	pthread_t t, w;
+	struct sigaction sa = { .sa_handler = busy_handler };
+	sigaction(SIGUSR2, &sa, NULL);
+	pthread_create(&t, NULL, cond_busy, NULL);
+	sem_wait(&go);
+	/* free once the holder's wait has let it go: the holder is in it */
+	CHECK(pthread_mutex_lock(&m2), 0);
+	CHECK(pthread_mutex_unlock(&m2), 0);
+	pthread_kill(t, SIGUSR2);
+	pthread_create(&w, NULL, holdsleep_watch, NULL);
+	CHECK(pthread_mutex_lock(&m1), 0); /* never returns */
 	return 0;
 }
 
@@ -809,6 +862,8 @@ int main(int argc, char **argv)
 		return holdsleep(holder_spins);
 	if (!strcmp(what, "condhang"))
 		return condhang();
+	if (!strcmp(what, "condbusy"))
+		return condbusy();
 	if (!strcmp(what, "hammer") && argc > 2)
 		return hammer(atoi(argv[2]), argc > 3 && !strcmp(argv[3], "until-dump"));
 	if (!strcmp(what, "threads") && argc > 2)
