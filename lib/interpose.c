@@ -92,16 +92,18 @@ record_of_at(struct ms_thread *t, pthread_mutex_t *m, uintptr_t caller)
  * the thread's held set and the history.  held[0].timed is 0 already: an
  * entry's flag is cleared as a timed hold leaves the held set. */
 static inline __attribute__((always_inline)) void
-lock_plain(struct ms_thread *t, struct ms_tstate *ts, struct ms_record *rec,
-	   uint32_t r, uintptr_t caller)
+lock_plain_as(struct ms_thread *t, struct ms_tstate *ts, struct ms_record *rec,
+	      uint32_t r, uintptr_t caller, unsigned op)
 {
 	ts->held[0].rec = r;
 	ts->held[0].caller = caller;
 	ts->nheld = 1;
 	rec->acquisitions++;
 	rec->owner = t->tid_held;
-	ms_log_held(t, r, caller, MS_OP_LOCK, 0, 0, 0);
+	ms_log_held(t, r, caller, op, 0, 0, 0);
 }
+#define lock_plain(t, ts, rec, r, caller) \
+	lock_plain_as((t), (ts), (rec), (r), (caller), MS_OP_LOCK)
 
 /* The try got a mutex the thread's cache knows, in none of the cases
  * below: ms_acquired() in full. */
@@ -242,8 +244,15 @@ static inline __attribute__((always_inline)) int mutex_trylock(pthread_mutex_t *
 		return ms_real.mutex_trylock(m);
 	int rc = ms_real.mutex_trylock(m);
 	if (likely(rc == 0)) {
+		struct ms_record *rec = ms_rec(r);
+		struct ms_tstate *ts = t->ts;
 		SERIAL_ADD(&ms_cold(r)->trylock_ok, 1);
-		ms_acquired(t, r, m, CALLER, MS_OP_TRYLOCK, 0, 0, 0);
+		/* the lock path's plain case (a trylock adds no lock-order
+		 * edge, so only the held set's being empty matters) */
+		if (likely(rec->owner == t->tid && !ts->nheld && !hold_to_time(rec)))
+			lock_plain_as(t, ts, rec, r, CALLER, MS_OP_TRYLOCK);
+		else
+			ms_acquired(t, r, m, CALLER, MS_OP_TRYLOCK, 0, 0, 0);
 		return 0;
 	}
 	return ms_trylock_failed(t, r, m, rc, CALLER);
