@@ -84,9 +84,6 @@ record_of_at(struct ms_thread *t, pthread_mutex_t *m, uintptr_t caller)
 }
 #define record_of(t, m) record_of_at((t), (m), CALLER)
 
-/* The lock paths that are not the plain case, out of line so that the
- * plain one saves few registers. */
-
 /* What ms_acquired() comes down to when this thread had the mutex last,
  * holds no other and does not time this hold: a few stores to the record,
  * the thread's held set and the history.  held[0].timed is 0 already: an
@@ -104,6 +101,9 @@ lock_plain_as(struct ms_thread *t, struct ms_tstate *ts, struct ms_record *rec,
 }
 #define lock_plain(t, ts, rec, r, caller) \
 	lock_plain_as((t), (ts), (rec), (r), (caller), MS_OP_LOCK)
+
+/* The lock paths that are not the plain case, out of line so that the
+ * plain one saves few registers. */
 
 /* The try got a mutex the thread's cache knows, in none of the cases
  * below: ms_acquired() in full. */
