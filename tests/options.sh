@@ -22,6 +22,7 @@ cat >"$WORK/locks.c" <<'EOF'
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include "proc_wait.h"
 #include <unistd.h>
 
 static pthread_mutex_t many[1000];
@@ -36,24 +37,6 @@ static void *waiter(void *arg)
 	pthread_mutex_lock(&waited);
 	pthread_mutex_unlock(&waited);
 	return NULL;
-}
-
-/* Thread tid sleeps in futex() on the word at `at` (/proc's system call
- * and its first argument): blocked in the lock, not asleep on its way. */
-static int sleeps_on(int tid, const void *at)
-{
-	char path[64], buf[256];
-	snprintf(path, sizeof path, "/proc/self/task/%d/syscall", tid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return 0;
-	size_t n = fread(buf, 1, sizeof buf - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	long nr = -1;
-	unsigned long word = 0;
-	return sscanf(buf, "%ld %lx", &nr, &word) == 2 && nr == SYS_futex &&
-	       word == (unsigned long)at;
 }
 
 int main(int argc, char **argv)
@@ -80,7 +63,7 @@ int main(int argc, char **argv)
 		pthread_create(&t, NULL, waiter, NULL);
 		while (!(tid = __atomic_load_n(&waiter_tid, __ATOMIC_ACQUIRE)))
 			usleep(1000);
-		while (!sleeps_on(tid, &waited) && ++tries < 10000)
+		while (!sleeps_on_futex(tid, &waited) && ++tries < 10000)
 			usleep(1000);
 		usleep(20000);
 		pthread_mutex_unlock(&waited);
@@ -97,7 +80,7 @@ int main(int argc, char **argv)
 }
 EOF
 LOCKS="$WORK/locks"
-"$CC" -Wall -o "$LOCKS" "$WORK/locks.c" -lpthread || {
+"$CC" -Wall -I"$top_srcdir/tests" -o "$LOCKS" "$WORK/locks.c" -lpthread || {
 	fail "cannot compile the test program with $CC"
 	finish
 }

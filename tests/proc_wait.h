@@ -25,9 +25,9 @@ static inline int file_has(const char *path, const char *text)
 	return strstr(buf, text) != NULL;
 }
 
-/* Whether thread tid of this process sleeps in futex() on word (any
- * futex if word is NULL): /proc's system call and its first argument. */
-static inline int sleeps_on_futex(pid_t tid, const void *word)
+/* Thread tid of this process's system call now and its first argument,
+ * from /proc (-1: running, or not known). */
+static inline long proc_syscall(pid_t tid, unsigned long *arg0)
 {
 	char path[64], buf[256];
 	snprintf(path, sizeof path, "/proc/self/task/%d/syscall", (int)tid);
@@ -38,7 +38,19 @@ static inline int sleeps_on_futex(pid_t tid, const void *word)
 	buf[n > 0 ? n : 0] = 0;
 	long nr = -1;
 	unsigned long at = 0;
-	return sscanf(buf, "%ld %lx", &nr, &at) == 2 && nr == SYS_futex &&
+	if (sscanf(buf, "%ld %lx", &nr, &at) < 1)
+		nr = -1;
+	if (arg0)
+		*arg0 = at;
+	return nr;
+}
+
+/* Whether thread tid of this process sleeps in futex() on word (any
+ * futex if word is NULL). */
+static inline int sleeps_on_futex(pid_t tid, const void *word)
+{
+	unsigned long at;
+	return proc_syscall(tid, &at) == SYS_futex &&
 	       (!word || at == (unsigned long)word);
 }
 

@@ -65,6 +65,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "proc_wait.h"
+
+/* Not proc_wait.h's CHECK: this one names the answer wanted. */
+#undef CHECK
 #define CHECK(call, want)                                                     \
 	do {                                                                  \
 		int rc_ = (call);                                             \
@@ -216,24 +220,6 @@ static int byturns(int n, int waited)
 	return 0;
 }
 
-/* Thread tid sleeps in the futex at word: /proc's system call and its
- * first argument (no other wait passes for it). */
-static int sleeps_on(pid_t tid, const void *word)
-{
-	char path[64], buf[256];
-	snprintf(path, sizeof path, "/proc/self/task/%d/syscall", (int)tid);
-	FILE *fp = fopen(path, "r");
-	if (!fp)
-		return 0;
-	size_t n = fread(buf, 1, sizeof buf - 1, fp);
-	fclose(fp);
-	buf[n] = 0;
-	long nr = -1;
-	unsigned long at = 0;
-	return sscanf(buf, "%ld %lx", &nr, &at) == 2 && nr == SYS_futex &&
-	       at == (unsigned long)word;
-}
-
 /* timeouts: the helper holds m1 through the main thread's two timed
  * locks, and lets go 20 ms after the main thread sleeps in its lock (a
  * fixed 20 ms after it said it would lock let a main thread that was
@@ -244,7 +230,7 @@ static void *slow_holder(void *arg)
 	CHECK(pthread_mutex_lock(&m1), 0);
 	sem_post(&go);
 	sem_wait(&done);
-	while (!sleeps_on(getpid(), &m1.__data.__lock))
+	while (!sleeps_on_futex(getpid(), &m1.__data.__lock))
 		usleep(1000);
 	usleep(20000);
 	CHECK(pthread_mutex_unlock(&m1), 0);
@@ -326,7 +312,7 @@ static int exitwait(void)
 	CHECK(pthread_create(&t, NULL, wait_for_m1, NULL), 0);
 	/* asleep in m1's futex, not just asleep ('S' in /proc could be a
 	 * moment's sleep anywhere on the way to the lock) */
-	while (!waiter_tid || !sleeps_on(waiter_tid, &m1.__data.__lock))
+	while (!waiter_tid || !sleeps_on_futex(waiter_tid, &m1.__data.__lock))
 		sched_yield();
 	printf("exiting\n");
 	exit(0); /* holding m1, the waiter still waiting */
@@ -519,21 +505,6 @@ static void *holder_spins(void *arg)
 	return NULL;
 }
 
-/* Whether thread tid is in system call nr (/proc's first number). */
-static int in_syscall(pid_t tid, long nr)
-{
-	char path[64], buf[256];
-	snprintf(path, sizeof path, "/proc/self/task/%d/syscall", (int)tid);
-	FILE *fp = fopen(path, "r");
-	if (!fp)
-		return 0;
-	size_t n = fread(buf, 1, sizeof buf - 1, fp);
-	fclose(fp);
-	buf[n] = 0;
-	long at = -1;
-	return sscanf(buf, "%ld", &at) == 1 && at == nr;
-}
-
 /* Says "waiting" once the main thread is blocked on m1 (glibc's lock word
  * shows a waiter) and a sleeping holder is in pause(), where the dump
  * must find it. */
@@ -542,7 +513,7 @@ static void *holdsleep_watch(void *arg)
 	(void)arg;
 	while (!waiters_on(&m1)
 #ifdef SYS_pause
-	       || (sleeper_tid && !in_syscall(sleeper_tid, SYS_pause))
+	       || (sleeper_tid && proc_syscall(sleeper_tid, NULL) != SYS_pause)
 #endif
 	)
 		usleep(1000);
