@@ -555,19 +555,30 @@ static uint64_t read_number(const char **t, unsigned base)
 	}
 }
 
+/* Thread tid's system call now, from /proc, and its first argument (0
+ * if not shown); -1 if it runs ("running") or is gone. */
+static long task_syscall(uint32_t tid, uint64_t *arg0)
+{
+	char buf[256];
+	*arg0 = 0;
+	if (!ms_task_file(tid, "syscall", buf, sizeof buf) || buf[0] < '0' || buf[0] > '9')
+		return -1;
+	const char *t = buf;
+	long nr = (long)read_number(&t, 10);
+	if (t[0] == ' ' && t[1] == '0' && t[2] == 'x') {
+		t += 3;
+		*arg0 = read_number(&t, 16);
+	}
+	return nr;
+}
+
 /* Whether thread tid, in a condition wait on the mutex at key, is blocked
  * taking the mutex back: glibc's retake sleeps in futex on the mutex's
  * lock word (its first), the wait itself on the condition's words. */
 static int retaking(uint32_t tid, uintptr_t key)
 {
-	char buf[256];
-	if (!ms_task_file(tid, "syscall", buf, sizeof buf) || buf[0] < '0' || buf[0] > '9')
-		return 0; /* "running", or gone */
-	const char *t = buf;
-	if ((long)read_number(&t, 10) != SYS_futex || strncmp(t, " 0x", 3) != 0)
-		return 0;
-	t += 3;
-	return read_number(&t, 16) == key;
+	uint64_t at;
+	return task_syscall(tid, &at) == SYS_futex && at == key;
 }
 
 enum { ASK_OK, ASK_BLOCKED, ASK_SIGWAIT, ASK_SLEEPS };
@@ -626,15 +637,12 @@ static int asking_steals(uint32_t tid, int sig)
 		if (read_number(&t, 16) >> (sig - 1) & 1)
 			why = ASK_BLOCKED;
 	}
-	ms_task_file(tid, "syscall", buf, sizeof buf);
-	t = buf;
-	long nr = buf[0] >= '0' && buf[0] <= '9' ? (long)read_number(&t, 10) : -1;
+	uint64_t at;
+	long nr = task_syscall(tid, &at);
 	if (!why && never_restarted(nr))
 		why = ASK_SLEEPS;
-	if (!why && nr == SYS_rt_sigtimedwait && t[0] == ' ' &&
-	    t[1] == '0' && t[2] == 'x') {
-		t += 3;
-		uint64_t set = 0, at = read_number(&t, 16);
+	if (!why && nr == SYS_rt_sigtimedwait) {
+		uint64_t set = 0;
 		struct iovec local = { &set, sizeof set }, remote = { (void *)at, sizeof set };
 		/* the set unreadable: the thread waits for signals anyway */
 		if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != sizeof set ||
