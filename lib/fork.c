@@ -248,9 +248,10 @@ void ms_fork_child(void)
 	if (took)
 		ms_guard_leave(t);
 	/* the next call takes the slow path, which settles the table
-	 * (init.c): the unlock path looks at ok, the lock path at the cache */
+	 * (init.c): the unlock path looks at unlock_word, the lock path at the
+	 * cache */
 	ms_cache_clear(t);
-	t->ok = 0;
+	ms_ok_clear(t);
 }
 
 static void clear_fork_flags(uintptr_t key, uint32_t r, void *arg)

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include "clock.h"
 #include "cond.h"
+#include "glibc_fast.h"
 #include "init.h"
 #include "live.h"
 #include "real.h"
@@ -37,7 +38,7 @@ static struct ms_thread *recording_slow(struct ms_thread *t)
 			return NULL; /* no record to be had: not followed */
 	}
 	if (!t->pend)
-		t->ok = 1; /* else: after the next unlock (record.c) */
+		ms_ok_set(t); /* else: after the next unlock (record.c) */
 	return t;
 }
 
@@ -84,23 +85,26 @@ record_of_at(struct ms_thread *t, pthread_mutex_t *m, uintptr_t caller)
 }
 #define record_of(t, m) record_of_at((t), (m), CALLER)
 
-/* What ms_acquired() comes down to when this thread had the mutex last,
- * holds no other and does not time this hold: a few stores to the record,
- * the thread's held set and the history.  held[0].timed is 0 already: an
+/* What ms_acquired() comes down to when the thread holds no other mutex
+ * and does not time this hold: a few stores to the record, the thread's
+ * held set and the history, in order o.  held[0].timed is 0 already: an
  * entry's flag is cleared as a timed hold leaves the held set. */
 static inline __attribute__((always_inline)) void
-lock_plain_as(struct ms_thread *t, struct ms_tstate *ts, struct ms_record *rec,
-	      uint32_t r, uintptr_t caller, unsigned op)
+lock_plain_as(struct ms_thread *t, uint32_t tid, struct ms_tstate *ts,
+	      struct ms_record *rec, uint32_t r, uintptr_t caller, unsigned op,
+	      uint64_t o)
 {
 	ts->held[0].rec = r;
 	ts->held[0].caller = caller;
 	ts->nheld = 1;
 	rec->acquisitions++;
 	rec->owner = t->tid_held;
-	ms_log_held(t, r, caller, op, 0, 0, 0);
+	ms_log_rec(t, tid, r, rec, o, caller, op, 0, 0, 0);
 }
-#define lock_plain(t, ts, rec, r, caller) \
-	lock_plain_as((t), (ts), (rec), (r), (caller), MS_OP_LOCK)
+/* ... of a mutex this thread had last */
+#define lock_plain(t, ts, rec, r, caller)                                 \
+	lock_plain_as((t), (t)->tid, (ts), (rec), (r), (caller), MS_OP_LOCK, \
+		      ms_order_retaking(t))
 
 /* The lock paths that are not the plain case, out of line so that the
  * plain one saves few registers. */
@@ -142,7 +146,8 @@ static __attribute__((noinline)) int lock_free_known(struct ms_thread *t,
 	if (ts->nheld || !prev || prev == t->tid_held || hold_to_time(rec))
 		return lock_free_full(t, r, m, caller);
 	rec->owner_changes += prev != t->tid;
-	lock_plain(t, ts, rec, r, caller);
+	lock_plain_as(t, t->tid, ts, rec, r, caller, MS_OP_LOCK,
+		      ms_order_taking(t, rec));
 	return 0;
 }
 
@@ -162,19 +167,24 @@ static __attribute__((noinline)) int lock_free_timed(struct ms_thread *t,
 	return 0;
 }
 
-/* The try got tracked mutex m (record r): the plain case inline. */
+/* The try got tracked mutex m (record r, rec; the thread's tid, loaded
+ * once: the compiler cannot keep it across the lock's atomic step): the
+ * plain case inline. */
 static inline __attribute__((always_inline)) int
-lock_free(struct ms_thread *t, uint32_t r, pthread_mutex_t *m, uintptr_t caller)
+lock_free_at(struct ms_thread *t, uint32_t tid, uint32_t r,
+	     struct ms_record *rec, pthread_mutex_t *m, uintptr_t caller)
 {
-	struct ms_record *rec = ms_rec(r);
 	struct ms_tstate *ts = t->ts;
-	if (unlikely(rec->owner != t->tid || ts->nheld))
+	if (unlikely(rec->owner != tid || ts->nheld))
 		return lock_free_known(t, r, m, caller);
 	if (unlikely(rec->flags & MS_F_TIMED))
 		return lock_free_timed(t, r, m, caller);
-	lock_plain(t, ts, rec, r, caller);
+	lock_plain_as(t, tid, ts, rec, r, caller, MS_OP_LOCK,
+		      ms_order_retaking(t));
 	return 0;
 }
+#define lock_free(t, r, m, caller) \
+	lock_free_at((t), (t)->tid, (r), ms_rec(r), (m), (caller))
 
 /* The try got the mutex, the call is not the plain case (not started,
  * library code on this thread, a blame pending) or the mutex is new. */
@@ -218,22 +228,44 @@ static __attribute__((noinline)) int lock_not_free(pthread_mutex_t *m, int rc,
 	return ms_lock_slow(t, r, m, rc, caller, MS_OP_LOCK, 0, NULL);
 }
 
-/* The lock path: glibc's trylock first -- if the mutex is free that is the
- * whole of glibc's work, and if it is not, this is a contention -- then the
- * thread's cache gives the record (no lock, no table probe), then
- * lock_free(). */
+/* The lock path of a mutex that is not the plain case below: a try
+ * first -- glibc_fast.h's for a kind-0 mutex of a recording thread, else
+ * glibc's trylock; if the mutex is free that is the whole of glibc's
+ * work, and if it is not, this is a contention -- then the thread's cache
+ * gives the record (no lock, no table probe), then lock_free(). */
+static __attribute__((noinline)) int lock_other(pthread_mutex_t *m,
+						uintptr_t caller)
+{
+	struct ms_thread *t = &ms_self;
+	int rc = likely(t->ok) && fast_kind(m) ? fast_lock(m, t->tid)
+					       : ms_real.lock_try(m);
+	if (unlikely(rc))
+		return lock_not_free(m, rc, caller);
+	uint32_t r = t->cache[ms_cache_slot(m)];
+	if (unlikely(LOAD(&ms_rec(r)->key) != (uintptr_t)m))
+		return lock_free_slow(m, caller);
+	return lock_free(t, r, m, caller);
+}
+
+/* The lock path: a kind-0 mutex the first level of the thread's cache
+ * knows (a hit means the thread records, so its tid is known) is taken
+ * by glibc_fast.h's steps, which fail where glibc's trylock would; else
+ * lock_other(). */
 static inline __attribute__((always_inline)) int mutex_lock(pthread_mutex_t *m)
 {
-	int rc = ms_real.lock_try(m);
-	if (unlikely(rc))
-		return lock_not_free(m, rc, CALLER);
 	struct ms_thread *t = &ms_self;
 	/* ms_cache_find(), spelled out: branching on the address check
 	 * itself saves the select of 0 and a test (6 instructions here) */
 	uint32_t r = t->cache[ms_cache_slot(m)];
-	if (unlikely(LOAD(&ms_rec(r)->key) != (uintptr_t)m))
-		return lock_free_slow(m, CALLER);
-	return lock_free(t, r, m, CALLER);
+	struct ms_record *rec = ms_rec(r);
+	if (likely(LOAD(&rec->key) == (uintptr_t)m) && likely(fast_kind(m))) {
+		uint32_t tid = t->tid;
+		int rc = fast_lock(m, tid);
+		if (unlikely(rc))
+			return lock_not_free(m, rc, CALLER);
+		return lock_free_at(t, tid, r, rec, m, CALLER);
+	}
+	return lock_other(m, CALLER);
 }
 
 static inline __attribute__((always_inline)) int mutex_trylock(pthread_mutex_t *m)
@@ -250,7 +282,8 @@ static inline __attribute__((always_inline)) int mutex_trylock(pthread_mutex_t *
 		/* the lock path's plain case (a trylock adds no lock-order
 		 * edge, so only the held set's being empty matters) */
 		if (likely(rec->owner == t->tid && !ts->nheld && !hold_to_time(rec)))
-			lock_plain_as(t, ts, rec, r, CALLER, MS_OP_TRYLOCK);
+			lock_plain_as(t, t->tid, ts, rec, r, CALLER, MS_OP_TRYLOCK,
+				      ms_order_retaking(t));
 		else
 			ms_acquired(t, r, m, CALLER, MS_OP_TRYLOCK, 0, 0, 0);
 		return 0;
@@ -317,27 +350,31 @@ static __attribute__((noinline)) int unlock_entry_slow(pthread_mutex_t *m,
 	return rc;
 }
 
-/* The unlock path: the owner letting go of its last level (glibc's own
- * fields say so) of the mutex it took last (the top of its held set gives
- * the record), whose current hold is not being timed.  No call but the
- * tail call to glibc. */
+/* The unlock path: a recording thread (unlock_word) letting go of its
+ * last level (glibc's own fields say so) of the mutex it took last (the
+ * top of its held set gives the record), whose current hold is not being
+ * timed.  No call: a kind-0 mutex is let go by glibc_fast.h's steps,
+ * another by a tail call to glibc. */
 static inline __attribute__((always_inline)) int mutex_unlock(pthread_mutex_t *m)
 {
 	struct ms_thread *t = &ms_self;
-	if (likely(t->ok)) {
+	if (likely(mutex_owned_once(m, t->unlock_word))) {
 		struct ms_tstate *ts = t->ts;
 		uint32_t n = ts->nheld - 1;
 		if (likely(n < MS_HELD_MAX)) {
 			uint32_t r = ts->held[n].rec;
 			struct ms_record *rec = ms_rec(r);
 			if (likely(LOAD(&rec->key) == (uintptr_t)m &&
-				   mutex_owned_once(m, t->owned_once) &&
 				   !ts->held[n].timed &&
 				   !(rec->flags & MS_F_WAITERS))) {
 				/* ms_released() for that case */
+				uint32_t tid = t->tid;
 				ts->nheld = n;
-				rec->owner = t->tid;
-				ms_log_holder(t, r, CALLER, MS_OP_UNLOCK);
+				rec->owner = tid;
+				ms_log_rec(t, tid, r, rec, t->clock + 1, CALLER,
+					   MS_OP_UNLOCK, 0, 0, 0); /* ms_log_holder() */
+				if (likely(fast_kind(m)) && likely(fast_unlock(m, tid)))
+					return 0;
 				return ms_real.mutex_unlock(m);
 			}
 		}

@@ -1136,12 +1136,12 @@ static void dump_handler(int sig)
 		poke('d');
 		/* No dump thread yet (a process with one thread): it starts
 		 * at this thread's next mutex call, which must take the slow
-		 * path (the lock path trusts the cache, the unlock path ok). */
+		 * path (the lock path trusts the cache, the unlock path unlock_word). */
 		uint32_t p = START_AT_THREADS;
 		if (__atomic_compare_exchange_n(&ms_live_pending, &p, START_AT_CALL, 0,
 						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 			ms_cache_clear(&ms_self);
-			ms_self.ok = 0;
+			ms_ok_clear(&ms_self);
 		}
 	}
 	errno = saved;
@@ -1222,7 +1222,7 @@ static void *dump_thread(void *arg)
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	prctl(PR_SET_NAME, "mutexstat", 0, 0, 0);
 	ms_self.guard = 1; /* nothing this thread locks is the program's */
-	ms_self.ok = 0;
+	ms_ok_clear(&ms_self);
 	unsigned seq = 0;
 	/* The watchdog reports the first wait that lasts MUTEXSTAT_WATCHDOG
 	 * seconds.  A long wait is not a deadlock: a holder that sleeps,

@@ -1,6 +1,7 @@
 /* real.c - finding glibc's functions behind ours; see real.h. */
 #define _GNU_SOURCE
 #include "real.h"
+#include "glibc_fast.h"
 #include "internal.h"
 #include "thread.h"
 
@@ -159,6 +160,21 @@ static int in_glibc(void *fn)
 	return yes;
 }
 
+int ms_fast_off = 1;
+
+/* glibc elides locks (the tunable glibc.elision.enable, on a CPU with
+ * transactional memory): its first lock of a kind-0 mutex then marks it
+ * for elision, which glibc_fast.h's steps must not skip.  Asked of the
+ * functions behind us once they are known to be glibc's: the boot_*
+ * aliases can be a sanitizer's wrappers, not ready this early. */
+static int glibc_elides(void)
+{
+	pthread_mutex_t probe = PTHREAD_MUTEX_INITIALIZER;
+	ms_real.mutex_lock(&probe);
+	ms_real.mutex_unlock(&probe);
+	return LOAD(&probe.__data.__kind) != 0;
+}
+
 /* The program's lock tries glibc's own trylock first -- never the next
  * library's, so a wrapper of trylock behind us sees only the program's
  * trylocks -- unless the call it made is wrapped. */
@@ -177,6 +193,9 @@ static void choose_tries(void)
 			 in_glibc((void *)ms_real.mutex_clocklock) ? boot_mutex_trylock
 								    : foreign_look,
 			 __ATOMIC_RELEASE);
+	int fast = in_glibc((void *)ms_real.mutex_lock) &&
+		   in_glibc((void *)ms_real.mutex_unlock) && !glibc_elides();
+	__atomic_store_n(&ms_fast_off, !fast, __ATOMIC_RELEASE);
 	errno = saved;
 }
 

@@ -365,7 +365,7 @@ int ms_lock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m, int rc,
 			t->pend_wait = now - start;
 			t->pend_seq = LOAD(&c->release_seq);
 			t->pend = 1;
-			t->ok = 0;
+			ms_ok_clear(t);
 		}
 	} else if (rc == ETIMEDOUT)
 		add_timeout_wait(c, now - start);

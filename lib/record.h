@@ -69,29 +69,53 @@ MS_HOT uint32_t ms_site_stack(uintptr_t caller)
  * and a self-deadlock's "taken at"). */
 uint32_t ms_site_stack_known(uintptr_t caller);
 
-/* The next main-history entry, written by the mutex's holder, with order
- * o, which becomes the mutex's and the thread's. */
-MS_HOT void ms_log_at(struct ms_thread *t, uint32_t r, uint64_t o,
-		      uintptr_t caller, unsigned op, int waited, int err,
-		      uint64_t ticks)
+/* The next main-history entry of record r (rec), written by the mutex's
+ * holder, thread t (tid), with order o, which becomes the mutex's and the
+ * thread's.  The hot paths pass rec and tid they have in registers: the
+ * compiler cannot tell that the stores before do not change them. */
+MS_HOT void ms_log_rec(struct ms_thread *t, uint32_t tid, uint32_t r,
+		       struct ms_record *rec, uint64_t o, uintptr_t caller,
+		       unsigned op, int waited, int err, uint64_t ticks)
 {
-	struct ms_record *rec = ms_rec(r);
 	t->clock = o;
 	rec->seq = o;
 	uint32_t pos = rec->ops++;
 	struct ms_op *e = ms_history_at(r, pos);
-	ms_op_write(e, ms_history_ticks(e), o, t->tid, caller, op, waited, err,
+	ms_op_write(e, ms_history_ticks(e), o, tid, caller, op, waited, err,
 		    ticks);
 }
 
-/* An operation that takes the mutex (or happens at init): ordered after
- * everything this thread and the mutex have seen (a Lamport clock). */
+MS_HOT void ms_log_at(struct ms_thread *t, uint32_t r, uint64_t o,
+		      uintptr_t caller, unsigned op, int waited, int err,
+		      uint64_t ticks)
+{
+	ms_log_rec(t, t->tid, r, ms_rec(r), o, caller, op, waited, err, ticks);
+}
+
+/* The order of an operation that takes the mutex (or happens at init):
+ * after everything this thread and the mutex have seen (a Lamport
+ * clock). */
+MS_HOT uint64_t ms_order_taking(const struct ms_thread *t,
+				const struct ms_record *rec)
+{
+	uint64_t seen = rec->seq;
+	return (t->clock > seen ? t->clock : seen) + 1;
+}
+
+/* The order of an operation that takes a mutex this thread had last: the
+ * thread's clock is past the mutex's already, as after its release, since
+ * only a holder moves the mutex's order (a new life has no last holder; a
+ * new thread's clock starts past the ended ones', thread.c). */
+MS_HOT uint64_t ms_order_retaking(const struct ms_thread *t)
+{
+	return t->clock + 1;
+}
+
 MS_HOT void ms_log_held(struct ms_thread *t, uint32_t r, uintptr_t caller,
 			unsigned op, int waited, int err, uint64_t ticks)
 {
-	uint64_t seen = ms_rec(r)->seq;
-	uint64_t o = (t->clock > seen ? t->clock : seen) + 1;
-	ms_log_at(t, r, o, caller, op, waited, err, ticks);
+	ms_log_at(t, r, ms_order_taking(t, ms_rec(r)), caller, op, waited, err,
+		  ticks);
 }
 
 /* An operation by the thread holding the mutex (a release, an inner

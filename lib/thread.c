@@ -14,6 +14,14 @@ __thread struct ms_thread ms_self __attribute__((tls_model("initial-exec")));
 
 static uint64_t threads_seen;
 
+/* The clocks of threads that have ended, at most.  A new thread starts
+ * from it: the lock path takes a mutex whose record names this thread's
+ * tid as its last holder in the order after the thread's own clock,
+ * without a look at the mutex's (record.h, ms_order_retaking), and a tid the
+ * kernel hands out again must not find its predecessor's mutexes ahead
+ * of it. */
+static uint64_t clock_floor;
+
 uint32_t ms_thread_register(struct ms_thread *t)
 {
 	/* A raw system call: gettid() has no errno side effect worth keeping,
@@ -21,8 +29,15 @@ uint32_t ms_thread_register(struct ms_thread *t)
 	t->tid = (uint32_t)syscall(SYS_gettid);
 	t->tid_held = t->tid | MS_HELD;
 	t->owned_once = mutex_owned_once_word(t->tid);
+	if (t->clock < LOAD(&clock_floor))
+		t->clock = LOAD(&clock_floor);
 	ATOMIC_ADD(&threads_seen, 1);
 	return t->tid;
+}
+
+void ms_thread_clock_retire(const struct ms_thread *t)
+{
+	atomic_max_u64(&clock_floor, t->clock);
 }
 
 /* The child of fork() keeps the forking thread's TLS but has a new tid. */
@@ -44,7 +59,7 @@ void ms_guard_leave(struct ms_thread *t)
 	if (--t->guard == 0 && t->tid && t->ts && !t->pend &&
 	    __atomic_load_n(&ms_active, __ATOMIC_ACQUIRE) &&
 	    !__atomic_load_n(&ms_fork_unsettled, __ATOMIC_ACQUIRE))
-		t->ok = 1;
+		ms_ok_set(t);
 }
 
 uint64_t ms_threads_seen(void)

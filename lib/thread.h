@@ -21,12 +21,16 @@
 struct ms_thread {
 	uint32_t ok;    /* 1 when calls may be recorded: started, tid and
 			   record known, not inside library code, no blame
-			   pending.  The unlock path's first test. */
+			   pending (set with ms_ok_set, ms_ok_clear) */
 	uint32_t tid;
 	uint32_t tid_held; /* tid | MS_HELD: record.owner while it holds one */
 	uint32_t guard;
 	uint64_t clock;
 	uint64_t owned_once; /* mutex_owned_once_word(tid) (internal.h) */
+	/* owned_once while ok, else 0, which no mutex matches: the unlock
+	 * path's first test tells both that the thread records and that it
+	 * holds the mutex at one level */
+	uint64_t unlock_word;
 	struct ms_tstate *ts; /* the thread's record (threads.h) */
 	/* The records of the mutexes this thread used last, by a few bits
 	 * of their address (ms_cache_slot): a lock of one of them skips the
@@ -73,7 +77,21 @@ static inline void ms_cache_clear(struct ms_thread *t)
 extern __thread struct ms_thread ms_self
 	__attribute__((tls_model("initial-exec")));
 
+static inline void ms_ok_set(struct ms_thread *t)
+{
+	t->ok = 1;
+	t->unlock_word = t->owned_once;
+}
+
+static inline void ms_ok_clear(struct ms_thread *t)
+{
+	t->unlock_word = 0;
+	t->ok = 0;
+}
+
 uint32_t ms_thread_register(struct ms_thread *t);
+/* The ending thread's clock, for threads that get its tid again. */
+void ms_thread_clock_retire(const struct ms_thread *t);
 
 /* Enter and leave library code that may call back into pthread. */
 static inline void ms_guard_enter(struct ms_thread *t)
@@ -85,7 +103,7 @@ static inline void ms_guard_enter(struct ms_thread *t)
 	ms_cache_clear(t);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->guard++;
-	t->ok = 0;
+	ms_ok_clear(t);
 }
 
 void ms_guard_leave(struct ms_thread *t);

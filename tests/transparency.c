@@ -986,6 +986,80 @@ static void case_pi_robust_bad_deadline(pthread_mutex_t *m)
 	fflush(stdout);
 }
 
+/* ---- glibc's own fields --------------------------------------------------- */
+
+/* The library takes and lets go of a free normal mutex itself, as glibc
+ * would (lib/glibc_fast.h): what glibc keeps in the mutex must be what
+ * glibc would have left, in a process of one thread (glibc's plain
+ * stores) and of several (its atomic steps), and when a thread waits in
+ * the kernel (lock word 2) as the holder lets go. */
+static pid_t fields_waiter;
+
+static void fields_line(char *out, size_t n, const char *scene,
+			const char *step, const pthread_mutex_t *m)
+{
+	int owner = m->__data.__owner;
+	const char *who = owner == 0 ? "0" : owner == gettid() ? "self"
+			  : owner == fields_waiter ? "waiter" : "another";
+	snprintf(out, n, "fields.%s %s lock=%d count=%u owner=%s nusers=%u kind=%d",
+		 scene, step, m->__data.__lock, m->__data.__count, who,
+		 m->__data.__nusers, m->__data.__kind);
+}
+
+static void show_fields(const char *scene, const char *step,
+			const pthread_mutex_t *m)
+{
+	char line[160];
+	fields_line(line, sizeof line, scene, step, m);
+	puts(line);
+}
+
+static void fields_steps(const char *scene, pthread_mutex_t *m)
+{
+	kind_name = scene;
+	show_fields(scene, "free", m);
+	CALL("fields", pthread_mutex_lock, m);
+	show_fields(scene, "locked", m);
+	CALL("fields", pthread_mutex_trylock, m);
+	CALL("fields", pthread_mutex_destroy, m);
+	show_fields(scene, "refused", m);
+	CALL("fields", pthread_mutex_unlock, m);
+	show_fields(scene, "unlocked", m);
+	CALL("fields", pthread_mutex_trylock, m);
+	show_fields(scene, "trylocked", m);
+	CALL("fields", pthread_mutex_unlock, m);
+	show_fields(scene, "again", m);
+}
+
+static char fields_taken[160]; /* the waiter's line, printed after it ends */
+
+static void *fields_wait(void *arg)
+{
+	pthread_mutex_t *m = arg;
+	fields_waiter = gettid();
+	pthread_mutex_lock(m); /* the main thread holds it: a wait */
+	fields_line(fields_taken, sizeof fields_taken, "waited", "taken", m);
+	pthread_mutex_unlock(m);
+	return NULL;
+}
+
+/* A thread asleep in the kernel for m: m's lock word says so (2). */
+static void fields_waited(pthread_mutex_t *m)
+{
+	pthread_t t;
+	pthread_mutex_lock(m);
+	__atomic_store_n(&fields_waiter, 0, __ATOMIC_SEQ_CST);
+	pthread_create(&t, NULL, fields_wait, m);
+	while (__atomic_load_n(&m->__data.__lock, __ATOMIC_SEQ_CST) != 2)
+		sched_yield();
+	show_fields("waited", "holder", m);
+	kind_name = "waited";
+	CALL("fields", pthread_mutex_unlock, m);
+	pthread_join(t, NULL);
+	puts(fields_taken);
+	show_fields("waited", "joined", m);
+}
+
 int main(void)
 {
 	alarm(60); /* a hang is a failure, not a stuck test run */
@@ -998,9 +1072,15 @@ int main(void)
 		perror("mmap");
 		return 1;
 	}
+	/* before any thread, then with threads */
+	static pthread_mutex_t alone = PTHREAD_MUTEX_INITIALIZER, several;
+	fields_steps("one-thread", &alone);
 	sem_init(&helper.go, 0, 0);
 	sem_init(&helper.done, 0, 0);
 	pthread_create(&helper.thread, NULL, helper_main, NULL);
+	pthread_mutex_init(&several, NULL);
+	fields_steps("threads", &several);
+	fields_waited(&several);
 
 	struct kind kinds[] = {
 		{ "default", -1, 0, 0, PTHREAD_PRIO_NONE, BY_INIT, 0 },

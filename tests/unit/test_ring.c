@@ -343,6 +343,39 @@ START_TEST(test_ring_orders_follow_mutex_across_threads)
 }
 END_TEST
 
+/* The lock path orders a retake of a mutex whose record names this
+ * thread's tid as its last holder after the thread's own clock alone
+ * (ms_order_retaking): a new thread that gets an ended thread's tid starts
+ * with a clock past the ended one's, so its first retake of that thread's
+ * mutex still comes after the ended thread's last operation on it. */
+START_TEST(test_ring_new_thread_clock_starts_past_ended_threads)
+{
+	struct ms_thread ended = { .ok = 1, .tid = 30, .clock = 5 };
+	uint32_t r = new_record(0x50000);
+	for (int i = 0; i < 40; i++)
+		ms_log_held(&ended, r, CALLER_BASE, MS_OP_LOCK, 0, 0, 0);
+	ck_assert_uint_eq(ended.clock, 45);
+	ms_thread_clock_retire(&ended);
+
+	struct ms_thread same_tid = { 0 };
+	ms_thread_register(&same_tid);
+	ck_assert_uint_ge(same_tid.clock, 45);
+	same_tid.tid = 30; /* as if the kernel gave it the same tid */
+	ms_log_at(&same_tid, r, ms_order_retaking(&same_tid), CALLER_BASE,
+		  MS_OP_LOCK, 0, 0, 0);
+	struct ms_op_view v;
+	ms_op_read(ms_history_at(r, 40), ms_history_ticks(ms_history_at(r, 40)), &v);
+	ck_assert_uint_gt(v.order, 45);
+
+	/* a smaller clock ending later does not lower the floor */
+	struct ms_thread early = { .ok = 1, .tid = 31, .clock = 7 };
+	ms_thread_clock_retire(&early);
+	struct ms_thread next = { 0 };
+	ms_thread_register(&next);
+	ck_assert_uint_ge(next.clock, 45);
+}
+END_TEST
+
 START_TEST(test_ring_op_names)
 {
 	ck_assert_str_eq(ms_op_name(MS_OP_LOCK), "lock");
@@ -375,6 +408,7 @@ Suite *ring_suite(void)
 	tcase_add_test(tc, test_ring_wraparound_keeps_exactly_last_16_entries);
 	tcase_add_test(tc, test_ring_records_histories_do_not_overlap);
 	tcase_add_test(tc, test_ring_orders_follow_mutex_across_threads);
+	tcase_add_test(tc, test_ring_new_thread_clock_starts_past_ended_threads);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("race");
