@@ -147,7 +147,7 @@ static __attribute__((noinline)) int lock_free_known(struct ms_thread *t,
 		return lock_free_full(t, r, m, caller);
 	rec->owner_changes += prev != t->tid;
 	lock_plain_as(t, t->tid, ts, rec, r, caller, MS_OP_LOCK,
-		      ms_order_taking(t, rec));
+		      ms_order_taking(t, r, rec));
 	return 0;
 }
 

@@ -70,15 +70,15 @@ MS_HOT uint32_t ms_site_stack(uintptr_t caller)
 uint32_t ms_site_stack_known(uintptr_t caller);
 
 /* The next main-history entry of record r (rec), written by the mutex's
- * holder, thread t (tid), with order o, which becomes the mutex's and the
- * thread's.  The hot paths pass rec and tid they have in registers: the
- * compiler cannot tell that the stores before do not change them. */
+ * holder, thread t (tid), with order o, which becomes the mutex's (the
+ * entry says it: ms_mutex_order) and the thread's.  The hot paths pass rec
+ * and tid they have in registers: the compiler cannot tell that the
+ * stores before do not change them. */
 MS_HOT void ms_log_rec(struct ms_thread *t, uint32_t tid, uint32_t r,
 		       struct ms_record *rec, uint64_t o, uintptr_t caller,
 		       unsigned op, int waited, int err, uint64_t ticks)
 {
 	t->clock = o;
-	rec->seq = o;
 	uint32_t pos = rec->ops++;
 	struct ms_op *e = ms_history_at(r, pos);
 	ms_op_write(e, ms_history_ticks(e), o, tid, caller, op, waited, err,
@@ -95,10 +95,10 @@ MS_HOT void ms_log_at(struct ms_thread *t, uint32_t r, uint64_t o,
 /* The order of an operation that takes the mutex (or happens at init):
  * after everything this thread and the mutex have seen (a Lamport
  * clock). */
-MS_HOT uint64_t ms_order_taking(const struct ms_thread *t,
+MS_HOT uint64_t ms_order_taking(const struct ms_thread *t, uint32_t r,
 				const struct ms_record *rec)
 {
-	uint64_t seen = rec->seq;
+	uint64_t seen = ms_mutex_order(r, rec);
 	return (t->clock > seen ? t->clock : seen) + 1;
 }
 
@@ -114,8 +114,8 @@ MS_HOT uint64_t ms_order_retaking(const struct ms_thread *t)
 MS_HOT void ms_log_held(struct ms_thread *t, uint32_t r, uintptr_t caller,
 			unsigned op, int waited, int err, uint64_t ticks)
 {
-	ms_log_at(t, r, ms_order_taking(t, ms_rec(r)), caller, op, waited, err,
-		  ticks);
+	ms_log_at(t, r, ms_order_taking(t, r, ms_rec(r)), caller, op, waited,
+		  err, ticks);
 }
 
 /* An operation by the thread holding the mutex (a release, an inner

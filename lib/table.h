@@ -84,7 +84,9 @@ struct ms_record {
 	uintptr_t key;
 	uint64_t acquisitions;
 	uint64_t owner_changes;
-	uint64_t seq;   /* order of this record's last operation, kept across lives */
+	uint64_t seq;   /* order at or below this record's last operation (the
+			   newest history entry has it: ms_mutex_order), kept
+			   across lives; the lock path does not write it */
 	uint64_t birth; /* order at which this life began: older history is stale */
 	uintptr_t first_caller;
 	uint32_t owner; /* tid of the last acquirer, | MS_HELD while held */
@@ -318,6 +320,23 @@ static inline struct ms_op *ms_history_at(uint32_t r, uint32_t pos)
 {
 	return ms_table.history_row[pos & ms_table.history_mask] +
 	       (size_t)r * MS_HISTORY_GROUP;
+}
+
+/* The order of the mutex's last operation: its newest main-history
+ * entry's -- written by the holder, so complete once the mutex is taken
+ * from it -- or, with none newer, the one seq keeps (a life's start, a
+ * reset).  The holders' operations write no other word for it. */
+static inline uint64_t ms_mutex_order(uint32_t r, const struct ms_record *rec)
+{
+	uint64_t o = LOAD(&rec->seq);
+	uint32_t ops = LOAD(&rec->ops);
+	if (ops) {
+		const struct ms_op *e = ms_history_at(r, ops - 1);
+		uint64_t last = __atomic_load_n(&e->stamp, __ATOMIC_ACQUIRE) >> MS_OP_TID_BITS;
+		if (last > o)
+			o = last;
+	}
+	return o;
 }
 
 /* Where the time of a main-history entry goes. */

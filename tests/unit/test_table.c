@@ -907,7 +907,7 @@ START_TEST(test_table_init_of_known_address_starts_from_zero_and_folds_old_life)
 	ck_assert_uint_eq(rec->acquisitions, 4);
 	ck_assert_uint_eq(rec->owner_changes, 1);
 	ck_assert_uint_eq(rec->first_caller, CALLER_A);
-	uint64_t last_order = rec->seq;
+	uint64_t last_order = ms_mutex_order(r, rec);
 	uint32_t last_pos = rec->ops - 1; /* the old life's last entry */
 
 	ck_assert_uint_eq(ms_table_add(key, 1, &clock), r);
