@@ -365,8 +365,7 @@ static inline __attribute__((always_inline)) int mutex_unlock(pthread_mutex_t *m
 			uint32_t r = ts->held[n].rec;
 			struct ms_record *rec = ms_rec(r);
 			if (likely(LOAD(&rec->key) == (uintptr_t)m &&
-				   !ts->held[n].timed &&
-				   !(rec->flags & MS_F_WAITERS))) {
+				   !(rec->flags & (MS_F_WAITERS | MS_F_HOLD_TIMED)))) {
 				/* ms_released() for that case */
 				uint32_t tid = t->tid;
 				ts->nheld = n;

@@ -19,6 +19,7 @@ void ms_release_publish(uint32_t r, uint64_t birth, uint32_t seq);
 void ms_blame_flush(struct ms_thread *t);
 void ms_first_acquired(uint32_t r, uintptr_t caller);
 void ms_hold_end(uint32_t r);
+void ms_hold_flag_stale(uint32_t r);
 
 #define MS_HOT static inline __attribute__((always_inline))
 
@@ -192,6 +193,8 @@ MS_HOT uint32_t ms_released(struct ms_thread *t, uint32_t r, uintptr_t caller,
 	rec->owner = t->tid;
 	if (unlikely(timed))
 		ms_hold_end(r);
+	else if (unlikely(rec->flags & MS_F_HOLD_TIMED))
+		ms_hold_flag_stale(r);
 	if (unlikely(rec->flags & MS_F_WAITERS))
 		seq = ms_release_begin(r);
 	ms_log_holder(t, r, caller, op);

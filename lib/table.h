@@ -50,6 +50,11 @@ struct ms_blame;
 #define MS_F_WAITERS 32u     /* a thread waits: the unlock captures its stack */
 #define MS_F_WAITS_KEPT 64u  /* reset while threads ran: zeroing the cold part
 				keeps its count of waits under way (table.c) */
+/* The hold under way is timed: the unlock path's plain case tests it with
+ * MS_F_WAITERS in one instruction.  Alone in the second byte, which only
+ * the holder writes, with a byte store (ms_hold_flag): the other threads'
+ * changes are atomic read-modify-writes of the word, which keep it. */
+#define MS_F_HOLD_TIMED 0x100u
 
 /* Hold times of mutexes that have made a thread wait: every hold among a
  * mutex's first MS_HOLD_EXACT acquisitions is timed, then one in
