@@ -26,6 +26,12 @@
 void ms_fork_prepare(void);
 void ms_fork_parent(void);
 void ms_fork_child(void);
+/* ms_fork_child() in the child of a fork that ran no prepare handler
+ * (_Fork), of process parent. */
+void ms_fork_child_of(int parent);
+/* The child of _Fork, which runs no fork handlers: ours, as after fork,
+ * if they are registered (init.c). */
+void ms_fork_child_unhandled(int parent);
 
 /* Non-zero while some thread is inside fork() holding the library's locks.
  * A thread that wants one of them then, while it holds mutexes of the

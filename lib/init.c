@@ -61,6 +61,25 @@ static void after_fork_child(void)
 	ms_api_after_fork_child();
 }
 
+void ms_fork_child_unhandled(int parent)
+{
+	struct ms_thread *t = &ms_self;
+	if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) != STARTED)
+		return; /* no handler of ours either */
+	if (t->guard || t->in_update) {
+		/* a _Fork from a signal handler that interrupted our code:
+		 * that code holds our locks or is half-way through an update,
+		 * so the child keeps the parent's numbers -- but not its
+		 * thread id, which the lock path writes into mutexes */
+		ms_thread_after_fork_child();
+		ms_cache_clear(t);
+		ms_ok_clear(t);
+		return;
+	}
+	ms_fork_child_of(parent);
+	ms_api_after_fork_child();
+}
+
 /* Another copy of the library from another file (the build's and an
  * installed one both preloaded, or one preloaded and another dlopen'ed)
  * would record every call twice -- the first copy's calls to glibc reach

@@ -5,6 +5,8 @@
  *                              program's second thread (live.c), and
  *                              the new thread has libunwind's TLS
  *                              block before it runs (stack.h);
+ *   _Fork()                    its child gets our fork handler, which
+ *                              glibc's _Fork does not run (fork.c);
  *   pthread_mutex_consistent() a robust mutex repaired after its owner
  *                              died (robust.c), and its old name
  *                              pthread_mutex_consistent_np().
@@ -113,6 +115,24 @@ MS_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 		errno = saved;
 	}
 	return rc;
+}
+
+/* glibc's fork without the fork handlers: its child is a fork child all
+ * the same, which our handler makes (fork.c) -- or it would go on under
+ * the parent's thread id, which the lock path writes into the mutexes it
+ * takes (glibc_fast.h) where glibc writes the child's, with the parent's
+ * numbers in its report.  Async-signal-safe as _Fork is: a system call
+ * and the fork handler's own work. */
+MS_EXPORT pid_t _Fork(void)
+{
+	int parent = getpid();
+	pid_t pid = ms_real.fork_bare();
+	if (pid == 0) {
+		int saved = errno;
+		ms_fork_child_unhandled(parent);
+		errno = saved;
+	}
+	return pid;
 }
 
 MS_EXPORT int pthread_mutex_consistent(pthread_mutex_t *m)

@@ -54,6 +54,20 @@ static int missing_thread_create(pthread_t *th, const pthread_attr_t *attr,
 	return ms_real.thread_create(th, attr, fn, arg);
 }
 
+/* _Fork before start-up, or on a glibc without it (then no program
+ * calls it: a glibc that has it is what it links against). */
+static void *next(const char *name, const char *version);
+static pid_t missing_fork(void)
+{
+	void *p = next("_Fork", NULL);
+	if (!p) {
+		errno = ENOSYS;
+		return -1;
+	}
+	__atomic_store_n((void **)&ms_real.fork_bare, p, __ATOMIC_RELEASE);
+	return ms_real.fork_bare();
+}
+
 static int missing_cond_wait(pthread_cond_t *c, pthread_mutex_t *m);
 static int missing_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 				  const struct timespec *ts);
@@ -73,6 +87,7 @@ struct ms_real ms_real = {
 	.cond_clockwait = missing_cond_clockwait,
 	.mutex_consistent = missing_consistent,
 	.thread_create = missing_thread_create,
+	.fork_bare = missing_fork,
 	.lock_try = boot_mutex_trylock,
 	.timedlock_try = boot_mutex_trylock,
 	.clocklock_try = boot_mutex_trylock,
@@ -244,6 +259,9 @@ int ms_real_resolve(void)
 	RESOLVE(cond_clockwait, "pthread_cond_clockwait", NULL);
 	RESOLVE(mutex_consistent, "pthread_mutex_consistent", NULL);
 	RESOLVE(thread_create, "pthread_create", NULL);
+	void *bare = next("_Fork", NULL); /* not missing without it */
+	if (bare)
+		__atomic_store_n((void **)&ms_real.fork_bare, bare, __ATOMIC_RELEASE);
 	choose_tries();
 	resolve_c11();
 	return missing ? -1 : 0;

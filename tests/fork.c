@@ -15,6 +15,12 @@
  *                holding a mutex, and a thread holds `held` across the
  *                fork; the child locks `shared` 7 times and `own` 5 times;
  *                the parent then locks `shared` 50 more times.
+ *   bare         _Fork, glibc's fork without fork handlers, from a process
+ *                of one thread that locked `shared` 3 times and holds
+ *                `across`: the child unlocks `across`, locks `shared` 4
+ *                times, and says whose thread id glibc's owner field holds
+ *                while it has `shared` ("owner self": its own, as glibc
+ *                writes it), then exits with exit().
  *   usr1         the child locks `own` 3 times, says "child <pid> ready",
  *                and waits to be killed (the script sends it SIGUSR1 first).
  *   late FILE    the child locks nothing until FILE exists, then locks
@@ -257,6 +263,28 @@ static int counts(void)
 	}
 	printf("child %d %s\n", (int)pid, ended(wait_child(pid)));
 	lock_n(&shared, 50);
+	return 0;
+}
+
+static int bare(void)
+{
+	lock_n(&shared, 3);
+	printf("shared %p\nacross %p\n", (void *)&shared, (void *)&across);
+	fflush(stdout);
+	pthread_mutex_lock(&across);
+	pid_t pid = _Fork();
+	if (pid == 0) {
+		pthread_mutex_unlock(&across);
+		lock_n(&shared, 3);
+		pthread_mutex_lock(&shared);
+		int owner = shared.__data.__owner;
+		printf("child owner %s\n", owner == gettid() ? "self"
+			: owner == getppid() ? "parent" : "another");
+		pthread_mutex_unlock(&shared);
+		exit(0);
+	}
+	pthread_mutex_unlock(&across);
+	printf("child %d %s\n", (int)pid, ended(wait_child(pid)));
 	return 0;
 }
 
@@ -557,6 +585,8 @@ int main(int argc, char **argv)
 		return stress(atoi(argv[2]));
 	if (!strcmp(mode, "counts"))
 		return counts();
+	if (!strcmp(mode, "bare"))
+		return bare();
 	if (!strcmp(mode, "usr1"))
 		return usr1();
 	if (!strcmp(mode, "late") && argc > 2)

@@ -2,7 +2,8 @@
 # lock hard and every child exits; each fork child's report covers the
 # child only (exact counts on both sides, mutexes of the parent's other
 # threads shown as theirs); kill -USR1 and the watchdog work in a fork
-# child; exec'd children are recorded, and not with MUTEXSTAT_FOLLOW=0.
+# child; exec'd children are recorded, and not with MUTEXSTAT_FOLLOW=0;
+# a child of _Fork (no fork handlers) is a fork child all the same.
 . "$top_srcdir/tests/lib.sh"
 skip_if_sanitized "gcc 12's ASan malloc is not safe across fork: a child forked" \
 	"while another thread is in malloc hangs (README, Sanitizers and checkers)"
@@ -100,6 +101,26 @@ if command -v jq >/dev/null 2>&1; then
 else
 	echo "skip: jq is not installed: the JSON checks"
 fi
+
+# ---- _Fork: glibc's fork without the fork handlers ---------------------------
+# Its child is a fork child too: its thread id (the lock path writes it into
+# the mutexes it takes, as glibc does) and its own report.
+run_with "$WORK/out" "$WORK/err" env MUTEXSTAT_OUTPUT="$WORK/b.%p" "$P" bare
+child=$(awk '/^child [0-9]+ / { print $2 }' "$WORK/out")
+shared=$(awk '/^shared / { print $2 }' "$WORK/out")
+across=$(awk '/^across / { print $2 }' "$WORK/out")
+expect_grep "bare: the child exited" "^child $child exited 0$" "$WORK/out"
+expect_grep "bare: glibc's owner field has the child's id, as without us" \
+	'^child owner self$' "$WORK/out"
+expect_grep "bare: the child's report says where it came from" \
+	"^  forked from pid [0-9]+: the numbers start at the fork" "$WORK/b.$child"
+expect_eq "bare: the child locked shared 4 times" "$(acquired "$WORK/b.$child" "$shared")" 4
+expect_eq "bare: across, held at the fork, is unlocked in the child, not locked" \
+	"$(top_row "$WORK/b.$child" "$across")" ""
+expect_no_grep "bare: no finding in the child" '^(MISUSE|POTENTIAL DEADLOCK|DEADLOCK|HELD AT)' \
+	"$WORK/b.$child"
+parent=$(grep -L 'forked from pid' "$WORK"/b.*)
+expect_eq "bare: the parent locked shared 3 times" "$(acquired "$parent" "$shared")" 3
 
 # ---- kill -USR1 on a fork child ---------------------------------------------
 start_job usr1 env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/u.%p" "$P" usr1
