@@ -7,6 +7,8 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <stdlib.h>
+#include <string.h>
 #include <gnu/lib-names.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
@@ -190,6 +192,17 @@ static int glibc_elides(void)
 	return LOAD(&probe.__data.__kind) != 0;
 }
 
+/* valgrind's helgrind or drd watch the program's locking through glibc's
+ * lock functions (they redirect them): glibc_fast.h's steps, which skip
+ * those, would leave them blind and make every critical section a race.
+ * Their preloaded part is in LD_PRELOAD. */
+static int lock_checker_watches(void)
+{
+	const char *preload = getenv("LD_PRELOAD");
+	return preload && (strstr(preload, "vgpreload_helgrind") ||
+			   strstr(preload, "vgpreload_drd"));
+}
+
 /* The program's lock tries glibc's own trylock first -- never the next
  * library's, so a wrapper of trylock behind us sees only the program's
  * trylocks -- unless the call it made is wrapped. */
@@ -209,7 +222,8 @@ static void choose_tries(void)
 								    : foreign_look,
 			 __ATOMIC_RELEASE);
 	int fast = in_glibc((void *)ms_real.mutex_lock) &&
-		   in_glibc((void *)ms_real.mutex_unlock) && !glibc_elides();
+		   in_glibc((void *)ms_real.mutex_unlock) && !glibc_elides() &&
+		   !lock_checker_watches();
 	__atomic_store_n(&ms_fast_off, !fast, __ATOMIC_RELEASE);
 	errno = saved;
 }

@@ -37,7 +37,12 @@ uint32_t ms_thread_register(struct ms_thread *t)
 
 void ms_thread_clock_retire(const struct ms_thread *t)
 {
-	atomic_max_u64(&clock_floor, t->clock);
+	ms_thread_clock_floor(t->clock);
+}
+
+void ms_thread_clock_floor(uint64_t order)
+{
+	atomic_max_u64(&clock_floor, order);
 }
 
 /* The child of fork() keeps the forking thread's TLS but has a new tid. */

@@ -3,7 +3,8 @@
 # memory, no bad free, no definite leak, in the library's start-up, its
 # lock paths, its dump thread and the exit report (call stacks, symbols,
 # findings).  Each program's output and report are as without valgrind.
-# Skipped without valgrind, and in a sanitized build (ASan and valgrind
+# Then helgrind: no race in a correct program's own code.  Skipped without
+# valgrind, and in a sanitized build (ASan and valgrind
 # cannot watch the same process).
 . "$top_srcdir/tests/lib.sh"
 B=$top_builddir
@@ -51,5 +52,20 @@ expect_grep "producer_consumer: condition waits counted" \
 memcheck deadlock_abba "$B/examples/deadlock_abba"
 expect_grep "deadlock_abba: the inversion found" '^POTENTIAL DEADLOCK: 2 mutexes' \
     "$WORK/deadlock_abba.report"
+
+# helgrind watches the program's locking through glibc's lock functions;
+# the library takes a normal mutex with its own steps (lib/glibc_fast.h)
+# unless helgrind or drd is there.  The program's own critical sections
+# must not be races: no report whose first frame is the program's code
+# (the library's own lock-free table and records are reported; the
+# program's counter, updated under its mutex, must not be).
+rc=0
+env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/helgrind.report" \
+    valgrind --tool=helgrind --log-file="$WORK/helgrind.vg" \
+    "$B/tests/locked_counter" >"$WORK/helgrind.out" 2>"$WORK/helgrind.err" || rc=$?
+expect_eq "helgrind: exit status" "$rc" 0
+expect_eq "helgrind: its output" "$(cat "$WORK/helgrind.out")" 4000
+races=$(grep -A2 'Possible data race' "$WORK/helgrind.vg" | grep -c 'at 0x[0-9A-F]*: .*(locked_counter\.c:')
+expect_eq "helgrind: no race in the program's own code" "$races" 0
 
 finish
