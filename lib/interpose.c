@@ -202,8 +202,8 @@ static __attribute__((noinline)) int lock_free_other(pthread_mutex_t *m,
  * not know it: a mutex this thread has not used lately, or one of more
  * than MS_CACHE it takes in turn; the second level or the table has its
  * record. */
-static __attribute__((noinline)) int lock_free_slow(pthread_mutex_t *m,
-						    uintptr_t caller)
+static inline __attribute__((always_inline)) int lock_free_slow(pthread_mutex_t *m,
+								      uintptr_t caller)
 {
 	struct ms_thread *t = &ms_self;
 	uint32_t r;
