@@ -93,9 +93,10 @@ static inline void atomic_max_u32(uint32_t *p, uint32_t v)
 }
 
 /* glibc keeps the owner's tid, the recursion count and the kind in the
- * public layout of pthread_mutex_t (struct __pthread_mutex_s).  We only ever
- * read them, to tell a relock from a contention and to recognise misuse
- * exactly as glibc sees it. */
+ * public layout of pthread_mutex_t (struct __pthread_mutex_s).  We read
+ * them, to tell a relock from a contention and to recognise misuse
+ * exactly as glibc sees it; only glibc_fast.h writes them, as glibc's own
+ * lock and unlock of a normal mutex would. */
 #define MS_KIND_MASK 3        /* PTHREAD_MUTEX_{NORMAL,RECURSIVE,ERRORCHECK,ADAPTIVE}_NP */
 #define MS_KIND_ROBUST 16
 #define MS_KIND_PI 32
