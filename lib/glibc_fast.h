@@ -10,8 +10,8 @@
  * than doing them: its trylock, which the lock path used to tell a free
  * mutex from a contention, is 34 instructions with the call, and its
  * unlock 23; these are 10 and 13.  Everything else goes to glibc as
- * before: other kinds, a held mutex (the slow path waits in glibc's
- * lock), an unlock with threads waiting in the kernel.
+ * before: other kinds, and a held mutex (the slow path waits in glibc's
+ * lock).
  *
  * The fields are glibc's public layout of pthread_mutex_t, which its ABI
  * keeps, and what is written is what glibc writes (owner 0 while free,
@@ -63,25 +63,25 @@ static inline __attribute__((always_inline)) int fast_lock(pthread_mutex_t *m, u
 	return 0;
 }
 
-/* glibc's pthread_mutex_unlock of m, which thread tid holds: 1 if done,
- * 0 if a thread waits for it in the kernel (lock word 2) -- then m is left
- * as it was, for glibc's unlock to let go and wake that thread. */
-static inline __attribute__((always_inline)) int fast_unlock(pthread_mutex_t *m, uint32_t tid)
+/* A thread sleeps in the kernel for the lock word (2): wake one, as
+ * glibc's unlock does.  Out of line: only a contended mutex comes here. */
+void ms_fast_wake(int *word) __attribute__((visibility("hidden")));
+
+/* glibc's pthread_mutex_unlock of m, which this thread holds: owner 0, one
+ * user less, and the lock word exchanged for 0 -- if it was 2, a thread
+ * sleeps in the kernel for it and is woken, as glibc's unlock does (a
+ * compare-and-swap that left that case to glibc took two locked
+ * instructions on the busiest line of a contended mutex).  One thread in
+ * the process: a plain store, as glibc's. */
+static inline __attribute__((always_inline)) void fast_unlock(pthread_mutex_t *m)
 {
 	int *word = &m->__data.__lock;
 	m->__data.__owner = 0;
 	m->__data.__nusers--;
-	if (__libc_single_threaded) {
+	if (__libc_single_threaded)
 		__atomic_store_n(word, 0, __ATOMIC_RELEASE);
-		return 1;
-	}
-	int held = 1;
-	if (likely(__atomic_compare_exchange_n(word, &held, 0, 0, __ATOMIC_RELEASE,
-					       __ATOMIC_RELAXED)))
-		return 1;
-	m->__data.__nusers++; /* still held: nobody else writes these */
-	m->__data.__owner = (int)tid;
-	return 0;
+	else if (unlikely(__atomic_exchange_n(word, 0, __ATOMIC_RELEASE) > 1))
+		ms_fast_wake(word);
 }
 
 #endif

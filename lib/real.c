@@ -179,6 +179,15 @@ static int in_glibc(void *fn)
 
 int ms_fast_off = 1;
 
+void ms_fast_wake(int *word)
+{
+	/* glibc's lll_futex_wake: one waiter of a private mutex; no errno
+	 * for the program to see */
+	int saved = errno;
+	syscall(SYS_futex, word, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, NULL, 0);
+	errno = saved;
+}
+
 /* glibc elides locks (the tunable glibc.elision.enable, on a CPU with
  * transactional memory): its first lock of a kind-0 mutex then marks it
  * for elision, which glibc_fast.h's steps must not skip.  Asked of the
