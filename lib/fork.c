@@ -270,7 +270,7 @@ static void clear_fork_flags(uintptr_t key, uint32_t r, void *arg)
 	/* a thread of the child may get the tid of a thread of the parent
 	 * (once that one has ended), whose clock did not come along: new
 	 * threads start past every mutex's order */
-	ms_thread_clock_floor(ms_mutex_order(r, rec));
+	ms_thread_clock_floor(ms_mutex_order_racing(r, rec));
 	if (LOAD(&rec->flags) & MS_F_WAITERS)
 		__atomic_fetch_and(&rec->flags, ~MS_F_WAITERS, __ATOMIC_RELAXED);
 }

@@ -157,7 +157,7 @@ void ms_log_other(struct ms_thread *t, uint32_t r, uintptr_t caller,
 {
 	struct ms_cold *c = ms_cold(r);
 	struct ms_record *rec = ms_rec(r);
-	uint64_t o = ms_mutex_order(r, rec);
+	uint64_t o = ms_mutex_order_racing(r, rec);
 	if (t->clock > o)
 		o = t->clock;
 	t->clock = ++o; /* after what this thread has seen, without a write

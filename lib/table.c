@@ -1028,7 +1028,7 @@ static void reset_records(int running)
 		uint32_t first_stack = LOAD(&rec->first_stack);
 		uint32_t init_stack = LOAD(&t->init_stacks[r]);
 		const char *name = (flags & MS_F_COLD) ? LOAD(&t->cold[r].name) : NULL;
-		uint64_t clock = 0, seq = ms_mutex_order(r, rec);
+		uint64_t clock = 0, seq = ms_mutex_order_racing(r, rec);
 		if (running && bases) {
 			/* no store a holder could undo, or undo its own: the
 			 * counters' values are the bases, and the owner, the

@@ -330,16 +330,38 @@ static inline struct ms_op *ms_history_at(uint32_t r, uint32_t pos)
 /* The order of the mutex's last operation: its newest main-history
  * entry's -- written by the holder, so complete once the mutex is taken
  * from it -- or, with none newer, the one seq keeps (a life's start, a
- * reset).  The holders' operations write no other word for it. */
+ * reset).  The holders' operations write no other word for it.  The
+ * position ops - 1 also when ops is 0: after 2^32 operations the
+ * position wraps, and in a life with none yet that entry is empty or an
+ * older life's, below seq. */
 static inline uint64_t ms_mutex_order(uint32_t r, const struct ms_record *rec)
 {
 	uint64_t o = LOAD(&rec->seq);
+	const struct ms_op *e = ms_history_at(r, LOAD(&rec->ops) - 1);
+	uint64_t last = __atomic_load_n(&e->stamp, __ATOMIC_ACQUIRE) >> MS_OP_TID_BITS;
+	return last > o ? last : o;
+}
+
+/* ms_mutex_order() for a thread that does not hold the mutex (a failed
+ * operation, a reset while threads run, a fork child's view of a parent
+ * thread stopped anywhere): the holder may be writing the newest entry,
+ * which ops counts already while its stamp is still a ring's length
+ * older, or 0.  The entry before counts too (complete), and a stamp
+ * being written is waited for a moment (with a ring of one entry there
+ * is no entry before). */
+static inline uint64_t ms_mutex_order_racing(uint32_t r, const struct ms_record *rec)
+{
+	uint64_t o = LOAD(&rec->seq);
 	uint32_t ops = LOAD(&rec->ops);
-	if (ops) {
-		const struct ms_op *e = ms_history_at(r, ops - 1);
-		uint64_t last = __atomic_load_n(&e->stamp, __ATOMIC_ACQUIRE) >> MS_OP_TID_BITS;
-		if (last > o)
-			o = last;
+	for (uint32_t back = 1; back <= 2; back++) {
+		const struct ms_op *e = ms_history_at(r, ops - back);
+		uint64_t s = __atomic_load_n(&e->stamp, __ATOMIC_ACQUIRE);
+		for (unsigned spins = 0; !s && back == 1 && ops && spins < 64; spins++) {
+			__builtin_ia32_pause();
+			s = __atomic_load_n(&e->stamp, __ATOMIC_ACQUIRE);
+		}
+		if (s >> MS_OP_TID_BITS > o)
+			o = s >> MS_OP_TID_BITS;
 	}
 	return o;
 }

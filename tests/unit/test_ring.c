@@ -346,6 +346,59 @@ START_TEST(test_ring_orders_follow_mutex_across_threads)
 }
 END_TEST
 
+/* The history position is 32 bits and wraps: the entry after position
+ * 2^32-1 still follows the mutex's order (ms_mutex_order reads the newest
+ * entry at position ops-1 also when ops has come back to 0). */
+START_TEST(test_ring_order_follows_mutex_across_position_wrap)
+{
+	struct ms_thread ahead = { .ok = 1, .tid = 10, .clock = 1000 };
+	struct ms_thread behind = { .ok = 1, .tid = 20, .clock = 5 };
+	uint32_t r = new_record(0x48000);
+	struct ms_record *rec = ms_rec(r);
+	struct ms_op_view v;
+
+	rec->ops = UINT32_MAX - 1; /* as after 2^32-2 operations */
+	ms_log_held(&ahead, r, CALLER_BASE, MS_OP_LOCK, 0, 0, 0);
+	ms_log_held(&ahead, r, CALLER_BASE, MS_OP_UNLOCK, 0, 0, 0);
+	ck_assert_uint_eq(rec->ops, 0);
+	ck_assert_uint_eq(ms_mutex_order(r, rec), 1002);
+	ms_log_held(&behind, r, CALLER_BASE, MS_OP_LOCK, 0, 0, 0);
+	ms_op_read(ms_history_at(r, 0), ms_history_ticks(ms_history_at(r, 0)), &v);
+	ck_assert_uint_eq(v.order, 1003);
+	ck_assert_uint_eq(behind.clock, 1003);
+}
+END_TEST
+
+/* A thread that does not hold the mutex (a failed trylock) reads its order
+ * while the holder may be writing the newest entry: the position counts it
+ * already, and its stamp is 0 or still the entry a ring's length older.
+ * The failure still comes after every entry the holder had finished. */
+START_TEST(test_ring_failure_during_holders_write_follows_finished_entries)
+{
+	struct ms_thread holder = { .ok = 1, .tid = 10, .clock = 1000 };
+	uint32_t r = new_record(0x50000);
+	struct ms_record *rec = ms_rec(r);
+
+	for (unsigned k = 0; k < HISTORY + 4; k++)
+		ms_log_held(&holder, r, CALLER_BASE, k % 2 ? MS_OP_UNLOCK : MS_OP_LOCK,
+			    0, 0, 0);
+	uint64_t finished = holder.clock;
+
+	/* the holder's next write has taken its position, nothing more: the
+	 * slot still has the entry HISTORY positions older */
+	uint32_t pos = rec->ops++;
+	struct ms_thread other = { .ok = 1, .tid = 20, .clock = 5 };
+	ms_log_other(&other, r, CALLER_BASE, MS_OP_TRYLOCK, EBUSY);
+	ck_assert_uint_gt(other.clock, finished);
+
+	/* ... and has zeroed the stamp */
+	ms_history_at(r, pos)->stamp = 0;
+	struct ms_thread third = { .ok = 1, .tid = 30, .clock = 5 };
+	ms_log_other(&third, r, CALLER_BASE, MS_OP_TRYLOCK, EBUSY);
+	ck_assert_uint_gt(third.clock, finished);
+}
+END_TEST
+
 /* The lock path orders a retake of a mutex whose record names this
  * thread's tid as its last holder after the thread's own clock alone
  * (ms_order_retaking): a new thread that gets an ended thread's tid starts
@@ -411,6 +464,8 @@ Suite *ring_suite(void)
 	tcase_add_test(tc, test_ring_wraparound_keeps_exactly_last_16_entries);
 	tcase_add_test(tc, test_ring_records_histories_do_not_overlap);
 	tcase_add_test(tc, test_ring_orders_follow_mutex_across_threads);
+	tcase_add_test(tc, test_ring_order_follows_mutex_across_position_wrap);
+	tcase_add_test(tc, test_ring_failure_during_holders_write_follows_finished_entries);
 	tcase_add_test(tc, test_ring_new_thread_clock_starts_past_ended_threads);
 	suite_add_tcase(s, tc);
 
