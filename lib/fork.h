@@ -16,12 +16,10 @@
 #ifndef MUTEXSTAT_FORK_H
 #define MUTEXSTAT_FORK_H
 
-#include "internal.h"
 #include "thread.h"
 
 #include <pthread.h>
 #include <stdint.h>
-#include <sys/single_threaded.h>
 #include <sys/types.h>
 
 /* The fork handlers (init.c registers them with pthread_atfork). */
@@ -56,31 +54,15 @@ uint64_t ms_fork_skipped_calls(void);
  * under way: the forking thread may be waiting for the lock it holds
  * (a fork from a signal handler that interrupted an update, table.c). */
 int ms_fork_spin_lock_wait(int *word, int holding_one);
-/* The free lock taken (the usual case, no call).  While the process has
- * one thread there is nobody to exclude but a signal handler of this
- * thread, which a load and a store exclude as well as the exchange does --
- * without its locked instruction, which waits for every store before it
- * to reach the cache. */
-static inline int spin_take_free(int *word)
-{
-	if (__libc_single_threaded) {
-		if (LOAD(word))
-			return 0;
-		STORE(word, 1);
-		__atomic_signal_fence(__ATOMIC_ACQUIRE);
-		return 1;
-	}
-	return !__atomic_exchange_n(word, 1, __ATOMIC_ACQUIRE);
-}
 static inline int ms_fork_spin_lock(int *word)
 {
-	if (spin_take_free(word))
-		return 1;
+	if (!__atomic_exchange_n(word, 1, __ATOMIC_ACQUIRE))
+		return 1; /* free: the usual case, no call */
 	return ms_fork_spin_lock_wait(word, 0);
 }
 static inline int ms_fork_spin_lock_holding(int *word)
 {
-	if (spin_take_free(word))
+	if (!__atomic_exchange_n(word, 1, __ATOMIC_ACQUIRE))
 		return 1;
 	return ms_fork_spin_lock_wait(word, 1);
 }
