@@ -254,10 +254,9 @@ void ms_fork_child(void)
 	ms_ok_clear(t);
 }
 
-void ms_fork_child_of(int parent)
+void ms_fork_note_parent(int parent)
 {
 	parent_pid_at_prepare = parent;
-	ms_fork_child();
 }
 
 static void clear_fork_flags(uintptr_t key, uint32_t r, void *arg)

@@ -26,9 +26,9 @@
 void ms_fork_prepare(void);
 void ms_fork_parent(void);
 void ms_fork_child(void);
-/* ms_fork_child() in the child of a fork that ran no prepare handler
- * (_Fork), of process parent. */
-void ms_fork_child_of(int parent);
+/* What ms_fork_prepare() notes of the parent, for a fork that ran no
+ * prepare handler (_Fork) of process parent. */
+void ms_fork_note_parent(int parent);
 /* The child of _Fork, which runs no fork handlers: ours, as after fork,
  * if they are registered (init.c). */
 void ms_fork_child_unhandled(int parent);

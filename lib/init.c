@@ -76,8 +76,8 @@ void ms_fork_child_unhandled(int parent)
 		ms_ok_clear(t);
 		return;
 	}
-	ms_fork_child_of(parent);
-	ms_api_after_fork_child();
+	ms_fork_note_parent(parent);
+	after_fork_child();
 }
 
 /* Another copy of the library from another file (the build's and an

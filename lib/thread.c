@@ -35,11 +35,6 @@ uint32_t ms_thread_register(struct ms_thread *t)
 	return t->tid;
 }
 
-void ms_thread_clock_retire(const struct ms_thread *t)
-{
-	ms_thread_clock_floor(t->clock);
-}
-
 void ms_thread_clock_floor(uint64_t order)
 {
 	atomic_max_u64(&clock_floor, order);

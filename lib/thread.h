@@ -90,9 +90,8 @@ static inline void ms_ok_clear(struct ms_thread *t)
 }
 
 uint32_t ms_thread_register(struct ms_thread *t);
-/* The ending thread's clock, for threads that get its tid again. */
-void ms_thread_clock_retire(const struct ms_thread *t);
-/* New threads start past order too. */
+/* New threads start past order (an ending thread's clock: a thread may
+ * get its tid again). */
 void ms_thread_clock_floor(uint64_t order);
 
 /* Enter and leave library code that may call back into pthread. */

@@ -133,7 +133,7 @@ static void thread_exit(void *arg)
 	ts->nheld = 0; /* held[].timed may stay 1: reuse zeroes held[] */
 	ts->overflow = 0;
 	ms_table_thread_exit(t);
-	ms_thread_clock_retire(t);
+	ms_thread_clock_floor(t->clock); /* for a thread that gets its tid */
 	pool_lock();
 	if (LOAD(&ts->in_use) == LATE)
 		late_unlink(ts);

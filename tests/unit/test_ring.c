@@ -411,7 +411,7 @@ START_TEST(test_ring_new_thread_clock_starts_past_ended_threads)
 	for (int i = 0; i < 40; i++)
 		ms_log_held(&ended, r, CALLER_BASE, MS_OP_LOCK, 0, 0, 0);
 	ck_assert_uint_eq(ended.clock, 45);
-	ms_thread_clock_retire(&ended);
+	ms_thread_clock_floor(ended.clock);
 
 	struct ms_thread same_tid = { 0 };
 	ms_thread_register(&same_tid);
@@ -425,7 +425,7 @@ START_TEST(test_ring_new_thread_clock_starts_past_ended_threads)
 
 	/* a smaller clock ending later does not lower the floor */
 	struct ms_thread early = { .ok = 1, .tid = 31, .clock = 7 };
-	ms_thread_clock_retire(&early);
+	ms_thread_clock_floor(early.clock);
 	struct ms_thread next = { 0 };
 	ms_thread_register(&next);
 	ck_assert_uint_ge(next.clock, 45);
