@@ -327,17 +327,34 @@ static inline struct ms_op *ms_history_at(uint32_t r, uint32_t pos)
 	       (size_t)r * MS_HISTORY_GROUP;
 }
 
+/* Whether the history position has come back to 0 after 2^32 entries of
+ * this life, rather than standing at 0 in a life with no entry yet.  Every
+ * main-history entry but the life's init and its unlocks follows an
+ * acquisition, and every unlock a lock, so a life that has wrapped has
+ * made some 2^31 acquisitions; a new one has made at most the one whose
+ * entry is being ordered.  The entries before position 0 are read only
+ * then: in a new life they are an older life's, or memory never touched,
+ * and on kernels that do not map a shared zero page a read of those
+ * makes a page resident -- the last group of positions of every new
+ * mutex, 64 bytes each and one page fault per 64 mutexes, for nothing. */
+#define MS_OPS_WRAPPED_ACQ (1ull << 31)
+static inline int ms_history_wrapped(const struct ms_record *rec)
+{
+	return LOAD(&rec->acquisitions) >= MS_OPS_WRAPPED_ACQ;
+}
+
 /* The order of the mutex's last operation: its newest main-history
  * entry's -- written by the holder, so complete once the mutex is taken
- * from it -- or, with none newer, the one seq keeps (a life's start, a
- * reset).  The holders' operations write no other word for it.  The
- * position ops - 1 also when ops is 0: after 2^32 operations the
- * position wraps, and in a life with none yet that entry is empty or an
- * older life's, below seq. */
+ * from it -- or, with none in this life, the one seq keeps (a life's
+ * start, a reset).  The holders' operations write no other word for it.
+ * The position ops - 1 also when ops is 0 after a wrap (above). */
 static inline uint64_t ms_mutex_order(uint32_t r, const struct ms_record *rec)
 {
 	uint64_t o = LOAD(&rec->seq);
-	const struct ms_op *e = ms_history_at(r, LOAD(&rec->ops) - 1);
+	uint32_t ops = LOAD(&rec->ops);
+	if (unlikely(!ops) && !ms_history_wrapped(rec))
+		return o;
+	const struct ms_op *e = ms_history_at(r, ops - 1);
 	uint64_t last = __atomic_load_n(&e->stamp, __ATOMIC_ACQUIRE) >> MS_OP_TID_BITS;
 	return last > o ? last : o;
 }
@@ -353,7 +370,8 @@ static inline uint64_t ms_mutex_order_racing(uint32_t r, const struct ms_record 
 {
 	uint64_t o = LOAD(&rec->seq);
 	uint32_t ops = LOAD(&rec->ops);
-	for (uint32_t back = 1; back <= 2; back++) {
+	int wrapped = ms_history_wrapped(rec);
+	for (uint32_t back = 1; back <= 2 && (back <= ops || wrapped); back++) {
 		const struct ms_op *e = ms_history_at(r, ops - back);
 		uint64_t s = __atomic_load_n(&e->stamp, __ATOMIC_ACQUIRE);
 		for (unsigned spins = 0; !s && back == 1 && ops && spins < 64; spins++) {
