@@ -328,16 +328,19 @@ static inline struct ms_op *ms_history_at(uint32_t r, uint32_t pos)
 }
 
 /* Whether the history position has come back to 0 after 2^32 entries of
- * this life, rather than standing at 0 in a life with no entry yet.  Every
- * main-history entry but the life's init and its unlocks follows an
- * acquisition, and every unlock a lock, so a life that has wrapped has
- * made some 2^31 acquisitions; a new one has made at most the one whose
- * entry is being ordered.  The entries before position 0 are read only
- * then: in a new life they are an older life's, or memory never touched,
- * and on kernels that do not map a shared zero page a read of those
- * makes a page resident -- the last group of positions of every new
- * mutex, 64 bytes each and one page fault per 64 mutexes, for nothing. */
-#define MS_OPS_WRAPPED_ACQ (1ull << 31)
+ * this life, rather than standing at 0 in a new life with no entry yet.
+ * A new life's first entry is ordered with at most one acquisition
+ * counted (an init has none; a static mutex's first lock counts its own
+ * first), so two or more mean the position has wrapped.  (A wrap with
+ * fewer -- 2^32 entries made by unlocks of holds taken behind the
+ * library's back -- orders one entry after the life's start rather than
+ * after the newest entry: a report's order of that entry, nothing more.)
+ * The entries before position 0 are read only after a wrap: in a new
+ * life they are an older life's, or memory never touched, and on kernels
+ * that map no shared zero page a read of those makes a page resident --
+ * the last group of positions of every new mutex, 64 bytes each and a
+ * page fault per 64 mutexes, for nothing. */
+#define MS_OPS_WRAPPED_ACQ 2
 static inline int ms_history_wrapped(const struct ms_record *rec)
 {
 	return LOAD(&rec->acquisitions) >= MS_OPS_WRAPPED_ACQ;

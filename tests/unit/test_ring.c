@@ -389,8 +389,8 @@ START_TEST(test_ring_new_life_reads_only_positions_it_wrote)
 {
 	struct ms_thread t = { .ok = 1, .tid = 10, .clock = 100 };
 	struct ms_thread other = { .ok = 1, .tid = 20, .clock = 5 };
-	/* records 64 apart: their positions 4-15 share no page with the
-	 * records' before them */
+	/* records 64 apart: the pages that hold their positions 4-15 hold
+	 * only those of records no operation below touches */
 	uint32_t r = 0, r_static = 0;
 	for (uintptr_t key = 0x60000; !r_static; key += 8) {
 		uint32_t n = new_record(key);
