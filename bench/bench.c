@@ -4,7 +4,8 @@
  *   workload=<name> ops=<N> ns_per_op=<float> peak_rss_kb=<N> checksum=<N>
  *
  * (handoff adds chunk_ns_per_op=<float>, million init_ns, lock_ns and
- * destroy_ns=<float>: see there.)
+ * destroy_ns=<float>, and faults=<N>, the page faults of the whole run:
+ * see there.)
  *
  * The program is plain pthread code: it does not know whether mutexstat is
  * preloaded, so bench/run can time the same binary bare and with the library.
@@ -462,7 +463,9 @@ static struct result run_handoff16(long n) { return run_handoff_at(n, 14); }
  * peak RSS should show the cost of a million live mutexes, and later rounds
  * would add whatever is kept of the destroyed ones.  The three passes are
  * also timed apart (phase_ns: init, lock+unlock, destroy), to show where
- * the library's cost goes. */
+ * the library's cost goes, and the run's page faults are counted: a
+ * machine where a fault is slow makes this row the ratio of pages
+ * touched. */
 static double million_phase_ns[3];
 
 static struct result run_million(long rounds)
@@ -732,8 +735,9 @@ int main(int argc, char **argv)
 	if (r.chunk_ns > 0)
 		printf(" chunk_ns_per_op=%.2f", r.chunk_ns);
 	if (w->run == run_million)
-		printf(" init_ns=%.2f lock_ns=%.2f destroy_ns=%.2f",
-		       million_phase_ns[0], million_phase_ns[1], million_phase_ns[2]);
+		printf(" init_ns=%.2f lock_ns=%.2f destroy_ns=%.2f faults=%ld",
+		       million_phase_ns[0], million_phase_ns[1], million_phase_ns[2],
+		       ru.ru_minflt + ru.ru_majflt);
 	printf("\n");
 	return fflush(stdout) == 0 ? 0 : 1;
 }
