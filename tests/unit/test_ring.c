@@ -394,8 +394,10 @@ START_TEST(test_ring_new_life_reads_only_positions_it_wrote)
 	uint32_t r = 0, r_static = 0;
 	for (uintptr_t key = 0x60000; !r_static; key += 8) {
 		uint32_t n = new_record(key);
-		if (n % 64 == 0)
-			r ? (void)(r_static = n) : (void)(r = n);
+		if (n % 64 == 0 && !r)
+			r = n;
+		else if (n % 64 == 0)
+			r_static = n;
 	}
 	forbid_later_groups(r);
 	forbid_later_groups(r_static);
