@@ -19,6 +19,7 @@
 #include "depot.h"
 #include "fmt.h"
 #include "internal.h"
+#include "loader_lock.h"
 #include "report_stacks.h"
 #include "stack.h"
 #include "symbols.h"
@@ -416,7 +417,8 @@ static void write_mappings(void)
 		if (!m) /* never: ids are given to mappings in P.maps */
 			continue;
 		struct build_id bid = { m->start, "" };
-		dl_iterate_phdr(find_build_id, &bid);
+		if (!ms_loader_locked_since_fork()) /* else it waits for ever */
+			dl_iterate_phdr(find_build_id, &bid);
 		size_t at = pb_begin(&P.pb, PROFILE_MAPPING);
 		pb_uint(&P.pb, MAPPING_ID, id);
 		pb_uint(&P.pb, MAPPING_MEMORY_START, m->start);
@@ -659,7 +661,7 @@ static void *zlib_handle;
 static int write_gzip(int fd, const uint8_t *p, size_t n)
 {
 	void *h = __atomic_load_n(&zlib_handle, __ATOMIC_ACQUIRE);
-	if (!h) {
+	if (!h && !ms_loader_locked_since_fork()) { /* else dlopen waits for ever */
 		h = dlopen("libz.so.1", RTLD_LAZY | RTLD_LOCAL);
 		void *none = NULL;
 		if (h && !__atomic_compare_exchange_n(&zlib_handle, &none, h, 0,

@@ -27,10 +27,14 @@ void ms_report_stack_summary(struct ms_fmt *f)
 	if (!ms_stack_available())
 		ms_fmt(f, "  call stacks: unavailable (libunwind.so.8 could not be "
 			  "loaded); sites show the caller only\n");
-	else if (ms_stack_off_since_fork())
+	else if (ms_stack_off_since_fork() == MS_OFF_CAPTURE)
 		ms_fmt(f, "  call stacks: none in this process: another thread of the parent "
 			  "was taking one when it\n  forked (libunwind's locks stay held here); "
 			  "sites show the caller only\n");
+	else if (ms_stack_off_since_fork() == MS_OFF_LOADER)
+		ms_fmt(f, "  call stacks: none in this process: another thread of the parent "
+			  "held the dynamic linker's\n  lock when it forked (it stays held "
+			  "here); sites show the caller only\n");
 	else if (ms_opt.stack_sample > 1)
 		ms_fmt(f, "  call stacks: each of a mutex's first %d contention events, "
 			  "then 1 in %llu (MUTEXSTAT_STACK_SAMPLE); %llu distinct\n",

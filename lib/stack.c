@@ -14,6 +14,7 @@
 #include "output.h"
 #include "fmt.h"
 #include "address_space.h"
+#include "loader_lock.h"
 #include "fork.h"
 #include "internal.h"
 #include "unwind_fds.h"
@@ -37,7 +38,7 @@ static struct ms_tls_module unw_tls; /* its TLS module; modid 0: none */
 
 static int captures;      /* under way, on every thread */
 static int forking;       /* a fork is on its way: no capture starts */
-static int off_since_fork; /* this fork child takes no stacks */
+static int off_since_fork; /* this fork child takes no stacks: MS_OFF_* */
 /* under way on this thread: a fork from a signal handler that interrupted
  * a capture must not wait for it */
 static __thread int capturing __attribute__((tls_model("initial-exec")));
@@ -81,6 +82,7 @@ static int find_segment(struct dl_phdr_info *info, size_t size, void *arg)
 int ms_stack_init(void)
 {
 	int saved = errno;
+	ms_loader_lock_find();
 	struct range self = { (uintptr_t)ms_stack_init, 0, 0 };
 	dl_iterate_phdr(find_segment, &self);
 	self_lo = self.lo;
@@ -231,8 +233,11 @@ void ms_stack_fork_child(void)
 {
 	/* this thread's own capture, if a signal handler forked inside it,
 	 * goes on in the child and lets go of libunwind's locks there */
-	if (__atomic_load_n(&captures, __ATOMIC_SEQ_CST) > capturing)
-		off_since_fork = 1;
+	ms_loader_lock_fork_child();
+	if (ms_loader_locked_since_fork())
+		off_since_fork = MS_OFF_LOADER; /* libunwind would wait for it */
+	else if (__atomic_load_n(&captures, __ATOMIC_SEQ_CST) > capturing)
+		off_since_fork = MS_OFF_CAPTURE;
 	captures = capturing;
 	forking = 0;
 	forking_here = 0;

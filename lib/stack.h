@@ -79,8 +79,12 @@ void *ms_stack_symbol(const char *name);
 /* Around fork (fork.c): prepare waits for the captures under way on other
  * threads (at most 50 ms) and lets none start until parent or child; a
  * child forked while one was still under way takes no stacks, since
- * libunwind's locks may be held there for ever (ms_stack_off_since_fork,
- * for the report). */
+ * libunwind's locks may be held there for ever, nor does one forked while
+ * another thread held the dynamic linker's lock (loader_lock.h), which
+ * libunwind takes.  ms_stack_off_since_fork says which, for the report:
+ * 0 (stacks are taken), MS_OFF_CAPTURE or MS_OFF_LOADER. */
+#define MS_OFF_CAPTURE 1
+#define MS_OFF_LOADER 2
 void ms_stack_fork_prepare(void);
 void ms_stack_fork_parent(void);
 void ms_stack_fork_child(void);

@@ -15,6 +15,7 @@
 #include "fmt.h"
 #include "thread.h"
 #include "stack.h"
+#include "loader_lock.h"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -137,6 +138,11 @@ static const char *load_libdw(void)
 	if (state)
 		return state > 0 ? NULL : why;
 	state = -1;
+	if (ms_loader_locked_since_fork()) { /* dlopen would wait for ever */
+		(void)snprintf(why, sizeof why, "not loaded: the dynamic linker's "
+			       "lock was held at the fork");
+		return why;
+	}
 	void *h = dlopen(MS_LIBDW_SONAME, RTLD_LAZY | RTLD_LOCAL);
 	if (!h) {
 		dlerror();

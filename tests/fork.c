@@ -47,17 +47,17 @@
  *                program made itself: only LD_PRELOAD=LIB in it.
  *   lock N       lock a mutex N times, then say whether the library is
  *                loaded here and what LD_PRELOAD is.
- *   capturing    a fork while another thread is inside the library's stack
- *                capture (libunwind's locks held): a thread sits in a
- *                dl_iterate_phdr callback, holding the dynamic linker's
- *                lock, until the fork is over; a second thread's first
- *                lock, whose call stack the library captures, waits for
- *                that lock inside libunwind; the main thread forks then,
- *                and the child locks a mutex of its own (a capture there
- *                too) and calls exit(7).  Without the library the second
- *                thread never waits: the fork comes after its lock.  (The
- *                child's exit report needs the loader's lock only to open
- *                libdw, which a report written here first has opened.) */
+ *   capturing    a fork while another thread holds the dynamic linker's
+ *                lock: a thread sits in a dl_iterate_phdr callback until
+ *                the fork is over; a second thread's first lock, whose
+ *                call stack the library captures, is made meanwhile (with
+ *                libunwind's walk alone it waited for that lock, holding
+ *                libunwind's); the main thread forks then, and the child
+ *                locks a mutex of its own and calls exit(7).  A report
+ *                written here first has opened libdw.
+ *   loaderheld   the same with no report first and no second thread: the
+ *                child's exit report must not open libdw, nor walk the
+ *                modules, nor capture with libunwind. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -546,20 +546,22 @@ static int in_futex(pid_t tid)
 	return !strncmp(line, "202 ", 4);
 }
 
-static int capturing(void)
+static int capturing(int with_locker)
 {
 	pthread_t s, l;
 	int (*dump)(int) = (int (*)(int))dlsym(RTLD_DEFAULT, "mutexstat_dump");
 	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	if (dump)
+	if (dump && with_locker)
 		dump(null);
 	close(null);
 	pthread_create(&s, NULL, sitter, NULL);
 	while (!sitting)
 		usleep(1000);
-	pthread_create(&l, NULL, first_locker, NULL);
-	while (!locked && !(locker_tid && in_futex(locker_tid)))
-		usleep(1000);
+	if (with_locker) {
+		pthread_create(&l, NULL, first_locker, NULL);
+		while (!locked && !(locker_tid && in_futex(locker_tid)))
+			usleep(1000);
+	}
 	fflush(stdout);
 	pid_t pid = fork();
 	if (pid == 0) {
@@ -570,7 +572,8 @@ static int capturing(void)
 	forked = 1;
 	printf("child %s\n", ended(wait_child(pid)));
 	pthread_join(s, NULL);
-	pthread_join(l, NULL);
+	if (with_locker)
+		pthread_join(l, NULL);
 	return 0;
 }
 
@@ -608,9 +611,11 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "lock") && argc > 2)
 		return lock_and_say(atoi(argv[2]));
 	if (!strcmp(mode, "capturing"))
-		return capturing();
+		return capturing(1);
+	if (!strcmp(mode, "loaderheld"))
+		return capturing(0);
 	fprintf(stderr, "usage: %s stress N | counts | usr1 | late FILE | hang | "
 			"sharedheld forker|thread FILE | exec PROG... | system CMD | ownenv LIB PROG... | lock N | daemon | "
-			"closefds FILE | capturing\n", argv[0]);
+			"closefds FILE | capturing | loaderheld\n", argv[0]);
 	return 2;
 }
