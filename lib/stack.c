@@ -14,6 +14,7 @@
 #include "output.h"
 #include "fmt.h"
 #include "address_space.h"
+#include "cfi.h"
 #include "loader_lock.h"
 #include "fork.h"
 #include "internal.h"
@@ -31,6 +32,7 @@
 typedef int (*backtrace_fn)(void **buffer, int size);
 
 static backtrace_fn unw_backtrace_p;
+uint64_t ms_stack_walks_by_libunwind;
 static void *unw_handle; /* libunwind, opened privately */
 static uintptr_t self_lo, self_hi; /* our own code, trimmed from stacks */
 static uintptr_t unw_lo, unw_hi;   /* libunwind's code */
@@ -288,23 +290,35 @@ void ms_stack_end(void)
 	__atomic_sub_fetch(&captures, 1, __ATOMIC_SEQ_CST);
 }
 
+/* The walk: cfi.c's with its cache for the whole process, else (a frame
+ * it does not read) libunwind's, with its cache for each thread. */
+static int walk(uintptr_t *buf, int max)
+{
+	int n = ms_cfi_backtrace(buf, max);
+	if (n >= 0)
+		return n;
+	__atomic_add_fetch(&ms_stack_walks_by_libunwind, 1, __ATOMIC_RELAXED);
+	int saved = errno;
+	int cancel = ms_cancel_off(); /* libunwind read()s to probe memory */
+	n = unw_backtrace_p((void **)buf, max);
+	ms_cancel_restore(cancel);
+	errno = saved;
+	return n;
+}
+
 int ms_stack_capture(uintptr_t *frames, int max)
 {
-	void *buf[MS_MAX_FRAMES + 16];
+	uintptr_t buf[MS_MAX_FRAMES + 16];
 	if (max > MS_MAX_FRAMES)
 		max = MS_MAX_FRAMES;
 	if (!ms_stack_begin())
 		return 0;
-	int saved = errno;
-	int cancel = ms_cancel_off(); /* libunwind read()s to probe memory */
-	int n = unw_backtrace_p(buf, max + 16);
-	ms_cancel_restore(cancel);
-	errno = saved;
+	int n = walk(buf, max + 16);
 	ms_stack_end();
 	int i = 0, out = 0;
-	while (i < n && (uintptr_t)buf[i] >= self_lo && (uintptr_t)buf[i] < self_hi)
+	while (i < n && buf[i] >= self_lo && buf[i] < self_hi)
 		i++; /* our own frames */
 	for (; i < n && out < max; i++)
-		frames[out++] = (uintptr_t)buf[i];
+		frames[out++] = buf[i];
 	return out;
 }

@@ -56,6 +56,9 @@ int ms_stack_own_code(uintptr_t addr);
  * library's own frames, at most `max` (<= MS_MAX_FRAMES).  Returns the
  * number of frames, 0 if capture is unavailable. */
 int ms_stack_capture(uintptr_t *frames, int max);
+/* Captures that cfi.c's walker left to libunwind (a frame it does not
+ * read): a thread's first such capture maps libunwind's cache. */
+extern uint64_t ms_stack_walks_by_libunwind;
 
 /* Around a walk of a stack with libunwind (here, and stack_blocked.c):
  * begin returns 0 if no walk may start (no libunwind, a fork on its way or

@@ -16,5 +16,6 @@ Suite *fmt_suite(void);     /* test_fmt.c: formatter and durations */
 Suite *depot_suite(void);   /* test_depot.c: stack depot and blame lines */
 Suite *follow_suite(void);  /* test_follow.c: MUTEXSTAT_FOLLOW=0 and LD_PRELOAD */
 Suite *symbols_suite(void); /* test_symbols.c: code addresses cut to a column */
+Suite *cfi_suite(void);     /* test_cfi.c: the stack walker against libunwind */
 
 #endif
