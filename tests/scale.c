@@ -270,6 +270,46 @@ static int million_main(long n)
 	return 0;
 }
 
+/* ---- waiters: N threads, each waits once for a mutex ---------------------
+ * Each thread's first wait captures its stack: the memory that costs is
+ * measured with all N threads alive, after every one has waited. */
+static pthread_mutex_t waited_for = PTHREAD_MUTEX_INITIALIZER;
+static pthread_barrier_t waited_all;
+static int arrived;
+
+static void *waiter(void *arg)
+{
+	__atomic_add_fetch(&arrived, 1, __ATOMIC_SEQ_CST);
+	CHECK(pthread_mutex_lock(&waited_for)); /* held by main: a wait */
+	CHECK(pthread_mutex_unlock(&waited_for));
+	pthread_barrier_wait(&waited_all); /* all have waited */
+	pthread_barrier_wait(&waited_all); /* main has measured */
+	return arg;
+}
+
+static int waiters_main(int n)
+{
+	pthread_t *t = calloc((size_t)n, sizeof *t);
+	CHECK(pthread_barrier_init(&waited_all, NULL, (unsigned)n + 1));
+	long before = status_kb("RssAnon");
+	CHECK(pthread_mutex_lock(&waited_for));
+	for (int i = 0; i < n; i++)
+		t[i] = start(waiter, NULL);
+	while (__atomic_load_n(&arrived, __ATOMIC_SEQ_CST) < n)
+		usleep(1000);
+	usleep(100000); /* the last ones into their lock calls */
+	CHECK(pthread_mutex_unlock(&waited_for));
+	pthread_barrier_wait(&waited_all);
+	long after = status_kb("RssAnon");
+	pthread_barrier_wait(&waited_all);
+	for (int i = 0; i < n; i++)
+		CHECK(pthread_join(t[i], NULL));
+	printf("%d threads waited: resident %ld kB before, %ld kB after\n", n,
+	       before, after);
+	free(t);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -299,8 +339,10 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(mode, "million") && a > 0)
 		return million_main(a);
+	if (!strcmp(mode, "waiters") && a > 0)
+		return waiters_main((int)a);
 	fprintf(stderr, "usage: scale threads NT NM ROUNDS | full NT NM ROUNDS |"
 			" churn NT LIVES RING | deep N | deep_inversion N |"
-			" held N | million N\n");
+			" held N | million N | waiters N\n");
 	return 2;
 }
