@@ -18,9 +18,11 @@
 #include "internal.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <string.h>
 
-/* DLFO_STRUCT_HAS_EH_DBASE: <dlfcn.h> of a glibc with _dl_find_object (2.35) */
+/* DLFO_STRUCT_HAS_EH_DBASE: defined (as 0 on x86-64: so defined(), not its
+ * value) by the <dlfcn.h> of a glibc with _dl_find_object, 2.35 and later */
 #if defined(__x86_64__) && defined(DLFO_STRUCT_HAS_EH_DBASE)
 
 /* A rule, in 64 bits: the CFA offset in the low 32; rbp's save slot,
@@ -43,6 +45,13 @@ struct cfi_entry {
 
 static struct cfi_entry cache[CFI_CACHE];
 static uint64_t computed;
+
+/* The top of this thread's stack: every address the walk reads is below
+ * it and above the walk's start, so a rule that does not fit the code (a
+ * stale one, after a dlclose and another object loaded at the same
+ * address) gives wrong frames at worst, never a read of unmapped memory.
+ * 0 on a thread the library did not see start: libunwind walks there. */
+static __thread uintptr_t stack_hi __attribute__((tls_model("initial-exec")));
 
 static inline uint64_t entry_check(uintptr_t pc, uint64_t rule)
 {
@@ -137,7 +146,13 @@ static uintptr_t rd_encoded(struct reader *r, uint8_t enc, uintptr_t base)
 }
 
 /* How a register is recovered, of the three this walker follows. */
-enum how { SAME, OFFSET, UNDEFINED, OTHER };
+enum how {
+	UNSET,     /* no rule given: not one we read (not the stack's end) */
+	SAME,      /* the caller's value is this frame's */
+	OFFSET,    /* saved at CFA + offset */
+	UNDEFINED, /* DW_CFA_undefined: for the return address, the end */
+	OTHER,     /* in a register, an expression: not one we read */
+};
 
 struct row {
 	int cfa_reg; /* 6 rbp, 7 rsp, other: not one we read; -1 expression */
@@ -423,7 +438,7 @@ static uint64_t rule_compute(uintptr_t pc)
 			return R_KNOWN;
 		r.p += n;
 	}
-	struct row initial = { REG_RSP, 8, SAME, UNDEFINED, 0, 0 };
+	struct row initial = { REG_RSP, 8, SAME, UNSET, 0, 0 };
 	struct reader ci = { cie.insns, cie.insns_end, 0 };
 	if (run_program(&ci, &cie, 0, UINTPTR_MAX, &initial, &initial) != 0)
 		return R_KNOWN;
@@ -444,8 +459,8 @@ static uint64_t rule_compute(uintptr_t pc)
 		if (row.rbp_off > -16 || row.rbp_off < INT16_MIN)
 			return R_KNOWN;
 		rule |= R_RBP_SAVED | (uint64_t)(uint16_t)(int16_t)row.rbp_off << 32;
-	} else if (row.rbp == OTHER)
-		return R_KNOWN;
+	} else if (row.rbp != SAME)
+		return R_KNOWN; /* its value is lost or elsewhere */
 	return rule;
 }
 
@@ -476,12 +491,17 @@ static uint64_t rule_for(uintptr_t pc)
 	return rule;
 }
 
-/* The walk, from the registers of ms_cfi_backtrace's caller at its call:
+/* The walk, from the registers of ms_cfi_backtrace's caller at its call
+ * (not static: the asm stub below jumps to it by name):
  * ip the return address, rsp the caller's stack pointer after the call
  * returns, rbp as the caller has it. */
-__attribute__((used, noinline, noclone, no_sanitize_address)) static int
-cfi_walk(uintptr_t *frames, int max, uintptr_t rbp, uintptr_t rsp, uintptr_t ip)
+__attribute__((visibility("hidden"), used, noinline, noclone, no_sanitize_address)) int
+ms_cfi_walk(uintptr_t *frames, int max, uintptr_t rbp, uintptr_t rsp, uintptr_t ip);
+int ms_cfi_walk(uintptr_t *frames, int max, uintptr_t rbp, uintptr_t rsp, uintptr_t ip)
 {
+	uintptr_t hi = stack_hi;
+	if (rsp >= hi) /* not known, or a signal stack, a coroutine's */
+		return -1;
 	int n = 0;
 	while (n < max) {
 		frames[n++] = ip;
@@ -491,11 +511,16 @@ cfi_walk(uintptr_t *frames, int max, uintptr_t rbp, uintptr_t rsp, uintptr_t ip)
 		if (rule & R_END)
 			return n;
 		uintptr_t cfa = ((rule & R_CFA_RBP) ? rbp : rsp) + (uint32_t)rule;
-		/* a stack grows down: each caller's frame is above */
-		if (cfa <= rsp || (cfa & 7))
+		/* a stack grows down: each caller's frame is above, within
+		 * the stack */
+		if (cfa <= rsp || cfa > hi || (cfa & 7))
 			return -1;
-		if (rule & R_RBP_SAVED)
-			rbp = *(const uintptr_t *)(cfa + (int16_t)(rule >> 32));
+		if (rule & R_RBP_SAVED) {
+			uintptr_t at = cfa + (int16_t)(rule >> 32);
+			if (at < rsp)
+				return -1;
+			rbp = *(const uintptr_t *)at;
+		}
 		ip = *(const uintptr_t *)(cfa - 8);
 		rsp = cfa;
 		if (!ip)
@@ -515,13 +540,36 @@ __asm__(".text\n"
 	"	movq %rbp, %rdx\n"
 	"	leaq 8(%rsp), %rcx\n"
 	"	movq (%rsp), %r8\n"
-	"	jmp cfi_walk\n"
+	"	jmp ms_cfi_walk\n"
 	".cfi_endproc\n"
 	".size ms_cfi_backtrace, .-ms_cfi_backtrace\n");
 
 int ms_cfi_available(void)
 {
 	return 1;
+}
+
+MS_BEFORE_ASAN_THREAD void ms_cfi_thread_starts(void)
+{
+	/* glibc keeps a thread's descriptor at the top of its stack block,
+	 * the static TLS below it and the first frame below that, so all
+	 * between a frame and it is mapped -- also on a stack the program
+	 * gave with pthread_attr_setstack */
+	stack_hi = (uintptr_t)pthread_self();
+}
+
+void ms_cfi_stack_top(uintptr_t top)
+{
+	stack_hi = top;
+}
+
+void ms_cfi_main_thread(void)
+{
+	/* the stack pointer at the process's entry: the bottom frame's
+	 * (_start's) caller would be above it, and _start has none */
+	void *const *end = dlsym(RTLD_DEFAULT, "__libc_stack_end"); /* ld.so's */
+	if (end)
+		stack_hi = (uintptr_t)*end;
 }
 
 uint64_t ms_cfi_rules_computed(void)
@@ -541,6 +589,19 @@ int ms_cfi_backtrace(uintptr_t *frames, int max)
 int ms_cfi_available(void)
 {
 	return 0;
+}
+
+void ms_cfi_thread_starts(void)
+{
+}
+
+void ms_cfi_main_thread(void)
+{
+}
+
+void ms_cfi_stack_top(uintptr_t top)
+{
+	(void)top;
 }
 
 uint64_t ms_cfi_rules_computed(void)

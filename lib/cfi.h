@@ -26,6 +26,14 @@
  * not built: not x86-64, or a C library without _dl_find_object). */
 int ms_cfi_backtrace(uintptr_t *frames, int max);
 
+/* The stack's top, which bounds every read of the walk: for a new thread
+ * as it starts (interpose_process.c's start function), for the main thread
+ * at start-up.  A thread without it has its stacks walked by libunwind. */
+void ms_cfi_thread_starts(void);
+void ms_cfi_main_thread(void);
+/* Set it (the tests). */
+void ms_cfi_stack_top(uintptr_t top);
+
 /* Whether this build has the walker (for the tests). */
 int ms_cfi_available(void);
 

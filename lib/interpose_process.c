@@ -14,6 +14,7 @@
  * Each calls glibc's function and returns its answer and errno as they
  * are. */
 #define _GNU_SOURCE
+#include "cfi.h"
 #include "fork.h"
 #include "init.h"
 #include "internal.h"
@@ -64,6 +65,7 @@ MS_BEFORE_ASAN_THREAD static void *thread_start_pooled(void *p)
 {
 	struct start s = *(struct start *)p;
 	start_unpool(p);
+	ms_cfi_thread_starts();
 	if (!MS_SANITIZED_BUILD)
 		ms_stack_thread_starts();
 	return s.fn(s.arg);
@@ -74,6 +76,7 @@ MS_BEFORE_ASAN_THREAD static void *thread_start_malloced(void *p)
 {
 	struct start s = *(struct start *)p;
 	free(p);
+	ms_cfi_thread_starts();
 	if (!MS_SANITIZED_BUILD)
 		ms_stack_thread_starts();
 	return s.fn(s.arg);

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/syscall.h>
 
 typedef int (*backtrace_fn)(void **buffer, int size);
 
@@ -85,6 +86,8 @@ int ms_stack_init(void)
 {
 	int saved = errno;
 	ms_loader_lock_find();
+	if (syscall(SYS_gettid) == getpid()) /* start-up on the main thread */
+		ms_cfi_main_thread();
 	struct range self = { (uintptr_t)ms_stack_init, 0, 0 };
 	dl_iterate_phdr(find_segment, &self);
 	self_lo = self.lo;

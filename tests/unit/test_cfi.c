@@ -2,7 +2,8 @@
  * return addresses from the same stacks (frames of every shape the
  * compiler makes here: small, large, rbp-based with alloca, C library
  * frames at the bottom of the main thread and of a new one), one cache for
- * all threads, and a signal frame left to libunwind. */
+ * all threads, a signal frame left to libunwind, and no read above the
+ * top of the thread's stack. */
 #define _GNU_SOURCE
 #include "suites.h"
 
@@ -87,6 +88,7 @@ static __attribute__((noinline)) void descend(struct pair *p, int depth)
 
 static void *in_thread(void *arg)
 {
+	ms_cfi_thread_starts(); /* the library's pthread_create does it */
 	descend(arg, 12);
 	return NULL;
 }
@@ -126,6 +128,44 @@ START_TEST(test_cfi_rules_are_computed_once_for_all_threads)
 	ck_assert_int_eq(pthread_join(t, NULL), 0);
 	ck_assert_uint_eq(ms_cfi_rules_computed(), first);
 	assert_same(&p);
+}
+END_TEST
+
+/* What the walk reads is bounded by the top of the thread's stack: a
+ * rule that does not fit the code (a library unloaded, another loaded at
+ * its address) must not make it read above.  With the top set just above
+ * this frame, the callers' frames are out of bounds: the walk gives up. */
+static void *walk_under_low_top(void *arg)
+{
+	struct pair *p = arg;
+	ms_cfi_stack_top((uintptr_t)__builtin_frame_address(0) + 64);
+	p->n_ours = ms_cfi_backtrace(p->ours, MAX);
+	ms_cfi_thread_starts();
+	p->n_theirs = ms_cfi_backtrace(p->theirs, MAX);
+	return NULL;
+}
+
+static void *walk_unknown_top(void *arg)
+{
+	struct pair *p = arg;
+	p->n_ours = ms_cfi_backtrace(p->ours, MAX);
+	return NULL;
+}
+
+START_TEST(test_cfi_reads_only_below_the_stacks_top)
+{
+	ck_assert_int_eq(ms_stack_init(), 0);
+	struct pair p;
+	pthread_t t;
+	ck_assert_int_eq(pthread_create(&t, NULL, walk_under_low_top, &p), 0);
+	ck_assert_int_eq(pthread_join(t, NULL), 0);
+	ck_assert_int_eq(p.n_ours, -1);
+	ck_assert_int_gt(p.n_theirs, 2); /* the real top: the whole stack */
+	/* a thread whose top is not known (not started by the library's
+	 * pthread_create): libunwind walks */
+	ck_assert_int_eq(pthread_create(&t, NULL, walk_unknown_top, &p), 0);
+	ck_assert_int_eq(pthread_join(t, NULL), 0);
+	ck_assert_int_eq(p.n_ours, -1);
 }
 END_TEST
 
@@ -177,6 +217,7 @@ Suite *cfi_suite(void)
 	tcase_add_test(tc, test_cfi_walk_gives_libunwinds_frames);
 	tcase_add_test(tc, test_cfi_rules_are_computed_once_for_all_threads);
 	tcase_add_test(tc, test_cfi_leaves_a_signal_frame_to_libunwind);
+	tcase_add_test(tc, test_cfi_reads_only_below_the_stacks_top);
 	suite_add_tcase(s, tc);
 	return s;
 }
