@@ -16,7 +16,8 @@
  * be found for sure, the check below always answers 0. */
 void ms_loader_lock_find(void);
 
-/* In a fork child: whether the lock is held (by a thread of the parent).
+/* In a fork child: whether the lock is held (by a thread of the parent),
+ * or the module list was being changed (dlopen, dlclose) at the fork.
  * Set by ms_loader_lock_fork_child(), read by the report's callers of
  * dlopen and dl_iterate_phdr. */
 void ms_loader_lock_fork_child(void);

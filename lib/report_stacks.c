@@ -33,7 +33,7 @@ void ms_report_stack_summary(struct ms_fmt *f)
 			  "sites show the caller only\n");
 	else if (ms_stack_off_since_fork() == MS_OFF_LOADER)
 		ms_fmt(f, "  call stacks: none in this process: another thread of the parent "
-			  "held the dynamic linker's\n  lock when it forked (it stays held "
+			  "was in the dynamic linker\n  when it forked (its lock stays held "
 			  "here); sites show the caller only\n");
 	else if (ms_opt.stack_sample > 1)
 		ms_fmt(f, "  call stacks: each of a mutex's first %d contention events, "

@@ -139,8 +139,8 @@ static const char *load_libdw(void)
 		return state > 0 ? NULL : why;
 	state = -1;
 	if (ms_loader_locked_since_fork()) { /* dlopen would wait for ever */
-		(void)snprintf(why, sizeof why, "not loaded: the dynamic linker's "
-			       "lock was held at the fork");
+		(void)snprintf(why, sizeof why, "not loaded: another thread was "
+			       "in ld.so at the fork");
 		return why;
 	}
 	void *h = dlopen(MS_LIBDW_SONAME, RTLD_LAZY | RTLD_LOCAL);
