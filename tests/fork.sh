@@ -298,38 +298,35 @@ expect_grep "follow=0, fork: SIGUSR1 ends the child as without the library" \
 # its stack (with libunwind's walk alone, that capture waited for the lock
 # holding libunwind's, and the child's own capture waited for ever).  The
 # child must not hang: it takes no stacks and says why.
-"$P" capturing > "$WORK/out" 2>&1
-expect_grep "capturing: without the library" '^child exited 7$' "$WORK/out"
-rc=0
-timeout -s KILL 20 env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/cap.%p" \
-	"$P" capturing > "$WORK/out" 2> "$WORK/err" || rc=$?
-expect_eq "capturing: exit status" "$rc" 0
-expect_grep "capturing: the child did not hang" '^child exited 7$' "$WORK/out"
-child=$(grep -l 'forked from pid' "$WORK"/cap.* | head -n 1)
+# fork_scenario MODE: fork.c's MODE without and with the library: the child
+# exits 7, not hung, with its own mutex locked 4 times; its report is in
+# $child, the parent's in $parent.
+fork_scenario() {
+	"$P" "$1" > "$WORK/out" 2>&1
+	expect_grep "$1: without the library" '^child exited 7$' "$WORK/out"
+	rm -f "$WORK"/cap.*
+	rc=0
+	timeout -s KILL 20 env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/cap.%p" \
+		"$P" "$1" > "$WORK/out" 2> "$WORK/err" || rc=$?
+	expect_eq "$1: exit status" "$rc" 0
+	expect_grep "$1: the child did not hang" '^child exited 7$' "$WORK/out"
+	child=$(grep -l 'forked from pid' "$WORK"/cap.* | head -n 1)
+	parent=$(grep -L 'forked from pid' "$WORK"/cap.* | head -n 1)
+	expect_eq "$1: the child's own mutex, 4 times" \
+		"$(awk '/^Top /{t=1; next} t && /^ +1 0x/ { print $3; exit }' "${child:-$WORK/none}")" 4
+}
+fork_scenario capturing
 expect_grep "capturing: the child's report says why it has no stacks" \
 	"^  call stacks: none in this process: another thread of the parent was in the dynamic linker$" \
 	"${child:-$WORK/none}"
-expect_eq "capturing: the child's own mutex, 4 times" \
-	"$(awk '/^Top /{t=1; next} t && /^ +1 0x/ { print $3; exit }' "${child:-$WORK/none}")" 4
-parent=$(grep -L 'forked from pid' "$WORK"/cap.* | head -n 1)
 expect_grep "capturing: the parent keeps its stacks" '^  call stacks: each of ' "${parent:-$WORK/none}"
 
 # The same with nothing loaded before the fork: the child's report would
 # open libdw (dlopen takes that lock).  It names with dladdr instead.
-"$P" loaderheld > "$WORK/out" 2>&1
-expect_grep "loader held: without the library" '^child exited 7$' "$WORK/out"
-rm -f "$WORK"/cap.*
-rc=0
-timeout -s KILL 20 env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/cap.%p" \
-	"$P" loaderheld > "$WORK/out" 2> "$WORK/err" || rc=$?
-expect_eq "loader held: exit status" "$rc" 0
-expect_grep "loader held: the child did not hang" '^child exited 7$' "$WORK/out"
-child=$(grep -l 'forked from pid' "$WORK"/cap.* | head -n 1)
-expect_grep "loader held: the child's report says why it names with dladdr" \
+fork_scenario loaderheld
+expect_grep "loaderheld: the child's report says why it names with dladdr" \
 	"^  names: from dladdr \(not loaded: another thread was in ld.so at the fork\)" \
 	"${child:-$WORK/none}"
-expect_eq "loader held: the child's own mutex, 4 times" \
-	"$(awk '/^Top /{t=1; next} t && /^ +1 0x/ { print $3; exit }' "${child:-$WORK/none}")" 4
 
 # ---- an allocator whose fork handlers run while ours hold our locks -------
 for a in /usr/lib/*/libtcmalloc_minimal.so.4; do

@@ -86,6 +86,13 @@ static __attribute__((noinline)) void descend(struct pair *p, int depth)
 	__asm__ volatile("" ::: "memory");
 }
 
+static void in_new_thread(void *(*fn)(void *), void *arg)
+{
+	pthread_t t;
+	ck_assert_int_eq(pthread_create(&t, NULL, fn, arg), 0);
+	ck_assert_int_eq(pthread_join(t, NULL), 0);
+}
+
 static void *in_thread(void *arg)
 {
 	ms_cfi_thread_starts(); /* the library's pthread_create does it */
@@ -100,9 +107,7 @@ START_TEST(test_cfi_walk_gives_libunwinds_frames)
 	struct pair p;
 	descend(&p, 12); /* the main thread: _start at the bottom */
 	assert_same(&p);
-	pthread_t t;
-	ck_assert_int_eq(pthread_create(&t, NULL, in_thread, &p), 0);
-	ck_assert_int_eq(pthread_join(t, NULL), 0); /* clone3 at the bottom */
+	in_new_thread(in_thread, &p); /* clone3 at the bottom */
 	assert_same(&p);
 }
 END_TEST
@@ -111,9 +116,7 @@ START_TEST(test_cfi_rules_are_computed_once_for_all_threads)
 {
 	ck_assert_int_eq(ms_stack_init(), 0);
 	struct pair p;
-	pthread_t t;
-	ck_assert_int_eq(pthread_create(&t, NULL, in_thread, &p), 0);
-	ck_assert_int_eq(pthread_join(t, NULL), 0);
+	in_new_thread(in_thread, &p);
 	uint64_t first = ms_cfi_rules_computed();
 	int distinct = 0; /* the recursion repeats return addresses */
 	for (int i = 0; i < p.n_ours; i++) {
@@ -124,8 +127,7 @@ START_TEST(test_cfi_rules_are_computed_once_for_all_threads)
 	}
 	ck_assert_uint_eq(first, (uint64_t)distinct); /* one per return address */
 	/* the same stack on another thread: every rule is in the cache */
-	ck_assert_int_eq(pthread_create(&t, NULL, in_thread, &p), 0);
-	ck_assert_int_eq(pthread_join(t, NULL), 0);
+	in_new_thread(in_thread, &p);
 	ck_assert_uint_eq(ms_cfi_rules_computed(), first);
 	assert_same(&p);
 }
@@ -156,15 +158,12 @@ START_TEST(test_cfi_reads_only_below_the_stacks_top)
 {
 	ck_assert_int_eq(ms_stack_init(), 0);
 	struct pair p;
-	pthread_t t;
-	ck_assert_int_eq(pthread_create(&t, NULL, walk_under_low_top, &p), 0);
-	ck_assert_int_eq(pthread_join(t, NULL), 0);
+	in_new_thread(walk_under_low_top, &p);
 	ck_assert_int_eq(p.n_ours, -1);
 	ck_assert_int_gt(p.n_theirs, 2); /* the real top: the whole stack */
 	/* a thread whose top is not known (not started by the library's
 	 * pthread_create): libunwind walks */
-	ck_assert_int_eq(pthread_create(&t, NULL, walk_unknown_top, &p), 0);
-	ck_assert_int_eq(pthread_join(t, NULL), 0);
+	in_new_thread(walk_unknown_top, &p);
 	ck_assert_int_eq(p.n_ours, -1);
 }
 END_TEST
