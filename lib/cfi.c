@@ -145,7 +145,7 @@ static uintptr_t rd_encoded(struct reader *r, uint8_t enc, uintptr_t base)
 	return (uintptr_t)v;
 }
 
-/* How a register is recovered, of the three this walker follows. */
+/* How rbp or the return address is recovered (the CFA has its own rule). */
 enum how {
 	UNSET,     /* no rule given: not one we read (not the stack's end) */
 	SAME,      /* the caller's value is this frame's */
@@ -155,7 +155,7 @@ enum how {
 };
 
 struct row {
-	int cfa_reg; /* 6 rbp, 7 rsp, other: not one we read; -1 expression */
+	int cfa_reg; /* 6 rbp, 7 rsp; another: not one we read */
 	int64_t cfa_off;
 	enum how rbp, ra;
 	int64_t rbp_off, ra_off;
