@@ -350,6 +350,39 @@ static __attribute__((noinline)) int unlock_entry_slow(pthread_mutex_t *m,
 	return rc;
 }
 
+/* An unlock that is not the plain case below.  One that is but for a
+ * timed hold ending (ms_released reads its start from the held set) is
+ * done here; the rest -- a sampled thread waits, whose blame wants the
+ * stack of this unlock captured once the mutex is free, an inner level,
+ * misuse, an untracked mutex -- by unlock_entry_slow(). */
+static __attribute__((noinline)) int unlock_other(pthread_mutex_t *m,
+						  uintptr_t caller)
+{
+	struct ms_thread *t = &ms_self;
+	if (!mutex_owned_once(m, t->unlock_word))
+		return unlock_entry_slow(m, caller);
+	struct ms_tstate *ts = t->ts;
+	uint32_t n = ts->nheld - 1;
+	uint32_t r = n < MS_HELD_MAX ? ts->held[n].rec : 0;
+	if (!r || LOAD(&ms_rec(r)->key) != (uintptr_t)m ||
+	    (LOAD(&ms_rec(r)->flags) & MS_F_WAITERS))
+		return unlock_entry_slow(m, caller);
+	uint64_t birth = LOAD(&ms_rec(r)->birth);
+	/* a sampled waiter may come meanwhile: then seq is its release's */
+	uint32_t seq = ms_released(t, r, caller, MS_OP_UNLOCK);
+	int rc = 0;
+	if (likely(fast_kind(m)))
+		fast_unlock(m);
+	else
+		rc = ms_real.mutex_unlock(m);
+	if (unlikely(seq)) {
+		int saved = errno;
+		ms_release_publish(r, birth, seq);
+		errno = saved;
+	}
+	return rc;
+}
+
 /* The unlock path: a recording thread (unlock_word) letting go of its
  * last level (glibc's own fields say so) of the mutex it took last (the
  * top of its held set gives the record), whose current hold is not being
@@ -380,7 +413,7 @@ static inline __attribute__((always_inline)) int mutex_unlock(pthread_mutex_t *m
 			}
 		}
 	}
-	return unlock_entry_slow(m, CALLER);
+	return unlock_other(m, CALLER);
 }
 
 static inline __attribute__((always_inline)) int mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *attr)

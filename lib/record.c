@@ -108,42 +108,26 @@ void ms_first_acquired(uint32_t r, uintptr_t caller)
 	rec->first_stack = ms_site_stack(caller);
 }
 
-/* The holder's byte of the record's flags (MS_F_HOLD_TIMED). */
-static void hold_flag(uint32_t r, int on)
+/* The holder's byte of the record's flags: MS_F_HOLD_TIMED, which sends
+ * the unlock to unlock_flagged() (interpose.c).  A flag left set by a
+ * timed hold that never ended here (its thread ended holding the mutex,
+ * or a fork child's parent thread) is cleared by the next release. */
+void ms_hold_flag(uint32_t r, int on)
 {
 	uint8_t *byte = (uint8_t *)&ms_rec(r)->flags + 1;
 	_Static_assert(MS_F_HOLD_TIMED == 1u << 8, "the second byte's first bit");
 	__atomic_store_n(byte, (uint8_t)on, __ATOMIC_RELAXED);
 }
 
-/* A timed hold begins (ms_acquired chose it; its held-set entry says so,
- * and so does the holder's byte of the flags, for the unlock path). */
-void ms_hold_begin(uint32_t r)
-{
-	STORE(&ms_cold(r)->hold_start, ms_ticks());
-	hold_flag(r, 1);
-}
-
-/* The holder lets go of a hold that is not timed, with MS_F_HOLD_TIMED
- * still set: a timed hold that never ended here (its thread ended holding
- * the mutex, or a fork child's parent thread).  Cleared, so that unlocks
- * take the plain case again. */
-void ms_hold_flag_stale(uint32_t r)
-{
-	hold_flag(r, 0);
-}
-
 static unsigned hist_bucket(uint64_t ticks);
 
-void ms_hold_end(uint32_t r)
+/* A timed hold that began at `since` (the holder's held set kept it) ends;
+ * the holder still holds the mutex, so no locked instruction is needed. */
+void ms_hold_end(uint32_t r, uint64_t since)
 {
-	hold_flag(r, 0);
+	ms_hold_flag(r, 0);
 	struct ms_cold *c = ms_cold(r);
-	uint64_t start = LOAD(&c->hold_start);
-	if (!start)
-		return;
-	uint64_t held = ms_ticks() - start;
-	STORE(&c->hold_start, 0);
+	uint64_t held = ms_ticks() - since;
 	SERIAL_ADD(&c->hold_total, held);
 	SERIAL_ADD(&c->holds, 1);
 	SERIAL_ADD(&c->hold_hist[hist_bucket(held)], 1);
@@ -458,7 +442,7 @@ int ms_unlock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
 		rc = ms_real.mutex_unlock(m);
 		saved = errno;
 		/* glibc says this thread does not hold it: nor does its set */
-		ms_held_remove(t->ts, r);
+		ms_held_remove(t->ts, r, NULL);
 		if (rc)
 			ms_count_error(r, rc);
 		ms_misuse(t, r, destroyed && rc == EINVAL ? MS_M_USE_DESTROYED

@@ -8,18 +8,18 @@
 #ifndef MUTEXSTAT_RECORD_H
 #define MUTEXSTAT_RECORD_H
 
+#include "clock.h"
 #include "order.h"
 #include "table.h"
 #include "thread.h"
 #include "threads.h"
 
-void ms_hold_begin(uint32_t r);
+void ms_hold_flag(uint32_t r, int on);
 uint32_t ms_release_begin(uint32_t r);
 void ms_release_publish(uint32_t r, uint64_t birth, uint32_t seq);
 void ms_blame_flush(struct ms_thread *t);
 void ms_first_acquired(uint32_t r, uintptr_t caller);
-void ms_hold_end(uint32_t r);
-void ms_hold_flag_stale(uint32_t r);
+void ms_hold_end(uint32_t r, uint64_t since);
 
 #define MS_HOT static inline __attribute__((always_inline))
 
@@ -153,10 +153,14 @@ MS_HOT void ms_acquired(struct ms_thread *t, uint32_t r, const void *m,
 			ts->held[n].timed = 0;
 			ts->nheld = n + 1;
 			/* hold times, of mutexes that made a thread wait:
-			 * the first MS_HOLD_EXACT, then one in MS_HOLD_SAMPLE */
+			 * the first MS_HOLD_EXACT, then one in MS_HOLD_SAMPLE.
+			 * The start stays in this thread's held set and the
+			 * flag in the record's line, which the holder has
+			 * already: timing a hold writes no other line. */
 			if (unlikely(rec->flags & MS_F_TIMED) && ms_hold_sampled(n_acq)) {
-				ms_hold_begin(r);
+				ts->held[n].since = ms_ticks();
 				ts->held[n].timed = 1;
+				ms_hold_flag(r, 1);
 			}
 		} else
 			ts->overflow++;
@@ -183,18 +187,19 @@ MS_HOT uint32_t ms_released(struct ms_thread *t, uint32_t r, uintptr_t caller,
 	struct ms_record *rec = ms_rec(r);
 	struct ms_tstate *ts = t->ts;
 	uint32_t seq = 0, n = ts->nheld;
-	uint32_t timed; /* 0 or 1, as held[].timed */
+	uint64_t since = 0; /* of a timed hold */
 	if (likely(n && n <= MS_HELD_MAX && ts->held[n - 1].rec == r)) {
-		timed = ts->held[n - 1].timed;
+		if (unlikely(ts->held[n - 1].timed))
+			since = ts->held[n - 1].since;
 		ts->held[n - 1].timed = 0; /* for the lock path's plain case */
 		ts->nheld = n - 1;
 	} else /* out of order */
-		timed = ms_held_remove(ts, r) & MS_HELD_TIMED;
+		ms_held_remove(ts, r, &since);
 	rec->owner = t->tid;
-	if (unlikely(timed))
-		ms_hold_end(r);
+	if (unlikely(since))
+		ms_hold_end(r, since);
 	else if (unlikely(rec->flags & MS_F_HOLD_TIMED))
-		ms_hold_flag_stale(r);
+		ms_hold_flag(r, 0); /* stale: see ms_hold_flag() */
 	if (unlikely(rec->flags & MS_F_WAITERS))
 		seq = ms_release_begin(r);
 	ms_log_holder(t, r, caller, op);

@@ -486,7 +486,8 @@ static void print_held(uintptr_t key, uint32_t r, void *arg)
 	else
 		ms_fmt(&rf, "held by thread %u%s", tid,
 		       thread_alive(tid) ? "" : " (exited)");
-	uint64_t start = c ? LOAD(&c->hold_start) : 0;
+	/* a timed hold's start, which the holder's held set keeps */
+	uint64_t start = ms_held_since(tid, r);
 	if (start && h->now > start)
 		ms_fmt(&rf, " for %s", ms_duration(since, ms_ticks_to_ns(h->now - start)));
 	/* a named mutex held since a fork: what holds it on a line of its

@@ -50,10 +50,11 @@ struct ms_blame;
 #define MS_F_WAITERS 32u     /* a thread waits: the unlock captures its stack */
 #define MS_F_WAITS_KEPT 64u  /* reset while threads ran: zeroing the cold part
 				keeps its count of waits under way (table.c) */
-/* The hold under way is timed: the unlock path's plain case tests it with
- * MS_F_WAITERS in one instruction.  Alone in the second byte, which only
- * the holder writes, with a byte store (ms_hold_flag): the other threads'
- * changes are atomic read-modify-writes of the word, which keep it. */
+/* The hold under way is timed (its start is in the holder's held set):
+ * the unlock path's plain case tests it with MS_F_WAITERS in one
+ * instruction.  Alone in the second byte, which only the holder writes,
+ * with a byte store (ms_hold_flag): the other threads' changes are atomic
+ * read-modify-writes of the word, which keep it. */
 #define MS_F_HOLD_TIMED 0x100u
 
 /* Hold times of mutexes that have made a thread wait: every hold among a
@@ -124,8 +125,6 @@ struct ms_cold {
 	uint64_t wait_total, wait_max;          /* ticks, waits that got it */
 	uint64_t timeout_wait_total, timeout_wait_max; /* waits that timed out, */
 	uint64_t timeout_waits; /* and how many (not the owner's relocks that did) */
-	uint64_t hold_total, hold_max, holds;   /* ticks, of the sampled holds */
-	uint64_t hold_start;                    /* ticks, set by the holder */
 	uint64_t trylock_ok, trylock_busy, timeouts, cond_waits;
 	uint32_t errors[MS_E_COUNT];
 	uint32_t misuse[MS_M_COUNT];
@@ -135,7 +134,11 @@ struct ms_cold {
 	uint64_t waiting;
 	uint32_t waiters_max;
 	uint32_t hist[MS_HIST_BUCKETS];         /* waits that got the mutex */
-	uint32_t hold_hist[MS_HIST_BUCKETS];    /* timed holds */
+	/* Timed holds, in ticks: the holder writes them, all in one line for
+	 * short holds (the low buckets follow the sums). */
+	uint64_t hold_total __attribute__((aligned(64)));
+	uint64_t hold_max, holds;
+	uint32_t hold_hist[MS_HIST_BUCKETS];
 	const char *name;
 	struct ms_blame *blame;   /* waiting and holding stacks (blame.c) */
 	uint32_t release_seq;     /* unlocks that found a sampled waiter */

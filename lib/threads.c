@@ -256,18 +256,20 @@ uintptr_t ms_rec_key(uint32_t rec)
 	return LOAD(&ms_rec(rec)->key);
 }
 
-int ms_held_remove(struct ms_tstate *ts, uint32_t rec)
+int ms_held_remove(struct ms_tstate *ts, uint32_t rec, uint64_t *since)
 {
 	uint32_t n = ts->nheld;
+	if (since)
+		*since = 0;
 	for (uint32_t i = n; i-- > 0;)
 		if (ts->held[i].rec == rec) {
-			int found = MS_HELD_FOUND |
-				    (ts->held[i].timed ? MS_HELD_TIMED : 0);
+			if (since && ts->held[i].timed)
+				*since = ts->held[i].since;
 			memmove(&ts->held[i], &ts->held[i + 1],
 				(n - i - 1) * sizeof ts->held[0]);
 			ts->held[n - 1].timed = 0; /* see held[] */
 			ts->nheld = n - 1;
-			return found;
+			return 1;
 		}
 	if (ts->overflow) {
 		ts->overflow--; /* one of those not followed */
@@ -282,7 +284,7 @@ void ms_held_forget(struct ms_tstate *ts, uint32_t rec)
 {
 	for (uint32_t i = 0; i < ts->nheld && i < MS_HELD_MAX; i++)
 		if (ts->held[i].rec == rec) {
-			ms_held_remove(ts, rec);
+			ms_held_remove(ts, rec, NULL);
 			return;
 		}
 }
@@ -300,6 +302,29 @@ void ms_held_prune(struct ms_tstate *ts)
 	for (uint32_t i = out; i < n; i++)
 		ts->held[i].timed = 0; /* see held[] */
 	ts->nheld = out;
+}
+
+struct since_query {
+	uint32_t tid, rec;
+	uint64_t since;
+};
+
+static void since_in(struct ms_tstate *ts, void *arg)
+{
+	struct since_query *q = arg;
+	if (LOAD(&ts->tid) != q->tid)
+		return;
+	uint32_t n = LOAD(&ts->nheld);
+	for (uint32_t i = 0; i < n && i < MS_HELD_MAX; i++)
+		if (LOAD(&ts->held[i].rec) == q->rec && LOAD(&ts->held[i].timed))
+			q->since = LOAD(&ts->held[i].since);
+}
+
+uint64_t ms_held_since(uint32_t tid, uint32_t rec)
+{
+	struct since_query q = { tid, rec, 0 };
+	ms_threads_each(since_in, &q);
+	return q.since;
 }
 
 void ms_threads_each(void (*fn)(struct ms_tstate *, void *), void *arg)

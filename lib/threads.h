@@ -22,6 +22,7 @@ struct ms_held {
 	uint32_t rec;
 	uint32_t timed; /* this hold's time is being measured (record.c) */
 	uintptr_t caller;
+	uint64_t since; /* ticks at the start of a timed hold; else stale */
 };
 
 /* The address of a tracked mutex, from its record (0 if gone). */
@@ -84,11 +85,12 @@ struct ms_tstate *ms_tstate_new(uint32_t tid);
 void ms_threads_after_fork_child(void);
 
 /* Remove a mutex from a held set (not the last one pushed: out-of-order
- * unlock).  Returns MS_HELD_FOUND if it was there, | MS_HELD_TIMED if
- * that hold was being timed. */
-#define MS_HELD_FOUND 1
-#define MS_HELD_TIMED 2
-int ms_held_remove(struct ms_tstate *ts, uint32_t rec);
+ * unlock).  Returns 1 if it was there, else 0; *since (if not NULL) gets
+ * the start of that hold if it was being timed, else 0. */
+int ms_held_remove(struct ms_tstate *ts, uint32_t rec, uint64_t *since);
+/* The start of thread tid's timed hold of record rec, 0 if it holds it
+ * untimed or not at all (report time). */
+uint64_t ms_held_since(uint32_t tid, uint32_t rec);
 void ms_held_forget(struct ms_tstate *ts, uint32_t rec);
 
 /* Bumped whenever a thread unlocks a mutex it does not hold (misuse that

@@ -93,6 +93,16 @@ expect_grep "section" "^Mutexes still locked:$" "$WORK/report"
 expect_grep "m1 held by the main thread, with where it was taken" \
 	"^  $m1 held by thread [0-9]+, taken at main\+0x[0-9a-f]+ \((.*:[0-9]+, )?scenario\)$" "$WORK/report"
 expect_eq "only m1 is listed" "$(grep -c ' held by thread ' "$WORK/report")" 1
+# A hold that follows a wait is timed: the report says how long it has
+# lasted (the holder's held set keeps when it began).
+run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" heldtimed
+m1=$(awk '/^m1 /{print $2}' "$WORK/out")
+line=$(grep "^  $m1 held by thread " "$WORK/report")
+expect_grep "heldtimed: held for how long, taken by the waiter" \
+	"^  $m1 held by thread [0-9]+ for [0-9.]+ ms, taken at take_m1_after_wait\+0x[0-9a-f]+ " "$WORK/report"
+ms=$(echo "$line" | sed -n 's/.* for \([0-9.]*\) ms,.*/\1/p')
+expect_eq "heldtimed: held 100 ms or more, less than 10 s" \
+	"$(awk -v ms="${ms:-0}" 'BEGIN { print (ms >= 100 && ms < 10000) ? "yes" : ms }')" yes
 # 100,000 short-lived threads: records are reused, nothing runs out.
 run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" threads 100000
 m1=$(awk '/^m1 /{print $2}' "$WORK/out")

@@ -10,6 +10,9 @@
  *             1 contended acquisition, 2 timeouts
  *   condwait  a 100 ms condition wait: a condition wait, not contention
  *   held      exits while holding a mutex
+ *   heldtimed a thread waits for m1 (asleep in its futex), gets it and
+ *             holds it; the main thread exits 100 ms later: a hold that
+ *             follows a wait is timed, so the report says for how long
  *   exitwait  exits holding m1 while another thread waits for it (asleep in
  *             its futex, as /proc says, before exit is called)
  *   destroy   100 mutexes initialised, locked 3 times and destroyed at one
@@ -297,6 +300,31 @@ static int held(void)
 }
 
 static volatile pid_t waiter_tid;
+static volatile int m1_taken;
+
+static void *take_m1_after_wait(void *arg)
+{
+	waiter_tid = (pid_t)syscall(SYS_gettid);
+	CHECK(pthread_mutex_lock(&m1), 0);
+	m1_taken = 1;
+	pause(); /* holding m1 until the process exits */
+	return arg;
+}
+
+static int heldtimed(void)
+{
+	pthread_t t;
+	CHECK(pthread_mutex_lock(&m1), 0);
+	CHECK(pthread_create(&t, NULL, take_m1_after_wait, NULL), 0);
+	while (!waiter_tid || !sleeps_on_futex(waiter_tid, &m1.__data.__lock))
+		sched_yield();
+	CHECK(pthread_mutex_unlock(&m1), 0);
+	while (!m1_taken)
+		sched_yield();
+	usleep(100000);
+	printf("m1 %p\n", (void *)&m1);
+	exit(0); /* m1 held by the thread for 100 ms or more */
+}
 
 static void *wait_for_m1(void *arg)
 {
@@ -821,6 +849,8 @@ int main(int argc, char **argv)
 		return held();
 	if (!strcmp(what, "exitwait"))
 		return exitwait();
+	if (!strcmp(what, "heldtimed"))
+		return heldtimed();
 	if (!strcmp(what, "destroy"))
 		return destroy();
 	if (!strcmp(what, "many") && argc > 2)
