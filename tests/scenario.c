@@ -311,13 +311,21 @@ static void *take_m1_after_wait(void *arg)
 	return arg;
 }
 
-static int heldtimed(void)
+/* Lock m1, then start fn in a thread and return once that thread sleeps
+ * in m1's futex: asleep there, not just asleep ('S' in /proc could be a
+ * moment's sleep anywhere on the way to the lock). */
+static void hold_m1_until_waited(void *(*fn)(void *))
 {
 	pthread_t t;
 	CHECK(pthread_mutex_lock(&m1), 0);
-	CHECK(pthread_create(&t, NULL, take_m1_after_wait, NULL), 0);
+	CHECK(pthread_create(&t, NULL, fn, NULL), 0);
 	while (!waiter_tid || !sleeps_on_futex(waiter_tid, &m1.__data.__lock))
 		sched_yield();
+}
+
+static int heldtimed(void)
+{
+	hold_m1_until_waited(take_m1_after_wait);
 	CHECK(pthread_mutex_unlock(&m1), 0);
 	while (!m1_taken)
 		sched_yield();
@@ -335,13 +343,7 @@ static void *wait_for_m1(void *arg)
 
 static int exitwait(void)
 {
-	pthread_t t;
-	CHECK(pthread_mutex_lock(&m1), 0);
-	CHECK(pthread_create(&t, NULL, wait_for_m1, NULL), 0);
-	/* asleep in m1's futex, not just asleep ('S' in /proc could be a
-	 * moment's sleep anywhere on the way to the lock) */
-	while (!waiter_tid || !sleeps_on_futex(waiter_tid, &m1.__data.__lock))
-		sched_yield();
+	hold_m1_until_waited(wait_for_m1);
 	printf("exiting\n");
 	exit(0); /* holding m1, the waiter still waiting */
 }
