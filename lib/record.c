@@ -442,7 +442,7 @@ int ms_unlock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
 		rc = ms_real.mutex_unlock(m);
 		saved = errno;
 		/* glibc says this thread does not hold it: nor does its set */
-		ms_held_remove(t->ts, r, NULL);
+		ms_held_remove(t->ts, r);
 		if (rc)
 			ms_count_error(r, rc);
 		ms_misuse(t, r, destroyed && rc == EINVAL ? MS_M_USE_DESTROYED

@@ -194,7 +194,7 @@ MS_HOT uint32_t ms_released(struct ms_thread *t, uint32_t r, uintptr_t caller,
 		ts->held[n - 1].timed = 0; /* for the lock path's plain case */
 		ts->nheld = n - 1;
 	} else /* out of order */
-		ms_held_remove(ts, r, &since);
+		since = ms_held_remove(ts, r);
 	rec->owner = t->tid;
 	if (unlikely(since))
 		ms_hold_end(r, since);

@@ -256,20 +256,17 @@ uintptr_t ms_rec_key(uint32_t rec)
 	return LOAD(&ms_rec(rec)->key);
 }
 
-int ms_held_remove(struct ms_tstate *ts, uint32_t rec, uint64_t *since)
+uint64_t ms_held_remove(struct ms_tstate *ts, uint32_t rec)
 {
 	uint32_t n = ts->nheld;
-	if (since)
-		*since = 0;
 	for (uint32_t i = n; i-- > 0;)
 		if (ts->held[i].rec == rec) {
-			if (since && ts->held[i].timed)
-				*since = ts->held[i].since;
+			uint64_t since = ts->held[i].timed ? ts->held[i].since : 0;
 			memmove(&ts->held[i], &ts->held[i + 1],
 				(n - i - 1) * sizeof ts->held[0]);
 			ts->held[n - 1].timed = 0; /* see held[] */
 			ts->nheld = n - 1;
-			return 1;
+			return since;
 		}
 	if (ts->overflow) {
 		ts->overflow--; /* one of those not followed */
@@ -284,7 +281,7 @@ void ms_held_forget(struct ms_tstate *ts, uint32_t rec)
 {
 	for (uint32_t i = 0; i < ts->nheld && i < MS_HELD_MAX; i++)
 		if (ts->held[i].rec == rec) {
-			ms_held_remove(ts, rec, NULL);
+			ms_held_remove(ts, rec);
 			return;
 		}
 }

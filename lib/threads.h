@@ -85,9 +85,9 @@ struct ms_tstate *ms_tstate_new(uint32_t tid);
 void ms_threads_after_fork_child(void);
 
 /* Remove a mutex from a held set (not the last one pushed: out-of-order
- * unlock).  Returns 1 if it was there, else 0; *since (if not NULL) gets
- * the start of that hold if it was being timed, else 0. */
-int ms_held_remove(struct ms_tstate *ts, uint32_t rec, uint64_t *since);
+ * unlock).  Returns the start of that hold if it was there and timed,
+ * else 0. */
+uint64_t ms_held_remove(struct ms_tstate *ts, uint32_t rec);
 /* The start of thread tid's timed hold of record rec, 0 if it holds it
  * untimed or not at all (report time). */
 uint64_t ms_held_since(uint32_t tid, uint32_t rec);
