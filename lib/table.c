@@ -333,7 +333,7 @@ size_t ms_table_bytes(uint32_t capacity, uint32_t history_len)
 	return MS_MAX_SITES * sizeof *t->sites +
 	       (cap + 1) * (sizeof *t->records + sizeof *t->cold +
 			    sizeof *t->init_stacks + sizeof *t->free_next) +
-	       2 * cap * sizeof *t->slots +
+	       2 * cap * (sizeof *t->slots + sizeof *t->untracked_keys) +
 	       history_entries(history_len, cap) *
 		       (sizeof *t->history + sizeof *t->history_ticks);
 }
@@ -342,6 +342,8 @@ static void unmap_all(struct ms_table *t, size_t cap, size_t hist)
 {
 	if (t->slots)
 		munmap(t->slots, 2 * cap * sizeof *t->slots);
+	if (t->untracked_keys)
+		munmap(t->untracked_keys, 2 * cap * sizeof *t->untracked_keys);
 	if (t->cold)
 		munmap(t->cold, (cap + 1) * sizeof *t->cold);
 	if (t->history)
@@ -354,6 +356,7 @@ static void unmap_all(struct ms_table *t, size_t cap, size_t hist)
 	if (t->free_next)
 		munmap(t->free_next, (cap + 1) * sizeof *t->free_next);
 	t->slots = NULL;
+	t->untracked_keys = NULL;
 	t->cold = NULL;
 	t->history = NULL;
 	t->history_ticks = NULL;
@@ -374,13 +377,14 @@ int ms_table_init(uint32_t capacity, uint32_t history_len)
 		 * without asking whether the table is ready */
 		struct ms_record *records = map((cap + 1) * sizeof *records);
 		t->slots = map(2 * cap * sizeof *t->slots);
+		t->untracked_keys = map(2 * cap * sizeof *t->untracked_keys);
 		t->cold = map((cap + 1) * sizeof *t->cold);
 		t->history = map(history_entries(history_len, cap) * sizeof *t->history);
 		t->history_ticks =
 			map(history_entries(history_len, cap) * sizeof *t->history_ticks);
 		t->init_stacks = map((cap + 1) * sizeof *t->init_stacks);
 		t->free_next = map((cap + 1) * sizeof *t->free_next);
-		if (t->slots && records && t->cold && t->history &&
+		if (t->slots && t->untracked_keys && records && t->cold && t->history &&
 		    t->history_ticks && t->init_stacks && t->free_next) {
 			records[0].key = MS_KEY_NO_MUTEX;
 			__atomic_store_n(&t->records, records, __ATOMIC_RELEASE);
@@ -807,10 +811,39 @@ static const char *only_named(struct ms_table *t, uint32_t r)
 	return LOAD(&t->cold[r].name);
 }
 
+/* The address in slot i, whose stripes' locks are held (or in a test):
+ * its record's key, or the side array's for an untracked one;
+ * MS_KEY_EMPTY or MS_KEY_TOMB if it has none. */
+uintptr_t ms_table_slot_key(uint64_t i)
+{
+	const struct ms_table *t = &ms_table;
+	uint64_t s = LOAD(&t->slots[i]);
+	if (s == MS_SLOT_EMPTY)
+		return MS_KEY_EMPTY;
+	uint32_t r = ms_slot_rec(s);
+	if (r == MS_REC_NONE)
+		return MS_KEY_TOMB;
+	return r == MS_REC_UNTRACKED ? LOAD(&t->untracked_keys[i])
+				     : LOAD(&t->records[r].key);
+}
+
+/* Slot i holds `key` (hash's low bits `tag`); its stripes' locks are held. */
+static int slot_holds(const struct ms_table *t, uint64_t i, uint32_t tag,
+		      uintptr_t key)
+{
+	uint64_t s = t->slots[i];
+	uint32_t r = ms_slot_rec(s);
+	if (ms_slot_tag(s) != tag || r == MS_REC_NONE)
+		return 0;
+	return (r == MS_REC_UNTRACKED ? t->untracked_keys[i] : t->records[r].key) == key;
+}
+
 uint32_t ms_table_add(uintptr_t key, int birth, uint64_t *clock)
 {
 	struct ms_table *t = &ms_table;
-	uint64_t i = ms_hash(key) & t->index_mask;
+	const uint64_t hash = ms_hash(key);
+	const uint32_t tag = (uint32_t)hash;
+	uint64_t i = hash & t->index_mask;
 	struct ms_update_locks l;
 	int64_t free_at = -1;
 	uint32_t r = MS_REC_UNTRACKED;
@@ -818,9 +851,10 @@ uint32_t ms_table_add(uintptr_t key, int birth, uint64_t *clock)
 
 	if (!lock_for_update(&l, i))
 		return MS_REC_UNTRACKED; /* this call is not recorded */
-	/* Written before it is read, for the same reason as a fresh record;
-	 * nothing reads `pad`. */
-	STORE(&t->slots[i].pad, 0);
+	/* Written before it is read, for the same reason as a fresh record
+	 * (one page fault, not a read's then a write's): an atomic or of 0
+	 * changes nothing a lookup could see. */
+	__atomic_fetch_or(&t->slots[i], 0, __ATOMIC_RELAXED);
 	const uint64_t home = i;
 	for (unsigned n = 0; n < MS_MAX_PROBE; n++, i = (i + 1) & t->index_mask) {
 		if (n && !(i & (MS_STRIPE_BLOCK - 1))) {
@@ -835,9 +869,9 @@ uint32_t ms_table_add(uintptr_t key, int birth, uint64_t *clock)
 				free_at = -1;
 			}
 		}
-		uintptr_t k = t->slots[i].key;
-		if (k == key) {
-			r = t->slots[i].rec;
+		uint64_t s = t->slots[i];
+		if (slot_holds(t, i, tag, key)) {
+			r = ms_slot_rec(s);
 			if (birth && r != MS_REC_UNTRACKED) {
 				/* init of a known address: the old life is over --
 				 * unless all it did was take a name (mutexstat_name
@@ -855,9 +889,9 @@ uint32_t ms_table_add(uintptr_t key, int birth, uint64_t *clock)
 			}
 			goto out;
 		}
-		if (k == MS_KEY_TOMB && free_at < 0)
+		if (s == MS_SLOT_TOMB && free_at < 0)
 			free_at = (int64_t)i;
-		if (k == MS_KEY_EMPTY) {
+		if (s == MS_SLOT_EMPTY) {
 			if (free_at < 0)
 				free_at = (int64_t)i;
 			break;
@@ -877,12 +911,13 @@ uint32_t ms_table_add(uintptr_t key, int birth, uint64_t *clock)
 		SERIAL_ADD(&l.home->live, 1);
 	}
 	ms_self.added_new = 1;
-	/* Publish the record number before the key: a lookup that sees the
-	 * key sees its record. */
-	STORE(&t->slots[free_at].rec, r);
+	/* Publish the address before the slot: a lookup that sees the slot
+	 * finds its address. */
 	if (r != MS_REC_UNTRACKED)
 		__atomic_store_n(&ms_rec(r)->key, key, __ATOMIC_RELEASE);
-	__atomic_store_n(&t->slots[free_at].key, key, __ATOMIC_RELEASE);
+	else
+		__atomic_store_n(&t->untracked_keys[free_at], key, __ATOMIC_RELEASE);
+	__atomic_store_n(&t->slots[free_at], ms_slot_make(hash, r), __ATOMIC_RELEASE);
 out:
 	unlock_after_update(&l);
 	return r;
@@ -903,7 +938,7 @@ out:
 static int delete_at(struct ms_table *t, uint64_t i, struct ms_update_locks *l)
 {
 	const uint64_t mask = t->index_mask;
-	__atomic_store_n(&t->slots[i].key, MS_KEY_TOMB, __ATOMIC_RELEASE);
+	__atomic_store_n(&t->slots[i], MS_SLOT_TOMB, __ATOMIC_RELEASE);
 	uint64_t scanned = 0;
 	for (uint64_t j = (i + 1) & mask;; j = (j + 1) & mask) {
 		if (++scanned > mask)
@@ -920,44 +955,48 @@ static int delete_at(struct ms_table *t, uint64_t i, struct ms_update_locks *l)
 				 * have filled the hole (the run is whole again),
 				 * or other removals moved keys; look again from
 				 * the hole on. */
-				if (LOAD(&t->slots[i].key) != MS_KEY_TOMB)
+				if (LOAD(&t->slots[i]) != MS_SLOT_TOMB)
 					return 0;
 				j = i;
 				scanned = 0;
 				continue;
 			}
 		}
-		uintptr_t k = t->slots[j].key;
-		if (k == MS_KEY_EMPTY)
+		uint64_t s = t->slots[j];
+		if (s == MS_SLOT_EMPTY)
 			break;
-		if (k == MS_KEY_TOMB)
+		if (s == MS_SLOT_TOMB)
 			continue; /* another hole: nothing to move */
-		uint64_t home = ms_hash(k) & mask;
+		uint64_t home = ms_slot_tag(s) & mask;
 		/* k may move to the hole only if its home is not within (i, j] */
 		int stays = i <= j ? (home > i && home <= j) : (home > i || home <= j);
 		if (stays)
 			continue;
-		STORE(&t->slots[i].rec, t->slots[j].rec);
-		__atomic_store_n(&t->slots[i].key, k, __ATOMIC_RELEASE);
-		__atomic_store_n(&t->slots[j].key, MS_KEY_TOMB, __ATOMIC_RELEASE);
+		if (ms_slot_rec(s) == MS_REC_UNTRACKED) /* its address first */
+			__atomic_store_n(&t->untracked_keys[i], t->untracked_keys[j],
+					 __ATOMIC_RELEASE);
+		__atomic_store_n(&t->slots[i], s, __ATOMIC_RELEASE);
+		__atomic_store_n(&t->slots[j], MS_SLOT_TOMB, __ATOMIC_RELEASE);
 		i = j;
 	}
-	__atomic_store_n(&t->slots[i].key, MS_KEY_EMPTY, __ATOMIC_RELEASE);
+	__atomic_store_n(&t->slots[i], MS_SLOT_EMPTY, __ATOMIC_RELEASE);
 	/* Tombstones just before an empty slot guard no key (none lies
 	 * between them and it): they become empty too, so a run that once
 	 * reached further than its locks did shrinks again as it empties. */
 	for (uint64_t p = (i - 1) & mask, n = 0;
-	     n < mask && t->slots[p].key == MS_KEY_TOMB &&
+	     n < mask && t->slots[p] == MS_SLOT_TOMB &&
 	     ((p & (MS_STRIPE_BLOCK - 1)) != MS_STRIPE_BLOCK - 1 || slot_locked(l, p));
 	     p = (p - 1) & mask, n++)
-		__atomic_store_n(&t->slots[p].key, MS_KEY_EMPTY, __ATOMIC_RELEASE);
+		__atomic_store_n(&t->slots[p], MS_SLOT_EMPTY, __ATOMIC_RELEASE);
 	return 0;
 }
 
 void ms_table_remove(uintptr_t key)
 {
 	struct ms_table *t = &ms_table;
-	uint64_t i = ms_hash(key) & t->index_mask;
+	const uint64_t hash = ms_hash(key);
+	const uint32_t tag = (uint32_t)hash;
+	uint64_t i = hash & t->index_mask;
 	struct ms_update_locks l;
 
 	if (!lock_for_update(&l, i))
@@ -975,12 +1014,12 @@ void ms_table_remove(uintptr_t key)
 				n = 0;
 			}
 		}
-		uintptr_t k = t->slots[i].key;
-		if (k == MS_KEY_EMPTY)
+		uint64_t s = t->slots[i];
+		if (s == MS_SLOT_EMPTY)
 			break;
-		if (k != key)
+		if (!slot_holds(t, i, tag, key))
 			continue;
-		uint32_t r = t->slots[i].rec;
+		uint32_t r = ms_slot_rec(s);
 		if (r != MS_REC_UNTRACKED) {
 			fold(t, r, l.home);
 			life_ends(t, r);

@@ -3,8 +3,10 @@
  *
  * Layout (all mapped once at start-up with MAP_NORESERVE; pages become
  * resident only when touched):
- *   index   open-addressing slots {address, record number}, twice as many as
- *           records, probed linearly from a hash of the address (ms_hash);
+ *   index   open-addressing slots of 8 bytes {32 bits of the address's hash,
+ *           record number}, twice as many as records, probed linearly
+ *           from that hash (ms_hash); the address itself is the record's
+ *           (an untracked one's, in a side array touched only for them);
  *   records one 64-byte line per mutex with what the lock path updates;
  *   cold    per record, the numbers of mutexes that have waited, failed or
  *           been named (wait and hold times, histogram, errors, name...),
@@ -77,11 +79,27 @@ static inline int ms_hold_sampled(uint64_t n)
 #define MS_STACK_EXACT 256
 #define MS_F_KIND_SHIFT 16 /* glibc's __kind (low 10 bits) when first seen */
 
-struct ms_slot {
-	uintptr_t key;
-	uint32_t rec;
-	uint32_t pad;
-};
+/* An index slot, one word that a lookup loads at once: the low 32 bits of
+ * the address's hash (its home is those & index_mask: the index has at
+ * most 2^27 slots) above its record number.  The address is the
+ * record's key, or for MS_REC_UNTRACKED the side array's entry for the
+ * slot.  8 bytes a slot, 16 a mutex: half the index's pages a program
+ * with many mutexes touches.  No entry has record 0, so a hole being
+ * refilled (a tombstone) is record 0 with a tag of 1. */
+#define MS_SLOT_EMPTY 0ull
+#define MS_SLOT_TOMB (1ull << 32)
+static inline uint64_t ms_slot_make(uint64_t hash, uint32_t rec)
+{
+	return (hash << 32) | rec;
+}
+static inline uint32_t ms_slot_rec(uint64_t s)
+{
+	return (uint32_t)s;
+}
+static inline uint32_t ms_slot_tag(uint64_t s)
+{
+	return (uint32_t)(s >> 32);
+}
 
 struct ms_record {
 	/* The mutex's address while the record is tracked, 0 while free.  A
@@ -168,7 +186,8 @@ struct ms_site {
 #define MS_SITE_INDEX 8192 /* the sites' hash index: twice as many slots */
 
 struct ms_table {
-	struct ms_slot *slots;
+	uint64_t *slots;           /* the index: ms_slot_make() words */
+	uintptr_t *untracked_keys; /* [slot]: the address of an untracked one */
 	struct ms_record *records; /* [1..capacity] */
 	struct ms_cold *cold;
 	struct ms_op *history;     /* groups of positions, above */
@@ -273,19 +292,26 @@ static inline uint64_t ms_hash(uintptr_t key)
 static inline uint32_t ms_table_find(uintptr_t key)
 {
 	const struct ms_table *t = &ms_table;
-	uint64_t i = ms_hash(key) & t->index_mask;
+	uint64_t hash = ms_hash(key);
+	uint32_t tag = (uint32_t)hash;
+	uint64_t i = hash & t->index_mask;
 	for (unsigned n = 0; n < MS_MAX_PROBE; n++) {
-		uintptr_t k = __atomic_load_n(&t->slots[i].key, __ATOMIC_ACQUIRE);
-		if (k == key) {
-			uint32_t r = __atomic_load_n(&t->slots[i].rec, __ATOMIC_ACQUIRE);
-			if (r == MS_REC_UNTRACKED
-				    ? __atomic_load_n(&t->slots[i].key, __ATOMIC_ACQUIRE) == key
-				    : __atomic_load_n(&t->records[r].key, __ATOMIC_ACQUIRE) == key)
-				return r;
+		uint64_t s = __atomic_load_n(&t->slots[i], __ATOMIC_ACQUIRE);
+		if (s == MS_SLOT_EMPTY)
 			return MS_REC_NONE;
+		uint32_t r = ms_slot_rec(s);
+		if (ms_slot_tag(s) == tag && r != MS_REC_NONE) {
+			if (r != MS_REC_UNTRACKED) {
+				if (__atomic_load_n(&t->records[r].key, __ATOMIC_ACQUIRE) == key)
+					return r;
+			} else if (__atomic_load_n(&t->untracked_keys[i], __ATOMIC_ACQUIRE) == key) {
+				/* still this slot's (the key is written before
+				 * the slot, and a move writes the slot after) */
+				if (__atomic_load_n(&t->slots[i], __ATOMIC_ACQUIRE) == s)
+					return r;
+				return MS_REC_NONE;
+			}
 		}
-		if (k == MS_KEY_EMPTY)
-			return MS_REC_NONE;
 		i = (i + 1) & t->index_mask;
 	}
 	return MS_REC_NONE;
@@ -406,6 +432,9 @@ size_t ms_table_bytes(uint32_t capacity, uint32_t history_len);
 uint32_t ms_table_add(uintptr_t key, int birth, uint64_t *clock);
 /* End a mutex's life: its numbers go to its first-lock site's line. */
 void ms_table_remove(uintptr_t key);
+/* The address in index slot i (or MS_KEY_EMPTY, MS_KEY_TOMB); for a
+ * caller that holds its stripes' locks, or a test. */
+uintptr_t ms_table_slot_key(uint64_t i);
 /* Forget everything (mutexstat_reset). */
 void ms_table_reset(void);
 

@@ -77,7 +77,7 @@ static int64_t slot_of(uintptr_t key)
 {
 	int64_t at = -1;
 	for (uint64_t i = 0; i <= ms_table.index_mask; i++)
-		if (ms_table.slots[i].key == key) {
+		if (ms_table_slot_key(i) == key) {
 			if (at >= 0)
 				ck_abort_msg("key %#lx in slots %ld and %lu",
 					     (unsigned long)key, (long)at,
@@ -113,8 +113,8 @@ static void assert_index_empty(void)
 {
 	unsigned tombs = 0, keys = 0;
 	for (uint64_t i = 0; i <= ms_table.index_mask; i++) {
-		tombs += ms_table.slots[i].key == MS_KEY_TOMB;
-		keys += ms_table.slots[i].key > MS_KEY_TOMB;
+		tombs += ms_table_slot_key(i) == MS_KEY_TOMB;
+		keys += ms_table_slot_key(i) > MS_KEY_TOMB;
 	}
 	ck_assert_uint_eq(keys, 0);
 	ck_assert_uint_eq(tombs, 0);
@@ -390,7 +390,7 @@ START_TEST(test_table_concurrent_insert_no_key_lost_or_doubled)
 	static uintptr_t in_index[2 * 8192], expected[KEYS];
 	size_t n = 0;
 	for (uint64_t i = 0; i <= ms_table.index_mask; i++) {
-		uintptr_t k = ms_table.slots[i].key;
+		uintptr_t k = ms_table_slot_key(i);
 		if (k == MS_KEY_EMPTY || k == MS_KEY_TOMB)
 			continue;
 		if (n == sizeof in_index / sizeof *in_index)
@@ -478,6 +478,45 @@ START_TEST(test_table_full_table_remove_makes_room_again)
 }
 END_TEST
 
+/* An untracked address has no record to hold it: its slot's side entry
+ * does, and moves with the slot when a removal closes the hole before it. */
+START_TEST(test_table_untracked_addresses_move_with_their_slots)
+{
+	uint64_t clock = 0;
+	const uint64_t mask = ms_table.index_mask, h = 100;
+	/* 63 records for addresses at homes 20..82, one each */
+	for (unsigned i = 0; i < 63; i++)
+		ck_assert_uint_ne(ms_table_add(colliding_key(20 + i, 1), 1, &clock),
+				  MS_REC_UNTRACKED);
+	for (uint64_t d = 0; d < 6; d++)
+		ck_assert_uint_eq(ms_table_slot_key(h - 1 + d), MS_KEY_EMPTY);
+	uintptr_t a = colliding_key(h, 1), u1 = colliding_key(h, 2),
+		  u2 = colliding_key(h, 3);
+	uint32_t ra = ms_table_add(a, 1, &clock); /* the 64th record */
+	ck_assert_uint_ne(ra, MS_REC_UNTRACKED);
+	ck_assert_uint_eq(ms_table_add(u1, 1, &clock), MS_REC_UNTRACKED);
+	ck_assert_uint_eq(ms_table_add(u2, 1, &clock), MS_REC_UNTRACKED);
+	ck_assert_int_eq(slot_of(a), (int64_t)h);
+	ck_assert_int_eq(slot_of(u1), (int64_t)((h + 1) & mask));
+	ck_assert_int_eq(slot_of(u2), (int64_t)((h + 2) & mask));
+
+	ms_table_remove(a);
+	ck_assert_int_eq(slot_of(u1), (int64_t)h);
+	ck_assert_int_eq(slot_of(u2), (int64_t)((h + 1) & mask));
+	ck_assert_uint_eq(ms_table.slots[(h + 2) & mask], MS_SLOT_EMPTY);
+	ck_assert_uint_eq(ms_table_find(u1), MS_REC_UNTRACKED);
+	ck_assert_uint_eq(ms_table_find(u2), MS_REC_UNTRACKED);
+	ck_assert_uint_eq(ms_table_find(a), MS_REC_NONE);
+	ck_assert_uint_eq(counts().untracked_mutexes, 2);
+	/* and a removal finds each by its address */
+	ms_table_remove(u1);
+	ck_assert_int_eq(slot_of(u1), -1);
+	ck_assert_int_eq(slot_of(u2), (int64_t)h);
+	ck_assert_uint_eq(ms_table_find(u2), MS_REC_UNTRACKED);
+	ck_assert_uint_eq(counts().untracked_mutexes, 1);
+}
+END_TEST
+
 /* ---- removal and reuse -------------------------------------------------- */
 
 START_TEST(test_table_remove_shifts_the_probe_run_back)
@@ -497,7 +536,7 @@ START_TEST(test_table_remove_shifts_the_probe_run_back)
 	/* b leaves: c moves back into its slot, and the run ends empty */
 	ms_table_remove(b);
 	ck_assert_int_eq(slot_of(c), (int64_t)h + 1);
-	ck_assert_uint_eq(ms_table.slots[h + 2].key, MS_KEY_EMPTY);
+	ck_assert_uint_eq(ms_table.slots[h + 2], MS_SLOT_EMPTY);
 	ck_assert_uint_eq(ms_table_find(c), rc);
 	ck_assert_uint_eq(ms_table_find(b), MS_REC_NONE);
 	ck_assert_uint_eq(ms_rec(rc)->key, c);
@@ -507,9 +546,9 @@ START_TEST(test_table_remove_shifts_the_probe_run_back)
 
 	ms_table_remove(a);
 	ck_assert_int_eq(slot_of(c), (int64_t)h);
-	ck_assert_uint_eq(ms_table.slots[h + 1].key, MS_KEY_EMPTY);
+	ck_assert_uint_eq(ms_table.slots[h + 1], MS_SLOT_EMPTY);
 	ms_table_remove(c);
-	ck_assert_uint_eq(ms_table.slots[h].key, MS_KEY_EMPTY);
+	ck_assert_uint_eq(ms_table.slots[h], MS_SLOT_EMPTY);
 	ck_assert_uint_eq(counts().live, 0);
 	(void)ra;
 	(void)rb;
@@ -554,9 +593,9 @@ START_TEST(test_table_probe_wraps_around_end_of_index)
 	ck_assert_uint_eq(ms_table_find(c), rc);
 	ms_table_remove(c);
 	ms_table_remove(b);
-	ck_assert_uint_eq(ms_table.slots[last].key, MS_KEY_EMPTY);
-	ck_assert_uint_eq(ms_table.slots[0].key, MS_KEY_EMPTY);
-	ck_assert_uint_eq(ms_table.slots[1].key, MS_KEY_EMPTY);
+	ck_assert_uint_eq(ms_table_slot_key(last), MS_KEY_EMPTY);
+	ck_assert_uint_eq(ms_table_slot_key(0), MS_KEY_EMPTY);
+	ck_assert_uint_eq(ms_table_slot_key(1), MS_KEY_EMPTY);
 	(void)ra;
 }
 END_TEST
@@ -635,7 +674,7 @@ static unsigned miss_probes(uintptr_t key)
 {
 	uint64_t i = home_of(key);
 	unsigned n = 0;
-	while (n < MS_MAX_PROBE && ms_table.slots[i].key != MS_KEY_EMPTY) {
+	while (n < MS_MAX_PROBE && ms_table_slot_key(i) != MS_KEY_EMPTY) {
 		n++;
 		i = (i + 1) & ms_table.index_mask;
 	}
@@ -652,8 +691,8 @@ START_TEST(test_table_churn_near_capacity_keeps_unknown_address_lookups_short)
 	churn(scattered_key, 768);
 	unsigned empty = 0, tombs = 0, total = 0;
 	for (uint64_t i = 0; i <= ms_table.index_mask; i++) {
-		empty += ms_table.slots[i].key == MS_KEY_EMPTY;
-		tombs += ms_table.slots[i].key == MS_KEY_TOMB;
+		empty += ms_table_slot_key(i) == MS_KEY_EMPTY;
+		tombs += ms_table_slot_key(i) == MS_KEY_TOMB;
 	}
 	for (unsigned j = 0; j < MISSES; j++)
 		total += miss_probes(scattered_key(2000000 + j));
@@ -677,7 +716,7 @@ START_TEST(test_table_add_remove_one_at_a_time_leaves_index_empty)
 		ms_table_remove(k);
 	}
 	for (uint64_t i = 0; i <= ms_table.index_mask; i++)
-		if (ms_table.slots[i].key != MS_KEY_EMPTY)
+		if (ms_table_slot_key(i) != MS_KEY_EMPTY)
 			ck_abort_msg("slot %lu not empty", (unsigned long)i);
 	ck_assert_uint_eq(counts().live, 0);
 }
@@ -716,7 +755,7 @@ START_TEST(test_table_remove_from_a_full_index_returns)
 	for (unsigned i = 0; i < 128; i++)
 		ms_table_add(heap_key(i), 1, &clock);
 	for (uint64_t i = 0; i <= ms_table.index_mask; i++)
-		if (ms_table.slots[i].key <= MS_KEY_TOMB)
+		if (ms_table_slot_key(i) <= MS_KEY_TOMB)
 			ck_abort_msg("slot %lu free: the index is not full", (unsigned long)i);
 	ms_table_remove(heap_key(5));
 	ck_assert_uint_eq(ms_table_find(heap_key(5)), MS_REC_NONE);
@@ -1106,7 +1145,7 @@ START_TEST(test_table_power_of_two_strides_spread)
 			ms_table_add(base + (uintptr_t)i * strides[s], 1, &clock);
 		uint64_t dist = 0;
 		for (uint64_t i = 0; i <= ms_table.index_mask; i++) {
-			uintptr_t k = ms_table.slots[i].key;
+			uintptr_t k = ms_table_slot_key(i);
 			if (k != MS_KEY_EMPTY && k != MS_KEY_TOMB)
 				dist += (i - home_of(k)) & ms_table.index_mask;
 		}
@@ -1148,7 +1187,7 @@ START_TEST(test_table_pools_a_power_of_two_apart_all_tracked)
 		unsigned want = cases[c].pools * cases[c].each;
 		uint64_t dist = 0;
 		for (uint64_t i = 0; i <= ms_table.index_mask; i++) {
-			uintptr_t k = ms_table.slots[i].key;
+			uintptr_t k = ms_table_slot_key(i);
 			if (k != MS_KEY_EMPTY && k != MS_KEY_TOMB)
 				dist += (i - home_of(k)) & ms_table.index_mask;
 		}
@@ -1216,7 +1255,7 @@ START_TEST(test_table_hash_spreads_heap_static_and_stack_mutexes)
 	uint64_t max_dist = 0, total_dist = 0, homes = 0, keys = 0;
 	ck_assert_uint_eq(ms_table.index_mask + 1, sizeof home_used);
 	for (uint64_t i = 0; i <= ms_table.index_mask; i++) {
-		uintptr_t k = ms_table.slots[i].key;
+		uintptr_t k = ms_table_slot_key(i);
 		if (k == MS_KEY_EMPTY || k == MS_KEY_TOMB)
 			continue;
 		uint64_t h = home_of(k);
@@ -1322,6 +1361,7 @@ Suite *table_suite(void)
 	tcase_add_test(tc, test_table_full_table_leaves_next_address_untracked);
 	tcase_add_test(tc, test_table_remove_from_a_full_index_returns);
 	tcase_add_test(tc, test_table_full_table_remove_makes_room_again);
+	tcase_add_test(tc, test_table_untracked_addresses_move_with_their_slots);
 	tcase_add_test(tc, test_table_each_visits_every_live_record_once);
 	suite_add_tcase(s, tc);
 
