@@ -372,7 +372,11 @@ int ms_table_init(uint32_t capacity, uint32_t history_len)
 	struct ms_table *t = &ms_table;
 	if (!t->sites)
 		t->sites = map(MS_MAX_SITES * sizeof *t->sites);
-	for (size_t cap = capacity; cap >= 64 && t->sites; cap /= 2) {
+	/* a slot's home is its 32-bit tag & index_mask (table.h): the index
+	 * (twice the records) must fit in 32 bits; MUTEXSTAT_TABLE_SIZE's
+	 * limit, 2^26, is far below */
+	size_t first = capacity > (1u << 30) ? (1u << 30) : capacity;
+	for (size_t cap = first; cap >= 64 && t->sites; cap /= 2) {
 		/* records[] is published last: the lock path reads it
 		 * without asking whether the table is ready */
 		struct ms_record *records = map((cap + 1) * sizeof *records);
