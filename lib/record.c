@@ -109,7 +109,7 @@ void ms_first_acquired(uint32_t r, uintptr_t caller)
 }
 
 /* The holder's byte of the record's flags: MS_F_HOLD_TIMED, which sends
- * the unlock to unlock_flagged() (interpose.c).  A flag left set by a
+ * the unlock to unlock_other() (interpose.c).  A flag left set by a
  * timed hold that never ended here (its thread ended holding the mutex,
  * or a fork child's parent thread) is cleared by the next release. */
 void ms_hold_flag(uint32_t r, int on)
@@ -126,6 +126,8 @@ static unsigned hist_bucket(uint64_t ticks);
 void ms_hold_end(uint32_t r, uint64_t since)
 {
 	ms_hold_flag(r, 0);
+	if (since < LOAD(&ms_reset_ticks))
+		return; /* began before the numbers were reset */
 	struct ms_cold *c = ms_cold(r);
 	uint64_t held = ms_ticks() - since;
 	SERIAL_ADD(&c->hold_total, held);

@@ -486,8 +486,13 @@ static void print_held(uintptr_t key, uint32_t r, void *arg)
 	else
 		ms_fmt(&rf, "held by thread %u%s", tid,
 		       thread_alive(tid) ? "" : " (exited)");
-	/* a timed hold's start, which the holder's held set keeps */
+	/* a timed hold's start, which the holder's held set keeps (or the
+	 * cold part, once the holder has exited); none from before a reset */
 	uint64_t start = ms_held_since(tid, r);
+	if (!start && c && LOAD(&c->exited_tid) == tid)
+		start = LOAD(&c->exited_since);
+	if (start < LOAD(&ms_reset_ticks))
+		start = 0;
 	if (start && h->now > start)
 		ms_fmt(&rf, " for %s", ms_duration(since, ms_ticks_to_ns(h->now - start)));
 	/* a named mutex held since a fork: what holds it on a line of its

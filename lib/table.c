@@ -1,6 +1,7 @@
 /* table.c - creating, adding, removing and folding records; see table.h. */
 #include "table.h"
 #include "blame.h"
+#include "clock.h"
 #include "counts.h"
 #include "fmt.h"
 #include "fork.h"
@@ -1044,9 +1045,12 @@ void ms_table_remove(uintptr_t key)
 	unlock_after_update(&l);
 }
 
+uint64_t ms_reset_ticks;
+
 static void reset_records(int running)
 {
 	struct ms_table *t = &ms_table;
+	STORE(&ms_reset_ticks, ms_ticks());
 	ms_table_lock();
 	if (running && !bases && t->capacity) {
 		void *p = mmap(NULL, ((size_t)t->capacity + 1) * sizeof *bases,

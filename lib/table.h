@@ -80,8 +80,8 @@ static inline int ms_hold_sampled(uint64_t n)
 #define MS_F_KIND_SHIFT 16 /* glibc's __kind (low 10 bits) when first seen */
 
 /* An index slot, one word that a lookup loads at once: the low 32 bits of
- * the address's hash (its home is those & index_mask: the index has at
- * most 2^27 slots) above its record number.  The address is the
+ * the address's hash (its home is those & index_mask, which is below
+ * 2^32: ms_table_init) above its record number.  The address is the
  * record's key, or for MS_REC_UNTRACKED the side array's entry for the
  * slot.  8 bytes a slot, 16 a mutex: half the index's pages a program
  * with many mutexes touches.  No entry has record 0, so a hole being
@@ -157,6 +157,10 @@ struct ms_cold {
 	uint64_t hold_total __attribute__((aligned(64)));
 	uint64_t hold_max, holds;
 	uint32_t hold_hist[MS_HIST_BUCKETS];
+	/* A timed hold whose thread exited holding the mutex: that thread and
+	 * when the hold began (its held set, where the start was, is gone). */
+	uint64_t exited_since;
+	uint32_t exited_tid;
 	const char *name;
 	struct ms_blame *blame;   /* waiting and holding stacks (blame.c) */
 	uint32_t release_seq;     /* unlocks that found a sampled waiter */
@@ -440,6 +444,10 @@ void ms_table_reset(void);
 
 /* The cold part of a record, zeroed on first use in this life. */
 struct ms_cold *ms_cold_slow(uint32_t r);
+
+/* ms_ticks() at the last reset of the numbers (mutexstat_reset, a fork
+ * child's): a timed hold that began before it is not counted. */
+extern uint64_t ms_reset_ticks;
 static inline struct ms_cold *ms_cold(uint32_t r)
 {
 	if (likely(__atomic_load_n(&ms_table.records[r].flags, __ATOMIC_ACQUIRE) &

@@ -128,6 +128,14 @@ static void thread_exit(void *arg)
 	exit_deferred = 1;
 	if (ts->nheld || ts->overflow)
 		ms_finding_held_at_exit(ts);
+	/* the start of each timed hold it ends with, for the report's "held
+	 * for" (threads.h: the held set goes with the thread) */
+	for (uint32_t i = 0; i < ts->nheld && i < MS_HELD_MAX; i++)
+		if (ts->held[i].timed) {
+			struct ms_cold *c = ms_cold(ts->held[i].rec);
+			STORE(&c->exited_tid, ts->tid);
+			STORE(&c->exited_since, ts->held[i].since);
+		}
 	if (ts->overflow)
 		ms_order_not_followed(ts->overflow);
 	ts->nheld = 0; /* held[].timed may stay 1: reuse zeroes held[] */

@@ -103,6 +103,19 @@ expect_grep "heldtimed: held for how long, taken by the waiter" \
 ms=$(echo "$line" | sed -n 's/.* for \([0-9.]*\) ms,.*/\1/p')
 expect_eq "heldtimed: held 100 ms or more, less than 10 s" \
 	"$(awk -v ms="${ms:-0}" 'BEGIN { print (ms >= 100 && ms < 10000) ? "yes" : ms }')" yes
+# ... also once the holder has exited (the start outlives its held set).
+run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" heldexited
+m1=$(awk '/^m1 /{print $2}' "$WORK/out")
+expect_grep "heldexited: held by the exited thread, and for how long" \
+	"^  $m1 held by thread [0-9]+ \(exited\) for [0-9.]+ ms, taken at take_m1_after_wait_and_exit" \
+	"$WORK/report"
+# A timed hold under way at mutexstat_reset is not counted after it: the
+# numbers start at the reset (main's own hold after its wait is).
+run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" resethold
+m1=$(awk '/^m1 /{print $2}' "$WORK/out")
+expect_grep "resethold: one acquisition, contended, since the reset" "^ +1 $m1 +1 +1 " "$WORK/report"
+expect_grep "resethold: one timed hold since the reset, not the one before it" \
+	"^  hold times, of the holds timed \(1\):\$" "$WORK/report"
 # 100,000 short-lived threads: records are reused, nothing runs out.
 run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" threads 100000
 m1=$(awk '/^m1 /{print $2}' "$WORK/out")

@@ -13,6 +13,12 @@
  *   heldtimed a thread waits for m1 (asleep in its futex), gets it and
  *             holds it; the main thread exits 100 ms later: a hold that
  *             follows a wait is timed, so the report says for how long
+ *   heldexited the same, but the thread exits holding m1 (joined), and
+ *             main exits 100 ms later
+ *   resethold a thread's timed hold of m1 lasts 300 ms, with
+ *             mutexstat_reset (found with dlsym) 100 ms into it; then main
+ *             waits for m1: the hold that began before the reset is not
+ *             counted, main's own after its wait is (1 timed hold)
  *   exitwait  exits holding m1 while another thread waits for it (asleep in
  *             its futex, as /proc says, before exit is called)
  *   destroy   100 mutexes initialised, locked 3 times and destroyed at one
@@ -56,6 +62,7 @@
  *   none      locks nothing */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -314,13 +321,64 @@ static void *take_m1_after_wait(void *arg)
 /* Lock m1, then start fn in a thread and return once that thread sleeps
  * in m1's futex: asleep there, not just asleep ('S' in /proc could be a
  * moment's sleep anywhere on the way to the lock). */
-static void hold_m1_until_waited(void *(*fn)(void *))
+static pthread_t hold_m1_until_waited(void *(*fn)(void *))
 {
 	pthread_t t;
 	CHECK(pthread_mutex_lock(&m1), 0);
 	CHECK(pthread_create(&t, NULL, fn, NULL), 0);
 	while (!waiter_tid || !sleeps_on_futex(waiter_tid, &m1.__data.__lock))
 		sched_yield();
+	return t;
+}
+
+static void *take_m1_after_wait_and_exit(void *arg)
+{
+	waiter_tid = (pid_t)syscall(SYS_gettid);
+	CHECK(pthread_mutex_lock(&m1), 0);
+	return arg; /* exits holding m1 */
+}
+
+static int heldexited(void)
+{
+	pthread_t t = hold_m1_until_waited(take_m1_after_wait_and_exit);
+	CHECK(pthread_mutex_unlock(&m1), 0);
+	CHECK(pthread_join(t, NULL), 0);
+	usleep(100000);
+	printf("m1 %p\n", (void *)&m1);
+	return 0; /* m1 held by the exited thread for 100 ms or more */
+}
+
+static void *wait_for_m1_once(void *arg)
+{
+	waiter_tid = (pid_t)syscall(SYS_gettid);
+	CHECK(pthread_mutex_lock(&m1), 0);
+	CHECK(pthread_mutex_unlock(&m1), 0);
+	return arg;
+}
+
+static void *hold_m1_300ms(void *arg)
+{
+	CHECK(pthread_mutex_lock(&m1), 0);
+	usleep(300000);
+	CHECK(pthread_mutex_unlock(&m1), 0);
+	return arg;
+}
+
+static int resethold(void)
+{
+	void (*reset)(void) = (void (*)(void))dlsym(RTLD_DEFAULT, "mutexstat_reset");
+	pthread_t t = hold_m1_until_waited(wait_for_m1_once);
+	CHECK(pthread_mutex_unlock(&m1), 0); /* m1 has made a thread wait */
+	CHECK(pthread_join(t, NULL), 0);
+	CHECK(pthread_create(&t, NULL, hold_m1_300ms, NULL), 0);
+	usleep(100000);
+	if (reset)
+		reset(); /* while that timed hold is under way */
+	CHECK(pthread_mutex_lock(&m1), 0); /* waits for the rest of it */
+	CHECK(pthread_mutex_unlock(&m1), 0);
+	CHECK(pthread_join(t, NULL), 0);
+	printf("m1 %p\n", (void *)&m1);
+	return 0;
 }
 
 static int heldtimed(void)
@@ -853,6 +911,10 @@ int main(int argc, char **argv)
 		return exitwait();
 	if (!strcmp(what, "heldtimed"))
 		return heldtimed();
+	if (!strcmp(what, "heldexited"))
+		return heldexited();
+	if (!strcmp(what, "resethold"))
+		return resethold();
 	if (!strcmp(what, "destroy"))
 		return destroy();
 	if (!strcmp(what, "many") && argc > 2)
