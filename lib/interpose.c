@@ -87,8 +87,8 @@ record_of_at(struct ms_thread *t, pthread_mutex_t *m, uintptr_t caller)
 
 /* What ms_acquired() comes down to when the thread holds no other mutex
  * and does not time this hold: a few stores to the record, the thread's
- * held set and the history, in order o.  held[0].timed is 0 already: an
- * entry's flag is cleared as a timed hold leaves the held set. */
+ * held set and the history, in order o.  held[0].since is 0 already: an
+ * entry's start is cleared as a timed hold leaves the held set. */
 static inline __attribute__((always_inline)) void
 lock_plain_as(struct ms_thread *t, uint32_t tid, struct ms_tstate *ts,
 	      struct ms_record *rec, uint32_t r, uintptr_t caller, unsigned op,

@@ -150,7 +150,7 @@ MS_HOT void ms_acquired(struct ms_thread *t, uint32_t r, const void *m,
 		if (likely(n < MS_HELD_MAX)) {
 			ts->held[n].rec = r;
 			ts->held[n].caller = caller;
-			ts->held[n].timed = 0;
+			ts->held[n].since = 0;
 			ts->nheld = n + 1;
 			/* hold times, of mutexes that made a thread wait:
 			 * the first MS_HOLD_EXACT, then one in MS_HOLD_SAMPLE.
@@ -159,7 +159,6 @@ MS_HOT void ms_acquired(struct ms_thread *t, uint32_t r, const void *m,
 			 * already: timing a hold writes no other line. */
 			if (unlikely(rec->flags & MS_F_TIMED) && ms_hold_sampled(n_acq)) {
 				ts->held[n].since = ms_ticks();
-				ts->held[n].timed = 1;
 				ms_hold_flag(r, 1);
 			}
 		} else
@@ -187,11 +186,10 @@ MS_HOT uint32_t ms_released(struct ms_thread *t, uint32_t r, uintptr_t caller,
 	struct ms_record *rec = ms_rec(r);
 	struct ms_tstate *ts = t->ts;
 	uint32_t seq = 0, n = ts->nheld;
-	uint64_t since = 0; /* of a timed hold */
+	uint64_t since; /* of a timed hold, else 0 */
 	if (likely(n && n <= MS_HELD_MAX && ts->held[n - 1].rec == r)) {
-		if (unlikely(ts->held[n - 1].timed))
-			since = ts->held[n - 1].since;
-		ts->held[n - 1].timed = 0; /* for the lock path's plain case */
+		since = ts->held[n - 1].since;
+		ts->held[n - 1].since = 0; /* for the lock path's plain case */
 		ts->nheld = n - 1;
 	} else /* out of order */
 		since = ms_held_remove(ts, r);

@@ -832,15 +832,12 @@ uintptr_t ms_table_slot_key(uint64_t i)
 				     : LOAD(&t->records[r].key);
 }
 
-/* Slot i holds `key` (hash's low bits `tag`); its stripes' locks are held. */
+/* Slot i holds `key` (hash's low bits `tag`); its stripes' locks are held.
+ * The tag first: most slots of a run are other addresses' homes. */
 static int slot_holds(const struct ms_table *t, uint64_t i, uint32_t tag,
 		      uintptr_t key)
 {
-	uint64_t s = t->slots[i];
-	uint32_t r = ms_slot_rec(s);
-	if (ms_slot_tag(s) != tag || r == MS_REC_NONE)
-		return 0;
-	return (r == MS_REC_UNTRACKED ? t->untracked_keys[i] : t->records[r].key) == key;
+	return ms_slot_tag(t->slots[i]) == tag && ms_table_slot_key(i) == key;
 }
 
 uint32_t ms_table_add(uintptr_t key, int birth, uint64_t *clock)

@@ -131,14 +131,14 @@ static void thread_exit(void *arg)
 	/* the start of each timed hold it ends with, for the report's "held
 	 * for" (threads.h: the held set goes with the thread) */
 	for (uint32_t i = 0; i < ts->nheld && i < MS_HELD_MAX; i++)
-		if (ts->held[i].timed) {
+		if (ts->held[i].since) {
 			struct ms_cold *c = ms_cold(ts->held[i].rec);
 			STORE(&c->exited_tid, ts->tid);
 			STORE(&c->exited_since, ts->held[i].since);
 		}
 	if (ts->overflow)
 		ms_order_not_followed(ts->overflow);
-	ts->nheld = 0; /* held[].timed may stay 1: reuse zeroes held[] */
+	ts->nheld = 0; /* held[].since may stay set: reuse zeroes held[] */
 	ts->overflow = 0;
 	ms_table_thread_exit(t);
 	ms_thread_clock_floor(t->clock); /* for a thread that gets its tid */
@@ -269,10 +269,10 @@ uint64_t ms_held_remove(struct ms_tstate *ts, uint32_t rec)
 	uint32_t n = ts->nheld;
 	for (uint32_t i = n; i-- > 0;)
 		if (ts->held[i].rec == rec) {
-			uint64_t since = ts->held[i].timed ? ts->held[i].since : 0;
+			uint64_t since = ts->held[i].since;
 			memmove(&ts->held[i], &ts->held[i + 1],
 				(n - i - 1) * sizeof ts->held[0]);
-			ts->held[n - 1].timed = 0; /* see held[] */
+			ts->held[n - 1].since = 0; /* see held[] */
 			ts->nheld = n - 1;
 			return since;
 		}
@@ -305,7 +305,7 @@ void ms_held_prune(struct ms_tstate *ts)
 		    (LOAD(&ms_rec(ts->held[i].rec)->owner) & MS_HELD))
 			ts->held[out++] = ts->held[i];
 	for (uint32_t i = out; i < n; i++)
-		ts->held[i].timed = 0; /* see held[] */
+		ts->held[i].since = 0; /* see held[] */
 	ts->nheld = out;
 }
 
@@ -321,7 +321,7 @@ static void since_in(struct ms_tstate *ts, void *arg)
 		return;
 	uint32_t n = LOAD(&ts->nheld);
 	for (uint32_t i = 0; i < n && i < MS_HELD_MAX; i++)
-		if (LOAD(&ts->held[i].rec) == q->rec && LOAD(&ts->held[i].timed))
+		if (LOAD(&ts->held[i].rec) == q->rec && LOAD(&ts->held[i].since))
 			q->since = LOAD(&ts->held[i].since);
 }
 

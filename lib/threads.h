@@ -20,9 +20,10 @@
  * are the record's) and where it was taken. */
 struct ms_held {
 	uint32_t rec;
-	uint32_t timed; /* this hold's time is being measured (record.c) */
 	uintptr_t caller;
-	uint64_t since; /* ticks at the start of a timed hold; else stale */
+	/* ticks at the start of this hold if its time is being measured
+	 * (record.c), else 0: ms_ticks() is never 0 */
+	uint64_t since;
 };
 
 /* The address of a tracked mutex, from its record (0 if gone). */
@@ -34,7 +35,7 @@ struct ms_tstate {
 	uint32_t overflow; /* held beyond those: not followed, only counted */
 	uint32_t pruned_at; /* ms_unlocks_elsewhere when the set was last checked */
 	/* The mutexes it holds, in the order taken.  An entry at or above
-	 * nheld has timed 0: the lock path's plain case writes held[0]
+	 * nheld has since 0: the lock path's plain case writes held[0]
 	 * without it (interpose.c). */
 	struct ms_held held[MS_HELD_MAX];
 	struct {
