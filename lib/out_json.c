@@ -802,32 +802,6 @@ static void exit_one(const struct ms_exit_finding *e, void *arg)
 	obj_end(j);
 }
 
-static const unsigned misuse_op[MS_M_COUNT] = {
-	MS_OP_UNLOCK, MS_OP_UNLOCK, MS_OP_DESTROY, 0, MS_OP_COND_RELEASE,
-};
-
-/* The newest side-ring entry for op (any op with EINVAL if 0), as
- * report.c's last_other. */
-static int last_other(uint32_t r, unsigned op, struct ms_op_view *out)
-{
-	const struct ms_cold *c = &ms_table.cold[r];
-	int found = 0;
-	for (int i = 0; i < MS_FAIL_RING; i++) {
-		struct ms_op_view v;
-		ms_op_read(&c->fail[i], &c->fail_ticks[i], &v);
-		if (v.state != 1 || (op && v.op != op) ||
-		    v.order <= LOAD(&ms_rec(r)->birth))
-			continue;
-		if (op == 0 && v.err != EINVAL)
-			continue;
-		if (!found || v.order > out->order) {
-			*out = v;
-			found = 1;
-		}
-	}
-	return found;
-}
-
 static void misuse_one(uintptr_t key, uint32_t r, void *arg)
 {
 	struct jw *j = arg;
@@ -845,7 +819,7 @@ static void misuse_one(uintptr_t key, uint32_t r, void *arg)
 		str(j, "what", misuse_key[k]);
 		num(j, "count", n);
 		struct ms_op_view v;
-		if (last_other(r, misuse_op[k], &v)) {
+		if (ms_misuse_last(r, (enum ms_misuse)k, &v)) {
 			const char *e = v.err ? strerrorname_np(v.err) : NULL;
 			obj(j, "last");
 			num(j, "thread", v.tid);

@@ -153,6 +153,32 @@ void ms_log_other(struct ms_thread *t, uint32_t r, uintptr_t caller,
 		    o, t->tid, caller, op, 0, err, ms_ticks());
 }
 
+/* The newest side-ring entry of this life that a misuse of this kind
+ * wrote: its operation, or for a use of a destroyed mutex (any
+ * operation) the one glibc answered EINVAL. */
+int ms_misuse_last(uint32_t r, enum ms_misuse kind, struct ms_op_view *out)
+{
+	static const unsigned op_of[MS_M_COUNT] = {
+		MS_OP_UNLOCK, MS_OP_UNLOCK, MS_OP_DESTROY, 0, MS_OP_COND_RELEASE,
+	};
+	const unsigned op = op_of[kind];
+	const struct ms_cold *c = ms_cold(r);
+	const uint64_t birth = LOAD(&ms_rec(r)->birth);
+	int found = 0;
+	for (int i = 0; i < MS_FAIL_RING; i++) {
+		struct ms_op_view v;
+		ms_op_read(&c->fail[i], &c->fail_ticks[i], &v);
+		if (v.state != 1 || v.order <= birth ||
+		    (op ? v.op != op : v.err != EINVAL))
+			continue;
+		if (!found || v.order > out->order) {
+			*out = v;
+			found = 1;
+		}
+	}
+	return found;
+}
+
 void ms_count_error(uint32_t r, int err)
 {
 	ATOMIC_ADD(&ms_cold(r)->errors[ms_err_index(err)], 1);

@@ -533,30 +533,6 @@ static const char *const misuse_text[MS_M_COUNT] = {
 	"condition wait on a mutex the thread does not hold",
 };
 
-static const unsigned misuse_op[MS_M_COUNT] = {
-	MS_OP_UNLOCK, MS_OP_UNLOCK, MS_OP_DESTROY, 0, MS_OP_COND_RELEASE,
-};
-
-/* The newest side-ring entry for op (any op if 0). */
-static int last_other(uint32_t r, unsigned op, struct ms_op_view *out)
-{
-	const struct ms_cold *c = &ms_table.cold[r];
-	int found = 0;
-	for (int i = 0; i < MS_FAIL_RING; i++) {
-		struct ms_op_view v;
-		ms_op_read(&c->fail[i], &c->fail_ticks[i], &v);
-		if (v.state != 1 || (op && v.op != op) || v.order <= LOAD(&ms_rec(r)->birth))
-			continue;
-		if (op == 0 && v.err != EINVAL)
-			continue;
-		if (!found || v.order > out->order) {
-			*out = v;
-			found = 1;
-		}
-	}
-	return found;
-}
-
 /* An unlock by a thread that does not hold it, in a fork child: the holder
  * may be a thread of the parent, or this thread under its old id. */
 static void print_fork_context(struct ms_fmt *f, uint32_t r)
@@ -591,10 +567,8 @@ static void print_misuse(uintptr_t key, uint32_t r, void *arg)
 		}
 		ms_fmt(f, ", %u time%s\n", n, n == 1 ? "" : "s");
 		struct ms_op_view v;
-		if (last_other(r, misuse_op[k], &v)) {
-			char site[200];
+		if (ms_misuse_last(r, (enum ms_misuse)k, &v)) {
 			const char *err = v.err ? strerrorname_np(v.err) : NULL;
-			(void)site;
 			ms_fmt(f, "  last by thread %u, glibc returned %s, at:\n    ", v.tid,
 			       err ? err : "0");
 			ms_report_stack(f, ms_site_stack_known(v.caller), 4);
