@@ -242,20 +242,8 @@ static const char *const misuse_key[MS_M_COUNT] = {
 	"cond_wait_not_held",
 };
 
-static void errors32(struct jw *j, const uint32_t *e)
-{
-	obj(j, "errors");
-	for (int i = 0; i < MS_E_COUNT; i++) {
-		if (!e[i])
-			continue;
-		const char *name = i == MS_E_OTHER ? "other"
-				   : strerrorname_np(ms_err_value((unsigned)i));
-		num(j, name ? name : "other", LOAD(&e[i]));
-	}
-	obj_end(j);
-}
-
-static void errors64(struct jw *j, const uint64_t *e)
+/* "errors": the count of each errno glibc answered (none: not listed) */
+static void errors_obj(struct jw *j, const uint64_t *e)
 {
 	obj(j, "errors");
 	for (int i = 0; i < MS_E_COUNT; i++) {
@@ -415,7 +403,10 @@ static void one_mutex(uintptr_t key, uint32_t r, void *arg)
 	num(j, "condition_waits", LOAD(&z->cond_waits));
 	num(j, "most_waiters", LOAD(&z->waiters_max));
 	num(j, "waiting_now", (uint32_t)LOAD(&z->waiting));
-	errors32(j, z->errors);
+	uint64_t errors[MS_E_COUNT];
+	for (int i = 0; i < MS_E_COUNT; i++)
+		errors[i] = LOAD(&z->errors[i]);
+	errors_obj(j, errors);
 	obj(j, "misuse");
 	for (int i = 0; i < MS_M_COUNT; i++)
 		num(j, misuse_key[i], LOAD(&z->misuse[i]));
@@ -469,7 +460,7 @@ static void ended(struct jw *j)
 		num(j, "timeouts", s->timeouts);
 		num(j, "condition_waits", s->cond_waits);
 		num(j, "most_waiters", s->waiters_max);
-		errors64(j, s->errors);
+		errors_obj(j, s->errors);
 		obj(j, "misuse");
 		for (int k = 0; k < MS_M_COUNT; k++)
 			num(j, misuse_key[k], s->misuse[k]);

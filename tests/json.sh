@@ -90,6 +90,9 @@ expect_eq "misuse: the four kinds" \
 	"destroy_locked unlock_not_owner unlock_unlocked use_destroyed"
 expect_eq "misuse: each says where, in misuse.c" \
 	"$(jq '[.findings[] | select(.kind == "misuse") | .last.caller.file | test("misuse\\.c$")] | all' "$J")" true
+expect_eq "misuse: glibc's errors, each counted on its mutex" \
+	"$(jq -r '[.mutexes[].errors | to_entries[] | "\(.key)=\(.value)"] | sort | join(" ")' "$J")" \
+	"EBUSY=1 EINVAL=1 EPERM=1"
 expect_eq "misuse: a thread ended holding a mutex" \
 	"$(jq '[.findings[] | select(.kind == "held-at-thread-exit")] | length' "$J")" 1
 
