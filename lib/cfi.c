@@ -241,10 +241,6 @@ static int run_program(struct reader *r, const struct cie *cie, uintptr_t loc,
 			set_reg(row, rd_uleb(r), SAME, 0);
 			continue;
 		case 0x09: /* register */
-			reg = rd_uleb(r);
-			(void)rd_uleb(r);
-			set_reg(row, reg, OTHER, 0);
-			continue;
 		case 0x0a: /* remember_state: the whole row, CFA included */
 			if (depth == STATE_DEPTH)
 				return -1;
@@ -286,11 +282,6 @@ static int run_program(struct reader *r, const struct cie *cie, uintptr_t loc,
 			continue;
 		case 0x13: /* def_cfa_offset_sf */
 			row->cfa_off = rd_sleb(r) * cie->data_align;
-			continue;
-		case 0x14: /* val_offset */
-			reg = rd_uleb(r);
-			(void)rd_uleb(r);
-			set_reg(row, reg, OTHER, 0);
 			continue;
 		case 0x15: /* val_offset_sf */
 			reg = rd_uleb(r);
