@@ -422,6 +422,8 @@ static void top_table(struct ms_fmt *f, const struct top *t)
 struct held_ctx {
 	struct ms_fmt *f;
 	uint64_t now;
+	int listed; /* the heading is written with the first entry: in a live
+		       dump the mutexes counted held may all be free by now */
 };
 
 struct alive {
@@ -477,6 +479,8 @@ static void print_held(uintptr_t key, uint32_t r, void *arg)
 		ms_fmt(&lf, "\"");
 	}
 	uint32_t tid = owner & ~MS_HELD;
+	if (!h->listed++)
+		ms_fmt(h->f, "\nMutexes still locked:\n");
 	char rest[160];
 	struct ms_fmt rf;
 	ms_fmt_init(&rf, rest, sizeof rest, -1);
@@ -827,6 +831,7 @@ int ms_report(int fd)
 			struct ms_site sv;
 			ms_table_site(i, &sv);
 			from_site(&l, &sv);
+			t.timed += sv.timed_mutexes; /* ended: in the header's count */
 			if (is_used(&l))
 				top_offer(&t, &l);
 		}
@@ -856,8 +861,7 @@ int ms_report(int fd)
 		if (t.n) /* none when the only thread waits in its first lock */
 			top_table(&f, &t);
 		if (t.held) {
-			struct held_ctx h = { &f, ms_clock_now_ticks() };
-			ms_fmt(&f, "\nMutexes still locked:\n");
+			struct held_ctx h = { &f, ms_clock_now_ticks(), 0 };
 			ms_table_each(print_held, &h);
 		}
 		for (size_t i = 0; i < t.n; i++)

@@ -728,6 +728,7 @@ static __attribute__((noinline)) void fold_cold(struct ms_table *t, uint32_t r,
 	SITE_ADD(timeout_waits, LOAD(&c->timeout_waits));
 	SITE_ADD(cond_waits, LOAD(&c->cond_waits));
 	SITE_MAX(waiters_max, LOAD(&c->waiters_max));
+	SITE_ADD(timed_mutexes, (LOAD(&ms_rec(r)->flags) & MS_F_TIMED) != 0);
 	for (int i = 0; i < MS_E_COUNT; i++)
 		SITE_ADD(errors[i], LOAD(&c->errors[i]));
 	for (int i = 0; i < MS_M_COUNT; i++)

@@ -381,6 +381,17 @@ static int resethold(void)
 	return 0;
 }
 
+/* m1 makes a thread wait, so its holds are timed, and is destroyed: the
+ * header's count of such mutexes includes its ended line. */
+static int waitedended(void)
+{
+	pthread_t t = hold_m1_until_waited(wait_for_m1_once);
+	CHECK(pthread_mutex_unlock(&m1), 0);
+	CHECK(pthread_join(t, NULL), 0);
+	CHECK(pthread_mutex_destroy(&m1), 0);
+	return 0;
+}
+
 static int heldtimed(void)
 {
 	hold_m1_until_waited(take_m1_after_wait);
@@ -915,6 +926,8 @@ int main(int argc, char **argv)
 		return heldexited();
 	if (!strcmp(what, "resethold"))
 		return resethold();
+	if (!strcmp(what, "waitedended"))
+		return waitedended();
 	if (!strcmp(what, "destroy"))
 		return destroy();
 	if (!strcmp(what, "many") && argc > 2)
