@@ -960,15 +960,15 @@ int ms_live_print(struct ms_fmt *f)
 		} else if (end) {
 			int n = where_now_once(end);
 			const char *why = ms_live_not_asked(n);
-			ms_fmt(f, "  thread %u is not waiting for a mutex; it is now at ",
-			       w[last].owner);
-			if (n > 0)
+			ms_fmt(f, "  thread %u is not waiting for a mutex; ", w[last].owner);
+			if (n > 0) {
+				ms_fmt(f, "it is now at ");
 				print_frames(f, end->now_frames, n, 2 + 46);
-			else if (why)
-				ms_fmt(f, "(not asked: %s)\n", why);
+			} else if (why)
+				ms_fmt(f, "where it is now: not asked (%s)\n", why);
 			else
-				ms_fmt(f, n ? "(unknown: no call stacks)\n"
-					    : "(it did not answer)\n");
+				ms_fmt(f, "where it is now: %s\n",
+				       n ? "unknown (no call stacks)" : "it did not answer");
 		} else
 			print_far_owner(f, &w[last], far);
 	}

@@ -153,7 +153,7 @@ for mode in blocked-hang blocked-spin; do
 		expect_grep "all signals blocked: ... at its line" '^ +hold_and_sleep\+0x[0-9a-f]+ \(.*signals\.c:' "$WORK/r.1"
 	else
 		expect_grep "all signals blocked: the running holder, blocking SIGRTMAX-3, is not asked where it is" \
-		    '^  thread [0-9]+ is not waiting for a mutex; it is now at \(not asked: it blocks SIGRTMAX-3\)$' "$WORK/r.1"
+		    '^  thread [0-9]+ is not waiting for a mutex; where it is now: not asked \(it blocks SIGRTMAX-3\)$' "$WORK/r.1"
 	fi
 	expect_eq "all signals blocked ($mode): kill -USR1 stays pending, no second report" \
 	    "$(cd "$WORK" && ls r*)" "r.1"
@@ -215,7 +215,7 @@ own SIGRTMAX-3 handler ran 0 times"
 			    '^ +hold_and_read\+0x[0-9a-f]+ \(.*signals\.c:' "$WORK/r.$found"
 		else
 			expect_grep "own SIGRTMAX-3 handler: the dump says why the running holder's place is unknown" \
-			    "^  thread [0-9]+ is not waiting for a mutex; it is now at \(not asked: SIGRTMAX-3 is the program's\)$" \
+			    "^  thread [0-9]+ is not waiting for a mutex; where it is now: not asked \(SIGRTMAX-3 is the program's\)$" \
 			    "$WORK/r.$found"
 		fi
 	else
