@@ -427,7 +427,7 @@ static inline __attribute__((always_inline)) int mutex_init(pthread_mutex_t *m, 
 	uint32_t r = ms_table_add((uintptr_t)m, 1, &t->clock);
 	if (r != MS_REC_UNTRACKED && r != MS_REC_NONE) {
 		ms_note_kind(r, m, 0);
-		ms_table.init_stacks[r] = ms_site_stack(CALLER);
+		ms_table.init_stacks[r] = ms_site_stack(CALLER, LOAD(&ms_rec(r)->birth));
 		ms_log_held(t, r, CALLER, MS_OP_INIT, 0, 0, 0);
 	}
 	return rc;

@@ -79,13 +79,27 @@ void ms_blame_flush(struct ms_thread *t)
 
 struct ms_site_entry ms_site_cache[MS_SITE_CACHE];
 
-/* A call site not in the cache: capture its stack and remember it. */
+/* A capture at a call site: the first of a site (or of one that took
+ * another's slot) is the one its mutexes will share; a later one that
+ * differs marks the site as varying (record.h). */
 ms_stack_id ms_site_capture(uintptr_t caller)
 {
 	ms_stack_id id = ms_stack_here();
 	if (!id) /* no libunwind: at least the caller */
 		id = ms_depot_put(&caller, 1);
 	struct ms_site_entry *e = &ms_site_cache[ms_site_slot(caller)];
+	uint32_t first = LOAD(&e->id);
+	if (LOAD(&e->caller) == caller && LOAD(&e->check) == ((uint32_t)caller ^ first)) {
+		uint32_t n = LOAD(&e->captures);
+		if (id != first)
+			n |= MS_SITE_VARIES;
+		if ((n & ~MS_SITE_VARIES) < MS_SITE_OWN)
+			STORE(&e->captures, n + 1);
+		else
+			STORE(&e->captures, n);
+		return id;
+	}
+	STORE(&e->captures, 1);
 	STORE(&e->caller, caller);
 	STORE(&e->id, id);
 	STORE(&e->check, (uint32_t)caller ^ id);
@@ -100,12 +114,18 @@ ms_stack_id ms_site_stack_known(uintptr_t caller)
 	return ms_depot_put(&caller, 1);
 }
 
+int ms_site_varies(uintptr_t caller)
+{
+	const struct ms_site_entry *e = &ms_site_cache[ms_site_slot(caller)];
+	return LOAD(&e->caller) == caller && (LOAD(&e->captures) & MS_SITE_VARIES);
+}
+
 /* The first acquisition of a mutex life. */
 void ms_first_acquired(uint32_t r, uintptr_t caller)
 {
 	struct ms_record *rec = ms_rec(r);
 	rec->first_caller = caller;
-	rec->first_stack = ms_site_stack(caller);
+	rec->first_stack = ms_site_stack(caller, rec->birth);
 }
 
 /* The holder's byte of the record's flags: MS_F_HOLD_TIMED, which sends

@@ -23,16 +23,28 @@ void ms_hold_end(uint32_t r, uint64_t since);
 
 #define MS_HOT static inline __attribute__((always_inline))
 
-/* Where a call site's stack was last captured: init and first-lock
- * stacks are captured once per call site, not once per mutex (a program
- * creating a million mutexes at one line pays for one capture).  The
- * lookup is inline, since every init and every first lock makes it; the
- * capture is not.  Writers may race: `check` ties an entry's caller to
- * its id, so a reader never takes one caller's id for another's. */
+/* Where a call site's stack was captured: init and first-lock stacks
+ * are shared by the mutexes of one call site once its first captures
+ * agree (a program creating a million mutexes at one line pays for a few
+ * captures, not a million).  A site whose captures differ is a wrapper --
+ * uv_mutex_lock, a class's lock(), a C program's lock_or_die() -- called
+ * from many places: each of its first MS_SITE_OWN mutexes gets a stack of
+ * its own, so that the report says which caller each one had.  A site
+ * taken as shared is looked at again for one mutex life in 1024 (picked
+ * by a hash of its birth, which no loop makes periodic), so a wrapper whose first callers happened to be one
+ * is found later.  The lookup is inline, since every init and every first
+ * lock makes it; the capture is not.  Writers may race: `check` ties an
+ * entry's caller to its id, so a reader never takes one caller's id for
+ * another's (a stale `captures` only makes one capture more or less). */
 #define MS_SITE_CACHE 1024
+#define MS_SITE_PROBE 4      /* agreeing captures before a site is shared */
+#define MS_SITE_OWN 4096     /* stacks of their own at a site that varies */
+#define MS_SITE_RECHECK_BITS 10 /* one life in 2^this captures anyway */
+#define MS_SITE_VARIES 0x80000000u
 struct ms_site_entry {
 	uintptr_t caller;
 	uint32_t id, check;
+	uint32_t captures; /* made at this site, | MS_SITE_VARIES */
 };
 extern struct ms_site_entry ms_site_cache[MS_SITE_CACHE];
 
@@ -41,12 +53,15 @@ static inline unsigned ms_site_slot(uintptr_t caller)
 	return (unsigned)(caller >> 2) & (MS_SITE_CACHE - 1);
 }
 
-/* The stack captured at this call site, 0 if none is cached. */
-MS_HOT uint32_t ms_site_cached(uintptr_t caller)
+/* The stack to share at this call site for the mutex life born at
+ * `birth` (ms_record), 0 if this life wants a capture. */
+MS_HOT uint32_t ms_site_shared(uintptr_t caller, uint64_t birth)
 {
 	const struct ms_site_entry *e = &ms_site_cache[ms_site_slot(caller)];
-	uint32_t id = LOAD(&e->id);
-	if (LOAD(&e->caller) == caller && LOAD(&e->check) == ((uint32_t)caller ^ id))
+	uint32_t id = LOAD(&e->id), n = LOAD(&e->captures);
+	uint32_t enough = n & MS_SITE_VARIES ? MS_SITE_VARIES | MS_SITE_OWN : MS_SITE_PROBE;
+	if (LOAD(&e->caller) == caller && LOAD(&e->check) == ((uint32_t)caller ^ id) &&
+	    n >= enough && (birth * 0x9e3779b97f4a7c15ull) >> (64 - MS_SITE_RECHECK_BITS))
 		return id;
 	return 0;
 }
@@ -58,17 +73,21 @@ uint32_t ms_site_capture(uintptr_t caller);
  * mutex's (the report shows that one alone).  Depot ids stay below it. */
 #define MS_SITE_SHARED 0x80000000u
 
-/* The stack at this call site, captured once per site: the capture's id,
- * or the cached one | MS_SITE_SHARED. */
-MS_HOT uint32_t ms_site_stack(uintptr_t caller)
+/* The stack at this call site for the life born at `birth`: a capture's
+ * id, or the site's shared one | MS_SITE_SHARED. */
+MS_HOT uint32_t ms_site_stack(uintptr_t caller, uint64_t birth)
 {
-	uint32_t id = ms_site_cached(caller);
+	uint32_t id = ms_site_shared(caller, birth);
 	return likely(id) ? id | MS_SITE_SHARED : ms_site_capture(caller);
 }
 
 /* Just the call site, as a one-frame stack (never captures: report time,
  * and a self-deadlock's "taken at"). */
 uint32_t ms_site_stack_known(uintptr_t caller);
+
+/* For the report: the site's captures differed (a wrapper), as far as its
+ * cache entry still says. */
+int ms_site_varies(uintptr_t caller);
 
 /* The next main-history entry of record r (rec), written by the mutex's
  * holder, thread t (tid), with order o, which becomes the mutex's (the

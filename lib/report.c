@@ -9,6 +9,7 @@
 #include "report.h"
 #include "blame.h"
 #include "counts.h"
+#include "depot.h"
 #include "record.h"
 #include "report_stacks.h"
 #include "report_hist.h"
@@ -394,6 +395,21 @@ static void header(struct ms_fmt *f, const struct top *t)
 			  "offsets, no source lines\n", why);
 }
 
+/* The top table's "first locked at": the first-lock call site, or, for a
+ * live mutex first locked in a wrapper (a line that locks for many
+ * callers, record.h) that has a stack of its own, the wrapper's caller --
+ * the detail section shows both. */
+static uintptr_t column_site(const struct line *l)
+{
+	uint32_t id = l->r ? LOAD(&ms_rec(l->r)->first_stack) : 0;
+	const uintptr_t *frames;
+	if (id && !(id & MS_SITE_SHARED) && ms_site_varies(l->first_caller) &&
+	    ms_depot_get(id, &frames) >= 2 && frames[0] == l->first_caller &&
+	    ms_stack_shown(frames, 2) == 2)
+		return frames[1];
+	return l->first_caller;
+}
+
 static void top_table(struct ms_fmt *f, const struct top *t)
 {
 	ms_fmt(f, "\nTop %zu %s by %s:\n", t->n, plural(t->n, "mutex", "mutexes"),
@@ -414,7 +430,7 @@ static void top_table(struct ms_fmt *f, const struct top *t)
 		       dur(d, l->hold_max, held_known),
 		       (unsigned long long)l->changes,
 		       !l->first_caller ? "(never locked)" :
-		       ms_symbol_fit((char *)ms_symbolize_short(l->first_caller, site, sizeof site),
+		       ms_symbol_fit((char *)ms_symbolize_short(column_site(l), site, sizeof site),
 				WIDTH - 96));
 	}
 }

@@ -9,7 +9,11 @@
  *             unlock.
  *   sites     first_lock() locks a mutex at one line for two callers:
  *             from_alpha() with m1, then from_beta() with m2 -- two mutexes
- *             first locked at the same line, from different functions.
+ *             first locked at the same line, from different functions (a
+ *             wrapper: each gets a stack of its own).  Then shared_lock()
+ *             locks 4 mutexes for from_loop() (the same stack each time:
+ *             the site's stack is shared from then on), then m3 for
+ *             from_late(), which shows the line alone.
  *   exited    a thread locks m1 and ends without unlocking it; main joins
  *             it and returns.
  *   ended     4 mutexes initialised and destroyed, 3 of them never locked,
@@ -38,6 +42,7 @@
 
 static pthread_mutex_t m1 = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t m2 = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t m3 = PTHREAD_MUTEX_INITIALIZER;
 
 static void *try_busy(void *arg)
 {
@@ -104,10 +109,37 @@ static int destroyed(void)
 	return 0;
 }
 
+__attribute__((noinline)) void shared_lock(pthread_mutex_t *m)
+{
+	pthread_mutex_lock(m); /* SHARED_LOCK */
+	pthread_mutex_unlock(m);
+}
+
+__attribute__((noinline)) void from_loop(void)
+{
+	static pthread_mutex_t same[4] = {
+		PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
+		PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
+	};
+	/* volatile: one call instruction, not a loop peeled or unrolled */
+	for (volatile int i = 0; i < 4; i++)
+		shared_lock(&same[i]);
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) void from_late(void)
+{
+	shared_lock(&m3);
+	__asm__ volatile("" ::: "memory");
+}
+
 static int sites(void)
 {
 	from_alpha();
 	from_beta();
+	from_loop();
+	from_late();
+	printf("m3 %p\n", (void *)&m3);
 	return 0;
 }
 

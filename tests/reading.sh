@@ -59,30 +59,45 @@ if command -v jq >/dev/null; then
 		"..>::put_under_the_lock(...)"
 fi
 
-# ---- two mutexes first locked at one line, from two functions: the stack
-# taken there is the first one's; the second shows the line alone ----
+# ---- two mutexes first locked at one line, from two functions (a
+# wrapper): each has a stack of its own; a line whose first four stacks
+# agreed shares its stack, and a later caller's mutex shows the line alone ----
 run_with "$WORK/out" "$WORK/err" "$P" sites
 cp "$WORK/report" "$WORK/report.sites"
 m1=$(addr_of "$WORK/out" m1)
 m2=$(addr_of "$WORK/out" m2)
+m3=$(addr_of "$WORK/out" m3)
 # first_locked FILE ADDR: the first-locked-at lines of that mutex, joined
 first_locked() {
 	section "$1" "$2" | awk '/^  first locked at / { on = 1; sub(/^  first locked at +/, ""); printf "%s|", $0; next }
 		on && /^                    / { sub(/^ +/, ""); printf "%s|", $0; next } { on = 0 }'
 }
-expect_grep "sites: m1's own stack, from from_alpha" 'from_alpha\+0x[0-9a-f]+ \(tests/reading\.c' \
-	<(first_locked "$WORK/report" "$m1")
-expect_eq "sites: m2 at the line alone, no other mutex's caller" \
-	"$(first_locked "$WORK/report" "$m2" | sed 's/+0x[0-9a-f]*//')" \
-	"first_lock (tests/reading.c:$(grep -n 'FIRST_LOCK' "$top_srcdir/tests/reading.c" | cut -d: -f1), reading)|(its callers: not kept, this line's stack was taken for the first mutex it locked)|"
+line_of() { grep -n "$1" "$top_srcdir/tests/reading.c" | cut -d: -f1; }
+expect_eq "sites: m1's own stack, from from_alpha" \
+	"$(first_locked "$WORK/report" "$m1" | sed 's/+0x[0-9a-f]*//g' | cut -d'|' -f1-2)" \
+	"first_lock (tests/reading.c:$(line_of FIRST_LOCK), reading)|from_alpha (tests/reading.c:$(line_of '^	first_lock(&m1)'), reading)"
+expect_eq "sites: m2's own stack, from from_beta (the line is a wrapper)" \
+	"$(first_locked "$WORK/report" "$m2" | sed 's/+0x[0-9a-f]*//g' | cut -d'|' -f1-2)" \
+	"first_lock (tests/reading.c:$(line_of FIRST_LOCK), reading)|from_beta (tests/reading.c:$(line_of '^	first_lock(&m2)'), reading)"
+expect_eq "sites: m3 at a shared line alone, not from_loop's callers" \
+	"$(first_locked "$WORK/report" "$m3" | sed 's/+0x[0-9a-f]*//')" \
+	"shared_lock (tests/reading.c:$(line_of SHARED_LOCK), reading)|(its callers: not kept, this line's stack was taken for the first mutex it locked)|"
+# the top table's column names a wrapper's caller, a shared line the line
+column_of() { awk -v a="$2" '$2 == a { gsub(/[()]/, "", $NF); print $NF }' "$1"; }
+expect_eq "sites: the column of m1, m2 (a wrapper's callers) and m3 (a shared line)" \
+	"$(column_of "$WORK/report" "$m1") $(column_of "$WORK/report" "$m2") $(column_of "$WORK/report" "$m3")" \
+	"reading.c:$(line_of '^	first_lock(&m1)') reading.c:$(line_of '^	first_lock(&m2)') reading.c:$(line_of SHARED_LOCK)"
+expect_grep "sites: m2's row names from_beta" "^ +[0-9]+ $m2 .* from_beta \(reading\.c:[0-9]+\)\$" "$WORK/report"
 MUTEXSTAT_FORMAT=json MUTEXSTAT_OUTPUT=$WORK/sites run_with "$WORK/out" "$WORK/err" "$P" sites
 m1=$(addr_of "$WORK/out" m1)
 m2=$(addr_of "$WORK/out" m2)
+m3=$(addr_of "$WORK/out" m3)
 if command -v jq >/dev/null; then
-	expect_eq "sites: JSON, m1's stack and m2's site alone" \
-		"$(jq -r --arg a "$m1" --arg b "$m2" '[(.mutexes[] | select(.address == $a) | .first_locked_at[1].function),
-			(.mutexes[] | select(.address == $b) | .first_locked_at | length | tostring)] | join(" ")' "$WORK/sites.json")" \
-		"from_alpha 1"
+	expect_eq "sites: JSON, m1's and m2's stacks, m3's line alone" \
+		"$(jq -r --arg a "$m1" --arg b "$m2" --arg c "$m3" '[(.mutexes[] | select(.address == $a) | .first_locked_at[1].function),
+			(.mutexes[] | select(.address == $b) | .first_locked_at[1].function),
+			(.mutexes[] | select(.address == $c) | .first_locked_at | length | tostring)] | join(" ")' "$WORK/sites.json")" \
+		"from_alpha from_beta 1"
 fi
 
 # ---- a MISUSE at a line where another mutex was first locked, from
