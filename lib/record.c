@@ -89,20 +89,23 @@ ms_stack_id ms_site_capture(uintptr_t caller)
 		id = ms_depot_put(&caller, 1);
 	struct ms_site_entry *e = &ms_site_cache[ms_site_slot(caller)];
 	uint32_t first = LOAD(&e->id);
-	if (LOAD(&e->caller) == caller && LOAD(&e->check) == ((uint32_t)caller ^ first)) {
+	if (LOAD(&e->caller) == caller &&
+	    (LOAD(&e->check) ^ (uint32_t)caller ^ first) <= 1) { /* this site's */
 		uint32_t n = LOAD(&e->captures);
 		if (id != first)
 			n |= MS_SITE_VARIES;
-		if ((n & ~MS_SITE_VARIES) < MS_SITE_OWN)
-			STORE(&e->captures, n + 1);
-		else
-			STORE(&e->captures, n);
+		uint32_t made = n & ~MS_SITE_VARIES;
+		if (made < MS_SITE_OWN)
+			n++, made++;
+		STORE(&e->captures, n);
+		int shared = n & MS_SITE_VARIES ? made >= MS_SITE_OWN : made >= MS_SITE_PROBE;
+		STORE(&e->check, (uint32_t)caller ^ first ^ !shared);
 		return id;
 	}
 	STORE(&e->captures, 1);
 	STORE(&e->caller, caller);
 	STORE(&e->id, id);
-	STORE(&e->check, (uint32_t)caller ^ id);
+	STORE(&e->check, (uint32_t)caller ^ id ^ 1); /* not shared yet */
 	return id;
 }
 

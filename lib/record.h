@@ -33,9 +33,10 @@ void ms_hold_end(uint32_t r, uint64_t since);
  * taken as shared is looked at again for one mutex life in 1024 (picked
  * by a hash of its birth, which no loop makes periodic), so a wrapper whose first callers happened to be one
  * is found later.  The lookup is inline, since every init and every first
- * lock makes it; the capture is not.  Writers may race: `check` ties an
- * entry's caller to its id, so a reader never takes one caller's id for
- * another's (a stale `captures` only makes one capture more or less). */
+ * lock makes it; the capture is not.  `check` is caller ^ id while the
+ * site's stack is shared, and one bit off that while its captures go on;
+ * writers may race, and `check` also ties an entry's caller to its id, so
+ * a reader never takes one caller's id for another's. */
 #define MS_SITE_CACHE 1024
 #define MS_SITE_PROBE 4      /* agreeing captures before a site is shared */
 #define MS_SITE_OWN 4096     /* stacks of their own at a site that varies */
@@ -58,10 +59,9 @@ static inline unsigned ms_site_slot(uintptr_t caller)
 MS_HOT uint32_t ms_site_shared(uintptr_t caller, uint64_t birth)
 {
 	const struct ms_site_entry *e = &ms_site_cache[ms_site_slot(caller)];
-	uint32_t id = LOAD(&e->id), n = LOAD(&e->captures);
-	uint32_t enough = n & MS_SITE_VARIES ? MS_SITE_VARIES | MS_SITE_OWN : MS_SITE_PROBE;
+	uint32_t id = LOAD(&e->id);
 	if (LOAD(&e->caller) == caller && LOAD(&e->check) == ((uint32_t)caller ^ id) &&
-	    n >= enough && (birth * 0x9e3779b97f4a7c15ull) >> (64 - MS_SITE_RECHECK_BITS))
+	    (birth * 0x9e3779b97f4a7c15ull) >> (64 - MS_SITE_RECHECK_BITS))
 		return id;
 	return 0;
 }
