@@ -117,10 +117,15 @@ ms_stack_id ms_site_stack_known(uintptr_t caller)
 	return ms_depot_put(&caller, 1);
 }
 
-int ms_site_varies(uintptr_t caller)
+uintptr_t ms_site_beyond_wrapper(uintptr_t site, uint32_t id)
 {
-	const struct ms_site_entry *e = &ms_site_cache[ms_site_slot(caller)];
-	return LOAD(&e->caller) == caller && (LOAD(&e->captures) & MS_SITE_VARIES);
+	const struct ms_site_entry *e = &ms_site_cache[ms_site_slot(site)];
+	const uintptr_t *frames;
+	if (!id || (id & MS_SITE_SHARED) || LOAD(&e->caller) != site ||
+	    !(LOAD(&e->captures) & MS_SITE_VARIES) || ms_depot_get(id, &frames) < 2 ||
+	    frames[0] != site)
+		return site;
+	return frames[1];
 }
 
 /* The first acquisition of a mutex life. */

@@ -85,9 +85,11 @@ MS_HOT uint32_t ms_site_stack(uintptr_t caller, uint64_t birth)
  * and a self-deadlock's "taken at"). */
 uint32_t ms_site_stack_known(uintptr_t caller);
 
-/* For the report: the site's captures differed (a wrapper), as far as its
- * cache entry still says. */
-int ms_site_varies(uintptr_t caller);
+/* Where a life first locked at `site` with first-lock stack `id` is
+ * shown and summed once it ends: the site, or, for a wrapper's (a site
+ * whose captures differed, as far as its cache entry still says) life
+ * with a stack of its own, the wrapper's caller. */
+uintptr_t ms_site_beyond_wrapper(uintptr_t site, uint32_t id);
 
 /* The next main-history entry of record r (rec), written by the mutex's
  * holder, thread t (tid), with order o, which becomes the mutex's (the

@@ -9,7 +9,6 @@
 #include "report.h"
 #include "blame.h"
 #include "counts.h"
-#include "depot.h"
 #include "record.h"
 #include "report_stacks.h"
 #include "report_hist.h"
@@ -396,18 +395,14 @@ static void header(struct ms_fmt *f, const struct top *t)
 }
 
 /* The top table's "first locked at": the first-lock call site, or, for a
- * live mutex first locked in a wrapper (a line that locks for many
- * callers, record.h) that has a stack of its own, the wrapper's caller --
- * the detail section shows both. */
+ * live mutex first locked in a wrapper with a stack of its own, the
+ * wrapper's caller (record.h) -- the detail section shows both.  An ended
+ * line's key is already that. */
 static uintptr_t column_site(const struct line *l)
 {
-	uint32_t id = l->r ? LOAD(&ms_rec(l->r)->first_stack) : 0;
-	const uintptr_t *frames;
-	if (id && !(id & MS_SITE_SHARED) && ms_site_varies(l->first_caller) &&
-	    ms_depot_get(id, &frames) >= 2 && frames[0] == l->first_caller &&
-	    ms_stack_shown(frames, 2) == 2)
-		return frames[1];
-	return l->first_caller;
+	if (!l->r)
+		return l->first_caller;
+	return ms_site_beyond_wrapper(l->first_caller, LOAD(&ms_rec(l->r)->first_stack));
 }
 
 static void top_table(struct ms_fmt *f, const struct top *t)

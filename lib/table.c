@@ -6,6 +6,7 @@
 #include "fmt.h"
 #include "fork.h"
 #include "thread.h"
+#include "record.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -786,6 +787,9 @@ fold(struct ms_table *t, uint32_t r, struct ms_stripe *st)
 {
 	struct ms_record *rec = ms_rec(r);
 	uintptr_t site = LOAD(&rec->first_caller);
+	uint32_t first_stack = LOAD(&rec->first_stack);
+	if (unlikely(first_stack && !(first_stack & MS_SITE_SHARED)))
+		site = ms_site_beyond_wrapper(site, first_stack); /* a wrapper's life */
 	struct ms_site *s;
 	if (likely(st->fold_site && t->sites[st->fold_site - 1].site == site))
 		s = &t->sites[st->fold_site - 1]; /* the usual case: no lookup */

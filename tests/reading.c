@@ -14,6 +14,9 @@
  *             locks 4 mutexes for from_loop() (the same stack each time:
  *             the site's stack is shared from then on), then m3 for
  *             from_late(), which shows the line alone.
+ *   wrapended wrapped_life() inits, locks and destroys a heap mutex: 3
+ *             lives for from_three(), then 2 for from_two() -- ended lives
+ *             of a wrapper, which is known as one at from_two's first.
  *   exited    a thread locks m1 and ends without unlocking it; main joins
  *             it and returns.
  *   ended     4 mutexes initialised and destroyed, 3 of them never locked,
@@ -36,6 +39,7 @@
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -143,6 +147,35 @@ static int sites(void)
 	return 0;
 }
 
+__attribute__((noinline)) void wrapped_life(void)
+{
+	pthread_mutex_t *m = malloc(sizeof *m);
+	pthread_mutex_init(m, NULL);
+	pthread_mutex_lock(m); /* WRAPPED_LOCK */
+	pthread_mutex_unlock(m);
+	pthread_mutex_destroy(m);
+	free(m);
+}
+
+__attribute__((noinline)) void from_three(void)
+{
+	for (volatile int i = 0; i < 3; i++)
+		wrapped_life(); /* FROM_THREE */
+}
+
+__attribute__((noinline)) void from_two(void)
+{
+	for (volatile int i = 0; i < 2; i++)
+		wrapped_life(); /* FROM_TWO */
+}
+
+static int wrapended(void)
+{
+	from_three();
+	from_two();
+	return 0;
+}
+
 static void *take_and_leave(void *arg)
 {
 	(void)arg;
@@ -242,6 +275,8 @@ int main(int argc, char **argv)
 		return sites();
 	if (!strcmp(what, "exited"))
 		return exited();
+	if (!strcmp(what, "wrapended"))
+		return wrapended();
 	if (!strcmp(what, "counters"))
 		return counters();
 	if (!strcmp(what, "ended"))

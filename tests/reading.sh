@@ -100,6 +100,14 @@ if command -v jq >/dev/null; then
 		"from_alpha from_beta 1"
 fi
 
+# ---- ended lives of a wrapper: a line per caller once the wrapper is
+# known (from_two's first capture differs from from_three's); from_three's
+# lives ended before that, at the wrapper's line ----
+run_with "$WORK/out" "$WORK/err" "$P" wrapended
+expect_eq "wrapended: 3 lives ended at the wrapper's line, then 2 at from_two's" \
+	"$(awk '$3 == "ended" { gsub(/[()]/, "", $NF); print $2, $4, $NF }' "$WORK/report" | sort)" \
+	"$(printf '2 2 reading.c:%s\n3 3 reading.c:%s' "$(line_of FROM_TWO)" "$(line_of WRAPPED_LOCK)")"
+
 # ---- a MISUSE at a line where another mutex was first locked, from
 # another caller: where it happened is that line, not the other's callers ----
 run_with "$WORK/out" "$WORK/err" "$P" destroyed
