@@ -98,7 +98,16 @@ ms_stack_id ms_site_capture(uintptr_t caller)
 		if (made < MS_SITE_OWN)
 			n++, made++;
 		STORE(&e->captures, n);
-		int shared = n & MS_SITE_VARIES ? made >= MS_SITE_OWN : made >= MS_SITE_PROBE;
+		int shared;
+		if (n & MS_SITE_VARIES) { /* its stacks given, it rests */
+			shared = made >= MS_SITE_OWN;
+			STORE(&e->recheck, ~0u);
+		} else if ((shared = made >= MS_SITE_PROBE)) { /* agreed again */
+			uint32_t mask = made == MS_SITE_PROBE ? MS_SITE_RECHECK_FIRST
+							      : LOAD(&e->recheck) * 2 + 1;
+			STORE(&e->recheck, mask < MS_SITE_RECHECK_LAST ? mask
+								       : MS_SITE_RECHECK_LAST);
+		}
 		STORE(&e->check, (uint32_t)caller ^ first ^ !shared);
 		return id;
 	}

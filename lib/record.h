@@ -40,12 +40,15 @@ void ms_hold_end(uint32_t r, uint64_t since);
 #define MS_SITE_CACHE 1024
 #define MS_SITE_PROBE 4      /* agreeing captures before a site is shared */
 #define MS_SITE_OWN 4096     /* stacks of their own at a site that varies */
-#define MS_SITE_RECHECK_BITS 10 /* one life in 2^this captures anyway */
+#define MS_SITE_RECHECK_FIRST 15u   /* masks of the birth hash: 1 in 16 */
+#define MS_SITE_RECHECK_LAST 1023u  /* ... to 1 in 1024 */
 #define MS_SITE_VARIES 0x80000000u
 struct ms_site_entry {
 	uintptr_t caller;
 	uint32_t id, check;
 	uint32_t captures; /* made at this site, | MS_SITE_VARIES */
+	uint32_t recheck;  /* a shared site captures for lives whose birth
+			      hash has none of these bits */
 };
 extern struct ms_site_entry ms_site_cache[MS_SITE_CACHE];
 
@@ -61,7 +64,7 @@ MS_HOT uint32_t ms_site_shared(uintptr_t caller, uint64_t birth)
 	const struct ms_site_entry *e = &ms_site_cache[ms_site_slot(caller)];
 	uint32_t id = LOAD(&e->id);
 	if (LOAD(&e->caller) == caller && LOAD(&e->check) == ((uint32_t)caller ^ id) &&
-	    (birth * 0x9e3779b97f4a7c15ull) >> (64 - MS_SITE_RECHECK_BITS))
+	    ((uint32_t)((birth * 0x9e3779b97f4a7c15ull) >> 32) & LOAD(&e->recheck)))
 		return id;
 	return 0;
 }

@@ -11,8 +11,8 @@
  *             from_alpha() with m1, then from_beta() with m2 -- two mutexes
  *             first locked at the same line, from different functions (a
  *             wrapper: each gets a stack of its own).  Then shared_lock()
- *             locks 4 mutexes for from_loop() (the same stack each time:
- *             the site's stack is shared from then on), then m3 for
+ *             locks 4000 lives of a mutex for from_loop() (the same stack
+ *             each time: the site's stack is shared), then m3 for
  *             from_late(), which shows the line alone.
  *   wrapended wrapped_life() inits, locks and destroys a heap mutex: 3
  *             lives for from_three(), then 2 for from_two() -- ended lives
@@ -119,15 +119,18 @@ __attribute__((noinline)) void shared_lock(pthread_mutex_t *m)
 	pthread_mutex_unlock(m);
 }
 
+/* 4000 lives of one mutex, each first locked at one line from here: the
+ * line's stack is shared from the fourth, and looked at again less and
+ * less often (1 in 16 lives, then 32, ... 1024) */
 __attribute__((noinline)) void from_loop(void)
 {
-	static pthread_mutex_t same[4] = {
-		PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
-		PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
-	};
+	pthread_mutex_t m;
 	/* volatile: one call instruction, not a loop peeled or unrolled */
-	for (volatile int i = 0; i < 4; i++)
-		shared_lock(&same[i]);
+	for (volatile int i = 0; i < 4000; i++) {
+		pthread_mutex_init(&m, NULL);
+		shared_lock(&m);
+		pthread_mutex_destroy(&m);
+	}
 	__asm__ volatile("" ::: "memory");
 }
 
