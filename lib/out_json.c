@@ -451,6 +451,8 @@ static void ended(struct jw *j)
 		const struct ms_site *s = &sv;
 		obj(j, NULL);
 		frame(j, "first_locked_at", s->site);
+		/* first_locked_at is the line that called a wrapper (record.h) */
+		boolean(j, "through_wrapper", s->wrapped != 0);
 		num(j, "mutexes", s->mutexes);
 		num(j, "acquisitions", s->acquisitions);
 		num(j, "contended", s->contended);

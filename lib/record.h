@@ -26,29 +26,42 @@ void ms_hold_end(uint32_t r, uint64_t since);
 /* Where a call site's stack was captured: init and first-lock stacks
  * are shared by the mutexes of one call site once its first captures
  * agree (a program creating a million mutexes at one line pays for a few
- * captures, not a million).  A site whose captures differ is a wrapper --
+ * captures, not a million).  Captures agree when they have the same
+ * caller of the site's function (their second frame; deeper frames may
+ * differ: a worker's function reached from main and from a thread is one
+ * site).  A site whose captures name other callers is a wrapper --
  * uv_mutex_lock, a class's lock(), a C program's lock_or_die() -- called
  * from many places: each of its first MS_SITE_OWN mutexes gets a stack of
  * its own, so that the report says which caller each one had.  A site
- * taken as shared is looked at again for one mutex life in 1024 (picked
- * by a hash of its birth, which no loop makes periodic), so a wrapper whose first callers happened to be one
- * is found later.  The lookup is inline, since every init and every first
- * lock makes it; the capture is not.  `check` is caller ^ id while the
- * site's stack is shared, and one bit off that while its captures go on;
- * writers may race, and `check` also ties an entry's caller to its id, so
- * a reader never takes one caller's id for another's. */
+ * taken as shared is captured again for one mutex life in 16, then 32,
+ * 64 ... 1024 as those captures agree (picked by a hash of the life's
+ * birth, which no loop makes periodic), so a wrapper whose first callers
+ * happened to be one place is found later.  A capture that failed (a
+ * fork under way, the depot full, no unwinder) says nothing of the site:
+ * it is not counted, and an entry made from one is replaced by the next
+ * good one.
+ *
+ * The lookup is inline, since every init and every first lock makes it;
+ * the capture is not.  `check` is caller ^ id while the site's stack is
+ * shared, and that ^ MS_SITE_CAPTURING while its captures go on (ids stay
+ * below that bit, so no two entries' values alias); writers may race, and
+ * `check` also ties an entry's caller to its id, so a reader never takes
+ * one caller's id for another's. */
 #define MS_SITE_CACHE 1024
 #define MS_SITE_PROBE 4      /* agreeing captures before a site is shared */
 #define MS_SITE_OWN 4096     /* stacks of their own at a site that varies */
 #define MS_SITE_RECHECK_FIRST 15u   /* masks of the birth hash: 1 in 16 */
 #define MS_SITE_RECHECK_LAST 1023u  /* ... to 1 in 1024 */
-#define MS_SITE_VARIES 0x80000000u
+#define MS_SITE_VARIES 0x80000000u   /* in captures: a wrapper */
+#define MS_SITE_FALLBACK 0x40000000u /* in captures: id is a failed capture's */
+#define MS_SITE_CAPTURING 0x80000000u /* in check: not shared yet */
 struct ms_site_entry {
 	uintptr_t caller;
 	uint32_t id, check;
-	uint32_t captures; /* made at this site, | MS_SITE_VARIES */
+	uint32_t captures; /* agreeing or not, | MS_SITE_VARIES, _FALLBACK */
 	uint32_t recheck;  /* a shared site captures for lives whose birth
 			      hash has none of these bits */
+	uintptr_t second;  /* the first capture's second frame (0: none) */
 };
 extern struct ms_site_entry ms_site_cache[MS_SITE_CACHE];
 

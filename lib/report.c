@@ -40,7 +40,8 @@
 struct line {
 	uintptr_t key;        /* mutex address, or the site for destroyed */
 	uint32_t r;           /* record, 0 for a site line */
-	const struct ms_site *site;
+	int ended;            /* a site line: lives that ended, summed */
+	int wrapped;          /* ... at the line that called a wrapper */
 	uint64_t mutexes;     /* destroyed mutexes summed in a site line */
 	uint64_t acquisitions, contended, changes;
 	uint64_t wait_total, wait_max, hold_total, hold_max, holds; /* ns */
@@ -94,7 +95,8 @@ static void from_site(struct line *l, const struct ms_site *s)
 {
 	memset(l, 0, sizeof *l);
 	l->key = s->site;
-	l->site = s;
+	l->ended = 1;
+	l->wrapped = s->wrapped != 0;
 	l->mutexes = s->mutexes;
 	l->acquisitions = s->acquisitions;
 	l->contended = s->contended;
@@ -249,7 +251,7 @@ static const char *mutex_label(char *out, size_t cap, const struct line *l)
 {
 	struct ms_fmt f;
 	ms_fmt_init(&f, out, cap, -1);
-	if (l->site)
+	if (l->ended)
 		ms_fmt(&f, "%llu ended", (unsigned long long)l->mutexes);
 	else if (l->name)
 		ms_fmt_name(&f, l->name, 18);
@@ -689,14 +691,15 @@ static uint64_t longest_wait_now(uint32_t r)
 static void print_detail(struct ms_fmt *f, size_t rank, const struct line *l)
 {
 	char site[256], a[16];
-	if (l->site) {
+	if (l->ended) {
 		/* the site gets what is left of the line */
 		char head[128];
 		struct ms_fmt hf;
 		ms_fmt_init(&hf, head, sizeof head, -1);
 		ms_fmt(&hf, "#%zu %llu %s that ended (destroyed or initialised again), "
-			    "first locked at ",
-		       rank, (unsigned long long)l->mutexes, plural(l->mutexes, "mutex", "mutexes"));
+			    "first locked %s ",
+		       rank, (unsigned long long)l->mutexes, plural(l->mutexes, "mutex", "mutexes"),
+		       l->wrapped ? "by a wrapper called at" : "at");
 		size_t used = strlen(ms_fmt_str(&hf));
 		ms_fmt(f, "\n%s%s\n", head,
 		       ms_symbol_fit((char *)ms_symbolize(l->key, site, sizeof site),
@@ -735,7 +738,7 @@ static void print_detail(struct ms_fmt *f, size_t rank, const struct line *l)
 	/* waits under way are in no total yet (a dump of a hang showed five
 	 * threads stuck for a second on a mutex with "wait max 0 ns"): how
 	 * long they have waited so far */
-	uint64_t longest = l->waiting_now && !l->site ? longest_wait_now(l->r) : 0;
+	uint64_t longest = l->waiting_now && !l->ended ? longest_wait_now(l->r) : 0;
 	if (longest) {
 		char d[16];
 		ms_fmt(f, "  waiting now: %llu %s, the longest for %s so far (a wait is "
@@ -755,14 +758,14 @@ static void print_detail(struct ms_fmt *f, size_t rank, const struct line *l)
 	}
 	if (any)
 		ms_fmt(f, "\n");
-	if (!l->site && (LOAD(&ms_rec(l->r)->flags) & MS_F_COLD)) {
+	if (!l->ended && (LOAD(&ms_rec(l->r)->flags) & MS_F_COLD)) {
 		const struct ms_cold *c = &ms_table.cold[l->r];
 		ms_report_hist(f, "wait times, of waits that got the mutex", c->hist,
 			       MS_HIST_BUCKETS, LOAD(&c->wait_max));
 		ms_report_hist(f, "hold times, of the holds timed", c->hold_hist,
 			       MS_HIST_BUCKETS, LOAD(&c->hold_max));
 	}
-	if (!l->site) {
+	if (!l->ended) {
 		ms_report_mutex_stacks(f, l->r);
 		print_history(f, l->r);
 	}

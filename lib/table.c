@@ -788,13 +788,19 @@ fold(struct ms_table *t, uint32_t r, struct ms_stripe *st)
 	struct ms_record *rec = ms_rec(r);
 	uintptr_t site = LOAD(&rec->first_caller);
 	uint32_t first_stack = LOAD(&rec->first_stack);
-	if (unlikely(first_stack && !(first_stack & MS_SITE_SHARED)))
-		site = ms_site_beyond_wrapper(site, first_stack); /* a wrapper's life */
+	int wrapped = 0;
+	if (unlikely(first_stack && !(first_stack & MS_SITE_SHARED))) {
+		uintptr_t beyond = ms_site_beyond_wrapper(site, first_stack);
+		wrapped = beyond != site; /* a wrapper's life: its caller's line */
+		site = beyond;
+	}
 	struct ms_site *s;
 	if (likely(st->fold_site && t->sites[st->fold_site - 1].site == site))
 		s = &t->sites[st->fold_site - 1]; /* the usual case: no lookup */
 	else
 		s = fold_other_site(t, site, st);
+	if (unlikely(wrapped) && !LOAD(&s->wrapped))
+		STORE(&s->wrapped, 1);
 	uint64_t acquisitions = LOAD(&rec->acquisitions);
 	uint64_t owner_changes = LOAD(&rec->owner_changes);
 	if (unlikely(__atomic_load_n(&bases, __ATOMIC_ACQUIRE) != NULL)) {

@@ -182,6 +182,7 @@ struct ms_site {
 	uint64_t trylock_ok, trylock_busy, timeouts, waiters_max;
 	uint64_t timeout_waits, cond_waits;
 	uint64_t timed_mutexes; /* of those mutexes, the ones with timed holds */
+	uint64_t wrapped; /* site is a wrapper's caller, not a lock's (record.h) */
 	uint64_t errors[MS_E_COUNT], misuse[MS_M_COUNT];
 	uint64_t hist[MS_HIST_BUCKETS];
 	uint64_t hold_hist[MS_HIST_BUCKETS];

@@ -17,6 +17,9 @@
  *   wrapended wrapped_life() inits, locks and destroys a heap mutex: 3
  *             lives for from_three(), then 2 for from_two() -- ended lives
  *             of a wrapper, which is known as one at from_two's first.
+ *   onecaller one_life() inits, locks and destroys a mutex, called from
+ *             one line of many_lives(), which main calls and then a
+ *             thread: stacks that differ below the caller, one site.
  *   exited    a thread locks m1 and ends without unlocking it; main joins
  *             it and returns.
  *   ended     4 mutexes initialised and destroyed, 3 of them never locked,
@@ -179,6 +182,37 @@ static int wrapended(void)
 	return 0;
 }
 
+__attribute__((noinline)) void one_life(void)
+{
+	pthread_mutex_t m;
+	pthread_mutex_init(&m, NULL);
+	pthread_mutex_lock(&m); /* ONE_LIFE */
+	pthread_mutex_unlock(&m);
+	pthread_mutex_destroy(&m);
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) void many_lives(void)
+{
+	for (volatile int i = 0; i < 1000; i++)
+		one_life();
+}
+
+static void *many_lives_thread(void *arg)
+{
+	many_lives();
+	return arg;
+}
+
+static int onecaller(void)
+{
+	pthread_t t;
+	many_lives();
+	pthread_create(&t, NULL, many_lives_thread, NULL);
+	pthread_join(t, NULL);
+	return 0;
+}
+
 static void *take_and_leave(void *arg)
 {
 	(void)arg;
@@ -280,6 +314,8 @@ int main(int argc, char **argv)
 		return exited();
 	if (!strcmp(what, "wrapended"))
 		return wrapended();
+	if (!strcmp(what, "onecaller"))
+		return onecaller();
 	if (!strcmp(what, "counters"))
 		return counters();
 	if (!strcmp(what, "ended"))

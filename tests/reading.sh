@@ -108,6 +108,24 @@ expect_eq "wrapended: 3 lives ended at the wrapper's line, then 2 at from_two's"
 	"$(awk '$3 == "ended" { gsub(/[()]/, "", $NF); print $2, $4, $NF }' "$WORK/report" | sort)" \
 	"$(printf '2 2 reading.c:%s\n3 3 reading.c:%s' "$(line_of FROM_TWO)" "$(line_of WRAPPED_LOCK)")"
 
+expect_grep "wrapended: from_two's line says it called a wrapper" \
+	"^#[0-9]+ 2 mutexes that ended \(destroyed or initialised again\), first locked by a wrapper called at from_two " "$WORK/report"
+expect_grep "wrapended: the wrapper's own line says where it locks" \
+	"^#[0-9]+ 3 mutexes that ended \(destroyed or initialised again\), first locked at wrapped_life\+" "$WORK/report"
+if command -v jq >/dev/null; then
+	MUTEXSTAT_FORMAT=json MUTEXSTAT_OUTPUT=$WORK/wrapended run_with "$WORK/out" "$WORK/err" "$P" wrapended
+	expect_eq "wrapended: JSON, through_wrapper on from_two's line only" \
+		"$(jq -r '[.ended[] | "\(.mutexes):\(.through_wrapper)"] | sort | join(" ")' "$WORK/wrapended.json")" \
+		"2:true 3:false"
+fi
+
+# ---- a function with one caller, reached from main and from a thread:
+# its stacks differ below that caller, and it is not a wrapper ----
+run_with "$WORK/out" "$WORK/err" "$P" onecaller
+expect_eq "onecaller: 2000 lives in one line, at the lock's" \
+	"$(awk '$3 == "ended" { gsub(/[()]/, "", $NF); print $2, $4, $NF }' "$WORK/report")" \
+	"2000 2000 reading.c:$(line_of ONE_LIFE)"
+
 # ---- a MISUSE at a line where another mutex was first locked, from
 # another caller: where it happened is that line, not the other's callers ----
 run_with "$WORK/out" "$WORK/err" "$P" destroyed
