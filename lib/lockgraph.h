@@ -1,0 +1,101 @@
+/* lockgraph.h - the lock-order graph: edges between mutex lives, and the
+ * cycle a new edge closes.
+ *
+ * A node is one life of a mutex (its record and birth), so an address
+ * reused by another mutex is another node and never closes a cycle with
+ * the edges of the one before.  An edge a->b says a thread took (or
+ * waited for) b while holding a, with the other mutexes it held every
+ * time (its gates, at most MS_LG_GATES).  A cycle is guarded when one gate
+ * is on every edge of it: the threads cannot be inside it at once.
+ *
+ * Pure data: memory comes from the caller's allocator (never freed: edges
+ * and nodes of ended lives are swept into free lists), whether a life
+ * goes on from the caller's callback; no locks (the caller serialises
+ * every call but the readers'), no stacks, no printing.  Unit-tested on
+ * its own (tests/unit/test_lockgraph.c). */
+#ifndef MUTEXSTAT_LOCKGRAPH_H
+#define MUTEXSTAT_LOCKGRAPH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define MS_LG_GATES 4
+
+struct ms_lg_life {
+	uint32_t rec;
+	uint64_t birth;
+};
+
+struct ms_lg_edge {
+	uint32_t a, b;             /* records */
+	uint64_t a_birth, b_birth; /* their lives */
+	uint32_t ngate;
+	struct ms_lg_life gate[MS_LG_GATES];
+	/* what a finding shows of the edge (the caller's) */
+	uintptr_t a_key, b_key;       /* the mutexes' addresses */
+	uintptr_t a_caller, b_caller; /* where a was taken, where b was */
+	uint32_t tid;                 /* the thread that took them so */
+	uint32_t a_stack, b_stack;    /* depot ids, 0 none */
+};
+
+struct lg_node;
+struct lg_edge;
+struct lg_state;
+
+struct ms_lg {
+	/* the caller's: zeroed memory (NULL when spent), and the life a
+	 * record has now (0: none) */
+	void *(*alloc)(size_t bytes);
+	uint64_t (*life)(uint32_t rec);
+	/* search memory: MS_LG_SEARCH_BYTES, or less (shorter searches) */
+	void *search;
+	size_t search_bytes;
+	/* the rest is the graph's */
+	struct lg_node *nodes, *all_nodes, *free_nodes;
+	struct lg_edge *edges, *all, *free_edges;
+	uint64_t nedges, sweep_at, dropped;
+	uint64_t searches, cut_short;
+	uint32_t readers, stamp;
+	const struct ms_lg_edge **path;
+	size_t path_cap, states;
+};
+
+/* The search memory a graph wants: room for 65,536 states of the search. */
+#define MS_LG_SEARCH_BYTES ((size_t)65536 * 40)
+
+/* Set g up with these callbacks and search memory (may be NULL: then no
+ * search finds anything, and each is counted cut short). */
+void ms_lg_init(struct ms_lg *g, void *(*alloc)(size_t), uint64_t (*life)(uint32_t),
+		void *search, size_t search_bytes);
+
+/* The edge between these two lives, NULL if none. */
+struct ms_lg_edge *ms_lg_find(struct ms_lg *g, uint32_t a, uint64_t a_birth, uint32_t b,
+			      uint64_t b_birth);
+
+/* Add a copy of e (which must not be there); returns it, NULL if the
+ * memory is spent (counted in dropped).  Edges of ended lives are swept
+ * first when the edges have doubled since the last sweep, or when the
+ * memory is spent. */
+struct ms_lg_edge *ms_lg_add(struct ms_lg *g, const struct ms_lg_edge *e);
+
+/* The cycle edge e closes, searched among the edges of live mutexes: the
+ * shortest one no gate of e guards, else the shortest one, guarded.
+ * Returns its length n, the edges in *path (path[0] is e, path[i].b is
+ * path[i+1].a, the last back to e's a; valid until the next call), 0 if
+ * none.  *gate is a gate on every edge of a guarded cycle, rec 0 if none.
+ * A search that reaches its bound (the search memory) gives up: *cut is
+ * set, and the closest guarded cycle it saw, if any, is returned. */
+size_t ms_lg_cycle(struct ms_lg *g, const struct ms_lg_edge *e,
+		   const struct ms_lg_edge *const **path, struct ms_lg_life *gate, int *cut);
+
+/* Reading the edges without the caller's lock (report time): no sweep
+ * between begin and end, so every edge read stays; edges added meanwhile
+ * may or may not be seen.  begin/end under the caller's lock. */
+const struct ms_lg_edge *ms_lg_read_begin(struct ms_lg *g);
+const struct ms_lg_edge *ms_lg_read_next(const struct ms_lg_edge *e);
+void ms_lg_read_end(struct ms_lg *g);
+
+/* Whether both lives of edge e go on (under the lock, or while reading). */
+int ms_lg_live(const struct ms_lg *g, const struct ms_lg_edge *e);
+
+#endif

@@ -1,0 +1,302 @@
+/* test_lockgraph.c - the lock-order graph on its own (lib/lockgraph.c):
+ * the cycle a new edge closes, of 2 and of 30 mutexes; edges of lives that
+ * ended close nothing (an address reused, both mutexes of an edge
+ * destroyed); gates, and an unguarded way preferred to a shorter guarded
+ * one; the search's bound; edges of ended lives swept so their memory is
+ * used again.
+ *
+ * Mutex lives are made up: record r's life is births[r] (0: no mutex). */
+#include "suites.h"
+
+#include "lockgraph.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define RECS 64
+
+static uint64_t births[RECS];
+static uint64_t life(uint32_t rec)
+{
+	return rec < RECS ? births[rec] : 0;
+}
+
+static size_t alloc_left;
+static void *alloc(size_t bytes)
+{
+	if (bytes > alloc_left)
+		return NULL;
+	alloc_left -= bytes;
+	return calloc(1, bytes);
+}
+
+static struct ms_lg g;
+static char search_mem[MS_LG_SEARCH_BYTES];
+
+static void graph(size_t memory, size_t search_bytes)
+{
+	memset(births, 0, sizeof births);
+	for (uint32_t r = 1; r < RECS; r++)
+		births[r] = 100 + r;
+	alloc_left = memory;
+	ms_lg_init(&g, alloc, life, search_bytes ? search_mem : NULL, search_bytes);
+}
+
+/* Edge a->b between the lives records a and b have now, with gates. */
+static const struct ms_lg_edge *edge_g(uint32_t a, uint32_t b, const uint32_t *gates,
+				       uint32_t ngate)
+{
+	struct ms_lg_edge e = { .a = a, .b = b, .a_birth = births[a], .b_birth = births[b] };
+	for (uint32_t i = 0; i < ngate; i++)
+		e.gate[e.ngate++] = (struct ms_lg_life){ gates[i], births[gates[i]] };
+	const struct ms_lg_edge *x = ms_lg_add(&g, &e);
+	ck_assert_ptr_nonnull(x);
+	return x;
+}
+
+static const struct ms_lg_edge *edge(uint32_t a, uint32_t b)
+{
+	return edge_g(a, b, NULL, 0);
+}
+
+static const struct ms_lg_edge *const *path;
+static struct ms_lg_life gate;
+static int cut;
+
+static size_t cycle(const struct ms_lg_edge *e)
+{
+	return ms_lg_cycle(&g, e, &path, &gate, &cut);
+}
+
+/* The records of the cycle in path, from its first edge's source. */
+static void expect_records(size_t n, const uint32_t *recs)
+{
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_uint_eq(path[i]->a, recs[i]);
+		ck_assert_uint_eq(path[i]->b, recs[(i + 1) % n]);
+	}
+}
+
+START_TEST(test_lockgraph_two_cycle)
+{
+	graph(1 << 20, MS_LG_SEARCH_BYTES);
+	const struct ms_lg_edge *ab = edge(1, 2);
+	ck_assert_uint_eq(cycle(ab), 0);
+	const struct ms_lg_edge *ba = edge(2, 1);
+	ck_assert_uint_eq(cycle(ba), 2);
+	ck_assert_ptr_eq(path[0], ba);
+	ck_assert_ptr_eq(path[1], ab);
+	ck_assert_uint_eq(gate.rec, 0);
+	ck_assert_int_eq(cut, 0);
+	ck_assert_ptr_eq(ms_lg_find(&g, 1, births[1], 2, births[2]), ab);
+}
+END_TEST
+
+START_TEST(test_lockgraph_thirty_cycle)
+{
+	graph(1 << 20, MS_LG_SEARCH_BYTES);
+	uint32_t ring[30];
+	for (uint32_t i = 0; i < 30; i++)
+		ring[i] = i + 1;
+	for (uint32_t i = 0; i < 29; i++)
+		ck_assert_uint_eq(cycle(edge(ring[i], ring[i + 1])), 0);
+	const struct ms_lg_edge *last = edge(30, 1);
+	ck_assert_uint_eq(cycle(last), 30);
+	uint32_t from_30[30] = { 30 };
+	for (uint32_t i = 1; i < 30; i++)
+		from_30[i] = i;
+	expect_records(30, from_30);
+}
+END_TEST
+
+/* The shortest cycle: a chord makes a short way back. */
+START_TEST(test_lockgraph_shortest)
+{
+	graph(1 << 20, MS_LG_SEARCH_BYTES);
+	edge(2, 3);
+	edge(3, 4);
+	edge(4, 1);
+	edge(2, 1); /* the chord */
+	ck_assert_uint_eq(cycle(edge(1, 2)), 2);
+	expect_records(2, (const uint32_t[]){ 1, 2 });
+}
+END_TEST
+
+/* A->B of lives that both ended, then B->A of new lives at the same
+ * records: no cycle. */
+START_TEST(test_lockgraph_ended_edge_closes_nothing)
+{
+	graph(1 << 20, MS_LG_SEARCH_BYTES);
+	const struct ms_lg_edge *ab = edge(1, 2);
+	births[1] = 1000; /* destroyed, and a new mutex at the address */
+	births[2] = 2000;
+	ck_assert_int_eq(ms_lg_live(&g, ab), 0);
+	ck_assert_uint_eq(cycle(edge(2, 1)), 0);
+	/* nor with the lives gone altogether */
+	births[1] = 0;
+	births[2] = 0;
+	graph(1 << 20, MS_LG_SEARCH_BYTES);
+	edge(1, 2);
+	births[1] = 0;
+	ck_assert_uint_eq(cycle(edge(3, 2)), 0);
+}
+END_TEST
+
+/* One address reused: A's first life took B; B then takes A's second
+ * life: two lives, no cycle.  The same with A's second life taking B
+ * again: now there is one. */
+START_TEST(test_lockgraph_reused_address)
+{
+	graph(1 << 20, MS_LG_SEARCH_BYTES);
+	edge(1, 2);
+	births[1] = 5000;
+	const struct ms_lg_edge *ba = edge(2, 1);
+	ck_assert_uint_eq(cycle(ba), 0);
+	const struct ms_lg_edge *ab = edge(1, 2);
+	ck_assert_uint_eq(cycle(ab), 2);
+	ck_assert_uint_eq(path[0]->a_birth, 5000);
+	ck_assert_uint_eq(path[1]->b_birth, 5000);
+}
+END_TEST
+
+START_TEST(test_lockgraph_gate)
+{
+	graph(1 << 20, MS_LG_SEARCH_BYTES);
+	const uint32_t gs[] = { 9 };
+	edge_g(1, 2, gs, 1);
+	ck_assert_uint_eq(cycle(edge_g(2, 1, gs, 1)), 2);
+	ck_assert_uint_eq(gate.rec, 9);
+	ck_assert_uint_eq(gate.birth, births[9]);
+	/* the other order without the gate: not guarded */
+	graph(1 << 20, MS_LG_SEARCH_BYTES);
+	edge_g(1, 2, gs, 1);
+	ck_assert_uint_eq(cycle(edge(2, 1)), 2);
+	ck_assert_uint_eq(gate.rec, 0);
+	/* a gate of the new edge missing on the way back */
+	graph(1 << 20, MS_LG_SEARCH_BYTES);
+	edge(1, 2);
+	ck_assert_uint_eq(cycle(edge_g(2, 1, gs, 1)), 2);
+	ck_assert_uint_eq(gate.rec, 0);
+	/* two gates on the new edge, one of them everywhere */
+	graph(1 << 20, MS_LG_SEARCH_BYTES);
+	const uint32_t two[] = { 8, 9 };
+	edge_g(1, 2, gs, 1);
+	edge_g(2, 3, two, 2);
+	ck_assert_uint_eq(cycle(edge_g(3, 1, two, 2)), 3);
+	ck_assert_uint_eq(gate.rec, 9);
+	/* a gate of an ended life is no gate of the new one's */
+	graph(1 << 20, MS_LG_SEARCH_BYTES);
+	edge_g(1, 2, gs, 1);
+	births[9] = 777;
+	ck_assert_uint_eq(cycle(edge_g(2, 1, gs, 1)), 2);
+	ck_assert_uint_eq(gate.rec, 0);
+}
+END_TEST
+
+/* A way back under the gate (2 edges) and a longer one without it: the
+ * longer, unguarded cycle is the one found. */
+START_TEST(test_lockgraph_unguarded_preferred)
+{
+	graph(1 << 20, MS_LG_SEARCH_BYTES);
+	const uint32_t gs[] = { 9 };
+	edge_g(2, 1, gs, 1);
+	edge(2, 3);
+	edge(3, 4);
+	edge(4, 1);
+	ck_assert_uint_eq(cycle(edge_g(1, 2, gs, 1)), 4);
+	ck_assert_uint_eq(gate.rec, 0);
+	expect_records(4, (const uint32_t[]){ 1, 2, 3, 4 });
+}
+END_TEST
+
+/* A search whose memory is too small to reach the way back gives up and
+ * says so; without search memory, every search does. */
+START_TEST(test_lockgraph_bounded)
+{
+	/* room for 8 states: a ring of 20 is out of reach */
+	graph(1 << 20, 8 * 40);
+	for (uint32_t i = 1; i < 20; i++)
+		edge(i, i + 1);
+	ck_assert_uint_eq(cycle(edge(20, 1)), 0);
+	ck_assert_int_eq(cut, 1);
+	ck_assert_uint_eq(g.cut_short, 1);
+	ck_assert_uint_eq(cycle(edge(3, 2)), 2); /* a short one is found */
+	ck_assert_int_eq(cut, 0);
+	graph(1 << 20, 0);
+	edge(1, 2);
+	ck_assert_uint_eq(cycle(edge(2, 1)), 0);
+	ck_assert_int_eq(cut, 1);
+}
+END_TEST
+
+/* Edges of ended lives are swept when the memory is spent, and their
+ * memory holds new edges: 100,000 edges made, a few hundred live at once. */
+START_TEST(test_lockgraph_sweep_reuses)
+{
+	graph(256 * 1024, MS_LG_SEARCH_BYTES);
+	for (uint32_t i = 0; i < 100000; i++) {
+		births[3] = 10000 + i; /* a new life each time */
+		const struct ms_lg_edge *e = edge(1, 3);
+		ck_assert_uint_eq(cycle(e), 0);
+	}
+	ck_assert_uint_eq(g.dropped, 0);
+	ck_assert_uint_le(g.nedges, 8192);
+	/* and a cycle is still found */
+	ck_assert_uint_eq(cycle(edge(3, 1)), 2);
+}
+END_TEST
+
+/* Memory spent with every life going on: the edge is dropped, counted. */
+START_TEST(test_lockgraph_memory_spent)
+{
+	graph(4096, MS_LG_SEARCH_BYTES);
+	struct ms_lg_edge e = { .a = 1, .b = 2, .a_birth = births[1], .b_birth = births[2] };
+	uint32_t added = 0;
+	for (uint32_t b = 2; b < RECS; b++) {
+		e.b = b;
+		e.b_birth = births[b];
+		added += ms_lg_add(&g, &e) != NULL;
+	}
+	ck_assert_uint_gt(added, 0);
+	ck_assert_uint_lt(added, RECS - 2);
+	ck_assert_uint_eq(g.dropped, RECS - 2 - added);
+}
+END_TEST
+
+/* The readers' walk sees every edge, and nothing is swept meanwhile. */
+START_TEST(test_lockgraph_read)
+{
+	graph(1 << 20, MS_LG_SEARCH_BYTES);
+	edge(1, 2);
+	edge(2, 3);
+	edge(3, 1);
+	births[2] = 0;
+	unsigned n = 0, live = 0;
+	for (const struct ms_lg_edge *e = ms_lg_read_begin(&g); e; e = ms_lg_read_next(e)) {
+		n++;
+		live += ms_lg_live(&g, e);
+	}
+	ms_lg_read_end(&g);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_uint_eq(live, 1);
+}
+END_TEST
+
+Suite *lockgraph_suite(void)
+{
+	Suite *s = suite_create("lockgraph");
+	TCase *tc = tcase_create("cycles");
+	tcase_add_test(tc, test_lockgraph_two_cycle);
+	tcase_add_test(tc, test_lockgraph_thirty_cycle);
+	tcase_add_test(tc, test_lockgraph_shortest);
+	tcase_add_test(tc, test_lockgraph_ended_edge_closes_nothing);
+	tcase_add_test(tc, test_lockgraph_reused_address);
+	tcase_add_test(tc, test_lockgraph_gate);
+	tcase_add_test(tc, test_lockgraph_unguarded_preferred);
+	tcase_add_test(tc, test_lockgraph_bounded);
+	tcase_add_test(tc, test_lockgraph_sweep_reuses);
+	tcase_add_test(tc, test_lockgraph_memory_spent);
+	tcase_add_test(tc, test_lockgraph_read);
+	suite_add_tcase(s, tc);
+	return s;
+}
