@@ -568,6 +568,49 @@ static struct result run_nested(long n)
 	return (struct result){ (unsigned long)n, t1 - t0, counter, 0 };
 }
 
+/* ---- edges10k: 10,000 lock orders, a million nested acquisitions --------
+ * One thread, no contention: 100 outer mutexes, each held in turn while
+ * each of 100 inner mutexes is taken -- 10,000 distinct lock-order edges,
+ * as a server whose table locks are each held while connection locks are
+ * taken -- round after round.  The first round adds the edges (and
+ * searches each for a cycle); later ones take known edges, more than a
+ * thread's cache of them holds.  op = one nested acquisition (two
+ * lock+unlock pairs). */
+#define E10K_OUTER 100
+#define E10K_INNER 100
+
+static struct result run_edges10k(long rounds)
+{
+	pthread_mutex_t *outer = xcalloc(E10K_OUTER, sizeof *outer);
+	pthread_mutex_t *inner = xcalloc(E10K_INNER, sizeof *inner);
+	for (int i = 0; i < E10K_OUTER; i++)
+		CHECK(pthread_mutex_init(&outer[i], NULL));
+	for (int i = 0; i < E10K_INNER; i++)
+		CHECK(pthread_mutex_init(&inner[i], NULL));
+	counter = 0;
+	double t0 = now_ns();
+	for (long r = 0; r < rounds; r++)
+		for (int o = 0; o < E10K_OUTER; o++) {
+			CHECK(pthread_mutex_lock(&outer[o]));
+			for (int i = 0; i < E10K_INNER; i++) {
+				CHECK(pthread_mutex_lock(&inner[i]));
+				counter++;
+				CHECK(pthread_mutex_unlock(&inner[i]));
+			}
+			CHECK(pthread_mutex_unlock(&outer[o]));
+		}
+	double t1 = now_ns();
+	for (int i = 0; i < E10K_OUTER; i++)
+		CHECK(pthread_mutex_destroy(&outer[i]));
+	for (int i = 0; i < E10K_INNER; i++)
+		CHECK(pthread_mutex_destroy(&inner[i]));
+	free(outer);
+	free(inner);
+	unsigned long n = (unsigned long)rounds * E10K_OUTER * E10K_INNER;
+	expect("edges10k counter", counter, n);
+	return (struct result){ n, t1 - t0, counter, 0 };
+}
+
 /* ---- the table of workloads -------------------------------------------- */
 
 /* ---- waited: a mutex that has made a thread wait, then one that has not --
@@ -668,6 +711,8 @@ static const struct workload {
 	  "pairs over 1024 mutexes in turn; op = lock+unlock" },
 	{ "nested", run_nested, 20000000,
 	  "rounds of A, B held together (a known edge); op = 2 lock+unlock" },
+	{ "edges10k", run_edges10k, 100,
+	  "rounds of 100 outer x 100 inner mutexes (10,000 edges); op = one nested acquisition" },
 	{ "waited", run_waited, 20000000,
 	  "rounds of a mutex this thread once waited for, then another; op = 2 lock+unlock" },
 	{ "hot2", run_hot2, 20000000,
