@@ -4,6 +4,7 @@
 #include "counts.h"
 #include "init.h"
 #include "internal.h"
+#include "findings.h"
 #include "order.h"
 #include "record.h"
 #include "report.h"
@@ -74,6 +75,7 @@ MS_EXPORT void mutexstat_reset(void)
 	ms_guard_enter(&ms_self);
 	ms_table_reset_running();
 	ms_order_after_reset();
+	ms_findings_reset();
 	ms_guard_leave(&ms_self);
 }
 

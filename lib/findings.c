@@ -1,30 +1,33 @@
-/* findings.c - self-deadlocks and mutexes held at thread exit, kept for
- * the report, and the findings section that opens it; see findings.h. */
+/* findings.c - the findings kept for the report: lock-order cycles, self-
+ * deadlocks, mutexes held at thread exit; see findings.h.
+ *
+ * All under one spin lock of ours, taken last (inside the depot's and the
+ * table's): nothing here takes another lock or captures a stack.  Cycle
+ * findings live in a mapped area of their own, touched only as findings
+ * are made, so a program without any pays nothing. */
 #define _GNU_SOURCE
 #include "findings.h"
 #include "depot.h"
 #include "internal.h"
-#include "live.h"
-#include "order.h"
-#include "output.h"
 #include "record.h"
-#include "robust.h"
-#include "report_stacks.h"
-#include "symbols.h"
 #include "table.h"
 
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 
 #define MAX_FINDINGS 256
+#define MAX_CYCLES 1024
 
 struct self_deadlock {
 	uint32_t tid, rec;
 	uintptr_t key;
 	uint64_t birth;
+	const char *name;
 	enum ms_self_kind kind;
 	ms_stack_id first, relock;
 	uint64_t count;
+	int said;
 };
 
 struct held_exit {
@@ -36,21 +39,19 @@ struct held_exit {
 	} held[8];
 };
 
+struct cycle {
+	uint64_t sig;
+	struct ms_cycle_finding f;
+};
+
 static int lock;
 static struct self_deadlock selfs[MAX_FINDINGS];
 static uint32_t nselfs;
 static struct held_exit exits[MAX_FINDINGS];
 static uint32_t nexits, exits_dropped;
-
-/* A fork child: the findings so far are the parent's (its report has
- * them); the child's start empty. */
-void ms_findings_after_fork_child(void)
-{
-	lock = 0;
-	nselfs = 0;
-	nexits = 0;
-	exits_dropped = 0;
-}
+static struct cycle *cycles; /* [MAX_CYCLES], mapped at the first */
+static uint32_t ncycles;
+static uint64_t cycles_lost;
 
 static void take(void)
 {
@@ -62,6 +63,255 @@ static void give(void)
 {
 	__atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
 }
+
+/* A fork child: the findings so far are the parent's (its report has
+ * them); the child's start empty.  Its map stays, emptied. */
+void ms_findings_after_fork_child(void)
+{
+	lock = 0;
+	nselfs = 0;
+	nexits = 0;
+	exits_dropped = 0;
+	ncycles = 0;
+	cycles_lost = 0;
+}
+
+void ms_findings_reset(void)
+{
+	take();
+	nselfs = 0;
+	nexits = 0;
+	exits_dropped = 0;
+	ncycles = 0;
+	cycles_lost = 0;
+	give();
+}
+
+/* ---- lock-order cycles ------------------------------------------------ */
+
+/* What makes two cycles the same finding: each edge's code -- where its
+ * first mutex was taken and the stack that took the second (its call site
+ * if no stack) -- in the cycle's order, from any edge on (a sum over
+ * neighbouring pairs). */
+static uint64_t edge_code(const struct ms_lg_edge *e)
+{
+	uint64_t b = e->b_stack ? e->b_stack : e->b_caller;
+	uint64_t h = (e->a_caller ^ (b << 1)) * 0x9e3779b97f4a7c15ull;
+	return h ^ h >> 31;
+}
+
+static uint64_t cycle_sig(const struct ms_lg_edge *const *path, size_t n)
+{
+	uint64_t sig = n * 0xff51afd7ed558ccdull, first = edge_code(path[0]), prev = first;
+	for (size_t i = 1; i <= n; i++) {
+		uint64_t cur = i < n ? edge_code(path[i]) : first;
+		uint64_t h = (prev * 31 + cur) * 0xc4ceb9fe1a85ec53ull;
+		sig += h ^ h >> 29;
+		prev = cur;
+	}
+	return sig;
+}
+
+/* Mutex life (rec, birth) at key, as it is now; ended if it is not. */
+static void describe(struct ms_finding_mutex *m, uint32_t rec, uint64_t birth, uintptr_t key)
+{
+	memset(m, 0, sizeof *m);
+	m->key = key;
+	m->rec = rec;
+	m->birth = birth;
+	const struct ms_record *r = ms_rec(rec);
+	uint32_t flags = LOAD(&r->flags);
+	m->flags = flags;
+	m->first_caller = LOAD(&r->first_caller);
+	m->first_stack = LOAD(&r->first_stack);
+	m->init_stack = LOAD(&ms_table.init_stacks[rec]);
+	if (flags & MS_F_COLD)
+		m->name = LOAD(&ms_table.cold[rec].name);
+	/* flagged before the life is looked at again: a life that ends from
+	 * now on tells ms_findings_life_ended; one that ended before is
+	 * marked here (where, unknown) */
+	if (!(flags & MS_F_FINDING))
+		__atomic_fetch_or(&ms_rec(rec)->flags, MS_F_FINDING, __ATOMIC_SEQ_CST);
+	if (LOAD(&r->key) != key || LOAD(&r->birth) != birth) {
+		m->ended = MS_ENDED_UNSEEN;
+		m->name = NULL;
+	}
+}
+
+static void describe_edge(struct ms_finding_edge *fe, const struct ms_lg_edge *e)
+{
+	memset(fe, 0, sizeof *fe);
+	fe->tid = e->tid;
+	fe->a_caller = e->a_caller;
+	fe->b_caller = e->b_caller;
+	fe->a_stack = e->a_stack;
+	fe->b_stack = e->b_stack;
+	if (e->tid == ms_self.tid)
+		prctl(PR_GET_NAME, fe->thread_name, 0, 0, 0);
+	else
+		ms_thread_name(e->tid, fe->thread_name);
+}
+
+static void fill_cycle(struct ms_cycle_finding *f, const struct ms_lg_edge *const *path,
+		       size_t n, const struct ms_lg_life *gate)
+{
+	f->n = (uint32_t)n;
+	f->kept = n < MS_CYCLE_KEPT ? (uint32_t)n : MS_CYCLE_KEPT;
+	f->guarded = gate->rec != 0;
+	/* from its mutex of the smallest record on, as every report of the
+	 * same cycle shows it */
+	size_t lo = 0;
+	for (size_t i = 1; i < n; i++)
+		if (path[i]->a < path[lo]->a)
+			lo = i;
+	for (uint32_t i = 0; i < n; i++) {
+		int s = ms_cycle_slot(f, i);
+		if (s < 0)
+			continue;
+		const struct ms_lg_edge *e = path[(lo + i) % n];
+		describe(&f->m[s], e->a, e->a_birth, e->a_key);
+		describe_edge(&f->e[s], e);
+	}
+	memset(&f->gate, 0, sizeof f->gate);
+	if (gate->rec)
+		describe(&f->gate, gate->rec, gate->birth, LOAD(&ms_rec(gate->rec)->key));
+}
+
+static struct cycle *find_cycle(uint64_t sig)
+{
+	for (uint32_t i = 0; cycles && i < ncycles; i++)
+		if (cycles[i].sig == sig)
+			return &cycles[i];
+	return NULL;
+}
+
+static int has_life(const struct ms_cycle_finding *f, const struct ms_finding_mutex *m)
+{
+	for (uint32_t i = 0; i < f->kept; i++)
+		if (f->m[i].rec == m->rec && f->m[i].birth == m->birth)
+			return 1;
+	return 0;
+}
+
+/* A guarded finding of the same mutex lives as f: taken by other code
+ * without the gate, the cycle can deadlock after all. */
+static struct cycle *guarded_same_lives(const struct ms_cycle_finding *f)
+{
+	for (uint32_t i = 0; cycles && i < ncycles; i++) {
+		const struct ms_cycle_finding *g = &cycles[i].f;
+		if (!g->guarded || g->n != f->n || g->kept != f->kept)
+			continue;
+		int same = 1;
+		for (uint32_t k = 0; k < f->kept && same; k++)
+			same = has_life(g, &f->m[k]);
+		if (same)
+			return &cycles[i];
+	}
+	return NULL;
+}
+
+void ms_findings_cycle(const struct ms_lg_edge *const *path, size_t n,
+		       const struct ms_lg_life *gate)
+{
+	uint64_t sig = cycle_sig(path, n);
+	take();
+	struct cycle *c = find_cycle(sig);
+	int upgrade = c && c->f.guarded && !gate->rec;
+	if (c)
+		__atomic_store_n(&c->f.count, c->f.count + 1, __ATOMIC_RELAXED);
+	give();
+	if (c && !upgrade)
+		return;
+	/* made outside our lock: it reads /proc for thread names */
+	static struct ms_cycle_finding made; /* under the depot's lock */
+	memset(&made, 0, sizeof made);
+	fill_cycle(&made, path, n, gate);
+	take();
+	if (!cycles) {
+		void *p = mmap(NULL, MAX_CYCLES * sizeof *cycles, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (p != MAP_FAILED)
+			cycles = p;
+	}
+	if ((c = find_cycle(sig)) != NULL) {
+		/* a guarded one, found without its gate this time (or made
+		 * meanwhile by another thread: same code, same finding) */
+		if (c->f.guarded && !made.guarded) {
+			made.count = c->f.count;
+			c->f = made;
+		}
+	} else if (!made.guarded && (c = guarded_same_lives(&made)) != NULL) {
+		made.count = c->f.count + 1;
+		c->sig = sig;
+		c->f = made;
+	} else if (cycles && ncycles < MAX_CYCLES) {
+		c = &cycles[ncycles];
+		c->sig = sig;
+		made.count = 1;
+		c->f = made;
+		__atomic_store_n(&ncycles, ncycles + 1, __ATOMIC_RELEASE);
+	} else
+		cycles_lost++;
+	give();
+}
+
+static void mark_ended(struct ms_finding_mutex *m, uint32_t rec, uint64_t birth, int how,
+		       uintptr_t caller, uint32_t stack)
+{
+	if (m->rec != rec || m->birth != birth)
+		return;
+	m->ended = (uint32_t)how;
+	m->ended_at = caller;
+	m->ended_stack = stack;
+}
+
+void ms_findings_life_ended(uint32_t rec, uint64_t birth, int how, uintptr_t caller)
+{
+	/* the stack first, without our lock (it takes the depot's) */
+	uint32_t stack = ms_stack_here();
+	take();
+	for (uint32_t i = 0; i < ncycles; i++) {
+		struct ms_cycle_finding *f = &cycles[i].f;
+		for (uint32_t k = 0; k < f->kept; k++)
+			mark_ended(&f->m[k], rec, birth, how, caller, stack);
+		mark_ended(&f->gate, rec, birth, how, caller, stack);
+	}
+	give();
+}
+
+int ms_findings_each_cycle(void (*fn)(const struct ms_cycle_finding *c, void *arg),
+			   void *arg)
+{
+	/* one copy at a time, in our own memory (a report may run beside
+	 * another: the JSON's beside the text's) */
+	struct ms_cycle_finding *copy = mmap(NULL, sizeof *copy, PROT_READ | PROT_WRITE,
+					     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (copy == MAP_FAILED)
+		return 0;
+	uint32_t n = __atomic_load_n(&ncycles, __ATOMIC_ACQUIRE), done = 0;
+	for (int pass = 0; pass < 2; pass++) /* potential deadlocks first */
+		for (uint32_t i = 0; i < n; i++) {
+			take();
+			*copy = cycles[i].f;
+			give();
+			if (copy->guarded != pass)
+				continue;
+			fn(copy, arg);
+			done++;
+		}
+	munmap(copy, sizeof *copy);
+	return (int)done;
+}
+
+void ms_findings_stats(struct ms_findings_stats *out)
+{
+	take();
+	out->cycles = ncycles;
+	out->cycles_lost = cycles_lost;
+	give();
+}
+
+/* ---- self-deadlocks and threads that exit holding mutexes ------------- */
 
 void ms_finding_held_at_exit(const struct ms_tstate *ts)
 {
@@ -81,27 +331,8 @@ void ms_finding_held_at_exit(const struct ms_tstate *ts)
 	give();
 }
 
-static void print_self(struct ms_fmt *f, const struct self_deadlock *s)
-{
-	if (s->kind == MS_SELF_AVERTED)
-		ms_fmt(f, "SELF-DEADLOCK: averted: thread %u relocked an errorcheck mutex "
-			  "it holds, %llu time%s; glibc answered EDEADLK\n",
-		       s->tid, (unsigned long long)s->count, s->count == 1 ? "" : "s");
-	else if (s->kind == MS_SELF_TIMEOUT)
-		ms_fmt(f, "SELF-DEADLOCK: thread %u locked a mutex it already holds with a "
-			  "timeout, %llu time%s: it waited for itself until the deadline\n",
-		       s->tid, (unsigned long long)s->count, s->count == 1 ? "" : "s");
-	else
-		ms_fmt(f, "SELF-DEADLOCK: thread %u locks a mutex it already holds: it "
-			  "waits for itself, forever\n", s->tid);
-	ms_fmt(f, "  mutex %p\n  taken at     ", (void *)s->key);
-	ms_report_stack(f, s->first, 15);
-	ms_fmt(f, "  relocked at  ");
-	ms_report_stack(f, s->relock, 15);
-}
-
-void ms_finding_self_deadlock(struct ms_tstate *ts, uint32_t rec, uintptr_t key,
-			      enum ms_self_kind kind)
+uint32_t ms_finding_self_deadlock(struct ms_tstate *ts, uint32_t rec, uintptr_t key,
+				  enum ms_self_kind kind)
 {
 	uintptr_t first_caller = 0;
 	uint32_t n = ts->nheld;
@@ -115,11 +346,14 @@ void ms_finding_self_deadlock(struct ms_tstate *ts, uint32_t rec, uintptr_t key,
 		    selfs[i].tid == ts->tid && selfs[i].kind == kind) {
 			selfs[i].count++;
 			give();
-			return;
+			return 0;
 		}
 	give();
+	const char *name = NULL;
+	if (LOAD(&ms_rec(rec)->flags) & MS_F_COLD)
+		name = LOAD(&ms_table.cold[rec].name);
 	struct self_deadlock s = {
-		.tid = ts->tid, .rec = rec, .key = key, .birth = birth,
+		.tid = ts->tid, .rec = rec, .key = key, .birth = birth, .name = name,
 		.kind = kind, .count = 1,
 		.first = first_caller ? ms_site_stack_known(first_caller) : 0,
 		.relock = ms_stack_here(),
@@ -128,51 +362,16 @@ void ms_finding_self_deadlock(struct ms_tstate *ts, uint32_t rec, uintptr_t key,
 	if (nselfs < MAX_FINDINGS)
 		selfs[nselfs++] = s;
 	give();
-	if (kind == MS_SELF_FOREVER) {
-		/* The call below never returns: say it now, on stderr. */
-		int fd = ms_output_stderr();
-		if (fd >= 0) {
-			char buf[4096];
-			struct ms_fmt f;
-			ms_fmt_init(&f, buf, sizeof buf, fd);
-			ms_fmt(&f, "mutexstat: ");
-			print_self(&f, &s);
-			ms_fmt_flush(&f);
-		}
-	}
+	return s.relock;
 }
 
-int ms_findings_print(struct ms_fmt *f)
+static struct ms_self_finding self_view(const struct self_deadlock *s)
 {
-	int failing = 0;
-	take();
-	uint32_t ns = nselfs, ne = nexits;
-	give();
-	failing += ms_live_print(f); /* live deadlocks first */
-	for (uint32_t i = 0; i < ns; i++) {
-		ms_fmt(f, "\n");
-		print_self(f, &selfs[i]);
-		failing++; /* every SELF-DEADLOCK heading, averted ones too */
-	}
-	failing += ms_order_print(f);
-	for (uint32_t i = 0; i < ne; i++) {
-		const struct held_exit *h = &exits[i];
-		ms_fmt(f, "\nHELD AT THREAD EXIT: thread %u \"%.15s\" ended holding %u "
-			  "mutex%s\n",
-		       h->tid, h->name, h->n, h->n == 1 ? "" : "es");
-		for (uint32_t j = 0; j < h->n && j < 8; j++) {
-			char where[256];
-			ms_fmt(f, "  mutex %p taken at %s\n", (void *)h->held[j].key,
-			       ms_symbolize(h->held[j].caller, where, sizeof where));
-		}
-	}
-	if (exits_dropped)
-		ms_fmt(f, "\n(%u more threads ended holding mutexes)\n", exits_dropped);
-	ms_robust_print(f); /* handled by the program: not failing */
-	return failing;
+	return (struct ms_self_finding){
+		.tid = s->tid, .key = s->key, .name = s->name, .kind = s->kind,
+		.taken_stack = s->first, .relock_stack = s->relock, .count = s->count,
+	};
 }
-
-/* ---- for the JSON output --------------------------------------------- */
 
 void ms_findings_each_self(void (*fn)(const struct ms_self_finding *s, void *arg),
 			   void *arg)
@@ -182,14 +381,26 @@ void ms_findings_each_self(void (*fn)(const struct ms_self_finding *s, void *arg
 	give();
 	for (uint32_t i = 0; i < ns; i++) {
 		take();
-		struct self_deadlock s = selfs[i];
+		struct ms_self_finding out = self_view(&selfs[i]);
 		give();
-		struct ms_self_finding out = {
-			.tid = s.tid, .key = s.key, .kind = s.kind,
-			.taken_stack = s.first, .relock_stack = s.relock,
-			.count = s.count,
-		};
 		fn(&out, arg);
+	}
+}
+
+void ms_findings_each_unsaid(void (*fn)(const struct ms_self_finding *s, void *arg),
+			     void *arg)
+{
+	take();
+	uint32_t ns = nselfs;
+	give();
+	for (uint32_t i = 0; i < ns; i++) {
+		take();
+		int say = selfs[i].kind == MS_SELF_FOREVER && !selfs[i].said;
+		selfs[i].said = 1;
+		struct ms_self_finding out = self_view(&selfs[i]);
+		give();
+		if (say)
+			fn(&out, arg);
 	}
 }
 

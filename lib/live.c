@@ -20,6 +20,7 @@
 #include "clock.h"
 #include "depot.h"
 #include "fds.h"
+#include "findings_text.h"
 #include "fork.h"
 #include "init.h"
 #include "internal.h"
@@ -1114,16 +1115,18 @@ static int pipe_remake(void)
  * the pipe.  The dump thread, making a new one, writes that dump then. */
 static int dump_lost;
 
-static void poke(char c)
+/* Returns 0 if the pipe is not ours any more (the program closed it). */
+static int poke(char c)
 {
 	if (!is_our_pipe(pipe_fd[1])) {
 		if (c == 'd')
 			__atomic_store_n(&dump_lost, 1, __ATOMIC_RELEASE);
-		return;
+		return 0;
 	}
 	if (write(pipe_fd[1], &c, 1) < 0) {
 		/* the pipe is full: the dump thread has a wake-up pending anyway */
 	}
+	return 1;
 }
 
 static void dump_handler(int sig)
@@ -1278,6 +1281,8 @@ static void *dump_thread(void *arg)
 				__atomic_store_n(&crash_done, 1, __ATOMIC_RELEASE);
 				continue;
 			}
+			if (memchr(buf, 's', (size_t)got))
+				ms_findings_say_unsaid(ms_output_stderr());
 			if (memchr(buf, 'd', (size_t)got))
 				dump(++seq);
 			continue;
@@ -1485,4 +1490,22 @@ void ms_live_thread_created(void)
 void ms_live_waits(void)
 {
 	start_pending(START_AT_THREADS | START_AT_CALL);
+}
+
+void ms_live_announce(void)
+{
+	int saved = errno;
+	if (!dump_pid && !foreign_malloc && pipe_make() == 0) {
+		/* no dump thread was wanted (no signal, watchdog nor crash
+		 * reports): one for this, now */
+		dump_pid = getpid();
+		__atomic_store_n(&ms_live_pending, START_AT_CALL, __ATOMIC_RELEASE);
+	}
+	ms_live_waits();
+	/* none to be had (another malloc than glibc's, the pipe closed by
+	 * the program): said here */
+	if (!dump_pid || __atomic_load_n(&ms_live_pending, __ATOMIC_ACQUIRE) ||
+	    __atomic_load_n(&pipe_gone, __ATOMIC_ACQUIRE) || !poke('s'))
+		ms_findings_say_unsaid(ms_output_stderr());
+	errno = saved;
 }

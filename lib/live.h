@@ -38,6 +38,10 @@ extern uint32_t ms_live_pending;
 void ms_live_at_call(void);
 void ms_live_thread_created(void);
 void ms_live_waits(void);
+/* A self-deadlock that never returns was just recorded: the dump thread
+ * says it on stderr (started for it if need be, even with no dump signal
+ * nor watchdog), or, where none can be had, the calling thread. */
+void ms_live_announce(void);
 static inline void ms_live_before_wait(void)
 {
 	if (__builtin_expect(__atomic_load_n(&ms_live_pending, __ATOMIC_RELAXED), 0))

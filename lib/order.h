@@ -2,15 +2,15 @@
  *
  * When a thread takes (or blocks on) B while holding A, the edge A->B is
  * recorded once per pair of mutex lives, with the thread, where A was
- * taken, B's stack and the other mutexes held then (possible gates).  A
- * cycle among edges is an inversion that could deadlock even if this run
- * did not; if one gate mutex was held on every edge of the cycle, it
- * cannot, and is reported as guarded.  Edges of a mutex life that ended
- * (destroy, init again) are ignored. */
+ * taken, B's stack and the other mutexes held then (possible gates), in
+ * the lock-order graph (lockgraph.h).  A new edge is searched for the
+ * cycle it closes there and then: a cycle is an inversion that could
+ * deadlock even if this run did not, kept as a finding (findings.h) that
+ * outlives its mutexes.  Edges of a mutex life that ended (destroy, init
+ * again) close nothing. */
 #ifndef MUTEXSTAT_ORDER_H
 #define MUTEXSTAT_ORDER_H
 
-#include "fmt.h"
 #include "table.h"
 #include "thread.h"
 #include "threads.h"
@@ -52,35 +52,29 @@ ms_order_known(const struct ms_tstate *ts, uint32_t b)
 	return ms_edge_cached(ts, s, a, b, gen) || ms_edge_cached(ts, s ^ 1, a, b, gen);
 }
 
-/* Print POTENTIAL DEADLOCK and GUARDED INVERSION findings; returns the
- * number of potential deadlocks. */
-int ms_order_print(struct ms_fmt *f);
-
 /* One lock-order edge between live mutexes, for the graph outputs: the
  * thread took (or waited for) b while holding a. */
 struct ms_order_edge {
 	uint32_t a, b;            /* records */
+	uint64_t a_birth, b_birth; /* their lives */
 	uintptr_t a_key, b_key;   /* the mutexes' addresses */
 	uint32_t tid;             /* the thread that first took them in this order */
 	uintptr_t a_caller;       /* where it had taken a */
 	uint32_t a_stack, b_stack; /* depot ids: a's call site, b's stack; 0 none */
-	int potential;            /* on a POTENTIAL DEADLOCK cycle */
-	int guarded;              /* on a GUARDED INVERSION cycle */
 };
 typedef void ms_order_edge_fn(const struct ms_order_edge *e, void *arg);
 
-/* Call fn for each edge between live mutexes (sorted by source record),
- * with the same cycle search as ms_order_print.  Returns the number of
- * edges, or -1 if the search had no memory.  Report time only. */
+/* Call fn for each edge between live mutexes.  Returns the number of
+ * edges.  Report time only. */
 int ms_order_each_edge(ms_order_edge_fn *fn, void *arg);
 
-/* Mutex record r (at key) had no init seen and lies outside every
- * module's static data (the heap, a stack): a C++ std::mutex, whose
+/* A mutex with these record flags at key had no init seen and lies outside
+ * every module's static data (the heap, a stack): a C++ std::mutex, whose
  * constructor and destructor never call pthread, in memory that may have
  * held other objects before -- which are the same mutex to us, so a cycle
  * through it may join orders of different objects.  Report time only
  * (it looks the address up among the modules). */
-int ms_order_maybe_reused(uint32_t r, uintptr_t key);
+int ms_order_maybe_reused(uint32_t flags, uintptr_t key);
 
 /* The name a program gave mutex record r (mutexstat_name), or NULL. */
 const char *ms_order_mutex_name(uint32_t r);
@@ -91,6 +85,7 @@ void ms_order_after_reset(void);
 
 struct ms_order_stats {
 	uint64_t edges, dropped;
+	uint64_t searches, cut_short; /* cycle searches, and those that gave up */
 	/* Acquisitions made while their thread already held MS_HELD_MAX
 	 * mutexes: counted, but no edge leads out of them. */
 	uint64_t not_followed;
@@ -98,21 +93,5 @@ struct ms_order_stats {
 void ms_order_stats(struct ms_order_stats *out);
 /* threads.c: n such acquisitions ended (their unlock, or thread exit). */
 void ms_order_not_followed(uint32_t n);
-
-/* One lock-order cycle (the text report's POTENTIAL DEADLOCK or GUARDED
- * INVERSION), for the JSON output: n edges, edges[i].b == edges[i+1].a,
- * the last back to the first. */
-struct ms_order_cycle {
-	size_t n;
-	const struct ms_order_edge *edges;
-	int guarded;
-	uint32_t gate;         /* guarded: the gate's record, */
-	uintptr_t gate_key;    /* and address (0 if gone) */
-};
-typedef void ms_order_cycle_fn(const struct ms_order_cycle *c, void *arg);
-
-/* Call fn for each cycle the text report prints, in the same order.
- * Returns the number of cycles, or -1 without memory.  Report time only. */
-int ms_order_each_cycle(ms_order_cycle_fn *fn, void *arg);
 
 #endif

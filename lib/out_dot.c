@@ -1,8 +1,8 @@
 /* out_dot.c - the lock-order and wait-for graphs as DOT; see out_dot.h.
  *
- * The data are the text report's: the lock-order edges and the cycles
- * among them come from order.c (ms_order_each_edge runs the same search
- * as the POTENTIAL DEADLOCK findings), the waits from live.c
+ * The data are the text report's: the lock-order edges come from order.c,
+ * the cycles among them from the findings (a finding whose mutexes ended
+ * is drawn from what it keeps), the waits from live.c
  * (ms_live_each_wait follows the same graph as the DEADLOCK findings).
  * One digraph, two clusters: `dot -Tsvg` renders only the first graph of
  * a file with several into a valid SVG, so both live in one.
@@ -15,6 +15,7 @@
 #include "out_dot.h"
 #include "output.h"
 #include "depot.h"
+#include "findings.h"
 #include "fmt.h"
 #include "internal.h"
 #include "live.h"
@@ -25,6 +26,7 @@
 #include "threads.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -117,10 +119,32 @@ static const char *thread_label(char *out, size_t cap, uint32_t tid)
 
 /* ---- the lock-order graph -------------------------------------------- */
 
+/* An edge of a finding's cycle: from one mutex life to the next. */
+struct found_edge {
+	uint32_t a, b;
+	uint64_t a_birth, b_birth;
+	int guarded;
+};
+
 struct order_ctx {
 	struct ms_fmt *f;
 	uint8_t *shown; /* a bit per record: node written (NULL: write again) */
+	struct found_edge *found; /* the findings' edges, sorted */
+	size_t nfound, cap;
+	int findings;   /* cycle findings seen */
 };
+
+static int by_lives(const void *x, const void *y)
+{
+	const struct found_edge *a = x, *b = y;
+	if (a->a != b->a)
+		return a->a < b->a ? -1 : 1;
+	if (a->b != b->b)
+		return a->b < b->b ? -1 : 1;
+	if (a->a_birth != b->a_birth)
+		return a->a_birth < b->a_birth ? -1 : 1;
+	return a->b_birth < b->b_birth ? -1 : a->b_birth > b->b_birth;
+}
 
 static void order_node(struct order_ctx *c, uint32_t r, uintptr_t key)
 {
@@ -139,22 +163,94 @@ static void order_node(struct order_ctx *c, uint32_t r, uintptr_t key)
 	ms_fmt(c->f, "];\n");
 }
 
+/* "B's first frame\nthread N name", an edge's label. */
+static const char *edge_label(char *out, size_t cap, uint32_t b_stack, uint32_t tid,
+			      const char *thread_name)
+{
+	char site[256];
+	struct ms_fmt lf;
+	ms_fmt_init(&lf, out, cap, -1);
+	const uintptr_t *frames;
+	if (ms_depot_get(b_stack, &frames) > 0)
+		ms_fmt(&lf, "%s\n", ms_symbolize_short(frames[0], site, sizeof site));
+	ms_fmt(&lf, "thread %u", tid);
+	if (thread_name && thread_name[0])
+		ms_fmt(&lf, " %s", thread_name);
+	return ms_fmt_str(&lf);
+}
+
 static void order_edge(const struct ms_order_edge *e, void *arg)
 {
 	struct order_ctx *c = arg;
 	order_node(c, e->a, e->a_key);
 	order_node(c, e->b, e->b_key);
-	char label[400], who[40], site[256];
-	struct ms_fmt lf;
-	ms_fmt_init(&lf, label, sizeof label, -1);
-	const uintptr_t *frames;
-	if (ms_depot_get(e->b_stack, &frames) > 0)
-		ms_fmt(&lf, "%s\n", ms_symbolize_short(frames[0], site, sizeof site));
-	ms_fmt(&lf, "%s", thread_label(who, sizeof who, e->tid));
+	struct found_edge want = { e->a, e->b, e->a_birth, e->b_birth, 0 };
+	const struct found_edge *on = c->nfound ? bsearch(&want, c->found, c->nfound,
+							  sizeof want, by_lives) : NULL;
+	char label[400], tn[16];
 	ms_fmt(c->f, "\t\to%u -> o%u [", e->a, e->b);
-	put_label(c->f, ms_fmt_str(&lf));
-	ms_fmt(c->f, "%s%s];\n", e->potential ? RED : "",
-	       e->guarded ? ", style=dashed" : "");
+	put_label(c->f, edge_label(label, sizeof label, e->b_stack, e->tid,
+				   ms_thread_name(e->tid, tn)));
+	ms_fmt(c->f, "%s%s];\n", on && !on->guarded ? RED : "",
+	       on && on->guarded ? ", style=dashed" : "");
+}
+
+/* Whether mutex life m goes on now. */
+static int life_goes_on(const struct ms_finding_mutex *m)
+{
+	return !m->ended && LOAD(&ms_rec(m->rec)->key) == m->key &&
+	       LOAD(&ms_rec(m->rec)->birth) == m->birth;
+}
+
+/* The findings' edges, to mark the live ones. */
+static void collect_found(const struct ms_cycle_finding *f, void *arg)
+{
+	struct order_ctx *c = arg;
+	for (uint32_t i = 0; i < f->kept; i++) {
+		uint32_t k = (i + 1) % f->kept;
+		if (c->nfound == c->cap || (f->n > f->kept && k == f->kept - MS_CYCLE_TAIL))
+			continue;
+		c->found[c->nfound++] = (struct found_edge){
+			f->m[i].rec, f->m[k].rec, f->m[i].birth, f->m[k].birth, f->guarded,
+		};
+	}
+}
+
+/* A finding some of whose mutexes have ended: its cycle drawn apart, from
+ * what it keeps (nodes f<finding>m<i>). */
+static void draw_ended(const struct ms_cycle_finding *f, void *arg)
+{
+	struct order_ctx *c = arg;
+	int id = c->findings++, all_live = 1;
+	for (uint32_t i = 0; i < f->kept; i++)
+		all_live &= life_goes_on(&f->m[i]);
+	if (all_live)
+		return; /* drawn with the live edges */
+	for (uint32_t i = 0; i < f->kept; i++) {
+		const struct ms_finding_mutex *m = &f->m[i];
+		char site[256], label[400], cut[64];
+		struct ms_fmt lf;
+		ms_fmt_init(&lf, label, sizeof label, -1);
+		if (m->name)
+			ms_fmt(&lf, "\"%s\"", ms_name_cut(cut, sizeof cut, m->name, 60));
+		else
+			ms_fmt(&lf, "%p", (void *)m->key);
+		ms_fmt(&lf, "%s\nfirst locked at %s", life_goes_on(m) ? "" : " (ended)",
+		       ms_symbolize_short(m->first_caller, site, sizeof site));
+		ms_fmt(c->f, "\t\tf%dm%u [", id, i);
+		put_label(c->f, ms_fmt_str(&lf));
+		ms_fmt(c->f, "];\n");
+	}
+	for (uint32_t i = 0; i < f->kept; i++) {
+		uint32_t k = (i + 1) % f->kept;
+		if (f->n > f->kept && k == f->kept - MS_CYCLE_TAIL)
+			continue;
+		char label[400];
+		ms_fmt(c->f, "\t\tf%dm%u -> f%dm%u [", id, i, id, k);
+		put_label(c->f, edge_label(label, sizeof label, f->e[i].b_stack, f->e[i].tid,
+					   f->e[i].thread_name));
+		ms_fmt(c->f, "%s];\n", f->guarded ? ", style=dashed" : RED);
+	}
 }
 
 static void lock_order(struct ms_fmt *f)
@@ -165,15 +261,26 @@ static void lock_order(struct ms_fmt *f)
 	size_t bytes = ((size_t)ms_table.capacity + 2 + 7) / 8;
 	uint8_t *shown = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
 			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	struct order_ctx c = { f, shown == MAP_FAILED ? NULL : shown };
-	int n = __atomic_load_n(&ms_table.ready, __ATOMIC_ACQUIRE)
-			? ms_order_each_edge(order_edge, &c) : 0;
-	if (n <= 0)
+	size_t found_cap = 65536, found_bytes = found_cap * sizeof(struct found_edge);
+	struct found_edge *found = mmap(NULL, found_bytes, PROT_READ | PROT_WRITE,
+					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct order_ctx c = { f, shown == MAP_FAILED ? NULL : shown,
+			       found == MAP_FAILED ? NULL : found, 0,
+			       found == MAP_FAILED ? 0 : found_cap, 0 };
+	int n = 0;
+	if (__atomic_load_n(&ms_table.ready, __ATOMIC_ACQUIRE)) {
+		ms_findings_each_cycle(collect_found, &c);
+		qsort(c.found, c.nfound, sizeof *c.found, by_lives);
+		n = ms_order_each_edge(order_edge, &c);
+		ms_findings_each_cycle(draw_ended, &c);
+	}
+	if (n <= 0 && !c.findings)
 		ms_fmt(f, "\t\to_none [shape=plaintext, label=\"%s\"];\n",
-		       n < 0 ? "(no memory to search the edges)"
-			     : "no mutex was taken while holding another");
+		       "no mutex was taken while holding another");
 	if (c.shown)
 		munmap(shown, bytes);
+	if (c.found)
+		munmap(found, found_bytes);
 	ms_fmt(f, "\t}\n");
 }
 

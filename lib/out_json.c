@@ -737,37 +737,58 @@ static void self_one(const struct ms_self_finding *s, void *arg)
 	obj_end(j);
 }
 
-static void cycle_one(const struct ms_order_cycle *c, void *arg)
+static const char *const ended_key[] = { NULL, "destroyed", "initialised-again",
+					  "unseen" };
+
+/* One mutex life of a cycle (or its gate), as the finding keeps it. */
+static void cycle_mutex(struct jw *j, const char *key, const struct ms_finding_mutex *m)
+{
+	char kind[64];
+	obj(j, key);
+	addr(j, "mutex", m->key);
+	str(j, "name", m->name);
+	str(j, "mutex_kind", ms_kind_name(kind, sizeof kind, m->flags));
+	frame(j, "first_locked_at", m->first_caller);
+	site_stack(j, "first_locked_stack", m->first_stack);
+	site_stack(j, "initialised_at", m->init_stack);
+	str(j, "ended", m->ended < 4 ? ended_key[m->ended] : NULL);
+	stack(j, "ended_at", m->ended_stack);
+	obj_end(j);
+}
+
+static void cycle_one(const struct ms_cycle_finding *c, void *arg)
 {
 	struct jw *j = arg;
 	obj(j, NULL);
 	str(j, "kind", c->guarded ? "guarded-inversion" : "potential-deadlock");
+	num(j, "count", c->count);
+	num(j, "length", c->n);
 	arr(j, "mutexes");
-	for (size_t i = 0; i < c->n; i++)
-		addr(j, NULL, c->edges[i].a_key);
+	for (uint32_t i = 0; i < c->kept; i++)
+		addr(j, NULL, c->m[i].key);
 	arr_end(j);
 	/* the text report's note: no init seen, not static data */
 	arr(j, "maybe_reused");
-	for (size_t i = 0; i < c->n; i++)
-		if (ms_order_maybe_reused(c->edges[i].a, c->edges[i].a_key))
-			addr(j, NULL, c->edges[i].a_key);
+	for (uint32_t i = 0; i < c->kept; i++)
+		if (ms_order_maybe_reused(c->m[i].flags, c->m[i].key))
+			addr(j, NULL, c->m[i].key);
 	arr_end(j);
-	if (c->guarded) {
-		obj(j, "gate");
-		addr_or_null(j, "mutex", c->gate_key);
-		str(j, "name", ms_order_mutex_name(c->gate));
-		frame(j, "first_locked_at", LOAD(&ms_rec(c->gate)->first_caller));
-		obj_end(j);
-	}
+	arr(j, "lives");
+	for (uint32_t i = 0; i < c->kept; i++)
+		cycle_mutex(j, NULL, &c->m[i]);
+	arr_end(j);
+	if (c->guarded)
+		cycle_mutex(j, "gate", &c->gate);
 	arr(j, "edges");
-	for (size_t i = 0; i < c->n; i++) {
-		const struct ms_order_edge *e = &c->edges[i];
-		char name[16];
+	for (uint32_t i = 0; i < c->kept; i++) {
+		const struct ms_finding_edge *e = &c->e[i];
 		obj(j, NULL);
 		num(j, "thread", e->tid);
-		str_or_null(j, "thread_name", ms_thread_name(e->tid, name));
-		addr(j, "from", e->a_key);
-		addr(j, "to", e->b_key);
+		str_or_null(j, "thread_name", e->thread_name);
+		addr(j, "from", c->m[i].key);
+		/* the next mutex, null where a long cycle's middle is not kept */
+		int cut = c->n > c->kept && i + 1 == c->kept - MS_CYCLE_TAIL;
+		addr_or_null(j, "to", cut ? 0 : c->m[(i + 1) % c->kept].key);
 		stack(j, "from_at", e->a_stack);
 		stack(j, "to_at", e->b_stack);
 		obj_end(j);
@@ -852,7 +873,7 @@ static void findings(struct jw *j)
 	arr(j, "findings");
 	live_waits(j);
 	ms_findings_each_self(self_one, j);
-	ms_order_each_cycle(cycle_one, j);
+	ms_findings_each_cycle(cycle_one, j);
 	uint32_t dropped = ms_findings_each_exit(exit_one, j);
 	ms_table_each(misuse_one, j);
 	site_misuse(j);

@@ -381,6 +381,19 @@ void ms_undo_unrecoverable_try(pthread_mutex_t *m)
 	syscall(SYS_futex, word, FUTEX_WAKE, 1, NULL, NULL, 0);
 }
 
+/* What a live dump reads: the thread waits for m (record r) since `since`,
+ * from caller (its stack), with a deadline or not.  Until wait_rec is 0. */
+static void wait_shown(struct ms_tstate *ts, uint32_t r, pthread_mutex_t *m,
+		       uintptr_t caller, uint32_t stack, int timed, uint64_t since)
+{
+	ts->wait_key = (uintptr_t)m;
+	ts->wait_caller = caller;
+	ts->wait_stack = stack;
+	ts->wait_since = since;
+	ts->wait_timed = (uint32_t)timed;
+	__atomic_store_n(&ts->wait_rec, r, __ATOMIC_RELEASE);
+}
+
 int ms_lock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m, int rc,
 		 uintptr_t caller, unsigned op, clockid_t clock,
 		 const struct timespec *abstime)
@@ -395,13 +408,23 @@ int ms_lock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m, int rc,
 		if (rc == EBUSY) {
 			int errorcheck = (mutex_kind(m) & MS_KIND_MASK) ==
 					 PTHREAD_MUTEX_ERRORCHECK;
-			if (!errorcheck)
-				ms_finding_self_deadlock(t->ts, r, (uintptr_t)m,
-							 op == MS_OP_LOCK ? MS_SELF_FOREVER
-									  : MS_SELF_TIMEOUT);
+			if (!errorcheck) {
+				/* it waits for itself: a finding before the
+				 * wait, said at once if the wait never ends, and
+				 * a wait live dumps and the watchdog see */
+				uint32_t stack = ms_finding_self_deadlock(
+					t->ts, r, (uintptr_t)m,
+					op == MS_OP_LOCK ? MS_SELF_FOREVER : MS_SELF_TIMEOUT);
+				if (op == MS_OP_LOCK)
+					ms_live_announce();
+				wait_shown(t->ts, r, m, caller, stack, op != MS_OP_LOCK,
+					   ms_ticks());
+			}
 			errno = saved;
 			rc = call_lock(m, op, clock, abstime);
 			saved = errno; /* glibc's, as without us */
+			if (!errorcheck)
+				__atomic_store_n(&t->ts->wait_rec, 0, __ATOMIC_RELEASE);
 			if (errorcheck && rc == EDEADLK)
 				ms_finding_self_deadlock(t->ts, r, (uintptr_t)m,
 							 MS_SELF_AVERTED);
@@ -432,14 +455,8 @@ int ms_lock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m, int rc,
 		__atomic_fetch_or(&ms_rec(r)->flags, MS_F_WAITERS, __ATOMIC_SEQ_CST);
 	ms_live_before_wait();
 	uint64_t start = ms_ticks();
-	/* what a live dump reads: this thread waits for m */
 	struct ms_tstate *ts = t->ts;
-	ts->wait_key = (uintptr_t)m;
-	ts->wait_caller = caller;
-	ts->wait_stack = mine;
-	ts->wait_since = start;
-	ts->wait_timed = op != MS_OP_LOCK;
-	__atomic_store_n(&ts->wait_rec, r, __ATOMIC_RELEASE);
+	wait_shown(ts, r, m, caller, mine, op != MS_OP_LOCK, start);
 	errno = saved;
 	rc = call_lock(m, op, clock, abstime);
 	saved = errno; /* glibc's (a priority-protect lock's may set it) */

@@ -17,6 +17,7 @@
 #include "out_dot.h"
 #include "out_json.h"
 #include "findings.h"
+#include "findings_text.h"
 #include "live.h"
 #include "fork.h"
 #include "clock.h"

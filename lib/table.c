@@ -285,14 +285,21 @@ void ms_table_unlock_around_update(void)
 }
 
 /* Threads' cached lock-order edges (threads.h) name records; a life that
- * ends makes those of its record stale.  Only records that are in an edge
+ * ends makes those of its record stale, and a life in a finding is told
+ * to the thread that ended it.  Only records that are in an edge
  * (MS_F_EDGE, order.c) can be in a cache, so the lives of the many mutexes
  * never taken together with another end without touching this shared
  * word. */
 static void life_ends(struct ms_table *t, uint32_t r)
 {
-	if (LOAD(&ms_rec(r)->flags) & MS_F_EDGE)
+	uint32_t flags = LOAD(&ms_rec(r)->flags);
+	if (flags & MS_F_EDGE)
 		__atomic_fetch_add(&t->gen, 1, __ATOMIC_SEQ_CST);
+	if (unlikely(flags & MS_F_FINDING)) {
+		/* the caller says where, once out of the table's locks */
+		ms_self.finding_ended = r;
+		ms_self.finding_birth = LOAD(&ms_rec(r)->birth);
+	}
 }
 
 void ms_table_counts(struct ms_table_counts *c)

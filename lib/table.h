@@ -52,6 +52,8 @@ struct ms_blame;
 #define MS_F_WAITERS 32u     /* a thread waits: the unlock captures its stack */
 #define MS_F_WAITS_KEPT 64u  /* reset while threads ran: zeroing the cold part
 				keeps its count of waits under way (table.c) */
+#define MS_F_FINDING 128u    /* in a finding: its life's end is told
+				(thread.h's finding_ended, findings.c) */
 /* The hold under way is timed (its start is in the holder's held set):
  * the unlock path's plain case tests it with MS_F_WAITERS in one
  * instruction.  Alone in the second byte, which only the holder writes,

@@ -54,6 +54,11 @@ struct ms_thread {
 	const struct ms_update_locks *upd_locks;
 	uint8_t upd_pool, upd_sites;
 	uint8_t added_new; /* the last ms_table_add put a new address in */
+	/* The last ms_table_add or _remove ended the life of this record,
+	 * which a finding holds (MS_F_FINDING), born then: the caller tells
+	 * findings.c where (0: none). */
+	uint32_t finding_ended;
+	uint64_t finding_birth;
 	/* Free records this thread hands out to the mutexes it makes and
 	 * takes back from those it destroys, so that threads making and
 	 * destroying mutexes at once share no free list (table.c). */

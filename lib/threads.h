@@ -14,7 +14,15 @@
 
 #define MS_HELD_MAX 64     /* mutexes held at once that are followed */
 #define MS_EDGE_CACHE 256  /* lock-order edges this thread knows are recorded */
+#define MS_EDGE_CACHE2 16384 /* ... in the bigger cache of a thread that takes more */
+#define MS_EDGE_MISSES 256 /* known edges missed before that one is made */
 #define MS_CACHE2 1024     /* entries in a thread's second lookup cache */
+
+/* A lock-order edge a thread knows is recorded: records a then b, as of
+ * the table's generation gen (order.h). */
+struct ms_edge_entry {
+	uint32_t a, b, gen;
+};
 
 /* Two stores on the lock path: the record (the mutex's address and life
  * are the record's) and where it was taken. */
@@ -38,9 +46,10 @@ struct ms_tstate {
 	 * nheld has since 0: the lock path's plain case writes held[0]
 	 * without it (interpose.c). */
 	struct ms_held held[MS_HELD_MAX];
-	struct {
-		uint32_t a, b, gen;
-	} edge_cache[MS_EDGE_CACHE];
+	struct ms_edge_entry edge_cache[MS_EDGE_CACHE];
+	/* known edges its cache did not have: at MS_EDGE_MISSES it gets a
+	 * bigger one (order.c) */
+	uint32_t edge_misses;
 	/* The mutex it waits for now (0: none), since when, from where. */
 	uint32_t wait_rec;
 	uint32_t wait_stack;
@@ -60,6 +69,11 @@ struct ms_tstate {
 	 * out, and past what reuse zeroes (a report may walk the list
 	 * meanwhile). */
 	struct ms_tstate *next;
+	/* A thread taking more distinct edges than edge_cache holds (a
+	 * server taking table locks under each of many others): a second,
+	 * bigger cache of them, mapped for it, kept with the record for the
+	 * next thread (its entries are facts of the graph, not of a thread). */
+	struct ms_edge_entry *edge_cache2;
 	/* The second level of the thread's lookup cache (thread.h): the
 	 * records of the last MS_CACHE2 mutexes it used, by more bits of
 	 * their address.  Believed the same way (the record must name the

@@ -25,7 +25,13 @@
  *                       initialisers; the second lock waits)
  *   one_thread          one thread, A then B, later B then A
  *   ring N              N threads (2-64), thread i takes M[i] then M[i+1 mod N]
- *   two_cycles          A/B inverted by two threads, B/C by two others
+ *   two_cycles          A/B inverted by two threads, B/C by two others, at
+ *                       the same lines: one finding, closed twice
+ *   two_inversions      A/B inverted at two lines, C/D at two others
+ *   destroyed_abba      A/B inverted by two threads, then both destroyed
+ *   lives N             N times: init A and B, A/B inverted by two threads,
+ *                       destroy both (other mutexes each time, same code)
+ *   ring_destroyed N    ring N, then every mutex of it destroyed
  *   unlocked_elsewhere  A locked by one thread, unlocked by another (misuse)
  *   self_relock         locks a normal mutex it holds: never returns
  *   self_errorcheck     relocks an errorcheck mutex 3 times: EDEADLK
@@ -265,9 +271,11 @@ static int ring(int n)
 	return 0;
 }
 
-/* ---- two_cycles: two findings ---------------------------------------------
- * A/B inverted by threads 1 and 2, B/C by threads 3 and 4: two cycles that
- * share B, each its own finding. */
+/* ---- two_cycles: one finding, closed twice --------------------------------
+ * A/B inverted by threads 1 and 2, B/C by threads 3 and 4, all at the same
+ * two lines: two cycles that share B, of one piece of code, so one
+ * finding (as a transfer(from, to) that takes its locks in argument order
+ * would make one for every pair of accounts). */
 static void two_cycles_step(int i)
 {
 	say_thread_n("t", i + 1);
@@ -283,6 +291,94 @@ static int two_cycles(void)
 {
 	init_abcd();
 	in_turns(4, two_cycles_step);
+	return 0;
+}
+
+/* ---- two_inversions: two findings -------------------------------------------
+ * A/B inverted at lines of their own, C/D at two other pairs of lines. */
+static void two_inversions_step(int i)
+{
+	say_thread_n("t", i + 1);
+	if (i == 0) {
+		LOCK(&ma); /* INV1_A */
+		LOCK(&mb); /* INV1_B */
+		UNLOCK(&mb);
+		UNLOCK(&ma);
+	} else if (i == 1) {
+		LOCK(&mb); /* INV1_BACK_B */
+		LOCK(&ma); /* INV1_BACK_A */
+		UNLOCK(&ma);
+		UNLOCK(&mb);
+	} else if (i == 2) {
+		LOCK(&mc); /* INV2_C */
+		LOCK(&md); /* INV2_D */
+		UNLOCK(&md);
+		UNLOCK(&mc);
+	} else {
+		LOCK(&md); /* INV2_BACK_D */
+		LOCK(&mc); /* INV2_BACK_C */
+		UNLOCK(&mc);
+		UNLOCK(&md);
+	}
+}
+
+static int two_inversions(void)
+{
+	init_abcd();
+	in_turns(4, two_inversions_step);
+	return 0;
+}
+
+/* ---- destroyed_abba, lives N: the finding outlives its mutexes -------------
+ * Thread 1 takes A then B, thread 2 B then A, one after the other; then
+ * main destroys both.  lives N does it N times, each time with mutexes
+ * made anew (a clean shutdown of objects that each carry a lock). */
+static pthread_mutex_t *life_a, *life_b;
+
+static void lives_step(int i)
+{
+	if (i == 0) {
+		LOCK(life_a); /* LIVES_T1_A */
+		LOCK(life_b); /* LIVES_T1_B */
+		UNLOCK(life_b);
+		UNLOCK(life_a);
+	} else {
+		LOCK(life_b); /* LIVES_T2_B */
+		LOCK(life_a); /* LIVES_T2_A */
+		UNLOCK(life_a);
+		UNLOCK(life_b);
+	}
+}
+
+static int lives(int n)
+{
+	for (int round = 0; round < n; round++) {
+		/* on the heap, as objects' locks are: new addresses or old
+		 * ones again, as malloc gives them */
+		life_a = malloc(sizeof *life_a);
+		life_b = malloc(sizeof *life_b);
+		init_mutex(life_a, PTHREAD_MUTEX_NORMAL);
+		init_mutex(life_b, PTHREAD_MUTEX_NORMAL);
+		if (round == 0) {
+			say_mutex("A", life_a);
+			say_mutex("B", life_b);
+		}
+		in_turns(2, lives_step);
+		CHECK(pthread_mutex_destroy(life_a), 0); /* LIVES_DESTROY_A */
+		CHECK(pthread_mutex_destroy(life_b), 0); /* LIVES_DESTROY_B */
+		free(life_a);
+		free(life_b);
+	}
+	printf("%d rounds\n", n);
+	return 0;
+}
+
+/* ---- ring_destroyed N: ring N, then its mutexes destroyed ------------------- */
+static int ring_destroyed(int n)
+{
+	ring(n);
+	for (int i = 0; i < n; i++)
+		CHECK(pthread_mutex_destroy(&ring_m[i]), 0); /* RING_DESTROY */
 	return 0;
 }
 
@@ -868,6 +964,10 @@ int main(int argc, char **argv)
 	if (!strcmp(s, "one_thread")) return one_thread();
 	if (!strcmp(s, "ring") && n >= 2 && n <= MAX_TURNS) return ring(n);
 	if (!strcmp(s, "two_cycles")) return two_cycles();
+	if (!strcmp(s, "two_inversions")) return two_inversions();
+	if (!strcmp(s, "destroyed_abba")) return lives(1);
+	if (!strcmp(s, "lives") && n >= 1) return lives(n);
+	if (!strcmp(s, "ring_destroyed") && n >= 2 && n <= MAX_TURNS) return ring_destroyed(n);
 	if (!strcmp(s, "unlocked_elsewhere")) return unlocked_elsewhere();
 	if (!strcmp(s, "self_relock")) return self_relock();
 	if (!strcmp(s, "self_errorcheck")) return self_errorcheck();

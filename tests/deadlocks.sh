@@ -224,14 +224,73 @@ expect_eq "ring 30: all 30 mutexes listed, the last as M30" \
 expect_eq "ring 30: no line over 120 columns" \
 	"$(awk 'length($0) > 120' "$WORK/ring30.finding" | wc -l)" 0
 
-# Two cycles sharing B: two findings, each of its own pair.
+# Two cycles sharing B, made by the same two lines: one finding (the code
+# to mend is one), closed twice, showing the first pair.
 run two "$T" two_cycles
-expect_eq "two_cycles: two POTENTIAL DEADLOCKs of 2 mutexes, nothing else" \
+expect_eq "two_cycles: one POTENTIAL DEADLOCK of 2 mutexes, nothing else" \
 	"$(count two 'POTENTIAL DEADLOCK: 2 mutexes taken in a cycle of orders$') $(grep -Ec "$FINDING" "$WORK/two.report")" \
+	"1 1"
+expect_grep "two_cycles: closed twice" \
+	'^  closed 2 times, by other mutexes each time at the same code \(the first time below\)$' \
+	"$WORK/two.report"
+expect_eq "two_cycles: the first pair, A/B" "$(cycles two)" \
+	"$(group "$(field two mutex A)" "$(field two mutex B)")"
+
+# Two inversions at lines of their own: exactly two findings.
+run twoinv "$T" two_inversions
+expect_eq "two_inversions: two POTENTIAL DEADLOCKs of 2 mutexes, nothing else" \
+	"$(count twoinv 'POTENTIAL DEADLOCK: 2 mutexes taken in a cycle of orders$') $(grep -Ec "$FINDING" "$WORK/twoinv.report")" \
 	"2 2"
-expect_eq "two_cycles: the pairs A/B and B/C" "$(cycles two)" \
-	"$(sorted "$(group "$(field two mutex A)" "$(field two mutex B)")" \
-		"$(group "$(field two mutex B)" "$(field two mutex C)")")"
+expect_eq "two_inversions: the pairs A/B and C/D" "$(cycles twoinv)" \
+	"$(sorted "$(group "$(field twoinv mutex A)" "$(field twoinv mutex B)")" \
+		"$(group "$(field twoinv mutex C)" "$(field twoinv mutex D)")")"
+expect_eq "two_inversions: neither was closed more than once" \
+	"$(grep -c '^  closed ' "$WORK/twoinv.report")" 0
+
+# ---- findings outlive their mutexes ----------------------------------------
+# A/B inverted, then both destroyed before the report: the finding stays,
+# and says where each ended.
+run destroyed MUTEXSTAT_EXIT_CODE=7 "$T" destroyed_abba
+expect_eq "destroyed_abba: the program's output, MUTEXSTAT_EXIT_CODE=7 applies" \
+	"$rc $(tail -1 "$WORK/destroyed.out")" "7 1 rounds"
+expect_eq "destroyed_abba: one POTENTIAL DEADLOCK, nothing else" \
+	"$(count destroyed 'POTENTIAL DEADLOCK: 2 mutexes taken in a cycle of orders$') $(grep -Ec "$FINDING" "$WORK/destroyed.report")" \
+	"1 1"
+expect_grep "destroyed_abba: the table holds none of them now" \
+	' 0 mutexes tracked, ' "$WORK/destroyed.report"
+finding destroyed '^POTENTIAL DEADLOCK: '
+expect_eq "destroyed_abba: A and B" "$(cycle_mutexes destroyed)" \
+	"$(sorted "$(field destroyed mutex A)" "$(field destroyed mutex B)")"
+expect_eq "destroyed_abba: each destroyed at its line" \
+	"$(sed -n 's/^        destroyed at .*deadlocks\.c:\([0-9]*\), deadlocks)$/\1/p' "$WORK/destroyed.finding" | oneline)" \
+	"$(sorted "$(line_of "$TSRC" LIVES_DESTROY_A)" "$(line_of "$TSRC" LIVES_DESTROY_B)")"
+expect_eq "destroyed_abba: both edges, at their lines" "$(edges destroyed deadlocks.c | cut -d' ' -f2-3 | oneline)" \
+	"$(sorted "$(line_of "$TSRC" LIVES_T1_A) $(line_of "$TSRC" LIVES_T1_B)" \
+		"$(line_of "$TSRC" LIVES_T2_B) $(line_of "$TSRC" LIVES_T2_A)")"
+
+# The same 200 times, with mutexes made anew each time: one finding, closed
+# 200 times (each round's lives are other mutexes; the code is the same).
+run lives MUTEXSTAT_EXIT_CODE=7 "$T" lives 200
+expect_eq "lives 200: MUTEXSTAT_EXIT_CODE=7 applies" "$rc $(tail -1 "$WORK/lives.out")" "7 200 rounds"
+expect_eq "lives 200: one POTENTIAL DEADLOCK, nothing else" \
+	"$(count lives 'POTENTIAL DEADLOCK: 2 mutexes taken in a cycle of orders$') $(grep -Ec "$FINDING" "$WORK/lives.report")" \
+	"1 1"
+expect_grep "lives 200: closed 200 times" \
+	'^  closed 200 times, by other mutexes each time at the same code \(the first time below\)$' \
+	"$WORK/lives.report"
+finding lives '^POTENTIAL DEADLOCK: '
+expect_eq "lives 200: the first round's A and B" "$(cycle_mutexes lives)" \
+	"$(sorted "$(field lives mutex A)" "$(field lives mutex B)")"
+
+# A ring of 30 whose mutexes are all destroyed before the report.
+run ringd "$T" ring_destroyed 30
+expect_eq "ring_destroyed 30: one finding" "$(grep -Ec "$FINDING" "$WORK/ringd.report")" 1
+finding ringd '^POTENTIAL DEADLOCK: '
+expect_grep "ring_destroyed 30: 30 mutexes" '^POTENTIAL DEADLOCK: 30 mutexes taken in a cycle of orders$' \
+	"$WORK/ringd.finding"
+expect_eq "ring_destroyed 30: all 30 listed, each destroyed at the ring's line" \
+	"$(grep -c '^  [A-Z][A-Z0-9]* \{1,\}mutex 0x' "$WORK/ringd.finding") $(grep -c "^        destroyed at .*deadlocks\.c:$(line_of "$TSRC" RING_DESTROY), " "$WORK/ringd.finding")" \
+	"30 30"
 
 # ---- dining philosophers ------------------------------------------------------
 SRC=$top_srcdir/examples/deadlock_philosophers.c
@@ -352,6 +411,50 @@ expect_grep "self_relock: where it was taken" \
 	"^  taken at     .*deadlocks\.c:$(line_of "$TSRC" SELF_FIRST), deadlocks\)$" "$WORK/self.err"
 expect_grep "self_relock: where it was relocked" \
 	"^  relocked at  .*deadlocks\.c:$(line_of "$TSRC" SELF_AGAIN), deadlocks\)$" "$WORK/self.err"
+
+# The hung process, alone in its one thread, still answers: a live dump on
+# SIGUSR1 shows the thread waiting for itself, and the finding.
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/selfdump.report" \
+	"$T" self_relock >"$WORK/selfdump.out" 2>"$WORK/selfdump.err" &
+pid=$!
+wait_for "$WORK/selfdump.err" '^  relocked at .*\)$' 20 || fail "self_relock, dump: no SELF-DEADLOCK on stderr"
+kill -USR1 $pid
+wait_for "$WORK/selfdump.report.1" '^  relocked at .*\)$' 20 ||
+	fail "self_relock, dump: no live dump of the hung process"
+kill -KILL $pid 2>/dev/null; wait $pid 2>/dev/null
+expect_grep "self_relock, dump: the thread waits for the mutex it holds" \
+	"^DEADLOCK: thread $(field selfdump thread main) waits for a mutex it holds itself, forever$" \
+	"$WORK/selfdump.report.1"
+expect_grep "self_relock, dump: where it waits" \
+	"^    waits at      .*deadlocks\.c:$(line_of "$TSRC" SELF_AGAIN), deadlocks\)$" "$WORK/selfdump.report.1"
+expect_grep "self_relock, dump: the SELF-DEADLOCK finding" \
+	"^SELF-DEADLOCK: thread $(field selfdump thread main) locks a mutex it already holds" \
+	"$WORK/selfdump.report.1"
+
+# With the watchdog and MUTEXSTAT_ON_DEADLOCK=abort the hang ends: the
+# report, then SIGABRT.
+timeout -s KILL 60 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/selfwd.report" \
+	MUTEXSTAT_WATCHDOG=1 MUTEXSTAT_ON_DEADLOCK=abort "$T" self_relock \
+	>"$WORK/selfwd.out" 2>"$WORK/selfwd.err"
+rc=$?
+expect_eq "self_relock, watchdog: aborted (SIGABRT)" "$rc" 134
+expect_grep "self_relock, watchdog: the report says the thread waits for itself" \
+	"^DEADLOCK: thread $(field selfwd thread main) waits for a mutex it holds itself, forever$" \
+	"$WORK/selfwd.report.1"
+expect_grep "self_relock, watchdog: and has the SELF-DEADLOCK" "^SELF-DEADLOCK: thread " \
+	"$WORK/selfwd.report.1"
+
+# No dump thread wanted (no dump signal, no watchdog): the finding is said
+# on stderr all the same.
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/selfquiet.report" MUTEXSTAT_SIGNAL=none \
+	"$T" self_relock >"$WORK/selfquiet.out" 2>"$WORK/selfquiet.err" &
+pid=$!
+wait_for "$WORK/selfquiet.err" '^  relocked at .*\)$' 20 ||
+	fail "self_relock, MUTEXSTAT_SIGNAL=none: no SELF-DEADLOCK on stderr"
+kill -KILL $pid 2>/dev/null; wait $pid 2>/dev/null
+expect_grep "self_relock, MUTEXSTAT_SIGNAL=none: stderr says so" \
+	"^mutexstat: SELF-DEADLOCK: thread $(field selfquiet thread main) locks a mutex it already holds" \
+	"$WORK/selfquiet.err"
 
 run errcheck MUTEXSTAT_EXIT_CODE=7 "$T" self_errorcheck
 expect_eq "self_errorcheck: EDEADLK each time, the program went on, MUTEXSTAT_EXIT_CODE=7 applies (every SELF-DEADLOCK heading counts)" \

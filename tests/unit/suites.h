@@ -18,5 +18,6 @@ Suite *follow_suite(void);  /* test_follow.c: MUTEXSTAT_FOLLOW=0 and LD_PRELOAD 
 Suite *symbols_suite(void); /* test_symbols.c: code addresses cut to a column */
 Suite *cfi_suite(void);     /* test_cfi.c: the stack walker against libunwind */
 Suite *lockgraph_suite(void); /* test_lockgraph.c: lock-order edges and cycles */
+Suite *findings_suite(void);  /* test_findings.c: cycle findings from the lock path */
 
 #endif
