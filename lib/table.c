@@ -710,6 +710,19 @@ void ms_table_site(uint32_t i, struct ms_site *out)
 	}
 }
 
+void ms_table_each_site_blame(void (*fn)(const struct ms_site *, const struct ms_blame *,
+					 void *),
+			      void *arg)
+{
+	const struct ms_table *t = &ms_table;
+	for (uint32_t i = 0; i < LOAD(&t->nsites); i++) {
+		const struct ms_blame *lines =
+			__atomic_load_n(&t->sites[i].blame, __ATOMIC_ACQUIRE);
+		if (lines)
+			fn(&t->sites[i], lines, arg);
+	}
+}
+
 /* Room for a copy of a life's history (the depot's lock held); NULL when
  * the depot's memory is spent, or the copies have had their share of it:
  * a sixteenth (4 MiB of the default 64: 6,898 copies of 16 entries, more

@@ -267,6 +267,13 @@ struct ms_stripe {
  * hold for it. */
 void ms_table_site(uint32_t i, struct ms_site *out);
 
+/* Calls fn(line, its blame lines, arg) for each site line that has blame
+ * lines (ended lives that made threads wait); a report's, between
+ * ms_blame_readers(1) and (-1). */
+void ms_table_each_site_blame(void (*fn)(const struct ms_site *s,
+					 const struct ms_blame *lines, void *arg),
+			      void *arg);
+
 /* Fork from a signal handler that interrupted an update of this thread:
  * every other update lock, for a while each (fork.c). */
 void ms_table_lock_around_update(void);
