@@ -1,5 +1,5 @@
-/* blame.c - waits charged to (mutex life, waiting or holding stack); see
- * blame.h.  A uthash in the depot's memory, under the depot's lock. */
+/* blame.c - waits charged to (mutex life or site line, waiting or holding
+ * stack); see blame.h.  A uthash in the depot's memory, under the depot's lock. */
 #define _GNU_SOURCE
 #include "blame.h"
 #include "internal.h"
@@ -8,12 +8,26 @@
 
 #include <string.h>
 
-#include "depot_hash.h"
-
 struct key {
 	uint64_t birth;
 	uint32_t rec, kind, stack, pad;
 };
+
+/* A key's hash, a word at a time: uthash's own (Jenkins') goes byte by
+ * byte, and every wait charged and every line of a life that ends (its
+ * site's line is looked up) hashes a key. */
+static inline unsigned key_hash(const void *key)
+{
+	const uint64_t *w = key;
+	uint64_t h = 0;
+	for (size_t i = 0; i < sizeof(struct key) / sizeof *w; i++) {
+		h = (h ^ w[i]) * 0x9e3779b97f4a7c15ull;
+		h ^= h >> 29;
+	}
+	return (unsigned)(h ^ (h >> 32));
+}
+#define HASH_FUNCTION(keyptr, keylen, hashv) ((void)(keylen), (hashv) = key_hash(keyptr))
+#include "depot_hash.h"
 
 struct line {
 	struct ms_blame b; /* first: the part others see */
@@ -23,15 +37,16 @@ struct line {
 
 static struct line *lines;
 
-/* The lines of a life that ended are of no use any more (a report shows
- * live mutexes' lines; the ended ones' waits are summed by site), but they
- * were kept for ever: a program whose mutexes of a request or an object
- * make threads wait spent MUTEXSTAT_STACK_MEMORY on them -- about 150
- * bytes each -- and then kept no new call stack, line or lock-order edge.
- * So a life's lines go to free_lines as it ends (ms_blame_life_ends), and
- * new lines are made from them first.  Not while a report reads lines
- * without our lock (readers): those of a life ending then stay spent, as
- * before.  Both under the depot's lock. */
+/* A life's lines go to its site line as it ends (ms_blame_life_ends):
+ * added to the site's line of the same stack, so a site keeps one line
+ * per stack however many lives it had -- a program whose mutexes of a
+ * request or an object make threads wait would otherwise spend
+ * MUTEXSTAT_STACK_MEMORY on them, about 150 bytes a line, and then keep
+ * no new call stack, line or lock-order edge.  The memory of lines no
+ * longer needed goes to free_lines, and new lines are made from it
+ * first.  Not while a report reads lines without our lock (readers):
+ * those of a life ending then stay where they are, spent, and the site
+ * gets copies.  Both under the depot's lock. */
 static struct line *free_lines; /* linked by b.next */
 static uint32_t readers;
 /* Always in the hash: uthash frees its table when the last line goes and
@@ -51,30 +66,124 @@ void ms_blame_after_fork_child(void)
 	readers = 0; /* the parent's reports go on there, not here */
 }
 
-void ms_blame_life_ends(uint32_t rec)
+static struct line *line_alloc(void);
+
+int ms_blame_reading(void)
+{
+	return readers != 0;
+}
+
+/* Back to the free lines (out of the hash already, or never in it). */
+static void line_free(struct line *l)
+{
+	l->b.next = free_lines ? &free_lines->b : NULL;
+	free_lines = l;
+}
+
+/* Site lines are keyed apart from lives' by a kind bit, and by the number
+ * of resets so far in place of a birth: a site line's number is another
+ * site's after a reset. */
+#define SITE_LINE 0x100u
+static uint64_t sites_gen;
+
+static struct key site_key(uint32_t site, uint32_t kind, ms_stack_id stack)
+{
+	struct key k;
+	memset(&k, 0, sizeof k);
+	k.birth = sites_gen;
+	k.rec = site;
+	k.kind = kind | SITE_LINE;
+	k.stack = stack;
+	return k;
+}
+
+/* Put line l, keyed k, in the hash and at the head of *list; 0 if the
+ * hash could not grow (l is then in neither). */
+static int line_insert(struct line *l, const struct key *k, struct ms_blame **list)
+{
+	l->key = *k;
+	oom = 0;
+	HASH_ADD(hh, lines, key, sizeof *k, l);
+	if (oom)
+		return 0;
+	l->b.next = *list;
+	__atomic_store_n(list, &l->b, __ATOMIC_RELEASE);
+	return 1;
+}
+
+static void line_charge(struct ms_blame *to, uint64_t count, uint64_t total, uint64_t max)
+{
+	STORE(&to->count, to->count + count);
+	STORE(&to->total, to->total + total);
+	if (max > to->max)
+		STORE(&to->max, max);
+}
+
+/* Line l of a life that ended goes to its site's line of the same kind
+ * and stack: added to one there, or, as one there, l itself (rekeyed) --
+ * a copy of it while a report reads l.  Returns whether l's memory is
+ * free for new lines. */
+static int line_to_site(struct line *l, uint32_t site, struct ms_blame **list)
+{
+	struct key k = site_key(site, l->b.kind, l->b.stack);
+	struct line *to;
+	HASH_FIND(hh, lines, &k, sizeof k, to);
+	if (to) {
+		line_charge(&to->b, l->b.count, l->b.total, l->b.max);
+		return !readers;
+	}
+	if (readers) {
+		to = line_alloc();
+		if (!to)
+			return 0;
+		to->b = l->b;
+	} else {
+		HASH_DELETE(hh, lines, l);
+		to = l;
+	}
+	to->b.rec = site;
+	to->b.birth = 0;
+	if (!line_insert(to, &k, list))
+		line_free(to);
+	return 0;
+}
+
+void ms_blame_life_ends(uint32_t rec, uint32_t site, struct ms_blame **site_lines)
 {
 	struct ms_cold *c = &ms_table.cold[rec];
-	if (!__atomic_load_n(&c->blame, __ATOMIC_ACQUIRE) ||
-	    __atomic_load_n(&readers, __ATOMIC_ACQUIRE))
+	struct ms_blame *b = c->blame;
+	uint64_t birth = LOAD(&ms_rec(rec)->birth);
+	if (!b)
 		return;
-	struct ms_thread *t = &ms_self;
-	ms_guard_enter(t); /* a signal handler must not spin on our lock */
-	if (ms_depot_lock_for_update()) {
-		if (!readers) {
-			struct ms_blame *b = c->blame;
-			__atomic_store_n(&c->blame, NULL, __ATOMIC_RELEASE);
-			while (b && lines) { /* lines: never NULL, the sentinel
-						stays (for the analyzer) */
-				struct line *l = (struct line *)b;
-				b = b->next;
-				HASH_DELETE(hh, lines, l);
-				l->b.next = free_lines ? &free_lines->b : NULL;
-				free_lines = l;
-			}
+	if (!readers)
+		__atomic_store_n(&c->blame, NULL, __ATOMIC_RELEASE);
+	while (b && lines) { /* lines: never NULL once a line was made (the
+				sentinel stays), for the analyzer */
+		struct line *l = (struct line *)b;
+		b = b->next;
+		/* (a list may hold an older life's lines, from a reset while
+		 * threads ran: they are spent with it) */
+		int freed = l->b.birth == birth ? line_to_site(l, site, site_lines) : !readers;
+		if (freed) {
+			HASH_DELETE(hh, lines, l);
+			line_free(l);
 		}
-		ms_depot_unlock();
 	}
-	ms_guard_leave(t);
+}
+
+void ms_blame_sites_reset(struct ms_site *sites, uint32_t n)
+{
+	sites_gen++;
+	for (uint32_t i = 0; i < n && !readers && lines; i++) {
+		struct ms_blame *b = sites[i].blame;
+		sites[i].blame = NULL;
+		while (b && lines) {
+			struct line *l = (struct line *)b;
+			b = b->next;
+			HASH_DELETE(hh, lines, l);
+			line_free(l);
+		}
+	}
 }
 
 /* Memory for a new line, zeroed; NULL when the budget is spent. */
@@ -117,8 +226,7 @@ int ms_blame_add(uint32_t rec, uint64_t birth, enum ms_blame_kind kind,
 		oom = 0;
 		HASH_ADD(hh, lines, key, sizeof k, l);
 		if (oom) {
-			l->b.next = free_lines ? &free_lines->b : NULL; /* its memory, for the next */
-			free_lines = l;
+			line_free(l); /* its memory, for the next */
 			l = NULL;
 		} else {
 			/* newest first in the mutex's list */

@@ -4,7 +4,8 @@
  * frame, so a flame graph splits the time by mutex first; then the stack
  * from the outermost frame shown to the innermost.  Sampled stacks carry
  * the waits they were charged; with MUTEXSTAT_STACK_SAMPLE=1 the values of
- * the wait file add up to the report's total wait. */
+ * the wait file add up to the report's total wait.  Lives that ended are
+ * in their site line's stacks, under a root of their own. */
 #define _GNU_SOURCE
 #include "out_folded.h"
 #include "clock.h"
@@ -29,23 +30,15 @@ static void put_frame(struct ms_fmt *f, const char *name)
 		ms_fmt(f, "%c", *p == ';' ? ':' : *p == '\n' ? ' ' : *p);
 }
 
-static void one_mutex(uintptr_t key, uint32_t r, void *arg)
+/* The lines of the kind wanted in list (a mutex life's, birth, or a site
+ * line's, 0), under root. */
+static void stacks(struct ctx *c, const char *root, const struct ms_blame *list,
+		   uint64_t birth)
 {
-	struct ctx *c = arg;
-	uint64_t birth = LOAD(&ms_rec(r)->birth);
-	for (const struct ms_blame *b = ms_blame_of(r, birth); b; b = b->next) {
+	for (const struct ms_blame *b = list; b; b = b->next) {
 		if (b->birth != birth || b->kind != (uint32_t)c->kind || !b->total)
 			continue;
-		const char *name = (LOAD(&ms_rec(r)->flags) & MS_F_COLD)
-					   ? LOAD(&ms_table.cold[r].name) : NULL;
-		char root[96];
-		struct ms_fmt rf;
-		ms_fmt_init(&rf, root, sizeof root, -1);
-		if (name)
-			ms_fmt(&rf, "mutex %.60s", name);
-		else
-			ms_fmt(&rf, "mutex %p", (void *)key);
-		put_frame(c->f, ms_fmt_str(&rf));
+		put_frame(c->f, root);
 		const uintptr_t *frames;
 		int n = ms_depot_get(b->stack, &frames);
 		if (!n)
@@ -59,6 +52,39 @@ static void one_mutex(uintptr_t key, uint32_t r, void *arg)
 	}
 }
 
+static void one_mutex(uintptr_t key, uint32_t r, void *arg)
+{
+	struct ctx *c = arg;
+	uint64_t birth = LOAD(&ms_rec(r)->birth);
+	const struct ms_blame *list = ms_blame_of(r, birth);
+	if (!list)
+		return;
+	const char *name = LOAD(&ms_table.cold[r].name); /* a cold part: list */
+	char root[96];
+	struct ms_fmt rf;
+	ms_fmt_init(&rf, root, sizeof root, -1);
+	if (name)
+		ms_fmt(&rf, "mutex %.60s", name);
+	else
+		ms_fmt(&rf, "mutex %p", (void *)key);
+	stacks(c, ms_fmt_str(&rf), list, birth);
+}
+
+/* The lives that ended, by site line: "mutex NAME (ended)" for a line
+ * whose lives were named, else "mutexes ended at SITE". */
+static void one_site(const struct ms_site *s, const struct ms_blame *lines, void *arg)
+{
+	const char *name = LOAD(&s->name);
+	char root[200], site[160];
+	struct ms_fmt rf;
+	ms_fmt_init(&rf, root, sizeof root, -1);
+	if (name)
+		ms_fmt(&rf, "mutex %.60s (ended)", name);
+	else
+		ms_fmt(&rf, "mutexes ended at %s", ms_symbolize_short(s->site, site, sizeof site));
+	stacks(arg, ms_fmt_str(&rf), lines, 0);
+}
+
 int ms_write_folded(int fd, enum ms_blame_kind kind)
 {
 	char buf[8192];
@@ -66,6 +92,7 @@ int ms_write_folded(int fd, enum ms_blame_kind kind)
 	ms_fmt_init(&f, buf, sizeof buf, fd);
 	struct ctx c = { &f, kind };
 	ms_table_each(one_mutex, &c);
+	ms_table_each_site_blame(one_site, &c);
 	ms_fmt_flush(&f);
 	if (f.failed)
 		errno = f.failed;

@@ -314,12 +314,13 @@ static void hold(struct jw *j, uint64_t holds, uint64_t total_ticks,
 
 /* ---- one live mutex ----------------------------------------------------- */
 
-/* Who waited or who made them wait: the mutex life's blame lines. */
-static void blame(struct jw *j, const char *key, uint32_t r, uint64_t birth,
-		  enum ms_blame_kind kind)
+/* Who waited or who made them wait: the blame lines of a mutex life
+ * (birth) or of a site line (0) in list. */
+static void blame(struct jw *j, const char *key, const struct ms_blame *list,
+		  uint64_t birth, enum ms_blame_kind kind)
 {
 	arr(j, key);
-	for (const struct ms_blame *b = ms_blame_of(r, birth); b; b = b->next) {
+	for (const struct ms_blame *b = list; b; b = b->next) {
 		if (b->birth != birth || b->kind != (uint32_t)kind)
 			continue;
 		obj(j, NULL);
@@ -332,12 +333,15 @@ static void blame(struct jw *j, const char *key, uint32_t r, uint64_t birth,
 	arr_end(j);
 }
 
-/* Its recent operations, read as report.c's print_history reads them. */
-static void history(struct jw *j, uint32_t r)
+/* Its recent operations, read as report.c's print_history reads them: a
+ * live mutex's (r), or those a site line keeps of its newest life that
+ * waited, failed or was named (site). */
+static void history(struct jw *j, uint32_t r, const struct ms_site *site)
 {
 	struct ms_op_view v[1024 + MS_FAIL_RING];
 	uint32_t first, torn;
-	uint32_t n = ms_history_read(r, v, &first, &torn);
+	uint32_t n = site ? ms_site_history_read(site, v, &first, &torn)
+			  : ms_history_read(r, v, &first, &torn);
 	uint64_t start = ms_clock_start_ticks();
 	arr(j, "recent_operations");
 	for (uint32_t i = first; i < n; i++) {
@@ -426,16 +430,10 @@ static void one_mutex(uintptr_t key, uint32_t r, void *arg)
 	site_stack(j, "first_locked_at", LOAD(&rec->first_stack));
 	site_stack(j, "initialised_at", LOAD(&ms_table.init_stacks[r]));
 	uint64_t birth = LOAD(&rec->birth);
-	if (c) {
-		blame(j, "waiting_stacks", r, birth, MS_BLAME_WAIT);
-		blame(j, "holding_stacks", r, birth, MS_BLAME_HOLD);
-	} else {
-		arr(j, "waiting_stacks");
-		arr_end(j);
-		arr(j, "holding_stacks");
-		arr_end(j);
-	}
-	history(j, r);
+	const struct ms_blame *lines = c ? ms_blame_of(r, birth) : NULL;
+	blame(j, "waiting_stacks", lines, birth, MS_BLAME_WAIT);
+	blame(j, "holding_stacks", lines, birth, MS_BLAME_HOLD);
+	history(j, r, NULL);
 	obj_end(j);
 }
 
@@ -450,6 +448,7 @@ static void ended(struct jw *j)
 		ms_table_site(i, &sv);
 		const struct ms_site *s = &sv;
 		obj(j, NULL);
+		str(j, "name", s->name);
 		frame(j, "first_locked_at", s->site);
 		/* first_locked_at is the line that called a wrapper (record.h) */
 		boolean(j, "through_wrapper", s->wrapped != 0);
@@ -474,6 +473,12 @@ static void ended(struct jw *j)
 		hist64(j, "wait", s->hist);
 		hist64(j, "hold", s->hold_hist);
 		obj_end(j);
+		/* of the newest life that waited, failed or was named */
+		site_stack(j, "first_locked_stack", s->first_stack);
+		site_stack(j, "initialised_at", s->init_stack);
+		blame(j, "waiting_stacks", s->blame, 0, MS_BLAME_WAIT);
+		blame(j, "holding_stacks", s->blame, 0, MS_BLAME_HOLD);
+		history(j, 0, &tb->sites[i]);
 		obj_end(j);
 	}
 	arr_end(j);

@@ -532,21 +532,20 @@ static void label(uint64_t key, uint64_t value)
 	pb_end(&P.pb, at);
 }
 
-/* The samples of one mutex.  Its lines' ticks are turned into nanoseconds
- * as running sums per side (each line gets ns(sum so far) - ns(sum before
- * it)), so each side of a mutex adds up to exactly ns(its total ticks): a
- * wait is charged to both sides, and the sides then agree to the
- * nanosecond, however the ticks are split between stacks. */
-static void one_mutex(uintptr_t key, uint32_t r, void *arg)
+/* The samples of one mutex life's (birth) or site line's (0) blame lines
+ * in list, labelled mutex=`label` (and mutex_name=`name`).  The lines'
+ * ticks are turned into nanoseconds as running sums per side (each line
+ * gets ns(sum so far) - ns(sum before it)), so each side adds up to
+ * exactly ns(its total ticks): a wait is charged to both sides, and the
+ * sides then agree to the nanosecond, however the ticks are split between
+ * stacks. */
+static void samples(const struct ms_blame *list, uint64_t birth, const char *label_text,
+		    const char *name)
 {
-	(void)arg;
-	uint64_t birth = LOAD(&ms_rec(r)->birth);
 	uint64_t ticks[2] = { 0, 0 }, ns[2] = { 0, 0 };
-	for (const struct ms_blame *b = ms_blame_of(r, birth); b; b = b->next) {
+	for (const struct ms_blame *b = list; b; b = b->next) {
 		if (b->birth != birth || !b->count || failed)
 			continue;
-		const char *name = (LOAD(&ms_rec(r)->flags) & MS_F_COLD)
-					   ? LOAD(&ms_table.cold[r].name) : NULL;
 		int side = b->kind == MS_BLAME_WAIT ? WAITING : HOLDING;
 		uint64_t locs[MS_MAX_FRAMES + 2];
 		const uintptr_t *frames;
@@ -560,11 +559,9 @@ static void one_mutex(uintptr_t key, uint32_t r, void *arg)
 		for (int i = 0; i < shown; i++)
 			locs[k++] = location_id(frames[i]);
 		locs[k++] = synthetic_id(side);
-		char addr[32];
-		(void)snprintf(addr, sizeof addr, "%p", (void *)key);
 		uint64_t k_side = str("side");
 		uint64_t v_side = str(side == WAITING ? "waiting" : "holding");
-		uint64_t k_mutex = str("mutex"), v_mutex = str(addr);
+		uint64_t k_mutex = str("mutex"), v_mutex = str(label_text);
 		uint64_t k_name = str("mutex_name"), v_name = name ? str(name) : 0;
 		ticks[side] += b->total;
 		uint64_t delay = ms_ticks_to_ns(ticks[side]) - ns[side];
@@ -579,6 +576,28 @@ static void one_mutex(uintptr_t key, uint32_t r, void *arg)
 			label(k_name, v_name);
 		pb_end(&P.pb, at);
 	}
+}
+
+static void one_mutex(uintptr_t key, uint32_t r, void *arg)
+{
+	(void)arg;
+	uint64_t birth = LOAD(&ms_rec(r)->birth);
+	const struct ms_blame *list = ms_blame_of(r, birth);
+	if (!list)
+		return;
+	char addr[32];
+	(void)snprintf(addr, sizeof addr, "%p", (void *)key);
+	samples(list, birth, addr, LOAD(&ms_table.cold[r].name)); /* list: a cold part */
+}
+
+/* The lives that ended, by site line: labelled mutex="ended at SITE". */
+static void one_site(const struct ms_site *s, const struct ms_blame *lines, void *arg)
+{
+	(void)arg;
+	char label_text[200], site[180];
+	(void)snprintf(label_text, sizeof label_text, "ended at %s",
+		       ms_symbolize_short(s->site, site, sizeof site));
+	samples(lines, 0, label_text, LOAD(&s->name));
 }
 
 static void value_type(unsigned field, const char *type, const char *unit)
@@ -709,6 +728,7 @@ int ms_write_pprof(int fd)
 	pb_uint(&P.pb, PROFILE_COMMENT, str(comment));
 
 	ms_table_each(one_mutex, NULL);
+	ms_table_each_site_blame(one_site, NULL);
 	write_mappings();
 	put(&P.pb, P.strtab.p, P.strtab.len);
 

@@ -53,6 +53,7 @@ struct line {
 	uintptr_t first_caller;
 	const char *name;
 	int timed;
+	const struct ms_site *site; /* a site line's, in the table */
 };
 
 static void from_record(struct line *l, uintptr_t key, uint32_t r)
@@ -92,11 +93,14 @@ static void from_record(struct line *l, uintptr_t key, uint32_t r)
 	l->name = LOAD(&c->name);
 }
 
-static void from_site(struct line *l, const struct ms_site *s)
+/* s: site line i as ms_table_site reads it. */
+static void from_site(struct line *l, const struct ms_site *s, uint32_t i)
 {
 	memset(l, 0, sizeof *l);
 	l->key = s->site;
 	l->ended = 1;
+	l->site = &ms_table.sites[i];
+	l->name = s->name;
 	l->wrapped = s->wrapped != 0;
 	l->mutexes = s->mutexes;
 	l->acquisitions = s->acquisitions;
@@ -624,15 +628,23 @@ static void print_site_misuse(struct ms_fmt *f)
 
 /* ---- per-mutex detail ------------------------------------------------ */
 
-static void print_history(struct ms_fmt *f, uint32_t r)
+/* The recent operations of a live mutex (r) or of an ended line's newest
+ * life that waited, failed or was named (site). */
+static void print_history(struct ms_fmt *f, uint32_t r, const struct ms_site *site)
 {
 	struct ms_op_view v[1024 + MS_FAIL_RING];
 	uint32_t first, torn;
-	uint32_t n = ms_history_read(r, v, &first, &torn);
+	uint32_t n = site ? ms_site_history_read(site, v, &first, &torn)
+			  : ms_history_read(r, v, &first, &torn);
 	/* "at" is when, since the program started, for the operations that
 	 * read a clock anyway (waits); a "time" column read as a duration */
-	ms_fmt(f, "  recent operations, oldest first (order = happened-before "
-		  "order across the process; at = since start):\n");
+	if (site)
+		ms_fmt(f, "  recent operations of the last of them that waited, failed or was "
+			  "named, oldest first\n  (order = happened-before order across the "
+			  "process; at = since start):\n");
+	else
+		ms_fmt(f, "  recent operations, oldest first (order = happened-before "
+			  "order across the process; at = since start):\n");
 	ms_fmt(f, "  %10s %8s  %-18s %-16s %-10s %s\n", "order", "thread",
 	       "operation", "result", "at", "caller");
 	uint64_t start = ms_clock_start_ticks();
@@ -689,6 +701,31 @@ static uint64_t longest_wait_now(uint32_t r)
 	return w.ticks;
 }
 
+/* The wait and hold histograms of a live mutex or of an ended line. */
+static void print_hists(struct ms_fmt *f, const struct line *l)
+{
+	uint64_t wait[MS_HIST_BUCKETS], hold[MS_HIST_BUCKETS], wait_max, hold_max;
+	if (l->ended) {
+		const struct ms_site *s = l->site;
+		for (int i = 0; i < MS_HIST_BUCKETS; i++) {
+			wait[i] = LOAD(&s->hist[i]);
+			hold[i] = LOAD(&s->hold_hist[i]);
+		}
+		wait_max = LOAD(&s->got_wait_max);
+		hold_max = LOAD(&s->hold_max);
+	} else if (LOAD(&ms_rec(l->r)->flags) & MS_F_COLD) {
+		const struct ms_cold *c = &ms_table.cold[l->r];
+		ms_hist_widen(wait, c->hist, MS_HIST_BUCKETS);
+		ms_hist_widen(hold, c->hold_hist, MS_HIST_BUCKETS);
+		wait_max = LOAD(&c->wait_max);
+		hold_max = LOAD(&c->hold_max);
+	} else
+		return;
+	ms_report_hist(f, "wait times, of waits that got the mutex", wait, MS_HIST_BUCKETS,
+		       wait_max);
+	ms_report_hist(f, "hold times, of the holds timed", hold, MS_HIST_BUCKETS, hold_max);
+}
+
 static void print_detail(struct ms_fmt *f, size_t rank, const struct line *l)
 {
 	char site[256], a[16];
@@ -705,6 +742,11 @@ static void print_detail(struct ms_fmt *f, size_t rank, const struct line *l)
 		ms_fmt(f, "\n%s%s\n", head,
 		       ms_symbol_fit((char *)ms_symbolize(l->key, site, sizeof site),
 			   used < WIDTH - 20 ? WIDTH - used : 20));
+		if (l->name) { /* the name the newest of them that had one had */
+			ms_fmt(f, "  named \"");
+			ms_fmt_name(f, l->name, 100);
+			ms_fmt(f, "\"\n");
+		}
 	} else {
 		ms_fmt(f, "\n#%zu ", rank);
 		char kind[80];
@@ -759,17 +801,15 @@ static void print_detail(struct ms_fmt *f, size_t rank, const struct line *l)
 	}
 	if (any)
 		ms_fmt(f, "\n");
-	if (!l->ended && (LOAD(&ms_rec(l->r)->flags) & MS_F_COLD)) {
-		const struct ms_cold *c = &ms_table.cold[l->r];
-		ms_report_hist(f, "wait times, of waits that got the mutex", c->hist,
-			       MS_HIST_BUCKETS, LOAD(&c->wait_max));
-		ms_report_hist(f, "hold times, of the holds timed", c->hold_hist,
-			       MS_HIST_BUCKETS, LOAD(&c->hold_max));
+	print_hists(f, l);
+	if (l->ended) {
+		ms_report_site_stacks(f, l->site);
+		if (LOAD(&l->site->history))
+			print_history(f, 0, l->site);
+		return;
 	}
-	if (!l->ended) {
-		ms_report_mutex_stacks(f, l->r);
-		print_history(f, l->r);
-	}
+	ms_report_mutex_stacks(f, l->r);
+	print_history(f, l->r, NULL);
 }
 
 /* ---- the whole report ------------------------------------------------ */
@@ -845,7 +885,7 @@ int ms_report(int fd)
 			struct line l;
 			struct ms_site sv;
 			ms_table_site(i, &sv);
-			from_site(&l, &sv);
+			from_site(&l, &sv, i);
 			t.timed += sv.timed_mutexes; /* ended: in the header's count */
 			if (is_used(&l))
 				top_offer(&t, &l);

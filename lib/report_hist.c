@@ -21,7 +21,7 @@ static uint64_t bound_ns(int i)
 	return i <= 0 ? 0 : ms_ticks_to_ns(1ull << (i < 63 ? i : 63));
 }
 
-uint64_t ms_hist_percentile_ns(const uint32_t *hist, int buckets, unsigned p)
+uint64_t ms_hist_percentile_ns(const uint64_t *hist, int buckets, unsigned p)
 {
 	uint64_t total = 0, seen = 0;
 	for (int i = 0; i < buckets; i++)
@@ -39,13 +39,19 @@ uint64_t ms_hist_percentile_ns(const uint32_t *hist, int buckets, unsigned p)
 	return bound_ns(buckets - 1);
 }
 
+void ms_hist_widen(uint64_t *out, const uint32_t *hist, int buckets)
+{
+	for (int i = 0; i < buckets; i++)
+		out[i] = __atomic_load_n(&hist[i], __ATOMIC_RELAXED);
+}
+
 /* A percentile, capped at the max (0: no max known). */
 static uint64_t at_most(uint64_t ns, uint64_t max_ns)
 {
 	return max_ns && ns > max_ns ? max_ns : ns;
 }
 
-void ms_report_hist(struct ms_fmt *f, const char *title, const uint32_t *hist,
+void ms_report_hist(struct ms_fmt *f, const char *title, const uint64_t *hist,
 		    int buckets, uint64_t max_ticks)
 {
 	int lo = -1, hi = -1;
@@ -72,8 +78,8 @@ void ms_report_hist(struct ms_fmt *f, const char *title, const uint32_t *hist,
 		int from = i;
 		while (!hist[i] && !hist[i + 1]) /* empty buckets: one row */
 			i++;
-		ms_fmt(f, "    %9s .. %9s |%s %u\n", ms_duration(a, bound_ns(from - 1 < 0 ? 0 : from - 1)),
-		       ms_duration(b, bound_ns(i)), bar, hist[i]);
+		ms_fmt(f, "    %9s .. %9s |%s %llu\n", ms_duration(a, bound_ns(from - 1 < 0 ? 0 : from - 1)),
+		       ms_duration(b, bound_ns(i)), bar, (unsigned long long)hist[i]);
 	}
 	char p50[16], p90[16], p99[16], mx[16];
 	uint64_t max_ns = ms_ticks_to_ns(max_ticks);

@@ -133,15 +133,15 @@ static int collect(const struct ms_blame *b, uint64_t birth, unsigned kind,
 	return n;
 }
 
-static void section(struct ms_fmt *f, uint32_t r, unsigned kind, const char *title,
-		    const char *what)
+/* The lines of one kind of a list: a mutex life's (birth), or a site
+ * line's (birth 0). */
+static void section(struct ms_fmt *f, const struct ms_blame *list, uint64_t birth,
+		    unsigned kind, const char *title, const char *what)
 {
 	const struct ms_blame *lines[TOP_STACKS] = { 0 };
 	uint64_t sum;
 	int all;
-	uint64_t birth = LOAD(&ms_rec(r)->birth);
-	int n = collect(ms_blame_of(r, birth), birth, kind, lines, TOP_STACKS, &sum,
-			&all);
+	int n = collect(list, birth, kind, lines, TOP_STACKS, &sum, &all);
 	if (!n)
 		return;
 	ms_fmt(f, "  %s (%d %s):\n", title, all, all == 1 ? "stack" : "stacks");
@@ -188,14 +188,28 @@ static void site_stack(struct ms_fmt *f, const char *label, uint32_t id,
 		  "mutex it %s)\n", ms_symbol_fit(where, WIDTH - 20), "", verb);
 }
 
-void ms_report_mutex_stacks(struct ms_fmt *f, uint32_t r)
+static void all_stacks(struct ms_fmt *f, const struct ms_blame *list, uint64_t birth,
+		       uint32_t first_stack, uint32_t init_stack)
 {
-	section(f, r, MS_BLAME_WAIT, "who waited: the stacks of the threads that waited",
-		"waited");
-	section(f, r, MS_BLAME_HOLD,
+	section(f, list, birth, MS_BLAME_WAIT,
+		"who waited: the stacks of the threads that waited", "waited");
+	section(f, list, birth, MS_BLAME_HOLD,
 		"who made them wait: the stacks of the unlocks that let a waiter in",
 		"caused");
+	site_stack(f, "first locked at   ", first_stack, "locked");
+	site_stack(f, "initialised at    ", init_stack, "initialised");
+}
+
+void ms_report_mutex_stacks(struct ms_fmt *f, uint32_t r)
+{
 	const struct ms_record *rec = ms_rec(r);
-	site_stack(f, "first locked at   ", LOAD(&rec->first_stack), "locked");
-	site_stack(f, "initialised at    ", LOAD(&ms_table.init_stacks[r]), "initialised");
+	uint64_t birth = LOAD(&rec->birth);
+	all_stacks(f, ms_blame_of(r, birth), birth, LOAD(&rec->first_stack),
+		   LOAD(&ms_table.init_stacks[r]));
+}
+
+void ms_report_site_stacks(struct ms_fmt *f, const struct ms_site *s)
+{
+	all_stacks(f, __atomic_load_n(&s->blame, __ATOMIC_ACQUIRE), 0, LOAD(&s->first_stack),
+		   LOAD(&s->init_stack));
 }

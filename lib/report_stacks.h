@@ -14,6 +14,12 @@ void ms_report_stack_summary(struct ms_fmt *f);
  * locked and initialised. */
 void ms_report_mutex_stacks(struct ms_fmt *f, uint32_t r);
 
+/* The same for an ended site line: its lives' waits merged by stack, and
+ * where the newest of them that waited, failed or was named was first
+ * locked and initialised. */
+struct ms_site;
+void ms_report_site_stacks(struct ms_fmt *f, const struct ms_site *s);
+
 /* A stack, one frame a line: the first after `lead` (already printed, of
  * `indent` columns), the others indented to line up under it. */
 void ms_report_stack(struct ms_fmt *f, ms_stack_id id, int indent);

@@ -1000,13 +1000,62 @@ static const char *cut_end(char *s, size_t cols)
 	return s;
 }
 
+/* Where s ends in an offset ("+0x1a2b"), that: what a reader without a
+ * source line finds the code by (objdump, addr2line -e module); else NULL. */
+static char *offset_of(char *s)
+{
+	char *plus = strrchr(s, '+');
+	if (!plus || plus[1] != '0' || plus[2] != 'x' || !plus[3] ||
+	    plus[3 + strspn(plus + 3, "0123456789abcdef")])
+		return NULL;
+	return plus;
+}
+
+/* A name without a source line, "func+0x2a" or "module+0x1a2b", in cols
+ * columns, its offset whole: a function loses its start ("..ex::Lock+0x9":
+ * C++ names end in what says most), a module its end ("libkeyvalu..+0x1a2b":
+ * library names begin with it), as long as 4 characters of either are
+ * left; else cut at its end.  Never a module's name alone: every row of a
+ * program whose mutexes are locked in a stripped library read just that. */
+static const char *fit_offset(char *s, size_t cols, int is_module)
+{
+	size_t n = strlen(s);
+	char *plus = offset_of(s);
+	size_t off_n = plus ? strlen(plus) : 0;
+	if (n <= cols)
+		return s;
+	if (!plus || cols < off_n + 2 + 4)
+		return cut_end(s, cols);
+	size_t keep = cols - off_n - 2;
+	if (is_module) {
+		memmove(s + keep + 2, plus, off_n + 1);
+		s[keep] = s[keep + 1] = '.';
+	} else {
+		memmove(s + 2, plus - keep, keep + off_n + 1);
+		s[0] = s[1] = '.';
+	}
+	return s;
+}
+
 /* The source line stays longest: it is what a reader jumps to. */
 const char *ms_symbol_fit(char *s, size_t cols)
 {
 	size_t n = strlen(s);
 	char *loc = strrchr(s, '(');
-	if (n <= cols || !loc || loc < s + 2 || loc[-1] != ' ' || s[n - 1] != ')')
-		return cut_end(s, cols);
+	if (n <= cols)
+		return s;
+	if (!loc || loc < s + 2 || loc[-1] != ' ' || s[n - 1] != ')')
+		return fit_offset(s, cols, 1); /* "module+0x1a2b", an address */
+	if (!strchr(loc, ':')) {
+		/* "func+0x2a (module)": no line; "func+0x2a module", else the
+		 * function and its offset alone */
+		memmove(loc, loc + 1, strlen(loc + 1) + 1);
+		s[n - 2] = 0;
+		if (n - 2 <= cols)
+			return s;
+		loc[-1] = 0;
+		return fit_offset(s, cols, 0);
+	}
 	char *comma = strchr(loc, ','); /* ", module)" */
 	if (comma) {
 		comma[0] = ')';

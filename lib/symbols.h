@@ -67,8 +67,12 @@ const char *ms_symbolize_short(uintptr_t addr, char *out, size_t cap);
  * the offset (where there is a line), the source file's directory, the
  * parentheses ("func file.c:61"), the function's start while 8 characters
  * of it are left ("..consumer(int) file.c:61": C++ names end in what says
- * most), the function, and the source line's start ("..file.c:61").  Text
- * of another form is cut at its end ("abc...").  Returns s. */
+ * most), the function, and the source line's start ("..file.c:61").
+ * Without a source line the offset stays: "func+0x2a module", then
+ * "func+0x2a", then the function's start goes ("..ex::Lock+0x9");
+ * "module+0x1a2b" loses the module's end ("libkeyv..+0x1a2b").  Text of
+ * another form, or too narrow for that, is cut at its end ("abc...").
+ * Returns s. */
 const char *ms_symbol_fit(char *s, size_t cols);
 
 /* Formats a frame as ms_symbolize does (addr is printed when the frame has

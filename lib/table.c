@@ -717,6 +717,100 @@ void ms_table_site(uint32_t i, struct ms_site *out)
 	}
 }
 
+void ms_table_each_site_blame(void (*fn)(const struct ms_site *, const struct ms_blame *,
+					 void *),
+			      void *arg)
+{
+	const struct ms_table *t = &ms_table;
+	for (uint32_t i = 0; i < LOAD(&t->nsites); i++) {
+		const struct ms_blame *lines =
+			__atomic_load_n(&t->sites[i].blame, __ATOMIC_ACQUIRE);
+		if (lines)
+			fn(&t->sites[i], lines, arg);
+	}
+}
+
+/* Room for a copy of a life's history (the depot's lock held); NULL when
+ * the depot's memory is spent, or the copies have had their share of it:
+ * a sixteenth (4 MiB of the default 64: 6,898 copies of 16 entries, more
+ * than there are site lines; 169 of MUTEXSTAT_HISTORY=1024), so that they
+ * never take the memory of call stacks. */
+static struct ms_site_history *site_history_new(const struct ms_table *t)
+{
+	static size_t history_bytes;
+	struct ms_depot_stats st;
+	uint32_t cap = t->history_len + MS_FAIL_RING;
+	size_t bytes = sizeof(struct ms_site_history) +
+		       cap * (sizeof(struct ms_op) + sizeof(uint64_t));
+	ms_depot_stats(&st);
+	if (history_bytes + bytes > st.budget / 16)
+		return NULL;
+	struct ms_site_history *h = ms_depot_alloc(bytes);
+	if (!h)
+		return NULL;
+	history_bytes += bytes;
+	h->cap = cap;
+	h->ops = (struct ms_op *)(h + 1);
+	h->ticks = (uint64_t *)(h->ops + cap);
+	return h;
+}
+
+/* Entry e, unless empty (side ring entries not used). */
+static inline void history_copy(struct ms_site_history *h, const struct ms_op *e,
+				const uint64_t *ticks)
+{
+	if (h->n == h->cap || !LOAD(&e->stamp))
+		return;
+	h->ops[h->n].stamp = LOAD(&e->stamp);
+	h->ops[h->n].what = LOAD(&e->what);
+	h->ticks[h->n++] = LOAD(ticks);
+}
+
+/* Life r's history, into its site line s's copy: the side ring, and of
+ * the main ring the positions this life wrote (all once it has wrapped);
+ * the depot's lock held, no report reading. */
+static void keep_history(struct ms_table *t, uint32_t r, struct ms_site *s)
+{
+	struct ms_site_history *h = s->history ? s->history : site_history_new(t);
+	if (!h)
+		return;
+	const struct ms_record *rec = ms_rec(r);
+	const struct ms_cold *c = &t->cold[r];
+	uint32_t ops = LOAD(&rec->ops);
+	uint32_t used = ops >= t->history_len || (!ops && ms_history_wrapped(rec))
+				? t->history_len : ops;
+	h->n = 0;
+	h->birth = LOAD(&rec->birth);
+	for (int i = 0; i < MS_FAIL_RING; i++)
+		history_copy(h, &c->fail[i], &c->fail_ticks[i]);
+	for (uint32_t i = 0; i < used; i++) {
+		const struct ms_op *e = ms_history_at(r, i);
+		history_copy(h, e, ms_history_ticks(e));
+	}
+	__atomic_store_n(&s->history, h, __ATOMIC_RELEASE);
+}
+
+/* What the newest life of site line s that waited, failed or was named
+ * leaves there besides sums: its name, its stacks, its history, and its
+ * blame lines merged with the line's. */
+static void keep_newest_life(struct ms_table *t, uint32_t r, struct ms_site *s)
+{
+	const char *name = LOAD(&t->cold[r].name);
+	if (name)
+		STORE(&s->name, name);
+	STORE(&s->first_stack, LOAD(&ms_rec(r)->first_stack));
+	STORE(&s->init_stack, LOAD(&t->init_stacks[r]));
+	struct ms_thread *self = &ms_self;
+	ms_guard_enter(self); /* a signal handler must not spin on our lock */
+	if (ms_depot_lock_for_update()) {
+		ms_blame_life_ends(r, (uint32_t)(s - t->sites), &s->blame);
+		if (!ms_blame_reading()) /* a report reads the copy */
+			keep_history(t, r, s);
+		ms_depot_unlock();
+	}
+	ms_guard_leave(self);
+}
+
 /* The numbers of a life that waited, failed or was named (its cold part),
  * straight to its site's line s. */
 static __attribute__((noinline)) void fold_cold(struct ms_table *t, uint32_t r,
@@ -727,6 +821,7 @@ static __attribute__((noinline)) void fold_cold(struct ms_table *t, uint32_t r,
 	SITE_ADD(wait_total, LOAD(&c->wait_total) + LOAD(&c->timeout_wait_total));
 	SITE_MAX(wait_max, LOAD(&c->wait_max));
 	SITE_MAX(wait_max, LOAD(&c->timeout_wait_max));
+	SITE_MAX(got_wait_max, LOAD(&c->wait_max));
 	SITE_ADD(hold_total, LOAD(&c->hold_total));
 	SITE_MAX(hold_max, LOAD(&c->hold_max));
 	SITE_ADD(holds, LOAD(&c->holds));
@@ -736,16 +831,19 @@ static __attribute__((noinline)) void fold_cold(struct ms_table *t, uint32_t r,
 	SITE_ADD(timeout_waits, LOAD(&c->timeout_waits));
 	SITE_ADD(cond_waits, LOAD(&c->cond_waits));
 	SITE_MAX(waiters_max, LOAD(&c->waiters_max));
-	SITE_ADD(timed_mutexes, (LOAD(&ms_rec(r)->flags) & MS_F_TIMED) != 0);
+	int timed = (LOAD(&ms_rec(r)->flags) & MS_F_TIMED) != 0;
+	SITE_ADD(timed_mutexes, timed);
 	for (int i = 0; i < MS_E_COUNT; i++)
 		SITE_ADD(errors[i], LOAD(&c->errors[i]));
 	for (int i = 0; i < MS_M_COUNT; i++)
 		SITE_ADD(misuse[i], LOAD(&c->misuse[i]));
-	for (int i = 0; i < MS_HIST_BUCKETS; i++)
+	/* a wait that got the mutex makes its holds timed: a life not timed
+	 * has empty histograms (named, failed: 96 buckets, ~700 instructions) */
+	for (int i = 0; timed && i < MS_HIST_BUCKETS; i++)
 		SITE_ADD(hist[i], LOAD(&c->hist[i]));
-	for (int i = 0; i < MS_HIST_BUCKETS; i++)
+	for (int i = 0; timed && i < MS_HIST_BUCKETS; i++)
 		SITE_ADD(hold_hist[i], LOAD(&c->hold_hist[i]));
-	ms_blame_life_ends(r); /* its blame lines' memory, for new ones */
+	keep_newest_life(t, r, s);
 }
 
 /* The site line of a life ending under stripe st that is not the site the
@@ -1062,6 +1160,26 @@ void ms_table_remove(uintptr_t key)
 
 uint64_t ms_reset_ticks;
 
+/* The site lines in use to zero (the rest were never touched, and writing
+ * them would make 4 MB resident, in every fork child); their blame lines
+ * go to new lines, and their history copies to the lines made next --
+ * unless a report reads them.  All update locks held: no life ends. */
+static void sites_empty(struct ms_table *t)
+{
+	ms_depot_lock();
+	ms_blame_sites_reset(t->sites, t->nsites);
+	int reading = ms_blame_reading();
+	ms_depot_unlock();
+	for (uint32_t i = 0; i < t->nsites; i++) {
+		struct ms_site_history *h = reading ? NULL : t->sites[i].history;
+		memset(&t->sites[i], 0, sizeof t->sites[i]);
+		if (h) {
+			h->n = 0;
+			t->sites[i].history = h;
+		}
+	}
+}
+
 static void reset_records(int running)
 {
 	struct ms_table *t = &ms_table;
@@ -1132,15 +1250,13 @@ static void reset_records(int running)
 		if (name)
 			STORE(&ms_cold(r)->name, name);
 	}
-	/* only the lines in use: the rest were never touched, and writing
-	 * them would make 4 MB resident (in every fork child) */
 	for (unsigned i = 0; i < MS_STRIPES; i++) {
 		stripes[i].fold_site = 0;
 		stripes[i].fold_mutexes = 0;
 		stripes[i].fold_acquisitions = 0;
 		stripes[i].fold_owner_changes = 0;
 	}
-	memset(t->sites, 0, t->nsites * sizeof *t->sites);
+	sites_empty(t);
 	memset(t->site_index, 0, sizeof t->site_index);
 	t->nsites = 0;
 	for (unsigned i = 0; i < MS_STRIPES; i++) {
@@ -1224,6 +1340,25 @@ static void take_view(const struct ms_op *e, const uint64_t *ticks,
 		(*n)++;
 }
 
+/* Views v[0..n) sorted by order (a stable insertion sort: at most
+ * history_len + MS_FAIL_RING); *first is the first of the newest
+ * history_len.  Returns n. */
+static uint32_t in_order(const struct ms_table *t, struct ms_op_view *v, uint32_t n,
+			 uint32_t *first)
+{
+	for (uint32_t i = 1; i < n; i++) {
+		struct ms_op_view x = v[i];
+		uint32_t j = i;
+		while (j > 0 && x.order < v[j - 1].order) {
+			v[j] = v[j - 1];
+			j--;
+		}
+		v[j] = x;
+	}
+	*first = n > t->history_len ? n - t->history_len : 0;
+	return n;
+}
+
 uint32_t ms_history_read(uint32_t r, struct ms_op_view *v, uint32_t *first,
 			 uint32_t *torn)
 {
@@ -1243,18 +1378,21 @@ uint32_t ms_history_read(uint32_t r, struct ms_op_view *v, uint32_t *first,
 		const struct ms_op *e = ms_history_at(r, i);
 		take_view(e, ms_history_ticks(e), birth, v, &n, torn);
 	}
-	/* insertion sort by order: at most history_len + MS_FAIL_RING */
-	for (uint32_t i = 1; i < n; i++) {
-		struct ms_op_view x = v[i];
-		uint32_t j = i;
-		while (j > 0 && x.order < v[j - 1].order) {
-			v[j] = v[j - 1];
-			j--;
-		}
-		v[j] = x;
-	}
-	*first = n > t->history_len ? n - t->history_len : 0;
-	return n;
+	return in_order(t, v, n, first);
+}
+
+uint32_t ms_site_history_read(const struct ms_site *s, struct ms_op_view *v,
+			      uint32_t *first, uint32_t *torn)
+{
+	const struct ms_site_history *h = __atomic_load_n(&s->history, __ATOMIC_ACQUIRE);
+	uint32_t n = 0;
+	*torn = 0;
+	*first = 0;
+	if (!h)
+		return 0;
+	for (uint32_t i = 0; i < h->n && i < h->cap; i++)
+		take_view(&h->ops[i], &h->ticks[i], h->birth, v, &n, torn);
+	return in_order(&ms_table, v, n, first);
 }
 
 /* ---- errno kinds ----------------------------------------------------- */

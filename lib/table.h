@@ -181,6 +181,7 @@ struct ms_site {
 	uintptr_t site; /* first-lock caller; 0 = never locked */
 	uint64_t mutexes, acquisitions, contended, owner_changes;
 	uint64_t wait_total, wait_max, hold_total, hold_max, holds;
+	uint64_t got_wait_max; /* of the waits that got the mutex: hist's */
 	uint64_t trylock_ok, trylock_busy, timeouts, waiters_max;
 	uint64_t timeout_waits, cond_waits;
 	uint64_t timed_mutexes; /* of those mutexes, the ones with timed holds */
@@ -188,6 +189,24 @@ struct ms_site {
 	uint64_t errors[MS_E_COUNT], misuse[MS_M_COUNT];
 	uint64_t hist[MS_HIST_BUCKETS];
 	uint64_t hold_hist[MS_HIST_BUCKETS];
+	/* What the lives that waited, failed or were named (a cold part)
+	 * leave besides sums, for the line's section to show what a live
+	 * mutex's does: their blame lines merged by stack (blame.c), and the
+	 * newest such life's name, first-lock and init stacks and recent
+	 * operations (NULL until one ends). */
+	struct ms_blame *blame;
+	const char *name;
+	uint32_t first_stack, init_stack;
+	struct ms_site_history *history;
+};
+
+/* A copy of an ended life's history: its side ring and the positions of
+ * its main ring it used, in no order (ms_site_history_read sorts). */
+struct ms_site_history {
+	uint64_t birth;
+	uint32_t n, cap;
+	struct ms_op *ops;    /* [cap] */
+	uint64_t *ticks;      /* [cap]: ms_op_read's ticks word of each */
 };
 
 #define MS_MAX_SITES 4096
@@ -249,6 +268,13 @@ struct ms_stripe {
 /* Site line i as the report shows it: with the lives the stripes still
  * hold for it. */
 void ms_table_site(uint32_t i, struct ms_site *out);
+
+/* Calls fn(line, its blame lines, arg) for each site line that has blame
+ * lines (ended lives that made threads wait); a report's, between
+ * ms_blame_readers(1) and (-1). */
+void ms_table_each_site_blame(void (*fn)(const struct ms_site *s,
+					 const struct ms_blame *lines, void *arg),
+			      void *arg);
 
 /* Fork from a signal handler that interrupted an update of this thread:
  * every other update lock, for a while each (fork.c). */
@@ -480,6 +506,9 @@ const char *ms_kind_name(char *out, size_t cap, uint32_t flags);
  * being overwritten while read. */
 uint32_t ms_history_read(uint32_t r, struct ms_op_view *v, uint32_t *first,
 			 uint32_t *torn);
+/* The same for the life whose history site line s keeps: 0 if none. */
+uint32_t ms_site_history_read(const struct ms_site *s, struct ms_op_view *v,
+			      uint32_t *first, uint32_t *torn);
 
 unsigned ms_err_index(int err);
 int ms_err_value(unsigned index);

@@ -59,4 +59,16 @@ MUTEXSTAT_FORMAT=text,svg MUTEXSTAT_OUTPUT= LD_PRELOAD="$MS_PRELOAD" \
 expect_grep "bad format: named in a warning" \
 	"^mutexstat: MUTEXSTAT_FORMAT='text,svg' is not a comma-separated list of text, folded, pprof, dot, json; using text$" "$WORK/err"
 expect_grep "bad format: the text report on stderr" '^mutexstat: contention \(pid' "$WORK/err"
+
+# mutexes that ended keep their stacks, under their site line's root
+# (tests/scenario.c endedwait: a mutex named "ended pool", destroyed)
+line_of() { grep -n "$1" "$top_srcdir/tests/scenario.c" | cut -d: -f1; }
+MUTEXSTAT_FORMAT=folded MUTEXSTAT_OUTPUT="$WORK/e" \
+	run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" endedwait
+expect_eq "ended: the waiter's stack, under the name" \
+	"$(sed 's/ [0-9]*$//' "$WORK/e.wait.folded")" \
+	"mutex ended pool (ended);wait_for_pool (scenario.c:$(line_of ENDED_WAITS))"
+expect_eq "ended: the holder's stack, leaf last" \
+	"$(sed 's/ [0-9]*$//; s/.*;//' "$WORK/e.hold.folded")" \
+	"pool_life (scenario.c:$(line_of ENDED_LETS_IN))"
 finish

@@ -188,4 +188,29 @@ live_json spin json holdspin waiting
 expect_eq "wait chain: a running holder is asked, its loop's line first" \
 	"$(jq -r '.findings[0].end.now_at[0] | "\(.function):\(.line)"' "$WORK/spin.1.json")" \
 	"holder_spins:$(line_of HOLDSPIN_RUNS)"
+
+# ---- mutexes that ended: their site line keeps what a live one shows ----
+# (tests/scenario.c endedwait: a named pool mutex, two lives at one line,
+# each made a thread wait 3 times, destroyed)
+json_run ended "$B/tests/scenario" endedwait
+valid ended
+E=$WORK/ended.json
+expect_eq "ended: one site line, 2 lives, named" \
+	"$(jq -r '.ended | length, .[0].mutexes, .[0].name' "$E" | tr '\n' ' ')" "1 2 ended pool "
+expect_eq "ended: who waited, 6 waits at the waiter's line" \
+	"$(jq -r '.ended[0].waiting_stacks | length, .[0].count, "\(.[0].stack[0].function):\(.[0].stack[0].line)"' "$E" | tr '\n' ' ')" \
+	"1 6 wait_for_pool:$(line_of ENDED_WAITS) "
+expect_eq "ended: who made them wait, 6 at the unlock that let them in" \
+	"$(jq -r '.ended[0].holding_stacks | length, .[0].count, "\(.[0].stack[0].function):\(.[0].stack[0].line)"' "$E" | tr '\n' ' ')" \
+	"1 6 pool_life:$(line_of ENDED_LETS_IN) "
+expect_eq "ended: the waits of both stacks add up to the line's wait total" \
+	"$(jq '.ended[0] | ([.waiting_stacks[].total_ns] | add) - .wait_total_ns | if . < 0 then -. else . end | . <= 2' "$E")" true
+expect_eq "ended: the wait histogram counts the 6 waits" \
+	"$(jq '[.ended[0].histograms.wait[].count] | add' "$E")" 6
+expect_eq "ended: where the last life was first locked and initialised" \
+	"$(jq -r '.ended[0] | "\(.first_locked_stack[0].line) \(.initialised_at[0].line)"' "$E")" \
+	"$(line_of ENDED_HOLDS) $(line_of ENDED_INIT)"
+expect_eq "ended: the last life's recent operations" \
+	"$(jq -r '[.ended[0].recent_operations[] | .op + (if .waited then "+wait" else "" end)] | join(",")' "$E")" \
+	"init,lock,unlock,lock+wait,unlock,lock,unlock,lock+wait,unlock,lock,unlock,lock+wait,unlock"
 finish

@@ -28,6 +28,45 @@ expect_grep "longsite: the top table's column, the source line" \
 expect_eq "longsite: no line over 120 columns" \
 	"$(sed 's/µ/u/g' "$WORK/report" | awk 'length($0) > 120' | wc -l)" 0
 
+# A pool's mutex, made twice at one line, named, contended and destroyed:
+# its ended line keeps what its section would show alive -- who waited and
+# who made them wait (merged by stack over both lives), the histograms
+# with their percentiles, where it was first locked and initialised, the
+# name, and the last life's recent operations (it had none of them).
+line_of() { grep -n "$1" "$top_srcdir/tests/scenario.c" | cut -d: -f1; }
+# ended_section FILE: the sections of ended lines
+ended_section() { awk '/^#[0-9]+ / { on = / that ended / } on' "$1"; }
+run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" endedwait
+ended_section "$WORK/report" > "$WORK/ended"
+expect_grep "endedwait: one line for both lives, 12 acquisitions, 6 contended" \
+	"^  1 2 ended +12 +6 .* pool_life \(?scenario\.c:$(line_of ENDED_HOLDS)\)?\$" "$WORK/report"
+expect_grep "endedwait: its section, first locked at the pool's line" \
+	"^#1 2 mutexes that ended \(destroyed or initialised again\), first locked at pool_life\+0x[0-9a-f]+ \(tests/scenario\.c:$(line_of ENDED_HOLDS)" \
+	"$WORK/ended"
+expect_eq "endedwait: the name it was given" "$(sed -n 2p "$WORK/ended")" '  named "ended pool"'
+expect_grep "endedwait: the wait histogram holds the 6 waits" \
+	'^  wait times, of waits that got the mutex \(6\):$' "$WORK/ended"
+expect_eq "endedwait: percentiles under both histograms" \
+	"$(grep -cE '^    p50 [0-9.]+ [nµm]?s  p90 [0-9.]+ [nµm]?s  p99 [0-9.]+ [nµm]?s  max [0-9.]+ [nµm]?s$' "$WORK/ended")" 2
+expect_grep "endedwait: who waited: one stack" \
+	'^  who waited: the stacks of the threads that waited \(1 stack\):$' "$WORK/ended"
+expect_grep "endedwait: who waited: 6 waits, at the waiter's lock" \
+	"^ +6 +[0-9.]+ [nµm]?s +[0-9.]+ [nµm]?s +100%  wait_for_pool\+0x[0-9a-f]+ \(tests/scenario\.c:$(line_of ENDED_WAITS), scenario\)\$" \
+	"$WORK/ended"
+expect_grep "endedwait: who made them wait: 6 waits, at main's unlock" \
+	"^ +6 +[0-9.]+ [nµm]?s +[0-9.]+ [nµm]?s +100%  pool_life\+0x[0-9a-f]+ \(tests/scenario\.c:$(line_of ENDED_LETS_IN), scenario\)\$" \
+	"$WORK/ended"
+expect_grep "endedwait: initialised at" \
+	"^  initialised at    pool_life\+0x[0-9a-f]+ \(tests/scenario\.c:$(line_of ENDED_INIT), scenario\)\$" "$WORK/ended"
+expect_eq "endedwait: the last life's recent operations" \
+	"$(awk '/^ +order +thread +operation/ { on = 1; next }
+		on && /^ +[0-9]+ +[0-9]+  / { r = $4; if ($5 == "after") r = r " after wait"; printf "%s %s,", $3, r }' "$WORK/ended")" \
+	"$(printf 'init ok,'; for i in 1 2 3; do printf 'lock ok,unlock ok,lock ok after wait,unlock ok,'; done)"
+# the first life's 13 operations are ordered 1 to 14 at most
+expect_eq "endedwait: they are the last life's, ordered after the first life's" \
+	"$(awk '/^ +order +thread +operation/ { on = 1; next }
+		on && /^ +[0-9]+ +[0-9]+  / { print ($1 > 14) ? "after" : $1; exit }' "$WORK/ended")" after
+
 # One thread's lookup cache across lives: a record handed to another mutex
 # after a destroy, and two mutexes that share a cache entry.
 run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" recycle

@@ -91,4 +91,19 @@ fi
 if grep -q 'side:\[' "$WORK/nraw"; then
 	expect_grep "named: mutex_name label" 'mutex_name:\[[^]]+\]' "$WORK/nraw"
 fi
+
+# mutexes that ended: their stacks stay in the profile, labelled with their
+# site line (tests/scenario.c endedwait: "ended pool", 6 waits, destroyed)
+MUTEXSTAT_FORMAT=pprof MUTEXSTAT_OUTPUT="$WORK/e" \
+	run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" endedwait
+if go tool pprof -raw "$WORK/e.pb.gz" > "$WORK/eraw" 2>&1; then
+	pass "ended: pprof reads it"
+else
+	fail "ended: go tool pprof -raw failed"; sed 's/^/  | /' "$WORK/eraw" >&2
+fi
+expect_eq "ended: a sample of 6 contentions each side, labelled with the site and name" \
+	"$(awk '/^ +[0-9]+ +[0-9]+:/ { n = $1; getline; print n, $0 }' "$WORK/eraw" | sed 's/  */ /g' | sort)" \
+	"$(printf '%s\n%s' \
+		"6 mutex:[ended at pool_life (scenario.c:$(grep -n ENDED_HOLDS "$top_srcdir/tests/scenario.c" | cut -d: -f1))] mutex_name:[ended pool] side:[holding]" \
+		"6 mutex:[ended at pool_life (scenario.c:$(grep -n ENDED_HOLDS "$top_srcdir/tests/scenario.c" | cut -d: -f1))] mutex_name:[ended pool] side:[waiting]")"
 finish

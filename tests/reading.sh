@@ -217,6 +217,28 @@ expect_eq "counters: m1's counts, on two lines" \
 	"  trylock 10000000 ok, 10000000 busy; timed out 10000000; most waiters at once 1;
   condition waits 10000000; mean wait"
 
+# ---- mutexes first locked in a stripped library, through its lock
+# wrappers: the top table's column names the wrapper and its offset, or the
+# library and the offset -- never the library's name alone, which is how
+# every row of a key-value store's report read ----
+CC=${CC:-cc}
+KV=$WORK/libkeyvaluestore-test.so.3
+if "$CC" -O2 -shared -fPIC -o "$KV" "$top_srcdir/tests/stripped_lock.c" -lpthread 2>"$WORK/cc.err" &&
+   strip "$KV" 2>>"$WORK/cc.err" &&
+   "$CC" -O2 -o "$WORK/kvuser" "$top_srcdir/tests/stripped_lock_user.c" "$KV" \
+	-Wl,-rpath,"$WORK" 2>>"$WORK/cc.err"; then
+	MUTEXSTAT_OUTPUT=$WORK/report.stripped run_with "$WORK/out" "$WORK/err" "$WORK/kvuser"
+	expect_eq "stripped: the program ran" "$(cat "$WORK/out")" "1000 uses"
+	awk '/^Top / { t = 1; getline; next } t && /^$/ { exit } t { print $NF }' \
+		"$WORK/report.stripped" | sort > "$WORK/stripped.columns"
+	expect_eq "stripped: the exported wrapper with its offset, the hidden one's library and offset" \
+		"$(sed 's/+0x[0-9a-f]*$/+OFF/' "$WORK/stripped.columns" | tr '\n' ' ')" \
+		"kvs_mutex_lock+OFF libkeyvaluestor..+OFF "
+else
+	fail "stripped: cannot build the library and its program with $CC"
+	sed 's/^/  | /' "$WORK/cc.err" >&2
+fi
+
 # columns, not bytes: a UTF-8 character's continuation bytes take none
 for f in "$WORK"/report* "$WORK/phil.1"; do
 	LC_ALL=C sed "s/$(printf '[\200-\277]')//g" "$f" | awk -v f="$f" 'length > 120 { print f ": " $0 }'

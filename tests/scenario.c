@@ -23,6 +23,10 @@
  *             its futex, as /proc says, before exit is called)
  *   destroy   100 mutexes initialised, locked 3 times and destroyed at one
  *             site, and one mutex initialised twice
+ *   endedwait a pool's mutex, named "ended pool", made on the heap twice
+ *             (2 lives, first locked at one line); in each life a thread
+ *             waits for it 3 times (asleep in its futex before main
+ *             unlocks), then it is destroyed: 6 waits, 12 acquisitions
  *   many N    N mutexes initialised and locked once (for a full table)
  *   hang      two threads take m1 and m2 in opposite orders at the same
  *             moment: deadlocked, forever (prints "deadlocked" first)
@@ -443,6 +447,51 @@ static int destroy(void)
 	CHECK(pthread_mutex_unlock(&m2), 0);
 	printf("m2 %p\n", (void *)&m2);
 	free(ms);
+	return 0;
+}
+
+/* endedwait: a mutex of a pool, made on the heap, named, and destroyed
+ * when done; each life makes a thread wait for it 3 times, from one line,
+ * let in by one unlock line. */
+static pthread_mutex_t *pool;
+static volatile pid_t pool_waiter;
+
+static void *wait_for_pool(void *arg)
+{
+	pool_waiter = (pid_t)syscall(SYS_gettid);
+	CHECK(pthread_mutex_lock(pool), 0); /* ENDED_WAITS */
+	CHECK(pthread_mutex_unlock(pool), 0);
+	return arg;
+}
+
+static __attribute__((noinline)) void pool_life(void)
+{
+	int (*name)(const pthread_mutex_t *, const char *) =
+		(int (*)(const pthread_mutex_t *, const char *))dlsym(RTLD_DEFAULT, "mutexstat_name");
+	pool = malloc(sizeof *pool);
+	CHECK(pthread_mutex_init(pool, NULL), 0); /* ENDED_INIT */
+	if (name)
+		name(pool, "ended pool");
+	for (int i = 0; i < 3; i++) {
+		pthread_t t;
+		pool_waiter = 0;
+		CHECK(pthread_mutex_lock(pool), 0); /* ENDED_HOLDS */
+		CHECK(pthread_create(&t, NULL, wait_for_pool, NULL), 0);
+		while (!pool_waiter || !sleeps_on_futex(pool_waiter, &pool->__data.__lock))
+			sched_yield();
+		CHECK(pthread_mutex_unlock(pool), 0); /* ENDED_LETS_IN */
+		CHECK(pthread_join(t, NULL), 0);
+	}
+	CHECK(pthread_mutex_destroy(pool), 0);
+	free(pool);
+}
+
+static volatile int pool_lives = 2; /* not unrolled: one call line */
+
+static int endedwait(void)
+{
+	for (int life = 0; life < pool_lives; life++)
+		pool_life(); /* ENDED_LIVES */
 	return 0;
 }
 
@@ -930,6 +979,8 @@ int main(int argc, char **argv)
 		return waitedended();
 	if (!strcmp(what, "destroy"))
 		return destroy();
+	if (!strcmp(what, "endedwait"))
+		return endedwait();
 	if (!strcmp(what, "many") && argc > 2)
 		return many(atoi(argv[2]));
 	if (!strcmp(what, "hang"))

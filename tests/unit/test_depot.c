@@ -395,6 +395,120 @@ START_TEST(test_blame_when_memory_spent_returns_minus_1)
 }
 END_TEST
 
+/* ---- lines of lives that ended: their site line's ---------------------- */
+
+#define BLAME_KEY ((uintptr_t)0x55d4c0b00080u) /* not blame_setup's */
+#define BLAME_SITE ((uintptr_t)0x55d4c0a01234u)
+
+/* The lines of BLAME_SITE's site line. */
+static const struct ms_blame *site_list(void)
+{
+	for (uint32_t i = 0; i < ms_table.nsites; i++)
+		if (ms_table.sites[i].site == BLAME_SITE)
+			return ms_table.sites[i].blame;
+	return NULL;
+}
+
+/* The site line's line of (kind, stack); NULL if none. */
+static const struct ms_blame *site_line_of(unsigned kind, ms_stack_id stack)
+{
+	for (const struct ms_blame *b = site_list(); b; b = b->next)
+		if (b->kind == kind && b->stack == stack)
+			return b;
+	return NULL;
+}
+
+static unsigned site_lines(void)
+{
+	unsigned n = 0;
+	for (const struct ms_blame *b = site_list(); b; b = b->next)
+		n++;
+	return n;
+}
+
+/* A life of the mutex at BLAME_KEY, first locked at BLAME_SITE, whose
+ * waits are charged (kind, stack, ticks) in turn, then destroyed. */
+static void life(const uint64_t (*charges)[3], int n)
+{
+	uint64_t clock = 0;
+	uint32_t r = ms_table_add(BLAME_KEY, 1, &clock);
+	ck_assert_uint_ne(r, MS_REC_UNTRACKED);
+	ms_rec(r)->first_caller = BLAME_SITE;
+	for (int i = 0; i < n; i++)
+		ck_assert_int_eq(ms_blame_add(r, ms_rec(r)->birth, (enum ms_blame_kind)charges[i][0],
+					      (ms_stack_id)charges[i][1], charges[i][2]), 0);
+	ms_table_remove(BLAME_KEY);
+}
+
+START_TEST(test_blame_of_ended_lives_merged_by_stack_in_their_site_line)
+{
+	static const uint64_t first[][3] = {
+		{ MS_BLAME_WAIT, 7, 300 }, { MS_BLAME_HOLD, 9, 300 },
+	};
+	static const uint64_t second[][3] = {
+		{ MS_BLAME_WAIT, 7, 100 }, { MS_BLAME_WAIT, 8, 50 }, { MS_BLAME_HOLD, 9, 150 },
+	};
+	life(first, 2);
+	ck_assert_uint_eq(site_lines(), 2);
+	ck_assert_uint_eq(site_line_of(MS_BLAME_WAIT, 7)->total, 300);
+	life(second, 3);
+	ck_assert_uint_eq(site_lines(), 3);
+	const struct ms_blame *w7 = site_line_of(MS_BLAME_WAIT, 7);
+	ck_assert_uint_eq(w7->count, 2);
+	ck_assert_uint_eq(w7->total, 400);
+	ck_assert_uint_eq(w7->max, 300);
+	ck_assert_uint_eq(site_line_of(MS_BLAME_WAIT, 8)->count, 1);
+	ck_assert_uint_eq(site_line_of(MS_BLAME_HOLD, 9)->total, 450);
+	ck_assert_uint_eq(w7->birth, 0); /* a site line's */
+	/* a site keeps one line per stack: more lives of the same stacks
+	 * take no more memory (theirs is given back as they end; the one
+	 * before them made a third line, which the site kept) */
+	life(second, 3);
+	struct ms_depot_stats before, after;
+	ms_depot_stats(&before);
+	for (int i = 0; i < 100; i++)
+		life(second, 3);
+	ms_depot_stats(&after);
+	ck_assert_uint_eq(after.used, before.used);
+	ck_assert_uint_eq(site_line_of(MS_BLAME_WAIT, 7)->count, 103);
+	ck_assert_uint_eq(site_lines(), 3);
+}
+END_TEST
+
+START_TEST(test_blame_of_a_life_ending_while_a_report_reads_is_copied)
+{
+	static const uint64_t one[][3] = { { MS_BLAME_WAIT, 7, 300 } };
+	life(one, 1);
+	ms_blame_readers(1);
+	life(one, 1); /* merged into the site's line, its own left alone */
+	ms_blame_readers(-1);
+	ck_assert_uint_eq(site_line_of(MS_BLAME_WAIT, 7)->count, 2);
+	ms_blame_readers(1);
+	life(one, 1);
+	ms_blame_readers(-1);
+	ck_assert_uint_eq(site_lines(), 1);
+	ck_assert_uint_eq(site_line_of(MS_BLAME_WAIT, 7)->total, 900);
+}
+END_TEST
+
+START_TEST(test_blame_site_lines_reset_during_a_report_are_not_found_again)
+{
+	static const uint64_t one[][3] = { { MS_BLAME_WAIT, 7, 300 } };
+	life(one, 1);
+	uint32_t line = 0;
+	while (ms_table.sites[line].site != BLAME_SITE)
+		line++;
+	ms_blame_readers(1); /* the old lines stay in the hash, spent */
+	ms_table_reset();
+	ms_blame_readers(-1);
+	ck_assert_uint_eq(ms_table.nsites, 0);
+	life(one, 1); /* the same line number again: a new line */
+	ck_assert_uint_eq(ms_table.sites[line].site, BLAME_SITE);
+	ck_assert_uint_eq(site_lines(), 1);
+	ck_assert_uint_eq(site_line_of(MS_BLAME_WAIT, 7)->count, 1);
+}
+END_TEST
+
 Suite *depot_suite(void)
 {
 	Suite *s = suite_create("depot");
@@ -423,6 +537,9 @@ Suite *depot_suite(void)
 	tcase_add_test(tc, test_blame_same_key_sums_count_total_and_max);
 	tcase_add_test(tc, test_blame_kinds_and_stacks_are_separate_lines);
 	tcase_add_test(tc, test_blame_lines_belong_to_one_life);
+	tcase_add_test(tc, test_blame_of_ended_lives_merged_by_stack_in_their_site_line);
+	tcase_add_test(tc, test_blame_of_a_life_ending_while_a_report_reads_is_copied);
+	tcase_add_test(tc, test_blame_site_lines_reset_during_a_report_are_not_found_again);
 	tcase_add_test(tc, test_blame_when_memory_spent_returns_minus_1);
 	suite_add_tcase(s, tc);
 	return s;

@@ -56,8 +56,31 @@ START_TEST(test_symbol_fit_keeps_the_source_line_alone_when_the_function_cannot)
 }
 END_TEST
 
+/* A frame in a stripped library has no source line: what finds the code
+ * is the function and its offset, or the module and its offset -- never
+ * the module's name alone, which every row of a program whose mutexes are
+ * locked in such a library read. */
+START_TEST(test_symbol_fit_without_a_line_keeps_function_and_offset)
+{
+	ck_assert_str_eq(fit("helper+0x2a (libfoo.so.1)", 20), "helper+0x2a");
+	ck_assert_str_eq(fit("kvs_mutex_lock+0x9 (libkeyvaluestore-test.so.3)", 24),
+			 "kvs_mutex_lock+0x9");
+	ck_assert_str_eq(fit("leveldb::port::Mutex::Lock+0x9 (libleveldb.so.1d)", 24),
+			 "..:port::Mutex::Lock+0x9");
+}
+END_TEST
+
+START_TEST(test_symbol_fit_without_a_symbol_keeps_module_start_and_offset)
+{
+	ck_assert_str_eq(fit("libkeyvaluestore-test.so.3+0x1179", 24), "libkeyvaluestor..+0x1179");
+	ck_assert_str_eq(fit("libleveldb.so.1d+0x5a0f0", 24), "libleveldb.so.1d+0x5a0f0");
+	ck_assert_str_eq(fit("libleveldb.so.1d+0x5a0f0", 16), "liblev..+0x5a0f0");
+}
+END_TEST
+
 START_TEST(test_symbol_fit_cuts_other_forms_at_their_end)
 {
+	/* (too narrow for 4 characters of the module and the offset) */
 	ck_assert_str_eq(fit("libfoo.so.1+0x12345678", 12), "libfoo.so...");
 	ck_assert_str_eq(fit("0x7f1234567890", 8), "0x7f1...");
 	ck_assert_str_eq(fit("?", 8), "?");
@@ -72,6 +95,8 @@ Suite *symbols_suite(void)
 	tcase_add_test(tc, test_symbol_fit_drops_module_offset_directory_parentheses_in_turn);
 	tcase_add_test(tc, test_symbol_fit_cuts_the_function_to_its_end);
 	tcase_add_test(tc, test_symbol_fit_keeps_the_source_line_alone_when_the_function_cannot);
+	tcase_add_test(tc, test_symbol_fit_without_a_line_keeps_function_and_offset);
+	tcase_add_test(tc, test_symbol_fit_without_a_symbol_keeps_module_start_and_offset);
 	tcase_add_test(tc, test_symbol_fit_cuts_other_forms_at_their_end);
 	suite_add_tcase(s, tc);
 	return s;

@@ -923,6 +923,55 @@ END_TEST
 
 /* ---- lives and sites ---------------------------------------------------- */
 
+/* The operations of a site line's newest life that waited, failed or was
+ * named (ms_site_history_read): "op@caller" of each, oldest first. */
+static const char *site_ops(uintptr_t site)
+{
+	static char out[1024];
+	struct ms_op_view v[16 + MS_FAIL_RING];
+	uint32_t first, torn, n = 0;
+	for (uint32_t i = 0; i < ms_table.nsites; i++)
+		if (ms_table.sites[i].site == site)
+			n = ms_site_history_read(&ms_table.sites[i], v, &first, &torn);
+	out[0] = 0;
+	for (uint32_t i = first; i < n; i++)
+		snprintf(out + strlen(out), sizeof out - strlen(out), "%s%s@%lx",
+			 i > first ? "," : "", ms_op_name(v[i].op), (unsigned long)v[i].caller);
+	return out;
+}
+
+START_TEST(test_table_site_keeps_history_of_newest_cold_life)
+{
+	static struct ms_tstate t_ts;
+	struct ms_thread t = { .ok = 1, .tid = 1234, .tid_held = 1234 | MS_HELD, .ts = &t_ts };
+	ck_assert_int_eq(ms_depot_init(1 << 20), 0);
+	uint64_t clock = 0;
+	const uintptr_t key = heap_key(7);
+	/* a life of 40 operations (its ring of 16 wrapped) with a cold part */
+	uint32_t r = ms_table_add(key, 1, &clock);
+	lock_unlock(&t, r, CALLER_A, 19);
+	lock_unlock(&t, r, CALLER_B, 1);
+	ms_cold(r)->trylock_busy = 1;
+	ms_table_remove(key);
+	char want[1024] = "";
+	for (int i = 0; i < 7; i++)
+		strcat(want, "lock@401000,unlock@401000,");
+	strcat(want, "lock@402000,unlock@402000");
+	ck_assert_str_eq(site_ops(CALLER_A), want);
+	/* a life without a cold part leaves the copy as it was */
+	r = ms_table_add(key, 1, &clock);
+	lock_unlock(&t, r, CALLER_A, 2);
+	ms_table_remove(key);
+	ck_assert_str_eq(site_ops(CALLER_A), want);
+	/* the next cold one replaces it: its own operations only */
+	r = ms_table_add(key, 1, &clock);
+	lock_unlock(&t, r, CALLER_A, 1);
+	ms_cold(r)->trylock_busy = 1;
+	ms_table_remove(key);
+	ck_assert_str_eq(site_ops(CALLER_A), "lock@401000,unlock@401000");
+}
+END_TEST
+
 START_TEST(test_table_init_of_known_address_starts_from_zero_and_folds_old_life)
 {
 	static struct ms_tstate t_ts;
@@ -943,6 +992,7 @@ START_TEST(test_table_init_of_known_address_starts_from_zero_and_folds_old_life)
 	c->wait_max = 300;
 	c->errors[MS_E_BUSY] = 1;
 	c->hist[3] = 2;
+	rec->flags |= MS_F_TIMED; /* as the waits that got it made it */
 	ck_assert_uint_eq(rec->acquisitions, 4);
 	ck_assert_uint_eq(rec->owner_changes, 1);
 	ck_assert_uint_eq(rec->first_caller, CALLER_A);
@@ -1350,6 +1400,7 @@ Suite *table_suite(void)
 	tc = tcase_create("lives");
 	tcase_add_checked_fixture(tc, setup_1024, NULL);
 	tcase_add_test(tc, test_table_init_of_known_address_starts_from_zero_and_folds_old_life);
+	tcase_add_test(tc, test_table_site_keeps_history_of_newest_cold_life);
 	tcase_add_test(tc, test_table_lives_with_same_first_caller_fold_into_one_site);
 	tcase_add_test(tc, test_table_recursive_relock_is_not_an_owner_change);
 	tcase_add_test(tc, test_table_holds_timed_first_4096_then_one_in_16);
