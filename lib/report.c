@@ -25,6 +25,7 @@
 #include "options.h"
 #include "output.h"
 #include "report_lock.h"
+#include "robust.h"
 #include "stack.h"
 #include "symbols.h"
 #include "table.h"
@@ -758,6 +759,10 @@ static void print_detail(struct ms_fmt *f, size_t rank, const struct line *l)
 	}
 	if (any)
 		ms_fmt(f, "\n");
+	if (l->ended)
+		ms_robust_site_note(f, l->key, l->errors);
+	else
+		ms_robust_note(f, l->r);
 	if (!l->ended && (LOAD(&ms_rec(l->r)->flags) & MS_F_COLD)) {
 		const struct ms_cold *c = &ms_table.cold[l->r];
 		ms_report_hist(f, "wait times, of waits that got the mutex", c->hist,
