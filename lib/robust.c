@@ -11,6 +11,7 @@
 #include "ring.h"
 #include "symbols.h"
 #include "table.h"
+#include "thread.h"
 
 #include <errno.h>
 
@@ -33,8 +34,10 @@ void ms_robust_after_fork_child(void)
 	noutcomes = 0; /* the parent's; the child's mutexes start anew */
 }
 
+/* Asynchronous cancellation deferred meanwhile (thread.h). */
 static void take(void)
 {
+	ms_async_defer(&ms_self);
 	while (__atomic_exchange_n(&lock, 1, __ATOMIC_ACQUIRE))
 		__builtin_ia32_pause();
 }
@@ -42,6 +45,7 @@ static void take(void)
 static void give(void)
 {
 	__atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
+	ms_async_resume(&ms_self);
 }
 
 static void count(uint32_t r, int left)
