@@ -13,9 +13,9 @@
  *                   the second time it does not, and the mutex is not
  *                   recoverable after.  Every return value is printed (the
  *                   script compares them with a run without the library).
- *   repaired FILE   a thread dies holding a robust mutex, and a child
- *                   process another, process-shared; each is repaired by
- *                   the lock that gets EOWNERDEAD: correct code.
+ *   repaired FILE   the same, the child process dying once: each owner's
+ *                   death is repaired by the lock that gets EOWNERDEAD
+ *                   (correct code).
  *   abandoned       a thread dies holding two robust mutexes: one is
  *                   repaired, the other unlocked without that, not
  *                   recoverable after.
@@ -185,7 +185,26 @@ static void *die_holding(void *arg)
 	return NULL; /* the thread ends holding it */
 }
 
-static int robust(const char *file)
+/* Lock m, whose owner died, and repair it or not; then unlock. */
+static void take_over(const char *what, pthread_mutex_t *m, int repair)
+{
+	int rc = pthread_mutex_lock(m); /* TAKE_OVER_LOCK */
+	printf("%s: lock %s\n", what, name_of(rc));
+	if (rc == EOWNERDEAD && repair)
+		printf("consistent %s\n", name_of(pthread_mutex_consistent(m)));
+	printf("unlock %s\n", name_of(pthread_mutex_unlock(m)));
+}
+
+/* A lock and an unlock of m, after its owner's death was dealt with. */
+static void lock_again(pthread_mutex_t *m)
+{
+	printf("lock again %s\n", name_of(pthread_mutex_lock(m)));
+	printf("unlock %s\n", name_of(pthread_mutex_unlock(m)));
+}
+
+/* robust and repaired: a process dies holding the shared mutex `deaths`
+ * times, and only the first is repaired. */
+static int owners_die(const char *file, int deaths)
 {
 	struct area *a = map_file(file, 1);
 	init_shared(a);
@@ -197,23 +216,18 @@ static int robust(const char *file)
 	pthread_t t;
 	pthread_create(&t, NULL, die_holding, &local);
 	pthread_join(t, NULL);
-	int rc = pthread_mutex_lock(&local);
-	printf("thread died: lock %s\n", name_of(rc));
-	if (rc == EOWNERDEAD)
-		printf("consistent %s\n", name_of(pthread_mutex_consistent(&local)));
-	printf("unlock %s\n", name_of(pthread_mutex_unlock(&local)));
-	printf("lock again %s\n", name_of(pthread_mutex_lock(&local)));
-	printf("unlock %s\n", name_of(pthread_mutex_unlock(&local)));
+	take_over("thread died", &local, 1);
+	lock_again(&local);
 
-	/* a process dies holding it, twice */
-	for (int round = 0; round < 2; round++) {
+	/* a process dies holding it */
+	for (int round = 0; round < deaths; round++) {
 		pid_t pid = spawn((char *const[]){ "shared", "die", (char *)file, NULL });
 		printf("child %s\n", ended(wait_child(pid)));
-		rc = pthread_mutex_lock(&a->robust); /* EOWNERDEAD_LOCK */
-		printf("process died: lock %s\n", name_of(rc));
-		if (rc == EOWNERDEAD && round == 0)
-			printf("consistent %s\n", name_of(pthread_mutex_consistent(&a->robust)));
-		printf("unlock %s\n", name_of(pthread_mutex_unlock(&a->robust)));
+		take_over("process died", &a->robust, round == 0);
+	}
+	if (deaths == 1) {
+		lock_again(&a->robust);
+		return 0;
 	}
 	/* not made consistent the second time: not recoverable */
 	printf("lock %s\n", name_of(pthread_mutex_lock(&a->robust)));
@@ -230,35 +244,6 @@ static void *die_holding_both(void *arg)
 	pthread_mutex_lock(&local); /* FIRST_OF_TWO */
 	pthread_mutex_lock(&second);
 	return NULL; /* the thread ends holding both */
-}
-
-/* Lock m, whose owner died, and repair it or not; then unlock. */
-static void take_over(const char *what, pthread_mutex_t *m, int repair)
-{
-	int rc = pthread_mutex_lock(m); /* TAKE_OVER_LOCK */
-	printf("%s: lock %s\n", what, name_of(rc));
-	if (rc == EOWNERDEAD && repair)
-		printf("consistent %s\n", name_of(pthread_mutex_consistent(m)));
-	printf("unlock %s\n", name_of(pthread_mutex_unlock(m)));
-}
-
-static int repaired(const char *file)
-{
-	struct area *a = map_file(file, 1);
-	init_shared(a);
-	init_robust(&local);
-	printf("local %p\n", (void *)&local);
-	printf("shared %p\n", (void *)&a->robust);
-	pthread_t t;
-	pthread_create(&t, NULL, die_holding, &local);
-	pthread_join(t, NULL);
-	take_over("thread died", &local, 1);
-	pid_t pid = spawn((char *const[]){ "shared", "die", (char *)file, NULL });
-	printf("child %s\n", ended(wait_child(pid)));
-	take_over("process died", &a->robust, 1);
-	printf("lock again %s\n", name_of(pthread_mutex_lock(&a->robust)));
-	printf("unlock %s\n", name_of(pthread_mutex_unlock(&a->robust)));
-	return 0;
 }
 
 static int abandoned(int destroy)
@@ -339,9 +324,9 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "map") && argc > 4)
 		return map_side(argv[2], argv[3], argv[4]);
 	if (!strcmp(mode, "robust") && argc > 2)
-		return robust(argv[2]);
+		return owners_die(argv[2], 2);
 	if (!strcmp(mode, "repaired") && argc > 2)
-		return repaired(argv[2]);
+		return owners_die(argv[2], 1);
 	if (!strcmp(mode, "abandoned") || !strcmp(mode, "ended"))
 		return abandoned(!strcmp(mode, "ended"));
 	if (!strcmp(mode, "die") && argc > 2)

@@ -140,7 +140,7 @@ expect_grep "robust: the shared one's twice" \
 awk -v m="$shared" '$0 ~ "^OWNER DIED: mutex " m { on = 1; next } on && /^$/ { exit } on' \
 	"$report" > "$WORK/shared.finding"
 expect_grep "robust: where the lock that got EOWNERDEAD was" \
-	"^  the next lock returned EOWNERDEAD, last at [a-z_]+\+0x[0-9a-f]+ \(.*shared\.c:$(grep -n EOWNERDEAD_LOCK "$top_srcdir/tests/shared.c" | cut -d: -f1), shared\)$" \
+	"^  the next lock returned EOWNERDEAD, last at take_over\+0x[0-9a-f]+ \(.*shared\.c:$(grep -n TAKE_OVER_LOCK "$top_srcdir/tests/shared.c" | cut -d: -f1), shared\)$" \
 	"$WORK/shared.finding"
 expect_grep "robust: repaired once, not the second time" \
 	'^  made consistent again \(pthread_mutex_consistent\): 1 time; unlocked without that: 1 time$' \
