@@ -187,6 +187,7 @@ static const char *copy_name(const char *raw)
 	size_t n = printable_name(name, raw);
 	unsigned b = name_hash(name);
 	const char *out = NULL;
+	ms_async_defer(&ms_self); /* while the lock is held (thread.h) */
 	while (__atomic_exchange_n(&arena_lock, 1, __ATOMIC_ACQUIRE))
 		__builtin_ia32_pause();
 	for (struct kept_name *k = buckets[b]; k && !out; k = k->next)
@@ -200,6 +201,7 @@ static const char *copy_name(const char *raw)
 		out = k->text;
 	}
 	__atomic_store_n(&arena_lock, 0, __ATOMIC_RELEASE);
+	ms_async_resume(&ms_self);
 	return out;
 }
 

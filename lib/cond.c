@@ -38,14 +38,16 @@ ms_cond_wait_call(struct ms_cond_wait *w, pthread_cond_t *c, int how,
 	struct ms_tstate *ts = w->t->ts;
 	int rc, saved = errno;
 	ms_live_before_wait();
-	ts->cond_key = (uintptr_t)w->m; /* for live dumps */
+	/* the wait a live dump reads, under the handler: asynchronous
+	 * cancellation may land on any of these lines */
+	pthread_cleanup_push(cond_wait_cancelled, w);
+	ts->cond_key = (uintptr_t)w->m;
 	ts->cond_caller = w->caller;
 	ts->cond_since = ms_ticks();
 	errno = saved;
-	pthread_cleanup_push(cond_wait_cancelled, w);
 	rc = ms_cond_call(how, c, w->m, clock, abstime);
-	pthread_cleanup_pop(0);
 	ts->cond_key = 0;
+	pthread_cleanup_pop(0);
 	return rc;
 }
 

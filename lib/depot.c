@@ -52,6 +52,9 @@ static struct entry **by_id;     /* [id] */
 static uint32_t next_id = 1, max_ids;
 static uint64_t puts, dropped;
 static int lock;
+/* The holder of the lock for an update deferred its asynchronous
+ * cancellation (thread.h); under the lock. */
+static int holder_deferred;
 
 static void *arena_alloc(size_t bytes)
 {
@@ -76,17 +79,29 @@ void ms_depot_lock(void)
 
 int ms_depot_lock_for_update(void)
 {
-	return ms_fork_spin_lock(&lock);
+	struct ms_thread *t = &ms_self;
+	int deferred = ms_async_defer(t);
+	if (!ms_fork_spin_lock(&lock)) {
+		ms_async_resume(t);
+		return 0;
+	}
+	holder_deferred = deferred;
+	return 1;
 }
 
 void ms_depot_unlock(void)
 {
+	int deferred = holder_deferred;
+	holder_deferred = 0;
 	__atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
+	if (deferred)
+		ms_async_resume(&ms_self);
 }
 
 void ms_depot_after_fork_child(void)
 {
 	lock = 0;
+	holder_deferred = 0;
 	dropped = 0; /* the child counts its own */
 }
 

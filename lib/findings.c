@@ -10,6 +10,7 @@
 #include "depot.h"
 #include "internal.h"
 #include "record.h"
+#include "robust.h"
 #include "table.h"
 
 #include <string.h>
@@ -36,6 +37,10 @@ struct held_exit {
 	uint32_t n;
 	struct {
 		uintptr_t key, caller;
+		/* for a robust mutex, whose next owner may repair it: its
+		 * life and ms_robust_mark() (0: not robust) */
+		uint32_t rec, robust;
+		uint64_t birth;
 	} held[8];
 };
 
@@ -323,8 +328,12 @@ void ms_finding_held_at_exit(const struct ms_tstate *ts)
 		uint32_t n = ts->nheld;
 		h->n = ts->nheld + ts->overflow;
 		for (uint32_t i = 0; i < n && i < 8; i++) {
-			h->held[i].key = ms_rec_key(ts->held[i].rec);
+			uint32_t r = ts->held[i].rec;
+			h->held[i].key = ms_rec_key(r);
 			h->held[i].caller = ts->held[i].caller;
+			h->held[i].rec = r;
+			h->held[i].birth = LOAD(&ms_rec(r)->birth);
+			h->held[i].robust = ms_robust_mark(r);
 		}
 	} else
 		exits_dropped++;
@@ -363,6 +372,22 @@ uint32_t ms_finding_self_deadlock(struct ms_tstate *ts, uint32_t rec, uintptr_t 
 		selfs[nselfs++] = s;
 	give();
 	return s.relock;
+}
+
+/* The mutexes h ended holding that are still a finding at report time:
+ * not a robust one whose next owner made it consistent (robust.h).  Their
+ * indexes in h->held go to shown[]; returns how many of the h->n. */
+static uint32_t still_held(const struct held_exit *h, uint32_t shown[8], uint32_t *nshown)
+{
+	uint32_t n = h->n;
+	*nshown = 0;
+	for (uint32_t j = 0; j < h->n && j < 8; j++) {
+		if (ms_robust_recovered(h->held[j].rec, h->held[j].birth, h->held[j].robust))
+			n--;
+		else
+			shown[(*nshown)++] = j;
+	}
+	return n;
 }
 
 static struct ms_self_finding self_view(const struct self_deadlock *s)
@@ -412,13 +437,14 @@ uint32_t ms_findings_each_exit(void (*fn)(const struct ms_exit_finding *e, void 
 	give();
 	for (uint32_t i = 0; i < ne; i++) {
 		const struct held_exit *h = &exits[i];
-		struct ms_exit_finding out = {
-			.tid = h->tid, .name = h->name, .n = h->n,
-			.shown = h->n < 8 ? h->n : 8,
-		};
-		for (uint32_t j = 0; j < out.shown; j++) {
-			out.key[j] = h->held[j].key;
-			out.caller[j] = h->held[j].caller;
+		uint32_t shown[8];
+		struct ms_exit_finding out = { .tid = h->tid, .name = h->name };
+		out.n = still_held(h, shown, &out.shown);
+		if (!out.n)
+			continue;
+		for (uint32_t k = 0; k < out.shown; k++) {
+			out.key[k] = h->held[shown[k]].key;
+			out.caller[k] = h->held[shown[k]].caller;
 		}
 		fn(&out, arg);
 	}

@@ -220,7 +220,7 @@ int ms_findings_print(struct ms_fmt *f)
 	uint32_t dropped = ms_findings_each_exit(exit_one, f);
 	if (dropped)
 		ms_fmt(f, "\n(%u more threads ended holding mutexes)\n", dropped);
-	ms_robust_print(f); /* handled by the program: not failing */
+	failing += ms_robust_print(f); /* those left not recoverable */
 	return failing;
 }
 

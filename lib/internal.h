@@ -12,13 +12,14 @@
 
 #define MS_EXPORT __attribute__((visibility("default")))
 
-/* For the entry points that are cancellation points (the condition waits):
- * pthread_cancel leaves their frame by unwinding past it (a longjmp, in C),
- * never through its epilogue.  Under AddressSanitizer (configure
- * --enable-sanitizers) the redzones of such a frame would stay poisoned on
- * the thread's stack, and ASan's own runtime trips over them later (a CHECK
- * failure in __asan_handle_no_return), so those frames are not
- * instrumented.  In a normal build this is nothing. */
+/* For the entry points that are cancellation points (the condition waits),
+ * and the lock path's frames over a wait that asynchronous cancellation
+ * may end: pthread_cancel leaves their frame by unwinding past it (a
+ * longjmp, in C), never through its epilogue.  Under AddressSanitizer
+ * (configure --enable-sanitizers) the redzones of such a frame would stay
+ * poisoned on the thread's stack, and ASan's own runtime trips over them
+ * later (a CHECK failure in __asan_handle_no_return), so those frames are
+ * not instrumented.  In a normal build this is nothing. */
 #if defined(__SANITIZE_ADDRESS__)
 #define MS_UNWOUND __attribute__((no_sanitize_address))
 #else

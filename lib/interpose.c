@@ -215,8 +215,10 @@ static inline __attribute__((always_inline)) int lock_free_slow(pthread_mutex_t 
 	return lock_free(t, r, m, caller);
 }
 
-/* The try did not get the mutex: a wait, a relock, or an error. */
-static __attribute__((noinline)) int lock_not_free(pthread_mutex_t *m, int rc,
+/* The try did not get the mutex: a wait, a relock, or an error.
+ * MS_UNWOUND, as every frame from the entry point to the wait: a thread
+ * cancelled asynchronously in the wait leaves them by unwinding. */
+static MS_UNWOUND __attribute__((noinline)) int lock_not_free(pthread_mutex_t *m, int rc,
 						   uintptr_t caller)
 {
 	struct ms_thread *t = recording();
@@ -234,7 +236,7 @@ static __attribute__((noinline)) int lock_not_free(pthread_mutex_t *m, int rc,
  * glibc's trylock; if the mutex is free that is the whole of glibc's
  * work, and if it is not, this is a contention -- then the thread's cache
  * gives the record (no lock, no table probe), then lock_free(). */
-static __attribute__((noinline)) int lock_other(pthread_mutex_t *m,
+static MS_UNWOUND __attribute__((noinline)) int lock_other(pthread_mutex_t *m,
 						uintptr_t caller)
 {
 	struct ms_thread *t = &ms_self;
@@ -252,7 +254,7 @@ static __attribute__((noinline)) int lock_other(pthread_mutex_t *m,
  * knows (a hit means the thread records, so its tid is known) is taken
  * by glibc_fast.h's steps, which fail where glibc's trylock would; else
  * lock_other(). */
-static inline __attribute__((always_inline)) int mutex_lock(pthread_mutex_t *m)
+static inline __attribute__((always_inline)) MS_UNWOUND int mutex_lock(pthread_mutex_t *m)
 {
 	struct ms_thread *t = &ms_self;
 	/* ms_cache_find(), spelled out: branching on the address check
@@ -292,7 +294,7 @@ static inline __attribute__((always_inline)) int mutex_trylock(pthread_mutex_t *
 	return ms_trylock_failed(t, r, m, rc, CALLER);
 }
 
-static inline __attribute__((always_inline)) int mutex_timedlock(pthread_mutex_t *m,
+static inline __attribute__((always_inline)) MS_UNWOUND int mutex_timedlock(pthread_mutex_t *m,
 							   const struct timespec *abstime)
 {
 	struct ms_thread *t = recording();
@@ -314,7 +316,7 @@ static inline __attribute__((always_inline)) int mutex_timedlock(pthread_mutex_t
 			    CLOCK_REALTIME, abstime);
 }
 
-MS_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clock,
+MS_EXPORT MS_UNWOUND int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clock,
 				      const struct timespec *abstime)
 {
 	struct ms_thread *t = recording();
@@ -535,7 +537,7 @@ MS_EXPORT MS_UNWOUND int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex
  * The bodies above are inlined into each: CALLER (the return address) is
  * then the entry point's caller, the program's line. */
 
-MS_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
+MS_EXPORT MS_UNWOUND int pthread_mutex_lock(pthread_mutex_t *m)
 {
 	return mutex_lock(m);
 }
@@ -545,7 +547,7 @@ MS_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 	return mutex_trylock(m);
 }
 
-MS_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m,
+MS_EXPORT MS_UNWOUND int pthread_mutex_timedlock(pthread_mutex_t *m,
 				      const struct timespec *abstime)
 {
 	return mutex_timedlock(m, abstime);
@@ -616,7 +618,7 @@ MS_EXPORT int mtx_init(mtx_t *mtx, int type)
 	return thrd_answer(mutex_init((pthread_mutex_t *)mtx, &attr));
 }
 
-MS_EXPORT int mtx_lock(mtx_t *mtx)
+MS_EXPORT MS_UNWOUND int mtx_lock(mtx_t *mtx)
 {
 	if (unlikely(ms_c11_other()))
 		return ms_c11_next.mtx_lock(mtx);
@@ -630,7 +632,7 @@ MS_EXPORT int mtx_trylock(mtx_t *mtx)
 	return thrd_answer(mutex_trylock((pthread_mutex_t *)mtx));
 }
 
-MS_EXPORT int mtx_timedlock(mtx_t *restrict mtx, const struct timespec *restrict abstime)
+MS_EXPORT MS_UNWOUND int mtx_timedlock(mtx_t *restrict mtx, const struct timespec *restrict abstime)
 {
 	if (unlikely(ms_c11_other()))
 		return ms_c11_next.mtx_timedlock(mtx, abstime);

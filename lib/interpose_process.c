@@ -9,7 +9,10 @@
  *                              glibc's _Fork does not run (fork.c);
  *   pthread_mutex_consistent() a robust mutex repaired after its owner
  *                              died (robust.c), and its old name
- *                              pthread_mutex_consistent_np().
+ *                              pthread_mutex_consistent_np();
+ *   pthread_setcanceltype()    whether the thread's cancellation is
+ *                              asynchronous, which sections of ours
+ *                              defer (thread.h, ms_async_defer).
  *
  * Each calls glibc's function and returns its answer and errno as they
  * are. */
@@ -148,6 +151,26 @@ MS_EXPORT int pthread_mutex_consistent(pthread_mutex_t *m)
 		if (r != MS_REC_NONE && r != MS_REC_UNTRACKED)
 			ms_robust_made_consistent(r);
 	}
+	return rc;
+}
+
+MS_EXPORT int pthread_setcanceltype(int type, int *old)
+{
+	struct ms_thread *t = &ms_self;
+	if (t->async_deferred && (type == PTHREAD_CANCEL_DEFERRED ||
+				  type == PTHREAD_CANCEL_ASYNCHRONOUS)) {
+		/* a signal handler's, inside a section of ours that defers
+		 * cancellation: the type it asks for comes as that ends */
+		if (old)
+			*old = t->cancel_asked ? t->cancel_asked - 1
+			       : t->cancel_async ? PTHREAD_CANCEL_ASYNCHRONOUS
+						 : PTHREAD_CANCEL_DEFERRED;
+		t->cancel_asked = (uint8_t)(1 + type);
+		return 0;
+	}
+	int rc = ms_real.cancel_type(type, old);
+	if (rc == 0)
+		t->cancel_async = type == PTHREAD_CANCEL_ASYNCHRONOUS;
 	return rc;
 }
 

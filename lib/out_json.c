@@ -25,6 +25,7 @@
 #include "order.h"
 #include "record.h"
 #include "report_stacks.h"
+#include "robust.h"
 #include "symbols.h"
 #include "table.h"
 #include "thread.h"
@@ -256,6 +257,23 @@ static void errors_obj(struct jw *j, const uint64_t *e)
 	obj_end(j);
 }
 
+/* What became of a robust mutex whose owner died (robust.h); null if its
+ * owner never died. */
+static void owner_died(struct jw *j, int died, const struct ms_robust_view *v)
+{
+	if (!died) {
+		null(j, "owner_died");
+		return;
+	}
+	obj(j, "owner_died");
+	num(j, "times", v->died);
+	num(j, "made_consistent", v->consistent);
+	num(j, "unlocked_inconsistent", v->left);
+	boolean(j, "not_recoverable", v->not_recoverable);
+	frame(j, "last_eownerdead_at", v->last_at);
+	obj_end(j);
+}
+
 /* Bucket i holds [2^(i-1), 2^i) ticks (bucket 0: 0 ticks); bounds in ns. */
 static uint64_t bucket_lo(int i)
 {
@@ -411,6 +429,8 @@ static void one_mutex(uintptr_t key, uint32_t r, void *arg)
 	for (int i = 0; i < MS_E_COUNT; i++)
 		errors[i] = LOAD(&z->errors[i]);
 	errors_obj(j, errors);
+	struct ms_robust_view rv;
+	owner_died(j, ms_robust_view(r, &rv), &rv);
 	obj(j, "misuse");
 	for (int i = 0; i < MS_M_COUNT; i++)
 		num(j, misuse_key[i], LOAD(&z->misuse[i]));
@@ -462,6 +482,8 @@ static void ended(struct jw *j)
 		num(j, "condition_waits", s->cond_waits);
 		num(j, "most_waiters", s->waiters_max);
 		errors_obj(j, s->errors);
+		struct ms_robust_view rv;
+		owner_died(j, ms_robust_site_view(s->site, s->errors, &rv), &rv);
 		obj(j, "misuse");
 		for (int k = 0; k < MS_M_COUNT; k++)
 			num(j, misuse_key[k], s->misuse[k]);
@@ -821,6 +843,29 @@ static void exit_one(const struct ms_exit_finding *e, void *arg)
 	obj_end(j);
 }
 
+static void owner_died_one(uintptr_t key, uint32_t r, uintptr_t site,
+			   const struct ms_robust_view *v, void *arg)
+{
+	struct jw *j = arg;
+	obj(j, NULL);
+	str(j, "kind", "owner-died");
+	if (key) {
+		addr(j, "mutex", key);
+		str(j, "name", LOAD(&ms_table.cold[r].name));
+		null(j, "ended_first_locked_at");
+	} else {
+		null(j, "mutex");
+		null(j, "name");
+		frame(j, "ended_first_locked_at", site);
+	}
+	num(j, "times", v->died);
+	num(j, "made_consistent", v->consistent);
+	num(j, "unlocked_inconsistent", v->left);
+	num(j, "refused", v->refused);
+	frame(j, "last_eownerdead_at", v->last_at);
+	obj_end(j);
+}
+
 static void misuse_one(uintptr_t key, uint32_t r, void *arg)
 {
 	struct jw *j = arg;
@@ -880,6 +925,7 @@ static void findings(struct jw *j)
 	ms_findings_each_self(self_one, j);
 	ms_findings_each_cycle(cycle_one, j);
 	uint32_t dropped = ms_findings_each_exit(exit_one, j);
+	ms_robust_each_finding(owner_died_one, j);
 	ms_table_each(misuse_one, j);
 	site_misuse(j);
 	arr_end(j);

@@ -47,6 +47,7 @@ static int missing_thread_create(pthread_t *th, const pthread_attr_t *attr,
 				 void *(*fn)(void *), void *arg);
 static int missing_clocklock(pthread_mutex_t *m, clockid_t c,
 			     const struct timespec *ts);
+static int missing_cancel_type(int type, int *old);
 static int missing_thread_create(pthread_t *th, const pthread_attr_t *attr,
 				 void *(*fn)(void *), void *arg)
 {
@@ -89,6 +90,7 @@ struct ms_real ms_real = {
 	.cond_clockwait = missing_cond_clockwait,
 	.mutex_consistent = missing_consistent,
 	.thread_create = missing_thread_create,
+	.cancel_type = missing_cancel_type,
 	.fork_bare = missing_fork,
 	.lock_try = boot_mutex_trylock,
 	.timedlock_try = boot_mutex_trylock,
@@ -282,6 +284,7 @@ int ms_real_resolve(void)
 	RESOLVE(cond_clockwait, "pthread_cond_clockwait", NULL);
 	RESOLVE(mutex_consistent, "pthread_mutex_consistent", NULL);
 	RESOLVE(thread_create, "pthread_create", NULL);
+	RESOLVE(cancel_type, "pthread_setcanceltype", NULL);
 	void *bare = next("_Fork", NULL); /* not missing without it */
 	if (bare)
 		__atomic_store_n((void **)&ms_real.fork_bare, bare, __ATOMIC_RELEASE);
@@ -333,6 +336,14 @@ static int missing_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m,
 	if (ms_real.cond_clockwait == missing_cond_clockwait)
 		return ENOSYS;
 	return ms_real.cond_clockwait(c, m, clock, ts);
+}
+
+static int missing_cancel_type(int type, int *old)
+{
+	ms_real_resolve();
+	if (ms_real.cancel_type == missing_cancel_type)
+		return ENOSYS;
+	return ms_real.cancel_type(type, old);
 }
 
 static int missing_consistent(pthread_mutex_t *m)

@@ -23,6 +23,7 @@ struct ms_real {
 	int (*mutex_consistent)(pthread_mutex_t *);
 	int (*thread_create)(pthread_t *, const pthread_attr_t *,
 			     void *(*)(void *), void *);
+	int (*cancel_type)(int, int *); /* pthread_setcanceltype */
 	pid_t (*fork_bare)(void); /* _Fork (glibc 2.34), or ENOSYS */
 	/* The first step of the program's lock, timedlock and clocklock:
 	 * glibc's own trylock (0, or EBUSY and the slow path waits in the

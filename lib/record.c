@@ -394,11 +394,101 @@ static void wait_shown(struct ms_tstate *ts, uint32_t r, pthread_mutex_t *m,
 	__atomic_store_n(&ts->wait_rec, r, __ATOMIC_RELEASE);
 }
 
-int ms_lock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m, int rc,
-		 uintptr_t caller, unsigned op, clockid_t clock,
-		 const struct timespec *abstime)
+/* glibc's lock where it may block for long -- waiting for another thread,
+ * or for ever for this one -- with the program's cancellation type: in
+ * ms_lock_slow, asynchronous cancellation is deferred around it. */
+static int call_lock_blocking(struct ms_thread *t, pthread_mutex_t *m, unsigned op,
+			      clockid_t clock, const struct timespec *abstime)
+{
+	ms_async_resume(t);
+	int rc = call_lock(m, op, clock, abstime);
+	ms_async_defer(t);
+	return rc;
+}
+
+/* A thread waiting for a mutex it holds itself, cancelled there: its
+ * wait is over. */
+static void self_wait_over(void *arg)
+{
+	__atomic_store_n(&((struct ms_tstate *)arg)->wait_rec, 0, __ATOMIC_RELEASE);
+}
+
+static MS_UNWOUND __attribute__((noinline)) int
+self_wait(struct ms_thread *t, pthread_mutex_t *m, unsigned op, clockid_t clock,
+	  const struct timespec *abstime)
+{
+	int rc;
+	pthread_cleanup_push(self_wait_over, t->ts);
+	rc = call_lock_blocking(t, m, op, clock, abstime);
+	pthread_cleanup_pop(1);
+	return rc;
+}
+
+/* A wait of ms_lock_slow's. */
+struct lock_wait {
+	struct ms_thread *t;
+	uint32_t r;
+	pthread_mutex_t *m;
+	uintptr_t caller;
+	unsigned op;
+	int sampled;
+};
+
+/* The thread no longer waits: what the wait set up, undone. */
+static void wait_over(const struct lock_wait *w)
+{
+	struct ms_cold *c = ms_cold(w->r);
+	const uint64_t one = 1 | (uint64_t)w->sampled << 32;
+	__atomic_store_n(&w->t->ts->wait_rec, 0, __ATOMIC_RELEASE);
+	uint64_t before = __atomic_fetch_sub(&c->waiting, one, __ATOMIC_SEQ_CST);
+	if (w->sampled && before >> 32 == 1) {
+		/* the last sampled waiter: holders need not capture any more,
+		 * unless one came in meanwhile */
+		__atomic_fetch_and(&ms_rec(w->r)->flags, ~MS_F_WAITERS, __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&c->waiting, __ATOMIC_SEQ_CST) >> 32)
+			__atomic_fetch_or(&ms_rec(w->r)->flags, MS_F_WAITERS,
+					  __ATOMIC_SEQ_CST);
+	}
+}
+
+/* The thread was cancelled in the wait (asynchronous cancellation lands
+ * anywhere) or just after it: the wait is over, and if glibc had given it
+ * the mutex, that is an acquisition -- a cleanup handler of the program's
+ * may unlock it next. */
+static void lock_wait_cancelled(void *arg)
+{
+	const struct lock_wait *w = arg;
+	int saved = errno;
+	wait_over(w);
+	if (mutex_holder(w->m) == (int)w->t->tid) {
+		/* a robust mutex's owner field reads "inconsistent" after a
+		 * lock that got EOWNERDEAD */
+		int rc = mutex_owner(w->m) == MS_OWNER_INCONSISTENT ? EOWNERDEAD : 0;
+		finish(w->t, w->r, w->m, rc, w->caller, w->op, 1, ms_ticks());
+	}
+	errno = saved;
+}
+
+/* In a function of its own, as cond.c's: the cleanup handler's setjmp
+ * would make the compiler wary of the caller's variables. */
+static MS_UNWOUND __attribute__((noinline)) int
+lock_wait(struct lock_wait *w, clockid_t clock, const struct timespec *abstime)
+{
+	int rc;
+	pthread_cleanup_push(lock_wait_cancelled, w);
+	rc = call_lock_blocking(w->t, w->m, w->op, clock, abstime);
+	pthread_cleanup_pop(0);
+	return rc;
+}
+
+/* Asynchronous cancellation is deferred in here (thread.h) but in glibc's
+ * lock; a thread cancelled there leaves by unwinding (MS_UNWOUND). */
+MS_UNWOUND int ms_lock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
+			    int rc, uintptr_t caller, unsigned op, clockid_t clock,
+			    const struct timespec *abstime)
 {
 	int saved = errno;
+	ms_async_defer(t);
 	if (rc == ENOTRECOVERABLE)
 		ms_undo_unrecoverable_try(m);
 	if (rc != EBUSY || mutex_owner(m) == (int)t->tid) {
@@ -421,15 +511,15 @@ int ms_lock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m, int rc,
 					   ms_ticks());
 			}
 			errno = saved;
-			rc = call_lock(m, op, clock, abstime);
+			rc = errorcheck ? call_lock_blocking(t, m, op, clock, abstime)
+					: self_wait(t, m, op, clock, abstime);
 			saved = errno; /* glibc's, as without us */
-			if (!errorcheck)
-				__atomic_store_n(&t->ts->wait_rec, 0, __ATOMIC_RELEASE);
 			if (errorcheck && rc == EDEADLK)
 				ms_finding_self_deadlock(t->ts, r, (uintptr_t)m,
 							 MS_SELF_AVERTED);
 		}
 		rc = finish(t, r, m, rc, caller, op, 0, 0);
+		ms_async_resume(t);
 		errno = saved;
 		return rc;
 	}
@@ -457,20 +547,12 @@ int ms_lock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m, int rc,
 	uint64_t start = ms_ticks();
 	struct ms_tstate *ts = t->ts;
 	wait_shown(ts, r, m, caller, mine, op != MS_OP_LOCK, start);
+	struct lock_wait w = { t, r, m, caller, op, sampled };
 	errno = saved;
-	rc = call_lock(m, op, clock, abstime);
+	rc = lock_wait(&w, clock, abstime);
 	saved = errno; /* glibc's (a priority-protect lock's may set it) */
-	__atomic_store_n(&ts->wait_rec, 0, __ATOMIC_RELEASE);
 	uint64_t now = ms_ticks();
-	before = __atomic_fetch_sub(&c->waiting, one, __ATOMIC_SEQ_CST);
-	if (sampled && before >> 32 == 1) {
-		/* the last sampled waiter: holders need not capture any more,
-		 * unless one came in meanwhile */
-		__atomic_fetch_and(&ms_rec(r)->flags, ~MS_F_WAITERS, __ATOMIC_SEQ_CST);
-		if (__atomic_load_n(&c->waiting, __ATOMIC_SEQ_CST) >> 32)
-			__atomic_fetch_or(&ms_rec(r)->flags, MS_F_WAITERS,
-					  __ATOMIC_SEQ_CST);
-	}
+	wait_over(&w);
 	if (rc == 0 || rc == EOWNERDEAD) {
 		add_wait(r, c, now - start);
 		if (sampled) {
@@ -489,6 +571,7 @@ int ms_lock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m, int rc,
 	} else if (rc == ETIMEDOUT)
 		add_timeout_wait(c, now - start);
 	rc = finish(t, r, m, rc, caller, op, 1, now);
+	ms_async_resume(t);
 	errno = saved;
 	return rc;
 }

@@ -26,6 +26,7 @@
 #include "options.h"
 #include "output.h"
 #include "report_lock.h"
+#include "robust.h"
 #include "stack.h"
 #include "symbols.h"
 #include "table.h"
@@ -802,6 +803,10 @@ static void print_detail(struct ms_fmt *f, size_t rank, const struct line *l)
 	if (any)
 		ms_fmt(f, "\n");
 	print_hists(f, l);
+	if (l->ended)
+		ms_robust_site_note(f, l->key, l->errors);
+	else
+		ms_robust_note(f, l->r);
 	if (l->ended) {
 		ms_report_site_stacks(f, l->site);
 		if (LOAD(&l->site->history))

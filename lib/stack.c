@@ -314,10 +314,15 @@ int ms_stack_capture(uintptr_t *frames, int max)
 	uintptr_t buf[MS_MAX_FRAMES + 16];
 	if (max > MS_MAX_FRAMES)
 		max = MS_MAX_FRAMES;
-	if (!ms_stack_begin())
+	struct ms_thread *t = &ms_self;
+	ms_async_defer(t); /* the count of captures under way (thread.h) */
+	if (!ms_stack_begin()) {
+		ms_async_resume(t);
 		return 0;
+	}
 	int n = walk(buf, max + 16);
 	ms_stack_end();
+	ms_async_resume(t);
 	int i = 0, out = 0;
 	while (i < n && buf[i] >= self_lo && buf[i] < self_hi)
 		i++; /* our own frames */

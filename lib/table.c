@@ -217,6 +217,7 @@ lock_for_update(struct ms_update_locks *l, uint64_t home)
 		ms_fork_skipped_call();
 		return 0;
 	}
+	ms_async_defer(self); /* until the update ends */
 	unsigned st = stripe_of(home);
 	l->n = 0;
 	l->home = &stripes[st];
@@ -228,6 +229,7 @@ lock_for_update(struct ms_update_locks *l, uint64_t home)
 		return 1;
 	}
 	self->in_update = 0;
+	ms_async_resume(self);
 	return 0;
 }
 
@@ -237,6 +239,7 @@ static void abandon_update(void)
 {
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	ms_self.in_update = 0;
+	ms_async_resume(&ms_self);
 }
 
 static void unlock_after_update(struct ms_update_locks *l)
@@ -244,6 +247,7 @@ static void unlock_after_update(struct ms_update_locks *l)
 	release_all(l);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	ms_self.in_update = 0;
+	ms_async_resume(&ms_self);
 }
 
 /* For a fork from a signal handler that interrupted this thread's update:

@@ -4,7 +4,9 @@
 #include "fork.h"
 #include "init.h"
 #include "internal.h"
+#include "real.h"
 
+#include <pthread.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -60,6 +62,29 @@ void ms_guard_leave(struct ms_thread *t)
 	    __atomic_load_n(&ms_active, __ATOMIC_ACQUIRE) &&
 	    !__atomic_load_n(&ms_fork_unsettled, __ATOMIC_ACQUIRE))
 		ms_ok_set(t);
+	ms_async_resume(t);
+}
+
+void ms_async_defer_slow(struct ms_thread *t)
+{
+	if (t->async_deferred++ == 0)
+		ms_real.cancel_type(PTHREAD_CANCEL_DEFERRED, NULL);
+}
+
+/* cancel_async changes only outside those sections (cancel_asked): each
+ * one defers if and only if the outermost did. */
+void ms_async_resume_slow(struct ms_thread *t)
+{
+	/* counted down first: a cancel acted on in the call unwinds from
+	 * here, out of every section */
+	if (--t->async_deferred)
+		return;
+	if (t->cancel_asked) {
+		t->cancel_async = t->cancel_asked - 1 == PTHREAD_CANCEL_ASYNCHRONOUS;
+		t->cancel_asked = 0;
+	}
+	if (t->cancel_async)
+		ms_real.cancel_type(PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
 }
 
 uint64_t ms_threads_seen(void)

@@ -59,6 +59,11 @@ struct ms_thread {
 	 * findings.c where (0: none). */
 	uint32_t finding_ended;
 	uint64_t finding_birth;
+	/* The program made the thread's cancellation asynchronous
+	 * (pthread_setcanceltype); how deep the thread is in sections of
+	 * ours that defer it (ms_async_defer, below); and a type asked for
+	 * inside one (by a signal handler), 1 + the type, for its end. */
+	uint8_t cancel_async, async_deferred, cancel_asked;
 	/* Free records this thread hands out to the mutexes it makes and
 	 * takes back from those it destroys, so that threads making and
 	 * destroying mutexes at once share no free list (table.c). */
@@ -99,9 +104,38 @@ uint32_t ms_thread_register(struct ms_thread *t);
  * get its tid again). */
 void ms_thread_clock_floor(uint64_t order);
 
-/* Enter and leave library code that may call back into pthread. */
+/* A thread whose cancellation the program made asynchronous can be
+ * cancelled at any instruction, ours too.  Cancelled while it held a lock
+ * of ours, or half way through changing what other threads read, it would
+ * leave them so -- and the next thread to take that lock would wait for
+ * ever.  So such sections run with the thread's cancellation deferred
+ * (none of them is a cancellation point), and the program's type comes
+ * back as the outermost one ends: a cancel that came meanwhile is acted
+ * on there.  For the other threads, a test of a flag. */
+void ms_async_defer_slow(struct ms_thread *t);
+void ms_async_resume_slow(struct ms_thread *t);
+
+/* Returns whether it deferred (whether the thread's is asynchronous). */
+static inline int ms_async_defer(struct ms_thread *t)
+{
+	if (__builtin_expect(t->cancel_async, 0)) {
+		ms_async_defer_slow(t);
+		return 1;
+	}
+	return 0;
+}
+
+static inline void ms_async_resume(struct ms_thread *t)
+{
+	if (__builtin_expect(t->async_deferred, 0))
+		ms_async_resume_slow(t);
+}
+
+/* Enter and leave library code that may call back into pthread (a
+ * section deferring asynchronous cancellation, as above). */
 static inline void ms_guard_enter(struct ms_thread *t)
 {
+	ms_async_defer(t);
 	/* The cache first: the lock path trusts it without looking at the
 	 * guard, so a signal handler that locks between these lines must
 	 * find either an empty cache or a thread not yet guarded (its lock

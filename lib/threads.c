@@ -37,8 +37,10 @@ static struct ms_tstate *late_list;
 static pthread_key_t exit_key;
 static int have_key;
 
+/* Asynchronous cancellation deferred meanwhile (thread.h). */
 static void pool_lock(void)
 {
+	ms_async_defer(&ms_self);
 	while (__atomic_exchange_n(&lock, 1, __ATOMIC_ACQUIRE))
 		sched_yield();
 }
@@ -46,6 +48,7 @@ static void pool_lock(void)
 static void pool_unlock(void)
 {
 	__atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
+	ms_async_resume(&ms_self);
 }
 
 /* Under the pool's lock. */

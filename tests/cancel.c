@@ -19,11 +19,31 @@
  *   cancel timedwait  pthread_cond_timedwait (a deadline far away)
  *
  * Prints whether the handler ran holding the mutex, and whether the
- * thread was cancelled. */
+ * thread was cancelled.
+ *
+ * And asynchronous cancellation, which may land at any instruction: the
+ * threads below make theirs asynchronous and lock a mutex the main thread
+ * holds; their cleanup handler unlocks it (glibc lets a normal mutex go
+ * whoever unlocks it: the main thread's hold too).
+ *
+ *   cancel async-loop N  N rounds: three threads each take mutexes of
+ *                        their own for the first time, then wait for the
+ *                        main thread's; it cancels them after a delay that
+ *                        varies from round to round, so that the cancels
+ *                        land all along the way, then takes its mutex again.
+ *   cancel async-ghost GO  one thread cancelled while it waits; its cleanup
+ *                        handler unlocks the mutex, prints "cleaned" and
+ *                        waits (the thread is alive, its wait over) until
+ *                        the file GO exists; then the main thread takes the
+ *                        mutex again.
+ *
+ * Each prints what it did, the same with or without the library. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <sched.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,12 +57,12 @@ static const char *mode;
 static volatile int got_through;
 static volatile pid_t victim_tid;
 
-/* Until the victim sleeps in the futex of `held` (its blocking lock). */
-static void wait_until_blocked(void)
+/* Until the victim sleeps in the futex of m (its blocking lock). */
+static void wait_until_blocked(pthread_mutex_t *m)
 {
 	char path[64], want[32], line[128];
 	snprintf(path, sizeof path, "/proc/self/task/%d/syscall", (int)victim_tid);
-	snprintf(want, sizeof want, "%d %p ", 202 /* futex */, (void *)&held);
+	snprintf(want, sizeof want, "%d %p ", 202 /* futex */, (void *)m);
 	for (;;) {
 		FILE *f = fopen(path, "r");
 		int found = f && fgets(line, sizeof line, f) && !strncmp(line, want, strlen(want));
@@ -120,13 +140,141 @@ static int cond_main(void)
 	return 0;
 }
 
+/* ---- asynchronous cancellation ------------------------------------------ */
+
+#define VICTIMS 3
+#define OWN 4
+#define ROUNDS_MAX 2000
+static pthread_mutex_t main_held = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t own[ROUNDS_MAX][VICTIMS][OWN]; /* each taken once */
+static int started, cleanups;
+
+static void unlock_main_held(void *arg)
+{
+	(void)arg;
+	pthread_mutex_unlock(&main_held);
+	__atomic_add_fetch(&cleanups, 1, __ATOMIC_ACQ_REL);
+}
+
+static void *async_victim(void *arg)
+{
+	pthread_mutex_t *mine = arg;
+	pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
+	__atomic_add_fetch(&started, 1, __ATOMIC_ACQ_REL);
+	pthread_cleanup_push(unlock_main_held, NULL);
+	for (int i = 0; i < OWN; i++) {
+		pthread_mutex_lock(&mine[i]);
+		pthread_mutex_unlock(&mine[i]);
+	}
+	pthread_mutex_lock(&main_held);
+	/* another victim's cleanup let the main thread's hold go: keep it
+	 * until cancelled (this cleanup handler lets it go then) */
+	for (;;)
+		pause();
+	pthread_cleanup_pop(0);
+	return NULL;
+}
+
+static void spin_us(unsigned us)
+{
+	struct timespec start, now;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	while ((now.tv_sec - start.tv_sec) * 1000000 +
+	       (now.tv_nsec - start.tv_nsec) / 1000 < us);
+}
+
+static int async_loop(int rounds)
+{
+	if (rounds < 1 || rounds > ROUNDS_MAX)
+		return 2;
+	unsigned seed = 1;
+	int not_cancelled = 0;
+	printf("async-loop: %d rounds of %d threads\n", rounds, VICTIMS);
+	for (int round_no = 0; round_no < rounds; round_no++) {
+		pthread_t t[VICTIMS];
+		started = 0;
+		cleanups = 0;
+		pthread_mutex_lock(&main_held);
+		for (int i = 0; i < VICTIMS; i++)
+			if (pthread_create(&t[i], NULL, async_victim, own[round_no][i]))
+				return 2;
+		while (__atomic_load_n(&started, __ATOMIC_ACQUIRE) < VICTIMS)
+			sched_yield();
+		/* 0 to 255 us, spun (a sleep takes longer): the cancels land
+		 * from the victims' first steps to their wait */
+		seed = seed * 1103515245 + 12345;
+		spin_us(seed >> 16 & 255);
+		for (int i = 0; i < VICTIMS; i++)
+			pthread_cancel(t[i]);
+		for (int i = 0; i < VICTIMS; i++) {
+			void *ret = NULL;
+			pthread_join(t[i], &ret);
+			not_cancelled += ret != PTHREAD_CANCELED;
+		}
+		if (!__atomic_load_n(&cleanups, __ATOMIC_ACQUIRE))
+			pthread_mutex_unlock(&main_held); /* no cleanup let it go */
+		pthread_mutex_lock(&main_held);
+		pthread_mutex_unlock(&main_held);
+	}
+	printf("async-loop: %d cancelled, %d not; the mutex taken again after each "
+	       "round\n", rounds * VICTIMS - not_cancelled, not_cancelled);
+	return 0;
+}
+
+/* The cleanup handler lets the mutex go, then the thread stays, its wait
+ * over, until the file exists. */
+static void unlock_and_stay(void *arg)
+{
+	pthread_mutex_unlock(&main_held);
+	printf("cleaned\n");
+	fflush(stdout);
+	while (access(arg, F_OK) != 0)
+		usleep(10000);
+}
+
+static void *ghost_victim(void *arg)
+{
+	victim_tid = gettid();
+	pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
+	pthread_cleanup_push(unlock_and_stay, arg);
+	pthread_mutex_lock(&main_held);
+	pthread_cleanup_pop(0);
+	return NULL;
+}
+
+static int async_ghost(char *go)
+{
+	pthread_t t;
+	pthread_mutex_lock(&main_held);
+	if (pthread_create(&t, NULL, ghost_victim, go))
+		return 2;
+	while (!victim_tid)
+		usleep(1000);
+	wait_until_blocked(&main_held);
+	pthread_cancel(t);
+	void *ret = NULL;
+	pthread_join(t, &ret);
+	pthread_mutex_lock(&main_held);
+	pthread_mutex_unlock(&main_held);
+	printf("async-ghost: %s, the mutex taken again\n",
+	       ret == PTHREAD_CANCELED ? "cancelled" : "not cancelled");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc < 2)
 		return 2;
 	mode = argv[1];
 	if (!strcmp(mode, "condwait") || !strcmp(mode, "timedwait"))
 		return cond_main();
+	if (!strcmp(mode, "async-loop") && argc > 2)
+		return async_loop(atoi(argv[2]));
+	if (!strcmp(mode, "async-ghost") && argc > 2)
+		return async_ghost(argv[2]);
 	pthread_t t;
 	pthread_barrier_init(&cancelled, NULL, 2);
 	pthread_mutex_lock(&held);
@@ -135,7 +283,7 @@ int main(int argc, char **argv)
 	pthread_cancel(t);
 	pthread_barrier_wait(&cancelled);
 	if (!strcmp(mode, "contended"))
-		wait_until_blocked();
+		wait_until_blocked(&held);
 	pthread_mutex_unlock(&held);
 	void *ret = NULL;
 	pthread_join(t, &ret);

@@ -13,6 +13,13 @@
  *                   the second time it does not, and the mutex is not
  *                   recoverable after.  Every return value is printed (the
  *                   script compares them with a run without the library).
+ *   repaired FILE   the same, the child process dying once: each owner's
+ *                   death is repaired by the lock that gets EOWNERDEAD
+ *                   (correct code).
+ *   abandoned       a thread dies holding two robust mutexes: one is
+ *                   repaired, the other unlocked without that, not
+ *                   recoverable after.
+ *   ended           the same, and both are destroyed.
  *   wait FILE       a child holds a process-shared mutex and waits; here,
  *                   the main thread blocks on it (the script takes dumps,
  *                   then kills the child: the mutex's owner is gone).
@@ -162,21 +169,46 @@ static int map_side(const char *n, const char *file, const char *parent_addr)
 
 static pthread_mutex_t local; /* robust, this process's own */
 
+/* A robust mutex of this process's own. */
+static void init_robust(pthread_mutex_t *m)
+{
+	pthread_mutexattr_t at;
+	pthread_mutexattr_init(&at);
+	pthread_mutexattr_setrobust(&at, PTHREAD_MUTEX_ROBUST);
+	pthread_mutex_init(m, &at);
+	pthread_mutexattr_destroy(&at);
+}
+
 static void *die_holding(void *arg)
 {
 	pthread_mutex_lock(arg);
 	return NULL; /* the thread ends holding it */
 }
 
-static int robust(const char *file)
+/* Lock m, whose owner died, and repair it or not; then unlock. */
+static void take_over(const char *what, pthread_mutex_t *m, int repair)
+{
+	int rc = pthread_mutex_lock(m); /* TAKE_OVER_LOCK */
+	printf("%s: lock %s\n", what, name_of(rc));
+	if (rc == EOWNERDEAD && repair)
+		printf("consistent %s\n", name_of(pthread_mutex_consistent(m)));
+	printf("unlock %s\n", name_of(pthread_mutex_unlock(m)));
+}
+
+/* A lock and an unlock of m, after its owner's death was dealt with. */
+static void lock_again(pthread_mutex_t *m)
+{
+	printf("lock again %s\n", name_of(pthread_mutex_lock(m)));
+	printf("unlock %s\n", name_of(pthread_mutex_unlock(m)));
+}
+
+/* robust and repaired: a process dies holding the shared mutex `deaths`
+ * times, and only the first is repaired. */
+static int owners_die(const char *file, int deaths)
 {
 	struct area *a = map_file(file, 1);
 	init_shared(a);
-	pthread_mutexattr_t at;
-	pthread_mutexattr_init(&at);
-	pthread_mutexattr_setrobust(&at, PTHREAD_MUTEX_ROBUST);
-	pthread_mutex_init(&local, &at);
-	pthread_mutexattr_destroy(&at);
+	init_robust(&local);
 	printf("local %p\n", (void *)&local);
 	printf("shared %p\n", (void *)&a->robust);
 
@@ -184,28 +216,52 @@ static int robust(const char *file)
 	pthread_t t;
 	pthread_create(&t, NULL, die_holding, &local);
 	pthread_join(t, NULL);
-	int rc = pthread_mutex_lock(&local);
-	printf("thread died: lock %s\n", name_of(rc));
-	if (rc == EOWNERDEAD)
-		printf("consistent %s\n", name_of(pthread_mutex_consistent(&local)));
-	printf("unlock %s\n", name_of(pthread_mutex_unlock(&local)));
-	printf("lock again %s\n", name_of(pthread_mutex_lock(&local)));
-	printf("unlock %s\n", name_of(pthread_mutex_unlock(&local)));
+	take_over("thread died", &local, 1);
+	lock_again(&local);
 
-	/* a process dies holding it, twice */
-	for (int round = 0; round < 2; round++) {
+	/* a process dies holding it */
+	for (int round = 0; round < deaths; round++) {
 		pid_t pid = spawn((char *const[]){ "shared", "die", (char *)file, NULL });
 		printf("child %s\n", ended(wait_child(pid)));
-		rc = pthread_mutex_lock(&a->robust); /* EOWNERDEAD_LOCK */
-		printf("process died: lock %s\n", name_of(rc));
-		if (rc == EOWNERDEAD && round == 0)
-			printf("consistent %s\n", name_of(pthread_mutex_consistent(&a->robust)));
-		printf("unlock %s\n", name_of(pthread_mutex_unlock(&a->robust)));
+		take_over("process died", &a->robust, round == 0);
+	}
+	if (deaths == 1) {
+		lock_again(&a->robust);
+		return 0;
 	}
 	/* not made consistent the second time: not recoverable */
 	printf("lock %s\n", name_of(pthread_mutex_lock(&a->robust)));
 	printf("trylock %s\n", name_of(pthread_mutex_trylock(&a->robust)));
 	printf("consistent %s\n", name_of(pthread_mutex_consistent(&a->robust)));
+	return 0;
+}
+
+static pthread_mutex_t second; /* robust, this process's own */
+
+static void *die_holding_both(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&local); /* FIRST_OF_TWO */
+	pthread_mutex_lock(&second);
+	return NULL; /* the thread ends holding both */
+}
+
+static int abandoned(int destroy)
+{
+	init_robust(&local);
+	init_robust(&second);
+	printf("local %p\n", (void *)&local);
+	printf("second %p\n", (void *)&second);
+	pthread_t t;
+	pthread_create(&t, NULL, die_holding_both, NULL);
+	pthread_join(t, NULL);
+	take_over("repaired", &second, 1);
+	take_over("abandoned", &local, 0);
+	printf("lock again %s\n", name_of(pthread_mutex_lock(&local)));
+	if (destroy) {
+		printf("destroy %s\n", name_of(pthread_mutex_destroy(&local)));
+		printf("destroy %s\n", name_of(pthread_mutex_destroy(&second)));
+	}
 	return 0;
 }
 
@@ -268,13 +324,18 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "map") && argc > 4)
 		return map_side(argv[2], argv[3], argv[4]);
 	if (!strcmp(mode, "robust") && argc > 2)
-		return robust(argv[2]);
+		return owners_die(argv[2], 2);
+	if (!strcmp(mode, "repaired") && argc > 2)
+		return owners_die(argv[2], 1);
+	if (!strcmp(mode, "abandoned") || !strcmp(mode, "ended"))
+		return abandoned(!strcmp(mode, "ended"));
 	if (!strcmp(mode, "die") && argc > 2)
 		return die(argv[2]);
 	if (!strcmp(mode, "wait") && argc > 2)
 		return wait_other(argv[2]);
 	if (!strcmp(mode, "hold") && argc > 2)
 		return hold(argv[2]);
-	fprintf(stderr, "usage: %s counts N FILE | robust FILE | wait FILE\n", argv[0]);
+	fprintf(stderr, "usage: %s counts N FILE | robust FILE | repaired FILE | abandoned | "
+		"ended | wait FILE\n", argv[0]);
 	return 2;
 }

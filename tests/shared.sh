@@ -2,7 +2,8 @@
 # mutex locked hard by two processes (each report has exactly what its own
 # process did, at the address it mapped the mutex); robust mutexes whose
 # owner thread or process died, with the same return values as without the
-# library and an OWNER DIED finding; a live dump names the other process
+# library, a note when the new owner repaired it and an OWNER DIED finding
+# when it was left not recoverable; a live dump names the other process
 # holding a shared mutex, and calls it a deadlock once that process is gone.
 . "$top_srcdir/tests/lib.sh"
 P=$top_builddir/tests/shared
@@ -33,25 +34,113 @@ expect_no_grep "counts: none in the child either" '^MISUSE' "$WORK/c.$cpid"
 expect_eq "counts: nothing on stderr" "$(cat "$WORK/err")" ""
 
 # ---- robust mutexes whose owner dies ---------------------------------------
-"$P" robust "$WORK/area2" > "$WORK/plain" 2>&1
-timeout -s KILL 60 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/r.%p" \
-	"$P" robust "$WORK/area3" > "$WORK/out" 2>&1
-strip() { grep -Ev '^(local|shared) ' "$1"; }
-expect_eq "robust: every return value as without the library" "$(strip "$WORK/out")" "$(strip "$WORK/plain")"
-expect_grep "robust: a process died: EOWNERDEAD" '^process died: lock EOWNERDEAD$' "$WORK/out"
-local=$(awk '/^local / { print $2 }' "$WORK/out")
-shared=$(awk '/^shared / { print $2 }' "$WORK/out")
-report=$(ls "$WORK"/r.* | while read -r f; do grep -l "^OWNER DIED" "$f"; done)
-expect_grep "robust: the thread that died holding it" \
+# An owner death that the next owner repairs (pthread_mutex_consistent) is
+# the correct use of a robust mutex: a note in the mutex's section, no
+# finding, nothing for MUTEXSTAT_EXIT_CODE -- whether the owner was a thread
+# that ended or another process.  One never repaired, the mutex left not
+# recoverable, is an OWNER DIED finding, counted for it.  (Before, a repaired
+# death was both HELD AT THREAD EXIT and OWNER DIED, and an unrepaired one
+# did not change the exit status.)
+
+# same_answers MODE: the mode's return values (its addresses aside) as
+# without the library, its status with MUTEXSTAT_EXIT_CODE=7 in $status,
+# its report (the only one: the children that die make none) in $report.
+same_answers() {
+	"$P" $1 "$WORK/plain.area" > "$WORK/plain" 2>&1
+	status=0
+	timeout -s KILL 60 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/$1.%p" \
+		MUTEXSTAT_FORMAT=text,json MUTEXSTAT_EXIT_CODE=7 \
+		"$P" $1 "$WORK/$1.area" > "$WORK/$1.out" 2>&1 || status=$?
+	expect_eq "$1: every return value as without the library" \
+		"$(grep -Ev '^(local|shared|second) ' "$WORK/$1.out")" \
+		"$(grep -Ev '^(local|shared|second) ' "$WORK/plain")"
+	set -- "$WORK/$1".*.txt
+	expect_eq "$(basename "$1"): one report" "$#" 1
+	report=$1
+}
+addr_of() { awk -v w="$1" '$1 == w { print $2 }' "$WORK/$2.out"; }
+# section FILE ADDR: that mutex's section of the report
+section() {
+	awk -v m="$2" '$0 ~ "^#[0-9]+ mutex " m " " { on = 1 } on && /^$/ { exit } on' "$1"
+}
+FINDING='^(DEADLOCK|POTENTIAL DEADLOCK|GUARDED INVERSION|SELF-DEADLOCK|HELD AT THREAD EXIT|OWNER DIED|MISUSE)'
+REPAIRED='^  owner died: 1 time; made consistent again \(pthread_mutex_consistent\): 1 time -- repaired, no finding$'
+
+# both repaired: a thread's death and a process's
+same_answers repaired
+expect_eq "repaired: the program's own status, MUTEXSTAT_EXIT_CODE=7 or not" "$status" 0
+expect_no_grep "repaired: no finding" "$FINDING" "$report"
+section "$report" "$(addr_of local repaired)" > "$WORK/local.section"
+section "$report" "$(addr_of shared repaired)" > "$WORK/shared.section"
+expect_grep "repaired: the thread's death, a note in its mutex's section" "$REPAIRED" "$WORK/local.section"
+expect_grep "repaired: the process's death too" "$REPAIRED" "$WORK/shared.section"
+expect_grep "repaired: where the lock that got EOWNERDEAD was" \
+	"^    the next lock returned EOWNERDEAD, last at take_over\+0x[0-9a-f]+ \(.*shared\.c:$(grep -n TAKE_OVER_LOCK "$top_srcdir/tests/shared.c" | cut -d: -f1), shared\)$" \
+	"$WORK/shared.section"
+json=${report%.txt}.json
+expect_eq "repaired: JSON, no finding" "$(jq '.findings | length' "$json")" 0
+expect_eq "repaired: JSON, both repaired once, neither not recoverable" \
+	"$(jq -c '[.mutexes[] | .owner_died | select(.) | [.times, .made_consistent, .unlocked_inconsistent, .not_recoverable]]' "$json")" \
+	'[[1,1,0,false],[1,1,0,false]]'
+
+# a thread dies holding two: one is repaired, the other left not recoverable
+same_answers abandoned
+expect_eq "abandoned: MUTEXSTAT_EXIT_CODE=7 for the one left not recoverable" "$status" 7
+local=$(addr_of local abandoned)
+expect_grep "abandoned: the thread ended holding the one not repaired" \
 	"^HELD AT THREAD EXIT: thread [0-9]+ \"shared\" ended holding 1 mutex$" "$report"
-expect_grep "robust: the local mutex's owner died once" \
+expect_grep "abandoned: that one, where it was taken" \
+	"^  mutex $local taken at die_holding_both\+0x[0-9a-f]+ \(" "$report"
+expect_eq "abandoned: two findings" "$(grep -Ec "$FINDING" "$report")" 2
+expect_grep "abandoned: its owner died, unrepaired" \
 	"^OWNER DIED: mutex $local \(robust\): its owner died holding it, 1 time$" "$report"
+expect_grep "abandoned: not recoverable" \
+	'^  NOT RECOVERABLE: unlocked while inconsistent, it can never be locked again; 1 lock since returned ENOTRECOVERABLE$' \
+	"$report"
+section "$report" "$(addr_of second abandoned)" > "$WORK/second.section"
+expect_grep "abandoned: the repaired one, a note in its section" "$REPAIRED" "$WORK/second.section"
+json=${report%.txt}.json
+expect_eq "abandoned: JSON, the held-at-thread-exit and owner-died findings, of that mutex" \
+	"$(jq -c '[.findings[] | [.kind, (.mutexes[0].mutex // .mutex)]]' "$json")" \
+	"[[\"held-at-thread-exit\",\"$local\"],[\"owner-died\",\"$local\"]]"
+
+# the same mutexes destroyed: the findings stay, by where they were first
+# locked
+same_answers ended
+expect_eq "ended: MUTEXSTAT_EXIT_CODE=7 all the same" "$status" 7
+expect_grep "ended: the thread ended holding the one not repaired" \
+	"^HELD AT THREAD EXIT: thread [0-9]+ \"shared\" ended holding 1 mutex$" "$report"
+expect_eq "ended: two findings" "$(grep -Ec "$FINDING" "$report")" 2
+expect_grep "ended: its owner died, unrepaired, by its first lock" \
+	"^OWNER DIED: on robust mutexes now ended, first locked at die_holding_both\+0x[0-9a-f]+ \(.*shared\.c:$(grep -n FIRST_OF_TWO "$top_srcdir/tests/shared.c" | cut -d: -f1), shared\): the next lock got EOWNERDEAD, 1 time$" \
+	"$report"
+expect_grep "ended: not recoverable" \
+	'^  made consistent again \(pthread_mutex_consistent\): 0 times; unlocked without that: 1 time$' \
+	"$report"
+expect_eq "ended: JSON, the owner-died finding by its first lock" \
+	"$(jq -c '[.findings[] | select(.kind == "owner-died") | [.mutex, .ended_first_locked_at.function, .unlocked_inconsistent]]' "${report%.txt}.json")" \
+	'[[null,"die_holding_both",1]]'
+expect_eq "ended: JSON, the repaired one's site says so" \
+	"$(jq -c '[.ended[] | .owner_died | select(.) | [.made_consistent, .not_recoverable]] | sort' "${report%.txt}.json")" \
+	'[[0,true],[1,false]]'
+
+# a thread's death repaired; a process's twice, repaired once: not recoverable
+same_answers robust
+expect_grep "robust: a process died: EOWNERDEAD" '^process died: lock EOWNERDEAD$' "$WORK/robust.out"
+expect_eq "robust: MUTEXSTAT_EXIT_CODE=7 for the one left not recoverable" "$status" 7
+local=$(addr_of local robust)
+shared=$(addr_of shared robust)
+expect_no_grep "robust: the thread's death was repaired: it did not end holding it" \
+	'^HELD AT THREAD EXIT' "$report"
+expect_no_grep "robust: the local mutex is no finding" "^OWNER DIED: mutex $local " "$report"
+section "$report" "$local" > "$WORK/local.section"
+expect_grep "robust: the local mutex's note" "$REPAIRED" "$WORK/local.section"
 expect_grep "robust: the shared one's twice" \
 	"^OWNER DIED: mutex $shared \(robust\): its owner died holding it, 2 times$" "$report"
 awk -v m="$shared" '$0 ~ "^OWNER DIED: mutex " m { on = 1; next } on && /^$/ { exit } on' \
 	"$report" > "$WORK/shared.finding"
 expect_grep "robust: where the lock that got EOWNERDEAD was" \
-	"^  the next lock returned EOWNERDEAD, last at [a-z_]+\+0x[0-9a-f]+ \(.*shared\.c:$(grep -n EOWNERDEAD_LOCK "$top_srcdir/tests/shared.c" | cut -d: -f1), shared\)$" \
+	"^  the next lock returned EOWNERDEAD, last at take_over\+0x[0-9a-f]+ \(.*shared\.c:$(grep -n TAKE_OVER_LOCK "$top_srcdir/tests/shared.c" | cut -d: -f1), shared\)$" \
 	"$WORK/shared.finding"
 expect_grep "robust: repaired once, not the second time" \
 	'^  made consistent again \(pthread_mutex_consistent\): 1 time; unlocked without that: 1 time$' \
