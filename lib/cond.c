@@ -41,9 +41,11 @@ ms_cond_wait_call(struct ms_cond_wait *w, pthread_cond_t *c, int how,
 	/* the wait a live dump reads, under the handler: asynchronous
 	 * cancellation may land on any of these lines */
 	pthread_cleanup_push(cond_wait_cancelled, w);
-	ts->cond_key = (uintptr_t)w->m;
+	ts->cond_cond = (uintptr_t)c;
+	ts->cond_timed = how != 0;
 	ts->cond_caller = w->caller;
 	ts->cond_since = ms_ticks();
+	__atomic_store_n(&ts->cond_key, (uintptr_t)w->m, __ATOMIC_RELEASE);
 	errno = saved;
 	rc = ms_cond_call(how, c, w->m, clock, abstime);
 	ts->cond_key = 0;

@@ -54,6 +54,8 @@ static struct self_deadlock selfs[MAX_FINDINGS];
 static uint32_t nselfs;
 static struct held_exit exits[MAX_FINDINGS];
 static uint32_t nexits, exits_dropped;
+static struct ms_stall stall; /* the newest */
+static uint32_t nstalls;
 static struct cycle *cycles; /* [MAX_CYCLES], mapped at the first */
 static uint32_t ncycles;
 static uint64_t cycles_lost;
@@ -79,6 +81,7 @@ void ms_findings_after_fork_child(void)
 	exits_dropped = 0;
 	ncycles = 0;
 	cycles_lost = 0;
+	nstalls = 0;
 }
 
 void ms_findings_reset(void)
@@ -89,6 +92,7 @@ void ms_findings_reset(void)
 	exits_dropped = 0;
 	ncycles = 0;
 	cycles_lost = 0;
+	nstalls = 0;
 	give();
 }
 
@@ -314,6 +318,28 @@ void ms_findings_stats(struct ms_findings_stats *out)
 	out->cycles = ncycles;
 	out->cycles_lost = cycles_lost;
 	give();
+}
+
+/* ---- stalls ----------------------------------------------------------- */
+
+void ms_findings_stall(const struct ms_stall *s)
+{
+	take();
+	stall = *s;
+	nstalls++;
+	give();
+}
+
+uint32_t ms_findings_each_stall(void (*fn)(const struct ms_stall *s, void *arg), void *arg)
+{
+	struct ms_stall copy;
+	take();
+	uint32_t n = nstalls;
+	copy = stall;
+	give();
+	if (n && fn)
+		fn(&copy, arg);
+	return n;
 }
 
 /* ---- self-deadlocks and threads that exit holding mutexes ------------- */

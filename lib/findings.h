@@ -11,6 +11,7 @@
 #define MUTEXSTAT_FINDINGS_H
 
 #include "lockgraph.h"
+#include "stall.h"
 #include "threads.h"
 
 #include <pthread.h>
@@ -136,6 +137,19 @@ struct ms_exit_finding {
 /* Returns how many more threads ended holding mutexes than were kept. */
 uint32_t ms_findings_each_exit(void (*fn)(const struct ms_exit_finding *e, void *arg),
 			       void *arg);
+
+/* ---- stalls (the watchdog's) ----------------------------------------- */
+
+/* The dump thread saw every thread blocked (stall.h): kept, the newest. */
+void ms_findings_stall(const struct ms_stall *s);
+/* fn (if not NULL) with a copy of the newest stall, if one was seen;
+ * returns how many were. */
+uint32_t ms_findings_each_stall(void (*fn)(const struct ms_stall *s, void *arg), void *arg);
+/* Whether a stall can end by itself or by another process: not certain. */
+static inline int ms_stall_certain(const struct ms_stall *s)
+{
+	return !s->timed && !s->shared;
+}
 
 /* A fork child starts with none (its parent's report has them); so does
  * mutexstat_reset. */

@@ -11,6 +11,7 @@
 #include "robust.h"
 #include "symbols.h"
 #include "table.h"
+#include "threads.h"
 
 #include <string.h>
 
@@ -208,9 +209,92 @@ static void exit_one(const struct ms_exit_finding *h, void *arg)
 	}
 }
 
+/* ---- stalls ----------------------------------------------------------- */
+
+static void print_stall_thread(struct ms_fmt *f, const struct ms_stall_thread *w)
+{
+	char d[16], cut[40], who[32] = "";
+	const char *mname = NULL;
+	if (w->kind == MS_STALL_MUTEX || w->kind == MS_STALL_COND) {
+		uint32_t r = ms_table_find(w->kind == MS_STALL_MUTEX ? w->object : w->mutex);
+		if (r != MS_REC_NONE && r != MS_REC_UNTRACKED)
+			mname = ms_order_mutex_name(r);
+	}
+	ms_duration(d, w->waited_ns);
+	ms_fmt(f, "  thread %u%s%s%s ", w->tid, w->name[0] ? " \"" : "", w->name,
+	       w->name[0] ? "\"" : "");
+	switch (w->kind) {
+	case MS_STALL_MUTEX:
+		if (w->holder) {
+			struct ms_fmt hf;
+			ms_fmt_init(&hf, who, sizeof who, -1);
+			ms_fmt(&hf, " held by thread %u", w->holder);
+		}
+		ms_fmt(f, "waits for mutex %p%s%s%s%s, for %s\n", (void *)w->object,
+		       mname ? " \"" : "", ms_name_cut(cut, sizeof cut, mname, 30),
+		       mname ? "\"" : "", who, d);
+		break;
+	case MS_STALL_COND:
+		ms_fmt(f, "waits for condition %p (mutex %p%s%s%s), for %s\n", (void *)w->object,
+		       (void *)w->mutex, mname ? " \"" : "", ms_name_cut(cut, sizeof cut, mname, 30),
+		       mname ? "\"" : "", d);
+		break;
+	case MS_STALL_JOIN:
+		if (w->holder)
+			ms_fmt(f, "waits to join thread %u, for %s\n", w->holder, d);
+		else
+			ms_fmt(f, "waits to join a thread (pthread_t %p), for %s\n",
+			       (void *)w->object, d);
+		break;
+	case MS_STALL_FUTEX:
+		ms_fmt(f, "sleeps in a futex wait on %p (sem_wait, a barrier, a lock the library "
+			  "does not see), for %s or more\n", (void *)w->object, d);
+		break;
+	}
+	if (w->timed)
+		ms_fmt(f, "    a wait with a deadline: it ends then\n");
+	if (w->shared)
+		ms_fmt(f, "    %s\n", w->kind == MS_STALL_FUTEX
+				      ? "a futex wait another process may end (not private)"
+				      : "process-shared: another process may end it");
+	if (w->stack) {
+		ms_fmt(f, "    waits at      ");
+		ms_report_stack(f, w->stack, 18);
+	} else if (w->caller) {
+		char where[256];
+		ms_fmt(f, "    waits at      %s\n", ms_symbolize(w->caller, where, sizeof where));
+	}
+}
+
+struct stall_ctx {
+	struct ms_fmt *f;
+	int certain;
+};
+
+static void print_stall(const struct ms_stall *s, void *arg)
+{
+	struct stall_ctx *p = arg;
+	struct ms_fmt *f = p->f;
+	char d[16];
+	ms_duration(d, s->waited_ns);
+	ms_fmt(f, "\nSTALL: every thread (%u) blocked in a wait for %s or more, no mutex "
+		  "operation meanwhile, %s\n", s->n, d,
+	       s->timed ? "until a wait with a deadline ends"
+	       : s->shared ? "unless another process wakes one"
+			   : "and none of them can wake another");
+	for (uint32_t i = 0; i < s->shown; i++)
+		print_stall_thread(f, &s->t[i]);
+	if (s->n > s->shown)
+		ms_fmt(f, "  ... %u more threads\n", s->n - s->shown);
+	p->certain = ms_stall_certain(s);
+}
+
 int ms_findings_print(struct ms_fmt *f)
 {
 	int failing = ms_live_print(f); /* live deadlocks first */
+	struct stall_ctx stalls = { f, 0 };
+	ms_findings_each_stall(print_stall, &stalls);
+	failing += stalls.certain;
 	struct self_ctx selfs = { f, 0 };
 	ms_findings_each_self(self_one, &selfs);
 	failing += selfs.n; /* every SELF-DEADLOCK heading, averted ones too */

@@ -17,6 +17,8 @@
 #include "record.h"
 
 #include <errno.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <threads.h>
 
 #define CALLER ((uintptr_t)__builtin_return_address(0))
@@ -531,6 +533,77 @@ MS_EXPORT MS_UNWOUND int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex
 	if (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC)
 		return ms_real.cond_clockwait(c, m, clock, abstime); /* EINVAL */
 	COND_WAIT(2, clock, abstime);
+}
+
+/* ---- thread joins ----------------------------------------------------------
+ * A thread waiting to join another is blocked as surely as one waiting for
+ * a mutex: the watchdog's STALL finding names the thread it waits for.
+ * The join itself is glibc's, as the program called it.  A thread with no
+ * record gets one (not counted as using mutexes until it does). */
+
+static void join_over(void *arg)
+{
+	__atomic_store_n(&((struct ms_tstate *)arg)->join_target, 0, __ATOMIC_RELEASE);
+}
+
+/* how: 0 pthread_join, 1 pthread_timedjoin_np, 2 pthread_clockjoin_np */
+static MS_UNWOUND __attribute__((noinline)) int
+join_call(struct ms_tstate *ts, pthread_t th, void **ret, int how, clockid_t clock,
+	  const struct timespec *abstime, uintptr_t caller)
+{
+	int rc;
+	pthread_cleanup_push(join_over, ts); /* a join is a cancellation point */
+	ts->join_caller = caller;
+	ts->join_since = ms_ticks();
+	ts->join_timed = how != 0;
+	__atomic_store_n(&ts->join_target, (uintptr_t)th, __ATOMIC_RELEASE);
+	rc = how == 0	? ms_real.thread_join(th, ret)
+	     : how == 1 ? ms_real.thread_timedjoin(th, ret, abstime)
+			: ms_real.thread_clockjoin(th, ret, clock, abstime);
+	pthread_cleanup_pop(1);
+	return rc;
+}
+
+/* The calling thread's record, made if need be; NULL: pass through. */
+static struct ms_tstate *joiner(void)
+{
+	struct ms_thread *t = &ms_self;
+	if (ms_start_lazily() || t->guard)
+		return NULL;
+	if (!t->ts) {
+		int saved = errno;
+		ms_guard_enter(t);
+		t->ts = ms_tstate_new(t->tid ? t->tid : (uint32_t)syscall(SYS_gettid));
+		ms_guard_leave(t);
+		errno = saved;
+	}
+	return t->ts;
+}
+
+MS_EXPORT MS_UNWOUND int pthread_join(pthread_t th, void **ret)
+{
+	struct ms_tstate *ts = joiner();
+	if (!ts)
+		return ms_real.thread_join(th, ret);
+	return join_call(ts, th, ret, 0, 0, NULL, CALLER);
+}
+
+MS_EXPORT MS_UNWOUND int pthread_timedjoin_np(pthread_t th, void **ret,
+					      const struct timespec *abstime)
+{
+	struct ms_tstate *ts = joiner();
+	if (!ts)
+		return ms_real.thread_timedjoin(th, ret, abstime);
+	return join_call(ts, th, ret, 1, 0, abstime, CALLER);
+}
+
+MS_EXPORT MS_UNWOUND int pthread_clockjoin_np(pthread_t th, void **ret, clockid_t clock,
+					      const struct timespec *abstime)
+{
+	struct ms_tstate *ts = joiner();
+	if (!ts)
+		return ms_real.thread_clockjoin(th, ret, clock, abstime);
+	return join_call(ts, th, ret, 2, clock, abstime, CALLER);
 }
 
 /* ---- the entry points ------------------------------------------------------

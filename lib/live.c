@@ -22,6 +22,8 @@
 #include "fds.h"
 #include "findings_text.h"
 #include "fork.h"
+#include "findings.h"
+#include "stall.h"
 #include "init.h"
 #include "internal.h"
 #include "last_thread.h"
@@ -1216,6 +1218,32 @@ static void oldest(struct ms_tstate *ts, void *arg)
 	}
 }
 
+/* The watchdog's look for a STALL (stall.h): kept as a finding, with
+ * where each thread waits, and reported.  Returns 0 if none, 1 for one,
+ * 2 for one nothing can end (no deadline, no other process). */
+static int stall_reported(unsigned *seq)
+{
+	static struct ms_stall s; /* the dump thread's */
+	if (!ms_stall_check((uint32_t)dump_tid, ms_opt.watchdog * 1000000000ull, &s))
+		return 0;
+	for (uint32_t i = 0; i < s.shown; i++) {
+		const uintptr_t *frames;
+		int n;
+		if (s.t[i].stack || !s.t[i].ts || (n = ms_live_where_now(s.t[i].ts, &frames)) <= 0)
+			continue;
+		/* from the program's call on: not glibc's wait, nor ours */
+		int from = 0;
+		while (s.t[i].caller && from < n && frames[from] != s.t[i].caller)
+			from++;
+		if (from == n)
+			from = 0;
+		s.t[i].stack = ms_depot_put(frames + from, n - from);
+	}
+	ms_findings_stall(&s);
+	dump(++*seq);
+	return ms_stall_certain(&s) ? 2 : 1;
+}
+
 static void *dump_thread(void *arg)
 {
 	(void)arg;
@@ -1288,6 +1316,16 @@ static void *dump_thread(void *arg)
 			continue;
 		}
 		if (n == 0 && ms_opt.watchdog && !watchdog_done) {
+			int stalled = stall_reported(&seq);
+			if (stalled) {
+				watchdog_fired = 1;
+				watchdog_done = stalled == 2 || ms_live_certain_deadlocks() > 0;
+				if (watchdog_done && ms_opt.on_deadlock == 1) { /* abort */
+					ms_live_aborting = 1;
+					abort();
+				}
+				continue;
+			}
 			uint64_t since = 0;
 			ms_threads_each(oldest, &since);
 			uint64_t now = ms_ticks();

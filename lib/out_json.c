@@ -824,6 +824,42 @@ static void cycle_one(const struct ms_cycle_finding *c, void *arg)
 	obj_end(j);
 }
 
+static const char *const stall_kind[] = { "mutex", "condition", "join", "futex" };
+
+static void stall_one(const struct ms_stall *s, void *arg)
+{
+	struct jw *j = arg;
+	obj(j, NULL);
+	str(j, "kind", "stall");
+	num(j, "threads_blocked", s->n);
+	num(j, "waited_ns", s->waited_ns);
+	boolean(j, "timed", s->timed);
+	boolean(j, "shared", s->shared);
+	arr(j, "threads");
+	for (uint32_t i = 0; i < s->shown; i++) {
+		const struct ms_stall_thread *w = &s->t[i];
+		obj(j, NULL);
+		num(j, "thread", w->tid);
+		str_or_null(j, "name", w->name);
+		str(j, "waits_for", stall_kind[w->kind]);
+		addr(j, "object", w->object);
+		addr_or_null(j, "mutex", w->kind == MS_STALL_COND ? w->mutex
+					 : w->kind == MS_STALL_MUTEX ? w->object : 0);
+		if (w->holder)
+			num(j, w->kind == MS_STALL_JOIN ? "joins" : "held_by", w->holder);
+		num(j, "waited_ns", w->waited_ns);
+		boolean(j, "timed", w->timed);
+		boolean(j, "shared", w->shared);
+		if (w->stack)
+			stack(j, "at", w->stack);
+		else
+			frame(j, "at_caller", w->caller);
+		obj_end(j);
+	}
+	arr_end(j);
+	obj_end(j);
+}
+
 static void exit_one(const struct ms_exit_finding *e, void *arg)
 {
 	struct jw *j = arg;
@@ -922,6 +958,7 @@ static void findings(struct jw *j)
 {
 	arr(j, "findings");
 	live_waits(j);
+	ms_findings_each_stall(stall_one, j);
 	ms_findings_each_self(self_one, j);
 	ms_findings_each_cycle(cycle_one, j);
 	uint32_t dropped = ms_findings_each_exit(exit_one, j);

@@ -48,6 +48,10 @@ static int missing_thread_create(pthread_t *th, const pthread_attr_t *attr,
 static int missing_clocklock(pthread_mutex_t *m, clockid_t c,
 			     const struct timespec *ts);
 static int missing_cancel_type(int type, int *old);
+static int missing_join(pthread_t th, void **ret);
+static int missing_timedjoin(pthread_t th, void **ret, const struct timespec *ts);
+static int missing_clockjoin(pthread_t th, void **ret, clockid_t c,
+			     const struct timespec *ts);
 static int missing_thread_create(pthread_t *th, const pthread_attr_t *attr,
 				 void *(*fn)(void *), void *arg)
 {
@@ -91,6 +95,9 @@ struct ms_real ms_real = {
 	.mutex_consistent = missing_consistent,
 	.thread_create = missing_thread_create,
 	.cancel_type = missing_cancel_type,
+	.thread_join = missing_join,
+	.thread_timedjoin = missing_timedjoin,
+	.thread_clockjoin = missing_clockjoin,
 	.fork_bare = missing_fork,
 	.lock_try = boot_mutex_trylock,
 	.timedlock_try = boot_mutex_trylock,
@@ -285,6 +292,16 @@ int ms_real_resolve(void)
 	RESOLVE(mutex_consistent, "pthread_mutex_consistent", NULL);
 	RESOLVE(thread_create, "pthread_create", NULL);
 	RESOLVE(cancel_type, "pthread_setcanceltype", NULL);
+	/* not missing without them: no program calls what its glibc lacks */
+	void *join = next("pthread_join", NULL);
+	void *timedjoin = next("pthread_timedjoin_np", NULL);
+	void *clockjoin = next("pthread_clockjoin_np", NULL);
+	if (join)
+		__atomic_store_n((void **)&ms_real.thread_join, join, __ATOMIC_RELEASE);
+	if (timedjoin)
+		__atomic_store_n((void **)&ms_real.thread_timedjoin, timedjoin, __ATOMIC_RELEASE);
+	if (clockjoin)
+		__atomic_store_n((void **)&ms_real.thread_clockjoin, clockjoin, __ATOMIC_RELEASE);
 	void *bare = next("_Fork", NULL); /* not missing without it */
 	if (bare)
 		__atomic_store_n((void **)&ms_real.fork_bare, bare, __ATOMIC_RELEASE);
@@ -336,6 +353,31 @@ static int missing_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m,
 	if (ms_real.cond_clockwait == missing_cond_clockwait)
 		return ENOSYS;
 	return ms_real.cond_clockwait(c, m, clock, ts);
+}
+
+static int missing_join(pthread_t th, void **ret)
+{
+	ms_real_resolve();
+	if (ms_real.thread_join == missing_join)
+		return ENOSYS;
+	return ms_real.thread_join(th, ret);
+}
+
+static int missing_timedjoin(pthread_t th, void **ret, const struct timespec *ts)
+{
+	ms_real_resolve();
+	if (ms_real.thread_timedjoin == missing_timedjoin)
+		return ENOSYS;
+	return ms_real.thread_timedjoin(th, ret, ts);
+}
+
+static int missing_clockjoin(pthread_t th, void **ret, clockid_t c,
+			     const struct timespec *ts)
+{
+	ms_real_resolve();
+	if (ms_real.thread_clockjoin == missing_clockjoin)
+		return ENOSYS;
+	return ms_real.thread_clockjoin(th, ret, c, ts);
 }
 
 static int missing_cancel_type(int type, int *old)

@@ -24,6 +24,9 @@ struct ms_real {
 	int (*thread_create)(pthread_t *, const pthread_attr_t *,
 			     void *(*)(void *), void *);
 	int (*cancel_type)(int, int *); /* pthread_setcanceltype */
+	int (*thread_join)(pthread_t, void **);
+	int (*thread_timedjoin)(pthread_t, void **, const struct timespec *);
+	int (*thread_clockjoin)(pthread_t, void **, clockid_t, const struct timespec *);
 	pid_t (*fork_bare)(void); /* _Fork (glibc 2.34), or ENOSYS */
 	/* The first step of the program's lock, timedlock and clocklock:
 	 * glibc's own trylock (0, or EBUSY and the slow path waits in the

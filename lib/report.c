@@ -902,7 +902,8 @@ int ms_report(int fd)
 	 * blocked in its first lock (a live dump of a hang) */
 	struct ms_table_counts tc;
 	ms_table_counts(&tc);
-	if (!t.n && !t.held && !t.misused && !tc.destroyed && !ms_live_waiting()) {
+	if (!t.n && !t.held && !t.misused && !tc.destroyed && !ms_live_waiting() &&
+	    !ms_findings_each_stall(NULL, NULL)) {
 		char run[16], name[64];
 		ms_fmt(&f, "mutexstat: %s (pid %d) ran %s and locked no mutexes\n",
 		       ms_name_cut(name, sizeof name, ms_program_name(), PROGRAM_COLS),

@@ -9,6 +9,7 @@
 #include "clock.h"
 #include "options.h"
 #include "record.h"
+#include "findings.h"
 #include "order.h"
 #include "stack.h"
 #include "symbols.h"
@@ -55,6 +56,16 @@ void ms_report_stack_summary(struct ms_fmt *f)
 		ms_fmt(f, "  %llu lock-order edges not kept (their memory is spent): "
 			  "inversions may be missed; raise MUTEXSTAT_STACK_MEMORY\n",
 		       (unsigned long long)os.dropped);
+	if (os.cut_short)
+		ms_fmt(f, "  %llu of %llu lock-order cycle searches gave up (65,536 steps): "
+			  "inversions may be missed\n",
+		       (unsigned long long)os.cut_short, (unsigned long long)os.searches);
+	struct ms_findings_stats fs;
+	ms_findings_stats(&fs);
+	if (fs.cycles_lost)
+		ms_fmt(f, "  %llu lock-order cycles found but not kept: the first %llu "
+			  "distinct ones are\n",
+		       (unsigned long long)fs.cycles_lost, (unsigned long long)fs.cycles);
 	if (os.not_followed)
 		ms_fmt(f, "  lock order not followed for %llu acquisitions: their thread "
 			  "already held %d mutexes (the most followed per thread)\n",

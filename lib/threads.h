@@ -59,6 +59,13 @@ struct ms_tstate {
 	/* The condition wait it is in now (its mutex; 0: none). */
 	uintptr_t cond_key, cond_caller;
 	uint64_t cond_since;
+	uintptr_t cond_cond;   /* the condition variable */
+	uint32_t cond_timed;   /* that wait has a deadline */
+	/* The thread it waits to join now (its pthread_t; 0: none). */
+	uint32_t join_timed;
+	uintptr_t join_target, join_caller;
+	uint64_t join_since;
+	uintptr_t handle;      /* this thread's own pthread_t */
 	/* Where the thread is now, captured by itself on request (live dump). */
 	uint32_t now_seq;      /* answered request */
 	uint32_t now_n;

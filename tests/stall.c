@@ -1,0 +1,143 @@
+/* stall.c - hangs that no mutex cycle explains, and programs that only
+ * look like them, for tests/stall.sh (run with MUTEXSTAT_WATCHDOG=1):
+ *
+ *   lost        two workers wait on a condition nobody signals (the flag
+ *               is set without a broadcast); main joins the first: a
+ *               STALL that nothing ends
+ *   sem         a worker waits in sem_wait for a post that never comes,
+ *               a second for a mutex the first holds; main joins them
+ *   timed       a worker waits on a condition with a 3 s deadline, main
+ *               joins it: a STALL that ends by itself, then "done"
+ *   pool        workers idle on a condition while main sleeps 3 s, then
+ *               wakes them: no STALL (main sleeps, it is not blocked)
+ *   pshared     a worker waits on a process-shared semaphore that a child
+ *               process posts after 3 s: a STALL another process ends
+ *
+ * Prints "thread ROLE TID" and "cond/mutex NAME ADDRESS" lines first,
+ * "done" at the end of the modes that end. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t other = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t c = PTHREAD_COND_INITIALIZER;
+static sem_t sem, *shared_sem;
+static int ready;
+
+static void say_thread(const char *role)
+{
+	printf("thread %s %ld\n", role, (long)syscall(SYS_gettid));
+	fflush(stdout);
+}
+
+static void *waiter(void *arg)
+{
+	say_thread(arg);
+	pthread_mutex_lock(&m);
+	while (!ready)
+		pthread_cond_wait(&c, &m); /* STALL_COND */
+	pthread_mutex_unlock(&m);
+	return NULL;
+}
+
+static void *sem_waiter(void *arg)
+{
+	say_thread(arg);
+	pthread_mutex_lock(&other);
+	sem_wait(&sem); /* STALL_SEM */
+	pthread_mutex_unlock(&other);
+	return NULL;
+}
+
+static void *other_waiter(void *arg)
+{
+	say_thread(arg);
+	usleep(100000); /* the sem waiter has taken `other` */
+	pthread_mutex_lock(&other); /* STALL_MUTEX */
+	pthread_mutex_unlock(&other);
+	return NULL;
+}
+
+static void *timed_waiter(void *arg)
+{
+	say_thread(arg);
+	struct timespec dl;
+	clock_gettime(CLOCK_REALTIME, &dl);
+	dl.tv_sec += 3;
+	pthread_mutex_lock(&m);
+	while (!ready)
+		if (pthread_cond_timedwait(&c, &m, &dl)) /* STALL_TIMED */
+			break;
+	pthread_mutex_unlock(&m);
+	return NULL;
+}
+
+static void *shared_waiter(void *arg)
+{
+	say_thread(arg);
+	sem_wait(shared_sem); /* STALL_SHARED */
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+	pthread_t t[2];
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	say_thread("main");
+	printf("cond c %p\nmutex m %p\nmutex other %p\n", (void *)&c, (void *)&m, (void *)&other);
+	if (!strcmp(mode, "lost")) {
+		pthread_create(&t[0], NULL, waiter, "w1");
+		pthread_create(&t[1], NULL, waiter, "w2");
+		usleep(100000);
+		pthread_mutex_lock(&m);
+		ready = 1; /* and no broadcast: the waiters sleep on */
+		pthread_mutex_unlock(&m);
+		pthread_join(t[0], NULL); /* STALL_JOIN */
+	} else if (!strcmp(mode, "sem")) {
+		sem_init(&sem, 0, 0);
+		pthread_create(&t[0], NULL, sem_waiter, "w1");
+		pthread_create(&t[1], NULL, other_waiter, "w2");
+		pthread_join(t[0], NULL); /* STALL_JOIN_SEM */
+	} else if (!strcmp(mode, "timed")) {
+		pthread_create(&t[0], NULL, timed_waiter, "w1");
+		pthread_join(t[0], NULL);
+	} else if (!strcmp(mode, "pool")) {
+		pthread_create(&t[0], NULL, waiter, "w1");
+		pthread_create(&t[1], NULL, waiter, "w2");
+		sleep(3);
+		pthread_mutex_lock(&m);
+		ready = 1;
+		pthread_cond_broadcast(&c);
+		pthread_mutex_unlock(&m);
+		pthread_join(t[0], NULL);
+		pthread_join(t[1], NULL);
+	} else if (!strcmp(mode, "pshared")) {
+		shared_sem = mmap(NULL, sizeof *shared_sem, PROT_READ | PROT_WRITE,
+				  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		sem_init(shared_sem, 1, 0);
+		pid_t pid = fork();
+		if (pid == 0) {
+			sleep(3);
+			sem_post(shared_sem);
+			_exit(0);
+		}
+		pthread_create(&t[0], NULL, shared_waiter, "w1");
+		pthread_join(t[0], NULL);
+		waitpid(pid, NULL, 0);
+	} else {
+		fprintf(stderr, "usage: stall lost|sem|timed|pool|pshared\n");
+		return 2;
+	}
+	printf("done\n");
+	return 0;
+}

@@ -1,0 +1,91 @@
+# stall.sh - the watchdog's STALL (tests/stall.c, MUTEXSTAT_WATCHDOG=1): a
+# lost wakeup and a semaphore nobody posts are reported with every
+# thread, what it waits for and where, and abort with
+# MUTEXSTAT_ON_DEADLOCK=abort; a stall with a deadline, or one another
+# process ends, is reported and runs on; an idle pool beside a sleeping
+# main thread is no stall at all.
+. "$top_srcdir/tests/lib.sh"
+P=$top_builddir/tests/stall
+SRC=$top_srcdir/tests/stall.c
+
+line_of() { grep -n "/\* $1 \*/" "$SRC" | cut -d: -f1; }
+
+# run MODE [VAR=VALUE...]: under the library with the watchdog and
+# MUTEXSTAT_ON_DEADLOCK=abort; the report in $WORK/MODE, the status in $rc.
+run() {
+	mode=$1
+	shift
+	rm -f "$WORK/$mode" "$WORK/$mode".*
+	rc=0
+	timeout -s KILL 60 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/$mode" \
+		MUTEXSTAT_WATCHDOG=1 MUTEXSTAT_ON_DEADLOCK=abort "$@" \
+		"$P" "$mode" >"$WORK/$mode.out" 2>"$WORK/$mode.err" || rc=$?
+}
+
+# field MODE KEY WORD: the third word of the line "KEY WORD ..." of its output
+field() { awk -v k="$2" -v w="$3" '$1 == k && $2 == w { print $3; exit }' "$WORK/$1.out"; }
+
+# ---- a lost wakeup ---------------------------------------------------------
+run lost
+R=$WORK/lost.1
+expect_eq "lost: aborted after the report (SIGABRT)" "$rc" 134
+expect_grep "lost: STALL, three threads, nothing can end it" \
+	'^STALL: every thread \(3\) blocked in a wait for 1\.[0-9]+ s or more, no mutex operation meanwhile, and none of them can wake another$' "$R"
+expect_grep "lost: main waits to join the first worker" \
+	"^  thread $(field lost thread main) \"stall\" waits to join thread $(field lost thread w1), for " "$R"
+expect_grep "lost: where main joins" \
+	"^    waits at      main\+0x[0-9a-f]+ \(.*stall\.c:$(line_of STALL_JOIN), stall\)$" "$R"
+for w in w1 w2; do
+	expect_grep "lost: $w waits for the condition and its mutex" \
+		"^  thread $(field lost thread $w) \"stall\" waits for condition $(field lost cond c) \(mutex $(field lost mutex m)\), for " "$R"
+done
+expect_eq "lost: both workers wait at the condition wait's line" \
+	"$(grep -c "^    waits at      waiter+0x[0-9a-f]* (.*stall\.c:$(line_of STALL_COND), stall)$" "$R")" 2
+expect_no_grep "lost: no DEADLOCK (no mutex is held)" '^DEADLOCK' "$R"
+
+# JSON: the same finding, for scripts
+run lost MUTEXSTAT_FORMAT=json
+J=$WORK/lost.1.json
+expect_eq "lost, JSON: one stall of 3 threads, not timed, not shared" \
+	"$(jq -c '[.findings[] | select(.kind == "stall") | [.threads_blocked, .timed, .shared]]' "$J")" '[[3,false,false]]'
+expect_eq "lost, JSON: what each waits for" \
+	"$(jq -r '.findings[] | select(.kind == "stall") | .threads[] | .waits_for' "$J" | sort | paste -sd' ' -)" \
+	"condition condition join"
+expect_eq "lost, JSON: the join names its thread" \
+	"$(jq -r '.findings[] | select(.kind == "stall") | .threads[] | select(.waits_for == "join") | .joins' "$J")" \
+	"$(field lost thread w1)"
+
+# ---- a semaphore nobody posts, and a mutex behind it ------------------------
+run sem
+R=$WORK/sem.1
+expect_eq "sem: aborted after the report (SIGABRT)" "$rc" 134
+expect_grep "sem: STALL of three threads" '^STALL: every thread \(3\) blocked in a wait for ' "$R"
+expect_grep "sem: the worker in sem_wait, a futex wait the library does not see" \
+	"^  thread $(field sem thread w1) \"stall\" sleeps in a futex wait on 0x[0-9a-f]+ \(sem_wait, a barrier, a lock the library does not see\), for " "$R"
+expect_grep "sem: where it waits" "^                  sem_waiter\+0x[0-9a-f]+ \(.*stall\.c:$(line_of STALL_SEM), stall\)$" "$R"
+expect_grep "sem: the other worker waits for the mutex the first holds" \
+	"^  thread $(field sem thread w2) \"stall\" waits for mutex $(field sem mutex other) held by thread $(field sem thread w1), for " "$R"
+expect_grep "sem: at its line" "^    waits at      other_waiter\+0x[0-9a-f]+ \(.*stall\.c:$(line_of STALL_MUTEX), stall\)$" "$R"
+
+# ---- ends by itself: reported, not aborted, not failing ---------------------
+run timed MUTEXSTAT_EXIT_CODE=7
+expect_eq "timed: runs to its end; a stall with a deadline does not fail the run" \
+	"$rc $(tail -1 "$WORK/timed.out")" "0 done"
+expect_grep "timed: STALL until the deadline" \
+	'^STALL: every thread \(2\) blocked in a wait for 1\.[0-9]+ s or more, no mutex operation meanwhile, until a wait with a deadline ends$' \
+	"$WORK/timed.1"
+expect_grep "timed: the wait says so" '^    a wait with a deadline: it ends then$' "$WORK/timed.1"
+expect_grep "timed: the exit report keeps it" '^STALL: every thread \(2\)' "$WORK/timed"
+
+run pshared
+expect_eq "pshared: runs to its end" "$rc $(tail -1 "$WORK/pshared.out")" "0 done"
+expect_grep "pshared: STALL another process may end" \
+	'^STALL: every thread \(2\) blocked in a wait for .* unless another process wakes one$' "$WORK/pshared.1"
+expect_grep "pshared: the shared futex wait" '^    a futex wait another process may end \(not private\)$' "$WORK/pshared.1"
+
+# ---- an idle pool beside a sleeping main thread: no stall -------------------
+run pool
+expect_eq "pool: runs to its end" "$rc $(tail -1 "$WORK/pool.out")" "0 done"
+expect_no_grep "pool: no STALL" '^STALL' "$WORK/pool"
+expect_eq "pool: no watchdog report" "$(ls "$WORK"/pool.1* 2>/dev/null)" ""
+finish
