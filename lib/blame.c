@@ -13,20 +13,8 @@ struct key {
 	uint32_t rec, kind, stack, pad;
 };
 
-/* A key's hash, a word at a time: uthash's own (Jenkins') goes byte by
- * byte, and every wait charged and every line of a life that ends (its
- * site's line is looked up) hashes a key. */
-static inline unsigned key_hash(const void *key)
-{
-	const uint64_t *w = key;
-	uint64_t h = 0;
-	for (size_t i = 0; i < sizeof(struct key) / sizeof *w; i++) {
-		h = (h ^ w[i]) * 0x9e3779b97f4a7c15ull;
-		h ^= h >> 29;
-	}
-	return (unsigned)(h ^ (h >> 32));
-}
-#define HASH_FUNCTION(keyptr, keylen, hashv) ((void)(keylen), (hashv) = key_hash(keyptr))
+#include "word_hash.h"
+#define HASH_FUNCTION MS_WORD_HASH
 #include "depot_hash.h"
 
 struct line {

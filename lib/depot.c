@@ -23,21 +23,10 @@ static void *arena_alloc(size_t bytes);
 #define HASH_NONFATAL_OOM 1
 #define uthash_nonfatal_oom(obj) (oom = 1)
 static int oom;
-/* A stack's hash, a frame at a time: uthash's own (Jenkins') goes byte by
- * byte, ~600 instructions for 16 frames, and every sampled contention
- * event puts two stacks.  Keys here are whole frames; low bits (uthash's
- * bucket) get the high ones folded in. */
-static inline unsigned frames_hash(const void *key, size_t len)
-{
-	const uintptr_t *frame = key;
-	uint64_t h = len;
-	for (size_t i = 0; i < len / sizeof *frame; i++) {
-		h = (h ^ frame[i]) * 0x9e3779b97f4a7c15ull;
-		h ^= h >> 29;
-	}
-	return (unsigned)(h ^ (h >> 32));
-}
-#define HASH_FUNCTION(keyptr, keylen, hashv) ((hashv) = frames_hash((keyptr), (keylen)))
+/* A stack's hash, a frame at a time (every sampled contention event
+ * puts two stacks). */
+#include "word_hash.h"
+#define HASH_FUNCTION MS_WORD_HASH
 #include <uthash.h>
 
 struct entry {

@@ -424,35 +424,36 @@ static struct ms_self_finding self_view(const struct self_deadlock *s)
 	};
 }
 
-void ms_findings_each_self(void (*fn)(const struct ms_self_finding *s, void *arg),
-			   void *arg)
+/* fn for each self-deadlock, or (unsaid) for each that never returns and
+ * was not said yet, which is then said. */
+static void each_self(void (*fn)(const struct ms_self_finding *s, void *arg), void *arg,
+		      int unsaid)
 {
 	take();
 	uint32_t ns = nselfs;
 	give();
 	for (uint32_t i = 0; i < ns; i++) {
 		take();
+		int pick = !unsaid || (selfs[i].kind == MS_SELF_FOREVER && !selfs[i].said);
+		if (unsaid)
+			selfs[i].said = 1;
 		struct ms_self_finding out = self_view(&selfs[i]);
 		give();
-		fn(&out, arg);
+		if (pick)
+			fn(&out, arg);
 	}
+}
+
+void ms_findings_each_self(void (*fn)(const struct ms_self_finding *s, void *arg),
+			   void *arg)
+{
+	each_self(fn, arg, 0);
 }
 
 void ms_findings_each_unsaid(void (*fn)(const struct ms_self_finding *s, void *arg),
 			     void *arg)
 {
-	take();
-	uint32_t ns = nselfs;
-	give();
-	for (uint32_t i = 0; i < ns; i++) {
-		take();
-		int say = selfs[i].kind == MS_SELF_FOREVER && !selfs[i].said;
-		selfs[i].said = 1;
-		struct ms_self_finding out = self_view(&selfs[i]);
-		give();
-		if (say)
-			fn(&out, arg);
-	}
+	each_self(fn, arg, 1);
 }
 
 uint32_t ms_findings_each_exit(void (*fn)(const struct ms_exit_finding *e, void *arg),

@@ -316,3 +316,16 @@ const char *ms_duration(char *out, uint64_t ns)
 	ms_fmt(&f, " %s", unit[u]);
 	return ms_fmt_str(&f);
 }
+
+uint64_t ms_scan_number(const char **p, unsigned base)
+{
+	uint64_t v = 0;
+	for (;; (*p)++) {
+		int d = **p >= '0' && **p <= '9'   ? **p - '0'
+			: **p >= 'a' && **p <= 'f' ? **p - 'a' + 10
+						   : 99;
+		if (d >= (int)base)
+			return v;
+		v = v * base + (uint64_t)d;
+	}
+}

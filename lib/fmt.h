@@ -55,4 +55,8 @@ extern unsigned long ms_report_progress;
  * progress while one is in there is stuck on its reader, not slow. */
 extern int ms_report_in_write;
 
+/* The number in base 8, 10 or 16 (lower-case digits) at *p, which moves
+ * past it (/proc's files). */
+uint64_t ms_scan_number(const char **p, unsigned base);
+
 #endif

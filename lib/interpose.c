@@ -39,7 +39,8 @@ static struct ms_thread *recording_slow(struct ms_thread *t)
 		ms_guard_leave(t);
 		if (!t->ts)
 			return NULL; /* no record to be had: not followed */
-	}
+	} else if (unlikely(t->ts->join_only))
+		t->ts->join_only = 0; /* its record was made by a join */
 	if (!t->pend)
 		ms_ok_set(t); /* else: after the next unlock (record.c) */
 	return t;
@@ -574,6 +575,8 @@ static struct ms_tstate *joiner(void)
 		int saved = errno;
 		ms_guard_enter(t);
 		t->ts = ms_tstate_new(t->tid ? t->tid : (uint32_t)syscall(SYS_gettid));
+		if (t->ts)
+			t->ts->join_only = 1;
 		ms_guard_leave(t);
 		errno = saved;
 	}

@@ -545,19 +545,6 @@ static int still_ours(int sig)
 }
 
 /* Reads a number in base 10 or 16 at *t, moving past it. */
-static uint64_t read_number(const char **t, unsigned base)
-{
-	uint64_t v = 0;
-	for (;; (*t)++) {
-		int d = **t >= '0' && **t <= '9'   ? **t - '0'
-			: **t >= 'a' && **t <= 'f' ? **t - 'a' + 10
-						   : 99;
-		if (d >= (int)base)
-			return v;
-		v = v * base + (uint64_t)d;
-	}
-}
-
 /* Thread tid's system call now, from /proc, and its first argument (0
  * if not shown); -1 if it runs ("running") or is gone. */
 static long task_syscall(uint32_t tid, uint64_t *arg0)
@@ -567,10 +554,10 @@ static long task_syscall(uint32_t tid, uint64_t *arg0)
 	if (!ms_task_file(tid, "syscall", buf, sizeof buf) || buf[0] < '0' || buf[0] > '9')
 		return -1;
 	const char *t = buf;
-	long nr = (long)read_number(&t, 10);
+	long nr = (long)ms_scan_number(&t, 10);
 	if (t[0] == ' ' && t[1] == '0' && t[2] == 'x') {
 		t += 3;
-		*arg0 = read_number(&t, 16);
+		*arg0 = ms_scan_number(&t, 16);
 	}
 	return nr;
 }
@@ -637,7 +624,7 @@ static int asking_steals(uint32_t tid, int sig)
 	if (t) {
 		for (t += 8; *t == ' ' || *t == '\t'; t++)
 			;
-		if (read_number(&t, 16) >> (sig - 1) & 1)
+		if (ms_scan_number(&t, 16) >> (sig - 1) & 1)
 			why = ASK_BLOCKED;
 	}
 	uint64_t at;

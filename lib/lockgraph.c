@@ -20,19 +20,8 @@ static int oom;
 #define uthash_free(ptr, sz) ((void)(ptr), (void)(sz)) /* the memory is kept */
 #define HASH_NONFATAL_OOM 1
 #define uthash_nonfatal_oom(obj) (oom = 1)
-/* Keys are whole 64-bit words (node_key, edge_key): hashed a word at a
- * time, not byte by byte as uthash's own does. */
-static inline unsigned key_hash(const void *key, size_t len)
-{
-	const uint64_t *w = key;
-	uint64_t h = len;
-	for (size_t i = 0; i < len / sizeof *w; i++) {
-		h = (h ^ w[i]) * 0x9e3779b97f4a7c15ull;
-		h ^= h >> 29;
-	}
-	return (unsigned)(h ^ (h >> 32));
-}
-#define HASH_FUNCTION(keyptr, keylen, hashv) ((hashv) = key_hash((keyptr), (keylen)))
+#include "word_hash.h" /* keys are whole 64-bit words */
+#define HASH_FUNCTION MS_WORD_HASH
 #include <uthash.h>
 
 struct node_key {
@@ -79,7 +68,7 @@ void ms_lg_init(struct ms_lg *g, void *(*alloc)(size_t), uint64_t (*life)(uint32
 	memset(g, 0, sizeof *g);
 	g->alloc = alloc;
 	g->life = life;
-	g->sweep_at = SWEEP_MIN;
+	g->sweep_at = g->sweep_min = SWEEP_MIN;
 	size_t per = sizeof(struct lg_state) + sizeof(const struct ms_lg_edge *);
 	if (search && search_bytes >= 4 * per) {
 		g->search = search;
@@ -87,6 +76,11 @@ void ms_lg_init(struct ms_lg *g, void *(*alloc)(size_t), uint64_t (*life)(uint32
 		g->path = (const struct ms_lg_edge **)((struct lg_state *)search + g->states);
 		g->path_cap = g->states;
 	}
+}
+
+size_t ms_lg_edge_bytes(void)
+{
+	return sizeof(struct lg_edge) + sizeof(struct lg_node);
 }
 
 static int node_live(const struct ms_lg *g, const struct lg_node *n)
@@ -156,7 +150,7 @@ static void sweep(struct ms_lg *g)
 		g->free_nodes = n;
 	}
 	g->nedges = live;
-	g->sweep_at = live * 2 > SWEEP_MIN ? live * 2 : SWEEP_MIN;
+	g->sweep_at = live * 2 > g->sweep_min ? live * 2 : g->sweep_min;
 }
 
 static void *take(struct ms_lg *g, void **free_list, size_t bytes, size_t next_offset)

@@ -54,6 +54,10 @@ struct ms_lg {
 	struct lg_node *nodes, *all_nodes, *free_nodes;
 	struct lg_edge *edges, *all, *free_edges;
 	uint64_t nedges, sweep_at, dropped;
+	/* edges of ended lives are swept into the free lists each time the
+	 * edges reach twice the live ones of the last sweep, or this many
+	 * (ms_lg_init: 4096; a caller whose memory is small sets fewer) */
+	uint64_t sweep_min;
 	uint64_t searches, cut_short;
 	uint32_t readers, stamp;
 	const struct ms_lg_edge **path;
@@ -67,6 +71,9 @@ struct ms_lg {
  * search finds anything, and each is counted cut short). */
 void ms_lg_init(struct ms_lg *g, void *(*alloc)(size_t), uint64_t (*life)(uint32_t),
 		void *search, size_t search_bytes);
+
+/* The memory an edge takes, with a node of its own: for sweep_min. */
+size_t ms_lg_edge_bytes(void);
 
 /* The edge between these two lives, NULL if none. */
 struct ms_lg_edge *ms_lg_find(struct ms_lg *g, uint32_t a, uint64_t a_birth, uint32_t b,

@@ -41,6 +41,13 @@ static struct ms_lg *graph_here(void)
 			search = NULL; /* no search finds anything: cut short */
 		/* kept for the run, as the graph */
 		ms_lg_init(&graph, graph_alloc, life_of, search, MS_LG_SEARCH_BYTES);
+		/* the stacks' memory is the edges' too: the ended lives'
+		 * edges are swept before they take a sixteenth of it */
+		struct ms_depot_stats st;
+		ms_depot_stats(&st);
+		uint64_t fit = st.budget / 16 / ms_lg_edge_bytes();
+		if (fit < graph.sweep_min)
+			graph.sweep_at = graph.sweep_min = fit > 64 ? fit : 64;
 		graph_made = 1;
 	}
 	return &graph;
@@ -229,19 +236,38 @@ static void big_cache(struct ms_tstate *ts)
 		__atomic_store_n(&ts->edge_cache2, p, __ATOMIC_RELEASE);
 }
 
-void ms_order_note(struct ms_thread *t, struct ms_tstate *ts, uint32_t r,
-		   uintptr_t key, uintptr_t caller)
+/* A known edge its small cache did not have: 1 if the bigger cache has
+ * it (it is then moved into the small one). */
+static int known_big(struct ms_tstate *ts, uint32_t a, uint32_t r)
 {
+	struct ms_edge_entry *big = ts->edge_cache2;
+	if (!big)
+		return 0;
+	uint32_t gen = __atomic_load_n(&ms_table.gen, __ATOMIC_SEQ_CST);
+	if (!in_set2(edge_set2(big, a, r), a, r, gen))
+		return 0;
+	edge_entry_put(&ts->edge_cache[ms_edge_slot(a, r)], a, r, gen);
+	return 1;
+}
+
+void ms_order_missed(struct ms_thread *t, struct ms_tstate *ts, uint32_t r,
+		     uintptr_t key, uintptr_t caller)
+{
+	/* asked first: a hit says the edge from the mutex taken last is
+	 * known, as it would be after the checks below */
+	uint32_t n = ts->nheld, a = ts->held[n - 1].rec;
+	if (known_big(ts, a, r))
+		return;
 	uint32_t misuse = __atomic_load_n(&ms_unlocks_elsewhere, __ATOMIC_ACQUIRE);
 	if (unlikely(misuse != ts->pruned_at)) {
 		/* some thread unlocked a mutex it did not hold: entries of
 		 * this thread's set may be gone */
 		ms_held_prune(ts);
 		ts->pruned_at = misuse;
+		n = ts->nheld;
+		if (!n || ms_order_known(ts, r))
+			return;
 	}
-	uint32_t n = ts->nheld;
-	if (!n)
-		return;
 	for (uint32_t i = 0; i < n; i++)
 		if (ts->held[i].rec == r)
 			return; /* a recursive relock: no edge */
@@ -249,17 +275,8 @@ void ms_order_note(struct ms_thread *t, struct ms_tstate *ts, uint32_t r,
 	 * before it already have edges to it, so every order among them is
 	 * in the graph as a path, and a thread holding twenty mutexes pays
 	 * for one edge, not twenty. */
-	if (ms_order_known(ts, r))
-		return;
-	uint32_t i = n - 1, a = ts->held[i].rec;
-	struct ms_edge_entry *big = ts->edge_cache2;
-	if (big) {
-		uint32_t gen = __atomic_load_n(&ms_table.gen, __ATOMIC_SEQ_CST);
-		if (in_set2(edge_set2(big, a, r), a, r, gen)) {
-			remember(ts, a, r, gen);
-			return;
-		}
-	}
+	uint32_t i = n - 1;
+	a = ts->held[i].rec;
 	/* Both records are flagged before gen is read: a life of either that
 	 * ends from now on bumps gen (table.c), so the cached edge below is
 	 * never trusted for a later life. */
@@ -268,7 +285,7 @@ void ms_order_note(struct ms_thread *t, struct ms_tstate *ts, uint32_t r,
 	uint32_t gen = __atomic_load_n(&ms_table.gen, __ATOMIC_SEQ_CST);
 	ms_guard_enter(t);
 	int known = add_edge(t, ts, i, r, LOAD(&ms_rec(r)->birth), key, caller);
-	if (known == EDGE_KNOWN && !big && ++ts->edge_misses == MS_EDGE_MISSES)
+	if (known == EDGE_KNOWN && !ts->edge_cache2 && ++ts->edge_misses == MS_EDGE_MISSES)
 		big_cache(ts);
 	ms_guard_leave(t);
 	if (!known)
@@ -276,6 +293,13 @@ void ms_order_note(struct ms_thread *t, struct ms_tstate *ts, uint32_t r,
 	remember(ts, a, r, gen);
 	if (ts->edge_cache2)
 		remember2(ts, a, r, gen);
+}
+
+void ms_order_note(struct ms_thread *t, struct ms_tstate *ts, uint32_t r,
+		   uintptr_t key, uintptr_t caller)
+{
+	if (ts->nheld && !ms_order_known(ts, r))
+		ms_order_missed(t, ts, r, key, caller);
 }
 
 static uint64_t not_followed; /* ended; live ones are in the threads' records */

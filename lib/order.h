@@ -22,6 +22,9 @@
  * the edges are known (the thread's cache). */
 void ms_order_note(struct ms_thread *t, struct ms_tstate *ts, uint32_t r,
 		   uintptr_t key, uintptr_t caller);
+/* The same, for a caller that asked ms_order_known() already (missed). */
+void ms_order_missed(struct ms_thread *t, struct ms_tstate *ts, uint32_t r,
+		     uintptr_t key, uintptr_t caller);
 
 /* Whether edge a->b is in cache entry e, and made since the last life in
  * an edge ended (gen). */

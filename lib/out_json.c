@@ -519,6 +519,8 @@ static void one_thread(struct ms_tstate *ts, void *arg)
 	struct jw *j = t->j;
 	char name[16];
 	uint32_t tid = LOAD(&ts->tid);
+	if (LOAD(&ts->join_only))
+		return; /* a thread that used no mutex, only joined */
 	obj(j, NULL);
 	num(j, "tid", tid);
 	str_or_null(j, "name", ms_thread_name(tid, name));

@@ -181,7 +181,7 @@ MS_HOT void ms_acquired(struct ms_thread *t, uint32_t r, const void *m,
 		struct ms_tstate *ts = t->ts;
 		uint32_t n = ts->nheld;
 		if (unlikely(n) && op != MS_OP_TRYLOCK && !ms_order_known(ts, r)) {
-			ms_order_note(t, ts, r, (uintptr_t)m, caller);
+			ms_order_missed(t, ts, r, (uintptr_t)m, caller);
 			n = ts->nheld; /* the note prunes what others unlocked */
 		}
 		if (likely(n < MS_HELD_MAX)) {

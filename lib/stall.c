@@ -64,19 +64,6 @@ static uint32_t thread_of_handle(const struct records *r, uintptr_t handle)
 	return 0;
 }
 
-static uint64_t number(const char **p, unsigned base)
-{
-	uint64_t v = 0;
-	for (;; (*p)++) {
-		int d = **p >= '0' && **p <= '9'   ? **p - '0'
-			: **p >= 'a' && **p <= 'f' ? **p - 'a' + 10
-						   : 99;
-		if (d >= (int)base)
-			return v;
-		v = v * base + (uint64_t)d;
-	}
-}
-
 /* Thread tid's futex wait now: 1 and the word, whether it has a timeout,
  * whether it is private; 0 if it is in no futex wait (or runs). */
 static int futex_wait(uint32_t tid, uintptr_t *word, int *timed, int *shared)
@@ -85,12 +72,12 @@ static int futex_wait(uint32_t tid, uintptr_t *word, int *timed, int *shared)
 	if (!ms_task_file(tid, "syscall", buf, sizeof buf))
 		return 0;
 	const char *p = buf;
-	if (*p < '0' || *p > '9' || (long)number(&p, 10) != SYS_futex)
+	if (*p < '0' || *p > '9' || (long)ms_scan_number(&p, 10) != SYS_futex)
 		return 0;
 	uint64_t arg[4] = { 0 };
 	for (int i = 0; i < 4 && p[0] == ' ' && p[1] == '0' && p[2] == 'x'; i++) {
 		p += 3;
-		arg[i] = number(&p, 16);
+		arg[i] = ms_scan_number(&p, 16);
 	}
 	unsigned op = (unsigned)arg[1] & FUTEX_CMD_MASK;
 	if (op != FUTEX_WAIT && op != FUTEX_WAIT_BITSET && op != FUTEX_LOCK_PI &&
@@ -113,7 +100,7 @@ static uint64_t switches(uint32_t tid)
 		p += sizeof "ctxt_switches:" - 1;
 		while (*p == ' ' || *p == '\t')
 			p++;
-		n += number(&p, 10);
+		n += ms_scan_number(&p, 10);
 	}
 	return n;
 }
@@ -225,7 +212,7 @@ int ms_stall_check(uint32_t self, uint64_t threshold_ns, struct ms_stall *out)
 			const char *p = e->d_name;
 			if (*p < '0' || *p > '9')
 				continue;
-			uint32_t tid = (uint32_t)number(&p, 10);
+			uint32_t tid = (uint32_t)ms_scan_number(&p, 10);
 			if (tid == self)
 				continue;
 			struct ms_stall_thread w;

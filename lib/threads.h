@@ -66,6 +66,7 @@ struct ms_tstate {
 	uintptr_t join_target, join_caller;
 	uint64_t join_since;
 	uintptr_t handle;      /* this thread's own pthread_t */
+	uint32_t join_only;    /* made for a join: the thread has used no mutex */
 	/* Where the thread is now, captured by itself on request (live dump). */
 	uint32_t now_seq;      /* answered request */
 	uint32_t now_n;
