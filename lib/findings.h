@@ -145,12 +145,6 @@ void ms_findings_stall(const struct ms_stall *s);
 /* fn (if not NULL) with a copy of the newest stall, if one was seen;
  * returns how many were. */
 uint32_t ms_findings_each_stall(void (*fn)(const struct ms_stall *s, void *arg), void *arg);
-/* Whether a stall can end by itself or by another process: not certain. */
-static inline int ms_stall_certain(const struct ms_stall *s)
-{
-	return !s->timed && !s->shared;
-}
-
 /* A fork child starts with none (its parent's report has them); so does
  * mutexstat_reset. */
 void ms_findings_after_fork_child(void);

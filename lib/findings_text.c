@@ -251,12 +251,6 @@ static void print_stall_thread(struct ms_fmt *f, const struct ms_stall_thread *w
 			  "does not see), for %s or more\n", (void *)w->object, d);
 		break;
 	}
-	if (w->timed)
-		ms_fmt(f, "    a wait with a deadline: it ends then\n");
-	if (w->shared)
-		ms_fmt(f, "    %s\n", w->kind == MS_STALL_FUTEX
-				      ? "a futex wait another process may end (not private)"
-				      : "process-shared: another process may end it");
 	if (w->stack) {
 		ms_fmt(f, "    waits at      ");
 		ms_report_stack(f, w->stack, 18);
@@ -266,35 +260,23 @@ static void print_stall_thread(struct ms_fmt *f, const struct ms_stall_thread *w
 	}
 }
 
-struct stall_ctx {
-	struct ms_fmt *f;
-	int certain;
-};
-
 static void print_stall(const struct ms_stall *s, void *arg)
 {
-	struct stall_ctx *p = arg;
-	struct ms_fmt *f = p->f;
+	struct ms_fmt *f = arg;
 	char d[16];
 	ms_duration(d, s->waited_ns);
 	ms_fmt(f, "\nSTALL: every thread (%u) blocked in a wait for %s or more, no mutex "
-		  "operation meanwhile, %s\n", s->n, d,
-	       s->timed ? "until a wait with a deadline ends"
-	       : s->shared ? "unless another process wakes one"
-			   : "and none of them can wake another");
+		  "operation meanwhile, and none of them can wake another\n", s->n, d);
 	for (uint32_t i = 0; i < s->shown; i++)
 		print_stall_thread(f, &s->t[i]);
 	if (s->n > s->shown)
 		ms_fmt(f, "  ... %u more threads\n", s->n - s->shown);
-	p->certain = ms_stall_certain(s);
 }
 
 int ms_findings_print(struct ms_fmt *f)
 {
 	int failing = ms_live_print(f); /* live deadlocks first */
-	struct stall_ctx stalls = { f, 0 };
-	ms_findings_each_stall(print_stall, &stalls);
-	failing += stalls.certain;
+	failing += (int)ms_findings_each_stall(print_stall, f) > 0;
 	struct self_ctx selfs = { f, 0 };
 	ms_findings_each_self(self_one, &selfs);
 	failing += selfs.n; /* every SELF-DEADLOCK heading, averted ones too */

@@ -1206,8 +1206,7 @@ static void oldest(struct ms_tstate *ts, void *arg)
 }
 
 /* The watchdog's look for a STALL (stall.h): kept as a finding, with
- * where each thread waits, and reported.  Returns 0 if none, 1 for one,
- * 2 for one nothing can end (no deadline, no other process). */
+ * where each thread waits, and reported.  Returns 1 if there was one. */
 static int stall_reported(unsigned *seq)
 {
 	static struct ms_stall s; /* the dump thread's */
@@ -1228,7 +1227,7 @@ static int stall_reported(unsigned *seq)
 	}
 	ms_findings_stall(&s);
 	dump(++*seq);
-	return ms_stall_certain(&s) ? 2 : 1;
+	return 1;
 }
 
 static void *dump_thread(void *arg)
@@ -1306,8 +1305,8 @@ static void *dump_thread(void *arg)
 			int stalled = stall_reported(&seq);
 			if (stalled) {
 				watchdog_fired = 1;
-				watchdog_done = stalled == 2 || ms_live_certain_deadlocks() > 0;
-				if (watchdog_done && ms_opt.on_deadlock == 1) { /* abort */
+				watchdog_done = 1; /* nothing can end it */
+				if (ms_opt.on_deadlock == 1) { /* abort */
 					ms_live_aborting = 1;
 					abort();
 				}

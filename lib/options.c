@@ -53,8 +53,8 @@ static const struct option {
 	{ "MUTEXSTAT_STACK_MEMORY", NUM, "64", 1, 4096, NULL, &ms_opt.stack_memory,
 	  "MiB for call stacks; when spent, new stacks are counted as dropped" },
 	{ "MUTEXSTAT_EXIT_CODE", NUM, "0", 0, 255, NULL, &ms_opt.exit_code,
-	  "exit with this status if the report finds a (potential) deadlock or an "
-	  "owner death left not recoverable; 0 = off" },
+	  "exit with this status if the report finds a (potential) deadlock, a "
+	  "stall or an owner death left not recoverable; 0 = off" },
 	{ "MUTEXSTAT_FORMAT", LIST, "text", 0, 0, format_names, &ms_opt.formats,
 	  "report formats, comma-separated: text, folded, pprof, dot, json" },
 	{ "MUTEXSTAT_SIGNAL", CHOICE, "USR1", 0, 0, signal_names, &ms_opt.signal,

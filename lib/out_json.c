@@ -835,8 +835,6 @@ static void stall_one(const struct ms_stall *s, void *arg)
 	str(j, "kind", "stall");
 	num(j, "threads_blocked", s->n);
 	num(j, "waited_ns", s->waited_ns);
-	boolean(j, "timed", s->timed);
-	boolean(j, "shared", s->shared);
 	arr(j, "threads");
 	for (uint32_t i = 0; i < s->shown; i++) {
 		const struct ms_stall_thread *w = &s->t[i];
@@ -850,8 +848,6 @@ static void stall_one(const struct ms_stall *s, void *arg)
 		if (w->holder)
 			num(j, w->kind == MS_STALL_JOIN ? "joins" : "held_by", w->holder);
 		num(j, "waited_ns", w->waited_ns);
-		boolean(j, "timed", w->timed);
-		boolean(j, "shared", w->shared);
 		if (w->stack)
 			stack(j, "at", w->stack);
 		else

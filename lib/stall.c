@@ -6,7 +6,7 @@
  * wait's start is not known: it is the first look that saw the thread in
  * it with the same count of context switches (a thread woken and asleep
  * again has switched).  The look stops at the first thread that is not
- * blocked, so a busy program pays for one or two reads. */
+ * blocked for good, so a busy program pays for one or two reads. */
 #define _GNU_SOURCE
 #include "stall.h"
 #include "clock.h"
@@ -181,7 +181,9 @@ static int classify(const struct records *r, uint32_t tid, struct ms_tstate *ts,
 		*since = futex_since(tid, word, now);
 	}
 	w->waited_ns = ms_ticks_to_ns(now > *since ? now - *since : 0);
-	return 1;
+	/* a deadline ends it, another process may: the world outside, as
+	 * for a thread in read() or nanosleep() */
+	return !w->timed && !w->shared;
 }
 
 static uint64_t mix(uint64_t h, uint64_t v)
@@ -223,8 +225,6 @@ int ms_stall_check(uint32_t self, uint64_t threshold_ns, struct ms_stall *out)
 			}
 			if (w.waited_ns < out->waited_ns)
 				out->waited_ns = w.waited_ns;
-			out->timed |= w.timed;
-			out->shared |= w.shared;
 			sig = mix(mix(mix(sig, tid), w.object), since);
 			if (out->shown < MS_STALL_SHOWN)
 				out->t[out->shown++] = w;

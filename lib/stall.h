@@ -6,9 +6,9 @@
  * barrier, a lock of another kind), and have been in that same wait for
  * the watchdog's time.  A thread that runs, or sleeps in any other call
  * (read, poll, nanosleep: it waits for the world outside), means no stall.
- * A stall with a wait that has a deadline ends by itself; one with a
- * futex wait that is not private may be ended by another process: both
- * are reported, neither aborts. */
+ * A wait with a deadline, or one another process may end (a futex wait
+ * that is not private, a process-shared mutex), is the world outside too:
+ * a stall is only one that nothing can end. */
 #ifndef MUTEXSTAT_STALL_H
 #define MUTEXSTAT_STALL_H
 
@@ -32,8 +32,7 @@ struct ms_stall_thread {
 	uintptr_t object, mutex;
 	uint32_t holder;
 	uint64_t waited_ns;
-	int timed;            /* the wait has a deadline */
-	int shared;           /* a futex wait another process may end */
+	int timed, shared;    /* (a deadline, another process: no stall) */
 	uintptr_t caller;     /* where it waits, 0 unknown */
 	uint32_t stack;       /* and its stack (depot id), 0 none */
 	struct ms_tstate *ts; /* its record, NULL if it has none */
@@ -43,7 +42,6 @@ struct ms_stall {
 	uint32_t n;          /* threads, all blocked */
 	uint32_t shown;      /* of them in t[] */
 	uint64_t waited_ns;  /* the shortest of their waits */
-	int timed, shared;   /* a wait of them has a deadline, is not private */
 	struct ms_stall_thread t[MS_STALL_SHOWN];
 };
 

@@ -43,6 +43,15 @@ renders() {
 	fi
 }
 
+# ---- an inversion whose mutexes were destroyed: drawn from the finding ----
+run destroyed "$B/tests/deadlocks" destroyed_abba
+renders destroyed
+expect_eq "destroyed: no live lock-order edge" "$(order_edges "$WORK/destroyed.dot")" 0
+expect_eq "destroyed: the finding's two edges, red" \
+	"$(cluster "$WORK/destroyed.dot" order | grep -E '^[[:space:]]*f0m[0-9]+ -> f0m[0-9]+ \[' | grep -c 'color=red')" 2
+expect_eq "destroyed: its two mutexes, each ended" \
+	"$(cluster "$WORK/destroyed.dot" order | grep -E '^[[:space:]]*f0m[0-9]+ \[' | grep -c ' (ended)')" 2
+
 # ---- ABBA: a potential deadlock, two red edges ---------------------------
 run abba "$B/examples/deadlock_abba"
 if [ -s "$WORK/abba.dot" ]; then pass "abba: MUTEXSTAT_OUTPUT.dot written at exit"

@@ -79,6 +79,26 @@ expect_eq "abba: every edge's from_at and to_at is in deadlock_abba.c" \
 expect_eq "abba: the edges make a cycle" \
 	"$(jq '.findings[] | select(.kind == "potential-deadlock") | .edges | .[0].to == .[1].from and .[1].to == .[0].from' "$J")" true
 
+# ---- an inversion whose mutexes were destroyed: kept, with its lives -------
+json_run lives "$B/tests/deadlocks" lives 20
+valid lives
+J=$WORK/lives.json
+DSRC=$top_srcdir/tests/deadlocks.c
+destroy_a=$(grep -n '/\* LIVES_DESTROY_A \*/' "$DSRC" | cut -d: -f1)
+expect_eq "lives: one potential-deadlock, closed 20 times, of 2 mutexes" \
+	"$(jq -c '[.findings[] | select(.kind == "potential-deadlock") | [.count, .length]]' "$J")" '[[20,2]]'
+expect_eq "lives: both lives destroyed" \
+	"$(jq -c '[.findings[] | select(.kind == "potential-deadlock") | .lives[].ended]' "$J")" \
+	'["destroyed","destroyed"]'
+expect_eq "lives: the first round's A, where it was destroyed" \
+	"$(jq -r --arg a "$(awk '$1 == "mutex" && $2 == "A" { print $3 }' "$WORK/lives.out")" \
+		'.findings[] | select(.kind == "potential-deadlock") | .lives[] | select(.mutex == $a) | .ended_at[0].line' "$J")" \
+	"$destroy_a"
+expect_eq "lives: a kind and an init stack for each" \
+	"$(jq -c '[.findings[] | select(.kind == "potential-deadlock") | .lives[] | [.mutex_kind, (.initialised_at | length > 0)]]' "$J")" \
+	'[["normal",true],["normal",true]]'
+expect_eq "lives: no mutex is live at the end" "$(jq '.mutexes_tracked' "$J")" 0
+
 # ---- misuse: four kinds, each a finding ----------------------------------
 json_run misuse "$B/examples/misuse"
 valid misuse

@@ -7,11 +7,11 @@
  *   sem         a worker waits in sem_wait for a post that never comes,
  *               a second for a mutex the first holds; main joins them
  *   timed       a worker waits on a condition with a 3 s deadline, main
- *               joins it: a STALL that ends by itself, then "done"
+ *               joins it: no STALL (the deadline ends it), then "done"
  *   pool        workers idle on a condition while main sleeps 3 s, then
  *               wakes them: no STALL (main sleeps, it is not blocked)
  *   pshared     a worker waits on a process-shared semaphore that a child
- *               process posts after 3 s: a STALL another process ends
+ *               process posts after 3 s: no STALL (another process ends it)
  *
  * Prints "thread ROLE TID" and "cond/mutex NAME ADDRESS" lines first,
  * "done" at the end of the modes that end. */
