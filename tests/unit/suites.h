@@ -19,5 +19,6 @@ Suite *symbols_suite(void); /* test_symbols.c: code addresses cut to a column */
 Suite *cfi_suite(void);     /* test_cfi.c: the stack walker against libunwind */
 Suite *lockgraph_suite(void); /* test_lockgraph.c: lock-order edges and cycles */
 Suite *findings_suite(void);  /* test_findings.c: cycle findings from the lock path */
+Suite *waitfor_suite(void);   /* test_waitfor.c: the live wait-for graph */
 
 #endif

@@ -1,0 +1,203 @@
+/* test_waitfor.c - the live wait-for graph (lib/live.c's
+ * ms_live_each_wait and ms_live_certain_deadlocks) read from thread
+ * records made up here, without threads: a two-thread cycle, a longer
+ * one, a thread waiting for a mutex it holds itself, a chain behind a
+ * thread that does not wait, a cycle through a timed lock (not certain),
+ * a wait for a mutex whose holder is gone (certain), and a wait whose
+ * mutex is free.
+ *
+ * Thread ids are made up (none is a thread of this process, so /proc
+ * says nothing of them); each test runs in its own forked child. */
+#include "suites.h"
+
+#include "clock.h"
+#include "live.h"
+#include "table.h"
+#include "thread.h"
+#include "threads.h"
+
+#include <string.h>
+
+#define TID(n) (4000000u + (n))
+#define KEY(n) ((uintptr_t)0x55d4c0b00000u + (uintptr_t)(n) * 48)
+
+static uint32_t rec[16];
+static struct ms_tstate *ts[16];
+
+static void setup(void)
+{
+	ck_assert_int_eq(ms_table_init(1024, 16), 1024);
+	ms_clock_init();
+	ck_assert_int_eq(ms_threads_init(), 0);
+	uint64_t clock = 0;
+	for (unsigned i = 0; i < 16; i++) {
+		rec[i] = ms_table_add(KEY(i), 1, &clock);
+		ts[i] = ms_tstate_new(TID(i));
+		ck_assert_ptr_nonnull(ts[i]);
+	}
+}
+
+/* Thread t holds mutex m. */
+static void holds(unsigned t, unsigned m)
+{
+	STORE(&ms_rec(rec[m])->owner, TID(t) | MS_HELD);
+	struct ms_tstate *s = ts[t];
+	s->held[s->nheld].rec = rec[m];
+	s->held[s->nheld].caller = 0x1000 + m;
+	s->nheld++;
+}
+
+/* Thread t waits for mutex m (with a deadline or not), for a second now. */
+static void waits(unsigned t, unsigned m, int timed)
+{
+	struct ms_tstate *s = ts[t];
+	s->wait_key = KEY(m);
+	s->wait_caller = 0x2000 + m;
+	s->wait_since = ms_ticks() - ms_ticks_per_ms() * 1000;
+	s->wait_timed = (uint32_t)timed;
+	__atomic_store_n(&s->wait_rec, rec[m], __ATOMIC_RELEASE);
+}
+
+static struct ms_live_wait seen[16];
+static int nseen;
+
+static void keep(const struct ms_live_wait *w, void *arg)
+{
+	(void)arg;
+	if (nseen < 16)
+		seen[nseen] = *w;
+	nseen++;
+}
+
+/* The waits of the graph now; the one of thread t. */
+static int graph(void)
+{
+	nseen = 0;
+	ck_assert_int_eq(ms_live_each_wait(keep, NULL), nseen);
+	return nseen;
+}
+
+static const struct ms_live_wait *wait_of(unsigned t)
+{
+	for (int i = 0; i < nseen && i < 16; i++)
+		if (seen[i].tid == TID(t))
+			return &seen[i];
+	ck_abort_msg("thread %u has no wait", t);
+	return NULL;
+}
+
+START_TEST(test_waitfor_two_cycle)
+{
+	holds(0, 0);
+	holds(1, 1);
+	waits(0, 1, 0);
+	waits(1, 0, 0);
+	ck_assert_int_eq(graph(), 2);
+	ck_assert_int_eq(wait_of(0)->cycle, 1);
+	ck_assert_uint_eq(wait_of(0)->owner, TID(1));
+	ck_assert_uint_eq(wait_of(0)->owner_caller, 0x1001);
+	ck_assert_int_eq(wait_of(1)->cycle, 1);
+	ck_assert_uint_eq(wait_of(1)->owner, TID(0));
+	ck_assert_uint_ge(wait_of(1)->waited_ns, 900000000u);
+	ck_assert_int_eq(ms_live_certain_deadlocks(), 2);
+}
+END_TEST
+
+/* Five threads, each holding its mutex and waiting for the next's. */
+START_TEST(test_waitfor_ring_of_five)
+{
+	for (unsigned i = 0; i < 5; i++)
+		holds(i, i);
+	for (unsigned i = 0; i < 5; i++)
+		waits(i, (i + 1) % 5, 0);
+	ck_assert_int_eq(graph(), 5);
+	for (unsigned i = 0; i < 5; i++)
+		ck_assert_int_eq(wait_of(i)->cycle, 1);
+	ck_assert_int_eq(ms_live_certain_deadlocks(), 5);
+}
+END_TEST
+
+START_TEST(test_waitfor_self)
+{
+	holds(3, 3);
+	waits(3, 3, 0);
+	ck_assert_int_eq(graph(), 1);
+	ck_assert_int_eq(wait_of(3)->cycle, 1);
+	ck_assert_uint_eq(wait_of(3)->owner, TID(3));
+	ck_assert_int_eq(ms_live_certain_deadlocks(), 1);
+}
+END_TEST
+
+/* 2 waits for 1, which waits for 0, which holds it and waits for nothing:
+ * a chain, no deadlock. */
+START_TEST(test_waitfor_chain)
+{
+	holds(0, 0);
+	holds(1, 1);
+	waits(1, 0, 0);
+	waits(2, 1, 0);
+	ck_assert_int_eq(graph(), 2);
+	ck_assert_int_eq(wait_of(1)->cycle, 0);
+	ck_assert_int_eq(wait_of(2)->cycle, 0);
+	ck_assert_uint_eq(wait_of(2)->owner, TID(1));
+	ck_assert_ptr_eq(wait_of(1)->owner_ts, ts[0]);
+	ck_assert_int_eq(wait_of(1)->owner_exited, 0);
+	ck_assert_int_eq(ms_live_certain_deadlocks(), 0);
+}
+END_TEST
+
+/* A cycle with a timed lock in it ends when that lock gives up. */
+START_TEST(test_waitfor_timed_cycle)
+{
+	holds(0, 0);
+	holds(1, 1);
+	waits(0, 1, 1);
+	waits(1, 0, 0);
+	ck_assert_int_eq(graph(), 2);
+	ck_assert_int_eq(wait_of(0)->cycle, 1);
+	ck_assert_int_eq(wait_of(0)->timed, 1);
+	ck_assert_int_eq(ms_live_certain_deadlocks(), 0);
+}
+END_TEST
+
+/* The holder's record is gone (the thread exited holding the mutex). */
+START_TEST(test_waitfor_holder_gone)
+{
+	STORE(&ms_rec(rec[5])->owner, TID(15) | MS_HELD); /* no record of 15 */
+	struct ms_tstate *gone = ts[15];
+	memset(gone, 0, offsetof(struct ms_tstate, wait_rec));
+	STORE(&gone->tid, TID(99));
+	waits(4, 5, 0);
+	ck_assert_int_eq(graph(), 1);
+	ck_assert_int_eq(wait_of(4)->cycle, 0);
+	ck_assert_int_eq(wait_of(4)->owner_exited, 1);
+	ck_assert_int_eq(ms_live_certain_deadlocks(), 1);
+}
+END_TEST
+
+/* A mutex nobody holds: the wait is about to end, no edge. */
+START_TEST(test_waitfor_free_mutex)
+{
+	waits(6, 7, 0);
+	ck_assert_int_eq(graph(), 1);
+	ck_assert_uint_eq(wait_of(6)->owner, 0);
+	ck_assert_int_eq(wait_of(6)->cycle, 0);
+	ck_assert_int_eq(ms_live_certain_deadlocks(), 0);
+}
+END_TEST
+
+Suite *waitfor_suite(void)
+{
+	Suite *s = suite_create("waitfor");
+	TCase *tc = tcase_create("graph");
+	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_add_test(tc, test_waitfor_two_cycle);
+	tcase_add_test(tc, test_waitfor_ring_of_five);
+	tcase_add_test(tc, test_waitfor_self);
+	tcase_add_test(tc, test_waitfor_chain);
+	tcase_add_test(tc, test_waitfor_timed_cycle);
+	tcase_add_test(tc, test_waitfor_holder_gone);
+	tcase_add_test(tc, test_waitfor_free_mutex);
+	suite_add_tcase(s, tc);
+	return s;
+}
