@@ -73,9 +73,8 @@ static void give(void)
 
 /* A fork child: the findings so far are the parent's (its report has
  * them); the child's start empty.  Its map stays, emptied. */
-void ms_findings_after_fork_child(void)
+static void forget_all(void)
 {
-	lock = 0;
 	nselfs = 0;
 	nexits = 0;
 	exits_dropped = 0;
@@ -84,15 +83,16 @@ void ms_findings_after_fork_child(void)
 	nstalls = 0;
 }
 
+void ms_findings_after_fork_child(void)
+{
+	lock = 0;
+	forget_all();
+}
+
 void ms_findings_reset(void)
 {
 	take();
-	nselfs = 0;
-	nexits = 0;
-	exits_dropped = 0;
-	ncycles = 0;
-	cycles_lost = 0;
-	nstalls = 0;
+	forget_all();
 	give();
 }
 

@@ -322,11 +322,7 @@ static int chain_end(const struct waiter *w, int n, int i)
  * it was signalled -- and the thread only waits for a CPU to return. */
 static int runnable(uint32_t tid)
 {
-	char buf[512];
-	if (!ms_task_file(tid, "stat", buf, sizeof buf))
-		return 0;
-	const char *p = strrchr(buf, ')'); /* after the name, which may hold any */
-	return p && p[1] == ' ' && p[2] == 'R';
+	return ms_task_state(tid) == 'R';
 }
 
 /* Chains that end at a thread in a condition wait: look again after

@@ -108,11 +108,8 @@ static uint64_t switches(uint32_t tid)
 /* Whether thread tid sleeps (state S or D), not runs. */
 static int asleep(uint32_t tid)
 {
-	char buf[512];
-	if (!ms_task_file(tid, "stat", buf, sizeof buf))
-		return 0;
-	const char *p = strrchr(buf, ')'); /* after the name, which may hold any */
-	return p && p[1] == ' ' && (p[2] == 'S' || p[2] == 'D');
+	char state = ms_task_state(tid);
+	return state == 'S' || state == 'D';
 }
 
 /* When the futex wait of tid on word began, as far as the looks tell. */

@@ -255,6 +255,15 @@ size_t ms_task_file(uint32_t tid, const char *name, char *buf, size_t cap)
 	return n > 0 ? (size_t)n : 0;
 }
 
+char ms_task_state(uint32_t tid)
+{
+	char buf[512];
+	if (!ms_task_file(tid, "stat", buf, sizeof buf))
+		return 0;
+	const char *p = strrchr(buf, ')'); /* after the name, which may hold any */
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
 const char *ms_thread_name(uint32_t tid, char out[16])
 {
 	size_t n = ms_task_file(tid, "comm", out, 16);

@@ -125,6 +125,8 @@ void ms_held_prune(struct ms_tstate *ts);
 /* /proc/self/task/TID/NAME into buf, NUL-terminated ("" if none);
  * returns its length.  Keeps errno. */
 size_t ms_task_file(uint32_t tid, const char *name, char *buf, size_t cap);
+/* Thread tid's state letter in /proc (R runs, S and D sleep...), 0 gone. */
+char ms_task_state(uint32_t tid);
 const char *ms_thread_name(uint32_t tid, char out[16]);
 
 /* Walk all thread records in use. */
