@@ -235,13 +235,14 @@ void ms_findings_cycle(const struct ms_lg_edge *const *path, size_t n,
 	static struct ms_cycle_finding made; /* under the depot's lock */
 	memset(&made, 0, sizeof made);
 	fill_cycle(&made, path, n, gate);
-	take();
-	if (!cycles) {
+	if (!cycles) { /* the first: the cycles' memory (the depot's lock is
+			  held, so no other thread maps it meanwhile) */
 		void *p = mmap(NULL, MAX_CYCLES * sizeof *cycles, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 		if (p != MAP_FAILED)
-			cycles = p;
+			__atomic_store_n(&cycles, p, __ATOMIC_RELEASE);
 	}
+	take();
 	if ((c = find_cycle(sig)) != NULL) {
 		/* a guarded one, found without its gate this time (or made
 		 * meanwhile by another thread: same code, same finding) */

@@ -48,11 +48,27 @@ static void collect(struct ms_tstate *ts, void *arg)
 		r->ts[r->n++] = ts;
 }
 
+static int by_tid(const void *x, const void *y)
+{
+	uint32_t a = LOAD(&(*(struct ms_tstate *const *)x)->tid);
+	uint32_t b = LOAD(&(*(struct ms_tstate *const *)y)->tid);
+	return a < b ? -1 : a > b;
+}
+
+/* Thread tid's record (the records sorted by tid), NULL if none. */
 static struct ms_tstate *record_of(const struct records *r, uint32_t tid)
 {
-	for (uint32_t i = 0; i < r->n; i++)
-		if (LOAD(&r->ts[i]->tid) == tid)
-			return r->ts[i];
+	size_t lo = 0, hi = r->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		uint32_t t = LOAD(&r->ts[mid]->tid);
+		if (t == tid)
+			return r->ts[mid];
+		if (t < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return NULL;
 }
 
@@ -194,6 +210,7 @@ int ms_stall_check(uint32_t self, uint64_t threshold_ns, struct ms_stall *out)
 	static struct records recs; /* the dump thread's */
 	recs.n = 0;
 	ms_threads_each(collect, &recs);
+	qsort(recs.ts, recs.n, sizeof(struct ms_tstate *), by_tid);
 	int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;

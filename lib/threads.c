@@ -261,7 +261,9 @@ char ms_task_state(uint32_t tid)
 	if (!ms_task_file(tid, "stat", buf, sizeof buf))
 		return 0;
 	const char *p = strrchr(buf, ')'); /* after the name, which may hold any */
-	return p && p[1] == ' ' ? p[2] : 0;
+	if (!p || p[1] != ' ')
+		return 0;
+	return p[2];
 }
 
 const char *ms_thread_name(uint32_t tid, char out[16])
