@@ -180,13 +180,16 @@ static int edge_entry_is(const struct ms_edge_entry *e, uint32_t a, uint32_t b, 
 	return e->a == a && e->b == b && e->gen == gen;
 }
 
-/* The set of four entries where edge a->b goes in the bigger cache:
- * other bits of the pair than the small one's. */
+/* The set of four entries where edge a->b goes in the bigger cache: a
+ * region per first mutex, b's record number on from there -- a thread
+ * holding one mutex while it takes many others in turn (records made
+ * one after another are numbered so) walks neighbouring sets, which the
+ * CPU's prefetcher follows, where a hash of both was a cache miss each. */
 #define WAYS 4
 static struct ms_edge_entry *edge_set2(struct ms_edge_entry *big, uint32_t a, uint32_t b)
 {
-	uint64_t k = ((uint64_t)a << 32 | b) * 0x9e3779b97f4a7c15ull;
-	return big + (size_t)((k >> 40) & (MS_EDGE_CACHE2 / WAYS - 1)) * WAYS;
+	uint32_t set = (a * 0x9e3779b1u + b) & (MS_EDGE_CACHE2 / WAYS - 1);
+	return big + (size_t)set * WAYS;
 }
 
 static int in_set2(const struct ms_edge_entry *set, uint32_t a, uint32_t b, uint32_t gen)
@@ -250,14 +253,12 @@ static int known_big(struct ms_tstate *ts, uint32_t a, uint32_t r)
 	return 1;
 }
 
-void ms_order_missed(struct ms_thread *t, struct ms_tstate *ts, uint32_t r,
-		     uintptr_t key, uintptr_t caller)
+/* The edge is not in the big cache either (or the thread has none). */
+static __attribute__((noinline)) void
+not_cached(struct ms_thread *t, struct ms_tstate *ts, uint32_t r, uintptr_t key,
+	   uintptr_t caller)
 {
-	/* asked first: a hit says the edge from the mutex taken last is
-	 * known, as it would be after the checks below */
-	uint32_t n = ts->nheld, a = ts->held[n - 1].rec;
-	if (known_big(ts, a, r))
-		return;
+	uint32_t n = ts->nheld, a;
 	uint32_t misuse = __atomic_load_n(&ms_unlocks_elsewhere, __ATOMIC_ACQUIRE);
 	if (unlikely(misuse != ts->pruned_at)) {
 		/* some thread unlocked a mutex it did not hold: entries of
@@ -293,6 +294,15 @@ void ms_order_missed(struct ms_thread *t, struct ms_tstate *ts, uint32_t r,
 	remember(ts, a, r, gen);
 	if (ts->edge_cache2)
 		remember2(ts, a, r, gen);
+}
+
+void ms_order_missed(struct ms_thread *t, struct ms_tstate *ts, uint32_t r,
+		     uintptr_t key, uintptr_t caller)
+{
+	/* asked first: a hit says the edge from the mutex taken last is
+	 * known, as it would be after the checks below */
+	if (!known_big(ts, ts->held[ts->nheld - 1].rec, r))
+		not_cached(t, ts, r, key, caller);
 }
 
 void ms_order_note(struct ms_thread *t, struct ms_tstate *ts, uint32_t r,

@@ -93,10 +93,13 @@ struct ms_tstate {
 	uint32_t cache2[MS_CACHE2];
 };
 
-/* Where edge a->b goes in a thread's edge_cache. */
+/* Where edge a->b goes in a thread's edge_cache: a region per first
+ * mutex, the second's record number on from there (as order.c's bigger
+ * cache: neighbouring entries for one mutex held while others are taken
+ * in turn). */
 static inline unsigned ms_edge_slot(uint32_t a, uint32_t b)
 {
-	return (a * 0x9e3779b1u ^ b * 0x85ebca6bu) >> 7 & (MS_EDGE_CACHE - 1);
+	return (a * 0x9e3779b1u + b) & (MS_EDGE_CACHE - 1);
 }
 
 int ms_threads_init(void);
