@@ -20,12 +20,12 @@ expect_eq "scripts/lint on lib/: exit status" "$rc" 0
 expect_eq "scripts/lint on lib/: the last line" "$(tail -n 1 "$WORK/lint.out")" \
     "lint: 0 findings"
 
-# A tree with one file in lib/: a leak and a division by zero.
+# A tree with one file in lib/base/: a leak and a division by zero.
 T=$WORK/tree
-mkdir -p "$T/scripts" "$T/lib" "$T/include"
+mkdir -p "$T/scripts" "$T/lib/base" "$T/include"
 cp "$top_srcdir/scripts/lint" "$top_srcdir/scripts/cppcheck-posix.cfg" "$T/scripts/"
 cp "$top_srcdir/.clang-tidy" "$T/"
-cat >"$T/lib/planted.c" <<'EOF'
+cat >"$T/lib/base/planted.c" <<'EOF'
 #include <stdlib.h>
 int planted_leak(int n)
 {
@@ -45,14 +45,14 @@ rc=0
 sh "$T/scripts/lint" >"$WORK/planted.out" 2>&1 || rc=$?
 expect_eq "planted bugs: exit status" "$rc" 1
 expect_grep "planted bugs: cppcheck names the leak" \
-    '^lib/planted\.c:6: cppcheck error \[memleak\]' "$WORK/planted.out"
+    '^lib/base/planted\.c:6: cppcheck error \[memleak\]' "$WORK/planted.out"
 expect_grep "planted bugs: cppcheck names the division" \
-    '^lib/planted\.c:13: cppcheck error \[zerodiv\]' "$WORK/planted.out"
+    '^lib/base/planted\.c:13: cppcheck error \[zerodiv\]' "$WORK/planted.out"
 expect_grep "planted bugs: clang-tidy names the leak" \
-    'lib/planted\.c:6:[0-9]+: error: Potential leak of memory .* \[clang-analyzer-unix\.Malloc' \
+    'lib/base/planted\.c:6:[0-9]+: error: Potential leak of memory .* \[clang-analyzer-unix\.Malloc' \
     "$WORK/planted.out"
 expect_grep "planted bugs: clang-tidy names the division" \
-    'lib/planted\.c:13:[0-9]+: error: Division by zero \[clang-analyzer-core\.DivideZero' \
+    'lib/base/planted\.c:13:[0-9]+: error: Division by zero \[clang-analyzer-core\.DivideZero' \
     "$WORK/planted.out"
 expect_eq "planted bugs: the last line" "$(tail -n 1 "$WORK/planted.out")" \
     "lint: 4 findings"

@@ -13,7 +13,7 @@ L=$top_builddir/tests/long_run
 # "live" thread in every report, for ever).  Measured over the second
 # half of 16,000: each thread's edge (own mutex, then global; about 200
 # bytes) is kept until 4,096 edges have been made, then the ended lives'
-# are swept and their memory holds the next (lib/order.c).  From a
+# are swept and their memory holds the next (lib/analysis/order.c).  From a
 # quarter of 4,000, before any sweep, the edges grew the peak by 580 kB
 # to 1.1 MB (1 MiB failed in 1 run of 8 beside the suite); from half of
 # 16,000, by 4 to 156 kB.

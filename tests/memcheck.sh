@@ -54,7 +54,7 @@ expect_grep "deadlock_abba: the inversion found" '^POTENTIAL DEADLOCK: 2 mutexes
     "$WORK/deadlock_abba.report"
 
 # helgrind watches the program's locking through glibc's lock functions;
-# the library takes a normal mutex with its own steps (lib/glibc_fast.h)
+# the library takes a normal mutex with its own steps (lib/glibc/glibc_fast.h)
 # unless helgrind or drd is there.  The program's own critical sections
 # must not be races: no report whose first frame is the program's code
 # (the library's own lock-free table and records are reported; the

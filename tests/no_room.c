@@ -6,7 +6,7 @@
  *   no_room N    N mutexes (N > 128) with one home in a table of 1024
  *                (MUTEXSTAT_TABLE_SIZE=1024: an index of 2048 slots)
  *
- * The addresses are made from the library's hash (lib/table.h, ms_hash),
+ * The addresses are made from the library's hash (lib/core/table.h, ms_hash),
  * which this copies: if that changes, this test says so by failing. */
 #define _GNU_SOURCE
 #include <pthread.h>

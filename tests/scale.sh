@@ -125,7 +125,7 @@ expect_grep "1M live mutexes: all tracked" ': 1 thread used mutexes, 1000000 mut
 
 # ---- memory: 200 threads that each waited once ----------------------------------
 # Each wait captures the thread's stack.  libunwind's fast walk alone kept
-# 256 KiB a thread for it (280 kB above bare here); lib/cfi.c's walker
+# 256 KiB a thread for it (280 kB above bare here); lib/stacks/cfi.c's walker
 # keeps one cache for all threads.
 "$S" waiters 200 > "$WORK/bare" 2>&1
 run_with "$WORK/out" "$WORK/err" "$S" waiters 200

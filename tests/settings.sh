@@ -156,7 +156,7 @@ done
 # ---- every format of one report: the same numbers ----------------------------
 
 # duration NS: NS as the report writes it, three significant digits
-# ("812 ns", "12.3 µs", "4.50 ms", "2.01 s"; lib/fmt.c, ms_duration).
+# ("812 ns", "12.3 µs", "4.50 ms", "2.01 s"; lib/base/fmt.c, ms_duration).
 duration() {
 	python3 - "$1" <<'PY'
 import sys

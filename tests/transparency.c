@@ -989,7 +989,7 @@ static void case_pi_robust_bad_deadline(pthread_mutex_t *m)
 /* ---- glibc's own fields --------------------------------------------------- */
 
 /* The library takes and lets go of a free normal mutex itself, as glibc
- * would (lib/glibc_fast.h): what glibc keeps in the mutex must be what
+ * would (lib/glibc/glibc_fast.h): what glibc keeps in the mutex must be what
  * glibc would have left, in a process of one thread (glibc's plain
  * stores) and of several (its atomic steps), and when a thread waits in
  * the kernel (lock word 2) as the holder lets go. */

@@ -9,7 +9,7 @@
 # with libunwind.so.8 preloaded ahead of the library, tests/unwind_cxx hangs
 # in __libunwind_Unwind_RaiseException: the timeout below turns that into a
 # failure.)  The library opens it privately (dlopen RTLD_LOCAL, see
-# lib/stack.h); this test proves that:
+# lib/stacks/stack.h); this test proves that:
 #
 #   1. the library exports only pthread_*, mutexstat_*, C11's and _Fork (no
 #      _Unwind_*) and does not link libunwind or libdw (no NEEDED entry for

@@ -1,4 +1,4 @@
-/* test_cfi.c - the stack walker of lib/cfi.c against libunwind's: the same
+/* test_cfi.c - the stack walker of lib/stacks/cfi.c against libunwind's: the same
  * return addresses from the same stacks (frames of every shape the
  * compiler makes here: small, large, rbp-based with alloca, C library
  * frames at the bottom of the main thread and of a new one), one cache for
@@ -7,8 +7,8 @@
 #define _GNU_SOURCE
 #include "suites.h"
 
-#include "cfi.h"
-#include "stack.h"
+#include "stacks/cfi.h"
+#include "stacks/stack.h"
 
 #include <alloca.h>
 #include <pthread.h>

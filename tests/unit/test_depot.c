@@ -1,5 +1,5 @@
-/* test_depot.c - the stack depot (lib/depot.c) and the blame lines kept in
- * its memory (lib/blame.c): one id per distinct frame array, the frames
+/* test_depot.c - the stack depot (lib/stacks/depot.c) and the blame lines kept in
+ * its memory (lib/analysis/blame.c): one id per distinct frame array, the frames
  * back from an id, the counts ms_depot_stats gives, what happens when the
  * budget is spent (refused puts counted as dropped, stored stacks still
  * found), concurrent puts, and waits summed per (mutex life, kind, stack).
@@ -9,9 +9,9 @@
  * stack is captured here: the frames are made-up addresses. */
 #include "suites.h"
 
-#include "blame.h"
-#include "depot.h"
-#include "table.h"
+#include "analysis/blame.h"
+#include "stacks/depot.h"
+#include "core/table.h"
 
 #include <pthread.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
 /* test_findings.c - lock-order findings made as the edges are noted
- * (lib/order.c into lib/findings.c), driven through the lock path's
+ * (lib/analysis/order.c into lib/analysis/findings.c), driven through the lock path's
  * record functions by made-up threads, without threads: one finding per
  * cycle of code however often it is closed, a finding that outlives its
  * mutexes and says where they ended, an address reused that closes no
@@ -10,13 +10,13 @@
  * depot. */
 #include "suites.h"
 
-#include "depot.h"
-#include "findings.h"
-#include "order.h"
-#include "record.h"
-#include "table.h"
-#include "thread.h"
-#include "threads.h"
+#include "stacks/depot.h"
+#include "analysis/findings.h"
+#include "analysis/order.h"
+#include "record/record.h"
+#include "core/table.h"
+#include "core/thread.h"
+#include "core/thread_pool.h"
 
 #include <stdint.h>
 #include <string.h>

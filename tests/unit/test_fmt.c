@@ -1,11 +1,11 @@
-/* test_fmt.c - the report's formatter (lib/fmt.c): human durations with
+/* test_fmt.c - the report's formatter (lib/base/fmt.c): human durations with
  * three significant digits, the printf subset (%d %i %u %x %c %s %p %%,
  * flags '-' '0', widths, '*', %.Ns, l/ll/z), truncation into a small buffer,
  * flushing to a file descriptor, and padding that counts a UTF-8 character
  * as one column. */
 #include "suites.h"
 
-#include "fmt.h"
+#include "base/fmt.h"
 
 #include <errno.h>
 #include <fcntl.h>

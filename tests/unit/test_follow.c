@@ -1,11 +1,11 @@
 /* test_follow.c - MUTEXSTAT_FOLLOW=0 taking the library out of LD_PRELOAD
- * (lib/follow.c): which entries go (by file name, by path, by another name
+ * (lib/runtime/follow.c): which entries go (by file name, by path, by another name
  * of the same file), what stays and in which order, separators, a list
  * too long to rewrite, and the edit of environ itself (the entry replaced
  * or removed, never the strings the program's environment holds). */
 #include "suites.h"
 
-#include "follow.h"
+#include "runtime/follow.h"
 
 #include <stdio.h>
 #include <stdlib.h>

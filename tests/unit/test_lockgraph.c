@@ -1,4 +1,4 @@
-/* test_lockgraph.c - the lock-order graph on its own (lib/lockgraph.c):
+/* test_lockgraph.c - the lock-order graph on its own (lib/analysis/lockgraph.c):
  * the cycle a new edge closes, of 2 and of 30 mutexes; edges of lives that
  * ended close nothing (an address reused, both mutexes of an edge
  * destroyed); gates, and an unguarded way preferred to a shorter guarded
@@ -8,7 +8,7 @@
  * Mutex lives are made up: record r's life is births[r] (0: no mutex). */
 #include "suites.h"
 
-#include "lockgraph.h"
+#include "analysis/lockgraph.h"
 
 #include <string.h>
 

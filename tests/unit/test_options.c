@@ -1,4 +1,4 @@
-/* test_options.c - the MUTEXSTAT_* settings (lib/options.c): defaults,
+/* test_options.c - the MUTEXSTAT_* settings (lib/base/options.c): defaults,
  * every accepted form of each value, rounding to powers of two, and the one
  * warning -- naming the variable, the value and the default used -- that
  * each unacceptable value earns.
@@ -8,7 +8,7 @@
  * printed. */
 #include "suites.h"
 
-#include "options.h"
+#include "base/options.h"
 
 #include <stdint.h>
 #include <stdio.h>

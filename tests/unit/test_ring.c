@@ -1,4 +1,4 @@
-/* test_ring.c - each mutex's recent-operation history (lib/ring.h, ring.c
+/* test_ring.c - each mutex's recent-operation history (lib/core/ring.h, ring.c
  * and ms_log_held in record.h): what an entry holds, which entries survive
  * the ring wrapping around, the Lamport order of entries, and that a read
  * racing a write is reported as torn instead of mixing two operations.
@@ -7,10 +7,10 @@
  * history of 16 entries each. */
 #include "suites.h"
 
-#include "record.h"
-#include "ring.h"
-#include "table.h"
-#include "thread.h"
+#include "record/record.h"
+#include "core/ring.h"
+#include "core/table.h"
+#include "core/thread.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -1,8 +1,8 @@
 /* test_symbols.c - cutting a named code address to a report's column
- * (ms_symbol_fit, lib/symbols.c): the source line is what stays longest. */
+ * (ms_symbol_fit, lib/stacks/symbols.c): the source line is what stays longest. */
 #include "suites.h"
 
-#include "symbols.h"
+#include "stacks/symbols.h"
 
 #include <string.h>
 

@@ -1,4 +1,4 @@
-/* test_table.c - the statistics table (lib/table.c): finding, adding and
+/* test_table.c - the statistics table (lib/core/table.c): finding, adding and
  * removing addresses, running out of records, reusing slots and records,
  * new lives of a known address, folding ended lives into per-site lines,
  * and how the XOR-fold hash spreads real mutex addresses.
@@ -9,12 +9,12 @@
  * mode each passing ck_assert writes a checkpoint to a pipe. */
 #include "suites.h"
 
-#include "depot.h"
-#include "order.h"
-#include "record.h"
-#include "table.h"
-#include "threads.h"
-#include "thread.h"
+#include "stacks/depot.h"
+#include "analysis/order.h"
+#include "record/record.h"
+#include "core/table.h"
+#include "core/thread_pool.h"
+#include "core/thread.h"
 
 #include <pthread.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-/* test_waitfor.c - the live wait-for graph (lib/live.c's
+/* test_waitfor.c - the live wait-for graph (lib/waitfor.c's
  * ms_live_each_wait and ms_live_certain_deadlocks) read from thread
  * records made up here, without threads: a two-thread cycle, a longer
  * one, a thread waiting for a mutex it holds itself, a chain behind a
@@ -10,11 +10,11 @@
  * says nothing of them); each test runs in its own forked child. */
 #include "suites.h"
 
-#include "clock.h"
-#include "live.h"
-#include "table.h"
-#include "thread.h"
-#include "threads.h"
+#include "base/clock.h"
+#include "analysis/waitfor.h"
+#include "core/table.h"
+#include "core/thread.h"
+#include "core/thread_pool.h"
 
 #include <string.h>
 

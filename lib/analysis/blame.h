@@ -1,0 +1,64 @@
+/* blame.h - who waits and who makes them wait, per mutex and call stack.
+ *
+ * A waiter that gets the mutex charges its wait to its own stack (a
+ * "waiting" line) and to the stack of the unlock that let it in (a
+ * "holding" line), as Go's mutex profile blames holders.  Lines are kept
+ * per mutex life, in the depot's memory; when the life ends they are added
+ * to its first-lock site's line (table.h), which keeps one line per kind
+ * and stack. */
+#ifndef MUTEXSTAT_BLAME_H
+#define MUTEXSTAT_BLAME_H
+
+#include "stacks/depot.h"
+
+#include <stdint.h>
+
+enum ms_blame_kind { MS_BLAME_WAIT, MS_BLAME_HOLD };
+
+struct ms_blame {
+	struct ms_blame *next;   /* the mutex's next line */
+	uint32_t rec;            /* record and life of the mutex */
+	uint64_t birth;
+	uint32_t kind;
+	ms_stack_id stack;
+	uint64_t count, total, max; /* waits; ticks */
+	void *hh_next;           /* hash chain (blame.c) */
+};
+
+/* Charge one wait of `ticks` to (mutex, kind, stack).  Returns 0, -1 when
+ * the depot's memory is spent (the wait then stays counted in the mutex's
+ * totals only). */
+int ms_blame_add(uint32_t rec, uint64_t birth, enum ms_blame_kind kind,
+		 ms_stack_id stack, uint64_t ticks);
+
+/* The first line of a mutex life (then ->next); lines of both kinds.
+ * Between ms_blame_readers(1) and ms_blame_readers(-1) (a report).  A
+ * site line's list (struct ms_site's blame) is read the same way; its
+ * lines have birth 0. */
+const struct ms_blame *ms_blame_of(uint32_t rec, uint64_t birth);
+
+/* Record rec's life ends (table.c, before the record can be reused), its
+ * numbers going to site line number `site`, whose lines *site_lines
+ * heads: each of the life's lines is added to the site's of the same kind
+ * and stack (made if new), and its memory goes to new lines -- unless a
+ * report is reading lines: those stay put, spent.  With the depot's lock
+ * held. */
+void ms_blame_life_ends(uint32_t rec, uint32_t site, struct ms_blame **site_lines);
+
+/* The site lines are about to be emptied (a reset): their blame lines
+ * (each site's list, sites[0..n)) go to new lines, and are not found
+ * again by a line made later for a site of the same number.  With the
+ * depot's lock held. */
+struct ms_site;
+void ms_blame_sites_reset(struct ms_site *sites, uint32_t n);
+
+/* Whether a report is reading lines now (ms_blame_readers); with the
+ * depot's lock held. */
+int ms_blame_reading(void);
+
+/* A report begins (+1) or ends (-1) reading lines. */
+void ms_blame_readers(int delta);
+void ms_blame_after_fork_child(void);
+
+
+#endif

@@ -1,0 +1,153 @@
+/* findings.h - what the deadlock analysis found, kept as records from the
+ * moment it is seen: lock-order cycles (potential and guarded), self-
+ * deadlocks, mutexes held when a thread exited.
+ *
+ * A finding copies what it shows (addresses, names, kinds, call sites and
+ * stack ids), so it outlives its mutexes: destroying, re-initialising or
+ * reusing the memory of a mutex never erases a finding, and an ended life
+ * adds where it ended.  Findings are data: the report layer prints them
+ * (findings_text.c, out_json.c, out_dot.c). */
+#ifndef MUTEXSTAT_FINDINGS_H
+#define MUTEXSTAT_FINDINGS_H
+
+#include "analysis/lockgraph.h"
+#include "analysis/stall.h"
+#include "core/thread_pool.h"
+
+#include <pthread.h>
+#include <stdint.h>
+
+/* ---- lock-order cycles ------------------------------------------------ */
+
+/* One mutex life of a cycle, as it was when the cycle was found. */
+struct ms_finding_mutex {
+	uintptr_t key;          /* its address */
+	uint32_t rec;
+	uint64_t birth;
+	const char *name;       /* mutexstat_name's, NULL none */
+	uint32_t flags;         /* its record's (kind, MS_F_STATIC) */
+	uintptr_t first_caller; /* where first locked */
+	uint32_t first_stack;   /* ... its stack (record.h's MS_SITE_SHARED) */
+	uint32_t init_stack;    /* where initialised (0: no init seen) */
+	uint32_t ended;         /* its life has ended: MS_ENDED_*, 0 not, */
+	uintptr_t ended_at;     /* where (0 unknown), */
+	uint32_t ended_stack;   /* and the stack there (0 none) */
+};
+
+enum { MS_ENDED_DESTROYED = 1, MS_ENDED_REINIT, MS_ENDED_UNSEEN };
+
+/* One edge of a cycle: thread tid took mutex i, then mutex i + 1. */
+struct ms_finding_edge {
+	uint32_t tid;
+	char thread_name[16];   /* as ps -L showed it when found; "" gone */
+	uintptr_t a_caller, b_caller;
+	uint32_t a_stack, b_stack; /* depot ids, 0 none */
+};
+
+/* A cycle keeps its first MS_CYCLE_KEPT - MS_CYCLE_TAIL mutexes and edges
+ * and its last MS_CYCLE_TAIL: the text shows no more of a longer one. */
+#define MS_CYCLE_KEPT 64
+#define MS_CYCLE_TAIL 4
+
+struct ms_cycle_finding {
+	uint64_t count;         /* times closed: by other lives at the same code */
+	uint32_t n;             /* mutexes (and edges) in the cycle */
+	uint32_t kept;          /* of them in m[] and e[] */
+	int guarded;            /* a gate was held on every edge: GUARDED INVERSION */
+	struct ms_finding_mutex gate;
+	struct ms_finding_mutex m[MS_CYCLE_KEPT];
+	struct ms_finding_edge e[MS_CYCLE_KEPT];
+};
+
+/* Index in m[]/e[] of the cycle's i-th mutex/edge, -1 if not kept. */
+static inline int ms_cycle_slot(const struct ms_cycle_finding *c, uint32_t i)
+{
+	if (i < c->kept - (c->n > c->kept ? MS_CYCLE_TAIL : 0))
+		return (int)i;
+	if (c->n > c->kept && i >= c->n - MS_CYCLE_TAIL)
+		return (int)(c->kept - (c->n - i));
+	return -1;
+}
+
+/* order.c, under the depot's lock: the cycle of n edges in path (path[i].b
+ * is path[i + 1].a), guarded by gate (rec 0: not guarded).  A cycle at the
+ * same code as one already kept (the same call sites and stacks, whatever
+ * mutexes) counts as that one again; a guarded one found unguarded later
+ * becomes a POTENTIAL DEADLOCK. */
+void ms_findings_cycle(const struct ms_lg_edge *const *path, size_t n,
+		       const struct ms_lg_life *gate);
+
+/* Call fn with a copy of each cycle finding, potential deadlocks first,
+ * in the order found.  Returns how many.  Report time. */
+int ms_findings_each_cycle(void (*fn)(const struct ms_cycle_finding *c, void *arg),
+			   void *arg);
+
+/* The life of record rec born at birth ended (how: MS_ENDED_DESTROYED or
+ * _REINIT) at caller: the findings that hold it say where.  From the
+ * destroy and init wrappers, when the table says such a life ended
+ * (MS_F_FINDING). */
+void ms_findings_life_ended(uint32_t rec, uint64_t birth, int how, uintptr_t caller);
+
+struct ms_findings_stats {
+	uint64_t cycles;        /* distinct cycles kept */
+	uint64_t cycles_lost;   /* found, but no room to keep them */
+};
+void ms_findings_stats(struct ms_findings_stats *out);
+
+/* ---- self-deadlocks and threads that exit holding mutexes ------------- */
+
+/* A thread exits with mutexes held (from its record, at thread exit). */
+void ms_finding_held_at_exit(const struct ms_tstate *ts);
+
+/* A thread relocks a mutex it holds: recorded before the call goes to
+ * glibc.  One that never returns is said at once by the dump thread
+ * (waitfor.c, ms_live_announce). */
+enum ms_self_kind {
+	MS_SELF_FOREVER,  /* lock: never returns */
+	MS_SELF_TIMEOUT,  /* timed lock: waits for itself until its deadline */
+	MS_SELF_AVERTED,  /* errorcheck: glibc answered EDEADLK */
+};
+/* Returns the stack of the relock (0 if not captured: a repeat). */
+uint32_t ms_finding_self_deadlock(struct ms_tstate *ts, uint32_t rec, uintptr_t key,
+				  enum ms_self_kind kind);
+
+struct ms_self_finding {
+	uint32_t tid;
+	uintptr_t key;         /* the mutex */
+	const char *name;      /* its name then, NULL none */
+	enum ms_self_kind kind;
+	uint32_t taken_stack;  /* depot ids: where it was first taken, */
+	uint32_t relock_stack; /* and where relocked; 0 if not captured */
+	uint64_t count;
+};
+void ms_findings_each_self(void (*fn)(const struct ms_self_finding *s, void *arg),
+			   void *arg);
+/* The self-deadlocks that never return and were not said yet: fn for each,
+ * once.  The dump thread's (or the caller's, without one). */
+void ms_findings_each_unsaid(void (*fn)(const struct ms_self_finding *s, void *arg),
+			     void *arg);
+
+struct ms_exit_finding {
+	uint32_t tid;
+	const char *name;      /* as ps -L showed it, at exit */
+	uint32_t n;            /* mutexes held at exit */
+	uint32_t shown;        /* of them in key/caller (at most 8) */
+	uintptr_t key[8], caller[8];
+};
+/* Returns how many more threads ended holding mutexes than were kept. */
+uint32_t ms_findings_each_exit(void (*fn)(const struct ms_exit_finding *e, void *arg),
+			       void *arg);
+
+/* ---- stalls (the watchdog's) ----------------------------------------- */
+
+/* The dump thread saw every thread blocked (stall.h): kept, the newest. */
+void ms_findings_stall(const struct ms_stall *s);
+/* fn (if not NULL) with a copy of the newest stall, if one was seen;
+ * returns how many were. */
+uint32_t ms_findings_each_stall(void (*fn)(const struct ms_stall *s, void *arg), void *arg);
+/* A fork child starts with none (its parent's report has them); so does
+ * mutexstat_reset. */
+void ms_findings_after_fork_child(void);
+void ms_findings_reset(void);
+
+#endif

@@ -1,0 +1,397 @@
+/* order.c - lock-order edges, noted as threads take mutexes while holding
+ * others, in the lock-order graph (lockgraph.c, in the depot's memory and
+ * under its lock); each new edge is searched for the cycle it closes, and
+ * a cycle becomes a finding (findings.c).  See order.h. */
+#define _GNU_SOURCE
+#include "analysis/order.h"
+#include "stacks/depot.h"
+#include "analysis/findings.h"
+#include "base/internal.h"
+#include "analysis/lockgraph.h"
+#include "stacks/symbols.h"
+#include "core/table.h"
+#include "core/thread_pool.h"
+
+#include <string.h>
+#include <sys/mman.h>
+
+static struct ms_lg graph; /* under the depot's lock */
+static int graph_made;
+
+/* A record's life now, 0 if it tracks no mutex (record 0 never does). */
+static uint64_t life_of(uint32_t r)
+{
+	const struct ms_record *rec = ms_rec(r);
+	return r && LOAD(&rec->key) ? LOAD(&rec->birth) : 0;
+}
+
+static void *graph_alloc(size_t bytes)
+{
+	return ms_depot_alloc(bytes);
+}
+
+/* The graph, at the first edge: a program that never nests maps nothing.
+ * Under the depot's lock. */
+static struct ms_lg *graph_here(void)
+{
+	if (!graph_made) {
+		void *search = mmap(NULL, MS_LG_SEARCH_BYTES, PROT_READ | PROT_WRITE,
+				    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (search == MAP_FAILED)
+			search = NULL; /* no search finds anything: cut short */
+		/* kept for the run, as the graph */
+		ms_lg_init(&graph, graph_alloc, life_of, search, MS_LG_SEARCH_BYTES);
+		/* the stacks' memory is the edges' too: the ended lives'
+		 * edges are swept before they take a sixteenth of it */
+		struct ms_depot_stats st;
+		ms_depot_stats(&st);
+		uint64_t fit = st.budget / 16 / ms_lg_edge_bytes();
+		if (fit < graph.sweep_min)
+			graph.sweep_at = graph.sweep_min = fit > 64 ? fit : 64;
+		graph_made = 1;
+	}
+	return &graph;
+}
+
+/* Where held entry i's lock-order edge to record r (life b_birth) is: the
+ * edge's key and gates (the other mutexes held), no stacks yet. */
+static void edge_proto(struct ms_lg_edge *e, const struct ms_tstate *ts, uint32_t ai,
+		       uint32_t r, uint64_t b_birth, uintptr_t key, uintptr_t caller)
+{
+	const struct ms_held *a = &ts->held[ai];
+	memset(e, 0, sizeof *e);
+	e->a = a->rec;
+	e->a_birth = LOAD(&ms_rec(a->rec)->birth);
+	e->b = r;
+	e->b_birth = b_birth;
+	e->a_key = ms_rec_key(a->rec);
+	e->b_key = key;
+	e->a_caller = a->caller;
+	e->b_caller = caller;
+	for (uint32_t i = 0; i < ts->nheld && e->ngate < MS_LG_GATES; i++) {
+		if (i == ai || ts->held[i].rec == r)
+			continue;
+		e->gate[e->ngate].rec = ts->held[i].rec;
+		e->gate[e->ngate].birth = LOAD(&ms_rec(ts->held[i].rec)->birth);
+		e->ngate++;
+	}
+}
+
+/* A known edge taken again (by a thread whose cache did not have it): its
+ * gates are the mutexes held on every time it was taken, so keep those
+ * this thread holds too (proto's).  Returns 1 if one was dropped.  Under
+ * the depot's lock; readers of the graph read the gates without it (an
+ * entry moved down while it reads is one it may see twice: still a gate
+ * of the edge, or one that was until now). */
+static int narrow_gates(struct ms_lg_edge *e, const struct ms_lg_edge *proto)
+{
+	uint32_t n = LOAD(&e->ngate), out = 0;
+	for (uint32_t g = 0; g < n; g++) {
+		int held = 0;
+		for (uint32_t i = 0; i < proto->ngate && !held; i++)
+			held = proto->gate[i].rec == e->gate[g].rec &&
+			       proto->gate[i].birth == e->gate[g].birth;
+		if (held)
+			e->gate[out++] = e->gate[g];
+	}
+	if (out == n)
+		return 0;
+	STORE(&e->ngate, out);
+	return 1;
+}
+
+/* The cycle edge e closes, if any, kept as a finding.  Under the depot's
+ * lock. */
+static void search(struct ms_lg *g, const struct ms_lg_edge *e)
+{
+	const struct ms_lg_edge *const *path;
+	struct ms_lg_life gate;
+	int cut;
+	size_t n = ms_lg_cycle(g, e, &path, &gate, &cut);
+	if (n)
+		ms_findings_cycle(path, n, &gate);
+}
+
+/* What add_edge found. */
+enum { EDGE_UNSEEN, EDGE_KNOWN, EDGE_ADDED };
+
+/* Returns EDGE_KNOWN for an edge already recorded (with no gate dropped),
+ * EDGE_ADDED for one recorded now (or taken outside a gate of before),
+ * EDGE_UNSEEN if it could not be looked at now (another thread is
+ * forking): the thread tries again the next time. */
+static int add_edge(struct ms_thread *t, struct ms_tstate *ts, uint32_t ai,
+		    uint32_t r, uint64_t birth, uintptr_t key, uintptr_t caller)
+{
+	struct ms_lg_edge proto;
+	edge_proto(&proto, ts, ai, r, birth, key, caller);
+	proto.tid = t->tid;
+	if (!ms_depot_lock_for_update())
+		return EDGE_UNSEEN;
+	struct ms_lg *g = graph_here();
+	struct ms_lg_edge *e = ms_lg_find(g, proto.a, proto.a_birth, r, birth);
+	int narrowed = e && narrow_gates(e, &proto);
+	ms_depot_unlock();
+	if (e && !narrowed)
+		return EDGE_KNOWN;
+	/* New, or taken outside a gate of before (the time to show, and a
+	 * GUARDED INVERSION may now be none): the stacks, B's now, A's call
+	 * site only (its acquisition was not captured, and a stack from
+	 * another thread's path through that line would mislead). */
+	proto.b_stack = ms_stack_here();
+	proto.a_stack = ms_depot_put(&proto.a_caller, 1);
+	if (!ms_depot_lock_for_update())
+		return EDGE_UNSEEN;
+	e = ms_lg_find(g, proto.a, proto.a_birth, r, birth);
+	if (e && narrowed) {
+		STORE(&e->tid, proto.tid);
+		STORE(&e->a_caller, proto.a_caller);
+		STORE(&e->b_caller, proto.b_caller);
+		STORE(&e->a_stack, proto.a_stack);
+		STORE(&e->b_stack, proto.b_stack);
+		search(g, e);
+	} else if (!e && (e = ms_lg_add(g, &proto)) != NULL)
+		search(g, e);
+	ms_depot_unlock();
+	return EDGE_ADDED;
+}
+
+static void flag_in_edge(uint32_t r)
+{
+	if (!(LOAD(&ms_rec(r)->flags) & MS_F_EDGE))
+		__atomic_fetch_or(&ms_rec(r)->flags, MS_F_EDGE, __ATOMIC_SEQ_CST);
+}
+
+/* Entry e of a thread's edge cache becomes a->b of generation gen.  A
+ * signal handler of this thread may ask the cache between the stores: its
+ * `a` is 0 (no record) until the others are written, so it never matches
+ * half of one edge and half of another. */
+static void edge_entry_put(struct ms_edge_entry *e, uint32_t a, uint32_t b, uint32_t gen)
+{
+	e->a = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	e->b = b;
+	e->gen = gen;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	e->a = a;
+}
+
+static int edge_entry_is(const struct ms_edge_entry *e, uint32_t a, uint32_t b, uint32_t gen)
+{
+	return e->a == a && e->b == b && e->gen == gen;
+}
+
+/* The set of four entries where edge a->b goes in the bigger cache: a
+ * region per first mutex, b's record number on from there -- a thread
+ * holding one mutex while it takes many others in turn (records made
+ * one after another are numbered so) walks neighbouring sets, which the
+ * CPU's prefetcher follows, where a hash of both was a cache miss each. */
+#define WAYS 4
+static struct ms_edge_entry *edge_set2(struct ms_edge_entry *big, uint32_t a, uint32_t b)
+{
+	uint32_t set = (a * 0x9e3779b1u + b) & (MS_EDGE_CACHE2 / WAYS - 1);
+	return big + (size_t)set * WAYS;
+}
+
+static int in_set2(const struct ms_edge_entry *set, uint32_t a, uint32_t b, uint32_t gen)
+{
+	for (int w = 0; w < WAYS; w++)
+		if (edge_entry_is(&set[w], a, b, gen))
+			return 1;
+	return 0;
+}
+
+/* The thread knows edge a->b (of generation gen) from now on: the newest
+ * in its slot of the small cache (asked first), the one the slot held, if
+ * still good, in the partner. */
+static void remember(struct ms_tstate *ts, uint32_t a, uint32_t b, uint32_t gen)
+{
+	unsigned slot = ms_edge_slot(a, b);
+	struct ms_edge_entry *e = ts->edge_cache;
+	if (e[slot].a && /* not empty: records are 1 and up */
+	    edge_entry_is(&e[slot], e[slot].a, e[slot].b, gen))
+		edge_entry_put(&e[slot ^ 1], e[slot].a, e[slot].b, gen);
+	edge_entry_put(&e[slot], a, b, gen);
+}
+
+/* ... and in the bigger cache: an entry of its set that is empty or stale
+ * (of an older generation), else the oldest of the set (its first: each
+ * put moves the others up). */
+static void remember2(struct ms_tstate *ts, uint32_t a, uint32_t b, uint32_t gen)
+{
+	struct ms_edge_entry *set = edge_set2(ts->edge_cache2, a, b);
+	int w = 0;
+	while (w < WAYS && set[w].a && set[w].gen == gen)
+		w++;
+	if (w == WAYS) {
+		for (w = 0; w < WAYS - 1; w++)
+			edge_entry_put(&set[w], set[w + 1].a, set[w + 1].b, set[w + 1].gen);
+		w = WAYS - 1;
+	}
+	edge_entry_put(&set[w], a, b, gen);
+}
+
+/* A thread that keeps missing edges that are known: its bigger cache. */
+static void big_cache(struct ms_tstate *ts)
+{
+	void *p = mmap(NULL, MS_EDGE_CACHE2 * sizeof(struct ms_edge_entry),
+		       PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p != MAP_FAILED)
+		__atomic_store_n(&ts->edge_cache2, p, __ATOMIC_RELEASE);
+}
+
+/* A known edge its small cache did not have: 1 if the bigger cache has
+ * it (it is then moved into the small one). */
+static int known_big(struct ms_tstate *ts, uint32_t a, uint32_t r)
+{
+	struct ms_edge_entry *big = ts->edge_cache2;
+	if (!big)
+		return 0;
+	uint32_t gen = __atomic_load_n(&ms_table.gen, __ATOMIC_SEQ_CST);
+	if (!in_set2(edge_set2(big, a, r), a, r, gen))
+		return 0;
+	edge_entry_put(&ts->edge_cache[ms_edge_slot(a, r)], a, r, gen);
+	return 1;
+}
+
+/* The edge is not in the big cache either (or the thread has none). */
+static __attribute__((noinline)) void
+not_cached(struct ms_thread *t, struct ms_tstate *ts, uint32_t r, uintptr_t key,
+	   uintptr_t caller)
+{
+	uint32_t n = ts->nheld, a;
+	uint32_t misuse = __atomic_load_n(&ms_unlocks_elsewhere, __ATOMIC_ACQUIRE);
+	if (unlikely(misuse != ts->pruned_at)) {
+		/* some thread unlocked a mutex it did not hold: entries of
+		 * this thread's set may be gone */
+		ms_held_prune(ts);
+		ts->pruned_at = misuse;
+		n = ts->nheld;
+		if (!n || ms_order_known(ts, r))
+			return;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		if (ts->held[i].rec == r)
+			return; /* a recursive relock: no edge */
+	/* Only from the mutex taken last (as lockdep does): those taken
+	 * before it already have edges to it, so every order among them is
+	 * in the graph as a path, and a thread holding twenty mutexes pays
+	 * for one edge, not twenty. */
+	uint32_t i = n - 1;
+	a = ts->held[i].rec;
+	/* Both records are flagged before gen is read: a life of either that
+	 * ends from now on bumps gen (table.c), so the cached edge below is
+	 * never trusted for a later life. */
+	flag_in_edge(a);
+	flag_in_edge(r);
+	uint32_t gen = __atomic_load_n(&ms_table.gen, __ATOMIC_SEQ_CST);
+	ms_guard_enter(t);
+	int known = add_edge(t, ts, i, r, LOAD(&ms_rec(r)->birth), key, caller);
+	if (known == EDGE_KNOWN && !ts->edge_cache2 && ++ts->edge_misses == MS_EDGE_MISSES)
+		big_cache(ts);
+	ms_guard_leave(t);
+	if (!known)
+		return;
+	remember(ts, a, r, gen);
+	if (ts->edge_cache2)
+		remember2(ts, a, r, gen);
+}
+
+void ms_order_missed(struct ms_thread *t, struct ms_tstate *ts, uint32_t r,
+		     uintptr_t key, uintptr_t caller)
+{
+	/* asked first: a hit says the edge from the mutex taken last is
+	 * known, as it would be after the checks below */
+	if (!known_big(ts, ts->held[ts->nheld - 1].rec, r))
+		not_cached(t, ts, r, key, caller);
+}
+
+void ms_order_note(struct ms_thread *t, struct ms_tstate *ts, uint32_t r,
+		   uintptr_t key, uintptr_t caller)
+{
+	if (ts->nheld && !ms_order_known(ts, r))
+		ms_order_missed(t, ts, r, key, caller);
+}
+
+static uint64_t not_followed; /* ended; live ones are in the threads' records */
+
+void ms_order_not_followed(uint32_t n)
+{
+	__atomic_fetch_add(&not_followed, n, __ATOMIC_RELAXED);
+}
+
+static void add_overflow(struct ms_tstate *ts, void *arg)
+{
+	*(uint64_t *)arg += LOAD(&ts->overflow);
+}
+
+void ms_order_after_fork_child(void)
+{
+	/* the parent's edges are of mutex lives the child does not have (its
+	 * births are new); what it could not keep is counted anew */
+	graph.dropped = 0;
+	graph.searches = 0;
+	graph.cut_short = 0;
+	graph.readers = 0; /* the parent's report goes on there, not here */
+	not_followed = 0;
+}
+
+void ms_order_after_reset(void)
+{
+	/* what ended before it; those held now are counted when they end */
+	__atomic_store_n(&not_followed, 0, __ATOMIC_RELAXED);
+}
+
+void ms_order_stats(struct ms_order_stats *out)
+{
+	ms_depot_lock();
+	out->edges = graph.nedges;
+	out->dropped = graph.dropped;
+	out->searches = graph.searches;
+	out->cut_short = graph.cut_short;
+	ms_depot_unlock();
+	out->not_followed = LOAD(&not_followed);
+	ms_threads_each(add_overflow, &out->not_followed);
+}
+
+/* ---- report time ------------------------------------------------------ */
+
+int ms_order_maybe_reused(uint32_t flags, uintptr_t key)
+{
+	struct ms_frame fr;
+	return (flags & MS_F_STATIC) && ms_symbolize_frame(key, 0, &fr) != 0;
+}
+
+const char *ms_order_mutex_name(uint32_t r)
+{
+	if (!(LOAD(&ms_rec(r)->flags) & MS_F_COLD))
+		return NULL;
+	return LOAD(&ms_table.cold[r].name);
+}
+
+int ms_order_each_edge(ms_order_edge_fn *fn, void *arg)
+{
+	ms_depot_lock();
+	const struct ms_lg_edge *e = graph_made ? ms_lg_read_begin(&graph) : NULL;
+	int reading = graph_made;
+	ms_depot_unlock();
+	int n = 0;
+	for (; e; e = ms_lg_read_next(e)) {
+		if (!ms_lg_live(&graph, e) || e->a == e->b)
+			continue;
+		struct ms_order_edge oe = {
+			.a = e->a, .b = e->b, .a_birth = e->a_birth, .b_birth = e->b_birth,
+			.a_key = e->a_key, .b_key = e->b_key,
+			.tid = LOAD(&e->tid),
+			.a_caller = LOAD(&e->a_caller),
+			.a_stack = LOAD(&e->a_stack), .b_stack = LOAD(&e->b_stack),
+		};
+		fn(&oe, arg);
+		n++;
+	}
+	if (reading) {
+		ms_depot_lock();
+		ms_lg_read_end(&graph);
+		ms_depot_unlock();
+	}
+	return n;
+}

@@ -1,0 +1,100 @@
+/* order.h - lock-order edges and the inversions among them.
+ *
+ * When a thread takes (or blocks on) B while holding A, the edge A->B is
+ * recorded once per pair of mutex lives, with the thread, where A was
+ * taken, B's stack and the other mutexes held then (possible gates), in
+ * the lock-order graph (lockgraph.h).  A new edge is searched for the
+ * cycle it closes there and then: a cycle is an inversion that could
+ * deadlock even if this run did not, kept as a finding (findings.h) that
+ * outlives its mutexes.  Edges of a mutex life that ended (destroy, init
+ * again) close nothing. */
+#ifndef MUTEXSTAT_ORDER_H
+#define MUTEXSTAT_ORDER_H
+
+#include "core/table.h"
+#include "core/thread.h"
+#include "core/thread_pool.h"
+
+#include <stdint.h>
+
+/* The thread (record ts) takes or waits for mutex `key` (record r, life
+ * birth) at `caller`; note an edge from each mutex it holds.  Cheap when
+ * the edges are known (the thread's cache). */
+void ms_order_note(struct ms_thread *t, struct ms_tstate *ts, uint32_t r,
+		   uintptr_t key, uintptr_t caller);
+/* The same, for a caller that asked ms_order_known() already (missed). */
+void ms_order_missed(struct ms_thread *t, struct ms_tstate *ts, uint32_t r,
+		     uintptr_t key, uintptr_t caller);
+
+/* Whether edge a->b is in cache entry e, and made since the last life in
+ * an edge ended (gen). */
+static inline __attribute__((always_inline)) int
+ms_edge_cached(const struct ms_tstate *ts, unsigned e, uint32_t a, uint32_t b,
+	       uint32_t gen)
+{
+	return ts->edge_cache[e].a == a && ts->edge_cache[e].b == b &&
+	       ts->edge_cache[e].gen == gen;
+}
+
+/* Taking record b while holding others: the edge from the one taken last
+ * is in the thread's cache of edges already recorded (and not since made
+ * stale by a mutex leaving the table), so ms_order_note() has nothing to
+ * do.  Holding 1..MS_HELD_MAX.  Inline: the lock path asks it first.
+ *
+ * The cache is two-way: an edge may sit in its slot or the slot's partner
+ * (slot ^ 1), so two edges a thread takes every time that share a slot do
+ * not put each other out (one-way, a thread taking twenty mutexes in a row
+ * had a pair that did in about half of all runs, and looked both up in
+ * the graph, with its gates, every time). */
+static inline __attribute__((always_inline)) int
+ms_order_known(const struct ms_tstate *ts, uint32_t b)
+{
+	uint32_t a = ts->held[ts->nheld - 1].rec;
+	unsigned s = ms_edge_slot(a, b);
+	uint32_t gen = __atomic_load_n(&ms_table.gen, __ATOMIC_ACQUIRE);
+	return ms_edge_cached(ts, s, a, b, gen) || ms_edge_cached(ts, s ^ 1, a, b, gen);
+}
+
+/* One lock-order edge between live mutexes, for the graph outputs: the
+ * thread took (or waited for) b while holding a. */
+struct ms_order_edge {
+	uint32_t a, b;            /* records */
+	uint64_t a_birth, b_birth; /* their lives */
+	uintptr_t a_key, b_key;   /* the mutexes' addresses */
+	uint32_t tid;             /* the thread that first took them in this order */
+	uintptr_t a_caller;       /* where it had taken a */
+	uint32_t a_stack, b_stack; /* depot ids: a's call site, b's stack; 0 none */
+};
+typedef void ms_order_edge_fn(const struct ms_order_edge *e, void *arg);
+
+/* Call fn for each edge between live mutexes.  Returns the number of
+ * edges.  Report time only. */
+int ms_order_each_edge(ms_order_edge_fn *fn, void *arg);
+
+/* A mutex with these record flags at key had no init seen and lies outside
+ * every module's static data (the heap, a stack): a C++ std::mutex, whose
+ * constructor and destructor never call pthread, in memory that may have
+ * held other objects before -- which are the same mutex to us, so a cycle
+ * through it may join orders of different objects.  Report time only
+ * (it looks the address up among the modules). */
+int ms_order_maybe_reused(uint32_t flags, uintptr_t key);
+
+/* The name a program gave mutex record r (mutexstat_name), or NULL. */
+const char *ms_order_mutex_name(uint32_t r);
+
+void ms_order_after_fork_child(void);
+/* mutexstat_reset: the acquisitions not followed are counted anew. */
+void ms_order_after_reset(void);
+
+struct ms_order_stats {
+	uint64_t edges, dropped;
+	uint64_t searches, cut_short; /* cycle searches, and those that gave up */
+	/* Acquisitions made while their thread already held MS_HELD_MAX
+	 * mutexes: counted, but no edge leads out of them. */
+	uint64_t not_followed;
+};
+void ms_order_stats(struct ms_order_stats *out);
+/* thread_pool.c: n such acquisitions ended (their unlock, or thread exit). */
+void ms_order_not_followed(uint32_t n);
+
+#endif

@@ -1,0 +1,277 @@
+/* robust.c - what became of robust mutexes whose owner died; see robust.h.
+ *
+ * Owner deaths are rare, so the two counts live in a small table of our
+ * own, under a spin lock, instead of in every mutex's record.  An entry
+ * stays after its mutex's life ends: a thread that ended holding the
+ * mutex is judged by it at report time, and so is an ended life left not
+ * recoverable. */
+#define _GNU_SOURCE
+#include "analysis/robust.h"
+#include "base/internal.h"
+#include "core/ring.h"
+#include "stacks/symbols.h"
+#include "core/table.h"
+#include "core/thread.h"
+
+#include <errno.h>
+
+#define MAX_ROBUST 256
+
+struct outcome {
+	uint32_t rec;
+	uint64_t birth;
+	uintptr_t site; /* where the life was first locked */
+	uint32_t consistent, left;
+};
+
+static struct outcome outcomes[MAX_ROBUST];
+static uint32_t noutcomes;
+static int lock;
+
+void ms_robust_after_fork_child(void)
+{
+	lock = 0;
+	noutcomes = 0; /* the parent's; the child's mutexes start anew */
+}
+
+/* Asynchronous cancellation deferred meanwhile (thread.h). */
+static void take(void)
+{
+	ms_async_defer(&ms_self);
+	while (__atomic_exchange_n(&lock, 1, __ATOMIC_ACQUIRE))
+		__builtin_ia32_pause();
+}
+
+static void give(void)
+{
+	__atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
+	ms_async_resume(&ms_self);
+}
+
+static void count(uint32_t r, int left)
+{
+	uint64_t birth = LOAD(&ms_rec(r)->birth);
+	take();
+	struct outcome *o = NULL;
+	for (uint32_t i = 0; i < noutcomes && !o; i++)
+		if (outcomes[i].rec == r && outcomes[i].birth == birth)
+			o = &outcomes[i];
+	if (!o && noutcomes < MAX_ROBUST) {
+		o = &outcomes[noutcomes++];
+		*o = (struct outcome){ .rec = r, .birth = birth,
+				       .site = LOAD(&ms_rec(r)->first_caller) };
+	}
+	if (o) {
+		if (left)
+			o->left++;
+		else
+			o->consistent++;
+	}
+	give();
+}
+
+void ms_robust_made_consistent(uint32_t r)
+{
+	count(r, 0);
+}
+
+void ms_robust_left_inconsistent(uint32_t r)
+{
+	count(r, 1);
+}
+
+static struct outcome outcome_of(uint32_t r, uint64_t birth)
+{
+	struct outcome found = { 0 };
+	take();
+	for (uint32_t i = 0; i < noutcomes; i++)
+		if (outcomes[i].rec == r && outcomes[i].birth == birth)
+			found = outcomes[i];
+	give();
+	return found;
+}
+
+uint32_t ms_robust_mark(uint32_t r)
+{
+	uint32_t kind = LOAD(&ms_rec(r)->flags) >> MS_F_KIND_SHIFT & MS_KIND_DESTROYED;
+	if (kind == MS_KIND_DESTROYED || !(kind & MS_KIND_ROBUST))
+		return 0;
+	return outcome_of(r, LOAD(&ms_rec(r)->birth)).consistent + 1;
+}
+
+int ms_robust_recovered(uint32_t r, uint64_t birth, uint32_t mark)
+{
+	return mark && outcome_of(r, birth).consistent >= mark;
+}
+
+/* Where the last lock that got EOWNERDEAD was, if the history has it. */
+static uintptr_t last_owner_dead(uint32_t r)
+{
+	struct ms_op_view v[1024 + MS_FAIL_RING]; /* a report's stack is large */
+	uint32_t first, torn;
+	uint32_t n = ms_history_read(r, v, &first, &torn);
+	for (uint32_t i = n; i-- > 0;)
+		if (v[i].err == EOWNERDEAD)
+			return v[i].caller;
+	return 0;
+}
+
+int ms_robust_view(uint32_t r, struct ms_robust_view *out)
+{
+	if (!(LOAD(&ms_rec(r)->flags) & MS_F_COLD))
+		return 0;
+	const struct ms_cold *c = &ms_table.cold[r];
+	uint64_t died = LOAD(&c->errors[MS_E_OWNERDEAD]);
+	if (!died)
+		return 0;
+	struct outcome o = outcome_of(r, LOAD(&ms_rec(r)->birth));
+	*out = (struct ms_robust_view){
+		.died = died,
+		.refused = LOAD(&c->errors[MS_E_NOTRECOVERABLE]),
+		.consistent = o.consistent,
+		.left = o.left,
+		.last_at = last_owner_dead(r),
+	};
+	out->not_recoverable = o.left || out->refused;
+	return 1;
+}
+
+/* The lives first locked at site that ended (destroyed or initialised
+ * again): their owner deaths' outcomes, summed. */
+static struct outcome ended_at(uintptr_t site)
+{
+	struct outcome sum = { 0 };
+	take();
+	for (uint32_t i = 0; i < noutcomes; i++) {
+		const struct outcome *o = &outcomes[i];
+		if (o->site == site && (!LOAD(&ms_rec(o->rec)->key) ||
+					LOAD(&ms_rec(o->rec)->birth) != o->birth)) {
+			sum.consistent += o->consistent;
+			sum.left += o->left;
+		}
+	}
+	give();
+	return sum;
+}
+
+int ms_robust_site_view(uintptr_t site, const uint64_t *errors,
+			struct ms_robust_view *out)
+{
+	if (!errors[MS_E_OWNERDEAD])
+		return 0;
+	struct outcome o = ended_at(site);
+	*out = (struct ms_robust_view){
+		.died = errors[MS_E_OWNERDEAD],
+		.refused = errors[MS_E_NOTRECOVERABLE],
+		.consistent = o.consistent,
+		.left = o.left,
+	};
+	out->not_recoverable = o.left || out->refused;
+	return 1;
+}
+
+static const char *times(uint64_t n)
+{
+	return n == 1 ? "time" : "times";
+}
+
+struct each {
+	ms_robust_finding_fn *fn;
+	void *arg;
+	int n;
+};
+
+static void each_live(uintptr_t key, uint32_t r, void *arg)
+{
+	struct each *e = arg;
+	struct ms_robust_view v;
+	if (ms_robust_view(r, &v) && v.not_recoverable) {
+		e->fn(key, r, 0, &v, e->arg);
+		e->n++;
+	}
+}
+
+int ms_robust_each_finding(ms_robust_finding_fn *fn, void *arg)
+{
+	struct each e = { fn, arg, 0 };
+	ms_table_each(each_live, &e);
+	for (uint32_t i = 0; i < LOAD(&ms_table.nsites); i++) {
+		struct ms_site s;
+		struct ms_robust_view v;
+		ms_table_site(i, &s);
+		if (ms_robust_site_view(s.site, s.errors, &v) && v.not_recoverable) {
+			fn(0, 0, s.site, &v, arg);
+			e.n++;
+		}
+	}
+	return e.n;
+}
+
+static void print_finding(uintptr_t key, uint32_t r, uintptr_t site,
+			  const struct ms_robust_view *v, void *arg)
+{
+	struct ms_fmt *f = arg;
+	char where[256];
+	if (key) {
+		const char *name = LOAD(&ms_table.cold[r].name);
+		char cut[40];
+		ms_fmt(f, "\nOWNER DIED: mutex %p%s%s%s (robust): its owner died holding it, "
+			  "%llu %s\n",
+		       (void *)key, name ? " \"" : "", ms_name_cut(cut, sizeof cut, name, 30),
+		       name ? "\"" : "", (unsigned long long)v->died, times(v->died));
+		ms_fmt(f, "  the next lock returned EOWNERDEAD%s%s\n",
+		       v->last_at ? ", last at " : "",
+		       v->last_at ? ms_symbolize(v->last_at, where, sizeof where) : "");
+	} else
+		ms_fmt(f, "\nOWNER DIED: on robust mutexes now ended, first locked at %s: "
+			  "the next lock got EOWNERDEAD, %llu %s\n",
+		       ms_symbolize(site, where, sizeof where), (unsigned long long)v->died,
+		       times(v->died));
+	ms_fmt(f, "  made consistent again (pthread_mutex_consistent): %u %s; "
+		  "unlocked without that: %u %s\n",
+	       v->consistent, times(v->consistent), v->left, times(v->left));
+	ms_fmt(f, "  NOT RECOVERABLE: unlocked while inconsistent, it can never be "
+		  "locked again; %llu %s since returned ENOTRECOVERABLE\n",
+	       (unsigned long long)v->refused, v->refused == 1 ? "lock" : "locks");
+}
+
+int ms_robust_print(struct ms_fmt *f)
+{
+	return ms_robust_each_finding(print_finding, f);
+}
+
+/* The note in the mutex's section: an owner death made consistent is the
+ * correct use of a robust mutex, no finding. */
+static void print_note(struct ms_fmt *f, const struct ms_robust_view *v)
+{
+	ms_fmt(f, "  owner died: %llu %s; made consistent again (pthread_mutex_consistent): "
+		  "%u %s",
+	       (unsigned long long)v->died, times(v->died), v->consistent,
+	       times(v->consistent));
+	if (v->left)
+		ms_fmt(f, "; unlocked without that: %u %s", v->left, times(v->left));
+	else if (v->consistent && !v->refused)
+		ms_fmt(f, " -- repaired, no finding");
+	ms_fmt(f, "\n");
+	if (v->not_recoverable)
+		ms_fmt(f, "    NOT RECOVERABLE: the OWNER DIED finding above\n");
+	if (v->last_at) {
+		char where[256];
+		ms_fmt(f, "    the next lock returned EOWNERDEAD, last at %s\n",
+		       ms_symbolize(v->last_at, where, sizeof where));
+	}
+}
+
+void ms_robust_note(struct ms_fmt *f, uint32_t r)
+{
+	struct ms_robust_view v;
+	if (ms_robust_view(r, &v))
+		print_note(f, &v);
+}
+
+void ms_robust_site_note(struct ms_fmt *f, uintptr_t site, const uint64_t *errors)
+{
+	struct ms_robust_view v;
+	if (ms_robust_site_view(site, errors, &v))
+		print_note(f, &v);
+}

@@ -1,0 +1,143 @@
+/* clock.c - choose the tick source and convert ticks to nanoseconds. */
+#include "base/clock.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
+int ms_clock_use_tsc;
+static uint64_t start_ticks, start_ns;  /* the calibration's base */
+static uint64_t run_ticks, run_ns;      /* the run's start: the process's,
+					   or the fork's in a fork child */
+
+static int tsc_is_invariant(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned a, b, c, d;
+	if (__get_cpuid_max(0x80000000u, 0) < 0x80000007u)
+		return 0;
+	__cpuid(0x80000007u, a, b, c, d);
+	(void)a; (void)b; (void)c;
+	return (int)((d >> 8) & 1); /* "invariant TSC": constant rate, all cores */
+#else
+	return 0;
+#endif
+}
+
+/* One report, one moment: while a thread writes a report, every format of
+ * it (text, JSON, pprof, ...) reads the run's length and the tick rate
+ * taken when it began -- read afresh by each writer, a JSON file written
+ * after the text and pprof files (libdw, zlib) said the run took 166 ms
+ * where the text said 26 ms.  Per thread, and nested: a report on another
+ * thread (mutexstat_dump) has its own. */
+static __thread struct {
+	unsigned depth;
+	uint64_t ns;  /* CLOCK_MONOTONIC when the report began */
+	uint64_t ticks; /* and the tick count */
+	double ratio; /* ticks per ns, measured when the report first needs
+			 it (0 until then: most short runs never read the
+			 clock, and the measure may spin until 2 ms of run) */
+} report_moment __attribute__((tls_model("initial-exec")));
+
+static uint64_t ticks_per_ms_estimate = 1000000; /* ns, without a TSC */
+
+void ms_clock_init(void)
+{
+	ms_clock_use_tsc = tsc_is_invariant();
+	start_ns = ms_mono_ns();
+	start_ticks = ms_ticks();
+	run_ns = start_ns;
+	run_ticks = start_ticks;
+	if (ms_clock_use_tsc) {
+		/* a rough rate for timeouts (not for reported times): 50 us */
+		uint64_t t0 = ms_ticks(), n0 = ms_mono_ns(), n = n0;
+		while (n - n0 < 50000)
+			n = ms_mono_ns();
+		ticks_per_ms_estimate = (ms_ticks() - t0) * 1000000 / (n - n0);
+	}
+}
+
+uint64_t ms_ticks_per_ms(void)
+{
+	return ticks_per_ms_estimate;
+}
+
+uint64_t ms_clock_start_ticks(void)
+{
+	return run_ticks;
+}
+
+uint64_t ms_run_ns(void)
+{
+	return (report_moment.depth ? report_moment.ns : ms_mono_ns()) - run_ns;
+}
+
+uint64_t ms_clock_now_ticks(void)
+{
+	return report_moment.depth ? report_moment.ticks : ms_ticks();
+}
+
+void ms_clock_after_fork_child(void)
+{
+	run_ns = ms_mono_ns(); /* clock_gettime: async-signal-safe */
+	run_ticks = ms_ticks();
+}
+
+static double measured_ticks_per_ns(void);
+
+/* Ticks per nanosecond: during a report, one measure for all of it. */
+static double ticks_per_ns(void)
+{
+	if (!ms_clock_use_tsc)
+		return 1.0;
+	if (!report_moment.depth)
+		return measured_ticks_per_ns();
+	if (report_moment.ratio == 0)
+		report_moment.ratio = measured_ticks_per_ns();
+	return report_moment.ratio;
+}
+
+/* Ticks per nanosecond measured over the run so far (and over at least
+ * 2 ms, spinning if the run was shorter, so the ratio is good to ~0.1%). */
+static double measured_ticks_per_ns(void)
+{
+	static double cached;
+	static uint64_t cached_at;
+	uint64_t ns = ms_mono_ns(), t = ms_ticks();
+	if (cached != 0 && ns - cached_at < 1000000000)
+		return cached;
+	while (ns - start_ns < 2000000) { /* report time only */
+		ns = ms_mono_ns();
+		t = ms_ticks();
+	}
+	cached = (double)(t - start_ticks) / (double)(ns - start_ns);
+	cached_at = ns;
+	if (cached <= 0)
+		cached = 1.0;
+	return cached;
+}
+
+uint64_t ms_ticks_to_ns(uint64_t ticks)
+{
+	return (uint64_t)((double)ticks / ticks_per_ns() + 0.5);
+}
+
+void ms_clock_report_begin(void)
+{
+	if (!report_moment.depth) {
+		/* the moment only: the rate may spin until 2 ms of run (a
+		 * run of 0.3 ms read "ran 2.00 ms"), so it is measured when
+		 * the report first converts ticks, which most short runs'
+		 * reports never do (every one spun: 2 ms at each exit) */
+		report_moment.ns = ms_mono_ns();
+		report_moment.ticks = ms_ticks();
+		report_moment.ratio = 0;
+	}
+	report_moment.depth++;
+}
+
+void ms_clock_report_end(void)
+{
+	if (report_moment.depth)
+		report_moment.depth--;
+}

@@ -1,0 +1,281 @@
+/* output.c - the report's destination; see output.h. */
+#define _GNU_SOURCE
+#include "base/output.h"
+#include "base/fds.h"
+#include "base/fmt.h"
+#include "base/options.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static int saved_fd = -1;
+static dev_t saved_dev;
+static ino_t saved_ino;
+
+static int same_file(int fd)
+{
+	struct stat st;
+	return fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == saved_dev &&
+	       st.st_ino == saved_ino;
+}
+
+static char program_name[256];
+
+/* The directory the process started in, where a relative MUTEXSTAT_OUTPUT
+ * is: a daemon that moves to / (or a program that chdirs into its work)
+ * would otherwise put its report there, or fail to.  Empty if unknown
+ * (the path then stays relative). */
+static char start_dir[4096];
+
+const char *ms_program_name(void)
+{
+	return program_name[0] ? program_name : program_invocation_short_name;
+}
+
+void ms_output_init(void)
+{
+	int saved = errno;
+	size_t n = strlen(program_invocation_short_name);
+	if (n < sizeof program_name)
+		memcpy(program_name, program_invocation_short_name, n + 1);
+	if (!getcwd(start_dir, sizeof start_dir) || start_dir[0] != '/')
+		start_dir[0] = 0; /* too long, or the directory is gone */
+	struct stat st;
+	if (fstat(2, &st) == 0) {
+		saved_dev = st.st_dev;
+		saved_ino = st.st_ino;
+		/* A high number, out of the way of programs that expect their
+		 * next open() to return 3 (fds.h); close-on-exec so children
+		 * have only their own. */
+		saved_fd = ms_fd_dup_high(2);
+		if (saved_fd < 0)
+			saved_fd = fcntl(2, F_DUPFD_CLOEXEC, 3);
+	}
+	errno = saved;
+}
+
+int ms_output_stderr(void)
+{
+	if (same_file(saved_fd))
+		return saved_fd;
+	if (same_file(2)) /* ours was closed, but fd 2 is still the original */
+		return 2;
+	return -1;
+}
+
+void ms_output_note(const char *msg)
+{
+	int fd = ms_output_stderr();
+	struct pollfd p = { fd, POLLOUT, 0 };
+	if (fd >= 0 && poll(&p, 1, 0) == 1 && (p.revents & POLLOUT))
+		ms_write_all(fd, msg, strlen(msg));
+}
+
+static void expand_path(struct ms_fmt *f, const char *pattern)
+{
+	for (const char *p = pattern; *p; p++) {
+		if (p[0] == '%' && p[1] == 'p') {
+			ms_fmt(f, "%d", (int)getpid());
+			p++;
+		} else
+			ms_fmt(f, "%c", *p);
+	}
+}
+
+int ms_output_path(char *out, size_t cap, unsigned seq, const char *ext)
+{
+	struct ms_fmt f;
+	ms_fmt_init(&f, out, cap, -1);
+	const char *pattern = ms_opt.output ? ms_opt.output : "mutexstat.%p";
+	if (pattern[0] != '/' && start_dir[0])
+		ms_fmt(&f, "%s%s", start_dir, start_dir[1] ? "/" : "");
+	expand_path(&f, pattern);
+	if (seq)
+		ms_fmt(&f, ".%u", seq);
+	ms_fmt(&f, "%s", ext);
+	return f.len + 1 < cap ? 0 : -1;
+}
+
+static void say(char *why, size_t cap, const char *text, unsigned long n)
+{
+	struct ms_fmt f;
+	ms_fmt_init(&f, why, cap, -1);
+	ms_fmt(&f, text, n);
+	ms_fmt_str(&f);
+}
+
+/* Report files being written (locked by take_whole), for a fork child to
+ * let go of (ms_output_after_fork_child). */
+static int writing[4] = { -1, -1, -1, -1 };
+
+/* Two processes writing one report file at once -- a parent and its fork
+ * children exiting together, with no %p in MUTEXSTAT_OUTPUT -- each emptied
+ * it and wrote from its start in 8 KB pieces: the file held pieces of
+ * several reports.  So a regular file is locked (flock, let go by the
+ * close) before it is emptied and written, and each report replaces the
+ * one before whole.  A writer that has not finished in 10 s (stopped, say)
+ * is waited for no longer; a file system without locks is written as
+ * before. */
+static void lock_for_report(int fd)
+{
+	int saved = errno;
+	for (int tries = 0; tries < 1000; tries++) {
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+			for (unsigned i = 0; i < 4; i++) {
+				int none = -1;
+				if (__atomic_compare_exchange_n(&writing[i], &none, fd, 0,
+								__ATOMIC_ACQ_REL,
+								__ATOMIC_ACQUIRE))
+					break;
+			}
+			break;
+		}
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			break;
+		struct timespec pause = { 0, 10000000L }; /* 10 ms */
+		nanosleep(&pause, NULL);
+	}
+	errno = saved;
+}
+
+/* A regular report file, locked, emptied: ftruncate's answer. */
+static int take_whole(int fd)
+{
+	lock_for_report(fd);
+	return ftruncate(fd, 0);
+}
+
+void ms_output_done(int fd)
+{
+	for (unsigned i = 0; i < 4; i++) {
+		int was = fd;
+		if (__atomic_compare_exchange_n(&writing[i], &was, -1, 0, __ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE))
+			return;
+	}
+}
+
+/* The stderr the program started with is shared by its children, and
+ * their reports, written there at once in 8 KB pieces, came out cut into
+ * each other (in a pipe, mid-line).  They take turns as on a report file,
+ * with a lock on a second open of the same pipe, file or terminal: the
+ * descriptor they share is one open file, whose flock would be one lock for
+ * them all.  Opened for writing (a pipe's reading end, opened here, would
+ * keep a pipe nobody reads from failing with EPIPE), without blocking (a
+ * FIFO whose reader is gone: ENXIO, and no lock); /dev/null, sockets (the
+ * journal) and the like are not locked. */
+int ms_output_stderr_lock(int fd)
+{
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) != 0 ||
+	    !(S_ISFIFO(st.st_mode) || S_ISREG(st.st_mode) || isatty(fd)))
+		return -1;
+	char path[64];
+	struct ms_fmt f;
+	ms_fmt_init(&f, path, sizeof path, -1);
+	ms_fmt(&f, "/proc/self/fd/%d", fd);
+	int saved = errno;
+	int lock = open(ms_fmt_str(&f), O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	errno = saved;
+	if (lock < 0)
+		return -1;
+	lock_for_report(lock);
+	return lock;
+}
+
+void ms_output_stderr_unlock(int lock)
+{
+	if (lock < 0)
+		return;
+	int saved = errno;
+	ms_output_done(lock);
+	close(lock);
+	errno = saved;
+}
+
+/* The child of a fork made while another thread wrote a report has that
+ * file open too, and with it the lock (one open file, shared): a child
+ * that lived on would keep every later writer of the file waiting.  It
+ * writes nothing of that report: it closes its copy (close is
+ * async-signal-safe). */
+void ms_output_after_fork_child(void)
+{
+	for (unsigned i = 0; i < 4; i++) {
+		int fd = __atomic_exchange_n(&writing[i], -1, __ATOMIC_ACQ_REL);
+		if (fd >= 0)
+			close(fd);
+	}
+}
+
+/* An existing name: used only if it cannot be someone else's data.  A
+ * regular file is ours to replace if it belongs to the user we run as and
+ * has no other name (a hard link planted in /tmp could name /etc/shadow,
+ * which root owns).  Writing to a character device (/dev/null, a
+ * terminal) or a FIFO clobbers nothing; O_NONBLOCK makes the open of a
+ * FIFO without a reader fail (ENXIO) instead of waiting forever. */
+static int open_existing(const char *path, char *why, size_t cap)
+{
+	int fd = open(path, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ELOOP)
+			say(why, cap, "a symlink: not followed", 0);
+		return -1;
+	}
+	struct stat st;
+	if (fstat(fd, &st) != 0) {
+		close(fd);
+		return -1;
+	}
+	if (S_ISREG(st.st_mode)) {
+		if (st.st_uid != geteuid())
+			say(why, cap, "another user's file (uid %lu): not replaced",
+			    (unsigned long)st.st_uid);
+		else if (st.st_nlink != 1)
+			say(why, cap, "a file with %lu links: not replaced",
+			    (unsigned long)st.st_nlink);
+		else if (take_whole(fd) == 0)
+			goto use;
+	} else if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))
+		goto use;
+	else
+		say(why, cap, "not a regular file: not written", 0);
+	close(fd);
+	return -1;
+use:
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
+}
+
+int ms_output_create(const char *path, char *why, size_t cap)
+{
+	int saved = errno, fd = -1;
+	why[0] = 0;
+	/* A few tries: the name may vanish or appear between two opens. */
+	for (int tries = 0; fd < 0 && tries < 4; tries++) {
+		why[0] = 0;
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC,
+			  0644);
+		if (fd >= 0) {
+			/* another process may have found it and begun */
+			(void)take_whole(fd);
+			break;
+		}
+		if (errno != EEXIST)
+			break;
+		fd = open_existing(path, why, cap);
+		if (fd < 0 && (why[0] || errno != ENOENT))
+			break;
+	}
+	if (fd < 0 && !why[0]) {
+		const char *name = strerrorname_np(errno);
+		say(why, cap, name ? name : "error", 0);
+	}
+	errno = saved;
+	return fd;
+}

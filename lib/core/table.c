@@ -1,0 +1,1419 @@
+/* table.c - creating, adding, removing and folding records; see table.h. */
+#include "core/table.h"
+#include "analysis/blame.h"
+#include "base/clock.h"
+#include "core/counts.h"
+#include "base/fmt.h"
+#include "runtime/fork.h"
+#include "core/thread.h"
+#include "record/record.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/mman.h>
+
+/* What records[] is until the table is mapped (or if it cannot be): the
+ * empty cache entry's record, so the lock path never needs to ask. */
+static struct ms_record boot_records[1] = { { .key = MS_KEY_NO_MUTEX } };
+
+struct ms_table ms_table = { .records = boot_records };
+
+/* ---- the update locks: ours, spinning, never a pthread mutex -------- */
+
+/* The index is cut into blocks of 256 slots, and each block is given one
+ * of MS_STRIPES locks (stripes) by a hash of its number.  An address whose
+ * home slot is in block b lives at most MS_MAX_PROBE (128) slots further
+ * on, so adding it or finding it touches blocks b and b + 1 only; an
+ * update takes b's lock, and a later block's only once it goes there (a
+ * removal's shift may go on, up to MS_UPDATE_LOCKS blocks; reach()).
+ * Threads that make and destroy mutexes in different places of memory --
+ * their own stacks, their own heap arenas -- seldom wait for each other:
+ * the hash scatters
+ * blocks over the locks, however regularly thread stacks or arenas are
+ * spaced.  The counters of adds and removals are kept per stripe, by its
+ * lock's holder, so they cost no locked instruction and no shared line. */
+static struct ms_stripe stripes[MS_STRIPES];
+
+static unsigned stripe_of(uint64_t slot)
+{
+	uint64_t block = slot >> MS_STRIPE_SHIFT;
+	return (unsigned)(((uint32_t)block * 0x9e3779b1u) >> 24) & (MS_STRIPES - 1);
+}
+
+/* The free records and the next never-used one, behind a lock of their
+ * own; each thread keeps a few spares (thread.h) and comes here only
+ * every MS_SPARE_BATCH adds or removals. */
+static struct {
+	int lock;
+	uint32_t free_head;
+} __attribute__((aligned(64))) pool;
+
+static void spin_lock(int *word)
+{
+	for (unsigned spins = 0; __atomic_exchange_n(word, 1, __ATOMIC_ACQUIRE);
+	     spins++) {
+		if (spins < 100)
+			__builtin_ia32_pause();
+		else
+			sched_yield(); /* the holder was preempted */
+	}
+}
+
+static void spin_unlock(int *word)
+{
+	__atomic_store_n(word, 0, __ATOMIC_RELEASE);
+}
+
+/* Every update lock, for fork and for mutexstat_reset: no add or removal
+ * is half done while they are held. */
+void ms_table_lock(void)
+{
+	for (unsigned i = 0; i < MS_STRIPES; i++)
+		spin_lock(&stripes[i].lock);
+	spin_lock(&pool.lock);
+	spin_lock(&ms_table.sites_lock);
+}
+
+void ms_table_unlock(void)
+{
+	spin_unlock(&ms_table.sites_lock);
+	spin_unlock(&pool.lock);
+	for (unsigned i = MS_STRIPES; i-- > 0;)
+		spin_unlock(&stripes[i].lock);
+}
+
+/* In a fork child, the parent's other threads' spares are nobody's: every
+ * record not in use goes back to the pool (all locks held). */
+void ms_table_reclaim_spares(void)
+{
+	struct ms_table *t = &ms_table;
+	pool.free_head = 0;
+	ms_self.nspare = 0;
+	for (uint32_t r = t->next_unused; r-- > 1;)
+		if (r <= t->capacity && !LOAD(&t->records[r].key)) {
+			t->free_next[r] = pool.free_head;
+			pool.free_head = r;
+		}
+}
+
+void ms_table_after_fork_child(void)
+{
+	for (unsigned i = 0; i < MS_STRIPES; i++)
+		stripes[i].lock = 0;
+	pool.lock = 0;
+	ms_table.sites_lock = 0;
+}
+
+/* The stripes an update holds: its home block's, and those of the next
+ * blocks once its probe or its removal's shift goes there. */
+#define MS_UPDATE_LOCKS 4
+struct ms_update_locks {
+	unsigned n;                  /* stripes held: s[0..n) */
+	unsigned s[MS_UPDATE_LOCKS];
+	struct ms_stripe *home;      /* the home slot's: its counters */
+};
+
+static int holds(const struct ms_update_locks *l, unsigned st)
+{
+	for (unsigned k = 0; k < l->n; k++)
+		if (l->s[k] == st)
+			return 1;
+	return 0;
+}
+
+static int slot_locked(const struct ms_update_locks *l, uint64_t i)
+{
+	return holds(l, stripe_of(i));
+}
+
+/* Listing a stripe after taking it, and unlisting it before letting it go,
+ * keeps what a signal handler on this thread reads (ms_self.upd_locks, for
+ * a fork) to stripes this thread does hold. */
+static void list_stripe(struct ms_update_locks *l, unsigned st)
+{
+	l->s[l->n] = st;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	l->n++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+static void release_all(struct ms_update_locks *l)
+{
+	unsigned n = l->n;
+	l->n = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	while (n-- > 0)
+		spin_unlock(&stripes[l->s[n]].lock);
+}
+
+/* The update's probe or shift reaches slot i: take its block's stripe
+ * too.  Stripes are waited for in ascending order only; a lower one is
+ * tried once, and if it is taken, all are let go and taken again in
+ * order.  1: held; 0: held, but the locks were let go meanwhile -- the
+ * caller looks again; 2: this update holds as many stripes as it may (a
+ * run longer than MS_UPDATE_LOCKS - 1 blocks); -1: not to be had (a fork,
+ * fork.h), and no lock is held any more. */
+static int reach(struct ms_update_locks *l, uint64_t i)
+{
+	unsigned st = stripe_of(i), top = 0;
+	if (holds(l, st))
+		return 1;
+	if (l->n == MS_UPDATE_LOCKS)
+		return 2;
+	for (unsigned k = 0; k < l->n; k++)
+		if (l->s[k] > top)
+			top = l->s[k];
+	if (st > top) {
+		if (!ms_fork_spin_lock_holding(&stripes[st].lock)) {
+			release_all(l);
+			return -1;
+		}
+		list_stripe(l, st);
+		return 1;
+	}
+	if (!__atomic_exchange_n(&stripes[st].lock, 1, __ATOMIC_ACQUIRE)) {
+		list_stripe(l, st);
+		return 1;
+	}
+	/* all again, in order: the wanted ones sorted (at most four) */
+	unsigned want[MS_UPDATE_LOCKS], n = l->n + 1;
+	for (unsigned k = 0; k < l->n; k++)
+		want[k] = l->s[k];
+	want[l->n] = st;
+	for (unsigned x = 1; x < n; x++)
+		for (unsigned y = x; y > 0 && want[y - 1] > want[y]; y--) {
+			unsigned tmp = want[y];
+			want[y] = want[y - 1];
+			want[y - 1] = tmp;
+		}
+	release_all(l);
+	for (unsigned k = 0; k < n; k++) {
+		int got = k == 0 ? ms_fork_spin_lock(&stripes[want[k]].lock)
+				 : ms_fork_spin_lock_holding(&stripes[want[k]].lock);
+		if (!got) {
+			release_all(l);
+			return -1;
+		}
+		list_stripe(l, want[k]);
+	}
+	return 0;
+}
+
+/* The locks for an add or a removal at home slot `home`: 0 if a fork is
+ * under way in another thread and this one, holding mutexes, must not wait
+ * (fork.h), or if this thread is inside an update already -- a signal
+ * handler that interrupted one, and would otherwise spin on a lock its own
+ * thread holds.  Either way the call is left unrecorded.
+ *
+ * Marking the thread costs two stores; the alternative, the guard that
+ * library code takes (thread.h), empties the thread's lookup cache and
+ * costs some forty instructions at every init and destroy. */
+static inline __attribute__((always_inline)) int
+lock_for_update(struct ms_update_locks *l, uint64_t home)
+{
+	struct ms_thread *self = &ms_self;
+	if (self->in_update) {
+		ms_fork_skipped_call();
+		return 0;
+	}
+	ms_async_defer(self); /* until the update ends */
+	unsigned st = stripe_of(home);
+	l->n = 0;
+	l->home = &stripes[st];
+	self->upd_locks = l;
+	self->in_update = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (ms_fork_spin_lock(&stripes[st].lock)) {
+		list_stripe(l, st);
+		return 1;
+	}
+	self->in_update = 0;
+	ms_async_resume(self);
+	return 0;
+}
+
+/* After reach() gave -1 (a fork: the skipped call is counted): no lock is
+ * held. */
+static void abandon_update(void)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ms_self.in_update = 0;
+	ms_async_resume(&ms_self);
+}
+
+static void unlock_after_update(struct ms_update_locks *l)
+{
+	release_all(l);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ms_self.in_update = 0;
+	ms_async_resume(&ms_self);
+}
+
+/* For a fork from a signal handler that interrupted this thread's update:
+ * every lock but the ones the update holds, each waited for a while only
+ * (a thread holding one gives up its wait for a second during a fork,
+ * fork.h, but a holder preempted for long is not waited for). */
+static uint8_t taken_around[MS_STRIPES + 2];
+
+static int lock_a_while(int *word)
+{
+	for (unsigned spins = 0; spins < (1u << 20); spins++) {
+		if (!__atomic_exchange_n(word, 1, __ATOMIC_ACQUIRE))
+			return 1;
+		__builtin_ia32_pause();
+	}
+	return 0;
+}
+
+void ms_table_lock_around_update(void)
+{
+	const struct ms_thread *self = &ms_self;
+	const struct ms_update_locks *mine = self->upd_locks;
+	for (unsigned i = 0; i < MS_STRIPES; i++)
+		taken_around[i] = !holds(mine, i) && lock_a_while(&stripes[i].lock);
+	taken_around[MS_STRIPES] = !self->upd_pool && lock_a_while(&pool.lock);
+	taken_around[MS_STRIPES + 1] =
+		!self->upd_sites && lock_a_while(&ms_table.sites_lock);
+}
+
+void ms_table_unlock_around_update(void)
+{
+	if (taken_around[MS_STRIPES + 1])
+		spin_unlock(&ms_table.sites_lock);
+	if (taken_around[MS_STRIPES])
+		spin_unlock(&pool.lock);
+	for (unsigned i = MS_STRIPES; i-- > 0;)
+		if (taken_around[i])
+			spin_unlock(&stripes[i].lock);
+}
+
+/* Threads' cached lock-order edges (thread_pool.h) name records; a life that
+ * ends makes those of its record stale, and a life in a finding is told
+ * to the thread that ended it.  Only records that are in an edge
+ * (MS_F_EDGE, order.c) can be in a cache, so the lives of the many mutexes
+ * never taken together with another end without touching this shared
+ * word. */
+static void life_ends(struct ms_table *t, uint32_t r)
+{
+	uint32_t flags = LOAD(&ms_rec(r)->flags);
+	if (flags & MS_F_EDGE)
+		__atomic_fetch_add(&t->gen, 1, __ATOMIC_SEQ_CST);
+	if (unlikely(flags & MS_F_FINDING)) {
+		/* the caller says where, once out of the table's locks */
+		ms_self.finding_ended = r;
+		ms_self.finding_birth = LOAD(&ms_rec(r)->birth);
+	}
+}
+
+void ms_table_counts(struct ms_table_counts *c)
+{
+	*c = (struct ms_table_counts){ 0 };
+	for (unsigned i = 0; i < MS_STRIPES; i++) {
+		const struct ms_stripe *s = &stripes[i];
+		c->live += LOAD(&s->live);
+		c->destroyed += LOAD(&s->destroyed);
+		c->reinitialised += LOAD(&s->reinitialised);
+		c->untracked_mutexes += LOAD(&s->untracked_mutexes);
+		c->untracked_ended += LOAD(&s->untracked_ended);
+		c->untracked_ops += LOAD(&s->untracked_ops);
+	}
+}
+
+/* ---- set-up ---------------------------------------------------------- */
+
+static void *map(size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	return p;
+}
+
+/* Entries in the history: whole groups (a history shorter than a group
+ * still takes a group's line per record). */
+static size_t history_entries(size_t history_len, size_t cap)
+{
+	size_t groups = (history_len + MS_HISTORY_GROUP - 1) / MS_HISTORY_GROUP;
+	return groups * MS_HISTORY_GROUP * (cap + 1);
+}
+
+size_t ms_table_bytes(uint32_t capacity, uint32_t history_len)
+{
+	const struct ms_table *t = &ms_table;
+	size_t cap = capacity;
+	return MS_MAX_SITES * sizeof *t->sites +
+	       (cap + 1) * (sizeof *t->records + sizeof *t->cold +
+			    sizeof *t->init_stacks + sizeof *t->free_next) +
+	       2 * cap * (sizeof *t->slots + sizeof *t->untracked_keys) +
+	       history_entries(history_len, cap) *
+		       (sizeof *t->history + sizeof *t->history_ticks);
+}
+
+static void unmap_all(struct ms_table *t, size_t cap, size_t hist)
+{
+	if (t->slots)
+		munmap(t->slots, 2 * cap * sizeof *t->slots);
+	if (t->untracked_keys)
+		munmap(t->untracked_keys, 2 * cap * sizeof *t->untracked_keys);
+	if (t->cold)
+		munmap(t->cold, (cap + 1) * sizeof *t->cold);
+	if (t->history)
+		munmap(t->history, history_entries(hist, cap) * sizeof *t->history);
+	if (t->history_ticks)
+		munmap(t->history_ticks,
+		       history_entries(hist, cap) * sizeof *t->history_ticks);
+	if (t->init_stacks)
+		munmap(t->init_stacks, (cap + 1) * sizeof *t->init_stacks);
+	if (t->free_next)
+		munmap(t->free_next, (cap + 1) * sizeof *t->free_next);
+	t->slots = NULL;
+	t->untracked_keys = NULL;
+	t->cold = NULL;
+	t->history = NULL;
+	t->history_ticks = NULL;
+	t->init_stacks = NULL;
+	t->free_next = NULL;
+}
+
+/* Map the table for `capacity` mutexes (a power of two); if the address
+ * space is limited, halve until it fits.  Returns the capacity obtained,
+ * 0 if nothing could be mapped. */
+int ms_table_init(uint32_t capacity, uint32_t history_len)
+{
+	struct ms_table *t = &ms_table;
+	if (!t->sites)
+		t->sites = map(MS_MAX_SITES * sizeof *t->sites);
+	/* a slot's home is its 32-bit tag & index_mask (table.h): the index
+	 * (twice the records) must fit in 32 bits; MUTEXSTAT_TABLE_SIZE's
+	 * limit, 2^26, is far below */
+	size_t first = capacity > (1u << 30) ? (1u << 30) : capacity;
+	for (size_t cap = first; cap >= 64 && t->sites; cap /= 2) {
+		/* records[] is published last: the lock path reads it
+		 * without asking whether the table is ready */
+		struct ms_record *records = map((cap + 1) * sizeof *records);
+		t->slots = map(2 * cap * sizeof *t->slots);
+		t->untracked_keys = map(2 * cap * sizeof *t->untracked_keys);
+		t->cold = map((cap + 1) * sizeof *t->cold);
+		t->history = map(history_entries(history_len, cap) * sizeof *t->history);
+		t->history_ticks =
+			map(history_entries(history_len, cap) * sizeof *t->history_ticks);
+		t->init_stacks = map((cap + 1) * sizeof *t->init_stacks);
+		t->free_next = map((cap + 1) * sizeof *t->free_next);
+		if (t->slots && t->untracked_keys && records && t->cold && t->history &&
+		    t->history_ticks && t->init_stacks && t->free_next) {
+			records[0].key = MS_KEY_NO_MUTEX;
+			__atomic_store_n(&t->records, records, __ATOMIC_RELEASE);
+			t->capacity = (uint32_t)cap;
+			t->index_mask = 2 * cap - 1;
+			t->index_shift = (unsigned)__builtin_ctzll(2 * cap);
+			t->history_len = history_len;
+			t->history_mask = history_len - 1;
+			for (size_t k = 0; k < history_len; k++)
+				t->history_row[k] =
+					t->history +
+					k / MS_HISTORY_GROUP * (cap + 1) * MS_HISTORY_GROUP +
+					k % MS_HISTORY_GROUP;
+			t->next_unused = 1;
+			memset(stripes, 0, sizeof stripes);
+			pool.free_head = 0;
+			ms_self.nspare = 0; /* (a test's table made again) */
+			__atomic_store_n(&t->ready, 1, __ATOMIC_RELEASE);
+			return (int)cap;
+		}
+		if (records)
+			munmap(records, (cap + 1) * sizeof *records);
+		unmap_all(t, cap, history_len);
+	}
+	return 0;
+}
+
+/* ---- records --------------------------------------------------------- */
+
+/* Records are handed out in order, so a program making many mutexes
+ * touches them page after page: the next POPULATE_RECORDS are made
+ * resident in one call rather than one page fault each, with the first
+ * group of history positions (init, lock, unlock: every mutex uses it) and
+ * their init stacks.  That is 132 KiB per 1024 records; later groups stay
+ * untouched until used. */
+#define POPULATE_RECORDS 1024
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
+
+static void populate(void *p, size_t bytes)
+{
+	/* madvise wants a page boundary; the tail of the page before is
+	 * resident already (it holds the records before these) */
+	uintptr_t start = (uintptr_t)p & ~(uintptr_t)4095;
+	(void)madvise((void *)start, bytes + ((uintptr_t)p - start),
+		      MADV_POPULATE_WRITE); /* older kernels: EINVAL */
+}
+
+static void populate_chunk(struct ms_table *t, uint32_t r)
+{
+	int saved = errno;
+	uint32_t n = POPULATE_RECORDS;
+	if (n > t->capacity + 1 - r)
+		n = t->capacity + 1 - r;
+	populate(&t->records[r], n * sizeof t->records[0]);
+	populate(&t->init_stacks[r], n * sizeof t->init_stacks[0]);
+	populate(ms_history_at(r, 0), (size_t)n * MS_HISTORY_GROUP * sizeof(struct ms_op));
+	errno = saved;
+}
+
+/* A thread's spare records (thread.h) are refilled from the pool and
+ * given back to it MS_SPARE_BATCH at a time.  A spare never used before
+ * carries MS_SPARE_FRESH: still zero, and perhaps not yet resident --
+ * better written before it is read, or the kernel maps its page twice,
+ * once to read and once to write. */
+#define MS_SPARE_FRESH 0x80000000u
+
+/* Few records never used are left: spares are taken and kept one at a
+ * time, so that other threads' spares strand as few as possible of the
+ * last records (a full table's report tells to raise the limit). */
+static int scarce(const struct ms_table *t)
+{
+	return t->capacity - LOAD(&t->next_unused) < 16u * MS_SPARE * MS_SPARE_BATCH;
+}
+
+static void pool_lock(struct ms_thread *self)
+{
+	spin_lock(&pool.lock);
+	self->upd_pool = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+static void pool_unlock(struct ms_thread *self)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	self->upd_pool = 0;
+	spin_unlock(&pool.lock);
+}
+
+static void spares_refill(struct ms_table *t, struct ms_thread *self)
+{
+	uint32_t want = scarce(t) ? 1 : MS_SPARE_BATCH, first = self->nspare;
+	pool_lock(self);
+	while (self->nspare < want) {
+		uint32_t r = pool.free_head;
+		if (r) {
+			pool.free_head = t->free_next[r];
+		} else if (t->next_unused <= t->capacity) {
+			r = t->next_unused;
+			STORE(&t->next_unused, r + 1);
+			if (r % POPULATE_RECORDS == 0)
+				populate_chunk(t, r);
+			r |= MS_SPARE_FRESH;
+		} else
+			break; /* full */
+		self->spare[self->nspare++] = r;
+	}
+	pool_unlock(self);
+	/* record_alloc() takes the last first: reversed, the batch goes out
+	 * in the order the pool gave it -- never used records ascending, a
+	 * stream the CPU's prefetcher follows through the records and their
+	 * history, where a zigzag in eights (a million mutexes made in a row)
+	 * missed the cache at nearly every record */
+	for (uint32_t i = first, j = self->nspare; i + 1 < j; i++, j--) {
+		uint32_t x = self->spare[i];
+		self->spare[i] = self->spare[j - 1];
+		self->spare[j - 1] = x;
+	}
+}
+
+/* Give back all but MS_SPARE_BATCH (all, with keep 0). */
+static void spares_return(struct ms_table *t, struct ms_thread *self,
+			  uint32_t keep)
+{
+	pool_lock(self);
+	while (self->nspare > keep) {
+		uint32_t r = self->spare[--self->nspare] & ~MS_SPARE_FRESH;
+		t->free_next[r] = pool.free_head;
+		pool.free_head = r;
+	}
+	pool_unlock(self);
+}
+
+/* A record for a new address, *fresh if never used; MS_REC_UNTRACKED when
+ * the table is full.  A full table may still have a few records among
+ * other threads' spares. */
+static uint32_t record_alloc(struct ms_table *t, int *fresh)
+{
+	struct ms_thread *self = &ms_self;
+	if (!self->nspare)
+		spares_refill(t, self);
+	if (!self->nspare)
+		return MS_REC_UNTRACKED;
+	uint32_t r = self->spare[--self->nspare];
+	*fresh = (r & MS_SPARE_FRESH) != 0;
+	return r & ~MS_SPARE_FRESH;
+}
+
+static void record_free(struct ms_table *t, uint32_t r)
+{
+	struct ms_thread *self = &ms_self;
+	STORE(&ms_rec(r)->key, 0);
+	if (self->nspare == MS_SPARE)
+		spares_return(t, self, MS_SPARE_BATCH);
+	self->spare[self->nspare++] = r;
+	if (scarce(t))
+		spares_return(t, self, 0); /* where any thread finds it */
+}
+
+/* A thread that ends gives its spares back. */
+void ms_table_thread_exit(struct ms_thread *self)
+{
+	if (self->nspare && LOAD(&ms_table.ready))
+		spares_return(&ms_table, self, 0);
+}
+
+/* A new life: every number zero, the history older than `birth` stale.
+ * The order keeps growing across lives so old entries stay older. */
+static void record_begin(uint32_t r, uint64_t *clock, int fresh)
+{
+	struct ms_record *rec = ms_rec(r);
+	uint64_t seq = fresh ? 0 : ms_mutex_order(r, rec);
+	uint64_t birth = (*clock > seq ? *clock : seq) + 1;
+	STORE(&rec->seq, birth);
+	*clock = birth;
+	STORE(&rec->acquisitions, 0);
+	STORE(&rec->owner_changes, 0);
+	STORE(&rec->birth, birth);
+	STORE(&rec->first_caller, 0);
+	STORE(&rec->first_stack, 0);
+	STORE(&ms_table.init_stacks[r], 0);
+	STORE(&rec->owner, 0);
+	STORE(&rec->flags, 0);
+	/* The history restarts at position 0, so a life touches only the
+	 * positions it uses; older entries are told apart by `birth`. */
+	STORE(&rec->ops, 0);
+}
+
+struct ms_cold *ms_cold_slow(uint32_t r)
+{
+	struct ms_record *rec = ms_rec(r);
+	struct ms_cold *c = &ms_table.cold[r];
+	uint32_t f = __atomic_load_n(&rec->flags, __ATOMIC_ACQUIRE);
+	for (unsigned spins = 0;; spins++) {
+		if (f & MS_F_COLD)
+			return c;
+		if (!(f & MS_F_COLD_BUSY) &&
+		    __atomic_compare_exchange_n(&rec->flags, &f, f | MS_F_COLD_BUSY,
+						0, __ATOMIC_ACQUIRE,
+						__ATOMIC_ACQUIRE)) {
+			/* guarded: a signal handler on this thread must not
+			 * wait for the zeroing it interrupted */
+			ms_guard_enter(&ms_self);
+			if (f & MS_F_WAITS_KEPT) {
+				/* after a reset while threads ran: all but the
+				 * waits under way, which their threads still
+				 * take back when they end */
+				const size_t at = offsetof(struct ms_cold, waiting),
+					     past = at + sizeof c->waiting;
+				memset(c, 0, at);
+				memset((char *)c + past, 0, sizeof *c - past);
+				__atomic_fetch_and(&rec->flags, ~MS_F_WAITS_KEPT,
+						   __ATOMIC_RELAXED);
+			} else
+				memset(c, 0, sizeof *c);
+			__atomic_fetch_or(&rec->flags, MS_F_COLD, __ATOMIC_RELEASE);
+			ms_guard_leave(&ms_self);
+			return c;
+		}
+		if (spins > 100)
+			sched_yield();
+		f = __atomic_load_n(&rec->flags, __ATOMIC_ACQUIRE);
+	}
+}
+
+/* ---- folding a life into its site ------------------------------------ */
+
+/* The line of first-lock site `site`, made on first need.  Lines are
+ * found through a hash index without a lock; a new one is made under the
+ * sites lock.  Past MS_MAX_SITES the rest share the last line. */
+static uint32_t site_home(uintptr_t site)
+{
+	uint64_t k = (uint64_t)site * 0x9e3779b97f4a7c15ull;
+	return (uint32_t)(k >> 40) & (MS_SITE_INDEX - 1);
+}
+
+static struct ms_site *site_find(const struct ms_table *t, uintptr_t site,
+				 uint32_t *at)
+{
+	uint32_t i = site_home(site);
+	for (;; i = (i + 1) & (MS_SITE_INDEX - 1)) {
+		uint32_t n = __atomic_load_n(&t->site_index[i], __ATOMIC_ACQUIRE);
+		if (!n)
+			break;
+		if (t->sites[n - 1].site == site)
+			return &t->sites[n - 1];
+	}
+	*at = i;
+	return NULL;
+}
+
+static struct ms_site *site_for(struct ms_table *t, uintptr_t site)
+{
+	uint32_t at;
+	struct ms_site *s = site_find(t, site, &at);
+	if (s)
+		return s;
+	struct ms_thread *self = &ms_self;
+	spin_lock(&t->sites_lock);
+	self->upd_sites = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	s = site_find(t, site, &at); /* made meanwhile? */
+	if (!s) {
+		uint32_t n = t->nsites;
+		if (n < MS_MAX_SITES) {
+			s = &t->sites[n];
+			s->site = site;
+			__atomic_store_n(&t->site_index[at], n + 1, __ATOMIC_RELEASE);
+			__atomic_store_n(&t->nsites, n + 1, __ATOMIC_RELEASE);
+		} else
+			s = &t->sites[MS_MAX_SITES - 1];
+	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	self->upd_sites = 0;
+	spin_unlock(&t->sites_lock);
+	return s;
+}
+
+/* Adds of a life's numbers to its site's line, which other threads' lives
+ * of the same site reach at the same time: relaxed atomic adds, and none
+ * for a zero. */
+#define SITE_ADD(field, v)                                  \
+	do {                                                \
+		uint64_t v_ = (v);                          \
+		if (v_)                                     \
+			ATOMIC_ADD(&s->field, v_);          \
+	} while (0)
+#define SITE_MAX(field, v) atomic_max_u64(&s->field, (v))
+
+/* Add what stripe st holds to its site's line (its lock is held, or all
+ * are). */
+static void stripe_fold_flush(struct ms_table *t, struct ms_stripe *st)
+{
+	if (!st->fold_site)
+		return;
+	struct ms_site *s = &t->sites[st->fold_site - 1];
+	STORE(&st->fold_site, 0);
+	SITE_ADD(mutexes, st->fold_mutexes);
+	SITE_ADD(acquisitions, st->fold_acquisitions);
+	SITE_ADD(owner_changes, st->fold_owner_changes);
+	STORE(&st->fold_mutexes, 0);
+	STORE(&st->fold_acquisitions, 0);
+	STORE(&st->fold_owner_changes, 0);
+}
+
+void ms_table_site(uint32_t i, struct ms_site *out)
+{
+	*out = ms_table.sites[i];
+	for (unsigned k = 0; k < MS_STRIPES; k++) {
+		const struct ms_stripe *st = &stripes[k];
+		if (LOAD(&st->fold_site) != i + 1)
+			continue;
+		out->mutexes += LOAD(&st->fold_mutexes);
+		out->acquisitions += LOAD(&st->fold_acquisitions);
+		out->owner_changes += LOAD(&st->fold_owner_changes);
+	}
+}
+
+void ms_table_each_site_blame(void (*fn)(const struct ms_site *, const struct ms_blame *,
+					 void *),
+			      void *arg)
+{
+	const struct ms_table *t = &ms_table;
+	for (uint32_t i = 0; i < LOAD(&t->nsites); i++) {
+		const struct ms_blame *lines =
+			__atomic_load_n(&t->sites[i].blame, __ATOMIC_ACQUIRE);
+		if (lines)
+			fn(&t->sites[i], lines, arg);
+	}
+}
+
+/* Room for a copy of a life's history (the depot's lock held); NULL when
+ * the depot's memory is spent, or the copies have had their share of it:
+ * a sixteenth (4 MiB of the default 64: 6,898 copies of 16 entries, more
+ * than there are site lines; 169 of MUTEXSTAT_HISTORY=1024), so that they
+ * never take the memory of call stacks. */
+static struct ms_site_history *site_history_new(const struct ms_table *t)
+{
+	static size_t history_bytes;
+	struct ms_depot_stats st;
+	uint32_t cap = t->history_len + MS_FAIL_RING;
+	size_t bytes = sizeof(struct ms_site_history) +
+		       cap * (sizeof(struct ms_op) + sizeof(uint64_t));
+	ms_depot_stats(&st);
+	if (history_bytes + bytes > st.budget / 16)
+		return NULL;
+	struct ms_site_history *h = ms_depot_alloc(bytes);
+	if (!h)
+		return NULL;
+	history_bytes += bytes;
+	h->cap = cap;
+	h->ops = (struct ms_op *)(h + 1);
+	h->ticks = (uint64_t *)(h->ops + cap);
+	return h;
+}
+
+/* Entry e, unless empty (side ring entries not used). */
+static inline void history_copy(struct ms_site_history *h, const struct ms_op *e,
+				const uint64_t *ticks)
+{
+	if (h->n == h->cap || !LOAD(&e->stamp))
+		return;
+	h->ops[h->n].stamp = LOAD(&e->stamp);
+	h->ops[h->n].what = LOAD(&e->what);
+	h->ticks[h->n++] = LOAD(ticks);
+}
+
+/* Life r's history, into its site line s's copy: the side ring, and of
+ * the main ring the positions this life wrote (all once it has wrapped);
+ * the depot's lock held, no report reading. */
+static void keep_history(struct ms_table *t, uint32_t r, struct ms_site *s)
+{
+	struct ms_site_history *h = s->history ? s->history : site_history_new(t);
+	if (!h)
+		return;
+	const struct ms_record *rec = ms_rec(r);
+	const struct ms_cold *c = &t->cold[r];
+	uint32_t ops = LOAD(&rec->ops);
+	uint32_t used = ops >= t->history_len || (!ops && ms_history_wrapped(rec))
+				? t->history_len : ops;
+	h->n = 0;
+	h->birth = LOAD(&rec->birth);
+	for (int i = 0; i < MS_FAIL_RING; i++)
+		history_copy(h, &c->fail[i], &c->fail_ticks[i]);
+	for (uint32_t i = 0; i < used; i++) {
+		const struct ms_op *e = ms_history_at(r, i);
+		history_copy(h, e, ms_history_ticks(e));
+	}
+	__atomic_store_n(&s->history, h, __ATOMIC_RELEASE);
+}
+
+/* What the newest life of site line s that waited, failed or was named
+ * leaves there besides sums: its name, its stacks, its history, and its
+ * blame lines merged with the line's. */
+static void keep_newest_life(struct ms_table *t, uint32_t r, struct ms_site *s)
+{
+	const char *name = LOAD(&t->cold[r].name);
+	if (name)
+		STORE(&s->name, name);
+	STORE(&s->first_stack, LOAD(&ms_rec(r)->first_stack));
+	STORE(&s->init_stack, LOAD(&t->init_stacks[r]));
+	struct ms_thread *self = &ms_self;
+	ms_guard_enter(self); /* a signal handler must not spin on our lock */
+	if (ms_depot_lock_for_update()) {
+		ms_blame_life_ends(r, (uint32_t)(s - t->sites), &s->blame);
+		if (!ms_blame_reading()) /* a report reads the copy */
+			keep_history(t, r, s);
+		ms_depot_unlock();
+	}
+	ms_guard_leave(self);
+}
+
+/* The numbers of a life that waited, failed or was named (its cold part),
+ * straight to its site's line s. */
+static __attribute__((noinline)) void fold_cold(struct ms_table *t, uint32_t r,
+						 struct ms_site *s)
+{
+	const struct ms_cold *c = &t->cold[r];
+	SITE_ADD(contended, LOAD(&c->contended));
+	SITE_ADD(wait_total, LOAD(&c->wait_total) + LOAD(&c->timeout_wait_total));
+	SITE_MAX(wait_max, LOAD(&c->wait_max));
+	SITE_MAX(wait_max, LOAD(&c->timeout_wait_max));
+	SITE_MAX(got_wait_max, LOAD(&c->wait_max));
+	SITE_ADD(hold_total, LOAD(&c->hold_total));
+	SITE_MAX(hold_max, LOAD(&c->hold_max));
+	SITE_ADD(holds, LOAD(&c->holds));
+	SITE_ADD(trylock_ok, LOAD(&c->trylock_ok));
+	SITE_ADD(trylock_busy, LOAD(&c->trylock_busy));
+	SITE_ADD(timeouts, LOAD(&c->timeouts));
+	SITE_ADD(timeout_waits, LOAD(&c->timeout_waits));
+	SITE_ADD(cond_waits, LOAD(&c->cond_waits));
+	SITE_MAX(waiters_max, LOAD(&c->waiters_max));
+	int timed = (LOAD(&ms_rec(r)->flags) & MS_F_TIMED) != 0;
+	SITE_ADD(timed_mutexes, timed);
+	for (int i = 0; i < MS_E_COUNT; i++)
+		SITE_ADD(errors[i], LOAD(&c->errors[i]));
+	for (int i = 0; i < MS_M_COUNT; i++)
+		SITE_ADD(misuse[i], LOAD(&c->misuse[i]));
+	/* a wait that got the mutex makes its holds timed: a life not timed
+	 * has empty histograms (named, failed: 96 buckets, ~700 instructions) */
+	for (int i = 0; timed && i < MS_HIST_BUCKETS; i++)
+		SITE_ADD(hist[i], LOAD(&c->hist[i]));
+	for (int i = 0; timed && i < MS_HIST_BUCKETS; i++)
+		SITE_ADD(hold_hist[i], LOAD(&c->hold_hist[i]));
+	keep_newest_life(t, r, s);
+}
+
+/* The site line of a life ending under stripe st that is not the site the
+ * stripe sums now: the stripe's sums go to their line first. */
+static __attribute__((noinline)) struct ms_site *
+fold_other_site(struct ms_table *t, uintptr_t site, struct ms_stripe *st)
+{
+	struct ms_site *s = site_for(t, site);
+	stripe_fold_flush(t, st);
+	STORE(&st->fold_site, (uint32_t)(s - t->sites) + 1);
+	return s;
+}
+
+/* The bases of ms_table_reset_running (counts.h): mapped at the first
+ * reset while threads run, one per record, never freed (a fork child's
+ * reset drops them: its counters are zeroed). */
+struct count_base {
+	uint64_t birth, acquisitions, owner_changes;
+};
+static struct count_base *bases;
+
+static uint64_t less_base(uint32_t r, uint64_t v, int which)
+{
+	struct count_base *b = __atomic_load_n(&bases, __ATOMIC_ACQUIRE);
+	if (!b || r > ms_table.capacity ||
+	    __atomic_load_n(&b[r].birth, __ATOMIC_ACQUIRE) != LOAD(&ms_rec(r)->birth))
+		return v;
+	uint64_t base = which ? LOAD(&b[r].owner_changes) : LOAD(&b[r].acquisitions);
+	return v > base ? v - base : 0;
+}
+
+uint64_t ms_rec_acquisitions(uint32_t r)
+{
+	return less_base(r, LOAD(&ms_rec(r)->acquisitions), 0);
+}
+
+uint64_t ms_rec_owner_changes(uint32_t r)
+{
+	return less_base(r, LOAD(&ms_rec(r)->owner_changes), 1);
+}
+
+/* A life ends (its stripe st is locked): its numbers go to its site.
+ * Inline, with what most lives need only: the stripe's sums. */
+static inline __attribute__((always_inline)) void
+fold(struct ms_table *t, uint32_t r, struct ms_stripe *st)
+{
+	struct ms_record *rec = ms_rec(r);
+	uintptr_t site = LOAD(&rec->first_caller);
+	uint32_t first_stack = LOAD(&rec->first_stack);
+	int wrapped = 0;
+	if (unlikely(first_stack && !(first_stack & MS_SITE_SHARED))) {
+		uintptr_t beyond = ms_site_beyond_wrapper(site, first_stack);
+		wrapped = beyond != site; /* a wrapper's life: its caller's line */
+		site = beyond;
+	}
+	struct ms_site *s;
+	if (likely(st->fold_site && t->sites[st->fold_site - 1].site == site))
+		s = &t->sites[st->fold_site - 1]; /* the usual case: no lookup */
+	else
+		s = fold_other_site(t, site, st);
+	if (unlikely(wrapped) && !LOAD(&s->wrapped))
+		STORE(&s->wrapped, 1);
+	uint64_t acquisitions = LOAD(&rec->acquisitions);
+	uint64_t owner_changes = LOAD(&rec->owner_changes);
+	if (unlikely(__atomic_load_n(&bases, __ATOMIC_ACQUIRE) != NULL)) {
+		acquisitions = ms_rec_acquisitions(r); /* since a reset */
+		owner_changes = ms_rec_owner_changes(r);
+	}
+	SERIAL_ADD(&st->fold_mutexes, 1);
+	SERIAL_ADD(&st->fold_acquisitions, acquisitions);
+	SERIAL_ADD(&st->fold_owner_changes, owner_changes);
+	if (unlikely(LOAD(&rec->flags) & MS_F_COLD))
+		fold_cold(t, r, s);
+}
+
+/* ---- adding and removing addresses ----------------------------------- */
+
+/* The name of a record that was named and did nothing else (no operation
+ * in its history), or NULL. */
+static const char *only_named(struct ms_table *t, uint32_t r)
+{
+	const struct ms_record *rec = ms_rec(r);
+	if (!(LOAD(&rec->flags) & MS_F_COLD) || LOAD(&rec->ops) || LOAD(&rec->acquisitions) ||
+	    LOAD(&rec->first_caller))
+		return NULL;
+	return LOAD(&t->cold[r].name);
+}
+
+/* The address in slot i, whose stripes' locks are held (or in a test):
+ * its record's key, or the side array's for an untracked one;
+ * MS_KEY_EMPTY or MS_KEY_TOMB if it has none. */
+uintptr_t ms_table_slot_key(uint64_t i)
+{
+	const struct ms_table *t = &ms_table;
+	uint64_t s = LOAD(&t->slots[i]);
+	if (s == MS_SLOT_EMPTY)
+		return MS_KEY_EMPTY;
+	uint32_t r = ms_slot_rec(s);
+	if (r == MS_REC_NONE)
+		return MS_KEY_TOMB;
+	return r == MS_REC_UNTRACKED ? LOAD(&t->untracked_keys[i])
+				     : LOAD(&t->records[r].key);
+}
+
+/* Slot i holds `key` (hash's low bits `tag`); its stripes' locks are held.
+ * The tag first: most slots of a run are other addresses' homes. */
+static int slot_holds(const struct ms_table *t, uint64_t i, uint32_t tag,
+		      uintptr_t key)
+{
+	return ms_slot_tag(t->slots[i]) == tag && ms_table_slot_key(i) == key;
+}
+
+uint32_t ms_table_add(uintptr_t key, int birth, uint64_t *clock)
+{
+	struct ms_table *t = &ms_table;
+	const uint64_t hash = ms_hash(key);
+	const uint32_t tag = (uint32_t)hash;
+	uint64_t i = hash & t->index_mask;
+	struct ms_update_locks l;
+	int64_t free_at = -1;
+	uint32_t r = MS_REC_UNTRACKED;
+	ms_self.added_new = 0;
+
+	if (!lock_for_update(&l, i))
+		return MS_REC_UNTRACKED; /* this call is not recorded */
+	/* The home slot is read before it is written.  On a kernel that maps
+	 * the zero page for a read, a fresh page of the index then takes two
+	 * faults instead of one -- once per 512 slots; writing it first
+	 * without changing it took a locked instruction on every add (an
+	 * atomic or of 0: 7-8 ns of a mutex life, 69 -> 78 ns in lives2). */
+	const uint64_t home = i;
+	for (unsigned n = 0; n < MS_MAX_PROBE; n++, i = (i + 1) & t->index_mask) {
+		if (n && !(i & (MS_STRIPE_BLOCK - 1))) {
+			int got = reach(&l, i);
+			if (got < 0) {
+				abandon_update();
+				return MS_REC_UNTRACKED;
+			}
+			if (!got) { /* over, with both locks */
+				i = home;
+				n = 0;
+				free_at = -1;
+			}
+		}
+		uint64_t s = t->slots[i];
+		if (slot_holds(t, i, tag, key)) {
+			r = ms_slot_rec(s);
+			if (birth && r != MS_REC_UNTRACKED) {
+				/* init of a known address: the old life is over --
+				 * unless all it did was take a name (mutexstat_name
+				 * before pthread_mutex_init): this init is then the
+				 * mutex's first, and the name stays */
+				const char *name = only_named(t, r);
+				if (!name) {
+					fold(t, r, l.home);
+					SERIAL_ADD(&l.home->reinitialised, 1);
+				}
+				life_ends(t, r);
+				record_begin(r, clock, 0);
+				if (name)
+					STORE(&ms_cold(r)->name, name);
+			}
+			goto out;
+		}
+		if (s == MS_SLOT_TOMB && free_at < 0)
+			free_at = (int64_t)i;
+		if (s == MS_SLOT_EMPTY) {
+			if (free_at < 0)
+				free_at = (int64_t)i;
+			break;
+		}
+	}
+	if (free_at < 0) {
+		/* No room near this address's home: leave it untracked. */
+		SERIAL_ADD(&l.home->untracked_ops, 1);
+		goto out;
+	}
+	int fresh;
+	r = record_alloc(t, &fresh);
+	if (r == MS_REC_UNTRACKED)
+		SERIAL_ADD(&l.home->untracked_mutexes, 1);
+	else {
+		record_begin(r, clock, fresh);
+		SERIAL_ADD(&l.home->live, 1);
+	}
+	ms_self.added_new = 1;
+	/* Publish the address before the slot: a lookup that sees the slot
+	 * finds its address. */
+	if (r != MS_REC_UNTRACKED)
+		__atomic_store_n(&ms_rec(r)->key, key, __ATOMIC_RELEASE);
+	else
+		__atomic_store_n(&t->untracked_keys[free_at], key, __ATOMIC_RELEASE);
+	__atomic_store_n(&t->slots[free_at], ms_slot_make(hash, r), __ATOMIC_RELEASE);
+out:
+	unlock_after_update(&l);
+	return r;
+}
+
+/* Empty slot i (its stripes' locks are held), then move later members of
+ * its probe run back into the hole wherever their home allows (Knuth's
+ * algorithm R for linear probing), so no empty slot ever separates a key
+ * from its home and tombstones do not pile up.  Lock-free readers may, for
+ * an instant, see a moved key twice (same record: harmless) or miss it; a
+ * miss only sends them to the insert path, which takes the locks and finds
+ * the key.  A hole is marked MS_KEY_TOMB while it is being refilled, so
+ * readers step over it.  A run that goes on into the next block takes
+ * that block's lock too; one that goes on further still (a run longer
+ * than a block: rare at the table's load) leaves its hole a tombstone,
+ * which a later add may fill.  Returns -1 if the next block's lock could
+ * not be had (a fork): the hole stays a tombstone and no lock is held. */
+static int delete_at(struct ms_table *t, uint64_t i, struct ms_update_locks *l)
+{
+	const uint64_t mask = t->index_mask;
+	__atomic_store_n(&t->slots[i], MS_SLOT_TOMB, __ATOMIC_RELEASE);
+	uint64_t scanned = 0;
+	for (uint64_t j = (i + 1) & mask;; j = (j + 1) & mask) {
+		if (++scanned > mask)
+			return 0; /* no empty slot anywhere: the hole stays a tombstone */
+		/* a new block at each multiple of 256 only */
+		if (!(j & (MS_STRIPE_BLOCK - 1)) && !slot_locked(l, j)) {
+			int got = reach(l, j);
+			if (got < 0)
+				return -1;
+			if (got == 2)
+				return 0; /* the hole stays a tombstone */
+			if (!got) {
+				/* The locks were let go meanwhile: an add may
+				 * have filled the hole (the run is whole again),
+				 * or other removals moved keys; look again from
+				 * the hole on. */
+				if (LOAD(&t->slots[i]) != MS_SLOT_TOMB)
+					return 0;
+				j = i;
+				scanned = 0;
+				continue;
+			}
+		}
+		uint64_t s = t->slots[j];
+		if (s == MS_SLOT_EMPTY)
+			break;
+		if (s == MS_SLOT_TOMB)
+			continue; /* another hole: nothing to move */
+		uint64_t home = ms_slot_tag(s) & mask;
+		/* k may move to the hole only if its home is not within (i, j] */
+		int stays = i <= j ? (home > i && home <= j) : (home > i || home <= j);
+		if (stays)
+			continue;
+		if (ms_slot_rec(s) == MS_REC_UNTRACKED) /* its address first */
+			__atomic_store_n(&t->untracked_keys[i], t->untracked_keys[j],
+					 __ATOMIC_RELEASE);
+		__atomic_store_n(&t->slots[i], s, __ATOMIC_RELEASE);
+		__atomic_store_n(&t->slots[j], MS_SLOT_TOMB, __ATOMIC_RELEASE);
+		i = j;
+	}
+	__atomic_store_n(&t->slots[i], MS_SLOT_EMPTY, __ATOMIC_RELEASE);
+	/* Tombstones just before an empty slot guard no key (none lies
+	 * between them and it): they become empty too, so a run that once
+	 * reached further than its locks did shrinks again as it empties. */
+	for (uint64_t p = (i - 1) & mask, n = 0;
+	     n < mask && t->slots[p] == MS_SLOT_TOMB &&
+	     ((p & (MS_STRIPE_BLOCK - 1)) != MS_STRIPE_BLOCK - 1 || slot_locked(l, p));
+	     p = (p - 1) & mask, n++)
+		__atomic_store_n(&t->slots[p], MS_SLOT_EMPTY, __ATOMIC_RELEASE);
+	return 0;
+}
+
+void ms_table_remove(uintptr_t key)
+{
+	struct ms_table *t = &ms_table;
+	const uint64_t hash = ms_hash(key);
+	const uint32_t tag = (uint32_t)hash;
+	uint64_t i = hash & t->index_mask;
+	struct ms_update_locks l;
+
+	if (!lock_for_update(&l, i))
+		return; /* the life goes on; an init at this address ends it */
+	const uint64_t home = i;
+	for (unsigned n = 0; n < MS_MAX_PROBE; n++, i = (i + 1) & t->index_mask) {
+		if (n && !(i & (MS_STRIPE_BLOCK - 1))) {
+			int got = reach(&l, i);
+			if (got < 0) {
+				abandon_update();
+				return;
+			}
+			if (!got) { /* over, with both locks */
+				i = home;
+				n = 0;
+			}
+		}
+		uint64_t s = t->slots[i];
+		if (s == MS_SLOT_EMPTY)
+			break;
+		if (!slot_holds(t, i, tag, key))
+			continue;
+		uint32_t r = ms_slot_rec(s);
+		if (r != MS_REC_UNTRACKED) {
+			fold(t, r, l.home);
+			life_ends(t, r);
+			record_free(t, r);
+			SERIAL_ADD(&l.home->live, -1);
+		} else {
+			SERIAL_ADD(&l.home->untracked_mutexes, -1);
+			SERIAL_ADD(&l.home->untracked_ended, 1);
+		}
+		SERIAL_ADD(&l.home->destroyed, 1);
+		if (delete_at(t, i, &l) < 0) {
+			abandon_update();
+			return;
+		}
+		break;
+	}
+	unlock_after_update(&l);
+}
+
+uint64_t ms_reset_ticks;
+
+/* The site lines in use to zero (the rest were never touched, and writing
+ * them would make 4 MB resident, in every fork child); their blame lines
+ * go to new lines, and their history copies to the lines made next --
+ * unless a report reads them.  All update locks held: no life ends. */
+static void sites_empty(struct ms_table *t)
+{
+	ms_depot_lock();
+	ms_blame_sites_reset(t->sites, t->nsites);
+	int reading = ms_blame_reading();
+	ms_depot_unlock();
+	for (uint32_t i = 0; i < t->nsites; i++) {
+		struct ms_site_history *h = reading ? NULL : t->sites[i].history;
+		memset(&t->sites[i], 0, sizeof t->sites[i]);
+		if (h) {
+			h->n = 0;
+			t->sites[i].history = h;
+		}
+	}
+}
+
+static void reset_records(int running)
+{
+	struct ms_table *t = &ms_table;
+	STORE(&ms_reset_ticks, ms_ticks());
+	ms_table_lock();
+	if (running && !bases && t->capacity) {
+		void *p = mmap(NULL, ((size_t)t->capacity + 1) * sizeof *bases,
+			       PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (p != MAP_FAILED)
+			__atomic_store_n(&bases, p, __ATOMIC_RELEASE);
+	}
+	if (!running && bases) {
+		/* zeroed counters need no base; one left would match
+		 * the birth the reset gives (the last operation's) */
+		munmap(bases, ((size_t)t->capacity + 1) * sizeof *bases);
+		bases = NULL;
+	}
+	for (uint32_t r = 1; r < t->next_unused && r <= t->capacity; r++) {
+		if (!LOAD(&t->records[r].key))
+			continue;
+		/* Numbers to zero; what the mutex is stays: its owner (a held
+		 * mutex stays held), name, kind and first-lock site. */
+		struct ms_record *rec = ms_rec(r);
+		uint32_t owner = LOAD(&rec->owner), flags = LOAD(&rec->flags);
+		uintptr_t first = LOAD(&rec->first_caller);
+		uint32_t first_stack = LOAD(&rec->first_stack);
+		uint32_t init_stack = LOAD(&t->init_stacks[r]);
+		const char *name = (flags & MS_F_COLD) ? LOAD(&t->cold[r].name) : NULL;
+		uint64_t clock = 0, seq = ms_mutex_order_racing(r, rec);
+		if (running && bases) {
+			/* no store a holder could undo, or undo its own: the
+			 * counters' values are the bases, and the owner, the
+			 * sites and the history position stay as they are (a
+			 * new birth makes the older history stale) */
+			STORE(&bases[r].acquisitions, LOAD(&rec->acquisitions));
+			STORE(&bases[r].owner_changes, LOAD(&rec->owner_changes));
+			__atomic_store_n(&bases[r].birth, seq, __ATOMIC_RELEASE);
+			STORE(&rec->birth, seq);
+			__atomic_fetch_and(&rec->flags, ~(MS_F_COLD | MS_F_COLD_BUSY | MS_F_TIMED),
+					   __ATOMIC_SEQ_CST);
+			/* a thread may be waiting for it: its count stays
+			 * when the cold part is zeroed (ms_cold_slow) */
+			__atomic_fetch_or(&rec->flags,
+					  MS_F_EDGE | (flags & MS_F_COLD ? MS_F_WAITS_KEPT : 0),
+					  __ATOMIC_SEQ_CST);
+			if (name)
+				STORE(&ms_cold(r)->name, name);
+			continue;
+		}
+		record_begin(r, &clock, 0);
+		/* The new life begins at the last operation, without moving
+		 * the mutex's order: a holder's next operation (its unlock)
+		 * counts on its own clock being past the mutex's. */
+		STORE(&rec->seq, seq);
+		STORE(&rec->birth, seq);
+		STORE(&rec->owner, owner);
+		STORE(&rec->first_caller, first);
+		STORE(&rec->first_stack, first_stack);
+		STORE(&t->init_stacks[r], init_stack);
+		/* or, not a store: a flag another thread sets meanwhile stays;
+		 * MS_F_EDGE always, since a thread may be caching an edge of
+		 * this record right now (order.c) and its end must bump gen */
+		__atomic_fetch_or(&rec->flags,
+				  (flags & ~(MS_F_COLD | MS_F_COLD_BUSY | MS_F_TIMED | MS_F_WAITS_KEPT)) |
+					  MS_F_EDGE,
+				  __ATOMIC_SEQ_CST);
+		if (name)
+			STORE(&ms_cold(r)->name, name);
+	}
+	for (unsigned i = 0; i < MS_STRIPES; i++) {
+		stripes[i].fold_site = 0;
+		stripes[i].fold_mutexes = 0;
+		stripes[i].fold_acquisitions = 0;
+		stripes[i].fold_owner_changes = 0;
+	}
+	sites_empty(t);
+	memset(t->site_index, 0, sizeof t->site_index);
+	t->nsites = 0;
+	for (unsigned i = 0; i < MS_STRIPES; i++) {
+		stripes[i].untracked_ops = 0;
+		stripes[i].untracked_ended = 0;
+		stripes[i].destroyed = 0;
+		stripes[i].reinitialised = 0;
+	}
+	/* every life is new: lock-order edges threads know they recorded
+	 * (their caches) belong to the old ones */
+	__atomic_fetch_add(&t->gen, 1, __ATOMIC_SEQ_CST);
+	ms_table_unlock();
+}
+
+void ms_table_reset(void)
+{
+	reset_records(0);
+}
+
+void ms_table_reset_running(void)
+{
+	reset_records(1);
+}
+
+
+/* Walks the records in use (dense, from 1) rather than the index, which is
+ * twice as large and mostly never touched: reading it would fault in
+ * thousands of zero pages at every report. */
+void ms_table_each(void (*fn)(uintptr_t, uint32_t, void *), void *arg)
+{
+	const struct ms_table *t = &ms_table;
+	if (!__atomic_load_n(&t->ready, __ATOMIC_ACQUIRE))
+		return;
+	uint32_t end = LOAD(&t->next_unused);
+	for (uint32_t r = 1; r < end && r <= t->capacity; r++) {
+		uintptr_t k = __atomic_load_n(&t->records[r].key, __ATOMIC_ACQUIRE);
+		if (k)
+			fn(k, r, arg);
+	}
+}
+
+/* ---- reading a record ------------------------------------------------ */
+
+const char *ms_kind_name(char *out, size_t cap, uint32_t flags)
+{
+	static const char *const base[] = { "normal", "recursive", "errorcheck",
+					    "adaptive" };
+	uint32_t kind = flags >> MS_F_KIND_SHIFT;
+	struct ms_fmt f;
+	ms_fmt_init(&f, out, cap, -1);
+	if ((kind & MS_KIND_DESTROYED) == MS_KIND_DESTROYED) {
+		/* glibc's __kind -1: destroyed when first seen (a lock or a
+		 * condition wait after destroy), no kind to tell */
+		ms_fmt(&f, "destroyed%s", flags & MS_F_STATIC ? ", no init seen" : "");
+		return ms_fmt_str(&f);
+	}
+	ms_fmt(&f, "%s", base[kind & MS_KIND_MASK]);
+	if (kind & MS_KIND_ROBUST)
+		ms_fmt(&f, " robust");
+	if (kind & MS_KIND_PI)
+		ms_fmt(&f, " prio-inherit");
+	if (kind & MS_KIND_PP)
+		ms_fmt(&f, " prio-protect");
+	/* glibc marks every robust mutex shared (its owner may be in another
+	 * process): only a kind without robust tells it was asked for */
+	if ((kind & MS_KIND_PSHARED) && !(kind & MS_KIND_ROBUST))
+		ms_fmt(&f, " pshared");
+	if (flags & MS_F_STATIC)
+		ms_fmt(&f, ", no init seen");
+	return ms_fmt_str(&f);
+}
+
+static void take_view(const struct ms_op *e, const uint64_t *ticks,
+		      uint64_t birth, struct ms_op_view *v, uint32_t *n,
+		      uint32_t *torn)
+{
+	ms_op_read(e, ticks, &v[*n]);
+	if (v[*n].state == -1)
+		(*torn)++;
+	else if (v[*n].state == 1 && v[*n].order > birth)
+		(*n)++;
+}
+
+/* Views v[0..n) sorted by order (a stable insertion sort: at most
+ * history_len + MS_FAIL_RING); *first is the first of the newest
+ * history_len.  Returns n. */
+static uint32_t in_order(const struct ms_table *t, struct ms_op_view *v, uint32_t n,
+			 uint32_t *first)
+{
+	for (uint32_t i = 1; i < n; i++) {
+		struct ms_op_view x = v[i];
+		uint32_t j = i;
+		while (j > 0 && x.order < v[j - 1].order) {
+			v[j] = v[j - 1];
+			j--;
+		}
+		v[j] = x;
+	}
+	*first = n > t->history_len ? n - t->history_len : 0;
+	return n;
+}
+
+uint32_t ms_history_read(uint32_t r, struct ms_op_view *v, uint32_t *first,
+			 uint32_t *torn)
+{
+	const struct ms_table *t = &ms_table;
+	uint64_t birth = LOAD(&ms_rec(r)->birth);
+	uint32_t n = 0;
+	*torn = 0;
+	/* The side ring first: a failure takes the order after the mutex's,
+	 * so one with the same number as a holder's entry read the mutex
+	 * before that entry was made -- a trylock that found it busy, then
+	 * the holder's unlock -- and the stable sort keeps it in front. */
+	if (LOAD(&ms_rec(r)->flags) & MS_F_COLD)
+		for (int i = 0; i < MS_FAIL_RING; i++)
+			take_view(&t->cold[r].fail[i], &t->cold[r].fail_ticks[i],
+				  birth, v, &n, torn);
+	for (uint32_t i = 0; i < t->history_len; i++) {
+		const struct ms_op *e = ms_history_at(r, i);
+		take_view(e, ms_history_ticks(e), birth, v, &n, torn);
+	}
+	return in_order(t, v, n, first);
+}
+
+uint32_t ms_site_history_read(const struct ms_site *s, struct ms_op_view *v,
+			      uint32_t *first, uint32_t *torn)
+{
+	const struct ms_site_history *h = __atomic_load_n(&s->history, __ATOMIC_ACQUIRE);
+	uint32_t n = 0;
+	*torn = 0;
+	*first = 0;
+	if (!h)
+		return 0;
+	for (uint32_t i = 0; i < h->n && i < h->cap; i++)
+		take_view(&h->ops[i], &h->ticks[i], h->birth, v, &n, torn);
+	return in_order(&ms_table, v, n, first);
+}
+
+/* ---- errno kinds ----------------------------------------------------- */
+
+static const int err_values[MS_E_COUNT] = {
+	EINVAL, EAGAIN, EDEADLK, EPERM, EOWNERDEAD, ENOTRECOVERABLE, EBUSY, 0,
+};
+
+unsigned ms_err_index(int err)
+{
+	for (unsigned i = 0; i < MS_E_OTHER; i++)
+		if (err_values[i] == err)
+			return i;
+	return MS_E_OTHER;
+}
+
+int ms_err_value(unsigned index)
+{
+	return index < MS_E_COUNT ? err_values[index] : 0;
+}

@@ -1,0 +1,516 @@
+/* table.h - the statistics table: every tracked mutex's record, found by the
+ * mutex's address.
+ *
+ * Layout (all mapped once at start-up with MAP_NORESERVE; pages become
+ * resident only when touched):
+ *   index   open-addressing slots of 8 bytes {32 bits of the address's hash,
+ *           record number}, twice as many as records, probed linearly
+ *           from that hash (ms_hash); the address itself is the record's
+ *           (an untracked one's, in a side array touched only for them);
+ *   records one 64-byte line per mutex with what the lock path updates;
+ *   cold    per record, the numbers of mutexes that have waited, failed or
+ *           been named (wait and hold times, histogram, errors, name...),
+ *           zeroed the first time a life of the record needs them;
+ *   history HISTORY entries per record, in groups of MS_HISTORY_GROUP
+ *           positions: every record's entries 0-3 side by side (64 bytes,
+ *           one cache line each), then every record's entries 4-7, ...
+ *           A mutex used only a few times makes only the first group's
+ *           pages resident, and a hot mutex's next four operations go to
+ *           one line, which moves between the CPUs of threads taking turns
+ *           once rather than four times.
+ *
+ * Lookups never lock or write.  Adding or removing an address (first use of
+ * a mutex, init, destroy) takes a short spin lock of ours -- never a pthread
+ * mutex -- so that destroyed slots can be reused without two threads ever
+ * adding the same address twice. */
+#ifndef MUTEXSTAT_TABLE_H
+#define MUTEXSTAT_TABLE_H
+
+#include "base/internal.h"
+#include "core/ring.h"
+#include "core/thread.h"
+#include "core/thread_pool.h"
+
+struct ms_blame;
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define MS_REC_NONE 0u            /* lookup: address not in the table */
+#define MS_REC_UNTRACKED 0xffffffffu /* in the index, but no record (full) */
+
+#define MS_KEY_EMPTY 0u
+#define MS_KEY_TOMB 1u
+#define MS_MAX_PROBE 128
+
+/* Record flags. */
+#define MS_F_COLD_BUSY 1u  /* cold part being zeroed for this life */
+#define MS_F_COLD 2u       /* cold part valid for this life */
+#define MS_F_TIMED 4u      /* has made a thread wait: hold times measured */
+#define MS_F_STATIC 8u     /* first seen by a lock, not by init */
+#define MS_F_EDGE 16u        /* in a lock-order edge a thread has cached */
+#define MS_F_WAITERS 32u     /* a thread waits: the unlock captures its stack */
+#define MS_F_WAITS_KEPT 64u  /* reset while threads ran: zeroing the cold part
+				keeps its count of waits under way (table.c) */
+#define MS_F_FINDING 128u    /* in a finding: its life's end is told
+				(thread.h's finding_ended, findings.c) */
+/* The hold under way is timed (its start is in the holder's held set):
+ * the unlock path's plain case tests it with MS_F_WAITERS in one
+ * instruction.  Alone in the second byte, which only the holder writes,
+ * with a byte store (ms_hold_flag): the other threads' changes are atomic
+ * read-modify-writes of the word, which keep it. */
+#define MS_F_HOLD_TIMED 0x100u
+
+/* Hold times of mutexes that have made a thread wait: every hold among a
+ * mutex's first MS_HOLD_EXACT acquisitions is timed, then one in
+ * MS_HOLD_SAMPLE (two clock reads inside the critical section on every
+ * acquisition make a hot mutex hotter still). */
+#define MS_HOLD_EXACT 4096
+#define MS_HOLD_SAMPLE 16
+
+/* Whether the n-th acquisition of a mutex life (from 1) that made a thread
+ * wait is a timed hold. */
+static inline int ms_hold_sampled(uint64_t n)
+{
+	return n <= MS_HOLD_EXACT || n % MS_HOLD_SAMPLE == 1;
+}
+
+/* Call stacks of a mutex's first MS_STACK_EXACT contention events are all
+ * captured, then one in MUTEXSTAT_STACK_SAMPLE (a capture costs about as
+ * much as a fast handoff). */
+#define MS_STACK_EXACT 256
+#define MS_F_KIND_SHIFT 16 /* glibc's __kind (low 10 bits) when first seen */
+
+/* An index slot, one word that a lookup loads at once: the low 32 bits of
+ * the address's hash (its home is those & index_mask, which is below
+ * 2^32: ms_table_init) above its record number.  The address is the
+ * record's key, or for MS_REC_UNTRACKED the side array's entry for the
+ * slot.  8 bytes a slot, 16 a mutex: half the index's pages a program
+ * with many mutexes touches.  No entry has record 0, so a hole being
+ * refilled (a tombstone) is record 0 with a tag of 1. */
+#define MS_SLOT_EMPTY 0ull
+#define MS_SLOT_TOMB (1ull << 32)
+static inline uint64_t ms_slot_make(uint64_t hash, uint32_t rec)
+{
+	return (hash << 32) | rec;
+}
+static inline uint32_t ms_slot_rec(uint64_t s)
+{
+	return (uint32_t)s;
+}
+static inline uint32_t ms_slot_tag(uint64_t s)
+{
+	return (uint32_t)(s >> 32);
+}
+
+struct ms_record {
+	/* The mutex's address while the record is tracked, 0 while free.  A
+	 * thread's cached record number is trusted only if this is the
+	 * mutex it looks for (thread.h). */
+	uintptr_t key;
+	uint64_t acquisitions;
+	uint64_t owner_changes;
+	uint64_t seq;   /* order at or below this record's last operation (the
+			   newest history entry has it: ms_mutex_order), kept
+			   across lives; the lock path does not write it */
+	uint64_t birth; /* order at which this life began: older history is stale */
+	uintptr_t first_caller;
+	uint32_t owner; /* tid of the last acquirer, | MS_HELD while held */
+	uint32_t ops;   /* main history write position */
+	uint32_t flags;
+	uint32_t first_stack; /* depot id: where first locked */
+} __attribute__((aligned(64)));
+
+/* records[0]: the record every empty cache entry names; no mutex has this
+ * address. */
+#define MS_KEY_NO_MUTEX 1u
+
+/* errno values counted per mutex. */
+enum ms_err {
+	MS_E_INVAL, MS_E_AGAIN, MS_E_DEADLK, MS_E_PERM, MS_E_OWNERDEAD,
+	MS_E_NOTRECOVERABLE, MS_E_BUSY, MS_E_OTHER, MS_E_COUNT,
+};
+
+/* Misuse by the program, as glibc saw it. */
+enum ms_misuse {
+	MS_M_UNLOCK_UNLOCKED, MS_M_UNLOCK_NOT_OWNER, MS_M_DESTROY_LOCKED,
+	MS_M_USE_DESTROYED, MS_M_COND_NOT_HELD, MS_M_COUNT,
+};
+
+#define MS_HIST_BUCKETS 48 /* log2 buckets of ticks: [2^(i-1), 2^i) */
+#define MS_FAIL_RING 8
+
+struct ms_cold {
+	uint64_t contended;                     /* acquisitions after a wait */
+	uint64_t wait_total, wait_max;          /* ticks, waits that got it */
+	uint64_t timeout_wait_total, timeout_wait_max; /* waits that timed out, */
+	uint64_t timeout_waits; /* and how many (not the owner's relocks that did) */
+	uint64_t trylock_ok, trylock_busy, timeouts, cond_waits;
+	uint32_t errors[MS_E_COUNT];
+	uint32_t misuse[MS_M_COUNT];
+	/* Threads waiting now: all of them in the low half, the sampled
+	 * ones (their stacks captured) in the high half, so that a wait
+	 * begins and ends with one locked instruction each. */
+	uint64_t waiting;
+	uint32_t waiters_max;
+	uint32_t hist[MS_HIST_BUCKETS];         /* waits that got the mutex */
+	/* Timed holds, in ticks: the holder writes them, all in one line for
+	 * short holds (the low buckets follow the sums). */
+	uint64_t hold_total __attribute__((aligned(64)));
+	uint64_t hold_max, holds;
+	uint32_t hold_hist[MS_HIST_BUCKETS];
+	/* A timed hold whose thread exited holding the mutex: that thread and
+	 * when the hold began (its held set, where the start was, is gone). */
+	uint64_t exited_since;
+	uint32_t exited_tid;
+	const char *name;
+	struct ms_blame *blame;   /* waiting and holding stacks (blame.c) */
+	uint32_t release_seq;     /* unlocks that found a sampled waiter */
+	uint64_t release_pub[4];  /* their stacks: seq << 32 | stack id */
+	/* Contention events, to pick the sampled ones: bumped without a
+	 * locked instruction, so two waiters at once may count as one --
+	 * it chooses samples, it is no statistic. */
+	uint32_t waiter_sample;
+	uint32_t fail_pos;
+	struct ms_op fail[MS_FAIL_RING];
+	uint64_t fail_ticks[MS_FAIL_RING];
+};
+
+/* What a destroyed mutex leaves behind, summed per first-lock site. */
+struct ms_site {
+	uintptr_t site; /* first-lock caller; 0 = never locked */
+	uint64_t mutexes, acquisitions, contended, owner_changes;
+	uint64_t wait_total, wait_max, hold_total, hold_max, holds;
+	uint64_t got_wait_max; /* of the waits that got the mutex: hist's */
+	uint64_t trylock_ok, trylock_busy, timeouts, waiters_max;
+	uint64_t timeout_waits, cond_waits;
+	uint64_t timed_mutexes; /* of those mutexes, the ones with timed holds */
+	uint64_t wrapped; /* site is a wrapper's caller, not a lock's (record.h) */
+	uint64_t errors[MS_E_COUNT], misuse[MS_M_COUNT];
+	uint64_t hist[MS_HIST_BUCKETS];
+	uint64_t hold_hist[MS_HIST_BUCKETS];
+	/* What the lives that waited, failed or were named (a cold part)
+	 * leave besides sums, for the line's section to show what a live
+	 * mutex's does: their blame lines merged by stack (blame.c), and the
+	 * newest such life's name, first-lock and init stacks and recent
+	 * operations (NULL until one ends). */
+	struct ms_blame *blame;
+	const char *name;
+	uint32_t first_stack, init_stack;
+	struct ms_site_history *history;
+};
+
+/* A copy of an ended life's history: its side ring and the positions of
+ * its main ring it used, in no order (ms_site_history_read sorts). */
+struct ms_site_history {
+	uint64_t birth;
+	uint32_t n, cap;
+	struct ms_op *ops;    /* [cap] */
+	uint64_t *ticks;      /* [cap]: ms_op_read's ticks word of each */
+};
+
+#define MS_MAX_SITES 4096
+#define MS_SITE_INDEX 8192 /* the sites' hash index: twice as many slots */
+
+struct ms_table {
+	uint64_t *slots;           /* the index: ms_slot_make() words */
+	uintptr_t *untracked_keys; /* [slot]: the address of an untracked one */
+	struct ms_record *records; /* [1..capacity] */
+	struct ms_cold *cold;
+	struct ms_op *history;     /* groups of positions, above */
+	struct ms_op *history_row[1024]; /* position p of record 0; record r's
+					    is MS_HISTORY_GROUP * r further */
+	uint64_t *history_ticks;   /* the time of history[i], if MS_OP_TIMED */
+	uint32_t *init_stacks;     /* [record]: depot id of where initialised */
+	uint32_t history_mask;     /* history_len - 1 */
+	uint32_t *free_next;
+	uint64_t index_mask;
+	unsigned index_shift;      /* log2 of the number of index slots */
+	uint32_t capacity, history_len;
+	uint32_t next_unused;      /* records never used begin here (table.c) */
+	uint32_t nsites;
+	struct ms_site *sites; /* [MS_MAX_SITES] */
+	int sites_lock;        /* making a new site line */
+	int ready;
+	uint32_t gen; /* bumped when a record in a lock-order edge (MS_F_EDGE)
+			 ends its life: threads' cached edges (thread_pool.h) are
+			 stale */
+	uint32_t site_index[MS_SITE_INDEX]; /* site line + 1, by hash; 0 empty */
+};
+
+/* What the index's updates counted, summed over its stripes. */
+struct ms_table_counts {
+	uint64_t live;              /* tracked mutexes */
+	uint64_t untracked_mutexes; /* in the index without a record */
+	uint64_t untracked_ops;     /* not even in the index */
+	uint64_t untracked_ended;   /* untracked mutexes destroyed since */
+	uint64_t destroyed, reinitialised;
+};
+void ms_table_counts(struct ms_table_counts *c);
+
+/* One lock of the index's updates, with what its holders count
+ * (table.c). */
+#define MS_STRIPES 256
+#define MS_STRIPE_SHIFT 8 /* blocks of 256 slots: more than MS_MAX_PROBE */
+#define MS_STRIPE_BLOCK (1u << MS_STRIPE_SHIFT)
+struct ms_stripe {
+	int lock;
+	/* Lives ended under this lock and not yet added to their site's
+	 * line: the site (line + 1; 0 none) and its three plain numbers.
+	 * Threads ending lives of the same site at once would otherwise all
+	 * write its line, with locked instructions. */
+	uint32_t fold_site;
+	uint64_t fold_mutexes, fold_acquisitions, fold_owner_changes;
+	uint64_t live, untracked_mutexes, untracked_ops, untracked_ended;
+	uint64_t destroyed, reinitialised;
+} __attribute__((aligned(64)));
+
+/* Site line i as the report shows it: with the lives the stripes still
+ * hold for it. */
+void ms_table_site(uint32_t i, struct ms_site *out);
+
+/* Calls fn(line, its blame lines, arg) for each site line that has blame
+ * lines (ended lives that made threads wait); a report's, between
+ * ms_blame_readers(1) and (-1). */
+void ms_table_each_site_blame(void (*fn)(const struct ms_site *s,
+					 const struct ms_blame *lines, void *arg),
+			      void *arg);
+
+/* Fork from a signal handler that interrupted an update of this thread:
+ * every other update lock, for a while each (fork.c). */
+void ms_table_lock_around_update(void);
+void ms_table_unlock_around_update(void);
+/* A fork child's spare records of the parent's other threads back to the
+ * pool; with ms_table_lock() held. */
+void ms_table_reclaim_spares(void);
+
+/* A thread that ends gives back its spare records (thread.h). */
+void ms_table_thread_exit(struct ms_thread *self);
+
+extern struct ms_table ms_table;
+
+/* Drop the three alignment bits and add to the address's own low bits
+ * the bits above the index (`high`) scattered by a multiplication: the
+ * product's bits 32 and up, where every bit of `high` counts (golden-ratio
+ * multiplicative hashing).  Every address bit moves the home, and
+ * neighbouring mutexes stay neighbours: within a reach of the index
+ * `high` is one number, so a program walking an array of objects walks
+ * the index in order, which the CPU's prefetcher follows.  And arrays
+ * further apart than the index reaches -- each thread's malloc arena (a
+ * 64 MiB-aligned heap), thread stacks 8 MiB apart, 2 MiB pages -- land in
+ * places of the index as far apart as any.  (XORed onto the low bits, as
+ * at first, the fold of the high bits reversed the order of slots in
+ * blocks of every size its lowest set bit allowed: a million mutexes
+ * missed the cache at nearly every probe.  XORed onto the upper half
+ * only, it left mutexes 8 KiB apart 2,048 homes however many there were.
+ * Folded by XOR and added, it was a small number that moved little when
+ * the high bits did: the mutexes of 16 threads' arenas overlapped in one
+ * stretch of the index, and 16 threads making 2,000 mutexes each left
+ * 18,000 of them with no room in a table of a million.) */
+#define MS_HASH_MUL 0x9e3779b97f4a7c15ull /* 2^64 / the golden ratio, odd */
+static inline uint64_t ms_hash(uintptr_t key)
+{
+	uint64_t k = (uint64_t)key >> 3;
+	uint64_t high = k >> ms_table.index_shift;
+	return k + ((high * MS_HASH_MUL) >> 32);
+}
+
+/* The record of a tracked address, MS_REC_UNTRACKED, or MS_REC_NONE.
+ *
+ * Between the loads of a slot's key and its record number, an update
+ * elsewhere may move the key out of the slot and another key in (a
+ * removal closing its hole, table.c): so the answer is checked -- a
+ * record names its mutex, and an untracked slot must still hold the key.
+ * A check that fails answers MS_REC_NONE, which sends the caller to the
+ * insert path, where the locks make the answer sure. */
+static inline uint32_t ms_table_find(uintptr_t key)
+{
+	const struct ms_table *t = &ms_table;
+	uint64_t hash = ms_hash(key);
+	uint32_t tag = (uint32_t)hash;
+	uint64_t i = hash & t->index_mask;
+	for (unsigned n = 0; n < MS_MAX_PROBE; n++) {
+		uint64_t s = __atomic_load_n(&t->slots[i], __ATOMIC_ACQUIRE);
+		if (s == MS_SLOT_EMPTY)
+			return MS_REC_NONE;
+		uint32_t r = ms_slot_rec(s);
+		if (ms_slot_tag(s) == tag && r != MS_REC_NONE) {
+			if (r != MS_REC_UNTRACKED) {
+				if (__atomic_load_n(&t->records[r].key, __ATOMIC_ACQUIRE) == key)
+					return r;
+			} else if (__atomic_load_n(&t->untracked_keys[i], __ATOMIC_ACQUIRE) == key) {
+				/* still this slot's (the key is written before
+				 * the slot, and a move writes the slot after) */
+				if (__atomic_load_n(&t->slots[i], __ATOMIC_ACQUIRE) == s)
+					return r;
+				return MS_REC_NONE;
+			}
+		}
+		i = (i + 1) & t->index_mask;
+	}
+	return MS_REC_NONE;
+}
+
+static inline struct ms_record *ms_rec(uint32_t r)
+{
+	return &ms_table.records[r];
+}
+
+/* The record of mutex m if this thread's cache has it, else 0. */
+static inline uint32_t ms_cache_find(const struct ms_thread *t, uintptr_t m)
+{
+	uint32_t r = t->cache[ms_cache_slot((const void *)m)];
+	return LOAD(&ms_rec(r)->key) == m ? r : 0;
+}
+
+/* Remember m's tracked record r in this thread's cache. */
+static inline void ms_cache_fill(struct ms_thread *t, uintptr_t m, uint32_t r)
+{
+	t->cache[ms_cache_slot((const void *)m)] = r;
+}
+
+/* The second level (thread_pool.h), for a recording thread: m's record, else
+ * 0.  Mutexes up to MS_CACHE2 apart in an array get different entries. */
+static inline uint32_t *ms_cache2_entry(struct ms_tstate *ts, uintptr_t m)
+{
+	return &ts->cache2[(m >> 3) & (MS_CACHE2 - 1)];
+}
+
+static inline uint32_t ms_cache2_find(struct ms_tstate *ts, uintptr_t m)
+{
+	uint32_t r = *ms_cache2_entry(ts, m);
+	return LOAD(&ms_rec(r)->key) == m ? r : 0;
+}
+
+#define MS_HISTORY_GROUP 4 /* positions per record in one 64-byte line */
+
+static inline struct ms_op *ms_history_at(uint32_t r, uint32_t pos)
+{
+	return ms_table.history_row[pos & ms_table.history_mask] +
+	       (size_t)r * MS_HISTORY_GROUP;
+}
+
+/* Whether the history position has come back to 0 after 2^32 entries of
+ * this life, rather than standing at 0 in a new life with no entry yet.
+ * A new life's first entry is ordered with at most one acquisition
+ * counted (an init has none; a static mutex's first lock counts its own
+ * first), so two or more mean the position has wrapped.  (A wrap with
+ * fewer -- 2^32 entries made by unlocks of holds taken behind the
+ * library's back -- orders one entry after the life's start rather than
+ * after the newest entry: a report's order of that entry, nothing more.)
+ * The entries before position 0 are read only after a wrap: in a new
+ * life they are an older life's, or memory never touched, and on kernels
+ * that map no shared zero page a read of those makes a page resident --
+ * the last group of positions of every new mutex, 64 bytes each and a
+ * page fault per 64 mutexes, for nothing. */
+#define MS_OPS_WRAPPED_ACQ 2
+static inline int ms_history_wrapped(const struct ms_record *rec)
+{
+	return LOAD(&rec->acquisitions) >= MS_OPS_WRAPPED_ACQ;
+}
+
+/* The order of the mutex's last operation: its newest main-history
+ * entry's -- written by the holder, so complete once the mutex is taken
+ * from it -- or, with none in this life, the one seq keeps (a life's
+ * start, a reset).  The holders' operations write no other word for it.
+ * The position ops - 1 also when ops is 0 after a wrap (above). */
+static inline uint64_t ms_mutex_order(uint32_t r, const struct ms_record *rec)
+{
+	uint64_t o = LOAD(&rec->seq);
+	uint32_t ops = LOAD(&rec->ops);
+	if (unlikely(!ops) && !ms_history_wrapped(rec))
+		return o;
+	const struct ms_op *e = ms_history_at(r, ops - 1);
+	uint64_t last = __atomic_load_n(&e->stamp, __ATOMIC_ACQUIRE) >> MS_OP_TID_BITS;
+	return last > o ? last : o;
+}
+
+/* ms_mutex_order() for a thread that does not hold the mutex (a failed
+ * operation, a reset while threads run, a fork child's view of a parent
+ * thread stopped anywhere): the holder may be writing the newest entry,
+ * which ops counts already while its stamp is still a ring's length
+ * older, or 0.  The entry before counts too (complete), and a stamp
+ * being written is waited for a moment (with a ring of one entry there
+ * is no entry before). */
+static inline uint64_t ms_mutex_order_racing(uint32_t r, const struct ms_record *rec)
+{
+	uint64_t o = LOAD(&rec->seq);
+	uint32_t ops = LOAD(&rec->ops);
+	int wrapped = ms_history_wrapped(rec);
+	for (uint32_t back = 1; back <= 2 && (back <= ops || wrapped); back++) {
+		const struct ms_op *e = ms_history_at(r, ops - back);
+		uint64_t s = __atomic_load_n(&e->stamp, __ATOMIC_ACQUIRE);
+		for (unsigned spins = 0; !s && back == 1 && ops && spins < 64; spins++) {
+			__builtin_ia32_pause();
+			s = __atomic_load_n(&e->stamp, __ATOMIC_ACQUIRE);
+		}
+		if (s >> MS_OP_TID_BITS > o)
+			o = s >> MS_OP_TID_BITS;
+	}
+	return o;
+}
+
+/* Where the time of a main-history entry goes. */
+static inline uint64_t *ms_history_ticks(const struct ms_op *e)
+{
+	return ms_table.history_ticks + (e - ms_table.history);
+}
+
+int ms_table_init(uint32_t capacity, uint32_t history_len);
+/* The address space ms_table_init maps for that capacity. */
+size_t ms_table_bytes(uint32_t capacity, uint32_t history_len);
+
+/* Add an address first seen by a lock (a static initialiser) or by init or
+ * naming; returns its record, MS_REC_UNTRACKED, and with `birth` set, starts
+ * a new life even if the address is known (init of a known address). */
+uint32_t ms_table_add(uintptr_t key, int birth, uint64_t *clock);
+/* End a mutex's life: its numbers go to its first-lock site's line. */
+void ms_table_remove(uintptr_t key);
+/* The address in index slot i (or MS_KEY_EMPTY, MS_KEY_TOMB); for a
+ * caller that holds its stripes' locks, or a test. */
+uintptr_t ms_table_slot_key(uint64_t i);
+/* Forget everything (mutexstat_reset). */
+void ms_table_reset(void);
+
+/* The cold part of a record, zeroed on first use in this life. */
+struct ms_cold *ms_cold_slow(uint32_t r);
+
+/* ms_ticks() at the last reset of the numbers (mutexstat_reset, a fork
+ * child's): a timed hold that began before it is not counted. */
+extern uint64_t ms_reset_ticks;
+static inline struct ms_cold *ms_cold(uint32_t r)
+{
+	if (likely(__atomic_load_n(&ms_table.records[r].flags, __ATOMIC_ACQUIRE) &
+		   MS_F_COLD))
+		return &ms_table.cold[r];
+	return ms_cold_slow(r);
+}
+
+/* For fork and reset: hold every update lock, so the child gets a table no
+ * thread was changing. */
+void ms_table_lock(void);
+void ms_table_unlock(void);
+void ms_table_after_fork_child(void);
+
+/* Iterate over live records: calls fn(key, record, arg) for each. */
+void ms_table_each(void (*fn)(uintptr_t key, uint32_t r, void *arg), void *arg);
+
+/* The mutex's kind as words: "normal", "recursive robust pshared", ...,
+ * with ", no init seen" for one first met in a lock. */
+const char *ms_kind_name(char *out, size_t cap, uint32_t flags);
+
+/* A mutex life's recent operations, oldest first: the main history and
+ * the side ring merged by order, entries of older lives left out.  Fills
+ * v (room for history_len + MS_FAIL_RING), returns how many; *first is
+ * the first of the newest history_len, *torn counts entries that were
+ * being overwritten while read. */
+uint32_t ms_history_read(uint32_t r, struct ms_op_view *v, uint32_t *first,
+			 uint32_t *torn);
+/* The same for the life whose history site line s keeps: 0 if none. */
+uint32_t ms_site_history_read(const struct ms_site *s, struct ms_op_view *v,
+			      uint32_t *first, uint32_t *torn);
+
+unsigned ms_err_index(int err);
+int ms_err_value(unsigned index);
+
+#endif

@@ -1,0 +1,93 @@
+/* thread.c - the per-thread state: tid cache and the count of threads that
+ * used a mutex. */
+#include "core/thread.h"
+#include "runtime/fork.h"
+#include "runtime/init.h"
+#include "base/internal.h"
+#include "glibc/real.h"
+
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+int ms_active; /* set by start-up (init.c) */
+
+__thread struct ms_thread ms_self __attribute__((tls_model("initial-exec")));
+
+static uint64_t threads_seen;
+
+/* The clocks of threads that have ended, at most.  A new thread starts
+ * from it: the lock path takes a mutex whose record names this thread's
+ * tid as its last holder in the order after the thread's own clock,
+ * without a look at the mutex's (record.h, ms_order_retaking), and a tid the
+ * kernel hands out again must not find its predecessor's mutexes ahead
+ * of it. */
+static uint64_t clock_floor;
+
+uint32_t ms_thread_register(struct ms_thread *t)
+{
+	/* A raw system call: gettid() has no errno side effect worth keeping,
+	 * and this runs once per thread. */
+	t->tid = (uint32_t)syscall(SYS_gettid);
+	t->tid_held = t->tid | MS_HELD;
+	t->owned_once = mutex_owned_once_word(t->tid);
+	if (t->clock < LOAD(&clock_floor))
+		t->clock = LOAD(&clock_floor);
+	ATOMIC_ADD(&threads_seen, 1);
+	return t->tid;
+}
+
+void ms_thread_clock_floor(uint64_t order)
+{
+	atomic_max_u64(&clock_floor, order);
+}
+
+/* The child of fork() keeps the forking thread's TLS but has a new tid. */
+void ms_thread_after_fork_child(void)
+{
+	ms_self.tid = (uint32_t)syscall(SYS_gettid);
+	ms_self.tid_held = ms_self.tid | MS_HELD;
+	ms_self.owned_once = mutex_owned_once_word(ms_self.tid);
+	ms_self.pend = 0;
+	STORE(&threads_seen, 1);
+}
+
+void ms_guard_leave(struct ms_thread *t)
+{
+	/* ok also needs the thread's record (made on its first recorded
+	 * call): without it the lock path would follow a NULL record; and in
+	 * a fork child whose table still has the parent's numbers, the slow
+	 * path first (it zeroes them, fork.h) */
+	if (--t->guard == 0 && t->tid && t->ts && !t->pend &&
+	    __atomic_load_n(&ms_active, __ATOMIC_ACQUIRE) &&
+	    !__atomic_load_n(&ms_fork_unsettled, __ATOMIC_ACQUIRE))
+		ms_ok_set(t);
+	ms_async_resume(t);
+}
+
+void ms_async_defer_slow(struct ms_thread *t)
+{
+	if (t->async_deferred++ == 0)
+		ms_real.cancel_type(PTHREAD_CANCEL_DEFERRED, NULL);
+}
+
+/* cancel_async changes only outside those sections (cancel_asked): each
+ * one defers if and only if the outermost did. */
+void ms_async_resume_slow(struct ms_thread *t)
+{
+	/* counted down first: a cancel acted on in the call unwinds from
+	 * here, out of every section */
+	if (--t->async_deferred)
+		return;
+	if (t->cancel_asked) {
+		t->cancel_async = t->cancel_asked - 1 == PTHREAD_CANCEL_ASYNCHRONOUS;
+		t->cancel_asked = 0;
+	}
+	if (t->cancel_async)
+		ms_real.cancel_type(PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
+}
+
+uint64_t ms_threads_seen(void)
+{
+	return LOAD(&threads_seen);
+}

@@ -1,0 +1,162 @@
+/* thread.h - per-thread state, kept in initial-exec TLS so that reaching it
+ * on the lock path is a single %fs-relative load (no __tls_get_addr, which
+ * could allocate).
+ *
+ *  tid    the kernel thread id (what ps -L and gdb show), read once;
+ *  clock  this thread's Lamport clock, which orders recent operations
+ *         across the process without a shared counter;
+ *  guard  non-zero while the thread runs library code that may call back
+ *         into pthread (the report, dlsym, the table's insert path): calls
+ *         that arrive then pass straight through to glibc. */
+#ifndef MUTEXSTAT_THREAD_H
+#define MUTEXSTAT_THREAD_H
+
+#include <stdint.h>
+
+#define MS_HELD 0x80000000u /* in record.owner: the owner still holds it */
+#define MS_CACHE 16         /* entries in a thread's lookup cache */
+#define MS_SPARE 16         /* spare records a thread keeps, at most */
+#define MS_SPARE_BATCH 8    /* taken from and given back to the pool at once */
+
+struct ms_thread {
+	uint32_t ok;    /* 1 when calls may be recorded: started, tid and
+			   record known, not inside library code, no blame
+			   pending (set with ms_ok_set, ms_ok_clear) */
+	uint32_t tid;
+	uint32_t tid_held; /* tid | MS_HELD: record.owner while it holds one */
+	uint32_t guard;
+	uint64_t clock;
+	uint64_t owned_once; /* mutex_owned_once_word(tid) (internal.h) */
+	/* owned_once while ok, else 0, which no mutex matches: the unlock
+	 * path's first test tells both that the thread records and that it
+	 * holds the mutex at one level */
+	uint64_t unlock_word;
+	struct ms_tstate *ts; /* the thread's record (thread_pool.h) */
+	/* The records of the mutexes this thread used last, by a few bits
+	 * of their address (ms_cache_slot): a lock of one of them skips the
+	 * table probe.  An entry is believed only if the record's key is
+	 * the mutex, so nothing needs to be told when a mutex leaves the
+	 * table; 0 (a record that matches no mutex) is empty.  Emptied
+	 * whenever the thread enters library code, so that calls made from
+	 * there miss and pass through. */
+	uint32_t cache[MS_CACHE];
+	/* A sampled wait whose blame is charged after this thread's next
+	 * unlock, outside any critical section (ok stays 0 until then, so
+	 * that unlock takes the slow path). */
+	uint32_t pend;
+	uint32_t pend_rec, pend_stack, pend_seq;
+	uint64_t pend_birth, pend_wait;
+	/* Below: what only adding and removing mutexes uses, after what every
+	 * lock and unlock reads (those stay in the first lines). */
+	uint32_t in_update; /* inside ms_table_add or ms_table_remove (table.c) */
+	/* The table's locks the update holds, for a fork from a signal
+	 * handler that interrupts it: its stripes (table.c), pool, sites. */
+	const struct ms_update_locks *upd_locks;
+	uint8_t upd_pool, upd_sites;
+	uint8_t added_new; /* the last ms_table_add put a new address in */
+	/* The last ms_table_add or _remove ended the life of this record,
+	 * which a finding holds (MS_F_FINDING), born then: the caller tells
+	 * findings.c where (0: none). */
+	uint32_t finding_ended;
+	uint64_t finding_birth;
+	/* The program made the thread's cancellation asynchronous
+	 * (pthread_setcanceltype); how deep the thread is in sections of
+	 * ours that defer it (ms_async_defer, below); and a type asked for
+	 * inside one (by a signal handler), 1 + the type, for its end. */
+	uint8_t cancel_async, async_deferred, cancel_asked;
+	/* Free records this thread hands out to the mutexes it makes and
+	 * takes back from those it destroys, so that threads making and
+	 * destroying mutexes at once share no free list (table.c). */
+	uint32_t nspare;
+	uint32_t spare[MS_SPARE];
+};
+
+/* Mutexes side by side in an array, or in neighbouring objects, get
+ * different entries. */
+static inline unsigned ms_cache_slot(const void *m)
+{
+	return (unsigned)((uintptr_t)m >> 3) & (MS_CACHE - 1);
+}
+
+static inline void ms_cache_clear(struct ms_thread *t)
+{
+	for (unsigned i = 0; i < MS_CACHE; i++)
+		t->cache[i] = 0;
+}
+
+extern __thread struct ms_thread ms_self
+	__attribute__((tls_model("initial-exec")));
+
+static inline void ms_ok_set(struct ms_thread *t)
+{
+	t->ok = 1;
+	t->unlock_word = t->owned_once;
+}
+
+static inline void ms_ok_clear(struct ms_thread *t)
+{
+	t->unlock_word = 0;
+	t->ok = 0;
+}
+
+uint32_t ms_thread_register(struct ms_thread *t);
+/* New threads start past order (an ending thread's clock: a thread may
+ * get its tid again). */
+void ms_thread_clock_floor(uint64_t order);
+
+/* A thread whose cancellation the program made asynchronous can be
+ * cancelled at any instruction, ours too.  Cancelled while it held a lock
+ * of ours, or half way through changing what other threads read, it would
+ * leave them so -- and the next thread to take that lock would wait for
+ * ever.  So such sections run with the thread's cancellation deferred
+ * (none of them is a cancellation point), and the program's type comes
+ * back as the outermost one ends: a cancel that came meanwhile is acted
+ * on there.  For the other threads, a test of a flag. */
+void ms_async_defer_slow(struct ms_thread *t);
+void ms_async_resume_slow(struct ms_thread *t);
+
+/* Returns whether it deferred (whether the thread's is asynchronous). */
+static inline int ms_async_defer(struct ms_thread *t)
+{
+	if (__builtin_expect(t->cancel_async, 0)) {
+		ms_async_defer_slow(t);
+		return 1;
+	}
+	return 0;
+}
+
+static inline void ms_async_resume(struct ms_thread *t)
+{
+	if (__builtin_expect(t->async_deferred, 0))
+		ms_async_resume_slow(t);
+}
+
+/* Enter and leave library code that may call back into pthread (a
+ * section deferring asynchronous cancellation, as above). */
+static inline void ms_guard_enter(struct ms_thread *t)
+{
+	ms_async_defer(t);
+	/* The cache first: the lock path trusts it without looking at the
+	 * guard, so a signal handler that locks between these lines must
+	 * find either an empty cache or a thread not yet guarded (its lock
+	 * and unlock both recorded). */
+	ms_cache_clear(t);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->guard++;
+	ms_ok_clear(t);
+}
+
+void ms_guard_leave(struct ms_thread *t);
+void ms_thread_after_fork_child(void);
+uint64_t ms_threads_seen(void);
+
+/* The calling thread's state with its tid known. */
+static inline struct ms_thread *ms_thread(void)
+{
+	struct ms_thread *t = &ms_self;
+	if (__builtin_expect(t->tid == 0, 0))
+		ms_thread_register(t);
+	return t;
+}
+
+#endif

@@ -1,0 +1,364 @@
+/* thread_pool.c - the pool of thread records and their reclaiming at thread
+ * exit; see thread_pool.h. */
+#define _GNU_SOURCE
+#include "core/thread_pool.h"
+#include "analysis/findings.h"
+#include "base/fmt.h"
+#include "base/internal.h"
+#include "analysis/order.h"
+#include "core/table.h"
+#include "core/thread.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <unistd.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+
+#define CHUNK 256
+
+static int lock;
+uint32_t ms_unlocks_elsewhere;
+static struct ms_tstate *all;        /* every record handed out */
+/* The newest chunk's records not handed out yet: taken one at a time, so
+ * that a program of one thread touches one record's pages, not a page of
+ * each of the chunk's 256 (linking them all in advance cost ~0.5 ms of
+ * page faults at every start). */
+static struct ms_tstate *fresh;
+static int fresh_left;
+static struct ms_tstate *free_list;  /* records of exited threads */
+/* Records made after their thread's exit handler had given its record
+ * back (in_use LATE, linked by free_link): see late_record(). */
+static struct ms_tstate *late_list;
+#define LATE 2
+static pthread_key_t exit_key;
+static int have_key;
+
+/* Asynchronous cancellation deferred meanwhile (thread.h). */
+static void pool_lock(void)
+{
+	ms_async_defer(&ms_self);
+	while (__atomic_exchange_n(&lock, 1, __ATOMIC_ACQUIRE))
+		sched_yield();
+}
+
+static void pool_unlock(void)
+{
+	__atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
+	ms_async_resume(&ms_self);
+}
+
+/* Under the pool's lock. */
+static void late_unlink(struct ms_tstate *ts)
+{
+	for (struct ms_tstate **p = &late_list; *p; p = &(*p)->free_link)
+		if (*p == ts) {
+			*p = ts->free_link;
+			return;
+		}
+}
+
+/* Thread tid of this process has ended (its kernel task is gone; a thread
+ * still running its destructors is not). */
+static int thread_gone(pid_t pid, uint32_t tid)
+{
+	int saved = errno;
+	int gone = syscall(SYS_tgkill, pid, (pid_t)tid, 0) != 0 && errno == ESRCH;
+	errno = saved;
+	return gone;
+}
+
+/* Late records.  glibc calls the key destructors in rounds, ours (made at
+ * start-up) first in each, and a destructor that wants to run last sets
+ * its key again each round until the last: libunwind's does, and frees
+ * its cache under a mutex of its own in that last round, after ours gave
+ * the thread's record back.  That lock (untracked, but the thread needs a
+ * record to say so) and any other mutex call of a destructor after our
+ * last round got a new record that no destructor of ours would ever give
+ * back: every thread that had taken a stack left one, in use for ever --
+ * 4.5 kB each, and a thread listed as alive (with its tid, which the
+ * kernel reuses) in every later report.  So such a record is LATE, and is
+ * given back here once its thread is gone: from a thread that makes its
+ * record (before it takes one, so the pool reuses it), and a thread whose
+ * tid it is (tids are unique among live threads: the record's thread is
+ * gone).  Under the pool's lock; the late ones are few (threads that ended
+ * since the last record was made). */
+static void late_reclaim(uint32_t tid)
+{
+	pid_t pid = getpid();
+	for (struct ms_tstate **p = &late_list; *p;) {
+		struct ms_tstate *ts = *p;
+		if (ts->tid != tid && !thread_gone(pid, ts->tid)) {
+			p = &ts->free_link;
+			continue;
+		}
+		*p = ts->free_link;
+		STORE(&ts->in_use, 0);
+		ts->free_link = free_list;
+		free_list = ts;
+	}
+}
+
+/* This exiting thread has put its record's end off by a round. */
+static __thread int exit_deferred __attribute__((tls_model("initial-exec")));
+
+/* At thread exit (the key's destructor): say which mutexes it still held,
+ * then give its record back.  glibc calls the destructors of keys in the
+ * order the keys were made, ours (made at start-up) among the first, and
+ * calls them again, up to PTHREAD_DESTRUCTOR_ITERATIONS rounds, while one
+ * sets a value again.  A destructor of a later key may still unlock what
+ * the thread holds -- libstdc++'s, for std::notify_all_at_thread_exit,
+ * unlocks the mutex handed to it -- so a thread that still holds mutexes
+ * the first time is judged one round later (the first time ours is called
+ * is the first round, unless the thread's first mutex call came from a
+ * destructor of the round before). */
+static void thread_exit(void *arg)
+{
+	struct ms_tstate *ts = arg;
+	struct ms_thread *t = &ms_self;
+	ms_guard_enter(t);
+	ms_held_prune(ts);
+	if ((ts->nheld || ts->overflow) && !exit_deferred) {
+		exit_deferred = 1;
+		if (pthread_setspecific(exit_key, ts) == 0) {
+			ms_guard_leave(t);
+			return;
+		}
+	}
+	exit_deferred = 1;
+	if (ts->nheld || ts->overflow)
+		ms_finding_held_at_exit(ts);
+	/* the start of each timed hold it ends with, for the report's "held
+	 * for" (thread_pool.h: the held set goes with the thread) */
+	for (uint32_t i = 0; i < ts->nheld && i < MS_HELD_MAX; i++)
+		if (ts->held[i].since) {
+			struct ms_cold *c = ms_cold(ts->held[i].rec);
+			STORE(&c->exited_tid, ts->tid);
+			STORE(&c->exited_since, ts->held[i].since);
+		}
+	if (ts->overflow)
+		ms_order_not_followed(ts->overflow);
+	ts->nheld = 0; /* held[].since may stay set: reuse zeroes held[] */
+	ts->overflow = 0;
+	ms_table_thread_exit(t);
+	ms_thread_clock_floor(t->clock); /* for a thread that gets its tid */
+	pool_lock();
+	if (LOAD(&ts->in_use) == LATE)
+		late_unlink(ts);
+	STORE(&ts->in_use, 0);
+	ts->free_link = free_list;
+	free_list = ts;
+	pool_unlock();
+	t->ts = NULL;
+	ms_guard_leave(t);
+}
+
+size_t ms_threads_first_bytes(void)
+{
+	return CHUNK * sizeof(struct ms_tstate);
+}
+
+int ms_threads_init(void)
+{
+	have_key = pthread_key_create(&exit_key, thread_exit) == 0;
+	return have_key ? 0 : -1;
+}
+
+struct ms_tstate *ms_tstate_new(uint32_t tid)
+{
+	struct ms_tstate *ts = NULL;
+	pool_lock();
+	if (late_list)
+		late_reclaim(tid);
+	if (free_list) {
+		ts = free_list;
+		free_list = ts->free_link;
+	} else {
+		if (!fresh_left) {
+			struct ms_tstate *chunk =
+				mmap(NULL, CHUNK * sizeof *chunk, PROT_READ | PROT_WRITE,
+				     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (chunk != MAP_FAILED) {
+				fresh = chunk;
+				fresh_left = CHUNK;
+			}
+		}
+		if (fresh_left) {
+			ts = fresh++;
+			fresh_left--;
+			ts->next = all;
+			__atomic_store_n(&all, ts, __ATOMIC_RELEASE);
+		}
+	}
+	pool_unlock();
+	if (!ts)
+		return NULL;
+	memset(ts, 0, offsetof(struct ms_tstate, next)); /* see there */
+	ts->tid = tid;
+	ts->handle = (uintptr_t)pthread_self();
+	if (exit_deferred) {
+		/* our exit handler gave the thread's record back already, and
+		 * this round of destructors may be the last (late_reclaim) */
+		pool_lock();
+		ts->free_link = late_list;
+		late_list = ts;
+		STORE(&ts->in_use, LATE);
+		pool_unlock();
+	} else /* after the memset, for a report reading the record */
+		__atomic_store_n(&ts->in_use, 1, __ATOMIC_RELEASE);
+	if (have_key)
+		pthread_setspecific(exit_key, ts);
+	return ts;
+}
+
+void ms_threads_after_fork_child(void)
+{
+	/* The pool lock held at the fork: another thread was changing the
+	 * pool, and fresh and fresh_left may disagree (a new chunk half
+	 * taken).  Its records not handed out are given up, not trusted. */
+	if (lock)
+		fresh_left = 0;
+	lock = 0;
+	late_list = NULL;
+	if (ms_self.ts && LOAD(&ms_self.ts->in_use) == LATE)
+		STORE(&ms_self.ts->in_use, 1); /* the child's thread: alive */
+	/* The other threads are gone: only the forking thread's record is
+	 * still a thread's. */
+	for (struct ms_tstate *ts = all; ts; ts = ts->next)
+		if (ts != ms_self.ts && LOAD(&ts->in_use)) {
+			ts->nheld = 0; /* as at a thread's exit */
+			ts->overflow = 0;
+			STORE(&ts->in_use, 0);
+			ts->free_link = free_list;
+			free_list = ts;
+		}
+	if (ms_self.ts)
+		ms_self.ts->tid = ms_self.tid;
+}
+
+size_t ms_task_file(uint32_t tid, const char *name, char *buf, size_t cap)
+{
+	char path[64];
+	struct ms_fmt f;
+	ms_fmt_init(&f, path, sizeof path, -1);
+	ms_fmt(&f, "/proc/self/task/%u/%s", tid, name);
+	int saved = errno;
+	int fd = open(ms_fmt_str(&f), O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, cap - 1) : 0;
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	errno = saved;
+	return n > 0 ? (size_t)n : 0;
+}
+
+char ms_task_state(uint32_t tid)
+{
+	char buf[512];
+	if (!ms_task_file(tid, "stat", buf, sizeof buf))
+		return 0;
+	const char *p = strrchr(buf, ')'); /* after the name, which may hold any */
+	if (!p || p[1] != ' ')
+		return 0;
+	return p[2];
+}
+
+const char *ms_thread_name(uint32_t tid, char out[16])
+{
+	size_t n = ms_task_file(tid, "comm", out, 16);
+	if (n && out[n - 1] == '\n')
+		out[n - 1] = 0;
+	return out;
+}
+
+uintptr_t ms_rec_key(uint32_t rec)
+{
+	return LOAD(&ms_rec(rec)->key);
+}
+
+uint64_t ms_held_remove(struct ms_tstate *ts, uint32_t rec)
+{
+	uint32_t n = ts->nheld;
+	for (uint32_t i = n; i-- > 0;)
+		if (ts->held[i].rec == rec) {
+			uint64_t since = ts->held[i].since;
+			memmove(&ts->held[i], &ts->held[i + 1],
+				(n - i - 1) * sizeof ts->held[0]);
+			ts->held[n - 1].since = 0; /* see held[] */
+			ts->nheld = n - 1;
+			return since;
+		}
+	if (ts->overflow) {
+		ts->overflow--; /* one of those not followed */
+		ms_order_not_followed(1);
+	}
+	return 0;
+}
+
+/* Record rec's mutex was destroyed: if this thread held it, it holds it
+ * no more. */
+void ms_held_forget(struct ms_tstate *ts, uint32_t rec)
+{
+	for (uint32_t i = 0; i < ts->nheld && i < MS_HELD_MAX; i++)
+		if (ts->held[i].rec == rec) {
+			ms_held_remove(ts, rec);
+			return;
+		}
+}
+
+/* Drop entries of mutexes this thread no longer holds: another thread
+ * unlocked them (glibc lets any thread unlock a normal mutex; the misuse
+ * is reported) and the record says so. */
+void ms_held_prune(struct ms_tstate *ts)
+{
+	uint32_t n = ts->nheld, out = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if ((LOAD(&ms_rec(ts->held[i].rec)->owner) & ~MS_HELD) == ts->tid &&
+		    (LOAD(&ms_rec(ts->held[i].rec)->owner) & MS_HELD))
+			ts->held[out++] = ts->held[i];
+	for (uint32_t i = out; i < n; i++)
+		ts->held[i].since = 0; /* see held[] */
+	ts->nheld = out;
+}
+
+struct since_query {
+	uint32_t tid, rec;
+	uint64_t since;
+};
+
+static void since_in(struct ms_tstate *ts, void *arg)
+{
+	struct since_query *q = arg;
+	if (LOAD(&ts->tid) != q->tid)
+		return;
+	uint32_t n = LOAD(&ts->nheld);
+	for (uint32_t i = 0; i < n && i < MS_HELD_MAX; i++)
+		if (LOAD(&ts->held[i].rec) == q->rec && LOAD(&ts->held[i].since))
+			q->since = LOAD(&ts->held[i].since);
+}
+
+uint64_t ms_held_since(uint32_t tid, uint32_t rec)
+{
+	struct since_query q = { tid, rec, 0 };
+	ms_threads_each(since_in, &q);
+	return q.since;
+}
+
+void ms_threads_each(void (*fn)(struct ms_tstate *, void *), void *arg)
+{
+	pid_t pid = 0;
+	for (struct ms_tstate *ts = __atomic_load_n(&all, __ATOMIC_ACQUIRE); ts;
+	     ts = ts->next) {
+		uint32_t use = LOAD(&ts->in_use);
+		if (!use)
+			continue;
+		/* a late record's thread may be gone, its record not yet
+		 * given back (no thread made one since): not a live thread */
+		if (use == LATE && thread_gone(pid ? pid : (pid = getpid()), LOAD(&ts->tid)))
+			continue;
+		fn(ts, arg);
+	}
+}

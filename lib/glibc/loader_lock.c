@@ -1,0 +1,78 @@
+/* loader_lock.c - the dynamic linker's module lock, found once and looked
+ * at in a fork child; see loader_lock.h.
+ *
+ * glibc keeps the lock in _rtld_global, a private structure of ld.so whose
+ * layout changes between versions, so it is found by what it is, not by an
+ * offset: while dl_iterate_phdr calls back, the lock is a recursive mutex
+ * held once by the calling thread.  No other mutex of that structure is
+ * held then.  One such mutex, or none is used (then only the module
+ * list's state below is looked at). */
+#define _GNU_SOURCE
+#include "glibc/loader_lock.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
+#include <pthread.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+
+static pthread_mutex_t *module_lock;
+static int locked_since_fork;
+
+struct globals {
+	const char *at;
+	size_t size;
+};
+
+static int find_held(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)info;
+	(void)size;
+	const struct globals *g = arg;
+	int tid = (int)syscall(SYS_gettid);
+	pthread_mutex_t *found = NULL;
+	int matches = 0;
+	for (size_t off = 0; off + sizeof(pthread_mutex_t) <= g->size;
+	     off += sizeof(void *)) {
+		pthread_mutex_t *m = (pthread_mutex_t *)(void *)(g->at + off);
+		if (m->__data.__owner == tid && m->__data.__count == 1 &&
+		    (m->__data.__kind & 0x7f) == PTHREAD_MUTEX_RECURSIVE_NP &&
+		    m->__data.__lock != 0) {
+			found = m;
+			matches++;
+		}
+	}
+	if (matches == 1)
+		module_lock = found;
+	return 1; /* one call is enough */
+}
+
+void ms_loader_lock_find(void)
+{
+	/* looked up before: dlsym and dladdr take the loader's other lock,
+	 * which dlopen takes before this one */
+	struct globals g = { dlsym(RTLD_DEFAULT, "_rtld_global"), 0 };
+	Dl_info where;
+	const ElfW(Sym) *sym = NULL;
+	if (!g.at || !dladdr1(g.at, &where, (void **)&sym, RTLD_DL_SYMENT) || !sym)
+		return;
+	g.size = sym->st_size;
+	dl_iterate_phdr(find_held, &g);
+}
+
+void ms_loader_lock_fork_child(void)
+{
+	/* the lock word, not the owner: glibc sets the owner after it takes
+	 * the word and clears it before it lets go.  And a module list
+	 * being changed (another thread inside dlopen or dlclose, whose lock
+	 * glibc does reset): a dlopen here could stop on ld.so's assertion */
+	locked_since_fork =
+		(module_lock && __atomic_load_n(&module_lock->__data.__lock, __ATOMIC_RELAXED)) ||
+		_r_debug.r_state != RT_CONSISTENT;
+}
+
+int ms_loader_locked_since_fork(void)
+{
+	return locked_since_fork;
+}

@@ -1,0 +1,660 @@
+/* record.c - the slow paths of an operation: waiting, failing, misuse, and
+ * hold times of mutexes that have made threads wait. */
+#include "record/record.h"
+#include "base/clock.h"
+#include "analysis/blame.h"
+#include "stacks/depot.h"
+#include "analysis/findings.h"
+#include "analysis/waitfor.h"
+#include "runtime/fork.h"
+#include "analysis/robust.h"
+#include "base/options.h"
+#include "stacks/stack.h"
+#include "glibc/real.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* Called by the new holder of a mutex that has made a thread wait: time
+ * this hold if it is the sampled one. */
+/* The unlock of a mutex a sampled thread waits for: where the holder lets
+ * go is what made it wait.  The holder numbers the release before it
+ * unlocks, and captures and publishes its stack after; the waiter it lets
+ * in picks the stack up by that number once it has unlocked in turn. */
+uint32_t ms_release_begin(uint32_t r)
+{
+	return ATOMIC_ADD(&ms_cold(r)->release_seq, 1) + 1;
+}
+
+void ms_release_publish(uint32_t r, uint64_t birth, uint32_t seq)
+{
+	ms_stack_id id = ms_stack_here();
+	if (LOAD(&ms_rec(r)->birth) != birth)
+		return; /* destroyed meanwhile: its record is another's now */
+	__atomic_store_n(&ms_cold(r)->release_pub[seq & 3],
+			 (uint64_t)seq << 32 | id, __ATOMIC_RELEASE);
+}
+
+/* Charge a sampled wait: to the waiter's stack, and to the stack of the
+ * unlock that let it in (waiting a moment for its holder to publish it). */
+void ms_blame_flush(struct ms_thread *t)
+{
+	if (!t->pend)
+		return;
+	ms_guard_enter(t); /* a signal handler must not spin on our locks */
+	uint32_t r = t->pend_rec;
+	ms_stack_id holder = 0;
+	if (LOAD(&ms_rec(r)->birth) == t->pend_birth) {
+		ms_blame_add(r, t->pend_birth, MS_BLAME_WAIT, t->pend_stack,
+			     t->pend_wait);
+		/* The holder publishes right after its unlock; its first
+		 * capture on a thread can take a while (libunwind reads the
+		 * unwind tables), so wait up to ~5 ms, yielding. */
+		uint64_t give_up = ms_ticks() + ms_ticks_per_ms() * 5;
+		for (unsigned spins = 0; t->pend_seq; spins++) {
+			uint64_t v = __atomic_load_n(
+				&ms_cold(r)->release_pub[t->pend_seq & 3],
+				__ATOMIC_ACQUIRE);
+			if ((uint32_t)(v >> 32) == t->pend_seq) {
+				holder = (ms_stack_id)v;
+				break;
+			}
+			if ((uint32_t)(v >> 32) > t->pend_seq)
+				break; /* overwritten: four releases later */
+			if (spins < 200)
+				__builtin_ia32_pause();
+			else if (ms_ticks() > give_up)
+				break;
+			else
+				sched_yield();
+		}
+		ms_blame_add(r, t->pend_birth, MS_BLAME_HOLD, holder, t->pend_wait);
+	}
+	t->pend = 0;
+	ms_guard_leave(t);
+}
+
+struct ms_site_entry ms_site_cache[MS_SITE_CACHE];
+
+/* The second frame of stack id, 0 if it has none. */
+static uintptr_t second_frame(ms_stack_id id)
+{
+	const uintptr_t *frames;
+	return ms_depot_get(id, &frames) >= 2 ? frames[1] : 0;
+}
+
+/* A failed capture's stand-in: the call site alone (guarded: the depot's
+ * lock is one a signal handler's mutex call must not wait for). */
+static ms_stack_id site_alone(uintptr_t caller)
+{
+	struct ms_thread *t = &ms_self;
+	ms_guard_enter(t);
+	ms_stack_id id = ms_depot_put(&caller, 1);
+	ms_guard_leave(t);
+	return id;
+}
+
+/* An entry of the site cache for caller: its first capture (or a failed
+ * capture's stand-in) and whether it is shared. */
+static void site_entry_new(struct ms_site_entry *e, uintptr_t caller, ms_stack_id id,
+			   int failed)
+{
+	/* no caller matches while the entry changes; the caller goes in last */
+	STORE(&e->caller, 0);
+	STORE(&e->captures, failed ? MS_SITE_FALLBACK : 1);
+	STORE(&e->recheck, failed ? MS_SITE_RECHECK_LAST : MS_SITE_RECHECK_FIRST);
+	STORE(&e->second, failed ? 0 : second_frame(id));
+	STORE(&e->id, id);
+	/* a failed capture's stand-in is shared until a recheck captures */
+	STORE(&e->check, (uint32_t)caller ^ id ^ (failed ? 0 : MS_SITE_CAPTURING));
+	STORE(&e->caller, caller);
+}
+
+/* A capture at a call site: the first of a site (or of one that took
+ * another's slot) is the one its mutexes will share; a later one from
+ * another caller of the site's function marks the site as a wrapper
+ * (record.h). */
+ms_stack_id ms_site_capture(uintptr_t caller)
+{
+	ms_stack_id id = ms_stack_here();
+	int failed = !id;
+	if (failed) /* no unwinder, a fork under way, the depot full */
+		id = site_alone(caller);
+	struct ms_site_entry *e = &ms_site_cache[ms_site_slot(caller)];
+	uint32_t first = LOAD(&e->id), n = LOAD(&e->captures);
+	int mine = LOAD(&e->caller) == caller &&
+		   ((LOAD(&e->check) ^ (uint32_t)caller ^ first) & ~MS_SITE_CAPTURING) == 0;
+	if (!mine || (!failed && (n & MS_SITE_FALLBACK))) {
+		site_entry_new(e, caller, id, failed);
+		return id;
+	}
+	if (failed)
+		return id; /* says nothing of the site */
+	if (second_frame(id) != LOAD(&e->second))
+		n |= MS_SITE_VARIES;
+	uint32_t made = n & ~MS_SITE_VARIES;
+	if (made < MS_SITE_OWN)
+		n++, made++;
+	STORE(&e->captures, n);
+	int shared;
+	if (n & MS_SITE_VARIES) { /* its stacks given, it rests */
+		shared = made >= MS_SITE_OWN;
+		STORE(&e->recheck, ~0u);
+	} else if ((shared = made >= MS_SITE_PROBE)) { /* agreed again */
+		uint32_t mask = made == MS_SITE_PROBE ? MS_SITE_RECHECK_FIRST
+						      : LOAD(&e->recheck) * 2 + 1;
+		STORE(&e->recheck, mask < MS_SITE_RECHECK_LAST ? mask : MS_SITE_RECHECK_LAST);
+	}
+	STORE(&e->check, (uint32_t)caller ^ first ^ (shared ? 0 : MS_SITE_CAPTURING));
+	return id;
+}
+
+/* The call site alone, as a stack of one frame.  Not the stack cached for
+ * it: that was captured at the site's first lock, maybe of another mutex
+ * from another caller (a MISUSE in from_gamma() read from_delta()). */
+ms_stack_id ms_site_stack_known(uintptr_t caller)
+{
+	return ms_depot_put(&caller, 1);
+}
+
+uintptr_t ms_site_beyond_wrapper(uintptr_t site, uint32_t id)
+{
+	const struct ms_site_entry *e = &ms_site_cache[ms_site_slot(site)];
+	const uintptr_t *frames;
+	if (!id || (id & MS_SITE_SHARED) || LOAD(&e->caller) != site ||
+	    !(LOAD(&e->captures) & MS_SITE_VARIES) || ms_depot_get(id, &frames) < 2 ||
+	    frames[0] != site)
+		return site;
+	return frames[1];
+}
+
+/* The first acquisition of a mutex life. */
+void ms_first_acquired(uint32_t r, uintptr_t caller)
+{
+	struct ms_record *rec = ms_rec(r);
+	rec->first_caller = caller;
+	rec->first_stack = ms_site_stack(caller, rec->birth);
+}
+
+/* The holder's byte of the record's flags: MS_F_HOLD_TIMED, which sends
+ * the unlock to unlock_other() (interpose.c).  A flag left set by a
+ * timed hold that never ended here (its thread ended holding the mutex,
+ * or a fork child's parent thread) is cleared by the next release. */
+void ms_hold_flag(uint32_t r, int on)
+{
+	uint8_t *byte = (uint8_t *)&ms_rec(r)->flags + 1;
+	_Static_assert(MS_F_HOLD_TIMED == 1u << 8, "the second byte's first bit");
+	__atomic_store_n(byte, (uint8_t)on, __ATOMIC_RELAXED);
+}
+
+static unsigned hist_bucket(uint64_t ticks);
+
+/* A timed hold that began at `since` (the holder's held set kept it) ends;
+ * the holder still holds the mutex, so no locked instruction is needed. */
+void ms_hold_end(uint32_t r, uint64_t since)
+{
+	ms_hold_flag(r, 0);
+	if (since < LOAD(&ms_reset_ticks))
+		return; /* began before the numbers were reset */
+	struct ms_cold *c = ms_cold(r);
+	uint64_t held = ms_ticks() - since;
+	SERIAL_ADD(&c->hold_total, held);
+	SERIAL_ADD(&c->holds, 1);
+	SERIAL_ADD(&c->hold_hist[hist_bucket(held)], 1);
+	if (held > LOAD(&c->hold_max))
+		STORE(&c->hold_max, held);
+}
+
+/* An entry by a thread that does not hold the mutex: the side ring. */
+void ms_log_other(struct ms_thread *t, uint32_t r, uintptr_t caller,
+		  unsigned op, int err)
+{
+	struct ms_cold *c = ms_cold(r);
+	struct ms_record *rec = ms_rec(r);
+	uint64_t o = ms_mutex_order_racing(r, rec);
+	if (t->clock > o)
+		o = t->clock;
+	t->clock = ++o; /* after what this thread has seen, without a write
+			   to the holder's line */
+	uint32_t pos = ATOMIC_ADD(&c->fail_pos, 1);
+	ms_op_write(&c->fail[pos % MS_FAIL_RING], &c->fail_ticks[pos % MS_FAIL_RING],
+		    o, t->tid, caller, op, 0, err, ms_ticks());
+}
+
+/* The newest side-ring entry of this life that a misuse of this kind
+ * wrote: its operation, or for a use of a destroyed mutex (any
+ * operation) the one glibc answered EINVAL. */
+int ms_misuse_last(uint32_t r, enum ms_misuse kind, struct ms_op_view *out)
+{
+	static const unsigned op_of[MS_M_COUNT] = {
+		MS_OP_UNLOCK, MS_OP_UNLOCK, MS_OP_DESTROY, 0, MS_OP_COND_RELEASE,
+	};
+	const unsigned op = op_of[kind];
+	const struct ms_cold *c = &ms_table.cold[r]; /* read only: MS_F_COLD is set */
+	const uint64_t birth = LOAD(&ms_rec(r)->birth);
+	int found = 0;
+	for (int i = 0; i < MS_FAIL_RING; i++) {
+		struct ms_op_view v;
+		ms_op_read(&c->fail[i], &c->fail_ticks[i], &v);
+		if (v.state != 1 || v.order <= birth ||
+		    (op ? v.op != op : v.err != EINVAL))
+			continue;
+		if (!found || v.order > out->order) {
+			*out = v;
+			found = 1;
+		}
+	}
+	return found;
+}
+
+void ms_count_error(uint32_t r, int err)
+{
+	ATOMIC_ADD(&ms_cold(r)->errors[ms_err_index(err)], 1);
+}
+
+void ms_misuse(struct ms_thread *t, uint32_t r, enum ms_misuse kind,
+	       uintptr_t caller, unsigned op, int err)
+{
+	ATOMIC_ADD(&ms_cold(r)->misuse[kind], 1);
+	ms_log_other(t, r, caller, op, err);
+}
+
+void ms_note_kind(uint32_t r, const pthread_mutex_t *m, uint32_t extra)
+{
+	uint32_t bits = ((uint32_t)mutex_kind(m) & 0x3ff) << MS_F_KIND_SHIFT | extra;
+	/* a normal mutex from init adds nothing: no locked instruction */
+	if ((LOAD(&ms_rec(r)->flags) & bits) != bits)
+		__atomic_fetch_or(&ms_rec(r)->flags, bits, __ATOMIC_RELAXED);
+}
+
+/* First time we see this address in a lock, unlock or wait: a mutex set up
+ * with PTHREAD_MUTEX_INITIALIZER, or one that was initialised before the
+ * library started. */
+uint32_t ms_first_use(struct ms_thread *t, pthread_mutex_t *m, uintptr_t caller)
+{
+	if (!m)
+		return MS_REC_UNTRACKED; /* glibc will answer as it does */
+	if (ms_stack_helper_code(caller))
+		return MS_REC_UNTRACKED; /* libunwind's own lock (thread exit) */
+	uint32_t r = ms_table_add((uintptr_t)m, 0, &t->clock);
+	if (r != MS_REC_UNTRACKED && r != MS_REC_NONE)
+		/* STATIC only if the address was new to the table: a lookup
+		 * may miss a known one while a removal moves it (table.h) */
+		ms_note_kind(r, m, t->added_new ? MS_F_STATIC : 0);
+	return r;
+}
+
+static unsigned hist_bucket(uint64_t ns)
+{
+	unsigned b = ns ? 64 - (unsigned)__builtin_clzll(ns) : 0;
+	return b < MS_HIST_BUCKETS ? b : MS_HIST_BUCKETS - 1;
+}
+
+/* A wait that got the mutex: the waiter holds it now, so, like the lock
+ * path's counters, these need no locked instructions -- every writer of
+ * them holds the mutex. */
+static void add_wait(uint32_t r, struct ms_cold *c, uint64_t waited)
+{
+	SERIAL_ADD(&c->wait_total, waited);
+	if (waited > LOAD(&c->wait_max))
+		STORE(&c->wait_max, waited);
+	/* In ticks: converting needs the calibration, made at report time. */
+	SERIAL_ADD(&c->hist[hist_bucket(waited)], 1);
+	if (!(LOAD(&ms_rec(r)->flags) & MS_F_TIMED))
+		__atomic_fetch_or(&ms_rec(r)->flags, MS_F_TIMED, __ATOMIC_RELAXED);
+}
+
+/* A wait that timed out: the thread does not hold the mutex. */
+static void add_timeout_wait(struct ms_cold *c, uint64_t waited)
+{
+	ATOMIC_ADD(&c->timeout_wait_total, waited);
+	ATOMIC_ADD(&c->timeout_waits, 1);
+	atomic_max_u64(&c->timeout_wait_max, waited);
+}
+
+static int call_lock(pthread_mutex_t *m, unsigned op, clockid_t clock,
+		     const struct timespec *abstime)
+{
+	switch (op) {
+	case MS_OP_TIMEDLOCK:
+		return ms_real.mutex_timedlock(m, abstime);
+	case MS_OP_CLOCKLOCK:
+		return ms_real.mutex_clocklock(m, clock, abstime);
+	default:
+		return ms_real.mutex_lock(m);
+	}
+}
+
+/* After the wait or the relock: account for what glibc answered. */
+static int finish(struct ms_thread *t, uint32_t r, pthread_mutex_t *m, int rc,
+		  uintptr_t caller, unsigned op, int waited, uint64_t now)
+{
+	if (rc == 0 || rc == EOWNERDEAD) {
+		if (waited)
+			SERIAL_ADD(&ms_cold(r)->contended, 1);
+		if (rc)
+			ms_count_error(r, rc);
+		ms_acquired(t, r, m, caller, op, waited, rc, now);
+		return rc;
+	}
+	if (rc == ETIMEDOUT)
+		ATOMIC_ADD(&ms_cold(r)->timeouts, 1);
+	else
+		ms_count_error(r, rc);
+	if (rc == EINVAL && mutex_kind(m) == -1)
+		ms_misuse(t, r, MS_M_USE_DESTROYED, caller, op, rc);
+	else
+		ms_log_other(t, r, caller, op, rc);
+	return rc;
+}
+
+/* A timed or clock lock made with glibc's own call, not trylock first
+ * (where the two would answer differently: mutex_pi_owner_died); it does
+ * not wait for another thread. */
+int ms_lock_direct(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
+		   uintptr_t caller, unsigned op, clockid_t clock,
+		   const struct timespec *abstime)
+{
+	int rc = call_lock(m, op, clock, abstime);
+	int saved = errno;
+	rc = finish(t, r, m, rc, caller, op, 0, 0);
+	errno = saved;
+	return rc;
+}
+
+/* trylock did not get the mutex for a lock, timedlock or clocklock. */
+/* glibc's trylock, on a robust mutex that is not recoverable, answers
+ * ENOTRECOVERABLE but leaves the lock word holding our tid; its lock (which
+ * the program called) answers the same and leaves the word free.  Put the
+ * word back as glibc's lock does: clear it and wake one waiter (robust
+ * futexes are always shared). */
+void ms_undo_unrecoverable_try(pthread_mutex_t *m)
+{
+	int *word = &m->__data.__lock;
+	int tid = ms_self.tid ? (int)ms_self.tid : (int)syscall(SYS_gettid);
+	if ((LOAD(word) & FUTEX_TID_MASK) != tid)
+		return;
+	__atomic_exchange_n(word, 0, __ATOMIC_RELEASE);
+	syscall(SYS_futex, word, FUTEX_WAKE, 1, NULL, NULL, 0);
+}
+
+/* What a live dump reads: the thread waits for m (record r) since `since`,
+ * from caller (its stack), with a deadline or not.  Until wait_rec is 0. */
+static void wait_shown(struct ms_tstate *ts, uint32_t r, pthread_mutex_t *m,
+		       uintptr_t caller, uint32_t stack, int timed, uint64_t since)
+{
+	ts->wait_key = (uintptr_t)m;
+	ts->wait_caller = caller;
+	ts->wait_stack = stack;
+	ts->wait_since = since;
+	ts->wait_timed = (uint32_t)timed;
+	__atomic_store_n(&ts->wait_rec, r, __ATOMIC_RELEASE);
+}
+
+/* glibc's lock where it may block for long -- waiting for another thread,
+ * or for ever for this one -- with the program's cancellation type: in
+ * ms_lock_slow, asynchronous cancellation is deferred around it. */
+static int call_lock_blocking(struct ms_thread *t, pthread_mutex_t *m, unsigned op,
+			      clockid_t clock, const struct timespec *abstime)
+{
+	ms_async_resume(t);
+	int rc = call_lock(m, op, clock, abstime);
+	ms_async_defer(t);
+	return rc;
+}
+
+/* A thread waiting for a mutex it holds itself, cancelled there: its
+ * wait is over. */
+static void self_wait_over(void *arg)
+{
+	__atomic_store_n(&((struct ms_tstate *)arg)->wait_rec, 0, __ATOMIC_RELEASE);
+}
+
+static MS_UNWOUND __attribute__((noinline)) int
+self_wait(struct ms_thread *t, pthread_mutex_t *m, unsigned op, clockid_t clock,
+	  const struct timespec *abstime)
+{
+	int rc;
+	pthread_cleanup_push(self_wait_over, t->ts);
+	rc = call_lock_blocking(t, m, op, clock, abstime);
+	pthread_cleanup_pop(1);
+	return rc;
+}
+
+/* A wait of ms_lock_slow's. */
+struct lock_wait {
+	struct ms_thread *t;
+	uint32_t r;
+	pthread_mutex_t *m;
+	uintptr_t caller;
+	unsigned op;
+	int sampled;
+};
+
+/* The thread no longer waits: what the wait set up, undone. */
+static void wait_over(const struct lock_wait *w)
+{
+	struct ms_cold *c = ms_cold(w->r);
+	const uint64_t one = 1 | (uint64_t)w->sampled << 32;
+	__atomic_store_n(&w->t->ts->wait_rec, 0, __ATOMIC_RELEASE);
+	uint64_t before = __atomic_fetch_sub(&c->waiting, one, __ATOMIC_SEQ_CST);
+	if (w->sampled && before >> 32 == 1) {
+		/* the last sampled waiter: holders need not capture any more,
+		 * unless one came in meanwhile */
+		__atomic_fetch_and(&ms_rec(w->r)->flags, ~MS_F_WAITERS, __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&c->waiting, __ATOMIC_SEQ_CST) >> 32)
+			__atomic_fetch_or(&ms_rec(w->r)->flags, MS_F_WAITERS,
+					  __ATOMIC_SEQ_CST);
+	}
+}
+
+/* The thread was cancelled in the wait (asynchronous cancellation lands
+ * anywhere) or just after it: the wait is over, and if glibc had given it
+ * the mutex, that is an acquisition -- a cleanup handler of the program's
+ * may unlock it next. */
+static void lock_wait_cancelled(void *arg)
+{
+	const struct lock_wait *w = arg;
+	int saved = errno;
+	wait_over(w);
+	if (mutex_holder(w->m) == (int)w->t->tid) {
+		/* a robust mutex's owner field reads "inconsistent" after a
+		 * lock that got EOWNERDEAD */
+		int rc = mutex_owner(w->m) == MS_OWNER_INCONSISTENT ? EOWNERDEAD : 0;
+		finish(w->t, w->r, w->m, rc, w->caller, w->op, 1, ms_ticks());
+	}
+	errno = saved;
+}
+
+/* In a function of its own, as cond.c's: the cleanup handler's setjmp
+ * would make the compiler wary of the caller's variables. */
+static MS_UNWOUND __attribute__((noinline)) int
+lock_wait(struct lock_wait *w, clockid_t clock, const struct timespec *abstime)
+{
+	int rc;
+	pthread_cleanup_push(lock_wait_cancelled, w);
+	rc = call_lock_blocking(w->t, w->m, w->op, clock, abstime);
+	pthread_cleanup_pop(0);
+	return rc;
+}
+
+/* Asynchronous cancellation is deferred in here (thread.h) but in glibc's
+ * lock; a thread cancelled there leaves by unwinding (MS_UNWOUND). */
+MS_UNWOUND int ms_lock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
+			    int rc, uintptr_t caller, unsigned op, clockid_t clock,
+			    const struct timespec *abstime)
+{
+	int saved = errno;
+	ms_async_defer(t);
+	if (rc == ENOTRECOVERABLE)
+		ms_undo_unrecoverable_try(m);
+	if (rc != EBUSY || mutex_owner(m) == (int)t->tid) {
+		/* Not a wait: a robust owner died (EOWNERDEAD, and we hold
+		 * it), an error, or the owner locking again, which glibc
+		 * answers (EDEADLK) or which never returns. */
+		if (rc == EBUSY) {
+			int errorcheck = (mutex_kind(m) & MS_KIND_MASK) ==
+					 PTHREAD_MUTEX_ERRORCHECK;
+			if (!errorcheck) {
+				/* it waits for itself: a finding before the
+				 * wait, said at once if the wait never ends, and
+				 * a wait live dumps and the watchdog see */
+				uint32_t stack = ms_finding_self_deadlock(
+					t->ts, r, (uintptr_t)m,
+					op == MS_OP_LOCK ? MS_SELF_FOREVER : MS_SELF_TIMEOUT);
+				if (op == MS_OP_LOCK)
+					ms_live_announce();
+				wait_shown(t->ts, r, m, caller, stack, op != MS_OP_LOCK,
+					   ms_ticks());
+			}
+			errno = saved;
+			rc = errorcheck ? call_lock_blocking(t, m, op, clock, abstime)
+					: self_wait(t, m, op, clock, abstime);
+			saved = errno; /* glibc's, as without us */
+			if (errorcheck && rc == EDEADLK)
+				ms_finding_self_deadlock(t->ts, r, (uintptr_t)m,
+							 MS_SELF_AVERTED);
+		}
+		rc = finish(t, r, m, rc, caller, op, 0, 0);
+		ms_async_resume(t);
+		errno = saved;
+		return rc;
+	}
+	/* It blocks on B while holding A: that is an edge even if the wait
+	 * times out. */
+	if (t->ts->nheld)
+		ms_order_note(t, t->ts, r, (uintptr_t)m, caller);
+	struct ms_cold *c = ms_cold(r);
+	/* A sampled wait charges its time to the waiter's stack and to the
+	 * stack of the unlock that lets it in, which the holder captures when
+	 * it sees MS_F_WAITERS.  The capture comes before the clock starts. */
+	uint32_t event = LOAD(&c->waiter_sample);
+	STORE(&c->waiter_sample, event + 1);
+	int sampled = event < MS_STACK_EXACT || event % ms_opt.stack_sample == 0;
+	ms_stack_id mine = sampled ? ms_stack_here() : 0;
+	const uint64_t one = 1 | (uint64_t)sampled << 32;
+	uint64_t before = __atomic_fetch_add(&c->waiting, one, __ATOMIC_SEQ_CST);
+	/* as the wait begins, so that a live dump counts the waits under way */
+	uint32_t waiters = (uint32_t)before + 1;
+	if (waiters > LOAD(&c->waiters_max))
+		atomic_max_u32(&c->waiters_max, waiters);
+	if (sampled && before >> 32 == 0)
+		__atomic_fetch_or(&ms_rec(r)->flags, MS_F_WAITERS, __ATOMIC_SEQ_CST);
+	ms_live_before_wait();
+	uint64_t start = ms_ticks();
+	struct ms_tstate *ts = t->ts;
+	wait_shown(ts, r, m, caller, mine, op != MS_OP_LOCK, start);
+	struct lock_wait w = { t, r, m, caller, op, sampled };
+	errno = saved;
+	rc = lock_wait(&w, clock, abstime);
+	saved = errno; /* glibc's (a priority-protect lock's may set it) */
+	uint64_t now = ms_ticks();
+	wait_over(&w);
+	if (rc == 0 || rc == EOWNERDEAD) {
+		add_wait(r, c, now - start);
+		if (sampled) {
+			/* charged after this thread's next unlock, outside the
+			 * critical section (an earlier one still pending is
+			 * charged now) */
+			ms_blame_flush(t);
+			t->pend_rec = r;
+			t->pend_birth = LOAD(&ms_rec(r)->birth);
+			t->pend_stack = mine;
+			t->pend_wait = now - start;
+			t->pend_seq = LOAD(&c->release_seq);
+			t->pend = 1;
+			ms_ok_clear(t);
+		}
+	} else if (rc == ETIMEDOUT)
+		add_timeout_wait(c, now - start);
+	rc = finish(t, r, m, rc, caller, op, 1, now);
+	ms_async_resume(t);
+	errno = saved;
+	return rc;
+}
+
+int ms_trylock_failed(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
+		      int rc, uintptr_t caller)
+{
+	int saved = errno;
+	if (rc == EBUSY) {
+		ATOMIC_ADD(&ms_cold(r)->trylock_busy, 1);
+		ms_log_other(t, r, caller, MS_OP_TRYLOCK, rc);
+	} else
+		rc = finish(t, r, m, rc, caller, MS_OP_TRYLOCK, 0, 0);
+	errno = saved;
+	return rc;
+}
+
+/* An unlock that is not the owner's last level (a recursive level, or
+ * misuse, which glibc answers as it always does), or of an address not seen
+ * before. */
+int ms_unlock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
+		   uintptr_t caller)
+{
+	int saved = errno, rc;
+	if (r == MS_REC_NONE)
+		r = ms_first_use(t, m, caller);
+	if (r == MS_REC_UNTRACKED || r == MS_REC_NONE) {
+		errno = saved;
+		return ms_real.mutex_unlock(m);
+	}
+	/* glibc's owner as its unlock checks it: the lock word's for a robust
+	 * mutex not yet made consistent; this thread for a mutex it locked
+	 * before a fork (fork.c) */
+	int owner = mutex_holder(m), locked = mutex_locked(m);
+	int destroyed = mutex_kind(m) == -1; /* glibc answers EINVAL */
+	if (unlikely(owner != (int)t->tid))
+		owner = ms_fork_owner_for_unlock(t, r, m, owner);
+	if (owner == (int)t->tid && locked && !destroyed) {
+		if (LOAD(&m->__data.__count) > 1) {
+			rc = ms_real.mutex_unlock(m); /* an inner level */
+			saved = errno;
+			if (rc == 0)
+				ms_log_holder(t, r, caller, MS_OP_UNLOCK);
+		} else {
+			int inconsistent = mutex_owner(m) == MS_OWNER_INCONSISTENT;
+			uint64_t birth = LOAD(&ms_rec(r)->birth);
+			uint32_t seq = ms_released(t, r, caller, MS_OP_UNLOCK);
+			if (unlikely(!LOAD(&ms_rec(r)->first_caller)))
+				/* a hold whose lock we did not see (made with
+				 * glibc's own function: through a handle to
+				 * libc, from a library loaded RTLD_DEEPBIND,
+				 * or before start-up): the next lock we see
+				 * is still the first */
+				STORE(&ms_rec(r)->owner, 0);
+			rc = ms_real.mutex_unlock(m);
+			saved = errno; /* glibc's: a priority-protect unlock may set it */
+			if (seq)
+				ms_release_publish(r, birth, seq);
+			if (unlikely(inconsistent) && rc == 0)
+				ms_robust_left_inconsistent(r); /* not recoverable now */
+			errno = saved;
+			return rc; /* the owner's unlock does not fail */
+		}
+		if (rc)
+			finish(t, r, m, rc, caller, MS_OP_UNLOCK, 0, 0);
+	} else {
+		rc = ms_real.mutex_unlock(m);
+		saved = errno;
+		/* glibc says this thread does not hold it: nor does its set */
+		ms_held_remove(t->ts, r);
+		if (rc)
+			ms_count_error(r, rc);
+		ms_misuse(t, r, destroyed && rc == EINVAL ? MS_M_USE_DESTROYED
+			  : locked ? MS_M_UNLOCK_NOT_OWNER : MS_M_UNLOCK_UNLOCKED,
+			  caller, MS_OP_UNLOCK, rc);
+		if (rc == 0) {
+			/* glibc let it go (a normal mutex): it is free now, and
+			 * its owner's held set is stale */
+			struct ms_record *rec = ms_rec(r);
+			STORE(&rec->owner, LOAD(&rec->owner) & ~MS_HELD);
+			__atomic_fetch_add(&ms_unlocks_elsewhere, 1, __ATOMIC_RELEASE);
+		}
+	}
+	errno = saved;
+	return rc;
+}

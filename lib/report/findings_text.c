@@ -1,0 +1,309 @@
+/* findings_text.c - the findings section that opens the text report, and
+ * the line a self-deadlock gets on stderr as it happens; read from the
+ * findings' enumerators (findings.h), as the JSON and DOT writers do. */
+#define _GNU_SOURCE
+#include "report/findings_text.h"
+#include "analysis/findings.h"
+#include "base/internal.h"
+#include "analysis/waitfor.h"
+#include "analysis/order.h"
+#include "report/report_stacks.h"
+#include "analysis/robust.h"
+#include "stacks/symbols.h"
+#include "core/table.h"
+#include "core/thread_pool.h"
+
+#include <string.h>
+
+/* ---- lock-order cycles ------------------------------------------------ */
+
+static void letter(char *out, uint32_t i)
+{
+	if (i < 26) {
+		out[0] = (char)('A' + i);
+		out[1] = 0;
+	} else {
+		struct ms_fmt f;
+		ms_fmt_init(&f, out, 8, -1);
+		ms_fmt(&f, "M%u", i + 1);
+	}
+}
+
+#define SHOW_EDGES 8 /* longer cycles: the first 6 and the last 2 */
+
+/* head, then a code address, in 120 columns: cut by ms_symbol_fit, so
+ * that the line number stays (a cut inside it read as another line). */
+static void print_site(struct ms_fmt *f, const char *head, uintptr_t caller)
+{
+	size_t used = strlen(head), room = used < 100 ? 120 - used : 20;
+	char site[256];
+	ms_symbolize(caller, site, sizeof site);
+	ms_fmt(f, "%s%s\n", head, ms_symbol_fit(site, room));
+}
+
+/* "  A   mutex 0x55.. "name", first locked at ..." and, for a life that
+ * ended, where. */
+static void print_mutex(struct ms_fmt *f, const char *label, const struct ms_finding_mutex *m,
+			const char *what)
+{
+	char head[160], cut[40];
+	struct ms_fmt hf;
+	ms_fmt_init(&hf, head, sizeof head, -1);
+	ms_fmt(&hf, "  %-3s mutex %p%s%s%s, %sfirst locked at ", label, (void *)m->key,
+	       m->name ? " \"" : "", ms_name_cut(cut, sizeof cut, m->name, 30),
+	       m->name ? "\"" : "", what);
+	print_site(f, ms_fmt_str(&hf), m->first_caller);
+	if (m->ended == MS_ENDED_DESTROYED)
+		print_site(f, "        destroyed at ", m->ended_at);
+	else if (m->ended == MS_ENDED_REINIT)
+		print_site(f, "        initialised again at ", m->ended_at);
+	else if (m->ended)
+		ms_fmt(f, "        ended before the cycle was seen whole\n");
+}
+
+static void print_reuse_note(struct ms_fmt *f, const struct ms_cycle_finding *c)
+{
+	char name[8];
+	uint32_t count = 0;
+	for (uint32_t i = 0; i < c->n; i++) {
+		int s = ms_cycle_slot(c, i);
+		if (s < 0 || !ms_order_maybe_reused(c->m[s].flags, c->m[s].key))
+			continue;
+		letter(name, i);
+		if (count++ == 0)
+			ms_fmt(f, "  note: ");
+		else if (count <= 4)
+			ms_fmt(f, ", ");
+		if (count <= 4)
+			ms_fmt(f, "%s", name);
+	}
+	if (!count)
+		return;
+	ms_fmt(f, "%s: no init or destroy seen, on the heap or a stack (a C++ std::mutex?): objects "
+		  "that had\n", count > 4 ? ", ..." : "");
+	ms_fmt(f, "        %s earlier in the run are the same mutex%s here: the orders may be of "
+		  "different objects\n", count > 1 ? "their addresses" : "its address",
+	       count > 1 ? "es" : "");
+}
+
+static void print_cycle(struct ms_fmt *f, const struct ms_cycle_finding *c)
+{
+	char name[8];
+	uint32_t n = c->n;
+	int one_thread = 1;
+	for (uint32_t i = 1; i < c->kept; i++)
+		one_thread &= c->e[i].tid == c->e[0].tid;
+	if (c->guarded)
+		ms_fmt(f, "GUARDED INVERSION: %u mutexes taken in a cycle of orders, "
+			  "always under one more mutex: cannot deadlock\n", n);
+	else
+		ms_fmt(f, "POTENTIAL DEADLOCK: %u mutexes taken in a cycle of orders%s\n",
+		       n, one_thread ? " (all by one thread: two threads doing the "
+				      "same would deadlock)" : "");
+	if (c->count > 1)
+		ms_fmt(f, "  closed %llu times, by other mutexes each time at the same code "
+			  "(the first time below)\n", (unsigned long long)c->count);
+	ms_fmt(f, "  order: ");
+	for (uint32_t i = 0; i < n; i++) {
+		if (n > 16 && i == 12) { /* keep the line within 120 columns */
+			ms_fmt(f, "... -> ");
+			i = n - 3;
+			continue;
+		}
+		letter(name, i);
+		ms_fmt(f, "%s -> ", name);
+	}
+	ms_fmt(f, "A\n");
+	for (uint32_t i = 0; i < n; i++) {
+		int s = ms_cycle_slot(c, i);
+		if (s < 0) {
+			ms_fmt(f, "  ... %u more mutexes ...\n", n - c->kept);
+			i = n - MS_CYCLE_TAIL - 1;
+			continue;
+		}
+		letter(name, i);
+		print_mutex(f, name, &c->m[s], "");
+	}
+	print_reuse_note(f, c);
+	if (c->guarded)
+		print_mutex(f, "gate:", &c->gate, "held on every edge, ");
+	for (uint32_t i = 0; i < n; i++) {
+		if (n > SHOW_EDGES && i == SHOW_EDGES - 2) {
+			ms_fmt(f, "  ... %u more edges ...\n", n - SHOW_EDGES);
+			i = n - 3;
+			continue;
+		}
+		const struct ms_finding_edge *e = &c->e[ms_cycle_slot(c, i)];
+		char an[8], bn[8];
+		letter(an, i);
+		letter(bn, (i + 1) % n);
+		ms_fmt(f, "  thread %u%s%s%s took %s, then %s:\n", e->tid,
+		       e->thread_name[0] ? " \"" : "", e->thread_name,
+		       e->thread_name[0] ? "\"" : "", an, bn);
+		ms_fmt(f, "    %-3s at  ", an);
+		ms_report_stack(f, e->a_stack, 12);
+		ms_fmt(f, "    %-3s at  ", bn);
+		ms_report_stack(f, e->b_stack, 12);
+	}
+}
+
+struct cycles_ctx {
+	struct ms_fmt *f;
+	int potential;
+};
+
+static void print_one(const struct ms_cycle_finding *c, void *arg)
+{
+	struct cycles_ctx *p = arg;
+	ms_fmt(p->f, "\n");
+	print_cycle(p->f, c);
+	if (!c->guarded)
+		p->potential++;
+}
+
+/* ---- self-deadlocks and threads that exit holding mutexes ------------- */
+
+static void print_self(struct ms_fmt *f, const struct ms_self_finding *s)
+{
+	if (s->kind == MS_SELF_AVERTED)
+		ms_fmt(f, "SELF-DEADLOCK: averted: thread %u relocked an errorcheck mutex "
+			  "it holds, %llu time%s; glibc answered EDEADLK\n",
+		       s->tid, (unsigned long long)s->count, s->count == 1 ? "" : "s");
+	else if (s->kind == MS_SELF_TIMEOUT)
+		ms_fmt(f, "SELF-DEADLOCK: thread %u locked a mutex it already holds with a "
+			  "timeout, %llu time%s: it waited for itself until the deadline\n",
+		       s->tid, (unsigned long long)s->count, s->count == 1 ? "" : "s");
+	else
+		ms_fmt(f, "SELF-DEADLOCK: thread %u locks a mutex it already holds: it "
+			  "waits for itself, forever\n", s->tid);
+	char cut[40];
+	ms_fmt(f, "  mutex %p%s%s%s\n  taken at     ", (void *)s->key, s->name ? " \"" : "",
+	       ms_name_cut(cut, sizeof cut, s->name, 30), s->name ? "\"" : "");
+	ms_report_stack(f, s->taken_stack, 15);
+	ms_fmt(f, "  relocked at  ");
+	ms_report_stack(f, s->relock_stack, 15);
+}
+
+struct self_ctx {
+	struct ms_fmt *f;
+	int n;
+};
+
+static void self_one(const struct ms_self_finding *s, void *arg)
+{
+	struct self_ctx *p = arg;
+	ms_fmt(p->f, "\n");
+	print_self(p->f, s);
+	p->n++;
+}
+
+static void exit_one(const struct ms_exit_finding *h, void *arg)
+{
+	struct ms_fmt *f = arg;
+	ms_fmt(f, "\nHELD AT THREAD EXIT: thread %u \"%.15s\" ended holding %u mutex%s\n",
+	       h->tid, h->name, h->n, h->n == 1 ? "" : "es");
+	for (uint32_t j = 0; j < h->shown; j++) {
+		char where[256];
+		ms_fmt(f, "  mutex %p taken at %s\n", (void *)h->key[j],
+		       ms_symbolize(h->caller[j], where, sizeof where));
+	}
+}
+
+/* ---- stalls ----------------------------------------------------------- */
+
+static void print_stall_thread(struct ms_fmt *f, const struct ms_stall_thread *w)
+{
+	char d[16], cut[40], who[32] = "";
+	const char *mname = NULL;
+	if (w->kind == MS_STALL_MUTEX || w->kind == MS_STALL_COND) {
+		uint32_t r = ms_table_find(w->kind == MS_STALL_MUTEX ? w->object : w->mutex);
+		if (r != MS_REC_NONE && r != MS_REC_UNTRACKED)
+			mname = ms_order_mutex_name(r);
+	}
+	ms_duration(d, w->waited_ns);
+	ms_fmt(f, "  thread %u%s%s%s ", w->tid, w->name[0] ? " \"" : "", w->name,
+	       w->name[0] ? "\"" : "");
+	switch (w->kind) {
+	case MS_STALL_MUTEX:
+		if (w->holder) {
+			struct ms_fmt hf;
+			ms_fmt_init(&hf, who, sizeof who, -1);
+			ms_fmt(&hf, " held by thread %u", w->holder);
+		}
+		ms_fmt(f, "waits for mutex %p%s%s%s%s, for %s\n", (void *)w->object,
+		       mname ? " \"" : "", ms_name_cut(cut, sizeof cut, mname, 30),
+		       mname ? "\"" : "", who, d);
+		break;
+	case MS_STALL_COND:
+		ms_fmt(f, "waits for condition %p (mutex %p%s%s%s), for %s\n", (void *)w->object,
+		       (void *)w->mutex, mname ? " \"" : "", ms_name_cut(cut, sizeof cut, mname, 30),
+		       mname ? "\"" : "", d);
+		break;
+	case MS_STALL_JOIN:
+		if (w->holder)
+			ms_fmt(f, "waits to join thread %u, for %s\n", w->holder, d);
+		else
+			ms_fmt(f, "waits to join a thread (pthread_t %p), for %s\n",
+			       (void *)w->object, d);
+		break;
+	case MS_STALL_FUTEX:
+		ms_fmt(f, "sleeps in a futex wait on %p (sem_wait, a barrier, a lock the library "
+			  "does not see), for %s or more\n", (void *)w->object, d);
+		break;
+	}
+	if (w->stack) {
+		ms_fmt(f, "    waits at      ");
+		ms_report_stack(f, w->stack, 18);
+	} else if (w->caller) {
+		char where[256];
+		ms_fmt(f, "    waits at      %s\n", ms_symbolize(w->caller, where, sizeof where));
+	}
+}
+
+static void print_stall(const struct ms_stall *s, void *arg)
+{
+	struct ms_fmt *f = arg;
+	char d[16];
+	ms_duration(d, s->waited_ns);
+	ms_fmt(f, "\nSTALL: every thread (%u) blocked in a wait for %s or more, no mutex "
+		  "operation meanwhile, and none of them can wake another\n", s->n, d);
+	for (uint32_t i = 0; i < s->shown; i++)
+		print_stall_thread(f, &s->t[i]);
+	if (s->n > s->shown)
+		ms_fmt(f, "  ... %u more threads\n", s->n - s->shown);
+}
+
+int ms_findings_print(struct ms_fmt *f)
+{
+	int failing = ms_live_print(f); /* live deadlocks first */
+	failing += (int)ms_findings_each_stall(print_stall, f) > 0;
+	struct self_ctx selfs = { f, 0 };
+	ms_findings_each_self(self_one, &selfs);
+	failing += selfs.n; /* every SELF-DEADLOCK heading, averted ones too */
+	struct cycles_ctx cycles = { f, 0 };
+	ms_findings_each_cycle(print_one, &cycles);
+	failing += cycles.potential;
+	uint32_t dropped = ms_findings_each_exit(exit_one, f);
+	if (dropped)
+		ms_fmt(f, "\n(%u more threads ended holding mutexes)\n", dropped);
+	failing += ms_robust_print(f); /* those left not recoverable */
+	return failing;
+}
+
+/* ---- as it happens ---------------------------------------------------- */
+
+static void say_one(const struct ms_self_finding *s, void *arg)
+{
+	int fd = *(int *)arg;
+	char buf[4096];
+	struct ms_fmt f;
+	ms_fmt_init(&f, buf, sizeof buf, fd);
+	ms_fmt(&f, "mutexstat: ");
+	print_self(&f, s);
+	ms_fmt_flush(&f);
+}
+
+void ms_findings_say_unsaid(int fd)
+{
+	ms_findings_each_unsaid(say_one, &fd);
+}

@@ -1,0 +1,14 @@
+/* out_folded.h - folded stacks ("frame;frame;frame value") for
+ * flamegraph.pl, speedscope and inferno. */
+#ifndef MUTEXSTAT_OUT_FOLDED_H
+#define MUTEXSTAT_OUT_FOLDED_H
+
+#include "analysis/blame.h"
+
+/* One line per (mutex, stack) of the given kind: MS_BLAME_WAIT, the time
+ * threads waited at that stack; MS_BLAME_HOLD, the wait the holders' unlock
+ * at that stack caused.  Root first (the mutex), leaf last, values in
+ * nanoseconds.  Returns 0, or -1 if writing failed. */
+int ms_write_folded(int fd, enum ms_blame_kind kind);
+
+#endif

@@ -1,0 +1,1057 @@
+/* out_json.c - the report as one JSON document; see out_json.h.
+ *
+ * The same sources as the text report (report.c): the counters of each
+ * live record read as from_record() reads them, the ended mutexes of each
+ * first-lock site, the threads' records, and the findings.  Written
+ * through fmt.c, with a small writer below that places the commas and
+ * escapes strings (quotes, backslash, control characters as \u00XX, bytes
+ * that are not UTF-8 as U+FFFD).  Times are nanoseconds; addresses are
+ * strings "0x..."; what is unknown is null. */
+#define _GNU_SOURCE
+#include "report/out_json.h"
+#include "report/report.h"
+#include "core/counts.h"
+#include "base/output.h"
+#include "analysis/blame.h"
+#include "base/clock.h"
+#include "runtime/crash.h"
+#include "stacks/depot.h"
+#include "analysis/findings.h"
+#include "runtime/fork.h"
+#include "base/fmt.h"
+#include "base/internal.h"
+#include "analysis/waitfor.h"
+#include "base/options.h"
+#include "analysis/order.h"
+#include "record/record.h"
+#include "report/report_stacks.h"
+#include "analysis/robust.h"
+#include "stacks/symbols.h"
+#include "core/table.h"
+#include "core/thread.h"
+#include "core/thread_pool.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* ---- the writer -------------------------------------------------------- */
+
+#define DEPTH 32
+
+struct jw {
+	struct ms_fmt f;
+	int depth;
+	int count[DEPTH]; /* values written at each level, for the commas */
+};
+
+/* Before a value: the comma, and "key": inside an object. */
+static void put_key(struct jw *j, const char *key);
+
+static void put_string(struct jw *j, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)s;
+	ms_fmt(&j->f, "\"");
+	while (*p) {
+		unsigned c = *p;
+		if (c == '"' || c == '\\') {
+			ms_fmt(&j->f, "\\%c", (char)c);
+			p++;
+		} else if (c < 0x20 || c == 0x7f) {
+			ms_fmt(&j->f, "\\u00%c%c", hex[c >> 4], hex[c & 15]);
+			p++;
+		} else if (c < 0x80) {
+			ms_fmt(&j->f, "%c", (char)c);
+			p++;
+		} else {
+			/* a whole, shortest-form UTF-8 sequence, or U+FFFD */
+			int len = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3
+				: c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+			int ok = len > 0;
+			for (int i = 1; ok && i < len; i++)
+				ok = (p[i] & 0xc0) == 0x80;
+			if (ok && len == 3 && ((c == 0xe0 && p[1] < 0xa0) ||
+					       (c == 0xed && p[1] >= 0xa0)))
+				ok = 0; /* overlong, or a surrogate */
+			if (ok && len == 4 && ((c == 0xf0 && p[1] < 0x90) ||
+					       (c == 0xf4 && p[1] >= 0x90)))
+				ok = 0; /* overlong, or beyond U+10FFFF */
+			if (ok) {
+				ms_fmt(&j->f, "%.*s", len, (const char *)p);
+				p += len;
+			} else {
+				ms_fmt(&j->f, "\\ufffd");
+				p++;
+			}
+		}
+	}
+	ms_fmt(&j->f, "\"");
+}
+
+static void put_key(struct jw *j, const char *key)
+{
+	if (j->count[j->depth]++)
+		ms_fmt(&j->f, ",");
+	if (j->depth > 0 && j->depth <= 2)
+		ms_fmt(&j->f, "\n%*s", 2 * j->depth, "");
+	if (key) {
+		put_string(j, key);
+		ms_fmt(&j->f, ":");
+	}
+}
+
+static void open_(struct jw *j, const char *key, char c)
+{
+	put_key(j, key);
+	ms_fmt(&j->f, "%c", c);
+	if (j->depth < DEPTH - 1)
+		j->depth++;
+	j->count[j->depth] = 0;
+}
+
+static void obj(struct jw *j, const char *key) { open_(j, key, '{'); }
+static void arr(struct jw *j, const char *key) { open_(j, key, '['); }
+
+static void end(struct jw *j, char c)
+{
+	int had = j->count[j->depth];
+	if (j->depth > 0)
+		j->depth--;
+	if (had && j->depth < 2)
+		ms_fmt(&j->f, "\n%*s", 2 * j->depth, "");
+	ms_fmt(&j->f, "%c", c);
+}
+
+static void obj_end(struct jw *j) { end(j, '}'); }
+static void arr_end(struct jw *j) { end(j, ']'); }
+
+static void num(struct jw *j, const char *key, uint64_t v)
+{
+	put_key(j, key);
+	ms_fmt(&j->f, "%llu", (unsigned long long)v);
+}
+
+static void null(struct jw *j, const char *key)
+{
+	put_key(j, key);
+	ms_fmt(&j->f, "null");
+}
+
+static void boolean(struct jw *j, const char *key, int v)
+{
+	put_key(j, key);
+	ms_fmt(&j->f, v ? "true" : "false");
+}
+
+static void str(struct jw *j, const char *key, const char *s)
+{
+	if (!s) {
+		null(j, key);
+		return;
+	}
+	put_key(j, key);
+	put_string(j, s);
+}
+
+/* A string, or null when empty. */
+static void str_or_null(struct jw *j, const char *key, const char *s)
+{
+	str(j, key, s && s[0] ? s : NULL);
+}
+
+static void addr(struct jw *j, const char *key, uintptr_t a)
+{
+	put_key(j, key);
+	ms_fmt(&j->f, "\"0x%lx\"", (unsigned long)a);
+}
+
+/* A mutex's address, or null when gone. */
+static void addr_or_null(struct jw *j, const char *key, uintptr_t a)
+{
+	if (a)
+		addr(j, key, a);
+	else
+		null(j, key);
+}
+
+/* ---- code addresses and stacks ---------------------------------------- */
+
+/* {address, function, offset, file, line, module}, unknown parts null;
+ * the whole frame null for address 0. */
+static void frame(struct jw *j, const char *key, uintptr_t a)
+{
+	if (!a) {
+		null(j, key);
+		return;
+	}
+	struct ms_frame fr;
+	int in_module = ms_symbolize_frame(a, 1, &fr) == 0;
+	obj(j, key);
+	addr(j, "address", a);
+	str_or_null(j, "function", fr.func);
+	if (in_module)
+		num(j, "offset", fr.offset);
+	else
+		null(j, "offset");
+	str_or_null(j, "file", fr.file);
+	if (fr.line > 0)
+		num(j, "line", (uint64_t)fr.line);
+	else
+		null(j, "line");
+	str_or_null(j, "module", fr.module);
+	obj_end(j);
+}
+
+/* The frames shown in the text report, innermost first; null if the
+ * stack was not captured. */
+static void stack(struct jw *j, const char *key, ms_stack_id id)
+{
+	const uintptr_t *frames;
+	int n = id ? ms_depot_get(id, &frames) : 0;
+	if (!n) {
+		null(j, key);
+		return;
+	}
+	arr(j, key);
+	int shown = ms_stack_shown(frames, n);
+	for (int i = 0; i < shown; i++)
+		frame(j, NULL, frames[i]);
+	arr_end(j);
+}
+
+/* Where a mutex was first locked or initialised: the call site's stack,
+ * or, where that was taken for an earlier mutex (MS_SITE_SHARED), the site
+ * alone -- the frames below it may be another mutex's. */
+static void site_stack(struct jw *j, const char *key, uint32_t id)
+{
+	const uintptr_t *frames;
+	if (!(id & MS_SITE_SHARED) || !ms_depot_get(id & ~MS_SITE_SHARED, &frames)) {
+		stack(j, key, id & ~MS_SITE_SHARED);
+		return;
+	}
+	arr(j, key);
+	frame(j, NULL, frames[0]);
+	arr_end(j);
+}
+
+/* ---- counters ----------------------------------------------------------- */
+
+static const char *const misuse_key[MS_M_COUNT] = {
+	"unlock_unlocked", "unlock_not_owner", "destroy_locked", "use_destroyed",
+	"cond_wait_not_held",
+};
+
+/* "errors": the count of each errno glibc answered (none: not listed) */
+static void errors_obj(struct jw *j, const uint64_t *e)
+{
+	obj(j, "errors");
+	for (int i = 0; i < MS_E_COUNT; i++) {
+		if (!e[i])
+			continue;
+		const char *name = i == MS_E_OTHER ? "other"
+				   : strerrorname_np(ms_err_value((unsigned)i));
+		num(j, name ? name : "other", e[i]);
+	}
+	obj_end(j);
+}
+
+/* What became of a robust mutex whose owner died (robust.h); null if its
+ * owner never died. */
+static void owner_died(struct jw *j, int died, const struct ms_robust_view *v)
+{
+	if (!died) {
+		null(j, "owner_died");
+		return;
+	}
+	obj(j, "owner_died");
+	num(j, "times", v->died);
+	num(j, "made_consistent", v->consistent);
+	num(j, "unlocked_inconsistent", v->left);
+	boolean(j, "not_recoverable", v->not_recoverable);
+	frame(j, "last_eownerdead_at", v->last_at);
+	obj_end(j);
+}
+
+/* Bucket i holds [2^(i-1), 2^i) ticks (bucket 0: 0 ticks); bounds in ns. */
+static uint64_t bucket_lo(int i)
+{
+	return i <= 0 ? 0 : ms_ticks_to_ns(1ull << (i - 1 < 63 ? i - 1 : 63));
+}
+
+static uint64_t bucket_hi(int i)
+{
+	return ms_ticks_to_ns(1ull << (i < 63 ? i : 63));
+}
+
+static void hist32(struct jw *j, const char *key, const uint32_t *h)
+{
+	arr(j, key);
+	for (int i = 0; i < MS_HIST_BUCKETS; i++) {
+		uint32_t n = LOAD(&h[i]);
+		if (!n)
+			continue;
+		obj(j, NULL);
+		num(j, "lo_ns", bucket_lo(i));
+		num(j, "hi_ns", bucket_hi(i));
+		num(j, "count", n);
+		obj_end(j);
+	}
+	arr_end(j);
+}
+
+static void hist64(struct jw *j, const char *key, const uint64_t *h)
+{
+	arr(j, key);
+	for (int i = 0; i < MS_HIST_BUCKETS; i++) {
+		if (!h[i])
+			continue;
+		obj(j, NULL);
+		num(j, "lo_ns", bucket_lo(i));
+		num(j, "hi_ns", bucket_hi(i));
+		num(j, "count", h[i]);
+		obj_end(j);
+	}
+	arr_end(j);
+}
+
+static void hold(struct jw *j, uint64_t holds, uint64_t total_ticks,
+		 uint64_t max_ticks)
+{
+	if (!holds) {
+		null(j, "hold");
+		return;
+	}
+	obj(j, "hold");
+	num(j, "timed", holds);
+	num(j, "mean_ns", ms_ticks_to_ns(total_ticks) / holds);
+	num(j, "max_ns", ms_ticks_to_ns(max_ticks));
+	obj_end(j);
+}
+
+/* ---- one live mutex ----------------------------------------------------- */
+
+/* Who waited or who made them wait: the blame lines of a mutex life
+ * (birth) or of a site line (0) in list. */
+static void blame(struct jw *j, const char *key, const struct ms_blame *list,
+		  uint64_t birth, enum ms_blame_kind kind)
+{
+	arr(j, key);
+	for (const struct ms_blame *b = list; b; b = b->next) {
+		if (b->birth != birth || b->kind != (uint32_t)kind)
+			continue;
+		obj(j, NULL);
+		num(j, "count", LOAD(&b->count));
+		num(j, "total_ns", ms_ticks_to_ns(LOAD(&b->total)));
+		num(j, "max_ns", ms_ticks_to_ns(LOAD(&b->max)));
+		stack(j, "stack", b->stack);
+		obj_end(j);
+	}
+	arr_end(j);
+}
+
+/* Its recent operations, read as report.c's print_history reads them: a
+ * live mutex's (r), or those a site line keeps of its newest life that
+ * waited, failed or was named (site). */
+static void history(struct jw *j, uint32_t r, const struct ms_site *site)
+{
+	struct ms_op_view v[1024 + MS_FAIL_RING];
+	uint32_t first, torn;
+	uint32_t n = site ? ms_site_history_read(site, v, &first, &torn)
+			  : ms_history_read(r, v, &first, &torn);
+	uint64_t start = ms_clock_start_ticks();
+	arr(j, "recent_operations");
+	for (uint32_t i = first; i < n; i++) {
+		obj(j, NULL);
+		num(j, "order", v[i].order);
+		num(j, "thread", v[i].tid);
+		str(j, "op", ms_op_name(v[i].op));
+		if (v[i].err) {
+			const char *e = strerrorname_np(v[i].err);
+			str(j, "result", e ? e : "error");
+		} else
+			str(j, "result", "ok");
+		boolean(j, "waited", v[i].waited);
+		if (v[i].ticks && v[i].ticks > start)
+			num(j, "time_ns", ms_ticks_to_ns(v[i].ticks - start));
+		else
+			null(j, "time_ns");
+		frame(j, "caller", v[i].caller);
+		obj_end(j);
+	}
+	arr_end(j);
+	num(j, "recent_operations_torn", torn);
+}
+
+struct mutex_ctx {
+	struct jw *j;
+	uint64_t live;
+};
+
+static void one_mutex(uintptr_t key, uint32_t r, void *arg)
+{
+	struct mutex_ctx *m = arg;
+	struct jw *j = m->j;
+	const struct ms_record *rec = ms_rec(r);
+	uint32_t flags = LOAD(&rec->flags);
+	const struct ms_cold *c = (flags & MS_F_COLD) ? &ms_table.cold[r] : NULL;
+	static const struct ms_cold zero;
+	const struct ms_cold *z = c ? c : &zero;
+	char kind[80];
+	m->live++;
+	obj(j, NULL);
+	addr(j, "address", key);
+	str(j, "name", c ? LOAD(&c->name) : NULL);
+	str(j, "kind", ms_kind_name(kind, sizeof kind, flags));
+	uint32_t owner = LOAD(&rec->owner);
+	if (owner & MS_HELD)
+		num(j, "held_by", owner & ~MS_HELD);
+	else
+		null(j, "held_by");
+	/* held since the fork by that thread of the parent (not in this
+	 * process) */
+	uint32_t parent_thread = ms_fork_orphan_owner(r);
+	if (parent_thread && owner == (parent_thread | MS_HELD))
+		num(j, "held_by_parent_thread", parent_thread);
+	else
+		null(j, "held_by_parent_thread");
+	num(j, "acquisitions", ms_rec_acquisitions(r));
+	num(j, "contended", LOAD(&z->contended));
+	num(j, "owner_changes", ms_rec_owner_changes(r));
+	num(j, "trylock_ok", LOAD(&z->trylock_ok));
+	num(j, "trylock_busy", LOAD(&z->trylock_busy));
+	num(j, "timeouts", LOAD(&z->timeouts));
+	num(j, "condition_waits", LOAD(&z->cond_waits));
+	num(j, "most_waiters", LOAD(&z->waiters_max));
+	num(j, "waiting_now", (uint32_t)LOAD(&z->waiting));
+	uint64_t errors[MS_E_COUNT];
+	for (int i = 0; i < MS_E_COUNT; i++)
+		errors[i] = LOAD(&z->errors[i]);
+	errors_obj(j, errors);
+	struct ms_robust_view rv;
+	owner_died(j, ms_robust_view(r, &rv), &rv);
+	obj(j, "misuse");
+	for (int i = 0; i < MS_M_COUNT; i++)
+		num(j, misuse_key[i], LOAD(&z->misuse[i]));
+	obj_end(j);
+	/* Wait times include waits that timed out, as in the text report. */
+	uint64_t wmax = LOAD(&z->wait_max), tmax = LOAD(&z->timeout_wait_max);
+	num(j, "wait_total_ns",
+	    ms_ticks_to_ns(LOAD(&z->wait_total) + LOAD(&z->timeout_wait_total)));
+	num(j, "wait_max_ns", ms_ticks_to_ns(wmax > tmax ? wmax : tmax));
+	boolean(j, "hold_timed", (flags & MS_F_TIMED) != 0);
+	hold(j, LOAD(&z->holds), LOAD(&z->hold_total), LOAD(&z->hold_max));
+	obj(j, "histograms");
+	hist32(j, "wait", z->hist);
+	hist32(j, "hold", z->hold_hist);
+	obj_end(j);
+	frame(j, "first_locked_caller", LOAD(&rec->first_caller));
+	site_stack(j, "first_locked_at", LOAD(&rec->first_stack));
+	site_stack(j, "initialised_at", LOAD(&ms_table.init_stacks[r]));
+	uint64_t birth = LOAD(&rec->birth);
+	const struct ms_blame *lines = c ? ms_blame_of(r, birth) : NULL;
+	blame(j, "waiting_stacks", lines, birth, MS_BLAME_WAIT);
+	blame(j, "holding_stacks", lines, birth, MS_BLAME_HOLD);
+	history(j, r, NULL);
+	obj_end(j);
+}
+
+/* ---- ended mutexes, by first-lock site ------------------------------- */
+
+static void ended(struct jw *j)
+{
+	const struct ms_table *tb = &ms_table;
+	arr(j, "ended");
+	for (uint32_t i = 0; i < LOAD(&tb->nsites); i++) {
+		struct ms_site sv;
+		ms_table_site(i, &sv);
+		const struct ms_site *s = &sv;
+		obj(j, NULL);
+		str(j, "name", s->name);
+		frame(j, "first_locked_at", s->site);
+		/* first_locked_at is the line that called a wrapper (record.h) */
+		boolean(j, "through_wrapper", s->wrapped != 0);
+		num(j, "mutexes", s->mutexes);
+		num(j, "acquisitions", s->acquisitions);
+		num(j, "contended", s->contended);
+		num(j, "owner_changes", s->owner_changes);
+		num(j, "trylock_ok", s->trylock_ok);
+		num(j, "trylock_busy", s->trylock_busy);
+		num(j, "timeouts", s->timeouts);
+		num(j, "condition_waits", s->cond_waits);
+		num(j, "most_waiters", s->waiters_max);
+		errors_obj(j, s->errors);
+		struct ms_robust_view rv;
+		owner_died(j, ms_robust_site_view(s->site, s->errors, &rv), &rv);
+		obj(j, "misuse");
+		for (int k = 0; k < MS_M_COUNT; k++)
+			num(j, misuse_key[k], s->misuse[k]);
+		obj_end(j);
+		num(j, "wait_total_ns", ms_ticks_to_ns(s->wait_total));
+		num(j, "wait_max_ns", ms_ticks_to_ns(s->wait_max));
+		hold(j, s->holds, s->hold_total, s->hold_max);
+		obj(j, "histograms");
+		hist64(j, "wait", s->hist);
+		hist64(j, "hold", s->hold_hist);
+		obj_end(j);
+		/* of the newest life that waited, failed or was named */
+		site_stack(j, "first_locked_stack", s->first_stack);
+		site_stack(j, "initialised_at", s->init_stack);
+		blame(j, "waiting_stacks", s->blame, 0, MS_BLAME_WAIT);
+		blame(j, "holding_stacks", s->blame, 0, MS_BLAME_HOLD);
+		history(j, 0, &tb->sites[i]);
+		obj_end(j);
+	}
+	arr_end(j);
+}
+
+/* ---- threads -------------------------------------------------------------- */
+
+struct thread_ctx {
+	struct jw *j;
+	uint64_t now, start;
+};
+
+static void one_thread(struct ms_tstate *ts, void *arg)
+{
+	struct thread_ctx *t = arg;
+	struct jw *j = t->j;
+	char name[16];
+	uint32_t tid = LOAD(&ts->tid);
+	if (LOAD(&ts->join_only))
+		return; /* a thread that used no mutex, only joined */
+	obj(j, NULL);
+	num(j, "tid", tid);
+	str_or_null(j, "name", ms_thread_name(tid, name));
+	arr(j, "held");
+	uint32_t n = LOAD(&ts->nheld);
+	if (n > MS_HELD_MAX)
+		n = MS_HELD_MAX;
+	for (uint32_t i = 0; i < n; i++) {
+		obj(j, NULL);
+		addr_or_null(j, "mutex", ms_rec_key(LOAD(&ts->held[i].rec)));
+		frame(j, "at", LOAD(&ts->held[i].caller));
+		obj_end(j);
+	}
+	arr_end(j);
+	num(j, "held_not_followed", LOAD(&ts->overflow));
+	if (__atomic_load_n(&ts->wait_rec, __ATOMIC_ACQUIRE)) {
+		uint64_t since = LOAD(&ts->wait_since);
+		obj(j, "waiting_for");
+		addr(j, "mutex", LOAD(&ts->wait_key));
+		num(j, "since_ns", since > t->start ? ms_ticks_to_ns(since - t->start) : 0);
+		num(j, "waited_ns", t->now > since ? ms_ticks_to_ns(t->now - since) : 0);
+		frame(j, "at", LOAD(&ts->wait_caller));
+		stack(j, "stack", LOAD(&ts->wait_stack));
+		obj_end(j);
+	} else
+		null(j, "waiting_for");
+	obj_end(j);
+}
+
+/* ---- findings ------------------------------------------------------------ */
+
+/* Live waits (a live dump), as the text report's DEADLOCK and WAIT CHAIN
+ * findings.  A deadlock: the waits on a wait-for cycle, grouped by cycle; a
+ * wait on a mutex whose owner has exited; a wait on a mutex whose owner
+ * waits for a condition.  A wait chain: the other waits, from a waiter
+ * nobody waits for to the thread at the chain's end, and where that thread
+ * is now. */
+#define MAX_WAITS 4096
+
+struct waits {
+	struct ms_live_wait *w;
+	unsigned char *used; /* written as part of a finding */
+	int n;
+	/* the chain ends asked where they are, each once (as the text
+	 * report does: a thousand chains may end at one holder) */
+	struct {
+		struct ms_tstate *ts;
+		const uintptr_t *frames;
+		int n;
+	} asked[64];
+	int nasked;
+};
+
+/* Where the thread of record ts is now: ms_live_where_now, once each. */
+static int where_now_once(struct waits *ws, struct ms_tstate *ts, const uintptr_t **frames)
+{
+	for (int i = 0; i < ws->nasked; i++)
+		if (ws->asked[i].ts == ts) {
+			*frames = ws->asked[i].frames;
+			return ws->asked[i].n;
+		}
+	int n = ms_live_where_now(ts, frames);
+	if (ws->nasked < 64) {
+		ws->asked[ws->nasked].ts = ts;
+		ws->asked[ws->nasked].frames = *frames;
+		ws->asked[ws->nasked++].n = n;
+	}
+	return n;
+}
+
+static void keep_wait(const struct ms_live_wait *w, void *arg)
+{
+	struct waits *ws = arg;
+	if (ws->n < MAX_WAITS)
+		ws->w[ws->n++] = *w;
+}
+
+static int in_deadlock(const struct ms_live_wait *w)
+{
+	return w->cycle || w->owner_exited || w->owner_in_parent || w->owner_cond_key;
+}
+
+/* The wait of thread tid, -1 if it waits for no mutex. */
+static int wait_of(const struct waits *ws, uint32_t tid)
+{
+	for (int i = 0; tid && i < ws->n; i++)
+		if (ws->w[i].tid == tid)
+			return i;
+	return -1;
+}
+
+static int waited_on(const struct waits *ws, uint32_t tid)
+{
+	for (int i = 0; i < ws->n; i++)
+		if (ws->w[i].owner == tid)
+			return 1;
+	return 0;
+}
+
+static void deadlock_thread(struct jw *j, const struct ms_live_wait *w)
+{
+	obj(j, NULL);
+	num(j, "thread", w->tid);
+	addr(j, "waits_for", w->key);
+	num(j, "held_by", w->owner);
+	num(j, "waited_ns", w->waited_ns);
+	boolean(j, "timed", w->timed);
+	/* blocked taking its mutex back inside a condition wait: "at" is the
+	 * condition wait's call, waited_ns its time so far */
+	boolean(j, "retake", w->retake);
+	frame(j, "at", w->caller);
+	stack(j, "stack", w->stack);
+	frame(j, "owner_took_it_at", w->owner_caller);
+	obj_end(j);
+}
+
+static int deadlocks(struct jw *j, struct waits *ws)
+{
+	int found = 0;
+	for (int i = 0; i < ws->n; i++) {
+		if (ws->used[i] || !in_deadlock(&ws->w[i]))
+			continue;
+		obj(j, NULL);
+		str(j, "kind", "deadlock");
+		boolean(j, "owner_exited", ws->w[i].owner_exited && !ws->w[i].cycle);
+		/* a thread of the parent held it when this process forked */
+		boolean(j, "owner_in_parent", ws->w[i].owner_in_parent && !ws->w[i].cycle);
+		/* the owner waits for a condition while holding this mutex: if
+		 * the waiter is the one to signal it, nobody will */
+		int cond = ws->w[i].owner_cond_key && !ws->w[i].cycle && !ws->w[i].owner_exited &&
+			   !ws->w[i].owner_in_parent;
+		boolean(j, "condition_wait", cond);
+		if (cond)
+			addr(j, "condition_mutex", ws->w[i].owner_cond_key);
+		arr(j, "threads");
+		if (!ws->w[i].cycle) {
+			deadlock_thread(j, &ws->w[i]);
+			ws->used[i] = 1;
+		} else {
+			/* follow the owners around the cycle */
+			int k = i, steps = 0;
+			while (k >= 0 && !ws->used[k] && steps++ <= ws->n) {
+				deadlock_thread(j, &ws->w[k]);
+				ws->used[k] = 1;
+				k = wait_of(ws, ws->w[k].owner);
+				if (k >= 0 && !ws->w[k].cycle)
+					k = -1;
+			}
+		}
+		arr_end(j);
+		obj_end(j);
+		found++;
+	}
+	return found;
+}
+
+/* The thread at the end of a wait chain: where it is now (as the text
+ * report's "it is now at"), in another process, or in a deadlock that
+ * the chain runs into. */
+static void chain_end(struct jw *j, struct waits *ws, const struct ms_live_wait *last,
+		      int deadlocked)
+{
+	obj(j, "end");
+	if (deadlocked) {
+		num(j, "thread", last->tid);
+		boolean(j, "deadlocked", 1);
+	} else if (last->foreign_owner) {
+		num(j, "thread", last->foreign_owner);
+		boolean(j, "other_process", 1);
+	} else {
+		num(j, "thread", last->owner);
+		const uintptr_t *frames = NULL;
+		int n = last->owner_ts ? where_now_once(ws, last->owner_ts, &frames) : 0;
+		if (n > 0) {
+			arr(j, "now_at");
+			for (int i = 0; i < n; i++)
+				frame(j, NULL, frames[i]);
+			arr_end(j);
+		} else
+			null(j, "now_at");
+		str_or_null(j, "not_asked", ms_live_not_asked(n));
+	}
+	obj_end(j);
+}
+
+static int wait_chains(struct jw *j, struct waits *ws)
+{
+	int found = 0;
+	for (int i = 0; i < ws->n; i++) {
+		if (ws->used[i] || waited_on(ws, ws->w[i].tid) ||
+		    (!ws->w[i].owner && !ws->w[i].foreign_owner))
+			continue;
+		obj(j, NULL);
+		str(j, "kind", "wait-chain");
+		arr(j, "threads");
+		int k = i, last = i, deadlocked = 0;
+		for (int steps = 0; k >= 0 && steps <= ws->n; steps++) {
+			if (ws->used[k] || in_deadlock(&ws->w[k])) {
+				deadlocked = 1; /* it runs into one: written there */
+				break;
+			}
+			deadlock_thread(j, &ws->w[k]);
+			ws->used[k] = 1;
+			last = k;
+			k = wait_of(ws, ws->w[k].owner);
+		}
+		arr_end(j);
+		chain_end(j, ws, deadlocked ? &ws->w[k] : &ws->w[last], deadlocked);
+		obj_end(j);
+		found++;
+	}
+	return found;
+}
+
+/* Both, from one snapshot of the waits. */
+static int live_waits(struct jw *j)
+{
+	size_t bytes = MAX_WAITS * (sizeof(struct ms_live_wait) + 1);
+	struct ms_live_wait *w = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+				      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (w == MAP_FAILED)
+		return 0;
+	struct waits ws = { .w = w, .used = (unsigned char *)(w + MAX_WAITS) };
+	ms_live_each_wait(keep_wait, &ws);
+	int found = deadlocks(j, &ws);
+	found += wait_chains(j, &ws);
+	munmap(w, bytes);
+	return found;
+}
+
+static void self_one(const struct ms_self_finding *s, void *arg)
+{
+	struct jw *j = arg;
+	obj(j, NULL);
+	str(j, "kind", "self-deadlock");
+	num(j, "thread", s->tid);
+	addr(j, "mutex", s->key);
+	boolean(j, "averted", s->kind == MS_SELF_AVERTED);
+	boolean(j, "timeout", s->kind == MS_SELF_TIMEOUT);
+	num(j, "count", s->count);
+	stack(j, "taken_at", s->taken_stack);
+	stack(j, "relocked_at", s->relock_stack);
+	obj_end(j);
+}
+
+static const char *const ended_key[] = { NULL, "destroyed", "initialised-again",
+					  "unseen" };
+
+/* One mutex life of a cycle (or its gate), as the finding keeps it. */
+static void cycle_mutex(struct jw *j, const char *key, const struct ms_finding_mutex *m)
+{
+	char kind[64];
+	obj(j, key);
+	addr(j, "mutex", m->key);
+	str(j, "name", m->name);
+	str(j, "mutex_kind", ms_kind_name(kind, sizeof kind, m->flags));
+	frame(j, "first_locked_at", m->first_caller);
+	site_stack(j, "first_locked_stack", m->first_stack);
+	site_stack(j, "initialised_at", m->init_stack);
+	str(j, "ended", m->ended < 4 ? ended_key[m->ended] : NULL);
+	stack(j, "ended_at", m->ended_stack);
+	obj_end(j);
+}
+
+static void cycle_one(const struct ms_cycle_finding *c, void *arg)
+{
+	struct jw *j = arg;
+	obj(j, NULL);
+	str(j, "kind", c->guarded ? "guarded-inversion" : "potential-deadlock");
+	num(j, "count", c->count);
+	num(j, "length", c->n);
+	arr(j, "mutexes");
+	for (uint32_t i = 0; i < c->kept; i++)
+		addr(j, NULL, c->m[i].key);
+	arr_end(j);
+	/* the text report's note: no init seen, not static data */
+	arr(j, "maybe_reused");
+	for (uint32_t i = 0; i < c->kept; i++)
+		if (ms_order_maybe_reused(c->m[i].flags, c->m[i].key))
+			addr(j, NULL, c->m[i].key);
+	arr_end(j);
+	arr(j, "lives");
+	for (uint32_t i = 0; i < c->kept; i++)
+		cycle_mutex(j, NULL, &c->m[i]);
+	arr_end(j);
+	if (c->guarded)
+		cycle_mutex(j, "gate", &c->gate);
+	arr(j, "edges");
+	for (uint32_t i = 0; i < c->kept; i++) {
+		const struct ms_finding_edge *e = &c->e[i];
+		obj(j, NULL);
+		num(j, "thread", e->tid);
+		str_or_null(j, "thread_name", e->thread_name);
+		addr(j, "from", c->m[i].key);
+		/* the next mutex, null where a long cycle's middle is not kept */
+		int cut = c->n > c->kept && i + 1 == c->kept - MS_CYCLE_TAIL;
+		addr_or_null(j, "to", cut ? 0 : c->m[(i + 1) % c->kept].key);
+		stack(j, "from_at", e->a_stack);
+		stack(j, "to_at", e->b_stack);
+		obj_end(j);
+	}
+	arr_end(j);
+	obj_end(j);
+}
+
+static const char *const stall_kind[] = { "mutex", "condition", "join", "futex" };
+
+static void stall_one(const struct ms_stall *s, void *arg)
+{
+	struct jw *j = arg;
+	obj(j, NULL);
+	str(j, "kind", "stall");
+	num(j, "threads_blocked", s->n);
+	num(j, "waited_ns", s->waited_ns);
+	arr(j, "threads");
+	for (uint32_t i = 0; i < s->shown; i++) {
+		const struct ms_stall_thread *w = &s->t[i];
+		obj(j, NULL);
+		num(j, "thread", w->tid);
+		str_or_null(j, "name", w->name);
+		str(j, "waits_for", stall_kind[w->kind]);
+		addr(j, "object", w->object);
+		addr_or_null(j, "mutex", w->kind == MS_STALL_COND ? w->mutex
+					 : w->kind == MS_STALL_MUTEX ? w->object : 0);
+		if (w->holder)
+			num(j, w->kind == MS_STALL_JOIN ? "joins" : "held_by", w->holder);
+		num(j, "waited_ns", w->waited_ns);
+		if (w->stack)
+			stack(j, "at", w->stack);
+		else
+			frame(j, "at_caller", w->caller);
+		obj_end(j);
+	}
+	arr_end(j);
+	obj_end(j);
+}
+
+static void exit_one(const struct ms_exit_finding *e, void *arg)
+{
+	struct jw *j = arg;
+	obj(j, NULL);
+	str(j, "kind", "held-at-thread-exit");
+	num(j, "thread", e->tid);
+	str_or_null(j, "name", e->name);
+	num(j, "held", e->n);
+	arr(j, "mutexes");
+	for (uint32_t i = 0; i < e->shown; i++) {
+		obj(j, NULL);
+		addr_or_null(j, "mutex", e->key[i]);
+		frame(j, "at", e->caller[i]);
+		obj_end(j);
+	}
+	arr_end(j);
+	obj_end(j);
+}
+
+static void owner_died_one(uintptr_t key, uint32_t r, uintptr_t site,
+			   const struct ms_robust_view *v, void *arg)
+{
+	struct jw *j = arg;
+	obj(j, NULL);
+	str(j, "kind", "owner-died");
+	if (key) {
+		addr(j, "mutex", key);
+		str(j, "name", LOAD(&ms_table.cold[r].name));
+		null(j, "ended_first_locked_at");
+	} else {
+		null(j, "mutex");
+		null(j, "name");
+		frame(j, "ended_first_locked_at", site);
+	}
+	num(j, "times", v->died);
+	num(j, "made_consistent", v->consistent);
+	num(j, "unlocked_inconsistent", v->left);
+	num(j, "refused", v->refused);
+	frame(j, "last_eownerdead_at", v->last_at);
+	obj_end(j);
+}
+
+static void misuse_one(uintptr_t key, uint32_t r, void *arg)
+{
+	struct jw *j = arg;
+	if (!(LOAD(&ms_rec(r)->flags) & MS_F_COLD))
+		return;
+	const struct ms_cold *c = &ms_table.cold[r];
+	for (int k = 0; k < MS_M_COUNT; k++) {
+		uint32_t n = LOAD(&c->misuse[k]);
+		if (!n)
+			continue;
+		obj(j, NULL);
+		str(j, "kind", "misuse");
+		addr(j, "mutex", key);
+		str(j, "name", LOAD(&c->name));
+		str(j, "what", misuse_key[k]);
+		num(j, "count", n);
+		struct ms_op_view v;
+		if (ms_misuse_last(r, (enum ms_misuse)k, &v)) {
+			const char *e = v.err ? strerrorname_np(v.err) : NULL;
+			obj(j, "last");
+			num(j, "thread", v.tid);
+			str(j, "result", v.err ? (e ? e : "error") : "ok");
+			frame(j, "caller", v.caller);
+			stack(j, "at", ms_site_stack_known(v.caller));
+			obj_end(j);
+		} else
+			null(j, "last");
+		obj_end(j);
+	}
+}
+
+static void site_misuse(struct jw *j)
+{
+	const struct ms_table *tb = &ms_table;
+	for (uint32_t i = 0; i < LOAD(&tb->nsites); i++) {
+		struct ms_site sv;
+		ms_table_site(i, &sv);
+		const struct ms_site *s = &sv;
+		for (int k = 0; k < MS_M_COUNT; k++) {
+			if (!s->misuse[k])
+				continue;
+			obj(j, NULL);
+			str(j, "kind", "misuse");
+			null(j, "mutex");
+			str(j, "what", misuse_key[k]);
+			num(j, "count", s->misuse[k]);
+			frame(j, "ended_first_locked_at", s->site);
+			obj_end(j);
+		}
+	}
+}
+
+static void findings(struct jw *j)
+{
+	arr(j, "findings");
+	live_waits(j);
+	ms_findings_each_stall(stall_one, j);
+	ms_findings_each_self(self_one, j);
+	ms_findings_each_cycle(cycle_one, j);
+	uint32_t dropped = ms_findings_each_exit(exit_one, j);
+	ms_robust_each_finding(owner_died_one, j);
+	ms_table_each(misuse_one, j);
+	site_misuse(j);
+	arr_end(j);
+	num(j, "held_at_exit_not_kept", dropped);
+}
+
+/* ---- the document --------------------------------------------------------- */
+
+int ms_write_json(int fd)
+{
+	char buf[8192];
+	struct jw j;
+	memset(&j, 0, sizeof j);
+	ms_fmt_init(&j.f, buf, sizeof buf, fd);
+	const struct ms_table *tb = &ms_table;
+	int ready = __atomic_load_n(&tb->ready, __ATOMIC_ACQUIRE);
+
+	obj(&j, NULL);
+	num(&j, "version", 1);
+	str(&j, "program", ms_program_name());
+	num(&j, "pid", (uint64_t)getpid());
+	/* a fork child: its numbers start at the fork */
+	if (ms_fork_parent_pid())
+		num(&j, "forked_from", (uint64_t)ms_fork_parent_pid());
+	else
+		null(&j, "forked_from");
+	num(&j, "run_ns", ms_run_ns());
+	num(&j, "threads_seen", ms_threads_seen());
+	struct ms_table_counts tc;
+	ms_table_counts(&tc);
+	num(&j, "mutexes_untracked", tc.untracked_mutexes);
+	num(&j, "calls_untracked", tc.untracked_ops);
+	num(&j, "mutexes_untracked_destroyed", tc.untracked_ended);
+	num(&j, "destroyed", tc.destroyed);
+	num(&j, "reinitialised", tc.reinitialised);
+	/* names of code in them may be missing or wrong: symbols.h */
+	num(&j, "libraries_unloaded", ms_symbols_unloaded());
+	/* dlopen'ed after libc.so.6: the program's calls were not seen */
+	boolean(&j, "loaded_late", ms_report_loaded_late);
+	obj(&j, "hold_timing");
+	num(&j, "exact_first", MS_HOLD_EXACT);
+	num(&j, "sample_one_in", MS_HOLD_SAMPLE);
+	obj_end(&j);
+	int crashed = __atomic_load_n(&ms_crash.signal, __ATOMIC_ACQUIRE);
+	if (crashed) { /* MUTEXSTAT_ON_CRASH: the signal the process dies of */
+		obj(&j, "crash");
+		str(&j, "signal", sigabbrev_np(crashed));
+		num(&j, "tid", ms_crash.tid);
+		if (ms_crash.sent) {
+			null(&j, "address");
+			num(&j, "sender_pid", (uint64_t)ms_crash.sender_pid);
+		} else {
+			addr(&j, "address", ms_crash.address);
+			null(&j, "sender_pid");
+		}
+		obj_end(&j);
+	} else
+		null(&j, "crash");
+	obj(&j, "stack_sampling");
+	num(&j, "exact_first", MS_STACK_EXACT);
+	num(&j, "sample_one_in", ms_opt.stack_sample);
+	obj_end(&j);
+
+	struct mutex_ctx m = { &j, 0 };
+	arr(&j, "mutexes");
+	if (ready)
+		ms_table_each(one_mutex, &m);
+	arr_end(&j);
+	num(&j, "mutexes_tracked", m.live);
+	if (ready)
+		ended(&j);
+	else {
+		arr(&j, "ended");
+		arr_end(&j);
+	}
+
+	struct thread_ctx t = { &j, ms_ticks(), ms_clock_start_ticks() };
+	arr(&j, "threads");
+	ms_threads_each(one_thread, &t);
+	arr_end(&j);
+
+	if (ready)
+		findings(&j);
+	else {
+		arr(&j, "findings");
+		arr_end(&j);
+	}
+	obj_end(&j);
+	ms_fmt(&j.f, "\n");
+	ms_fmt_flush(&j.f);
+	if (j.f.failed)
+		errno = j.f.failed;
+	return j.f.failed ? -1 : 0;
+}

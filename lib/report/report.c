@@ -1,0 +1,1152 @@
+/* report.c - the text report: a summary line, the top mutexes, mutexes
+ * still held, misuse, then each top mutex's detail and recent operations.
+ *
+ * It only reads the table (with relaxed loads: a report taken while threads
+ * run is a consistent-enough snapshot, and exact once they have stopped),
+ * writes through fmt.c with no allocation except the top list, and keeps
+ * lines within 120 columns. */
+#define _GNU_SOURCE
+#include "report/report.h"
+#include "analysis/blame.h"
+#include "core/counts.h"
+#include "record/record.h"
+#include "report/report_stacks.h"
+#include "report/report_hist.h"
+#include "report/out_folded.h"
+#include "report/out_pprof.h"
+#include "report/out_dot.h"
+#include "report/out_json.h"
+#include "analysis/findings.h"
+#include "report/findings_text.h"
+#include "analysis/waitfor.h"
+#include "runtime/fork.h"
+#include "base/clock.h"
+#include "runtime/crash.h"
+#include "base/fmt.h"
+#include "base/options.h"
+#include "base/output.h"
+#include "report/report_lock.h"
+#include "analysis/robust.h"
+#include "stacks/stack.h"
+#include "stacks/symbols.h"
+#include "core/table.h"
+#include "core/thread.h"
+#include "core/thread_pool.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* One line of the top list: a live mutex or the destroyed ones of a site. */
+struct line {
+	uintptr_t key;        /* mutex address, or the site for destroyed */
+	uint32_t r;           /* record, 0 for a site line */
+	int ended;            /* a site line: lives that ended, summed */
+	int wrapped;          /* ... at the line that called a wrapper */
+	uint64_t mutexes;     /* destroyed mutexes summed in a site line */
+	uint64_t acquisitions, contended, changes;
+	uint64_t wait_total, wait_max, hold_total, hold_max, holds; /* ns */
+	uint64_t trylock_ok, trylock_busy, timeouts, waiters_max, cond_waits;
+	uint64_t waiting_now; /* threads in a wait for it as the report reads */
+	uint64_t timeout_waits; /* timeouts after a wait, in wait_total */
+	uint64_t errors[MS_E_COUNT], misuse[MS_M_COUNT];
+	uintptr_t first_caller;
+	const char *name;
+	int timed;
+	const struct ms_site *site; /* a site line's, in the table */
+};
+
+static void from_record(struct line *l, uintptr_t key, uint32_t r)
+{
+	const struct ms_record *rec = ms_rec(r);
+	memset(l, 0, sizeof *l);
+	l->key = key;
+	l->r = r;
+	l->acquisitions = ms_rec_acquisitions(r);
+	l->changes = ms_rec_owner_changes(r);
+	l->first_caller = LOAD(&rec->first_caller);
+	uint32_t flags = LOAD(&rec->flags);
+	l->timed = (flags & MS_F_TIMED) != 0;
+	if (!(flags & MS_F_COLD))
+		return;
+	const struct ms_cold *c = &ms_table.cold[r];
+	l->contended = LOAD(&c->contended);
+	/* Wait times include waits that timed out. */
+	l->wait_total = ms_ticks_to_ns(LOAD(&c->wait_total) +
+				       LOAD(&c->timeout_wait_total));
+	uint64_t wmax = LOAD(&c->wait_max), tmax = LOAD(&c->timeout_wait_max);
+	l->wait_max = ms_ticks_to_ns(wmax > tmax ? wmax : tmax);
+	l->hold_total = ms_ticks_to_ns(LOAD(&c->hold_total));
+	l->hold_max = ms_ticks_to_ns(LOAD(&c->hold_max));
+	l->holds = LOAD(&c->holds);
+	l->trylock_ok = LOAD(&c->trylock_ok);
+	l->trylock_busy = LOAD(&c->trylock_busy);
+	l->timeouts = LOAD(&c->timeouts);
+	l->timeout_waits = LOAD(&c->timeout_waits);
+	l->waiters_max = LOAD(&c->waiters_max);
+	l->waiting_now = (uint32_t)LOAD(&c->waiting);
+	l->cond_waits = LOAD(&c->cond_waits);
+	for (int i = 0; i < MS_E_COUNT; i++)
+		l->errors[i] = LOAD(&c->errors[i]);
+	for (int i = 0; i < MS_M_COUNT; i++)
+		l->misuse[i] = LOAD(&c->misuse[i]);
+	l->name = LOAD(&c->name);
+}
+
+/* s: site line i as ms_table_site reads it. */
+static void from_site(struct line *l, const struct ms_site *s, uint32_t i)
+{
+	memset(l, 0, sizeof *l);
+	l->key = s->site;
+	l->ended = 1;
+	l->site = &ms_table.sites[i];
+	l->name = s->name;
+	l->wrapped = s->wrapped != 0;
+	l->mutexes = s->mutexes;
+	l->acquisitions = s->acquisitions;
+	l->contended = s->contended;
+	l->changes = s->owner_changes;
+	l->wait_total = ms_ticks_to_ns(s->wait_total);
+	l->wait_max = ms_ticks_to_ns(s->wait_max);
+	l->hold_total = ms_ticks_to_ns(s->hold_total);
+	l->hold_max = ms_ticks_to_ns(s->hold_max);
+	l->holds = s->holds;
+	l->trylock_ok = s->trylock_ok;
+	l->trylock_busy = s->trylock_busy;
+	l->timeouts = s->timeouts;
+	l->timeout_waits = s->timeout_waits;
+	l->cond_waits = s->cond_waits;
+	l->waiters_max = s->waiters_max;
+	memcpy(l->errors, s->errors, sizeof l->errors);
+	memcpy(l->misuse, s->misuse, sizeof l->misuse);
+	l->first_caller = s->site;
+}
+
+static uint64_t sort_key(const struct line *l)
+{
+	switch (ms_opt.sort) {
+	case MS_SORT_WAIT_MAX: return l->wait_max;
+	case MS_SORT_CONTENDED: return l->contended;
+	case MS_SORT_ACQUIRED: return l->acquisitions;
+	case MS_SORT_HOLD: return l->holds ? l->hold_total / l->holds : 0;
+	case MS_SORT_HOLD_MAX: return l->hold_max;
+	case MS_SORT_CHANGES: return l->changes;
+	default: return l->wait_total;
+	}
+}
+
+/* a ranks before b */
+static int before(const struct line *a, const struct line *b)
+{
+	uint64_t ka = sort_key(a), kb = sort_key(b);
+	if (ka != kb)
+		return ka > kb;
+	if (a->acquisitions != b->acquisitions)
+		return a->acquisitions > b->acquisitions;
+	return a->key < b->key;
+}
+
+/* The top list.  While the table is read it is a heap with the lowest
+ * ranked line at its root, so each mutex costs O(log top) however large
+ * MUTEXSTAT_TOP is (a list kept sorted by insertion cost O(top) per mutex:
+ * 79 s for 200,000 mutexes and the top 100,000); top_sort then puts it in
+ * order, best first. */
+struct top {
+	struct line *lines;
+	size_t n, cap;
+	uint64_t live, used, held, misused, timed;
+};
+
+static void line_swap(struct line *a, struct line *b)
+{
+	struct line tmp = *a;
+	*a = *b;
+	*b = tmp;
+}
+
+/* Moves lines[i] down the first n lines until no child ranks below it. */
+static void heap_down(struct line *lines, size_t n, size_t i)
+{
+	for (;;) {
+		size_t low = i, c = 2 * i + 1;
+		if (c < n && before(&lines[low], &lines[c]))
+			low = c;
+		if (c + 1 < n && before(&lines[low], &lines[c + 1]))
+			low = c + 1;
+		if (low == i)
+			return;
+		line_swap(&lines[i], &lines[low]);
+		i = low;
+	}
+}
+
+static void top_offer(struct top *t, const struct line *l)
+{
+	if (!t->cap)
+		return;
+	if (t->n == t->cap) {
+		if (!before(l, &t->lines[0]))
+			return; /* it ranks below every line kept */
+		t->lines[0] = *l;
+		heap_down(t->lines, t->n, 0);
+		return;
+	}
+	size_t i = t->n++;
+	t->lines[i] = *l;
+	while (i > 0 && before(&t->lines[(i - 1) / 2], &t->lines[i])) {
+		line_swap(&t->lines[(i - 1) / 2], &t->lines[i]);
+		i = (i - 1) / 2;
+	}
+}
+
+/* The heap's lowest line goes to the end, then the next lowest before it:
+ * best first. */
+static void top_sort(struct top *t)
+{
+	for (size_t n = t->n; n > 1; n--) {
+		line_swap(&t->lines[0], &t->lines[n - 1]);
+		heap_down(t->lines, n - 1, 0);
+	}
+}
+
+static int is_used(const struct line *l)
+{
+	uint64_t e = 0;
+	for (int i = 0; i < MS_E_COUNT; i++)
+		e += l->errors[i];
+	for (int i = 0; i < MS_M_COUNT; i++)
+		e += l->misuse[i];
+	return l->acquisitions || l->trylock_busy || l->timeouts || e;
+}
+
+static void collect(uintptr_t key, uint32_t r, void *arg)
+{
+	struct top *t = arg;
+	struct line l;
+	from_record(&l, key, r);
+	t->live++;
+	if (LOAD(&ms_rec(r)->owner) & MS_HELD)
+		t->held++;
+	for (int i = 0; i < MS_M_COUNT; i++)
+		if (l.misuse[i]) {
+			t->misused++;
+			break;
+		}
+	if (l.timed)
+		t->timed++;
+	if (!is_used(&l))
+		return;
+	t->used++;
+	top_offer(t, &l);
+}
+
+/* ---- pieces of text -------------------------------------------------- */
+
+#define WIDTH 120
+/* A program's name in the summary line: a longer one ends in "..." */
+#define PROGRAM_COLS 40
+
+/* "1 mutex", "2 mutexes" */
+static const char *plural(uint64_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+static const char *mutex_label(char *out, size_t cap, const struct line *l)
+{
+	struct ms_fmt f;
+	ms_fmt_init(&f, out, cap, -1);
+	if (l->ended)
+		ms_fmt(&f, "%llu ended", (unsigned long long)l->mutexes);
+	else if (l->name)
+		ms_fmt_name(&f, l->name, 18);
+	else
+		ms_fmt(&f, "%p", (void *)l->key);
+	return ms_fmt_str(&f);
+}
+
+static const char *dur(char *out, uint64_t ns, int known)
+{
+	if (!known) {
+		out[0] = '-';
+		out[1] = 0;
+		return out;
+	}
+	return ms_duration(out, ns);
+}
+
+/* Ended lives that were never locked: they are summed under site 0. */
+static uint64_t ended_never_locked(void)
+{
+	for (uint32_t i = 0; i < LOAD(&ms_table.nsites); i++) {
+		struct ms_site sv;
+		ms_table_site(i, &sv);
+		if (!sv.site)
+			return sv.acquisitions ? 0 : sv.mutexes;
+	}
+	return 0;
+}
+
+int ms_report_loaded_late;
+
+static const char loaded_late_note[] =
+	"  loaded after libc.so.6 (by dlopen): calls that find glibc's pthread functions "
+	"first are not recorded\n";
+
+static void header(struct ms_fmt *f, const struct top *t)
+{
+	char run[16];
+	struct ms_table_counts tc;
+	ms_table_counts(&tc);
+	uint64_t untracked = tc.untracked_mutexes;
+	uint64_t threads = ms_threads_seen();
+	char who[128], counts[128], name[64];
+	struct ms_fmt wf, cf;
+	ms_fmt_init(&wf, who, sizeof who, -1);
+	ms_fmt_init(&cf, counts, sizeof counts, -1);
+	ms_fmt(&wf, "mutexstat: %s (pid %d) ran %s:",
+	       ms_name_cut(name, sizeof name, ms_program_name(), PROGRAM_COLS), (int)getpid(),
+	       ms_duration(run, ms_run_ns()));
+	ms_fmt(&cf, "%llu %s used mutexes, %llu %s tracked, %llu untracked",
+	       (unsigned long long)threads, plural(threads, "thread", "threads"),
+	       (unsigned long long)t->live, plural(t->live, "mutex", "mutexes"),
+	       (unsigned long long)untracked);
+	/* a long program name, big counts: the counts on a line of their own */
+	ms_fmt(f, "%s%s%s\n", ms_fmt_str(&wf),
+	       strlen(who) + 1 + strlen(counts) > WIDTH ? "\n  " : " ", ms_fmt_str(&cf));
+	char crash[200];
+	ms_fmt(f, "%s", ms_crash_describe(crash, sizeof crash));
+	if (ms_report_loaded_late)
+		ms_fmt(f, "%s", loaded_late_note);
+	if (ms_fork_parent_pid())
+		ms_fmt(f, "  forked from pid %d: the numbers start at the fork (what came "
+			  "before is in the parent's report)\n", ms_fork_parent_pid());
+	uint64_t skipped = ms_fork_skipped_calls();
+	if (skipped)
+		ms_fmt(f, "  %llu calls came while another thread was inside fork() or in a "
+			  "signal handler that\n  interrupted the library: what they needed "
+			  "the library's locks for (a first use,\n  a destroy, a call stack, "
+			  "a lock-order edge) was not recorded\n",
+		       (unsigned long long)skipped);
+	uint64_t lost = tc.untracked_ops;
+	uint64_t ended = tc.untracked_ended;
+	/* Each a line, or two where big counts would take it past WIDTH: a
+	 * million untracked mutexes made 136 columns. */
+	char full[160], more[160];
+	struct ms_fmt ff, mf;
+	ms_fmt_init(&ff, full, sizeof full, -1);
+	ms_fmt_init(&mf, more, sizeof more, -1);
+	if (ended) {
+		/* Full once, with room again now: their numbers are in no line. */
+		ms_fmt(&ff, "  the table was full: %llu mutexes were not tracked, %llu of them "
+			    "destroyed since", (unsigned long long)untracked + ended,
+		       (unsigned long long)ended);
+		ms_fmt(&mf, "(and %llu calls found no room at all);",
+		       (unsigned long long)lost);
+	} else if (untracked) {
+		ms_fmt(&ff, "  the table is full: %llu mutexes were not tracked",
+		       (unsigned long long)untracked);
+		ms_fmt(&mf, "(and %llu calls found no room at all); raise MUTEXSTAT_TABLE_SIZE "
+			    "(now %llu)", (unsigned long long)lost,
+		       (unsigned long long)ms_opt.table_size);
+	} else if (lost) {
+		/* records to spare, but more addresses near one place of the
+		 * index than a probe passes (tests/no_room.c) */
+		ms_fmt(&ff, "  %llu calls found no room near their mutex's place in the index",
+		       (unsigned long long)lost);
+		ms_fmt(&mf, "(the table is not full: %llu of %llu records used); raise "
+			    "MUTEXSTAT_TABLE_SIZE (now %llu) to spread it",
+		       (unsigned long long)tc.live, (unsigned long long)ms_opt.table_size,
+		       (unsigned long long)ms_opt.table_size);
+	}
+	if (ended || untracked || lost) {
+		const char *a = ms_fmt_str(&ff), *b = ms_fmt_str(&mf);
+		ms_fmt(f, "%s%s%s\n", a, strlen(a) + 1 + strlen(b) > WIDTH ? "\n  " : " ", b);
+	}
+	if (ended)
+		ms_fmt(f, "  their numbers are in no line of this report; raise "
+			  "MUTEXSTAT_TABLE_SIZE (now %llu)\n",
+		       (unsigned long long)ms_opt.table_size);
+	uint64_t gone = tc.destroyed, reinit = tc.reinitialised;
+	if (gone || reinit) {
+		ms_fmt(f,
+		       "  %llu %s destroyed and %llu initialised again: their "
+		       "numbers are summed by first-lock site ('N ended')\n",
+		       (unsigned long long)gone, plural(gone, "mutex", "mutexes"),
+		       (unsigned long long)reinit);
+		/* those never locked have no site, and no line unless they
+		 * failed: sort --parallel's 81 destroyed showed 27 in lines */
+		uint64_t unlocked = ended_never_locked();
+		if (unlocked)
+			ms_fmt(f, "  %llu of them %s never locked: no first-lock site, "
+				  "so no line\n", (unsigned long long)unlocked,
+			       unlocked == 1 ? "was" : "were");
+	}
+	unsigned long long unloaded = ms_symbols_unloaded();
+	if (unloaded)
+		ms_fmt(f,
+		       "  %llu %s unloaded during the run (dlclose): addresses in %s "
+		       "code are shown as addresses,\n  or under the name of what "
+		       "the program loaded at the same place later\n",
+		       unloaded, unloaded == 1 ? "library was" : "libraries were",
+		       unloaded == 1 ? "its" : "their");
+	ms_fmt(f,
+	       "  hold times: on mutexes that made a thread wait (%llu), each of "
+	       "the first %d acquisitions, then 1 in %d\n",
+	       (unsigned long long)t->timed, MS_HOLD_EXACT, MS_HOLD_SAMPLE);
+	ms_report_stack_summary(f);
+	const char *why = ms_symbols_fallback_reason();
+	if (why) /* so that a report without a line number says why */
+		ms_fmt(f, "  names: from dladdr (%.60s): exported functions and module "
+			  "offsets, no source lines\n", why);
+}
+
+/* The top table's "first locked at": the first-lock call site, or, for a
+ * live mutex first locked in a wrapper with a stack of its own, the
+ * wrapper's caller (record.h) -- the detail section shows both.  An ended
+ * line's key is already that. */
+static uintptr_t column_site(const struct line *l)
+{
+	if (!l->r)
+		return l->first_caller;
+	return ms_site_beyond_wrapper(l->first_caller, LOAD(&ms_rec(l->r)->first_stack));
+}
+
+static void top_table(struct ms_fmt *f, const struct top *t)
+{
+	ms_fmt(f, "\nTop %zu %s by %s:\n", t->n, plural(t->n, "mutex", "mutexes"),
+	       ms_sort_name(ms_opt.sort));
+	ms_fmt(f, "%3s %-18s %10s %10s %9s %9s %9s %9s %8s  %s\n", "#", "mutex",
+	       "acquired", "contended", "wait tot", "wait max", "hold avg",
+	       "hold max", "changes", "first locked at");
+	for (size_t i = 0; i < t->n; i++) {
+		const struct line *l = &t->lines[i];
+		char label[40], a[16], b[16], c[16], d[16], site[256];
+		int held_known = l->holds > 0;
+		ms_fmt(f, "%3zu %-18s %10llu %10llu %9s %9s %9s %9s %8llu  %s\n",
+		       i + 1, mutex_label(label, sizeof label, l),
+		       (unsigned long long)l->acquisitions,
+		       (unsigned long long)l->contended,
+		       dur(a, l->wait_total, 1), dur(b, l->wait_max, 1),
+		       dur(c, held_known ? l->hold_total / l->holds : 0, held_known),
+		       dur(d, l->hold_max, held_known),
+		       (unsigned long long)l->changes,
+		       !l->first_caller ? "(never locked)" :
+		       ms_symbol_fit((char *)ms_symbolize_short(column_site(l), site, sizeof site),
+				WIDTH - 96));
+	}
+}
+
+struct held_ctx {
+	struct ms_fmt *f;
+	uint64_t now;
+	int listed; /* the heading is written with the first entry: in a live
+		       dump the mutexes counted held may all be free by now */
+};
+
+struct alive {
+	uint32_t tid;
+	int found;
+};
+
+static void is_tid(struct ms_tstate *ts, void *arg)
+{
+	struct alive *a = arg;
+	if (LOAD(&ts->tid) == a->tid)
+		a->found = 1;
+}
+
+/* A thread of ours that holds a mutex has a record until it ends (its
+ * HELD AT THREAD EXIT gives the record back), but a key destructor that
+ * runs after ours (libunwind's locks a mutex) can make it a new one, kept:
+ * the kernel says too whether the thread is still there. */
+static int thread_alive(uint32_t tid)
+{
+	struct alive a = { tid, 0 };
+	ms_threads_each(is_tid, &a);
+	if (!a.found)
+		return 0;
+	char path[48];
+	struct ms_fmt f;
+	ms_fmt_init(&f, path, sizeof path, -1);
+	ms_fmt(&f, "/proc/self/task/%u", tid);
+	int saved = errno;
+	int gone = access(ms_fmt_str(&f), F_OK) != 0 && errno == ENOENT &&
+		   access("/proc/self/task", F_OK) == 0;
+	errno = saved;
+	return !gone;
+}
+
+static void print_held(uintptr_t key, uint32_t r, void *arg)
+{
+	struct held_ctx *h = arg;
+	const struct ms_record *rec = ms_rec(r);
+	uint32_t owner = LOAD(&rec->owner);
+	if (!(owner & MS_HELD))
+		return;
+	const struct ms_cold *c = (LOAD(&rec->flags) & MS_F_COLD) ? &ms_table.cold[r]
+								   : NULL;
+	char since[16], label[64];
+	const char *name = c ? LOAD(&c->name) : NULL;
+	struct ms_fmt lf;
+	ms_fmt_init(&lf, label, sizeof label, -1);
+	ms_fmt(&lf, "%p", (void *)key);
+	if (name) {
+		ms_fmt(&lf, " \"");
+		ms_fmt_name(&lf, name, 30);
+		ms_fmt(&lf, "\"");
+	}
+	uint32_t tid = owner & ~MS_HELD;
+	if (!h->listed++)
+		ms_fmt(h->f, "\nMutexes still locked:\n");
+	char rest[160];
+	struct ms_fmt rf;
+	ms_fmt_init(&rf, rest, sizeof rest, -1);
+	if (ms_fork_orphan_owner(r) == tid)
+		ms_fmt(&rf, "held since the fork by thread %u of the parent, pid %d (not here)",
+		       tid, ms_fork_parent_pid());
+	else
+		ms_fmt(&rf, "held by thread %u%s", tid,
+		       thread_alive(tid) ? "" : " (exited)");
+	/* a timed hold's start, which the holder's held set keeps (or the
+	 * cold part, once the holder has exited); none from before a reset */
+	uint64_t start = ms_held_since(tid, r);
+	if (!start && c && LOAD(&c->exited_tid) == tid)
+		start = LOAD(&c->exited_since);
+	if (start < LOAD(&ms_reset_ticks))
+		start = 0;
+	if (start && h->now > start)
+		ms_fmt(&rf, " for %s", ms_duration(since, ms_ticks_to_ns(h->now - start)));
+	/* a named mutex held since a fork: what holds it on a line of its
+	 * own, so that where it was taken fits the line too */
+	size_t used = 2 + strlen(label) + 1 + strlen(rest);
+	if (used + 20 + 11 > WIDTH) {
+		ms_fmt(h->f, "  %s\n    %s", label, rest);
+		used = 4 + strlen(rest);
+	} else
+		ms_fmt(h->f, "  %s %s", label, rest);
+	used += 11; /* and ", taken at " */
+	/* where it was taken: the newest lock entry in its history */
+	uint64_t best = 0;
+	uintptr_t at = 0;
+	for (uint32_t i = 0; i < ms_table.history_len; i++) {
+		struct ms_op_view v;
+		const struct ms_op *e = ms_history_at(r, i);
+		ms_op_read(e, ms_history_ticks(e), &v);
+		if (v.state == 1 && v.order > best && v.op != MS_OP_UNLOCK &&
+		    v.op != MS_OP_INIT && v.op != MS_OP_COND_RELEASE) {
+			best = v.order;
+			at = v.caller;
+		}
+	}
+	char site[200];
+	if (at)
+		ms_fmt(h->f, ", taken at %s",
+		       ms_symbol_fit((char *)ms_symbolize(at, site, sizeof site),
+			   used + 60 <= WIDTH ? 60 : WIDTH - used));
+	ms_fmt(h->f, "\n");
+}
+
+static const char *const misuse_text[MS_M_COUNT] = {
+	"unlock of a mutex that is not locked",
+	"unlock by a thread that does not hold it",
+	"destroy of a locked mutex",
+	"use of a destroyed mutex",
+	"condition wait on a mutex the thread does not hold",
+};
+
+/* An unlock by a thread that does not hold it, in a fork child: the holder
+ * may be a thread of the parent, or this thread under its old id. */
+static void print_fork_context(struct ms_fmt *f, uint32_t r)
+{
+	uint32_t parent_thread = ms_fork_orphan_owner(r), mine = ms_fork_own_before(r);
+	if (parent_thread)
+		ms_fmt(f, "  it was locked when this process forked, by thread %u of the "
+			  "parent (pid %d),\n  which this process does not have\n",
+		       parent_thread, ms_fork_parent_pid());
+	else if (mine)
+		ms_fmt(f, "  this thread locked it before the fork, as thread %u of the "
+			  "parent: glibc checks\n  the owner of this kind of mutex by thread "
+			  "id, and in a fork child the thread has a new one\n", mine);
+}
+
+static void print_misuse(uintptr_t key, uint32_t r, void *arg)
+{
+	struct ms_fmt *f = arg;
+	if (!(LOAD(&ms_rec(r)->flags) & MS_F_COLD))
+		return;
+	const struct ms_cold *c = &ms_table.cold[r];
+	for (int k = 0; k < MS_M_COUNT; k++) {
+		uint32_t n = LOAD(&c->misuse[k]);
+		if (!n)
+			continue;
+		const char *name = LOAD(&c->name);
+		ms_fmt(f, "MISUSE: %s: mutex %p", misuse_text[k], (void *)key);
+		if (name) {
+			ms_fmt(f, " \"");
+			ms_fmt_name(f, name, 30);
+			ms_fmt(f, "\"");
+		}
+		ms_fmt(f, ", %u time%s\n", n, n == 1 ? "" : "s");
+		struct ms_op_view v;
+		if (ms_misuse_last(r, (enum ms_misuse)k, &v)) {
+			const char *err = v.err ? strerrorname_np(v.err) : NULL;
+			ms_fmt(f, "  last by thread %u, glibc returned %s, at:\n    ", v.tid,
+			       err ? err : "0");
+			ms_report_stack(f, ms_site_stack_known(v.caller), 4);
+		}
+		if (k == MS_M_UNLOCK_NOT_OWNER)
+			print_fork_context(f, r);
+	}
+}
+
+static int site_misuse(void)
+{
+	for (uint32_t i = 0; i < ms_table.nsites; i++)
+		for (int k = 0; k < MS_M_COUNT; k++)
+			if (ms_table.sites[i].misuse[k])
+				return 1;
+	return 0;
+}
+
+static void print_site_misuse(struct ms_fmt *f)
+{
+	const struct ms_table *tb = &ms_table;
+	for (uint32_t i = 0; i < tb->nsites; i++) {
+		const struct ms_site *s = &tb->sites[i];
+		for (int k = 0; k < MS_M_COUNT; k++) {
+			if (!s->misuse[k])
+				continue;
+			char site[200];
+			ms_fmt(f, "MISUSE: %s: %llu times on mutexes (now ended) first "
+				  "locked at %s\n",
+			       misuse_text[k], (unsigned long long)s->misuse[k],
+			       ms_symbol_fit((char *)ms_symbolize(s->site, site, sizeof site), 60));
+		}
+	}
+}
+
+/* ---- per-mutex detail ------------------------------------------------ */
+
+/* The recent operations of a live mutex (r) or of an ended line's newest
+ * life that waited, failed or was named (site). */
+static void print_history(struct ms_fmt *f, uint32_t r, const struct ms_site *site)
+{
+	struct ms_op_view v[1024 + MS_FAIL_RING];
+	uint32_t first, torn;
+	uint32_t n = site ? ms_site_history_read(site, v, &first, &torn)
+			  : ms_history_read(r, v, &first, &torn);
+	/* "at" is when, since the program started, for the operations that
+	 * read a clock anyway (waits); a "time" column read as a duration */
+	if (site)
+		ms_fmt(f, "  recent operations of the last of them that waited, failed or was "
+			  "named, oldest first\n  (order = happened-before order across the "
+			  "process; at = since start):\n");
+	else
+		ms_fmt(f, "  recent operations, oldest first (order = happened-before "
+			  "order across the process; at = since start):\n");
+	ms_fmt(f, "  %10s %8s  %-18s %-16s %-10s %s\n", "order", "thread",
+	       "operation", "result", "at", "caller");
+	uint64_t start = ms_clock_start_ticks();
+	for (uint32_t i = first; i < n; i++) {
+		char res[32], when[16], site[256];
+		struct ms_fmt rf;
+		ms_fmt_init(&rf, res, sizeof res, -1);
+		if (v[i].err) {
+			const char *e = strerrorname_np(v[i].err);
+			ms_fmt(&rf, "%s", e ? e : "error");
+		} else
+			ms_fmt(&rf, "ok");
+		if (v[i].waited)
+			ms_fmt(&rf, " after wait");
+		if (v[i].ticks && v[i].ticks > start) {
+			char d[16];
+			ms_fmt_init(&rf, when, sizeof when, -1);
+			ms_fmt(&rf, "%s", ms_duration(d, ms_ticks_to_ns(v[i].ticks - start)));
+		} else {
+			when[0] = '-';
+			when[1] = 0;
+		}
+		ms_fmt(f, "  %10llu %8u  %-18s %-16s %-10s %s\n",
+		       (unsigned long long)v[i].order, v[i].tid, ms_op_name(v[i].op), res,
+		       when, ms_symbol_fit((char *)ms_symbolize(v[i].caller, site, sizeof site),
+				 WIDTH - 70));
+	}
+	if (torn)
+		ms_fmt(f, "  (%u entries were being overwritten while read)\n", torn);
+	if (!n)
+		ms_fmt(f, "  (none kept)\n");
+}
+
+struct longest {
+	uint32_t r;
+	uint64_t now, ticks;
+};
+
+static void wait_of(struct ms_tstate *ts, void *arg)
+{
+	struct longest *w = arg;
+	uint64_t since = LOAD(&ts->wait_since);
+	if (__atomic_load_n(&ts->wait_rec, __ATOMIC_ACQUIRE) == w->r && since &&
+	    w->now > since && w->now - since > w->ticks)
+		w->ticks = w->now - since;
+}
+
+/* The longest wait for record r under way as the report reads it, in
+ * ticks (0: none seen): the totals count a wait once it has ended. */
+static uint64_t longest_wait_now(uint32_t r)
+{
+	struct longest w = { r, ms_clock_now_ticks(), 0 };
+	ms_threads_each(wait_of, &w);
+	return w.ticks;
+}
+
+/* The wait and hold histograms of a live mutex or of an ended line. */
+static void print_hists(struct ms_fmt *f, const struct line *l)
+{
+	uint64_t wait[MS_HIST_BUCKETS], hold[MS_HIST_BUCKETS], wait_max, hold_max;
+	if (l->ended) {
+		const struct ms_site *s = l->site;
+		for (int i = 0; i < MS_HIST_BUCKETS; i++) {
+			wait[i] = LOAD(&s->hist[i]);
+			hold[i] = LOAD(&s->hold_hist[i]);
+		}
+		wait_max = LOAD(&s->got_wait_max);
+		hold_max = LOAD(&s->hold_max);
+	} else if (LOAD(&ms_rec(l->r)->flags) & MS_F_COLD) {
+		const struct ms_cold *c = &ms_table.cold[l->r];
+		ms_hist_widen(wait, c->hist, MS_HIST_BUCKETS);
+		ms_hist_widen(hold, c->hold_hist, MS_HIST_BUCKETS);
+		wait_max = LOAD(&c->wait_max);
+		hold_max = LOAD(&c->hold_max);
+	} else
+		return;
+	ms_report_hist(f, "wait times, of waits that got the mutex", wait, MS_HIST_BUCKETS,
+		       wait_max);
+	ms_report_hist(f, "hold times, of the holds timed", hold, MS_HIST_BUCKETS, hold_max);
+}
+
+static void print_detail(struct ms_fmt *f, size_t rank, const struct line *l)
+{
+	char site[256], a[16];
+	if (l->ended) {
+		/* the site gets what is left of the line */
+		char head[128];
+		struct ms_fmt hf;
+		ms_fmt_init(&hf, head, sizeof head, -1);
+		ms_fmt(&hf, "#%zu %llu %s that ended (destroyed or initialised again), "
+			    "first locked %s ",
+		       rank, (unsigned long long)l->mutexes, plural(l->mutexes, "mutex", "mutexes"),
+		       l->wrapped ? "by a wrapper called at" : "at");
+		size_t used = strlen(ms_fmt_str(&hf));
+		ms_fmt(f, "\n%s%s\n", head,
+		       ms_symbol_fit((char *)ms_symbolize(l->key, site, sizeof site),
+			   used < WIDTH - 20 ? WIDTH - used : 20));
+		if (l->name) { /* the name the newest of them that had one had */
+			ms_fmt(f, "  named \"");
+			ms_fmt_name(f, l->name, 100);
+			ms_fmt(f, "\"\n");
+		}
+	} else {
+		ms_fmt(f, "\n#%zu ", rank);
+		char kind[80];
+		ms_fmt(f, "mutex %p", (void *)l->key);
+		if (l->name) {
+			ms_fmt(f, " \"");
+			ms_fmt_name(f, l->name, 40);
+			ms_fmt(f, "\"");
+		}
+		/* where it was first locked: as a stack, further down */
+		ms_fmt(f, " (%s)\n", ms_kind_name(kind, sizeof kind, LOAD(&ms_rec(l->r)->flags)));
+	}
+	char counts[160], rest[96];
+	struct ms_fmt cf, rf;
+	ms_fmt_init(&cf, counts, sizeof counts, -1);
+	ms_fmt(&cf, "  trylock %llu ok, %llu busy; timed out %llu; most waiters at once %llu",
+	       (unsigned long long)l->trylock_ok, (unsigned long long)l->trylock_busy,
+	       (unsigned long long)l->timeouts, (unsigned long long)l->waiters_max);
+	if (l->waiting_now) /* a dump while threads wait for it */
+		ms_fmt(&cf, " (%llu now)", (unsigned long long)l->waiting_now);
+	ms_fmt_init(&rf, rest, sizeof rest, -1);
+	ms_fmt(&rf, "condition waits %llu", (unsigned long long)l->cond_waits);
+	/* wait_total holds the waits that timed out too: the mean is over
+	 * them all, or it could exceed the maximum (an owner's relock that
+	 * timed out waited for itself: no wait) */
+	if (l->contended + l->timeout_waits)
+		ms_fmt(&rf, "; mean wait %s",
+		       ms_duration(a, l->wait_total / (l->contended + l->timeout_waits)));
+	/* big counters (a GIL's millions of condition waits) make two lines */
+	const char *c = ms_fmt_str(&cf), *r = ms_fmt_str(&rf);
+	ms_fmt(f, "%s;%s%s\n", c, strlen(c) + 2 + strlen(r) > WIDTH ? "\n  " : " ", r);
+	/* waits under way are in no total yet (a dump of a hang showed five
+	 * threads stuck for a second on a mutex with "wait max 0 ns"): how
+	 * long they have waited so far */
+	uint64_t longest = l->waiting_now && !l->ended ? longest_wait_now(l->r) : 0;
+	if (longest) {
+		char d[16];
+		ms_fmt(f, "  waiting now: %llu %s, the longest for %s so far (a wait is "
+			  "in the totals once it ends)\n",
+		       (unsigned long long)l->waiting_now,
+		       plural(l->waiting_now, "thread", "threads"),
+		       ms_duration(d, ms_ticks_to_ns(longest)));
+	}
+	int any = 0;
+	for (int i = 0; i < MS_E_COUNT; i++) {
+		if (!l->errors[i])
+			continue;
+		const char *e = i == MS_E_OTHER ? "other" : strerrorname_np(ms_err_value((unsigned)i));
+		ms_fmt(f, "%s%s %llu", any ? ", " : "  errors returned: ", e,
+		       (unsigned long long)l->errors[i]);
+		any = 1;
+	}
+	if (any)
+		ms_fmt(f, "\n");
+	print_hists(f, l);
+	if (l->ended)
+		ms_robust_site_note(f, l->key, l->errors);
+	else
+		ms_robust_note(f, l->r);
+	if (l->ended) {
+		ms_report_site_stacks(f, l->site);
+		if (LOAD(&l->site->history))
+			print_history(f, 0, l->site);
+		return;
+	}
+	ms_report_mutex_stacks(f, l->r);
+	print_history(f, l->r, NULL);
+}
+
+/* ---- the whole report ------------------------------------------------ */
+
+static int report_lock;
+int ms_report_failing;
+
+/* One set of report files at a time, from the first file's creation to
+ * the last one's close: an exit report that came while a live dump had made
+ * its file but not yet written it used to go first, and the process ended
+ * leaving that dump's file empty.  Now the exit report waits for the dump
+ * under way to be complete, and from then on no live dump starts (ending):
+ * the process is about to end, in the middle of whatever dump came next
+ * (and a storm of dump signals would keep the exit report waiting). */
+static int files_lock, ending;
+
+/* Set while this thread writes the process's last report (at exit, or a
+ * crash's): its waits for a report under way give up once that one is
+ * stuck -- a mutexstat_dump() blocked for ever in write(2) -- for without
+ * the library the process would end.  Then `abandoned`: nothing more of
+ * that report is written, and one line says why. */
+static __thread int writing_last __attribute__((tls_model("initial-exec")));
+static int abandoned;
+
+/* The child of a fork made while another thread wrote a report: that
+ * thread is not in the child, and neither is its hold on the locks. */
+void ms_report_after_fork_child(void)
+{
+	report_lock = 0;
+	files_lock = 0;
+	ending = 0;
+	abandoned = 0;
+	ms_output_after_fork_child();
+}
+
+int ms_report(int fd)
+{
+	struct ms_thread *self = &ms_self;
+	if (fd < 0)
+		return -1;
+	int cancel = ms_cancel_off(); /* writes, and symbols open files */
+	ms_guard_enter(self);
+	ms_blame_readers(1); /* the blame lines stay put (blame.c) */
+	if (ms_report_lock_take(&report_lock, writing_last, NULL) != 0) {
+		__atomic_store_n(&abandoned, 1, __ATOMIC_RELAXED);
+		ms_blame_readers(-1);
+		ms_guard_leave(self);
+		ms_cancel_restore(cancel);
+		return -1;
+	}
+	ms_stack_report_begin(); /* no fork meanwhile: stack.h */
+	ms_clock_report_begin();
+	ms_symbols_begin();
+	int saved = errno;
+	char buf[8192];
+	errno = 0;
+	struct ms_fmt f;
+	ms_fmt_init(&f, buf, sizeof buf, fd);
+
+	struct top t = { 0 };
+	int failing = 0;
+	size_t bytes = (ms_opt.top * sizeof(struct line) + 4095) & ~(size_t)4095;
+	t.lines = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (t.lines == MAP_FAILED) {
+		t.lines = NULL;
+		bytes = 0;
+	}
+	t.cap = t.lines ? ms_opt.top : 0;
+	if (__atomic_load_n(&ms_table.ready, __ATOMIC_ACQUIRE)) {
+		ms_table_each(collect, &t);
+		for (uint32_t i = 0; i < LOAD(&ms_table.nsites); i++) {
+			struct line l;
+			struct ms_site sv;
+			ms_table_site(i, &sv);
+			from_site(&l, &sv, i);
+			t.timed += sv.timed_mutexes; /* ended: in the header's count */
+			if (is_used(&l))
+				top_offer(&t, &l);
+		}
+		top_sort(&t);
+	}
+
+	/* one line for a program that locked nothing -- unless a thread is
+	 * blocked in its first lock (a live dump of a hang) */
+	struct ms_table_counts tc;
+	ms_table_counts(&tc);
+	if (!t.n && !t.held && !t.misused && !tc.destroyed && !ms_live_waiting() &&
+	    !ms_findings_each_stall(NULL, NULL)) {
+		char run[16], name[64];
+		ms_fmt(&f, "mutexstat: %s (pid %d) ran %s and locked no mutexes\n",
+		       ms_name_cut(name, sizeof name, ms_program_name(), PROGRAM_COLS),
+		       (int)getpid(), ms_duration(run, ms_run_ns()));
+		if (ms_report_loaded_late)
+			ms_fmt(&f, "%s", loaded_late_note);
+	} else {
+		header(&f, &t);
+		/* Findings first, each under a heading a script can grep. */
+		failing = ms_findings_print(&f);
+		if (t.misused || site_misuse()) {
+			ms_fmt(&f, "\n");
+			ms_table_each(print_misuse, &f);
+			print_site_misuse(&f);
+		}
+		if (t.n) /* none when the only thread waits in its first lock */
+			top_table(&f, &t);
+		if (t.held) {
+			struct held_ctx h = { &f, ms_clock_now_ticks(), 0 };
+			ms_table_each(print_held, &h);
+		}
+		for (size_t i = 0; i < t.n; i++)
+			print_detail(&f, i + 1, &t.lines[i]);
+	}
+	ms_fmt_flush(&f);
+	__atomic_store_n(&ms_report_failing, failing, __ATOMIC_RELAXED);
+	if (t.lines)
+		munmap(t.lines, bytes);
+	ms_symbols_end();
+	ms_clock_report_end();
+	ms_stack_report_end();
+	errno = saved;
+	ms_report_lock_give(&report_lock);
+	ms_blame_readers(-1);
+	ms_guard_leave(self);
+	ms_cancel_restore(cancel);
+	if (f.failed)
+		errno = f.failed;
+	return f.failed ? -1 : 0;
+}
+
+/* The one-line warning about a report file that could not be created
+ * (opened 0) or written (opened 1), on the original stderr.  name: the
+ * format of a file that is not sent to stderr instead. */
+static void warn_file(const char *path, const char *why, int opened,
+		      const char *name)
+{
+	int efd = ms_output_stderr();
+	if (efd < 0)
+		return;
+	char msg[4400];
+	struct ms_fmt w;
+	ms_fmt_init(&w, msg, sizeof msg, -1);
+	ms_fmt(&w, "mutexstat: %s MUTEXSTAT_OUTPUT '", opened ? "writing" : "cannot write");
+	ms_fmt_quoted(&w, path, 4096); /* a newline in the path: still one line */
+	if (opened)
+		ms_fmt(&w, "' failed (%s)", why);
+	else
+		ms_fmt(&w, "' (%s)", why);
+	if (!name)
+		ms_fmt(&w, "; the report goes to stderr\n");
+	else
+		ms_fmt(&w, "; the %s report %s\n", name, opened ? "there is incomplete" : "is lost");
+	const char *line = ms_fmt_str(&w);
+	ms_write_all(efd, line, strlen(line));
+}
+
+static int text_writer(int fd, int arg);
+
+/* One format's file (see README, "Where the report goes").  The text
+ * report always reaches the user: when its file cannot be created or
+ * written, a one-line warning and the report go to stderr.  Another
+ * format's file is not sent to stderr (a gzip'd profile on a terminal
+ * helps nobody): the warning says it is lost. */
+static void write_format(unsigned seq, const char *ext, const char *name,
+			 int (*writer)(int fd, int arg), int arg)
+{
+	if (__atomic_load_n(&abandoned, __ATOMIC_RELAXED))
+		return;
+	int saved = errno;
+	ms_guard_enter(&ms_self);
+	int text = writer == text_writer;
+	if (text && ms_opt.formats == MS_FORMAT_TEXT && !ms_opt.output) {
+		int fd = ms_output_stderr();
+		if (fd >= 0) {
+			int lock = ms_output_stderr_lock(fd);
+			writer(fd, arg); /* a failing stderr: nowhere to say so */
+			ms_output_stderr_unlock(lock);
+		}
+		goto out;
+	}
+	/* Text alone keeps MUTEXSTAT_OUTPUT as the file's name; with other
+	 * formats it is the prefix of each file's name. */
+	char path[4096], why[96];
+	int fd = -1;
+	if (ms_output_path(path, sizeof path, seq,
+			   ms_opt.formats == MS_FORMAT_TEXT ? "" : ext) == 0)
+		fd = ms_output_create(path, why, sizeof why);
+	else
+		strcpy(why, "ENAMETOOLONG");
+	if (fd < 0) {
+		warn_file(path, why, 0, text ? NULL : name);
+	} else {
+		int rc = writer(fd, arg), err = errno;
+		ms_output_done(fd);
+		if (__atomic_load_n(&abandoned, __ATOMIC_RELAXED)) {
+			close(fd);
+			goto out; /* no warning: ms_report_all says why */
+		}
+		if (close(fd) != 0 && !rc && errno != EINTR) {
+			rc = -1; /* NFS and quotas may tell only now */
+			err = errno;
+		}
+		if (!rc)
+			goto out;
+		const char *e = strerrorname_np(err);
+		warn_file(path, e ? e : "error", 1, text ? NULL : name);
+	}
+	if (text) {
+		int efd = ms_output_stderr();
+		if (efd >= 0) {
+			int lock = ms_output_stderr_lock(efd);
+			writer(efd, arg);
+			ms_output_stderr_unlock(lock);
+		}
+	}
+out:
+	ms_guard_leave(&ms_self);
+	errno = saved;
+}
+
+static int text_writer(int fd, int arg)
+{
+	(void)arg;
+	return ms_report(fd);
+}
+
+static int folded_writer(int fd, int kind)
+{
+	ms_symbols_begin();
+	int rc = ms_write_folded(fd, (enum ms_blame_kind)kind);
+	ms_symbols_end();
+	return rc;
+}
+
+static int json_writer(int fd, int arg)
+{
+	(void)arg;
+	ms_symbols_begin();
+	int rc = ms_write_json(fd);
+	ms_symbols_end();
+	return rc;
+}
+
+static int dot_writer(int fd, int arg)
+{
+	(void)arg;
+	return ms_write_dot(fd);
+}
+
+static int pprof_writer(int fd, int arg)
+{
+	(void)arg;
+	ms_symbols_begin();
+	int rc = ms_write_pprof(fd);
+	ms_symbols_end();
+	return rc;
+}
+
+/* MUTEXSTAT_EXIT_CODE reads the count of failing findings that the last
+ * text report left: with no text report at exit (MUTEXSTAT_FORMAT=json,
+ * say) that was none -- exit status 0 over a POTENTIAL DEADLOCK -- or a
+ * mutexstat_dump()'s from before the findings.  They are counted here,
+ * printed nowhere. */
+static void count_failing(void)
+{
+	char buf[256];
+	struct ms_fmt f;
+	ms_fmt_init(&f, buf, sizeof buf, -1);
+	ms_guard_enter(&ms_self);
+	if (ms_report_lock_take(&report_lock, 1, NULL) == 0) {
+		ms_symbols_begin();
+		int failing = ms_findings_print(&f);
+		ms_symbols_end();
+		__atomic_store_n(&ms_report_failing, failing, __ATOMIC_RELAXED);
+		ms_report_lock_give(&report_lock);
+	}
+	ms_guard_leave(&ms_self);
+}
+
+/* The process's last report waited 5 s for a report that made no progress. */
+static void give_up(void)
+{
+	ms_output_note(ms_crash.signal
+		? "mutexstat: no crash report: another report has been stuck for 5 s "
+		  "(a mutexstat_dump() to a pipe nobody reads?)\n"
+		: "mutexstat: no exit report: another report has been stuck for 5 s "
+		  "(a mutexstat_dump() to a pipe nobody reads?)\n");
+}
+
+void ms_report_all(unsigned seq)
+{
+	ms_fork_settle(); /* a fork child's first report, before its first call */
+	int cancel = ms_cancel_off(); /* report files are opened and written */
+	if (!seq) /* the exit report, or a crash's: the process's last */
+		__atomic_store_n(&ending, 1, __ATOMIC_SEQ_CST);
+	/* a live dump as the process ends is not started */
+	if (ms_report_lock_take(&files_lock, !seq, seq ? &ending : NULL) != 0) {
+		if (!seq)
+			give_up();
+		ms_cancel_restore(cancel);
+		return;
+	}
+	writing_last = !seq;
+	ms_stack_report_begin(); /* no fork meanwhile: stack.h */
+	ms_clock_report_begin(); /* each format says the same run length */
+	ms_blame_readers(1); /* the blame lines stay put (blame.c) */
+	if (ms_opt.formats & MS_FORMAT_TEXT)
+		write_format(seq, ".txt", "text", text_writer, 0);
+	if (ms_opt.formats & MS_FORMAT_FOLDED) {
+		write_format(seq, ".wait.folded", "folded", folded_writer, MS_BLAME_WAIT);
+		write_format(seq, ".hold.folded", "folded", folded_writer, MS_BLAME_HOLD);
+	}
+	if (ms_opt.formats & MS_FORMAT_PPROF)
+		write_format(seq, ".pb.gz", "pprof", pprof_writer, 0);
+	if (ms_opt.formats & MS_FORMAT_DOT)
+		write_format(seq, ".dot", "dot", dot_writer, 0);
+	if (ms_opt.formats & MS_FORMAT_JSON)
+		write_format(seq, ".json", "json", json_writer, 0);
+	if (!seq && ms_opt.exit_code && !(ms_opt.formats & MS_FORMAT_TEXT) &&
+	    !__atomic_load_n(&abandoned, __ATOMIC_RELAXED))
+		count_failing();
+	ms_blame_readers(-1);
+	ms_clock_report_end();
+	ms_stack_report_end();
+	writing_last = 0;
+	if (!seq && __atomic_load_n(&abandoned, __ATOMIC_RELAXED))
+		give_up();
+	ms_report_lock_give(&files_lock);
+	ms_cancel_restore(cancel);
+}
+
+void ms_report_to_output(void)
+{
+	ms_report_all(0);
+}

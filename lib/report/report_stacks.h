@@ -1,0 +1,31 @@
+/* report_stacks.h - the call-stack parts of the text report. */
+#ifndef MUTEXSTAT_REPORT_STACKS_H
+#define MUTEXSTAT_REPORT_STACKS_H
+
+#include "stacks/depot.h"
+#include "base/fmt.h"
+
+#include <stdint.h>
+
+/* One line for the report's header: how stacks were captured. */
+void ms_report_stack_summary(struct ms_fmt *f);
+
+/* For a live mutex: who waited, who made them wait, where it was first
+ * locked and initialised. */
+void ms_report_mutex_stacks(struct ms_fmt *f, uint32_t r);
+
+/* The same for an ended site line: its lives' waits merged by stack, and
+ * where the newest of them that waited, failed or was named was first
+ * locked and initialised. */
+struct ms_site;
+void ms_report_site_stacks(struct ms_fmt *f, const struct ms_site *s);
+
+/* A stack, one frame a line: the first after `lead` (already printed, of
+ * `indent` columns), the others indented to line up under it. */
+void ms_report_stack(struct ms_fmt *f, ms_stack_id id, int indent);
+
+/* How many of a stack's frames (innermost first) to show: without the C
+ * library's thread and process start at its end. */
+int ms_stack_shown(const uintptr_t *frames, int n);
+
+#endif

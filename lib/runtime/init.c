@@ -1,0 +1,459 @@
+/* init.c - start-up (constructor, or the first mutex call if that comes
+ * first), registering the fork handlers (fork.c), and the report at exit. */
+#define _GNU_SOURCE
+#include "runtime/init.h"
+#include "base/address_space.h"
+#include "base/clock.h"
+#include "runtime/crash.h"
+#include "base/fmt.h"
+#include "base/options.h"
+#include "base/output.h"
+#include "stacks/depot.h"
+#include "glibc/real.h"
+#include "stacks/stack.h"
+#include "core/thread_pool.h"
+#include "analysis/waitfor.h"
+#include "analysis/findings.h"
+#include "runtime/follow.h"
+#include "runtime/fork.h"
+#include "stacks/symbols.h"
+#include "report/report.h"
+#include "report/altstack.h"
+#include "core/table.h"
+#include "core/thread.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gnu/lib-names.h>
+#include <link.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+
+enum { NOT_STARTED, STARTING, STARTED, DISABLED };
+static int state;
+
+void ms_warn(const char *msg)
+{
+	int fd = ms_output_stderr();
+	const char *end = msg;
+	while (*end)
+		end++;
+	if (fd >= 0)
+		ms_write_all(fd, msg, (size_t)(end - msg));
+}
+
+static const char *env(const char *name)
+{
+	/* setuid and setgid programs ignore MUTEXSTAT_* */
+	return secure_getenv(name);
+}
+
+void ms_api_after_fork_child(void); /* api.c */
+
+static void after_fork_child(void)
+{
+	ms_fork_child();
+	ms_api_after_fork_child();
+}
+
+void ms_fork_child_unhandled(int parent)
+{
+	struct ms_thread *t = &ms_self;
+	if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) != STARTED)
+		return; /* no handler of ours either */
+	if (t->guard || t->in_update) {
+		/* a _Fork from a signal handler that interrupted our code:
+		 * that code holds our locks or is half-way through an update,
+		 * so the child keeps the parent's numbers -- but not its
+		 * thread id, which the lock path writes into mutexes */
+		ms_thread_after_fork_child();
+		ms_cache_clear(t);
+		ms_ok_clear(t);
+		return;
+	}
+	ms_fork_note_parent(parent);
+	after_fork_child();
+}
+
+/* Another copy of the library from another file (the build's and an
+ * installed one both preloaded, or one preloaded and another dlopen'ed)
+ * would record every call twice -- the first copy's calls to glibc reach
+ * the second's wrappers -- and each copy's stack capture would lock
+ * libunwind's mutexes through the other's, recording inside a capture,
+ * which hangs.  The copy the program's symbol lookup finds first records;
+ * the others pass every call through.  (Two names of one file, or one
+ * soname, load one copy: nothing to do.) */
+static void *recording_copy; /* the first copy's handle, when not this one */
+
+/* The object found defining mutexstat_dump is a copy of the library if
+ * its own lookup of pthread_mutex_lock finds its own: a program that
+ * exports a function of that name (a stub for its builds without the
+ * library, linked -rdynamic) is none -- it made the library step aside
+ * and record nothing.  Its handle, or NULL. */
+static void *copy_handle(const Dl_info *found)
+{
+	void *h = found->dli_fname && found->dli_fname[0]
+			  ? dlopen(found->dli_fname, RTLD_LAZY | RTLD_NOLOAD)
+			  : NULL;
+	Dl_info lock;
+	void *fn = h ? dlsym(h, "pthread_mutex_lock") : NULL;
+	if (!fn || !dladdr(fn, &lock) || lock.dli_fbase != found->dli_fbase) {
+		if (h)
+			dlclose(h);
+		h = NULL;
+	}
+	(void)dlerror(); /* a failed look leaves the program no message */
+	return h;
+}
+
+/* The first copy's file name if it is not this one, or NULL. */
+static const char *first_copy(void)
+{
+	Dl_info ours, first;
+	void *sym = dlsym(RTLD_DEFAULT, "mutexstat_dump");
+	if (!sym || !dladdr((void *)&state, &ours) || !dladdr(sym, &first) ||
+	    ours.dli_fbase == first.dli_fbase || !(recording_copy = copy_handle(&first)))
+		return NULL;
+	return first.dli_fname ? first.dli_fname : "?";
+}
+
+/* Loaded after libc.so.6 -- dlopen'ed, or a dependency of a library that
+ * was -- the program's calls find glibc's functions first: the global
+ * scope is searched in load order.  Only calls that look us up first (a
+ * library opened with RTLD_DEEPBIND that links us, a function pointer from
+ * dlsym on our handle) reach us, and a report that said "locked no mutexes"
+ * gave no reason.  (Preloaded or linked, we are loaded before libc.) */
+static int loaded_after_libc(void)
+{
+	Dl_info info;
+	struct link_map *l = NULL;
+	if (!dladdr1((void *)&state, &info, (void **)&l, RTLD_DL_LINKMAP) || !l)
+		return 0;
+	for (l = l->l_prev; l; l = l->l_prev) {
+		const char *base = strrchr(l->l_name, '/');
+		if (!strcmp(base ? base + 1 : l->l_name, LIBC_SO))
+			return 1;
+	}
+	return 0;
+}
+
+static int stepped_aside;
+
+void *ms_recording_copy(const char *name)
+{
+	if (!__atomic_load_n(&stepped_aside, __ATOMIC_ACQUIRE))
+		return NULL;
+	int saved = errno;
+	void *fn = dlsym(recording_copy, name); /* its own, found from it */
+	errno = saved;
+	return fn;
+}
+
+/* A sanitizer runtime that cannot share the process with us, or NULL.
+ * ThreadSanitizer intercepts the same pthread calls and thread starts: our
+ * new threads' first malloc (libunwind's TLS block) came before its thread
+ * was set up and crashed (clang), libunwind's mutex at thread exit reached
+ * its interceptor after its thread was torn down and crashed (gcc), and the
+ * memcpy and memcmp of our depot, under our own spin lock, which it cannot
+ * see, were reported as data races of the program.  MemorySanitizer takes
+ * all our code's stores for uninitialised memory (it is not instrumented)
+ * and ends the program at its first report.  Both are found by the symbol
+ * their runtime exports: in the executable (clang) or libtsan.so (gcc). */
+static const char *foreign_sanitizer(void)
+{
+	int saved = errno;
+	const char *name = NULL;
+	if (dlsym(RTLD_DEFAULT, "__tsan_init"))
+		name = "ThreadSanitizer (-fsanitize=thread)";
+	else if (dlsym(RTLD_DEFAULT, "__msan_init"))
+		name = "MemorySanitizer (-fsanitize=memory)";
+	errno = saved;
+	return name;
+}
+
+/* Every call goes straight to what is behind us, as if we were not there:
+ * no table, no stacks, no dump thread, no report. */
+static void step_aside(const char *why)
+{
+	ms_real_resolve(); /* calls go straight to glibc */
+	ms_warn(why);
+	__atomic_store_n(&state, DISABLED, __ATOMIC_RELEASE);
+}
+
+static void step_aside_for_copy(const char *first)
+{
+	Dl_info ours;
+	char buf[600];
+	struct ms_fmt f;
+	ms_fmt_init(&f, buf, sizeof buf, -1);
+	ms_fmt(&f, "mutexstat: another copy of the library (%s) records this "
+		   "process; this one (%s) passes calls through\n", first,
+	       dladdr((void *)&state, &ours) && ours.dli_fname ? ours.dli_fname : "?");
+	__atomic_store_n(&stepped_aside, 1, __ATOMIC_RELEASE);
+	step_aside(ms_fmt_str(&f));
+}
+
+static void step_aside_for_sanitizer(const char *sanitizer)
+{
+	char buf[300];
+	struct ms_fmt f;
+	ms_fmt_init(&f, buf, sizeof buf, -1);
+	ms_fmt(&f, "mutexstat: the program uses %s, which cannot run beside "
+		   "mutexstat: not recording\n",
+	       sanitizer);
+	step_aside(ms_fmt_str(&f));
+}
+
+/* Under an address-space limit (ulimit -v, RLIMIT_AS) what we map is taken
+ * from the program: the defaults' table and call-stack memory are 1.4 GB of
+ * address space (MAP_NORESERVE: not memory), and a table halved only until
+ * it fitted left a program under `ulimit -v 300000` no room to start its
+ * threads.  So they take at most half of what the limit leaves at start-up
+ * (and after the library's other maps): the larger of the two is halved
+ * until both fit, and one line says so.  The same under a data-size limit
+ * (ulimit -d), whichever leaves less. */
+static void fit_address_space_limit(void)
+{
+	/* what the library maps besides: the first thread records, and the
+	 * dump thread's stack (ms_live_thread_stack: 2 MiB, not ulimit -s) */
+	uint64_t ours = ms_threads_first_bytes() + ms_live_thread_stack();
+	uint64_t as_left = ms_address_space_left_after(ours);
+	uint64_t data_left = ms_data_left_after(ours);
+	int as_limited = as_left != UINT64_MAX;
+	if (!as_limited && data_left == UINT64_MAX)
+		return;
+	uint64_t left = as_left, as_share = 0, arena_room = 0;
+	const char *which = "the address-space limit (ulimit -v)";
+	if (as_limited) {
+		/* threads' libunwind blocks cost a malloc arena each
+		 * (stack.h): half of the library's half is for them, so
+		 * they take none of the program's */
+		as_share = left / 2;
+		uint64_t most = ms_stack_arena_max() * MS_STACK_ARENA_BYTES;
+		arena_room = as_share / 2 < most ? as_share / 2 : most;
+		arena_room -= arena_room % MS_STACK_ARENA_BYTES;
+	}
+	/* ulimit -d counts private writable maps, ours among them: the
+	 * table's and the call stacks' 1.4 GB once left the program none */
+	if (data_left < left) {
+		left = data_left;
+		which = "the data-size limit (ulimit -d)";
+	}
+	uint64_t share = left / 2;
+	if (as_limited && share > as_share - arena_room)
+		share = as_share - arena_room;
+	uint64_t table = ms_opt.table_size, stacks = ms_opt.stack_memory;
+	uint32_t hist = (uint32_t)ms_opt.history;
+	uint64_t tb, sb;
+	for (;;) {
+		tb = ms_table_bytes((uint32_t)table, hist);
+		sb = ms_depot_bytes((size_t)stacks << 20);
+		if (tb + sb <= share)
+			break;
+		if (table > 64 && (tb >= sb || stacks == 1))
+			table /= 2;
+		else if (stacks > 1)
+			stacks /= 2;
+		else
+			break; /* the least we take; the maps below may fail */
+	}
+	if (as_limited) /* what the table and call stacks leave of our half */
+		ms_stack_set_arena_budget(as_share > tb + sb ?
+			(as_share - tb - sb) / MS_STACK_ARENA_BYTES : 0);
+	if (table == ms_opt.table_size && stacks == ms_opt.stack_memory)
+		return;
+	char buf[300];
+	struct ms_fmt f;
+	ms_fmt_init(&f, buf, sizeof buf, -1);
+	ms_fmt(&f, "mutexstat: %s leaves %llu MiB, of "
+		   "which the library takes at most half: tracking %llu mutexes "
+		   "(MUTEXSTAT_TABLE_SIZE=%llu), %llu MiB for call stacks "
+		   "(MUTEXSTAT_STACK_MEMORY=%llu)\n",
+	       which, (unsigned long long)(left >> 20), (unsigned long long)table,
+	       (unsigned long long)ms_opt.table_size, (unsigned long long)stacks,
+	       (unsigned long long)ms_opt.stack_memory);
+	ms_warn(ms_fmt_str(&f));
+	ms_opt.table_size = table;
+	ms_opt.stack_memory = stacks;
+}
+
+static void start(void)
+{
+	int saved = errno;
+	ms_guard_enter(&ms_self);
+	ms_clock_init();
+	ms_output_init();
+	const char *first = first_copy();
+	const char *sanitizer = first ? NULL : foreign_sanitizer();
+	if (first || sanitizer) {
+		if (first)
+			step_aside_for_copy(first);
+		else
+			step_aside_for_sanitizer(sanitizer);
+		ms_guard_leave(&ms_self);
+		errno = saved;
+		return;
+	}
+	ms_options_load(env, ms_warn);
+	if (loaded_after_libc()) {
+		ms_report_loaded_late = 1;
+		ms_warn("mutexstat: loaded after libc.so.6 (by dlopen): the program's mutex "
+			"calls find glibc's functions first and are not recorded; preload the "
+			"library (LD_PRELOAD) or link the program with it\n");
+	}
+	if (!ms_opt.follow)
+		ms_follow_stop(); /* before any child can be started */
+	ms_real_resolve();
+	ms_stack_init();
+	ms_threads_init();
+	ms_live_init();
+	ms_crash_init();
+	fit_address_space_limit();
+	if (ms_depot_init((size_t)ms_opt.stack_memory << 20) != 0)
+		ms_warn("mutexstat: cannot map the memory for call stacks "
+			"(MUTEXSTAT_STACK_MEMORY); the report has none\n");
+	int got = ms_table_init((uint32_t)ms_opt.table_size,
+				(uint32_t)ms_opt.history);
+	if (!got) {
+		ms_warn("mutexstat: cannot map the statistics table; "
+			"not recording\n");
+		__atomic_store_n(&state, DISABLED, __ATOMIC_RELEASE);
+	} else {
+		if ((uint64_t)got < ms_opt.table_size) {
+			char buf[200];
+			struct ms_fmt f;
+			ms_fmt_init(&f, buf, sizeof buf, -1);
+			ms_fmt(&f,
+			       "mutexstat: MUTEXSTAT_TABLE_SIZE=%llu does not fit "
+			       "in memory; tracking %d mutexes\n",
+			       (unsigned long long)ms_opt.table_size, got);
+			ms_warn(ms_fmt_str(&f));
+			ms_opt.table_size = (uint64_t)got;
+		}
+		pthread_atfork(ms_fork_prepare, ms_fork_parent, after_fork_child);
+		__atomic_store_n(&ms_active, 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&state, STARTED, __ATOMIC_RELEASE);
+	}
+	ms_guard_leave(&ms_self);
+	errno = saved;
+}
+
+int ms_start_lazily(void)
+{
+	int s = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
+	if (s == STARTED) {
+		/* a fork child: its numbers start from zero, and its dump
+		 * thread may start, at its first call */
+		if (!ms_self.guard) {
+			ms_fork_settle();
+			if (unlikely(LOAD(&ms_live_pending)))
+				ms_live_at_call();
+		}
+		/* off in a fork child with MUTEXSTAT_FOLLOW=0 */
+		return !__atomic_load_n(&ms_active, __ATOMIC_ACQUIRE);
+	}
+	if (s == DISABLED || ms_self.guard)
+		return 1; /* off, or start-up is on this thread's stack */
+	if (s == NOT_STARTED &&
+	    __atomic_compare_exchange_n(&state, &s, STARTING, 0,
+					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		start();
+		return !ms_active;
+	}
+	/* Another thread is starting us: pass this call through. */
+	return 1;
+}
+
+__attribute__((constructor)) static void mutexstat_constructor(void)
+{
+	ms_start_lazily();
+}
+
+/* For CI (MUTEXSTAT_EXIT_CODE): the program's own status is replaced, as
+ * the last thing exit() does before its stdio is flushed, after the exit
+ * report (exit_report). */
+static void exit_with_code(int status, void *arg)
+{
+	(void)status;
+	(void)arg;
+	(void)fflush(NULL);
+	_exit((int)ms_opt.exit_code);
+}
+
+/* exit() from a signal handler that interrupted the library's own code on
+ * this thread -- a stack capture, an update of the table, a report: the
+ * report may wait for ever for a lock of ours (or libunwind's, or the
+ * dynamic linker's) that this thread holds, and the program would hang
+ * where it would have ended.  It ends, without a report, as a crash there
+ * does (crash.c). */
+static int interrupted_library(void)
+{
+	const struct ms_thread *t = &ms_self;
+	if (!t->guard && !t->in_update)
+		return 0;
+	ms_warn("mutexstat: exit() from a signal handler inside mutexstat's own "
+		"code; no exit report\n");
+	return 1;
+}
+
+/* exit() from a signal handler that interrupted the program anywhere: in
+ * malloc, say, holding the allocator's lock, which the report (it
+ * allocates) would wait for for ever.  The dump thread writes it, as a
+ * crash report: it runs no handler, and waits for no lock of this
+ * thread's unless the report needs it -- then the wait gives up (5 s
+ * without progress) and the program ends.  0 if there is no dump thread
+ * (a process with one thread, whose malloc takes no lock): the report is
+ * written here. */
+static int report_from_dump_thread(void)
+{
+	if (ms_live_crash_report() != 0)
+		return 0;
+	if (ms_crash_wait_for_report() != 0)
+		ms_warn("mutexstat: the exit report did not finish (exit() from a signal "
+			"handler); the program ends\n");
+	return 1;
+}
+
+/* The exit report, written once every destructor has run: those of the
+ * program's own shared libraries are finalised after this library (a
+ * preloaded library is finalised first), and the mutex calls they and the
+ * threads they stop make belong in it.  The destructor below registers
+ * this with on_exit while exit() runs them: exit() runs a handler
+ * registered then once the one that ran the destructors (the dynamic
+ * linker's) has returned.  The library stays loaded to the end (-z
+ * nodelete), so its destructor runs only there.  libdw, libelf and
+ * libunwind, finalised meanwhile, have no destructors of their own. */
+static void report_to_output(void *arg)
+{
+	(void)arg;
+	ms_report_to_output();
+}
+
+static void exit_report(int status, void *arg)
+{
+	(void)status;
+	(void)arg;
+	if (interrupted_library())
+		return;
+	ms_fork_settle(); /* a fork child that never locked a mutex */
+	/* on a stack of its own if this thread's is small (ulimit -s 64) */
+	if (!ms_live_in_signal_handler() || !report_from_dump_thread())
+		ms_report_stack_run(report_to_output, NULL);
+	ms_crash_exit_reported();
+	if (ms_opt.exit_code && ms_report_failing)
+		(void)on_exit(exit_with_code, NULL);
+}
+
+__attribute__((destructor)) static void mutexstat_destructor(void)
+{
+	if (!ms_active || !(ms_opt.exit_report || ms_opt.exit_code))
+		return;
+	/* no room for one more handler (glibc allocates it): report now */
+	if (on_exit(exit_report, NULL) != 0)
+		exit_report(0, NULL);
+}

@@ -1,0 +1,186 @@
+/* depot.c - the stack depot: uthash over a fixed, mapped budget; see
+ * depot.h. */
+#define _GNU_SOURCE
+#include "stacks/depot.h"
+#include "runtime/fork.h"
+#include "base/internal.h"
+#include "base/options.h"
+#include "stacks/stack.h"
+#include "core/thread.h"
+
+#include <sched.h>
+#include <string.h>
+#include <sys/mman.h>
+
+static char *arena;
+static size_t arena_used, arena_size;
+
+/* uthash allocates its buckets from the arena too; running out is not
+ * fatal: the insert is simply not made. */
+static void *arena_alloc(size_t bytes);
+#define uthash_malloc(sz) arena_alloc(sz)
+#define uthash_free(ptr, sz) ((void)(ptr), (void)(sz)) /* the arena is kept */
+#define HASH_NONFATAL_OOM 1
+#define uthash_nonfatal_oom(obj) (oom = 1)
+static int oom;
+/* A stack's hash, a frame at a time (every sampled contention event
+ * puts two stacks). */
+#include "base/word_hash.h"
+#define HASH_FUNCTION MS_WORD_HASH
+#include <uthash.h>
+
+struct entry {
+	UT_hash_handle hh;
+	ms_stack_id id;
+	uint32_t n;
+	uintptr_t frames[];
+};
+
+static struct entry *stacks;     /* the hash, by frames */
+static struct entry **by_id;     /* [id] */
+static uint32_t next_id = 1, max_ids;
+static uint64_t puts, dropped;
+static int lock;
+/* The holder of the lock for an update deferred its asynchronous
+ * cancellation (thread.h); under the lock. */
+static int holder_deferred;
+
+static void *arena_alloc(size_t bytes)
+{
+	bytes = (bytes + 15) & ~(size_t)15;
+	if (!arena || arena_used + bytes > arena_size)
+		return NULL;
+	void *p = arena + arena_used;
+	arena_used += bytes;
+	return p; /* fresh mapped memory is zero */
+}
+
+void ms_depot_lock(void)
+{
+	for (unsigned spins = 0; __atomic_exchange_n(&lock, 1, __ATOMIC_ACQUIRE);
+	     spins++) {
+		if (spins < 100)
+			__builtin_ia32_pause();
+		else
+			sched_yield();
+	}
+}
+
+int ms_depot_lock_for_update(void)
+{
+	struct ms_thread *t = &ms_self;
+	int deferred = ms_async_defer(t);
+	if (!ms_fork_spin_lock(&lock)) {
+		ms_async_resume(t);
+		return 0;
+	}
+	holder_deferred = deferred;
+	return 1;
+}
+
+void ms_depot_unlock(void)
+{
+	int deferred = holder_deferred;
+	holder_deferred = 0;
+	__atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
+	if (deferred)
+		ms_async_resume(&ms_self);
+}
+
+void ms_depot_after_fork_child(void)
+{
+	lock = 0;
+	holder_deferred = 0;
+	dropped = 0; /* the child counts its own */
+}
+
+size_t ms_depot_bytes(size_t budget)
+{
+	return budget + budget / 48 * sizeof(struct entry *);
+}
+
+int ms_depot_init(size_t budget)
+{
+	void *p = mmap(NULL, budget, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return -1;
+	/* ids: at most one per 48 bytes of budget (the smallest entry) */
+	max_ids = (uint32_t)(budget / 48);
+	void *q = mmap(NULL, (size_t)max_ids * sizeof(struct entry *), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (q == MAP_FAILED) {
+		munmap(p, budget);
+		return -1;
+	}
+	arena = p;
+	arena_size = budget;
+	by_id = q;
+	return 0;
+}
+
+void *ms_depot_alloc(size_t bytes)
+{
+	return arena_alloc(bytes);
+}
+
+ms_stack_id ms_depot_put(const uintptr_t *frames, int n)
+{
+	if (n <= 0 || !arena)
+		return 0;
+	struct entry *e;
+	size_t keylen = (size_t)n * sizeof *frames;
+	if (!ms_depot_lock_for_update())
+		return 0; /* not kept: another thread is forking */
+	puts++;
+	HASH_FIND(hh, stacks, frames, keylen, e);
+	if (!e && next_id < max_ids &&
+	    (e = arena_alloc(sizeof *e + keylen)) != NULL) {
+		e->n = (uint32_t)n;
+		memcpy(e->frames, frames, keylen);
+		oom = 0;
+		HASH_ADD_KEYPTR(hh, stacks, e->frames, keylen, e);
+		if (oom)
+			e = NULL; /* the hash could not grow: not stored */
+		else {
+			e->id = next_id++;
+			__atomic_store_n(&by_id[e->id], e, __ATOMIC_RELEASE);
+		}
+	}
+	if (!e)
+		dropped++;
+	ms_stack_id id = e ? e->id : 0;
+	ms_depot_unlock();
+	return id;
+}
+
+int ms_depot_get(ms_stack_id id, const uintptr_t **frames)
+{
+	if (!id || id >= max_ids)
+		return 0;
+	const struct entry *e = __atomic_load_n(&by_id[id], __ATOMIC_ACQUIRE);
+	if (!e)
+		return 0;
+	*frames = e->frames;
+	return (int)e->n;
+}
+
+ms_stack_id ms_stack_here(void)
+{
+	uintptr_t frames[MS_MAX_FRAMES];
+	struct ms_thread *t = &ms_self;
+	ms_guard_enter(t); /* libunwind may lock mutexes of its own */
+	int n = ms_stack_capture(frames, (int)ms_opt.frames);
+	ms_stack_id id = n ? ms_depot_put(frames, n) : 0;
+	ms_guard_leave(t);
+	return id;
+}
+
+void ms_depot_stats(struct ms_depot_stats *out)
+{
+	out->stacks = next_id - 1;
+	out->puts = puts;
+	out->dropped = dropped;
+	out->used = arena_used;
+	out->budget = arena_size;
+}

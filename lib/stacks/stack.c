@@ -1,0 +1,332 @@
+/* stack.c - stack capture with a privately opened libunwind; see stack.h.
+ *
+ * Across fork.  libunwind takes locks of its own while it walks a stack (a
+ * pthread mutex around its register-state cache, and the dynamic linker's
+ * lock inside dl_iterate_phdr), and a fork child gets them as they were:
+ * one held by a capture on another thread of the parent stays held for
+ * ever, and the child's first capture -- at its first mutex call, where the
+ * program itself takes no such lock -- would wait for it for ever.  So a
+ * fork waits for the captures under way (briefly: they take microseconds),
+ * none starts meanwhile, and a child forked while one was still under way
+ * takes no stacks at all. */
+#define _GNU_SOURCE
+#include "stacks/stack.h"
+#include "base/output.h"
+#include "base/fmt.h"
+#include "base/address_space.h"
+#include "stacks/cfi.h"
+#include "glibc/loader_lock.h"
+#include "runtime/fork.h"
+#include "base/internal.h"
+#include "glibc/unwind_fds.h"
+#include "glibc/tls_block.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <link.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+
+typedef int (*backtrace_fn)(void **buffer, int size);
+
+static backtrace_fn unw_backtrace_p;
+uint64_t ms_stack_walks_by_libunwind;
+static void *unw_handle; /* libunwind, opened privately */
+static uintptr_t self_lo, self_hi; /* our own code, trimmed from stacks */
+static uintptr_t unw_lo, unw_hi;   /* libunwind's code */
+static struct ms_tls_module unw_tls; /* its TLS module; modid 0: none */
+
+static int captures;      /* under way, on every thread */
+static int forking;       /* a fork is on its way: no capture starts */
+static int off_since_fork; /* this fork child takes no stacks: MS_OFF_* */
+/* under way on this thread: a fork from a signal handler that interrupted
+ * a capture must not wait for it */
+static __thread int capturing __attribute__((tls_model("initial-exec")));
+/* this thread is forking (between its prepare and parent or child handler) */
+static __thread int forking_here __attribute__((tls_model("initial-exec")));
+/* this thread is allocating libunwind's TLS block: the malloc that does it
+ * may be the thread's first, where the allocator sets the thread up and
+ * locks mutexes; a capture of theirs would ask for the block again, from
+ * inside that malloc */
+static __thread int tls_setup __attribute__((tls_model("initial-exec")));
+/* this thread has no libunwind block and is to take no stacks (room, or
+ * malloc could not give the block) */
+static __thread int tls_none __attribute__((tls_model("initial-exec")));
+/* this thread has its block */
+static __thread int tls_made __attribute__((tls_model("initial-exec")));
+
+struct range {
+	uintptr_t here, lo, hi;
+};
+
+/* Find the executable segment of the object holding range->here. */
+static int find_segment(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	struct range *rg = arg;
+	uintptr_t here = rg->here;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+		if (here >= lo && here < hi) {
+			rg->lo = lo;
+			rg->hi = hi;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int ms_stack_init(void)
+{
+	int saved = errno;
+	ms_loader_lock_find();
+	if (syscall(SYS_gettid) == getpid()) /* start-up on the main thread */
+		ms_cfi_main_thread();
+	struct range self = { (uintptr_t)ms_stack_init, 0, 0 };
+	dl_iterate_phdr(find_segment, &self);
+	self_lo = self.lo;
+	self_hi = self.hi;
+	/* RTLD_LOCAL keeps libunwind's symbols -- _Unwind_RaiseException and
+	 * the rest of the GCC unwinder ABI among them -- out of the program's
+	 * global scope; RTLD_NOW so no lazy binding happens later on a lock
+	 * path. */
+	int cancel = ms_cancel_off(); /* dlopen opens files */
+	void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+	ms_cancel_restore(cancel);
+	if (h)
+		unw_backtrace_p = (backtrace_fn)dlsym(h, "unw_backtrace");
+	unw_handle = unw_backtrace_p ? h : NULL;
+	if (unw_backtrace_p) {
+		ms_unwind_fds_init((const void *)unw_backtrace_p);
+		struct range unw = { (uintptr_t)unw_backtrace_p, 0, 0 };
+		dl_iterate_phdr(find_segment, &unw);
+		unw_lo = unw.lo;
+		unw_hi = unw.hi;
+		ms_tls_module_of(h, &unw_tls);
+		ms_stack_thread_ready();
+	}
+	errno = saved;
+	/* cppcheck-suppress resourceLeak ; h stays open for the life of the
+	 * process: unw_backtrace_p points into it */
+	return unw_backtrace_p ? 0 : -1;
+}
+
+int ms_stack_thread_ready(void)
+{
+	if (!unw_tls.modid)
+		return 0;
+	if (tls_made || tls_none)
+		return 1;
+	tls_setup++;
+	if (ms_tls_blocks_make(&unw_tls, 1) == 0)
+		tls_made = 1;
+	else
+		tls_none = 1; /* glibc would end the process */
+	tls_setup--;
+	return 1;
+}
+
+/* The arenas the library's share of ulimit -v pays for; UINT64_MAX (no
+ * limit) is every thread.  And how many threads took a block. */
+static uint64_t arena_budget = UINT64_MAX;
+static uint64_t arenas_taken;
+
+uint64_t ms_stack_arena_max(void)
+{
+	const char *env = getenv("MALLOC_ARENA_MAX");
+	if (env && *env >= '1' && *env <= '9')
+		return strtoull(env, NULL, 10);
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	return 8 * (uint64_t)(cpus > 0 ? cpus : 1);
+}
+
+void ms_stack_set_arena_budget(uint64_t arenas)
+{
+	arena_budget = arenas >= ms_stack_arena_max() ? UINT64_MAX : arenas;
+}
+
+/* Not the last of the room either way: a new arena maps twice its size
+ * for a moment (to align it). */
+#define ARENA_LEAVES (2 * MS_STACK_ARENA_BYTES)
+
+void ms_stack_thread_starts(void)
+{
+	static int said;
+	if (arena_budget == UINT64_MAX) {
+		ms_stack_thread_ready();
+		return;
+	}
+	uint64_t left = ms_address_space_left();
+	if (left >= ARENA_LEAVES &&
+	    __atomic_fetch_add(&arenas_taken, 1, __ATOMIC_RELAXED) < arena_budget) {
+		ms_stack_thread_ready();
+		return;
+	}
+	tls_none = 1;
+	if (unw_tls.modid && !__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED)) {
+		char buf[240];
+		struct ms_fmt f;
+		ms_fmt_init(&f, buf, sizeof buf, -1);
+		if (arena_budget == 0)
+			ms_fmt(&f, "mutexstat: under ulimit -v the threads the program "
+				   "starts take no call stacks");
+		else
+			ms_fmt(&f, "mutexstat: under ulimit -v the first %llu thread%s the "
+				   "program starts take call stacks, the others none",
+			       (unsigned long long)arena_budget, arena_budget == 1 ? "" : "s");
+		ms_fmt(&f, " (each would get a malloc arena, 64 MiB, beyond the "
+			   "library's half)\n");
+		ms_output_note(ms_fmt_str(&f));
+	}
+}
+
+int ms_stack_own_code(uintptr_t addr)
+{
+	return addr >= self_lo && addr < self_hi;
+}
+
+int ms_stack_helper_code(uintptr_t addr)
+{
+	return addr >= unw_lo && addr < unw_hi;
+}
+
+int ms_stack_available(void)
+{
+	return unw_backtrace_p != NULL;
+}
+
+int ms_stack_off_since_fork(void)
+{
+	return off_since_fork;
+}
+
+void ms_stack_fork_prepare(void)
+{
+	forking_here = 1;
+	__atomic_store_n(&forking, 1, __ATOMIC_SEQ_CST);
+	/* 50 ms at most: a thread stopped or starved inside a capture must
+	 * not hold the program's fork; its child then takes no stacks */
+	struct timespec start, now;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (unsigned spins = 0;
+	     __atomic_load_n(&captures, __ATOMIC_SEQ_CST) > capturing; spins++) {
+		if (spins < 100) {
+			__builtin_ia32_pause();
+			continue;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if ((now.tv_sec - start.tv_sec) * 1000000000L + now.tv_nsec -
+			    start.tv_nsec > 50000000L)
+			break;
+		sched_yield();
+	}
+}
+
+void ms_stack_fork_parent(void)
+{
+	__atomic_store_n(&forking, 0, __ATOMIC_SEQ_CST);
+	forking_here = 0;
+}
+
+void ms_stack_fork_child(void)
+{
+	/* this thread's own capture, if a signal handler forked inside it,
+	 * goes on in the child and lets go of libunwind's locks there */
+	ms_loader_lock_fork_child();
+	if (ms_loader_locked_since_fork())
+		off_since_fork = MS_OFF_LOADER; /* libunwind would wait for it */
+	else if (__atomic_load_n(&captures, __ATOMIC_SEQ_CST) > capturing)
+		off_since_fork = MS_OFF_CAPTURE;
+	captures = capturing;
+	forking = 0;
+	forking_here = 0;
+}
+
+void *ms_stack_symbol(const char *name)
+{
+	return unw_handle ? dlsym(unw_handle, name) : NULL;
+}
+
+int ms_stack_begin(void)
+{
+	if (!unw_backtrace_p || off_since_fork || tls_setup || tls_none)
+		return 0;
+	/* counted before the fork flag is read, as the fork sets the flag
+	 * before it reads the count: one of the two sees the other */
+	__atomic_add_fetch(&captures, 1, __ATOMIC_SEQ_CST);
+	capturing++;
+	if (__atomic_load_n(&forking, __ATOMIC_SEQ_CST)) {
+		ms_fork_skipped_call(); /* this stack is not recorded */
+		ms_stack_end();
+		return 0;
+	}
+	return 1;
+}
+
+void ms_stack_report_begin(void)
+{
+	for (;;) {
+		/* counted first, then the flag read: as ms_stack_begin */
+		__atomic_add_fetch(&captures, 1, __ATOMIC_SEQ_CST);
+		capturing++;
+		/* the forking thread itself (a report from the program's
+		 * own fork handler) must not wait for its own fork */
+		if (!__atomic_load_n(&forking, __ATOMIC_SEQ_CST) || forking_here)
+			return;
+		ms_stack_end();
+		while (__atomic_load_n(&forking, __ATOMIC_SEQ_CST)) {
+			struct timespec nap = { 0, 100000 };
+			nanosleep(&nap, NULL);
+		}
+	}
+}
+
+void ms_stack_end(void)
+{
+	capturing--;
+	__atomic_sub_fetch(&captures, 1, __ATOMIC_SEQ_CST);
+}
+
+/* The walk: cfi.c's with its cache for the whole process, else (a frame
+ * it does not read) libunwind's, with its cache for each thread. */
+static int walk(uintptr_t *buf, int max)
+{
+	int n = ms_cfi_backtrace(buf, max);
+	if (n >= 0)
+		return n;
+	__atomic_add_fetch(&ms_stack_walks_by_libunwind, 1, __ATOMIC_RELAXED);
+	int saved = errno;
+	int cancel = ms_cancel_off(); /* libunwind read()s to probe memory */
+	n = unw_backtrace_p((void **)buf, max);
+	ms_cancel_restore(cancel);
+	errno = saved;
+	return n;
+}
+
+int ms_stack_capture(uintptr_t *frames, int max)
+{
+	uintptr_t buf[MS_MAX_FRAMES + 16];
+	if (max > MS_MAX_FRAMES)
+		max = MS_MAX_FRAMES;
+	struct ms_thread *t = &ms_self;
+	ms_async_defer(t); /* the count of captures under way (thread.h) */
+	if (!ms_stack_begin()) {
+		ms_async_resume(t);
+		return 0;
+	}
+	int n = walk(buf, max + 16);
+	ms_stack_end();
+	ms_async_resume(t);
+	int i = 0, out = 0;
+	while (i < n && buf[i] >= self_lo && buf[i] < self_hi)
+		i++; /* our own frames */
+	for (; i < n && out < max; i++)
+		frames[out++] = buf[i];
+	return out;
+}

@@ -1,0 +1,1099 @@
+/* symbols.c - naming code addresses at report time: function, offset, source
+ * line and module (see symbols.h and README, "Symbols").
+ *
+ * elfutils' libdw is opened with dlopen(RTLD_LOCAL) on first use and every
+ * function is found with dlsym, so nothing of it is loaded before a report
+ * and none of its symbols (or libelf's, libz's, ...) enter the program's
+ * global scope.  A session is one Dwfl describing this process, read from
+ * /proc/<pid>/maps, plus a small cache of answers.  When libdw or /proc is
+ * missing, dladdr answers instead: exported symbols, no lines. */
+#define _GNU_SOURCE
+#include "stacks/symbols.h"
+#include "base/address_space.h"
+#include "glibc/tls_block.h"
+#include "base/output.h"
+#include "base/fmt.h"
+#include "core/thread.h"
+#include "stacks/stack.h"
+#include "glibc/loader_lock.h"
+
+#include <dlfcn.h>
+#include <link.h>
+#include <dwarf.h>
+#include <elfutils/libdwelf.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef MS_LIBDW_SONAME
+#define MS_LIBDW_SONAME "libdw.so.1" /* Debian package libdw1 */
+#endif
+
+/* ---- libdw, opened privately ------------------------------------------ */
+
+static struct libdw {
+	__typeof__(dwfl_begin) *begin;
+	__typeof__(dwfl_end) *end;
+	__typeof__(dwfl_report_begin) *report_begin;
+	__typeof__(dwfl_report_end) *report_end;
+	__typeof__(dwfl_linux_proc_report) *linux_proc_report;
+	__typeof__(dwfl_linux_proc_find_elf) *linux_proc_find_elf;
+	__typeof__(dwfl_build_id_find_debuginfo) *build_id_find_debuginfo;
+	__typeof__(dwfl_module_build_id) *module_build_id;
+	__typeof__(dwfl_addrmodule) *addrmodule;
+	__typeof__(dwfl_module_info) *module_info;
+	__typeof__(dwfl_module_addrinfo) *module_addrinfo;
+	__typeof__(dwfl_module_getelf) *module_getelf;
+	__typeof__(dwfl_module_getsrc) *module_getsrc;
+	__typeof__(dwfl_lineinfo) *lineinfo;
+	__typeof__(dwfl_module_addrdie) *module_addrdie;
+	__typeof__(dwarf_haspc) *haspc;
+	__typeof__(dwarf_getscopes) *getscopes;
+	__typeof__(dwarf_getscopes_die) *getscopes_die;
+	__typeof__(dwarf_tag) *tag;
+	__typeof__(dwarf_attr) *attr;
+	__typeof__(dwarf_formudata) *formudata;
+	__typeof__(dwarf_getsrcfiles) *getsrcfiles;
+	__typeof__(dwarf_filesrc) *filesrc;
+	__typeof__(dwfl_module_nextcu) *module_nextcu;
+	__typeof__(dwarf_getsrc_die) *getsrc_die;
+	__typeof__(dwarf_lineno) *lineno;
+	__typeof__(dwarf_linesrc) *linesrc;
+	__typeof__(dwarf_child) *child;
+	__typeof__(dwfl_module_getdwarf) *module_getdwarf;
+	__typeof__(dwarf_getaranges) *getaranges;
+	__typeof__(dwarf_siblingof) *siblingof;
+	__typeof__(dwelf_elf_gnu_build_id) *elf_gnu_build_id;
+	__typeof__(elf_begin) *elf_begin; /* libelf: a dependency of libdw, */
+	__typeof__(elf_end) *elf_end;     /* so dlsym on libdw finds it */
+} dw;
+
+static const struct {
+	const char *name;
+	size_t at;
+} dw_names[] = {
+	{ "dwfl_begin", offsetof(struct libdw, begin) },
+	{ "dwfl_end", offsetof(struct libdw, end) },
+	{ "dwfl_report_begin", offsetof(struct libdw, report_begin) },
+	{ "dwfl_report_end", offsetof(struct libdw, report_end) },
+	{ "dwfl_linux_proc_report", offsetof(struct libdw, linux_proc_report) },
+	{ "dwfl_linux_proc_find_elf", offsetof(struct libdw, linux_proc_find_elf) },
+	{ "dwfl_build_id_find_debuginfo",
+	  offsetof(struct libdw, build_id_find_debuginfo) },
+	{ "dwfl_module_build_id", offsetof(struct libdw, module_build_id) },
+	{ "dwfl_addrmodule", offsetof(struct libdw, addrmodule) },
+	{ "dwfl_module_info", offsetof(struct libdw, module_info) },
+	{ "dwfl_module_addrinfo", offsetof(struct libdw, module_addrinfo) },
+	{ "dwfl_module_getelf", offsetof(struct libdw, module_getelf) },
+	{ "dwfl_module_getsrc", offsetof(struct libdw, module_getsrc) },
+	{ "dwfl_lineinfo", offsetof(struct libdw, lineinfo) },
+	{ "dwfl_module_addrdie", offsetof(struct libdw, module_addrdie) },
+	{ "dwarf_haspc", offsetof(struct libdw, haspc) },
+	{ "dwarf_getscopes", offsetof(struct libdw, getscopes) },
+	{ "dwarf_getscopes_die", offsetof(struct libdw, getscopes_die) },
+	{ "dwarf_tag", offsetof(struct libdw, tag) },
+	{ "dwarf_attr", offsetof(struct libdw, attr) },
+	{ "dwarf_formudata", offsetof(struct libdw, formudata) },
+	{ "dwarf_getsrcfiles", offsetof(struct libdw, getsrcfiles) },
+	{ "dwarf_filesrc", offsetof(struct libdw, filesrc) },
+	{ "dwfl_module_nextcu", offsetof(struct libdw, module_nextcu) },
+	{ "dwarf_getsrc_die", offsetof(struct libdw, getsrc_die) },
+	{ "dwarf_lineno", offsetof(struct libdw, lineno) },
+	{ "dwarf_linesrc", offsetof(struct libdw, linesrc) },
+	{ "dwarf_child", offsetof(struct libdw, child) },
+	{ "dwfl_module_getdwarf", offsetof(struct libdw, module_getdwarf) },
+	{ "dwarf_getaranges", offsetof(struct libdw, getaranges) },
+	{ "dwarf_siblingof", offsetof(struct libdw, siblingof) },
+	{ "dwelf_elf_gnu_build_id", offsetof(struct libdw, elf_gnu_build_id) },
+	{ "elf_begin", offsetof(struct libdw, elf_begin) },
+	{ "elf_end", offsetof(struct libdw, elf_end) },
+};
+
+static int find_debuginfo(Dwfl_Module *, void **, const char *, Dwarf_Addr,
+			  const char *, const char *, GElf_Word, char **);
+
+static char *debuginfo_path; /* NULL: libdw's ":.debug:/usr/lib/debug" */
+static Dwfl_Callbacks callbacks = {
+	/* .find_elf = dwfl_linux_proc_find_elf, set once libdw is open */
+	.find_debuginfo = find_debuginfo,
+	.debuginfo_path = &debuginfo_path,
+};
+
+static struct ms_tls_module dw_tls[2]; /* libdw's, libelf's */
+
+/* Opens libdw once per process.  Returns NULL, or why it is not used. */
+static const char *load_libdw(void)
+{
+	static int state; /* 0 not tried, 1 open, -1 unavailable */
+	static char why[96];
+	if (state)
+		return state > 0 ? NULL : why;
+	state = -1;
+	if (ms_loader_locked_since_fork()) { /* dlopen would wait for ever */
+		(void)snprintf(why, sizeof why, "not loaded: another thread was "
+			       "in ld.so at the fork");
+		return why;
+	}
+	void *h = dlopen(MS_LIBDW_SONAME, RTLD_LAZY | RTLD_LOCAL);
+	if (!h) {
+		dlerror();
+		(void)snprintf(why, sizeof why, "%s not found", MS_LIBDW_SONAME);
+		return why;
+	}
+	for (size_t i = 0; i < sizeof dw_names / sizeof dw_names[0]; i++) {
+		void *fn = dlsym(h, dw_names[i].name);
+		if (!fn) {
+			(void)snprintf(why, sizeof why, "%s has no %s",
+				       MS_LIBDW_SONAME, dw_names[i].name);
+			/* left open: unloaded, it would count as a library
+			 * the program unloaded (ms_symbols_unloaded) */
+			return why;
+		}
+		memcpy((char *)&dw + dw_names[i].at, &fn, sizeof fn);
+	}
+	callbacks.find_elf = dw.linux_proc_find_elf;
+	ms_tls_module_of(h, &dw_tls[0]);
+	/* libelf, loaded with it, has a block too */
+	ms_tls_module_named("libelf.so.", &dw_tls[1]);
+	state = 1;
+	return NULL;
+}
+
+/* This thread's blocks of libdw's and libelf's thread-local storage,
+ * before either is called: glibc ends the process when it cannot malloc
+ * one (tls_block.h).  NULL, or why libdw is not used. */
+static const char *libdw_tls_ready(void)
+{
+	static __thread int made __attribute__((tls_model("initial-exec")));
+	if (made)
+		return NULL;
+	if (ms_tls_blocks_make(dw_tls, 2) != 0)
+		return "malloc failed";
+	made = 1;
+	return NULL;
+}
+
+/* The separate debug file's build ID must be the module's. */
+static int same_build_id(Dwfl_Module *mod, int fd)
+{
+	const unsigned char *want;
+	GElf_Addr where;
+	int n = dw.module_build_id(mod, &want, &where);
+	if (n <= 0)
+		return 1; /* nothing to compare with: take it */
+	Elf *elf = dw.elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	const void *have = NULL;
+	ssize_t m = elf ? dw.elf_gnu_build_id(elf, &have) : -1;
+	int same = m == n && memcmp(have, want, (size_t)n) == 0;
+	if (elf)
+		dw.elf_end(elf);
+	return same;
+}
+
+/* libdw's standard finder, dwfl_standard_find_debuginfo, ends by asking a
+ * debuginfod server when nothing is on disk: it dlopens libdebuginfod,
+ * which brings libcurl and OpenSSL into the program, and may wait on the
+ * network.  A report must do neither, so this one looks on local disk
+ * only: the build-id tree (/usr/lib/debug/.build-id/, where Debian's
+ * -dbgsym packages install), then the module's .gnu_debuglink name beside
+ * it, in its .debug/ and under /usr/lib/debug/, if the build ID matches. */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			  Dwarf_Addr base, const char *file_name,
+			  const char *debuglink_file, GElf_Word debuglink_crc,
+			  char **debuginfo_file_name)
+{
+	int fd = dw.build_id_find_debuginfo(mod, userdata, modname, base,
+					    file_name, debuglink_file,
+					    debuglink_crc, debuginfo_file_name);
+	if (fd >= 0 || !debuglink_file || !file_name || file_name[0] != '/')
+		return fd;
+	static const char *const where[] = {
+		"%.*s/%s", "%.*s/.debug/%s", "/usr/lib/debug%.*s/%s",
+	};
+	int dir = (int)(strrchr(file_name, '/') - file_name);
+	for (size_t i = 0; i < sizeof where / sizeof where[0]; i++) {
+		char path[PATH_MAX];
+		int n = snprintf(path, sizeof path, where[i], dir, file_name,
+				 debuglink_file);
+		if (n < 0 || (size_t)n >= sizeof path || !strcmp(path, file_name))
+			continue;
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		char *name = same_build_id(mod, fd) ? strdup(path) : NULL;
+		if (name) {
+			free(*debuginfo_file_name);
+			*debuginfo_file_name = name;
+			return fd;
+		}
+		close(fd);
+	}
+	errno = 0; /* nothing found is not an error */
+	return -1;
+}
+
+/* ---- sessions ------------------------------------------------------------ */
+
+#define CACHE_BITS 10 /* 1024 answers; a report asks for a few hundred */
+
+struct cached {
+	uintptr_t addr; /* 0: empty */
+	int is_return;
+	int result;
+	struct ms_frame frame;
+};
+
+/* The answers outlive a session: a live dump names mostly the addresses
+ * the last one named, and a fresh session would read them again from the
+ * modules' DWARF -- libc's debug file is compressed, and inflating it was
+ * most of a dump's 30-50 ms.  They are believed while no module was loaded
+ * or unloaded since they were given: the dynamic linker counts both. */
+static struct {
+	unsigned long long adds, subs; /* the counts when they were given */
+	int known;                     /* the counts could be read */
+} answers_for;
+
+static int read_load_counts(struct dl_phdr_info *info, size_t size, void *data)
+{
+	unsigned long long *n = data;
+	if (size < offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs)
+		return 1;
+	n[0] = info->dlpi_adds;
+	n[1] = info->dlpi_subs;
+	n[2] = 1;
+	return 1; /* the counters are the same in every entry */
+}
+
+/* The dynamic linker's counts of the modules it loaded (c[0]) and unloaded
+ * (c[1]); 0 if they cannot be read.  Not in a fork child of a capture:
+ * libunwind's walk of the modules held the lock dl_iterate_phdr takes, for
+ * ever there. */
+static int load_counts(unsigned long long c[2])
+{
+	unsigned long long n[3] = { 0, 0, 0 };
+	if (!ms_stack_off_since_fork())
+		dl_iterate_phdr(read_load_counts, n);
+	c[0] = n[0];
+	c[1] = n[1];
+	return n[2] != 0;
+}
+
+/* The answers kept from earlier sessions, if they still hold; else an
+ * empty cache (NULL if calloc failed). */
+static struct cached *answers_now(struct cached *cache)
+{
+	unsigned long long n[2];
+	int known = load_counts(n);
+	if (!cache)
+		cache = calloc((size_t)1 << CACHE_BITS, sizeof *cache);
+	else if (!known || !answers_for.known || n[0] != answers_for.adds ||
+		 n[1] != answers_for.subs)
+		memset(cache, 0, sizeof *cache << CACHE_BITS);
+	answers_for.adds = n[0];
+	answers_for.subs = n[1];
+	answers_for.known = known;
+	return cache;
+}
+
+static struct {
+	int depth;       /* ms_symbols_begin calls not yet ended */
+	int open;        /* the fields below describe this process */
+	int implicit;    /* opened by a lookup outside any begin/end */
+	pid_t pid;
+	Dwfl *dwfl;      /* NULL: dladdr answers */
+	const char *why; /* why dwfl is NULL */
+	struct cached *cache;          /* NULL if calloc failed */
+	struct timespec refreshed;     /* implicit: last re-read of the maps */
+} S;
+
+/* Our own spin lock, not a pthread mutex: sessions are shared by threads
+ * that may report at once (a dump and the exit report). */
+static int session_lock;
+
+/* In the child of a fork, forget the parent's session without touching
+ * it (another thread may have been inside libdw): the next lookup opens a
+ * fresh one for the child. */
+void ms_symbols_after_fork_child(void)
+{
+	S.open = 0;
+	S.depth = 0;
+	S.cache = NULL; /* another thread may have been writing an answer */
+	answers_for.known = 0;
+	session_lock = 0;
+}
+
+static void lock_session(void)
+{
+	while (__atomic_exchange_n(&session_lock, 1, __ATOMIC_ACQUIRE))
+		sched_yield();
+}
+
+static void unlock_session(void)
+{
+	__atomic_store_n(&session_lock, 0, __ATOMIC_RELEASE);
+}
+
+/* Reads the process's modules into dwfl (anew: modules still mapped keep
+ * what libdw already loaded for them).  Returns 0 on success. */
+static int report_modules(Dwfl *dwfl)
+{
+	dw.report_begin(dwfl);
+	/* The modules as this thread sees them, /proc/<tid>/maps: those of
+	 * the process's id are empty once main has called pthread_exit (the
+	 * kernel reads them through the main thread, whose memory is gone),
+	 * and the report of the last thread would name no function. */
+	int err = dw.linux_proc_report(dwfl, (pid_t)syscall(SYS_gettid));
+	if (dw.report_end(dwfl, NULL, NULL) != 0 && !err)
+		err = -1;
+	return err;
+}
+
+/* libdw maps the debug files it reads and allocates as it goes, and when
+ * an allocation fails it can crash (elfutils 0.188: a NULL CU in its tree
+ * of CUs, found under `ulimit -v 100000` at exit) or end the program
+ * (libdw's out-of-memory handler calls error(EXIT_FAILURE): exit status 1
+ * and an empty report, under `ulimit -d 100000`).  Under an address-space
+ * or data-size limit that leaves less than this, dladdr answers. */
+#define LIBDW_ROOM (64ull << 20)
+
+static const char *room_for_libdw(void)
+{
+	static char why[128];
+	uint64_t as = ms_address_space_left(), data = ms_data_left();
+	uint64_t left = as < data ? as : data;
+	if (left >= LIBDW_ROOM)
+		return NULL;
+	(void)snprintf(why, sizeof why, "ulimit -%c leaves %llu MiB", as < data ? 'v' : 'd',
+		       (unsigned long long)(left >> 20));
+	return why;
+}
+
+static void open_session(int implicit)
+{
+	S.open = 1;
+	S.implicit = implicit;
+	S.pid = getpid();
+	S.dwfl = NULL;
+	S.why = load_libdw();
+	if (!S.why)
+		S.why = room_for_libdw();
+	if (!S.why)
+		S.why = libdw_tls_ready();
+	if (!S.why) {
+		S.dwfl = dw.begin(&callbacks);
+		if (!S.dwfl)
+			S.why = "dwfl_begin failed";
+		else if (report_modules(S.dwfl) != 0) {
+			dw.end(S.dwfl);
+			S.dwfl = NULL;
+			S.why = "/proc/<pid>/maps unreadable";
+		}
+	}
+	clock_gettime(CLOCK_MONOTONIC, &S.refreshed);
+	S.cache = answers_now(S.cache);
+}
+
+static void close_session(void)
+{
+	if (S.dwfl)
+		dw.end(S.dwfl);
+	S.dwfl = NULL;
+	S.open = 0; /* the answers stay: answers_now */
+}
+
+void ms_symbols_begin(void)
+{
+	ms_guard_enter(&ms_self);
+	lock_session();
+	if (S.depth++ == 0) {
+		if (S.open)
+			close_session(); /* an implicit one: start afresh */
+		open_session(0);
+	}
+	unlock_session();
+	ms_guard_leave(&ms_self);
+}
+
+void ms_symbols_end(void)
+{
+	ms_guard_enter(&ms_self);
+	lock_session();
+	if (S.depth > 0 && --S.depth == 0 && S.open)
+		close_session();
+	unlock_session();
+	ms_guard_leave(&ms_self);
+}
+
+const char *ms_symbols_fallback_reason(void)
+{
+	ms_guard_enter(&ms_self);
+	lock_session();
+	const char *why = S.open ? S.why : load_libdw();
+	unlock_session();
+	ms_guard_leave(&ms_self);
+	return why;
+}
+
+/* A session opened by a lookup outside begin/end is not renewed per
+ * report, so on an address in no known module it re-reads the maps (a
+ * library dlopen'd since), at most once a second. */
+static int may_refresh(void)
+{
+	struct timespec now;
+	if (!S.implicit || clock_gettime(CLOCK_MONOTONIC, &now) != 0 ||
+	    now.tv_sec <= S.refreshed.tv_sec)
+		return 0;
+	S.refreshed = now;
+	return 1;
+}
+
+/* ---- lookups ----------------------------------------------------------- */
+
+static void copy(char *dst, size_t cap, const char *src)
+{
+	size_t n = strlen(src);
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(dst, src, n);
+	dst[n] = 0;
+}
+
+/* The end of src if it is too long: for a path, the end matters. */
+static void copy_tail(char *dst, size_t cap, const char *src)
+{
+	size_t n = strlen(src);
+	copy(dst, cap, n >= cap ? src + n - (cap - 1) : src);
+}
+
+static void copy_module(char *dst, size_t cap, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	if (!strncmp(path, "[vdso", 5))
+		path = "[vdso]"; /* libdw says "[vdso: <pid>]" */
+	copy(dst, cap, slash ? slash + 1 : path);
+}
+
+typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
+
+static void collapse(const char *in, char open, char close, char *out,
+		     size_t cap);
+
+/* A name longer than the frame has room for, made to fit without losing
+ * its end: a C++ name's argument lists, then its template lists, become
+ * "...", and what still does not fit loses its start ("..put(...)").  Cut
+ * at the end instead, `ns::thing<std::map<...> > >::put()` lost the
+ * function itself and its brackets no longer paired. */
+static void copy_long_name(char *dst, size_t cap, const char *name)
+{
+	size_t n = strlen(name);
+	if (n < cap) {
+		copy(dst, cap, name);
+		return;
+	}
+	/* "(x)" becomes "(...)": room for what collapse may add */
+	size_t room = 2 * n + 8;
+	char *a = malloc(room), *b = malloc(room);
+	if (a && b) {
+		collapse(name, '(', ')', a, room);
+		if (strlen(a) >= cap) {
+			collapse(a, '<', '>', b, room);
+			name = b;
+		} else
+			name = a;
+		n = strlen(name);
+	}
+	if (n < cap)
+		copy(dst, cap, name);
+	else {
+		dst[0] = dst[1] = '.';
+		copy(dst + 2, cap - 2, name + n - (cap - 3));
+	}
+	free(a);
+	free(b);
+}
+
+/* C++ names are demangled with the program's own libstdc++ when it has
+ * one loaded (a C program has no mangled names). */
+static void copy_name(char *dst, size_t cap, const char *name)
+{
+	static demangle_fn demangle;
+	static int looked;
+	char *plain = NULL;
+	if (name[0] == '_' && name[1] == 'Z') {
+		if (!looked) {
+			demangle = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+			looked = 1;
+		}
+		int status = -1;
+		if (demangle)
+			plain = demangle(name, NULL, NULL, &status);
+		if (status != 0) {
+			free(plain);
+			plain = NULL;
+		}
+	}
+	copy_long_name(dst, cap, plain ? plain : name);
+	free(plain);
+	char *version = strchr(dst, '@'); /* __libc_start_main@@GLIBC_2.34 */
+	if (version && version > dst)
+		*version = 0;
+}
+
+/* An absolute path with its "." and ".." components taken out as the text
+ * says (no symlink is looked at); 0 if it is not absolute or does not fit. */
+static int lexical_path(char *dst, size_t cap, const char *src)
+{
+	size_t len = 0;
+	if (src[0] != '/' || cap < 2)
+		return 0;
+	while (*src) {
+		while (*src == '/')
+			src++;
+		size_t n = strcspn(src, "/");
+		if (n == 0 || (n == 1 && src[0] == '.')) {
+			/* nothing, or "." */
+		} else if (n == 2 && src[0] == '.' && src[1] == '.') {
+			/* back to the '/' that began the last component */
+			if (len > 0)
+				len--;
+			while (len > 0 && dst[len] != '/')
+				len--;
+		} else {
+			if (len + 1 + n + 1 > cap)
+				return 0;
+			dst[len] = '/';
+			memcpy(dst + len + 1, src, n);
+			len += 1 + n;
+		}
+		src += n;
+	}
+	if (len == 0)
+		dst[len++] = '/';
+	dst[len] = 0;
+	return 1;
+}
+
+/* Code the compiler inlined from system headers (std::mutex::lock,
+ * __gthread_mutex_lock) is not where the program took a lock.  clang names
+ * them from where it runs: /usr/bin/../lib/gcc/x86_64-linux-gnu/12/../../
+ * ../../include/c++/12/mutex is /usr/include/c++/12/mutex. */
+static int system_header(const char *file)
+{
+	char path[PATH_MAX];
+	if (lexical_path(path, sizeof path, file))
+		file = path;
+	return !strncmp(file, "/usr/include/", 13) ||
+	       !strncmp(file, "/usr/local/include/", 19) ||
+	       !strncmp(file, "/usr/lib/gcc/", 13);
+}
+
+/* The source line of pc.  In inlined code the line table gives a line of
+ * the inlined function, and the call that inlined it is a line of the
+ * function around it, and so on out to the function the symbol names
+ * (the lines addr2line -i prints).  The line shown is the innermost of
+ * these outside system headers: for std::lock_guard in consumer(), the
+ * line in consumer(); for a static helper inlined into main, the lock's
+ * line in the helper. */
+/* The compile unit covering pc, found by each unit's own address ranges:
+ * for a module without .debug_aranges, the index libdw (0.188) finds units
+ * by.  clang writes none unless asked (-gdwarf-aranges), and every frame
+ * of a program it built lacked its source line. */
+static Dwarf_Die *cu_by_ranges(Dwfl_Module *mod, Dwarf_Addr pc,
+			       Dwarf_Addr *bias)
+{
+	/* A module with the index: an address it does not hold is in code
+	 * without DWARF (the PLT, crt1.o), and every unit need not be read
+	 * again for each such address */
+	Dwarf_Aranges *index = NULL;
+	size_t nindex = 0;
+	Dwarf *dbg = dw.module_getdwarf(mod, bias);
+	if (!dbg || (dw.getaranges(dbg, &index, &nindex) == 0 && nindex > 0))
+		return NULL;
+	Dwarf_Die *cu = NULL;
+	while ((cu = dw.module_nextcu(mod, cu, bias)) != NULL)
+		if (dw.haspc(cu, pc - *bias) > 0)
+			return cu;
+	return NULL;
+}
+
+/* The innermost DIE under parent whose addresses hold pc: a function, a
+ * block or an inlined call, looking inside namespaces too (not inside
+ * classes: they hold declarations, the definitions of their functions are
+ * beside them).  libdw's dwarf_getscopes does not: it leaves out every
+ * DIE without addresses and what is under it, and clang writes C++
+ * functions inside their namespace (gcc at the unit's top level), so in a
+ * clang program std::lock_guard in any namespaced function read as
+ * bits/gthr-default.h.  1 if found, in *out. */
+static int innermost_at(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out,
+			int depth)
+{
+	Dwarf_Die child;
+	if (depth > 64 || dw.child(parent, &child) != 0)
+		return 0;
+	do {
+		int tag = dw.tag(&child);
+		if (tag == DW_TAG_namespace) {
+			if (innermost_at(&child, pc, out, depth + 1))
+				return 1;
+		} else if ((tag == DW_TAG_subprogram ||
+			    tag == DW_TAG_lexical_block ||
+			    tag == DW_TAG_inlined_subroutine) &&
+			   dw.haspc(&child, pc) > 0) {
+			*out = child;
+			(void)innermost_at(&child, pc, out, depth + 1);
+			return 1;
+		}
+	} while (dw.siblingof(&child, &child) == 0);
+	return 0;
+}
+
+static void source_line(Dwfl_Module *mod, Dwarf_Addr pc, struct ms_frame *out)
+{
+	Dwarf_Addr bias = 0;
+	Dwarf_Die *cu = dw.module_addrdie(mod, pc, &bias);
+	int line = 0;
+	const char *file = NULL;
+	if (cu) {
+		/* Past the end of the last CU (crt1.o's _start has no DWARF)
+		 * libdw still answers with that CU's last line: check the CU
+		 * covers pc. */
+		if (dw.haspc(cu, pc - bias) <= 0)
+			return;
+		Dwfl_Line *row = dw.module_getsrc(mod, pc);
+		file = row ? dw.lineinfo(row, NULL, &line, NULL, NULL, NULL)
+			   : NULL;
+	} else {
+		/* no .debug_aranges: libdw's module_getsrc finds no line
+		 * either; the unit's own line table answers */
+		cu = cu_by_ranges(mod, pc, &bias);
+		if (!cu)
+			return;
+		Dwarf_Line *row = dw.getsrc_die(cu, pc - bias);
+		if (row && dw.lineno(row, &line) == 0)
+			file = dw.linesrc(row, NULL, NULL);
+	}
+
+	/* The DIEs around pc, innermost first.  dwarf_getscopes continues
+	 * past an inlined instance into its abstract definition;
+	 * dwarf_getscopes_die of the innermost DIE gives the nesting as
+	 * compiled: inlined_subroutine ... inlined_subroutine, subprogram. */
+	Dwarf_Die *scopes = NULL, inner;
+	int n = 0;
+	if (!file || system_header(file)) {
+		n = dw.getscopes(cu, pc - bias, &scopes);
+		if (n > 0) {
+			inner = scopes[0];
+			free(scopes);
+			scopes = NULL;
+		} else {
+			free(scopes);
+			scopes = NULL;
+			n = innermost_at(cu, pc - bias, &inner, 0);
+		}
+		if (n > 0)
+			n = dw.getscopes_die(&inner, &scopes);
+	}
+	Dwarf_Files *files = NULL;
+	size_t nfiles = 0;
+	for (int i = 0; i < n && (!file || system_header(file)); i++) {
+		int tag = dw.tag(&scopes[i]);
+		if (tag == DW_TAG_subprogram)
+			break;
+		if (tag != DW_TAG_inlined_subroutine)
+			continue; /* a lexical block */
+		Dwarf_Attribute a;
+		Dwarf_Word call_file, call_line;
+		if ((!files && dw.getsrcfiles(cu, &files, &nfiles) != 0) ||
+		    dw.formudata(dw.attr(&scopes[i], DW_AT_call_file, &a),
+				 &call_file) != 0 ||
+		    dw.formudata(dw.attr(&scopes[i], DW_AT_call_line, &a),
+				 &call_line) != 0 ||
+		    call_file >= nfiles)
+			break;
+		file = dw.filesrc(files, call_file, NULL, NULL);
+		line = (int)call_line;
+	}
+	free(scopes);
+	if (file && line > 0) {
+		copy_tail(out->file, sizeof out->file, file);
+		out->line = line;
+	}
+}
+
+/* dladdr: its module name; for the program itself, the name it was started
+ * as: dladdr's is argv[0] as it reads now, and a program that sets its
+ * process title (redis, nginx) has written "redis-server 127.0.0.1:6379"
+ * over it (and the maps have the file a symlink names: redis-check-rdb). */
+static int dladdr_module(uintptr_t pc, Dl_info *info, const char **name)
+{
+	struct link_map *map = NULL;
+	if (!dladdr1((void *)pc, info, (void **)&map, RTLD_DL_LINKMAP) ||
+	    !info->dli_fname)
+		return 0;
+	*name = map && !map->l_name[0] ? ms_program_name() : info->dli_fname;
+	return 1;
+}
+
+static int from_libdw(Dwfl_Module *mod, uintptr_t addr, uintptr_t pc,
+		      struct ms_frame *out)
+{
+	/* Where the dynamic linker knows the module, its names are the ones
+	 * the program was linked against: the module libstdc++.so.6, not the
+	 * file libstdc++.so.6.0.30 the maps show, and of aliases at one
+	 * address, the exported one (printf, not _IO_printf). */
+	Dwarf_Addr start = 0;
+	const char *path = dw.module_info(mod, NULL, &start, NULL, NULL, NULL,
+					  NULL, NULL);
+	Dl_info info;
+	const char *linked = NULL;
+	int same = dladdr_module(pc, &info, &linked) &&
+		   (Dwarf_Addr)(uintptr_t)info.dli_fbase == start;
+	if (same && linked && linked[0])
+		path = linked;
+	copy_module(out->module, sizeof out->module, path ? path : "?");
+
+	GElf_Off off = 0;
+	GElf_Sym sym;
+	const char *name = dw.module_addrinfo(mod, pc, &off, &sym, NULL, NULL,
+					      NULL);
+	if (name && same && info.dli_sname &&
+	    (uintptr_t)info.dli_saddr == pc - off)
+		name = info.dli_sname;
+	if (name && name[0]) {
+		copy_name(out->func, sizeof out->func, name);
+		out->offset = (unsigned long)(off + (addr - pc));
+	} else {
+		Dwarf_Addr bias = 0;
+		out->offset = dw.module_getelf(mod, &bias)
+				      ? (unsigned long)(addr - bias)
+				      : (unsigned long)(addr - start);
+	}
+
+	source_line(mod, pc, out);
+	return 0;
+}
+
+/* The fallback: the nearest exported symbol and the module. */
+static int from_dladdr(uintptr_t addr, uintptr_t pc, struct ms_frame *out)
+{
+	Dl_info info;
+	const char *name = NULL;
+	if (!dladdr_module(pc, &info, &name))
+		return -1;
+	copy_module(out->module, sizeof out->module,
+		    name[0] ? name : ms_program_name());
+	if (info.dli_sname && info.dli_saddr) {
+		copy_name(out->func, sizeof out->func, info.dli_sname);
+		out->offset = (unsigned long)(addr - (uintptr_t)info.dli_saddr);
+	} else
+		out->offset = (unsigned long)(addr - (uintptr_t)info.dli_fbase);
+	return 0;
+}
+
+static int lookup(uintptr_t addr, int is_return, struct ms_frame *out)
+{
+	/* A return address is the instruction after the call, which may
+	 * already belong to the next line, or the next function after a
+	 * call that does not return. */
+	uintptr_t pc = is_return ? addr - 1 : addr;
+	if (S.dwfl) {
+		Dwfl_Module *mod = dw.addrmodule(S.dwfl, pc);
+		if (!mod && may_refresh() && report_modules(S.dwfl) == 0) {
+			if (S.cache) /* answers from before may be stale */
+				S.cache = answers_now(S.cache);
+			mod = dw.addrmodule(S.dwfl, pc);
+		}
+		if (mod)
+			return from_libdw(mod, addr, pc, out);
+	}
+	return from_dladdr(addr, pc, out);
+}
+
+int ms_symbolize_frame(uintptr_t addr, int is_return_address,
+		       struct ms_frame *out)
+{
+	memset(out, 0, sizeof *out);
+	if (!addr)
+		return -1;
+	is_return_address = !!is_return_address;
+	__atomic_add_fetch(&ms_report_progress, 1, __ATOMIC_RELAXED);
+	int saved = errno, result;
+	ms_guard_enter(&ms_self);
+	lock_session();
+	if (!S.open || S.pid != getpid()) { /* none yet, or a fork's child */
+		if (S.open)
+			close_session();
+		open_session(S.depth == 0);
+	}
+	struct cached *c = NULL;
+	if (S.cache) {
+		uint64_t h = ((uint64_t)addr ^ (uint64_t)is_return_address) *
+			     0x9e3779b97f4a7c15ull;
+		c = &S.cache[h >> (64 - CACHE_BITS)];
+	}
+	if (c && c->addr == addr && c->is_return == is_return_address) {
+		*out = c->frame;
+		result = c->result;
+	} else {
+		result = lookup(addr, is_return_address, out);
+		if (c) {
+			c->addr = addr;
+			c->is_return = is_return_address;
+			c->result = result;
+			c->frame = *out;
+		}
+	}
+	unlock_session();
+	ms_guard_leave(&ms_self);
+	errno = saved;
+	return result;
+}
+
+/* ---- libraries unloaded --------------------------------------------- */
+
+unsigned long long ms_symbols_unloaded(void)
+{
+	unsigned long long n[2];
+	int saved = errno;
+	ms_guard_enter(&ms_self);
+	int known = load_counts(n);
+	ms_guard_leave(&ms_self);
+	errno = saved;
+	/* glibc's subs is its count of additions less the objects now in
+	 * the main namespace: objects in other namespaces make it wrap */
+	return known && n[1] <= n[0] ? n[1] : 0;
+}
+
+/* ---- one line for the report ---------------------------------------- */
+
+#define NAME_COLS 48 /* longer C++ names lose their argument lists */
+
+/* Copies in to out with the contents of each outermost open...close pair
+ * replaced by "...".  Unbalanced text (operator<, operator->) is copied
+ * as it is. */
+static void collapse(const char *in, char open, char close, char *out,
+		     size_t cap)
+{
+	int depth = 0;
+	for (const char *p = in; *p && depth >= 0; p++)
+		depth += (*p == open) - (*p == close);
+	if (depth != 0) {
+		copy(out, cap, in);
+		return;
+	}
+	size_t n = 0;
+	/* (clang-tidy's analyzer thinks `in` may be read past its end: it does
+	 * not follow that the first collapse() ended args with a 0) */
+	// NOLINTNEXTLINE(clang-analyzer-core.uninitialized.Branch)
+	for (const char *p = in; *p && n + 5 < cap; p++) {
+		if (depth == 0 && !strncmp(p, "(anonymous namespace)", 21)) {
+			if (n + 21 + 5 >= cap)
+				break;
+			memcpy(out + n, p, 21);
+			n += 21;
+			p += 20;
+		} else if (*p == open) {
+			if (depth++ == 0) {
+				out[n++] = open;
+				if (p[1] != close) {
+					memcpy(out + n, "...", 3);
+					n += 3;
+				}
+			}
+		} else if (*p == close) {
+			if (--depth == 0)
+				out[n++] = close;
+		} else if (depth == 0)
+			out[n++] = *p;
+	}
+	out[n] = 0;
+}
+
+static const char *short_name(const char *name, char *buf, size_t cap)
+{
+	if (strlen(name) <= NAME_COLS)
+		return name;
+	char args[sizeof ((struct ms_frame *)0)->func];
+	collapse(name, '(', ')', args, sizeof args);
+	if (strlen(args) <= NAME_COLS) {
+		copy(buf, cap, args);
+		return buf;
+	}
+	collapse(args, '<', '>', buf, cap);
+	return buf;
+}
+
+/* The last two components of a path: "examples/contention.c". */
+static const char *last_two(const char *path)
+{
+	int slashes = 0;
+	for (const char *p = path + strlen(path); p > path; p--)
+		if (p[-1] == '/' && ++slashes == 2)
+			return p;
+	return path;
+}
+
+const char *ms_frame_format(const struct ms_frame *fr, uintptr_t addr,
+			    char *out, size_t cap)
+{
+	struct ms_fmt f;
+	ms_fmt_init(&f, out, cap, -1);
+	if (!fr->module[0]) {
+		if (addr)
+			ms_fmt(&f, "%p", (void *)addr);
+		else
+			ms_fmt(&f, "?");
+		return ms_fmt_str(&f);
+	}
+	char name[sizeof fr->func];
+	const char *src = last_two(fr->file);
+	if (fr->func[0]) {
+		ms_fmt(&f, "%s+0x%lx (", short_name(fr->func, name, sizeof name),
+		       fr->offset);
+		if (fr->line)
+			ms_fmt(&f, "%s:%d, ", src, fr->line);
+		ms_fmt(&f, "%s)", fr->module);
+	} else {
+		ms_fmt(&f, "%s+0x%lx", fr->module, fr->offset);
+		if (fr->line)
+			ms_fmt(&f, " (%s:%d)", src, fr->line);
+	}
+	return ms_fmt_str(&f);
+}
+
+const char *ms_symbolize(uintptr_t addr, char *out, size_t cap)
+{
+	struct ms_frame fr;
+	ms_symbolize_frame(addr, 1, &fr);
+	return ms_frame_format(&fr, addr, out, cap);
+}
+
+const char *ms_symbolize_short(uintptr_t addr, char *out, size_t cap)
+{
+	struct ms_frame fr;
+	ms_symbolize_frame(addr, 1, &fr);
+	if (!fr.func[0] || !fr.line)
+		return ms_frame_format(&fr, addr, out, cap);
+	char name[sizeof fr.func];
+	const char *slash = strrchr(fr.file, '/');
+	struct ms_fmt f;
+	ms_fmt_init(&f, out, cap, -1);
+	ms_fmt(&f, "%s (%s:%d)", short_name(fr.func, name, sizeof name),
+	       slash ? slash + 1 : fr.file, fr.line);
+	return ms_fmt_str(&f);
+}
+
+/* "abc..." in cols columns. */
+static const char *cut_end(char *s, size_t cols)
+{
+	if (strlen(s) > cols && cols > 3)
+		memcpy(s + cols - 3, "...", 4);
+	return s;
+}
+
+/* Where s ends in an offset ("+0x1a2b"), that: what a reader without a
+ * source line finds the code by (objdump, addr2line -e module); else NULL. */
+static char *offset_of(char *s)
+{
+	char *plus = strrchr(s, '+');
+	if (!plus || plus[1] != '0' || plus[2] != 'x' || !plus[3] ||
+	    plus[3 + strspn(plus + 3, "0123456789abcdef")])
+		return NULL;
+	return plus;
+}
+
+/* A name without a source line, "func+0x2a" or "module+0x1a2b", in cols
+ * columns, its offset whole: a function loses its start ("..ex::Lock+0x9":
+ * C++ names end in what says most), a module its end ("libkeyvalu..+0x1a2b":
+ * library names begin with it), as long as 4 characters of either are
+ * left; else cut at its end.  Never a module's name alone: every row of a
+ * program whose mutexes are locked in a stripped library read just that. */
+static const char *fit_offset(char *s, size_t cols, int is_module)
+{
+	size_t n = strlen(s);
+	char *plus = offset_of(s);
+	size_t off_n = plus ? strlen(plus) : 0;
+	if (n <= cols)
+		return s;
+	if (!plus || cols < off_n + 2 + 4)
+		return cut_end(s, cols);
+	size_t keep = cols - off_n - 2;
+	if (is_module) {
+		memmove(s + keep + 2, plus, off_n + 1);
+		s[keep] = s[keep + 1] = '.';
+	} else {
+		memmove(s + 2, plus - keep, keep + off_n + 1);
+		s[0] = s[1] = '.';
+	}
+	return s;
+}
+
+/* The source line stays longest: it is what a reader jumps to. */
+const char *ms_symbol_fit(char *s, size_t cols)
+{
+	size_t n = strlen(s);
+	char *loc = strrchr(s, '(');
+	if (n <= cols)
+		return s;
+	if (!loc || loc < s + 2 || loc[-1] != ' ' || s[n - 1] != ')')
+		return fit_offset(s, cols, 1); /* "module+0x1a2b", an address */
+	if (!strchr(loc, ':')) {
+		/* "func+0x2a (module)": no line; "func+0x2a module", else the
+		 * function and its offset alone */
+		memmove(loc, loc + 1, strlen(loc + 1) + 1);
+		s[n - 2] = 0;
+		if (n - 2 <= cols)
+			return s;
+		loc[-1] = 0;
+		return fit_offset(s, cols, 0);
+	}
+	char *comma = strchr(loc, ','); /* ", module)" */
+	if (comma) {
+		comma[0] = ')';
+		comma[1] = 0;
+		if ((n = strlen(s)) <= cols)
+			return s;
+	}
+	/* "+0x1d", where a line says where */
+	char *plus = memrchr(s, '+', (size_t)(loc - s));
+	if (plus && plus[1] == '0' && plus[2] == 'x' &&
+	    plus + 3 + strspn(plus + 3, "0123456789abcdef") == loc - 1 && strchr(loc, ':')) {
+		memmove(plus, loc - 1, strlen(loc - 1) + 1);
+		loc = plus + 1;
+		if ((n = strlen(s)) <= cols)
+			return s;
+	}
+	char *slash = strrchr(loc, '/'); /* "(dir/" */
+	if (slash) {
+		memmove(loc + 1, slash + 1, strlen(slash + 1) + 1);
+		if ((n = strlen(s)) <= cols)
+			return s;
+	}
+	/* "func file.c:61": without the parentheses */
+	memmove(loc, loc + 1, strlen(loc + 1) + 1);
+	s[--n - 1] = 0;
+	if (--n <= cols)
+		return s;
+	size_t src_n = (size_t)(s + n - loc); /* "file.c:61" */
+	size_t func_n = (size_t)(loc - 1 - s);
+	if (cols >= src_n + 1 + 2 + 8) { /* "..consumer(int) file.c:61" */
+		size_t keep = cols - src_n - 1 - 2;
+		memmove(s + 2, s + func_n - keep, keep + 1 + src_n + 1);
+		s[0] = s[1] = '.';
+		return s;
+	}
+	size_t skip = src_n > cols && cols > 2 ? src_n - (cols - 2) : 0;
+	memmove(s + (skip ? 2 : 0), loc + skip, src_n - skip + 1);
+	if (skip)
+		s[0] = s[1] = '.';
+	return s;
+}

@@ -1,0 +1,748 @@
+/* interpose.c - the pthread entry points we replace.  Each one reads top to
+ * bottom: pass through if we must not record, find the mutex's record, call
+ * glibc, record what happened.  The waiting, failing and misuse cases are in
+ * record.c; the fast cases are inline in record.h.
+ *
+ * Locks try the mutex first (trylock): if it is free, nothing more is paid;
+ * if it is not, this is a contention (or a relock by the owner), and only
+ * then do we read the clock and call glibc's blocking function. */
+#define _GNU_SOURCE
+#include "base/clock.h"
+#include "wrap/cond.h"
+#include "analysis/findings.h"
+#include "glibc/glibc_fast.h"
+#include "runtime/init.h"
+#include "analysis/waitfor.h"
+#include "glibc/real.h"
+#include "record/record.h"
+
+#include <errno.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <threads.h>
+
+#define CALLER ((uintptr_t)__builtin_return_address(0))
+
+/* The calling thread, or NULL when the call must go straight to glibc:
+ * library code on this thread's stack, or not started. */
+static struct ms_thread *recording_slow(struct ms_thread *t)
+{
+	if (ms_start_lazily() || t->guard)
+		return NULL;
+	if (!t->tid)
+		ms_thread_register(t);
+	if (!t->ts) {
+		/* guarded: a signal handler's mutex call while the pool's
+		 * lock is held goes straight to glibc, not to that lock */
+		ms_guard_enter(t);
+		t->ts = ms_tstate_new(t->tid);
+		ms_guard_leave(t);
+		if (!t->ts)
+			return NULL; /* no record to be had: not followed */
+	} else if (unlikely(t->ts->join_only))
+		t->ts->join_only = 0; /* its record was made by a join */
+	if (!t->pend)
+		ms_ok_set(t); /* else: after the next unlock (record.c) */
+	return t;
+}
+
+static inline __attribute__((always_inline)) struct ms_thread *recording(void)
+{
+	struct ms_thread *t = &ms_self;
+	if (likely(t->ok))
+		return t;
+	return recording_slow(t);
+}
+
+/* A tracked record number, not MS_REC_NONE nor MS_REC_UNTRACKED. */
+static inline int tracked(uint32_t r)
+{
+	return r - 1 < MS_REC_UNTRACKED - 1;
+}
+
+/* Past the first level of a recording thread's cache: the second level,
+ * else the table (a tracked record found there goes into the second
+ * level), else MS_REC_NONE or MS_REC_UNTRACKED. */
+static inline __attribute__((always_inline)) uint32_t
+record_past_first(struct ms_thread *t, uintptr_t m)
+{
+	uint32_t r = ms_cache2_find(t->ts, m);
+	if (!r && tracked(r = ms_table_find(m)))
+		*ms_cache2_entry(t->ts, m) = r;
+	return r;
+}
+
+/* The record for m, adding it on first use; MS_REC_UNTRACKED if none.  A
+ * tracked record found goes into the thread's cache. */
+static inline __attribute__((always_inline)) uint32_t
+record_of_at(struct ms_thread *t, pthread_mutex_t *m, uintptr_t caller)
+{
+	uint32_t r = ms_cache_find(t, (uintptr_t)m);
+	if (r)
+		return r;
+	r = record_past_first(t, (uintptr_t)m);
+	if (unlikely(r == MS_REC_NONE) && tracked(r = ms_first_use(t, m, caller)))
+		*ms_cache2_entry(t->ts, (uintptr_t)m) = r;
+	if (tracked(r))
+		ms_cache_fill(t, (uintptr_t)m, r);
+	return r;
+}
+#define record_of(t, m) record_of_at((t), (m), CALLER)
+
+/* What ms_acquired() comes down to when the thread holds no other mutex
+ * and does not time this hold: a few stores to the record, the thread's
+ * held set and the history, in order o.  held[0].since is 0 already: an
+ * entry's start is cleared as a timed hold leaves the held set. */
+static inline __attribute__((always_inline)) void
+lock_plain_as(struct ms_thread *t, uint32_t tid, struct ms_tstate *ts,
+	      struct ms_record *rec, uint32_t r, uintptr_t caller, unsigned op,
+	      uint64_t o)
+{
+	ts->held[0].rec = r;
+	ts->held[0].caller = caller;
+	ts->nheld = 1;
+	rec->acquisitions++;
+	rec->owner = t->tid_held;
+	ms_log_rec(t, tid, r, rec, o, caller, op, 0, 0, 0);
+}
+/* ... of a mutex this thread had last */
+#define lock_plain(t, ts, rec, r, caller)                                 \
+	lock_plain_as((t), (t)->tid, (ts), (rec), (r), (caller), MS_OP_LOCK, \
+		      ms_order_retaking(t))
+
+/* The lock paths that are not the plain case, out of line so that the
+ * plain one saves few registers. */
+
+/* The try got a mutex the thread's cache knows, in none of the cases
+ * below: ms_acquired() in full. */
+static __attribute__((noinline)) int lock_free_full(struct ms_thread *t,
+						    uint32_t r,
+						    pthread_mutex_t *m,
+						    uintptr_t caller)
+{
+	ms_acquired(t, r, m, caller, MS_OP_LOCK, 0, 0, 0);
+	return 0;
+}
+
+/* Whether this acquisition of a mutex that has made a thread wait is
+ * one whose hold is timed. */
+static inline int hold_to_time(const struct ms_record *rec)
+{
+	return (rec->flags & MS_F_TIMED) && ms_hold_sampled(rec->acquisitions + 1);
+}
+
+/* The try got a mutex the thread's cache knows, but not the plainest
+ * way: another thread had it last, or this thread holds others (lock
+ * order), or this hold is one to time.  Another thread's mutex, taken
+ * holding no other and not timed -- each turn of threads that take one
+ * mutex by turns -- is the plain case and an owner change, here without
+ * the registers lock_free_full() saves. */
+static __attribute__((noinline)) int lock_free_known(struct ms_thread *t,
+						     uint32_t r,
+						     pthread_mutex_t *m,
+						     uintptr_t caller)
+{
+	struct ms_record *rec = ms_rec(r);
+	struct ms_tstate *ts = t->ts;
+	uint32_t prev = rec->owner;
+	/* prev 0: its life's first acquisition; t->tid_held: this thread
+	 * holds it already (a recursive mutex) */
+	if (ts->nheld || !prev || prev == t->tid_held || hold_to_time(rec))
+		return lock_free_full(t, r, m, caller);
+	rec->owner_changes += prev != t->tid;
+	lock_plain_as(t, t->tid, ts, rec, r, caller, MS_OP_LOCK,
+		      ms_order_taking(t, r, rec));
+	return 0;
+}
+
+/* As lock_free_known(), for a mutex that has made a thread wait: only
+ * some of its holds are timed (one in MS_HOLD_SAMPLE, after the first
+ * MS_HOLD_EXACT), and the others -- a hot mutex's fifteen in sixteen --
+ * are plain. */
+static __attribute__((noinline)) int lock_free_timed(struct ms_thread *t,
+						     uint32_t r,
+						     pthread_mutex_t *m,
+						     uintptr_t caller)
+{
+	struct ms_record *rec = ms_rec(r);
+	if (ms_hold_sampled(rec->acquisitions + 1))
+		return lock_free_full(t, r, m, caller);
+	lock_plain(t, t->ts, rec, r, caller);
+	return 0;
+}
+
+/* The try got tracked mutex m (record r, rec; the thread's tid, loaded
+ * once: the compiler cannot keep it across the lock's atomic step): the
+ * plain case inline. */
+static inline __attribute__((always_inline)) int
+lock_free_at(struct ms_thread *t, uint32_t tid, uint32_t r,
+	     struct ms_record *rec, pthread_mutex_t *m, uintptr_t caller)
+{
+	struct ms_tstate *ts = t->ts;
+	if (unlikely(rec->owner != tid || ts->nheld))
+		return lock_free_known(t, r, m, caller);
+	if (unlikely(rec->flags & MS_F_TIMED))
+		return lock_free_timed(t, r, m, caller);
+	lock_plain_as(t, tid, ts, rec, r, caller, MS_OP_LOCK,
+		      ms_order_retaking(t));
+	return 0;
+}
+#define lock_free(t, r, m, caller) \
+	lock_free_at((t), (t)->tid, (r), ms_rec(r), (m), (caller))
+
+/* The try got the mutex, the call is not the plain case (not started,
+ * library code on this thread, a blame pending) or the mutex is new. */
+static __attribute__((noinline)) int lock_free_other(pthread_mutex_t *m,
+						     uintptr_t caller)
+{
+	struct ms_thread *t = recording();
+	uint32_t r;
+	if (t && tracked(r = record_of_at(t, m, caller)))
+		ms_acquired(t, r, m, caller, MS_OP_LOCK, 0, 0, 0);
+	return 0;
+}
+
+/* The try got the mutex, but the first level of the thread's cache does
+ * not know it: a mutex this thread has not used lately, or one of more
+ * than MS_CACHE it takes in turn; the second level or the table has its
+ * record. */
+static inline __attribute__((always_inline)) int lock_free_slow(pthread_mutex_t *m,
+								      uintptr_t caller)
+{
+	struct ms_thread *t = &ms_self;
+	uint32_t r;
+	if (unlikely(!t->ok) ||
+	    unlikely(!tracked(r = record_past_first(t, (uintptr_t)m))))
+		return lock_free_other(m, caller);
+	ms_cache_fill(t, (uintptr_t)m, r);
+	return lock_free(t, r, m, caller);
+}
+
+/* The try did not get the mutex: a wait, a relock, or an error.
+ * MS_UNWOUND, as every frame from the entry point to the wait: a thread
+ * cancelled asynchronously in the wait leaves them by unwinding. */
+static MS_UNWOUND __attribute__((noinline)) int lock_not_free(pthread_mutex_t *m, int rc,
+						   uintptr_t caller)
+{
+	struct ms_thread *t = recording();
+	uint32_t r;
+	if (!t || (r = record_of_at(t, m, caller)) == MS_REC_UNTRACKED) {
+		if (rc == ENOTRECOVERABLE)
+			ms_undo_unrecoverable_try(m);
+		return rc == EBUSY ? ms_real.mutex_lock(m) : rc;
+	}
+	return ms_lock_slow(t, r, m, rc, caller, MS_OP_LOCK, 0, NULL);
+}
+
+/* The lock path of a mutex that is not the plain case below: a try
+ * first -- glibc_fast.h's for a kind-0 mutex of a recording thread, else
+ * glibc's trylock; if the mutex is free that is the whole of glibc's
+ * work, and if it is not, this is a contention -- then the thread's cache
+ * gives the record (no lock, no table probe), then lock_free(). */
+static MS_UNWOUND __attribute__((noinline)) int lock_other(pthread_mutex_t *m,
+						uintptr_t caller)
+{
+	struct ms_thread *t = &ms_self;
+	int rc = likely(t->ok) && fast_kind(m) ? fast_lock(m, t->tid)
+					       : ms_real.lock_try(m);
+	if (unlikely(rc))
+		return lock_not_free(m, rc, caller);
+	uint32_t r = t->cache[ms_cache_slot(m)];
+	if (unlikely(LOAD(&ms_rec(r)->key) != (uintptr_t)m))
+		return lock_free_slow(m, caller);
+	return lock_free(t, r, m, caller);
+}
+
+/* The lock path: a kind-0 mutex the first level of the thread's cache
+ * knows (a hit means the thread records, so its tid is known) is taken
+ * by glibc_fast.h's steps, which fail where glibc's trylock would; else
+ * lock_other(). */
+static inline __attribute__((always_inline)) MS_UNWOUND int mutex_lock(pthread_mutex_t *m)
+{
+	struct ms_thread *t = &ms_self;
+	/* ms_cache_find(), spelled out: branching on the address check
+	 * itself saves the select of 0 and a test (6 instructions here) */
+	uint32_t r = t->cache[ms_cache_slot(m)];
+	struct ms_record *rec = ms_rec(r);
+	if (likely(LOAD(&rec->key) == (uintptr_t)m) && likely(fast_kind(m))) {
+		uint32_t tid = t->tid;
+		int rc = fast_lock(m, tid);
+		if (unlikely(rc))
+			return lock_not_free(m, rc, CALLER);
+		return lock_free_at(t, tid, r, rec, m, CALLER);
+	}
+	return lock_other(m, CALLER);
+}
+
+static inline __attribute__((always_inline)) int mutex_trylock(pthread_mutex_t *m)
+{
+	struct ms_thread *t = recording();
+	uint32_t r;
+	if (!t || (r = record_of(t, m)) == MS_REC_UNTRACKED)
+		return ms_real.mutex_trylock(m);
+	int rc = ms_real.mutex_trylock(m);
+	if (likely(rc == 0)) {
+		struct ms_record *rec = ms_rec(r);
+		struct ms_tstate *ts = t->ts;
+		SERIAL_ADD(&ms_cold(r)->trylock_ok, 1);
+		/* the lock path's plain case (a trylock adds no lock-order
+		 * edge, so only the held set's being empty matters) */
+		if (likely(rec->owner == t->tid && !ts->nheld && !hold_to_time(rec)))
+			lock_plain_as(t, t->tid, ts, rec, r, CALLER, MS_OP_TRYLOCK,
+				      ms_order_retaking(t));
+		else
+			ms_acquired(t, r, m, CALLER, MS_OP_TRYLOCK, 0, 0, 0);
+		return 0;
+	}
+	return ms_trylock_failed(t, r, m, rc, CALLER);
+}
+
+static inline __attribute__((always_inline)) MS_UNWOUND int mutex_timedlock(pthread_mutex_t *m,
+							   const struct timespec *abstime)
+{
+	struct ms_thread *t = recording();
+	uint32_t r;
+	if (!t || (r = record_of(t, m)) == MS_REC_UNTRACKED)
+		return ms_real.mutex_timedlock(m, abstime);
+	if (unlikely(mutex_pi_owner_died(m))) /* see there */
+		return ms_lock_direct(t, r, m, CALLER, MS_OP_TIMEDLOCK,
+				      CLOCK_REALTIME, abstime);
+	int rc = ms_real.timedlock_try(m);
+	if (rc == 0) {
+		ms_acquired(t, r, m, CALLER, MS_OP_TIMEDLOCK, 0, 0, 0);
+		return 0;
+	}
+	if (rc == MS_TRY_DIRECT) /* another library wraps it: real.h */
+		return ms_lock_direct(t, r, m, CALLER, MS_OP_TIMEDLOCK,
+				      CLOCK_REALTIME, abstime);
+	return ms_lock_slow(t, r, m, rc, CALLER, MS_OP_TIMEDLOCK,
+			    CLOCK_REALTIME, abstime);
+}
+
+MS_EXPORT MS_UNWOUND int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clock,
+				      const struct timespec *abstime)
+{
+	struct ms_thread *t = recording();
+	uint32_t r;
+	/* glibc refuses other clocks before it looks at the mutex. */
+	if (!t || (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC) ||
+	    (r = record_of(t, m)) == MS_REC_UNTRACKED)
+		return ms_real.mutex_clocklock(m, clock, abstime);
+	if (unlikely(mutex_pi_owner_died(m))) /* see there */
+		return ms_lock_direct(t, r, m, CALLER, MS_OP_CLOCKLOCK, clock, abstime);
+	int rc = ms_real.clocklock_try(m);
+	if (rc == 0) {
+		ms_acquired(t, r, m, CALLER, MS_OP_CLOCKLOCK, 0, 0, 0);
+		return 0;
+	}
+	if (rc == MS_TRY_DIRECT) /* another library wraps it: real.h */
+		return ms_lock_direct(t, r, m, CALLER, MS_OP_CLOCKLOCK, clock, abstime);
+	return ms_lock_slow(t, r, m, rc, CALLER, MS_OP_CLOCKLOCK, clock, abstime);
+}
+
+static __attribute__((noinline)) int unlock_entry_slow(pthread_mutex_t *m,
+						       uintptr_t caller)
+{
+	struct ms_thread *t = recording();
+	if (!t)
+		return ms_real.mutex_unlock(m);
+	uint32_t r = ms_cache_find(t, (uintptr_t)m);
+	int rc = ms_unlock_slow(t, r ? r : ms_table_find((uintptr_t)m), m, caller);
+	if (t->pend) {
+		int saved = errno;
+		ms_blame_flush(t);
+		errno = saved;
+	}
+	return rc;
+}
+
+/* An unlock that is not the plain case below.  One that is but for a
+ * timed hold ending (ms_released reads its start from the held set) is
+ * done here; the rest -- a sampled thread waits, whose blame wants the
+ * stack of this unlock captured once the mutex is free, an inner level,
+ * misuse, an untracked mutex -- by unlock_entry_slow(). */
+static __attribute__((noinline)) int unlock_other(pthread_mutex_t *m,
+						  uintptr_t caller)
+{
+	struct ms_thread *t = &ms_self;
+	if (!mutex_owned_once(m, t->unlock_word))
+		return unlock_entry_slow(m, caller);
+	struct ms_tstate *ts = t->ts;
+	uint32_t n = ts->nheld - 1;
+	uint32_t r = n < MS_HELD_MAX ? ts->held[n].rec : 0;
+	if (!r || LOAD(&ms_rec(r)->key) != (uintptr_t)m ||
+	    (LOAD(&ms_rec(r)->flags) & MS_F_WAITERS))
+		return unlock_entry_slow(m, caller);
+	uint64_t birth = LOAD(&ms_rec(r)->birth);
+	/* a sampled waiter may come meanwhile: then seq is its release's */
+	uint32_t seq = ms_released(t, r, caller, MS_OP_UNLOCK);
+	int rc = 0;
+	if (likely(fast_kind(m)))
+		fast_unlock(m);
+	else
+		rc = ms_real.mutex_unlock(m);
+	if (unlikely(seq)) {
+		int saved = errno;
+		ms_release_publish(r, birth, seq);
+		errno = saved;
+	}
+	return rc;
+}
+
+/* The unlock path: a recording thread (unlock_word) letting go of its
+ * last level (glibc's own fields say so) of the mutex it took last (the
+ * top of its held set gives the record), whose current hold is not being
+ * timed.  No call: a kind-0 mutex is let go by glibc_fast.h's steps,
+ * another by a tail call to glibc. */
+static inline __attribute__((always_inline)) int mutex_unlock(pthread_mutex_t *m)
+{
+	struct ms_thread *t = &ms_self;
+	if (likely(mutex_owned_once(m, t->unlock_word))) {
+		struct ms_tstate *ts = t->ts;
+		uint32_t n = ts->nheld - 1;
+		if (likely(n < MS_HELD_MAX)) {
+			uint32_t r = ts->held[n].rec;
+			struct ms_record *rec = ms_rec(r);
+			if (likely(LOAD(&rec->key) == (uintptr_t)m &&
+				   !(rec->flags & (MS_F_WAITERS | MS_F_HOLD_TIMED)))) {
+				/* ms_released() for that case */
+				uint32_t tid = t->tid;
+				ts->nheld = n;
+				rec->owner = tid;
+				ms_log_rec(t, tid, r, rec, t->clock + 1, CALLER,
+					   MS_OP_UNLOCK, 0, 0, 0); /* ms_log_holder() */
+				if (likely(fast_kind(m))) {
+					fast_unlock(m);
+					return 0;
+				}
+				return ms_real.mutex_unlock(m);
+			}
+		}
+	}
+	return unlock_other(m, CALLER);
+}
+
+/* The init or destroy that just ended a mutex life a finding holds: say
+ * where (findings.c; it captures the stack here). */
+static __attribute__((noinline)) void finding_life_ended(struct ms_thread *t, int how,
+							 uintptr_t caller)
+{
+	uint32_t r = t->finding_ended;
+	t->finding_ended = 0;
+	int saved = errno;
+	ms_findings_life_ended(r, t->finding_birth, how, caller);
+	errno = saved;
+}
+
+static inline __attribute__((always_inline)) int mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *attr)
+{
+	int rc = ms_real.mutex_init(m, attr);
+	struct ms_thread *t;
+	if (rc || !(t = recording()))
+		return rc;
+	/* errno stays as glibc left it: what follows makes no system call
+	 * but a stack capture's and the table's madvise, which keep it */
+	uint32_t r = ms_table_add((uintptr_t)m, 1, &t->clock);
+	if (unlikely(t->finding_ended))
+		finding_life_ended(t, MS_ENDED_REINIT, CALLER);
+	if (r != MS_REC_UNTRACKED && r != MS_REC_NONE) {
+		ms_note_kind(r, m, 0);
+		ms_table.init_stacks[r] = ms_site_stack(CALLER, LOAD(&ms_rec(r)->birth));
+		ms_log_held(t, r, CALLER, MS_OP_INIT, 0, 0, 0);
+	}
+	return rc;
+}
+
+static inline __attribute__((always_inline)) int mutex_destroy(pthread_mutex_t *m)
+{
+	struct ms_thread *t = recording();
+	if (!t)
+		return ms_real.mutex_destroy(m);
+	int rc = ms_real.mutex_destroy(m);
+	uint32_t r;
+	if (rc == 0) {
+		/* glibc destroys a locked robust mutex too: this thread's
+		 * hold of it ends with its life */
+		if (unlikely(t->ts->nheld))
+			ms_held_forget(t->ts, ms_table_find((uintptr_t)m));
+		ms_table_remove((uintptr_t)m); /* makes no system call */
+		if (unlikely(t->finding_ended))
+			finding_life_ended(t, MS_ENDED_DESTROYED, CALLER);
+	} else if (tracked(r = record_of(t, m))) {
+		/* glibc refused (EBUSY: it is locked); the mutex lives on */
+		int saved = errno;
+		ms_count_error(r, rc);
+		ms_misuse(t, r, MS_M_DESTROY_LOCKED, CALLER, MS_OP_DESTROY, rc);
+		errno = saved;
+	}
+	return rc;
+}
+
+/* glibc answers the wait with EINVAL before it looks at the mutex: an
+ * invalid deadline.  Such a call goes straight to glibc: no release, no
+ * retake. */
+static inline int cond_refused(const struct timespec *abstime)
+{
+	return abstime && (unsigned long)abstime->tv_nsec >= 1000000000UL;
+}
+
+/* A condition wait lets the mutex go and takes it back before it returns.
+ * The release ends the hold; the retake is an acquisition but never a
+ * contention: glibc's wait for the condition and for the mutex are one
+ * call, and the time is the condition's.  The plain case, the mutex held
+ * by this thread at one level, is here; the others (a destroyed mutex,
+ * one held at more levels, a robust one not made consistent, one the
+ * thread does not hold) are in cond.c. */
+#define COND_WAIT(how, clock, abstime)                                      \
+	struct ms_thread *t = recording();                                  \
+	uint32_t r;                                                          \
+	if (!t || cond_refused(abstime) ||                                   \
+	    (r = record_of(t, m)) == MS_REC_UNTRACKED)                       \
+		return ms_cond_call(how, c, m, clock, abstime);              \
+	struct ms_cond_wait cw_ = { t, r, m, CALLER };                       \
+	if (unlikely(mutex_kind(m) == -1 ||                                  \
+		     !mutex_owned_once(m, t->owned_once)))                   \
+		return ms_cond_unusual(&cw_, c, how, clock, abstime);        \
+	int saved = errno;                                                   \
+	SERIAL_ADD(&ms_cold(r)->cond_waits, 1);                              \
+	uint64_t birth_ = LOAD(&ms_rec(r)->birth);                            \
+	uint32_t seq_ = ms_released(t, r, CALLER, MS_OP_COND_RELEASE);       \
+	if (seq_) /* before the wait: it may be long */                      \
+		ms_release_publish(r, birth_, seq_);                          \
+	errno = saved;                                                       \
+	int rc = ms_cond_wait_call(&cw_, c, how, clock, abstime);            \
+	saved = errno;                                                       \
+	ms_cond_retaken(&cw_, rc);                                           \
+	errno = saved;                                                       \
+	return rc
+
+static inline __attribute__((always_inline)) MS_UNWOUND int cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
+{
+	COND_WAIT(0, 0, NULL);
+}
+
+static inline __attribute__((always_inline)) MS_UNWOUND int cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
+								  const struct timespec *abstime)
+{
+	COND_WAIT(1, 0, abstime);
+}
+
+MS_EXPORT MS_UNWOUND int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m,
+				     clockid_t clock,
+				     const struct timespec *abstime)
+{
+	if (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC)
+		return ms_real.cond_clockwait(c, m, clock, abstime); /* EINVAL */
+	COND_WAIT(2, clock, abstime);
+}
+
+/* ---- thread joins ----------------------------------------------------------
+ * A thread waiting to join another is blocked as surely as one waiting for
+ * a mutex: the watchdog's STALL finding names the thread it waits for.
+ * The join itself is glibc's, as the program called it.  A thread with no
+ * record gets one (not counted as using mutexes until it does). */
+
+static void join_over(void *arg)
+{
+	__atomic_store_n(&((struct ms_tstate *)arg)->join_target, 0, __ATOMIC_RELEASE);
+}
+
+/* how: 0 pthread_join, 1 pthread_timedjoin_np, 2 pthread_clockjoin_np */
+static MS_UNWOUND __attribute__((noinline)) int
+join_call(struct ms_tstate *ts, pthread_t th, void **ret, int how, clockid_t clock,
+	  const struct timespec *abstime, uintptr_t caller)
+{
+	int rc;
+	pthread_cleanup_push(join_over, ts); /* a join is a cancellation point */
+	ts->join_caller = caller;
+	ts->join_since = ms_ticks();
+	ts->join_timed = how != 0;
+	__atomic_store_n(&ts->join_target, (uintptr_t)th, __ATOMIC_RELEASE);
+	rc = how == 0	? ms_real.thread_join(th, ret)
+	     : how == 1 ? ms_real.thread_timedjoin(th, ret, abstime)
+			: ms_real.thread_clockjoin(th, ret, clock, abstime);
+	pthread_cleanup_pop(1);
+	return rc;
+}
+
+/* The calling thread's record, made if need be; NULL: pass through. */
+static struct ms_tstate *joiner(void)
+{
+	struct ms_thread *t = &ms_self;
+	if (ms_start_lazily() || t->guard)
+		return NULL;
+	if (!t->ts) {
+		int saved = errno;
+		ms_guard_enter(t);
+		t->ts = ms_tstate_new(t->tid ? t->tid : (uint32_t)syscall(SYS_gettid));
+		if (t->ts)
+			t->ts->join_only = 1;
+		ms_guard_leave(t);
+		errno = saved;
+	}
+	return t->ts;
+}
+
+MS_EXPORT MS_UNWOUND int pthread_join(pthread_t th, void **ret)
+{
+	struct ms_tstate *ts = joiner();
+	if (!ts)
+		return ms_real.thread_join(th, ret);
+	return join_call(ts, th, ret, 0, 0, NULL, CALLER);
+}
+
+MS_EXPORT MS_UNWOUND int pthread_timedjoin_np(pthread_t th, void **ret,
+					      const struct timespec *abstime)
+{
+	struct ms_tstate *ts = joiner();
+	if (!ts)
+		return ms_real.thread_timedjoin(th, ret, abstime);
+	return join_call(ts, th, ret, 1, 0, abstime, CALLER);
+}
+
+MS_EXPORT MS_UNWOUND int pthread_clockjoin_np(pthread_t th, void **ret, clockid_t clock,
+					      const struct timespec *abstime)
+{
+	struct ms_tstate *ts = joiner();
+	if (!ts)
+		return ms_real.thread_clockjoin(th, ret, clock, abstime);
+	return join_call(ts, th, ret, 2, clock, abstime, CALLER);
+}
+
+/* ---- the entry points ------------------------------------------------------
+ * The bodies above are inlined into each: CALLER (the return address) is
+ * then the entry point's caller, the program's line. */
+
+MS_EXPORT MS_UNWOUND int pthread_mutex_lock(pthread_mutex_t *m)
+{
+	return mutex_lock(m);
+}
+
+MS_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
+{
+	return mutex_trylock(m);
+}
+
+MS_EXPORT MS_UNWOUND int pthread_mutex_timedlock(pthread_mutex_t *m,
+				      const struct timespec *abstime)
+{
+	return mutex_timedlock(m, abstime);
+}
+
+MS_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
+{
+	return mutex_unlock(m);
+}
+
+MS_EXPORT int pthread_mutex_init(pthread_mutex_t *m,
+				 const pthread_mutexattr_t *attr)
+{
+	return mutex_init(m, attr);
+}
+
+MS_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
+{
+	return mutex_destroy(m);
+}
+
+MS_EXPORT MS_UNWOUND int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
+{
+	return cond_wait(c, m);
+}
+
+MS_EXPORT MS_UNWOUND int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
+				     const struct timespec *abstime)
+{
+	return cond_timedwait(c, m, abstime);
+}
+
+/* ---- C11 threads ------------------------------------------------------------
+ * glibc's mtx_* and cnd_* call its pthread functions inside libc, where no
+ * interposer sees them: a C11 program's mutexes went unrecorded.  So they
+ * are entry points too, each the pthread call glibc makes, with its answer
+ * mapped to thrd_* as glibc maps it -- unless a library of the program
+ * defines these names itself (real.h): then its functions answer. */
+
+static int thrd_answer(int rc)
+{
+	switch (rc) {
+	case 0:
+		return thrd_success;
+	case ENOMEM:
+		return thrd_nomem;
+	case ETIMEDOUT:
+		return thrd_timedout;
+	case EBUSY:
+		return thrd_busy;
+	default:
+		return thrd_error;
+	}
+}
+
+/* glibc's mutex of each C11 type: recursive if asked for with plain or
+ * timed, a normal one for anything else. */
+MS_EXPORT int mtx_init(mtx_t *mtx, int type)
+{
+	if (unlikely(ms_c11_other()))
+		return ms_c11_next.mtx_init(mtx, type);
+	pthread_mutexattr_t attr;
+	pthread_mutexattr_init(&attr);
+	pthread_mutexattr_settype(&attr, type == (mtx_plain | mtx_recursive) ||
+					 type == (mtx_timed | mtx_recursive)
+						 ? PTHREAD_MUTEX_RECURSIVE
+						 : PTHREAD_MUTEX_NORMAL);
+	return thrd_answer(mutex_init((pthread_mutex_t *)mtx, &attr));
+}
+
+MS_EXPORT MS_UNWOUND int mtx_lock(mtx_t *mtx)
+{
+	if (unlikely(ms_c11_other()))
+		return ms_c11_next.mtx_lock(mtx);
+	return thrd_answer(mutex_lock((pthread_mutex_t *)mtx));
+}
+
+MS_EXPORT int mtx_trylock(mtx_t *mtx)
+{
+	if (unlikely(ms_c11_other()))
+		return ms_c11_next.mtx_trylock(mtx);
+	return thrd_answer(mutex_trylock((pthread_mutex_t *)mtx));
+}
+
+MS_EXPORT MS_UNWOUND int mtx_timedlock(mtx_t *restrict mtx, const struct timespec *restrict abstime)
+{
+	if (unlikely(ms_c11_other()))
+		return ms_c11_next.mtx_timedlock(mtx, abstime);
+	return thrd_answer(mutex_timedlock((pthread_mutex_t *)mtx, abstime));
+}
+
+MS_EXPORT int mtx_unlock(mtx_t *mtx)
+{
+	if (unlikely(ms_c11_other()))
+		return ms_c11_next.mtx_unlock(mtx);
+	return thrd_answer(mutex_unlock((pthread_mutex_t *)mtx));
+}
+
+MS_EXPORT void mtx_destroy(mtx_t *mtx)
+{
+	if (unlikely(ms_c11_other())) {
+		ms_c11_next.mtx_destroy(mtx);
+		return;
+	}
+	(void)mutex_destroy((pthread_mutex_t *)mtx);
+}
+
+MS_EXPORT MS_UNWOUND int cnd_wait(cnd_t *cnd, mtx_t *mtx)
+{
+	if (unlikely(ms_c11_other()))
+		return ms_c11_next.cnd_wait(cnd, mtx);
+	return thrd_answer(cond_wait((pthread_cond_t *)cnd, (pthread_mutex_t *)mtx));
+}
+
+MS_EXPORT MS_UNWOUND int cnd_timedwait(cnd_t *restrict cnd, mtx_t *restrict mtx,
+				       const struct timespec *restrict abstime)
+{
+	if (unlikely(ms_c11_other()))
+		return ms_c11_next.cnd_timedwait(cnd, mtx, abstime);
+	return thrd_answer(cond_timedwait((pthread_cond_t *)cnd, (pthread_mutex_t *)mtx,
+					  abstime));
+}

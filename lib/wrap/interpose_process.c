@@ -1,0 +1,187 @@
+/* interpose_process.c - the entry points about processes and owners'
+ * deaths, beside the mutex calls of interpose.c:
+ *
+ *   pthread_create()           so the dump thread starts with the
+ *                              program's second thread (waitfor.c), and
+ *                              the new thread has libunwind's TLS
+ *                              block before it runs (stack.h);
+ *   _Fork()                    its child gets our fork handler, which
+ *                              glibc's _Fork does not run (fork.c);
+ *   pthread_mutex_consistent() a robust mutex repaired after its owner
+ *                              died (robust.c), and its old name
+ *                              pthread_mutex_consistent_np();
+ *   pthread_setcanceltype()    whether the thread's cancellation is
+ *                              asynchronous, which sections of ours
+ *                              defer (thread.h, ms_async_defer).
+ *
+ * Each calls glibc's function and returns its answer and errno as they
+ * are. */
+#define _GNU_SOURCE
+#include "stacks/cfi.h"
+#include "runtime/fork.h"
+#include "runtime/init.h"
+#include "base/internal.h"
+#include "analysis/waitfor.h"
+#include "glibc/real.h"
+#include "analysis/robust.h"
+#include "stacks/stack.h"
+#include "core/table.h"
+#include "core/thread.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+/* What a new thread starts with.  From a pool of our own, not malloc:
+ * freed by the new thread, a start block was its first free, and glibc
+ * gives a thread its own arena then (64 MiB of address space: under
+ * ulimit -v, room a program whose threads never allocate keeps for its
+ * stacks).  A full pool falls back to malloc. */
+struct start {
+	void *(*fn)(void *);
+	void *arg;
+};
+
+#define STARTS 64
+static struct start starts[STARTS];
+static int start_used[STARTS];
+
+/* A free block of the pool, or NULL if all are taken. */
+static struct start *start_pooled(void)
+{
+	for (unsigned i = 0; i < STARTS; i++)
+		if (!__atomic_load_n(&start_used[i], __ATOMIC_RELAXED) &&
+		    !__atomic_exchange_n(&start_used[i], 1, __ATOMIC_ACQUIRE))
+			return &starts[i];
+	return NULL;
+}
+
+MS_BEFORE_ASAN_THREAD static void start_unpool(struct start *s)
+{
+	__atomic_store_n(&start_used[s - starts], 0, __ATOMIC_RELEASE);
+}
+
+/* The new thread: libunwind's TLS block first, while no allocator lock is
+ * held (stack.h), then the program's function (a tail call: no frame of
+ * ours stays under it, and its return value is the thread's). */
+MS_BEFORE_ASAN_THREAD static void *thread_start_pooled(void *p)
+{
+	struct start s = *(struct start *)p;
+	start_unpool(p);
+	ms_cfi_thread_starts();
+	if (!MS_SANITIZED_BUILD)
+		ms_stack_thread_starts();
+	return s.fn(s.arg);
+}
+
+/* The same, when the pool was empty. */
+MS_BEFORE_ASAN_THREAD static void *thread_start_malloced(void *p)
+{
+	struct start s = *(struct start *)p;
+	free(p);
+	ms_cfi_thread_starts();
+	if (!MS_SANITIZED_BUILD)
+		ms_stack_thread_starts();
+	return s.fn(s.arg);
+}
+
+/* The program's second thread: the dump thread may start now (waitfor.c). */
+MS_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
+			     void *(*fn)(void *), void *arg)
+{
+	/* Not recording (stepped aside for a sanitizer, see init.c): a tail
+	 * call, so no frame of ours sits under the caller's -- TSan's
+	 * interceptor behind us names its caller as the thread's creator. */
+	if (!__atomic_load_n(&ms_active, __ATOMIC_ACQUIRE) &&
+	    !__atomic_load_n(&ms_live_pending, __ATOMIC_ACQUIRE))
+		return ms_real.thread_create(th, attr, fn, arg);
+	int rc, saved = errno;
+	struct start *pooled = NULL, *malloced = NULL;
+	if (ms_stack_thread_ready() && !(pooled = start_pooled()))
+		malloced = malloc(sizeof *malloced);
+	errno = saved;
+	if (pooled) {
+		*pooled = (struct start){ fn, arg };
+		rc = ms_real.thread_create(th, attr, thread_start_pooled, pooled);
+		if (rc != 0)
+			start_unpool(pooled);
+	} else if (malloced) {
+		*malloced = (struct start){ fn, arg };
+		rc = ms_real.thread_create(th, attr, thread_start_malloced, malloced);
+		if (rc != 0) {
+			saved = errno;
+			free(malloced);
+			errno = saved;
+		}
+	} else /* without a start block the thread starts as without us */
+		rc = ms_real.thread_create(th, attr, fn, arg);
+	if (rc == 0 && unlikely(__atomic_load_n(&ms_live_pending, __ATOMIC_ACQUIRE))) {
+		saved = errno;
+		ms_live_thread_created();
+		errno = saved;
+	}
+	return rc;
+}
+
+/* glibc's fork without the fork handlers: its child is a fork child all
+ * the same, which our handler makes (fork.c) -- or it would go on under
+ * the parent's thread id, which the lock path writes into the mutexes it
+ * takes (glibc_fast.h) where glibc writes the child's, with the parent's
+ * numbers in its report.  Async-signal-safe as _Fork is: a system call
+ * and the fork handler's own work. */
+MS_EXPORT pid_t _Fork(void)
+{
+	int parent = getpid();
+	pid_t pid = ms_real.fork_bare();
+	if (pid == 0) {
+		int saved = errno;
+		ms_fork_child_unhandled(parent);
+		errno = saved;
+	}
+	return pid;
+}
+
+MS_EXPORT int pthread_mutex_consistent(pthread_mutex_t *m)
+{
+	int rc = ms_real.mutex_consistent(m);
+	if (rc == 0 && __atomic_load_n(&ms_active, __ATOMIC_ACQUIRE) &&
+	    !ms_self.guard) {
+		ms_fork_settle();
+		uint32_t r = ms_table_find((uintptr_t)m);
+		if (r != MS_REC_NONE && r != MS_REC_UNTRACKED)
+			ms_robust_made_consistent(r);
+	}
+	return rc;
+}
+
+MS_EXPORT int pthread_setcanceltype(int type, int *old)
+{
+	struct ms_thread *t = &ms_self;
+	if (t->async_deferred && (type == PTHREAD_CANCEL_DEFERRED ||
+				  type == PTHREAD_CANCEL_ASYNCHRONOUS)) {
+		/* a signal handler's, inside a section of ours that defers
+		 * cancellation: the type it asks for comes as that ends */
+		if (old)
+			*old = t->cancel_asked ? t->cancel_asked - 1
+			       : t->cancel_async ? PTHREAD_CANCEL_ASYNCHRONOUS
+						 : PTHREAD_CANCEL_DEFERRED;
+		t->cancel_asked = (uint8_t)(1 + type);
+		return 0;
+	}
+	int rc = ms_real.cancel_type(type, old);
+	if (rc == 0)
+		t->cancel_async = type == PTHREAD_CANCEL_ASYNCHRONOUS;
+	return rc;
+}
+
+/* Its name before glibc 2.12, pthread_mutex_consistent_np (GLIBC_2.4).
+ * Today's pthread.h turns it into pthread_mutex_consistent, but a program
+ * built against glibc before 2.34 asks for the old name, which glibc still
+ * exports: that repair went past us, and the report said the mutex was made
+ * consistent 0 times.  The same function under the old name. */
+MS_EXPORT int ms_mutex_consistent_np(pthread_mutex_t *m)
+	__asm__("pthread_mutex_consistent_np");
+MS_EXPORT int ms_mutex_consistent_np(pthread_mutex_t *m)
+{
+	return pthread_mutex_consistent(m);
+}
