@@ -21,7 +21,7 @@
 #include "stacks/depot.h"
 #include "base/fds.h"
 #include "report/findings_text.h"
-#include "runtime/fork.h"
+#include "core/forked.h"
 #include "analysis/findings.h"
 #include "analysis/stall.h"
 #include "runtime/init.h"

@@ -4,7 +4,7 @@
 #include "base/clock.h"
 #include "core/counts.h"
 #include "base/fmt.h"
-#include "runtime/fork.h"
+#include "core/forked.h"
 #include "core/thread.h"
 #include "record/record.h"
 

@@ -6,7 +6,7 @@
 #include "stacks/depot.h"
 #include "analysis/findings.h"
 #include "analysis/waitfor.h"
-#include "runtime/fork.h"
+#include "core/forked.h"
 #include "analysis/robust.h"
 #include "base/options.h"
 #include "stacks/stack.h"

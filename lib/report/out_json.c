@@ -17,7 +17,7 @@
 #include "runtime/crash.h"
 #include "stacks/depot.h"
 #include "analysis/findings.h"
-#include "runtime/fork.h"
+#include "core/forked.h"
 #include "base/fmt.h"
 #include "base/internal.h"
 #include "analysis/waitfor.h"

@@ -19,7 +19,7 @@
 #include "analysis/findings.h"
 #include "report/findings_text.h"
 #include "analysis/waitfor.h"
-#include "runtime/fork.h"
+#include "core/forked.h"
 #include "base/clock.h"
 #include "runtime/crash.h"
 #include "base/fmt.h"

@@ -15,7 +15,7 @@
 #include "analysis/waitfor.h"
 #include "analysis/findings.h"
 #include "runtime/follow.h"
-#include "runtime/fork.h"
+#include "core/forked.h"
 #include "stacks/symbols.h"
 #include "report/report.h"
 #include "report/altstack.h"

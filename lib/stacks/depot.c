@@ -2,7 +2,7 @@
  * depot.h. */
 #define _GNU_SOURCE
 #include "stacks/depot.h"
-#include "runtime/fork.h"
+#include "core/forked.h"
 #include "base/internal.h"
 #include "base/options.h"
 #include "stacks/stack.h"

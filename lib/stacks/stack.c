@@ -16,7 +16,7 @@
 #include "base/address_space.h"
 #include "stacks/cfi.h"
 #include "glibc/loader_lock.h"
-#include "runtime/fork.h"
+#include "core/forked.h"
 #include "base/internal.h"
 #include "glibc/unwind_fds.h"
 #include "glibc/tls_block.h"

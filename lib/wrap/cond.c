@@ -11,7 +11,7 @@
 #define _GNU_SOURCE
 #include "wrap/cond.h"
 #include "base/clock.h"
-#include "runtime/fork.h"
+#include "core/forked.h"
 #include "analysis/waitfor.h"
 #include "record/record.h"
 #include "analysis/robust.h"

@@ -18,7 +18,7 @@
  * are. */
 #define _GNU_SOURCE
 #include "stacks/cfi.h"
-#include "runtime/fork.h"
+#include "core/forked.h"
 #include "runtime/init.h"
 #include "base/internal.h"
 #include "analysis/waitfor.h"

@@ -19,7 +19,7 @@
  * Before any of that, prepare waits for the stack captures under way on
  * other threads: libunwind's locks are not ours to take (stack.c). */
 #define _GNU_SOURCE
-#include "runtime/fork.h"
+#include "core/forked.h"
 #include "analysis/blame.h"
 #include "base/clock.h"
 #include "stacks/depot.h"
