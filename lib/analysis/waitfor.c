@@ -24,7 +24,6 @@
 #include "core/forked.h"
 #include "analysis/findings.h"
 #include "analysis/stall.h"
-#include "runtime/init.h"
 #include "base/internal.h"
 #include "glibc/last_thread.h"
 #include "base/options.h"

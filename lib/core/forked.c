@@ -1,53 +1,12 @@
-/* fork.c - the fork handlers and a fork child's own view; see fork.h.
- *
- * The handlers run in this order around glibc's fork (pthread_atfork):
- * prepare handlers last-registered first, then the fork, then parent or
- * child handlers first-registered first.  Libraries that registered theirs
- * before ours (an allocator initialised at the first malloc, before our
- * constructor) run their prepare handler after ours, while the forking
- * thread holds our locks: so the forking thread passes its own mutex calls
- * straight to glibc until the fork is over (the guard), and other threads
- * that hold mutexes do not wait for our locks meanwhile (ms_fork_may_wait):
- * that handler may need one of their mutexes.
- *
- * The child's handler does only what is async-signal-safe after the fork
- * of a multithreaded process: plain memory writes of our own tables and a
- * few system calls (gettid, clock_gettime, fstat, close, pipe2, fcntl,
- * sigaction; open and read of /proc/self/maps for a process-shared mutex
- * held at the fork).
- *
- * Before any of that, prepare waits for the stack captures under way on
- * other threads: libunwind's locks are not ours to take (stack.c). */
+/* forked.c - a fork child's memory of its parent; see forked.h. */
 #define _GNU_SOURCE
 #include "core/forked.h"
-#include "analysis/blame.h"
-#include "base/clock.h"
-#include "stacks/depot.h"
-#include "analysis/findings.h"
-#include "runtime/init.h"
 #include "base/internal.h"
-#include "analysis/waitfor.h"
 #include "base/maps.h"
-#include "base/options.h"
-#include "analysis/order.h"
-#include "glibc/real.h"
-#include "report/report.h"
-#include "analysis/robust.h"
-#include "stacks/stack.h"
-#include "stacks/symbols.h"
 #include "core/table.h"
 #include "core/thread_pool.h"
 
-#include <errno.h>
 #include <sched.h>
-#include <unistd.h>
-
-uint32_t ms_fork_in_progress;
-static uint64_t skipped;
-
-/* The forking thread: it holds our locks from prepare to parent/child. */
-static __thread int holds_locks __attribute__((tls_model("initial-exec")));
-static int parent_pid_at_prepare;
 
 /* ---- the child's memory of the parent ------------------------------- */
 
@@ -89,79 +48,6 @@ uint32_t ms_fork_own_before(uint32_t r)
 int ms_fork_parent_pid(void)
 {
 	return parent_pid;
-}
-
-/* ---- around fork ------------------------------------------------------ */
-
-int ms_fork_may_wait(void)
-{
-	if (!__atomic_load_n(&ms_fork_in_progress, __ATOMIC_ACQUIRE) || holds_locks)
-		return 1;
-	const struct ms_tstate *ts = ms_self.ts;
-	return !ts || (LOAD(&ts->nheld) == 0 && LOAD(&ts->overflow) == 0);
-}
-
-void ms_fork_skipped_call(void)
-{
-	ATOMIC_ADD(&skipped, 1);
-}
-
-int ms_fork_spin_lock_wait(int *word, int holding_one)
-{
-	for (unsigned spins = 0; __atomic_exchange_n(word, 1, __ATOMIC_ACQUIRE);
-	     spins++) {
-		int give_up = holding_one
-				      ? __atomic_load_n(&ms_fork_in_progress, __ATOMIC_ACQUIRE) != 0
-				      : spins >= 100 && !ms_fork_may_wait();
-		if (give_up) {
-			ms_fork_skipped_call();
-			return 0;
-		}
-		if (spins < 100)
-			__builtin_ia32_pause();
-		else
-			sched_yield();
-	}
-	return 1;
-}
-
-uint64_t ms_fork_skipped_calls(void)
-{
-	return LOAD(&skipped);
-}
-
-void ms_fork_prepare(void)
-{
-	struct ms_thread *t = &ms_self;
-	parent_pid_at_prepare = getpid();
-	ms_stack_fork_prepare(); /* libunwind's locks: see stack.c */
-	if (t->guard)
-		return; /* fork from our own code: nothing of ours to hold */
-	int around = t->in_update != 0; /* a signal handler interrupted an update */
-	ms_guard_enter(t);
-	holds_locks = around ? 2 : 1;
-	__atomic_add_fetch(&ms_fork_in_progress, 1, __ATOMIC_SEQ_CST);
-	if (around)
-		ms_table_lock_around_update(); /* the update's own stay held */
-	else
-		ms_table_lock();
-	ms_depot_lock();
-}
-
-void ms_fork_parent(void)
-{
-	ms_stack_fork_parent();
-	if (!holds_locks)
-		return;
-	int around = holds_locks == 2;
-	holds_locks = 0;
-	ms_depot_unlock();
-	if (around)
-		ms_table_unlock_around_update();
-	else
-		ms_table_unlock();
-	__atomic_sub_fetch(&ms_fork_in_progress, 1, __ATOMIC_SEQ_CST);
-	ms_guard_leave(&ms_self);
 }
 
 /* A process-shared mutex in memory the parent shares (MAP_SHARED) is one
@@ -210,53 +96,11 @@ static void note_held(struct ms_tstate *ts, void *arg)
 			ms_held_forget(ts, shared[i]);
 }
 
-/* 1: a fork child whose table still has the parent's numbers (see
- * ms_fork_settle); 2: being settled. */
-uint32_t ms_fork_unsettled;
-
-void ms_fork_child(void)
+void ms_forked_note_parent(int parent)
 {
-	struct ms_thread *t = &ms_self;
-	int took = holds_locks;
-	holds_locks = 0;
-	ms_stack_fork_child();
-	parent_pid = parent_pid_at_prepare;
-	STORE(&ms_fork_in_progress, 0);
-	skipped = 0;
-	/* the locks: ours, held by us or by threads that are not here */
-	ms_table_after_fork_child();
-	ms_depot_after_fork_child();
-	ms_blame_after_fork_child();
-	ms_report_after_fork_child();
-	ms_symbols_after_fork_child();
-	/* this thread's new id first, then who held what, then the other
-	 * threads' records go */
-	ms_thread_after_fork_child();
+	parent_pid = parent;
 	norphans = nown = 0;
 	ms_threads_each(note_held, NULL);
-	ms_threads_after_fork_child();
-	/* the numbers: findings and counts from the fork on (the table's
-	 * own, one store per mutex, when the child first needs it) */
-	ms_findings_after_fork_child();
-	ms_order_after_fork_child();
-	ms_robust_after_fork_child();
-	ms_clock_after_fork_child();
-	__atomic_store_n(&ms_fork_unsettled, 1, __ATOMIC_RELEASE);
-	ms_live_after_fork_child(ms_opt.follow != 0);
-	if (!ms_opt.follow) /* MUTEXSTAT_FOLLOW=0: this process is not ours */
-		__atomic_store_n(&ms_active, 0, __ATOMIC_RELEASE);
-	if (took)
-		ms_guard_leave(t);
-	/* the next call takes the slow path, which settles the table
-	 * (init.c): the unlock path looks at unlock_word, the lock path at the
-	 * cache */
-	ms_cache_clear(t);
-	ms_ok_clear(t);
-}
-
-void ms_fork_note_parent(int parent)
-{
-	parent_pid_at_prepare = parent;
 }
 
 static void clear_fork_flags(uintptr_t key, uint32_t r, void *arg)

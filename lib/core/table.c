@@ -4,7 +4,7 @@
 #include "base/clock.h"
 #include "core/counts.h"
 #include "base/fmt.h"
-#include "core/forked.h"
+#include "base/spin.h"
 #include "core/thread.h"
 #include "record/record.h"
 
@@ -165,7 +165,7 @@ static int reach(struct ms_update_locks *l, uint64_t i)
 		if (l->s[k] > top)
 			top = l->s[k];
 	if (st > top) {
-		if (!ms_fork_spin_lock_holding(&stripes[st].lock)) {
+		if (!ms_spin_lock_holding(&stripes[st].lock)) {
 			release_all(l);
 			return -1;
 		}
@@ -189,8 +189,8 @@ static int reach(struct ms_update_locks *l, uint64_t i)
 		}
 	release_all(l);
 	for (unsigned k = 0; k < n; k++) {
-		int got = k == 0 ? ms_fork_spin_lock(&stripes[want[k]].lock)
-				 : ms_fork_spin_lock_holding(&stripes[want[k]].lock);
+		int got = k == 0 ? ms_spin_lock(&stripes[want[k]].lock)
+				 : ms_spin_lock_holding(&stripes[want[k]].lock);
 		if (!got) {
 			release_all(l);
 			return -1;
@@ -214,7 +214,7 @@ lock_for_update(struct ms_update_locks *l, uint64_t home)
 {
 	struct ms_thread *self = &ms_self;
 	if (self->in_update) {
-		ms_fork_skipped_call();
+		ms_spin_skipped_call();
 		return 0;
 	}
 	ms_async_defer(self); /* until the update ends */
@@ -224,7 +224,7 @@ lock_for_update(struct ms_update_locks *l, uint64_t home)
 	self->upd_locks = l;
 	self->in_update = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (ms_fork_spin_lock(&stripes[st].lock)) {
+	if (ms_spin_lock(&stripes[st].lock)) {
 		list_stripe(l, st);
 		return 1;
 	}

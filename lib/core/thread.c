@@ -1,8 +1,7 @@
 /* thread.c - the per-thread state: tid cache and the count of threads that
  * used a mutex. */
 #include "core/thread.h"
-#include "core/forked.h"
-#include "runtime/init.h"
+#include "base/spin.h"
 #include "base/internal.h"
 #include "glibc/real.h"
 

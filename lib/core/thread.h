@@ -13,6 +13,10 @@
 
 #include <stdint.h>
 
+/* Non-zero once the table is mapped and glibc's functions are known (set
+ * by start-up, runtime/init.c). */
+extern int ms_active;
+
 #define MS_HELD 0x80000000u /* in record.owner: the owner still holds it */
 #define MS_CACHE 16         /* entries in a thread's lookup cache */
 #define MS_SPARE 16         /* spare records a thread keeps, at most */

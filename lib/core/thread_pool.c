@@ -2,6 +2,7 @@
  * exit; see thread_pool.h. */
 #define _GNU_SOURCE
 #include "core/thread_pool.h"
+#include "base/spin.h"
 #include "analysis/findings.h"
 #include "base/fmt.h"
 #include "base/internal.h"
@@ -161,8 +162,17 @@ size_t ms_threads_first_bytes(void)
 	return CHUNK * sizeof(struct ms_tstate);
 }
 
+/* base/spin.h asks it: a thread that holds mutexes of the program must
+ * not wait for our locks while a fork is under way. */
+static int self_holds_mutexes(void)
+{
+	const struct ms_tstate *ts = ms_self.ts;
+	return ts && (LOAD(&ts->nheld) != 0 || LOAD(&ts->overflow) != 0);
+}
+
 int ms_threads_init(void)
 {
+	ms_spin_init(self_holds_mutexes);
 	have_key = pthread_key_create(&exit_key, thread_exit) == 0;
 	return have_key ? 0 : -1;
 }

@@ -3,7 +3,6 @@
 #include "glibc/real.h"
 #include "glibc/glibc_fast.h"
 #include "base/internal.h"
-#include "core/thread.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -152,8 +151,9 @@ static int held_for_us(pthread_mutex_t *m)
 		return 0;
 	if (kind == -1 || (kind & MS_KIND_MASK) != PTHREAD_MUTEX_RECURSIVE)
 		return 1;
-	int tid = ms_self.tid ? (int)ms_self.tid : (int)syscall(SYS_gettid);
-	return mutex_holder(m) != tid;
+	/* a system call, not our thread record: this layer sits below it,
+	 * and only a recursive mutex held under another interposer comes here */
+	return mutex_holder(m) != (int)syscall(SYS_gettid);
 }
 
 /* lock_try when the next pthread_mutex_lock is not glibc's: a look, then

@@ -322,7 +322,7 @@ static void header(struct ms_fmt *f, const struct top *t)
 	if (ms_fork_parent_pid())
 		ms_fmt(f, "  forked from pid %d: the numbers start at the fork (what came "
 			  "before is in the parent's report)\n", ms_fork_parent_pid());
-	uint64_t skipped = ms_fork_skipped_calls();
+	uint64_t skipped = ms_spin_skipped_calls();
 	if (skipped)
 		ms_fmt(f, "  %llu calls came while another thread was inside fork() or in a "
 			  "signal handler that\n  interrupted the library: what they needed "

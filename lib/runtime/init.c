@@ -16,6 +16,7 @@
 #include "analysis/findings.h"
 #include "runtime/follow.h"
 #include "core/forked.h"
+#include "runtime/fork.h"
 #include "stacks/symbols.h"
 #include "report/report.h"
 #include "report/altstack.h"

@@ -2,7 +2,8 @@
  * depot.h. */
 #define _GNU_SOURCE
 #include "stacks/depot.h"
-#include "core/forked.h"
+#include "base/spin.h"
+#include "core/thread.h"
 #include "base/internal.h"
 #include "base/options.h"
 #include "stacks/stack.h"
@@ -70,7 +71,7 @@ int ms_depot_lock_for_update(void)
 {
 	struct ms_thread *t = &ms_self;
 	int deferred = ms_async_defer(t);
-	if (!ms_fork_spin_lock(&lock)) {
+	if (!ms_spin_lock(&lock)) {
 		ms_async_resume(t);
 		return 0;
 	}

@@ -16,7 +16,8 @@
 #include "base/address_space.h"
 #include "stacks/cfi.h"
 #include "glibc/loader_lock.h"
-#include "core/forked.h"
+#include "base/spin.h"
+#include "core/thread.h"
 #include "base/internal.h"
 #include "glibc/unwind_fds.h"
 #include "glibc/tls_block.h"
@@ -262,7 +263,7 @@ int ms_stack_begin(void)
 	__atomic_add_fetch(&captures, 1, __ATOMIC_SEQ_CST);
 	capturing++;
 	if (__atomic_load_n(&forking, __ATOMIC_SEQ_CST)) {
-		ms_fork_skipped_call(); /* this stack is not recorded */
+		ms_spin_skipped_call(); /* this stack is not recorded */
 		ms_stack_end();
 		return 0;
 	}
