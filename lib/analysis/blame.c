@@ -87,7 +87,7 @@ static struct key site_key(uint32_t site, uint32_t kind, ms_stack_id stack)
 
 /* Put line l, keyed k, in the hash and at the head of *list; 0 if the
  * hash could not grow (l is then in neither). */
-static int line_insert(struct line *l, const struct key *k, struct ms_blame **list)
+static int line_insert(struct line *l, const struct key *k, void **list)
 {
 	l->key = *k;
 	oom = 0;
@@ -111,7 +111,7 @@ static void line_charge(struct ms_blame *to, uint64_t count, uint64_t total, uin
  * and stack: added to one there, or, as one there, l itself (rekeyed) --
  * a copy of it while a report reads l.  Returns whether l's memory is
  * free for new lines. */
-static int line_to_site(struct line *l, uint32_t site, struct ms_blame **list)
+static int line_to_site(struct line *l, uint32_t site, void **list)
 {
 	struct key k = site_key(site, l->b.kind, l->b.stack);
 	struct line *to;
@@ -136,7 +136,7 @@ static int line_to_site(struct line *l, uint32_t site, struct ms_blame **list)
 	return 0;
 }
 
-void ms_blame_life_ends(uint32_t rec, uint32_t site, struct ms_blame **site_lines)
+void ms_blame_life_ends(uint32_t rec, uint32_t site, void **site_lines)
 {
 	struct ms_cold *c = &ms_table.cold[rec];
 	struct ms_blame *b = c->blame;
@@ -243,4 +243,17 @@ const struct ms_blame *ms_blame_of(uint32_t rec, uint64_t birth)
 	while (b && b->birth != birth)
 		b = b->next;
 	return b;
+}
+
+void ms_blame_each_site(void (*fn)(const struct ms_site *, const struct ms_blame *,
+				   void *),
+			void *arg)
+{
+	const struct ms_table *t = &ms_table;
+	for (uint32_t i = 0; i < LOAD(&t->nsites); i++) {
+		const struct ms_blame *lines =
+			__atomic_load_n(&t->sites[i].blame, __ATOMIC_ACQUIRE);
+		if (lines)
+			fn(&t->sites[i], lines, arg);
+	}
 }

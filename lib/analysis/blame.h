@@ -43,7 +43,7 @@ const struct ms_blame *ms_blame_of(uint32_t rec, uint64_t birth);
  * and stack (made if new), and its memory goes to new lines -- unless a
  * report is reading lines: those stay put, spent.  With the depot's lock
  * held. */
-void ms_blame_life_ends(uint32_t rec, uint32_t site, struct ms_blame **site_lines);
+void ms_blame_life_ends(uint32_t rec, uint32_t site, void **site_lines);
 
 /* The site lines are about to be emptied (a reset): their blame lines
  * (each site's list, sites[0..n)) go to new lines, and are not found
@@ -60,5 +60,12 @@ int ms_blame_reading(void);
 void ms_blame_readers(int delta);
 void ms_blame_after_fork_child(void);
 
+
+/* Calls fn(line, its blame lines, arg) for each site line that has blame
+ * lines (ended lives that made threads wait); a report's, between
+ * ms_blame_readers(1) and (-1). */
+void ms_blame_each_site(void (*fn)(const struct ms_site *s,
+				   const struct ms_blame *lines, void *arg),
+			void *arg);
 
 #endif

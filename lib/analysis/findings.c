@@ -10,6 +10,7 @@
 #include "stacks/depot.h"
 #include "base/internal.h"
 #include "record/record.h"
+#include "stacks/site.h"
 #include "analysis/robust.h"
 #include "core/table.h"
 

@@ -27,7 +27,7 @@ struct ms_finding_mutex {
 	const char *name;       /* mutexstat_name's, NULL none */
 	uint32_t flags;         /* its record's (kind, MS_F_STATIC) */
 	uintptr_t first_caller; /* where first locked */
-	uint32_t first_stack;   /* ... its stack (record.h's MS_SITE_SHARED) */
+	uint32_t first_stack;   /* ... its stack (table.h's MS_SITE_SHARED) */
 	uint32_t init_stack;    /* where initialised (0: no init seen) */
 	uint32_t ended;         /* its life has ended: MS_ENDED_*, 0 not, */
 	uintptr_t ended_at;     /* where (0 unknown), */

@@ -312,18 +312,6 @@ void ms_order_note(struct ms_thread *t, struct ms_tstate *ts, uint32_t r,
 		ms_order_missed(t, ts, r, key, caller);
 }
 
-static uint64_t not_followed; /* ended; live ones are in the threads' records */
-
-void ms_order_not_followed(uint32_t n)
-{
-	__atomic_fetch_add(&not_followed, n, __ATOMIC_RELAXED);
-}
-
-static void add_overflow(struct ms_tstate *ts, void *arg)
-{
-	*(uint64_t *)arg += LOAD(&ts->overflow);
-}
-
 void ms_order_after_fork_child(void)
 {
 	/* the parent's edges are of mutex lives the child does not have (its
@@ -332,13 +320,6 @@ void ms_order_after_fork_child(void)
 	graph.searches = 0;
 	graph.cut_short = 0;
 	graph.readers = 0; /* the parent's report goes on there, not here */
-	not_followed = 0;
-}
-
-void ms_order_after_reset(void)
-{
-	/* what ended before it; those held now are counted when they end */
-	__atomic_store_n(&not_followed, 0, __ATOMIC_RELAXED);
 }
 
 void ms_order_stats(struct ms_order_stats *out)
@@ -349,8 +330,7 @@ void ms_order_stats(struct ms_order_stats *out)
 	out->searches = graph.searches;
 	out->cut_short = graph.cut_short;
 	ms_depot_unlock();
-	out->not_followed = LOAD(&not_followed);
-	ms_threads_each(add_overflow, &out->not_followed);
+	out->not_followed = ms_threads_not_followed();
 }
 
 /* ---- report time ------------------------------------------------------ */

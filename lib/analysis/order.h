@@ -83,8 +83,6 @@ int ms_order_maybe_reused(uint32_t flags, uintptr_t key);
 const char *ms_order_mutex_name(uint32_t r);
 
 void ms_order_after_fork_child(void);
-/* mutexstat_reset: the acquisitions not followed are counted anew. */
-void ms_order_after_reset(void);
 
 struct ms_order_stats {
 	uint64_t edges, dropped;
@@ -94,7 +92,5 @@ struct ms_order_stats {
 	uint64_t not_followed;
 };
 void ms_order_stats(struct ms_order_stats *out);
-/* thread_pool.c: n such acquisitions ended (their unlock, or thread exit). */
-void ms_order_not_followed(uint32_t n);
 
 #endif

@@ -1,12 +1,10 @@
 /* table.c - creating, adding, removing and folding records; see table.h. */
 #include "core/table.h"
-#include "analysis/blame.h"
 #include "base/clock.h"
 #include "core/counts.h"
 #include "base/fmt.h"
 #include "base/spin.h"
 #include "core/thread.h"
-#include "record/record.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -630,6 +628,13 @@ struct ms_cold *ms_cold_slow(uint32_t r)
 
 /* ---- folding a life into its site ------------------------------------ */
 
+static struct ms_table_hooks hooks;
+
+void ms_table_set_hooks(const struct ms_table_hooks *h)
+{
+	hooks = *h;
+}
+
 /* The line of first-lock site `site`, made on first need.  Lines are
  * found through a hash index without a lock; a new one is made under the
  * sites lock.  Past MS_MAX_SITES the rest share the last line. */
@@ -721,79 +726,6 @@ void ms_table_site(uint32_t i, struct ms_site *out)
 	}
 }
 
-void ms_table_each_site_blame(void (*fn)(const struct ms_site *, const struct ms_blame *,
-					 void *),
-			      void *arg)
-{
-	const struct ms_table *t = &ms_table;
-	for (uint32_t i = 0; i < LOAD(&t->nsites); i++) {
-		const struct ms_blame *lines =
-			__atomic_load_n(&t->sites[i].blame, __ATOMIC_ACQUIRE);
-		if (lines)
-			fn(&t->sites[i], lines, arg);
-	}
-}
-
-/* Room for a copy of a life's history (the depot's lock held); NULL when
- * the depot's memory is spent, or the copies have had their share of it:
- * a sixteenth (4 MiB of the default 64: 6,898 copies of 16 entries, more
- * than there are site lines; 169 of MUTEXSTAT_HISTORY=1024), so that they
- * never take the memory of call stacks. */
-static struct ms_site_history *site_history_new(const struct ms_table *t)
-{
-	static size_t history_bytes;
-	struct ms_depot_stats st;
-	uint32_t cap = t->history_len + MS_FAIL_RING;
-	size_t bytes = sizeof(struct ms_site_history) +
-		       cap * (sizeof(struct ms_op) + sizeof(uint64_t));
-	ms_depot_stats(&st);
-	if (history_bytes + bytes > st.budget / 16)
-		return NULL;
-	struct ms_site_history *h = ms_depot_alloc(bytes);
-	if (!h)
-		return NULL;
-	history_bytes += bytes;
-	h->cap = cap;
-	h->ops = (struct ms_op *)(h + 1);
-	h->ticks = (uint64_t *)(h->ops + cap);
-	return h;
-}
-
-/* Entry e, unless empty (side ring entries not used). */
-static inline void history_copy(struct ms_site_history *h, const struct ms_op *e,
-				const uint64_t *ticks)
-{
-	if (h->n == h->cap || !LOAD(&e->stamp))
-		return;
-	h->ops[h->n].stamp = LOAD(&e->stamp);
-	h->ops[h->n].what = LOAD(&e->what);
-	h->ticks[h->n++] = LOAD(ticks);
-}
-
-/* Life r's history, into its site line s's copy: the side ring, and of
- * the main ring the positions this life wrote (all once it has wrapped);
- * the depot's lock held, no report reading. */
-static void keep_history(struct ms_table *t, uint32_t r, struct ms_site *s)
-{
-	struct ms_site_history *h = s->history ? s->history : site_history_new(t);
-	if (!h)
-		return;
-	const struct ms_record *rec = ms_rec(r);
-	const struct ms_cold *c = &t->cold[r];
-	uint32_t ops = LOAD(&rec->ops);
-	uint32_t used = ops >= t->history_len || (!ops && ms_history_wrapped(rec))
-				? t->history_len : ops;
-	h->n = 0;
-	h->birth = LOAD(&rec->birth);
-	for (int i = 0; i < MS_FAIL_RING; i++)
-		history_copy(h, &c->fail[i], &c->fail_ticks[i]);
-	for (uint32_t i = 0; i < used; i++) {
-		const struct ms_op *e = ms_history_at(r, i);
-		history_copy(h, e, ms_history_ticks(e));
-	}
-	__atomic_store_n(&s->history, h, __ATOMIC_RELEASE);
-}
-
 /* What the newest life of site line s that waited, failed or was named
  * leaves there besides sums: its name, its stacks, its history, and its
  * blame lines merged with the line's. */
@@ -804,15 +736,8 @@ static void keep_newest_life(struct ms_table *t, uint32_t r, struct ms_site *s)
 		STORE(&s->name, name);
 	STORE(&s->first_stack, LOAD(&ms_rec(r)->first_stack));
 	STORE(&s->init_stack, LOAD(&t->init_stacks[r]));
-	struct ms_thread *self = &ms_self;
-	ms_guard_enter(self); /* a signal handler must not spin on our lock */
-	if (ms_depot_lock_for_update()) {
-		ms_blame_life_ends(r, (uint32_t)(s - t->sites), &s->blame);
-		if (!ms_blame_reading()) /* a report reads the copy */
-			keep_history(t, r, s);
-		ms_depot_unlock();
-	}
-	ms_guard_leave(self);
+	if (hooks.keep_life)
+		hooks.keep_life(r, s);
 }
 
 /* The numbers of a life that waited, failed or was named (its cold part),
@@ -898,8 +823,9 @@ fold(struct ms_table *t, uint32_t r, struct ms_stripe *st)
 	uintptr_t site = LOAD(&rec->first_caller);
 	uint32_t first_stack = LOAD(&rec->first_stack);
 	int wrapped = 0;
-	if (unlikely(first_stack && !(first_stack & MS_SITE_SHARED))) {
-		uintptr_t beyond = ms_site_beyond_wrapper(site, first_stack);
+	if (unlikely(first_stack && !(first_stack & MS_SITE_SHARED)) &&
+	    hooks.site_beyond_wrapper) {
+		uintptr_t beyond = hooks.site_beyond_wrapper(site, first_stack);
 		wrapped = beyond != site; /* a wrapper's life: its caller's line */
 		site = beyond;
 	}
@@ -1170,10 +1096,7 @@ uint64_t ms_reset_ticks;
  * unless a report reads them.  All update locks held: no life ends. */
 static void sites_empty(struct ms_table *t)
 {
-	ms_depot_lock();
-	ms_blame_sites_reset(t->sites, t->nsites);
-	int reading = ms_blame_reading();
-	ms_depot_unlock();
+	int reading = hooks.sites_reset ? hooks.sites_reset(t->sites, t->nsites) : 0;
 	for (uint32_t i = 0; i < t->nsites; i++) {
 		struct ms_site_history *h = reading ? NULL : t->sites[i].history;
 		memset(&t->sites[i], 0, sizeof t->sites[i]);

@@ -31,7 +31,6 @@
 #include "core/thread.h"
 #include "core/thread_pool.h"
 
-struct ms_blame;
 
 #include <stddef.h>
 #include <stdint.h>
@@ -164,7 +163,7 @@ struct ms_cold {
 	uint64_t exited_since;
 	uint32_t exited_tid;
 	const char *name;
-	struct ms_blame *blame;   /* waiting and holding stacks (blame.c) */
+	void *blame; /* waiting and holding stacks: analysis/blame.c's lines */
 	uint32_t release_seq;     /* unlocks that found a sampled waiter */
 	uint64_t release_pub[4];  /* their stacks: seq << 32 | stack id */
 	/* Contention events, to pick the sampled ones: bumped without a
@@ -175,6 +174,11 @@ struct ms_cold {
 	struct ms_op fail[MS_FAIL_RING];
 	uint64_t fail_ticks[MS_FAIL_RING];
 };
+
+/* In a first-lock or init stack: the stack is this call site's, captured
+ * for an earlier mutex, so only its first frame is known to be this
+ * mutex's (the report shows that one alone).  Depot ids stay below it. */
+#define MS_SITE_SHARED 0x80000000u
 
 /* What a destroyed mutex leaves behind, summed per first-lock site. */
 struct ms_site {
@@ -194,7 +198,7 @@ struct ms_site {
 	 * mutex's does: their blame lines merged by stack (blame.c), and the
 	 * newest such life's name, first-lock and init stacks and recent
 	 * operations (NULL until one ends). */
-	struct ms_blame *blame;
+	void *blame; /* analysis/blame.c's lines */
 	const char *name;
 	uint32_t first_stack, init_stack;
 	struct ms_site_history *history;
@@ -268,13 +272,6 @@ struct ms_stripe {
 /* Site line i as the report shows it: with the lives the stripes still
  * hold for it. */
 void ms_table_site(uint32_t i, struct ms_site *out);
-
-/* Calls fn(line, its blame lines, arg) for each site line that has blame
- * lines (ended lives that made threads wait); a report's, between
- * ms_blame_readers(1) and (-1). */
-void ms_table_each_site_blame(void (*fn)(const struct ms_site *s,
-					 const struct ms_blame *lines, void *arg),
-			      void *arg);
 
 /* Fork from a signal handler that interrupted an update of this thread:
  * every other update lock, for a while each (fork.c). */
@@ -457,6 +454,23 @@ static inline uint64_t *ms_history_ticks(const struct ms_op *e)
 }
 
 int ms_table_init(uint32_t capacity, uint32_t history_len);
+
+/* What the end of a life asks of the layers above the table, which keep
+ * call-site stacks and blame (registered once at start-up; each may be
+ * NULL, as in unit tests).  They run with the ending life's update lock
+ * held, only for the rare lives that need them. */
+struct ms_table_hooks {
+	/* The line a life of a wrapper (a site whose first-lock stacks name
+	 * different callers) is summed on: its caller's; else site. */
+	uintptr_t (*site_beyond_wrapper)(uintptr_t site, uint32_t first_stack);
+	/* Life r, which waited, failed or was named, ends on site line s:
+	 * keep its blame lines and a copy of its history there. */
+	void (*keep_life)(uint32_t r, struct ms_site *s);
+	/* mutexstat_reset: the site lines' blame lines go; non-zero if a
+	 * report reads their history copies now (they must stay). */
+	int (*sites_reset)(struct ms_site *sites, uint32_t n);
+};
+void ms_table_set_hooks(const struct ms_table_hooks *hooks);
 /* The address space ms_table_init maps for that capacity. */
 size_t ms_table_bytes(uint32_t capacity, uint32_t history_len);
 

@@ -3,10 +3,8 @@
 #define _GNU_SOURCE
 #include "core/thread_pool.h"
 #include "base/spin.h"
-#include "analysis/findings.h"
 #include "base/fmt.h"
 #include "base/internal.h"
-#include "analysis/order.h"
 #include "core/table.h"
 #include "core/thread.h"
 
@@ -37,6 +35,8 @@ static struct ms_tstate *late_list;
 #define LATE 2
 static pthread_key_t exit_key;
 static int have_key;
+static void (*held_at_exit)(const struct ms_tstate *ts);
+static uint64_t not_followed; /* ended; live ones are in the threads' records */
 
 /* Asynchronous cancellation deferred meanwhile (thread.h). */
 static void pool_lock(void)
@@ -130,8 +130,8 @@ static void thread_exit(void *arg)
 		}
 	}
 	exit_deferred = 1;
-	if (ts->nheld || ts->overflow)
-		ms_finding_held_at_exit(ts);
+	if ((ts->nheld || ts->overflow) && held_at_exit)
+		held_at_exit(ts);
 	/* the start of each timed hold it ends with, for the report's "held
 	 * for" (thread_pool.h: the held set goes with the thread) */
 	for (uint32_t i = 0; i < ts->nheld && i < MS_HELD_MAX; i++)
@@ -141,7 +141,7 @@ static void thread_exit(void *arg)
 			STORE(&c->exited_since, ts->held[i].since);
 		}
 	if (ts->overflow)
-		ms_order_not_followed(ts->overflow);
+		ATOMIC_ADD(&not_followed, ts->overflow);
 	ts->nheld = 0; /* held[].since may stay set: reuse zeroes held[] */
 	ts->overflow = 0;
 	ms_table_thread_exit(t);
@@ -170,8 +170,27 @@ static int self_holds_mutexes(void)
 	return ts && (LOAD(&ts->nheld) != 0 || LOAD(&ts->overflow) != 0);
 }
 
-int ms_threads_init(void)
+static void add_overflow(struct ms_tstate *ts, void *arg)
 {
+	*(uint64_t *)arg += LOAD(&ts->overflow);
+}
+
+uint64_t ms_threads_not_followed(void)
+{
+	uint64_t n = LOAD(&not_followed);
+	ms_threads_each(add_overflow, &n);
+	return n;
+}
+
+void ms_threads_not_followed_reset(void)
+{
+	/* what ended before; those held now are counted when they end */
+	__atomic_store_n(&not_followed, 0, __ATOMIC_RELAXED);
+}
+
+int ms_threads_init(void (*at_exit)(const struct ms_tstate *ts))
+{
+	held_at_exit = at_exit;
 	ms_spin_init(self_holds_mutexes);
 	have_key = pthread_key_create(&exit_key, thread_exit) == 0;
 	return have_key ? 0 : -1;
@@ -226,6 +245,7 @@ struct ms_tstate *ms_tstate_new(uint32_t tid)
 
 void ms_threads_after_fork_child(void)
 {
+	not_followed = 0; /* the child counts its own */
 	/* The pool lock held at the fork: another thread was changing the
 	 * pool, and fresh and fresh_left may disagree (a new chunk half
 	 * taken).  Its records not handed out are given up, not trusted. */
@@ -303,7 +323,7 @@ uint64_t ms_held_remove(struct ms_tstate *ts, uint32_t rec)
 		}
 	if (ts->overflow) {
 		ts->overflow--; /* one of those not followed */
-		ms_order_not_followed(1);
+		ATOMIC_ADD(&not_followed, 1);
 	}
 	return 0;
 }

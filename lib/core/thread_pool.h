@@ -102,7 +102,16 @@ static inline unsigned ms_edge_slot(uint32_t a, uint32_t b)
 	return (a * 0x9e3779b1u + b) & (MS_EDGE_CACHE - 1);
 }
 
-int ms_threads_init(void);
+/* At start-up: make the key whose destructor ends each thread's record;
+ * held_at_exit (may be NULL) is told of a thread that exits holding
+ * mutexes, before its held set goes. */
+int ms_threads_init(void (*held_at_exit)(const struct ms_tstate *ts));
+
+/* Acquisitions made while their thread already held MS_HELD_MAX mutexes,
+ * so no lock-order edge leads out of them: those ended and those still
+ * held.  The count starts again at a reset and in a fork child. */
+uint64_t ms_threads_not_followed(void);
+void ms_threads_not_followed_reset(void);
 /* The address space the first thread records take (one mapped chunk). */
 size_t ms_threads_first_bytes(void);
 /* The calling thread's record, made on first use; NULL if none can be had

@@ -92,7 +92,7 @@ int ms_write_folded(int fd, enum ms_blame_kind kind)
 	ms_fmt_init(&f, buf, sizeof buf, fd);
 	struct ctx c = { &f, kind };
 	ms_table_each(one_mutex, &c);
-	ms_table_each_site_blame(one_site, &c);
+	ms_blame_each_site(one_site, &c);
 	ms_fmt_flush(&f);
 	if (f.failed)
 		errno = f.failed;

@@ -24,6 +24,7 @@
 #include "base/options.h"
 #include "analysis/order.h"
 #include "record/record.h"
+#include "stacks/site.h"
 #include "report/report_stacks.h"
 #include "analysis/robust.h"
 #include "stacks/symbols.h"

@@ -728,7 +728,7 @@ int ms_write_pprof(int fd)
 	pb_uint(&P.pb, PROFILE_COMMENT, str(comment));
 
 	ms_table_each(one_mutex, NULL);
-	ms_table_each_site_blame(one_site, NULL);
+	ms_blame_each_site(one_site, NULL);
 	write_mappings();
 	put(&P.pb, P.strtab.p, P.strtab.len);
 

@@ -10,6 +10,7 @@
 #include "analysis/blame.h"
 #include "core/counts.h"
 #include "record/record.h"
+#include "stacks/site.h"
 #include "report/report_stacks.h"
 #include "report/report_hist.h"
 #include "report/out_folded.h"

@@ -9,6 +9,7 @@
 #include "base/clock.h"
 #include "base/options.h"
 #include "record/record.h"
+#include "stacks/site.h"
 #include "analysis/findings.h"
 #include "analysis/order.h"
 #include "stacks/stack.h"

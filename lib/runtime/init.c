@@ -2,6 +2,7 @@
  * first), registering the fork handlers (fork.c), and the report at exit. */
 #define _GNU_SOURCE
 #include "runtime/init.h"
+#include "analysis/ended.h"
 #include "base/address_space.h"
 #include "base/clock.h"
 #include "runtime/crash.h"
@@ -311,13 +312,14 @@ static void start(void)
 		ms_follow_stop(); /* before any child can be started */
 	ms_real_resolve();
 	ms_stack_init();
-	ms_threads_init();
+	ms_threads_init(ms_finding_held_at_exit);
 	ms_live_init();
 	ms_crash_init();
 	fit_address_space_limit();
 	if (ms_depot_init((size_t)ms_opt.stack_memory << 20) != 0)
 		ms_warn("mutexstat: cannot map the memory for call stacks "
 			"(MUTEXSTAT_STACK_MEMORY); the report has none\n");
+	ms_ended_init();
 	int got = ms_table_init((uint32_t)ms_opt.table_size,
 				(uint32_t)ms_opt.history);
 	if (!got) {

@@ -74,7 +74,7 @@ MS_EXPORT void mutexstat_reset(void)
 	}
 	ms_guard_enter(&ms_self);
 	ms_table_reset_running();
-	ms_order_after_reset();
+	ms_threads_not_followed_reset();
 	ms_findings_reset();
 	ms_guard_leave(&ms_self);
 }

@@ -15,6 +15,7 @@
 #include "analysis/waitfor.h"
 #include "glibc/real.h"
 #include "record/record.h"
+#include "stacks/site.h"
 
 #include <errno.h>
 #include <sys/syscall.h>

@@ -7,6 +7,7 @@
  * Every test runs in its own forked child (see main.c) and maps a fresh
  * depot with ms_depot_init, so tests never see each other's stacks.  No
  * stack is captured here: the frames are made-up addresses. */
+#include "analysis/ended.h"
 #include "suites.h"
 
 #include "analysis/blame.h"
@@ -317,6 +318,7 @@ static uint64_t blame_birth;
 
 static void blame_setup(void)
 {
+	ms_ended_init(); /* the hooks start-up gives the table */
 	ck_assert_int_eq(ms_table_init(1024, 16), 1024);
 	depot_init(MIB);
 	uint64_t clock = 0;

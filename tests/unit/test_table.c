@@ -7,6 +7,7 @@
  * table in its fixture, so tests never see each other's records.  Loops
  * that run many times check with a plain `if` and ck_abort_msg(): in fork
  * mode each passing ck_assert writes a checkpoint to a pipe. */
+#include "analysis/ended.h"
 #include "suites.h"
 
 #include "stacks/depot.h"
@@ -34,6 +35,7 @@ static struct ms_table_counts counts(void)
 
 static void table_init(uint32_t capacity, uint32_t history)
 {
+	ms_ended_init(); /* the hooks start-up gives the table */
 	ck_assert_int_eq(ms_table_init(capacity, history), (int)capacity);
 	ck_assert_uint_eq(ms_table.capacity, capacity);
 	ck_assert_uint_eq(ms_table.index_mask, 2 * (uint64_t)capacity - 1);

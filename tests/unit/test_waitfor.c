@@ -28,7 +28,7 @@ static void setup(void)
 {
 	ck_assert_int_eq(ms_table_init(1024, 16), 1024);
 	ms_clock_init();
-	ck_assert_int_eq(ms_threads_init(), 0);
+	ck_assert_int_eq(ms_threads_init(NULL), 0);
 	uint64_t clock = 0;
 	for (unsigned i = 0; i < 16; i++) {
 		rec[i] = ms_table_add(KEY(i), 1, &clock);

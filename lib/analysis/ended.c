@@ -1,0 +1,104 @@
+/* ended.c - what a mutex life that waited, failed or was named leaves on
+ * its first-lock site's line when it ends: its blame lines and a copy of
+ * its recent operations, in the stack depot's memory.  The table calls
+ * these through its hooks (core/table.h), which start-up registers. */
+#include "analysis/ended.h"
+#include "analysis/blame.h"
+#include "base/internal.h"
+#include "core/table.h"
+#include "core/thread.h"
+#include "stacks/depot.h"
+#include "stacks/site.h"
+
+/* Room for a copy of a life's history (the depot's lock held); NULL when
+ * the depot's memory is spent, or the copies have had their share of it:
+ * a sixteenth (4 MiB of the default 64: 6,898 copies of 16 entries, more
+ * than there are site lines; 169 of MUTEXSTAT_HISTORY=1024), so that they
+ * never take the memory of call stacks. */
+static struct ms_site_history *site_history_new(const struct ms_table *t)
+{
+	static size_t history_bytes;
+	struct ms_depot_stats st;
+	uint32_t cap = t->history_len + MS_FAIL_RING;
+	size_t bytes = sizeof(struct ms_site_history) +
+		       cap * (sizeof(struct ms_op) + sizeof(uint64_t));
+	ms_depot_stats(&st);
+	if (history_bytes + bytes > st.budget / 16)
+		return NULL;
+	struct ms_site_history *h = ms_depot_alloc(bytes);
+	if (!h)
+		return NULL;
+	history_bytes += bytes;
+	h->cap = cap;
+	h->ops = (struct ms_op *)(h + 1);
+	h->ticks = (uint64_t *)(h->ops + cap);
+	return h;
+}
+
+/* Entry e, unless empty (side ring entries not used). */
+static inline void history_copy(struct ms_site_history *h, const struct ms_op *e,
+				const uint64_t *ticks)
+{
+	if (h->n == h->cap || !LOAD(&e->stamp))
+		return;
+	h->ops[h->n].stamp = LOAD(&e->stamp);
+	h->ops[h->n].what = LOAD(&e->what);
+	h->ticks[h->n++] = LOAD(ticks);
+}
+
+/* Life r's history, into its site line s's copy: the side ring, and of
+ * the main ring the positions this life wrote (all once it has wrapped);
+ * the depot's lock held, no report reading. */
+static void keep_history(struct ms_table *t, uint32_t r, struct ms_site *s)
+{
+	struct ms_site_history *h = s->history ? s->history : site_history_new(t);
+	if (!h)
+		return;
+	const struct ms_record *rec = ms_rec(r);
+	const struct ms_cold *c = &t->cold[r];
+	uint32_t ops = LOAD(&rec->ops);
+	uint32_t used = ops >= t->history_len || (!ops && ms_history_wrapped(rec))
+				? t->history_len : ops;
+	h->n = 0;
+	h->birth = LOAD(&rec->birth);
+	for (int i = 0; i < MS_FAIL_RING; i++)
+		history_copy(h, &c->fail[i], &c->fail_ticks[i]);
+	for (uint32_t i = 0; i < used; i++) {
+		const struct ms_op *e = ms_history_at(r, i);
+		history_copy(h, e, ms_history_ticks(e));
+	}
+	__atomic_store_n(&s->history, h, __ATOMIC_RELEASE);
+}
+
+static void keep_life(uint32_t r, struct ms_site *s)
+{
+	struct ms_table *t = &ms_table;
+	struct ms_thread *self = &ms_self;
+	ms_guard_enter(self); /* a signal handler must not spin on our lock */
+	if (ms_depot_lock_for_update()) {
+		ms_blame_life_ends(r, (uint32_t)(s - t->sites), &s->blame);
+		if (!ms_blame_reading()) /* a report reads the copy */
+			keep_history(t, r, s);
+		ms_depot_unlock();
+	}
+	ms_guard_leave(self);
+}
+
+static int sites_reset(struct ms_site *sites, uint32_t n)
+{
+	ms_depot_lock();
+	ms_blame_sites_reset(sites, n);
+	int reading = ms_blame_reading();
+	ms_depot_unlock();
+	return reading;
+}
+
+void ms_ended_init(void)
+{
+	static const struct ms_table_hooks hooks = {
+		.site_beyond_wrapper = ms_site_beyond_wrapper,
+		.keep_life = keep_life,
+		.sites_reset = sites_reset,
+	};
+	ms_table_set_hooks(&hooks);
+}

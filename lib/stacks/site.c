@@ -1,0 +1,99 @@
+/* site.c - the call-site stack cache; see site.h. */
+#include "stacks/site.h"
+#include "core/thread.h"
+#include "stacks/depot.h"
+
+struct ms_site_entry ms_site_cache[MS_SITE_CACHE];
+
+/* The second frame of stack id, 0 if it has none. */
+static uintptr_t second_frame(ms_stack_id id)
+{
+	const uintptr_t *frames;
+	return ms_depot_get(id, &frames) >= 2 ? frames[1] : 0;
+}
+
+/* A failed capture's stand-in: the call site alone (guarded: the depot's
+ * lock is one a signal handler's mutex call must not wait for). */
+static ms_stack_id site_alone(uintptr_t caller)
+{
+	struct ms_thread *t = &ms_self;
+	ms_guard_enter(t);
+	ms_stack_id id = ms_depot_put(&caller, 1);
+	ms_guard_leave(t);
+	return id;
+}
+
+/* An entry of the site cache for caller: its first capture (or a failed
+ * capture's stand-in) and whether it is shared. */
+static void site_entry_new(struct ms_site_entry *e, uintptr_t caller, ms_stack_id id,
+			   int failed)
+{
+	/* no caller matches while the entry changes; the caller goes in last */
+	STORE(&e->caller, 0);
+	STORE(&e->captures, failed ? MS_SITE_FALLBACK : 1);
+	STORE(&e->recheck, failed ? MS_SITE_RECHECK_LAST : MS_SITE_RECHECK_FIRST);
+	STORE(&e->second, failed ? 0 : second_frame(id));
+	STORE(&e->id, id);
+	/* a failed capture's stand-in is shared until a recheck captures */
+	STORE(&e->check, (uint32_t)caller ^ id ^ (failed ? 0 : MS_SITE_CAPTURING));
+	STORE(&e->caller, caller);
+}
+
+/* A capture at a call site: the first of a site (or of one that took
+ * another's slot) is the one its mutexes will share; a later one from
+ * another caller of the site's function marks the site as a wrapper
+ * (record.h). */
+ms_stack_id ms_site_capture(uintptr_t caller)
+{
+	ms_stack_id id = ms_stack_here();
+	int failed = !id;
+	if (failed) /* no unwinder, a fork under way, the depot full */
+		id = site_alone(caller);
+	struct ms_site_entry *e = &ms_site_cache[ms_site_slot(caller)];
+	uint32_t first = LOAD(&e->id), n = LOAD(&e->captures);
+	int mine = LOAD(&e->caller) == caller &&
+		   ((LOAD(&e->check) ^ (uint32_t)caller ^ first) & ~MS_SITE_CAPTURING) == 0;
+	if (!mine || (!failed && (n & MS_SITE_FALLBACK))) {
+		site_entry_new(e, caller, id, failed);
+		return id;
+	}
+	if (failed)
+		return id; /* says nothing of the site */
+	if (second_frame(id) != LOAD(&e->second))
+		n |= MS_SITE_VARIES;
+	uint32_t made = n & ~MS_SITE_VARIES;
+	if (made < MS_SITE_OWN)
+		n++, made++;
+	STORE(&e->captures, n);
+	int shared;
+	if (n & MS_SITE_VARIES) { /* its stacks given, it rests */
+		shared = made >= MS_SITE_OWN;
+		STORE(&e->recheck, ~0u);
+	} else if ((shared = made >= MS_SITE_PROBE)) { /* agreed again */
+		uint32_t mask = made == MS_SITE_PROBE ? MS_SITE_RECHECK_FIRST
+						      : LOAD(&e->recheck) * 2 + 1;
+		STORE(&e->recheck, mask < MS_SITE_RECHECK_LAST ? mask : MS_SITE_RECHECK_LAST);
+	}
+	STORE(&e->check, (uint32_t)caller ^ first ^ (shared ? 0 : MS_SITE_CAPTURING));
+	return id;
+}
+
+/* The call site alone, as a stack of one frame.  Not the stack cached for
+ * it: that was captured at the site's first lock, maybe of another mutex
+ * from another caller (a MISUSE in from_gamma() read from_delta()). */
+ms_stack_id ms_site_stack_known(uintptr_t caller)
+{
+	return ms_depot_put(&caller, 1);
+}
+
+uintptr_t ms_site_beyond_wrapper(uintptr_t site, uint32_t id)
+{
+	const struct ms_site_entry *e = &ms_site_cache[ms_site_slot(site)];
+	const uintptr_t *frames;
+	if (!id || (id & MS_SITE_SHARED) || LOAD(&e->caller) != site ||
+	    !(LOAD(&e->captures) & MS_SITE_VARIES) || ms_depot_get(id, &frames) < 2 ||
+	    frames[0] != site)
+		return site;
+	return frames[1];
+}
+
