@@ -368,8 +368,8 @@ void ms_finding_held_at_exit(const struct ms_tstate *ts)
 	give();
 }
 
-uint32_t ms_finding_self_deadlock(struct ms_tstate *ts, uint32_t rec, uintptr_t key,
-				  enum ms_self_kind kind)
+static uint32_t note_self(struct ms_tstate *ts, uint32_t rec, uintptr_t key,
+			  enum ms_self_kind kind)
 {
 	uintptr_t first_caller = 0;
 	uint32_t n = ts->nheld;
@@ -400,6 +400,23 @@ uint32_t ms_finding_self_deadlock(struct ms_tstate *ts, uint32_t rec, uintptr_t 
 		selfs[nselfs++] = s;
 	give();
 	return s.relock;
+}
+
+static void (*announce)(void);
+
+void ms_findings_on_self_deadlock(void (*fn)(void))
+{
+	__atomic_store_n(&announce, fn, __ATOMIC_RELEASE);
+}
+
+uint32_t ms_finding_self_deadlock(struct ms_tstate *ts, uint32_t rec, uintptr_t key,
+				  enum ms_self_kind kind)
+{
+	uint32_t stack = note_self(ts, rec, key, kind);
+	void (*fn)(void) = __atomic_load_n(&announce, __ATOMIC_ACQUIRE);
+	if (kind == MS_SELF_FOREVER && fn)
+		fn();
+	return stack;
 }
 
 /* The mutexes h ended holding that are still a finding at report time:

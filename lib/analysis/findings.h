@@ -100,13 +100,15 @@ void ms_findings_stats(struct ms_findings_stats *out);
 void ms_finding_held_at_exit(const struct ms_tstate *ts);
 
 /* A thread relocks a mutex it holds: recorded before the call goes to
- * glibc.  One that never returns is said at once by the dump thread
- * (waitfor.c, ms_live_announce). */
+ * glibc.  One that never returns is told at once to the function
+ * registered with ms_findings_on_self_deadlock (the dump thread's, which
+ * says it on stderr: runtime/dump.c). */
 enum ms_self_kind {
 	MS_SELF_FOREVER,  /* lock: never returns */
 	MS_SELF_TIMEOUT,  /* timed lock: waits for itself until its deadline */
 	MS_SELF_AVERTED,  /* errorcheck: glibc answered EDEADLK */
 };
+void ms_findings_on_self_deadlock(void (*announce)(void));
 /* Returns the stack of the relock (0 if not captured: a repeat). */
 uint32_t ms_finding_self_deadlock(struct ms_tstate *ts, uint32_t rec, uintptr_t key,
 				  enum ms_self_kind kind);

@@ -1,71 +1,81 @@
-/* waitfor.h - the state of a running (or hung) program: which threads wait
- * for which mutexes held by whom, and the report on a signal or from the
- * watchdog, written by a thread of ours. */
-#ifndef MUTEXSTAT_LIVE_H
-#define MUTEXSTAT_LIVE_H
-
-#include "base/fmt.h"
+/* waitfor.h - the wait-for graph of a running (or hung) program: which
+ * threads wait for which mutexes held by whom, read from the threads'
+ * records without stopping them.  Report time only: the text report
+ * (report/waitfor_text.c), JSON, DOT and the watchdog read it. */
+#ifndef MUTEXSTAT_WAITFOR_H
+#define MUTEXSTAT_WAITFOR_H
 
 #include <stdint.h>
 
-/* Install the dump signal's handler and start the dump thread (when
- * MUTEXSTAT_SIGNAL is not none, the watchdog or crash reports are on).  A
- * dump signal (or SIGRTMAX-3) that already has a handler or is ignored is
- * left to the program: live dumps are then off, with a one-line note. */
-int ms_live_init(void);
+struct ms_tstate;
 
-/* For crash.c, from a signal handler.  ms_live_crash_report asks the dump
- * thread for the process's last report (written where the exit report
- * goes); -1 if this process has no dump thread (a child of fork) or the
- * caller is the dump thread.  _done says it is written. */
-int ms_live_crash_report(void);
-int ms_live_crash_report_done(void);
-int ms_live_in_dump_thread(void);
-/* Whether the calling thread runs a signal handler (init.c: exit() from
- * one has the exit report written by the dump thread). */
-int ms_live_in_signal_handler(void);
-extern int ms_live_aborting; /* the watchdog's abort (MUTEXSTAT_ON_DEADLOCK) */
-/* The dump thread is started late where it can be (see waitfor.c for when):
- * ms_live_pending says it waits, for the program's second thread
- * (ms_live_thread_created), a wait (ms_live_before_wait: in a process
- * with one thread, a wait for another process, a process-shared mutex or
- * one a fork child's parent held, so a dump must be possible then), or
- * the next mutex call (ms_live_at_call).  A fork child gets a pipe of its
- * own for the dump signal; not followed (MUTEXSTAT_FOLLOW=0), the signals
- * get back the dispositions they had before the library. */
-void ms_live_after_fork_child(int follow);
-extern uint32_t ms_live_pending;
-void ms_live_at_call(void);
-void ms_live_thread_created(void);
-void ms_live_waits(void);
-/* A self-deadlock that never returns was just recorded: the dump thread
- * says it on stderr (started for it if need be, even with no dump signal
- * nor watchdog), or, where none can be had, the calling thread. */
-void ms_live_announce(void);
-static inline void ms_live_before_wait(void)
-{
-	if (__builtin_expect(__atomic_load_n(&ms_live_pending, __ATOMIC_RELAXED), 0))
-		ms_live_waits();
-}
+/* One wait of a snapshot, and where it leads. */
+#define MS_WAITERS_MAX 4096
 
-/* Print DEADLOCK findings (wait-for cycles, waits on mutexes whose owner
- * has exited) and WAIT CHAIN lines from the current wait-for graph.
- * Returns the number of deadlocks. */
-int ms_live_print(struct ms_fmt *f);
+struct ms_waiter {
+	struct ms_tstate *ts;
+	uint32_t tid, rec, stack;
+	uintptr_t key, caller;
+	uint64_t since;
+	int timed;       /* the wait has a deadline: it gives up then */
+	uint32_t owner;  /* tid holding the mutex, 0 if free now */
+	uint32_t foreign; /* a process-shared mutex held in another process:
+			     glibc's owner, a thread of that process */
+	struct ms_tstate *owner_ts; /* the owner's record, NULL if none here */
+	uintptr_t taken_at;   /* where the owner took it (its held set), 0 unknown */
+	/* the owner's condition wait (its mutex, 0 none), when that wait and
+	 * this one were both under way while the owner held this mutex */
+	uintptr_t cond_key, cond_caller;
+	uint64_t cond_since;
+	int next;        /* index of the owner among waiters, -1 none */
+	int done;
+	int changed;     /* the wait ended, or its mutex changed hands, while
+			    the graph was read (snapshot) */
+	int lasted;      /* the same wait, owner (and its condition wait)
+			    after COND_LASTS_MS */
+	int stuck;       /* the chain from here ends at a condition wait, and
+			    all of it lasted COND_LASTS_MS */
+	int retake;      /* the thread is in a condition wait, blocked taking
+			    its mutex back (glibc's retake, inside the wait:
+			    `caller` and `since` are the condition wait's) */
+};
+
+/* Up to MS_WAITERS_MAX waits now, into w, each with its owner's index
+ * (next); *moment is when.  Returns how many. */
+int ms_waitfor_snapshot(struct ms_waiter *w, uint64_t *moment);
+/* The last waiter of the chain from waiter i, -1 if it runs into a
+ * cycle. */
+int ms_waitfor_chain_end(const struct ms_waiter *w, int n, int i);
+/* Whether the cycle through waiter i has a wait with a deadline in it:
+ * then it ends when that wait gives up. */
+int ms_waitfor_cycle_timed(const struct ms_waiter *w, int n, int i);
+
+/* Who holds the mutex at the end of a chain, when that is not a thread
+ * here that runs or waits. */
+enum ms_far {
+	FAR_HERE,    /* a thread of this process */
+	FAR_EXITED,  /* a thread of this process that has exited */
+	FAR_PARENT,  /* a thread of the parent: held when this process forked */
+	FAR_OTHER,   /* a thread of another process (process-shared) */
+	FAR_GONE,    /* a thread of another process that no longer exists */
+	FAR_UNSEEN,  /* a thread id that names no process here sharing it */
+};
+enum ms_far ms_waitfor_far_owner(const struct ms_waiter *w);
+/* The process a thread id belongs to (its Tgid), 0 if no such thread (or
+ * it has exited and waits to be reaped). */
+int ms_waitfor_process_of(uint32_t tid);
 
 /* How many waits in the wait-for graph now are in deadlocks that cannot end
  * by themselves (a cycle without a timed lock, a wait on a mutex whose
  * holder is gone), 0 if none:
  * what MUTEXSTAT_ON_DEADLOCK=abort aborts on.  Dump thread only. */
-int ms_live_certain_deadlocks(void);
+int ms_waitfor_certain_deadlocks(void);
 
 /* How many threads wait for a mutex now. */
-int ms_live_waiting(void);
-
-struct ms_tstate;
+int ms_waitfor_waiting(void);
 
 /* One thread waiting for a mutex now, for the graph outputs. */
-struct ms_live_wait {
+struct ms_waitfor_wait {
 	uint32_t tid;           /* the waiting thread */
 	uint32_t rec;           /* the mutex it waits for: record, */
 	uintptr_t key;          /* address, */
@@ -91,24 +101,11 @@ struct ms_live_wait {
 				     a condition: that wait's mutex; 0 none */
 	struct ms_tstate *owner_ts; /* the owner's record, NULL if not here */
 };
-typedef void ms_live_wait_fn(const struct ms_live_wait *w, void *arg);
+typedef void ms_waitfor_fn(const struct ms_waitfor_wait *w, void *arg);
 
-/* Call fn for each thread waiting for a mutex now (the graph ms_live_print
- * follows).  Returns the number of waits, or -1 without memory.  Report
+/* Call fn for each thread waiting for a mutex now (the graph the text
+ * report follows).  Returns the number of waits, or -1 without memory.  Report
  * time only; safe beside a text report. */
-int ms_live_each_wait(ms_live_wait_fn *fn, void *arg);
-
-/* Where a thread of this process is now (read from /proc if it is
- * blocked, else asked with a signal): the number of frames, at *frames,
- * innermost first; 0 if it did not answer; below 0 if it was not asked,
- * and ms_live_not_asked says why (NULL: no call stacks).  Report time. */
-int ms_live_where_now(struct ms_tstate *ts, const uintptr_t **frames);
-const char *ms_live_not_asked(int n);
-
-/* The dump thread's stack size (MS_REPORT_STACK), or 0 for the default:
- * a default one is as large as ulimit -s, 8 MiB taken from the room an
- * address-space limit (ulimit -v) leaves, or too small for a report
- * (ulimit -s 64); without either the default's pages cost only when used. */
-size_t ms_live_thread_stack(void);
+int ms_waitfor_each(ms_waitfor_fn *fn, void *arg);
 
 #endif

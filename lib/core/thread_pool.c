@@ -392,3 +392,20 @@ void ms_threads_each(void (*fn)(struct ms_tstate *, void *), void *arg)
 		fn(ts, arg);
 	}
 }
+
+/* Thread tid's system call now, from /proc, and its first argument (0
+ * if not shown); -1 if it runs ("running") or is gone. */
+long ms_task_syscall(uint32_t tid, uint64_t *arg0)
+{
+	char buf[256];
+	*arg0 = 0;
+	if (!ms_task_file(tid, "syscall", buf, sizeof buf) || buf[0] < '0' || buf[0] > '9')
+		return -1;
+	const char *t = buf;
+	long nr = (long)ms_scan_number(&t, 10);
+	if (t[0] == ' ' && t[1] == '0' && t[2] == 'x') {
+		t += 3;
+		*arg0 = ms_scan_number(&t, 16);
+	}
+	return nr;
+}

@@ -136,6 +136,9 @@ void ms_held_prune(struct ms_tstate *ts);
 /* A live thread's name as ps -L shows it, "" if gone (report time). */
 /* /proc/self/task/TID/NAME into buf, NUL-terminated ("" if none);
  * returns its length.  Keeps errno. */
+/* Thread tid's system call now, from /proc, and its first argument (0
+ * if not shown); -1 if it runs ("running") or is gone. */
+long ms_task_syscall(uint32_t tid, uint64_t *arg0);
 size_t ms_task_file(uint32_t tid, const char *name, char *buf, size_t cap);
 /* Thread tid's state letter in /proc (R runs, S and D sleep...), 0 gone. */
 char ms_task_state(uint32_t tid);

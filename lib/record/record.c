@@ -6,7 +6,6 @@
 #include "analysis/blame.h"
 #include "stacks/depot.h"
 #include "analysis/findings.h"
-#include "analysis/waitfor.h"
 #include "core/forked.h"
 #include "analysis/robust.h"
 #include "base/options.h"
@@ -412,8 +411,6 @@ MS_UNWOUND int ms_lock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
 				uint32_t stack = ms_finding_self_deadlock(
 					t->ts, r, (uintptr_t)m,
 					op == MS_OP_LOCK ? MS_SELF_FOREVER : MS_SELF_TIMEOUT);
-				if (op == MS_OP_LOCK)
-					ms_live_announce();
 				wait_shown(t->ts, r, m, caller, stack, op != MS_OP_LOCK,
 					   ms_ticks());
 			}
@@ -450,7 +447,6 @@ MS_UNWOUND int ms_lock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
 		atomic_max_u32(&c->waiters_max, waiters);
 	if (sampled && before >> 32 == 0)
 		__atomic_fetch_or(&ms_rec(r)->flags, MS_F_WAITERS, __ATOMIC_SEQ_CST);
-	ms_live_before_wait();
 	uint64_t start = ms_ticks();
 	struct ms_tstate *ts = t->ts;
 	wait_shown(ts, r, m, caller, mine, op != MS_OP_LOCK, start);

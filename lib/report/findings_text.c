@@ -6,6 +6,7 @@
 #include "analysis/findings.h"
 #include "base/internal.h"
 #include "analysis/waitfor.h"
+#include "report/waitfor_text.h"
 #include "analysis/order.h"
 #include "report/report_stacks.h"
 #include "analysis/robust.h"
@@ -275,7 +276,7 @@ static void print_stall(const struct ms_stall *s, void *arg)
 
 int ms_findings_print(struct ms_fmt *f)
 {
-	int failing = ms_live_print(f); /* live deadlocks first */
+	int failing = ms_waitfor_print(f); /* live deadlocks first */
 	failing += (int)ms_findings_each_stall(print_stall, f) > 0;
 	struct self_ctx selfs = { f, 0 };
 	ms_findings_each_self(self_one, &selfs);

@@ -3,7 +3,7 @@
  * The data are the text report's: the lock-order edges come from order.c,
  * the cycles among them from the findings (a finding whose mutexes ended
  * is drawn from what it keeps), the waits from waitfor.c
- * (ms_live_each_wait follows the same graph as the DEADLOCK findings).
+ * (ms_waitfor_each follows the same graph as the DEADLOCK findings).
  * One digraph, two clusters: `dot -Tsvg` renders only the first graph of
  * a file with several into a valid SVG, so both live in one.
  *
@@ -287,11 +287,11 @@ static void lock_order(struct ms_fmt *f)
 /* ---- the wait-for graph ---------------------------------------------- */
 
 struct waits {
-	struct ms_live_wait *w;
+	struct ms_waitfor_wait *w;
 	int n, more;
 };
 
-static void keep_wait(const struct ms_live_wait *w, void *arg)
+static void keep_wait(const struct ms_waitfor_wait *w, void *arg)
 {
 	struct waits *ws = arg;
 	if (ws->n < MAX_WAITS)
@@ -311,7 +311,7 @@ static int is_waiter(const struct waits *ws, uint32_t tid)
 /* A wait (or a hold) in a DEADLOCK finding of the text report: on a
  * wait-for cycle, on a mutex whose owner has exited, or in a chain that
  * ends at a thread in a condition wait. */
-static int forever(const struct ms_live_wait *w)
+static int forever(const struct ms_waitfor_wait *w)
 {
 	return w->cycle || w->owner_exited || w->owner_in_parent || w->cond_end;
 }
@@ -325,7 +325,7 @@ static void wait_for(struct ms_fmt *f)
 	size_t bytes = MAX_WAITS * sizeof *ws.w;
 	ws.w = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 		    -1, 0);
-	int n = ws.w == MAP_FAILED ? -1 : ms_live_each_wait(keep_wait, &ws);
+	int n = ws.w == MAP_FAILED ? -1 : ms_waitfor_each(keep_wait, &ws);
 	if (n <= 0)
 		ms_fmt(f, "\t\tw_none [shape=plaintext, label=\"%s\"];\n",
 		       n < 0 ? "(no memory to follow the waits)"
@@ -333,7 +333,7 @@ static void wait_for(struct ms_fmt *f)
 	char label[400], a[80], b[256];
 	struct ms_fmt lf;
 	for (int i = 0; n > 0 && i < ws.n; i++) {
-		const struct ms_live_wait *w = &ws.w[i];
+		const struct ms_waitfor_wait *w = &ws.w[i];
 		/* the waiting thread: waits for one mutex, so appears once */
 		ms_fmt(f, "\t\twt%u [shape=box, ", w->tid);
 		put_label(f, thread_label(a, sizeof a, w->tid));

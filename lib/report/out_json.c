@@ -21,6 +21,8 @@
 #include "base/fmt.h"
 #include "base/internal.h"
 #include "analysis/waitfor.h"
+#include "stacks/where_now.h"
+#include "stacks/where_now.h"
 #include "base/options.h"
 #include "analysis/order.h"
 #include "record/record.h"
@@ -562,7 +564,7 @@ static void one_thread(struct ms_tstate *ts, void *arg)
 #define MAX_WAITS 4096
 
 struct waits {
-	struct ms_live_wait *w;
+	struct ms_waitfor_wait *w;
 	unsigned char *used; /* written as part of a finding */
 	int n;
 	/* the chain ends asked where they are, each once (as the text
@@ -575,7 +577,7 @@ struct waits {
 	int nasked;
 };
 
-/* Where the thread of record ts is now: ms_live_where_now, once each. */
+/* Where the thread of record ts is now: ms_where_now, once each. */
 static int where_now_once(struct waits *ws, struct ms_tstate *ts, const uintptr_t **frames)
 {
 	for (int i = 0; i < ws->nasked; i++)
@@ -583,7 +585,7 @@ static int where_now_once(struct waits *ws, struct ms_tstate *ts, const uintptr_
 			*frames = ws->asked[i].frames;
 			return ws->asked[i].n;
 		}
-	int n = ms_live_where_now(ts, frames);
+	int n = ms_where_now(ts, frames);
 	if (ws->nasked < 64) {
 		ws->asked[ws->nasked].ts = ts;
 		ws->asked[ws->nasked].frames = *frames;
@@ -592,14 +594,14 @@ static int where_now_once(struct waits *ws, struct ms_tstate *ts, const uintptr_
 	return n;
 }
 
-static void keep_wait(const struct ms_live_wait *w, void *arg)
+static void keep_wait(const struct ms_waitfor_wait *w, void *arg)
 {
 	struct waits *ws = arg;
 	if (ws->n < MAX_WAITS)
 		ws->w[ws->n++] = *w;
 }
 
-static int in_deadlock(const struct ms_live_wait *w)
+static int in_deadlock(const struct ms_waitfor_wait *w)
 {
 	return w->cycle || w->owner_exited || w->owner_in_parent || w->owner_cond_key;
 }
@@ -621,7 +623,7 @@ static int waited_on(const struct waits *ws, uint32_t tid)
 	return 0;
 }
 
-static void deadlock_thread(struct jw *j, const struct ms_live_wait *w)
+static void deadlock_thread(struct jw *j, const struct ms_waitfor_wait *w)
 {
 	obj(j, NULL);
 	num(j, "thread", w->tid);
@@ -681,7 +683,7 @@ static int deadlocks(struct jw *j, struct waits *ws)
 /* The thread at the end of a wait chain: where it is now (as the text
  * report's "it is now at"), in another process, or in a deadlock that
  * the chain runs into. */
-static void chain_end(struct jw *j, struct waits *ws, const struct ms_live_wait *last,
+static void chain_end(struct jw *j, struct waits *ws, const struct ms_waitfor_wait *last,
 		      int deadlocked)
 {
 	obj(j, "end");
@@ -702,7 +704,7 @@ static void chain_end(struct jw *j, struct waits *ws, const struct ms_live_wait 
 			arr_end(j);
 		} else
 			null(j, "now_at");
-		str_or_null(j, "not_asked", ms_live_not_asked(n));
+		str_or_null(j, "not_asked", ms_where_now_not_asked(n));
 	}
 	obj_end(j);
 }
@@ -739,13 +741,13 @@ static int wait_chains(struct jw *j, struct waits *ws)
 /* Both, from one snapshot of the waits. */
 static int live_waits(struct jw *j)
 {
-	size_t bytes = MAX_WAITS * (sizeof(struct ms_live_wait) + 1);
-	struct ms_live_wait *w = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+	size_t bytes = MAX_WAITS * (sizeof(struct ms_waitfor_wait) + 1);
+	struct ms_waitfor_wait *w = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
 				      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (w == MAP_FAILED)
 		return 0;
 	struct waits ws = { .w = w, .used = (unsigned char *)(w + MAX_WAITS) };
-	ms_live_each_wait(keep_wait, &ws);
+	ms_waitfor_each(keep_wait, &ws);
 	int found = deadlocks(j, &ws);
 	found += wait_chains(j, &ws);
 	munmap(w, bytes);

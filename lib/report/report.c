@@ -903,7 +903,7 @@ int ms_report(int fd)
 	 * blocked in its first lock (a live dump of a hang) */
 	struct ms_table_counts tc;
 	ms_table_counts(&tc);
-	if (!t.n && !t.held && !t.misused && !tc.destroyed && !ms_live_waiting() &&
+	if (!t.n && !t.held && !t.misused && !tc.destroyed && !ms_waitfor_waiting() &&
 	    !ms_findings_each_stall(NULL, NULL)) {
 		char run[16], name[64];
 		ms_fmt(&f, "mutexstat: %s (pid %d) ran %s and locked no mutexes\n",

@@ -2,7 +2,7 @@
  *
  * The report allocates (libdw, the demangler) and takes locks of its own,
  * and a crash may have happened inside malloc or with one of those locks
- * held, so the handler does not write it.  It asks the dump thread (waitfor.c)
+ * held, so the handler does not write it.  It asks the dump thread (dump.c)
  * through the same pipe as a live dump, and waits for it: as long as the
  * report makes progress, but never more than 5 s without any, nor 60 s in
  * all, so a report that is stuck on a lock the crashed thread holds cannot
@@ -18,7 +18,7 @@
 #define _GNU_SOURCE
 #include "runtime/crash.h"
 #include "base/fmt.h"
-#include "analysis/waitfor.h"
+#include "runtime/dump.h"
 #include "base/options.h"
 #include "base/output.h"
 #include "core/thread_pool.h"
@@ -73,7 +73,7 @@ int ms_crash_wait_for_report(void)
 {
 	uint64_t start = now_ns(), last = start;
 	unsigned long seen = __atomic_load_n(&ms_report_progress, __ATOMIC_RELAXED);
-	while (!ms_live_crash_report_done()) {
+	while (!ms_dump_crash_report_done()) {
 		uint64_t now = now_ns();
 		unsigned long p = __atomic_load_n(&ms_report_progress, __ATOMIC_RELAXED);
 		if (p != seen) {
@@ -92,8 +92,8 @@ static void report(int sig, const siginfo_t *si)
 {
 	if (__atomic_load_n(&exit_reported, __ATOMIC_ACQUIRE))
 		return; /* a crash after the exit report: that report stands */
-	if (ms_live_in_dump_thread()) {
-		if (!ms_live_aborting)
+	if (ms_in_dump_thread()) {
+		if (!ms_dump_aborting)
 			note_signal("mutexstat: SIG%s in mutexstat's dump thread; no crash "
 				    "report\n", sig);
 		return;
@@ -108,7 +108,7 @@ static void report(int sig, const siginfo_t *si)
 	ms_crash.sender_pid = ms_crash.sent ? (int)si->si_pid : 0;
 	ms_crash.address = ms_crash.sent ? 0 : (uintptr_t)si->si_addr;
 	__atomic_store_n(&ms_crash.signal, sig, __ATOMIC_RELEASE);
-	if (ms_live_crash_report() != 0) {
+	if (ms_dump_crash_report() != 0) {
 		note_signal("mutexstat: SIG%s in a process without a dump thread (a "
 			    "child of fork); no crash report\n", sig);
 		return;
@@ -124,7 +124,7 @@ static void on_fatal(int sig, siginfo_t *si, void *context)
 	int saved = errno;
 	if (!__atomic_exchange_n(&claimed, 1, __ATOMIC_ACQ_REL))
 		report(sig, si);
-	else if (!ms_live_in_dump_thread())
+	else if (!ms_in_dump_thread())
 		/* Another thread crashed first and is reporting; when it is
 		 * done, its signal ends the process.  If it never is, ours. */
 		ms_crash_wait_for_report();

@@ -10,7 +10,7 @@
  * five signals the program does not handle or ignore itself. */
 void ms_crash_init(void);
 
-/* Waits for the report asked of the dump thread (ms_live_crash_report):
+/* Waits for the report asked of the dump thread (ms_dump_crash_report):
  * while it makes progress, at most 60 s; 5 s without progress is stuck.
  * 0 when it is written, -1 when given up. */
 int ms_crash_wait_for_report(void);

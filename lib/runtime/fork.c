@@ -25,7 +25,7 @@
 #include "core/thread.h"
 #include "core/thread_pool.h"
 #include "report/report.h"
-#include "analysis/waitfor.h"
+#include "runtime/dump.h"
 #include "stacks/depot.h"
 #include "stacks/stack.h"
 #include "stacks/symbols.h"
@@ -93,7 +93,7 @@ void ms_fork_child(void)
 	ms_robust_after_fork_child();
 	ms_clock_after_fork_child();
 	__atomic_store_n(&ms_fork_unsettled, 1, __ATOMIC_RELEASE);
-	ms_live_after_fork_child(ms_opt.follow != 0);
+	ms_dump_after_fork_child(ms_opt.follow != 0);
 	if (!ms_opt.follow) /* MUTEXSTAT_FOLLOW=0: this process is not ours */
 		__atomic_store_n(&ms_active, 0, __ATOMIC_RELEASE);
 	if (took)

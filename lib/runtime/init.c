@@ -13,7 +13,7 @@
 #include "glibc/real.h"
 #include "stacks/stack.h"
 #include "core/thread_pool.h"
-#include "analysis/waitfor.h"
+#include "runtime/dump.h"
 #include "analysis/findings.h"
 #include "runtime/follow.h"
 #include "core/forked.h"
@@ -222,8 +222,8 @@ static void step_aside_for_sanitizer(const char *sanitizer)
 static void fit_address_space_limit(void)
 {
 	/* what the library maps besides: the first thread records, and the
-	 * dump thread's stack (ms_live_thread_stack: 2 MiB, not ulimit -s) */
-	uint64_t ours = ms_threads_first_bytes() + ms_live_thread_stack();
+	 * dump thread's stack (ms_dump_thread_stack: 2 MiB, not ulimit -s) */
+	uint64_t ours = ms_threads_first_bytes() + ms_dump_thread_stack();
 	uint64_t as_left = ms_address_space_left_after(ours);
 	uint64_t data_left = ms_data_left_after(ours);
 	int as_limited = as_left != UINT64_MAX;
@@ -313,7 +313,7 @@ static void start(void)
 	ms_real_resolve();
 	ms_stack_init();
 	ms_threads_init(ms_finding_held_at_exit);
-	ms_live_init();
+	ms_dump_init();
 	ms_crash_init();
 	fit_address_space_limit();
 	if (ms_depot_init((size_t)ms_opt.stack_memory << 20) != 0)
@@ -354,8 +354,8 @@ int ms_start_lazily(void)
 		 * thread may start, at its first call */
 		if (!ms_self.guard) {
 			ms_fork_settle();
-			if (unlikely(LOAD(&ms_live_pending)))
-				ms_live_at_call();
+			if (unlikely(LOAD(&ms_dump_pending)))
+				ms_dump_at_call();
 		}
 		/* off in a fork child with MUTEXSTAT_FOLLOW=0 */
 		return !__atomic_load_n(&ms_active, __ATOMIC_ACQUIRE);
@@ -414,7 +414,7 @@ static int interrupted_library(void)
  * written here. */
 static int report_from_dump_thread(void)
 {
-	if (ms_live_crash_report() != 0)
+	if (ms_dump_crash_report() != 0)
 		return 0;
 	if (ms_crash_wait_for_report() != 0)
 		ms_warn("mutexstat: the exit report did not finish (exit() from a signal "
@@ -445,7 +445,7 @@ static void exit_report(int status, void *arg)
 		return;
 	ms_fork_settle(); /* a fork child that never locked a mutex */
 	/* on a stack of its own if this thread's is small (ulimit -s 64) */
-	if (!ms_live_in_signal_handler() || !report_from_dump_thread())
+	if (!ms_dump_in_signal_handler() || !report_from_dump_thread())
 		ms_report_stack_run(report_to_output, NULL);
 	ms_crash_exit_reported();
 	if (ms_opt.exit_code && ms_report_failing)

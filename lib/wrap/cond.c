@@ -12,7 +12,7 @@
 #include "wrap/cond.h"
 #include "base/clock.h"
 #include "core/forked.h"
-#include "analysis/waitfor.h"
+#include "runtime/dump.h"
 #include "record/record.h"
 #include "analysis/robust.h"
 
@@ -37,7 +37,7 @@ ms_cond_wait_call(struct ms_cond_wait *w, pthread_cond_t *c, int how,
 {
 	struct ms_tstate *ts = w->t->ts;
 	int rc, saved = errno;
-	ms_live_before_wait();
+	ms_dump_before_wait();
 	/* the wait a live dump reads, under the handler: asynchronous
 	 * cancellation may land on any of these lines */
 	pthread_cleanup_push(cond_wait_cancelled, w);

@@ -11,6 +11,7 @@
 #include "wrap/cond.h"
 #include "analysis/findings.h"
 #include "glibc/glibc_fast.h"
+#include "runtime/dump.h"
 #include "runtime/init.h"
 #include "analysis/waitfor.h"
 #include "glibc/real.h"
@@ -232,6 +233,7 @@ static MS_UNWOUND __attribute__((noinline)) int lock_not_free(pthread_mutex_t *m
 			ms_undo_unrecoverable_try(m);
 		return rc == EBUSY ? ms_real.mutex_lock(m) : rc;
 	}
+	ms_dump_before_wait();
 	return ms_lock_slow(t, r, m, rc, caller, MS_OP_LOCK, 0, NULL);
 }
 
@@ -316,6 +318,7 @@ static inline __attribute__((always_inline)) MS_UNWOUND int mutex_timedlock(pthr
 	if (rc == MS_TRY_DIRECT) /* another library wraps it: real.h */
 		return ms_lock_direct(t, r, m, CALLER, MS_OP_TIMEDLOCK,
 				      CLOCK_REALTIME, abstime);
+	ms_dump_before_wait();
 	return ms_lock_slow(t, r, m, rc, CALLER, MS_OP_TIMEDLOCK,
 			    CLOCK_REALTIME, abstime);
 }
@@ -338,6 +341,7 @@ MS_EXPORT MS_UNWOUND int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t c
 	}
 	if (rc == MS_TRY_DIRECT) /* another library wraps it: real.h */
 		return ms_lock_direct(t, r, m, CALLER, MS_OP_CLOCKLOCK, clock, abstime);
+	ms_dump_before_wait();
 	return ms_lock_slow(t, r, m, rc, CALLER, MS_OP_CLOCKLOCK, clock, abstime);
 }
 

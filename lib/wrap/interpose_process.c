@@ -2,7 +2,7 @@
  * deaths, beside the mutex calls of interpose.c:
  *
  *   pthread_create()           so the dump thread starts with the
- *                              program's second thread (waitfor.c), and
+ *                              program's second thread (dump.c), and
  *                              the new thread has libunwind's TLS
  *                              block before it runs (stack.h);
  *   _Fork()                    its child gets our fork handler, which
@@ -21,7 +21,7 @@
 #include "core/forked.h"
 #include "runtime/init.h"
 #include "base/internal.h"
-#include "analysis/waitfor.h"
+#include "runtime/dump.h"
 #include "glibc/real.h"
 #include "analysis/robust.h"
 #include "stacks/stack.h"
@@ -85,7 +85,7 @@ MS_BEFORE_ASAN_THREAD static void *thread_start_malloced(void *p)
 	return s.fn(s.arg);
 }
 
-/* The program's second thread: the dump thread may start now (waitfor.c). */
+/* The program's second thread: the dump thread may start now (dump.c). */
 MS_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 			     void *(*fn)(void *), void *arg)
 {
@@ -93,7 +93,7 @@ MS_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 	 * call, so no frame of ours sits under the caller's -- TSan's
 	 * interceptor behind us names its caller as the thread's creator. */
 	if (!__atomic_load_n(&ms_active, __ATOMIC_ACQUIRE) &&
-	    !__atomic_load_n(&ms_live_pending, __ATOMIC_ACQUIRE))
+	    !__atomic_load_n(&ms_dump_pending, __ATOMIC_ACQUIRE))
 		return ms_real.thread_create(th, attr, fn, arg);
 	int rc, saved = errno;
 	struct start *pooled = NULL, *malloced = NULL;
@@ -115,9 +115,9 @@ MS_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 		}
 	} else /* without a start block the thread starts as without us */
 		rc = ms_real.thread_create(th, attr, fn, arg);
-	if (rc == 0 && unlikely(__atomic_load_n(&ms_live_pending, __ATOMIC_ACQUIRE))) {
+	if (rc == 0 && unlikely(__atomic_load_n(&ms_dump_pending, __ATOMIC_ACQUIRE))) {
 		saved = errno;
-		ms_live_thread_created();
+		ms_dump_thread_created();
 		errno = saved;
 	}
 	return rc;

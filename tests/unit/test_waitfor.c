@@ -1,5 +1,5 @@
 /* test_waitfor.c - the live wait-for graph (lib/waitfor.c's
- * ms_live_each_wait and ms_live_certain_deadlocks) read from thread
+ * ms_waitfor_each and ms_waitfor_certain_deadlocks) read from thread
  * records made up here, without threads: a two-thread cycle, a longer
  * one, a thread waiting for a mutex it holds itself, a chain behind a
  * thread that does not wait, a cycle through a timed lock (not certain),
@@ -58,10 +58,10 @@ static void waits(unsigned t, unsigned m, int timed)
 	__atomic_store_n(&s->wait_rec, rec[m], __ATOMIC_RELEASE);
 }
 
-static struct ms_live_wait seen[16];
+static struct ms_waitfor_wait seen[16];
 static int nseen;
 
-static void keep(const struct ms_live_wait *w, void *arg)
+static void keep(const struct ms_waitfor_wait *w, void *arg)
 {
 	(void)arg;
 	if (nseen < 16)
@@ -73,11 +73,11 @@ static void keep(const struct ms_live_wait *w, void *arg)
 static int graph(void)
 {
 	nseen = 0;
-	ck_assert_int_eq(ms_live_each_wait(keep, NULL), nseen);
+	ck_assert_int_eq(ms_waitfor_each(keep, NULL), nseen);
 	return nseen;
 }
 
-static const struct ms_live_wait *wait_of(unsigned t)
+static const struct ms_waitfor_wait *wait_of(unsigned t)
 {
 	for (int i = 0; i < nseen && i < 16; i++)
 		if (seen[i].tid == TID(t))
@@ -99,7 +99,7 @@ START_TEST(test_waitfor_two_cycle)
 	ck_assert_int_eq(wait_of(1)->cycle, 1);
 	ck_assert_uint_eq(wait_of(1)->owner, TID(0));
 	ck_assert_uint_ge(wait_of(1)->waited_ns, 900000000u);
-	ck_assert_int_eq(ms_live_certain_deadlocks(), 2);
+	ck_assert_int_eq(ms_waitfor_certain_deadlocks(), 2);
 }
 END_TEST
 
@@ -113,7 +113,7 @@ START_TEST(test_waitfor_ring_of_five)
 	ck_assert_int_eq(graph(), 5);
 	for (unsigned i = 0; i < 5; i++)
 		ck_assert_int_eq(wait_of(i)->cycle, 1);
-	ck_assert_int_eq(ms_live_certain_deadlocks(), 5);
+	ck_assert_int_eq(ms_waitfor_certain_deadlocks(), 5);
 }
 END_TEST
 
@@ -124,7 +124,7 @@ START_TEST(test_waitfor_self)
 	ck_assert_int_eq(graph(), 1);
 	ck_assert_int_eq(wait_of(3)->cycle, 1);
 	ck_assert_uint_eq(wait_of(3)->owner, TID(3));
-	ck_assert_int_eq(ms_live_certain_deadlocks(), 1);
+	ck_assert_int_eq(ms_waitfor_certain_deadlocks(), 1);
 }
 END_TEST
 
@@ -142,7 +142,7 @@ START_TEST(test_waitfor_chain)
 	ck_assert_uint_eq(wait_of(2)->owner, TID(1));
 	ck_assert_ptr_eq(wait_of(1)->owner_ts, ts[0]);
 	ck_assert_int_eq(wait_of(1)->owner_exited, 0);
-	ck_assert_int_eq(ms_live_certain_deadlocks(), 0);
+	ck_assert_int_eq(ms_waitfor_certain_deadlocks(), 0);
 }
 END_TEST
 
@@ -156,7 +156,7 @@ START_TEST(test_waitfor_timed_cycle)
 	ck_assert_int_eq(graph(), 2);
 	ck_assert_int_eq(wait_of(0)->cycle, 1);
 	ck_assert_int_eq(wait_of(0)->timed, 1);
-	ck_assert_int_eq(ms_live_certain_deadlocks(), 0);
+	ck_assert_int_eq(ms_waitfor_certain_deadlocks(), 0);
 }
 END_TEST
 
@@ -171,7 +171,7 @@ START_TEST(test_waitfor_holder_gone)
 	ck_assert_int_eq(graph(), 1);
 	ck_assert_int_eq(wait_of(4)->cycle, 0);
 	ck_assert_int_eq(wait_of(4)->owner_exited, 1);
-	ck_assert_int_eq(ms_live_certain_deadlocks(), 1);
+	ck_assert_int_eq(ms_waitfor_certain_deadlocks(), 1);
 }
 END_TEST
 
@@ -182,7 +182,7 @@ START_TEST(test_waitfor_free_mutex)
 	ck_assert_int_eq(graph(), 1);
 	ck_assert_uint_eq(wait_of(6)->owner, 0);
 	ck_assert_int_eq(wait_of(6)->cycle, 0);
-	ck_assert_int_eq(ms_live_certain_deadlocks(), 0);
+	ck_assert_int_eq(ms_waitfor_certain_deadlocks(), 0);
 }
 END_TEST
 

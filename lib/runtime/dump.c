@@ -1,0 +1,576 @@
+/* dump.c - the dump thread: live reports on a signal, the watchdog, and
+ * the crash report; see dump.h.
+ *
+ * The dump signal's handler only writes a byte to a pipe (async-signal-
+ * safe, and safe wherever the signal lands: in malloc, stdio, the loader or
+ * our own code).  A thread of ours, started with the library and blocking
+ * every signal, reads the pipe and writes the report: it can symbolise,
+ * allocate and take its time, and it works when every application thread
+ * is blocked in a deadlock.  The same thread runs the watchdog. */
+#define _GNU_SOURCE
+#include "runtime/dump.h"
+#include "analysis/waitfor.h"
+#include "stacks/where_now.h"
+#include "report/altstack.h"
+#include "base/maps.h"
+#include "glibc/real.h"
+#include "base/clock.h"
+#include "stacks/depot.h"
+#include "base/fds.h"
+#include "report/findings_text.h"
+#include "core/forked.h"
+#include "analysis/findings.h"
+#include "analysis/stall.h"
+#include "base/internal.h"
+#include "glibc/last_thread.h"
+#include "base/options.h"
+#include "base/output.h"
+#include "record/record.h"
+#include "report/report.h"
+#include "report/report_stacks.h"
+#include "stacks/stack.h"
+#include "stacks/stack_blocked.h"
+#include "stacks/symbols.h"
+#include "core/table.h"
+#include "core/thread.h"
+#include "core/thread_pool.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/single_threaded.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+static int pipe_fd[2] = { -1, -1 };
+static int dump_signal;
+static pid_t dump_pid, dump_tid; /* the dump thread's process and thread */
+
+/* When the dump thread starts.  glibc runs the mutexes of a process with one
+ * thread without locked instructions (its single-thread optimisation): a
+ * thread of ours would take that away from every single-threaded program
+ * (~7 ns more per lock/unlock pair here, against ~8 ns for all of our
+ * bookkeeping), so where it can wait, it waits until it is needed:
+ *
+ *   START_AT_THREADS  when the program starts a second thread of its own
+ *                     (our pthread_create, after glibc's has returned), or
+ *                     its thread is about to wait for a mutex or a
+ *                     condition (then it waits for another process); a
+ *                     dump asked for before that makes it START_AT_CALL;
+ *   START_AT_CALL     at the next mutex call, with glibc's malloc: it never
+ *                     calls a pthread mutex, so that call is never made
+ *                     from inside the allocator pthread_create will call
+ *                     (and a fork child that locks a mutex has left the
+ *                     async-signal-safe regime anyway);
+ *   START_AT_CREATE   only with the program's second thread, beside another
+ *                     malloc than glibc's: jemalloc locks pthread mutexes
+ *                     inside malloc, where pthread_create would call malloc
+ *                     from inside itself, so neither a mutex call nor a
+ *                     wait is a safe moment.  (And an allocator without
+ *                     fork handlers, gcc 12's ASan, would hand a program
+ *                     that forks as our thread starts -- a shell, say -- a
+ *                     child whose malloc lock is held forever.)
+ *
+ * It starts at once where it cannot wait: in a process with threads
+ * already, or with crash reports asked for (a crash needs it to be there).
+ * The watchdog can wait: only a wait can hang. */
+enum { START_AT_CALL = 1, START_AT_CREATE = 2, START_AT_THREADS = 4 };
+uint32_t ms_dump_pending;
+static int foreign_malloc; /* malloc is not glibc's (ms_dump_init) */
+static int crash_asked, crash_done;
+int ms_dump_aborting;
+
+/* ---- the dump thread ------------------------------------------------- */
+
+/* Both ends of the pipe share one inode.  A program may close descriptors
+ * it did not open (a daemon closing everything, a fork child before exec)
+ * and get the same numbers for its own files: the handler must not write
+ * into them, nor the dump thread read from them. */
+static dev_t pipe_dev;
+static ino_t pipe_ino;
+static int pipe_gone; /* the program closed it: the dump thread reads no more */
+
+static int pipe_make(void)
+{
+	struct stat st;
+	if (pipe2(pipe_fd, O_CLOEXEC | O_NONBLOCK) != 0)
+		return -1;
+	/* not the lowest free numbers: those are the program's next open()s */
+	pipe_fd[0] = ms_fd_move_high(pipe_fd[0]);
+	pipe_fd[1] = ms_fd_move_high(pipe_fd[1]);
+	/* the reading end blocks in poll(); only writes must not block */
+	fcntl(pipe_fd[0], F_SETFL, 0);
+	if (fstat(pipe_fd[0], &st) == 0) {
+		pipe_dev = st.st_dev;
+		pipe_ino = st.st_ino;
+	}
+	return 0;
+}
+
+static int is_our_pipe(int fd)
+{
+	struct stat st; /* fstat: async-signal-safe */
+	return fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == pipe_dev &&
+	       st.st_ino == pipe_ino;
+}
+
+/* The dump thread's new pipe, after the program closed the old one: its
+ * ends closed where they still are ours, the new one made (at a high
+ * number again).  A signal meanwhile may see the new number with the old
+ * inode, or the other way round: its poke is then dropped (is_our_pipe),
+ * never written into a file of the program's. */
+static int pipes_made;
+#define PIPES_MAX 20 /* new pipes at most: then the program wins */
+
+static int pipe_remake(void)
+{
+	for (int i = 0; i < 2; i++)
+		if (is_our_pipe(pipe_fd[i]))
+			close(pipe_fd[i]);
+	return pipe_make();
+}
+
+/* A dump signal whose byte could not be written: the program had closed
+ * the pipe.  The dump thread, making a new one, writes that dump then. */
+static int dump_lost;
+
+/* Returns 0 if the pipe is not ours any more (the program closed it). */
+static int poke(char c)
+{
+	if (!is_our_pipe(pipe_fd[1])) {
+		if (c == 'd')
+			__atomic_store_n(&dump_lost, 1, __ATOMIC_RELEASE);
+		return 0;
+	}
+	if (write(pipe_fd[1], &c, 1) < 0) {
+		/* the pipe is full: the dump thread has a wake-up pending anyway */
+	}
+	return 1;
+}
+
+static void dump_handler(int sig)
+{
+	(void)sig;
+	int saved = errno;
+	/* A child of fork without a pipe of its own yet (dump_pid is set with
+	 * the pipe): the parent's dump thread must not answer for it. */
+	if (getpid() == dump_pid) {
+		poke('d');
+		/* No dump thread yet (a process with one thread): it starts
+		 * at this thread's next mutex call, which must take the slow
+		 * path (the lock path trusts the cache, the unlock path unlock_word). */
+		uint32_t p = START_AT_THREADS;
+		if (__atomic_compare_exchange_n(&ms_dump_pending, &p, START_AT_CALL, 0,
+						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+			ms_cache_clear(&ms_self);
+			ms_ok_clear(&ms_self);
+		}
+	}
+	errno = saved;
+}
+
+int ms_in_dump_thread(void)
+{
+	pid_t tid = __atomic_load_n(&dump_tid, __ATOMIC_ACQUIRE);
+	return tid && getpid() == dump_pid && (pid_t)syscall(SYS_gettid) == tid;
+}
+
+/* Whether this thread runs a signal handler.  On the alternate signal
+ * stack it does.  Else its stack, unwound as a live dump's stack handler
+ * unwinds its own, has glibc's signal trampoline (sa_restorer, the same
+ * for every handler glibc installs) among its first 64 frames: the kernel
+ * entered the handler with it as the return address.  (Reading the stack
+ * word by word would read padding nobody wrote, which valgrind's memcheck
+ * reports.)  0 when the trampoline is not known (neither signal of ours
+ * installed), or without libunwind. */
+int ms_dump_in_signal_handler(void)
+{
+	stack_t alt;
+	if (sigaltstack(NULL, &alt) == 0 && (alt.ss_flags & SS_ONSTACK))
+		return 1;
+	if (!ms_signal_return)
+		return 0;
+	uintptr_t frames[64];
+	struct ms_thread *t = &ms_self;
+	ms_guard_enter(t);
+	int n = ms_stack_capture(frames, 64);
+	ms_guard_leave(t);
+	for (int i = 0; i < n; i++)
+		if (frames[i] - ms_signal_return < 16)
+			return 1;
+	return 0;
+}
+
+int ms_dump_crash_report(void)
+{
+	/* The thread may not have run yet: the request waits in the pipe.
+	 * A fork child's that is not started yet will not be, from here. */
+	if (!dump_pid || getpid() != dump_pid || ms_in_dump_thread() ||
+	    __atomic_load_n(&ms_dump_pending, __ATOMIC_ACQUIRE) ||
+	    __atomic_load_n(&pipe_gone, __ATOMIC_ACQUIRE))
+		return -1;
+	__atomic_store_n(&crash_asked, 1, __ATOMIC_RELEASE);
+	poke('c');
+	return 0;
+}
+
+int ms_dump_crash_report_done(void)
+{
+	return __atomic_load_n(&crash_done, __ATOMIC_ACQUIRE);
+}
+
+static void dump(unsigned seq)
+{
+	ms_report_all(seq);
+}
+
+/* The oldest wait for a mutex, in seconds. */
+static void oldest(struct ms_tstate *ts, void *arg)
+{
+	uint64_t *since = arg;
+	if (__atomic_load_n(&ts->wait_rec, __ATOMIC_ACQUIRE)) {
+		uint64_t s = LOAD(&ts->wait_since);
+		if (s && (!*since || s < *since))
+			*since = s;
+	}
+}
+
+/* The watchdog's look for a STALL (stall.h): kept as a finding, with
+ * where each thread waits, and reported.  Returns 1 if there was one. */
+static int stall_reported(unsigned *seq)
+{
+	static struct ms_stall s; /* the dump thread's */
+	if (!ms_stall_check((uint32_t)dump_tid, ms_opt.watchdog * 1000000000ull, &s))
+		return 0;
+	for (uint32_t i = 0; i < s.shown; i++) {
+		const uintptr_t *frames;
+		int n;
+		if (s.t[i].stack || !s.t[i].ts || (n = ms_where_now(s.t[i].ts, &frames)) <= 0)
+			continue;
+		/* from the program's call on: not glibc's wait, nor ours */
+		int from = 0;
+		while (s.t[i].caller && from < n && frames[from] != s.t[i].caller)
+			from++;
+		if (from == n)
+			from = 0;
+		s.t[i].stack = ms_depot_put(frames + from, n - from);
+	}
+	ms_findings_stall(&s);
+	dump(++*seq);
+	return 1;
+}
+
+static void *dump_thread(void *arg)
+{
+	(void)arg;
+	__atomic_store_n(&dump_tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	prctl(PR_SET_NAME, "mutexstat", 0, 0, 0);
+	ms_self.guard = 1; /* nothing this thread locks is the program's */
+	ms_ok_clear(&ms_self);
+	unsigned seq = 0;
+	/* The watchdog reports the first wait that lasts MUTEXSTAT_WATCHDOG
+	 * seconds.  A long wait is not a deadlock: a holder that sleeps,
+	 * does I/O or is stopped makes one in a healthy program.  So it
+	 * goes on looking while waits are that long, and reports once more
+	 * when a deadlock that cannot end by itself appears; only that one
+	 * aborts (MUTEXSTAT_ON_DEADLOCK=abort). */
+	int watchdog_fired = 0, watchdog_done = 0;
+	for (;;) {
+		/* without the pipe, poll only waits (it skips a negative fd) */
+		struct pollfd p = { pipe_gone ? -1 : pipe_fd[0], POLLIN, 0 };
+		/* a pipe the program closes does not end the poll: a look at
+		 * it every second at least */
+		int timeout = ms_opt.watchdog && !watchdog_done ? 250 : pipe_gone ? -1 : 1000;
+		int n = poll(&p, 1, timeout);
+		if (n >= 0 && !pipe_gone && !is_our_pipe(pipe_fd[0])) {
+			/* The program closed it (a daemon closing every
+			 * descriptor; it may have the number for a file of its
+			 * own now): a new one, so that dumps go on, unless the
+			 * program keeps closing it.  Then no more dumps; the
+			 * thread stays, outside glibc's count of threads: its end
+			 * would be counted, and if the program's last thread ended
+			 * at that moment, both would call exit() -- the second
+			 * ending the process in the middle of the first's exit
+			 * report.  The watchdog needs no pipe, and goes on. */
+			if (++pipes_made <= PIPES_MAX && pipe_remake() == 0) {
+				/* what came while there was no pipe */
+				if (__atomic_load_n(&crash_asked, __ATOMIC_ACQUIRE))
+					poke('c');
+				else if (__atomic_exchange_n(&dump_lost, 0, __ATOMIC_ACQ_REL))
+					poke('d');
+				continue;
+			}
+			static const char msg[] = "mutexstat: the program closed the live "
+				"dump's pipe: no more dumps on a signal\n";
+			int fd = ms_output_stderr();
+			if (fd >= 0)
+				ms_write_all(fd, msg, sizeof msg - 1);
+			__atomic_store_n(&pipe_gone, 1, __ATOMIC_RELEASE);
+			continue;
+		}
+		if (n > 0) {
+			char buf[64];
+			ssize_t got = read(pipe_fd[0], buf, sizeof buf);
+			if (got <= 0)
+				continue;
+			if (__atomic_load_n(&crash_asked, __ATOMIC_ACQUIRE)) {
+				/* the process's last report: where the exit
+				 * report would go */
+				ms_report_all(0);
+				/* once: a dump signal after it starts none */
+				__atomic_store_n(&crash_asked, 0, __ATOMIC_RELEASE);
+				__atomic_store_n(&crash_done, 1, __ATOMIC_RELEASE);
+				continue;
+			}
+			if (memchr(buf, 's', (size_t)got))
+				ms_findings_say_unsaid(ms_output_stderr());
+			if (memchr(buf, 'd', (size_t)got))
+				dump(++seq);
+			continue;
+		}
+		if (n == 0 && ms_opt.watchdog && !watchdog_done) {
+			int stalled = stall_reported(&seq);
+			if (stalled) {
+				watchdog_fired = 1;
+				watchdog_done = 1; /* nothing can end it */
+				if (ms_opt.on_deadlock == 1) { /* abort */
+					ms_dump_aborting = 1;
+					abort();
+				}
+				continue;
+			}
+			uint64_t since = 0;
+			ms_threads_each(oldest, &since);
+			uint64_t now = ms_ticks();
+			if (since && now > since &&
+			    ms_ticks_to_ns(now - since) >= ms_opt.watchdog * 1000000000ull) {
+				int certain = ms_waitfor_certain_deadlocks();
+				if (watchdog_fired && !certain)
+					continue; /* reported; no deadlock yet */
+				watchdog_fired = 1;
+				watchdog_done = certain > 0;
+				dump(++seq);
+				if (certain && ms_opt.on_deadlock == 1) { /* abort */
+					ms_dump_aborting = 1;
+					abort();
+				}
+			}
+		}
+	}
+	return NULL;
+}
+
+/* The program's own use of a signal wins: one that has a handler or is
+ * ignored when we start is left to it.  Returns the word for the note. */
+static const char *taken(int sig)
+{
+	struct sigaction cur;
+	if (sigaction(sig, NULL, &cur) != 0)
+		return "cannot be read";
+	if (cur.sa_handler == SIG_DFL)
+		return NULL;
+	return cur.sa_handler == SIG_IGN ? "ignores it" : "handles it itself";
+}
+
+/* The dispositions before ours, for a fork child that is not followed. */
+static struct sigaction old_dump_sa, old_stack_sa;
+static int have_old_dump, have_old_stack;
+
+
+size_t ms_dump_thread_stack(void)
+{
+	struct rlimit as, st;
+	int small = getrlimit(RLIMIT_STACK, &st) == 0 && st.rlim_cur != RLIM_INFINITY &&
+		    st.rlim_cur < MS_REPORT_STACK;
+	if (small) /* ulimit -s 64: a report needs more */
+		return MS_REPORT_STACK;
+	if (getrlimit(RLIMIT_AS, &as) != 0 || as.rlim_cur == RLIM_INFINITY)
+		return 0;
+	return MS_REPORT_STACK; /* not ulimit -s, 8 MiB: the limit's room */
+}
+
+static int start_thread(void)
+{
+	pthread_t th;
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	size_t stack = ms_dump_thread_stack();
+	if (stack)
+		pthread_attr_setstacksize(&attr, stack);
+	/* glibc's, not ours: the dump thread starts in dump_thread, where it
+	 * takes the guard before anything it does can reach a mutex */
+	int rc = ms_real.thread_create(&th, &attr, dump_thread, NULL);
+	pthread_attr_destroy(&attr);
+	if (rc)
+		dump_pid = 0;
+	else /* this thread is counted yet: the count stays above zero */
+		ms_last_thread_uncount();
+	return rc ? -1 : 0;
+}
+
+static int malloc_is_glibcs(void)
+{
+	Dl_info info;
+	void *(*m)(size_t) = malloc; /* the one the program's calls reach */
+	return dladdr((void *)m, &info) && info.dli_fname &&
+	       strstr(info.dli_fname, "/libc.so");
+}
+
+int ms_dump_init(void)
+{
+	static const int signals[] = { SIGUSR1, SIGUSR2, 0 };
+	static const char *const names[] = { "USR1", "USR2" };
+	foreign_malloc = !malloc_is_glibcs();
+	ms_findings_on_self_deadlock(ms_dump_announce);
+	ms_last_thread_init();
+	dump_signal = signals[ms_opt.signal];
+	ms_where_now_signal = SIGRTMAX - 3;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = ms_where_now_handler;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	if (taken(ms_where_now_signal) || sigaction(ms_where_now_signal, &sa, &old_stack_sa) != 0)
+		ms_where_now_signal = 0;
+	else {
+		have_old_stack = 1;
+		struct sigaction cur;
+		if (sigaction(ms_where_now_signal, NULL, &cur) == 0)
+			ms_signal_return = (uintptr_t)cur.sa_restorer;
+	}
+	const char *how = dump_signal ? taken(dump_signal) : NULL;
+	if (how) {
+		char buf[200];
+		struct ms_fmt f;
+		ms_fmt_init(&f, buf, sizeof buf, ms_output_stderr());
+		ms_fmt(&f, "mutexstat: no live dumps on SIG%s: the program %s "
+			   "(MUTEXSTAT_SIGNAL picks another, or none)\n",
+		       names[ms_opt.signal], how);
+		ms_fmt_flush(&f);
+		dump_signal = 0;
+	}
+	if (!dump_signal && !ms_opt.watchdog && !ms_opt.on_crash)
+		return 0;
+	if (pipe_make() != 0)
+		return -1;
+	dump_pid = getpid();
+	if (dump_signal) {
+		sa.sa_handler = dump_handler;
+		have_old_dump = sigaction(dump_signal, &sa, &old_dump_sa) == 0;
+		struct sigaction cur;
+		if (have_old_dump && !ms_signal_return && sigaction(dump_signal, NULL, &cur) == 0)
+			ms_signal_return = (uintptr_t)cur.sa_restorer;
+	}
+	if (__libc_single_threaded && !ms_opt.on_crash) {
+		__atomic_store_n(&ms_dump_pending,
+				 foreign_malloc ? START_AT_CREATE : START_AT_THREADS,
+				 __ATOMIC_RELEASE);
+		return 0;
+	}
+	return start_thread();
+}
+
+/* Put back a disposition of ours the program has not replaced since. */
+static void restore(int sig, const struct sigaction *old, void (*ours)(int))
+{
+	struct sigaction now;
+	if (sig && sigaction(sig, NULL, &now) == 0 && now.sa_handler == ours)
+		sigaction(sig, old, NULL);
+}
+
+void ms_dump_after_fork_child(int follow)
+{
+	/* The pipe is the parent's too: a dump signal here must not wake
+	 * the parent's dump thread.  A number the program closed and opened
+	 * a file of its own at (a daemon closing every descriptor) is the
+	 * program's: left open. */
+	for (int i = 0; i < 2; i++) {
+		if (is_our_pipe(pipe_fd[i]))
+			close(pipe_fd[i]);
+		pipe_fd[i] = -1;
+	}
+	ms_dump_pending = 0;
+	dump_pid = 0; /* no dump thread here yet */
+	dump_tid = 0;
+	if (!follow) {
+		/* not followed: the signals do what they did before us */
+		if (have_old_dump)
+			restore(dump_signal, &old_dump_sa, dump_handler);
+		if (have_old_stack)
+			restore(ms_where_now_signal, &old_stack_sa, ms_where_now_handler);
+		return;
+	}
+	if (!dump_signal && !ms_opt.watchdog && !ms_opt.on_crash)
+		return;
+	/* a signal that comes before the thread waits in the pipe */
+	if (pipe_make() == 0) {
+		dump_pid = getpid();
+		__atomic_store_n(&ms_dump_pending,
+				 foreign_malloc ? START_AT_CREATE
+				 : ms_opt.on_crash ? START_AT_CALL : START_AT_THREADS,
+				 __ATOMIC_RELEASE);
+	}
+}
+
+/* Start the dump thread if it waits for one of the moments in `when`. */
+static void start_pending(uint32_t when)
+{
+	uint32_t p = __atomic_load_n(&ms_dump_pending, __ATOMIC_ACQUIRE);
+	if (!(p & when) || !__atomic_compare_exchange_n(&ms_dump_pending, &p, 0, 0,
+							__ATOMIC_ACQ_REL,
+							__ATOMIC_ACQUIRE))
+		return;
+	struct ms_thread *t = &ms_self;
+	int saved = errno;
+	ms_guard_enter(t); /* pthread_create may lock mutexes (an allocator) */
+	start_thread();
+	ms_guard_leave(t);
+	errno = saved;
+}
+
+void ms_dump_at_call(void)
+{
+	start_pending(START_AT_CALL);
+}
+
+void ms_dump_thread_created(void)
+{
+	start_pending(START_AT_THREADS | START_AT_CALL | START_AT_CREATE);
+}
+
+void ms_dump_waits(void)
+{
+	start_pending(START_AT_THREADS | START_AT_CALL);
+}
+
+void ms_dump_announce(void)
+{
+	int saved = errno;
+	if (!dump_pid && !foreign_malloc && pipe_make() == 0) {
+		/* no dump thread was wanted (no signal, watchdog nor crash
+		 * reports): one for this, now */
+		dump_pid = getpid();
+		__atomic_store_n(&ms_dump_pending, START_AT_CALL, __ATOMIC_RELEASE);
+	}
+	ms_dump_waits();
+	/* none to be had (another malloc than glibc's, the pipe closed by
+	 * the program): said here */
+	if (!dump_pid || __atomic_load_n(&ms_dump_pending, __ATOMIC_ACQUIRE) ||
+	    __atomic_load_n(&pipe_gone, __ATOMIC_ACQUIRE) || !poke('s'))
+		ms_findings_say_unsaid(ms_output_stderr());
+	errno = saved;
+}

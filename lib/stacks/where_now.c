@@ -1,0 +1,211 @@
+/* where_now.c - where another thread of this process is now: read from
+ * /proc and its stack if it is blocked in the kernel (stack_blocked.c),
+ * or, if it runs, asked with a real-time signal whose handler unwinds its
+ * own stack into its record (with SA_RESTART; a thread that does not
+ * answer within 250 ms is shown without). */
+#define _GNU_SOURCE
+#include "stacks/where_now.h"
+#include "base/clock.h"
+#include "base/fmt.h"
+#include "base/internal.h"
+#include "core/thread.h"
+#include "core/thread_pool.h"
+#include "stacks/stack.h"
+#include "stacks/stack_blocked.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+int ms_where_now_signal;
+static uint32_t stack_request;
+/* Where the stack handler returns to: glibc's signal trampoline
+ * (sa_restorer), which its captures begin with once our own frames are
+ * trimmed -- not where the thread is. */
+uintptr_t ms_signal_return;
+
+/* A program that installed its own handler for the signal since start-up
+ * must not get signals it did not ask for. */
+static int still_ours(int sig)
+{
+	struct sigaction cur;
+	return sigaction(sig, NULL, &cur) == 0 && cur.sa_handler == ms_where_now_handler;
+}
+
+enum { ASK_OK, ASK_BLOCKED, ASK_SIGWAIT, ASK_SLEEPS };
+
+/* The system calls that a signal handler ends with EINTR, never restarted
+ * (signal(7)): a thread in one is not asked -- by the time it is, its
+ * stack could not be read without a signal (ms_stack_blocked). */
+static int never_restarted(long nr)
+{
+	static const long calls[] = {
+		SYS_nanosleep, SYS_clock_nanosleep, SYS_ppoll, SYS_pselect6,
+		SYS_epoll_pwait, SYS_rt_sigsuspend, SYS_semtimedop, SYS_msgrcv,
+		SYS_msgsnd, SYS_io_getevents,
+#ifdef SYS_poll
+		SYS_poll,
+#endif
+#ifdef SYS_select
+		SYS_select,
+#endif
+#ifdef SYS_epoll_wait
+		SYS_epoll_wait,
+#endif
+#ifdef SYS_epoll_pwait2
+		SYS_epoll_pwait2,
+#endif
+#ifdef SYS_pause
+		SYS_pause,
+#endif
+#ifdef SYS_semop
+		SYS_semop,
+#endif
+	};
+	for (size_t i = 0; i < sizeof calls / sizeof *calls; i++)
+		if (calls[i] == nr)
+			return 1;
+	return 0;
+}
+
+/* Whether a signal sent to thread tid would reach the program instead of
+ * our handler: a signal the thread blocks stays pending on it, for the
+ * program's own sigwait or signalfd to take (SigBlk in its status), and
+ * one the thread waits for in sigwait, sigwaitinfo or sigtimedwait
+ * (rt_sigtimedwait, whose set the kernel unblocks while it waits, so
+ * SigBlk does not show it) is taken by that call; or whether it would
+ * cut short a call that never restarts (ASK_SLEEPS).
+ * Unknown counts as ASK_OK, as before. */
+static int asking_steals(uint32_t tid, int sig)
+{
+	char buf[2048];
+	int saved = errno, why = ASK_OK;
+	ms_task_file(tid, "status", buf, sizeof buf);
+	const char *t = strstr(buf, "\nSigBlk:");
+	if (t) {
+		for (t += 8; *t == ' ' || *t == '\t'; t++)
+			;
+		if (ms_scan_number(&t, 16) >> (sig - 1) & 1)
+			why = ASK_BLOCKED;
+	}
+	uint64_t at;
+	long nr = ms_task_syscall(tid, &at);
+	if (!why && never_restarted(nr))
+		why = ASK_SLEEPS;
+	if (!why && nr == SYS_rt_sigtimedwait) {
+		uint64_t set = 0;
+		struct iovec local = { &set, sizeof set }, remote = { (void *)at, sizeof set };
+		/* the set unreadable: the thread waits for signals anyway */
+		if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != sizeof set ||
+		    (set >> (sig - 1) & 1))
+			why = ASK_SIGWAIT;
+	}
+	errno = saved;
+	return why;
+}
+
+/* Where a thread is, into its record: read from /proc and its stack if
+ * it is blocked in the kernel (no signal: nothing changes for it);
+ * otherwise it is asked to unwind its own stack, with a signal, and
+ * waited for up to 250 ms (a running thread answers once it is scheduled,
+ * later on a loaded machine).  Returns the number of frames, 0 if it did
+ * not answer, -1 if it was not asked: the program handles the signal itself
+ * (or stacks are off), -2 if not asked because the thread blocks it, -3
+ * because it waits for it in sigwaitinfo (either way the program would
+ * take our signal), -4 because the signal would cut its sleep or poll
+ * short (asking_steals). */
+static int where_now(struct ms_tstate *ts)
+{
+	if (ts == ms_self.ts && ms_stack_available()) {
+		/* the thread writing the report (an exit report in a program
+		 * that exits holding mutexes others wait for: redis): its own
+		 * stack, from below our frames, not a signal to itself, whose
+		 * capture began in glibc's syscall() above them */
+		uintptr_t frames[32];
+		int n = ms_stack_capture(frames, 32);
+		for (int i = 0; i < n; i++)
+			ts->now_frames[i] = frames[i];
+		return n;
+	}
+	/* A thread that sleeps between short bursts of work (a poll with a
+	 * timeout, a loop of sleeps) is caught asleep, and left alone: a few
+	 * looks, 1 ms apart, before one that runs is asked with a signal,
+	 * which such a thread could take in its next sleep (EINTR). */
+	uintptr_t frames[32];
+	for (int look = 0; look < 20 && ms_stack_blocked_available(); look++) {
+		int n = ms_stack_blocked(LOAD(&ts->tid), frames, 32);
+		if (n > 0) {
+			for (int i = 0; i < n; i++)
+				ts->now_frames[i] = frames[i];
+			return n;
+		}
+		struct timespec nap = { 0, 1000000 };
+		nanosleep(&nap, NULL);
+	}
+	if (!ms_where_now_signal || !ms_stack_available() || !still_ours(ms_where_now_signal))
+		return -1;
+	int why = asking_steals(LOAD(&ts->tid), ms_where_now_signal);
+	if (why)
+		return why == ASK_BLOCKED ? -2 : why == ASK_SIGWAIT ? -3 : -4;
+	uint32_t req = __atomic_add_fetch(&stack_request, 1, __ATOMIC_SEQ_CST);
+	if (syscall(SYS_tgkill, getpid(), (pid_t)LOAD(&ts->tid), ms_where_now_signal) != 0)
+		return 0;
+	uint64_t give_up = ms_mono_ns() + 250000000;
+	while (__atomic_load_n(&ts->now_seq, __ATOMIC_ACQUIRE) != req) {
+		if (ms_mono_ns() > give_up)
+			return 0;
+		struct timespec ts_ = { 0, 200000 };
+		nanosleep(&ts_, NULL);
+	}
+	return (int)ts->now_n;
+}
+
+const char *ms_where_now_not_asked(int n)
+{
+	switch (n) {
+	case -1:
+		return ms_stack_available() ? "SIGRTMAX-3 is the program's" : NULL;
+	case -2:
+		return "it blocks SIGRTMAX-3";
+	case -3:
+		return "it waits for signals in sigwait, sigwaitinfo or sigtimedwait";
+	case -4:
+		return "it sleeps or polls in a system call that a signal would cut short";
+	default:
+		return NULL;
+	}
+}
+
+int ms_where_now(struct ms_tstate *ts, const uintptr_t **frames)
+{
+	int n = where_now(ts);
+	*frames = ts->now_frames;
+	return n;
+}
+
+void ms_where_now_handler(int sig)
+{
+	(void)sig;
+	int saved = errno;
+	struct ms_thread *t = &ms_self;
+	struct ms_tstate *ts = t->ts;
+	if (ts) {
+		uint32_t req = __atomic_load_n(&stack_request, __ATOMIC_ACQUIRE);
+		ms_guard_enter(t);
+		uintptr_t frames[33];
+		int n = ms_stack_capture(frames, 33), skip = 0;
+		if (n > 0 && ms_signal_return && frames[0] - ms_signal_return < 16)
+			skip = 1;
+		ts->now_n = 0;
+		for (int i = skip; i < n && i - skip < 32; i++)
+			ts->now_frames[ts->now_n++] = frames[i];
+		ms_guard_leave(t);
+		__atomic_store_n(&ts->now_seq, req, __ATOMIC_RELEASE);
+	}
+	errno = saved;
+}
+
