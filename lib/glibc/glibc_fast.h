@@ -22,8 +22,11 @@
  * paths) and stays consistent.  ms_fast_off is 0 only when glibc's own
  * functions are behind ours (another library that wraps them must see
  * every call), glibc does not elide locks (it would mark a kind-0
- * mutex at its first lock) and no lock checker (helgrind, drd) watches
- * glibc's functions: real.c decides. */
+ * mutex at its first lock), no lock checker (helgrind, drd) watches
+ * glibc's functions, and a self-test at start-up finds that these steps
+ * leave a probe mutex as glibc's leave another (ms_fast_compare: the
+ * protocol is glibc's private one, no header promises it): real.c
+ * decides. */
 #ifndef MUTEXSTAT_GLIBC_FAST_H
 #define MUTEXSTAT_GLIBC_FAST_H
 

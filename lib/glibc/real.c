@@ -210,6 +210,77 @@ static int glibc_elides(void)
 	return LOAD(&probe.__data.__kind) != 0;
 }
 
+/* glibc_fast.h's steps have no address of their own (always inline). */
+static int fast_lock_step(pthread_mutex_t *m, uint32_t tid)
+{
+	return fast_lock(m, tid);
+}
+
+static void fast_unlock_step(pthread_mutex_t *m)
+{
+	fast_unlock(m);
+}
+
+void ms_fast_pair_ours(struct ms_fast_pair *p)
+{
+	p->lock = ms_real.mutex_lock;
+	p->trylock = ms_real.mutex_trylock;
+	p->unlock = ms_real.mutex_unlock;
+	p->fast_lock = fast_lock_step;
+	p->fast_unlock = fast_unlock_step;
+}
+
+/* The same answer, and every byte of the two mutexes the same: the five
+ * fields glibc_fast.h writes and the ones it must leave alone. */
+static int same(int rc_glibc, const pthread_mutex_t *a, int rc_fast,
+		const pthread_mutex_t *b)
+{
+	return rc_glibc == rc_fast && memcmp(a->__size, b->__size, sizeof a->__size) == 0;
+}
+
+/* A thread that finds the mutex held swaps 2 into its lock word before it
+ * sleeps (glibc's __lll_lock_wait): the unlock then owes it a wake. */
+static void waiter_comes(pthread_mutex_t *m)
+{
+	__atomic_exchange_n(&m->__data.__lock, 2, __ATOMIC_ACQUIRE);
+}
+
+enum ms_fast_step ms_fast_compare(const struct ms_fast_pair *p)
+{
+	uint32_t tid = (uint32_t)syscall(SYS_gettid); /* what glibc writes */
+	/* static: every byte set, so the whole of both can be compared */
+	static const pthread_mutex_t initial = PTHREAD_MUTEX_INITIALIZER;
+	pthread_mutex_t a = initial, b = initial; /* glibc's; the stand-ins' */
+	int ra, rb;
+	ra = p->lock(&a);
+	rb = p->fast_lock(&b, tid);
+	if (!same(ra, &a, rb, &b))
+		return MS_FAST_LOCK;
+	ra = p->trylock(&a);
+	rb = p->fast_lock(&b, tid);
+	if (!same(ra, &a, rb, &b))
+		return MS_FAST_HELD;
+	ra = p->unlock(&a);
+	p->fast_unlock(&b);
+	if (!same(ra, &a, 0, &b))
+		return MS_FAST_UNLOCK;
+	ra = p->trylock(&a);
+	rb = p->fast_lock(&b, tid);
+	if (!same(ra, &a, rb, &b))
+		return MS_FAST_TRYLOCK;
+	waiter_comes(&a);
+	waiter_comes(&b);
+	ra = p->trylock(&a);
+	rb = p->fast_lock(&b, tid);
+	if (!same(ra, &a, rb, &b))
+		return MS_FAST_WAITER_HELD;
+	ra = p->unlock(&a);
+	p->fast_unlock(&b);
+	if (!same(ra, &a, 0, &b))
+		return MS_FAST_WAITER_UNLOCK;
+	return MS_FAST_AGREE;
+}
+
 /* valgrind's helgrind or drd watch the program's locking through glibc's
  * lock functions (they redirect them): glibc_fast.h's steps, which skip
  * those, would leave them blind and make every critical section a race.
@@ -239,9 +310,13 @@ static void choose_tries(void)
 			 in_glibc((void *)ms_real.mutex_clocklock) ? boot_mutex_trylock
 								    : foreign_look,
 			 __ATOMIC_RELEASE);
+	/* and last, glibc_fast.h's copy of glibc's private protocol still
+	 * leaves what this glibc leaves */
+	struct ms_fast_pair ours;
+	ms_fast_pair_ours(&ours);
 	int fast = in_glibc((void *)ms_real.mutex_lock) &&
 		   in_glibc((void *)ms_real.mutex_unlock) && !glibc_elides() &&
-		   !lock_checker_watches();
+		   !lock_checker_watches() && ms_fast_compare(&ours) == MS_FAST_AGREE;
 	__atomic_store_n(&ms_fast_off, !fast, __ATOMIC_RELEASE);
 	errno = saved;
 }
