@@ -9,7 +9,6 @@
 #include "analysis/findings.h"
 #include "stacks/depot.h"
 #include "base/internal.h"
-#include "record/record.h"
 #include "stacks/site.h"
 #include "analysis/robust.h"
 #include "core/table.h"

@@ -1,7 +1,6 @@
 /* table.c - creating, adding, removing and folding records; see table.h. */
 #include "core/table.h"
 #include "base/clock.h"
-#include "core/counts.h"
 #include "base/fmt.h"
 #include "base/spin.h"
 #include "core/thread.h"
@@ -786,7 +785,7 @@ fold_other_site(struct ms_table *t, uintptr_t site, struct ms_stripe *st)
 	return s;
 }
 
-/* The bases of ms_table_reset_running (counts.h): mapped at the first
+/* The bases of ms_table_reset_running (table.h): mapped at the first
  * reset while threads run, one per record, never freed (a fork child's
  * reset drops them: its counters are zeroed). */
 struct count_base {

@@ -29,7 +29,6 @@
 #include "base/internal.h"
 #include "core/ring.h"
 #include "core/thread.h"
-#include "core/thread_pool.h"
 
 
 #include <stddef.h>
@@ -237,7 +236,7 @@ struct ms_table {
 	int sites_lock;        /* making a new site line */
 	int ready;
 	uint32_t gen; /* bumped when a record in a lock-order edge (MS_F_EDGE)
-			 ends its life: threads' cached edges (thread_pool.h) are
+			 ends its life: threads' cached edges (thread.h) are
 			 stale */
 	uint32_t site_index[MS_SITE_INDEX]; /* site line + 1, by hash; 0 empty */
 };
@@ -366,7 +365,7 @@ static inline void ms_cache_fill(struct ms_thread *t, uintptr_t m, uint32_t r)
 	t->cache[ms_cache_slot((const void *)m)] = r;
 }
 
-/* The second level (thread_pool.h), for a recording thread: m's record, else
+/* The second level (thread.h), for a recording thread: m's record, else
  * 0.  Mutexes up to MS_CACHE2 apart in an array get different entries. */
 static inline uint32_t *ms_cache2_entry(struct ms_tstate *ts, uintptr_t m)
 {
@@ -526,5 +525,24 @@ uint32_t ms_site_history_read(const struct ms_site *s, struct ms_op_view *v,
 
 unsigned ms_err_index(int err);
 int ms_err_value(unsigned index);
+
+/* A mutex's acquisitions and owner changes as the report shows
+ * them: since its life began, or since the last mutexstat_reset().
+ *
+ * The holder of a mutex bumps both counters with plain stores (the mutex
+ * serialises them), so a reset that zeroed them while another
+ * thread held the mutex could lose its zero to that thread's increment
+ * -- the whole run's count came back.  A reset while threads run writes
+ * no counter: it keeps the value it read as the mutex's base (the
+ * counters only grow, so that value was exact at one moment), and the
+ * report shows the counter less its base.  A base belongs to the life it
+ * was taken in (its birth); a new life starts from zero anyway. */
+uint64_t ms_rec_acquisitions(uint32_t r);
+uint64_t ms_rec_owner_changes(uint32_t r);
+
+/* mutexstat_reset(): every record's numbers back to zero, with bases for
+ * the two counters (ms_table_reset zeroes them: for a process whose other
+ * threads are gone, a fork child). */
+void ms_table_reset_running(void);
 
 #endif

@@ -1,106 +1,20 @@
-/* thread_pool.h - each thread's record: the mutexes it holds now (where and in
- * which order it took them) and the mutex it waits for.
+/* thread_pool.h - the pool of thread records (struct ms_tstate, thread.h).
  *
  * Records come from a pool of ours, grown in mapped chunks and reused when
  * a thread exits (a pthread key's destructor returns them), so a run that
  * starts 100,000 short-lived threads uses as many records as it has threads
  * alive at once.  The thread's TLS points at its record; other threads read
  * records only to report. */
-#ifndef MUTEXSTAT_THREADS_H
-#define MUTEXSTAT_THREADS_H
+#ifndef MUTEXSTAT_THREAD_POOL_H
+#define MUTEXSTAT_THREAD_POOL_H
+
+#include "core/thread.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
-#define MS_HELD_MAX 64     /* mutexes held at once that are followed */
-#define MS_EDGE_CACHE 256  /* lock-order edges this thread knows are recorded */
-#define MS_EDGE_CACHE2 16384 /* ... in the bigger cache of a thread that takes more */
-#define MS_EDGE_MISSES 256 /* known edges missed before that one is made */
-#define MS_CACHE2 1024     /* entries in a thread's second lookup cache */
-
-/* A lock-order edge a thread knows is recorded: records a then b, as of
- * the table's generation gen (order.h). */
-struct ms_edge_entry {
-	uint32_t a, b, gen;
-};
-
-/* Two stores on the lock path: the record (the mutex's address and life
- * are the record's) and where it was taken. */
-struct ms_held {
-	uint32_t rec;
-	uintptr_t caller;
-	/* ticks at the start of this hold if its time is being measured
-	 * (record.c), else 0: ms_ticks() is never 0 */
-	uint64_t since;
-};
-
 /* The address of a tracked mutex, from its record (0 if gone). */
 uintptr_t ms_rec_key(uint32_t rec);
-
-struct ms_tstate {
-	uint32_t tid;
-	uint32_t nheld;    /* entries in held[], at most MS_HELD_MAX */
-	uint32_t overflow; /* held beyond those: not followed, only counted */
-	uint32_t pruned_at; /* ms_unlocks_elsewhere when the set was last checked */
-	/* The mutexes it holds, in the order taken.  An entry at or above
-	 * nheld has since 0: the lock path's plain case writes held[0]
-	 * without it (interpose.c). */
-	struct ms_held held[MS_HELD_MAX];
-	struct ms_edge_entry edge_cache[MS_EDGE_CACHE];
-	/* known edges its cache did not have: at MS_EDGE_MISSES it gets a
-	 * bigger one (order.c) */
-	uint32_t edge_misses;
-	/* The mutex it waits for now (0: none), since when, from where. */
-	uint32_t wait_rec;
-	uint32_t wait_stack;
-	uint64_t wait_since;   /* ticks */
-	uintptr_t wait_key, wait_caller;
-	uint32_t wait_timed;   /* that wait has a deadline (timedlock, clocklock) */
-	/* The condition wait it is in now (its mutex; 0: none). */
-	uintptr_t cond_key, cond_caller;
-	uint64_t cond_since;
-	uintptr_t cond_cond;   /* the condition variable */
-	uint32_t cond_timed;   /* that wait has a deadline */
-	/* The thread it waits to join now (its pthread_t; 0: none). */
-	uint32_t join_timed;
-	uintptr_t join_target, join_caller;
-	uint64_t join_since;
-	uintptr_t handle;      /* this thread's own pthread_t */
-	uint32_t join_only;    /* made for a join: the thread has used no mutex */
-	/* Where the thread is now, captured by itself on request (live dump). */
-	uint32_t now_seq;      /* answered request */
-	uint32_t now_n;
-	uintptr_t now_frames[32];
-	struct ms_tstate *free_link;
-	uint32_t in_use;
-	/* All records, for reports: set once as the record is first handed
-	 * out, and past what reuse zeroes (a report may walk the list
-	 * meanwhile). */
-	struct ms_tstate *next;
-	/* A thread taking more distinct edges than edge_cache holds (a
-	 * server taking table locks under each of many others): a second,
-	 * bigger cache of them, mapped for it, kept with the record for the
-	 * next thread (its entries are facts of the graph, not of a thread). */
-	struct ms_edge_entry *edge_cache2;
-	/* The second level of the thread's lookup cache (thread.h): the
-	 * records of the last MS_CACHE2 mutexes it used, by more bits of
-	 * their address.  Believed the same way (the record must name the
-	 * mutex); asked only when the first level misses and the thread is
-	 * recording, so the guard need not empty it -- nor a record reused
-	 * for a new thread (ms_tstate_new): last, and left as it was, its
-	 * pages are touched only by threads that take more than MS_CACHE
-	 * mutexes in turn. */
-	uint32_t cache2[MS_CACHE2];
-};
-
-/* Where edge a->b goes in a thread's edge_cache: a region per first
- * mutex, the second's record number on from there (as order.c's bigger
- * cache: neighbouring entries for one mutex held while others are taken
- * in turn). */
-static inline unsigned ms_edge_slot(uint32_t a, uint32_t b)
-{
-	return (a * 0x9e3779b1u + b) & (MS_EDGE_CACHE - 1);
-}
 
 /* At start-up: make the key whose destructor ends each thread's record;
  * held_at_exit (may be NULL) is told of a thread that exits holding

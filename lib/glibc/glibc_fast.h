@@ -87,4 +87,34 @@ static inline __attribute__((always_inline)) void fast_unlock(pthread_mutex_t *m
 		ms_fast_wake(word);
 }
 
+/* The start-up self-test of glibc_fast.h, which copies glibc's private
+ * protocol of a normal mutex: glibc's own calls on one probe mutex, the
+ * stand-ins on another, the whole of both compared after each step.
+ * real.c fills the pair and leaves ms_fast_off at 1 unless they agree.  A pair, so that a
+ * test can hand it stand-ins that are wrong. */
+struct ms_fast_pair {
+	int (*lock)(pthread_mutex_t *);    /* glibc's own */
+	int (*trylock)(pthread_mutex_t *);
+	int (*unlock)(pthread_mutex_t *);
+	/* the stand-ins: 0, or EBUSY if the mutex is held */
+	int (*fast_lock)(pthread_mutex_t *, uint32_t tid);
+	void (*fast_unlock)(pthread_mutex_t *);
+};
+
+/* The steps, in order: glibc's call, and the stand-in for it. */
+enum ms_fast_step {
+	MS_FAST_AGREE,         /* no step differed */
+	MS_FAST_LOCK,          /* lock of the free mutex; fast_lock */
+	MS_FAST_HELD,          /* trylock of it, held: EBUSY; fast_lock */
+	MS_FAST_UNLOCK,        /* unlock; fast_unlock */
+	MS_FAST_TRYLOCK,       /* trylock of the free mutex; fast_lock */
+	MS_FAST_WAITER_HELD,   /* a waiter made the lock word 2; trylock */
+	MS_FAST_WAITER_UNLOCK, /* then unlock, which owes it a wake */
+};
+
+/* The first step after which the calls' answers or the two mutexes
+ * differ, or MS_FAST_AGREE.  No allocation, no thread, no wait: a dozen
+ * calls on two mutexes of its own. */
+enum ms_fast_step ms_fast_compare(const struct ms_fast_pair *p);
+
 #endif

@@ -186,17 +186,6 @@ static int in_glibc(void *fn)
 	return yes;
 }
 
-int ms_fast_off = 1;
-
-void ms_fast_wake(int *word)
-{
-	/* glibc's lll_futex_wake: one waiter of a private mutex; no errno
-	 * for the program to see */
-	int saved = errno;
-	syscall(SYS_futex, word, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, NULL, 0);
-	errno = saved;
-}
-
 /* glibc elides locks (the tunable glibc.elision.enable, on a CPU with
  * transactional memory): its first lock of a kind-0 mutex then marks it
  * for elision, which glibc_fast.h's steps must not skip.  Asked of the
@@ -228,57 +217,6 @@ void ms_fast_pair_ours(struct ms_fast_pair *p)
 	p->unlock = ms_real.mutex_unlock;
 	p->fast_lock = fast_lock_step;
 	p->fast_unlock = fast_unlock_step;
-}
-
-/* The same answer, and every byte of the two mutexes the same: the five
- * fields glibc_fast.h writes and the ones it must leave alone. */
-static int same(int rc_glibc, const pthread_mutex_t *a, int rc_fast,
-		const pthread_mutex_t *b)
-{
-	return rc_glibc == rc_fast && memcmp(a->__size, b->__size, sizeof a->__size) == 0;
-}
-
-/* A thread that finds the mutex held swaps 2 into its lock word before it
- * sleeps (glibc's __lll_lock_wait): the unlock then owes it a wake. */
-static void waiter_comes(pthread_mutex_t *m)
-{
-	__atomic_exchange_n(&m->__data.__lock, 2, __ATOMIC_ACQUIRE);
-}
-
-enum ms_fast_step ms_fast_compare(const struct ms_fast_pair *p)
-{
-	uint32_t tid = (uint32_t)syscall(SYS_gettid); /* what glibc writes */
-	/* static: every byte set, so the whole of both can be compared */
-	static const pthread_mutex_t initial = PTHREAD_MUTEX_INITIALIZER;
-	pthread_mutex_t a = initial, b = initial; /* glibc's; the stand-ins' */
-	int ra, rb;
-	ra = p->lock(&a);
-	rb = p->fast_lock(&b, tid);
-	if (!same(ra, &a, rb, &b))
-		return MS_FAST_LOCK;
-	ra = p->trylock(&a);
-	rb = p->fast_lock(&b, tid);
-	if (!same(ra, &a, rb, &b))
-		return MS_FAST_HELD;
-	ra = p->unlock(&a);
-	p->fast_unlock(&b);
-	if (!same(ra, &a, 0, &b))
-		return MS_FAST_UNLOCK;
-	ra = p->trylock(&a);
-	rb = p->fast_lock(&b, tid);
-	if (!same(ra, &a, rb, &b))
-		return MS_FAST_TRYLOCK;
-	waiter_comes(&a);
-	waiter_comes(&b);
-	ra = p->trylock(&a);
-	rb = p->fast_lock(&b, tid);
-	if (!same(ra, &a, rb, &b))
-		return MS_FAST_WAITER_HELD;
-	ra = p->unlock(&a);
-	p->fast_unlock(&b);
-	if (!same(ra, &a, 0, &b))
-		return MS_FAST_WAITER_UNLOCK;
-	return MS_FAST_AGREE;
 }
 
 /* valgrind's helgrind or drd watch the program's locking through glibc's
@@ -331,14 +269,14 @@ static void resolve_c11(void)
 	void *lock = next("mtx_lock", NULL);
 	if (lock && !in_glibc(lock)) {
 		struct ms_c11_next *n = &ms_c11_next;
-		n->mtx_lock = (int (*)(void *))lock;
-		n->mtx_init = (int (*)(void *, int))next("mtx_init", NULL);
-		n->mtx_trylock = (int (*)(void *))next("mtx_trylock", NULL);
-		n->mtx_timedlock = (int (*)(void *, const struct timespec *))next("mtx_timedlock", NULL);
-		n->mtx_unlock = (int (*)(void *))next("mtx_unlock", NULL);
-		n->mtx_destroy = (void (*)(void *))next("mtx_destroy", NULL);
-		n->cnd_wait = (int (*)(void *, void *))next("cnd_wait", NULL);
-		n->cnd_timedwait = (int (*)(void *, void *, const struct timespec *))next("cnd_timedwait", NULL);
+		n->lock = (int (*)(void *))lock;
+		n->init = (int (*)(void *, int))next("mtx_init", NULL);
+		n->trylock = (int (*)(void *))next("mtx_trylock", NULL);
+		n->timedlock = (int (*)(void *, const struct timespec *))next("mtx_timedlock", NULL);
+		n->unlock = (int (*)(void *))next("mtx_unlock", NULL);
+		n->destroy = (void (*)(void *))next("mtx_destroy", NULL);
+		n->cond_wait = (int (*)(void *, void *))next("cnd_wait", NULL);
+		n->cond_timedwait = (int (*)(void *, void *, const struct timespec *))next("cnd_timedwait", NULL);
 		__atomic_store_n(&n->other, 1, __ATOMIC_RELEASE);
 	}
 	__atomic_store_n(&ms_c11_next.checked, 1, __ATOMIC_RELEASE);

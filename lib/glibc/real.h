@@ -2,6 +2,8 @@
 #ifndef MUTEXSTAT_REAL_H
 #define MUTEXSTAT_REAL_H
 
+#include "glibc/glibc_fast.h"
+
 #include <pthread.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -51,14 +53,14 @@ struct ms_real {
 struct ms_c11_next {
 	int checked; /* resolved (ms_real_resolve, or the first C11 call) */
 	int other;
-	int (*mtx_init)(void *, int);
-	int (*mtx_lock)(void *);
-	int (*mtx_trylock)(void *);
-	int (*mtx_timedlock)(void *, const struct timespec *);
-	int (*mtx_unlock)(void *);
-	void (*mtx_destroy)(void *);
-	int (*cnd_wait)(void *, void *);
-	int (*cnd_timedwait)(void *, void *, const struct timespec *);
+	int (*init)(void *, int);
+	int (*lock)(void *);
+	int (*trylock)(void *);
+	int (*timedlock)(void *, const struct timespec *);
+	int (*unlock)(void *);
+	void (*destroy)(void *);
+	int (*cond_wait)(void *, void *);
+	int (*cond_timedwait)(void *, void *, const struct timespec *);
 };
 extern struct ms_c11_next ms_c11_next;
 /* Whether the C11 calls go to another library (ms_c11_next). */
@@ -78,37 +80,8 @@ extern struct ms_real ms_real;
  * GLIBC_2.2.5 version.  Returns 0, or -1 if a function is missing. */
 int ms_real_resolve(void);
 
-/* The start-up self-test of glibc_fast.h, which copies glibc's private
- * protocol of a normal mutex: glibc's own calls on one probe mutex, the
- * stand-ins on another, the whole of both compared after each step.
- * real.c leaves ms_fast_off at 1 unless they agree.  A pair, so that a
- * test can hand it stand-ins that are wrong. */
-struct ms_fast_pair {
-	int (*lock)(pthread_mutex_t *);    /* glibc's own */
-	int (*trylock)(pthread_mutex_t *);
-	int (*unlock)(pthread_mutex_t *);
-	/* the stand-ins: 0, or EBUSY if the mutex is held */
-	int (*fast_lock)(pthread_mutex_t *, uint32_t tid);
-	void (*fast_unlock)(pthread_mutex_t *);
-};
-
-/* The steps, in order: glibc's call, and the stand-in for it. */
-enum ms_fast_step {
-	MS_FAST_AGREE,         /* no step differed */
-	MS_FAST_LOCK,          /* lock of the free mutex; fast_lock */
-	MS_FAST_HELD,          /* trylock of it, held: EBUSY; fast_lock */
-	MS_FAST_UNLOCK,        /* unlock; fast_unlock */
-	MS_FAST_TRYLOCK,       /* trylock of the free mutex; fast_lock */
-	MS_FAST_WAITER_HELD,   /* a waiter made the lock word 2; trylock */
-	MS_FAST_WAITER_UNLOCK, /* then unlock, which owes it a wake */
-};
-
-/* glibc's functions behind ours (ms_real) and glibc_fast.h's steps. */
+/* glibc's functions behind ours (ms_real) and glibc_fast.h's steps, for
+ * the self-test (glibc_fast.h). */
 void ms_fast_pair_ours(struct ms_fast_pair *p);
-
-/* The first step after which the calls' answers or the two mutexes
- * differ, or MS_FAST_AGREE.  No allocation, no thread, no wait: a dozen
- * calls on two mutexes of its own. */
-enum ms_fast_step ms_fast_compare(const struct ms_fast_pair *p);
 
 #endif

@@ -10,11 +10,9 @@
 #define _GNU_SOURCE
 #include "report/out_json.h"
 #include "report/report.h"
-#include "core/counts.h"
 #include "base/output.h"
 #include "analysis/blame.h"
 #include "base/clock.h"
-#include "runtime/crash.h"
 #include "stacks/depot.h"
 #include "analysis/findings.h"
 #include "core/forked.h"

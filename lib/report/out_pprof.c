@@ -265,7 +265,7 @@ static struct {
 	struct mapping *maps; /* in maps_buf */
 	struct buf maps_buf;
 	size_t nmaps;
-} P;
+} prof;
 
 struct str_key {
 	const char *s;
@@ -275,11 +275,11 @@ struct str_key {
 static int same_string(uint32_t idx, const void *arg)
 {
 	const struct str_key *k = arg;
-	const uint32_t *at = (const uint32_t *)P.str_at.p + 2 * (size_t)idx;
+	const uint32_t *at = (const uint32_t *)prof.str_at.p + 2 * (size_t)idx;
 	/* (clang-tidy's analyzer sees str_at empty here: it does not know
 	 * that map_slot only calls this for a key in use, one str() added) */
 	return at[1] == k->n && // NOLINT(clang-analyzer-core.NullDereference)
-	       !memcmp(P.strtab.p + at[0], k->s, k->n);
+	       !memcmp(prof.strtab.p + at[0], k->s, k->n);
 }
 
 /* The index of s in the string table, adding it if new. */
@@ -292,16 +292,16 @@ static uint64_t str(const char *s)
 	h |= 1;
 	if (failed)
 		return 0;
-	size_t slot = map_slot(&P.strings, h, same_string, &k);
-	if (((uint64_t *)P.strings.keys.p)[slot])
-		return ((uint32_t *)P.strings.vals.p)[slot];
-	uint32_t idx = (uint32_t)(P.str_at.len / 8);
-	pb_key(&P.strtab, PROFILE_STRING_TABLE, LEN);
-	pb_varint(&P.strtab, k.n);
-	uint32_t at[2] = { (uint32_t)P.strtab.len, (uint32_t)k.n };
-	put(&P.strtab, s, k.n);
-	put(&P.str_at, at, sizeof at);
-	if (map_add(&P.strings, slot, h, idx))
+	size_t slot = map_slot(&prof.strings, h, same_string, &k);
+	if (((uint64_t *)prof.strings.keys.p)[slot])
+		return ((uint32_t *)prof.strings.vals.p)[slot];
+	uint32_t idx = (uint32_t)(prof.str_at.len / 8);
+	pb_key(&prof.strtab, PROFILE_STRING_TABLE, LEN);
+	pb_varint(&prof.strtab, k.n);
+	uint32_t at[2] = { (uint32_t)prof.strtab.len, (uint32_t)k.n };
+	put(&prof.strtab, s, k.n);
+	put(&prof.str_at, at, sizeof at);
+	if (map_add(&prof.strings, slot, h, idx))
 		return 0;
 	return idx;
 }
@@ -318,20 +318,20 @@ static void read_maps(void)
 	if (fd < 0)
 		return;
 	for (;;) {
-		if (reserve(&P.maps_text, 8192))
+		if (reserve(&prof.maps_text, 8192))
 			break;
-		ssize_t n = read(fd, P.maps_text.p + P.maps_text.len, 8191);
+		ssize_t n = read(fd, prof.maps_text.p + prof.maps_text.len, 8191);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			break;
-		P.maps_text.len += (size_t)n;
+		prof.maps_text.len += (size_t)n;
 	}
 	close(fd);
-	if (reserve(&P.maps_text, 1))
+	if (reserve(&prof.maps_text, 1))
 		return;
-	P.maps_text.p[P.maps_text.len] = 0;
-	char *line = (char *)P.maps_text.p;
+	prof.maps_text.p[prof.maps_text.len] = 0;
+	char *line = (char *)prof.maps_text.p;
 	while (line && *line) {
 		char *next = strchr(line, '\n');
 		if (next)
@@ -345,19 +345,19 @@ static void read_maps(void)
 		    perms[2] == 'x') {
 			struct mapping m = { start, limit, offset,
 					     path_at ? line + path_at : "", 0, 1, 1, 1 };
-			put(&P.maps_buf, &m, sizeof m);
+			put(&prof.maps_buf, &m, sizeof m);
 		}
 		line = next;
 	}
-	P.maps = (struct mapping *)P.maps_buf.p;
-	P.nmaps = P.maps_buf.len / sizeof(struct mapping);
+	prof.maps = (struct mapping *)prof.maps_buf.p;
+	prof.nmaps = prof.maps_buf.len / sizeof(struct mapping);
 }
 
 static struct mapping *mapping_of(uint64_t addr)
 {
-	for (size_t i = 0; i < P.nmaps; i++)
-		if (addr >= P.maps[i].start && addr < P.maps[i].limit)
-			return &P.maps[i];
+	for (size_t i = 0; i < prof.nmaps; i++)
+		if (addr >= prof.maps[i].start && addr < prof.maps[i].limit)
+			return &prof.maps[i];
 	return NULL;
 }
 
@@ -409,27 +409,27 @@ static int find_build_id(struct dl_phdr_info *info, size_t size, void *arg)
 
 static void write_mappings(void)
 {
-	for (uint32_t id = 1; id <= P.nmappings_used; id++) {
+	for (uint32_t id = 1; id <= prof.nmappings_used; id++) {
 		const struct mapping *m = NULL;
-		for (size_t i = 0; i < P.nmaps && !m; i++)
-			if (P.maps[i].id == id)
-				m = &P.maps[i];
-		if (!m) /* never: ids are given to mappings in P.maps */
+		for (size_t i = 0; i < prof.nmaps && !m; i++)
+			if (prof.maps[i].id == id)
+				m = &prof.maps[i];
+		if (!m) /* never: ids are given to mappings in prof.maps */
 			continue;
 		struct build_id bid = { m->start, "" };
 		if (!ms_loader_locked_since_fork()) /* else it waits for ever */
 			dl_iterate_phdr(find_build_id, &bid);
-		size_t at = pb_begin(&P.pb, PROFILE_MAPPING);
-		pb_uint(&P.pb, MAPPING_ID, id);
-		pb_uint(&P.pb, MAPPING_MEMORY_START, m->start);
-		pb_uint(&P.pb, MAPPING_MEMORY_LIMIT, m->limit);
-		pb_uint(&P.pb, MAPPING_FILE_OFFSET, m->offset);
-		pb_uint(&P.pb, MAPPING_FILENAME, str(m->path));
-		pb_uint(&P.pb, MAPPING_BUILD_ID, str(bid.hex));
-		pb_uint(&P.pb, MAPPING_HAS_FUNCTIONS, (uint64_t)m->funcs);
-		pb_uint(&P.pb, MAPPING_HAS_FILENAMES, (uint64_t)m->files);
-		pb_uint(&P.pb, MAPPING_HAS_LINE_NUMBERS, (uint64_t)m->lines);
-		pb_end(&P.pb, at);
+		size_t at = pb_begin(&prof.pb, PROFILE_MAPPING);
+		pb_uint(&prof.pb, MAPPING_ID, id);
+		pb_uint(&prof.pb, MAPPING_MEMORY_START, m->start);
+		pb_uint(&prof.pb, MAPPING_MEMORY_LIMIT, m->limit);
+		pb_uint(&prof.pb, MAPPING_FILE_OFFSET, m->offset);
+		pb_uint(&prof.pb, MAPPING_FILENAME, str(m->path));
+		pb_uint(&prof.pb, MAPPING_BUILD_ID, str(bid.hex));
+		pb_uint(&prof.pb, MAPPING_HAS_FUNCTIONS, (uint64_t)m->funcs);
+		pb_uint(&prof.pb, MAPPING_HAS_FILENAMES, (uint64_t)m->files);
+		pb_uint(&prof.pb, MAPPING_HAS_LINE_NUMBERS, (uint64_t)m->lines);
+		pb_end(&prof.pb, at);
 	}
 }
 
@@ -441,32 +441,32 @@ static uint32_t function_id(const char *name, const char *file)
 	uint64_t key = n << 32 | f;
 	if (failed)
 		return 0;
-	size_t slot = map_slot(&P.functions, key, NULL, NULL);
-	if (((uint64_t *)P.functions.keys.p)[slot])
-		return ((uint32_t *)P.functions.vals.p)[slot];
-	uint32_t id = ++P.nfunctions;
-	size_t at = pb_begin(&P.pb, PROFILE_FUNCTION);
-	pb_uint(&P.pb, FUNCTION_ID, id);
-	pb_uint(&P.pb, FUNCTION_NAME, n);
-	pb_uint(&P.pb, FUNCTION_SYSTEM_NAME, n);
-	pb_uint(&P.pb, FUNCTION_FILENAME, f);
-	pb_end(&P.pb, at);
-	map_add(&P.functions, slot, key, id);
+	size_t slot = map_slot(&prof.functions, key, NULL, NULL);
+	if (((uint64_t *)prof.functions.keys.p)[slot])
+		return ((uint32_t *)prof.functions.vals.p)[slot];
+	uint32_t id = ++prof.nfunctions;
+	size_t at = pb_begin(&prof.pb, PROFILE_FUNCTION);
+	pb_uint(&prof.pb, FUNCTION_ID, id);
+	pb_uint(&prof.pb, FUNCTION_NAME, n);
+	pb_uint(&prof.pb, FUNCTION_SYSTEM_NAME, n);
+	pb_uint(&prof.pb, FUNCTION_FILENAME, f);
+	pb_end(&prof.pb, at);
+	map_add(&prof.functions, slot, key, id);
 	return id;
 }
 
 static void write_location(uint32_t id, uint32_t mapping, uint64_t address,
 			   uint32_t function, int line)
 {
-	size_t at = pb_begin(&P.pb, PROFILE_LOCATION);
-	pb_uint(&P.pb, LOCATION_ID, id);
-	pb_uint(&P.pb, LOCATION_MAPPING_ID, mapping);
-	pb_uint(&P.pb, LOCATION_ADDRESS, address);
-	size_t l = pb_begin(&P.pb, LOCATION_LINE);
-	pb_uint(&P.pb, LINE_FUNCTION_ID, function);
-	pb_uint(&P.pb, LINE_LINE, line > 0 ? (uint64_t)line : 0);
-	pb_end(&P.pb, l);
-	pb_end(&P.pb, at);
+	size_t at = pb_begin(&prof.pb, PROFILE_LOCATION);
+	pb_uint(&prof.pb, LOCATION_ID, id);
+	pb_uint(&prof.pb, LOCATION_MAPPING_ID, mapping);
+	pb_uint(&prof.pb, LOCATION_ADDRESS, address);
+	size_t l = pb_begin(&prof.pb, LOCATION_LINE);
+	pb_uint(&prof.pb, LINE_FUNCTION_ID, function);
+	pb_uint(&prof.pb, LINE_LINE, line > 0 ? (uint64_t)line : 0);
+	pb_end(&prof.pb, l);
+	pb_end(&prof.pb, at);
 }
 
 /* The location of a return address of a captured stack.  Its address is
@@ -476,9 +476,9 @@ static uint32_t location_id(uintptr_t addr)
 {
 	if (failed)
 		return 0;
-	size_t slot = map_slot(&P.locations, addr, NULL, NULL);
-	if (((uint64_t *)P.locations.keys.p)[slot])
-		return ((uint32_t *)P.locations.vals.p)[slot];
+	size_t slot = map_slot(&prof.locations, addr, NULL, NULL);
+	if (((uint64_t *)prof.locations.keys.p)[slot])
+		return ((uint32_t *)prof.locations.vals.p)[slot];
 	struct ms_frame fr;
 	ms_symbolize_frame(addr, 1, &fr);
 	char name[sizeof fr.func + sizeof fr.module + 24];
@@ -492,14 +492,14 @@ static uint32_t location_id(uintptr_t addr)
 	struct mapping *m = mapping_of(addr - 1);
 	if (m) {
 		if (!m->id)
-			m->id = ++P.nmappings_used;
+			m->id = ++prof.nmappings_used;
 		m->funcs &= fr.func[0] != 0;
 		m->files &= fr.file[0] != 0;
 		m->lines &= fr.line > 0;
 	}
-	uint32_t id = ++P.nlocations;
+	uint32_t id = ++prof.nlocations;
 	write_location(id, m ? m->id : 0, addr - 1, function, fr.line);
-	map_add(&P.locations, slot, addr, id);
+	map_add(&prof.locations, slot, addr, id);
 	return id;
 }
 
@@ -514,22 +514,22 @@ static uint32_t synthetic_id(int which)
 		[NOT_CAPTURED] = "[stack not captured]",
 		[MISSED] = "[missed: the holder was letting go as the wait began]",
 	};
-	if (!P.synthetic[which]) {
-		P.synthetic[which] = ++P.nlocations;
-		write_location(P.synthetic[which], 0, 0,
+	if (!prof.synthetic[which]) {
+		prof.synthetic[which] = ++prof.nlocations;
+		write_location(prof.synthetic[which], 0, 0,
 			       function_id(names[which], ""), 0);
 	}
-	return P.synthetic[which];
+	return prof.synthetic[which];
 }
 
 /* ---- samples ------------------------------------------------------------ */
 
 static void label(uint64_t key, uint64_t value)
 {
-	size_t at = pb_begin(&P.pb, SAMPLE_LABEL);
-	pb_uint(&P.pb, LABEL_KEY, key);
-	pb_uint(&P.pb, LABEL_STR, value);
-	pb_end(&P.pb, at);
+	size_t at = pb_begin(&prof.pb, SAMPLE_LABEL);
+	pb_uint(&prof.pb, LABEL_KEY, key);
+	pb_uint(&prof.pb, LABEL_STR, value);
+	pb_end(&prof.pb, at);
 }
 
 /* The samples of one mutex life's (birth) or site line's (0) blame lines
@@ -567,14 +567,14 @@ static void samples(const struct ms_blame *list, uint64_t birth, const char *lab
 		uint64_t delay = ms_ticks_to_ns(ticks[side]) - ns[side];
 		ns[side] += delay;
 		uint64_t values[2] = { b->count, delay };
-		size_t at = pb_begin(&P.pb, PROFILE_SAMPLE);
-		pb_packed(&P.pb, SAMPLE_LOCATION_ID, locs, k);
-		pb_packed(&P.pb, SAMPLE_VALUE, values, 2);
+		size_t at = pb_begin(&prof.pb, PROFILE_SAMPLE);
+		pb_packed(&prof.pb, SAMPLE_LOCATION_ID, locs, k);
+		pb_packed(&prof.pb, SAMPLE_VALUE, values, 2);
 		label(k_side, v_side);
 		label(k_mutex, v_mutex);
 		if (name)
 			label(k_name, v_name);
-		pb_end(&P.pb, at);
+		pb_end(&prof.pb, at);
 	}
 }
 
@@ -603,10 +603,10 @@ static void one_site(const struct ms_site *s, const struct ms_blame *lines, void
 static void value_type(unsigned field, const char *type, const char *unit)
 {
 	uint64_t t = str(type), u = str(unit);
-	size_t at = pb_begin(&P.pb, field);
-	pb_uint(&P.pb, VALUE_TYPE_TYPE, t);
-	pb_uint(&P.pb, VALUE_TYPE_UNIT, u);
-	pb_end(&P.pb, at);
+	size_t at = pb_begin(&prof.pb, field);
+	pb_uint(&prof.pb, VALUE_TYPE_TYPE, t);
+	pb_uint(&prof.pb, VALUE_TYPE_UNIT, u);
+	pb_end(&prof.pb, at);
 }
 
 /* ---- gzip --------------------------------------------------------------- */
@@ -703,44 +703,44 @@ static int write_gzip(int fd, const uint8_t *p, size_t n)
 
 int ms_write_pprof(int fd)
 {
-	memset(&P, 0, sizeof P);
+	memset(&prof, 0, sizeof prof);
 	failed = 0;
-	map_init(&P.strings, 1024);
-	map_init(&P.locations, 1024);
-	map_init(&P.functions, 1024);
+	map_init(&prof.strings, 1024);
+	map_init(&prof.locations, 1024);
+	map_init(&prof.functions, 1024);
 	str(""); /* index 0, as the format requires */
 	read_maps();
 
 	value_type(PROFILE_SAMPLE_TYPE, "contentions", "count");
 	value_type(PROFILE_SAMPLE_TYPE, "delay", "nanoseconds");
-	pb_uint(&P.pb, PROFILE_DEFAULT_SAMPLE_TYPE, str("delay"));
+	pb_uint(&prof.pb, PROFILE_DEFAULT_SAMPLE_TYPE, str("delay"));
 	value_type(PROFILE_PERIOD_TYPE, "contentions", "count");
-	pb_uint(&P.pb, PROFILE_PERIOD, 1);
+	pb_uint(&prof.pb, PROFILE_PERIOD, 1);
 	struct timespec now;
 	clock_gettime(CLOCK_REALTIME, &now);
-	pb_uint(&P.pb, PROFILE_TIME_NANOS,
+	pb_uint(&prof.pb, PROFILE_TIME_NANOS,
 		(uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec);
-	pb_uint(&P.pb, PROFILE_DURATION_NANOS, ms_run_ns());
+	pb_uint(&prof.pb, PROFILE_DURATION_NANOS, ms_run_ns());
 	char comment[128];
 	(void)snprintf(comment, sizeof comment, "%s (pid %d)", /* may be cut */
 		       ms_program_name(), (int)getpid());
-	pb_uint(&P.pb, PROFILE_COMMENT, str("mutexstat"));
-	pb_uint(&P.pb, PROFILE_COMMENT, str(comment));
+	pb_uint(&prof.pb, PROFILE_COMMENT, str("mutexstat"));
+	pb_uint(&prof.pb, PROFILE_COMMENT, str(comment));
 
 	ms_table_each(one_mutex, NULL);
 	ms_blame_each_site(one_site, NULL);
 	write_mappings();
-	put(&P.pb, P.strtab.p, P.strtab.len);
+	put(&prof.pb, prof.strtab.p, prof.strtab.len);
 
-	int err = failed ? failed : write_gzip(fd, P.pb.p, P.pb.len);
-	buf_free(&P.pb);
-	buf_free(&P.strtab);
-	buf_free(&P.str_at);
-	buf_free(&P.maps_text);
-	buf_free(&P.maps_buf);
-	map_free(&P.strings);
-	map_free(&P.locations);
-	map_free(&P.functions);
+	int err = failed ? failed : write_gzip(fd, prof.pb.p, prof.pb.len);
+	buf_free(&prof.pb);
+	buf_free(&prof.strtab);
+	buf_free(&prof.str_at);
+	buf_free(&prof.maps_text);
+	buf_free(&prof.maps_buf);
+	map_free(&prof.strings);
+	map_free(&prof.locations);
+	map_free(&prof.functions);
 	if (err)
 		errno = err;
 	return err ? -1 : 0;

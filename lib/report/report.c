@@ -8,21 +8,15 @@
 #define _GNU_SOURCE
 #include "report/report.h"
 #include "analysis/blame.h"
-#include "core/counts.h"
 #include "record/record.h"
 #include "stacks/site.h"
 #include "report/report_stacks.h"
 #include "report/report_hist.h"
-#include "report/out_folded.h"
-#include "report/out_pprof.h"
-#include "report/out_dot.h"
-#include "report/out_json.h"
 #include "analysis/findings.h"
 #include "report/findings_text.h"
 #include "analysis/waitfor.h"
 #include "core/forked.h"
 #include "base/clock.h"
-#include "runtime/crash.h"
 #include "base/fmt.h"
 #include "base/options.h"
 #include "base/output.h"
@@ -823,31 +817,15 @@ static void print_detail(struct ms_fmt *f, size_t rank, const struct line *l)
 static int report_lock;
 int ms_report_failing;
 
-/* One set of report files at a time, from the first file's creation to
- * the last one's close: an exit report that came while a live dump had made
- * its file but not yet written it used to go first, and the process ended
- * leaving that dump's file empty.  Now the exit report waits for the dump
- * under way to be complete, and from then on no live dump starts (ending):
- * the process is about to end, in the middle of whatever dump came next
- * (and a storm of dump signals would keep the exit report waiting). */
-static int files_lock, ending;
-
-/* Set while this thread writes the process's last report (at exit, or a
- * crash's): its waits for a report under way give up once that one is
- * stuck -- a mutexstat_dump() blocked for ever in write(2) -- for without
- * the library the process would end.  Then `abandoned`: nothing more of
- * that report is written, and one line says why. */
-static __thread int writing_last __attribute__((tls_model("initial-exec")));
-static int abandoned;
+__thread int ms_report_writing_last __attribute__((tls_model("initial-exec")));
+int ms_report_abandoned;
 
 /* The child of a fork made while another thread wrote a report: that
- * thread is not in the child, and neither is its hold on the locks. */
-void ms_report_after_fork_child(void)
+ * thread is not in the child, and neither is its hold on the lock. */
+void ms_report_text_after_fork_child(void)
 {
 	report_lock = 0;
-	files_lock = 0;
-	ending = 0;
-	abandoned = 0;
+	ms_report_abandoned = 0;
 	ms_output_after_fork_child();
 }
 
@@ -859,8 +837,8 @@ int ms_report(int fd)
 	int cancel = ms_cancel_off(); /* writes, and symbols open files */
 	ms_guard_enter(self);
 	ms_blame_readers(1); /* the blame lines stay put (blame.c) */
-	if (ms_report_lock_take(&report_lock, writing_last, NULL) != 0) {
-		__atomic_store_n(&abandoned, 1, __ATOMIC_RELAXED);
+	if (ms_report_lock_take(&report_lock, ms_report_writing_last, NULL) != 0) {
+		__atomic_store_n(&ms_report_abandoned, 1, __ATOMIC_RELAXED);
 		ms_blame_readers(-1);
 		ms_guard_leave(self);
 		ms_cancel_restore(cancel);
@@ -946,140 +924,12 @@ int ms_report(int fd)
 	return f.failed ? -1 : 0;
 }
 
-/* The one-line warning about a report file that could not be created
- * (opened 0) or written (opened 1), on the original stderr.  name: the
- * format of a file that is not sent to stderr instead. */
-static void warn_file(const char *path, const char *why, int opened,
-		      const char *name)
-{
-	int efd = ms_output_stderr();
-	if (efd < 0)
-		return;
-	char msg[4400];
-	struct ms_fmt w;
-	ms_fmt_init(&w, msg, sizeof msg, -1);
-	ms_fmt(&w, "mutexstat: %s MUTEXSTAT_OUTPUT '", opened ? "writing" : "cannot write");
-	ms_fmt_quoted(&w, path, 4096); /* a newline in the path: still one line */
-	if (opened)
-		ms_fmt(&w, "' failed (%s)", why);
-	else
-		ms_fmt(&w, "' (%s)", why);
-	if (!name)
-		ms_fmt(&w, "; the report goes to stderr\n");
-	else
-		ms_fmt(&w, "; the %s report %s\n", name, opened ? "there is incomplete" : "is lost");
-	const char *line = ms_fmt_str(&w);
-	ms_write_all(efd, line, strlen(line));
-}
-
-static int text_writer(int fd, int arg);
-
-/* One format's file (see README, "Where the report goes").  The text
- * report always reaches the user: when its file cannot be created or
- * written, a one-line warning and the report go to stderr.  Another
- * format's file is not sent to stderr (a gzip'd profile on a terminal
- * helps nobody): the warning says it is lost. */
-static void write_format(unsigned seq, const char *ext, const char *name,
-			 int (*writer)(int fd, int arg), int arg)
-{
-	if (__atomic_load_n(&abandoned, __ATOMIC_RELAXED))
-		return;
-	int saved = errno;
-	ms_guard_enter(&ms_self);
-	int text = writer == text_writer;
-	if (text && ms_opt.formats == MS_FORMAT_TEXT && !ms_opt.output) {
-		int fd = ms_output_stderr();
-		if (fd >= 0) {
-			int lock = ms_output_stderr_lock(fd);
-			writer(fd, arg); /* a failing stderr: nowhere to say so */
-			ms_output_stderr_unlock(lock);
-		}
-		goto out;
-	}
-	/* Text alone keeps MUTEXSTAT_OUTPUT as the file's name; with other
-	 * formats it is the prefix of each file's name. */
-	char path[4096], why[96];
-	int fd = -1;
-	if (ms_output_path(path, sizeof path, seq,
-			   ms_opt.formats == MS_FORMAT_TEXT ? "" : ext) == 0)
-		fd = ms_output_create(path, why, sizeof why);
-	else
-		strcpy(why, "ENAMETOOLONG");
-	if (fd < 0) {
-		warn_file(path, why, 0, text ? NULL : name);
-	} else {
-		int rc = writer(fd, arg), err = errno;
-		ms_output_done(fd);
-		if (__atomic_load_n(&abandoned, __ATOMIC_RELAXED)) {
-			close(fd);
-			goto out; /* no warning: ms_report_all says why */
-		}
-		if (close(fd) != 0 && !rc && errno != EINTR) {
-			rc = -1; /* NFS and quotas may tell only now */
-			err = errno;
-		}
-		if (!rc)
-			goto out;
-		const char *e = strerrorname_np(err);
-		warn_file(path, e ? e : "error", 1, text ? NULL : name);
-	}
-	if (text) {
-		int efd = ms_output_stderr();
-		if (efd >= 0) {
-			int lock = ms_output_stderr_lock(efd);
-			writer(efd, arg);
-			ms_output_stderr_unlock(lock);
-		}
-	}
-out:
-	ms_guard_leave(&ms_self);
-	errno = saved;
-}
-
-static int text_writer(int fd, int arg)
-{
-	(void)arg;
-	return ms_report(fd);
-}
-
-static int folded_writer(int fd, int kind)
-{
-	ms_symbols_begin();
-	int rc = ms_write_folded(fd, (enum ms_blame_kind)kind);
-	ms_symbols_end();
-	return rc;
-}
-
-static int json_writer(int fd, int arg)
-{
-	(void)arg;
-	ms_symbols_begin();
-	int rc = ms_write_json(fd);
-	ms_symbols_end();
-	return rc;
-}
-
-static int dot_writer(int fd, int arg)
-{
-	(void)arg;
-	return ms_write_dot(fd);
-}
-
-static int pprof_writer(int fd, int arg)
-{
-	(void)arg;
-	ms_symbols_begin();
-	int rc = ms_write_pprof(fd);
-	ms_symbols_end();
-	return rc;
-}
-
 /* MUTEXSTAT_EXIT_CODE reads the count of failing findings that the last
  * text report left: with no text report at exit (MUTEXSTAT_FORMAT=json,
  * say) that was none -- exit status 0 over a POTENTIAL DEADLOCK -- or a
  * mutexstat_dump()'s from before the findings.  They are counted here,
  * printed nowhere. */
-static void count_failing(void)
+void ms_report_count_failing(void)
 {
 	char buf[256];
 	struct ms_fmt f;
@@ -1095,59 +945,24 @@ static void count_failing(void)
 	ms_guard_leave(&ms_self);
 }
 
-/* The process's last report waited 5 s for a report that made no progress. */
-static void give_up(void)
-{
-	ms_output_note(ms_crash.signal
-		? "mutexstat: no crash report: another report has been stuck for 5 s "
-		  "(a mutexstat_dump() to a pipe nobody reads?)\n"
-		: "mutexstat: no exit report: another report has been stuck for 5 s "
-		  "(a mutexstat_dump() to a pipe nobody reads?)\n");
-}
+struct ms_crash ms_crash;
 
-void ms_report_all(unsigned seq)
+const char *ms_crash_describe(char *out, unsigned cap)
 {
-	ms_fork_settle(); /* a fork child's first report, before its first call */
-	int cancel = ms_cancel_off(); /* report files are opened and written */
-	if (!seq) /* the exit report, or a crash's: the process's last */
-		__atomic_store_n(&ending, 1, __ATOMIC_SEQ_CST);
-	/* a live dump as the process ends is not started */
-	if (ms_report_lock_take(&files_lock, !seq, seq ? &ending : NULL) != 0) {
-		if (!seq)
-			give_up();
-		ms_cancel_restore(cancel);
-		return;
+	struct ms_fmt f;
+	ms_fmt_init(&f, out, cap, -1);
+	int sig = __atomic_load_n(&ms_crash.signal, __ATOMIC_ACQUIRE);
+	if (sig) {
+		char name[16];
+		ms_fmt(&f, "  crash: SIG%s ", sigabbrev_np(sig));
+		if (!ms_crash.sent)
+			ms_fmt(&f, "(a fault at address %p)", (void *)ms_crash.address);
+		else if (ms_crash.sender_pid == (int)getpid())
+			ms_fmt(&f, "(raised by the process itself)");
+		else
+			ms_fmt(&f, "(sent by pid %d)", ms_crash.sender_pid);
+		ms_fmt(&f, " in thread %u \"%s\"; the usual effect follows\n",
+		       ms_crash.tid, ms_thread_name(ms_crash.tid, name));
 	}
-	writing_last = !seq;
-	ms_stack_report_begin(); /* no fork meanwhile: stack.h */
-	ms_clock_report_begin(); /* each format says the same run length */
-	ms_blame_readers(1); /* the blame lines stay put (blame.c) */
-	if (ms_opt.formats & MS_FORMAT_TEXT)
-		write_format(seq, ".txt", "text", text_writer, 0);
-	if (ms_opt.formats & MS_FORMAT_FOLDED) {
-		write_format(seq, ".wait.folded", "folded", folded_writer, MS_BLAME_WAIT);
-		write_format(seq, ".hold.folded", "folded", folded_writer, MS_BLAME_HOLD);
-	}
-	if (ms_opt.formats & MS_FORMAT_PPROF)
-		write_format(seq, ".pb.gz", "pprof", pprof_writer, 0);
-	if (ms_opt.formats & MS_FORMAT_DOT)
-		write_format(seq, ".dot", "dot", dot_writer, 0);
-	if (ms_opt.formats & MS_FORMAT_JSON)
-		write_format(seq, ".json", "json", json_writer, 0);
-	if (!seq && ms_opt.exit_code && !(ms_opt.formats & MS_FORMAT_TEXT) &&
-	    !__atomic_load_n(&abandoned, __ATOMIC_RELAXED))
-		count_failing();
-	ms_blame_readers(-1);
-	ms_clock_report_end();
-	ms_stack_report_end();
-	writing_last = 0;
-	if (!seq && __atomic_load_n(&abandoned, __ATOMIC_RELAXED))
-		give_up();
-	ms_report_lock_give(&files_lock);
-	ms_cancel_restore(cancel);
-}
-
-void ms_report_to_output(void)
-{
-	ms_report_all(0);
+	return ms_fmt_str(&f);
 }

@@ -2,6 +2,8 @@
 #ifndef MUTEXSTAT_REPORT_H
 #define MUTEXSTAT_REPORT_H
 
+#include <stdint.h>
+
 /* Write the report to fd.  Returns 0, or -1 if writing failed. */
 int ms_report(int fd);
 
@@ -14,12 +16,31 @@ extern int ms_report_failing;
  * says so. */
 extern int ms_report_loaded_late;
 
-/* Write the report in each MUTEXSTAT_FORMAT where MUTEXSTAT_OUTPUT says
- * (seq: a live dump's number; 0 at exit). */
-void ms_report_all(unsigned seq);
-void ms_report_after_fork_child(void);
+/* Set while this thread writes the process's last report (at exit, or a
+ * crash's, formats.c): its waits for a report under way give up once that
+ * one is stuck -- a mutexstat_dump() blocked for ever in write(2) -- for
+ * without the library the process would end.  Then ms_report_abandoned:
+ * nothing more of that report is written, and one line says why. */
+extern __thread int ms_report_writing_last __attribute__((tls_model("initial-exec")));
+extern int ms_report_abandoned;
 
-/* Write the report where MUTEXSTAT_OUTPUT says (or the original stderr). */
-void ms_report_to_output(void);
+/* MUTEXSTAT_EXIT_CODE's count of failing findings, left in
+ * ms_report_failing as a text report would, with no text written. */
+void ms_report_count_failing(void);
+void ms_report_text_after_fork_child(void);
+
+/* The crash a report is written for (runtime/crash.c sets it, from its
+ * signal handler); signal 0 when there is none. */
+struct ms_crash {
+	int signal;
+	uint32_t tid;      /* the thread that got it */
+	int sent;          /* sent (kill, raise, abort), not a fault */
+	int sender_pid;    /* who sent it, when sent */
+	uintptr_t address; /* the faulting address, when a fault */
+};
+extern struct ms_crash ms_crash;
+
+/* One line about the crash for the text report's header, or "" */
+const char *ms_crash_describe(char *out, unsigned cap);
 
 #endif

@@ -31,7 +31,6 @@
 #include <time.h>
 #include <unistd.h>
 
-struct ms_crash ms_crash;
 
 static const int fatal[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
 #define N_FATAL (sizeof fatal / sizeof fatal[0])
@@ -176,24 +175,4 @@ void ms_crash_init(void)
 			   "ignores) %s itself\n", ms_fmt_str(&f), kept > 1 ? "them" : "it");
 		note(ms_fmt_str(&l));
 	}
-}
-
-const char *ms_crash_describe(char *out, unsigned cap)
-{
-	struct ms_fmt f;
-	ms_fmt_init(&f, out, cap, -1);
-	int sig = __atomic_load_n(&ms_crash.signal, __ATOMIC_ACQUIRE);
-	if (sig) {
-		char name[16];
-		ms_fmt(&f, "  crash: SIG%s ", sigabbrev_np(sig));
-		if (!ms_crash.sent)
-			ms_fmt(&f, "(a fault at address %p)", (void *)ms_crash.address);
-		else if (ms_crash.sender_pid == (int)getpid())
-			ms_fmt(&f, "(raised by the process itself)");
-		else
-			ms_fmt(&f, "(sent by pid %d)", ms_crash.sender_pid);
-		ms_fmt(&f, " in thread %u \"%s\"; the usual effect follows\n",
-		       ms_crash.tid, ms_thread_name(ms_crash.tid, name));
-	}
-	return ms_fmt_str(&f);
 }

@@ -4,6 +4,8 @@
 #ifndef MUTEXSTAT_CRASH_H
 #define MUTEXSTAT_CRASH_H
 
+#include "report/report.h"
+
 #include <stdint.h>
 
 /* At start-up (when MUTEXSTAT_ON_CRASH=report): a handler for each of the
@@ -17,18 +19,5 @@ int ms_crash_wait_for_report(void);
 
 /* The exit report is written: a later crash adds none. */
 void ms_crash_exit_reported(void);
-
-/* The crash a report is written for; signal 0 when there is none. */
-struct ms_crash {
-	int signal;
-	uint32_t tid;      /* the thread that got it */
-	int sent;          /* sent (kill, raise, abort), not a fault */
-	int sender_pid;    /* who sent it, when sent */
-	uintptr_t address; /* the faulting address, when a fault */
-};
-extern struct ms_crash ms_crash;
-
-/* One line about the crash for the text report's header, or "" */
-const char *ms_crash_describe(char *out, unsigned cap);
 
 #endif

@@ -26,6 +26,7 @@
 #include "base/options.h"
 #include "base/output.h"
 #include "record/record.h"
+#include "report/formats.h"
 #include "report/report.h"
 #include "report/report_stacks.h"
 #include "stacks/stack.h"

@@ -21,9 +21,11 @@
 #include "base/options.h"
 #include "base/spin.h"
 #include "core/forked.h"
+#include "core/names.h"
 #include "core/table.h"
 #include "core/thread.h"
 #include "core/thread_pool.h"
+#include "report/formats.h"
 #include "report/report.h"
 #include "runtime/dump.h"
 #include "stacks/depot.h"
@@ -81,6 +83,7 @@ void ms_fork_child(void)
 	ms_blame_after_fork_child();
 	ms_report_after_fork_child();
 	ms_symbols_after_fork_child();
+	ms_names_after_fork_child();
 	/* this thread's new id first, then who held what, then the other
 	 * threads' records go */
 	ms_thread_after_fork_child();

@@ -19,6 +19,7 @@
 #include "core/forked.h"
 #include "runtime/fork.h"
 #include "stacks/symbols.h"
+#include "report/formats.h"
 #include "report/report.h"
 #include "report/altstack.h"
 #include "core/table.h"
@@ -55,14 +56,6 @@ static const char *env(const char *name)
 	return secure_getenv(name);
 }
 
-void ms_api_after_fork_child(void); /* api.c */
-
-static void after_fork_child(void)
-{
-	ms_fork_child();
-	ms_api_after_fork_child();
-}
-
 void ms_fork_child_unhandled(int parent)
 {
 	struct ms_thread *t = &ms_self;
@@ -79,7 +72,7 @@ void ms_fork_child_unhandled(int parent)
 		return;
 	}
 	ms_fork_note_parent(parent);
-	after_fork_child();
+	ms_fork_child();
 }
 
 /* Another copy of the library from another file (the build's and an
@@ -338,7 +331,7 @@ static void start(void)
 			ms_warn(ms_fmt_str(&f));
 			ms_opt.table_size = (uint64_t)got;
 		}
-		pthread_atfork(ms_fork_prepare, ms_fork_parent, after_fork_child);
+		pthread_atfork(ms_fork_prepare, ms_fork_parent, ms_fork_child);
 		__atomic_store_n(&ms_active, 1, __ATOMIC_RELEASE);
 		__atomic_store_n(&state, STARTED, __ATOMIC_RELEASE);
 	}

@@ -313,7 +313,7 @@ static struct {
 	const char *why; /* why dwfl is NULL */
 	struct cached *cache;          /* NULL if calloc failed */
 	struct timespec refreshed;     /* implicit: last re-read of the maps */
-} S;
+} session;
 
 /* Our own spin lock, not a pthread mutex: sessions are shared by threads
  * that may report at once (a dump and the exit report). */
@@ -324,9 +324,9 @@ static int session_lock;
  * fresh one for the child. */
 void ms_symbols_after_fork_child(void)
 {
-	S.open = 0;
-	S.depth = 0;
-	S.cache = NULL; /* another thread may have been writing an answer */
+	session.open = 0;
+	session.depth = 0;
+	session.cache = NULL; /* another thread may have been writing an answer */
 	answers_for.known = 0;
 	session_lock = 0;
 }
@@ -379,43 +379,43 @@ static const char *room_for_libdw(void)
 
 static void open_session(int implicit)
 {
-	S.open = 1;
-	S.implicit = implicit;
-	S.pid = getpid();
-	S.dwfl = NULL;
-	S.why = load_libdw();
-	if (!S.why)
-		S.why = room_for_libdw();
-	if (!S.why)
-		S.why = libdw_tls_ready();
-	if (!S.why) {
-		S.dwfl = dw.begin(&callbacks);
-		if (!S.dwfl)
-			S.why = "dwfl_begin failed";
-		else if (report_modules(S.dwfl) != 0) {
-			dw.end(S.dwfl);
-			S.dwfl = NULL;
-			S.why = "/proc/<pid>/maps unreadable";
+	session.open = 1;
+	session.implicit = implicit;
+	session.pid = getpid();
+	session.dwfl = NULL;
+	session.why = load_libdw();
+	if (!session.why)
+		session.why = room_for_libdw();
+	if (!session.why)
+		session.why = libdw_tls_ready();
+	if (!session.why) {
+		session.dwfl = dw.begin(&callbacks);
+		if (!session.dwfl)
+			session.why = "dwfl_begin failed";
+		else if (report_modules(session.dwfl) != 0) {
+			dw.end(session.dwfl);
+			session.dwfl = NULL;
+			session.why = "/proc/<pid>/maps unreadable";
 		}
 	}
-	clock_gettime(CLOCK_MONOTONIC, &S.refreshed);
-	S.cache = answers_now(S.cache);
+	clock_gettime(CLOCK_MONOTONIC, &session.refreshed);
+	session.cache = answers_now(session.cache);
 }
 
 static void close_session(void)
 {
-	if (S.dwfl)
-		dw.end(S.dwfl);
-	S.dwfl = NULL;
-	S.open = 0; /* the answers stay: answers_now */
+	if (session.dwfl)
+		dw.end(session.dwfl);
+	session.dwfl = NULL;
+	session.open = 0; /* the answers stay: answers_now */
 }
 
 void ms_symbols_begin(void)
 {
 	ms_guard_enter(&ms_self);
 	lock_session();
-	if (S.depth++ == 0) {
-		if (S.open)
+	if (session.depth++ == 0) {
+		if (session.open)
 			close_session(); /* an implicit one: start afresh */
 		open_session(0);
 	}
@@ -427,7 +427,7 @@ void ms_symbols_end(void)
 {
 	ms_guard_enter(&ms_self);
 	lock_session();
-	if (S.depth > 0 && --S.depth == 0 && S.open)
+	if (session.depth > 0 && --session.depth == 0 && session.open)
 		close_session();
 	unlock_session();
 	ms_guard_leave(&ms_self);
@@ -437,7 +437,7 @@ const char *ms_symbols_fallback_reason(void)
 {
 	ms_guard_enter(&ms_self);
 	lock_session();
-	const char *why = S.open ? S.why : load_libdw();
+	const char *why = session.open ? session.why : load_libdw();
 	unlock_session();
 	ms_guard_leave(&ms_self);
 	return why;
@@ -449,10 +449,10 @@ const char *ms_symbols_fallback_reason(void)
 static int may_refresh(void)
 {
 	struct timespec now;
-	if (!S.implicit || clock_gettime(CLOCK_MONOTONIC, &now) != 0 ||
-	    now.tv_sec <= S.refreshed.tv_sec)
+	if (!session.implicit || clock_gettime(CLOCK_MONOTONIC, &now) != 0 ||
+	    now.tv_sec <= session.refreshed.tv_sec)
 		return 0;
-	S.refreshed = now;
+	session.refreshed = now;
 	return 1;
 }
 
@@ -805,12 +805,12 @@ static int lookup(uintptr_t addr, int is_return, struct ms_frame *out)
 	 * already belong to the next line, or the next function after a
 	 * call that does not return. */
 	uintptr_t pc = is_return ? addr - 1 : addr;
-	if (S.dwfl) {
-		Dwfl_Module *mod = dw.addrmodule(S.dwfl, pc);
-		if (!mod && may_refresh() && report_modules(S.dwfl) == 0) {
-			if (S.cache) /* answers from before may be stale */
-				S.cache = answers_now(S.cache);
-			mod = dw.addrmodule(S.dwfl, pc);
+	if (session.dwfl) {
+		Dwfl_Module *mod = dw.addrmodule(session.dwfl, pc);
+		if (!mod && may_refresh() && report_modules(session.dwfl) == 0) {
+			if (session.cache) /* answers from before may be stale */
+				session.cache = answers_now(session.cache);
+			mod = dw.addrmodule(session.dwfl, pc);
 		}
 		if (mod)
 			return from_libdw(mod, addr, pc, out);
@@ -829,16 +829,16 @@ int ms_symbolize_frame(uintptr_t addr, int is_return_address,
 	int saved = errno, result;
 	ms_guard_enter(&ms_self);
 	lock_session();
-	if (!S.open || S.pid != getpid()) { /* none yet, or a fork's child */
-		if (S.open)
+	if (!session.open || session.pid != getpid()) { /* none yet, or a fork's child */
+		if (session.open)
 			close_session();
-		open_session(S.depth == 0);
+		open_session(session.depth == 0);
 	}
 	struct cached *c = NULL;
-	if (S.cache) {
+	if (session.cache) {
 		uint64_t h = ((uint64_t)addr ^ (uint64_t)is_return_address) *
 			     0x9e3779b97f4a7c15ull;
-		c = &S.cache[h >> (64 - CACHE_BITS)];
+		c = &session.cache[h >> (64 - CACHE_BITS)];
 	}
 	if (c && c->addr == addr && c->is_return == is_return_address) {
 		*out = c->frame;

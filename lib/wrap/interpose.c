@@ -689,7 +689,7 @@ static int thrd_answer(int rc)
 MS_EXPORT int mtx_init(mtx_t *mtx, int type)
 {
 	if (unlikely(ms_c11_other()))
-		return ms_c11_next.mtx_init(mtx, type);
+		return ms_c11_next.init(mtx, type);
 	pthread_mutexattr_t attr;
 	pthread_mutexattr_init(&attr);
 	pthread_mutexattr_settype(&attr, type == (mtx_plain | mtx_recursive) ||
@@ -702,35 +702,35 @@ MS_EXPORT int mtx_init(mtx_t *mtx, int type)
 MS_EXPORT MS_UNWOUND int mtx_lock(mtx_t *mtx)
 {
 	if (unlikely(ms_c11_other()))
-		return ms_c11_next.mtx_lock(mtx);
+		return ms_c11_next.lock(mtx);
 	return thrd_answer(mutex_lock((pthread_mutex_t *)mtx));
 }
 
 MS_EXPORT int mtx_trylock(mtx_t *mtx)
 {
 	if (unlikely(ms_c11_other()))
-		return ms_c11_next.mtx_trylock(mtx);
+		return ms_c11_next.trylock(mtx);
 	return thrd_answer(mutex_trylock((pthread_mutex_t *)mtx));
 }
 
 MS_EXPORT MS_UNWOUND int mtx_timedlock(mtx_t *restrict mtx, const struct timespec *restrict abstime)
 {
 	if (unlikely(ms_c11_other()))
-		return ms_c11_next.mtx_timedlock(mtx, abstime);
+		return ms_c11_next.timedlock(mtx, abstime);
 	return thrd_answer(mutex_timedlock((pthread_mutex_t *)mtx, abstime));
 }
 
 MS_EXPORT int mtx_unlock(mtx_t *mtx)
 {
 	if (unlikely(ms_c11_other()))
-		return ms_c11_next.mtx_unlock(mtx);
+		return ms_c11_next.unlock(mtx);
 	return thrd_answer(mutex_unlock((pthread_mutex_t *)mtx));
 }
 
 MS_EXPORT void mtx_destroy(mtx_t *mtx)
 {
 	if (unlikely(ms_c11_other())) {
-		ms_c11_next.mtx_destroy(mtx);
+		ms_c11_next.destroy(mtx);
 		return;
 	}
 	(void)mutex_destroy((pthread_mutex_t *)mtx);
@@ -739,7 +739,7 @@ MS_EXPORT void mtx_destroy(mtx_t *mtx)
 MS_EXPORT MS_UNWOUND int cnd_wait(cnd_t *cnd, mtx_t *mtx)
 {
 	if (unlikely(ms_c11_other()))
-		return ms_c11_next.cnd_wait(cnd, mtx);
+		return ms_c11_next.cond_wait(cnd, mtx);
 	return thrd_answer(cond_wait((pthread_cond_t *)cnd, (pthread_mutex_t *)mtx));
 }
 
@@ -747,7 +747,7 @@ MS_EXPORT MS_UNWOUND int cnd_timedwait(cnd_t *restrict cnd, mtx_t *restrict mtx,
 				       const struct timespec *restrict abstime)
 {
 	if (unlikely(ms_c11_other()))
-		return ms_c11_next.cnd_timedwait(cnd, mtx, abstime);
+		return ms_c11_next.cond_timedwait(cnd, mtx, abstime);
 	return thrd_answer(cond_timedwait((pthread_cond_t *)cnd, (pthread_mutex_t *)mtx,
 					  abstime));
 }
