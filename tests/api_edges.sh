@@ -147,7 +147,7 @@ else
 	fail "could not build the stub program"
 fi
 
-# The API declared weak (README, "Using it") in a program built without
+# The API declared weak (mutexstat(3), "Weak declarations") in a program built without
 # the library: absent, it is not called; preloaded, it is the library's.
 cat > "$WORK/weak.c" <<'EOC'
 #include <mutexstat.h>

@@ -67,7 +67,7 @@ done
 # Not in a sanitized build: there a cancel that lands in the library's
 # instrumented code leaves the redzones of the frames it unwinds poisoned,
 # and ASan's runtime fails a CHECK in the program's cleanup handler
-# (README, "Sanitizers and checkers").
+# (doc/testing.md, "Sanitizers and checkers").
 loop_runs="1 2 3 4"
 if sanitized; then
 	echo "skip: async-loop, in a sanitized build"

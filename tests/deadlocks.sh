@@ -415,7 +415,7 @@ expect_grep "self_relock: where it was relocked" \
 # The hung process, alone in its one thread, still answers: a live dump on
 # SIGUSR1 shows the thread waiting for itself, and the finding.  (Not
 # beside another malloc than glibc's, ASan's: no thread of ours can start
-# in a process with one thread there -- README, "When that thread starts".)
+# in a process with one thread there -- doc/processes-and-signals.md, "When the dump thread starts".)
 if sanitized; then
 	echo "skip: the hung one-thread process's live dump and watchdog (ASan's malloc)"
 else

@@ -6,7 +6,7 @@
 # a child of _Fork (no fork handlers) is a fork child all the same.
 . "$top_srcdir/tests/lib.sh"
 skip_if_sanitized "gcc 12's ASan malloc is not safe across fork: a child forked" \
-	"while another thread is in malloc hangs (README, Sanitizers and checkers)"
+	"while another thread is in malloc hangs (doc/testing.md, Sanitizers and checkers)"
 P=$top_builddir/tests/fork
 
 # start_job NAME command...: run it in the background, its output in

@@ -5,13 +5,13 @@
 # holding 100 mutexes (more than the 64 followed) keeps counts, the list
 # of held mutexes and the deadlock analysis right, and the report says
 # what was not followed; the resident memory of 1,000,000 live mutexes
-# stays within the README's budget, and so does that of 200 threads that
-# each waited once (each a call stack captured).
+# stays within the budget in doc/internals.md, and so does that of 200
+# threads that each waited once (each a call stack captured).
 . "$top_srcdir/tests/lib.sh"
 skip_if_sanitized "it measures resident memory, which ASan's shadow memory changes"
 S=$top_builddir/tests/scale
-BUDGET=320 # bytes of resident memory per live mutex (README, "Scale")
-THREAD_BUDGET=64 # kB of resident memory per thread that waited (README)
+BUDGET=320 # bytes of resident memory per live mutex (doc/internals.md, "Scale")
+THREAD_BUDGET=64 # kB of resident memory per thread that waited (doc/internals.md)
 
 # scale_run WHAT ARGS...: same_run (tests/lib.sh) of the scale program,
 # and nothing on stderr.

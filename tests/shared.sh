@@ -154,7 +154,7 @@ expect_no_grep "robust: the unlock after EOWNERDEAD is no misuse" '^MISUSE' "$re
 # ---- waiting for a shared mutex another process holds ---------------------
 if sanitized; then
 	# beside ASan's malloc (not glibc's) a process with one thread starts
-	# no dump thread, so this one writes no live dump (README, Live dumps)
+	# no dump thread, so this one writes no live dump (doc/processes-and-signals.md)
 	echo "skip: the live dumps of a waiting single-threaded process, beside ASan's malloc"
 	finish
 fi
