@@ -879,7 +879,7 @@ static void one_step(void)
 		/* Not a mutex another live worker holds that glibc would
 		 * destroy (a robust one, or one whose user count an earlier
 		 * misuse broke): that worker's later unlock of the address is
-		 * not always counted as misuse (README, "Limits") */
+		 * not always counted as misuse (doc/limits.md) */
 		int h = holding_worker(m);
 		op.fn = h >= 0 && h != w && (is_robust(m) || m->__data.__nusers == 0)
 				 ? op_unlock : op_destroy;

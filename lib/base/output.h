@@ -30,8 +30,8 @@ void ms_output_note(const char *msg);
  * now.  Returns -1 if it does not fit in cap (never a shortened name). */
 int ms_output_path(char *out, size_t cap, unsigned seq, const char *ext);
 
-/* Opens path for writing a report, by the rules of README "Where the
- * report goes": a new file is created, never through a symlink; an
+/* Opens path for writing a report, by the rules of doc/report.md, "Where
+ * it goes": a new file is created, never through a symlink; an
  * existing one is replaced only if it is a regular file of the user the
  * process runs as with no other link (an earlier report); a character
  * device or a FIFO with a reader is written to.  Returns the descriptor,

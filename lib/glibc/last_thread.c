@@ -9,7 +9,7 @@
  * count pthread_create raises before the new thread runs, and each ending
  * thread (main's pthread_exit too) lowers, calling exit(0) at zero.  A C
  * library without it: the dump thread stays counted (the process then
- * outlives main's pthread_exit; README, "Limits and known gaps"). */
+ * outlives main's pthread_exit; doc/limits.md). */
 static unsigned int *nthreads;
 
 void ms_last_thread_init(void)

@@ -70,7 +70,7 @@ static int text_writer(int fd, int arg)
 	return ms_report(fd);
 }
 
-/* One format's file (see README, "Where the report goes").  The text
+/* One format's file (see doc/report.md, "Where it goes").  The text
  * report always reaches the user: when its file cannot be created or
  * written, a one-line warning and the report go to stderr.  Another
  * format's file is not sent to stderr (a gzip'd profile on a terminal

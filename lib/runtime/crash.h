@@ -1,6 +1,6 @@
 /* crash.h - MUTEXSTAT_ON_CRASH=report: a report when the program dies of
  * SIGSEGV, SIGBUS, SIGFPE, SIGILL or SIGABRT, then the signal's usual
- * effect.  See README, "Signals and crashes". */
+ * effect.  See doc/processes-and-signals.md. */
 #ifndef MUTEXSTAT_CRASH_H
 #define MUTEXSTAT_CRASH_H
 

@@ -3,7 +3,7 @@
  * libunwind is opened at start-up with dlopen(RTLD_LOCAL): its symbols --
  * among them the GCC unwinder ABI (_Unwind_RaiseException, ...) that C++
  * exceptions and pthread_exit use -- stay private to us and never enter the
- * global scope of the program (see README, "Call stacks").  Only the
+ * global scope of the program (see doc/report.md, "Call stacks").  Only the
  * contended path, first uses and the report ever capture. */
 #ifndef MUTEXSTAT_STACK_H
 #define MUTEXSTAT_STACK_H

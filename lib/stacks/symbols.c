@@ -1,5 +1,5 @@
 /* symbols.c - naming code addresses at report time: function, offset, source
- * line and module (see symbols.h and README, "Symbols").
+ * line and module (see symbols.h and doc/report.md, "Symbols").
  *
  * elfutils' libdw is opened with dlopen(RTLD_LOCAL) on first use and every
  * function is found with dlsym, so nothing of it is loaded before a report

@@ -5,7 +5,10 @@
  *
  * Locks try the mutex first (trylock): if it is free, nothing more is paid;
  * if it is not, this is a contention (or a relock by the owner), and only
- * then do we read the clock and call glibc's blocking function. */
+ * then do we read the clock and call glibc's blocking function.  The names
+ * on the lock path say which: acquired_* when the try got the mutex
+ * (acquired_plain is the whole of the common case), lock_contended when it
+ * did not. */
 #define _GNU_SOURCE
 #include "base/clock.h"
 #include "wrap/cond.h"
@@ -13,7 +16,6 @@
 #include "glibc/glibc_fast.h"
 #include "runtime/dump.h"
 #include "runtime/init.h"
-#include "analysis/waitfor.h"
 #include "glibc/real.h"
 #include "record/record.h"
 #include "stacks/site.h"
@@ -96,9 +98,9 @@ record_of_at(struct ms_thread *t, pthread_mutex_t *m, uintptr_t caller)
  * held set and the history, in order o.  held[0].since is 0 already: an
  * entry's start is cleared as a timed hold leaves the held set. */
 static inline __attribute__((always_inline)) void
-lock_plain_as(struct ms_thread *t, uint32_t tid, struct ms_tstate *ts,
-	      struct ms_record *rec, uint32_t r, uintptr_t caller, unsigned op,
-	      uint64_t o)
+acquired_plain(struct ms_thread *t, uint32_t tid, struct ms_tstate *ts,
+	       struct ms_record *rec, uint32_t r, uintptr_t caller, unsigned op,
+	       uint64_t o)
 {
 	ts->held[0].rec = r;
 	ts->held[0].caller = caller;
@@ -108,19 +110,17 @@ lock_plain_as(struct ms_thread *t, uint32_t tid, struct ms_tstate *ts,
 	ms_log_rec(t, tid, r, rec, o, caller, op, 0, 0, 0);
 }
 /* ... of a mutex this thread had last */
-#define lock_plain(t, ts, rec, r, caller)                                 \
-	lock_plain_as((t), (t)->tid, (ts), (rec), (r), (caller), MS_OP_LOCK, \
-		      ms_order_retaking(t))
+#define acquired_plain_lock(t, ts, rec, r, caller)                        \
+	acquired_plain((t), (t)->tid, (ts), (rec), (r), (caller), MS_OP_LOCK, \
+		       ms_order_retaking(t))
 
 /* The lock paths that are not the plain case, out of line so that the
  * plain one saves few registers. */
 
 /* The try got a mutex the thread's cache knows, in none of the cases
  * below: ms_acquired() in full. */
-static __attribute__((noinline)) int lock_free_full(struct ms_thread *t,
-						    uint32_t r,
-						    pthread_mutex_t *m,
-						    uintptr_t caller)
+static __attribute__((noinline)) int acquired_full(struct ms_thread *t, uint32_t r,
+						   pthread_mutex_t *m, uintptr_t caller)
 {
 	ms_acquired(t, r, m, caller, MS_OP_LOCK, 0, 0, 0);
 	return 0;
@@ -138,11 +138,10 @@ static inline int hold_to_time(const struct ms_record *rec)
  * order), or this hold is one to time.  Another thread's mutex, taken
  * holding no other and not timed -- each turn of threads that take one
  * mutex by turns -- is the plain case and an owner change, here without
- * the registers lock_free_full() saves. */
-static __attribute__((noinline)) int lock_free_known(struct ms_thread *t,
-						     uint32_t r,
-						     pthread_mutex_t *m,
-						     uintptr_t caller)
+ * the registers acquired_full() saves. */
+static __attribute__((noinline)) int acquired_other_owner(struct ms_thread *t, uint32_t r,
+							  pthread_mutex_t *m,
+							  uintptr_t caller)
 {
 	struct ms_record *rec = ms_rec(r);
 	struct ms_tstate *ts = t->ts;
@@ -150,26 +149,24 @@ static __attribute__((noinline)) int lock_free_known(struct ms_thread *t,
 	/* prev 0: its life's first acquisition; t->tid_held: this thread
 	 * holds it already (a recursive mutex) */
 	if (ts->nheld || !prev || prev == t->tid_held || hold_to_time(rec))
-		return lock_free_full(t, r, m, caller);
+		return acquired_full(t, r, m, caller);
 	rec->owner_changes += prev != t->tid;
-	lock_plain_as(t, t->tid, ts, rec, r, caller, MS_OP_LOCK,
+	acquired_plain(t, t->tid, ts, rec, r, caller, MS_OP_LOCK,
 		      ms_order_taking(t, r, rec));
 	return 0;
 }
 
-/* As lock_free_known(), for a mutex that has made a thread wait: only
+/* As acquired_other_owner(), for a mutex that has made a thread wait: only
  * some of its holds are timed (one in MS_HOLD_SAMPLE, after the first
  * MS_HOLD_EXACT), and the others -- a hot mutex's fifteen in sixteen --
  * are plain. */
-static __attribute__((noinline)) int lock_free_timed(struct ms_thread *t,
-						     uint32_t r,
-						     pthread_mutex_t *m,
-						     uintptr_t caller)
+static __attribute__((noinline)) int acquired_timed(struct ms_thread *t, uint32_t r,
+						    pthread_mutex_t *m, uintptr_t caller)
 {
 	struct ms_record *rec = ms_rec(r);
 	if (ms_hold_sampled(rec->acquisitions + 1))
-		return lock_free_full(t, r, m, caller);
-	lock_plain(t, t->ts, rec, r, caller);
+		return acquired_full(t, r, m, caller);
+	acquired_plain_lock(t, t->ts, rec, r, caller);
 	return 0;
 }
 
@@ -177,25 +174,25 @@ static __attribute__((noinline)) int lock_free_timed(struct ms_thread *t,
  * once: the compiler cannot keep it across the lock's atomic step): the
  * plain case inline. */
 static inline __attribute__((always_inline)) int
-lock_free_at(struct ms_thread *t, uint32_t tid, uint32_t r,
-	     struct ms_record *rec, pthread_mutex_t *m, uintptr_t caller)
+acquired_cached(struct ms_thread *t, uint32_t tid, uint32_t r,
+		struct ms_record *rec, pthread_mutex_t *m, uintptr_t caller)
 {
 	struct ms_tstate *ts = t->ts;
 	if (unlikely(rec->owner != tid || ts->nheld))
-		return lock_free_known(t, r, m, caller);
+		return acquired_other_owner(t, r, m, caller);
 	if (unlikely(rec->flags & MS_F_TIMED))
-		return lock_free_timed(t, r, m, caller);
-	lock_plain_as(t, tid, ts, rec, r, caller, MS_OP_LOCK,
+		return acquired_timed(t, r, m, caller);
+	acquired_plain(t, tid, ts, rec, r, caller, MS_OP_LOCK,
 		      ms_order_retaking(t));
 	return 0;
 }
-#define lock_free(t, r, m, caller) \
-	lock_free_at((t), (t)->tid, (r), ms_rec(r), (m), (caller))
+#define acquired_record(t, r, m, caller) \
+	acquired_cached((t), (t)->tid, (r), ms_rec(r), (m), (caller))
 
 /* The try got the mutex, the call is not the plain case (not started,
  * library code on this thread, a blame pending) or the mutex is new. */
-static __attribute__((noinline)) int lock_free_other(pthread_mutex_t *m,
-						     uintptr_t caller)
+static __attribute__((noinline)) int acquired_first_use(pthread_mutex_t *m,
+							uintptr_t caller)
 {
 	struct ms_thread *t = recording();
 	uint32_t r;
@@ -208,23 +205,23 @@ static __attribute__((noinline)) int lock_free_other(pthread_mutex_t *m,
  * not know it: a mutex this thread has not used lately, or one of more
  * than MS_CACHE it takes in turn; the second level or the table has its
  * record. */
-static inline __attribute__((always_inline)) int lock_free_slow(pthread_mutex_t *m,
-								      uintptr_t caller)
+static inline __attribute__((always_inline)) int acquired_uncached(pthread_mutex_t *m,
+								  uintptr_t caller)
 {
 	struct ms_thread *t = &ms_self;
 	uint32_t r;
 	if (unlikely(!t->ok) ||
 	    unlikely(!tracked(r = record_past_first(t, (uintptr_t)m))))
-		return lock_free_other(m, caller);
+		return acquired_first_use(m, caller);
 	ms_cache_fill(t, (uintptr_t)m, r);
-	return lock_free(t, r, m, caller);
+	return acquired_record(t, r, m, caller);
 }
 
 /* The try did not get the mutex: a wait, a relock, or an error.
  * MS_UNWOUND, as every frame from the entry point to the wait: a thread
  * cancelled asynchronously in the wait leaves them by unwinding. */
-static MS_UNWOUND __attribute__((noinline)) int lock_not_free(pthread_mutex_t *m, int rc,
-						   uintptr_t caller)
+static MS_UNWOUND __attribute__((noinline)) int lock_contended(pthread_mutex_t *m, int rc,
+							    uintptr_t caller)
 {
 	struct ms_thread *t = recording();
 	uint32_t r;
@@ -241,7 +238,7 @@ static MS_UNWOUND __attribute__((noinline)) int lock_not_free(pthread_mutex_t *m
  * first -- glibc_fast.h's for a kind-0 mutex of a recording thread, else
  * glibc's trylock; if the mutex is free that is the whole of glibc's
  * work, and if it is not, this is a contention -- then the thread's cache
- * gives the record (no lock, no table probe), then lock_free(). */
+ * gives the record (no lock, no table probe), then acquired_record(). */
 static MS_UNWOUND __attribute__((noinline)) int lock_other(pthread_mutex_t *m,
 						uintptr_t caller)
 {
@@ -249,11 +246,11 @@ static MS_UNWOUND __attribute__((noinline)) int lock_other(pthread_mutex_t *m,
 	int rc = likely(t->ok) && fast_kind(m) ? fast_lock(m, t->tid)
 					       : ms_real.lock_try(m);
 	if (unlikely(rc))
-		return lock_not_free(m, rc, caller);
+		return lock_contended(m, rc, caller);
 	uint32_t r = t->cache[ms_cache_slot(m)];
 	if (unlikely(LOAD(&ms_rec(r)->key) != (uintptr_t)m))
-		return lock_free_slow(m, caller);
-	return lock_free(t, r, m, caller);
+		return acquired_uncached(m, caller);
+	return acquired_record(t, r, m, caller);
 }
 
 /* The lock path: a kind-0 mutex the first level of the thread's cache
@@ -271,8 +268,8 @@ static inline __attribute__((always_inline)) MS_UNWOUND int mutex_lock(pthread_m
 		uint32_t tid = t->tid;
 		int rc = fast_lock(m, tid);
 		if (unlikely(rc))
-			return lock_not_free(m, rc, CALLER);
-		return lock_free_at(t, tid, r, rec, m, CALLER);
+			return lock_contended(m, rc, CALLER);
+		return acquired_cached(t, tid, r, rec, m, CALLER);
 	}
 	return lock_other(m, CALLER);
 }
@@ -291,7 +288,7 @@ static inline __attribute__((always_inline)) int mutex_trylock(pthread_mutex_t *
 		/* the lock path's plain case (a trylock adds no lock-order
 		 * edge, so only the held set's being empty matters) */
 		if (likely(rec->owner == t->tid && !ts->nheld && !hold_to_time(rec)))
-			lock_plain_as(t, t->tid, ts, rec, r, CALLER, MS_OP_TRYLOCK,
+			acquired_plain(t, t->tid, ts, rec, r, CALLER, MS_OP_TRYLOCK,
 				      ms_order_retaking(t));
 		else
 			ms_acquired(t, r, m, CALLER, MS_OP_TRYLOCK, 0, 0, 0);

@@ -78,7 +78,7 @@ static void assert_defaults(void)
 	ck_assert_uint_eq(ms_opt.stack_sample, 8);
 	ck_assert_uint_eq(ms_opt.stack_memory, 64);
 	ck_assert_uint_eq(ms_opt.exit_code, 0);
-	ck_assert_uint_eq(ms_opt.on_crash, 0); /* off: see README, "Signals and crashes" */
+	ck_assert_uint_eq(ms_opt.on_crash, 0); /* off: see doc/processes-and-signals.md */
 	ck_assert_uint_eq(ms_opt.follow, 1);
 }
 
