@@ -385,6 +385,81 @@ int ms_waitfor_cycle_timed(const struct ms_waiter *w, int n, int i)
 	return timed;
 }
 
+int ms_waitfor_each_finding(struct ms_waiter *w, int n, uint64_t moment,
+			    ms_waitfor_finding_fn *fn, void *arg)
+{
+	int deadlocks = 0;
+	for (int i = 0; i < n; i++)
+		w[i].done = 0;
+	/* cycles: follow next from each waiter; a cycle starts at its
+	 * smallest tid */
+	for (int i = 0; i < n; i++) {
+		int steps = 0, in_cycle = 0;
+		for (int k = w[i].next; k >= 0 && steps <= n; k = w[k].next, steps++)
+			if (k == i) {
+				in_cycle = 1;
+				break;
+			}
+		if (!in_cycle || w[i].done)
+			continue;
+		struct ms_waitfor_finding f = { .kind = MS_WF_CYCLE, .first = i, .into = -1,
+						.far = FAR_HERE, .now = moment };
+		for (int k = i;; k = w[k].next) {
+			f.len++;
+			w[k].done = 2; /* on a cycle: chains into it stop there */
+			if (w[k].tid < w[f.first].tid)
+				f.first = k;
+			if (w[k].next == i)
+				break;
+		}
+		f.timed = ms_waitfor_cycle_timed(w, n, i);
+		fn(w, n, &f, arg);
+		deadlocks++;
+	}
+	/* the other waits: chains from a waiter nobody waits for, ending at
+	 * a thread not waiting for a mutex, in a condition wait, or at a
+	 * holder that is not here (exited, a thread of the parent, of
+	 * another process), or running into a cycle */
+	for (int i = 0; i < n; i++) {
+		if (w[i].done || (!w[i].owner && !w[i].foreign))
+			continue;
+		int waited_on = 0;
+		for (int j = 0; j < n; j++)
+			waited_on |= w[j].next == i;
+		if (waited_on)
+			continue;
+		struct ms_waitfor_finding f = { .kind = MS_WF_CHAIN, .first = i, .last = i,
+						.into = -1, .now = moment };
+		for (int k = i, steps = 0; k >= 0 && steps <= n; k = w[k].next, steps++) {
+			if (w[k].done == 2) {
+				f.into = k;
+				break;
+			}
+			f.last = k;
+		}
+		f.end = f.into < 0 ? w[f.last].owner_ts : NULL;
+		f.cond = f.end ? w[f.last].cond_key : 0;
+		f.far = f.end || f.into >= 0 ? FAR_HERE : ms_waitfor_far_owner(&w[f.last]);
+		/* a chain ending at a condition wait that did not last (the
+		 * condition came, or the mutex moved on: COND_LASTS_MS) is a
+		 * WAIT CHAIN */
+		if (f.cond && w[i].stuck)
+			f.kind = MS_WF_COND;
+		else if (f.far == FAR_EXITED)
+			f.kind = MS_WF_EXITED;
+		else if (f.far == FAR_PARENT)
+			f.kind = MS_WF_PARENT;
+		else if (f.far == FAR_GONE)
+			f.kind = MS_WF_GONE;
+		for (int k = i, steps = 0; k >= 0 && k != f.into && steps <= n;
+		     k = w[k].next, steps++)
+			w[k].done = 1;
+		fn(w, n, &f, arg);
+		deadlocks += f.kind != MS_WF_CHAIN;
+	}
+	return deadlocks;
+}
+
 /* Deadlocks that cannot end by themselves, in the graph now: a cycle with
  * no wait with a deadline in it, and a wait on a mutex whose holder is
  * gone (exited, a thread of the parent at the fork, of another process

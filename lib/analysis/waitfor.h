@@ -65,6 +65,40 @@ enum ms_far ms_waitfor_far_owner(const struct ms_waiter *w);
  * it has exited and waits to be reaped). */
 int ms_waitfor_process_of(uint32_t tid);
 
+/* One finding of a snapshot, as every report shows it: a DEADLOCK (a
+ * cycle; a chain that ends at a holder that is gone, or at a thread in a
+ * condition wait that lasted while holding the mutex the chain waits
+ * for) or a WAIT CHAIN. */
+enum ms_waitfor_kind {
+	MS_WF_CYCLE,  /* threads wait for each other around a cycle */
+	MS_WF_COND,   /* the chain's end waits for a condition, holding it */
+	MS_WF_EXITED, /* the holder at the end has exited */
+	MS_WF_PARENT, /* ... is a thread of the parent, at the fork */
+	MS_WF_GONE,   /* ... is a thread of another process that exited */
+	MS_WF_CHAIN,  /* none of those: a WAIT CHAIN */
+};
+struct ms_waitfor_finding {
+	enum ms_waitfor_kind kind;
+	int first;   /* its first waiter: a cycle's lowest tid, a chain's head */
+	int len;     /* a cycle's length */
+	int timed;   /* a cycle with a wait with a deadline in it */
+	int last;    /* a chain's last waiter before `into` */
+	int into;    /* the cycle waiter a chain runs into, -1 none */
+	enum ms_far far;       /* who holds the last mutex of a chain */
+	struct ms_tstate *end; /* the thread here at a chain's end, or NULL */
+	uintptr_t cond;        /* ... in a condition wait on this mutex, 0 */
+	uint64_t now;          /* the snapshot's moment (ticks) */
+};
+/* A finding's waiters, in order: from f->first following next, len of
+ * them for a cycle, up to f->into (not included) for a chain. */
+typedef void ms_waitfor_finding_fn(const struct ms_waiter *w, int n,
+				   const struct ms_waitfor_finding *f, void *arg);
+/* Calls fn for each finding of snapshot w (n waits, taken at moment):
+ * the cycles first, then the chains from each waiter nobody waits for.
+ * Returns the number of DEADLOCK findings. */
+int ms_waitfor_each_finding(struct ms_waiter *w, int n, uint64_t moment,
+			    ms_waitfor_finding_fn *fn, void *arg);
+
 /* How many waits in the wait-for graph now are in deadlocks that cannot end
  * by themselves (a cycle without a timed lock, a wait on a mutex whose
  * holder is gone), 0 if none:

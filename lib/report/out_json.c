@@ -553,18 +553,13 @@ static void one_thread(struct ms_tstate *ts, void *arg)
 
 /* ---- findings ------------------------------------------------------------ */
 
-/* Live waits (a live dump), as the text report's DEADLOCK and WAIT CHAIN
- * findings.  A deadlock: the waits on a wait-for cycle, grouped by cycle; a
- * wait on a mutex whose owner has exited; a wait on a mutex whose owner
- * waits for a condition.  A wait chain: the other waits, from a waiter
- * nobody waits for to the thread at the chain's end, and where that thread
- * is now. */
-#define MAX_WAITS 4096
-
-struct waits {
-	struct ms_waitfor_wait *w;
-	unsigned char *used; /* written as part of a finding */
-	int n;
+/* Live waits (a live dump): the findings of the wait-for graph, grouped
+ * as the text report groups them (ms_waitfor_each_finding).  A deadlock:
+ * the waits around a cycle, or a chain of waits ending at a holder that
+ * is gone or at a condition wait that lasted; a wait chain: the others,
+ * with the thread at the chain's end and where that thread is now. */
+struct live {
+	struct jw *j;
 	/* the chain ends asked where they are, each once (as the text
 	 * report does: a thousand chains may end at one holder) */
 	struct {
@@ -576,125 +571,58 @@ struct waits {
 };
 
 /* Where the thread of record ts is now: ms_where_now, once each. */
-static int where_now_once(struct waits *ws, struct ms_tstate *ts, const uintptr_t **frames)
+static int where_now_once(struct live *l, struct ms_tstate *ts, const uintptr_t **frames)
 {
-	for (int i = 0; i < ws->nasked; i++)
-		if (ws->asked[i].ts == ts) {
-			*frames = ws->asked[i].frames;
-			return ws->asked[i].n;
+	for (int i = 0; i < l->nasked; i++)
+		if (l->asked[i].ts == ts) {
+			*frames = l->asked[i].frames;
+			return l->asked[i].n;
 		}
 	int n = ms_where_now(ts, frames);
-	if (ws->nasked < 64) {
-		ws->asked[ws->nasked].ts = ts;
-		ws->asked[ws->nasked].frames = *frames;
-		ws->asked[ws->nasked++].n = n;
+	if (l->nasked < 64) {
+		l->asked[l->nasked].ts = ts;
+		l->asked[l->nasked].frames = *frames;
+		l->asked[l->nasked++].n = n;
 	}
 	return n;
 }
 
-static void keep_wait(const struct ms_waitfor_wait *w, void *arg)
-{
-	struct waits *ws = arg;
-	if (ws->n < MAX_WAITS)
-		ws->w[ws->n++] = *w;
-}
-
-static int in_deadlock(const struct ms_waitfor_wait *w)
-{
-	return w->cycle || w->owner_exited || w->owner_in_parent || w->owner_cond_key;
-}
-
-/* The wait of thread tid, -1 if it waits for no mutex. */
-static int wait_of(const struct waits *ws, uint32_t tid)
-{
-	for (int i = 0; tid && i < ws->n; i++)
-		if (ws->w[i].tid == tid)
-			return i;
-	return -1;
-}
-
-static int waited_on(const struct waits *ws, uint32_t tid)
-{
-	for (int i = 0; i < ws->n; i++)
-		if (ws->w[i].owner == tid)
-			return 1;
-	return 0;
-}
-
-static void deadlock_thread(struct jw *j, const struct ms_waitfor_wait *w)
+static void wait_thread(struct jw *j, const struct ms_waiter *w, uint64_t now)
 {
 	obj(j, NULL);
 	num(j, "thread", w->tid);
 	addr(j, "waits_for", w->key);
 	num(j, "held_by", w->owner);
-	num(j, "waited_ns", w->waited_ns);
+	num(j, "waited_ns", ms_ticks_to_ns(now > w->since ? now - w->since : 0));
 	boolean(j, "timed", w->timed);
 	/* blocked taking its mutex back inside a condition wait: "at" is the
 	 * condition wait's call, waited_ns its time so far */
 	boolean(j, "retake", w->retake);
 	frame(j, "at", w->caller);
 	stack(j, "stack", w->stack);
-	frame(j, "owner_took_it_at", w->owner_caller);
+	frame(j, "owner_took_it_at", w->taken_at);
 	obj_end(j);
-}
-
-static int deadlocks(struct jw *j, struct waits *ws)
-{
-	int found = 0;
-	for (int i = 0; i < ws->n; i++) {
-		if (ws->used[i] || !in_deadlock(&ws->w[i]))
-			continue;
-		obj(j, NULL);
-		str(j, "kind", "deadlock");
-		boolean(j, "owner_exited", ws->w[i].owner_exited && !ws->w[i].cycle);
-		/* a thread of the parent held it when this process forked */
-		boolean(j, "owner_in_parent", ws->w[i].owner_in_parent && !ws->w[i].cycle);
-		/* the owner waits for a condition while holding this mutex: if
-		 * the waiter is the one to signal it, nobody will */
-		int cond = ws->w[i].owner_cond_key && !ws->w[i].cycle && !ws->w[i].owner_exited &&
-			   !ws->w[i].owner_in_parent;
-		boolean(j, "condition_wait", cond);
-		if (cond)
-			addr(j, "condition_mutex", ws->w[i].owner_cond_key);
-		arr(j, "threads");
-		if (!ws->w[i].cycle) {
-			deadlock_thread(j, &ws->w[i]);
-			ws->used[i] = 1;
-		} else {
-			/* follow the owners around the cycle */
-			int k = i, steps = 0;
-			while (k >= 0 && !ws->used[k] && steps++ <= ws->n) {
-				deadlock_thread(j, &ws->w[k]);
-				ws->used[k] = 1;
-				k = wait_of(ws, ws->w[k].owner);
-				if (k >= 0 && !ws->w[k].cycle)
-					k = -1;
-			}
-		}
-		arr_end(j);
-		obj_end(j);
-		found++;
-	}
-	return found;
 }
 
 /* The thread at the end of a wait chain: where it is now (as the text
  * report's "it is now at"), in another process, or in a deadlock that
  * the chain runs into. */
-static void chain_end(struct jw *j, struct waits *ws, const struct ms_waitfor_wait *last,
-		      int deadlocked)
+static void chain_end(struct live *l, const struct ms_waiter *w,
+		      const struct ms_waitfor_finding *fd)
 {
+	struct jw *j = l->j;
+	const struct ms_waiter *last = &w[fd->last];
 	obj(j, "end");
-	if (deadlocked) {
-		num(j, "thread", last->tid);
+	if (fd->into >= 0) {
+		num(j, "thread", w[fd->into].tid);
 		boolean(j, "deadlocked", 1);
-	} else if (last->foreign_owner) {
-		num(j, "thread", last->foreign_owner);
+	} else if (last->foreign) {
+		num(j, "thread", last->foreign);
 		boolean(j, "other_process", 1);
 	} else {
 		num(j, "thread", last->owner);
 		const uintptr_t *frames = NULL;
-		int n = last->owner_ts ? where_now_once(ws, last->owner_ts, &frames) : 0;
+		int n = fd->end && !fd->cond ? where_now_once(l, fd->end, &frames) : 0;
 		if (n > 0) {
 			arr(j, "now_at");
 			for (int i = 0; i < n; i++)
@@ -703,53 +631,60 @@ static void chain_end(struct jw *j, struct waits *ws, const struct ms_waitfor_wa
 		} else
 			null(j, "now_at");
 		str_or_null(j, "not_asked", ms_where_now_not_asked(n));
+		if (fd->cond)
+			addr(j, "condition_mutex", fd->cond);
 	}
 	obj_end(j);
 }
 
-static int wait_chains(struct jw *j, struct waits *ws)
+static void live_finding(const struct ms_waiter *w, int n,
+			 const struct ms_waitfor_finding *fd, void *arg)
 {
-	int found = 0;
-	for (int i = 0; i < ws->n; i++) {
-		if (ws->used[i] || waited_on(ws, ws->w[i].tid) ||
-		    (!ws->w[i].owner && !ws->w[i].foreign_owner))
-			continue;
-		obj(j, NULL);
+	struct live *l = arg;
+	struct jw *j = l->j;
+	obj(j, NULL);
+	if (fd->kind == MS_WF_CHAIN)
 		str(j, "kind", "wait-chain");
-		arr(j, "threads");
-		int k = i, last = i, deadlocked = 0;
-		for (int steps = 0; k >= 0 && steps <= ws->n; steps++) {
-			if (ws->used[k] || in_deadlock(&ws->w[k])) {
-				deadlocked = 1; /* it runs into one: written there */
-				break;
-			}
-			deadlock_thread(j, &ws->w[k]);
-			ws->used[k] = 1;
-			last = k;
-			k = wait_of(ws, ws->w[k].owner);
-		}
-		arr_end(j);
-		chain_end(j, ws, deadlocked ? &ws->w[k] : &ws->w[last], deadlocked);
-		obj_end(j);
-		found++;
+	else {
+		str(j, "kind", "deadlock");
+		boolean(j, "owner_exited", fd->kind == MS_WF_EXITED || fd->kind == MS_WF_GONE);
+		/* a thread of the parent held it when this process forked */
+		boolean(j, "owner_in_parent", fd->kind == MS_WF_PARENT);
+		/* the owner waits for a condition while holding this mutex: if
+		 * a waiter is the one to signal it, nobody will */
+		boolean(j, "condition_wait", fd->kind == MS_WF_COND);
+		if (fd->kind == MS_WF_COND)
+			addr(j, "condition_mutex", fd->cond);
 	}
-	return found;
+	arr(j, "threads");
+	if (fd->kind == MS_WF_CYCLE)
+		for (int k = fd->first, i = 0; i < fd->len; k = w[k].next, i++)
+			wait_thread(j, &w[k], fd->now);
+	else
+		for (int k = fd->first, steps = 0; k >= 0 && k != fd->into && steps <= n;
+		     k = w[k].next, steps++)
+			wait_thread(j, &w[k], fd->now);
+	arr_end(j);
+	if (fd->kind == MS_WF_CHAIN)
+		chain_end(l, w, fd);
+	obj_end(j);
 }
 
-/* Both, from one snapshot of the waits. */
+/* Both kinds, from one snapshot of the waits (its own copy: this may run
+ * beside a text report, which has its own under the report lock). */
 static int live_waits(struct jw *j)
 {
-	size_t bytes = MAX_WAITS * (sizeof(struct ms_waitfor_wait) + 1);
-	struct ms_waitfor_wait *w = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-				      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	size_t bytes = MS_WAITERS_MAX * sizeof(struct ms_waiter);
+	struct ms_waiter *w = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (w == MAP_FAILED)
 		return 0;
-	struct waits ws = { .w = w, .used = (unsigned char *)(w + MAX_WAITS) };
-	ms_waitfor_each(keep_wait, &ws);
-	int found = deadlocks(j, &ws);
-	found += wait_chains(j, &ws);
+	uint64_t now;
+	int n = ms_waitfor_snapshot(w, &now);
+	struct live l = { .j = j };
+	ms_waitfor_each_finding(w, n, now, live_finding, &l);
 	munmap(w, bytes);
-	return found;
+	return n;
 }
 
 static void self_one(const struct ms_self_finding *s, void *arg)

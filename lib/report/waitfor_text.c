@@ -138,6 +138,84 @@ static void print_taken(struct ms_fmt *f, const struct ms_waiter *w)
 	       w->taken_at ? ms_symbolize(w->taken_at, where, sizeof where) : "?");
 }
 
+/* One finding of the wait-for graph, as the text report says it. */
+static void print_finding(const struct ms_waiter *w, int n,
+			  const struct ms_waitfor_finding *fd, void *arg)
+{
+	struct ms_fmt *f = arg;
+	uint64_t now = fd->now;
+	const struct ms_waiter *last = &w[fd->last];
+	if (fd->kind == MS_WF_CYCLE) {
+		/* a wait with a deadline ends the cycle when it gives up */
+		const char *until = fd->timed ? "until a timed lock gives up" : "forever";
+		if (fd->len == 1) /* say, a mutex this thread locked before a fork */
+			ms_fmt(f, "\nDEADLOCK: thread %u waits for a mutex it holds itself, "
+				  "%s\n", w[fd->first].tid, until);
+		else
+			ms_fmt(f, "\nDEADLOCK: %d threads wait for each other, %s\n", fd->len,
+			       until);
+		for (int k = fd->first, i = 0; i < fd->len; k = w[k].next, i++) {
+			print_wait(f, &w[k], now);
+			print_taken(f, &w[k]);
+		}
+		return;
+	}
+	switch (fd->kind) {
+	case MS_WF_COND:
+		/* if a waiter in the chain is the one to signal it, nobody will */
+		ms_fmt(f, "\nDEADLOCK: thread %u waits for a condition while holding a "
+			  "mutex other threads wait for\n", last->owner);
+		ms_fmt(f, "  (unless a thread outside this chain signals it)\n");
+		break;
+	case MS_WF_EXITED:
+		ms_fmt(f, "\nDEADLOCK: thread %u waits for a mutex whose owner, thread "
+			  "%u, has exited: nobody can unlock it\n", last->tid, last->owner);
+		break;
+	case MS_WF_PARENT:
+		ms_fmt(f, "\nDEADLOCK: thread %u waits for a mutex that thread %u of the "
+			  "parent process held at the fork: nobody here can unlock it\n",
+		       last->tid, last->owner);
+		break;
+	case MS_WF_GONE:
+		ms_fmt(f, "\nDEADLOCK: thread %u waits for a process-shared mutex whose "
+			  "owner, thread %u of another process, has exited\n",
+		       last->tid, last->foreign);
+		break;
+	default:
+		ms_fmt(f, "\nWAIT CHAIN:\n");
+	}
+	for (int k = fd->first, steps = 0; k >= 0 && k != fd->into && steps <= n;
+	     k = w[k].next, steps++) {
+		print_wait(f, &w[k], now);
+		if (w[k].owner)
+			print_taken(f, &w[k]);
+	}
+	if (fd->into >= 0)
+		ms_fmt(f, "  thread %u waits in the DEADLOCK above\n", w[fd->into].tid);
+	else if (fd->cond) {
+		char d[16], where[256];
+		uint64_t since = last->cond_since;
+		ms_fmt(f, "  thread %u waits for a condition (mutex %p) for %s\n", last->owner,
+		       (void *)fd->cond,
+		       ms_duration(d, ms_ticks_to_ns(now > since ? now - since : 0)));
+		ms_fmt(f, "    waits at      %s\n",
+		       ms_symbolize(last->cond_caller, where, sizeof where));
+	} else if (fd->end) {
+		int nf = where_now_once(fd->end);
+		const char *why = ms_where_now_not_asked(nf);
+		ms_fmt(f, "  thread %u is not waiting for a mutex; ", last->owner);
+		if (nf > 0) {
+			ms_fmt(f, "it is now at ");
+			print_frames(f, fd->end->now_frames, nf, 2 + 46);
+		} else if (why)
+			ms_fmt(f, "where it is now: not asked (%s)\n", why);
+		else
+			ms_fmt(f, "where it is now: %s\n",
+			       nf ? "unknown (no call stacks)" : "it did not answer");
+	} else
+		print_far_owner(f, last, fd->far);
+}
+
 int ms_waitfor_print(struct ms_fmt *f)
 {
 	static struct ms_waiter w[MS_WAITERS_MAX]; /* under the report lock */
@@ -145,130 +223,6 @@ int ms_waitfor_print(struct ms_fmt *f)
 	int n = ms_waitfor_snapshot(w, &now);
 	if (!n)
 		return 0;
-	int deadlocks = 0;
 	nasked = 0;
-	for (int i = 0; i < n; i++)
-		w[i].done = 0;
-	/* cycles: follow next from each waiter; a cycle is printed from its
-	 * smallest tid */
-	for (int i = 0; i < n; i++) {
-		int steps = 0, in_cycle = 0;
-		for (int k = w[i].next; k >= 0 && steps <= n; k = w[k].next, steps++)
-			if (k == i) {
-				in_cycle = 1;
-				break;
-			}
-		if (!in_cycle || w[i].done)
-			continue;
-		int len = 0, lowest = i;
-		for (int k = i;; k = w[k].next) {
-			len++;
-			if (w[k].tid < w[lowest].tid)
-				lowest = k;
-			if (w[k].next == i)
-				break;
-		}
-		/* a wait with a deadline ends the cycle when it gives up */
-		const char *until = ms_waitfor_cycle_timed(w, n, i) ? "until a timed lock gives up"
-							     : "forever";
-		if (len == 1) /* say, a mutex this thread locked before a fork */
-			ms_fmt(f, "\nDEADLOCK: thread %u waits for a mutex it holds itself, "
-				  "%s\n", w[i].tid, until);
-		else
-			ms_fmt(f, "\nDEADLOCK: %d threads wait for each other, %s\n", len, until);
-		for (int k = lowest, first = 1; first || k != lowest; k = w[k].next, first = 0) {
-			w[k].done = 2; /* on a cycle: chains into it stop there */
-			print_wait(f, &w[k], now);
-			print_taken(f, &w[k]);
-		}
-		deadlocks++;
-	}
-	/* the other waits: chains from a waiter nobody waits for, ending at
-	 * a thread not waiting for a mutex, in a condition wait, or at a
-	 * holder that is not here (exited, a thread of the parent, of
-	 * another process), or running into a cycle written above (its
-	 * walk went round the cycle and called a thread in it "not waiting
-	 * for a mutex") */
-	for (int i = 0; i < n; i++) {
-		if (w[i].done || (!w[i].owner && !w[i].foreign))
-			continue;
-		int waited_on = 0;
-		for (int j = 0; j < n; j++)
-			waited_on |= w[j].next == i;
-		if (waited_on)
-			continue;
-		int k = i, last = i, into = -1;
-		for (int steps = 0; k >= 0 && steps <= n; k = w[k].next, steps++) {
-			if (w[k].done == 2) {
-				into = k;
-				break;
-			}
-			last = k;
-		}
-		struct ms_tstate *end = into < 0 ? w[last].owner_ts : NULL;
-		uintptr_t cond = end ? w[last].cond_key : 0;
-		enum ms_far far = end || into >= 0 ? FAR_HERE : ms_waitfor_far_owner(&w[last]);
-		/* a chain ending at a condition wait that did not last (the
-		 * condition came, or the mutex moved on: COND_LASTS_MS) is a
-		 * WAIT CHAIN, below (its end is here: FAR_HERE) */
-		if (cond && w[i].stuck) {
-			/* The chain ends in a thread waiting for a condition while
-			 * holding the mutex the chain waits for: if a waiter in
-			 * the chain is the one to signal it, nobody will. */
-			ms_fmt(f, "\nDEADLOCK: thread %u waits for a condition while holding a "
-				  "mutex other threads wait for\n", w[last].owner);
-			ms_fmt(f, "  (unless a thread outside this chain signals it)\n");
-			deadlocks++;
-		} else if (far == FAR_EXITED) {
-			ms_fmt(f, "\nDEADLOCK: thread %u waits for a mutex whose owner, thread "
-				  "%u, has exited: nobody can unlock it\n",
-			       w[last].tid, w[last].owner);
-			deadlocks++;
-		} else if (far == FAR_PARENT) {
-			ms_fmt(f, "\nDEADLOCK: thread %u waits for a mutex that thread %u of the "
-				  "parent process held at the fork: nobody here can unlock it\n",
-			       w[last].tid, w[last].owner);
-			deadlocks++;
-		} else if (far == FAR_GONE) {
-			ms_fmt(f, "\nDEADLOCK: thread %u waits for a process-shared mutex whose "
-				  "owner, thread %u of another process, has exited\n",
-			       w[last].tid, w[last].foreign);
-			deadlocks++;
-		} else
-			ms_fmt(f, "\nWAIT CHAIN:\n");
-		k = i;
-		for (int steps = 0; k >= 0 && k != into && steps <= n;
-		     k = w[k].next, steps++) {
-			w[k].done = 1;
-			print_wait(f, &w[k], now);
-			if (w[k].owner)
-				print_taken(f, &w[k]);
-		}
-		if (into >= 0)
-			ms_fmt(f, "  thread %u waits in the DEADLOCK above\n", w[into].tid);
-		else if (cond) {
-			char d[16], where[256];
-			uint64_t since = w[last].cond_since;
-			ms_fmt(f, "  thread %u waits for a condition (mutex %p) for %s\n",
-			       w[last].owner, (void *)cond,
-			       ms_duration(d, ms_ticks_to_ns(now > since ? now - since : 0)));
-			ms_fmt(f, "    waits at      %s\n",
-			       ms_symbolize(w[last].cond_caller, where, sizeof where));
-		} else if (end) {
-			int nf = where_now_once(end);
-			const char *why = ms_where_now_not_asked(nf);
-			ms_fmt(f, "  thread %u is not waiting for a mutex; ", w[last].owner);
-			if (nf > 0) {
-				ms_fmt(f, "it is now at ");
-				print_frames(f, end->now_frames, nf, 2 + 46);
-			} else if (why)
-				ms_fmt(f, "where it is now: not asked (%s)\n", why);
-			else
-				ms_fmt(f, "where it is now: %s\n",
-				       nf ? "unknown (no call stacks)" : "it did not answer");
-		} else
-			print_far_owner(f, &w[last], far);
-	}
-	return deadlocks;
+	return ms_waitfor_each_finding(w, n, now, print_finding, f);
 }
-

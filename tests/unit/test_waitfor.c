@@ -1,10 +1,12 @@
-/* test_waitfor.c - the live wait-for graph (lib/waitfor.c's
+/* test_waitfor.c - the live wait-for graph (lib/analysis/waitfor.c's
  * ms_waitfor_each and ms_waitfor_certain_deadlocks) read from thread
  * records made up here, without threads: a two-thread cycle, a longer
  * one, a thread waiting for a mutex it holds itself, a chain behind a
  * thread that does not wait, a cycle through a timed lock (not certain),
  * a wait for a mutex whose holder is gone (certain), and a wait whose
- * mutex is free.
+ * mutex is free; and the findings the text report and JSON both print
+ * from one snapshot (ms_waitfor_each_finding): a cycle with a chain
+ * running into it, a chain behind a gone holder, a plain wait chain.
  *
  * Thread ids are made up (none is a thread of this process, so /proc
  * says nothing of them); each test runs in its own forked child. */
@@ -16,6 +18,7 @@
 #include "core/thread.h"
 #include "core/thread_pool.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #define TID(n) (4000000u + (n))
@@ -186,6 +189,82 @@ START_TEST(test_waitfor_free_mutex)
 }
 END_TEST
 
+/* The findings of the graph now, each as "kind:tid,tid..>end" where end
+ * is the tid of the cycle waiter a chain runs into, or '-'. */
+static char found[256];
+
+static void note_finding(const struct ms_waiter *w, int n, const struct ms_waitfor_finding *f,
+			 void *arg)
+{
+	(void)arg;
+	static const char *const kinds[] = { "cycle", "cond", "exited", "parent", "gone",
+					     "chain" };
+	size_t at = strlen(found);
+	at += (size_t)snprintf(found + at, sizeof found - at, "%s%s:", at ? " " : "",
+			       kinds[f->kind]);
+	int steps = 0;
+	for (int k = f->first; k >= 0 && k != f->into && steps <= n; k = w[k].next) {
+		if (f->kind == MS_WF_CYCLE && steps == f->len)
+			break;
+		at += (size_t)snprintf(found + at, sizeof found - at, "%s%u", steps ? "," : "",
+				       w[k].tid - TID(0));
+		steps++;
+	}
+	if (f->into >= 0)
+		snprintf(found + at, sizeof found - at, ">%u", w[f->into].tid - TID(0));
+}
+
+static int findings(void)
+{
+	static struct ms_waiter w[MS_WAITERS_MAX];
+	uint64_t now;
+	int n = ms_waitfor_snapshot(w, &now);
+	found[0] = 0;
+	return ms_waitfor_each_finding(w, n, now, note_finding, NULL);
+}
+
+/* Threads 2 and 1 wait for each other; 3 waits behind 2, 4 behind 3. */
+START_TEST(test_waitfor_findings_cycle_and_chain_into_it)
+{
+	holds(1, 1);
+	holds(2, 2);
+	holds(3, 3);
+	waits(2, 1, 0);
+	waits(1, 2, 0);
+	waits(3, 2, 0);
+	waits(4, 3, 0);
+	ck_assert_int_eq(findings(), 1);
+	ck_assert_str_eq(found, "cycle:1,2 chain:4,3>2");
+}
+END_TEST
+
+/* A chain whose last holder has exited is one DEADLOCK, the whole chain. */
+START_TEST(test_waitfor_findings_chain_behind_gone_holder)
+{
+	STORE(&ms_rec(rec[5])->owner, TID(15) | MS_HELD);
+	struct ms_tstate *gone = ts[15];
+	memset(gone, 0, offsetof(struct ms_tstate, wait_rec));
+	STORE(&gone->tid, TID(99));
+	holds(4, 4);
+	waits(4, 5, 0);
+	waits(6, 4, 0);
+	ck_assert_int_eq(findings(), 1);
+	ck_assert_str_eq(found, "exited:6,4");
+}
+END_TEST
+
+/* Waits behind a thread that does not wait: a WAIT CHAIN, no deadlock. */
+START_TEST(test_waitfor_findings_plain_chain)
+{
+	holds(0, 0);
+	holds(1, 1);
+	waits(1, 0, 0);
+	waits(2, 1, 0);
+	ck_assert_int_eq(findings(), 0);
+	ck_assert_str_eq(found, "chain:2,1");
+}
+END_TEST
+
 Suite *waitfor_suite(void)
 {
 	Suite *s = suite_create("waitfor");
@@ -198,6 +277,9 @@ Suite *waitfor_suite(void)
 	tcase_add_test(tc, test_waitfor_timed_cycle);
 	tcase_add_test(tc, test_waitfor_holder_gone);
 	tcase_add_test(tc, test_waitfor_free_mutex);
+	tcase_add_test(tc, test_waitfor_findings_cycle_and_chain_into_it);
+	tcase_add_test(tc, test_waitfor_findings_chain_behind_gone_holder);
+	tcase_add_test(tc, test_waitfor_findings_plain_chain);
 	suite_add_tcase(s, tc);
 	return s;
 }
