@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 int ms_fast_off = 1;
+enum ms_fast_step ms_fast_verdict;
 
 void ms_fast_wake(int *word)
 {

@@ -116,5 +116,8 @@ enum ms_fast_step {
  * differ, or MS_FAST_AGREE.  No allocation, no thread, no wait: a dozen
  * calls on two mutexes of its own. */
 enum ms_fast_step ms_fast_compare(const struct ms_fast_pair *p);
+/* The start-up self-test's answer (MS_FAST_AGREE when it did not run):
+ * the report's header says when this glibc disagreed. */
+extern enum ms_fast_step ms_fast_verdict;
 
 #endif

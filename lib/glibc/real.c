@@ -254,7 +254,11 @@ static void choose_tries(void)
 	ms_fast_pair_ours(&ours);
 	int fast = in_glibc((void *)ms_real.mutex_lock) &&
 		   in_glibc((void *)ms_real.mutex_unlock) && !glibc_elides() &&
-		   !lock_checker_watches() && ms_fast_compare(&ours) == MS_FAST_AGREE;
+		   !lock_checker_watches();
+	if (fast) {
+		ms_fast_verdict = ms_fast_compare(&ours);
+		fast = ms_fast_verdict == MS_FAST_AGREE;
+	}
 	__atomic_store_n(&ms_fast_off, !fast, __ATOMIC_RELEASE);
 	errno = saved;
 }

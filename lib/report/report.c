@@ -7,6 +7,7 @@
  * lines within 120 columns. */
 #define _GNU_SOURCE
 #include "report/report.h"
+#include "glibc/glibc_fast.h"
 #include "analysis/blame.h"
 #include "record/record.h"
 #include "stacks/site.h"
@@ -314,6 +315,10 @@ static void header(struct ms_fmt *f, const struct top *t)
 	ms_fmt(f, "%s", ms_crash_describe(crash, sizeof crash));
 	if (ms_report_loaded_late)
 		ms_fmt(f, "%s", loaded_late_note);
+	if (ms_fast_verdict != MS_FAST_AGREE)
+		ms_fmt(f, "  this glibc's mutex lock and unlock left a mutex otherwise than the "
+			  "library's copy\n  of them (step %d of its start-up check): every call "
+			  "goes through glibc's\n", (int)ms_fast_verdict);
 	if (ms_fork_parent_pid())
 		ms_fmt(f, "  forked from pid %d: the numbers start at the fork (what came "
 			  "before is in the parent's report)\n", ms_fork_parent_pid());
