@@ -326,6 +326,7 @@ static void hold(struct jw *j, uint64_t holds, uint64_t total_ticks,
 	}
 	obj(j, "hold");
 	num(j, "timed", holds);
+	num(j, "total_ns", ms_ticks_to_ns(total_ticks));
 	num(j, "mean_ns", ms_ticks_to_ns(total_ticks) / holds);
 	num(j, "max_ns", ms_ticks_to_ns(max_ticks));
 	obj_end(j);
