@@ -10,6 +10,7 @@
  *
  *   m 0x...      the mutex's address
  *   A tid, B tid the two threads
+ *   and what the scenario measured (holds).
  *
  *   owners   uncontended changes of owner, by lock, trylock, timedlock and
  *            clocklock, between retakes by the same thread (the plain path)
@@ -19,7 +20,12 @@
  *   sampled  one wait (so holds are timed), then 4,161 acquisitions in
  *            all, the last 64 of them past the first 4,096 and on every
  *            path: see sampled() below
- */
+ *   holds    one wait, then holds of known length: B 20 ms, A 20, 20, 50,
+ *            50 ms; prints how long the holds could at most have lasted
+ *            (from before each lock to after its unlock), summed, and the
+ *            longest
+ *
+ * With "ended" after the scenario's name, m is destroyed at the end. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -105,11 +111,23 @@ static struct timespec in_ms(long ms, clockid_t clock)
 	return t;
 }
 
+static long long now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
 /* ---- the steps: each of m's calls on a line of its own ---------------- */
 
 static NOINLINE void init_m(void)
 {
 	CHECK(pthread_mutex_init(&m, NULL), 0); /* H:init */
+}
+
+static NOINLINE void destroy_m(void)
+{
+	CHECK(pthread_mutex_destroy(&m), 0); /* H:destroy */
 }
 
 static NOINLINE void a_lock_unlock(void)
@@ -282,15 +300,55 @@ static void sampled(void)
 	on_b(b_trylock_unlock); /* and one timed, the 4,161st */
 }
 
+/* The longest each timed hold can have lasted, summed, and the longest. */
+static long long bound_total, bound_max;
+
+static void bound_add(long long ns)
+{
+	bound_total += ns;
+	if (ns > bound_max)
+		bound_max = ns;
+}
+
+/* A hold of m by A lasting at least `ms`; at most from before its lock to
+ * after its unlock. */
+static NOINLINE void a_hold(long ms)
+{
+	long long t0 = now_ns();
+	CHECK(pthread_mutex_lock(&m), 0); /* H:a_hold_lock */
+	usleep(ms * 1000);
+	CHECK(pthread_mutex_unlock(&m), 0); /* H:a_hold_unlock */
+	bound_add(now_ns() - t0);
+}
+
+/* B's hold after its wait, 20 ms, began after A began to let go of m. */
+static void holds(void)
+{
+	init_m();
+	a_lock();
+	b_start(b_wait_hold_20); /* B's hold is the first timed one */
+	until_waiter();
+	long long let_go = now_ns();
+	a_unlock();
+	b_wait();
+	bound_add(now_ns() - let_go);
+	a_hold(20);
+	a_hold(20);
+	a_hold(50);
+	a_hold(50);
+	printf("bound total %lld max %lld\n", bound_total, bound_max);
+}
+
 int main(int argc, char **argv)
 {
 	const char *what = argc > 1 ? argv[1] : "";
 	void (*run)(void) = !strcmp(what, "owners")    ? owners
 			    : !strcmp(what, "contended") ? contended
 			    : !strcmp(what, "sampled")   ? sampled
+			    : !strcmp(what, "holds")     ? holds
 							 : NULL;
 	if (!run) {
-		fprintf(stderr, "usage: history owners|contended|sampled\n");
+		fprintf(stderr, "usage: history owners|contended|sampled|holds\n");
 		return 2;
 	}
 	pthread_t b;
@@ -300,6 +358,8 @@ int main(int argc, char **argv)
 	print_tid("A");
 	on_b(print_b_tid);
 	run();
+	if (argc > 2 && !strcmp(argv[2], "ended"))
+		destroy_m();
 	b_start(NULL);
 	pthread_join(b, NULL);
 	printf("m %p\n", (void *)&m);

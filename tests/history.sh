@@ -3,7 +3,10 @@
 # operation, its result, the time of a wait or failure, and the caller --
 # on the plain path, after uncontended changes of owner, on contended
 # locks, busy trylocks and timeouts, and past the first 4,096 acquisitions
-# of a mutex that made a thread wait (holds sampled 1 in 16).
+# of a mutex that made a thread wait (holds sampled 1 in 16).  Also the
+# hold times: how many holds are timed, their mean and maximum, between
+# what was slept and what the program measured around each hold, in the
+# text report and in JSON, for a live mutex and an ended one.
 # The programs are tests/history.c's; every call of theirs is on a line
 # marked H:name.
 . "$top_srcdir/tests/lib.sh"
@@ -57,13 +60,13 @@ plain_mu() {
 	LC_ALL=C sed 's/µ/u/g' "$1"
 }
 
-# text_rows NAME: the recent operations of the mutex at $M, from the
-# text report, one a line:
+# text_rows NAME [ADDR]: the recent operations of the mutex at ADDR ($M),
+# or of the ended line (ADDR "ended"), from the text report, one a line:
 # order (from the first row's), thread (A, B, else its id), operation,
 # result, at ("-", or t for a time), caller's function:line.
 text_rows() {
-	plain_mu "$WORK/$1.txt" | LC_ALL=C awk -v a="$M" -v A="$A" -v B="$B_TID" '
-		/^#[0-9]+ / { on = $2 == "mutex" && $3 == a; rows = 0; next }
+	plain_mu "$WORK/$1.txt" | LC_ALL=C awk -v a="${2:-$M}" -v A="$A" -v B="$B_TID" '
+		/^#[0-9]+ / { on = a == "ended" ? / that ended / : $2 == "mutex" && $3 == a; rows = 0; next }
 		on && /^ +order +thread +operation/ { rows = 1; next }
 		on && rows && !/^ +[0-9]+ +[0-9]+  / { rows = 0 }
 		on && rows {
@@ -83,10 +86,11 @@ text_rows() {
 		}'
 }
 
-# json_rows NAME: the same from the JSON report.
+# json_rows NAME [ADDR]: the same from the JSON report.
 json_rows() {
-	jq -r --arg a "$M" --argjson A "$A" --argjson B "$B_TID" '
-		.mutexes[] | select(.address == $a) | .recent_operations | .[0].order as $o0 | .[]
+	jq -r --arg a "${2:-$M}" --argjson A "$A" --argjson B "$B_TID" '
+		(if $a == "ended" then .ended[0] else .mutexes[] | select(.address == $a) end)
+		| .recent_operations | .[0].order as $o0 | .[]
 		| ["+\(.order - $o0)",
 		   (if .thread == $A then "A" elif .thread == $B then "B" else "\(.thread)" end),
 		   .op, (.result + (if .waited then " after wait" else "" end)),
@@ -102,11 +106,11 @@ expect_rows() {
 	fi
 }
 
-# both_rows NAME WHAT WANT: the text and the JSON report list the rows
-# wanted.
+# both_rows NAME WHAT WANT [ADDR]: the text and the JSON report list the
+# rows wanted.
 both_rows() {
-	text_rows "$1" > "$WORK/$1.text_rows"
-	json_rows "$1" > "$WORK/$1.json_rows"
+	text_rows "$1" "${4:-}" > "$WORK/$1.text_rows"
+	json_rows "$1" "${4:-}" > "$WORK/$1.json_rows"
 	expect_rows "$1: $2 (text)" "$WORK/$1.text_rows" "$3"
 	expect_rows "$1: $2 (JSON)" "$WORK/$1.json_rows" "$3"
 }
@@ -114,6 +118,11 @@ both_rows() {
 # mutex NAME FILTER: jq FILTER of m's object in the JSON report
 mutex() {
 	jq -r --arg a "$M" ".mutexes[] | select(.address == \$a) | $2" "$WORK/$1.json"
+}
+
+# ns N UNIT: a report's duration ("1.23 ms") in ns
+ns() {
+	LC_ALL=C awk -v v="$1" -v u="$2" 'BEGIN { m = u == "s" ? 1e9 : u == "ms" ? 1e6 : u == "ns" ? 1 : 1e3; printf "%.0f\n", v * m }'
 }
 
 # slept MS: the least a wait or hold of MS milliseconds or more can be
@@ -274,5 +283,72 @@ expect_grep "sampled: the text says 4,100 holds timed" \
 	'^  hold times, of the holds timed \(4100\):$' "$WORK/sampled.txt"
 expect_eq "sampled: the top table says 4,161 acquired, 5 owner changes" \
 	"$(top_row "$WORK/sampled.txt" "$M" | awk '{ print $3, $4, $(NF - 2) }')" "4161 1 5"
+
+# ---- holds: what the hold times add up to --------------------------------
+# B waits for m, then holds it 20 ms; A holds it 20, 20, 50 and 50 ms: 5
+# timed holds (A's first, before any wait, is not), 160 ms or more in all,
+# the longest 50 ms or more.  The program measured how long each could at
+# most have lasted (from before the lock to after the unlock): the
+# report's numbers lie between (5% more for the clock's calibration).
+check_holds() { # NAME ADDR-OR-ended
+	name=$1 which=$2
+	if [ "$which" = ended ]; then
+		sel='.ended[0]'
+	else
+		sel=".mutexes[] | select(.address == \"$M\")"
+	fi
+	set -- $(sed -n 's/^bound total \([0-9]*\) max \([0-9]*\)$/\1 \2/p' "$WORK/$name.out")
+	bound_total=$1 bound_max=$2
+	set -- $(jq -r "$sel | .hold | \"\\(.timed) \\(.mean_ns) \\(.max_ns)\"" "$WORK/$name.json")
+	expect_eq "$name: 5 holds timed (JSON)" "$1" 5
+	within "$name: hold total, mean x 5, 160 ms or more (JSON)" $(($2 * 5)) "$(slept 160)" \
+		$((bound_total + bound_total / 20))
+	within "$name: hold mean 32 ms or more (JSON)" "$2" "$(slept 32)" $((bound_total / 5 + bound_total / 100))
+	within "$name: hold max 50 ms or more (JSON)" "$3" "$(slept 50)" $((bound_max + bound_max / 20))
+	# the text: its top row's hold avg and max, 3 digits
+	if [ "$which" = ended ]; then
+		row=$(top_row "$WORK/$name.txt" "1 ended")
+	else
+		row=$(top_row "$WORK/$name.txt" "$M")
+	fi
+	# its durations: wait total, wait max, hold avg, hold max
+	durations=$(echo "$row" | LC_ALL=C sed 's/µ/u/g' | awk '{ for (i = 2; i <= NF; i++)
+		if ($i ~ /^(ns|us|ms|s)$/ && $(i - 1) ~ /^[0-9.]+$/) printf "%s %s|", $(i - 1), $i }')
+	avg=$(echo "$durations" | cut -d'|' -f3)
+	max=$(echo "$durations" | cut -d'|' -f4)
+	within "$name: hold avg $avg, 32 ms or more (text)" "$(ns $avg)" "$(slept 32)" \
+		$((bound_total / 5 + bound_total / 100))
+	within "$name: hold max $max, 50 ms or more (text)" "$(ns $max)" "$(slept 50)" \
+		$((bound_max + bound_max / 20))
+}
+run holds holds
+check_holds holds live
+expect_grep "holds: the text counts 5 holds timed" '^  hold times, of the holds timed \(5\):$' "$WORK/holds.txt"
+expect_eq "holds: its histogram's rows count them" \
+	"$(awk -v a="$M" '/^#[0-9]+ / { on = $2 == "mutex" && $3 == a; next }
+		on && /^  hold times, of the holds timed/ { h = 1; next }
+		on && h && /^    p50/ { exit } on && h { s += $NF } END { print s }' "$WORK/holds.txt")" 5
+expand > "$WORK/holds.want" <<'EOF'
++0|A|init|ok|-|init_m:@init
++1|A|lock|ok|-|a_lock:@a_lock_only
++2|A|unlock|ok|-|a_unlock:@a_unlock_only
++3|B|lock|ok after wait|t|b_wait_hold_20:@b_lock_wait
++4|B|unlock|ok|-|b_wait_hold_20:@b_unlock_wait
++5|A|lock|ok|-|a_hold:@a_hold_lock
++6|A|unlock|ok|-|a_hold:@a_hold_unlock
++7|A|lock|ok|-|a_hold:@a_hold_lock
++8|A|unlock|ok|-|a_hold:@a_hold_unlock
++9|A|lock|ok|-|a_hold:@a_hold_lock
++10|A|unlock|ok|-|a_hold:@a_hold_unlock
++11|A|lock|ok|-|a_hold:@a_hold_lock
++12|A|unlock|ok|-|a_hold:@a_hold_unlock
+EOF
+both_rows holds "timed holds are plain rows" "$WORK/holds.want"
+
+# The same mutex destroyed at the end: its line of ended mutexes keeps the
+# same hold numbers and the same recent operations.
+run ended holds ended
+check_holds ended ended
+both_rows ended "an ended mutex's rows" "$WORK/holds.want" ended
 
 finish
