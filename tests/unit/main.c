@@ -29,6 +29,8 @@ int main(void)
 	srunner_add_suite(sr, findings_suite());
 	srunner_add_suite(sr, waitfor_suite());
 	srunner_add_suite(sr, glibc_fast_suite());
+	srunner_add_suite(sr, history_suite());
+	srunner_add_suite(sr, holds_suite());
 	srunner_set_fork_status(sr, CK_FORK);
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);

@@ -21,5 +21,7 @@ Suite *lockgraph_suite(void); /* test_lockgraph.c: lock-order edges and cycles *
 Suite *findings_suite(void);  /* test_findings.c: cycle findings from the lock path */
 Suite *waitfor_suite(void);   /* test_waitfor.c: the live wait-for graph */
 Suite *glibc_fast_suite(void); /* test_glibc_fast.c: inline lock steps against glibc's */
+Suite *history_suite(void);   /* test_history.c: recent operations read back */
+Suite *holds_suite(void);     /* test_holds.c: hold times summed and folded */
 
 #endif
