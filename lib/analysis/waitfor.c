@@ -385,7 +385,7 @@ int ms_waitfor_cycle_timed(const struct ms_waiter *w, int n, int i)
 	return timed;
 }
 
-int ms_waitfor_each_finding(struct ms_waiter *w, int n, uint64_t moment,
+int ms_waitfor_each_finding(struct ms_waiter *w, int n, uint64_t moment, int *order,
 			    ms_waitfor_finding_fn *fn, void *arg)
 {
 	int deadlocks = 0;
@@ -413,7 +413,10 @@ int ms_waitfor_each_finding(struct ms_waiter *w, int n, uint64_t moment,
 				break;
 		}
 		f.timed = ms_waitfor_cycle_timed(w, n, i);
-		fn(w, n, &f, arg);
+		f.waits = order;
+		for (int k = f.first; f.nwaits < f.len; k = w[k].next)
+			order[f.nwaits++] = k;
+		fn(w, &f, arg);
 		deadlocks++;
 	}
 	/* the other waits: chains from a waiter nobody waits for, ending at
@@ -451,10 +454,12 @@ int ms_waitfor_each_finding(struct ms_waiter *w, int n, uint64_t moment,
 			f.kind = MS_WF_PARENT;
 		else if (f.far == FAR_GONE)
 			f.kind = MS_WF_GONE;
-		for (int k = i, steps = 0; k >= 0 && k != f.into && steps <= n;
-		     k = w[k].next, steps++)
+		f.waits = order;
+		for (int k = i; k >= 0 && k != f.into && f.nwaits < n; k = w[k].next) {
 			w[k].done = 1;
-		fn(w, n, &f, arg);
+			order[f.nwaits++] = k;
+		}
+		fn(w, &f, arg);
 		deadlocks += f.kind != MS_WF_CHAIN;
 	}
 	return deadlocks;

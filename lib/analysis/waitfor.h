@@ -88,15 +88,16 @@ struct ms_waitfor_finding {
 	struct ms_tstate *end; /* the thread here at a chain's end, or NULL */
 	uintptr_t cond;        /* ... in a condition wait on this mutex, 0 */
 	uint64_t now;          /* the snapshot's moment (ticks) */
+	const int *waits;      /* its waits in order (indexes into the snapshot): */
+	int nwaits;            /* a cycle's from first round, a chain's to into */
 };
-/* A finding's waiters, in order: from f->first following next, len of
- * them for a cycle, up to f->into (not included) for a chain. */
-typedef void ms_waitfor_finding_fn(const struct ms_waiter *w, int n,
+typedef void ms_waitfor_finding_fn(const struct ms_waiter *w,
 				   const struct ms_waitfor_finding *f, void *arg);
 /* Calls fn for each finding of snapshot w (n waits, taken at moment):
  * the cycles first, then the chains from each waiter nobody waits for.
+ * order: room for n indexes, which the findings' waits lists use.
  * Returns the number of DEADLOCK findings. */
-int ms_waitfor_each_finding(struct ms_waiter *w, int n, uint64_t moment,
+int ms_waitfor_each_finding(struct ms_waiter *w, int n, uint64_t moment, int *order,
 			    ms_waitfor_finding_fn *fn, void *arg);
 
 /* How many waits in the wait-for graph now are in deadlocks that cannot end

@@ -638,8 +638,8 @@ static void chain_end(struct live *l, const struct ms_waiter *w,
 	obj_end(j);
 }
 
-static void live_finding(const struct ms_waiter *w, int n,
-			 const struct ms_waitfor_finding *fd, void *arg)
+static void live_finding(const struct ms_waiter *w, const struct ms_waitfor_finding *fd,
+			 void *arg)
 {
 	struct live *l = arg;
 	struct jw *j = l->j;
@@ -658,13 +658,8 @@ static void live_finding(const struct ms_waiter *w, int n,
 			addr(j, "condition_mutex", fd->cond);
 	}
 	arr(j, "threads");
-	if (fd->kind == MS_WF_CYCLE)
-		for (int k = fd->first, i = 0; i < fd->len; k = w[k].next, i++)
-			wait_thread(j, &w[k], fd->now);
-	else
-		for (int k = fd->first, steps = 0; k >= 0 && k != fd->into && steps <= n;
-		     k = w[k].next, steps++)
-			wait_thread(j, &w[k], fd->now);
+	for (int i = 0; i < fd->nwaits; i++)
+		wait_thread(j, &w[fd->waits[i]], fd->now);
 	arr_end(j);
 	if (fd->kind == MS_WF_CHAIN)
 		chain_end(l, w, fd);
@@ -675,7 +670,7 @@ static void live_finding(const struct ms_waiter *w, int n,
  * beside a text report, which has its own under the report lock). */
 static int live_waits(struct jw *j)
 {
-	size_t bytes = MS_WAITERS_MAX * sizeof(struct ms_waiter);
+	size_t bytes = MS_WAITERS_MAX * (sizeof(struct ms_waiter) + sizeof(int));
 	struct ms_waiter *w = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
 				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (w == MAP_FAILED)
@@ -683,7 +678,7 @@ static int live_waits(struct jw *j)
 	uint64_t now;
 	int n = ms_waitfor_snapshot(w, &now);
 	struct live l = { .j = j };
-	ms_waitfor_each_finding(w, n, now, live_finding, &l);
+	ms_waitfor_each_finding(w, n, now, (int *)(void *)(w + MS_WAITERS_MAX), live_finding, &l);
 	munmap(w, bytes);
 	return n;
 }

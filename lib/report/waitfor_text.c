@@ -139,8 +139,8 @@ static void print_taken(struct ms_fmt *f, const struct ms_waiter *w)
 }
 
 /* One finding of the wait-for graph, as the text report says it. */
-static void print_finding(const struct ms_waiter *w, int n,
-			  const struct ms_waitfor_finding *fd, void *arg)
+static void print_finding(const struct ms_waiter *w, const struct ms_waitfor_finding *fd,
+			  void *arg)
 {
 	struct ms_fmt *f = arg;
 	uint64_t now = fd->now;
@@ -154,9 +154,9 @@ static void print_finding(const struct ms_waiter *w, int n,
 		else
 			ms_fmt(f, "\nDEADLOCK: %d threads wait for each other, %s\n", fd->len,
 			       until);
-		for (int k = fd->first, i = 0; i < fd->len; k = w[k].next, i++) {
-			print_wait(f, &w[k], now);
-			print_taken(f, &w[k]);
+		for (int i = 0; i < fd->nwaits; i++) {
+			print_wait(f, &w[fd->waits[i]], now);
+			print_taken(f, &w[fd->waits[i]]);
 		}
 		return;
 	}
@@ -184,11 +184,10 @@ static void print_finding(const struct ms_waiter *w, int n,
 	default:
 		ms_fmt(f, "\nWAIT CHAIN:\n");
 	}
-	for (int k = fd->first, steps = 0; k >= 0 && k != fd->into && steps <= n;
-	     k = w[k].next, steps++) {
-		print_wait(f, &w[k], now);
-		if (w[k].owner)
-			print_taken(f, &w[k]);
+	for (int i = 0; i < fd->nwaits; i++) {
+		print_wait(f, &w[fd->waits[i]], now);
+		if (w[fd->waits[i]].owner)
+			print_taken(f, &w[fd->waits[i]]);
 	}
 	if (fd->into >= 0)
 		ms_fmt(f, "  thread %u waits in the DEADLOCK above\n", w[fd->into].tid);
@@ -219,10 +218,11 @@ static void print_finding(const struct ms_waiter *w, int n,
 int ms_waitfor_print(struct ms_fmt *f)
 {
 	static struct ms_waiter w[MS_WAITERS_MAX]; /* under the report lock */
+	static int order[MS_WAITERS_MAX];
 	uint64_t now;
 	int n = ms_waitfor_snapshot(w, &now);
 	if (!n)
 		return 0;
 	nasked = 0;
-	return ms_waitfor_each_finding(w, n, now, print_finding, f);
+	return ms_waitfor_each_finding(w, n, now, order, print_finding, f);
 }

@@ -193,7 +193,7 @@ END_TEST
  * is the tid of the cycle waiter a chain runs into, or '-'. */
 static char found[256];
 
-static void note_finding(const struct ms_waiter *w, int n, const struct ms_waitfor_finding *f,
+static void note_finding(const struct ms_waiter *w, const struct ms_waitfor_finding *f,
 			 void *arg)
 {
 	(void)arg;
@@ -202,14 +202,9 @@ static void note_finding(const struct ms_waiter *w, int n, const struct ms_waitf
 	size_t at = strlen(found);
 	at += (size_t)snprintf(found + at, sizeof found - at, "%s%s:", at ? " " : "",
 			       kinds[f->kind]);
-	int steps = 0;
-	for (int k = f->first; k >= 0 && k != f->into && steps <= n; k = w[k].next) {
-		if (f->kind == MS_WF_CYCLE && steps == f->len)
-			break;
-		at += (size_t)snprintf(found + at, sizeof found - at, "%s%u", steps ? "," : "",
-				       w[k].tid - TID(0));
-		steps++;
-	}
+	for (int i = 0; i < f->nwaits; i++)
+		at += (size_t)snprintf(found + at, sizeof found - at, "%s%u", i ? "," : "",
+				       w[f->waits[i]].tid - TID(0));
 	if (f->into >= 0)
 		snprintf(found + at, sizeof found - at, ">%u", w[f->into].tid - TID(0));
 }
@@ -217,10 +212,11 @@ static void note_finding(const struct ms_waiter *w, int n, const struct ms_waitf
 static int findings(void)
 {
 	static struct ms_waiter w[MS_WAITERS_MAX];
+	static int order[MS_WAITERS_MAX];
 	uint64_t now;
 	int n = ms_waitfor_snapshot(w, &now);
 	found[0] = 0;
-	return ms_waitfor_each_finding(w, n, now, note_finding, NULL);
+	return ms_waitfor_each_finding(w, n, now, order, note_finding, NULL);
 }
 
 /* Threads 2 and 1 wait for each other; 3 waits behind 2, 4 behind 3. */
