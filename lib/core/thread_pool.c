@@ -24,8 +24,7 @@ uint32_t ms_unlocks_elsewhere;
 static struct ms_tstate *all;        /* every record handed out */
 /* The newest chunk's records not handed out yet: taken one at a time, so
  * that a program of one thread touches one record's pages, not a page of
- * each of the chunk's 256 (linking them all in advance cost ~0.5 ms of
- * page faults at every start). */
+ * each of the chunk's 256 at every start (doc/benchmark.md). */
 static struct ms_tstate *fresh;
 static int fresh_left;
 static struct ms_tstate *free_list;  /* records of exited threads */
