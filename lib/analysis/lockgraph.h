@@ -1,18 +1,14 @@
 /* lockgraph.h - the lock-order graph: edges between mutex lives, and the
  * cycle a new edge closes.
  *
- * A node is one life of a mutex (its record and birth), so an address
- * reused by another mutex is another node and never closes a cycle with
- * the edges of the one before.  An edge a->b says a thread took (or
- * waited for) b while holding a, with the other mutexes it held every
- * time (its gates, at most MS_LG_GATES).  A cycle is guarded when one gate
- * is on every edge of it: the threads cannot be inside it at once.
- *
- * Pure data: memory comes from the caller's allocator (never freed: edges
- * and nodes of ended lives are swept into free lists), whether a life
- * goes on from the caller's callback; no locks (the caller serialises
- * every call but the readers'), no stacks, no printing.  Unit-tested on
- * its own (tests/unit/test_lockgraph.c). */
+ * A node is one life of a mutex (record and birth), so a reused address is
+ * another node.  An edge a->b says a thread took (or waited for) b while
+ * holding a, with the other mutexes it held every time (its gates, at most
+ * MS_LG_GATES); a cycle is guarded when one gate is on all its edges.
+ * Pure data, unit-tested alone (tests/unit/test_lockgraph.c): memory from
+ * the caller's allocator (ended lives swept into free lists), lives judged
+ * by the caller's callback, no locks (the caller serialises all but the
+ * readers), no stacks, no printing. */
 #ifndef MUTEXSTAT_LOCKGRAPH_H
 #define MUTEXSTAT_LOCKGRAPH_H
 

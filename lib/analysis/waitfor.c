@@ -268,22 +268,14 @@ static void confirm_stuck(struct ms_waiter *w, int n)
 /* The wait-for graph as it was at one moment, into w (MS_WAITERS_MAX);
  * returns the number of waits, each linked to its owner's wait (next).
  *
- * Threads go on while their records are read, and a text report
- * symbolises between its findings (the first lookup in a large library
- * takes many milliseconds), so a graph read piecemeal joins waits that
- * have ended to owners that have let go since -- one then in a condition
- * wait of its own made a DEADLOCK that never was.  So the graph is read
- * in three rounds: every wait and its mutex's owner (and the owner's
- * condition wait), every owner again, every wait again.  A wait that is
- * the same in the first round and the last (its start time too) lasted
- * through the second, all that time its thread was blocked and held what
- * it held, so the owners read then were the owners all at once; a
- * condition wait read the same before and after the second round was
- * under way while its thread held the mutex.  A wait that ended, or whose
- * mutex changed hands, is left out: its mutex moves, no chain is stuck on
- * it.  *moment is the second round's time, which the waits are measured
- * to: not the time after confirm_stuck's pause, when a wait that ended in
- * it would read 100 ms longer than it ever was. */
+ * Threads go on while their records are read, so it is read in three
+ * rounds: every wait and its mutex's owner (and the owner's condition
+ * wait), every owner again, every wait again.  A wait (or condition wait)
+ * the same in the first round and the last, its start too, lasted through
+ * the second, so the owners read then held at once; one that ended or
+ * changed hands is left out.  *moment is the second round's time, which
+ * waits are measured to, not the time after confirm_stuck's pause.  See
+ * doc/model.md, "One moment's graph". */
 int ms_waitfor_snapshot(struct ms_waiter *w, uint64_t *moment)
 {
 	struct collect c = { w, 0 };

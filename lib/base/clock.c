@@ -26,10 +26,9 @@ static int tsc_is_invariant(void)
 
 /* One report, one moment: while a thread writes a report, every format of
  * it (text, JSON, pprof, ...) reads the run's length and the tick rate
- * taken when it began -- read afresh by each writer, a JSON file written
- * after the text and pprof files (libdw, zlib) said the run took 166 ms
- * where the text said 26 ms.  Per thread, and nested: a report on another
- * thread (mutexstat_dump) has its own. */
+ * taken when it began, so the formats, written one after another, agree.
+ * Per thread, and nested: a report on another thread (mutexstat_dump) has
+ * its own. */
 static __thread struct {
 	unsigned depth;
 	uint64_t ns;  /* CLOCK_MONOTONIC when the report began */
@@ -125,10 +124,10 @@ uint64_t ms_ticks_to_ns(uint64_t ticks)
 void ms_clock_report_begin(void)
 {
 	if (!report_moment.depth) {
-		/* the moment only: the rate may spin until 2 ms of run (a
-		 * run of 0.3 ms read "ran 2.00 ms"), so it is measured when
-		 * the report first converts ticks, which most short runs'
-		 * reports never do (every one spun: 2 ms at each exit) */
+		/* the moment only: the rate may spin until 2 ms of run, so
+		 * it is measured when the report first converts ticks,
+		 * which most short runs' reports never do (doc/model.md,
+		 * "Time") */
 		report_moment.ns = ms_mono_ns();
 		report_moment.ticks = ms_ticks();
 		report_moment.ratio = 0;

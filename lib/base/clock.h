@@ -2,9 +2,9 @@
  *
  * The library reads a clock only where a thread waits (or on mutexes that
  * have made a thread wait, for their hold times), never on the free path.
- * On x86-64 with an invariant TSC a timestamp is one rdtsc (~10 ns here,
- * against ~22 ns for clock_gettime); ticks become nanoseconds at report time,
- * calibrated against CLOCK_MONOTONIC over the whole run. */
+ * On x86-64 with an invariant TSC a timestamp is one rdtsc, cheaper than
+ * clock_gettime (doc/model.md has both costs); ticks become nanoseconds at
+ * report time, calibrated against CLOCK_MONOTONIC over the whole run. */
 #ifndef MUTEXSTAT_CLOCK_H
 #define MUTEXSTAT_CLOCK_H
 

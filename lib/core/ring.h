@@ -1,20 +1,13 @@
 /* ring.h - one recent operation, as kept in each mutex's history.
  *
- * An entry is two words, 16 bytes.  `stamp` holds the operation's Lamport
- * order and the thread id, and is zero while the entry is being written;
- * writers set it last.  `what` holds the caller, the operation and its
- * result.  The time, where a clock was read anyway (a wait), is kept apart
- * in a word of its own (`ticks`), written only then: most entries have none,
- * and a smaller entry is fewer bytes to store and fewer pages to touch.  A
- * reader takes stamp, the other words, then stamp again: if the two stamps
- * differ or are zero, the entry was overwritten while it was read and the
- * report says so instead of showing a mix of two operations.
- *
- * Writers never wait.  Operations by the thread that holds the mutex go in
- * the mutex's main ring at a position only that thread advances (serialised
- * by the mutex itself); operations by other threads (a failed trylock, a
- * timeout, an error, misuse) go in a small separate ring whose position is an
- * atomic counter, so the two kinds never write over each other. */
+ * An entry is 16 bytes: `stamp` (Lamport order and thread id; zero while
+ * the entry is written, set last) and `what` (caller, operation, result).
+ * A wait's time goes in a word apart (`ticks`): most entries have none,
+ * and smaller entries touch fewer pages.  A reader takes stamp, what, then
+ * stamp again: stamps that differ or are zero mean it was rewritten.
+ * Writers never wait: the holder writes the main ring at a position only
+ * it advances; other threads (a failed trylock, a timeout, an error,
+ * misuse) a small side ring with an atomic position.  See doc/model.md. */
 #ifndef MUTEXSTAT_RING_H
 #define MUTEXSTAT_RING_H
 

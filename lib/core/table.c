@@ -204,8 +204,8 @@ static int reach(struct ms_update_locks *l, uint64_t i)
  * thread holds.  Either way the call is left unrecorded.
  *
  * Marking the thread costs two stores; the alternative, the guard that
- * library code takes (thread.h), empties the thread's lookup cache and
- * costs some forty instructions at every init and destroy. */
+ * library code takes (thread.h), would empty the thread's lookup cache at
+ * every init and destroy (doc/benchmark.md, the million mutexes). */
 static inline __attribute__((always_inline)) int
 lock_for_update(struct ms_update_locks *l, uint64_t home)
 {
@@ -766,7 +766,7 @@ static __attribute__((noinline)) void fold_cold(struct ms_table *t, uint32_t r,
 	for (int i = 0; i < MS_M_COUNT; i++)
 		SITE_ADD(misuse[i], LOAD(&c->misuse[i]));
 	/* a wait that got the mutex makes its holds timed: a life not timed
-	 * has empty histograms (named, failed: 96 buckets, ~700 instructions) */
+	 * (named, failed) has empty histograms, not worth adding */
 	for (int i = 0; timed && i < MS_HIST_BUCKETS; i++)
 		SITE_ADD(hist[i], LOAD(&c->hist[i]));
 	for (int i = 0; timed && i < MS_HIST_BUCKETS; i++)
@@ -898,11 +898,10 @@ uint32_t ms_table_add(uintptr_t key, int birth, uint64_t *clock)
 
 	if (!lock_for_update(&l, i))
 		return MS_REC_UNTRACKED; /* this call is not recorded */
-	/* The home slot is read before it is written.  On a kernel that maps
-	 * the zero page for a read, a fresh page of the index then takes two
-	 * faults instead of one -- once per 512 slots; writing it first
-	 * without changing it took a locked instruction on every add (an
-	 * atomic or of 0: 7-8 ns of a mutex life, 69 -> 78 ns in lives2). */
+	/* The home slot is read before it is written: a fresh page of the
+	 * index may take two faults (once per 512 slots), where writing it
+	 * first, unchanged, would take a locked instruction on every add
+	 * (doc/internals.md, "Page faults"). */
 	const uint64_t home = i;
 	for (unsigned n = 0; n < MS_MAX_PROBE; n++, i = (i + 1) & t->index_mask) {
 		if (n && !(i & (MS_STRIPE_BLOCK - 1))) {

@@ -1,28 +1,14 @@
-/* table.h - the statistics table: every tracked mutex's record, found by the
- * mutex's address.
- *
- * Layout (all mapped once at start-up with MAP_NORESERVE; pages become
- * resident only when touched):
- *   index   open-addressing slots of 8 bytes {32 bits of the address's hash,
- *           record number}, twice as many as records, probed linearly
- *           from that hash (ms_hash); the address itself is the record's
- *           (an untracked one's, in a side array touched only for them);
- *   records one 64-byte line per mutex with what the lock path updates;
- *   cold    per record, the numbers of mutexes that have waited, failed or
- *           been named (wait and hold times, histogram, errors, name...),
- *           zeroed the first time a life of the record needs them;
- *   history HISTORY entries per record, in groups of MS_HISTORY_GROUP
- *           positions: every record's entries 0-3 side by side (64 bytes,
- *           one cache line each), then every record's entries 4-7, ...
- *           A mutex used only a few times makes only the first group's
- *           pages resident, and a hot mutex's next four operations go to
- *           one line, which moves between the CPUs of threads taking turns
- *           once rather than four times.
- *
- * Lookups never lock or write.  Adding or removing an address (first use of
- * a mutex, init, destroy) takes a short spin lock of ours -- never a pthread
- * mutex -- so that destroyed slots can be reused without two threads ever
- * adding the same address twice. */
+/* table.h - the statistics table: every tracked mutex's record, found by
+ * the mutex's address.  Mapped once at start-up, MAP_NORESERVE:
+ *   index    8-byte slots {hash, record number}, twice as many as records,
+ *            probed linearly from ms_hash (untracked addresses aside);
+ *   records  one 64-byte line per mutex: what the lock path updates;
+ *   cold     per record, what only a mutex that waited, failed or was
+ *            named needs, zeroed when first needed;
+ *   history  entries in groups of MS_HISTORY_GROUP positions, one 64-byte
+ *            line per record and group, so few pages become resident.
+ * Lookups never lock or write; adds and removals take spin locks of ours.
+ * How and why: doc/internals.md, "The table" and "Lookups never lock". */
 #ifndef MUTEXSTAT_TABLE_H
 #define MUTEXSTAT_TABLE_H
 
@@ -285,24 +271,14 @@ void ms_table_thread_exit(struct ms_thread *self);
 
 extern struct ms_table ms_table;
 
-/* Drop the three alignment bits and add to the address's own low bits
- * the bits above the index (`high`) scattered by a multiplication: the
- * product's bits 32 and up, where every bit of `high` counts (golden-ratio
- * multiplicative hashing).  Every address bit moves the home, and
- * neighbouring mutexes stay neighbours: within a reach of the index
- * `high` is one number, so a program walking an array of objects walks
- * the index in order, which the CPU's prefetcher follows.  And arrays
- * further apart than the index reaches -- each thread's malloc arena (a
- * 64 MiB-aligned heap), thread stacks 8 MiB apart, 2 MiB pages -- land in
- * places of the index as far apart as any.  (XORed onto the low bits, as
- * at first, the fold of the high bits reversed the order of slots in
- * blocks of every size its lowest set bit allowed: a million mutexes
- * missed the cache at nearly every probe.  XORed onto the upper half
- * only, it left mutexes 8 KiB apart 2,048 homes however many there were.
- * Folded by XOR and added, it was a small number that moved little when
- * the high bits did: the mutexes of 16 threads' arenas overlapped in one
- * stretch of the index, and 16 threads making 2,000 mutexes each left
- * 18,000 of them with no room in a table of a million.) */
+/* Drop the three alignment bits and add to the address's own low bits the
+ * bits above the index (`high`) scattered by a golden-ratio multiplication
+ * (the product's bits 32 and up).  Every address bit moves the home.
+ * Within one reach of the index `high` is one number, so an array of
+ * mutexes walks the index in order, which the CPU's prefetcher follows;
+ * arrays further apart (malloc arenas, thread stacks, 2 MiB pages) land
+ * far apart.  The folds tried before, and what they cost: doc/internals.md,
+ * "The table", and doc/benchmark.md, "Where the cost goes". */
 #define MS_HASH_MUL 0x9e3779b97f4a7c15ull /* 2^64 / the golden ratio, odd */
 static inline uint64_t ms_hash(uintptr_t key)
 {

@@ -24,8 +24,7 @@ uint32_t ms_unlocks_elsewhere;
 static struct ms_tstate *all;        /* every record handed out */
 /* The newest chunk's records not handed out yet: taken one at a time, so
  * that a program of one thread touches one record's pages, not a page of
- * each of the chunk's 256 (linking them all in advance cost ~0.5 ms of
- * page faults at every start). */
+ * each of the chunk's 256 at every start (doc/benchmark.md). */
 static struct ms_tstate *fresh;
 static int fresh_left;
 static struct ms_tstate *free_list;  /* records of exited threads */
@@ -72,21 +71,14 @@ static int thread_gone(pid_t pid, uint32_t tid)
 	return gone;
 }
 
-/* Late records.  glibc calls the key destructors in rounds, ours (made at
- * start-up) first in each, and a destructor that wants to run last sets
- * its key again each round until the last: libunwind's does, and frees
- * its cache under a mutex of its own in that last round, after ours gave
- * the thread's record back.  That lock (untracked, but the thread needs a
- * record to say so) and any other mutex call of a destructor after our
- * last round got a new record that no destructor of ours would ever give
- * back: every thread that had taken a stack left one, in use for ever --
- * 4.5 kB each, and a thread listed as alive (with its tid, which the
- * kernel reuses) in every later report.  So such a record is LATE, and is
- * given back here once its thread is gone: from a thread that makes its
- * record (before it takes one, so the pool reuses it), and a thread whose
- * tid it is (tids are unique among live threads: the record's thread is
- * gone).  Under the pool's lock; the late ones are few (threads that ended
- * since the last record was made). */
+/* Late records.  glibc runs key destructors in rounds, ours first in each;
+ * libunwind's waits for the last round, then locks a mutex of its own,
+ * after ours gave the thread's record back.  A mutex call after our last
+ * round makes a record no destructor of ours would give back, so it is
+ * LATE, and is given back here once its thread is gone: by a thread that
+ * makes its record (before it takes one, so the pool reuses it), or whose
+ * tid it is (tids are unique among live threads).  Under the pool's lock;
+ * the late ones are few.  See doc/model.md, "Threads". */
 static void late_reclaim(uint32_t tid)
 {
 	pid_t pid = getpid();

@@ -1,32 +1,14 @@
-/* glibc_fast.h - glibc's own lock and unlock of a free normal mutex,
- * done inline.
+/* glibc_fast.h - glibc's own lock and unlock of a free kind-0 mutex
+ * (normal or default, private, not elided), done inline, because calling
+ * glibc for them costs more than doing them.
  *
- * Most mutexes a program has are of kind 0 (__kind): PTHREAD_MUTEX_NORMAL
- * or DEFAULT, private, no lock elision -- PTHREAD_MUTEX_INITIALIZER,
- * std::mutex, pthread_mutex_init with no attributes.  For such a mutex,
- * glibc's uncontended lock is one compare-and-swap of the lock word (a
- * plain store while the process has one thread) and two stores, and its
- * unlock two stores and an exchange.  Calling glibc for them costs more
- * than doing them: its trylock, which the lock path used to tell a free
- * mutex from a contention, is 34 instructions with the call, and its
- * unlock 23; these are 10 and 13.  Everything else goes to glibc as
- * before: other kinds, and a held mutex (the slow path waits in glibc's
- * lock).
- *
- * The fields are glibc's public layout of pthread_mutex_t, which its ABI
- * keeps, and what is written is what glibc writes (owner 0 while free,
- * else the holder's tid; __nusers counts holds, which
- * pthread_mutex_destroy checks; tests/transparency.sh compares them
- * with glibc's own, 2.36 here): a mutex goes back and forth between
- * these steps and glibc's own functions (a condition wait, the slow
- * paths) and stays consistent.  ms_fast_off is 0 only when glibc's own
- * functions are behind ours (another library that wraps them must see
- * every call), glibc does not elide locks (it would mark a kind-0
- * mutex at its first lock), no lock checker (helgrind, drd) watches
- * glibc's functions, and a self-test at start-up finds that these steps
- * leave a probe mutex as glibc's leave another (ms_fast_compare: the
- * protocol is glibc's private one, no header promises it): real.c
- * decides. */
+ * What is written is what glibc writes, in its public layout of
+ * pthread_mutex_t (__nusers too, which pthread_mutex_destroy checks), so a
+ * mutex may pass between these steps and glibc's functions (a condition
+ * wait, the slow paths).  The protocol is glibc's private one: real.c sets
+ * ms_fast_off unless the start-up self-test (ms_fast_compare) agrees and
+ * nothing else must see glibc's calls.  doc/internals.md, "glibc's lock
+ * protocol", has the guards and the instruction counts. */
 #ifndef MUTEXSTAT_GLIBC_FAST_H
 #define MUTEXSTAT_GLIBC_FAST_H
 

@@ -1,19 +1,13 @@
 /* unwind_fds.c - libunwind's pipe at a high number; see unwind_fds.h.
  *
- * libunwind (1.6, Debian 12's) checks that a stack address can be read
- * before it reads it by reading a byte from a pipe of its own and writing
- * the address's byte into it; the pipe is made at its first stack walk,
- * at the lowest free numbers, and kept in a static array.  A program that
- * then closes every descriptor above 2 (a daemon, ssh: closefrom) and opens
- * its own files at those numbers has a byte of its data read away and a
- * byte of our stack written into them at the next capture -- or a capture
- * that blocks for ever in read() of the program's empty pipe or socket
- * (libunwind's issues 274 and 291).  The numbers can only be chosen where
- * the pipe is made: so the one call libunwind makes to pipe2() goes to
- * pipe2_high() instead, through its own import slot (its GOT entry, which
- * the dynamic linker filled in when we opened it RTLD_NOW), rewritten here
- * once at start-up.  Nothing is exported, and no other caller's pipe2()
- * changes. */
+ * libunwind 1.6 checks that a stack address can be read by writing its
+ * byte into a pipe it makes at the lowest free numbers; a program that
+ * closes every descriptor and opens its own files there has its data read
+ * and written by our captures (libunwind's issues 274 and 291).  The
+ * numbers can only be chosen where the pipe is made, so libunwind's one
+ * import of pipe2 (its GOT slot, filled in by our RTLD_NOW dlopen) is
+ * pointed at pipe2_high once at start-up: nothing is exported, no other
+ * pipe2 caller changes.  doc/processes-and-signals.md, "Descriptors". */
 #define _GNU_SOURCE
 #include "glibc/unwind_fds.h"
 #include "base/fds.h"

@@ -77,8 +77,8 @@ void ms_report_stack_summary(struct ms_fmt *f)
  * start, say nothing: stop before them.  The C library's are known by
  * their module, before libdw is asked for the name _start: that answer
  * comes with a source line, and libc's means inflating its whole debug
- * file if libc6-dbg is installed (~45 ms at every exit of every small
- * program, for frames the report does not show). */
+ * file if libc6-dbg is installed, at every exit of every small program,
+ * for frames the report does not show (doc/benchmark.md). */
 static int is_start_frame(uintptr_t addr)
 {
 	if (ms_stack_own_code(addr))

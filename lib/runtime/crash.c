@@ -1,20 +1,13 @@
 /* crash.c - MUTEXSTAT_ON_CRASH=report; see crash.h.
  *
- * The report allocates (libdw, the demangler) and takes locks of its own,
- * and a crash may have happened inside malloc or with one of those locks
- * held, so the handler does not write it.  It asks the dump thread (dump.c)
- * through the same pipe as a live dump, and waits for it: as long as the
- * report makes progress, but never more than 5 s without any, nor 60 s in
- * all, so a report that is stuck on a lock the crashed thread holds cannot
- * hang the process.  Then the signal goes on: the handler restores the
- * default action and, for a signal that was sent (kill, raise, abort),
- * sends it again; for a fault it returns, the faulting instruction runs
- * again and the process dies of it as it would have without us (same
- * signal, same exit status, same core dump).
- *
- * Only signals whose action is the default when the library starts get
- * this handler: a program that handles (or ignores) one itself keeps it,
- * and one that installs its own handler later replaces ours. */
+ * The report allocates and takes locks, and a crash may come inside malloc
+ * or with one of those held, so the handler does not write it: it asks the
+ * dump thread (dump.c), as a live dump does, and waits while the report
+ * makes progress (at most 5 s without any, 60 s in all).  Then the signal
+ * goes on as without us: sent again if it was sent, or the faulting
+ * instruction runs again.  Only signals at their default action when the
+ * library starts get this handler.  See doc/processes-and-signals.md,
+ * "Crash reports". */
 #define _GNU_SOURCE
 #include "runtime/crash.h"
 #include "base/fmt.h"

@@ -57,34 +57,16 @@ static int pipe_fd[2] = { -1, -1 };
 static int dump_signal;
 static pid_t dump_pid, dump_tid; /* the dump thread's process and thread */
 
-/* When the dump thread starts.  glibc runs the mutexes of a process with one
- * thread without locked instructions (its single-thread optimisation): a
- * thread of ours would take that away from every single-threaded program
- * (~7 ns more per lock/unlock pair here, against ~8 ns for all of our
- * bookkeeping), so where it can wait, it waits until it is needed:
- *
- *   START_AT_THREADS  when the program starts a second thread of its own
- *                     (our pthread_create, after glibc's has returned), or
- *                     its thread is about to wait for a mutex or a
- *                     condition (then it waits for another process); a
- *                     dump asked for before that makes it START_AT_CALL;
- *   START_AT_CALL     at the next mutex call, with glibc's malloc: it never
- *                     calls a pthread mutex, so that call is never made
- *                     from inside the allocator pthread_create will call
- *                     (and a fork child that locks a mutex has left the
- *                     async-signal-safe regime anyway);
- *   START_AT_CREATE   only with the program's second thread, beside another
- *                     malloc than glibc's: jemalloc locks pthread mutexes
- *                     inside malloc, where pthread_create would call malloc
- *                     from inside itself, so neither a mutex call nor a
- *                     wait is a safe moment.  (And an allocator without
- *                     fork handlers, gcc 12's ASan, would hand a program
- *                     that forks as our thread starts -- a shell, say -- a
- *                     child whose malloc lock is held forever.)
- *
- * It starts at once where it cannot wait: in a process with threads
- * already, or with crash reports asked for (a crash needs it to be there).
- * The watchdog can wait: only a wait can hang. */
+/* When the dump thread starts (doc/processes-and-signals.md, "When the
+ * dump thread starts").  A thread of ours would take glibc's single-thread
+ * optimisation from a single-threaded program, so it starts at once only
+ * in a process with threads already, or for crash reports; otherwise:
+ *   START_AT_THREADS  at the second thread (our pthread_create, after
+ *                     glibc's returned) or the first wait;
+ *   START_AT_CALL     at the next mutex call, after a dump signal: glibc's
+ *                     malloc locks no pthread mutex, so never inside malloc;
+ *   START_AT_CREATE   at the second thread only: another malloc may lock
+ *                     pthread mutexes inside malloc. */
 enum { START_AT_CALL = 1, START_AT_CREATE = 2, START_AT_THREADS = 4 };
 uint32_t ms_dump_pending;
 static int foreign_malloc; /* malloc is not glibc's (ms_dump_init) */

@@ -1,18 +1,13 @@
 /* cfi.c - the stack walker of cfi.h: a frame rule per return address, read
  * from .eh_frame on first sight and kept in one cache for all threads.
  *
- * The walk needs three registers per frame: rip, rsp and rbp.  Each rule
- * says how to find the caller's: CFA = rsp or rbp of this frame plus an
- * offset; the return address (the caller's rip) is at CFA-8; the caller's
- * rsp is the CFA; its rbp is this frame's, or was saved at CFA+k.  Other
- * registers never matter: no CFA rule for code that has a rule we read
- * uses them.
- *
- * Nothing here locks, allocates or makes a system call: a rule is found
- * with _dl_find_object (lock-free in glibc) and the object's .eh_frame_hdr
- * search table, and computed by running the frame's CFA program up to the
- * address.  The cache is a fixed array; two threads writing one entry at
- * once leave it unreadable (its check fails), never wrong. */
+ * A rule gives the caller's rip, rsp and rbp: CFA = this frame's rsp or rbp
+ * plus an offset; the return address is at CFA-8; the caller's rsp is the
+ * CFA; its rbp is this frame's, or saved at CFA+k.  No other register
+ * matters for code whose rule we read.  Nothing here locks, allocates or
+ * makes a system call (_dl_find_object is lock-free; .eh_frame_hdr is a
+ * search table), and the cache is a fixed array: two threads writing one
+ * entry at once leave it unreadable (its check fails), never wrong. */
 #define _GNU_SOURCE
 #include "stacks/cfi.h"
 #include "base/internal.h"

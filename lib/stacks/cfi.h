@@ -1,20 +1,14 @@
 /* cfi.h - call stacks walked with the program's own unwind tables (the
- * DWARF call frame information each object carries in .eh_frame), x86-64.
+ * DWARF call frame information in .eh_frame), x86-64.
  *
- * Why not libunwind's unw_backtrace alone: its fast path keeps a cache of
- * frame rules per thread, 256 KiB made resident on each thread's first
- * capture (16,384 entries, each set at creation) and kept until the thread
- * ends.  A server whose 500 threads have each waited once for a mutex paid
- * 128 MB for it, and each thread's first capture some 1.5 ms.  This walker
- * keeps one cache for the whole process: the rule for a return address
- * (where the caller's frame is, where its saved rbp is) is read from the
- * object's .eh_frame once, then found by every thread.
- *
- * It reads only the common rules: the frame's CFA is rsp or rbp plus an
- * offset, the return address is at CFA-8, rbp is kept or saved beside it.
- * A frame it cannot read that way -- a signal frame, code with no unwind
- * table (JIT code), a rule given as a DWARF expression -- makes it give up,
- * and the caller walks the whole stack with libunwind instead. */
+ * libunwind's fast walk keeps a cache of frame rules per thread, dear in
+ * memory and in each thread's first capture (doc/internals.md, "The
+ * walker").  This walker keeps one cache for the process: a return
+ * address's rule is read from .eh_frame once, then found by every thread.
+ * It reads only the common rules (CFA = rsp or rbp + offset, return
+ * address at CFA-8, rbp kept or saved beside it); any other frame -- a
+ * signal frame, code without unwind tables, a DWARF expression -- makes it
+ * give up, and the caller walks the whole stack with libunwind. */
 #ifndef MUTEXSTAT_CFI_H
 #define MUTEXSTAT_CFI_H
 

@@ -1,28 +1,14 @@
-/* site.h - call-site stacks shared by the mutexes of one call site.
+/* site.h - init and first-lock stacks shared by the mutexes of one call
+ * site, so that a million mutexes made at one line cost a few captures.
  *
- * Init and first-lock stacks are shared by the mutexes of one call site
- * once its first captures agree (a program creating a million mutexes at
- * one line pays for a few captures, not a million).  Captures agree when they have the same
- * caller of the site's function (their second frame; deeper frames may
- * differ: a worker's function reached from main and from a thread is one
- * site).  A site whose captures name other callers is a wrapper --
- * uv_mutex_lock, a class's lock(), a C program's lock_or_die() -- called
- * from many places: each of its first MS_SITE_OWN mutexes gets a stack of
- * its own, so that the report says which caller each one had.  A site
- * taken as shared is captured again for one mutex life in 16, then 32,
- * 64 ... 1024 as those captures agree (picked by a hash of the life's
- * birth, which no loop makes periodic), so a wrapper whose first callers
- * happened to be one place is found later.  A capture that failed (a
- * fork under way, the depot full, no unwinder) says nothing of the site:
- * it is not counted, and an entry made from one is replaced by the next
- * good one.
- *
- * The lookup is inline, since every init and every first lock makes it;
- * the capture is not.  `check` is caller ^ id while the site's stack is
- * shared, and that ^ MS_SITE_CAPTURING while its captures go on (ids stay
- * below that bit, so no two entries' values alias); writers may race, and
- * `check` also ties an entry's caller to its id, so a reader never takes
- * one caller's id for another's. */
+ * A site is shared once MS_SITE_PROBE captures agree on the caller of its
+ * function; one whose callers differ is a wrapper, and its first
+ * MS_SITE_OWN mutexes get stacks of their own.  A shared site is captured
+ * again for one life in 16 ... 1024 (by a hash of the birth, which no loop
+ * makes periodic); a failed capture counts for nothing.  The rules as a
+ * user sees them: doc/report.md, "Call stacks".  The lookup is inline, the
+ * capture not.  `check` is caller ^ id (^ MS_SITE_CAPTURING while captures
+ * go on): writers may race, and it ties an entry's caller to its id. */
 #ifndef MUTEXSTAT_SITE_H
 #define MUTEXSTAT_SITE_H
 

@@ -1,28 +1,14 @@
 /* stack_blocked.c - where another thread is, without a signal, when it is
  * blocked in the kernel: see stack_blocked.h.
  *
- * /proc/self/task/TID/syscall gives a blocked thread's stack pointer and
- * program counter (the instruction after its system call).  libunwind
- * walks on from a context holding just those two: the system call's
- * wrapper in libc and the code under it say with their call frame
- * information where each caller's frame is, relative to the stack pointer.
- * Code built with frame pointers (-O0, -fno-omit-frame-pointer) says
- * "relative to %rbp" instead, which /proc does not give; the walk stops
- * at the first such frame, whose %rbp is then worked out from its
- * function's prologue (frame_pointer), and the walk redone with it.  The walk only reads memory: libunwind (Debian builds it with
- * conservative checks) checks each address it reads from the stack, and a
- * guessed register is put in our copy of the context, never written to
- * the thread's stack.
- *
- * The thread may wake and run on while it is walked: the walk is kept
- * only if /proc shows the same system call, arguments, stack pointer and
- * program counter after it as before, and the thread has not been off the
- * CPU since -- its count of context switches is the same.  (A thread that
- * sleeps in a loop, as the same call from the same place, woke, ran and
- * slept again while a loaded machine held up the walk: both looks agreed,
- * the stack read between them was the loop's, and the frames after the
- * first were what it had left there -- tests/where_blocked.sh under ASan
- * beside a CPU hog, once.) */
+ * /proc/self/task/TID/syscall gives its stack pointer and the instruction
+ * after its system call; libunwind walks on from those two.  A frame that
+ * needs %rbp (frame pointers) has it worked out from its function's
+ * prologue (frame_pointer).  The walk only reads: Debian's libunwind checks
+ * each address, and a guessed register goes into our copy of the context.
+ * The thread may run meanwhile, so the walk is kept only if /proc shows the
+ * same call, arguments, stack pointer and program counter after it, and no
+ * context switch.  See doc/processes-and-signals.md, "Where a thread is now". */
 #define _GNU_SOURCE
 #include "stacks/stack_blocked.h"
 #include "base/internal.h"

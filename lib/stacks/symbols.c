@@ -254,9 +254,10 @@ struct cached {
 
 /* The answers outlive a session: a live dump names mostly the addresses
  * the last one named, and a fresh session would read them again from the
- * modules' DWARF -- libc's debug file is compressed, and inflating it was
- * most of a dump's 30-50 ms.  They are believed while no module was loaded
- * or unloaded since they were given: the dynamic linker counts both. */
+ * modules' DWARF -- libc's debug file is compressed, and inflating it is
+ * most of a dump's time (doc/report.md).  They are believed while no
+ * module was loaded or unloaded since they were given: the dynamic linker
+ * counts both. */
 static struct {
 	unsigned long long adds, subs; /* the counts when they were given */
 	int known;                     /* the counts could be read */

@@ -261,7 +261,7 @@ static inline __attribute__((always_inline)) MS_UNWOUND int mutex_lock(pthread_m
 {
 	struct ms_thread *t = &ms_self;
 	/* ms_cache_find(), spelled out: branching on the address check
-	 * itself saves the select of 0 and a test (6 instructions here) */
+	 * itself saves the select of 0 and a test */
 	uint32_t r = t->cache[ms_cache_slot(m)];
 	struct ms_record *rec = ms_rec(r);
 	if (likely(LOAD(&rec->key) == (uintptr_t)m) && likely(fast_kind(m))) {

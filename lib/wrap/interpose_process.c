@@ -1,21 +1,13 @@
-/* interpose_process.c - the entry points about processes and owners'
- * deaths, beside the mutex calls of interpose.c:
- *
- *   pthread_create()           so the dump thread starts with the
- *                              program's second thread (dump.c), and
- *                              the new thread has libunwind's TLS
- *                              block before it runs (stack.h);
- *   _Fork()                    its child gets our fork handler, which
- *                              glibc's _Fork does not run (fork.c);
- *   pthread_mutex_consistent() a robust mutex repaired after its owner
- *                              died (robust.c), and its old name
- *                              pthread_mutex_consistent_np();
- *   pthread_setcanceltype()    whether the thread's cancellation is
- *                              asynchronous, which sections of ours
- *                              defer (thread.h, ms_async_defer).
- *
- * Each calls glibc's function and returns its answer and errno as they
- * are. */
+/* interpose_process.c - the entry points about threads, processes and
+ * owners' deaths, beside the mutex calls of interpose.c.  Each calls
+ * glibc's function and returns its answer and errno as they are.
+ *   pthread_create        the dump thread starts with the second thread
+ *                         (dump.c); the new thread gets libunwind's TLS
+ *                         block before it runs (stack.h);
+ *   _Fork                 its child runs our fork handler (fork.c);
+ *   pthread_mutex_consistent(_np)  a robust mutex repaired (robust.c);
+ *   pthread_setcanceltype asynchronous cancellation, which sections of
+ *                         ours defer (thread.h, ms_async_defer). */
 #define _GNU_SOURCE
 #include "stacks/cfi.h"
 #include "core/forked.h"
