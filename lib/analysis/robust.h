@@ -12,7 +12,6 @@
 #ifndef MUTEXSTAT_ROBUST_H
 #define MUTEXSTAT_ROBUST_H
 
-#include "base/fmt.h"
 
 #include <stdint.h>
 
@@ -51,11 +50,6 @@ int ms_robust_site_view(uintptr_t site, const uint64_t *errors,
 typedef void ms_robust_finding_fn(uintptr_t key, uint32_t r, uintptr_t site,
 				  const struct ms_robust_view *v, void *arg);
 int ms_robust_each_finding(ms_robust_finding_fn *fn, void *arg);
-/* The same, written in the report's findings section. */
-int ms_robust_print(struct ms_fmt *f);
-/* The note in a mutex's section, or a site line's, if its owner died. */
-void ms_robust_note(struct ms_fmt *f, uint32_t r);
-void ms_robust_site_note(struct ms_fmt *f, uintptr_t site, const uint64_t *errors);
 
 void ms_robust_after_fork_child(void);
 

@@ -1225,35 +1225,6 @@ void ms_table_each(void (*fn)(uintptr_t, uint32_t, void *), void *arg)
 
 /* ---- reading a record ------------------------------------------------ */
 
-const char *ms_kind_name(char *out, size_t cap, uint32_t flags)
-{
-	static const char *const base[] = { "normal", "recursive", "errorcheck",
-					    "adaptive" };
-	uint32_t kind = flags >> MS_F_KIND_SHIFT;
-	struct ms_fmt f;
-	ms_fmt_init(&f, out, cap, -1);
-	if ((kind & MS_KIND_DESTROYED) == MS_KIND_DESTROYED) {
-		/* glibc's __kind -1: destroyed when first seen (a lock or a
-		 * condition wait after destroy), no kind to tell */
-		ms_fmt(&f, "destroyed%s", flags & MS_F_STATIC ? ", no init seen" : "");
-		return ms_fmt_str(&f);
-	}
-	ms_fmt(&f, "%s", base[kind & MS_KIND_MASK]);
-	if (kind & MS_KIND_ROBUST)
-		ms_fmt(&f, " robust");
-	if (kind & MS_KIND_PI)
-		ms_fmt(&f, " prio-inherit");
-	if (kind & MS_KIND_PP)
-		ms_fmt(&f, " prio-protect");
-	/* glibc marks every robust mutex shared (its owner may be in another
-	 * process): only a kind without robust tells it was asked for */
-	if ((kind & MS_KIND_PSHARED) && !(kind & MS_KIND_ROBUST))
-		ms_fmt(&f, " pshared");
-	if (flags & MS_F_STATIC)
-		ms_fmt(&f, ", no init seen");
-	return ms_fmt_str(&f);
-}
-
 static void take_view(const struct ms_op *e, const uint64_t *ticks,
 		      uint64_t birth, struct ms_op_view *v, uint32_t *n,
 		      uint32_t *torn)

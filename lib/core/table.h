@@ -484,9 +484,6 @@ void ms_table_after_fork_child(void);
 /* Iterate over live records: calls fn(key, record, arg) for each. */
 void ms_table_each(void (*fn)(uintptr_t key, uint32_t r, void *arg), void *arg);
 
-/* The mutex's kind as words: "normal", "recursive robust pshared", ...,
- * with ", no init seen" for one first met in a lock. */
-const char *ms_kind_name(char *out, size_t cap, uint32_t flags);
 
 /* A mutex life's recent operations, oldest first: the main history and
  * the side ring merged by order, entries of older lives left out.  Fills

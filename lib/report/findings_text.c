@@ -10,6 +10,7 @@
 #include "analysis/order.h"
 #include "report/report_stacks.h"
 #include "analysis/robust.h"
+#include "report/robust_text.h"
 #include "stacks/symbols.h"
 #include "core/table.h"
 #include "core/thread_pool.h"

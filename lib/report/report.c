@@ -23,6 +23,7 @@
 #include "base/output.h"
 #include "report/report_lock.h"
 #include "analysis/robust.h"
+#include "report/robust_text.h"
 #include "stacks/stack.h"
 #include "stacks/symbols.h"
 #include "core/table.h"
@@ -948,6 +949,35 @@ void ms_report_count_failing(void)
 		ms_report_lock_give(&report_lock);
 	}
 	ms_guard_leave(&ms_self);
+}
+
+const char *ms_kind_name(char *out, size_t cap, uint32_t flags)
+{
+	static const char *const base[] = { "normal", "recursive", "errorcheck",
+					    "adaptive" };
+	uint32_t kind = flags >> MS_F_KIND_SHIFT;
+	struct ms_fmt f;
+	ms_fmt_init(&f, out, cap, -1);
+	if ((kind & MS_KIND_DESTROYED) == MS_KIND_DESTROYED) {
+		/* glibc's __kind -1: destroyed when first seen (a lock or a
+		 * condition wait after destroy), no kind to tell */
+		ms_fmt(&f, "destroyed%s", flags & MS_F_STATIC ? ", no init seen" : "");
+		return ms_fmt_str(&f);
+	}
+	ms_fmt(&f, "%s", base[kind & MS_KIND_MASK]);
+	if (kind & MS_KIND_ROBUST)
+		ms_fmt(&f, " robust");
+	if (kind & MS_KIND_PI)
+		ms_fmt(&f, " prio-inherit");
+	if (kind & MS_KIND_PP)
+		ms_fmt(&f, " prio-protect");
+	/* glibc marks every robust mutex shared (its owner may be in another
+	 * process): only a kind without robust tells it was asked for */
+	if ((kind & MS_KIND_PSHARED) && !(kind & MS_KIND_ROBUST))
+		ms_fmt(&f, " pshared");
+	if (flags & MS_F_STATIC)
+		ms_fmt(&f, ", no init seen");
+	return ms_fmt_str(&f);
 }
 
 struct ms_crash ms_crash;

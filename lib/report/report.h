@@ -2,6 +2,7 @@
 #ifndef MUTEXSTAT_REPORT_H
 #define MUTEXSTAT_REPORT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Write the report to fd.  Returns 0, or -1 if writing failed. */
@@ -42,5 +43,9 @@ extern struct ms_crash ms_crash;
 
 /* One line about the crash for the text report's header, or "" */
 const char *ms_crash_describe(char *out, unsigned cap);
+
+/* The mutex's kind as words: "normal", "recursive robust pshared", ...,
+ * with ", no init seen" for one first met in a lock. */
+const char *ms_kind_name(char *out, size_t cap, uint32_t flags);
 
 #endif
