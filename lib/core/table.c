@@ -150,7 +150,7 @@ static void release_all(struct ms_update_locks *l)
  * order.  1: held; 0: held, but the locks were let go meanwhile -- the
  * caller looks again; 2: this update holds as many stripes as it may (a
  * run longer than MS_UPDATE_LOCKS - 1 blocks); -1: not to be had (a fork,
- * fork.h), and no lock is held any more. */
+ * base/spin.h), and no lock is held any more. */
 static int reach(struct ms_update_locks *l, uint64_t i)
 {
 	unsigned st = stripe_of(i), top = 0;
@@ -199,7 +199,7 @@ static int reach(struct ms_update_locks *l, uint64_t i)
 
 /* The locks for an add or a removal at home slot `home`: 0 if a fork is
  * under way in another thread and this one, holding mutexes, must not wait
- * (fork.h), or if this thread is inside an update already -- a signal
+ * (base/spin.h), or if this thread is inside an update already -- a signal
  * handler that interrupted one, and would otherwise spin on a lock its own
  * thread holds.  Either way the call is left unrecorded.
  *
@@ -250,7 +250,7 @@ static void unlock_after_update(struct ms_update_locks *l)
 /* For a fork from a signal handler that interrupted this thread's update:
  * every lock but the ones the update holds, each waited for a while only
  * (a thread holding one gives up its wait for a second during a fork,
- * fork.h, but a holder preempted for long is not waited for). */
+ * base/spin.h, but a holder preempted for long is not waited for). */
 static uint8_t taken_around[MS_STRIPES + 2];
 
 static int lock_a_while(int *word)

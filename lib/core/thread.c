@@ -56,7 +56,7 @@ void ms_guard_leave(struct ms_thread *t)
 	/* ok also needs the thread's record (made on its first recorded
 	 * call): without it the lock path would follow a NULL record; and in
 	 * a fork child whose table still has the parent's numbers, the slow
-	 * path first (it zeroes them, fork.h) */
+	 * path first (it zeroes them, core/forked.h) */
 	if (--t->guard == 0 && t->tid && t->ts && !t->pend &&
 	    __atomic_load_n(&ms_active, __ATOMIC_ACQUIRE) &&
 	    !__atomic_load_n(&ms_fork_unsettled, __ATOMIC_ACQUIRE))

@@ -507,7 +507,7 @@ int ms_unlock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
 	}
 	/* glibc's owner as its unlock checks it: the lock word's for a robust
 	 * mutex not yet made consistent; this thread for a mutex it locked
-	 * before a fork (fork.c) */
+	 * before a fork (core/forked.c) */
 	int owner = mutex_holder(m), locked = mutex_locked(m);
 	int destroyed = mutex_kind(m) == -1; /* glibc answers EINVAL */
 	if (unlikely(owner != (int)t->tid))

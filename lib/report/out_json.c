@@ -472,7 +472,7 @@ static void ended(struct jw *j)
 		obj(j, NULL);
 		str(j, "name", s->name);
 		frame(j, "first_locked_at", s->site);
-		/* first_locked_at is the line that called a wrapper (record.h) */
+		/* first_locked_at is the line that called a wrapper (stacks/site.h) */
 		boolean(j, "through_wrapper", s->wrapped != 0);
 		num(j, "mutexes", s->mutexes);
 		num(j, "acquisitions", s->acquisitions);

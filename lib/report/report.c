@@ -405,7 +405,7 @@ static void header(struct ms_fmt *f, const struct top *t)
 
 /* The top table's "first locked at": the first-lock call site, or, for a
  * live mutex first locked in a wrapper with a stack of its own, the
- * wrapper's caller (record.h) -- the detail section shows both.  An ended
+ * wrapper's caller (stacks/site.h) -- the detail section shows both.  An ended
  * line's key is already that. */
 static uintptr_t column_site(const struct line *l)
 {

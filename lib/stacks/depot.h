@@ -41,7 +41,7 @@ void ms_depot_stats(struct ms_depot_stats *out);
 void *ms_depot_alloc(size_t bytes);
 void ms_depot_lock(void);
 /* The lock for a change made on a lock path: 0, not taken, if another
- * thread is inside fork() and this one must not wait (fork.h). */
+ * thread is inside fork() and this one must not wait (base/spin.h). */
 int ms_depot_lock_for_update(void);
 void ms_depot_unlock(void);
 void ms_depot_after_fork_child(void);

@@ -42,7 +42,7 @@ static void site_entry_new(struct ms_site_entry *e, uintptr_t caller, ms_stack_i
 /* A capture at a call site: the first of a site (or of one that took
  * another's slot) is the one its mutexes will share; a later one from
  * another caller of the site's function marks the site as a wrapper
- * (record.h). */
+ * (site.h). */
 ms_stack_id ms_site_capture(uintptr_t caller)
 {
 	ms_stack_id id = ms_stack_here();

@@ -96,7 +96,7 @@ MS_UNWOUND int ms_cond_unusual(struct ms_cond_wait *w, pthread_cond_t *c, int ho
 		return rc;
 	}
 	int holder = mutex_holder(m);
-	if (holder != (int)t->tid) /* a mutex it locked before a fork (fork.c) */
+	if (holder != (int)t->tid) /* a mutex it locked before a fork (core/forked.c) */
 		holder = ms_fork_owner_for_unlock(t, r, m, holder);
 	if (holder == (int)t->tid && mutex_locked(m)) {
 		uint32_t seq = 0;
