@@ -831,15 +831,31 @@ static int task_count(void)
 
 static void *nothing(void *arg)
 {
-	return arg;
+	*(pid_t *)arg = (pid_t)syscall(SYS_gettid);
+	return NULL;
+}
+
+/* pthread_join returns once the kernel has cleared the thread's tid,
+ * which can be before its task leaves /proc/self/task: wait for that
+ * (up to 2 s), so the count below is the threads that remain. */
+static void task_gone(pid_t tid)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/self/task/%d", (int)tid);
+	for (int i = 0; i < 400 && access(path, F_OK) == 0; i++) {
+		struct timespec nap = { 0, 5000000 };
+		nanosleep(&nap, NULL);
+	}
 }
 
 static int onethread(int with_thread)
 {
 	if (with_thread) {
 		pthread_t t;
-		CHECK(pthread_create(&t, NULL, nothing, NULL), 0);
+		pid_t tid = 0;
+		CHECK(pthread_create(&t, NULL, nothing, &tid), 0);
 		pthread_join(t, NULL);
+		task_gone(tid);
 	}
 	for (int i = 0; i < 10; i++) {
 		CHECK(pthread_mutex_lock(&m1), 0);
