@@ -10,7 +10,6 @@
 #include "core/table.h"
 #include "core/thread.h"
 #include "core/thread_pool.h"
-#include "glibc/real.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -210,7 +209,7 @@ static void add_retake(struct collect *c, int i, struct ms_tstate *o)
 
 /* The end of the chain of waits from w[i] (the last waiter in it), -1 on
  * a cycle. */
-int ms_waitfor_chain_end(const struct ms_waiter *w, int n, int i)
+static int chain_end(const struct ms_waiter *w, int n, int i)
 {
 	int last = i, steps = 0;
 	for (int k = w[i].next; k >= 0; k = w[k].next) {
@@ -255,7 +254,7 @@ static void confirm_stuck(struct ms_waiter *w, int n)
 			w[i].lasted &= cond_same(&w[i]) && !runnable(w[i].owner);
 	}
 	for (int i = 0; i < n; i++) {
-		int last = ms_waitfor_chain_end(w, n, i);
+		int last = chain_end(w, n, i);
 		if (last < 0 || !w[last].owner_ts || !w[last].cond_key)
 			continue;
 		int stuck = 1;
@@ -350,7 +349,7 @@ static int maps_same(int pid, uintptr_t key)
 	return ms_maps_each(ms_fmt_str(&f), same_object, &want) != 0;
 }
 
-enum ms_far ms_waitfor_far_owner(const struct ms_waiter *w)
+static enum ms_far far_owner(const struct ms_waiter *w)
 {
 	if (w->foreign) {
 		int pid = ms_waitfor_process_of(w->foreign);
@@ -367,7 +366,7 @@ enum ms_far ms_waitfor_far_owner(const struct ms_waiter *w)
 
 /* Whether the cycle through waiter i has a wait with a deadline in it:
  * then it ends when that wait gives up. */
-int ms_waitfor_cycle_timed(const struct ms_waiter *w, int n, int i)
+static int cycle_timed(const struct ms_waiter *w, int n, int i)
 {
 	int timed = 0, steps = 0, k = i;
 	do {
@@ -404,7 +403,7 @@ int ms_waitfor_each_finding(struct ms_waiter *w, int n, uint64_t moment, int *or
 			if (w[k].next == i)
 				break;
 		}
-		f.timed = ms_waitfor_cycle_timed(w, n, i);
+		f.timed = cycle_timed(w, n, i);
 		f.waits = order;
 		for (int k = f.first; f.nwaits < f.len; k = w[k].next)
 			order[f.nwaits++] = k;
@@ -434,7 +433,7 @@ int ms_waitfor_each_finding(struct ms_waiter *w, int n, uint64_t moment, int *or
 		}
 		f.end = f.into < 0 ? w[f.last].owner_ts : NULL;
 		f.cond = f.end ? w[f.last].cond_key : 0;
-		f.far = f.end || f.into >= 0 ? FAR_HERE : ms_waitfor_far_owner(&w[f.last]);
+		f.far = f.end || f.into >= 0 ? FAR_HERE : far_owner(&w[f.last]);
 		/* a chain ending at a condition wait that did not last (the
 		 * condition came, or the mutex moved on: COND_LASTS_MS) is a
 		 * WAIT CHAIN */
@@ -474,11 +473,11 @@ int ms_waitfor_certain_deadlocks(void)
 	uint64_t moment;
 	int n = ms_waitfor_snapshot(w, &moment), certain = 0;
 	for (int i = 0; i < n; i++) {
-		int last = ms_waitfor_chain_end(w, n, i);
+		int last = chain_end(w, n, i);
 		if (last < 0) /* on a cycle: one without a deadline */
-			certain += !ms_waitfor_cycle_timed(w, n, i);
+			certain += !cycle_timed(w, n, i);
 		else if (!w[last].owner_ts && (w[last].owner || w[last].foreign)) {
-			enum ms_far far = ms_waitfor_far_owner(&w[last]);
+			enum ms_far far = far_owner(&w[last]);
 			certain += far == FAR_EXITED || far == FAR_PARENT || far == FAR_GONE;
 		}
 	}

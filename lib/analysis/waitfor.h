@@ -43,12 +43,6 @@ struct ms_waiter {
 /* Up to MS_WAITERS_MAX waits now, into w, each with its owner's index
  * (next); *moment is when.  Returns how many. */
 int ms_waitfor_snapshot(struct ms_waiter *w, uint64_t *moment);
-/* The last waiter of the chain from waiter i, -1 if it runs into a
- * cycle. */
-int ms_waitfor_chain_end(const struct ms_waiter *w, int n, int i);
-/* Whether the cycle through waiter i has a wait with a deadline in it:
- * then it ends when that wait gives up. */
-int ms_waitfor_cycle_timed(const struct ms_waiter *w, int n, int i);
 
 /* Who holds the mutex at the end of a chain, when that is not a thread
  * here that runs or waits. */
@@ -60,7 +54,6 @@ enum ms_far {
 	FAR_GONE,    /* a thread of another process that no longer exists */
 	FAR_UNSEEN,  /* a thread id that names no process here sharing it */
 };
-enum ms_far ms_waitfor_far_owner(const struct ms_waiter *w);
 /* The process a thread id belongs to (its Tgid), 0 if no such thread (or
  * it has exited and waits to be reaped). */
 int ms_waitfor_process_of(uint32_t tid);

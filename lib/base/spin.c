@@ -17,7 +17,8 @@ void ms_spin_init(int (*fn)(void))
 	__atomic_store_n(&holds_mutexes, fn, __ATOMIC_RELEASE);
 }
 
-int ms_fork_may_wait(void)
+/* May the calling thread wait for a lock the forking thread holds? */
+static int fork_may_wait(void)
 {
 	if (!__atomic_load_n(&ms_fork_in_progress, __ATOMIC_ACQUIRE) || ms_fork_holds_locks)
 		return 1;
@@ -47,7 +48,7 @@ int ms_spin_lock_wait(int *word, int holding_one)
 	     spins++) {
 		int give_up = holding_one
 				      ? __atomic_load_n(&ms_fork_in_progress, __ATOMIC_ACQUIRE) != 0
-				      : spins >= 100 && !ms_fork_may_wait();
+				      : spins >= 100 && !fork_may_wait();
 		if (give_up) {
 			ms_spin_skipped_call();
 			return 0;

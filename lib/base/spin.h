@@ -26,9 +26,6 @@ extern uint32_t ms_fork_unsettled;
  * no. */
 void ms_spin_init(int (*holds_mutexes)(void));
 
-/* May the calling thread wait for a lock the forking thread holds? */
-int ms_fork_may_wait(void);
-
 /* A call that gave up for that reason (counted; the report says so). */
 void ms_spin_skipped_call(void);
 uint64_t ms_spin_skipped_calls(void);

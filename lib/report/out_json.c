@@ -20,7 +20,6 @@
 #include "base/internal.h"
 #include "analysis/waitfor.h"
 #include "stacks/where_now.h"
-#include "stacks/where_now.h"
 #include "base/options.h"
 #include "analysis/order.h"
 #include "record/record.h"

@@ -26,7 +26,6 @@
 #include "core/thread.h"
 #include "core/thread_pool.h"
 #include "report/formats.h"
-#include "report/report.h"
 #include "runtime/dump.h"
 #include "stacks/depot.h"
 #include "stacks/stack.h"
