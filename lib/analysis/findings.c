@@ -25,6 +25,7 @@ struct self_deadlock {
 	uintptr_t key;
 	uint64_t birth;
 	const char *name;
+	uint32_t flags;
 	enum ms_self_kind kind;
 	ms_stack_id first, relock;
 	uint64_t count;
@@ -155,6 +156,7 @@ static void describe_edge(struct ms_finding_edge *fe, const struct ms_lg_edge *e
 	fe->b_caller = e->b_caller;
 	fe->a_stack = e->a_stack;
 	fe->b_stack = e->b_stack;
+	fe->modes = LOAD(&e->modes);
 	if (e->tid == ms_self.tid)
 		prctl(PR_GET_NAME, fe->thread_name, 0, 0, 0);
 	else
@@ -390,7 +392,7 @@ static uint32_t note_self(struct ms_tstate *ts, uint32_t rec, uintptr_t key,
 		name = LOAD(&ms_table.cold[rec].name);
 	struct self_deadlock s = {
 		.tid = ts->tid, .rec = rec, .key = key, .birth = birth, .name = name,
-		.kind = kind, .count = 1,
+		.flags = LOAD(&ms_rec(rec)->flags), .kind = kind, .count = 1,
 		.first = first_caller ? ms_site_stack_known(first_caller) : 0,
 		.relock = ms_stack_here(),
 	};
@@ -437,7 +439,7 @@ static uint32_t still_held(const struct held_exit *h, uint32_t shown[8], uint32_
 static struct ms_self_finding self_view(const struct self_deadlock *s)
 {
 	return (struct ms_self_finding){
-		.tid = s->tid, .key = s->key, .name = s->name, .kind = s->kind,
+		.tid = s->tid, .key = s->key, .name = s->name, .flags = s->flags, .kind = s->kind,
 		.taken_stack = s->first, .relock_stack = s->relock, .count = s->count,
 	};
 }

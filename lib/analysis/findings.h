@@ -42,6 +42,7 @@ struct ms_finding_edge {
 	char thread_name[16];   /* as ps -L showed it when found; "" gone */
 	uintptr_t a_caller, b_caller;
 	uint32_t a_stack, b_stack; /* depot ids, 0 none */
+	uint32_t modes;         /* lockgraph.h's: the modes it was taken in */
 };
 
 /* A cycle keeps its first MS_CYCLE_KEPT - MS_CYCLE_TAIL mutexes and edges
@@ -117,6 +118,7 @@ struct ms_self_finding {
 	uint32_t tid;
 	uintptr_t key;         /* the mutex */
 	const char *name;      /* its name then, NULL none */
+	uint32_t flags;        /* its record's then (the kind of lock) */
 	enum ms_self_kind kind;
 	uint32_t taken_stack;  /* depot ids: where it was first taken, */
 	uint32_t relock_stack; /* and where relocked; 0 if not captured */

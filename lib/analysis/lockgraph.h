@@ -32,6 +32,10 @@ struct ms_lg_edge {
 	uintptr_t a_caller, b_caller; /* where a was taken, where b was */
 	uint32_t tid;                 /* the thread that took them so */
 	uint32_t a_stack, b_stack;    /* depot ids, 0 none */
+	/* the modes it was seen in: bit 2 * (a held for read) + (b taken
+	 * for read) -- 1 for mutexes, write and spin locks (the caller's:
+	 * the graph does not read it) */
+	uint32_t modes;
 };
 
 struct lg_node;

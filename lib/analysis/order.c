@@ -12,6 +12,7 @@
 #include "core/table.h"
 #include "core/thread_pool.h"
 
+#include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -56,7 +57,8 @@ static struct ms_lg *graph_here(void)
 /* Where held entry i's lock-order edge to record r (life b_birth) is: the
  * edge's key and gates (the other mutexes held), no stacks yet. */
 static void edge_proto(struct ms_lg_edge *e, const struct ms_tstate *ts, uint32_t ai,
-		       uint32_t r, uint64_t b_birth, uintptr_t key, uintptr_t caller)
+		       uint32_t r, uint64_t b_birth, uintptr_t key, uintptr_t caller,
+		       int read)
 {
 	const struct ms_held *a = &ts->held[ai];
 	memset(e, 0, sizeof *e);
@@ -68,6 +70,7 @@ static void edge_proto(struct ms_lg_edge *e, const struct ms_tstate *ts, uint32_
 	e->b_key = key;
 	e->a_caller = a->caller;
 	e->b_caller = caller;
+	e->modes = 1u << (2 * (a->mode == MS_HELD_READ) + (uint32_t)read);
 	for (uint32_t i = 0; i < ts->nheld && e->ngate < MS_LG_GATES; i++) {
 		if (i == ai || ts->held[i].rec == r)
 			continue;
@@ -108,7 +111,7 @@ static void search(struct ms_lg *g, const struct ms_lg_edge *e)
 	struct ms_lg_life gate;
 	int cut;
 	size_t n = ms_lg_cycle(g, e, &path, &gate, &cut);
-	if (n)
+	if (n && ms_order_cycle_can_block(path, n))
 		ms_findings_cycle(path, n, &gate);
 }
 
@@ -120,16 +123,21 @@ enum { EDGE_UNSEEN, EDGE_KNOWN, EDGE_ADDED };
  * EDGE_UNSEEN if it could not be looked at now (another thread is
  * forking): the thread tries again the next time. */
 static int add_edge(struct ms_thread *t, struct ms_tstate *ts, uint32_t ai,
-		    uint32_t r, uint64_t birth, uintptr_t key, uintptr_t caller)
+		    uint32_t r, uint64_t birth, uintptr_t key, uintptr_t caller, int read)
 {
 	struct ms_lg_edge proto;
-	edge_proto(&proto, ts, ai, r, birth, key, caller);
+	edge_proto(&proto, ts, ai, r, birth, key, caller, read);
 	proto.tid = t->tid;
 	if (!ms_depot_lock_for_update())
 		return EDGE_UNSEEN;
 	struct ms_lg *g = graph_here();
 	struct ms_lg_edge *e = ms_lg_find(g, proto.a, proto.a_birth, r, birth);
-	int narrowed = e && narrow_gates(e, &proto);
+	/* a read-write lock's edge in a mode not seen before may close a
+	 * cycle the others could not */
+	int new_mode = e && !(LOAD(&e->modes) & proto.modes);
+	if (new_mode)
+		__atomic_fetch_or(&e->modes, proto.modes, __ATOMIC_RELAXED);
+	int narrowed = e && (narrow_gates(e, &proto) | new_mode);
 	ms_depot_unlock();
 	if (e && !narrowed)
 		return EDGE_KNOWN;
@@ -256,7 +264,7 @@ static int known_big(struct ms_tstate *ts, uint32_t a, uint32_t r)
 /* The edge is not in the big cache either (or the thread has none). */
 static __attribute__((noinline)) void
 not_cached(struct ms_thread *t, struct ms_tstate *ts, uint32_t r, uintptr_t key,
-	   uintptr_t caller)
+	   uintptr_t caller, int read)
 {
 	uint32_t n = ts->nheld, a;
 	uint32_t misuse = __atomic_load_n(&ms_unlocks_elsewhere, __ATOMIC_ACQUIRE);
@@ -266,7 +274,7 @@ not_cached(struct ms_thread *t, struct ms_tstate *ts, uint32_t r, uintptr_t key,
 		ms_held_prune(ts);
 		ts->pruned_at = misuse;
 		n = ts->nheld;
-		if (!n || ms_order_known(ts, r))
+		if (!n || ms_order_known(ts, ms_edge_key(r, read)))
 			return;
 	}
 	for (uint32_t i = 0; i < n; i++)
@@ -277,32 +285,99 @@ not_cached(struct ms_thread *t, struct ms_tstate *ts, uint32_t r, uintptr_t key,
 	 * in the graph as a path, and a thread holding twenty mutexes pays
 	 * for one edge, not twenty. */
 	uint32_t i = n - 1;
-	a = ts->held[i].rec;
+	a = ms_edge_key(ts->held[i].rec, ts->held[i].mode);
 	/* Both records are flagged before gen is read: a life of either that
 	 * ends from now on bumps gen (table.c), so the cached edge below is
 	 * never trusted for a later life. */
-	flag_in_edge(a);
+	flag_in_edge(ts->held[i].rec);
 	flag_in_edge(r);
 	uint32_t gen = __atomic_load_n(&ms_table.gen, __ATOMIC_SEQ_CST);
 	ms_guard_enter(t);
-	int known = add_edge(t, ts, i, r, LOAD(&ms_rec(r)->birth), key, caller);
+	int known = add_edge(t, ts, i, r, LOAD(&ms_rec(r)->birth), key, caller, read);
 	if (known == EDGE_KNOWN && !ts->edge_cache2 && ++ts->edge_misses == MS_EDGE_MISSES)
 		big_cache(ts);
 	ms_guard_leave(t);
 	if (!known)
 		return;
-	remember(ts, a, r, gen);
+	uint32_t b = ms_edge_key(r, read);
+	remember(ts, a, b, gen);
 	if (ts->edge_cache2)
-		remember2(ts, a, r, gen);
+		remember2(ts, a, b, gen);
+}
+
+static void missed(struct ms_thread *t, struct ms_tstate *ts, uint32_t r,
+		   uintptr_t key, uintptr_t caller, int read)
+{
+	/* asked first: a hit says the edge from the mutex taken last is
+	 * known, as it would be after the checks below */
+	const struct ms_held *top = &ts->held[ts->nheld - 1];
+	if (!known_big(ts, ms_edge_key(top->rec, top->mode), ms_edge_key(r, read)))
+		not_cached(t, ts, r, key, caller, read);
 }
 
 void ms_order_missed(struct ms_thread *t, struct ms_tstate *ts, uint32_t r,
 		     uintptr_t key, uintptr_t caller)
 {
-	/* asked first: a hit says the edge from the mutex taken last is
-	 * known, as it would be after the checks below */
-	if (!known_big(ts, ts->held[ts->nheld - 1].rec, r))
-		not_cached(t, ts, r, key, caller);
+	missed(t, ts, r, key, caller, 0);
+}
+
+void ms_order_note_mode(struct ms_thread *t, struct ms_tstate *ts, uint32_t r,
+			uintptr_t key, uintptr_t caller, int read)
+{
+	if (ts->nheld && !ms_order_known(ts, ms_edge_key(r, read)))
+		missed(t, ts, r, key, caller, read);
+}
+
+/* Whether a thread that wants lock r in mode want_read waits for one that
+ * holds it in mode held_read. */
+static int conflicts(uint32_t r, int want_read, int held_read)
+{
+	uint32_t flags = LOAD(&ms_rec(r)->flags);
+	if (ms_lock_class(flags) != MS_CLASS_RWLOCK || !want_read || !held_read)
+		return 1;
+	/* two reads: only a writer-preferring lock makes the second wait,
+	 * behind a writer that waits (glibc's PREFER_WRITER_NP is
+	 * reader-preferring) */
+	return ((flags >> MS_F_KIND_SHIFT) & 3) == PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP;
+}
+
+/* An edge's modes (none known: exclusive, as a mutex's). */
+static uint32_t modes_of(const struct ms_lg_edge *e)
+{
+	uint32_t m = LOAD(&e->modes);
+	return m ? m : 1;
+}
+
+int ms_order_cycle_can_block(const struct ms_lg_edge *const *path, size_t n)
+{
+	/* Edge i: a thread holds path[i]->a in mode h_i and wants
+	 * path[i]->b in mode w_i, one of the combinations in its modes; it
+	 * waits if w_i conflicts with h_(i+1).  Try each combination of the
+	 * first edge and carry the choices that can follow round the cycle. */
+	for (uint32_t c0 = 0; c0 < 4; c0++) {
+		if (!(modes_of(path[0]) & (1u << c0)))
+			continue;
+		uint32_t can = 1u << c0; /* combinations edge i may take */
+		for (size_t i = 1; i <= n && can; i++) {
+			const struct ms_lg_edge *e = path[i % n];
+			uint32_t next = 0;
+			uint32_t allowed = i == n ? 1u << c0 : modes_of(e);
+			for (uint32_t c = 0; c < 4; c++) {
+				if (!(allowed & (1u << c)))
+					continue;
+				for (uint32_t p = 0; p < 4; p++)
+					if ((can & (1u << p)) &&
+					    conflicts(e->a, p & 1, c >> 1)) {
+						next |= 1u << c;
+						break;
+					}
+			}
+			can = next;
+		}
+		if (can)
+			return 1;
+	}
+	return 0;
 }
 
 void ms_order_note(struct ms_thread *t, struct ms_tstate *ts, uint32_t r,

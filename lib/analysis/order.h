@@ -14,6 +14,7 @@
 #include "core/table.h"
 #include "core/thread.h"
 #include "core/thread_pool.h"
+#include "analysis/lockgraph.h"
 
 #include <stdint.h>
 
@@ -25,6 +26,15 @@ void ms_order_note(struct ms_thread *t, struct ms_tstate *ts, uint32_t r,
 /* The same, for a caller that asked ms_order_known() already (missed). */
 void ms_order_missed(struct ms_thread *t, struct ms_tstate *ts, uint32_t r,
 		     uintptr_t key, uintptr_t caller);
+/* ms_order_note for a lock taken in read mode (read 1) or not. */
+void ms_order_note_mode(struct ms_thread *t, struct ms_tstate *ts, uint32_t r,
+			uintptr_t key, uintptr_t caller, int read);
+
+/* Whether a cycle of these edges could deadlock, by their modes and their
+ * locks' kinds: each thread's wanted lock must conflict with the mode the
+ * next thread holds it in (a read of a reader-preferring read-write lock
+ * held for read does not wait).  Report time and at a new edge. */
+int ms_order_cycle_can_block(const struct ms_lg_edge *const *path, size_t n);
 
 /* Whether edge a->b is in cache entry e, and made since the last life in
  * an edge ended (gen). */
@@ -46,10 +56,20 @@ ms_edge_cached(const struct ms_tstate *ts, unsigned e, uint32_t a, uint32_t b,
  * not put each other out (one-way, a thread taking twenty mutexes in a row
  * had a pair that did in about half of all runs, and looked both up in
  * the graph, with its gates, every time). */
+/* The key of a held or wanted lock in the edge caches: its record, with
+ * the top bit for read mode (records stay below it), so that a read-write
+ * lock's edge known in one mode is not taken as known in the other. */
+#define MS_EDGE_READ 0x80000000u
+static inline uint32_t ms_edge_key(uint32_t rec, uint32_t read)
+{
+	return rec | (read ? MS_EDGE_READ : 0);
+}
+
 static inline __attribute__((always_inline)) int
 ms_order_known(const struct ms_tstate *ts, uint32_t b)
 {
-	uint32_t a = ts->held[ts->nheld - 1].rec;
+	const struct ms_held *top = &ts->held[ts->nheld - 1];
+	uint32_t a = top->rec | top->mode << 31;
 	unsigned s = ms_edge_slot(a, b);
 	uint32_t gen = __atomic_load_n(&ms_table.gen, __ATOMIC_ACQUIRE);
 	return ms_edge_cached(ts, s, a, b, gen) || ms_edge_cached(ts, s ^ 1, a, b, gen);

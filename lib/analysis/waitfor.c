@@ -90,8 +90,10 @@ int ms_waitfor_process_of(uint32_t tid)
  * if the program has unmapped it meanwhile. */
 static uint32_t foreign_owner(uint32_t r, uintptr_t key)
 {
-	uint32_t kind = LOAD(&ms_rec(r)->flags) >> MS_F_KIND_SHIFT;
-	if (!(kind & MS_KIND_PSHARED) || (kind & MS_KIND_DESTROYED) == MS_KIND_DESTROYED)
+	uint32_t flags = LOAD(&ms_rec(r)->flags);
+	uint32_t kind = (flags & ~MS_F_CLASS) >> MS_F_KIND_SHIFT;
+	if (ms_lock_class(flags) != MS_CLASS_MUTEX || !(kind & MS_KIND_PSHARED) ||
+	    (kind & MS_KIND_DESTROYED) == MS_KIND_DESTROYED)
 		return 0;
 	pthread_mutex_t m;
 	struct iovec local = { &m, sizeof m }, remote = { (void *)key, sizeof m };
@@ -106,11 +108,67 @@ static uint32_t foreign_owner(uint32_t r, uintptr_t key)
 	return ms_waitfor_process_of((uint32_t)holder) == getpid() ? 0 : (uint32_t)holder;
 }
 
+/* A read-write lock's holders, seen from a thread that waits for it. */
+struct readers {
+	uint32_t r, waiter;
+	uint32_t waiting;  /* a reader that waits itself, 0 none */
+	uint32_t any;      /* a reader, 0 none */
+	uint32_t writer;   /* a thread that waits to write it, 0 none */
+	uint32_t n;        /* readers */
+};
+
+static void reader_of(struct ms_tstate *ts, void *arg)
+{
+	struct readers *q = arg;
+	uint32_t tid = LOAD(&ts->tid);
+	if (tid == q->waiter)
+		return;
+	uint32_t n = LOAD(&ts->nheld);
+	n = n < MS_HELD_MAX ? n : MS_HELD_MAX;
+	for (uint32_t h = 0; h < n; h++)
+		if (LOAD(&ts->held[h].rec) == q->r && LOAD(&ts->held[h].mode) == MS_HELD_READ) {
+			q->n++;
+			q->any = tid;
+			if (__atomic_load_n(&ts->wait_rec, __ATOMIC_ACQUIRE))
+				q->waiting = tid;
+			return;
+		}
+	if (__atomic_load_n(&ts->wait_rec, __ATOMIC_ACQUIRE) == q->r && !LOAD(&ts->wait_read))
+		q->writer = tid;
+}
+
+/* The thread thread `waiter` waits for, of those that hold record r's
+ * lock now; 0 if none.  A mutex, write or spin lock has one holder.  A
+ * read-write lock held for read has several, and the waiter waits until
+ * all have let go -- a deadlock if any of them never does: so a reader
+ * that waits itself is the one its chain goes on to (a cycle through it
+ * is a deadlock whatever the others do), else any reader.  A reader held
+ * back with no writer in (a writer-preferring lock) waits for the writer
+ * that waits. */
+static uint32_t holder_for(uint32_t r, uint32_t waiter)
+{
+	uint32_t owner = LOAD(&ms_rec(r)->owner);
+	if (owner & MS_HELD)
+		return owner & ~MS_HELD;
+	if (ms_lock_class(LOAD(&ms_rec(r)->flags)) != MS_CLASS_RWLOCK)
+		return 0;
+	struct readers q = { .r = r, .waiter = waiter };
+	ms_threads_each(reader_of, &q);
+	return q.waiting ? q.waiting : q.any ? q.any : q.writer;
+}
+
+/* The readers of record r's read-write lock now, less thread `waiter`. */
+uint32_t ms_waitfor_readers(uint32_t r, uint32_t waiter)
+{
+	struct readers q = { .r = r, .waiter = waiter };
+	ms_threads_each(reader_of, &q);
+	return q.n;
+}
+
 /* The thread that holds record r's mutex now, 0 if none. */
 static uint32_t holder_now(uint32_t r)
 {
-	uint32_t owner = LOAD(&ms_rec(r)->owner);
-	return (owner & MS_HELD) ? owner & ~MS_HELD : 0;
+	return holder_for(r, 0);
 }
 
 
@@ -168,7 +226,8 @@ static void collect_waiter(struct ms_tstate *ts, void *arg)
 	w->stack = LOAD(&ts->wait_stack);
 	w->since = LOAD(&ts->wait_since);
 	w->timed = (int)LOAD(&ts->wait_timed);
-	w->owner = holder_now(r);
+	w->read = (int)LOAD(&ts->wait_read);
+	w->owner = holder_for(r, w->tid);
 	w->foreign = w->owner ? 0 : foreign_owner(r, w->key);
 	w->owner_ts = NULL;
 	w->taken_at = 0;
@@ -247,7 +306,7 @@ static void confirm_stuck(struct ms_waiter *w, int n)
 	while (nanosleep(&pause, &pause) != 0 && errno == EINTR)
 		;
 	for (int i = 0; i < n; i++)
-		w[i].lasted = holder_now(w[i].rec) == w[i].owner;
+		w[i].lasted = holder_for(w[i].rec, w[i].tid) == w[i].owner;
 	for (int i = 0; i < n; i++) {
 		w[i].lasted &= wait_same(&w[i]);
 		if (w[i].next < 0 && w[i].owner_ts && w[i].cond_key)
@@ -296,7 +355,7 @@ int ms_waitfor_snapshot(struct ms_waiter *w, uint64_t *moment)
 		 * the mutex again since the first, when its held set was read
 		 * between the two (a hot mutex: "taken at ?") */
 		uintptr_t at = w[i].owner_ts ? taken_at(w[i].owner_ts, w[i].rec) : 0;
-		w[i].changed = holder_now(w[i].rec) != w[i].owner;
+		w[i].changed = holder_for(w[i].rec, w[i].tid) != w[i].owner;
 		if (at)
 			w[i].taken_at = at;
 	}

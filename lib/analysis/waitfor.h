@@ -35,6 +35,7 @@ struct ms_waiter {
 			    after COND_LASTS_MS */
 	int stuck;       /* the chain from here ends at a condition wait, and
 			    all of it lasted COND_LASTS_MS */
+	int read;        /* a wait for a read lock (of a read-write lock) */
 	int retake;      /* the thread is in a condition wait, blocked taking
 			    its mutex back (glibc's retake, inside the wait:
 			    `caller` and `since` are the condition wait's) */
@@ -98,6 +99,10 @@ int ms_waitfor_each_finding(struct ms_waiter *w, int n, uint64_t moment, int *or
  * holder is gone), 0 if none:
  * what MUTEXSTAT_ON_DEADLOCK=abort aborts on.  Dump thread only. */
 int ms_waitfor_certain_deadlocks(void);
+
+/* How many threads other than `waiter` hold record r's read-write lock
+ * for read now. */
+uint32_t ms_waitfor_readers(uint32_t r, uint32_t waiter);
 
 /* How many threads wait for a mutex now. */
 int ms_waitfor_waiting(void);

@@ -23,6 +23,9 @@ static const char *const crash_actions[] = { "off", "report", NULL };
 static const char *const format_names[] = { "text", "folded", "pprof", "dot",
 					       "json", NULL };
 
+/* MUTEXSTAT_TRACK: bit i of ms_opt.track is lock_kind_names[i] (the
+ * record's class, table.h) */
+static const char *const lock_kind_names[] = { "mutex", "rwlock", "spin", NULL };
 static const struct option {
 	const char *name;
 	enum kind kind;
@@ -57,6 +60,8 @@ static const struct option {
 	  "stall or an owner death left not recoverable; 0 = off" },
 	{ "MUTEXSTAT_FORMAT", LIST, "text", 0, 0, format_names, &ms_opt.formats,
 	  "report formats, comma-separated: text, folded, pprof, dot, json" },
+	{ "MUTEXSTAT_TRACK", LIST, "mutex,rwlock,spin", 0, 0, lock_kind_names, &ms_opt.track,
+	  "kinds of lock recorded, comma-separated: mutex, rwlock, spin" },
 	{ "MUTEXSTAT_SIGNAL", CHOICE, "USR1", 0, 0, signal_names, &ms_opt.signal,
 	  "signal that writes a report while the program runs: USR1|USR2|none" },
 	{ "MUTEXSTAT_WATCHDOG", NUM, "0", 0, 86400, NULL, &ms_opt.watchdog,

@@ -27,6 +27,7 @@ struct ms_options {
 	uint64_t stack_memory; /* MiB for the stack depot */
 	uint64_t exit_code;    /* exit status when a deadlock is found; 0 off */
 	uint64_t formats;      /* MS_FORMAT_* bits */
+	uint64_t track;        /* kinds of lock recorded: bit 1 << class (table.h) */
 	uint64_t signal;       /* live dump signal: 0 USR1, 1 USR2, 2 none */
 	uint64_t watchdog;     /* seconds a wait may last before a report; 0 off */
 	uint64_t on_deadlock;  /* 0 report, 1 abort (after the watchdog's report) */

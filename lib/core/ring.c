@@ -24,6 +24,10 @@ const char *ms_op_name(unsigned op)
 	static const char *const names[MS_OP_COUNT] = {
 		"?", "init", "lock", "trylock", "timedlock", "clocklock",
 		"unlock", "destroy", "cond-wait release", "cond-wait retake",
+		"rdlock", "tryrdlock", "timedrdlock", "clockrdlock",
+		"wrlock", "trywrlock", "timedwrlock", "clockwrlock",
+		"unlock (read)", "unlock (write)",
 	};
+	_Static_assert(MS_OP_COUNT <= 32, "an entry keeps five bits of op");
 	return op < MS_OP_COUNT ? names[op] : "?";
 }

@@ -16,8 +16,34 @@
 enum ms_opcode {
 	MS_OP_NONE, MS_OP_INIT, MS_OP_LOCK, MS_OP_TRYLOCK, MS_OP_TIMEDLOCK,
 	MS_OP_CLOCKLOCK, MS_OP_UNLOCK, MS_OP_DESTROY, MS_OP_COND_RELEASE,
-	MS_OP_COND_REACQUIRE, MS_OP_COUNT,
+	MS_OP_COND_REACQUIRE,
+	/* read-write locks: each way of taking one, by mode, and the two
+	 * unlocks (an unlock whose mode is unknown, misuse, is MS_OP_UNLOCK) */
+	MS_OP_RDLOCK, MS_OP_TRYRDLOCK, MS_OP_TIMEDRDLOCK, MS_OP_CLOCKRDLOCK,
+	MS_OP_WRLOCK, MS_OP_TRYWRLOCK, MS_OP_TIMEDWRLOCK, MS_OP_CLOCKWRLOCK,
+	MS_OP_RDUNLOCK, MS_OP_WRUNLOCK,
+	MS_OP_COUNT, /* at most 32: five bits of an entry */
 };
+
+/* A try: it cannot block, so it orders nothing. */
+static inline __attribute__((always_inline)) int ms_op_try(unsigned op)
+{
+	return op == MS_OP_TRYLOCK || op == MS_OP_TRYRDLOCK || op == MS_OP_TRYWRLOCK;
+}
+
+/* A lock with a deadline (timed or clock). */
+static inline int ms_op_deadline(unsigned op)
+{
+	return op == MS_OP_TIMEDLOCK || op == MS_OP_CLOCKLOCK ||
+	       op == MS_OP_TIMEDRDLOCK || op == MS_OP_CLOCKRDLOCK ||
+	       op == MS_OP_TIMEDWRLOCK || op == MS_OP_CLOCKWRLOCK;
+}
+
+/* An operation in read mode (shared). */
+static inline int ms_op_read_mode(unsigned op)
+{
+	return op >= MS_OP_RDLOCK && op <= MS_OP_CLOCKRDLOCK ? 1 : op == MS_OP_RDUNLOCK;
+}
 
 struct ms_op {
 	uint64_t stamp; /* order << 24 | tid; 0 while being written */

@@ -739,6 +739,28 @@ static void keep_newest_life(struct ms_table *t, uint32_t r, struct ms_site *s)
 		hooks.keep_life(r, s);
 }
 
+/* A read-write lock life's reads, to its site's line. */
+static void fold_reads(const struct ms_read_stats *c, struct ms_site *s)
+{
+	SITE_ADD(rd.acquisitions, LOAD(&c->acquisitions));
+	SITE_ADD(rd.contended, LOAD(&c->contended));
+	SITE_ADD(rd.wait_total, LOAD(&c->wait_total));
+	SITE_MAX(rd.wait_max, LOAD(&c->wait_max));
+	SITE_ADD(rd.holds, LOAD(&c->holds));
+	SITE_ADD(rd.hold_total, LOAD(&c->hold_total));
+	SITE_MAX(rd.hold_max, LOAD(&c->hold_max));
+	SITE_ADD(rd.trylock_ok, LOAD(&c->trylock_ok));
+	SITE_ADD(rd.trylock_busy, LOAD(&c->trylock_busy));
+	SITE_ADD(rd.timeouts, LOAD(&c->timeouts));
+	SITE_ADD(rd.writes_behind_readers, LOAD(&c->writes_behind_readers));
+	SITE_ADD(rd.writes_behind_readers_total, LOAD(&c->writes_behind_readers_total));
+	SITE_MAX(rd.readers_max, LOAD(&c->readers_max));
+	for (int i = 0; i < MS_HIST_BUCKETS; i++) {
+		SITE_ADD(rd.hist[i], LOAD(&c->hist[i]));
+		SITE_ADD(rd.hold_hist[i], LOAD(&c->hold_hist[i]));
+	}
+}
+
 /* The numbers of a life that waited, failed or was named (its cold part),
  * straight to its site's line s. */
 static __attribute__((noinline)) void fold_cold(struct ms_table *t, uint32_t r,
@@ -771,6 +793,8 @@ static __attribute__((noinline)) void fold_cold(struct ms_table *t, uint32_t r,
 		SITE_ADD(hist[i], LOAD(&c->hist[i]));
 	for (int i = 0; timed && i < MS_HIST_BUCKETS; i++)
 		SITE_ADD(hold_hist[i], LOAD(&c->hold_hist[i]));
+	if (ms_lock_class(LOAD(&ms_rec(r)->flags)) == MS_CLASS_RWLOCK)
+		fold_reads(&c->rd, s);
 	keep_newest_life(t, r, s);
 }
 
@@ -841,6 +865,9 @@ fold(struct ms_table *t, uint32_t r, struct ms_stripe *st)
 		acquisitions = ms_rec_acquisitions(r); /* since a reset */
 		owner_changes = ms_rec_owner_changes(r);
 	}
+	uint32_t class_bit = 1u << ms_lock_class(LOAD(&rec->flags));
+	if (unlikely(!(LOAD(&s->classes) & class_bit)))
+		__atomic_fetch_or(&s->classes, class_bit, __ATOMIC_RELAXED);
 	SERIAL_ADD(&st->fold_mutexes, 1);
 	SERIAL_ADD(&st->fold_acquisitions, acquisitions);
 	SERIAL_ADD(&st->fold_owner_changes, owner_changes);

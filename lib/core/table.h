@@ -63,7 +63,20 @@ static inline int ms_hold_sampled(uint64_t n)
  * captured, then one in MUTEXSTAT_STACK_SAMPLE (a capture costs about as
  * much as a fast handoff). */
 #define MS_STACK_EXACT 256
-#define MS_F_KIND_SHIFT 16 /* glibc's __kind (low 10 bits) when first seen */
+#define MS_F_KIND_SHIFT 16 /* glibc's __kind (low 10 bits) when first seen;
+			      for a read-write lock its __flags (the kind of
+			      pthread_rwlockattr_setkind_np) and
+			      MS_KIND_PSHARED if process-shared */
+
+/* Which kind of lock the record is (two bits above glibc's kind, set
+ * with the record's life: init or first use). */
+#define MS_F_CLASS_SHIFT 26
+#define MS_F_CLASS (3u << MS_F_CLASS_SHIFT)
+enum ms_lock_class { MS_CLASS_MUTEX, MS_CLASS_RWLOCK, MS_CLASS_SPIN, MS_CLASS_COUNT };
+static inline unsigned ms_lock_class(uint32_t flags)
+{
+	return (flags & MS_F_CLASS) >> MS_F_CLASS_SHIFT;
+}
 
 /* An index slot, one word that a lookup loads at once: the low 32 bits of
  * the address's hash (its home is those & index_mask, which is below
@@ -124,6 +137,24 @@ enum ms_misuse {
 #define MS_HIST_BUCKETS 48 /* log2 buckets of ticks: [2^(i-1), 2^i) */
 #define MS_FAIL_RING 8
 
+/* A read-write lock's read side.  The cold part's own numbers count both
+ * modes (so every writer and the top table read a read-write lock as any
+ * lock); these are the reads among them -- the writes are the rest.
+ * Readers hold the lock together, so every number here is changed with a
+ * locked instruction (the writes' are the holder's alone, as a mutex's). */
+struct ms_read_stats {
+	uint64_t acquisitions, contended;
+	uint64_t wait_total, wait_max;         /* waits that got it */
+	uint64_t holds, hold_total, hold_max;  /* timed read holds */
+	uint64_t trylock_ok, trylock_busy, timeouts;
+	/* write waits that began while readers held the lock: how many,
+	 * and their time (the rest of the write waits were behind a writer) */
+	uint64_t writes_behind_readers, writes_behind_readers_total;
+	uint32_t readers, readers_max;         /* holding at once */
+	uint32_t hist[MS_HIST_BUCKETS];
+	uint32_t hold_hist[MS_HIST_BUCKETS];
+};
+
 struct ms_cold {
 	uint64_t contended;                     /* acquisitions after a wait */
 	uint64_t wait_total, wait_max;          /* ticks, waits that got it */
@@ -158,6 +189,8 @@ struct ms_cold {
 	uint32_t fail_pos;
 	struct ms_op fail[MS_FAIL_RING];
 	uint64_t fail_ticks[MS_FAIL_RING];
+	/* a read-write lock's reads (zero for other kinds) */
+	struct ms_read_stats rd __attribute__((aligned(64)));
 };
 
 /* In a first-lock or init stack: the stack is this call site's, captured
@@ -178,6 +211,16 @@ struct ms_site {
 	uint64_t errors[MS_E_COUNT], misuse[MS_M_COUNT];
 	uint64_t hist[MS_HIST_BUCKETS];
 	uint64_t hold_hist[MS_HIST_BUCKETS];
+	/* The kinds of lock of its lives (1 << ms_lock_class), and the
+	 * read-write locks' reads, summed as the cold part keeps them. */
+	uint32_t classes;
+	struct ms_site_reads {
+		uint64_t acquisitions, contended, wait_total, wait_max;
+		uint64_t holds, hold_total, hold_max, trylock_ok, trylock_busy;
+		uint64_t timeouts, writes_behind_readers, writes_behind_readers_total;
+		uint64_t readers_max;
+		uint64_t hist[MS_HIST_BUCKETS], hold_hist[MS_HIST_BUCKETS];
+	} rd;
 	/* What the lives that waited, failed or were named (a cold part)
 	 * leave besides sums, for the line's section to show what a live
 	 * mutex's does: their blame lines merged by stack (blame.c), and the

@@ -30,6 +30,7 @@ extern int ms_active;
  * edges; it comes from the pool (thread_pool.h) and the TLS below points
  * at it.  Other threads read records only to report. */
 #define MS_HELD_MAX 64     /* mutexes held at once that are followed */
+#define MS_HELD_READ 1u    /* ms_held.mode: a read hold */
 #define MS_EDGE_CACHE 256  /* lock-order edges this thread knows are recorded */
 #define MS_EDGE_CACHE2 16384 /* ... in the bigger cache of a thread that takes more */
 #define MS_EDGE_MISSES 256 /* known edges missed before that one is made */
@@ -45,6 +46,12 @@ struct ms_edge_entry {
  * are the record's) and where it was taken. */
 struct ms_held {
 	uint32_t rec;
+	/* MS_HELD_READ: a read hold of a read-write lock (several threads
+	 * may hold it so at once, and one thread several times); 0 an
+	 * exclusive hold (a mutex, a write lock, a spin lock).  An entry at
+	 * or above nheld has mode 0, as since: the lock path's plain case
+	 * does not write it.  In what was padding: no bigger entry. */
+	uint32_t mode;
 	uintptr_t caller;
 	/* ticks at the start of this hold if its time is being measured
 	 * (record.c), else 0: ms_ticks() is never 0 */
@@ -70,6 +77,7 @@ struct ms_tstate {
 	uint64_t wait_since;   /* ticks */
 	uintptr_t wait_key, wait_caller;
 	uint32_t wait_timed;   /* that wait has a deadline (timedlock, clocklock) */
+	uint32_t wait_read;    /* ... is for a read lock of a read-write lock */
 	/* The condition wait it is in now (its mutex; 0: none). */
 	uintptr_t cond_key, cond_caller;
 	uint64_t cond_since;

@@ -310,6 +310,7 @@ uint64_t ms_held_remove(struct ms_tstate *ts, uint32_t rec)
 			memmove(&ts->held[i], &ts->held[i + 1],
 				(n - i - 1) * sizeof ts->held[0]);
 			ts->held[n - 1].since = 0; /* see held[] */
+			ts->held[n - 1].mode = 0;
 			ts->nheld = n - 1;
 			return since;
 		}
@@ -337,12 +338,16 @@ void ms_held_forget(struct ms_tstate *ts, uint32_t rec)
 void ms_held_prune(struct ms_tstate *ts)
 {
 	uint32_t n = ts->nheld, out = 0;
+	/* a read hold has no owner to check: it stays */
 	for (uint32_t i = 0; i < n; i++)
-		if ((LOAD(&ms_rec(ts->held[i].rec)->owner) & ~MS_HELD) == ts->tid &&
-		    (LOAD(&ms_rec(ts->held[i].rec)->owner) & MS_HELD))
+		if (ts->held[i].mode == MS_HELD_READ ||
+		    ((LOAD(&ms_rec(ts->held[i].rec)->owner) & ~MS_HELD) == ts->tid &&
+		     (LOAD(&ms_rec(ts->held[i].rec)->owner) & MS_HELD)))
 			ts->held[out++] = ts->held[i];
-	for (uint32_t i = out; i < n; i++)
+	for (uint32_t i = out; i < n; i++) {
 		ts->held[i].since = 0; /* see held[] */
+		ts->held[i].mode = 0;
+	}
 	ts->nheld = out;
 }
 

@@ -16,7 +16,7 @@
 
 /* ---- a fake environment and a warning collector ------------------------- */
 
-#define MAX_VARS 16
+#define MAX_VARS 24
 static struct {
 	const char *name, *value;
 } env[MAX_VARS];
@@ -80,6 +80,7 @@ static void assert_defaults(void)
 	ck_assert_uint_eq(ms_opt.exit_code, 0);
 	ck_assert_uint_eq(ms_opt.on_crash, 0); /* off: see doc/processes-and-signals.md */
 	ck_assert_uint_eq(ms_opt.follow, 1);
+	ck_assert_uint_eq(ms_opt.track, 7); /* mutex, rwlock, spin */
 }
 
 /* ---- defaults ----------------------------------------------------------- */
@@ -115,7 +116,7 @@ END_TEST
 
 START_TEST(test_options_every_default_is_itself_valid)
 {
-	ck_assert_uint_eq(ms_options_count(), 16);
+	ck_assert_uint_eq(ms_options_count(), 17);
 	for (size_t i = 0; i < ms_options_count(); i++) {
 		ck_assert_int_eq(strncmp(ms_option_name(i), "MUTEXSTAT_", 10), 0);
 		ck_assert_ptr_nonnull(ms_option_help(i));
