@@ -62,10 +62,9 @@ static int missing_thread_create(pthread_t *th, const pthread_attr_t *attr,
 
 /* _Fork before start-up, or on a glibc without it (then no program
  * calls it: a glibc that has it is what it links against). */
-static void *next(const char *name, const char *version);
 static pid_t missing_fork(void)
 {
-	void *p = next("_Fork", NULL);
+	void *p = ms_real_next("_Fork", NULL);
 	if (!p) {
 		errno = ENOSYS;
 		return -1;
@@ -111,7 +110,7 @@ struct ms_real ms_real = {
 #define COND_VERSION NULL
 #endif
 
-static void *next(const char *name, const char *version)
+void *ms_real_next(const char *name, const char *version)
 {
 	void *p = NULL;
 	int saved = errno;
@@ -125,7 +124,7 @@ static void *next(const char *name, const char *version)
 
 #define RESOLVE(field, name, version)                                    \
 	do {                                                             \
-		void *p_ = next(name, version);                          \
+		void *p_ = ms_real_next(name, version);                          \
 		if (p_)                                                  \
 			__atomic_store_n((void **)&ms_real.field, p_,    \
 					 __ATOMIC_RELEASE);              \
@@ -270,17 +269,17 @@ struct ms_c11_next ms_c11_next;
  * it lacks one: what the program's call would find without us). */
 static void resolve_c11(void)
 {
-	void *lock = next("mtx_lock", NULL);
+	void *lock = ms_real_next("mtx_lock", NULL);
 	if (lock && !in_glibc(lock)) {
 		struct ms_c11_next *n = &ms_c11_next;
 		n->lock = (int (*)(void *))lock;
-		n->init = (int (*)(void *, int))next("mtx_init", NULL);
-		n->trylock = (int (*)(void *))next("mtx_trylock", NULL);
-		n->timedlock = (int (*)(void *, const struct timespec *))next("mtx_timedlock", NULL);
-		n->unlock = (int (*)(void *))next("mtx_unlock", NULL);
-		n->destroy = (void (*)(void *))next("mtx_destroy", NULL);
-		n->cond_wait = (int (*)(void *, void *))next("cnd_wait", NULL);
-		n->cond_timedwait = (int (*)(void *, void *, const struct timespec *))next("cnd_timedwait", NULL);
+		n->init = (int (*)(void *, int))ms_real_next("mtx_init", NULL);
+		n->trylock = (int (*)(void *))ms_real_next("mtx_trylock", NULL);
+		n->timedlock = (int (*)(void *, const struct timespec *))ms_real_next("mtx_timedlock", NULL);
+		n->unlock = (int (*)(void *))ms_real_next("mtx_unlock", NULL);
+		n->destroy = (void (*)(void *))ms_real_next("mtx_destroy", NULL);
+		n->cond_wait = (int (*)(void *, void *))ms_real_next("cnd_wait", NULL);
+		n->cond_timedwait = (int (*)(void *, void *, const struct timespec *))ms_real_next("cnd_timedwait", NULL);
 		__atomic_store_n(&n->other, 1, __ATOMIC_RELEASE);
 	}
 	__atomic_store_n(&ms_c11_next.checked, 1, __ATOMIC_RELEASE);
@@ -310,20 +309,21 @@ int ms_real_resolve(void)
 	RESOLVE(thread_create, "pthread_create", NULL);
 	RESOLVE(cancel_type, "pthread_setcanceltype", NULL);
 	/* not missing without them: no program calls what its glibc lacks */
-	void *join = next("pthread_join", NULL);
-	void *timedjoin = next("pthread_timedjoin_np", NULL);
-	void *clockjoin = next("pthread_clockjoin_np", NULL);
+	void *join = ms_real_next("pthread_join", NULL);
+	void *timedjoin = ms_real_next("pthread_timedjoin_np", NULL);
+	void *clockjoin = ms_real_next("pthread_clockjoin_np", NULL);
 	if (join)
 		__atomic_store_n((void **)&ms_real.thread_join, join, __ATOMIC_RELEASE);
 	if (timedjoin)
 		__atomic_store_n((void **)&ms_real.thread_timedjoin, timedjoin, __ATOMIC_RELEASE);
 	if (clockjoin)
 		__atomic_store_n((void **)&ms_real.thread_clockjoin, clockjoin, __ATOMIC_RELEASE);
-	void *bare = next("_Fork", NULL); /* not missing without it */
+	void *bare = ms_real_next("_Fork", NULL); /* not missing without it */
 	if (bare)
 		__atomic_store_n((void **)&ms_real.fork_bare, bare, __ATOMIC_RELEASE);
 	choose_tries();
 	resolve_c11();
+	missing += ms_real_rw_resolve();
 	return missing ? -1 : 0;
 }
 

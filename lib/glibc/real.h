@@ -80,6 +80,35 @@ extern struct ms_real ms_real;
  * GLIBC_2.2.5 version.  Returns 0, or -1 if a function is missing. */
 int ms_real_resolve(void);
 
+/* dlvsym(RTLD_NEXT, name, version) if version, else (or if that fails)
+ * dlsym(RTLD_NEXT, name); errno kept. */
+void *ms_real_next(const char *name, const char *version);
+
+/* glibc's read-write and spin lock functions behind ours (real_rw.c).
+ * Until resolved, each points at a function that resolves them all, then
+ * calls glibc's. */
+struct ms_real_rw {
+	int (*init)(pthread_rwlock_t *, const pthread_rwlockattr_t *);
+	int (*destroy)(pthread_rwlock_t *);
+	int (*rdlock)(pthread_rwlock_t *);
+	int (*tryrdlock)(pthread_rwlock_t *);
+	int (*timedrdlock)(pthread_rwlock_t *, const struct timespec *);
+	int (*clockrdlock)(pthread_rwlock_t *, clockid_t, const struct timespec *);
+	int (*wrlock)(pthread_rwlock_t *);
+	int (*trywrlock)(pthread_rwlock_t *);
+	int (*timedwrlock)(pthread_rwlock_t *, const struct timespec *);
+	int (*clockwrlock)(pthread_rwlock_t *, clockid_t, const struct timespec *);
+	int (*unlock)(pthread_rwlock_t *);
+	int (*spin_init)(pthread_spinlock_t *, int);
+	int (*spin_destroy)(pthread_spinlock_t *);
+	int (*spin_lock)(pthread_spinlock_t *);
+	int (*spin_trylock)(pthread_spinlock_t *);
+	int (*spin_unlock)(pthread_spinlock_t *);
+};
+extern struct ms_real_rw ms_real_rw;
+/* Look them up; returns how many are missing (ms_real_resolve calls it). */
+int ms_real_rw_resolve(void);
+
 /* glibc's functions behind ours (ms_real) and glibc_fast.h's steps, for
  * the self-test (glibc_fast.h). */
 void ms_fast_pair_ours(struct ms_fast_pair *p);

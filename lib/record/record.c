@@ -185,6 +185,8 @@ uint32_t ms_first_use(struct ms_thread *t, pthread_mutex_t *m, uintptr_t caller)
 		return MS_REC_UNTRACKED; /* glibc will answer as it does */
 	if (ms_stack_helper_code(caller))
 		return MS_REC_UNTRACKED; /* libunwind's own lock (thread exit) */
+	if (!(ms_opt.track & (1u << MS_CLASS_MUTEX)))
+		return MS_REC_UNTRACKED; /* MUTEXSTAT_TRACK leaves mutexes out */
 	uint32_t r = ms_table_add((uintptr_t)m, 0, &t->clock);
 	if (r != MS_REC_UNTRACKED && r != MS_REC_NONE)
 		/* STATIC only if the address was new to the table: a lookup
@@ -211,6 +213,40 @@ static void add_wait(uint32_t r, struct ms_cold *c, uint64_t waited)
 	SERIAL_ADD(&c->hist[hist_bucket(waited)], 1);
 	if (!(LOAD(&ms_rec(r)->flags) & MS_F_TIMED))
 		__atomic_fetch_or(&ms_rec(r)->flags, MS_F_TIMED, __ATOMIC_RELAXED);
+}
+
+/* A read wait that got a read-write lock: other readers hold it too, so
+ * every number is a locked add, to both modes' sums and the reads'. */
+static void add_read_wait(uint32_t r, struct ms_cold *c, uint64_t waited)
+{
+	unsigned b = hist_bucket(waited);
+	ATOMIC_ADD(&c->wait_total, waited);
+	atomic_max_u64(&c->wait_max, waited);
+	ATOMIC_ADD(&c->hist[b], 1);
+	ATOMIC_ADD(&c->contended, 1);
+	ATOMIC_ADD(&c->rd.wait_total, waited);
+	atomic_max_u64(&c->rd.wait_max, waited);
+	ATOMIC_ADD(&c->rd.hist[b], 1);
+	ATOMIC_ADD(&c->rd.contended, 1);
+	if (!(LOAD(&ms_rec(r)->flags) & MS_F_TIMED))
+		__atomic_fetch_or(&ms_rec(r)->flags, MS_F_TIMED, __ATOMIC_RELAXED);
+}
+
+void ms_read_hold_end(uint32_t r, uint64_t since)
+{
+	if (since < LOAD(&ms_reset_ticks))
+		return; /* began before the numbers were reset */
+	struct ms_cold *c = ms_cold(r);
+	uint64_t held = ms_ticks() - since;
+	unsigned b = hist_bucket(held);
+	ATOMIC_ADD(&c->hold_total, held);
+	ATOMIC_ADD(&c->holds, 1);
+	ATOMIC_ADD(&c->hold_hist[b], 1);
+	atomic_max_u64(&c->hold_max, held);
+	ATOMIC_ADD(&c->rd.hold_total, held);
+	ATOMIC_ADD(&c->rd.holds, 1);
+	ATOMIC_ADD(&c->rd.hold_hist[b], 1);
+	atomic_max_u64(&c->rd.hold_max, held);
 }
 
 /* A wait that timed out: the thread does not hold the mutex. */
@@ -289,9 +325,10 @@ void ms_undo_unrecoverable_try(pthread_mutex_t *m)
 
 /* What a live dump reads: the thread waits for m (record r) since `since`,
  * from caller (its stack), with a deadline or not.  Until wait_rec is 0. */
-static void wait_shown(struct ms_tstate *ts, uint32_t r, pthread_mutex_t *m,
-		       uintptr_t caller, uint32_t stack, int timed, uint64_t since)
+static void wait_shown(struct ms_tstate *ts, uint32_t r, const void *m,
+		       uintptr_t caller, uint32_t stack, int timed, uint64_t since, int read)
 {
+	ts->wait_read = (uint32_t)read;
 	ts->wait_key = (uintptr_t)m;
 	ts->wait_caller = caller;
 	ts->wait_stack = stack;
@@ -330,18 +367,25 @@ self_wait(struct ms_thread *t, pthread_mutex_t *m, unsigned op, clockid_t clock,
 	return rc;
 }
 
-/* A wait of ms_lock_slow's. */
-struct lock_wait {
-	struct ms_thread *t;
-	uint32_t r;
-	pthread_mutex_t *m;
-	uintptr_t caller;
-	unsigned op;
-	int sampled;
-};
+MS_UNWOUND int ms_wait_self(struct ms_wait *w, int kind, clockid_t clock,
+			    const struct timespec *abstime)
+{
+	struct ms_tstate *ts = w->t->ts;
+	uint32_t stack = ms_finding_self_deadlock(ts, w->r, (uintptr_t)w->lock,
+						  (enum ms_self_kind)kind);
+	wait_shown(ts, w->r, w->lock, w->caller, stack, ms_op_deadline(w->op), ms_ticks(),
+		   ms_op_read_mode(w->op));
+	int rc;
+	pthread_cleanup_push(self_wait_over, ts);
+	ms_async_resume(w->t);
+	rc = w->call(w->lock, w->op, clock, abstime);
+	ms_async_defer(w->t);
+	pthread_cleanup_pop(1);
+	return rc;
+}
 
-/* The thread no longer waits: what the wait set up, undone. */
-static void wait_over(const struct lock_wait *w)
+/* The thread no longer waits: what ms_wait_begin set up, undone. */
+static void wait_over(const struct ms_wait *w)
 {
 	struct ms_cold *c = ms_cold(w->r);
 	const uint64_t one = 1 | (uint64_t)w->sampled << 32;
@@ -357,34 +401,118 @@ static void wait_over(const struct lock_wait *w)
 	}
 }
 
+void ms_wait_begin(struct ms_wait *w)
+{
+	struct ms_thread *t = w->t;
+	uint32_t r = w->r;
+	/* It blocks on B while holding A: that is an edge even if the wait
+	 * times out. */
+	if (t->ts->nheld)
+		ms_order_note_mode(t, t->ts, r, (uintptr_t)w->lock, w->caller,
+				   ms_op_read_mode(w->op));
+	struct ms_cold *c = ms_cold(r);
+	/* A sampled wait charges its time to the waiter's stack and to the
+	 * stack of the unlock that lets it in, which the holder captures when
+	 * it sees MS_F_WAITERS.  The capture comes before the clock starts. */
+	uint32_t event = LOAD(&c->waiter_sample);
+	STORE(&c->waiter_sample, event + 1);
+	w->sampled = event < MS_STACK_EXACT || event % ms_opt.stack_sample == 0;
+	w->mine = w->sampled ? ms_stack_here() : 0;
+	const uint64_t one = 1 | (uint64_t)w->sampled << 32;
+	uint64_t before = __atomic_fetch_add(&c->waiting, one, __ATOMIC_SEQ_CST);
+	/* as the wait begins, so that a live dump counts the waits under way */
+	uint32_t waiters = (uint32_t)before + 1;
+	if (waiters > LOAD(&c->waiters_max))
+		atomic_max_u32(&c->waiters_max, waiters);
+	if (w->sampled && before >> 32 == 0)
+		__atomic_fetch_or(&ms_rec(r)->flags, MS_F_WAITERS, __ATOMIC_SEQ_CST);
+	w->start = ms_ticks();
+	wait_shown(t->ts, r, w->lock, w->caller, w->mine, ms_op_deadline(w->op), w->start,
+		   ms_op_read_mode(w->op));
+}
+
+uint64_t ms_wait_end(struct ms_wait *w, int got)
+{
+	struct ms_thread *t = w->t;
+	uint32_t r = w->r;
+	struct ms_cold *c = ms_cold(r);
+	uint64_t now = ms_ticks();
+	wait_over(w);
+	if (got) {
+		if (ms_op_read_mode(w->op))
+			add_read_wait(r, c, now - w->start);
+		else
+			add_wait(r, c, now - w->start);
+		if (w->sampled) {
+			/* charged after this thread's next unlock, outside the
+			 * critical section (an earlier one still pending is
+			 * charged now) */
+			ms_blame_flush(t);
+			t->pend_rec = r;
+			t->pend_birth = LOAD(&ms_rec(r)->birth);
+			t->pend_stack = w->mine;
+			t->pend_wait = now - w->start;
+			t->pend_seq = LOAD(&c->release_seq);
+			t->pend = 1;
+			ms_ok_clear(t);
+		}
+	}
+	return now;
+}
+
+/* A timed-out wait: its time, apart from the waits that got the lock. */
+void ms_wait_timed_out(uint32_t r, uint64_t waited)
+{
+	add_timeout_wait(ms_cold(r), waited);
+}
+
 /* The thread was cancelled in the wait (asynchronous cancellation lands
  * anywhere) or just after it: the wait is over, and if glibc had given it
  * the mutex, that is an acquisition -- a cleanup handler of the program's
  * may unlock it next. */
-static void lock_wait_cancelled(void *arg)
+static void lock_wait_cancelled(const struct ms_wait *w)
 {
-	const struct lock_wait *w = arg;
 	int saved = errno;
 	wait_over(w);
-	if (mutex_holder(w->m) == (int)w->t->tid) {
+	pthread_mutex_t *m = w->lock;
+	if (mutex_holder(m) == (int)w->t->tid) {
 		/* a robust mutex's owner field reads "inconsistent" after a
 		 * lock that got EOWNERDEAD */
-		int rc = mutex_owner(w->m) == MS_OWNER_INCONSISTENT ? EOWNERDEAD : 0;
-		finish(w->t, w->r, w->m, rc, w->caller, w->op, 1, ms_ticks());
+		int rc = mutex_owner(m) == MS_OWNER_INCONSISTENT ? EOWNERDEAD : 0;
+		finish(w->t, w->r, m, rc, w->caller, w->op, 1, ms_ticks());
 	}
 	errno = saved;
 }
 
+/* What the kind's cancellation handler does, after the wait is over. */
+void ms_wait_cancelled(const struct ms_wait *w)
+{
+	wait_over(w);
+}
+
+static void wait_cancelled(void *arg)
+{
+	const struct ms_wait *w = arg;
+	w->cancelled(w);
+}
+
 /* In a function of its own, as cond.c's: the cleanup handler's setjmp
  * would make the compiler wary of the caller's variables. */
-static MS_UNWOUND __attribute__((noinline)) int
-lock_wait(struct lock_wait *w, clockid_t clock, const struct timespec *abstime)
+MS_UNWOUND __attribute__((noinline)) int ms_wait_call(struct ms_wait *w, clockid_t clock,
+						   const struct timespec *abstime)
 {
 	int rc;
-	pthread_cleanup_push(lock_wait_cancelled, w);
-	rc = call_lock_blocking(w->t, w->m, w->op, clock, abstime);
+	pthread_cleanup_push(wait_cancelled, w);
+	ms_async_resume(w->t);
+	rc = w->call(w->lock, w->op, clock, abstime);
+	ms_async_defer(w->t);
 	pthread_cleanup_pop(0);
 	return rc;
+}
+
+static int call_mutex(void *m, unsigned op, clockid_t clock, const struct timespec *abstime)
+{
+	return call_lock(m, op, clock, abstime);
 }
 
 /* Asynchronous cancellation is deferred in here (thread.h) but in glibc's
@@ -410,9 +538,9 @@ MS_UNWOUND int ms_lock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
 				 * a wait live dumps and the watchdog see */
 				uint32_t stack = ms_finding_self_deadlock(
 					t->ts, r, (uintptr_t)m,
-					op == MS_OP_LOCK ? MS_SELF_FOREVER : MS_SELF_TIMEOUT);
-				wait_shown(t->ts, r, m, caller, stack, op != MS_OP_LOCK,
-					   ms_ticks());
+					!ms_op_deadline(op) ? MS_SELF_FOREVER : MS_SELF_TIMEOUT);
+				wait_shown(t->ts, r, m, caller, stack, ms_op_deadline(op),
+					   ms_ticks(), 0);
 			}
 			errno = saved;
 			rc = errorcheck ? call_lock_blocking(t, m, op, clock, abstime)
@@ -427,52 +555,15 @@ MS_UNWOUND int ms_lock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
 		errno = saved;
 		return rc;
 	}
-	/* It blocks on B while holding A: that is an edge even if the wait
-	 * times out. */
-	if (t->ts->nheld)
-		ms_order_note(t, t->ts, r, (uintptr_t)m, caller);
-	struct ms_cold *c = ms_cold(r);
-	/* A sampled wait charges its time to the waiter's stack and to the
-	 * stack of the unlock that lets it in, which the holder captures when
-	 * it sees MS_F_WAITERS.  The capture comes before the clock starts. */
-	uint32_t event = LOAD(&c->waiter_sample);
-	STORE(&c->waiter_sample, event + 1);
-	int sampled = event < MS_STACK_EXACT || event % ms_opt.stack_sample == 0;
-	ms_stack_id mine = sampled ? ms_stack_here() : 0;
-	const uint64_t one = 1 | (uint64_t)sampled << 32;
-	uint64_t before = __atomic_fetch_add(&c->waiting, one, __ATOMIC_SEQ_CST);
-	/* as the wait begins, so that a live dump counts the waits under way */
-	uint32_t waiters = (uint32_t)before + 1;
-	if (waiters > LOAD(&c->waiters_max))
-		atomic_max_u32(&c->waiters_max, waiters);
-	if (sampled && before >> 32 == 0)
-		__atomic_fetch_or(&ms_rec(r)->flags, MS_F_WAITERS, __ATOMIC_SEQ_CST);
-	uint64_t start = ms_ticks();
-	struct ms_tstate *ts = t->ts;
-	wait_shown(ts, r, m, caller, mine, op != MS_OP_LOCK, start);
-	struct lock_wait w = { t, r, m, caller, op, sampled };
+	struct ms_wait w = { .t = t, .r = r, .lock = m, .caller = caller, .op = op,
+			     .call = call_mutex, .cancelled = lock_wait_cancelled };
+	ms_wait_begin(&w);
 	errno = saved;
-	rc = lock_wait(&w, clock, abstime);
+	rc = ms_wait_call(&w, clock, abstime);
 	saved = errno; /* glibc's (a priority-protect lock's may set it) */
-	uint64_t now = ms_ticks();
-	wait_over(&w);
-	if (rc == 0 || rc == EOWNERDEAD) {
-		add_wait(r, c, now - start);
-		if (sampled) {
-			/* charged after this thread's next unlock, outside the
-			 * critical section (an earlier one still pending is
-			 * charged now) */
-			ms_blame_flush(t);
-			t->pend_rec = r;
-			t->pend_birth = LOAD(&ms_rec(r)->birth);
-			t->pend_stack = mine;
-			t->pend_wait = now - start;
-			t->pend_seq = LOAD(&c->release_seq);
-			t->pend = 1;
-			ms_ok_clear(t);
-		}
-	} else if (rc == ETIMEDOUT)
-		add_timeout_wait(c, now - start);
+	uint64_t now = ms_wait_end(&w, rc == 0 || rc == EOWNERDEAD);
+	if (rc == ETIMEDOUT)
+		ms_wait_timed_out(r, now - w.start);
 	rc = finish(t, r, m, rc, caller, op, 1, now);
 	ms_async_resume(t);
 	errno = saved;

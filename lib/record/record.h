@@ -95,7 +95,7 @@ MS_HOT void ms_acquired(struct ms_thread *t, uint32_t r, const void *m,
 	if (likely(prev != t->tid_held)) {
 		struct ms_tstate *ts = t->ts;
 		uint32_t n = ts->nheld;
-		if (unlikely(n) && op != MS_OP_TRYLOCK && !ms_order_known(ts, r)) {
+		if (unlikely(n) && !ms_op_try(op) && !ms_order_known(ts, r)) {
 			ms_order_missed(t, ts, r, (uintptr_t)m, caller);
 			n = ts->nheld; /* the note prunes what others unlocked */
 		}
@@ -155,6 +155,39 @@ MS_HOT uint32_t ms_released(struct ms_thread *t, uint32_t r, uintptr_t caller,
 	ms_log_holder(t, r, caller, op);
 	return seq;
 }
+
+/* A wait for a lock of any kind, from its start to its end (record.c):
+ * the caller fills t, r, lock, caller, op, call (glibc's blocking call
+ * for op) and cancelled (what a cancellation in the wait leaves: at least
+ * ms_wait_cancelled); ms_wait_begin notes the lock-order edge, the
+ * waiters and the live dump's view, ms_wait_call blocks (asynchronous
+ * cancellation as the program has it), ms_wait_end counts the wait if
+ * got (by the mode of op) and returns the time. */
+struct ms_wait {
+	struct ms_thread *t;
+	uint32_t r;
+	void *lock;
+	uintptr_t caller;
+	unsigned op;
+	int (*call)(void *lock, unsigned op, clockid_t clock, const struct timespec *abstime);
+	void (*cancelled)(const struct ms_wait *w);
+	int sampled;
+	uint32_t mine; /* the waiter's stack, if sampled */
+	uint64_t start;
+};
+void ms_wait_begin(struct ms_wait *w);
+MS_UNWOUND int ms_wait_call(struct ms_wait *w, clockid_t clock,
+			    const struct timespec *abstime);
+uint64_t ms_wait_end(struct ms_wait *w, int got);
+void ms_wait_cancelled(const struct ms_wait *w);
+void ms_wait_timed_out(uint32_t r, uint64_t waited);
+/* A wait for a lock the thread holds itself, which never ends (or at its
+ * deadline): the finding first, then glibc's call (kind: findings.h's
+ * enum ms_self_kind). */
+MS_UNWOUND int ms_wait_self(struct ms_wait *w, int kind, clockid_t clock,
+			    const struct timespec *abstime);
+/* A timed read hold of a read-write lock ends (record.c). */
+void ms_read_hold_end(uint32_t r, uint64_t since);
 
 /* Slow paths, in record.c. */
 uint32_t ms_first_use(struct ms_thread *t, pthread_mutex_t *m,

@@ -11,6 +11,7 @@
  * did not. */
 #define _GNU_SOURCE
 #include "base/clock.h"
+#include "base/options.h"
 #include "wrap/cond.h"
 #include "analysis/findings.h"
 #include "glibc/glibc_fast.h"
@@ -19,6 +20,7 @@
 #include "glibc/real.h"
 #include "record/record.h"
 #include "stacks/site.h"
+#include "wrap/recording.h"
 
 #include <errno.h>
 #include <sys/syscall.h>
@@ -27,9 +29,9 @@
 
 #define CALLER ((uintptr_t)__builtin_return_address(0))
 
-/* The calling thread, or NULL when the call must go straight to glibc:
- * library code on this thread's stack, or not started. */
-static struct ms_thread *recording_slow(struct ms_thread *t)
+/* The calling thread, or NULL when the call must go straight to glibc
+ * (recording.h). */
+struct ms_thread *ms_recording_slow(struct ms_thread *t)
 {
 	if (ms_start_lazily() || t->guard)
 		return NULL;
@@ -50,19 +52,6 @@ static struct ms_thread *recording_slow(struct ms_thread *t)
 	return t;
 }
 
-static inline __attribute__((always_inline)) struct ms_thread *recording(void)
-{
-	struct ms_thread *t = &ms_self;
-	if (likely(t->ok))
-		return t;
-	return recording_slow(t);
-}
-
-/* A tracked record number, not MS_REC_NONE nor MS_REC_UNTRACKED. */
-static inline int tracked(uint32_t r)
-{
-	return r - 1 < MS_REC_UNTRACKED - 1;
-}
 
 /* Past the first level of a recording thread's cache: the second level,
  * else the table (a tracked record found there goes into the second
@@ -440,7 +429,7 @@ static inline __attribute__((always_inline)) int mutex_init(pthread_mutex_t *m, 
 {
 	int rc = ms_real.mutex_init(m, attr);
 	struct ms_thread *t;
-	if (rc || !(t = recording()))
+	if (rc || !(t = recording()) || !(ms_opt.track & (1u << MS_CLASS_MUTEX)))
 		return rc;
 	/* errno stays as glibc left it: what follows makes no system call
 	 * but a stack capture's and the table's madvise, which keep it */

@@ -1,0 +1,374 @@
+/* other_locks.c - read holds, waits, relocks and misuse of read-write and
+ * spin locks; see other_locks.h.  What glibc keeps in a lock that we read:
+ * an rwlock's writer (__cur_writer, the thread id glibc itself checks for
+ * EDEADLK), its readers (__readers above its three flag bits) and kind
+ * (__flags); a spin lock's word (0 free). */
+#include "record/other_locks.h"
+#include "analysis/findings.h"
+#include "base/clock.h"
+#include "glibc/real.h"
+#include "stacks/site.h"
+#include "stacks/stack.h"
+
+#include <errno.h>
+
+#define RW_READER_SHIFT 3 /* glibc's PTHREAD_RWLOCK_READER_SHIFT */
+
+static uint32_t rw_readers(const pthread_rwlock_t *l)
+{
+	return LOAD(&l->__data.__readers) >> RW_READER_SHIFT;
+}
+
+static int rw_writer(const pthread_rwlock_t *l)
+{
+	return LOAD(&l->__data.__cur_writer);
+}
+
+static void note_class(uint32_t r, uint32_t bits)
+{
+	if ((LOAD(&ms_rec(r)->flags) & bits) != bits)
+		__atomic_fetch_or(&ms_rec(r)->flags, bits, __ATOMIC_RELAXED);
+}
+
+void ms_note_rwlock(uint32_t r, const pthread_rwlock_t *l, uint32_t extra)
+{
+	uint32_t kind = (LOAD(&l->__data.__flags) & 3) |
+			(LOAD(&l->__data.__shared) ? MS_KIND_PSHARED : 0);
+	note_class(r, (uint32_t)MS_CLASS_RWLOCK << MS_F_CLASS_SHIFT |
+			      kind << MS_F_KIND_SHIFT | extra);
+}
+
+void ms_note_spin(uint32_t r, uint32_t extra)
+{
+	note_class(r, (uint32_t)MS_CLASS_SPIN << MS_F_CLASS_SHIFT | extra);
+}
+
+uint32_t ms_first_use_of(struct ms_thread *t, const void *lock, unsigned lock_class,
+			 uintptr_t caller)
+{
+	if (!lock || ms_stack_helper_code(caller))
+		return MS_REC_UNTRACKED;
+	uint32_t r = ms_table_add((uintptr_t)lock, 0, &t->clock);
+	if (r == MS_REC_UNTRACKED || r == MS_REC_NONE)
+		return MS_REC_UNTRACKED;
+	uint32_t extra = t->added_new ? MS_F_STATIC : 0;
+	uint32_t flags = LOAD(&ms_rec(r)->flags);
+	if (!t->added_new && ms_lock_class(flags) != lock_class &&
+	    LOAD(&ms_rec(r)->acquisitions) + LOAD(&ms_rec(r)->ops)) {
+		/* the memory held a lock of another kind, never destroyed:
+		 * this one is a new life, first seen now */
+		r = ms_table_add((uintptr_t)lock, 1, &t->clock);
+		if (r == MS_REC_UNTRACKED || r == MS_REC_NONE)
+			return MS_REC_UNTRACKED;
+		extra = MS_F_STATIC;
+	}
+	if (lock_class == MS_CLASS_RWLOCK)
+		ms_note_rwlock(r, lock, extra);
+	else
+		ms_note_spin(r, extra);
+	return r;
+}
+
+/* ---- read holds ---------------------------------------------------------- */
+
+/* An entry of the main history by a reader: other readers write theirs at
+ * once, so the position is taken with a locked add, and the order is past
+ * the newest complete entry (one being written is not waited for). */
+static void log_reader(struct ms_thread *t, uint32_t r, uintptr_t caller, unsigned op,
+		       int waited, uint64_t ticks)
+{
+	struct ms_record *rec = ms_rec(r);
+	uint64_t o = LOAD(&rec->seq);
+	uint32_t ops = LOAD(&rec->ops);
+	for (uint32_t back = 1; back <= 2 && back <= ops; back++) {
+		const struct ms_op *e = ms_history_at(r, ops - back);
+		uint64_t s = __atomic_load_n(&e->stamp, __ATOMIC_ACQUIRE) >> MS_OP_TID_BITS;
+		if (s > o)
+			o = s;
+	}
+	if (t->clock > o)
+		o = t->clock;
+	t->clock = ++o;
+	uint32_t pos = __atomic_fetch_add(&rec->ops, 1, __ATOMIC_RELAXED);
+	struct ms_op *e = ms_history_at(r, pos);
+	ms_op_write(e, ms_history_ticks(e), o, t->tid, caller, op, waited, 0, ticks);
+}
+
+void ms_read_acquired(struct ms_thread *t, uint32_t r, const void *lock, uintptr_t caller,
+		      unsigned op, int waited, uint64_t ticks)
+{
+	struct ms_record *rec = ms_rec(r);
+	struct ms_tstate *ts = t->ts;
+	struct ms_cold *c = ms_cold(r);
+	uint64_t n_acq = __atomic_add_fetch(&rec->acquisitions, 1, __ATOMIC_RELAXED);
+	ATOMIC_ADD(&c->rd.acquisitions, 1);
+	if (op == MS_OP_TRYRDLOCK)
+		ATOMIC_ADD(&c->rd.trylock_ok, 1);
+	uint32_t readers = __atomic_add_fetch(&c->rd.readers, 1, __ATOMIC_RELAXED);
+	if (readers > LOAD(&c->rd.readers_max))
+		atomic_max_u32(&c->rd.readers_max, readers);
+	if (!LOAD(&rec->first_caller)) {
+		uintptr_t none = 0;
+		if (__atomic_compare_exchange_n(&rec->first_caller, &none, caller, 0,
+						__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			STORE(&rec->first_stack, ms_site_stack(caller, LOAD(&rec->birth)));
+	}
+	int recursive = ms_holds_read(ts, r);
+	if (ts->nheld && !ms_op_try(op) && !recursive)
+		ms_order_note_mode(t, ts, r, (uintptr_t)lock, caller, 1);
+	uint32_t n = ts->nheld;
+	if (n < MS_HELD_MAX) {
+		ts->held[n].rec = r;
+		ts->held[n].mode = MS_HELD_READ;
+		ts->held[n].caller = caller;
+		ts->held[n].since = (LOAD(&rec->flags) & MS_F_TIMED) && ms_hold_sampled(n_acq)
+					    ? ms_ticks()
+					    : 0;
+		ts->nheld = n + 1;
+	} else
+		ts->overflow++;
+	log_reader(t, r, caller, op, waited, ticks);
+}
+
+int ms_holds_read(const struct ms_tstate *ts, uint32_t r)
+{
+	for (uint32_t i = ts->nheld < MS_HELD_MAX ? ts->nheld : MS_HELD_MAX; i-- > 0;)
+		if (ts->held[i].rec == r && ts->held[i].mode == MS_HELD_READ)
+			return 1;
+	return 0;
+}
+
+uint32_t ms_read_released(struct ms_thread *t, uint32_t r, uintptr_t caller)
+{
+	struct ms_cold *c = ms_cold(r);
+	uint64_t since = ms_held_remove(t->ts, r);
+	uint32_t readers = LOAD(&c->rd.readers);
+	/* a reset while it held may have zeroed the count: never below 0 */
+	while (readers && !__atomic_compare_exchange_n(&c->rd.readers, &readers, readers - 1, 0,
+							__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+	if (since)
+		ms_read_hold_end(r, since);
+	uint32_t seq = 0;
+	if (unlikely(LOAD(&ms_rec(r)->flags) & MS_F_WAITERS))
+		seq = ms_release_begin(r);
+	log_reader(t, r, caller, MS_OP_RDUNLOCK, 0, 0);
+	return seq;
+}
+
+/* ---- read-write locks: waits, relocks, failures ----------------------- */
+
+static int call_rwlock(void *lock, unsigned op, clockid_t clock, const struct timespec *abstime)
+{
+	pthread_rwlock_t *l = lock;
+	switch (op) {
+	case MS_OP_RDLOCK:
+		return ms_real_rw.rdlock(l);
+	case MS_OP_TIMEDRDLOCK:
+		return ms_real_rw.timedrdlock(l, abstime);
+	case MS_OP_CLOCKRDLOCK:
+		return ms_real_rw.clockrdlock(l, clock, abstime);
+	case MS_OP_TIMEDWRLOCK:
+		return ms_real_rw.timedwrlock(l, abstime);
+	case MS_OP_CLOCKWRLOCK:
+		return ms_real_rw.clockwrlock(l, clock, abstime);
+	default:
+		return ms_real_rw.wrlock(l);
+	}
+}
+
+/* glibc answered a lock (not a try) with rc, after a wait or not. */
+static int rw_finish(struct ms_thread *t, uint32_t r, pthread_rwlock_t *l, int rc,
+		     uintptr_t caller, unsigned op, int waited, uint64_t now)
+{
+	int read = ms_op_read_mode(op);
+	if (rc == 0) {
+		if (read) /* the wait counted its contention (add_read_wait) */
+			ms_read_acquired(t, r, l, caller, op, waited, now);
+		else {
+			if (waited)
+				SERIAL_ADD(&ms_cold(r)->contended, 1);
+			ms_acquired(t, r, l, caller, op, waited, 0, now);
+		}
+		return 0;
+	}
+	if (rc == ETIMEDOUT) {
+		ATOMIC_ADD(&ms_cold(r)->timeouts, 1);
+		if (read)
+			ATOMIC_ADD(&ms_cold(r)->rd.timeouts, 1);
+	} else
+		ms_count_error(r, rc);
+	ms_log_other(t, r, caller, op, rc);
+	return rc;
+}
+
+/* Cancelled in a write wait: glibc may have made it the writer. */
+static void rw_wait_cancelled(const struct ms_wait *w)
+{
+	int saved = errno;
+	ms_wait_cancelled(w);
+	pthread_rwlock_t *l = w->lock;
+	if (!ms_op_read_mode(w->op) && rw_writer(l) == (int)w->t->tid)
+		rw_finish(w->t, w->r, l, 0, w->caller, w->op, 1, ms_ticks());
+	errno = saved;
+}
+
+MS_UNWOUND int ms_rwlock_slow(struct ms_thread *t, uint32_t r, pthread_rwlock_t *l, int rc,
+			      uintptr_t caller, unsigned op, clockid_t clock,
+			      const struct timespec *abstime)
+{
+	int saved = errno;
+	ms_async_defer(t);
+	struct ms_wait w = { .t = t, .r = r, .lock = l, .caller = caller, .op = op,
+			     .call = call_rwlock, .cancelled = rw_wait_cancelled };
+	int read = ms_op_read_mode(op);
+	if (rc != EBUSY) {
+		/* the reader limit (EAGAIN): glibc's lock answers the same */
+		errno = saved;
+		rc = call_rwlock(l, op, clock, abstime);
+		saved = errno;
+		rc = rw_finish(t, r, l, rc, caller, op, 0, 0);
+	} else if (rw_writer(l) == (int)t->tid) {
+		/* the writer locks again: glibc answers EDEADLK, averted */
+		errno = saved;
+		rc = call_rwlock(l, op, clock, abstime);
+		saved = errno;
+		if (rc == EDEADLK)
+			ms_finding_self_deadlock(t->ts, r, (uintptr_t)l, MS_SELF_AVERTED);
+		rc = rw_finish(t, r, l, rc, caller, op, 0, 0);
+	} else if (!read && ms_holds_read(t->ts, r)) {
+		/* a write lock by a reader waits for itself: for ever, or to
+		 * the deadline */
+		errno = saved;
+		rc = ms_wait_self(&w, ms_op_deadline(op) ? MS_SELF_TIMEOUT : MS_SELF_FOREVER,
+				  clock, abstime);
+		saved = errno;
+		rc = rw_finish(t, r, l, rc, caller, op, 0, 0);
+	} else {
+		/* a writer behind readers: how long they keep writers out */
+		int behind_readers = !read && rw_readers(l);
+		if (behind_readers)
+			ATOMIC_ADD(&ms_cold(r)->rd.writes_behind_readers, 1);
+		ms_wait_begin(&w);
+		errno = saved;
+		rc = ms_wait_call(&w, clock, abstime);
+		saved = errno;
+		uint64_t now = ms_wait_end(&w, rc == 0);
+		if (rc == 0 && behind_readers)
+			ATOMIC_ADD(&ms_cold(r)->rd.writes_behind_readers_total, now - w.start);
+		if (rc == ETIMEDOUT)
+			ms_wait_timed_out(r, now - w.start);
+		rc = rw_finish(t, r, l, rc, caller, op, 1, now);
+	}
+	ms_async_resume(t);
+	errno = saved;
+	return rc;
+}
+
+int ms_rwlock_try_failed(struct ms_thread *t, uint32_t r, int rc, uintptr_t caller,
+			 unsigned op)
+{
+	int saved = errno;
+	if (rc == EBUSY) {
+		ATOMIC_ADD(&ms_cold(r)->trylock_busy, 1);
+		if (op == MS_OP_TRYRDLOCK)
+			ATOMIC_ADD(&ms_cold(r)->rd.trylock_busy, 1);
+	} else
+		ms_count_error(r, rc);
+	ms_log_other(t, r, caller, op, rc);
+	errno = saved;
+	return rc;
+}
+
+int ms_rwlock_unlock_other(struct ms_thread *t, uint32_t r, pthread_rwlock_t *l,
+			   uintptr_t caller)
+{
+	/* Readers we did not see (held before start-up, or through glibc's
+	 * own functions) may be this thread: misuse only when every reader
+	 * glibc counts is one we saw, or there is none. */
+	uint32_t readers = rw_readers(l);
+	int writer = rw_writer(l);
+	int seen_all = readers <= LOAD(&ms_cold(r)->rd.readers);
+	int saved = errno;
+	int rc = ms_real_rw.unlock(l);
+	saved = errno;
+	if (rc)
+		ms_count_error(r, rc);
+	if (!readers && !writer)
+		ms_misuse(t, r, MS_M_UNLOCK_UNLOCKED, caller, MS_OP_UNLOCK, rc);
+	else if (writer || seen_all)
+		ms_misuse(t, r, MS_M_UNLOCK_NOT_OWNER, caller, MS_OP_UNLOCK, rc);
+	errno = saved;
+	return rc;
+}
+
+/* ---- spin locks ------------------------------------------------------------ */
+
+static int call_spin(void *lock, unsigned op, clockid_t clock, const struct timespec *abstime)
+{
+	(void)op, (void)clock, (void)abstime;
+	return ms_real_rw.spin_lock(lock);
+}
+
+MS_UNWOUND int ms_spin_slow(struct ms_thread *t, uint32_t r, pthread_spinlock_t *s,
+			    uintptr_t caller)
+{
+	int saved = errno, rc;
+	ms_async_defer(t);
+	struct ms_wait w = { .t = t, .r = r, .lock = (void *)s, .caller = caller,
+			     .op = MS_OP_LOCK, .call = call_spin,
+			     .cancelled = ms_wait_cancelled };
+	if (LOAD(&ms_rec(r)->owner) == t->tid_held) {
+		/* its holder spins for ever */
+		errno = saved;
+		rc = ms_wait_self(&w, MS_SELF_FOREVER, 0, NULL);
+	} else {
+		ms_wait_begin(&w);
+		errno = saved;
+		rc = ms_wait_call(&w, 0, NULL);
+		saved = errno;
+		uint64_t now = ms_wait_end(&w, rc == 0);
+		if (rc == 0) {
+			SERIAL_ADD(&ms_cold(r)->contended, 1);
+			ms_acquired(t, r, (const void *)s, caller, MS_OP_LOCK, 1, 0, now);
+		}
+	}
+	ms_async_resume(t);
+	errno = saved;
+	return rc;
+}
+
+int ms_spin_unlock_other(struct ms_thread *t, uint32_t r, pthread_spinlock_t *s,
+			 uintptr_t caller)
+{
+	int locked = LOAD(s) != 0;
+	int saved = errno;
+	int rc = ms_real_rw.spin_unlock(s);
+	saved = errno;
+	ms_held_remove(t->ts, r);
+	ms_misuse(t, r, locked ? MS_M_UNLOCK_NOT_OWNER : MS_M_UNLOCK_UNLOCKED, caller,
+		  MS_OP_UNLOCK, rc);
+	if (locked) {
+		/* glibc let it go: it is free now, and its holder's held set
+		 * is stale */
+		struct ms_record *rec = ms_rec(r);
+		STORE(&rec->owner, LOAD(&rec->owner) & ~MS_HELD);
+		__atomic_fetch_add(&ms_unlocks_elsewhere, 1, __ATOMIC_RELEASE);
+	}
+	errno = saved;
+	return rc;
+}
+
+/* ---- both ------------------------------------------------------------------ */
+
+void ms_other_destroyed(struct ms_thread *t, uint32_t r, const void *lock, uintptr_t caller)
+{
+	const struct ms_record *rec = ms_rec(r);
+	int held = (LOAD(&rec->owner) & MS_HELD) ||
+		   ((LOAD(&rec->flags) & MS_F_COLD) && LOAD(&ms_table.cold[r].rd.readers));
+	(void)lock;
+	if (held)
+		ms_misuse(t, r, MS_M_DESTROY_LOCKED, caller, MS_OP_DESTROY, 0);
+	if (t->ts->nheld)
+		ms_held_forget(t->ts, r);
+}

@@ -1,0 +1,336 @@
+/* interpose_rw.c - the read-write and spin lock entry points.
+ *
+ * Each reads as the mutex ones do (interpose.c): pass through if we must
+ * not record, find the lock's record, try it with glibc's trylock, and if
+ * that fails -- a wait, a relock, an error -- let other_locks.c call the
+ * function the program called.  A write hold and a spin lock's hold are
+ * recorded as a mutex's (record.h); a read hold as one of several
+ * (other_locks.c).  The deadline of a timed or clock lock is checked by
+ * glibc before it looks at the lock, so a bad one goes straight to glibc's
+ * call, as without us, and is counted as its error. */
+#define _GNU_SOURCE
+#include "base/options.h"
+#include "analysis/findings.h"
+#include "glibc/real.h"
+#include "record/other_locks.h"
+#include "runtime/dump.h"
+#include "wrap/recording.h"
+
+#include <errno.h>
+
+#define CALLER ((uintptr_t)__builtin_return_address(0))
+
+/* The record of lock l, of this class, for a recording thread; else
+ * MS_REC_UNTRACKED (not recorded: that kind left out, or no room). */
+static inline __attribute__((always_inline)) uint32_t
+record_of_kind(struct ms_thread *t, const void *l, unsigned lock_class, uintptr_t caller)
+{
+	uint32_t r = ms_cache_find(t, (uintptr_t)l);
+	if (unlikely(!r)) {
+		if (!(ms_opt.track & (1u << lock_class)))
+			return MS_REC_UNTRACKED;
+		r = ms_cache2_find(t->ts, (uintptr_t)l);
+		if (!r) {
+			r = ms_table_find((uintptr_t)l);
+			if (r == MS_REC_NONE)
+				r = ms_first_use_of(t, l, lock_class, caller);
+			if (!tracked(r))
+				return MS_REC_UNTRACKED;
+			*ms_cache2_entry(t->ts, (uintptr_t)l) = r;
+		}
+		ms_cache_fill(t, (uintptr_t)l, r);
+	}
+	if (unlikely(ms_lock_class(LOAD(&ms_rec(r)->flags)) != lock_class)) {
+		/* memory that held another kind of lock */
+		r = ms_first_use_of(t, l, lock_class, caller);
+		if (!tracked(r))
+			return MS_REC_UNTRACKED;
+		ms_cache_fill(t, (uintptr_t)l, r);
+	}
+	return r;
+}
+
+/* The init or destroy that just ended a life a finding holds: say where
+ * (interpose.c's, for these kinds). */
+static __attribute__((noinline)) void life_ended(struct ms_thread *t, int how, uintptr_t caller)
+{
+	uint32_t r = t->finding_ended;
+	t->finding_ended = 0;
+	int saved = errno;
+	ms_findings_life_ended(r, t->finding_birth, how, caller);
+	errno = saved;
+}
+
+/* A new life at l (after glibc's init said 0). */
+static void born(struct ms_thread *t, const void *l, unsigned lock_class, uintptr_t caller)
+{
+	if (!(ms_opt.track & (1u << lock_class)))
+		return;
+	uint32_t r = ms_table_add((uintptr_t)l, 1, &t->clock);
+	if (unlikely(t->finding_ended))
+		life_ended(t, MS_ENDED_REINIT, caller);
+	if (!tracked(r))
+		return;
+	if (lock_class == MS_CLASS_RWLOCK)
+		ms_note_rwlock(r, l, 0);
+	else
+		ms_note_spin(r, 0);
+	ms_table.init_stacks[r] = ms_site_stack(caller, LOAD(&ms_rec(r)->birth));
+	ms_log_held(t, r, caller, MS_OP_INIT, 0, 0, 0);
+}
+
+/* The life at l ends (glibc's destroy said 0: it always does). */
+static void ended(struct ms_thread *t, const void *l, uintptr_t caller)
+{
+	uint32_t r = ms_table_find((uintptr_t)l);
+	if (tracked(r)) {
+		int saved = errno;
+		ms_other_destroyed(t, r, l, caller);
+		errno = saved;
+	}
+	ms_table_remove((uintptr_t)l);
+	if (unlikely(t->finding_ended))
+		life_ended(t, MS_ENDED_DESTROYED, caller);
+}
+
+/* ---- read-write locks ------------------------------------------------------ */
+
+/* glibc refuses the deadline (or the clock) before it looks at the lock. */
+static int deadline_refused(clockid_t clock, const struct timespec *abstime)
+{
+	return !abstime || (unsigned long)abstime->tv_nsec >= 1000000000UL ||
+	       (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC);
+}
+
+/* glibc's call for op, untouched. */
+static int call_direct(pthread_rwlock_t *l, unsigned op, clockid_t clock,
+		       const struct timespec *abstime)
+{
+	switch (op) {
+	case MS_OP_RDLOCK:
+		return ms_real_rw.rdlock(l);
+	case MS_OP_TIMEDRDLOCK:
+		return ms_real_rw.timedrdlock(l, abstime);
+	case MS_OP_CLOCKRDLOCK:
+		return ms_real_rw.clockrdlock(l, clock, abstime);
+	case MS_OP_WRLOCK:
+		return ms_real_rw.wrlock(l);
+	case MS_OP_TIMEDWRLOCK:
+		return ms_real_rw.timedwrlock(l, abstime);
+	default:
+		return ms_real_rw.clockwrlock(l, clock, abstime);
+	}
+}
+
+/* Every read and write lock but the tries: the try first, then what it
+ * got.  Timed ones name CLOCK_REALTIME, as glibc's do. */
+static inline __attribute__((always_inline)) MS_UNWOUND int
+rw_lock(pthread_rwlock_t *l, unsigned op, clockid_t clock, const struct timespec *abstime,
+	uintptr_t caller)
+{
+	struct ms_thread *t = recording();
+	uint32_t r;
+	if (!t || (r = record_of_kind(t, l, MS_CLASS_RWLOCK, caller)) == MS_REC_UNTRACKED)
+		return call_direct(l, op, clock, abstime);
+	if (ms_op_deadline(op) && deadline_refused(clock, abstime))
+		return ms_rwlock_slow(t, r, l, EINVAL, caller, op, clock, abstime);
+	int read = ms_op_read_mode(op);
+	int rc = read ? ms_real_rw.tryrdlock(l) : ms_real_rw.trywrlock(l);
+	if (likely(rc == 0)) {
+		if (read)
+			ms_read_acquired(t, r, l, caller, op, 0, 0);
+		else
+			ms_acquired(t, r, l, caller, op, 0, 0, 0);
+		return 0;
+	}
+	if (rc == EBUSY)
+		ms_dump_before_wait();
+	return ms_rwlock_slow(t, r, l, rc, caller, op, clock, abstime);
+}
+
+static inline __attribute__((always_inline)) int rw_trylock(pthread_rwlock_t *l, int read,
+							   uintptr_t caller)
+{
+	struct ms_thread *t = recording();
+	uint32_t r;
+	if (!t || (r = record_of_kind(t, l, MS_CLASS_RWLOCK, caller)) == MS_REC_UNTRACKED)
+		return read ? ms_real_rw.tryrdlock(l) : ms_real_rw.trywrlock(l);
+	int rc = read ? ms_real_rw.tryrdlock(l) : ms_real_rw.trywrlock(l);
+	if (rc)
+		return ms_rwlock_try_failed(t, r, rc, caller,
+					    read ? MS_OP_TRYRDLOCK : MS_OP_TRYWRLOCK);
+	if (read)
+		ms_read_acquired(t, r, l, caller, MS_OP_TRYRDLOCK, 0, 0);
+	else {
+		SERIAL_ADD(&ms_cold(r)->trylock_ok, 1);
+		ms_acquired(t, r, l, caller, MS_OP_TRYWRLOCK, 0, 0, 0);
+	}
+	return 0;
+}
+
+/* The mode of the unlock is the one this thread holds: glibc's writer
+ * field says if it is the writer, its held set if it is a reader. */
+static inline __attribute__((always_inline)) int rw_unlock(pthread_rwlock_t *l, uintptr_t caller)
+{
+	struct ms_thread *t = recording();
+	uint32_t r;
+	if (!t || (r = record_of_kind(t, l, MS_CLASS_RWLOCK, caller)) == MS_REC_UNTRACKED)
+		return ms_real_rw.unlock(l);
+	uint32_t seq;
+	if (LOAD(&l->__data.__cur_writer) == (int)t->tid)
+		seq = ms_released(t, r, caller, MS_OP_WRUNLOCK);
+	else if (ms_holds_read(t->ts, r))
+		seq = ms_read_released(t, r, caller);
+	else
+		return ms_rwlock_unlock_other(t, r, l, caller);
+	uint64_t birth = LOAD(&ms_rec(r)->birth);
+	int rc = ms_real_rw.unlock(l);
+	if (unlikely(seq)) {
+		int saved = errno;
+		ms_release_publish(r, birth, seq);
+		errno = saved;
+	}
+	return rc;
+}
+
+MS_EXPORT int pthread_rwlock_init(pthread_rwlock_t *l, const pthread_rwlockattr_t *attr)
+{
+	int rc = ms_real_rw.init(l, attr);
+	struct ms_thread *t;
+	if (rc == 0 && (t = recording()))
+		born(t, l, MS_CLASS_RWLOCK, CALLER);
+	return rc;
+}
+
+MS_EXPORT int pthread_rwlock_destroy(pthread_rwlock_t *l)
+{
+	struct ms_thread *t = recording();
+	int rc = ms_real_rw.destroy(l);
+	if (rc == 0 && t)
+		ended(t, l, CALLER);
+	return rc;
+}
+
+MS_EXPORT MS_UNWOUND int pthread_rwlock_rdlock(pthread_rwlock_t *l)
+{
+	return rw_lock(l, MS_OP_RDLOCK, CLOCK_REALTIME, NULL, CALLER);
+}
+
+MS_EXPORT int pthread_rwlock_tryrdlock(pthread_rwlock_t *l)
+{
+	return rw_trylock(l, 1, CALLER);
+}
+
+MS_EXPORT MS_UNWOUND int pthread_rwlock_timedrdlock(pthread_rwlock_t *l,
+						    const struct timespec *abstime)
+{
+	return rw_lock(l, MS_OP_TIMEDRDLOCK, CLOCK_REALTIME, abstime, CALLER);
+}
+
+MS_EXPORT MS_UNWOUND int pthread_rwlock_clockrdlock(pthread_rwlock_t *l, clockid_t clock,
+						    const struct timespec *abstime)
+{
+	return rw_lock(l, MS_OP_CLOCKRDLOCK, clock, abstime, CALLER);
+}
+
+MS_EXPORT MS_UNWOUND int pthread_rwlock_wrlock(pthread_rwlock_t *l)
+{
+	return rw_lock(l, MS_OP_WRLOCK, CLOCK_REALTIME, NULL, CALLER);
+}
+
+MS_EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t *l)
+{
+	return rw_trylock(l, 0, CALLER);
+}
+
+MS_EXPORT MS_UNWOUND int pthread_rwlock_timedwrlock(pthread_rwlock_t *l,
+						    const struct timespec *abstime)
+{
+	return rw_lock(l, MS_OP_TIMEDWRLOCK, CLOCK_REALTIME, abstime, CALLER);
+}
+
+MS_EXPORT MS_UNWOUND int pthread_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clock,
+						    const struct timespec *abstime)
+{
+	return rw_lock(l, MS_OP_CLOCKWRLOCK, clock, abstime, CALLER);
+}
+
+MS_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
+{
+	return rw_unlock(l, CALLER);
+}
+
+/* ---- spin locks -------------------------------------------------------------- */
+
+MS_EXPORT int pthread_spin_init(pthread_spinlock_t *s, int pshared)
+{
+	int rc = ms_real_rw.spin_init(s, pshared);
+	struct ms_thread *t;
+	if (rc == 0 && (t = recording()))
+		born(t, (const void *)s, MS_CLASS_SPIN, CALLER);
+	return rc;
+}
+
+MS_EXPORT int pthread_spin_destroy(pthread_spinlock_t *s)
+{
+	struct ms_thread *t = recording();
+	int rc = ms_real_rw.spin_destroy(s);
+	if (rc == 0 && t)
+		ended(t, (const void *)s, CALLER);
+	return rc;
+}
+
+MS_EXPORT MS_UNWOUND int pthread_spin_lock(pthread_spinlock_t *s)
+{
+	struct ms_thread *t = recording();
+	uint32_t r;
+	if (!t || (r = record_of_kind(t, (const void *)s, MS_CLASS_SPIN, CALLER)) ==
+			  MS_REC_UNTRACKED)
+		return ms_real_rw.spin_lock(s);
+	if (likely(ms_real_rw.spin_trylock(s) == 0)) {
+		ms_acquired(t, r, (const void *)s, CALLER, MS_OP_LOCK, 0, 0, 0);
+		return 0;
+	}
+	ms_dump_before_wait();
+	return ms_spin_slow(t, r, s, CALLER);
+}
+
+MS_EXPORT int pthread_spin_trylock(pthread_spinlock_t *s)
+{
+	struct ms_thread *t = recording();
+	uint32_t r;
+	if (!t || (r = record_of_kind(t, (const void *)s, MS_CLASS_SPIN, CALLER)) ==
+			  MS_REC_UNTRACKED)
+		return ms_real_rw.spin_trylock(s);
+	int rc = ms_real_rw.spin_trylock(s);
+	if (rc) {
+		int saved = errno;
+		ATOMIC_ADD(&ms_cold(r)->trylock_busy, 1);
+		ms_log_other(t, r, CALLER, MS_OP_TRYLOCK, rc);
+		errno = saved;
+		return rc;
+	}
+	SERIAL_ADD(&ms_cold(r)->trylock_ok, 1);
+	ms_acquired(t, r, (const void *)s, CALLER, MS_OP_TRYLOCK, 0, 0, 0);
+	return 0;
+}
+
+MS_EXPORT int pthread_spin_unlock(pthread_spinlock_t *s)
+{
+	struct ms_thread *t = recording();
+	uint32_t r;
+	if (!t || (r = record_of_kind(t, (const void *)s, MS_CLASS_SPIN, CALLER)) ==
+			  MS_REC_UNTRACKED)
+		return ms_real_rw.spin_unlock(s);
+	if (unlikely(LOAD(&ms_rec(r)->owner) != t->tid_held))
+		return ms_spin_unlock_other(t, r, s, CALLER);
+	uint64_t birth = LOAD(&ms_rec(r)->birth);
+	uint32_t seq = ms_released(t, r, CALLER, MS_OP_UNLOCK);
+	int rc = ms_real_rw.spin_unlock(s);
+	if (unlikely(seq)) {
+		int saved = errno;
+		ms_release_publish(r, birth, seq);
+		errno = saved;
+	}
+	return rc;
+}
