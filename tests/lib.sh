@@ -98,7 +98,7 @@ expect_no_grep() {
 # top_row FILE MUTEX-LABEL: the row of the top table for a mutex (address,
 # name, or "N destroyed"), columns separated by two or more spaces collapsed.
 top_row() {
-	awk -v label="$2" '/^Top [0-9]+ mutex(es)? by/ { in_top = 1; next }
+	awk -v label="$2" '/^Top [0-9]+ (mutex(es)?|locks?) by/ { in_top = 1; next }
 		in_top && /^$/ { in_top = 0 }
 		in_top && index($0, " " label " ") { print; exit }' "$1"
 }

@@ -23,14 +23,14 @@ report_complete() {
 	what=$1; f=$2; prog=$3
 	expect_grep "$what: the summary line" \
 		"^mutexstat: $prog \(pid [0-9]+\) ran [0-9.]+ [a-zµ]+: [0-9]+ threads? used mutexes, [0-9]+ mutex(es)? tracked, 0 untracked$" "$f"
-	rows=$(sed -n 's/^Top \([0-9][0-9]*\) mutex\(es\)\{0,1\} by [a-z-]*:$/\1/p' "$f")
+	rows=$(sed -En 's/^Top ([0-9]+) (mutex(es)?|locks?) by [a-z-]*:$/\1/p' "$f")
 	if [ -z "$rows" ]; then
 		fail "$what: no top table"
 		return
 	fi
 	# The acquired column: after the rank and the label ("0x...", a name
 	# without spaces, or "N ended").
-	got=$(awk '/^Top [0-9]+ mutex(es)? by/ { on = 1; getline; next }
+	got=$(awk '/^Top [0-9]+ (mutex(es)?|locks?) by/ { on = 1; getline; next }
 		on && /^$/ { exit }
 		on { a = ($3 == "ended") ? $4 : $3; n++; if (a + 0 > 0) ok++ }
 		END { printf "%d of %d", ok, n }' "$f")
@@ -50,7 +50,7 @@ report_complete() {
 
 # acquired_total FILE: the sum of the top table's acquired column.
 acquired_total() {
-	awk '/^Top [0-9]+ mutex(es)? by/ { on = 1; getline; next }
+	awk '/^Top [0-9]+ (mutex(es)?|locks?) by/ { on = 1; getline; next }
 		on && /^$/ { exit }
 		on { s += ($3 == "ended") ? $4 : $3 }
 		END { print s + 0 }' "$1"

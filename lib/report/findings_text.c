@@ -8,6 +8,7 @@
 #include "analysis/waitfor.h"
 #include "report/waitfor_text.h"
 #include "analysis/order.h"
+#include "report/report.h"
 #include "report/report_stacks.h"
 #include "analysis/robust.h"
 #include "report/robust_text.h"
@@ -51,7 +52,8 @@ static void print_mutex(struct ms_fmt *f, const char *label, const struct ms_fin
 	char head[160], cut[40];
 	struct ms_fmt hf;
 	ms_fmt_init(&hf, head, sizeof head, -1);
-	ms_fmt(&hf, "  %-3s mutex %p%s%s%s, %sfirst locked at ", label, (void *)m->key,
+	ms_fmt(&hf, "  %-3s %s %p%s%s%s, %sfirst locked at ", label, ms_lock_noun(m->flags),
+	       (void *)m->key,
 	       m->name ? " \"" : "", ms_name_cut(cut, sizeof cut, m->name, 30),
 	       m->name ? "\"" : "", what);
 	print_site(f, ms_fmt_str(&hf), m->first_caller);
@@ -92,16 +94,20 @@ static void print_cycle(struct ms_fmt *f, const struct ms_cycle_finding *c)
 {
 	char name[8];
 	uint32_t n = c->n;
-	int one_thread = 1;
+	int one_thread = 1, all_mutexes = 1;
 	for (uint32_t i = 1; i < c->kept; i++)
 		one_thread &= c->e[i].tid == c->e[0].tid;
+	for (uint32_t i = 0; i < c->kept; i++)
+		all_mutexes &= ms_lock_class(c->m[i].flags) == MS_CLASS_MUTEX;
+	const char *locks = all_mutexes ? "mutexes" : "locks";
 	if (c->guarded)
-		ms_fmt(f, "GUARDED INVERSION: %u mutexes taken in a cycle of orders, "
-			  "always under one more mutex: cannot deadlock\n", n);
+		ms_fmt(f, "GUARDED INVERSION: %u %s taken in a cycle of orders, "
+			  "always under one more %s: cannot deadlock\n", n, locks,
+		       ms_lock_noun(c->gate.flags));
 	else
-		ms_fmt(f, "POTENTIAL DEADLOCK: %u mutexes taken in a cycle of orders%s\n",
-		       n, one_thread ? " (all by one thread: two threads doing the "
-				      "same would deadlock)" : "");
+		ms_fmt(f, "POTENTIAL DEADLOCK: %u %s taken in a cycle of orders%s\n",
+		       n, locks, one_thread ? " (all by one thread: two threads doing the "
+					     "same would deadlock)" : "");
 	if (c->count > 1)
 		ms_fmt(f, "  closed %llu times, by other mutexes each time at the same code "
 			  "(the first time below)\n", (unsigned long long)c->count);
@@ -139,9 +145,12 @@ static void print_cycle(struct ms_fmt *f, const struct ms_cycle_finding *c)
 		char an[8], bn[8];
 		letter(an, i);
 		letter(bn, (i + 1) % n);
-		ms_fmt(f, "  thread %u%s%s%s took %s, then %s:\n", e->tid,
+		int as = ms_cycle_slot(c, i), bs = ms_cycle_slot(c, (i + 1) % n);
+		ms_fmt(f, "  thread %u%s%s%s took %s%s, then %s%s:\n", e->tid,
 		       e->thread_name[0] ? " \"" : "", e->thread_name,
-		       e->thread_name[0] ? "\"" : "", an, bn);
+		       e->thread_name[0] ? "\"" : "", an,
+		       as < 0 ? "" : ms_edge_mode_text(e->modes, 0, c->m[as].flags), bn,
+		       bs < 0 ? "" : ms_edge_mode_text(e->modes, 1, c->m[bs].flags));
 		ms_fmt(f, "    %-3s at  ", an);
 		ms_report_stack(f, e->a_stack, 12);
 		ms_fmt(f, "    %-3s at  ", bn);
@@ -167,19 +176,33 @@ static void print_one(const struct ms_cycle_finding *c, void *arg)
 
 static void print_self(struct ms_fmt *f, const struct ms_self_finding *s)
 {
+	unsigned lock_class = ms_lock_class(s->flags);
+	const char *noun = ms_lock_noun(s->flags);
+	const char *times = s->count == 1 ? "" : "s";
 	if (s->kind == MS_SELF_AVERTED)
-		ms_fmt(f, "SELF-DEADLOCK: averted: thread %u relocked an errorcheck mutex "
-			  "it holds, %llu time%s; glibc answered EDEADLK\n",
-		       s->tid, (unsigned long long)s->count, s->count == 1 ? "" : "s");
+		ms_fmt(f, "SELF-DEADLOCK: averted: thread %u relocked %s it holds, %llu time%s; "
+			  "glibc answered EDEADLK\n", s->tid,
+		       lock_class == MS_CLASS_RWLOCK ? "an rwlock" : "an errorcheck mutex",
+		       (unsigned long long)s->count, times);
+	else if (lock_class == MS_CLASS_RWLOCK && s->kind == MS_SELF_TIMEOUT)
+		ms_fmt(f, "SELF-DEADLOCK: thread %u write-locked with a timeout an rwlock it holds "
+			  "for read, %llu time%s: it waited for itself until the deadline\n",
+		       s->tid, (unsigned long long)s->count, times);
+	else if (lock_class == MS_CLASS_RWLOCK)
+		ms_fmt(f, "SELF-DEADLOCK: thread %u write-locks an rwlock it holds for read: it "
+			  "waits for itself, forever\n", s->tid);
 	else if (s->kind == MS_SELF_TIMEOUT)
 		ms_fmt(f, "SELF-DEADLOCK: thread %u locked a mutex it already holds with a "
 			  "timeout, %llu time%s: it waited for itself until the deadline\n",
-		       s->tid, (unsigned long long)s->count, s->count == 1 ? "" : "s");
+		       s->tid, (unsigned long long)s->count, times);
+	else if (lock_class == MS_CLASS_SPIN)
+		ms_fmt(f, "SELF-DEADLOCK: thread %u locks a spin lock it already holds: it "
+			  "spins for ever\n", s->tid);
 	else
 		ms_fmt(f, "SELF-DEADLOCK: thread %u locks a mutex it already holds: it "
 			  "waits for itself, forever\n", s->tid);
 	char cut[40];
-	ms_fmt(f, "  mutex %p%s%s%s\n  taken at     ", (void *)s->key, s->name ? " \"" : "",
+	ms_fmt(f, "  %s %p%s%s%s\n  taken at     ", noun, (void *)s->key, s->name ? " \"" : "",
 	       ms_name_cut(cut, sizeof cut, s->name, 30), s->name ? "\"" : "");
 	ms_report_stack(f, s->taken_stack, 15);
 	ms_fmt(f, "  relocked at  ");
@@ -216,11 +239,13 @@ static void exit_one(const struct ms_exit_finding *h, void *arg)
 static void print_stall_thread(struct ms_fmt *f, const struct ms_stall_thread *w)
 {
 	char d[16], cut[40], who[32] = "";
-	const char *mname = NULL;
+	const char *mname = NULL, *noun = "mutex";
 	if (w->kind == MS_STALL_MUTEX || w->kind == MS_STALL_COND) {
 		uint32_t r = ms_table_find(w->kind == MS_STALL_MUTEX ? w->object : w->mutex);
-		if (r != MS_REC_NONE && r != MS_REC_UNTRACKED)
+		if (r != MS_REC_NONE && r != MS_REC_UNTRACKED) {
 			mname = ms_order_mutex_name(r);
+			noun = ms_lock_noun(LOAD(&ms_rec(r)->flags));
+		}
 	}
 	ms_duration(d, w->waited_ns);
 	ms_fmt(f, "  thread %u%s%s%s ", w->tid, w->name[0] ? " \"" : "", w->name,
@@ -232,7 +257,7 @@ static void print_stall_thread(struct ms_fmt *f, const struct ms_stall_thread *w
 			ms_fmt_init(&hf, who, sizeof who, -1);
 			ms_fmt(&hf, " held by thread %u", w->holder);
 		}
-		ms_fmt(f, "waits for mutex %p%s%s%s%s, for %s\n", (void *)w->object,
+		ms_fmt(f, "waits for %s %p%s%s%s%s, for %s\n", noun, (void *)w->object,
 		       mname ? " \"" : "", ms_name_cut(cut, sizeof cut, mname, 30),
 		       mname ? "\"" : "", who, d);
 		break;

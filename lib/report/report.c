@@ -52,7 +52,29 @@ struct line {
 	const char *name;
 	int timed;
 	const struct ms_site *site; /* a site line's, in the table */
+	uint32_t classes;           /* kinds of lock: 1 << ms_lock_class */
+	struct ms_site_reads rd;    /* a read-write lock's reads (ticks) */
 };
+
+/* A live read-write lock's reads, as an ended line keeps them. */
+static void reads_of(struct ms_site_reads *o, const struct ms_read_stats *c)
+{
+	o->acquisitions = LOAD(&c->acquisitions);
+	o->contended = LOAD(&c->contended);
+	o->wait_total = LOAD(&c->wait_total);
+	o->wait_max = LOAD(&c->wait_max);
+	o->holds = LOAD(&c->holds);
+	o->hold_total = LOAD(&c->hold_total);
+	o->hold_max = LOAD(&c->hold_max);
+	o->trylock_ok = LOAD(&c->trylock_ok);
+	o->trylock_busy = LOAD(&c->trylock_busy);
+	o->timeouts = LOAD(&c->timeouts);
+	o->writes_behind_readers = LOAD(&c->writes_behind_readers);
+	o->writes_behind_readers_total = LOAD(&c->writes_behind_readers_total);
+	o->readers_max = LOAD(&c->readers_max);
+	ms_hist_widen(o->hist, c->hist, MS_HIST_BUCKETS);
+	ms_hist_widen(o->hold_hist, c->hold_hist, MS_HIST_BUCKETS);
+}
 
 static void from_record(struct line *l, uintptr_t key, uint32_t r)
 {
@@ -65,9 +87,12 @@ static void from_record(struct line *l, uintptr_t key, uint32_t r)
 	l->first_caller = LOAD(&rec->first_caller);
 	uint32_t flags = LOAD(&rec->flags);
 	l->timed = (flags & MS_F_TIMED) != 0;
+	l->classes = 1u << ms_lock_class(flags);
 	if (!(flags & MS_F_COLD))
 		return;
 	const struct ms_cold *c = &ms_table.cold[r];
+	if (ms_lock_class(flags) == MS_CLASS_RWLOCK)
+		reads_of(&l->rd, &c->rd);
 	l->contended = LOAD(&c->contended);
 	/* Wait times include waits that timed out. */
 	l->wait_total = ms_ticks_to_ns(LOAD(&c->wait_total) +
@@ -118,6 +143,8 @@ static void from_site(struct line *l, const struct ms_site *s, uint32_t i)
 	memcpy(l->errors, s->errors, sizeof l->errors);
 	memcpy(l->misuse, s->misuse, sizeof l->misuse);
 	l->first_caller = s->site;
+	l->classes = s->classes ? s->classes : 1u << MS_CLASS_MUTEX;
+	l->rd = s->rd;
 }
 
 static uint64_t sort_key(const struct line *l)
@@ -414,28 +441,50 @@ static uintptr_t column_site(const struct line *l)
 	return ms_site_beyond_wrapper(l->first_caller, LOAD(&ms_rec(l->r)->first_stack));
 }
 
+/* The top table's kind column: the kinds of a line's locks. */
+static const char *kind_column(uint32_t classes)
+{
+	switch (classes) {
+	case 1u << MS_CLASS_MUTEX: return "mutex";
+	case 1u << MS_CLASS_RWLOCK: return "rwlock";
+	case 1u << MS_CLASS_SPIN: return "spin";
+	default: return "mixed";
+	}
+}
+
 static void top_table(struct ms_fmt *f, const struct top *t)
 {
-	ms_fmt(f, "\nTop %zu %s by %s:\n", t->n, plural(t->n, "mutex", "mutexes"),
+	/* A program of mutexes alone sees the table it always did; one
+	 * with other locks gets "locks" and a kind column. */
+	uint32_t classes = 0;
+	for (size_t i = 0; i < t->n; i++)
+		classes |= t->lines[i].classes;
+	int kinds = (classes & ~(1u << MS_CLASS_MUTEX)) != 0;
+	ms_fmt(f, "\nTop %zu %s by %s:\n", t->n,
+	       kinds ? plural(t->n, "lock", "locks") : plural(t->n, "mutex", "mutexes"),
 	       ms_sort_name(ms_opt.sort));
-	ms_fmt(f, "%3s %-18s %10s %10s %9s %9s %9s %9s %8s  %s\n", "#", "mutex",
+	ms_fmt(f, "%3s %-18s %10s %10s %9s %9s %9s %9s %8s  %s%s\n", "#", kinds ? "lock" : "mutex",
 	       "acquired", "contended", "wait tot", "wait max", "hold avg",
-	       "hold max", "changes", "first locked at");
+	       "hold max", "changes", kinds ? "kind    " : "", "first locked at");
 	for (size_t i = 0; i < t->n; i++) {
 		const struct line *l = &t->lines[i];
-		char label[40], a[16], b[16], c[16], d[16], site[256];
+		char label[40], a[16], b[16], c[16], d[16], site[256], kind[16];
 		int held_known = l->holds > 0;
-		ms_fmt(f, "%3zu %-18s %10llu %10llu %9s %9s %9s %9s %8llu  %s\n",
+		struct ms_fmt kf;
+		ms_fmt_init(&kf, kind, sizeof kind, -1);
+		if (kinds)
+			ms_fmt(&kf, "%-8s", kind_column(l->classes));
+		ms_fmt(f, "%3zu %-18s %10llu %10llu %9s %9s %9s %9s %8llu  %s%s\n",
 		       i + 1, mutex_label(label, sizeof label, l),
 		       (unsigned long long)l->acquisitions,
 		       (unsigned long long)l->contended,
 		       dur(a, l->wait_total, 1), dur(b, l->wait_max, 1),
 		       dur(c, held_known ? l->hold_total / l->holds : 0, held_known),
 		       dur(d, l->hold_max, held_known),
-		       (unsigned long long)l->changes,
+		       (unsigned long long)l->changes, ms_fmt_str(&kf),
 		       !l->first_caller ? "(never locked)" :
 		       ms_symbol_fit((char *)ms_symbolize_short(column_site(l), site, sizeof site),
-				WIDTH - 96));
+				WIDTH - 96 - (kinds ? 8 : 0)));
 	}
 }
 
@@ -479,13 +528,54 @@ static int thread_alive(uint32_t tid)
 	return !gone;
 }
 
+/* The threads that hold a read-write lock for read, from their held sets. */
+struct readers_ctx {
+	struct ms_fmt *f;
+	uint32_t r, n;
+};
+
+static void reader_named(struct ms_tstate *ts, void *arg)
+{
+	struct readers_ctx *q = arg;
+	uint32_t n = LOAD(&ts->nheld);
+	n = n < MS_HELD_MAX ? n : MS_HELD_MAX;
+	for (uint32_t i = 0; i < n; i++)
+		if (LOAD(&ts->held[i].rec) == q->r && LOAD(&ts->held[i].mode) == MS_HELD_READ) {
+			char site[200];
+			if (q->n++ < 8)
+				ms_fmt(q->f, "\n    thread %u, taken at %s", LOAD(&ts->tid),
+				       ms_symbol_fit((char *)ms_symbolize(LOAD(&ts->held[i].caller),
+									  site, sizeof site), 80));
+			return;
+		}
+}
+
+static void print_read_held(struct held_ctx *h, uintptr_t key, uint32_t r)
+{
+	if (!(LOAD(&ms_rec(r)->flags) & MS_F_COLD) || !LOAD(&ms_table.cold[r].rd.readers))
+		return;
+	if (!h->listed++)
+		ms_fmt(h->f, "\nMutexes still locked:\n");
+	ms_fmt(h->f, "  rwlock %p held for read by", (void *)key);
+	struct readers_ctx q = { h->f, r, 0 };
+	ms_threads_each(reader_named, &q);
+	if (q.n > 8)
+		ms_fmt(h->f, "\n    and %u more", q.n - 8);
+	else if (!q.n)
+		ms_fmt(h->f, " threads gone (%u readers counted)", LOAD(&ms_table.cold[r].rd.readers));
+	ms_fmt(h->f, "\n");
+}
+
 static void print_held(uintptr_t key, uint32_t r, void *arg)
 {
 	struct held_ctx *h = arg;
 	const struct ms_record *rec = ms_rec(r);
 	uint32_t owner = LOAD(&rec->owner);
-	if (!(owner & MS_HELD))
+	if (!(owner & MS_HELD)) {
+		if (ms_lock_class(LOAD(&rec->flags)) == MS_CLASS_RWLOCK)
+			print_read_held(h, key, r);
 		return;
+	}
 	const struct ms_cold *c = (LOAD(&rec->flags) & MS_F_COLD) ? &ms_table.cold[r]
 								   : NULL;
 	char since[16], label[64];
@@ -536,6 +626,7 @@ static void print_held(uintptr_t key, uint32_t r, void *arg)
 		const struct ms_op *e = ms_history_at(r, i);
 		ms_op_read(e, ms_history_ticks(e), &v);
 		if (v.state == 1 && v.order > best && v.op != MS_OP_UNLOCK &&
+		    v.op != MS_OP_RDUNLOCK && v.op != MS_OP_WRUNLOCK &&
 		    v.op != MS_OP_INIT && v.op != MS_OP_COND_RELEASE) {
 			best = v.order;
 			at = v.caller;
@@ -703,6 +794,82 @@ static uint64_t longest_wait_now(uint32_t r)
 	return w.ticks;
 }
 
+/* A write mode's histogram: both modes' less the reads'; and its maximum,
+ * which is both modes' unless the reads' is that (then the upper bound of
+ * its highest bucket, at most that). */
+static uint64_t writes_only(uint64_t *out, const uint64_t *all, const uint64_t *reads,
+			    uint64_t all_max, uint64_t read_max)
+{
+	int top = -1;
+	for (int i = 0; i < MS_HIST_BUCKETS; i++) {
+		out[i] = all[i] > reads[i] ? all[i] - reads[i] : 0;
+		if (out[i])
+			top = i;
+	}
+	if (top < 0)
+		return 0;
+	if (all_max > read_max)
+		return all_max;
+	uint64_t bound = top ? 1ull << top : 1;
+	return bound < all_max ? bound : all_max;
+}
+
+/* A read-write lock's histograms, by mode (all: both modes'). */
+static void print_mode_hists(struct ms_fmt *f, const struct line *l, const uint64_t *wait,
+			     uint64_t wait_max, const uint64_t *hold, uint64_t hold_max)
+{
+	uint64_t w[MS_HIST_BUCKETS];
+	uint64_t m = writes_only(w, wait, l->rd.hist, wait_max, l->rd.wait_max);
+	ms_report_hist(f, "read wait times, of read waits that got the rwlock", l->rd.hist,
+		       MS_HIST_BUCKETS, l->rd.wait_max);
+	ms_report_hist(f, "write wait times, of write waits that got the rwlock", w,
+		       MS_HIST_BUCKETS, m);
+	m = writes_only(w, hold, l->rd.hold_hist, hold_max, l->rd.hold_max);
+	ms_report_hist(f, "read hold times, of the read holds timed", l->rd.hold_hist,
+		       MS_HIST_BUCKETS, l->rd.hold_max);
+	ms_report_hist(f, "write hold times, of the write holds timed", w, MS_HIST_BUCKETS, m);
+}
+
+/* The line's reads and writes, for a read-write lock. */
+static void print_modes(struct ms_fmt *f, const struct line *l)
+{
+	if (!(l->classes & (1u << MS_CLASS_RWLOCK)))
+		return;
+	const struct ms_site_reads *rd = &l->rd;
+	char a[16], b[16], c[16], d[16];
+	uint64_t writes = l->acquisitions - rd->acquisitions;
+	uint64_t wr_contended = l->contended - rd->contended;
+	uint64_t wr_holds = l->holds - rd->holds;
+	uint64_t rd_hold = ms_ticks_to_ns(rd->hold_total);
+	uint64_t wr_hold = l->hold_total > rd_hold ? l->hold_total - rd_hold : 0;
+	uint64_t rd_wait = ms_ticks_to_ns(rd->wait_total);
+	ms_fmt(f, "  reads %llu (%llu contended, waited %s), writes %llu (%llu contended, "
+		  "waited %s); most readers at once %llu\n",
+	       (unsigned long long)rd->acquisitions, (unsigned long long)rd->contended,
+	       ms_duration(a, rd_wait), (unsigned long long)writes,
+	       (unsigned long long)wr_contended,
+	       ms_duration(b, l->wait_total > rd_wait ? l->wait_total - rd_wait : 0),
+	       (unsigned long long)rd->readers_max);
+	ms_fmt(f, "  tryrdlock %llu ok, %llu busy; trywrlock %llu ok, %llu busy; timed out: "
+		  "reads %llu, writes %llu\n",
+	       (unsigned long long)rd->trylock_ok, (unsigned long long)rd->trylock_busy,
+	       (unsigned long long)(l->trylock_ok - rd->trylock_ok),
+	       (unsigned long long)(l->trylock_busy - rd->trylock_busy),
+	       (unsigned long long)rd->timeouts, (unsigned long long)(l->timeouts - rd->timeouts));
+	/* the holds' maximum is both modes': the writes' if above the reads' */
+	uint64_t rd_max = ms_ticks_to_ns(rd->hold_max);
+	char e[16];
+	ms_fmt(f, "  held: reads avg %s max %s, writes avg %s max %s%s (of the holds timed); "
+		  "writers waited behind readers %llu times, %s\n",
+	       rd->holds ? ms_duration(a, rd_hold / rd->holds) : "-",
+	       rd->holds ? ms_duration(b, rd_max) : "-",
+	       wr_holds ? ms_duration(c, wr_hold / wr_holds) : "-",
+	       wr_holds && l->hold_max <= rd_max ? "<= " : "",
+	       wr_holds ? ms_duration(d, l->hold_max) : "-",
+	       (unsigned long long)rd->writes_behind_readers,
+	       ms_duration(e, ms_ticks_to_ns(rd->writes_behind_readers_total)));
+}
+
 /* The wait and hold histograms of a live mutex or of an ended line. */
 static void print_hists(struct ms_fmt *f, const struct line *l)
 {
@@ -723,6 +890,10 @@ static void print_hists(struct ms_fmt *f, const struct line *l)
 		hold_max = LOAD(&c->hold_max);
 	} else
 		return;
+	if (l->classes & (1u << MS_CLASS_RWLOCK)) {
+		print_mode_hists(f, l, wait, wait_max, hold, hold_max);
+		return;
+	}
 	ms_report_hist(f, "wait times, of waits that got the mutex", wait, MS_HIST_BUCKETS,
 		       wait_max);
 	ms_report_hist(f, "hold times, of the holds timed", hold, MS_HIST_BUCKETS, hold_max);
@@ -752,7 +923,7 @@ static void print_detail(struct ms_fmt *f, size_t rank, const struct line *l)
 	} else {
 		ms_fmt(f, "\n#%zu ", rank);
 		char kind[80];
-		ms_fmt(f, "mutex %p", (void *)l->key);
+		ms_fmt(f, "%s %p", ms_lock_noun(LOAD(&ms_rec(l->r)->flags)), (void *)l->key);
 		if (l->name) {
 			ms_fmt(f, " \"");
 			ms_fmt_name(f, l->name, 40);
@@ -780,6 +951,7 @@ static void print_detail(struct ms_fmt *f, size_t rank, const struct line *l)
 	/* big counters (a GIL's millions of condition waits) make two lines */
 	const char *c = ms_fmt_str(&cf), *r = ms_fmt_str(&rf);
 	ms_fmt(f, "%s;%s%s\n", c, strlen(c) + 2 + strlen(r) > WIDTH ? "\n  " : " ", r);
+	print_modes(f, l);
 	/* waits under way are in no total yet (a dump of a hang showed five
 	 * threads stuck for a second on a mutex with "wait max 0 ns"): how
 	 * long they have waited so far */
@@ -951,13 +1123,54 @@ void ms_report_count_failing(void)
 	ms_guard_leave(&ms_self);
 }
 
+const char *ms_lock_noun(uint32_t flags)
+{
+	static const char *const noun[MS_CLASS_COUNT + 1] = { "mutex", "rwlock", "spin lock",
+							      "lock" };
+	return noun[ms_lock_class(flags)];
+}
+
+const char *ms_edge_mode_text(uint32_t modes, int taken, uint32_t flags)
+{
+	if (ms_lock_class(flags) != MS_CLASS_RWLOCK)
+		return "";
+	/* bit 2 * (held for read) + (taken for read) */
+	uint32_t read = taken ? modes & 0xa : modes & 0xc;
+	uint32_t write = taken ? modes & 0x5 : modes & 0x3;
+	return read && write ? " (read or write)" : read ? " (read)" : " (write)";
+}
+
+/* A read-write lock's kind, as pthread_rwlockattr_setkind_np names it. */
+static const char *rwlock_kind_name(char *out, size_t cap, uint32_t flags)
+{
+	static const char *const base[] = {
+		"reader-preferring", "writer-preferring (glibc: reader-preferring)",
+		"writer-preferring, nonrecursive", "kind 3",
+	};
+	uint32_t kind = flags >> MS_F_KIND_SHIFT;
+	struct ms_fmt f;
+	ms_fmt_init(&f, out, cap, -1);
+	ms_fmt(&f, "%s", base[kind & 3]);
+	if (kind & MS_KIND_PSHARED)
+		ms_fmt(&f, " pshared");
+	if (flags & MS_F_STATIC)
+		ms_fmt(&f, ", no init seen");
+	return ms_fmt_str(&f);
+}
+
 const char *ms_kind_name(char *out, size_t cap, uint32_t flags)
 {
 	static const char *const base[] = { "normal", "recursive", "errorcheck",
 					    "adaptive" };
-	uint32_t kind = flags >> MS_F_KIND_SHIFT;
+	uint32_t kind = (flags & ~MS_F_CLASS) >> MS_F_KIND_SHIFT;
+	if (ms_lock_class(flags) == MS_CLASS_RWLOCK)
+		return rwlock_kind_name(out, cap, flags);
 	struct ms_fmt f;
 	ms_fmt_init(&f, out, cap, -1);
+	if (ms_lock_class(flags) == MS_CLASS_SPIN) {
+		ms_fmt(&f, "spin%s", flags & MS_F_STATIC ? ", no init seen" : "");
+		return ms_fmt_str(&f);
+	}
 	if ((kind & MS_KIND_DESTROYED) == MS_KIND_DESTROYED) {
 		/* glibc's __kind -1: destroyed when first seen (a lock or a
 		 * condition wait after destroy), no kind to tell */

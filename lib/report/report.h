@@ -47,5 +47,10 @@ const char *ms_crash_describe(char *out, unsigned cap);
 /* The mutex's kind as words: "normal", "recursive robust pshared", ...,
  * with ", no init seen" for one first met in a lock. */
 const char *ms_kind_name(char *out, size_t cap, uint32_t flags);
+/* What a record with these flags is called: "mutex", "rwlock", "spin lock". */
+const char *ms_lock_noun(uint32_t flags);
+/* An edge's modes (lockgraph.h) as a held or a taken lock's: "" for an
+ * exclusive lock, " (read)", " (write)", " (read or write)". */
+const char *ms_edge_mode_text(uint32_t modes, int taken, uint32_t flags);
 
 #endif

@@ -2,6 +2,7 @@
  * report, from a snapshot of the wait-for graph (analysis/waitfor.h). */
 #define _GNU_SOURCE
 #include "report/waitfor_text.h"
+#include "report/report.h"
 #include "analysis/waitfor.h"
 #include "base/clock.h"
 #include "base/internal.h"
@@ -112,9 +113,12 @@ static void print_wait(struct ms_fmt *f, const struct ms_waiter *w, uint64_t now
 	if (LOAD(&ms_rec(w->rec)->flags) & MS_F_COLD)
 		name = LOAD(&ms_table.cold[w->rec].name);
 	char tn[16], cut[40];
-	ms_fmt(f, "  thread %u \"%s\" waits for mutex %p%s%s%s", w->tid,
-	       ms_thread_name(w->tid, tn), (void *)w->key, name ? " \"" : "",
-	       ms_name_cut(cut, sizeof cut, name, 30), name ? "\"" : "");
+	uint32_t flags = LOAD(&ms_rec(w->rec)->flags);
+	const char *how = ms_lock_class(flags) != MS_CLASS_RWLOCK ? "for"
+			  : w->read ? "to read" : "to write";
+	ms_fmt(f, "  thread %u \"%s\" waits %s %s %p%s%s%s", w->tid,
+	       ms_thread_name(w->tid, tn), how, ms_lock_noun(flags), (void *)w->key,
+	       name ? " \"" : "", ms_name_cut(cut, sizeof cut, name, 30), name ? "\"" : "");
 	ms_fmt(f, w->retake ? " again, to return from its condition wait (in it for %s)\n"
 			    : " for %s\n",
 	       ms_duration(d, ms_ticks_to_ns(now > w->since ? now - w->since : 0)));
@@ -134,6 +138,24 @@ static void print_wait(struct ms_fmt *f, const struct ms_waiter *w, uint64_t now
 static void print_taken(struct ms_fmt *f, const struct ms_waiter *w)
 {
 	char where[256];
+	const struct ms_record *rec = ms_rec(w->rec);
+	if (ms_lock_class(LOAD(&rec->flags)) == MS_CLASS_RWLOCK &&
+	    LOAD(&rec->owner) != (w->owner | MS_HELD)) {
+		/* held for read, by it and maybe others; or a writer that
+		 * waits keeps this reader out */
+		uint32_t readers = ms_waitfor_readers(w->rec, w->tid);
+		if (!readers) {
+			ms_fmt(f, "    behind thread %u, which waits to write it\n", w->owner);
+			return;
+		}
+		ms_fmt(f, "    held for read by thread %u", w->owner);
+		if (readers > 1)
+			ms_fmt(f, " and %u other %s", readers - 1,
+			       readers == 2 ? "reader" : "readers");
+		ms_fmt(f, ", taken at %s\n",
+		       w->taken_at ? ms_symbolize(w->taken_at, where, sizeof where) : "?");
+		return;
+	}
 	ms_fmt(f, "    held by thread %u, taken at %s\n", w->owner,
 	       w->taken_at ? ms_symbolize(w->taken_at, where, sizeof where) : "?");
 }
