@@ -42,6 +42,7 @@ struct held_exit {
 		 * life and ms_robust_mark() (0: not robust) */
 		uint32_t rec, robust;
 		uint64_t birth;
+		uint32_t flags, read;
 	} held[8];
 };
 
@@ -363,6 +364,8 @@ void ms_finding_held_at_exit(const struct ms_tstate *ts)
 			h->held[i].rec = r;
 			h->held[i].birth = LOAD(&ms_rec(r)->birth);
 			h->held[i].robust = ms_robust_mark(r);
+			h->held[i].flags = LOAD(&ms_rec(r)->flags);
+			h->held[i].read = ts->held[i].mode == MS_HELD_READ;
 		}
 	} else
 		exits_dropped++;
@@ -492,6 +495,8 @@ uint32_t ms_findings_each_exit(void (*fn)(const struct ms_exit_finding *e, void 
 		for (uint32_t k = 0; k < out.shown; k++) {
 			out.key[k] = h->held[shown[k]].key;
 			out.caller[k] = h->held[shown[k]].caller;
+			out.flags[k] = h->held[shown[k]].flags;
+			out.read[k] = (uint8_t)h->held[shown[k]].read;
 		}
 		fn(&out, arg);
 	}

@@ -137,6 +137,8 @@ struct ms_exit_finding {
 	uint32_t n;            /* mutexes held at exit */
 	uint32_t shown;        /* of them in key/caller (at most 8) */
 	uintptr_t key[8], caller[8];
+	uint32_t flags[8];     /* each lock's record flags (its kind) */
+	uint8_t read[8];       /* held for read (an rwlock) */
 };
 /* Returns how many more threads ended holding mutexes than were kept. */
 uint32_t ms_findings_each_exit(void (*fn)(const struct ms_exit_finding *e, void *arg),

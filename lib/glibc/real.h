@@ -106,6 +106,18 @@ struct ms_real_rw {
 	int (*spin_unlock)(pthread_spinlock_t *);
 };
 extern struct ms_real_rw ms_real_rw;
+
+/* Whether glibc's spin lock word says held.  On x86 glibc's lock is a
+ * `lock decl` of a word that is 1 when free (0 or below held); elsewhere
+ * the generic lock's word is 0 when free. */
+static inline int ms_spin_held(const pthread_spinlock_t *s)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	return __atomic_load_n(s, __ATOMIC_RELAXED) <= 0;
+#else
+	return __atomic_load_n(s, __ATOMIC_RELAXED) != 0;
+#endif
+}
 /* Look them up; returns how many are missing (ms_real_resolve calls it). */
 int ms_real_rw_resolve(void);
 

@@ -2,7 +2,7 @@
  * spin locks; see other_locks.h.  What glibc keeps in a lock that we read:
  * an rwlock's writer (__cur_writer, the thread id glibc itself checks for
  * EDEADLK), its readers (__readers above its three flag bits) and kind
- * (__flags); a spin lock's word (0 free). */
+ * (__flags); a spin lock's word (real.h's ms_spin_held). */
 #include "record/other_locks.h"
 #include "analysis/findings.h"
 #include "base/clock.h"
@@ -102,8 +102,10 @@ void ms_read_acquired(struct ms_thread *t, uint32_t r, const void *lock, uintptr
 	struct ms_cold *c = ms_cold(r);
 	uint64_t n_acq = __atomic_add_fetch(&rec->acquisitions, 1, __ATOMIC_RELAXED);
 	ATOMIC_ADD(&c->rd.acquisitions, 1);
-	if (op == MS_OP_TRYRDLOCK)
+	if (op == MS_OP_TRYRDLOCK) { /* counted in both, as every number */
+		ATOMIC_ADD(&c->trylock_ok, 1);
 		ATOMIC_ADD(&c->rd.trylock_ok, 1);
+	}
 	uint32_t readers = __atomic_add_fetch(&c->rd.readers, 1, __ATOMIC_RELAXED);
 	if (readers > LOAD(&c->rd.readers_max))
 		atomic_max_u32(&c->rd.readers_max, readers);
@@ -341,7 +343,7 @@ MS_UNWOUND int ms_spin_slow(struct ms_thread *t, uint32_t r, pthread_spinlock_t 
 int ms_spin_unlock_other(struct ms_thread *t, uint32_t r, pthread_spinlock_t *s,
 			 uintptr_t caller)
 {
-	int locked = LOAD(s) != 0;
+	int locked = ms_spin_held(s);
 	int saved = errno;
 	int rc = ms_real_rw.spin_unlock(s);
 	saved = errno;

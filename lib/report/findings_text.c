@@ -225,11 +225,17 @@ static void self_one(const struct ms_self_finding *s, void *arg)
 static void exit_one(const struct ms_exit_finding *h, void *arg)
 {
 	struct ms_fmt *f = arg;
-	ms_fmt(f, "\nHELD AT THREAD EXIT: thread %u \"%.15s\" ended holding %u mutex%s\n",
-	       h->tid, h->name, h->n, h->n == 1 ? "" : "es");
+	int all_mutexes = 1;
+	for (uint32_t j = 0; j < h->shown; j++)
+		all_mutexes &= ms_lock_class(h->flags[j]) == MS_CLASS_MUTEX;
+	ms_fmt(f, "\nHELD AT THREAD EXIT: thread %u \"%.15s\" ended holding %u %s%s\n",
+	       h->tid, h->name, h->n, all_mutexes ? "mutex" : "lock",
+	       h->n == 1 ? "" : all_mutexes ? "es" : "s");
 	for (uint32_t j = 0; j < h->shown; j++) {
 		char where[256];
-		ms_fmt(f, "  mutex %p taken at %s\n", (void *)h->key[j],
+		ms_fmt(f, "  %s %p%s taken at %s\n", ms_lock_noun(h->flags[j]), (void *)h->key[j],
+		       ms_lock_class(h->flags[j]) != MS_CLASS_RWLOCK ? ""
+		       : h->read[j] ? " (read)" : " (write)",
 		       ms_symbolize(h->caller[j], where, sizeof where));
 	}
 }

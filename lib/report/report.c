@@ -640,13 +640,40 @@ static void print_held(uintptr_t key, uint32_t r, void *arg)
 	ms_fmt(h->f, "\n");
 }
 
-static const char *const misuse_text[MS_M_COUNT] = {
-	"unlock of a mutex that is not locked",
-	"unlock by a thread that does not hold it",
-	"destroy of a locked mutex",
-	"use of a destroyed mutex",
-	"condition wait on a mutex the thread does not hold",
-};
+/* A misuse's heading, for a lock of this noun (ms_lock_noun). */
+static void misuse_text(struct ms_fmt *f, int k, const char *noun)
+{
+	const char *an = noun[0] == 'r' ? "an" : "a"; /* "an rwlock" */
+	switch (k) {
+	case MS_M_UNLOCK_UNLOCKED:
+		ms_fmt(f, "unlock of %s %s that is not locked", an, noun);
+		break;
+	case MS_M_UNLOCK_NOT_OWNER:
+		ms_fmt(f, "unlock by a thread that does not hold it");
+		break;
+	case MS_M_DESTROY_LOCKED:
+		ms_fmt(f, "destroy of a locked %s", noun);
+		break;
+	case MS_M_USE_DESTROYED:
+		ms_fmt(f, "use of a destroyed %s", noun);
+		break;
+	default:
+		ms_fmt(f, "condition wait on a mutex the thread does not hold");
+	}
+}
+
+/* The noun of an ended line's locks: one kind's, or "lock". */
+static const char *classes_noun(uint32_t classes, int plural_form)
+{
+	static const char *const nouns[2][4] = {
+		{ "mutex", "rwlock", "spin lock", "lock" },
+		{ "mutexes", "rwlocks", "spin locks", "locks" },
+	};
+	int i = classes == 1u << MS_CLASS_RWLOCK ? 1
+		: classes == 1u << MS_CLASS_SPIN ? 2
+		: classes & ~(1u << MS_CLASS_MUTEX) ? 3 : 0;
+	return nouns[plural_form][i];
+}
 
 /* An unlock by a thread that does not hold it, in a fork child: the holder
  * may be a thread of the parent, or this thread under its old id. */
@@ -674,7 +701,10 @@ static void print_misuse(uintptr_t key, uint32_t r, void *arg)
 		if (!n)
 			continue;
 		const char *name = LOAD(&c->name);
-		ms_fmt(f, "MISUSE: %s: mutex %p", misuse_text[k], (void *)key);
+		const char *noun = ms_lock_noun(LOAD(&ms_rec(r)->flags));
+		ms_fmt(f, "MISUSE: ");
+		misuse_text(f, k, noun);
+		ms_fmt(f, ": %s %p", noun, (void *)key);
 		if (name) {
 			ms_fmt(f, " \"");
 			ms_fmt_name(f, name, 30);
@@ -711,9 +741,10 @@ static void print_site_misuse(struct ms_fmt *f)
 			if (!s->misuse[k])
 				continue;
 			char site[200];
-			ms_fmt(f, "MISUSE: %s: %llu times on mutexes (now ended) first "
-				  "locked at %s\n",
-			       misuse_text[k], (unsigned long long)s->misuse[k],
+			ms_fmt(f, "MISUSE: ");
+			misuse_text(f, k, classes_noun(s->classes, 0));
+			ms_fmt(f, ": %llu times on %s (now ended) first locked at %s\n",
+			       (unsigned long long)s->misuse[k], classes_noun(s->classes, 1),
 			       ms_symbol_fit((char *)ms_symbolize(s->site, site, sizeof site), 60));
 		}
 	}

@@ -1,0 +1,244 @@
+/* rwlocks.c - read-write and spin lock scenarios for tests/rwlocks.sh: each
+ * argument names one, which does a known number of operations or one
+ * known mistake.  Lock calls the test looks for in the report carry a
+ * marker comment (the test finds their lines by it). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static pthread_rwlock_t a = PTHREAD_RWLOCK_INITIALIZER;
+static pthread_rwlock_t b = PTHREAD_RWLOCK_INITIALIZER;
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static pthread_spinlock_t s;
+
+static void check(int got, int want, const char *what)
+{
+	if (got != want) {
+		fprintf(stderr, "%s: %d, not %d\n", what, got, want);
+		exit(2);
+	}
+}
+
+/* Exact counts on one rwlock and one spin lock, one thread: 1000 reads, 10
+ * writes, 5 + 3 tries that get it and 2 + 2 that do not; 100 spin pairs,
+ * 4 spin tries that get it and 1 that does not. */
+static void counts(void)
+{
+	for (int i = 0; i < 1000; i++) {
+		check(pthread_rwlock_rdlock(&a), 0, "rdlock");
+		check(pthread_rwlock_unlock(&a), 0, "unlock");
+	}
+	for (int i = 0; i < 10; i++) {
+		check(pthread_rwlock_wrlock(&a), 0, "wrlock");
+		check(pthread_rwlock_unlock(&a), 0, "unlock");
+	}
+	for (int i = 0; i < 5; i++) {
+		check(pthread_rwlock_tryrdlock(&a), 0, "tryrdlock");
+		check(pthread_rwlock_unlock(&a), 0, "unlock");
+	}
+	for (int i = 0; i < 3; i++) {
+		check(pthread_rwlock_trywrlock(&a), 0, "trywrlock");
+		check(pthread_rwlock_unlock(&a), 0, "unlock");
+	}
+	check(pthread_rwlock_rdlock(&a), 0, "rdlock");
+	for (int i = 0; i < 2; i++)
+		check(pthread_rwlock_trywrlock(&a), EBUSY, "trywrlock while read");
+	check(pthread_rwlock_unlock(&a), 0, "unlock");
+	check(pthread_rwlock_wrlock(&a), 0, "wrlock");
+	for (int i = 0; i < 2; i++)
+		check(pthread_rwlock_tryrdlock(&a), EBUSY, "tryrdlock while written");
+	check(pthread_rwlock_unlock(&a), 0, "unlock");
+
+	check(pthread_spin_init(&s, PTHREAD_PROCESS_PRIVATE), 0, "spin_init");
+	for (int i = 0; i < 100; i++) {
+		check(pthread_spin_lock(&s), 0, "spin_lock");
+		check(pthread_spin_unlock(&s), 0, "spin_unlock");
+	}
+	for (int i = 0; i < 4; i++) {
+		check(pthread_spin_trylock(&s), 0, "spin_trylock");
+		check(pthread_spin_unlock(&s), 0, "spin_unlock");
+	}
+	check(pthread_spin_lock(&s), 0, "spin_lock");
+	check(pthread_spin_trylock(&s), EBUSY, "spin_trylock while held");
+	check(pthread_spin_unlock(&s), 0, "spin_unlock");
+}
+
+/* A writes then reads B; B writes then reads A: two threads doing this at
+ * once can deadlock (each waits for the other's write lock). */
+static void inversion(void)
+{
+	pthread_rwlock_wrlock(&a); /* inv-a1 */
+	pthread_rwlock_rdlock(&b); /* inv-b1 */
+	pthread_rwlock_unlock(&b);
+	pthread_rwlock_unlock(&a);
+	pthread_rwlock_wrlock(&b); /* inv-b2 */
+	pthread_rwlock_rdlock(&a); /* inv-a2 */
+	pthread_rwlock_unlock(&a);
+	pthread_rwlock_unlock(&b);
+}
+
+/* Reads only, each order once: with reader-preferring locks no thread
+ * waits for a reader, so this cannot deadlock; with writer-preferring
+ * ones a writer waiting at each lock makes the second reads wait. */
+static void read_read(int writer_preferring)
+{
+	pthread_rwlock_t c, d;
+	pthread_rwlockattr_t attr;
+	pthread_rwlockattr_init(&attr);
+	if (writer_preferring)
+		pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	pthread_rwlock_init(&c, &attr);
+	pthread_rwlock_init(&d, &attr);
+	pthread_rwlock_rdlock(&c);
+	pthread_rwlock_rdlock(&d);
+	pthread_rwlock_unlock(&d);
+	pthread_rwlock_unlock(&c);
+	pthread_rwlock_rdlock(&d);
+	pthread_rwlock_rdlock(&c);
+	pthread_rwlock_unlock(&c);
+	pthread_rwlock_unlock(&d);
+	pthread_rwlock_destroy(&c);
+	pthread_rwlock_destroy(&d);
+}
+
+/* A mutex then the rwlock for write; the rwlock for read then the mutex. */
+static void mixed(void)
+{
+	pthread_mutex_lock(&m); /* mix-m1 */
+	pthread_rwlock_wrlock(&a); /* mix-a1 */
+	pthread_rwlock_unlock(&a);
+	pthread_mutex_unlock(&m);
+	pthread_rwlock_rdlock(&a); /* mix-a2 */
+	pthread_mutex_lock(&m); /* mix-m2 */
+	pthread_mutex_unlock(&m);
+	pthread_rwlock_unlock(&a);
+}
+
+/* The inversion on locks made and destroyed before the report. */
+static void destroyed(void)
+{
+	pthread_rwlock_t *x = malloc(sizeof *x), *y = malloc(sizeof *y);
+	pthread_rwlock_init(x, NULL);
+	pthread_rwlock_init(y, NULL);
+	pthread_rwlock_wrlock(x);
+	pthread_rwlock_wrlock(y);
+	pthread_rwlock_unlock(y);
+	pthread_rwlock_unlock(x);
+	pthread_rwlock_rdlock(y);
+	pthread_rwlock_wrlock(x);
+	pthread_rwlock_unlock(x);
+	pthread_rwlock_unlock(y);
+	pthread_rwlock_destroy(x); /* destroy-x */
+	pthread_rwlock_destroy(y);
+	free(x);
+	free(y);
+}
+
+/* A reader waits for the mutex a writer-to-be holds, which waits for the
+ * reader's read lock: a deadlock, live (the test kills it). */
+static pthread_barrier_t both;
+static void *live_reader(void *arg)
+{
+	pthread_rwlock_rdlock(&a); /* live-rd */
+	pthread_barrier_wait(&both);
+	usleep(100000);
+	pthread_mutex_lock(&m); /* live-m */
+	return arg;
+}
+
+static void *live_writer(void *arg)
+{
+	pthread_mutex_lock(&m); /* live-m-taken */
+	pthread_barrier_wait(&both);
+	pthread_rwlock_wrlock(&a); /* live-wr */
+	return arg;
+}
+
+static void live(void)
+{
+	pthread_t r, w;
+	pthread_barrier_init(&both, NULL, 2);
+	pthread_create(&r, NULL, live_reader, NULL);
+	pthread_create(&w, NULL, live_writer, NULL);
+	pthread_join(r, NULL);
+}
+
+/* Misuse glibc does not refuse: an unlock of a free rwlock, a spin lock
+ * let go by a thread that does not hold it, a read-locked rwlock
+ * destroyed. */
+static void *spin_holder(void *arg)
+{
+	pthread_spin_lock(&s);
+	return arg;
+}
+
+static void misuse(void)
+{
+	pthread_rwlock_t c;
+	pthread_rwlock_init(&c, NULL);
+	pthread_rwlock_wrlock(&c);
+	pthread_rwlock_unlock(&c);
+	printf("unlock free: %d\n", pthread_rwlock_unlock(&c)); /* misuse-unlock */
+	pthread_spin_init(&s, PTHREAD_PROCESS_PRIVATE);
+	pthread_t th;
+	pthread_create(&th, NULL, spin_holder, NULL);
+	pthread_join(th, NULL);
+	printf("spin unlock not held: %d\n", pthread_spin_unlock(&s)); /* misuse-spin */
+	pthread_rwlock_rdlock(&c);
+	printf("destroy read-locked: %d\n", pthread_rwlock_destroy(&c)); /* misuse-destroy */
+}
+
+/* A thread ends holding a read lock. */
+static void *exits_reading(void *arg)
+{
+	pthread_rwlock_rdlock(&b); /* exit-rd */
+	return arg;
+}
+
+int main(int argc, char **argv)
+{
+	alarm(60);
+	const char *what = argc > 1 ? argv[1] : "";
+	if (!strcmp(what, "counts"))
+		counts();
+	else if (!strcmp(what, "inversion"))
+		inversion();
+	else if (!strcmp(what, "read-read"))
+		read_read(0);
+	else if (!strcmp(what, "read-read-writer-preferring"))
+		read_read(1);
+	else if (!strcmp(what, "mixed"))
+		mixed();
+	else if (!strcmp(what, "destroyed"))
+		destroyed();
+	else if (!strcmp(what, "live"))
+		live();
+	else if (!strcmp(what, "write-after-read")) {
+		pthread_rwlock_rdlock(&a); /* war-rd */
+		pthread_rwlock_wrlock(&a); /* war-wr */
+	} else if (!strcmp(what, "spin-relock")) {
+		pthread_spin_init(&s, PTHREAD_PROCESS_PRIVATE);
+		pthread_spin_lock(&s); /* spin-1 */
+		pthread_spin_lock(&s); /* spin-2 */
+	} else if (!strcmp(what, "edeadlk")) {
+		pthread_rwlock_wrlock(&a);
+		printf("rdlock by the writer: %s\n", strerrorname_np(pthread_rwlock_rdlock(&a)));
+		printf("wrlock by the writer: %s\n", strerrorname_np(pthread_rwlock_wrlock(&a)));
+		pthread_rwlock_unlock(&a);
+	} else if (!strcmp(what, "misuse"))
+		misuse();
+	else if (!strcmp(what, "exit")) {
+		pthread_t th;
+		pthread_create(&th, NULL, exits_reading, NULL);
+		pthread_join(th, NULL);
+	} else {
+		fprintf(stderr, "rwlocks: unknown scenario '%s'\n", what);
+		return 2;
+	}
+	return 0;
+}

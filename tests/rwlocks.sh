@@ -1,0 +1,165 @@
+# rwlocks.sh - read-write and spin locks in the report (tests/rwlocks.c):
+# exact counts by mode, the findings that go through them -- a
+# reader-writer inversion, a mixed mutex/rwlock cycle, one on locks
+# destroyed before the report, a live writer-waits-for-readers deadlock,
+# write-after-read and spin relock self-deadlocks, EDEADLK averted,
+# misuse, a read lock held at thread exit -- and the read-read cycle that
+# cannot deadlock, which must not be reported.
+. "$top_srcdir/tests/lib.sh"
+T=$top_builddir/tests/rwlocks
+SRC=$top_srcdir/tests/rwlocks.c
+FINDING='^(DEADLOCK|POTENTIAL DEADLOCK|GUARDED INVERSION|SELF-DEADLOCK|HELD AT THREAD EXIT|MISUSE|STALL):'
+
+# line_of MARKER: the line of the call marked /* MARKER */.
+line_of() { grep -n "/\* $1 \*/" "$SRC" | cut -d: -f1; }
+
+# run NAME ARGS...: the scenario under the library, report in NAME.report.
+run() {
+	name=$1
+	shift
+	env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/$name.report" \
+		"$@" >"$WORK/$name.out" 2>"$WORK/$name.err"
+	rc=$?
+}
+
+# findings NAME: the headings of NAME's findings, one line.
+findings() { grep -E "$FINDING" "$WORK/$1.report" | sed 's/:.*//' | paste -sd';' -; }
+
+# section NAME RANK: the detail section #RANK of NAME's report.
+section() {
+	awk -v r="#$2" 'on && /^$/ { exit } $1 == r { on = 1 } on' "$WORK/$1.report"
+}
+
+# ---- exact counts, by mode ------------------------------------------------
+run counts "$T" counts
+expect_eq "counts: exit status" "$rc" 0
+expect_eq "counts: no finding" "$(findings counts)" ""
+expect_grep "counts: the heading names locks" '^Top 2 locks by wait:$' "$WORK/counts.report"
+expect_grep "counts: the rwlock's row: 1020 acquisitions, its kind" \
+	'^  [12] 0x[0-9a-f]+ +1020 +0 .* rwlock +[^ ]*rwlocks\.c:[0-9]+\)?$' "$WORK/counts.report"
+expect_grep "counts: the spin lock's row: 105 acquisitions" \
+	'^  [12] 0x[0-9a-f]+ +105 +0 .* spin +[^ ]*rwlocks\.c:[0-9]+\)?$' "$WORK/counts.report"
+rank=$(awk '/^  [12] 0x.* rwlock / { print $1 }' "$WORK/counts.report")
+section counts "$rank" >"$WORK/rw.section"
+expect_grep "counts: the rwlock's section" '^#[12] rwlock 0x[0-9a-f]+ \(reader-preferring, no init seen\)$' \
+	"$WORK/rw.section"
+expect_grep "counts: reads 1006, writes 14" \
+	'^  reads 1006 \(0 contended, waited 0 ns\), writes 14 \(0 contended, waited 0 ns\); most readers at once 1$' \
+	"$WORK/rw.section"
+expect_grep "counts: the tries by mode" \
+	'^  tryrdlock 5 ok, 2 busy; trywrlock 3 ok, 2 busy; timed out: reads 0, writes 0$' \
+	"$WORK/rw.section"
+expect_grep "counts: the history names the mode" '  unlock \(read\) +ok ' "$WORK/rw.section"
+expect_grep "counts: ... and a busy tryrdlock" '  tryrdlock +EBUSY ' "$WORK/rw.section"
+rank=$(awk '/^  [12] 0x.* spin / { print $1 }' "$WORK/counts.report")
+section counts "$rank" >"$WORK/spin.section"
+expect_grep "counts: the spin lock's section" '^#[12] spin lock 0x[0-9a-f]+ \(spin\)$' "$WORK/spin.section"
+expect_grep "counts: spin tries" '^  trylock 4 ok, 1 busy; ' "$WORK/spin.section"
+
+# MUTEXSTAT_TRACK leaves kinds out: the spin lock alone.
+run track MUTEXSTAT_TRACK=spin "$T" counts
+expect_grep "MUTEXSTAT_TRACK=spin: only the spin lock" '^Top 1 lock by wait:$' "$WORK/track.report"
+expect_grep "MUTEXSTAT_TRACK=spin: ... its row" '^  1 0x[0-9a-f]+ +105 .* spin ' "$WORK/track.report"
+
+# ---- a reader-writer inversion --------------------------------------------
+run inversion "$T" inversion
+expect_eq "inversion: one POTENTIAL DEADLOCK, nothing else" "$(findings inversion)" \
+	"POTENTIAL DEADLOCK"
+expect_grep "inversion: two locks" '^POTENTIAL DEADLOCK: 2 locks taken in a cycle of orders' \
+	"$WORK/inversion.report"
+expect_grep "inversion: A written, then B read" \
+	'^  thread [0-9]+ "rwlocks" took A \(write\), then B \(read\):$' "$WORK/inversion.report"
+expect_grep "inversion: B written, then A read" \
+	'^  thread [0-9]+ "rwlocks" took B \(write\), then A \(read\):$' "$WORK/inversion.report"
+expect_grep "inversion: both are rwlocks" "^  A   rwlock 0x[0-9a-f]+, first locked at main\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of inv-a1)" \
+	"$WORK/inversion.report"
+expect_grep "inversion: B's first lock" "^  B   rwlock 0x[0-9a-f]+, first locked at main\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of inv-b1)" \
+	"$WORK/inversion.report"
+
+# ---- reads only: no deadlock with reader-preferring locks, one with
+# writer-preferring ones ---------------------------------------------------
+run readread "$T" read-read
+expect_eq "read-read: exit status" "$rc" 0
+expect_eq "read-read, reader-preferring: no finding" "$(findings readread)" ""
+run readwp "$T" read-read-writer-preferring
+expect_eq "read-read, writer-preferring: one POTENTIAL DEADLOCK" "$(findings readwp)" \
+	"POTENTIAL DEADLOCK"
+expect_grep "read-read, writer-preferring: the reads" \
+	'^  thread [0-9]+ "rwlocks" took A \(read\), then B \(read\):$' "$WORK/readwp.report"
+expect_grep "read-read, writer-preferring: the locks ended, and where" \
+	'^        destroyed at read_read\+0x[0-9a-f]+ ' "$WORK/readwp.report"
+
+# ---- a mutex and an rwlock ---------------------------------------------------
+run mixed "$T" mixed
+expect_eq "mixed: one POTENTIAL DEADLOCK" "$(findings mixed)" "POTENTIAL DEADLOCK"
+expect_grep "mixed: one mutex" "^  [AB]   mutex 0x[0-9a-f]+, first locked at main\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of mix-m1)" \
+	"$WORK/mixed.report"
+expect_grep "mixed: the rwlock read, then the mutex" \
+	'^  thread [0-9]+ "rwlocks" took [AB] \(read\), then [AB]:$' "$WORK/mixed.report"
+expect_grep "mixed: the mutex, then the rwlock written" \
+	'^  thread [0-9]+ "rwlocks" took [AB], then [AB] \(write\):$' "$WORK/mixed.report"
+
+# ---- the inversion on locks destroyed before the report -----------------------
+run destroyed "$T" destroyed
+expect_eq "destroyed: one POTENTIAL DEADLOCK" "$(findings destroyed)" "POTENTIAL DEADLOCK"
+expect_grep "destroyed: where the first one ended" \
+	"^        destroyed at main\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of destroy-x)" "$WORK/destroyed.report"
+
+# ---- a live deadlock: a writer waits for a reader, which waits for it --------
+# (the watchdog's report is the first live one: NAME.report.1)
+run live MUTEXSTAT_WATCHDOG=1 MUTEXSTAT_ON_DEADLOCK=abort timeout 30 "$T" live
+expect_eq "live: aborted by MUTEXSTAT_ON_DEADLOCK (SIGABRT)" "$rc" 134
+expect_grep "live: a DEADLOCK of two threads" '^DEADLOCK: 2 threads wait for each other, forever$' \
+	"$WORK/live.report.1"
+expect_grep "live: the writer waits to write the rwlock" \
+	'^  thread [0-9]+ "rwlocks" waits to write rwlock 0x[0-9a-f]+ for ' "$WORK/live.report.1"
+expect_grep "live: ... held for read by the reader, where it took it" \
+	"^    held for read by thread [0-9]+, taken at live_reader\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of live-rd)" \
+	"$WORK/live.report.1"
+expect_grep "live: the reader waits for the mutex" \
+	"^    waits at      live_reader\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of live-m)" "$WORK/live.report.1"
+expect_grep "live: the held section lists the reader" '^  rwlock 0x[0-9a-f]+ held for read by$' \
+	"$WORK/live.report.1"
+
+# ---- self-deadlocks -------------------------------------------------------------
+run war MUTEXSTAT_WATCHDOG=1 MUTEXSTAT_ON_DEADLOCK=abort timeout 30 "$T" write-after-read
+expect_eq "write-after-read: aborted" "$rc" 134
+expect_grep "write-after-read: SELF-DEADLOCK" \
+	'^SELF-DEADLOCK: thread [0-9]+ write-locks an rwlock it holds for read: it waits for itself, forever$' \
+	"$WORK/war.report.1"
+expect_grep "write-after-read: said on stderr as it happened" '^mutexstat: SELF-DEADLOCK: ' "$WORK/war.err"
+expect_grep "write-after-read: the write lock's line" \
+	"^  relocked at  main\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of war-wr)" "$WORK/war.report.1"
+run spin MUTEXSTAT_WATCHDOG=1 MUTEXSTAT_ON_DEADLOCK=abort timeout 30 "$T" spin-relock
+expect_eq "spin relock: aborted" "$rc" 134
+expect_grep "spin relock: SELF-DEADLOCK" \
+	'^SELF-DEADLOCK: thread [0-9]+ locks a spin lock it already holds: it spins for ever$' \
+	"$WORK/spin.report.1"
+expect_grep "spin relock: taken where" "^  taken at     main\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of spin-1)" \
+	"$WORK/spin.report.1"
+run edeadlk "$T" edeadlk
+expect_eq "edeadlk: glibc's answers" "$(cat "$WORK/edeadlk.out")" \
+	"$(printf 'rdlock by the writer: EDEADLK\nwrlock by the writer: EDEADLK')"
+expect_grep "edeadlk: an averted SELF-DEADLOCK, counted twice" \
+	'^SELF-DEADLOCK: averted: thread [0-9]+ relocked an rwlock it holds, 2 times; glibc answered EDEADLK$' \
+	"$WORK/edeadlk.report"
+
+# ---- misuse glibc lets through, and a read lock held at thread exit -----------
+run misuse "$T" misuse
+expect_eq "misuse: glibc's answers" "$(cat "$WORK/misuse.out")" \
+	"$(printf 'unlock free: 0\nspin unlock not held: 0\ndestroy read-locked: 0')"
+expect_grep "misuse: the spin lock let go by another thread" \
+	'^MISUSE: unlock by a thread that does not hold it: spin lock 0x[0-9a-f]+, 1 time$' "$WORK/misuse.report"
+expect_grep "misuse: ... at its line" "^    main\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of misuse-spin)" \
+	"$WORK/misuse.report"
+expect_grep "misuse: the unlock of a free rwlock" \
+	'^MISUSE: unlock of an rwlock that is not locked: 1 times on rwlocks \(now ended\)' "$WORK/misuse.report"
+expect_grep "misuse: the destroy of a read-locked rwlock" \
+	'^MISUSE: destroy of a locked rwlock: 1 times on rwlocks \(now ended\)' "$WORK/misuse.report"
+run exit "$T" exit
+expect_eq "exit: HELD AT THREAD EXIT, nothing else" "$(findings exit)" "HELD AT THREAD EXIT"
+expect_grep "exit: the read lock" \
+	"^  rwlock 0x[0-9a-f]+ \(read\) taken at exits_reading\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of exit-rd)" \
+	"$WORK/exit.report"
+
+finish
