@@ -61,6 +61,16 @@ run track MUTEXSTAT_TRACK=spin "$T" counts
 expect_grep "MUTEXSTAT_TRACK=spin: only the spin lock" '^Top 1 lock by wait:$' "$WORK/track.report"
 expect_grep "MUTEXSTAT_TRACK=spin: ... its row" '^  1 0x[0-9a-f]+ +105 .* spin ' "$WORK/track.report"
 
+# Names given with mutexstat_name_lock, to each kind.
+run named "$T" named
+expect_eq "named: exit status" "$rc" 0
+expect_grep "named: the rwlock's row" '^  [12] table lock +3 ' "$WORK/named.report"
+expect_grep "named: the spin lock's row" '^  [12] counter spin +3 ' "$WORK/named.report"
+expect_grep "named: the rwlock's section" '^#[12] rwlock 0x[0-9a-f]+ "table lock" \(reader-preferring' \
+	"$WORK/named.report"
+expect_grep "named: the spin lock's section" '^#[12] spin lock 0x[0-9a-f]+ "counter spin" \(spin\)$' \
+	"$WORK/named.report"
+
 # ---- a reader-writer inversion --------------------------------------------
 run inversion "$T" inversion
 expect_eq "inversion: one POTENTIAL DEADLOCK, nothing else" "$(findings inversion)" \
@@ -153,7 +163,7 @@ expect_grep "misuse: the spin lock let go by another thread" \
 expect_grep "misuse: ... at its line" "^    main\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of misuse-spin)" \
 	"$WORK/misuse.report"
 expect_grep "misuse: the unlock of a free rwlock" \
-	'^MISUSE: unlock of an rwlock that is not locked: 1 times on rwlocks \(now ended\)' "$WORK/misuse.report"
+	'^MISUSE: unlock of an rwlock that is not locked: rwlock 0x[0-9a-f]+, 1 time$' "$WORK/misuse.report"
 expect_grep "misuse: the destroy of a read-locked rwlock" \
 	'^MISUSE: destroy of a locked rwlock: 1 times on rwlocks \(now ended\)' "$WORK/misuse.report"
 run exit "$T" exit

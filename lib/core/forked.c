@@ -58,7 +58,7 @@ int ms_fork_parent_pid(void)
  * as in any process, it is held in another process (waitfor.c names it). */
 static int held_in_parent(const struct ms_record *rec)
 {
-	uint32_t kind = LOAD(&rec->flags) >> MS_F_KIND_SHIFT;
+	uint32_t kind = (LOAD(&rec->flags) & ~MS_F_CLASS) >> MS_F_KIND_SHIFT;
 	struct ms_mapping m = { 0, 0, 0, "", 0 };
 	return (kind & MS_KIND_PSHARED) && ms_maps_find(LOAD(&rec->key), &m) && m.shared;
 }
@@ -76,6 +76,16 @@ static void note_held(struct ms_tstate *ts, void *arg)
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t r = ts->held[i].rec;
 		struct ms_record *rec = ms_rec(r);
+		if (ts->held[i].mode == MS_HELD_READ) {
+			/* a read hold (no owner to check): of the parent
+			 * if shared with it, else as an exclusive hold */
+			struct noted note = { r, ts->tid, 0 };
+			if (held_in_parent(rec))
+				shared[nshared++] = r;
+			else if (!forker && norphans < MAX_NOTED)
+				orphans[norphans++] = note;
+			continue;
+		}
 		if (LOAD(&rec->owner) != (ts->tid | MS_HELD))
 			continue; /* stale: another thread unlocked it */
 		if (held_in_parent(rec)) {

@@ -740,9 +740,11 @@ static void keep_newest_life(struct ms_table *t, uint32_t r, struct ms_site *s)
 }
 
 /* A read-write lock life's reads, to its site's line. */
-static void fold_reads(const struct ms_read_stats *c, struct ms_site *s)
+static void fold_reads(const struct ms_read_stats *c, uint64_t acquisitions,
+		       struct ms_site *s)
 {
-	SITE_ADD(rd.acquisitions, LOAD(&c->acquisitions));
+	uint64_t writes = LOAD(&c->writes);
+	SITE_ADD(rd.acquisitions, acquisitions > writes ? acquisitions - writes : 0);
 	SITE_ADD(rd.contended, LOAD(&c->contended));
 	SITE_ADD(rd.wait_total, LOAD(&c->wait_total));
 	SITE_MAX(rd.wait_max, LOAD(&c->wait_max));
@@ -794,7 +796,7 @@ static __attribute__((noinline)) void fold_cold(struct ms_table *t, uint32_t r,
 	for (int i = 0; timed && i < MS_HIST_BUCKETS; i++)
 		SITE_ADD(hold_hist[i], LOAD(&c->hold_hist[i]));
 	if (ms_lock_class(LOAD(&ms_rec(r)->flags)) == MS_CLASS_RWLOCK)
-		fold_reads(&c->rd, s);
+		fold_reads(&c->rd, ms_rec_acquisitions(r), s);
 	keep_newest_life(t, r, s);
 }
 

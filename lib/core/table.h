@@ -139,18 +139,21 @@ enum ms_misuse {
 
 /* A read-write lock's read side.  The cold part's own numbers count both
  * modes (so every writer and the top table read a read-write lock as any
- * lock); these are the reads among them -- the writes are the rest.
- * Readers hold the lock together, so every number here is changed with a
- * locked instruction (the writes' are the holder's alone, as a mutex's). */
+ * lock); these are the reads among them -- the writes are the rest --
+ * but for the acquisitions, whose writes are counted here (by the writer,
+ * alone: a read pays no locked add for it; reads = the record's count
+ * less these).  Readers hold the lock together, so the other numbers are
+ * changed with locked instructions, on the slow paths.  How many read at
+ * once is glibc's count (other_locks.c), kept here only at its most. */
 struct ms_read_stats {
-	uint64_t acquisitions, contended;
+	uint64_t writes, contended;
 	uint64_t wait_total, wait_max;         /* waits that got it */
 	uint64_t holds, hold_total, hold_max;  /* timed read holds */
 	uint64_t trylock_ok, trylock_busy, timeouts;
 	/* write waits that began while readers held the lock: how many,
 	 * and their time (the rest of the write waits were behind a writer) */
 	uint64_t writes_behind_readers, writes_behind_readers_total;
-	uint32_t readers, readers_max;         /* holding at once */
+	uint32_t readers_max;                  /* holding at once, at most */
 	uint32_t hist[MS_HIST_BUCKETS];
 	uint32_t hold_hist[MS_HIST_BUCKETS];
 };

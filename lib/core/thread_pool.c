@@ -321,6 +321,31 @@ uint64_t ms_held_remove(struct ms_tstate *ts, uint32_t rec)
 	return 0;
 }
 
+struct readers_query {
+	uint32_t rec, except, n;
+};
+
+static void count_reader(struct ms_tstate *ts, void *arg)
+{
+	struct readers_query *q = arg;
+	if (LOAD(&ts->tid) == q->except)
+		return;
+	uint32_t n = LOAD(&ts->nheld);
+	n = n < MS_HELD_MAX ? n : MS_HELD_MAX;
+	for (uint32_t i = 0; i < n; i++)
+		if (LOAD(&ts->held[i].rec) == q->rec && LOAD(&ts->held[i].mode) == MS_HELD_READ) {
+			q->n++;
+			return;
+		}
+}
+
+uint32_t ms_held_readers(uint32_t rec, uint32_t except)
+{
+	struct readers_query q = { rec, except, 0 };
+	ms_threads_each(count_reader, &q);
+	return q.n;
+}
+
 /* Record rec's mutex was destroyed: if this thread held it, it holds it
  * no more. */
 void ms_held_forget(struct ms_tstate *ts, uint32_t rec)

@@ -60,5 +60,8 @@ const char *ms_thread_name(uint32_t tid, char out[16]);
 
 /* Walk all thread records in use. */
 void ms_threads_each(void (*fn)(struct ms_tstate *ts, void *arg), void *arg);
+/* How many threads (but thread `except`) hold record rec for read, by
+ * their held sets: reads a record of every thread. */
+uint32_t ms_held_readers(uint32_t rec, uint32_t except);
 
 #endif

@@ -69,29 +69,45 @@ uint32_t ms_first_use_of(struct ms_thread *t, const void *lock, unsigned lock_cl
 	return r;
 }
 
-/* ---- read holds ---------------------------------------------------------- */
+/* ---- read holds ----------------------------------------------------------
+ * A read takes two locked adds of ours (the acquisition count, and a
+ * history position each way) beside glibc's two: every other number of
+ * the plain case is read, or written only when it changes (the most
+ * readers at once, the first lock), or the writer's. */
 
 /* An entry of the main history by a reader: other readers write theirs at
  * once, so the position is taken with a locked add, and the order is past
- * the newest complete entry (one being written is not waited for). */
-static void log_reader(struct ms_thread *t, uint32_t r, uintptr_t caller, unsigned op,
-		       int waited, uint64_t ticks)
+ * the newest entry (one being written is not waited for: this thread's
+ * clock is past its own, which the plain case of a thread taking the lock
+ * again and again reads). */
+static void log_reader(struct ms_thread *t, uint32_t r, struct ms_record *rec,
+		       uintptr_t caller, unsigned op, int waited, uint64_t ticks)
 {
-	struct ms_record *rec = ms_rec(r);
-	uint64_t o = LOAD(&rec->seq);
 	uint32_t ops = LOAD(&rec->ops);
-	for (uint32_t back = 1; back <= 2 && back <= ops; back++) {
-		const struct ms_op *e = ms_history_at(r, ops - back);
-		uint64_t s = __atomic_load_n(&e->stamp, __ATOMIC_ACQUIRE) >> MS_OP_TID_BITS;
-		if (s > o)
-			o = s;
-	}
-	if (t->clock > o)
-		o = t->clock;
+	uint64_t o = t->clock;
+	if (ops) {
+		const struct ms_op *e = ms_history_at(r, ops - 1);
+		uint64_t last = __atomic_load_n(&e->stamp, __ATOMIC_ACQUIRE) >> MS_OP_TID_BITS;
+		o = last > o ? last : o;
+	} else if (LOAD(&rec->seq) > o)
+		o = LOAD(&rec->seq);
 	t->clock = ++o;
 	uint32_t pos = __atomic_fetch_add(&rec->ops, 1, __ATOMIC_RELAXED);
 	struct ms_op *e = ms_history_at(r, pos);
 	ms_op_write(e, ms_history_ticks(e), o, t->tid, caller, op, waited, 0, ticks);
+}
+
+/* The first read of a life, or one that finds more readers than ever. */
+static __attribute__((noinline)) void read_rare(struct ms_record *rec, struct ms_cold *c,
+						uint32_t readers, uintptr_t caller)
+{
+	if (readers > LOAD(&c->rd.readers_max))
+		atomic_max_u32(&c->rd.readers_max, readers);
+	uintptr_t none = 0;
+	if (!LOAD(&rec->first_caller) &&
+	    __atomic_compare_exchange_n(&rec->first_caller, &none, caller, 0, __ATOMIC_RELAXED,
+					__ATOMIC_RELAXED))
+		STORE(&rec->first_stack, ms_site_stack(caller, LOAD(&rec->birth)));
 }
 
 void ms_read_acquired(struct ms_thread *t, uint32_t r, const void *lock, uintptr_t caller,
@@ -101,35 +117,28 @@ void ms_read_acquired(struct ms_thread *t, uint32_t r, const void *lock, uintptr
 	struct ms_tstate *ts = t->ts;
 	struct ms_cold *c = ms_cold(r);
 	uint64_t n_acq = __atomic_add_fetch(&rec->acquisitions, 1, __ATOMIC_RELAXED);
-	ATOMIC_ADD(&c->rd.acquisitions, 1);
-	if (op == MS_OP_TRYRDLOCK) { /* counted in both, as every number */
+	/* glibc's count, read from the line its lock just wrote */
+	uint32_t readers = rw_readers(lock);
+	if (unlikely(readers > LOAD(&c->rd.readers_max) || !LOAD(&rec->first_caller)))
+		read_rare(rec, c, readers, caller);
+	if (unlikely(op == MS_OP_TRYRDLOCK)) { /* counted in both, as every number */
 		ATOMIC_ADD(&c->trylock_ok, 1);
 		ATOMIC_ADD(&c->rd.trylock_ok, 1);
 	}
-	uint32_t readers = __atomic_add_fetch(&c->rd.readers, 1, __ATOMIC_RELAXED);
-	if (readers > LOAD(&c->rd.readers_max))
-		atomic_max_u32(&c->rd.readers_max, readers);
-	if (!LOAD(&rec->first_caller)) {
-		uintptr_t none = 0;
-		if (__atomic_compare_exchange_n(&rec->first_caller, &none, caller, 0,
-						__ATOMIC_RELAXED, __ATOMIC_RELAXED))
-			STORE(&rec->first_stack, ms_site_stack(caller, LOAD(&rec->birth)));
-	}
-	int recursive = ms_holds_read(ts, r);
-	if (ts->nheld && !ms_op_try(op) && !recursive)
-		ms_order_note_mode(t, ts, r, (uintptr_t)lock, caller, 1);
 	uint32_t n = ts->nheld;
-	if (n < MS_HELD_MAX) {
+	if (unlikely(n) && !ms_op_try(op) && !ms_holds_read(ts, r))
+		ms_order_note_mode(t, ts, r, (uintptr_t)lock, caller, 1);
+	n = ts->nheld; /* the note prunes what others unlocked */
+	if (likely(n < MS_HELD_MAX)) {
 		ts->held[n].rec = r;
 		ts->held[n].mode = MS_HELD_READ;
 		ts->held[n].caller = caller;
-		ts->held[n].since = (LOAD(&rec->flags) & MS_F_TIMED) && ms_hold_sampled(n_acq)
-					    ? ms_ticks()
-					    : 0;
+		if (unlikely(LOAD(&rec->flags) & MS_F_TIMED) && ms_hold_sampled(n_acq))
+			ts->held[n].since = ms_ticks();
 		ts->nheld = n + 1;
 	} else
 		ts->overflow++;
-	log_reader(t, r, caller, op, waited, ticks);
+	log_reader(t, r, rec, caller, op, waited, ticks);
 }
 
 int ms_holds_read(const struct ms_tstate *ts, uint32_t r)
@@ -142,20 +151,29 @@ int ms_holds_read(const struct ms_tstate *ts, uint32_t r)
 
 uint32_t ms_read_released(struct ms_thread *t, uint32_t r, uintptr_t caller)
 {
-	struct ms_cold *c = ms_cold(r);
-	uint64_t since = ms_held_remove(t->ts, r);
-	uint32_t readers = LOAD(&c->rd.readers);
-	/* a reset while it held may have zeroed the count: never below 0 */
-	while (readers && !__atomic_compare_exchange_n(&c->rd.readers, &readers, readers - 1, 0,
-							__ATOMIC_RELAXED, __ATOMIC_RELAXED))
-		;
-	if (since)
+	struct ms_tstate *ts = t->ts;
+	struct ms_record *rec = ms_rec(r);
+	uint32_t n = ts->nheld;
+	uint64_t since;
+	if (likely(n && n <= MS_HELD_MAX && ts->held[n - 1].rec == r)) {
+		since = ts->held[n - 1].since;
+		ts->held[n - 1].since = 0; /* see held[] */
+		ts->held[n - 1].mode = 0;
+		ts->nheld = n - 1;
+	} else /* out of order */
+		since = ms_held_remove(ts, r);
+	if (unlikely(since))
 		ms_read_hold_end(r, since);
 	uint32_t seq = 0;
-	if (unlikely(LOAD(&ms_rec(r)->flags) & MS_F_WAITERS))
+	if (unlikely(LOAD(&rec->flags) & MS_F_WAITERS))
 		seq = ms_release_begin(r);
-	log_reader(t, r, caller, MS_OP_RDUNLOCK, 0, 0);
+	log_reader(t, r, rec, caller, MS_OP_RDUNLOCK, 0, 0);
 	return seq;
+}
+
+void ms_write_counted(uint32_t r)
+{
+	SERIAL_ADD(&ms_cold(r)->rd.writes, 1);
 }
 
 /* ---- read-write locks: waits, relocks, failures ----------------------- */
@@ -190,6 +208,7 @@ static int rw_finish(struct ms_thread *t, uint32_t r, pthread_rwlock_t *l, int r
 		else {
 			if (waited)
 				SERIAL_ADD(&ms_cold(r)->contended, 1);
+			ms_write_counted(r);
 			ms_acquired(t, r, l, caller, op, waited, 0, now);
 		}
 		return 0;
@@ -290,7 +309,7 @@ int ms_rwlock_unlock_other(struct ms_thread *t, uint32_t r, pthread_rwlock_t *l,
 	 * glibc counts is one we saw, or there is none. */
 	uint32_t readers = rw_readers(l);
 	int writer = rw_writer(l);
-	int seen_all = readers <= LOAD(&ms_cold(r)->rd.readers);
+	int seen_all = readers <= ms_held_readers(r, t->tid);
 	int saved = errno;
 	int rc = ms_real_rw.unlock(l);
 	saved = errno;
@@ -367,8 +386,7 @@ void ms_other_destroyed(struct ms_thread *t, uint32_t r, const void *lock, uintp
 {
 	const struct ms_record *rec = ms_rec(r);
 	int held = (LOAD(&rec->owner) & MS_HELD) ||
-		   ((LOAD(&rec->flags) & MS_F_COLD) && LOAD(&ms_table.cold[r].rd.readers));
-	(void)lock;
+		   (ms_lock_class(LOAD(&rec->flags)) == MS_CLASS_RWLOCK && rw_readers(lock));
 	if (held)
 		ms_misuse(t, r, MS_M_DESTROY_LOCKED, caller, MS_OP_DESTROY, 0);
 	if (t->ts->nheld)

@@ -29,6 +29,8 @@ uint32_t ms_first_use_of(struct ms_thread *t, const void *lock, unsigned lock_cl
 void ms_read_acquired(struct ms_thread *t, uint32_t r, const void *lock, uintptr_t caller,
 		      unsigned op, int waited, uint64_t ticks);
 uint32_t ms_read_released(struct ms_thread *t, uint32_t r, uintptr_t caller);
+/* A write acquisition of record r's rwlock, counted by the writer. */
+void ms_write_counted(uint32_t r);
 /* Whether this thread's held set has a read hold of r. */
 int ms_holds_read(const struct ms_tstate *ts, uint32_t r);
 

@@ -57,9 +57,12 @@ struct line {
 };
 
 /* A live read-write lock's reads, as an ended line keeps them. */
-static void reads_of(struct ms_site_reads *o, const struct ms_read_stats *c)
+static void reads_of(struct ms_site_reads *o, const struct ms_read_stats *c,
+		     uint64_t acquisitions)
 {
-	o->acquisitions = LOAD(&c->acquisitions);
+	uint64_t writes = LOAD(&c->writes);
+	memset(o, 0, sizeof *o);
+	o->acquisitions = acquisitions > writes ? acquisitions - writes : 0;
 	o->contended = LOAD(&c->contended);
 	o->wait_total = LOAD(&c->wait_total);
 	o->wait_max = LOAD(&c->wait_max);
@@ -92,7 +95,7 @@ static void from_record(struct line *l, uintptr_t key, uint32_t r)
 		return;
 	const struct ms_cold *c = &ms_table.cold[r];
 	if (ms_lock_class(flags) == MS_CLASS_RWLOCK)
-		reads_of(&l->rd, &c->rd);
+		reads_of(&l->rd, &c->rd, l->acquisitions);
 	l->contended = LOAD(&c->contended);
 	/* Wait times include waits that timed out. */
 	l->wait_total = ms_ticks_to_ns(LOAD(&c->wait_total) +
@@ -552,7 +555,7 @@ static void reader_named(struct ms_tstate *ts, void *arg)
 
 static void print_read_held(struct held_ctx *h, uintptr_t key, uint32_t r)
 {
-	if (!(LOAD(&ms_rec(r)->flags) & MS_F_COLD) || !LOAD(&ms_table.cold[r].rd.readers))
+	if (!ms_held_readers(r, 0))
 		return;
 	if (!h->listed++)
 		ms_fmt(h->f, "\nMutexes still locked:\n");
@@ -561,8 +564,6 @@ static void print_read_held(struct held_ctx *h, uintptr_t key, uint32_t r)
 	ms_threads_each(reader_named, &q);
 	if (q.n > 8)
 		ms_fmt(h->f, "\n    and %u more", q.n - 8);
-	else if (!q.n)
-		ms_fmt(h->f, " threads gone (%u readers counted)", LOAD(&ms_table.cold[r].rd.readers));
 	ms_fmt(h->f, "\n");
 }
 
@@ -1154,6 +1155,22 @@ void ms_report_count_failing(void)
 	ms_guard_leave(&ms_self);
 }
 
+void ms_rw_reads_of(struct ms_site_reads *out, uint32_t r)
+{
+	if (LOAD(&ms_rec(r)->flags) & MS_F_COLD)
+		reads_of(out, &ms_table.cold[r].rd, ms_rec_acquisitions(r));
+	else
+		memset(out, 0, sizeof *out);
+}
+
+uint64_t ms_rw_reads(uint32_t r)
+{
+	if (!(LOAD(&ms_rec(r)->flags) & MS_F_COLD))
+		return 0;
+	uint64_t all = ms_rec_acquisitions(r), writes = LOAD(&ms_table.cold[r].rd.writes);
+	return all > writes ? all - writes : 0;
+}
+
 const char *ms_lock_noun(uint32_t flags)
 {
 	static const char *const noun[MS_CLASS_COUNT + 1] = { "mutex", "rwlock", "spin lock",
@@ -1199,7 +1216,8 @@ const char *ms_kind_name(char *out, size_t cap, uint32_t flags)
 	struct ms_fmt f;
 	ms_fmt_init(&f, out, cap, -1);
 	if (ms_lock_class(flags) == MS_CLASS_SPIN) {
-		ms_fmt(&f, "spin%s", flags & MS_F_STATIC ? ", no init seen" : "");
+		ms_fmt(&f, "spin%s%s", kind & MS_KIND_PSHARED ? " pshared" : "",
+		       flags & MS_F_STATIC ? ", no init seen" : "");
 		return ms_fmt_str(&f);
 	}
 	if ((kind & MS_KIND_DESTROYED) == MS_KIND_DESTROYED) {

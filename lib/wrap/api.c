@@ -79,6 +79,11 @@ MS_EXPORT void mutexstat_reset(void)
 	ms_guard_leave(&ms_self);
 }
 
+MS_EXPORT int mutexstat_name_lock(const void *lock, const char *name)
+{
+	return mutexstat_name(lock, name);
+}
+
 MS_EXPORT int mutexstat_name(const pthread_mutex_t *mutex, const char *name)
 {
 	if (reentered())

@@ -61,8 +61,10 @@ static __attribute__((noinline)) void life_ended(struct ms_thread *t, int how, u
 	errno = saved;
 }
 
-/* A new life at l (after glibc's init said 0). */
-static void born(struct ms_thread *t, const void *l, unsigned lock_class, uintptr_t caller)
+/* A new life at l (after glibc's init said 0); pshared: a spin lock
+ * made process-shared (glibc keeps no word of it: we do). */
+static void born(struct ms_thread *t, const void *l, unsigned lock_class, int pshared,
+		 uintptr_t caller)
 {
 	if (!(ms_opt.track & (1u << lock_class)))
 		return;
@@ -74,7 +76,7 @@ static void born(struct ms_thread *t, const void *l, unsigned lock_class, uintpt
 	if (lock_class == MS_CLASS_RWLOCK)
 		ms_note_rwlock(r, l, 0);
 	else
-		ms_note_spin(r, 0);
+		ms_note_spin(r, pshared ? (uint32_t)MS_KIND_PSHARED << MS_F_KIND_SHIFT : 0);
 	ms_table.init_stacks[r] = ms_site_stack(caller, LOAD(&ms_rec(r)->birth));
 	ms_log_held(t, r, caller, MS_OP_INIT, 0, 0, 0);
 }
@@ -139,8 +141,10 @@ rw_lock(pthread_rwlock_t *l, unsigned op, clockid_t clock, const struct timespec
 	if (likely(rc == 0)) {
 		if (read)
 			ms_read_acquired(t, r, l, caller, op, 0, 0);
-		else
+		else {
+			ms_write_counted(r);
 			ms_acquired(t, r, l, caller, op, 0, 0, 0);
+		}
 		return 0;
 	}
 	if (rc == EBUSY)
@@ -163,9 +167,18 @@ static inline __attribute__((always_inline)) int rw_trylock(pthread_rwlock_t *l,
 		ms_read_acquired(t, r, l, caller, MS_OP_TRYRDLOCK, 0, 0);
 	else {
 		SERIAL_ADD(&ms_cold(r)->trylock_ok, 1);
+		ms_write_counted(r);
 		ms_acquired(t, r, l, caller, MS_OP_TRYWRLOCK, 0, 0, 0);
 	}
 	return 0;
+}
+
+/* The thread's newest hold is a read of record r: the usual unlock. */
+static inline int held_top_read(const struct ms_tstate *ts, uint32_t r)
+{
+	uint32_t n = ts->nheld;
+	return n && n <= MS_HELD_MAX && ts->held[n - 1].rec == r &&
+	       ts->held[n - 1].mode == MS_HELD_READ;
 }
 
 /* The mode of the unlock is the one this thread holds: glibc's writer
@@ -179,7 +192,7 @@ static inline __attribute__((always_inline)) int rw_unlock(pthread_rwlock_t *l, 
 	uint32_t seq;
 	if (LOAD(&l->__data.__cur_writer) == (int)t->tid)
 		seq = ms_released(t, r, caller, MS_OP_WRUNLOCK);
-	else if (ms_holds_read(t->ts, r))
+	else if (likely(held_top_read(t->ts, r)) || ms_holds_read(t->ts, r))
 		seq = ms_read_released(t, r, caller);
 	else
 		return ms_rwlock_unlock_other(t, r, l, caller);
@@ -198,7 +211,7 @@ MS_EXPORT int pthread_rwlock_init(pthread_rwlock_t *l, const pthread_rwlockattr_
 	int rc = ms_real_rw.init(l, attr);
 	struct ms_thread *t;
 	if (rc == 0 && (t = recording()))
-		born(t, l, MS_CLASS_RWLOCK, CALLER);
+		born(t, l, MS_CLASS_RWLOCK, 0, CALLER);
 	return rc;
 }
 
@@ -267,7 +280,7 @@ MS_EXPORT int pthread_spin_init(pthread_spinlock_t *s, int pshared)
 	int rc = ms_real_rw.spin_init(s, pshared);
 	struct ms_thread *t;
 	if (rc == 0 && (t = recording()))
-		born(t, (const void *)s, MS_CLASS_SPIN, CALLER);
+		born(t, (const void *)s, MS_CLASS_SPIN, pshared == PTHREAD_PROCESS_SHARED, CALLER);
 	return rc;
 }
 
