@@ -365,7 +365,7 @@ void ms_finding_held_at_exit(const struct ms_tstate *ts)
 			h->held[i].birth = LOAD(&ms_rec(r)->birth);
 			h->held[i].robust = ms_robust_mark(r);
 			h->held[i].flags = LOAD(&ms_rec(r)->flags);
-			h->held[i].read = ts->held[i].mode == MS_HELD_READ;
+			h->held[i].read = ts->held[i].mode & MS_HELD_READ;
 		}
 	} else
 		exits_dropped++;

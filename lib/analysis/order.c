@@ -70,7 +70,7 @@ static void edge_proto(struct ms_lg_edge *e, const struct ms_tstate *ts, uint32_
 	e->b_key = key;
 	e->a_caller = a->caller;
 	e->b_caller = caller;
-	e->modes = 1u << (2 * (a->mode == MS_HELD_READ) + (uint32_t)read);
+	e->modes = 1u << (2 * (a->mode & MS_HELD_READ) + (uint32_t)read);
 	for (uint32_t i = 0; i < ts->nheld && e->ngate < MS_LG_GATES; i++) {
 		if (i == ai || ts->held[i].rec == r)
 			continue;
@@ -285,7 +285,7 @@ not_cached(struct ms_thread *t, struct ms_tstate *ts, uint32_t r, uintptr_t key,
 	 * in the graph as a path, and a thread holding twenty mutexes pays
 	 * for one edge, not twenty. */
 	uint32_t i = n - 1;
-	a = ms_edge_key(ts->held[i].rec, ts->held[i].mode);
+	a = ms_edge_key(ts->held[i].rec, ts->held[i].mode & MS_HELD_READ);
 	/* Both records are flagged before gen is read: a life of either that
 	 * ends from now on bumps gen (table.c), so the cached edge below is
 	 * never trusted for a later life. */
@@ -311,7 +311,7 @@ static void missed(struct ms_thread *t, struct ms_tstate *ts, uint32_t r,
 	/* asked first: a hit says the edge from the mutex taken last is
 	 * known, as it would be after the checks below */
 	const struct ms_held *top = &ts->held[ts->nheld - 1];
-	if (!known_big(ts, ms_edge_key(top->rec, top->mode), ms_edge_key(r, read)))
+	if (!known_big(ts, ms_edge_key(top->rec, top->mode & MS_HELD_READ), ms_edge_key(r, read)))
 		not_cached(t, ts, r, key, caller, read);
 }
 

@@ -69,7 +69,7 @@ static inline __attribute__((always_inline)) int
 ms_order_known(const struct ms_tstate *ts, uint32_t b)
 {
 	const struct ms_held *top = &ts->held[ts->nheld - 1];
-	uint32_t a = top->rec | top->mode << 31;
+	uint32_t a = top->rec | top->mode << 31; /* its read bit: bit 0 */
 	unsigned s = ms_edge_slot(a, b);
 	uint32_t gen = __atomic_load_n(&ms_table.gen, __ATOMIC_ACQUIRE);
 	return ms_edge_cached(ts, s, a, b, gen) || ms_edge_cached(ts, s ^ 1, a, b, gen);

@@ -126,7 +126,7 @@ static void reader_of(struct ms_tstate *ts, void *arg)
 	uint32_t n = LOAD(&ts->nheld);
 	n = n < MS_HELD_MAX ? n : MS_HELD_MAX;
 	for (uint32_t h = 0; h < n; h++)
-		if (LOAD(&ts->held[h].rec) == q->r && LOAD(&ts->held[h].mode) == MS_HELD_READ) {
+		if (LOAD(&ts->held[h].rec) == q->r && LOAD(&ts->held[h].mode) & MS_HELD_READ) {
 			q->n++;
 			q->any = tid;
 			if (__atomic_load_n(&ts->wait_rec, __ATOMIC_ACQUIRE))

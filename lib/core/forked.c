@@ -76,7 +76,7 @@ static void note_held(struct ms_tstate *ts, void *arg)
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t r = ts->held[i].rec;
 		struct ms_record *rec = ms_rec(r);
-		if (ts->held[i].mode == MS_HELD_READ) {
+		if (ts->held[i].mode & MS_HELD_READ) {
 			/* a read hold (no owner to check): of the parent
 			 * if shared with it, else as an exclusive hold */
 			struct noted note = { r, ts->tid, 0 };

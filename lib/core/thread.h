@@ -31,6 +31,7 @@ extern int ms_active;
  * at it.  Other threads read records only to report. */
 #define MS_HELD_MAX 64     /* mutexes held at once that are followed */
 #define MS_HELD_READ 1u    /* ms_held.mode: a read hold */
+#define MS_HELD_POS_SHIFT 1 /* ... and the unlock's history position above */
 #define MS_EDGE_CACHE 256  /* lock-order edges this thread knows are recorded */
 #define MS_EDGE_CACHE2 16384 /* ... in the bigger cache of a thread that takes more */
 #define MS_EDGE_MISSES 256 /* known edges missed before that one is made */
@@ -46,11 +47,13 @@ struct ms_edge_entry {
  * are the record's) and where it was taken. */
 struct ms_held {
 	uint32_t rec;
-	/* MS_HELD_READ: a read hold of a read-write lock (several threads
-	 * may hold it so at once, and one thread several times); 0 an
-	 * exclusive hold (a mutex, a write lock, a spin lock).  An entry at
-	 * or above nheld has mode 0, as since: the lock path's plain case
-	 * does not write it.  In what was padding: no bigger entry. */
+	/* MS_HELD_READ (bit 0): a read hold of a read-write lock (several
+	 * threads may hold it so at once, and one thread several times); 0
+	 * an exclusive hold (a mutex, a write lock, a spin lock).  Above it,
+	 * a read hold's history position for its unlock, reserved as it was
+	 * taken (MS_HELD_POS; 0 none: other_locks.c).  An entry at or above
+	 * nheld has mode 0, as since: the lock path's plain case does not
+	 * write it.  In what was padding: no bigger entry. */
 	uint32_t mode;
 	uintptr_t caller;
 	/* ticks at the start of this hold if its time is being measured

@@ -333,7 +333,7 @@ static void count_reader(struct ms_tstate *ts, void *arg)
 	uint32_t n = LOAD(&ts->nheld);
 	n = n < MS_HELD_MAX ? n : MS_HELD_MAX;
 	for (uint32_t i = 0; i < n; i++)
-		if (LOAD(&ts->held[i].rec) == q->rec && LOAD(&ts->held[i].mode) == MS_HELD_READ) {
+		if (LOAD(&ts->held[i].rec) == q->rec && LOAD(&ts->held[i].mode) & MS_HELD_READ) {
 			q->n++;
 			return;
 		}
@@ -365,7 +365,7 @@ void ms_held_prune(struct ms_tstate *ts)
 	uint32_t n = ts->nheld, out = 0;
 	/* a read hold has no owner to check: it stays */
 	for (uint32_t i = 0; i < n; i++)
-		if (ts->held[i].mode == MS_HELD_READ ||
+		if (ts->held[i].mode & MS_HELD_READ ||
 		    ((LOAD(&ms_rec(ts->held[i].rec)->owner) & ~MS_HELD) == ts->tid &&
 		     (LOAD(&ms_rec(ts->held[i].rec)->owner) & MS_HELD)))
 			ts->held[out++] = ts->held[i];

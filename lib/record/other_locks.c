@@ -70,20 +70,19 @@ uint32_t ms_first_use_of(struct ms_thread *t, const void *lock, unsigned lock_cl
 }
 
 /* ---- read holds ----------------------------------------------------------
- * A read takes two locked adds of ours (the acquisition count, and a
- * history position each way) beside glibc's two: every other number of
- * the plain case is read, or written only when it changes (the most
- * readers at once, the first lock), or the writer's. */
+ * A read takes two locked adds of ours beside glibc's two: its count, and
+ * two history positions at once -- its own and its unlock's, which the
+ * held set keeps, so that the unlock writes its entry with plain stores.
+ * Every other number of the plain case is read, or written only when it
+ * changes (the most readers at once, the first lock), or the writer's. */
 
-/* An entry of the main history by a reader: other readers write theirs at
- * once, so the position is taken with a locked add, and the order is past
- * the newest entry (one being written is not waited for: this thread's
- * clock is past its own, which the plain case of a thread taking the lock
- * again and again reads). */
-static void log_reader(struct ms_thread *t, uint32_t r, struct ms_record *rec,
-		       uintptr_t caller, unsigned op, int waited, uint64_t ticks)
+/* The order of a reader's entry: past the newest entry (one being written,
+ * or a position another reader keeps for its unlock, reads 0 and is not
+ * waited for) and this thread's clock, which the plain case of a thread
+ * taking the lock again and again reads. */
+static uint64_t reader_order(struct ms_thread *t, uint32_t r, const struct ms_record *rec,
+			     uint32_t ops)
 {
-	uint32_t ops = LOAD(&rec->ops);
 	uint64_t o = t->clock;
 	if (ops) {
 		const struct ms_op *e = ms_history_at(r, ops - 1);
@@ -92,15 +91,21 @@ static void log_reader(struct ms_thread *t, uint32_t r, struct ms_record *rec,
 	} else if (LOAD(&rec->seq) > o)
 		o = LOAD(&rec->seq);
 	t->clock = ++o;
-	uint32_t pos = __atomic_fetch_add(&rec->ops, 1, __ATOMIC_RELAXED);
+	return o;
+}
+
+static void reader_entry(struct ms_thread *t, uint32_t r, uint32_t pos, uint64_t o,
+			 uintptr_t caller, unsigned op, int waited, uint64_t ticks)
+{
 	struct ms_op *e = ms_history_at(r, pos);
 	ms_op_write(e, ms_history_ticks(e), o, t->tid, caller, op, waited, 0, ticks);
 }
 
 /* The first read of a life, or one that finds more readers than ever. */
-static __attribute__((noinline)) void read_rare(struct ms_record *rec, struct ms_cold *c,
+static __attribute__((noinline)) void read_rare(uint32_t r, struct ms_record *rec,
 						uint32_t readers, uintptr_t caller)
 {
+	struct ms_cold *c = ms_cold(r);
 	if (readers > LOAD(&c->rd.readers_max))
 		atomic_max_u32(&c->rd.readers_max, readers);
 	uintptr_t none = 0;
@@ -115,36 +120,44 @@ void ms_read_acquired(struct ms_thread *t, uint32_t r, const void *lock, uintptr
 {
 	struct ms_record *rec = ms_rec(r);
 	struct ms_tstate *ts = t->ts;
-	struct ms_cold *c = ms_cold(r);
 	uint64_t n_acq = __atomic_add_fetch(&rec->acquisitions, 1, __ATOMIC_RELAXED);
-	/* glibc's count, read from the line its lock just wrote */
+	/* glibc's count, read from the line its lock just wrote; the most
+	 * is kept in the cold part, which one reader alone never reads */
 	uint32_t readers = rw_readers(lock);
-	if (unlikely(readers > LOAD(&c->rd.readers_max) || !LOAD(&rec->first_caller)))
-		read_rare(rec, c, readers, caller);
+	if (unlikely(!LOAD(&rec->first_caller)) ||
+	    (readers > 1 && readers > LOAD(&ms_cold(r)->rd.readers_max)))
+		read_rare(r, rec, readers, caller);
 	if (unlikely(op == MS_OP_TRYRDLOCK)) { /* counted in both, as every number */
-		ATOMIC_ADD(&c->trylock_ok, 1);
-		ATOMIC_ADD(&c->rd.trylock_ok, 1);
+		ATOMIC_ADD(&ms_cold(r)->trylock_ok, 1);
+		ATOMIC_ADD(&ms_cold(r)->rd.trylock_ok, 1);
 	}
 	uint32_t n = ts->nheld;
 	if (unlikely(n) && !ms_op_try(op) && !ms_holds_read(ts, r))
 		ms_order_note_mode(t, ts, r, (uintptr_t)lock, caller, 1);
 	n = ts->nheld; /* the note prunes what others unlocked */
+	uint64_t o = reader_order(t, r, rec, LOAD(&rec->ops));
 	if (likely(n < MS_HELD_MAX)) {
+		uint32_t pos = __atomic_fetch_add(&rec->ops, 2, __ATOMIC_RELAXED);
+		/* the unlock's position reads empty until it is written */
+		__atomic_store_n(&ms_history_at(r, pos + 1)->stamp, 0, __ATOMIC_RELAXED);
+		reader_entry(t, r, pos, o, caller, op, waited, ticks);
 		ts->held[n].rec = r;
-		ts->held[n].mode = MS_HELD_READ;
+		ts->held[n].mode = MS_HELD_READ | (pos + 1) << MS_HELD_POS_SHIFT;
 		ts->held[n].caller = caller;
 		if (unlikely(LOAD(&rec->flags) & MS_F_TIMED) && ms_hold_sampled(n_acq))
 			ts->held[n].since = ms_ticks();
 		ts->nheld = n + 1;
-	} else
+	} else {
 		ts->overflow++;
-	log_reader(t, r, rec, caller, op, waited, ticks);
+		uint32_t pos = __atomic_fetch_add(&rec->ops, 1, __ATOMIC_RELAXED);
+		reader_entry(t, r, pos, o, caller, op, waited, ticks);
+	}
 }
 
 int ms_holds_read(const struct ms_tstate *ts, uint32_t r)
 {
 	for (uint32_t i = ts->nheld < MS_HELD_MAX ? ts->nheld : MS_HELD_MAX; i-- > 0;)
-		if (ts->held[i].rec == r && ts->held[i].mode == MS_HELD_READ)
+		if (ts->held[i].rec == r && ts->held[i].mode & MS_HELD_READ)
 			return 1;
 	return 0;
 }
@@ -153,21 +166,33 @@ uint32_t ms_read_released(struct ms_thread *t, uint32_t r, uintptr_t caller)
 {
 	struct ms_tstate *ts = t->ts;
 	struct ms_record *rec = ms_rec(r);
-	uint32_t n = ts->nheld;
+	uint32_t n = ts->nheld, mode = 0;
 	uint64_t since;
 	if (likely(n && n <= MS_HELD_MAX && ts->held[n - 1].rec == r)) {
 		since = ts->held[n - 1].since;
+		mode = ts->held[n - 1].mode;
 		ts->held[n - 1].since = 0; /* see held[] */
 		ts->held[n - 1].mode = 0;
 		ts->nheld = n - 1;
-	} else /* out of order */
+	} else { /* out of order */
+		for (uint32_t i = n < MS_HELD_MAX ? n : MS_HELD_MAX; i-- > 0;)
+			if (ts->held[i].rec == r) {
+				mode = ts->held[i].mode;
+				break;
+			}
 		since = ms_held_remove(ts, r);
+	}
 	if (unlikely(since))
 		ms_read_hold_end(r, since);
 	uint32_t seq = 0;
 	if (unlikely(LOAD(&rec->flags) & MS_F_WAITERS))
 		seq = ms_release_begin(r);
-	log_reader(t, r, rec, caller, MS_OP_RDUNLOCK, 0, 0);
+	uint32_t pos = mode >> MS_HELD_POS_SHIFT;
+	uint64_t o = t->clock + 1; /* past its lock's entry, as a holder's */
+	t->clock = o;
+	if (unlikely(!pos))
+		pos = __atomic_fetch_add(&rec->ops, 1, __ATOMIC_RELAXED);
+	reader_entry(t, r, pos, o, caller, MS_OP_RDUNLOCK, 0, 0);
 	return seq;
 }
 

@@ -178,7 +178,7 @@ static inline int held_top_read(const struct ms_tstate *ts, uint32_t r)
 {
 	uint32_t n = ts->nheld;
 	return n && n <= MS_HELD_MAX && ts->held[n - 1].rec == r &&
-	       ts->held[n - 1].mode == MS_HELD_READ;
+	       ts->held[n - 1].mode & MS_HELD_READ;
 }
 
 /* The mode of the unlock is the one this thread holds: glibc's writer
