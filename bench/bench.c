@@ -180,6 +180,116 @@ static struct result run_pair1024(long n)
 	return (struct result){ (unsigned long)n, t1 - t0, sum, 0 };
 }
 
+/* ---- rwpair_read, rwpair_write, spinpair: one thread, no contention -----
+ * The uncontended pair of the other two kinds of lock the library
+ * interposes, each on one lock.  A read pair reads a counter (an atomic
+ * load, so that the compiler keeps the read inside the pair, not hoisted
+ * out of the loop); a write pair and a spin pair increment it.
+ * bench_rdpairs and bench_spinpairs are kept out of line for callgrind, as
+ * bench_pairs (callgrind_rwpair_read, callgrind_spinpair). */
+
+static unsigned long rw_one = 1;	/* what read pairs read */
+
+__attribute__((noinline, noclone)) unsigned long bench_rdpairs(pthread_rwlock_t *l,
+							       long n)
+{
+	unsigned long sum = 0;
+	for (long i = 0; i < n; i++) {
+		CHECK(pthread_rwlock_rdlock(l));
+		sum += __atomic_load_n(&rw_one, __ATOMIC_RELAXED);
+		CHECK(pthread_rwlock_unlock(l));
+	}
+	return sum;
+}
+
+static void bench_wrpairs(pthread_rwlock_t *l, long n)
+{
+	for (long i = 0; i < n; i++) {
+		CHECK(pthread_rwlock_wrlock(l));
+		counter++;
+		CHECK(pthread_rwlock_unlock(l));
+	}
+}
+
+__attribute__((noinline, noclone)) void bench_spinpairs(pthread_spinlock_t *s,
+							long n)
+{
+	for (long i = 0; i < n; i++) {
+		CHECK(pthread_spin_lock(s));
+		counter++;
+		CHECK(pthread_spin_unlock(s));
+	}
+}
+
+static struct result run_rwpair_read(long n)
+{
+	pthread_rwlock_t l;
+	CHECK(pthread_rwlock_init(&l, NULL));
+	bench_rdpairs(&l, 1000);
+	double t0 = now_ns();
+	unsigned long sum = bench_rdpairs(&l, n);
+	double t1 = now_ns();
+	CHECK(pthread_rwlock_destroy(&l));
+	expect("rwpair_read sum", sum, (unsigned long)n);
+	return (struct result){ (unsigned long)n, t1 - t0, sum, 0 };
+}
+
+static struct result run_rwpair_write(long n)
+{
+	pthread_rwlock_t l;
+	CHECK(pthread_rwlock_init(&l, NULL));
+	bench_wrpairs(&l, 1000);
+	counter = 0;
+	double t0 = now_ns();
+	bench_wrpairs(&l, n);
+	double t1 = now_ns();
+	CHECK(pthread_rwlock_destroy(&l));
+	expect("rwpair_write counter", counter, (unsigned long)n);
+	return (struct result){ (unsigned long)n, t1 - t0, counter, 0 };
+}
+
+static struct result run_spinpair(long n)
+{
+	pthread_spinlock_t s;
+	CHECK(pthread_spin_init(&s, PTHREAD_PROCESS_PRIVATE));
+	bench_spinpairs(&s, 1000);
+	counter = 0;
+	double t0 = now_ns();
+	bench_spinpairs(&s, n);
+	double t1 = now_ns();
+	CHECK(pthread_spin_destroy(&s));
+	expect("spinpair counter", counter, (unsigned long)n);
+	return (struct result){ (unsigned long)n, t1 - t0, counter, 0 };
+}
+
+/* As callgrind_pair: a 10-pair warm-up (first use, lazy binding), then n
+ * pairs, all inside the function callgrind collects. */
+static struct result run_callgrind_rwpair_read(long n)
+{
+	pthread_rwlock_t l;
+	CHECK(pthread_rwlock_init(&l, NULL));
+	double t0 = now_ns();
+	unsigned long sum = bench_rdpairs(&l, 10);
+	sum += bench_rdpairs(&l, n);
+	double t1 = now_ns();
+	CHECK(pthread_rwlock_destroy(&l));
+	expect("callgrind_rwpair_read sum", sum, (unsigned long)n + 10);
+	return (struct result){ (unsigned long)n, t1 - t0, sum, 0 };
+}
+
+static struct result run_callgrind_spinpair(long n)
+{
+	pthread_spinlock_t s;
+	CHECK(pthread_spin_init(&s, PTHREAD_PROCESS_PRIVATE));
+	double t0 = now_ns();
+	bench_spinpairs(&s, 10);
+	bench_spinpairs(&s, n);
+	double t1 = now_ns();
+	CHECK(pthread_spin_destroy(&s));
+	expect("callgrind_spinpair counter", counter, (unsigned long)n + 10);
+	return (struct result){ (unsigned long)n, t1 - t0, counter, 0 };
+}
+
 /* ---- hot2, hot4: T threads on one mutex, tiny critical section --------- */
 
 static pthread_mutex_t hot_m = PTHREAD_MUTEX_INITIALIZER;
@@ -213,6 +323,93 @@ static struct result run_hot(int threads, long n)
 
 static struct result run_hot2(long n) { return run_hot(2, n); }
 static struct result run_hot4(long n) { return run_hot(4, n); }
+
+/* ---- rw4_read99: 4 threads on one rwlock, 99 % reads --------------------
+ * A lock guarding data that is mostly read, as a configuration or a cache:
+ * each thread's every 100th op takes the lock to write (increments the
+ * counter), the others take it to read (read the counter).  The choice is
+ * by op number, not random, so the final counter -- the checksum -- is
+ * known.  The readers' sum only keeps the reads from being optimised away:
+ * what they see depends on the interleaving. */
+
+#define RW_THREADS 4
+#define RW_WRITE_EVERY 100
+
+static pthread_rwlock_t rw_l = PTHREAD_RWLOCK_INITIALIZER;
+static unsigned long rw_counter;
+static unsigned long rw_seen[RW_THREADS];
+static long rw_each;
+static struct crew rw_crew;
+
+static void *rw_worker(void *arg)
+{
+	long id = (long)arg;
+	unsigned long seen = 0;
+	crew_wait(&rw_crew);
+	for (long i = 0; i < rw_each; i++) {
+		if (i % RW_WRITE_EVERY == RW_WRITE_EVERY - 1) {
+			CHECK(pthread_rwlock_wrlock(&rw_l));
+			rw_counter++;
+		} else {
+			CHECK(pthread_rwlock_rdlock(&rw_l));
+			seen += __atomic_load_n(&rw_counter, __ATOMIC_RELAXED);
+		}
+		CHECK(pthread_rwlock_unlock(&rw_l));
+	}
+	rw_seen[id] = seen;
+	return NULL;
+}
+
+static struct result run_rw4_read99(long n)
+{
+	rw_each = n / RW_THREADS;
+	rw_counter = 0;
+	crew_start(&rw_crew, RW_THREADS, rw_worker);
+	double t0 = crew_release(&rw_crew);
+	double t1 = crew_join(&rw_crew);
+	expect("rw4_read99 counter", rw_counter,
+	       (unsigned long)(rw_each / RW_WRITE_EVERY * RW_THREADS));
+	unsigned long total = (unsigned long)(rw_each * RW_THREADS);
+	return (struct result){ total, t1 - t0, rw_counter, 0 };
+}
+
+/* ---- spin2: 2 threads on one spin lock, tiny critical section -----------
+ * hot2 with a spin lock: a waiter never sleeps, so this counts handovers
+ * without futex calls.  2 threads for 2 CPUs: more would spin while the
+ * holder waits for a CPU. */
+
+#define SPIN_THREADS 2
+
+static pthread_spinlock_t spin_s;
+static unsigned long spin_counter;
+static long spin_each;
+static struct crew spin_crew;
+
+static void *spin_worker(void *arg)
+{
+	(void)arg;
+	crew_wait(&spin_crew);
+	for (long i = 0; i < spin_each; i++) {
+		CHECK(pthread_spin_lock(&spin_s));
+		spin_counter++;
+		CHECK(pthread_spin_unlock(&spin_s));
+	}
+	return NULL;
+}
+
+static struct result run_spin2(long n)
+{
+	CHECK(pthread_spin_init(&spin_s, PTHREAD_PROCESS_PRIVATE));
+	spin_each = n / SPIN_THREADS;
+	spin_counter = 0;
+	crew_start(&spin_crew, SPIN_THREADS, spin_worker);
+	double t0 = crew_release(&spin_crew);
+	double t1 = crew_join(&spin_crew);
+	CHECK(pthread_spin_destroy(&spin_s));
+	unsigned long total = (unsigned long)(spin_each * SPIN_THREADS);
+	expect("spin2 counter", spin_counter, total);
+	return (struct result){ total, t1 - t0, spin_counter, 0 };
+}
 
 /* ---- tenxtwenty: 10 threads lock 20 mutexes in turn, unlock all 20 ----- */
 
@@ -715,10 +912,20 @@ static const struct workload {
 	  "rounds of 100 outer x 100 inner mutexes (10,000 edges); op = one nested acquisition" },
 	{ "waited", run_waited, 20000000,
 	  "rounds of a mutex this thread once waited for, then another; op = 2 lock+unlock" },
+	{ "rwpair_read", run_rwpair_read, 40000000,
+	  "pairs on one rwlock; op = rdlock+unlock" },
+	{ "rwpair_write", run_rwpair_write, 40000000,
+	  "pairs on one rwlock; op = wrlock+unlock" },
+	{ "spinpair", run_spinpair, 40000000,
+	  "pairs on one spin lock; op = lock+unlock" },
 	{ "hot2", run_hot2, 20000000,
 	  "total pairs, 2 threads on one mutex; op = lock+unlock" },
 	{ "hot4", run_hot4, 20000000,
 	  "total pairs, 4 threads on one mutex; op = lock+unlock" },
+	{ "rw4_read99", run_rw4_read99, 20000000,
+	  "total ops, 4 threads on one rwlock, every 100th a write; op = rdlock+unlock or wrlock+unlock" },
+	{ "spin2", run_spin2, 20000000,
+	  "total pairs, 2 threads on one spin lock; op = lock+unlock" },
 	{ "tenxtwenty", run_tenxtwenty, 100000,
 	  "rounds, 10 threads x 20 mutexes; op = lock+unlock" },
 	{ "condvar", run_condvar, 500000,
@@ -735,6 +942,10 @@ static const struct workload {
 	  "short programs, each one lock and an exit; op = one program" },
 	{ "callgrind_pair", run_callgrind_pair, 100000,
 	  "pairs in bench_pairs after a 10-pair warm-up; op = lock+unlock" },
+	{ "callgrind_rwpair_read", run_callgrind_rwpair_read, 100000,
+	  "pairs in bench_rdpairs after a 10-pair warm-up; op = rdlock+unlock" },
+	{ "callgrind_spinpair", run_callgrind_spinpair, 100000,
+	  "pairs in bench_spinpairs after a 10-pair warm-up; op = lock+unlock" },
 };
 
 #define N_WORKLOADS (sizeof workloads / sizeof workloads[0])
@@ -743,7 +954,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: bench <workload> [n]\n");
 	for (size_t i = 0; i < N_WORKLOADS; i++)
-		fprintf(stderr, "  %-15s n = %ld %s\n", workloads[i].name,
+		fprintf(stderr, "  %-21s n = %ld %s\n", workloads[i].name,
 			workloads[i].n, workloads[i].what);
 	exit(2);
 }
