@@ -330,7 +330,7 @@ void ms_order_note_mode(struct ms_thread *t, struct ms_tstate *ts, uint32_t r,
 
 /* Whether a thread that wants lock r in mode want_read waits for one that
  * holds it in mode held_read. */
-static int conflicts(uint32_t r, int want_read, int held_read)
+static int conflicts(uint32_t r, uint32_t want_read, uint32_t held_read)
 {
 	uint32_t flags = LOAD(&ms_rec(r)->flags);
 	if (ms_lock_class(flags) != MS_CLASS_RWLOCK || !want_read || !held_read)

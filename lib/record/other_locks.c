@@ -335,9 +335,8 @@ int ms_rwlock_unlock_other(struct ms_thread *t, uint32_t r, pthread_rwlock_t *l,
 	uint32_t readers = rw_readers(l);
 	int writer = rw_writer(l);
 	int seen_all = readers <= ms_held_readers(r, t->tid);
-	int saved = errno;
 	int rc = ms_real_rw.unlock(l);
-	saved = errno;
+	int saved = errno;
 	if (rc)
 		ms_count_error(r, rc);
 	if (!readers && !writer)
@@ -388,9 +387,8 @@ int ms_spin_unlock_other(struct ms_thread *t, uint32_t r, pthread_spinlock_t *s,
 			 uintptr_t caller)
 {
 	int locked = ms_spin_held(s);
-	int saved = errno;
 	int rc = ms_real_rw.spin_unlock(s);
-	saved = errno;
+	int saved = errno;
 	ms_held_remove(t->ts, r);
 	ms_misuse(t, r, locked ? MS_M_UNLOCK_NOT_OWNER : MS_M_UNLOCK_UNLOCKED, caller,
 		  MS_OP_UNLOCK, rc);

@@ -74,7 +74,10 @@ static void reads_of(struct ms_site_reads *o, const struct ms_read_stats *c,
 	o->timeouts = LOAD(&c->timeouts);
 	o->writes_behind_readers = LOAD(&c->writes_behind_readers);
 	o->writes_behind_readers_total = LOAD(&c->writes_behind_readers_total);
+	/* one reader at a time is not kept (other_locks.c): at least 1 */
 	o->readers_max = LOAD(&c->readers_max);
+	if (!o->readers_max && o->acquisitions)
+		o->readers_max = 1;
 	ms_hist_widen(o->hist, c->hist, MS_HIST_BUCKETS);
 	ms_hist_widen(o->hold_hist, c->hold_hist, MS_HIST_BUCKETS);
 }
@@ -869,9 +872,10 @@ static void print_modes(struct ms_fmt *f, const struct line *l)
 		return;
 	const struct ms_site_reads *rd = &l->rd;
 	char a[16], b[16], c[16], d[16];
-	uint64_t writes = l->acquisitions - rd->acquisitions;
-	uint64_t wr_contended = l->contended - rd->contended;
-	uint64_t wr_holds = l->holds - rd->holds;
+	/* counters read while they move: never below zero */
+	uint64_t writes = l->acquisitions > rd->acquisitions ? l->acquisitions - rd->acquisitions : 0;
+	uint64_t wr_contended = l->contended > rd->contended ? l->contended - rd->contended : 0;
+	uint64_t wr_holds = l->holds > rd->holds ? l->holds - rd->holds : 0;
 	uint64_t rd_hold = ms_ticks_to_ns(rd->hold_total);
 	uint64_t wr_hold = l->hold_total > rd_hold ? l->hold_total - rd_hold : 0;
 	uint64_t rd_wait = ms_ticks_to_ns(rd->wait_total);
@@ -885,9 +889,11 @@ static void print_modes(struct ms_fmt *f, const struct line *l)
 	ms_fmt(f, "  tryrdlock %llu ok, %llu busy; trywrlock %llu ok, %llu busy; timed out: "
 		  "reads %llu, writes %llu\n",
 	       (unsigned long long)rd->trylock_ok, (unsigned long long)rd->trylock_busy,
-	       (unsigned long long)(l->trylock_ok - rd->trylock_ok),
-	       (unsigned long long)(l->trylock_busy - rd->trylock_busy),
-	       (unsigned long long)rd->timeouts, (unsigned long long)(l->timeouts - rd->timeouts));
+	       (unsigned long long)(l->trylock_ok > rd->trylock_ok ? l->trylock_ok - rd->trylock_ok : 0),
+	       (unsigned long long)(l->trylock_busy > rd->trylock_busy
+					    ? l->trylock_busy - rd->trylock_busy : 0),
+	       (unsigned long long)rd->timeouts,
+	       (unsigned long long)(l->timeouts > rd->timeouts ? l->timeouts - rd->timeouts : 0));
 	/* the holds' maximum is both modes': the writes' if above the reads' */
 	uint64_t rd_max = ms_ticks_to_ns(rd->hold_max);
 	char e[16];
@@ -895,7 +901,7 @@ static void print_modes(struct ms_fmt *f, const struct line *l)
 		  "writers waited behind readers %llu times, %s\n",
 	       rd->holds ? ms_duration(a, rd_hold / rd->holds) : "-",
 	       rd->holds ? ms_duration(b, rd_max) : "-",
-	       wr_holds ? ms_duration(c, wr_hold / wr_holds) : "-",
+	       wr_holds ? ms_duration(c, wr_hold / (wr_holds ? wr_holds : 1)) : "-",
 	       wr_holds && l->hold_max <= rd_max ? "<= " : "",
 	       wr_holds ? ms_duration(d, l->hold_max) : "-",
 	       (unsigned long long)rd->writes_behind_readers,

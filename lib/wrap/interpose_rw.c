@@ -95,6 +95,20 @@ static void ended(struct ms_thread *t, const void *l, uintptr_t caller)
 		life_ended(t, MS_ENDED_DESTROYED, caller);
 }
 
+/* Once the lock is free: publish this unlock's stack for the waiter it
+ * lets in (seq), and charge this thread's own sampled wait, which waits
+ * for its next unlock, as the mutex path does (record.c). */
+static __attribute__((noinline)) void after_unlock(struct ms_thread *t, uint32_t r,
+						   uint64_t birth, uint32_t seq)
+{
+	int saved = errno;
+	if (seq)
+		ms_release_publish(r, birth, seq);
+	if (t->pend)
+		ms_blame_flush(t);
+	errno = saved;
+}
+
 /* ---- read-write locks ------------------------------------------------------ */
 
 /* glibc refuses the deadline (or the clock) before it looks at the lock. */
@@ -198,11 +212,8 @@ static inline __attribute__((always_inline)) int rw_unlock(pthread_rwlock_t *l, 
 		return ms_rwlock_unlock_other(t, r, l, caller);
 	uint64_t birth = LOAD(&ms_rec(r)->birth);
 	int rc = ms_real_rw.unlock(l);
-	if (unlikely(seq)) {
-		int saved = errno;
-		ms_release_publish(r, birth, seq);
-		errno = saved;
-	}
+	if (unlikely(seq | t->pend))
+		after_unlock(t, r, birth, seq);
 	return rc;
 }
 
@@ -340,10 +351,7 @@ MS_EXPORT int pthread_spin_unlock(pthread_spinlock_t *s)
 	uint64_t birth = LOAD(&ms_rec(r)->birth);
 	uint32_t seq = ms_released(t, r, CALLER, MS_OP_UNLOCK);
 	int rc = ms_real_rw.spin_unlock(s);
-	if (unlikely(seq)) {
-		int saved = errno;
-		ms_release_publish(r, birth, seq);
-		errno = saved;
-	}
+	if (unlikely(seq | t->pend))
+		after_unlock(t, r, birth, seq);
 	return rc;
 }
