@@ -2,7 +2,8 @@
 # each inversion's edges red (POTENTIAL DEADLOCK) or dashed (GUARDED
 # INVERSION) and nothing else coloured; a live dump's wait-for graph shows
 # the threads of a hang waiting for each other in red; labels are escaped so
-# that dot takes any mutex name; and `dot -Tsvg` renders every file.
+# that dot takes any mutex name; read-write locks are named so, and their
+# edges say the modes; and `dot -Tsvg` renders every file.
 . "$top_srcdir/tests/lib.sh"
 B=$top_builddir
 CC=${CC:-cc}
@@ -68,6 +69,7 @@ LOCK_TO=$(grep -n '/\* LOCK_TO \*/' "$top_srcdir/examples/deadlock_abba.c" | cut
 expect_eq "abba: each edge says where the second lock was taken, and by whom" \
 	"$(grep -Ec "label=\"transfer \(deadlock_abba\.c:$LOCK_TO\)\\\\nthread [0-9]+" "$WORK/abba.dot")" 2
 expect_grep "abba: nobody waits at exit" 'w_none .*no thread waits for a mutex' "$WORK/abba.dot"
+expect_no_grep "abba: mutexes' edges say no mode" '(held|taken) for (read|write)' "$WORK/abba.dot"
 
 run abba_ordered "$B/examples/deadlock_abba" ordered
 renders abba_ordered
@@ -182,4 +184,43 @@ else
 	sed 's/^/  | /' "$WORK/cc.err" >&2
 fi
 
+# ---- read-write locks (tests/rw_formats.c) -------------------------------
+RW=$B/tests/rw_formats
+# lock_addr RUN NAME: the address tests/rw_formats printed for lock NAME
+lock_addr() { awk -v n="$2" '$1 == n { print $2 }' "$WORK/$1.out"; }
+
+# A written then B read; B written then A read
+run rwinv "$RW" inversion
+renders rwinv
+expect_eq "rwinv: two lock-order edges, red" "$(order_edges "$WORK/rwinv.dot" 'color=red')" 2
+expect_eq "rwinv: each held for write, the other taken for read" \
+	"$(order_edges "$WORK/rwinv.dot" 'nheld for write, taken for read", color=red')" 2
+for l in A B; do
+	expect_grep "rwinv: $l's node says it is an rwlock" \
+		"^[[:space:]]*o[0-9]+ \[label=\"rwlock $(lock_addr rwinv $l)\\\\nfirst locked at " "$WORK/rwinv.dot"
+done
+
+# a live dump of a deadlock through a read hold: main holds A for read and
+# waits to write B; the other thread holds B and waits to write A
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_FORMAT=dot MUTEXSTAT_OUTPUT="$WORK/rwhang" \
+	"$RW" hang >"$WORK/rwhang.out" 2>"$WORK/rwhang.err" &
+pid=$!
+wait_for "$WORK/rwhang.out" '^deadlocked$' 20 && pass "rwhang: hung" || fail "rwhang: never hung"
+kill -USR1 $pid
+wait_for "$WORK/rwhang.1.dot" '^}$' 20 || fail "rwhang: no rwhang.1.dot"
+kill -9 $pid
+wait $pid 2>/dev/null
+cp "$WORK/rwhang.1.dot" "$WORK/rwhang1.dot" 2>/dev/null
+renders rwhang1
+cluster "$WORK/rwhang.1.dot" wait > "$WORK/rwhang.wait"
+expect_eq "rwhang: two red waits to write" \
+	"$(grep -E '^[[:space:]]*wt[0-9]+ -> wm[0-9]+ \[label="waits to write for ' "$WORK/rwhang.wait" | grep -c 'color=red')" 2
+expect_eq "rwhang: held for read by main, for write by the other thread, both red" \
+	"$(grep -E '^[[:space:]]*wm[0-9]+ -> wt[0-9]+ \[' "$WORK/rwhang.wait" | grep 'color=red' |
+	   sed -n 's/.*label="\(held for [a-z]* by\).*/\1/p' | sort | tr '\n' ',')" \
+	"held for read by,held for write by,"
+expect_eq "rwhang: the lock-order cycle with its modes" \
+	"$(cluster "$WORK/rwhang.1.dot" order | grep -E '^[[:space:]]*o[0-9]+ -> o[0-9]+ \[' | grep 'color=red' |
+	   sed -n 's/.*\\n\(held for [a-z]*, taken for [a-z]*\)".*/\1/p' | sort | tr '\n' ',')" \
+	"held for read, taken for write,held for write, taken for write,"
 finish

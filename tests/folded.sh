@@ -1,6 +1,7 @@
 # folded.sh - MUTEXSTAT_FORMAT=text,folded: one file per format under the
 # MUTEXSTAT_OUTPUT prefix; folded lines root first, leaf last, values in
-# nanoseconds that add up to the waits.
+# nanoseconds that add up to the waits; other kinds of lock named in the
+# root, a read-write lock's stacks under their mode.
 . "$top_srcdir/tests/lib.sh"
 B=$top_builddir
 R=3
@@ -71,4 +72,30 @@ expect_eq "ended: the waiter's stack, under the name" \
 expect_eq "ended: the holder's stack, leaf last" \
 	"$(sed 's/ [0-9]*$//; s/.*;//' "$WORK/e.hold.folded")" \
 	"pool_life (scenario.c:$(line_of ENDED_LETS_IN))"
+# read-write and spin locks (tests/rw_formats.c contend ended): a reader
+# waits for a writer and a writer for a reader on rw, and on an rwlock then
+# destroyed; a lock only written; a spin lock
+rw_line() { grep -n "$1" "$top_srcdir/tests/rw_formats.c" | cut -d: -f1; }
+MUTEXSTAT_FORMAT=folded MUTEXSTAT_STACK_SAMPLE=1 MUTEXSTAT_OUTPUT="$WORK/rw" \
+	run_with "$WORK/rw.out" "$WORK/err" "$B/tests/rw_formats" contend ended
+# roots NAME: each line's root (a lock named as the program printed it,
+# "ended" for the site line), mode frame if any, and leaf's line
+roots() {
+	awk 'NR == FNR { name[$2] = $1; next }
+		{ sub(/ [0-9]+$/, ""); n = split($0, f, ";"); leaf = f[n]
+		  sub(/.*:/, "", leaf); sub(/\)$/, "", leaf)
+		  r = f[1]; a = r; sub(/^(rwlock|spin lock) /, "", a)
+		  r = a in name ? substr(r, 1, length(r) - length(a)) name[a] : r ~ /^rwlocks ended at / ? "rwlocks ended" : r
+		  print r, (f[2] ~ /^\[/ ? f[2] : "-"), leaf }' "$WORK/rw.out" "$WORK/rw.$1.folded" | sort | tr '\n' ','
+}
+expect_eq "rw: the waits, under each lock's kind and the mode of the wait" "$(roots wait)" \
+	"$(printf '%s\n' "rwlock rw [read] $(rw_line RD_WAITS)" "rwlock rw [write] $(rw_line WR_WAITS)" \
+		"rwlock wo [write] $(rw_line WR_WAITS)" "rwlocks ended [read] $(rw_line RD_WAITS)" \
+		"rwlocks ended [write] $(rw_line WR_WAITS)" "spin lock spin - $(rw_line SPIN_WAITS)" |
+		sort | tr '\n' ',')"
+expect_eq "rw: the holds that made them wait, under the mode let go of" "$(roots hold)" \
+	"$(printf '%s\n' "rwlock rw [read] $(rw_line RD_LETS_IN)" "rwlock rw [write] $(rw_line WR_LETS_IN)" \
+		"rwlock wo [write] $(rw_line WO_LETS_IN)" "rwlocks ended [read] $(rw_line RD_LETS_IN)" \
+		"rwlocks ended [write] $(rw_line WR_LETS_IN)" "spin lock spin - $(rw_line SPIN_LETS_IN)" |
+		sort | tr '\n' ',')"
 finish

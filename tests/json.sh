@@ -1,7 +1,9 @@
 # json.sh - MUTEXSTAT_FORMAT=json: PREFIX.json is valid JSON that says what
 # the text report says: the same counters for the same mutexes, who waited,
 # the findings (inversion, misuse, a live deadlock), histograms that count
-# the waits, and strings escaped whatever bytes they hold.
+# the waits, and strings escaped whatever bytes they hold; read-write and
+# spin locks with their kind, reads and writes, and the modes of their
+# operations, stacks, holds, waits and lock-order edges.
 . "$top_srcdir/tests/lib.sh"
 B=$top_builddir
 
@@ -22,7 +24,7 @@ valid() {
 # same_counts NAME: every address row of the text report's top table has the
 # same acquisitions and contentions in the JSON document.
 same_counts() {
-	awk '/^Top [0-9]+ mutex(es)? by/ { t = 1; getline; next } t && /^$/ { t = 0 }
+	awk '/^Top [0-9]+ (mutex(es)?|locks?) by/ { t = 1; getline; next } t && /^$/ { t = 0 }
 	     t && $2 ~ /^0x/ { print $2, $3, $4 }' "$WORK/$1.txt" > "$WORK/$1.rows"
 	rows=$(wc -l < "$WORK/$1.rows")
 	[ "$rows" -gt 0 ] || fail "$1: no address rows in the text report"
@@ -64,6 +66,10 @@ expect_eq "blame: recent operations are in happened-before order" \
 expect_eq "blame: a waited lock has its time" \
 	"$(jq '[.mutexes[].recent_operations[] | select(.waited) | .time_ns != null] | all' "$J")" true
 expect_eq "blame: no findings" "$(jq '.findings | length' "$J")" 0
+expect_eq "blame: every lock a mutex, without reads or writes" \
+	"$(jq '[.mutexes[] | .lock == "mutex" and .reads == null and .writes == null] | all' "$J")" true
+expect_eq "blame: no operation has a mode" \
+	"$(jq '[.mutexes[].recent_operations[].mode] | unique' "$J" | tr -d ' \n')" '[null]'
 
 # ---- deadlock_abba: one inversion ----------------------------------------
 json_run abba "$B/examples/deadlock_abba"
@@ -78,6 +84,8 @@ expect_eq "abba: every edge's from_at and to_at is in deadlock_abba.c" \
 	"$(jq '[.findings[] | select(.kind == "potential-deadlock") | .edges[] | (.from_at[0].file, .to_at[0].file) | test("deadlock_abba\\.c$")] | all' "$J")" true
 expect_eq "abba: the edges make a cycle" \
 	"$(jq '.findings[] | select(.kind == "potential-deadlock") | .edges | .[0].to == .[1].from and .[1].to == .[0].from' "$J")" true
+expect_eq "abba: mutexes' edges have no modes" \
+	"$(jq -c '[.findings[] | .edges[] | .from_mode, .to_mode] | unique' "$J")" '[null]'
 
 # ---- an inversion whose mutexes were destroyed: kept, with its lives -------
 json_run lives "$B/tests/deadlocks" lives 20
@@ -233,4 +241,95 @@ expect_eq "ended: where the last life was first locked and initialised" \
 expect_eq "ended: the last life's recent operations" \
 	"$(jq -r '[.ended[0].recent_operations[] | .op + (if .waited then "+wait" else "" end)] | join(",")' "$E")" \
 	"init,lock,unlock,lock+wait,unlock,lock,unlock,lock+wait,unlock,lock,unlock,lock+wait,unlock"
+# ---- read-write and spin locks (tests/rw_formats.c) ------------------------
+RW=$B/tests/rw_formats
+rw_line() { grep -n "$1" "$top_srcdir/tests/rw_formats.c" | cut -d: -f1; }
+# addr NAME RUN: the address tests/rw_formats printed for lock NAME
+addr() { awk -v n="$1" '$1 == n { print $2 }' "$WORK/$2.out"; }
+# lock RUN NAME FILTER: jq FILTER of lock NAME's object
+lock() { jq -r --arg a "$(addr "$2" "$1")" ".mutexes[] | select(.address == \$a) | $3" "$WORK/$1.json"; }
+
+# one thread: 1000 reads and 10 writes, 100 spin lock pairs; an inversion
+json_run rwcounts "$RW" counts inversion
+valid rwcounts
+same_counts rwcounts
+expect_eq "rwlock: its lock and kind" "$(lock rwcounts rw '"\(.lock) \(.kind)"')" \
+	"rwlock reader-preferring, no init seen"
+expect_eq "rwlock: 1010 acquisitions, 1000 reads, 10 writes, one reader at once" \
+	"$(lock rwcounts rw '"\(.acquisitions) \(.reads.acquisitions) \(.writes.acquisitions) \(.reads.readers_max)"')" \
+	"1010 1000 10 1"
+expect_eq "rwlock: nothing waited, no reader now" \
+	"$(lock rwcounts rw '"\(.reads.contended) \(.writes.contended) \(.writes.behind_readers) \(.reads.readers_now)"')" \
+	"0 0 0 0"
+expect_eq "rwlock: each operation's mode" \
+	"$(lock rwcounts rw '[.recent_operations[] | "\(.op)=\(.mode)"] | unique | join(",")')" \
+	"rdlock=read,unlock (read)=read,unlock (write)=write,wrlock=write"
+expect_eq "spin lock: its lock and kind, 100 acquisitions, no reads or writes" \
+	"$(lock rwcounts spin '"\(.lock) \(.kind) \(.acquisitions) \(.reads) \(.writes)"')" \
+	"spin spin 100 null null"
+expect_eq "spin lock: its operations have no mode" \
+	"$(lock rwcounts spin '[.recent_operations[].mode] | unique | map(tostring) | join(",")')" null
+expect_eq "inversion: one potential-deadlock of two rwlocks" \
+	"$(jq -c '[.findings[] | select(.kind == "potential-deadlock") | [.lives[].lock]]' "$WORK/rwcounts.json")" \
+	'[["rwlock","rwlock"]]'
+expect_eq "inversion: A written then B read, B written then A read" \
+	"$(jq -r --arg a "$(addr A rwcounts)" '.findings[] | select(.kind == "potential-deadlock") |
+		[.edges[] | "\(if .from == $a then "A" else "B" end) \(.from_mode) \(if .to == $a then "A" else "B" end) \(.to_mode)"] |
+		sort | join(", ")' "$WORK/rwcounts.json")" \
+	"A write B read, B write A read"
+
+# contended: a reader waits for a writer and a writer for a reader, on rw
+# and on an rwlock then destroyed; a lock only written; a spin lock
+json_run rwcontend MUTEXSTAT_STACK_SAMPLE=1 "$RW" contend ended
+valid rwcontend
+same_counts rwcontend
+hist_counts rwcontend
+expect_eq "contend: rw's 2 reads and 2 writes, one wait each, the writer's behind a reader" \
+	"$(lock rwcontend rw '"\(.reads.acquisitions) \(.writes.acquisitions) \(.reads.contended) \(.writes.contended) \(.writes.behind_readers)"')" \
+	"2 2 1 1 1"
+expect_eq "contend: reads' and writes' waits add up to the lock's" \
+	"$(lock rwcontend rw '.reads.wait_total_ns + .writes.wait_total_ns == .wait_total_ns')" true
+expect_eq "contend: each mode's histogram counts its wait" \
+	"$(lock rwcontend rw '"\([.reads.histograms.wait[].count] | add) \([.writes.histograms.wait[].count] | add)"')" "1 1"
+expect_eq "contend: who waited, in which mode" \
+	"$(lock rwcontend rw '[.waiting_stacks[] | "\(.stack[0].function)=\(.mode)"] | sort | join(" ")')" \
+	"read_waiter=read write_waiter=write"
+expect_eq "contend: who made them wait, the mode each let go of" \
+	"$(lock rwcontend rw '[.holding_stacks[] | "\(.stack[0].line)=\(.mode)"] | sort | join(" ")')" \
+	"$(printf '%s\n' "$(rw_line WR_LETS_IN)=write" "$(rw_line RD_LETS_IN)=read" | sort | tr '\n' ' ' | sed 's/ $//')"
+expect_eq "contend: a lock only written: its stacks are writes'" \
+	"$(lock rwcontend wo '[.waiting_stacks[], .holding_stacks[] | .mode] | join(" ")')" "write write"
+expect_eq "contend: a spin lock's stacks have no mode" \
+	"$(lock rwcontend spin '"\(.contended) \([.waiting_stacks[], .holding_stacks[] | .mode] | map(tostring) | join(" "))"')" \
+	"1 null null"
+expect_eq "ended: the rwlock's site line, with its reads and writes" \
+	"$(jq -r '.ended[] | select(.lock == "rwlock") | "\(.mutexes) \(.reads.acquisitions) \(.writes.acquisitions) \(.reads.contended) \(.writes.contended)"' "$WORK/rwcontend.json")" \
+	"1 2 2 1 1"
+expect_eq "ended: its stacks' modes" \
+	"$(jq -r '.ended[] | select(.lock == "rwlock") | [.waiting_stacks[] | "\(.stack[0].function)=\(.mode)"] | sort | join(" ")' "$WORK/rwcontend.json")" \
+	"read_waiter=read write_waiter=write"
+
+# a live dump of a deadlock through a read hold: main holds A for read and
+# waits to write B; the other thread holds B and waits to write A
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_FORMAT=json MUTEXSTAT_OUTPUT="$WORK/rwhang" \
+	"$RW" hang > "$WORK/rwhang.out" 2> "$WORK/rwhang.err" &
+pid=$!
+wait_for "$WORK/rwhang.out" '^deadlocked$' || fail "rwhang: never deadlocked"
+kill -USR1 $pid
+n=0
+while [ $n -lt 200 ] && ! jq -e '.version == 1' "$WORK/rwhang.1.json" > /dev/null 2>&1; do
+	sleep 0.1; n=$((n + 1))
+done
+kill -9 $pid; wait $pid 2>/dev/null
+J=$WORK/rwhang.1.json
+valid rwhang.1
+A=$(addr A rwhang)
+expect_eq "rwhang: a deadlock of two waits to write, one for a lock held for write, one held for read by one reader" \
+	"$(jq -r --arg a "$A" '.findings[] | select(.kind == "deadlock") |
+		[.threads[] | "\(if .waits_for == $a then "A" else "B" end) \(.lock) \(.mode) \(.held_for) \(.readers)"] |
+		sort | join(", ")' "$J")" \
+	"A rwlock write read 1, B rwlock write write 0"
+expect_eq "rwhang: the threads' holds and waits, with their modes" \
+	"$(jq -r --arg a "$A" '[.threads[] | "\(.held | map((if .mutex == $a then "A" else "B" end) + "=" + .mode) | join("")) waits \(if .waiting_for.mutex == $a then "A" else "B" end)=\(.waiting_for.mode)"] | sort | join(", ")' "$J")" \
+	"A=read waits B=write, B=write waits A=write"
 finish

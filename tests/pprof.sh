@@ -2,7 +2,8 @@
 # pprof reads without the program's files: sample types as Go's mutex
 # profile, the waiting and holding sides told apart by a label and a root
 # frame, function names from our symbolizer, the program's mapping with its
-# build id, and delays that add up to the report's total wait.
+# build id, and delays that add up to the report's total wait; every sample
+# labelled with its kind of lock, and a read-write lock's with its mode.
 . "$top_srcdir/tests/lib.sh"
 if ! command -v go >/dev/null 2>&1; then
 	echo "SKIP: no go command (Debian: golang-go) for go tool pprof"
@@ -59,6 +60,9 @@ expect_eq "the waiting delays add up to the report's total wait ($tot)" \
 		print (s > 0 && d <= 0.01 * t * m) ? "yes" : s " vs " t " " u }')" yes
 expect_eq "contentions: one per wait per side" \
 	"$(awk '/^ +[0-9]+ +[0-9]+: / { c += $1 } END { print c }' "$WORK/raw")" $((4 * R))
+expect_eq "mutexes: every sample kind=mutex, none with a mode" \
+	"$(grep -c 'kind:\[mutex\]' "$WORK/raw") $(grep -c 'mode:\[' "$WORK/raw")" \
+	"$(grep -Ec '^ +[0-9]+ +[0-9]+: ' "$WORK/raw") 0"
 
 # a live dump (SIGUSR1) writes the profile too, with its number, while
 # the program's threads still hold their mutexes
@@ -104,6 +108,43 @@ fi
 expect_eq "ended: a sample of 6 contentions each side, labelled with the site and name" \
 	"$(awk '/^ +[0-9]+ +[0-9]+:/ { n = $1; getline; print n, $0 }' "$WORK/eraw" | sed 's/  */ /g' | sort)" \
 	"$(printf '%s\n%s' \
-		"6 mutex:[ended at pool_life (scenario.c:$(grep -n ENDED_HOLDS "$top_srcdir/tests/scenario.c" | cut -d: -f1))] mutex_name:[ended pool] side:[holding]" \
-		"6 mutex:[ended at pool_life (scenario.c:$(grep -n ENDED_HOLDS "$top_srcdir/tests/scenario.c" | cut -d: -f1))] mutex_name:[ended pool] side:[waiting]")"
+		"6 kind:[mutex] mutex:[ended at pool_life (scenario.c:$(grep -n ENDED_HOLDS "$top_srcdir/tests/scenario.c" | cut -d: -f1))] mutex_name:[ended pool] side:[holding]" \
+		"6 kind:[mutex] mutex:[ended at pool_life (scenario.c:$(grep -n ENDED_HOLDS "$top_srcdir/tests/scenario.c" | cut -d: -f1))] mutex_name:[ended pool] side:[waiting]")"
+# read-write and spin locks (tests/rw_formats.c contend ended): a reader
+# waits for a writer and a writer for a reader on rw, and on an rwlock then
+# destroyed; a lock only written; a spin lock.  Each sample is labelled
+# kind=, and a read-write lock's mode= (the waiter's mode, or the mode the
+# holder let go of).
+MUTEXSTAT_FORMAT=pprof MUTEXSTAT_STACK_SAMPLE=1 MUTEXSTAT_OUTPUT="$WORK/rw" \
+	run_with "$WORK/rw.out" "$WORK/err" "$B/tests/rw_formats" contend ended
+if go tool pprof -raw "$WORK/rw.pb.gz" > "$WORK/rwraw" 2>&1; then
+	pass "rw: pprof reads it"
+else
+	fail "rw: go tool pprof -raw failed"; sed 's/^/  | /' "$WORK/rwraw" >&2
+fi
+# each sample as "lock kind mode side", the lock by the name the program
+# printed for its address ("ended" for the site line)
+awk 'NR == FNR { name[$2] = $1; next }
+	function label(k,   v) { v = $0; if (!sub(".*" k ":\\[", "", v)) return "-"
+		sub("\\].*", "", v); return v }
+	/^ +[0-9]+ +[0-9]+: / { getline; m = label("mutex")
+		print (m in name ? name[m] : m ~ /^ended at / ? "ended" : m), label("kind"),
+		      label("mode"), label("side") }' "$WORK/rw.out" "$WORK/rwraw" | sort > "$WORK/rwsamples"
+expect_eq "rw: every sample's kind and mode" "$(tr '\n' ',' < "$WORK/rwsamples")" \
+	"ended rwlock read holding,ended rwlock read waiting,ended rwlock write holding,ended rwlock write waiting,\
+rw rwlock read holding,rw rwlock read waiting,rw rwlock write holding,rw rwlock write waiting,\
+spin spin - holding,spin spin - waiting,wo rwlock write holding,wo rwlock write waiting,"
+# leaves <tagfocus>: the leaf functions of the waiting side's samples kept
+leaves() {
+	go tool pprof -top -sample_index=contentions -tagfocus="$1" "$WORK/rw.pb.gz" 2>"$WORK/top.err" |
+		awk '/^ *flat/ { t = 1; next } t && $1 != "0" { print $NF }' |
+		grep -E '_waiter$' | sort | tr '\n' ' '
+}
+expect_eq "rw: -tagfocus=mode=read keeps the reads" "$(leaves mode=read)" "read_waiter "
+expect_eq "rw: -tagfocus=mode=write keeps the writes" "$(leaves mode=write)" "write_waiter "
+expect_eq "rw: -tagfocus=kind=spin keeps the spin lock" "$(leaves kind=spin)" "spin_waiter "
+expect_eq "rw: -tagfocus=mode=read -focus='^waiting\$' keeps the reads that waited (doc/report.md)" \
+	"$(go tool pprof -top -sample_index=contentions -tagfocus=mode=read -focus='^waiting$' \
+		"$WORK/rw.pb.gz" 2>"$WORK/top.err" | awk '/^ *flat/ { t = 1; next } t && $1 != "0" { print $NF }')" \
+	read_waiter
 finish

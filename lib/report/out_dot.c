@@ -13,6 +13,8 @@
  * program's) replaced, so dot never rejects the file. */
 #define _GNU_SOURCE
 #include "report/out_dot.h"
+#include "report/out_modes.h"
+#include "report/report.h"
 #include "base/output.h"
 #include "stacks/depot.h"
 #include "analysis/findings.h"
@@ -91,11 +93,15 @@ static void put_label(struct ms_fmt *f, const char *label)
 	ms_fmt(f, "\"");
 }
 
-/* A mutex: its name if the program gave one, else its address. */
+/* A lock: its name if the program gave one, else its address; after
+ * "rwlock " or "spin lock " if it is one (a mutex reads as it always did). */
 static const char *mutex_label(char *out, size_t cap, uint32_t r, uintptr_t key)
 {
 	struct ms_fmt f;
 	ms_fmt_init(&f, out, cap, -1);
+	uint32_t flags = LOAD(&ms_rec(r)->flags);
+	if (ms_lock_class(flags) != MS_CLASS_MUTEX)
+		ms_fmt(&f, "%s ", ms_lock_noun(flags));
 	const char *name = ms_order_mutex_name(r);
 	if (name)
 		ms_fmt(&f, "\"%.60s\"", name);
@@ -124,6 +130,7 @@ struct found_edge {
 	uint32_t a, b;
 	uint64_t a_birth, b_birth;
 	int guarded;
+	uint32_t modes; /* lockgraph.h's: the modes it was taken in */
 };
 
 struct order_ctx {
@@ -153,7 +160,7 @@ static void order_node(struct order_ctx *c, uint32_t r, uintptr_t key)
 			return;
 		c->shown[r / 8] |= (uint8_t)(1u << (r % 8));
 	}
-	char name[80], site[256], label[400];
+	char name[96], site[256], label[400];
 	struct ms_fmt lf;
 	ms_fmt_init(&lf, label, sizeof label, -1);
 	ms_fmt(&lf, "%s\nfirst locked at %s", mutex_label(name, sizeof name, r, key),
@@ -163,9 +170,23 @@ static void order_node(struct order_ctx *c, uint32_t r, uintptr_t key)
 	ms_fmt(c->f, "];\n");
 }
 
-/* "B's first frame\nthread N name", an edge's label. */
+/* The modes of an edge's read-write locks, a line of its label: "held for
+ * write, taken for read" (each end that is an rwlock and whose mode is
+ * known: a_mode, b_mode NULL not); "" if none. */
+static const char *modes_line(char *out, size_t cap, const char *a_mode, const char *b_mode)
+{
+	struct ms_fmt f;
+	ms_fmt_init(&f, out, cap, -1);
+	if (a_mode)
+		ms_fmt(&f, "\nheld for %s", a_mode);
+	if (b_mode)
+		ms_fmt(&f, "%staken for %s", a_mode ? ", " : "\n", b_mode);
+	return ms_fmt_str(&f);
+}
+
+/* "B's first frame\nthread N name", an edge's label, then its modes line. */
 static const char *edge_label(char *out, size_t cap, uint32_t b_stack, uint32_t tid,
-			      const char *thread_name)
+			      const char *thread_name, const char *modes)
 {
 	char site[256];
 	struct ms_fmt lf;
@@ -176,7 +197,32 @@ static const char *edge_label(char *out, size_t cap, uint32_t b_stack, uint32_t 
 	ms_fmt(&lf, "thread %u", tid);
 	if (thread_name && thread_name[0])
 		ms_fmt(&lf, " %s", thread_name);
+	ms_fmt(&lf, "%s", modes);
 	return ms_fmt_str(&lf);
+}
+
+/* The mode a live edge's end was in: the edge's, where a finding kept it
+ * (modes nonzero); else the mode of the call that took the lock -- at
+ * `caller`, or at the innermost frame of `stack` -- where its recent
+ * operations tell it (out_modes.h): the edges the graph hands out do not
+ * carry their modes (order.h's ms_order_edge).  NULL for a mutex or spin
+ * lock, or a mode not known. */
+static const char *live_end_mode(uint32_t r, uint32_t modes, int taken, uintptr_t caller,
+				 uint32_t stack)
+{
+	if (ms_lock_class(LOAD(&ms_rec(r)->flags)) != MS_CLASS_RWLOCK)
+		return NULL;
+	if (modes)
+		return ms_out_edge_mode(modes, taken);
+	struct ms_out_calls calls;
+	ms_out_calls_of(&calls, r, NULL);
+	return caller ? ms_out_call_mode(&calls, caller) : ms_out_stack_mode(&calls, stack);
+}
+
+/* The mode of a kept finding's end (its lock's flags). */
+static const char *found_end_mode(uint32_t flags, uint32_t modes, int taken)
+{
+	return ms_lock_class(flags) == MS_CLASS_RWLOCK ? ms_out_edge_mode(modes, taken) : NULL;
 }
 
 static void order_edge(const struct ms_order_edge *e, void *arg)
@@ -184,13 +230,17 @@ static void order_edge(const struct ms_order_edge *e, void *arg)
 	struct order_ctx *c = arg;
 	order_node(c, e->a, e->a_key);
 	order_node(c, e->b, e->b_key);
-	struct found_edge want = { e->a, e->b, e->a_birth, e->b_birth, 0 };
+	struct found_edge want = { e->a, e->b, e->a_birth, e->b_birth, 0, 0 };
 	const struct found_edge *on = c->nfound ? bsearch(&want, c->found, c->nfound,
 							  sizeof want, by_lives) : NULL;
-	char label[400], tn[16];
+	char label[400], tn[16], modes[80];
+	uint32_t m = on ? on->modes : 0;
 	ms_fmt(c->f, "\t\to%u -> o%u [", e->a, e->b);
 	put_label(c->f, edge_label(label, sizeof label, e->b_stack, e->tid,
-				   ms_thread_name(e->tid, tn)));
+				   ms_thread_name(e->tid, tn),
+				   modes_line(modes, sizeof modes,
+					      live_end_mode(e->a, m, 0, e->a_caller, 0),
+					      live_end_mode(e->b, m, 1, 0, e->b_stack))));
 	ms_fmt(c->f, "%s%s];\n", on && !on->guarded ? RED : "",
 	       on && on->guarded ? ", style=dashed" : "");
 }
@@ -212,6 +262,7 @@ static void collect_found(const struct ms_cycle_finding *f, void *arg)
 			continue;
 		c->found[c->nfound++] = (struct found_edge){
 			f->m[i].rec, f->m[k].rec, f->m[i].birth, f->m[k].birth, f->guarded,
+			f->e[i].modes,
 		};
 	}
 }
@@ -231,6 +282,8 @@ static void draw_ended(const struct ms_cycle_finding *f, void *arg)
 		char site[256], label[400], cut[64];
 		struct ms_fmt lf;
 		ms_fmt_init(&lf, label, sizeof label, -1);
+		if (ms_lock_class(m->flags) != MS_CLASS_MUTEX)
+			ms_fmt(&lf, "%s ", ms_lock_noun(m->flags));
 		if (m->name)
 			ms_fmt(&lf, "\"%s\"", ms_name_cut(cut, sizeof cut, m->name, 60));
 		else
@@ -245,10 +298,14 @@ static void draw_ended(const struct ms_cycle_finding *f, void *arg)
 		uint32_t k = (i + 1) % f->kept;
 		if (f->n > f->kept && k == f->kept - MS_CYCLE_TAIL)
 			continue;
-		char label[400];
+		char label[400], modes[80];
+		uint32_t m = f->e[i].modes;
 		ms_fmt(c->f, "\t\tf%dm%u -> f%dm%u [", id, i, id, k);
 		put_label(c->f, edge_label(label, sizeof label, f->e[i].b_stack, f->e[i].tid,
-					   f->e[i].thread_name));
+					   f->e[i].thread_name,
+					   modes_line(modes, sizeof modes,
+						      found_end_mode(f->m[i].flags, m, 0),
+						      found_end_mode(f->m[k].flags, m, 1))));
 		ms_fmt(c->f, "%s];\n", f->guarded ? ", style=dashed" : RED);
 	}
 }
@@ -316,6 +373,61 @@ static int forever(const struct ms_waitfor_wait *w)
 	return w->cycle || w->owner_exited || w->owner_in_parent || w->cond_end;
 }
 
+/* Whether thread tid waits to read record r's read-write lock, from its
+ * own record: the graph's waits do not carry their mode (waitfor.h's
+ * ms_waitfor_wait).  Read a moment after the graph, as the text report's
+ * held section reads the readers. */
+struct wait_mode {
+	uint32_t tid, r;
+	int found, read;
+};
+
+static void wait_mode_of(struct ms_tstate *ts, void *arg)
+{
+	struct wait_mode *q = arg;
+	if (LOAD(&ts->tid) == q->tid &&
+	    __atomic_load_n(&ts->wait_rec, __ATOMIC_ACQUIRE) == q->r) {
+		q->found = 1;
+		q->read = (int)LOAD(&ts->wait_read);
+	}
+}
+
+/* "waits", or for a read-write lock "waits to read", "waits to write"
+ * ("waits" if the thread has stopped waiting since). */
+static const char *waits_how(const struct ms_waitfor_wait *w)
+{
+	if (ms_lock_class(LOAD(&ms_rec(w->rec)->flags)) != MS_CLASS_RWLOCK)
+		return "waits";
+	struct wait_mode q = { w->tid, w->rec, 0, 0 };
+	ms_threads_each(wait_mode_of, &q);
+	return !q.found ? "waits" : q.read ? "waits to read" : "waits to write";
+}
+
+/* The first line of a "held by" edge: a read-write lock says how it is
+ * held, as the text report's wait-for lines do -- for write, for read
+ * by the owner and maybe other readers, or by nobody, with the owner a
+ * writer that waits ahead (a writer-preferring lock keeps readers out). */
+static void held_how(struct ms_fmt *f, const struct ms_waitfor_wait *w)
+{
+	const struct ms_record *rec = ms_rec(w->rec);
+	if (ms_lock_class(LOAD(&rec->flags)) != MS_CLASS_RWLOCK) {
+		ms_fmt(f, "held by");
+		return;
+	}
+	if (LOAD(&rec->owner) == (w->owner | MS_HELD)) {
+		ms_fmt(f, "held for write by");
+		return;
+	}
+	uint32_t readers = ms_waitfor_readers(w->rec, w->tid);
+	if (!readers)
+		ms_fmt(f, "ahead: waits to write it");
+	else if (readers == 1)
+		ms_fmt(f, "held for read by");
+	else
+		ms_fmt(f, "held for read by (and %u other %s)", readers - 1,
+		       readers == 2 ? "reader" : "readers");
+}
+
 static void wait_for(struct ms_fmt *f)
 {
 	ms_fmt(f, "\tsubgraph cluster_wait {\n");
@@ -330,7 +442,7 @@ static void wait_for(struct ms_fmt *f)
 		ms_fmt(f, "\t\tw_none [shape=plaintext, label=\"%s\"];\n",
 		       n < 0 ? "(no memory to follow the waits)"
 			     : "no thread waits for a mutex");
-	char label[400], a[80], b[256];
+	char label[400], a[96], b[256];
 	struct ms_fmt lf;
 	for (int i = 0; n > 0 && i < ws.n; i++) {
 		const struct ms_waitfor_wait *w = &ws.w[i];
@@ -372,7 +484,7 @@ static void wait_for(struct ms_fmt *f)
 							    ? ", style=dashed" : "");
 			}
 			ms_fmt_init(&lf, label, sizeof label, -1);
-			ms_fmt(&lf, "held by");
+			held_how(&lf, w);
 			if (w->owner_caller)
 				ms_fmt(&lf, "\ntaken at %s",
 				       ms_symbolize_short(w->owner_caller, b, sizeof b));
@@ -384,7 +496,7 @@ static void wait_for(struct ms_fmt *f)
 		const uintptr_t *frames;
 		uintptr_t at = ms_depot_get(w->stack, &frames) > 0 ? frames[0] : w->caller;
 		ms_fmt_init(&lf, label, sizeof label, -1);
-		ms_fmt(&lf, "waits for %s\nat %s", ms_duration(d, w->waited_ns),
+		ms_fmt(&lf, "%s for %s\nat %s", waits_how(w), ms_duration(d, w->waited_ns),
 		       ms_symbolize_short(at, b, sizeof b));
 		ms_fmt(f, "\t\twt%u -> wm%u [", w->tid, w->rec);
 		put_label(f, ms_fmt_str(&lf));

@@ -14,6 +14,10 @@
  *   waiting now  threads (boxes) and mutexes (ellipses): thread -> mutex
  *                "waits for", mutex -> thread "held by"; the edges of a
  *                wait-for cycle (a DEADLOCK) red.
+ * Read-write and spin locks are nodes labelled "rwlock ...", "spin lock
+ * ..."; an edge at a read-write lock says its mode ("held for write, taken
+ * for read", "waits to read", "held for read by") where it is known
+ * (out_modes.h).
  * Report time only (it symbolises and maps memory).  Returns 0, or -1 if
  * writing failed (errno says why). */
 int ms_write_dot(int fd);

@@ -9,6 +9,7 @@
  * strings "0x..."; what is unknown is null. */
 #define _GNU_SOURCE
 #include "report/out_json.h"
+#include "report/out_modes.h"
 #include "report/report.h"
 #include "base/output.h"
 #include "analysis/blame.h"
@@ -331,12 +332,181 @@ static void hold(struct jw *j, uint64_t holds, uint64_t total_ticks,
 	obj_end(j);
 }
 
+/* ---- a read-write lock's reads and writes ------------------------------ */
+
+/* One mode's numbers, or both modes'.  Times in nanoseconds, so that the
+ * writes' (both less the reads') and the reads' add up to the lock's to
+ * the nanosecond.  A maximum of UNKNOWN is not known: a read's was the
+ * longest, and the writes' is not kept apart. */
+#define UNKNOWN UINT64_MAX
+struct mode {
+	uint64_t acquisitions, contended, trylock_ok, trylock_busy, timeouts;
+	uint64_t wait_total, wait_max, holds, hold_total, hold_max;
+	uint64_t hist[MS_HIST_BUCKETS], hold_hist[MS_HIST_BUCKETS];
+};
+
+static uint64_t ns(uint64_t ticks)
+{
+	return ms_ticks_to_ns(ticks);
+}
+
+static uint64_t less(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0; /* counters read while they move */
+}
+
+static void reads_mode(struct mode *m, const struct ms_site_reads *rd)
+{
+	*m = (struct mode){
+		rd->acquisitions, rd->contended, rd->trylock_ok, rd->trylock_busy,
+		rd->timeouts, ns(rd->wait_total), ns(rd->wait_max), rd->holds,
+		ns(rd->hold_total), ns(rd->hold_max), { 0 }, { 0 },
+	};
+	memcpy(m->hist, rd->hist, sizeof m->hist);
+	memcpy(m->hold_hist, rd->hold_hist, sizeof m->hold_hist);
+}
+
+/* The writes' maximum: both modes' if above the reads' (then a write's),
+ * 0 without writes, else not known. */
+static uint64_t writes_max(uint64_t writes, uint64_t all, uint64_t reads)
+{
+	return !writes ? 0 : all > reads ? all : UNKNOWN;
+}
+
+/* The writes: both modes' numbers less the reads'.  The wait total keeps
+ * the waits that timed out, of both modes (not kept apart), so reads and
+ * writes add up to the lock's wait_total_ns. */
+static void writes_mode(struct mode *w, const struct mode *all, const struct mode *r)
+{
+	w->acquisitions = less(all->acquisitions, r->acquisitions);
+	w->contended = less(all->contended, r->contended);
+	w->trylock_ok = less(all->trylock_ok, r->trylock_ok);
+	w->trylock_busy = less(all->trylock_busy, r->trylock_busy);
+	w->timeouts = less(all->timeouts, r->timeouts);
+	w->wait_total = less(all->wait_total, r->wait_total);
+	w->wait_max = writes_max(w->contended, all->wait_max, r->wait_max);
+	w->holds = less(all->holds, r->holds);
+	w->hold_total = less(all->hold_total, r->hold_total);
+	w->hold_max = writes_max(w->holds, all->hold_max, r->hold_max);
+	for (int i = 0; i < MS_HIST_BUCKETS; i++) {
+		w->hist[i] = less(all->hist[i], r->hist[i]);
+		w->hold_hist[i] = less(all->hold_hist[i], r->hold_hist[i]);
+	}
+}
+
+static void max_ns(struct jw *j, const char *key, uint64_t v)
+{
+	if (v == UNKNOWN)
+		null(j, key);
+	else
+		num(j, key, v);
+}
+
+/* One mode's fields, in the object the caller opened: the lock's names
+ * for the same numbers. */
+static void mode_fields(struct jw *j, const struct mode *m)
+{
+	num(j, "acquisitions", m->acquisitions);
+	num(j, "contended", m->contended);
+	num(j, "trylock_ok", m->trylock_ok);
+	num(j, "trylock_busy", m->trylock_busy);
+	num(j, "timeouts", m->timeouts);
+	num(j, "wait_total_ns", m->wait_total);
+	max_ns(j, "wait_max_ns", m->wait_max);
+	if (m->holds) {
+		obj(j, "hold");
+		num(j, "timed", m->holds);
+		num(j, "total_ns", m->hold_total);
+		num(j, "mean_ns", m->hold_total / m->holds);
+		max_ns(j, "max_ns", m->hold_max);
+		obj_end(j);
+	} else
+		null(j, "hold");
+	obj(j, "histograms");
+	hist64(j, "wait", m->hist);
+	hist64(j, "hold", m->hold_hist);
+	obj_end(j);
+}
+
+/* Other locks have no "reads" and "writes". */
+static void no_modes(struct jw *j)
+{
+	null(j, "reads");
+	null(j, "writes");
+}
+
+/* "reads" and "writes" of a read-write lock, or of a site line with
+ * some.  readers_now: a live lock's, NULL ended. */
+static void modes(struct jw *j, const struct mode *all, const struct ms_site_reads *rd,
+		  const uint32_t *readers_now)
+{
+	struct mode r, w;
+	reads_mode(&r, rd);
+	writes_mode(&w, all, &r);
+	obj(j, "reads");
+	mode_fields(j, &r);
+	/* kept from two readers up (one alone does not look): one if read */
+	num(j, "readers_max", rd->readers_max ? rd->readers_max : rd->acquisitions != 0);
+	if (readers_now)
+		num(j, "readers_now", *readers_now);
+	else
+		null(j, "readers_now");
+	obj_end(j);
+	obj(j, "writes");
+	mode_fields(j, &w);
+	/* write waits that began while readers held the lock */
+	num(j, "behind_readers", rd->writes_behind_readers);
+	num(j, "behind_readers_wait_ns", ms_ticks_to_ns(rd->writes_behind_readers_total));
+	obj_end(j);
+}
+
+/* A live lock's reads and writes (z: its cold part, or zeros). */
+static void live_modes(struct jw *j, uint32_t r, uint32_t flags, const struct ms_cold *z)
+{
+	if (ms_lock_class(flags) != MS_CLASS_RWLOCK) {
+		no_modes(j);
+		return;
+	}
+	struct mode all = {
+		ms_rec_acquisitions(r), LOAD(&z->contended), LOAD(&z->trylock_ok),
+		LOAD(&z->trylock_busy), LOAD(&z->timeouts),
+		ns(LOAD(&z->wait_total) + LOAD(&z->timeout_wait_total)), ns(LOAD(&z->wait_max)),
+		LOAD(&z->holds), ns(LOAD(&z->hold_total)), ns(LOAD(&z->hold_max)), { 0 }, { 0 },
+	};
+	for (int i = 0; i < MS_HIST_BUCKETS; i++) {
+		all.hist[i] = LOAD(&z->hist[i]);
+		all.hold_hist[i] = LOAD(&z->hold_hist[i]);
+	}
+	struct ms_site_reads rd;
+	ms_rw_reads_of(&rd, r);
+	uint32_t now = ms_held_readers(r, 0);
+	modes(j, &all, &rd, &now);
+}
+
+/* A site line's, its ended lives' summed. */
+static void site_modes(struct jw *j, const struct ms_site *s)
+{
+	if (!(s->classes & (1u << MS_CLASS_RWLOCK))) {
+		no_modes(j);
+		return;
+	}
+	struct mode all = {
+		s->acquisitions, s->contended, s->trylock_ok, s->trylock_busy, s->timeouts,
+		ns(s->wait_total), ns(s->got_wait_max), s->holds, ns(s->hold_total),
+		ns(s->hold_max), { 0 }, { 0 },
+	};
+	memcpy(all.hist, s->hist, sizeof all.hist);
+	memcpy(all.hold_hist, s->hold_hist, sizeof all.hold_hist);
+	modes(j, &all, &s->rd, NULL);
+}
+
 /* ---- one live mutex ----------------------------------------------------- */
 
 /* Who waited or who made them wait: the blame lines of a mutex life
- * (birth) or of a site line (0) in list. */
+ * (birth) or of a site line (0) in list; with the mode of each stack,
+ * for a read-write lock's (calls, NULL for other locks: no "mode"). */
 static void blame(struct jw *j, const char *key, const struct ms_blame *list,
-		  uint64_t birth, enum ms_blame_kind kind)
+		  uint64_t birth, enum ms_blame_kind kind, const struct ms_out_calls *calls)
 {
 	arr(j, key);
 	for (const struct ms_blame *b = list; b; b = b->next) {
@@ -346,6 +516,10 @@ static void blame(struct jw *j, const char *key, const struct ms_blame *list,
 		num(j, "count", LOAD(&b->count));
 		num(j, "total_ns", ms_ticks_to_ns(LOAD(&b->total)));
 		num(j, "max_ns", ms_ticks_to_ns(LOAD(&b->max)));
+		if (calls)
+			str(j, "mode", ms_out_stack_mode(calls, b->stack));
+		else
+			null(j, "mode");
 		stack(j, "stack", b->stack);
 		obj_end(j);
 	}
@@ -368,6 +542,9 @@ static void history(struct jw *j, uint32_t r, const struct ms_site *site)
 		num(j, "order", v[i].order);
 		num(j, "thread", v[i].tid);
 		str(j, "op", ms_op_name(v[i].op));
+		/* a read-write lock's: read or write; null for other locks,
+		 * init, destroy, and an unlock whose mode was not known */
+		str(j, "mode", ms_out_op_mode(v[i].op));
 		if (v[i].err) {
 			const char *e = strerrorname_np(v[i].err);
 			str(j, "result", e ? e : "error");
@@ -405,6 +582,7 @@ static void one_mutex(uintptr_t key, uint32_t r, void *arg)
 	addr(j, "address", key);
 	str(j, "name", c ? LOAD(&c->name) : NULL);
 	str(j, "kind", ms_kind_name(kind, sizeof kind, flags));
+	str(j, "lock", ms_out_lock_name(flags));
 	uint32_t owner = LOAD(&rec->owner);
 	if (owner & MS_HELD)
 		num(j, "held_by", owner & ~MS_HELD);
@@ -447,13 +625,18 @@ static void one_mutex(uintptr_t key, uint32_t r, void *arg)
 	hist32(j, "wait", z->hist);
 	hist32(j, "hold", z->hold_hist);
 	obj_end(j);
+	live_modes(j, r, flags, z);
 	frame(j, "first_locked_caller", LOAD(&rec->first_caller));
 	site_stack(j, "first_locked_at", LOAD(&rec->first_stack));
 	site_stack(j, "initialised_at", LOAD(&ms_table.init_stacks[r]));
 	uint64_t birth = LOAD(&rec->birth);
 	const struct ms_blame *lines = c ? ms_blame_of(r, birth) : NULL;
-	blame(j, "waiting_stacks", lines, birth, MS_BLAME_WAIT);
-	blame(j, "holding_stacks", lines, birth, MS_BLAME_HOLD);
+	struct ms_out_calls calls;
+	int rwlock = lines && ms_lock_class(flags) == MS_CLASS_RWLOCK;
+	if (rwlock)
+		ms_out_calls_of(&calls, r, NULL);
+	blame(j, "waiting_stacks", lines, birth, MS_BLAME_WAIT, rwlock ? &calls : NULL);
+	blame(j, "holding_stacks", lines, birth, MS_BLAME_HOLD, rwlock ? &calls : NULL);
 	history(j, r, NULL);
 	obj_end(j);
 }
@@ -470,6 +653,7 @@ static void ended(struct jw *j)
 		const struct ms_site *s = &sv;
 		obj(j, NULL);
 		str(j, "name", s->name);
+		str(j, "lock", ms_out_classes_name(s->classes));
 		frame(j, "first_locked_at", s->site);
 		/* first_locked_at is the line that called a wrapper (stacks/site.h) */
 		boolean(j, "through_wrapper", s->wrapped != 0);
@@ -496,11 +680,16 @@ static void ended(struct jw *j)
 		hist64(j, "wait", s->hist);
 		hist64(j, "hold", s->hold_hist);
 		obj_end(j);
+		site_modes(j, s);
 		/* of the newest life that waited, failed or was named */
 		site_stack(j, "first_locked_stack", s->first_stack);
 		site_stack(j, "initialised_at", s->init_stack);
-		blame(j, "waiting_stacks", s->blame, 0, MS_BLAME_WAIT);
-		blame(j, "holding_stacks", s->blame, 0, MS_BLAME_HOLD);
+		struct ms_out_calls calls;
+		int rwlock = s->blame && s->classes == 1u << MS_CLASS_RWLOCK;
+		if (rwlock)
+			ms_out_calls_of(&calls, 0, &tb->sites[i]);
+		blame(j, "waiting_stacks", s->blame, 0, MS_BLAME_WAIT, rwlock ? &calls : NULL);
+		blame(j, "holding_stacks", s->blame, 0, MS_BLAME_HOLD, rwlock ? &calls : NULL);
 		history(j, 0, &tb->sites[i]);
 		obj_end(j);
 	}
@@ -513,6 +702,16 @@ struct thread_ctx {
 	struct jw *j;
 	uint64_t now, start;
 };
+
+/* The mode a read-write lock (record r) is held or waited for in, read
+ * (nonzero) or not; null for other locks, which have one mode. */
+static void lock_mode(struct jw *j, const char *key, uint32_t r, uint32_t read)
+{
+	if (ms_lock_class(LOAD(&ms_rec(r)->flags)) == MS_CLASS_RWLOCK)
+		str(j, key, read ? "read" : "write");
+	else
+		null(j, key);
+}
 
 static void one_thread(struct ms_tstate *ts, void *arg)
 {
@@ -530,17 +729,21 @@ static void one_thread(struct ms_tstate *ts, void *arg)
 	if (n > MS_HELD_MAX)
 		n = MS_HELD_MAX;
 	for (uint32_t i = 0; i < n; i++) {
+		uint32_t r = LOAD(&ts->held[i].rec);
 		obj(j, NULL);
-		addr_or_null(j, "mutex", ms_rec_key(LOAD(&ts->held[i].rec)));
+		addr_or_null(j, "mutex", ms_rec_key(r));
+		lock_mode(j, "mode", r, LOAD(&ts->held[i].mode) & MS_HELD_READ);
 		frame(j, "at", LOAD(&ts->held[i].caller));
 		obj_end(j);
 	}
 	arr_end(j);
 	num(j, "held_not_followed", LOAD(&ts->overflow));
-	if (__atomic_load_n(&ts->wait_rec, __ATOMIC_ACQUIRE)) {
+	uint32_t wait_rec = __atomic_load_n(&ts->wait_rec, __ATOMIC_ACQUIRE);
+	if (wait_rec) {
 		uint64_t since = LOAD(&ts->wait_since);
 		obj(j, "waiting_for");
 		addr(j, "mutex", LOAD(&ts->wait_key));
+		lock_mode(j, "mode", wait_rec, LOAD(&ts->wait_read));
 		num(j, "since_ns", since > t->start ? ms_ticks_to_ns(since - t->start) : 0);
 		num(j, "waited_ns", t->now > since ? ms_ticks_to_ns(t->now - since) : 0);
 		frame(j, "at", LOAD(&ts->wait_caller));
@@ -587,12 +790,38 @@ static int where_now_once(struct live *l, struct ms_tstate *ts, const uintptr_t 
 	return n;
 }
 
+/* How a read-write lock that a thread waits for is held, as the text
+ * report's wait-for lines say it: "write" by held_by; "read" by held_by
+ * and readers - 1 others; "none" when no thread holds it and held_by is
+ * a writer that waits ahead (a writer-preferring lock keeps readers
+ * out).  null for other locks. */
+static void held_for(struct jw *j, const struct ms_waiter *w)
+{
+	const struct ms_record *rec = ms_rec(w->rec);
+	if (ms_lock_class(LOAD(&rec->flags)) != MS_CLASS_RWLOCK) {
+		null(j, "held_for");
+		null(j, "readers");
+		return;
+	}
+	if (LOAD(&rec->owner) == (w->owner | MS_HELD)) {
+		str(j, "held_for", "write");
+		num(j, "readers", 0);
+		return;
+	}
+	uint32_t readers = ms_waitfor_readers(w->rec, w->tid);
+	str(j, "held_for", readers ? "read" : "none");
+	num(j, "readers", readers);
+}
+
 static void wait_thread(struct jw *j, const struct ms_waiter *w, uint64_t now)
 {
 	obj(j, NULL);
 	num(j, "thread", w->tid);
 	addr(j, "waits_for", w->key);
+	str(j, "lock", ms_out_lock_name(LOAD(&ms_rec(w->rec)->flags)));
+	lock_mode(j, "mode", w->rec, (uint32_t)w->read);
 	num(j, "held_by", w->owner);
+	held_for(j, w);
 	num(j, "waited_ns", ms_ticks_to_ns(now > w->since ? now - w->since : 0));
 	boolean(j, "timed", w->timed);
 	/* blocked taking its mutex back inside a condition wait: "at" is the
@@ -686,9 +915,13 @@ static void self_one(const struct ms_self_finding *s, void *arg)
 {
 	struct jw *j = arg;
 	obj(j, NULL);
+	char kind[64];
 	str(j, "kind", "self-deadlock");
 	num(j, "thread", s->tid);
 	addr(j, "mutex", s->key);
+	/* an rwlock's: write-locked by a thread that holds it for read */
+	str(j, "lock", ms_out_lock_name(s->flags));
+	str(j, "mutex_kind", ms_kind_name(kind, sizeof kind, s->flags));
 	boolean(j, "averted", s->kind == MS_SELF_AVERTED);
 	boolean(j, "timeout", s->kind == MS_SELF_TIMEOUT);
 	num(j, "count", s->count);
@@ -708,12 +941,30 @@ static void cycle_mutex(struct jw *j, const char *key, const struct ms_finding_m
 	addr(j, "mutex", m->key);
 	str(j, "name", m->name);
 	str(j, "mutex_kind", ms_kind_name(kind, sizeof kind, m->flags));
+	str(j, "lock", ms_out_lock_name(m->flags));
 	frame(j, "first_locked_at", m->first_caller);
 	site_stack(j, "first_locked_stack", m->first_stack);
 	site_stack(j, "initialised_at", m->init_stack);
 	str(j, "ended", m->ended < 4 ? ended_key[m->ended] : NULL);
 	stack(j, "ended_at", m->ended_stack);
 	obj_end(j);
+}
+
+/* The modes an edge's read-write locks were taken in: "from_mode" held,
+ * "to_mode" then taken ("read", "write", "read or write" for an order
+ * seen both ways); null for a mutex or spin lock, and for a "to" not
+ * kept (to_flags NULL). */
+static void edge_modes(struct jw *j, uint32_t modes, uint32_t from_flags,
+		       const uint32_t *to_flags)
+{
+	if (ms_lock_class(from_flags) == MS_CLASS_RWLOCK)
+		str(j, "from_mode", ms_out_edge_mode(modes, 0));
+	else
+		null(j, "from_mode");
+	if (to_flags && ms_lock_class(*to_flags) == MS_CLASS_RWLOCK)
+		str(j, "to_mode", ms_out_edge_mode(modes, 1));
+	else
+		null(j, "to_mode");
 }
 
 static void cycle_one(const struct ms_cycle_finding *c, void *arg)
@@ -749,6 +1000,7 @@ static void cycle_one(const struct ms_cycle_finding *c, void *arg)
 		/* the next mutex, null where a long cycle's middle is not kept */
 		int cut = c->n > c->kept && i + 1 == c->kept - MS_CYCLE_TAIL;
 		addr_or_null(j, "to", cut ? 0 : c->m[(i + 1) % c->kept].key);
+		edge_modes(j, e->modes, c->m[i].flags, cut ? NULL : &c->m[(i + 1) % c->kept].flags);
 		stack(j, "from_at", e->a_stack);
 		stack(j, "to_at", e->b_stack);
 		obj_end(j);
@@ -758,6 +1010,17 @@ static void cycle_one(const struct ms_cycle_finding *c, void *arg)
 }
 
 static const char *const stall_kind[] = { "mutex", "condition", "join", "futex" };
+
+/* The kind of lock a stalled thread waits for ("mutex", "rwlock",
+ * "spin"); null for the other waits, and a lock no longer tracked. */
+static void stall_lock(struct jw *j, const struct ms_stall_thread *w)
+{
+	uint32_t r = w->kind == MS_STALL_MUTEX ? ms_table_find(w->object) : MS_REC_NONE;
+	if (r != MS_REC_NONE && r != MS_REC_UNTRACKED)
+		str(j, "lock", ms_out_lock_name(LOAD(&ms_rec(r)->flags)));
+	else
+		null(j, "lock");
+}
 
 static void stall_one(const struct ms_stall *s, void *arg)
 {
@@ -773,6 +1036,7 @@ static void stall_one(const struct ms_stall *s, void *arg)
 		num(j, "thread", w->tid);
 		str_or_null(j, "name", w->name);
 		str(j, "waits_for", stall_kind[w->kind]);
+		stall_lock(j, w);
 		addr(j, "object", w->object);
 		addr_or_null(j, "mutex", w->kind == MS_STALL_COND ? w->mutex
 					 : w->kind == MS_STALL_MUTEX ? w->object : 0);

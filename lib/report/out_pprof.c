@@ -13,6 +13,7 @@
  * come last. */
 #define _GNU_SOURCE
 #include "report/out_pprof.h"
+#include "report/out_modes.h"
 #include "base/output.h"
 #include "analysis/blame.h"
 #include "base/clock.h"
@@ -532,15 +533,24 @@ static void label(uint64_t key, uint64_t value)
 	pb_end(&prof.pb, at);
 }
 
+/* What labels a sample besides its side: the lock (mutex=, mutex_name=
+ * if named), its kind of lock (kind=), and for a read-write lock the
+ * mode of the sample's stack (mode=), where its calls tell it (out_modes.h;
+ * calls NULL for other locks). */
+struct sample_labels {
+	const char *mutex, *name, *kind;
+	const struct ms_out_calls *calls;
+};
+
 /* The samples of one mutex life's (birth) or site line's (0) blame lines
- * in list, labelled mutex=`label` (and mutex_name=`name`).  The lines'
- * ticks are turned into nanoseconds as running sums per side (each line
- * gets ns(sum so far) - ns(sum before it)), so each side adds up to
+ * in list, labelled as `l` says.  The lines' ticks are turned into
+ * nanoseconds as running sums per side (each line gets ns(sum so far) -
+ * ns(sum before it)), so each side adds up to
  * exactly ns(its total ticks): a wait is charged to both sides, and the
  * sides then agree to the nanosecond, however the ticks are split between
  * stacks. */
-static void samples(const struct ms_blame *list, uint64_t birth, const char *label_text,
-		    const char *name)
+static void samples(const struct ms_blame *list, uint64_t birth,
+		    const struct sample_labels *l)
 {
 	uint64_t ticks[2] = { 0, 0 }, ns[2] = { 0, 0 };
 	for (const struct ms_blame *b = list; b; b = b->next) {
@@ -561,8 +571,11 @@ static void samples(const struct ms_blame *list, uint64_t birth, const char *lab
 		locs[k++] = synthetic_id(side);
 		uint64_t k_side = str("side");
 		uint64_t v_side = str(side == WAITING ? "waiting" : "holding");
-		uint64_t k_mutex = str("mutex"), v_mutex = str(label_text);
-		uint64_t k_name = str("mutex_name"), v_name = name ? str(name) : 0;
+		uint64_t k_mutex = str("mutex"), v_mutex = str(l->mutex);
+		uint64_t k_name = str("mutex_name"), v_name = l->name ? str(l->name) : 0;
+		uint64_t k_kind = str("kind"), v_kind = str(l->kind);
+		const char *mode = l->calls ? ms_out_stack_mode(l->calls, b->stack) : NULL;
+		uint64_t k_mode = str("mode"), v_mode = mode ? str(mode) : 0;
 		ticks[side] += b->total;
 		uint64_t delay = ms_ticks_to_ns(ticks[side]) - ns[side];
 		ns[side] += delay;
@@ -572,8 +585,11 @@ static void samples(const struct ms_blame *list, uint64_t birth, const char *lab
 		pb_packed(&prof.pb, SAMPLE_VALUE, values, 2);
 		label(k_side, v_side);
 		label(k_mutex, v_mutex);
-		if (name)
+		if (l->name)
 			label(k_name, v_name);
+		label(k_kind, v_kind);
+		if (mode)
+			label(k_mode, v_mode);
 		pb_end(&prof.pb, at);
 	}
 }
@@ -587,7 +603,15 @@ static void one_mutex(uintptr_t key, uint32_t r, void *arg)
 		return;
 	char addr[32];
 	(void)snprintf(addr, sizeof addr, "%p", (void *)key);
-	samples(list, birth, addr, LOAD(&ms_table.cold[r].name)); /* list: a cold part */
+	uint32_t flags = LOAD(&ms_rec(r)->flags);
+	const struct ms_cold *c = &ms_table.cold[r]; /* list: a cold part */
+	struct ms_out_calls calls;
+	struct sample_labels l = { addr, LOAD(&c->name), ms_out_lock_name(flags), NULL };
+	if (ms_lock_class(flags) == MS_CLASS_RWLOCK) {
+		ms_out_calls_of(&calls, r, NULL);
+		l.calls = &calls;
+	}
+	samples(list, birth, &l);
 }
 
 /* The lives that ended, by site line: labelled mutex="ended at SITE". */
@@ -597,7 +621,15 @@ static void one_site(const struct ms_site *s, const struct ms_blame *lines, void
 	char label_text[200], site[180];
 	(void)snprintf(label_text, sizeof label_text, "ended at %s",
 		       ms_symbolize_short(s->site, site, sizeof site));
-	samples(lines, 0, label_text, LOAD(&s->name));
+	uint32_t classes = LOAD(&s->classes);
+	struct ms_out_calls calls;
+	struct sample_labels l = { label_text, LOAD(&s->name), ms_out_classes_name(classes),
+				   NULL };
+	if (classes == 1u << MS_CLASS_RWLOCK) {
+		ms_out_calls_of(&calls, 0, s);
+		l.calls = &calls;
+	}
+	samples(lines, 0, &l);
 }
 
 static void value_type(unsigned field, const char *type, const char *unit)
