@@ -4,8 +4,9 @@
  * linked with: pthread_mutex_trylock and timedlock@GLIBC_2.2.5 (now
  * compatibility versions beside @@GLIBC_2.34), the robust repair under its
  * old name pthread_mutex_consistent_np@GLIBC_2.4 (today's headers rename
- * it), and the __pthread_mutex_lock and unlock aliases@GLIBC_2.2.5.  Each
- * is named here with .symver, as the old binary's references are.
+ * it), and the __pthread_mutex_lock and unlock aliases@GLIBC_2.2.5; the
+ * rwlock and spin lock calls @GLIBC_2.2.5 too.  Each is named here with
+ * .symver, as the old binary's references are.
  *
  * Prints every answer, so the run with the library can be compared. */
 #define _GNU_SOURCE
@@ -26,6 +27,20 @@ __asm__(".symver old_timedlock, pthread_mutex_timedlock@GLIBC_2.2.5");
 __asm__(".symver old_consistent_np, pthread_mutex_consistent_np@GLIBC_2.4");
 __asm__(".symver alias_lock, __pthread_mutex_lock@GLIBC_2.2.5");
 __asm__(".symver alias_unlock, __pthread_mutex_unlock@GLIBC_2.2.5");
+/* read-write and spin locks, as a binary of before 2.34 asks for them */
+extern int old_rdlock(pthread_rwlock_t *l);
+extern int old_wrlock(pthread_rwlock_t *l);
+extern int old_rwunlock(pthread_rwlock_t *l);
+extern int old_spin_lock(pthread_spinlock_t *s);
+extern int old_spin_unlock(pthread_spinlock_t *s);
+__asm__(".symver old_rdlock, pthread_rwlock_rdlock@GLIBC_2.2.5");
+__asm__(".symver old_wrlock, pthread_rwlock_wrlock@GLIBC_2.2.5");
+__asm__(".symver old_rwunlock, pthread_rwlock_unlock@GLIBC_2.2.5");
+__asm__(".symver old_spin_lock, pthread_spin_lock@GLIBC_2.2.5");
+__asm__(".symver old_spin_unlock, pthread_spin_unlock@GLIBC_2.2.5");
+
+static pthread_rwlock_t rw = PTHREAD_RWLOCK_INITIALIZER;
+static pthread_spinlock_t spin;
 
 static pthread_mutex_t plain = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t aliased = PTHREAD_MUTEX_INITIALIZER;
@@ -58,6 +73,20 @@ int main(void)
 	for (int i = 0; i < 3; i++) {
 		printf("__pthread_mutex_lock %s\n", answer(alias_lock(&aliased)));
 		printf("__pthread_mutex_unlock %s\n", answer(alias_unlock(&aliased)));
+	}
+
+	for (int i = 0; i < 10; i++) {
+		printf("rdlock@GLIBC_2.2.5 %s\n", answer(old_rdlock(&rw)));
+		printf("unlock@GLIBC_2.2.5 %s\n", answer(old_rwunlock(&rw)));
+	}
+	for (int i = 0; i < 5; i++) {
+		printf("wrlock@GLIBC_2.2.5 %s\n", answer(old_wrlock(&rw)));
+		printf("unlock@GLIBC_2.2.5 %s\n", answer(old_rwunlock(&rw)));
+	}
+	pthread_spin_init(&spin, PTHREAD_PROCESS_PRIVATE);
+	for (int i = 0; i < 7; i++) {
+		printf("spin_lock@GLIBC_2.2.5 %s\n", answer(old_spin_lock(&spin)));
+		printf("spin_unlock@GLIBC_2.2.5 %s\n", answer(old_spin_unlock(&spin)));
 	}
 
 	pthread_mutexattr_t attr;

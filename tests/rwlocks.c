@@ -225,6 +225,22 @@ static void named(void)
 	}
 }
 
+/* More rwlocks alive at once than there are slots for their reads (64,
+ * with MUTEXSTAT_TABLE_SIZE=1024): each written once and read twice. */
+static void many(void)
+{
+	static pthread_rwlock_t locks[100];
+	for (int i = 0; i < 100; i++) {
+		pthread_rwlock_init(&locks[i], NULL);
+		pthread_rwlock_wrlock(&locks[i]);
+		pthread_rwlock_unlock(&locks[i]);
+		for (int k = 0; k < 2; k++) {
+			pthread_rwlock_rdlock(&locks[i]);
+			pthread_rwlock_unlock(&locks[i]);
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	alarm(60);
@@ -237,6 +253,8 @@ int main(int argc, char **argv)
 		read_read(0);
 	else if (!strcmp(what, "read-read-writer-preferring"))
 		read_read(1);
+	else if (!strcmp(what, "many"))
+		many();
 	else if (!strcmp(what, "named"))
 		named();
 	else if (!strcmp(what, "mixed"))

@@ -61,6 +61,14 @@ run track MUTEXSTAT_TRACK=spin "$T" counts
 expect_grep "MUTEXSTAT_TRACK=spin: only the spin lock" '^Top 1 lock by wait:$' "$WORK/track.report"
 expect_grep "MUTEXSTAT_TRACK=spin: ... its row" '^  1 0x[0-9a-f]+ +105 .* spin ' "$WORK/track.report"
 
+# More rwlocks at once than slots for their reads: the first 64 tell reads
+# from writes, the others say they cannot; none says a wrong split.
+run many MUTEXSTAT_TABLE_SIZE=1024 MUTEXSTAT_TOP=100 "$T" many
+expect_eq "many: the 64 with slots split 2 reads, 1 write" \
+	"$(grep -c '^  reads 2 (0 contended, waited 0 ns), writes 1 ' "$WORK/many.report")" 64
+expect_eq "many: the 36 without say so" \
+	"$(grep -c '^  reads and writes not told apart: every slot for rwlocks. reads was taken (64 rwlocks at once)$' "$WORK/many.report")" 36
+
 # Names given with mutexstat_name_lock, to each kind.
 run named "$T" named
 expect_eq "named: exit status" "$rc" 0

@@ -70,10 +70,12 @@ void ms_table_lock(void)
 		spin_lock(&stripes[i].lock);
 	spin_lock(&pool.lock);
 	spin_lock(&ms_table.sites_lock);
+	spin_lock(&ms_table.reads_lock);
 }
 
 void ms_table_unlock(void)
 {
+	spin_unlock(&ms_table.reads_lock);
 	spin_unlock(&ms_table.sites_lock);
 	spin_unlock(&pool.lock);
 	for (unsigned i = MS_STRIPES; i-- > 0;)
@@ -100,6 +102,7 @@ void ms_table_after_fork_child(void)
 		stripes[i].lock = 0;
 	pool.lock = 0;
 	ms_table.sites_lock = 0;
+	ms_table.reads_lock = 0;
 }
 
 /* The stripes an update holds: its home block's, and those of the next
@@ -336,11 +339,18 @@ static size_t history_entries(size_t history_len, size_t cap)
 	return groups * MS_HISTORY_GROUP * (cap + 1);
 }
 
+/* Read-write locks' slots for a table of cap records. */
+static size_t reads_slots(size_t cap)
+{
+	return cap / MS_READS_SHARE > 64 ? cap / MS_READS_SHARE : 64;
+}
+
 size_t ms_table_bytes(uint32_t capacity, uint32_t history_len)
 {
 	const struct ms_table *t = &ms_table;
 	size_t cap = capacity;
 	return MS_MAX_SITES * sizeof *t->sites +
+	       reads_slots(cap) * (sizeof *t->reads + sizeof *t->reads_free) +
 	       (cap + 1) * (sizeof *t->records + sizeof *t->cold +
 			    sizeof *t->init_stacks + sizeof *t->free_next) +
 	       2 * cap * (sizeof *t->slots + sizeof *t->untracked_keys) +
@@ -365,6 +375,12 @@ static void unmap_all(struct ms_table *t, size_t cap, size_t hist)
 		munmap(t->init_stacks, (cap + 1) * sizeof *t->init_stacks);
 	if (t->free_next)
 		munmap(t->free_next, (cap + 1) * sizeof *t->free_next);
+	if (t->reads)
+		munmap(t->reads, reads_slots(cap) * sizeof *t->reads);
+	if (t->reads_free)
+		munmap(t->reads_free, reads_slots(cap) * sizeof *t->reads_free);
+	t->reads = NULL;
+	t->reads_free = NULL;
 	t->slots = NULL;
 	t->untracked_keys = NULL;
 	t->cold = NULL;
@@ -398,8 +414,13 @@ int ms_table_init(uint32_t capacity, uint32_t history_len)
 			map(history_entries(history_len, cap) * sizeof *t->history_ticks);
 		t->init_stacks = map((cap + 1) * sizeof *t->init_stacks);
 		t->free_next = map((cap + 1) * sizeof *t->free_next);
+		t->reads = map(reads_slots(cap) * sizeof *t->reads);
+		t->reads_free = map(reads_slots(cap) * sizeof *t->reads_free);
 		if (t->slots && t->untracked_keys && records && t->cold && t->history &&
-		    t->history_ticks && t->init_stacks && t->free_next) {
+		    t->history_ticks && t->init_stacks && t->free_next && t->reads &&
+		    t->reads_free) {
+			t->reads_cap = (uint32_t)reads_slots(cap);
+			t->reads_next = t->reads_nfree = t->reads_spent = 0;
 			records[0].key = MS_KEY_NO_MUTEX;
 			__atomic_store_n(&t->records, records, __ATOMIC_RELEASE);
 			t->capacity = (uint32_t)cap;
@@ -739,6 +760,75 @@ static void keep_newest_life(struct ms_table *t, uint32_t r, struct ms_site *s)
 		hooks.keep_life(r, s);
 }
 
+/* ---- read-write locks' reads: a pool of slots ------------------------ */
+
+struct ms_read_stats *ms_reads_peek(uint32_t r)
+{
+	const struct ms_table *t = &ms_table;
+	if (!(LOAD(&t->records[r].flags) & MS_F_COLD))
+		return NULL;
+	uint32_t slot = LOAD(&t->cold[r].reads);
+	if (!slot || slot > t->reads_cap)
+		return NULL;
+	struct ms_read_stats *p = &t->reads[slot - 1];
+	return LOAD(&p->rec) == r && LOAD(&p->birth) == LOAD(&ms_rec(r)->birth) ? p : NULL;
+}
+
+struct ms_read_stats *ms_reads_slow(uint32_t r)
+{
+	struct ms_table *t = &ms_table;
+	struct ms_cold *c = ms_cold(r);
+	uint64_t birth = LOAD(&ms_rec(r)->birth);
+	for (;;) {
+		struct ms_read_stats *p = ms_reads_peek(r);
+		if (p)
+			return p;
+		uint32_t seen = LOAD(&c->reads), slot = 0;
+		/* guarded: a signal handler must not wait for this lock */
+		ms_guard_enter(&ms_self);
+		spin_lock(&t->reads_lock);
+		if (t->reads_nfree)
+			slot = t->reads_free[--t->reads_nfree] + 1;
+		else if (t->reads_next < t->reads_cap)
+			slot = ++t->reads_next;
+		spin_unlock(&t->reads_lock);
+		ms_guard_leave(&ms_self);
+		if (!slot) {
+			if (!(LOAD(&ms_rec(r)->flags) & MS_F_READS_SPENT)) {
+				__atomic_fetch_or(&ms_rec(r)->flags, MS_F_READS_SPENT,
+						  __ATOMIC_RELAXED);
+				ATOMIC_ADD(&t->reads_spent, 1);
+			}
+			return NULL;
+		}
+		p = &t->reads[slot - 1];
+		memset(p, 0, sizeof *p);
+		STORE(&p->birth, birth);
+		__atomic_store_n(&p->rec, r, __ATOMIC_RELEASE);
+		if (__atomic_compare_exchange_n(&c->reads, &seen, slot, 0, __ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE))
+			return p;
+		/* another thread gave it one meanwhile: this one back */
+		STORE(&p->rec, 0);
+		ms_guard_enter(&ms_self);
+		spin_lock(&t->reads_lock);
+		t->reads_free[t->reads_nfree++] = slot - 1;
+		spin_unlock(&t->reads_lock);
+		ms_guard_leave(&ms_self);
+	}
+}
+
+/* Life r ends: its slot back to the pool (under its stripe's lock). */
+static void reads_free(struct ms_table *t, uint32_t r)
+{
+	uint32_t slot = LOAD(&t->cold[r].reads);
+	STORE(&t->cold[r].reads, 0);
+	STORE(&t->reads[slot - 1].rec, 0);
+	spin_lock(&t->reads_lock);
+	t->reads_free[t->reads_nfree++] = slot - 1;
+	spin_unlock(&t->reads_lock);
+}
+
 /* A read-write lock life's reads, to its site's line. */
 static void fold_reads(const struct ms_read_stats *c, uint64_t acquisitions,
 		       struct ms_site *s)
@@ -795,8 +885,12 @@ static __attribute__((noinline)) void fold_cold(struct ms_table *t, uint32_t r,
 		SITE_ADD(hist[i], LOAD(&c->hist[i]));
 	for (int i = 0; timed && i < MS_HIST_BUCKETS; i++)
 		SITE_ADD(hold_hist[i], LOAD(&c->hold_hist[i]));
-	if (ms_lock_class(LOAD(&ms_rec(r)->flags)) == MS_CLASS_RWLOCK)
-		fold_reads(&c->rd, ms_rec_acquisitions(r), s);
+	struct ms_read_stats *rd;
+	if (ms_lock_class(LOAD(&ms_rec(r)->flags)) == MS_CLASS_RWLOCK &&
+	    (rd = ms_reads_peek(r)) != NULL) {
+		fold_reads(rd, ms_rec_acquisitions(r), s);
+		reads_free(t, r);
+	}
 	keep_newest_life(t, r, s);
 }
 
@@ -1222,6 +1316,8 @@ static void reset_records(int running)
 	/* every life is new: lock-order edges threads know they recorded
 	 * (their caches) belong to the old ones */
 	__atomic_fetch_add(&t->gen, 1, __ATOMIC_SEQ_CST);
+	/* every life is new: every slot of the reads' pool is stale */
+	t->reads_next = t->reads_nfree = 0;
 	ms_table_unlock();
 }
 

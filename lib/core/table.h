@@ -70,6 +70,8 @@ static inline int ms_hold_sampled(uint64_t n)
 
 /* Which kind of lock the record is (two bits above glibc's kind, set
  * with the record's life: init or first use). */
+/* A read-write lock life that found no slot for its reads (ms_reads). */
+#define MS_F_READS_SPENT (1u << 28)
 #define MS_F_CLASS_SHIFT 26
 #define MS_F_CLASS (3u << MS_F_CLASS_SHIFT)
 enum ms_lock_class { MS_CLASS_MUTEX, MS_CLASS_RWLOCK, MS_CLASS_SPIN, MS_CLASS_COUNT };
@@ -146,6 +148,9 @@ enum ms_misuse {
  * changed with locked instructions, on the slow paths.  How many read at
  * once is glibc's count (other_locks.c), kept here only at its most. */
 struct ms_read_stats {
+	/* whose: the record and life that took it (table.c's pool) */
+	uint32_t rec;
+	uint64_t birth;
 	uint64_t writes, contended;
 	uint64_t wait_total, wait_max;         /* waits that got it */
 	uint64_t holds, hold_total, hold_max;  /* timed read holds */
@@ -192,8 +197,10 @@ struct ms_cold {
 	uint32_t fail_pos;
 	struct ms_op fail[MS_FAIL_RING];
 	uint64_t fail_ticks[MS_FAIL_RING];
-	/* a read-write lock's reads (zero for other kinds) */
-	struct ms_read_stats rd __attribute__((aligned(64)));
+	/* a read-write lock's reads: slot + 1 in ms_table.reads (ms_reads),
+	 * 0 none -- a pool of its own, so that the cold part of every record
+	 * (address space a program under ulimit -v needs) stays as small */
+	uint32_t reads;
 };
 
 /* In a first-lock or init stack: the stack is this call site's, captured
@@ -271,7 +278,15 @@ struct ms_table {
 			 ends its life: threads' cached edges (thread.h) are
 			 stale */
 	uint32_t site_index[MS_SITE_INDEX]; /* site line + 1, by hash; 0 empty */
+	/* Read-write locks' reads, a slot per live rwlock that has one:
+	 * MS_READS_SHARE of the capacity.  Slots of ended lives are freed
+	 * (free list), a reset frees them all. */
+	struct ms_read_stats *reads;
+	uint32_t *reads_free;
+	uint32_t reads_cap, reads_next, reads_nfree, reads_spent;
+	int reads_lock;
 };
+#define MS_READS_SHARE 16 /* a slot for one record in 16 */
 
 /* What the index's updates counted, summed over its stripes. */
 struct ms_table_counts {
@@ -510,6 +525,13 @@ void ms_table_reset(void);
 /* The cold part of a record, zeroed on first use in this life. */
 struct ms_cold *ms_cold_slow(uint32_t r);
 
+/* Record r's read-write lock's reads, a slot taken for its life on first
+ * use; NULL when every slot is taken (counted in reads_spent: its reads
+ * and writes are not told apart).  ms_reads_peek: the same, taking none
+ * (report time). */
+struct ms_read_stats *ms_reads_slow(uint32_t r);
+struct ms_read_stats *ms_reads_peek(uint32_t r);
+
 /* ms_ticks() at the last reset of the numbers (mutexstat_reset, a fork
  * child's): a timed hold that began before it is not counted. */
 extern uint64_t ms_reset_ticks;
@@ -519,6 +541,15 @@ static inline struct ms_cold *ms_cold(uint32_t r)
 		   MS_F_COLD))
 		return &ms_table.cold[r];
 	return ms_cold_slow(r);
+}
+
+static inline struct ms_read_stats *ms_reads(uint32_t r)
+{
+	uint32_t s = LOAD(&ms_cold(r)->reads);
+	struct ms_read_stats *p = &ms_table.reads[s - 1];
+	if (likely(s) && LOAD(&p->rec) == r && LOAD(&p->birth) == LOAD(&ms_rec(r)->birth))
+		return p;
+	return ms_reads_slow(r);
 }
 
 /* For fork and reset: hold every update lock, so the child gets a table no

@@ -105,9 +105,9 @@ static void reader_entry(struct ms_thread *t, uint32_t r, uint32_t pos, uint64_t
 static __attribute__((noinline)) void read_rare(uint32_t r, struct ms_record *rec,
 						uint32_t readers, uintptr_t caller)
 {
-	struct ms_cold *c = ms_cold(r);
-	if (readers > LOAD(&c->rd.readers_max))
-		atomic_max_u32(&c->rd.readers_max, readers);
+	struct ms_read_stats *rd = ms_reads(r);
+	if (rd && readers > LOAD(&rd->readers_max))
+		atomic_max_u32(&rd->readers_max, readers);
 	uintptr_t none = 0;
 	if (!LOAD(&rec->first_caller) &&
 	    __atomic_compare_exchange_n(&rec->first_caller, &none, caller, 0, __ATOMIC_RELAXED,
@@ -125,11 +125,12 @@ void ms_read_acquired(struct ms_thread *t, uint32_t r, const void *lock, uintptr
 	 * is kept in the cold part, which one reader alone never reads */
 	uint32_t readers = rw_readers(lock);
 	if (unlikely(!LOAD(&rec->first_caller)) ||
-	    (readers > 1 && readers > LOAD(&ms_cold(r)->rd.readers_max)))
+	    (readers > 1 && ms_reads(r) && readers > LOAD(&ms_reads(r)->readers_max)))
 		read_rare(r, rec, readers, caller);
 	if (unlikely(op == MS_OP_TRYRDLOCK)) { /* counted in both, as every number */
 		ATOMIC_ADD(&ms_cold(r)->trylock_ok, 1);
-		ATOMIC_ADD(&ms_cold(r)->rd.trylock_ok, 1);
+		if (ms_reads(r))
+			ATOMIC_ADD(&ms_reads(r)->trylock_ok, 1);
 	}
 	uint32_t n = ts->nheld;
 	if (unlikely(n) && !ms_op_try(op) && !ms_holds_read(ts, r))
@@ -198,7 +199,9 @@ uint32_t ms_read_released(struct ms_thread *t, uint32_t r, uintptr_t caller)
 
 void ms_write_counted(uint32_t r)
 {
-	SERIAL_ADD(&ms_cold(r)->rd.writes, 1);
+	struct ms_read_stats *rd = ms_reads(r);
+	if (rd)
+		SERIAL_ADD(&rd->writes, 1);
 }
 
 /* ---- read-write locks: waits, relocks, failures ----------------------- */
@@ -240,8 +243,8 @@ static int rw_finish(struct ms_thread *t, uint32_t r, pthread_rwlock_t *l, int r
 	}
 	if (rc == ETIMEDOUT) {
 		ATOMIC_ADD(&ms_cold(r)->timeouts, 1);
-		if (read)
-			ATOMIC_ADD(&ms_cold(r)->rd.timeouts, 1);
+		if (read && ms_reads(r))
+			ATOMIC_ADD(&ms_reads(r)->timeouts, 1);
 	} else
 		ms_count_error(r, rc);
 	ms_log_other(t, r, caller, op, rc);
@@ -293,15 +296,15 @@ MS_UNWOUND int ms_rwlock_slow(struct ms_thread *t, uint32_t r, pthread_rwlock_t 
 	} else {
 		/* a writer behind readers: how long they keep writers out */
 		int behind_readers = !read && rw_readers(l);
-		if (behind_readers)
-			ATOMIC_ADD(&ms_cold(r)->rd.writes_behind_readers, 1);
+		if (behind_readers && ms_reads(r))
+			ATOMIC_ADD(&ms_reads(r)->writes_behind_readers, 1);
 		ms_wait_begin(&w);
 		errno = saved;
 		rc = ms_wait_call(&w, clock, abstime);
 		saved = errno;
 		uint64_t now = ms_wait_end(&w, rc == 0);
-		if (rc == 0 && behind_readers)
-			ATOMIC_ADD(&ms_cold(r)->rd.writes_behind_readers_total, now - w.start);
+		if (rc == 0 && behind_readers && ms_reads(r))
+			ATOMIC_ADD(&ms_reads(r)->writes_behind_readers_total, now - w.start);
 		if (rc == ETIMEDOUT)
 			ms_wait_timed_out(r, now - w.start);
 		rc = rw_finish(t, r, l, rc, caller, op, 1, now);
@@ -317,8 +320,8 @@ int ms_rwlock_try_failed(struct ms_thread *t, uint32_t r, int rc, uintptr_t call
 	int saved = errno;
 	if (rc == EBUSY) {
 		ATOMIC_ADD(&ms_cold(r)->trylock_busy, 1);
-		if (op == MS_OP_TRYRDLOCK)
-			ATOMIC_ADD(&ms_cold(r)->rd.trylock_busy, 1);
+		if (op == MS_OP_TRYRDLOCK && ms_reads(r))
+			ATOMIC_ADD(&ms_reads(r)->trylock_busy, 1);
 	} else
 		ms_count_error(r, rc);
 	ms_log_other(t, r, caller, op, rc);

@@ -224,10 +224,13 @@ static void add_read_wait(uint32_t r, struct ms_cold *c, uint64_t waited)
 	atomic_max_u64(&c->wait_max, waited);
 	ATOMIC_ADD(&c->hist[b], 1);
 	ATOMIC_ADD(&c->contended, 1);
-	ATOMIC_ADD(&c->rd.wait_total, waited);
-	atomic_max_u64(&c->rd.wait_max, waited);
-	ATOMIC_ADD(&c->rd.hist[b], 1);
-	ATOMIC_ADD(&c->rd.contended, 1);
+	struct ms_read_stats *rd = ms_reads(r);
+	if (rd) {
+		ATOMIC_ADD(&rd->wait_total, waited);
+		atomic_max_u64(&rd->wait_max, waited);
+		ATOMIC_ADD(&rd->hist[b], 1);
+		ATOMIC_ADD(&rd->contended, 1);
+	}
 	if (!(LOAD(&ms_rec(r)->flags) & MS_F_TIMED))
 		__atomic_fetch_or(&ms_rec(r)->flags, MS_F_TIMED, __ATOMIC_RELAXED);
 }
@@ -243,10 +246,13 @@ void ms_read_hold_end(uint32_t r, uint64_t since)
 	ATOMIC_ADD(&c->holds, 1);
 	ATOMIC_ADD(&c->hold_hist[b], 1);
 	atomic_max_u64(&c->hold_max, held);
-	ATOMIC_ADD(&c->rd.hold_total, held);
-	ATOMIC_ADD(&c->rd.holds, 1);
-	ATOMIC_ADD(&c->rd.hold_hist[b], 1);
-	atomic_max_u64(&c->rd.hold_max, held);
+	struct ms_read_stats *rd = ms_reads(r);
+	if (rd) {
+		ATOMIC_ADD(&rd->hold_total, held);
+		ATOMIC_ADD(&rd->holds, 1);
+		ATOMIC_ADD(&rd->hold_hist[b], 1);
+		atomic_max_u64(&rd->hold_max, held);
+	}
 }
 
 /* A wait that timed out: the thread does not hold the mutex. */

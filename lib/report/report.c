@@ -53,6 +53,7 @@ struct line {
 	int timed;
 	const struct ms_site *site; /* a site line's, in the table */
 	uint32_t classes;           /* kinds of lock: 1 << ms_lock_class */
+	int reads_unknown;          /* an rwlock whose reads were not told apart */
 	struct ms_site_reads rd;    /* a read-write lock's reads (ticks) */
 };
 
@@ -94,11 +95,17 @@ static void from_record(struct line *l, uintptr_t key, uint32_t r)
 	uint32_t flags = LOAD(&rec->flags);
 	l->timed = (flags & MS_F_TIMED) != 0;
 	l->classes = 1u << ms_lock_class(flags);
+	if (ms_lock_class(flags) == MS_CLASS_RWLOCK) {
+		/* no slot: none was needed (no write, no wait: every
+		 * acquisition a read), or none was left */
+		static const struct ms_read_stats none;
+		const struct ms_read_stats *rd = ms_reads_peek(r);
+		reads_of(&l->rd, rd ? rd : &none, l->acquisitions);
+		l->reads_unknown = !rd && (flags & MS_F_READS_SPENT);
+	}
 	if (!(flags & MS_F_COLD))
 		return;
 	const struct ms_cold *c = &ms_table.cold[r];
-	if (ms_lock_class(flags) == MS_CLASS_RWLOCK)
-		reads_of(&l->rd, &c->rd, l->acquisitions);
 	l->contended = LOAD(&c->contended);
 	/* Wait times include waits that timed out. */
 	l->wait_total = ms_ticks_to_ns(LOAD(&c->wait_total) +
@@ -870,6 +877,11 @@ static void print_modes(struct ms_fmt *f, const struct line *l)
 {
 	if (!(l->classes & (1u << MS_CLASS_RWLOCK)))
 		return;
+	if (l->reads_unknown) {
+		ms_fmt(f, "  reads and writes not told apart: every slot for rwlocks' reads was "
+			  "taken (%u rwlocks at once)\n", LOAD(&ms_table.reads_cap));
+		return;
+	}
 	const struct ms_site_reads *rd = &l->rd;
 	char a[16], b[16], c[16], d[16];
 	/* counters read while they move: never below zero */
@@ -928,7 +940,7 @@ static void print_hists(struct ms_fmt *f, const struct line *l)
 		hold_max = LOAD(&c->hold_max);
 	} else
 		return;
-	if (l->classes & (1u << MS_CLASS_RWLOCK)) {
+	if ((l->classes & (1u << MS_CLASS_RWLOCK)) && !l->reads_unknown) {
 		print_mode_hists(f, l, wait, wait_max, hold, hold_max);
 		return;
 	}
@@ -1163,17 +1175,15 @@ void ms_report_count_failing(void)
 
 void ms_rw_reads_of(struct ms_site_reads *out, uint32_t r)
 {
-	if (LOAD(&ms_rec(r)->flags) & MS_F_COLD)
-		reads_of(out, &ms_table.cold[r].rd, ms_rec_acquisitions(r));
-	else
-		memset(out, 0, sizeof *out);
+	static const struct ms_read_stats none; /* no slot: every acquisition a read */
+	const struct ms_read_stats *rd = ms_reads_peek(r);
+	reads_of(out, rd ? rd : &none, ms_rec_acquisitions(r));
 }
 
 uint64_t ms_rw_reads(uint32_t r)
 {
-	if (!(LOAD(&ms_rec(r)->flags) & MS_F_COLD))
-		return 0;
-	uint64_t all = ms_rec_acquisitions(r), writes = LOAD(&ms_table.cold[r].rd.writes);
+	const struct ms_read_stats *rd = ms_reads_peek(r);
+	uint64_t all = ms_rec_acquisitions(r), writes = rd ? LOAD(&rd->writes) : 0;
 	return all > writes ? all - writes : 0;
 }
 
