@@ -323,7 +323,6 @@ int ms_real_resolve(void)
 		__atomic_store_n((void **)&ms_real.fork_bare, bare, __ATOMIC_RELEASE);
 	choose_tries();
 	resolve_c11();
-	missing += ms_real_rw_resolve();
 	return missing ? -1 : 0;
 }
 

@@ -7,6 +7,7 @@
  * lacks, so one still missing answers ENOSYS and is never reached. */
 #define _GNU_SOURCE
 #include "glibc/real.h"
+#include "glibc/real_rw.h"
 #include "base/internal.h"
 
 #include <errno.h>

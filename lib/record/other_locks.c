@@ -7,6 +7,7 @@
 #include "analysis/findings.h"
 #include "base/clock.h"
 #include "glibc/real.h"
+#include "glibc/real_rw.h"
 #include "stacks/site.h"
 #include "stacks/stack.h"
 

@@ -8,7 +8,7 @@
 #include "analysis/waitfor.h"
 #include "report/waitfor_text.h"
 #include "analysis/order.h"
-#include "report/report.h"
+#include "report/kinds.h"
 #include "report/report_stacks.h"
 #include "analysis/robust.h"
 #include "report/robust_text.h"

@@ -3,6 +3,7 @@
 #define MUTEXSTAT_REPORT_H
 
 #include "core/table.h"
+#include "report/kinds.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -48,16 +49,5 @@ const char *ms_crash_describe(char *out, unsigned cap);
 
 /* The mutex's kind as words: "normal", "recursive robust pshared", ...,
  * with ", no init seen" for one first met in a lock. */
-const char *ms_kind_name(char *out, size_t cap, uint32_t flags);
-/* A live rwlock's read acquisitions (its writes are counted, the reads
- * are the rest: table.h's ms_read_stats). */
-uint64_t ms_rw_reads(uint32_t r);
-/* All of a live rwlock's reads, as an ended line (a site) sums them. */
-void ms_rw_reads_of(struct ms_site_reads *out, uint32_t r);
-/* What a record with these flags is called: "mutex", "rwlock", "spin lock". */
-const char *ms_lock_noun(uint32_t flags);
-/* An edge's modes (lockgraph.h) as a held or a taken lock's: "" for an
- * exclusive lock, " (read)", " (write)", " (read or write)". */
-const char *ms_edge_mode_text(uint32_t modes, int taken, uint32_t flags);
 
 #endif

@@ -2,7 +2,7 @@
  * report, from a snapshot of the wait-for graph (analysis/waitfor.h). */
 #define _GNU_SOURCE
 #include "report/waitfor_text.h"
-#include "report/report.h"
+#include "report/kinds.h"
 #include "analysis/waitfor.h"
 #include "base/clock.h"
 #include "base/internal.h"

@@ -29,30 +29,6 @@
 
 #define CALLER ((uintptr_t)__builtin_return_address(0))
 
-/* The calling thread, or NULL when the call must go straight to glibc
- * (recording.h). */
-struct ms_thread *ms_recording_slow(struct ms_thread *t)
-{
-	if (ms_start_lazily() || t->guard)
-		return NULL;
-	if (!t->tid)
-		ms_thread_register(t);
-	if (!t->ts) {
-		/* guarded: a signal handler's mutex call while the pool's
-		 * lock is held goes straight to glibc, not to that lock */
-		ms_guard_enter(t);
-		t->ts = ms_tstate_new(t->tid);
-		ms_guard_leave(t);
-		if (!t->ts)
-			return NULL; /* no record to be had: not followed */
-	} else if (unlikely(t->ts->join_only))
-		t->ts->join_only = 0; /* its record was made by a join */
-	if (!t->pend)
-		ms_ok_set(t); /* else: after the next unlock (record.c) */
-	return t;
-}
-
-
 /* Past the first level of a recording thread's cache: the second level,
  * else the table (a tracked record found there goes into the second
  * level), else MS_REC_NONE or MS_REC_UNTRACKED. */

@@ -12,6 +12,7 @@
 #include "base/options.h"
 #include "analysis/findings.h"
 #include "glibc/real.h"
+#include "glibc/real_rw.h"
 #include "record/other_locks.h"
 #include "runtime/dump.h"
 #include "wrap/recording.h"

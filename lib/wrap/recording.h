@@ -8,7 +8,7 @@
 #include "core/thread.h"
 
 /* The calling thread, or NULL when the call must go straight to glibc:
- * library code on this thread's stack, or not started (interpose.c). */
+ * library code on this thread's stack, or not started (recording.c). */
 struct ms_thread *ms_recording_slow(struct ms_thread *t);
 
 static inline __attribute__((always_inline)) struct ms_thread *recording(void)

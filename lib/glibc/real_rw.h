@@ -1,0 +1,46 @@
+/* real_rw.h - glibc's read-write and spin lock functions behind ours, and
+ * what we read of their locks (real_rw.c; lib/glibc/README). */
+#ifndef MUTEXSTAT_REAL_RW_H
+#define MUTEXSTAT_REAL_RW_H
+
+#include <pthread.h>
+#include <time.h>
+
+/* glibc's read-write and spin lock functions behind ours (real_rw.c).
+ * Until resolved, each points at a function that resolves them all, then
+ * calls glibc's. */
+struct ms_real_rw {
+	int (*init)(pthread_rwlock_t *, const pthread_rwlockattr_t *);
+	int (*destroy)(pthread_rwlock_t *);
+	int (*rdlock)(pthread_rwlock_t *);
+	int (*tryrdlock)(pthread_rwlock_t *);
+	int (*timedrdlock)(pthread_rwlock_t *, const struct timespec *);
+	int (*clockrdlock)(pthread_rwlock_t *, clockid_t, const struct timespec *);
+	int (*wrlock)(pthread_rwlock_t *);
+	int (*trywrlock)(pthread_rwlock_t *);
+	int (*timedwrlock)(pthread_rwlock_t *, const struct timespec *);
+	int (*clockwrlock)(pthread_rwlock_t *, clockid_t, const struct timespec *);
+	int (*unlock)(pthread_rwlock_t *);
+	int (*spin_init)(pthread_spinlock_t *, int);
+	int (*spin_destroy)(pthread_spinlock_t *);
+	int (*spin_lock)(pthread_spinlock_t *);
+	int (*spin_trylock)(pthread_spinlock_t *);
+	int (*spin_unlock)(pthread_spinlock_t *);
+};
+extern struct ms_real_rw ms_real_rw;
+
+/* Whether glibc's spin lock word says held.  On x86 glibc's lock is a
+ * `lock decl` of a word that is 1 when free (0 or below held); elsewhere
+ * the generic lock's word is 0 when free. */
+static inline int ms_spin_held(const pthread_spinlock_t *s)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	return __atomic_load_n(s, __ATOMIC_RELAXED) <= 0;
+#else
+	return __atomic_load_n(s, __ATOMIC_RELAXED) != 0;
+#endif
+}
+/* Look them up; returns how many are missing (ms_real_resolve calls it). */
+int ms_real_rw_resolve(void);
+
+#endif

@@ -1,0 +1,122 @@
+/* kinds.c - what each kind of lock is called in the report, its modes, and
+ * an rwlock's reads apart from its writes: for the text report, its
+ * findings and wait-for sections, and the machine-read formats alike. */
+#define _GNU_SOURCE
+#include "report/kinds.h"
+#include "base/fmt.h"
+#include "base/internal.h"
+#include "report/report_hist.h"
+
+#include <string.h>
+
+/* see kinds.h */
+void ms_reads_line(struct ms_site_reads *o, const struct ms_read_stats *c,
+		     uint64_t acquisitions)
+{
+	uint64_t writes = LOAD(&c->writes);
+	memset(o, 0, sizeof *o);
+	o->acquisitions = acquisitions > writes ? acquisitions - writes : 0;
+	o->contended = LOAD(&c->contended);
+	o->wait_total = LOAD(&c->wait_total);
+	o->wait_max = LOAD(&c->wait_max);
+	o->holds = LOAD(&c->holds);
+	o->hold_total = LOAD(&c->hold_total);
+	o->hold_max = LOAD(&c->hold_max);
+	o->trylock_ok = LOAD(&c->trylock_ok);
+	o->trylock_busy = LOAD(&c->trylock_busy);
+	o->timeouts = LOAD(&c->timeouts);
+	o->writes_behind_readers = LOAD(&c->writes_behind_readers);
+	o->writes_behind_readers_total = LOAD(&c->writes_behind_readers_total);
+	/* one reader at a time is not kept (other_locks.c): at least 1 */
+	o->readers_max = LOAD(&c->readers_max);
+	if (!o->readers_max && o->acquisitions)
+		o->readers_max = 1;
+	ms_hist_widen(o->hist, c->hist, MS_HIST_BUCKETS);
+	ms_hist_widen(o->hold_hist, c->hold_hist, MS_HIST_BUCKETS);
+}
+
+void ms_rw_reads_of(struct ms_site_reads *out, uint32_t r)
+{
+	static const struct ms_read_stats none; /* no slot: every acquisition a read */
+	const struct ms_read_stats *rd = ms_reads_peek(r);
+	ms_reads_line(out, rd ? rd : &none, ms_rec_acquisitions(r));
+}
+
+uint64_t ms_rw_reads(uint32_t r)
+{
+	const struct ms_read_stats *rd = ms_reads_peek(r);
+	uint64_t all = ms_rec_acquisitions(r), writes = rd ? LOAD(&rd->writes) : 0;
+	return all > writes ? all - writes : 0;
+}
+
+const char *ms_lock_noun(uint32_t flags)
+{
+	static const char *const noun[MS_CLASS_COUNT + 1] = { "mutex", "rwlock", "spin lock",
+							      "lock" };
+	return noun[ms_lock_class(flags)];
+}
+
+const char *ms_edge_mode_text(uint32_t modes, int taken, uint32_t flags)
+{
+	if (ms_lock_class(flags) != MS_CLASS_RWLOCK)
+		return "";
+	/* bit 2 * (held for read) + (taken for read) */
+	uint32_t read = taken ? modes & 0xa : modes & 0xc;
+	uint32_t write = taken ? modes & 0x5 : modes & 0x3;
+	return read && write ? " (read or write)" : read ? " (read)" : " (write)";
+}
+
+/* A read-write lock's kind, as pthread_rwlockattr_setkind_np names it. */
+static const char *rwlock_kind_name(char *out, size_t cap, uint32_t flags)
+{
+	static const char *const base[] = {
+		"reader-preferring", "writer-preferring (glibc: reader-preferring)",
+		"writer-preferring, nonrecursive", "kind 3",
+	};
+	uint32_t kind = flags >> MS_F_KIND_SHIFT;
+	struct ms_fmt f;
+	ms_fmt_init(&f, out, cap, -1);
+	ms_fmt(&f, "%s", base[kind & 3]);
+	if (kind & MS_KIND_PSHARED)
+		ms_fmt(&f, " pshared");
+	if (flags & MS_F_STATIC)
+		ms_fmt(&f, ", no init seen");
+	return ms_fmt_str(&f);
+}
+
+const char *ms_kind_name(char *out, size_t cap, uint32_t flags)
+{
+	static const char *const base[] = { "normal", "recursive", "errorcheck",
+					    "adaptive" };
+	uint32_t kind = (flags & ~MS_F_CLASS) >> MS_F_KIND_SHIFT;
+	if (ms_lock_class(flags) == MS_CLASS_RWLOCK)
+		return rwlock_kind_name(out, cap, flags);
+	struct ms_fmt f;
+	ms_fmt_init(&f, out, cap, -1);
+	if (ms_lock_class(flags) == MS_CLASS_SPIN) {
+		ms_fmt(&f, "spin%s%s", kind & MS_KIND_PSHARED ? " pshared" : "",
+		       flags & MS_F_STATIC ? ", no init seen" : "");
+		return ms_fmt_str(&f);
+	}
+	if ((kind & MS_KIND_DESTROYED) == MS_KIND_DESTROYED) {
+		/* glibc's __kind -1: destroyed when first seen (a lock or a
+		 * condition wait after destroy), no kind to tell */
+		ms_fmt(&f, "destroyed%s", flags & MS_F_STATIC ? ", no init seen" : "");
+		return ms_fmt_str(&f);
+	}
+	ms_fmt(&f, "%s", base[kind & MS_KIND_MASK]);
+	if (kind & MS_KIND_ROBUST)
+		ms_fmt(&f, " robust");
+	if (kind & MS_KIND_PI)
+		ms_fmt(&f, " prio-inherit");
+	if (kind & MS_KIND_PP)
+		ms_fmt(&f, " prio-protect");
+	/* glibc marks every robust mutex shared (its owner may be in another
+	 * process): only a kind without robust tells it was asked for */
+	if ((kind & MS_KIND_PSHARED) && !(kind & MS_KIND_ROBUST))
+		ms_fmt(&f, " pshared");
+	if (flags & MS_F_STATIC)
+		ms_fmt(&f, ", no init seen");
+	return ms_fmt_str(&f);
+}
+

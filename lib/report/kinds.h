@@ -1,0 +1,29 @@
+/* kinds.h - what each kind of lock is called in the report, its modes, and
+ * an rwlock's reads apart from its writes (kinds.c). */
+#ifndef MUTEXSTAT_KINDS_H
+#define MUTEXSTAT_KINDS_H
+
+#include "core/table.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A mutex's kind as glibc had it ("normal", "recursive robust", ...), an
+ * rwlock's ("reader-preferring", ...), "spin"; ", no init seen" after. */
+const char *ms_kind_name(char *out, size_t cap, uint32_t flags);
+/* A live rwlock's read acquisitions (its writes are counted, the reads
+ * are the rest: table.h's ms_read_stats). */
+uint64_t ms_rw_reads(uint32_t r);
+/* All of a live rwlock's reads, as an ended line (a site) sums them. */
+void ms_rw_reads_of(struct ms_site_reads *out, uint32_t r);
+/* What a record with these flags is called: "mutex", "rwlock", "spin lock". */
+const char *ms_lock_noun(uint32_t flags);
+/* An edge's modes (lockgraph.h) as a held or a taken lock's: "" for an
+ * exclusive lock, " (read)", " (write)", " (read or write)". */
+const char *ms_edge_mode_text(uint32_t modes, int taken, uint32_t flags);
+/* An rwlock's reads (c), as an ended line keeps them: reads = acquisitions
+ * less the writes counted. */
+void ms_reads_line(struct ms_site_reads *o, const struct ms_read_stats *c,
+		   uint64_t acquisitions);
+
+#endif
