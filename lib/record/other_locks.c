@@ -102,6 +102,13 @@ static void reader_entry(struct ms_thread *t, uint32_t r, uint32_t pos, uint64_t
 	ms_op_write(e, ms_history_ticks(e), o, t->tid, caller, op, waited, 0, ticks);
 }
 
+/* The most readers at once so far (0 without a slot: none kept). */
+static uint32_t readers_max_of(uint32_t r)
+{
+	const struct ms_read_stats *rd = ms_reads(r);
+	return rd ? LOAD(&rd->readers_max) : 0;
+}
+
 /* The first read of a life, or one that finds more readers than ever. */
 static __attribute__((noinline)) void read_rare(uint32_t r, struct ms_record *rec,
 						uint32_t readers, uintptr_t caller)
@@ -126,15 +133,16 @@ void ms_read_acquired(struct ms_thread *t, uint32_t r, const void *lock, uintptr
 	 * is kept in the cold part, which one reader alone never reads */
 	uint32_t readers = rw_readers(lock);
 	if (unlikely(!LOAD(&rec->first_caller)) ||
-	    (readers > 1 && ms_reads(r) && readers > LOAD(&ms_reads(r)->readers_max)))
+	    (readers > 1 && readers > readers_max_of(r)))
 		read_rare(r, rec, readers, caller);
 	if (unlikely(op == MS_OP_TRYRDLOCK)) { /* counted in both, as every number */
 		ATOMIC_ADD(&ms_cold(r)->trylock_ok, 1);
-		if (ms_reads(r))
-			ATOMIC_ADD(&ms_reads(r)->trylock_ok, 1);
+		struct ms_read_stats *rd = ms_reads(r);
+		if (rd)
+			ATOMIC_ADD(&rd->trylock_ok, 1);
 	}
 	uint32_t n = ts->nheld;
-	if (unlikely(n) && !ms_op_try(op) && !ms_holds_read(ts, r))
+	if (unlikely(n) && !ms_op_try(op)) /* (a recursive read adds no edge: order.c) */
 		ms_order_note_mode(t, ts, r, (uintptr_t)lock, caller, 1);
 	n = ts->nheld; /* the note prunes what others unlocked */
 	uint64_t o = reader_order(t, r, rec, LOAD(&rec->ops));
@@ -207,9 +215,9 @@ void ms_write_counted(uint32_t r)
 
 /* ---- read-write locks: waits, relocks, failures ----------------------- */
 
-static int call_rwlock(void *lock, unsigned op, clockid_t clock, const struct timespec *abstime)
+int ms_rwlock_call(pthread_rwlock_t *l, unsigned op, clockid_t clock,
+		   const struct timespec *abstime)
 {
-	pthread_rwlock_t *l = lock;
 	switch (op) {
 	case MS_OP_RDLOCK:
 		return ms_real_rw.rdlock(l);
@@ -224,6 +232,11 @@ static int call_rwlock(void *lock, unsigned op, clockid_t clock, const struct ti
 	default:
 		return ms_real_rw.wrlock(l);
 	}
+}
+
+static int call_rwlock(void *lock, unsigned op, clockid_t clock, const struct timespec *abstime)
+{
+	return ms_rwlock_call(lock, op, clock, abstime);
 }
 
 /* glibc answered a lock (not a try) with rc, after a wait or not. */
@@ -244,8 +257,9 @@ static int rw_finish(struct ms_thread *t, uint32_t r, pthread_rwlock_t *l, int r
 	}
 	if (rc == ETIMEDOUT) {
 		ATOMIC_ADD(&ms_cold(r)->timeouts, 1);
-		if (read && ms_reads(r))
-			ATOMIC_ADD(&ms_reads(r)->timeouts, 1);
+		struct ms_read_stats *rd = read ? ms_reads(r) : NULL;
+		if (rd)
+			ATOMIC_ADD(&rd->timeouts, 1);
 	} else
 		ms_count_error(r, rc);
 	ms_log_other(t, r, caller, op, rc);
@@ -275,13 +289,13 @@ MS_UNWOUND int ms_rwlock_slow(struct ms_thread *t, uint32_t r, pthread_rwlock_t 
 	if (rc != EBUSY) {
 		/* the reader limit (EAGAIN): glibc's lock answers the same */
 		errno = saved;
-		rc = call_rwlock(l, op, clock, abstime);
+		rc = ms_rwlock_call(l, op, clock, abstime);
 		saved = errno;
 		rc = rw_finish(t, r, l, rc, caller, op, 0, 0);
 	} else if (rw_writer(l) == (int)t->tid) {
 		/* the writer locks again: glibc answers EDEADLK, averted */
 		errno = saved;
-		rc = call_rwlock(l, op, clock, abstime);
+		rc = ms_rwlock_call(l, op, clock, abstime);
 		saved = errno;
 		if (rc == EDEADLK)
 			ms_finding_self_deadlock(t->ts, r, (uintptr_t)l, MS_SELF_AVERTED);
@@ -297,15 +311,16 @@ MS_UNWOUND int ms_rwlock_slow(struct ms_thread *t, uint32_t r, pthread_rwlock_t 
 	} else {
 		/* a writer behind readers: how long they keep writers out */
 		int behind_readers = !read && rw_readers(l);
-		if (behind_readers && ms_reads(r))
-			ATOMIC_ADD(&ms_reads(r)->writes_behind_readers, 1);
+		struct ms_read_stats *rd = behind_readers ? ms_reads(r) : NULL;
+		if (rd)
+			ATOMIC_ADD(&rd->writes_behind_readers, 1);
 		ms_wait_begin(&w);
 		errno = saved;
 		rc = ms_wait_call(&w, clock, abstime);
 		saved = errno;
 		uint64_t now = ms_wait_end(&w, rc == 0);
-		if (rc == 0 && behind_readers && ms_reads(r))
-			ATOMIC_ADD(&ms_reads(r)->writes_behind_readers_total, now - w.start);
+		if (rc == 0 && rd)
+			ATOMIC_ADD(&rd->writes_behind_readers_total, now - w.start);
 		if (rc == ETIMEDOUT)
 			ms_wait_timed_out(r, now - w.start);
 		rc = rw_finish(t, r, l, rc, caller, op, 1, now);
@@ -321,8 +336,9 @@ int ms_rwlock_try_failed(struct ms_thread *t, uint32_t r, int rc, uintptr_t call
 	int saved = errno;
 	if (rc == EBUSY) {
 		ATOMIC_ADD(&ms_cold(r)->trylock_busy, 1);
-		if (op == MS_OP_TRYRDLOCK && ms_reads(r))
-			ATOMIC_ADD(&ms_reads(r)->trylock_busy, 1);
+		struct ms_read_stats *rd = op == MS_OP_TRYRDLOCK ? ms_reads(r) : NULL;
+		if (rd)
+			ATOMIC_ADD(&rd->trylock_busy, 1);
 	} else
 		ms_count_error(r, rc);
 	ms_log_other(t, r, caller, op, rc);

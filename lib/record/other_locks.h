@@ -40,6 +40,9 @@ int ms_holds_read(const struct ms_tstate *ts, uint32_t r);
 MS_UNWOUND int ms_rwlock_slow(struct ms_thread *t, uint32_t r, pthread_rwlock_t *l, int rc,
 			      uintptr_t caller, unsigned op, clockid_t clock,
 			      const struct timespec *abstime);
+/* glibc's rwlock call for op (a lock, not a try), untouched. */
+int ms_rwlock_call(pthread_rwlock_t *l, unsigned op, clockid_t clock,
+		   const struct timespec *abstime);
 /* A read or write trylock answered rc (not 0). */
 int ms_rwlock_try_failed(struct ms_thread *t, uint32_t r, int rc, uintptr_t caller,
 			 unsigned op);

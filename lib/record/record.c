@@ -156,6 +156,19 @@ int ms_misuse_last(uint32_t r, enum ms_misuse kind, struct ms_op_view *out)
 	return found;
 }
 
+/* The init or destroy that just ended a life a finding holds (the table
+ * said so in t->finding_ended): say where (findings.c captures the stack
+ * here). */
+__attribute__((noinline)) void ms_finding_life_ended_at(struct ms_thread *t, int how,
+							uintptr_t caller)
+{
+	uint32_t r = t->finding_ended;
+	t->finding_ended = 0;
+	int saved = errno;
+	ms_findings_life_ended(r, t->finding_birth, how, caller);
+	errno = saved;
+}
+
 void ms_count_error(uint32_t r, int err)
 {
 	ATOMIC_ADD(&ms_cold(r)->errors[ms_err_index(err)], 1);

@@ -210,6 +210,9 @@ void ms_log_other(struct ms_thread *t, uint32_t r, uintptr_t caller,
  * misuse of this kind, from the side ring; 0 if none is left. */
 int ms_misuse_last(uint32_t r, enum ms_misuse kind, struct ms_op_view *out);
 void ms_count_error(uint32_t r, int err);
+/* An init or destroy ended a life a finding holds (t->finding_ended):
+ * the finding learns where (MS_ENDED_*). */
+void ms_finding_life_ended_at(struct ms_thread *t, int how, uintptr_t caller);
 void ms_misuse(struct ms_thread *t, uint32_t r, enum ms_misuse kind,
 	       uintptr_t caller, unsigned op, int err);
 

@@ -389,18 +389,6 @@ static inline __attribute__((always_inline)) int mutex_unlock(pthread_mutex_t *m
 	return unlock_other(m, CALLER);
 }
 
-/* The init or destroy that just ended a mutex life a finding holds: say
- * where (findings.c; it captures the stack here). */
-static __attribute__((noinline)) void finding_life_ended(struct ms_thread *t, int how,
-							 uintptr_t caller)
-{
-	uint32_t r = t->finding_ended;
-	t->finding_ended = 0;
-	int saved = errno;
-	ms_findings_life_ended(r, t->finding_birth, how, caller);
-	errno = saved;
-}
-
 static inline __attribute__((always_inline)) int mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *attr)
 {
 	int rc = ms_real.mutex_init(m, attr);
@@ -411,7 +399,7 @@ static inline __attribute__((always_inline)) int mutex_init(pthread_mutex_t *m, 
 	 * but a stack capture's and the table's madvise, which keep it */
 	uint32_t r = ms_table_add((uintptr_t)m, 1, &t->clock);
 	if (unlikely(t->finding_ended))
-		finding_life_ended(t, MS_ENDED_REINIT, CALLER);
+		ms_finding_life_ended_at(t, MS_ENDED_REINIT, CALLER);
 	if (r != MS_REC_UNTRACKED && r != MS_REC_NONE) {
 		ms_note_kind(r, m, 0);
 		ms_table.init_stacks[r] = ms_site_stack(CALLER, LOAD(&ms_rec(r)->birth));
@@ -434,7 +422,7 @@ static inline __attribute__((always_inline)) int mutex_destroy(pthread_mutex_t *
 			ms_held_forget(t->ts, ms_table_find((uintptr_t)m));
 		ms_table_remove((uintptr_t)m); /* makes no system call */
 		if (unlikely(t->finding_ended))
-			finding_life_ended(t, MS_ENDED_DESTROYED, CALLER);
+			ms_finding_life_ended_at(t, MS_ENDED_DESTROYED, CALLER);
 	} else if (tracked(r = record_of(t, m))) {
 		/* glibc refused (EBUSY: it is locked); the mutex lives on */
 		int saved = errno;

@@ -51,17 +51,6 @@ record_of_kind(struct ms_thread *t, const void *l, unsigned lock_class, uintptr_
 	return r;
 }
 
-/* The init or destroy that just ended a life a finding holds: say where
- * (interpose.c's, for these kinds). */
-static __attribute__((noinline)) void life_ended(struct ms_thread *t, int how, uintptr_t caller)
-{
-	uint32_t r = t->finding_ended;
-	t->finding_ended = 0;
-	int saved = errno;
-	ms_findings_life_ended(r, t->finding_birth, how, caller);
-	errno = saved;
-}
-
 /* A new life at l (after glibc's init said 0); pshared: a spin lock
  * made process-shared (glibc keeps no word of it: we do). */
 static void born(struct ms_thread *t, const void *l, unsigned lock_class, int pshared,
@@ -71,7 +60,7 @@ static void born(struct ms_thread *t, const void *l, unsigned lock_class, int ps
 		return;
 	uint32_t r = ms_table_add((uintptr_t)l, 1, &t->clock);
 	if (unlikely(t->finding_ended))
-		life_ended(t, MS_ENDED_REINIT, caller);
+		ms_finding_life_ended_at(t, MS_ENDED_REINIT, caller);
 	if (!tracked(r))
 		return;
 	if (lock_class == MS_CLASS_RWLOCK)
@@ -93,7 +82,7 @@ static void ended(struct ms_thread *t, const void *l, uintptr_t caller)
 	}
 	ms_table_remove((uintptr_t)l);
 	if (unlikely(t->finding_ended))
-		life_ended(t, MS_ENDED_DESTROYED, caller);
+		ms_finding_life_ended_at(t, MS_ENDED_DESTROYED, caller);
 }
 
 /* Once the lock is free: publish this unlock's stack for the waiter it
@@ -119,26 +108,6 @@ static int deadline_refused(clockid_t clock, const struct timespec *abstime)
 	       (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC);
 }
 
-/* glibc's call for op, untouched. */
-static int call_direct(pthread_rwlock_t *l, unsigned op, clockid_t clock,
-		       const struct timespec *abstime)
-{
-	switch (op) {
-	case MS_OP_RDLOCK:
-		return ms_real_rw.rdlock(l);
-	case MS_OP_TIMEDRDLOCK:
-		return ms_real_rw.timedrdlock(l, abstime);
-	case MS_OP_CLOCKRDLOCK:
-		return ms_real_rw.clockrdlock(l, clock, abstime);
-	case MS_OP_WRLOCK:
-		return ms_real_rw.wrlock(l);
-	case MS_OP_TIMEDWRLOCK:
-		return ms_real_rw.timedwrlock(l, abstime);
-	default:
-		return ms_real_rw.clockwrlock(l, clock, abstime);
-	}
-}
-
 /* Every read and write lock but the tries: the try first, then what it
  * got.  Timed ones name CLOCK_REALTIME, as glibc's do. */
 static inline __attribute__((always_inline)) MS_UNWOUND int
@@ -148,7 +117,7 @@ rw_lock(pthread_rwlock_t *l, unsigned op, clockid_t clock, const struct timespec
 	struct ms_thread *t = recording();
 	uint32_t r;
 	if (!t || (r = record_of_kind(t, l, MS_CLASS_RWLOCK, caller)) == MS_REC_UNTRACKED)
-		return call_direct(l, op, clock, abstime);
+		return ms_rwlock_call(l, op, clock, abstime);
 	if (ms_op_deadline(op) && deadline_refused(clock, abstime))
 		return ms_rwlock_slow(t, r, l, EINVAL, caller, op, clock, abstime);
 	int read = ms_op_read_mode(op);
