@@ -20,8 +20,11 @@ extern int ms_active;
 
 #define MS_HELD 0x80000000u /* in record.owner: the owner still holds it */
 #define MS_CACHE 16         /* entries in a thread's lookup cache */
-#define MS_SPARE 16         /* spare records a thread keeps, at most */
-#define MS_SPARE_BATCH 8    /* taken from and given back to the pool at once */
+#define MS_SPARE 32         /* spare records a thread keeps, at most */
+/* taken from and given back to the pool at once: as many records as
+ * share a line of the table's per-record words (its init stacks), so that
+ * two threads' new records never write one line (table.c) */
+#define MS_SPARE_BATCH 16
 
 /* ---- the thread's record: what others read of it ------------------- */
 

@@ -179,6 +179,45 @@ START_TEST(test_table_records_go_out_in_the_pools_order)
 }
 END_TEST
 
+/* Threads that make mutexes at once write their records' words of
+ * init_stacks, 16 to a line: two threads' new records in one line moved
+ * it between CPUs at every init (two threads' lives took twice as long
+ * each as one thread's).  A batch of new records is one such line. */
+static pthread_barrier_t all_added;
+
+static void *first_record(void *arg)
+{
+	uint64_t clock = 0;
+	uint32_t *r = arg;
+	*r = ms_table_add(heap_key(100 + *r), 1, &clock);
+	pthread_barrier_wait(&all_added); /* alive, with its spares, till all add */
+	ms_table_thread_exit(&ms_self);
+	return NULL;
+}
+
+START_TEST(test_table_threads_new_records_share_no_line)
+{
+	uint64_t clock = 0;
+	uint32_t mine = ms_table_add(heap_key(0), 1, &clock), r[3] = { 0, 1, 2 };
+	pthread_t th[3];
+	pthread_barrier_init(&all_added, NULL, 3);
+	for (unsigned i = 0; i < 3; i++)
+		ck_assert_int_eq(pthread_create(&th[i], NULL, first_record, &r[i]), 0);
+	for (unsigned i = 0; i < 3; i++)
+		ck_assert_int_eq(pthread_join(th[i], NULL), 0);
+	pthread_barrier_destroy(&all_added);
+	uintptr_t line[4] = { (uintptr_t)&ms_table.init_stacks[mine] / 64 };
+	for (unsigned i = 0; i < 3; i++) {
+		ck_assert_uint_ge(r[i], 1);
+		line[i + 1] = (uintptr_t)&ms_table.init_stacks[r[i]] / 64;
+	}
+	for (unsigned i = 0; i < 4; i++)
+		for (unsigned j = i + 1; j < 4; j++)
+			ck_assert_msg(line[i] != line[j], "records %u and %u share a line",
+				      i ? r[i - 1] : mine, r[j - 1]);
+}
+END_TEST
+
 START_TEST(test_table_remove_ends_life_and_counts_destroyed)
 {
 	uint64_t clock = 0;
@@ -1441,6 +1480,7 @@ Suite *table_suite(void)
 	tc = tcase_create("batches");
 	tcase_add_checked_fixture(tc, setup_16384, NULL);
 	tcase_add_test(tc, test_table_records_go_out_in_the_pools_order);
+	tcase_add_test(tc, test_table_threads_new_records_share_no_line);
 	tcase_add_test(tc, test_table_edges_sharing_a_cache_slot_both_stay_known);
 	suite_add_tcase(s, tc);
 
