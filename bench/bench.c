@@ -695,23 +695,29 @@ static struct result run_million(long rounds)
 	return (struct result){ (unsigned long)(rounds * MILLION), t1 - t0, sum, 0 };
 }
 
-/* ---- lives2: 2 threads make, lock and destroy mutexes at once -----------
+/* ---- lives1, lives2, lives4: threads make, lock and destroy mutexes ----
  * Each thread keeps 16 mutexes of its own on its stack and gives each many
  * short lives (init, lock, unlock, destroy): the cost of the table's adds
- * and removals when threads do them at the same time (objects with a mutex
- * made and freed by every thread of a server). */
+ * and removals, alone (lives1: the main thread, in a process of one thread,
+ * as a tool that makes a mutex per object) and when threads do them at the
+ * same time (objects with a mutex made and freed by every thread of a
+ * server).  lives4 against lives1 tells whether adds scale as bare ones do
+ * (bench/run prints it). */
 
-#define LIVES_THREADS 2
+#define LIVES_MAX_THREADS 4
 static long lives_each;
 static struct crew lives_crew;
-static unsigned long lives_done[LIVES_THREADS];
+static unsigned long lives_done[LIVES_MAX_THREADS];
 
 static void *lives_worker(void *arg)
 {
 	long id = (long)arg;
 	pthread_mutex_t m[16];
 	unsigned long done = 0;
-	crew_wait(&lives_crew);
+	if (id >= 0)
+		crew_wait(&lives_crew);
+	else
+		id = 0;
 	for (long i = 0; i < lives_each; i++) {
 		pthread_mutex_t *p = &m[i & 15];
 		CHECK(pthread_mutex_init(p, NULL));
@@ -724,19 +730,43 @@ static void *lives_worker(void *arg)
 	return NULL;
 }
 
+/* n lives in all over `threads` threads; 0 threads: the main thread's. */
+static struct result run_lives(long n, int threads)
+{
+	int k = threads ? threads : 1;
+	lives_each = n / k;
+	for (int i = 0; i < k; i++)
+		lives_done[i] = 0;
+	double t0, t1;
+	if (threads) {
+		crew_start(&lives_crew, threads, lives_worker);
+		t0 = crew_release(&lives_crew);
+		t1 = crew_join(&lives_crew);
+	} else {
+		t0 = now_ns();
+		lives_worker((void *)-1L);
+		t1 = now_ns();
+	}
+	unsigned long total = 0;
+	for (int i = 0; i < k; i++)
+		total += lives_done[i];
+	expect("lives", total, (unsigned long)(lives_each * k));
+	return (struct result){ total, t1 - t0, total, 0 };
+}
+
+static struct result run_lives1(long n)
+{
+	return run_lives(n, 0);
+}
+
 static struct result run_lives2(long n)
 {
-	lives_each = n / LIVES_THREADS;
-	for (int i = 0; i < LIVES_THREADS; i++)
-		lives_done[i] = 0;
-	crew_start(&lives_crew, LIVES_THREADS, lives_worker);
-	double t0 = crew_release(&lives_crew);
-	double t1 = crew_join(&lives_crew);
-	unsigned long total = 0;
-	for (int i = 0; i < LIVES_THREADS; i++)
-		total += lives_done[i];
-	expect("lives", total, (unsigned long)(lives_each * LIVES_THREADS));
-	return (struct result){ total, t1 - t0, total, 0 };
+	return run_lives(n, 2);
+}
+
+static struct result run_lives4(long n)
+{
+	return run_lives(n, 4);
 }
 
 /* ---- nested: lock A, lock B, unlock B, unlock A -------------------------
@@ -934,8 +964,12 @@ static const struct workload {
 	  "turns, 2 threads, each turn contended; op = one contention event" },
 	{ "handoff16", run_handoff16, 50000,
 	  "the same, 16 frames deep; op = one contention event" },
+	{ "lives1", run_lives1, 4000000,
+	  "mutex lives, the main thread alone; op = init+lock+unlock+destroy" },
 	{ "lives2", run_lives2, 4000000,
 	  "mutex lives in all, 2 threads at once; op = init+lock+unlock+destroy" },
+	{ "lives4", run_lives4, 4000000,
+	  "mutex lives in all, 4 threads at once; op = init+lock+unlock+destroy" },
 	{ "million", run_million, 1,
 	  "rounds over 1e6 mutexes; op = init+lock+unlock+destroy" },
 	{ "processes", run_processes, 300,
