@@ -26,6 +26,12 @@ static const char *const format_names[] = { "text", "folded", "pprof", "dot",
 /* MUTEXSTAT_TRACK: bit i of ms_opt.track is lock_kind_names[i] (the
  * record's class, table.h) */
 static const char *const lock_kind_names[] = { "mutex", "rwlock", "spin", NULL };
+/* A path is kept in a copy of its own: the text getenv gives is in the
+ * environment's block, which a program may overwrite once it has started
+ * (setproctitle in redis, nginx, postgres moves the environment and writes
+ * its title over the block), and the path is read again at exit. */
+static char path_copy[PATH_MAX], run_dir_copy[PATH_MAX];
+
 static const struct option {
 	const char *name;
 	enum kind kind;
@@ -34,44 +40,52 @@ static const struct option {
 	const char *const *choices;
 	void *dest;
 	const char *help;
+	char *copy; /* a PATH's own copy of its text (below) */
 } options[] = {
 	{ "MUTEXSTAT_OUTPUT", PATH, "", 0, 0, NULL, &ms_opt.output,
-	  "write the report to this file (%p = pid) instead of stderr" },
+	  "write the report to this file (%p = pid) instead of stderr", path_copy },
 	{ "MUTEXSTAT_TABLE_SIZE", POW2, "1048576", 64, 1u << 26, NULL,
 	  &ms_opt.table_size,
-	  "mutexes tracked at once (rounded up to a power of two)" },
+	  "mutexes tracked at once (rounded up to a power of two)", NULL },
 	{ "MUTEXSTAT_HISTORY", POW2, "16", 1, 1024, NULL, &ms_opt.history,
-	  "recent operations kept per mutex (rounded up to a power of two)" },
+	  "recent operations kept per mutex (rounded up to a power of two)", NULL },
 	{ "MUTEXSTAT_TOP", NUM, "10", 1, 100000, NULL, &ms_opt.top,
-	  "mutexes listed in the report" },
+	  "mutexes listed in the report", NULL },
 	{ "MUTEXSTAT_SORT", CHOICE, "wait", 0, 0, sort_names, &ms_opt.sort,
-	  "rank by wait|wait-max|contended|acquired|hold|hold-max|changes" },
+	  "rank by wait|wait-max|contended|acquired|hold|hold-max|changes", NULL },
 	{ "MUTEXSTAT_EXIT_REPORT", CHOICE, "1", 0, 0, bool_names,
-	  &ms_opt.exit_report, "1 = write the report at exit, 0 = only on demand" },
+	  &ms_opt.exit_report, "1 = write the report at exit, 0 = only on demand", NULL },
 	{ "MUTEXSTAT_FRAMES", NUM, "16", 1, 64, NULL, &ms_opt.frames,
-	  "frames kept per call stack" },
+	  "frames kept per call stack", NULL },
 	{ "MUTEXSTAT_STACK_SAMPLE", NUM, "8", 1, 1000000, NULL,
 	  &ms_opt.stack_sample,
-	  "after a mutex's first 256 contentions, capture stacks of 1 in N" },
+	  "after a mutex's first 256 contentions, capture stacks of 1 in N", NULL },
 	{ "MUTEXSTAT_STACK_MEMORY", NUM, "64", 1, 4096, NULL, &ms_opt.stack_memory,
-	  "MiB for call stacks; when spent, new stacks are counted as dropped" },
+	  "MiB for call stacks; when spent, new stacks are counted as dropped", NULL },
 	{ "MUTEXSTAT_EXIT_CODE", NUM, "0", 0, 255, NULL, &ms_opt.exit_code,
 	  "exit with this status if the report finds a (potential) deadlock, a "
-	  "stall or an owner death left not recoverable; 0 = off" },
+	  "stall or an owner death left not recoverable; 0 = off", NULL },
 	{ "MUTEXSTAT_FORMAT", LIST, "text", 0, 0, format_names, &ms_opt.formats,
-	  "report formats, comma-separated: text, folded, pprof, dot, json" },
+	  "report formats, comma-separated: text, folded, pprof, dot, json", NULL },
 	{ "MUTEXSTAT_TRACK", LIST, "mutex,rwlock,spin", 0, 0, lock_kind_names, &ms_opt.track,
-	  "kinds of lock recorded, comma-separated: mutex, rwlock, spin" },
+	  "kinds of lock recorded, comma-separated: mutex, rwlock, spin", NULL },
 	{ "MUTEXSTAT_SIGNAL", CHOICE, "USR1", 0, 0, signal_names, &ms_opt.signal,
-	  "signal that writes a report while the program runs: USR1|USR2|none" },
+	  "signal that writes a report while the program runs: USR1|USR2|none", NULL },
 	{ "MUTEXSTAT_WATCHDOG", NUM, "0", 0, 86400, NULL, &ms_opt.watchdog,
-	  "report once when a thread has waited this many seconds for a mutex; 0 = off" },
+	  "report once when a thread has waited this many seconds for a mutex; 0 = off", NULL },
 	{ "MUTEXSTAT_ON_DEADLOCK", CHOICE, "report", 0, 0, deadlock_actions,
-	  &ms_opt.on_deadlock, "after the watchdog's report: report|abort" },
+	  &ms_opt.on_deadlock, "after the watchdog's report: report|abort", NULL },
 	{ "MUTEXSTAT_ON_CRASH", CHOICE, "off", 0, 0, crash_actions, &ms_opt.on_crash,
-	  "report: on SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT write the report, then die of it" },
+	  "report: on SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT write the report, then die of it", NULL },
 	{ "MUTEXSTAT_FOLLOW", CHOICE, "1", 0, 0, bool_names, &ms_opt.follow,
-	  "1 = child processes (fork, exec) are recorded too, 0 = only this one" },
+	  "1 = child processes (fork, exec) are recorded too, 0 = only this one", NULL },
+	{ "MUTEXSTAT_QUIET", CHOICE, "0", 0, 0, bool_names, &ms_opt.quiet,
+	  "1 = a process that locked nothing writes no exit report", NULL },
+	{ "MUTEXSTAT_RUN_DIR", PATH, "", 0, 0, NULL, &ms_opt.run_dir,
+	  "a run of many processes (the launcher's): their reports and summary lines go here",
+	  run_dir_copy },
+	{ "MUTEXSTAT_RUN_ROOT", NUM, "0", 0, 4194304, NULL, &ms_opt.run_root,
+	  "the pid of the run's first process, which writes the run's summary", NULL },
 };
 
 #define N_OPTIONS (sizeof options / sizeof options[0])
@@ -98,11 +112,6 @@ static uint64_t round_pow2(uint64_t v)
 	return p;
 }
 
-/* A path is kept in a copy of its own: the text getenv gives is in the
- * environment's block, which a program may overwrite once it has started
- * (setproctitle in redis, nginx, postgres moves the environment and writes
- * its title over the block), and the path is read again at exit. */
-static char path_copy[PATH_MAX];
 
 /* Returns 1 and stores the value, or 0 if the text is not acceptable. */
 static int apply(const struct option *o, const char *text)
@@ -110,10 +119,10 @@ static int apply(const struct option *o, const char *text)
 	uint64_t v;
 	switch (o->kind) {
 	case PATH:
-		if (strlen(text) >= sizeof path_copy)
+		if (strlen(text) >= PATH_MAX)
 			return 0;
-		memcpy(path_copy, text, strlen(text) + 1);
-		*(const char **)o->dest = *text ? path_copy : NULL;
+		memcpy(o->copy, text, strlen(text) + 1);
+		*(const char **)o->dest = *text ? o->copy : NULL;
 		return 1;
 	case NUM:
 	case POW2:
@@ -154,7 +163,7 @@ static void describe_expected(struct ms_fmt *f, const struct option *o)
 {
 	switch (o->kind) {
 	case PATH:
-		ms_fmt(f, "a path shorter than %u bytes", (unsigned)sizeof path_copy);
+		ms_fmt(f, "a path shorter than %u bytes", (unsigned)PATH_MAX);
 		break;
 	case NUM:
 	case POW2:
@@ -181,6 +190,8 @@ static const char *default_words(const struct option *o)
 {
 	if (o->kind != PATH || *o->def)
 		return o->def;
+	if (o->dest != &ms_opt.output)
+		return "none";
 	return ms_opt.formats == MS_FORMAT_TEXT ? "stderr" : "the prefix mutexstat.%p";
 }
 

@@ -88,14 +88,36 @@ static void expand_path(struct ms_fmt *f, const char *pattern)
 	}
 }
 
+int ms_output_in_run_dir(void)
+{
+	return ms_opt.run_dir && !ms_opt.output && getpid() != (pid_t)ms_opt.run_root;
+}
+
+/* A run's file is named by its program, so a list of the directory reads
+ * as the run did; a name is one path component whatever the program's. */
+static void run_file(struct ms_fmt *f)
+{
+	const char *dir = ms_opt.run_dir;
+	if (dir[0] != '/' && start_dir[0])
+		ms_fmt(f, "%s%s", start_dir, start_dir[1] ? "/" : "");
+	ms_fmt(f, "%s/", dir);
+	for (const char *p = ms_program_name(); *p; p++)
+		ms_fmt(f, "%c", *p == '/' || (unsigned char)*p < ' ' ? '_' : *p);
+	ms_fmt(f, ".%d", (int)getpid());
+}
+
 int ms_output_path(char *out, size_t cap, unsigned seq, const char *ext)
 {
 	struct ms_fmt f;
 	ms_fmt_init(&f, out, cap, -1);
 	const char *pattern = ms_opt.output ? ms_opt.output : "mutexstat.%p";
-	if (pattern[0] != '/' && start_dir[0])
-		ms_fmt(&f, "%s%s", start_dir, start_dir[1] ? "/" : "");
-	expand_path(&f, pattern);
+	if (ms_output_in_run_dir())
+		run_file(&f);
+	else {
+		if (pattern[0] != '/' && start_dir[0])
+			ms_fmt(&f, "%s%s", start_dir, start_dir[1] ? "/" : "");
+		expand_path(&f, pattern);
+	}
 	if (seq)
 		ms_fmt(&f, ".%u", seq);
 	ms_fmt(&f, "%s", ext);

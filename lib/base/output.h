@@ -30,6 +30,12 @@ void ms_output_note(const char *msg);
  * now.  Returns -1 if it does not fit in cap (never a shortened name). */
 int ms_output_path(char *out, size_t cap, unsigned seq, const char *ext);
 
+/* Whether this process's reports go to a run's directory (MUTEXSTAT_RUN_DIR,
+ * set by the launcher), as PROGRAM.PID there: a process of the run other
+ * than its first, with no MUTEXSTAT_OUTPUT of the user's.  Its stderr is
+ * the program's own, which a test may compare with what it expects. */
+int ms_output_in_run_dir(void);
+
 /* Opens path for writing a report, by the rules of doc/report.md, "Where
  * it goes": a new file is created, never through a symlink; an
  * existing one is replaced only if it is a regular file of the user the

@@ -81,6 +81,9 @@ static void assert_defaults(void)
 	ck_assert_uint_eq(ms_opt.on_crash, 0); /* off: see doc/processes-and-signals.md */
 	ck_assert_uint_eq(ms_opt.follow, 1);
 	ck_assert_uint_eq(ms_opt.track, 7); /* mutex, rwlock, spin */
+	ck_assert_uint_eq(ms_opt.quiet, 0);
+	ck_assert_ptr_null(ms_opt.run_dir);
+	ck_assert_uint_eq(ms_opt.run_root, 0);
 }
 
 /* ---- defaults ----------------------------------------------------------- */
@@ -114,9 +117,37 @@ START_TEST(test_options_reload_forgets_previous_values)
 }
 END_TEST
 
+/* The run's directory and the report's path are two settings with
+ * copies of their own: one never shows through the other. */
+START_TEST(test_options_run_dir_and_output_kept_apart)
+{
+	env_set("MUTEXSTAT_OUTPUT", "/tmp/report.%p");
+	env_set("MUTEXSTAT_RUN_DIR", "/tmp/run.x");
+	env_set("MUTEXSTAT_RUN_ROOT", "4242");
+	env_set("MUTEXSTAT_QUIET", "1");
+	load();
+	ck_assert_str_eq(ms_opt.output, "/tmp/report.%p");
+	ck_assert_str_eq(ms_opt.run_dir, "/tmp/run.x");
+	ck_assert_uint_eq(ms_opt.run_root, 4242);
+	ck_assert_uint_eq(ms_opt.quiet, 1);
+	ck_assert_uint_eq(nwarnings, 0);
+}
+END_TEST
+
+START_TEST(test_options_bad_run_root_and_quiet_warn_and_default)
+{
+	env_set("MUTEXSTAT_RUN_ROOT", "-1");
+	env_set("MUTEXSTAT_QUIET", "yes");
+	load();
+	ck_assert_uint_eq(ms_opt.run_root, 0);
+	ck_assert_uint_eq(ms_opt.quiet, 0);
+	ck_assert_uint_eq(nwarnings, 2);
+}
+END_TEST
+
 START_TEST(test_options_every_default_is_itself_valid)
 {
-	ck_assert_uint_eq(ms_options_count(), 17);
+	ck_assert_uint_eq(ms_options_count(), 20);
 	for (size_t i = 0; i < ms_options_count(); i++) {
 		ck_assert_int_eq(strncmp(ms_option_name(i), "MUTEXSTAT_", 10), 0);
 		ck_assert_ptr_nonnull(ms_option_help(i));
@@ -337,6 +368,8 @@ Suite *options_suite(void)
 	tcase_add_test(tc, test_options_no_getter_gives_defaults);
 	tcase_add_test(tc, test_options_reload_forgets_previous_values);
 	tcase_add_test(tc, test_options_every_default_is_itself_valid);
+	tcase_add_test(tc, test_options_run_dir_and_output_kept_apart);
+	tcase_add_test(tc, test_options_bad_run_root_and_quiet_warn_and_default);
 	tcase_add_loop_test(tc, test_options_valid_value_is_used_without_warning, 0,
 			    (int)(sizeof valid / sizeof *valid));
 	tcase_add_test(tc, test_options_output_path_is_kept_and_empty_means_stderr);
