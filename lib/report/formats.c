@@ -15,6 +15,7 @@
 #include "report/out_json.h"
 #include "report/out_pprof.h"
 #include "report/report.h"
+#include "report/run.h"
 #include "report/report_lock.h"
 #include "stacks/stack.h"
 #include "stacks/symbols.h"
@@ -64,6 +65,9 @@ static void warn_file(const char *path, const char *why, int opened,
 	ms_write_all(efd, line, strlen(line));
 }
 
+/* A report file of a run's process that could not be written (report/run.h). */
+static int run_file_failed;
+
 static int text_writer(int fd, int arg)
 {
 	(void)arg;
@@ -83,7 +87,8 @@ static void write_format(unsigned seq, const char *ext, const char *name,
 	int saved = errno;
 	ms_guard_enter(&ms_self);
 	int text = writer == text_writer;
-	if (text && ms_opt.formats == MS_FORMAT_TEXT && !ms_opt.output) {
+	if (text && ms_opt.formats == MS_FORMAT_TEXT && !ms_opt.output &&
+	    !ms_output_in_run_dir()) {
 		int fd = ms_output_stderr();
 		if (fd >= 0) {
 			int lock = ms_output_stderr_lock(fd);
@@ -101,7 +106,12 @@ static void write_format(unsigned seq, const char *ext, const char *name,
 		fd = ms_output_create(path, why, sizeof why);
 	else
 		strcpy(why, "ENAMETOOLONG");
-	if (fd < 0) {
+	if (fd < 0 && ms_output_in_run_dir()) {
+		/* never into a run's program's stderr: the run's summary
+		 * tells (report/run.h) */
+		run_file_failed = 1;
+		goto out;
+	} else if (fd < 0) {
 		warn_file(path, why, 0, text ? NULL : name);
 	} else {
 		int rc = writer(fd, arg), err = errno;
@@ -116,6 +126,10 @@ static void write_format(unsigned seq, const char *ext, const char *name,
 		}
 		if (!rc)
 			goto out;
+		if (ms_output_in_run_dir()) {
+			run_file_failed = 1;
+			goto out;
+		}
 		const char *e = strerrorname_np(err);
 		warn_file(path, e ? e : "error", 1, text ? NULL : name);
 	}
@@ -191,6 +205,13 @@ void ms_report_all(unsigned seq)
 	ms_stack_report_begin(); /* no fork meanwhile: stack.h */
 	ms_clock_report_begin(); /* each format says the same run length */
 	ms_blame_readers(1); /* the blame lines stay put (blame.c) */
+	/* MUTEXSTAT_QUIET: no exit report from a process that locked
+	 * nothing -- but a run's first process alone says it still (run.h) */
+	int written = !(!seq && ms_opt.quiet && ms_report_locked_nothing() &&
+			!(ms_run_is_root() && ms_run_root_alone()));
+	if (!written)
+		goto written;
+	run_file_failed = 0;
 	if (ms_opt.formats & MS_FORMAT_TEXT)
 		write_format(seq, ".txt", "text", text_writer, 0);
 	if (ms_opt.formats & MS_FORMAT_FOLDED) {
@@ -206,6 +227,9 @@ void ms_report_all(unsigned seq)
 	if (!seq && ms_opt.exit_code && !(ms_opt.formats & MS_FORMAT_TEXT) &&
 	    !__atomic_load_n(&ms_report_abandoned, __ATOMIC_RELAXED))
 		ms_report_count_failing();
+written:
+	if (!seq && !__atomic_load_n(&ms_report_abandoned, __ATOMIC_RELAXED))
+		ms_run_end(written && !run_file_failed);
 	ms_blame_readers(-1);
 	ms_clock_report_end();
 	ms_stack_report_end();

@@ -1017,6 +1017,75 @@ static void print_detail(struct ms_fmt *f, size_t rank, const struct line *l)
 
 /* ---- the whole report ------------------------------------------------ */
 
+/* The report's top table, ranked (its memory: munmap t->lines, the size
+ * returned, once done). */
+static size_t top_build(struct top *t)
+{
+	size_t bytes = (ms_opt.top * sizeof(struct line) + 4095) & ~(size_t)4095;
+	t->lines = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (t->lines == MAP_FAILED) {
+		t->lines = NULL;
+		bytes = 0;
+	}
+	t->cap = t->lines ? ms_opt.top : 0;
+	if (__atomic_load_n(&ms_table.ready, __ATOMIC_ACQUIRE)) {
+		ms_table_each(collect, t);
+		for (uint32_t i = 0; i < LOAD(&ms_table.nsites); i++) {
+			struct line l;
+			struct ms_site sv;
+			ms_table_site(i, &sv);
+			from_site(&l, &sv, i);
+			t->timed += sv.timed_mutexes; /* ended: in the header's count */
+			if (is_used(&l))
+				top_offer(t, &l);
+		}
+		top_sort(t);
+	}
+	return bytes;
+}
+
+/* Nothing to report: no mutex used, held or misused, none destroyed, no
+ * thread waiting in its first lock, no stall. */
+static int nothing_locked(const struct top *t)
+{
+	struct ms_table_counts tc;
+	ms_table_counts(&tc);
+	return !t->n && !t->held && !t->misused && !tc.destroyed && !ms_waitfor_waiting() &&
+	       !ms_findings_each_stall(NULL, NULL);
+}
+
+int ms_report_locked_nothing(void)
+{
+	struct top t = { 0 };
+	size_t bytes = top_build(&t);
+	int nothing = nothing_locked(&t);
+	if (t.lines)
+		munmap(t.lines, bytes);
+	return nothing;
+}
+
+void ms_report_each_top(void (*fn)(const struct ms_top_line *l, void *arg), void *arg)
+{
+	struct top t = { 0 };
+	size_t bytes = top_build(&t);
+	ms_symbols_begin();
+	for (size_t i = 0; i < t.n; i++) {
+		const struct line *l = &t.lines[i];
+		struct ms_top_line out = { .name = l->name, .wait_ns = l->wait_total,
+					   .contended = l->contended,
+					   .acquisitions = l->acquisitions };
+		if (l->first_caller)
+			ms_symbolize(column_site(l), out.site, sizeof out.site);
+		else
+			strcpy(out.site, "(never locked)");
+		fn(&out, arg);
+	}
+	ms_symbols_end();
+	if (t.lines)
+		munmap(t.lines, bytes);
+}
+
 static int report_lock;
 int ms_report_failing;
 
@@ -1058,34 +1127,11 @@ int ms_report(int fd)
 
 	struct top t = { 0 };
 	int failing = 0;
-	size_t bytes = (ms_opt.top * sizeof(struct line) + 4095) & ~(size_t)4095;
-	t.lines = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (t.lines == MAP_FAILED) {
-		t.lines = NULL;
-		bytes = 0;
-	}
-	t.cap = t.lines ? ms_opt.top : 0;
-	if (__atomic_load_n(&ms_table.ready, __ATOMIC_ACQUIRE)) {
-		ms_table_each(collect, &t);
-		for (uint32_t i = 0; i < LOAD(&ms_table.nsites); i++) {
-			struct line l;
-			struct ms_site sv;
-			ms_table_site(i, &sv);
-			from_site(&l, &sv, i);
-			t.timed += sv.timed_mutexes; /* ended: in the header's count */
-			if (is_used(&l))
-				top_offer(&t, &l);
-		}
-		top_sort(&t);
-	}
+	size_t bytes = top_build(&t);
 
 	/* one line for a program that locked nothing -- unless a thread is
 	 * blocked in its first lock (a live dump of a hang) */
-	struct ms_table_counts tc;
-	ms_table_counts(&tc);
-	if (!t.n && !t.held && !t.misused && !tc.destroyed && !ms_waitfor_waiting() &&
-	    !ms_findings_each_stall(NULL, NULL)) {
+	if (nothing_locked(&t)) {
 		char run[16], name[64];
 		ms_fmt(&f, "mutexstat: %s (pid %d) ran %s and locked no mutexes\n",
 		       ms_name_cut(name, sizeof name, ms_program_name(), PROGRAM_COLS),
@@ -1146,6 +1192,25 @@ void ms_report_count_failing(void)
 		ms_report_lock_give(&report_lock);
 	}
 	ms_guard_leave(&ms_self);
+}
+
+int ms_report_findings_text(char *buf, size_t cap)
+{
+	struct ms_fmt f;
+	ms_fmt_init(&f, buf, cap, -1);
+	int failing = 0;
+	ms_guard_enter(&ms_self);
+	if (ms_report_lock_take(&report_lock, 1, NULL) == 0) {
+		ms_symbols_begin();
+		failing = ms_findings_print(&f);
+		ms_table_each(print_misuse, &f);
+		print_site_misuse(&f);
+		ms_symbols_end();
+		ms_report_lock_give(&report_lock);
+	}
+	ms_guard_leave(&ms_self);
+	ms_fmt_str(&f);
+	return failing;
 }
 
 struct ms_crash ms_crash;

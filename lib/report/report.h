@@ -33,6 +33,24 @@ extern int ms_report_abandoned;
 void ms_report_count_failing(void);
 void ms_report_text_after_fork_child(void);
 
+/* Whether the report would say only "locked no mutexes" (MUTEXSTAT_QUIET
+ * then writes none at exit). */
+int ms_report_locked_nothing(void);
+
+/* The top table's lines, ranked as the report ranks them, for a run's
+ * summary (report/run.h): the site is where the mutex was first locked,
+ * named as the report names it.  Between ms_clock_report_begin/end. */
+struct ms_top_line {
+	const char *name; /* mutexstat_name()'s, or NULL */
+	uint64_t wait_ns, contended, acquisitions;
+	char site[320];
+};
+/* The findings and misuse the text report would print, into buf (cut at
+ * cap, NUL-terminated); returns the failing ones' count. */
+int ms_report_findings_text(char *buf, size_t cap);
+
+void ms_report_each_top(void (*fn)(const struct ms_top_line *l, void *arg), void *arg);
+
 /* The crash a report is written for (runtime/crash.c sets it, from its
  * signal handler); signal 0 when there is none. */
 struct ms_crash {

@@ -22,6 +22,7 @@
 #include "stacks/symbols.h"
 #include "report/formats.h"
 #include "report/report.h"
+#include "report/run.h"
 #include "report/altstack.h"
 #include "core/table.h"
 #include "core/thread.h"
@@ -378,8 +379,9 @@ __attribute__((constructor)) static void mutexstat_constructor(void)
  * report (exit_report). */
 static void exit_with_code(int status, void *arg)
 {
-	(void)status;
 	(void)arg;
+	if (status && ms_run_is_root())
+		return; /* a run's: a failing suite keeps its own status */
 	(void)fflush(NULL);
 	_exit((int)ms_opt.exit_code);
 }
@@ -444,7 +446,7 @@ static void exit_report(int status, void *arg)
 	if (!ms_dump_in_signal_handler() || !report_from_dump_thread())
 		ms_report_stack_run(report_to_output, NULL);
 	ms_crash_exit_reported();
-	if (ms_opt.exit_code && ms_report_failing)
+	if (ms_opt.exit_code && ms_run_exit_failing())
 		(void)on_exit(exit_with_code, NULL);
 }
 

@@ -7,7 +7,9 @@
  *   _Fork                 its child runs our fork handler (fork.c);
  *   pthread_mutex_consistent(_np)  a robust mutex repaired (robust.c);
  *   pthread_setcanceltype asynchronous cancellation, which sections of
- *                         ours defer (thread.h, ms_async_defer). */
+ *                         ours defer (thread.h, ms_async_defer);
+ *   _exit, _Exit          a run's first process ending so (a shell does)
+ *                         still ends the run with its summary (run.h). */
 #define _GNU_SOURCE
 #include "stacks/cfi.h"
 #include "core/forked.h"
@@ -19,9 +21,11 @@
 #include "stacks/stack.h"
 #include "core/table.h"
 #include "core/thread.h"
+#include "report/run.h"
 
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 /* What a new thread starts with.  From a pool of our own, not malloc:
@@ -176,4 +180,23 @@ MS_EXPORT int ms_mutex_consistent_np(pthread_mutex_t *m)
 MS_EXPORT int ms_mutex_consistent_np(pthread_mutex_t *m)
 {
 	return pthread_mutex_consistent(m);
+}
+
+/* glibc's own _exit is this system call; its exit() ends with its own
+ * _exit, which does not come here. */
+static __attribute__((noreturn)) void exit_now(int status)
+{
+	ms_run_before_exit_now(&status);
+	for (;;)
+		syscall(SYS_exit_group, status);
+}
+
+MS_EXPORT void _exit(int status)
+{
+	exit_now(status);
+}
+
+MS_EXPORT void _Exit(int status)
+{
+	exit_now(status);
 }

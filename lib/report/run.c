@@ -1,0 +1,491 @@
+/* run.c - a run of many processes under the launcher (run.h). */
+#include "report/run.h"
+#include "base/fmt.h"
+#include "base/options.h"
+#include "base/output.h"
+#include "report/report.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Each process's lines go in one write(2) to a file opened O_APPEND, so
+ * processes that end together do not mix them. */
+#define NOTE_MAX 16384
+#define RUN_TOP 10          /* a process's mutexes noted */
+#define MAX_FINDINGS 1024   /* distinct findings in a summary */
+#define MAX_SITES 4096      /* distinct sites in a summary */
+#define SUMMARY_TOP 10      /* sites the summary lists */
+#define MAX_READ (64u << 20) /* .processes read back, at most */
+
+static int own_failing;
+
+int ms_run_active(void)
+{
+	return ms_opt.run_dir != NULL;
+}
+
+int ms_run_is_root(void)
+{
+	return ms_opt.run_dir && getpid() == (pid_t)ms_opt.run_root;
+}
+
+static int run_path(char *out, size_t cap, const char *name)
+{
+	struct ms_fmt f;
+	ms_fmt_init(&f, out, cap, -1);
+	ms_fmt(&f, "%s/%s", ms_opt.run_dir, name);
+	ms_fmt_str(&f);
+	return f.len + 1 < cap ? 0 : -1;
+}
+
+/* ---- a process's lines ---------------------------------------------- */
+
+/* One field: tabs and newlines would end it early. */
+static void field(struct ms_fmt *f, const char *s)
+{
+	for (; *s; s++)
+		ms_fmt(f, "%c", *s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s);
+}
+
+static void note_site(const struct ms_top_line *l, void *arg)
+{
+	struct ms_fmt *f = arg;
+	if (!l->wait_ns && !l->contended)
+		return;
+	ms_fmt(f, "S\t%d\t%llu\t%llu\t%llu\t", (int)getpid(),
+	       (unsigned long long)l->wait_ns, (unsigned long long)l->contended,
+	       (unsigned long long)l->acquisitions);
+	if (l->name) {
+		field(f, l->name);
+		ms_fmt(f, ": ");
+	}
+	field(f, l->site);
+	ms_fmt(f, "\n");
+}
+
+/* Whether a line of findings text is a finding's heading: capitals,
+ * spaces and hyphens, then ": " -- as the report's headings, which a
+ * script can grep (doc/report.md). */
+static int heading(const char *s, size_t len)
+{
+	size_t i = 0;
+	while (i < len && ((s[i] >= 'A' && s[i] <= 'Z') || s[i] == ' ' || s[i] == '-'))
+		i++;
+	return i >= 4 && i + 1 < len && s[0] >= 'A' && s[0] <= 'Z' && s[i] == ':' &&
+	       s[i + 1] == ' ';
+}
+
+/* The heading of each finding in text (ms_report_findings_text's). */
+static void note_findings(struct ms_fmt *f, const char *text)
+{
+	for (const char *p = text; *p;) {
+		const char *end = strchr(p, '\n');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		if (heading(p, len))
+			ms_fmt(f, "F\t%d\t%.*s\n", (int)getpid(), (int)len, p);
+		p += len + (end != NULL);
+	}
+}
+
+static void append_note(int written)
+{
+	char path[4200], report[4200];
+	if (run_path(path, sizeof path, ".processes") != 0)
+		return;
+	char *buf = mmap(NULL, NOTE_MAX, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (buf == MAP_FAILED)
+		return;
+	struct ms_fmt f;
+	ms_fmt_init(&f, buf, NOTE_MAX, -1);
+	/* the report a reader opens first: the text, else the first format's */
+	uint64_t fm = ms_opt.formats;
+	const char *ext = fm == MS_FORMAT_TEXT ? "" : fm & MS_FORMAT_TEXT ? ".txt"
+			: fm & MS_FORMAT_JSON ? ".json" : fm & MS_FORMAT_PPROF ? ".pb.gz"
+			: fm & MS_FORMAT_DOT ? ".dot" : ".wait.folded";
+	if (written && !ms_opt.output && fm == MS_FORMAT_TEXT && !ms_output_in_run_dir())
+		strcpy(report, "(stderr)");
+	else if (!written || ms_output_path(report, sizeof report, 0, ext) != 0)
+		strcpy(report, "-");
+	/* its findings' text first, for the count of failing ones */
+	size_t cap = 1u << 20;
+	char *text = written ? mmap(NULL, cap, PROT_READ | PROT_WRITE,
+				    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) : MAP_FAILED;
+	if (text != MAP_FAILED)
+		own_failing = ms_report_findings_text(text, cap);
+	else
+		own_failing = written ? ms_report_failing : 0;
+	ms_fmt(&f, "P\t%d\t%d\t%d\t%d\t", (int)getpid(), (int)getppid(), written,
+	       own_failing);
+	field(&f, report);
+	ms_fmt(&f, "\t");
+	field(&f, ms_program_name());
+	ms_fmt(&f, "\n");
+	if (text != MAP_FAILED) {
+		note_findings(&f, text);
+		munmap(text, cap);
+	}
+	if (written)
+		ms_report_each_top(note_site, &f);
+	/* a block cut short by the buffer ends at its last whole line */
+	size_t len = f.len;
+	while (len && buf[len - 1] != '\n')
+		len--;
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd >= 0) {
+		(void)ms_write_all(fd, buf, len);
+		close(fd);
+	}
+	munmap(buf, NOTE_MAX);
+}
+
+/* ---- reading the run back ------------------------------------------- */
+
+struct finding {
+	const char *text; /* the first process's heading */
+	size_t len;
+	unsigned processes;
+	int pid[4]; /* the first few */
+	const char *prog[4];
+};
+
+struct site {
+	const char *text;
+	size_t len;
+	uint64_t wait_ns, contended, acquisitions;
+	unsigned processes;
+};
+
+struct run {
+	char *data; /* .processes, in a private mapping we may write */
+	size_t len;
+	unsigned processes, recorded, others, failing_others, unwritten;
+	struct finding *findings;
+	unsigned nfindings, findings_dropped;
+	struct site *sites;
+	unsigned nsites, sites_dropped;
+};
+
+static const char *next_field(char **p)
+{
+	char *s = *p, *tab = strchr(s, '\t');
+	if (tab) {
+		*tab = 0;
+		*p = tab + 1;
+	} else
+		*p = s + strlen(s);
+	return s;
+}
+
+static int pid_of(const char *s)
+{
+	int v = 0;
+	for (; *s >= '0' && *s <= '9'; s++)
+		v = v * 10 + (*s - '0');
+	return v;
+}
+
+static uint64_t num_of(const char *s)
+{
+	return ms_scan_number(&s, 10);
+}
+
+/* Findings are the same across processes when their headings are,
+ * numbers aside (thread ids, addresses, counts differ from run to run). */
+static int same_but_numbers(const char *a, size_t alen, const char *b, size_t blen)
+{
+	size_t i = 0, j = 0;
+	while (i < alen && j < blen) {
+		int da = (a[i] >= '0' && a[i] <= '9'), db = (b[j] >= '0' && b[j] <= '9');
+		if (da && db) {
+			/* a number, hex or decimal: skip both */
+			while (i < alen && ((a[i] >= '0' && a[i] <= '9') || (a[i] >= 'a' && a[i] <= 'f') || a[i] == 'x'))
+				i++;
+			while (j < blen && ((b[j] >= '0' && b[j] <= '9') || (b[j] >= 'a' && b[j] <= 'f') || b[j] == 'x'))
+				j++;
+			continue;
+		}
+		if (a[i] != b[j])
+			return 0;
+		i++, j++;
+	}
+	return i == alen && j == blen;
+}
+
+static void add_finding(struct run *run, const char *text, int pid, const char *prog)
+{
+	size_t len = strlen(text);
+	for (unsigned i = 0; i < run->nfindings; i++) {
+		struct finding *x = &run->findings[i];
+		if (same_but_numbers(x->text, x->len, text, len)) {
+			if (x->processes < 4) {
+				x->pid[x->processes] = pid;
+				x->prog[x->processes] = prog;
+			}
+			x->processes++;
+			return;
+		}
+	}
+	if (run->nfindings == MAX_FINDINGS) {
+		run->findings_dropped++;
+		return;
+	}
+	struct finding *x = &run->findings[run->nfindings++];
+	x->text = text;
+	x->len = len;
+	x->processes = 1;
+	x->pid[0] = pid;
+	x->prog[0] = prog;
+}
+
+static void add_site(struct run *run, const char *text, uint64_t wait, uint64_t contended,
+		     uint64_t acquisitions)
+{
+	size_t len = strlen(text);
+	for (unsigned i = 0; i < run->nsites; i++) {
+		struct site *s = &run->sites[i];
+		if (s->len == len && !memcmp(s->text, text, len)) {
+			s->wait_ns += wait;
+			s->contended += contended;
+			s->acquisitions += acquisitions;
+			s->processes++;
+			return;
+		}
+	}
+	if (run->nsites == MAX_SITES) {
+		run->sites_dropped++;
+		return;
+	}
+	run->sites[run->nsites++] = (struct site){ text, len, wait, contended, acquisitions, 1 };
+}
+
+static void parse(struct run *run)
+{
+	int self = (int)getpid(), block = 0; /* a block's P line comes first */
+	const char *prog = NULL;
+	for (char *line = run->data; line < run->data + run->len;) {
+		char *end = memchr(line, '\n', (size_t)(run->data + run->len - line));
+		if (!end)
+			break; /* a block still being written */
+		*end = 0;
+		char *p = line;
+		const char *kind = next_field(&p);
+		int pid = pid_of(next_field(&p));
+		if (!strcmp(kind, "P")) {
+			(void)next_field(&p); /* parent */
+			int written = pid_of(next_field(&p));
+			int failing = pid_of(next_field(&p));
+			const char *report = next_field(&p);
+			block = pid;
+			prog = p;
+			run->processes++;
+			run->recorded += written != 0;
+			run->unwritten += written && !strcmp(report, "-");
+			if (pid != self) {
+				run->others++;
+				run->failing_others += failing;
+			}
+		} else if (!strcmp(kind, "F")) {
+			add_finding(run, p, pid, pid == block ? prog : NULL);
+		} else if (!strcmp(kind, "S")) {
+			uint64_t wait = num_of(next_field(&p));
+			uint64_t contended = num_of(next_field(&p));
+			uint64_t acquisitions = num_of(next_field(&p));
+			add_site(run, p, wait, contended, acquisitions);
+		}
+		line = end + 1;
+	}
+}
+
+static int read_run(struct run *run)
+{
+	char path[4200];
+	memset(run, 0, sizeof *run);
+	if (run_path(path, sizeof path, ".processes") != 0)
+		return -1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -1;
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
+		close(fd);
+		return -1;
+	}
+	run->len = (size_t)st.st_size < MAX_READ ? (size_t)st.st_size : MAX_READ;
+	run->data = mmap(NULL, run->len, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (run->data == MAP_FAILED) {
+		run->data = NULL;
+		return -1;
+	}
+	run->findings = mmap(NULL, MAX_FINDINGS * sizeof *run->findings,
+			     PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	run->sites = mmap(NULL, MAX_SITES * sizeof *run->sites, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (run->findings == MAP_FAILED || run->sites == MAP_FAILED) {
+		if (run->findings != MAP_FAILED)
+			munmap(run->findings, MAX_FINDINGS * sizeof *run->findings);
+		if (run->sites != MAP_FAILED)
+			munmap(run->sites, MAX_SITES * sizeof *run->sites);
+		munmap(run->data, run->len);
+		return -1;
+	}
+	parse(run);
+	return 0;
+}
+
+static void free_run(struct run *run)
+{
+	if (!run->data)
+		return;
+	munmap(run->findings, MAX_FINDINGS * sizeof *run->findings);
+	munmap(run->sites, MAX_SITES * sizeof *run->sites);
+	munmap(run->data, run->len);
+	run->data = NULL;
+}
+
+/* ---- the summary ---------------------------------------------------- */
+
+static void summary(struct ms_fmt *f, const struct run *run)
+{
+	char name[64];
+	const char *dir = ms_opt.run_dir;
+	ms_fmt(f, "\nmutexstat: the run of %s (pid %d): %u process%s, %u locked mutexes; "
+	       "reports in %s/\n",
+	       ms_name_cut(name, sizeof name, ms_program_name(), 40), (int)getpid(),
+	       run->processes, run->processes == 1 ? "" : "es", run->recorded, dir);
+	if (run->unwritten)
+		ms_fmt(f, "  (%u report%s could not be written there)\n", run->unwritten,
+		       run->unwritten == 1 ? "" : "s");
+	if (run->nfindings) {
+		ms_fmt(f, "findings, each once, with the processes that had it:\n");
+		for (unsigned i = 0; i < run->nfindings; i++) {
+			const struct finding *x = &run->findings[i];
+			ms_fmt(f, "  %.*s\n    in", (int)x->len, x->text);
+			for (unsigned j = 0; j < x->processes && j < 4; j++)
+				ms_fmt(f, "%s %s (pid %d)", j ? "," : "",
+				       ms_name_cut(name, sizeof name, x->prog[j] ? x->prog[j] : "?", 40),
+				       x->pid[j]);
+			if (x->processes > 4)
+				ms_fmt(f, " and %u more", x->processes - 4);
+			ms_fmt(f, "\n");
+		}
+		if (run->findings_dropped)
+			ms_fmt(f, "  (%u more findings not listed)\n", run->findings_dropped);
+	} else
+		ms_fmt(f, "no findings\n");
+	if (run->nsites) {
+		/* the most wait, then the most contended: a selection of the
+		 * first SUMMARY_TOP, the list being short */
+		unsigned order[SUMMARY_TOP], n = 0;
+		for (unsigned i = 0; i < run->nsites; i++) {
+			const struct site *s = &run->sites[i];
+			unsigned at = n;
+			while (at > 0) {
+				const struct site *o = &run->sites[order[at - 1]];
+				if (o->wait_ns > s->wait_ns ||
+				    (o->wait_ns == s->wait_ns && o->contended >= s->contended))
+					break;
+				at--;
+			}
+			if (at >= SUMMARY_TOP)
+				continue;
+			if (n < SUMMARY_TOP)
+				n++;
+			memmove(&order[at + 1], &order[at], (n - 1 - at) * sizeof order[0]);
+			order[at] = i;
+		}
+		ms_fmt(f, "most waited-for mutexes of the run, by where they were first locked:\n");
+		ms_fmt(f, "  %10s %10s %12s %9s  %s\n", "wait tot", "contended", "acquired",
+		       "processes", "first locked at");
+		for (unsigned k = 0; k < n; k++) {
+			const struct site *s = &run->sites[order[k]];
+			char wait[16];
+			ms_fmt(f, "  %10s %10llu %12llu %9u  %.*s\n", ms_duration(wait, s->wait_ns),
+			       (unsigned long long)s->contended,
+			       (unsigned long long)s->acquisitions, s->processes, (int)s->len,
+			       s->text);
+		}
+	}
+	ms_fmt(f, "mutexstat: end of the run's summary; reports in %s/\n", dir);
+}
+
+static struct run root_run; /* read once by the first process */
+static int root_read;
+
+static struct run *the_run(void)
+{
+	if (!root_read) {
+		root_read = 1;
+		if (read_run(&root_run) != 0)
+			memset(&root_run, 0, sizeof root_run);
+	}
+	return &root_run;
+}
+
+int ms_run_root_alone(void)
+{
+	return the_run()->others == 0;
+}
+
+static void remove_empty_run(void)
+{
+	char path[4200];
+	if (run_path(path, sizeof path, ".processes") == 0)
+		(void)unlink(path);
+	(void)rmdir(ms_opt.run_dir); /* fails, as it should, if reports are there */
+}
+
+static int ended; /* this process's lines are written */
+
+void ms_run_end(int written)
+{
+	if (!ms_run_active() || ended)
+		return;
+	ended = 1;
+	append_note(written);
+	if (!ms_run_is_root())
+		return;
+	root_read = 0; /* again: with this process's own lines */
+	free_run(&root_run);
+	struct run *run = the_run();
+	if (!run->others) {
+		/* one process alone: its report said it all */
+		free_run(run);
+		remove_empty_run();
+		return;
+	}
+	int fd = ms_output_stderr();
+	if (fd >= 0) {
+		char buf[8192];
+		struct ms_fmt f;
+		ms_fmt_init(&f, buf, sizeof buf, fd);
+		int lock = ms_output_stderr_lock(fd);
+		summary(&f, run);
+		ms_fmt_flush(&f);
+		ms_output_stderr_unlock(lock);
+	}
+	if (!run->recorded)
+		remove_empty_run();
+}
+
+int ms_run_exit_failing(void)
+{
+	if (!ms_run_active())
+		return ms_report_failing != 0;
+	if (!ms_run_is_root())
+		return 0;
+	return own_failing || ms_report_failing || the_run()->failing_others;
+}
+
+void ms_run_before_exit_now(int *status)
+{
+	if (!ms_run_is_root() || ended)
+		return;
+	ms_run_end(0);
+	if (!*status && ms_opt.exit_code && the_run()->failing_others)
+		*status = (int)ms_opt.exit_code;
+}
