@@ -1,0 +1,128 @@
+# tests/run_summary.sh - a whole suite under the launcher: the processes it
+# starts never write into their own stderr (a test comparing a program's
+# stderr with what it expects passes as without the tool); each one that
+# locked a mutex leaves its report in the run's directory, as PROGRAM.PID;
+# one that locked nothing writes nothing (unless --verbose); and the
+# suite's first process ends with one summary of the run: the processes,
+# each finding once with the processes that had it, the most waited-for
+# mutexes of all of them, and the directory in its first and last lines.
+# MUTEXSTAT_EXIT_CODE applies to the launcher's status only, for any
+# process's finding, when the suite itself passed.
+
+. "$top_srcdir/tests/lib.sh"
+
+MS="$top_builddir/scripts/mutexstat"
+ABBA="$top_builddir/examples/deadlock_abba"
+CONTENTION="$top_builddir/examples/contention"
+RUNS="$WORK/runs"
+mkdir -p "$RUNS"
+
+# The suite: tools that lock nothing, one whose stderr a test compares,
+# two runs of a program with a potential deadlock, one with contention.
+# It is run by bash and by dash (dash ends with _exit, not exit()).
+cat >"$WORK/suite.sh" <<EOF
+ls /nonexistent-mutexstat-test 2>"$WORK/ls.err"
+cat "$WORK/ls.err" >"$WORK/ls.copy"
+"$ABBA" >/dev/null
+"$ABBA" >/dev/null
+"$CONTENTION" >/dev/null 2>"$WORK/contention.err"
+sort </dev/null
+exit \${SUITE_STATUS:-0}
+EOF
+ls /nonexistent-mutexstat-test 2>"$WORK/ls.bare"
+
+for shell in bash dash; do
+	command -v $shell >/dev/null 2>&1 || { pass "$shell: not installed, skipped"; continue; }
+	rc=0
+	TMPDIR=$RUNS "$MS" $shell "$WORK/suite.sh" >"$WORK/out" 2>"$WORK/err" || rc=$?
+	expect_eq "$shell: the suite's status" "$rc" 0
+	expect_eq "$shell: ls's stderr is as bare" "$(cat "$WORK/ls.err")" "$(cat "$WORK/ls.bare")"
+	expect_eq "$shell: nothing in a recorded program's stderr" \
+		"$(cat "$WORK/contention.err")" ""
+	dir=$(sed -n 's|^mutexstat: the run of .*; reports in \(.*\)/$|\1|p' "$WORK/err")
+	expect_eq "$shell: the summary's first line names a directory of TMPDIR" \
+		"$(dirname "${dir:-none}")" "$RUNS"
+	expect_grep "$shell: and its last line the same" \
+		"^mutexstat: end of the run's summary; reports in $dir/\$" "$WORK/err"
+	expect_eq "$shell: the summary ends the launcher's stderr" \
+		"$(tail -n 1 "$WORK/err")" "mutexstat: end of the run's summary; reports in $dir/"
+	# sh, ls, cat, 2 x deadlock_abba, contention, sort
+	expect_grep "$shell: processes run and recorded" \
+		"^mutexstat: the run of $shell \(pid [0-9]+\): 7 processes, 3 locked mutexes; " "$WORK/err"
+	expect_eq "$shell: a report per process that locked a mutex, named by program and pid" \
+		"$(ls "$dir" | sed 's/\.[0-9]*$/.PID/' | sort | tr '\n' ' ')" \
+		"contention.PID deadlock_abba.PID deadlock_abba.PID "
+	expect_eq "$shell: the finding once" \
+		"$(grep -c '^  POTENTIAL DEADLOCK: 2 mutexes taken in a cycle of orders$' "$WORK/err")" 1
+	pids=$(ls "$dir" | sed -n 's/^deadlock_abba\.//p' | sort -n | tr '\n' ' ')
+	set -- $pids
+	expect_grep "$shell: with the two processes that had it" \
+		"^    in deadlock_abba \(pid ($1|$2)\), deadlock_abba \(pid ($1|$2)\)$" "$WORK/err"
+	expect_grep "$shell: each report holds its finding" \
+		"^POTENTIAL DEADLOCK: 2 mutexes taken in a cycle of orders" "$dir/deadlock_abba.$1"
+	expect_grep "$shell: the contended mutex, by where it was first locked" \
+		"^ .* 80000 +1  worker\+0x[0-9a-f]+ \(examples/contention\.c:33, contention\)$" \
+		"$WORK/err"
+	expect_no_grep "$shell: no line about processes that locked nothing" \
+		"locked no mutexes" "$WORK/err"
+done
+
+# ---- the exit status ------------------------------------------------------
+
+rc=0
+TMPDIR=$RUNS MUTEXSTAT_EXIT_CODE=9 "$MS" bash "$WORK/suite.sh" >/dev/null 2>"$WORK/err" || rc=$?
+expect_eq "exit code: a passing suite with a finding" "$rc" 9
+rc=0
+TMPDIR=$RUNS MUTEXSTAT_EXIT_CODE=9 SUITE_STATUS=3 "$MS" bash "$WORK/suite.sh" \
+	>/dev/null 2>"$WORK/err" || rc=$?
+expect_eq "exit code: a failing suite keeps its own" "$rc" 3
+cat >"$WORK/status.sh" <<EOF
+"$ABBA" >/dev/null; echo "abba: \$?"
+EOF
+TMPDIR=$RUNS MUTEXSTAT_EXIT_CODE=9 "$MS" bash "$WORK/status.sh" >"$WORK/out" 2>/dev/null
+expect_eq "exit code: the suite's processes keep theirs" "$(cat "$WORK/out")" "abba: 0"
+
+# ---- one program, --verbose, --output, --run-dir ---------------------------
+
+rc=0
+TMPDIR=$RUNS "$MS" "$ABBA" >/dev/null 2>"$WORK/err" || rc=$?
+expect_grep "one program: its report on stderr" "^POTENTIAL DEADLOCK: " "$WORK/err"
+expect_no_grep "one program: no summary" "^mutexstat: the run of" "$WORK/err"
+before=$(ls "$RUNS" | wc -l)
+TMPDIR=$RUNS "$MS" "$ABBA" >/dev/null 2>/dev/null
+expect_eq "one program: no directory left behind" "$(ls "$RUNS" | wc -l)" "$before"
+
+TMPDIR=$RUNS "$MS" --verbose bash "$WORK/suite.sh" >/dev/null 2>"$WORK/err"
+dir=$(sed -n 's|^mutexstat: end of the run.s summary; reports in \(.*\)/$|\1|p' "$WORK/err")
+expect_eq "--verbose: a report from every process but the first" \
+	"$(ls "$dir" | sed 's/\.[0-9]*$//' | sort | tr '\n' ' ')" \
+	"cat contention deadlock_abba deadlock_abba ls sort "
+expect_grep "--verbose: the first's on its stderr, as without a run" \
+	"^mutexstat: bash \(pid [0-9]+\) ran .* and locked no mutexes$" "$WORK/err"
+expect_grep "--verbose: the one line of one that locked nothing" \
+	"^mutexstat: ls \(pid [0-9]+\) ran .* and locked no mutexes$" "$dir"/ls.*
+
+"$MS" --run-dir "$WORK/mine" -o "$WORK/own.%p" bash "$WORK/suite.sh" >/dev/null 2>"$WORK/err"
+expect_eq "--output: the reports where the user says" \
+	"$(ls "$WORK" | grep -c '^own\.[0-9]*$')" 3
+expect_grep "--run-dir: the summary names it" \
+	"^mutexstat: the run of bash .* reports in $WORK/mine/\$" "$WORK/err"
+expect_grep "--run-dir: the summary's findings from the --output files" \
+	"^  POTENTIAL DEADLOCK: 2 mutexes taken in a cycle of orders$" "$WORK/err"
+rc=0
+"$MS" --run-dir /proc/mutexstat-no bash -c true 2>"$WORK/err" || rc=$?
+expect_eq "--run-dir that cannot be made: refused" "$rc" 2
+expect_grep "--run-dir that cannot be made: says so" \
+	"^mutexstat: --run-dir '/proc/mutexstat-no': cannot create or write it$" "$WORK/err"
+
+# ---- a launcher inside a run joins it --------------------------------------
+
+cat >"$WORK/nested.sh" <<EOF
+"$MS" "$ABBA" >/dev/null
+EOF
+TMPDIR=$RUNS "$MS" bash "$WORK/nested.sh" >/dev/null 2>"$WORK/err"
+expect_eq "nested launcher: one summary" "$(grep -c '^mutexstat: the run of' "$WORK/err")" 1
+expect_grep "nested launcher: its program in the run" \
+	"^mutexstat: the run of bash \(pid [0-9]+\): [0-9]+ processes, 1 locked mutexes; " "$WORK/err"
+
+finish
