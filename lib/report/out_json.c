@@ -3,12 +3,11 @@
  * The same sources as the text report (report.c): the counters of each
  * live record read as from_record() reads them, the ended mutexes of each
  * first-lock site, the threads' records, and the findings.  Written
- * through fmt.c, with a small writer below that places the commas and
- * escapes strings (quotes, backslash, control characters as \u00XX, bytes
- * that are not UTF-8 as U+FFFD).  Times are nanoseconds; addresses are
+ * through json_writer.h.  Times are nanoseconds; addresses are
  * strings "0x..."; what is unknown is null. */
 #define _GNU_SOURCE
 #include "report/out_json.h"
+#include "report/json_writer.h"
 #include "report/out_modes.h"
 #include "report/report.h"
 #include "base/output.h"
@@ -37,204 +36,64 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-/* ---- the writer -------------------------------------------------------- */
-
-#define DEPTH 32
-
-struct jw {
-	struct ms_fmt f;
-	int depth;
-	int count[DEPTH]; /* values written at each level, for the commas */
-};
-
-/* Before a value: the comma, and "key": inside an object. */
-static void put_key(struct jw *j, const char *key);
-
-static void put_string(struct jw *j, const char *s)
-{
-	static const char hex[] = "0123456789abcdef";
-	const unsigned char *p = (const unsigned char *)s;
-	ms_fmt(&j->f, "\"");
-	while (*p) {
-		unsigned c = *p;
-		if (c == '"' || c == '\\') {
-			ms_fmt(&j->f, "\\%c", (char)c);
-			p++;
-		} else if (c < 0x20 || c == 0x7f) {
-			ms_fmt(&j->f, "\\u00%c%c", hex[c >> 4], hex[c & 15]);
-			p++;
-		} else if (c < 0x80) {
-			ms_fmt(&j->f, "%c", (char)c);
-			p++;
-		} else {
-			/* a whole, shortest-form UTF-8 sequence, or U+FFFD */
-			int len = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3
-				: c >= 0xf0 && c <= 0xf4 ? 4 : 0;
-			int ok = len > 0;
-			for (int i = 1; ok && i < len; i++)
-				ok = (p[i] & 0xc0) == 0x80;
-			if (ok && len == 3 && ((c == 0xe0 && p[1] < 0xa0) ||
-					       (c == 0xed && p[1] >= 0xa0)))
-				ok = 0; /* overlong, or a surrogate */
-			if (ok && len == 4 && ((c == 0xf0 && p[1] < 0x90) ||
-					       (c == 0xf4 && p[1] >= 0x90)))
-				ok = 0; /* overlong, or beyond U+10FFFF */
-			if (ok) {
-				ms_fmt(&j->f, "%.*s", len, (const char *)p);
-				p += len;
-			} else {
-				ms_fmt(&j->f, "\\ufffd");
-				p++;
-			}
-		}
-	}
-	ms_fmt(&j->f, "\"");
-}
-
-static void put_key(struct jw *j, const char *key)
-{
-	if (j->count[j->depth]++)
-		ms_fmt(&j->f, ",");
-	if (j->depth > 0 && j->depth <= 2)
-		ms_fmt(&j->f, "\n%*s", 2 * j->depth, "");
-	if (key) {
-		put_string(j, key);
-		ms_fmt(&j->f, ":");
-	}
-}
-
-static void open_(struct jw *j, const char *key, char c)
-{
-	put_key(j, key);
-	ms_fmt(&j->f, "%c", c);
-	if (j->depth < DEPTH - 1)
-		j->depth++;
-	j->count[j->depth] = 0;
-}
-
-static void obj(struct jw *j, const char *key) { open_(j, key, '{'); }
-static void arr(struct jw *j, const char *key) { open_(j, key, '['); }
-
-static void end(struct jw *j, char c)
-{
-	int had = j->count[j->depth];
-	if (j->depth > 0)
-		j->depth--;
-	if (had && j->depth < 2)
-		ms_fmt(&j->f, "\n%*s", 2 * j->depth, "");
-	ms_fmt(&j->f, "%c", c);
-}
-
-static void obj_end(struct jw *j) { end(j, '}'); }
-static void arr_end(struct jw *j) { end(j, ']'); }
-
-static void num(struct jw *j, const char *key, uint64_t v)
-{
-	put_key(j, key);
-	ms_fmt(&j->f, "%llu", (unsigned long long)v);
-}
-
-static void null(struct jw *j, const char *key)
-{
-	put_key(j, key);
-	ms_fmt(&j->f, "null");
-}
-
-static void boolean(struct jw *j, const char *key, int v)
-{
-	put_key(j, key);
-	ms_fmt(&j->f, v ? "true" : "false");
-}
-
-static void str(struct jw *j, const char *key, const char *s)
-{
-	if (!s) {
-		null(j, key);
-		return;
-	}
-	put_key(j, key);
-	put_string(j, s);
-}
-
-/* A string, or null when empty. */
-static void str_or_null(struct jw *j, const char *key, const char *s)
-{
-	str(j, key, s && s[0] ? s : NULL);
-}
-
-static void addr(struct jw *j, const char *key, uintptr_t a)
-{
-	put_key(j, key);
-	ms_fmt(&j->f, "\"0x%lx\"", (unsigned long)a);
-}
-
-/* A mutex's address, or null when gone. */
-static void addr_or_null(struct jw *j, const char *key, uintptr_t a)
-{
-	if (a)
-		addr(j, key, a);
-	else
-		null(j, key);
-}
-
 /* ---- code addresses and stacks ---------------------------------------- */
 
 /* {address, function, offset, file, line, module}, unknown parts null;
  * the whole frame null for address 0. */
-static void frame(struct jw *j, const char *key, uintptr_t a)
+static void frame(struct ms_jw *j, const char *key, uintptr_t a)
 {
 	if (!a) {
-		null(j, key);
+		ms_jw_null(j, key);
 		return;
 	}
 	struct ms_frame fr;
 	int in_module = ms_symbolize_frame(a, 1, &fr) == 0;
-	obj(j, key);
-	addr(j, "address", a);
-	str_or_null(j, "function", fr.func);
+	ms_jw_obj(j, key);
+	ms_jw_addr(j, "address", a);
+	ms_jw_str_or_null(j, "function", fr.func);
 	if (in_module)
-		num(j, "offset", fr.offset);
+		ms_jw_num(j, "offset", fr.offset);
 	else
-		null(j, "offset");
-	str_or_null(j, "file", fr.file);
+		ms_jw_null(j, "offset");
+	ms_jw_str_or_null(j, "file", fr.file);
 	if (fr.line > 0)
-		num(j, "line", (uint64_t)fr.line);
+		ms_jw_num(j, "line", (uint64_t)fr.line);
 	else
-		null(j, "line");
-	str_or_null(j, "module", fr.module);
-	obj_end(j);
+		ms_jw_null(j, "line");
+	ms_jw_str_or_null(j, "module", fr.module);
+	ms_jw_obj_end(j);
 }
 
 /* The frames shown in the text report, innermost first; null if the
  * stack was not captured. */
-static void stack(struct jw *j, const char *key, ms_stack_id id)
+static void stack(struct ms_jw *j, const char *key, ms_stack_id id)
 {
 	const uintptr_t *frames;
 	int n = id ? ms_depot_get(id, &frames) : 0;
 	if (!n) {
-		null(j, key);
+		ms_jw_null(j, key);
 		return;
 	}
-	arr(j, key);
+	ms_jw_arr(j, key);
 	int shown = ms_stack_shown(frames, n);
 	for (int i = 0; i < shown; i++)
 		frame(j, NULL, frames[i]);
-	arr_end(j);
+	ms_jw_arr_end(j);
 }
 
 /* Where a mutex was first locked or initialised: the call site's stack,
  * or, where that was taken for an earlier mutex (MS_SITE_SHARED), the site
  * alone -- the frames below it may be another mutex's. */
-static void site_stack(struct jw *j, const char *key, uint32_t id)
+static void site_stack(struct ms_jw *j, const char *key, uint32_t id)
 {
 	const uintptr_t *frames;
 	if (!(id & MS_SITE_SHARED) || !ms_depot_get(id & ~MS_SITE_SHARED, &frames)) {
 		stack(j, key, id & ~MS_SITE_SHARED);
 		return;
 	}
-	arr(j, key);
+	ms_jw_arr(j, key);
 	frame(j, NULL, frames[0]);
-	arr_end(j);
+	ms_jw_arr_end(j);
 }
 
 /* ---- counters ----------------------------------------------------------- */
@@ -245,34 +104,34 @@ static const char *const misuse_key[MS_M_COUNT] = {
 };
 
 /* "errors": the count of each errno glibc answered (none: not listed) */
-static void errors_obj(struct jw *j, const uint64_t *e)
+static void errors_obj(struct ms_jw *j, const uint64_t *e)
 {
-	obj(j, "errors");
+	ms_jw_obj(j, "errors");
 	for (int i = 0; i < MS_E_COUNT; i++) {
 		if (!e[i])
 			continue;
 		const char *name = i == MS_E_OTHER ? "other"
 				   : strerrorname_np(ms_err_value((unsigned)i));
-		num(j, name ? name : "other", e[i]);
+		ms_jw_num(j, name ? name : "other", e[i]);
 	}
-	obj_end(j);
+	ms_jw_obj_end(j);
 }
 
 /* What became of a robust mutex whose owner died (robust.h); null if its
  * owner never died. */
-static void owner_died(struct jw *j, int died, const struct ms_robust_view *v)
+static void owner_died(struct ms_jw *j, int died, const struct ms_robust_view *v)
 {
 	if (!died) {
-		null(j, "owner_died");
+		ms_jw_null(j, "owner_died");
 		return;
 	}
-	obj(j, "owner_died");
-	num(j, "times", v->died);
-	num(j, "made_consistent", v->consistent);
-	num(j, "unlocked_inconsistent", v->left);
-	boolean(j, "not_recoverable", v->not_recoverable);
+	ms_jw_obj(j, "owner_died");
+	ms_jw_num(j, "times", v->died);
+	ms_jw_num(j, "made_consistent", v->consistent);
+	ms_jw_num(j, "unlocked_inconsistent", v->left);
+	ms_jw_boolean(j, "not_recoverable", v->not_recoverable);
 	frame(j, "last_eownerdead_at", v->last_at);
-	obj_end(j);
+	ms_jw_obj_end(j);
 }
 
 /* Bucket i holds [2^(i-1), 2^i) ticks (bucket 0: 0 ticks); bounds in ns. */
@@ -286,50 +145,50 @@ static uint64_t bucket_hi(int i)
 	return ms_ticks_to_ns(1ull << (i < 63 ? i : 63));
 }
 
-static void hist32(struct jw *j, const char *key, const uint32_t *h)
+static void hist32(struct ms_jw *j, const char *key, const uint32_t *h)
 {
-	arr(j, key);
+	ms_jw_arr(j, key);
 	for (int i = 0; i < MS_HIST_BUCKETS; i++) {
 		uint32_t n = LOAD(&h[i]);
 		if (!n)
 			continue;
-		obj(j, NULL);
-		num(j, "lo_ns", bucket_lo(i));
-		num(j, "hi_ns", bucket_hi(i));
-		num(j, "count", n);
-		obj_end(j);
+		ms_jw_obj(j, NULL);
+		ms_jw_num(j, "lo_ns", bucket_lo(i));
+		ms_jw_num(j, "hi_ns", bucket_hi(i));
+		ms_jw_num(j, "count", n);
+		ms_jw_obj_end(j);
 	}
-	arr_end(j);
+	ms_jw_arr_end(j);
 }
 
-static void hist64(struct jw *j, const char *key, const uint64_t *h)
+static void hist64(struct ms_jw *j, const char *key, const uint64_t *h)
 {
-	arr(j, key);
+	ms_jw_arr(j, key);
 	for (int i = 0; i < MS_HIST_BUCKETS; i++) {
 		if (!h[i])
 			continue;
-		obj(j, NULL);
-		num(j, "lo_ns", bucket_lo(i));
-		num(j, "hi_ns", bucket_hi(i));
-		num(j, "count", h[i]);
-		obj_end(j);
+		ms_jw_obj(j, NULL);
+		ms_jw_num(j, "lo_ns", bucket_lo(i));
+		ms_jw_num(j, "hi_ns", bucket_hi(i));
+		ms_jw_num(j, "count", h[i]);
+		ms_jw_obj_end(j);
 	}
-	arr_end(j);
+	ms_jw_arr_end(j);
 }
 
-static void hold(struct jw *j, uint64_t holds, uint64_t total_ticks,
+static void hold(struct ms_jw *j, uint64_t holds, uint64_t total_ticks,
 		 uint64_t max_ticks)
 {
 	if (!holds) {
-		null(j, "hold");
+		ms_jw_null(j, "hold");
 		return;
 	}
-	obj(j, "hold");
-	num(j, "timed", holds);
-	num(j, "total_ns", ms_ticks_to_ns(total_ticks));
-	num(j, "mean_ns", ms_ticks_to_ns(total_ticks) / holds);
-	num(j, "max_ns", ms_ticks_to_ns(max_ticks));
-	obj_end(j);
+	ms_jw_obj(j, "hold");
+	ms_jw_num(j, "timed", holds);
+	ms_jw_num(j, "total_ns", ms_ticks_to_ns(total_ticks));
+	ms_jw_num(j, "mean_ns", ms_ticks_to_ns(total_ticks) / holds);
+	ms_jw_num(j, "max_ns", ms_ticks_to_ns(max_ticks));
+	ms_jw_obj_end(j);
 }
 
 /* ---- a read-write lock's reads and writes ------------------------------ */
@@ -394,74 +253,74 @@ static void writes_mode(struct mode *w, const struct mode *all, const struct mod
 	}
 }
 
-static void max_ns(struct jw *j, const char *key, uint64_t v)
+static void max_ns(struct ms_jw *j, const char *key, uint64_t v)
 {
 	if (v == UNKNOWN)
-		null(j, key);
+		ms_jw_null(j, key);
 	else
-		num(j, key, v);
+		ms_jw_num(j, key, v);
 }
 
 /* One mode's fields, in the object the caller opened: the lock's names
  * for the same numbers. */
-static void mode_fields(struct jw *j, const struct mode *m)
+static void mode_fields(struct ms_jw *j, const struct mode *m)
 {
-	num(j, "acquisitions", m->acquisitions);
-	num(j, "contended", m->contended);
-	num(j, "trylock_ok", m->trylock_ok);
-	num(j, "trylock_busy", m->trylock_busy);
-	num(j, "timeouts", m->timeouts);
-	num(j, "wait_total_ns", m->wait_total);
+	ms_jw_num(j, "acquisitions", m->acquisitions);
+	ms_jw_num(j, "contended", m->contended);
+	ms_jw_num(j, "trylock_ok", m->trylock_ok);
+	ms_jw_num(j, "trylock_busy", m->trylock_busy);
+	ms_jw_num(j, "timeouts", m->timeouts);
+	ms_jw_num(j, "wait_total_ns", m->wait_total);
 	max_ns(j, "wait_max_ns", m->wait_max);
 	if (m->holds) {
-		obj(j, "hold");
-		num(j, "timed", m->holds);
-		num(j, "total_ns", m->hold_total);
-		num(j, "mean_ns", m->hold_total / m->holds);
+		ms_jw_obj(j, "hold");
+		ms_jw_num(j, "timed", m->holds);
+		ms_jw_num(j, "total_ns", m->hold_total);
+		ms_jw_num(j, "mean_ns", m->hold_total / m->holds);
 		max_ns(j, "max_ns", m->hold_max);
-		obj_end(j);
+		ms_jw_obj_end(j);
 	} else
-		null(j, "hold");
-	obj(j, "histograms");
+		ms_jw_null(j, "hold");
+	ms_jw_obj(j, "histograms");
 	hist64(j, "wait", m->hist);
 	hist64(j, "hold", m->hold_hist);
-	obj_end(j);
+	ms_jw_obj_end(j);
 }
 
 /* Other locks have no "reads" and "writes". */
-static void no_modes(struct jw *j)
+static void no_modes(struct ms_jw *j)
 {
-	null(j, "reads");
-	null(j, "writes");
+	ms_jw_null(j, "reads");
+	ms_jw_null(j, "writes");
 }
 
 /* "reads" and "writes" of a read-write lock, or of a site line with
  * some.  readers_now: a live lock's, NULL ended. */
-static void modes(struct jw *j, const struct mode *all, const struct ms_site_reads *rd,
+static void modes(struct ms_jw *j, const struct mode *all, const struct ms_site_reads *rd,
 		  const uint32_t *readers_now)
 {
 	struct mode r, w;
 	reads_mode(&r, rd);
 	writes_mode(&w, all, &r);
-	obj(j, "reads");
+	ms_jw_obj(j, "reads");
 	mode_fields(j, &r);
 	/* kept from two readers up (one alone does not look): one if read */
-	num(j, "readers_max", rd->readers_max ? rd->readers_max : rd->acquisitions != 0);
+	ms_jw_num(j, "readers_max", rd->readers_max ? rd->readers_max : rd->acquisitions != 0);
 	if (readers_now)
-		num(j, "readers_now", *readers_now);
+		ms_jw_num(j, "readers_now", *readers_now);
 	else
-		null(j, "readers_now");
-	obj_end(j);
-	obj(j, "writes");
+		ms_jw_null(j, "readers_now");
+	ms_jw_obj_end(j);
+	ms_jw_obj(j, "writes");
 	mode_fields(j, &w);
 	/* write waits that began while readers held the lock */
-	num(j, "behind_readers", rd->writes_behind_readers);
-	num(j, "behind_readers_wait_ns", ms_ticks_to_ns(rd->writes_behind_readers_total));
-	obj_end(j);
+	ms_jw_num(j, "behind_readers", rd->writes_behind_readers);
+	ms_jw_num(j, "behind_readers_wait_ns", ms_ticks_to_ns(rd->writes_behind_readers_total));
+	ms_jw_obj_end(j);
 }
 
 /* A live lock's reads and writes (z: its cold part, or zeros). */
-static void live_modes(struct jw *j, uint32_t r, uint32_t flags, const struct ms_cold *z)
+static void live_modes(struct ms_jw *j, uint32_t r, uint32_t flags, const struct ms_cold *z)
 {
 	if (ms_lock_class(flags) != MS_CLASS_RWLOCK) {
 		no_modes(j);
@@ -484,7 +343,7 @@ static void live_modes(struct jw *j, uint32_t r, uint32_t flags, const struct ms
 }
 
 /* A site line's, its ended lives' summed. */
-static void site_modes(struct jw *j, const struct ms_site *s)
+static void site_modes(struct ms_jw *j, const struct ms_site *s)
 {
 	if (!(s->classes & (1u << MS_CLASS_RWLOCK))) {
 		no_modes(j);
@@ -505,72 +364,72 @@ static void site_modes(struct jw *j, const struct ms_site *s)
 /* Who waited or who made them wait: the blame lines of a mutex life
  * (birth) or of a site line (0) in list; with the mode of each stack,
  * for a read-write lock's (calls, NULL for other locks: no "mode"). */
-static void blame(struct jw *j, const char *key, const struct ms_blame *list,
+static void blame(struct ms_jw *j, const char *key, const struct ms_blame *list,
 		  uint64_t birth, enum ms_blame_kind kind, const struct ms_out_calls *calls)
 {
-	arr(j, key);
+	ms_jw_arr(j, key);
 	for (const struct ms_blame *b = list; b; b = b->next) {
 		if (b->birth != birth || b->kind != (uint32_t)kind)
 			continue;
-		obj(j, NULL);
-		num(j, "count", LOAD(&b->count));
-		num(j, "total_ns", ms_ticks_to_ns(LOAD(&b->total)));
-		num(j, "max_ns", ms_ticks_to_ns(LOAD(&b->max)));
+		ms_jw_obj(j, NULL);
+		ms_jw_num(j, "count", LOAD(&b->count));
+		ms_jw_num(j, "total_ns", ms_ticks_to_ns(LOAD(&b->total)));
+		ms_jw_num(j, "max_ns", ms_ticks_to_ns(LOAD(&b->max)));
 		if (calls)
-			str(j, "mode", ms_out_stack_mode(calls, b->stack));
+			ms_jw_str(j, "mode", ms_out_stack_mode(calls, b->stack));
 		else
-			null(j, "mode");
+			ms_jw_null(j, "mode");
 		stack(j, "stack", b->stack);
-		obj_end(j);
+		ms_jw_obj_end(j);
 	}
-	arr_end(j);
+	ms_jw_arr_end(j);
 }
 
 /* Its recent operations, read as report.c's print_history reads them: a
  * live mutex's (r), or those a site line keeps of its newest life that
  * waited, failed or was named (site). */
-static void history(struct jw *j, uint32_t r, const struct ms_site *site)
+static void history(struct ms_jw *j, uint32_t r, const struct ms_site *site)
 {
 	struct ms_op_view v[1024 + MS_FAIL_RING];
 	uint32_t first, torn;
 	uint32_t n = site ? ms_site_history_read(site, v, &first, &torn)
 			  : ms_history_read(r, v, &first, &torn);
 	uint64_t start = ms_clock_start_ticks();
-	arr(j, "recent_operations");
+	ms_jw_arr(j, "recent_operations");
 	for (uint32_t i = first; i < n; i++) {
-		obj(j, NULL);
-		num(j, "order", v[i].order);
-		num(j, "thread", v[i].tid);
-		str(j, "op", ms_op_name(v[i].op));
+		ms_jw_obj(j, NULL);
+		ms_jw_num(j, "order", v[i].order);
+		ms_jw_num(j, "thread", v[i].tid);
+		ms_jw_str(j, "op", ms_op_name(v[i].op));
 		/* a read-write lock's: read or write; null for other locks,
 		 * init, destroy, and an unlock whose mode was not known */
-		str(j, "mode", ms_out_op_mode(v[i].op));
+		ms_jw_str(j, "mode", ms_out_op_mode(v[i].op));
 		if (v[i].err) {
 			const char *e = strerrorname_np(v[i].err);
-			str(j, "result", e ? e : "error");
+			ms_jw_str(j, "result", e ? e : "error");
 		} else
-			str(j, "result", "ok");
-		boolean(j, "waited", v[i].waited);
+			ms_jw_str(j, "result", "ok");
+		ms_jw_boolean(j, "waited", v[i].waited);
 		if (v[i].ticks && v[i].ticks > start)
-			num(j, "time_ns", ms_ticks_to_ns(v[i].ticks - start));
+			ms_jw_num(j, "time_ns", ms_ticks_to_ns(v[i].ticks - start));
 		else
-			null(j, "time_ns");
+			ms_jw_null(j, "time_ns");
 		frame(j, "caller", v[i].caller);
-		obj_end(j);
+		ms_jw_obj_end(j);
 	}
-	arr_end(j);
-	num(j, "recent_operations_torn", torn);
+	ms_jw_arr_end(j);
+	ms_jw_num(j, "recent_operations_torn", torn);
 }
 
 struct mutex_ctx {
-	struct jw *j;
+	struct ms_jw *j;
 	uint64_t live;
 };
 
 static void one_mutex(uintptr_t key, uint32_t r, void *arg)
 {
 	struct mutex_ctx *m = arg;
-	struct jw *j = m->j;
+	struct ms_jw *j = m->j;
 	const struct ms_record *rec = ms_rec(r);
 	uint32_t flags = LOAD(&rec->flags);
 	const struct ms_cold *c = (flags & MS_F_COLD) ? &ms_table.cold[r] : NULL;
@@ -578,53 +437,53 @@ static void one_mutex(uintptr_t key, uint32_t r, void *arg)
 	const struct ms_cold *z = c ? c : &zero;
 	char kind[80];
 	m->live++;
-	obj(j, NULL);
-	addr(j, "address", key);
-	str(j, "name", c ? LOAD(&c->name) : NULL);
-	str(j, "kind", ms_kind_name(kind, sizeof kind, flags));
-	str(j, "lock", ms_out_lock_name(flags));
+	ms_jw_obj(j, NULL);
+	ms_jw_addr(j, "address", key);
+	ms_jw_str(j, "name", c ? LOAD(&c->name) : NULL);
+	ms_jw_str(j, "kind", ms_kind_name(kind, sizeof kind, flags));
+	ms_jw_str(j, "lock", ms_out_lock_name(flags));
 	uint32_t owner = LOAD(&rec->owner);
 	if (owner & MS_HELD)
-		num(j, "held_by", owner & ~MS_HELD);
+		ms_jw_num(j, "held_by", owner & ~MS_HELD);
 	else
-		null(j, "held_by");
+		ms_jw_null(j, "held_by");
 	/* held since the fork by that thread of the parent (not in this
 	 * process) */
 	uint32_t parent_thread = ms_fork_orphan_owner(r);
 	if (parent_thread && owner == (parent_thread | MS_HELD))
-		num(j, "held_by_parent_thread", parent_thread);
+		ms_jw_num(j, "held_by_parent_thread", parent_thread);
 	else
-		null(j, "held_by_parent_thread");
-	num(j, "acquisitions", ms_rec_acquisitions(r));
-	num(j, "contended", LOAD(&z->contended));
-	num(j, "owner_changes", ms_rec_owner_changes(r));
-	num(j, "trylock_ok", LOAD(&z->trylock_ok));
-	num(j, "trylock_busy", LOAD(&z->trylock_busy));
-	num(j, "timeouts", LOAD(&z->timeouts));
-	num(j, "condition_waits", LOAD(&z->cond_waits));
-	num(j, "most_waiters", LOAD(&z->waiters_max));
-	num(j, "waiting_now", (uint32_t)LOAD(&z->waiting));
+		ms_jw_null(j, "held_by_parent_thread");
+	ms_jw_num(j, "acquisitions", ms_rec_acquisitions(r));
+	ms_jw_num(j, "contended", LOAD(&z->contended));
+	ms_jw_num(j, "owner_changes", ms_rec_owner_changes(r));
+	ms_jw_num(j, "trylock_ok", LOAD(&z->trylock_ok));
+	ms_jw_num(j, "trylock_busy", LOAD(&z->trylock_busy));
+	ms_jw_num(j, "timeouts", LOAD(&z->timeouts));
+	ms_jw_num(j, "condition_waits", LOAD(&z->cond_waits));
+	ms_jw_num(j, "most_waiters", LOAD(&z->waiters_max));
+	ms_jw_num(j, "waiting_now", (uint32_t)LOAD(&z->waiting));
 	uint64_t errors[MS_E_COUNT];
 	for (int i = 0; i < MS_E_COUNT; i++)
 		errors[i] = LOAD(&z->errors[i]);
 	errors_obj(j, errors);
 	struct ms_robust_view rv;
 	owner_died(j, ms_robust_view(r, &rv), &rv);
-	obj(j, "misuse");
+	ms_jw_obj(j, "misuse");
 	for (int i = 0; i < MS_M_COUNT; i++)
-		num(j, misuse_key[i], LOAD(&z->misuse[i]));
-	obj_end(j);
+		ms_jw_num(j, misuse_key[i], LOAD(&z->misuse[i]));
+	ms_jw_obj_end(j);
 	/* Wait times include waits that timed out, as in the text report. */
 	uint64_t wmax = LOAD(&z->wait_max), tmax = LOAD(&z->timeout_wait_max);
-	num(j, "wait_total_ns",
+	ms_jw_num(j, "wait_total_ns",
 	    ms_ticks_to_ns(LOAD(&z->wait_total) + LOAD(&z->timeout_wait_total)));
-	num(j, "wait_max_ns", ms_ticks_to_ns(wmax > tmax ? wmax : tmax));
-	boolean(j, "hold_timed", (flags & MS_F_TIMED) != 0);
+	ms_jw_num(j, "wait_max_ns", ms_ticks_to_ns(wmax > tmax ? wmax : tmax));
+	ms_jw_boolean(j, "hold_timed", (flags & MS_F_TIMED) != 0);
 	hold(j, LOAD(&z->holds), LOAD(&z->hold_total), LOAD(&z->hold_max));
-	obj(j, "histograms");
+	ms_jw_obj(j, "histograms");
 	hist32(j, "wait", z->hist);
 	hist32(j, "hold", z->hold_hist);
-	obj_end(j);
+	ms_jw_obj_end(j);
 	live_modes(j, r, flags, z);
 	frame(j, "first_locked_caller", LOAD(&rec->first_caller));
 	site_stack(j, "first_locked_at", LOAD(&rec->first_stack));
@@ -638,48 +497,48 @@ static void one_mutex(uintptr_t key, uint32_t r, void *arg)
 	blame(j, "waiting_stacks", lines, birth, MS_BLAME_WAIT, rwlock ? &calls : NULL);
 	blame(j, "holding_stacks", lines, birth, MS_BLAME_HOLD, rwlock ? &calls : NULL);
 	history(j, r, NULL);
-	obj_end(j);
+	ms_jw_obj_end(j);
 }
 
 /* ---- ended mutexes, by first-lock site ------------------------------- */
 
-static void ended(struct jw *j)
+static void ended(struct ms_jw *j)
 {
 	const struct ms_table *tb = &ms_table;
-	arr(j, "ended");
+	ms_jw_arr(j, "ended");
 	for (uint32_t i = 0; i < LOAD(&tb->nsites); i++) {
 		struct ms_site sv;
 		ms_table_site(i, &sv);
 		const struct ms_site *s = &sv;
-		obj(j, NULL);
-		str(j, "name", s->name);
-		str(j, "lock", ms_out_classes_name(s->classes));
+		ms_jw_obj(j, NULL);
+		ms_jw_str(j, "name", s->name);
+		ms_jw_str(j, "lock", ms_out_classes_name(s->classes));
 		frame(j, "first_locked_at", s->site);
 		/* first_locked_at is the line that called a wrapper (stacks/site.h) */
-		boolean(j, "through_wrapper", s->wrapped != 0);
-		num(j, "mutexes", s->mutexes);
-		num(j, "acquisitions", s->acquisitions);
-		num(j, "contended", s->contended);
-		num(j, "owner_changes", s->owner_changes);
-		num(j, "trylock_ok", s->trylock_ok);
-		num(j, "trylock_busy", s->trylock_busy);
-		num(j, "timeouts", s->timeouts);
-		num(j, "condition_waits", s->cond_waits);
-		num(j, "most_waiters", s->waiters_max);
+		ms_jw_boolean(j, "through_wrapper", s->wrapped != 0);
+		ms_jw_num(j, "mutexes", s->mutexes);
+		ms_jw_num(j, "acquisitions", s->acquisitions);
+		ms_jw_num(j, "contended", s->contended);
+		ms_jw_num(j, "owner_changes", s->owner_changes);
+		ms_jw_num(j, "trylock_ok", s->trylock_ok);
+		ms_jw_num(j, "trylock_busy", s->trylock_busy);
+		ms_jw_num(j, "timeouts", s->timeouts);
+		ms_jw_num(j, "condition_waits", s->cond_waits);
+		ms_jw_num(j, "most_waiters", s->waiters_max);
 		errors_obj(j, s->errors);
 		struct ms_robust_view rv;
 		owner_died(j, ms_robust_site_view(s->site, s->errors, &rv), &rv);
-		obj(j, "misuse");
+		ms_jw_obj(j, "misuse");
 		for (int k = 0; k < MS_M_COUNT; k++)
-			num(j, misuse_key[k], s->misuse[k]);
-		obj_end(j);
-		num(j, "wait_total_ns", ms_ticks_to_ns(s->wait_total));
-		num(j, "wait_max_ns", ms_ticks_to_ns(s->wait_max));
+			ms_jw_num(j, misuse_key[k], s->misuse[k]);
+		ms_jw_obj_end(j);
+		ms_jw_num(j, "wait_total_ns", ms_ticks_to_ns(s->wait_total));
+		ms_jw_num(j, "wait_max_ns", ms_ticks_to_ns(s->wait_max));
 		hold(j, s->holds, s->hold_total, s->hold_max);
-		obj(j, "histograms");
+		ms_jw_obj(j, "histograms");
 		hist64(j, "wait", s->hist);
 		hist64(j, "hold", s->hold_hist);
-		obj_end(j);
+		ms_jw_obj_end(j);
 		site_modes(j, s);
 		/* of the newest life that waited, failed or was named */
 		site_stack(j, "first_locked_stack", s->first_stack);
@@ -691,67 +550,67 @@ static void ended(struct jw *j)
 		blame(j, "waiting_stacks", s->blame, 0, MS_BLAME_WAIT, rwlock ? &calls : NULL);
 		blame(j, "holding_stacks", s->blame, 0, MS_BLAME_HOLD, rwlock ? &calls : NULL);
 		history(j, 0, &tb->sites[i]);
-		obj_end(j);
+		ms_jw_obj_end(j);
 	}
-	arr_end(j);
+	ms_jw_arr_end(j);
 }
 
 /* ---- threads -------------------------------------------------------------- */
 
 struct thread_ctx {
-	struct jw *j;
+	struct ms_jw *j;
 	uint64_t now, start;
 };
 
 /* The mode a read-write lock (record r) is held or waited for in, read
  * (nonzero) or not; null for other locks, which have one mode. */
-static void lock_mode(struct jw *j, const char *key, uint32_t r, uint32_t read)
+static void lock_mode(struct ms_jw *j, const char *key, uint32_t r, uint32_t read)
 {
 	if (ms_lock_class(LOAD(&ms_rec(r)->flags)) == MS_CLASS_RWLOCK)
-		str(j, key, read ? "read" : "write");
+		ms_jw_str(j, key, read ? "read" : "write");
 	else
-		null(j, key);
+		ms_jw_null(j, key);
 }
 
 static void one_thread(struct ms_tstate *ts, void *arg)
 {
 	struct thread_ctx *t = arg;
-	struct jw *j = t->j;
+	struct ms_jw *j = t->j;
 	char name[16];
 	uint32_t tid = LOAD(&ts->tid);
 	if (LOAD(&ts->join_only))
 		return; /* a thread that used no mutex, only joined */
-	obj(j, NULL);
-	num(j, "tid", tid);
-	str_or_null(j, "name", ms_thread_name(tid, name));
-	arr(j, "held");
+	ms_jw_obj(j, NULL);
+	ms_jw_num(j, "tid", tid);
+	ms_jw_str_or_null(j, "name", ms_thread_name(tid, name));
+	ms_jw_arr(j, "held");
 	uint32_t n = LOAD(&ts->nheld);
 	if (n > MS_HELD_MAX)
 		n = MS_HELD_MAX;
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t r = LOAD(&ts->held[i].rec);
-		obj(j, NULL);
-		addr_or_null(j, "mutex", ms_rec_key(r));
+		ms_jw_obj(j, NULL);
+		ms_jw_addr_or_null(j, "mutex", ms_rec_key(r));
 		lock_mode(j, "mode", r, LOAD(&ts->held[i].mode) & MS_HELD_READ);
 		frame(j, "at", LOAD(&ts->held[i].caller));
-		obj_end(j);
+		ms_jw_obj_end(j);
 	}
-	arr_end(j);
-	num(j, "held_not_followed", LOAD(&ts->overflow));
+	ms_jw_arr_end(j);
+	ms_jw_num(j, "held_not_followed", LOAD(&ts->overflow));
 	uint32_t wait_rec = __atomic_load_n(&ts->wait_rec, __ATOMIC_ACQUIRE);
 	if (wait_rec) {
 		uint64_t since = LOAD(&ts->wait_since);
-		obj(j, "waiting_for");
-		addr(j, "mutex", LOAD(&ts->wait_key));
+		ms_jw_obj(j, "waiting_for");
+		ms_jw_addr(j, "mutex", LOAD(&ts->wait_key));
 		lock_mode(j, "mode", wait_rec, LOAD(&ts->wait_read));
-		num(j, "since_ns", since > t->start ? ms_ticks_to_ns(since - t->start) : 0);
-		num(j, "waited_ns", t->now > since ? ms_ticks_to_ns(t->now - since) : 0);
+		ms_jw_num(j, "since_ns", since > t->start ? ms_ticks_to_ns(since - t->start) : 0);
+		ms_jw_num(j, "waited_ns", t->now > since ? ms_ticks_to_ns(t->now - since) : 0);
 		frame(j, "at", LOAD(&ts->wait_caller));
 		stack(j, "stack", LOAD(&ts->wait_stack));
-		obj_end(j);
+		ms_jw_obj_end(j);
 	} else
-		null(j, "waiting_for");
-	obj_end(j);
+		ms_jw_null(j, "waiting_for");
+	ms_jw_obj_end(j);
 }
 
 /* ---- findings ------------------------------------------------------------ */
@@ -762,7 +621,7 @@ static void one_thread(struct ms_tstate *ts, void *arg)
  * is gone or at a condition wait that lasted; a wait chain: the others,
  * with the thread at the chain's end and where that thread is now. */
 struct live {
-	struct jw *j;
+	struct ms_jw *j;
 	/* the chain ends asked where they are, each once (as the text
 	 * report does: a thousand chains may end at one holder) */
 	struct {
@@ -795,42 +654,42 @@ static int where_now_once(struct live *l, struct ms_tstate *ts, const uintptr_t 
  * and readers - 1 others; "none" when no thread holds it and held_by is
  * a writer that waits ahead (a writer-preferring lock keeps readers
  * out).  null for other locks. */
-static void held_for(struct jw *j, const struct ms_waiter *w)
+static void held_for(struct ms_jw *j, const struct ms_waiter *w)
 {
 	const struct ms_record *rec = ms_rec(w->rec);
 	if (ms_lock_class(LOAD(&rec->flags)) != MS_CLASS_RWLOCK) {
-		null(j, "held_for");
-		null(j, "readers");
+		ms_jw_null(j, "held_for");
+		ms_jw_null(j, "readers");
 		return;
 	}
 	if (LOAD(&rec->owner) == (w->owner | MS_HELD)) {
-		str(j, "held_for", "write");
-		num(j, "readers", 0);
+		ms_jw_str(j, "held_for", "write");
+		ms_jw_num(j, "readers", 0);
 		return;
 	}
 	uint32_t readers = ms_waitfor_readers(w->rec, w->tid);
-	str(j, "held_for", readers ? "read" : "none");
-	num(j, "readers", readers);
+	ms_jw_str(j, "held_for", readers ? "read" : "none");
+	ms_jw_num(j, "readers", readers);
 }
 
-static void wait_thread(struct jw *j, const struct ms_waiter *w, uint64_t now)
+static void wait_thread(struct ms_jw *j, const struct ms_waiter *w, uint64_t now)
 {
-	obj(j, NULL);
-	num(j, "thread", w->tid);
-	addr(j, "waits_for", w->key);
-	str(j, "lock", ms_out_lock_name(LOAD(&ms_rec(w->rec)->flags)));
+	ms_jw_obj(j, NULL);
+	ms_jw_num(j, "thread", w->tid);
+	ms_jw_addr(j, "waits_for", w->key);
+	ms_jw_str(j, "lock", ms_out_lock_name(LOAD(&ms_rec(w->rec)->flags)));
 	lock_mode(j, "mode", w->rec, (uint32_t)w->read);
-	num(j, "held_by", w->owner);
+	ms_jw_num(j, "held_by", w->owner);
 	held_for(j, w);
-	num(j, "waited_ns", ms_ticks_to_ns(now > w->since ? now - w->since : 0));
-	boolean(j, "timed", w->timed);
+	ms_jw_num(j, "waited_ns", ms_ticks_to_ns(now > w->since ? now - w->since : 0));
+	ms_jw_boolean(j, "timed", w->timed);
 	/* blocked taking its mutex back inside a condition wait: "at" is the
 	 * condition wait's call, waited_ns its time so far */
-	boolean(j, "retake", w->retake);
+	ms_jw_boolean(j, "retake", w->retake);
 	frame(j, "at", w->caller);
 	stack(j, "stack", w->stack);
 	frame(j, "owner_took_it_at", w->taken_at);
-	obj_end(j);
+	ms_jw_obj_end(j);
 }
 
 /* The thread at the end of a wait chain: where it is now (as the text
@@ -839,64 +698,64 @@ static void wait_thread(struct jw *j, const struct ms_waiter *w, uint64_t now)
 static void chain_end(struct live *l, const struct ms_waiter *w,
 		      const struct ms_waitfor_finding *fd)
 {
-	struct jw *j = l->j;
+	struct ms_jw *j = l->j;
 	const struct ms_waiter *last = &w[fd->last];
-	obj(j, "end");
+	ms_jw_obj(j, "end");
 	if (fd->into >= 0) {
-		num(j, "thread", w[fd->into].tid);
-		boolean(j, "deadlocked", 1);
+		ms_jw_num(j, "thread", w[fd->into].tid);
+		ms_jw_boolean(j, "deadlocked", 1);
 	} else if (last->foreign) {
-		num(j, "thread", last->foreign);
-		boolean(j, "other_process", 1);
+		ms_jw_num(j, "thread", last->foreign);
+		ms_jw_boolean(j, "other_process", 1);
 	} else {
-		num(j, "thread", last->owner);
+		ms_jw_num(j, "thread", last->owner);
 		const uintptr_t *frames = NULL;
 		int n = fd->end && !fd->cond ? where_now_once(l, fd->end, &frames) : 0;
 		if (n > 0) {
-			arr(j, "now_at");
+			ms_jw_arr(j, "now_at");
 			for (int i = 0; i < n; i++)
 				frame(j, NULL, frames[i]);
-			arr_end(j);
+			ms_jw_arr_end(j);
 		} else
-			null(j, "now_at");
-		str_or_null(j, "not_asked", ms_where_now_not_asked(n));
+			ms_jw_null(j, "now_at");
+		ms_jw_str_or_null(j, "not_asked", ms_where_now_not_asked(n));
 		if (fd->cond)
-			addr(j, "condition_mutex", fd->cond);
+			ms_jw_addr(j, "condition_mutex", fd->cond);
 	}
-	obj_end(j);
+	ms_jw_obj_end(j);
 }
 
 static void live_finding(const struct ms_waiter *w, const struct ms_waitfor_finding *fd,
 			 void *arg)
 {
 	struct live *l = arg;
-	struct jw *j = l->j;
-	obj(j, NULL);
+	struct ms_jw *j = l->j;
+	ms_jw_obj(j, NULL);
 	if (fd->kind == MS_WF_CHAIN)
-		str(j, "kind", "wait-chain");
+		ms_jw_str(j, "kind", "wait-chain");
 	else {
-		str(j, "kind", "deadlock");
-		boolean(j, "owner_exited", fd->kind == MS_WF_EXITED || fd->kind == MS_WF_GONE);
+		ms_jw_str(j, "kind", "deadlock");
+		ms_jw_boolean(j, "owner_exited", fd->kind == MS_WF_EXITED || fd->kind == MS_WF_GONE);
 		/* a thread of the parent held it when this process forked */
-		boolean(j, "owner_in_parent", fd->kind == MS_WF_PARENT);
+		ms_jw_boolean(j, "owner_in_parent", fd->kind == MS_WF_PARENT);
 		/* the owner waits for a condition while holding this mutex: if
 		 * a waiter is the one to signal it, nobody will */
-		boolean(j, "condition_wait", fd->kind == MS_WF_COND);
+		ms_jw_boolean(j, "condition_wait", fd->kind == MS_WF_COND);
 		if (fd->kind == MS_WF_COND)
-			addr(j, "condition_mutex", fd->cond);
+			ms_jw_addr(j, "condition_mutex", fd->cond);
 	}
-	arr(j, "threads");
+	ms_jw_arr(j, "threads");
 	for (int i = 0; i < fd->nwaits; i++)
 		wait_thread(j, &w[fd->waits[i]], fd->now);
-	arr_end(j);
+	ms_jw_arr_end(j);
 	if (fd->kind == MS_WF_CHAIN)
 		chain_end(l, w, fd);
-	obj_end(j);
+	ms_jw_obj_end(j);
 }
 
 /* Both kinds, from one snapshot of the waits (its own copy: this may run
  * beside a text report, which has its own under the report lock). */
-static int live_waits(struct jw *j)
+static int live_waits(struct ms_jw *j)
 {
 	size_t bytes = MS_WAITERS_MAX * (sizeof(struct ms_waiter) + sizeof(int));
 	struct ms_waiter *w = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
@@ -913,191 +772,191 @@ static int live_waits(struct jw *j)
 
 static void self_one(const struct ms_self_finding *s, void *arg)
 {
-	struct jw *j = arg;
-	obj(j, NULL);
+	struct ms_jw *j = arg;
+	ms_jw_obj(j, NULL);
 	char kind[64];
-	str(j, "kind", "self-deadlock");
-	num(j, "thread", s->tid);
-	addr(j, "mutex", s->key);
+	ms_jw_str(j, "kind", "self-deadlock");
+	ms_jw_num(j, "thread", s->tid);
+	ms_jw_addr(j, "mutex", s->key);
 	/* an rwlock's: write-locked by a thread that holds it for read */
-	str(j, "lock", ms_out_lock_name(s->flags));
-	str(j, "mutex_kind", ms_kind_name(kind, sizeof kind, s->flags));
-	boolean(j, "averted", s->kind == MS_SELF_AVERTED);
-	boolean(j, "timeout", s->kind == MS_SELF_TIMEOUT);
-	num(j, "count", s->count);
+	ms_jw_str(j, "lock", ms_out_lock_name(s->flags));
+	ms_jw_str(j, "mutex_kind", ms_kind_name(kind, sizeof kind, s->flags));
+	ms_jw_boolean(j, "averted", s->kind == MS_SELF_AVERTED);
+	ms_jw_boolean(j, "timeout", s->kind == MS_SELF_TIMEOUT);
+	ms_jw_num(j, "count", s->count);
 	stack(j, "taken_at", s->taken_stack);
 	stack(j, "relocked_at", s->relock_stack);
-	obj_end(j);
+	ms_jw_obj_end(j);
 }
 
 static const char *const ended_key[] = { NULL, "destroyed", "initialised-again",
 					  "unseen" };
 
 /* One mutex life of a cycle (or its gate), as the finding keeps it. */
-static void cycle_mutex(struct jw *j, const char *key, const struct ms_finding_mutex *m)
+static void cycle_mutex(struct ms_jw *j, const char *key, const struct ms_finding_mutex *m)
 {
 	char kind[64];
-	obj(j, key);
-	addr(j, "mutex", m->key);
-	str(j, "name", m->name);
-	str(j, "mutex_kind", ms_kind_name(kind, sizeof kind, m->flags));
-	str(j, "lock", ms_out_lock_name(m->flags));
+	ms_jw_obj(j, key);
+	ms_jw_addr(j, "mutex", m->key);
+	ms_jw_str(j, "name", m->name);
+	ms_jw_str(j, "mutex_kind", ms_kind_name(kind, sizeof kind, m->flags));
+	ms_jw_str(j, "lock", ms_out_lock_name(m->flags));
 	frame(j, "first_locked_at", m->first_caller);
 	site_stack(j, "first_locked_stack", m->first_stack);
 	site_stack(j, "initialised_at", m->init_stack);
-	str(j, "ended", m->ended < 4 ? ended_key[m->ended] : NULL);
+	ms_jw_str(j, "ended", m->ended < 4 ? ended_key[m->ended] : NULL);
 	stack(j, "ended_at", m->ended_stack);
-	obj_end(j);
+	ms_jw_obj_end(j);
 }
 
 /* The modes an edge's read-write locks were taken in: "from_mode" held,
  * "to_mode" then taken ("read", "write", "read or write" for an order
  * seen both ways); null for a mutex or spin lock, and for a "to" not
  * kept (to_flags NULL). */
-static void edge_modes(struct jw *j, uint32_t modes, uint32_t from_flags,
+static void edge_modes(struct ms_jw *j, uint32_t modes, uint32_t from_flags,
 		       const uint32_t *to_flags)
 {
 	if (ms_lock_class(from_flags) == MS_CLASS_RWLOCK)
-		str(j, "from_mode", ms_out_edge_mode(modes, 0));
+		ms_jw_str(j, "from_mode", ms_out_edge_mode(modes, 0));
 	else
-		null(j, "from_mode");
+		ms_jw_null(j, "from_mode");
 	if (to_flags && ms_lock_class(*to_flags) == MS_CLASS_RWLOCK)
-		str(j, "to_mode", ms_out_edge_mode(modes, 1));
+		ms_jw_str(j, "to_mode", ms_out_edge_mode(modes, 1));
 	else
-		null(j, "to_mode");
+		ms_jw_null(j, "to_mode");
 }
 
 static void cycle_one(const struct ms_cycle_finding *c, void *arg)
 {
-	struct jw *j = arg;
-	obj(j, NULL);
-	str(j, "kind", c->guarded ? "guarded-inversion" : "potential-deadlock");
-	num(j, "count", c->count);
-	num(j, "length", c->n);
-	arr(j, "mutexes");
+	struct ms_jw *j = arg;
+	ms_jw_obj(j, NULL);
+	ms_jw_str(j, "kind", c->guarded ? "guarded-inversion" : "potential-deadlock");
+	ms_jw_num(j, "count", c->count);
+	ms_jw_num(j, "length", c->n);
+	ms_jw_arr(j, "mutexes");
 	for (uint32_t i = 0; i < c->kept; i++)
-		addr(j, NULL, c->m[i].key);
-	arr_end(j);
+		ms_jw_addr(j, NULL, c->m[i].key);
+	ms_jw_arr_end(j);
 	/* the text report's note: no init seen, not static data */
-	arr(j, "maybe_reused");
+	ms_jw_arr(j, "maybe_reused");
 	for (uint32_t i = 0; i < c->kept; i++)
 		if (ms_order_maybe_reused(c->m[i].flags, c->m[i].key))
-			addr(j, NULL, c->m[i].key);
-	arr_end(j);
-	arr(j, "lives");
+			ms_jw_addr(j, NULL, c->m[i].key);
+	ms_jw_arr_end(j);
+	ms_jw_arr(j, "lives");
 	for (uint32_t i = 0; i < c->kept; i++)
 		cycle_mutex(j, NULL, &c->m[i]);
-	arr_end(j);
+	ms_jw_arr_end(j);
 	if (c->guarded)
 		cycle_mutex(j, "gate", &c->gate);
-	arr(j, "edges");
+	ms_jw_arr(j, "edges");
 	for (uint32_t i = 0; i < c->kept; i++) {
 		const struct ms_finding_edge *e = &c->e[i];
-		obj(j, NULL);
-		num(j, "thread", e->tid);
-		str_or_null(j, "thread_name", e->thread_name);
-		addr(j, "from", c->m[i].key);
+		ms_jw_obj(j, NULL);
+		ms_jw_num(j, "thread", e->tid);
+		ms_jw_str_or_null(j, "thread_name", e->thread_name);
+		ms_jw_addr(j, "from", c->m[i].key);
 		/* the next mutex, null where a long cycle's middle is not kept */
 		int cut = c->n > c->kept && i + 1 == c->kept - MS_CYCLE_TAIL;
-		addr_or_null(j, "to", cut ? 0 : c->m[(i + 1) % c->kept].key);
+		ms_jw_addr_or_null(j, "to", cut ? 0 : c->m[(i + 1) % c->kept].key);
 		edge_modes(j, e->modes, c->m[i].flags, cut ? NULL : &c->m[(i + 1) % c->kept].flags);
 		stack(j, "from_at", e->a_stack);
 		stack(j, "to_at", e->b_stack);
-		obj_end(j);
+		ms_jw_obj_end(j);
 	}
-	arr_end(j);
-	obj_end(j);
+	ms_jw_arr_end(j);
+	ms_jw_obj_end(j);
 }
 
 static const char *const stall_kind[] = { "mutex", "condition", "join", "futex" };
 
 /* The kind of lock a stalled thread waits for ("mutex", "rwlock",
  * "spin"); null for the other waits, and a lock no longer tracked. */
-static void stall_lock(struct jw *j, const struct ms_stall_thread *w)
+static void stall_lock(struct ms_jw *j, const struct ms_stall_thread *w)
 {
 	uint32_t r = w->kind == MS_STALL_MUTEX ? ms_table_find(w->object) : MS_REC_NONE;
 	if (r != MS_REC_NONE && r != MS_REC_UNTRACKED)
-		str(j, "lock", ms_out_lock_name(LOAD(&ms_rec(r)->flags)));
+		ms_jw_str(j, "lock", ms_out_lock_name(LOAD(&ms_rec(r)->flags)));
 	else
-		null(j, "lock");
+		ms_jw_null(j, "lock");
 }
 
 static void stall_one(const struct ms_stall *s, void *arg)
 {
-	struct jw *j = arg;
-	obj(j, NULL);
-	str(j, "kind", "stall");
-	num(j, "threads_blocked", s->n);
-	num(j, "waited_ns", s->waited_ns);
-	arr(j, "threads");
+	struct ms_jw *j = arg;
+	ms_jw_obj(j, NULL);
+	ms_jw_str(j, "kind", "stall");
+	ms_jw_num(j, "threads_blocked", s->n);
+	ms_jw_num(j, "waited_ns", s->waited_ns);
+	ms_jw_arr(j, "threads");
 	for (uint32_t i = 0; i < s->shown; i++) {
 		const struct ms_stall_thread *w = &s->t[i];
-		obj(j, NULL);
-		num(j, "thread", w->tid);
-		str_or_null(j, "name", w->name);
-		str(j, "waits_for", stall_kind[w->kind]);
+		ms_jw_obj(j, NULL);
+		ms_jw_num(j, "thread", w->tid);
+		ms_jw_str_or_null(j, "name", w->name);
+		ms_jw_str(j, "waits_for", stall_kind[w->kind]);
 		stall_lock(j, w);
-		addr(j, "object", w->object);
-		addr_or_null(j, "mutex", w->kind == MS_STALL_COND ? w->mutex
+		ms_jw_addr(j, "object", w->object);
+		ms_jw_addr_or_null(j, "mutex", w->kind == MS_STALL_COND ? w->mutex
 					 : w->kind == MS_STALL_MUTEX ? w->object : 0);
 		if (w->holder)
-			num(j, w->kind == MS_STALL_JOIN ? "joins" : "held_by", w->holder);
-		num(j, "waited_ns", w->waited_ns);
+			ms_jw_num(j, w->kind == MS_STALL_JOIN ? "joins" : "held_by", w->holder);
+		ms_jw_num(j, "waited_ns", w->waited_ns);
 		if (w->stack)
 			stack(j, "at", w->stack);
 		else
 			frame(j, "at_caller", w->caller);
-		obj_end(j);
+		ms_jw_obj_end(j);
 	}
-	arr_end(j);
-	obj_end(j);
+	ms_jw_arr_end(j);
+	ms_jw_obj_end(j);
 }
 
 static void exit_one(const struct ms_exit_finding *e, void *arg)
 {
-	struct jw *j = arg;
-	obj(j, NULL);
-	str(j, "kind", "held-at-thread-exit");
-	num(j, "thread", e->tid);
-	str_or_null(j, "name", e->name);
-	num(j, "held", e->n);
-	arr(j, "mutexes");
+	struct ms_jw *j = arg;
+	ms_jw_obj(j, NULL);
+	ms_jw_str(j, "kind", "held-at-thread-exit");
+	ms_jw_num(j, "thread", e->tid);
+	ms_jw_str_or_null(j, "name", e->name);
+	ms_jw_num(j, "held", e->n);
+	ms_jw_arr(j, "mutexes");
 	for (uint32_t i = 0; i < e->shown; i++) {
-		obj(j, NULL);
-		addr_or_null(j, "mutex", e->key[i]);
+		ms_jw_obj(j, NULL);
+		ms_jw_addr_or_null(j, "mutex", e->key[i]);
 		frame(j, "at", e->caller[i]);
-		obj_end(j);
+		ms_jw_obj_end(j);
 	}
-	arr_end(j);
-	obj_end(j);
+	ms_jw_arr_end(j);
+	ms_jw_obj_end(j);
 }
 
 static void owner_died_one(uintptr_t key, uint32_t r, uintptr_t site,
 			   const struct ms_robust_view *v, void *arg)
 {
-	struct jw *j = arg;
-	obj(j, NULL);
-	str(j, "kind", "owner-died");
+	struct ms_jw *j = arg;
+	ms_jw_obj(j, NULL);
+	ms_jw_str(j, "kind", "owner-died");
 	if (key) {
-		addr(j, "mutex", key);
-		str(j, "name", LOAD(&ms_table.cold[r].name));
-		null(j, "ended_first_locked_at");
+		ms_jw_addr(j, "mutex", key);
+		ms_jw_str(j, "name", LOAD(&ms_table.cold[r].name));
+		ms_jw_null(j, "ended_first_locked_at");
 	} else {
-		null(j, "mutex");
-		null(j, "name");
+		ms_jw_null(j, "mutex");
+		ms_jw_null(j, "name");
 		frame(j, "ended_first_locked_at", site);
 	}
-	num(j, "times", v->died);
-	num(j, "made_consistent", v->consistent);
-	num(j, "unlocked_inconsistent", v->left);
-	num(j, "refused", v->refused);
+	ms_jw_num(j, "times", v->died);
+	ms_jw_num(j, "made_consistent", v->consistent);
+	ms_jw_num(j, "unlocked_inconsistent", v->left);
+	ms_jw_num(j, "refused", v->refused);
 	frame(j, "last_eownerdead_at", v->last_at);
-	obj_end(j);
+	ms_jw_obj_end(j);
 }
 
 static void misuse_one(uintptr_t key, uint32_t r, void *arg)
 {
-	struct jw *j = arg;
+	struct ms_jw *j = arg;
 	if (!(LOAD(&ms_rec(r)->flags) & MS_F_COLD))
 		return;
 	const struct ms_cold *c = &ms_table.cold[r];
@@ -1105,28 +964,28 @@ static void misuse_one(uintptr_t key, uint32_t r, void *arg)
 		uint32_t n = LOAD(&c->misuse[k]);
 		if (!n)
 			continue;
-		obj(j, NULL);
-		str(j, "kind", "misuse");
-		addr(j, "mutex", key);
-		str(j, "name", LOAD(&c->name));
-		str(j, "what", misuse_key[k]);
-		num(j, "count", n);
+		ms_jw_obj(j, NULL);
+		ms_jw_str(j, "kind", "misuse");
+		ms_jw_addr(j, "mutex", key);
+		ms_jw_str(j, "name", LOAD(&c->name));
+		ms_jw_str(j, "what", misuse_key[k]);
+		ms_jw_num(j, "count", n);
 		struct ms_op_view v;
 		if (ms_misuse_last(r, (enum ms_misuse)k, &v)) {
 			const char *e = v.err ? strerrorname_np(v.err) : NULL;
-			obj(j, "last");
-			num(j, "thread", v.tid);
-			str(j, "result", v.err ? (e ? e : "error") : "ok");
+			ms_jw_obj(j, "last");
+			ms_jw_num(j, "thread", v.tid);
+			ms_jw_str(j, "result", v.err ? (e ? e : "error") : "ok");
 			frame(j, "caller", v.caller);
 			stack(j, "at", ms_site_stack_known(v.caller));
-			obj_end(j);
+			ms_jw_obj_end(j);
 		} else
-			null(j, "last");
-		obj_end(j);
+			ms_jw_null(j, "last");
+		ms_jw_obj_end(j);
 	}
 }
 
-static void site_misuse(struct jw *j)
+static void site_misuse(struct ms_jw *j)
 {
 	const struct ms_table *tb = &ms_table;
 	for (uint32_t i = 0; i < LOAD(&tb->nsites); i++) {
@@ -1136,20 +995,20 @@ static void site_misuse(struct jw *j)
 		for (int k = 0; k < MS_M_COUNT; k++) {
 			if (!s->misuse[k])
 				continue;
-			obj(j, NULL);
-			str(j, "kind", "misuse");
-			null(j, "mutex");
-			str(j, "what", misuse_key[k]);
-			num(j, "count", s->misuse[k]);
+			ms_jw_obj(j, NULL);
+			ms_jw_str(j, "kind", "misuse");
+			ms_jw_null(j, "mutex");
+			ms_jw_str(j, "what", misuse_key[k]);
+			ms_jw_num(j, "count", s->misuse[k]);
 			frame(j, "ended_first_locked_at", s->site);
-			obj_end(j);
+			ms_jw_obj_end(j);
 		}
 	}
 }
 
-static void findings(struct jw *j)
+static void findings(struct ms_jw *j)
 {
-	arr(j, "findings");
+	ms_jw_arr(j, "findings");
 	live_waits(j);
 	ms_findings_each_stall(stall_one, j);
 	ms_findings_each_self(self_one, j);
@@ -1158,8 +1017,8 @@ static void findings(struct jw *j)
 	ms_robust_each_finding(owner_died_one, j);
 	ms_table_each(misuse_one, j);
 	site_misuse(j);
-	arr_end(j);
-	num(j, "held_at_exit_not_kept", dropped);
+	ms_jw_arr_end(j);
+	ms_jw_num(j, "held_at_exit_not_kept", dropped);
 }
 
 /* ---- the document --------------------------------------------------------- */
@@ -1167,83 +1026,83 @@ static void findings(struct jw *j)
 int ms_write_json(int fd)
 {
 	char buf[8192];
-	struct jw j;
+	struct ms_jw j;
 	memset(&j, 0, sizeof j);
 	ms_fmt_init(&j.f, buf, sizeof buf, fd);
 	const struct ms_table *tb = &ms_table;
 	int ready = __atomic_load_n(&tb->ready, __ATOMIC_ACQUIRE);
 
-	obj(&j, NULL);
-	num(&j, "version", 1);
-	str(&j, "program", ms_program_name());
-	num(&j, "pid", (uint64_t)getpid());
+	ms_jw_obj(&j, NULL);
+	ms_jw_num(&j, "version", 1);
+	ms_jw_str(&j, "program", ms_program_name());
+	ms_jw_num(&j, "pid", (uint64_t)getpid());
 	/* a fork child: its numbers start at the fork */
 	if (ms_fork_parent_pid())
-		num(&j, "forked_from", (uint64_t)ms_fork_parent_pid());
+		ms_jw_num(&j, "forked_from", (uint64_t)ms_fork_parent_pid());
 	else
-		null(&j, "forked_from");
-	num(&j, "run_ns", ms_run_ns());
-	num(&j, "threads_seen", ms_threads_seen());
+		ms_jw_null(&j, "forked_from");
+	ms_jw_num(&j, "run_ns", ms_run_ns());
+	ms_jw_num(&j, "threads_seen", ms_threads_seen());
 	struct ms_table_counts tc;
 	ms_table_counts(&tc);
-	num(&j, "mutexes_untracked", tc.untracked_mutexes);
-	num(&j, "calls_untracked", tc.untracked_ops);
-	num(&j, "mutexes_untracked_destroyed", tc.untracked_ended);
-	num(&j, "destroyed", tc.destroyed);
-	num(&j, "reinitialised", tc.reinitialised);
+	ms_jw_num(&j, "mutexes_untracked", tc.untracked_mutexes);
+	ms_jw_num(&j, "calls_untracked", tc.untracked_ops);
+	ms_jw_num(&j, "mutexes_untracked_destroyed", tc.untracked_ended);
+	ms_jw_num(&j, "destroyed", tc.destroyed);
+	ms_jw_num(&j, "reinitialised", tc.reinitialised);
 	/* names of code in them may be missing or wrong: symbols.h */
-	num(&j, "libraries_unloaded", ms_symbols_unloaded());
+	ms_jw_num(&j, "libraries_unloaded", ms_symbols_unloaded());
 	/* dlopen'ed after libc.so.6: the program's calls were not seen */
-	boolean(&j, "loaded_late", ms_report_loaded_late);
-	obj(&j, "hold_timing");
-	num(&j, "exact_first", MS_HOLD_EXACT);
-	num(&j, "sample_one_in", MS_HOLD_SAMPLE);
-	obj_end(&j);
+	ms_jw_boolean(&j, "loaded_late", ms_report_loaded_late);
+	ms_jw_obj(&j, "hold_timing");
+	ms_jw_num(&j, "exact_first", MS_HOLD_EXACT);
+	ms_jw_num(&j, "sample_one_in", MS_HOLD_SAMPLE);
+	ms_jw_obj_end(&j);
 	int crashed = __atomic_load_n(&ms_crash.signal, __ATOMIC_ACQUIRE);
 	if (crashed) { /* MUTEXSTAT_ON_CRASH: the signal the process dies of */
-		obj(&j, "crash");
-		str(&j, "signal", sigabbrev_np(crashed));
-		num(&j, "tid", ms_crash.tid);
+		ms_jw_obj(&j, "crash");
+		ms_jw_str(&j, "signal", sigabbrev_np(crashed));
+		ms_jw_num(&j, "tid", ms_crash.tid);
 		if (ms_crash.sent) {
-			null(&j, "address");
-			num(&j, "sender_pid", (uint64_t)ms_crash.sender_pid);
+			ms_jw_null(&j, "address");
+			ms_jw_num(&j, "sender_pid", (uint64_t)ms_crash.sender_pid);
 		} else {
-			addr(&j, "address", ms_crash.address);
-			null(&j, "sender_pid");
+			ms_jw_addr(&j, "address", ms_crash.address);
+			ms_jw_null(&j, "sender_pid");
 		}
-		obj_end(&j);
+		ms_jw_obj_end(&j);
 	} else
-		null(&j, "crash");
-	obj(&j, "stack_sampling");
-	num(&j, "exact_first", MS_STACK_EXACT);
-	num(&j, "sample_one_in", ms_opt.stack_sample);
-	obj_end(&j);
+		ms_jw_null(&j, "crash");
+	ms_jw_obj(&j, "stack_sampling");
+	ms_jw_num(&j, "exact_first", MS_STACK_EXACT);
+	ms_jw_num(&j, "sample_one_in", ms_opt.stack_sample);
+	ms_jw_obj_end(&j);
 
 	struct mutex_ctx m = { &j, 0 };
-	arr(&j, "mutexes");
+	ms_jw_arr(&j, "mutexes");
 	if (ready)
 		ms_table_each(one_mutex, &m);
-	arr_end(&j);
-	num(&j, "mutexes_tracked", m.live);
+	ms_jw_arr_end(&j);
+	ms_jw_num(&j, "mutexes_tracked", m.live);
 	if (ready)
 		ended(&j);
 	else {
-		arr(&j, "ended");
-		arr_end(&j);
+		ms_jw_arr(&j, "ended");
+		ms_jw_arr_end(&j);
 	}
 
 	struct thread_ctx t = { &j, ms_ticks(), ms_clock_start_ticks() };
-	arr(&j, "threads");
+	ms_jw_arr(&j, "threads");
 	ms_threads_each(one_thread, &t);
-	arr_end(&j);
+	ms_jw_arr_end(&j);
 
 	if (ready)
 		findings(&j);
 	else {
-		arr(&j, "findings");
-		arr_end(&j);
+		ms_jw_arr(&j, "findings");
+		ms_jw_arr_end(&j);
 	}
-	obj_end(&j);
+	ms_jw_obj_end(&j);
 	ms_fmt(&j.f, "\n");
 	ms_fmt_flush(&j.f);
 	if (j.f.failed)
