@@ -50,7 +50,7 @@ for shell in bash dash; do
 	expect_grep "$shell: processes run and recorded" \
 		"^mutexstat: the run of $shell \(pid [0-9]+\): 7 processes, 3 locked mutexes; " "$WORK/err"
 	expect_eq "$shell: a report per process that locked a mutex, named by program and pid" \
-		"$(ls "$dir" | sed 's/\.[0-9]*$/.PID/' | sort | tr '\n' ' ')" \
+		"$(ls "$dir" | grep -v '^summary.json$' | sed 's/\.[0-9]*$/.PID/' | sort | tr '\n' ' ')" \
 		"contention.PID deadlock_abba.PID deadlock_abba.PID "
 	expect_eq "$shell: the finding once" \
 		"$(grep -c '^  POTENTIAL DEADLOCK: 2 mutexes taken in a cycle of orders$' "$WORK/err")" 1
@@ -63,6 +63,16 @@ for shell in bash dash; do
 	expect_grep "$shell: the contended mutex, by where it was first locked" \
 		"^ .* 80000 +1  worker\+0x[0-9a-f]+ \(examples/contention\.c:33, contention\)$" \
 		"$WORK/err"
+	expect_grep "$shell: the summary as JSON too" \
+		"^\(and as JSON in $dir/summary.json\)\$" "$WORK/err"
+	expect_grep "$shell: JSON: processes" '^  "processes":7,$' "$dir/summary.json"
+	expect_grep "$shell: JSON: recorded" '^  "recorded":3,$' "$dir/summary.json"
+	expect_grep "$shell: JSON: the finding and its processes" \
+		'^    \{"heading":"POTENTIAL DEADLOCK: 2 mutexes taken in a cycle of orders","processes":2,"first_processes":\[\{"pid":[0-9]+,"program":"deadlock_abba"\},\{"pid":[0-9]+,"program":"deadlock_abba"\}\]\}$' \
+		"$dir/summary.json"
+	expect_grep "$shell: JSON: the contended mutex" \
+		'"first_locked_at":"worker\+0x[0-9a-f]+ \(examples/contention\.c:33, contention\)","wait_ns":[0-9]+,"contended":[0-9]+,"acquisitions":80000,"processes":1' \
+		"$dir/summary.json"
 	expect_no_grep "$shell: no line about processes that locked nothing" \
 		"locked no mutexes" "$WORK/err"
 done
@@ -95,7 +105,7 @@ expect_eq "one program: no directory left behind" "$(ls "$RUNS" | wc -l)" "$befo
 TMPDIR=$RUNS "$MS" --verbose bash "$WORK/suite.sh" >/dev/null 2>"$WORK/err"
 dir=$(sed -n 's|^mutexstat: end of the run.s summary; reports in \(.*\)/$|\1|p' "$WORK/err")
 expect_eq "--verbose: a report from every process but the first" \
-	"$(ls "$dir" | sed 's/\.[0-9]*$//' | sort | tr '\n' ' ')" \
+	"$(ls "$dir" | grep -v '^summary.json$' | sed 's/\.[0-9]*$//' | sort | tr '\n' ' ')" \
 	"cat contention deadlock_abba deadlock_abba ls sort "
 expect_grep "--verbose: the first's on its stderr, as without a run" \
 	"^mutexstat: bash \(pid [0-9]+\) ran .* and locked no mutexes$" "$WORK/err"

@@ -3,6 +3,7 @@
 #include "base/fmt.h"
 #include "base/options.h"
 #include "base/output.h"
+#include "report/json_writer.h"
 #include "report/report.h"
 
 #include <errno.h>
@@ -410,7 +411,81 @@ static void summary(struct ms_fmt *f, const struct run *run)
 			       s->text);
 		}
 	}
+	if (run->recorded)
+		ms_fmt(f, "(and as JSON in %s/summary.json)\n", dir);
 	ms_fmt(f, "mutexstat: end of the run's summary; reports in %s/\n", dir);
+}
+
+/* The same as JSON, in DIR/summary.json, for scripts (and the comparison
+ * of two runs): times in nanoseconds, every finding's processes listed. */
+static void summary_json(int fd, const struct run *run)
+{
+	char buf[8192];
+	struct ms_jw j = { 0 };
+	ms_fmt_init(&j.f, buf, sizeof buf, fd);
+	ms_jw_obj(&j, NULL);
+	ms_jw_num(&j, "version", 1);
+	ms_jw_str(&j, "program", ms_program_name());
+	ms_jw_num(&j, "pid", (uint64_t)getpid());
+	ms_jw_str(&j, "directory", ms_opt.run_dir);
+	ms_jw_num(&j, "processes", run->processes);
+	ms_jw_num(&j, "recorded", run->recorded);
+	ms_jw_num(&j, "reports_unwritten", run->unwritten);
+	ms_jw_num(&j, "failing", (uint64_t)(own_failing + ms_report_failing != 0) +
+				    run->failing_others);
+	ms_jw_arr(&j, "findings");
+	for (unsigned i = 0; i < run->nfindings; i++) {
+		const struct finding *x = &run->findings[i];
+		char text[1024];
+		size_t n = x->len < sizeof text - 1 ? x->len : sizeof text - 1;
+		memcpy(text, x->text, n);
+		text[n] = 0;
+		ms_jw_obj(&j, NULL);
+		ms_jw_str(&j, "heading", text);
+		ms_jw_num(&j, "processes", x->processes);
+		ms_jw_arr(&j, "first_processes");
+		for (unsigned k = 0; k < x->processes && k < 4; k++) {
+			ms_jw_obj(&j, NULL);
+			ms_jw_num(&j, "pid", (uint64_t)x->pid[k]);
+			ms_jw_str(&j, "program", x->prog[k]);
+			ms_jw_obj_end(&j);
+		}
+		ms_jw_arr_end(&j);
+		ms_jw_obj_end(&j);
+	}
+	ms_jw_arr_end(&j);
+	ms_jw_arr(&j, "sites");
+	for (unsigned i = 0; i < run->nsites; i++) {
+		const struct site *x = &run->sites[i];
+		char text[1024];
+		size_t n = x->len < sizeof text - 1 ? x->len : sizeof text - 1;
+		memcpy(text, x->text, n);
+		text[n] = 0;
+		ms_jw_obj(&j, NULL);
+		ms_jw_str(&j, "first_locked_at", text);
+		ms_jw_num(&j, "wait_ns", x->wait_ns);
+		ms_jw_num(&j, "contended", x->contended);
+		ms_jw_num(&j, "acquisitions", x->acquisitions);
+		ms_jw_num(&j, "processes", x->processes);
+		ms_jw_obj_end(&j);
+	}
+	ms_jw_arr_end(&j);
+	ms_jw_obj_end(&j);
+	ms_fmt(&j.f, "\n");
+	ms_fmt_flush(&j.f);
+}
+
+static void write_summary_json(const struct run *run)
+{
+	char path[4200], why[96];
+	if (run_path(path, sizeof path, "summary.json") != 0)
+		return;
+	int fd = ms_output_create(path, why, sizeof why);
+	if (fd < 0)
+		return;
+	summary_json(fd, run);
+	ms_output_done(fd);
+	close(fd);
 }
 
 static struct run root_run; /* read once by the first process */
@@ -468,7 +543,9 @@ void ms_run_end(int written)
 		ms_fmt_flush(&f);
 		ms_output_stderr_unlock(lock);
 	}
-	if (!run->recorded)
+	if (run->recorded)
+		write_summary_json(run);
+	else
 		remove_empty_run();
 }
 
