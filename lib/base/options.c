@@ -30,7 +30,7 @@ static const char *const lock_kind_names[] = { "mutex", "rwlock", "spin", NULL }
  * environment's block, which a program may overwrite once it has started
  * (setproctitle in redis, nginx, postgres moves the environment and writes
  * its title over the block), and the path is read again at exit. */
-static char path_copy[PATH_MAX], run_dir_copy[PATH_MAX];
+static char path_copy[PATH_MAX], run_dir_copy[PATH_MAX], suppressions_copy[PATH_MAX];
 
 static const struct option {
 	const char *name;
@@ -84,6 +84,9 @@ static const struct option {
 	{ "MUTEXSTAT_RUN_DIR", PATH, "", 0, 0, NULL, &ms_opt.run_dir,
 	  "a run of many processes (the launcher's): their reports and summary lines go here",
 	  run_dir_copy },
+	{ "MUTEXSTAT_SUPPRESSIONS", PATH, "", 0, 0, NULL, &ms_opt.suppressions,
+	  "findings left out of the report: a file of KIND:PATTERN lines",
+	  suppressions_copy },
 	{ "MUTEXSTAT_RUN_ROOT", NUM, "0", 0, 4194304, NULL, &ms_opt.run_root,
 	  "the pid of the run's first process, which writes the run's summary", NULL },
 };

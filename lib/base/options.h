@@ -37,6 +37,7 @@ struct ms_options {
 	uint64_t run_root;     /* pid of a run's first process (MUTEXSTAT_RUN_DIR) */
 	const char *output;    /* report path, %p = pid; NULL = stderr */
 	const char *run_dir;   /* a run's directory (report/run.h); NULL: none */
+	const char *suppressions; /* the rules' file (report/suppress.h); NULL: none */
 };
 
 extern struct ms_options ms_opt;

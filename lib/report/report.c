@@ -7,6 +7,7 @@
  * lines within 120 columns. */
 #define _GNU_SOURCE
 #include "report/report.h"
+#include "report/suppress.h"
 #include "glibc/glibc_fast.h"
 #include "analysis/blame.h"
 #include "record/record.h"
@@ -1017,6 +1018,42 @@ static void print_detail(struct ms_fmt *f, size_t rank, const struct line *l)
 
 /* ---- the whole report ------------------------------------------------ */
 
+/* The findings (and, with misuse, the misuse) into f, less those
+ * MUTEXSTAT_SUPPRESSIONS leaves out, and with say, what the rules did.
+ * Returns the failing ones kept.  Each is printed into a scratch mapping
+ * first (reserved, touched only as far as written), where the rules read
+ * it whole. */
+static int findings_kept(struct ms_fmt *f, int misuse, int say)
+{
+	const size_t cap = 64u << 20;
+	char *text = mmap(NULL, cap, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	struct ms_fmt scratch;
+	int failing;
+	if (text == MAP_FAILED) { /* straight out, unfiltered */
+		failing = ms_findings_print(f);
+		if (misuse) {
+			ms_fmt(f, "\n");
+			ms_table_each(print_misuse, f);
+			print_site_misuse(f);
+		}
+		return failing;
+	}
+	ms_fmt_init(&scratch, text, cap, -1);
+	failing = ms_findings_print(&scratch);
+	if (misuse) {
+		ms_fmt(&scratch, "\n");
+		ms_table_each(print_misuse, &scratch);
+		print_site_misuse(&scratch);
+	}
+	ms_suppress_begin();
+	failing -= ms_suppress_filter(ms_fmt_str(&scratch), f);
+	if (say)
+		ms_suppress_print(f);
+	munmap(text, cap);
+	return failing > 0 ? failing : 0;
+}
+
 /* The report's top table, ranked (its memory: munmap t->lines, the size
  * returned, once done). */
 static size_t top_build(struct top *t)
@@ -1141,12 +1178,7 @@ int ms_report(int fd)
 	} else {
 		header(&f, &t);
 		/* Findings first, each under a heading a script can grep. */
-		failing = ms_findings_print(&f);
-		if (t.misused || site_misuse()) {
-			ms_fmt(&f, "\n");
-			ms_table_each(print_misuse, &f);
-			print_site_misuse(&f);
-		}
+		failing = findings_kept(&f, t.misused || site_misuse(), 1);
 		if (t.n) /* none when the only thread waits in its first lock */
 			top_table(&f, &t);
 		if (t.held) {
@@ -1186,7 +1218,7 @@ void ms_report_count_failing(void)
 	ms_guard_enter(&ms_self);
 	if (ms_report_lock_take(&report_lock, 1, NULL) == 0) {
 		ms_symbols_begin();
-		int failing = ms_findings_print(&f);
+		int failing = findings_kept(&f, 0, 0);
 		ms_symbols_end();
 		__atomic_store_n(&ms_report_failing, failing, __ATOMIC_RELAXED);
 		ms_report_lock_give(&report_lock);
@@ -1202,9 +1234,7 @@ int ms_report_findings_text(char *buf, size_t cap)
 	ms_guard_enter(&ms_self);
 	if (ms_report_lock_take(&report_lock, 1, NULL) == 0) {
 		ms_symbols_begin();
-		failing = ms_findings_print(&f);
-		ms_table_each(print_misuse, &f);
-		print_site_misuse(&f);
+		failing = findings_kept(&f, 1, 0);
 		ms_symbols_end();
 		ms_report_lock_give(&report_lock);
 	}

@@ -23,6 +23,7 @@
 #include "report/formats.h"
 #include "report/report.h"
 #include "report/run.h"
+#include "report/suppress.h"
 #include "report/altstack.h"
 #include "core/table.h"
 #include "core/thread.h"
@@ -298,6 +299,10 @@ static void start(void)
 		return;
 	}
 	ms_options_load(env, ms_warn);
+	/* a bad rules file is said once, by the run's first process: the
+	 * others' stderr is their program's (report/run.h); their reports
+	 * say it too */
+	ms_suppress_load(ms_run_active() && !ms_run_is_root() ? NULL : ms_warn);
 	if (loaded_after_libc()) {
 		ms_report_loaded_late = 1;
 		ms_warn("mutexstat: loaded after libc.so.6 (by dlopen): the program's mutex "

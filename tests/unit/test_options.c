@@ -84,6 +84,7 @@ static void assert_defaults(void)
 	ck_assert_uint_eq(ms_opt.quiet, 0);
 	ck_assert_ptr_null(ms_opt.run_dir);
 	ck_assert_uint_eq(ms_opt.run_root, 0);
+	ck_assert_ptr_null(ms_opt.suppressions);
 }
 
 /* ---- defaults ----------------------------------------------------------- */
@@ -147,7 +148,7 @@ END_TEST
 
 START_TEST(test_options_every_default_is_itself_valid)
 {
-	ck_assert_uint_eq(ms_options_count(), 20);
+	ck_assert_uint_eq(ms_options_count(), 21);
 	for (size_t i = 0; i < ms_options_count(); i++) {
 		ck_assert_int_eq(strncmp(ms_option_name(i), "MUTEXSTAT_", 10), 0);
 		ck_assert_ptr_nonnull(ms_option_help(i));

@@ -1,0 +1,433 @@
+/* suppress.c - MUTEXSTAT_SUPPRESSIONS (suppress.h). */
+#define _GNU_SOURCE
+#include "report/suppress.h"
+#include "base/options.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_RULES 256
+#define MAX_PATTERN 256
+#define MAX_LINE 4096
+
+/* The kinds of finding a rule names, as the report's headings. */
+static const struct {
+	const char *name, *heading;
+	int failing; /* counts for MUTEXSTAT_EXIT_CODE */
+} kinds[] = {
+	{ "deadlock", "DEADLOCK", 1 },
+	{ "potential-deadlock", "POTENTIAL DEADLOCK", 1 },
+	{ "guarded-inversion", "GUARDED INVERSION", 0 },
+	{ "self-deadlock", "SELF-DEADLOCK", 1 },
+	{ "held-at-exit", "HELD AT THREAD EXIT", 0 },
+	{ "misuse", "MISUSE", 0 },
+	{ "stall", "STALL", 1 },
+};
+#define N_KINDS (sizeof kinds / sizeof kinds[0])
+
+static struct rule {
+	unsigned kind, line;
+	char pattern[MAX_PATTERN];
+	uint64_t hits; /* findings it left out of the report being written */
+} rules[MAX_RULES];
+static unsigned nrules;
+static char load_error[600]; /* why no rule applies; "" when they do */
+
+/* ---- reading the rules ------------------------------------------------- */
+
+static void fail(unsigned line, const char *what, const char *detail)
+{
+	struct ms_fmt f;
+	ms_fmt_init(&f, load_error, sizeof load_error, -1);
+	if (line)
+		ms_fmt(&f, "line %u: ", line);
+	ms_fmt(&f, "%s", what);
+	if (detail) {
+		ms_fmt(&f, " '");
+		ms_fmt_quoted(&f, detail, 80);
+		ms_fmt(&f, "'");
+	}
+	ms_fmt_str(&f);
+	nrules = 0;
+}
+
+/* One line, comments and blanks aside: KIND:PATTERN.  0, or -1 (failed). */
+static int parse_line(char *s, size_t len, unsigned line)
+{
+	while (len && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\r'))
+		len--;
+	s[len] = 0;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (!*s || *s == '#')
+		return 0;
+	char *colon = strchr(s, ':');
+	if (!colon) {
+		fail(line, "not KIND:PATTERN:", s);
+		return -1;
+	}
+	*colon = 0;
+	unsigned k = 0;
+	while (k < N_KINDS && strcmp(kinds[k].name, s) != 0)
+		k++;
+	if (k == N_KINDS) {
+		fail(line, "not a kind of finding (deadlock, potential-deadlock, "
+			   "guarded-inversion, self-deadlock, held-at-exit, misuse, stall):", s);
+		return -1;
+	}
+	const char *pattern = colon + 1;
+	while (*pattern == ' ' || *pattern == '\t')
+		pattern++;
+	if (!*pattern) {
+		fail(line, "an empty pattern after", s);
+		return -1;
+	}
+	size_t plen = strlen(pattern);
+	if (plen >= MAX_PATTERN) {
+		fail(line, "a pattern longer than 255 bytes", NULL);
+		return -1;
+	}
+	if (nrules == MAX_RULES) {
+		fail(line, "more than 256 rules", NULL);
+		return -1;
+	}
+	struct rule *r = &rules[nrules++];
+	r->kind = k;
+	r->line = line;
+	memcpy(r->pattern, pattern, plen + 1);
+	return 0;
+}
+
+static int parse_fd(int fd)
+{
+	char buf[8192], line[MAX_LINE + 1];
+	size_t len = 0;
+	unsigned n = 1;
+	int skipping = 0; /* in a line too long, reported already */
+	for (;;) {
+		ssize_t got = read(fd, buf, sizeof buf);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			fail(0, "cannot read it:", strerrorname_np(errno));
+			return -1;
+		}
+		if (got == 0)
+			break;
+		for (ssize_t i = 0; i < got; i++) {
+			char c = buf[i];
+			if (c == '\n') {
+				if (!skipping && parse_line(line, len, n) != 0)
+					return -1;
+				n++;
+				len = 0;
+				skipping = 0;
+			} else if (c == 0) {
+				fail(n, "a NUL byte: not a text file", NULL);
+				return -1;
+			} else if (len == MAX_LINE) {
+				fail(n, "longer than 4096 bytes", NULL);
+				return -1;
+			} else
+				line[len++] = c;
+		}
+	}
+	return len ? parse_line(line, len, n) : 0;
+}
+
+void ms_suppress_load(void (*warn)(const char *msg))
+{
+	nrules = 0;
+	load_error[0] = 0;
+	const char *path = ms_opt.suppressions;
+	if (!path)
+		return;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	struct stat st;
+	if (fd < 0)
+		fail(0, "cannot open it:", strerrorname_np(errno));
+	else if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode))
+		fail(0, "it is a directory", NULL);
+	else if (!S_ISREG(st.st_mode))
+		fail(0, "not a regular file", NULL);
+	else
+		(void)parse_fd(fd);
+	if (fd >= 0)
+		close(fd);
+	if (load_error[0] && warn) {
+		char msg[5000];
+		struct ms_fmt f;
+		ms_fmt_init(&f, msg, sizeof msg, -1);
+		ms_fmt(&f, "mutexstat: MUTEXSTAT_SUPPRESSIONS '");
+		ms_fmt_quoted(&f, path, 4096);
+		ms_fmt(&f, "': %s; no rule of it applies\n", load_error);
+		warn(ms_fmt_str(&f));
+	}
+}
+
+/* ---- matching -------------------------------------------------------- */
+
+/* * any run, ? one byte, over the whole of text[0, len). */
+static int glob_whole(const char *p, size_t plen, const char *t, size_t len)
+{
+	size_t i = 0, j = 0, star = (size_t)-1, mark = 0;
+	while (j < len) {
+		if (i < plen && (p[i] == '?' || p[i] == t[j])) {
+			i++, j++;
+		} else if (i < plen && p[i] == '*') {
+			star = i++;
+			mark = j;
+		} else if (star != (size_t)-1) {
+			i = star + 1;
+			j = ++mark;
+		} else
+			return 0;
+	}
+	while (i < plen && p[i] == '*')
+		i++;
+	return i == plen;
+}
+
+int ms_suppress_glob(const char *pattern, const char *text, size_t len)
+{
+	char p[MAX_PATTERN + 2];
+	size_t n = 0, plen = strlen(pattern);
+	int start = pattern[0] == '^', end = plen > (size_t)start && pattern[plen - 1] == '$';
+	if (plen >= MAX_PATTERN)
+		return 0;
+	if (!start)
+		p[n++] = '*';
+	memcpy(p + n, pattern + start, plen - (size_t)start - (size_t)end);
+	n += plen - (size_t)start - (size_t)end;
+	if (!end)
+		p[n++] = '*';
+	return glob_whole(p, n, text, len);
+}
+
+/* ---- findings ---------------------------------------------------------- */
+
+/* A finding's heading: capitals, spaces and hyphens, then ": ", at the
+ * start of a line (doc/report.md: a script can grep them). */
+static size_t heading_len(const char *s, size_t len)
+{
+	size_t i = 0;
+	while (i < len && ((s[i] >= 'A' && s[i] <= 'Z') || s[i] == ' ' || s[i] == '-'))
+		i++;
+	if (i >= 4 && i + 1 < len && s[0] >= 'A' && s[0] <= 'Z' && s[i] == ':' && s[i + 1] == ' ')
+		return i;
+	return 0;
+}
+
+static int kind_of(const char *s, size_t hlen)
+{
+	for (unsigned k = 0; k < N_KINDS; k++)
+		if (strlen(kinds[k].heading) == hlen && !memcmp(kinds[k].heading, s, hlen))
+			return (int)k;
+	return -1;
+}
+
+/* What a rule is matched against, in one line of a finding: the frame at
+ * its end -- "function+0x2a (file.c:42, module)", "function (file.c:42)",
+ * "function+0x2a (module)" -- and a lock's name: 0x55.. "name". */
+struct words {
+	const char *w[4];
+	size_t len[4];
+	unsigned n;
+};
+
+static void add(struct words *ws, const char *s, size_t len)
+{
+	while (len && (*s == ' '))
+		s++, len--;
+	while (len && s[len - 1] == ' ')
+		len--;
+	if (len && ws->n < 4) {
+		ws->w[ws->n] = s;
+		ws->len[ws->n++] = len;
+	}
+}
+
+static void words_of(const char *s, size_t len, struct words *ws)
+{
+	ws->n = 0;
+	/* a lock's name */
+	for (size_t i = 0; i + 3 < len; i++)
+		if (s[i] == '0' && s[i + 1] == 'x' && (i == 0 || s[i - 1] == ' ')) {
+			size_t j = i + 2;
+			while (j < len && ((s[j] >= '0' && s[j] <= '9') || (s[j] >= 'a' && s[j] <= 'f')))
+				j++;
+			if (j + 2 < len && s[j] == ' ' && s[j + 1] == '"') {
+				const char *q = memchr(s + j + 2, '"', len - j - 2);
+				if (q)
+					add(ws, s + j + 2, (size_t)(q - (s + j + 2)));
+			}
+		}
+	/* the frame at the end of the line */
+	if (!len || s[len - 1] != ')')
+		return;
+	size_t open = len;
+	while (open > 1 && !(s[open - 2] == ' ' && s[open - 1] == '('))
+		open--;
+	if (open <= 1)
+		return;
+	const char *in = s + open, *comma = NULL;
+	size_t inlen = len - 1 - open;
+	for (size_t i = 0; i + 1 < inlen; i++)
+		if (in[i] == ',' && in[i + 1] == ' ')
+			comma = in + i;
+	size_t filelen = comma ? (size_t)(comma - in) : inlen;
+	/* file.c:42 has a line; a module has none */
+	size_t colon = filelen;
+	while (colon > 0 && in[colon - 1] >= '0' && in[colon - 1] <= '9')
+		colon--;
+	if (colon > 1 && colon < filelen && in[colon - 1] == ':')
+		add(ws, in, colon - 1);
+	else if (!comma)
+		add(ws, in, filelen); /* (module) */
+	if (comma)
+		add(ws, comma + 2, (size_t)(in + inlen - comma - 2));
+	/* the function: after the last "  " or " at " before the frame */
+	size_t fn_end = open - 2, fn = 0;
+	for (size_t i = 0; i + 1 < fn_end; i++) {
+		if (s[i] == ' ' && s[i + 1] == ' ')
+			fn = i + 2;
+		else if (i + 3 < fn_end && !memcmp(s + i, " at ", 4))
+			fn = i + 4;
+	}
+	size_t e = fn_end;
+	for (size_t i = fn; i + 2 < fn_end; i++)
+		if (s[i] == '+' && s[i + 1] == '0' && s[i + 2] == 'x')
+			e = i;
+	if (e > fn)
+		add(ws, s + fn, e - fn);
+}
+
+/* The rule of kind k that matches a word of the finding text[0, len). */
+static struct rule *matching(int k, const char *text, size_t len)
+{
+	for (const char *p = text; p < text + len;) {
+		const char *nl = memchr(p, '\n', (size_t)(text + len - p));
+		size_t l = nl ? (size_t)(nl - p) : (size_t)(text + len - p);
+		struct words ws;
+		words_of(p, l, &ws);
+		for (unsigned w = 0; w < ws.n; w++)
+			for (unsigned i = 0; i < nrules; i++)
+				if (rules[i].kind == (unsigned)k &&
+				    ms_suppress_glob(rules[i].pattern, ws.w[w], ws.len[w]))
+					return &rules[i];
+		p += l + (nl != NULL);
+	}
+	return NULL;
+}
+
+/* A rule that would leave this finding out: its kind, and the first
+ * function of its frames (else a lock's name). */
+static void suggest(struct ms_fmt *out, int k, const char *text, size_t len)
+{
+	const char *best = NULL;
+	size_t blen = 0;
+	for (const char *p = text; p < text + len && !best;) {
+		const char *nl = memchr(p, '\n', (size_t)(text + len - p));
+		size_t l = nl ? (size_t)(nl - p) : (size_t)(text + len - p);
+		struct words ws;
+		words_of(p, l, &ws);
+		if (ws.n) { /* the function is the last word of a frame */
+			best = ws.w[ws.n - 1];
+			blen = ws.len[ws.n - 1];
+		}
+		p += l + (nl != NULL);
+	}
+	if (!best)
+		return;
+	ms_fmt(out, "  to suppress it: %s:%.*s (a line of MUTEXSTAT_SUPPRESSIONS)\n",
+	       kinds[k].name, (int)blen, best);
+}
+
+/* The line at s: its length, and whether it is a heading (hlen). */
+static size_t line_at(const char *s, size_t *hlen)
+{
+	const char *nl = strchr(s, '\n');
+	size_t l = nl ? (size_t)(nl - s) : strlen(s);
+	*hlen = heading_len(s, l);
+	return l + (nl != NULL);
+}
+
+/* One finding (text[0, len), its heading hlen long; 0: the text before
+ * the first, as it is): out, or left out by a rule.  Returns 1 if it was
+ * a failing one left out. */
+static int one(struct ms_fmt *out, const char *text, size_t len, size_t hlen)
+{
+	int k = hlen ? kind_of(text, hlen) : -1;
+	struct rule *r = k >= 0 && nrules ? matching(k, text, len) : NULL;
+	if (r) {
+		r->hits++;
+		return kinds[k].failing;
+	}
+	size_t body = len; /* the blank lines after it stay after the rule */
+	while (body > 1 && text[body - 1] == '\n' && text[body - 2] == '\n')
+		body--;
+	ms_fmt(out, "%.*s", (int)body, text);
+	if (k >= 0)
+		suggest(out, k, text, body);
+	ms_fmt(out, "%.*s", (int)(len - body), text + body);
+	return 0;
+}
+
+int ms_suppress_filter(const char *in, struct ms_fmt *out)
+{
+	int removed = 0;
+	const char *chunk = in;
+	size_t hlen;
+	const char *p = in + line_at(in, &hlen);
+	size_t chunk_hlen = hlen;
+	for (;;) {
+		size_t h = 0;
+		while (*p) {
+			size_t l = line_at(p, &h);
+			if (h)
+				break;
+			p += l;
+		}
+		removed += one(out, chunk, (size_t)(p - chunk), chunk_hlen);
+		if (!*p)
+			break;
+		chunk = p;
+		chunk_hlen = h;
+		p += line_at(p, &h);
+	}
+	return removed;
+}
+
+void ms_suppress_begin(void)
+{
+	for (unsigned i = 0; i < nrules; i++)
+		rules[i].hits = 0;
+}
+
+void ms_suppress_print(struct ms_fmt *f)
+{
+	if (!ms_opt.suppressions)
+		return;
+	ms_fmt(f, "\nsuppressions from ");
+	ms_fmt_quoted(f, ms_opt.suppressions, 200);
+	if (load_error[0]) {
+		ms_fmt(f, ": none applied: %s\n", load_error);
+		return;
+	}
+	uint64_t all = 0;
+	for (unsigned i = 0; i < nrules; i++)
+		all += rules[i].hits;
+	ms_fmt(f, ": %llu finding%s left out\n", (unsigned long long)all, all == 1 ? "" : "s");
+	for (unsigned i = 0; i < nrules; i++) {
+		ms_fmt(f, "  line %-4u %s:%s  ", rules[i].line, kinds[rules[i].kind].name,
+		       rules[i].pattern);
+		if (rules[i].hits)
+			ms_fmt(f, "%llu\n", (unsigned long long)rules[i].hits);
+		else
+			ms_fmt(f, "matched nothing\n");
+	}
+}

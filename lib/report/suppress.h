@@ -1,0 +1,39 @@
+/* suppress.h - MUTEXSTAT_SUPPRESSIONS: findings a team knows of, in code
+ * it cannot change, left out of the report and of MUTEXSTAT_EXIT_CODE.
+ *
+ * One rule a line, KIND:PATTERN, as ThreadSanitizer's suppressions: KIND
+ * is a finding's heading (deadlock, potential-deadlock, guarded-inversion,
+ * self-deadlock, held-at-exit, misuse, stall), PATTERN a glob (* and ?)
+ * matched against the function, source file and module of every frame of
+ * the finding and the names of its locks; it matches anywhere in them
+ * unless it begins with ^ or ends with $.  '#' begins a comment.  A file
+ * with a bad line applies no rule at all, and says why once at start-up
+ * and in every report.  The rules are read once, at start-up, into a
+ * table of our own: nothing is allocated. */
+#ifndef MUTEXSTAT_SUPPRESS_H
+#define MUTEXSTAT_SUPPRESS_H
+
+#include "base/fmt.h"
+
+#include <stddef.h>
+
+/* Read MUTEXSTAT_SUPPRESSIONS (start-up); warn(msg) about a bad file. */
+void ms_suppress_load(void (*warn)(const char *msg));
+
+/* The findings text `in` (headings at the start of a line, as the report
+ * prints them) to out, less the suppressed findings; each finding kept
+ * says the rule that would suppress it.  Returns how many of the
+ * suppressed ones were failing (DEADLOCK, POTENTIAL DEADLOCK,
+ * SELF-DEADLOCK, STALL), to take off the report's count. */
+int ms_suppress_filter(const char *in, struct ms_fmt *out);
+
+/* The report's lines about the rules: how many findings each suppressed
+ * since the last ms_suppress_begin, which matched nothing, or why none
+ * applies.  Nothing without MUTEXSTAT_SUPPRESSIONS. */
+void ms_suppress_begin(void);
+void ms_suppress_print(struct ms_fmt *f);
+
+/* For the tests: whether a glob of the rules' syntax matches text. */
+int ms_suppress_glob(const char *pattern, const char *text, size_t len);
+
+#endif

@@ -1,0 +1,108 @@
+# tests/suppressions.sh - MUTEXSTAT_SUPPRESSIONS and the launcher's
+# --suppressions: a suppressed finding is not printed and does not count
+# for MUTEXSTAT_EXIT_CODE; the report says what each rule left out and
+# which matched nothing; a kept finding says the rule that would leave it
+# out; a bad file (a bad line, missing, a directory) gets one message and
+# applies no rule, and the program runs on; in a run, only the first
+# process says so on its stderr, and the run's summary leaves suppressed
+# findings out too.
+
+. "$top_srcdir/tests/lib.sh"
+
+MS="$top_builddir/scripts/mutexstat"
+ABBA="$top_builddir/examples/deadlock_abba"
+
+# run_abba NAME [env...]: deadlock_abba under the launcher, exit code 4 on
+# a finding; status in $rc, stderr in $WORK/NAME.err.
+run_abba() {
+	name=$1
+	shift
+	rc=0
+	env MUTEXSTAT_EXIT_CODE=4 "$@" "$MS" "$ABBA" >/dev/null 2>"$WORK/$name.err" || rc=$?
+}
+
+# ---- no rules -------------------------------------------------------------
+
+run_abba none
+expect_eq "no rules: the finding fails the run" "$rc" 4
+expect_grep "no rules: the finding is printed" \
+	"^POTENTIAL DEADLOCK: 2 mutexes taken in a cycle of orders$" "$WORK/none.err"
+expect_grep "no rules: with the rule that would leave it out" \
+	"^  to suppress it: potential-deadlock:transfer \(a line of MUTEXSTAT_SUPPRESSIONS\)$" \
+	"$WORK/none.err"
+expect_no_grep "no rules: no suppressions section" "^suppressions from" "$WORK/none.err"
+
+# ---- rules that match -------------------------------------------------------
+
+cat >"$WORK/rules" <<'EOF'
+# known: the bank's transfer, in code we cannot change
+potential-deadlock:^transfer$
+
+stall:never_called
+EOF
+run_abba rules MUTEXSTAT_SUPPRESSIONS="$WORK/rules"
+expect_eq "suppressed: the run passes" "$rc" 0
+expect_no_grep "suppressed: not printed" "POTENTIAL DEADLOCK" "$WORK/rules.err"
+expect_grep "suppressed: the report counts it" \
+	"^suppressions from $WORK/rules: 1 finding left out$" "$WORK/rules.err"
+expect_grep "suppressed: by its rule, with its line" \
+	"^  line 2    potential-deadlock:\^transfer\\$  1$" "$WORK/rules.err"
+expect_grep "suppressed: the rule that matched nothing" \
+	"^  line 4    stall:never_called  matched nothing$" "$WORK/rules.err"
+expect_eq "suppressed: no warning at start-up" "$(grep -c 'no rule of it applies' "$WORK/rules.err")" 0
+# the launcher's option, with a relative path, from another directory
+(cd "$WORK" && env MUTEXSTAT_EXIT_CODE=4 "$MS" --suppressions rules "$ABBA" \
+	>/dev/null 2>"$WORK/opt.err") && rc=0 || rc=$?
+expect_eq "--suppressions: the run passes" "$rc" 0
+expect_grep "--suppressions: an absolute path for the library" \
+	"^suppressions from $WORK/rules: 1 finding left out$" "$WORK/opt.err"
+
+# a rule of another kind, or on prose, leaves it in
+printf 'self-deadlock:transfer\npotential-deadlock:cycle of orders\n' >"$WORK/other"
+run_abba other MUTEXSTAT_SUPPRESSIONS="$WORK/other"
+expect_eq "other rules: the finding still fails the run" "$rc" 4
+expect_grep "other rules: printed" "^POTENTIAL DEADLOCK: " "$WORK/other.err"
+
+# ---- bad files ----------------------------------------------------------------
+
+# bad NAME FILE MESSAGE: one message, no rule applied, the program unchanged
+bad() {
+	run_abba "$1" MUTEXSTAT_SUPPRESSIONS="$2"
+	expect_eq "$1: the finding still fails the run" "$rc" 4
+	expect_eq "$1: one message at start-up" \
+		"$(grep -cE "^mutexstat: MUTEXSTAT_SUPPRESSIONS '$2': $3; no rule of it applies$" \
+		    "$WORK/$1.err")" 1
+	expect_grep "$1: the report says none applied" \
+		"^suppressions from $2: none applied: $3$" "$WORK/$1.err"
+	expect_grep "$1: the program ran" "^POTENTIAL DEADLOCK: " "$WORK/$1.err"
+}
+printf 'potential-deadlock:^transfer$\ndeadlok:foo\n' >"$WORK/typo"
+bad typo "$WORK/typo" "line 2: not a kind of finding \(deadlock, potential-deadlock, guarded-inversion, self-deadlock, held-at-exit, misuse, stall\): 'deadlok'"
+bad missing "$WORK/no-such-rules" "cannot open it: 'ENOENT'"
+mkdir "$WORK/rulesdir"
+bad directory "$WORK/rulesdir" "it is a directory"
+awk 'BEGIN { printf "stall:"; for (i = 0; i < 5000; i++) printf "x"; print "" }' >"$WORK/huge"
+bad huge "$WORK/huge" "line 1: longer than 4096 bytes"
+
+# ---- in a run -------------------------------------------------------------------
+
+cat >"$WORK/suite.sh" <<EOF
+"$ABBA" >/dev/null 2>"$WORK/child.err"
+"$ABBA" >/dev/null 2>>"$WORK/child.err"
+EOF
+rc=0
+TMPDIR=$WORK MUTEXSTAT_EXIT_CODE=4 "$MS" --suppressions "$WORK/typo" bash "$WORK/suite.sh" \
+	>/dev/null 2>"$WORK/run.err" || rc=$?
+expect_eq "run, bad file: the finding fails the run" "$rc" 4
+expect_eq "run, bad file: nothing in the children's stderr" "$(cat "$WORK/child.err")" ""
+expect_eq "run, bad file: said once, by the first process" \
+	"$(grep -c 'no rule of it applies$' "$WORK/run.err")" 1
+rc=0
+TMPDIR=$WORK MUTEXSTAT_EXIT_CODE=4 "$MS" --suppressions "$WORK/rules" bash "$WORK/suite.sh" \
+	>/dev/null 2>"$WORK/run.err" || rc=$?
+expect_eq "run, rules: the run passes" "$rc" 0
+expect_grep "run, rules: a summary" "^mutexstat: the run of bash .*: 3 processes, 2 locked mutexes; " \
+	"$WORK/run.err"
+expect_grep "run, rules: without the suppressed finding" "^no findings$" "$WORK/run.err"
+
+finish

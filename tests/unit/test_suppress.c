@@ -1,0 +1,246 @@
+/* test_suppress.c - MUTEXSTAT_SUPPRESSIONS (lib/report/suppress.c): the
+ * glob (anywhere, or anchored by ^ and $), the rules file (comments,
+ * blanks, each bad line named, nothing applied from a bad file), and the
+ * filter over a report's findings: what is left out, what each rule
+ * counted, the rule each kept finding could be left out by, and the
+ * failing findings taken off the exit status's count. */
+#include "suites.h"
+
+#include "base/fmt.h"
+#include "base/options.h"
+#include "report/suppress.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int glob(const char *p, const char *t)
+{
+	return ms_suppress_glob(p, t, strlen(t));
+}
+
+START_TEST(test_suppress_glob_matches_anywhere_unless_anchored)
+{
+	ck_assert(glob("transfer", "transfer"));
+	ck_assert(glob("transfer", "do_transfer_now"));
+	ck_assert(glob("^transfer", "transfer_now"));
+	ck_assert(!glob("^transfer", "do_transfer"));
+	ck_assert(glob("transfer$", "do_transfer"));
+	ck_assert(!glob("transfer$", "transfer_now"));
+	ck_assert(glob("^transfer$", "transfer"));
+	ck_assert(!glob("^transfer$", "transfers"));
+	ck_assert(glob("examples/*.c", "examples/deadlock_abba.c"));
+	ck_assert(glob("a?c", "xabcx"));
+	ck_assert(!glob("a?c", "ac"));
+	ck_assert(glob("*", ""));
+	ck_assert(glob("(anonymous namespace)::consumer", "(anonymous namespace)::consumer(int)"));
+}
+END_TEST
+
+/* ---- the rules file -------------------------------------------------- */
+
+static char warned[8192];
+static int nwarned;
+
+static void warn(const char *msg)
+{
+	nwarned++;
+	snprintf(warned, sizeof warned, "%s", msg);
+}
+
+static char path[64];
+
+static void load_bytes(const char *text, size_t len)
+{
+	strcpy(path, "/tmp/mutexstat-supp-XXXXXX");
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text, len), (int)len);
+	close(fd);
+	ms_opt.suppressions = path;
+	nwarned = 0;
+	warned[0] = 0;
+	ms_suppress_load(warn);
+	unlink(path);
+}
+
+static void load_text(const char *text)
+{
+	load_bytes(text, strlen(text));
+}
+
+static char report[16384];
+
+static const char *said(void)
+{
+	struct ms_fmt f;
+	ms_fmt_init(&f, report, sizeof report, -1);
+	ms_suppress_print(&f);
+	return ms_fmt_str(&f);
+}
+
+/* A report's findings, as findings_text.c prints them (trimmed). */
+static const char *const findings =
+	"\n"
+	"POTENTIAL DEADLOCK: 2 mutexes taken in a cycle of orders\n"
+	"  order: A -> B -> A\n"
+	"  A   mutex 0x55aa \"accounts\", first locked at transfer+0x1d (examples/abba.c:60, abba)\n"
+	"  thread 19471 took A, then B:\n"
+	"    A   at  transfer+0x1d (examples/abba.c:60, abba)\n"
+	"            alice_pays_bob+0x8d (examples/abba.c:94, abba)\n"
+	"\n"
+	"HELD AT THREAD EXIT: thread 22800 \"misuse\" ended holding 1 mutex\n"
+	"    A   at  (anonymous namespace)::leak(int)+0x3d (src/leak.cpp:54, libleak.so)\n"
+	"\n"
+	"MISUSE: unlock of a mutex that is not locked: mutex 0x7ffc, 1 time\n"
+	"  at  unlock_twice (examples/misuse.c:40)\n";
+
+static const char *filtered(int *failing_removed)
+{
+	static char out[16384];
+	struct ms_fmt f;
+	ms_fmt_init(&f, out, sizeof out, -1);
+	ms_suppress_begin();
+	*failing_removed = ms_suppress_filter(findings, &f);
+	return ms_fmt_str(&f);
+}
+
+START_TEST(test_suppress_rules_leave_out_matching_findings_only)
+{
+	load_text("# known ones\n"
+		  "\n"
+		  "potential-deadlock:^alice_pays\n"
+		  "held-at-exit:libleak.so\n"
+		  "stall:nothing_matches\n"
+		  "misuse:^transfer$\n");
+	ck_assert_int_eq(nwarned, 0);
+	int removed;
+	const char *out = filtered(&removed);
+	ck_assert_int_eq(removed, 1); /* the potential deadlock: failing */
+	ck_assert_ptr_null(strstr(out, "POTENTIAL DEADLOCK"));
+	ck_assert_ptr_null(strstr(out, "HELD AT THREAD EXIT"));
+	ck_assert_str_eq(out,
+			 "\n"
+			 "MISUSE: unlock of a mutex that is not locked: mutex 0x7ffc, 1 time\n"
+			 "  at  unlock_twice (examples/misuse.c:40)\n"
+			 "  to suppress it: misuse:unlock_twice (a line of MUTEXSTAT_SUPPRESSIONS)\n");
+	static const char head[] = "\nsuppressions from /tmp/mutexstat-supp-";
+	ck_assert_int_eq(strncmp(said(), head, sizeof head - 1), 0);
+}
+END_TEST
+
+START_TEST(test_suppress_report_counts_each_rule_and_names_the_idle_ones)
+{
+	load_text("potential-deadlock:^alice_pays\n"
+		  "held-at-exit:leak.cpp\n"
+		  "stall:nothing_matches\n");
+	int removed;
+	(void)filtered(&removed);
+	char want[512];
+	snprintf(want, sizeof want,
+		 "\nsuppressions from %s: 2 findings left out\n"
+		 "  line 1    potential-deadlock:^alice_pays  1\n"
+		 "  line 2    held-at-exit:leak.cpp  1\n"
+		 "  line 3    stall:nothing_matches  matched nothing\n",
+		 path);
+	ck_assert_str_eq(said(), want);
+}
+END_TEST
+
+START_TEST(test_suppress_matches_lock_names_files_and_modules)
+{
+	int removed;
+	load_text("potential-deadlock:accounts\n"); /* a lock's name */
+	ck_assert_ptr_null(strstr(filtered(&removed), "POTENTIAL"));
+	load_text("potential-deadlock:examples/abba.c\n"); /* a file */
+	ck_assert_ptr_null(strstr(filtered(&removed), "POTENTIAL"));
+	load_text("potential-deadlock:^abba$\n"); /* a module */
+	ck_assert_ptr_null(strstr(filtered(&removed), "POTENTIAL"));
+	load_text("potential-deadlock:orders\n"); /* prose is not matched */
+	ck_assert_ptr_nonnull(strstr(filtered(&removed), "POTENTIAL"));
+	load_text("self-deadlock:transfer\n"); /* another kind */
+	ck_assert_ptr_nonnull(strstr(filtered(&removed), "POTENTIAL"));
+	ck_assert_int_eq(removed, 0);
+}
+END_TEST
+
+START_TEST(test_suppress_each_kept_finding_says_its_rule)
+{
+	load_text("# nothing\n");
+	int removed;
+	const char *out = filtered(&removed);
+	ck_assert_ptr_nonnull(strstr(out, "            alice_pays_bob+0x8d (examples/abba.c:94, abba)\n"
+					  "  to suppress it: potential-deadlock:transfer "
+					  "(a line of MUTEXSTAT_SUPPRESSIONS)\n\nHELD AT"));
+	ck_assert_ptr_nonnull(strstr(out, "  to suppress it: held-at-exit:(anonymous namespace)::leak(int) "));
+}
+END_TEST
+
+/* A bad file: one message naming the line, and no rule of it applies. */
+static void bad(const char *text, const char *why)
+{
+	load_text(text);
+	ck_assert_int_eq(nwarned, 1);
+	ck_assert_msg(strstr(warned, why) != NULL, "warning '%s' lacks '%s'", warned, why);
+	ck_assert_ptr_nonnull(strstr(warned, "; no rule of it applies\n"));
+	int removed;
+	ck_assert_ptr_nonnull(strstr(filtered(&removed), "POTENTIAL DEADLOCK"));
+	ck_assert_ptr_nonnull(strstr(said(), ": none applied: "));
+	ck_assert_ptr_nonnull(strstr(said(), why));
+}
+
+START_TEST(test_suppress_bad_files_apply_nothing_and_say_why)
+{
+	bad("potential-deadlock:transfer\ndeadlok:x\n",
+	    "line 2: not a kind of finding (deadlock, potential-deadlock, "
+	    "guarded-inversion, self-deadlock, held-at-exit, misuse, stall): 'deadlok'");
+	bad("potential-deadlock:transfer\njust words\n", "line 2: not KIND:PATTERN: 'just words'");
+	bad("stall:   \n", "line 1: an empty pattern after 'stall'");
+	char big[6000];
+	memset(big, 'x', sizeof big - 2);
+	memcpy(big, "stall:", 6);
+	big[sizeof big - 2] = '\n';
+	big[sizeof big - 1] = 0;
+	bad(big, "line 1: longer than 4096 bytes");
+	load_bytes("stall:a\0b\n", 10);
+	ck_assert_ptr_nonnull(strstr(warned, "line 1: a NUL byte: not a text file"));
+
+	ms_opt.suppressions = "/nonexistent/mutexstat-rules";
+	nwarned = 0;
+	ms_suppress_load(warn);
+	ck_assert_ptr_nonnull(strstr(warned, "cannot open it: 'ENOENT'"));
+	ms_opt.suppressions = "/tmp";
+	ms_suppress_load(warn);
+	ck_assert_ptr_nonnull(strstr(warned, "'/tmp': it is a directory; no rule of it applies"));
+	ck_assert_int_eq(nwarned, 2);
+}
+END_TEST
+
+START_TEST(test_suppress_without_a_file_keeps_all_and_says_nothing)
+{
+	ms_opt.suppressions = NULL;
+	ms_suppress_load(warn);
+	int removed;
+	const char *out = filtered(&removed);
+	ck_assert_int_eq(removed, 0);
+	ck_assert_ptr_nonnull(strstr(out, "POTENTIAL DEADLOCK"));
+	ck_assert_ptr_nonnull(strstr(out, "HELD AT THREAD EXIT"));
+	ck_assert_str_eq(said(), "");
+}
+END_TEST
+
+Suite *suppress_suite(void)
+{
+	Suite *s = suite_create("suppress");
+	TCase *tc = tcase_create("suppress");
+	tcase_add_test(tc, test_suppress_glob_matches_anywhere_unless_anchored);
+	tcase_add_test(tc, test_suppress_rules_leave_out_matching_findings_only);
+	tcase_add_test(tc, test_suppress_report_counts_each_rule_and_names_the_idle_ones);
+	tcase_add_test(tc, test_suppress_matches_lock_names_files_and_modules);
+	tcase_add_test(tc, test_suppress_each_kept_finding_says_its_rule);
+	tcase_add_test(tc, test_suppress_bad_files_apply_nothing_and_say_why);
+	tcase_add_test(tc, test_suppress_without_a_file_keeps_all_and_says_nothing);
+	suite_add_tcase(s, tc);
+	return s;
+}
