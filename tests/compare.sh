@@ -1,0 +1,104 @@
+# tests/compare.sh - mutexstat compare OLD.json NEW.json: findings new and
+# gone, matched by the code they name and not by addresses or pids (two
+# runs of one program compare equal), the call sites whose wait or
+# contention changed most, with ratios; exit status 1 on new findings, for
+# CI; JSON reports of processes and runs' summaries; bad input (missing, a
+# directory, not JSON, not ours, another version) gets one message and 2.
+
+. "$top_srcdir/tests/lib.sh"
+
+MS="$top_builddir/scripts/mutexstat"
+LIB=$MUTEXSTAT_LIB
+ABBA="$top_builddir/examples/deadlock_abba"
+CONTENTION="$top_builddir/examples/contention"
+
+command -v jq >/dev/null 2>&1 || { echo "SKIP: jq is not installed"; exit 77; }
+
+# json NAME PROGRAM: its JSON report in $WORK/NAME.json
+json() {
+	env LD_PRELOAD="$LIB" MUTEXSTAT_FORMAT=json MUTEXSTAT_OUTPUT="$WORK/$1" "$2" \
+		>/dev/null 2>&1
+}
+json abba1 "$ABBA"
+json abba2 "$ABBA"
+json cont "$CONTENTION"
+
+# cmp_run OLD NEW: status in $rc, output in $WORK/cmp
+cmp_run() {
+	rc=0
+	"$MS" compare "$1" "$2" >"$WORK/cmp" 2>"$WORK/cmp.err" || rc=$?
+}
+
+cmp_run "$WORK/abba1.json" "$WORK/abba2.json"
+expect_eq "same program, two runs: status" "$rc" 0
+expect_grep "same program: the pids named" \
+	"^mutexstat compare: deadlock_abba \(pid [0-9]+\) -> deadlock_abba \(pid [0-9]+\)$" "$WORK/cmp"
+expect_grep "same program: no new finding (other addresses, same code)" "^new findings: 0$" "$WORK/cmp"
+expect_grep "same program: none gone" "^gone findings: 0$" "$WORK/cmp"
+
+cmp_run "$WORK/cont.json" "$WORK/abba1.json"
+expect_eq "a new finding: status 1" "$rc" 1
+expect_grep "a new finding: counted" "^new findings: 1$" "$WORK/cmp"
+expect_grep "a new finding: by the code it names" \
+	"^  potential-deadlock: alice_pays_bob \(.*examples/deadlock_abba.c:[0-9]+\); bob_pays_alice \(.*examples/deadlock_abba.c:[0-9]+\); transfer \(.*examples/deadlock_abba.c:[0-9]+\); transfer \(.*examples/deadlock_abba.c:[0-9]+\)$" \
+	"$WORK/cmp"
+wait_ns=$(jq '[.mutexes[] | select(.first_locked_caller.function == "worker") | .wait_total_ns] | add' \
+	"$WORK/cont.json")
+contended=$(jq '[.mutexes[] | select(.first_locked_caller.function == "worker") | .contended] | add' \
+	"$WORK/cont.json")
+expect_grep "a site gone: its wait and contended count, and the ratio" \
+	"^ +[0-9.]+ [nµm]?s +0 ns +gone +$contended +0 +gone  worker \(.*examples/contention.c:[0-9]+\)$" \
+	"$WORK/cmp"
+
+cmp_run "$WORK/abba1.json" "$WORK/cont.json"
+expect_eq "a finding gone: status 0" "$rc" 0
+expect_grep "a finding gone: listed" "^gone findings: 1$" "$WORK/cmp"
+expect_grep "a site new" "^ +0 ns +[0-9.]+ [nµm]?s +new +0 +$contended +new  worker " "$WORK/cmp"
+[ "$wait_ns" -gt 0 ] && pass "the contention run waited ($wait_ns ns)" || fail "no wait in contention's report"
+
+# ---- runs' summaries ----------------------------------------------------------
+
+cat >"$WORK/suite.sh" <<EOF
+"$ABBA" >/dev/null
+EOF
+cat >"$WORK/suite2.sh" <<EOF
+"$CONTENTION" >/dev/null
+EOF
+TMPDIR=$WORK "$MS" --run-dir "$WORK/run1" bash "$WORK/suite.sh" 2>/dev/null
+TMPDIR=$WORK "$MS" --run-dir "$WORK/run2" bash "$WORK/suite2.sh" 2>/dev/null
+cmp_run "$WORK/run2/summary.json" "$WORK/run1/summary.json"
+expect_eq "summaries: a new finding, status 1" "$rc" 1
+expect_grep "summaries: the heading, numbers aside" \
+	"^  POTENTIAL DEADLOCK: N mutexes taken in a cycle of orders$" "$WORK/cmp"
+
+# ---- bad input ------------------------------------------------------------------
+
+# bad WHAT FILE MESSAGE
+bad() {
+	cmp_run "$2" "$WORK/abba1.json"
+	expect_eq "$1: status 2" "$rc" 2
+	expect_grep "$1: says why" "^mutexstat: compare: $3$" "$WORK/cmp.err"
+	expect_eq "$1: nothing on stdout" "$(cat "$WORK/cmp")" ""
+}
+bad missing "$WORK/none.json" "$WORK/none.json: no such file"
+mkdir "$WORK/dir.json"
+bad directory "$WORK/dir.json" "$WORK/dir.json: is a directory"
+echo 'not { json' >"$WORK/text.json"
+bad "not JSON" "$WORK/text.json" "$WORK/text.json: not JSON \(jq: .*\)"
+echo '{"name": "something else"}' >"$WORK/other.json"
+bad "another tool's" "$WORK/other.json" "$WORK/other.json: not a mutexstat JSON report or run summary"
+jq '.version = 2' "$WORK/abba1.json" >"$WORK/v2.json"
+bad "another version" "$WORK/v2.json" \
+	"$WORK/v2.json: a mutexstat JSON of version 2; this mutexstat reads version 1"
+
+# a program named compare still runs (not two .json files)
+if command -v compare >/dev/null 2>&1; then
+	pass "one file: a program named compare is installed here; not tried"
+else
+	rc=0
+	"$MS" compare "$WORK/abba1.json" 2>"$WORK/err" || rc=$?
+	expect_grep "one file: the program compare is looked for" \
+		"^mutexstat: compare: command not found$" "$WORK/err"
+fi
+
+finish
