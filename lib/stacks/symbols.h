@@ -88,6 +88,12 @@ const char *ms_frame_format(const struct ms_frame *fr, uintptr_t addr,
  * or the name of what was loaded at that place later. */
 unsigned long long ms_symbols_unloaded(void);
 
+/* For tests: 1 names functions as libdw's dwfl_module_addrinfo does, by
+ * reading a module's whole symbol table at each address (what the index of
+ * sym_index.h stands in for), 0 by the index again.  Forgets the answers
+ * kept so far. */
+void ms_symbols_by_scan(int on);
+
 /* NULL while libdw is used; otherwise why names come from dladdr
  * ("libdw.so.1 not found", "/proc/<pid>/maps unreadable"), for a note in
  * the report. */

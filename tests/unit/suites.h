@@ -23,5 +23,6 @@ Suite *waitfor_suite(void);   /* test_waitfor.c: the live wait-for graph */
 Suite *glibc_fast_suite(void); /* test_glibc_fast.c: inline lock steps against glibc's */
 Suite *history_suite(void);   /* test_history.c: recent operations read back */
 Suite *holds_suite(void);     /* test_holds.c: hold times summed and folded */
+Suite *sym_index_suite(void); /* test_sym_index.c: names by sorted symbols, as libdw gives */
 
 #endif
