@@ -191,6 +191,9 @@ void ms_report_all(unsigned seq)
 	ms_stack_report_begin(); /* no fork meanwhile: stack.h */
 	ms_clock_report_begin(); /* each format says the same run length */
 	ms_blame_readers(1); /* the blame lines stay put (blame.c) */
+	/* one session for every format: the modules' symbols are read once,
+	 * and the formats after the first name their frames from its answers */
+	ms_symbols_begin();
 	if (ms_opt.formats & MS_FORMAT_TEXT)
 		write_format(seq, ".txt", "text", text_writer, 0);
 	if (ms_opt.formats & MS_FORMAT_FOLDED) {
@@ -206,6 +209,7 @@ void ms_report_all(unsigned seq)
 	if (!seq && ms_opt.exit_code && !(ms_opt.formats & MS_FORMAT_TEXT) &&
 	    !__atomic_load_n(&ms_report_abandoned, __ATOMIC_RELAXED))
 		ms_report_count_failing();
+	ms_symbols_end();
 	ms_blame_readers(-1);
 	ms_clock_report_end();
 	ms_stack_report_end();

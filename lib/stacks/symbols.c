@@ -873,7 +873,7 @@ static int dladdr_module(uintptr_t pc, Dl_info *info, const char **name)
 }
 
 static int from_libdw(Dwfl_Module *mod, uintptr_t addr, uintptr_t pc,
-		      struct ms_frame *out)
+		      int lines, struct ms_frame *out)
 {
 	/* Where the dynamic linker knows the module, its names are the ones
 	 * the program was linked against: the module libstdc++.so.6, not the
@@ -905,7 +905,8 @@ static int from_libdw(Dwfl_Module *mod, uintptr_t addr, uintptr_t pc,
 				      : (unsigned long)(addr - start);
 	}
 
-	source_line(mod, pc, out);
+	if (lines)
+		source_line(mod, pc, out);
 	return 0;
 }
 
@@ -926,7 +927,8 @@ static int from_dladdr(uintptr_t addr, uintptr_t pc, struct ms_frame *out)
 	return 0;
 }
 
-static int lookup(uintptr_t addr, int is_return, struct ms_frame *out)
+/* lines: the source line too (DWARF), else the function and module only. */
+static int lookup(uintptr_t addr, int is_return, int lines, struct ms_frame *out)
 {
 	/* A return address is the instruction after the call, which may
 	 * already belong to the next line, or the next function after a
@@ -941,13 +943,16 @@ static int lookup(uintptr_t addr, int is_return, struct ms_frame *out)
 			mod = dw.addrmodule(session.dwfl, pc);
 		}
 		if (mod)
-			return from_libdw(mod, addr, pc, out);
+			return from_libdw(mod, addr, pc, lines, out);
 	}
 	return from_dladdr(addr, pc, out);
 }
 
-int ms_symbolize_frame(uintptr_t addr, int is_return_address,
-		       struct ms_frame *out)
+/* Names addr into *out: the whole frame, kept among the answers, or
+ * (!lines) its function and module only, from the answers if there, not
+ * kept: a frame the report asks about but may not print. */
+static int symbolize(uintptr_t addr, int is_return_address, int lines,
+		     struct ms_frame *out)
 {
 	memset(out, 0, sizeof *out);
 	if (!addr)
@@ -972,8 +977,8 @@ int ms_symbolize_frame(uintptr_t addr, int is_return_address,
 		*out = c->frame;
 		result = c->result;
 	} else {
-		result = lookup(addr, is_return_address, out);
-		if (c) {
+		result = lookup(addr, is_return_address, lines, out);
+		if (c && lines) {
 			c->addr = addr;
 			c->is_return = is_return_address;
 			c->result = result;
@@ -984,6 +989,18 @@ int ms_symbolize_frame(uintptr_t addr, int is_return_address,
 	ms_guard_leave(&ms_self);
 	errno = saved;
 	return result;
+}
+
+int ms_symbolize_frame(uintptr_t addr, int is_return_address,
+		       struct ms_frame *out)
+{
+	return symbolize(addr, is_return_address, 1, out);
+}
+
+int ms_symbolize_function(uintptr_t addr, int is_return_address,
+			  struct ms_frame *out)
+{
+	return symbolize(addr, is_return_address, 0, out);
 }
 
 /* ---- libraries unloaded --------------------------------------------- */

@@ -49,6 +49,14 @@ struct ms_frame {
 int ms_symbolize_frame(uintptr_t addr, int is_return_address,
 		       struct ms_frame *out);
 
+/* The same without the source line (file "", line 0): for a frame the
+ * report asks about but may not print (is it the program's _start? is a
+ * mutex in a module's memory?).  A line costs reading the module's DWARF,
+ * and without .debug_aranges (clang's default) every unit of it.  An answer
+ * kept from ms_symbolize_frame is given whole. */
+int ms_symbolize_function(uintptr_t addr, int is_return_address,
+			  struct ms_frame *out);
+
 /* One line for the report, treating addr as a return address:
  *   func+0x2a (dir/file.c:42, module)   with line information
  *   func+0x2a (module)                  without
