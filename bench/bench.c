@@ -927,6 +927,77 @@ static struct result run_processes(long n)
 	return (struct result){ (unsigned long)n, t1 - t0, ok, 0 };
 }
 
+/* ---- big_exit: the exit report of a big program -----------------------
+ * `java -version` (libjvm.so, 58,000 symbols, in every frame of its
+ * stacks), or where java is missing `clang --version` (a short C++ program
+ * on Debian's libLLVM and libclang-cpp), run n times one after another with
+ * its report to a file: with the library, each names the frames its
+ * report prints.  The children inherit LD_PRELOAD.  Without either
+ * program it says so and exits 3: bench/run leaves the row out. */
+static const char *const big_programs[][2] = {
+	{ "java", "-version" },
+	{ "clang", "--version" },
+};
+
+/* Whether name is an executable file in a directory of PATH. */
+static int in_path(const char *name)
+{
+	const char *path = getenv("PATH");
+	char file[4096];
+	while (path && *path) {
+		size_t n = strcspn(path, ":");
+		if (snprintf(file, sizeof file, "%.*s/%s", (int)n, path, name) <
+			    (int)sizeof file &&
+		    access(file, X_OK) == 0)
+			return 1;
+		path += n + (path[n] == ':');
+	}
+	return 0;
+}
+
+static struct result run_big_exit(long n)
+{
+	const char *const *prog = NULL;
+	for (size_t i = 0; i < sizeof big_programs / sizeof big_programs[0] && !prog; i++)
+		if (in_path(big_programs[i][0]))
+			prog = big_programs[i];
+	if (!prog) {
+		fprintf(stderr, "bench: big_exit: neither java nor clang is installed "
+				"(Debian: default-jre-headless or clang)\n");
+		exit(3);
+	}
+	const char *tmp = getenv("TMPDIR");
+	char report[4096];
+	(void)snprintf(report, sizeof report, "%s/mutexstat-bench-big_exit.%d.txt",
+		       tmp && tmp[0] ? tmp : "/tmp", (int)getpid());
+	unsigned long ok = 0;
+	double t0 = now_ns();
+	for (long i = 0; i < n; i++) {
+		pid_t pid = fork();
+		if (pid < 0) {
+			perror("bench: fork");
+			abort();
+		}
+		if (pid == 0) {
+			if (!freopen("/dev/null", "w", stdout) ||
+			    !freopen("/dev/null", "w", stderr))
+				_exit(126);
+			setenv("MUTEXSTAT_OUTPUT", report, 1);
+			execlp(prog[0], prog[0], prog[1], (char *)NULL);
+			_exit(127);
+		}
+		int status;
+		if (waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+		    WEXITSTATUS(status) == 0)
+			ok++;
+	}
+	double t1 = now_ns();
+	unlink(report);
+	expect("big programs that ran", ok, (unsigned long)n);
+	fprintf(stderr, "bench: big_exit: %s %s, %ld times\n", prog[0], prog[1], n);
+	return (struct result){ (unsigned long)n, t1 - t0, ok, 0 };
+}
+
 static const struct workload {
 	const char *name;
 	struct result (*run)(long n);
@@ -974,6 +1045,8 @@ static const struct workload {
 	  "rounds over 1e6 mutexes; op = init+lock+unlock+destroy" },
 	{ "processes", run_processes, 300,
 	  "short programs, each one lock and an exit; op = one program" },
+	{ "big_exit", run_big_exit, 100,
+	  "runs of java -version (or clang --version), report to a file; op = one run" },
 	{ "callgrind_pair", run_callgrind_pair, 100000,
 	  "pairs in bench_pairs after a 10-pair warm-up; op = lock+unlock" },
 	{ "callgrind_rwpair_read", run_callgrind_rwpair_read, 100000,

@@ -413,7 +413,7 @@ void ms_order_stats(struct ms_order_stats *out)
 int ms_order_maybe_reused(uint32_t flags, uintptr_t key)
 {
 	struct ms_frame fr;
-	return (flags & MS_F_STATIC) && ms_symbolize_frame(key, 0, &fr) != 0;
+	return (flags & MS_F_STATIC) && ms_symbolize_function(key, 0, &fr) != 0;
 }
 
 const char *ms_order_mutex_name(uint32_t r)

@@ -205,6 +205,9 @@ void ms_report_all(unsigned seq)
 	ms_stack_report_begin(); /* no fork meanwhile: stack.h */
 	ms_clock_report_begin(); /* each format says the same run length */
 	ms_blame_readers(1); /* the blame lines stay put (blame.c) */
+	/* one session for every format: the modules' symbols are read once,
+	 * and the formats after the first name their frames from its answers */
+	ms_symbols_begin();
 	/* MUTEXSTAT_QUIET: no exit report from a process that locked
 	 * nothing -- but a run's first process alone says it still (run.h) */
 	int written = !(!seq && ms_opt.quiet && ms_report_locked_nothing() &&
@@ -230,6 +233,7 @@ void ms_report_all(unsigned seq)
 written:
 	if (!seq && !__atomic_load_n(&ms_report_abandoned, __ATOMIC_RELAXED))
 		ms_run_end(written && !run_file_failed);
+	ms_symbols_end();
 	ms_blame_readers(-1);
 	ms_clock_report_end();
 	ms_stack_report_end();

@@ -78,7 +78,8 @@ void ms_report_stack_summary(struct ms_fmt *f)
  * their module, before libdw is asked for the name _start: that answer
  * comes with a source line, and libc's means inflating its whole debug
  * file if libc6-dbg is installed, at every exit of every small program,
- * for frames the report does not show (doc/benchmark.md). */
+ * for frames the report does not show (doc/benchmark.md).  The program's
+ * own _start is asked for without its line (ms_symbolize_function). */
 static int is_start_frame(uintptr_t addr)
 {
 	if (ms_stack_own_code(addr))
@@ -93,7 +94,7 @@ static int is_start_frame(uintptr_t addr)
 	if (!strncmp(base, "libc.so", 7) || !strncmp(base, "ld-linux", 8))
 		return 1;
 	struct ms_frame fr; /* the program's _start is seldom exported */
-	return ms_symbolize_frame(addr, 1, &fr) >= 0 && !strcmp(fr.func, "_start");
+	return ms_symbolize_function(addr, 1, &fr) >= 0 && !strcmp(fr.func, "_start");
 }
 
 int ms_stack_shown(const uintptr_t *frames, int n)

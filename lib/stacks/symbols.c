@@ -15,6 +15,7 @@
 #include "base/fmt.h"
 #include "core/thread.h"
 #include "stacks/stack.h"
+#include "stacks/sym_index.h"
 #include "glibc/loader_lock.h"
 
 #include <dlfcn.h>
@@ -52,6 +53,10 @@ static struct libdw {
 	__typeof__(dwfl_addrmodule) *addrmodule;
 	__typeof__(dwfl_module_info) *module_info;
 	__typeof__(dwfl_module_addrinfo) *module_addrinfo;
+	__typeof__(dwfl_module_getsymtab) *module_getsymtab;
+	__typeof__(dwfl_module_getsymtab_first_global) *module_getsymtab_first_global;
+	__typeof__(dwfl_module_getsym_info) *module_getsym_info;
+	__typeof__(dwfl_module_address_section) *module_address_section;
 	__typeof__(dwfl_module_getelf) *module_getelf;
 	__typeof__(dwfl_module_getsrc) *module_getsrc;
 	__typeof__(dwfl_lineinfo) *lineinfo;
@@ -93,6 +98,12 @@ static const struct {
 	{ "dwfl_addrmodule", offsetof(struct libdw, addrmodule) },
 	{ "dwfl_module_info", offsetof(struct libdw, module_info) },
 	{ "dwfl_module_addrinfo", offsetof(struct libdw, module_addrinfo) },
+	{ "dwfl_module_getsymtab", offsetof(struct libdw, module_getsymtab) },
+	{ "dwfl_module_getsymtab_first_global",
+	  offsetof(struct libdw, module_getsymtab_first_global) },
+	{ "dwfl_module_getsym_info", offsetof(struct libdw, module_getsym_info) },
+	{ "dwfl_module_address_section",
+	  offsetof(struct libdw, module_address_section) },
 	{ "dwfl_module_getelf", offsetof(struct libdw, module_getelf) },
 	{ "dwfl_module_getsrc", offsetof(struct libdw, module_getsrc) },
 	{ "dwfl_lineinfo", offsetof(struct libdw, lineinfo) },
@@ -305,6 +316,9 @@ static struct cached *answers_now(struct cached *cache)
 	return cache;
 }
 
+struct module_syms;
+static void module_syms_drop(void);
+
 static struct {
 	int depth;       /* ms_symbols_begin calls not yet ended */
 	int open;        /* the fields below describe this process */
@@ -314,7 +328,11 @@ static struct {
 	const char *why; /* why dwfl is NULL */
 	struct cached *cache;          /* NULL if calloc failed */
 	struct timespec refreshed;     /* implicit: last re-read of the maps */
+	struct module_syms *syms;      /* the modules' symbols read so far */
 } session;
+
+/* 1: names come from libdw's dwfl_module_addrinfo (ms_symbols_by_scan) */
+static int by_scan;
 
 /* Our own spin lock, not a pthread mutex: sessions are shared by threads
  * that may report at once (a dump and the exit report). */
@@ -328,6 +346,7 @@ void ms_symbols_after_fork_child(void)
 	session.open = 0;
 	session.depth = 0;
 	session.cache = NULL; /* another thread may have been writing an answer */
+	session.syms = NULL;  /* (or reading a module's symbols): left as is */
 	answers_for.known = 0;
 	session_lock = 0;
 }
@@ -405,6 +424,7 @@ static void open_session(int implicit)
 
 static void close_session(void)
 {
+	module_syms_drop(); /* their names are in libdw's memory */
 	if (session.dwfl)
 		dw.end(session.dwfl);
 	session.dwfl = NULL;
@@ -730,6 +750,114 @@ static void source_line(Dwfl_Module *mod, Dwarf_Addr pc, struct ms_frame *out)
 	}
 }
 
+/* ---- a module's symbols, read once a session --------------------------- */
+
+/* One module's symbols in an index (sym_index.h), read at the session's
+ * first address in the module.  libdw's dwfl_module_addrinfo reads the
+ * whole table again for every address: in libjvm.so's 58,000 symbols,
+ * 2-3 ms an address, and `java -version` took 0.45 s instead of 0.05
+ * (doc/benchmark.md).  The names stay in libdw's memory, so the indexes
+ * go before the session's Dwfl does. */
+struct module_syms {
+	struct module_syms *next;
+	Dwfl_Module *mod;
+	struct ms_sym_index *index; /* NULL: dwfl_module_addrinfo answers */
+};
+
+static void module_syms_drop(void)
+{
+	while (session.syms) {
+		struct module_syms *m = session.syms;
+		session.syms = m->next;
+		ms_sym_index_free(m->index);
+		free(m);
+	}
+}
+
+/* The symbols libdw's search looks at; NULL if malloc fails. */
+static struct ms_sym_index *module_syms_index(struct module_syms *m)
+{
+	int n = dw.module_getsymtab(m->mod);
+	int first_global = dw.module_getsymtab_first_global(m->mod);
+	if (n <= 0 || first_global < 0) /* no table: libdw names nothing */
+		return ms_sym_index_make(NULL, 0, 0);
+	struct ms_sym *syms = malloc((size_t)n * sizeof *syms);
+	size_t kept = 0;
+	for (int i = 1; syms && i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr value = 0;
+		GElf_Word shndx = 0;
+		const char *name = dw.module_getsym_info(m->mod, i, &sym, &value,
+							 &shndx, NULL, NULL);
+		int type = name ? GELF_ST_TYPE(sym.st_info) : STT_SECTION;
+		if (!name || !name[0] || sym.st_shndx == SHN_UNDEF ||
+		    type == STT_SECTION || type == STT_FILE || type == STT_TLS)
+			continue;
+		syms[kept++] = (struct ms_sym){
+			.value = value, .size = sym.st_size, .name = name,
+			.order = (uint32_t)i, .shndx = shndx,
+			.bind = (unsigned char)GELF_ST_BIND(sym.st_info),
+		};
+	}
+	return syms ? ms_sym_index_make(syms, kept, (uint32_t)first_global) : NULL;
+}
+
+static struct module_syms *module_syms_of(Dwfl_Module *mod)
+{
+	for (struct module_syms *m = session.syms; m; m = m->next)
+		if (m->mod == mod)
+			return m;
+	struct module_syms *m = calloc(1, sizeof *m);
+	if (!m)
+		return NULL;
+	m->mod = mod;
+	m->index = module_syms_index(m);
+	m->next = session.syms;
+	session.syms = m;
+	return m;
+}
+
+/* libdw names an address after a label (a symbol without a size) only if
+ * both are in one section of the module, as libdw finds sections: the end
+ * of one counts as in it (unless the next starts there), and two addresses
+ * in none are in the same. */
+static int same_section(const struct ms_sym *label, uint64_t addr, void *arg)
+{
+	Dwfl_Module *mod = arg;
+	if (label->shndx >= SHN_LORESERVE) /* absolute: only its own address */
+		return label->value == addr;
+	Dwarf_Addr a = addr, v = label->value, bias;
+	return dw.module_address_section(mod, &a, &bias) ==
+	       dw.module_address_section(mod, &v, &bias);
+}
+
+/* The symbol pc is in, as dwfl_module_addrinfo names it: its name and
+ * pc's offset into it, or NULL. */
+static const char *module_symbol(Dwfl_Module *mod, uintptr_t pc, GElf_Off *off)
+{
+	struct module_syms *m = by_scan ? NULL : module_syms_of(mod);
+	if (!m || !m->index) {
+		GElf_Sym sym;
+		return dw.module_addrinfo(mod, pc, off, &sym, NULL, NULL, NULL);
+	}
+	const struct ms_sym *s = ms_sym_index_find(m->index, pc, same_section, mod);
+	if (!s)
+		return NULL;
+	*off = pc - s->value;
+	return s->name;
+}
+
+void ms_symbols_by_scan(int on)
+{
+	ms_guard_enter(&ms_self);
+	lock_session();
+	by_scan = on;
+	if (session.cache) /* its answers came the other way */
+		memset(session.cache, 0, sizeof *session.cache << CACHE_BITS);
+	unlock_session();
+	ms_guard_leave(&ms_self);
+}
+
 /* dladdr: its module name; for the program itself, the name it was started
  * as: dladdr's is argv[0] as it reads now, and a program that sets its
  * process title (redis, nginx) has written "redis-server 127.0.0.1:6379"
@@ -745,7 +873,7 @@ static int dladdr_module(uintptr_t pc, Dl_info *info, const char **name)
 }
 
 static int from_libdw(Dwfl_Module *mod, uintptr_t addr, uintptr_t pc,
-		      struct ms_frame *out)
+		      int lines, struct ms_frame *out)
 {
 	/* Where the dynamic linker knows the module, its names are the ones
 	 * the program was linked against: the module libstdc++.so.6, not the
@@ -763,9 +891,7 @@ static int from_libdw(Dwfl_Module *mod, uintptr_t addr, uintptr_t pc,
 	copy_module(out->module, sizeof out->module, path ? path : "?");
 
 	GElf_Off off = 0;
-	GElf_Sym sym;
-	const char *name = dw.module_addrinfo(mod, pc, &off, &sym, NULL, NULL,
-					      NULL);
+	const char *name = module_symbol(mod, pc, &off);
 	if (name && same && info.dli_sname &&
 	    (uintptr_t)info.dli_saddr == pc - off)
 		name = info.dli_sname;
@@ -779,7 +905,8 @@ static int from_libdw(Dwfl_Module *mod, uintptr_t addr, uintptr_t pc,
 				      : (unsigned long)(addr - start);
 	}
 
-	source_line(mod, pc, out);
+	if (lines)
+		source_line(mod, pc, out);
 	return 0;
 }
 
@@ -800,7 +927,8 @@ static int from_dladdr(uintptr_t addr, uintptr_t pc, struct ms_frame *out)
 	return 0;
 }
 
-static int lookup(uintptr_t addr, int is_return, struct ms_frame *out)
+/* lines: the source line too (DWARF), else the function and module only. */
+static int lookup(uintptr_t addr, int is_return, int lines, struct ms_frame *out)
 {
 	/* A return address is the instruction after the call, which may
 	 * already belong to the next line, or the next function after a
@@ -811,16 +939,20 @@ static int lookup(uintptr_t addr, int is_return, struct ms_frame *out)
 		if (!mod && may_refresh() && report_modules(session.dwfl) == 0) {
 			if (session.cache) /* answers from before may be stale */
 				session.cache = answers_now(session.cache);
+			module_syms_drop(); /* a module gone, another in its place */
 			mod = dw.addrmodule(session.dwfl, pc);
 		}
 		if (mod)
-			return from_libdw(mod, addr, pc, out);
+			return from_libdw(mod, addr, pc, lines, out);
 	}
 	return from_dladdr(addr, pc, out);
 }
 
-int ms_symbolize_frame(uintptr_t addr, int is_return_address,
-		       struct ms_frame *out)
+/* Names addr into *out: the whole frame, kept among the answers, or
+ * (!lines) its function and module only, from the answers if there, not
+ * kept: a frame the report asks about but may not print. */
+static int symbolize(uintptr_t addr, int is_return_address, int lines,
+		     struct ms_frame *out)
 {
 	memset(out, 0, sizeof *out);
 	if (!addr)
@@ -845,8 +977,8 @@ int ms_symbolize_frame(uintptr_t addr, int is_return_address,
 		*out = c->frame;
 		result = c->result;
 	} else {
-		result = lookup(addr, is_return_address, out);
-		if (c) {
+		result = lookup(addr, is_return_address, lines, out);
+		if (c && lines) {
 			c->addr = addr;
 			c->is_return = is_return_address;
 			c->result = result;
@@ -857,6 +989,18 @@ int ms_symbolize_frame(uintptr_t addr, int is_return_address,
 	ms_guard_leave(&ms_self);
 	errno = saved;
 	return result;
+}
+
+int ms_symbolize_frame(uintptr_t addr, int is_return_address,
+		       struct ms_frame *out)
+{
+	return symbolize(addr, is_return_address, 1, out);
+}
+
+int ms_symbolize_function(uintptr_t addr, int is_return_address,
+			  struct ms_frame *out)
+{
+	return symbolize(addr, is_return_address, 0, out);
 }
 
 /* ---- libraries unloaded --------------------------------------------- */

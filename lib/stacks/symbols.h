@@ -49,6 +49,14 @@ struct ms_frame {
 int ms_symbolize_frame(uintptr_t addr, int is_return_address,
 		       struct ms_frame *out);
 
+/* The same without the source line (file "", line 0): for a frame the
+ * report asks about but may not print (is it the program's _start? is a
+ * mutex in a module's memory?).  A line costs reading the module's DWARF,
+ * and without .debug_aranges (clang's default) every unit of it.  An answer
+ * kept from ms_symbolize_frame is given whole. */
+int ms_symbolize_function(uintptr_t addr, int is_return_address,
+			  struct ms_frame *out);
+
 /* One line for the report, treating addr as a return address:
  *   func+0x2a (dir/file.c:42, module)   with line information
  *   func+0x2a (module)                  without
@@ -87,6 +95,12 @@ const char *ms_frame_format(const struct ms_frame *fr, uintptr_t addr,
  * modules mapped then: an address in a library unloaded since has none,
  * or the name of what was loaded at that place later. */
 unsigned long long ms_symbols_unloaded(void);
+
+/* For tests: 1 names functions as libdw's dwfl_module_addrinfo does, by
+ * reading a module's whole symbol table at each address (what the index of
+ * sym_index.h stands in for), 0 by the index again.  Forgets the answers
+ * kept so far. */
+void ms_symbols_by_scan(int on);
 
 /* NULL while libdw is used; otherwise why names come from dladdr
  * ("libdw.so.1 not found", "/proc/<pid>/maps unreadable"), for a note in

@@ -24,6 +24,7 @@ int main(void)
 	srunner_add_suite(sr, depot_suite());
 	srunner_add_suite(sr, follow_suite());
 	srunner_add_suite(sr, symbols_suite());
+	srunner_add_suite(sr, sym_index_suite());
 	srunner_add_suite(sr, cfi_suite());
 	srunner_add_suite(sr, lockgraph_suite());
 	srunner_add_suite(sr, findings_suite());

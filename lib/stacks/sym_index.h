@@ -1,0 +1,52 @@
+/* sym_index.h - one module's symbols sorted by address, and the symbol that
+ * names a code address, found by binary search: the one elfutils'
+ * dwfl_module_addrinfo names, which reads the module's whole symbol table
+ * again for every address (2-3 ms an address in libjvm.so's 58,000
+ * symbols: most of a `java -version` run's exit report).
+ *
+ * It knows nothing of libdw: symbols.c reads the table once a session and
+ * hands its symbols over.  Report time only (it allocates). */
+#ifndef MUTEXSTAT_SYM_INDEX_H
+#define MUTEXSTAT_SYM_INDEX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A symbol libdw's search looks at: named, defined, and not a section, a
+ * source file or a thread-local variable. */
+struct ms_sym {
+	uint64_t value;     /* its address in the process */
+	uint64_t size;      /* 0: a label, as hand-written assembly has */
+	const char *name;   /* not copied: its table outlives the index */
+	uint32_t order;     /* its index in the table: libdw's ties go by it */
+	uint32_t shndx;     /* its section */
+	unsigned char bind; /* STB_LOCAL, STB_GLOBAL, STB_WEAK, ... */
+};
+
+struct ms_sym_index;
+
+/* An index of syms[0..n), which it takes over (freed with it; NULL if
+ * malloc fails, and syms freed).  first_global: the table's first global
+ * symbol, as dwfl_module_getsymtab_first_global says (0: the table has no
+ * local part). */
+struct ms_sym_index *ms_sym_index_make(struct ms_sym *syms, size_t n,
+				       uint32_t first_global);
+void ms_sym_index_free(struct ms_sym_index *ix);
+
+/* Whether addr lies in the section of label (libdw names an address after
+ * a label of its own section only). */
+typedef int ms_sym_same_section_fn(const struct ms_sym *label, uint64_t addr,
+				   void *arg);
+
+/* The symbol dwfl_module_addrinfo names addr after, or NULL: the nearest
+ * sized symbol below addr that covers it, a global one before any local
+ * one (libdw looks at the local part only when no global symbol covers
+ * addr), of aliases the global one before a weak one before a local one
+ * and then the first in the table; failing that, a label at addr or past
+ * every symbol below it, in addr's section. */
+const struct ms_sym *ms_sym_index_find(const struct ms_sym_index *ix,
+				       uint64_t addr,
+				       ms_sym_same_section_fn *same_section,
+				       void *arg);
+
+#endif
