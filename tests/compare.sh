@@ -8,7 +8,6 @@
 . "$top_srcdir/tests/lib.sh"
 
 MS="$top_builddir/scripts/mutexstat"
-LIB=$MUTEXSTAT_LIB
 ABBA="$top_builddir/examples/deadlock_abba"
 CONTENTION="$top_builddir/examples/contention"
 
@@ -16,7 +15,7 @@ command -v jq >/dev/null 2>&1 || { echo "SKIP: jq is not installed"; exit 77; }
 
 # json NAME PROGRAM: its JSON report in $WORK/NAME.json
 json() {
-	env LD_PRELOAD="$LIB" MUTEXSTAT_FORMAT=json MUTEXSTAT_OUTPUT="$WORK/$1" "$2" \
+	env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_FORMAT=json MUTEXSTAT_OUTPUT="$WORK/$1" "$2" \
 		>/dev/null 2>&1
 }
 json abba1 "$ABBA"
