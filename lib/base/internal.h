@@ -9,6 +9,8 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #define MS_EXPORT __attribute__((visibility("default")))
 
@@ -196,5 +198,13 @@ static inline int mutex_unlock_checks_owner(const pthread_mutex_t *m)
 
 /* For the hot path's helpers: inline even where gcc would not. */
 #define MS_HOT static inline __attribute__((always_inline))
+
+/* The process ends now, as glibc's _exit ends it: the library interposes
+ * _exit (wrap/interpose_process.c), and its own ends must not go there. */
+static inline __attribute__((noreturn)) void ms_exit_group(int status)
+{
+	for (;;)
+		syscall(SYS_exit_group, status);
+}
 
 #endif

@@ -388,7 +388,7 @@ static void exit_with_code(int status, void *arg)
 	if (status && ms_run_is_root())
 		return; /* a run's: a failing suite keeps its own status */
 	(void)fflush(NULL);
-	_exit((int)ms_opt.exit_code);
+	ms_exit_group((int)ms_opt.exit_code);
 }
 
 /* exit() from a signal handler that interrupted the library's own code on

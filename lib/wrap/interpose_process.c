@@ -25,7 +25,6 @@
 
 #include <errno.h>
 #include <stdlib.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 /* What a new thread starts with.  From a pool of our own, not malloc:
@@ -187,8 +186,7 @@ MS_EXPORT int ms_mutex_consistent_np(pthread_mutex_t *m)
 static __attribute__((noreturn)) void exit_now(int status)
 {
 	ms_run_before_exit_now(&status);
-	for (;;)
-		syscall(SYS_exit_group, status);
+	ms_exit_group(status);
 }
 
 MS_EXPORT void _exit(int status)
