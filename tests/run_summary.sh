@@ -125,6 +125,15 @@ expect_eq "--run-dir that cannot be made: refused" "$rc" 2
 expect_grep "--run-dir that cannot be made: says so" \
 	"^mutexstat: --run-dir '/proc/mutexstat-no': cannot create or write it$" "$WORK/err"
 
+# --no-follow: no run, and the program's one line as before
+rc=0
+TMPDIR=$RUNS "$MS" --no-follow ls / >/dev/null 2>"$WORK/err" || rc=$?
+expect_grep "--no-follow: the one line of a program that locked nothing" \
+	"^mutexstat: ls \(pid [0-9]+\) ran .* and locked no mutexes$" "$WORK/err"
+before=$(ls "$RUNS" | wc -l)
+TMPDIR=$RUNS "$MS" --no-follow ls / >/dev/null 2>&1
+expect_eq "--no-follow: no run directory" "$(ls "$RUNS" | wc -l)" "$before"
+
 # ---- a launcher inside a run joins it --------------------------------------
 
 cat >"$WORK/nested.sh" <<EOF
