@@ -105,8 +105,12 @@ if go tool pprof -raw "$WORK/e.pb.gz" > "$WORK/eraw" 2>&1; then
 else
 	fail "ended: go tool pprof -raw failed"; sed 's/^/  | /' "$WORK/eraw" >&2
 fi
-expect_eq "ended: a sample of 6 contentions each side, labelled with the site and name" \
-	"$(awk '/^ +[0-9]+ +[0-9]+:/ { n = $1; getline; print n, $0 }' "$WORK/eraw" | sed 's/  */ /g' | sort)" \
+# 6 contentions each side, whatever the stacks: a wait that begins while
+# its holder is letting go is charged to "missed", not to the holder's
+# stack (doc/model.md), a race the scenario cannot rule out
+expect_eq "ended: 6 contentions each side, labelled with the site and name" \
+	"$(awk '/^ +[0-9]+ +[0-9]+:/ { n = $1; getline; gsub(/  */, " "); sum[$0] += n }
+		END { for (l in sum) print sum[l] l }' "$WORK/eraw" | sort)" \
 	"$(printf '%s\n%s' \
 		"6 kind:[mutex] mutex:[ended at pool_life (scenario.c:$(grep -n ENDED_HOLDS "$top_srcdir/tests/scenario.c" | cut -d: -f1))] mutex_name:[ended pool] side:[holding]" \
 		"6 kind:[mutex] mutex:[ended at pool_life (scenario.c:$(grep -n ENDED_HOLDS "$top_srcdir/tests/scenario.c" | cut -d: -f1))] mutex_name:[ended pool] side:[waiting]")"
