@@ -110,6 +110,11 @@ static mtx_t counter_lock, a, b, queue_lock;
 static cnd_t queue_ready;
 static long counter;
 static int queued, produced_all;
+/* Set by the consumer holding queue_lock: the producer starts only then,
+ * so its first lock can be had only once the consumer waits (cnd_wait
+ * lets go of it), and the test counts at least one condition wait
+ * however the threads are scheduled. */
+static int consumer_in;
 
 static int count(void *arg)
 {
@@ -125,6 +130,8 @@ static int count(void *arg)
 static int produce(void *arg)
 {
 	(void)arg;
+	while (!__atomic_load_n(&consumer_in, __ATOMIC_ACQUIRE))
+		thrd_yield();
 	for (int i = 0; i < 100; i++) {
 		mtx_lock(&queue_lock);
 		queued++;
@@ -164,6 +171,7 @@ static __attribute__((noinline)) int use(void)
 	thrd_create(&p, produce, NULL);
 	int taken = 0;
 	mtx_lock(&queue_lock);
+	__atomic_store_n(&consumer_in, 1, __ATOMIC_RELEASE);
 	for (;;) {
 		while (!queued && !produced_all)
 			cnd_wait(&queue_ready, &queue_lock); /* C11_WAITS */
