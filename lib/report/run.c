@@ -5,6 +5,7 @@
 #include "base/output.h"
 #include "report/json_writer.h"
 #include "report/report.h"
+#include "report/suppress.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -68,25 +69,13 @@ static void note_site(const struct ms_top_line *l, void *arg)
 	ms_fmt(f, "\n");
 }
 
-/* Whether a line of findings text is a finding's heading: capitals,
- * spaces and hyphens, then ": " -- as the report's headings, which a
- * script can grep (doc/report.md). */
-static int heading(const char *s, size_t len)
-{
-	size_t i = 0;
-	while (i < len && ((s[i] >= 'A' && s[i] <= 'Z') || s[i] == ' ' || s[i] == '-'))
-		i++;
-	return i >= 4 && i + 1 < len && s[0] >= 'A' && s[0] <= 'Z' && s[i] == ':' &&
-	       s[i + 1] == ' ';
-}
-
 /* The heading of each finding in text (ms_report_findings_text's). */
 static void note_findings(struct ms_fmt *f, const char *text)
 {
 	for (const char *p = text; *p;) {
 		const char *end = strchr(p, '\n');
 		size_t len = end ? (size_t)(end - p) : strlen(p);
-		if (heading(p, len))
+		if (ms_suppress_heading_len(p, len))
 			ms_fmt(f, "F\t%d\t%.*s\n", (int)getpid(), (int)len, p);
 		p += len + (end != NULL);
 	}
@@ -416,6 +405,16 @@ static void summary(struct ms_fmt *f, const struct run *run)
 	ms_fmt(f, "mutexstat: end of the run's summary; reports in %s/\n", dir);
 }
 
+/* A string of the .processes text (not NUL-terminated there), cut at 1 KB. */
+static void text_field(struct ms_jw *j, const char *key, const char *s, size_t len)
+{
+	char text[1024];
+	size_t n = len < sizeof text - 1 ? len : sizeof text - 1;
+	memcpy(text, s, n);
+	text[n] = 0;
+	ms_jw_str(j, key, text);
+}
+
 /* The same as JSON, in DIR/summary.json, for scripts (and the comparison
  * of two runs): times in nanoseconds, every finding's processes listed. */
 static void summary_json(int fd, const struct run *run)
@@ -436,12 +435,8 @@ static void summary_json(int fd, const struct run *run)
 	ms_jw_arr(&j, "findings");
 	for (unsigned i = 0; i < run->nfindings; i++) {
 		const struct finding *x = &run->findings[i];
-		char text[1024];
-		size_t n = x->len < sizeof text - 1 ? x->len : sizeof text - 1;
-		memcpy(text, x->text, n);
-		text[n] = 0;
 		ms_jw_obj(&j, NULL);
-		ms_jw_str(&j, "heading", text);
+		text_field(&j, "heading", x->text, x->len);
 		ms_jw_num(&j, "processes", x->processes);
 		ms_jw_arr(&j, "first_processes");
 		for (unsigned k = 0; k < x->processes && k < 4; k++) {
@@ -457,12 +452,8 @@ static void summary_json(int fd, const struct run *run)
 	ms_jw_arr(&j, "sites");
 	for (unsigned i = 0; i < run->nsites; i++) {
 		const struct site *x = &run->sites[i];
-		char text[1024];
-		size_t n = x->len < sizeof text - 1 ? x->len : sizeof text - 1;
-		memcpy(text, x->text, n);
-		text[n] = 0;
 		ms_jw_obj(&j, NULL);
-		ms_jw_str(&j, "first_locked_at", text);
+		text_field(&j, "first_locked_at", x->text, x->len);
 		ms_jw_num(&j, "wait_ns", x->wait_ns);
 		ms_jw_num(&j, "contended", x->contended);
 		ms_jw_num(&j, "acquisitions", x->acquisitions);

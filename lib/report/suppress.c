@@ -212,7 +212,7 @@ int ms_suppress_glob(const char *pattern, const char *text, size_t len)
 
 /* A finding's heading: capitals, spaces and hyphens, then ": ", at the
  * start of a line (doc/report.md: a script can grep them). */
-static size_t heading_len(const char *s, size_t len)
+size_t ms_suppress_heading_len(const char *s, size_t len)
 {
 	size_t i = 0;
 	while (i < len && ((s[i] >= 'A' && s[i] <= 'Z') || s[i] == ' ' || s[i] == '-'))
@@ -352,7 +352,7 @@ static size_t line_at(const char *s, size_t *hlen)
 {
 	const char *nl = strchr(s, '\n');
 	size_t l = nl ? (size_t)(nl - s) : strlen(s);
-	*hlen = heading_len(s, l);
+	*hlen = ms_suppress_heading_len(s, l);
 	return l + (nl != NULL);
 }
 

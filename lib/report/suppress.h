@@ -33,6 +33,11 @@ int ms_suppress_filter(const char *in, struct ms_fmt *out);
 void ms_suppress_begin(void);
 void ms_suppress_print(struct ms_fmt *f);
 
+/* The length of the heading that begins line s[0, len) -- capitals,
+ * spaces and hyphens before ": ", as the report's findings begin -- or 0
+ * (run.c reads its findings' first lines by it too). */
+size_t ms_suppress_heading_len(const char *s, size_t len);
+
 /* For the tests: whether a glob of the rules' syntax matches text. */
 int ms_suppress_glob(const char *pattern, const char *text, size_t len);
 
