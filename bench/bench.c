@@ -903,25 +903,35 @@ static int run_child(void)
 	return counter == 1 ? 0 : 1;
 }
 
+/* Runs child(arg) in a new process (it execs); 1 if that exited with 0. */
+static int spawned(void (*child)(const void *arg), const void *arg)
+{
+	pid_t pid = fork();
+	if (pid < 0) {
+		perror("bench: fork");
+		abort();
+	}
+	if (pid == 0) {
+		child(arg);
+		_exit(127); /* the exec failed */
+	}
+	int status;
+	return waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	       WEXITSTATUS(status) == 0;
+}
+
+static void exec_child(const void *arg)
+{
+	(void)arg;
+	execl(self_path, "bench", "child", (char *)NULL);
+}
+
 static struct result run_processes(long n)
 {
 	unsigned long ok = 0;
 	double t0 = now_ns();
-	for (long i = 0; i < n; i++) {
-		pid_t pid = fork();
-		if (pid < 0) {
-			perror("bench: fork");
-			abort();
-		}
-		if (pid == 0) {
-			execl(self_path, "bench", "child", (char *)NULL);
-			_exit(127);
-		}
-		int status;
-		if (waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
-		    WEXITSTATUS(status) == 0)
-			ok++;
-	}
+	for (long i = 0; i < n; i++)
+		ok += spawned(exec_child, NULL);
 	double t1 = now_ns();
 	expect("processes that ran", ok, (unsigned long)n);
 	return (struct result){ (unsigned long)n, t1 - t0, ok, 0 };
@@ -955,6 +965,20 @@ static int in_path(const char *name)
 	return 0;
 }
 
+struct big_child {
+	const char *const *prog;
+	const char *report;
+};
+
+static void exec_big(const void *arg)
+{
+	const struct big_child *c = arg;
+	if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
+		_exit(126);
+	setenv("MUTEXSTAT_OUTPUT", c->report, 1);
+	execlp(c->prog[0], c->prog[0], c->prog[1], (char *)NULL);
+}
+
 static struct result run_big_exit(long n)
 {
 	const char *const *prog = NULL;
@@ -972,25 +996,9 @@ static struct result run_big_exit(long n)
 		       tmp && tmp[0] ? tmp : "/tmp", (int)getpid());
 	unsigned long ok = 0;
 	double t0 = now_ns();
-	for (long i = 0; i < n; i++) {
-		pid_t pid = fork();
-		if (pid < 0) {
-			perror("bench: fork");
-			abort();
-		}
-		if (pid == 0) {
-			if (!freopen("/dev/null", "w", stdout) ||
-			    !freopen("/dev/null", "w", stderr))
-				_exit(126);
-			setenv("MUTEXSTAT_OUTPUT", report, 1);
-			execlp(prog[0], prog[0], prog[1], (char *)NULL);
-			_exit(127);
-		}
-		int status;
-		if (waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
-		    WEXITSTATUS(status) == 0)
-			ok++;
-	}
+	struct big_child c = { prog, report };
+	for (long i = 0; i < n; i++)
+		ok += spawned(exec_big, &c);
 	double t1 = now_ns();
 	unlink(report);
 	expect("big programs that ran", ok, (unsigned long)n);
