@@ -9,7 +9,7 @@
 
 struct ms_options ms_opt;
 
-enum kind { NUM, POW2, CHOICE, PATH, LIST };
+enum kind { NUM, POW2, CHOICE, PATH, LIST, SECONDS };
 
 static const char *const sort_names[] = {
 	"wait", "wait-max", "contended", "acquired", "hold", "hold-max",
@@ -87,6 +87,11 @@ static const struct option {
 	{ "MUTEXSTAT_SUPPRESSIONS", PATH, "", 0, 0, NULL, &ms_opt.suppressions,
 	  "findings left out of the report: a file of KIND:PATTERN lines",
 	  suppressions_copy },
+	{ "MUTEXSTAT_INTERVAL", SECONDS, "", 100, 86400000, NULL, &ms_opt.interval_ms,
+	  "seconds (0.1 or more, decimals allowed): write the profile formats each "
+	  "interval, each with what happened since the one before; unset = off", NULL },
+	{ "MUTEXSTAT_KEEP", NUM, "0", 0, 1000000, NULL, &ms_opt.keep,
+	  "interval files kept per format, the newest; 0 = all", NULL },
 	{ "MUTEXSTAT_RUN_ROOT", NUM, "0", 0, 4194304, NULL, &ms_opt.run_root,
 	  "the pid of the run's first process, which writes the run's summary", NULL },
 };
@@ -104,6 +109,39 @@ static int parse_u64(const char *s, uint64_t *out)
 		v = v * 10 + (uint64_t)(*s - '0');
 	}
 	*out = v;
+	return 1;
+}
+
+/* Seconds with up to three decimals ("10", "0.5", "2.25") as
+ * milliseconds. */
+static int parse_ms(const char *s, uint64_t *out)
+{
+	char whole[24];
+	const char *dot = strchr(s, '.');
+	size_t n = dot ? (size_t)(dot - s) : strlen(s);
+	uint64_t sec, ms = 0;
+	if (n >= sizeof whole)
+		return 0;
+	memcpy(whole, s, n);
+	whole[n] = 0;
+	if (!parse_u64(whole, &sec) || sec > UINT64_MAX / 1000)
+		return 0;
+	if (dot) {
+		const char *d = dot + 1;
+		int k = 0;
+		if (!*d)
+			return 0; /* "10." */
+		for (; *d; d++, k++)
+			if (k >= 3 || *d < '0' || *d > '9')
+				return 0;
+		uint64_t frac;
+		if (!parse_u64(dot + 1, &frac))
+			return 0;
+		for (; k < 3; k++)
+			frac *= 10;
+		ms = frac;
+	}
+	*out = sec * 1000 + ms;
 	return 1;
 }
 
@@ -132,6 +170,15 @@ static int apply(const struct option *o, const char *text)
 		if (!parse_u64(text, &v) || v < o->min || v > o->max)
 			return 0;
 		*(uint64_t *)o->dest = o->kind == POW2 ? round_pow2(v) : v;
+		return 1;
+	case SECONDS: /* "" is off (the default); a value is in range */
+		if (!*text) {
+			*(uint64_t *)o->dest = 0;
+			return 1;
+		}
+		if (!parse_ms(text, &v) || v < o->min || v > o->max)
+			return 0;
+		*(uint64_t *)o->dest = v;
 		return 1;
 	case CHOICE:
 		for (v = 0; o->choices[v]; v++)
@@ -173,6 +220,12 @@ static void describe_expected(struct ms_fmt *f, const struct option *o)
 		ms_fmt(f, "a number from %llu to %llu",
 		       (unsigned long long)o->min, (unsigned long long)o->max);
 		break;
+	case SECONDS:
+		ms_fmt(f, "a number of seconds from %llu.%llu to %llu (up to 3 decimals)",
+		       (unsigned long long)(o->min / 1000),
+		       (unsigned long long)(o->min % 1000 / 100),
+		       (unsigned long long)(o->max / 1000));
+		break;
 	case LIST:
 		ms_fmt(f, "a comma-separated list of");
 		for (size_t i = 0; o->choices[i]; i++)
@@ -191,6 +244,8 @@ static void describe_expected(struct ms_fmt *f, const struct option *o)
  * read last for that. */
 static const char *default_words(const struct option *o)
 {
+	if (o->kind == SECONDS && !*o->def)
+		return "none (off)";
 	if (o->kind != PATH || *o->def)
 		return o->def;
 	if (o->dest != &ms_opt.output)

@@ -34,6 +34,8 @@ struct ms_options {
 	uint64_t on_crash;     /* 0 off, 1 report on a fatal signal */
 	uint64_t follow;       /* 1: children are recorded too; 0: this process only */
 	uint64_t quiet;        /* 1: no exit report from a process that locked nothing */
+	uint64_t interval_ms;  /* interval profiles every this many ms; 0 off */
+	uint64_t keep;         /* interval files kept per format; 0 all */
 	uint64_t run_root;     /* pid of a run's first process (MUTEXSTAT_RUN_DIR) */
 	const char *output;    /* report path, %p = pid; NULL = stderr */
 	const char *run_dir;   /* a run's directory (report/run.h); NULL: none */

@@ -85,6 +85,8 @@ static void assert_defaults(void)
 	ck_assert_ptr_null(ms_opt.run_dir);
 	ck_assert_uint_eq(ms_opt.run_root, 0);
 	ck_assert_ptr_null(ms_opt.suppressions);
+	ck_assert_uint_eq(ms_opt.interval_ms, 0); /* off */
+	ck_assert_uint_eq(ms_opt.keep, 0);        /* all */
 }
 
 /* ---- defaults ----------------------------------------------------------- */
@@ -148,7 +150,7 @@ END_TEST
 
 START_TEST(test_options_every_default_is_itself_valid)
 {
-	ck_assert_uint_eq(ms_options_count(), 21);
+	ck_assert_uint_eq(ms_options_count(), 23);
 	for (size_t i = 0; i < ms_options_count(); i++) {
 		ck_assert_int_eq(strncmp(ms_option_name(i), "MUTEXSTAT_", 10), 0);
 		ck_assert_ptr_nonnull(ms_option_help(i));
@@ -163,7 +165,7 @@ END_TEST
 
 /* ---- valid values ------------------------------------------------------- */
 
-enum field { TABLE_SIZE, HISTORY, TOP, SORT, EXIT_REPORT };
+enum field { TABLE_SIZE, HISTORY, TOP, SORT, EXIT_REPORT, INTERVAL, KEEP };
 
 static uint64_t field_value(enum field f)
 {
@@ -173,6 +175,8 @@ static uint64_t field_value(enum field f)
 	case TOP: return ms_opt.top;
 	case SORT: return ms_opt.sort;
 	case EXIT_REPORT: return ms_opt.exit_report;
+	case INTERVAL: return ms_opt.interval_ms;
+	case KEEP: return ms_opt.keep;
 	}
 	return 0;
 }
@@ -213,6 +217,16 @@ static const struct valid {
 	{ "MUTEXSTAT_SORT", "changes", SORT, MS_SORT_CHANGES },
 	{ "MUTEXSTAT_EXIT_REPORT", "0", EXIT_REPORT, 0 },
 	{ "MUTEXSTAT_EXIT_REPORT", "1", EXIT_REPORT, 1 },
+	/* seconds, kept as milliseconds; unset or empty is off */
+	{ "MUTEXSTAT_INTERVAL", "", INTERVAL, 0 },
+	{ "MUTEXSTAT_INTERVAL", "10", INTERVAL, 10000 },
+	{ "MUTEXSTAT_INTERVAL", "0.1", INTERVAL, 100 },
+	{ "MUTEXSTAT_INTERVAL", "0.5", INTERVAL, 500 },
+	{ "MUTEXSTAT_INTERVAL", "2.25", INTERVAL, 2250 },
+	{ "MUTEXSTAT_INTERVAL", "1.005", INTERVAL, 1005 },
+	{ "MUTEXSTAT_INTERVAL", "86400", INTERVAL, 86400000 },
+	{ "MUTEXSTAT_KEEP", "0", KEEP, 0 },
+	{ "MUTEXSTAT_KEEP", "24", KEEP, 24 },
 };
 
 START_TEST(test_options_valid_value_is_used_without_warning)
@@ -270,6 +284,9 @@ END_TEST
 	"one of wait, wait-max, contended, acquired, hold, hold-max, changes; " \
 	"using wait\n"
 #define ONE_OF_EXIT "one of 0, 1; using 1\n"
+#define SECONDS_INTERVAL                                                  \
+	"a number of seconds from 0.1 to 86400 (up to 3 decimals); using none (off)\n"
+#define NUM_KEEP "a number from 0 to 1000000; using 0\n"
 
 static const struct invalid {
 	const char *name, *value, *expected_tail;
@@ -306,6 +323,20 @@ static const struct invalid {
 	{ "MUTEXSTAT_EXIT_REPORT", "2", ONE_OF_EXIT },
 	{ "MUTEXSTAT_EXIT_REPORT", "", ONE_OF_EXIT },
 	{ "MUTEXSTAT_EXIT_REPORT", "true", ONE_OF_EXIT },
+	{ "MUTEXSTAT_INTERVAL", "0", SECONDS_INTERVAL },
+	{ "MUTEXSTAT_INTERVAL", "0.0", SECONDS_INTERVAL },
+	{ "MUTEXSTAT_INTERVAL", "0.09", SECONDS_INTERVAL },
+	{ "MUTEXSTAT_INTERVAL", "-5", SECONDS_INTERVAL },
+	{ "MUTEXSTAT_INTERVAL", "ten", SECONDS_INTERVAL },
+	{ "MUTEXSTAT_INTERVAL", "10s", SECONDS_INTERVAL },
+	{ "MUTEXSTAT_INTERVAL", "10.", SECONDS_INTERVAL },
+	{ "MUTEXSTAT_INTERVAL", ".5", SECONDS_INTERVAL },
+	{ "MUTEXSTAT_INTERVAL", "1.0001", SECONDS_INTERVAL },
+	{ "MUTEXSTAT_INTERVAL", "1.2.3", SECONDS_INTERVAL },
+	{ "MUTEXSTAT_INTERVAL", "86401", SECONDS_INTERVAL },
+	{ "MUTEXSTAT_INTERVAL", "99999999999999999999", SECONDS_INTERVAL },
+	{ "MUTEXSTAT_KEEP", "-1", NUM_KEEP },
+	{ "MUTEXSTAT_KEEP", "all", NUM_KEEP },
 };
 
 START_TEST(test_options_invalid_value_warns_once_and_uses_default)
