@@ -99,12 +99,26 @@ static int line_insert(struct line *l, const struct key *k, void **list)
 	return 1;
 }
 
-static void line_charge(struct ms_blame *to, uint64_t count, uint64_t total, uint64_t max)
+static void line_charge(struct ms_blame *to, const struct ms_blame *from)
 {
-	STORE(&to->count, to->count + count);
-	STORE(&to->total, to->total + total);
-	if (max > to->max)
-		STORE(&to->max, max);
+	STORE(&to->count, to->count + from->count);
+	STORE(&to->total, to->total + from->total);
+	if (from->max > to->max)
+		STORE(&to->max, from->max);
+	for (int f = 0; f < MS_BLAME_FORMATS; f++) {
+		to->shown[f][0] += from->shown[f][0];
+		to->shown[f][1] += from->shown[f][1];
+	}
+}
+
+/* Line l's numbers went to its site: none of them is l's to show in an
+ * interval profile any more (a report reading l now finds nothing new). */
+static void line_moved(struct ms_blame *l)
+{
+	for (int f = 0; f < MS_BLAME_FORMATS; f++) {
+		l->shown[f][0] = l->count;
+		l->shown[f][1] = l->total;
+	}
 }
 
 /* Line l of a life that ended goes to its site's line of the same kind
@@ -117,7 +131,8 @@ static int line_to_site(struct line *l, uint32_t site, void **list)
 	struct line *to;
 	HASH_FIND(hh, lines, &k, sizeof k, to);
 	if (to) {
-		line_charge(&to->b, l->b.count, l->b.total, l->b.max);
+		line_charge(&to->b, &l->b);
+		line_moved(&l->b);
 		return !readers;
 	}
 	if (readers) {
@@ -125,6 +140,7 @@ static int line_to_site(struct line *l, uint32_t site, void **list)
 		if (!to)
 			return 0;
 		to->b = l->b;
+		line_moved(&l->b);
 	} else {
 		HASH_DELETE(hh, lines, l);
 		to = l;
@@ -232,6 +248,20 @@ int ms_blame_add(uint32_t rec, uint64_t birth, enum ms_blame_kind kind,
 		rc = -1;
 	ms_depot_unlock();
 	return rc;
+}
+
+void ms_blame_since(struct ms_blame *b, enum ms_blame_format format, uint64_t *count,
+		    uint64_t *total)
+{
+	uint64_t *shown = b->shown[format];
+	ms_depot_lock();
+	/* (never below: a line only grows, and one made after a reset
+	 * starts from nothing) */
+	*count = b->count >= shown[0] ? b->count - shown[0] : b->count;
+	*total = b->total >= shown[1] ? b->total - shown[1] : b->total;
+	shown[0] = b->count;
+	shown[1] = b->total;
+	ms_depot_unlock();
 }
 
 const struct ms_blame *ms_blame_of(uint32_t rec, uint64_t birth)

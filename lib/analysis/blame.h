@@ -15,6 +15,10 @@
 
 enum ms_blame_kind { MS_BLAME_WAIT, MS_BLAME_HOLD };
 
+/* The formats that write interval profiles of the lines, each keeping
+ * its own account of what it showed (one may be asked for, not both). */
+enum ms_blame_format { MS_BLAME_PPROF, MS_BLAME_FOLDED, MS_BLAME_FORMATS };
+
 struct ms_blame {
 	struct ms_blame *next;   /* the mutex's next line */
 	uint32_t rec;            /* record and life of the mutex */
@@ -22,6 +26,9 @@ struct ms_blame {
 	uint32_t kind;
 	ms_stack_id stack;
 	uint64_t count, total, max; /* waits; ticks */
+	/* of count and total, what each format's interval profiles have
+	 * shown so far (ms_blame_since) */
+	uint64_t shown[MS_BLAME_FORMATS][2];
 	void *hh_next;           /* hash chain (blame.c) */
 };
 
@@ -51,6 +58,16 @@ void ms_blame_life_ends(uint32_t rec, uint32_t site, void **site_lines);
  * depot's lock held. */
 struct ms_site;
 void ms_blame_sites_reset(struct ms_site *sites, uint32_t n);
+
+/* A format's interval profile's share of line b (MUTEXSTAT_INTERVAL):
+ * its waits and ticks since that format's previous interval took its
+ * share, which from now on counts as shown.  A life that ends hands what
+ * was shown of its lines to its site's, so each wait is in one interval
+ * of each format: the profiles of a run add up to its whole.  A
+ * report's, between ms_blame_readers(1) and (-1); one report at a time
+ * (formats.c). */
+void ms_blame_since(struct ms_blame *b, enum ms_blame_format format, uint64_t *count,
+		    uint64_t *total);
 
 /* Whether a report is reading lines now (ms_blame_readers); with the
  * depot's lock held. */

@@ -511,6 +511,97 @@ START_TEST(test_blame_site_lines_reset_during_a_report_are_not_found_again)
 }
 END_TEST
 
+/* ---- interval profiles' shares (ms_blame_since) ------------------------ */
+
+static void since(const struct ms_blame *b, enum ms_blame_format f, uint64_t count,
+		  uint64_t total)
+{
+	uint64_t c, t;
+	ms_blame_since((struct ms_blame *)b, f, &c, &t);
+	ck_assert_uint_eq(c, count);
+	ck_assert_uint_eq(t, total);
+}
+
+START_TEST(test_blame_since_gives_each_wait_once_per_format)
+{
+	ck_assert_int_eq(ms_blame_add(blame_rec, blame_birth, MS_BLAME_WAIT, 7, 300), 0);
+	ck_assert_int_eq(ms_blame_add(blame_rec, blame_birth, MS_BLAME_WAIT, 7, 100), 0);
+	const struct ms_blame *b = line_of(MS_BLAME_WAIT, 7);
+	since(b, MS_BLAME_PPROF, 2, 400);
+	since(b, MS_BLAME_PPROF, 0, 0); /* nothing new */
+	ck_assert_int_eq(ms_blame_add(blame_rec, blame_birth, MS_BLAME_WAIT, 7, 50), 0);
+	since(b, MS_BLAME_PPROF, 1, 50);
+	/* the other format's account is its own: all of it, once */
+	since(b, MS_BLAME_FOLDED, 3, 450);
+	since(b, MS_BLAME_FOLDED, 0, 0);
+	/* the line's own numbers are the whole run's, as ever */
+	ck_assert_uint_eq(b->count, 3);
+	ck_assert_uint_eq(b->total, 450);
+}
+END_TEST
+
+/* A life's waits shown in an interval, then the life ends: its site's
+ * line shows only what was not shown yet -- whether or not a report was
+ * reading lines as it ended -- and the line it leaves behind nothing. */
+static void since_across_an_end(int reading, int site_before)
+{
+	/* the site's line, made by a first life, shown by both formats --
+	 * or none yet: the life's line becomes the site's (or, as a report
+	 * reads, a copy of it does) */
+	static const uint64_t one[][3] = { { MS_BLAME_WAIT, 7, 5 } };
+	if (site_before) {
+		life(one, 1);
+		since(site_line_of(MS_BLAME_WAIT, 7), MS_BLAME_PPROF, 1, 5);
+		since(site_line_of(MS_BLAME_WAIT, 7), MS_BLAME_FOLDED, 1, 5);
+	}
+	/* a second life, shown by pprof once, waits again and ends */
+	uint64_t clock = 0;
+	uint32_t r = ms_table_add(BLAME_KEY, 1, &clock);
+	ms_rec(r)->first_caller = BLAME_SITE;
+	uint64_t birth = ms_rec(r)->birth;
+	ck_assert_int_eq(ms_blame_add(r, birth, MS_BLAME_WAIT, 7, 300), 0);
+	const struct ms_blame *live = ms_blame_of(r, birth);
+	since(live, MS_BLAME_PPROF, 1, 300);
+	ck_assert_int_eq(ms_blame_add(r, birth, MS_BLAME_WAIT, 7, 20), 0);
+	if (reading)
+		ms_blame_readers(1);
+	ms_table_remove(BLAME_KEY);
+	if (reading) /* the life's line stays put, spent: nothing to show */
+		since(live, MS_BLAME_PPROF, 0, 0);
+	const struct ms_blame *site = site_line_of(MS_BLAME_WAIT, 7);
+	ck_assert_ptr_nonnull(site);
+	ck_assert_uint_eq(site->count, site_before ? 3 : 2);
+	ck_assert_uint_eq(site->total, site_before ? 325 : 320);
+	since(site, MS_BLAME_PPROF, 1, 20);   /* the 300 was shown live */
+	since(site, MS_BLAME_FOLDED, 2, 320); /* folded never saw the life */
+	if (reading)
+		ms_blame_readers(-1);
+}
+
+START_TEST(test_blame_since_a_life_that_ended_is_shown_once)
+{
+	since_across_an_end(0, 1);
+}
+END_TEST
+
+START_TEST(test_blame_since_a_life_that_ended_as_a_report_read_is_shown_once)
+{
+	since_across_an_end(1, 1);
+}
+END_TEST
+
+START_TEST(test_blame_since_a_first_life_that_ended_is_shown_once)
+{
+	since_across_an_end(0, 0);
+}
+END_TEST
+
+START_TEST(test_blame_since_a_first_life_that_ended_as_a_report_read_is_shown_once)
+{
+	since_across_an_end(1, 0);
+}
+END_TEST
+
 Suite *depot_suite(void)
 {
 	Suite *s = suite_create("depot");
@@ -542,6 +633,12 @@ Suite *depot_suite(void)
 	tcase_add_test(tc, test_blame_of_ended_lives_merged_by_stack_in_their_site_line);
 	tcase_add_test(tc, test_blame_of_a_life_ending_while_a_report_reads_is_copied);
 	tcase_add_test(tc, test_blame_site_lines_reset_during_a_report_are_not_found_again);
+	tcase_add_test(tc, test_blame_since_gives_each_wait_once_per_format);
+	tcase_add_test(tc, test_blame_since_a_life_that_ended_is_shown_once);
+	tcase_add_test(tc, test_blame_since_a_life_that_ended_as_a_report_read_is_shown_once);
+	tcase_add_test(tc, test_blame_since_a_first_life_that_ended_is_shown_once);
+	tcase_add_test(tc,
+		       test_blame_since_a_first_life_that_ended_as_a_report_read_is_shown_once);
 	tcase_add_test(tc, test_blame_when_memory_spent_returns_minus_1);
 	suite_add_tcase(s, tc);
 	return s;
