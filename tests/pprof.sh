@@ -107,9 +107,11 @@ else
 fi
 # 6 contentions each side, whatever the stacks: a wait that begins while
 # its holder is letting go is charged to "missed", not to the holder's
-# stack (doc/model.md), a race the scenario cannot rule out
+# stack (doc/model.md), a race the scenario cannot rule out.  (The
+# process's labels, host= and program=, are tests/interval.sh's.)
 expect_eq "ended: 6 contentions each side, labelled with the site and name" \
-	"$(awk '/^ +[0-9]+ +[0-9]+:/ { n = $1; getline; gsub(/  */, " "); sum[$0] += n }
+	"$(awk '/^ +[0-9]+ +[0-9]+:/ { n = $1; getline; gsub(/  */, " ")
+			gsub(/ (host|program):\[[^]]*\]/, ""); sum[$0] += n }
 		END { for (l in sum) print sum[l] l }' "$WORK/eraw" | sort)" \
 	"$(printf '%s\n%s' \
 		"6 kind:[mutex] mutex:[ended at pool_life (scenario.c:$(grep -n ENDED_HOLDS "$top_srcdir/tests/scenario.c" | cut -d: -f1))] mutex_name:[ended pool] side:[holding]" \

@@ -9,6 +9,14 @@ int ms_clock_use_tsc;
 static uint64_t start_ticks, start_ns;  /* the calibration's base */
 static uint64_t run_ticks, run_ns;      /* the run's start: the process's,
 					   or the fork's in a fork child */
+static uint64_t run_wall_ns;            /* the same moment by the wall clock */
+
+static uint64_t wall_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 static int tsc_is_invariant(void)
 {
@@ -47,6 +55,7 @@ void ms_clock_init(void)
 	start_ticks = ms_ticks();
 	run_ns = start_ns;
 	run_ticks = start_ticks;
+	run_wall_ns = wall_ns();
 	if (ms_clock_use_tsc) {
 		/* a rough rate for timeouts (not for reported times): 50 us */
 		uint64_t t0 = ms_ticks(), n0 = ms_mono_ns(), n = n0;
@@ -80,6 +89,13 @@ void ms_clock_after_fork_child(void)
 {
 	run_ns = ms_mono_ns(); /* clock_gettime: async-signal-safe */
 	run_ticks = ms_ticks();
+	run_wall_ns = wall_ns();
+}
+
+void ms_clock_run_start(uint64_t *mono_ns, uint64_t *real_ns)
+{
+	*mono_ns = run_ns;
+	*real_ns = run_wall_ns;
 }
 
 static double measured_ticks_per_ns(void);

@@ -38,6 +38,8 @@ uint64_t ms_ticks_per_ms(void);
 uint64_t ms_ticks_to_ns(uint64_t ticks);
 uint64_t ms_clock_start_ticks(void);
 uint64_t ms_run_ns(void);
+/* When the run began: CLOCK_MONOTONIC and CLOCK_REALTIME, in ns. */
+void ms_clock_run_start(uint64_t *mono_ns, uint64_t *real_ns);
 /* Around a report: until the matching end, this thread's ms_run_ns and
  * ms_ticks_to_ns answer for the moment the (outermost) report began, so
  * all its formats carry the same numbers.  They nest. */

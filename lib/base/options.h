@@ -44,6 +44,13 @@ struct ms_options {
 
 extern struct ms_options ms_opt;
 
+/* Whether interval files are asked for: an interval, and a format that
+ * writes them (pprof, folded; runtime/interval.h). */
+static inline int ms_opt_intervals(void)
+{
+	return ms_opt.interval_ms && (ms_opt.formats & (MS_FORMAT_PPROF | MS_FORMAT_FOLDED));
+}
+
 /* Parse the environment (via the getter, normally secure_getenv) into
  * ms_opt; each invalid value is reported through warn() once. */
 typedef const char *(*ms_getenv_fn)(const char *name);

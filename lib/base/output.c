@@ -106,7 +106,7 @@ static void run_file(struct ms_fmt *f)
 	ms_fmt(f, ".%d", (int)getpid());
 }
 
-int ms_output_path(char *out, size_t cap, unsigned seq, const char *ext)
+int ms_output_path(char *out, size_t cap, const char *infix, unsigned seq, const char *ext)
 {
 	struct ms_fmt f;
 	ms_fmt_init(&f, out, cap, -1);
@@ -118,6 +118,8 @@ int ms_output_path(char *out, size_t cap, unsigned seq, const char *ext)
 			ms_fmt(&f, "%s%s", start_dir, start_dir[1] ? "/" : "");
 		expand_path(&f, pattern);
 	}
+	if (*infix)
+		ms_fmt(&f, ".%s", infix);
 	if (seq)
 		ms_fmt(&f, ".%u", seq);
 	ms_fmt(&f, "%s", ext);

@@ -24,11 +24,12 @@ void ms_output_note(const char *msg);
 
 /* The path of a report file: MUTEXSTAT_OUTPUT (with formats other than
  * text alone, its prefix, by default mutexstat.%p) with %p replaced by the
- * pid, then ".N" for the Nth live dump (seq; 0 at exit), then ext (".txt",
- * ".json", ...; "" for text alone).  A relative path is taken from the
+ * pid, then "." infix unless it is "", then ".N" for the Nth live dump or
+ * interval (seq; 0 at exit), then ext (".txt", ".json", ...; "" for text
+ * alone).  A relative path is taken from the
  * directory the process started in (ms_output_init), not the one it is in
  * now.  Returns -1 if it does not fit in cap (never a shortened name). */
-int ms_output_path(char *out, size_t cap, unsigned seq, const char *ext);
+int ms_output_path(char *out, size_t cap, const char *infix, unsigned seq, const char *ext);
 
 /* Whether this process's reports go to a run's directory (MUTEXSTAT_RUN_DIR,
  * set by the launcher), as PROGRAM.PID there: a process of the run other

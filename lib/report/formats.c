@@ -17,6 +17,7 @@
 #include "report/report.h"
 #include "report/run.h"
 #include "report/report_lock.h"
+#include "report/span.h"
 #include "stacks/stack.h"
 #include "stacks/symbols.h"
 
@@ -67,6 +68,8 @@ static void warn_file(const char *path, const char *why, int opened,
 
 /* A report file of a run's process that could not be written (report/run.h). */
 static int run_file_failed;
+/* A file of the report being written could not be (ms_report_interval). */
+static int some_file_failed;
 
 static int text_writer(int fd, int arg)
 {
@@ -79,6 +82,17 @@ static int text_writer(int fd, int arg)
  * written, a one-line warning and the report go to stderr.  Another
  * format's file is not sent to stderr (a gzip'd profile on a terminal
  * helps nobody): the warning says it is lost. */
+/* The span of the interval files being written (ms_report_interval);
+ * NULL for a report of the run so far. */
+static const struct ms_span *span;
+
+/* Live dumps are PREFIX.N.EXT -- unless interval files are: theirs
+ * that is, and a dump's PREFIX.dump.N.EXT (one series each). */
+static const char *dump_infix(unsigned seq)
+{
+	return seq && ms_opt_intervals() && !span ? "dump" : "";
+}
+
 static void write_format(unsigned seq, const char *ext, const char *name,
 			 int (*writer)(int fd, int arg), int arg)
 {
@@ -101,11 +115,13 @@ static void write_format(unsigned seq, const char *ext, const char *name,
 	 * formats it is the prefix of each file's name. */
 	char path[4096], why[96];
 	int fd = -1;
-	if (ms_output_path(path, sizeof path, seq,
+	if (ms_output_path(path, sizeof path, dump_infix(seq), seq,
 			   ms_opt.formats == MS_FORMAT_TEXT ? "" : ext) == 0)
 		fd = ms_output_create(path, why, sizeof why);
 	else
 		strcpy(why, "ENAMETOOLONG");
+	if (fd < 0)
+		some_file_failed = 1;
 	if (fd < 0 && ms_output_in_run_dir()) {
 		/* never into a run's program's stderr: the run's summary
 		 * tells (report/run.h) */
@@ -126,6 +142,7 @@ static void write_format(unsigned seq, const char *ext, const char *name,
 		}
 		if (!rc)
 			goto out;
+		some_file_failed = 1;
 		if (ms_output_in_run_dir()) {
 			run_file_failed = 1;
 			goto out;
@@ -149,7 +166,7 @@ out:
 static int folded_writer(int fd, int kind)
 {
 	ms_symbols_begin();
-	int rc = ms_write_folded(fd, (enum ms_blame_kind)kind);
+	int rc = ms_write_folded(fd, (enum ms_blame_kind)kind, span);
 	ms_symbols_end();
 	return rc;
 }
@@ -173,7 +190,7 @@ static int pprof_writer(int fd, int arg)
 {
 	(void)arg;
 	ms_symbols_begin();
-	int rc = ms_write_pprof(fd);
+	int rc = ms_write_pprof(fd, span);
 	ms_symbols_end();
 	return rc;
 }
@@ -242,6 +259,56 @@ written:
 		give_up();
 	ms_report_lock_give(&files_lock);
 	ms_cancel_restore(cancel);
+}
+
+/* The interval files' formats, with their file names' ends. */
+static const struct {
+	uint64_t format;
+	const char *ext, *name;
+	int (*writer)(int fd, int arg);
+	int arg;
+} interval_files[] = {
+	{ MS_FORMAT_FOLDED, ".wait.folded", "folded", folded_writer, MS_BLAME_WAIT },
+	{ MS_FORMAT_FOLDED, ".hold.folded", "folded", folded_writer, MS_BLAME_HOLD },
+	{ MS_FORMAT_PPROF, ".pb.gz", "pprof", pprof_writer, 0 },
+};
+
+int ms_report_interval(const struct ms_span *sp, unsigned keep, int last)
+{
+	int cancel = ms_cancel_off();
+	/* none once the process is ending: its own last interval comes
+	 * before the exit report (ending), from the exiting thread (last) */
+	if (ms_report_lock_take(&files_lock, last, &ending) != 0) {
+		ms_cancel_restore(cancel);
+		return 1;
+	}
+	span = sp;
+	some_file_failed = 0;
+	ms_stack_report_begin();
+	ms_clock_report_begin();
+	ms_blame_readers(1);
+	ms_symbols_begin();
+	size_t n = sizeof interval_files / sizeof *interval_files;
+	for (size_t i = 0; i < n; i++)
+		if (ms_opt.formats & interval_files[i].format)
+			write_format(sp->n, interval_files[i].ext, interval_files[i].name,
+				     interval_files[i].writer, interval_files[i].arg);
+	/* MUTEXSTAT_KEEP: the newest keep intervals' files stay */
+	for (size_t i = 0; keep && sp->n > keep && i < n; i++) {
+		char path[4096];
+		if ((ms_opt.formats & interval_files[i].format) &&
+		    ms_output_path(path, sizeof path, "", sp->n - keep, interval_files[i].ext) == 0)
+			unlink(path); /* (gone already: the user's to remove too) */
+	}
+	ms_symbols_end();
+	ms_blame_readers(-1);
+	ms_clock_report_end();
+	ms_stack_report_end();
+	span = NULL;
+	int rc = some_file_failed ? -1 : 0;
+	ms_report_lock_give(&files_lock);
+	ms_cancel_restore(cancel);
+	return rc;
 }
 
 void ms_report_to_output(void)

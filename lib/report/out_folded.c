@@ -27,6 +27,7 @@ struct ctx {
 	struct ms_fmt *f;
 	enum ms_blame_kind kind;
 	const struct ms_out_calls *calls; /* a read-write lock's, NULL others */
+	const struct ms_span *span;       /* an interval's, NULL the run's */
 };
 
 /* A frame name without the separators of the format. */
@@ -42,7 +43,12 @@ static void stacks(struct ctx *c, const char *root, const struct ms_blame *list,
 		   uint64_t birth)
 {
 	for (const struct ms_blame *b = list; b; b = b->next) {
-		if (b->birth != birth || b->kind != (uint32_t)c->kind || !b->total)
+		if (b->birth != birth || b->kind != (uint32_t)c->kind)
+			continue;
+		uint64_t count, total = LOAD(&b->total);
+		if (c->span) /* (the report's own lines: it takes their share) */
+			ms_blame_since((struct ms_blame *)b, MS_BLAME_FOLDED, &count, &total);
+		if (!total)
 			continue;
 		put_frame(c->f, root);
 		if (c->calls) {
@@ -58,7 +64,7 @@ static void stacks(struct ctx *c, const char *root, const struct ms_blame *list,
 			ms_fmt(c->f, ";");
 			put_frame(c->f, ms_symbolize_short(frames[i], where, sizeof where));
 		}
-		ms_fmt(c->f, " %llu\n", (unsigned long long)ms_ticks_to_ns(b->total));
+		ms_fmt(c->f, " %llu\n", (unsigned long long)ms_ticks_to_ns(total));
 	}
 }
 
@@ -127,12 +133,12 @@ static void one_site(const struct ms_site *s, const struct ms_blame *lines, void
 	c->calls = NULL;
 }
 
-int ms_write_folded(int fd, enum ms_blame_kind kind)
+int ms_write_folded(int fd, enum ms_blame_kind kind, const struct ms_span *span)
 {
 	char buf[8192];
 	struct ms_fmt f;
 	ms_fmt_init(&f, buf, sizeof buf, fd);
-	struct ctx c = { &f, kind, NULL };
+	struct ctx c = { &f, kind, NULL, span };
 	ms_table_each(one_mutex, &c);
 	ms_blame_each_site(one_site, &c);
 	ms_fmt_flush(&f);

@@ -27,6 +27,7 @@
 #include "core/table.h"
 
 #include <dlfcn.h>
+#include <limits.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -166,7 +167,7 @@ enum {
 	PROFILE_PERIOD, PROFILE_COMMENT, PROFILE_DEFAULT_SAMPLE_TYPE,
 	VALUE_TYPE_TYPE = 1, VALUE_TYPE_UNIT,
 	SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE, SAMPLE_LABEL,
-	LABEL_KEY = 1, LABEL_STR,
+	LABEL_KEY = 1, LABEL_STR, LABEL_NUM,
 	MAPPING_ID = 1, MAPPING_MEMORY_START, MAPPING_MEMORY_LIMIT,
 	MAPPING_FILE_OFFSET, MAPPING_FILENAME, MAPPING_BUILD_ID,
 	MAPPING_HAS_FUNCTIONS, MAPPING_HAS_FILENAMES, MAPPING_HAS_LINE_NUMBERS,
@@ -542,6 +543,12 @@ struct sample_labels {
 	const struct ms_out_calls *calls;
 };
 
+/* What every sample says of the process, and the span profiled. */
+static struct {
+	uint64_t k_program, v_program, k_pid, v_pid, k_host, v_host;
+	const struct ms_span *span;
+} process;
+
 /* The samples of one mutex life's (birth) or site line's (0) blame lines
  * in list, labelled as `l` says.  The lines' ticks are turned into
  * nanoseconds as running sums per side (each line gets ns(sum so far) -
@@ -554,7 +561,12 @@ static void samples(const struct ms_blame *list, uint64_t birth,
 {
 	uint64_t ticks[2] = { 0, 0 }, ns[2] = { 0, 0 };
 	for (const struct ms_blame *b = list; b; b = b->next) {
-		if (b->birth != birth || !b->count || failed)
+		if (b->birth != birth || failed)
+			continue;
+		uint64_t count = LOAD(&b->count), total = LOAD(&b->total);
+		if (process.span) /* (the report's own lines: it takes their share) */
+			ms_blame_since((struct ms_blame *)b, MS_BLAME_PPROF, &count, &total);
+		if (!count)
 			continue;
 		int side = b->kind == MS_BLAME_WAIT ? WAITING : HOLDING;
 		uint64_t locs[MS_MAX_FRAMES + 2];
@@ -576,10 +588,10 @@ static void samples(const struct ms_blame *list, uint64_t birth,
 		uint64_t k_kind = str("kind"), v_kind = str(l->kind);
 		const char *mode = l->calls ? ms_out_stack_mode(l->calls, b->stack) : NULL;
 		uint64_t k_mode = str("mode"), v_mode = mode ? str(mode) : 0;
-		ticks[side] += b->total;
+		ticks[side] += total;
 		uint64_t delay = ms_ticks_to_ns(ticks[side]) - ns[side];
 		ns[side] += delay;
-		uint64_t values[2] = { b->count, delay };
+		uint64_t values[2] = { count, delay };
 		size_t at = pb_begin(&prof.pb, PROFILE_SAMPLE);
 		pb_packed(&prof.pb, SAMPLE_LOCATION_ID, locs, k);
 		pb_packed(&prof.pb, SAMPLE_VALUE, values, 2);
@@ -590,6 +602,12 @@ static void samples(const struct ms_blame *list, uint64_t birth,
 		label(k_kind, v_kind);
 		if (mode)
 			label(k_mode, v_mode);
+		label(process.k_program, process.v_program);
+		size_t pid_at = pb_begin(&prof.pb, SAMPLE_LABEL);
+		pb_uint(&prof.pb, LABEL_KEY, process.k_pid);
+		pb_uint(&prof.pb, LABEL_NUM, process.v_pid);
+		pb_end(&prof.pb, pid_at);
+		label(process.k_host, process.v_host);
 		pb_end(&prof.pb, at);
 	}
 }
@@ -733,7 +751,24 @@ static int write_gzip(int fd, const uint8_t *p, size_t n)
 
 /* ---- the profile -------------------------------------------------------- */
 
-int ms_write_pprof(int fd)
+/* The labels of the process: program and host as strings, pid as a
+ * number (go tool pprof -tagfocus=pid=1234 reads a number as a number). */
+static void process_labels(const struct ms_span *span)
+{
+	char host[HOST_NAME_MAX + 1];
+	if (gethostname(host, sizeof host) != 0)
+		strcpy(host, "unknown");
+	host[sizeof host - 1] = 0; /* (a name cut to fit has none) */
+	process.k_program = str("program");
+	process.v_program = str(ms_program_name());
+	process.k_pid = str("pid");
+	process.v_pid = (uint64_t)getpid();
+	process.k_host = str("host");
+	process.v_host = str(host);
+	process.span = span;
+}
+
+int ms_write_pprof(int fd, const struct ms_span *span)
 {
 	memset(&prof, 0, sizeof prof);
 	failed = 0;
@@ -748,14 +783,25 @@ int ms_write_pprof(int fd)
 	pb_uint(&prof.pb, PROFILE_DEFAULT_SAMPLE_TYPE, str("delay"));
 	value_type(PROFILE_PERIOD_TYPE, "contentions", "count");
 	pb_uint(&prof.pb, PROFILE_PERIOD, 1);
-	struct timespec now;
-	clock_gettime(CLOCK_REALTIME, &now);
-	pb_uint(&prof.pb, PROFILE_TIME_NANOS,
-		(uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec);
-	pb_uint(&prof.pb, PROFILE_DURATION_NANOS, ms_run_ns());
-	char comment[128];
-	(void)snprintf(comment, sizeof comment, "%s (pid %d)", /* may be cut */
-		       ms_program_name(), (int)getpid());
+	/* when what it covers began, and how long: a series of interval
+	 * profiles lines up on a time axis, the run's starts with the first */
+	if (span) {
+		pb_uint(&prof.pb, PROFILE_TIME_NANOS, span->start_ns);
+		pb_uint(&prof.pb, PROFILE_DURATION_NANOS, span->duration_ns);
+	} else {
+		uint64_t mono, wall;
+		ms_clock_run_start(&mono, &wall);
+		pb_uint(&prof.pb, PROFILE_TIME_NANOS, wall);
+		pb_uint(&prof.pb, PROFILE_DURATION_NANOS, ms_run_ns());
+	}
+	process_labels(span);
+	char comment[160];
+	if (span)
+		(void)snprintf(comment, sizeof comment, "%s (pid %d), interval %u", /* may be cut */
+			       ms_program_name(), (int)getpid(), span->n);
+	else
+		(void)snprintf(comment, sizeof comment, "%s (pid %d)", /* may be cut */
+			       ms_program_name(), (int)getpid());
 	pb_uint(&prof.pb, PROFILE_COMMENT, str("mutexstat"));
 	pb_uint(&prof.pb, PROFILE_COMMENT, str(comment));
 

@@ -98,7 +98,7 @@ static void append_note(int written)
 			: fm & MS_FORMAT_DOT ? ".dot" : ".wait.folded";
 	if (written && !ms_opt.output && fm == MS_FORMAT_TEXT && !ms_output_in_run_dir())
 		strcpy(report, "(stderr)");
-	else if (!written || ms_output_path(report, sizeof report, 0, ext) != 0)
+	else if (!written || ms_output_path(report, sizeof report, "", 0, ext) != 0)
 		strcpy(report, "-");
 	/* its findings' text first, for the count of failing ones */
 	size_t cap = 1u << 20;

@@ -9,6 +9,7 @@
  * is blocked in a deadlock.  The same thread runs the watchdog. */
 #define _GNU_SOURCE
 #include "runtime/dump.h"
+#include "runtime/interval.h"
 #include "analysis/waitfor.h"
 #include "stacks/where_now.h"
 #include "report/altstack.h"
@@ -270,7 +271,11 @@ static void *dump_thread(void *arg)
 		/* a pipe the program closes does not end the poll: a look at
 		 * it every second at least */
 		int timeout = ms_opt.watchdog && !watchdog_done ? 250 : pipe_gone ? -1 : 1000;
+		int due = ms_interval_timeout_ms();
+		if (due >= 0 && (timeout < 0 || due < timeout))
+			timeout = due;
 		int n = poll(&p, 1, timeout);
+		ms_interval_tick(); /* before anything below goes round again */
 		if (n >= 0 && !pipe_gone && !is_our_pipe(pipe_fd[0])) {
 			/* The program closed it (a daemon closing every
 			 * descriptor; it may have the number for a file of its
@@ -305,6 +310,7 @@ static void *dump_thread(void *arg)
 			if (__atomic_load_n(&crash_asked, __ATOMIC_ACQUIRE)) {
 				/* the process's last report: where the exit
 				 * report would go */
+				ms_interval_last();
 				ms_report_all(0);
 				/* once: a dump signal after it starts none */
 				__atomic_store_n(&crash_asked, 0, __ATOMIC_RELEASE);
@@ -406,6 +412,13 @@ static int malloc_is_glibcs(void)
 	       strstr(info.dli_fname, "/libc.so");
 }
 
+/* Whether the process needs a dump thread: for live dumps, the
+ * watchdog, crash reports or interval files. */
+static int wanted(void)
+{
+	return dump_signal || ms_opt.watchdog || ms_opt.on_crash || ms_interval_on();
+}
+
 int ms_dump_init(void)
 {
 	static const int signals[] = { SIGUSR1, SIGUSR2, 0 };
@@ -439,7 +452,7 @@ int ms_dump_init(void)
 		ms_fmt_flush(&f);
 		dump_signal = 0;
 	}
-	if (!dump_signal && !ms_opt.watchdog && !ms_opt.on_crash)
+	if (!wanted())
 		return 0;
 	if (pipe_make() != 0)
 		return -1;
@@ -490,7 +503,7 @@ void ms_dump_after_fork_child(int follow)
 			restore(ms_where_now_signal, &old_stack_sa, ms_where_now_handler);
 		return;
 	}
-	if (!dump_signal && !ms_opt.watchdog && !ms_opt.on_crash)
+	if (!wanted())
 		return;
 	/* a signal that comes before the thread waits in the pipe */
 	if (pipe_make() == 0) {

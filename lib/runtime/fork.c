@@ -13,6 +13,7 @@
  * other threads: libunwind's locks are not ours to take (stacks/stack.c). */
 #define _GNU_SOURCE
 #include "runtime/fork.h"
+#include "runtime/interval.h"
 #include "analysis/blame.h"
 #include "analysis/findings.h"
 #include "analysis/order.h"
@@ -95,6 +96,7 @@ void ms_fork_child(void)
 	ms_robust_after_fork_child();
 	ms_clock_after_fork_child();
 	__atomic_store_n(&ms_fork_unsettled, 1, __ATOMIC_RELEASE);
+	ms_interval_after_fork_child();
 	ms_dump_after_fork_child(ms_opt.follow != 0);
 	if (!ms_opt.follow) /* MUTEXSTAT_FOLLOW=0: this process is not ours */
 		__atomic_store_n(&ms_active, 0, __ATOMIC_RELEASE);

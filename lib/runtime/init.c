@@ -19,6 +19,7 @@
 #include "runtime/follow.h"
 #include "core/forked.h"
 #include "runtime/fork.h"
+#include "runtime/interval.h"
 #include "stacks/symbols.h"
 #include "report/formats.h"
 #include "report/report.h"
@@ -315,6 +316,7 @@ static void start(void)
 	ms_real_rw_resolve(); /* rwlock and spin lock calls before it resolve alone */
 	ms_stack_init();
 	ms_threads_init(ms_finding_held_at_exit);
+	ms_interval_init();
 	ms_dump_init();
 	ms_crash_init();
 	fit_address_space_limit();
@@ -437,7 +439,9 @@ static int report_from_dump_thread(void)
 static void report_to_output(void *arg)
 {
 	(void)arg;
-	ms_report_to_output();
+	ms_interval_last(); /* the series' last file, before the whole run's */
+	if (ms_opt.exit_report || ms_opt.exit_code)
+		ms_report_to_output();
 }
 
 static void exit_report(int status, void *arg)
@@ -457,7 +461,7 @@ static void exit_report(int status, void *arg)
 
 __attribute__((destructor)) static void mutexstat_destructor(void)
 {
-	if (!ms_active || !(ms_opt.exit_report || ms_opt.exit_code))
+	if (!ms_active || !(ms_opt.exit_report || ms_opt.exit_code || ms_interval_on()))
 		return;
 	/* no room for one more handler (glibc allocates it): report now */
 	if (on_exit(exit_report, NULL) != 0)

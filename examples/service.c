@@ -1,0 +1,134 @@
+/* service.c - a service that runs for a while: the subject of interval
+ * profiles (MUTEXSTAT_INTERVAL).  Worker threads take requests for the
+ * given time, in generations of a quarter of a second: each generation's
+ * threads share a session mutex, made for it and destroyed after it (the
+ * report keeps such lives by their first-lock site).  Each request also
+ * gets a mutex of its own, and updates a shared cache under one hot
+ * mutex, where the workers queue.  Half-way through, a second kind of
+ * request starts: it also logs under a second mutex, so the profile of
+ * the run changes over time.
+ *
+ *   MUTEXSTAT_INTERVAL=1 MUTEXSTAT_FORMAT=pprof mutexstat ./examples/service [seconds] [threads]
+ *
+ * Prints the number of requests served, which is the sum of both kinds'
+ * counts, with or without mutexstat. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+/* Thread functions are not static: the examples link with -rdynamic so
+ * that the report can name them without debug information. */
+
+static pthread_mutex_t cache = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+static long cache_hits, logged, served[2];
+static struct timespec start;
+static double seconds = 3, generation_end;
+
+struct session {
+	pthread_mutex_t lock;
+	long requests;
+};
+
+static double elapsed(void)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - start.tv_sec) + (double)(now.tv_nsec - start.tv_nsec) / 1e9;
+}
+
+__attribute__((noinline)) void spin(int n)
+{
+	volatile unsigned x = 0;
+	for (int i = 0; i < n; i++)
+		x += (unsigned)i;
+}
+
+__attribute__((noinline)) void update_cache(void)
+{
+	pthread_mutex_lock(&cache);
+	cache_hits++;
+	spin(2000); /* long enough for the others to queue */
+	pthread_mutex_unlock(&cache);
+}
+
+__attribute__((noinline)) void write_log(void)
+{
+	pthread_mutex_lock(&log_lock);
+	logged++;
+	spin(1000);
+	pthread_mutex_unlock(&log_lock);
+}
+
+__attribute__((noinline)) void count_in_session(struct session *s)
+{
+	pthread_mutex_lock(&s->lock);
+	s->requests++;
+	spin(500);
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* One request: a mutex of its own for its life, the cache, and from the
+ * second half on, the log. */
+__attribute__((noinline)) void handle_request(struct session *s, int late)
+{
+	count_in_session(s);
+	pthread_mutex_t request;
+	pthread_mutex_init(&request, NULL);
+	pthread_mutex_lock(&request);
+	update_cache();
+	if (late)
+		write_log();
+	pthread_mutex_unlock(&request);
+	pthread_mutex_destroy(&request);
+}
+
+void *worker(void *arg)
+{
+	long mine[2] = { 0, 0 };
+	struct session *s = arg;
+	for (double t; (t = elapsed()) < generation_end;) {
+		int late = t >= seconds / 2;
+		handle_request(s, late);
+		mine[late]++;
+		spin(3000); /* outside any lock */
+	}
+	pthread_mutex_lock(&cache);
+	served[0] += mine[0];
+	served[1] += mine[1];
+	pthread_mutex_unlock(&cache);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	int nthreads = 4;
+	if (argc > 1)
+		seconds = atof(argv[1]);
+	if (argc > 2)
+		nthreads = atoi(argv[2]);
+	if (seconds <= 0 || nthreads < 1 || nthreads > 256) {
+		fprintf(stderr, "usage: service [seconds > 0] [threads 1..256]\n");
+		return 2;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	long in_sessions = 0;
+	while (elapsed() < seconds) {
+		generation_end = elapsed() + 0.25;
+		if (generation_end > seconds)
+			generation_end = seconds;
+		struct session s = { .requests = 0 };
+		pthread_mutex_init(&s.lock, NULL);
+		pthread_t th[256];
+		for (int i = 0; i < nthreads; i++)
+			pthread_create(&th[i], NULL, worker, &s);
+		for (int i = 0; i < nthreads; i++)
+			pthread_join(th[i], NULL);
+		pthread_mutex_destroy(&s.lock);
+		in_sessions += s.requests;
+	}
+	long all = served[0] + served[1];
+	printf("served %ld requests (%ld early, %ld late)\n", all, served[0], served[1]);
+	return cache_hits == all && logged == served[1] && in_sessions == all ? 0 : 1;
+}
