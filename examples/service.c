@@ -8,13 +8,19 @@
  * request starts: it also logs under a second mutex, so the profile of
  * the run changes over time.
  *
- *   MUTEXSTAT_INTERVAL=1 MUTEXSTAT_FORMAT=pprof mutexstat ./examples/service [seconds] [threads]
+ *   MUTEXSTAT_INTERVAL=1 MUTEXSTAT_FORMAT=pprof mutexstat ./examples/service [seconds] [threads] [fork]
  *
+ * With "fork", a child is forked half-way and serves beside its parent
+ * for the rest of the time, as a pre-forking server's worker does.
  * Prints the number of requests served, which is the sum of both kinds'
- * counts, with or without mutexstat. */
+ * counts, with or without mutexstat (the child's line first, with its
+ * parent's requests before the fork in it). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <time.h>
 
 /* Thread functions are not static: the examples link with -rdynamic so
@@ -101,23 +107,15 @@ void *worker(void *arg)
 	return NULL;
 }
 
-int main(int argc, char **argv)
+/* Generations of nthreads workers until `until` seconds; returns the
+ * requests counted in their sessions. */
+static long serve(int nthreads, double until)
 {
-	int nthreads = 4;
-	if (argc > 1)
-		seconds = atof(argv[1]);
-	if (argc > 2)
-		nthreads = atoi(argv[2]);
-	if (seconds <= 0 || nthreads < 1 || nthreads > 256) {
-		fprintf(stderr, "usage: service [seconds > 0] [threads 1..256]\n");
-		return 2;
-	}
-	clock_gettime(CLOCK_MONOTONIC, &start);
 	long in_sessions = 0;
-	while (elapsed() < seconds) {
+	while (elapsed() < until) {
 		generation_end = elapsed() + 0.25;
-		if (generation_end > seconds)
-			generation_end = seconds;
+		if (generation_end > until)
+			generation_end = until;
 		struct session s = { .requests = 0 };
 		pthread_mutex_init(&s.lock, NULL);
 		pthread_t th[256];
@@ -128,7 +126,40 @@ int main(int argc, char **argv)
 		pthread_mutex_destroy(&s.lock);
 		in_sessions += s.requests;
 	}
+	return in_sessions;
+}
+
+int main(int argc, char **argv)
+{
+	int nthreads = 4, forks = argc > 3 && !strcmp(argv[3], "fork");
+	if (argc > 1)
+		seconds = atof(argv[1]);
+	if (argc > 2)
+		nthreads = atoi(argv[2]);
+	if (seconds <= 0 || nthreads < 1 || nthreads > 256 || (argc > 3 && !forks)) {
+		fprintf(stderr, "usage: service [seconds > 0] [threads 1..256] [fork]\n");
+		return 2;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	/* fork: half the time alone, then a child serves the other half
+	 * beside its parent, with the parent's numbers so far in its copy of
+	 * memory (as a pre-forking server's workers) */
+	long in_sessions = forks ? serve(nthreads, seconds / 2) : 0;
+	pid_t child = forks ? fork() : 0;
+	if (child < 0) {
+		perror("fork");
+		return 2;
+	}
+	in_sessions += serve(nthreads, seconds);
 	long all = served[0] + served[1];
-	printf("served %ld requests (%ld early, %ld late)\n", all, served[0], served[1]);
-	return cache_hits == all && logged == served[1] && in_sessions == all ? 0 : 1;
+	printf("%s %ld requests (%ld early, %ld late)\n", forks && !child ? "child served" : "served",
+	       all, served[0], served[1]);
+	int ok = cache_hits == all && logged == served[1] && in_sessions == all;
+	if (forks && child) {
+		int status;
+		if (waitpid(child, &status, 0) != child || !WIFEXITED(status) ||
+		    WEXITSTATUS(status))
+			ok = 0;
+	}
+	return ok ? 0 : 1;
 }

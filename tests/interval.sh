@@ -189,6 +189,31 @@ if [ -n "$have_go" ]; then
 	expect_eq "both processes' intervals merged: the sum of the two" "$all" "$split"
 fi
 
+# ---- a fork child: a series of its own, from the fork --------------------------
+if [ -n "$have_go" ]; then
+	mkdir "$WORK/f"
+	env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_INTERVAL=0.4 MUTEXSTAT_FORMAT=pprof \
+		MUTEXSTAT_OUTPUT="$WORK/f/r.%p" "$SERVICE" 2 2 fork >"$WORK/out" 2>"$WORK/err"
+	expect_eq "the forking service's status" "$?" 0
+	parent=$(cd "$WORK/f" && ls | sed -n 's/^r\.\([0-9]*\)\.pb\.gz$/\1/p' | sort -n | head -n 1)
+	child=$(cd "$WORK/f" && ls | sed -n 's/^r\.\([0-9]*\)\.pb\.gz$/\1/p' | sort -n | tail -n 1)
+	[ -n "$child" ] && [ "$child" != "$parent" ] && [ -e "$WORK/f/r.$child.1.pb.gz" ] &&
+		pass "the fork child writes its own series, r.$child.1.pb.gz on" ||
+		fail "no series of the fork child's: $(ls "$WORK/f" | tr '\n' ' ')"
+	for p in "$parent" "$child"; do
+		files=
+		for f in "$WORK"/f/r."$p".[0-9]*.pb.gz; do files="$files $f"; done
+		# shellcheck disable=SC2086
+		expect_eq "pid $p: its intervals add up to its whole run (a child's from the fork)" \
+			"$(contentions $files | cut -d ' ' -f 1)" \
+			"$(contentions "$WORK/f/r.$p.pb.gz" | cut -d ' ' -f 1)"
+	done
+	start_of() { date -u -d "$(go tool pprof -raw "$1" 2>/dev/null |
+		awk '/^Time:/ { print $2 " " $3; exit }')" +%s.%N; }
+	expect_eq "the child's first interval starts with its run, at the fork" \
+		"$(start_of "$WORK/f/r.$child.1.pb.gz")" "$(start_of "$WORK/f/r.$child.pb.gz")"
+fi
+
 # ---- MUTEXSTAT_KEEP --------------------------------------------------------
 mkdir "$WORK/k"
 MUTEXSTAT_INTERVAL=0.5 MUTEXSTAT_KEEP=2 MUTEXSTAT_FORMAT=pprof MUTEXSTAT_OUTPUT="$WORK/k/r" \

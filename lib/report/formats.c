@@ -71,17 +71,6 @@ static int run_file_failed;
 /* A file of the report being written could not be (ms_report_interval). */
 static int some_file_failed;
 
-static int text_writer(int fd, int arg)
-{
-	(void)arg;
-	return ms_report(fd);
-}
-
-/* One format's file (see doc/report.md, "Where it goes").  The text
- * report always reaches the user: when its file cannot be created or
- * written, a one-line warning and the report go to stderr.  Another
- * format's file is not sent to stderr (a gzip'd profile on a terminal
- * helps nobody): the warning says it is lost. */
 /* The span of the interval files being written (ms_report_interval);
  * NULL for a report of the run so far. */
 static const struct ms_span *span;
@@ -93,6 +82,17 @@ static const char *dump_infix(unsigned seq)
 	return seq && ms_opt_intervals() && !span ? "dump" : "";
 }
 
+static int text_writer(int fd, int arg)
+{
+	(void)arg;
+	return ms_report(fd);
+}
+
+/* One format's file (see doc/report.md, "Where it goes").  The text
+ * report always reaches the user: when its file cannot be created or
+ * written, a one-line warning and the report go to stderr.  Another
+ * format's file is not sent to stderr (a gzip'd profile on a terminal
+ * helps nobody): the warning says it is lost. */
 static void write_format(unsigned seq, const char *ext, const char *name,
 			 int (*writer)(int fd, int arg), int arg)
 {
@@ -275,6 +275,7 @@ static const struct {
 
 int ms_report_interval(const struct ms_span *sp, unsigned keep, int last)
 {
+	ms_fork_settle(); /* a fork child's numbers start at the fork */
 	int cancel = ms_cancel_off();
 	/* none once the process is ending: its own last interval comes
 	 * before the exit report (ending), from the exiting thread (last) */
