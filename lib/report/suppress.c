@@ -356,30 +356,53 @@ static size_t line_at(const char *s, size_t *hlen)
 	return l + (nl != NULL);
 }
 
+/* The blank lines that end text[0, len) (all of it if it is blank):
+ * where its body ends. */
+static size_t body_of(const char *text, size_t len)
+{
+	size_t body = len;
+	while (body > 1 && text[body - 1] == '\n' && text[body - 2] == '\n')
+		body--;
+	if (body == 1 && text[0] == '\n')
+		body = 0;
+	return body;
+}
+
+/* The blank lines between two findings printed (pending: after the one
+ * before, kept for the next), so that a finding left out takes the
+ * blank line before it along: none doubles, none is left at the end. */
+struct gap {
+	const char *text;
+	size_t len;
+};
+
 /* One finding (text[0, len), its heading hlen long; 0: the text before
  * the first, as it is): out, or left out by a rule.  Returns 1 if it was
- * a failing one left out. */
-static int one(struct ms_fmt *out, const char *text, size_t len, size_t hlen)
+ * a failing one left out, and sets *kept. */
+static int one(struct ms_fmt *out, const char *text, size_t len, size_t hlen,
+	       struct gap *gap, int *kept)
 {
 	int k = hlen ? kind_of(text, hlen) : -1;
 	struct rule *r = k >= 0 && nrules ? matching(k, text, len) : NULL;
+	*kept = !r;
 	if (r) {
 		r->hits++;
 		return kinds[k].failing;
 	}
-	size_t body = len; /* the blank lines after it stay after the rule */
-	while (body > 1 && text[body - 1] == '\n' && text[body - 2] == '\n')
-		body--;
+	size_t body = body_of(text, len); /* the blank lines after it stay after the rule */
+	ms_fmt(out, "%.*s", (int)gap->len, gap->text);
 	ms_fmt(out, "%.*s", (int)body, text);
 	if (k >= 0)
 		suggest(out, k, text, body);
-	ms_fmt(out, "%.*s", (int)(len - body), text + body);
+	gap->text = text + body;
+	gap->len = len - body;
 	return 0;
 }
 
 int ms_suppress_filter(const char *in, struct ms_fmt *out)
 {
-	int removed = 0;
+	int removed = 0, kept = 1;
+	struct gap gap = { "", 0 };
 	const char *chunk = in;
 	size_t hlen;
 	const char *p = in + line_at(in, &hlen);
@@ -392,13 +415,15 @@ int ms_suppress_filter(const char *in, struct ms_fmt *out)
 				break;
 			p += l;
 		}
-		removed += one(out, chunk, (size_t)(p - chunk), chunk_hlen);
+		removed += one(out, chunk, (size_t)(p - chunk), chunk_hlen, &gap, &kept);
 		if (!*p)
 			break;
 		chunk = p;
 		chunk_hlen = h;
 		p += line_at(p, &h);
 	}
+	if (kept) /* the text's own end; after a finding left out, none */
+		ms_fmt(out, "%.*s", (int)gap.len, gap.text);
 	return removed;
 }
 

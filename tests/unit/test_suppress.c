@@ -130,6 +130,35 @@ START_TEST(test_suppress_rules_leave_out_matching_findings_only)
 }
 END_TEST
 
+/* A finding left out takes its blank line along: the last one leaves
+ * no blank line behind it, all of them leave nothing, and the report's
+ * next section (which begins with its own) never follows two. */
+START_TEST(test_suppress_leaves_no_blank_line_of_a_finding_left_out)
+{
+	load_text("misuse:unlock_twice\n");
+	int removed;
+	const char *out = filtered(&removed);
+	ck_assert_int_eq(removed, 0); /* misuse does not fail a run */
+	ck_assert_ptr_null(strstr(out, "\n\n\n"));
+	size_t len = strlen(out);
+	ck_assert_uint_gt(len, 2);
+	ck_assert_msg(out[len - 1] == '\n' && out[len - 2] != '\n',
+		      "ends in a blank line: ...%s", out + len - 40);
+	ck_assert_ptr_nonnull(strstr(out, "HELD AT THREAD EXIT"));
+
+	load_text("potential-deadlock:abba\nheld-at-exit:leak\nmisuse:unlock_twice\n");
+	out = filtered(&removed);
+	ck_assert_int_eq(removed, 1);
+	ck_assert_str_eq(out, "");
+
+	load_text("held-at-exit:leak\n"); /* the middle one */
+	out = filtered(&removed);
+	ck_assert_ptr_nonnull(strstr(out, "abba)\n  to suppress it: "));
+	ck_assert_ptr_nonnull(strstr(out, "(a line of MUTEXSTAT_SUPPRESSIONS)\n\nMISUSE: "));
+	ck_assert_ptr_null(strstr(out, "\n\n\n"));
+}
+END_TEST
+
 START_TEST(test_suppress_report_counts_each_rule_and_names_the_idle_ones)
 {
 	load_text("potential-deadlock:^alice_pays\n"
@@ -236,6 +265,7 @@ Suite *suppress_suite(void)
 	TCase *tc = tcase_create("suppress");
 	tcase_add_test(tc, test_suppress_glob_matches_anywhere_unless_anchored);
 	tcase_add_test(tc, test_suppress_rules_leave_out_matching_findings_only);
+	tcase_add_test(tc, test_suppress_leaves_no_blank_line_of_a_finding_left_out);
 	tcase_add_test(tc, test_suppress_report_counts_each_rule_and_names_the_idle_ones);
 	tcase_add_test(tc, test_suppress_matches_lock_names_files_and_modules);
 	tcase_add_test(tc, test_suppress_each_kept_finding_says_its_rule);
