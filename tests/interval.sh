@@ -245,6 +245,16 @@ kept=$(cd "$WORK/d" && ls | tr '\n' ' ')
 expect_eq "the dump's files, the last interval's, the whole run's" "$kept" \
 	"r.1.pb.gz r.dump.1.pb.gz r.dump.1.txt r.pb.gz r.txt "
 
+# ---- exit() from a signal handler, MUTEXSTAT_EXIT_REPORT=0 --------------------
+# (the dump thread writes that exit's files: the last interval's alone)
+mkdir "$WORK/x"
+MUTEXSTAT_INTERVAL=60 MUTEXSTAT_EXIT_REPORT=0 MUTEXSTAT_FORMAT=text,folded \
+	MUTEXSTAT_OUTPUT="$WORK/x/r" run_with "$WORK/out" "$WORK/err" \
+	"$top_builddir/tests/exit_paths" handler-in-pause
+expect_eq "exit(4) from a signal handler: the program's status" "$?" 4
+expect_eq "MUTEXSTAT_EXIT_REPORT=0: the last interval's files, no whole-run report" \
+	"$(ls "$WORK/x" | tr '\n' ' ')" "r.1.hold.folded r.1.wait.folded "
+
 # ---- bad input ---------------------------------------------------------------
 for bad in 0 -1 ten 0.05 1.0001 10s; do
 	mkdir "$WORK/b"

@@ -124,8 +124,8 @@ static int parse_ms(const char *s, uint64_t *out)
 		return 0;
 	memcpy(whole, s, n);
 	whole[n] = 0;
-	if (!parse_u64(whole, &sec) || sec > UINT64_MAX / 1000)
-		return 0;
+	if (!parse_u64(whole, &sec) || sec > (UINT64_MAX - 999) / 1000)
+		return 0; /* (sec * 1000 + 999 fits) */
 	if (dot) {
 		const char *d = dot + 1;
 		int k = 0;

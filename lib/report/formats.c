@@ -32,11 +32,19 @@
  * dump signals would keep the exit report waiting). */
 static int files_lock, ending;
 
+/* The span of the interval files being written (ms_report_interval);
+ * NULL for a report of the run so far. */
+static const struct ms_span *span;
+/* A file of the report being written could not be (ms_report_interval). */
+static int some_file_failed;
+
 /* The child of a fork made while another thread wrote a report. */
 void ms_report_after_fork_child(void)
 {
 	files_lock = 0;
 	ending = 0;
+	span = NULL; /* an interval the parent's dump thread was writing */
+	some_file_failed = 0;
 	ms_report_text_after_fork_child();
 }
 
@@ -68,12 +76,7 @@ static void warn_file(const char *path, const char *why, int opened,
 
 /* A report file of a run's process that could not be written (report/run.h). */
 static int run_file_failed;
-/* A file of the report being written could not be (ms_report_interval). */
-static int some_file_failed;
 
-/* The span of the interval files being written (ms_report_interval);
- * NULL for a report of the run so far. */
-static const struct ms_span *span;
 
 /* Live dumps are PREFIX.N.EXT -- unless interval files are: theirs
  * that is, and a dump's PREFIX.dump.N.EXT (one series each). */

@@ -309,9 +309,12 @@ static void *dump_thread(void *arg)
 				continue;
 			if (__atomic_load_n(&crash_asked, __ATOMIC_ACQUIRE)) {
 				/* the process's last report: where the exit
-				 * report would go */
+				 * report would go (an exit() from a signal
+				 * handler's, unless MUTEXSTAT_EXIT_REPORT=0 left
+				 * it the last interval's files alone) */
 				ms_interval_last();
-				ms_report_all(0);
+				if (ms_crash.signal || ms_opt.exit_report || ms_opt.exit_code)
+					ms_report_all(0);
 				/* once: a dump signal after it starts none */
 				__atomic_store_n(&crash_asked, 0, __ATOMIC_RELEASE);
 				__atomic_store_n(&crash_done, 1, __ATOMIC_RELEASE);

@@ -329,6 +329,7 @@ static void start(void)
 	if (!got) {
 		ms_warn("mutexstat: cannot map the statistics table; "
 			"not recording\n");
+		ms_interval_stop(); /* nothing to profile */
 		__atomic_store_n(&state, DISABLED, __ATOMIC_RELEASE);
 	} else {
 		if ((uint64_t)got < ms_opt.table_size) {

@@ -109,8 +109,10 @@ static void write_interval(int last)
 		return;
 	}
 	iv.n++;
-	begin(now);
-	next_due(now);
+	begin(now); /* the next starts where this one ended */
+	/* due from when this one was written: a file that took longer than
+	 * an interval to write is not followed by another at once */
+	next_due(ms_mono_ns());
 	if (rc < 0 && !last) {
 		/* formats.c said which file and why; one failure stops the
 		 * series rather than repeating it every interval */
@@ -131,6 +133,11 @@ void ms_interval_last(void)
 {
 	if (__atomic_load_n(&iv.on, __ATOMIC_RELAXED))
 		write_interval(1);
+}
+
+void ms_interval_stop(void)
+{
+	__atomic_store_n(&iv.on, 0, __ATOMIC_RELAXED);
 }
 
 void ms_interval_after_fork_child(void)

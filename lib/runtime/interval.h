@@ -25,6 +25,9 @@ void ms_interval_tick(void);
  * (or crash report). */
 void ms_interval_last(void);
 
+/* No more interval files (the library does not record after all). */
+void ms_interval_stop(void);
+
 /* A fork child's numbers start at the fork (its table is new): so do its
  * intervals, numbered from 1 in files of its own pid. */
 void ms_interval_after_fork_child(void);
