@@ -31,6 +31,10 @@ struct ms_real {
 	int (*thread_timedjoin)(pthread_t, void **, const struct timespec *);
 	int (*thread_clockjoin)(pthread_t, void **, clockid_t, const struct timespec *);
 	pid_t (*fork_bare)(void); /* _Fork (glibc 2.34), or ENOSYS */
+	/* _exit and _Exit behind us (glibc's, or a sanitizer's interceptor
+	 * that checks at the end); NULL before start-up: the system call */
+	void (*exit_now)(int);
+	void (*exit_now_c99)(int);
 	/* The first step of the program's lock, timedlock and clocklock:
 	 * glibc's own trylock (0, or EBUSY and the slow path waits in the
 	 * call the program made).  When another library behind us wraps

@@ -181,20 +181,24 @@ MS_EXPORT int ms_mutex_consistent_np(pthread_mutex_t *m)
 	return pthread_mutex_consistent(m);
 }
 
-/* glibc's own _exit is this system call; its exit() ends with its own
- * _exit, which does not come here. */
-static __attribute__((noreturn)) void exit_now(int status)
+/* The run's end if this is its first process, then the function behind
+ * us -- glibc's, or a sanitizer's that checks before the end (TSan's) --
+ * or, before start-up resolved it, the system call glibc's makes.  glibc's
+ * exit() ends with its own _exit, which does not come here. */
+static __attribute__((noreturn)) void exit_now(void (*next)(int), int status)
 {
 	ms_run_before_exit_now(&status);
+	if (next)
+		next(status);
 	ms_exit_group(status);
 }
 
 MS_EXPORT void _exit(int status)
 {
-	exit_now(status);
+	exit_now(__atomic_load_n(&ms_real.exit_now, __ATOMIC_ACQUIRE), status);
 }
 
 MS_EXPORT void _Exit(int status)
 {
-	exit_now(status);
+	exit_now(__atomic_load_n(&ms_real.exit_now_c99, __ATOMIC_ACQUIRE), status);
 }
