@@ -7,6 +7,8 @@
  * lines within 120 columns. */
 #define _GNU_SOURCE
 #include "report/report.h"
+#include "report/lines.h"
+#include "report/top_table.h"
 #include "report/suppress.h"
 #include "glibc/glibc_fast.h"
 #include "analysis/blame.h"
@@ -36,194 +38,20 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-/* One line of the top list: a live mutex or the destroyed ones of a site. */
-struct line {
-	uintptr_t key;        /* mutex address, or the site for destroyed */
-	uint32_t r;           /* record, 0 for a site line */
-	int ended;            /* a site line: lives that ended, summed */
-	int wrapped;          /* ... at the line that called a wrapper */
-	uint64_t mutexes;     /* destroyed mutexes summed in a site line */
-	uint64_t acquisitions, contended, changes;
-	uint64_t wait_total, wait_max, hold_total, hold_max, holds; /* ns */
-	uint64_t trylock_ok, trylock_busy, timeouts, waiters_max, cond_waits;
-	uint64_t waiting_now; /* threads in a wait for it as the report reads */
-	uint64_t timeout_waits; /* timeouts after a wait, in wait_total */
-	uint64_t errors[MS_E_COUNT], misuse[MS_M_COUNT];
-	uintptr_t first_caller;
-	const char *name;
-	int timed;
-	const struct ms_site *site; /* a site line's, in the table */
-	uint32_t classes;           /* kinds of lock: 1 << ms_lock_class */
-	int reads_unknown;          /* an rwlock whose reads were not told apart */
-	struct ms_site_reads rd;    /* a read-write lock's reads (ticks) */
-};
-
-
-static void from_record(struct line *l, uintptr_t key, uint32_t r)
-{
-	const struct ms_record *rec = ms_rec(r);
-	memset(l, 0, sizeof *l);
-	l->key = key;
-	l->r = r;
-	l->acquisitions = ms_rec_acquisitions(r);
-	l->changes = ms_rec_owner_changes(r);
-	l->first_caller = LOAD(&rec->first_caller);
-	uint32_t flags = LOAD(&rec->flags);
-	l->timed = (flags & MS_F_TIMED) != 0;
-	l->classes = 1u << ms_lock_class(flags);
-	if (ms_lock_class(flags) == MS_CLASS_RWLOCK) {
-		/* no slot: none was needed (no write, no wait: every
-		 * acquisition a read), or none was left */
-		static const struct ms_read_stats none;
-		const struct ms_read_stats *rd = ms_reads_peek(r);
-		ms_reads_line(&l->rd, rd ? rd : &none, l->acquisitions);
-		l->reads_unknown = !rd && (flags & MS_F_READS_SPENT);
-	}
-	if (!(flags & MS_F_COLD))
-		return;
-	const struct ms_cold *c = &ms_table.cold[r];
-	l->contended = LOAD(&c->contended);
-	/* Wait times include waits that timed out. */
-	l->wait_total = ms_ticks_to_ns(LOAD(&c->wait_total) +
-				       LOAD(&c->timeout_wait_total));
-	uint64_t wmax = LOAD(&c->wait_max), tmax = LOAD(&c->timeout_wait_max);
-	l->wait_max = ms_ticks_to_ns(wmax > tmax ? wmax : tmax);
-	l->hold_total = ms_ticks_to_ns(LOAD(&c->hold_total));
-	l->hold_max = ms_ticks_to_ns(LOAD(&c->hold_max));
-	l->holds = LOAD(&c->holds);
-	l->trylock_ok = LOAD(&c->trylock_ok);
-	l->trylock_busy = LOAD(&c->trylock_busy);
-	l->timeouts = LOAD(&c->timeouts);
-	l->timeout_waits = LOAD(&c->timeout_waits);
-	l->waiters_max = LOAD(&c->waiters_max);
-	l->waiting_now = (uint32_t)LOAD(&c->waiting);
-	l->cond_waits = LOAD(&c->cond_waits);
-	for (int i = 0; i < MS_E_COUNT; i++)
-		l->errors[i] = LOAD(&c->errors[i]);
-	for (int i = 0; i < MS_M_COUNT; i++)
-		l->misuse[i] = LOAD(&c->misuse[i]);
-	l->name = LOAD(&c->name);
-}
-
-/* s: site line i as ms_table_site reads it. */
-static void from_site(struct line *l, const struct ms_site *s, uint32_t i)
-{
-	memset(l, 0, sizeof *l);
-	l->key = s->site;
-	l->ended = 1;
-	l->site = &ms_table.sites[i];
-	l->name = s->name;
-	l->wrapped = s->wrapped != 0;
-	l->mutexes = s->mutexes;
-	l->acquisitions = s->acquisitions;
-	l->contended = s->contended;
-	l->changes = s->owner_changes;
-	l->wait_total = ms_ticks_to_ns(s->wait_total);
-	l->wait_max = ms_ticks_to_ns(s->wait_max);
-	l->hold_total = ms_ticks_to_ns(s->hold_total);
-	l->hold_max = ms_ticks_to_ns(s->hold_max);
-	l->holds = s->holds;
-	l->trylock_ok = s->trylock_ok;
-	l->trylock_busy = s->trylock_busy;
-	l->timeouts = s->timeouts;
-	l->timeout_waits = s->timeout_waits;
-	l->cond_waits = s->cond_waits;
-	l->waiters_max = s->waiters_max;
-	memcpy(l->errors, s->errors, sizeof l->errors);
-	memcpy(l->misuse, s->misuse, sizeof l->misuse);
-	l->first_caller = s->site;
-	l->classes = s->classes ? s->classes : 1u << MS_CLASS_MUTEX;
-	l->rd = s->rd;
-}
-
-static uint64_t sort_key(const struct line *l)
-{
-	switch (ms_opt.sort) {
-	case MS_SORT_WAIT_MAX: return l->wait_max;
-	case MS_SORT_CONTENDED: return l->contended;
-	case MS_SORT_ACQUIRED: return l->acquisitions;
-	case MS_SORT_HOLD: return l->holds ? l->hold_total / l->holds : 0;
-	case MS_SORT_HOLD_MAX: return l->hold_max;
-	case MS_SORT_CHANGES: return l->changes;
-	default: return l->wait_total;
-	}
-}
-
-/* a ranks before b */
-static int before(const struct line *a, const struct line *b)
-{
-	uint64_t ka = sort_key(a), kb = sort_key(b);
-	if (ka != kb)
-		return ka > kb;
-	if (a->acquisitions != b->acquisitions)
-		return a->acquisitions > b->acquisitions;
-	return a->key < b->key;
-}
-
-/* The top list.  While the table is read it is a heap with the lowest
- * ranked line at its root, so each mutex costs O(log top) however large
- * MUTEXSTAT_TOP is (a list kept sorted by insertion cost O(top) per mutex:
- * 79 s for 200,000 mutexes and the top 100,000); top_sort then puts it in
- * order, best first. */
+/* The top list: the report's best lines (lines.h), and what the header
+ * counts of all of them. */
 struct top {
-	struct line *lines;
+	struct ms_line *lines;
 	size_t n, cap;
 	uint64_t live, used, held, misused, timed;
 };
 
-static void line_swap(struct line *a, struct line *b)
+static void top_offer(struct top *t, const struct ms_line *l)
 {
-	struct line tmp = *a;
-	*a = *b;
-	*b = tmp;
+	ms_lines_offer(t->lines, sizeof *t->lines, &t->n, t->cap, l);
 }
 
-/* Moves lines[i] down the first n lines until no child ranks below it. */
-static void heap_down(struct line *lines, size_t n, size_t i)
-{
-	for (;;) {
-		size_t low = i, c = 2 * i + 1;
-		if (c < n && before(&lines[low], &lines[c]))
-			low = c;
-		if (c + 1 < n && before(&lines[low], &lines[c + 1]))
-			low = c + 1;
-		if (low == i)
-			return;
-		line_swap(&lines[i], &lines[low]);
-		i = low;
-	}
-}
-
-static void top_offer(struct top *t, const struct line *l)
-{
-	if (!t->cap)
-		return;
-	if (t->n == t->cap) {
-		if (!before(l, &t->lines[0]))
-			return; /* it ranks below every line kept */
-		t->lines[0] = *l;
-		heap_down(t->lines, t->n, 0);
-		return;
-	}
-	size_t i = t->n++;
-	t->lines[i] = *l;
-	while (i > 0 && before(&t->lines[(i - 1) / 2], &t->lines[i])) {
-		line_swap(&t->lines[(i - 1) / 2], &t->lines[i]);
-		i = (i - 1) / 2;
-	}
-}
-
-/* The heap's lowest line goes to the end, then the next lowest before it:
- * best first. */
-static void top_sort(struct top *t)
-{
-	for (size_t n = t->n; n > 1; n--) {
-		line_swap(&t->lines[0], &t->lines[n - 1]);
-		heap_down(t->lines, n - 1, 0);
-	}
-}
-
-static int is_used(const struct line *l)
+static int is_used(const struct ms_line *l)
 {
 	uint64_t e = 0;
 	for (int i = 0; i < MS_E_COUNT; i++)
@@ -236,8 +64,8 @@ static int is_used(const struct line *l)
 static void collect(uintptr_t key, uint32_t r, void *arg)
 {
 	struct top *t = arg;
-	struct line l;
-	from_record(&l, key, r);
+	struct ms_line l;
+	ms_line_from_record(&l, key, r);
 	t->live++;
 	if (LOAD(&ms_rec(r)->owner) & MS_HELD)
 		t->held++;
@@ -264,29 +92,6 @@ static void collect(uintptr_t key, uint32_t r, void *arg)
 static const char *plural(uint64_t n, const char *one, const char *many)
 {
 	return n == 1 ? one : many;
-}
-
-static const char *mutex_label(char *out, size_t cap, const struct line *l)
-{
-	struct ms_fmt f;
-	ms_fmt_init(&f, out, cap, -1);
-	if (l->ended)
-		ms_fmt(&f, "%llu ended", (unsigned long long)l->mutexes);
-	else if (l->name)
-		ms_fmt_name(&f, l->name, 18);
-	else
-		ms_fmt(&f, "%p", (void *)l->key);
-	return ms_fmt_str(&f);
-}
-
-static const char *dur(char *out, uint64_t ns, int known)
-{
-	if (!known) {
-		out[0] = '-';
-		out[1] = 0;
-		return out;
-	}
-	return ms_duration(out, ns);
 }
 
 /* Ended lives that were never locked: they are summed under site 0. */
@@ -423,60 +228,6 @@ static void header(struct ms_fmt *f, const struct top *t)
  * live mutex first locked in a wrapper with a stack of its own, the
  * wrapper's caller (stacks/site.h) -- the detail section shows both.  An ended
  * line's key is already that. */
-static uintptr_t column_site(const struct line *l)
-{
-	if (!l->r)
-		return l->first_caller;
-	return ms_site_beyond_wrapper(l->first_caller, LOAD(&ms_rec(l->r)->first_stack));
-}
-
-/* The top table's kind column: the kinds of a line's locks. */
-static const char *kind_column(uint32_t classes)
-{
-	switch (classes) {
-	case 1u << MS_CLASS_MUTEX: return "mutex";
-	case 1u << MS_CLASS_RWLOCK: return "rwlock";
-	case 1u << MS_CLASS_SPIN: return "spin";
-	default: return "mixed";
-	}
-}
-
-static void top_table(struct ms_fmt *f, const struct top *t)
-{
-	/* A program of mutexes alone sees the table it always did; one
-	 * with other locks gets "locks" and a kind column. */
-	uint32_t classes = 0;
-	for (size_t i = 0; i < t->n; i++)
-		classes |= t->lines[i].classes;
-	int kinds = (classes & ~(1u << MS_CLASS_MUTEX)) != 0;
-	ms_fmt(f, "\nTop %zu %s by %s:\n", t->n,
-	       kinds ? plural(t->n, "lock", "locks") : plural(t->n, "mutex", "mutexes"),
-	       ms_sort_name(ms_opt.sort));
-	ms_fmt(f, "%3s %-18s %10s %10s %9s %9s %9s %9s %8s  %s%s\n", "#", kinds ? "lock" : "mutex",
-	       "acquired", "contended", "wait tot", "wait max", "hold avg",
-	       "hold max", "changes", kinds ? "kind    " : "", "first locked at");
-	for (size_t i = 0; i < t->n; i++) {
-		const struct line *l = &t->lines[i];
-		char label[40], a[16], b[16], c[16], d[16], site[256], kind[16];
-		int held_known = l->holds > 0;
-		struct ms_fmt kf;
-		ms_fmt_init(&kf, kind, sizeof kind, -1);
-		if (kinds)
-			ms_fmt(&kf, "%-8s", kind_column(l->classes));
-		ms_fmt(f, "%3zu %-18s %10llu %10llu %9s %9s %9s %9s %8llu  %s%s\n",
-		       i + 1, mutex_label(label, sizeof label, l),
-		       (unsigned long long)l->acquisitions,
-		       (unsigned long long)l->contended,
-		       dur(a, l->wait_total, 1), dur(b, l->wait_max, 1),
-		       dur(c, held_known ? l->hold_total / l->holds : 0, held_known),
-		       dur(d, l->hold_max, held_known),
-		       (unsigned long long)l->changes, ms_fmt_str(&kf),
-		       !l->first_caller ? "(never locked)" :
-		       ms_symbol_fit((char *)ms_symbolize_short(column_site(l), site, sizeof site),
-				WIDTH - 96 - (kinds ? 8 : 0)));
-	}
-}
-
 struct held_ctx {
 	struct ms_fmt *f;
 	uint64_t now;
@@ -833,7 +584,7 @@ static uint64_t writes_only(uint64_t *out, const uint64_t *all, const uint64_t *
 }
 
 /* A read-write lock's histograms, by mode (all: both modes'). */
-static void print_mode_hists(struct ms_fmt *f, const struct line *l, const uint64_t *wait,
+static void print_mode_hists(struct ms_fmt *f, const struct ms_line *l, const uint64_t *wait,
 			     uint64_t wait_max, const uint64_t *hold, uint64_t hold_max)
 {
 	uint64_t w[MS_HIST_BUCKETS];
@@ -849,7 +600,7 @@ static void print_mode_hists(struct ms_fmt *f, const struct line *l, const uint6
 }
 
 /* The line's reads and writes, for a read-write lock. */
-static void print_modes(struct ms_fmt *f, const struct line *l)
+static void print_modes(struct ms_fmt *f, const struct ms_line *l)
 {
 	if (!(l->classes & (1u << MS_CLASS_RWLOCK)))
 		return;
@@ -897,7 +648,7 @@ static void print_modes(struct ms_fmt *f, const struct line *l)
 }
 
 /* The wait and hold histograms of a live mutex or of an ended line. */
-static void print_hists(struct ms_fmt *f, const struct line *l)
+static void print_hists(struct ms_fmt *f, const struct ms_line *l)
 {
 	uint64_t wait[MS_HIST_BUCKETS], hold[MS_HIST_BUCKETS], wait_max, hold_max;
 	if (l->ended) {
@@ -925,7 +676,7 @@ static void print_hists(struct ms_fmt *f, const struct line *l)
 	ms_report_hist(f, "hold times, of the holds timed", hold, MS_HIST_BUCKETS, hold_max);
 }
 
-static void print_detail(struct ms_fmt *f, size_t rank, const struct line *l)
+static void print_detail(struct ms_fmt *f, size_t rank, const struct ms_line *l)
 {
 	char site[256], a[16];
 	if (l->ended) {
@@ -1058,7 +809,7 @@ static int findings_kept(struct ms_fmt *f, int misuse, int say)
  * returned, once done). */
 static size_t top_build(struct top *t)
 {
-	size_t bytes = (ms_opt.top * sizeof(struct line) + 4095) & ~(size_t)4095;
+	size_t bytes = (ms_opt.top * sizeof(struct ms_line) + 4095) & ~(size_t)4095;
 	t->lines = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
 			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (t->lines == MAP_FAILED) {
@@ -1069,15 +820,15 @@ static size_t top_build(struct top *t)
 	if (__atomic_load_n(&ms_table.ready, __ATOMIC_ACQUIRE)) {
 		ms_table_each(collect, t);
 		for (uint32_t i = 0; i < LOAD(&ms_table.nsites); i++) {
-			struct line l;
+			struct ms_line l;
 			struct ms_site sv;
 			ms_table_site(i, &sv);
-			from_site(&l, &sv, i);
+			ms_line_from_site(&l, &sv, i);
 			t->timed += sv.timed_mutexes; /* ended: in the header's count */
 			if (is_used(&l))
 				top_offer(t, &l);
 		}
-		top_sort(t);
+		ms_lines_sort(t->lines, sizeof *t->lines, t->n);
 	}
 	return bytes;
 }
@@ -1108,12 +859,12 @@ void ms_report_each_top(void (*fn)(const struct ms_top_line *l, void *arg), void
 	size_t bytes = top_build(&t);
 	ms_symbols_begin();
 	for (size_t i = 0; i < t.n; i++) {
-		const struct line *l = &t.lines[i];
+		const struct ms_line *l = &t.lines[i];
 		struct ms_top_line out = { .name = l->name, .wait_ns = l->wait_total,
 					   .contended = l->contended,
 					   .acquisitions = l->acquisitions };
 		if (l->first_caller)
-			ms_symbolize(column_site(l), out.site, sizeof out.site);
+			ms_symbolize(ms_line_site(l), out.site, sizeof out.site);
 		else
 			strcpy(out.site, "(never locked)");
 		fn(&out, arg);
@@ -1180,7 +931,7 @@ int ms_report(int fd)
 		/* Findings first, each under a heading a script can grep. */
 		failing = findings_kept(&f, t.misused || site_misuse(), 1);
 		if (t.n) /* none when the only thread waits in its first lock */
-			top_table(&f, &t);
+			ms_top_table(&f, t.lines, sizeof *t.lines, t.n, "");
 		if (t.held) {
 			struct held_ctx h = { &f, ms_clock_now_ticks(), 0 };
 			ms_table_each(print_held, &h);
