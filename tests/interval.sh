@@ -10,8 +10,9 @@
 # carries program, pid and host labels; time_nanos and duration_nanos make
 # the profiles a time series without gaps.  MUTEXSTAT_KEEP keeps the
 # newest N; a live dump is PREFIX.dump.N then.  Bad input: an interval of
-# 0, negative, not a number, too many decimals; no profile format; an
-# output directory that does not exist; the launcher's --interval.
+# 0, negative, not a number, too many decimals; an output directory that
+# does not exist; the launcher's --interval.  (The text, JSON and DOT
+# interval files: tests/interval_text.sh.)
 
 . "$top_srcdir/tests/lib.sh"
 
@@ -45,12 +46,12 @@ while [ -e "$WORK/a/r.$((n + 1)).pb.gz" ]; do n=$((n + 1)); done
 	fail "$n interval profiles; want 3 or more"
 missing=
 for i in $(seq 1 "$n"); do
-	for ext in pb.gz wait.folded hold.folded; do
+	for ext in txt pb.gz wait.folded hold.folded; do
 		[ -e "$WORK/a/r.$i.$ext" ] || missing="$missing r.$i.$ext"
 	done
 done
-expect_eq "each interval has its three files" "$missing" ""
-others=$(cd "$WORK/a" && ls | grep -Ev "^r\.([0-9]+\.)?(pb\.gz|wait\.folded|hold\.folded)$|^r\.txt$" | tr '\n' ' ')
+expect_eq "each interval has its four files" "$missing" ""
+others=$(cd "$WORK/a" && ls | grep -Ev "^r\.([0-9]+\.)?(txt|pb\.gz|wait\.folded|hold\.folded)$" | tr '\n' ' ')
 expect_eq "no other files, no gap in the numbers" "$others$(ls "$WORK/a" | grep -c '\.pb\.gz$')" "$((n + 1))"
 for f in r.txt r.pb.gz r.wait.folded r.hold.folded; do
 	[ -s "$WORK/a/$f" ] && pass "the whole run's $f as without an interval" ||
@@ -243,7 +244,7 @@ wait_or_kill $job 30
 expect_eq "the service's status, dumped" "$?" 0
 kept=$(cd "$WORK/d" && ls | tr '\n' ' ')
 expect_eq "the dump's files, the last interval's, the whole run's" "$kept" \
-	"r.1.pb.gz r.dump.1.pb.gz r.dump.1.txt r.pb.gz r.txt "
+	"r.1.pb.gz r.1.txt r.dump.1.pb.gz r.dump.1.txt r.pb.gz r.txt "
 
 # ---- exit() from a signal handler, MUTEXSTAT_EXIT_REPORT=0 --------------------
 # (the dump thread writes that exit's files: the last interval's alone)
@@ -253,7 +254,7 @@ MUTEXSTAT_INTERVAL=60 MUTEXSTAT_EXIT_REPORT=0 MUTEXSTAT_FORMAT=text,folded \
 	"$top_builddir/tests/exit_paths" handler-in-pause
 expect_eq "exit(4) from a signal handler: the program's status" "$?" 4
 expect_eq "MUTEXSTAT_EXIT_REPORT=0: the last interval's files, no whole-run report" \
-	"$(ls "$WORK/x" | tr '\n' ' ')" "r.1.hold.folded r.1.wait.folded "
+	"$(ls "$WORK/x" | tr '\n' ' ')" "r.1.hold.folded r.1.txt r.1.wait.folded "
 
 # ---- bad input ---------------------------------------------------------------
 for bad in 0 -1 ten 0.05 1.0001 10s; do
@@ -266,12 +267,6 @@ for bad in 0 -1 ten 0.05 1.0001 10s; do
 	expect_eq "MUTEXSTAT_INTERVAL=$bad: the whole run's profile alone" "$(ls "$WORK/b")" "r.pb.gz"
 	rm -rf "$WORK/b"
 done
-mkdir "$WORK/b"
-MUTEXSTAT_INTERVAL=1 MUTEXSTAT_OUTPUT="$WORK/b/r" \
-	run_with "$WORK/out" "$WORK/err" "$SERVICE" 0.3 2
-expect_eq "an interval with the text format alone: said, once" "$(cat "$WORK/err")" \
-	"mutexstat: MUTEXSTAT_INTERVAL writes the pprof and folded formats, and MUTEXSTAT_FORMAT asks for neither: no interval files"
-expect_eq "and the text report as ever" "$(ls "$WORK/b")" "r"
 MUTEXSTAT_INTERVAL=0.2 MUTEXSTAT_FORMAT=pprof MUTEXSTAT_OUTPUT="$WORK/no/such/dir/r" \
 	run_with "$WORK/out" "$WORK/err" "$SERVICE" 1 2
 expect_eq "an output directory that does not exist: the service runs as ever" "$?" 0

@@ -15,9 +15,11 @@
 
 enum ms_blame_kind { MS_BLAME_WAIT, MS_BLAME_HOLD };
 
-/* The formats that write interval profiles of the lines, each keeping
- * its own account of what it showed (one may be asked for, not both). */
-enum ms_blame_format { MS_BLAME_PPROF, MS_BLAME_FOLDED, MS_BLAME_FORMATS };
+/* The formats that write interval files of the lines, each keeping its
+ * own account of what it showed (one may be asked for, not another).
+ * The text and JSON files share one: both are written from the same
+ * reading of an interval (report/interval_lines.h). */
+enum ms_blame_format { MS_BLAME_PPROF, MS_BLAME_FOLDED, MS_BLAME_REPORT, MS_BLAME_FORMATS };
 
 struct ms_blame {
 	struct ms_blame *next;   /* the mutex's next line */

@@ -88,7 +88,7 @@ static const struct option {
 	  "findings left out of the report: a file of KIND:PATTERN lines",
 	  suppressions_copy },
 	{ "MUTEXSTAT_INTERVAL", SECONDS, "", 100, 86400000, NULL, &ms_opt.interval_ms,
-	  "seconds (0.1 or more, decimals allowed): write the profile formats each "
+	  "seconds (0.1 or more, decimals allowed): write each format every "
 	  "interval, each with what happened since the one before; unset = off", NULL },
 	{ "MUTEXSTAT_KEEP", NUM, "0", 0, 1000000, NULL, &ms_opt.keep,
 	  "interval files kept per format, the newest; 0 = all", NULL },

@@ -44,11 +44,11 @@ struct ms_options {
 
 extern struct ms_options ms_opt;
 
-/* Whether interval files are asked for: an interval, and a format that
- * writes them (pprof, folded; runtime/interval.h). */
+/* Whether interval files are asked for (runtime/interval.h): every
+ * format writes them. */
 static inline int ms_opt_intervals(void)
 {
-	return ms_opt.interval_ms && (ms_opt.formats & (MS_FORMAT_PPROF | MS_FORMAT_FOLDED));
+	return ms_opt.interval_ms != 0;
 }
 
 /* Parse the environment (via the getter, normally secure_getenv) into

@@ -941,21 +941,47 @@ uint64_t ms_rec_owner_changes(uint32_t r)
 	return less_base(r, LOAD(&ms_rec(r)->owner_changes), 1);
 }
 
+/* The site whose line a life's numbers go to when it ends: where it was
+ * first locked, or the caller of the wrapper it was locked through. */
+static inline __attribute__((always_inline)) uintptr_t
+life_site(const struct ms_record *rec, int *wrapped)
+{
+	uintptr_t site = LOAD(&rec->first_caller);
+	uint32_t first_stack = LOAD(&rec->first_stack);
+	*wrapped = 0;
+	if (unlikely(first_stack && !(first_stack & MS_SITE_SHARED)) &&
+	    hooks.site_beyond_wrapper) {
+		uintptr_t beyond = hooks.site_beyond_wrapper(site, first_stack);
+		*wrapped = beyond != site; /* a wrapper's life: its caller's line */
+		site = beyond;
+	}
+	return site;
+}
+
+uintptr_t ms_table_life_site(uint32_t r)
+{
+	int wrapped;
+	return life_site(ms_rec(r), &wrapped);
+}
+
+long ms_table_site_line(uintptr_t site)
+{
+	uint32_t at;
+	const struct ms_site *s = site_find(&ms_table, site, &at);
+	if (s)
+		return s - ms_table.sites;
+	/* past MS_MAX_SITES the rest share the last line (site_for) */
+	return LOAD(&ms_table.nsites) == MS_MAX_SITES ? MS_MAX_SITES - 1 : -1;
+}
+
 /* A life ends (its stripe st is locked): its numbers go to its site.
  * Inline, with what most lives need only: the stripe's sums. */
 static inline __attribute__((always_inline)) void
 fold(struct ms_table *t, uint32_t r, struct ms_stripe *st)
 {
 	struct ms_record *rec = ms_rec(r);
-	uintptr_t site = LOAD(&rec->first_caller);
-	uint32_t first_stack = LOAD(&rec->first_stack);
-	int wrapped = 0;
-	if (unlikely(first_stack && !(first_stack & MS_SITE_SHARED)) &&
-	    hooks.site_beyond_wrapper) {
-		uintptr_t beyond = hooks.site_beyond_wrapper(site, first_stack);
-		wrapped = beyond != site; /* a wrapper's life: its caller's line */
-		site = beyond;
-	}
+	int wrapped;
+	uintptr_t site = life_site(rec, &wrapped);
 	struct ms_site *s;
 	if (likely(st->fold_site && t->sites[st->fold_site - 1].site == site))
 		s = &t->sites[st->fold_site - 1]; /* the usual case: no lookup */

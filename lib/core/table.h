@@ -319,6 +319,12 @@ struct ms_stripe {
  * hold for it. */
 void ms_table_site(uint32_t i, struct ms_site *out);
 
+/* The site a life of record r ends in (its site line's key): as the
+ * table will sum it, from what the life has now.  And the number of the
+ * line of `site`, -1 if there is none yet. */
+uintptr_t ms_table_life_site(uint32_t r);
+long ms_table_site_line(uintptr_t site);
+
 /* Fork from a signal handler that interrupted an update of this thread:
  * every other update lock, for a while each (fork.c). */
 void ms_table_lock_around_update(void);

@@ -2,6 +2,8 @@
  * where MUTEXSTAT_OUTPUT says; see formats.h. */
 #define _GNU_SOURCE
 #include "report/formats.h"
+#include "report/interval_lines.h"
+#include "report/interval_text.h"
 #include "analysis/blame.h"
 #include "base/clock.h"
 #include "base/internal.h"
@@ -35,6 +37,8 @@ static int files_lock, ending;
 /* The span of the interval files being written (ms_report_interval);
  * NULL for a report of the run so far. */
 static const struct ms_span *span;
+/* The interval being written, for its text and JSON (ms_report_interval). */
+static struct ms_iv interval;
 /* A file of the report being written could not be (ms_report_interval). */
 static int some_file_failed;
 
@@ -44,6 +48,8 @@ void ms_report_after_fork_child(void)
 	files_lock = 0;
 	ending = 0;
 	span = NULL; /* an interval the parent's dump thread was writing */
+	memset(&interval, 0, sizeof interval); /* (its memory: the parent's) */
+	ms_iv_after_fork_child();
 	some_file_failed = 0;
 	ms_report_text_after_fork_child();
 }
@@ -85,6 +91,14 @@ static const char *dump_infix(unsigned seq)
 	return seq && ms_opt_intervals() && !span ? "dump" : "";
 }
 
+/* A file's name ends in its format's ext -- but for text alone, where
+ * MUTEXSTAT_OUTPUT names the report itself (and PREFIX.N its dumps and
+ * intervals). */
+static const char *file_ext(const char *ext)
+{
+	return ms_opt.formats == MS_FORMAT_TEXT ? "" : ext;
+}
+
 static int text_writer(int fd, int arg)
 {
 	(void)arg;
@@ -103,7 +117,7 @@ static void write_format(unsigned seq, const char *ext, const char *name,
 		return;
 	int saved = errno;
 	ms_guard_enter(&ms_self);
-	int text = writer == text_writer;
+	int text = writer == text_writer; /* (an interval's text: a file only) */
 	if (text && ms_opt.formats == MS_FORMAT_TEXT && !ms_opt.output &&
 	    !ms_output_in_run_dir()) {
 		int fd = ms_output_stderr();
@@ -118,8 +132,7 @@ static void write_format(unsigned seq, const char *ext, const char *name,
 	 * formats it is the prefix of each file's name. */
 	char path[4096], why[96];
 	int fd = -1;
-	if (ms_output_path(path, sizeof path, dump_infix(seq), seq,
-			   ms_opt.formats == MS_FORMAT_TEXT ? "" : ext) == 0)
+	if (ms_output_path(path, sizeof path, dump_infix(seq), seq, file_ext(ext)) == 0)
 		fd = ms_output_create(path, why, sizeof why);
 	else
 		strcpy(why, "ENAMETOOLONG");
@@ -264,16 +277,34 @@ written:
 	ms_cancel_restore(cancel);
 }
 
-/* The interval files' formats, with their file names' ends. */
+static int interval_text_writer(int fd, int arg)
+{
+	(void)arg;
+	return ms_write_interval_text(fd, &interval, span);
+}
+
+static int interval_json_writer(int fd, int arg)
+{
+	(void)arg;
+	return ms_write_interval_json(fd, &interval, span);
+}
+
+/* The interval files' formats, with their file names' ends.  Text and
+ * JSON hold the interval's numbers (interval_lines.h), the profiles its
+ * blame lines' share; DOT draws the graphs as they stand as it ends (a
+ * graph of lock order does not add up). */
 static const struct {
 	uint64_t format;
 	const char *ext, *name;
 	int (*writer)(int fd, int arg);
 	int arg;
 } interval_files[] = {
+	{ MS_FORMAT_TEXT, ".txt", "text", interval_text_writer, 0 },
 	{ MS_FORMAT_FOLDED, ".wait.folded", "folded", folded_writer, MS_BLAME_WAIT },
 	{ MS_FORMAT_FOLDED, ".hold.folded", "folded", folded_writer, MS_BLAME_HOLD },
 	{ MS_FORMAT_PPROF, ".pb.gz", "pprof", pprof_writer, 0 },
+	{ MS_FORMAT_DOT, ".dot", "dot", dot_writer, 0 },
+	{ MS_FORMAT_JSON, ".json", "json", interval_json_writer, 0 },
 };
 
 int ms_report_interval(const struct ms_span *sp, unsigned keep, int last)
@@ -292,16 +323,27 @@ int ms_report_interval(const struct ms_span *sp, unsigned keep, int last)
 	ms_clock_report_begin();
 	ms_blame_readers(1);
 	ms_symbols_begin();
+	/* text and JSON show the same reading of the interval; without
+	 * memory for it, none (its numbers go to the next interval's) */
+	int numbers = (ms_opt.formats & (MS_FORMAT_TEXT | MS_FORMAT_JSON)) &&
+		      ms_iv_take(&interval) == 0;
 	size_t n = sizeof interval_files / sizeof *interval_files;
-	for (size_t i = 0; i < n; i++)
-		if (ms_opt.formats & interval_files[i].format)
-			write_format(sp->n, interval_files[i].ext, interval_files[i].name,
-				     interval_files[i].writer, interval_files[i].arg);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t fm = interval_files[i].format;
+		if (!(ms_opt.formats & fm) ||
+		    ((fm & (MS_FORMAT_TEXT | MS_FORMAT_JSON)) && !numbers))
+			continue;
+		write_format(sp->n, interval_files[i].ext, interval_files[i].name,
+			     interval_files[i].writer, interval_files[i].arg);
+	}
+	if (numbers)
+		ms_iv_free(&interval);
 	/* MUTEXSTAT_KEEP: the newest keep intervals' files stay */
 	for (size_t i = 0; keep && sp->n > keep && i < n; i++) {
 		char path[4096];
 		if ((ms_opt.formats & interval_files[i].format) &&
-		    ms_output_path(path, sizeof path, "", sp->n - keep, interval_files[i].ext) == 0)
+		    ms_output_path(path, sizeof path, "", sp->n - keep,
+				   file_ext(interval_files[i].ext)) == 0)
 			unlink(path); /* (gone already: the user's to remove too) */
 	}
 	ms_symbols_end();

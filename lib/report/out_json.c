@@ -8,6 +8,9 @@
 #define _GNU_SOURCE
 #include "report/out_json.h"
 #include "report/json_writer.h"
+#include "report/interval_lines.h"
+#include "report/report_hist.h"
+#include "report/span.h"
 #include "report/out_modes.h"
 #include "report/report.h"
 #include "base/output.h"
@@ -261,6 +264,8 @@ static void max_ns(struct ms_jw *j, const char *key, uint64_t v)
 		ms_jw_num(j, key, v);
 }
 
+static void hold_and_histograms(struct ms_jw *j, const struct mode *m);
+
 /* One mode's fields, in the object the caller opened: the lock's names
  * for the same numbers. */
 static void mode_fields(struct ms_jw *j, const struct mode *m)
@@ -272,6 +277,12 @@ static void mode_fields(struct ms_jw *j, const struct mode *m)
 	ms_jw_num(j, "timeouts", m->timeouts);
 	ms_jw_num(j, "wait_total_ns", m->wait_total);
 	max_ns(j, "wait_max_ns", m->wait_max);
+	hold_and_histograms(j, m);
+}
+
+/* "hold" and "histograms" of a mode, or of a lock's interval. */
+static void hold_and_histograms(struct ms_jw *j, const struct mode *m)
+{
 	if (m->holds) {
 		ms_jw_obj(j, "hold");
 		ms_jw_num(j, "timed", m->holds);
@@ -1102,6 +1113,125 @@ int ms_write_json(int fd)
 		ms_jw_arr(&j, "findings");
 		ms_jw_arr_end(&j);
 	}
+	ms_jw_obj_end(&j);
+	ms_fmt(&j.f, "\n");
+	ms_fmt_flush(&j.f);
+	if (j.f.failed)
+		errno = j.f.failed;
+	return j.f.failed ? -1 : 0;
+}
+
+/* ---- one interval ------------------------------------------------------- */
+
+static void interval_stacks(struct ms_jw *j, const char *key, const struct ms_iv_line *o,
+			    int kind)
+{
+	ms_jw_arr(j, key);
+	for (int i = 0; i < o->nstacks[kind]; i++) {
+		const struct ms_iv_stack *st = &o->stacks[kind][i];
+		ms_jw_obj(j, NULL);
+		ms_jw_num(j, "count", st->count);
+		ms_jw_num(j, "total_ns", ms_ticks_to_ns(st->total));
+		stack(j, "stack", st->stack);
+		ms_jw_obj_end(j);
+	}
+	ms_jw_arr_end(j);
+	char more[32];
+	struct ms_fmt mf;
+	ms_fmt_init(&mf, more, sizeof more, -1);
+	ms_fmt(&mf, "%s_more", key);
+	ms_jw_num(j, ms_fmt_str(&mf), (uint64_t)(o->all_stacks[kind] - o->nstacks[kind]));
+}
+
+static void interval_lock(struct ms_jw *j, const struct ms_iv_line *o)
+{
+	const struct ms_line *l = &o->l;
+	ms_jw_obj(j, NULL);
+	if (l->ended)
+		ms_jw_null(j, "address");
+	else
+		ms_jw_addr(j, "address", l->key);
+	ms_jw_str(j, "name", l->name);
+	ms_jw_str(j, "lock", ms_out_classes_name(l->classes));
+	/* a site line: the lives that ended there, and how many in this
+	 * interval (its numbers are theirs not shown by an interval before) */
+	ms_jw_boolean(j, "ended", l->ended);
+	if (l->ended)
+		ms_jw_num(j, "mutexes_ended", l->mutexes);
+	else
+		ms_jw_null(j, "mutexes_ended");
+	frame(j, "first_locked_at", ms_line_site(l));
+	ms_jw_boolean(j, "through_wrapper", l->wrapped != 0);
+	ms_jw_num(j, "acquisitions", l->acquisitions);
+	ms_jw_num(j, "contended", l->contended);
+	ms_jw_num(j, "owner_changes", l->changes);
+	ms_jw_num(j, "trylock_ok", l->trylock_ok);
+	ms_jw_num(j, "trylock_busy", l->trylock_busy);
+	ms_jw_num(j, "timeouts", l->timeouts);
+	ms_jw_num(j, "condition_waits", l->cond_waits);
+	errors_obj(j, l->errors);
+	ms_jw_obj(j, "misuse");
+	for (int i = 0; i < MS_M_COUNT; i++)
+		ms_jw_num(j, misuse_key[i], l->misuse[i]);
+	ms_jw_obj_end(j);
+	ms_jw_num(j, "wait_total_ns", l->wait_total);
+	/* of the waits that got the lock, from the interval's histogram: the
+	 * upper bound of the bucket each falls in */
+	ms_jw_num(j, "wait_p50_ns", ms_hist_percentile_ns(o->hist, MS_HIST_BUCKETS, 50));
+	ms_jw_num(j, "wait_p99_ns", ms_hist_percentile_ns(o->hist, MS_HIST_BUCKETS, 99));
+	ms_jw_num(j, "wait_max_ns", l->wait_max);
+	struct mode all = {
+		l->acquisitions, l->contended, l->trylock_ok, l->trylock_busy,
+		l->timeouts, l->wait_total, l->wait_max, l->holds, l->hold_total,
+		l->hold_max, { 0 }, { 0 },
+	};
+	memcpy(all.hist, o->hist, sizeof all.hist);
+	memcpy(all.hold_hist, o->hold_hist, sizeof all.hold_hist);
+	hold_and_histograms(j, &all);
+	if (l->classes & (1u << MS_CLASS_RWLOCK))
+		modes(j, &all, &l->rd, NULL);
+	else
+		no_modes(j);
+	interval_stacks(j, "waiting_stacks", o, MS_BLAME_WAIT);
+	interval_stacks(j, "holding_stacks", o, MS_BLAME_HOLD);
+	ms_jw_obj_end(j);
+}
+
+int ms_write_interval_json(int fd, const struct ms_iv *iv, const struct ms_span *sp)
+{
+	char buf[8192];
+	struct ms_jw j;
+	memset(&j, 0, sizeof j);
+	ms_fmt_init(&j.f, buf, sizeof buf, fd);
+	ms_jw_obj(&j, NULL);
+	ms_jw_num(&j, "version", 1);
+	ms_jw_str(&j, "program", ms_program_name());
+	ms_jw_num(&j, "pid", (uint64_t)getpid());
+	if (ms_fork_parent_pid())
+		ms_jw_num(&j, "forked_from", (uint64_t)ms_fork_parent_pid());
+	else
+		ms_jw_null(&j, "forked_from");
+	ms_jw_obj(&j, "interval");
+	ms_jw_num(&j, "number", sp->n);
+	ms_jw_num(&j, "start_ns", sp->start_ns); /* since the epoch */
+	ms_jw_num(&j, "duration_ns", sp->duration_ns);
+	ms_jw_boolean(&j, "after_reset", iv->reset);
+	ms_jw_obj_end(&j);
+	ms_jw_obj(&j, "totals"); /* over every lock, not only those listed */
+	ms_jw_num(&j, "locks", iv->locks);
+	ms_jw_num(&j, "acquisitions", iv->acquisitions);
+	ms_jw_num(&j, "contended", iv->contended);
+	ms_jw_num(&j, "wait_total_ns", iv->wait_ns);
+	ms_jw_num(&j, "mutexes_ended", iv->ended);
+	ms_jw_obj_end(&j);
+	ms_jw_obj(&j, "findings");
+	ms_jw_num(&j, "new", iv->findings_new);
+	ms_jw_num(&j, "total", iv->findings);
+	ms_jw_obj_end(&j);
+	ms_jw_arr(&j, "locks"); /* the top MUTEXSTAT_TOP, ranked by MUTEXSTAT_SORT */
+	for (size_t i = 0; i < iv->n; i++)
+		interval_lock(&j, &iv->lines[i]);
+	ms_jw_arr_end(&j);
 	ms_jw_obj_end(&j);
 	ms_fmt(&j.f, "\n");
 	ms_fmt_flush(&j.f);

@@ -10,4 +10,12 @@
  * (errno says why). */
 int ms_write_json(int fd);
 
+/* One interval of MUTEXSTAT_INTERVAL (interval_lines.h) as a JSON
+ * document: the interval, its totals and findings, and its top locks with
+ * the whole report's fields for the numbers that add up and the stacks.
+ * See doc/report.md, "Interval files". */
+struct ms_iv;
+struct ms_span;
+int ms_write_interval_json(int fd, const struct ms_iv *iv, const struct ms_span *sp);
+
 #endif

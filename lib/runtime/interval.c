@@ -1,7 +1,7 @@
 /* interval.c - when interval files are written, and their numbers; see
  * interval.h.  The dump thread keeps the time (its poll's timeout); what
- * an interval holds is the blame lines' business (blame.h,
- * ms_blame_since), writing its files formats.c's. */
+ * an interval holds is report/interval_lines.h's and the blame lines'
+ * (blame.h, ms_blame_since), writing its files formats.c's. */
 #define _GNU_SOURCE
 #include "runtime/interval.h"
 #include "base/clock.h"
@@ -12,7 +12,6 @@
 #include "report/report_lock.h"
 #include "report/span.h"
 
-#include <time.h>
 
 static struct {
 	int on;
@@ -22,30 +21,11 @@ static struct {
 	uint64_t due;        /* when it ends (monotonic ns) */
 } iv;
 
-static uint64_t wall_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static void begin(uint64_t now)
-{
-	iv.mono_start = now;
-	iv.wall_start = wall_ns();
-}
-
 int ms_interval_init(void)
 {
 	iv.on = 0;
-	if (!ms_opt.interval_ms)
+	if (!ms_opt_intervals())
 		return 0;
-	if (!ms_opt_intervals()) {
-		ms_output_note("mutexstat: MUTEXSTAT_INTERVAL writes the pprof and folded "
-			       "formats, and MUTEXSTAT_FORMAT asks for neither: no interval "
-			       "files\n");
-		return 0;
-	}
 	iv.on = 1;
 	/* the first starts with the run, as the whole run's profile does */
 	ms_clock_run_start(&iv.mono_start, &iv.wall_start);
@@ -109,7 +89,11 @@ static void write_interval(int last)
 		return;
 	}
 	iv.n++;
-	begin(now); /* the next starts where this one ended */
+	/* the next starts where this one ended, to the nanosecond: a time
+	 * series without gaps or overlaps, however the wall clock is set
+	 * meanwhile */
+	iv.wall_start += now - iv.mono_start;
+	iv.mono_start = now;
 	/* due from when this one was written: a file that took longer than
 	 * an interval to write is not followed by another at once */
 	next_due(ms_mono_ns());

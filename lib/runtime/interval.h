@@ -1,17 +1,16 @@
-/* interval.h - MUTEXSTAT_INTERVAL: profiles of the run as a time series.
+/* interval.h - MUTEXSTAT_INTERVAL: reports of the run as a time series.
  *
- * Every interval the dump thread writes the profile formats asked for
- * (pprof, folded) with what happened since the interval before, as
- * PREFIX.N.EXT (formats.h); at exit the last, partial interval is written
- * the same way, before the exit report.  Intervals follow one another
- * without a gap, each starting where the one before ended, so a run's
- * interval profiles add up to its whole-run profile. */
+ * Every interval the dump thread writes each format asked for with what
+ * happened since the interval before, as PREFIX.N.EXT (formats.h); at
+ * exit the last, partial interval is written the same way, before the
+ * exit report.  Intervals follow one another without a gap, each starting
+ * where the one before ended, so a run's intervals add up to its whole
+ * run. */
 #ifndef MUTEXSTAT_INTERVAL_H
 #define MUTEXSTAT_INTERVAL_H
 
 /* At start-up, once the options are read: whether interval files will be
- * written (an interval, and a profile format to write: said on stderr if
- * there is none). */
+ * written. */
 int ms_interval_init(void);
 int ms_interval_on(void);
 

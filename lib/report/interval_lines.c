@@ -1,0 +1,498 @@
+/* interval_lines.c - each lock's numbers in one interval; see
+ * interval_lines.h. */
+#define _GNU_SOURCE
+#include "report/interval_lines.h"
+#include "analysis/blame.h"
+#include "analysis/findings.h"
+#include "base/clock.h"
+#include "base/internal.h"
+#include "base/options.h"
+#include "report/report_hist.h"
+
+#include <stddef.h>
+#include <string.h>
+#include <sys/mman.h>
+
+/* The numbers of a line that add up, by their place in struct ms_line:
+ * an interval's are the line's now less its base. */
+#define F(field) offsetof(struct ms_line, field)
+static const unsigned short sums[] = {
+	F(mutexes), F(acquisitions), F(contended), F(changes), F(wait_total),
+	F(hold_total), F(holds), F(trylock_ok), F(trylock_busy), F(timeouts),
+	F(cond_waits), F(timeout_waits),
+	F(errors[0]), F(errors[1]), F(errors[2]), F(errors[3]), F(errors[4]),
+	F(errors[5]), F(errors[6]), F(errors[7]),
+	F(misuse[0]), F(misuse[1]), F(misuse[2]), F(misuse[3]), F(misuse[4]),
+	F(rd.acquisitions), F(rd.contended), F(rd.wait_total), F(rd.holds),
+	F(rd.hold_total), F(rd.trylock_ok), F(rd.trylock_busy), F(rd.timeouts),
+	F(rd.writes_behind_readers), F(rd.writes_behind_readers_total),
+};
+#undef F
+#define NSUMS (sizeof sums / sizeof *sums)
+_Static_assert(MS_E_COUNT == 8 && MS_M_COUNT == 5, "sums[] lists every errno and misuse");
+
+/* What a line has shown so far: its sums and its four histograms. */
+struct nums {
+	uint64_t v[NSUMS];
+	uint64_t hist[4][MS_HIST_BUCKETS]; /* wait, hold, read wait, read hold */
+};
+
+/* A mutex life's base.  Most lives only lock and unlock: their two counts
+ * are kept here; a life with more (a cold part, a read-write lock's reads)
+ * has its whole base in the pool, slot - 1. */
+struct life_base {
+	uint64_t birth;           /* 0: no base */
+	uintptr_t first_caller;   /* as seen, with first_stack, and the site */
+	uintptr_t site;           /* they make (a wrapper's caller's) */
+	uint64_t acquisitions, changes;
+	uint32_t first_stack;
+	uint32_t slot;
+};
+
+static struct {
+	struct life_base *lives; /* [record], capacity + 1 */
+	size_t lives_bytes;
+	uint32_t lives_end;      /* records below it may have a base */
+	struct nums *pool;
+	size_t pool_cap;         /* slots mapped */
+	uint32_t pool_used, *pool_free, pool_nfree;
+	struct nums *sites;      /* [MS_MAX_SITES] */
+	uint64_t reset_ticks;    /* ms_reset_ticks when the bases were made */
+	uint64_t findings;       /* made by the end of the interval before */
+	int stale;               /* a fork child's: the parent's bases */
+} b;
+
+void ms_iv_after_fork_child(void)
+{
+	b.stale = 1;
+}
+
+static void *map(size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		p = NULL;
+	return p;
+}
+
+/* Forget every base: the numbers started again (a reset, a fork). */
+static void bases_drop(void)
+{
+	if (b.lives)
+		memset(b.lives, 0, (size_t)b.lives_end * sizeof *b.lives);
+	b.lives_end = 0;
+	b.pool_used = 0;
+	b.pool_nfree = 0;
+	if (b.sites)
+		memset(b.sites, 0, MS_MAX_SITES * sizeof *b.sites);
+	b.stale = 0;
+}
+
+/* The bases, mapped on first use and dropped when the numbers started
+ * again.  Returns 1 after a reset (since the interval before, or since
+ * the start: reset_ticks starts at 0, as ms_reset_ticks does), -1 with no
+ * memory. */
+static int bases_ready(void)
+{
+	if (!b.lives) {
+		b.lives_bytes = ((size_t)ms_table.capacity + 1) * sizeof *b.lives;
+		b.lives = map(b.lives_bytes);
+		b.sites = map(MS_MAX_SITES * sizeof *b.sites);
+		if (!b.lives || !b.sites) {
+			if (b.lives)
+				munmap(b.lives, b.lives_bytes);
+			if (b.sites)
+				munmap(b.sites, MS_MAX_SITES * sizeof *b.sites);
+			b.lives = NULL;
+			b.sites = NULL;
+			return -1;
+		}
+	}
+	uint64_t reset = LOAD(&ms_reset_ticks);
+	/* a fork child's numbers start at the fork: no reset of the program's */
+	int was_reset = reset != b.reset_ticks && !b.stale;
+	if (b.stale || was_reset) {
+		bases_drop();
+		b.reset_ticks = reset;
+	}
+	return was_reset;
+}
+
+/* A pool slot (its number + 1), zeroed; 0 with no memory. */
+static uint32_t slot_new(void)
+{
+	uint32_t s;
+	if (b.pool_nfree)
+		s = b.pool_free[--b.pool_nfree];
+	else {
+		if (b.pool_used == b.pool_cap) {
+			size_t cap = b.pool_cap ? b.pool_cap * 2 : 64;
+			struct nums *p = map(cap * sizeof *p);
+			uint32_t *f = map(cap * sizeof *f);
+			if (!p || !f) {
+				if (p)
+					munmap(p, cap * sizeof *p);
+				if (f)
+					munmap(f, cap * sizeof *f);
+				return 0;
+			}
+			if (b.pool) {
+				memcpy(p, b.pool, b.pool_used * sizeof *p);
+				memcpy(f, b.pool_free, b.pool_nfree * sizeof *f);
+				munmap(b.pool, b.pool_cap * sizeof *b.pool);
+				munmap(b.pool_free, b.pool_cap * sizeof *b.pool_free);
+			}
+			b.pool = p;
+			b.pool_free = f;
+			b.pool_cap = cap;
+		}
+		s = b.pool_used++;
+	}
+	memset(&b.pool[s], 0, sizeof b.pool[s]);
+	return s + 1;
+}
+
+static void slot_free(uint32_t slot)
+{
+	b.pool_free[b.pool_nfree++] = slot - 1;
+}
+
+static uint64_t *at(struct ms_line *l, size_t i)
+{
+	return (uint64_t *)((char *)l + sums[i]);
+}
+
+/* A line and its wait and hold histograms as one vector. */
+static void nums_of(struct nums *n, struct ms_line *l, const uint64_t *hist,
+		    const uint64_t *hold_hist)
+{
+	for (size_t i = 0; i < NSUMS; i++)
+		n->v[i] = *at(l, i);
+	memcpy(n->hist[0], hist, sizeof n->hist[0]);
+	memcpy(n->hist[1], hold_hist, sizeof n->hist[1]);
+	memcpy(n->hist[2], l->rd.hist, sizeof n->hist[2]);
+	memcpy(n->hist[3], l->rd.hold_hist, sizeof n->hist[3]);
+}
+
+/* What now has beyond base (never below 0: a life that ended while the
+ * interval was read may have been counted ahead), which from here on
+ * counts as shown.  Returns whether there was any. */
+static int take_one(uint64_t *now, uint64_t *base)
+{
+	uint64_t d = *now > *base ? *now - *base : 0;
+	if (*now > *base)
+		*base = *now;
+	*now = d;
+	return d != 0;
+}
+
+/* Whether the line did anything in the interval: lives ending at a site
+ * (its mutexes) alone do not make a line. */
+static int nums_take(struct nums *now, struct nums *base)
+{
+	take_one(&now->v[0], &base->v[0]);
+	int any = 0;
+	for (size_t i = 1; i < NSUMS; i++)
+		any |= take_one(&now->v[i], &base->v[i]);
+	for (int h = 0; h < 4; h++)
+		for (int i = 0; i < MS_HIST_BUCKETS; i++)
+			any |= take_one(&now->hist[h][i], &base->hist[h][i]);
+	return any;
+}
+
+/* The interval's numbers into its line (the base's shape back). */
+static void nums_to_line(struct ms_iv_line *o, const struct nums *n)
+{
+	for (size_t i = 0; i < NSUMS; i++)
+		*at(&o->l, i) = n->v[i];
+	memcpy(o->hist, n->hist[0], sizeof o->hist);
+	memcpy(o->hold_hist, n->hist[1], sizeof o->hold_hist);
+	memcpy(o->l.rd.hist, n->hist[2], sizeof o->l.rd.hist);
+	memcpy(o->l.rd.hold_hist, n->hist[3], sizeof o->l.rd.hold_hist);
+	/* a maximum does not add up: the interval's lies in its highest
+	 * bucket */
+	o->l.wait_max = ms_hist_percentile_ns(o->hist, MS_HIST_BUCKETS, 100);
+	o->l.hold_max = ms_hist_percentile_ns(o->hold_hist, MS_HIST_BUCKETS, 100);
+	o->l.rd.wait_max = 0;
+	o->l.rd.hold_max = 0;
+	o->l.rd.readers_max = 0;
+	o->l.waiters_max = 0;
+	o->l.waiting_now = 0;
+}
+
+/* ---- reading the interval ------------------------------------------------ */
+
+struct take {
+	struct ms_iv *iv;
+	size_t cap;
+	/* the line being read (its stacks stay empty: ms_iv_take fills the
+	 * top's), and one for a life that only locked and unlocked, whose
+	 * other numbers stay 0 */
+	struct ms_iv_line cur, plain;
+};
+
+/* A line with anything in the interval: counted, and offered to the top. */
+static void offer(struct take *t, struct ms_iv_line *o, uint64_t birth)
+{
+	struct ms_iv *iv = t->iv;
+	o->birth = birth;
+	iv->locks++;
+	iv->acquisitions += o->l.acquisitions;
+	iv->contended += o->l.contended;
+	iv->wait_ns += o->l.wait_total;
+	iv->ended += o->l.mutexes;
+	ms_lines_offer(iv->lines, sizeof *iv->lines, &iv->n, t->cap, o);
+}
+
+/* Life base lb's life has ended: its numbers are in its site's line now,
+ * and so is what it showed. */
+static void hand_over(struct life_base *lb)
+{
+	long i = ms_table_site_line(lb->site);
+	if (i >= 0) {
+		struct nums *s = &b.sites[i];
+		if (lb->slot) {
+			const struct nums *n = &b.pool[lb->slot - 1];
+			for (size_t k = 1; k < NSUMS; k++)
+				s->v[k] += n->v[k];
+			for (int h = 0; h < 4; h++)
+				for (int k = 0; k < MS_HIST_BUCKETS; k++)
+					s->hist[h][k] += n->hist[h][k];
+		} else {
+			s->v[1] += lb->acquisitions;
+			s->v[3] += lb->changes;
+		}
+	}
+	if (lb->slot)
+		slot_free(lb->slot);
+	memset(lb, 0, sizeof *lb);
+}
+
+/* A live life: its numbers now, less its base. */
+static void live(uintptr_t key, uint32_t r, void *arg)
+{
+	struct take *t = arg;
+	const struct ms_record *rec = ms_rec(r);
+	uint64_t birth = LOAD(&rec->birth);
+	struct life_base *lb = &b.lives[r];
+	if (lb->birth != birth) {
+		if (lb->birth)
+			hand_over(lb); /* the record's life before this one */
+		lb->birth = birth;
+	}
+	if (r >= b.lives_end)
+		b.lives_end = r + 1;
+	/* the site its numbers will go to, as the table will find it: the
+	 * first lock's stack, which names a wrapper's caller, may come after
+	 * its caller */
+	uintptr_t caller = LOAD(&rec->first_caller);
+	uint32_t stack = LOAD(&rec->first_stack);
+	if (caller != lb->first_caller || stack != lb->first_stack) {
+		lb->first_caller = caller;
+		lb->first_stack = stack;
+		lb->site = ms_table_life_site(r);
+	}
+	uint32_t flags = LOAD(&rec->flags);
+	int full = (flags & MS_F_COLD) || ms_lock_class(flags) == MS_CLASS_RWLOCK;
+	if (!full) {
+		/* most lives: two counts, and no whole line read (a program
+		 * with 100,000 mutexes would read 350 MB an interval) */
+		uint64_t acq = ms_rec_acquisitions(r), ch = ms_rec_owner_changes(r);
+		int any = take_one(&acq, &lb->acquisitions);
+		any |= take_one(&ch, &lb->changes);
+		if (!any)
+			return;
+		struct ms_line *l = &t->plain.l;
+		l->key = key;
+		l->r = r;
+		l->acquisitions = acq;
+		l->changes = ch;
+		l->first_caller = caller;
+		l->classes = 1u << ms_lock_class(flags);
+		offer(t, &t->plain, birth);
+		return;
+	}
+	struct ms_iv_line *o = &t->cur;
+	ms_line_from_record(&o->l, key, r);
+	if (!lb->slot) {
+		lb->slot = slot_new();
+		if (!lb->slot)
+			return; /* no memory: its numbers wait for the next */
+		/* the two counts so far are its base's */
+		b.pool[lb->slot - 1].v[1] = lb->acquisitions;
+		b.pool[lb->slot - 1].v[3] = lb->changes;
+	}
+	struct nums now;
+	uint64_t hist[MS_HIST_BUCKETS] = { 0 }, hold[MS_HIST_BUCKETS] = { 0 };
+	if (flags & MS_F_COLD) {
+		const struct ms_cold *c = &ms_table.cold[r];
+		uint32_t h32[MS_HIST_BUCKETS];
+		for (int i = 0; i < MS_HIST_BUCKETS; i++)
+			h32[i] = LOAD(&c->hist[i]);
+		ms_hist_widen(hist, h32, MS_HIST_BUCKETS);
+		for (int i = 0; i < MS_HIST_BUCKETS; i++)
+			h32[i] = LOAD(&c->hold_hist[i]);
+		ms_hist_widen(hold, h32, MS_HIST_BUCKETS);
+	}
+	nums_of(&now, &o->l, hist, hold);
+	if (nums_take(&now, &b.pool[lb->slot - 1])) {
+		nums_to_line(o, &now);
+		offer(t, o, birth);
+	}
+}
+
+/* Lives that had a base and have ended since. */
+static void ended(void)
+{
+	for (uint32_t r = 1; r < b.lives_end; r++) {
+		struct life_base *lb = &b.lives[r];
+		if (!lb->birth)
+			continue;
+		const struct ms_record *rec = ms_rec(r);
+		if (!LOAD(&rec->key) || LOAD(&rec->birth) != lb->birth)
+			hand_over(lb);
+	}
+}
+
+static void site_lines(struct take *t)
+{
+	uint32_t n = LOAD(&ms_table.nsites);
+	for (uint32_t i = 0; i < n; i++) {
+		struct ms_site sv;
+		ms_table_site(i, &sv);
+		ms_line_from_site(&t->cur.l, &sv, i);
+		struct nums now;
+		nums_of(&now, &t->cur.l, sv.hist, sv.hold_hist);
+		if (nums_take(&now, &b.sites[i])) {
+			nums_to_line(&t->cur, &now);
+			offer(t, &t->cur, 0);
+		}
+		else
+			t->iv->ended += now.v[0];
+	}
+}
+
+/* ---- their stacks ---------------------------------------------------------- */
+
+static struct ms_iv_line *line_of(struct ms_iv *iv, uint32_t r, uint64_t birth,
+				  const struct ms_site *site)
+{
+	for (size_t i = 0; i < iv->n; i++) {
+		struct ms_iv_line *o = &iv->lines[i];
+		if (site ? o->l.site == site : (!o->l.ended && o->l.r == r && o->birth == birth))
+			return o;
+	}
+	return NULL;
+}
+
+/* Every blame line's share is taken, so that each wait is in one interval;
+ * the top lines keep theirs. */
+static void stacks_of(const struct ms_blame *list, uint64_t birth, struct ms_iv_line *o)
+{
+	for (const struct ms_blame *bl = list; bl; bl = bl->next) {
+		if (bl->birth != birth)
+			continue;
+		uint64_t count, total;
+		ms_blame_since((struct ms_blame *)bl, MS_BLAME_REPORT, &count, &total);
+		if (!o || !count || bl->kind > MS_BLAME_HOLD)
+			continue;
+		int k = (int)bl->kind;
+		o->all_stacks[k]++;
+		o->stacks_total[k] += total;
+		/* the best MS_IV_STACKS by time, in order */
+		int i = o->nstacks[k] < MS_IV_STACKS ? o->nstacks[k]++ : MS_IV_STACKS - 1;
+		if (i == MS_IV_STACKS - 1 && o->nstacks[k] == MS_IV_STACKS &&
+		    o->stacks[k][i].count && o->stacks[k][i].total >= total)
+			continue;
+		while (i > 0 && o->stacks[k][i - 1].total < total) {
+			o->stacks[k][i] = o->stacks[k][i - 1];
+			i--;
+		}
+		o->stacks[k][i] = (struct ms_iv_stack){ bl->stack, count, total };
+	}
+}
+
+static void live_stacks(uintptr_t key, uint32_t r, void *arg)
+{
+	(void)key;
+	struct ms_iv *iv = arg;
+	uint64_t birth = LOAD(&ms_rec(r)->birth);
+	const struct ms_blame *list = ms_blame_of(r, birth);
+	if (list)
+		stacks_of(list, birth, line_of(iv, r, birth, NULL));
+}
+
+static void site_stacks(const struct ms_site *s, const struct ms_blame *list, void *arg)
+{
+	struct ms_iv *iv = arg;
+	stacks_of(list, 0, line_of(iv, 0, 0, s));
+}
+
+/* ---- findings ---------------------------------------------------------------- */
+
+static void count_self(const struct ms_self_finding *s, void *arg)
+{
+	(void)s;
+	(*(uint64_t *)arg)++;
+}
+
+static void count_exit(const struct ms_exit_finding *e, void *arg)
+{
+	(void)e;
+	(*(uint64_t *)arg)++;
+}
+
+static uint64_t findings_now(void)
+{
+	struct ms_findings_stats st;
+	ms_findings_stats(&st);
+	uint64_t n = st.cycles + st.cycles_lost;
+	ms_findings_each_self(count_self, &n);
+	n += ms_findings_each_exit(count_exit, &n);
+	n += ms_findings_each_stall(NULL, NULL);
+	return n;
+}
+
+/* ---- the interval ------------------------------------------------------------ */
+
+int ms_iv_take(struct ms_iv *iv)
+{
+	memset(iv, 0, sizeof *iv);
+	if (!__atomic_load_n(&ms_table.ready, __ATOMIC_ACQUIRE))
+		return -1;
+	int ready = bases_ready();
+	if (ready < 0)
+		return -1;
+	iv->reset = ready;
+	struct take t = { .iv = iv, .cap = (size_t)ms_opt.top };
+	iv->bytes = (t.cap * sizeof *iv->lines + 4095) & ~(size_t)4095;
+	if (iv->bytes) {
+		iv->lines = map(iv->bytes);
+		if (!iv->lines) {
+			iv->bytes = 0;
+			return -1;
+		}
+	}
+	/* the live lives first, then the ones that ended (whose bases go to
+	 * their sites: a life that ends between the two was read live and is
+	 * handed on with what it showed), then the sites */
+	ms_table_each(live, &t);
+	ended();
+	site_lines(&t);
+	ms_lines_sort(iv->lines, sizeof *iv->lines, iv->n);
+	ms_table_each(live_stacks, iv);
+	ms_blame_each_site(site_stacks, iv);
+	uint64_t f = findings_now();
+	iv->findings = f;
+	iv->findings_new = f > b.findings ? f - b.findings : 0;
+	b.findings = f;
+	return 0;
+}
+
+void ms_iv_free(struct ms_iv *iv)
+{
+	if (iv->lines)
+		munmap(iv->lines, iv->bytes);
+	memset(iv, 0, sizeof *iv);
+}

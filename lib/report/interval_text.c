@@ -1,0 +1,121 @@
+/* interval_text.c - one interval as text; see interval_text.h. */
+#define _GNU_SOURCE
+#include "report/interval_text.h"
+#include "analysis/blame.h"
+#include "base/clock.h"
+#include "base/fmt.h"
+#include "base/internal.h"
+#include "base/options.h"
+#include "base/output.h"
+#include "report/kinds.h"
+#include "report/report_stacks.h"
+#include "report/top_table.h"
+#include "stacks/symbols.h"
+
+#include <errno.h>
+#include <unistd.h>
+
+#define WIDTH 120
+
+static void header(struct ms_fmt *f, const struct ms_iv *iv, const struct ms_span *sp)
+{
+	uint64_t run_mono, run_wall;
+	ms_clock_run_start(&run_mono, &run_wall);
+	uint64_t from = sp->start_ns > run_wall ? sp->start_ns - run_wall : 0;
+	char d[16], a[16], b[16], w[16];
+	ms_fmt(f, "mutexstat: %s (pid %d) interval %u: %s, from %s to %s into the run\n",
+	       ms_program_name(), (int)getpid(), sp->n, ms_duration(d, sp->duration_ns),
+	       ms_duration(a, from), ms_duration(b, from + sp->duration_ns));
+	if (iv->reset)
+		ms_fmt(f, "  mutexstat_reset() was called in it: only what came after the "
+			  "reset is here\n");
+	/* contended, in tenths of a percent of the acquisitions */
+	uint64_t permille = iv->acquisitions ? iv->contended * 1000 / iv->acquisitions : 0;
+	ms_fmt(f, "  %llu %s of %llu %s, %llu contended (%llu.%llu %%), %s waited",
+	       (unsigned long long)iv->acquisitions,
+	       iv->acquisitions == 1 ? "acquisition" : "acquisitions",
+	       (unsigned long long)iv->locks, iv->locks == 1 ? "lock" : "locks",
+	       (unsigned long long)iv->contended, (unsigned long long)(permille / 10),
+	       (unsigned long long)(permille % 10), ms_duration(w, iv->wait_ns));
+	if (iv->ended)
+		ms_fmt(f, "; %llu ended", (unsigned long long)iv->ended);
+	ms_fmt(f, "\n");
+	if (iv->findings)
+		ms_fmt(f, "  findings: %llu new in this interval, %llu in the run so far (the "
+			  "exit report, or a dump with kill -USR1, tells them)\n",
+		       (unsigned long long)iv->findings_new, (unsigned long long)iv->findings);
+}
+
+/* The interval's stacks of one kind for a line, best (most time) first. */
+static void section(struct ms_fmt *f, const struct ms_iv_line *o, int kind,
+		    const char *title, const char *what)
+{
+	int n = o->nstacks[kind], all = o->all_stacks[kind];
+	if (!n)
+		return;
+	uint64_t sum = o->stacks_total[kind];
+	ms_fmt(f, "  %s (%d %s):\n", title, all, all == 1 ? "stack" : "stacks");
+	ms_fmt(f, "  %8s %10s %10s %6s  %s\n", "waits", what, "mean", "share", "stack");
+	for (int i = 0; i < n; i++) {
+		const struct ms_iv_stack *s = &o->stacks[kind][i];
+		char tot[16], mean[16];
+		unsigned share = sum ? (unsigned)((s->total * 100 + sum / 2) / sum) : 0;
+		ms_fmt(f, "  %8llu %10s %10s %5u%%  ", (unsigned long long)s->count,
+		       ms_duration(tot, ms_ticks_to_ns(s->total)),
+		       ms_duration(mean, ms_ticks_to_ns(s->total / s->count)), share);
+		if (!s->stack && kind == MS_BLAME_HOLD)
+			ms_fmt(f, "(missed: the holder was letting go as the wait began)\n");
+		else
+			ms_report_stack(f, s->stack, 41);
+	}
+	if (all > n)
+		ms_fmt(f, "  (%d more stacks)\n", all - n);
+}
+
+static void detail(struct ms_fmt *f, size_t rank, const struct ms_iv_line *o)
+{
+	const struct ms_line *l = &o->l;
+	if (!o->nstacks[MS_BLAME_WAIT] && !o->nstacks[MS_BLAME_HOLD])
+		return;
+	char site[256];
+	if (l->ended)
+		ms_fmt(f, "\n#%zu mutexes that ended, first locked %s %s\n", rank,
+		       l->wrapped ? "by a wrapper called at" : "at",
+		       ms_symbol_fit((char *)ms_symbolize(l->key, site, sizeof site), WIDTH - 60));
+	else {
+		ms_fmt(f, "\n#%zu %s %p", rank, ms_lock_noun(LOAD(&ms_rec(l->r)->flags)),
+		       (void *)l->key);
+		if (l->name) {
+			ms_fmt(f, " \"");
+			ms_fmt_name(f, l->name, 40);
+			ms_fmt(f, "\"");
+		}
+		ms_fmt(f, "\n");
+	}
+	section(f, o, MS_BLAME_WAIT, "who waited: the stacks of the threads that waited",
+		"waited");
+	section(f, o, MS_BLAME_HOLD,
+		"who made them wait: the stacks of the unlocks that let a waiter in", "caused");
+}
+
+int ms_write_interval_text(int fd, const struct ms_iv *iv, const struct ms_span *sp)
+{
+	char buf[8192];
+	struct ms_fmt f;
+	ms_fmt_init(&f, buf, sizeof buf, fd);
+	header(&f, iv, sp);
+	if (!iv->n)
+		ms_fmt(&f, "\nNo lock was used in this interval.\n");
+	else {
+		ms_top_table(&f, iv->lines, sizeof *iv->lines, iv->n, " in this interval");
+		/* (a maximum does not add up from one interval to the next) */
+		ms_fmt(&f, "  wait max and hold max: the upper bound of the interval's longest "
+			   "histogram bucket\n");
+	}
+	for (size_t i = 0; i < iv->n; i++)
+		detail(&f, i + 1, &iv->lines[i]);
+	ms_fmt_flush(&f);
+	if (f.failed)
+		errno = f.failed;
+	return f.failed ? -1 : 0;
+}
