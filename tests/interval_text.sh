@@ -94,6 +94,13 @@ last=$((n - 1)) # the last whole interval
 expect_eq "and is in interval $last, locked" \
 	"$(jq --argjson i "$((last - 1))" '[.[$i].locks[] | select(.first_locked_at.function == "write_log") | .acquisitions > 0] | all and length == 1' "$J")" true
 
+# mutexstat compare between two intervals: the log's site came
+"$top_builddir/scripts/mutexstat" compare "$WORK/a/r.1.json" "$WORK/a/r.$last.json" \
+	>"$WORK/cmp" 2>&1
+expect_eq "compare r.1.json r.$last.json: no findings, status 0" "$?" 0
+expect_grep "compare: the intervals named" "^mutexstat compare: service \(pid [0-9]+\), interval 1 -> service \(pid [0-9]+\), interval $last$" "$WORK/cmp"
+expect_grep "compare: the log's site, new in the later interval" " new .* write_log \(.*service.c:[0-9]+\)$" "$WORK/cmp"
+
 # the text says what the JSON says
 t="$WORK/a/r.2.txt"
 expect_grep "the text's first line: the interval and when" \
