@@ -145,6 +145,18 @@ expect_eq "rwlock: the intervals' reads and writes add up to the whole run's" \
 		jq -sc "[.[].locks[] | select(.lock == \"rwlock\") | $modes] | transpose | map(add)")" \
 	"$(jq -c "[(.mutexes[], .ended[]) | select(.lock == \"rwlock\") | $modes] | transpose | map(add)" "$WORK/w/r.json")"
 
+# ---- a mutex locked through a wrapper ----------------------------------------------
+# its line names the wrapper's caller once a second caller shows wlock()
+# is a wrapper; its life ends after that: its 1000 acquisitions are in the
+# first interval, and not again in its site's line when it ends
+mkdir "$WORK/wr"
+MUTEXSTAT_INTERVAL=0.3 MUTEXSTAT_FORMAT=json MUTEXSTAT_TOP=5000 MUTEXSTAT_OUTPUT="$WORK/wr/r" \
+	run_with "$WORK/out" "$WORK/err" "$top_builddir/tests/wrapped_life"
+expect_eq "wrapper: the program's status" "$?" 0
+expect_eq "wrapper: the intervals' acquisitions add up to the whole run's" \
+	"$(for f in "$WORK"/wr/r.[0-9]*.json; do cat "$f"; done | jq -s '[.[].totals.acquisitions] | add')" \
+	"$(jq '[(.mutexes[], .ended[]).acquisitions] | add' "$WORK/wr/r.json")"
+
 # ---- mutexstat_reset() in an interval ------------------------------------------------
 # examples/named resets half-way; its one interval (of 60 s) holds what
 # followed the reset, as the whole-run report does, and says so

@@ -944,10 +944,8 @@ uint64_t ms_rec_owner_changes(uint32_t r)
 /* The site whose line a life's numbers go to when it ends: where it was
  * first locked, or the caller of the wrapper it was locked through. */
 static inline __attribute__((always_inline)) uintptr_t
-life_site(const struct ms_record *rec, int *wrapped)
+site_of(uintptr_t site, uint32_t first_stack, int *wrapped)
 {
-	uintptr_t site = LOAD(&rec->first_caller);
-	uint32_t first_stack = LOAD(&rec->first_stack);
 	*wrapped = 0;
 	if (unlikely(first_stack && !(first_stack & MS_SITE_SHARED)) &&
 	    hooks.site_beyond_wrapper) {
@@ -958,10 +956,10 @@ life_site(const struct ms_record *rec, int *wrapped)
 	return site;
 }
 
-uintptr_t ms_table_life_site(uint32_t r)
+uintptr_t ms_table_site_of(uintptr_t first_caller, uint32_t first_stack)
 {
 	int wrapped;
-	return life_site(ms_rec(r), &wrapped);
+	return site_of(first_caller, first_stack, &wrapped);
 }
 
 long ms_table_site_line(uintptr_t site)
@@ -981,7 +979,7 @@ fold(struct ms_table *t, uint32_t r, struct ms_stripe *st)
 {
 	struct ms_record *rec = ms_rec(r);
 	int wrapped;
-	uintptr_t site = life_site(rec, &wrapped);
+	uintptr_t site = site_of(LOAD(&rec->first_caller), LOAD(&rec->first_stack), &wrapped);
 	struct ms_site *s;
 	if (likely(st->fold_site && t->sites[st->fold_site - 1].site == site))
 		s = &t->sites[st->fold_site - 1]; /* the usual case: no lookup */
@@ -1244,6 +1242,7 @@ void ms_table_remove(uintptr_t key)
 }
 
 uint64_t ms_reset_ticks;
+uint64_t ms_reset_gen;
 
 /* The site lines in use to zero (the rest were never touched, and writing
  * them would make 4 MB resident, in every fork child); their blame lines
@@ -1265,6 +1264,7 @@ static void sites_empty(struct ms_table *t)
 static void reset_records(int running)
 {
 	struct ms_table *t = &ms_table;
+	__atomic_fetch_add(&ms_reset_gen, 1, __ATOMIC_SEQ_CST); /* odd: under way */
 	STORE(&ms_reset_ticks, ms_ticks());
 	ms_table_lock();
 	if (running && !bases && t->capacity) {
@@ -1353,6 +1353,7 @@ static void reset_records(int running)
 	/* every life is new: every slot of the reads' pool is stale */
 	t->reads_next = t->reads_nfree = 0;
 	ms_table_unlock();
+	__atomic_fetch_add(&ms_reset_gen, 1, __ATOMIC_SEQ_CST); /* even: done */
 }
 
 void ms_table_reset(void)

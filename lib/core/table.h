@@ -319,10 +319,10 @@ struct ms_stripe {
  * hold for it. */
 void ms_table_site(uint32_t i, struct ms_site *out);
 
-/* The site a life of record r ends in (its site line's key): as the
- * table will sum it, from what the life has now.  And the number of the
- * line of `site`, -1 if there is none yet. */
-uintptr_t ms_table_life_site(uint32_t r);
+/* The site a life that was first locked at first_caller, with stack
+ * first_stack, ends in (its site line's key), as the table would sum it
+ * now.  And the number of the line of `site`, -1 if there is none yet. */
+uintptr_t ms_table_site_of(uintptr_t first_caller, uint32_t first_stack);
 long ms_table_site_line(uintptr_t site);
 
 /* Fork from a signal handler that interrupted an update of this thread:
@@ -541,6 +541,9 @@ struct ms_read_stats *ms_reads_peek(uint32_t r);
 /* ms_ticks() at the last reset of the numbers (mutexstat_reset, a fork
  * child's): a timed hold that began before it is not counted. */
 extern uint64_t ms_reset_ticks;
+/* Resets so far, twice: odd while one is under way (a reader that sees it
+ * change, or odd, read numbers that a reset was zeroing). */
+extern uint64_t ms_reset_gen;
 static inline struct ms_cold *ms_cold(uint32_t r)
 {
 	if (likely(__atomic_load_n(&ms_table.records[r].flags, __ATOMIC_ACQUIRE) &

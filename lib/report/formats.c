@@ -327,6 +327,12 @@ int ms_report_interval(const struct ms_span *sp, unsigned keep, int last)
 	 * memory for it, none (its numbers go to the next interval's) */
 	int numbers = (ms_opt.formats & (MS_FORMAT_TEXT | MS_FORMAT_JSON)) &&
 		      ms_iv_take(&interval) == 0;
+	static int said;
+	if (!numbers && (ms_opt.formats & (MS_FORMAT_TEXT | MS_FORMAT_JSON)) && !said) {
+		said = 1;
+		ms_output_note("mutexstat: no memory to read an interval's numbers: its text "
+			       "and JSON files are left out, and the next interval's have them\n");
+	}
 	size_t n = sizeof interval_files / sizeof *interval_files;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t fm = interval_files[i].format;

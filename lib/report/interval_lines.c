@@ -42,8 +42,10 @@ struct nums {
  * has its whole base in the pool, slot - 1. */
 struct life_base {
 	uint64_t birth;           /* 0: no base */
-	uintptr_t first_caller;   /* as seen, with first_stack, and the site */
-	uintptr_t site;           /* they make (a wrapper's caller's) */
+	/* where it was first locked, as last seen: the site its numbers go
+	 * to is found from them when it ends (ms_table_site_of), for which
+	 * line is a wrapper's caller's can change while it lives */
+	uintptr_t first_caller;
 	uint64_t acquisitions, changes;
 	uint32_t first_stack;
 	uint32_t slot;
@@ -57,14 +59,18 @@ static struct {
 	size_t pool_cap;         /* slots mapped */
 	uint32_t pool_used, *pool_free, pool_nfree;
 	struct nums *sites;      /* [MS_MAX_SITES] */
-	uint64_t reset_ticks;    /* ms_reset_ticks when the bases were made */
+	uint32_t sites_end;      /* lines below it may have a base */
+	uint64_t reset_gen;      /* ms_reset_gen when the bases were made */
 	uint64_t findings;       /* made by the end of the interval before */
-	int stale;               /* a fork child's: the parent's bases */
+	/* the bases are not the numbers': a fork child's are its parent's
+	 * (stale), or a reset overlapped the last reading (stale_reset) */
+	int stale, stale_reset;
 } b;
 
 void ms_iv_after_fork_child(void)
 {
 	b.stale = 1;
+	b.stale_reset = 0;
 }
 
 static void *map(size_t bytes)
@@ -76,7 +82,9 @@ static void *map(size_t bytes)
 	return p;
 }
 
-/* Forget every base: the numbers started again (a reset, a fork). */
+/* Forget every base: the numbers started again (a reset, a fork).  Only
+ * the parts used are zeroed: all of the sites' would make 7 MB resident
+ * in every fork child. */
 static void bases_drop(void)
 {
 	if (b.lives)
@@ -85,13 +93,16 @@ static void bases_drop(void)
 	b.pool_used = 0;
 	b.pool_nfree = 0;
 	if (b.sites)
-		memset(b.sites, 0, MS_MAX_SITES * sizeof *b.sites);
+		memset(b.sites, 0, (size_t)b.sites_end * sizeof *b.sites);
+	b.sites_end = 0;
+	b.findings = 0; /* a reset's and a fork child's start from none */
 	b.stale = 0;
+	b.stale_reset = 0;
 }
 
 /* The bases, mapped on first use and dropped when the numbers started
  * again.  Returns 1 after a reset (since the interval before, or since
- * the start: reset_ticks starts at 0, as ms_reset_ticks does), -1 with no
+ * the start: reset_gen starts at 0, as ms_reset_gen does), -1 with no
  * memory. */
 static int bases_ready(void)
 {
@@ -109,13 +120,12 @@ static int bases_ready(void)
 			return -1;
 		}
 	}
-	uint64_t reset = LOAD(&ms_reset_ticks);
+	uint64_t gen = __atomic_load_n(&ms_reset_gen, __ATOMIC_ACQUIRE);
 	/* a fork child's numbers start at the fork: no reset of the program's */
-	int was_reset = reset != b.reset_ticks && !b.stale;
-	if (b.stale || was_reset) {
+	int was_reset = b.stale ? b.stale_reset : gen != b.reset_gen;
+	if (b.stale || was_reset)
 		bases_drop();
-		b.reset_ticks = reset;
-	}
+	b.reset_gen = gen;
 	return was_reset;
 }
 
@@ -137,15 +147,22 @@ static uint32_t slot_new(void)
 					munmap(f, cap * sizeof *f);
 				return 0;
 			}
-			if (b.pool) {
-				memcpy(p, b.pool, b.pool_used * sizeof *p);
-				memcpy(f, b.pool_free, b.pool_nfree * sizeof *f);
-				munmap(b.pool, b.pool_cap * sizeof *b.pool);
-				munmap(b.pool_free, b.pool_cap * sizeof *b.pool_free);
+			struct nums *old = b.pool;
+			uint32_t *old_free = b.pool_free;
+			size_t old_cap = b.pool_cap;
+			if (old) {
+				memcpy(p, old, b.pool_used * sizeof *p);
+				memcpy(f, old_free, b.pool_nfree * sizeof *f);
 			}
+			/* the new ones in place before the old go: a fork child
+			 * of this moment keeps memory it can use */
 			b.pool = p;
 			b.pool_free = f;
 			b.pool_cap = cap;
+			if (old) {
+				munmap(old, old_cap * sizeof *old);
+				munmap(old_free, old_cap * sizeof *old_free);
+			}
 		}
 		s = b.pool_used++;
 	}
@@ -249,9 +266,11 @@ static void offer(struct take *t, struct ms_iv_line *o, uint64_t birth)
  * and so is what it showed. */
 static void hand_over(struct life_base *lb)
 {
-	long i = ms_table_site_line(lb->site);
+	long i = ms_table_site_line(ms_table_site_of(lb->first_caller, lb->first_stack));
 	if (i >= 0) {
 		struct nums *s = &b.sites[i];
+		if ((uint32_t)i >= b.sites_end)
+			b.sites_end = (uint32_t)i + 1;
 		if (lb->slot) {
 			const struct nums *n = &b.pool[lb->slot - 1];
 			for (size_t k = 1; k < NSUMS; k++)
@@ -283,16 +302,9 @@ static void live(uintptr_t key, uint32_t r, void *arg)
 	}
 	if (r >= b.lives_end)
 		b.lives_end = r + 1;
-	/* the site its numbers will go to, as the table will find it: the
-	 * first lock's stack, which names a wrapper's caller, may come after
-	 * its caller */
 	uintptr_t caller = LOAD(&rec->first_caller);
-	uint32_t stack = LOAD(&rec->first_stack);
-	if (caller != lb->first_caller || stack != lb->first_stack) {
-		lb->first_caller = caller;
-		lb->first_stack = stack;
-		lb->site = ms_table_life_site(r);
-	}
+	lb->first_caller = caller;
+	lb->first_stack = LOAD(&rec->first_stack);
 	uint32_t flags = LOAD(&rec->flags);
 	int full = (flags & MS_F_COLD) || ms_lock_class(flags) == MS_CLASS_RWLOCK;
 	if (!full) {
@@ -355,32 +367,85 @@ static void ended(void)
 	}
 }
 
-static void site_lines(struct take *t)
+/* The site lines: read, then the lives that ended while they were read
+ * handed over (their numbers may be in what was read), then each site's
+ * interval taken.  A life that ends after its site was read is taken off
+ * this interval's numbers and comes with the next's. */
+struct site_now {
+	struct ms_line l;
+	struct nums n;
+};
+
+static void site_lines(struct take *t, struct site_now *now, uint32_t n)
 {
-	uint32_t n = LOAD(&ms_table.nsites);
 	for (uint32_t i = 0; i < n; i++) {
 		struct ms_site sv;
 		ms_table_site(i, &sv);
-		ms_line_from_site(&t->cur.l, &sv, i);
-		struct nums now;
-		nums_of(&now, &t->cur.l, sv.hist, sv.hold_hist);
-		if (nums_take(&now, &b.sites[i])) {
-			nums_to_line(&t->cur, &now);
+		ms_line_from_site(&now[i].l, &sv, i);
+		nums_of(&now[i].n, &now[i].l, sv.hist, sv.hold_hist);
+	}
+	ended();
+	if (n > b.sites_end)
+		b.sites_end = n;
+	for (uint32_t i = 0; i < n; i++) {
+		if (nums_take(&now[i].n, &b.sites[i])) {
+			t->cur.l = now[i].l;
+			nums_to_line(&t->cur, &now[i].n);
 			offer(t, &t->cur, 0);
-		}
-		else
-			t->iv->ended += now.v[0];
+		} else
+			t->iv->ended += now[i].n.v[0];
 	}
 }
 
 /* ---- their stacks ---------------------------------------------------------- */
 
-static struct ms_iv_line *line_of(struct ms_iv *iv, uint32_t r, uint64_t birth,
-				  const struct ms_site *site)
+/* The top lines by mutex life or site, for their stacks: an open
+ * addressing index of line number + 1, twice as many slots as lines. */
+struct line_index {
+	uint32_t *slot;
+	size_t mask, bytes;
+};
+
+static size_t line_hash(const struct line_index *x, uint32_t r, uint64_t birth,
+			const struct ms_site *site)
 {
+	uint64_t k = site ? (uint64_t)(uintptr_t)site : ((uint64_t)r << 32) ^ birth;
+	return (size_t)((k * 0x9e3779b97f4a7c15ull) >> 17) & x->mask;
+}
+
+static int same_line(const struct ms_iv_line *o, uint32_t r, uint64_t birth,
+		     const struct ms_site *site)
+{
+	return site ? o->l.site == site : (!o->l.ended && o->l.r == r && o->birth == birth);
+}
+
+static int index_make(struct line_index *x, struct ms_iv *iv)
+{
+	size_t cap = 16;
+	while (cap < 2 * iv->n)
+		cap *= 2;
+	x->bytes = cap * sizeof *x->slot;
+	x->slot = map(x->bytes);
+	if (!x->slot)
+		return -1;
+	x->mask = cap - 1;
 	for (size_t i = 0; i < iv->n; i++) {
-		struct ms_iv_line *o = &iv->lines[i];
-		if (site ? o->l.site == site : (!o->l.ended && o->l.r == r && o->birth == birth))
+		const struct ms_iv_line *o = &iv->lines[i];
+		const struct ms_site *s = o->l.ended ? o->l.site : NULL;
+		size_t h = line_hash(x, o->l.r, o->birth, s);
+		while (x->slot[h])
+			h = (h + 1) & x->mask;
+		x->slot[h] = (uint32_t)i + 1;
+	}
+	return 0;
+}
+
+static struct ms_iv_line *line_of(const struct line_index *x, struct ms_iv *iv, uint32_t r,
+				  uint64_t birth, const struct ms_site *site)
+{
+	for (size_t h = line_hash(x, r, birth, site); x->slot[h]; h = (h + 1) & x->mask) {
+		struct ms_iv_line *o = &iv->lines[x->slot[h] - 1];
+		if (same_line(o, r, birth, site))
 			return o;
 	}
 	return NULL;
@@ -413,20 +478,25 @@ static void stacks_of(const struct ms_blame *list, uint64_t birth, struct ms_iv_
 	}
 }
 
+struct stacks_ctx {
+	struct ms_iv *iv;
+	const struct line_index *x;
+};
+
 static void live_stacks(uintptr_t key, uint32_t r, void *arg)
 {
 	(void)key;
-	struct ms_iv *iv = arg;
+	struct stacks_ctx *c = arg;
 	uint64_t birth = LOAD(&ms_rec(r)->birth);
 	const struct ms_blame *list = ms_blame_of(r, birth);
 	if (list)
-		stacks_of(list, birth, line_of(iv, r, birth, NULL));
+		stacks_of(list, birth, c->x ? line_of(c->x, c->iv, r, birth, NULL) : NULL);
 }
 
 static void site_stacks(const struct ms_site *s, const struct ms_blame *list, void *arg)
 {
-	struct ms_iv *iv = arg;
-	stacks_of(list, 0, line_of(iv, 0, 0, s));
+	struct stacks_ctx *c = arg;
+	stacks_of(list, 0, c->x ? line_of(c->x, c->iv, 0, 0, s) : NULL);
 }
 
 /* ---- findings ---------------------------------------------------------------- */
@@ -464,29 +534,47 @@ int ms_iv_take(struct ms_iv *iv)
 	int ready = bases_ready();
 	if (ready < 0)
 		return -1;
-	iv->reset = ready;
 	struct take t = { .iv = iv, .cap = (size_t)ms_opt.top };
 	iv->bytes = (t.cap * sizeof *iv->lines + 4095) & ~(size_t)4095;
-	if (iv->bytes) {
-		iv->lines = map(iv->bytes);
-		if (!iv->lines) {
-			iv->bytes = 0;
-			return -1;
-		}
+	uint32_t nsites = LOAD(&ms_table.nsites);
+	size_t site_bytes = ((size_t)nsites * sizeof(struct site_now) + 4095) & ~(size_t)4095;
+	struct site_now *sites = nsites ? map(site_bytes) : NULL;
+	iv->lines = iv->bytes ? map(iv->bytes) : NULL;
+	struct line_index x = { 0 };
+	if ((nsites && !sites) || (iv->bytes && !iv->lines)) {
+		if (sites)
+			munmap(sites, site_bytes);
+		ms_iv_free(iv);
+		return -1; /* nothing taken: the next interval has it all */
 	}
+	iv->reset = ready;
 	/* the live lives first, then the ones that ended (whose bases go to
 	 * their sites: a life that ends between the two was read live and is
 	 * handed on with what it showed), then the sites */
 	ms_table_each(live, &t);
 	ended();
-	site_lines(&t);
+	site_lines(&t, sites, nsites);
+	if (sites)
+		munmap(sites, site_bytes);
 	ms_lines_sort(iv->lines, sizeof *iv->lines, iv->n);
-	ms_table_each(live_stacks, iv);
-	ms_blame_each_site(site_stacks, iv);
+	/* every blame line's share is taken, the top lines' kept (without
+	 * memory for the index, none is kept) */
+	struct stacks_ctx c = { iv, index_make(&x, iv) == 0 ? &x : NULL };
+	ms_table_each(live_stacks, &c);
+	ms_blame_each_site(site_stacks, &c);
+	if (x.slot)
+		munmap(x.slot, x.bytes);
 	uint64_t f = findings_now();
 	iv->findings = f;
 	iv->findings_new = f > b.findings ? f - b.findings : 0;
 	b.findings = f;
+	/* a reset under way while the numbers were read: some were zeroed,
+	 * some not -- the next interval starts its bases again */
+	uint64_t gen = __atomic_load_n(&ms_reset_gen, __ATOMIC_ACQUIRE);
+	if (gen != b.reset_gen || (gen & 1)) {
+		b.stale = 1;
+		b.stale_reset = 1;
+	}
 	return 0;
 }
 

@@ -306,9 +306,10 @@ static void no_modes(struct ms_jw *j)
 }
 
 /* "reads" and "writes" of a read-write lock, or of a site line with
- * some.  readers_now: a live lock's, NULL ended. */
+ * some.  readers_now: a live lock's, NULL ended.  readers_max null for
+ * an interval's (the most at once is the run's, kept by no interval). */
 static void modes(struct ms_jw *j, const struct mode *all, const struct ms_site_reads *rd,
-		  const uint32_t *readers_now)
+		  const uint32_t *readers_now, int interval)
 {
 	struct mode r, w;
 	reads_mode(&r, rd);
@@ -316,7 +317,11 @@ static void modes(struct ms_jw *j, const struct mode *all, const struct ms_site_
 	ms_jw_obj(j, "reads");
 	mode_fields(j, &r);
 	/* kept from two readers up (one alone does not look): one if read */
-	ms_jw_num(j, "readers_max", rd->readers_max ? rd->readers_max : rd->acquisitions != 0);
+	if (interval)
+		ms_jw_null(j, "readers_max");
+	else
+		ms_jw_num(j, "readers_max",
+			  rd->readers_max ? rd->readers_max : rd->acquisitions != 0);
 	if (readers_now)
 		ms_jw_num(j, "readers_now", *readers_now);
 	else
@@ -350,7 +355,7 @@ static void live_modes(struct ms_jw *j, uint32_t r, uint32_t flags, const struct
 	struct ms_site_reads rd;
 	ms_rw_reads_of(&rd, r);
 	uint32_t now = ms_held_readers(r, 0);
-	modes(j, &all, &rd, &now);
+	modes(j, &all, &rd, &now, 0);
 }
 
 /* A site line's, its ended lives' summed. */
@@ -367,7 +372,7 @@ static void site_modes(struct ms_jw *j, const struct ms_site *s)
 	};
 	memcpy(all.hist, s->hist, sizeof all.hist);
 	memcpy(all.hold_hist, s->hold_hist, sizeof all.hold_hist);
-	modes(j, &all, &s->rd, NULL);
+	modes(j, &all, &s->rd, NULL, 0);
 }
 
 /* ---- one live mutex ----------------------------------------------------- */
@@ -1189,7 +1194,7 @@ static void interval_lock(struct ms_jw *j, const struct ms_iv_line *o)
 	memcpy(all.hold_hist, o->hold_hist, sizeof all.hold_hist);
 	hold_and_histograms(j, &all);
 	if (l->classes & (1u << MS_CLASS_RWLOCK))
-		modes(j, &all, &l->rd, NULL);
+		modes(j, &all, &l->rd, NULL, 1);
 	else
 		no_modes(j);
 	interval_stacks(j, "waiting_stacks", o, MS_BLAME_WAIT);
