@@ -5,7 +5,8 @@
 # out; a bad file (a bad line, missing, a directory) gets one message and
 # applies no rule, and the program runs on; in a run, only the first
 # process says so on its stderr, and the run's summary leaves suppressed
-# findings out too.
+# findings out too.  The JSON report lists a suppressed finding with the
+# rule that left it out, and mutexstat compare does not count it.
 
 . "$top_srcdir/tests/lib.sh"
 
@@ -83,6 +84,46 @@ mkdir "$WORK/rulesdir"
 bad directory "$WORK/rulesdir" "it is a directory"
 awk 'BEGIN { printf "stall:"; for (i = 0; i < 5000; i++) printf "x"; print "" }' >"$WORK/huge"
 bad huge "$WORK/huge" "line 1: longer than 4096 bytes"
+
+# ---- the JSON report, and mutexstat compare -----------------------------------------
+# json NAME PROGRAM [env...]: its text and JSON to $WORK/NAME.{txt,json}
+json() {
+	name=$1 prog=$2
+	shift 2
+	env "$@" MUTEXSTAT_FORMAT=text,json MUTEXSTAT_OUTPUT="$WORK/$name" LD_PRELOAD="$MS_PRELOAD" \
+		"$prog" >/dev/null 2>&1
+}
+json j-none "$ABBA"
+json j-rules "$ABBA" MUTEXSTAT_SUPPRESSIONS="$WORK/rules"
+MUTEXSTAT_FORMAT=json MUTEXSTAT_OUTPUT="$WORK/j-ordered" LD_PRELOAD="$MS_PRELOAD" \
+	"$ABBA" ordered >/dev/null 2>&1
+expect_eq "JSON: a finding no rule matches has suppressed_by null" \
+	"$(jq -c '[.findings[] | [.kind, .suppressed_by]]' "$WORK/j-none.json")" \
+	'[["potential-deadlock",null]]'
+expect_eq "JSON: a suppressed finding is listed, with its rule" \
+	"$(jq -c '[.findings[] | [.kind, .suppressed_by]]' "$WORK/j-rules.json")" \
+	'[["potential-deadlock","potential-deadlock:^transfer$"]]'
+rc=0
+"$MS" compare "$WORK/j-ordered.json" "$WORK/j-rules.json" >"$WORK/cmp" 2>&1 || rc=$?
+expect_eq "compare: a new finding that is suppressed is not new (status 0)" \
+	"$rc/$(sed -n 2p "$WORK/cmp")" "0/new findings: 0"
+rc=0
+"$MS" compare "$WORK/j-ordered.json" "$WORK/j-none.json" >"$WORK/cmp" 2>&1 || rc=$?
+expect_eq "compare: without the rule it is (status 1)" "$rc/$(sed -n 2p "$WORK/cmp")" "1/new findings: 1"
+# the JSON says what the text left out: one rule for the held mutex of
+# examples/misuse, one for all of its misuse
+printf 'held-at-exit:take_and_keep\n' >"$WORK/held"
+printf 'misuse:main\n' >"$WORK/mis"
+for r in held mis; do
+	json "j-$r" "$top_builddir/examples/misuse" MUTEXSTAT_SUPPRESSIONS="$WORK/$r"
+	left=$(sed -n "s|^suppressions from $WORK/$r: \([0-9]*\) findings\{0,1\} left out$|\1|p" "$WORK/j-$r.txt")
+	[ -n "$left" ] && [ "$left" -gt 0 ] || fail "$r: the text report left nothing out"
+	expect_eq "$r: the JSON marks as many findings as the text left out ($left)" \
+		"$(jq '[.findings[] | select(.suppressed_by != null)] | length' "$WORK/j-$r.json")" "$left"
+	expect_eq "$r: and the text prints the others" \
+		"$(jq '[.findings[] | select(.suppressed_by == null and (.kind == "misuse" or .kind == "held-at-thread-exit"))] | length' "$WORK/j-$r.json")" \
+		"$(grep -cE '^(MISUSE|HELD AT THREAD EXIT): ' "$WORK/j-$r.txt")"
+done
 
 # ---- in a run -------------------------------------------------------------------
 

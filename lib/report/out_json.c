@@ -11,6 +11,7 @@
 #include "report/interval_lines.h"
 #include "report/report_hist.h"
 #include "report/span.h"
+#include "report/suppress.h"
 #include "report/out_modes.h"
 #include "report/report.h"
 #include "base/output.h"
@@ -39,6 +40,36 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+/* ---- MUTEXSTAT_SUPPRESSIONS -------------------------------------------- */
+
+/* While a finding is written, the function, source file and module of
+ * each of its frames and the names of its locks are what the rules are
+ * matched against, as in the text report (suppress.h): its
+ * "suppressed_by" is the first rule that matches one. */
+static struct {
+	const char *kind; /* the rules' name of the finding's kind; NULL none */
+	char rule[160];
+} sup;
+
+static void sup_begin(const char *kind)
+{
+	sup.kind = kind;
+	sup.rule[0] = 0;
+}
+
+static void sup_word(const char *word)
+{
+	if (sup.kind && word && *word && !sup.rule[0])
+		(void)ms_suppress_rule_for(sup.kind, word, sup.rule, sizeof sup.rule);
+}
+
+/* "suppressed_by", the last field of the finding's object. */
+static void sup_end(struct ms_jw *j)
+{
+	ms_jw_str(j, "suppressed_by", sup.kind && sup.rule[0] ? sup.rule : NULL);
+	sup.kind = NULL;
+}
+
 /* ---- code addresses and stacks ---------------------------------------- */
 
 /* {address, function, offset, file, line, module}, unknown parts null;
@@ -51,6 +82,9 @@ static void frame(struct ms_jw *j, const char *key, uintptr_t a)
 	}
 	struct ms_frame fr;
 	int in_module = ms_symbolize_frame(a, 1, &fr) == 0;
+	sup_word(fr.func);
+	sup_word(fr.file);
+	sup_word(fr.module);
 	ms_jw_obj(j, key);
 	ms_jw_addr(j, "address", a);
 	ms_jw_str_or_null(j, "function", fr.func);
@@ -747,10 +781,12 @@ static void live_finding(const struct ms_waiter *w, const struct ms_waitfor_find
 	struct live *l = arg;
 	struct ms_jw *j = l->j;
 	ms_jw_obj(j, NULL);
-	if (fd->kind == MS_WF_CHAIN)
+	if (fd->kind == MS_WF_CHAIN) {
 		ms_jw_str(j, "kind", "wait-chain");
-	else {
+		sup_begin(NULL); /* no finding of its own */
+	} else {
 		ms_jw_str(j, "kind", "deadlock");
+		sup_begin("deadlock");
 		ms_jw_boolean(j, "owner_exited", fd->kind == MS_WF_EXITED || fd->kind == MS_WF_GONE);
 		/* a thread of the parent held it when this process forked */
 		ms_jw_boolean(j, "owner_in_parent", fd->kind == MS_WF_PARENT);
@@ -766,6 +802,7 @@ static void live_finding(const struct ms_waiter *w, const struct ms_waitfor_find
 	ms_jw_arr_end(j);
 	if (fd->kind == MS_WF_CHAIN)
 		chain_end(l, w, fd);
+	sup_end(j);
 	ms_jw_obj_end(j);
 }
 
@@ -792,6 +829,7 @@ static void self_one(const struct ms_self_finding *s, void *arg)
 	ms_jw_obj(j, NULL);
 	char kind[64];
 	ms_jw_str(j, "kind", "self-deadlock");
+	sup_begin("self-deadlock");
 	ms_jw_num(j, "thread", s->tid);
 	ms_jw_addr(j, "mutex", s->key);
 	/* an rwlock's: write-locked by a thread that holds it for read */
@@ -802,6 +840,7 @@ static void self_one(const struct ms_self_finding *s, void *arg)
 	ms_jw_num(j, "count", s->count);
 	stack(j, "taken_at", s->taken_stack);
 	stack(j, "relocked_at", s->relock_stack);
+	sup_end(j);
 	ms_jw_obj_end(j);
 }
 
@@ -815,6 +854,7 @@ static void cycle_mutex(struct ms_jw *j, const char *key, const struct ms_findin
 	ms_jw_obj(j, key);
 	ms_jw_addr(j, "mutex", m->key);
 	ms_jw_str(j, "name", m->name);
+	sup_word(m->name);
 	ms_jw_str(j, "mutex_kind", ms_kind_name(kind, sizeof kind, m->flags));
 	ms_jw_str(j, "lock", ms_out_lock_name(m->flags));
 	frame(j, "first_locked_at", m->first_caller);
@@ -847,6 +887,7 @@ static void cycle_one(const struct ms_cycle_finding *c, void *arg)
 	struct ms_jw *j = arg;
 	ms_jw_obj(j, NULL);
 	ms_jw_str(j, "kind", c->guarded ? "guarded-inversion" : "potential-deadlock");
+	sup_begin(c->guarded ? "guarded-inversion" : "potential-deadlock");
 	ms_jw_num(j, "count", c->count);
 	ms_jw_num(j, "length", c->n);
 	ms_jw_arr(j, "mutexes");
@@ -881,6 +922,7 @@ static void cycle_one(const struct ms_cycle_finding *c, void *arg)
 		ms_jw_obj_end(j);
 	}
 	ms_jw_arr_end(j);
+	sup_end(j);
 	ms_jw_obj_end(j);
 }
 
@@ -902,6 +944,7 @@ static void stall_one(const struct ms_stall *s, void *arg)
 	struct ms_jw *j = arg;
 	ms_jw_obj(j, NULL);
 	ms_jw_str(j, "kind", "stall");
+	sup_begin("stall");
 	ms_jw_num(j, "threads_blocked", s->n);
 	ms_jw_num(j, "waited_ns", s->waited_ns);
 	ms_jw_arr(j, "threads");
@@ -925,6 +968,7 @@ static void stall_one(const struct ms_stall *s, void *arg)
 		ms_jw_obj_end(j);
 	}
 	ms_jw_arr_end(j);
+	sup_end(j);
 	ms_jw_obj_end(j);
 }
 
@@ -933,6 +977,7 @@ static void exit_one(const struct ms_exit_finding *e, void *arg)
 	struct ms_jw *j = arg;
 	ms_jw_obj(j, NULL);
 	ms_jw_str(j, "kind", "held-at-thread-exit");
+	sup_begin("held-at-exit");
 	ms_jw_num(j, "thread", e->tid);
 	ms_jw_str_or_null(j, "name", e->name);
 	ms_jw_num(j, "held", e->n);
@@ -944,6 +989,7 @@ static void exit_one(const struct ms_exit_finding *e, void *arg)
 		ms_jw_obj_end(j);
 	}
 	ms_jw_arr_end(j);
+	sup_end(j);
 	ms_jw_obj_end(j);
 }
 
@@ -953,6 +999,7 @@ static void owner_died_one(uintptr_t key, uint32_t r, uintptr_t site,
 	struct ms_jw *j = arg;
 	ms_jw_obj(j, NULL);
 	ms_jw_str(j, "kind", "owner-died");
+	sup_begin(NULL); /* no rule's kind: a note, or not recoverable */
 	if (key) {
 		ms_jw_addr(j, "mutex", key);
 		ms_jw_str(j, "name", LOAD(&ms_table.cold[r].name));
@@ -967,6 +1014,7 @@ static void owner_died_one(uintptr_t key, uint32_t r, uintptr_t site,
 	ms_jw_num(j, "unlocked_inconsistent", v->left);
 	ms_jw_num(j, "refused", v->refused);
 	frame(j, "last_eownerdead_at", v->last_at);
+	sup_end(j);
 	ms_jw_obj_end(j);
 }
 
@@ -982,8 +1030,10 @@ static void misuse_one(uintptr_t key, uint32_t r, void *arg)
 			continue;
 		ms_jw_obj(j, NULL);
 		ms_jw_str(j, "kind", "misuse");
+		sup_begin("misuse");
 		ms_jw_addr(j, "mutex", key);
 		ms_jw_str(j, "name", LOAD(&c->name));
+		sup_word(LOAD(&c->name));
 		ms_jw_str(j, "what", misuse_key[k]);
 		ms_jw_num(j, "count", n);
 		struct ms_op_view v;
@@ -997,6 +1047,7 @@ static void misuse_one(uintptr_t key, uint32_t r, void *arg)
 			ms_jw_obj_end(j);
 		} else
 			ms_jw_null(j, "last");
+		sup_end(j);
 		ms_jw_obj_end(j);
 	}
 }
@@ -1013,10 +1064,12 @@ static void site_misuse(struct ms_jw *j)
 				continue;
 			ms_jw_obj(j, NULL);
 			ms_jw_str(j, "kind", "misuse");
+			sup_begin("misuse");
 			ms_jw_null(j, "mutex");
 			ms_jw_str(j, "what", misuse_key[k]);
 			ms_jw_num(j, "count", s->misuse[k]);
 			frame(j, "ended_first_locked_at", s->site);
+			sup_end(j);
 			ms_jw_obj_end(j);
 		}
 	}

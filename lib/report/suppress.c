@@ -208,6 +208,22 @@ int ms_suppress_glob(const char *pattern, const char *text, size_t len)
 	return glob_whole(p, n, text, len);
 }
 
+int ms_suppress_rule_for(const char *kind, const char *word, char *out, size_t cap)
+{
+	for (unsigned i = 0; i < nrules; i++) {
+		const struct rule *r = &rules[i];
+		if (strcmp(kinds[r->kind].name, kind) != 0 ||
+		    !ms_suppress_glob(r->pattern, word, strlen(word)))
+			continue;
+		struct ms_fmt f;
+		ms_fmt_init(&f, out, cap, -1);
+		ms_fmt(&f, "%s:%s", kinds[r->kind].name, r->pattern);
+		ms_fmt_str(&f);
+		return 1;
+	}
+	return 0;
+}
+
 /* ---- findings ---------------------------------------------------------- */
 
 /* A finding's heading: capitals, spaces and hyphens, then ": ", at the

@@ -38,6 +38,13 @@ void ms_suppress_print(struct ms_fmt *f);
  * (run.c reads its findings' first lines by it too). */
 size_t ms_suppress_heading_len(const char *s, size_t len);
 
+/* For the JSON report, which names its findings' frames and locks word by
+ * word: the first rule of kind `kind` (a rule's KIND, as "deadlock")
+ * that matches `word` -- a frame's function, source file or module, or a
+ * lock's name -- written to out as KIND:PATTERN.  Returns 1, or 0 (none;
+ * out untouched).  Counts nothing: the text report's counts stand. */
+int ms_suppress_rule_for(const char *kind, const char *word, char *out, size_t cap);
+
 /* For the tests: whether a glob of the rules' syntax matches text. */
 int ms_suppress_glob(const char *pattern, const char *text, size_t len);
 
