@@ -48,7 +48,8 @@
  * "suppressed_by" is the first rule that matches one. */
 static struct {
 	const char *kind; /* the rules' name of the finding's kind; NULL none */
-	char rule[160];
+	int paused;       /* writing what the text report does not show */
+	char rule[320];   /* KIND:PATTERN, a pattern up to 255 bytes */
 } sup;
 
 static void sup_begin(const char *kind)
@@ -59,8 +60,16 @@ static void sup_begin(const char *kind)
 
 static void sup_word(const char *word)
 {
-	if (sup.kind && word && *word && !sup.rule[0])
+	if (sup.kind && !sup.paused && word && *word && !sup.rule[0])
 		(void)ms_suppress_rule_for(sup.kind, word, sup.rule, sizeof sup.rule);
+}
+
+/* A lock's name, cut as the text report prints it. */
+static void sup_name(const char *name)
+{
+	char cut[40];
+	if (name)
+		sup_word(ms_name_cut(cut, sizeof cut, name, 30));
 }
 
 /* "suppressed_by", the last field of the finding's object. */
@@ -727,6 +736,8 @@ static void wait_thread(struct ms_jw *j, const struct ms_waiter *w, uint64_t now
 	ms_jw_obj(j, NULL);
 	ms_jw_num(j, "thread", w->tid);
 	ms_jw_addr(j, "waits_for", w->key);
+	if (LOAD(&ms_rec(w->rec)->flags) & MS_F_COLD)
+		sup_name(LOAD(&ms_table.cold[w->rec].name));
 	ms_jw_str(j, "lock", ms_out_lock_name(LOAD(&ms_rec(w->rec)->flags)));
 	lock_mode(j, "mode", w->rec, (uint32_t)w->read);
 	ms_jw_num(j, "held_by", w->owner);
@@ -832,6 +843,7 @@ static void self_one(const struct ms_self_finding *s, void *arg)
 	sup_begin("self-deadlock");
 	ms_jw_num(j, "thread", s->tid);
 	ms_jw_addr(j, "mutex", s->key);
+	sup_name(s->name);
 	/* an rwlock's: write-locked by a thread that holds it for read */
 	ms_jw_str(j, "lock", ms_out_lock_name(s->flags));
 	ms_jw_str(j, "mutex_kind", ms_kind_name(kind, sizeof kind, s->flags));
@@ -854,14 +866,24 @@ static void cycle_mutex(struct ms_jw *j, const char *key, const struct ms_findin
 	ms_jw_obj(j, key);
 	ms_jw_addr(j, "mutex", m->key);
 	ms_jw_str(j, "name", m->name);
-	sup_word(m->name);
+	sup_name(m->name);
 	ms_jw_str(j, "mutex_kind", ms_kind_name(kind, sizeof kind, m->flags));
 	ms_jw_str(j, "lock", ms_out_lock_name(m->flags));
 	frame(j, "first_locked_at", m->first_caller);
+	/* the text shows the first lock's and the end's frame alone */
+	sup.paused++;
 	site_stack(j, "first_locked_stack", m->first_stack);
 	site_stack(j, "initialised_at", m->init_stack);
 	ms_jw_str(j, "ended", m->ended < 4 ? ended_key[m->ended] : NULL);
 	stack(j, "ended_at", m->ended_stack);
+	sup.paused--;
+	if (sup.kind && m->ended_at) {
+		struct ms_frame fr;
+		(void)ms_symbolize_frame(m->ended_at, 1, &fr);
+		sup_word(fr.func);
+		sup_word(fr.file);
+		sup_word(fr.module);
+	}
 	ms_jw_obj_end(j);
 }
 
@@ -955,6 +977,11 @@ static void stall_one(const struct ms_stall *s, void *arg)
 		ms_jw_str_or_null(j, "name", w->name);
 		ms_jw_str(j, "waits_for", stall_kind[w->kind]);
 		stall_lock(j, w);
+		if (w->kind == MS_STALL_MUTEX || w->kind == MS_STALL_COND) {
+			uint32_t r = ms_table_find(w->kind == MS_STALL_MUTEX ? w->object : w->mutex);
+			if (r != MS_REC_NONE && r != MS_REC_UNTRACKED)
+				sup_name(ms_order_mutex_name(r)); /* as the text names it */
+		}
 		ms_jw_addr(j, "object", w->object);
 		ms_jw_addr_or_null(j, "mutex", w->kind == MS_STALL_COND ? w->mutex
 					 : w->kind == MS_STALL_MUTEX ? w->object : 0);
@@ -1033,7 +1060,7 @@ static void misuse_one(uintptr_t key, uint32_t r, void *arg)
 		sup_begin("misuse");
 		ms_jw_addr(j, "mutex", key);
 		ms_jw_str(j, "name", LOAD(&c->name));
-		sup_word(LOAD(&c->name));
+		sup_name(LOAD(&c->name));
 		ms_jw_str(j, "what", misuse_key[k]);
 		ms_jw_num(j, "count", n);
 		struct ms_op_view v;
@@ -1042,7 +1069,9 @@ static void misuse_one(uintptr_t key, uint32_t r, void *arg)
 			ms_jw_obj(j, "last");
 			ms_jw_num(j, "thread", v.tid);
 			ms_jw_str(j, "result", v.err ? (e ? e : "error") : "ok");
+			sup.paused++; /* the text shows the stack below alone */
 			frame(j, "caller", v.caller);
+			sup.paused--;
 			stack(j, "at", ms_site_stack_known(v.caller));
 			ms_jw_obj_end(j);
 		} else
@@ -1097,6 +1126,7 @@ int ms_write_json(int fd)
 	char buf[8192];
 	struct ms_jw j;
 	memset(&j, 0, sizeof j);
+	memset(&sup, 0, sizeof sup); /* (a fork child's, made mid-finding) */
 	ms_fmt_init(&j.f, buf, sizeof buf, fd);
 	const struct ms_table *tb = &ms_table;
 	int ready = __atomic_load_n(&tb->ready, __ATOMIC_ACQUIRE);
