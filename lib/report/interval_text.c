@@ -53,20 +53,11 @@ static void section(struct ms_fmt *f, const struct ms_iv_line *o, int kind,
 	int n = o->nstacks[kind], all = o->all_stacks[kind];
 	if (!n)
 		return;
-	uint64_t sum = o->stacks_total[kind];
-	ms_fmt(f, "  %s (%d %s):\n", title, all, all == 1 ? "stack" : "stacks");
-	ms_fmt(f, "  %8s %10s %10s %6s  %s\n", "waits", what, "mean", "share", "stack");
+	ms_report_blame_head(f, title, all, what, "mean");
 	for (int i = 0; i < n; i++) {
 		const struct ms_iv_stack *s = &o->stacks[kind][i];
-		char tot[16], mean[16];
-		unsigned share = sum ? (unsigned)((s->total * 100 + sum / 2) / sum) : 0;
-		ms_fmt(f, "  %8llu %10s %10s %5u%%  ", (unsigned long long)s->count,
-		       ms_duration(tot, ms_ticks_to_ns(s->total)),
-		       ms_duration(mean, ms_ticks_to_ns(s->total / s->count)), share);
-		if (!s->stack && kind == MS_BLAME_HOLD)
-			ms_fmt(f, "(missed: the holder was letting go as the wait began)\n");
-		else
-			ms_report_stack(f, s->stack, 41);
+		ms_report_blame_row(f, (unsigned)kind, s->count, s->total, s->total / s->count,
+				    o->stacks_total[kind], s->stack);
 	}
 	if (all > n)
 		ms_fmt(f, "  (%d more stacks)\n", all - n);

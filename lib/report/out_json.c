@@ -163,6 +163,15 @@ static void errors_obj(struct ms_jw *j, const uint64_t *e)
 	ms_jw_obj_end(j);
 }
 
+/* "misuse": the count of each kind, all of them listed */
+static void misuse_obj(struct ms_jw *j, const uint64_t *m)
+{
+	ms_jw_obj(j, "misuse");
+	for (int i = 0; i < MS_M_COUNT; i++)
+		ms_jw_num(j, misuse_key[i], m[i]);
+	ms_jw_obj_end(j);
+}
+
 /* What became of a robust mutex whose owner died (robust.h); null if its
  * owner never died. */
 static void owner_died(struct ms_jw *j, int died, const struct ms_robust_view *v)
@@ -528,10 +537,10 @@ static void one_mutex(uintptr_t key, uint32_t r, void *arg)
 	errors_obj(j, errors);
 	struct ms_robust_view rv;
 	owner_died(j, ms_robust_view(r, &rv), &rv);
-	ms_jw_obj(j, "misuse");
+	uint64_t misuse[MS_M_COUNT];
 	for (int i = 0; i < MS_M_COUNT; i++)
-		ms_jw_num(j, misuse_key[i], LOAD(&z->misuse[i]));
-	ms_jw_obj_end(j);
+		misuse[i] = LOAD(&z->misuse[i]);
+	misuse_obj(j, misuse);
 	/* Wait times include waits that timed out, as in the text report. */
 	uint64_t wmax = LOAD(&z->wait_max), tmax = LOAD(&z->timeout_wait_max);
 	ms_jw_num(j, "wait_total_ns",
@@ -587,10 +596,7 @@ static void ended(struct ms_jw *j)
 		errors_obj(j, s->errors);
 		struct ms_robust_view rv;
 		owner_died(j, ms_robust_site_view(s->site, s->errors, &rv), &rv);
-		ms_jw_obj(j, "misuse");
-		for (int k = 0; k < MS_M_COUNT; k++)
-			ms_jw_num(j, misuse_key[k], s->misuse[k]);
-		ms_jw_obj_end(j);
+		misuse_obj(j, s->misuse);
 		ms_jw_num(j, "wait_total_ns", ms_ticks_to_ns(s->wait_total));
 		ms_jw_num(j, "wait_max_ns", ms_ticks_to_ns(s->wait_max));
 		hold(j, s->holds, s->hold_total, s->hold_max);
@@ -1258,10 +1264,7 @@ static void interval_lock(struct ms_jw *j, const struct ms_iv_line *o)
 	ms_jw_num(j, "timeouts", l->timeouts);
 	ms_jw_num(j, "condition_waits", l->cond_waits);
 	errors_obj(j, l->errors);
-	ms_jw_obj(j, "misuse");
-	for (int i = 0; i < MS_M_COUNT; i++)
-		ms_jw_num(j, misuse_key[i], l->misuse[i]);
-	ms_jw_obj_end(j);
+	misuse_obj(j, l->misuse);
 	ms_jw_num(j, "wait_total_ns", l->wait_total);
 	/* of the waits that got the lock, from the interval's histogram: the
 	 * upper bound of the bucket each falls in */

@@ -146,6 +146,29 @@ static int collect(const struct ms_blame *b, uint64_t birth, unsigned kind,
 	return n;
 }
 
+void ms_report_blame_head(struct ms_fmt *f, const char *title, int all, const char *what,
+			  const char *third)
+{
+	ms_fmt(f, "  %s (%d %s):\n", title, all, all == 1 ? "stack" : "stacks");
+	ms_fmt(f, "  %8s %10s %10s %6s  %s\n", "waits", what, third, "share", "stack");
+}
+
+void ms_report_blame_row(struct ms_fmt *f, unsigned kind, uint64_t count, uint64_t total,
+			 uint64_t third, uint64_t sum, ms_stack_id stack)
+{
+	char tot[16], thr[16];
+	unsigned share = sum ? (unsigned)((total * 100 + sum / 2) / sum) : 0;
+	ms_fmt(f, "  %8llu %10s %10s %5u%%  ", (unsigned long long)count,
+	       ms_duration(tot, ms_ticks_to_ns(total)), ms_duration(thr, ms_ticks_to_ns(third)),
+	       share);
+	if (!stack && kind == MS_BLAME_HOLD)
+		/* the unlock checked for waiters just before this one
+		 * announced itself: the handover was immediate */
+		ms_fmt(f, "(missed: the holder was letting go as the wait began)\n");
+	else
+		ms_report_stack(f, stack, 41);
+}
+
 /* The lines of one kind of a list: a mutex life's (birth), or a site
  * line's (birth 0). */
 static void section(struct ms_fmt *f, const struct ms_blame *list, uint64_t birth,
@@ -157,22 +180,10 @@ static void section(struct ms_fmt *f, const struct ms_blame *list, uint64_t birt
 	int n = collect(list, birth, kind, lines, TOP_STACKS, &sum, &all);
 	if (!n)
 		return;
-	ms_fmt(f, "  %s (%d %s):\n", title, all, all == 1 ? "stack" : "stacks");
-	ms_fmt(f, "  %8s %10s %10s %6s  %s\n", "waits", what, "max", "share", "stack");
-	for (int i = 0; i < n; i++) {
-		const struct ms_blame *b = lines[i];
-		char tot[16], max[16];
-		unsigned share = sum ? (unsigned)((b->total * 100 + sum / 2) / sum) : 0;
-		ms_fmt(f, "  %8llu %10s %10s %5u%%  ", (unsigned long long)b->count,
-		       ms_duration(tot, ms_ticks_to_ns(b->total)),
-		       ms_duration(max, ms_ticks_to_ns(b->max)), share);
-		if (!b->stack && kind == MS_BLAME_HOLD)
-			/* the unlock checked for waiters just before this one
-			 * announced itself: the handover was immediate */
-			ms_fmt(f, "(missed: the holder was letting go as the wait began)\n");
-		else
-			ms_report_stack(f, b->stack, 41);
-	}
+	ms_report_blame_head(f, title, all, what, "max");
+	for (int i = 0; i < n; i++)
+		ms_report_blame_row(f, kind, lines[i]->count, lines[i]->total, lines[i]->max, sum,
+				    lines[i]->stack);
 	if (all > n)
 		ms_fmt(f, "  (%d more stacks)\n", all - n);
 }

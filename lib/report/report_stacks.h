@@ -20,6 +20,16 @@ void ms_report_mutex_stacks(struct ms_fmt *f, uint32_t r);
 struct ms_site;
 void ms_report_site_stacks(struct ms_fmt *f, const struct ms_site *s);
 
+/* A section of who-waited or who-made-them-wait stacks: its heading
+ * (title, how many stacks in all) and columns, the third named `third`
+ * ("max" for the run's, "mean" for an interval's); then a row each,
+ * times in ticks, share of sum (kind: MS_BLAME_WAIT or _HOLD, whose
+ * missed stack 0 says why). */
+void ms_report_blame_head(struct ms_fmt *f, const char *title, int all, const char *what,
+			  const char *third);
+void ms_report_blame_row(struct ms_fmt *f, unsigned kind, uint64_t count, uint64_t total,
+			 uint64_t third, uint64_t sum, ms_stack_id stack);
+
 /* A stack, one frame a line: the first after `lead` (already printed, of
  * `indent` columns), the others indented to line up under it. */
 void ms_report_stack(struct ms_fmt *f, ms_stack_id id, int indent);
