@@ -774,29 +774,35 @@ static void module_syms_drop(void)
 	}
 }
 
-/* The symbols libdw's search looks at; NULL if malloc fails. */
+/* The symbols libdw's search looks at; NULL if malloc fails or the table
+ * is beyond what an index holds. */
 static struct ms_sym_index *module_syms_index(struct module_syms *m)
 {
 	int n = dw.module_getsymtab(m->mod);
 	int first_global = dw.module_getsymtab_first_global(m->mod);
 	if (n <= 0 || first_global < 0) /* no table: libdw names nothing */
 		return ms_sym_index_make(NULL, 0, 0);
+	if ((unsigned)n > MS_SYM_ORDER_MAX)
+		return NULL;
 	struct ms_sym *syms = malloc((size_t)n * sizeof *syms);
 	size_t kept = 0;
 	for (int i = 1; syms && i < n; i++) {
 		GElf_Sym sym;
 		GElf_Addr value = 0;
-		GElf_Word shndx = 0;
 		const char *name = dw.module_getsym_info(m->mod, i, &sym, &value,
-							 &shndx, NULL, NULL);
+							 NULL, NULL, NULL);
 		int type = name ? GELF_ST_TYPE(sym.st_info) : STT_SECTION;
 		if (!name || !name[0] || sym.st_shndx == SHN_UNDEF ||
 		    type == STT_SECTION || type == STT_FILE || type == STT_TLS)
 			continue;
+		if (sym.st_size > MS_SYM_SIZE_MAX) {
+			free(syms);
+			return NULL;
+		}
 		syms[kept++] = (struct ms_sym){
-			.value = value, .size = sym.st_size, .name = name,
-			.order = (uint32_t)i, .shndx = shndx,
-			.bind = (unsigned char)GELF_ST_BIND(sym.st_info),
+			.value = value, .size = (uint32_t)sym.st_size,
+			.order = (uint32_t)i,
+			.bind = GELF_ST_BIND(sym.st_info) & 0xf,
 		};
 	}
 	return syms ? ms_sym_index_make(syms, kept, (uint32_t)first_global) : NULL;
@@ -824,7 +830,13 @@ static struct module_syms *module_syms_of(Dwfl_Module *mod)
 static int same_section(const struct ms_sym *label, uint64_t addr, void *arg)
 {
 	Dwfl_Module *mod = arg;
-	if (label->shndx >= SHN_LORESERVE) /* absolute: only its own address */
+	GElf_Sym sym;
+	GElf_Addr value;
+	GElf_Word shndx = 0;
+	if (!dw.module_getsym_info(mod, (int)label->order, &sym, &value, &shndx,
+				   NULL, NULL))
+		return 0;
+	if (shndx >= SHN_LORESERVE) /* absolute: only its own address */
 		return label->value == addr;
 	Dwarf_Addr a = addr, v = label->value, bias;
 	return dw.module_address_section(mod, &a, &bias) ==
@@ -836,15 +848,16 @@ static int same_section(const struct ms_sym *label, uint64_t addr, void *arg)
 static const char *module_symbol(Dwfl_Module *mod, uintptr_t pc, GElf_Off *off)
 {
 	struct module_syms *m = by_scan ? NULL : module_syms_of(mod);
-	if (!m || !m->index) {
-		GElf_Sym sym;
+	GElf_Sym sym;
+	if (!m || !m->index)
 		return dw.module_addrinfo(mod, pc, off, &sym, NULL, NULL, NULL);
-	}
 	const struct ms_sym *s = ms_sym_index_find(m->index, pc, same_section, mod);
 	if (!s)
 		return NULL;
+	GElf_Addr value;
 	*off = pc - s->value;
-	return s->name;
+	return dw.module_getsym_info(mod, (int)s->order, &sym, &value, NULL,
+				     NULL, NULL);
 }
 
 void ms_symbols_by_scan(int on)

@@ -12,6 +12,7 @@
 #include <dlfcn.h>
 #include <gnu/libc-version.h>
 #include <elf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,33 +25,46 @@ static int any_section(const struct ms_sym *label, uint64_t addr, void *arg)
 	return arg == NULL;
 }
 
-static struct ms_sym sym(uint64_t value, uint64_t size, const char *name,
-			 uint32_t order, unsigned char bind)
+/* A symbol of a made-up table, with its name (a real table's is found by
+ * its order). */
+struct named {
+	struct ms_sym sym;
+	const char *name;
+};
+
+static struct named sym(uint64_t value, uint32_t size, const char *name,
+			uint32_t order, unsigned char bind)
 {
-	return (struct ms_sym){ .value = value, .size = size, .name = name,
-				.order = order, .shndx = 1, .bind = bind };
+	return (struct named){ .sym = { .value = value, .size = size,
+					.order = order, .bind = bind },
+			       .name = name };
 }
 
 /* The name find gives addr in a table of n symbols (copied: the index
  * takes its array over), "" for none. */
-static const char *name_in(const struct ms_sym *table, size_t n,
+static const char *name_in(const struct named *table, size_t n,
 			   uint32_t first_global, uint64_t addr, void *arg)
 {
 	static char name[64];
-	struct ms_sym *copy = malloc(n * sizeof *copy);
+	struct ms_sym *copy = malloc((n ? n : 1) * sizeof *copy);
 	ck_assert_ptr_nonnull(copy);
-	memcpy(copy, table, n * sizeof *copy);
+	for (size_t i = 0; i < n; i++)
+		copy[i] = table[i].sym;
 	struct ms_sym_index *ix = ms_sym_index_make(copy, n, first_global);
 	ck_assert_ptr_nonnull(ix);
 	const struct ms_sym *s = ms_sym_index_find(ix, addr, any_section, arg);
-	strcpy(name, s ? s->name : "");
+	strcpy(name, "");
+	for (size_t i = 0; s && i < n; i++)
+		if (table[i].sym.order == s->order)
+			strcpy(name, table[i].name);
+	ck_assert(!s || name[0]);
 	ms_sym_index_free(ix);
 	return name;
 }
 
 START_TEST(test_sym_index_nearest_covering_symbol)
 {
-	const struct ms_sym t[] = {
+	const struct named t[] = {
 		sym(0x1000, 0x100, "first", 1, STB_GLOBAL),
 		sym(0x1200, 0x80, "second", 2, STB_GLOBAL),
 	};
@@ -64,7 +78,7 @@ END_TEST
 
 START_TEST(test_sym_index_aliases_global_then_weak_then_local)
 {
-	const struct ms_sym t[] = {
+	const struct named t[] = {
 		sym(0x1000, 0x40, "local_alias", 1, STB_LOCAL),
 		sym(0x1000, 0x40, "weak_alias", 2, STB_WEAK),
 		sym(0x1000, 0x40, "global_name", 3, STB_GLOBAL),
@@ -80,7 +94,7 @@ START_TEST(test_sym_index_global_part_before_local_part)
 {
 	/* a local function inside a global symbol's range: libdw reads the
 	 * local part only when no global symbol covers the address */
-	const struct ms_sym t[] = {
+	const struct named t[] = {
 		sym(0x1010, 0x10, "inner_static", 1, STB_LOCAL),
 		sym(0x1000, 0x100, "outer_global", 2, STB_GLOBAL),
 		sym(0x2000, 0x10, "lone_static", 3, STB_LOCAL),
@@ -90,7 +104,7 @@ START_TEST(test_sym_index_global_part_before_local_part)
 	/* in one part too, a stronger binding wins over a nearer start */
 	ck_assert_str_eq(name_in(t, 3, 0, 0x1014, NULL), "outer_global");
 	/* and of equal bindings the nearer start, in either order */
-	const struct ms_sym u[] = {
+	const struct named u[] = {
 		sym(0x1010, 0x10, "inner", 1, STB_GLOBAL),
 		sym(0x1000, 0x100, "outer", 2, STB_GLOBAL),
 		sym(0x1010, 0x10, "inner_after", 3, STB_GLOBAL),
@@ -102,7 +116,7 @@ END_TEST
 
 START_TEST(test_sym_index_labels_past_every_symbol)
 {
-	const struct ms_sym t[] = {
+	const struct named t[] = {
 		sym(0x1000, 0x10, "sized", 1, STB_GLOBAL),
 		sym(0x1008, 0, "label_inside", 2, STB_GLOBAL),
 		sym(0x1020, 0, "label_after", 3, STB_GLOBAL),
@@ -115,6 +129,45 @@ START_TEST(test_sym_index_labels_past_every_symbol)
 	ck_assert_str_eq(name_in(t, 2, 0, 0x1018, NULL), "");
 	/* nor one in another section (any_section says no with an arg) */
 	ck_assert_str_eq(name_in(t, 3, 0, 0x1030, (void *)1), "");
+}
+END_TEST
+
+/* Addresses that differ in every byte, high ones included, in no order,
+ * each with a symbol of the local part inside its global one: each names
+ * its own global symbol (the sort goes through every byte, and keeps the
+ * parts apart: bound alike, in one part the nearer would win). */
+START_TEST(test_sym_index_sorts_by_every_byte)
+{
+	enum { N = 2000 };
+	static struct named t[2 * N];
+	static char names[N][16];
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	for (uint32_t i = 0; i < N; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		uint64_t value = x & ~(uint64_t)0xf; /* 16 apart at least */
+		snprintf(names[i], sizeof names[i], "g%u", i);
+		t[i] = sym(value + 2, 2, "inner", i + 1, STB_GLOBAL);
+		t[N + i] = sym(value, 8, names[i], N + i + 1, STB_GLOBAL);
+	}
+	struct ms_sym *copy = malloc(sizeof t / sizeof t[0] * sizeof *copy);
+	ck_assert_ptr_nonnull(copy);
+	for (size_t i = 0; i < 2 * N; i++)
+		copy[i] = t[i].sym;
+	struct ms_sym_index *ix = ms_sym_index_make(copy, 2 * N, N + 1);
+	ck_assert_ptr_nonnull(ix);
+	for (uint32_t i = 0; i < N; i++) {
+		uint64_t value = t[N + i].sym.value;
+		const struct ms_sym *s =
+			ms_sym_index_find(ix, value + 3, any_section, NULL);
+		ck_assert_ptr_nonnull(s);
+		ck_assert_uint_eq(s->order, N + i + 1);
+		ck_assert_uint_eq(s->value, value);
+		ck_assert_ptr_null(ms_sym_index_find(ix, value + 8, any_section,
+						     NULL));
+	}
+	ms_sym_index_free(ix);
 }
 END_TEST
 
@@ -227,6 +280,7 @@ Suite *sym_index_suite(void)
 	tcase_add_test(tc, test_sym_index_aliases_global_then_weak_then_local);
 	tcase_add_test(tc, test_sym_index_global_part_before_local_part);
 	tcase_add_test(tc, test_sym_index_labels_past_every_symbol);
+	tcase_add_test(tc, test_sym_index_sorts_by_every_byte);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("names");
 	tcase_set_timeout(tc, 60);
