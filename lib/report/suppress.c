@@ -290,6 +290,22 @@ static void words_of(const char *s, size_t len, struct words *ws)
 		open--;
 	if (open <= 1)
 		return;
+	/* the function: after the last "  " or " at " before the frame */
+	size_t fn_end = open - 2, fn = 0;
+	for (size_t i = 0; i + 1 < fn_end; i++) {
+		if (s[i] == ' ' && s[i + 1] == ' ')
+			fn = i + 2;
+		else if (i + 3 < fn_end && !memcmp(s + i, " at ", 4))
+			fn = i + 4;
+	}
+	size_t e = fn_end;
+	for (size_t i = fn; i + 2 < fn_end; i++)
+		if (s[i] == '+' && s[i + 1] == '0' && s[i + 2] == 'x')
+			e = i;
+	while (fn < e && s[fn] == ' ')
+		fn++;
+	if (fn >= e)
+		return; /* no function: a note, "at  (stack not captured)" */
 	const char *in = s + open, *comma = NULL;
 	size_t inlen = len - 1 - open;
 	for (size_t i = 0; i + 1 < inlen; i++)
@@ -306,20 +322,7 @@ static void words_of(const char *s, size_t len, struct words *ws)
 		add(ws, in, filelen); /* (module) */
 	if (comma)
 		add(ws, comma + 2, (size_t)(in + inlen - comma - 2));
-	/* the function: after the last "  " or " at " before the frame */
-	size_t fn_end = open - 2, fn = 0;
-	for (size_t i = 0; i + 1 < fn_end; i++) {
-		if (s[i] == ' ' && s[i + 1] == ' ')
-			fn = i + 2;
-		else if (i + 3 < fn_end && !memcmp(s + i, " at ", 4))
-			fn = i + 4;
-	}
-	size_t e = fn_end;
-	for (size_t i = fn; i + 2 < fn_end; i++)
-		if (s[i] == '+' && s[i + 1] == '0' && s[i + 2] == 'x')
-			e = i;
-	if (e > fn)
-		add(ws, s + fn, e - fn);
+	add(ws, s + fn, e - fn);
 }
 
 /* The rule of kind k that matches a word of the finding text[0, len). */
@@ -363,12 +366,25 @@ static void suggest(struct ms_fmt *out, int k, const char *text, size_t len)
 	       kinds[k].name, (int)blen, best);
 }
 
-/* The line at s: its length, and whether it is a heading (hlen). */
+/* The heading of a section that is no finding, a line of its own: a live
+ * dump's "WAIT CHAIN:".  Its length, or 0. */
+static size_t section_heading_len(const char *s, size_t len)
+{
+	size_t i = 0;
+	while (i < len && ((s[i] >= 'A' && s[i] <= 'Z') || s[i] == ' ' || s[i] == '-'))
+		i++;
+	return i >= 4 && i + 1 == len && s[0] >= 'A' && s[0] <= 'Z' && s[i] == ':' ? i : 0;
+}
+
+/* The line at s: its length, and whether it begins a finding or another
+ * section (hlen: its heading's length), which ends the finding before. */
 static size_t line_at(const char *s, size_t *hlen)
 {
 	const char *nl = strchr(s, '\n');
 	size_t l = nl ? (size_t)(nl - s) : strlen(s);
 	*hlen = ms_suppress_heading_len(s, l);
+	if (!*hlen)
+		*hlen = section_heading_len(s, l);
 	return l + (nl != NULL);
 }
 

@@ -246,6 +246,65 @@ START_TEST(test_suppress_bad_files_apply_nothing_and_say_why)
 }
 END_TEST
 
+/* A live dump's findings: a DEADLOCK, the WAIT CHAIN after it (a section
+ * of its own, no finding: never left out, never matched for the one
+ * before), and a finding whose stack is a note, not a frame. */
+static const char *const live =
+	"\n"
+	"DEADLOCK: 2 threads wait for each other\n"
+	"  thread 101 \"a\" waits for mutex 0x10 held by thread 102\n"
+	"    waits at      take_pair+0x1d (pair.c:20, pair)\n"
+	"\n"
+	"WAIT CHAIN:\n"
+	"  thread 103 \"c\" waits for mutex 0x30 held by thread 104\n"
+	"    waits at      drain_queue+0x2a (queue.c:88, queue)\n"
+	"  thread 104 is not waiting for a mutex; where it is now: not asked (off)\n"
+	"\n"
+	"HELD AT THREAD EXIT: thread 105 ended holding 1 mutex\n"
+	"    A   at  (stack not captured)\n"
+	"    (stack not captured)\n";
+
+static const char *filtered_live(int *failing_removed)
+{
+	static char out[16384];
+	struct ms_fmt f;
+	ms_fmt_init(&f, out, sizeof out, -1);
+	ms_suppress_begin();
+	*failing_removed = ms_suppress_filter(live, &f);
+	return ms_fmt_str(&f);
+}
+
+START_TEST(test_suppress_wait_chains_and_notes_are_not_frames)
+{
+	int removed;
+	/* a frame of the chain after a deadlock is not the deadlock's */
+	load_text("deadlock:drain_queue\n");
+	const char *out = filtered_live(&removed);
+	ck_assert_int_eq(removed, 0);
+	ck_assert_ptr_nonnull(strstr(out, "DEADLOCK: 2 threads"));
+	/* the deadlock left out, the chain stays, as it was */
+	load_text("deadlock:take_pair\n");
+	out = filtered_live(&removed);
+	ck_assert_int_eq(removed, 1);
+	ck_assert_ptr_null(strstr(out, "DEADLOCK: "));
+	ck_assert_ptr_nonnull(strstr(out, "\nWAIT CHAIN:\n"
+					  "  thread 103 \"c\" waits for mutex 0x30 held by thread 104\n"
+					  "    waits at      drain_queue+0x2a (queue.c:88, queue)\n"
+					  "  thread 104 is not waiting for a mutex; where it is now: "
+					  "not asked (off)\n\nHELD AT"));
+	ck_assert_ptr_null(strstr(out, "\n\n\n"));
+	/* a note is no frame: nothing matches it, nothing is suggested by it */
+	load_text("held-at-exit:stack not captured\n");
+	out = filtered_live(&removed);
+	ck_assert_ptr_nonnull(strstr(out, "HELD AT THREAD EXIT"));
+	ck_assert_ptr_null(strstr(out, "held-at-exit:stack"));
+	ck_assert_ptr_null(strstr(out, "held-at-exit:(stack"));
+	ck_assert_ptr_nonnull(strstr(said(), "held-at-exit:stack not captured  matched nothing"));
+	/* the chain says no rule of its own */
+	ck_assert_ptr_null(strstr(out, "to suppress it: deadlock:drain_queue"));
+}
+END_TEST
+
 START_TEST(test_suppress_without_a_file_keeps_all_and_says_nothing)
 {
 	ms_opt.suppressions = NULL;
@@ -271,6 +330,7 @@ Suite *suppress_suite(void)
 	tcase_add_test(tc, test_suppress_each_kept_finding_says_its_rule);
 	tcase_add_test(tc, test_suppress_bad_files_apply_nothing_and_say_why);
 	tcase_add_test(tc, test_suppress_without_a_file_keeps_all_and_says_nothing);
+	tcase_add_test(tc, test_suppress_wait_chains_and_notes_are_not_frames);
 	suite_add_tcase(s, tc);
 	return s;
 }
