@@ -81,6 +81,25 @@ MS_HOT void ms_log_holder(struct ms_thread *t, uint32_t r, uintptr_t caller,
 	ms_log_at(t, r, t->clock + 1, caller, op, 0, 0, 0);
 }
 
+/* What ms_acquired() comes down to when the thread holds no other lock
+ * and does not time this hold: a few stores to the record, the thread's
+ * held set and the history, in order o.  held[0].since is 0 already: an
+ * entry's start is cleared as a timed hold leaves the held set.  The
+ * plain case of a mutex's lock paths (interpose.c) and a spin lock's
+ * (interpose_rw.c). */
+MS_HOT void ms_acquired_plain(struct ms_thread *t, uint32_t tid,
+			      struct ms_tstate *ts, struct ms_record *rec,
+			      uint32_t r, uintptr_t caller, unsigned op,
+			      uint64_t o)
+{
+	ts->held[0].rec = r;
+	ts->held[0].caller = caller;
+	ts->nheld = 1;
+	rec->acquisitions++;
+	rec->owner = t->tid_held;
+	ms_log_rec(t, tid, r, rec, o, caller, op, 0, 0, 0);
+}
+
 /* The thread now holds the mutex.  If it already did (a recursive
  * mutex), that is not an owner change and the hold goes on.  Otherwise the
  * mutex joins the thread's held set, after lock-order edges from the

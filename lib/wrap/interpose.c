@@ -7,8 +7,8 @@
  * if it is not, this is a contention (or a relock by the owner), and only
  * then do we read the clock and call glibc's blocking function.  The names
  * on the lock path say which: acquired_* when the try got the mutex
- * (acquired_plain is the whole of the common case), lock_contended when it
- * did not. */
+ * (record.h's ms_acquired_plain is the whole of the common case),
+ * lock_contended when it did not. */
 #define _GNU_SOURCE
 #include "base/clock.h"
 #include "base/options.h"
@@ -58,26 +58,10 @@ record_of_at(struct ms_thread *t, pthread_mutex_t *m, uintptr_t caller)
 }
 #define record_of(t, m) record_of_at((t), (m), CALLER)
 
-/* What ms_acquired() comes down to when the thread holds no other mutex
- * and does not time this hold: a few stores to the record, the thread's
- * held set and the history, in order o.  held[0].since is 0 already: an
- * entry's start is cleared as a timed hold leaves the held set. */
-static inline __attribute__((always_inline)) void
-acquired_plain(struct ms_thread *t, uint32_t tid, struct ms_tstate *ts,
-	       struct ms_record *rec, uint32_t r, uintptr_t caller, unsigned op,
-	       uint64_t o)
-{
-	ts->held[0].rec = r;
-	ts->held[0].caller = caller;
-	ts->nheld = 1;
-	rec->acquisitions++;
-	rec->owner = t->tid_held;
-	ms_log_rec(t, tid, r, rec, o, caller, op, 0, 0, 0);
-}
 /* ... of a mutex this thread had last */
-#define acquired_plain_lock(t, ts, rec, r, caller)                        \
-	acquired_plain((t), (t)->tid, (ts), (rec), (r), (caller), MS_OP_LOCK, \
-		       ms_order_retaking(t))
+#define acquired_plain_lock(t, ts, rec, r, caller)                           \
+	ms_acquired_plain((t), (t)->tid, (ts), (rec), (r), (caller), MS_OP_LOCK, \
+			  ms_order_retaking(t))
 
 /* The lock paths that are not the plain case, out of line so that the
  * plain one saves few registers. */
@@ -116,8 +100,8 @@ static __attribute__((noinline)) int acquired_other_owner(struct ms_thread *t, u
 	if (ts->nheld || !prev || prev == t->tid_held || hold_to_time(rec))
 		return acquired_full(t, r, m, caller);
 	rec->owner_changes += prev != t->tid;
-	acquired_plain(t, t->tid, ts, rec, r, caller, MS_OP_LOCK,
-		      ms_order_taking(t, r, rec));
+	ms_acquired_plain(t, t->tid, ts, rec, r, caller, MS_OP_LOCK,
+			  ms_order_taking(t, r, rec));
 	return 0;
 }
 
@@ -147,8 +131,8 @@ acquired_cached(struct ms_thread *t, uint32_t tid, uint32_t r,
 		return acquired_other_owner(t, r, m, caller);
 	if (unlikely(rec->flags & MS_F_TIMED))
 		return acquired_timed(t, r, m, caller);
-	acquired_plain(t, tid, ts, rec, r, caller, MS_OP_LOCK,
-		      ms_order_retaking(t));
+	ms_acquired_plain(t, tid, ts, rec, r, caller, MS_OP_LOCK,
+			  ms_order_retaking(t));
 	return 0;
 }
 #define acquired_record(t, r, m, caller) \
@@ -253,8 +237,8 @@ static inline __attribute__((always_inline)) int mutex_trylock(pthread_mutex_t *
 		/* the lock path's plain case (a trylock adds no lock-order
 		 * edge, so only the held set's being empty matters) */
 		if (likely(rec->owner == t->tid && !ts->nheld && !hold_to_time(rec)))
-			acquired_plain(t, t->tid, ts, rec, r, CALLER, MS_OP_TRYLOCK,
-				      ms_order_retaking(t));
+			ms_acquired_plain(t, t->tid, ts, rec, r, CALLER, MS_OP_TRYLOCK,
+					  ms_order_retaking(t));
 		else
 			ms_acquired(t, r, m, CALLER, MS_OP_TRYLOCK, 0, 0, 0);
 		return 0;

@@ -274,19 +274,67 @@ MS_EXPORT int pthread_spin_destroy(pthread_spinlock_t *s)
 	return rc;
 }
 
-MS_EXPORT MS_UNWOUND int pthread_spin_lock(pthread_spinlock_t *s)
+/* The try did not get spin lock s: a wait, or its holder spinning for it
+ * again. */
+static MS_UNWOUND __attribute__((noinline)) int spin_lock_busy(pthread_spinlock_t *s,
+							       uintptr_t caller)
 {
 	struct ms_thread *t = recording();
 	uint32_t r;
-	if (!t || (r = record_of_kind(t, (const void *)s, MS_CLASS_SPIN, CALLER)) ==
+	if (!t || (r = record_of_kind(t, (const void *)s, MS_CLASS_SPIN, caller)) ==
 			  MS_REC_UNTRACKED)
 		return ms_real_rw.spin_lock(s);
-	if (likely(ms_real_rw.spin_trylock(s) == 0)) {
-		ms_acquired(t, r, (const void *)s, CALLER, MS_OP_LOCK, 0, 0, 0);
-		return 0;
-	}
 	ms_dump_before_wait();
-	return ms_spin_slow(t, r, s, CALLER);
+	return ms_spin_slow(t, r, s, caller);
+}
+
+/* The try got spin lock s, which the first level of the thread's cache
+ * does not know: a lock new to it, one of more than it holds, or a call
+ * not recorded. */
+static __attribute__((noinline)) int spin_acquired_uncached(pthread_spinlock_t *s,
+							    uintptr_t caller)
+{
+	struct ms_thread *t = recording();
+	uint32_t r;
+	if (t && (r = record_of_kind(t, (const void *)s, MS_CLASS_SPIN, caller)) !=
+			 MS_REC_UNTRACKED)
+		ms_acquired(t, r, (const void *)s, caller, MS_OP_LOCK, 0, 0, 0);
+	return 0;
+}
+
+/* The try got spin lock s, in none of the plain case's conditions:
+ * ms_acquired() in full, out of line so that the plain case saves few
+ * registers. */
+static __attribute__((noinline)) int spin_acquired_full(struct ms_thread *t, uint32_t r,
+							pthread_spinlock_t *s, uintptr_t caller)
+{
+	ms_acquired(t, r, (const void *)s, caller, MS_OP_LOCK, 0, 0, 0);
+	return 0;
+}
+
+/* A spin lock's hold is short, so what the library does inside it is most
+ * of it.  The try first, as glibc's lock begins, so that little is kept
+ * across the call; then the plain case -- a spin lock the first level of
+ * the thread's cache knows (a hit means the thread records), taken by the
+ * thread that had it last while it holds no other lock, its hold not
+ * timed -- is the mutex's (interpose.c), without a call into the
+ * library. */
+MS_EXPORT MS_UNWOUND int pthread_spin_lock(pthread_spinlock_t *s)
+{
+	if (unlikely(ms_real_rw.spin_trylock(s) != 0))
+		return spin_lock_busy(s, CALLER);
+	struct ms_thread *t = &ms_self;
+	uint32_t r = t->cache[ms_cache_slot((const void *)s)];
+	struct ms_record *rec = ms_rec(r);
+	if (unlikely(LOAD(&rec->key) != (uintptr_t)s) ||
+	    unlikely(ms_lock_class(LOAD(&rec->flags)) != MS_CLASS_SPIN))
+		return spin_acquired_uncached(s, CALLER);
+	uint32_t tid = t->tid;
+	struct ms_tstate *ts = t->ts;
+	if (unlikely(rec->owner != tid || ts->nheld || (rec->flags & MS_F_TIMED)))
+		return spin_acquired_full(t, r, s, CALLER);
+	ms_acquired_plain(t, tid, ts, rec, r, CALLER, MS_OP_LOCK, ms_order_retaking(t));
+	return 0;
 }
 
 MS_EXPORT int pthread_spin_trylock(pthread_spinlock_t *s)
@@ -309,19 +357,48 @@ MS_EXPORT int pthread_spin_trylock(pthread_spinlock_t *s)
 	return 0;
 }
 
-MS_EXPORT int pthread_spin_unlock(pthread_spinlock_t *s)
+/* The unlock path that is not the plain case below. */
+static __attribute__((noinline)) int spin_unlock_other(pthread_spinlock_t *s, uintptr_t caller)
 {
 	struct ms_thread *t = recording();
 	uint32_t r;
-	if (!t || (r = record_of_kind(t, (const void *)s, MS_CLASS_SPIN, CALLER)) ==
+	if (!t || (r = record_of_kind(t, (const void *)s, MS_CLASS_SPIN, caller)) ==
 			  MS_REC_UNTRACKED)
 		return ms_real_rw.spin_unlock(s);
 	if (unlikely(LOAD(&ms_rec(r)->owner) != t->tid_held))
-		return ms_spin_unlock_other(t, r, s, CALLER);
+		return ms_spin_unlock_other(t, r, s, caller);
 	uint64_t birth = LOAD(&ms_rec(r)->birth);
-	uint32_t seq = ms_released(t, r, CALLER, MS_OP_UNLOCK);
+	uint32_t seq = ms_released(t, r, caller, MS_OP_UNLOCK);
 	int rc = ms_real_rw.spin_unlock(s);
 	if (unlikely(seq | t->pend))
 		after_unlock(t, r, birth, seq);
 	return rc;
+}
+
+/* The plain case: a recording thread (ok: no blame pending either) lets
+ * go of the lock it took last (the top of its held set), which it holds
+ * by the record (not let go by another thread meanwhile), with no waiter
+ * whose stack is sampled and its hold not timed: ms_released() for that
+ * case, as the mutex's unlock path. */
+MS_EXPORT int pthread_spin_unlock(pthread_spinlock_t *s)
+{
+	struct ms_thread *t = &ms_self;
+	if (likely(t->ok)) {
+		struct ms_tstate *ts = t->ts;
+		uint32_t n = ts->nheld - 1;
+		if (likely(n < MS_HELD_MAX)) {
+			uint32_t r = ts->held[n].rec;
+			struct ms_record *rec = ms_rec(r);
+			if (likely(LOAD(&rec->key) == (uintptr_t)s && rec->owner == t->tid_held &&
+				   !(rec->flags & (MS_F_WAITERS | MS_F_HOLD_TIMED)))) {
+				uint32_t tid = t->tid;
+				ts->nheld = n;
+				rec->owner = tid;
+				ms_log_rec(t, tid, r, rec, t->clock + 1, CALLER, MS_OP_UNLOCK,
+					   0, 0, 0);
+				return ms_real_rw.spin_unlock(s);
+			}
+		}
+	}
+	return spin_unlock_other(s, CALLER);
 }
