@@ -144,7 +144,14 @@ MS_HOT void ms_acquired(struct ms_thread *t, uint32_t r, const void *m,
 		}
 	}
 	rec->owner = t->tid_held;
-	ms_log_held(t, r, caller, op, waited, err, ticks);
+	/* A lock this thread let go of last: its clock is past the lock's
+	 * already (ms_order_retaking), and the newest entry need not be read
+	 * -- unless it is a read-write lock, whose readers write entries
+	 * without becoming its owner. */
+	uint64_t o = prev == t->tid && ms_lock_class(rec->flags) != MS_CLASS_RWLOCK
+			     ? ms_order_retaking(t)
+			     : ms_order_taking(t, r, rec);
+	ms_log_at(t, r, o, caller, op, waited, err, ticks);
 }
 
 /* The thread is about to let go of the mutex (the last level of it).
