@@ -295,12 +295,18 @@ void ms_stack_end(void)
 }
 
 /* The walk: cfi.c's with its cache for the whole process, else (a frame
- * it does not read) libunwind's, with its cache for each thread. */
+ * it does not read) libunwind's, with its cache for each thread -- only
+ * in a thread that has its libunwind TLS block already: making it here
+ * mallocs, and the thread may hold the allocator's own mutex (the first
+ * lock of one is captured while it is held), which the malloc would wait
+ * for.  Without it the stack is not captured. */
 static int walk(uintptr_t *buf, int max)
 {
 	int n = ms_cfi_backtrace(buf, max);
 	if (n >= 0)
 		return n;
+	if (unw_tls.modid && !tls_made)
+		return 0;
 	__atomic_add_fetch(&ms_stack_walks_by_libunwind, 1, __ATOMIC_RELAXED);
 	int saved = errno;
 	int cancel = ms_cancel_off(); /* libunwind read()s to probe memory */

@@ -69,14 +69,18 @@ MS_BEFORE_ASAN_THREAD static void *thread_start_pooled(void *p)
 	return s.fn(s.arg);
 }
 
-/* The same, when the pool was empty. */
+/* The same, when the pool was empty.  The block is freed after the TLS
+ * block is made: the free may be the thread's first call into the
+ * allocator, which locks its mutexes -- a capture of the first lock of
+ * one, from a thread without its libunwind block, asked for that block
+ * from inside the allocator (jemalloc: the thread waited for itself). */
 MS_BEFORE_ASAN_THREAD static void *thread_start_malloced(void *p)
 {
 	struct start s = *(struct start *)p;
-	free(p);
 	ms_cfi_thread_starts();
 	if (!MS_SANITIZED_BUILD)
 		ms_stack_thread_starts();
+	free(p);
 	return s.fn(s.arg);
 }
 
