@@ -376,8 +376,9 @@ static __attribute__((noinline)) int spin_unlock_other(pthread_spinlock_t *s, ui
 }
 
 /* The plain case: a recording thread (ok: no blame pending either) lets
- * go of the lock it took last (the top of its held set), which it holds
- * by the record (not let go by another thread meanwhile), with no waiter
+ * go of the lock it took last (the top of its held set), a spin lock (not
+ * a mutex at that address let go of the wrong way), which it holds by
+ * the record (not let go by another thread meanwhile), with no waiter
  * whose stack is sampled and its hold not timed: ms_released() for that
  * case, as the mutex's unlock path. */
 MS_EXPORT int pthread_spin_unlock(pthread_spinlock_t *s)
@@ -389,8 +390,10 @@ MS_EXPORT int pthread_spin_unlock(pthread_spinlock_t *s)
 		if (likely(n < MS_HELD_MAX)) {
 			uint32_t r = ts->held[n].rec;
 			struct ms_record *rec = ms_rec(r);
+			uint32_t flags = rec->flags;
 			if (likely(LOAD(&rec->key) == (uintptr_t)s && rec->owner == t->tid_held &&
-				   !(rec->flags & (MS_F_WAITERS | MS_F_HOLD_TIMED)))) {
+				   ms_lock_class(flags) == MS_CLASS_SPIN &&
+				   !(flags & (MS_F_WAITERS | MS_F_HOLD_TIMED)))) {
 				uint32_t tid = t->tid;
 				ts->nheld = n;
 				rec->owner = tid;
