@@ -144,6 +144,9 @@ void ms_fork_settle_now(void)
 	ms_table_reclaim_spares();
 	ms_table_unlock();
 	ms_table_each(clear_fork_flags, NULL);
+	/* the settling thread, most often the forking one, has a new tid
+	 * too: it retakes a lock its tid let go of last in its own order */
+	ms_thread_clock_past_floor(t);
 	for (uint32_t i = 0; i < norphans; i++)
 		orphans[i].birth = LOAD(&ms_rec(orphans[i].rec)->birth);
 	for (uint32_t i = 0; i < nown; i++)

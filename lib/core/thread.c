@@ -30,8 +30,7 @@ uint32_t ms_thread_register(struct ms_thread *t)
 	t->tid = (uint32_t)syscall(SYS_gettid);
 	t->tid_held = t->tid | MS_HELD;
 	t->owned_once = mutex_owned_once_word(t->tid);
-	if (t->clock < LOAD(&clock_floor))
-		t->clock = LOAD(&clock_floor);
+	ms_thread_clock_past_floor(t);
 	ATOMIC_ADD(&threads_seen, 1);
 	return t->tid;
 }
@@ -39,6 +38,12 @@ uint32_t ms_thread_register(struct ms_thread *t)
 void ms_thread_clock_floor(uint64_t order)
 {
 	atomic_max_u64(&clock_floor, order);
+}
+
+void ms_thread_clock_past_floor(struct ms_thread *t)
+{
+	if (t->clock < LOAD(&clock_floor))
+		t->clock = LOAD(&clock_floor);
 }
 
 /* The child of fork() keeps the forking thread's TLS but has a new tid. */

@@ -217,6 +217,9 @@ uint32_t ms_thread_register(struct ms_thread *t);
 /* New threads start past order (an ending thread's clock: a thread may
  * get its tid again). */
 void ms_thread_clock_floor(uint64_t order);
+/* Moves t's clock up to that floor (a thread that registers, and a fork
+ * child's forking thread, whose new tid may be an ended thread's). */
+void ms_thread_clock_past_floor(struct ms_thread *t);
 
 /* A thread whose cancellation the program made asynchronous can be
  * cancelled at any instruction, ours too.  Cancelled while it held a lock
