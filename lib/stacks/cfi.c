@@ -15,6 +15,8 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 /* DLFO_STRUCT_HAS_EH_DBASE: defined (as 0 on x86-64: so defined(), not its
  * value) by the <dlfcn.h> of a glibc with _dl_find_object, 2.35 and later */
@@ -45,8 +47,13 @@ static uint64_t computed;
  * it and above the walk's start, so a rule that does not fit the code (a
  * stale one, after a dlclose and another object loaded at the same
  * address) gives wrong frames at worst, never a read of unmapped memory.
- * 0 on a thread the library did not see start: libunwind walks there. */
+ * 0 until known: a thread the library did not see start finds it at its
+ * first walk (top_found_late); 1 where it cannot be known (no walk). */
 static __thread uintptr_t stack_hi __attribute__((tls_model("initial-exec")));
+/* The main thread's: ld.so's __libc_stack_end, the stack pointer at the
+ * process's entry (the bottom frame's, _start's, caller would be above
+ * it, and _start has none); read at start-up, 0 if not found. */
+static uintptr_t main_top;
 
 static inline uint64_t entry_check(uintptr_t pc, uint64_t rule)
 {
@@ -483,9 +490,21 @@ static uint64_t rule_for(uintptr_t pc)
  * returns, rbp as the caller has it. */
 __attribute__((visibility("hidden"), used, noinline, noclone, no_sanitize_address)) int
 ms_cfi_walk(uintptr_t *frames, int max, uintptr_t rbp, uintptr_t rsp, uintptr_t ip);
+/* The top of a thread the library did not see start (started before it,
+ * or by the start-up thread when that was not the main one): the main
+ * thread's, or glibc's descriptor of its own thread, as at a start. */
+static __attribute__((noinline)) uintptr_t top_found_late(void)
+{
+	uintptr_t top = syscall(SYS_gettid) == getpid() ? main_top
+							: (uintptr_t)pthread_self();
+	return top ? top : 1;
+}
+
 int ms_cfi_walk(uintptr_t *frames, int max, uintptr_t rbp, uintptr_t rsp, uintptr_t ip)
 {
 	uintptr_t hi = stack_hi;
+	if (unlikely(!hi))
+		hi = stack_hi = top_found_late();
 	if (rsp >= hi) /* not known, or a signal stack, a coroutine's */
 		return -1;
 	int n = 0;
@@ -549,13 +568,12 @@ void ms_cfi_stack_top(uintptr_t top)
 	stack_hi = top;
 }
 
-void ms_cfi_main_thread(void)
+void ms_cfi_start(void)
 {
-	/* the stack pointer at the process's entry: the bottom frame's
-	 * (_start's) caller would be above it, and _start has none */
 	void *const *end = dlsym(RTLD_DEFAULT, "__libc_stack_end"); /* ld.so's */
-	if (end)
-		stack_hi = (uintptr_t)*end;
+	main_top = end ? (uintptr_t)*end : 0;
+	if (syscall(SYS_gettid) == getpid())
+		stack_hi = main_top;
 }
 
 uint64_t ms_cfi_rules_computed(void)
@@ -581,7 +599,7 @@ void ms_cfi_thread_starts(void)
 {
 }
 
-void ms_cfi_main_thread(void)
+void ms_cfi_start(void)
 {
 }
 

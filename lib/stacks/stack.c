@@ -87,8 +87,7 @@ int ms_stack_init(void)
 {
 	int saved = errno;
 	ms_loader_lock_find();
-	if (syscall(SYS_gettid) == getpid()) /* start-up on the main thread */
-		ms_cfi_main_thread();
+	ms_cfi_start();
 	struct range self = { (uintptr_t)ms_stack_init, 0, 0 };
 	dl_iterate_phdr(find_segment, &self);
 	self_lo = self.lo;
@@ -299,13 +298,15 @@ void ms_stack_end(void)
  * in a thread that has its libunwind TLS block already: making it here
  * mallocs, and the thread may hold the allocator's own mutex (the first
  * lock of one is captured while it is held), which the malloc would wait
- * for.  Without it the stack is not captured. */
+ * for.  Without it the stack is not captured.  (A sanitized build makes
+ * no blocks, ms_stack_thread_starts: there libunwind makes its own, as
+ * the test suite has always run it.) */
 static int walk(uintptr_t *buf, int max)
 {
 	int n = ms_cfi_backtrace(buf, max);
 	if (n >= 0)
 		return n;
-	if (unw_tls.modid && !tls_made)
+	if (!MS_SANITIZED_BUILD && unw_tls.modid && !tls_made)
 		return 0;
 	__atomic_add_fetch(&ms_stack_walks_by_libunwind, 1, __ATOMIC_RELAXED);
 	int saved = errno;
