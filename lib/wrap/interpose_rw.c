@@ -274,32 +274,36 @@ MS_EXPORT int pthread_spin_destroy(pthread_spinlock_t *s)
 	return rc;
 }
 
-/* The try did not get spin lock s: a wait, or its holder spinning for it
- * again. */
-static MS_UNWOUND __attribute__((noinline)) int spin_lock_busy(pthread_spinlock_t *s,
-							       uintptr_t caller)
+/* The lock path of a spin lock the first level of the thread's cache does
+ * not know: a lock new to it, one of more than it holds, or a call not
+ * recorded.  Its record is found (or made, with whatever the first use
+ * of a thread or of the library sets up) before the try: never while the
+ * program's lock is held -- an allocator's, it may be. */
+static MS_UNWOUND __attribute__((noinline)) int spin_lock_other(pthread_spinlock_t *s,
+								uintptr_t caller)
 {
 	struct ms_thread *t = recording();
 	uint32_t r;
 	if (!t || (r = record_of_kind(t, (const void *)s, MS_CLASS_SPIN, caller)) ==
 			  MS_REC_UNTRACKED)
 		return ms_real_rw.spin_lock(s);
+	if (likely(ms_real_rw.spin_trylock(s) == 0)) {
+		ms_acquired(t, r, (const void *)s, caller, MS_OP_LOCK, 0, 0, 0);
+		return 0;
+	}
 	ms_dump_before_wait();
 	return ms_spin_slow(t, r, s, caller);
 }
 
-/* The try got spin lock s, which the first level of the thread's cache
- * does not know: a lock new to it, one of more than it holds, or a call
- * not recorded. */
-static __attribute__((noinline)) int spin_acquired_uncached(pthread_spinlock_t *s,
-							    uintptr_t caller)
+/* The try did not get a spin lock the cache knows: a wait, or its holder
+ * spinning for it again. */
+static MS_UNWOUND __attribute__((noinline)) int spin_lock_busy(struct ms_thread *t,
+							       uint32_t r,
+							       pthread_spinlock_t *s,
+							       uintptr_t caller)
 {
-	struct ms_thread *t = recording();
-	uint32_t r;
-	if (t && (r = record_of_kind(t, (const void *)s, MS_CLASS_SPIN, caller)) !=
-			 MS_REC_UNTRACKED)
-		ms_acquired(t, r, (const void *)s, caller, MS_OP_LOCK, 0, 0, 0);
-	return 0;
+	ms_dump_before_wait();
+	return ms_spin_slow(t, r, s, caller);
 }
 
 /* The try got spin lock s, in none of the plain case's conditions:
@@ -313,22 +317,20 @@ static __attribute__((noinline)) int spin_acquired_full(struct ms_thread *t, uin
 }
 
 /* A spin lock's hold is short, so what the library does inside it is most
- * of it.  The try first, as glibc's lock begins, so that little is kept
- * across the call; then the plain case -- a spin lock the first level of
- * the thread's cache knows (a hit means the thread records), taken by the
- * thread that had it last while it holds no other lock, its hold not
- * timed -- is the mutex's (interpose.c), without a call into the
- * library. */
+ * of it: the plain case -- a spin lock the first level of the thread's
+ * cache knows (a hit means the thread records), free, taken by the thread
+ * that had it last while it holds no other lock, its hold not timed -- is
+ * the mutex's (interpose.c), without a call into the library. */
 MS_EXPORT MS_UNWOUND int pthread_spin_lock(pthread_spinlock_t *s)
 {
-	if (unlikely(ms_real_rw.spin_trylock(s) != 0))
-		return spin_lock_busy(s, CALLER);
 	struct ms_thread *t = &ms_self;
 	uint32_t r = t->cache[ms_cache_slot((const void *)s)];
 	struct ms_record *rec = ms_rec(r);
 	if (unlikely(LOAD(&rec->key) != (uintptr_t)s) ||
 	    unlikely(ms_lock_class(LOAD(&rec->flags)) != MS_CLASS_SPIN))
-		return spin_acquired_uncached(s, CALLER);
+		return spin_lock_other(s, CALLER);
+	if (unlikely(ms_real_rw.spin_trylock(s) != 0))
+		return spin_lock_busy(t, r, s, CALLER);
 	uint32_t tid = t->tid;
 	struct ms_tstate *ts = t->ts;
 	if (unlikely(rec->owner != tid || ts->nheld || (rec->flags & MS_F_TIMED)))
