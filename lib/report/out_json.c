@@ -64,6 +64,14 @@ static void sup_word(const char *word)
 		(void)ms_suppress_rule_for(sup.kind, word, sup.rule, sizeof sup.rule);
 }
 
+/* The function, source file and module of frame fr. */
+static void sup_frame(const struct ms_frame *fr)
+{
+	sup_word(fr->func);
+	sup_word(fr->file);
+	sup_word(fr->module);
+}
+
 /* A lock's name, cut as the text report prints it. */
 static void sup_name(const char *name)
 {
@@ -91,9 +99,7 @@ static void frame(struct ms_jw *j, const char *key, uintptr_t a)
 	}
 	struct ms_frame fr;
 	int in_module = ms_symbolize_frame(a, 1, &fr) == 0;
-	sup_word(fr.func);
-	sup_word(fr.file);
-	sup_word(fr.module);
+	sup_frame(&fr);
 	ms_jw_obj(j, key);
 	ms_jw_addr(j, "address", a);
 	ms_jw_str_or_null(j, "function", fr.func);
@@ -886,9 +892,7 @@ static void cycle_mutex(struct ms_jw *j, const char *key, const struct ms_findin
 	if (sup.kind && m->ended_at) {
 		struct ms_frame fr;
 		(void)ms_symbolize_frame(m->ended_at, 1, &fr);
-		sup_word(fr.func);
-		sup_word(fr.file);
-		sup_word(fr.module);
+		sup_frame(&fr);
 	}
 	ms_jw_obj_end(j);
 }

@@ -490,9 +490,9 @@ static uint64_t rule_for(uintptr_t pc)
  * returns, rbp as the caller has it. */
 __attribute__((visibility("hidden"), used, noinline, noclone, no_sanitize_address)) int
 ms_cfi_walk(uintptr_t *frames, int max, uintptr_t rbp, uintptr_t rsp, uintptr_t ip);
-/* The top of a thread the library did not see start (started before it,
- * or by the start-up thread when that was not the main one): the main
- * thread's, or glibc's descriptor of its own thread, as at a start. */
+/* The top of a thread the library did not see start (the main thread,
+ * one started before the library): the main thread's, or glibc's
+ * descriptor of its own thread, as at a start. */
 static __attribute__((noinline)) uintptr_t top_found_late(void)
 {
 	uintptr_t top = syscall(SYS_gettid) == getpid() ? main_top
@@ -572,8 +572,6 @@ void ms_cfi_start(void)
 {
 	void *const *end = dlsym(RTLD_DEFAULT, "__libc_stack_end"); /* ld.so's */
 	main_top = end ? (uintptr_t)*end : 0;
-	if (syscall(SYS_gettid) == getpid())
-		stack_hi = main_top;
 }
 
 uint64_t ms_cfi_rules_computed(void)

@@ -21,10 +21,10 @@
 int ms_cfi_backtrace(uintptr_t *frames, int max);
 
 /* The stack's top, which bounds every read of the walk: for a new thread
- * as it starts (interpose_process.c's start function); at start-up (on
- * whichever thread) the main thread's, for it and for its first walk if
- * start-up ran elsewhere.  Another thread the library did not see start
- * takes glibc's descriptor of it at its first walk, as a start does. */
+ * as it starts (interpose_process.c's start function); the main thread's
+ * is read at start-up (ms_cfi_start, on whichever thread) and taken at
+ * its first walk, where another thread the library did not see start
+ * takes glibc's descriptor of it, as a start does. */
 void ms_cfi_thread_starts(void);
 void ms_cfi_start(void);
 /* Set it (the tests). */

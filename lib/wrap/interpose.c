@@ -356,12 +356,7 @@ static inline __attribute__((always_inline)) int mutex_unlock(pthread_mutex_t *m
 			struct ms_record *rec = ms_rec(r);
 			if (likely(LOAD(&rec->key) == (uintptr_t)m &&
 				   !(rec->flags & (MS_F_WAITERS | MS_F_HOLD_TIMED)))) {
-				/* ms_released() for that case */
-				uint32_t tid = t->tid;
-				ts->nheld = n;
-				rec->owner = tid;
-				ms_log_rec(t, tid, r, rec, t->clock + 1, CALLER,
-					   MS_OP_UNLOCK, 0, 0, 0); /* ms_log_holder() */
+				ms_released_plain(t, ts, n, r, rec, CALLER);
 				if (likely(fast_kind(m))) {
 					fast_unlock(m);
 					return 0;

@@ -381,8 +381,8 @@ static __attribute__((noinline)) int spin_unlock_other(pthread_spinlock_t *s, ui
  * go of the lock it took last (the top of its held set), a spin lock (not
  * a mutex at that address let go of the wrong way), which it holds by
  * the record (not let go by another thread meanwhile), with no waiter
- * whose stack is sampled and its hold not timed: ms_released() for that
- * case, as the mutex's unlock path. */
+ * whose stack is sampled and its hold not timed: ms_released_plain, as
+ * the mutex's unlock path. */
 MS_EXPORT int pthread_spin_unlock(pthread_spinlock_t *s)
 {
 	struct ms_thread *t = &ms_self;
@@ -396,11 +396,7 @@ MS_EXPORT int pthread_spin_unlock(pthread_spinlock_t *s)
 			if (likely(LOAD(&rec->key) == (uintptr_t)s && rec->owner == t->tid_held &&
 				   ms_lock_class(flags) == MS_CLASS_SPIN &&
 				   !(flags & (MS_F_WAITERS | MS_F_HOLD_TIMED)))) {
-				uint32_t tid = t->tid;
-				ts->nheld = n;
-				rec->owner = tid;
-				ms_log_rec(t, tid, r, rec, t->clock + 1, CALLER, MS_OP_UNLOCK,
-					   0, 0, 0);
+				ms_released_plain(t, ts, n, r, rec, CALLER);
 				return ms_real_rw.spin_unlock(s);
 			}
 		}

@@ -96,14 +96,21 @@ static const char *const findings =
 	"MISUSE: unlock of a mutex that is not locked: mutex 0x7ffc, 1 time\n"
 	"  at  unlock_twice (examples/misuse.c:40)\n";
 
-static const char *filtered(int *failing_removed)
+/* text through the rules: what is printed, and how many failing
+ * findings were left out. */
+static const char *filter(const char *text, int *failing_removed)
 {
 	static char out[16384];
 	struct ms_fmt f;
 	ms_fmt_init(&f, out, sizeof out, -1);
 	ms_suppress_begin();
-	*failing_removed = ms_suppress_filter(findings, &f);
+	*failing_removed = ms_suppress_filter(text, &f);
 	return ms_fmt_str(&f);
+}
+
+static const char *filtered(int *failing_removed)
+{
+	return filter(findings, failing_removed);
 }
 
 START_TEST(test_suppress_rules_leave_out_matching_findings_only)
@@ -264,27 +271,17 @@ static const char *const live =
 	"    A   at  (stack not captured)\n"
 	"    (stack not captured)\n";
 
-static const char *filtered_live(int *failing_removed)
-{
-	static char out[16384];
-	struct ms_fmt f;
-	ms_fmt_init(&f, out, sizeof out, -1);
-	ms_suppress_begin();
-	*failing_removed = ms_suppress_filter(live, &f);
-	return ms_fmt_str(&f);
-}
-
 START_TEST(test_suppress_wait_chains_and_notes_are_not_frames)
 {
 	int removed;
 	/* a frame of the chain after a deadlock is not the deadlock's */
 	load_text("deadlock:drain_queue\n");
-	const char *out = filtered_live(&removed);
+	const char *out = filter(live, &removed);
 	ck_assert_int_eq(removed, 0);
 	ck_assert_ptr_nonnull(strstr(out, "DEADLOCK: 2 threads"));
 	/* the deadlock left out, the chain stays, as it was */
 	load_text("deadlock:take_pair\n");
-	out = filtered_live(&removed);
+	out = filter(live, &removed);
 	ck_assert_int_eq(removed, 1);
 	ck_assert_ptr_null(strstr(out, "DEADLOCK: "));
 	ck_assert_ptr_nonnull(strstr(out, "\nWAIT CHAIN:\n"
@@ -295,7 +292,7 @@ START_TEST(test_suppress_wait_chains_and_notes_are_not_frames)
 	ck_assert_ptr_null(strstr(out, "\n\n\n"));
 	/* a note is no frame: nothing matches it, nothing is suggested by it */
 	load_text("held-at-exit:stack not captured\n");
-	out = filtered_live(&removed);
+	out = filter(live, &removed);
 	ck_assert_ptr_nonnull(strstr(out, "HELD AT THREAD EXIT"));
 	ck_assert_ptr_null(strstr(out, "held-at-exit:stack"));
 	ck_assert_ptr_null(strstr(out, "held-at-exit:(stack"));
