@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <gnu/lib-names.h>
+#include <link.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -169,20 +170,68 @@ static int foreign_look(pthread_mutex_t *m)
 	return held_for_us(m) ? EBUSY : MS_TRY_DIRECT;
 }
 
+/* Which loaded objects hold two addresses: the index of each in
+ * dl_iterate_phdr's order, or -1.  An address is an object's if one of
+ * its PT_LOAD segments holds it, as for dladdr -- whose search of the
+ * object's symbols for a name, which we do not need, cost a million
+ * instructions at each start-up. */
+struct owners {
+	uintptr_t fn, own;
+	int fn_obj, own_obj, obj;
+};
+
+static int owners_of(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct owners *o = arg;
+	(void)size;
+	for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+		if (o->fn >= lo && o->fn < hi)
+			o->fn_obj = o->obj;
+		if (o->own >= lo && o->own < hi)
+			o->own_obj = o->obj;
+	}
+	o->obj++;
+	return o->fn_obj >= 0 && o->own_obj >= 0; /* both found: stop */
+}
+
+/* glibc's pthread_mutex_lock, found by libc's soname (once: libc stays). */
+static void *glibc_lock_fn(void)
+{
+	static void *own;
+	void *p = __atomic_load_n(&own, __ATOMIC_ACQUIRE);
+	if (!p) {
+		void *libc = dlopen(LIBC_SO, RTLD_LAZY | RTLD_NOLOAD);
+		if (!libc)
+			return NULL;
+		p = dlsym(libc, "pthread_mutex_lock");
+		dlclose(libc);
+		__atomic_store_n(&own, p, __ATOMIC_RELEASE);
+	}
+	return p;
+}
+
+int ms_glibc_owns(const void *fn)
+{
+	struct owners o = { (uintptr_t)fn, (uintptr_t)glibc_lock_fn(), -1, -1, 0 };
+	if (!o.own)
+		return -1;
+	dl_iterate_phdr(owners_of, &o);
+	if (o.fn_obj < 0 || o.own_obj < 0)
+		return -1;
+	return o.fn_obj == o.own_obj;
+}
+
 /* fn is glibc's own function (or nothing tells otherwise).  libc is
  * found by its soname, not by a function of it we call: a library in
  * front of us can wrap those too (ASan's runtime wraps __pthread_mutex_lock,
  * and took every lock here for another library's). */
 static int in_glibc(void *fn)
 {
-	Dl_info mine, glibc;
-	void *libc = dlopen(LIBC_SO, RTLD_LAZY | RTLD_NOLOAD);
-	void *own = libc ? dlsym(libc, "pthread_mutex_lock") : NULL;
-	int yes = !own || !dladdr(fn, &mine) || !dladdr(own, &glibc) ||
-		  mine.dli_fbase == glibc.dli_fbase;
-	if (libc)
-		dlclose(libc);
-	return yes;
+	return ms_glibc_owns(fn) != 0;
 }
 
 /* glibc elides locks (the tunable glibc.elision.enable, on a CPU with

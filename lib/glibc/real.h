@@ -84,6 +84,12 @@ extern struct ms_real ms_real;
  * GLIBC_2.2.5 version.  Returns 0, or -1 if a function is missing. */
 int ms_real_resolve(void);
 
+/* Whether fn is code of glibc's libc (the loaded object that has glibc's
+ * pthread_mutex_lock, found by libc's soname): 1 yes, 0 no, -1 not known
+ * (libc not found, or fn in no loaded object).  It walks the loaded
+ * objects (dl_iterate_phdr), so not in a fork child (loader_lock.h). */
+int ms_glibc_owns(const void *fn);
+
 /* dlvsym(RTLD_NEXT, name, version) if version, else (or if that fails)
  * dlsym(RTLD_NEXT, name); errno kept. */
 void *ms_real_next(const char *name, const char *version);

@@ -30,7 +30,6 @@
 #include "core/thread.h"
 #include "core/thread_pool.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -409,10 +408,8 @@ static int start_thread(void)
 
 static int malloc_is_glibcs(void)
 {
-	Dl_info info;
 	void *(*m)(size_t) = malloc; /* the one the program's calls reach */
-	return dladdr((void *)m, &info) && info.dli_fname &&
-	       strstr(info.dli_fname, "/libc.so");
+	return ms_glibc_owns((const void *)m) == 1;
 }
 
 /* Whether the process needs a dump thread: for live dumps, the
