@@ -16,7 +16,6 @@
 #include "stacks/symbols.h"
 #include "core/table.h"
 
-#include <dlfcn.h>
 #include <string.h>
 
 #define WIDTH 120
@@ -78,22 +77,17 @@ void ms_report_stack_summary(struct ms_fmt *f)
  * their module, before libdw is asked for the name _start: that answer
  * comes with a source line, and libc's means inflating its whole debug
  * file if libc6-dbg is installed, at every exit of every small program,
- * for frames the report does not show (doc/benchmark.md).  The program's
- * own _start is asked for without its line (ms_symbolize_function). */
+ * for frames the report does not show (doc/benchmark.md).  The module is
+ * known from start-up (stack.c), not from dladdr, whose search of the
+ * module's symbols cost 50,000 instructions a frame.  The program's own
+ * _start is asked for without its line (ms_symbolize_function). */
 static int is_start_frame(uintptr_t addr)
 {
 	if (ms_stack_own_code(addr))
 		return 1; /* our thread_start, where it is not a tail call */
-	Dl_info info;
-	if (!dladdr((void *)addr, &info) || !info.dli_fname)
-		return 0;
-	if (info.dli_sname && !strcmp(info.dli_sname, "_start"))
+	if (ms_stack_c_library_code(addr))
 		return 1;
-	const char *base = strrchr(info.dli_fname, '/');
-	base = base ? base + 1 : info.dli_fname;
-	if (!strncmp(base, "libc.so", 7) || !strncmp(base, "ld-linux", 8))
-		return 1;
-	struct ms_frame fr; /* the program's _start is seldom exported */
+	struct ms_frame fr;
 	return ms_symbolize_function(addr, 1, &fr) >= 0 && !strcmp(fr.func, "_start");
 }
 

@@ -27,6 +27,7 @@
 #include <link.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/syscall.h>
@@ -38,6 +39,9 @@ uint64_t ms_stack_walks_by_libunwind;
 static void *unw_handle; /* libunwind, opened privately */
 static uintptr_t self_lo, self_hi; /* our own code, trimmed from stacks */
 static uintptr_t unw_lo, unw_hi;   /* libunwind's code */
+/* the C library's code and the dynamic linker's, where threads and the
+ * process start */
+static uintptr_t libc_code[2], ld_code[2]; /* [lo, hi) */
 static struct ms_tls_module unw_tls; /* its TLS module; modid 0: none */
 
 static int captures;      /* under way, on every thread */
@@ -83,6 +87,27 @@ static int find_segment(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
+/* The executable segments of libc and the dynamic linker, by their
+ * file names (they stay loaded). */
+static int find_c_library(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	(void)arg;
+	const char *base = info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
+	base = base ? base + 1 : info->dlpi_name ? info->dlpi_name : "";
+	uintptr_t *code = !strncmp(base, "libc.so", 7)    ? libc_code
+			  : !strncmp(base, "ld-linux", 8) ? ld_code
+							  : NULL;
+	for (int i = 0; code && !code[0] && i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		code[0] = info->dlpi_addr + ph->p_vaddr;
+		code[1] = code[0] + ph->p_memsz;
+	}
+	return 0;
+}
+
 int ms_stack_init(void)
 {
 	int saved = errno;
@@ -92,6 +117,7 @@ int ms_stack_init(void)
 	dl_iterate_phdr(find_segment, &self);
 	self_lo = self.lo;
 	self_hi = self.hi;
+	dl_iterate_phdr(find_c_library, NULL);
 	/* RTLD_LOCAL keeps libunwind's symbols -- _Unwind_RaiseException and
 	 * the rest of the GCC unwinder ABI among them -- out of the program's
 	 * global scope; RTLD_NOW so no lazy binding happens later on a lock
@@ -189,6 +215,12 @@ void ms_stack_thread_starts(void)
 int ms_stack_own_code(uintptr_t addr)
 {
 	return addr >= self_lo && addr < self_hi;
+}
+
+int ms_stack_c_library_code(uintptr_t addr)
+{
+	return (addr >= libc_code[0] && addr < libc_code[1]) ||
+	       (addr >= ld_code[0] && addr < ld_code[1]);
 }
 
 int ms_stack_helper_code(uintptr_t addr)

@@ -51,6 +51,10 @@ uint64_t ms_stack_arena_max(void);
 /* Whether a code address is ours (a thread's start, interpose_process.c:
  * the bottom of a stack). */
 int ms_stack_own_code(uintptr_t addr);
+/* Whether it is the C library's or the dynamic linker's (libc.so*,
+ * ld-linux*: where the process and its threads start), known from
+ * start-up on without a call into the dynamic linker. */
+int ms_stack_c_library_code(uintptr_t addr);
 
 /* The calling thread's return addresses, innermost first, without the
  * library's own frames, at most `max` (<= MS_MAX_FRAMES).  Returns the
