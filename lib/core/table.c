@@ -434,7 +434,12 @@ int ms_table_init(uint32_t capacity, uint32_t history_len)
 					k / MS_HISTORY_GROUP * (cap + 1) * MS_HISTORY_GROUP +
 					k % MS_HISTORY_GROUP;
 			t->next_unused = 1;
-			memset(stripes, 0, sizeof stripes);
+			/* zero already in a process's first table: 32 KiB
+			 * written would be 8 page faults at every start-up */
+			static int made_before;
+			if (made_before)
+				memset(stripes, 0, sizeof stripes);
+			made_before = 1;
 			pool.free_head = 0;
 			ms_self.nspare = 0; /* (a test's table made again) */
 			__atomic_store_n(&t->ready, 1, __ATOMIC_RELEASE);
