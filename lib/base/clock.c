@@ -46,7 +46,7 @@ static __thread struct {
 			 clock, and the measure may spin until 2 ms of run) */
 } report_moment __attribute__((tls_model("initial-exec")));
 
-static uint64_t ticks_per_ms_estimate = 1000000; /* ns, without a TSC */
+static uint64_t ticks_per_ms_estimate; /* 0 until asked (ms_ticks_per_ms) */
 
 void ms_clock_init(void)
 {
@@ -56,18 +56,30 @@ void ms_clock_init(void)
 	run_ns = start_ns;
 	run_ticks = start_ticks;
 	run_wall_ns = wall_ns();
-	if (ms_clock_use_tsc) {
-		/* a rough rate for timeouts (not for reported times): 50 us */
-		uint64_t t0 = ms_ticks(), n0 = ms_mono_ns(), n = n0;
-		while (n - n0 < 50000)
-			n = ms_mono_ns();
-		ticks_per_ms_estimate = (ms_ticks() - t0) * 1000000 / (n - n0);
-	}
 }
 
+/* A rough rate for timeouts, not for reported times: over the run so
+ * far, measured when first asked -- a wait's timeout, long after
+ * start-up -- where it used to spin 50 us in every process's start. */
 uint64_t ms_ticks_per_ms(void)
 {
-	return ticks_per_ms_estimate;
+	uint64_t rate = __atomic_load_n(&ticks_per_ms_estimate, __ATOMIC_RELAXED);
+	if (rate)
+		return rate;
+	if (!ms_clock_use_tsc)
+		rate = 1000000; /* ticks are ns */
+	else {
+		uint64_t n = ms_mono_ns(), t = ms_ticks();
+		while (n - start_ns < 50000) { /* at least 50 us */
+			n = ms_mono_ns();
+			t = ms_ticks();
+		}
+		rate = (uint64_t)((double)(t - start_ticks) * 1e6 / (double)(n - start_ns));
+		if (!rate)
+			rate = 1;
+	}
+	__atomic_store_n(&ticks_per_ms_estimate, rate, __ATOMIC_RELAXED);
+	return rate;
 }
 
 uint64_t ms_clock_start_ticks(void)

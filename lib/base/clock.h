@@ -30,7 +30,7 @@ static inline uint64_t ms_ticks(void)
 }
 
 void ms_clock_init(void);
-/* A rough rate measured at start-up, for timeouts on slow paths. */
+/* A rough rate, measured at the first call, for timeouts on slow paths. */
 uint64_t ms_ticks_per_ms(void);
 /* Ticks to nanoseconds, and the run's start and length. */
 /* Calibrated at report time (it may spin for up to 2 ms early in a run):
