@@ -3,8 +3,9 @@
 # reader-writer inversion, a mixed mutex/rwlock cycle, one on locks
 # destroyed before the report, a live writer-waits-for-readers deadlock,
 # write-after-read and spin relock self-deadlocks, EDEADLK averted,
-# misuse, a read lock held at thread exit -- and the read-read cycle that
-# cannot deadlock, which must not be reported.
+# misuse, a read lock held at thread exit -- and what must not be
+# reported: the read-read cycle that cannot deadlock, and writers caught
+# waiting by the exit report with their holder unseen.
 . "$top_srcdir/tests/lib.sh"
 T=$top_builddir/tests/rwlocks
 SRC=$top_srcdir/tests/rwlocks.c
@@ -195,5 +196,15 @@ expect_eq "exit: HELD AT THREAD EXIT, nothing else" "$(findings exit)" "HELD AT 
 expect_grep "exit: the read lock" \
 	"^  rwlock 0x[0-9a-f]+ \(read\) taken at exits_reading\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of exit-rd)" \
 	"$WORK/exit.report"
+
+# ---- writers on one rwlock, the process exiting among them ------------------
+# The exit report catches writers waiting while the holder is between
+# glibc's lock and its record: each once named another waiting writer as
+# what it waited for, and two of them a false DEADLOCK (12 runs in 20).
+for i in 1 2 3 4 5; do
+	run writers "$T" writers-exit
+	expect_eq "writers-exit $i: exit status" "$rc" 0
+	expect_eq "writers-exit $i: no finding" "$(findings writers)" ""
+done
 
 finish

@@ -142,19 +142,27 @@ static void reader_of(struct ms_tstate *ts, void *arg)
  * read-write lock held for read has several, and the waiter waits until
  * all have let go -- a deadlock if any of them never does: so a reader
  * that waits itself is the one its chain goes on to (a cycle through it
- * is a deadlock whatever the others do), else any reader.  A reader held
- * back with no writer in (a writer-preferring lock) waits for the writer
- * that waits. */
-static uint32_t holder_for(uint32_t r, uint32_t waiter)
+ * is a deadlock whatever the others do), else any reader.  A reader
+ * (want_read) of a writer-preferring lock, held back with no writer in,
+ * waits for the writer that waits; no other waiter waits for a waiter.
+ * (With no holder seen -- a writer between glibc's lock and its record,
+ * or preempted there -- a writer that waits would otherwise have named
+ * another waiting writer, and two of them a false DEADLOCK.) */
+static uint32_t holder_for(uint32_t r, uint32_t waiter, int want_read)
 {
 	uint32_t owner = LOAD(&ms_rec(r)->owner);
 	if (owner & MS_HELD)
 		return owner & ~MS_HELD;
-	if (ms_lock_class(LOAD(&ms_rec(r)->flags)) != MS_CLASS_RWLOCK)
+	uint32_t flags = LOAD(&ms_rec(r)->flags);
+	if (ms_lock_class(flags) != MS_CLASS_RWLOCK)
 		return 0;
 	struct readers q = { .r = r, .waiter = waiter };
 	ms_threads_each(reader_of, &q);
-	return q.waiting ? q.waiting : q.any ? q.any : q.writer;
+	if (q.waiting || q.any)
+		return q.waiting ? q.waiting : q.any;
+	int writer_first = ((flags >> MS_F_KIND_SHIFT) & 3) ==
+			   PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP;
+	return want_read && writer_first ? q.writer : 0;
 }
 
 /* The readers of record r's read-write lock now, less thread `waiter`. */
@@ -168,7 +176,7 @@ uint32_t ms_waitfor_readers(uint32_t r, uint32_t waiter)
 /* The thread that holds record r's mutex now, 0 if none. */
 static uint32_t holder_now(uint32_t r)
 {
-	return holder_for(r, 0);
+	return holder_for(r, 0, 0);
 }
 
 
@@ -227,7 +235,7 @@ static void collect_waiter(struct ms_tstate *ts, void *arg)
 	w->since = LOAD(&ts->wait_since);
 	w->timed = (int)LOAD(&ts->wait_timed);
 	w->read = (int)LOAD(&ts->wait_read);
-	w->owner = holder_for(r, w->tid);
+	w->owner = holder_for(r, w->tid, w->read);
 	w->foreign = w->owner ? 0 : foreign_owner(r, w->key);
 	w->owner_ts = NULL;
 	w->taken_at = 0;
@@ -306,7 +314,7 @@ static void confirm_stuck(struct ms_waiter *w, int n)
 	while (nanosleep(&pause, &pause) != 0 && errno == EINTR)
 		;
 	for (int i = 0; i < n; i++)
-		w[i].lasted = holder_for(w[i].rec, w[i].tid) == w[i].owner;
+		w[i].lasted = holder_for(w[i].rec, w[i].tid, w[i].read) == w[i].owner;
 	for (int i = 0; i < n; i++) {
 		w[i].lasted &= wait_same(&w[i]);
 		if (w[i].next < 0 && w[i].owner_ts && w[i].cond_key)
@@ -355,7 +363,7 @@ int ms_waitfor_snapshot(struct ms_waiter *w, uint64_t *moment)
 		 * the mutex again since the first, when its held set was read
 		 * between the two (a hot mutex: "taken at ?") */
 		uintptr_t at = w[i].owner_ts ? taken_at(w[i].owner_ts, w[i].rec) : 0;
-		w[i].changed = holder_for(w[i].rec, w[i].tid) != w[i].owner;
+		w[i].changed = holder_for(w[i].rec, w[i].tid, w[i].read) != w[i].owner;
 		if (at)
 			w[i].taken_at = at;
 	}

@@ -3,8 +3,10 @@
  * records made up here, without threads: a two-thread cycle, a longer
  * one, a thread waiting for a mutex it holds itself, a chain behind a
  * thread that does not wait, a cycle through a timed lock (not certain),
- * a wait for a mutex whose holder is gone (certain), and a wait whose
- * mutex is free; and the findings the text report and JSON both print
+ * a wait for a mutex whose holder is gone (certain), a wait whose
+ * mutex is free, and waits for a read-write lock no one is seen to hold
+ * (writers: for no one; a reader of a writer-preferring lock: for the
+ * writer that waits); and the findings the text report and JSON both print
  * from one snapshot (ms_waitfor_each_finding): a cycle with a chain
  * running into it, a chain behind a gone holder, a plain wait chain.
  *
@@ -18,6 +20,7 @@
 #include "core/thread.h"
 #include "core/thread_pool.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -189,6 +192,60 @@ START_TEST(test_waitfor_free_mutex)
 }
 END_TEST
 
+/* Mutex m is a read-write lock of glibc's kind `kind`. */
+static void rwlock(unsigned m, unsigned kind)
+{
+	STORE(&ms_rec(rec[m])->flags, (uint32_t)MS_CLASS_RWLOCK << MS_F_CLASS_SHIFT |
+					      kind << MS_F_KIND_SHIFT);
+}
+
+/* Thread t waits to read (read) or write read-write lock m. */
+static void waits_mode(unsigned t, unsigned m, int read)
+{
+	ts[t]->wait_read = (uint32_t)read;
+	waits(t, m, 0);
+}
+
+/* Two writers wait for a read-write lock whose holder the record does
+ * not show (a writer between glibc's lock and its record, preempted
+ * there: seen in exit reports of 8 writer threads).  Neither waits for
+ * the other: no cycle, no DEADLOCK. */
+START_TEST(test_waitfor_writers_behind_no_holder)
+{
+	rwlock(0, PTHREAD_RWLOCK_PREFER_READER_NP);
+	waits_mode(0, 0, 0);
+	waits_mode(1, 0, 0);
+	ck_assert_int_eq(graph(), 2);
+	ck_assert_uint_eq(wait_of(0)->owner, 0);
+	ck_assert_uint_eq(wait_of(1)->owner, 0);
+	ck_assert_int_eq(wait_of(0)->cycle, 0);
+	ck_assert_int_eq(ms_waitfor_certain_deadlocks(), 0);
+	/* the same on a writer-preferring lock */
+	rwlock(0, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	ck_assert_int_eq(graph(), 2);
+	ck_assert_uint_eq(wait_of(0)->owner, 0);
+	ck_assert_uint_eq(wait_of(1)->owner, 0);
+	ck_assert_int_eq(ms_waitfor_certain_deadlocks(), 0);
+}
+END_TEST
+
+/* A reader of a writer-preferring lock that no one holds waits behind
+ * the writer that waits (glibc lets the writer in first); on a
+ * reader-preferring lock it waits for no one. */
+START_TEST(test_waitfor_reader_behind_waiting_writer)
+{
+	rwlock(0, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	waits_mode(0, 0, 0);
+	waits_mode(1, 0, 1);
+	ck_assert_int_eq(graph(), 2);
+	ck_assert_uint_eq(wait_of(1)->owner, TID(0));
+	ck_assert_uint_eq(wait_of(0)->owner, 0);
+	rwlock(0, PTHREAD_RWLOCK_PREFER_READER_NP);
+	ck_assert_int_eq(graph(), 2);
+	ck_assert_uint_eq(wait_of(1)->owner, 0);
+}
+END_TEST
+
 /* The findings of the graph now, each as "kind:tid,tid..>end" where end
  * is the tid of the cycle waiter a chain runs into, or '-'. */
 static char found[256];
@@ -273,6 +330,8 @@ Suite *waitfor_suite(void)
 	tcase_add_test(tc, test_waitfor_timed_cycle);
 	tcase_add_test(tc, test_waitfor_holder_gone);
 	tcase_add_test(tc, test_waitfor_free_mutex);
+	tcase_add_test(tc, test_waitfor_writers_behind_no_holder);
+	tcase_add_test(tc, test_waitfor_reader_behind_waiting_writer);
 	tcase_add_test(tc, test_waitfor_findings_cycle_and_chain_into_it);
 	tcase_add_test(tc, test_waitfor_findings_chain_behind_gone_holder);
 	tcase_add_test(tc, test_waitfor_findings_plain_chain);
