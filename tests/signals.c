@@ -23,6 +23,9 @@
  *                often its SIGRTMAX-3 handler ran
  *   own-rtmax-spin  the same, with a holder that runs (a loop) until the
  *                main thread has read the line
+ *   sees-usr1    prints what sigaction and signal say SIGUSR1 and
+ *                SIGRTMAX-3 do, installs its own SIGUSR1 handler and
+ *                puts back the disposition it replaced, raises SIGUSR1
  *   _exit        locks a mutex in a thread, prints a line, _exit(3)
  *   quick_exit   the same with quick_exit(4)
  *   thread-exit  the same with exit(5) from the thread (exit handlers run)
@@ -154,6 +157,34 @@ static int holder_then_waiter(void *(*holder)(void *), pthread_t *a, pthread_t *
 	return 0;
 }
 
+static const char *disposition(void (*h)(int))
+{
+	return h == SIG_DFL ? "default" : h == SIG_IGN ? "ignored" : "a handler";
+}
+
+/* What the program sees of SIGUSR1 and SIGRTMAX-3, then a save and
+ * restore of SIGUSR1 around a handler of its own. */
+static void sees_usr1(void)
+{
+	struct sigaction now, mine, saved;
+	sigaction(SIGUSR1, NULL, &now);
+	printf("sigaction: SIGUSR1 %s\n", disposition(now.sa_handler));
+	sigaction(SIGRTMAX - 3, NULL, &now);
+	printf("sigaction: SIGRTMAX-3 %s\n", disposition(now.sa_handler));
+	void (*before)(int) = signal(SIGUSR1, count);
+	printf("signal: SIGUSR1 was %s\n", disposition(before));
+	signal(SIGUSR1, before);
+	memset(&mine, 0, sizeof mine);
+	mine.sa_handler = count;
+	sigaction(SIGUSR1, &mine, &saved);
+	printf("sigaction: SIGUSR1 was %s\n", disposition(saved.sa_handler));
+	sigaction(SIGUSR1, &saved, NULL);
+	lock_once(NULL);
+	fflush(stdout);
+	raise(SIGUSR1); /* the default again: the end of the process */
+	say("after raise\n");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -166,6 +197,8 @@ int main(int argc, char **argv)
 			raise(SIGUSR1);
 		lock_once(NULL);
 		printf("own handler ran %d times\n", (int)ran);
+	} else if (!strcmp(mode, "sees-usr1")) {
+		sees_usr1();
 	} else if (!strcmp(mode, "raise-usr1")) {
 		lock_once(NULL);
 		raise(SIGUSR1);

@@ -9,6 +9,9 @@
 #     not sent it by a dump asking where it is (its program would take it);
 #   - a program's own SIGRTMAX-3 handler gets no signal from a live dump;
 #   - _exit and quick_exit write no report (exit from a thread does).
+#   - what sigaction and signal say of SIGUSR1 and SIGRTMAX-3 is what they
+#     say without the library (the default), and a program that saves and
+#     restores SIGUSR1 gets the default back.
 # And what does change, documented: SIGUSR1's default action (the end of
 # the process) becomes a live dump.
 
@@ -42,6 +45,18 @@ expect_eq "own SIGUSR1 handler: the same without the library" "$("$RUN" "$SIG" o
     "$(cat "$WORK/out")"
 expect_eq "own SIGUSR1 handler: no live dump, the exit report" "$(cd "$WORK" && ls r*)" r
 expect_eq "own SIGUSR1 handler: nothing on stderr" "$(cat "$WORK/err")" ""
+
+# What the program sees of the signals the library handles is what it
+# would see without it (the default), and a disposition it saves and puts
+# back is that default: SIGUSR1 then ends it, as it would.
+with "" "" "$SIG" sees-usr1
+expect_eq "the program sees SIGUSR1 and SIGRTMAX-3 as without the library" \
+    "$(cat "$WORK/out")" "sigaction: SIGUSR1 default
+sigaction: SIGRTMAX-3 default
+signal: SIGUSR1 was default
+sigaction: SIGUSR1 was default
+signal USR1"
+expect_eq "... the same without the library" "$("$RUN" "$SIG" sees-usr1)" "$(cat "$WORK/out")"
 
 with "" "--ignore 10" "$SIG" raise-usr1
 expect_eq "SIGUSR1 ignored by the parent: still ignored" "$(cat "$WORK/out")" "after raise

@@ -16,6 +16,7 @@
 #include "base/output.h"
 #include "core/thread_pool.h"
 #include "core/thread.h"
+#include "glibc/own_signals.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -125,7 +126,7 @@ static void on_fatal(int sig, siginfo_t *si, void *context)
 	memset(&dfl, 0, sizeof dfl);
 	dfl.sa_handler = SIG_DFL;
 	sigemptyset(&dfl.sa_mask);
-	sigaction(sig, &dfl, NULL);
+	ms_sigaction(sig, &dfl, NULL);
 	if (si->si_code <= 0) /* sent: send it again (blocked until we return) */
 		syscall(SYS_tgkill, getpid(), (pid_t)syscall(SYS_gettid), sig);
 	/* a fault: the instruction runs again and faults again */
@@ -152,10 +153,13 @@ void ms_crash_init(void)
 	int kept = 0;
 	for (unsigned i = 0; i < N_FATAL; i++) {
 		struct sigaction cur;
-		if (sigaction(fatal[i], NULL, &cur) != 0)
+		if (ms_sigaction(fatal[i], NULL, &cur) != 0)
 			continue;
 		if (cur.sa_handler == SIG_DFL) {
-			sigaction(fatal[i], &sa, NULL);
+			/* not hidden from the program (own_signals.h): a crash
+			 * handler of its own that passes the signal on to the
+			 * one before it reaches ours, and the report */
+			ms_sigaction(fatal[i], &sa, NULL);
 			continue;
 		}
 		ms_fmt(&f, "%sSIG%s", kept++ ? ", " : "", sigabbrev_np(fatal[i]));

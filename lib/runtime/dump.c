@@ -14,6 +14,7 @@
 #include "stacks/where_now.h"
 #include "report/altstack.h"
 #include "glibc/real.h"
+#include "glibc/own_signals.h"
 #include "base/clock.h"
 #include "stacks/depot.h"
 #include "base/fds.h"
@@ -362,7 +363,7 @@ static void *dump_thread(void *arg)
 static const char *taken(int sig)
 {
 	struct sigaction cur;
-	if (sigaction(sig, NULL, &cur) != 0)
+	if (ms_sigaction(sig, NULL, &cur) != 0)
 		return "cannot be read";
 	if (cur.sa_handler == SIG_DFL)
 		return NULL;
@@ -433,12 +434,13 @@ int ms_dump_init(void)
 	sa.sa_handler = ms_where_now_handler;
 	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
-	if (taken(ms_where_now_signal) || sigaction(ms_where_now_signal, &sa, &old_stack_sa) != 0)
+	if (taken(ms_where_now_signal) || ms_sigaction(ms_where_now_signal, &sa, &old_stack_sa) != 0)
 		ms_where_now_signal = 0;
 	else {
 		have_old_stack = 1;
+		ms_own_signal(ms_where_now_signal, (void *)ms_where_now_handler, &old_stack_sa);
 		struct sigaction cur;
-		if (sigaction(ms_where_now_signal, NULL, &cur) == 0)
+		if (ms_sigaction(ms_where_now_signal, NULL, &cur) == 0)
 			ms_signal_return = (uintptr_t)cur.sa_restorer;
 	}
 	const char *how = dump_signal ? taken(dump_signal) : NULL;
@@ -459,9 +461,11 @@ int ms_dump_init(void)
 	dump_pid = getpid();
 	if (dump_signal) {
 		sa.sa_handler = dump_handler;
-		have_old_dump = sigaction(dump_signal, &sa, &old_dump_sa) == 0;
+		have_old_dump = ms_sigaction(dump_signal, &sa, &old_dump_sa) == 0;
+		if (have_old_dump)
+			ms_own_signal(dump_signal, (void *)dump_handler, &old_dump_sa);
 		struct sigaction cur;
-		if (have_old_dump && !ms_signal_return && sigaction(dump_signal, NULL, &cur) == 0)
+		if (have_old_dump && !ms_signal_return && ms_sigaction(dump_signal, NULL, &cur) == 0)
 			ms_signal_return = (uintptr_t)cur.sa_restorer;
 	}
 	if (__libc_single_threaded && !ms_opt.on_crash) {
@@ -477,8 +481,8 @@ int ms_dump_init(void)
 static void restore(int sig, const struct sigaction *old, void (*ours)(int))
 {
 	struct sigaction now;
-	if (sig && sigaction(sig, NULL, &now) == 0 && now.sa_handler == ours)
-		sigaction(sig, old, NULL);
+	if (sig && ms_sigaction(sig, NULL, &now) == 0 && now.sa_handler == ours)
+		ms_sigaction(sig, old, NULL);
 }
 
 void ms_dump_after_fork_child(int follow)

@@ -10,6 +10,7 @@
 #include "base/internal.h"
 #include "core/thread.h"
 #include "core/thread_pool.h"
+#include "glibc/own_signals.h"
 #include "stacks/stack.h"
 #include "stacks/stack_blocked.h"
 
@@ -33,7 +34,7 @@ uintptr_t ms_signal_return;
 static int still_ours(int sig)
 {
 	struct sigaction cur;
-	return sigaction(sig, NULL, &cur) == 0 && cur.sa_handler == ms_where_now_handler;
+	return ms_sigaction(sig, NULL, &cur) == 0 && cur.sa_handler == ms_where_now_handler;
 }
 
 enum { ASK_OK, ASK_BLOCKED, ASK_SIGWAIT, ASK_SLEEPS };

@@ -1,0 +1,72 @@
+/* own_signals.c - the signals the library handles, as the program sees
+ * them; see own_signals.h. */
+#define _GNU_SOURCE
+#include "glibc/own_signals.h"
+#include "glibc/real.h"
+#include "base/internal.h"
+
+/* glibc's, by names of theirs we do not interpose: what the calls reach
+ * before start-up has looked for an interposer behind us. */
+extern int glibc_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+	__asm__("__sigaction");
+extern __sighandler_t bsd_signal(int sig, __sighandler_t handler);
+
+static int (*next_sigaction)(int, const struct sigaction *, struct sigaction *);
+static __sighandler_t (*next_signal)(int, __sighandler_t);
+
+void ms_own_signals_resolve(void)
+{
+	void *p = ms_real_next("sigaction", NULL);
+	if (p)
+		__atomic_store_n((void **)&next_sigaction, p, __ATOMIC_RELEASE);
+	p = ms_real_next("signal", NULL);
+	if (p)
+		__atomic_store_n((void **)&next_signal, p, __ATOMIC_RELEASE);
+}
+
+int ms_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	int (*f)(int, const struct sigaction *, struct sigaction *) =
+		__atomic_load_n(&next_sigaction, __ATOMIC_ACQUIRE);
+	return f ? f(sig, act, old) : glibc_sigaction(sig, act, old);
+}
+
+__sighandler_t ms_signal_next(int sig, __sighandler_t handler)
+{
+	__sighandler_t (*f)(int, __sighandler_t) = __atomic_load_n(&next_signal, __ATOMIC_ACQUIRE);
+	return f ? f(sig, handler) : bsd_signal(sig, handler);
+}
+
+static struct {
+	void *ours;
+	struct sigaction before;
+} own[NSIG];
+
+void ms_own_signal(int sig, void *ours, const struct sigaction *before)
+{
+	if (sig <= 0 || sig >= NSIG || !ours)
+		return;
+	/* installed again over itself (a fork child's start): what was
+	 * there before the first one stays */
+	if (LOAD(&own[sig].ours) == ours && (void *)before->sa_handler == ours)
+		return;
+	own[sig].before = *before;
+	__atomic_store_n(&own[sig].ours, ours, __ATOMIC_RELEASE);
+}
+
+void ms_own_signal_hide(int sig, struct sigaction *seen)
+{
+	if (sig <= 0 || sig >= NSIG)
+		return;
+	void *ours = __atomic_load_n(&own[sig].ours, __ATOMIC_ACQUIRE);
+	if (ours && (void *)seen->sa_handler == ours)
+		*seen = own[sig].before;
+}
+
+__sighandler_t ms_own_signal_hide_handler(int sig, __sighandler_t seen)
+{
+	if (sig <= 0 || sig >= NSIG)
+		return seen;
+	void *ours = __atomic_load_n(&own[sig].ours, __ATOMIC_ACQUIRE);
+	return ours && (void *)seen == ours ? own[sig].before.sa_handler : seen;
+}
