@@ -12,12 +12,17 @@
  *               wakes them: no STALL (main sleeps, it is not blocked)
  *   pshared     a worker waits on a process-shared semaphore that a child
  *               process posts after 3 s: no STALL (another process ends it)
+ *   alarm       a worker waits on a condition; main waits in sem_wait for
+ *               the post of a SIGALRM handler (alarm(3)), then wakes the
+ *               worker: no STALL (the alarm's signal ends it)
+ *   timer       the same with a POSIX timer (timer_create) for the alarm
  *
  * Prints "thread ROLE TID" and "cond/mutex NAME ADDRESS" lines first,
  * "done" at the end of the modes that end. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <semaphore.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +86,39 @@ static void *timed_waiter(void *arg)
 	return NULL;
 }
 
+static void post_sem(int sig)
+{
+	(void)sig;
+	sem_post(&sem);
+}
+
+/* Main waits in sem_wait for the alarm's handler, then lets w1 go. */
+static void woken_by_alarm(int posix_timer)
+{
+	sem_init(&sem, 0, 0);
+	signal(SIGALRM, post_sem);
+	pthread_t t;
+	pthread_create(&t, NULL, waiter, "w1");
+	if (posix_timer) {
+		timer_t id;
+		struct sigevent ev;
+		memset(&ev, 0, sizeof ev);
+		ev.sigev_notify = SIGEV_SIGNAL;
+		ev.sigev_signo = SIGALRM;
+		struct itimerspec in3 = { { 0, 0 }, { 3, 0 } };
+		if (timer_create(CLOCK_MONOTONIC, &ev, &id) || timer_settime(id, 0, &in3, NULL))
+			exit(2);
+	} else
+		alarm(3);
+	while (sem_wait(&sem)) /* STALL_ALARM */
+		;
+	pthread_mutex_lock(&m);
+	ready = 1;
+	pthread_cond_broadcast(&c);
+	pthread_mutex_unlock(&m);
+	pthread_join(t, NULL);
+}
+
 static void *shared_waiter(void *arg)
 {
 	say_thread(arg);
@@ -134,8 +172,10 @@ int main(int argc, char **argv)
 		pthread_create(&t[0], NULL, shared_waiter, "w1");
 		pthread_join(t[0], NULL);
 		waitpid(pid, NULL, 0);
+	} else if (!strcmp(mode, "alarm") || !strcmp(mode, "timer")) {
+		woken_by_alarm(!strcmp(mode, "timer"));
 	} else {
-		fprintf(stderr, "usage: stall lost|sem|timed|pool|pshared\n");
+		fprintf(stderr, "usage: stall lost|sem|timed|pool|pshared|alarm|timer\n");
 		return 2;
 	}
 	printf("done\n");

@@ -71,8 +71,9 @@ expect_grep "sem: at its line" "^    waits at      other_waiter\+0x[0-9a-f]+ \(.
 
 # ---- waits that something ends: no stall ------------------------------------
 # A deadline ends the first, another process the second: the world outside,
-# as for a thread in read() or nanosleep().
-for mode in timed pshared; do
+# as for a thread in read() or nanosleep().  An armed alarm or POSIX timer
+# the last two: its signal's handler posts what main waits for.
+for mode in timed pshared alarm timer; do
 	run $mode MUTEXSTAT_EXIT_CODE=7
 	expect_eq "$mode: runs to its end, the run not failed" \
 		"$rc $(tail -1 "$WORK/$mode.out")" "0 done"

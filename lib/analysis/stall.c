@@ -6,7 +6,8 @@
  * wait's start is not known: it is the first look that saw the thread in
  * it with the same count of context switches (a thread woken and asleep
  * again has switched).  The look stops at the first thread that is not
- * blocked for good, so a busy program pays for one or two reads. */
+ * blocked for good, so a busy program pays for one or two reads.  A
+ * process with a timer armed to send it a signal is not stalled. */
 #define _GNU_SOURCE
 #include "analysis/stall.h"
 #include "base/clock.h"
@@ -21,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_THREADS 8192
@@ -199,6 +202,43 @@ static int classify(const struct records *r, uint32_t tid, struct ms_tstate *ts,
 	return !w->timed && !w->shared;
 }
 
+/* A timer of the process that will send a signal: alarm() or setitimer's
+ * ITIMER_REAL, or a POSIX timer (timer_create) that notifies, armed.  Its
+ * handler may end any of the waits, as a deadline would (the others,
+ * ITIMER_VIRTUAL and ITIMER_PROF, count only time that runs).  The POSIX
+ * timers are read from /proc/self/timers, which some kernels lack
+ * (CONFIG_CHECKPOINT_RESTORE): there only alarm() is seen. */
+static int timer_armed(void)
+{
+	struct itimerval it;
+	if (getitimer(ITIMER_REAL, &it) == 0 && (it.it_value.tv_sec || it.it_value.tv_usec))
+		return 1;
+	int fd = open("/proc/self/timers", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	static char buf[4096]; /* the dump thread's */
+	ssize_t got = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (got <= 0)
+		return 0;
+	buf[got] = 0;
+	/* a timer is "ID: n", then "signal: ...", "notify: how/...", "ClockID" */
+	long id = -1;
+	for (const char *p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (!strncmp(p, "ID: ", 4)) {
+			const char *q = p + 4;
+			id = (long)ms_scan_number(&q, 10);
+		} else if (!strncmp(p, "notify: ", 8) && id >= 0 && strncmp(p + 8, "none", 4)) {
+			struct itimerspec v;
+			if (syscall(SYS_timer_gettime, id, &v) == 0 &&
+			    (v.it_value.tv_sec || v.it_value.tv_nsec))
+				return 1;
+			id = -1;
+		}
+	}
+	return 0;
+}
+
 static uint64_t mix(uint64_t h, uint64_t v)
 {
 	h = (h ^ v) * 0x9e3779b97f4a7c15ull;
@@ -248,7 +288,8 @@ int ms_stall_check(uint32_t self, uint64_t threshold_ns, struct ms_stall *out)
 	/* the futex waits seen this time are those to match next time */
 	memcpy(seen, seen_now, nseen_now * sizeof *seen);
 	nseen = nseen_now;
-	if (!blocked || !out->n || out->waited_ns < threshold_ns || sig == reported)
+	if (!blocked || !out->n || out->waited_ns < threshold_ns || sig == reported ||
+	    timer_armed())
 		return 0;
 	/* all of it held a moment ago; each thread asleep now, or a wait
 	 * just ended (its thread runs to return from it) */
