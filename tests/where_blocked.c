@@ -2,11 +2,13 @@
  * the end of a wait chain, for tests/where_blocked.sh: a live dump must show
  * where it is without sending it a signal (none of its calls cut short).
  *
- *   where_blocked poll|sleep|sigwait REPORT
+ *   where_blocked poll|sleep|sigwait|join REPORT
  *
  * The holder takes the mutex, then waits in outer() -> middle() -> inner():
- * poll() on a pipe nobody writes, nanosleep(), or sigtimedwait() for a
- * signal nobody sends, 100 ms at a time, until REPORT has a "Top" line;
+ * poll() on a pipe nobody writes, nanosleep(), sigtimedwait() for a
+ * signal nobody sends, or pthread_timedjoin_np() of a thread that runs on
+ * (a call of the library's: its frames are left out of where the holder
+ * is), 100 ms at a time, until REPORT has a "Top" line;
  * another thread waits for the mutex meanwhile.  Both block SIGUSR1, so
  * kill -USR1 goes to the main thread.  Prints "ready" once the waiter
  * waits, then "calls cut short: N" (EINTR) at the end.  Built twice:
@@ -30,6 +32,8 @@ static const char *mode, *report;
 static int pipe_fd[2], cut, steps;
 static volatile int done;
 static pid_t waiter_tid;
+static pthread_t sleeper;
+static int joined;
 
 static void block_one(int sig)
 {
@@ -49,6 +53,18 @@ static __attribute__((noinline)) int wait_once(void)
 	if (!strcmp(mode, "sleep")) {
 		struct timespec t = { 0, 100000000 };
 		return nanosleep(&t, NULL) != 0 && errno == EINTR; /* INNER_SLEEPS */
+	}
+	if (!strcmp(mode, "join")) {
+		struct timespec dl;
+		clock_gettime(CLOCK_REALTIME, &dl);
+		dl.tv_nsec += 100000000;
+		if (dl.tv_nsec >= 1000000000) {
+			dl.tv_sec++;
+			dl.tv_nsec -= 1000000000;
+		}
+		int rc = pthread_timedjoin_np(sleeper, NULL, &dl); /* INNER_JOINS */
+		joined |= rc == 0;
+		return rc == EINTR;
 	}
 	sigset_t s;
 	sigemptyset(&s);
@@ -104,11 +120,20 @@ static void nap(void)
 	nanosleep(&t, NULL);
 }
 
+/* The thread the holder joins in mode join: it runs until the end. */
+static void *sleeps(void *arg)
+{
+	block_one(SIGUSR1);
+	while (!done)
+		nap();
+	return arg;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3 || (strcmp(argv[1], "poll") && strcmp(argv[1], "sleep") &&
-			  strcmp(argv[1], "sigwait"))) {
-		fprintf(stderr, "usage: where_blocked poll|sleep|sigwait REPORT\n");
+			  strcmp(argv[1], "sigwait") && strcmp(argv[1], "join"))) {
+		fprintf(stderr, "usage: where_blocked poll|sleep|sigwait|join REPORT\n");
 		return 2;
 	}
 	mode = argv[1];
@@ -118,6 +143,7 @@ int main(int argc, char **argv)
 	pthread_barrier_t held;
 	pthread_barrier_init(&held, NULL, 2);
 	pthread_t h, w;
+	pthread_create(&sleeper, NULL, sleeps, NULL);
 	pthread_create(&h, NULL, holder, &held);
 	pthread_barrier_wait(&held);
 	pthread_create(&w, NULL, waiter, NULL);
@@ -130,6 +156,8 @@ int main(int argc, char **argv)
 	done = 1;
 	pthread_join(h, NULL);
 	pthread_join(w, NULL);
+	if (!joined)
+		pthread_join(sleeper, NULL);
 	printf("calls cut short: %d\n", cut);
 	return steps == 3 ? 0 : 1;
 }

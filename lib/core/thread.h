@@ -98,6 +98,7 @@ struct ms_tstate {
 	/* Where the thread is now, captured by itself on request (live dump). */
 	uint32_t now_seq;      /* answered request */
 	uint32_t now_n;
+	uint32_t now_in_call; /* the frames ran through ours: a lock call */
 	uintptr_t now_frames[32];
 	struct ms_tstate *free_link;
 	uint32_t in_use;

@@ -224,7 +224,13 @@ static void print_finding(const struct ms_waiter *w, const struct ms_waitfor_fin
 	} else if (fd->end) {
 		int nf = where_now_once(fd->end);
 		const char *why = ms_where_now_not_asked(nf);
-		ms_fmt(f, "  thread %u is not waiting for a mutex; ", last->owner);
+		if (nf > 0 && fd->end->now_in_call)
+			/* in one of our calls now (a lock, a join), where the
+			 * graph, read a moment before, said no mutex wait */
+			ms_fmt(f, "  thread %u was not waiting for a mutex when this was read; ",
+			       last->owner);
+		else
+			ms_fmt(f, "  thread %u is not waiting for a mutex; ", last->owner);
 		if (nf > 0) {
 			ms_fmt(f, "it is now at ");
 			print_frames(f, fd->end->now_frames, nf, 2 + 46);

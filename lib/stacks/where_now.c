@@ -185,7 +185,24 @@ int ms_where_now(struct ms_tstate *ts, const uintptr_t **frames)
 {
 	int n = where_now(ts);
 	*frames = ts->now_frames;
-	return n;
+	/* Our own frames are not the program's: left out.  Ours with the
+	 * program's code outside them are one of our entry points -- say a
+	 * wait in glibc's lock, called from ms_lock_slow -- and said
+	 * (now_in_call); our thread start below the thread's first frame
+	 * (only libc's start outside it) is not. */
+	int kept = 0, ours = 0;
+	ts->now_in_call = 0;
+	for (int i = 0; i < n; i++) {
+		uintptr_t pc = ts->now_frames[i];
+		if (ms_stack_own_code(pc))
+			ours = 1;
+		else {
+			if (ours && !ms_stack_c_library_code(pc))
+				ts->now_in_call = 1;
+			ts->now_frames[kept++] = pc;
+		}
+	}
+	return n > 0 ? kept : n;
 }
 
 void ms_where_now_handler(int sig)
