@@ -168,6 +168,15 @@ self_hang war write-after-read \
 	'SELF-DEADLOCK: thread [0-9]+ write-locks an rwlock it holds for read: it waits for itself, forever$'
 expect_grep "write-after-read: the write lock's line" \
 	"^  relocked at  main\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of war-wr)" "$WORK/war.report.1"
+if ! sanitized; then
+	# the watchdog's wait-for graph: a cycle of one, certain (so the
+	# abort above, even with the alarm(60) every scenario sets)
+	expect_grep "write-after-read: the watchdog's cycle of one" \
+		'^DEADLOCK: thread [0-9]+ waits for an rwlock it holds itself, forever$' "$WORK/war.report.1"
+	expect_grep "write-after-read: held for read by the thread itself" \
+		"^    held for read by thread [0-9]+ itself, taken at main\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of war-rd)" \
+		"$WORK/war.report.1"
+fi
 self_hang spin spin-relock \
 	'SELF-DEADLOCK: thread [0-9]+ locks a spin lock it already holds: it spins for ever$'
 expect_grep "spin relock: taken where" "^  taken at     main\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of spin-1)" \

@@ -228,7 +228,7 @@ static int timer_armed(void)
 		if (!strncmp(p, "ID: ", 4)) {
 			const char *q = p + 4;
 			id = (long)ms_scan_number(&q, 10);
-		} else if (!strncmp(p, "notify: ", 8) && id >= 0 && strncmp(p + 8, "none", 4)) {
+		} else if (!strncmp(p, "notify: ", 8) && id >= 0 && strncmp(p + 8, "none", 4) != 0) {
 			struct itimerspec v;
 			if (syscall(SYS_timer_gettime, id, &v) == 0 &&
 			    (v.it_value.tv_sec || v.it_value.tv_nsec))

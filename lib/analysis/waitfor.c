@@ -111,6 +111,8 @@ static uint32_t foreign_owner(uint32_t r, uintptr_t key)
 /* A read-write lock's holders, seen from a thread that waits for it. */
 struct readers {
 	uint32_t r, waiter;
+	int want_read;     /* the waiter's mode */
+	uint32_t self;     /* the waiter, waiting to write, holds it for read */
 	uint32_t waiting;  /* a reader that waits itself, 0 none */
 	uint32_t any;      /* a reader, 0 none */
 	uint32_t writer;   /* a thread that waits to write it, 0 none */
@@ -121,10 +123,16 @@ static void reader_of(struct ms_tstate *ts, void *arg)
 {
 	struct readers *q = arg;
 	uint32_t tid = LOAD(&ts->tid);
-	if (tid == q->waiter)
-		return;
 	uint32_t n = LOAD(&ts->nheld);
 	n = n < MS_HELD_MAX ? n : MS_HELD_MAX;
+	if (tid == q->waiter) {
+		/* a write lock taken by a reader of it waits for itself */
+		for (uint32_t h = 0; h < n && !q->want_read; h++)
+			if (LOAD(&ts->held[h].rec) == q->r &&
+			    LOAD(&ts->held[h].mode) & MS_HELD_READ)
+				q->self = tid;
+		return;
+	}
 	for (uint32_t h = 0; h < n; h++)
 		if (LOAD(&ts->held[h].rec) == q->r && LOAD(&ts->held[h].mode) & MS_HELD_READ) {
 			q->n++;
@@ -156,8 +164,10 @@ static uint32_t holder_for(uint32_t r, uint32_t waiter, int want_read)
 	uint32_t flags = LOAD(&ms_rec(r)->flags);
 	if (ms_lock_class(flags) != MS_CLASS_RWLOCK)
 		return 0;
-	struct readers q = { .r = r, .waiter = waiter };
+	struct readers q = { .r = r, .waiter = waiter, .want_read = want_read };
 	ms_threads_each(reader_of, &q);
+	if (q.self) /* glibc's wrlock never returns: a cycle of one */
+		return q.self;
 	if (q.waiting || q.any)
 		return q.waiting ? q.waiting : q.any;
 	int writer_first = ((flags >> MS_F_KIND_SHIFT) & 3) ==

@@ -144,6 +144,15 @@ static void print_taken(struct ms_fmt *f, const struct ms_waiter *w)
 		/* held for read, by it and maybe others; or a writer that
 		 * waits keeps this reader out */
 		uint32_t readers = ms_waitfor_readers(w->rec, w->tid);
+		if (w->owner == w->tid) { /* it reads the lock it waits to write */
+			ms_fmt(f, "    held for read by thread %u itself", w->owner);
+			if (readers)
+				ms_fmt(f, " and %u other %s", readers,
+				       readers == 1 ? "reader" : "readers");
+			ms_fmt(f, ", taken at %s\n",
+			       w->taken_at ? ms_symbolize(w->taken_at, where, sizeof where) : "?");
+			return;
+		}
 		if (!readers) {
 			ms_fmt(f, "    behind thread %u, which waits to write it\n", w->owner);
 			return;
@@ -170,10 +179,13 @@ static void print_finding(const struct ms_waiter *w, const struct ms_waitfor_fin
 	if (fd->kind == MS_WF_CYCLE) {
 		/* a wait with a deadline ends the cycle when it gives up */
 		const char *until = fd->timed ? "until a timed lock gives up" : "forever";
-		if (fd->len == 1) /* say, a mutex this thread locked before a fork */
-			ms_fmt(f, "\nDEADLOCK: thread %u waits for a mutex it holds itself, "
-				  "%s\n", w[fd->first].tid, until);
-		else
+		if (fd->len == 1) { /* say, a mutex this thread locked before a fork */
+			uint32_t flags = LOAD(&ms_rec(w[fd->first].rec)->flags);
+			const char *noun = ms_lock_noun(flags);
+			ms_fmt(f, "\nDEADLOCK: thread %u waits for %s %s it holds itself, %s\n",
+			       w[fd->first].tid, ms_lock_class(flags) == MS_CLASS_RWLOCK ? "an" : "a",
+			       noun, until);
+		} else
 			ms_fmt(f, "\nDEADLOCK: %d threads wait for each other, %s\n", fd->len,
 			       until);
 		for (int i = 0; i < fd->nwaits; i++) {

@@ -229,6 +229,24 @@ START_TEST(test_waitfor_writers_behind_no_holder)
 }
 END_TEST
 
+/* A thread that holds a read-write lock for read and waits to write it
+ * waits for itself (glibc's wrlock never returns): a cycle of one, a
+ * certain deadlock -- whoever else reads it. */
+START_TEST(test_waitfor_write_after_read)
+{
+	rwlock(0, PTHREAD_RWLOCK_PREFER_READER_NP);
+	struct ms_tstate *s = ts[0];
+	s->held[s->nheld].rec = rec[0];
+	s->held[s->nheld].mode = MS_HELD_READ;
+	s->nheld++;
+	waits_mode(0, 0, 0);
+	ck_assert_int_eq(graph(), 1);
+	ck_assert_uint_eq(wait_of(0)->owner, TID(0));
+	ck_assert_int_eq(wait_of(0)->cycle, 1);
+	ck_assert_int_eq(ms_waitfor_certain_deadlocks(), 1);
+}
+END_TEST
+
 /* A reader of a writer-preferring lock that no one holds waits behind
  * the writer that waits (glibc lets the writer in first); on a
  * reader-preferring lock it waits for no one. */
@@ -332,6 +350,7 @@ Suite *waitfor_suite(void)
 	tcase_add_test(tc, test_waitfor_free_mutex);
 	tcase_add_test(tc, test_waitfor_writers_behind_no_holder);
 	tcase_add_test(tc, test_waitfor_reader_behind_waiting_writer);
+	tcase_add_test(tc, test_waitfor_write_after_read);
 	tcase_add_test(tc, test_waitfor_findings_cycle_and_chain_into_it);
 	tcase_add_test(tc, test_waitfor_findings_chain_behind_gone_holder);
 	tcase_add_test(tc, test_waitfor_findings_plain_chain);
