@@ -312,6 +312,10 @@ static void words_of(const char *s, size_t len, struct words *ws)
 		if (in[i] == ',' && in[i + 1] == ' ')
 			comma = in + i;
 	size_t filelen = comma ? (size_t)(comma - in) : inlen;
+	/* a file or module has no space: "(all by one thread: ...)" at the
+	 * end of a heading is words, not where code is */
+	if (memchr(in, ' ', filelen))
+		return;
 	/* file.c:42 has a line; a module has none */
 	size_t colon = filelen;
 	while (colon > 0 && in[colon - 1] >= '0' && in[colon - 1] <= '9')

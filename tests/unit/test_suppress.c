@@ -302,6 +302,37 @@ START_TEST(test_suppress_wait_chains_and_notes_are_not_frames)
 }
 END_TEST
 
+/* A cycle of one thread's orders: its heading ends in a parenthesised
+ * note, which is words, not a frame -- the rule suggested is its first
+ * function, and the heading matches no rule. */
+static const char *const one_thread =
+	"\nPOTENTIAL DEADLOCK: 2 mutexes taken in a cycle of orders (all by one thread: "
+	"two threads doing the same would deadlock)\n"
+	"  order: A -> B -> A\n"
+	"  thread 10844 \"onethread\" took A, then B:\n"
+	"    A   at  ab+0x13 (dl/onethread.c:4, onethread)\n"
+	"    B   at  ab+0x22 (dl/onethread.c:4, onethread)\n"
+	"  thread 10844 \"onethread\" took B, then A:\n"
+	"    B   at  ba+0x13 (dl/onethread.c:5, onethread)\n"
+	"    A   at  ba+0x22 (dl/onethread.c:5, onethread)\n";
+
+START_TEST(test_suppress_a_heading_note_is_not_a_frame)
+{
+	int removed;
+	load_text("# nothing\n");
+	const char *out = filter(one_thread, &removed);
+	ck_assert_ptr_nonnull(strstr(out, "  to suppress it: potential-deadlock:ab "
+					  "(a line of MUTEXSTAT_SUPPRESSIONS)\n"));
+	load_text("potential-deadlock:*cycle of orders*\n");
+	out = filter(one_thread, &removed);
+	ck_assert_int_eq(removed, 0);
+	ck_assert_ptr_nonnull(strstr(out, "POTENTIAL DEADLOCK: 2 mutexes"));
+	load_text("potential-deadlock:ba\n");
+	out = filter(one_thread, &removed);
+	ck_assert_int_eq(removed, 1);
+}
+END_TEST
+
 START_TEST(test_suppress_without_a_file_keeps_all_and_says_nothing)
 {
 	ms_opt.suppressions = NULL;
@@ -328,6 +359,7 @@ Suite *suppress_suite(void)
 	tcase_add_test(tc, test_suppress_bad_files_apply_nothing_and_say_why);
 	tcase_add_test(tc, test_suppress_without_a_file_keeps_all_and_says_nothing);
 	tcase_add_test(tc, test_suppress_wait_chains_and_notes_are_not_frames);
+	tcase_add_test(tc, test_suppress_a_heading_note_is_not_a_frame);
 	suite_add_tcase(s, tc);
 	return s;
 }
