@@ -36,7 +36,7 @@ misuse_in() {
 	awk '/^MISUSE:/ {
 		n = 0
 		if (match($0, /, [0-9]+ times?$/)) { t = substr($0, RSTART + 2); split(t, a, " "); n = a[1] }
-		else if (match($0, /: [0-9]+ times on mutexes/)) { t = substr($0, RSTART + 2); split(t, a, " "); n = a[1] }
+		else if (match($0, /: [0-9]+ times? on mutexes/)) { t = substr($0, RSTART + 2); split(t, a, " "); n = a[1] }
 		if (/unlock of a mutex that is not locked/) u += n
 		else if (/unlock by a thread that does not hold it/) o += n
 		else if (/destroy of a locked mutex/) d += n

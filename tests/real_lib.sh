@@ -22,7 +22,7 @@ need_program() {
 report_complete() {
 	what=$1; f=$2; prog=$3
 	expect_grep "$what: the summary line" \
-		"^mutexstat: $prog \(pid [0-9]+\) ran [0-9.]+ [a-zµ]+: [0-9]+ threads? used mutexes, [0-9]+ mutex(es)? tracked, 0 untracked$" "$f"
+		"^mutexstat: $prog \(pid [0-9]+\) ran [0-9.]+ [a-zµ]+: [0-9]+ threads? used (mutexes, [0-9]+ mutex(es)?|locks, [0-9]+ locks?) tracked, 0 untracked$" "$f"
 	rows=$(sed -En 's/^Top ([0-9]+) (mutex(es)?|locks?) by [a-z-]*:$/\1/p' "$f")
 	if [ -z "$rows" ]; then
 		fail "$what: no top table"

@@ -142,6 +142,6 @@ EOF
 TMPDIR=$RUNS "$MS" bash "$WORK/nested.sh" >/dev/null 2>"$WORK/err"
 expect_eq "nested launcher: one summary" "$(grep -c '^mutexstat: the run of' "$WORK/err")" 1
 expect_grep "nested launcher: its program in the run" \
-	"^mutexstat: the run of bash \(pid [0-9]+\): [0-9]+ processes, 1 locked mutexes; " "$WORK/err"
+	"^mutexstat: the run of bash \(pid [0-9]+\): [0-9]+ processes, 1 locked mutex; " "$WORK/err"
 
 finish

@@ -36,6 +36,7 @@ run counts "$T" counts
 expect_eq "counts: exit status" "$rc" 0
 expect_eq "counts: no finding" "$(findings counts)" ""
 expect_grep "counts: the heading names locks" '^Top 2 locks by wait:$' "$WORK/counts.report"
+expect_grep "counts: so does the first line" ' used locks, 2 locks tracked, 0 untracked$' "$WORK/counts.report"
 expect_grep "counts: the rwlock's row: 1020 acquisitions, its kind" \
 	'^  [12] 0x[0-9a-f]+ +1020 +0 .* rwlock +[^ ]*rwlocks\.c:[0-9]+\)?$' "$WORK/counts.report"
 expect_grep "counts: the spin lock's row: 105 acquisitions" \
@@ -199,7 +200,7 @@ expect_grep "misuse: ... at its line" "^    main\+0x[0-9a-f]+ \(.*rwlocks.c:$(li
 expect_grep "misuse: the unlock of a free rwlock" \
 	'^MISUSE: unlock of an rwlock that is not locked: rwlock 0x[0-9a-f]+, 1 time$' "$WORK/misuse.report"
 expect_grep "misuse: the destroy of a read-locked rwlock" \
-	'^MISUSE: destroy of a locked rwlock: 1 times on rwlocks \(now ended\)' "$WORK/misuse.report"
+	'^MISUSE: destroy of a locked rwlock: 1 time on rwlocks \(now ended\)' "$WORK/misuse.report"
 run exit "$T" exit
 expect_eq "exit: HELD AT THREAD EXIT, nothing else" "$(findings exit)" "HELD AT THREAD EXIT"
 expect_grep "exit: the read lock" \

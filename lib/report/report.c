@@ -44,6 +44,7 @@ struct top {
 	struct ms_line *lines;
 	size_t n, cap;
 	uint64_t live, used, held, misused, timed;
+	uint32_t classes; /* the kinds of the locks tracked (1 << class) */
 };
 
 static void top_offer(struct top *t, const struct ms_line *l)
@@ -67,6 +68,7 @@ static void collect(uintptr_t key, uint32_t r, void *arg)
 	struct ms_line l;
 	ms_line_from_record(&l, key, r);
 	t->live++;
+	t->classes |= 1u << ms_lock_class(LOAD(&ms_rec(r)->flags));
 	if (LOAD(&ms_rec(r)->owner) & MS_HELD)
 		t->held++;
 	for (int i = 0; i < MS_M_COUNT; i++)
@@ -126,9 +128,13 @@ static void header(struct ms_fmt *f, const struct top *t)
 	ms_fmt(&wf, "mutexstat: %s (pid %d) ran %s:",
 	       ms_name_cut(name, sizeof name, ms_program_name(), PROGRAM_COLS), (int)getpid(),
 	       ms_duration(run, ms_run_ns()));
-	ms_fmt(&cf, "%llu %s used mutexes, %llu %s tracked, %llu untracked",
+	/* a program of mutexes alone reads as it always did; one with other
+	 * kinds of lock counts locks (as the top table's heading does) */
+	int locks = (t->classes & ~(1u << MS_CLASS_MUTEX)) != 0;
+	ms_fmt(&cf, "%llu %s used %s, %llu %s tracked, %llu untracked",
 	       (unsigned long long)threads, plural(threads, "thread", "threads"),
-	       (unsigned long long)t->live, plural(t->live, "mutex", "mutexes"),
+	       locks ? "locks" : "mutexes", (unsigned long long)t->live,
+	       locks ? plural(t->live, "lock", "locks") : plural(t->live, "mutex", "mutexes"),
 	       (unsigned long long)untracked);
 	/* a long program name, big counts: the counts on a line of their own */
 	ms_fmt(f, "%s%s%s\n", ms_fmt_str(&wf),
@@ -481,8 +487,9 @@ static void print_site_misuse(struct ms_fmt *f)
 			char site[200];
 			ms_fmt(f, "MISUSE: ");
 			misuse_text(f, k, classes_noun(s->classes, 0));
-			ms_fmt(f, ": %llu times on %s (now ended) first locked at %s\n",
-			       (unsigned long long)s->misuse[k], classes_noun(s->classes, 1),
+			ms_fmt(f, ": %llu time%s on %s (now ended) first locked at %s\n",
+			       (unsigned long long)s->misuse[k], s->misuse[k] == 1 ? "" : "s",
+			       classes_noun(s->classes, 1),
 			       ms_symbol_fit((char *)ms_symbolize(s->site, site, sizeof site), 60));
 		}
 	}
@@ -637,13 +644,14 @@ static void print_modes(struct ms_fmt *f, const struct ms_line *l)
 	uint64_t rd_max = ms_ticks_to_ns(rd->hold_max);
 	char e[16];
 	ms_fmt(f, "  held: reads avg %s max %s, writes avg %s max %s%s (of the holds timed); "
-		  "writers waited behind readers %llu times, %s\n",
+		  "writers waited behind readers %llu time%s, %s\n",
 	       rd->holds ? ms_duration(a, rd_hold / rd->holds) : "-",
 	       rd->holds ? ms_duration(b, rd_max) : "-",
 	       wr_holds ? ms_duration(c, wr_hold / (wr_holds ? wr_holds : 1)) : "-",
 	       wr_holds && l->hold_max <= rd_max ? "<= " : "",
 	       wr_holds ? ms_duration(d, l->hold_max) : "-",
 	       (unsigned long long)rd->writes_behind_readers,
+	       rd->writes_behind_readers == 1 ? "" : "s",
 	       ms_duration(e, ms_ticks_to_ns(rd->writes_behind_readers_total)));
 }
 

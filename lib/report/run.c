@@ -343,10 +343,11 @@ static void summary(struct ms_fmt *f, const struct run *run)
 {
 	char name[64];
 	const char *dir = ms_opt.run_dir;
-	ms_fmt(f, "\nmutexstat: the run of %s (pid %d): %u process%s, %u locked mutexes; "
+	ms_fmt(f, "\nmutexstat: the run of %s (pid %d): %u process%s, %u locked mutex%s; "
 	       "reports in %s/\n",
 	       ms_name_cut(name, sizeof name, ms_program_name(), 40), (int)getpid(),
-	       run->processes, run->processes == 1 ? "" : "es", run->recorded, dir);
+	       run->processes, run->processes == 1 ? "" : "es", run->recorded,
+	       run->recorded == 1 ? "" : "es", dir);
 	if (run->unwritten)
 		ms_fmt(f, "  (%u report%s could not be written there)\n", run->unwritten,
 		       run->unwritten == 1 ? "" : "s");
