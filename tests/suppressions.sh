@@ -79,7 +79,7 @@ bad() {
 }
 printf 'potential-deadlock:^transfer$\ndeadlok:foo\n' >"$WORK/typo"
 bad typo "$WORK/typo" "line 2: not a kind of finding \(deadlock, potential-deadlock, guarded-inversion, self-deadlock, held-at-exit, misuse, stall\): 'deadlok'"
-bad missing "$WORK/no-such-rules" "cannot open it: 'ENOENT'"
+bad missing "$WORK/no-such-rules" "cannot open it: ENOENT"
 mkdir "$WORK/rulesdir"
 bad directory "$WORK/rulesdir" "it is a directory"
 awk 'BEGIN { printf "stall:"; for (i = 0; i < 5000; i++) printf "x"; print "" }' >"$WORK/huge"

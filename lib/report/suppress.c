@@ -148,8 +148,14 @@ void ms_suppress_load(void (*warn)(const char *msg))
 		return;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	struct stat st;
-	if (fd < 0)
-		fail(0, "cannot open it:", strerrorname_np(errno));
+	char why[64];
+	if (fd < 0) {
+		const char *e = strerrorname_np(errno);
+		struct ms_fmt wf;
+		ms_fmt_init(&wf, why, sizeof why, -1);
+		ms_fmt(&wf, "cannot open it: %s", e ? e : "error");
+		fail(0, ms_fmt_str(&wf), NULL);
+	}
 	else if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode))
 		fail(0, "it is a directory", NULL);
 	else if (!S_ISREG(st.st_mode))
