@@ -241,6 +241,30 @@ static void many(void)
 	}
 }
 
+/* A write lock with a 100 ms deadline, behind the main thread's read
+ * lock: it times out. */
+static void *writes_in_time(void *arg)
+{
+	struct timespec dl;
+	clock_gettime(CLOCK_REALTIME, &dl);
+	dl.tv_nsec += 100 * 1000 * 1000;
+	if (dl.tv_nsec >= 1000000000) {
+		dl.tv_sec++;
+		dl.tv_nsec -= 1000000000;
+	}
+	printf("timedwrlock: %s\n", strerrorname_np(pthread_rwlock_timedwrlock(&a, &dl)));
+	return arg;
+}
+
+static void timed_write(void)
+{
+	pthread_t th;
+	pthread_rwlock_rdlock(&a);
+	pthread_create(&th, NULL, writes_in_time, NULL);
+	pthread_join(th, NULL);
+	pthread_rwlock_unlock(&a);
+}
+
 /* Eight threads write one rwlock in a loop while the main thread exits:
  * the exit report finds most of them waiting, and its holder, on 2 CPUs,
  * often preempted between glibc's lock and its record.  No thread holds
@@ -303,6 +327,8 @@ int main(int argc, char **argv)
 		pthread_rwlock_unlock(&a);
 	} else if (!strcmp(what, "misuse"))
 		misuse();
+	else if (!strcmp(what, "timed-write"))
+		timed_write();
 	else if (!strcmp(what, "writers-exit"))
 		writers_exit();
 	else if (!strcmp(what, "exit")) {

@@ -207,6 +207,15 @@ expect_grep "exit: the read lock" \
 	"^  rwlock 0x[0-9a-f]+ \(read\) taken at exits_reading\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of exit-rd)" \
 	"$WORK/exit.report"
 
+# ---- a write lock that times out behind a reader -----------------------------
+# Counted as a write behind readers as it began, and its time with it
+# (the time was left out of waits that timed out: "1 times, 0 ns").
+run timed "$T" timed-write
+expect_eq "timed-write: glibc's answer" "$(cat "$WORK/timed.out")" "timedwrlock: ETIMEDOUT"
+expect_grep "timed-write: the write timed out" 'timed out: reads 0, writes 1$' "$WORK/timed.report"
+expect_grep "timed-write: it waited behind the reader, its 100 ms deadline counted" \
+	'; writers waited behind readers 1 time, [1-9][0-9.]* ms$' "$WORK/timed.report"
+
 # ---- writers on one rwlock, the process exiting among them ------------------
 # The exit report catches writers waiting while the holder is between
 # glibc's lock and its record: each once named another waiting writer as

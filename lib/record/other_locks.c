@@ -319,7 +319,7 @@ MS_UNWOUND int ms_rwlock_slow(struct ms_thread *t, uint32_t r, pthread_rwlock_t 
 		rc = ms_wait_call(&w, clock, abstime);
 		saved = errno;
 		uint64_t now = ms_wait_end(&w, rc == 0);
-		if (rc == 0 && rd)
+		if (rd) /* counted as it began: its time too, got or timed out */
 			ATOMIC_ADD(&rd->writes_behind_readers_total, now - w.start);
 		if (rc == ETIMEDOUT)
 			ms_wait_timed_out(r, now - w.start);
