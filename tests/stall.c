@@ -16,6 +16,8 @@
  *               the post of a SIGALRM handler (alarm(3)), then wakes the
  *               worker: no STALL (the alarm's signal ends it)
  *   timer       the same with a POSIX timer (timer_create) for the alarm
+ *   behind-one  a holder takes m and sleeps 2.5 s; five threads wait for m
+ *               at one line: no STALL (the holder sleeps), one WAIT CHAIN
  *
  * Prints "thread ROLE TID" and "cond/mutex NAME ADDRESS" lines first,
  * "done" at the end of the modes that end. */
@@ -119,6 +121,34 @@ static void woken_by_alarm(int posix_timer)
 	pthread_join(t, NULL);
 }
 
+static void *sleeping_holder(void *arg)
+{
+	say_thread(arg);
+	pthread_mutex_lock(&m);
+	usleep(2500000); /* HOLDER_SLEEPS */
+	pthread_mutex_unlock(&m);
+	return NULL;
+}
+
+static void *m_waiter(void *arg)
+{
+	usleep(200000); /* the holder has m */
+	pthread_mutex_lock(&m); /* WAITERS_WAIT */
+	pthread_mutex_unlock(&m);
+	return arg;
+}
+
+static void behind_one(void)
+{
+	pthread_t h, t[5];
+	pthread_create(&h, NULL, sleeping_holder, "holder");
+	for (int i = 0; i < 5; i++)
+		pthread_create(&t[i], NULL, m_waiter, NULL);
+	for (int i = 0; i < 5; i++)
+		pthread_join(t[i], NULL);
+	pthread_join(h, NULL);
+}
+
 static void *shared_waiter(void *arg)
 {
 	say_thread(arg);
@@ -172,10 +202,12 @@ int main(int argc, char **argv)
 		pthread_create(&t[0], NULL, shared_waiter, "w1");
 		pthread_join(t[0], NULL);
 		waitpid(pid, NULL, 0);
+	} else if (!strcmp(mode, "behind-one")) {
+		behind_one();
 	} else if (!strcmp(mode, "alarm") || !strcmp(mode, "timer")) {
 		woken_by_alarm(!strcmp(mode, "timer"));
 	} else {
-		fprintf(stderr, "usage: stall lost|sem|timed|pool|pshared|alarm|timer\n");
+		fprintf(stderr, "usage: stall lost|sem|timed|pool|pshared|alarm|timer|behind-one\n");
 		return 2;
 	}
 	printf("done\n");

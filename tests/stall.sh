@@ -81,6 +81,22 @@ for mode in timed pshared alarm timer; do
 	expect_eq "$mode: no watchdog report" "$(ls "$WORK/$mode".1* 2>/dev/null)" ""
 done
 
+# ---- five threads behind one sleeping holder: one WAIT CHAIN ----------------
+# Not a stall (the holder sleeps); the watchdog's report tells the five
+# waits as one chain: the first in full, the others a line each, the
+# holder where it sleeps once (it was five chains, each with its stack).
+run behind-one
+R=$WORK/behind-one.1
+expect_eq "behind-one: runs to its end" "$rc $(tail -1 "$WORK/behind-one.out")" "0 done"
+expect_no_grep "behind-one: no STALL" '^STALL' "$WORK/behind-one"
+expect_eq "behind-one: one WAIT CHAIN" "$(grep -c '^WAIT CHAIN:$' "$R")" 1
+expect_grep "behind-one: its first wait, in full" \
+	"^    held by thread $(field behind-one thread holder), taken at sleeping_holder\+0x" "$R"
+expect_eq "behind-one: the four others, a line each" \
+	"$(grep -cE '^  thread [0-9]+ "stall" waits for it too, for [0-9.]+ [a-zµ]+$' "$R")" 4
+expect_eq "behind-one: the holder, once" \
+	"$(grep -c "^  thread $(field behind-one thread holder) is not waiting for a mutex; it is now at" "$R")" 1
+
 # ---- an idle pool beside a sleeping main thread: no stall -------------------
 run pool
 expect_eq "pool: runs to its end" "$rc $(tail -1 "$WORK/pool.out")" "0 done"

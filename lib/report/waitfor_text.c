@@ -169,11 +169,85 @@ static void print_taken(struct ms_fmt *f, const struct ms_waiter *w)
 	       w->taken_at ? ms_symbolize(w->taken_at, where, sizeof where) : "?");
 }
 
+/* Waits of one hop each behind the same holder, for the same lock, told
+ * as one chain: fifty threads behind one sleeping holder were fifty WAIT
+ * CHAINs, each with the holder's stack (568 lines).  The first wait is
+ * told in full, the others a line each (the first GROUP_SHOWN), then the
+ * holder once.  Only consecutive chains are grouped (the graph's order:
+ * the waits behind one holder come together). */
+#define GROUP_SHOWN 10
+static struct {
+	int n;                        /* waits in the group, 0: none */
+	int first;                    /* the first's index in the snapshot */
+	int more[GROUP_SHOWN];        /* the next ones' */
+	struct ms_waitfor_finding fd; /* the first's finding */
+} group;
+
+static void print_finding(const struct ms_waiter *w, const struct ms_waitfor_finding *fd,
+			  void *arg);
+
+static int groupable(const struct ms_waitfor_finding *fd)
+{
+	return fd->kind == MS_WF_CHAIN && fd->nwaits == 1 && fd->end && fd->into < 0 &&
+	       !fd->cond;
+}
+
+/* The others of the group, after its first wait. */
+static void print_group_rest(struct ms_fmt *f, const struct ms_waiter *w, uint64_t now)
+{
+	const struct ms_waiter *first = &w[group.first];
+	for (int i = 0; i < group.n - 1 && i < GROUP_SHOWN; i++) {
+		const struct ms_waiter *x = &w[group.more[i]];
+		char tn[16], d[16], where[256];
+		ms_fmt(f, "  thread %u \"%s\" waits for it too, for %s", x->tid,
+		       ms_thread_name(x->tid, tn),
+		       ms_duration(d, ms_ticks_to_ns(now > x->since ? now - x->since : 0)));
+		if (x->caller != first->caller)
+			ms_fmt(f, ", at %s", ms_symbol_fit((char *)ms_symbolize(x->caller, where,
+										   sizeof where),
+							       60));
+		ms_fmt(f, "\n");
+	}
+	if (group.n - 1 > GROUP_SHOWN)
+		ms_fmt(f, "  and %d more threads wait for it\n", group.n - 1 - GROUP_SHOWN);
+}
+
+static void group_flush(const struct ms_waiter *w, struct ms_fmt *f)
+{
+	if (!group.n)
+		return;
+	group.fd.waits = &group.first;
+	group.fd.nwaits = -1; /* print_finding: a group's, its rest follows */
+	print_finding(w, &group.fd, f);
+	group.n = 0;
+}
+
 /* One finding of the wait-for graph, as the text report says it. */
 static void print_finding(const struct ms_waiter *w, const struct ms_waitfor_finding *fd,
 			  void *arg)
 {
 	struct ms_fmt *f = arg;
+	int flushing = fd->nwaits < 0; /* a group's first, from group_flush */
+	struct ms_waitfor_finding one;
+	if (flushing) {
+		one = *fd;
+		one.nwaits = 1;
+		fd = &one;
+	} else if (groupable(fd)) {
+		const struct ms_waiter *k = &w[fd->waits[0]];
+		if (group.n && group.fd.end == fd->end && w[group.first].rec == k->rec) {
+			if (group.n - 1 < GROUP_SHOWN)
+				group.more[group.n - 1] = fd->waits[0];
+			group.n++;
+			return;
+		}
+		group_flush(w, f);
+		group.n = 1;
+		group.first = fd->waits[0];
+		group.fd = *fd;
+		return;
+	} else
+		group_flush(w, f);
 	uint64_t now = fd->now;
 	const struct ms_waiter *last = &w[fd->last];
 	if (fd->kind == MS_WF_CYCLE) {
@@ -223,6 +297,8 @@ static void print_finding(const struct ms_waiter *w, const struct ms_waitfor_fin
 		if (w[fd->waits[i]].owner)
 			print_taken(f, &w[fd->waits[i]]);
 	}
+	if (flushing)
+		print_group_rest(f, w, now);
 	if (fd->into >= 0)
 		ms_fmt(f, "  thread %u waits in the DEADLOCK above\n", w[fd->into].tid);
 	else if (fd->cond) {
@@ -264,5 +340,8 @@ int ms_waitfor_print(struct ms_fmt *f)
 	if (!n)
 		return 0;
 	nasked = 0;
-	return ms_waitfor_each_finding(w, n, now, order, print_finding, f);
+	group.n = 0;
+	int deadlocks = ms_waitfor_each_finding(w, n, now, order, print_finding, f);
+	group_flush(w, f);
+	return deadlocks;
 }
