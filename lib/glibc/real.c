@@ -2,7 +2,6 @@
 #define _GNU_SOURCE
 #include "glibc/real.h"
 #include "glibc/glibc_fast.h"
-#include "glibc/own_signals.h"
 #include "base/internal.h"
 
 #include <dlfcn.h>
@@ -358,7 +357,6 @@ int ms_real_resolve(void)
 	RESOLVE(mutex_consistent, "pthread_mutex_consistent", NULL);
 	RESOLVE(thread_create, "pthread_create", NULL);
 	RESOLVE(cancel_type, "pthread_setcanceltype", NULL);
-	ms_own_signals_resolve();
 	/* not missing without them: no program calls what its glibc lacks */
 	void *join = ms_real_next("pthread_join", NULL);
 	void *timedjoin = ms_real_next("pthread_timedjoin_np", NULL);

@@ -11,6 +11,7 @@
 #include "base/output.h"
 #include "stacks/depot.h"
 #include "glibc/real.h"
+#include "glibc/own_signals.h"
 #include "glibc/real_rw.h"
 #include "stacks/stack.h"
 #include "core/thread_pool.h"
@@ -181,6 +182,7 @@ static void step_aside(const char *why)
 {
 	ms_real_resolve(); /* calls go straight to glibc */
 	ms_real_rw_resolve();
+	ms_own_signals_resolve();
 	ms_warn(why);
 	__atomic_store_n(&state, DISABLED, __ATOMIC_RELEASE);
 }
@@ -314,6 +316,7 @@ static void start(void)
 		ms_follow_stop(); /* before any child can be started */
 	ms_real_resolve();
 	ms_real_rw_resolve(); /* rwlock and spin lock calls before it resolve alone */
+	ms_own_signals_resolve();
 	ms_stack_init();
 	ms_threads_init(ms_finding_held_at_exit);
 	ms_interval_init();
