@@ -53,9 +53,10 @@ void mutexstat_reset(void);
 int mutexstat_name(const pthread_mutex_t *mutex, const char *name);
 
 /* The same for a lock of any kind: a pthread_rwlock_t, a
- * pthread_spinlock_t or a mutex, named by its address (a C++
- * std::shared_mutex is its native_handle()'s rwlock). */
-int mutexstat_name_lock(const void *lock, const char *name);
+ * pthread_spinlock_t (a volatile int, hence the volatile) or a mutex,
+ * named by its address (a C++ std::shared_mutex is its native_handle()'s
+ * rwlock). */
+int mutexstat_name_lock(const volatile void *lock, const char *name);
 
 #ifdef __cplusplus
 }

@@ -53,9 +53,25 @@ expect_eq "fds: O_APPEND: the program's lines around one report" \
 	"before
 after:1"
 
-# The header compiles clean as C89, C99 and C11, and as C++98 and C++11.
-printf '#include <mutexstat.h>\nint main(void) { mutexstat_reset(); return mutexstat_dump(2); }\n' \
-	> "$WORK/h.c"
+# The header compiles clean as C89, C99 and C11, and as C++98 and C++11,
+# with a name given to each kind of lock (a spin lock is a volatile int:
+# a plain const void * parameter warned).
+cat > "$WORK/h.c" <<'EOF'
+#define _POSIX_C_SOURCE 200809L /* rwlocks and spin locks, under -std=c89 too */
+#include <mutexstat.h>
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static pthread_rwlock_t rw = PTHREAD_RWLOCK_INITIALIZER;
+static pthread_spinlock_t spin;
+int main(void)
+{
+	mutexstat_name(&m, "m");
+	mutexstat_name_lock(&m, "m");
+	mutexstat_name_lock(&rw, "rw");
+	mutexstat_name_lock(&spin, "spin");
+	mutexstat_reset();
+	return mutexstat_dump(2);
+}
+EOF
 cp "$WORK/h.c" "$WORK/h.cpp"
 for std in c89 c99 c11; do
 	cc -std=$std -Wall -Wextra -pedantic -Werror -I"$top_srcdir/include" -c "$WORK/h.c" \

@@ -79,9 +79,10 @@ MS_EXPORT void mutexstat_reset(void)
 	ms_guard_leave(&ms_self);
 }
 
-MS_EXPORT int mutexstat_name_lock(const void *lock, const char *name)
+MS_EXPORT int mutexstat_name_lock(const volatile void *lock, const char *name)
 {
-	return mutexstat_name(lock, name);
+	/* only its address is used: never read through */
+	return mutexstat_name((const pthread_mutex_t *)(uintptr_t)lock, name);
 }
 
 MS_EXPORT int mutexstat_name(const pthread_mutex_t *mutex, const char *name)
