@@ -336,9 +336,8 @@ static int conflicts(uint32_t r, uint32_t want_read, uint32_t held_read)
 	if (ms_lock_class(flags) != MS_CLASS_RWLOCK || !want_read || !held_read)
 		return 1;
 	/* two reads: only a writer-preferring lock makes the second wait,
-	 * behind a writer that waits (glibc's PREFER_WRITER_NP is
-	 * reader-preferring) */
-	return ((flags >> MS_F_KIND_SHIFT) & 3) == PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP;
+	 * behind a writer that waits */
+	return ms_rwlock_writer_first(flags);
 }
 
 /* An edge's modes (none known: exclusive, as a mutex's). */

@@ -170,9 +170,7 @@ static uint32_t holder_for(uint32_t r, uint32_t waiter, int want_read)
 		return q.self;
 	if (q.waiting || q.any)
 		return q.waiting ? q.waiting : q.any;
-	int writer_first = ((flags >> MS_F_KIND_SHIFT) & 3) ==
-			   PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP;
-	return want_read && writer_first ? q.writer : 0;
+	return want_read && ms_rwlock_writer_first(flags) ? q.writer : 0;
 }
 
 /* The readers of record r's read-write lock now, less thread `waiter`. */

@@ -80,6 +80,14 @@ static inline unsigned ms_lock_class(uint32_t flags)
 	return (flags & MS_F_CLASS) >> MS_F_CLASS_SHIFT;
 }
 
+/* A read-write lock whose new readers wait behind a writer that waits:
+ * glibc's PREFER_WRITER_NONRECURSIVE_NP (its PREFER_WRITER_NP is
+ * reader-preferring). */
+static inline int ms_rwlock_writer_first(uint32_t flags)
+{
+	return ((flags >> MS_F_KIND_SHIFT) & 3) == PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP;
+}
+
 /* An index slot, one word that a lookup loads at once: the low 32 bits of
  * the address's hash (its home is those & index_mask, which is below
  * 2^32: ms_table_init) above its record number.  The address is the

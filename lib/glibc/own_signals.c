@@ -54,19 +54,24 @@ void ms_own_signal(int sig, void *ours, const struct sigaction *before)
 	__atomic_store_n(&own[sig].ours, ours, __ATOMIC_RELEASE);
 }
 
-void ms_own_signal_hide(int sig, struct sigaction *seen)
+/* What sig had before our handler, if `handler` is ours on it; else NULL. */
+static const struct sigaction *before_ours(int sig, __sighandler_t handler)
 {
 	if (sig <= 0 || sig >= NSIG)
-		return;
+		return NULL;
 	void *ours = __atomic_load_n(&own[sig].ours, __ATOMIC_ACQUIRE);
-	if (ours && (void *)seen->sa_handler == ours)
-		*seen = own[sig].before;
+	return ours && (void *)handler == ours ? &own[sig].before : NULL;
+}
+
+void ms_own_signal_hide(int sig, struct sigaction *seen)
+{
+	const struct sigaction *b = before_ours(sig, seen->sa_handler);
+	if (b)
+		*seen = *b;
 }
 
 __sighandler_t ms_own_signal_hide_handler(int sig, __sighandler_t seen)
 {
-	if (sig <= 0 || sig >= NSIG)
-		return seen;
-	void *ours = __atomic_load_n(&own[sig].ours, __ATOMIC_ACQUIRE);
-	return ours && (void *)seen == ours ? own[sig].before.sa_handler : seen;
+	const struct sigaction *b = before_ours(sig, seen);
+	return b ? b->sa_handler : seen;
 }

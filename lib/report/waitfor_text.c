@@ -144,23 +144,16 @@ static void print_taken(struct ms_fmt *f, const struct ms_waiter *w)
 		/* held for read, by it and maybe others; or a writer that
 		 * waits keeps this reader out */
 		uint32_t readers = ms_waitfor_readers(w->rec, w->tid);
-		if (w->owner == w->tid) { /* it reads the lock it waits to write */
-			ms_fmt(f, "    held for read by thread %u itself", w->owner);
-			if (readers)
-				ms_fmt(f, " and %u other %s", readers,
-				       readers == 1 ? "reader" : "readers");
-			ms_fmt(f, ", taken at %s\n",
-			       w->taken_at ? ms_symbolize(w->taken_at, where, sizeof where) : "?");
-			return;
-		}
-		if (!readers) {
+		int itself = w->owner == w->tid; /* it reads what it waits to write */
+		if (!readers && !itself) {
 			ms_fmt(f, "    behind thread %u, which waits to write it\n", w->owner);
 			return;
 		}
-		ms_fmt(f, "    held for read by thread %u", w->owner);
-		if (readers > 1)
-			ms_fmt(f, " and %u other %s", readers - 1,
-			       readers == 2 ? "reader" : "readers");
+		/* readers counts the others but not the waiter */
+		uint32_t others = itself ? readers : readers - 1;
+		ms_fmt(f, "    held for read by thread %u%s", w->owner, itself ? " itself" : "");
+		if (others)
+			ms_fmt(f, " and %u other %s", others, others == 1 ? "reader" : "readers");
 		ms_fmt(f, ", taken at %s\n",
 		       w->taken_at ? ms_symbolize(w->taken_at, where, sizeof where) : "?");
 		return;
@@ -216,8 +209,7 @@ static void group_flush(const struct ms_waiter *w, struct ms_fmt *f)
 {
 	if (!group.n)
 		return;
-	group.fd.waits = &group.first;
-	group.fd.nwaits = -1; /* print_finding: a group's, its rest follows */
+	group.fd.waits = &group.first; /* the finding's list is gone since */
 	print_finding(w, &group.fd, f);
 	group.n = 0;
 }
@@ -227,13 +219,8 @@ static void print_finding(const struct ms_waiter *w, const struct ms_waitfor_fin
 			  void *arg)
 {
 	struct ms_fmt *f = arg;
-	int flushing = fd->nwaits < 0; /* a group's first, from group_flush */
-	struct ms_waitfor_finding one;
-	if (flushing) {
-		one = *fd;
-		one.nwaits = 1;
-		fd = &one;
-	} else if (groupable(fd)) {
+	int flushing = fd == &group.fd; /* a group's first: its rest follows */
+	if (!flushing && groupable(fd)) {
 		const struct ms_waiter *k = &w[fd->waits[0]];
 		if (group.n && group.fd.end == fd->end && w[group.first].rec == k->rec) {
 			if (group.n - 1 < GROUP_SHOWN)
@@ -246,7 +233,8 @@ static void print_finding(const struct ms_waiter *w, const struct ms_waitfor_fin
 		group.first = fd->waits[0];
 		group.fd = *fd;
 		return;
-	} else
+	}
+	if (!flushing)
 		group_flush(w, f);
 	uint64_t now = fd->now;
 	const struct ms_waiter *last = &w[fd->last];
