@@ -12,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "deadline.h"
+
 static pthread_rwlock_t a = PTHREAD_RWLOCK_INITIALIZER;
 static pthread_rwlock_t b = PTHREAD_RWLOCK_INITIALIZER;
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
@@ -245,13 +247,7 @@ static void many(void)
  * lock: it times out. */
 static void *writes_in_time(void *arg)
 {
-	struct timespec dl;
-	clock_gettime(CLOCK_REALTIME, &dl);
-	dl.tv_nsec += 100 * 1000 * 1000;
-	if (dl.tv_nsec >= 1000000000) {
-		dl.tv_sec++;
-		dl.tv_nsec -= 1000000000;
-	}
+	struct timespec dl = deadline_in(CLOCK_REALTIME, 100);
 	printf("timedwrlock: %s\n", strerrorname_np(pthread_rwlock_timedwrlock(&a, &dl)));
 	return arg;
 }

@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "deadline.h"
 #include "proc_wait.h"
 
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
@@ -55,13 +56,7 @@ static __attribute__((noinline)) int wait_once(void)
 		return nanosleep(&t, NULL) != 0 && errno == EINTR; /* INNER_SLEEPS */
 	}
 	if (!strcmp(mode, "join")) {
-		struct timespec dl;
-		clock_gettime(CLOCK_REALTIME, &dl);
-		dl.tv_nsec += 100000000;
-		if (dl.tv_nsec >= 1000000000) {
-			dl.tv_sec++;
-			dl.tv_nsec -= 1000000000;
-		}
+		struct timespec dl = deadline_in(CLOCK_REALTIME, 100);
 		int rc = pthread_timedjoin_np(sleeper, NULL, &dl); /* INNER_JOINS */
 		joined |= rc == 0;
 		return rc == EINTR;
