@@ -139,6 +139,11 @@ static int names(void)
 	return 0;
 }
 
+static void *idle(void *arg)
+{
+	return arg;
+}
+
 static int badfds(void)
 {
 	int ro = open("/dev/null", O_RDONLY);
@@ -149,6 +154,22 @@ static int badfds(void)
 		printf("dump(%s) %d %s\n", i == 0 ? "-1" : i == 1 ? "999" : "read-only", r,
 		       errno ? strerrorname_np(errno) : "0");
 	}
+	/* The library's own descriptors, the ones from 1000 on (this program
+	 * opens none there), are not the program's to write to: a thread
+	 * started first, so that the live dump's pipe is open too. */
+	pthread_t th;
+	if (pthread_create(&th, NULL, idle, NULL) == 0)
+		pthread_join(th, NULL);
+	int seen = 0, ebadf = 0;
+	for (int fd = 1000; fd < 1100; fd++) {
+		if (fcntl(fd, F_GETFD) < 0)
+			continue;
+		seen++;
+		errno = 0;
+		ebadf += dump(fd) == -1 && errno == EBADF;
+	}
+	printf("dump(the library's %s) %s\n", seen >= 2 ? "2 or more" : "fewer than 2",
+	       ebadf == seen ? "-1 EBADF each" : "wrote to one");
 	return 0;
 }
 

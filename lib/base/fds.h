@@ -18,4 +18,11 @@ int ms_fd_move_high(int fd);
 /* dup(fd) at a high number, close-on-exec, as above; -1 if it fails. */
 int ms_fd_dup_high(int fd);
 
+/* Whether fd is one the two calls above made and still the same open file
+ * (the program may have closed ours and opened its own there since): the
+ * API's mutexstat_dump() answers EBADF for ours, as write(2) would have in
+ * the program without the library -- a dump into the live dump's pipe would
+ * be read back as requests.  Async-signal-safe (fstat). */
+int ms_fd_is_ours(int fd);
+
 #endif

@@ -3,6 +3,7 @@
 #include "mutexstat.h"
 #include "core/names.h"
 #include "runtime/init.h"
+#include "base/fds.h"
 #include "base/internal.h"
 #include "analysis/findings.h"
 #include "analysis/order.h"
@@ -43,7 +44,9 @@ static void dump_to(void *arg)
 
 MS_EXPORT int mutexstat_dump(int fd)
 {
-	if (fd < 0) { /* as write(2) would answer: an unopened 999 does */
+	/* as write(2) would answer: an unopened 999 does, and so would the
+	 * library's own descriptors in the program without it (fds.h) */
+	if (fd < 0 || ms_fd_is_ours(fd)) {
 		errno = EBADF;
 		return -1;
 	}
