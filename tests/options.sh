@@ -206,15 +206,19 @@ for pair in 64:64 65:128 100:128 128:128; do
 	expect_eq "MUTEXSTAT_TABLE_SIZE=${pair%%:*}: no warning" "$(cat "$WORK/err")" ""
 	expect_unchanged "MUTEXSTAT_TABLE_SIZE=${pair%%:*}" "$WORK/many300.out"
 	# (on two lines where one would be longer than 120 columns)
-	expect_grep "MUTEXSTAT_TABLE_SIZE=${pair%%:*}: full" "^  the table is full: [0-9]+ mutexes were not tracked" \
-	    "$WORK/report"
+	# 300 mutexes in an index of twice the table: the table's records
+	# are taken by the first, as many more fill the index untracked, and
+	# the calls of the rest find no room: their mutexes are not counted,
+	# so the count of untracked ones is a floor
+	expect_grep "MUTEXSTAT_TABLE_SIZE=${pair%%:*}: full" \
+	    "^  the table is full: ${pair#*:} mutexes were not tracked,$" "$WORK/report"
 	expect_grep "MUTEXSTAT_TABLE_SIZE=${pair%%:*}: full at ${pair#*:}" \
-	    "^  (the table is full: .*)?\(and [0-9]+ calls found no room at all\); raise MUTEXSTAT_TABLE_SIZE \(now ${pair#*:}\)$" \
+	    "^  and more \([1-9][0-9]* calls found no room at all\); raise MUTEXSTAT_TABLE_SIZE \(now ${pair#*:}\)$" \
 	    "$WORK/report"
 	expect_eq "MUTEXSTAT_TABLE_SIZE=${pair%%:*}: lines within 120 columns" \
 	    "$(LC_ALL=C sed "s/$(printf '[\200-\277]')//g" "$WORK/report" | awk 'length > 120')" ""
 	expect_grep "MUTEXSTAT_TABLE_SIZE=${pair%%:*}: ${pair#*:} tracked" \
-	    " ${pair#*:} mutexes tracked, [1-9][0-9]* untracked$" "$WORK/report"
+	    " ${pair#*:} mutexes tracked, more than ${pair#*:} untracked$" "$WORK/report"
 done
 
 # Sorting: "busy" (100 locks, no waiting) against "waited" (2 locks, one

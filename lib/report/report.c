@@ -131,11 +131,18 @@ static void header(struct ms_fmt *f, const struct top *t)
 	/* a program of mutexes alone reads as it always did; one with other
 	 * kinds of lock counts locks (as the top table's heading does) */
 	int locks = (t->classes & ~(1u << MS_CLASS_MUTEX)) != 0;
-	ms_fmt(&cf, "%llu %s used %s, %llu %s tracked, %llu untracked",
-	       (unsigned long long)threads, plural(threads, "thread", "threads"),
-	       locks ? "locks" : "mutexes", (unsigned long long)t->live,
-	       locks ? plural(t->live, "lock", "locks") : plural(t->live, "mutex", "mutexes"),
-	       (unsigned long long)untracked);
+	ms_fmt(&cf, "%llu %s used %s, %llu %s tracked, ", (unsigned long long)threads,
+	       plural(threads, "thread", "threads"), locks ? "locks" : "mutexes",
+	       (unsigned long long)t->live,
+	       locks ? plural(t->live, "lock", "locks") : plural(t->live, "mutex", "mutexes"));
+	/* Calls that found no room in the index are of mutexes it does not
+	 * hold, untracked ones it cannot count: the count is then a floor. */
+	if (!tc.untracked_ops)
+		ms_fmt(&cf, "%llu untracked", (unsigned long long)untracked);
+	else if (untracked)
+		ms_fmt(&cf, "more than %llu untracked", (unsigned long long)untracked);
+	else
+		ms_fmt(&cf, "some untracked");
 	/* a long program name, big counts: the counts on a line of their own */
 	ms_fmt(f, "%s%s%s\n", ms_fmt_str(&wf),
 	       strlen(who) + 1 + strlen(counts) > WIDTH ? "\n  " : " ", ms_fmt_str(&cf));
@@ -165,18 +172,21 @@ static void header(struct ms_fmt *f, const struct top *t)
 	struct ms_fmt ff, mf;
 	ms_fmt_init(&ff, full, sizeof full, -1);
 	ms_fmt_init(&mf, more, sizeof more, -1);
-	if (ended) {
+	if (ended || untracked) {
 		/* Full once, with room again now: their numbers are in no line. */
-		ms_fmt(&ff, "  the table was full: %llu mutexes were not tracked, %llu of them "
-			    "destroyed since", (unsigned long long)untracked + ended,
-		       (unsigned long long)ended);
-		ms_fmt(&mf, "(and %llu calls found no room at all);",
-		       (unsigned long long)lost);
-	} else if (untracked) {
-		ms_fmt(&ff, "  the table is full: %llu mutexes were not tracked",
-		       (unsigned long long)untracked);
-		ms_fmt(&mf, "(and %llu calls found no room at all); raise MUTEXSTAT_TABLE_SIZE "
-			    "(now %llu)", (unsigned long long)lost,
+		if (ended)
+			ms_fmt(&ff, "  the table was full: %llu mutexes were not tracked, "
+				    "%llu of them destroyed since",
+			       (unsigned long long)untracked + ended, (unsigned long long)ended);
+		else
+			ms_fmt(&ff, "  the table is full: %llu mutexes were not tracked",
+			       (unsigned long long)untracked);
+		/* ... and the calls of mutexes the index had no room to hold */
+		ms_fmt(&ff, lost ? "," : ";");
+		if (lost)
+			ms_fmt(&mf, "and more (%llu calls found no room at all); ",
+			       (unsigned long long)lost);
+		ms_fmt(&mf, "raise MUTEXSTAT_TABLE_SIZE (now %llu)",
 		       (unsigned long long)ms_opt.table_size);
 	} else if (lost) {
 		/* records to spare, but more addresses near one place of the
