@@ -57,6 +57,38 @@ expect_eq "lost, JSON: the join names its thread" \
 	"$(jq -r '.findings[] | select(.kind == "stall") | .threads[] | select(.waits_for == "join") | .joins' "$J")" \
 	"$(field lost thread w1)"
 
+# A live dump of the lost wakeup, without the watchdog: the STALL is the
+# watchdog's finding, but a hang through condition waits still shows
+# what each thread waits for -- in the text, each condition wait of 1 s
+# or more; in JSON's "threads", every one.
+rm -f "$WORK/lostlive" "$WORK/lostlive".* "$WORK/lostlive.out"
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/lostlive" MUTEXSTAT_FORMAT=text,json \
+	"$P" lost >"$WORK/lostlive.out" 2>"$WORK/lostlive.err" &
+pid=$!
+sleep 2.5
+kill -USR1 "$pid"
+for _ in $(seq 100); do
+	[ -s "$WORK/lostlive.1.json" ] && grep -q '^  thread' "$WORK/lostlive.1.txt" 2>/dev/null && break
+	sleep 0.1
+done
+sleep 0.3
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null
+R=$WORK/lostlive.1.txt
+expect_grep "lost, live: the workers' condition waits, a section of their own" \
+	'^Threads in a condition wait for 1 s or more \(no finding: an idle worker pool waits so too\):$' "$R"
+for w in w1 w2; do
+	expect_grep "lost, live: $w waits for the condition and its mutex" \
+		"^  thread $(field lostlive thread $w) \"stall\" waits for condition $(field lostlive cond c) \(mutex $(field lostlive mutex m)\), for [2-9]\.[0-9]+ s\$" "$R"
+done
+expect_eq "lost, live: each at the condition wait's line" \
+	"$(grep -c "^    waits at      waiter+0x[0-9a-f]* (.*stall\.c:$(line_of STALL_COND), stall)$" "$R")" 2
+expect_no_grep "lost, live: no STALL without the watchdog" '^STALL' "$R"
+expect_eq "lost, live, JSON: the workers' condition waits, their mutex, no deadline" \
+	"$(jq -r '.threads[] | select(.condition_wait != null) | "\(.tid) \(.condition_wait.condition) \(.condition_wait.mutex) \(.condition_wait.timed) \(.condition_wait.at.line)"' \
+		"$WORK/lostlive.1.json" | sort)" \
+	"$(for w in w1 w2; do echo "$(field lostlive thread $w) $(field lostlive cond c) $(field lostlive mutex m) false $(line_of STALL_COND)"; done | sort)"
+
 # ---- a semaphore nobody posts, and a mutex behind it ------------------------
 run sem
 R=$WORK/sem.1

@@ -681,6 +681,21 @@ static void one_thread(struct ms_tstate *ts, void *arg)
 		ms_jw_obj_end(j);
 	} else
 		ms_jw_null(j, "waiting_for");
+	/* a condition wait under way, however long: a lost wakeup's hang has
+	 * no mutex wait to show (waiting_for is then null) */
+	uintptr_t cond_mutex = __atomic_load_n(&ts->cond_key, __ATOMIC_ACQUIRE);
+	if (cond_mutex) {
+		uint64_t since = LOAD(&ts->cond_since);
+		ms_jw_obj(j, "condition_wait");
+		ms_jw_addr(j, "condition", LOAD(&ts->cond_cond));
+		ms_jw_addr(j, "mutex", cond_mutex);
+		ms_jw_boolean(j, "timed", LOAD(&ts->cond_timed) != 0);
+		ms_jw_num(j, "since_ns", since > t->start ? ms_ticks_to_ns(since - t->start) : 0);
+		ms_jw_num(j, "waited_ns", t->now > since ? ms_ticks_to_ns(t->now - since) : 0);
+		frame(j, "at", LOAD(&ts->cond_caller));
+		ms_jw_obj_end(j);
+	} else
+		ms_jw_null(j, "condition_wait");
 	ms_jw_obj_end(j);
 }
 

@@ -26,6 +26,7 @@
 #include "base/output.h"
 #include "report/report_lock.h"
 #include "analysis/robust.h"
+#include "report/cond_waits_text.h"
 #include "report/robust_text.h"
 #include "stacks/stack.h"
 #include "stacks/symbols.h"
@@ -954,6 +955,8 @@ int ms_report(int fd)
 			struct held_ctx h = { &f, ms_clock_now_ticks(), 0 };
 			ms_table_each(print_held, &h);
 		}
+		if (!ms_report_writing_last) /* a live dump */
+			ms_cond_waits_print(&f, ms_clock_now_ticks());
 		for (size_t i = 0; i < t.n; i++)
 			print_detail(&f, i + 1, &t.lines[i]);
 	}

@@ -1,0 +1,77 @@
+/* cond_waits_text.c - the long condition waits of a live dump; see
+ * cond_waits_text.h. */
+#include "report/cond_waits_text.h"
+#include "base/clock.h"
+#include "base/internal.h"
+#include "base/options.h"
+#include "analysis/findings.h"
+#include "analysis/order.h"
+#include "analysis/stall.h"
+#include "core/table.h"
+#include "core/thread_pool.h"
+#include "stacks/symbols.h"
+
+uint64_t ms_cond_waits_min_s(void)
+{
+	return ms_opt.watchdog ? ms_opt.watchdog : 1;
+}
+
+struct cond_ctx {
+	struct ms_fmt *f;
+	uint64_t now, min_ticks;
+	unsigned listed;
+};
+
+/* Whether the watchdog's STALL shows thread tid in this condition wait
+ * already (the report's findings list it, with that wait's stack). */
+struct in_stall {
+	uint32_t tid;
+	uintptr_t cond;
+	int found;
+};
+
+static void stall_has(const struct ms_stall *s, void *arg)
+{
+	struct in_stall *q = arg;
+	for (uint32_t i = 0; i < s->shown; i++)
+		if (s->t[i].tid == q->tid && s->t[i].kind == MS_STALL_COND &&
+		    s->t[i].object == q->cond)
+			q->found = 1;
+}
+
+static void one(struct ms_tstate *ts, void *arg)
+{
+	struct cond_ctx *c = arg;
+	uintptr_t m = __atomic_load_n(&ts->cond_key, __ATOMIC_ACQUIRE);
+	uint64_t since = LOAD(&ts->cond_since);
+	if (!m || since >= c->now || c->now - since < c->min_ticks)
+		return;
+	struct in_stall q = { LOAD(&ts->tid), LOAD(&ts->cond_cond), 0 };
+	ms_findings_each_stall(stall_has, &q);
+	if (q.found)
+		return;
+	if (!c->listed++)
+		ms_fmt(c->f, "\nThreads in a condition wait for %llu s or more (no finding: an idle worker pool waits so too):\n",
+		       (unsigned long long)ms_cond_waits_min_s());
+	char name[16] = "", dur[16], at[200], cut[40];
+	uint32_t tid = LOAD(&ts->tid);
+	ms_thread_name(tid, name);
+	uint32_t r = ms_table_find(m);
+	const char *mname =
+		r != MS_REC_NONE && r != MS_REC_UNTRACKED ? ms_order_mutex_name(r) : NULL;
+	ms_fmt(c->f, "  thread %u%s%s%s waits for condition %p (mutex %p%s%s%s)%s, for %s\n",
+	       tid, name[0] ? " \"" : "", name, name[0] ? "\"" : "",
+	       (void *)LOAD(&ts->cond_cond), (void *)m, mname ? " \"" : "",
+	       ms_name_cut(cut, sizeof cut, mname, 30), mname ? "\"" : "",
+	       LOAD(&ts->cond_timed) ? " with a deadline" : "",
+	       ms_duration(dur, ms_ticks_to_ns(c->now - since)));
+	uintptr_t caller = LOAD(&ts->cond_caller);
+	if (caller)
+		ms_fmt(c->f, "    waits at      %s\n", ms_symbolize(caller, at, sizeof at));
+}
+
+void ms_cond_waits_print(struct ms_fmt *f, uint64_t now)
+{
+	struct cond_ctx c = { f, now, ms_cond_waits_min_s() * 1000 * ms_ticks_per_ms(), 0 };
+	ms_threads_each(one, &c);
+}

@@ -1,0 +1,19 @@
+/* cond_waits_text.h - the threads in a condition wait now, in a live
+ * dump's text: a hang through a lost wakeup has no mutex wait to show. */
+#ifndef MUTEXSTAT_COND_WAITS_TEXT_H
+#define MUTEXSTAT_COND_WAITS_TEXT_H
+
+#include "base/fmt.h"
+
+#include <stdint.h>
+
+/* The seconds a condition wait lasts before a live dump lists it:
+ * MUTEXSTAT_WATCHDOG's, else 1. */
+uint64_t ms_cond_waits_min_s(void);
+
+/* Under "Condition waits now", each thread whose condition wait has
+ * lasted ms_cond_waits_min_s() or more at now (ticks), with the condition,
+ * its mutex, how long and where.  Not a finding: a worker pool idles so. */
+void ms_cond_waits_print(struct ms_fmt *f, uint64_t now);
+
+#endif
