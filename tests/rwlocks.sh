@@ -182,6 +182,11 @@ self_hang spin spin-relock \
 	'SELF-DEADLOCK: thread [0-9]+ locks a spin lock it already holds: it spins for ever$'
 expect_grep "spin relock: taken where" "^  taken at     main\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of spin-1)" \
 	"$WORK/spin.report.1"
+if ! sanitized; then
+	expect_grep "spin relock: still locked, and called a spin lock" \
+		'^  spin lock 0x[0-9a-f]+ held by thread [0-9]+( for [^,]+)?, taken at main\+0x' \
+		"$WORK/spin.report.1"
+fi
 run edeadlk "$T" edeadlk
 expect_eq "edeadlk: glibc's answers" "$(cat "$WORK/edeadlk.out")" \
 	"$(printf 'rdlock by the writer: EDEADLK\nwrlock by the writer: EDEADLK')"

@@ -337,6 +337,10 @@ static void print_held(uintptr_t key, uint32_t r, void *arg)
 	const char *name = c ? LOAD(&c->name) : NULL;
 	struct ms_fmt lf;
 	ms_fmt_init(&lf, label, sizeof label, -1);
+	/* a lock of another kind says so, as an rwlock held for read does */
+	uint32_t class = ms_lock_class(LOAD(&rec->flags));
+	if (class != MS_CLASS_MUTEX)
+		ms_fmt(&lf, "%s ", ms_lock_noun(LOAD(&rec->flags)));
 	ms_fmt(&lf, "%p", (void *)key);
 	if (name) {
 		ms_fmt(&lf, " \"");
@@ -353,8 +357,8 @@ static void print_held(uintptr_t key, uint32_t r, void *arg)
 		ms_fmt(&rf, "held since the fork by thread %u of the parent, pid %d (not here)",
 		       tid, ms_fork_parent_pid());
 	else
-		ms_fmt(&rf, "held by thread %u%s", tid,
-		       thread_alive(tid) ? "" : " (exited)");
+		ms_fmt(&rf, "held %sby thread %u%s", class == MS_CLASS_RWLOCK ? "for write " : "",
+		       tid, thread_alive(tid) ? "" : " (exited)");
 	/* a timed hold's start, which the holder's held set keeps (or the
 	 * cold part, once the holder has exited); none from before a reset */
 	uint64_t start = ms_held_since(tid, r);
@@ -690,8 +694,11 @@ static void print_hists(struct ms_fmt *f, const struct ms_line *l)
 		print_mode_hists(f, l, wait, wait_max, hold, hold_max);
 		return;
 	}
-	ms_report_hist(f, "wait times, of waits that got the mutex", wait, MS_HIST_BUCKETS,
-		       wait_max);
+	char label[64];
+	struct ms_fmt lf;
+	ms_fmt_init(&lf, label, sizeof label, -1);
+	ms_fmt(&lf, "wait times, of waits that got the %s", classes_noun(l->classes, 0));
+	ms_report_hist(f, label, wait, MS_HIST_BUCKETS, wait_max);
 	ms_report_hist(f, "hold times, of the holds timed", hold, MS_HIST_BUCKETS, hold_max);
 }
 
