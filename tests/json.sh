@@ -186,6 +186,15 @@ expect_eq "live: the waits are at hang_one and hang_two" \
 	"hang_one hang_two"
 expect_eq "live: both threads are waiting in the threads list" \
 	"$(jq '[.threads[] | select(.waiting_for != null)] | length' "$J")" 2
+# text first, JSON second: every format counts waits to the report's one
+# moment, its run_ns, within the ticks-to-ns rounding (JSON's own reading
+# of the graph came ~200 ms later, and said the waits had begun before the
+# threads called lock)
+expect_eq "live: each wait counted to the moment of run_ns" \
+	"$(jq '[.threads[] | select(.waiting_for != null) | .waiting_for.since_ns + .waiting_for.waited_ns - $r | fabs < 1000000] | unique' --argjson r "$(jq .run_ns "$J")" "$J")" \
+	'[
+  true
+]'
 expect_eq "live: the inversion too" \
 	"$(jq '[.findings[] | select(.kind == "potential-deadlock")] | length' "$J")" 1
 expect_eq "live: no wait chain (both waits are the deadlock's)" \

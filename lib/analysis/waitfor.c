@@ -348,7 +348,8 @@ static void confirm_stuck(struct ms_waiter *w, int n)
  * the same in the first round and the last, its start too, lasted through
  * the second, so the owners read then held at once; one that ended or
  * changed hands is left out.  *moment is the second round's time, which
- * waits are measured to, not the time after confirm_stuck's pause.  See
+ * waits are measured to, not the time after confirm_stuck's pause -- or,
+ * in a report, the report's moment, that of all its formats.  See
  * doc/model.md, "One moment's graph". */
 int ms_waitfor_snapshot(struct ms_waiter *w, uint64_t *moment)
 {
@@ -375,7 +376,10 @@ int ms_waitfor_snapshot(struct ms_waiter *w, uint64_t *moment)
 		if (at)
 			w[i].taken_at = at;
 	}
-	*moment = ms_ticks();
+	/* within a report, its moment (clock.h): each format of a dump reads
+	 * the graph anew, and waits are counted to the one moment of the
+	 * report's "ran" in all of them */
+	*moment = ms_clock_now_ticks();
 	for (int i = 0; i < c.n; i++)
 		w[i].changed |= !wait_same(&w[i]);
 	/* a retake that did not last: its thread's waiters end at it, in its

@@ -1215,7 +1215,7 @@ int ms_write_json(int fd)
 		ms_jw_arr_end(&j);
 	}
 
-	struct thread_ctx t = { &j, ms_ticks(), ms_clock_start_ticks() };
+	struct thread_ctx t = { &j, ms_clock_now_ticks(), ms_clock_start_ticks() };
 	ms_jw_arr(&j, "threads");
 	ms_threads_each(one_thread, &t);
 	ms_jw_arr_end(&j);
