@@ -126,12 +126,15 @@ static void start_waiter(struct waiter *w, pthread_rwlock_t *l, void *(*fn)(void
 }
 
 /* Lock l held for write makes a reader wait, then held for read makes a
- * writer wait: each wait's and each holder's stack is one mode's. */
+ * writer wait: each wait's and each holder's stack is one mode's.  The
+ * read waits 100 ms more, so that the lock's longest wait is the read's
+ * (the writes' maximum is then only bounded: rwlocks.sh). */
 static void both_modes(pthread_rwlock_t *l)
 {
 	struct waiter w;
 	CHECK(pthread_rwlock_wrlock(l));
 	start_waiter(&w, l, read_waiter);
+	usleep(100000);
 	CHECK(pthread_rwlock_unlock(l)); /* WR_LETS_IN */
 	CHECK(pthread_join(w.thread, NULL));
 	CHECK(pthread_rwlock_rdlock(l));

@@ -58,6 +58,23 @@ section counts "$rank" >"$WORK/spin.section"
 expect_grep "counts: the spin lock's section" '^#[12] spin lock 0x[0-9a-f]+ \(spin\)$' "$WORK/spin.section"
 expect_grep "counts: spin tries" '^  trylock 4 ok, 1 busy; ' "$WORK/spin.section"
 
+# Histograms by mode (tests/rw_formats.c contend): rw's read waited 100 ms
+# longer than its write, so the lock's maximum is the read's and the
+# writes' is only bounded by their highest bucket: "max <= ".  wo, only
+# written, knows its writes' maximum.
+run modes "$top_builddir/tests/rw_formats" contend
+rank_of() { awk -v a="$(awk -v n="$1" '$1 == n { print $2 }' "$WORK/modes.out")" \
+	'$1 ~ /^#[0-9]+$/ && $3 == a { sub(/#/, "", $1); print $1 }' "$WORK/modes.report"; }
+section modes "$(rank_of rw)" >"$WORK/modes.rw"
+expect_eq "modes: rw's read waits' maximum, exact; its writes', a bound" \
+	"$(awk '/^  (read|write) wait times/ { on = 1 } on && /^    p50 / { on = 0; sub(/.*  max /, ""); sub(/[0-9.]+ [mµn]*s$/, ""); print "max " $0 }' \
+		"$WORK/modes.rw" | paste -sd, -)" \
+	"max ,max <= "
+section modes "$(rank_of wo)" >"$WORK/modes.wo"
+expect_grep "modes: wo, only written: its writes' maximum, exact" \
+	'^    p50 .* max [0-9.]+ [mµn]*s$' "$WORK/modes.wo"
+expect_no_grep "modes: ... not a bound" 'max <= ' "$WORK/modes.wo"
+
 # MUTEXSTAT_TRACK leaves kinds out: the spin lock alone.
 run track MUTEXSTAT_TRACK=spin "$T" counts
 expect_grep "MUTEXSTAT_TRACK=spin: only the spin lock" '^Top 1 lock by wait:$' "$WORK/track.report"

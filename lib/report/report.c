@@ -587,11 +587,12 @@ static uint64_t longest_wait_now(uint32_t r)
 
 /* A write mode's histogram: both modes' less the reads'; and its maximum,
  * which is both modes' unless the reads' is that (then the upper bound of
- * its highest bucket, at most that). */
+ * its highest bucket, at most that, and *exact 0: printed "max <= "). */
 static uint64_t writes_only(uint64_t *out, const uint64_t *all, const uint64_t *reads,
-			    uint64_t all_max, uint64_t read_max)
+			    uint64_t all_max, uint64_t read_max, int *exact)
 {
 	int top = -1;
+	*exact = 1;
 	for (int i = 0; i < MS_HIST_BUCKETS; i++) {
 		out[i] = all[i] > reads[i] ? all[i] - reads[i] : 0;
 		if (out[i])
@@ -601,6 +602,7 @@ static uint64_t writes_only(uint64_t *out, const uint64_t *all, const uint64_t *
 		return 0;
 	if (all_max > read_max)
 		return all_max;
+	*exact = 0;
 	uint64_t bound = top ? 1ull << top : 1;
 	return bound < all_max ? bound : all_max;
 }
@@ -610,15 +612,17 @@ static void print_mode_hists(struct ms_fmt *f, const struct ms_line *l, const ui
 			     uint64_t wait_max, const uint64_t *hold, uint64_t hold_max)
 {
 	uint64_t w[MS_HIST_BUCKETS];
-	uint64_t m = writes_only(w, wait, l->rd.hist, wait_max, l->rd.wait_max);
+	int exact;
+	uint64_t m = writes_only(w, wait, l->rd.hist, wait_max, l->rd.wait_max, &exact);
 	ms_report_hist(f, "read wait times, of read waits that got the rwlock", l->rd.hist,
 		       MS_HIST_BUCKETS, l->rd.wait_max);
-	ms_report_hist(f, "write wait times, of write waits that got the rwlock", w,
-		       MS_HIST_BUCKETS, m);
-	m = writes_only(w, hold, l->rd.hold_hist, hold_max, l->rd.hold_max);
+	(exact ? ms_report_hist : ms_report_hist_at_most)(
+		f, "write wait times, of write waits that got the rwlock", w, MS_HIST_BUCKETS, m);
+	m = writes_only(w, hold, l->rd.hold_hist, hold_max, l->rd.hold_max, &exact);
 	ms_report_hist(f, "read hold times, of the read holds timed", l->rd.hold_hist,
 		       MS_HIST_BUCKETS, l->rd.hold_max);
-	ms_report_hist(f, "write hold times, of the write holds timed", w, MS_HIST_BUCKETS, m);
+	(exact ? ms_report_hist : ms_report_hist_at_most)(
+		f, "write hold times, of the write holds timed", w, MS_HIST_BUCKETS, m);
 }
 
 /* The line's reads and writes, for a read-write lock. */

@@ -51,8 +51,8 @@ static uint64_t at_most(uint64_t ns, uint64_t max_ns)
 	return max_ns && ns > max_ns ? max_ns : ns;
 }
 
-void ms_report_hist(struct ms_fmt *f, const char *title, const uint64_t *hist,
-		    int buckets, uint64_t max_ticks)
+static void hist_text(struct ms_fmt *f, const char *title, const uint64_t *hist,
+		      int buckets, uint64_t max_ticks, int max_exact)
 {
 	int lo = -1, hi = -1;
 	uint64_t total = 0, most = 0;
@@ -83,9 +83,21 @@ void ms_report_hist(struct ms_fmt *f, const char *title, const uint64_t *hist,
 	}
 	char p50[16], p90[16], p99[16], mx[16];
 	uint64_t max_ns = ms_ticks_to_ns(max_ticks);
-	ms_fmt(f, "    p50 %s  p90 %s  p99 %s  max %s\n",
+	ms_fmt(f, "    p50 %s  p90 %s  p99 %s  max %s%s\n",
 	       ms_duration(p50, at_most(ms_hist_percentile_ns(hist, buckets, 50), max_ns)),
 	       ms_duration(p90, at_most(ms_hist_percentile_ns(hist, buckets, 90), max_ns)),
 	       ms_duration(p99, at_most(ms_hist_percentile_ns(hist, buckets, 99), max_ns)),
-	       ms_duration(mx, max_ns));
+	       max_exact ? "" : "<= ", ms_duration(mx, max_ns));
+}
+
+void ms_report_hist(struct ms_fmt *f, const char *title, const uint64_t *hist,
+		    int buckets, uint64_t max_ticks)
+{
+	hist_text(f, title, hist, buckets, max_ticks, 1);
+}
+
+void ms_report_hist_at_most(struct ms_fmt *f, const char *title, const uint64_t *hist,
+			    int buckets, uint64_t max_ticks)
+{
+	hist_text(f, title, hist, buckets, max_ticks, 0);
 }
