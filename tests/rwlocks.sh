@@ -200,6 +200,11 @@ self_hang spin spin-relock \
 expect_grep "spin relock: taken where" "^  taken at     main\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of spin-1)" \
 	"$WORK/spin.report.1"
 if ! sanitized; then
+	# the holder spinning on its own lock is a waiter like any other
+	expect_grep "spin relock: its one waiter, now and at most" \
+		'^  trylock 0 ok, 0 busy; timed out 0; most waiters at once 1 \(1 now\); ' "$WORK/spin.report.1"
+	expect_grep "spin relock: ... waiting now" '^  waiting now: 1 thread, the longest for ' \
+		"$WORK/spin.report.1"
 	expect_grep "spin relock: still locked, and called a spin lock" \
 		'^  spin lock 0x[0-9a-f]+ held by thread [0-9]+( for [^,]+)?, taken at main\+0x' \
 		"$WORK/spin.report.1"

@@ -356,6 +356,19 @@ static void wait_shown(struct ms_tstate *ts, uint32_t r, const void *m,
 	__atomic_store_n(&ts->wait_rec, r, __ATOMIC_RELEASE);
 }
 
+/* wait_shown() for a thread that waits for a lock it holds itself: one
+ * more waiter now, and among the most at once, as another thread's wait
+ * counts (ms_wait_begin) -- not a sampled one: no holder will let it in. */
+static void self_wait_shown(struct ms_tstate *ts, uint32_t r, const void *m,
+			    uintptr_t caller, uint32_t stack, int timed, int read)
+{
+	struct ms_cold *c = ms_cold(r);
+	uint32_t waiters = (uint32_t)__atomic_add_fetch(&c->waiting, 1, __ATOMIC_SEQ_CST);
+	if (waiters > LOAD(&c->waiters_max))
+		atomic_max_u32(&c->waiters_max, waiters);
+	wait_shown(ts, r, m, caller, stack, timed, ms_ticks(), read);
+}
+
 /* glibc's lock where it may block for long -- waiting for another thread,
  * or for ever for this one -- with the program's cancellation type: in
  * ms_lock_slow, asynchronous cancellation is deferred around it. */
@@ -372,7 +385,11 @@ static int call_lock_blocking(struct ms_thread *t, pthread_mutex_t *m, unsigned 
  * wait is over. */
 static void self_wait_over(void *arg)
 {
-	__atomic_store_n(&((struct ms_tstate *)arg)->wait_rec, 0, __ATOMIC_RELEASE);
+	struct ms_tstate *ts = arg;
+	uint32_t r = __atomic_load_n(&ts->wait_rec, __ATOMIC_ACQUIRE);
+	__atomic_store_n(&ts->wait_rec, 0, __ATOMIC_RELEASE);
+	if (r) /* one waiter less (self_wait_shown) */
+		__atomic_fetch_sub(&ms_cold(r)->waiting, 1, __ATOMIC_SEQ_CST);
 }
 
 static MS_UNWOUND __attribute__((noinline)) int
@@ -392,8 +409,8 @@ MS_UNWOUND int ms_wait_self(struct ms_wait *w, int kind, clockid_t clock,
 	struct ms_tstate *ts = w->t->ts;
 	uint32_t stack = ms_finding_self_deadlock(ts, w->r, (uintptr_t)w->lock,
 						  (enum ms_self_kind)kind);
-	wait_shown(ts, w->r, w->lock, w->caller, stack, ms_op_deadline(w->op), ms_ticks(),
-		   ms_op_read_mode(w->op));
+	self_wait_shown(ts, w->r, w->lock, w->caller, stack, ms_op_deadline(w->op),
+			ms_op_read_mode(w->op));
 	int rc;
 	pthread_cleanup_push(self_wait_over, ts);
 	ms_async_resume(w->t);
@@ -558,8 +575,7 @@ MS_UNWOUND int ms_lock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
 				uint32_t stack = ms_finding_self_deadlock(
 					t->ts, r, (uintptr_t)m,
 					!ms_op_deadline(op) ? MS_SELF_FOREVER : MS_SELF_TIMEOUT);
-				wait_shown(t->ts, r, m, caller, stack, ms_op_deadline(op),
-					   ms_ticks(), 0);
+				self_wait_shown(t->ts, r, m, caller, stack, ms_op_deadline(op), 0);
 			}
 			errno = saved;
 			rc = errorcheck ? call_lock_blocking(t, m, op, clock, abstime)
