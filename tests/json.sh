@@ -221,6 +221,8 @@ expect_eq "wait chain: the main thread waits at holdsleep, for the holder" \
 expect_eq "wait chain: its end is where the holder is now: pause, at the line" \
 	"$(jq -r '.findings[0].end | "\(.now_at[0].function) \(.now_at[1].function):\(.now_at[1].line) \(.not_asked)"' "$J")" \
 	"pause holder_sleeps:$(line_of HOLDSLEEP_PAUSES) null"
+expect_eq "wait chain: where it is now ends at the program's code, not the C library's start" \
+	"$(jq -r '[.findings[0].end.now_at[].function | select(. == "__libc_start_call_main" or . == "__libc_start_main" or . == "_start" or . == "start_thread" or . == "clone3")] | length' "$J")" 0
 live_json spin json holdspin waiting
 expect_eq "wait chain: a running holder is asked, its loop's line first" \
 	"$(jq -r '.findings[0].end.now_at[0] | "\(.function):\(.line)"' "$WORK/spin.1.json")" \

@@ -801,7 +801,8 @@ static void chain_end(struct live *l, const struct ms_waiter *w,
 		int n = fd->end && !fd->cond ? where_now_once(l, fd->end, &frames) : 0;
 		if (n > 0) {
 			ms_jw_arr(j, "now_at");
-			for (int i = 0; i < n; i++)
+			int shown = ms_stack_shown(frames, n); /* as every stack */
+			for (int i = 0; i < shown; i++)
 				frame(j, NULL, frames[i]);
 			ms_jw_arr_end(j);
 		} else

@@ -96,6 +96,7 @@ static int where_now_once(struct ms_tstate *ts)
 
 static void print_frames(struct ms_fmt *f, const uintptr_t *frames, int n, int indent)
 {
+	n = ms_stack_shown(frames, n); /* not the C library's start: as every stack */
 	for (int i = 0; i < n && i < 12; i++) {
 		char where[256];
 		ms_symbolize(frames[i], where, sizeof where);
