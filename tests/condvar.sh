@@ -103,7 +103,7 @@ expect_eq "not-held: the plain mutex's retake is counted" "$(top_row "$R" "$plai
 expect_eq "not-held: another's mutex: its lock and the retake" "$(top_row "$R" "$others" | awk '{print $3}')" 2
 expect_grep "not-held: the destroyed one is a use of a destroyed mutex" \
     "^MISUSE: use of a destroyed mutex: mutex $gone, 1 time$" "$R"
-expect_grep "not-held: the destroyed one's kind" "^#[0-9] mutex $gone \(destroyed, no init seen\)$" "$R"
+expect_grep "not-held: the destroyed one's kind" "^#[0-9] mutex $gone \(destroyed\)$" "$R"
 expect_eq "not-held: four MISUSE lines" "$(grep -c '^MISUSE' "$R")" 4
 expect_no_grep "not-held: nothing left locked" '^Mutexes still locked' "$R"
 expect_no_grep "not-held: the thread glibc took a mutex from did not end holding it" \

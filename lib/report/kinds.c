@@ -100,8 +100,9 @@ const char *ms_kind_name(char *out, size_t cap, uint32_t flags)
 	}
 	if ((kind & MS_KIND_DESTROYED) == MS_KIND_DESTROYED) {
 		/* glibc's __kind -1: destroyed when first seen (a lock or a
-		 * condition wait after destroy), no kind to tell */
-		ms_fmt(&f, "destroyed%s", flags & MS_F_STATIC ? ", no init seen" : "");
+		 * condition wait after destroy), no kind to tell -- nor "no
+		 * init seen": the life the destroy ended may have had one */
+		ms_fmt(&f, "destroyed");
 		return ms_fmt_str(&f);
 	}
 	ms_fmt(&f, "%s", base[kind & MS_KIND_MASK]);
