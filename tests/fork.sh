@@ -37,6 +37,8 @@ expect_grep "stress: every child exited at once" '^200 of 200 children exited 0$
 parent=$(grep -L 'forked from pid' "$WORK"/s.* | head -n 1)
 children=$(grep -l 'forked from pid' "$WORK"/s.* | wc -l)
 expect_eq "stress: one report per child that called exit()" "$children" 20
+expect_eq "stress: a child's numbers start at the fork, not at a reset" \
+	"$(grep -l 'mutexstat_reset' "$WORK"/s.* | wc -l)" 0
 shared=$(awk '/^shared / { print $2 }' "$WORK/out")
 across=$(awk '/^across / { print $2 }' "$WORK/out")
 expect_eq "stress: the parent's count of the hot mutex is exact" \

@@ -14,6 +14,9 @@ expect_grep "dump: queue by name, 3000 locks" "^ +[0-9]+ queue +3000 " "$WORK/du
 expect_grep "dump: stats by name, 300 locks" "^ +[0-9]+ stats +300 " "$WORK/dump"
 expect_grep "exit report after reset: 1500 queue locks" "^ +[0-9]+ queue +1500 " "$WORK/exit"
 expect_grep "exit report after reset: 150 stats locks" "^ +[0-9]+ stats +150 " "$WORK/exit"
+expect_grep "exit report: its numbers start at the reset, and it says so" \
+	'^  the numbers start at mutexstat_reset\(\), [0-9.]+ [mµn]?s into the run$' "$WORK/exit"
+expect_no_grep "dump before the reset: no such line" 'mutexstat_reset' "$WORK/dump"
 expect_grep "detail names the mutex" '^#[0-9]+ mutex 0x[0-9a-f]+ "queue" \(normal, no init seen\)' "$WORK/exit"
 # Preloaded as well as linked: one library, one count.
 LD_PRELOAD="$MS_PRELOAD" "$B/examples/named" > "$WORK/out2" 2> "$WORK/err2"

@@ -1361,14 +1361,18 @@ static void reset_records(int running)
 	__atomic_fetch_add(&ms_reset_gen, 1, __ATOMIC_SEQ_CST); /* even: done */
 }
 
+uint64_t ms_api_reset_ticks;
+
 void ms_table_reset(void)
 {
+	STORE(&ms_api_reset_ticks, 0); /* a fork's: the numbers start there */
 	reset_records(0);
 }
 
 void ms_table_reset_running(void)
 {
 	reset_records(1);
+	STORE(&ms_api_reset_ticks, LOAD(&ms_reset_ticks));
 }
 
 

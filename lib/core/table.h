@@ -549,6 +549,9 @@ struct ms_read_stats *ms_reads_peek(uint32_t r);
 /* ms_ticks() at the last reset of the numbers (mutexstat_reset, a fork
  * child's): a timed hold that began before it is not counted. */
 extern uint64_t ms_reset_ticks;
+/* ... of the last mutexstat_reset() (ms_table_reset_running), 0 if none
+ * since the start or the fork: the report says its numbers start there. */
+extern uint64_t ms_api_reset_ticks;
 /* Resets so far, twice: odd while one is under way (a reader that sees it
  * change, or odd, read numbers that a reset was zeroing). */
 extern uint64_t ms_reset_gen;

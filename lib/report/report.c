@@ -158,6 +158,13 @@ static void header(struct ms_fmt *f, const struct top *t)
 	if (ms_fork_parent_pid())
 		ms_fmt(f, "  forked from pid %d: the numbers start at the fork (what came "
 			  "before is in the parent's report)\n", ms_fork_parent_pid());
+	/* "ran" is the whole run's; the counts are the reset's on */
+	uint64_t reset = LOAD(&ms_api_reset_ticks), start = ms_clock_start_ticks();
+	if (reset > start) {
+		char at[16];
+		ms_fmt(f, "  the numbers start at mutexstat_reset(), %s into the run\n",
+		       ms_duration(at, ms_ticks_to_ns(reset - start)));
+	}
 	uint64_t skipped = ms_spin_skipped_calls();
 	if (skipped)
 		ms_fmt(f, "  %llu calls came while another thread was inside fork() or in a "
