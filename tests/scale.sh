@@ -68,7 +68,7 @@ MUTEXSTAT_TABLE_SIZE=64 MUTEXSTAT_TOP=20 scale_run "full table" full 8 100 1000
 expect_eq "full table: the program's counts, untracked mutexes too" "$(head -n 1 "$WORK/out")" \
 	"8 threads, 100 mutexes: 100 of 100 locked exactly 80 times"
 expect_grep "full table: says it was full, how many were not tracked, and the variable" \
-	'^  the table was full: 36 mutexes were not tracked, 36 of them destroyed since \(and 0 calls found no room at all\);$' "$WORK/report"
+	'^  the table was full: 36 mutexes were not tracked, 36 of them destroyed since;$' "$WORK/report"
 expect_grep "full table: ... and the limit" \
 	'^  their numbers are in no line of this report; raise MUTEXSTAT_TABLE_SIZE \(now 64\)$' "$WORK/report"
 expect_grep "full table: the 64 tracked ones ended with 80 acquisitions each" \

@@ -189,13 +189,15 @@ static void header(struct ms_fmt *f, const struct top *t)
 		else
 			ms_fmt(&ff, "  the table is full: %llu mutexes were not tracked",
 			       (unsigned long long)untracked);
-		/* ... and the calls of mutexes the index had no room to hold */
+		/* ... and the calls of mutexes the index had no room to hold;
+		 * the advice then, or on the line after (ended ones) */
 		ms_fmt(&ff, lost ? "," : ";");
 		if (lost)
-			ms_fmt(&mf, "and more (%llu calls found no room at all); ",
+			ms_fmt(&mf, "and more (%llu calls found no room at all);",
 			       (unsigned long long)lost);
-		ms_fmt(&mf, "raise MUTEXSTAT_TABLE_SIZE (now %llu)",
-		       (unsigned long long)ms_opt.table_size);
+		if (!ended)
+			ms_fmt(&mf, "%sraise MUTEXSTAT_TABLE_SIZE (now %llu)", lost ? " " : "",
+			       (unsigned long long)ms_opt.table_size);
 	} else if (lost) {
 		/* records to spare, but more addresses near one place of the
 		 * index than a probe passes (tests/no_room.c) */
@@ -208,7 +210,8 @@ static void header(struct ms_fmt *f, const struct top *t)
 	}
 	if (ended || untracked || lost) {
 		const char *a = ms_fmt_str(&ff), *b = ms_fmt_str(&mf);
-		ms_fmt(f, "%s%s%s\n", a, strlen(a) + 1 + strlen(b) > WIDTH ? "\n  " : " ", b);
+		ms_fmt(f, "%s%s%s\n", a,
+		       !*b ? "" : strlen(a) + 1 + strlen(b) > WIDTH ? "\n  " : " ", b);
 	}
 	if (ended)
 		ms_fmt(f, "  their numbers are in no line of this report; raise "
