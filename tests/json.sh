@@ -343,4 +343,7 @@ expect_eq "rwhang: a deadlock of two waits to write, one for a lock held for wri
 expect_eq "rwhang: the threads' holds and waits, with their modes" \
 	"$(jq -r --arg a "$A" '[.threads[] | "\(.held | map((if .mutex == $a then "A" else "B" end) + "=" + .mode) | join("")) waits \(if .waiting_for.mutex == $a then "A" else "B" end)=\(.waiting_for.mode)"] | sort | join(", ")' "$J")" \
 	"A=read waits B=write, B=write waits A=write"
+expect_eq "rwhang: the wait behind A's reader is under way: in no total yet" \
+	"$(jq -r --arg a "$A" '.mutexes[] | select(.address == $a) | "\(.writes.contended) \(.writes.behind_readers) \(.waiting_now)"' "$J")" \
+	"0 0 1"
 finish

@@ -235,8 +235,8 @@ expect_grep "exit: the read lock" \
 	"$WORK/exit.report"
 
 # ---- a write lock that times out behind a reader -----------------------------
-# Counted as a write behind readers as it began, and its time with it
-# (the time was left out of waits that timed out: "1 times, 0 ns").
+# Counted as a write behind readers once it ended, with its time (the time
+# was left out of waits that timed out: "1 times, 0 ns").
 run timed "$T" timed-write
 expect_eq "timed-write: glibc's answer" "$(cat "$WORK/timed.out")" "timedwrlock: ETIMEDOUT"
 expect_grep "timed-write: the write timed out" 'timed out: reads 0, writes 1$' "$WORK/timed.report"

@@ -312,15 +312,18 @@ MS_UNWOUND int ms_rwlock_slow(struct ms_thread *t, uint32_t r, pthread_rwlock_t 
 		/* a writer behind readers: how long they keep writers out */
 		int behind_readers = !read && rw_readers(l);
 		struct ms_read_stats *rd = behind_readers ? ms_reads(r) : NULL;
-		if (rd)
-			ATOMIC_ADD(&rd->writes_behind_readers, 1);
 		ms_wait_begin(&w);
 		errno = saved;
 		rc = ms_wait_call(&w, clock, abstime);
 		saved = errno;
 		uint64_t now = ms_wait_end(&w, rc == 0);
-		if (rd) /* counted as it began: its time too, got or timed out */
+		/* in the totals once it ends, as every wait is (a live dump
+		 * of a writer stuck behind readers read "1 time, 0 ns"): its
+		 * time, got or timed out */
+		if (rd) {
+			ATOMIC_ADD(&rd->writes_behind_readers, 1);
 			ATOMIC_ADD(&rd->writes_behind_readers_total, now - w.start);
+		}
 		if (rc == ETIMEDOUT)
 			ms_wait_timed_out(r, now - w.start);
 		rc = rw_finish(t, r, l, rc, caller, op, 1, now);
