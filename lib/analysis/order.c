@@ -188,26 +188,6 @@ static int edge_entry_is(const struct ms_edge_entry *e, uint32_t a, uint32_t b, 
 	return e->a == a && e->b == b && e->gen == gen;
 }
 
-/* The set of four entries where edge a->b goes in the bigger cache: a
- * region per first mutex, b's record number on from there -- a thread
- * holding one mutex while it takes many others in turn (records made
- * one after another are numbered so) walks neighbouring sets, which the
- * CPU's prefetcher follows, where a hash of both was a cache miss each. */
-#define WAYS 4
-static struct ms_edge_entry *edge_set2(struct ms_edge_entry *big, uint32_t a, uint32_t b)
-{
-	uint32_t set = (a * 0x9e3779b1u + b) & (MS_EDGE_CACHE2 / WAYS - 1);
-	return big + (size_t)set * WAYS;
-}
-
-static int in_set2(const struct ms_edge_entry *set, uint32_t a, uint32_t b, uint32_t gen)
-{
-	for (int w = 0; w < WAYS; w++)
-		if (edge_entry_is(&set[w], a, b, gen))
-			return 1;
-	return 0;
-}
-
 /* The thread knows edge a->b (of generation gen) from now on: the newest
  * in its slot of the small cache (asked first), the one the slot held, if
  * still good, in the partner. */
@@ -226,14 +206,14 @@ static void remember(struct ms_tstate *ts, uint32_t a, uint32_t b, uint32_t gen)
  * put moves the others up). */
 static void remember2(struct ms_tstate *ts, uint32_t a, uint32_t b, uint32_t gen)
 {
-	struct ms_edge_entry *set = edge_set2(ts->edge_cache2, a, b);
+	struct ms_edge_entry *set = ms_edge_set2(ts->edge_cache2, a, b);
 	int w = 0;
-	while (w < WAYS && set[w].a && set[w].gen == gen)
+	while (w < MS_EDGE_WAYS && set[w].a && set[w].gen == gen)
 		w++;
-	if (w == WAYS) {
-		for (w = 0; w < WAYS - 1; w++)
+	if (w == MS_EDGE_WAYS) {
+		for (w = 0; w < MS_EDGE_WAYS - 1; w++)
 			edge_entry_put(&set[w], set[w + 1].a, set[w + 1].b, set[w + 1].gen);
-		w = WAYS - 1;
+		w = MS_EDGE_WAYS - 1;
 	}
 	edge_entry_put(&set[w], a, b, gen);
 }
@@ -247,21 +227,7 @@ static void big_cache(struct ms_tstate *ts)
 		__atomic_store_n(&ts->edge_cache2, p, __ATOMIC_RELEASE);
 }
 
-/* A known edge its small cache did not have: 1 if the bigger cache has
- * it (it is then moved into the small one). */
-static int known_big(struct ms_tstate *ts, uint32_t a, uint32_t r)
-{
-	struct ms_edge_entry *big = ts->edge_cache2;
-	if (!big)
-		return 0;
-	uint32_t gen = __atomic_load_n(&ms_table.gen, __ATOMIC_SEQ_CST);
-	if (!in_set2(edge_set2(big, a, r), a, r, gen))
-		return 0;
-	edge_entry_put(&ts->edge_cache[ms_edge_slot(a, r)], a, r, gen);
-	return 1;
-}
-
-/* The edge is not in the big cache either (or the thread has none). */
+/* The edge is in neither cache (ms_order_known): the graph is asked. */
 static __attribute__((noinline)) void
 not_cached(struct ms_thread *t, struct ms_tstate *ts, uint32_t r, uintptr_t key,
 	   uintptr_t caller, int read)
@@ -305,27 +271,18 @@ not_cached(struct ms_thread *t, struct ms_tstate *ts, uint32_t r, uintptr_t key,
 		remember2(ts, a, b, gen);
 }
 
-static void missed(struct ms_thread *t, struct ms_tstate *ts, uint32_t r,
-		   uintptr_t key, uintptr_t caller, int read)
-{
-	/* asked first: a hit says the edge from the mutex taken last is
-	 * known, as it would be after the checks below */
-	const struct ms_held *top = &ts->held[ts->nheld - 1];
-	if (!known_big(ts, ms_edge_key(top->rec, top->mode & MS_HELD_READ), ms_edge_key(r, read)))
-		not_cached(t, ts, r, key, caller, read);
-}
-
+/* (ms_order_known() asked both caches first.) */
 void ms_order_missed(struct ms_thread *t, struct ms_tstate *ts, uint32_t r,
 		     uintptr_t key, uintptr_t caller)
 {
-	missed(t, ts, r, key, caller, 0);
+	not_cached(t, ts, r, key, caller, 0);
 }
 
 void ms_order_note_mode(struct ms_thread *t, struct ms_tstate *ts, uint32_t r,
 			uintptr_t key, uintptr_t caller, int read)
 {
 	if (ts->nheld && !ms_order_known(ts, ms_edge_key(r, read)))
-		missed(t, ts, r, key, caller, read);
+		not_cached(t, ts, r, key, caller, read);
 }
 
 /* Whether a thread that wants lock r in mode want_read waits for one that

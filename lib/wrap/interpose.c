@@ -127,7 +127,9 @@ acquired_cached(struct ms_thread *t, uint32_t tid, uint32_t r,
 		struct ms_record *rec, pthread_mutex_t *m, uintptr_t caller)
 {
 	struct ms_tstate *ts = t->ts;
-	if (unlikely(rec->owner != tid || ts->nheld))
+	if (unlikely(ts->nheld)) /* its lock order: straight to the whole */
+		return acquired_full(t, r, m, caller);
+	if (unlikely(rec->owner != tid))
 		return acquired_other_owner(t, r, m, caller);
 	if (unlikely(rec->flags & MS_F_TIMED))
 		return acquired_timed(t, r, m, caller);
