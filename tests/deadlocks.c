@@ -36,6 +36,7 @@
  *   self_relock         locks a normal mutex it holds: never returns
  *   self_errorcheck     relocks an errorcheck mutex 3 times: EDEADLK
  *   self_timed          timed relock of a normal mutex: ETIMEDOUT
+ *   self_timed_signal   the same, a signal handler waiting for B inside it
  *   self_trylock        trylock of mutexes it holds: EBUSY, no finding
  *   recursive           recursive relocks, one while holding another mutex
  *   trylock_backoff     B then trylock A, backing off when A is busy
@@ -58,6 +59,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -462,6 +464,52 @@ static int self_timed(void)
 	struct timespec until = deadline(CLOCK_REALTIME, 50);
 	CHECK(pthread_mutex_timedlock(&ma, &until), ETIMEDOUT); /* TIMED_AGAIN */
 	UNLOCK(&ma);
+	printf("ETIMEDOUT, and on\n");
+	return 0;
+}
+
+/* self_timed, with a signal handler's wait inside the timed relock's: a
+ * SIGALRM handler locks B, which a helper holds until the handler sleeps
+ * on it.  Both waits are counted as waiters while they last, and neither
+ * is left counted after (the relock's was, once the handler's wait had
+ * cleared what the thread showed: "most waiters at once 1 (1 now)" at
+ * exit). */
+static void lock_b_in_handler(int sig)
+{
+	(void)sig;
+	LOCK(&mb);
+	UNLOCK(&mb);
+}
+
+static void *hold_b_until_waited(void *arg)
+{
+	(void)arg;
+	LOCK(&mb);
+	sem_post(&s1);
+	/* glibc marks a mutex with a sleeping waiter by __lock == 2 */
+	while (__atomic_load_n(&mb.__data.__lock, __ATOMIC_RELAXED) != 2)
+		usleep(1000);
+	UNLOCK(&mb);
+	return NULL;
+}
+
+static int self_timed_signal(void)
+{
+	init_abcd();
+	say_thread("main");
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = lock_b_in_handler;
+	sigaction(SIGALRM, &sa, NULL);
+	pthread_t t;
+	CHECK(pthread_create(&t, NULL, hold_b_until_waited, NULL), 0);
+	sem_wait(&s1);
+	LOCK(&ma);
+	ualarm(50000, 0);
+	struct timespec until = deadline(CLOCK_REALTIME, 500);
+	CHECK(pthread_mutex_timedlock(&ma, &until), ETIMEDOUT);
+	UNLOCK(&ma);
+	CHECK(pthread_join(t, NULL), 0);
 	printf("ETIMEDOUT, and on\n");
 	return 0;
 }
@@ -972,6 +1020,7 @@ int main(int argc, char **argv)
 	if (!strcmp(s, "self_relock")) return self_relock();
 	if (!strcmp(s, "self_errorcheck")) return self_errorcheck();
 	if (!strcmp(s, "self_timed")) return self_timed();
+	if (!strcmp(s, "self_timed_signal")) return self_timed_signal();
 	if (!strcmp(s, "self_trylock")) return self_trylock();
 	if (!strcmp(s, "recursive")) return recursive();
 	if (!strcmp(s, "trylock_backoff")) return trylock_backoff();

@@ -490,6 +490,14 @@ expect_grep "self_timed: where it was taken" \
 expect_grep "self_timed: where it was relocked" \
 	"^  relocked at  .*deadlocks\.c:$(line_of "$TSRC" TIMED_AGAIN), " "$WORK/timedself.finding"
 
+# The same with a signal handler that waits for B inside the relock's
+# wait: each wait is a waiter while it lasts, none is left counted after.
+run timedsig "$T" self_timed_signal
+expect_eq "self_timed_signal: ETIMEDOUT, and on" "$rc $(tail -1 "$WORK/timedsig.out")" "0 ETIMEDOUT, and on"
+expect_eq "self_timed_signal: A, waited for by its holder, and B, by the handler: one waiter at most each, none now" \
+	"$(for m in A B; do awk -v a="$(field timedsig mutex $m)" '$1 ~ /^#[0-9]+$/ { on = $3 == a } on && /most waiters at once/ { sub(/.*most waiters at once /, ""); sub(/;.*/, ""); print }' "$WORK/timedsig.report"; done | paste -sd, -)" \
+	"1,1"
+
 run trylockself "$T" self_trylock
 nothing_found trylockself "self_trylock (a try of a held mutex cannot wait)"
 

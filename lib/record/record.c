@@ -381,23 +381,32 @@ static int call_lock_blocking(struct ms_thread *t, pthread_mutex_t *m, unsigned 
 	return rc;
 }
 
-/* A thread waiting for a mutex it holds itself, cancelled there: its
- * wait is over. */
+/* A wait of a thread for a lock (record r) it holds itself. */
+struct self_wait_ctx {
+	struct ms_tstate *ts;
+	uint32_t r;
+};
+
+/* That wait is over (it ended, timed out, or the thread was cancelled
+ * there): one waiter less on r, whatever a signal handler's wait on this
+ * thread did meanwhile to what the thread shows -- which is cleared only
+ * if it still is this wait's. */
 static void self_wait_over(void *arg)
 {
-	struct ms_tstate *ts = arg;
-	uint32_t r = __atomic_load_n(&ts->wait_rec, __ATOMIC_ACQUIRE);
-	__atomic_store_n(&ts->wait_rec, 0, __ATOMIC_RELEASE);
-	if (r) /* one waiter less (self_wait_shown) */
-		__atomic_fetch_sub(&ms_cold(r)->waiting, 1, __ATOMIC_SEQ_CST);
+	const struct self_wait_ctx *c = arg;
+	__atomic_fetch_sub(&ms_cold(c->r)->waiting, 1, __ATOMIC_SEQ_CST);
+	uint32_t shown = c->r;
+	__atomic_compare_exchange_n(&c->ts->wait_rec, &shown, 0, 0, __ATOMIC_RELEASE,
+				    __ATOMIC_RELAXED);
 }
 
 static MS_UNWOUND __attribute__((noinline)) int
-self_wait(struct ms_thread *t, pthread_mutex_t *m, unsigned op, clockid_t clock,
+self_wait(struct ms_thread *t, uint32_t r, pthread_mutex_t *m, unsigned op, clockid_t clock,
 	  const struct timespec *abstime)
 {
 	int rc;
-	pthread_cleanup_push(self_wait_over, t->ts);
+	struct self_wait_ctx c = { t->ts, r };
+	pthread_cleanup_push(self_wait_over, &c);
 	rc = call_lock_blocking(t, m, op, clock, abstime);
 	pthread_cleanup_pop(1);
 	return rc;
@@ -412,7 +421,8 @@ MS_UNWOUND int ms_wait_self(struct ms_wait *w, int kind, clockid_t clock,
 	self_wait_shown(ts, w->r, w->lock, w->caller, stack, ms_op_deadline(w->op),
 			ms_op_read_mode(w->op));
 	int rc;
-	pthread_cleanup_push(self_wait_over, ts);
+	struct self_wait_ctx c = { ts, w->r };
+	pthread_cleanup_push(self_wait_over, &c);
 	ms_async_resume(w->t);
 	rc = w->call(w->lock, w->op, clock, abstime);
 	ms_async_defer(w->t);
@@ -579,7 +589,7 @@ MS_UNWOUND int ms_lock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
 			}
 			errno = saved;
 			rc = errorcheck ? call_lock_blocking(t, m, op, clock, abstime)
-					: self_wait(t, m, op, clock, abstime);
+					: self_wait(t, r, m, op, clock, abstime);
 			saved = errno; /* glibc's, as without us */
 			if (errorcheck && rc == EDEADLK)
 				ms_finding_self_deadlock(t->ts, r, (uintptr_t)m,
