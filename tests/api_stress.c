@@ -9,7 +9,9 @@
  *   names   mutexes named with a newline, a tab, bytes that are not UTF-8,
  *           a name cut inside a character, an empty name
  *   badfd   mutexstat_dump() to -1, to a descriptor not open, to one open
- *           read-only: what each returns, and errno
+ *           read-only, to the library's own: what each returns, and errno
+ *   ownfd   mutexstat_dump() to the program's copy of stderr, put where
+ *           the library's was
  *   resetwait  a thread waits for `hot` (the main thread holds it) across
  *           a mutexstat_reset(), another starts waiting after it: a dump
  *           while both wait, then one after both got it and let go
@@ -173,6 +175,21 @@ static int badfds(void)
 	return 0;
 }
 
+/* A program that closed the library's copy of stderr and put its own
+ * descriptor there -- a copy of its stderr, the very file the library's
+ * was -- may dump to it.  One thread: no dump thread yet, whose pipe,
+ * made anew once the program closes it, would take the number first. */
+static int ownfd(void)
+{
+	for (int fd = 1000; fd < 1100; fd++)
+		close(fd);
+	int own = dup2(2, 1000);
+	errno = 0;
+	int r = dump(own);
+	printf("dump(the program's own at 1000) %d %s\n", r, errno ? strerrorname_np(errno) : "0");
+	return 0;
+}
+
 static pid_t waiter_tids[2];
 
 static void *wait_for_hot(void *arg)
@@ -226,7 +243,7 @@ int main(int argc, char **argv)
 	name = (int (*)(const pthread_mutex_t *, const char *))dlsym(RTLD_DEFAULT,
 								       "mutexstat_name");
 	if (argc < 2 || !dump || !reset || !name) {
-		fprintf(stderr, "usage: api_stress reset|nested|names|badfd|resetwait, "
+		fprintf(stderr, "usage: api_stress reset|nested|names|badfd|ownfd|resetwait, "
 				"under the library\n");
 		return 2;
 	}
@@ -238,6 +255,8 @@ int main(int argc, char **argv)
 		return names();
 	if (!strcmp(argv[1], "badfd"))
 		return badfds();
+	if (!strcmp(argv[1], "ownfd"))
+		return ownfd();
 	if (!strcmp(argv[1], "resetwait"))
 		return resetwait();
 	return 2;

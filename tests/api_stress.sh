@@ -37,6 +37,10 @@ expect_eq "badfd: -1, an unopened and a read-only descriptor" "$(cat "$WORK/out"
 dump(999) -1 EBADF
 dump(read-only) -1 EBADF
 dump(the library's 2 or more) -1 EBADF each"
+MUTEXSTAT_EXIT_REPORT=0 run_with "$WORK/out" "$WORK/err" "$B/tests/api_stress" ownfd
+expect_eq "ownfd: the program's own copy of stderr where the library's was: dumped to" \
+	"$(cat "$WORK/out")" "dump(the program's own at 1000) 0 0"
+expect_grep "ownfd: ... the report in its stderr" '^mutexstat: api_stress \(pid ' "$WORK/err"
 
 # Names: one printable line each.
 MUTEXSTAT_TOP=5 MUTEXSTAT_SORT=acquired MUTEXSTAT_FORMAT=text,json MUTEXSTAT_OUTPUT=$WORK/n \

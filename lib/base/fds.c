@@ -8,13 +8,16 @@
 #include <unistd.h>
 
 /* The descriptors made here: a handful (a copy of stderr, the live dump's
- * pipe, libunwind's pipe), each number remembered with its open file.  A
- * number made again (a pipe made anew) takes its entry over; more numbers
- * than entries are not remembered (then only fstat's answer is lost, never
- * a descriptor). */
-#define OURS_MAX 16
+ * pipe, libunwind's pipe), each number remembered with its open file.
+ * Entries are written once: a number made again (a pipe made anew) takes
+ * a new entry, and a reader finds the number's entries whole -- never one
+ * being rewritten, which a signal handler could read torn.  The dump's
+ * pipe is made anew at most 20 times (dump.c), so 64 entries last; more
+ * than that are not remembered (only the EBADF answer is lost for them,
+ * never a descriptor). */
+#define OURS_MAX 64
 static struct ours {
-	int fd; /* 0: free (ours are all above 2) */
+	int fd; /* 0: free, -1: being written (ours are all above 2) */
 	dev_t dev;
 	ino_t ino;
 } ours[OURS_MAX];
@@ -25,13 +28,10 @@ static void remember(int fd)
 	if (fstat(fd, &st) != 0)
 		return;
 	for (unsigned i = 0; i < OURS_MAX; i++) {
-		int was = __atomic_load_n(&ours[i].fd, __ATOMIC_ACQUIRE);
-		if (was != fd && (was != 0 || !__atomic_compare_exchange_n(
-							 &ours[i].fd, &was, -1, 0,
-							 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)))
+		int free = 0;
+		if (!__atomic_compare_exchange_n(&ours[i].fd, &free, -1, 0, __ATOMIC_ACQ_REL,
+						 __ATOMIC_ACQUIRE))
 			continue;
-		/* claimed (-1) or the same number: readers see -1 meanwhile */
-		__atomic_store_n(&ours[i].fd, -1, __ATOMIC_RELAXED);
 		ours[i].dev = st.st_dev;
 		ours[i].ino = st.st_ino;
 		__atomic_store_n(&ours[i].fd, fd, __ATOMIC_RELEASE);
@@ -42,12 +42,19 @@ static void remember(int fd)
 int ms_fd_is_ours(int fd)
 {
 	struct stat st;
-	if (fd <= 2)
+	/* ours are close-on-exec, every one: a descriptor the program put at
+	 * the number since (dup2, open) is not, even one of the same file (a
+	 * copy of its stderr where ours was) */
+	int flags = fd > 2 ? fcntl(fd, F_GETFD) : -1;
+	if (flags < 0 || !(flags & FD_CLOEXEC) || fstat(fd, &st) != 0)
 		return 0;
-	for (unsigned i = 0; i < OURS_MAX; i++)
-		if (__atomic_load_n(&ours[i].fd, __ATOMIC_ACQUIRE) == fd)
-			return fstat(fd, &st) == 0 && st.st_dev == ours[i].dev &&
-			       st.st_ino == ours[i].ino;
+	for (unsigned i = 0; i < OURS_MAX; i++) {
+		int at = __atomic_load_n(&ours[i].fd, __ATOMIC_ACQUIRE);
+		if (!at)
+			break; /* entries are taken in order: no more */
+		if (at == fd && st.st_dev == ours[i].dev && st.st_ino == ours[i].ino)
+			return 1;
+	}
 	return 0;
 }
 
