@@ -262,13 +262,18 @@ not_cached(struct ms_thread *t, struct ms_tstate *ts, uint32_t r, uintptr_t key,
 	int known = add_edge(t, ts, i, r, LOAD(&ms_rec(r)->birth), key, caller, read);
 	if (known == EDGE_KNOWN && !ts->edge_cache2 && ++ts->edge_misses == MS_EDGE_MISSES)
 		big_cache(ts);
+	/* remembered inside the guard: a signal handler's lock on this thread
+	 * meanwhile is not recorded, so it writes no entry of the caches
+	 * between this one's stores -- which could leave one entry with this
+	 * edge's `a` and the handler's `b`, an edge taken as known that no
+	 * graph holds (a lost inversion) */
+	if (known) {
+		uint32_t b = ms_edge_key(r, read);
+		remember(ts, a, b, gen);
+		if (ts->edge_cache2)
+			remember2(ts, a, b, gen);
+	}
 	ms_guard_leave(t);
-	if (!known)
-		return;
-	uint32_t b = ms_edge_key(r, read);
-	remember(ts, a, b, gen);
-	if (ts->edge_cache2)
-		remember2(ts, a, b, gen);
 }
 
 /* (ms_order_known() asked both caches first.) */

@@ -220,6 +220,18 @@ static int wait_same(const struct ms_waiter *w)
 	       LOAD(&w->ts->wait_since) == w->since;
 }
 
+int ms_cond_wait_read(struct ms_tstate *ts, uint64_t now, struct ms_cond_seen *out)
+{
+	out->mutex = __atomic_load_n(&ts->cond_key, __ATOMIC_ACQUIRE);
+	out->since = LOAD(&ts->cond_since);
+	out->cond = LOAD(&ts->cond_cond);
+	out->timed = LOAD(&ts->cond_timed) != 0;
+	out->caller = LOAD(&ts->cond_caller);
+	return out->mutex && out->since <= now &&
+	       __atomic_load_n(&ts->cond_key, __ATOMIC_ACQUIRE) == out->mutex &&
+	       LOAD(&ts->cond_since) == out->since;
+}
+
 /* w's owner is still in the condition wait that was read. */
 static int cond_same(const struct ms_waiter *w)
 {
@@ -380,8 +392,11 @@ int ms_waitfor_snapshot(struct ms_waiter *w, uint64_t *moment)
 	 * the graph anew, and waits are counted to the one moment of the
 	 * report's "ran" in all of them */
 	*moment = ms_clock_now_ticks();
+	/* a wait begun after that moment is not in the graph of that moment
+	 * (a report's later format would say it began after the run it
+	 * reports on): left out, as one that ended */
 	for (int i = 0; i < c.n; i++)
-		w[i].changed |= !wait_same(&w[i]);
+		w[i].changed |= !wait_same(&w[i]) || w[i].since > *moment;
 	/* a retake that did not last: its thread's waiters end at it, in its
 	 * condition wait or not, as if it had not been seen */
 	for (int x = 0; x < c.n; x++)

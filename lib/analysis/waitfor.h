@@ -45,6 +45,17 @@ struct ms_waiter {
  * (next); *moment is when.  Returns how many. */
 int ms_waitfor_snapshot(struct ms_waiter *w, uint64_t *moment);
 
+/* The condition wait thread ts is in, read whole: its fields are read,
+ * then its mutex and start again, and a wait that changed meanwhile (one
+ * ended, the next begun) or began after now (ticks) is none.  1 if there
+ * is one. */
+struct ms_cond_seen {
+	uintptr_t cond, mutex, caller;
+	uint64_t since;
+	int timed;
+};
+int ms_cond_wait_read(struct ms_tstate *ts, uint64_t now, struct ms_cond_seen *out);
+
 /* Who holds the mutex at the end of a chain, when that is not a thread
  * here that runs or waits. */
 enum ms_far {

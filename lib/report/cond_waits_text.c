@@ -7,6 +7,7 @@
 #include "analysis/findings.h"
 #include "analysis/order.h"
 #include "analysis/stall.h"
+#include "analysis/waitfor.h"
 #include "core/table.h"
 #include "core/thread_pool.h"
 #include "stacks/symbols.h"
@@ -42,11 +43,11 @@ static void stall_has(const struct ms_stall *s, void *arg)
 static void one(struct ms_tstate *ts, void *arg)
 {
 	struct cond_ctx *c = arg;
-	uintptr_t m = __atomic_load_n(&ts->cond_key, __ATOMIC_ACQUIRE);
-	uint64_t since = LOAD(&ts->cond_since);
-	if (!m || since >= c->now || c->now - since < c->min_ticks)
+	struct ms_cond_seen cw;
+	if (!ms_cond_wait_read(ts, c->now, &cw) || c->now - cw.since < c->min_ticks)
 		return;
-	struct in_stall q = { LOAD(&ts->tid), LOAD(&ts->cond_cond), 0 };
+	uintptr_t m = cw.mutex;
+	struct in_stall q = { LOAD(&ts->tid), cw.cond, 0 };
 	ms_findings_each_stall(stall_has, &q);
 	if (q.found)
 		return;
@@ -60,14 +61,12 @@ static void one(struct ms_tstate *ts, void *arg)
 	const char *mname =
 		r != MS_REC_NONE && r != MS_REC_UNTRACKED ? ms_order_mutex_name(r) : NULL;
 	ms_fmt(c->f, "  thread %u%s%s%s waits for condition %p (mutex %p%s%s%s)%s, for %s\n",
-	       tid, name[0] ? " \"" : "", name, name[0] ? "\"" : "",
-	       (void *)LOAD(&ts->cond_cond), (void *)m, mname ? " \"" : "",
-	       ms_name_cut(cut, sizeof cut, mname, 30), mname ? "\"" : "",
-	       LOAD(&ts->cond_timed) ? " with a deadline" : "",
-	       ms_duration(dur, ms_ticks_to_ns(c->now - since)));
-	uintptr_t caller = LOAD(&ts->cond_caller);
-	if (caller)
-		ms_fmt(c->f, "    waits at      %s\n", ms_symbolize(caller, at, sizeof at));
+	       tid, name[0] ? " \"" : "", name, name[0] ? "\"" : "", (void *)cw.cond,
+	       (void *)m, mname ? " \"" : "", ms_name_cut(cut, sizeof cut, mname, 30),
+	       mname ? "\"" : "", cw.timed ? " with a deadline" : "",
+	       ms_duration(dur, ms_ticks_to_ns(c->now - cw.since)));
+	if (cw.caller)
+		ms_fmt(c->f, "    waits at      %s\n", ms_symbolize(cw.caller, at, sizeof at));
 }
 
 void ms_cond_waits_print(struct ms_fmt *f, uint64_t now)

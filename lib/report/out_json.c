@@ -669,8 +669,9 @@ static void one_thread(struct ms_tstate *ts, void *arg)
 	ms_jw_arr_end(j);
 	ms_jw_num(j, "held_not_followed", LOAD(&ts->overflow));
 	uint32_t wait_rec = __atomic_load_n(&ts->wait_rec, __ATOMIC_ACQUIRE);
-	if (wait_rec) {
-		uint64_t since = LOAD(&ts->wait_since);
+	uint64_t wait_since = LOAD(&ts->wait_since);
+	if (wait_rec && wait_since <= t->now) { /* not one begun after the moment */
+		uint64_t since = wait_since;
 		ms_jw_obj(j, "waiting_for");
 		ms_jw_addr(j, "mutex", LOAD(&ts->wait_key));
 		lock_mode(j, "mode", wait_rec, LOAD(&ts->wait_read));
@@ -683,16 +684,15 @@ static void one_thread(struct ms_tstate *ts, void *arg)
 		ms_jw_null(j, "waiting_for");
 	/* a condition wait under way, however long: a lost wakeup's hang has
 	 * no mutex wait to show (waiting_for is then null) */
-	uintptr_t cond_mutex = __atomic_load_n(&ts->cond_key, __ATOMIC_ACQUIRE);
-	if (cond_mutex) {
-		uint64_t since = LOAD(&ts->cond_since);
+	struct ms_cond_seen cw;
+	if (ms_cond_wait_read(ts, t->now, &cw)) {
 		ms_jw_obj(j, "condition_wait");
-		ms_jw_addr(j, "condition", LOAD(&ts->cond_cond));
-		ms_jw_addr(j, "mutex", cond_mutex);
-		ms_jw_boolean(j, "timed", LOAD(&ts->cond_timed) != 0);
-		ms_jw_num(j, "since_ns", since > t->start ? ms_ticks_to_ns(since - t->start) : 0);
-		ms_jw_num(j, "waited_ns", t->now > since ? ms_ticks_to_ns(t->now - since) : 0);
-		frame(j, "at", LOAD(&ts->cond_caller));
+		ms_jw_addr(j, "condition", cw.cond);
+		ms_jw_addr(j, "mutex", cw.mutex);
+		ms_jw_boolean(j, "timed", cw.timed);
+		ms_jw_num(j, "since_ns", cw.since > t->start ? ms_ticks_to_ns(cw.since - t->start) : 0);
+		ms_jw_num(j, "waited_ns", ms_ticks_to_ns(t->now - cw.since));
+		frame(j, "at", cw.caller);
 		ms_jw_obj_end(j);
 	} else
 		ms_jw_null(j, "condition_wait");
