@@ -31,6 +31,12 @@
  *                                    times, each time until the dump thread
  *                                    has seen it; then raises SIGUSR1 if
  *                                    the dump thread polls nothing
+ *   exit_paths closed-write-end      a worker locks a mutex 1000 times and
+ *                                    is joined; the dump pipe's write end
+ *                                    alone is closed; prints whether the
+ *                                    process used under 0.5 s of CPU in the
+ *                                    second after, and whether a dump
+ *                                    signal then writes its dump
  *   exit_paths handler-in-report     SIGTERM's handler calls exit(3); it
  *                                    interrupts main inside mutexstat_dump
  *                                    (blocked writing to a full pipe), or,
@@ -62,6 +68,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -264,6 +272,48 @@ static int closed_often(void)
 	return 0;
 }
 
+/* CPU time this process has used, in ms. */
+static long cpu_ms(void)
+{
+	struct rusage u;
+	getrusage(RUSAGE_SELF, &u);
+	return (u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1000 +
+	       (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1000;
+}
+
+/* closed-write-end: the dump thread polls its pipe's read end, which stays;
+ * its write end, the other descriptor of that pipe, is closed.  The poll
+ * then answers at once, for ever: the dump thread once spun there, a CPU
+ * to itself, and dumps ended without a word. */
+static int closed_write_end(void)
+{
+	pthread_t t;
+	pthread_create(&t, NULL, thousand, NULL);
+	pthread_join(t, NULL);
+	dump_thread_starts();
+	int rd = dump_thread_poll_fd();
+	struct stat want, st;
+	if (rd >= 0 && fstat(rd, &want) == 0)
+		for (int fd = 3; fd < 1024; fd++)
+			if (fd != rd && fstat(fd, &st) == 0 && st.st_ino == want.st_ino &&
+			    st.st_dev == want.st_dev)
+				close(fd);
+	long before = cpu_ms();
+	sleep(1);
+	printf("a second after: %s\n", cpu_ms() - before < 500 ? "idle" : "busy");
+	const char *out = getenv("MUTEXSTAT_OUTPUT");
+	if (out) {
+		char first[4096];
+		snprintf(first, sizeof first, "%s.1", out);
+		raise(SIGUSR1);
+		int tries = 0;
+		while (tries++ < 1000 && !file_has(first, "\nTop "))
+			usleep(10000);
+		printf("the dump signal: %s\n", file_has(first, "\nTop ") ? "dumped" : "nothing");
+	}
+	return 0;
+}
+
 static int closed_pipe(void)
 {
 	pthread_t t;
@@ -455,6 +505,8 @@ int main(int argc, char **argv)
 		return last_holds();
 	if (!strcmp(mode, "closed-pipe"))
 		return closed_pipe();
+	if (!strcmp(mode, "closed-write-end"))
+		return closed_write_end();
 	if (!strcmp(mode, "closed-at-end"))
 		return closed_at_end();
 	if (!strcmp(mode, "closed-often"))

@@ -103,6 +103,16 @@ for vars in "" MUTEXSTAT_WATCHDOG=1; do
 	expect_eq "the pipe closed$w: nothing on stderr" "$(cat "$WORK/err")" ""
 done
 
+# The write end alone closed: the dump thread's poll answers at once, for
+# ever -- it spun there, a CPU to itself, and dumps ended without a word.
+# Now it makes a new pipe, as for the read end.
+rm -f "$WORK/r.1"
+under -- "$P" closed-write-end
+expect_eq "the write end closed: the process idles, as without the library" \
+    "$st:$(head -n 1 "$WORK/out")" "0:a second after: idle"
+expect_eq "the write end closed: a dump signal writes its dump (a new pipe)" \
+    "$(sed -n 2p "$WORK/out")" "the dump signal: dumped"
+
 # A program that keeps closing it wins: 20 new pipes, then none, and one
 # line says so (the process goes on; a dump signal then writes nothing).
 rm -f "$WORK/r.1"

@@ -276,8 +276,9 @@ static void *dump_thread(void *arg)
 			timeout = due;
 		int n = poll(&p, 1, timeout);
 		ms_interval_tick(); /* before anything below goes round again */
-		if (n >= 0 && !pipe_gone && !is_our_pipe(pipe_fd[0])) {
-			/* The program closed it (a daemon closing every
+		if (n >= 0 && !pipe_gone &&
+		    (!is_our_pipe(pipe_fd[0]) || !is_our_pipe(pipe_fd[1]))) {
+			/* The program closed it, either end (a daemon closing every
 			 * descriptor; it may have the number for a file of its
 			 * own now): a new one, so that dumps go on, unless the
 			 * program keeps closing it.  Then no more dumps; the
