@@ -2,7 +2,8 @@
 # way (tests/descriptors.c prints what the program sees; each output must be
 # the same with and without the library):
 #   - the program's first open()s get the numbers they get without it (3,
-#     4, 5), also after stack captures started libunwind;
+#     4, 5), also after stack captures started libunwind, and under a
+#     limit of 11 descriptors;
 #   - a program that closes every descriptor above 2 and makes pipes of its
 #     own at those numbers finds in them exactly what it and its fork child
 #     wrote: the fork handler closes no descriptor of the program's, and
@@ -29,4 +30,14 @@ for mode in numbers reuse; do
 	expect_grep "$mode: the report was written" '^mutexstat: descriptors \(pid [0-9]+\) ran ' "$WORK/r.$mode"
 done
 expect_grep "numbers: the program got 3, 4 and 5" '^open: 3$' "$WORK/numbers.bare"
+
+# Under a limit of 11 descriptors there is no room from 10 up: the library's
+# go to the highest free numbers below it, and the program's open()s still
+# get 3, 4 and 5 (they got 3 and then the numbers above the library's).
+(ulimit -n 11 && "$P" numbers) > "$WORK/low.bare" 2>&1
+(ulimit -n 11 && env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/r.low" "$P" numbers) \
+	> "$WORK/low.out" 2> "$WORK/low.err"
+expect_eq "ulimit -n 11: the same numbers as without the library" \
+	"$(cat "$WORK/low.out")" "$(cat "$WORK/low.bare")"
+expect_grep "ulimit -n 11: the report was written" '^mutexstat: descriptors \(pid [0-9]+\) ran ' "$WORK/r.low"
 finish

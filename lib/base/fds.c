@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -58,6 +59,21 @@ int ms_fd_is_ours(int fd)
 	return 0;
 }
 
+/* Under a limit of 11 descriptors or less: the highest free number below
+ * it, above fd, -1 if none -- the program's open()s take the lowest. */
+static int dup_top(int fd)
+{
+	struct rlimit lim;
+	if (getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur > 1024)
+		return -1;
+	for (int at = (int)lim.rlim_cur - 1; at > fd; at--) {
+		int high = fcntl(fd, F_DUPFD_CLOEXEC, at);
+		if (high >= 0)
+			return high;
+	}
+	return -1;
+}
+
 int ms_fd_dup_high(int fd)
 {
 	static const int floors[] = { 1000, 200, 10 };
@@ -65,6 +81,8 @@ int ms_fd_dup_high(int fd)
 	for (unsigned i = 0; i < sizeof floors / sizeof floors[0] && high < 0; i++)
 		if (fd < floors[i])
 			high = fcntl(fd, F_DUPFD_CLOEXEC, floors[i]);
+	if (high < 0)
+		high = dup_top(fd);
 	if (high >= 0)
 		remember(high);
 	errno = saved;
