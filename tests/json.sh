@@ -166,7 +166,7 @@ live_json() {
 	wait_for "$WORK/$1.out" "^$4\$" || fail "$1: never $4"
 	kill -USR1 $pid
 	n=0 # the JSON file is written after the text one: wait until it parses
-	while [ $n -lt 200 ] && ! { [ -s "$WORK/$1.1.json" ] &&
+	while [ $n -lt 600 ] && ! { [ -s "$WORK/$1.1.json" ] &&
 		jq -e '.version == 1' "$WORK/$1.1.json" > /dev/null 2>&1; }; do
 		sleep 0.1; n=$((n + 1))
 	done
@@ -327,8 +327,8 @@ env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_FORMAT=json MUTEXSTAT_OUTPUT="$WORK/rwhan
 pid=$!
 wait_for "$WORK/rwhang.out" '^deadlocked$' || fail "rwhang: never deadlocked"
 kill -USR1 $pid
-n=0
-while [ $n -lt 200 ] && ! jq -e '.version == 1' "$WORK/rwhang.1.json" > /dev/null 2>&1; do
+n=0 # 60 s at most: a sanitized build on a busy machine once took over 20
+while [ $n -lt 600 ] && ! jq -e '.version == 1' "$WORK/rwhang.1.json" > /dev/null 2>&1; do
 	sleep 0.1; n=$((n + 1))
 done
 kill -9 $pid; wait $pid 2>/dev/null
