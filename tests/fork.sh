@@ -219,6 +219,8 @@ timeout -s KILL 60 env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/w.%p"
 child=$(awk '/^child [0-9]+ locks/ { print $2 }' "$WORK/out")
 expect_grep "watchdog: the child aborted" "^child $child killed by SIGABRT$" "$WORK/out"
 expect_grep "watchdog: after its report" "^DEADLOCK: thread $child waits for a mutex that thread" "$WORK/w.$child.1"
+expect_grep "watchdog: where the parent's thread took it, from the mutex's history" \
+	"^    held by thread [0-9]+, taken at hold_held\+0x[0-9a-f]+ \(tests/fork\.c:[0-9]+, fork\)$" "$WORK/w.$child.1"
 
 # ---- a process-shared mutex that a thread of the parent holds at the fork --
 # In MAP_SHARED memory it is one lock for both processes: the parent's

@@ -1379,6 +1379,24 @@ void ms_table_reset_running(void)
 /* Walks the records in use (dense, from 1) rather than the index, which is
  * twice as large and mostly never touched: reading it would fault in
  * thousands of zero pages at every report. */
+uintptr_t ms_table_last_taken_at(uint32_t r)
+{
+	uint64_t best = 0;
+	uintptr_t at = 0;
+	for (uint32_t i = 0; i < ms_table.history_len; i++) {
+		struct ms_op_view v;
+		const struct ms_op *e = ms_history_at(r, i);
+		ms_op_read(e, ms_history_ticks(e), &v);
+		if (v.state == 1 && v.order > best && v.op != MS_OP_UNLOCK &&
+		    v.op != MS_OP_RDUNLOCK && v.op != MS_OP_WRUNLOCK && v.op != MS_OP_INIT &&
+		    v.op != MS_OP_COND_RELEASE) {
+			best = v.order;
+			at = v.caller;
+		}
+	}
+	return at;
+}
+
 void ms_table_each(void (*fn)(uintptr_t, uint32_t, void *), void *arg)
 {
 	const struct ms_table *t = &ms_table;

@@ -581,6 +581,11 @@ void ms_table_after_fork_child(void);
 /* Iterate over live records: calls fn(key, record, arg) for each. */
 void ms_table_each(void (*fn)(uintptr_t key, uint32_t r, void *arg), void *arg);
 
+/* Where record r's lock was last taken, from its history (the newest entry
+ * of a lock, a try or a condition wait's retake), 0 if none is kept: for a
+ * holder whose held set cannot be read (a fork parent's thread). */
+uintptr_t ms_table_last_taken_at(uint32_t r);
+
 
 /* A mutex life's recent operations, oldest first: the main history and
  * the side ring merged by order, entries of older lives left out.  Fills

@@ -388,19 +388,7 @@ static void print_held(uintptr_t key, uint32_t r, void *arg)
 		ms_fmt(h->f, "  %s %s", label, rest);
 	used += 11; /* and ", taken at " */
 	/* where it was taken: the newest lock entry in its history */
-	uint64_t best = 0;
-	uintptr_t at = 0;
-	for (uint32_t i = 0; i < ms_table.history_len; i++) {
-		struct ms_op_view v;
-		const struct ms_op *e = ms_history_at(r, i);
-		ms_op_read(e, ms_history_ticks(e), &v);
-		if (v.state == 1 && v.order > best && v.op != MS_OP_UNLOCK &&
-		    v.op != MS_OP_RDUNLOCK && v.op != MS_OP_WRUNLOCK &&
-		    v.op != MS_OP_INIT && v.op != MS_OP_COND_RELEASE) {
-			best = v.order;
-			at = v.caller;
-		}
-	}
+	uintptr_t at = ms_table_last_taken_at(r);
 	char site[200];
 	if (at)
 		ms_fmt(h->f, ", taken at %s",

@@ -159,8 +159,11 @@ static void print_taken(struct ms_fmt *f, const struct ms_waiter *w)
 		       w->taken_at ? ms_symbolize(w->taken_at, where, sizeof where) : "?");
 		return;
 	}
+	/* a holder whose held set is not here (a fork parent's thread): its
+	 * lock's history says where, as "Mutexes still locked" does */
+	uintptr_t at = w->taken_at ? w->taken_at : ms_table_last_taken_at(w->rec);
 	ms_fmt(f, "    held by thread %u, taken at %s\n", w->owner,
-	       w->taken_at ? ms_symbolize(w->taken_at, where, sizeof where) : "?");
+	       at ? ms_symbolize(at, where, sizeof where) : "?");
 }
 
 /* Waits of one hop each behind the same holder, for the same lock, told
