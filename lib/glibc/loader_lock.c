@@ -18,6 +18,12 @@
 #include <sys/syscall.h>
 
 static pthread_mutex_t *module_lock;
+/* The loader's other lock, which dlopen and dlclose hold while they run a
+ * library's constructors and destructors, and dladdr and dlopen take:
+ * glibc declares it just before the module lock (_dl_load_lock, then
+ * _dl_load_write_lock), so it is the mutex before, if that is a recursive
+ * one held by nobody else now.  NULL if not. */
+static pthread_mutex_t *load_lock;
 static int locked_since_fork;
 
 struct globals {
@@ -59,6 +65,34 @@ void ms_loader_lock_find(void)
 		return;
 	g.size = sym->st_size;
 	dl_iterate_phdr(find_held, &g);
+	pthread_mutex_t *before = module_lock ? module_lock - 1 : NULL;
+	int tid = (int)syscall(SYS_gettid);
+	if (before && (const char *)before >= g.at &&
+	    (before->__data.__kind & 0x7f) == PTHREAD_MUTEX_RECURSIVE_NP &&
+	    (before->__data.__owner == 0 || before->__data.__owner == tid))
+		load_lock = before;
+}
+
+int ms_loader_busy(void)
+{
+	if (!load_lock)
+		return 0;
+	/* a thread that is only passing through (a dlopen, a dladdr) comes
+	 * out within moments; one blocked in a constructor does not: half a
+	 * second's wait, once per holder and time it holds it */
+	static int stuck_owner;
+	int tid = (int)syscall(SYS_gettid);
+	for (int tries = 0; tries < 50; tries++) {
+		int owner = __atomic_load_n(&load_lock->__data.__owner, __ATOMIC_RELAXED);
+		if (owner == 0 || owner == tid)
+			return 0;
+		if (owner == __atomic_load_n(&stuck_owner, __ATOMIC_RELAXED))
+			return 1;
+		usleep(10000);
+	}
+	__atomic_store_n(&stuck_owner, __atomic_load_n(&load_lock->__data.__owner,
+							 __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+	return 1;
 }
 
 void ms_loader_lock_fork_child(void)

@@ -23,4 +23,11 @@ void ms_loader_lock_find(void);
 void ms_loader_lock_fork_child(void);
 int ms_loader_locked_since_fork(void);
 
+/* Whether dlopen, dladdr and dlsym would wait for ever now: the loader's
+ * other lock (the one glibc resets in a fork child) is held by another
+ * thread that does not let go within half a second -- one blocked in a
+ * library's constructor or destructor, in a deadlock a live dump is asked
+ * to report.  The report then names code without them. */
+int ms_loader_busy(void);
+
 #endif

@@ -730,7 +730,8 @@ static void *zlib_handle;
 static int write_gzip(int fd, const uint8_t *p, size_t n)
 {
 	void *h = __atomic_load_n(&zlib_handle, __ATOMIC_ACQUIRE);
-	if (!h && !ms_loader_locked_since_fork()) { /* else dlopen waits for ever */
+	/* else dlopen waits for ever */
+	if (!h && !ms_loader_locked_since_fork() && !ms_loader_busy()) {
 		h = dlopen("libz.so.1", RTLD_LAZY | RTLD_LOCAL);
 		void *none = NULL;
 		if (h && !__atomic_compare_exchange_n(&zlib_handle, &none, h, 0,

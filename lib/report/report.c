@@ -7,6 +7,7 @@
  * lines within 120 columns. */
 #define _GNU_SOURCE
 #include "report/report.h"
+#include "glibc/loader_lock.h"
 #include "report/lines.h"
 #include "report/top_table.h"
 #include "report/suppress.h"
@@ -246,7 +247,10 @@ static void header(struct ms_fmt *f, const struct top *t)
 	       (unsigned long long)t->timed, MS_HOLD_EXACT, MS_HOLD_SAMPLE);
 	ms_report_stack_summary(f);
 	const char *why = ms_symbols_fallback_reason();
-	if (why) /* so that a report without a line number says why */
+	if (why && ms_loader_busy()) /* dladdr would wait as dlopen does */
+		ms_fmt(f, "  names: none, addresses only (%.60s; naming code needs "
+			  "the dynamic linker's lock, which it holds)\n", why);
+	else if (why) /* so that a report without a line number says why */
 		ms_fmt(f, "  names: from dladdr (%.60s): exported functions and module "
 			  "offsets, no source lines\n", why);
 }

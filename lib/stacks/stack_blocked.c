@@ -10,6 +10,7 @@
  * same call, arguments, stack pointer and program counter after it, and no
  * context switch.  See doc/processes-and-signals.md, "Where a thread is now". */
 #define _GNU_SOURCE
+#include "glibc/loader_lock.h"
 #include "stacks/stack_blocked.h"
 #include "base/internal.h"
 #include "stacks/stack.h"
@@ -39,6 +40,8 @@ static int looked_up;
 static int lookup(void)
 {
 	if (!__atomic_load_n(&looked_up, __ATOMIC_ACQUIRE)) {
+		if (ms_loader_busy())
+			return 0; /* dlsym would wait for ever: a later dump looks */
 		init2_p = (init_fn)ms_stack_symbol("_ULx86_64_init_local2");
 		step_p = (step_fn)ms_stack_symbol("_ULx86_64_step");
 		get_reg_p = (get_reg_fn)ms_stack_symbol("_ULx86_64_get_reg");

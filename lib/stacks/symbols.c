@@ -148,12 +148,18 @@ static const char *load_libdw(void)
 	static char why[96];
 	if (state)
 		return state > 0 ? NULL : why;
-	state = -1;
 	if (ms_loader_locked_since_fork()) { /* dlopen would wait for ever */
+		state = -1;
 		(void)snprintf(why, sizeof why, "not loaded: another thread was "
 			       "in ld.so at the fork");
 		return why;
 	}
+	if (ms_loader_busy()) { /* so would it now: a later report may load it */
+		(void)snprintf(why, sizeof why,
+			       "not loaded: another thread is stuck in dlopen or dlclose");
+		return why;
+	}
+	state = -1;
 	void *h = dlopen(MS_LIBDW_SONAME, RTLD_LAZY | RTLD_LOCAL);
 	if (!h) {
 		dlerror();
@@ -550,7 +556,7 @@ static void copy_name(char *dst, size_t cap, const char *name)
 	static int looked;
 	char *plain = NULL;
 	if (name[0] == '_' && name[1] == 'Z') {
-		if (!looked) {
+		if (!looked && !ms_loader_busy()) { /* else dlsym would wait */
 			demangle = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
 			looked = 1;
 		}
@@ -878,7 +884,7 @@ void ms_symbols_by_scan(int on)
 static int dladdr_module(uintptr_t pc, Dl_info *info, const char **name)
 {
 	struct link_map *map = NULL;
-	if (!dladdr1((void *)pc, info, (void **)&map, RTLD_DL_LINKMAP) ||
+	if (ms_loader_busy() || !dladdr1((void *)pc, info, (void **)&map, RTLD_DL_LINKMAP) ||
 	    !info->dli_fname)
 		return 0;
 	*name = map && !map->l_name[0] ? ms_program_name() : info->dli_fname;
