@@ -183,11 +183,6 @@ static void edge_entry_put(struct ms_edge_entry *e, uint32_t a, uint32_t b, uint
 	e->a = a;
 }
 
-static int edge_entry_is(const struct ms_edge_entry *e, uint32_t a, uint32_t b, uint32_t gen)
-{
-	return e->a == a && e->b == b && e->gen == gen;
-}
-
 /* The thread knows edge a->b (of generation gen) from now on: the newest
  * in its slot of the small cache (asked first), the one the slot held, if
  * still good, in the partner. */
@@ -196,7 +191,7 @@ static void remember(struct ms_tstate *ts, uint32_t a, uint32_t b, uint32_t gen)
 	unsigned slot = ms_edge_slot(a, b);
 	struct ms_edge_entry *e = ts->edge_cache;
 	if (e[slot].a && /* not empty: records are 1 and up */
-	    edge_entry_is(&e[slot], e[slot].a, e[slot].b, gen))
+	    ms_edge_entry_is(&e[slot], e[slot].a, e[slot].b, gen))
 		edge_entry_put(&e[slot ^ 1], e[slot].a, e[slot].b, gen);
 	edge_entry_put(&e[slot], a, b, gen);
 }

@@ -36,14 +36,20 @@ void ms_order_note_mode(struct ms_thread *t, struct ms_tstate *ts, uint32_t r,
  * held for read does not wait).  Report time and at a new edge. */
 int ms_order_cycle_can_block(const struct ms_lg_edge *const *path, size_t n);
 
-/* Whether edge a->b is in cache entry e, and made since the last life in
- * an edge ended (gen). */
+/* Whether entry e of an edge cache is edge a->b, made since the last life
+ * in an edge ended (gen). */
+static inline __attribute__((always_inline)) int
+ms_edge_entry_is(const struct ms_edge_entry *e, uint32_t a, uint32_t b, uint32_t gen)
+{
+	return e->a == a && e->b == b && e->gen == gen;
+}
+
+/* ... entry e of the thread's small cache. */
 static inline __attribute__((always_inline)) int
 ms_edge_cached(const struct ms_tstate *ts, unsigned e, uint32_t a, uint32_t b,
 	       uint32_t gen)
 {
-	return ts->edge_cache[e].a == a && ts->edge_cache[e].b == b &&
-	       ts->edge_cache[e].gen == gen;
+	return ms_edge_entry_is(&ts->edge_cache[e], a, b, gen);
 }
 
 /* Taking record b while holding others: the edge from the one taken last
@@ -90,7 +96,7 @@ ms_edge_cached2(const struct ms_tstate *ts, uint32_t a, uint32_t b, uint32_t gen
 		return 0;
 	const struct ms_edge_entry *set = ms_edge_set2(big, a, b);
 	for (int w = 0; w < MS_EDGE_WAYS; w++)
-		if (set[w].a == a && set[w].b == b && set[w].gen == gen)
+		if (ms_edge_entry_is(&set[w], a, b, gen))
 			return 1;
 	return 0;
 }

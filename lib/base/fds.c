@@ -59,8 +59,9 @@ int ms_fd_is_ours(int fd)
 	return 0;
 }
 
-/* Under a limit of 11 descriptors or less: the highest free number below
- * it, above fd, -1 if none -- the program's open()s take the lowest. */
+/* No room from the floors up (a descriptor limit of 11 or less, or the
+ * numbers up there all taken): the highest free number below the limit,
+ * above fd, -1 if none -- the program's open()s take the lowest. */
 static int dup_top(int fd)
 {
 	struct rlimit lim;

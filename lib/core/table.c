@@ -1376,9 +1376,6 @@ void ms_table_reset_running(void)
 }
 
 
-/* Walks the records in use (dense, from 1) rather than the index, which is
- * twice as large and mostly never touched: reading it would fault in
- * thousands of zero pages at every report. */
 uintptr_t ms_table_last_taken_at(uint32_t r)
 {
 	uint64_t best = 0;
@@ -1397,6 +1394,9 @@ uintptr_t ms_table_last_taken_at(uint32_t r)
 	return at;
 }
 
+/* Walks the records in use (dense, from 1) rather than the index, which is
+ * twice as large and mostly never touched: reading it would fault in
+ * thousands of zero pages at every report. */
 void ms_table_each(void (*fn)(uintptr_t, uint32_t, void *), void *arg)
 {
 	const struct ms_table *t = &ms_table;

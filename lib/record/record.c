@@ -356,16 +356,25 @@ static void wait_shown(struct ms_tstate *ts, uint32_t r, const void *m,
 	__atomic_store_n(&ts->wait_rec, r, __ATOMIC_RELEASE);
 }
 
-/* wait_shown() for a thread that waits for a lock it holds itself: one
- * more waiter now, and among the most at once, as another thread's wait
- * counts (ms_wait_begin) -- not a sampled one: no holder will let it in. */
+/* One more waiter on c as a wait begins (one: 1, plus 1 << 32 for a
+ * sampled wait), so that a live dump counts the waits under way, and
+ * among the most at once.  Returns the count before. */
+static uint64_t waiter_in(struct ms_cold *c, uint64_t one)
+{
+	uint64_t before = __atomic_fetch_add(&c->waiting, one, __ATOMIC_SEQ_CST);
+	uint32_t waiters = (uint32_t)before + 1;
+	if (waiters > LOAD(&c->waiters_max))
+		atomic_max_u32(&c->waiters_max, waiters);
+	return before;
+}
+
+/* wait_shown() for a thread that waits for a lock it holds itself: a
+ * waiter as another thread's wait is (ms_wait_begin) -- not a sampled
+ * one: no holder will let it in. */
 static void self_wait_shown(struct ms_tstate *ts, uint32_t r, const void *m,
 			    uintptr_t caller, uint32_t stack, int timed, int read)
 {
-	struct ms_cold *c = ms_cold(r);
-	uint32_t waiters = (uint32_t)__atomic_add_fetch(&c->waiting, 1, __ATOMIC_SEQ_CST);
-	if (waiters > LOAD(&c->waiters_max))
-		atomic_max_u32(&c->waiters_max, waiters);
+	waiter_in(ms_cold(r), 1);
 	wait_shown(ts, r, m, caller, stack, timed, ms_ticks(), read);
 }
 
@@ -464,12 +473,7 @@ void ms_wait_begin(struct ms_wait *w)
 	STORE(&c->waiter_sample, event + 1);
 	w->sampled = event < MS_STACK_EXACT || event % ms_opt.stack_sample == 0;
 	w->mine = w->sampled ? ms_stack_here() : 0;
-	const uint64_t one = 1 | (uint64_t)w->sampled << 32;
-	uint64_t before = __atomic_fetch_add(&c->waiting, one, __ATOMIC_SEQ_CST);
-	/* as the wait begins, so that a live dump counts the waits under way */
-	uint32_t waiters = (uint32_t)before + 1;
-	if (waiters > LOAD(&c->waiters_max))
-		atomic_max_u32(&c->waiters_max, waiters);
+	uint64_t before = waiter_in(c, 1 | (uint64_t)w->sampled << 32);
 	if (w->sampled && before >> 32 == 0)
 		__atomic_fetch_or(&ms_rec(r)->flags, MS_F_WAITERS, __ATOMIC_SEQ_CST);
 	w->start = ms_ticks();

@@ -11,9 +11,11 @@
  * MUTEXSTAT_WATCHDOG's, else 1. */
 uint64_t ms_cond_waits_min_s(void);
 
-/* Under "Condition waits now", each thread whose condition wait has
- * lasted ms_cond_waits_min_s() or more at now (ticks), with the condition,
- * its mutex, how long and where.  Not a finding: a worker pool idles so. */
+/* Under its heading ("Threads in a condition wait for N s or more"), each
+ * thread whose condition wait has lasted ms_cond_waits_min_s() or more at
+ * now (ticks), with the condition, its mutex, how long and where -- unless
+ * the watchdog's STALL shows that wait.  Not a finding: a worker pool
+ * idles so. */
 void ms_cond_waits_print(struct ms_fmt *f, uint64_t now);
 
 #endif
