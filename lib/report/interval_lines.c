@@ -302,7 +302,13 @@ static void live(uintptr_t key, uint32_t r, void *arg)
 	}
 	if (r >= b.lives_end)
 		b.lives_end = r + 1;
-	uintptr_t caller = LOAD(&rec->first_caller);
+	uintptr_t caller = __atomic_load_n(&rec->first_caller, __ATOMIC_ACQUIRE);
+	/* counted but not yet first locked: its first lock is under way.
+	 * Left to the next interval -- as a life, or in its site's line if
+	 * it ends meanwhile: a base taken now would be handed to no site,
+	 * and the life shown twice. */
+	if (!caller && ms_rec_acquisitions(r))
+		return;
 	lb->first_caller = caller;
 	lb->first_stack = LOAD(&rec->first_stack);
 	uint32_t flags = LOAD(&rec->flags);

@@ -33,6 +33,7 @@ int main(void)
 	srunner_add_suite(sr, history_suite());
 	srunner_add_suite(sr, holds_suite());
 	srunner_add_suite(sr, suppress_suite());
+	srunner_add_suite(sr, intervals_suite());
 	srunner_set_fork_status(sr, CK_FORK);
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);

@@ -24,6 +24,7 @@ Suite *glibc_fast_suite(void); /* test_glibc_fast.c: inline lock steps against g
 Suite *history_suite(void);   /* test_history.c: recent operations read back */
 Suite *holds_suite(void);     /* test_holds.c: hold times summed and folded */
 Suite *suppress_suite(void);  /* test_suppress.c: MUTEXSTAT_SUPPRESSIONS */
+Suite *intervals_suite(void);  /* test_intervals.c: interval profiles add up to the run */
 Suite *sym_index_suite(void); /* test_sym_index.c: names by sorted symbols, as libdw gives */
 
 #endif

@@ -1,0 +1,116 @@
+/* test_intervals.c - interval profiles (lib/report/interval_lines.c): what
+ * each interval shows of a life adds up, over the series, to what the
+ * whole run shows, whichever interval reads a life in the middle of its
+ * first lock and whichever sees it end.
+ *
+ * The lives are made and ended through the table as the lock path does;
+ * each test runs in its own forked child with a table of 64 records. */
+#include "suites.h"
+
+#include "analysis/ended.h"
+#include "base/clock.h"
+#include "base/options.h"
+#include "core/table.h"
+#include "core/thread.h"
+#include "record/record.h"
+#include "report/interval_lines.h"
+#include "stacks/depot.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#define KEY(n) ((uintptr_t)0x55d4c0a01230u + (uintptr_t)(n) * 48)
+#define CALLER_A ((uintptr_t)0x401000)
+
+static struct ms_tstate a_ts;
+static struct ms_thread a;
+
+static void setup(void)
+{
+	ms_ended_init();
+	ck_assert_int_eq(ms_table_init(64, 16), 64);
+	ck_assert_int_eq(ms_depot_init(1 << 20), 0);
+	ms_clock_init();
+	ms_opt.top = 10;
+	memset(&a_ts, 0, sizeof a_ts);
+	a = (struct ms_thread){ .ok = 1, .tid = 1234, .tid_held = 1234 | MS_HELD, .ts = &a_ts };
+}
+
+/* The acquisitions the next interval shows. */
+static uint64_t interval_acquisitions(void)
+{
+	struct ms_iv iv;
+	ck_assert_int_eq(ms_iv_take(&iv), 0);
+	uint64_t n = iv.acquisitions;
+	ms_iv_free(&iv);
+	return n;
+}
+
+/* The sum of the site lines' acquisitions: the ended lives'. */
+static uint64_t ended_acquisitions(void)
+{
+	uint64_t n = 0;
+	for (uint32_t i = 0; i < ms_table.nsites; i++) {
+		struct ms_site s;
+		ms_table_site(i, &s);
+		n += s.acquisitions;
+	}
+	return n;
+}
+
+/* An interval read while a life's first lock is under way -- counted,
+ * where it was first locked not yet written -- and the life ends before
+ * the next: it shows its one acquisition once over the series, as the
+ * whole run does (it was shown twice: the base went to no site). */
+START_TEST(test_intervals_life_read_in_its_first_lock_counts_once)
+{
+	uint64_t clock = 0;
+	uint32_t r = ms_table_add(KEY(1), 1, &clock);
+	ck_assert_uint_ne(r, MS_REC_UNTRACKED);
+	struct ms_record *rec = ms_rec(r);
+	/* the first lock as far as ms_acquired has come before
+	 * ms_first_acquired */
+	rec->acquisitions = 1;
+	rec->owner = a.tid_held;
+	uint64_t shown = interval_acquisitions();
+
+	ms_first_acquired(r, CALLER_A);
+	ms_released(&a, r, CALLER_A, MS_OP_UNLOCK);
+	ms_table_remove(KEY(1));
+	ck_assert_uint_eq(ended_acquisitions(), 1);
+	shown += interval_acquisitions();
+	ck_assert_uint_eq(shown, 1);
+	ck_assert_uint_eq(interval_acquisitions(), 0);
+}
+END_TEST
+
+/* The same life read again once its first lock is done, then ended: each
+ * acquisition in the interval it happened in. */
+START_TEST(test_intervals_live_then_ended_life_counts_each_acquisition_once)
+{
+	uint64_t clock = 0;
+	uint32_t r = ms_table_add(KEY(2), 1, &clock);
+	for (int i = 0; i < 3; i++) {
+		ms_acquired(&a, r, NULL, CALLER_A, MS_OP_LOCK, 0, 0, 0);
+		ms_released(&a, r, CALLER_A, MS_OP_UNLOCK);
+	}
+	ck_assert_uint_eq(interval_acquisitions(), 3);
+	ms_acquired(&a, r, NULL, CALLER_A, MS_OP_LOCK, 0, 0, 0);
+	ms_released(&a, r, CALLER_A, MS_OP_UNLOCK);
+	ms_table_remove(KEY(2));
+	ck_assert_uint_eq(ended_acquisitions(), 4);
+	ck_assert_uint_eq(interval_acquisitions(), 1);
+	ck_assert_uint_eq(interval_acquisitions(), 0);
+}
+END_TEST
+
+Suite *intervals_suite(void)
+{
+	Suite *s = suite_create("intervals");
+	TCase *tc = tcase_create("lives");
+	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_add_test(tc, test_intervals_life_read_in_its_first_lock_counts_once);
+	tcase_add_test(tc, test_intervals_live_then_ended_life_counts_each_acquisition_once);
+	suite_add_tcase(s, tc);
+	return s;
+}
