@@ -35,6 +35,18 @@ expect_grep "same program: the pids named" \
 expect_grep "same program: no new finding (other addresses, same code)" "^new findings: 0$" "$WORK/cmp"
 expect_grep "same program: none gone" "^gone findings: 0$" "$WORK/cmp"
 
+# a stripped program's sites: module+offset, the offset in hexadecimal as
+# the reports write it (JSON has it in decimal), each site its own row
+jq '.mutexes |= [.[] | .first_locked_caller |= {module: "prog", offset: (if .line == 33 then 46631 else 46822 end)} | .wait_total_ns = 1000 | .contended = 1]' \
+	"$WORK/cont.json" >"$WORK/stripped.json"
+jq '.mutexes |= [.[] | .wait_total_ns *= 2]' "$WORK/stripped.json" >"$WORK/stripped2.json"
+cmp_run "$WORK/stripped.json" "$WORK/stripped2.json"
+expect_eq "stripped: status" "$rc" 0
+expect_eq "stripped: one row a site, named as the report names it" \
+	"$(grep -o 'prog+0x[0-9a-f]*$' "$WORK/cmp" | sort | tr '\n' ' ')" \
+	"$(jq -r '.mutexes[].first_locked_caller.offset' "$WORK/stripped.json" | sort -u |
+	   while read -r o; do printf 'prog+0x%x ' "$o"; done)"
+
 cmp_run "$WORK/cont.json" "$WORK/abba1.json"
 expect_eq "a new finding: status 1" "$rc" 1
 expect_grep "a new finding: counted" "^new findings: 1$" "$WORK/cmp"
@@ -69,6 +81,18 @@ cmp_run "$WORK/run2/summary.json" "$WORK/run1/summary.json"
 expect_eq "summaries: a new finding, status 1" "$rc" 1
 expect_grep "summaries: the heading, numbers aside" \
 	"^  POTENTIAL DEADLOCK: N mutexes taken in a cycle of orders$" "$WORK/cmp"
+
+# a summary's stripped sites stay apart: module+offset is all they have
+jq '.sites = [{first_locked_at: "prog+0xb627", wait_ns: 10, contended: 1},
+	{first_locked_at: "prog+0xb6e6", wait_ns: 20, contended: 2},
+	{first_locked_at: "worker+0x21 (contention.c:33)", wait_ns: 30, contended: 3},
+	{first_locked_at: "worker+0x2f (contention.c:33)", wait_ns: 40, contended: 4}]' \
+	"$WORK/run2/summary.json" >"$WORK/sites1.json"
+jq '.sites |= map(.wait_ns *= 3)' "$WORK/sites1.json" >"$WORK/sites2.json"
+cmp_run "$WORK/sites1.json" "$WORK/sites2.json"
+expect_eq "summaries: stripped sites apart, one line's two offsets together" \
+	"$(sed -n 's/.*x  //p' "$WORK/cmp" | sort | tr '\n' ',')" \
+	"prog+0xb627,prog+0xb6e6,worker (contention.c:33),"
 
 # ---- bad input ------------------------------------------------------------------
 
