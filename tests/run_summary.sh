@@ -101,12 +101,18 @@ expect_no_grep "one program: no summary" "^mutexstat: the run of" "$WORK/err"
 before=$(ls "$RUNS" | wc -l)
 TMPDIR=$RUNS "$MS" "$ABBA" >/dev/null 2>/dev/null
 expect_eq "one program: no directory left behind" "$(ls "$RUNS" | wc -l)" "$before"
+mkdir "$WORK/mine"
+TMPDIR=$RUNS "$MS" --run-dir "$WORK/mine" "$ABBA" >/dev/null 2>/dev/null
+expect_eq "--run-dir: a directory the user had stays, as it was" \
+	"$([ -d "$WORK/mine" ] && ls -A "$WORK/mine" | wc -l)" 0
 
 TMPDIR=$RUNS "$MS" --verbose bash "$WORK/suite.sh" >/dev/null 2>"$WORK/err"
 dir=$(sed -n 's|^mutexstat: end of the run.s summary; reports in \(.*\)/$|\1|p' "$WORK/err")
 expect_eq "--verbose: a report from every process but the first" \
 	"$(ls "$dir" | grep -v '^summary.json$' | sed 's/\.[0-9]*$//' | sort | tr '\n' ' ')" \
 	"cat contention deadlock_abba deadlock_abba ls sort "
+expect_eq "--verbose: no mark of the launcher's left in the run's directory" \
+	"$(ls -A "$dir" | grep -c '^\.made$')" 0
 expect_grep "--verbose: the first's on its stderr, as without a run" \
 	"^mutexstat: bash \(pid [0-9]+\) ran .* and locked no mutexes$" "$WORK/err"
 expect_grep "--verbose: the one line of one that locked nothing" \

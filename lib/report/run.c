@@ -498,12 +498,22 @@ int ms_run_root_alone(void)
 	return the_run()->others == 0;
 }
 
+/* The launcher's mark in a run directory it made; 1 if there was one. */
+static int unmark(void)
+{
+	char path[4200];
+	return run_path(path, sizeof path, ".made") == 0 && unlink(path) == 0;
+}
+
 static void remove_empty_run(void)
 {
 	char path[4200];
 	if (run_path(path, sizeof path, ".processes") == 0)
 		(void)unlink(path);
-	(void)rmdir(ms_opt.run_dir); /* fails, as it should, if reports are there */
+	/* only a directory the launcher made: one the user had before the
+	 * run stays */
+	if (unmark())
+		(void)rmdir(ms_opt.run_dir); /* fails, as it should, if reports are there */
 }
 
 static int ended; /* this process's lines are written */
@@ -535,9 +545,10 @@ void ms_run_end(int written)
 		ms_fmt_flush(&f);
 		ms_output_stderr_unlock(lock);
 	}
-	if (run->recorded)
+	if (run->recorded) {
 		write_summary_json(run);
-	else
+		(void)unmark(); /* the directory stays, with the reports */
+	} else
 		remove_empty_run();
 }
 
