@@ -231,6 +231,12 @@ static void nums_to_line(struct ms_iv_line *o, const struct nums *n)
 	 * bucket */
 	o->l.wait_max = ms_hist_percentile_ns(o->hist, MS_HIST_BUCKETS, 100);
 	o->l.hold_max = ms_hist_percentile_ns(o->hold_hist, MS_HIST_BUCKETS, 100);
+	/* ... and no wait is longer than all of them: one wait's bound is
+	 * its own length ("wait tot 106 µs, wait max 125 µs" read wrong) */
+	if (o->l.wait_max > o->l.wait_total)
+		o->l.wait_max = o->l.wait_total;
+	if (o->l.hold_max > o->l.hold_total)
+		o->l.hold_max = o->l.hold_total;
 	o->l.rd.wait_max = 0;
 	o->l.rd.hold_max = 0;
 	o->l.rd.readers_max = 0;

@@ -1287,9 +1287,11 @@ static void interval_lock(struct ms_jw *j, const struct ms_iv_line *o)
 	misuse_obj(j, l->misuse);
 	ms_jw_num(j, "wait_total_ns", l->wait_total);
 	/* of the waits that got the lock, from the interval's histogram: the
-	 * upper bound of the bucket each falls in */
-	ms_jw_num(j, "wait_p50_ns", ms_hist_percentile_ns(o->hist, MS_HIST_BUCKETS, 50));
-	ms_jw_num(j, "wait_p99_ns", ms_hist_percentile_ns(o->hist, MS_HIST_BUCKETS, 99));
+	 * upper bound of the bucket each falls in, at most the maximum */
+	uint64_t p50 = ms_hist_percentile_ns(o->hist, MS_HIST_BUCKETS, 50);
+	uint64_t p99 = ms_hist_percentile_ns(o->hist, MS_HIST_BUCKETS, 99);
+	ms_jw_num(j, "wait_p50_ns", p50 < l->wait_max ? p50 : l->wait_max);
+	ms_jw_num(j, "wait_p99_ns", p99 < l->wait_max ? p99 : l->wait_max);
 	ms_jw_num(j, "wait_max_ns", l->wait_max);
 	struct mode all = {
 		l->acquisitions, l->contended, l->trylock_ok, l->trylock_busy,

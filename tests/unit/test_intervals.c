@@ -104,6 +104,30 @@ START_TEST(test_intervals_live_then_ended_life_counts_each_acquisition_once)
 }
 END_TEST
 
+/* The interval of a life that waited once: its wait max is the bucket's
+ * bound, but never more than the wait itself, which is all the total. */
+START_TEST(test_intervals_one_wait_max_is_at_most_the_total)
+{
+	uint64_t clock = 0;
+	uint32_t r = ms_table_add(KEY(3), 1, &clock);
+	ms_acquired(&a, r, NULL, CALLER_A, MS_OP_LOCK, 0, 0, 0);
+	ms_released(&a, r, CALLER_A, MS_OP_UNLOCK);
+	struct ms_cold *c = ms_cold(r);
+	c->contended = 1;
+	c->wait_total = 100000; /* ticks: bucket [65536, 131072) */
+	c->wait_max = 100000;
+	c->hist[17] = 1;
+	ms_rec(r)->flags |= MS_F_COLD;
+	struct ms_iv iv;
+	ck_assert_int_eq(ms_iv_take(&iv), 0);
+	ck_assert_uint_eq(iv.n, 1);
+	ck_assert_uint_eq(iv.lines[0].l.contended, 1);
+	ck_assert_uint_gt(iv.lines[0].l.wait_total, 0);
+	ck_assert_uint_eq(iv.lines[0].l.wait_max, iv.lines[0].l.wait_total);
+	ms_iv_free(&iv);
+}
+END_TEST
+
 Suite *intervals_suite(void)
 {
 	Suite *s = suite_create("intervals");
@@ -111,6 +135,7 @@ Suite *intervals_suite(void)
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, test_intervals_life_read_in_its_first_lock_counts_once);
 	tcase_add_test(tc, test_intervals_live_then_ended_life_counts_each_acquisition_once);
+	tcase_add_test(tc, test_intervals_one_wait_max_is_at_most_the_total);
 	suite_add_tcase(s, tc);
 	return s;
 }
