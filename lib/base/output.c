@@ -77,6 +77,37 @@ void ms_output_note(const char *msg)
 		ms_write_all(fd, msg, strlen(msg));
 }
 
+static char kept[2048]; /* zeros past what is written: always a string */
+static size_t kept_len;
+
+static int in_run_not_first(void)
+{
+	return ms_opt.run_dir && getpid() != (pid_t)ms_opt.run_root;
+}
+
+void ms_output_say(const char *msg)
+{
+	if (!in_run_not_first())
+		ms_output_note(msg);
+	static const char prefix[] = "mutexstat: ";
+	if (!strncmp(msg, prefix, sizeof prefix - 1))
+		msg += sizeof prefix - 1;
+	size_t n = strlen(msg);
+	if (n && msg[n - 1] == '\n')
+		n--;
+	if (!n || kept_len + n + 2 > sizeof kept)
+		return;
+	for (size_t i = 0; i < n; i++) /* the NUL after stays until the end */
+		kept[kept_len + i] = msg[i];
+	kept[kept_len + n] = '\n';
+	kept_len += n + 1;
+}
+
+const char *ms_output_kept(void)
+{
+	return kept;
+}
+
 static void expand_path(struct ms_fmt *f, const char *pattern)
 {
 	for (const char *p = pattern; *p; p++) {

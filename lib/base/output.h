@@ -22,6 +22,21 @@ int ms_output_stderr(void);
  * nobody reads would hold an ending process for ever. */
 void ms_output_note(const char *msg);
 
+/* A note ("mutexstat: ..." and a newline: a bad MUTEXSTAT_* value, no
+ * live dumps on the signal, call stacks cut short by ulimit -v) for the
+ * heading of each of the process's reports, where whoever reads the
+ * report reads it too; and for its original stderr (as ms_output_note),
+ * unless the process is one of a run's other than its first, whose stderr
+ * is its program's, which a test may compare with what it expects.  A
+ * note that does not fit in what is left of 2 KiB is not kept.  Not for
+ * two threads at once: each caller says its note once. */
+void ms_output_say(const char *msg);
+
+/* The notes kept, one a line, without the "mutexstat: " they began with;
+ * "" if none.  The last may still be being written: a line without its
+ * newline. */
+const char *ms_output_kept(void);
+
 /* The path of a report file: MUTEXSTAT_OUTPUT (with formats other than
  * text alone, its prefix, by default mutexstat.%p) with %p replaced by the
  * pid, then "." infix unless it is "", then ".N" for the Nth live dump or

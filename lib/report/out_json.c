@@ -1179,6 +1179,17 @@ int ms_write_json(int fd)
 	ms_jw_num(&j, "libraries_unloaded", ms_symbols_unloaded());
 	/* dlopen'ed after libc.so.6: the program's calls were not seen */
 	ms_jw_boolean(&j, "loaded_late", ms_report_loaded_late);
+	/* what start-up said (base/output.h), a string each */
+	ms_jw_arr(&j, "notes");
+	for (const char *p = ms_output_kept(), *end; *p; p = *end ? end + 1 : end) {
+		end = strchrnul(p, '\n'); /* the last, being written */
+		char note[512];
+		size_t n = (size_t)(end - p) < sizeof note ? (size_t)(end - p) : sizeof note - 1;
+		memcpy(note, p, n);
+		note[n] = 0;
+		ms_jw_str(&j, NULL, note);
+	}
+	ms_jw_arr_end(&j);
 	ms_jw_obj(&j, "hold_timing");
 	ms_jw_num(&j, "exact_first", MS_HOLD_EXACT);
 	ms_jw_num(&j, "sample_one_in", MS_HOLD_SAMPLE);

@@ -116,6 +116,34 @@ static const char loaded_late_note[] =
 	"  loaded after libc.so.6 (by dlopen): calls that find glibc's pthread functions "
 	"first are not recorded\n";
 
+/* The start-up's notes (base/output.h), each a line of the heading,
+ * broken between words before WIDTH. */
+static void print_kept_notes(struct ms_fmt *f)
+{
+	const char *p = ms_output_kept();
+	while (*p) {
+		const char *end = strchrnul(p, '\n'); /* the last, being written */
+		size_t col = 0;
+		while (p < end) {
+			const char *w = p;
+			while (w < end && *w != ' ')
+				w++;
+			size_t n = (size_t)(w - p);
+			if (!col)
+				col = 2, ms_fmt(f, "  ");
+			else if (col + 1 + n > WIDTH)
+				col = 4, ms_fmt(f, "\n    ");
+			else
+				col++, ms_fmt(f, " ");
+			ms_fmt(f, "%.*s", (int)n, p);
+			col += n;
+			p = w < end ? w + 1 : w;
+		}
+		ms_fmt(f, "\n");
+		p = *end ? end + 1 : end;
+	}
+}
+
 static void header(struct ms_fmt *f, const struct top *t)
 {
 	char run[16];
@@ -152,6 +180,7 @@ static void header(struct ms_fmt *f, const struct top *t)
 	ms_fmt(f, "%s", ms_crash_describe(crash, sizeof crash));
 	if (ms_report_loaded_late)
 		ms_fmt(f, "%s", loaded_late_note);
+	print_kept_notes(f);
 	if (ms_fast_verdict != MS_FAST_AGREE)
 		ms_fmt(f, "  this glibc's mutex lock and unlock left a mutex otherwise than the "
 			  "library's copy\n  of them (step %d of its start-up check): every call "
@@ -958,6 +987,7 @@ int ms_report(int fd)
 		       (int)getpid(), ms_duration(run, ms_run_ns()));
 		if (ms_report_loaded_late)
 			ms_fmt(&f, "%s", loaded_late_note);
+		print_kept_notes(&f);
 	} else {
 		header(&f, &t);
 		/* Findings first, each under a heading a script can grep. */

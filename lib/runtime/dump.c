@@ -448,11 +448,11 @@ int ms_dump_init(void)
 	if (how) {
 		char buf[200];
 		struct ms_fmt f;
-		ms_fmt_init(&f, buf, sizeof buf, ms_output_stderr());
+		ms_fmt_init(&f, buf, sizeof buf, -1);
 		ms_fmt(&f, "mutexstat: no live dumps on SIG%s: the program %s "
 			   "(MUTEXSTAT_SIGNAL picks another, or none)\n",
 		       names[ms_opt.signal], how);
-		ms_fmt_flush(&f);
+		ms_output_say(ms_fmt_str(&f));
 		dump_signal = 0;
 	}
 	if (!wanted())

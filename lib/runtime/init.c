@@ -55,6 +55,20 @@ void ms_warn(const char *msg)
 		ms_write_all(fd, msg, (size_t)(end - msg));
 }
 
+/* MUTEXSTAT_* values are read before it is known whether the process is
+ * in a run (MUTEXSTAT_RUN_DIR is one of them): their notes wait here. */
+static char option_notes[1024];
+static size_t option_notes_len;
+
+static void option_note(const char *msg)
+{
+	size_t n = strlen(msg);
+	if (option_notes_len + n < sizeof option_notes) {
+		memcpy(option_notes + option_notes_len, msg, n + 1);
+		option_notes_len += n + 1; /* each note NUL-ended */
+	}
+}
+
 static const char *env(const char *name)
 {
 	/* setuid and setgid programs ignore MUTEXSTAT_* */
@@ -279,7 +293,7 @@ static void fit_address_space_limit(void)
 	       which, (unsigned long long)(left >> 20), (unsigned long long)table,
 	       (unsigned long long)ms_opt.table_size, (unsigned long long)stacks,
 	       (unsigned long long)ms_opt.stack_memory);
-	ms_warn(ms_fmt_str(&f));
+	ms_output_say(ms_fmt_str(&f));
 	ms_opt.table_size = table;
 	ms_opt.stack_memory = stacks;
 }
@@ -301,16 +315,20 @@ static void start(void)
 		errno = saved;
 		return;
 	}
-	ms_options_load(env, ms_warn);
+	ms_options_load(env, option_note);
+	for (size_t i = 0; i < option_notes_len; i += strlen(option_notes + i) + 1)
+		ms_output_say(option_notes + i);
 	/* a bad rules file is said once, by the run's first process: the
 	 * others' stderr is their program's (report/run.h); their reports
 	 * say it too */
 	ms_suppress_load(ms_run_active() && !ms_run_is_root() ? NULL : ms_warn);
 	if (loaded_after_libc()) {
-		ms_report_loaded_late = 1;
-		ms_warn("mutexstat: loaded after libc.so.6 (by dlopen): the program's mutex "
-			"calls find glibc's functions first and are not recorded; preload the "
-			"library (LD_PRELOAD) or link the program with it\n");
+		ms_report_loaded_late = 1; /* which the report says */
+		if (!ms_run_active() || ms_run_is_root()) /* as ms_output_say */
+			ms_warn("mutexstat: loaded after libc.so.6 (by dlopen): the program's "
+				"mutex calls find glibc's functions first and are not "
+				"recorded; preload the library (LD_PRELOAD) or link the "
+				"program with it\n");
 	}
 	if (!ms_opt.follow)
 		ms_follow_stop(); /* before any child can be started */
@@ -324,7 +342,7 @@ static void start(void)
 	ms_crash_init();
 	fit_address_space_limit();
 	if (ms_depot_init((size_t)ms_opt.stack_memory << 20) != 0)
-		ms_warn("mutexstat: cannot map the memory for call stacks "
+		ms_output_say("mutexstat: cannot map the memory for call stacks "
 			"(MUTEXSTAT_STACK_MEMORY); the report has none\n");
 	ms_ended_init();
 	int got = ms_table_init((uint32_t)ms_opt.table_size,
@@ -343,7 +361,7 @@ static void start(void)
 			       "mutexstat: MUTEXSTAT_TABLE_SIZE=%llu does not fit "
 			       "in memory; tracking %d mutexes\n",
 			       (unsigned long long)ms_opt.table_size, got);
-			ms_warn(ms_fmt_str(&f));
+			ms_output_say(ms_fmt_str(&f));
 			ms_opt.table_size = (uint64_t)got;
 		}
 		pthread_atfork(ms_fork_prepare, ms_fork_parent, ms_fork_child);

@@ -208,7 +208,7 @@ void ms_stack_thread_starts(void)
 			       (unsigned long long)arena_budget, arena_budget == 1 ? "" : "s");
 		ms_fmt(&f, " (each would get a malloc arena, 64 MiB, beyond the "
 			   "library's half)\n");
-		ms_output_note(ms_fmt_str(&f));
+		ms_output_say(ms_fmt_str(&f));
 	}
 }
 
