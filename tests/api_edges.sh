@@ -222,6 +222,12 @@ if cc -I"$top_srcdir/include" -o "$WORK/abba" "$WORK/abba.c" -lpthread; then
 		expect_eq "MUTEXSTAT_EXIT_CODE=3, FORMAT=$format, the inversion dumped, then reset: status 0" \
 			"$?:$(grep -c '^POTENTIAL DEADLOCK' "$WORK/out")" 0:1
 	done
+	# nothing locked after the reset: the exit report says since when,
+	# not that the program never locked a mutex
+	run_with "$WORK/out" "$WORK/err" "$WORK/abba" forgotten
+	expect_grep "a reset, then nothing locked: the report says since when" \
+		"^mutexstat: abba \(pid [0-9]+\) ran [0-9.]+ (s|ms|µs|ns) and locked no mutexes since mutexstat_reset\(\), [0-9.]+ (s|ms|µs|ns) into the run$" \
+		"$WORK/report"
 else
 	fail "could not build the inversion program"
 fi

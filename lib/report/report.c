@@ -144,6 +144,18 @@ static void print_kept_notes(struct ms_fmt *f)
 	}
 }
 
+/* With the time of the last mutexstat_reset() (ms_duration's %s) since
+ * the start, `since`; without one, `none`. */
+static void print_reset(struct ms_fmt *f, const char *since, const char *none)
+{
+	uint64_t reset = LOAD(&ms_api_reset_ticks), start = ms_clock_start_ticks();
+	char at[16];
+	if (reset > start)
+		ms_fmt(f, since, ms_duration(at, ms_ticks_to_ns(reset - start)));
+	else
+		ms_fmt(f, "%s", none);
+}
+
 static void header(struct ms_fmt *f, const struct top *t)
 {
 	char run[16];
@@ -189,12 +201,7 @@ static void header(struct ms_fmt *f, const struct top *t)
 		ms_fmt(f, "  forked from pid %d: the numbers start at the fork (what came "
 			  "before is in the parent's report)\n", ms_fork_parent_pid());
 	/* "ran" is the whole run's; the counts are the reset's on */
-	uint64_t reset = LOAD(&ms_api_reset_ticks), start = ms_clock_start_ticks();
-	if (reset > start) {
-		char at[16];
-		ms_fmt(f, "  the numbers start at mutexstat_reset(), %s into the run\n",
-		       ms_duration(at, ms_ticks_to_ns(reset - start)));
-	}
+	print_reset(f, "  the numbers start at mutexstat_reset(), %s into the run\n", "");
 	uint64_t skipped = ms_spin_skipped_calls();
 	if (skipped)
 		ms_fmt(f, "  %llu calls came while another thread was inside fork() or in a "
@@ -982,9 +989,10 @@ int ms_report(int fd)
 	 * blocked in its first lock (a live dump of a hang) */
 	if (nothing_locked(&t)) {
 		char run[16], name[64];
-		ms_fmt(&f, "mutexstat: %s (pid %d) ran %s and locked no mutexes\n",
+		ms_fmt(&f, "mutexstat: %s (pid %d) ran %s and locked no mutexes",
 		       ms_name_cut(name, sizeof name, ms_program_name(), PROGRAM_COLS),
 		       (int)getpid(), ms_duration(run, ms_run_ns()));
+		print_reset(&f, " since mutexstat_reset(), %s into the run\n", "\n");
 		if (ms_report_loaded_late)
 			ms_fmt(&f, "%s", loaded_late_note);
 		print_kept_notes(&f);
