@@ -121,10 +121,28 @@ expect_grep "--verbose: the one line of one that locked nothing" \
 "$MS" --run-dir "$WORK/mine" -o "$WORK/own.%p" bash "$WORK/suite.sh" >/dev/null 2>"$WORK/err"
 expect_eq "--output: the reports where the user says" \
 	"$(ls "$WORK" | grep -c '^own\.[0-9]*$')" 3
-expect_grep "--run-dir: the summary names it" \
-	"^mutexstat: the run of bash .* reports in $WORK/mine/\$" "$WORK/err"
+expect_grep "--output with %p: the summary names where the reports are" \
+	"^mutexstat: the run of bash .* reports as $WORK/own\\.%p \\(%p the pid\\)\$" "$WORK/err"
+expect_grep "--output with %p: and at its end" \
+	"^mutexstat: end of the run's summary; reports as $WORK/own\\.%p \\(%p the pid\\)\$" "$WORK/err"
+expect_grep "--run-dir: its JSON in the run's directory" \
+	"^\\(and as JSON in $WORK/mine/summary.json\\)\$" "$WORK/err"
 expect_grep "--run-dir: the summary's findings from the --output files" \
 	"^  POTENTIAL DEADLOCK: 2 mutexes taken in a cycle of orders$" "$WORK/err"
+
+# --output without %p names the first process's report: the others would
+# each replace the one before's (only the last process's was left), so
+# theirs go to the run's directory, which the summary names.
+rm -f "$WORK/one"
+"$MS" --verbose --run-dir "$WORK/runs1" -o "$WORK/one" bash "$WORK/suite.sh" >/dev/null 2>"$WORK/err"
+expect_eq "--output without %p: the first process's report in it" \
+	"$(grep -c '^mutexstat: ' "$WORK/one"):$(grep -c '^mutexstat: bash (pid [0-9]*) ran .* and locked no mutexes$' "$WORK/one")" \
+	"1:1"
+expect_eq "--output without %p: the others' in the run's directory" \
+	"$(ls "$WORK/runs1" | grep -v '^summary.json$' | sed 's/\.[0-9]*$//' | sort | tr '\n' ' ')" \
+	"cat contention deadlock_abba deadlock_abba ls sort "
+expect_grep "--output without %p: the summary names the directory" \
+	"^mutexstat: the run of bash .* reports in $WORK/runs1/\$" "$WORK/err"
 rc=0
 "$MS" --run-dir /proc/mutexstat-no bash -c true 2>"$WORK/err" || rc=$?
 expect_eq "--run-dir that cannot be made: refused" "$rc" 2

@@ -119,9 +119,39 @@ static void expand_path(struct ms_fmt *f, const char *pattern)
 	}
 }
 
+/* MUTEXSTAT_OUTPUT names a device or a FIFO: every process may write its
+ * report there in turn. */
+static int output_is_stream(void)
+{
+	int saved = errno;
+	char path[4096];
+	struct ms_fmt f;
+	ms_fmt_init(&f, path, sizeof path, -1);
+	if (ms_opt.output[0] != '/' && start_dir[0])
+		ms_fmt(&f, "%s%s", start_dir, start_dir[1] ? "/" : "");
+	ms_fmt(&f, "%s", ms_opt.output);
+	struct stat st;
+	int stream = stat(ms_fmt_str(&f), &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode));
+	errno = saved;
+	return stream;
+}
+
+int ms_output_run_uses_dir(void)
+{
+	/* a path with %p is a file per process; a file without would be
+	 * replaced by each process's report in turn, the last one's left:
+	 * it is the first process's, and the others' go to the directory */
+	return !ms_opt.output || (!strstr(ms_opt.output, "%p") && !output_is_stream());
+}
+
 int ms_output_in_run_dir(void)
 {
-	return ms_opt.run_dir && !ms_opt.output && getpid() != (pid_t)ms_opt.run_root;
+	return ms_opt.run_dir && getpid() != (pid_t)ms_opt.run_root && ms_output_run_uses_dir();
+}
+
+const char *ms_output_start_dir(void)
+{
+	return start_dir;
 }
 
 /* A run's file is named by its program, so a list of the directory reads

@@ -48,9 +48,19 @@ int ms_output_path(char *out, size_t cap, const char *infix, unsigned seq, const
 
 /* Whether this process's reports go to a run's directory (MUTEXSTAT_RUN_DIR,
  * set by the launcher), as PROGRAM.PID there: a process of the run other
- * than its first, with no MUTEXSTAT_OUTPUT of the user's.  Its stderr is
- * the program's own, which a test may compare with what it expects. */
+ * than its first, and MUTEXSTAT_OUTPUT unset or naming one file (no %p),
+ * which is the first process's.  Its stderr is the program's own, which a
+ * test may compare with what it expects. */
 int ms_output_in_run_dir(void);
+
+/* Whether a run's processes other than the first write to its directory,
+ * as ms_output_in_run_dir says (not: MUTEXSTAT_OUTPUT has %p, or names a
+ * device or FIFO that each writes to in turn). */
+int ms_output_run_uses_dir(void);
+
+/* The directory the process started in ("" if unknown), where a relative
+ * MUTEXSTAT_OUTPUT is. */
+const char *ms_output_start_dir(void);
 
 /* Opens path for writing a report, by the rules of doc/report.md, "Where
  * it goes": a new file is created, never through a symlink; an

@@ -339,15 +339,31 @@ static void free_run(struct run *run)
 
 /* ---- the summary ---------------------------------------------------- */
 
+/* Where the reports of the run's other processes are: the run's
+ * directory, or where MUTEXSTAT_OUTPUT sent them (base/output.h). */
+static void where_reports(struct ms_fmt *f)
+{
+	const char *dir = ms_opt.run_dir, *out = ms_opt.output, *start = ms_output_start_dir();
+	if (ms_output_run_uses_dir()) {
+		ms_fmt(f, "reports in %s/", dir);
+		return;
+	}
+	ms_fmt(f, "reports %s ", strstr(out, "%p") ? "as" : "in");
+	if (out[0] != '/' && start[0])
+		ms_fmt(f, "%s%s", start, start[1] ? "/" : "");
+	ms_fmt(f, "%s%s", out, strstr(out, "%p") ? " (%p the pid)" : "");
+}
+
 static void summary(struct ms_fmt *f, const struct run *run)
 {
 	char name[64];
 	const char *dir = ms_opt.run_dir;
-	ms_fmt(f, "\nmutexstat: the run of %s (pid %d): %u process%s, %u locked mutex%s; "
-	       "reports in %s/\n",
+	ms_fmt(f, "\nmutexstat: the run of %s (pid %d): %u process%s, %u locked mutex%s; ",
 	       ms_name_cut(name, sizeof name, ms_program_name(), 40), (int)getpid(),
 	       run->processes, run->processes == 1 ? "" : "es", run->recorded,
-	       run->recorded == 1 ? "" : "es", dir);
+	       run->recorded == 1 ? "" : "es");
+	where_reports(f);
+	ms_fmt(f, "\n");
 	if (run->unwritten)
 		ms_fmt(f, "  (%u report%s could not be written there)\n", run->unwritten,
 		       run->unwritten == 1 ? "" : "s");
@@ -403,7 +419,9 @@ static void summary(struct ms_fmt *f, const struct run *run)
 	}
 	if (run->recorded)
 		ms_fmt(f, "(and as JSON in %s/summary.json)\n", dir);
-	ms_fmt(f, "mutexstat: end of the run's summary; reports in %s/\n", dir);
+	ms_fmt(f, "mutexstat: end of the run's summary; ");
+	where_reports(f);
+	ms_fmt(f, "\n");
 }
 
 /* A string of the .processes text (not NUL-terminated there), cut at 1 KB. */
