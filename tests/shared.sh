@@ -92,6 +92,22 @@ expect_grep "abandoned: the thread ended holding the one not repaired" \
 expect_grep "abandoned: that one, where it was taken" \
 	"^  mutex $local taken at die_holding_both\+0x[0-9a-f]+ \(" "$report"
 expect_eq "abandoned: two findings" "$(grep -Ec "$FINDING" "$report")" 2
+expect_grep "abandoned: the rule that would leave it out" \
+	"^  to suppress it: owner-died:take_over \(a line of MUTEXSTAT_SUPPRESSIONS\)$" "$report"
+# a team that knows of it: a rule leaves it out, and the exit status is the program's
+printf 'owner-died:take_over\n' > "$WORK/owner.rules"
+status=0
+timeout -s KILL 60 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/sup.%p" \
+	MUTEXSTAT_FORMAT=text,json MUTEXSTAT_EXIT_CODE=7 MUTEXSTAT_SUPPRESSIONS="$WORK/owner.rules" \
+	"$P" abandoned "$WORK/sup.area" > "$WORK/sup.out" 2>&1 || status=$?
+expect_eq "abandoned, suppressed: the program's own status" "$status" 0
+sup=$(ls "$WORK"/sup.*.txt | head -n 1)
+expect_no_grep "abandoned, suppressed: no OWNER DIED" "^OWNER DIED" "$sup"
+expect_grep "abandoned, suppressed: the rule's count" \
+	"^  line 1    owner-died:take_over  1$" "$sup"
+expect_eq "abandoned, suppressed: JSON marks it" \
+	"$(jq -r '.findings[] | select(.kind == "owner-died") | .suppressed_by' "${sup%.txt}.json")" \
+	"owner-died:take_over"
 expect_grep "abandoned: its owner died, unrepaired" \
 	"^OWNER DIED: mutex $local \(robust\): its owner died holding it, 1 time$" "$report"
 expect_grep "abandoned: not recoverable" \

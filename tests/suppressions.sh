@@ -78,7 +78,7 @@ bad() {
 	expect_grep "$1: the program ran" "^POTENTIAL DEADLOCK: " "$WORK/$1.err"
 }
 printf 'potential-deadlock:^transfer$\ndeadlok:foo\n' >"$WORK/typo"
-bad typo "$WORK/typo" "line 2: not a kind of finding \(deadlock, potential-deadlock, guarded-inversion, self-deadlock, held-at-exit, misuse, stall\): 'deadlok'"
+bad typo "$WORK/typo" "line 2: not a kind of finding \(deadlock, potential-deadlock, guarded-inversion, self-deadlock, held-at-exit, owner-died, misuse, stall\): 'deadlok'"
 bad missing "$WORK/no-such-rules" "cannot open it: ENOENT"
 mkdir "$WORK/rulesdir"
 bad directory "$WORK/rulesdir" "it is a directory"

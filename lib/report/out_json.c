@@ -1052,7 +1052,7 @@ static void owner_died_one(uintptr_t key, uint32_t r, uintptr_t site,
 	struct ms_jw *j = arg;
 	ms_jw_obj(j, NULL);
 	ms_jw_str(j, "kind", "owner-died");
-	sup_begin(NULL); /* no rule's kind: a note, or not recoverable */
+	sup_begin("owner-died");
 	if (key) {
 		ms_jw_addr(j, "mutex", key);
 		ms_jw_str(j, "name", LOAD(&ms_table.cold[r].name));

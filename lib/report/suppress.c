@@ -26,6 +26,7 @@ static const struct {
 	{ "held-at-exit", "HELD AT THREAD EXIT", 0 },
 	{ "misuse", "MISUSE", 0 },
 	{ "stall", "STALL", 1 },
+	{ "owner-died", "OWNER DIED", 1 },
 };
 #define N_KINDS (sizeof kinds / sizeof kinds[0])
 
@@ -76,7 +77,8 @@ static int parse_line(char *s, size_t len, unsigned line)
 		k++;
 	if (k == N_KINDS) {
 		fail(line, "not a kind of finding (deadlock, potential-deadlock, "
-			   "guarded-inversion, self-deadlock, held-at-exit, misuse, stall):", s);
+			   "guarded-inversion, self-deadlock, held-at-exit, owner-died, misuse, "
+			   "stall):", s);
 		return -1;
 	}
 	const char *pattern = colon + 1;

@@ -3,9 +3,9 @@
  *
  * One rule a line, KIND:PATTERN, as ThreadSanitizer's suppressions: KIND
  * is a finding's heading (deadlock, potential-deadlock, guarded-inversion,
- * self-deadlock, held-at-exit, misuse, stall), PATTERN a glob (* and ?)
- * matched against the function, source file and module of every frame of
- * the finding and the names of its locks; it matches anywhere in them
+ * self-deadlock, held-at-exit, owner-died, misuse, stall), PATTERN a glob
+ * (* and ?) matched against the function, source file and module of every
+ * frame of the finding and the names of its locks; it matches anywhere in them
  * unless it begins with ^ or ends with $.  '#' begins a comment.  A file
  * with a bad line applies no rule at all, and says why once at start-up
  * and in every report.  The rules are read once, at start-up, into a

@@ -230,7 +230,7 @@ START_TEST(test_suppress_bad_files_apply_nothing_and_say_why)
 {
 	bad("potential-deadlock:transfer\ndeadlok:x\n",
 	    "line 2: not a kind of finding (deadlock, potential-deadlock, "
-	    "guarded-inversion, self-deadlock, held-at-exit, misuse, stall): 'deadlok'");
+	    "guarded-inversion, self-deadlock, held-at-exit, owner-died, misuse, stall): 'deadlok'");
 	bad("potential-deadlock:transfer\njust words\n", "line 2: not KIND:PATTERN: 'just words'");
 	bad("stall:   \n", "line 1: an empty pattern after 'stall'");
 	char big[6000];
