@@ -18,6 +18,8 @@
  *   timer       the same with a POSIX timer (timer_create) for the alarm
  *   behind-one  a holder takes m and sleeps 2.5 s; five threads wait for m
  *               at one line: no STALL (the holder sleeps), one WAIT CHAIN
+ *   alone       main, the only thread, waits on a condition nobody can
+ *               signal: a STALL of one thread
  *
  * Prints "thread ROLE TID" and "cond/mutex NAME ADDRESS" lines first,
  * "done" at the end of the modes that end. */
@@ -204,10 +206,15 @@ int main(int argc, char **argv)
 		waitpid(pid, NULL, 0);
 	} else if (!strcmp(mode, "behind-one")) {
 		behind_one();
+	} else if (!strcmp(mode, "alone")) {
+		pthread_mutex_lock(&m);
+		while (!ready)
+			pthread_cond_wait(&c, &m); /* STALL_ALONE */
+		pthread_mutex_unlock(&m);
 	} else if (!strcmp(mode, "alarm") || !strcmp(mode, "timer")) {
 		woken_by_alarm(!strcmp(mode, "timer"));
 	} else {
-		fprintf(stderr, "usage: stall lost|sem|timed|pool|pshared|alarm|timer|behind-one\n");
+		fprintf(stderr, "usage: stall lost|sem|timed|pool|pshared|alarm|timer|behind-one|alone\n");
 		return 2;
 	}
 	printf("done\n");

@@ -29,7 +29,7 @@ run lost
 R=$WORK/lost.1
 expect_eq "lost: aborted after the report (SIGABRT)" "$rc" 134
 expect_grep "lost: STALL, three threads, nothing can end it" \
-	'^STALL: every thread \(3\) blocked in a wait for 1\.[0-9]+ s or more, no mutex operation meanwhile, and none of them can wake another$' "$R"
+	'^STALL: all 3 threads blocked in waits for 1\.[0-9]+ s or more, no mutex operation meanwhile, none can wake another$' "$R"
 expect_grep "lost: main waits to join the first worker" \
 	"^  thread $(field lost thread main) \"stall\" waits to join thread $(field lost thread w1), for " "$R"
 # (a sanitized build merges main's calls of pthread_join into one)
@@ -93,13 +93,27 @@ expect_eq "lost, live, JSON: the workers' condition waits, their mutex, no deadl
 run sem
 R=$WORK/sem.1
 expect_eq "sem: aborted after the report (SIGABRT)" "$rc" 134
-expect_grep "sem: STALL of three threads" '^STALL: every thread \(3\) blocked in a wait for ' "$R"
+expect_grep "sem: STALL of three threads" '^STALL: all 3 threads blocked in waits for ' "$R"
 expect_grep "sem: the worker in sem_wait, a futex wait the library does not see" \
-	"^  thread $(field sem thread w1) \"stall\" sleeps in a futex wait on 0x[0-9a-f]+ \(sem_wait, a barrier, a lock the library does not see\), for " "$R"
+	"^  thread $(field sem thread w1) \"stall\" sleeps in a futex wait on 0x[0-9a-f]+, for 1\.[0-9]+ s or more$" "$R"
+expect_grep "sem: what such a wait may be" \
+	"^    \(sem_wait, a barrier, a lock the library does not see\)$" "$R"
 expect_grep "sem: where it waits" "^                  sem_waiter\+0x[0-9a-f]+ \(.*stall\.c:$(line_of STALL_SEM), stall\)$" "$R"
 expect_grep "sem: the other worker waits for the mutex the first holds" \
 	"^  thread $(field sem thread w2) \"stall\" waits for mutex $(field sem mutex other) held by thread $(field sem thread w1), for " "$R"
 expect_grep "sem: at its line" "^    waits at      other_waiter\+0x[0-9a-f]+ \(.*stall\.c:$(line_of STALL_MUTEX), stall\)$" "$R"
+
+# ---- a process of one thread, waiting on a condition --------------------------
+run alone
+R=$WORK/alone.1
+expect_eq "alone: aborted after the report (SIGABRT)" "$rc" 134
+expect_grep "alone: a STALL of the only thread" \
+	'^STALL: the only thread blocked in a wait for 1\.[0-9]+ s or more, no mutex operation meanwhile, nothing can wake it$' "$R"
+expect_grep "alone: what it waits for" \
+	"^  thread $(field alone thread main) \"stall\" waits for condition $(field alone cond c) \(mutex $(field alone mutex m)\), for " "$R"
+expect_grep "alone: where" "^    waits at      main\+0x[0-9a-f]+ \(.*stall\.c:$(line_of STALL_ALONE), stall\)$" "$R"
+expect_eq "alone, lost and sem: no line over 120 columns" \
+	"$(cat "$R" "$WORK/lost.1" "$WORK/sem.1" | sed 's/µ/u/g' | awk 'length($0) > 120' | wc -l)" 0
 
 # ---- waits that something ends: no stall ------------------------------------
 # A deadline ends the first, another process the second: the world outside,

@@ -280,8 +280,10 @@ static void print_stall_thread(struct ms_fmt *f, const struct ms_stall_thread *w
 			       (void *)w->object, d);
 		break;
 	case MS_STALL_FUTEX:
-		ms_fmt(f, "sleeps in a futex wait on %p (sem_wait, a barrier, a lock the library "
-			  "does not see), for %s or more\n", (void *)w->object, d);
+		/* what such a wait may be on a line of its own: 120 columns */
+		ms_fmt(f, "sleeps in a futex wait on %p, for %s or more\n"
+			  "    (sem_wait, a barrier, a lock the library does not see)\n",
+		       (void *)w->object, d);
 		break;
 	}
 	if (w->stack) {
@@ -298,8 +300,13 @@ static void print_stall(const struct ms_stall *s, void *arg)
 	struct ms_fmt *f = arg;
 	char d[16];
 	ms_duration(d, s->waited_ns);
-	ms_fmt(f, "\nSTALL: every thread (%u) blocked in a wait for %s or more, no mutex "
-		  "operation meanwhile, and none of them can wake another\n", s->n, d);
+	/* under 120 columns with a thousand threads */
+	if (s->n == 1)
+		ms_fmt(f, "\nSTALL: the only thread blocked in a wait for %s or more, no mutex "
+			  "operation meanwhile, nothing can wake it\n", d);
+	else
+		ms_fmt(f, "\nSTALL: all %u threads blocked in waits for %s or more, no mutex "
+			  "operation meanwhile, none can wake another\n", s->n, d);
 	for (uint32_t i = 0; i < s->shown; i++)
 		print_stall_thread(f, &s->t[i]);
 	if (s->n > s->shown)

@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <string.h>
 #include <unistd.h>
 
 static const char *process_name(int pid, char out[16])
@@ -94,16 +95,21 @@ static int where_now_once(struct ms_tstate *ts)
 	return n;
 }
 
-static void print_frames(struct ms_fmt *f, const uintptr_t *frames, int n, int indent)
+/* The frames, the first after a space on a line begun with `first`
+ * columns (or on a line of its own where it would not fit whole), the
+ * others under it, `indent` in; lines of at most 120 columns. */
+static void print_frames(struct ms_fmt *f, const uintptr_t *frames, int n, size_t first,
+			 int indent)
 {
 	n = ms_stack_shown(frames, n); /* not the C library's start: as every stack */
 	for (int i = 0; i < n && i < 12; i++) {
 		char where[256];
 		ms_symbolize(frames[i], where, sizeof where);
-		/* lines of at most 120 columns: the first frame follows a
-		 * line's start as long as indent */
-		ms_fmt(f, "%*s%s\n", i ? indent : 0, "",
-		       ms_symbol_fit(where, (size_t)(120 - indent)));
+		if (!i && first + 1 + strlen(where) <= 120)
+			ms_fmt(f, " %s\n", where);
+		else
+			ms_fmt(f, "%s%*s%s\n", i ? "" : "\n", indent, "",
+			       ms_symbol_fit(where, (size_t)(120 - indent)));
 	}
 }
 
@@ -304,16 +310,20 @@ static void print_finding(const struct ms_waiter *w, const struct ms_waitfor_fin
 	} else if (fd->end) {
 		int nf = where_now_once(fd->end);
 		const char *why = ms_where_now_not_asked(nf);
+		char head[120];
+		struct ms_fmt hf;
+		ms_fmt_init(&hf, head, sizeof head, -1);
 		if (nf > 0 && fd->end->now_in_call)
 			/* in one of our calls now (a lock, a join), where the
 			 * graph, read a moment before, said no mutex wait */
-			ms_fmt(f, "  thread %u was not waiting for a mutex when this was read; ",
+			ms_fmt(&hf, "  thread %u was not waiting for a mutex when this was read; ",
 			       last->owner);
 		else
-			ms_fmt(f, "  thread %u is not waiting for a mutex; ", last->owner);
+			ms_fmt(&hf, "  thread %u is not waiting for a mutex; ", last->owner);
+		ms_fmt(f, "%s", ms_fmt_str(&hf));
 		if (nf > 0) {
-			ms_fmt(f, "it is now at ");
-			print_frames(f, fd->end->now_frames, nf, 2 + 46);
+			ms_fmt(f, "it is now at");
+			print_frames(f, fd->end->now_frames, nf, strlen(head) + 12, 2 + 46);
 		} else if (why)
 			ms_fmt(f, "where it is now: not asked (%s)\n", why);
 		else
