@@ -143,9 +143,10 @@ static void destroyed(void)
 }
 
 /* A reader waits for the mutex a writer-to-be holds, which waits for the
- * reader's read lock: a deadlock, live (the test kills it). */
+ * reader's read lock: a deadlock, live (the test kills it).  The reader's
+ * long name: the report's lines keep to 120 columns all the same. */
 static pthread_barrier_t both;
-static void *live_reader(void *arg)
+static void *live_reader_with_a_name_long_enough_to_take_a_report_line_past_its_width(void *arg)
 {
 	pthread_rwlock_rdlock(&a); /* live-rd */
 	pthread_barrier_wait(&both);
@@ -166,7 +167,7 @@ static void live(void)
 {
 	pthread_t r, w;
 	pthread_barrier_init(&both, NULL, 2);
-	pthread_create(&r, NULL, live_reader, NULL);
+	pthread_create(&r, NULL, live_reader_with_a_name_long_enough_to_take_a_report_line_past_its_width, NULL);
 	pthread_create(&w, NULL, live_writer, NULL);
 	pthread_join(r, NULL);
 }

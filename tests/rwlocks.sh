@@ -151,10 +151,12 @@ expect_grep "live: a DEADLOCK of two threads" '^DEADLOCK: 2 threads wait for eac
 expect_grep "live: the writer waits to write the rwlock" \
 	'^  thread [0-9]+ "rwlocks" waits to write rwlock 0x[0-9a-f]+ for ' "$WORK/live.report.1"
 expect_grep "live: ... held for read by the reader, where it took it" \
-	"^    held for read by thread [0-9]+, taken at live_reader\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of live-rd)" \
+	"^    held for read by thread [0-9]+, taken at \.\.[a-z_]+ rwlocks.c:$(line_of live-rd)$" \
 	"$WORK/live.report.1"
 expect_grep "live: the reader waits for the mutex" \
-	"^    waits at      live_reader\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of live-m)" "$WORK/live.report.1"
+	"^    waits at      live_reader_with_a_name_long_enough_to_take_a_report_line_past_its_width\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of live-m)" "$WORK/live.report.1"
+expect_eq "live: no line over 120 columns" \
+	"$(sed 's/µ/u/g' "$WORK/live.report.1" | awk 'length($0) > 120' | wc -l)" 0
 expect_grep "live: the held section lists the reader" '^  rwlock 0x[0-9a-f]+ held for read by$' \
 	"$WORK/live.report.1"
 

@@ -374,8 +374,11 @@ static void suggest(struct ms_fmt *out, int k, const char *text, size_t len)
 	}
 	if (!best)
 		return;
-	ms_fmt(out, "  to suppress it: %s:%.*s (a line of MUTEXSTAT_SUPPRESSIONS)\n",
-	       kinds[k].name, (int)blen, best);
+	/* the rule whole, to be copied; what it is on the next line where
+	 * both would pass 120 columns (a long C++ name) */
+	size_t cols = 18 + strlen(kinds[k].name) + 1 + blen + 35;
+	ms_fmt(out, "  to suppress it: %s:%.*s%s(a line of MUTEXSTAT_SUPPRESSIONS)\n",
+	       kinds[k].name, (int)blen, best, cols > 120 ? "\n    " : " ");
 }
 
 /* The heading of a section that is no finding, a line of its own: a live

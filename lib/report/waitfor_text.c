@@ -140,11 +140,25 @@ static void print_wait(struct ms_fmt *f, const struct ms_waiter *w, uint64_t now
 	}
 }
 
+/* The line `head` and ", taken at " the site at (or "?"), fitted to 120
+ * columns. */
+static void print_head_taken_at(struct ms_fmt *f, struct ms_fmt *head, uintptr_t at)
+{
+	char where[256];
+	size_t used = strlen(ms_fmt_str(head)) + 11;
+	ms_fmt(f, "%s, taken at %s\n", ms_fmt_str(head),
+	       at ? ms_symbol_fit((char *)ms_symbolize(at, where, sizeof where),
+				  used + 40 < 120 ? 120 - used : 40)
+		  : "?");
+}
+
 /* Where the owner took the mutex, from its held set (the call site only:
  * the frames below it were not captured for this acquisition). */
 static void print_taken(struct ms_fmt *f, const struct ms_waiter *w)
 {
-	char where[256];
+	char line[128];
+	struct ms_fmt hf;
+	ms_fmt_init(&hf, line, sizeof line, -1);
 	const struct ms_record *rec = ms_rec(w->rec);
 	if (ms_lock_class(LOAD(&rec->flags)) == MS_CLASS_RWLOCK &&
 	    LOAD(&rec->owner) != (w->owner | MS_HELD)) {
@@ -158,18 +172,17 @@ static void print_taken(struct ms_fmt *f, const struct ms_waiter *w)
 		}
 		/* readers counts the others but not the waiter */
 		uint32_t others = itself ? readers : readers - 1;
-		ms_fmt(f, "    held for read by thread %u%s", w->owner, itself ? " itself" : "");
+		ms_fmt(&hf, "    held for read by thread %u%s", w->owner, itself ? " itself" : "");
 		if (others)
-			ms_fmt(f, " and %u other %s", others, others == 1 ? "reader" : "readers");
-		ms_fmt(f, ", taken at %s\n",
-		       w->taken_at ? ms_symbolize(w->taken_at, where, sizeof where) : "?");
+			ms_fmt(&hf, " and %u other %s", others, others == 1 ? "reader" : "readers");
+		print_head_taken_at(f, &hf, w->taken_at);
 		return;
 	}
 	/* a holder whose held set is not here (a fork parent's thread): its
 	 * lock's history says where, as "Mutexes still locked" does */
 	uintptr_t at = w->taken_at ? w->taken_at : ms_table_last_taken_at(w->rec);
-	ms_fmt(f, "    held by thread %u, taken at %s\n", w->owner,
-	       at ? ms_symbolize(at, where, sizeof where) : "?");
+	ms_fmt(&hf, "    held by thread %u", w->owner);
+	print_head_taken_at(f, &hf, at);
 }
 
 /* Waits of one hop each behind the same holder, for the same lock, told
