@@ -29,6 +29,13 @@
  *   _exit        locks a mutex in a thread, prints a line, _exit(3)
  *   quick_exit   the same with quick_exit(4)
  *   thread-exit  the same with exit(5) from the thread (exit handlers run)
+ *   abba-_exit   takes m then n, then n then m (a lock-order inversion),
+ *                prints a line, _exit(0)
+ *   fork-_exit   locks m; a fork child locks it too and ends with _exit(6);
+ *                the parent waits for it, prints its status, returns 0
+ *   term-_exit   a SIGTERM handler of its own ends the process with
+ *                _exit(7); main locks m, raises SIGTERM
+ *   nothing-_exit  locks nothing, _exit(8)
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -36,9 +43,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t n = PTHREAD_MUTEX_INITIALIZER;
 static volatile sig_atomic_t ran;
 static int go[2]; /* a holder says it has the mutex */
 
@@ -121,6 +130,12 @@ static void *hold_and_read(void *arg)
 	}
 	pthread_mutex_unlock(&m);
 	return NULL;
+}
+
+static void term_exit(int sig)
+{
+	(void)sig;
+	_exit(7);
 }
 
 static void block_all(void)
@@ -245,6 +260,36 @@ int main(int argc, char **argv)
 		pthread_join(a, NULL);
 		pthread_join(b, NULL);
 		printf("own SIGRTMAX-3 handler ran %d times\n", (int)ran);
+	} else if (!strcmp(mode, "abba-_exit")) {
+		pthread_mutex_lock(&m);
+		pthread_mutex_lock(&n);
+		pthread_mutex_unlock(&n);
+		pthread_mutex_unlock(&m);
+		pthread_mutex_lock(&n);
+		pthread_mutex_lock(&m);
+		pthread_mutex_unlock(&m);
+		pthread_mutex_unlock(&n);
+		say("before the end\n");
+		_exit(0);
+	} else if (!strcmp(mode, "fork-_exit")) {
+		pthread_mutex_lock(&m);
+		pthread_mutex_unlock(&m);
+		pid_t pid = fork();
+		if (pid == 0) {
+			pthread_mutex_lock(&m);
+			pthread_mutex_unlock(&m);
+			_exit(6);
+		}
+		int st = 0;
+		waitpid(pid, &st, 0);
+		printf("child exit %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	} else if (!strcmp(mode, "nothing-_exit")) {
+		_exit(8);
+	} else if (!strcmp(mode, "term-_exit")) {
+		signal(SIGTERM, term_exit);
+		pthread_mutex_lock(&m);
+		pthread_mutex_unlock(&m);
+		raise(SIGTERM);
 	} else if (!strcmp(mode, "_exit") || !strcmp(mode, "quick_exit") ||
 		   !strcmp(mode, "thread-exit")) {
 		pthread_create(&a, NULL, ending, (void *)mode);

@@ -8,7 +8,9 @@
 #   - a thread that blocks SIGRTMAX-3, or waits for it in sigwaitinfo, is
 #     not sent it by a dump asking where it is (its program would take it);
 #   - a program's own SIGRTMAX-3 handler gets no signal from a live dump;
-#   - _exit and quick_exit write no report (exit from a thread does).
+#   - _exit writes the report exit() would, except in a fork child, from
+#     a signal handler or in a process that locked nothing; quick_exit
+#     writes none (exit from a thread does).
 #   - what sigaction and signal say of SIGUSR1 and SIGRTMAX-3 is what they
 #     say without the library (the default), and a program that saves and
 #     restores SIGUSR1 gets the default back.
@@ -246,11 +248,46 @@ for case in "_exit 3" "quick_exit 4"; do
 	expect_eq "$1: status and output as without the library" "$(cat "$WORK/out")" \
 	    "$("$RUN" "$SIG" $1)"
 	expect_eq "$1: its status" "$(tail -n 1 "$WORK/out")" "exit $2"
-	expect_eq "$1: no report (destructors do not run)" "$(cd "$WORK" && ls r* 2>/dev/null)" ""
 	expect_eq "$1: nothing on stderr" "$(cat "$WORK/err")" ""
 done
+# _exit from a thread: the report exit() would write (a program that ends
+# so -- a linker, a tool in a hurry -- had none, and no word why), with
+# the mutex the thread still held; quick_exit runs handlers of the
+# program's after which no report is written
+with "" "" "$SIG" _exit
+expect_eq "_exit: the report" "$(cd "$WORK" && ls r* 2>/dev/null)" "r"
+expect_grep "_exit: the mutex still held" '^Mutexes still locked:$' "$WORK/r"
+with "" "" "$SIG" quick_exit
+expect_eq "quick_exit: no report" "$(cd "$WORK" && ls r* 2>/dev/null)" ""
 with MUTEXSTAT_EXIT_CODE=9 "" "$SIG" _exit
-expect_eq "_exit with MUTEXSTAT_EXIT_CODE: the program's own status" "$(tail -n 1 "$WORK/out")" "exit 3"
+expect_eq "_exit with MUTEXSTAT_EXIT_CODE, no failing finding: the program's own status" \
+	"$(tail -n 1 "$WORK/out")" "exit 3"
+with MUTEXSTAT_EXIT_CODE=9 "" "$SIG" abba-_exit
+expect_eq "_exit after an inversion, MUTEXSTAT_EXIT_CODE=9: its status" \
+	"$(tail -n 1 "$WORK/out")" "exit 9"
+expect_grep "_exit after an inversion: the finding" '^POTENTIAL DEADLOCK: 2 mutexes' "$WORK/r"
+expect_eq "_exit after an inversion: nothing on stderr" "$(cat "$WORK/err")" ""
+with "" "" "$SIG" abba-_exit
+expect_eq "_exit after an inversion, no MUTEXSTAT_EXIT_CODE: its own status" \
+	"$(tail -n 1 "$WORK/out")" "exit 0"
+# a fork child's _exit (after a failed exec, a daemon's double fork)
+# writes none: one report, the parent's
+with "MUTEXSTAT_OUTPUT=$WORK/r.%p" "" "$SIG" fork-_exit
+expect_eq "fork child's _exit: status and output as without the library" \
+	"$(cat "$WORK/out")" "$("$RUN" "$SIG" fork-_exit)"
+expect_eq "fork child's _exit: the parent's report alone" \
+	"$(cd "$WORK" && ls r.* 2>/dev/null | wc -l):$(grep -c '^  forked from' "$WORK"/r.* 2>/dev/null)" "1:0"
+# _exit from a signal handler of the program's writes none (a crash
+# handler ends so; MUTEXSTAT_ON_CRASH asks for crash reports)
+with "" "" "$SIG" term-_exit
+expect_eq "SIGTERM handler's _exit: status and output as without the library" \
+	"$(cat "$WORK/out")" "$("$RUN" "$SIG" term-_exit)"
+expect_eq "SIGTERM handler's _exit: its status" "$(tail -n 1 "$WORK/out")" "exit 7"
+expect_eq "SIGTERM handler's _exit: no report" "$(cd "$WORK" && ls r* 2>/dev/null)" ""
+# a process that locked nothing (a shell) writes nothing at _exit
+with "" "" "$SIG" nothing-_exit
+expect_eq "_exit, nothing locked: status" "$(tail -n 1 "$WORK/out")" "exit 8"
+expect_eq "_exit, nothing locked: no report" "$(cd "$WORK" && ls r* 2>/dev/null)" ""
 with "" "" "$SIG" thread-exit
 expect_eq "exit from a thread: status" "$(tail -n 1 "$WORK/out")" "exit 5"
 expect_grep "exit from a thread: the report, the mutex still held" '^Mutexes still locked:$' "$WORK/r"

@@ -44,6 +44,8 @@
 
 enum { NOT_STARTED, STARTING, STARTED, DISABLED };
 static int state;
+static pid_t start_pid;  /* a vfork child's getpid() is not it */
+static int exit_reported; /* by exit() or by _exit: once */
 
 void ms_warn(const char *msg)
 {
@@ -301,6 +303,7 @@ static void fit_address_space_limit(void)
 static void start(void)
 {
 	int saved = errno;
+	start_pid = getpid();
 	ms_guard_enter(&ms_self);
 	ms_clock_init();
 	ms_output_init();
@@ -466,19 +469,55 @@ static void report_to_output(void *arg)
 		ms_report_to_output();
 }
 
-static void exit_report(int status, void *arg)
+/* The exit report, in exit() (exit_report) or _exit
+ * (ms_exit_now_report); 0 if it was not written. */
+static int write_exit_report(void)
 {
-	(void)status;
-	(void)arg;
-	if (interrupted_library())
-		return;
+	if (__atomic_exchange_n(&exit_reported, 1, __ATOMIC_ACQ_REL) || interrupted_library())
+		return 0;
 	ms_fork_settle(); /* a fork child that never locked a mutex */
 	/* on a stack of its own if this thread's is small (ulimit -s 64) */
 	if (!ms_dump_in_signal_handler() || !report_from_dump_thread())
 		ms_report_stack_run(report_to_output, NULL);
 	ms_crash_exit_reported();
-	if (ms_opt.exit_code && ms_run_exit_failing())
+	return 1;
+}
+
+static void exit_report(int status, void *arg)
+{
+	(void)status;
+	(void)arg;
+	if (write_exit_report() && ms_opt.exit_code && ms_run_exit_failing())
 		(void)on_exit(exit_with_code, NULL);
+}
+
+void ms_exit_now_report(int *status)
+{
+	if (!__atomic_load_n(&ms_active, __ATOMIC_ACQUIRE) || ms_fork_parent_pid() ||
+	    getpid() != start_pid ||
+	    !(ms_opt.exit_report || ms_opt.exit_code || ms_interval_on()))
+		return;
+	int saved = errno;
+	/* A shell ends so, each of a build's many: one that locked nothing
+	 * says nothing (the run's first says what the run needs).  Nor from
+	 * a signal handler: a crash handler of the program's ends so, and
+	 * one asks for crash reports with MUTEXSTAT_ON_CRASH. */
+	if (ms_self.guard || ms_dump_in_signal_handler()) {
+		errno = saved;
+		return;
+	}
+	ms_guard_enter(&ms_self);
+	int nothing = ms_report_locked_nothing();
+	ms_guard_leave(&ms_self);
+	if (nothing) {
+		errno = saved;
+		return;
+	}
+	/* as exit_with_code, without the flush of stdio _exit does not do */
+	if (write_exit_report() && ms_opt.exit_code && ms_run_exit_failing() &&
+	    !(*status && ms_run_is_root()))
+		*status = (int)ms_opt.exit_code;
+	errno = saved;
 }
 
 __attribute__((destructor)) static void mutexstat_destructor(void)

@@ -16,6 +16,14 @@ void *ms_recording_copy(const char *name);
  * if they are registered. */
 void ms_fork_child_unhandled(int parent);
 
+/* _exit or _Exit (wrap/interpose_process.c): the exit report exit()
+ * would write, for a process that locked a mutex -- a linker ends so --
+ * but not in a fork child (its _exit after a failed exec, a daemon's
+ * double fork: a report each would be noise), nor in a vfork child, which
+ * shares its parent's memory, nor from a signal handler.  *status becomes
+ * MUTEXSTAT_EXIT_CODE's, as exit()'s. */
+void ms_exit_now_report(int *status);
+
 /* Write a warning line to the stderr the program started with. */
 void ms_warn(const char *msg);
 

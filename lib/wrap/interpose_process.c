@@ -8,7 +8,8 @@
  *   pthread_mutex_consistent(_np)  a robust mutex repaired (robust.c);
  *   pthread_setcanceltype asynchronous cancellation, which sections of
  *                         ours defer (thread.h, ms_async_defer);
- *   _exit, _Exit          a run's first process ending so (a shell does)
+ *   _exit, _Exit          the exit report, and a run's first process ending
+ *                         so (a shell does)
  *                         still ends the run with its summary (run.h). */
 #define _GNU_SOURCE
 #include "stacks/cfi.h"
@@ -191,6 +192,7 @@ MS_EXPORT int ms_mutex_consistent_np(pthread_mutex_t *m)
  * exit() ends with its own _exit, which does not come here. */
 static __attribute__((noreturn)) void exit_now(void (*next)(int), int status)
 {
+	ms_exit_now_report(&status); /* the run's end too, for its first */
 	ms_run_before_exit_now(&status);
 	if (next)
 		next(status);
