@@ -1,7 +1,8 @@
 # tests/run_stderr.sh - under the launcher, a process of the run other than
 # its first writes nothing into its program's stderr, notes included: a
 # bad MUTEXSTAT_* value and "no live dumps on SIGUSR1" (a process started
-# with SIGUSR1 ignored, as under nohup) go into its report instead.  The
+# with SIGUSR1 ignored, as under nohup, or that takes it later) go into
+# its report instead.  The
 # run's first process says a bad value on its stderr, once; a process on
 # its own says both there as before, and in its report too.
 
@@ -9,6 +10,7 @@
 
 MS="$top_builddir/scripts/mutexstat"
 ABBA="$top_builddir/examples/deadlock_abba"
+SIG="$top_builddir/tests/signals"
 RUNS="$WORK/runs"
 mkdir -p "$RUNS"
 
@@ -20,6 +22,7 @@ expect_eq "the bad value's note, as options say it" \
 
 cat >"$WORK/suite.sh" <<SUITE
 "$ABBA" >/dev/null 2>"$WORK/first.err"
+"$SIG" own-usr1 >/dev/null 2>"$WORK/own-usr1.err"
 trap '' USR1
 "$ABBA" >/dev/null 2>"$WORK/second.err"
 SUITE
@@ -29,9 +32,13 @@ expect_eq "the suite's status" "$rc" 0
 expect_eq "nothing in the first child's stderr" "$(cat "$WORK/first.err")" ""
 expect_eq "nothing in the second's, which started with SIGUSR1 ignored" \
 	"$(cat "$WORK/second.err")" ""
+expect_eq "nothing in the stderr of one that took SIGUSR1 after start-up" \
+	"$(cat "$WORK/own-usr1.err")" ""
 expect_eq "the bad value said once on the run's stderr, by its first process" \
 	"$(grep -cxF "$BAD_TOP" "$WORK/err")" 1
 dir=$(sed -n 's|^mutexstat: the run of .*; reports in \(.*\)/$|\1|p' "$WORK/err")
+expect_grep "its report says it" \
+	"^  the program took SIGUSR1 for itself: no more live dumps on it " "${dir:-$WORK/none}"/signals.*
 set -- "${dir:-$WORK/none}"/deadlock_abba.*
 expect_eq "two reports" "$#" 2
 for r in "$@"; do

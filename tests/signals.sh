@@ -46,7 +46,20 @@ exit 0"
 expect_eq "own SIGUSR1 handler: the same without the library" "$("$RUN" "$SIG" own-usr1)" \
     "$(cat "$WORK/out")"
 expect_eq "own SIGUSR1 handler: no live dump, the exit report" "$(cd "$WORK" && ls r*)" r
-expect_eq "own SIGUSR1 handler: nothing on stderr" "$(cat "$WORK/err")" ""
+# a kill -USR1 meant for a dump reaches the program now: the report's
+# heading says so -- and one line on stderr as it happens, where the
+# report goes to stderr too (with MUTEXSTAT_OUTPUT, as here, the
+# program's stderr stays its own: xz, redis and memcached take SIGUSR1)
+expect_eq "own SIGUSR1 handler, report to a file: nothing on stderr" "$(cat "$WORK/err")" ""
+expect_grep "own SIGUSR1 handler: the report says it" \
+    '^  the program took SIGUSR1 for itself: no more live dumps on it ' "$WORK/r"
+"$RUN" env LD_PRELOAD="$MS_PRELOAD" "$SIG" own-usr1 >"$WORK/out" 2>"$WORK/err"
+expect_eq "own SIGUSR1 handler, report to stderr: one line says so as it happens" \
+    "$(head -n 1 "$WORK/err")" \
+    "mutexstat: the program took SIGUSR1 for itself: no more live dumps on it (MUTEXSTAT_SIGNAL picks another, or none)"
+"$RUN" env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_SIGNAL=USR2 "$SIG" own-usr1 >"$WORK/out" 2>"$WORK/err"
+expect_eq "own SIGUSR1 handler, dumps on SIGUSR2: no note" \
+    "$(grep -c 'took SIGUSR1' "$WORK/err")" 0
 
 # What the program sees of the signals the library handles is what it
 # would see without it (the default), and a disposition it saves and puts

@@ -85,10 +85,8 @@ static int in_run_not_first(void)
 	return ms_opt.run_dir && getpid() != (pid_t)ms_opt.run_root;
 }
 
-void ms_output_say(const char *msg)
+static void keep(const char *msg)
 {
-	if (!in_run_not_first())
-		ms_output_note(msg);
 	static const char prefix[] = "mutexstat: ";
 	if (!strncmp(msg, prefix, sizeof prefix - 1))
 		msg += sizeof prefix - 1;
@@ -101,6 +99,21 @@ void ms_output_say(const char *msg)
 		kept[kept_len + i] = msg[i];
 	kept[kept_len + n] = '\n';
 	kept_len += n + 1;
+}
+
+void ms_output_say(const char *msg)
+{
+	if (!in_run_not_first())
+		ms_output_note(msg);
+	keep(msg);
+}
+
+void ms_output_say_beside_report(const char *msg)
+{
+	/* where the text report goes to stderr: the same place */
+	if (ms_opt.formats == MS_FORMAT_TEXT && !ms_opt.output && !in_run_not_first())
+		ms_output_note(msg);
+	keep(msg);
 }
 
 const char *ms_output_kept(void)

@@ -32,6 +32,12 @@ void ms_output_note(const char *msg);
  * two threads at once: each caller says its note once. */
 void ms_output_say(const char *msg);
 
+/* The same for a note of later on (a program that takes the live dump's
+ * signal): on stderr only where the text report goes too.  A program
+ * whose reports go to a file (MUTEXSTAT_OUTPUT) keeps its stderr as it
+ * would be -- xz, redis and memcached all take SIGUSR1. */
+void ms_output_say_beside_report(const char *msg);
+
 /* The notes kept, one a line, without the "mutexstat: " they began with;
  * "" if none.  The last may still be being written: a line without its
  * newline. */

@@ -4,6 +4,7 @@
 #include "glibc/own_signals.h"
 #include "glibc/real.h"
 #include "base/internal.h"
+#include "base/output.h"
 
 /* glibc's, by names of theirs we do not interpose: what the calls reach
  * before start-up has looked for an interposer behind us. */
@@ -40,9 +41,12 @@ __sighandler_t ms_signal_next(int sig, __sighandler_t handler)
 static struct {
 	void *ours;
 	struct sigaction before;
+	const char *taken_note;
+	int said;
 } own[NSIG];
 
-void ms_own_signal(int sig, void *ours, const struct sigaction *before)
+void ms_own_signal(int sig, void *ours, const struct sigaction *before,
+		   const char *taken_note)
 {
 	if (sig <= 0 || sig >= NSIG || !ours)
 		return;
@@ -51,6 +55,7 @@ void ms_own_signal(int sig, void *ours, const struct sigaction *before)
 	if (LOAD(&own[sig].ours) == ours && (void *)before->sa_handler == ours)
 		return;
 	own[sig].before = *before;
+	own[sig].taken_note = taken_note;
 	__atomic_store_n(&own[sig].ours, ours, __ATOMIC_RELEASE);
 }
 
@@ -61,6 +66,17 @@ static const struct sigaction *before_ours(int sig, __sighandler_t handler)
 		return NULL;
 	void *ours = __atomic_load_n(&own[sig].ours, __ATOMIC_ACQUIRE);
 	return ours && (void *)handler == ours ? &own[sig].before : NULL;
+}
+
+void ms_own_signal_set(int sig, __sighandler_t prev, __sighandler_t now)
+{
+	if (!before_ours(sig, prev) || (void *)now == (void *)prev)
+		return;
+	/* a kill -USR1 meant for a dump now goes to the program: said
+	 * once, where the reports say it too */
+	const char *note = own[sig].taken_note;
+	if (note && !__atomic_exchange_n(&own[sig].said, 1, __ATOMIC_RELAXED))
+		ms_output_say_beside_report(note);
 }
 
 void ms_own_signal_hide(int sig, struct sigaction *seen)

@@ -26,8 +26,17 @@ int ms_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 __sighandler_t ms_signal_next(int sig, __sighandler_t handler);
 void ms_own_signals_resolve(void);
 
-/* The library's handler `ours` is now on sig, where `before` was. */
-void ms_own_signal(int sig, void *ours, const struct sigaction *before);
+/* The library's handler `ours` is now on sig, where `before` was.
+ * taken_note, if not NULL, is said (base/output.h's
+ * ms_output_say_beside_report) the
+ * first time the program puts a disposition of its own there: what the
+ * library can no longer do.  It must stay (a string constant). */
+void ms_own_signal(int sig, void *ours, const struct sigaction *before,
+		   const char *taken_note);
+
+/* The program's sigaction or signal replaced `prev` on sig with `now`
+ * (async-signal-safe). */
+void ms_own_signal_set(int sig, __sighandler_t prev, __sighandler_t now);
 
 /* A disposition of sig the kernel gave: if it is the library's handler,
  * what was there before it (async-signal-safe). */

@@ -425,6 +425,11 @@ int ms_dump_init(void)
 {
 	static const int signals[] = { SIGUSR1, SIGUSR2, 0 };
 	static const char *const names[] = { "USR1", "USR2" };
+	static const char *const taken_notes[] = {
+		"mutexstat: the program took SIGUSR1 for itself: no more live dumps on it "
+		"(MUTEXSTAT_SIGNAL picks another, or none)\n",
+		"mutexstat: the program took SIGUSR2 for itself: no more live dumps on it "
+		"(MUTEXSTAT_SIGNAL picks another, or none)\n" };
 	foreign_malloc = !malloc_is_glibcs();
 	ms_findings_on_self_deadlock(ms_dump_announce);
 	ms_last_thread_init();
@@ -439,7 +444,8 @@ int ms_dump_init(void)
 		ms_where_now_signal = 0;
 	else {
 		have_old_stack = 1;
-		ms_own_signal(ms_where_now_signal, (void *)ms_where_now_handler, &old_stack_sa);
+		ms_own_signal(ms_where_now_signal, (void *)ms_where_now_handler, &old_stack_sa,
+			      NULL);
 		struct sigaction cur;
 		if (ms_sigaction(ms_where_now_signal, NULL, &cur) == 0)
 			ms_signal_return = (uintptr_t)cur.sa_restorer;
@@ -464,7 +470,8 @@ int ms_dump_init(void)
 		sa.sa_handler = dump_handler;
 		have_old_dump = ms_sigaction(dump_signal, &sa, &old_dump_sa) == 0;
 		if (have_old_dump)
-			ms_own_signal(dump_signal, (void *)dump_handler, &old_dump_sa);
+			ms_own_signal(dump_signal, (void *)dump_handler, &old_dump_sa,
+				      taken_notes[ms_opt.signal]);
 		struct sigaction cur;
 		if (have_old_dump && !ms_signal_return && ms_sigaction(dump_signal, NULL, &cur) == 0)
 			ms_signal_return = (uintptr_t)cur.sa_restorer;

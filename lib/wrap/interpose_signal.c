@@ -8,14 +8,24 @@
 
 MS_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
-	int rc = ms_sigaction(sig, act, old);
-	if (rc == 0 && old)
-		ms_own_signal_hide(sig, old);
+	struct sigaction was;
+	int rc = ms_sigaction(sig, act, &was); /* act is read before was is written */
+	if (rc == 0) {
+		if (act)
+			ms_own_signal_set(sig, was.sa_handler, act->sa_handler);
+		if (old) {
+			*old = was;
+			ms_own_signal_hide(sig, old);
+		}
+	}
 	return rc;
 }
 
 MS_EXPORT __sighandler_t signal(int sig, __sighandler_t handler)
 {
 	__sighandler_t prev = ms_signal_next(sig, handler);
-	return prev == SIG_ERR ? prev : ms_own_signal_hide_handler(sig, prev);
+	if (prev == SIG_ERR)
+		return prev;
+	ms_own_signal_set(sig, prev, handler);
+	return ms_own_signal_hide_handler(sig, prev);
 }
