@@ -26,9 +26,9 @@ void work_while_holding(void)
 		x += (unsigned)i;
 }
 
-void *worker(void *arg)
+void *worker(void *start)
 {
-	(void)arg;
+	pthread_barrier_wait(start);
 	for (long i = 0; i < iterations; i++) {
 		pthread_mutex_lock(&hot);
 		counter++;
@@ -59,8 +59,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	pthread_t tid[257];
+	/* the workers start together: created one by one on a busy machine,
+	 * each could finish before the next began, and none would wait */
+	pthread_barrier_t start;
+	pthread_barrier_init(&start, NULL, (unsigned)threads);
 	for (int i = 0; i < threads; i++)
-		pthread_create(&tid[i], NULL, worker, NULL);
+		pthread_create(&tid[i], NULL, worker, &start);
 	pthread_create(&tid[threads], NULL, loner, NULL);
 	for (int i = 0; i <= threads; i++)
 		pthread_join(tid[i], NULL);
