@@ -7,7 +7,7 @@
  * Prints the final counter, which must be threads * iterations with or
  * without mutexstat. */
 #include <pthread.h>
-
+#include <unistd.h>
 /* Thread functions are not static: the examples link with -rdynamic so
  * that the report can name them without debug information. */
 #include <stdio.h>
@@ -18,10 +18,10 @@ static pthread_mutex_t quiet = PTHREAD_MUTEX_INITIALIZER;
 static long counter, quiet_counter;
 static long iterations = 20000;
 
-void work_while_holding(void)
+void work_while_holding(int first)
 {
-	/* a few hundred nanoseconds of work inside the critical section */
-	volatile unsigned x = 0;
+	volatile unsigned x = 0; /* a few hundred nanoseconds of work; a worker's */
+	if (first) usleep(2000); /* first hold long, so the others queue behind it */
 	for (int i = 0; i < 200; i++)
 		x += (unsigned)i;
 }
@@ -32,7 +32,7 @@ void *worker(void *start)
 	for (long i = 0; i < iterations; i++) {
 		pthread_mutex_lock(&hot);
 		counter++;
-		work_while_holding();
+		work_while_holding(i == 0);
 		pthread_mutex_unlock(&hot);
 	}
 	return NULL;
