@@ -77,6 +77,12 @@ void ms_output_note(const char *msg)
 		ms_write_all(fd, msg, strlen(msg));
 }
 
+void ms_output_start_dir(struct ms_fmt *f, const char *path)
+{
+	if (path[0] != '/' && start_dir[0])
+		ms_fmt(f, "%s%s", start_dir, start_dir[1] ? "/" : "");
+}
+
 static char kept[2048]; /* zeros past what is written: always a string */
 static size_t kept_len;
 
@@ -140,8 +146,7 @@ static int output_is_stream(void)
 	char path[4096];
 	struct ms_fmt f;
 	ms_fmt_init(&f, path, sizeof path, -1);
-	if (ms_opt.output[0] != '/' && start_dir[0])
-		ms_fmt(&f, "%s%s", start_dir, start_dir[1] ? "/" : "");
+	ms_output_start_dir(&f, ms_opt.output);
 	ms_fmt(&f, "%s", ms_opt.output);
 	struct stat st;
 	int stream = stat(ms_fmt_str(&f), &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode));
@@ -159,22 +164,15 @@ int ms_output_run_uses_dir(void)
 
 int ms_output_in_run_dir(void)
 {
-	return ms_opt.run_dir && getpid() != (pid_t)ms_opt.run_root && ms_output_run_uses_dir();
-}
-
-const char *ms_output_start_dir(void)
-{
-	return start_dir;
+	return in_run_not_first() && ms_output_run_uses_dir();
 }
 
 /* A run's file is named by its program, so a list of the directory reads
  * as the run did; a name is one path component whatever the program's. */
 static void run_file(struct ms_fmt *f)
 {
-	const char *dir = ms_opt.run_dir;
-	if (dir[0] != '/' && start_dir[0])
-		ms_fmt(f, "%s%s", start_dir, start_dir[1] ? "/" : "");
-	ms_fmt(f, "%s/", dir);
+	ms_output_start_dir(f, ms_opt.run_dir);
+	ms_fmt(f, "%s/", ms_opt.run_dir);
 	for (const char *p = ms_program_name(); *p; p++)
 		ms_fmt(f, "%c", *p == '/' || (unsigned char)*p < ' ' ? '_' : *p);
 	ms_fmt(f, ".%d", (int)getpid());
@@ -188,8 +186,7 @@ int ms_output_path(char *out, size_t cap, const char *infix, unsigned seq, const
 	if (ms_output_in_run_dir())
 		run_file(&f);
 	else {
-		if (pattern[0] != '/' && start_dir[0])
-			ms_fmt(&f, "%s%s", start_dir, start_dir[1] ? "/" : "");
+		ms_output_start_dir(&f, pattern);
 		expand_path(&f, pattern);
 	}
 	if (*infix)

@@ -4,6 +4,8 @@
 
 #include <stddef.h>
 
+struct ms_fmt;
+
 /* At start-up: keep a private copy of the stderr the program started with,
  * so a report reaches it even if the program closes or redirects fd 2;
  * and of the program's name and its directory. */
@@ -64,9 +66,10 @@ int ms_output_in_run_dir(void);
  * device or FIFO that each writes to in turn). */
 int ms_output_run_uses_dir(void);
 
-/* The directory the process started in ("" if unknown), where a relative
- * MUTEXSTAT_OUTPUT is. */
-const char *ms_output_start_dir(void);
+/* Before a relative path, the directory the process started in and a
+ * slash (nothing if unknown): where MUTEXSTAT_OUTPUT and a run's
+ * directory are, wherever the program has moved since. */
+void ms_output_start_dir(struct ms_fmt *f, const char *path);
 
 /* Opens path for writing a report, by the rules of doc/report.md, "Where
  * it goes": a new file is created, never through a symlink; an

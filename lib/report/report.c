@@ -901,8 +901,6 @@ static size_t top_build(struct top *t)
 	return bytes;
 }
 
-/* Nothing to report: no mutex used, held or misused, none destroyed, no
- * thread waiting in its first lock, no stall. */
 /* Every name the top table and the sections will print, looked up once
  * into a buffer nobody reads: the modules' symbols are read then. */
 static void warm_names(const struct top *t)
@@ -917,6 +915,8 @@ static void warm_names(const struct top *t)
 	}
 }
 
+/* Nothing to report: no mutex used, held or misused, none destroyed, no
+ * thread waiting in its first lock, no stall. */
 static int nothing_locked(const struct top *t)
 {
 	struct ms_table_counts tc;

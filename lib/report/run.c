@@ -343,14 +343,13 @@ static void free_run(struct run *run)
  * directory, or where MUTEXSTAT_OUTPUT sent them (base/output.h). */
 static void where_reports(struct ms_fmt *f)
 {
-	const char *dir = ms_opt.run_dir, *out = ms_opt.output, *start = ms_output_start_dir();
+	const char *out = ms_opt.output;
 	if (ms_output_run_uses_dir()) {
-		ms_fmt(f, "reports in %s/", dir);
+		ms_fmt(f, "reports in %s/", ms_opt.run_dir);
 		return;
 	}
 	ms_fmt(f, "reports %s ", strstr(out, "%p") ? "as" : "in");
-	if (out[0] != '/' && start[0])
-		ms_fmt(f, "%s%s", start, start[1] ? "/" : "");
+	ms_output_start_dir(f, out);
 	ms_fmt(f, "%s%s", out, strstr(out, "%p") ? " (%p the pid)" : "");
 }
 

@@ -498,23 +498,18 @@ void ms_exit_now_report(int *status)
 	    !(ms_opt.exit_report || ms_opt.exit_code || ms_interval_on()))
 		return;
 	int saved = errno;
-	/* A shell ends so, each of a build's many: one that locked nothing
-	 * says nothing (the run's first says what the run needs).  Nor from
-	 * a signal handler: a crash handler of the program's ends so, and
-	 * one asks for crash reports with MUTEXSTAT_ON_CRASH. */
-	if (ms_self.guard || ms_dump_in_signal_handler()) {
-		errno = saved;
-		return;
-	}
-	ms_guard_enter(&ms_self);
-	int nothing = ms_report_locked_nothing();
-	ms_guard_leave(&ms_self);
-	if (nothing) {
-		errno = saved;
-		return;
+	/* Not from a signal handler: a crash handler of the program's ends
+	 * so, and one asks for crash reports with MUTEXSTAT_ON_CRASH.  Not
+	 * for a process that locked nothing: a shell ends so, each of a
+	 * build's many (the run's first says what the run needs). */
+	int skip = ms_self.guard || ms_dump_in_signal_handler();
+	if (!skip) {
+		ms_guard_enter(&ms_self);
+		skip = ms_report_locked_nothing();
+		ms_guard_leave(&ms_self);
 	}
 	/* as exit_with_code, without the flush of stdio _exit does not do */
-	if (write_exit_report() && ms_opt.exit_code && ms_run_exit_failing() &&
+	if (!skip && write_exit_report() && ms_opt.exit_code && ms_run_exit_failing() &&
 	    !(*status && ms_run_is_root()))
 		*status = (int)ms_opt.exit_code;
 	errno = saved;
