@@ -27,10 +27,13 @@
  *                SIGRTMAX-3 do, installs its own SIGUSR1 handler and
  *                puts back the disposition it replaced, raises SIGUSR1
  *   _exit        locks a mutex in a thread, prints a line, _exit(3)
- *   quick_exit   the same with quick_exit(4)
+ *   quick_exit   the same with quick_exit(4); an at_quick_exit handler
+ *                locks and unlocks n, prints a line
  *   thread-exit  the same with exit(5) from the thread (exit handlers run)
  *   abba-_exit   takes m then n, then n then m (a lock-order inversion),
  *                prints a line, _exit(0)
+ *   abba-quick_exit  takes m then n; an at_quick_exit handler takes n
+ *                then m (the inversion); quick_exit(0)
  *   fork-_exit   locks m; a fork child locks it too and ends with _exit(6);
  *                the parent waits for it, prints its status, returns 0
  *   term-_exit   a SIGTERM handler of its own ends the process with
@@ -143,6 +146,21 @@ static void block_all(void)
 	sigset_t all;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
+}
+
+static void lock_n_at_quick_exit(void)
+{
+	pthread_mutex_lock(&n);
+	pthread_mutex_unlock(&n);
+	say("at_quick_exit handler\n");
+}
+
+static void lock_nm_at_quick_exit(void)
+{
+	pthread_mutex_lock(&n);
+	pthread_mutex_lock(&m);
+	pthread_mutex_unlock(&m);
+	pthread_mutex_unlock(&n);
 }
 
 static void *ending(void *arg)
@@ -271,6 +289,14 @@ int main(int argc, char **argv)
 		pthread_mutex_unlock(&n);
 		say("before the end\n");
 		_exit(0);
+	} else if (!strcmp(mode, "abba-quick_exit")) {
+		at_quick_exit(lock_nm_at_quick_exit);
+		pthread_mutex_lock(&m);
+		pthread_mutex_lock(&n);
+		pthread_mutex_unlock(&n);
+		pthread_mutex_unlock(&m);
+		say("before the end\n");
+		quick_exit(0);
 	} else if (!strcmp(mode, "fork-_exit")) {
 		pthread_mutex_lock(&m);
 		pthread_mutex_unlock(&m);
@@ -292,6 +318,8 @@ int main(int argc, char **argv)
 		raise(SIGTERM);
 	} else if (!strcmp(mode, "_exit") || !strcmp(mode, "quick_exit") ||
 		   !strcmp(mode, "thread-exit")) {
+		if (!strcmp(mode, "quick_exit"))
+			at_quick_exit(lock_n_at_quick_exit);
 		pthread_create(&a, NULL, ending, (void *)mode);
 		pthread_join(a, NULL);
 	} else

@@ -9,8 +9,9 @@
 #     not sent it by a dump asking where it is (its program would take it);
 #   - a program's own SIGRTMAX-3 handler gets no signal from a live dump;
 #   - _exit writes the report exit() would, except in a fork child, from
-#     a signal handler or in a process that locked nothing; quick_exit
-#     writes none (exit from a thread does).
+#     a signal handler or in a process that locked nothing; so does
+#     quick_exit, after the program's at_quick_exit handlers, whose lock
+#     calls are in it (exit from a thread writes it too).
 #   - what sigaction and signal say of SIGUSR1 and SIGRTMAX-3 is what they
 #     say without the library (the default), and a program that saves and
 #     restores SIGUSR1 gets the default back.
@@ -265,13 +266,29 @@ for case in "_exit 3" "quick_exit 4"; do
 done
 # _exit from a thread: the report exit() would write (a program that ends
 # so -- a linker, a tool in a hurry -- had none, and no word why), with
-# the mutex the thread still held; quick_exit runs handlers of the
-# program's after which no report is written
+# the mutex the thread still held
 with "" "" "$SIG" _exit
 expect_eq "_exit: the report" "$(cd "$WORK" && ls r* 2>/dev/null)" "r"
 expect_grep "_exit: the mutex still held" '^Mutexes still locked:$' "$WORK/r"
+# quick_exit: the same, once the program's at_quick_exit handlers have
+# run (glibc ends it with an _exit of its own, which no interposer sees)
 with "" "" "$SIG" quick_exit
-expect_eq "quick_exit: no report" "$(cd "$WORK" && ls r* 2>/dev/null)" ""
+expect_eq "quick_exit: the report" "$(cd "$WORK" && ls r* 2>/dev/null)" "r"
+expect_grep "quick_exit: the mutex still held" '^Mutexes still locked:$' "$WORK/r"
+expect_grep "quick_exit: the at_quick_exit handler's lock and unlock" \
+    '^  +1 0x[0-9a-f]+ +1 +0 .* [.a-z_]*exit signals\.c:[0-9]+$' "$WORK/r"
+expect_grep "quick_exit: the handler's stack, without the library's frames" \
+    '^  first locked at   lock_n_at_quick_exit\+0x[0-9a-f]+ \(.*signals\.c:' "$WORK/r"
+expect_no_grep "quick_exit: no frame of the library" 'libmutexstat' "$WORK/r"
+with MUTEXSTAT_EXIT_CODE=9 "" "$SIG" abba-quick_exit
+expect_eq "quick_exit, handler inverts the order, MUTEXSTAT_EXIT_CODE=9: output" \
+	"$(cat "$WORK/out")" "before the end
+exit 9"
+expect_grep "quick_exit: the handler's inversion" '^POTENTIAL DEADLOCK: 2 mutexes' "$WORK/r"
+expect_eq "quick_exit after an inversion: nothing on stderr" "$(cat "$WORK/err")" ""
+with "" "" "$SIG" abba-quick_exit
+expect_eq "quick_exit after an inversion, no MUTEXSTAT_EXIT_CODE: its own status" \
+	"$(tail -n 1 "$WORK/out")" "exit 0"
 with MUTEXSTAT_EXIT_CODE=9 "" "$SIG" _exit
 expect_eq "_exit with MUTEXSTAT_EXIT_CODE, no failing finding: the program's own status" \
 	"$(tail -n 1 "$WORK/out")" "exit 3"

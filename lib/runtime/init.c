@@ -300,6 +300,36 @@ static void fit_address_space_limit(void)
 	ms_opt.stack_memory = stacks;
 }
 
+/* quick_exit's end.  glibc's quick_exit runs the handlers registered with
+ * at_quick_exit, newest first, then its own _exit, which no interposed
+ * function sees: without this, a program that ends so (a server skipping
+ * its destructors) had no report.  Start-up registers this handler before
+ * the program's can be, so it runs last -- after the lock calls of theirs
+ * that belong in the report.  The status is the one quick_exit was called
+ * with (ms_quick_exit_begin); then the end is _exit's (the report, a run's
+ * summary, MUTEXSTAT_EXIT_CODE). */
+static volatile int quick_status;
+static volatile int quick_known;
+
+void ms_quick_exit_begin(int status)
+{
+	quick_status = status;
+	quick_known = 1;
+}
+
+static void quick_exit_last(void)
+{
+	if (!quick_known) /* not through quick_exit: whose status, then? */
+		return;
+	int status = quick_status;
+	ms_exit_now_report(&status);
+	ms_run_before_exit_now(&status);
+	void (*next)(int) = __atomic_load_n(&ms_real.exit_now_c99, __ATOMIC_ACQUIRE);
+	if (next)
+		next(status);
+	ms_exit_group(status);
+}
+
 static void start(void)
 {
 	int saved = errno;
@@ -368,6 +398,7 @@ static void start(void)
 			ms_opt.table_size = (uint64_t)got;
 		}
 		pthread_atfork(ms_fork_prepare, ms_fork_parent, ms_fork_child);
+		(void)at_quick_exit(quick_exit_last);
 		__atomic_store_n(&ms_active, 1, __ATOMIC_RELEASE);
 		__atomic_store_n(&state, STARTED, __ATOMIC_RELEASE);
 	}

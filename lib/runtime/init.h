@@ -24,6 +24,12 @@ void ms_fork_child_unhandled(int parent);
  * MUTEXSTAT_EXIT_CODE's, as exit()'s. */
 void ms_exit_now_report(int *status);
 
+/* quick_exit(status) (wrap/interpose_process.c), before glibc's runs the
+ * program's at_quick_exit handlers: the status for the handler start-up
+ * registered, which glibc runs after them (the first registered runs
+ * last) and which ends the process as _exit above does. */
+void ms_quick_exit_begin(int status);
+
 /* Write a warning line to the stderr the program started with. */
 void ms_warn(const char *msg);
 

@@ -9,8 +9,10 @@
  *   pthread_setcanceltype asynchronous cancellation, which sections of
  *                         ours defer (thread.h, ms_async_defer);
  *   _exit, _Exit          the exit report, and a run's first process ending
- *                         so (a shell does)
- *                         still ends the run with its summary (run.h). */
+ *                         so (a shell does) still ends the run with its
+ *                         summary (run.h);
+ *   quick_exit            the same, after the program's at_quick_exit
+ *                         handlers (init.c). */
 #define _GNU_SOURCE
 #include "stacks/cfi.h"
 #include "core/forked.h"
@@ -206,5 +208,20 @@ MS_EXPORT void _exit(int status)
 
 MS_EXPORT void _Exit(int status)
 {
+	exit_now(__atomic_load_n(&ms_real.exit_now_c99, __ATOMIC_ACQUIRE), status);
+}
+
+/* glibc's quick_exit ends with its own _exit, past the two above: the
+ * status goes to the handler start-up registered with at_quick_exit,
+ * which writes the report once the program's handlers have run
+ * (runtime/init.c). */
+MS_EXPORT void quick_exit(int status)
+{
+	ms_quick_exit_begin(status);
+	void (*next)(int) = __atomic_load_n(&ms_real.quick_exit, __ATOMIC_ACQUIRE);
+	if (!next) /* start-up stepped aside (a sanitizer's process) */
+		next = (void (*)(int))ms_real_next("quick_exit", NULL);
+	if (next)
+		next(status);
 	exit_now(__atomic_load_n(&ms_real.exit_now_c99, __ATOMIC_ACQUIRE), status);
 }
