@@ -55,7 +55,9 @@ int mutexstat_name(const pthread_mutex_t *mutex, const char *name);
 /* The same for a lock of any kind: a pthread_rwlock_t, a
  * pthread_spinlock_t (a volatile int, hence the volatile) or a mutex,
  * named by its address (a C++ std::shared_mutex is its native_handle()'s
- * rwlock). */
+ * rwlock).  A lock not initialised or used so far gets the name at its
+ * init or first use, as the kind it is, if MUTEXSTAT_TRACK records that
+ * kind; up to 256 names wait so at once (-1 past that). */
 int mutexstat_name_lock(const volatile void *lock, const char *name);
 
 #ifdef __cplusplus

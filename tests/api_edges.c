@@ -10,6 +10,13 @@
  *            times, and a dump: the name stays, and the init is its first
  *            (it was counted "initialised again", without its name); then
  *            destroyed, made again and locked twice
+ *   prenamed locks of every kind named by mutexstat_name_lock before their
+ *            init or first use: a static rwlock read once, a spin lock
+ *            named before pthread_spin_init and locked, a mutex named
+ *            twice then initialised and locked (the second name), one
+ *            named then unnamed, an rwlock never used; then 300 names for
+ *            unused addresses, which wait until the 256 names that can
+ *            wait at once are taken; prints each call's answer
  *   fds      dumps to a non-blocking pipe until it is full, to a socket and
  *            a pipe whose reader is gone (SIGPIPE left at its default: it
  *            would end the program), to a file opened O_APPEND
@@ -98,6 +105,39 @@ static int preinit(void)
 	return 0;
 }
 
+static pthread_rwlock_t read_once = PTHREAD_RWLOCK_INITIALIZER;
+static pthread_rwlock_t never_used = PTHREAD_RWLOCK_INITIALIZER;
+static pthread_spinlock_t spin;
+static pthread_mutex_t later, unnamed;
+
+static int prenamed(void)
+{
+	static char unused[300];
+	printf("rwlock %d\n", mutexstat_name_lock(&read_once, "read once"));
+	printf("never used %d\n", mutexstat_name_lock(&never_used, "never used"));
+	printf("spin %d\n", mutexstat_name_lock(&spin, "spin"));
+	printf("mutex %d", mutexstat_name_lock(&later, "first name"));
+	printf(" %d\n", mutexstat_name_lock(&later, "second name"));
+	printf("unnamed %d", mutexstat_name_lock(&unnamed, "gone"));
+	printf(" %d\n", mutexstat_name_lock(&unnamed, NULL));
+	int ok = 0;
+	for (int i = 0; i < 300; i++)
+		ok += mutexstat_name_lock(&unused[i], "unused") == 0;
+	printf("unused: %d of 300 kept\n", ok);
+	pthread_rwlock_rdlock(&read_once);
+	pthread_rwlock_unlock(&read_once);
+	pthread_spin_init(&spin, PTHREAD_PROCESS_PRIVATE);
+	for (int i = 0; i < 2; i++) {
+		pthread_spin_lock(&spin);
+		pthread_spin_unlock(&spin);
+	}
+	pthread_mutex_init(&later, NULL);
+	lock_some(&later, 3);
+	pthread_mutex_init(&unnamed, NULL);
+	lock_some(&unnamed, 2);
+	return 0;
+}
+
 static void show(const char *what, int rc)
 {
 	const char *e = rc ? strerrorname_np(errno) : NULL;
@@ -153,10 +193,12 @@ int main(int argc, char **argv)
 		return renames();
 	if (argc == 2 && !strcmp(argv[1], "preinit"))
 		return preinit();
+	if (argc == 2 && !strcmp(argv[1], "prenamed"))
+		return prenamed();
 	if (argc == 2 && !strcmp(argv[1], "fds"))
 		return fds();
 	if (argc == 2 && !strcmp(argv[1], "forkdump"))
 		return forkdump();
-	fprintf(stderr, "usage: api_edges blocked|renames|preinit|fds|forkdump\n");
+	fprintf(stderr, "usage: api_edges blocked|renames|preinit|prenamed|fds|forkdump\n");
 	return 2;
 }

@@ -1,6 +1,7 @@
 # api_edges.sh - the public API at its edges (tests/api_edges.c): a dump
 # that blocks for ever does not keep the process from ending; names are
-# kept once each, so renaming never runs out of memory; a library loaded
+# kept once each, so renaming never runs out of memory; locks named before
+# their init or first use get the name as the kind they are; a library loaded
 # by dlopen, too late to see the program's calls, says so.
 . "$top_srcdir/tests/lib.sh"
 B=$top_builddir
@@ -28,6 +29,40 @@ if command -v jq > /dev/null; then
 	MUTEXSTAT_FORMAT=json MUTEXSTAT_OUTPUT=$WORK/r run_with "$WORK/out" "$WORK/err" "$B/tests/api_edges" renames
 	expect_eq "preloaded: JSON's loaded_late" "$(jq -c '.loaded_late' "$WORK/r.json")" false
 fi
+
+# Locks named by address before their init or first use: each gets its
+# name as the kind it turns out to be, and only if MUTEXSTAT_TRACK records
+# that kind.  A record made at naming time was a mutex's: an rwlock named
+# and never used counted as a tracked mutex, MUTEXSTAT_TRACK=mutex tracked
+# named rwlocks and spin locks as mutexes, and MUTEXSTAT_TRACK=rwlock,spin
+# refused every name (-1).
+for track in mutex,rwlock,spin mutex rwlock,spin; do
+	env LD_LIBRARY_PATH="$LIBDIR" MUTEXSTAT_OUTPUT="$WORK/report" MUTEXSTAT_SORT=acquired \
+	    MUTEXSTAT_TRACK=$track "$B/tests/api_edges" prenamed > "$WORK/out" 2> "$WORK/err"
+	expect_eq "prenamed ($track): every name taken until the waiting ones fill their slots" \
+	    "$?:$(tr '\n' ';' < "$WORK/out")$(cat "$WORK/err")" \
+	    "0:rwlock 0;never used 0;spin 0;mutex 0 0;unnamed 0 0;unused: 252 of 300 kept;"
+	row() { grep -cE "^  [0-9] $1 +$2 " "$WORK/report"; }
+	rows=$(grep -cE '^  [0-9] ' "$WORK/report")
+	case $track in
+	mutex,rwlock,spin)
+		expect_grep "prenamed: 4 locks tracked, not the rwlock never used" \
+		    ' used locks, 4 locks tracked, 0 untracked$' "$WORK/report"
+		expect_eq "prenamed: the second name, none after NULL, the spin lock and rwlock named" \
+		    "$rows $(row 'second name' 3) $(row '0x[0-9a-f]+' 2) $(row spin 2) $(row 'read once' 1)" \
+		    "4 1 1 1 1" ;;
+	mutex)
+		expect_grep "prenamed, MUTEXSTAT_TRACK=mutex: the 2 mutexes alone" \
+		    ' used mutexes, 2 mutexes tracked, 0 untracked$' "$WORK/report"
+		expect_eq "prenamed, MUTEXSTAT_TRACK=mutex: the named mutex and the unnamed" \
+		    "$rows $(row 'second name' 3) $(row '0x[0-9a-f]+' 2)" "2 1 1" ;;
+	rwlock,spin)
+		expect_grep "prenamed, MUTEXSTAT_TRACK=rwlock,spin: the spin lock and the rwlock" \
+		    ' used locks, 2 locks tracked, 0 untracked$' "$WORK/report"
+		expect_eq "prenamed, MUTEXSTAT_TRACK=rwlock,spin: both named" \
+		    "$rows $(row spin 2) $(row 'read once' 1)" "2 1 1" ;;
+	esac
+done
 
 # A mutex named before its pthread_mutex_init keeps its name, and that init
 # is its first; destroyed and made again, it is a new mutex, unnamed.

@@ -3,6 +3,7 @@
 #include "base/clock.h"
 #include "base/fmt.h"
 #include "base/spin.h"
+#include "core/pending_names.h"
 #include "core/thread.h"
 
 #include <errno.h>
@@ -1045,7 +1046,14 @@ static int slot_holds(const struct ms_table *t, uint64_t i, uint32_t tag,
 	return ms_slot_tag(t->slots[i]) == tag && ms_table_slot_key(i) == key;
 }
 
-uint32_t ms_table_add(uintptr_t key, int birth, uint64_t *clock)
+/* ms_table_add, or with `naming` (mutexstat_name_lock): key's record if
+ * it has one, else its name waits for the record its first use or init
+ * makes (core/pending_names.h; *kept: 0, or -1 if it cannot) and the
+ * answer is MS_REC_NONE.  A record made takes the name waiting for it,
+ * under the same lock as the name is put. */
+static inline __attribute__((always_inline)) uint32_t
+add_or_name(uintptr_t key, int birth, uint64_t *clock, int naming, const char *name,
+	    int *kept)
 {
 	struct ms_table *t = &ms_table;
 	const uint64_t hash = ms_hash(key);
@@ -1106,7 +1114,13 @@ uint32_t ms_table_add(uintptr_t key, int birth, uint64_t *clock)
 	}
 	if (free_at < 0) {
 		/* No room near this address's home: leave it untracked. */
-		SERIAL_ADD(&l.home->untracked_ops, 1);
+		if (!naming)
+			SERIAL_ADD(&l.home->untracked_ops, 1);
+		goto out;
+	}
+	if (naming) {
+		*kept = ms_pending_name_put(key, name);
+		r = MS_REC_NONE;
 		goto out;
 	}
 	int fresh;
@@ -1125,9 +1139,27 @@ uint32_t ms_table_add(uintptr_t key, int birth, uint64_t *clock)
 	else
 		__atomic_store_n(&t->untracked_keys[free_at], key, __ATOMIC_RELEASE);
 	__atomic_store_n(&t->slots[free_at], ms_slot_make(hash, r), __ATOMIC_RELEASE);
+	const char *waiting = NULL;
+	if (unlikely(ms_pending_names_any()) && r != MS_REC_UNTRACKED)
+		waiting = ms_pending_name_take(key);
+	unlock_after_update(&l);
+	if (unlikely(waiting != NULL))
+		STORE(&ms_cold(r)->name, waiting);
+	return r;
 out:
 	unlock_after_update(&l);
 	return r;
+}
+
+uint32_t ms_table_add(uintptr_t key, int birth, uint64_t *clock)
+{
+	return add_or_name(key, birth, clock, 0, NULL, NULL);
+}
+
+uint32_t ms_table_name_later(uintptr_t key, const char *name, uint64_t *clock, int *kept)
+{
+	*kept = 0;
+	return add_or_name(key, 0, clock, 1, name, kept);
 }
 
 /* Empty slot i (its stripes' locks are held), then move later members of

@@ -528,6 +528,11 @@ size_t ms_table_bytes(uint32_t capacity, uint32_t history_len);
  * naming; returns its record, MS_REC_UNTRACKED, and with `birth` set, starts
  * a new life even if the address is known (init of a known address). */
 uint32_t ms_table_add(uintptr_t key, int birth, uint64_t *clock);
+/* mutexstat_name_lock of an address: its record if it has one (then the
+ * caller names it), MS_REC_UNTRACKED if it cannot have one, else
+ * MS_REC_NONE and the name waits for the record its lock's init or first
+ * use makes (core/pending_names.h); *kept 0, or -1 if no name can wait. */
+uint32_t ms_table_name_later(uintptr_t key, const char *name, uint64_t *clock, int *kept);
 /* End a mutex's life: its numbers go to its first-lock site's line. */
 void ms_table_remove(uintptr_t key);
 /* The address in index slot i (or MS_KEY_EMPTY, MS_KEY_TOMB); for a

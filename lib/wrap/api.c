@@ -82,36 +82,72 @@ MS_EXPORT void mutexstat_reset(void)
 	ms_guard_leave(&ms_self);
 }
 
-MS_EXPORT int mutexstat_name_lock(const volatile void *lock, const char *name)
+/* The kept copy of the name to give (NULL for none); 0, or -1 if the
+ * names' memory is spent. */
+static int name_copy(const char *name, const char **copy)
 {
-	/* only its address is used: never read through */
-	return mutexstat_name((const pthread_mutex_t *)(uintptr_t)lock, name);
-}
-
-MS_EXPORT int mutexstat_name(const pthread_mutex_t *mutex, const char *name)
-{
-	if (reentered())
-		return -1;
-	struct ms_thread *t = ms_thread();
-	if (!mutex)
-		return -1;
-	if (ms_start_lazily()) {
-		int (*first)(const pthread_mutex_t *, const char *) =
-			(int (*)(const pthread_mutex_t *, const char *))ms_recording_copy(
-				"mutexstat_name");
-		return first && !ms_active ? first(mutex, name) : -1;
-	}
-	uint32_t r = ms_table_find((uintptr_t)mutex);
-	if (r == MS_REC_NONE)
-		r = ms_first_use(t, (pthread_mutex_t *)mutex, 0);
-	if (r == MS_REC_UNTRACKED || r == MS_REC_NONE)
-		return -1;
 	if (name && !name[0])
 		name = NULL; /* "" would be a blank column: the address instead */
 	in_api = 1;
-	const char *copy = name ? ms_name_keep(name) : NULL;
+	*copy = name ? ms_name_keep(name) : NULL;
 	in_api = 0;
-	if (name && !copy)
+	return name && !*copy ? -1 : 0;
+}
+
+/* Whether the library answers this naming call (0), else the answer of
+ * the library that records instead of us, or -1. */
+static int name_answered_elsewhere(const char *which, const void *lock, const char *name,
+				   int *rc)
+{
+	*rc = -1;
+	if (reentered() || !lock)
+		return 1;
+	(void)ms_thread();
+	if (ms_start_lazily()) {
+		int (*first)(const void *, const char *) =
+			(int (*)(const void *, const char *))ms_recording_copy(which);
+		*rc = first && !ms_active ? first(lock, name) : -1;
+		return 1;
+	}
+	return 0;
+}
+
+/* A lock of any kind, by its address alone: one with no record yet (not
+ * initialised or used so far) gets its name when its init or first use
+ * makes one, as the kind it turns out to be, and only if MUTEXSTAT_TRACK
+ * records that kind (core/pending_names.h). */
+MS_EXPORT int mutexstat_name_lock(const volatile void *lock, const char *name)
+{
+	int rc;
+	const void *l = (const void *)(uintptr_t)lock; /* never read through */
+	if (name_answered_elsewhere("mutexstat_name_lock", l, name, &rc))
+		return rc;
+	const char *copy;
+	if (name_copy(name, &copy) != 0)
+		return -1;
+	int kept;
+	uint32_t r = ms_table_name_later((uintptr_t)l, copy, &ms_self.clock, &kept);
+	if (r == MS_REC_NONE)
+		return kept;
+	if (r == MS_REC_UNTRACKED)
+		return -1;
+	STORE(&ms_cold(r)->name, copy);
+	return 0;
+}
+
+/* A mutex: its kind is known, so a record is made now if it has none. */
+MS_EXPORT int mutexstat_name(const pthread_mutex_t *mutex, const char *name)
+{
+	int rc;
+	if (name_answered_elsewhere("mutexstat_name", mutex, name, &rc))
+		return rc;
+	uint32_t r = ms_table_find((uintptr_t)mutex);
+	if (r == MS_REC_NONE)
+		r = ms_first_use(&ms_self, (pthread_mutex_t *)mutex, 0);
+	if (r == MS_REC_UNTRACKED || r == MS_REC_NONE)
+		return -1;
+	const char *copy;
+	if (name_copy(name, &copy) != 0)
 		return -1;
 	STORE(&ms_cold(r)->name, copy);
 	return 0;

@@ -13,6 +13,7 @@
 #include "stacks/depot.h"
 #include "analysis/order.h"
 #include "record/record.h"
+#include "core/pending_names.h"
 #include "core/table.h"
 #include "core/thread_pool.h"
 #include "core/thread.h"
@@ -159,6 +160,49 @@ START_TEST(test_table_add_then_find_returns_same_record)
 	ck_assert_uint_eq(counts().live, 1);
 	ck_assert_uint_eq(counts().reinitialised, 0);
 	ck_assert_uint_eq(ms_table_find(heap_key(2)), MS_REC_NONE);
+}
+END_TEST
+
+/* mutexstat_name_lock of an address with no record: no record is made
+ * (its kind is not known), and the record its first use or init makes
+ * takes the name -- the last one given, none if NULL came last; a known
+ * address is answered with its record; names wait in 256 slots. */
+START_TEST(test_table_name_waits_for_the_first_record)
+{
+	uint64_t clock = 0;
+	int kept = 5;
+	ck_assert_uint_eq(ms_table_name_later(heap_key(1), "first", &clock, &kept), MS_REC_NONE);
+	ck_assert_int_eq(kept, 0);
+	ck_assert_uint_eq(ms_table_name_later(heap_key(1), "second", &clock, &kept), MS_REC_NONE);
+	ck_assert_uint_eq(ms_table_name_later(heap_key(2), "gone", &clock, &kept), MS_REC_NONE);
+	ck_assert_uint_eq(ms_table_name_later(heap_key(2), NULL, &clock, &kept), MS_REC_NONE);
+	ck_assert_uint_eq(counts().live, 0);
+	ck_assert_uint_eq(ms_table_find(heap_key(1)), MS_REC_NONE);
+
+	uint32_t r1 = ms_table_add(heap_key(1), 1, &clock);
+	ck_assert_str_eq(ms_cold(r1)->name, "second");
+	uint32_t r2 = ms_table_add(heap_key(2), 0, &clock);
+	ck_assert_ptr_null(ms_cold(r2)->name);
+	/* taken once: the address's next life has no name */
+	ms_table_remove(heap_key(1));
+	uint32_t again = ms_table_add(heap_key(1), 1, &clock);
+	ck_assert_ptr_null(ms_cold(again)->name);
+	/* known now: the record is the answer, and nothing waits */
+	ck_assert_uint_eq(ms_table_name_later(heap_key(2), "late", &clock, &kept), r2);
+	ck_assert_int_eq(ms_pending_names_any(), 0);
+
+	int took = 0;
+	for (unsigned i = 0; i < MS_PENDING_NAMES + 10; i++) {
+		ck_assert_uint_eq(ms_table_name_later(heap_key(100 + i), "many", &clock, &kept),
+				  MS_REC_NONE);
+		took += kept == 0;
+	}
+	ck_assert_int_eq(took, MS_PENDING_NAMES);
+	uint32_t last = ms_table_add(heap_key(100 + MS_PENDING_NAMES - 1), 0, &clock);
+	ck_assert_str_eq(ms_cold(last)->name, "many");
+	ck_assert_uint_eq(ms_table_name_later(heap_key(99), "room again", &clock, &kept),
+			  MS_REC_NONE);
+	ck_assert_int_eq(kept, 0);
 }
 END_TEST
 
@@ -1428,6 +1472,7 @@ Suite *table_suite(void)
 	tcase_add_checked_fixture(tc, setup_1024, NULL);
 	tcase_add_test(tc, test_table_find_unknown_address_is_none);
 	tcase_add_test(tc, test_table_add_then_find_returns_same_record);
+	tcase_add_test(tc, test_table_name_waits_for_the_first_record);
 	tcase_add_test(tc, test_table_remove_ends_life_and_counts_destroyed);
 	tcase_add_test(tc, test_table_remove_unknown_address_changes_nothing);
 	tcase_add_test(tc, test_table_remove_shifts_the_probe_run_back);
