@@ -22,6 +22,10 @@
  *             thread: stacks that differ below the caller, one site.
  *   exited    a thread locks m1 and ends without unlocking it; main joins
  *             it and returns.
+ *   exitwrapped  from_delta() locks m2 through lock_only() and unlocks
+ *             it; a thread's leave_wrapped() then takes m3 through
+ *             lock_only() (its first lock: lock_only is now a wrapper) and
+ *             ends holding it; main joins it and returns.
  *   ended     4 mutexes initialised and destroyed, 3 of them never locked,
  *             one locked once.
  *   destroyed lock_only() locks m2 for from_delta(), then a destroyed
@@ -228,6 +232,24 @@ static int exited(void)
 	return 0;
 }
 
+static void *leave_wrapped(void *arg)
+{
+	(void)arg;
+	lock_only(&m3); /* LEAVE_WRAPPED */
+	__asm__ volatile("" ::: "memory");
+	return NULL;
+}
+
+static int exitwrapped(void)
+{
+	pthread_t t;
+	from_delta();
+	pthread_create(&t, NULL, leave_wrapped, NULL);
+	pthread_join(t, NULL);
+	printf("m3 %p\n", (void *)&m3);
+	return 0;
+}
+
 static int ended(void)
 {
 	pthread_mutex_t m[4];
@@ -312,6 +334,8 @@ int main(int argc, char **argv)
 		return sites();
 	if (!strcmp(what, "exited"))
 		return exited();
+	if (!strcmp(what, "exitwrapped"))
+		return exitwrapped();
 	if (!strcmp(what, "wrapended"))
 		return wrapended();
 	if (!strcmp(what, "onecaller"))
@@ -324,6 +348,6 @@ int main(int argc, char **argv)
 		return destroyed();
 	if (!strcmp(what, "names"))
 		return names();
-	fprintf(stderr, "usage: reading tie|sites|exited|counters|ended|destroyed|names\n");
+	fprintf(stderr, "usage: reading tie|sites|exited|exitwrapped|counters|ended|destroyed|names\n");
 	return 2;
 }

@@ -143,6 +143,32 @@ holder=$(sed -n 's/^HELD AT THREAD EXIT: thread \([0-9]*\) .*/\1/p' "$WORK/repor
 expect_grep "exited: still locked, by a thread that has exited" \
 	"^  $(addr_of "$WORK/out" m1) held by thread $holder \(exited\), taken at take_and_leave" "$WORK/report"
 
+# ---- a thread that ended holding a mutex it took through a wrapper: its
+# "taken at" is the wrapper's line, which every such finding shares; the
+# finding shows where the wrapper was called for the mutex's first lock,
+# and the rule it suggests names that caller, not the wrapper ----
+run_with "$WORK/out" "$WORK/err" "$P" exitwrapped
+cp "$WORK/report" "$WORK/report.exitwrapped"
+m3=$(addr_of "$WORK/out" m3)
+expect_eq "exitwrapped: the finding, through the wrapper to its caller" \
+	"$(sed -n '/^HELD AT THREAD EXIT/,/^$/p' "$WORK/report" | sed 's/+0x[0-9a-f]*//g; s/thread [0-9]* "[^"]*"/thread T/')" \
+	"HELD AT THREAD EXIT: thread T ended holding 1 mutex
+  mutex $m3 taken at lock_only (tests/reading.c:$(line_of LOCK_ONLY), reading)
+    through a wrapper, first locked from  leave_wrapped (tests/reading.c:$(line_of LEAVE_WRAPPED), reading)
+  to suppress it: held-at-exit:leave_wrapped (a line of MUTEXSTAT_SUPPRESSIONS)"
+printf 'held-at-exit:leave_wrapped\n' > "$WORK/rules"
+MUTEXSTAT_SUPPRESSIONS=$WORK/rules run_with "$WORK/out" "$WORK/err" "$P" exitwrapped
+expect_no_grep "exitwrapped: a rule naming the wrapper's caller suppresses it" \
+	'^HELD AT THREAD EXIT' "$WORK/report"
+if command -v jq >/dev/null; then
+	MUTEXSTAT_FORMAT=json MUTEXSTAT_SUPPRESSIONS=$WORK/rules MUTEXSTAT_OUTPUT=$WORK/ew \
+	    run_with "$WORK/out" "$WORK/err" "$P" exitwrapped
+	expect_eq "exitwrapped: JSON, the wrapper's caller and the rule that matched" \
+		"$(jq -r '.findings[] | select(.kind == "held-at-thread-exit") |
+			"\(.mutexes[0].at.function) \(.mutexes[0].wrapper_called_from[0].function) \(.suppressed_by)"' \
+			"$WORK/ew.json")" "lock_only leave_wrapped held-at-exit:leave_wrapped"
+fi
+
 # ---- a live dump of a hang: the waits under way, in no total yet, say how
 # long they have lasted ----
 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/phil" \

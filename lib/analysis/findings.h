@@ -139,6 +139,10 @@ struct ms_exit_finding {
 	uintptr_t key[8], caller[8];
 	uint32_t flags[8];     /* each lock's record flags (its kind) */
 	uint8_t read[8];       /* held for read (an rwlock) */
+	/* taken in a wrapper of the program's, where the lock's life was
+	 * first locked: that first lock's stack, past the wrapper's frame
+	 * (its second frame on); else 0 */
+	uint32_t wrapped_stack[8];
 };
 /* Returns how many more threads ended holding mutexes than were kept. */
 uint32_t ms_findings_each_exit(void (*fn)(const struct ms_exit_finding *e, void *arg),

@@ -12,6 +12,7 @@
 #include "report/report_stacks.h"
 #include "analysis/robust.h"
 #include "report/robust_text.h"
+#include "report/suppress.h"
 #include "stacks/symbols.h"
 #include "core/table.h"
 #include "core/thread_pool.h"
@@ -237,6 +238,12 @@ static void exit_one(const struct ms_exit_finding *h, void *arg)
 		       ms_lock_class(h->flags[j]) != MS_CLASS_RWLOCK ? ""
 		       : h->read[j] ? " (read)" : " (write)",
 		       ms_symbolize(h->caller[j], where, sizeof where));
+		if (h->wrapped_stack[j]) {
+			/* the line a suppression hint names (suppress.c) */
+			ms_fmt(f, "    %s  ", MS_WRAPPER_CALLERS);
+			ms_report_stack_from(f, h->wrapped_stack[j], 1,
+					     4 + (int)strlen(MS_WRAPPER_CALLERS) + 2);
+		}
 	}
 }
 

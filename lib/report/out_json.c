@@ -118,19 +118,25 @@ static void frame(struct ms_jw *j, const char *key, uintptr_t a)
 
 /* The frames shown in the text report, innermost first; null if the
  * stack was not captured. */
-static void stack(struct ms_jw *j, const char *key, ms_stack_id id)
+/* Stack id from frame `first` on, null if it has none. */
+static void stack_from(struct ms_jw *j, const char *key, ms_stack_id id, int first)
 {
 	const uintptr_t *frames;
 	int n = id ? ms_depot_get(id, &frames) : 0;
-	if (!n) {
+	int shown = n ? ms_stack_shown(frames, n) : 0;
+	if (first >= shown) {
 		ms_jw_null(j, key);
 		return;
 	}
 	ms_jw_arr(j, key);
-	int shown = ms_stack_shown(frames, n);
-	for (int i = 0; i < shown; i++)
+	for (int i = first; i < shown; i++)
 		frame(j, NULL, frames[i]);
 	ms_jw_arr_end(j);
+}
+
+static void stack(struct ms_jw *j, const char *key, ms_stack_id id)
+{
+	stack_from(j, key, id, 0);
 }
 
 /* Where a mutex was first locked or initialised: the call site's stack,
@@ -1056,6 +1062,9 @@ static void exit_one(const struct ms_exit_finding *e, void *arg)
 		ms_jw_obj(j, NULL);
 		ms_jw_addr_or_null(j, "mutex", e->key[i]);
 		frame(j, "at", e->caller[i]);
+		/* "at" is a wrapper's line: where it was called for the
+		 * lock's first lock (the text's "through a wrapper") */
+		stack_from(j, "wrapper_called_from", e->wrapped_stack[i], 1);
 		ms_jw_obj_end(j);
 	}
 	ms_jw_arr_end(j);

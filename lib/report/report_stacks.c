@@ -99,21 +99,26 @@ int ms_stack_shown(const uintptr_t *frames, int n)
 	return last + 1;
 }
 
-void ms_report_stack(struct ms_fmt *f, ms_stack_id id, int indent)
+void ms_report_stack_from(struct ms_fmt *f, ms_stack_id id, int first, int indent)
 {
 	const uintptr_t *frames;
 	int n = ms_depot_get(id, &frames);
-	if (!n) {
+	int last = n ? ms_stack_shown(frames, n) - 1 : -1;
+	if (first > last) {
 		ms_fmt(f, "(stack not captured)\n");
 		return;
 	}
-	int last = ms_stack_shown(frames, n) - 1;
-	for (int i = 0; i <= last; i++) {
+	for (int i = first; i <= last; i++) {
 		char where[256];
 		ms_symbolize(frames[i], where, sizeof where);
-		ms_fmt(f, "%*s%s\n", i ? indent : 0, "",
+		ms_fmt(f, "%*s%s\n", i > first ? indent : 0, "",
 		       ms_symbol_fit(where, (size_t)(WIDTH - indent)));
 	}
+}
+
+void ms_report_stack(struct ms_fmt *f, ms_stack_id id, int indent)
+{
+	ms_report_stack_from(f, id, 0, indent);
 }
 
 /* The lines of one kind, best (most wait) first. */

@@ -33,6 +33,8 @@ void ms_report_blame_row(struct ms_fmt *f, unsigned kind, uint64_t count, uint64
 /* A stack, one frame a line: the first after `lead` (already printed, of
  * `indent` columns), the others indented to line up under it. */
 void ms_report_stack(struct ms_fmt *f, ms_stack_id id, int indent);
+/* The same from frame `first` on (0: the whole). */
+void ms_report_stack_from(struct ms_fmt *f, ms_stack_id id, int first, int indent);
 
 /* How many of a stack's frames (innermost first) to show: without the C
  * library's thread and process start at its end. */

@@ -361,14 +361,23 @@ static void suggest(struct ms_fmt *out, int k, const char *text, size_t len)
 {
 	const char *best = NULL;
 	size_t blen = 0;
-	for (const char *p = text; p < text + len && !best;) {
+	int past_wrapper = 0;
+	for (const char *p = text; p < text + len && !past_wrapper;) {
 		const char *nl = memchr(p, '\n', (size_t)(text + len - p));
 		size_t l = nl ? (size_t)(nl - p) : (size_t)(text + len - p);
 		struct words ws;
 		words_of(p, l, &ws);
-		if (ws.n) { /* the function is the last word of a frame */
+		size_t lead = 0;
+		while (lead < l && p[lead] == ' ')
+			lead++;
+		int wrapper_line = l - lead >= sizeof MS_WRAPPER_CALLERS - 1 &&
+				   !memcmp(p + lead, MS_WRAPPER_CALLERS, sizeof MS_WRAPPER_CALLERS - 1);
+		/* the function is the last word of a frame: the first frame's,
+		 * or the first past a wrapper's if the finding shows one */
+		if (ws.n && (!best || wrapper_line)) {
 			best = ws.w[ws.n - 1];
 			blen = ws.len[ws.n - 1];
+			past_wrapper = wrapper_line;
 		}
 		p += l + (nl != NULL);
 	}

@@ -38,6 +38,13 @@ void ms_suppress_print(struct ms_fmt *f);
  * (run.c reads its findings' first lines by it too). */
 size_t ms_suppress_heading_len(const char *s, size_t len);
 
+/* The words before a held lock's first-lock stack past a wrapper of the
+ * program's (HELD AT THREAD EXIT): a finding's "to suppress it" names
+ * that stack's first function, not the wrapper's, which every finding
+ * through the wrapper shares. */
+#define MS_WRAPPER_CALLERS "through a wrapper, first locked from"
+
+
 /* For the JSON report, which names its findings' frames and locks word by
  * word: the first rule of kind `kind` (a rule's KIND, as "deadlock")
  * that matches `word` -- a frame's function, source file or module, or a
