@@ -36,6 +36,22 @@ uint64_t ms_ticks_per_ms(void);
 /* Calibrated at report time (it may spin for up to 2 ms early in a run):
  * never call these on a lock path. */
 uint64_t ms_ticks_to_ns(uint64_t ticks);
+
+/* Parts of a total (a lock's waits by stack), each in ns: rounded as their
+ * running sum is, so that they add up to the total's ns as the lock states
+ * it, not 1 ns over or under it for every other part rounded on its own.
+ * Start from { 0, 0 }. */
+struct ms_ns_parts {
+	uint64_t ticks, ns; /* of the parts so far */
+};
+static inline uint64_t ms_ns_part(struct ms_ns_parts *p, uint64_t ticks)
+{
+	p->ticks += ticks;
+	uint64_t upto = ms_ticks_to_ns(p->ticks);
+	uint64_t ns = upto > p->ns ? upto - p->ns : 0;
+	p->ns += ns;
+	return ns;
+}
 uint64_t ms_clock_start_ticks(void);
 uint64_t ms_run_ns(void);
 /* When the run began: CLOCK_MONOTONIC and CLOCK_REALTIME, in ns. */

@@ -42,6 +42,7 @@ static void put_frame(struct ms_fmt *f, const char *name)
 static void stacks(struct ctx *c, const char *root, const struct ms_blame *list,
 		   uint64_t birth)
 {
+	struct ms_ns_parts parts = { 0, 0 }; /* the lock's total, whole */
 	for (const struct ms_blame *b = list; b; b = b->next) {
 		if (b->birth != birth || b->kind != (uint32_t)c->kind)
 			continue;
@@ -64,7 +65,7 @@ static void stacks(struct ctx *c, const char *root, const struct ms_blame *list,
 			ms_fmt(c->f, ";");
 			put_frame(c->f, ms_symbolize_short(frames[i], where, sizeof where));
 		}
-		ms_fmt(c->f, " %llu\n", (unsigned long long)ms_ticks_to_ns(total));
+		ms_fmt(c->f, " %llu\n", (unsigned long long)ms_ns_part(&parts, total));
 	}
 }
 

@@ -441,36 +441,20 @@ static void site_modes(struct ms_jw *j, const struct ms_site *s)
 
 /* ---- one live mutex ----------------------------------------------------- */
 
-/* Parts of a total, each in ns: rounded as their running sum is, so that
- * they add up to the total's ns as the lock states it, not 1 ns over it
- * for every other part rounded up. */
-struct parts_ns {
-	uint64_t ticks, ns; /* of the parts so far */
-};
-
-static uint64_t part_ns(struct parts_ns *p, uint64_t ticks)
-{
-	p->ticks += ticks;
-	uint64_t upto = ms_ticks_to_ns(p->ticks);
-	uint64_t ns = upto > p->ns ? upto - p->ns : 0;
-	p->ns += ns;
-	return ns;
-}
-
 /* Who waited or who made them wait: the blame lines of a mutex life
  * (birth) or of a site line (0) in list; with the mode of each stack,
  * for a read-write lock's (calls, NULL for other locks: no "mode"). */
 static void blame(struct ms_jw *j, const char *key, const struct ms_blame *list,
 		  uint64_t birth, enum ms_blame_kind kind, const struct ms_out_calls *calls)
 {
-	struct parts_ns parts = { 0, 0 };
+	struct ms_ns_parts parts = { 0, 0 };
 	ms_jw_arr(j, key);
 	for (const struct ms_blame *b = list; b; b = b->next) {
 		if (b->birth != birth || b->kind != (uint32_t)kind)
 			continue;
 		ms_jw_obj(j, NULL);
 		ms_jw_num(j, "count", LOAD(&b->count));
-		ms_jw_num(j, "total_ns", part_ns(&parts, LOAD(&b->total)));
+		ms_jw_num(j, "total_ns", ms_ns_part(&parts, LOAD(&b->total)));
 		ms_jw_num(j, "max_ns", ms_ticks_to_ns(LOAD(&b->max)));
 		if (calls)
 			ms_jw_str(j, "mode", ms_out_stack_mode(calls, b->stack));
@@ -1277,13 +1261,13 @@ int ms_write_json(int fd)
 static void interval_stacks(struct ms_jw *j, const char *key, const struct ms_iv_line *o,
 			    int kind)
 {
-	struct parts_ns parts = { 0, 0 };
+	struct ms_ns_parts parts = { 0, 0 };
 	ms_jw_arr(j, key);
 	for (int i = 0; i < o->nstacks[kind]; i++) {
 		const struct ms_iv_stack *st = &o->stacks[kind][i];
 		ms_jw_obj(j, NULL);
 		ms_jw_num(j, "count", st->count);
-		ms_jw_num(j, "total_ns", part_ns(&parts, st->total));
+		ms_jw_num(j, "total_ns", ms_ns_part(&parts, st->total));
 		stack(j, "stack", st->stack);
 		ms_jw_obj_end(j);
 	}
