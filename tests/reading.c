@@ -224,14 +224,6 @@ static void *take_and_leave(void *arg)
 	return NULL;
 }
 
-static int exited(void)
-{
-	pthread_t t;
-	pthread_create(&t, NULL, take_and_leave, NULL);
-	pthread_join(t, NULL);
-	return 0;
-}
-
 static void *leave_wrapped(void *arg)
 {
 	(void)arg;
@@ -240,12 +232,24 @@ static void *leave_wrapped(void *arg)
 	return NULL;
 }
 
-static int exitwrapped(void)
+/* A thread running fn, joined. */
+static int in_a_thread(void *(*fn)(void *))
 {
 	pthread_t t;
-	from_delta();
-	pthread_create(&t, NULL, leave_wrapped, NULL);
+	pthread_create(&t, NULL, fn, NULL);
 	pthread_join(t, NULL);
+	return 0;
+}
+
+static int exited(void)
+{
+	return in_a_thread(take_and_leave);
+}
+
+static int exitwrapped(void)
+{
+	from_delta();
+	in_a_thread(leave_wrapped);
 	printf("m3 %p\n", (void *)&m3);
 	return 0;
 }

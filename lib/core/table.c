@@ -1062,6 +1062,7 @@ add_or_name(uintptr_t key, int birth, uint64_t *clock, int naming, const char *n
 	struct ms_update_locks l;
 	int64_t free_at = -1;
 	uint32_t r = MS_REC_UNTRACKED;
+	const char *waiting = NULL; /* a name for the record made */
 	ms_self.added_new = 0;
 
 	if (!lock_for_update(&l, i))
@@ -1139,15 +1140,12 @@ add_or_name(uintptr_t key, int birth, uint64_t *clock, int naming, const char *n
 	else
 		__atomic_store_n(&t->untracked_keys[free_at], key, __ATOMIC_RELEASE);
 	__atomic_store_n(&t->slots[free_at], ms_slot_make(hash, r), __ATOMIC_RELEASE);
-	const char *waiting = NULL;
 	if (unlikely(ms_pending_names_any()) && r != MS_REC_UNTRACKED)
 		waiting = ms_pending_name_take(key);
+out:
 	unlock_after_update(&l);
 	if (unlikely(waiting != NULL))
 		STORE(&ms_cold(r)->name, waiting);
-	return r;
-out:
-	unlock_after_update(&l);
 	return r;
 }
 

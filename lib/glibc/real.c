@@ -371,8 +371,6 @@ int ms_real_resolve(void)
 			 __ATOMIC_RELEASE);
 	__atomic_store_n((void **)&ms_real.exit_now_c99, ms_real_next("_Exit", NULL),
 			 __ATOMIC_RELEASE);
-	__atomic_store_n((void **)&ms_real.quick_exit, ms_real_next("quick_exit", NULL),
-			 __ATOMIC_RELEASE);
 	void *bare = ms_real_next("_Fork", NULL); /* not missing without it */
 	if (bare)
 		__atomic_store_n((void **)&ms_real.fork_bare, bare, __ATOMIC_RELEASE);

@@ -35,7 +35,6 @@ struct ms_real {
 	 * that checks at the end); NULL before start-up: the system call */
 	void (*exit_now)(int);
 	void (*exit_now_c99)(int);
-	void (*quick_exit)(int); /* NULL before start-up */
 	/* The first step of the program's lock, timedlock and clocklock:
 	 * glibc's own trylock (0, or EBUSY and the slow path waits in the
 	 * call the program made).  When another library behind us wraps

@@ -116,9 +116,8 @@ static void frame(struct ms_jw *j, const char *key, uintptr_t a)
 	ms_jw_obj_end(j);
 }
 
-/* The frames shown in the text report, innermost first; null if the
- * stack was not captured. */
-/* Stack id from frame `first` on, null if it has none. */
+/* The frames shown in the text report, innermost first, from frame
+ * `first` on; null if the stack was not captured (or has no more). */
 static void stack_from(struct ms_jw *j, const char *key, ms_stack_id id, int first)
 {
 	const uintptr_t *frames;

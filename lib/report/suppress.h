@@ -44,7 +44,6 @@ size_t ms_suppress_heading_len(const char *s, size_t len);
  * through the wrapper shares. */
 #define MS_WRAPPER_CALLERS "through a wrapper, first locked from"
 
-
 /* For the JSON report, which names its findings' frames and locks word by
  * word: the first rule of kind `kind` (a rule's KIND, as "deadlock")
  * that matches `word` -- a frame's function, source file or module, or a

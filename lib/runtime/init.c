@@ -306,8 +306,7 @@ static void fit_address_space_limit(void)
  * its destructors) had no report.  Start-up registers this handler before
  * the program's can be, so it runs last -- after the lock calls of theirs
  * that belong in the report.  The status is the one quick_exit was called
- * with (ms_quick_exit_begin); then the end is _exit's (the report, a run's
- * summary, MUTEXSTAT_EXIT_CODE). */
+ * with (ms_quick_exit_begin); then the end is _exit's (ms_exit_now). */
 static volatile int quick_status;
 static volatile int quick_known;
 
@@ -321,13 +320,7 @@ static void quick_exit_last(void)
 {
 	if (!quick_known) /* not through quick_exit: whose status, then? */
 		return;
-	int status = quick_status;
-	ms_exit_now_report(&status);
-	ms_run_before_exit_now(&status);
-	void (*next)(int) = __atomic_load_n(&ms_real.exit_now_c99, __ATOMIC_ACQUIRE);
-	if (next)
-		next(status);
-	ms_exit_group(status);
+	ms_exit_now(__atomic_load_n(&ms_real.exit_now_c99, __ATOMIC_ACQUIRE), quick_status);
 }
 
 static void start(void)
@@ -501,7 +494,7 @@ static void report_to_output(void *arg)
 }
 
 /* The exit report, in exit() (exit_report) or _exit
- * (ms_exit_now_report); 0 if it was not written. */
+ * (exit_now_report); 0 if it was not written. */
 static int write_exit_report(void)
 {
 	if (__atomic_exchange_n(&exit_reported, 1, __ATOMIC_ACQ_REL) || interrupted_library())
@@ -522,7 +515,7 @@ static void exit_report(int status, void *arg)
 		(void)on_exit(exit_with_code, NULL);
 }
 
-void ms_exit_now_report(int *status)
+static void exit_now_report(int *status)
 {
 	if (!__atomic_load_n(&ms_active, __ATOMIC_ACQUIRE) || ms_fork_parent_pid() ||
 	    getpid() != start_pid ||
@@ -544,6 +537,15 @@ void ms_exit_now_report(int *status)
 	    !(*status && ms_run_is_root()))
 		*status = (int)ms_opt.exit_code;
 	errno = saved;
+}
+
+void ms_exit_now(void (*next)(int), int status)
+{
+	exit_now_report(&status);
+	ms_run_before_exit_now(&status);
+	if (next)
+		next(status);
+	ms_exit_group(status);
 }
 
 __attribute__((destructor)) static void mutexstat_destructor(void)

@@ -16,13 +16,16 @@ void *ms_recording_copy(const char *name);
  * if they are registered. */
 void ms_fork_child_unhandled(int parent);
 
-/* _exit or _Exit (wrap/interpose_process.c): the exit report exit()
- * would write, for a process that locked a mutex -- a linker ends so --
- * but not in a fork child (its _exit after a failed exec, a daemon's
- * double fork: a report each would be noise), nor in a vfork child, which
- * shares its parent's memory, nor from a signal handler.  *status becomes
- * MUTEXSTAT_EXIT_CODE's, as exit()'s. */
-void ms_exit_now_report(int *status);
+/* _exit or _Exit (wrap/interpose_process.c), and quick_exit's end: the
+ * exit report exit() would write, for a process that locked a mutex -- a
+ * linker ends so -- but not in a fork child (its _exit after a failed
+ * exec, a daemon's double fork: a report each would be noise), nor in a
+ * vfork child, which shares its parent's memory, nor from a signal
+ * handler; the run's end if this is its first process; then the status,
+ * MUTEXSTAT_EXIT_CODE's as after exit(), goes to `next`, the function
+ * behind us (glibc's, or a sanitizer's that checks before the end), or,
+ * before start-up resolved it, to the system call glibc's makes. */
+__attribute__((noreturn)) void ms_exit_now(void (*next)(int), int status);
 
 /* quick_exit(status) (wrap/interpose_process.c), before glibc's runs the
  * program's at_quick_exit handlers: the status for the handler start-up

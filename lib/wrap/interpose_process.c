@@ -24,7 +24,6 @@
 #include "stacks/stack.h"
 #include "core/table.h"
 #include "core/thread.h"
-#include "report/run.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -188,27 +187,15 @@ MS_EXPORT int ms_mutex_consistent_np(pthread_mutex_t *m)
 	return pthread_mutex_consistent(m);
 }
 
-/* The run's end if this is its first process, then the function behind
- * us -- glibc's, or a sanitizer's that checks before the end (TSan's) --
- * or, before start-up resolved it, the system call glibc's makes.  glibc's
- * exit() ends with its own _exit, which does not come here. */
-static __attribute__((noreturn)) void exit_now(void (*next)(int), int status)
-{
-	ms_exit_now_report(&status); /* the run's end too, for its first */
-	ms_run_before_exit_now(&status);
-	if (next)
-		next(status);
-	ms_exit_group(status);
-}
-
+/* glibc's exit() ends with its own _exit, which does not come here. */
 MS_EXPORT void _exit(int status)
 {
-	exit_now(__atomic_load_n(&ms_real.exit_now, __ATOMIC_ACQUIRE), status);
+	ms_exit_now(__atomic_load_n(&ms_real.exit_now, __ATOMIC_ACQUIRE), status);
 }
 
 MS_EXPORT void _Exit(int status)
 {
-	exit_now(__atomic_load_n(&ms_real.exit_now_c99, __ATOMIC_ACQUIRE), status);
+	ms_exit_now(__atomic_load_n(&ms_real.exit_now_c99, __ATOMIC_ACQUIRE), status);
 }
 
 /* glibc's quick_exit ends with its own _exit, past the two above: the
@@ -218,10 +205,9 @@ MS_EXPORT void _Exit(int status)
 MS_EXPORT void quick_exit(int status)
 {
 	ms_quick_exit_begin(status);
-	void (*next)(int) = __atomic_load_n(&ms_real.quick_exit, __ATOMIC_ACQUIRE);
-	if (!next) /* start-up stepped aside (a sanitizer's process) */
-		next = (void (*)(int))ms_real_next("quick_exit", NULL);
+	/* once a process: looked up here, also where start-up stepped aside */
+	void (*next)(int) = (void (*)(int))ms_real_next("quick_exit", NULL);
 	if (next)
 		next(status);
-	exit_now(__atomic_load_n(&ms_real.exit_now_c99, __ATOMIC_ACQUIRE), status);
+	ms_exit_now(__atomic_load_n(&ms_real.exit_now_c99, __ATOMIC_ACQUIRE), status);
 }
