@@ -180,10 +180,29 @@ static uint64_t *at(struct ms_line *l, size_t i)
 	return (uint64_t *)((char *)l + sums[i]);
 }
 
+/* A wait is counted in its histogram's bucket and in the contended count
+ * at two moments (a hold likewise), so a line read while a thread is
+ * between them shows one more in one than in the other.  An interval
+ * takes the count its buckets make, so that each interval's counts are
+ * its histograms' sums; at rest the two agree, and the intervals still
+ * add up to the whole run's.  The buckets are 32 bits wide, so their sum
+ * is exact modulo 2^32: the count moves by the (small) difference. */
+static uint64_t as_buckets_say(uint64_t count, const uint64_t *h)
+{
+	uint64_t sum = 0;
+	for (int i = 0; i < MS_HIST_BUCKETS; i++)
+		sum += h[i];
+	return count + (uint64_t)(int64_t)(int32_t)((uint32_t)sum - (uint32_t)count);
+}
+
 /* A line and its wait and hold histograms as one vector. */
 static void nums_of(struct nums *n, struct ms_line *l, const uint64_t *hist,
 		    const uint64_t *hold_hist)
 {
+	l->contended = as_buckets_say(l->contended, hist);
+	l->holds = as_buckets_say(l->holds, hold_hist);
+	l->rd.contended = as_buckets_say(l->rd.contended, l->rd.hist);
+	l->rd.holds = as_buckets_say(l->rd.holds, l->rd.hold_hist);
 	for (size_t i = 0; i < NSUMS; i++)
 		n->v[i] = *at(l, i);
 	memcpy(n->hist[0], hist, sizeof n->hist[0]);

@@ -128,6 +128,45 @@ START_TEST(test_intervals_one_wait_max_is_at_most_the_total)
 }
 END_TEST
 
+/* An interval read while a waiter is between its bucket and its
+ * contended count (ms_wait_end, then finish): the interval's count is its
+ * histogram's, and the next interval, read when the count has caught up,
+ * shows nothing more -- over the two, one contention, as the whole run. */
+START_TEST(test_intervals_wait_read_between_bucket_and_count_counts_once)
+{
+	uint64_t clock = 0;
+	uint32_t r = ms_table_add(KEY(4), 1, &clock);
+	ms_acquired(&a, r, NULL, CALLER_A, MS_OP_LOCK, 0, 0, 0);
+	ms_released(&a, r, CALLER_A, MS_OP_UNLOCK);
+	struct ms_cold *c = ms_cold(r);
+	ms_rec(r)->flags |= MS_F_COLD;
+	c->hist[10] = 1; /* the wait's bucket, not yet its count */
+	c->wait_total = 1000;
+	struct ms_iv iv;
+	ck_assert_int_eq(ms_iv_take(&iv), 0);
+	ck_assert_uint_eq(iv.n, 1);
+	ck_assert_uint_eq(iv.lines[0].l.contended, 1);
+	ck_assert_uint_eq(iv.lines[0].hist[10], 1);
+	ck_assert_uint_eq(iv.contended, 1);
+	ms_iv_free(&iv);
+	c->contended = 1; /* caught up */
+	ck_assert_int_eq(ms_iv_take(&iv), 0);
+	ck_assert_uint_eq(iv.contended, 0);
+	ms_iv_free(&iv);
+	/* and the other way: a hold counted, its bucket not yet */
+	c->holds = 1;
+	ck_assert_int_eq(ms_iv_take(&iv), 0);
+	ck_assert_uint_eq(iv.n, 0);
+	ms_iv_free(&iv);
+	c->hold_hist[5] = 1;
+	ck_assert_int_eq(ms_iv_take(&iv), 0);
+	ck_assert_uint_eq(iv.n, 1);
+	ck_assert_uint_eq(iv.lines[0].l.holds, 1);
+	ck_assert_uint_eq(iv.lines[0].hold_hist[5], 1);
+	ms_iv_free(&iv);
+}
+END_TEST
+
 Suite *intervals_suite(void)
 {
 	Suite *s = suite_create("intervals");
@@ -136,6 +175,7 @@ Suite *intervals_suite(void)
 	tcase_add_test(tc, test_intervals_life_read_in_its_first_lock_counts_once);
 	tcase_add_test(tc, test_intervals_live_then_ended_life_counts_each_acquisition_once);
 	tcase_add_test(tc, test_intervals_one_wait_max_is_at_most_the_total);
+	tcase_add_test(tc, test_intervals_wait_read_between_bucket_and_count_counts_once);
 	suite_add_tcase(s, tc);
 	return s;
 }
