@@ -156,6 +156,11 @@ expect_eq "exitwrapped: the finding, through the wrapper to its caller" \
   mutex $m3 taken at lock_only (tests/reading.c:$(line_of LOCK_ONLY), reading)
     through a wrapper, first locked from  leave_wrapped (tests/reading.c:$(line_of LEAVE_WRAPPED), reading)
   to suppress it: held-at-exit:leave_wrapped (a line of MUTEXSTAT_SUPPRESSIONS)"
+expect_eq "exitwrapped: still locked, through the wrapper to its caller" \
+	"$(sed -n '/^Mutexes still locked:/,/^$/p' "$WORK/report" | sed 's/+0x[0-9a-f]*//g; s/thread [0-9]*/thread T/')" \
+	"Mutexes still locked:
+  $m3 held by thread T (exited), taken at lock_only (tests/reading.c:$(line_of LOCK_ONLY), reading)
+    through a wrapper, first locked from  leave_wrapped (tests/reading.c:$(line_of LEAVE_WRAPPED), reading)"
 printf 'held-at-exit:leave_wrapped\n' > "$WORK/rules"
 MUTEXSTAT_SUPPRESSIONS=$WORK/rules run_with "$WORK/out" "$WORK/err" "$P" exitwrapped
 expect_no_grep "exitwrapped: a rule naming the wrapper's caller suppresses it" \

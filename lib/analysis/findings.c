@@ -349,18 +349,6 @@ uint32_t ms_findings_each_stall(void (*fn)(const struct ms_stall *s, void *arg),
 
 /* ---- self-deadlocks and threads that exit holding mutexes ------------- */
 
-/* The first-lock stack of record r's life if this hold (at caller) was
- * taken where its first lock was, in a wrapper of the program's (a site
- * whose callers differ, site.h) and the life has a stack of its own that
- * goes past it; else 0.  The hold's own "taken at" is one frame, the
- * wrapper's, which says nothing of who locked the mutex. */
-static uint32_t wrapped_first_stack(uint32_t r, uintptr_t caller)
-{
-	uintptr_t first = LOAD(&ms_rec(r)->first_caller);
-	uint32_t id = LOAD(&ms_rec(r)->first_stack);
-	return first == caller && ms_site_beyond_wrapper(first, id) != first ? id : 0;
-}
-
 void ms_finding_held_at_exit(const struct ms_tstate *ts)
 {
 	take();
@@ -379,7 +367,7 @@ void ms_finding_held_at_exit(const struct ms_tstate *ts)
 			h->held[i].robust = ms_robust_mark(r);
 			h->held[i].flags = LOAD(&ms_rec(r)->flags);
 			h->held[i].read = ts->held[i].mode & MS_HELD_READ;
-			h->held[i].wrapped_stack = wrapped_first_stack(r, ts->held[i].caller);
+			h->held[i].wrapped_stack = ms_site_wrapped_first_stack(r, ts->held[i].caller);
 		}
 	} else
 		exits_dropped++;

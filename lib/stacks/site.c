@@ -97,3 +97,9 @@ uintptr_t ms_site_beyond_wrapper(uintptr_t site, uint32_t id)
 	return frames[1];
 }
 
+uint32_t ms_site_wrapped_first_stack(uint32_t r, uintptr_t caller)
+{
+	uintptr_t first = LOAD(&ms_rec(r)->first_caller);
+	uint32_t id = LOAD(&ms_rec(r)->first_stack);
+	return caller && first == caller && ms_site_beyond_wrapper(first, id) != first ? id : 0;
+}

@@ -72,5 +72,11 @@ uint32_t ms_site_stack_known(uintptr_t caller);
  * with a stack of its own, the wrapper's caller. */
 uintptr_t ms_site_beyond_wrapper(uintptr_t site, uint32_t id);
 
+/* The first-lock stack of record r's life if a hold taken at caller was
+ * taken where that first lock was, in a wrapper of the program's, and the
+ * stack goes past it; else 0.  The hold's own "taken at" is one frame,
+ * the wrapper's, which says nothing of who locked the lock. */
+uint32_t ms_site_wrapped_first_stack(uint32_t r, uintptr_t caller);
+
 
 #endif
