@@ -332,6 +332,22 @@ static void *map(size_t bytes)
 	return p;
 }
 
+/* The index is first written where hashes land, which for an array of
+ * mutexes is in order (ms_hash keeps neighbours together): page after page,
+ * a page fault each.  A stretch of the index that has had INDEX_FILL_AT
+ * inserts is made resident in one call.  By then the inserts of a program
+ * whose mutexes land at random have touched nearly all of its pages (all
+ * but 16 * (15/16)^64, a quarter of a page, on average), so this costs such
+ * a program no memory; the counts stop there, and are read, not written,
+ * after. */
+#define INDEX_STRETCH 65536 /* bytes */
+#define INDEX_FILL_AT 64
+
+static size_t index_stretches(size_t cap)
+{
+	return (2 * cap * sizeof(uint64_t) + INDEX_STRETCH - 1) / INDEX_STRETCH;
+}
+
 /* Entries in the history: whole groups (a history shorter than a group
  * still takes a group's line per record). */
 static size_t history_entries(size_t history_len, size_t cap)
@@ -355,12 +371,15 @@ size_t ms_table_bytes(uint32_t capacity, uint32_t history_len)
 	       (cap + 1) * (sizeof *t->records + sizeof *t->cold +
 			    sizeof *t->init_stacks + sizeof *t->free_next) +
 	       2 * cap * (sizeof *t->slots + sizeof *t->untracked_keys) +
+	       index_stretches(cap) * sizeof *t->index_fill +
 	       history_entries(history_len, cap) *
 		       (sizeof *t->history + sizeof *t->history_ticks);
 }
 
 static void unmap_all(struct ms_table *t, size_t cap, size_t hist)
 {
+	if (t->index_fill)
+		munmap(t->index_fill, index_stretches(cap) * sizeof *t->index_fill);
 	if (t->slots)
 		munmap(t->slots, 2 * cap * sizeof *t->slots);
 	if (t->untracked_keys)
@@ -384,6 +403,7 @@ static void unmap_all(struct ms_table *t, size_t cap, size_t hist)
 	t->reads_free = NULL;
 	t->slots = NULL;
 	t->untracked_keys = NULL;
+	t->index_fill = NULL;
 	t->cold = NULL;
 	t->history = NULL;
 	t->history_ticks = NULL;
@@ -409,6 +429,7 @@ int ms_table_init(uint32_t capacity, uint32_t history_len)
 		struct ms_record *records = map((cap + 1) * sizeof *records);
 		t->slots = map(2 * cap * sizeof *t->slots);
 		t->untracked_keys = map(2 * cap * sizeof *t->untracked_keys);
+		t->index_fill = map(index_stretches(cap) * sizeof *t->index_fill);
 		t->cold = map((cap + 1) * sizeof *t->cold);
 		t->history = map(history_entries(history_len, cap) * sizeof *t->history);
 		t->history_ticks =
@@ -417,7 +438,7 @@ int ms_table_init(uint32_t capacity, uint32_t history_len)
 		t->free_next = map((cap + 1) * sizeof *t->free_next);
 		t->reads = map(reads_slots(cap) * sizeof *t->reads);
 		t->reads_free = map(reads_slots(cap) * sizeof *t->reads_free);
-		if (t->slots && t->untracked_keys && records && t->cold && t->history &&
+		if (t->slots && t->untracked_keys && t->index_fill && records && t->cold && t->history &&
 		    t->history_ticks && t->init_stacks && t->free_next && t->reads &&
 		    t->reads_free) {
 			t->reads_cap = (uint32_t)reads_slots(cap);
@@ -473,6 +494,21 @@ static void populate(void *p, size_t bytes)
 	uintptr_t start = (uintptr_t)p & ~(uintptr_t)4095;
 	(void)madvise((void *)start, bytes + ((uintptr_t)p - start),
 		      MADV_POPULATE_WRITE); /* older kernels: EINVAL */
+}
+
+/* Index slot i was just taken by an insert. */
+static void index_filled(struct ms_table *t, uint64_t i)
+{
+	size_t stretch = i * sizeof *t->slots / INDEX_STRETCH;
+	uint16_t *n = &t->index_fill[stretch];
+	if (LOAD(n) >= INDEX_FILL_AT ||
+	    __atomic_add_fetch(n, 1, __ATOMIC_RELAXED) != INDEX_FILL_AT)
+		return;
+	size_t bytes = 2 * (size_t)t->capacity * sizeof *t->slots;
+	size_t at = stretch * INDEX_STRETCH;
+	int saved = errno;
+	populate((char *)t->slots + at, bytes - at < INDEX_STRETCH ? bytes - at : INDEX_STRETCH);
+	errno = saved;
 }
 
 static void populate_chunk(struct ms_table *t, uint32_t r)
@@ -1140,6 +1176,7 @@ add_or_name(uintptr_t key, int birth, uint64_t *clock, int naming, const char *n
 	else
 		__atomic_store_n(&t->untracked_keys[free_at], key, __ATOMIC_RELEASE);
 	__atomic_store_n(&t->slots[free_at], ms_slot_make(hash, r), __ATOMIC_RELEASE);
+	index_filled(t, (uint64_t)free_at);
 	if (unlikely(ms_pending_names_any()) && r != MS_REC_UNTRACKED)
 		waiting = ms_pending_name_take(key);
 out:

@@ -265,6 +265,8 @@ struct ms_site_history {
 struct ms_table {
 	uint64_t *slots;           /* the index: ms_slot_make() words */
 	uintptr_t *untracked_keys; /* [slot]: the address of an untracked one */
+	uint16_t *index_fill;      /* inserts per stretch of the index, up to
+				      the count that makes it resident (table.c) */
 	struct ms_record *records; /* [1..capacity] */
 	struct ms_cold *cold;
 	struct ms_op *history;     /* groups of positions, above */

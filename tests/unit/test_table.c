@@ -223,6 +223,47 @@ START_TEST(test_table_records_go_out_in_the_pools_order)
 }
 END_TEST
 
+/* Whether the page at p is resident. */
+static int resident(const void *p)
+{
+	unsigned char v = 0;
+	ck_assert_int_eq(mincore((void *)((uintptr_t)p & ~(uintptr_t)4095), 4096, &v), 0);
+	return v & 1;
+}
+
+/* A stretch of the index (64 KiB) is made resident at its 64th insert, so
+ * an array of mutexes, which walks the index in order, takes one call
+ * there instead of a page fault a page; before that it is touched only
+ * where slots are written (a program with few mutexes keeps its pages). */
+START_TEST(test_table_index_stretch_resident_at_its_64th_insert)
+{
+	void *probe = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(probe, MAP_FAILED);
+	int can = madvise(probe, 4096, 23 /* MADV_POPULATE_WRITE, Linux 5.14 */) == 0;
+	munmap(probe, 4096);
+	if (!can)
+		return; /* an older kernel: nothing is populated */
+	/* keys in one reach of the index (its size in 8-byte steps): homes in
+	 * order, from the first slot of stretch 2 (slots 16384 on) */
+	const uint64_t slots = ms_table.index_mask + 1, stretch = 65536 / 8;
+	ck_assert_uint_ge(slots, 4 * stretch);
+	uintptr_t base = (uintptr_t)0x55d4c0a << (ms_table.index_shift + 3);
+	uint64_t off = (2 * stretch - (ms_hash(base) & ms_table.index_mask)) & ms_table.index_mask;
+	ck_assert_uint_lt(off + 64, slots); /* still in the reach */
+	const uint64_t *last = &ms_table.slots[3 * stretch - 1];
+	uint64_t clock = 0;
+	for (unsigned i = 0; i < 64; i++) {
+		uintptr_t key = base + 8 * (off + i);
+		ck_assert_uint_eq(ms_hash(key) & ms_table.index_mask, 2 * stretch + i);
+		ck_assert_int_eq(resident(last), 0);
+		uint32_t r = ms_table_add(key, 1, &clock);
+		ck_assert(r != MS_REC_NONE && r != MS_REC_UNTRACKED);
+	}
+	ck_assert_int_eq(resident(last), 1);
+	ck_assert_int_eq(resident(&ms_table.slots[4 * stretch - 1]), 0); /* not the next */
+}
+END_TEST
+
 /* Threads that make mutexes at once write their records' words of
  * init_stacks, 16 to a line: two threads' new records in one line moved
  * it between CPUs at every init (two threads' lives took twice as long
@@ -1525,6 +1566,7 @@ Suite *table_suite(void)
 	tc = tcase_create("batches");
 	tcase_add_checked_fixture(tc, setup_16384, NULL);
 	tcase_add_test(tc, test_table_records_go_out_in_the_pools_order);
+	tcase_add_test(tc, test_table_index_stretch_resident_at_its_64th_insert);
 	tcase_add_test(tc, test_table_threads_new_records_share_no_line);
 	tcase_add_test(tc, test_table_edges_sharing_a_cache_slot_both_stay_known);
 	suite_add_tcase(s, tc);
