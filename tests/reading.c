@@ -26,6 +26,10 @@
  *             it; a thread's leave_wrapped() then takes m3 through
  *             lock_only() (its first lock: lock_only is now a wrapper) and
  *             ends holding it; main joins it and returns.
+ *   wrapabba  inv_one() takes m1 then m3 through lock_only() (their first
+ *             locks, at two lines: lock_only is a wrapper); a thread then
+ *             takes m3 then m1 through it: a POTENTIAL DEADLOCK whose
+ *             mutexes were first locked in the wrapper.
  *   ended     4 mutexes initialised and destroyed, 3 of them never locked,
  *             one locked once.
  *   destroyed lock_only() locks m2 for from_delta(), then a destroyed
@@ -254,6 +258,32 @@ static int exitwrapped(void)
 	return 0;
 }
 
+__attribute__((noinline)) void inv_one(void)
+{
+	lock_only(&m1); /* INV_ONE_A */
+	lock_only(&m3); /* INV_ONE_B */
+	pthread_mutex_unlock(&m3);
+	pthread_mutex_unlock(&m1);
+}
+
+static void *inv_two(void *arg)
+{
+	(void)arg;
+	lock_only(&m3);
+	lock_only(&m1);
+	pthread_mutex_unlock(&m1);
+	pthread_mutex_unlock(&m3);
+	return NULL;
+}
+
+static int wrapabba(void)
+{
+	inv_one();
+	in_a_thread(inv_two);
+	printf("m3 %p\n", (void *)&m3);
+	return 0;
+}
+
 static int ended(void)
 {
 	pthread_mutex_t m[4];
@@ -340,6 +370,8 @@ int main(int argc, char **argv)
 		return exited();
 	if (!strcmp(what, "exitwrapped"))
 		return exitwrapped();
+	if (!strcmp(what, "wrapabba"))
+		return wrapabba();
 	if (!strcmp(what, "wrapended"))
 		return wrapended();
 	if (!strcmp(what, "onecaller"))
@@ -352,6 +384,6 @@ int main(int argc, char **argv)
 		return destroyed();
 	if (!strcmp(what, "names"))
 		return names();
-	fprintf(stderr, "usage: reading tie|sites|exited|exitwrapped|counters|ended|destroyed|names\n");
+	fprintf(stderr, "usage: reading tie|sites|exited|exitwrapped|wrapabba|counters|ended|destroyed|names\n");
 	return 2;
 }

@@ -174,6 +174,24 @@ if command -v jq >/dev/null; then
 			"$WORK/ew.json")" "lock_only leave_wrapped held-at-exit:leave_wrapped"
 fi
 
+# ---- an inversion of two mutexes first locked in a wrapper: each mutex's
+# line says which line called the wrapper for its first lock, and the rule
+# suggested names that caller, not the wrapper every lock goes through ----
+run_with "$WORK/out" "$WORK/err" "$P" wrapabba
+cp "$WORK/report" "$WORK/report.wrapabba"
+for m in m1:INV_ONE_A m3:INV_ONE_B; do
+	name=${m%%:*} at=$(addr_of "$WORK/out" "${m%%:*}")
+	expect_eq "wrapabba: $name's line, and the line that called the wrapper for its first lock" \
+		"$(grep -A1 "^  [AB]   mutex $at, " "$WORK/report" | sed 's/+0x[0-9a-f]*//g; s/^  [AB]  /  X  /')" \
+		"  X   mutex $at, first locked at lock_only (tests/reading.c:$(line_of LOCK_ONLY), reading)
+        through a wrapper, first locked from  inv_one (tests/reading.c:$(line_of "${m#*:}"), reading)"
+done
+expect_grep "wrapabba: the rule suggested names the wrapper's caller" \
+	'^  to suppress it: potential-deadlock:inv_one ' "$WORK/report"
+printf 'potential-deadlock:inv_one\n' > "$WORK/rules"
+MUTEXSTAT_SUPPRESSIONS=$WORK/rules run_with "$WORK/out" "$WORK/err" "$P" wrapabba
+expect_no_grep "wrapabba: and suppresses it" '^POTENTIAL DEADLOCK' "$WORK/report"
+
 # ---- a live dump of a hang: the waits under way, in no total yet, say how
 # long they have lasted ----
 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/phil" \

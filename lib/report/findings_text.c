@@ -13,6 +13,7 @@
 #include "analysis/robust.h"
 #include "report/robust_text.h"
 #include "report/suppress.h"
+#include "stacks/site.h"
 #include "stacks/symbols.h"
 #include "core/table.h"
 #include "core/thread_pool.h"
@@ -58,6 +59,11 @@ static void print_mutex(struct ms_fmt *f, const char *label, const struct ms_fin
 	       m->name ? " \"" : "", ms_name_cut(cut, sizeof cut, m->name, 30),
 	       m->name ? "\"" : "", what);
 	print_site(f, ms_fmt_str(&hf), m->first_caller);
+	/* first locked in a lock wrapper, which every lock taken through it
+	 * shares: the line that called it (the suggested rule names it) */
+	uintptr_t past = ms_site_beyond_wrapper(m->first_caller, m->first_stack);
+	if (m->first_caller && past != m->first_caller)
+		print_site(f, "        " MS_WRAPPER_CALLERS "  ", past);
 	if (m->ended == MS_ENDED_DESTROYED)
 		print_site(f, "        destroyed at ", m->ended_at);
 	else if (m->ended == MS_ENDED_REINIT)
