@@ -116,9 +116,10 @@ void ms_hold_end(uint32_t r, uint64_t since)
 		STORE(&c->hold_max, held);
 }
 
-/* An entry by a thread that does not hold the mutex: the side ring. */
-void ms_log_other(struct ms_thread *t, uint32_t r, uintptr_t caller,
-		  unsigned op, int err)
+/* An entry by a thread that does not hold the mutex: the side ring, with
+ * the stack of a misuse (0: none). */
+static void log_other(struct ms_thread *t, uint32_t r, uintptr_t caller, unsigned op, int err,
+		      uint32_t stack)
 {
 	struct ms_cold *c = ms_cold(r);
 	struct ms_record *rec = ms_rec(r);
@@ -128,14 +129,22 @@ void ms_log_other(struct ms_thread *t, uint32_t r, uintptr_t caller,
 	t->clock = ++o; /* after what this thread has seen, without a write
 			   to the holder's line */
 	uint32_t pos = ATOMIC_ADD(&c->fail_pos, 1);
+	/* before the entry, which a reader takes only once it is whole */
+	STORE(&c->fail_stack[pos % MS_FAIL_RING], stack);
 	ms_op_write(&c->fail[pos % MS_FAIL_RING], &c->fail_ticks[pos % MS_FAIL_RING],
 		    o, t->tid, caller, op, 0, err, ms_ticks());
+}
+
+void ms_log_other(struct ms_thread *t, uint32_t r, uintptr_t caller,
+		  unsigned op, int err)
+{
+	log_other(t, r, caller, op, err, 0);
 }
 
 /* The newest side-ring entry of this life that a misuse of this kind
  * wrote: its operation, or for a use of a destroyed mutex (any
  * operation) the one glibc answered EINVAL. */
-int ms_misuse_last(uint32_t r, enum ms_misuse kind, struct ms_op_view *out)
+int ms_misuse_last(uint32_t r, enum ms_misuse kind, struct ms_op_view *out, uint32_t *stack)
 {
 	static const unsigned op_of[MS_M_COUNT] = {
 		MS_OP_UNLOCK, MS_OP_UNLOCK, MS_OP_DESTROY, 0, MS_OP_COND_RELEASE,
@@ -152,6 +161,7 @@ int ms_misuse_last(uint32_t r, enum ms_misuse kind, struct ms_op_view *out)
 			continue;
 		if (!found || v.order > out->order) {
 			*out = v;
+			*stack = LOAD(&c->fail_stack[i]);
 			found = 1;
 		}
 	}
@@ -180,7 +190,10 @@ void ms_misuse(struct ms_thread *t, uint32_t r, enum ms_misuse kind,
 	       uintptr_t caller, unsigned op, int err)
 {
 	ATOMIC_ADD(&ms_cold(r)->misuse[kind], 1);
-	ms_log_other(t, r, caller, op, err);
+	/* Its stack, which the report shows: the call site alone would be a
+	 * lock wrapper's for a program that has one.  A misuse is rare
+	 * enough to pay for a capture (100-300 ns) each time. */
+	log_other(t, r, caller, op, err, ms_stack_here());
 }
 
 void ms_note_kind(uint32_t r, const pthread_mutex_t *m, uint32_t extra)

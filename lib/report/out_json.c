@@ -1099,7 +1099,8 @@ static void misuse_one(uintptr_t key, uint32_t r, void *arg)
 		ms_jw_str(j, "what", misuse_key[k]);
 		ms_jw_num(j, "count", n);
 		struct ms_op_view v;
-		if (ms_misuse_last(r, (enum ms_misuse)k, &v)) {
+		uint32_t at;
+		if (ms_misuse_last(r, (enum ms_misuse)k, &v, &at)) {
 			const char *e = v.err ? strerrorname_np(v.err) : NULL;
 			ms_jw_obj(j, "last");
 			ms_jw_num(j, "thread", v.tid);
@@ -1107,7 +1108,7 @@ static void misuse_one(uintptr_t key, uint32_t r, void *arg)
 			sup.paused++; /* the text shows the stack below alone */
 			frame(j, "caller", v.caller);
 			sup.paused--;
-			stack(j, "at", ms_site_stack_known(v.caller));
+			stack(j, "at", at ? at : ms_site_stack_known(v.caller));
 			ms_jw_obj_end(j);
 		} else
 			ms_jw_null(j, "last");

@@ -516,11 +516,12 @@ static void print_misuse(uintptr_t key, uint32_t r, void *arg)
 		}
 		ms_fmt(f, ", %u time%s\n", n, n == 1 ? "" : "s");
 		struct ms_op_view v;
-		if (ms_misuse_last(r, (enum ms_misuse)k, &v)) {
+		uint32_t stack;
+		if (ms_misuse_last(r, (enum ms_misuse)k, &v, &stack)) {
 			const char *err = v.err ? strerrorname_np(v.err) : NULL;
 			ms_fmt(f, "  last by thread %u, glibc returned %s, at:\n    ", v.tid,
 			       err ? err : "0");
-			ms_report_stack(f, ms_site_stack_known(v.caller), 4);
+			ms_report_stack(f, stack ? stack : ms_site_stack_known(v.caller), 4);
 		}
 		if (k == MS_M_UNLOCK_NOT_OWNER)
 			print_fork_context(f, r);
