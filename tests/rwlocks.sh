@@ -141,6 +141,15 @@ run destroyed "$T" destroyed
 expect_eq "destroyed: one POTENTIAL DEADLOCK" "$(findings destroyed)" "POTENTIAL DEADLOCK"
 expect_grep "destroyed: where the first one ended" \
 	"^        destroyed at main\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of destroy-x)" "$WORK/destroyed.report"
+# their ended lines say what they were, and count the one read
+expect_grep "destroyed: the heading counts locks, not mutexes" \
+	'^mutexstat: rwlocks \(pid [0-9]+\) ran [0-9.]+ [mµn]?s: 1 thread used locks, 0 locks tracked, ' \
+	"$WORK/destroyed.report"
+expect_eq "destroyed: each ended line is an rwlock's" \
+	"$(grep -c '^#[12] 1 rwlock that ended (destroyed or initialised again), first locked at ' "$WORK/destroyed.report")" 2
+expect_grep "destroyed: y's one read, one reader at once" \
+	'^  reads 1 \(0 contended, waited 0 ns\), writes 1 \(0 contended, waited 0 ns\); most readers at once 1$' \
+	"$WORK/destroyed.report"
 
 # ---- a live deadlock: a writer waits for a reader, which waits for it --------
 # (the watchdog's report is the first live one: NAME.report.1)

@@ -121,3 +121,7 @@ const char *ms_kind_name(char *out, size_t cap, uint32_t flags)
 	return ms_fmt_str(&f);
 }
 
+uint64_t ms_readers_max(const struct ms_site_reads *rd)
+{
+	return rd->readers_max ? rd->readers_max : rd->acquisitions != 0;
+}

@@ -25,5 +25,8 @@ const char *ms_edge_mode_text(uint32_t modes, int taken, uint32_t flags);
  * less the writes counted. */
 void ms_reads_line(struct ms_site_reads *o, const struct ms_read_stats *c,
 		   uint64_t acquisitions);
+/* The most readers at once a line's reads show: kept from two readers up
+ * (one alone is not looked at: other_locks.c), so 1 for any read. */
+uint64_t ms_readers_max(const struct ms_site_reads *rd);
 
 #endif

@@ -379,12 +379,10 @@ static void modes(struct ms_jw *j, const struct mode *all, const struct ms_site_
 	writes_mode(&w, all, &r);
 	ms_jw_obj(j, "reads");
 	mode_fields(j, &r);
-	/* kept from two readers up (one alone does not look): one if read */
 	if (interval)
 		ms_jw_null(j, "readers_max");
 	else
-		ms_jw_num(j, "readers_max",
-			  rd->readers_max ? rd->readers_max : rd->acquisitions != 0);
+		ms_jw_num(j, "readers_max", ms_readers_max(rd));
 	if (readers_now)
 		ms_jw_num(j, "readers_now", *readers_now);
 	else

@@ -46,7 +46,7 @@ struct top {
 	struct ms_line *lines;
 	size_t n, cap;
 	uint64_t live, used, held, misused, timed;
-	uint32_t classes; /* the kinds of the locks tracked (1 << class) */
+	uint32_t classes; /* the kinds of the locks listed (1 << class) */
 };
 
 static void top_offer(struct top *t, const struct ms_line *l)
@@ -696,7 +696,7 @@ static void print_modes(struct ms_fmt *f, const struct ms_line *l)
 	       ms_duration(a, rd_wait), (unsigned long long)writes,
 	       (unsigned long long)wr_contended,
 	       ms_duration(b, l->wait_total > rd_wait ? l->wait_total - rd_wait : 0),
-	       (unsigned long long)rd->readers_max);
+	       (unsigned long long)ms_readers_max(rd));
 	ms_fmt(f, "  tryrdlock %llu ok, %llu busy; trywrlock %llu ok, %llu busy; timed out: "
 		  "reads %llu, writes %llu\n",
 	       (unsigned long long)rd->trylock_ok, (unsigned long long)rd->trylock_busy,
@@ -762,7 +762,7 @@ static void print_detail(struct ms_fmt *f, size_t rank, const struct ms_line *l)
 		ms_fmt_init(&hf, head, sizeof head, -1);
 		ms_fmt(&hf, "#%zu %llu %s that ended (destroyed or initialised again), "
 			    "first locked %s ",
-		       rank, (unsigned long long)l->mutexes, plural(l->mutexes, "mutex", "mutexes"),
+		       rank, (unsigned long long)l->mutexes, classes_noun(l->classes, l->mutexes != 1),
 		       l->wrapped ? "by a wrapper called at" : "at");
 		size_t used = strlen(ms_fmt_str(&hf));
 		ms_fmt(f, "\n%s%s\n", head,
@@ -901,8 +901,10 @@ static size_t top_build(struct top *t)
 			ms_table_site(i, &sv);
 			ms_line_from_site(&l, &sv, i);
 			t->timed += sv.timed_mutexes; /* ended: in the header's count */
-			if (is_used(&l))
+			if (is_used(&l)) {
+				t->classes |= l.classes; /* and in its noun */
 				top_offer(t, &l);
+			}
 		}
 		ms_lines_sort(t->lines, sizeof *t->lines, t->n);
 	}
