@@ -30,6 +30,8 @@
  *             locks, at two lines: lock_only is a wrapper); a thread then
  *             takes m3 then m1 through it: a POTENTIAL DEADLOCK whose
  *             mutexes were first locked in the wrapper.
+ *   longended a mutex inited, locked and destroyed in a function whose
+ *             name is too long for the end of its ended line's heading.
  *   ended     4 mutexes initialised and destroyed, 3 of them never locked,
  *             one locked once.
  *   destroyed lock_only() locks m2 for from_delta(), then a destroyed
@@ -284,6 +286,22 @@ static int wrapabba(void)
 	return 0;
 }
 
+/* A name too long to end the heading of its ended line. */
+__attribute__((noinline)) void a_function_whose_name_leaves_no_room_at_the_end_of_a_heading(void)
+{
+	pthread_mutex_t m;
+	pthread_mutex_init(&m, NULL);
+	pthread_mutex_lock(&m); /* LONG_NAMED */
+	pthread_mutex_unlock(&m);
+	pthread_mutex_destroy(&m);
+}
+
+static int longended(void)
+{
+	a_function_whose_name_leaves_no_room_at_the_end_of_a_heading();
+	return 0;
+}
+
 static int ended(void)
 {
 	pthread_mutex_t m[4];
@@ -370,6 +388,8 @@ int main(int argc, char **argv)
 		return exited();
 	if (!strcmp(what, "exitwrapped"))
 		return exitwrapped();
+	if (!strcmp(what, "longended"))
+		return longended();
 	if (!strcmp(what, "wrapabba"))
 		return wrapabba();
 	if (!strcmp(what, "wrapended"))
@@ -384,6 +404,6 @@ int main(int argc, char **argv)
 		return destroyed();
 	if (!strcmp(what, "names"))
 		return names();
-	fprintf(stderr, "usage: reading tie|sites|exited|exitwrapped|wrapabba|counters|ended|destroyed|names\n");
+	fprintf(stderr, "usage: reading tie|sites|exited|exitwrapped|wrapabba|longended|counters|ended|destroyed|names\n");
 	return 2;
 }

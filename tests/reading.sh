@@ -193,6 +193,14 @@ printf 'potential-deadlock:inv_one\n' > "$WORK/rules"
 MUTEXSTAT_SUPPRESSIONS=$WORK/rules run_with "$WORK/out" "$WORK/err" "$P" wrapabba
 expect_no_grep "wrapabba: and suppresses it" '^POTENTIAL DEADLOCK' "$WORK/report"
 
+# ---- an ended line whose site is too long for its heading's end: the
+# site on a line of its own, whole, not cut to its last characters ----
+run_with "$WORK/out" "$WORK/err" "$P" longended
+expect_eq "longended: the heading, then the site on a line of its own" \
+	"$(grep -A1 '^#1 ' "$WORK/report" | sed 's/+0x[0-9a-f]*//')" \
+	"#1 1 mutex that ended (destroyed or initialised again), first locked at
+    a_function_whose_name_leaves_no_room_at_the_end_of_a_heading (tests/reading.c:$(line_of LONG_NAMED), reading)"
+
 # ---- a live dump of a hang: the waits under way, in no total yet, say how
 # long they have lasted ----
 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/phil" \

@@ -765,9 +765,17 @@ static void print_detail(struct ms_fmt *f, size_t rank, const struct ms_line *l)
 		       rank, (unsigned long long)l->mutexes, classes_noun(l->classes, l->mutexes != 1),
 		       l->wrapped ? "by a wrapper called at" : "at");
 		size_t used = strlen(ms_fmt_str(&hf));
-		ms_fmt(f, "\n%s%s\n", head,
-		       ms_symbol_fit((char *)ms_symbolize(l->key, site, sizeof site),
-			   used < WIDTH - 20 ? WIDTH - used : 20));
+		char fitted[256];
+		ms_symbolize(l->key, site, sizeof site);
+		memcpy(fitted, site, sizeof fitted);
+		ms_symbol_fit(fitted, used < WIDTH - 20 ? WIDTH - used : 20);
+		/* a site that would lose part of its function's name at the
+		 * line's end (C++) gets a line of its own */
+		if (!memcmp(fitted, "..", 2) || strstr(fitted, "..."))
+			ms_fmt(f, "\n%.*s\n    %s\n", (int)used - 1, head,
+			       ms_symbol_fit(site, WIDTH - 4));
+		else
+			ms_fmt(f, "\n%s%s\n", head, fitted);
 		if (l->name) { /* the name the newest of them that had one had */
 			ms_fmt(f, "  named \"");
 			ms_fmt_name(f, l->name, 100);

@@ -105,9 +105,10 @@ static void print_frames(struct ms_fmt *f, const uintptr_t *frames, int n, size_
 	for (int i = 0; i < n && i < 12; i++) {
 		char where[256];
 		ms_symbolize(frames[i], where, sizeof where);
-		if (!i && first + 1 + strlen(where) <= 120)
+		if (!i && first + 1 + strlen(where) <= 120) {
 			ms_fmt(f, " %s\n", where);
-		else
+			indent = (int)first + 1; /* the others under it */
+		} else
 			ms_fmt(f, "%s%*s%s\n", i ? "" : "\n", indent, "",
 			       ms_symbol_fit(where, (size_t)(120 - indent)));
 	}

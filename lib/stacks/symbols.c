@@ -1190,6 +1190,13 @@ static const char *fit_offset(char *s, size_t cols, int is_module)
 		return s;
 	if (!plus || cols < off_n + 2 + 4)
 		return cut_end(s, cols);
+	/* a C++ function's "(...)" says least: it goes first */
+	if (!is_module && plus - s > 5 && !memcmp(plus - 5, "(...)", 5)) {
+		memmove(plus - 5, plus, off_n + 1);
+		plus -= 5;
+		if ((n = strlen(s)) <= cols)
+			return s;
+	}
 	size_t keep = cols - off_n - 2;
 	if (is_module) {
 		memmove(s + keep + 2, plus, off_n + 1);

@@ -67,6 +67,12 @@ START_TEST(test_symbol_fit_without_a_line_keeps_function_and_offset)
 			 "kvs_mutex_lock+0x9");
 	ck_assert_str_eq(fit("leveldb::port::Mutex::Lock+0x9 (libleveldb.so.1d)", 24),
 			 "..:port::Mutex::Lock+0x9");
+	/* a C++ function's "(...)" goes before any of its name (a top
+	 * table's column of node's rows read "..read(...)+0xe8") */
+	ck_assert_str_eq(fit("node::worker::MessagePort::Start(...)+0x8e (node)", 24),
+			 "..essagePort::Start+0x8e");
+	ck_assert_str_eq(fit("node::InitializeLibuv(...)+0x16c (node)", 27),
+			 "node::InitializeLibuv+0x16c");
 }
 END_TEST
 
