@@ -104,6 +104,16 @@ else
 	echo "skip: jq is not installed: the JSON checks"
 fi
 
+# ---- one file, no %p: the child's report, then the parent's after it --------
+# (the parent waited for the child, whose report it would have replaced);
+# a later run replaces what an earlier one left
+for i in 1 2; do
+	run_with "$WORK/out" "$WORK/err" env MUTEXSTAT_OUTPUT="$WORK/one" "$P" counts
+	expect_eq "one file, run $i: the child's report, then the parent's" \
+		"$(sed -n 's/^mutexstat: fork (pid \([0-9]*\)) .*/\1/p' "$WORK/one" | tr '\n' ' ')" \
+		"$(awk '/^child / { c = $2 } /^parent / { p = $2 } END { print c, p }' "$WORK/out") "
+done
+
 # ---- _Fork: glibc's fork without the fork handlers ---------------------------
 # Its child is a fork child too: its thread id (the lock path writes it into
 # the mutexes it takes, as glibc does) and its own report.

@@ -27,6 +27,10 @@ static int same_file(int fd)
 
 static char program_name[256];
 
+/* When this process began (a fork child: the fork), by the clock of file
+ * times: a report file written since is another process's of this run. */
+static struct timespec began;
+
 /* The directory the process started in, where a relative MUTEXSTAT_OUTPUT
  * is: a daemon that moves to / (or a program that chdirs into its work)
  * would otherwise put its report there, or fail to.  Empty if unknown
@@ -44,6 +48,7 @@ void ms_output_init(void)
 	size_t n = strlen(program_invocation_short_name);
 	if (n < sizeof program_name)
 		memcpy(program_name, program_invocation_short_name, n + 1);
+	clock_gettime(CLOCK_REALTIME, &began);
 	if (!getcwd(start_dir, sizeof start_dir) || start_dir[0] != '/')
 		start_dir[0] = 0; /* too long, or the directory is gone */
 	struct stat st;
@@ -239,10 +244,53 @@ static void lock_for_report(int fd)
 	errno = saved;
 }
 
-/* A regular report file, locked, emptied: ftruncate's answer. */
-static int take_whole(int fd)
+/* The report files this process wrote (a few: its own to replace). */
+static struct {
+	dev_t dev;
+	ino_t ino;
+} mine[4];
+static unsigned nmine;
+
+/* Whether the file at fd was written by another process since this one
+ * began. */
+static int others_since_began(int fd)
+{
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !st.st_size)
+		return 0;
+	for (unsigned i = 0; i < nmine && i < 4; i++)
+		if (mine[i].dev == st.st_dev && mine[i].ino == st.st_ino)
+			return 0;
+	return st.st_mtim.tv_sec > began.tv_sec ||
+	       (st.st_mtim.tv_sec == began.tv_sec && st.st_mtim.tv_nsec >= began.tv_nsec);
+}
+
+static void note_mine(int fd)
+{
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+		return;
+	for (unsigned i = 0; i < nmine && i < 4; i++)
+		if (mine[i].dev == st.st_dev && mine[i].ino == st.st_ino)
+			return;
+	unsigned i = nmine++ % 4;
+	mine[i].dev = st.st_dev;
+	mine[i].ino = st.st_ino;
+}
+
+/* A regular report file, locked, emptied -- or, for a text report
+ * (keep_others), left as it is if another process of the run wrote its
+ * report there while this one lived (a parent and the child it waited
+ * for, with no %p in MUTEXSTAT_OUTPUT): this one goes after it, a blank
+ * line between.  0, or -1 with errno. */
+static int take_whole(int fd, int keep_others)
 {
 	lock_for_report(fd);
+	if (keep_others && others_since_began(fd)) {
+		if (lseek(fd, 0, SEEK_END) < 0)
+			return -1;
+		return write(fd, "\n", 1) == 1 ? 0 : -1;
+	}
 	return ftruncate(fd, 0);
 }
 
@@ -301,6 +349,8 @@ void ms_output_stderr_unlock(int lock)
  * async-signal-safe). */
 void ms_output_after_fork_child(void)
 {
+	clock_gettime(CLOCK_REALTIME, &began);
+	nmine = 0; /* the parent's reports are another process's */
 	for (unsigned i = 0; i < 4; i++) {
 		int fd = __atomic_exchange_n(&writing[i], -1, __ATOMIC_ACQ_REL);
 		if (fd >= 0)
@@ -314,7 +364,7 @@ void ms_output_after_fork_child(void)
  * which root owns).  Writing to a character device (/dev/null, a
  * terminal) or a FIFO clobbers nothing; O_NONBLOCK makes the open of a
  * FIFO without a reader fail (ENXIO) instead of waiting forever. */
-static int open_existing(const char *path, char *why, size_t cap)
+static int open_existing(const char *path, int keep_others, char *why, size_t cap)
 {
 	int fd = open(path, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
@@ -334,7 +384,7 @@ static int open_existing(const char *path, char *why, size_t cap)
 		else if (st.st_nlink != 1)
 			say(why, cap, "a file with %lu links: not replaced",
 			    (unsigned long)st.st_nlink);
-		else if (take_whole(fd) == 0)
+		else if (take_whole(fd, keep_others) == 0)
 			goto use;
 	} else if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))
 		goto use;
@@ -347,7 +397,7 @@ use:
 	return fd;
 }
 
-int ms_output_create(const char *path, char *why, size_t cap)
+int ms_output_create(const char *path, int keep_others, char *why, size_t cap)
 {
 	int saved = errno, fd = -1;
 	why[0] = 0;
@@ -358,15 +408,17 @@ int ms_output_create(const char *path, char *why, size_t cap)
 			  0644);
 		if (fd >= 0) {
 			/* another process may have found it and begun */
-			(void)take_whole(fd);
+			(void)take_whole(fd, keep_others);
 			break;
 		}
 		if (errno != EEXIST)
 			break;
-		fd = open_existing(path, why, cap);
+		fd = open_existing(path, keep_others, why, cap);
 		if (fd < 0 && (why[0] || errno != ENOENT))
 			break;
 	}
+	if (fd >= 0)
+		note_mine(fd);
 	if (fd < 0 && !why[0]) {
 		const char *name = strerrorname_np(errno);
 		say(why, cap, name ? name : "error", 0);

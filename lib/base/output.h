@@ -75,9 +75,11 @@ void ms_output_start_dir(struct ms_fmt *f, const char *path);
  * it goes": a new file is created, never through a symlink; an
  * existing one is replaced only if it is a regular file of the user the
  * process runs as with no other link (an earlier report); a character
- * device or a FIFO with a reader is written to.  Returns the descriptor,
- * or -1 with why (cap bytes) saying why not: an errno name or a few words. */
-int ms_output_create(const char *path, char *why, size_t cap);
+ * device or a FIFO with a reader is written to.  keep_others (a text
+ * report): a file another process wrote since this one began is added to,
+ * not replaced.  Returns the descriptor, or -1 with why (cap bytes)
+ * saying why not: an errno name or a few words. */
+int ms_output_create(const char *path, int keep_others, char *why, size_t cap);
 
 /* A report file from ms_output_create is about to be closed: a regular one
  * is locked while it is written, so that two processes writing one file

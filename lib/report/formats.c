@@ -133,7 +133,7 @@ static void write_format(unsigned seq, const char *ext, const char *name,
 	char path[4096], why[96];
 	int fd = -1;
 	if (ms_output_path(path, sizeof path, dump_infix(seq), seq, file_ext(ext)) == 0)
-		fd = ms_output_create(path, why, sizeof why);
+		fd = ms_output_create(path, text, why, sizeof why);
 	else
 		strcpy(why, "ENAMETOOLONG");
 	if (fd < 0)

@@ -489,7 +489,7 @@ static void write_summary_json(const struct run *run)
 	char path[4200], why[96];
 	if (run_path(path, sizeof path, "summary.json") != 0)
 		return;
-	int fd = ms_output_create(path, why, sizeof why);
+	int fd = ms_output_create(path, 0, why, sizeof why);
 	if (fd < 0)
 		return;
 	summary_json(fd, run);
