@@ -140,6 +140,15 @@ static size_t starting_by(const struct part *p, uint64_t addr)
 	return lo;
 }
 
+size_t ms_sym_index_starting_at(const struct ms_sym_index *ix, uint64_t addr)
+{
+	size_t n = 0;
+	const struct part *parts[2] = { &ix->global, &ix->local };
+	for (int i = 0; i < 2; i++)
+		n += starting_by(parts[i], addr) - (addr ? starting_by(parts[i], addr - 1) : 0);
+	return n;
+}
+
 /* The first of syms[0..n) whose reach passes addr: none before it covers
  * addr. */
 static size_t first_reaching(const struct part *p, size_t n, uint64_t addr)

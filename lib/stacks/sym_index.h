@@ -55,4 +55,7 @@ const struct ms_sym *ms_sym_index_find(const struct ms_sym_index *ix,
 				       ms_sym_same_section_fn *same_section,
 				       void *arg);
 
+/* How many of the index's symbols start at addr (aliases: more than one). */
+size_t ms_sym_index_starting_at(const struct ms_sym_index *ix, uint64_t addr);
+
 #endif

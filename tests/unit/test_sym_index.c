@@ -90,6 +90,32 @@ START_TEST(test_sym_index_aliases_global_then_weak_then_local)
 }
 END_TEST
 
+/* How many symbols start at an address, in both parts of the table: the
+ * report asks the dynamic linker which alias is exported only where more
+ * than one does (symbols.c). */
+START_TEST(test_sym_index_counts_the_symbols_starting_at_an_address)
+{
+	struct ms_sym t[] = {
+		{ .value = 0x1000, .size = 0x40, .order = 1, .bind = STB_LOCAL },
+		{ .value = 0x1040, .size = 0x10, .order = 2, .bind = STB_LOCAL },
+		{ .value = 0x1000, .size = 0x40, .order = 3, .bind = STB_GLOBAL },
+		{ .value = 0x1000, .size = 0x40, .order = 4, .bind = STB_WEAK },
+		{ .value = 0x2000, .size = 0x20, .order = 5, .bind = STB_GLOBAL },
+	};
+	struct ms_sym *copy = malloc(sizeof t);
+	ck_assert_ptr_nonnull(copy);
+	memcpy(copy, t, sizeof t);
+	struct ms_sym_index *ix = ms_sym_index_make(copy, 5, 3);
+	ck_assert_ptr_nonnull(ix);
+	ck_assert_uint_eq(ms_sym_index_starting_at(ix, 0x1000), 3);
+	ck_assert_uint_eq(ms_sym_index_starting_at(ix, 0x1040), 1);
+	ck_assert_uint_eq(ms_sym_index_starting_at(ix, 0x2000), 1);
+	ck_assert_uint_eq(ms_sym_index_starting_at(ix, 0x1010), 0); /* inside */
+	ck_assert_uint_eq(ms_sym_index_starting_at(ix, 0), 0);
+	ms_sym_index_free(ix);
+}
+END_TEST
+
 START_TEST(test_sym_index_global_part_before_local_part)
 {
 	/* a local function inside a global symbol's range: libdw reads the
@@ -278,6 +304,7 @@ Suite *sym_index_suite(void)
 	TCase *tc = tcase_create("tables");
 	tcase_add_test(tc, test_sym_index_nearest_covering_symbol);
 	tcase_add_test(tc, test_sym_index_aliases_global_then_weak_then_local);
+	tcase_add_test(tc, test_sym_index_counts_the_symbols_starting_at_an_address);
 	tcase_add_test(tc, test_sym_index_global_part_before_local_part);
 	tcase_add_test(tc, test_sym_index_labels_past_every_symbol);
 	tcase_add_test(tc, test_sym_index_sorts_by_every_byte);
