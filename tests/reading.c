@@ -30,6 +30,9 @@
  *             locks, at two lines: lock_only is a wrapper); a thread then
  *             takes m3 then m1 through it: a POTENTIAL DEADLOCK whose
  *             mutexes were first locked in the wrapper.
+ *   wraphang  from_delta() takes m2 through lock_only(); then two threads
+ *             each take m1 or m3 through it, then the other's: a DEADLOCK
+ *             of mutexes taken in a wrapper.
  *   longended a mutex inited, locked and destroyed in a function whose
  *             name is too long for the end of its ended line's heading.
  *   ended     4 mutexes initialised and destroyed, 3 of them never locked,
@@ -316,6 +319,35 @@ static int ended(void)
 
 static sem_t m1_taken, m1_may_go; /* semaphores: the library sees none */
 
+/* wraphang: each thread takes one mutex through lock_only, then, once the
+ * other holds its own, the other's: they wait for each other forever. */
+static sem_t hang_held[2];
+
+static void *hang_side(void *arg)
+{
+	int me = (int)(intptr_t)arg;
+	pthread_mutex_t *mine = me ? &m3 : &m1, *theirs = me ? &m1 : &m3;
+	lock_only(mine); /* HANG_FIRST */
+	sem_post(&hang_held[me]);
+	sem_wait(&hang_held[!me]);
+	lock_only(theirs);
+	return NULL;
+}
+
+static int wraphang(void)
+{
+	pthread_t t[2];
+	printf("m3 %p\n", (void *)&m3);
+	fflush(stdout);
+	from_delta(); /* lock_only is called from two places: a wrapper */
+	sem_init(&hang_held[0], 0, 0);
+	sem_init(&hang_held[1], 0, 0);
+	for (intptr_t i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, hang_side, (void *)i);
+	pthread_join(t[0], NULL); /* never */
+	return 0;
+}
+
 static void *hold_m1(void *arg)
 {
 	(void)arg;
@@ -388,6 +420,8 @@ int main(int argc, char **argv)
 		return exited();
 	if (!strcmp(what, "exitwrapped"))
 		return exitwrapped();
+	if (!strcmp(what, "wraphang"))
+		return wraphang();
 	if (!strcmp(what, "longended"))
 		return longended();
 	if (!strcmp(what, "wrapabba"))
@@ -404,6 +438,6 @@ int main(int argc, char **argv)
 		return destroyed();
 	if (!strcmp(what, "names"))
 		return names();
-	fprintf(stderr, "usage: reading tie|sites|exited|exitwrapped|wrapabba|longended|counters|ended|destroyed|names\n");
+	fprintf(stderr, "usage: reading tie|sites|exited|exitwrapped|wrapabba|wraphang|longended|counters|ended|destroyed|names\n");
 	return 2;
 }

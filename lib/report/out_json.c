@@ -781,6 +781,10 @@ static void wait_thread(struct ms_jw *j, const struct ms_waiter *w, uint64_t now
 	frame(j, "at", w->caller);
 	stack(j, "stack", w->stack);
 	frame(j, "owner_took_it_at", w->taken_at);
+	/* a lock wrapper's line: where it was called for the lock's first
+	 * lock (the text's "through a wrapper") */
+	stack_from(j, "owner_wrapper_called_from",
+		   ms_site_wrapped_first_stack(w->rec, w->taken_at), 1);
 	ms_jw_obj_end(j);
 }
 

@@ -10,6 +10,8 @@
 #include "core/table.h"
 #include "core/thread_pool.h"
 #include "report/report_stacks.h"
+#include "report/suppress.h"
+#include "stacks/site.h"
 #include "stacks/symbols.h"
 #include "stacks/where_now.h"
 
@@ -142,8 +144,9 @@ static void print_wait(struct ms_fmt *f, const struct ms_waiter *w, uint64_t now
 }
 
 /* The line `head` and ", taken at " the site at (or "?"), fitted to 120
- * columns. */
-static void print_head_taken_at(struct ms_fmt *f, struct ms_fmt *head, uintptr_t at)
+ * columns; where that is a lock wrapper of the program's at which lock r
+ * was first locked, the line that called it then. */
+static void print_head_taken_at(struct ms_fmt *f, struct ms_fmt *head, uintptr_t at, uint32_t r)
 {
 	char where[256];
 	size_t used = strlen(ms_fmt_str(head)) + 11;
@@ -151,6 +154,12 @@ static void print_head_taken_at(struct ms_fmt *f, struct ms_fmt *head, uintptr_t
 	       at ? ms_symbol_fit((char *)ms_symbolize(at, where, sizeof where),
 				  used + 40 < 120 ? 120 - used : 40)
 		  : "?");
+	uint32_t wrapped = ms_site_wrapped_first_stack(r, at);
+	if (wrapped) {
+		const char *head2 = "      " MS_WRAPPER_CALLERS "  ";
+		ms_symbolize(ms_site_beyond_wrapper(at, wrapped), where, sizeof where);
+		ms_fmt(f, "%s%s\n", head2, ms_symbol_fit(where, 120 - strlen(head2)));
+	}
 }
 
 /* Where the owner took the mutex, from its held set (the call site only:
@@ -176,14 +185,14 @@ static void print_taken(struct ms_fmt *f, const struct ms_waiter *w)
 		ms_fmt(&hf, "    held for read by thread %u%s", w->owner, itself ? " itself" : "");
 		if (others)
 			ms_fmt(&hf, " and %u other %s", others, others == 1 ? "reader" : "readers");
-		print_head_taken_at(f, &hf, w->taken_at);
+		print_head_taken_at(f, &hf, w->taken_at, w->rec);
 		return;
 	}
 	/* a holder whose held set is not here (a fork parent's thread): its
 	 * lock's history says where, as "Mutexes still locked" does */
 	uintptr_t at = w->taken_at ? w->taken_at : ms_table_last_taken_at(w->rec);
 	ms_fmt(&hf, "    held by thread %u", w->owner);
-	print_head_taken_at(f, &hf, at);
+	print_head_taken_at(f, &hf, at, w->rec);
 }
 
 /* Waits of one hop each behind the same holder, for the same lock, told
