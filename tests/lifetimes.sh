@@ -16,13 +16,15 @@ expect_grep "m2 was seen through init" "^#[0-9]+ mutex $m2 \(normal\)$" "$WORK/r
 expect_grep "m2's first life's section: one mutex" \
 	'^#[0-9]+ 1 mutex that ended \(destroyed or initialised again\), first locked at ' "$WORK/report"
 
-# An ended line's section shortens a long first-lock site to fit the line
-# (it was 80 characters after a heading of 75 or more), keeping its source
-# line (it was cut off with the function's end).
+# An ended line's section gives a first-lock site too long for the end of
+# its heading (80 characters after a heading of 75 or more) a line of its
+# own, whole, its source line kept (it was once cut off with the function's
+# end, later the name cut to its last characters).
 run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" longsite
-expect_grep "longsite: the section, the name cut to its end, the source line kept" \
-	'^#1 2 mutexes that ended \(destroyed or initialised again\), first locked at \.\.[a-z_]*printed_whole scenario\.c:[0-9]+$' \
-	"$WORK/report"
+expect_eq "longsite: the section, the site on a line of its own, the source line kept" \
+	"$(grep -A1 '^#1 ' "$WORK/report" | sed 's/+0x[0-9a-f]*//')" \
+	"#1 2 mutexes that ended (destroyed or initialised again), first locked at
+    a_function_whose_name_is_long_enough_to_fill_most_of_a_report_line_on_its_own_if_printed_whole (scenario.c:$(grep -n 'LONG_SITE' "$top_srcdir/tests/scenario.c" | head -1 | cut -d: -f1))"
 expect_grep "longsite: the top table's column, the source line" \
 	'^  1 2 ended +2 +0 .* scenario\.c:[0-9]+$' "$WORK/report"
 expect_eq "longsite: no line over 120 columns" \

@@ -1,9 +1,11 @@
 # many_children.sh - twenty fork children end at once, each writing its exit
 # report (tests/many_children.c; their reports differ in length):
-#   - with one MUTEXSTAT_OUTPUT file for all (no %p), the file holds one
-#     whole report -- one header, as many mutex sections as its top table
-#     has rows, every row the acquisitions of that one child -- not pieces
-#     of several (they emptied it and wrote at once, in 8 KB pieces);
+#   - with one MUTEXSTAT_OUTPUT file for all (no %p), the file holds the
+#     twenty reports one after the other (each went after those written
+#     while it lived), each whole -- one header, as many mutex sections as
+#     its top table has rows, every row the acquisitions of that one child
+#     -- not pieces of several (they once emptied it and wrote at once, in
+#     8 KB pieces);
 #   - with %p, every child's report is in its own file, whole, with its own
 #     numbers: none lost;
 #   - without MUTEXSTAT_OUTPUT, on the stderr they share (a pipe, a file),
@@ -35,27 +37,6 @@ whole() {
 	fi
 }
 
-for run in 1 2; do
-	rm -f "$WORK/one"
-	timeout -s KILL 60 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_TOP=40 MUTEXSTAT_OUTPUT="$WORK/one" \
-		"$P" together $N > "$WORK/out" 2> "$WORK/err"
-	expect_eq "one file ($run): exit status" "$?" 0
-	expect_eq "one file ($run): every child locked" "$(grep -c '^child ' "$WORK/out")" $N
-	expect_eq "one file ($run): one whole report" "$(whole "$WORK/one" "$WORK/out")" ok
-done
-
-timeout -s KILL 60 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_TOP=40 MUTEXSTAT_OUTPUT="$WORK/each.%p" \
-	"$P" together $N > "$WORK/out" 2> "$WORK/err"
-expect_eq "%p: exit status" "$?" 0
-expect_eq "%p: a file per child" "$(ls "$WORK" | grep -c '^each\.')" $N
-bad=0
-for r in "$WORK"/each.*; do
-	verdict=$(whole "$r" "$WORK/out")
-	[ "$verdict" = ok ] || { bad=$((bad + 1)); echo "  $r: $verdict" >&2; }
-done
-expect_eq "%p: each whole, with its child's numbers" "$bad" 0
-expect_eq "nothing on stderr" "$(cat "$WORK/err")" ""
-
 # apart FILE WHAT: the reports in FILE, one after the other, each whole
 apart() {
 	rm -f "$WORK"/part.*
@@ -70,6 +51,27 @@ apart() {
 	done
 	expect_eq "$2: each whole, with its child's numbers" "$bad" 0
 }
+for run in 1 2; do
+	rm -f "$WORK/one"
+	timeout -s KILL 60 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_TOP=40 MUTEXSTAT_OUTPUT="$WORK/one" \
+		"$P" together $N > "$WORK/out" 2> "$WORK/err"
+	expect_eq "one file ($run): exit status" "$?" 0
+	expect_eq "one file ($run): every child locked" "$(grep -c '^child ' "$WORK/out")" $N
+	apart "$WORK/one" "one file ($run)"
+done
+
+timeout -s KILL 60 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_TOP=40 MUTEXSTAT_OUTPUT="$WORK/each.%p" \
+	"$P" together $N > "$WORK/out" 2> "$WORK/err"
+expect_eq "%p: exit status" "$?" 0
+expect_eq "%p: a file per child" "$(ls "$WORK" | grep -c '^each\.')" $N
+bad=0
+for r in "$WORK"/each.*; do
+	verdict=$(whole "$r" "$WORK/out")
+	[ "$verdict" = ok ] || { bad=$((bad + 1)); echo "  $r: $verdict" >&2; }
+done
+expect_eq "%p: each whole, with its child's numbers" "$bad" 0
+expect_eq "nothing on stderr" "$(cat "$WORK/err")" ""
+
 for run in 1; do
 	# stderr a pipe (cat reads it), and a file
 	(timeout -s KILL 60 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_TOP=40 "$P" together $N \

@@ -33,6 +33,9 @@
  *   wraphang  from_delta() takes m2 through lock_only(); then two threads
  *             each take m1 or m3 through it, then the other's: a DEADLOCK
  *             of mutexes taken in a wrapper.
+ *   wrapself  an errorcheck mutex locked through lock_only() (a wrapper
+ *             since from_delta's lock), then again: EDEADLK, an averted
+ *             SELF-DEADLOCK whose "taken at" is the wrapper's line.
  *   longended a mutex inited, locked and destroyed in a function whose
  *             name is too long for the end of its ended line's heading.
  *   ended     4 mutexes initialised and destroyed, 3 of them never locked,
@@ -289,6 +292,23 @@ static int wrapabba(void)
 	return 0;
 }
 
+/* wrapself: an errorcheck mutex locked twice through lock_only (a wrapper
+ * since from_delta's lock): glibc answers EDEADLK. */
+__attribute__((noinline)) static int wrapself(void)
+{
+	pthread_mutexattr_t a;
+	pthread_mutex_t ec;
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ERRORCHECK);
+	pthread_mutex_init(&ec, &a);
+	from_delta();
+	lock_only(&ec); /* SELF_FIRST */
+	printf("relock: %s\n", strerrorname_np(lock_only(&ec)));
+	pthread_mutex_unlock(&ec);
+	pthread_mutex_destroy(&ec);
+	return 0;
+}
+
 /* A name too long to end the heading of its ended line. */
 __attribute__((noinline)) void a_function_whose_name_leaves_no_room_at_the_end_of_a_heading(void)
 {
@@ -420,6 +440,8 @@ int main(int argc, char **argv)
 		return exited();
 	if (!strcmp(what, "exitwrapped"))
 		return exitwrapped();
+	if (!strcmp(what, "wrapself"))
+		return wrapself();
 	if (!strcmp(what, "wraphang"))
 		return wraphang();
 	if (!strcmp(what, "longended"))
@@ -438,6 +460,6 @@ int main(int argc, char **argv)
 		return destroyed();
 	if (!strcmp(what, "names"))
 		return names();
-	fprintf(stderr, "usage: reading tie|sites|exited|exitwrapped|wrapabba|wraphang|longended|counters|ended|destroyed|names\n");
+	fprintf(stderr, "usage: reading tie|sites|exited|exitwrapped|wrapabba|wraphang|wrapself|longended|counters|ended|destroyed|names\n");
 	return 2;
 }

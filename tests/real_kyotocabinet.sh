@@ -43,7 +43,7 @@ check() {
 	expect_eq "$name: stderr" "$(cat "$WORK/$name.err")" "$(cat "$WORK/$name.bare.err")"
 	report_complete "$name" "$WORK/$name.report" "${1##*/}"
 	expect_grep "$name: 4 workers and the main thread used locks" \
-		': ([5-9]|[1-9][0-9]) threads used mutexes,' "$WORK/$name.report"
+		': ([5-9]|[1-9][0-9]) threads used locks,' "$WORK/$name.report"
 }
 
 check hash /usr/bin/kchashtest order -th 4 casket.kch 10000

@@ -495,14 +495,14 @@ static int endedwait(void)
 	return 0;
 }
 
-/* longsite: the report's line for these mutexes must shorten the name. */
+/* longsite: a first-lock site too long for the end of its report line. */
 static void __attribute__((noinline))
 a_function_whose_name_is_long_enough_to_fill_most_of_a_report_line_on_its_own_if_printed_whole(void)
 {
 	for (int i = 0; i < 2; i++) {
 		pthread_mutex_t m;
 		CHECK(pthread_mutex_init(&m, NULL), 0);
-		CHECK(pthread_mutex_lock(&m), 0);
+		CHECK(pthread_mutex_lock(&m), 0); /* LONG_SITE */
 		CHECK(pthread_mutex_unlock(&m), 0);
 		CHECK(pthread_mutex_destroy(&m), 0);
 	}

@@ -28,6 +28,7 @@ struct self_deadlock {
 	uint32_t flags;
 	enum ms_self_kind kind;
 	ms_stack_id first, relock;
+	ms_stack_id wrapped; /* see ms_self_finding */
 	uint64_t count;
 	int said;
 };
@@ -399,6 +400,7 @@ static uint32_t note_self(struct ms_tstate *ts, uint32_t rec, uintptr_t key,
 		.tid = ts->tid, .rec = rec, .key = key, .birth = birth, .name = name,
 		.flags = LOAD(&ms_rec(rec)->flags), .kind = kind, .count = 1,
 		.first = first_caller ? ms_site_stack_known(first_caller) : 0,
+		.wrapped = ms_site_wrapped_first_stack(rec, first_caller),
 		.relock = ms_stack_here(),
 	};
 	take();
@@ -446,6 +448,7 @@ static struct ms_self_finding self_view(const struct self_deadlock *s)
 	return (struct ms_self_finding){
 		.tid = s->tid, .key = s->key, .name = s->name, .flags = s->flags, .kind = s->kind,
 		.taken_stack = s->first, .relock_stack = s->relock, .count = s->count,
+		.wrapped_stack = s->wrapped,
 	};
 }
 

@@ -122,6 +122,9 @@ struct ms_self_finding {
 	enum ms_self_kind kind;
 	uint32_t taken_stack;  /* depot ids: where it was first taken, */
 	uint32_t relock_stack; /* and where relocked; 0 if not captured */
+	/* taken_stack is a lock wrapper's line where the lock was first
+	 * locked too: that first lock's stack, else 0 */
+	uint32_t wrapped_stack;
 	uint64_t count;
 };
 void ms_findings_each_self(void (*fn)(const struct ms_self_finding *s, void *arg),

@@ -205,7 +205,6 @@ struct ms_cold {
 	uint32_t fail_pos;
 	struct ms_op fail[MS_FAIL_RING];
 	uint64_t fail_ticks[MS_FAIL_RING];
-	uint32_t fail_stack[MS_FAIL_RING]; /* a misuse entry's stack (depot id), 0 none */
 	/* a read-write lock's reads: slot + 1 in ms_table.reads (ms_reads),
 	 * 0 none -- a pool of its own, so that the cold part of every record
 	 * (address space a program under ulimit -v needs) stays as small */

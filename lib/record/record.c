@@ -116,10 +116,10 @@ void ms_hold_end(uint32_t r, uint64_t since)
 		STORE(&c->hold_max, held);
 }
 
-/* An entry by a thread that does not hold the mutex: the side ring, with
- * the stack of a misuse (0: none). */
-static void log_other(struct ms_thread *t, uint32_t r, uintptr_t caller, unsigned op, int err,
-		      uint32_t stack)
+/* An entry by a thread that does not hold the mutex: the side ring.
+ * Returns its order. */
+static uint64_t log_other(struct ms_thread *t, uint32_t r, uintptr_t caller, unsigned op,
+			  int err)
 {
 	struct ms_cold *c = ms_cold(r);
 	struct ms_record *rec = ms_rec(r);
@@ -129,16 +129,32 @@ static void log_other(struct ms_thread *t, uint32_t r, uintptr_t caller, unsigne
 	t->clock = ++o; /* after what this thread has seen, without a write
 			   to the holder's line */
 	uint32_t pos = ATOMIC_ADD(&c->fail_pos, 1);
-	/* before the entry, which a reader takes only once it is whole */
-	STORE(&c->fail_stack[pos % MS_FAIL_RING], stack);
 	ms_op_write(&c->fail[pos % MS_FAIL_RING], &c->fail_ticks[pos % MS_FAIL_RING],
 		    o, t->tid, caller, op, 0, err, ms_ticks());
+	return o;
 }
 
 void ms_log_other(struct ms_thread *t, uint32_t r, uintptr_t caller,
 		  unsigned op, int err)
 {
-	log_other(t, r, caller, op, err, 0);
+	(void)log_other(t, r, caller, op, err);
+}
+
+/* The stack of the newest misuse of each kind of a record, beside the cold
+ * part rather than in it (every record's cold part is address space a
+ * program under ulimit -v needs): a small table by record and kind, whose
+ * entry names the side-ring entry it goes with by its order.  A misuse of
+ * another record in the same slot takes it over: the older one's report
+ * shows its call site alone. */
+#define MISUSE_STACKS 256
+static struct misuse_stack {
+	uint64_t order; /* 0 while written */
+	uint32_t r, stack;
+} misuse_stacks[MISUSE_STACKS];
+
+static struct misuse_stack *misuse_stack_slot(uint32_t r, enum ms_misuse kind)
+{
+	return &misuse_stacks[(r * MS_M_COUNT + kind) % MISUSE_STACKS];
 }
 
 /* The newest side-ring entry of this life that a misuse of this kind
@@ -161,9 +177,17 @@ int ms_misuse_last(uint32_t r, enum ms_misuse kind, struct ms_op_view *out, uint
 			continue;
 		if (!found || v.order > out->order) {
 			*out = v;
-			*stack = LOAD(&c->fail_stack[i]);
 			found = 1;
 		}
+	}
+	*stack = 0;
+	if (found) { /* its stack, if the slot still holds it whole */
+		const struct misuse_stack *m = misuse_stack_slot(r, kind);
+		uint64_t o = __atomic_load_n(&m->order, __ATOMIC_ACQUIRE);
+		uint32_t who = LOAD(&m->r), id = LOAD(&m->stack);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (o == out->order && who == r && LOAD(&m->order) == o)
+			*stack = id;
 	}
 	return found;
 }
@@ -193,7 +217,14 @@ void ms_misuse(struct ms_thread *t, uint32_t r, enum ms_misuse kind,
 	/* Its stack, which the report shows: the call site alone would be a
 	 * lock wrapper's for a program that has one.  A misuse is rare
 	 * enough to pay for a capture (100-300 ns) each time. */
-	log_other(t, r, caller, op, err, ms_stack_here());
+	uint32_t stack = ms_stack_here();
+	uint64_t o = log_other(t, r, caller, op, err);
+	struct misuse_stack *m = misuse_stack_slot(r, kind);
+	__atomic_store_n(&m->order, 0, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	STORE(&m->r, r);
+	STORE(&m->stack, stack);
+	__atomic_store_n(&m->order, o, __ATOMIC_RELEASE);
 }
 
 void ms_note_kind(uint32_t r, const pthread_mutex_t *m, uint32_t extra)

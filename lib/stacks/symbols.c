@@ -1217,7 +1217,7 @@ static const char *fit_offset(char *s, size_t cols, int is_module)
 	if (!is_module && plus - s > 5 && !memcmp(plus - 5, "(...)", 5)) {
 		memmove(plus - 5, plus, off_n + 1);
 		plus -= 5;
-		if ((n = strlen(s)) <= cols)
+		if (strlen(s) <= cols)
 			return s;
 	}
 	size_t keep = cols - off_n - 2;
