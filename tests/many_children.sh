@@ -37,6 +37,17 @@ whole() {
 	fi
 }
 
+# not_whole REPORT...: how many of the REPORTs are not one whole report of
+# a child of $WORK/out (each one that is not is named on stderr)
+not_whole() {
+	bad=0
+	for r in "$@"; do
+		verdict=$(whole "$r" "$WORK/out")
+		[ "$verdict" = ok ] || { bad=$((bad + 1)); echo "  $r: $verdict" >&2; }
+	done
+	echo $bad
+}
+
 # apart FILE WHAT: the reports in FILE, one after the other, each whole
 apart() {
 	rm -f "$WORK"/part.*
@@ -44,12 +55,7 @@ apart() {
 	expect_eq "$2: twenty reports, each from the start of a line" \
 		"$(grep -c '^mutexstat: many_children (pid' "$1")" $N
 	expect_eq "$2: no line cut into another" "$(sed 's/µ/u/g' "$1" | awk 'length($0) > 120' | wc -l)" 0
-	bad=0
-	for r in "$WORK"/part.*; do
-		verdict=$(whole "$r" "$WORK/out")
-		[ "$verdict" = ok ] || { bad=$((bad + 1)); echo "  $r: $verdict" >&2; }
-	done
-	expect_eq "$2: each whole, with its child's numbers" "$bad" 0
+	expect_eq "$2: each whole, with its child's numbers" "$(not_whole "$WORK"/part.*)" 0
 }
 for run in 1 2; do
 	rm -f "$WORK/one"
@@ -64,12 +70,7 @@ timeout -s KILL 60 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_TOP=40 MUTEXSTAT_OUTPU
 	"$P" together $N > "$WORK/out" 2> "$WORK/err"
 expect_eq "%p: exit status" "$?" 0
 expect_eq "%p: a file per child" "$(ls "$WORK" | grep -c '^each\.')" $N
-bad=0
-for r in "$WORK"/each.*; do
-	verdict=$(whole "$r" "$WORK/out")
-	[ "$verdict" = ok ] || { bad=$((bad + 1)); echo "  $r: $verdict" >&2; }
-done
-expect_eq "%p: each whole, with its child's numbers" "$bad" 0
+expect_eq "%p: each whole, with its child's numbers" "$(not_whole "$WORK"/each.*)" 0
 expect_eq "nothing on stderr" "$(cat "$WORK/err")" ""
 
 for run in 1; do

@@ -251,16 +251,21 @@ static struct {
 } mine[4];
 static unsigned nmine;
 
+static int is_mine(const struct stat *st)
+{
+	for (unsigned i = 0; i < nmine && i < 4; i++)
+		if (mine[i].dev == st->st_dev && mine[i].ino == st->st_ino)
+			return 1;
+	return 0;
+}
+
 /* Whether the file at fd was written by another process since this one
  * began. */
 static int others_since_began(int fd)
 {
 	struct stat st;
-	if (fstat(fd, &st) != 0 || !st.st_size)
+	if (fstat(fd, &st) != 0 || !st.st_size || is_mine(&st))
 		return 0;
-	for (unsigned i = 0; i < nmine && i < 4; i++)
-		if (mine[i].dev == st.st_dev && mine[i].ino == st.st_ino)
-			return 0;
 	return st.st_mtim.tv_sec > began.tv_sec ||
 	       (st.st_mtim.tv_sec == began.tv_sec && st.st_mtim.tv_nsec >= began.tv_nsec);
 }
@@ -268,11 +273,8 @@ static int others_since_began(int fd)
 static void note_mine(int fd)
 {
 	struct stat st;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || is_mine(&st))
 		return;
-	for (unsigned i = 0; i < nmine && i < 4; i++)
-		if (mine[i].dev == st.st_dev && mine[i].ino == st.st_ino)
-			return;
 	unsigned i = nmine++ % 4;
 	mine[i].dev = st.st_dev;
 	mine[i].ino = st.st_ino;

@@ -212,11 +212,7 @@ static void print_self(struct ms_fmt *f, const struct ms_self_finding *s)
 	ms_fmt(f, "  %s %p%s%s%s\n  taken at     ", noun, (void *)s->key, s->name ? " \"" : "",
 	       ms_name_cut(cut, sizeof cut, s->name, 30), s->name ? "\"" : "");
 	ms_report_stack(f, s->taken_stack, 15);
-	if (s->wrapped_stack) {
-		/* the line a suppression hint names (suppress.c) */
-		ms_fmt(f, "    %s  ", MS_WRAPPER_CALLERS);
-		ms_report_stack_from(f, s->wrapped_stack, 1, 4 + (int)strlen(MS_WRAPPER_CALLERS) + 2);
-	}
+	ms_report_wrapper_callers(f, s->wrapped_stack);
 	ms_fmt(f, "  relocked at  ");
 	ms_report_stack(f, s->relock_stack, 15);
 }
@@ -249,12 +245,7 @@ static void exit_one(const struct ms_exit_finding *h, void *arg)
 		       ms_lock_class(h->flags[j]) != MS_CLASS_RWLOCK ? ""
 		       : h->read[j] ? " (read)" : " (write)",
 		       ms_symbolize(h->caller[j], where, sizeof where));
-		if (h->wrapped_stack[j]) {
-			/* the line a suppression hint names (suppress.c) */
-			ms_fmt(f, "    %s  ", MS_WRAPPER_CALLERS);
-			ms_report_stack_from(f, h->wrapped_stack[j], 1,
-					     4 + (int)strlen(MS_WRAPPER_CALLERS) + 2);
-		}
+		ms_report_wrapper_callers(f, h->wrapped_stack[j]);
 	}
 }
 

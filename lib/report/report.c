@@ -436,12 +436,8 @@ static void print_held(uintptr_t key, uint32_t r, void *arg)
 			   used + 60 <= WIDTH ? 60 : WIDTH - used));
 	ms_fmt(h->f, "\n");
 	/* taken in a lock wrapper: who called it, as HELD AT THREAD EXIT
-	 * says (findings_text.c) */
-	uint32_t wrapped = ms_site_wrapped_first_stack(r, at);
-	if (wrapped) {
-		ms_fmt(h->f, "    %s  ", MS_WRAPPER_CALLERS);
-		ms_report_stack_from(h->f, wrapped, 1, 4 + (int)strlen(MS_WRAPPER_CALLERS) + 2);
-	}
+	 * says */
+	ms_report_wrapper_callers(h->f, ms_site_wrapped_first_stack(r, at));
 }
 
 /* A misuse's heading, for a lock of this noun (ms_lock_noun). */

@@ -5,6 +5,7 @@
  * locked and initialised. */
 #define _GNU_SOURCE
 #include "report/report_stacks.h"
+#include "report/suppress.h"
 #include "analysis/blame.h"
 #include "base/clock.h"
 #include "base/options.h"
@@ -114,6 +115,14 @@ void ms_report_stack_from(struct ms_fmt *f, ms_stack_id id, int first, int inden
 		ms_fmt(f, "%*s%s\n", i > first ? indent : 0, "",
 		       ms_symbol_fit(where, (size_t)(WIDTH - indent)));
 	}
+}
+
+void ms_report_wrapper_callers(struct ms_fmt *f, ms_stack_id id)
+{
+	if (!id)
+		return;
+	ms_fmt(f, "    %s  ", MS_WRAPPER_CALLERS);
+	ms_report_stack_from(f, id, 1, 4 + (int)strlen(MS_WRAPPER_CALLERS) + 2);
 }
 
 void ms_report_stack(struct ms_fmt *f, ms_stack_id id, int indent)

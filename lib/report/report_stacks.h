@@ -35,6 +35,10 @@ void ms_report_blame_row(struct ms_fmt *f, unsigned kind, uint64_t count, uint64
 void ms_report_stack(struct ms_fmt *f, ms_stack_id id, int indent);
 /* The same from frame `first` on (0: the whole). */
 void ms_report_stack_from(struct ms_fmt *f, ms_stack_id id, int first, int indent);
+/* Under a "taken at" that is a lock wrapper's line: "through a wrapper,
+ * first locked from" and the first lock's stack id past the wrapper (the
+ * line a suppression hint names: suppress.c); nothing for id 0. */
+void ms_report_wrapper_callers(struct ms_fmt *f, ms_stack_id id);
 
 /* How many of a stack's frames (innermost first) to show: without the C
  * library's thread and process start at its end. */

@@ -104,20 +104,28 @@ START_TEST(test_intervals_live_then_ended_life_counts_each_acquisition_once)
 }
 END_TEST
 
+/* A life locked and unlocked once, its cold part made (as a wait makes
+ * it), numbers left for the test to set. */
+static struct ms_cold *one_life_with_cold(unsigned n)
+{
+	uint64_t clock = 0;
+	uint32_t r = ms_table_add(KEY(n), 1, &clock);
+	ms_acquired(&a, r, NULL, CALLER_A, MS_OP_LOCK, 0, 0, 0);
+	ms_released(&a, r, CALLER_A, MS_OP_UNLOCK);
+	struct ms_cold *c = ms_cold(r);
+	ms_rec(r)->flags |= MS_F_COLD;
+	return c;
+}
+
 /* The interval of a life that waited once: its wait max is the bucket's
  * bound, but never more than the wait itself, which is all the total. */
 START_TEST(test_intervals_one_wait_max_is_at_most_the_total)
 {
-	uint64_t clock = 0;
-	uint32_t r = ms_table_add(KEY(3), 1, &clock);
-	ms_acquired(&a, r, NULL, CALLER_A, MS_OP_LOCK, 0, 0, 0);
-	ms_released(&a, r, CALLER_A, MS_OP_UNLOCK);
-	struct ms_cold *c = ms_cold(r);
+	struct ms_cold *c = one_life_with_cold(3);
 	c->contended = 1;
 	c->wait_total = 100000; /* ticks: bucket [65536, 131072) */
 	c->wait_max = 100000;
 	c->hist[17] = 1;
-	ms_rec(r)->flags |= MS_F_COLD;
 	struct ms_iv iv;
 	ck_assert_int_eq(ms_iv_take(&iv), 0);
 	ck_assert_uint_eq(iv.n, 1);
@@ -134,12 +142,7 @@ END_TEST
  * shows nothing more -- over the two, one contention, as the whole run. */
 START_TEST(test_intervals_wait_read_between_bucket_and_count_counts_once)
 {
-	uint64_t clock = 0;
-	uint32_t r = ms_table_add(KEY(4), 1, &clock);
-	ms_acquired(&a, r, NULL, CALLER_A, MS_OP_LOCK, 0, 0, 0);
-	ms_released(&a, r, CALLER_A, MS_OP_UNLOCK);
-	struct ms_cold *c = ms_cold(r);
-	ms_rec(r)->flags |= MS_F_COLD;
+	struct ms_cold *c = one_life_with_cold(4);
 	c->hist[10] = 1; /* the wait's bucket, not yet its count */
 	c->wait_total = 1000;
 	struct ms_iv iv;
