@@ -175,5 +175,41 @@ else
 	id_tail=${libc_id#??}
 	expect_no_grep "libc's frames: its debug file not looked for" \
 	    "debug/\\.build-id/${libc_id%"$id_tail"}/$id_tail" "$WORK/trace"
+
+	# A C library frame inside a stack (pthread_once's), in a program as
+	# built and stripped: the report names it from the C library's own
+	# symbols, without its debug file, and leaves out the process's start
+	# (__libc_start_main, and the program's _start, which stripped has no
+	# name: it is known by the entry point).
+	LSRC=$top_srcdir/tests/libc_frames.c
+	FIRST=$(grep -n '/\* FIRST_LOCK \*/' "$LSRC" | cut -d: -f1)
+	ONCE=$(grep -n '/\* ONCE \*/' "$LSRC" | cut -d: -f1)
+	cp "$B/tests/libc_frames" "$WORK/built"
+	have_strip=0
+	strip -o "$WORK/stripped" "$B/tests/libc_frames" 2>/dev/null && have_strip=1
+	[ "$have_strip" = 1 ] || echo "note: no strip: the stripped program's stack not checked"
+	for how in built stripped; do
+		[ -x "$WORK/$how" ] || continue
+		strace -f -e trace=open,openat,stat,newfstatat,access -o "$WORK/$how.trace" \
+		    -E LD_PRELOAD="$MS_PRELOAD" -E MUTEXSTAT_OUTPUT="$WORK/$how.report" \
+		    -E ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		    "$WORK/$how" >"$WORK/$how.out" 2>"$WORK/$how.err"
+		expect_eq "$how: its output" "$(cat "$WORK/$how.out")" once
+		expect_no_grep "$how: the C library's debug file not looked for" \
+		    "debug/\\.build-id/${libc_id%"$id_tail"}/$id_tail" "$WORK/$how.trace"
+		sed -n '/^  first locked at /,/^  recent operations/p' "$WORK/$how.report" |
+			sed '$d' | sed 's/^  first locked at //; s/^ *//' >"$WORK/$how.first"
+		expect_eq "$how: first locked at: 3 frames, the start left out" \
+			"$(wc -l <"$WORK/$how.first")" 3
+		expect_grep "$how: pthread_once's frame, by module and offset" \
+			'^libc\.so\.6\+0x[0-9a-f]+$' "$WORK/$how.first"
+	done
+	expect_eq "built: the routine's lock, then the call of pthread_once" \
+		"$(sed -n '1s/.*(\(.*libc_frames\.c:[0-9]*\),.*/\1/p; 3s/.*(\(.*libc_frames\.c:[0-9]*\),.*/\1/p' "$WORK/built.first" |
+		   sed 's@.*/@@' | tr '\n' ' ')" "libc_frames.c:$FIRST libc_frames.c:$ONCE "
+	if [ "$have_strip" = 1 ]; then
+		expect_grep "stripped: the program's frames by module and offset" \
+			'^stripped\+0x[0-9a-f]+$' "$WORK/stripped.first"
+	fi
 fi
 finish

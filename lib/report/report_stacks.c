@@ -86,8 +86,8 @@ static int is_start_frame(uintptr_t addr)
 {
 	if (ms_stack_own_code(addr))
 		return 1; /* our thread_start, where it is not a tail call */
-	if (ms_stack_c_library_code(addr))
-		return 1;
+	if (ms_stack_c_library_code(addr) || ms_stack_program_start(addr))
+		return 1; /* the program's _start by its address: stripped, it has no name */
 	struct ms_frame fr;
 	return ms_symbolize_function(addr, 1, &fr) >= 0 && !strcmp(fr.func, "_start");
 }

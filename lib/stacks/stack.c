@@ -30,6 +30,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/auxv.h>
 #include <sys/syscall.h>
 
 typedef int (*backtrace_fn)(void **buffer, int size);
@@ -87,6 +88,9 @@ static int find_segment(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
+/* The program's entry point, its _start (ms_stack_program_start). */
+static uintptr_t entry_point;
+
 /* The executable segments of libc and the dynamic linker, by their
  * file names (they stay loaded). */
 static int find_c_library(struct dl_phdr_info *info, size_t size, void *arg)
@@ -118,6 +122,7 @@ int ms_stack_init(void)
 	self_lo = self.lo;
 	self_hi = self.hi;
 	dl_iterate_phdr(find_c_library, NULL);
+	entry_point = (uintptr_t)getauxval(AT_ENTRY);
 	/* RTLD_LOCAL keeps libunwind's symbols -- _Unwind_RaiseException and
 	 * the rest of the GCC unwinder ABI among them -- out of the program's
 	 * global scope; RTLD_NOW so no lazy binding happens later on a lock
@@ -221,6 +226,21 @@ int ms_stack_c_library_code(uintptr_t addr)
 {
 	return (addr >= libc_code[0] && addr < libc_code[1]) ||
 	       (addr >= ld_code[0] && addr < ld_code[1]);
+}
+
+int ms_stack_c_library_module(uintptr_t lo, uintptr_t hi)
+{
+	return (libc_code[0] && libc_code[0] >= lo && libc_code[0] < hi) ||
+	       (ld_code[0] && ld_code[0] >= lo && ld_code[0] < hi);
+}
+
+/* _start is a few instructions: glibc's x86-64 one calls
+ * __libc_start_main 0x21 bytes in (crt1.o), other ports' within 64. */
+#define START_BYTES 64
+
+int ms_stack_program_start(uintptr_t addr)
+{
+	return entry_point && addr > entry_point && addr <= entry_point + START_BYTES;
 }
 
 int ms_stack_helper_code(uintptr_t addr)

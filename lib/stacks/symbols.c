@@ -228,6 +228,18 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 			  const char *debuglink_file, GElf_Word debuglink_crc,
 			  char **debuginfo_file_name)
 {
+	/* Not the C library's (libc6-dbg): its frames -- pthread_once's,
+	 * qsort's, the starts of the process and its threads -- are named
+	 * from its own exported symbols, without lines, which say nothing a
+	 * program's author can change; reading that compressed file cost
+	 * ~100 ms at the exit of every process that showed one such frame
+	 * (doc/report.md, "Symbols"). */
+	Dwarf_Addr lo = 0, hi = 0;
+	if (dw.module_info(mod, NULL, &lo, &hi, NULL, NULL, NULL, NULL) &&
+	    ms_stack_c_library_module((uintptr_t)lo, (uintptr_t)hi)) {
+		errno = 0;
+		return -1;
+	}
 	int fd = dw.build_id_find_debuginfo(mod, userdata, modname, base,
 					    file_name, debuglink_file,
 					    debuglink_crc, debuginfo_file_name);

@@ -1,0 +1,26 @@
+/* libc_frames.c - a mutex first locked inside the C library: in a
+ * pthread_once routine, so the stack that first locks it runs through a
+ * C library frame (pthread_once's) between two of the program's, and ends
+ * in the process's start (__libc_start_main, _start).  tests/stacks.sh
+ * runs it as built and stripped: the report names the program's frames,
+ * leaves the start out, and never reads the C library's debug file. */
+#include <pthread.h>
+#include <stdio.h>
+
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static void __attribute__((noinline)) set_up(void)
+{
+	pthread_mutex_lock(&m); /* FIRST_LOCK */
+	pthread_mutex_unlock(&m);
+}
+
+int main(void)
+{
+	pthread_once(&once, set_up); /* ONCE */
+	pthread_mutex_lock(&m);
+	pthread_mutex_unlock(&m);
+	puts("once");
+	return 0;
+}
