@@ -61,6 +61,17 @@ expect_eq "own SIGUSR1 handler, report to stderr: one line says so as it happens
 "$RUN" env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_SIGNAL=USR2 "$SIG" own-usr1 >"$WORK/out" 2>"$WORK/err"
 expect_eq "own SIGUSR1 handler, dumps on SIGUSR2: no note" \
     "$(grep -c 'took SIGUSR1' "$WORK/err")" 0
+# ... but not where no report comes whatever the process does: with no
+# exit report, or none from a process that locks nothing (the launcher's
+# MUTEXSTAT_QUIET): the line would stand alone in the stderr a parent
+# reads (make takes SIGUSR1 and locks nothing; cargo reads rustc's)
+"$RUN" env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_EXIT_REPORT=0 "$SIG" own-usr1 >"$WORK/out" 2>"$WORK/err"
+expect_eq "own SIGUSR1 handler, no exit report: stderr the program's own" "$(cat "$WORK/err")" ""
+"$RUN" env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_QUIET=1 "$SIG" own-usr1 >"$WORK/out" 2>"$WORK/err"
+expect_eq "own SIGUSR1 handler, MUTEXSTAT_QUIET: no line as it happens" \
+    "$(grep -c '^mutexstat: the program took SIGUSR1' "$WORK/err")" 0
+expect_grep "own SIGUSR1 handler, MUTEXSTAT_QUIET: its report's heading says it" \
+    '^  the program took SIGUSR1 for itself: no more live dumps on it ' "$WORK/err"
 
 # What the program sees of the signals the library handles is what it
 # would see without it (the default), and a disposition it saves and puts

@@ -121,8 +121,13 @@ void ms_output_say(const char *msg)
 
 void ms_output_say_beside_report(const char *msg)
 {
-	/* where the text report goes to stderr: the same place */
-	if (ms_opt.formats == MS_FORMAT_TEXT && !ms_opt.output && !in_run_not_first())
+	/* where the text report goes to stderr: the same place -- if a
+	 * report comes whatever the process does.  With no exit report, or
+	 * none from a process that locks nothing (MUTEXSTAT_QUIET, as the
+	 * launcher sets it), the line would stand alone in stderr that the
+	 * program's parent may read (make, cargo): a report says it. */
+	if (ms_opt.formats == MS_FORMAT_TEXT && !ms_opt.output && !in_run_not_first() &&
+	    ms_opt.exit_report && !ms_opt.quiet)
 		ms_output_note(msg);
 	keep(msg);
 }

@@ -35,9 +35,12 @@ void ms_output_note(const char *msg);
 void ms_output_say(const char *msg);
 
 /* The same for a note of later on (a program that takes the live dump's
- * signal): on stderr only where the text report goes too.  A program
- * whose reports go to a file (MUTEXSTAT_OUTPUT) keeps its stderr as it
- * would be -- xz, redis and memcached all take SIGUSR1. */
+ * signal): on stderr only where the text report goes too, and only if an
+ * exit report comes whatever the process does (MUTEXSTAT_EXIT_REPORT on,
+ * MUTEXSTAT_QUIET off).  A program whose reports go to a file
+ * (MUTEXSTAT_OUTPUT) keeps its stderr as it would be -- xz, redis and
+ * memcached all take SIGUSR1 -- and so does one under the launcher,
+ * which sets MUTEXSTAT_QUIET: make takes SIGUSR1 and locks nothing. */
 void ms_output_say_beside_report(const char *msg);
 
 /* The notes kept, one a line, without the "mutexstat: " they began with;
