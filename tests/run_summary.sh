@@ -105,6 +105,23 @@ mkdir "$WORK/mine"
 TMPDIR=$RUNS "$MS" --run-dir "$WORK/mine" "$ABBA" >/dev/null 2>/dev/null
 expect_eq "--run-dir: a directory the user had stays, as it was" \
 	"$([ -d "$WORK/mine" ] && ls -A "$WORK/mine" | wc -l)" 0
+# A run in which nothing locked leaves no report and no directory: the
+# summary says so rather than name the directory it removes.
+before=$(ls "$RUNS" | wc -l)
+TMPDIR=$RUNS "$MS" bash -c 'ls / >/dev/null; sort </dev/null; true' >/dev/null 2>"$WORK/err"
+expect_grep "locking nothing: the summary says there are no reports" \
+	"^mutexstat: the run of bash \(pid [0-9]+\): 3 processes, 0 locked mutexes; no reports\$" "$WORK/err"
+expect_eq "locking nothing: and ends so" \
+	"$(tail -n 1 "$WORK/err")" "mutexstat: end of the run's summary; no reports"
+expect_eq "locking nothing: no directory left behind" "$(ls "$RUNS" | wc -l)" "$before"
+# A site too long for the summary's line is fitted to it, as in a report.
+SCENARIO=$top_builddir/tests/scenario
+TMPDIR=$RUNS "$MS" bash -c "$SCENARIO longwait; $SCENARIO longwait; true" >/dev/null 2>"$WORK/err"
+sed -n '/^most waited-for mutexes of the run/,/^mutexstat: end of/p' "$WORK/err" >"$WORK/sites"
+expect_grep "long site: in the summary, from both processes, its line kept" \
+	"^ .* 2  .*_take_the_run_summary_line_past_its_width scenario\.c:[0-9]+\$" "$WORK/sites"
+expect_eq "long site: no line of the summary's sites over 120 columns" \
+	"$(sed 's/µ/u/g' "$WORK/sites" | awk 'length($0) > 120' | wc -l)" 0
 
 TMPDIR=$RUNS "$MS" --verbose bash "$WORK/suite.sh" >/dev/null 2>"$WORK/err"
 dir=$(sed -n 's|^mutexstat: end of the run.s summary; reports in \(.*\)/$|\1|p' "$WORK/err")

@@ -153,6 +153,33 @@ static int waiters_on(pthread_mutex_t *m)
 	return __atomic_load_n(&m->__data.__lock, __ATOMIC_RELAXED) == 2;
 }
 
+/* longwait: a thread whose name is too long for a line first locks m1
+ * and holds it until main waits for it: a contended site with that name
+ * (the run summary's lines fit it, tests/run_summary.sh). */
+static void *a_thread_whose_name_is_long_enough_to_take_the_run_summary_line_past_its_width(void *arg)
+{
+	(void)arg;
+	CHECK(pthread_mutex_lock(&m1), 0);
+	sem_post(&helper_ready);
+	while (!waiters_on(&m1)) /* main is blocked in lock */
+		usleep(1000);
+	CHECK(pthread_mutex_unlock(&m1), 0);
+	return NULL;
+}
+
+static int longwait(void)
+{
+	pthread_t t;
+	pthread_create(&t, NULL,
+		       a_thread_whose_name_is_long_enough_to_take_the_run_summary_line_past_its_width,
+		       NULL);
+	sem_wait(&helper_ready);
+	CHECK(pthread_mutex_lock(&m1), 0);
+	CHECK(pthread_mutex_unlock(&m1), 0);
+	pthread_join(t, NULL);
+	return 0;
+}
+
 /* contend [N]: then N pairs more on m1, alone: holds timed from the
  * first wait on, every one up to the 4096th acquisition and then one in
  * 16 (the report's count of timed holds is exact). */
@@ -1017,6 +1044,8 @@ int main(int argc, char **argv)
 		a_function_whose_name_is_long_enough_to_fill_most_of_a_report_line_on_its_own_if_printed_whole();
 		return 0;
 	}
+	if (!strcmp(what, "longwait"))
+		return longwait();
 	if (!strcmp(what, "passing") && argc > 2)
 		return passing(atoi(argv[2]), argc > 3 && !strcmp(argv[3], "held"));
 	if (!strcmp(what, "signal") && argc > 2)

@@ -6,6 +6,7 @@
 #include "report/json_writer.h"
 #include "report/report.h"
 #include "report/suppress.h"
+#include "stacks/symbols.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +22,8 @@
 #define MAX_FINDINGS 1024   /* distinct findings in a summary */
 #define MAX_SITES 4096      /* distinct sites in a summary */
 #define SUMMARY_TOP 10      /* sites the summary lists */
+#define SUMMARY_WIDTH 120   /* columns of a summary line, as of a report's */
+#define SITE_MAX 255        /* of a site's text, what is fitted to a line */
 #define MAX_READ (64u << 20) /* .processes read back, at most */
 
 static int own_failing;
@@ -341,11 +344,16 @@ static void free_run(struct run *run)
 
 /* Where the reports of the run's other processes are: the run's
  * directory, or where MUTEXSTAT_OUTPUT sent them (base/output.h). */
-static void where_reports(struct ms_fmt *f)
+static void where_reports(struct ms_fmt *f, const struct run *run)
 {
 	const char *out = ms_opt.output;
 	if (ms_output_run_uses_dir()) {
-		ms_fmt(f, "reports in %s/", ms_opt.run_dir);
+		/* none locked: none wrote a report, and the directory the
+		 * launcher made goes (remove_empty_run) */
+		if (run->recorded)
+			ms_fmt(f, "reports in %s/", ms_opt.run_dir);
+		else
+			ms_fmt(f, "no reports");
 		return;
 	}
 	ms_fmt(f, "reports %s ", strstr(out, "%p") ? "as" : "in");
@@ -361,7 +369,7 @@ static void summary(struct ms_fmt *f, const struct run *run)
 	       ms_name_cut(name, sizeof name, ms_program_name(), 40), (int)getpid(),
 	       run->processes, run->processes == 1 ? "" : "es", run->recorded,
 	       run->recorded == 1 ? "" : "es");
-	where_reports(f);
+	where_reports(f, run);
 	ms_fmt(f, "\n");
 	if (run->unwritten)
 		ms_fmt(f, "  (%u report%s could not be written there)\n", run->unwritten,
@@ -409,17 +417,20 @@ static void summary(struct ms_fmt *f, const struct run *run)
 		       "processes", "first locked at");
 		for (unsigned k = 0; k < n; k++) {
 			const struct site *s = &run->sites[order[k]];
-			char wait[16];
-			ms_fmt(f, "  %10s %10llu %12llu %9u  %.*s\n", ms_duration(wait, s->wait_ns),
+			char wait[16], site[SITE_MAX + 1];
+			size_t len = s->len < SITE_MAX ? s->len : SITE_MAX;
+			memcpy(site, s->text, len);
+			site[len] = 0;
+			ms_fmt(f, "  %10s %10llu %12llu %9u  %s\n", ms_duration(wait, s->wait_ns),
 			       (unsigned long long)s->contended,
-			       (unsigned long long)s->acquisitions, s->processes, (int)s->len,
-			       s->text);
+			       (unsigned long long)s->acquisitions, s->processes,
+			       ms_symbol_fit(site, SUMMARY_WIDTH - 49));
 		}
 	}
 	if (run->recorded)
 		ms_fmt(f, "(and as JSON in %s/summary.json)\n", dir);
 	ms_fmt(f, "mutexstat: end of the run's summary; ");
-	where_reports(f);
+	where_reports(f, run);
 	ms_fmt(f, "\n");
 }
 
