@@ -177,10 +177,11 @@ else
 	    "debug/\\.build-id/${libc_id%"$id_tail"}/$id_tail" "$WORK/trace"
 
 	# A C library frame inside a stack (pthread_once's), in a program as
-	# built and stripped: the report names it from the C library's own
-	# symbols, without its debug file, and leaves out the process's start
-	# (__libc_start_main, and the program's _start, which stripped has no
-	# name: it is known by the entry point).
+	# built and stripped: named without its source line (with libc6-dbg
+	# installed, the line tables of the C library's debug file cost some
+	# 80 ms to inflate at every such exit: OpenSSL and LLVM lock inside
+	# pthread_once), and the process's start left out -- stripped, the
+	# program's _start has no name: it is known by the entry point.
 	LSRC=$top_srcdir/tests/libc_frames.c
 	FIRST=$(grep -n '/\* FIRST_LOCK \*/' "$LSRC" | cut -d: -f1)
 	ONCE=$(grep -n '/\* ONCE \*/' "$LSRC" | cut -d: -f1)
@@ -190,19 +191,25 @@ else
 	[ "$have_strip" = 1 ] || echo "note: no strip: the stripped program's stack not checked"
 	for how in built stripped; do
 		[ -x "$WORK/$how" ] || continue
-		strace -f -e trace=open,openat,stat,newfstatat,access -o "$WORK/$how.trace" \
-		    -E LD_PRELOAD="$MS_PRELOAD" -E MUTEXSTAT_OUTPUT="$WORK/$how.report" \
-		    -E ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/$how.report" \
 		    "$WORK/$how" >"$WORK/$how.out" 2>"$WORK/$how.err"
 		expect_eq "$how: its output" "$(cat "$WORK/$how.out")" once
-		expect_no_grep "$how: the C library's debug file not looked for" \
-		    "debug/\\.build-id/${libc_id%"$id_tail"}/$id_tail" "$WORK/$how.trace"
 		sed -n '/^  first locked at /,/^  recent operations/p' "$WORK/$how.report" |
 			sed '$d' | sed 's/^  first locked at //; s/^ *//' >"$WORK/$how.first"
 		expect_eq "$how: first locked at: 3 frames, the start left out" \
 			"$(wc -l <"$WORK/$how.first")" 3
-		expect_grep "$how: pthread_once's frame, by module and offset" \
-			'^libc\.so\.6\+0x[0-9a-f]+$' "$WORK/$how.first"
+		expect_grep "$how: pthread_once's frame, without a source line" \
+			'^([_a-z]+\+0x[0-9a-f]+ \(libc\.so\.6\)|libc\.so\.6\+0x[0-9a-f]+)$' "$WORK/$how.first"
+		# main's lock alone: its stack ends in the start, which is left
+		# out without naming it (a look at the C library's debug file)
+		strace -f -e trace=open,openat,stat,newfstatat,access -o "$WORK/$how.trace" \
+		    -E LD_PRELOAD="$MS_PRELOAD" -E MUTEXSTAT_OUTPUT="$WORK/$how.plain" \
+		    -E ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		    "$WORK/$how" plain >"$WORK/$how.out" 2>"$WORK/$how.err"
+		expect_no_grep "$how, main's lock: the C library's debug file not looked for" \
+		    "debug/\\.build-id/${libc_id%"$id_tail"}/$id_tail" "$WORK/$how.trace"
+		expect_eq "$how, main's lock: first locked at, one frame" \
+			"$(sed -n '/^  first locked at /,/^  recent operations/p' "$WORK/$how.plain" | wc -l)" 2
 	done
 	expect_eq "built: the routine's lock, then the call of pthread_once" \
 		"$(sed -n '1s/.*(\(.*libc_frames\.c:[0-9]*\),.*/\1/p; 3s/.*(\(.*libc_frames\.c:[0-9]*\),.*/\1/p' "$WORK/built.first" |

@@ -228,12 +228,6 @@ int ms_stack_c_library_code(uintptr_t addr)
 	       (addr >= ld_code[0] && addr < ld_code[1]);
 }
 
-int ms_stack_c_library_module(uintptr_t lo, uintptr_t hi)
-{
-	return (libc_code[0] && libc_code[0] >= lo && libc_code[0] < hi) ||
-	       (ld_code[0] && ld_code[0] >= lo && ld_code[0] < hi);
-}
-
 /* _start is a few instructions: glibc's x86-64 one calls
  * __libc_start_main 0x21 bytes in (crt1.o), other ports' within 64. */
 #define START_BYTES 64

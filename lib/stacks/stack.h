@@ -55,9 +55,6 @@ int ms_stack_own_code(uintptr_t addr);
  * ld-linux*: where the process and its threads start), known from
  * start-up on without a call into the dynamic linker. */
 int ms_stack_c_library_code(uintptr_t addr);
-/* Whether a module loaded over [lo, hi) is the C library or the dynamic
- * linker: its debug file is never read (symbols.c). */
-int ms_stack_c_library_module(uintptr_t lo, uintptr_t hi);
 /* Whether a return address is in the program's _start, known by the
  * entry point the kernel gave it (AT_ENTRY), symbols or none: the frame
  * that ends the main thread's stack, even in a stripped program. */

@@ -228,18 +228,6 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 			  const char *debuglink_file, GElf_Word debuglink_crc,
 			  char **debuginfo_file_name)
 {
-	/* Not the C library's (libc6-dbg): its frames -- pthread_once's,
-	 * qsort's, the starts of the process and its threads -- are named
-	 * from its own exported symbols, without lines, which say nothing a
-	 * program's author can change; reading that compressed file cost
-	 * ~100 ms at the exit of every process that showed one such frame
-	 * (doc/report.md, "Symbols"). */
-	Dwarf_Addr lo = 0, hi = 0;
-	if (dw.module_info(mod, NULL, &lo, &hi, NULL, NULL, NULL, NULL) &&
-	    ms_stack_c_library_module((uintptr_t)lo, (uintptr_t)hi)) {
-		errno = 0;
-		return -1;
-	}
 	int fd = dw.build_id_find_debuginfo(mod, userdata, modname, base,
 					    file_name, debuglink_file,
 					    debuglink_crc, debuginfo_file_name);
@@ -959,7 +947,14 @@ static int from_libdw(Dwfl_Module *mod, uintptr_t addr, uintptr_t pc,
 				      : (unsigned long)(addr - start);
 	}
 
-	if (lines)
+	/* Not the C library's lines: where its frames are -- pthread_once's,
+	 * a blocked thread's futex wait -- their names say, and their source
+	 * lines nothing a program's author can change; with libc6-dbg they
+	 * meant inflating its debug file's line tables, some 80 ms at the
+	 * exit of every process whose report showed such a frame (OpenSSL
+	 * and LLVM lock inside pthread_once).  Its names are cheap: the
+	 * debug file's symbol table is not compressed. */
+	if (lines && !ms_stack_c_library_code(pc))
 		source_line(mod, pc, out);
 	return 0;
 }
