@@ -283,7 +283,7 @@ if "$CC" -shared -fPIC -o "$WORK/libfin.so" "$WORK/libfin.c" -lpthread &&
 	    "$(cat "$WORK/bare.out")"
 	# the report comes after every destructor: the lock in libfin's is in it
 	expect_grep "a library's destructor: its lock is in the report (2 acquisitions, not 1)" \
-	    '^ +[0-9]+ 0x[0-9a-f]+ +2 .* fin_touch\+0x[0-9a-f]+ libfin\.so$' "$WORK/r"
+	    '^ +[0-9]+ 0x[0-9a-f]+ +2 .* fin_touch\+0x[0-9a-f]+ \(libfin\.so\)$' "$WORK/r"
 else
 	fail "cannot compile a shared library with $CC"
 fi

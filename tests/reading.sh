@@ -330,7 +330,7 @@ if "$CC" -O2 -shared -fPIC -o "$KV" "$top_srcdir/tests/stripped_lock.c" -lpthrea
 		"$WORK/report.stripped" | sort > "$WORK/stripped.columns"
 	expect_eq "stripped: the exported wrapper with its offset, the hidden one's library and offset" \
 		"$(sed 's/+0x[0-9a-f]*$/+OFF/' "$WORK/stripped.columns" | tr '\n' ' ')" \
-		"kvs_mutex_lock+OFF libkeyvaluestor..+OFF "
+		"kvs_mutex_lock+OFF libkeyvaluestore-test.so.3+OFF "
 else
 	fail "stripped: cannot build the library and its program with $CC"
 	sed 's/^/  | /' "$WORK/cc.err" >&2

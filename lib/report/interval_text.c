@@ -98,7 +98,7 @@ int ms_write_interval_text(int fd, const struct ms_iv *iv, const struct ms_span 
 	if (!iv->n)
 		ms_fmt(&f, "\nNo lock was used in this interval.\n");
 	else {
-		ms_top_table(&f, iv->lines, sizeof *iv->lines, iv->n, " in this interval");
+		ms_top_table(&f, iv->lines, sizeof *iv->lines, iv->n, " in this interval", 0);
 		/* (a maximum does not add up from one interval to the next) */
 		ms_fmt(&f, "  wait max and hold max: the upper bound of the interval's longest "
 			   "histogram bucket\n");

@@ -1041,7 +1041,7 @@ int ms_report(int fd)
 		/* Findings first, each under a heading a script can grep. */
 		failing = findings_kept(&f, t.misused || site_misuse(), 1);
 		if (t.n) /* none when the only thread waits in its first lock */
-			ms_top_table(&f, t.lines, sizeof *t.lines, t.n, "");
+			ms_top_table(&f, t.lines, sizeof *t.lines, t.n, "", t.classes);
 		if (t.held) {
 			struct held_ctx h = { &f, ms_clock_now_ticks(), 0 };
 			ms_table_each(print_held, &h);

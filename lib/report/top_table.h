@@ -11,8 +11,10 @@
 
 /* lines: n ranked lines of `size` bytes each, each beginning with its
  * struct ms_line (lines.h); `when` ends the title ("" or " in this
- * interval"). */
+ * interval"); classes: the kinds of lock the report covers (1 << class),
+ * beyond the lines' own -- a table of mutexes alone in a program that
+ * used other locks too reads "locks", as the heading did. */
 void ms_top_table(struct ms_fmt *f, const void *lines, size_t size, size_t n,
-		  const char *when);
+		  const char *when, uint32_t classes);
 
 #endif

@@ -1239,9 +1239,53 @@ static const char *fit_offset(char *s, size_t cols, int is_module)
 }
 
 /* The source line stays longest: it is what a reader jumps to. */
+/* Cuts s[at, at + len) out of s. */
+static void cut_out(char *s, size_t at, size_t len)
+{
+	memmove(s + at, s + at + len, strlen(s + at + len) + 1);
+}
+
+/* What a compiler adds to a name that tells a reader nothing: GCC's
+ * " [clone .constprop.0]", LLVM's ".llvm.1539558601523092929" (ThinLTO's
+ * copies of a static function), and the "::h0123456789abcdef" hash of a
+ * Rust function's legacy name.  Taken out first where a frame does not
+ * fit: cut from its start, "..ializeLoopStrengthReducePassOnce(...)
+ * [clone .llvm.1539558601523092929]+0x11a" kept the noise and lost
+ * "llvm::initialize". */
+static void drop_compiler_suffixes(char *s)
+{
+	char *p;
+	while ((p = strstr(s, " [clone ")) != NULL) {
+		char *end = strchr(p, ']');
+		if (!end)
+			break;
+		cut_out(s, (size_t)(p - s), (size_t)(end + 1 - p));
+	}
+	for (p = s; (p = strstr(p, ".llvm.")) != NULL;) {
+		size_t d = strspn(p + 6, "0123456789");
+		if (d)
+			cut_out(s, (size_t)(p - s), 6 + d);
+		else
+			p += 6;
+	}
+	for (p = s; (p = strstr(p, "::h")) != NULL;) {
+		size_t h = strspn(p + 3, "0123456789abcdef");
+		char after = p[3 + h];
+		if (h == 16 && !((after >= 'a' && after <= 'z') || (after >= 'A' && after <= 'Z') ||
+				 (after >= '0' && after <= '9') || after == '_'))
+			cut_out(s, (size_t)(p - s), 3 + h);
+		else
+			p += 3;
+	}
+}
+
 const char *ms_symbol_fit(char *s, size_t cols)
 {
 	size_t n = strlen(s);
+	if (n <= cols)
+		return s;
+	drop_compiler_suffixes(s);
+	n = strlen(s);
 	char *loc = strrchr(s, '(');
 	if (n <= cols)
 		return s;

@@ -76,6 +76,29 @@ START_TEST(test_symbol_fit_without_a_line_keeps_function_and_offset)
 }
 END_TEST
 
+/* What compilers add to a name goes before any of the name: GCC's clones,
+ * LLVM's ThinLTO copies, a Rust function's hash (from cargo's rustc, with
+ * LLVM in it). */
+START_TEST(test_symbol_fit_drops_compiler_suffixes_first)
+{
+	ck_assert_str_eq(fit("llvm::initializeLoopStrengthReducePassOnce(...) "
+			     "[clone .llvm.1539558601523092929]+0x11a (libLLVM.so.22.1)", 60),
+			 "llvm::initializeLoopStrengthReducePassOnce(...)+0x11a");
+	ck_assert_str_eq(fit("base_alloc_impl.llvm.17794163376973226188+0x4a (rustc)", 24),
+			 "base_alloc_impl+0x4a");
+	ck_assert_str_eq(fit("std::rt::lang_start::h0123456789abcdef+0x2d (prog)", 28),
+			 "std::rt::lang_start+0x2d");
+	ck_assert_str_eq(fit("worker [clone .constprop.0] (pool.c:42, prog)", 23),
+			 "worker (pool.c:42)");
+	/* what only looks like one stays */
+	ck_assert_str_eq(fit("my::hash::h0123456789abcdefg+0x1 (libx.so)", 36),
+			 "my::hash::h0123456789abcdefg+0x1");
+	/* and a frame that fits keeps them all */
+	ck_assert_str_eq(fit("worker [clone .constprop.0] (pool.c:42)", 60),
+			 "worker [clone .constprop.0] (pool.c:42)");
+}
+END_TEST
+
 START_TEST(test_symbol_fit_without_a_symbol_keeps_module_start_and_offset)
 {
 	ck_assert_str_eq(fit("libkeyvaluestore-test.so.3+0x1179", 24), "libkeyvaluestor..+0x1179");
@@ -102,6 +125,7 @@ Suite *symbols_suite(void)
 	tcase_add_test(tc, test_symbol_fit_cuts_the_function_to_its_end);
 	tcase_add_test(tc, test_symbol_fit_keeps_the_source_line_alone_when_the_function_cannot);
 	tcase_add_test(tc, test_symbol_fit_without_a_line_keeps_function_and_offset);
+	tcase_add_test(tc, test_symbol_fit_drops_compiler_suffixes_first);
 	tcase_add_test(tc, test_symbol_fit_without_a_symbol_keeps_module_start_and_offset);
 	tcase_add_test(tc, test_symbol_fit_cuts_other_forms_at_their_end);
 	suite_add_tcase(s, tc);
