@@ -80,6 +80,26 @@ run track MUTEXSTAT_TRACK=spin "$T" counts
 expect_grep "MUTEXSTAT_TRACK=spin: only the spin lock" '^Top 1 lock by wait:$' "$WORK/track.report"
 expect_grep "MUTEXSTAT_TRACK=spin: ... its row" '^  1 0x[0-9a-f]+ +105 .* spin ' "$WORK/track.report"
 
+# Lives of both kinds that only locked and unlocked: the header counts
+# them as locks, their ended lines keep no recent operations (those are
+# kept for lives that waited, failed or were named, as the heading of
+# them says), and a top table of one mutex still reads "locks", with the
+# kind column, as the header does.
+run plain "$T" plain-ended
+expect_grep "plain lives: the header counts locks destroyed" \
+	'^  6 locks destroyed and 0 initialised again: ' "$WORK/plain.report"
+expect_grep "plain lives: the rwlocks' ended line" \
+	'^#[0-9] 3 rwlocks that ended ' "$WORK/plain.report"
+expect_grep "plain lives: the mutexes' ended line" \
+	'^#[0-9] 3 mutexes that ended ' "$WORK/plain.report"
+expect_eq "plain lives: no recent operations kept of either" \
+	"$(grep -c '^  recent operations of the last of them' "$WORK/plain.report")" 0
+run plaintop MUTEXSTAT_TOP=1 MUTEXSTAT_SORT=acquired "$T" plain-ended
+expect_grep "plain lives, top 1: the table says locks" '^Top 1 lock by acquired:$' \
+	"$WORK/plaintop.report"
+expect_grep "plain lives, top 1: the live mutex, with its kind" \
+	'^  1 0x[0-9a-f]+ +20 .* mutex +[a-z_]+ \(rwlocks\.c:[0-9]+\)$' "$WORK/plaintop.report"
+
 # More rwlocks at once than slots for their reads: the first 64 tell reads
 # from writes, the others say they cannot; none says a wrong split.
 run many MUTEXSTAT_TABLE_SIZE=1024 MUTEXSTAT_TOP=100 "$T" many

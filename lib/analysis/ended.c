@@ -70,14 +70,14 @@ static void keep_history(struct ms_table *t, uint32_t r, struct ms_site *s)
 	__atomic_store_n(&s->history, h, __ATOMIC_RELEASE);
 }
 
-static void keep_life(uint32_t r, struct ms_site *s)
+static void keep_life(uint32_t r, struct ms_site *s, int history)
 {
 	struct ms_table *t = &ms_table;
 	struct ms_thread *self = &ms_self;
 	ms_guard_enter(self); /* a signal handler must not spin on our lock */
 	if (ms_depot_lock_for_update()) {
 		ms_blame_life_ends(r, (uint32_t)(s - t->sites), &s->blame);
-		if (!ms_blame_reading()) /* a report reads the copy */
+		if (history && !ms_blame_reading()) /* a report reads the copy */
 			keep_history(t, r, s);
 		ms_depot_unlock();
 	}

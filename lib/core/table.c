@@ -799,15 +799,17 @@ void ms_table_site(uint32_t i, struct ms_site *out)
 /* What the newest life of site line s that waited, failed or was named
  * leaves there besides sums: its name, its stacks, its history, and its
  * blame lines merged with the line's. */
-static void keep_newest_life(struct ms_table *t, uint32_t r, struct ms_site *s)
+static void keep_newest_life(struct ms_table *t, uint32_t r, struct ms_site *s, int kept)
 {
-	const char *name = LOAD(&t->cold[r].name);
-	if (name)
-		STORE(&s->name, name);
-	STORE(&s->first_stack, LOAD(&ms_rec(r)->first_stack));
-	STORE(&s->init_stack, LOAD(&t->init_stacks[r]));
+	if (kept) {
+		const char *name = LOAD(&t->cold[r].name);
+		if (name)
+			STORE(&s->name, name);
+		STORE(&s->first_stack, LOAD(&ms_rec(r)->first_stack));
+		STORE(&s->init_stack, LOAD(&t->init_stacks[r]));
+	}
 	if (hooks.keep_life)
-		hooks.keep_life(r, s);
+		hooks.keep_life(r, s, kept);
 }
 
 /* ---- read-write locks' reads: a pool of slots ------------------------ */
@@ -903,6 +905,26 @@ static void fold_reads(const struct ms_read_stats *c, uint64_t acquisitions,
 	}
 }
 
+/* Whether an ended life's stacks and recent operations stay on its
+ * site's line: it waited (for the lock, or in a condition wait), failed
+ * (a busy try, a timeout, an error, a misuse) or was named, as the
+ * report's heading of them says.  A life with a cold part for anything
+ * else -- a try that got the lock, an rwlock's reads -- is counted only,
+ * like one without. */
+static int life_kept(const struct ms_cold *c)
+{
+	if (LOAD(&c->contended) || LOAD(&c->timeout_waits) || LOAD(&c->cond_waits) ||
+	    LOAD(&c->trylock_busy) || LOAD(&c->timeouts) || LOAD(&c->name))
+		return 1;
+	for (int i = 0; i < MS_E_COUNT; i++)
+		if (LOAD(&c->errors[i]))
+			return 1;
+	for (int i = 0; i < MS_M_COUNT; i++)
+		if (LOAD(&c->misuse[i]))
+			return 1;
+	return 0;
+}
+
 /* The numbers of a life that waited, failed or was named (its cold part),
  * straight to its site's line s. */
 static __attribute__((noinline)) void fold_cold(struct ms_table *t, uint32_t r,
@@ -935,13 +957,15 @@ static __attribute__((noinline)) void fold_cold(struct ms_table *t, uint32_t r,
 		SITE_ADD(hist[i], LOAD(&c->hist[i]));
 	for (int i = 0; timed && i < MS_HIST_BUCKETS; i++)
 		SITE_ADD(hold_hist[i], LOAD(&c->hold_hist[i]));
-	struct ms_read_stats *rd;
+	struct ms_read_stats *rd = NULL;
+	int kept = life_kept(c);
 	if (ms_lock_class(LOAD(&ms_rec(r)->flags)) == MS_CLASS_RWLOCK &&
 	    (rd = ms_reads_peek(r)) != NULL) {
+		kept |= LOAD(&rd->contended) || LOAD(&rd->trylock_busy) || LOAD(&rd->timeouts);
 		fold_reads(rd, ms_rec_acquisitions(r), s);
 		reads_free(t, r);
 	}
-	keep_newest_life(t, r, s);
+	keep_newest_life(t, r, s, kept);
 }
 
 /* The site line of a life ending under stripe st that is not the site the

@@ -515,9 +515,10 @@ struct ms_table_hooks {
 	/* The line a life of a wrapper (a site whose first-lock stacks name
 	 * different callers) is summed on: its caller's; else site. */
 	uintptr_t (*site_beyond_wrapper)(uintptr_t site, uint32_t first_stack);
-	/* Life r, which waited, failed or was named, ends on site line s:
-	 * keep its blame lines and a copy of its history there. */
-	void (*keep_life)(uint32_t r, struct ms_site *s);
+	/* Life r, which had a cold part, ends on site line s: keep its blame
+	 * lines there, and a copy of its history if `history` (it waited,
+	 * failed or was named: table.c's life_kept). */
+	void (*keep_life)(uint32_t r, struct ms_site *s, int history);
 	/* mutexstat_reset: the site lines' blame lines go; non-zero if a
 	 * report reads their history copies now (they must stay). */
 	int (*sites_reset)(struct ms_site *sites, uint32_t n);

@@ -259,7 +259,8 @@ static void header(struct ms_fmt *f, const struct top *t)
 		ms_fmt(f,
 		       "  %llu %s destroyed and %llu initialised again: their "
 		       "numbers are summed by first-lock site ('N ended')\n",
-		       (unsigned long long)gone, plural(gone, "mutex", "mutexes"),
+		       (unsigned long long)gone,
+		       locks ? plural(gone, "lock", "locks") : plural(gone, "mutex", "mutexes"),
 		       (unsigned long long)reinit);
 		/* those never locked have no site, and no line unless they
 		 * failed: sort --parallel's 81 destroyed showed 27 in lines */
