@@ -272,7 +272,9 @@ run timed "$T" timed-write
 expect_eq "timed-write: glibc's answer" "$(cat "$WORK/timed.out")" "timedwrlock: ETIMEDOUT"
 expect_grep "timed-write: the write timed out" 'timed out: reads 0, writes 1$' "$WORK/timed.report"
 expect_grep "timed-write: it waited behind the reader, its 100 ms deadline counted" \
-	'; writers waited behind readers 1 time, [1-9][0-9.]* ms$' "$WORK/timed.report"
+	'^  writers waited behind readers 1 time, [1-9][0-9.]* ms$' "$WORK/timed.report"
+expect_eq "timed-write: no line over 120 columns (the held line is two)" \
+	"$(sed 's/µ/u/g' "$WORK/timed.report" | awk 'length($0) > 120' | wc -l)" 0
 
 # ---- writers on one rwlock, the process exiting among them ------------------
 # The exit report catches writers waiting while the holder is between
