@@ -78,7 +78,7 @@ text_rows() {
 			gsub(/ +$/, "", op); gsub(/ +$/, "", res); gsub(/ +$/, "", at)
 			if (first == "") first = o
 			who = t == A ? "A" : t == B ? "B" : t
-			if (at ~ /^[0-9.]+ [a-z]+$/) at = "t"
+			if (at ~ /^t\+[0-9.]+ [a-z]+$/) at = "t"
 			fn = caller; sub(/\+0x.*/, "", fn)
 			ln = caller
 			if (match(ln, /\.c:[0-9]+/)) ln = substr(ln, RSTART + 3, RLENGTH - 3); else ln = "?"
@@ -225,14 +225,15 @@ if [ "$#" -eq 5 ]; then
 	within "contended: A's clocklock got it 30 ms or more after" $((t5 - t4)) "$(slept 30)" "$run_ns"
 	within "contended: the first time after the start" "$t1" 1 "$run_ns"
 	within "contended: the last before the run's end" "$t5" "$t4" "$run_ns"
-	# the text's "at" column is the same time, to the 3 digits it shows
+	# the text's "at" column ("t+6.04 ms") is the same time, to the 3
+	# digits it shows
 	# (within 0.5%, and a little for the rounding of ns)
 	plain_mu "$WORK/contended.txt" | LC_ALL=C awk -v a="$M" '
 		/^#[0-9]+ / { on = $2 == "mutex" && $3 == a; next }
 		on && /^ +[0-9]+ +[0-9]+  / && substr($0, 60, 10) ~ /[0-9]/ { print substr($0, 60, 10) }' \
 		> "$WORK/contended.at"
 	printf '%s\n' "$t1" "$t2" "$t3" "$t4" "$t5" | paste "$WORK/contended.at" - |
-	    awk -F '\t' '{ split($1, d, " "); u = d[2]
+	    awk -F '\t' '{ sub(/^t\+/, "", $1); split($1, d, " "); u = d[2]
 		t = d[1] * (u == "s" ? 1e9 : u == "ms" ? 1e6 : u == "ns" ? 1 : 1e3)
 		if (t < $2 * 0.994 || t > $2 * 1.006 + 1) { bad++; print "  at " $1 ", JSON " $2 " ns" > "/dev/stderr" }
 		n++ } END { print bad + 0, n + 0 }' > "$WORK/contended.same"

@@ -47,7 +47,7 @@ expect_eq "contend: a timed hold of at least the 20 ms slept" \
 	"$(ns $(echo "$row" | awk '{print $11, $12}') | awk '{print ($1 >= 20000000) ? "yes" : $1 " ns"}')" yes
 expect_eq "contend: the waits add up to at least 5 x 20 ms" \
 	"$(ns $(echo "$row" | awk '{print $5, $6}') | awk '{print ($1 >= 100000000) ? "yes" : $1 " ns"}')" yes
-expect_grep "contend: history marks waited locks" " lock +ok after wait +[0-9.]+ m?s " "$WORK/report"
+expect_grep "contend: history marks waited locks" " lock +ok after wait +t\+[0-9.]+ m?s " "$WORK/report"
 expect_grep "contend: a histogram of the 5 waits" '^  wait times, of waits that got the mutex \(5\):$' "$WORK/report"
 expect_eq "contend: its rows count the 5 waits" \
 	"$(awk '/^  wait times, of waits/ { on = 1; next } on && /^    p50/ { exit } on { s += $NF } END { print s }' "$WORK/report")" 5

@@ -568,10 +568,10 @@ static void print_history(struct ms_fmt *f, uint32_t r, const struct ms_site *si
 	if (site)
 		ms_fmt(f, "  recent operations of the last of them that waited, failed or was "
 			  "named, oldest first\n  (order = happened-before order across the "
-			  "process; at = since start):\n");
+			  "process; at = t+time since start):\n");
 	else
 		ms_fmt(f, "  recent operations, oldest first (order = happened-before "
-			  "order across the process; at = since start):\n");
+			  "order across the process; at = t+time since start):\n");
 	ms_fmt(f, "  %10s %8s  %-18s %-16s %-10s %s\n", "order", "thread",
 	       "operation", "result", "at", "caller");
 	uint64_t start = ms_clock_start_ticks();
@@ -589,7 +589,9 @@ static void print_history(struct ms_fmt *f, uint32_t r, const struct ms_site *si
 		if (v[i].ticks && v[i].ticks > start) {
 			char d[16];
 			ms_fmt_init(&rf, when, sizeof when, -1);
-			ms_fmt(&rf, "%s", ms_duration(d, ms_ticks_to_ns(v[i].ticks - start)));
+			/* "t+": a time, not the wait's length ("ok after wait
+			 * 2.00 s" read as one, of a wait of 634 µs) */
+			ms_fmt(&rf, "t+%s", ms_duration(d, ms_ticks_to_ns(v[i].ticks - start)));
 		} else {
 			when[0] = '-';
 			when[1] = 0;
