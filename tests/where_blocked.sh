@@ -44,7 +44,10 @@ calls cut short: 0"
 			NR == 2 { sub(/^ +/, ""); print; exit }' "$WORK/frames")
 		expect_eq "$t: the chain ends at the holder, in $call" \
 			"$(echo "$first" | grep -cE "^$call\+0x")" 1
-		f=$(sed -n 's/^ *\([a-z_]*\)+0x[0-9a-f]* (.*where_blocked\.c:\([0-9]*\),.*/\1:\2/p' \
+		# (", where_blocked" is left out where the first frame stood
+		# after the words -- a thread id of 3 digits -- and the others
+		# line up under it, with 46 columns left)
+		f=$(sed -n 's/^ *\([a-z_]*\)+0x[0-9a-f]* (.*where_blocked\.c:\([0-9]*\)[,)].*/\1:\2/p' \
 			"$WORK/frames" | tr '\n' ' ')
 		expect_eq "$t: then each of the program's frames at its line" "$f" \
 			"wait_once:$line inner:$(line_of INNER_CALLS) middle:$(line_of MIDDLE_CALLS) outer:$(line_of OUTER_CALLS) holder:$(line_of 'outer();') "
