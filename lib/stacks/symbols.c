@@ -335,6 +335,7 @@ static struct {
 	struct cached *cache;          /* NULL if calloc failed */
 	struct timespec refreshed;     /* implicit: last re-read of the maps */
 	struct module_syms *syms;      /* the modules' symbols read so far */
+	int unloaded;    /* the program had unloaded a library at its start */
 } session;
 
 /* 1: names come from libdw's dwfl_module_addrinfo (ms_symbols_by_scan) */
@@ -426,6 +427,8 @@ static void open_session(int implicit)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &session.refreshed);
 	session.cache = answers_now(session.cache);
+	unsigned long long n[2];
+	session.unloaded = load_counts(n) && n[1] <= n[0] && n[1] > 0;
 }
 
 static void close_session(void)
@@ -976,6 +979,41 @@ static int from_dladdr(uintptr_t addr, uintptr_t pc, struct ms_frame *out)
 	return 0;
 }
 
+struct code_at {
+	uintptr_t pc;
+	int found;
+};
+
+static int segment_has(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	struct code_at *c = arg;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+		if (ph->p_type == PT_LOAD && c->pc >= lo && c->pc < lo + ph->p_memsz) {
+			c->found = 1;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Whether pc is in a segment of an object loaded now (1 also where that
+ * cannot be asked).  Code of a library the program unloaded is in none:
+ * libdw, which reads /proc/<pid>/maps, gave such an address to the module
+ * mapped below it -- rsyslog's input modules, unloaded at its stop, read
+ * "libelf-0.188.so+0x498ac" in a libelf 0x1a1b0 bytes long, loaded by the
+ * report itself, or even libmutexstat.so's. */
+int ms_symbols_code_loaded(uintptr_t pc)
+{
+	if (ms_loader_busy() || ms_stack_off_since_fork())
+		return 1; /* the loader's lock may be held for ever (load_counts) */
+	struct code_at c = { pc, 0 };
+	dl_iterate_phdr(segment_has, &c);
+	return c.found;
+}
+
 /* lines: the source line too (DWARF), else the function and module only. */
 static int lookup(uintptr_t addr, int is_return, int lines, struct ms_frame *out)
 {
@@ -983,6 +1021,8 @@ static int lookup(uintptr_t addr, int is_return, int lines, struct ms_frame *out
 	 * already belong to the next line, or the next function after a
 	 * call that does not return. */
 	uintptr_t pc = is_return ? addr - 1 : addr;
+	if (session.unloaded && !ms_symbols_code_loaded(pc))
+		return -1; /* a bare address, as the report's header says */
 	if (session.dwfl) {
 		Dwfl_Module *mod = dw.addrmodule(session.dwfl, pc);
 		if (!mod && may_refresh() && report_modules(session.dwfl) == 0) {

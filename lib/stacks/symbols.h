@@ -88,6 +88,11 @@ const char *ms_symbol_fit(char *s, size_t cols);
 const char *ms_frame_format(const struct ms_frame *fr, uintptr_t addr,
 			    char *out, size_t cap);
 
+/* Whether code address pc is in a segment of an object loaded now: where
+ * the program unloaded a library, an address that is in none is shown as
+ * it is, never under the name of a module mapped near it (symbols.c). */
+int ms_symbols_code_loaded(uintptr_t pc);
+
 /* How many libraries the process has unloaded (dlclose) so far, from the
  * dynamic linker's counters; 0 when they cannot tell (with a dlmopen
  * namespace they do not add up, and in the child of a fork made during a

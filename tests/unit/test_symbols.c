@@ -5,6 +5,8 @@
 #include "stacks/symbols.h"
 
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 static char buf[256];
 
@@ -116,6 +118,23 @@ START_TEST(test_symbol_fit_cuts_other_forms_at_their_end)
 }
 END_TEST
 
+/* Code of a library the program unloaded lies in no loaded object's
+ * segment: rsyslog's input modules, unloaded at its stop, were named as
+ * the libelf the report had loaded below them, 0x498ac into a libelf
+ * 0x1a1b0 bytes long. */
+START_TEST(test_code_loaded_only_in_a_segment)
+{
+	ck_assert_int_eq(ms_symbols_code_loaded((uintptr_t)fit), 1);   /* this program's */
+	ck_assert_int_eq(ms_symbols_code_loaded((uintptr_t)strlen), 1); /* the C library's */
+	long page = sysconf(_SC_PAGESIZE);
+	void *p = mmap(NULL, (size_t)page, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(p, MAP_FAILED);
+	ck_assert_int_eq(ms_symbols_code_loaded((uintptr_t)p + 16), 0); /* no object's */
+	munmap(p, (size_t)page);
+	ck_assert_int_eq(ms_symbols_code_loaded((uintptr_t)p + 16), 0); /* unmapped */
+}
+END_TEST
+
 Suite *symbols_suite(void)
 {
 	Suite *s = suite_create("symbols");
@@ -128,6 +147,7 @@ Suite *symbols_suite(void)
 	tcase_add_test(tc, test_symbol_fit_drops_compiler_suffixes_first);
 	tcase_add_test(tc, test_symbol_fit_without_a_symbol_keeps_module_start_and_offset);
 	tcase_add_test(tc, test_symbol_fit_cuts_other_forms_at_their_end);
+	tcase_add_test(tc, test_code_loaded_only_in_a_segment);
 	suite_add_tcase(s, tc);
 	return s;
 }
