@@ -248,6 +248,15 @@ int main(int argc, char **argv)
 		int sig;
 		sigwait(&usr1, &sig);
 		printf("sigwait got SIG%s\n", sigabbrev_np(sig));
+	} else if (!strcmp(mode, "blocked-exit") && argc > 2) {
+		/* every signal blocked, then a normal exit once argv[2] exists
+		 * (the test makes it after its kill -USR1) */
+		block_all();
+		pthread_create(&a, NULL, lock_once, NULL);
+		pthread_join(a, NULL);
+		say("ready\n");
+		while (access(argv[2], F_OK) != 0)
+			usleep(10000);
 	} else if (!strcmp(mode, "blocked-hang") || !strcmp(mode, "blocked-spin")) {
 		block_all();
 		if (holder_then_waiter(strcmp(mode, "blocked-hang") ? hold_and_spin : hold_and_sleep,

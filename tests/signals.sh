@@ -172,6 +172,28 @@ exit 0"
 	expect_eq "all signals blocked ($mode): nothing on stderr" "$(cat "$WORK/err")" ""
 done
 
+# ... and a kill -USR1 that stays pending until the program exits (every
+# thread blocks it, and it never calls sigwait): the exit report says no
+# dump was written, and why -- an apache worker's dumps never came, and
+# nothing said so.
+rm -f "$WORK"/r* "$WORK/go"
+: >"$WORK/out"
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/r" "$SIG" blocked-exit "$WORK/go" \
+    >"$WORK/out" 2>"$WORK/err" &
+pid=$!
+wait_for "$WORK/out" '^ready$' || fail "blocked-exit: never ready"
+kill -USR1 $pid
+touch "$WORK/go"
+wait_or_kill $pid 20
+expect_eq "all signals blocked, SIGUSR1 pending at exit: no live dump; the exit report" \
+    "$(cd "$WORK" && ls r*)" "r"
+expect_grep "... whose heading says the signal came and why no dump was written" \
+    '^  a SIGUSR1 came and is pending: every thread blocks it, so no live dump was written ' \
+    "$WORK/r"
+expect_eq "... within 120 columns" "$(awk 'length($0) > 120' "$WORK/r" | wc -l)" 0
+with "" "" "$SIG" own-usr1
+expect_no_grep "a program that never got the signal: no such line" 'came and is pending' "$WORK/r"
+
 # the watchdog needs no signal: a hang in a program that blocks them all.
 # A holder that sleeps (in sigwait) is shown where it is, read from /proc
 # and its stack; one that runs could only be asked with a signal, which it

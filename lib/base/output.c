@@ -132,6 +132,11 @@ void ms_output_say_beside_report(const char *msg)
 	keep(msg);
 }
 
+void ms_output_keep(const char *msg)
+{
+	keep(msg);
+}
+
 const char *ms_output_kept(void)
 {
 	return kept;

@@ -43,6 +43,10 @@ void ms_output_say(const char *msg);
  * which sets MUTEXSTAT_QUIET: make takes SIGUSR1 and locks nothing. */
 void ms_output_say_beside_report(const char *msg);
 
+/* A note for the reports' headings alone, as it is at the exit report:
+ * said on no stream. */
+void ms_output_keep(const char *msg);
+
 /* The notes kept, one a line, without the "mutexstat: " they began with;
  * "" if none.  The last may still be being written: a line without its
  * newline. */

@@ -558,6 +558,22 @@ void ms_dump_waits(void)
 	start_pending(START_AT_THREADS | START_AT_CALL);
 }
 
+void ms_dump_note_pending(void)
+{
+	static const char *const names[] = { "USR1", "USR2" };
+	sigset_t pending;
+	if (!dump_signal || ms_opt.signal > 1 || sigpending(&pending) != 0 ||
+	    sigismember(&pending, dump_signal) != 1)
+		return;
+	char buf[200];
+	struct ms_fmt f;
+	ms_fmt_init(&f, buf, sizeof buf, -1);
+	ms_fmt(&f, "mutexstat: a SIG%s came and is pending: every thread blocks it, so no "
+		   "live dump was written (MUTEXSTAT_WATCHDOG needs no signal)\n",
+	       names[ms_opt.signal]);
+	ms_output_keep(ms_fmt_str(&f));
+}
+
 void ms_dump_announce(void)
 {
 	int saved = errno;

@@ -41,6 +41,10 @@ void ms_dump_waits(void);
  * says it on stderr (started for it if need be, even with no dump signal
  * nor watchdog), or, where none can be had, the calling thread. */
 void ms_dump_announce(void);
+/* At exit: a live dump's signal that came and stays pending, because
+ * every thread blocks it, is told in the report's heading (its dump was
+ * never written, and nothing else would say why). */
+void ms_dump_note_pending(void);
 static inline void ms_dump_before_wait(void)
 {
 	if (__builtin_expect(__atomic_load_n(&ms_dump_pending, __ATOMIC_RELAXED), 0))

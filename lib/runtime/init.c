@@ -500,6 +500,7 @@ static int write_exit_report(void)
 	if (__atomic_exchange_n(&exit_reported, 1, __ATOMIC_ACQ_REL) || interrupted_library())
 		return 0;
 	ms_fork_settle(); /* a fork child that never locked a mutex */
+	ms_dump_note_pending();
 	/* on a stack of its own if this thread's is small (ulimit -s 64) */
 	if (!ms_dump_in_signal_handler() || !report_from_dump_thread())
 		ms_report_stack_run(report_to_output, NULL);
