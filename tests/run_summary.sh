@@ -114,6 +114,27 @@ expect_grep "locking nothing: the summary says there are no reports" \
 expect_eq "locking nothing: and ends so" \
 	"$(tail -n 1 "$WORK/err")" "mutexstat: end of the run's summary; no reports"
 expect_eq "locking nothing: no directory left behind" "$(ls "$RUNS" | wc -l)" "$before"
+# A server started as root whose workers become another user (apache's
+# www-data): without --run-user they can write nothing into the run's
+# directory, and their reports were lost, unsaid; with it, the directory
+# and its list are that user's.  Needs root and setpriv.
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1 &&
+   su -s /bin/sh nobody -c "test -x '$CONTENTION'" 2>/dev/null; then
+	as_nobody="setpriv --reuid=65534 --regid=65534 --clear-groups $CONTENTION"
+	"$MS" --run-user nobody sh -c "$as_nobody >/dev/null; true" >/dev/null 2>"$WORK/err"
+	dir=$(sed -n 's|^mutexstat: end of the run.s summary; reports in \(.*\)/$|\1|p' "$WORK/err")
+	expect_grep "--run-user: the worker's site in the summary" \
+		'^ .* 80000 +1  worker\+0x[0-9a-f]+ \(.*contention\.c:[0-9]+, contention\)$' "$WORK/err"
+	expect_eq "--run-user: its report in the run's directory, the user's" \
+		"$(ls -l "${dir:-/nonexistent}" 2>/dev/null | awk '$NF ~ /^contention\.[0-9]+$/ { print $3 }')" nobody
+	[ -n "$dir" ] && rm -rf -- "$dir"
+	rc=0
+	"$MS" --run-user no-such-user-here true 2>"$WORK/err" || rc=$?
+	expect_eq "--run-user of no user: refused" "$rc" 2
+else
+	pass "--run-user: not root, or no setpriv, or the build not readable by nobody: skipped"
+fi
+
 # A site too long for the summary's line is fitted to it, as in a report.
 SCENARIO=$top_builddir/tests/scenario
 TMPDIR=$RUNS "$MS" bash -c "$SCENARIO longwait; $SCENARIO longwait; true" >/dev/null 2>"$WORK/err"
