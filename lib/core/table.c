@@ -796,9 +796,10 @@ void ms_table_site(uint32_t i, struct ms_site *out)
 	}
 }
 
-/* What the newest life of site line s that waited, failed or was named
- * leaves there besides sums: its name, its stacks, its history, and its
- * blame lines merged with the line's. */
+/* What the newest life of site line s with a cold part leaves there
+ * besides sums: its blame lines merged with the line's, and if it is kept
+ * (it waited, failed or was named: life_kept) its name, its stacks and
+ * its history. */
 static void keep_newest_life(struct ms_table *t, uint32_t r, struct ms_site *s, int kept)
 {
 	if (kept) {

@@ -49,6 +49,8 @@
 
 static int pipe_fd[2] = { -1, -1 };
 static int dump_signal;
+/* MUTEXSTAT_SIGNAL's signals by ms_opt.signal, as the notes name them */
+static const char *const signal_names[] = { "USR1", "USR2" };
 static pid_t dump_pid, dump_tid; /* the dump thread's process and thread */
 
 /* When the dump thread starts (doc/processes-and-signals.md, "When the
@@ -424,7 +426,6 @@ static int wanted(void)
 int ms_dump_init(void)
 {
 	static const int signals[] = { SIGUSR1, SIGUSR2, 0 };
-	static const char *const names[] = { "USR1", "USR2" };
 	static const char *const taken_notes[] = {
 		"mutexstat: the program took SIGUSR1 for itself: no more live dumps on it "
 		"(MUTEXSTAT_SIGNAL picks another, or none)\n",
@@ -457,7 +458,7 @@ int ms_dump_init(void)
 		ms_fmt_init(&f, buf, sizeof buf, -1);
 		ms_fmt(&f, "mutexstat: no live dumps on SIG%s: the program %s "
 			   "(MUTEXSTAT_SIGNAL picks another, or none)\n",
-		       names[ms_opt.signal], how);
+		       signal_names[ms_opt.signal], how);
 		ms_output_say(ms_fmt_str(&f));
 		dump_signal = 0;
 	}
@@ -560,7 +561,6 @@ void ms_dump_waits(void)
 
 void ms_dump_note_pending(void)
 {
-	static const char *const names[] = { "USR1", "USR2" };
 	sigset_t pending;
 	if (!dump_signal || ms_opt.signal > 1 || sigpending(&pending) != 0 ||
 	    sigismember(&pending, dump_signal) != 1)
@@ -570,7 +570,7 @@ void ms_dump_note_pending(void)
 	ms_fmt_init(&f, buf, sizeof buf, -1);
 	ms_fmt(&f, "mutexstat: a SIG%s came and is pending: every thread blocks it, so no "
 		   "live dump was written (MUTEXSTAT_WATCHDOG needs no signal)\n",
-	       names[ms_opt.signal]);
+	       signal_names[ms_opt.signal]);
 	ms_output_keep(ms_fmt_str(&f));
 }
 

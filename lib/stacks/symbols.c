@@ -305,6 +305,15 @@ static int load_counts(unsigned long long c[2])
 	return n[2] != 0;
 }
 
+/* The libraries unloaded so far (ms_symbols_unloaded). */
+static unsigned long long unloaded_now(void)
+{
+	unsigned long long n[2];
+	/* glibc's subs is its count of additions less the objects now in
+	 * the main namespace: objects in other namespaces make it wrap */
+	return load_counts(n) && n[1] <= n[0] ? n[1] : 0;
+}
+
 /* The answers kept from earlier sessions, if they still hold; else an
  * empty cache (NULL if calloc failed). */
 static struct cached *answers_now(struct cached *cache)
@@ -427,8 +436,7 @@ static void open_session(int implicit)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &session.refreshed);
 	session.cache = answers_now(session.cache);
-	unsigned long long n[2];
-	session.unloaded = load_counts(n) && n[1] <= n[0] && n[1] > 0;
+	session.unloaded = unloaded_now() != 0;
 }
 
 static void close_session(void)
@@ -1096,15 +1104,12 @@ int ms_symbolize_function(uintptr_t addr, int is_return_address,
 
 unsigned long long ms_symbols_unloaded(void)
 {
-	unsigned long long n[2];
 	int saved = errno;
 	ms_guard_enter(&ms_self);
-	int known = load_counts(n);
+	unsigned long long n = unloaded_now();
 	ms_guard_leave(&ms_self);
 	errno = saved;
-	/* glibc's subs is its count of additions less the objects now in
-	 * the main namespace: objects in other namespaces make it wrap */
-	return known && n[1] <= n[0] ? n[1] : 0;
+	return n;
 }
 
 /* ---- one line for the report ---------------------------------------- */
@@ -1278,7 +1283,6 @@ static const char *fit_offset(char *s, size_t cols, int is_module)
 	return s;
 }
 
-/* The source line stays longest: it is what a reader jumps to. */
 /* Cuts s[at, at + len) out of s. */
 static void cut_out(char *s, size_t at, size_t len)
 {
@@ -1319,6 +1323,7 @@ static void drop_compiler_suffixes(char *s)
 	}
 }
 
+/* The source line stays longest: it is what a reader jumps to. */
 const char *ms_symbol_fit(char *s, size_t cols)
 {
 	size_t n = strlen(s);
