@@ -321,6 +321,102 @@ static void plain_ended(void)
 	}
 }
 
+/* The reads' history beside the main one (lib/record/other_locks.c): 10
+ * read pairs, a write pair, 3 read pairs on a lock made by init.  The
+ * newest 16 operations, the report's, are 4 read pairs, the write pair and
+ * the 3 read pairs, in that order. */
+static void read_history(void)
+{
+	static pthread_rwlock_t rh;
+	pthread_rwlock_init(&rh, NULL);
+	for (int i = 0; i < 10; i++) {
+		pthread_rwlock_rdlock(&rh); /* rh-read-1 */
+		pthread_rwlock_unlock(&rh);
+	}
+	pthread_rwlock_wrlock(&rh); /* rh-write */
+	pthread_rwlock_unlock(&rh);
+	for (int i = 0; i < 3; i++) {
+		pthread_rwlock_rdlock(&rh); /* rh-read-2 */
+		pthread_rwlock_unlock(&rh);
+	}
+}
+
+/* A life that failed once (a trywrlock while it reads) ends: its ended
+ * line keeps its recent operations, reads among them. */
+static void read_ended(void)
+{
+	pthread_rwlock_t re;
+	pthread_rwlock_init(&re, NULL);
+	for (int i = 0; i < 2; i++) {
+		pthread_rwlock_rdlock(&re); /* re-read */
+		pthread_rwlock_unlock(&re);
+	}
+	pthread_rwlock_rdlock(&re);
+	check(pthread_rwlock_trywrlock(&re), EBUSY, "trywrlock while reading"); /* re-try */
+	pthread_rwlock_unlock(&re);
+	pthread_rwlock_destroy(&re);
+}
+
+/* A reader whose clock is far ahead (200 operations on a mutex of its
+ * own), then a write by the main thread, whose clock is not: the write
+ * is ordered after the read all the same. */
+static pthread_rwlock_t ro;
+static void *reads_late(void *arg)
+{
+	pthread_mutex_t own = PTHREAD_MUTEX_INITIALIZER;
+	for (int i = 0; i < 100; i++) {
+		pthread_mutex_lock(&own);
+		pthread_mutex_unlock(&own);
+	}
+	pthread_rwlock_rdlock(&ro); /* ro-read */
+	pthread_rwlock_unlock(&ro);
+	return arg;
+}
+
+static void read_order(void)
+{
+	pthread_t th;
+	pthread_rwlock_init(&ro, NULL);
+	pthread_create(&th, NULL, reads_late, NULL);
+	pthread_join(th, NULL);
+	pthread_rwlock_wrlock(&ro); /* ro-write */
+	pthread_rwlock_unlock(&ro);
+}
+
+/* Four threads reading one lock at once, each 5,000 operations of which
+ * every 100th is a write: 19,800 reads and 200 writes. */
+static pthread_rwlock_t rt = PTHREAD_RWLOCK_INITIALIZER;
+static pthread_barrier_t rt_start;
+static unsigned long rt_counter;
+static void *reads_together(void *arg)
+{
+	unsigned long seen = 0;
+	(void)arg;
+	pthread_barrier_wait(&rt_start);
+	for (int i = 1; i <= 5000; i++) {
+		if (i % 100 == 0) {
+			pthread_rwlock_wrlock(&rt);
+			rt_counter++;
+		} else {
+			pthread_rwlock_rdlock(&rt);
+			seen += rt_counter;
+		}
+		pthread_rwlock_unlock(&rt);
+	}
+	return (void *)seen;
+}
+
+static void read_threads(void)
+{
+	pthread_t th[4];
+	pthread_barrier_init(&rt_start, NULL, 4);
+	for (int i = 0; i < 4; i++)
+		pthread_create(&th[i], NULL, reads_together, NULL);
+	for (int i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+	check((int)rt_counter, 200, "writes");
+}
+
 int main(int argc, char **argv)
 {
 	alarm(60);
@@ -333,6 +429,14 @@ int main(int argc, char **argv)
 		read_read(0);
 	else if (!strcmp(what, "read-read-writer-preferring"))
 		read_read(1);
+	else if (!strcmp(what, "read-history"))
+		read_history();
+	else if (!strcmp(what, "read-ended"))
+		read_ended();
+	else if (!strcmp(what, "read-order"))
+		read_order();
+	else if (!strcmp(what, "read-threads"))
+		read_threads();
 	else if (!strcmp(what, "plain-ended"))
 		plain_ended();
 	else if (!strcmp(what, "many"))

@@ -58,6 +58,52 @@ section counts "$rank" >"$WORK/spin.section"
 expect_grep "counts: the spin lock's section" '^#[12] spin lock 0x[0-9a-f]+ \(spin\)$' "$WORK/spin.section"
 expect_grep "counts: spin tries" '^  trylock 4 ok, 1 busy; ' "$WORK/spin.section"
 
+# The reads' own history (lib/record/other_locks.c) merged with the main
+# one by order, the newest 16 kept: 4 read pairs of the first 10, the
+# write pair, the 3 read pairs after it, each from its line.
+run rh "$T" read-history
+expect_eq "read history: exit status" "$rc" 0
+section rh 1 >"$WORK/rh.section"
+expect_grep "read history: reads 13, writes 1" \
+	'^  reads 13 \(0 contended, waited 0 ns\), writes 1 \(0 contended' "$WORK/rh.section"
+expect_eq "read history: the newest 16, in order, from their lines" \
+	"$(awk '/^  recent operations/ { on = 1; getline; next } on && NF == 0 { exit }
+		on { op = $3; if ($4 ~ /^\(/) op = op " " $4; sub(/.*rwlocks\.c:/, ""); sub(/,.*/, "");
+		     printf "%s@%s;", op, $0 }' "$WORK/rh.section")" \
+	"$(r1=$(line_of rh-read-1) w=$(line_of rh-write) r2=$(line_of rh-read-2)
+	   for i in 1 2 3 4; do printf 'rdlock@%s;unlock (read)@%s;' "$r1" $((r1 + 1)); done
+	   printf 'wrlock@%s;unlock (write)@%s;' "$w" $((w + 1))
+	   for i in 1 2 3; do printf 'rdlock@%s;unlock (read)@%s;' "$r2" $((r2 + 1)); done)"
+expect_eq "read history: orders one apart, rising" \
+	"$(awk '/^  recent operations/ { on = 1; getline; next } on && NF == 0 { exit }
+		on { if (last && $1 != last + 1) bad++; last = $1 } END { print bad + 0 }' "$WORK/rh.section")" 0
+
+# A life that failed once ends: its ended line's copy of its recent
+# operations has its reads, from the slot's history, in order.
+run re "$T" read-ended
+expect_eq "read ended: the copy kept, reads and all" \
+	"$(awk '/^#1 1 rwlock that ended/ { on = 1 } on && /^       order/ { r = 1; next }
+		r && NF == 0 { exit } r { print $3 }' "$WORK/re.report" | paste -sd, -)" \
+	"init,rdlock,unlock,rdlock,unlock,rdlock,trywrlock,unlock"
+
+# A write after a read by a thread whose clock was far ahead: ordered
+# after the read (the writer looks at the reads' history for its order).
+run ro "$T" read-order
+expect_eq "read order: the rwlock's operations in order" \
+	"$(awk '/^#[0-9]+ rwlock / { on = 1 } on && /^  recent operations/ { r = 1; getline; next }
+		r && NF == 0 { exit } r { print $3 }' "$WORK/ro.report" | paste -sd, -)" \
+	"init,rdlock,unlock,wrlock,unlock"
+expect_eq "read order: ... the write's order past the read's unlock" \
+	"$(awk '/^#[0-9]+ rwlock / { on = 1 } on && /^  recent operations/ { r = 1; getline; next }
+		r && NF == 0 { exit } r { o[n++] = $1 } END { print (o[3] > o[2] && o[2] > o[1]) }' "$WORK/ro.report")" 1
+
+# Four threads reading at once, each read counted in the slot's position.
+run rt "$T" read-threads
+expect_eq "read threads: exit status" "$rc" 0
+expect_grep "read threads: 20000 acquisitions" '^  1 0x[0-9a-f]+ +20000 .* rwlock ' "$WORK/rt.report"
+expect_grep "read threads: 19800 reads, 200 writes" \
+	'^  reads 19800 \([0-9]+ contended, waited .*\), writes 200 \(' "$WORK/rt.report"
+
 # Histograms by mode (tests/rw_formats.c contend): rw's read waited 100 ms
 # longer than its write, so the lock's maximum is the read's and the
 # writes' is only bounded by their highest bucket: "max <= ".  wo, only

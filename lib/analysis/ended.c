@@ -35,15 +35,28 @@ static struct ms_site_history *site_history_new(const struct ms_table *t)
 	return h;
 }
 
-/* Entry e, unless empty (side ring entries not used). */
+/* Entry e, unless empty (side ring entries not used); once the copy is
+ * full, in place of its oldest entry if e is newer (a read-write lock's
+ * reads have a history of their own beside the main one). */
 static inline void history_copy(struct ms_site_history *h, const struct ms_op *e,
 				const uint64_t *ticks)
 {
-	if (h->n == h->cap || !LOAD(&e->stamp))
+	uint64_t stamp = LOAD(&e->stamp);
+	if (!stamp)
 		return;
-	h->ops[h->n].stamp = LOAD(&e->stamp);
-	h->ops[h->n].what = LOAD(&e->what);
-	h->ticks[h->n++] = LOAD(ticks);
+	uint32_t at = h->n;
+	if (h->n == h->cap) {
+		at = 0;
+		for (uint32_t i = 1; i < h->n; i++)
+			if (h->ops[i].stamp >> MS_OP_TID_BITS < h->ops[at].stamp >> MS_OP_TID_BITS)
+				at = i;
+		if (stamp >> MS_OP_TID_BITS <= h->ops[at].stamp >> MS_OP_TID_BITS)
+			return;
+	} else
+		h->n++;
+	h->ops[at].stamp = stamp;
+	h->ops[at].what = LOAD(&e->what);
+	h->ticks[at] = LOAD(ticks);
 }
 
 /* Life r's history, into its site line s's copy: the side ring, and of
@@ -66,6 +79,12 @@ static void keep_history(struct ms_table *t, uint32_t r, struct ms_site *s)
 	for (uint32_t i = 0; i < used; i++) {
 		const struct ms_op *e = ms_history_at(r, i);
 		history_copy(h, e, ms_history_ticks(e));
+	}
+	const struct ms_read_stats *rd =
+		ms_lock_class(LOAD(&rec->flags)) == MS_CLASS_RWLOCK ? ms_reads_peek(r) : NULL;
+	for (uint32_t i = 0; rd && i < t->history_len; i++) {
+		const struct ms_op *e = ms_read_ring_at(rd, i);
+		history_copy(h, e, ms_read_ring_ticks(e));
 	}
 	__atomic_store_n(&s->history, h, __ATOMIC_RELEASE);
 }

@@ -367,7 +367,9 @@ size_t ms_table_bytes(uint32_t capacity, uint32_t history_len)
 	const struct ms_table *t = &ms_table;
 	size_t cap = capacity;
 	return MS_MAX_SITES * sizeof *t->sites +
-	       reads_slots(cap) * (sizeof *t->reads + sizeof *t->reads_free) +
+	       reads_slots(cap) * (sizeof *t->reads + sizeof *t->reads_free +
+				   history_len * (sizeof *t->read_ring +
+						  sizeof *t->read_ring_ticks)) +
 	       (cap + 1) * (sizeof *t->records + sizeof *t->cold +
 			    sizeof *t->init_stacks + sizeof *t->free_next) +
 	       2 * cap * (sizeof *t->slots + sizeof *t->untracked_keys) +
@@ -399,6 +401,12 @@ static void unmap_all(struct ms_table *t, size_t cap, size_t hist)
 		munmap(t->reads, reads_slots(cap) * sizeof *t->reads);
 	if (t->reads_free)
 		munmap(t->reads_free, reads_slots(cap) * sizeof *t->reads_free);
+	if (t->read_ring)
+		munmap(t->read_ring, reads_slots(cap) * hist * sizeof *t->read_ring);
+	if (t->read_ring_ticks)
+		munmap(t->read_ring_ticks, reads_slots(cap) * hist * sizeof *t->read_ring_ticks);
+	t->read_ring = NULL;
+	t->read_ring_ticks = NULL;
 	t->reads = NULL;
 	t->reads_free = NULL;
 	t->slots = NULL;
@@ -438,9 +446,12 @@ int ms_table_init(uint32_t capacity, uint32_t history_len)
 		t->free_next = map((cap + 1) * sizeof *t->free_next);
 		t->reads = map(reads_slots(cap) * sizeof *t->reads);
 		t->reads_free = map(reads_slots(cap) * sizeof *t->reads_free);
+		t->read_ring = map(reads_slots(cap) * history_len * sizeof *t->read_ring);
+		t->read_ring_ticks =
+			map(reads_slots(cap) * history_len * sizeof *t->read_ring_ticks);
 		if (t->slots && t->untracked_keys && t->index_fill && records && t->cold && t->history &&
 		    t->history_ticks && t->init_stacks && t->free_next && t->reads &&
-		    t->reads_free) {
+		    t->reads_free && t->read_ring && t->read_ring_ticks) {
 			t->reads_cap = (uint32_t)reads_slots(cap);
 			t->reads_next = t->reads_nfree = t->reads_spent = 0;
 			records[0].key = MS_KEY_NO_MUTEX;
@@ -856,6 +867,10 @@ struct ms_read_stats *ms_reads_slow(uint32_t r)
 		}
 		p = &t->reads[slot - 1];
 		memset(p, 0, sizeof *p);
+		p->ring = t->read_ring + (size_t)(slot - 1) * t->history_len;
+		/* a slot's history is an earlier life's: none of it is this one's */
+		memset(p->ring, 0, t->history_len * sizeof *t->read_ring);
+		p->write_order = ms_mutex_order(r, ms_rec(r));
 		STORE(&p->birth, birth);
 		__atomic_store_n(&p->rec, r, __ATOMIC_RELEASE);
 		if (__atomic_compare_exchange_n(&c->reads, &seen, slot, 0, __ATOMIC_ACQ_REL,
@@ -964,9 +979,10 @@ static __attribute__((noinline)) void fold_cold(struct ms_table *t, uint32_t r,
 	    (rd = ms_reads_peek(r)) != NULL) {
 		kept |= LOAD(&rd->contended) || LOAD(&rd->trylock_busy) || LOAD(&rd->timeouts);
 		fold_reads(rd, ms_rec_acquisitions(r), s);
-		reads_free(t, r);
 	}
-	keep_newest_life(t, r, s, kept);
+	keep_newest_life(t, r, s, kept); /* (the copy of its history reads the slot's) */
+	if (rd)
+		reads_free(t, r);
 }
 
 /* The site line of a life ending under stripe st that is not the site the
@@ -998,9 +1014,20 @@ static uint64_t less_base(uint32_t r, uint64_t v, int which)
 	return v > base ? v - base : 0;
 }
 
+uint64_t ms_rec_ring_reads(uint32_t r)
+{
+	if (ms_lock_class(LOAD(&ms_rec(r)->flags)) != MS_CLASS_RWLOCK)
+		return 0;
+	const struct ms_read_stats *rd = ms_reads_peek(r);
+	return rd ? LOAD(&rd->read_ops) / 2 : 0;
+}
+
+/* A reset leaves the reads of a slot out by itself: the new birth it
+ * gives every life makes each slot stale, and the next read takes a new
+ * one, from zero. */
 uint64_t ms_rec_acquisitions(uint32_t r)
 {
-	return less_base(r, LOAD(&ms_rec(r)->acquisitions), 0);
+	return less_base(r, LOAD(&ms_rec(r)->acquisitions), 0) + ms_rec_ring_reads(r);
 }
 
 uint64_t ms_rec_owner_changes(uint32_t r)
@@ -1056,11 +1083,13 @@ fold(struct ms_table *t, uint32_t r, struct ms_stripe *st)
 		STORE(&s->wrapped, 1);
 	uint64_t acquisitions = LOAD(&rec->acquisitions);
 	uint64_t owner_changes = LOAD(&rec->owner_changes);
+	unsigned lock_class = ms_lock_class(LOAD(&rec->flags));
 	if (unlikely(__atomic_load_n(&bases, __ATOMIC_ACQUIRE) != NULL)) {
 		acquisitions = ms_rec_acquisitions(r); /* since a reset */
 		owner_changes = ms_rec_owner_changes(r);
-	}
-	uint32_t class_bit = 1u << ms_lock_class(LOAD(&rec->flags));
+	} else if (unlikely(lock_class == MS_CLASS_RWLOCK))
+		acquisitions += ms_rec_ring_reads(r);
+	uint32_t class_bit = 1u << lock_class;
 	if (unlikely(!(LOAD(&s->classes) & class_bit)))
 		__atomic_fetch_or(&s->classes, class_bit, __ATOMIC_RELAXED);
 	SERIAL_ADD(&st->fold_mutexes, 1);
@@ -1468,20 +1497,32 @@ void ms_table_reset_running(void)
 }
 
 
+static void newer_take(const struct ms_op *e, const uint64_t *ticks, uint64_t *best,
+		       uintptr_t *at)
+{
+	struct ms_op_view v;
+	ms_op_read(e, ticks, &v);
+	if (v.state == 1 && v.order > *best && v.op != MS_OP_UNLOCK &&
+	    v.op != MS_OP_RDUNLOCK && v.op != MS_OP_WRUNLOCK && v.op != MS_OP_INIT &&
+	    v.op != MS_OP_COND_RELEASE) {
+		*best = v.order;
+		*at = v.caller;
+	}
+}
+
 uintptr_t ms_table_last_taken_at(uint32_t r)
 {
 	uint64_t best = 0;
 	uintptr_t at = 0;
 	for (uint32_t i = 0; i < ms_table.history_len; i++) {
-		struct ms_op_view v;
 		const struct ms_op *e = ms_history_at(r, i);
-		ms_op_read(e, ms_history_ticks(e), &v);
-		if (v.state == 1 && v.order > best && v.op != MS_OP_UNLOCK &&
-		    v.op != MS_OP_RDUNLOCK && v.op != MS_OP_WRUNLOCK && v.op != MS_OP_INIT &&
-		    v.op != MS_OP_COND_RELEASE) {
-			best = v.order;
-			at = v.caller;
-		}
+		newer_take(e, ms_history_ticks(e), &best, &at);
+	}
+	const struct ms_read_stats *rd =
+		ms_lock_class(LOAD(&ms_rec(r)->flags)) == MS_CLASS_RWLOCK ? ms_reads_peek(r) : NULL;
+	for (uint32_t i = 0; rd && i < ms_table.history_len; i++) {
+		const struct ms_op *e = ms_read_ring_at(rd, i);
+		newer_take(e, ms_read_ring_ticks(e), &best, &at);
 	}
 	return at;
 }
@@ -1504,15 +1545,50 @@ void ms_table_each(void (*fn)(uintptr_t, uint32_t, void *), void *arg)
 
 /* ---- reading a record ------------------------------------------------ */
 
-static void take_view(const struct ms_op *e, const uint64_t *ticks,
-		      uint64_t birth, struct ms_op_view *v, uint32_t *n,
-		      uint32_t *torn)
+/* The views of one life's entries, at most `cap`: once full, a newer
+ * entry takes the place of the oldest (the reads' history of a
+ * read-write lock comes on top of the main one and the side ring). */
+struct views {
+	struct ms_op_view *v;
+	uint32_t n, cap, torn;
+	uint64_t birth;
+};
+
+static void take_view(struct views *c, const struct ms_op *e, const uint64_t *ticks)
 {
-	ms_op_read(e, ticks, &v[*n]);
-	if (v[*n].state == -1)
-		(*torn)++;
-	else if (v[*n].state == 1 && v[*n].order > birth)
-		(*n)++;
+	struct ms_op_view x;
+	ms_op_read(e, ticks, &x);
+	if (x.state == -1) {
+		c->torn++;
+		return;
+	}
+	if (x.state != 1 || x.order <= c->birth)
+		return;
+	if (c->n < c->cap) {
+		c->v[c->n++] = x;
+		return;
+	}
+	uint32_t oldest = 0;
+	for (uint32_t i = 1; i < c->n; i++)
+		if (c->v[i].order < c->v[oldest].order)
+			oldest = i;
+	if (x.order > c->v[oldest].order)
+		c->v[oldest] = x;
+}
+
+/* The reads' history of record r's slot, if it has one. */
+static void take_reads(struct views *c, uint32_t r)
+{
+	const struct ms_table *t = &ms_table;
+	if (ms_lock_class(LOAD(&ms_rec(r)->flags)) != MS_CLASS_RWLOCK)
+		return;
+	const struct ms_read_stats *rd = ms_reads_peek(r);
+	if (!rd)
+		return;
+	for (uint32_t i = 0; i < t->history_len; i++) {
+		const struct ms_op *e = ms_read_ring_at(rd, i);
+		take_view(c, e, ms_read_ring_ticks(e));
+	}
 }
 
 /* Views v[0..n) sorted by order (a stable insertion sort: at most
@@ -1538,36 +1614,36 @@ uint32_t ms_history_read(uint32_t r, struct ms_op_view *v, uint32_t *first,
 			 uint32_t *torn)
 {
 	const struct ms_table *t = &ms_table;
-	uint64_t birth = LOAD(&ms_rec(r)->birth);
-	uint32_t n = 0;
-	*torn = 0;
+	struct views c = { v, 0, t->history_len + MS_FAIL_RING, 0, LOAD(&ms_rec(r)->birth) };
 	/* The side ring first: a failure takes the order after the mutex's,
 	 * so one with the same number as a holder's entry read the mutex
 	 * before that entry was made -- a trylock that found it busy, then
 	 * the holder's unlock -- and the stable sort keeps it in front. */
 	if (LOAD(&ms_rec(r)->flags) & MS_F_COLD)
 		for (int i = 0; i < MS_FAIL_RING; i++)
-			take_view(&t->cold[r].fail[i], &t->cold[r].fail_ticks[i],
-				  birth, v, &n, torn);
+			take_view(&c, &t->cold[r].fail[i], &t->cold[r].fail_ticks[i]);
 	for (uint32_t i = 0; i < t->history_len; i++) {
 		const struct ms_op *e = ms_history_at(r, i);
-		take_view(e, ms_history_ticks(e), birth, v, &n, torn);
+		take_view(&c, e, ms_history_ticks(e));
 	}
-	return in_order(t, v, n, first);
+	take_reads(&c, r);
+	*torn = c.torn;
+	return in_order(t, v, c.n, first);
 }
 
 uint32_t ms_site_history_read(const struct ms_site *s, struct ms_op_view *v,
 			      uint32_t *first, uint32_t *torn)
 {
 	const struct ms_site_history *h = __atomic_load_n(&s->history, __ATOMIC_ACQUIRE);
-	uint32_t n = 0;
 	*torn = 0;
 	*first = 0;
 	if (!h)
 		return 0;
+	struct views c = { v, 0, ms_table.history_len + MS_FAIL_RING, 0, h->birth };
 	for (uint32_t i = 0; i < h->n && i < h->cap; i++)
-		take_view(&h->ops[i], &h->ticks[i], h->birth, v, &n, torn);
-	return in_order(&ms_table, v, n, first);
+		take_view(&c, &h->ops[i], &h->ticks[i]);
+	*torn = c.torn;
+	return in_order(&ms_table, v, c.n, first);
 }
 
 /* ---- errno kinds ----------------------------------------------------- */

@@ -159,6 +159,12 @@ struct ms_read_stats {
 	/* whose: the record and life that took it (table.c's pool) */
 	uint32_t rec;
 	uint64_t birth;
+	/* Its reads' history (the table's read_ring: history_len entries),
+	 * and the order of the lock's newest operation outside it -- the
+	 * write unlock's, or the life's start -- past which a read goes.
+	 * Both read by every read, written by the writer alone. */
+	struct ms_op *ring;
+	uint64_t write_order;
 	uint64_t writes, contended;
 	uint64_t wait_total, wait_max;         /* waits that got it */
 	uint64_t holds, hold_total, hold_max;  /* timed read holds */
@@ -169,7 +175,18 @@ struct ms_read_stats {
 	uint32_t readers_max;                  /* holding at once, at most */
 	uint32_t hist[MS_HIST_BUCKETS];
 	uint32_t hold_hist[MS_HIST_BUCKETS];
-};
+	/* The next position of the reads' own history (the table's
+	 * read_ring): two a read, its entry's and its unlock's, taken as it
+	 * is taken, so the reads of a lock with a slot are half of it and
+	 * the record counts its writes only.  Alone in its line, the only
+	 * word every read writes: the record's line and the main history
+	 * stay as the writers left them, read by every reader, moved by
+	 * none (doc/internals.md, "Read-write and spin locks"). */
+	uint64_t read_ops __attribute__((aligned(64)));
+	/* read_ops when a writer last looked at the reads' history for
+	 * their newest order: the writer's own, beside it */
+	uint64_t read_ops_seen;
+} __attribute__((aligned(64)));
 
 struct ms_cold {
 	uint64_t contended;                     /* acquisitions after a wait */
@@ -292,11 +309,13 @@ struct ms_table {
 	 * MS_READS_SHARE of the capacity.  Slots of ended lives are freed
 	 * (free list), a reset frees them all. */
 	struct ms_read_stats *reads;
+	struct ms_op *read_ring;   /* [slot * history_len + position]: reads */
+	uint64_t *read_ring_ticks; /* the time of read_ring[i], if MS_OP_TIMED */
 	uint32_t *reads_free;
 	uint32_t reads_cap, reads_next, reads_nfree, reads_spent;
 	int reads_lock;
 };
-#define MS_READS_SHARE 16 /* a slot for one record in 16 */
+#define MS_READS_SHARE 32 /* a slot for one record in 32 */
 
 /* What the index's updates counted, summed over its stripes. */
 struct ms_table_counts {
@@ -579,6 +598,33 @@ static inline struct ms_read_stats *ms_reads(uint32_t r)
 		return p;
 	return ms_reads_slow(r);
 }
+
+/* Position pos of the reads' history of slot rd: history_len entries a
+ * slot, side by side, so a read's entry and its unlock's (pos even, pos
+ * + 1) share a line. */
+static inline struct ms_op *ms_read_ring_at(const struct ms_read_stats *rd, uint64_t pos)
+{
+	return rd->ring + (pos & ms_table.history_mask);
+}
+
+static inline uint64_t *ms_read_ring_ticks(const struct ms_op *e)
+{
+	return ms_table.read_ring_ticks + (e - ms_table.read_ring);
+}
+
+/* The slot record r had when it took a read it still holds, if the slot
+ * is still r's (a reset gives lives new slots; an old one, not yet
+ * another's, takes the unlock's entry, which no report reads). */
+static inline struct ms_read_stats *ms_reads_held(uint32_t r)
+{
+	uint32_t s = LOAD(&ms_table.cold[r].reads);
+	struct ms_read_stats *p = &ms_table.reads[s - 1];
+	return likely(s) && LOAD(&p->rec) == r ? p : NULL;
+}
+
+/* Reads of record r counted in its slot's history position (0 without a
+ * slot: its reads are in the record's count). */
+uint64_t ms_rec_ring_reads(uint32_t r);
 
 /* For fork and reset: hold every update lock, so the child gets a table no
  * thread was changing. */

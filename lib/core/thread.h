@@ -34,7 +34,8 @@ extern int ms_active;
  * at it.  Other threads read records only to report. */
 #define MS_HELD_MAX 64     /* mutexes held at once that are followed */
 #define MS_HELD_READ 1u    /* ms_held.mode: a read hold */
-#define MS_HELD_POS_SHIFT 1 /* ... and the unlock's history position above */
+#define MS_HELD_RING 2u    /* ... whose position is in the reads' history */
+#define MS_HELD_POS_SHIFT 2 /* ... and the unlock's history position above */
 #define MS_EDGE_CACHE 256  /* lock-order edges this thread knows are recorded */
 #define MS_EDGE_CACHE2 16384 /* ... in the bigger cache of a thread that takes more */
 #define MS_EDGE_MISSES 256 /* known edges missed before that one is made */
@@ -53,8 +54,9 @@ struct ms_held {
 	/* MS_HELD_READ (bit 0): a read hold of a read-write lock (several
 	 * threads may hold it so at once, and one thread several times); 0
 	 * an exclusive hold (a mutex, a write lock, a spin lock).  Above it,
-	 * a read hold's history position for its unlock, reserved as it was
-	 * taken (MS_HELD_POS; 0 none: other_locks.c).  An entry at or above
+	 * MS_HELD_RING if that hold's entries are in its slot's reads'
+	 * history, and above them the history position for its unlock,
+	 * reserved as it was taken (0 none: other_locks.c).  An entry at or above
 	 * nheld has mode 0, as since: the lock path's plain case does not
 	 * write it.  In what was padding: no bigger entry. */
 	uint32_t mode;

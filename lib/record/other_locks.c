@@ -55,7 +55,7 @@ uint32_t ms_first_use_of(struct ms_thread *t, const void *lock, unsigned lock_cl
 	uint32_t extra = t->added_new ? MS_F_STATIC : 0;
 	uint32_t flags = LOAD(&ms_rec(r)->flags);
 	if (!t->added_new && ms_lock_class(flags) != lock_class &&
-	    LOAD(&ms_rec(r)->acquisitions) + LOAD(&ms_rec(r)->ops)) {
+	    ms_rec_acquisitions(r) + LOAD(&ms_rec(r)->ops)) {
 		/* the memory held a lock of another kind, never destroyed:
 		 * this one is a new life, first seen now */
 		r = ms_table_add((uintptr_t)lock, 1, &t->clock);
@@ -71,18 +71,43 @@ uint32_t ms_first_use_of(struct ms_thread *t, const void *lock, unsigned lock_cl
 }
 
 /* ---- read holds ----------------------------------------------------------
- * A read takes two locked adds of ours beside glibc's two: its count, and
- * two history positions at once -- its own and its unlock's, which the
- * held set keeps, so that the unlock writes its entry with plain stores.
- * Every other number of the plain case is read, or written only when it
- * changes (the most readers at once, the first lock), or the writer's. */
+ * Readers hold the lock together, so what a read writes of the lock's own
+ * is written by several threads at once, each write a line that moves
+ * between their CPUs where glibc's lock moves one.  A read of a lock with
+ * a slot (ms_read_stats) writes one word of ours, its slot's read_ops --
+ * its count and two positions of the reads' own history at once, its
+ * entry's and its unlock's, which the held set keeps -- and that history's
+ * line.  The record's line and the main history are the writers': a read
+ * only reads them (its order, the first lock, whether holds are timed).
+ * A lock whose life found no slot (the pool spent) counts its reads in the
+ * record and writes them in the main history, as a writer.  Every other
+ * number of a read is read, or written only when it changes (the most
+ * readers at once, the first lock), or on the slow paths. */
 
-/* The order of a reader's entry: past the newest entry (one being written,
- * or a position another reader keeps for its unlock, reads 0 and is not
- * waited for) and this thread's clock, which the plain case of a thread
- * taking the lock again and again reads. */
-static uint64_t reader_order(struct ms_thread *t, uint32_t r, const struct ms_record *rec,
-			     uint32_t ops)
+/* Record r's slot, or NULL: none to be had in this life. */
+static inline struct ms_read_stats *read_slot(uint32_t r, const struct ms_record *rec)
+{
+	if (unlikely(LOAD(&rec->flags) & MS_F_READS_SPENT))
+		return NULL;
+	return ms_reads(r);
+}
+
+/* The order of a reader's entry: past the last write unlock's (a read
+ * taken after it is ordered after it; the slot keeps it, beside the words
+ * every read reads) and this thread's clock. */
+static uint64_t reader_order(struct ms_thread *t, const struct ms_read_stats *rd)
+{
+	uint64_t seen = LOAD(&rd->write_order);
+	uint64_t o = (t->clock > seen ? t->clock : seen) + 1;
+	t->clock = o;
+	return o;
+}
+
+/* ... without a slot: past the newest entry of the main history, which
+ * readers write too (one being written, or a position another reader
+ * keeps for its unlock, reads 0 and is not waited for). */
+static uint64_t reader_order_main(struct ms_thread *t, uint32_t r, const struct ms_record *rec,
+				  uint32_t ops)
 {
 	uint64_t o = t->clock;
 	if (ops) {
@@ -95,25 +120,31 @@ static uint64_t reader_order(struct ms_thread *t, uint32_t r, const struct ms_re
 	return o;
 }
 
-static void reader_entry(struct ms_thread *t, uint32_t r, uint32_t pos, uint64_t o,
+static void reader_entry(struct ms_thread *t, struct ms_op *e, uint64_t *ticks_word, uint64_t o,
 			 uintptr_t caller, unsigned op, int waited, uint64_t ticks)
 {
-	struct ms_op *e = ms_history_at(r, pos);
-	ms_op_write(e, ms_history_ticks(e), o, t->tid, caller, op, waited, 0, ticks);
+	ms_op_write(e, ticks_word, o, t->tid, caller, op, waited, 0, ticks);
 }
 
-/* The most readers at once so far (0 without a slot: none kept). */
-static uint32_t readers_max_of(uint32_t r)
+static void main_entry(struct ms_thread *t, uint32_t r, uint32_t pos, uint64_t o,
+		       uintptr_t caller, unsigned op, int waited, uint64_t ticks)
 {
-	const struct ms_read_stats *rd = ms_reads(r);
-	return rd ? LOAD(&rd->readers_max) : 0;
+	struct ms_op *e = ms_history_at(r, pos);
+	reader_entry(t, e, ms_history_ticks(e), o, caller, op, waited, ticks);
+}
+
+static void ring_entry(struct ms_thread *t, const struct ms_read_stats *rd, uint64_t pos,
+		       uint64_t o, uintptr_t caller, unsigned op, int waited, uint64_t ticks)
+{
+	struct ms_op *e = ms_read_ring_at(rd, pos);
+	reader_entry(t, e, ms_read_ring_ticks(e), o, caller, op, waited, ticks);
 }
 
 /* The first read of a life, or one that finds more readers than ever. */
-static __attribute__((noinline)) void read_rare(uint32_t r, struct ms_record *rec,
-						uint32_t readers, uintptr_t caller)
+static __attribute__((noinline)) void read_rare(struct ms_record *rec,
+						struct ms_read_stats *rd, uint32_t readers,
+						uintptr_t caller)
 {
-	struct ms_read_stats *rd = ms_reads(r);
 	if (rd && readers > LOAD(&rd->readers_max))
 		atomic_max_u32(&rd->readers_max, readers);
 	uintptr_t none = 0;
@@ -123,45 +154,76 @@ static __attribute__((noinline)) void read_rare(uint32_t r, struct ms_record *re
 		STORE(&rec->first_stack, ms_site_stack(caller, LOAD(&rec->birth)));
 }
 
+/* A read hold begins: its numbers, lock order and held-set entry.  Returns
+ * the read's number in its life, and where its entries go: *pos, the
+ * lock's entry position, in the slot's history if *rd, else the main. */
+static uint64_t read_begins(struct ms_thread *t, uint32_t r, struct ms_record *rec,
+			    struct ms_read_stats **rd_out, const void *lock, uintptr_t caller,
+			    unsigned op)
+{
+	struct ms_read_stats *rd = read_slot(r, rec);
+	uint64_t n_acq = rd ? __atomic_add_fetch(&rd->read_ops, 2, __ATOMIC_RELAXED) / 2
+			    : __atomic_add_fetch(&rec->acquisitions, 1, __ATOMIC_RELAXED);
+	/* glibc's count, read from the line its lock just wrote; the most
+	 * is kept in the slot, which one reader alone never reads */
+	uint32_t readers = rw_readers(lock);
+	if (unlikely(!LOAD(&rec->first_caller)) ||
+	    (readers > 1 && rd && readers > LOAD(&rd->readers_max)))
+		read_rare(rec, rd, readers, caller);
+	if (unlikely(op == MS_OP_TRYRDLOCK)) { /* counted in both, as every number */
+		ATOMIC_ADD(&ms_cold(r)->trylock_ok, 1);
+		if (rd)
+			ATOMIC_ADD(&rd->trylock_ok, 1);
+	}
+	struct ms_tstate *ts = t->ts;
+	if (unlikely(ts->nheld) && !ms_op_try(op)) /* (a recursive read adds no edge: order.c) */
+		ms_order_note_mode(t, ts, r, (uintptr_t)lock, caller, 1);
+	*rd_out = rd;
+	return n_acq;
+}
+
 void ms_read_acquired(struct ms_thread *t, uint32_t r, const void *lock, uintptr_t caller,
 		      unsigned op, int waited, uint64_t ticks)
 {
 	struct ms_record *rec = ms_rec(r);
 	struct ms_tstate *ts = t->ts;
-	uint64_t n_acq = __atomic_add_fetch(&rec->acquisitions, 1, __ATOMIC_RELAXED);
-	/* glibc's count, read from the line its lock just wrote; the most
-	 * is kept in the cold part, which one reader alone never reads */
-	uint32_t readers = rw_readers(lock);
-	if (unlikely(!LOAD(&rec->first_caller)) ||
-	    (readers > 1 && readers > readers_max_of(r)))
-		read_rare(r, rec, readers, caller);
-	if (unlikely(op == MS_OP_TRYRDLOCK)) { /* counted in both, as every number */
-		ATOMIC_ADD(&ms_cold(r)->trylock_ok, 1);
-		struct ms_read_stats *rd = ms_reads(r);
-		if (rd)
-			ATOMIC_ADD(&rd->trylock_ok, 1);
+	struct ms_read_stats *rd;
+	uint64_t n_acq = read_begins(t, r, rec, &rd, lock, caller, op);
+	uint32_t n = ts->nheld; /* the note prunes what others unlocked */
+	uint32_t pos, mode;
+	if (likely(rd)) {
+		/* positions n_acq * 2 - 2 and - 1: its entry and its unlock's */
+		uint64_t p = n_acq * 2 - 2;
+		uint64_t o = reader_order(t, rd);
+		if (unlikely(n >= MS_HELD_MAX))
+			/* not followed: its unlock takes a main position */
+			__atomic_store_n(&ms_read_ring_at(rd, p + 1)->stamp, 0, __ATOMIC_RELAXED);
+		ring_entry(t, rd, p, o, caller, op, waited, ticks);
+		pos = (uint32_t)((p + 1) & ms_table.history_mask);
+		mode = MS_HELD_READ | MS_HELD_RING | pos << MS_HELD_POS_SHIFT;
+	} else {
+		uint64_t o = reader_order_main(t, r, rec, LOAD(&rec->ops));
+		if (likely(n < MS_HELD_MAX)) {
+			pos = __atomic_fetch_add(&rec->ops, 2, __ATOMIC_RELAXED);
+			/* the unlock's position reads empty until it is written */
+			__atomic_store_n(&ms_history_at(r, pos + 1)->stamp, 0, __ATOMIC_RELAXED);
+			main_entry(t, r, pos, o, caller, op, waited, ticks);
+			mode = MS_HELD_READ | (pos + 1) << MS_HELD_POS_SHIFT;
+		} else {
+			pos = __atomic_fetch_add(&rec->ops, 1, __ATOMIC_RELAXED);
+			main_entry(t, r, pos, o, caller, op, waited, ticks);
+			mode = 0;
+		}
 	}
-	uint32_t n = ts->nheld;
-	if (unlikely(n) && !ms_op_try(op)) /* (a recursive read adds no edge: order.c) */
-		ms_order_note_mode(t, ts, r, (uintptr_t)lock, caller, 1);
-	n = ts->nheld; /* the note prunes what others unlocked */
-	uint64_t o = reader_order(t, r, rec, LOAD(&rec->ops));
 	if (likely(n < MS_HELD_MAX)) {
-		uint32_t pos = __atomic_fetch_add(&rec->ops, 2, __ATOMIC_RELAXED);
-		/* the unlock's position reads empty until it is written */
-		__atomic_store_n(&ms_history_at(r, pos + 1)->stamp, 0, __ATOMIC_RELAXED);
-		reader_entry(t, r, pos, o, caller, op, waited, ticks);
 		ts->held[n].rec = r;
-		ts->held[n].mode = MS_HELD_READ | (pos + 1) << MS_HELD_POS_SHIFT;
+		ts->held[n].mode = mode;
 		ts->held[n].caller = caller;
 		if (unlikely(LOAD(&rec->flags) & MS_F_TIMED) && ms_hold_sampled(n_acq))
 			ts->held[n].since = ms_ticks();
 		ts->nheld = n + 1;
-	} else {
+	} else
 		ts->overflow++;
-		uint32_t pos = __atomic_fetch_add(&rec->ops, 1, __ATOMIC_RELAXED);
-		reader_entry(t, r, pos, o, caller, op, waited, ticks);
-	}
 }
 
 int ms_holds_read(const struct ms_tstate *ts, uint32_t r)
@@ -200,17 +262,56 @@ uint32_t ms_read_released(struct ms_thread *t, uint32_t r, uintptr_t caller)
 	uint32_t pos = mode >> MS_HELD_POS_SHIFT;
 	uint64_t o = t->clock + 1; /* past its lock's entry, as a holder's */
 	t->clock = o;
+	if (likely(mode & MS_HELD_RING)) {
+		const struct ms_read_stats *rd = ms_reads_held(r);
+		if (likely(rd)) {
+			ring_entry(t, rd, pos, o, caller, MS_OP_RDUNLOCK, 0, 0);
+			return seq;
+		}
+		pos = 0;
+	}
 	if (unlikely(!pos))
 		pos = __atomic_fetch_add(&rec->ops, 1, __ATOMIC_RELAXED);
-	reader_entry(t, r, pos, o, caller, MS_OP_RDUNLOCK, 0, 0);
+	main_entry(t, r, pos, o, caller, MS_OP_RDUNLOCK, 0, 0);
 	return seq;
 }
 
-void ms_write_counted(uint32_t r)
+/* The newest order among the reads' entries, past which a writer's goes:
+ * the writer holds the lock, so every read is over and its entries are
+ * written.  Looked at only when reads came since the last writer's look
+ * (a writer alone, or writers by turns, reads one word). */
+static __attribute__((noinline)) void after_reads(struct ms_thread *t,
+						  struct ms_read_stats *rd, uint64_t ops)
 {
-	struct ms_read_stats *rd = ms_reads(r);
+	const struct ms_table *tb = &ms_table;
+	uint64_t newest = 0, n = ops < tb->history_len ? ops : tb->history_len;
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t stamp = __atomic_load_n(&ms_read_ring_at(rd, ops - 1 - i)->stamp,
+						 __ATOMIC_ACQUIRE);
+		if (stamp >> MS_OP_TID_BITS > newest)
+			newest = stamp >> MS_OP_TID_BITS;
+	}
+	if (newest > t->clock)
+		t->clock = newest;
+	STORE(&rd->read_ops_seen, ops);
+}
+
+void ms_write_released(const struct ms_thread *t, uint32_t r)
+{
+	struct ms_read_stats *rd = ms_reads_held(r);
 	if (rd)
+		STORE(&rd->write_order, t->clock);
+}
+
+void ms_write_counted(struct ms_thread *t, uint32_t r)
+{
+	struct ms_read_stats *rd = read_slot(r, ms_rec(r));
+	if (rd) {
 		SERIAL_ADD(&rd->writes, 1);
+		uint64_t ops = LOAD(&rd->read_ops);
+		if (ops != LOAD(&rd->read_ops_seen))
+			after_reads(t, rd, ops);
+	}
 }
 
 /* ---- read-write locks: waits, relocks, failures ----------------------- */
@@ -250,7 +351,7 @@ static int rw_finish(struct ms_thread *t, uint32_t r, pthread_rwlock_t *l, int r
 		else {
 			if (waited)
 				SERIAL_ADD(&ms_cold(r)->contended, 1);
-			ms_write_counted(r);
+			ms_write_counted(t, r);
 			ms_acquired(t, r, l, caller, op, waited, 0, now);
 		}
 		return 0;

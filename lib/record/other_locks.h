@@ -29,8 +29,11 @@ uint32_t ms_first_use_of(struct ms_thread *t, const void *lock, unsigned lock_cl
 void ms_read_acquired(struct ms_thread *t, uint32_t r, const void *lock, uintptr_t caller,
 		      unsigned op, int waited, uint64_t ticks);
 uint32_t ms_read_released(struct ms_thread *t, uint32_t r, uintptr_t caller);
-/* A write acquisition of record r's rwlock, counted by the writer. */
-void ms_write_counted(uint32_t r);
+/* A write acquisition of record r's rwlock by thread t, counted by the
+ * writer, whose clock goes past the reads' entries (before its own). */
+void ms_write_counted(struct ms_thread *t, uint32_t r);
+/* ... and its unlock, now written: reads after it are ordered after it. */
+void ms_write_released(const struct ms_thread *t, uint32_t r);
 /* Whether this thread's held set has a read hold of r. */
 int ms_holds_read(const struct ms_tstate *ts, uint32_t r);
 

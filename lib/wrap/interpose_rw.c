@@ -126,7 +126,7 @@ rw_lock(pthread_rwlock_t *l, unsigned op, clockid_t clock, const struct timespec
 		if (read)
 			ms_read_acquired(t, r, l, caller, op, 0, 0);
 		else {
-			ms_write_counted(r);
+			ms_write_counted(t, r);
 			ms_acquired(t, r, l, caller, op, 0, 0, 0);
 		}
 		return 0;
@@ -151,7 +151,7 @@ static inline __attribute__((always_inline)) int rw_trylock(pthread_rwlock_t *l,
 		ms_read_acquired(t, r, l, caller, MS_OP_TRYRDLOCK, 0, 0);
 	else {
 		SERIAL_ADD(&ms_cold(r)->trylock_ok, 1);
-		ms_write_counted(r);
+		ms_write_counted(t, r);
 		ms_acquired(t, r, l, caller, MS_OP_TRYWRLOCK, 0, 0, 0);
 	}
 	return 0;
@@ -174,9 +174,10 @@ static inline __attribute__((always_inline)) int rw_unlock(pthread_rwlock_t *l, 
 	if (!t || (r = record_of_kind(t, l, MS_CLASS_RWLOCK, caller)) == MS_REC_UNTRACKED)
 		return ms_real_rw.unlock(l);
 	uint32_t seq;
-	if (LOAD(&l->__data.__cur_writer) == (int)t->tid)
+	if (LOAD(&l->__data.__cur_writer) == (int)t->tid) {
 		seq = ms_released(t, r, caller, MS_OP_WRUNLOCK);
-	else if (likely(held_top_read(t->ts, r)) || ms_holds_read(t->ts, r))
+		ms_write_released(t, r);
+	} else if (likely(held_top_read(t->ts, r)) || ms_holds_read(t->ts, r))
 		seq = ms_read_released(t, r, caller);
 	else
 		return ms_rwlock_unlock_other(t, r, l, caller);
