@@ -156,23 +156,27 @@ enum ms_misuse {
  * changed with locked instructions, on the slow paths.  How many read at
  * once is glibc's count (other_locks.c), kept here only at its most. */
 struct ms_read_stats {
-	/* whose: the record and life that took it (table.c's pool) */
+	/* The first line is what every read reads, and no read writes.
+	 * Whose: the record and life that took it (table.c's pool). */
 	uint32_t rec;
 	uint64_t birth;
 	/* Its reads' history (the table's read_ring: history_len entries),
 	 * and the order of the lock's newest operation outside it -- the
-	 * write unlock's, or the life's start -- past which a read goes.
-	 * Both read by every read, written by the writer alone. */
+	 * write unlock's, or the life's start -- past which a read goes
+	 * (written by the writer alone). */
 	struct ms_op *ring;
 	uint64_t write_order;
-	uint64_t writes, contended;
+	uint32_t readers_max;                  /* holding at once, at most */
+	/* The rest is written on the slow paths (waits, timed holds, tries)
+	 * and by writers. */
+	uint64_t writes __attribute__((aligned(64)));
+	uint64_t contended;
 	uint64_t wait_total, wait_max;         /* waits that got it */
 	uint64_t holds, hold_total, hold_max;  /* timed read holds */
 	uint64_t trylock_ok, trylock_busy, timeouts;
 	/* write waits that began while readers held the lock: how many,
 	 * and their time (the rest of the write waits were behind a writer) */
 	uint64_t writes_behind_readers, writes_behind_readers_total;
-	uint32_t readers_max;                  /* holding at once, at most */
 	uint32_t hist[MS_HIST_BUCKETS];
 	uint32_t hold_hist[MS_HIST_BUCKETS];
 	/* The next position of the reads' own history (the table's

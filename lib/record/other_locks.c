@@ -161,12 +161,13 @@ static uint64_t read_begins(struct ms_thread *t, uint32_t r, struct ms_record *r
 			    struct ms_read_stats **rd_out, const void *lock, uintptr_t caller,
 			    unsigned op)
 {
+	/* glibc's count, read first, from the line its lock just wrote,
+	 * before other readers take it back; the most is kept in the slot,
+	 * which one reader alone never reads */
+	uint32_t readers = rw_readers(lock);
 	struct ms_read_stats *rd = read_slot(r, rec);
 	uint64_t n_acq = rd ? __atomic_add_fetch(&rd->read_ops, 2, __ATOMIC_RELAXED) / 2
 			    : __atomic_add_fetch(&rec->acquisitions, 1, __ATOMIC_RELAXED);
-	/* glibc's count, read from the line its lock just wrote; the most
-	 * is kept in the slot, which one reader alone never reads */
-	uint32_t readers = rw_readers(lock);
 	if (unlikely(!LOAD(&rec->first_caller)) ||
 	    (readers > 1 && rd && readers > LOAD(&rd->readers_max)))
 		read_rare(rec, rd, readers, caller);
