@@ -581,4 +581,24 @@ timeout -k 5 5 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/hang.report"
 rc=$?
 expect_eq "deadlock_hang: the process hangs (timeout's 124)" "$rc" 124
 expect_eq "deadlock_hang: nothing on stderr" "$(cat "$WORK/hang.err")" ""
+
+# The watchdog's report of it: each edge of the POTENTIAL DEADLOCK was
+# made as its thread asked for its second mutex, which it waits for now:
+# "took A, then waits for B", not "then B".
+timeout -s KILL 60 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/hangwd.report" \
+	MUTEXSTAT_WATCHDOG=1 MUTEXSTAT_ON_DEADLOCK=abort "$B/examples/deadlock_hang" \
+	>"$WORK/hangwd.out" 2>"$WORK/hangwd.err"
+rc=$?
+expect_eq "deadlock_hang, watchdog: aborted (SIGABRT)" "$rc" 134
+expect_grep "deadlock_hang, watchdog: the DEADLOCK" '^DEADLOCK: 2 threads wait for each other, forever$' \
+	"$WORK/hangwd.report.1"
+expect_eq "deadlock_hang, watchdog: both edges say the thread waits for its second mutex" \
+	"$(grep -cE '^  thread [0-9]+ "deadlock_hang" took [AB], then waits for [AB]:$' "$WORK/hangwd.report.1")" 2
+
+# ... and once the deadlock is gone (the ABBA that does not hang, at exit):
+# "took A, then B".
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/abba.report" "$B/examples/deadlock_abba" \
+	>/dev/null 2>&1
+expect_eq "deadlock_abba: both edges say the thread took both" \
+	"$(grep -cE '^  thread [0-9]+ ("[^"]*" )?took [AB], then [AB]:$' "$WORK/abba.report")" 2
 finish
