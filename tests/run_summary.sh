@@ -135,6 +135,30 @@ else
 	pass "--run-user: not root, or no setpriv, or the build not readable by nobody: skipped"
 fi
 
+# ... and without it, a worker that becomes nobody after it started (as
+# apache's do) cannot write its report into the root-owned directory:
+# its lines reach the run's list all the same (the list was opened as the
+# process started), and the summary says what was lost and why.
+if [ "$(id -u)" -eq 0 ]; then
+	rc=0
+	TMPDIR=$RUNS "$MS" "$top_builddir/tests/scenario" nobody >/dev/null 2>"$WORK/err" || rc=$?
+	expect_eq "a worker become nobody: the run's status" "$rc" 0
+	expect_grep "a worker become nobody: 2 processes, 1 locked" \
+		'^mutexstat: the run of scenario \(pid [0-9]+\): 2 processes, 1 locked mutex; reports in ' \
+		"$WORK/err"
+	expect_eq "a worker become nobody: the summary says its report is lost, and why" \
+		"$(grep -A1 '^  (1 report could not be written there' "$WORK/err")" \
+		"$(printf '%s\n%s' '  (1 report could not be written there, 1 by a process that became uid 65534 and may not write' \
+			'   into the directory: mutexstat --run-user gives the directory to that user)')"
+	dir=$(sed -n 's|^mutexstat: end of the run.s summary; reports in \(.*\)/$|\1|p' "$WORK/err")
+	expect_eq "a worker become nobody: summary.json counts it" \
+		"$(jq -r '[.reports_unwritten, .reports_unwritten_by_another_user] | @tsv' \
+			"${dir:-/nonexistent}/summary.json" 2>/dev/null)" "$(printf '1\t1')"
+	[ -n "$dir" ] && rm -rf -- "$dir"
+else
+	pass "a worker become nobody: not root: skipped"
+fi
+
 # A site too long for the summary's line is fitted to it, as in a report.
 SCENARIO=$top_builddir/tests/scenario
 TMPDIR=$RUNS "$MS" bash -c "$SCENARIO longwait; $SCENARIO longwait; true" >/dev/null 2>"$WORK/err"

@@ -74,8 +74,10 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <grp.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -993,6 +995,24 @@ static int storm(pid_t pid)
 	return 0;
 }
 
+/* A server's worker: forked by a root process, it becomes uid and gid
+ * 65534 (nobody), as apache's workers become www-data, then locks a mutex
+ * 1000 times and exits.  (Run as root; otherwise the worker says so and
+ * exits 3.) */
+static int worker_as_nobody(void)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (setgroups(0, NULL) != 0 || setgid(65534) != 0 || setuid(65534) != 0)
+			_exit(3);
+		lock_times(&m1, 1000);
+		exit(0);
+	}
+	int status = 0;
+	CHECK(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 4;
+}
+
 int main(int argc, char **argv)
 {
 	sem_init(&go, 0, 0);
@@ -1046,6 +1066,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(what, "longwait"))
 		return longwait();
+	if (!strcmp(what, "nobody"))
+		return worker_as_nobody();
 	if (!strcmp(what, "passing") && argc > 2)
 		return passing(atoi(argv[2]), argc > 3 && !strcmp(argv[3], "held"));
 	if (!strcmp(what, "signal") && argc > 2)

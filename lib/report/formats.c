@@ -265,7 +265,7 @@ void ms_report_all(unsigned seq)
 		ms_report_count_failing();
 written:
 	if (!seq && !__atomic_load_n(&ms_report_abandoned, __ATOMIC_RELAXED))
-		ms_run_end(written && !run_file_failed);
+		ms_run_end(written, written && run_file_failed);
 	ms_symbols_end();
 	ms_blame_readers(-1);
 	ms_clock_report_end();

@@ -1,5 +1,6 @@
 /* run.c - a run of many processes under the launcher (run.h). */
 #include "report/run.h"
+#include "base/fds.h"
 #include "base/fmt.h"
 #include "base/options.h"
 #include "base/output.h"
@@ -27,6 +28,7 @@
 #define MAX_READ (64u << 20) /* .processes read back, at most */
 
 static int own_failing;
+static int notes_fd = -1; /* .processes, opened as the process started */
 
 int ms_run_active(void)
 {
@@ -48,6 +50,16 @@ static int run_path(char *out, size_t cap, const char *name)
 }
 
 /* ---- a process's lines ---------------------------------------------- */
+
+void ms_run_start(void)
+{
+	char path[4200];
+	if (!ms_run_active() || run_path(path, sizeof path, ".processes") != 0)
+		return;
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd >= 0)
+		notes_fd = ms_fd_move_high(fd);
+}
 
 /* One field: tabs and newlines would end it early. */
 static void field(struct ms_fmt *f, const char *s)
@@ -84,7 +96,7 @@ static void note_findings(struct ms_fmt *f, const char *text)
 	}
 }
 
-static void append_note(int written)
+static void append_note(int written, int unwritten)
 {
 	char path[4200], report[4200];
 	if (run_path(path, sizeof path, ".processes") != 0)
@@ -101,7 +113,7 @@ static void append_note(int written)
 			: fm & MS_FORMAT_DOT ? ".dot" : ".wait.folded";
 	if (written && !ms_opt.output && fm == MS_FORMAT_TEXT && !ms_output_in_run_dir())
 		strcpy(report, "(stderr)");
-	else if (!written || ms_output_path(report, sizeof report, "", 0, ext) != 0)
+	else if (!written || unwritten || ms_output_path(report, sizeof report, "", 0, ext) != 0)
 		strcpy(report, "-");
 	/* its findings' text first, for the count of failing ones */
 	size_t cap = 1u << 20;
@@ -111,8 +123,9 @@ static void append_note(int written)
 		own_failing = ms_report_findings_text(text, cap);
 	else
 		own_failing = written ? ms_report_failing : 0;
-	ms_fmt(&f, "P\t%d\t%d\t%d\t%d\t", (int)getpid(), (int)getppid(), written,
-	       own_failing);
+	/* the user it ends as: one that cannot write into the directory */
+	ms_fmt(&f, "P\t%d\t%d\t%d\t%d\t%u\t", (int)getpid(), (int)getppid(), written,
+	       own_failing, (unsigned)geteuid());
 	field(&f, report);
 	ms_fmt(&f, "\t");
 	field(&f, ms_program_name());
@@ -127,10 +140,14 @@ static void append_note(int written)
 	size_t len = f.len;
 	while (len && buf[len - 1] != '\n')
 		len--;
-	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	/* the file opened at the start, unless the program closed it since */
+	int fd = notes_fd >= 0 && ms_fd_is_ours(notes_fd)
+			 ? notes_fd
+			 : open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd >= 0) {
 		(void)ms_write_all(fd, buf, len);
-		close(fd);
+		if (fd != notes_fd)
+			close(fd);
 	}
 	munmap(buf, NOTE_MAX);
 }
@@ -156,6 +173,8 @@ struct run {
 	char *data; /* .processes, in a private mapping we may write */
 	size_t len;
 	unsigned processes, recorded, others, failing_others, unwritten;
+	unsigned unwritten_as_other; /* ... of processes that ended as another user */
+	unsigned other_uid;          /* the first such user */
 	struct finding *findings;
 	unsigned nfindings, findings_dropped;
 	struct site *sites;
@@ -255,7 +274,7 @@ static void add_site(struct run *run, const char *text, uint64_t wait, uint64_t 
 	run->sites[run->nsites++] = (struct site){ text, len, wait, contended, acquisitions, 1 };
 }
 
-static void parse(struct run *run)
+static void parse(struct run *run, unsigned run_owner)
 {
 	int self = (int)getpid(), block = 0; /* a block's P line comes first */
 	const char *prog = NULL;
@@ -271,12 +290,17 @@ static void parse(struct run *run)
 			(void)next_field(&p); /* parent */
 			int written = pid_of(next_field(&p));
 			int failing = pid_of(next_field(&p));
+			unsigned uid = (unsigned)num_of(next_field(&p));
 			const char *report = next_field(&p);
 			block = pid;
 			prog = p;
 			run->processes++;
 			run->recorded += written != 0;
-			run->unwritten += written && !strcmp(report, "-");
+			if (written && !strcmp(report, "-")) {
+				run->unwritten++;
+				if (uid != run_owner && !run->unwritten_as_other++)
+					run->other_uid = uid;
+			}
 			if (pid != self) {
 				run->others++;
 				run->failing_others += failing;
@@ -303,7 +327,9 @@ static int read_run(struct run *run)
 	if (fd < 0)
 		return -1;
 	struct stat st;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
+	struct stat dir;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+	    stat(ms_opt.run_dir, &dir) != 0) {
 		close(fd);
 		return -1;
 	}
@@ -326,7 +352,7 @@ static int read_run(struct run *run)
 		munmap(run->data, run->len);
 		return -1;
 	}
-	parse(run);
+	parse(run, (unsigned)dir.st_uid);
 	return 0;
 }
 
@@ -371,7 +397,13 @@ static void summary(struct ms_fmt *f, const struct run *run)
 	       run->recorded == 1 ? "" : "es");
 	where_reports(f, run);
 	ms_fmt(f, "\n");
-	if (run->unwritten)
+	if (run->unwritten_as_other)
+		ms_fmt(f, "  (%u report%s could not be written there, %u by %s that became "
+			  "uid %u and may not write\n   into the directory: mutexstat "
+			  "--run-user gives the directory to that user)\n",
+		       run->unwritten, run->unwritten == 1 ? "" : "s", run->unwritten_as_other,
+		       run->unwritten_as_other == 1 ? "a process" : "processes", run->other_uid);
+	else if (run->unwritten)
 		ms_fmt(f, "  (%u report%s could not be written there)\n", run->unwritten,
 		       run->unwritten == 1 ? "" : "s");
 	if (run->nfindings) {
@@ -459,6 +491,7 @@ static void summary_json(int fd, const struct run *run)
 	ms_jw_num(&j, "processes", run->processes);
 	ms_jw_num(&j, "recorded", run->recorded);
 	ms_jw_num(&j, "reports_unwritten", run->unwritten);
+	ms_jw_num(&j, "reports_unwritten_by_another_user", run->unwritten_as_other);
 	ms_jw_num(&j, "failing", (uint64_t)(own_failing + ms_report_failing != 0) +
 				    run->failing_others);
 	ms_jw_arr(&j, "findings");
@@ -546,12 +579,12 @@ static void remove_empty_run(void)
 
 static int ended; /* this process's lines are written */
 
-void ms_run_end(int written)
+void ms_run_end(int reported, int unwritten)
 {
 	if (!ms_run_active() || ended)
 		return;
 	ended = 1;
-	append_note(written);
+	append_note(reported, unwritten);
 	if (!ms_run_is_root())
 		return;
 	root_read = 0; /* again: with this process's own lines */
@@ -593,7 +626,7 @@ void ms_run_before_exit_now(int *status)
 {
 	if (!ms_run_is_root() || ended)
 		return;
-	ms_run_end(0);
+	ms_run_end(0, 0);
 	if (!*status && ms_opt.exit_code && the_run()->failing_others)
 		*status = (int)ms_opt.exit_code;
 }

@@ -18,10 +18,17 @@
 int ms_run_active(void);
 int ms_run_is_root(void);
 
-/* At the end of the exit report: this process's lines (written: whether
- * a report was written for it, else it locked nothing), then, in the first
- * process, the run's summary on stderr. */
-void ms_run_end(int written);
+/* As the process starts: the directory's .processes opened for its lines,
+ * kept at a high descriptor (base/fds.h).  A server's worker that becomes
+ * another user (apache's www-data) may write nothing into the directory
+ * made for root by then, but a file opened before stays writable. */
+void ms_run_start(void);
+
+/* At the end of the exit report: this process's lines (reported: whether
+ * it has a report, else it locked nothing; unwritten: the report's file
+ * could not be written), then, in the first process, the run's summary on
+ * stderr. */
+void ms_run_end(int reported, int unwritten);
 
 /* For MUTEXSTAT_EXIT_CODE: whether this process's exit status becomes the
  * code.  In a run only the first process's does, when any process of the

@@ -348,6 +348,7 @@ static void start(void)
 	 * others' stderr is their program's (report/run.h); their reports
 	 * say it too */
 	ms_suppress_load(ms_run_active() && !ms_run_is_root() ? NULL : ms_warn);
+	ms_run_start();
 	if (loaded_after_libc()) {
 		ms_report_loaded_late = 1; /* which the report says */
 		if (!ms_run_active() || ms_run_is_root()) /* as ms_output_say */
