@@ -154,9 +154,9 @@ static __attribute__((noinline)) void read_rare(struct ms_record *rec,
 		STORE(&rec->first_stack, ms_site_stack(caller, LOAD(&rec->birth)));
 }
 
-/* A read hold begins: its numbers, lock order and held-set entry.  Returns
- * the read's number in its life, and where its entries go: *pos, the
- * lock's entry position, in the slot's history if *rd, else the main. */
+/* A read hold begins: its numbers and lock order.  Returns the read's
+ * number in its life, and in *rd_out the slot whose history has its
+ * entries (NULL: the main history has them). */
 static uint64_t read_begins(struct ms_thread *t, uint32_t r, struct ms_record *rec,
 			    struct ms_read_stats **rd_out, const void *lock, uintptr_t caller,
 			    unsigned op)
