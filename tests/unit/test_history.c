@@ -16,6 +16,7 @@
 #include "suites.h"
 
 #include "record/record.h"
+#include "record/other_locks.h"
 #include "core/ring.h"
 #include "core/table.h"
 #include "core/thread.h"
@@ -23,6 +24,7 @@
 #include "stacks/depot.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -246,6 +248,54 @@ START_TEST(test_history_both_rings_wrap_and_the_newest_sixteen_are_listed)
 }
 END_TEST
 
+/* ---- an rwlock's reads: a ring of their own --------------------------------- */
+
+/* B reads 10 times, its clock far ahead (1000); then A, whose clock is
+ * not, writes once and reads twice.  The reads' ring keeps their last 16
+ * entries, the main ring the write's two; merged by order, the newest 16
+ * are B's last 5 read pairs, A's write, then A's reads -- the write
+ * ordered after B's reads (the writer looks at their ring), A's reads
+ * after the write (the slot keeps its unlock's order).  The count: 12
+ * reads and 1 write, the reads half of the slot's position. */
+START_TEST(test_history_reads_have_a_ring_merged_by_order)
+{
+	static pthread_rwlock_t l = PTHREAD_RWLOCK_INITIALIZER;
+	uint32_t r = new_mutex(9);
+	ms_note_rwlock(r, &l, 0);
+	uint64_t birth = ms_rec(r)->birth;
+	b.clock = birth + 1000;
+	for (unsigned i = 0; i < 10; i++) {
+		ms_read_acquired(&b, r, &l, CALLER(i), MS_OP_RDLOCK, 0, 0);
+		ms_read_released(&b, r, CALLER(20 + i));
+	}
+	ms_write_counted(&a, r);
+	ms_acquired(&a, r, &l, CALLER(40), MS_OP_WRLOCK, 0, 0, 0);
+	ms_released(&a, r, CALLER(41), MS_OP_WRUNLOCK);
+	ms_write_released(&a, r);
+	for (unsigned i = 0; i < 2; i++) {
+		ms_read_acquired(&a, r, &l, CALLER(50 + i), MS_OP_RDLOCK, 0, 0);
+		ms_read_released(&a, r, CALLER(60 + i));
+	}
+	char want[2048] = "";
+	for (unsigned i = 5; i < 10; i++)
+		snprintf(want + strlen(want), sizeof want - strlen(want),
+			 "+%u B rdlock ok @%u\n+%u B unlock (read) ok @%u\n", 1001 + 2 * i, i,
+			 1002 + 2 * i, 20 + i);
+	snprintf(want + strlen(want), sizeof want - strlen(want),
+		 "+1021 A wrlock ok @40\n+1022 A unlock (write) ok @41\n"
+		 "+1023 A rdlock ok @50\n+1024 A unlock (read) ok @60\n"
+		 "+1025 A rdlock ok @51\n+1026 A unlock (read) ok @61\n");
+	ck_assert_str_eq(rows(r), want);
+	ck_assert_uint_eq(n_read, 18); /* 16 of the reads' ring, 2 of the main */
+	ck_assert_uint_eq(first_read, 2);
+	ck_assert_uint_eq(ms_rec_ring_reads(r), 12);
+	ck_assert_uint_eq(ms_rec_acquisitions(r), 13);
+	ck_assert_uint_eq(ms_rec(r)->acquisitions, 1); /* the record: writes alone */
+	ck_assert_uint_eq(a_ts.nheld, 0);
+	ck_assert_uint_eq(b_ts.nheld, 0);
+}
+END_TEST
+
 /* ---- lives ---------------------------------------------------------------- */
 
 /* An init of a known address starts a new life at its birth: the entries
@@ -315,6 +365,7 @@ Suite *history_suite(void)
 
 	tc = tcase_create("lives");
 	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_add_test(tc, test_history_reads_have_a_ring_merged_by_order);
 	tcase_add_test(tc, test_history_leaves_out_older_lives);
 	tcase_add_test(tc, test_history_entry_torn_while_read_is_counted_not_shown);
 	suite_add_tcase(s, tc);
