@@ -586,19 +586,25 @@ expect_eq "deadlock_hang: nothing on stderr" "$(cat "$WORK/hang.err")" ""
 # made as its thread asked for its second mutex, which it waits for now:
 # "took A, then waits for B", not "then B".
 timeout -s KILL 60 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/hangwd.report" \
-	MUTEXSTAT_WATCHDOG=1 MUTEXSTAT_ON_DEADLOCK=abort "$B/examples/deadlock_hang" \
-	>"$WORK/hangwd.out" 2>"$WORK/hangwd.err"
+	MUTEXSTAT_FORMAT=text,json MUTEXSTAT_WATCHDOG=1 MUTEXSTAT_ON_DEADLOCK=abort \
+	"$B/examples/deadlock_hang" >"$WORK/hangwd.out" 2>"$WORK/hangwd.err"
 rc=$?
 expect_eq "deadlock_hang, watchdog: aborted (SIGABRT)" "$rc" 134
 expect_grep "deadlock_hang, watchdog: the DEADLOCK" '^DEADLOCK: 2 threads wait for each other, forever$' \
-	"$WORK/hangwd.report.1"
+	"$WORK/hangwd.report.1.txt"
 expect_eq "deadlock_hang, watchdog: both edges say the thread waits for its second mutex" \
-	"$(grep -cE '^  thread [0-9]+ "deadlock_hang" took [AB], then waits for [AB]:$' "$WORK/hangwd.report.1")" 2
+	"$(grep -cE '^  thread [0-9]+ "deadlock_hang" took [AB], then waits for [AB]:$' "$WORK/hangwd.report.1.txt")" 2
+expect_eq "deadlock_hang, watchdog: so does the JSON's waits_for_to" \
+	"$(jq -c '[.findings[] | select(.kind == "potential-deadlock") | .edges[].waits_for_to]' \
+		"$WORK/hangwd.report.1.json")" "[true,true]"
 
 # ... and once the deadlock is gone (the ABBA that does not hang, at exit):
 # "took A, then B".
-env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/abba.report" "$B/examples/deadlock_abba" \
-	>/dev/null 2>&1
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/abba.report" MUTEXSTAT_FORMAT=text,json \
+	"$B/examples/deadlock_abba" >/dev/null 2>&1
 expect_eq "deadlock_abba: both edges say the thread took both" \
-	"$(grep -cE '^  thread [0-9]+ ("[^"]*" )?took [AB], then [AB]:$' "$WORK/abba.report")" 2
+	"$(grep -cE '^  thread [0-9]+ ("[^"]*" )?took [AB], then [AB]:$' "$WORK/abba.report.txt")" 2
+expect_eq "deadlock_abba: the JSON's waits_for_to" \
+	"$(jq -c '[.findings[] | select(.kind == "potential-deadlock") | .edges[].waits_for_to]' \
+		"$WORK/abba.report.json")" "[false,false]"
 finish

@@ -508,3 +508,33 @@ uint32_t ms_findings_each_exit(void (*fn)(const struct ms_exit_finding *e, void 
 	}
 	return dropped;
 }
+
+/* ---- an edge's thread now ------------------------------------------- */
+
+struct waits_query {
+	uint32_t tid, held, rec;
+	uintptr_t key;
+	int waits;
+};
+
+static void waits_in(struct ms_tstate *ts, void *arg)
+{
+	struct waits_query *q = arg;
+	if (LOAD(&ts->tid) != q->tid || LOAD(&ts->wait_rec) != q->rec ||
+	    LOAD(&ts->wait_key) != q->key)
+		return;
+	uint32_t n = LOAD(&ts->nheld);
+	for (uint32_t i = 0; i < n && i < MS_HELD_MAX; i++)
+		if (LOAD(&ts->held[i].rec) == q->held)
+			q->waits = 1;
+}
+
+int ms_finding_edge_waits(uint32_t tid, const struct ms_finding_mutex *a,
+			  const struct ms_finding_mutex *b)
+{
+	if (a->ended || b->ended || LOAD(&ms_rec(b->rec)->birth) != b->birth)
+		return 0;
+	struct waits_query q = { tid, a->rec, b->rec, b->key, 0 };
+	ms_threads_each(waits_in, &q);
+	return q.waits;
+}

@@ -60,6 +60,13 @@ struct ms_cycle_finding {
 	struct ms_finding_edge e[MS_CYCLE_KEPT];
 };
 
+/* Whether thread tid, holding mutex a, waits now for mutex b (this life
+ * of each).  A cycle's edge is made as its second mutex is asked for,
+ * before any wait: the thread that closed the cycle of a deadlock that
+ * happened never took it.  Report time: it reads the threads' records. */
+int ms_finding_edge_waits(uint32_t tid, const struct ms_finding_mutex *a,
+			  const struct ms_finding_mutex *b);
+
 /* Index in m[]/e[] of the cycle's i-th mutex/edge, -1 if not kept. */
 static inline int ms_cycle_slot(const struct ms_cycle_finding *c, uint32_t i)
 {

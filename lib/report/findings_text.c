@@ -97,38 +97,6 @@ static void print_reuse_note(struct ms_fmt *f, const struct ms_cycle_finding *c)
 	       count > 1 ? "es" : "");
 }
 
-/* Whether thread tid waits now for mutex b (a cycle's edge is made as
- * the lock is asked for, before any wait: the thread that closed a cycle
- * of a deadlock that happened never took its second mutex). */
-struct waits_query {
-	uint32_t tid, held, rec;
-	uintptr_t key;
-	int waits;
-};
-
-static void waits_in(struct ms_tstate *ts, void *arg)
-{
-	struct waits_query *q = arg;
-	if (LOAD(&ts->tid) != q->tid || LOAD(&ts->wait_rec) != q->rec ||
-	    LOAD(&ts->wait_key) != q->key)
-		return;
-	uint32_t n = LOAD(&ts->nheld);
-	for (uint32_t i = 0; i < n && i < MS_HELD_MAX; i++)
-		if (LOAD(&ts->held[i].rec) == q->held)
-			q->waits = 1;
-}
-
-/* ... holding mutex a, as when it made the edge. */
-static int waits_now(uint32_t tid, const struct ms_finding_mutex *a,
-		     const struct ms_finding_mutex *b)
-{
-	if (a->ended || b->ended || LOAD(&ms_rec(b->rec)->birth) != b->birth)
-		return 0;
-	struct waits_query q = { tid, a->rec, b->rec, b->key, 0 };
-	ms_threads_each(waits_in, &q);
-	return q.waits;
-}
-
 static void print_cycle(struct ms_fmt *f, const struct ms_cycle_finding *c)
 {
 	char name[8];
@@ -189,7 +157,7 @@ static void print_cycle(struct ms_fmt *f, const struct ms_cycle_finding *c)
 		       e->thread_name[0] ? " \"" : "", e->thread_name,
 		       e->thread_name[0] ? "\"" : "", an,
 		       as < 0 ? "" : ms_edge_mode_text(e->modes, 0, c->m[as].flags),
-		       as >= 0 && bs >= 0 && waits_now(e->tid, &c->m[as], &c->m[bs])
+		       as >= 0 && bs >= 0 && ms_finding_edge_waits(e->tid, &c->m[as], &c->m[bs])
 			       ? "waits for " : "", bn,
 		       bs < 0 ? "" : ms_edge_mode_text(e->modes, 1, c->m[bs].flags));
 		ms_fmt(f, "    %-3s at  ", an);
