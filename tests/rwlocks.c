@@ -357,6 +357,57 @@ static void read_ended(void)
 	pthread_rwlock_destroy(&re);
 }
 
+/* A writer's try that finds readers: its failure is ordered after the
+ * reads it found (the side ring's entry goes past the reads' history
+ * too), so it is listed after the last rdlock, not before the reads. */
+static pthread_rwlock_t rb = PTHREAD_RWLOCK_INITIALIZER;
+static void *tries_to_write(void *arg)
+{
+	check(pthread_rwlock_trywrlock(&rb), EBUSY, "trywrlock while read"); /* rb-try */
+	return arg;
+}
+
+static void read_busy(void)
+{
+	pthread_t th;
+	pthread_rwlock_wrlock(&rb);
+	pthread_rwlock_unlock(&rb);
+	for (int i = 0; i < 3; i++) {
+		pthread_rwlock_rdlock(&rb);
+		pthread_rwlock_unlock(&rb);
+	}
+	pthread_rwlock_rdlock(&rb); /* rb-read */
+	pthread_create(&th, NULL, tries_to_write, NULL);
+	pthread_join(th, NULL);
+	pthread_rwlock_unlock(&rb);
+}
+
+/* Every slot for reads taken (MUTEXSTAT_TABLE_SIZE=1024: 64), then one
+ * freed: the lock that found none keeps its reads and writes together
+ * for the rest of its life, though a busy tryrdlock would take the slot
+ * freed (which would count all it did before as reads). */
+static void spent_late(void)
+{
+	static pthread_rwlock_t many[64], sp = PTHREAD_RWLOCK_INITIALIZER;
+	for (int i = 0; i < 64; i++) {
+		pthread_rwlock_init(&many[i], NULL);
+		pthread_rwlock_wrlock(&many[i]);
+		pthread_rwlock_unlock(&many[i]);
+	}
+	for (int i = 0; i < 10; i++) {
+		pthread_rwlock_wrlock(&sp);
+		pthread_rwlock_unlock(&sp);
+	}
+	pthread_rwlock_destroy(&many[0]);
+	pthread_rwlock_wrlock(&sp);
+	check(pthread_rwlock_tryrdlock(&sp), EBUSY, "tryrdlock by the writer");
+	pthread_rwlock_unlock(&sp);
+	for (int i = 0; i < 3; i++) {
+		pthread_rwlock_rdlock(&sp);
+		pthread_rwlock_unlock(&sp);
+	}
+}
+
 /* A reader whose clock is far ahead (200 operations on a mutex of its
  * own), then a write by the main thread, whose clock is not: the write
  * is ordered after the read all the same. */
@@ -431,6 +482,10 @@ int main(int argc, char **argv)
 		read_read(1);
 	else if (!strcmp(what, "read-history"))
 		read_history();
+	else if (!strcmp(what, "read-busy"))
+		read_busy();
+	else if (!strcmp(what, "spent-late"))
+		spent_late();
 	else if (!strcmp(what, "read-ended"))
 		read_ended();
 	else if (!strcmp(what, "read-order"))

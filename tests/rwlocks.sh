@@ -86,6 +86,29 @@ expect_eq "read ended: the copy kept, reads and all" \
 		r && NF == 0 { exit } r { print $3 }' "$WORK/re.report" | paste -sd, -)" \
 	"init,rdlock,unlock,rdlock,unlock,rdlock,trywrlock,unlock"
 
+# A writer's busy try, while a read is held, is listed after that read,
+# not before the reads (its order goes past the reads' history too).
+run rb "$T" read-busy
+expect_eq "read busy: exit status" "$rc" 0
+# (The unlock's line is not compared: it is the function's last call, and
+# its return address may be given the line of the code inlined after it.)
+expect_eq "read busy: the last three operations" \
+	"$(awk '/^#[0-9]+ rwlock / { on = 1 } on && /^  recent operations/ { r = 1; getline; next }
+		r && NF == 0 { exit } r { op = $3; if ($4 ~ /^\(/) op = op " " $4 " " $5; else op = op " " $4
+		     sub(/.*rwlocks\.c:/, ""); sub(/,.*/, ""); print op "@" $0 }' "$WORK/rb.report" | tail -n 3 |
+	   sed '3s/@.*//' | paste -sd';' -)" \
+	"rdlock ok@$(line_of rb-read);trywrlock EBUSY@$(line_of rb-try);unlock (read) ok"
+
+# A lock that found no slot for its reads (every one taken) keeps its reads
+# and writes together for the rest of its life, though one is freed later
+# and a busy tryrdlock comes.
+run sl MUTEXSTAT_TABLE_SIZE=1024 MUTEXSTAT_TOP=100 "$T" spent-late
+expect_eq "spent, then a slot freed: exit status" "$rc" 0
+expect_eq "spent, then a slot freed: reads and writes still not told apart" \
+	"$(awk '/^#[0-9]+ rwlock .*\(reader-preferring, no init seen\)$/ { on = 1; next }
+		on && /^  reads/ { print; exit }' "$WORK/sl.report")" \
+	"  reads and writes not told apart: every slot for rwlocks' reads was taken (64 rwlocks at once)"
+
 # A write after a read by a thread whose clock was far ahead: ordered
 # after the read (the writer looks at the reads' history for its order).
 run ro "$T" read-order

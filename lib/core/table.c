@@ -6,6 +6,7 @@
 #include "core/pending_names.h"
 #include "core/thread.h"
 
+#include <stddef.h>
 #include <errno.h>
 #include <sched.h>
 #include <string.h>
@@ -841,6 +842,11 @@ struct ms_read_stats *ms_reads_peek(uint32_t r)
 struct ms_read_stats *ms_reads_slow(uint32_t r)
 {
 	struct ms_table *t = &ms_table;
+	/* A life that found none has its reads in the record's count: a
+	 * slot freed later would count them as writes (reads are the count
+	 * less the slot's writes), so it gets none for the rest of it. */
+	if (LOAD(&ms_rec(r)->flags) & MS_F_READS_SPENT)
+		return NULL;
 	struct ms_cold *c = ms_cold(r);
 	uint64_t birth = LOAD(&ms_rec(r)->birth);
 	for (;;) {
@@ -866,11 +872,15 @@ struct ms_read_stats *ms_reads_slow(uint32_t r)
 			return NULL;
 		}
 		p = &t->reads[slot - 1];
-		memset(p, 0, sizeof *p);
-		p->ring = t->read_ring + (size_t)(slot - 1) * t->history_len;
+		/* all but its history's address, the slot's for good, and
+		 * the count of its takings, which goes on */
+		size_t kept = offsetof(struct ms_read_stats, rec);
+		memset((char *)p + kept, 0, sizeof *p - kept);
+		STORE(&p->ring, t->read_ring + (size_t)(slot - 1) * t->history_len);
+		STORE(&p->taken, LOAD(&p->taken) + 1);
 		/* a slot's history is an earlier life's: none of it is this one's */
 		memset(p->ring, 0, t->history_len * sizeof *t->read_ring);
-		p->write_order = ms_mutex_order(r, ms_rec(r));
+		p->write_order = ms_mutex_order_racing(r, ms_rec(r)); /* a writer may be at it */
 		STORE(&p->birth, birth);
 		__atomic_store_n(&p->rec, r, __ATOMIC_RELEASE);
 		if (__atomic_compare_exchange_n(&c->reads, &seen, slot, 0, __ATOMIC_ACQ_REL,
@@ -1012,6 +1022,28 @@ static uint64_t less_base(uint32_t r, uint64_t v, int which)
 		return v;
 	uint64_t base = which ? LOAD(&b[r].owner_changes) : LOAD(&b[r].acquisitions);
 	return v > base ? v - base : 0;
+}
+
+uint64_t ms_reads_newest_order(uint32_t r)
+{
+	if (ms_lock_class(LOAD(&ms_rec(r)->flags)) != MS_CLASS_RWLOCK)
+		return 0;
+	const struct ms_read_stats *rd = ms_reads_peek(r);
+	if (!rd)
+		return 0;
+	/* the newest positions: a read being written there reads 0, as the
+	 * main history's newest does for ms_mutex_order_racing */
+	uint64_t ops = LOAD(&rd->read_ops), newest = 0;
+	uint32_t n = ops < 8 ? (uint32_t)ops : 8;
+	if (n > ms_table.history_len)
+		n = ms_table.history_len;
+	for (uint32_t i = 1; i <= n; i++) {
+		uint64_t o = __atomic_load_n(&ms_read_ring_at(rd, ops - i)->stamp, __ATOMIC_ACQUIRE) >>
+			     MS_OP_TID_BITS;
+		if (o > newest)
+			newest = o;
+	}
+	return newest;
 }
 
 uint64_t ms_rec_ring_reads(uint32_t r)

@@ -156,15 +156,21 @@ enum ms_misuse {
  * changed with locked instructions, on the slow paths.  How many read at
  * once is glibc's count (other_locks.c), kept here only at its most. */
 struct ms_read_stats {
-	/* The first line is what every read reads, and no read writes.
-	 * Whose: the record and life that took it (table.c's pool). */
+	/* The first line is what every read reads, and no read writes.  Its
+	 * reads' history (the table's read_ring: history_len entries), the
+	 * slot's own for good: never cleared, so that a reader that found the
+	 * slot as it changes hands never sees none. */
+	struct ms_op *ring;
+	/* Times the slot was taken, kept as the ring is: a read held names
+	 * the slot's taking it wrote in (ms_reads_held), since a record may
+	 * get the same slot back after a reset, with the same birth. */
+	uint32_t taken;
+	/* Whose: the record and life that took it (table.c's pool). */
 	uint32_t rec;
 	uint64_t birth;
-	/* Its reads' history (the table's read_ring: history_len entries),
-	 * and the order of the lock's newest operation outside it -- the
-	 * write unlock's, or the life's start -- past which a read goes
+	/* The order of the lock's newest operation outside the reads' history
+	 * -- the write unlock's, or the life's start -- past which a read goes
 	 * (written by the writer alone). */
-	struct ms_op *ring;
 	uint64_t write_order;
 	uint32_t readers_max;                  /* holding at once, at most */
 	/* The rest is written on the slow paths (waits, timed holds, tries)
@@ -616,15 +622,27 @@ static inline uint64_t *ms_read_ring_ticks(const struct ms_op *e)
 	return ms_table.read_ring_ticks + (e - ms_table.read_ring);
 }
 
-/* The slot record r had when it took a read it still holds, if the slot
- * is still r's (a reset gives lives new slots; an old one, not yet
- * another's, takes the unlock's entry, which no report reads). */
-static inline struct ms_read_stats *ms_reads_held(uint32_t r)
+/* The slot record r had when it took a read it still holds, if it is
+ * still r's and not taken again since: `life`, the low MS_HELD_LIFE_BITS
+ * of the slot's `taken` then, which the held set keeps (a reset gives
+ * lives new slots, and the record may get the same one back).  NULL: the
+ * unlock goes to the main history.  life ~0u: any (a writer's unlock). */
+#define MS_HELD_LIFE_BITS 20
+static inline struct ms_read_stats *ms_reads_held(uint32_t r, uint32_t life)
 {
 	uint32_t s = LOAD(&ms_table.cold[r].reads);
 	struct ms_read_stats *p = &ms_table.reads[s - 1];
-	return likely(s) && LOAD(&p->rec) == r ? p : NULL;
+	if (!likely(s) || LOAD(&p->rec) != r)
+		return NULL;
+	if (life != ~0u && life != (LOAD(&p->taken) & ((1u << MS_HELD_LIFE_BITS) - 1)))
+		return NULL;
+	return p;
 }
+
+/* The newest order among the entries of record r's reads' history (0:
+ * none, or not a read-write lock with a slot): what a failure of another
+ * thread goes past, as it goes past the main history's newest. */
+uint64_t ms_reads_newest_order(uint32_t r);
 
 /* Reads of record r counted in its slot's history position (0 without a
  * slot: its reads are in the record's count). */

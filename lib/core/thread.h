@@ -36,6 +36,10 @@ extern int ms_active;
 #define MS_HELD_READ 1u    /* ms_held.mode: a read hold */
 #define MS_HELD_RING 2u    /* ... whose position is in the reads' history */
 #define MS_HELD_POS_SHIFT 2 /* ... and the unlock's history position above */
+/* A position in the reads' history takes 10 bits (history_len <= 1024);
+ * above it, the low bits of the slot's life (table.h's ms_reads_held). */
+#define MS_HELD_RING_POS 1023u
+#define MS_HELD_LIFE_SHIFT 12
 #define MS_EDGE_CACHE 256  /* lock-order edges this thread knows are recorded */
 #define MS_EDGE_CACHE2 16384 /* ... in the bigger cache of a thread that takes more */
 #define MS_EDGE_MISSES 256 /* known edges missed before that one is made */
@@ -56,7 +60,8 @@ struct ms_held {
 	 * an exclusive hold (a mutex, a write lock, a spin lock).  Above it,
 	 * MS_HELD_RING if that hold's entries are in its slot's reads'
 	 * history, and above them the history position for its unlock,
-	 * reserved as it was taken (0 none: other_locks.c).  An entry at or above
+	 * reserved as it was taken (0 none: other_locks.c), then, for the
+	 * reads' history, the slot's life.  An entry at or above
 	 * nheld has mode 0, as since: the lock path's plain case does not
 	 * write it.  In what was padding: no bigger entry. */
 	uint32_t mode;

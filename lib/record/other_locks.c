@@ -201,7 +201,8 @@ void ms_read_acquired(struct ms_thread *t, uint32_t r, const void *lock, uintptr
 			__atomic_store_n(&ms_read_ring_at(rd, p + 1)->stamp, 0, __ATOMIC_RELAXED);
 		ring_entry(t, rd, p, o, caller, op, waited, ticks);
 		pos = (uint32_t)((p + 1) & ms_table.history_mask);
-		mode = MS_HELD_READ | MS_HELD_RING | pos << MS_HELD_POS_SHIFT;
+		mode = MS_HELD_READ | MS_HELD_RING | pos << MS_HELD_POS_SHIFT |
+		       (LOAD(&rd->taken) & ((1u << MS_HELD_LIFE_BITS) - 1)) << MS_HELD_LIFE_SHIFT;
 	} else {
 		uint64_t o = reader_order_main(t, r, rec, LOAD(&rec->ops));
 		if (likely(n < MS_HELD_MAX)) {
@@ -264,9 +265,9 @@ uint32_t ms_read_released(struct ms_thread *t, uint32_t r, uintptr_t caller)
 	uint64_t o = t->clock + 1; /* past its lock's entry, as a holder's */
 	t->clock = o;
 	if (likely(mode & MS_HELD_RING)) {
-		const struct ms_read_stats *rd = ms_reads_held(r);
+		const struct ms_read_stats *rd = ms_reads_held(r, mode >> MS_HELD_LIFE_SHIFT);
 		if (likely(rd)) {
-			ring_entry(t, rd, pos, o, caller, MS_OP_RDUNLOCK, 0, 0);
+			ring_entry(t, rd, pos & MS_HELD_RING_POS, o, caller, MS_OP_RDUNLOCK, 0, 0);
 			return seq;
 		}
 		pos = 0;
@@ -299,7 +300,7 @@ static __attribute__((noinline)) void after_reads(struct ms_thread *t,
 
 void ms_write_released(const struct ms_thread *t, uint32_t r)
 {
-	struct ms_read_stats *rd = ms_reads_held(r);
+	struct ms_read_stats *rd = ms_reads_held(r, ~0u);
 	if (rd)
 		STORE(&rd->write_order, t->clock);
 }

@@ -124,6 +124,9 @@ static uint64_t log_other(struct ms_thread *t, uint32_t r, uintptr_t caller, uns
 	struct ms_cold *c = ms_cold(r);
 	struct ms_record *rec = ms_rec(r);
 	uint64_t o = ms_mutex_order_racing(r, rec);
+	uint64_t reads = ms_reads_newest_order(r); /* a read-write lock's readers' */
+	if (reads > o)
+		o = reads;
 	if (t->clock > o)
 		o = t->clock;
 	t->clock = ++o; /* after what this thread has seen, without a write

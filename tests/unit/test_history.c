@@ -296,6 +296,37 @@ START_TEST(test_history_reads_have_a_ring_merged_by_order)
 }
 END_TEST
 
+/* A read held across mutexstat_reset(): the lock's reads get a slot again
+ * -- the same one, with the same birth when the lock did nothing else --
+ * and the held read's unlock must not land on the new reads' entries: it
+ * goes to the main history.  B's two read pairs after the reset are all
+ * there, with A's unlock beside them. */
+START_TEST(test_history_read_held_across_a_reset_keeps_the_new_reads)
+{
+	static pthread_rwlock_t l = PTHREAD_RWLOCK_INITIALIZER;
+	uint32_t r = new_mutex(10);
+	ms_note_rwlock(r, &l, 0);
+	ms_read_acquired(&a, r, &l, CALLER(1), MS_OP_RDLOCK, 0, 0);
+	ms_table_reset_running();
+	for (unsigned i = 0; i < 2; i++) {
+		ms_read_acquired(&b, r, &l, CALLER(10 + i), MS_OP_RDLOCK, 0, 0);
+		ms_read_released(&b, r, CALLER(20 + i));
+	}
+	ms_read_released(&a, r, CALLER(2));
+	const char *got = rows(r);
+	for (unsigned i = 0; i < 2; i++) {
+		char want[64];
+		snprintf(want, sizeof want, "B rdlock ok @%u\n", 10 + i);
+		ck_assert_msg(strstr(got, want), "no \"%s\" in:\n%s", want, got);
+		snprintf(want, sizeof want, "B unlock (read) ok @%u\n", 20 + i);
+		ck_assert_msg(strstr(got, want), "no \"%s\" in:\n%s", want, got);
+	}
+	ck_assert_msg(strstr(got, "A unlock (read) ok @2\n"), "A's unlock missing:\n%s", got);
+	ck_assert_uint_eq(n_read, 5);
+	ck_assert_uint_eq(ms_rec_acquisitions(r), 2); /* the reads since the reset */
+}
+END_TEST
+
 /* ---- lives ---------------------------------------------------------------- */
 
 /* An init of a known address starts a new life at its birth: the entries
@@ -366,6 +397,7 @@ Suite *history_suite(void)
 	tc = tcase_create("lives");
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, test_history_reads_have_a_ring_merged_by_order);
+	tcase_add_test(tc, test_history_read_held_across_a_reset_keeps_the_new_reads);
 	tcase_add_test(tc, test_history_leaves_out_older_lives);
 	tcase_add_test(tc, test_history_entry_torn_while_read_is_counted_not_shown);
 	suite_add_tcase(s, tc);
