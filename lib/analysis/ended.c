@@ -80,8 +80,7 @@ static void keep_history(struct ms_table *t, uint32_t r, struct ms_site *s)
 		const struct ms_op *e = ms_history_at(r, i);
 		history_copy(h, e, ms_history_ticks(e));
 	}
-	const struct ms_read_stats *rd =
-		ms_lock_class(LOAD(&rec->flags)) == MS_CLASS_RWLOCK ? ms_reads_peek(r) : NULL;
+	const struct ms_read_stats *rd = ms_reads_peek(r);
 	for (uint32_t i = 0; rd && i < t->history_len; i++) {
 		const struct ms_op *e = ms_read_ring_at(rd, i);
 		history_copy(h, e, ms_read_ring_ticks(e));

@@ -830,7 +830,8 @@ static void keep_newest_life(struct ms_table *t, uint32_t r, struct ms_site *s, 
 struct ms_read_stats *ms_reads_peek(uint32_t r)
 {
 	const struct ms_table *t = &ms_table;
-	if (!(LOAD(&t->records[r].flags) & MS_F_COLD))
+	uint32_t flags = LOAD(&t->records[r].flags);
+	if (!(flags & MS_F_COLD) || ms_lock_class(flags) != MS_CLASS_RWLOCK)
 		return NULL;
 	uint32_t slot = LOAD(&t->cold[r].reads);
 	if (!slot || slot > t->reads_cap)
@@ -985,8 +986,7 @@ static __attribute__((noinline)) void fold_cold(struct ms_table *t, uint32_t r,
 		SITE_ADD(hold_hist[i], LOAD(&c->hold_hist[i]));
 	struct ms_read_stats *rd = NULL;
 	int kept = life_kept(c);
-	if (ms_lock_class(LOAD(&ms_rec(r)->flags)) == MS_CLASS_RWLOCK &&
-	    (rd = ms_reads_peek(r)) != NULL) {
+	if ((rd = ms_reads_peek(r)) != NULL) {
 		kept |= LOAD(&rd->contended) || LOAD(&rd->trylock_busy) || LOAD(&rd->timeouts);
 		fold_reads(rd, ms_rec_acquisitions(r), s);
 	}
@@ -1026,18 +1026,16 @@ static uint64_t less_base(uint32_t r, uint64_t v, int which)
 
 uint64_t ms_reads_newest_order(uint32_t r)
 {
-	if (ms_lock_class(LOAD(&ms_rec(r)->flags)) != MS_CLASS_RWLOCK)
-		return 0;
 	const struct ms_read_stats *rd = ms_reads_peek(r);
-	if (!rd)
-		return 0;
-	/* the newest positions: a read being written there reads 0, as the
-	 * main history's newest does for ms_mutex_order_racing */
-	uint64_t ops = LOAD(&rd->read_ops), newest = 0;
-	uint32_t n = ops < 8 ? (uint32_t)ops : 8;
-	if (n > ms_table.history_len)
-		n = ms_table.history_len;
-	for (uint32_t i = 1; i <= n; i++) {
+	return rd ? ms_read_ring_newest(rd, LOAD(&rd->read_ops)) : 0;
+}
+
+uint64_t ms_read_ring_newest(const struct ms_read_stats *rd, uint64_t ops)
+{
+	/* a read being written reads 0, as the main history's newest entry
+	 * does for ms_mutex_order_racing */
+	uint64_t newest = 0, n = ops < ms_table.history_len ? ops : ms_table.history_len;
+	for (uint64_t i = 1; i <= n; i++) {
 		uint64_t o = __atomic_load_n(&ms_read_ring_at(rd, ops - i)->stamp, __ATOMIC_ACQUIRE) >>
 			     MS_OP_TID_BITS;
 		if (o > newest)
@@ -1048,8 +1046,6 @@ uint64_t ms_reads_newest_order(uint32_t r)
 
 uint64_t ms_rec_ring_reads(uint32_t r)
 {
-	if (ms_lock_class(LOAD(&ms_rec(r)->flags)) != MS_CLASS_RWLOCK)
-		return 0;
 	const struct ms_read_stats *rd = ms_reads_peek(r);
 	return rd ? LOAD(&rd->read_ops) / 2 : 0;
 }
@@ -1550,8 +1546,7 @@ uintptr_t ms_table_last_taken_at(uint32_t r)
 		const struct ms_op *e = ms_history_at(r, i);
 		newer_take(e, ms_history_ticks(e), &best, &at);
 	}
-	const struct ms_read_stats *rd =
-		ms_lock_class(LOAD(&ms_rec(r)->flags)) == MS_CLASS_RWLOCK ? ms_reads_peek(r) : NULL;
+	const struct ms_read_stats *rd = ms_reads_peek(r);
 	for (uint32_t i = 0; rd && i < ms_table.history_len; i++) {
 		const struct ms_op *e = ms_read_ring_at(rd, i);
 		newer_take(e, ms_read_ring_ticks(e), &best, &at);
@@ -1612,8 +1607,6 @@ static void take_view(struct views *c, const struct ms_op *e, const uint64_t *ti
 static void take_reads(struct views *c, uint32_t r)
 {
 	const struct ms_table *t = &ms_table;
-	if (ms_lock_class(LOAD(&ms_rec(r)->flags)) != MS_CLASS_RWLOCK)
-		return;
 	const struct ms_read_stats *rd = ms_reads_peek(r);
 	if (!rd)
 		return;

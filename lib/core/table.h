@@ -578,8 +578,8 @@ struct ms_cold *ms_cold_slow(uint32_t r);
 
 /* Record r's read-write lock's reads, a slot taken for its life on first
  * use; NULL when every slot is taken (counted in reads_spent: its reads
- * and writes are not told apart).  ms_reads_peek: the same, taking none
- * (report time). */
+ * and writes are not told apart).  ms_reads_peek: the same, taking none,
+ * and NULL for a record that is not a read-write lock's (report time). */
 struct ms_read_stats *ms_reads_slow(uint32_t r);
 struct ms_read_stats *ms_reads_peek(uint32_t r);
 
@@ -627,7 +627,6 @@ static inline uint64_t *ms_read_ring_ticks(const struct ms_op *e)
  * of the slot's `taken` then, which the held set keeps (a reset gives
  * lives new slots, and the record may get the same one back).  NULL: the
  * unlock goes to the main history.  life ~0u: any (a writer's unlock). */
-#define MS_HELD_LIFE_BITS 20
 static inline struct ms_read_stats *ms_reads_held(uint32_t r, uint32_t life)
 {
 	uint32_t s = LOAD(&ms_table.cold[r].reads);
@@ -643,6 +642,8 @@ static inline struct ms_read_stats *ms_reads_held(uint32_t r, uint32_t life)
  * none, or not a read-write lock with a slot): what a failure of another
  * thread goes past, as it goes past the main history's newest. */
 uint64_t ms_reads_newest_order(uint32_t r);
+/* ... of slot rd's history up to position ops (its newest history_len). */
+uint64_t ms_read_ring_newest(const struct ms_read_stats *rd, uint64_t ops);
 
 /* Reads of record r counted in its slot's history position (0 without a
  * slot: its reads are in the record's count). */

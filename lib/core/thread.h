@@ -40,6 +40,7 @@ extern int ms_active;
  * above it, the low bits of the slot's life (table.h's ms_reads_held). */
 #define MS_HELD_RING_POS 1023u
 #define MS_HELD_LIFE_SHIFT 12
+#define MS_HELD_LIFE_BITS 20
 #define MS_EDGE_CACHE 256  /* lock-order edges this thread knows are recorded */
 #define MS_EDGE_CACHE2 16384 /* ... in the bigger cache of a thread that takes more */
 #define MS_EDGE_MISSES 256 /* known edges missed before that one is made */

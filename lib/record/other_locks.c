@@ -120,24 +120,18 @@ static uint64_t reader_order_main(struct ms_thread *t, uint32_t r, const struct 
 	return o;
 }
 
-static void reader_entry(struct ms_thread *t, struct ms_op *e, uint64_t *ticks_word, uint64_t o,
-			 uintptr_t caller, unsigned op, int waited, uint64_t ticks)
-{
-	ms_op_write(e, ticks_word, o, t->tid, caller, op, waited, 0, ticks);
-}
-
 static void main_entry(struct ms_thread *t, uint32_t r, uint32_t pos, uint64_t o,
 		       uintptr_t caller, unsigned op, int waited, uint64_t ticks)
 {
 	struct ms_op *e = ms_history_at(r, pos);
-	reader_entry(t, e, ms_history_ticks(e), o, caller, op, waited, ticks);
+	ms_op_write(e, ms_history_ticks(e), o, t->tid, caller, op, waited, 0, ticks);
 }
 
 static void ring_entry(struct ms_thread *t, const struct ms_read_stats *rd, uint64_t pos,
 		       uint64_t o, uintptr_t caller, unsigned op, int waited, uint64_t ticks)
 {
 	struct ms_op *e = ms_read_ring_at(rd, pos);
-	reader_entry(t, e, ms_read_ring_ticks(e), o, caller, op, waited, ticks);
+	ms_op_write(e, ms_read_ring_ticks(e), o, t->tid, caller, op, waited, 0, ticks);
 }
 
 /* The first read of a life, or one that finds more readers than ever. */
@@ -285,14 +279,7 @@ uint32_t ms_read_released(struct ms_thread *t, uint32_t r, uintptr_t caller)
 static __attribute__((noinline)) void after_reads(struct ms_thread *t,
 						  struct ms_read_stats *rd, uint64_t ops)
 {
-	const struct ms_table *tb = &ms_table;
-	uint64_t newest = 0, n = ops < tb->history_len ? ops : tb->history_len;
-	for (uint64_t i = 0; i < n; i++) {
-		uint64_t stamp = __atomic_load_n(&ms_read_ring_at(rd, ops - 1 - i)->stamp,
-						 __ATOMIC_ACQUIRE);
-		if (stamp >> MS_OP_TID_BITS > newest)
-			newest = stamp >> MS_OP_TID_BITS;
-	}
+	uint64_t newest = ms_read_ring_newest(rd, ops);
 	if (newest > t->clock)
 		t->clock = newest;
 	STORE(&rd->read_ops_seen, ops);
