@@ -13,30 +13,25 @@
  *                                    worker ends holding a mutex
  *   exit_paths closed-pipe           a worker locks a mutex 1000 times and
  *                                    is joined; main closes every descriptor
- *                                    but 0-2 (the dump thread's pipe: it
- *                                    makes a new one), raises SIGUSR1 at
- *                                    once and waits for its dump (under
- *                                    the library), starts another such
- *                                    worker
+ *                                    but 0-2, raises SIGUSR1 at once and
+ *                                    waits for its dump (under the
+ *                                    library), starts another such worker
  *                                    (it waits for main to have left) and
  *                                    calls pthread_exit
  *   exit_paths closed-at-end         main calls pthread_exit; the worker
  *                                    locks a mutex 1000 times, closes every
  *                                    descriptor but 0-2 and ends: the last
  *                                    thread; an exit handler waits for the
- *                                    dump thread to see its pipe gone, then
+ *                                    dump thread to wait again, then
  *                                    prints the total
  *   exit_paths closed-often          a worker locks a mutex 1000 times and
- *                                    is joined; closes every descriptor but 0-2 21
- *                                    times, each time until the dump thread
- *                                    has seen it; then raises SIGUSR1 if
- *                                    the dump thread polls nothing
- *   exit_paths closed-write-end      a worker locks a mutex 1000 times and
- *                                    is joined; the dump pipe's write end
- *                                    alone is closed; prints whether the
- *                                    process used under 0.5 s of CPU in the
- *                                    second after, and whether a dump
- *                                    signal then writes its dump
+ *                                    is joined; closes every descriptor but
+ *                                    0-2 21 times; prints whether the
+ *                                    dump thread waits, whether the process
+ *                                    used under 0.5 s of CPU in the second
+ *                                    after, and (under the library)
+ *                                    whether a dump signal then writes its
+ *                                    dump
  *   exit_paths handler-in-report     SIGTERM's handler calls exit(3); it
  *                                    interrupts main inside mutexstat_dump
  *                                    (blocked writing to a full pipe), or,
@@ -61,7 +56,6 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <link.h>
 #include <pthread.h>
 #include <signal.h>
@@ -160,13 +154,13 @@ static void *thousand(void *arg)
 	return arg;
 }
 
-/* The descriptor the dump thread (the thread named "mutexstat") polls,
- * read from the pollfd its poll() points at: -1 once it polls nothing,
- * -2 while it is not in poll (on its way), -3 if there is no such thread. */
-static int dump_thread_poll_fd(void)
+/* Where the dump thread (the thread named "mutexstat") is: 1 waiting on
+ * its futex word (for a signal's request, or its next look), 0 on its way
+ * (writing a dump), -1 if there is no such thread. */
+static int dump_thread_state(void)
 {
 	char path[320], line[256];
-	int fd = -3;
+	int state = -1;
 	DIR *d = opendir("/proc/self/task");
 	struct dirent *e;
 	while (d && (e = readdir(d)) != NULL) {
@@ -182,45 +176,44 @@ static int dump_thread_poll_fd(void)
 		snprintf(path, sizeof path, "/proc/self/task/%s/syscall", e->d_name);
 		f = fopen(path, "r");
 		long nr = -1;
-		unsigned long fds = 0;
-		fd = f && fgets(line, sizeof line, f) && sscanf(line, "%ld %lx", &nr, &fds) == 2 &&
-		     nr == SYS_poll ? ((const struct pollfd *)fds)->fd : -2;
+		state = f && fgets(line, sizeof line, f) && sscanf(line, "%ld", &nr) == 1 &&
+			nr == SYS_futex;
 		if (f)
 			fclose(f);
 	}
 	if (d)
 		closedir(d);
-	return fd;
+	return state;
 }
 
 /* Under the library (MUTEXSTAT_OUTPUT set): until its dump thread, which
- * starts with the program's first thread, has named itself and polls its
- * pipe (5 s at most). */
-static void dump_thread_starts(void)
+ * starts with the program's first thread, has named itself and waits (5 s
+ * at most).  Returns the thread's state. */
+static int dump_thread_waits(void)
 {
+	int state = -1;
 	for (int tries = 0; getenv("MUTEXSTAT_OUTPUT") && tries < 500 &&
-			    dump_thread_poll_fd() < 0; tries++)
+			    (state = dump_thread_state()) != 1; tries++)
 		usleep(10000);
+	return state;
 }
 
-/* After the program closed the dump thread's pipe: until that thread has
- * seen it and polls a pipe of its own again (or nothing), 5 s at most (it
- * looks every 250 ms with the watchdog).  1 if there is a dump thread. */
-static int dump_thread_settles(void)
+/* The dump signal, and its dump's file PREFIX.1 read until it is whole
+ * (10 s at most).  Returns whether it was. */
+static int dump_written(const char *out)
 {
-	int fd = -2;
-	for (int tries = 0; tries < 500; tries++) {
-		fd = dump_thread_poll_fd();
-		if (fd == -3 || fd == -1 || (fd >= 0 && fcntl(fd, F_GETFD) != -1))
-			break;
+	char first[4096];
+	snprintf(first, sizeof first, "%s.1", out);
+	raise(SIGUSR1);
+	for (int tries = 0; tries < 1000 && !file_has(first, "\nTop "); tries++)
 		usleep(10000);
-	}
-	return fd != -3;
+	return file_has(first, "\nTop ");
 }
 
 /* closed-at-end: the last thread closes the descriptors and ends; while
- * its exit() runs the program's exit handlers, the dump thread sees its
- * pipe gone (the handler waits for that). */
+ * its exit() runs the program's exit handlers, the dump thread goes on
+ * waiting (the handler waits for that).  When the dump thread had a pipe,
+ * it saw it gone at that moment and once ended then. */
 static void *thousand_then_close(void *arg)
 {
 	thousand(arg);
@@ -231,7 +224,7 @@ static void *thousand_then_close(void *arg)
 
 static void wait_then_print_total(void)
 {
-	dump_thread_settles();
+	dump_thread_waits();
 	print_total();
 }
 
@@ -250,28 +243,6 @@ static int closed_at_end(void)
 	pthread_exit(NULL);
 }
 
-/* closed-often: the program closes every descriptor 21 times, waiting
- * each time for the dump thread to see it: it makes 20 new pipes, then
- * gives up (one line says so); a dump signal then writes nothing. */
-static int closed_often(void)
-{
-	pthread_t t;
-	pthread_create(&t, NULL, thousand, NULL);
-	pthread_join(t, NULL);
-	dump_thread_starts();
-	for (int round = 0; round < 21; round++) {
-		for (int fd = 3; fd < 1024; fd++)
-			close(fd);
-		dump_thread_settles();
-	}
-	if (dump_thread_poll_fd() == -1)
-		raise(SIGUSR1); /* no pipe: no dump, the program goes on */
-	int fd = dump_thread_poll_fd();
-	printf("closed 21 times, dump thread %s\n",
-	       fd == -3 ? "absent" : fd == -1 ? "polls nothing" : "polls a pipe");
-	return 0;
-}
-
 /* CPU time this process has used, in ms. */
 static long cpu_ms(void)
 {
@@ -281,36 +252,31 @@ static long cpu_ms(void)
 	       (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1000;
 }
 
-/* closed-write-end: the dump thread polls its pipe's read end, which stays;
- * its write end, the other descriptor of that pipe, is closed.  The poll
- * then answers at once, for ever: the dump thread once spun there, a CPU
- * to itself, and dumps ended without a word. */
-static int closed_write_end(void)
+/* closed-often: the program closes every descriptor 21 times (a daemon
+ * that does it again and again).  The dump thread had a pipe there: it
+ * made a new one each time, then gave up after 20, and dumps ended; with
+ * the write end alone closed its poll answered at once, for ever, a CPU
+ * spinning.  It needs no descriptor now. */
+static int closed_often(void)
 {
 	pthread_t t;
 	pthread_create(&t, NULL, thousand, NULL);
 	pthread_join(t, NULL);
-	dump_thread_starts();
-	int rd = dump_thread_poll_fd();
-	struct stat want, st;
-	if (rd >= 0 && fstat(rd, &want) == 0)
+	dump_thread_waits();
+	for (int round = 0; round < 21; round++) {
 		for (int fd = 3; fd < 1024; fd++)
-			if (fd != rd && fstat(fd, &st) == 0 && st.st_ino == want.st_ino &&
-			    st.st_dev == want.st_dev)
-				close(fd);
+			close(fd);
+		usleep(20000);
+	}
+	int state = dump_thread_waits();
+	printf("closed 21 times, dump thread %s\n",
+	       state == -1 ? "absent" : state == 1 ? "waits" : "busy");
 	long before = cpu_ms();
 	sleep(1);
 	printf("a second after: %s\n", cpu_ms() - before < 500 ? "idle" : "busy");
 	const char *out = getenv("MUTEXSTAT_OUTPUT");
-	if (out) {
-		char first[4096];
-		snprintf(first, sizeof first, "%s.1", out);
-		raise(SIGUSR1);
-		int tries = 0;
-		while (tries++ < 1000 && !file_has(first, "\nTop "))
-			usleep(10000);
-		printf("the dump signal: %s\n", file_has(first, "\nTop ") ? "dumped" : "nothing");
-	}
+	if (out && state != -1)
+		printf("the dump signal: %s\n", dump_written(out) ? "dumped" : "nothing");
 	return 0;
 }
 
@@ -321,19 +287,12 @@ static int closed_pipe(void)
 	pthread_create(&t, NULL, thousand, NULL);
 	pthread_join(t, NULL);
 	const char *out = getenv("MUTEXSTAT_OUTPUT");
-	dump_thread_starts();
+	int state = dump_thread_waits();
 	for (int fd = 3; fd < 1024; fd++)
 		close(fd);
-	/* a dump signal now finds no pipe; the dump thread, if any, sees
-	 * that at its next look, makes a new pipe and writes the dump (10 s
-	 * at most) */
-	if (dump_thread_poll_fd() != -3 && out) {
-		char first[4096];
-		snprintf(first, sizeof first, "%s.1", out);
-		raise(SIGUSR1);
-		for (int tries = 0; tries < 1000 && !file_has(first, "\nTop "); tries++)
-			usleep(10000);
-	}
+	/* the dump thread needs no descriptor: it writes the dump at once */
+	if (state != -1 && out)
+		dump_written(out);
 	pthread_mutex_lock(&go);
 	pthread_create(&t, NULL, thousand, NULL);
 	printf("main leaves\n");
@@ -505,8 +464,6 @@ int main(int argc, char **argv)
 		return last_holds();
 	if (!strcmp(mode, "closed-pipe"))
 		return closed_pipe();
-	if (!strcmp(mode, "closed-write-end"))
-		return closed_write_end();
 	if (!strcmp(mode, "closed-at-end"))
 		return closed_at_end();
 	if (!strcmp(mode, "closed-often"))

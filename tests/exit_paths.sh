@@ -5,7 +5,7 @@
 #     blocks every signal, so only SIGKILL ended it), and the report, written
 #     by that last thread, names the workers' functions and lines;
 #   - main calls pthread_exit with no other thread of the program left, or
-#     after the dump thread stopped (the program closed its pipe);
+#     after it closed every descriptor (the dump thread needs none);
 #   - the last thread ends holding a mutex: HELD AT THREAD EXIT;
 #   - exit() from a signal handler that interrupted mutexstat_dump on the
 #     same thread, pause(), malloc (its lock held), dl_iterate_phdr (the
@@ -75,60 +75,52 @@ expect_grep "the last thread ends holding a mutex: HELD AT THREAD EXIT" \
 expect_grep "the last thread ends holding a mutex: taken in keeper" \
     'keeper\+0x[0-9a-f]+ \(tests/exit_paths.c:[0-9]+' "$WORK/r"
 
-# The program closes every descriptor, the dump thread's pipe among them,
-# and raises the dump signal: the thread sees the pipe gone (within 1 s,
-# 250 ms with the watchdog), makes a new one and writes that dump.  The
-# thread stays, outside glibc's count of threads: main's pthread_exit waits
-# for the last worker as without the library, and that worker's exit() is
-# the only one (before, the dump thread ended, and its end could be counted
-# as the last thread's too: a second exit() ended the process in the middle
-# of the exit report, an empty report in about 1 run of 30 here).
-bare "$P" closed-often
-expect_eq "the pipe closed 21 times, without the library" "$bare_st:$(cat "$WORK/bare.out")" \
-    "0:closed 21 times, dump thread absent"
+# The program closes every descriptor and raises the dump signal: the dump
+# thread, which waits on a futex word and holds no descriptor, writes that
+# dump.  The thread stays, outside glibc's count of threads: main's
+# pthread_exit waits for the last worker as without the library, and that
+# worker's exit() is the only one.  (The thread once waited on a pipe, saw
+# it gone and ended, and its end could be counted as the last thread's: a
+# second exit() ended the process in the middle of the exit report.)
 bare "$P" closed-pipe
-expect_eq "the pipe closed, main's pthread_exit: status without the library" \
+expect_eq "every descriptor closed, main's pthread_exit: status without the library" \
     "$bare_st:$(cat "$WORK/bare.out")" "0:main leaves
 total 2000"
 for vars in "" MUTEXSTAT_WATCHDOG=1; do
 	w=${vars:+ (watchdog)}
 	rm -f "$WORK/r.1"
 	under $vars -- "$P" closed-pipe
-	expect_eq "the pipe closed$w, main's pthread_exit: the last worker ends the process" \
+	expect_eq "every descriptor closed$w, main's pthread_exit: the last worker ends the process" \
 	    "$st:$(cat "$WORK/out")" "$bare_st:$(cat "$WORK/bare.out")"
-	expect_grep "the pipe closed$w: the report has every acquisition" \
+	expect_grep "every descriptor closed$w: the report has every acquisition" \
 	    '^ +[0-9]+ 0x[0-9a-f]+ +2000 ' "$WORK/r"
-	expect_grep "the pipe closed$w: the dump signal that found no pipe is written (a new pipe)" \
+	expect_grep "every descriptor closed$w: the dump signal's dump is written" \
 	    '^ +[0-9]+ 0x[0-9a-f]+ +1000 ' "$WORK/r.1"
-	expect_eq "the pipe closed$w: nothing on stderr" "$(cat "$WORK/err")" ""
+	expect_eq "every descriptor closed$w: nothing on stderr" "$(cat "$WORK/err")" ""
 done
 
-# The write end alone closed: the dump thread's poll answers at once, for
-# ever -- it spun there, a CPU to itself, and dumps ended without a word.
-# Now it makes a new pipe, as for the read end.
-rm -f "$WORK/r.1"
-under -- "$P" closed-write-end
-expect_eq "the write end closed: the process idles, as without the library" \
-    "$st:$(head -n 1 "$WORK/out")" "0:a second after: idle"
-expect_eq "the write end closed: a dump signal writes its dump (a new pipe)" \
-    "$(sed -n 2p "$WORK/out")" "the dump signal: dumped"
-
-# A program that keeps closing it wins: 20 new pipes, then none, and one
-# line says so (the process goes on; a dump signal then writes nothing).
+# A program that closes every descriptor again and again: with a pipe, the
+# dump thread made 20 new ones and then gave up, and with the write end
+# alone closed it spun in poll(), a CPU to itself.  Now nothing it closes
+# is the library's wake-up: the thread waits, idle, and dumps go on.
+bare "$P" closed-often
+expect_eq "closed 21 times, without the library" "$bare_st:$(cat "$WORK/bare.out")" \
+    "0:closed 21 times, dump thread absent
+a second after: idle"
 rm -f "$WORK/r.1"
 under MUTEXSTAT_WATCHDOG=1 -- "$P" closed-often
-expect_eq "the pipe closed 21 times: the program runs on, the dump thread has given up" \
-    "$st:$(cat "$WORK/out")" "0:closed 21 times, dump thread polls nothing"
-expect_eq "the pipe closed 21 times: one line says so" "$(cat "$WORK/err")" \
-    "mutexstat: the program closed the live dump's pipe: no more dumps on a signal"
-expect_eq "the pipe closed 21 times: no dump" "$(ls "$WORK/r.1" 2>/dev/null)" ""
-expect_grep "the pipe closed 21 times: the exit report" '^mutexstat: exit_paths ' "$WORK/r"
+expect_eq "closed 21 times: the dump thread waits, the process idles, a dump signal dumps" \
+    "$st:$(cat "$WORK/out")" "0:closed 21 times, dump thread waits
+a second after: idle
+the dump signal: dumped"
+expect_eq "closed 21 times: nothing on stderr" "$(cat "$WORK/err")" ""
+expect_grep "closed 21 times: the exit report" '^mutexstat: exit_paths ' "$WORK/r"
 
 # ... and when the last thread closes the descriptors on its way out, the
-# dump thread sees it while that thread's exit() runs the exit handlers
-# (one waits for it): it once ended then, its end counted as the last
-# thread's, and its own exit() ended the process before the report
-# (7 runs of 10 had none).
+# dump thread goes on waiting while that thread's exit() runs the exit
+# handlers (one waits for it to wait).  With a pipe it saw it gone then and
+# ended, its end counted as the last thread's, and its own exit() ended the
+# process before the report (7 runs of 10 had none).
 bare "$P" closed-at-end
 bad=0
 for run in 1 2 3 4 5; do
@@ -136,7 +128,7 @@ for run in 1 2 3 4 5; do
 	[ "$st:$(cat "$WORK/out")" = "$bare_st:$(cat "$WORK/bare.out")" ] || bad=$((bad + 1))
 	grep -Eq '^ +[0-9]+ 0x[0-9a-f]+ +1000 ' "$WORK/r" || bad=$((bad + 1))
 done
-expect_eq "the last thread closes the pipe as it ends, 5 runs: status, output and report each time" \
+expect_eq "the last thread closes every descriptor as it ends, 5 runs: status, output and report each time" \
     "$bare_st:$(cat "$WORK/bare.out"):$bad" "0:total 1000:0"
 
 # ---- exit() from a signal handler ------------------------------------------

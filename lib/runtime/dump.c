@@ -1,12 +1,15 @@
 /* dump.c - the dump thread: live reports on a signal, the watchdog, and
  * the crash report; see dump.h.
  *
- * The dump signal's handler only writes a byte to a pipe (async-signal-
- * safe, and safe wherever the signal lands: in malloc, stdio, the loader or
- * our own code).  A thread of ours, started with the library and blocking
- * every signal, reads the pipe and writes the report: it can symbolise,
- * allocate and take its time, and it works when every application thread
- * is blocked in a deadlock.  The same thread runs the watchdog. */
+ * The dump signal's handler only sets a bit in a word and wakes the futex
+ * on it (async-signal-safe, and safe wherever the signal lands: in malloc,
+ * stdio, the loader or our own code).  A thread of ours, started with the
+ * library and blocking every signal, waits on that word and writes the
+ * report: it can symbolise, allocate and take its time, and it works when
+ * every application thread is blocked in a deadlock.  The same thread runs
+ * the watchdog.  A word and not a pipe: a pipe is two descriptors the
+ * program can close (a daemon closing all of them) and whose remaking
+ * took the program's lowest free numbers for a moment. */
 #define _GNU_SOURCE
 #include "runtime/dump.h"
 #include "runtime/interval.h"
@@ -32,8 +35,7 @@
 #include "core/thread_pool.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
+#include <linux/futex.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,13 +43,11 @@
 #include <sys/single_threaded.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
-static int pipe_fd[2] = { -1, -1 };
 static int dump_signal;
 /* MUTEXSTAT_SIGNAL's signals by ms_opt.signal, as the notes name them */
 static const char *const signal_names[] = { "USR1", "USR2" };
@@ -71,80 +71,42 @@ int ms_dump_aborting;
 
 /* ---- the dump thread ------------------------------------------------- */
 
-/* Both ends of the pipe share one inode.  A program may close descriptors
- * it did not open (a daemon closing everything, a fork child before exec)
- * and get the same numbers for its own files: the handler must not write
- * into them, nor the dump thread read from them. */
-static dev_t pipe_dev;
-static ino_t pipe_ino;
-static int pipe_gone; /* the program closed it: the dump thread reads no more */
+/* What the dump thread is asked to do, bits that signal handlers set and
+ * the thread takes all at once; also the futex word it sleeps on.  A
+ * private futex: a fork child's word is its own. */
+enum { ASK_DUMP = 1, ASK_SAY = 2, ASK_CRASH = 4 };
+static uint32_t asked;
 
-static int pipe_make(void)
+static void ask(uint32_t what)
 {
-	struct stat st;
-	if (pipe2(pipe_fd, O_CLOEXEC | O_NONBLOCK) != 0)
-		return -1;
-	/* not the lowest free numbers: those are the program's next open()s */
-	pipe_fd[0] = ms_fd_move_high(pipe_fd[0]);
-	pipe_fd[1] = ms_fd_move_high(pipe_fd[1]);
-	/* the reading end blocks in poll(); only writes must not block */
-	fcntl(pipe_fd[0], F_SETFL, 0);
-	if (fstat(pipe_fd[0], &st) == 0) {
-		pipe_dev = st.st_dev;
-		pipe_ino = st.st_ino;
-	}
-	return 0;
+	int saved = errno;
+	__atomic_fetch_or(&asked, what, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &asked, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	errno = saved;
 }
 
-static int is_our_pipe(int fd)
+/* The dump thread's wait: what it was asked since it last looked, or 0
+ * after timeout_ms (-1: none).  A bit set between the look and the wait
+ * makes the futex return at once (the word is no longer 0). */
+static uint32_t wait_asked(int timeout_ms)
 {
-	struct stat st; /* fstat: async-signal-safe */
-	return fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == pipe_dev &&
-	       st.st_ino == pipe_ino;
-}
-
-/* The dump thread's new pipe, after the program closed the old one: its
- * ends closed where they still are ours, the new one made (at a high
- * number again).  A signal meanwhile may see the new number with the old
- * inode, or the other way round: its poke is then dropped (is_our_pipe),
- * never written into a file of the program's. */
-static int pipes_made;
-#define PIPES_MAX 20 /* new pipes at most: then the program wins */
-
-static int pipe_remake(void)
-{
-	for (int i = 0; i < 2; i++)
-		if (is_our_pipe(pipe_fd[i]))
-			close(pipe_fd[i]);
-	return pipe_make();
-}
-
-/* A dump signal whose byte could not be written: the program had closed
- * the pipe.  The dump thread, making a new one, writes that dump then. */
-static int dump_lost;
-
-/* Returns 0 if the pipe is not ours any more (the program closed it). */
-static int poke(char c)
-{
-	if (!is_our_pipe(pipe_fd[1])) {
-		if (c == 'd')
-			__atomic_store_n(&dump_lost, 1, __ATOMIC_RELEASE);
-		return 0;
-	}
-	if (write(pipe_fd[1], &c, 1) < 0) {
-		/* the pipe is full: the dump thread has a wake-up pending anyway */
-	}
-	return 1;
+	uint32_t a = __atomic_exchange_n(&asked, 0, __ATOMIC_ACQUIRE);
+	if (a)
+		return a;
+	struct timespec ts = { timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L };
+	syscall(SYS_futex, &asked, FUTEX_WAIT_PRIVATE, 0, timeout_ms < 0 ? NULL : &ts, NULL,
+		0);
+	return __atomic_exchange_n(&asked, 0, __ATOMIC_ACQUIRE);
 }
 
 static void dump_handler(int sig)
 {
 	(void)sig;
 	int saved = errno;
-	/* A child of fork without a pipe of its own yet (dump_pid is set with
-	 * the pipe): the parent's dump thread must not answer for it. */
+	/* Not in a fork child the library does not follow, nor in one it
+	 * has not set up yet (dump_pid is set then) */
 	if (getpid() == dump_pid) {
-		poke('d');
+		ask(ASK_DUMP);
 		/* No dump thread yet (a process with one thread): it starts
 		 * at this thread's next mutex call, which must take the slow
 		 * path (the lock path trusts the cache, the unlock path unlock_word). */
@@ -192,14 +154,13 @@ int ms_dump_in_signal_handler(void)
 
 int ms_dump_crash_report(void)
 {
-	/* The thread may not have run yet: the request waits in the pipe.
+	/* The thread may not have run yet: the request waits in the word.
 	 * A fork child's that is not started yet will not be, from here. */
 	if (!dump_pid || getpid() != dump_pid || ms_in_dump_thread() ||
-	    __atomic_load_n(&ms_dump_pending, __ATOMIC_ACQUIRE) ||
-	    __atomic_load_n(&pipe_gone, __ATOMIC_ACQUIRE))
+	    __atomic_load_n(&ms_dump_pending, __ATOMIC_ACQUIRE))
 		return -1;
 	__atomic_store_n(&crash_asked, 1, __ATOMIC_RELEASE);
-	poke('c');
+	ask(ASK_CRASH);
 	return 0;
 }
 
@@ -268,68 +229,32 @@ static void *dump_thread(void *arg)
 	 * aborts (MUTEXSTAT_ON_DEADLOCK=abort). */
 	int watchdog_fired = 0, watchdog_done = 0;
 	for (;;) {
-		/* without the pipe, poll only waits (it skips a negative fd) */
-		struct pollfd p = { pipe_gone ? -1 : pipe_fd[0], POLLIN, 0 };
-		/* a pipe the program closes does not end the poll: a look at
-		 * it every second at least */
-		int timeout = ms_opt.watchdog && !watchdog_done ? 250 : pipe_gone ? -1 : 1000;
+		int timeout = ms_opt.watchdog && !watchdog_done ? 250 : -1;
 		int due = ms_interval_timeout_ms();
 		if (due >= 0 && (timeout < 0 || due < timeout))
 			timeout = due;
-		int n = poll(&p, 1, timeout);
+		uint32_t a = wait_asked(timeout);
 		ms_interval_tick(); /* before anything below goes round again */
-		if (n >= 0 && !pipe_gone &&
-		    (!is_our_pipe(pipe_fd[0]) || !is_our_pipe(pipe_fd[1]))) {
-			/* The program closed it, either end (a daemon closing every
-			 * descriptor; it may have the number for a file of its
-			 * own now): a new one, so that dumps go on, unless the
-			 * program keeps closing it.  Then no more dumps; the
-			 * thread stays, outside glibc's count of threads: its end
-			 * would be counted, and if the program's last thread ended
-			 * at that moment, both would call exit() -- the second
-			 * ending the process in the middle of the first's exit
-			 * report.  The watchdog needs no pipe, and goes on. */
-			if (++pipes_made <= PIPES_MAX && pipe_remake() == 0) {
-				/* what came while there was no pipe */
-				if (__atomic_load_n(&crash_asked, __ATOMIC_ACQUIRE))
-					poke('c');
-				else if (__atomic_exchange_n(&dump_lost, 0, __ATOMIC_ACQ_REL))
-					poke('d');
-				continue;
-			}
-			static const char msg[] = "mutexstat: the program closed the live "
-				"dump's pipe: no more dumps on a signal\n";
-			int fd = ms_output_stderr();
-			if (fd >= 0)
-				ms_write_all(fd, msg, sizeof msg - 1);
-			__atomic_store_n(&pipe_gone, 1, __ATOMIC_RELEASE);
+		if ((a & ASK_CRASH) && __atomic_load_n(&crash_asked, __ATOMIC_ACQUIRE)) {
+			/* the process's last report: where the exit report
+			 * would go (an exit() from a signal handler's, unless
+			 * MUTEXSTAT_EXIT_REPORT=0 left it the last interval's
+			 * files alone) */
+			ms_interval_last();
+			if (ms_crash.signal || ms_opt.exit_report || ms_opt.exit_code)
+				ms_report_all(0);
+			/* once: a dump signal after it starts none */
+			__atomic_store_n(&crash_asked, 0, __ATOMIC_RELEASE);
+			__atomic_store_n(&crash_done, 1, __ATOMIC_RELEASE);
 			continue;
 		}
-		if (n > 0) {
-			char buf[64];
-			ssize_t got = read(pipe_fd[0], buf, sizeof buf);
-			if (got <= 0)
-				continue;
-			if (__atomic_load_n(&crash_asked, __ATOMIC_ACQUIRE)) {
-				/* the process's last report: where the exit
-				 * report would go (an exit() from a signal
-				 * handler's, unless MUTEXSTAT_EXIT_REPORT=0 left
-				 * it the last interval's files alone) */
-				ms_interval_last();
-				if (ms_crash.signal || ms_opt.exit_report || ms_opt.exit_code)
-					ms_report_all(0);
-				/* once: a dump signal after it starts none */
-				__atomic_store_n(&crash_asked, 0, __ATOMIC_RELEASE);
-				__atomic_store_n(&crash_done, 1, __ATOMIC_RELEASE);
-				continue;
-			}
-			if (memchr(buf, 's', (size_t)got))
-				ms_findings_say_unsaid(ms_output_stderr());
-			if (memchr(buf, 'd', (size_t)got))
-				dump(++seq);
+		if (a & ASK_SAY)
+			ms_findings_say_unsaid(ms_output_stderr());
+		if (a & ASK_DUMP)
+			dump(++seq);
+		if (a)
 			continue;
-		}
-		if (n == 0 && ms_opt.watchdog && !watchdog_done) {
+		if (ms_opt.watchdog && !watchdog_done) {
 			int stalled = stall_reported(&seq);
 			if (stalled) {
 				watchdog_fired = 1;
@@ -464,8 +389,6 @@ int ms_dump_init(void)
 	}
 	if (!wanted())
 		return 0;
-	if (pipe_make() != 0)
-		return -1;
 	dump_pid = getpid();
 	if (dump_signal) {
 		sa.sa_handler = dump_handler;
@@ -496,15 +419,8 @@ static void restore(int sig, const struct sigaction *old, void (*ours)(int))
 
 void ms_dump_after_fork_child(int follow)
 {
-	/* The pipe is the parent's too: a dump signal here must not wake
-	 * the parent's dump thread.  A number the program closed and opened
-	 * a file of its own at (a daemon closing every descriptor) is the
-	 * program's: left open. */
-	for (int i = 0; i < 2; i++) {
-		if (is_our_pipe(pipe_fd[i]))
-			close(pipe_fd[i]);
-		pipe_fd[i] = -1;
-	}
+	/* what the parent's thread was asked is the parent's */
+	__atomic_store_n(&asked, 0, __ATOMIC_RELAXED);
 	ms_dump_pending = 0;
 	dump_pid = 0; /* no dump thread here yet */
 	dump_tid = 0;
@@ -518,14 +434,12 @@ void ms_dump_after_fork_child(int follow)
 	}
 	if (!wanted())
 		return;
-	/* a signal that comes before the thread waits in the pipe */
-	if (pipe_make() == 0) {
-		dump_pid = getpid();
-		__atomic_store_n(&ms_dump_pending,
-				 foreign_malloc ? START_AT_CREATE
-				 : ms_opt.on_crash ? START_AT_CALL : START_AT_THREADS,
-				 __ATOMIC_RELEASE);
-	}
+	/* a signal that comes before the thread waits in the word */
+	dump_pid = getpid();
+	__atomic_store_n(&ms_dump_pending,
+			 foreign_malloc ? START_AT_CREATE
+			 : ms_opt.on_crash ? START_AT_CALL : START_AT_THREADS,
+			 __ATOMIC_RELEASE);
 }
 
 /* Start the dump thread if it waits for one of the moments in `when`. */
@@ -577,17 +491,17 @@ void ms_dump_note_pending(void)
 void ms_dump_announce(void)
 {
 	int saved = errno;
-	if (!dump_pid && !foreign_malloc && pipe_make() == 0) {
+	if (!dump_pid && !foreign_malloc) {
 		/* no dump thread was wanted (no signal, watchdog nor crash
 		 * reports): one for this, now */
 		dump_pid = getpid();
 		__atomic_store_n(&ms_dump_pending, START_AT_CALL, __ATOMIC_RELEASE);
 	}
 	ms_dump_waits();
-	/* none to be had (another malloc than glibc's, the pipe closed by
-	 * the program): said here */
-	if (!dump_pid || __atomic_load_n(&ms_dump_pending, __ATOMIC_ACQUIRE) ||
-	    __atomic_load_n(&pipe_gone, __ATOMIC_ACQUIRE) || !poke('s'))
+	/* none to be had (another malloc than glibc's): said here */
+	if (!dump_pid || __atomic_load_n(&ms_dump_pending, __ATOMIC_ACQUIRE))
 		ms_findings_say_unsaid(ms_output_stderr());
+	else
+		ask(ASK_SAY);
 	errno = saved;
 }
