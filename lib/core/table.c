@@ -333,6 +333,28 @@ static void *map(size_t bytes)
 	return p;
 }
 
+/* Arrays filled in order -- records, their first history group and init
+ * stacks are handed out one after another -- may use the kernel's huge
+ * pages past their first HUGE_FROM bytes: a program with a hundred
+ * thousand mutexes then takes a page fault per 2 MiB of them instead of one
+ * per 4 KiB, and its pages are full.  Not the first 2 MiB, which a program
+ * with a few thousand mutexes would round up to a whole huge page; not
+ * what is touched here and there (the index, where addresses hash to; the
+ * later history groups, the times and the cold parts of some mutexes),
+ * which huge pages would fill with memory nobody uses.  The kernel decides
+ * (THP "madvise" or "always"; a program that opted out with
+ * PR_SET_THP_DISABLE stays out).  dense: the bytes from the start that
+ * are filled in order. */
+#define HUGE_FROM (2u << 20)
+
+static void *map_filled_in_order(size_t bytes, size_t dense)
+{
+	void *p = map(bytes);
+	if (p && dense > 2 * HUGE_FROM)
+		(void)madvise((char *)p + HUGE_FROM, dense - HUGE_FROM, MADV_HUGEPAGE);
+	return p;
+}
+
 /* The index is first written where hashes land, which for an array of
  * mutexes is in order (ms_hash keeps neighbours together): page after page,
  * a page fault each.  A stretch of the index that has had INDEX_FILL_AT
@@ -435,15 +457,19 @@ int ms_table_init(uint32_t capacity, uint32_t history_len)
 	for (size_t cap = first; cap >= 64 && t->sites; cap /= 2) {
 		/* records[] is published last: the lock path reads it
 		 * without asking whether the table is ready */
-		struct ms_record *records = map((cap + 1) * sizeof *records);
+		size_t rec_bytes = (cap + 1) * sizeof(struct ms_record);
+		struct ms_record *records = map_filled_in_order(rec_bytes, rec_bytes);
 		t->slots = map(2 * cap * sizeof *t->slots);
 		t->untracked_keys = map(2 * cap * sizeof *t->untracked_keys);
 		t->index_fill = map(index_stretches(cap) * sizeof *t->index_fill);
 		t->cold = map((cap + 1) * sizeof *t->cold);
-		t->history = map(history_entries(history_len, cap) * sizeof *t->history);
+		t->history = map_filled_in_order(history_entries(history_len, cap) *
+							 sizeof *t->history,
+						 (cap + 1) * MS_HISTORY_GROUP * sizeof *t->history);
 		t->history_ticks =
 			map(history_entries(history_len, cap) * sizeof *t->history_ticks);
-		t->init_stacks = map((cap + 1) * sizeof *t->init_stacks);
+		size_t init_bytes = (cap + 1) * sizeof *t->init_stacks;
+		t->init_stacks = map_filled_in_order(init_bytes, init_bytes);
 		t->free_next = map((cap + 1) * sizeof *t->free_next);
 		t->reads = map(reads_slots(cap) * sizeof *t->reads);
 		t->reads_free = map(reads_slots(cap) * sizeof *t->reads_free);

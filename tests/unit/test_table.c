@@ -46,6 +46,7 @@ static void setup_64(void) { table_init(64, 16); }
 static void setup_1024(void) { table_init(1024, 16); }
 static void setup_8192(void) { table_init(8192, 16); }
 static void setup_16384(void) { table_init(16384, 16); }
+static void setup_65536(void) { table_init(65536, 16); }
 
 /* Addresses that look like a heap: 48 bytes apart, as malloc spaces 40-byte
  * pthread_mutex_t objects. */
@@ -261,6 +262,65 @@ START_TEST(test_table_index_stretch_resident_at_its_64th_insert)
 	}
 	ck_assert_int_eq(resident(last), 1);
 	ck_assert_int_eq(resident(&ms_table.slots[4 * stretch - 1]), 0); /* not the next */
+}
+END_TEST
+
+/* Whether the mapping that holds p has the two-letter VmFlags word flag in
+ * /proc/self/smaps ("hg": MADV_HUGEPAGE); -1 if smaps cannot tell. */
+static int vm_flag(const void *p, const char *flag)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	if (!f)
+		return -1;
+	char line[512];
+	int in = 0, found = -1;
+	while (fgets(line, sizeof line, f)) {
+		unsigned long lo, hi;
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' '))
+			in = (uintptr_t)p >= lo && (uintptr_t)p < hi;
+		else if (in && !strncmp(line, "VmFlags:", 8)) {
+			char word[4];
+			snprintf(word, sizeof word, " %s", flag);
+			found = strstr(line, word) != NULL;
+			break;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/* Records and the first history group are handed out in order, so past
+ * their first 2 MiB they may take huge pages (a page fault per 2 MiB of
+ * mutexes, not per 4 KiB); the first 2 MiB, the later history groups,
+ * the times, the cold parts, init stacks under 4 MiB and the index, which
+ * are touched here and there or by small programs, never do. */
+START_TEST(test_table_huge_pages_only_where_filled_in_order)
+{
+	void *probe = mmap(NULL, 4u << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			   -1, 0);
+	ck_assert_ptr_ne(probe, MAP_FAILED);
+	int can = madvise(probe, 4u << 20, MADV_HUGEPAGE) == 0 && vm_flag(probe, "hg") == 1;
+	munmap(probe, 4u << 20);
+	if (!can)
+		return; /* a kernel without transparent huge pages */
+	const size_t mib = 1u << 20;
+	const struct ms_table *t = &ms_table;
+	ck_assert_uint_eq(t->capacity, 65536); /* records: 4 MiB and 64 bytes */
+	const char *records = (const char *)t->records;
+	ck_assert_int_eq(vm_flag(records, "hg"), 0);
+	ck_assert_int_eq(vm_flag(records + 2 * mib - 1, "hg"), 0);
+	ck_assert_int_eq(vm_flag(records + 2 * mib, "hg"), 1);
+	ck_assert_int_eq(vm_flag(records + 4 * mib, "hg"), 1);
+	const char *history = (const char *)t->history;
+	const size_t group0 = (t->capacity + 1) * MS_HISTORY_GROUP * sizeof *t->history;
+	ck_assert_int_eq(vm_flag(history + mib, "hg"), 0);
+	ck_assert_int_eq(vm_flag(history + 3 * mib, "hg"), 1);
+	ck_assert_int_eq(vm_flag(history + group0 - 1, "hg"), 1);
+	ck_assert_int_eq(vm_flag(history + group0 + 4096, "hg"), 0); /* the next group */
+	ck_assert_int_eq(vm_flag((const char *)t->history_ticks + 3 * mib, "hg"), 0);
+	ck_assert_int_eq(vm_flag((const char *)t->cold + 3 * mib, "hg"), 0);
+	ck_assert_int_eq(vm_flag(t->init_stacks, "hg"), 0); /* 256 KiB */
+	ck_assert_int_eq(vm_flag(t->slots + 65536, "hg"), 0);
 }
 END_TEST
 
@@ -1569,6 +1629,11 @@ Suite *table_suite(void)
 	tcase_add_test(tc, test_table_index_stretch_resident_at_its_64th_insert);
 	tcase_add_test(tc, test_table_threads_new_records_share_no_line);
 	tcase_add_test(tc, test_table_edges_sharing_a_cache_slot_both_stay_known);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("huge");
+	tcase_add_checked_fixture(tc, setup_65536, NULL);
+	tcase_add_test(tc, test_table_huge_pages_only_where_filled_in_order);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("spread");
