@@ -345,7 +345,7 @@ static void *map(size_t bytes)
  * (THP "madvise" or "always"; a program that opted out with
  * PR_SET_THP_DISABLE stays out).  dense: the bytes from the start that
  * are filled in order. */
-#define HUGE_FROM (2u << 20)
+#define HUGE_FROM ((size_t)2 << 20)
 
 static void *map_filled_in_order(size_t bytes, size_t dense)
 {
