@@ -598,6 +598,30 @@ expect_eq "deadlock_hang, watchdog: so does the JSON's waits_for_to" \
 	"$(jq -c '[.findings[] | select(.kind == "potential-deadlock") | .edges[].waits_for_to]' \
 		"$WORK/hangwd.report.1.json")" "[true,true]"
 
+# The watchdog looks every 250 ms also while dump signals come more often:
+# with one every 100 ms it once never looked, and the hang went on for ever.
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/storm.report" MUTEXSTAT_WATCHDOG=1 \
+	MUTEXSTAT_ON_DEADLOCK=abort "$B/examples/deadlock_hang" >"$WORK/storm.out" 2>"$WORK/storm.err" &
+storm_pid=$!
+# its dump signal is handled once the dump thread runs (before, SIGUSR1 ends it)
+tries=0
+until grep -qx mutexstat /proc/$storm_pid/task/*/comm 2>/dev/null || [ $tries -ge 100 ]; do
+	sleep 0.1
+	tries=$((tries + 1))
+done
+# (30 s of them at most: the watchdog's 1 s and its look's 250 ms come
+# first; before, the process aborted only once the signals stopped)
+tries=0
+while [ $tries -lt 300 ] && kill -USR1 $storm_pid 2>/dev/null; do
+	sleep 0.1
+	tries=$((tries + 1))
+done
+expect_eq "deadlock_hang, watchdog, a dump signal every 100 ms: it ends while they come" \
+	"$([ $tries -lt 300 ] && echo yes || echo "no, still running after $tries signals")" yes
+wait_or_kill $storm_pid 5
+rc=$?
+expect_eq "deadlock_hang, watchdog, a dump signal every 100 ms: aborted (SIGABRT)" "$rc" 134
+
 # ... and once the deadlock is gone (the ABBA that does not hang, at exit):
 # "took A, then B".
 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/abba.report" MUTEXSTAT_FORMAT=text,json \

@@ -210,6 +210,41 @@ static int stall_reported(unsigned *seq)
 	return 1;
 }
 
+/* The watchdog's look, at `now`.  It reports the first wait that lasts
+ * MUTEXSTAT_WATCHDOG seconds.  A long wait is not a deadlock: a holder
+ * that sleeps, does I/O or is stopped makes one in a healthy program.  So
+ * it goes on looking while waits are that long (*fired), and reports once
+ * more when a deadlock that cannot end by itself appears (*done); only
+ * that one aborts (MUTEXSTAT_ON_DEADLOCK=abort).  A STALL cannot end
+ * either. */
+static void watchdog_look(unsigned *seq, uint64_t now, int *fired, int *done)
+{
+	if (stall_reported(seq)) {
+		*fired = 1;
+		*done = 1;
+		if (ms_opt.on_deadlock == 1) { /* abort */
+			ms_dump_aborting = 1;
+			abort();
+		}
+		return;
+	}
+	uint64_t since = 0;
+	ms_threads_each(oldest, &since);
+	if (!since || now <= since ||
+	    ms_ticks_to_ns(now - since) < ms_opt.watchdog * 1000000000ull)
+		return;
+	int certain = ms_waitfor_certain_deadlocks();
+	if (*fired && !certain)
+		return; /* reported; no deadlock yet */
+	*fired = 1;
+	*done = certain > 0;
+	dump(++*seq);
+	if (certain && ms_opt.on_deadlock == 1) { /* abort */
+		ms_dump_aborting = 1;
+		abort();
+	}
+}
+
 static void *dump_thread(void *arg)
 {
 	(void)arg;
@@ -221,13 +256,8 @@ static void *dump_thread(void *arg)
 	ms_self.guard = 1; /* nothing this thread locks is the program's */
 	ms_ok_clear(&ms_self);
 	unsigned seq = 0;
-	/* The watchdog reports the first wait that lasts MUTEXSTAT_WATCHDOG
-	 * seconds.  A long wait is not a deadlock: a holder that sleeps,
-	 * does I/O or is stopped makes one in a healthy program.  So it
-	 * goes on looking while waits are that long, and reports once more
-	 * when a deadlock that cannot end by itself appears; only that one
-	 * aborts (MUTEXSTAT_ON_DEADLOCK=abort). */
 	int watchdog_fired = 0, watchdog_done = 0;
+	uint64_t looked = ms_ticks(); /* the watchdog's last look */
 	for (;;) {
 		int timeout = ms_opt.watchdog && !watchdog_done ? 250 : -1;
 		int due = ms_interval_timeout_ms();
@@ -252,36 +282,16 @@ static void *dump_thread(void *arg)
 			ms_findings_say_unsaid(ms_output_stderr());
 		if (a & ASK_DUMP)
 			dump(++seq);
-		if (a)
+		/* The watchdog looks every 250 ms, also when requests come
+		 * more often than that (dump signals every 100 ms kept it from
+		 * ever looking) */
+		if (!ms_opt.watchdog || watchdog_done)
 			continue;
-		if (ms_opt.watchdog && !watchdog_done) {
-			int stalled = stall_reported(&seq);
-			if (stalled) {
-				watchdog_fired = 1;
-				watchdog_done = 1; /* nothing can end it */
-				if (ms_opt.on_deadlock == 1) { /* abort */
-					ms_dump_aborting = 1;
-					abort();
-				}
-				continue;
-			}
-			uint64_t since = 0;
-			ms_threads_each(oldest, &since);
-			uint64_t now = ms_ticks();
-			if (since && now > since &&
-			    ms_ticks_to_ns(now - since) >= ms_opt.watchdog * 1000000000ull) {
-				int certain = ms_waitfor_certain_deadlocks();
-				if (watchdog_fired && !certain)
-					continue; /* reported; no deadlock yet */
-				watchdog_fired = 1;
-				watchdog_done = certain > 0;
-				dump(++seq);
-				if (certain && ms_opt.on_deadlock == 1) { /* abort */
-					ms_dump_aborting = 1;
-					abort();
-				}
-			}
-		}
+		uint64_t now = ms_ticks();
+		if (a && now - looked < 250 * ms_ticks_per_ms())
+			continue;
+		looked = now;
+		watchdog_look(&seq, now, &watchdog_fired, &watchdog_done);
 	}
 	return NULL;
 }
