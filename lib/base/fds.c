@@ -8,14 +8,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The descriptors made here: a handful (a copy of stderr, the live dump's
- * pipe, libunwind's pipe), each number remembered with its open file.
- * Entries are written once: a number made again (a pipe made anew) takes
- * a new entry, and a reader finds the number's entries whole -- never one
- * being rewritten, which a signal handler could read torn.  The dump's
- * pipe is made anew at most 20 times (dump.c), so 64 entries last; more
- * than that are not remembered (only the EBADF answer is lost for them,
- * never a descriptor). */
+/* The descriptors made here: a handful (a copy of stderr, libunwind's
+ * pipe), each number remembered with its open file.  Entries are written
+ * once: a number made again (libunwind's pipe made anew after the program
+ * closed it) takes a new entry, and a reader finds the number's entries
+ * whole -- never one being rewritten, which a signal handler could read
+ * torn.  More than 64 are not remembered (only the EBADF answer is lost
+ * for them, never a descriptor). */
 #define OURS_MAX 64
 static struct ours {
 	int fd; /* 0: free, -1: being written (ours are all above 2) */

@@ -4,8 +4,8 @@
  * 3 in a process started with 0, 1 and 2), and daemons and ssh close every
  * descriptor above 2 (closefrom) and then open their own files, which get
  * the numbers of whatever the library had there.  So what the library keeps
- * open -- its copy of stderr, the live dump's pipe, libunwind's pipe
- * (stack.c) -- lives at a high number, above what programs use, and code
+ * open -- its copy of stderr, libunwind's pipe (stack.c), the launcher's
+ * list of processes -- lives at a high number, above what programs use, and code
  * that closes one of them first checks that it still is the library's. */
 #ifndef MUTEXSTAT_FDS_H
 #define MUTEXSTAT_FDS_H
@@ -22,8 +22,7 @@ int ms_fd_dup_high(int fd);
 /* Whether fd is one the two calls above made and still the same open file
  * (the program may have closed ours and opened its own there since): the
  * API's mutexstat_dump() answers EBADF for ours, as write(2) would have in
- * the program without the library -- a dump into the live dump's pipe would
- * be read back as requests.  Async-signal-safe (fstat). */
+ * the program without the library.  Async-signal-safe (fstat). */
 int ms_fd_is_ours(int fd);
 
 #endif

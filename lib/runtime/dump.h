@@ -29,9 +29,10 @@ extern int ms_dump_aborting; /* the watchdog's abort (MUTEXSTAT_ON_DEADLOCK) */
  * (ms_dump_thread_created), a wait (ms_dump_before_wait: in a process
  * with one thread, a wait for another process, a process-shared mutex or
  * one a fork child's parent held, so a dump must be possible then), or
- * the next mutex call (ms_dump_at_call).  A fork child gets a pipe of its
- * own for the dump signal; not followed (MUTEXSTAT_FOLLOW=0), the signals
- * get back the dispositions they had before the library. */
+ * the next mutex call (ms_dump_at_call).  A fork child's dump signal
+ * wakes its own thread (the word it waits on is the child's copy); not
+ * followed (MUTEXSTAT_FOLLOW=0), the signals get back the dispositions
+ * they had before the library. */
 void ms_dump_after_fork_child(int follow);
 extern uint32_t ms_dump_pending;
 void ms_dump_at_call(void);

@@ -1,5 +1,5 @@
 /* interval.c - when interval files are written, and their numbers; see
- * interval.h.  The dump thread keeps the time (its poll's timeout); what
+ * interval.h.  The dump thread keeps the time (its wait's timeout); what
  * an interval holds is report/interval_lines.h's and the blame lines'
  * (blame.h, ms_blame_since), writing its files formats.c's. */
 #define _GNU_SOURCE
@@ -84,7 +84,7 @@ static void write_interval(int last)
 	struct ms_span span = { iv.n + 1, iv.wall_start, now - iv.mono_start };
 	int rc = ms_report_interval(&span, (unsigned)ms_opt.keep, last);
 	if (rc > 0) { /* not written: the process is ending */
-		next_due(now); /* (the dump thread's poll waits meanwhile) */
+		next_due(now); /* (the dump thread's wait waits meanwhile) */
 		ms_report_lock_give(&writing);
 		return;
 	}

@@ -14,8 +14,8 @@
 int ms_interval_init(void);
 int ms_interval_on(void);
 
-/* The dump thread: how long until the current interval ends (ms, for
- * poll), -1 if there are no intervals; and the interval's files, if it
+/* The dump thread: how long until the current interval ends (ms, its
+ * wait's timeout), -1 if there are no intervals; and the interval's files, if it
  * has ended. */
 int ms_interval_timeout_ms(void);
 void ms_interval_tick(void);
