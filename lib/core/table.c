@@ -337,14 +337,16 @@ static void *map(size_t bytes)
  * stacks are handed out one after another -- may use the kernel's huge
  * pages past their first HUGE_FROM bytes: a program with a hundred
  * thousand mutexes then takes a page fault per 2 MiB of them instead of one
- * per 4 KiB, and its pages are full.  Not the first 2 MiB, which a program
- * with a few thousand mutexes would round up to a whole huge page; not
- * what is touched here and there (the index, where addresses hash to; the
- * later history groups, the times and the cold parts of some mutexes),
- * which huge pages would fill with memory nobody uses.  The kernel decides
- * (THP "madvise" or "always"; a program that opted out with
- * PR_SET_THP_DISABLE stays out).  dense: the bytes from the start that
- * are filled in order. */
+ * per 4 KiB, and its pages are full but the last (up to 2 MiB more an
+ * array).  Not the first 2 MiB, which a program with a few thousand
+ * mutexes would round up to a whole huge page; nor what is touched here
+ * and there (the index, where addresses hash to; the later history groups,
+ * the times and the cold parts of some mutexes), which huge pages would
+ * fill with memory nobody uses -- left unmarked, as the program's own
+ * memory is, for the kernel's THP setting ("madvise", Debian's, uses huge
+ * pages only where marked; "always" anywhere).  A program that opted out
+ * with PR_SET_THP_DISABLE stays out.  dense: the bytes from the start
+ * that are filled in order. */
 #define HUGE_FROM ((size_t)2 << 20)
 
 static void *map_filled_in_order(size_t bytes, size_t dense)
@@ -595,6 +597,7 @@ static void pool_unlock(struct ms_thread *self)
 static void spares_refill(struct ms_table *t, struct ms_thread *self)
 {
 	uint32_t want = scarce(t) ? 1 : MS_SPARE_BATCH, first = self->nspare;
+	uint32_t chunk = 0; /* a chunk of records to make resident */
 	pool_lock(self);
 	while (self->nspare < want) {
 		uint32_t r = pool.free_head;
@@ -610,13 +613,19 @@ static void spares_refill(struct ms_table *t, struct ms_thread *self)
 				break;
 			STORE(&t->next_unused, r + 1);
 			if (r % POPULATE_RECORDS == 0)
-				populate_chunk(t, r);
+				chunk = r;
 			r |= MS_SPARE_FRESH;
 		} else
 			break; /* full */
 		self->spare[self->nspare++] = r;
 	}
 	pool_unlock(self);
+	/* after the pool's lock, which every thread making a mutex takes: a
+	 * first touch may take a while (a huge page the kernel compacts
+	 * memory for).  A thread that uses a record of the chunk meanwhile
+	 * faults its page in itself. */
+	if (chunk)
+		populate_chunk(t, chunk);
 	/* record_alloc() takes the last first: reversed, the batch goes out
 	 * in the order the pool gave it -- never used records ascending, a
 	 * stream the CPU's prefetcher follows through the records and their
