@@ -11,7 +11,7 @@
  *                                    no thread of the program is left
  *   exit_paths last-holds            main calls pthread_exit; the last
  *                                    worker ends holding a mutex
- *   exit_paths closed-pipe           a worker locks a mutex 1000 times and
+ *   exit_paths closed-all            a worker locks a mutex 1000 times and
  *                                    is joined; main closes every descriptor
  *                                    but 0-2, raises SIGUSR1 at once and
  *                                    waits for its dump (under the
@@ -280,7 +280,7 @@ static int closed_often(void)
 	return 0;
 }
 
-static int closed_pipe(void)
+static int closed_all(void)
 {
 	pthread_t t;
 	atexit(print_total);
@@ -462,8 +462,8 @@ int main(int argc, char **argv)
 		return alone_pthread_exit();
 	if (!strcmp(mode, "last-holds"))
 		return last_holds();
-	if (!strcmp(mode, "closed-pipe"))
-		return closed_pipe();
+	if (!strcmp(mode, "closed-all"))
+		return closed_all();
 	if (!strcmp(mode, "closed-at-end"))
 		return closed_at_end();
 	if (!strcmp(mode, "closed-often"))

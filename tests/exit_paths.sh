@@ -82,14 +82,14 @@ expect_grep "the last thread ends holding a mutex: taken in keeper" \
 # worker's exit() is the only one.  (The thread once waited on a pipe, saw
 # it gone and ended, and its end could be counted as the last thread's: a
 # second exit() ended the process in the middle of the exit report.)
-bare "$P" closed-pipe
+bare "$P" closed-all
 expect_eq "every descriptor closed, main's pthread_exit: status without the library" \
     "$bare_st:$(cat "$WORK/bare.out")" "0:main leaves
 total 2000"
 for vars in "" MUTEXSTAT_WATCHDOG=1; do
 	w=${vars:+ (watchdog)}
 	rm -f "$WORK/r.1"
-	under $vars -- "$P" closed-pipe
+	under $vars -- "$P" closed-all
 	expect_eq "every descriptor closed$w, main's pthread_exit: the last worker ends the process" \
 	    "$st:$(cat "$WORK/out")" "$bare_st:$(cat "$WORK/bare.out")"
 	expect_grep "every descriptor closed$w: the report has every acquisition" \
