@@ -245,6 +245,8 @@ static void watchdog_look(unsigned *seq, uint64_t now, int *fired, int *done)
 	}
 }
 
+#define WATCHDOG_LOOK_MS 250 /* how often the watchdog looks */
+
 static void *dump_thread(void *arg)
 {
 	(void)arg;
@@ -259,7 +261,7 @@ static void *dump_thread(void *arg)
 	int watchdog_fired = 0, watchdog_done = 0;
 	uint64_t looked = ms_ticks(); /* the watchdog's last look */
 	for (;;) {
-		int timeout = ms_opt.watchdog && !watchdog_done ? 250 : -1;
+		int timeout = ms_opt.watchdog && !watchdog_done ? WATCHDOG_LOOK_MS : -1;
 		int due = ms_interval_timeout_ms();
 		if (due >= 0 && (timeout < 0 || due < timeout))
 			timeout = due;
@@ -282,13 +284,13 @@ static void *dump_thread(void *arg)
 			ms_findings_say_unsaid(ms_output_stderr());
 		if (a & ASK_DUMP)
 			dump(++seq);
-		/* The watchdog looks every 250 ms, also when requests come
+		/* The watchdog looks at its interval also when requests come
 		 * more often than that (dump signals every 100 ms kept it from
 		 * ever looking) */
 		if (!ms_opt.watchdog || watchdog_done)
 			continue;
 		uint64_t now = ms_ticks();
-		if (a && now - looked < 250 * ms_ticks_per_ms())
+		if (a && now - looked < WATCHDOG_LOOK_MS * ms_ticks_per_ms())
 			continue;
 		looked = now;
 		watchdog_look(&seq, now, &watchdog_fired, &watchdog_done);
