@@ -264,6 +264,15 @@ void ms_blame_since(struct ms_blame *b, enum ms_blame_format format, uint64_t *c
 	ms_depot_unlock();
 }
 
+int ms_blame_unshown(const struct ms_blame *list, uint64_t birth,
+		     enum ms_blame_format format)
+{
+	for (const struct ms_blame *b = list; b; b = b->next)
+		if (b->birth == birth && LOAD(&b->count) > LOAD(&b->shown[format][0]))
+			return 1;
+	return 0;
+}
+
 const struct ms_blame *ms_blame_of(uint32_t rec, uint64_t birth)
 {
 	if (!(LOAD(&ms_rec(rec)->flags) & MS_F_COLD))

@@ -71,6 +71,12 @@ void ms_blame_sites_reset(struct ms_site *sites, uint32_t n);
 void ms_blame_since(struct ms_blame *b, enum ms_blame_format format, uint64_t *count,
 		    uint64_t *total);
 
+/* Whether any line of list of life `birth` (0: a site's) has waits that
+ * format has not shown yet.  Read without the depot's lock, as a hint: a
+ * line only grows, and what is shown is taken with the lock. */
+int ms_blame_unshown(const struct ms_blame *list, uint64_t birth,
+		     enum ms_blame_format format);
+
 /* Whether a report is reading lines now (ms_blame_readers); with the
  * depot's lock held. */
 int ms_blame_reading(void);

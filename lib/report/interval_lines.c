@@ -272,14 +272,19 @@ struct take {
 	 * top's), and one for a life that only locked and unlocked, whose
 	 * other numbers stay 0 */
 	struct ms_iv_line cur, plain;
+	size_t offered; /* lines offered to the top (more than it keeps: some
+			   were ranked out) */
 };
 
-/* A line with anything in the interval: counted, and offered to the top. */
-static void offer(struct take *t, struct ms_iv_line *o, uint64_t birth)
+/* A line with anything in the interval: counted, and offered to the top.
+ * `did` is 0 for one offered only for stacks of waits it had counted in an
+ * interval before (unshown_stacks): no lock that did anything in this one. */
+static void offer(struct take *t, struct ms_iv_line *o, uint64_t birth, int did)
 {
 	struct ms_iv *iv = t->iv;
 	o->birth = birth;
-	iv->locks++;
+	t->offered++;
+	iv->locks += (uint64_t)(did != 0);
 	iv->acquisitions += o->l.acquisitions;
 	iv->contended += o->l.contended;
 	iv->wait_ns += o->l.wait_total;
@@ -353,7 +358,7 @@ static void live(uintptr_t key, uint32_t r, void *arg)
 		l->changes = ch;
 		l->first_caller = caller;
 		l->classes = 1u << ms_lock_class(flags);
-		offer(t, &t->plain, birth);
+		offer(t, &t->plain, birth, 1);
 		return;
 	}
 	struct ms_iv_line *o = &t->cur;
@@ -379,9 +384,10 @@ static void live(uintptr_t key, uint32_t r, void *arg)
 		ms_hist_widen(hold, h32, MS_HIST_BUCKETS);
 	}
 	nums_of(&now, &o->l, hist, hold);
-	if (nums_take(&now, &b.pool[lb->slot - 1])) {
+	int did = nums_take(&now, &b.pool[lb->slot - 1]);
+	if (did || ms_blame_unshown(ms_blame_of(r, birth), birth, MS_BLAME_REPORT)) {
 		nums_to_line(o, &now);
-		offer(t, o, birth);
+		offer(t, o, birth, did);
 	}
 }
 
@@ -419,10 +425,13 @@ static void site_lines(struct take *t, struct site_now *now, uint32_t n)
 	if (n > b.sites_end)
 		b.sites_end = n;
 	for (uint32_t i = 0; i < n; i++) {
-		if (nums_take(&now[i].n, &b.sites[i])) {
+		int did = nums_take(&now[i].n, &b.sites[i]);
+		if (did || ms_blame_unshown(__atomic_load_n(&ms_table.sites[i].blame,
+							     __ATOMIC_ACQUIRE),
+					    0, MS_BLAME_REPORT)) {
 			t->cur.l = now[i].l;
 			nums_to_line(&t->cur, &now[i].n);
-			offer(t, &t->cur, 0);
+			offer(t, &t->cur, 0, did);
 		} else
 			t->iv->ended += now[i].n.v[0];
 	}
@@ -482,10 +491,19 @@ static struct ms_iv_line *line_of(const struct line_index *x, struct ms_iv *iv, 
 	return NULL;
 }
 
-/* Every blame line's share is taken, so that each wait is in one interval;
- * the top lines keep theirs. */
-static void stacks_of(const struct ms_blame *list, uint64_t birth, struct ms_iv_line *o)
+/* The stacks of blame lines into their line o of the top.  A line not in
+ * it (o NULL) was ranked out of the top -- its share is taken, so that
+ * each wait is in one interval -- or did nothing when the numbers were
+ * read: its stacks came after (a waiter charges its stack after its
+ * unlock, and a life that ends hands its stacks to its site), and wait
+ * for the next interval, whose numbers pass offers a line with stacks
+ * unshown (ms_blame_unshown).  Taken here, they were lost: that line was
+ * in no interval with them. */
+static void stacks_of(const struct ms_blame *list, uint64_t birth, struct ms_iv_line *o,
+		      int ranked_out)
 {
+	if (!o && !ranked_out)
+		return;
 	for (const struct ms_blame *bl = list; bl; bl = bl->next) {
 		if (bl->birth != birth)
 			continue;
@@ -512,6 +530,7 @@ static void stacks_of(const struct ms_blame *list, uint64_t birth, struct ms_iv_
 struct stacks_ctx {
 	struct ms_iv *iv;
 	const struct line_index *x;
+	int ranked_out; /* the top left lines out */
 };
 
 static void live_stacks(uintptr_t key, uint32_t r, void *arg)
@@ -521,13 +540,15 @@ static void live_stacks(uintptr_t key, uint32_t r, void *arg)
 	uint64_t birth = LOAD(&ms_rec(r)->birth);
 	const struct ms_blame *list = ms_blame_of(r, birth);
 	if (list)
-		stacks_of(list, birth, c->x ? line_of(c->x, c->iv, r, birth, NULL) : NULL);
+		stacks_of(list, birth, c->x ? line_of(c->x, c->iv, r, birth, NULL) : NULL,
+			  c->ranked_out || !c->x);
 }
 
 static void site_stacks(const struct ms_site *s, const struct ms_blame *list, void *arg)
 {
 	struct stacks_ctx *c = arg;
-	stacks_of(list, 0, c->x ? line_of(c->x, c->iv, 0, 0, s) : NULL);
+	stacks_of(list, 0, c->x ? line_of(c->x, c->iv, 0, 0, s) : NULL,
+		  c->ranked_out || !c->x);
 }
 
 /* ---- findings ---------------------------------------------------------------- */
@@ -590,7 +611,7 @@ int ms_iv_take(struct ms_iv *iv)
 	ms_lines_sort(iv->lines, sizeof *iv->lines, iv->n);
 	/* every blame line's share is taken, the top lines' kept (without
 	 * memory for the index, none is kept) */
-	struct stacks_ctx c = { iv, index_make(&x, iv) == 0 ? &x : NULL };
+	struct stacks_ctx c = { iv, index_make(&x, iv) == 0 ? &x : NULL, t.offered > iv->n };
 	ms_table_each(live_stacks, &c);
 	ms_blame_each_site(site_stacks, &c);
 	if (x.slot)

@@ -7,6 +7,7 @@
  * each test runs in its own forked child with a table of 64 records. */
 #include "suites.h"
 
+#include "analysis/blame.h"
 #include "analysis/ended.h"
 #include "base/clock.h"
 #include "base/options.h"
@@ -170,6 +171,63 @@ START_TEST(test_intervals_wait_read_between_bucket_and_count_counts_once)
 }
 END_TEST
 
+/* A waiter charges its stack after its unlock, so a wait counted in one
+ * interval can have its stack come after that interval was read.  The
+ * next interval shows the stack -- on the life's line while it lives, on
+ * its site's once it ended -- though the line did nothing else: over the
+ * series, each stack once, as the whole run.  (It was taken and dropped:
+ * a line that did nothing was in no interval with it.) */
+START_TEST(test_intervals_stack_charged_after_its_wait_was_shown_comes_next)
+{
+	struct ms_cold *c = one_life_with_cold(5);
+	uint32_t r = ms_table_find(KEY(5));
+	uint64_t birth = ms_rec(r)->birth;
+	c->contended = 1;
+	c->hist[10] = 1;
+	c->wait_total = 1000;
+	struct ms_iv iv;
+	ck_assert_int_eq(ms_iv_take(&iv), 0);
+	ck_assert_uint_eq(iv.n, 1);
+	ck_assert_uint_eq(iv.contended, 1);
+	ck_assert_int_eq(iv.lines[0].all_stacks[MS_BLAME_WAIT], 0);
+	ms_iv_free(&iv);
+
+	ck_assert_int_eq(ms_blame_add(r, birth, MS_BLAME_WAIT, 7, 1000), 0);
+	ck_assert_int_eq(ms_iv_take(&iv), 0);
+	ck_assert_uint_eq(iv.n, 1);
+	ck_assert_uint_eq(iv.locks, 0); /* it did nothing in this one */
+	ck_assert_uint_eq(iv.contended, 0);
+	ck_assert_uint_eq(iv.lines[0].l.r, r);
+	ck_assert_int_eq(iv.lines[0].all_stacks[MS_BLAME_WAIT], 1);
+	ck_assert_uint_eq(iv.lines[0].stacks[MS_BLAME_WAIT][0].stack, 7);
+	ck_assert_uint_eq(iv.lines[0].stacks[MS_BLAME_WAIT][0].count, 1);
+	ms_iv_free(&iv);
+	ck_assert_int_eq(ms_iv_take(&iv), 0);
+	ck_assert_uint_eq(iv.n, 0);
+	ms_iv_free(&iv);
+
+	/* a second wait, shown; its stack comes, and the life ends */
+	c->contended = 2;
+	c->hist[10] = 2;
+	c->wait_total = 2000;
+	ck_assert_int_eq(ms_iv_take(&iv), 0);
+	ck_assert_uint_eq(iv.contended, 1);
+	ms_iv_free(&iv);
+	ck_assert_int_eq(ms_blame_add(r, birth, MS_BLAME_WAIT, 7, 1000), 0);
+	ms_table_remove(KEY(5));
+	ck_assert_int_eq(ms_iv_take(&iv), 0);
+	ck_assert_uint_eq(iv.n, 1);
+	ck_assert_int_eq(iv.lines[0].l.ended, 1);
+	ck_assert_uint_eq(iv.contended, 0);
+	ck_assert_int_eq(iv.lines[0].all_stacks[MS_BLAME_WAIT], 1);
+	ck_assert_uint_eq(iv.lines[0].stacks[MS_BLAME_WAIT][0].count, 1);
+	ms_iv_free(&iv);
+	ck_assert_int_eq(ms_iv_take(&iv), 0);
+	ck_assert_uint_eq(iv.n, 0);
+	ms_iv_free(&iv);
+}
+END_TEST
+
 Suite *intervals_suite(void)
 {
 	Suite *s = suite_create("intervals");
@@ -179,6 +237,7 @@ Suite *intervals_suite(void)
 	tcase_add_test(tc, test_intervals_live_then_ended_life_counts_each_acquisition_once);
 	tcase_add_test(tc, test_intervals_one_wait_max_is_at_most_the_total);
 	tcase_add_test(tc, test_intervals_wait_read_between_bucket_and_count_counts_once);
+	tcase_add_test(tc, test_intervals_stack_charged_after_its_wait_was_shown_comes_next);
 	suite_add_tcase(s, tc);
 	return s;
 }
