@@ -6,6 +6,7 @@
 #include "base/fmt.h"
 #include "base/internal.h"
 #include "base/maps.h"
+#include "core/cond_signals.h"
 #include "core/forked.h"
 #include "core/table.h"
 #include "core/thread.h"
@@ -260,6 +261,7 @@ static void collect_waiter(struct ms_tstate *ts, void *arg)
 	w->owner_ts = NULL;
 	w->taken_at = 0;
 	w->cond_key = 0;
+	w->cond_cond = 0;
 	w->next = -1;
 	w->retake = 0;
 }
@@ -318,15 +320,21 @@ static int runnable(uint32_t tid)
 /* Chains that end at a thread in a condition wait: look again after
  * COND_LASTS_MS, and mark stuck those whose every wait, owner and
  * condition wait are still the same ones (a wait's start time names it),
- * with the condition wait's thread still asleep in it.  (A 1 ms timed
- * wait whose thread a loaded machine left without a CPU for 100 ms after
- * its deadline read as stuck: a DEADLOCK that was not.) */
+ * with the condition wait's thread still asleep in it and its condition
+ * not signalled meanwhile.  (A 1 ms timed wait whose thread a loaded
+ * machine left without a CPU for 100 ms after its deadline read as
+ * stuck: a DEADLOCK that was not.  So did a worker of a busy pool, asleep
+ * in its wait for work for 100 ms while the producers' signals woke the
+ * others, holding a mutex of its own that a thread waited for.) */
 static void confirm_stuck(struct ms_waiter *w, int n)
 {
 	int candidates = 0;
 	for (int i = 0; i < n; i++) {
 		w[i].lasted = w[i].stuck = 0;
-		candidates |= w[i].next < 0 && w[i].owner_ts && w[i].cond_key;
+		int ends = w[i].next < 0 && w[i].owner_ts && w[i].cond_key;
+		if (ends)
+			w[i].cond_signals = ms_cond_signals(w[i].cond_cond);
+		candidates |= ends;
 	}
 	if (!candidates)
 		return;
@@ -338,7 +346,8 @@ static void confirm_stuck(struct ms_waiter *w, int n)
 	for (int i = 0; i < n; i++) {
 		w[i].lasted &= wait_same(&w[i]);
 		if (w[i].next < 0 && w[i].owner_ts && w[i].cond_key)
-			w[i].lasted &= cond_same(&w[i]) && !runnable(w[i].owner);
+			w[i].lasted &= cond_same(&w[i]) && !runnable(w[i].owner) &&
+				       ms_cond_signals(w[i].cond_cond) == w[i].cond_signals;
 	}
 	for (int i = 0; i < n; i++) {
 		int last = chain_end(w, n, i);
@@ -374,6 +383,9 @@ int ms_waitfor_snapshot(struct ms_waiter *w, uint64_t *moment)
 			continue;
 		w[i].cond_key = LOAD(&o->cond_key);
 		w[i].cond_since = LOAD(&o->cond_since);
+		/* (read after its start: a wait begun since has another,
+		 * and cond_same then finds it is not the same) */
+		w[i].cond_cond = LOAD(&o->cond_cond);
 		w[i].cond_caller = LOAD(&o->cond_caller);
 		w[i].taken_at = taken_at(o, w[i].rec);
 		if (w[i].cond_key)

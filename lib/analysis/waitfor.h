@@ -27,12 +27,15 @@ struct ms_waiter {
 	 * this one were both under way while the owner held this mutex */
 	uintptr_t cond_key, cond_caller;
 	uint64_t cond_since;
+	uintptr_t cond_cond;   /* that wait's condition variable */
+	uint32_t cond_signals; /* its signals and broadcasts, when first read
+				  (core/cond_signals.h) */
 	int next;        /* index of the owner among waiters, -1 none */
 	int done;
 	int changed;     /* the wait ended, or its mutex changed hands, while
 			    the graph was read (snapshot) */
-	int lasted;      /* the same wait, owner (and its condition wait)
-			    after COND_LASTS_MS */
+	int lasted;      /* the same wait, owner (and its condition wait,
+			    asleep and not signalled) after COND_LASTS_MS */
 	int stuck;       /* the chain from here ends at a condition wait, and
 			    all of it lasted COND_LASTS_MS */
 	int read;        /* a wait for a read lock (of a read-write lock) */

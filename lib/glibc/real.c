@@ -79,6 +79,8 @@ static int missing_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 				  const struct timespec *ts);
 static int missing_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m,
 				  clockid_t clock, const struct timespec *ts);
+static int missing_cond_signal(pthread_cond_t *c);
+static int missing_cond_broadcast(pthread_cond_t *c);
 
 struct ms_real ms_real = {
 	.mutex_lock = boot_mutex_lock,
@@ -91,6 +93,8 @@ struct ms_real ms_real = {
 	.cond_wait = missing_cond_wait,
 	.cond_timedwait = missing_cond_timedwait,
 	.cond_clockwait = missing_cond_clockwait,
+	.cond_signal = missing_cond_signal,
+	.cond_broadcast = missing_cond_broadcast,
 	.mutex_consistent = missing_consistent,
 	.thread_create = missing_thread_create,
 	.cancel_type = missing_cancel_type,
@@ -329,6 +333,8 @@ static void resolve_c11(void)
 		n->destroy = (void (*)(void *))ms_real_next("mtx_destroy", NULL);
 		n->cond_wait = (int (*)(void *, void *))ms_real_next("cnd_wait", NULL);
 		n->cond_timedwait = (int (*)(void *, void *, const struct timespec *))ms_real_next("cnd_timedwait", NULL);
+		n->cond_signal = (int (*)(void *))ms_real_next("cnd_signal", NULL);
+		n->cond_broadcast = (int (*)(void *))ms_real_next("cnd_broadcast", NULL);
 		__atomic_store_n(&n->other, 1, __ATOMIC_RELEASE);
 	}
 	__atomic_store_n(&ms_c11_next.checked, 1, __ATOMIC_RELEASE);
@@ -354,6 +360,8 @@ int ms_real_resolve(void)
 	RESOLVE(cond_wait, "pthread_cond_wait", COND_VERSION);
 	RESOLVE(cond_timedwait, "pthread_cond_timedwait", COND_VERSION);
 	RESOLVE(cond_clockwait, "pthread_cond_clockwait", NULL);
+	RESOLVE(cond_signal, "pthread_cond_signal", COND_VERSION);
+	RESOLVE(cond_broadcast, "pthread_cond_broadcast", COND_VERSION);
 	RESOLVE(mutex_consistent, "pthread_mutex_consistent", NULL);
 	RESOLVE(thread_create, "pthread_create", NULL);
 	RESOLVE(cancel_type, "pthread_setcanceltype", NULL);
@@ -422,6 +430,22 @@ static int missing_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m,
 	if (ms_real.cond_clockwait == missing_cond_clockwait)
 		return ENOSYS;
 	return ms_real.cond_clockwait(c, m, clock, ts);
+}
+
+static int missing_cond_signal(pthread_cond_t *c)
+{
+	ms_real_resolve();
+	if (ms_real.cond_signal == missing_cond_signal)
+		return ENOSYS;
+	return ms_real.cond_signal(c);
+}
+
+static int missing_cond_broadcast(pthread_cond_t *c)
+{
+	ms_real_resolve();
+	if (ms_real.cond_broadcast == missing_cond_broadcast)
+		return ENOSYS;
+	return ms_real.cond_broadcast(c);
 }
 
 static int missing_join(pthread_t th, void **ret)

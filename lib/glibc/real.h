@@ -23,6 +23,8 @@ struct ms_real {
 			      const struct timespec *);
 	int (*cond_clockwait)(pthread_cond_t *, pthread_mutex_t *, clockid_t,
 			      const struct timespec *);
+	int (*cond_signal)(pthread_cond_t *);
+	int (*cond_broadcast)(pthread_cond_t *);
 	int (*mutex_consistent)(pthread_mutex_t *);
 	int (*thread_create)(pthread_t *, const pthread_attr_t *,
 			     void *(*)(void *), void *);
@@ -65,6 +67,8 @@ struct ms_c11_next {
 	void (*destroy)(void *);
 	int (*cond_wait)(void *, void *);
 	int (*cond_timedwait)(void *, void *, const struct timespec *);
+	int (*cond_signal)(void *);
+	int (*cond_broadcast)(void *);
 };
 extern struct ms_c11_next ms_c11_next;
 /* Whether the C11 calls go to another library (ms_c11_next). */

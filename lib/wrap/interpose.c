@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include "base/clock.h"
 #include "base/options.h"
+#include "core/cond_signals.h"
 #include "wrap/cond.h"
 #include "analysis/findings.h"
 #include "glibc/glibc_fast.h"
@@ -592,6 +593,21 @@ MS_EXPORT MS_UNWOUND int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex
 	return cond_timedwait(c, m, abstime);
 }
 
+/* Signals and broadcasts: counted by condition (core/cond_signals.h), then
+ * glibc's.  (A live dump calls a chain of waits ending at a thread asleep
+ * in a condition wait a DEADLOCK only if nobody signals that condition.) */
+MS_EXPORT int pthread_cond_signal(pthread_cond_t *c)
+{
+	ms_cond_signalled(c);
+	return ms_real.cond_signal(c);
+}
+
+MS_EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
+{
+	ms_cond_signalled(c);
+	return ms_real.cond_broadcast(c);
+}
+
 /* ---- C11 threads ------------------------------------------------------------
  * glibc's mtx_* and cnd_* call its pthread functions inside libc, where no
  * interposer sees them: a C11 program's mutexes went unrecorded.  So they
@@ -672,6 +688,24 @@ MS_EXPORT MS_UNWOUND int cnd_wait(cnd_t *cnd, mtx_t *mtx)
 	if (unlikely(ms_c11_other()))
 		return ms_c11_next.cond_wait(cnd, mtx);
 	return thrd_answer(cond_wait((pthread_cond_t *)cnd, (pthread_mutex_t *)mtx));
+}
+
+/* glibc's cnd_signal and cnd_broadcast answer thrd_success, as the pthread
+ * calls they make answer 0. */
+MS_EXPORT int cnd_signal(cnd_t *cnd)
+{
+	if (unlikely(ms_c11_other()))
+		return ms_c11_next.cond_signal(cnd);
+	ms_cond_signalled(cnd);
+	return thrd_answer(ms_real.cond_signal((pthread_cond_t *)cnd));
+}
+
+MS_EXPORT int cnd_broadcast(cnd_t *cnd)
+{
+	if (unlikely(ms_c11_other()))
+		return ms_c11_next.cond_broadcast(cnd);
+	ms_cond_signalled(cnd);
+	return thrd_answer(ms_real.cond_broadcast((pthread_cond_t *)cnd));
 }
 
 MS_EXPORT MS_UNWOUND int cnd_timedwait(cnd_t *restrict cnd, mtx_t *restrict mtx,

@@ -8,7 +8,9 @@
  * (writers: for no one; a reader of a writer-preferring lock: for the
  * writer that waits); and the findings the text report and JSON both print
  * from one snapshot (ms_waitfor_each_finding): a cycle with a chain
- * running into it, a chain behind a gone holder, a plain wait chain.
+ * running into it, a chain behind a gone holder, a plain wait chain, a
+ * chain ending at a condition wait (a DEADLOCK unless that condition is
+ * signalled while the dump looks again).
  *
  * Thread ids are made up (none is a thread of this process, so /proc
  * says nothing of them); each test runs in its own forked child. */
@@ -16,6 +18,7 @@
 
 #include "base/clock.h"
 #include "analysis/waitfor.h"
+#include "core/cond_signals.h"
 #include "core/table.h"
 #include "core/thread.h"
 #include "core/thread_pool.h"
@@ -23,6 +26,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #define TID(n) (4000000u + (n))
 #define KEY(n) ((uintptr_t)0x55d4c0b00000u + (uintptr_t)(n) * 48)
@@ -336,6 +340,67 @@ START_TEST(test_waitfor_findings_plain_chain)
 }
 END_TEST
 
+/* Thread t sleeps in a condition wait on condition variable cond, whose
+ * mutex is m, for a second now. */
+static void in_cond_wait(unsigned t, unsigned m, uintptr_t cond)
+{
+	struct ms_tstate *s = ts[t];
+	s->cond_cond = cond;
+	s->cond_caller = 0x3000 + m;
+	s->cond_since = ms_ticks() - ms_ticks_per_ms() * 1000;
+	__atomic_store_n(&s->cond_key, KEY(m), __ATOMIC_RELEASE);
+}
+
+#define COND ((uintptr_t)0x55d4c0c00040u)
+#define OTHER_COND ((uintptr_t)0x55d4c0c00070u)
+
+static int signalling;
+
+/* A thread of the program signalling condition arg, every millisecond,
+ * until told to stop. */
+static void *signaller(void *arg)
+{
+	struct timespec ms = { 0, 1000000 };
+	while (!__atomic_load_n(&signalling, __ATOMIC_ACQUIRE)) {
+		ms_cond_signalled(arg);
+		nanosleep(&ms, NULL);
+	}
+	return NULL;
+}
+
+/* The findings while another thread signals cond. */
+static int findings_while_signalled(uintptr_t cond)
+{
+	pthread_t th;
+	__atomic_store_n(&signalling, 0, __ATOMIC_RELEASE);
+	ck_assert_int_eq(pthread_create(&th, NULL, signaller, (void *)cond), 0);
+	int n = findings();
+	__atomic_store_n(&signalling, 1, __ATOMIC_RELEASE);
+	pthread_join(th, NULL);
+	return n;
+}
+
+/* Thread 2 waits for a mutex that thread 1 holds while it sleeps in a
+ * condition wait, and the dump's second look, 100 ms later, finds all the
+ * same: a DEADLOCK if nobody signalled that condition meanwhile -- also
+ * while another condition is signalled -- and a WAIT CHAIN if somebody
+ * did (a busy pool's producers wake the other waiters, and this one in
+ * its turn). */
+START_TEST(test_waitfor_findings_chain_ends_at_condition_signalled_or_not)
+{
+	ck_assert_ptr_ne(ms_cond_signal_count(COND), ms_cond_signal_count(OTHER_COND));
+	holds(1, 1);
+	in_cond_wait(1, 7, COND);
+	waits(2, 1, 0);
+	ck_assert_int_eq(findings(), 1);
+	ck_assert_str_eq(found, "cond:2");
+	ck_assert_int_eq(findings_while_signalled(OTHER_COND), 1);
+	ck_assert_str_eq(found, "cond:2");
+	ck_assert_int_eq(findings_while_signalled(COND), 0);
+	ck_assert_str_eq(found, "chain:2");
+}
+END_TEST
+
 Suite *waitfor_suite(void)
 {
 	Suite *s = suite_create("waitfor");
@@ -354,6 +419,7 @@ Suite *waitfor_suite(void)
 	tcase_add_test(tc, test_waitfor_findings_cycle_and_chain_into_it);
 	tcase_add_test(tc, test_waitfor_findings_chain_behind_gone_holder);
 	tcase_add_test(tc, test_waitfor_findings_plain_chain);
+	tcase_add_test(tc, test_waitfor_findings_chain_ends_at_condition_signalled_or_not);
 	suite_add_tcase(s, tc);
 	return s;
 }
