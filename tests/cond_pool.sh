@@ -6,7 +6,8 @@
 # shown longer than any wait for that mutex ever lasted -- a dump that
 # pauses to see whether a chain ending at a condition wait lasts measured
 # the waits after the pause, so waits that had ended in it read 100 ms
-# longer than they were.
+# longer than they were.  Then a thread asleep in a condition wait while
+# the condition's signals wake the other waiters (tests/cond_herd.c).
 . "$top_srcdir/tests/lib.sh"
 command -v jq >/dev/null || { echo "skip: no jq"; exit 77; }
 
@@ -44,4 +45,46 @@ cat "$WORK"/d.[0-9]*.json | jq -r '.findings[] | .threads[]? |
 longer=$(join "$WORK/shown" "$WORK/max" | awk '$2 > $3' | wc -l)
 expect_eq "no wait shown longer than the longest for its mutex" "$longer" 0
 join "$WORK/shown" "$WORK/max" | awk '$2 > $3' | head -3 >&2
+
+# ---- a thread asleep through the signals that wake the others --------------
+# tests/cond_herd.c: a holder of h sleeps in a condition wait that is
+# signalled every 5 ms, the signals waking 60 other waiters first, and a
+# checker waits for h.  While the signals come, the checker's wait is a
+# WAIT CHAIN ending at that condition wait in every dump, never a DEADLOCK
+# (it was one whenever the holder slept through the dump's second look);
+# once they stop, it is one.
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/h" MUTEXSTAT_FORMAT=text,json \
+	"$top_builddir/tests/cond_herd" 60 "$WORK/quiet" >"$WORK/hout" 2>"$WORK/herr" &
+pid=$!
+if wait_for "$WORK/hout" '^ready$' 20; then
+	k=1
+	while [ $k -le 5 ]; do
+		kill -USR1 $pid
+		wait_for "$WORK/h.$k.json" '^}' 20 || { fail "herd: no dump $k"; break; }
+		k=$((k + 1))
+	done
+	: >"$WORK/quiet"
+	wait_for "$WORK/hout" '^quiet$' 20 || fail "herd: the signals never stopped"
+	sleep 0.3 # the last signal's waiter has waited again
+	kill -USR1 $pid
+	wait_for "$WORK/h.6.json" '^}' 20 || fail "herd: no dump once quiet"
+else
+	fail "herd: never started"
+fi
+rm -f "$WORK/quiet"
+wait_or_kill $pid 20
+expect_eq "herd: ends when told" "$?" 0
+expect_eq "herd, signalled: no DEADLOCK in five dumps" \
+	"$(cat "$WORK"/h.[1-5].txt | grep -c '^DEADLOCK')" 0
+expect_eq "herd, signalled: nor in their JSON" \
+	"$(cat "$WORK"/h.[1-5].json | grep -c '"kind": *"deadlock"')" 0
+expect_eq "herd, signalled: the checker's WAIT CHAIN, ending at the condition wait, in each" \
+	"$(grep -l -A5 '^WAIT CHAIN:$' "$WORK"/h.[1-5].txt | xargs grep -l 'waits for a condition (mutex 0x[0-9a-f]*) for' | wc -l)" 5
+expect_grep "herd, quiet: a DEADLOCK" \
+	'^DEADLOCK: thread [0-9]+ waits for a condition while holding a mutex other threads wait for$' \
+	"$WORK/h.6.txt"
+expect_grep "herd, quiet: the checker in it, behind the holder" \
+	'^    waits at      checker\+0x[0-9a-f]+ \(.*cond_herd\.c:[0-9]+' "$WORK/h.6.txt"
+expect_eq "herd, quiet: in the JSON, with its condition" \
+	"$(jq '[.findings[] | select(.kind == "deadlock" and .condition_wait)] | length' "$WORK/h.6.json")" 1
 finish
