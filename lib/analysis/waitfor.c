@@ -317,23 +317,35 @@ static int runnable(uint32_t tid)
 	return ms_task_state(tid) == 'R';
 }
 
+/* Acquisitions so far of the mutex known by key, 0 if it has no record. */
+static uint64_t taken(uintptr_t key)
+{
+	uint32_t r = ms_table_find(key);
+	return r == MS_REC_NONE || r == MS_REC_UNTRACKED ? 0 : ms_rec_acquisitions(r);
+}
+
 /* Chains that end at a thread in a condition wait: look again after
  * COND_LASTS_MS, and mark stuck those whose every wait, owner and
  * condition wait are still the same ones (a wait's start time names it),
- * with the condition wait's thread still asleep in it and its condition
- * not signalled meanwhile.  (A 1 ms timed wait whose thread a loaded
- * machine left without a CPU for 100 ms after its deadline read as
- * stuck: a DEADLOCK that was not.  So did a worker of a busy pool, asleep
- * in its wait for work for 100 ms while the producers' signals woke the
- * others, holding a mutex of its own that a thread waited for.) */
+ * with the condition wait's thread still asleep in it, its condition not
+ * signalled and its mutex not taken meanwhile.  (A 1 ms timed wait whose
+ * thread a loaded machine left without a CPU for 100 ms after its
+ * deadline read as stuck: a DEADLOCK that was not.  So did a worker of a
+ * busy pool, asleep in its wait for work for 100 ms while the producers'
+ * signals woke the others, holding a mutex of its own that a thread
+ * waited for.  The producers may themselves go 100 ms without a signal,
+ * waiting for the condition's mutex, busy with the consumers: a mutex
+ * taken meanwhile says the state the condition stands for is changing.) */
 static void confirm_stuck(struct ms_waiter *w, int n)
 {
 	int candidates = 0;
 	for (int i = 0; i < n; i++) {
 		w[i].lasted = w[i].stuck = 0;
 		int ends = w[i].next < 0 && w[i].owner_ts && w[i].cond_key;
-		if (ends)
+		if (ends) {
 			w[i].cond_signals = ms_cond_signals(w[i].cond_cond);
+			w[i].cond_taken = taken(w[i].cond_key);
+		}
 		candidates |= ends;
 	}
 	if (!candidates)
@@ -347,7 +359,8 @@ static void confirm_stuck(struct ms_waiter *w, int n)
 		w[i].lasted &= wait_same(&w[i]);
 		if (w[i].next < 0 && w[i].owner_ts && w[i].cond_key)
 			w[i].lasted &= cond_same(&w[i]) && !runnable(w[i].owner) &&
-				       ms_cond_signals(w[i].cond_cond) == w[i].cond_signals;
+				       ms_cond_signals(w[i].cond_cond) == w[i].cond_signals &&
+				       taken(w[i].cond_key) == w[i].cond_taken;
 	}
 	for (int i = 0; i < n; i++) {
 		int last = chain_end(w, n, i);

@@ -10,7 +10,7 @@
  * from one snapshot (ms_waitfor_each_finding): a cycle with a chain
  * running into it, a chain behind a gone holder, a plain wait chain, a
  * chain ending at a condition wait (a DEADLOCK unless that condition is
- * signalled while the dump looks again).
+ * signalled, or its mutex taken, while the dump looks again).
  *
  * Thread ids are made up (none is a thread of this process, so /proc
  * says nothing of them); each test runs in its own forked child. */
@@ -354,38 +354,48 @@ static void in_cond_wait(unsigned t, unsigned m, uintptr_t cond)
 #define COND ((uintptr_t)0x55d4c0c00040u)
 #define OTHER_COND ((uintptr_t)0x55d4c0c00070u)
 
-static int signalling;
+static int stop_busy;
+static uintptr_t busy_cond; /* signalled, if not 0 */
+static unsigned busy_mutex; /* else mutex number busy_mutex taken */
 
-/* A thread of the program signalling condition arg, every millisecond,
- * until told to stop. */
-static void *signaller(void *arg)
+/* A thread of the program signalling a condition or taking a mutex,
+ * every millisecond, until told to stop. */
+static void *busy(void *arg)
 {
+	(void)arg;
 	struct timespec ms = { 0, 1000000 };
-	while (!__atomic_load_n(&signalling, __ATOMIC_ACQUIRE)) {
-		ms_cond_signalled(arg);
+	while (!__atomic_load_n(&stop_busy, __ATOMIC_ACQUIRE)) {
+		if (busy_cond)
+			ms_cond_signalled((void *)busy_cond);
+		else
+			__atomic_fetch_add(&ms_rec(rec[busy_mutex])->acquisitions, 1,
+					   __ATOMIC_RELAXED);
 		nanosleep(&ms, NULL);
 	}
 	return NULL;
 }
 
-/* The findings while another thread signals cond. */
-static int findings_while_signalled(uintptr_t cond)
+/* The findings while another thread signals cond (not 0), or takes
+ * mutex m. */
+static int findings_while(uintptr_t cond, unsigned m)
 {
 	pthread_t th;
-	__atomic_store_n(&signalling, 0, __ATOMIC_RELEASE);
-	ck_assert_int_eq(pthread_create(&th, NULL, signaller, (void *)cond), 0);
+	busy_cond = cond;
+	busy_mutex = m;
+	__atomic_store_n(&stop_busy, 0, __ATOMIC_RELEASE);
+	ck_assert_int_eq(pthread_create(&th, NULL, busy, NULL), 0);
 	int n = findings();
-	__atomic_store_n(&signalling, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&stop_busy, 1, __ATOMIC_RELEASE);
 	pthread_join(th, NULL);
 	return n;
 }
 
 /* Thread 2 waits for a mutex that thread 1 holds while it sleeps in a
  * condition wait, and the dump's second look, 100 ms later, finds all the
- * same: a DEADLOCK if nobody signalled that condition meanwhile -- also
- * while another condition is signalled -- and a WAIT CHAIN if somebody
- * did (a busy pool's producers wake the other waiters, and this one in
- * its turn). */
+ * same: a DEADLOCK if nobody signalled that condition or took its mutex
+ * meanwhile -- also while another condition is signalled, or another
+ * mutex taken -- and a WAIT CHAIN if somebody did (a busy pool's
+ * producers wake the other waiters, and this one in its turn). */
 START_TEST(test_waitfor_findings_chain_ends_at_condition_signalled_or_not)
 {
 	ck_assert_ptr_ne(ms_cond_signal_count(COND), ms_cond_signal_count(OTHER_COND));
@@ -394,9 +404,13 @@ START_TEST(test_waitfor_findings_chain_ends_at_condition_signalled_or_not)
 	waits(2, 1, 0);
 	ck_assert_int_eq(findings(), 1);
 	ck_assert_str_eq(found, "cond:2");
-	ck_assert_int_eq(findings_while_signalled(OTHER_COND), 1);
+	ck_assert_int_eq(findings_while(OTHER_COND, 0), 1);
 	ck_assert_str_eq(found, "cond:2");
-	ck_assert_int_eq(findings_while_signalled(COND), 0);
+	ck_assert_int_eq(findings_while(0, 8), 1);
+	ck_assert_str_eq(found, "cond:2");
+	ck_assert_int_eq(findings_while(COND, 0), 0);
+	ck_assert_str_eq(found, "chain:2");
+	ck_assert_int_eq(findings_while(0, 7), 0);
 	ck_assert_str_eq(found, "chain:2");
 }
 END_TEST
