@@ -89,7 +89,9 @@ int main(int argc, char **argv)
 	while (!count(&holding))
 		usleep(1000);
 	pthread_create(&t, NULL, checker, NULL);
-	usleep(50000);
+	/* glibc marks a mutex with waiters by __lock == 2 */
+	while (__atomic_load_n(&h.__data.__lock, __ATOMIC_RELAXED) != 2)
+		usleep(1000);
 	printf("ready\n");
 	fflush(stdout);
 	struct timespec every = { 0, 5000000 };
