@@ -2,8 +2,8 @@
  * look like them, for tests/stall.sh (run with MUTEXSTAT_WATCHDOG=1):
  *
  *   lost        two workers wait on a condition nobody signals (the flag
- *               is set without a broadcast); main joins the first: a
- *               STALL that nothing ends
+ *               is set without a broadcast once both wait: "both wait");
+ *               main joins the first: a STALL that nothing ends
  *   sem         a worker waits in sem_wait for a post that never comes,
  *               a second for a mutex the first holds; main joins them
  *   timed       a worker waits on a condition with a 3 s deadline, main
@@ -40,7 +40,15 @@ static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t other = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t c = PTHREAD_COND_INITIALIZER;
 static sem_t sem, *shared_sem;
-static int ready;
+static int ready, waiting; /* waiting: threads in waiter()'s wait, under m */
+
+/* Until mutex x is held: glibc's lock word is not 0 (a sleep was not
+ * enough on a loaded machine). */
+static void until_held(pthread_mutex_t *x)
+{
+	while (!__atomic_load_n(&x->__data.__lock, __ATOMIC_RELAXED))
+		usleep(1000);
+}
 
 static void say_thread(const char *role)
 {
@@ -52,6 +60,7 @@ static void *waiter(void *arg)
 {
 	say_thread(arg);
 	pthread_mutex_lock(&m);
+	waiting++;
 	while (!ready)
 		pthread_cond_wait(&c, &m); /* STALL_COND */
 	pthread_mutex_unlock(&m);
@@ -70,7 +79,7 @@ static void *sem_waiter(void *arg)
 static void *other_waiter(void *arg)
 {
 	say_thread(arg);
-	usleep(100000); /* the sem waiter has taken `other` */
+	until_held(&other); /* by the sem waiter */
 	pthread_mutex_lock(&other); /* STALL_MUTEX */
 	pthread_mutex_unlock(&other);
 	return NULL;
@@ -134,7 +143,7 @@ static void *sleeping_holder(void *arg)
 
 static void *m_waiter(void *arg)
 {
-	usleep(200000); /* the holder has m */
+	until_held(&m); /* by the holder */
 	pthread_mutex_lock(&m); /* WAITERS_WAIT */
 	pthread_mutex_unlock(&m);
 	return arg;
@@ -168,8 +177,16 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "lost")) {
 		pthread_create(&t[0], NULL, waiter, "w1");
 		pthread_create(&t[1], NULL, waiter, "w2");
-		usleep(100000);
-		pthread_mutex_lock(&m);
+		/* both in their wait: each counted itself under m, and let m
+		 * go only by waiting */
+		for (;;) {
+			pthread_mutex_lock(&m);
+			if (waiting == 2)
+				break;
+			pthread_mutex_unlock(&m);
+			usleep(1000);
+		}
+		printf("both wait\n");
 		ready = 1; /* and no broadcast: the waiters sleep on */
 		pthread_mutex_unlock(&m);
 		pthread_join(t[0], NULL); /* STALL_JOIN */

@@ -65,13 +65,11 @@ rm -f "$WORK/lostlive" "$WORK/lostlive".* "$WORK/lostlive.out"
 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/lostlive" MUTEXSTAT_FORMAT=text,json \
 	"$P" lost >"$WORK/lostlive.out" 2>"$WORK/lostlive.err" &
 pid=$!
-sleep 2.5
+wait_for "$WORK/lostlive.out" '^both wait$' 20 || fail "lost, live: the workers never waited"
+sleep 2.2 # their waits are 2 s or more (the text shows those of 1 s or more)
 kill -USR1 "$pid"
-for _ in $(seq 100); do
-	[ -s "$WORK/lostlive.1.json" ] && grep -q '^  thread' "$WORK/lostlive.1.txt" 2>/dev/null && break
-	sleep 0.1
-done
-sleep 0.3
+# the JSON, written after the text, whole
+wait_for "$WORK/lostlive.1.json" '^}' 20 || fail "lost, live: no dump"
 kill -KILL "$pid"
 wait "$pid" 2>/dev/null
 R=$WORK/lostlive.1.txt
@@ -91,7 +89,12 @@ expect_eq "lost, live, JSON: the workers' condition waits, their mutex, no deadl
 
 # ---- a semaphore nobody posts, and a mutex behind it ------------------------
 run sem
-R=$WORK/sem.1
+# the report the abort follows: the watchdog may write one of the mutex's
+# 1 s wait before the STALL is 1 s old (the second worker's wait began
+# before the first was seen asleep in sem_wait)
+n=1
+while [ -e "$WORK/sem.$((n + 1))" ]; do n=$((n + 1)); done
+R=$WORK/sem.$n
 expect_eq "sem: aborted after the report (SIGABRT)" "$rc" 134
 expect_grep "sem: STALL of three threads" '^STALL: all 3 threads blocked in waits for ' "$R"
 expect_grep "sem: the worker in sem_wait, a futex wait the library does not see" \
