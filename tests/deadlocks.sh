@@ -603,12 +603,7 @@ expect_eq "deadlock_hang, watchdog: so does the JSON's waits_for_to" \
 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/storm.report" MUTEXSTAT_WATCHDOG=1 \
 	MUTEXSTAT_ON_DEADLOCK=abort "$B/examples/deadlock_hang" >"$WORK/storm.out" 2>"$WORK/storm.err" &
 storm_pid=$!
-# its dump signal is handled once the dump thread runs (before, SIGUSR1 ends it)
-tries=0
-until grep -qx mutexstat /proc/$storm_pid/task/*/comm 2>/dev/null || [ $tries -ge 100 ]; do
-	sleep 0.1
-	tries=$((tries + 1))
-done
+dump_ready $storm_pid || fail "storm: no dump thread"
 # (30 s of them at most: the watchdog's 1 s and its look's 250 ms come
 # first; before, the process aborted only once the signals stopped)
 tries=0

@@ -239,7 +239,7 @@ mkdir "$WORK/d"
 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_INTERVAL=60 MUTEXSTAT_FORMAT=text,pprof \
 	MUTEXSTAT_OUTPUT="$WORK/d/r" "$SERVICE" 3 2 >"$WORK/out" 2>"$WORK/err" &
 job=$!
-sleep 0.5
+dump_ready $job || fail "no dump thread in the service"
 kill -USR1 $job
 wait_for "$WORK/d/r.dump.1.txt" '^mutexstat: service' 10 &&
 	pass "a live dump is r.dump.1.txt during intervals" || fail "no r.dump.1.txt"

@@ -139,6 +139,19 @@ wait_for() {
 	return 1
 }
 
+# dump_ready PID [SECONDS]: until the library's dump thread runs in process
+# PID (its threads list one named "mutexstat"), at most SECONDS (10): a
+# dump signal sent before it is there ends the program (SIGUSR1's default).
+# Status 1 if it did not come.
+dump_ready() {
+	dump_ready_tenths=0
+	until grep -qx mutexstat /proc/"$1"/task/*/comm 2>/dev/null; do
+		[ $dump_ready_tenths -ge $((${2:-10} * 10)) ] && return 1
+		sleep 0.1
+		dump_ready_tenths=$((dump_ready_tenths + 1))
+	done
+}
+
 # wait_or_kill JOB SECONDS [PID]: waits for the background job JOB, killing
 # PID (JOB itself if not given) with SIGKILL if it still runs after SECONDS;
 # the status is JOB's.  No guard subshell (sleep && kill) &: bash runs the
