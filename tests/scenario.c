@@ -15,10 +15,11 @@
  *             follows a wait is timed, so the report says for how long
  *   heldexited the same, but the thread exits holding m1 (joined), and
  *             main exits 100 ms later
- *   resethold a thread's timed hold of m1 lasts 300 ms, with
- *             mutexstat_reset (found with dlsym) 100 ms into it; then main
- *             waits for m1: the hold that began before the reset is not
- *             counted, main's own after its wait is (1 timed hold)
+ *   resethold a thread takes m1 (its holds are timed); main calls
+ *             mutexstat_reset (found with dlsym) while it holds it, then
+ *             waits for m1, and the holder lets go 20 ms after: the hold
+ *             that began before the reset is not counted, main's own
+ *             after its wait is (1 timed hold)
  *   exitwait  exits holding m1 while another thread waits for it (asleep in
  *             its futex, as /proc says, before exit is called)
  *   destroy   100 mutexes initialised, locked 3 times and destroyed at one
@@ -309,6 +310,9 @@ static int flag;
 static void *signaller(void *arg)
 {
 	(void)arg;
+	/* main holds m1 until its condition wait lets it go (lock word 0) */
+	while (__atomic_load_n(&m1.__data.__lock, __ATOMIC_RELAXED))
+		usleep(1000);
 	usleep(100000);
 	CHECK(pthread_mutex_lock(&m1), 0);
 	flag = 1;
@@ -389,10 +393,15 @@ static void *wait_for_m1_once(void *arg)
 	return arg;
 }
 
-static void *hold_m1_300ms(void *arg)
+static pid_t main_tid;
+
+/* Holds m1 until main waits for it, and 20 ms more. */
+static void *hold_m1_until_main_waits(void *arg)
 {
 	CHECK(pthread_mutex_lock(&m1), 0);
-	usleep(300000);
+	while (!sleeps_on_futex(main_tid, &m1.__data.__lock))
+		usleep(1000);
+	usleep(20000);
 	CHECK(pthread_mutex_unlock(&m1), 0);
 	return arg;
 }
@@ -403,8 +412,10 @@ static int resethold(void)
 	pthread_t t = hold_m1_until_waited(wait_for_m1_once);
 	CHECK(pthread_mutex_unlock(&m1), 0); /* m1 has made a thread wait */
 	CHECK(pthread_join(t, NULL), 0);
-	CHECK(pthread_create(&t, NULL, hold_m1_300ms, NULL), 0);
-	usleep(100000);
+	main_tid = (pid_t)syscall(SYS_gettid);
+	CHECK(pthread_create(&t, NULL, hold_m1_until_main_waits, NULL), 0);
+	while (!__atomic_load_n(&m1.__data.__lock, __ATOMIC_RELAXED))
+		usleep(1000); /* the holder has m1 */
 	if (reset)
 		reset(); /* while that timed hold is under way */
 	CHECK(pthread_mutex_lock(&m1), 0); /* waits for the rest of it */
