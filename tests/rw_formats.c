@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static pthread_rwlock_t rw = PTHREAD_RWLOCK_INITIALIZER;
@@ -125,21 +126,31 @@ static void start_waiter(struct waiter *w, pthread_rwlock_t *l, void *(*fn)(void
 			usleep(1000);
 }
 
-/* Lock l held for write makes a reader wait, then held for read makes a
- * writer wait: each wait's and each holder's stack is one mode's.  The
- * read waits 100 ms more, so that the lock's longest wait is the read's
- * (the writes' maximum is then only bounded: rwlocks.sh). */
+static long long now_us(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000000LL + t.tv_nsec / 1000;
+}
+
+/* Lock l held for read makes a writer wait, then held for write makes a
+ * reader wait: each wait's and each holder's stack is one mode's.  The
+ * read waits 100 ms longer than the write's whole phase took, so that the
+ * lock's longest wait is the read's whatever the machine's load (the
+ * writes' maximum is then only bounded: rwlocks.sh). */
 static void both_modes(pthread_rwlock_t *l)
 {
 	struct waiter w;
-	CHECK(pthread_rwlock_wrlock(l));
-	start_waiter(&w, l, read_waiter);
-	usleep(100000);
-	CHECK(pthread_rwlock_unlock(l)); /* WR_LETS_IN */
-	CHECK(pthread_join(w.thread, NULL));
+	long long begun = now_us();
 	CHECK(pthread_rwlock_rdlock(l));
 	start_waiter(&w, l, write_waiter);
 	CHECK(pthread_rwlock_unlock(l)); /* RD_LETS_IN */
+	CHECK(pthread_join(w.thread, NULL));
+	long long write_phase = now_us() - begun;
+	CHECK(pthread_rwlock_wrlock(l));
+	start_waiter(&w, l, read_waiter);
+	usleep((useconds_t)(write_phase + 100000));
+	CHECK(pthread_rwlock_unlock(l)); /* WR_LETS_IN */
 	CHECK(pthread_join(w.thread, NULL));
 }
 

@@ -128,8 +128,9 @@ expect_grep "read threads: 19800 reads, 200 writes" \
 	'^  reads 19800 \([0-9]+ contended, waited .*\), writes 200 \(' "$WORK/rt.report"
 
 # Histograms by mode (tests/rw_formats.c contend): rw's read waited 100 ms
-# longer than its write, so the lock's maximum is the read's and the
-# writes' is only bounded by their highest bucket: "max <= ".  wo, only
+# longer than its write's whole phase took, so the lock's maximum is the
+# read's and the writes' is only bounded by their highest bucket: "max <=
+# ".  wo, only
 # written, knows its writes' maximum.
 run modes "$top_builddir/tests/rw_formats" contend
 rank_of() { awk -v a="$(awk -v n="$1" '$1 == n { print $2 }' "$WORK/modes.out")" \
