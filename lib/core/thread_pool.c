@@ -288,6 +288,17 @@ char ms_task_state(uint32_t tid)
 	return p[2];
 }
 
+uint64_t ms_task_cpu_ns(uint32_t tid)
+{
+	char buf[96];
+	if (!ms_task_file(tid, "schedstat", buf, sizeof buf))
+		return 0;
+	uint64_t ns = 0;
+	for (const char *p = buf; *p >= '0' && *p <= '9'; p++)
+		ns = ns * 10 + (uint64_t)(*p - '0');
+	return ns;
+}
+
 const char *ms_thread_name(uint32_t tid, char out[16])
 {
 	size_t n = ms_task_file(tid, "comm", out, 16);

@@ -47,15 +47,20 @@ void ms_held_forget(struct ms_tstate *ts, uint32_t rec);
 extern uint32_t ms_unlocks_elsewhere;
 void ms_held_prune(struct ms_tstate *ts);
 
-/* A live thread's name as ps -L shows it, "" if gone (report time). */
+/* Thread tid's system call now, from /proc, and its first argument (0
+ * if not shown); -1 if it runs ("running", also one woken that waits for
+ * a CPU) or is gone. */
+long ms_task_syscall(uint32_t tid, uint64_t *arg0);
 /* /proc/self/task/TID/NAME into buf, NUL-terminated ("" if none);
  * returns its length.  Keeps errno. */
-/* Thread tid's system call now, from /proc, and its first argument (0
- * if not shown); -1 if it runs ("running") or is gone. */
-long ms_task_syscall(uint32_t tid, uint64_t *arg0);
 size_t ms_task_file(uint32_t tid, const char *name, char *buf, size_t cap);
 /* Thread tid's state letter in /proc (R runs, S and D sleep...), 0 gone. */
 char ms_task_state(uint32_t tid);
+/* The time thread tid has run on a CPU, in ns (its schedstat: the kernel
+ * adds a running thread's time at each tick and when it stops running);
+ * 0 if gone or the kernel does not say. */
+uint64_t ms_task_cpu_ns(uint32_t tid);
+/* A live thread's name as ps -L shows it, "" if gone (report time). */
 const char *ms_thread_name(uint32_t tid, char out[16]);
 
 /* Walk all thread records in use. */

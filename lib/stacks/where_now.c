@@ -133,17 +133,24 @@ static int where_now(struct ms_tstate *ts)
 		return n;
 	}
 	/* A thread that sleeps between short bursts of work (a poll with a
-	 * timeout, a loop of sleeps) is caught asleep, and left alone: a few
+	 * timeout, a loop of sleeps) is caught asleep, and left alone: 20
 	 * looks, 1 ms apart, before one that runs is asked with a signal,
-	 * which such a thread could take in its next sleep (EINTR). */
+	 * which such a thread could take in its next sleep (EINTR).  One
+	 * that did not run in them -- woken, it waits for a CPU a loaded
+	 * machine does not give it, and reads "running" -- is looked at up
+	 * to 250 ms: it goes back to sleep once it has run. */
 	uintptr_t frames[32];
-	for (int look = 0; look < 20 && ms_stack_blocked_available(); look++) {
-		int n = ms_stack_blocked(LOAD(&ts->tid), frames, 32);
+	uint32_t tid = LOAD(&ts->tid);
+	uint64_t ran = ms_task_cpu_ns(tid), stop_looking = ms_mono_ns() + 250000000;
+	for (int look = 0; ms_stack_blocked_available(); look++) {
+		int n = ms_stack_blocked(tid, frames, 32);
 		if (n > 0) {
 			for (int i = 0; i < n; i++)
 				ts->now_frames[i] = frames[i];
 			return n;
 		}
+		if (look >= 19 && (!ran || ms_task_cpu_ns(tid) != ran || ms_mono_ns() > stop_looking))
+			break;
 		struct timespec nap = { 0, 1000000 };
 		nanosleep(&nap, NULL);
 	}

@@ -26,7 +26,9 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #define TID(n) (4000000u + (n))
 #define KEY(n) ((uintptr_t)0x55d4c0b00000u + (uintptr_t)(n) * 48)
@@ -415,6 +417,25 @@ START_TEST(test_waitfor_findings_chain_ends_at_condition_signalled_or_not)
 }
 END_TEST
 
+/* The time a thread has run, which the dump reads to tell one that runs
+ * from one that waits for a CPU (where_now.c): it grows while this thread
+ * spins; a thread that does not exist has none. */
+START_TEST(test_waitfor_task_cpu_time)
+{
+	uint32_t self = (uint32_t)syscall(SYS_gettid);
+	uint64_t before = ms_task_cpu_ns(self);
+	struct timespec a, b;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+	do
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+	while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < 20000000L);
+	usleep(1000); /* (the kernel adds a running thread's time at a tick or
+			 when it stops running) */
+	ck_assert_uint_gt(ms_task_cpu_ns(self), before);
+	ck_assert_uint_eq(ms_task_cpu_ns(TID(0)), 0);
+}
+END_TEST
+
 Suite *waitfor_suite(void)
 {
 	Suite *s = suite_create("waitfor");
@@ -434,6 +455,7 @@ Suite *waitfor_suite(void)
 	tcase_add_test(tc, test_waitfor_findings_chain_behind_gone_holder);
 	tcase_add_test(tc, test_waitfor_findings_plain_chain);
 	tcase_add_test(tc, test_waitfor_findings_chain_ends_at_condition_signalled_or_not);
+	tcase_add_test(tc, test_waitfor_task_cpu_time);
 	suite_add_tcase(s, tc);
 	return s;
 }
