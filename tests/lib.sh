@@ -139,6 +139,17 @@ wait_for() {
 	return 1
 }
 
+# last_report PREFIX: the newest of the reports PREFIX.1, PREFIX.2, ...
+# (PREFIX.1 if none).  The watchdog writes one when a wait reaches its
+# time, and a STALL, which needs every thread blocked that long with no
+# mutex operation, may come a look later, in the next: the report an
+# abort follows is the newest.
+last_report() {
+	last_report_n=1
+	while [ -e "$1.$((last_report_n + 1))" ]; do last_report_n=$((last_report_n + 1)); done
+	echo "$1.$last_report_n"
+}
+
 # dump_ready PID [SECONDS]: until the library's dump thread runs in process
 # PID (its threads list one named "mutexstat"), at most SECONDS (10): a
 # dump signal sent before it is there ends the program (SIGUSR1's default).

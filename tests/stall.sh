@@ -92,9 +92,7 @@ run sem
 # the report the abort follows: the watchdog may write one of the mutex's
 # 1 s wait before the STALL is 1 s old (the second worker's wait began
 # before the first was seen asleep in sem_wait)
-n=1
-while [ -e "$WORK/sem.$((n + 1))" ]; do n=$((n + 1)); done
-R=$WORK/sem.$n
+R=$(last_report "$WORK/sem")
 expect_eq "sem: aborted after the report (SIGABRT)" "$rc" 134
 expect_grep "sem: STALL of three threads" '^STALL: all 3 threads blocked in waits for ' "$R"
 expect_grep "sem: the worker in sem_wait, a futex wait the library does not see" \
