@@ -136,9 +136,10 @@ static int where_now(struct ms_tstate *ts)
 	 * timeout, a loop of sleeps) is caught asleep, and left alone: 20
 	 * looks, 1 ms apart, before one that runs is asked with a signal,
 	 * which such a thread could take in its next sleep (EINTR).  One
-	 * that did not run in them -- woken, it waits for a CPU a loaded
-	 * machine does not give it, and reads "running" -- is looked at up
-	 * to 250 ms: it goes back to sleep once it has run. */
+	 * that is runnable but did not run in them -- woken, it waits for a
+	 * CPU a loaded machine does not give it, and reads "running" -- is
+	 * looked at up to 250 ms: it goes back to sleep once it has run.
+	 * (One asleep whose stack cannot be read is asked after 20.) */
 	uintptr_t frames[32];
 	uint32_t tid = LOAD(&ts->tid);
 	uint64_t ran = ms_task_cpu_ns(tid), stop_looking = ms_mono_ns() + 250000000;
@@ -149,7 +150,8 @@ static int where_now(struct ms_tstate *ts)
 				ts->now_frames[i] = frames[i];
 			return n;
 		}
-		if (look >= 19 && (!ran || ms_task_cpu_ns(tid) != ran || ms_mono_ns() > stop_looking))
+		if (look >= 19 && (!ran || ms_mono_ns() > stop_looking ||
+				   ms_task_state(tid) != 'R' || ms_task_cpu_ns(tid) != ran))
 			break;
 		struct timespec nap = { 0, 1000000 };
 		nanosleep(&nap, NULL);
