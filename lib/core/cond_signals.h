@@ -7,7 +7,7 @@
  * that worker may hold a mutex others wait for.
  *
  * The counts are kept by the condition's address in a fixed array: no
- * table, nothing made, one relaxed atomic add per signal.  Two conditions
+ * table, nothing made, a load and a store per signal.  Two conditions
  * may share a count, and then one's signals count as the other's: that
  * can make a chain a WAIT CHAIN, never a DEADLOCK it is not.  Counted
  * in our pthread_cond_signal and _broadcast, and in C11's cnd_signal and
@@ -30,10 +30,14 @@ static inline uint32_t *ms_cond_signal_count(uintptr_t cond)
 	return &ms_cond_signal_counts[h >> (64 - MS_COND_SIGNAL_BITS)];
 }
 
-/* pthread_cond_signal or _broadcast on cond (before glibc's). */
+/* pthread_cond_signal or _broadcast on cond (before glibc's).  Not a
+ * locked add: programs signal inside their hold, and only a change is
+ * asked for -- two signals at once may count one, which still says it
+ * was signalled. */
 static inline void ms_cond_signalled(const void *cond)
 {
-	__atomic_fetch_add(ms_cond_signal_count((uintptr_t)cond), 1, __ATOMIC_RELAXED);
+	uint32_t *n = ms_cond_signal_count((uintptr_t)cond);
+	__atomic_store_n(n, __atomic_load_n(n, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
 }
 
 /* The count now: compared with a later one, whether cond was signalled. */
