@@ -358,7 +358,11 @@ static void confirm_stuck(struct ms_waiter *w, int n)
 	for (int i = 0; i < n; i++) {
 		w[i].lasted &= wait_same(&w[i]);
 		if (w[i].next < 0 && w[i].owner_ts && w[i].cond_key)
+			/* (blocked taking its mutex back -- woken, and the
+			 * mutex held by a thread outside the chain -- it
+			 * waits for that mutex, not for the condition) */
 			w[i].lasted &= cond_same(&w[i]) && !runnable(w[i].owner) &&
+				       !retaking(w[i].owner, w[i].cond_key) &&
 				       ms_cond_signals(w[i].cond_cond) == w[i].cond_signals &&
 				       taken(w[i].cond_key) == w[i].cond_taken;
 	}
