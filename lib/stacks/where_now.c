@@ -109,6 +109,25 @@ static int asking_steals(uint32_t tid, int sig)
 	return why;
 }
 
+/* The looks past the 20th, at threads that wait for a CPU, have 250 ms in
+ * any second between them all: a report with many such holders is not
+ * held up 250 ms by each (the report lock gives up on a report that made
+ * no progress for 5 s).  Returns whether one more is allowed. */
+static uint64_t longer_since, longer_ns;
+
+static int longer_look(void)
+{
+	uint64_t now = ms_mono_ns();
+	if (now - LOAD(&longer_since) > 1000000000u) {
+		STORE(&longer_since, now);
+		STORE(&longer_ns, 0);
+	}
+	if (LOAD(&longer_ns) >= 250000000u)
+		return 0;
+	STORE(&longer_ns, LOAD(&longer_ns) + 1000000u); /* the look's nap */
+	return 1;
+}
+
 /* Where a thread is, into its record: read from /proc and its stack if
  * it is blocked in the kernel (no signal: nothing changes for it);
  * otherwise it is asked to unwind its own stack, with a signal, and
@@ -138,21 +157,27 @@ static int where_now(struct ms_tstate *ts)
 	 * which such a thread could take in its next sleep (EINTR).  One
 	 * that is runnable but did not run in them -- woken, it waits for a
 	 * CPU a loaded machine does not give it, and reads "running" -- is
-	 * looked at up to 250 ms: it goes back to sleep once it has run.
-	 * (One asleep whose stack cannot be read is asked after 20.) */
+	 * looked at longer (longer_look): it goes back to sleep once it has
+	 * run, and is looked at once more then.  (One asleep whose stack
+	 * cannot be read is asked after 20.) */
 	uintptr_t frames[32];
 	uint32_t tid = LOAD(&ts->tid);
-	uint64_t ran = ms_task_cpu_ns(tid), stop_looking = ms_mono_ns() + 250000000;
-	for (int look = 0; ms_stack_blocked_available(); look++) {
+	uint64_t ran = ms_task_cpu_ns(tid);
+	for (int look = 0, last = 0; ms_stack_blocked_available(); look++) {
 		int n = ms_stack_blocked(tid, frames, 32);
 		if (n > 0) {
 			for (int i = 0; i < n; i++)
 				ts->now_frames[i] = frames[i];
 			return n;
 		}
-		if (look >= 19 && (!ran || ms_mono_ns() > stop_looking ||
-				   ms_task_state(tid) != 'R' || ms_task_cpu_ns(tid) != ran))
+		if (last)
 			break;
+		if (look >= 19) {
+			if (!ran || ms_task_state(tid) != 'R' || !longer_look())
+				break;
+			last = ms_task_cpu_ns(tid) != ran; /* it ran: asleep again? */
+		}
+		__atomic_add_fetch(&ms_report_progress, 1, __ATOMIC_RELAXED);
 		struct timespec nap = { 0, 1000000 };
 		nanosleep(&nap, NULL);
 	}
