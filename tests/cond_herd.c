@@ -13,8 +13,11 @@
  * about N signals -- longer than the dump's second look (100 ms) -- while
  * the others wake and wait again.  Once QUIETFILE exists the signals stop
  * and it prints "quiet": the holder sleeps for good, and the checker
- * waits behind it.  It prints "ready" when the holder and the checker
- * are in their waits, and exits 0 once QUIETFILE is gone again. */
+ * waits behind it, while the main thread polls another condition with
+ * the same mutex q, its timed waits taking q back every 20 ms -- which
+ * says nothing of the holder's condition.  It prints "ready" when the
+ * holder and the checker are in their waits, and exits 0 once QUIETFILE
+ * is gone again. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
@@ -23,7 +26,7 @@
 #include <unistd.h>
 
 static pthread_mutex_t q = PTHREAD_MUTEX_INITIALIZER, h = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t work = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t work = PTHREAD_COND_INITIALIZER, other = PTHREAD_COND_INITIALIZER;
 static int waiting, holding;
 
 static void *idle(void *arg)
@@ -101,7 +104,17 @@ int main(int argc, char **argv)
 	}
 	printf("quiet\n");
 	fflush(stdout);
-	while (access(argv[2], F_OK) == 0)
-		usleep(10000);
+	pthread_mutex_lock(&q);
+	while (access(argv[2], F_OK) == 0) {
+		struct timespec at;
+		clock_gettime(CLOCK_REALTIME, &at);
+		at.tv_nsec += 20000000;
+		if (at.tv_nsec >= 1000000000L) {
+			at.tv_sec++;
+			at.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&other, &q, &at); /* nobody signals it */
+	}
+	pthread_mutex_unlock(&q);
 	return 0;
 }

@@ -52,7 +52,9 @@ join "$WORK/shown" "$WORK/max" | awk '$2 > $3' | head -3 >&2
 # checker waits for h.  While the signals come, the checker's wait is a
 # WAIT CHAIN ending at that condition wait in every dump, never a DEADLOCK
 # (it was one whenever the holder slept through the dump's second look);
-# once they stop, it is one.
+# once they stop, it is one -- though the main thread's timed waits on
+# another condition keep taking the condition's mutex back (taking it is
+# not wanting it: that read as a WAIT CHAIN too).
 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/h" MUTEXSTAT_FORMAT=text,json \
 	"$top_builddir/tests/cond_herd" 60 "$WORK/quiet" >"$WORK/hout" 2>"$WORK/herr" &
 pid=$!

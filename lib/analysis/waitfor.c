@@ -317,25 +317,57 @@ static int runnable(uint32_t tid)
 	return ms_task_state(tid) == 'R';
 }
 
-/* Acquisitions so far of the mutex known by key, 0 if it has no record. */
-static uint64_t taken(uintptr_t key)
+/* What the mutex known by key went through so far: its acquisitions, of
+ * them those after a wait, and the threads waiting for it now (0 if it
+ * has no record; the last two 0 if no thread ever waited for it). */
+struct mutex_use {
+	uint64_t taken, contended;
+	uint32_t wanted;
+};
+
+static struct mutex_use mutex_use(uintptr_t key)
 {
+	struct mutex_use u = { 0, 0, 0 };
 	uint32_t r = ms_table_find(key);
-	return r == MS_REC_NONE || r == MS_REC_UNTRACKED ? 0 : ms_rec_acquisitions(r);
+	if (r == MS_REC_NONE || r == MS_REC_UNTRACKED)
+		return u;
+	u.taken = ms_rec_acquisitions(r);
+	/* the cold part is read only if made: reading must not make it */
+	if (__atomic_load_n(&ms_rec(r)->flags, __ATOMIC_ACQUIRE) & MS_F_COLD) {
+		const struct ms_cold *c = &ms_table.cold[r];
+		u.contended = LOAD(&c->contended);
+		u.wanted = (uint32_t)LOAD(&c->waiting);
+	}
+	return u;
+}
+
+/* Whether a condition wait's mutex was in demand between two looks:
+ * taken meanwhile, and wanted -- a thread waited for it, at either look
+ * or in between.  Producers that go without signalling because they wait
+ * for the mutex the consumers keep taking are a pool at work.  A mutex
+ * only taken -- the timed-out retakes of a thread polling another
+ * condition with it, a thread that locks it to read a number -- says
+ * nothing of whether the condition will be signalled: the chain stays a
+ * DEADLOCK. */
+static int in_demand(const struct ms_waiter *w, struct mutex_use now)
+{
+	return now.taken != w->cond_taken &&
+	       (now.contended != w->cond_contended || w->cond_wanted || now.wanted);
 }
 
 /* Chains that end at a thread in a condition wait: look again after
  * COND_LASTS_MS, and mark stuck those whose every wait, owner and
  * condition wait are still the same ones (a wait's start time names it),
  * with the condition wait's thread still asleep in it, its condition not
- * signalled and its mutex not taken meanwhile.  (A 1 ms timed wait whose
+ * signalled and its mutex not in demand meanwhile.  (A 1 ms timed wait whose
  * thread a loaded machine left without a CPU for 100 ms after its
  * deadline read as stuck: a DEADLOCK that was not.  So did a worker of a
  * busy pool, asleep in its wait for work for 100 ms while the producers'
  * signals woke the others, holding a mutex of its own that a thread
  * waited for.  The producers may themselves go 100 ms without a signal,
  * waiting for the condition's mutex, busy with the consumers: a mutex
- * taken meanwhile says the state the condition stands for is changing.) */
+ * taken and waited for meanwhile says the state the condition stands for
+ * is changing, in_demand().) */
 static void confirm_stuck(struct ms_waiter *w, int n)
 {
 	int candidates = 0;
@@ -343,8 +375,11 @@ static void confirm_stuck(struct ms_waiter *w, int n)
 		w[i].lasted = w[i].stuck = 0;
 		int ends = w[i].next < 0 && w[i].owner_ts && w[i].cond_key;
 		if (ends) {
+			struct mutex_use u = mutex_use(w[i].cond_key);
 			w[i].cond_signals = ms_cond_signals(w[i].cond_cond);
-			w[i].cond_taken = taken(w[i].cond_key);
+			w[i].cond_taken = u.taken;
+			w[i].cond_contended = u.contended;
+			w[i].cond_wanted = u.wanted;
 		}
 		candidates |= ends;
 	}
@@ -364,7 +399,7 @@ static void confirm_stuck(struct ms_waiter *w, int n)
 			w[i].lasted &= cond_same(&w[i]) && !runnable(w[i].owner) &&
 				       !retaking(w[i].owner, w[i].cond_key) &&
 				       ms_cond_signals(w[i].cond_cond) == w[i].cond_signals &&
-				       taken(w[i].cond_key) == w[i].cond_taken;
+				       !in_demand(&w[i], mutex_use(w[i].cond_key));
 	}
 	for (int i = 0; i < n; i++) {
 		int last = chain_end(w, n, i);

@@ -30,7 +30,9 @@ struct ms_waiter {
 	uintptr_t cond_cond;   /* that wait's condition variable */
 	uint32_t cond_signals; /* its signals and broadcasts, when first read
 				  (core/cond_signals.h) */
-	uint64_t cond_taken;   /* acquisitions of its mutex then */
+	uint64_t cond_taken;   /* acquisitions of its mutex then, */
+	uint64_t cond_contended; /* of them after a wait, */
+	uint32_t cond_wanted;  /* threads waiting for it then */
 	int next;        /* index of the owner among waiters, -1 none */
 	int done;
 	int changed;     /* the wait ended, or its mutex changed hands, while

@@ -358,7 +358,8 @@ static void in_cond_wait(unsigned t, unsigned m, uintptr_t cond)
 
 static int stop_busy;
 static uintptr_t busy_cond; /* signalled, if not 0 */
-static unsigned busy_mutex; /* else mutex number busy_mutex taken */
+static unsigned busy_mutex; /* else mutex number busy_mutex taken, */
+static int busy_waited;     /* each time after a wait, if set */
 
 /* A thread of the program signalling a condition or taking a mutex,
  * every millisecond, until told to stop. */
@@ -369,23 +370,28 @@ static void *busy(void *arg)
 	while (!__atomic_load_n(&stop_busy, __ATOMIC_ACQUIRE)) {
 		if (busy_cond)
 			ms_cond_signalled((void *)busy_cond);
-		else
+		else {
 			__atomic_fetch_add(&ms_rec(rec[busy_mutex])->acquisitions, 1,
 					   __ATOMIC_RELAXED);
+			if (busy_waited)
+				__atomic_fetch_add(&ms_cold(rec[busy_mutex])->contended, 1,
+						   __ATOMIC_RELAXED);
+		}
 		nanosleep(&ms, NULL);
 	}
 	return NULL;
 }
 
 /* The findings while another thread signals cond (not 0), or takes
- * mutex m; tried up to five times for none, as the busy thread must run
- * in the dump's 100 ms second look (a starved machine may not run it:
- * one DEADLOCK then, not five). */
-static int findings_while(uintptr_t cond, unsigned m)
+ * mutex m (after a wait for it if waited); tried up to five times for
+ * none, as the busy thread must run in the dump's 100 ms second look (a
+ * starved machine may not run it: one DEADLOCK then, not five). */
+static int findings_while(uintptr_t cond, unsigned m, int waited)
 {
 	pthread_t th;
 	busy_cond = cond;
 	busy_mutex = m;
+	busy_waited = waited;
 	__atomic_store_n(&stop_busy, 0, __ATOMIC_RELEASE);
 	ck_assert_int_eq(pthread_create(&th, NULL, busy, NULL), 0);
 	int n = findings();
@@ -398,10 +404,15 @@ static int findings_while(uintptr_t cond, unsigned m)
 
 /* Thread 2 waits for a mutex that thread 1 holds while it sleeps in a
  * condition wait, and the dump's second look, 100 ms later, finds all the
- * same: a DEADLOCK if nobody signalled that condition or took its mutex
- * meanwhile -- also while another condition is signalled, or another
- * mutex taken -- and a WAIT CHAIN if somebody did (a busy pool's
- * producers wake the other waiters, and this one in its turn). */
+ * same: a DEADLOCK if nobody signalled that condition meanwhile and its
+ * mutex was not in demand -- also while another condition is signalled,
+ * another mutex taken, or the condition's mutex only taken (a thread
+ * polling another condition with it, whose timed-out waits retake it) --
+ * and a WAIT CHAIN if the condition was signalled (a busy pool's
+ * producers wake the other waiters, and this one in its turn), or its
+ * mutex taken by threads that waited for it (producers that cannot signal
+ * yet: the consumers keep it busy), or taken while a thread waits for
+ * it. */
 START_TEST(test_waitfor_findings_chain_ends_at_condition_signalled_or_not)
 {
 	ck_assert_ptr_ne(ms_cond_signal_count(COND), ms_cond_signal_count(OTHER_COND));
@@ -410,14 +421,24 @@ START_TEST(test_waitfor_findings_chain_ends_at_condition_signalled_or_not)
 	waits(2, 1, 0);
 	ck_assert_int_eq(findings(), 1);
 	ck_assert_str_eq(found, "cond:2");
-	ck_assert_int_eq(findings_while(OTHER_COND, 0), 1);
+	ck_assert_int_eq(findings_while(OTHER_COND, 0, 0), 1);
 	ck_assert_str_eq(found, "cond:2");
-	ck_assert_int_eq(findings_while(0, 8), 1);
+	ck_assert_int_eq(findings_while(0, 8, 1), 1);
 	ck_assert_str_eq(found, "cond:2");
-	ck_assert_int_eq(findings_while(COND, 0), 0);
+	ck_assert_int_eq(findings_while(0, 7, 0), 1);
+	ck_assert_str_eq(found, "cond:2");
+	ck_assert_int_eq(findings_while(COND, 0, 0), 0);
 	ck_assert_str_eq(found, "chain:2");
-	ck_assert_int_eq(findings_while(0, 7), 0);
+	ck_assert_int_eq(findings_while(0, 7, 1), 0);
 	ck_assert_str_eq(found, "chain:2");
+	/* taken while one thread waits for it all along */
+	__atomic_fetch_add(&ms_cold(rec[7])->waiting, 1, __ATOMIC_RELAXED);
+	ck_assert_int_eq(findings_while(0, 7, 0), 0);
+	ck_assert_str_eq(found, "chain:2");
+	/* waited for, and never taken: the holder keeps it */
+	ck_assert_int_eq(findings(), 1);
+	ck_assert_str_eq(found, "cond:2");
+	__atomic_fetch_sub(&ms_cold(rec[7])->waiting, 1, __ATOMIC_RELAXED);
 }
 END_TEST
 
