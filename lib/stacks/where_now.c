@@ -110,21 +110,33 @@ static int asking_steals(uint32_t tid, int sig)
 }
 
 /* The looks past the 20th, at threads that wait for a CPU, have 250 ms in
- * any second between them all: a report with many such holders is not
- * held up 250 ms by each (the report lock gives up on a report that made
- * no progress for 5 s).  Returns whether one more is allowed. */
+ * any second between them all, and one holder 250 ms at most: a report
+ * with many such holders is not held up 250 ms by each (the report lock
+ * gives up on a report that made no progress for 5 s, and each look
+ * counts as progress).  A look is charged the time it took, its nap and
+ * its reads of /proc, which on a loaded machine are more than the 1 ms
+ * nap.  *since: when this holder's longer looks began (0: not yet), *at:
+ * when its last one did.  Returns whether one more is allowed. */
+#define LONGER_NS 250000000u
 static uint64_t longer_since, longer_ns;
 
-static int longer_look(void)
+static int longer_look(uint64_t *since, uint64_t *at)
 {
 	uint64_t now = ms_mono_ns();
+	if (!*since)
+		*since = *at = now;
+	if (now - *since >= LONGER_NS)
+		return 0;
 	if (now - LOAD(&longer_since) > 1000000000u) {
 		STORE(&longer_since, now);
 		STORE(&longer_ns, 0);
 	}
-	if (LOAD(&longer_ns) >= 250000000u)
+	if (LOAD(&longer_ns) >= LONGER_NS)
 		return 0;
-	STORE(&longer_ns, LOAD(&longer_ns) + 1000000u); /* the look's nap */
+	/* the look before this one, or the nap to come for the first */
+	uint64_t took = now > *at ? now - *at : 1000000u;
+	STORE(&longer_ns, LOAD(&longer_ns) + took);
+	*at = now;
 	return 1;
 }
 
@@ -162,7 +174,7 @@ static int where_now(struct ms_tstate *ts)
 	 * cannot be read is asked after 20.) */
 	uintptr_t frames[32];
 	uint32_t tid = LOAD(&ts->tid);
-	uint64_t ran = ms_task_cpu_ns(tid);
+	uint64_t ran = ms_task_cpu_ns(tid), longer_from = 0, longer_at = 0;
 	for (int look = 0, last = 0; ms_stack_blocked_available(); look++) {
 		int n = ms_stack_blocked(tid, frames, 32);
 		if (n > 0) {
@@ -173,7 +185,7 @@ static int where_now(struct ms_tstate *ts)
 		if (last)
 			break;
 		if (look >= 19) {
-			if (!ran || ms_task_state(tid) != 'R' || !longer_look())
+			if (!ran || ms_task_state(tid) != 'R' || !longer_look(&longer_from, &longer_at))
 				break;
 			last = ms_task_cpu_ns(tid) != ran; /* it ran: asleep again? */
 		}
