@@ -25,6 +25,9 @@
  *                       initialisers; the second lock waits)
  *   one_thread          one thread, A then B, later B then A
  *   ring N              N threads (2-64), thread i takes M[i] then M[i+1 mod N]
+ *   one_ring N          one thread walks a ring of N mutexes hand over hand
+ *                       (a log's ring of buffers: take the next, let go of
+ *                       the current), twice round
  *   two_cycles          A/B inverted by two threads, B/C by two others, at
  *                       the same lines: one finding, closed twice
  *   two_inversions      A/B inverted at two lines, C/D at two others
@@ -270,6 +273,26 @@ static int ring(int n)
 		say_mutex(name, &ring_m[i]);
 	}
 	in_turns(n, ring_step);
+	return 0;
+}
+
+/* ---- one_ring N: a ring one thread walks ------------------------------ */
+static int one_ring(int n)
+{
+	ring_n = n;
+	for (int i = 0; i < n; i++) {
+		char name[16];
+		snprintf(name, sizeof name, "M%d", i);
+		init_mutex(&ring_m[i], PTHREAD_MUTEX_NORMAL);
+		say_mutex(name, &ring_m[i]);
+	}
+	say_thread("main");
+	CHECK(pthread_mutex_lock(&ring_m[0]), 0);
+	for (int step = 0; step < 2 * n; step++) {
+		CHECK(pthread_mutex_lock(&ring_m[(step + 1) % n]), 0); /* ONE_RING_NEXT */
+		UNLOCK(&ring_m[step % n]);
+	}
+	UNLOCK(&ring_m[0]);
 	return 0;
 }
 
@@ -1011,6 +1034,7 @@ int main(int argc, char **argv)
 	if (!strcmp(s, "static_abba")) return static_abba();
 	if (!strcmp(s, "one_thread")) return one_thread();
 	if (!strcmp(s, "ring") && n >= 2 && n <= MAX_TURNS) return ring(n);
+	if (!strcmp(s, "one_ring") && n >= 2 && n <= MAX_TURNS) return one_ring(n);
 	if (!strcmp(s, "two_cycles")) return two_cycles();
 	if (!strcmp(s, "two_inversions")) return two_inversions();
 	if (!strcmp(s, "destroyed_abba")) return lives(1);

@@ -181,6 +181,17 @@ expect_eq "one_thread: both edges by the main thread, at their lines" \
 	"$(sorted "$tid $(line_of "$TSRC" ONE_AB_A) $(line_of "$TSRC" ONE_AB_B)" \
 		"$tid $(line_of "$TSRC" ONE_BA_B) $(line_of "$TSRC" ONE_BA_A)")"
 
+# ---- a ring one thread walks hand over hand (a log's ring of buffers) ---------
+# Two threads walking it need not meet: the note says how many would.
+run one_ring "$T" one_ring 8
+expect_eq "one_ring: one POTENTIAL DEADLOCK" "$(count one_ring 'POTENTIAL DEADLOCK: ')" 1
+finding one_ring '^POTENTIAL DEADLOCK: '
+expect_grep "one_ring: eight threads, each at another step, would deadlock" \
+	'^POTENTIAL DEADLOCK: 8 mutexes taken in a cycle of orders \(all by one thread: 8 threads doing the same, each at another step, would deadlock\)$' \
+	"$WORK/one_ring.finding"
+expect_grep "one_ring: the order round the ring" \
+	'^  order: A -> B -> C -> D -> E -> F -> G -> H -> A$' "$WORK/one_ring.finding"
+
 # ---- rings: thread i takes M[i] then M[i+1 mod N] ----------------------------
 RF=$(line_of "$TSRC" RING_FIRST)
 RS=$(line_of "$TSRC" RING_SECOND)

@@ -111,10 +111,15 @@ static void print_cycle(struct ms_fmt *f, const struct ms_cycle_finding *c)
 		ms_fmt(f, "GUARDED INVERSION: %u %s taken in a cycle of orders, "
 			  "always under one more %s: cannot deadlock\n", n, locks,
 		       ms_lock_noun(c->gate.flags));
-	else
-		ms_fmt(f, "POTENTIAL DEADLOCK: %u %s taken in a cycle of orders%s\n",
-		       n, locks, one_thread ? " (all by one thread: two threads doing the "
-					     "same would deadlock)" : "");
+	else if (!one_thread)
+		ms_fmt(f, "POTENTIAL DEADLOCK: %u %s taken in a cycle of orders\n", n, locks);
+	else if (n == 2)
+		ms_fmt(f, "POTENTIAL DEADLOCK: 2 %s taken in a cycle of orders (all by one "
+			  "thread: two threads doing the same would deadlock)\n", locks);
+	else /* a ring walked by one thread: two walking it need not meet */
+		ms_fmt(f, "POTENTIAL DEADLOCK: %u %s taken in a cycle of orders (all by one "
+			  "thread: %u threads doing the same, each at another step, would "
+			  "deadlock)\n", n, locks, n);
 	if (c->count > 1)
 		ms_fmt(f, "  closed %llu times, by other mutexes each time at the same code "
 			  "(the first time below)\n", (unsigned long long)c->count);
