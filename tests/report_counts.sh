@@ -107,6 +107,14 @@ expect_grep "condwait: retake" "cond-wait retake" "$WORK/report"
 run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" none
 expect_eq "no mutexes: one line" "$(wc -l < "$WORK/report")" 1
 expect_grep "no mutexes: the line" '^mutexstat: scenario \(pid [0-9]+\) ran .* and locked no mutexes$' "$WORK/report"
+# It names no code, so libdw (and the libraries it needs) is not loaded:
+# a short process's exit costs what its one line does.  A report that
+# names code loads it.
+LD_DEBUG=files run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" none
+expect_eq "no mutexes: libdw not loaded" "$(grep -c 'file=libdw\.so' "$WORK/err")" 0
+LD_DEBUG=files run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" exact
+expect_eq "mutexes: libdw loaded to name their code" \
+	"$(grep -c 'file=libdw\.so.*dynamically loaded by' "$WORK/err")" 1
 
 # Lines are at most 120 columns, times in human units.
 for f in "$WORK/report"; do :; done

@@ -448,15 +448,27 @@ static void close_session(void)
 	session.open = 0; /* the answers stay: answers_now */
 }
 
+/* The session of this process, opened if there is none yet (or only the
+ * parent's, in a fork child): implicit outside begin/end. */
+static void session_here(void)
+{
+	if (!session.open || session.pid != getpid()) {
+		if (session.open)
+			close_session();
+		open_session(session.depth == 0);
+	}
+}
+
+/* The session itself is opened by the first lookup after this (symbolize):
+ * a report that names no frame -- a process that locked no mutex -- does
+ * not load libdw, libelf and their compression libraries, nor read the
+ * maps, which cost a short process more than the rest of its report. */
 void ms_symbols_begin(void)
 {
 	ms_guard_enter(&ms_self);
 	lock_session();
-	if (session.depth++ == 0) {
-		if (session.open)
-			close_session(); /* an implicit one: start afresh */
-		open_session(0);
-	}
+	if (session.depth++ == 0 && session.open)
+		close_session(); /* an implicit one: start afresh */
 	unlock_session();
 	ms_guard_leave(&ms_self);
 }
@@ -475,7 +487,10 @@ const char *ms_symbols_fallback_reason(void)
 {
 	ms_guard_enter(&ms_self);
 	lock_session();
-	const char *why = session.open ? session.why : load_libdw();
+	/* asked by a report's header, which only a report that names code
+	 * has: its session opens now, to say why names are not libdw's */
+	session_here();
+	const char *why = session.why;
 	unlock_session();
 	ms_guard_leave(&ms_self);
 	return why;
@@ -1059,11 +1074,7 @@ static int symbolize(uintptr_t addr, int is_return_address, int lines,
 	int saved = errno, result;
 	ms_guard_enter(&ms_self);
 	lock_session();
-	if (!session.open || session.pid != getpid()) { /* none yet, or a fork's child */
-		if (session.open)
-			close_session();
-		open_session(session.depth == 0);
-	}
+	session_here();
 	struct cached *c = NULL;
 	if (session.cache) {
 		uint64_t h = ((uint64_t)addr ^ (uint64_t)is_return_address) *

@@ -17,7 +17,8 @@
 #include <stdint.h>
 
 /* A session: one view of the process's modules (read from /proc/self/maps
- * at begin, so libraries dlopen'd since the last report are seen) and a
+ * at the first lookup after begin, so libraries dlopen'd since the last
+ * report are seen; a report that looks nothing up reads nothing) and a
  * cache of the addresses looked up.  Bracket each report with begin/end.
  * They nest (a counter): an inner pair costs nothing; the outermost end
  * frees libdw's data.  A lookup outside any session opens one that stays
