@@ -228,6 +228,12 @@ not_cached(struct ms_thread *t, struct ms_tstate *ts, uint32_t r, uintptr_t key,
 	   uintptr_t caller, int read)
 {
 	uint32_t n = ts->nheld, a;
+	/* The caller saw locks held, but a signal handler on this thread may
+	 * have let them go since (a trylock and an unlock in the handler of a
+	 * lock the thread was taking): no lock, no edge.  (n - 1 below was
+	 * then read as the held set's 4-billionth entry: a crash.) */
+	if (unlikely(!n || n > MS_HELD_MAX))
+		return;
 	uint32_t misuse = __atomic_load_n(&ms_unlocks_elsewhere, __ATOMIC_ACQUIRE);
 	if (unlikely(misuse != ts->pruned_at)) {
 		/* some thread unlocked a mutex it did not hold: entries of

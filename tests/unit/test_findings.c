@@ -99,6 +99,24 @@ static int cycles(void)
 	return nkept;
 }
 
+/* A lock path that saw a lock held asks the graph for the edge, and a
+ * signal handler on the thread let that lock go in between: the held set
+ * is empty when the edge is made.  No edge, and no read before the set. */
+START_TEST(test_findings_edge_asked_once_the_held_set_is_empty)
+{
+	uint32_t a = mutex_init(1), b = mutex_init(2);
+	lock(&t1, a, 1, SITE(1));
+	unlock(&t1, a, SITE(2)); /* the handler's unlock */
+	ck_assert_uint_eq(t1_ts.nheld, 0);
+	ms_order_missed(&t1, &t1_ts, b, KEY(2), SITE(3));
+	ms_order_note_mode(&t1, &t1_ts, b, KEY(2), SITE(3), 1);
+	/* b then a, a then b: only the second pair makes an edge */
+	pair(&t1, b, 2, SITE(4), a, 1, SITE(5));
+	pair(&t2, a, 1, SITE(6), b, 2, SITE(7));
+	ck_assert_int_eq(cycles(), 1);
+}
+END_TEST
+
 START_TEST(test_findings_abba)
 {
 	uint32_t a = mutex_init(1), b = mutex_init(2);
@@ -270,6 +288,7 @@ Suite *findings_suite(void)
 	TCase *tc = tcase_create("cycles");
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, test_findings_abba);
+	tcase_add_test(tc, test_findings_edge_asked_once_the_held_set_is_empty);
 	tcase_add_test(tc, test_findings_outlive_their_mutexes);
 	tcase_add_test(tc, test_findings_one_per_code);
 	tcase_add_test(tc, test_findings_reused_address);
