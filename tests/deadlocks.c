@@ -263,7 +263,8 @@ static void ring_step(int i)
 	}
 }
 
-static int ring(int n)
+/* The ring's n mutexes M0..Mn-1, made and named. */
+static void ring_make(int n)
 {
 	ring_n = n;
 	for (int i = 0; i < n; i++) {
@@ -272,6 +273,11 @@ static int ring(int n)
 		init_mutex(&ring_m[i], PTHREAD_MUTEX_NORMAL);
 		say_mutex(name, &ring_m[i]);
 	}
+}
+
+static int ring(int n)
+{
+	ring_make(n);
 	in_turns(n, ring_step);
 	return 0;
 }
@@ -279,13 +285,7 @@ static int ring(int n)
 /* ---- one_ring N: a ring one thread walks ------------------------------ */
 static int one_ring(int n)
 {
-	ring_n = n;
-	for (int i = 0; i < n; i++) {
-		char name[16];
-		snprintf(name, sizeof name, "M%d", i);
-		init_mutex(&ring_m[i], PTHREAD_MUTEX_NORMAL);
-		say_mutex(name, &ring_m[i]);
-	}
+	ring_make(n);
 	say_thread("main");
 	CHECK(pthread_mutex_lock(&ring_m[0]), 0);
 	for (int step = 0; step < 2 * n; step++) {
