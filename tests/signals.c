@@ -39,6 +39,13 @@
  *   term-_exit   a SIGTERM handler of its own ends the process with
  *                _exit(7); main locks m, raises SIGTERM
  *   nothing-_exit  locks nothing, _exit(8)
+ *   handler-locks  three threads make, nest and destroy pairs of mutexes
+ *                (a new lock-order edge each time) under a storm of
+ *                SIGUSR2 whose handler locks and unlocks one mutex, for
+ *                MS milliseconds (argv[2]); prints how many pairs and
+ *                "ok" -- with a handler that interrupted the library's
+ *                edge bookkeeping, that mutex's holder waited for it
+ *                for ever
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -47,6 +54,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
@@ -218,6 +226,65 @@ static void sees_usr1(void)
 	say("after raise\n");
 }
 
+/* handler-locks */
+static pthread_mutex_t in_handler = PTHREAD_MUTEX_INITIALIZER;
+static volatile long handled;
+static volatile int storm_over;
+
+static void lock_in_handler(int sig)
+{
+	(void)sig;
+	pthread_mutex_lock(&in_handler);
+	handled++;
+	pthread_mutex_unlock(&in_handler);
+}
+
+static void *new_edges(void *arg)
+{
+	(void)arg;
+	long pairs = 0;
+	while (!storm_over) {
+		pthread_mutex_t x, y;
+		pthread_mutex_init(&x, NULL);
+		pthread_mutex_init(&y, NULL);
+		pthread_mutex_lock(&x);
+		pthread_mutex_lock(&y);
+		pthread_mutex_unlock(&y);
+		pthread_mutex_unlock(&x);
+		pthread_mutex_destroy(&y);
+		pthread_mutex_destroy(&x);
+		pairs++;
+	}
+	return (void *)pairs;
+}
+
+static void handler_locks(long ms)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = lock_in_handler;
+	sigaction(SIGUSR2, &sa, NULL);
+	pthread_t t[3];
+	for (int i = 0; i < 3; i++)
+		pthread_create(&t[i], NULL, new_edges, NULL);
+	struct timespec start, now;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	do {
+		for (int i = 0; i < 3; i++)
+			pthread_kill(t[i], SIGUSR2);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while ((now.tv_sec - start.tv_sec) * 1000 +
+			 (now.tv_nsec - start.tv_nsec) / 1000000 < ms);
+	storm_over = 1;
+	long pairs = 0;
+	for (int i = 0; i < 3; i++) {
+		void *n;
+		pthread_join(t[i], &n);
+		pairs += (long)n;
+	}
+	printf("%s\n", pairs > 0 ? "ok" : "no pairs");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -318,6 +385,8 @@ int main(int argc, char **argv)
 		int st = 0;
 		waitpid(pid, &st, 0);
 		printf("child exit %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	} else if (!strcmp(mode, "handler-locks") && argc > 2) {
+		handler_locks(atol(argv[2]));
 	} else if (!strcmp(mode, "nothing-_exit")) {
 		_exit(8);
 	} else if (!strcmp(mode, "term-_exit")) {

@@ -14,7 +14,9 @@
 #     calls are in it (exit from a thread writes it too).
 #   - what sigaction and signal say of SIGUSR1 and SIGRTMAX-3 is what they
 #     say without the library (the default), and a program that saves and
-#     restores SIGUSR1 gets the default back.
+#     restores SIGUSR1 gets the default back;
+#   - a program whose signal handler waits for a mutex (not async-signal-
+#     safe, but glibc copes) does not hang in the library's locks.
 # And what does change, documented: SIGUSR1's default action (the end of
 # the process) becomes a live dump.
 
@@ -353,5 +355,24 @@ expect_eq "_exit, nothing locked: no report" "$(cd "$WORK" && ls r* 2>/dev/null)
 with "" "" "$SIG" thread-exit
 expect_eq "exit from a thread: status" "$(tail -n 1 "$WORK/out")" "exit 5"
 expect_grep "exit from a thread: the report, the mutex still held" '^Mutexes still locked:$' "$WORK/r"
+
+# ---- a handler that waits for a mutex ------------------------------------------
+# Threads add a lock-order edge at every turn under a storm of SIGUSR2
+# whose handler locks a mutex.  A handler that interrupted the library's
+# edge bookkeeping, holding its lock, waited for that mutex, while the
+# mutex's holder waited for the lock to note its own first use: 15 runs of
+# 20 hung for ever.  The holder now gives up its wait after a second and
+# its call goes unrecorded (counted in the report).
+expect_eq "handler that locks a mutex: without the library" \
+	"$("$RUN" timeout -s KILL 20 "$SIG" handler-locks 300)" "ok
+exit 0"
+for i in 1 2 3 4; do
+	with "" "" timeout -s KILL 20 "$SIG" handler-locks 300
+	expect_eq "handler that locks a mutex, run $i: it ends as without the library" \
+		"$(cat "$WORK/out")" "ok
+exit 0"
+	expect_eq "handler that locks a mutex, run $i: the report" \
+		"$(cd "$WORK" && ls r* 2>/dev/null)" "r"
+done
 
 finish

@@ -2,8 +2,11 @@
 #define _GNU_SOURCE
 #include "base/spin.h"
 #include "base/internal.h"
+#include "base/clock.h"
 
+#include <errno.h>
 #include <sched.h>
+#include <time.h>
 
 uint32_t ms_fork_in_progress;
 __thread int ms_fork_holds_locks __attribute__((tls_model("initial-exec")));
@@ -42,21 +45,48 @@ void ms_spin_after_fork_child(void)
 	skipped = 0;
 }
 
+/* How long a waiter for one of our locks waits before it gives up.  Our
+ * locks are held for microseconds (a search of the lock-order graph, the
+ * longest, for milliseconds); a holder that keeps one for this long is
+ * stopped in a signal handler of the program's that waits for a mutex --
+ * whose holder may be this very waiter, in the library's bookkeeping of
+ * that mutex.  Waiting on would hang both threads for ever; giving up
+ * costs the waiter's call its record, counted.  A second leaves room for a
+ * holder preempted on a loaded machine. */
+#define GIVE_UP_NS 1000000000ull
+
 int ms_spin_lock_wait(int *word, int holding_one)
 {
+	uint64_t since = 0;
 	for (unsigned spins = 0; __atomic_exchange_n(word, 1, __ATOMIC_ACQUIRE);
 	     spins++) {
 		int give_up = holding_one
 				      ? __atomic_load_n(&ms_fork_in_progress, __ATOMIC_ACQUIRE) != 0
 				      : spins >= 100 && !fork_may_wait();
+		if (!give_up && spins >= 100 && !(spins & 15)) {
+			/* the clock's vDSO read: async-signal-safe, no call */
+			uint64_t now = ms_mono_ns();
+			if (!since)
+				since = now;
+			else if (now - since >= GIVE_UP_NS)
+				give_up = 1;
+		}
 		if (give_up) {
 			ms_spin_skipped_call();
 			return 0;
 		}
 		if (spins < 100)
 			__builtin_ia32_pause();
-		else
+		else if (!since || ms_mono_ns() - since < 1000000)
 			sched_yield();
+		else {
+			/* waited a millisecond: the holder is not about to
+			 * let go, and spinning would take the CPU it needs */
+			struct timespec nap = { 0, 200000 };
+			int saved = errno; /* EINTR: the program's */
+			nanosleep(&nap, NULL);
+			errno = saved;
+		}
 	}
 	return 1;
 }
