@@ -15,6 +15,7 @@
 #include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 
 #define CHUNK 256
@@ -108,6 +109,49 @@ static __thread int exit_deferred __attribute__((tls_model("initial-exec")));
  * the first time is judged one round later (the first time ours is called
  * is the first round, unless the thread's first mutex call came from a
  * destructor of the round before). */
+/* The names of the threads that exited last, by tid: a report made after
+ * a thread ended named it all the same.  Before, a finding named its
+ * threads still alive and not those gone ("thread 11241 took A" beside
+ * "thread 11244 "two_inv" took B"), as /proc had them or not.  A slot is
+ * written with its tid 0 and the tid last, and read only if its tid is
+ * the same before and after. */
+#define EXITED_NAMES 256
+static struct {
+	uint32_t tid;
+	char name[16];
+} exited_names[EXITED_NAMES];
+static uint32_t exited_next;
+
+static void name_kept(uint32_t tid)
+{
+	char name[16] = "";
+	prctl(PR_GET_NAME, name, 0, 0, 0);
+	uint32_t i = __atomic_fetch_add(&exited_next, 1, __ATOMIC_RELAXED) % EXITED_NAMES;
+	__atomic_store_n(&exited_names[i].tid, 0, __ATOMIC_RELEASE);
+	for (unsigned k = 0; k < 16; k++)
+		__atomic_store_n(&exited_names[i].name[k], name[k], __ATOMIC_RELAXED);
+	__atomic_store_n(&exited_names[i].tid, tid, __ATOMIC_RELEASE);
+}
+
+/* tid's name kept at its exit, the newest such; 0 if none. */
+static int name_of_exited(uint32_t tid, char out[16])
+{
+	uint32_t next = __atomic_load_n(&exited_next, __ATOMIC_ACQUIRE);
+	for (uint32_t k = 1; k <= EXITED_NAMES && k <= next; k++) {
+		uint32_t i = (next - k) % EXITED_NAMES;
+		if (__atomic_load_n(&exited_names[i].tid, __ATOMIC_ACQUIRE) != tid)
+			continue;
+		for (unsigned c = 0; c < 16; c++)
+			out[c] = __atomic_load_n(&exited_names[i].name[c], __ATOMIC_RELAXED);
+		out[15] = 0;
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&exited_names[i].tid, __ATOMIC_RELAXED) == tid)
+			return 1;
+	}
+	out[0] = 0;
+	return 0;
+}
+
 static void thread_exit(void *arg)
 {
 	struct ms_tstate *ts = arg;
@@ -122,6 +166,7 @@ static void thread_exit(void *arg)
 		}
 	}
 	exit_deferred = 1;
+	name_kept(ts->tid);
 	if ((ts->nheld || ts->overflow) && held_at_exit)
 		held_at_exit(ts);
 	/* the start of each timed hold it ends with, for the report's "held
@@ -304,6 +349,8 @@ const char *ms_thread_name(uint32_t tid, char out[16])
 	size_t n = ms_task_file(tid, "comm", out, 16);
 	if (n && out[n - 1] == '\n')
 		out[n - 1] = 0;
+	if (!n)
+		name_of_exited(tid, out); /* gone: its name as it ended */
 	return out;
 }
 

@@ -60,7 +60,8 @@ char ms_task_state(uint32_t tid);
  * adds a running thread's time at each tick and when it stops running);
  * 0 if gone or the kernel does not say. */
 uint64_t ms_task_cpu_ns(uint32_t tid);
-/* A live thread's name as ps -L shows it, "" if gone (report time). */
+/* A thread's name as ps -L shows it; for one gone, the name it had as it
+ * ended if it is among the last 256 to end; else "" (report time). */
 const char *ms_thread_name(uint32_t tid, char out[16]);
 
 /* Walk all thread records in use. */

@@ -574,6 +574,52 @@ static void copy_long_name(char *dst, size_t cap, const char *name)
 	free(b);
 }
 
+/* libstdc++'s std::thread runs the program's callable in
+ * std::thread::_State_impl<std::thread::_Invoker<std::tuple<F, args...> > >
+ * ::_M_run(), where a lambda's body is inlined: every thread's frame has
+ * that name, too long for a frame, and made to fit it read
+ * "std::thread::_State_impl<...>::_M_run()" whatever the thread ran.  The
+ * callable F is what tells them apart: such a name becomes F for a
+ * lambda ("main::{lambda()#1}", whose body, inlined, is the code there),
+ * else "std::thread running F" (into out, of cap bytes) -- no brackets
+ * around F, which a name made to fit would empty; 0 if name is no such
+ * frame's. */
+static int thread_run_name(const char *name, char *out, size_t cap)
+{
+	static const char head[] = "std::thread::_State_impl<std::thread::_Invoker<std::tuple<";
+	static const char tail[] = "::_M_run()";
+	size_t n = strlen(name);
+	if (strncmp(name, head, sizeof head - 1) != 0 || n < sizeof tail - 1 ||
+	    strcmp(name + n - (sizeof tail - 1), tail) != 0)
+		return 0;
+	const char *f = name + sizeof head - 1, *e = f;
+	int depth = 0;
+	for (; *e; e++) {
+		if (*e == '<' || *e == '(' || *e == '{' || *e == '[')
+			depth++;
+		else if (depth && (*e == '>' || *e == ')' || *e == '}' || *e == ']'))
+			depth--;
+		else if (!depth && (*e == ',' || *e == '>'))
+			break;
+	}
+	size_t flen = (size_t)(e - f);
+	if (!*e || !flen || flen + 48 > cap)
+		return 0;
+	/* a function pointer says nothing the next frame, the function's
+	 * own, does not */
+	if (memmem(f, flen, "(*)", 3))
+		return 0;
+	struct ms_fmt o;
+	ms_fmt_init(&o, out, cap, -1);
+	/* a lambda is its own name: its body is the code that runs */
+	if (f[flen - 1] == '}')
+		ms_fmt(&o, "%.*s", (int)flen, f);
+	else
+		ms_fmt(&o, "std::thread running %.*s", (int)flen, f);
+	ms_fmt_str(&o);
+	return 1;
+}
+
 /* C++ names are demangled with the program's own libstdc++ when it has
  * one loaded (a C program has no mangled names). */
 static void copy_name(char *dst, size_t cap, const char *name)
@@ -594,7 +640,11 @@ static void copy_name(char *dst, size_t cap, const char *name)
 			plain = NULL;
 		}
 	}
-	copy_long_name(dst, cap, plain ? plain : name);
+	char run[512];
+	if (plain && thread_run_name(plain, run, sizeof run))
+		copy_long_name(dst, cap, run);
+	else
+		copy_long_name(dst, cap, plain ? plain : name);
 	free(plain);
 	char *version = strchr(dst, '@'); /* __libc_start_main@@GLIBC_2.34 */
 	if (version && version > dst)
