@@ -31,6 +31,10 @@
  *   two_cycles          A/B inverted by two threads, B/C by two others, at
  *                       the same lines: one finding, closed twice
  *   two_inversions      A/B inverted at two lines, C/D at two others
+ *   shared_helper       A/B inverted through pair_ab, C/D through pair_cd,
+ *                       both calling one helper that takes the two mutexes
+ *   gone_abba           thread "early" takes A then B and ends; then thread
+ *                       "late" takes B then A (the finding names both)
  *   destroyed_abba      A/B inverted by two threads, then both destroyed
  *   lives N             N times: init A and B, A/B inverted by two threads,
  *                       destroy both (other mutexes each time, same code)
@@ -351,6 +355,90 @@ static int two_inversions(void)
 {
 	init_abcd();
 	in_turns(4, two_inversions_step);
+	return 0;
+}
+
+/* ---- shared_helper: two findings whose first frame is one helper's --------
+ * The rule each finding suggests must name its own caller of the helper:
+ * one naming the helper would leave both out. */
+static volatile int helper_calls;
+
+static __attribute__((noinline)) void lock_pair(pthread_mutex_t *x, pthread_mutex_t *y)
+{
+	LOCK(x);
+	LOCK(y); /* PAIR_SECOND */
+	UNLOCK(y);
+	UNLOCK(x);
+	helper_calls++;
+}
+
+static __attribute__((noinline)) void pair_ab(int back)
+{
+	if (back)
+		lock_pair(&mb, &ma);
+	else
+		lock_pair(&ma, &mb);
+	helper_calls++; /* no tail call: pair_ab stays in the stack */
+}
+
+static __attribute__((noinline)) void pair_cd(int back)
+{
+	if (back)
+		lock_pair(&md, &mc);
+	else
+		lock_pair(&mc, &md);
+	helper_calls++;
+}
+
+static void shared_helper_step(int i)
+{
+	say_thread_n("t", i + 1);
+	if (i < 2)
+		pair_ab(i);
+	else
+		pair_cd(i - 2);
+}
+
+static int shared_helper(void)
+{
+	init_abcd();
+	in_turns(4, shared_helper_step);
+	return 0;
+}
+
+/* ---- gone_abba: a finding's thread that ended before it was made ---------- */
+static void *early(void *arg)
+{
+	(void)arg;
+	pthread_setname_np(pthread_self(), "early");
+	say_thread("early");
+	LOCK(&ma);
+	LOCK(&mb);
+	UNLOCK(&mb);
+	UNLOCK(&ma);
+	return NULL;
+}
+
+static void *late(void *arg)
+{
+	(void)arg;
+	pthread_setname_np(pthread_self(), "late");
+	say_thread("late");
+	LOCK(&mb);
+	LOCK(&ma);
+	UNLOCK(&ma);
+	UNLOCK(&mb);
+	return NULL;
+}
+
+static int gone_abba(void)
+{
+	pthread_t t;
+	init_abcd();
+	CHECK(pthread_create(&t, NULL, early, NULL), 0);
+	CHECK(pthread_join(t, NULL), 0);
+	CHECK(pthread_create(&t, NULL, late, NULL), 0);
+	CHECK(pthread_join(t, NULL), 0);
 	return 0;
 }
 
@@ -1037,6 +1125,8 @@ int main(int argc, char **argv)
 	if (!strcmp(s, "one_ring") && n >= 2 && n <= MAX_TURNS) return one_ring(n);
 	if (!strcmp(s, "two_cycles")) return two_cycles();
 	if (!strcmp(s, "two_inversions")) return two_inversions();
+	if (!strcmp(s, "shared_helper")) return shared_helper();
+	if (!strcmp(s, "gone_abba")) return gone_abba();
 	if (!strcmp(s, "destroyed_abba")) return lives(1);
 	if (!strcmp(s, "lives") && n >= 1) return lives(n);
 	if (!strcmp(s, "ring_destroyed") && n >= 2 && n <= MAX_TURNS) return ring_destroyed(n);

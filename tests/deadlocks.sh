@@ -257,6 +257,43 @@ expect_eq "two_inversions: the pairs A/B and C/D" "$(cycles twoinv)" \
 		"$(group "$(field twoinv mutex C)" "$(field twoinv mutex D)")")"
 expect_eq "two_inversions: neither was closed more than once" \
 	"$(grep -c '^  closed ' "$WORK/twoinv.report")" 0
+# Their frames are the same functions: no rule names one of them alone,
+# and the one suggested says what else it would leave out.
+expect_eq "two_inversions: each rule suggested says it leaves out the other too" \
+	"$(grep --no-group-separator -A1 '^  to suppress it:' "$WORK/twoinv.report")" \
+	"$(for i in 1 2; do
+		echo "  to suppress it: potential-deadlock:^two_inversions_step\$"
+		echo "    (a line of MUTEXSTAT_SUPPRESSIONS; it leaves out 1 other finding here too)"
+	done)"
+
+# Two inversions through one helper: each finding's suggested rule names
+# its own caller of the helper, anchored (the helper's name would leave
+# both out, and "pair_ab" unanchored names pair_ab_all too), and leaves out
+# that finding alone.
+run helper "$T" shared_helper
+expect_eq "shared_helper: two POTENTIAL DEADLOCKs, nothing else" \
+	"$(count helper 'POTENTIAL DEADLOCK: 2 mutexes taken in a cycle of orders$') $(grep -Ec "$FINDING" "$WORK/helper.report")" \
+	"2 2"
+expect_eq "shared_helper: the rules suggested name the helper's callers" \
+	"$(grep '^  to suppress it:' "$WORK/helper.report" | sort)" \
+	"  to suppress it: potential-deadlock:^pair_ab\$ (a line of MUTEXSTAT_SUPPRESSIONS)
+  to suppress it: potential-deadlock:^pair_cd\$ (a line of MUTEXSTAT_SUPPRESSIONS)"
+printf 'potential-deadlock:^pair_ab$\n' >"$WORK/helper.rules"
+run helper_sup env MUTEXSTAT_SUPPRESSIONS="$WORK/helper.rules" "$T" shared_helper
+expect_eq "shared_helper: the rule for A/B leaves out that finding alone" \
+	"$(count helper_sup 'POTENTIAL DEADLOCK') $(grep -c '^suppressions from .*: 1 finding left out$' "$WORK/helper_sup.report")" \
+	"1 1"
+expect_eq "shared_helper: the finding left is C/D's" "$(cycles helper_sup)" \
+	"$(group "$(field helper_sup mutex C)" "$(field helper_sup mutex D)")"
+
+# A finding made after one of its threads ended names that thread all the
+# same (before, a thread gone when the cycle closed had no name: "thread
+# 11241 took A" beside "thread 11244 "two_inv" took B").
+run gone "$T" gone_abba
+expect_grep "gone_abba: the thread that ended, named" \
+	"^  thread $(field gone thread early) \"early\" took A, then B:\$" "$WORK/gone.report"
+expect_grep "gone_abba: the thread that closed the cycle, named" \
+	"^  thread $(field gone thread late) \"late\" took B, then A:\$" "$WORK/gone.report"
 
 # ---- findings outlive their mutexes ----------------------------------------
 # A/B inverted, then both destroyed before the report: the finding stays,

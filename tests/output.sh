@@ -1,7 +1,8 @@
 # tests/output.sh - where the report goes: MUTEXSTAT_OUTPUT with %p (one
 # file per process, named by its pid), truncating; a path that cannot be
-# written (no such directory, a directory, a /sys file, a symlink, which is
-# never followed, /dev/full) earns one warning and the report on stderr
+# written (no such directory, a /sys file, a symlink, which is never
+# followed, /dev/full) earns one warning and the report on stderr; a
+# directory gets each process's report as mutexstat.PID
 # (tests/report_files.sh has the rest of the rules); and stderr
 # means the stderr the program started with, even if the program closes
 # fd 2 and a file it opens takes that number (the report must not land in
@@ -134,8 +135,30 @@ run "$WORK/nodir/r.txt" "$CONTENTION" 2 1000
 expect_fallback "no such directory" "$WORK/nodir/r.txt" ENOENT
 expect_eq "no such directory: not created" "$(test -e "$WORK/nodir" && echo made)" ""
 
-run "$WORK/p" "$CONTENTION" 2 1000
-expect_fallback "a directory" "$WORK/p" EISDIR
+# a directory, named as such ("dir/") or not: each process's report in
+# it, as mutexstat.PID -- with several formats, PREFIX.txt and PREFIX.json
+# there, not files named .txt and .json that ls does not show
+mkdir -p "$WORK/rdir" "$WORK/rdir2"
+for out in "$WORK/rdir" "$WORK/rdir2/"; do
+	run "$out" "$CONTENTION" 2 1000
+	dir=${out%/}
+	expect_eq "a directory ($out): nothing on stderr" "$(cat "$WORK/err")" ""
+	f=$(cd "$dir" && ls -A)
+	case $f in
+	mutexstat.[0-9]*) pass "a directory ($out): the report as mutexstat.PID" ;;
+	*) fail "a directory ($out): the files in it: '$f'" ;;
+	esac
+	expect_grep "a directory ($out): the report of that pid" \
+		"^mutexstat: contention \(pid ${f#mutexstat.}\)" "$dir/$f"
+done
+mkdir -p "$WORK/rdir3"
+rc=0
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/rdir3/" MUTEXSTAT_FORMAT=text,json \
+	"$CONTENTION" 2 1000 >"$WORK/out" 2>"$WORK/err" || rc=$?
+expect_eq "a directory, two formats: status and stderr" "$rc $(cat "$WORK/err")" "0 "
+expect_eq "a directory, two formats: PREFIX.txt and PREFIX.json, no hidden file" \
+	"$(cd "$WORK/rdir3" && ls -A | sed 's/[0-9][0-9]*/PID/')" "mutexstat.PID.json
+mutexstat.PID.txt"
 
 run "$WORK/target/r.txt" "$CONTENTION" 2 1000
 expect_fallback "a file used as a directory" "$WORK/target/r.txt" ENOTDIR

@@ -157,7 +157,7 @@ expect_eq "exitwrapped: the finding, through the wrapper to its caller" \
 	"HELD AT THREAD EXIT: thread T ended holding 1 mutex
   mutex $m3 taken at lock_only (tests/reading.c:$(line_of LOCK_ONLY), reading)
     through a wrapper, first locked from  leave_wrapped (tests/reading.c:$(line_of LEAVE_WRAPPED), reading)
-  to suppress it: held-at-exit:leave_wrapped (a line of MUTEXSTAT_SUPPRESSIONS)"
+  to suppress it: held-at-exit:^leave_wrapped$ (a line of MUTEXSTAT_SUPPRESSIONS)"
 expect_eq "exitwrapped: still locked, through the wrapper to its caller" \
 	"$(sed -n '/^Mutexes still locked:/,/^$/p' "$WORK/report" | sed 's/+0x[0-9a-f]*//g; s/thread [0-9]*/thread T/')" \
 	"Mutexes still locked:
@@ -189,7 +189,7 @@ for m in m1:INV_ONE_A m3:INV_ONE_B; do
         through a wrapper, first locked from  inv_one (tests/reading.c:$(line_of "${m#*:}"), reading)"
 done
 expect_grep "wrapabba: the rule suggested names the wrapper's caller" \
-	'^  to suppress it: potential-deadlock:inv_one ' "$WORK/report"
+	'^  to suppress it: potential-deadlock:\^inv_one\$ ' "$WORK/report"
 printf 'potential-deadlock:inv_one\n' > "$WORK/rules"
 MUTEXSTAT_SUPPRESSIONS=$WORK/rules run_with "$WORK/out" "$WORK/err" "$P" wrapabba
 expect_no_grep "wrapabba: and suppresses it" '^POTENTIAL DEADLOCK' "$WORK/report"
@@ -210,7 +210,7 @@ expect_eq "wraphang: the holders' lines, through the wrapper to hang_side" \
 		echo "      through a wrapper, first locked from  hang_side (tests/reading.c:$(line_of HANG_FIRST), reading)"
 	done)"
 expect_grep "wraphang: the rule suggested names the wrapper's caller" \
-	'^  to suppress it: deadlock:hang_side ' "$WORK/report.1"
+	'^  to suppress it: deadlock:\^hang_side\$ ' "$WORK/report.1"
 if command -v jq >/dev/null; then
 	MUTEXSTAT_WATCHDOG=1 MUTEXSTAT_ON_DEADLOCK=abort MUTEXSTAT_FORMAT=json MUTEXSTAT_OUTPUT=$WORK/wh \
 		run_with "$WORK/out" "$WORK/err" timeout 30 "$P" wraphang
@@ -229,7 +229,7 @@ expect_eq "wrapself: taken at the wrapper, first locked from wrapself" \
 	"  taken at     lock_only (tests/reading.c:$(line_of LOCK_ONLY), reading)
     through a wrapper, first locked from  wrapself (tests/reading.c:$(line_of SELF_FIRST), reading)"
 expect_grep "wrapself: the rule suggested names the wrapper's caller" \
-	'^  to suppress it: self-deadlock:wrapself ' "$WORK/report"
+	'^  to suppress it: self-deadlock:\^wrapself\$ ' "$WORK/report"
 
 # ---- an ended line whose site is too long for its heading's end: the
 # site on a line of its own, whole, not cut to its last characters ----

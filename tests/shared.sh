@@ -93,7 +93,7 @@ expect_grep "abandoned: that one, where it was taken" \
 	"^  mutex $local taken at die_holding_both\+0x[0-9a-f]+ \(" "$report"
 expect_eq "abandoned: two findings" "$(grep -Ec "$FINDING" "$report")" 2
 expect_grep "abandoned: the rule that would leave it out" \
-	"^  to suppress it: owner-died:take_over \(a line of MUTEXSTAT_SUPPRESSIONS\)$" "$report"
+	"^  to suppress it: owner-died:\\^take_over\\$ \(a line of MUTEXSTAT_SUPPRESSIONS\)$" "$report"
 # a team that knows of it: a rule leaves it out, and the exit status is the program's
 printf 'owner-died:take_over\n' > "$WORK/owner.rules"
 status=0

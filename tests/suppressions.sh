@@ -29,7 +29,7 @@ expect_eq "no rules: the finding fails the run" "$rc" 4
 expect_grep "no rules: the finding is printed" \
 	"^POTENTIAL DEADLOCK: 2 mutexes taken in a cycle of orders$" "$WORK/none.err"
 expect_grep "no rules: with the rule that would leave it out" \
-	"^  to suppress it: potential-deadlock:transfer \(a line of MUTEXSTAT_SUPPRESSIONS\)$" \
+	"^  to suppress it: potential-deadlock:\\^transfer\\$ \(a line of MUTEXSTAT_SUPPRESSIONS\)$" \
 	"$WORK/none.err"
 expect_no_grep "no rules: no suppressions section" "^suppressions from" "$WORK/none.err"
 

@@ -169,12 +169,39 @@ static int output_is_stream(void)
 	return stream;
 }
 
+/* MUTEXSTAT_OUTPUT names a directory -- it ends with '/', or is one --
+ * (of `len` bytes, expanded, in path): the reports go into it, each
+ * process's as mutexstat.PID.  Before, with several formats, a directory
+ * as the prefix got files named .txt and .json, hidden from ls. */
+static int names_dir(const char *path, size_t len)
+{
+	if (len && path[len - 1] == '/')
+		return 1;
+	int saved = errno;
+	struct stat st;
+	int dir = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+	errno = saved;
+	return dir;
+}
+
+static int output_is_dir(void)
+{
+	char path[4096];
+	struct ms_fmt f;
+	ms_fmt_init(&f, path, sizeof path, -1);
+	ms_output_start_dir(&f, ms_opt.output);
+	ms_fmt(&f, "%s", ms_opt.output);
+	return names_dir(ms_fmt_str(&f), f.len);
+}
+
 int ms_output_run_uses_dir(void)
 {
-	/* a path with %p is a file per process; a file without would be
-	 * replaced by each process's report in turn, the last one's left:
-	 * it is the first process's, and the others' go to the directory */
-	return !ms_opt.output || (!strstr(ms_opt.output, "%p") && !output_is_stream());
+	/* a path with %p is a file per process, and so is one in a
+	 * directory it names; a file without would be replaced by each
+	 * process's report in turn, the last one's left: it is the first
+	 * process's, and the others' go to the directory */
+	return !ms_opt.output || (!strstr(ms_opt.output, "%p") && !output_is_stream() &&
+				  !output_is_dir());
 }
 
 int ms_output_in_run_dir(void)
@@ -203,6 +230,11 @@ int ms_output_path(char *out, size_t cap, const char *infix, unsigned seq, const
 	else {
 		ms_output_start_dir(&f, pattern);
 		expand_path(&f, pattern);
+		if (ms_opt.output && f.len + 1 < cap && names_dir(ms_fmt_str(&f), f.len)) {
+			if (out[f.len - 1] != '/')
+				ms_fmt(&f, "/");
+			ms_fmt(&f, "mutexstat.%d", (int)getpid());
+		}
 	}
 	if (*infix)
 		ms_fmt(&f, ".%s", infix);

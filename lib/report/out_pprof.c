@@ -514,7 +514,7 @@ static uint32_t synthetic_id(int which)
 	static const char *const names[] = {
 		[WAITING] = "waiting", [HOLDING] = "holding",
 		[NOT_CAPTURED] = "[stack not captured]",
-		[MISSED] = "[missed: the holder was letting go as the wait began]",
+		[MISSED] = "[not attributed: no unlock saw this waiter]",
 	};
 	if (!prof.synthetic[which]) {
 		prof.synthetic[which] = ++prof.nlocations;

@@ -170,9 +170,11 @@ void ms_report_blame_row(struct ms_fmt *f, unsigned kind, uint64_t count, uint64
 	       ms_duration(tot, ms_ticks_to_ns(total)), ms_duration(thr, ms_ticks_to_ns(third)),
 	       share);
 	if (!stack && kind == MS_BLAME_HOLD)
-		/* the unlock checked for waiters just before this one
-		 * announced itself: the handover was immediate */
-		ms_fmt(f, "(missed: the holder was letting go as the wait began)\n");
+		/* no unlock saw the waiter: mostly one that checked for
+		 * waiters just before this one announced itself (a short
+		 * wait), but on a loaded machine also a waiter woken and not
+		 * run for a while (a long one): the label claims no cause */
+		ms_fmt(f, "(not attributed: no unlock saw this waiter)\n");
 	else
 		ms_report_stack(f, stack, 41);
 }

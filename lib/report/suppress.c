@@ -355,14 +355,125 @@ static struct rule *matching(int k, const char *text, size_t len)
 	return NULL;
 }
 
-/* A rule that would leave this finding out: its kind, and the first
- * function of its frames (else a lock's name). */
-static void suggest(struct ms_fmt *out, int k, const char *text, size_t len)
+/* Whether a rule with this pattern matches a word of text[0, len). */
+static int pattern_matches(const char *pattern, const char *text, size_t len)
 {
-	const char *best = NULL;
-	size_t blen = 0;
+	for (const char *p = text; p < text + len;) {
+		const char *nl = memchr(p, '\n', (size_t)(text + len - p));
+		size_t l = nl ? (size_t)(nl - p) : (size_t)(text + len - p);
+		struct words ws;
+		words_of(p, l, &ws);
+		for (unsigned w = 0; w < ws.n; w++)
+			if (ms_suppress_glob(pattern, ws.w[w], ws.len[w]))
+				return 1;
+		p += l + (nl != NULL);
+	}
+	return 0;
+}
+
+static size_t line_at(const char *s, size_t *hlen);
+
+/* The next piece of a findings text at *p: a finding (its heading hlen
+ * long), or the text before the first (hlen 0).  0 at the end. */
+static int next_piece(const char **p, const char **start, size_t *len, size_t *hlen)
+{
+	if (!**p)
+		return 0;
+	*start = *p;
+	const char *q = *p + line_at(*p, hlen);
+	while (*q) {
+		size_t h;
+		size_t l = line_at(q, &h);
+		if (h)
+			break;
+		q += l;
+	}
+	*len = (size_t)(q - *start);
+	*p = q;
+	return 1;
+}
+
+/* How many findings of kind k in the whole text `all`, but the one at
+ * `self`, a rule with this pattern would leave out too. */
+static unsigned others_matched(const char *all, int k, const char *self, const char *pattern)
+{
+	unsigned n = 0;
+	const char *p = all, *start;
+	size_t len, hlen;
+	while (next_piece(&p, &start, &len, &hlen))
+		if (start != self && hlen && kind_of(start, hlen) == k &&
+		    pattern_matches(pattern, start, len))
+			n++;
+	return n;
+}
+
+/* Frames every thread's or every program's stack has: a rule naming one
+ * would leave out findings that have nothing to do with this one.  main
+ * is the program's, but under every stack of its first thread: named only
+ * if nothing else is. */
+static int generic(const char *w, size_t len)
+{
+	static const char *const names[] = {
+		"start_thread", "clone", "clone3", "__clone", "__clone3", "_start",
+		"__libc_start_main", "__libc_start_call_main", "g_thread_proxy",
+		"std::thread::_State_impl<...>::_M_run()", "execute_native_thread_routine",
+	};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (strlen(names[i]) == len && !memcmp(names[i], w, len))
+			return 1;
+	return 0;
+}
+
+/* The anchored rule for a word as the report prints it: "^word$", where
+ * what a long name lost ("(...)", "<...>", a leading "..") matches
+ * anything, so that the rule also matches the whole name the JSON report
+ * gives.  0 if it does not fit a rule. */
+static int anchored(char *out, size_t cap, const char *w, size_t len)
+{
+	size_t n = 0;
+	if (cap < 3)
+		return 0;
+	out[n++] = '^';
+	size_t i = 0;
+	if (len >= 2 && w[0] == '.' && w[1] == '.' && (len < 3 || w[2] != '.')) {
+		out[n++] = '*'; /* a name cut at its start */
+		i = 2;
+	}
+	for (; i < len; i++) {
+		if (i + 2 < len && w[i] == '.' && w[i + 1] == '.' && w[i + 2] == '.') {
+			if (n + 1 >= cap)
+				return 0;
+			out[n++] = '*';
+			i += 2;
+			continue;
+		}
+		if (n + 1 >= cap)
+			return 0;
+		out[n++] = w[i];
+	}
+	if (n + 2 > cap)
+		return 0;
+	out[n++] = '$';
+	out[n] = 0;
+	return 1;
+}
+
+#define MAX_CANDIDATES 24
+
+/* A rule that would leave this finding out: its kind, and an anchored
+ * pattern for a word of its frames -- the first function (the first past
+ * a wrapper's, if the finding shows one), else a lock's name -- that no
+ * other finding of this report has, and no frame that every stack has.
+ * Before, the first function whole, unanchored: "transfer" also left out
+ * transfer_all's findings, and a lambda's (a frame every std::thread
+ * has) every finding in a thread. */
+static void suggest(struct ms_fmt *out, const char *all, int k, const char *text, size_t len)
+{
+	const char *cand[MAX_CANDIDATES];
+	size_t clen[MAX_CANDIDATES];
+	unsigned nc = 0;
 	int past_wrapper = 0;
-	for (const char *p = text; p < text + len && !past_wrapper;) {
+	for (const char *p = text; p < text + len;) {
 		const char *nl = memchr(p, '\n', (size_t)(text + len - p));
 		size_t l = nl ? (size_t)(nl - p) : (size_t)(text + len - p);
 		struct words ws;
@@ -372,22 +483,53 @@ static void suggest(struct ms_fmt *out, int k, const char *text, size_t len)
 			lead++;
 		int wrapper_line = l - lead >= sizeof MS_WRAPPER_CALLERS - 1 &&
 				   !memcmp(p + lead, MS_WRAPPER_CALLERS, sizeof MS_WRAPPER_CALLERS - 1);
-		/* the function is the last word of a frame: the first frame's,
-		 * or the first past a wrapper's if the finding shows one */
-		if (ws.n && (!best || wrapper_line)) {
-			best = ws.w[ws.n - 1];
-			blen = ws.len[ws.n - 1];
-			past_wrapper = wrapper_line;
+		if (wrapper_line && !past_wrapper) {
+			nc = 0; /* past the wrapper, whose every finding shares it */
+			past_wrapper = 1;
+		}
+		/* the last word of a line is its frame's function, or a
+		 * lock's name */
+		if (ws.n && nc < MAX_CANDIDATES) {
+			cand[nc] = ws.w[ws.n - 1];
+			clen[nc++] = ws.len[ws.n - 1];
 		}
 		p += l + (nl != NULL);
 	}
-	if (!best)
-		return;
+	char rule[MAX_PATTERN], first[MAX_PATTERN];
+	first[0] = 0;
+	unsigned shared = 0;
+	int found = 0;
+	/* twice: functions of the program's first, then main as well */
+	for (int pass = 0; pass < 2 && !found; pass++)
+		for (unsigned i = 0; i < nc && !found; i++) {
+			int is_main = clen[i] == 4 && !memcmp(cand[i], "main", 4);
+			if (generic(cand[i], clen[i]) || is_main != pass ||
+			    !anchored(rule, sizeof rule, cand[i], clen[i]))
+				continue;
+			unsigned others = others_matched(all, k, text, rule);
+			if (!first[0]) {
+				memcpy(first, rule, strlen(rule) + 1);
+				shared = others;
+			}
+			found = others == 0;
+		}
+	if (!found) {
+		if (!first[0])
+			return; /* no word to name: frames without functions */
+		memcpy(rule, first, strlen(first) + 1);
+	}
+	char note[96] = "";
+	if (!found) {
+		struct ms_fmt nf;
+		ms_fmt_init(&nf, note, sizeof note, -1);
+		ms_fmt(&nf, "; it leaves out %u other finding%s here too", shared,
+		       shared == 1 ? "" : "s");
+	}
 	/* the rule whole, to be copied; what it is on the next line where
 	 * both would pass 120 columns (a long C++ name) */
-	size_t cols = 18 + strlen(kinds[k].name) + 1 + blen + 35;
-	ms_fmt(out, "  to suppress it: %s:%.*s%s(a line of MUTEXSTAT_SUPPRESSIONS)\n",
-	       kinds[k].name, (int)blen, best, cols > 120 ? "\n    " : " ");
+	size_t cols = 18 + strlen(kinds[k].name) + 1 + strlen(rule) + 35 + strlen(note);
+	ms_fmt(out, "  to suppress it: %s:%s%s(a line of MUTEXSTAT_SUPPRESSIONS%s)\n",
+	       kinds[k].name, rule, cols > 120 ? "\n    " : " ", note);
 }
 
 /* The heading of a section that is no finding, a line of its own: a live
@@ -435,8 +577,8 @@ struct gap {
 /* One finding (text[0, len), its heading hlen long; 0: the text before
  * the first, as it is): out, or left out by a rule.  Returns 1 if it was
  * a failing one left out, and sets *kept. */
-static int one(struct ms_fmt *out, const char *text, size_t len, size_t hlen,
-	       struct gap *gap, int *kept)
+static int one(struct ms_fmt *out, const char *all, const char *text, size_t len,
+	       size_t hlen, struct gap *gap, int *kept)
 {
 	int k = hlen ? kind_of(text, hlen) : -1;
 	struct rule *r = k >= 0 && nrules ? matching(k, text, len) : NULL;
@@ -449,7 +591,7 @@ static int one(struct ms_fmt *out, const char *text, size_t len, size_t hlen,
 	ms_fmt(out, "%.*s", (int)gap->len, gap->text);
 	ms_fmt(out, "%.*s", (int)body, text);
 	if (k >= 0)
-		suggest(out, k, text, body);
+		suggest(out, all, k, text, body);
 	gap->text = text + body;
 	gap->len = len - body;
 	return 0;
@@ -471,7 +613,7 @@ int ms_suppress_filter(const char *in, struct ms_fmt *out)
 				break;
 			p += l;
 		}
-		removed += one(out, chunk, (size_t)(p - chunk), chunk_hlen, &gap, &kept);
+		removed += one(out, in, chunk, (size_t)(p - chunk), chunk_hlen, &gap, &kept);
 		if (!*p)
 			break;
 		chunk = p;

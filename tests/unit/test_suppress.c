@@ -131,7 +131,7 @@ START_TEST(test_suppress_rules_leave_out_matching_findings_only)
 			 "\n"
 			 "MISUSE: unlock of a mutex that is not locked: mutex 0x7ffc, 1 time\n"
 			 "  at  unlock_twice (examples/misuse.c:40)\n"
-			 "  to suppress it: misuse:unlock_twice (a line of MUTEXSTAT_SUPPRESSIONS)\n");
+			 "  to suppress it: misuse:^unlock_twice$ (a line of MUTEXSTAT_SUPPRESSIONS)\n");
 	static const char head[] = "\nsuppressions from /tmp/mutexstat-supp-";
 	ck_assert_int_eq(strncmp(said(), head, sizeof head - 1), 0);
 }
@@ -207,9 +207,9 @@ START_TEST(test_suppress_each_kept_finding_says_its_rule)
 	int removed;
 	const char *out = filtered(&removed);
 	ck_assert_ptr_nonnull(strstr(out, "            alice_pays_bob+0x8d (examples/abba.c:94, abba)\n"
-					  "  to suppress it: potential-deadlock:transfer "
+					  "  to suppress it: potential-deadlock:^transfer$ "
 					  "(a line of MUTEXSTAT_SUPPRESSIONS)\n\nHELD AT"));
-	ck_assert_ptr_nonnull(strstr(out, "  to suppress it: held-at-exit:(anonymous namespace)::leak(int) "));
+	ck_assert_ptr_nonnull(strstr(out, "  to suppress it: held-at-exit:^(anonymous namespace)::leak(int)$ "));
 }
 END_TEST
 
@@ -321,7 +321,7 @@ START_TEST(test_suppress_a_heading_note_is_not_a_frame)
 	int removed;
 	load_text("# nothing\n");
 	const char *out = filter(one_thread, &removed);
-	ck_assert_ptr_nonnull(strstr(out, "  to suppress it: potential-deadlock:ab "
+	ck_assert_ptr_nonnull(strstr(out, "  to suppress it: potential-deadlock:^ab$ "
 					  "(a line of MUTEXSTAT_SUPPRESSIONS)\n"));
 	load_text("potential-deadlock:*cycle of orders*\n");
 	out = filter(one_thread, &removed);
@@ -330,6 +330,75 @@ START_TEST(test_suppress_a_heading_note_is_not_a_frame)
 	load_text("potential-deadlock:ba\n");
 	out = filter(one_thread, &removed);
 	ck_assert_int_eq(removed, 1);
+}
+END_TEST
+
+/* The rule a finding suggests is anchored, names no frame every stack
+ * has, and no word another finding of the report has, where it can: one
+ * that named the helper two inversions share, or a std::thread's
+ * trampoline, left both out. */
+static const char *const through_helper =
+	"\nPOTENTIAL DEADLOCK: 2 mutexes taken in a cycle of orders\n"
+	"  order: A -> B -> A\n"
+	"  thread 11 took A, then B:\n"
+	"    A   at  lock_pair+0x13 (t/h.c:4, h)\n"
+	"    B   at  lock_pair+0x22 (t/h.c:5, h)\n"
+	"            pair_ab+0x10 (t/h.c:10, h)\n"
+	"            start_thread+0x1 (./nptl/pthread_create.c:442, libc.so.6)\n"
+	"\nPOTENTIAL DEADLOCK: 2 mutexes taken in a cycle of orders\n"
+	"  order: C -> D -> C\n"
+	"  thread 12 took C, then D:\n"
+	"    C   at  lock_pair+0x13 (t/h.c:4, h)\n"
+	"    D   at  lock_pair+0x22 (t/h.c:5, h)\n"
+	"            pair_cd+0x10 (t/h.c:20, h)\n"
+	"            start_thread+0x1 (./nptl/pthread_create.c:442, libc.so.6)\n"
+	"\nMISUSE: unlock of a mutex that is not locked: mutex 0x7ffc, 1 time\n"
+	"  at  std::thread::_State_impl<...>::_M_run()+0x15 (t/h.cpp:7, h)\n"
+	"      libstdc++.so.6+0xd44a3\n"
+	"      start_thread+0x1 (./nptl/pthread_create.c:442, libc.so.6)\n"
+	"\nMISUSE: unlock of a mutex that is not locked: mutex 0x7ffd, 1 time\n"
+	"  at  main+0x15 (t/h.c:30, h)\n"
+	"\nHELD AT THREAD EXIT: thread 13 ended holding 1 mutex\n"
+	"  mutex 0x7ffe taken at  ..d_for_the_duration(...)+0x8 (t/h.cpp:11, h)\n"
+	"\nHELD AT THREAD EXIT: thread 14 ended holding 1 mutex\n"
+	"  mutex 0x7fff taken at  ns::put<...>(...)+0x8 (t/h.cpp:12, h)\n"
+	"\nSELF-DEADLOCK: mutex 0x7ff0 relocked by its holder\n"
+	"  at  relock+0x8 (t/h.c:40, h)\n"
+	"\nSELF-DEADLOCK: mutex 0x7ff1 relocked by its holder\n"
+	"  at  relock+0x8 (t/h.c:40, h)\n";
+
+START_TEST(test_suppress_suggests_an_anchored_rule_of_this_finding_alone)
+{
+	int removed;
+	load_text("# nothing\n");
+	const char *out = filter(through_helper, &removed);
+	ck_assert_ptr_nonnull(strstr(out, "  to suppress it: potential-deadlock:^pair_ab$ "
+					  "(a line of MUTEXSTAT_SUPPRESSIONS)\n"));
+	ck_assert_ptr_nonnull(strstr(out, "  to suppress it: potential-deadlock:^pair_cd$ "
+					  "(a line of MUTEXSTAT_SUPPRESSIONS)\n"));
+	/* nothing but a trampoline and main: main, the program's */
+	ck_assert_ptr_nonnull(strstr(out, "  to suppress it: misuse:^main$ "
+					  "(a line of MUTEXSTAT_SUPPRESSIONS)\n"));
+	ck_assert_ptr_null(strstr(out, "misuse:^std::thread"));
+	ck_assert_ptr_null(strstr(out, "start_thread$"));
+	/* what a name made to fit lost matches anything */
+	ck_assert_ptr_nonnull(strstr(out, "  to suppress it: held-at-exit:^*d_for_the_duration(*)$ "));
+	ck_assert_ptr_nonnull(strstr(out, "  to suppress it: held-at-exit:^ns::put<*>(*)$ "));
+	/* two findings of one word: the rule says what else it leaves out */
+	ck_assert_ptr_nonnull(strstr(out, "  to suppress it: self-deadlock:^relock$ "
+					  "(a line of MUTEXSTAT_SUPPRESSIONS; it leaves out 1 other "
+					  "finding here too)\n"));
+	/* and each rule suggested does what it says */
+	load_text("potential-deadlock:^pair_ab$\n");
+	out = filter(through_helper, &removed);
+	ck_assert_int_eq(removed, 1);
+	ck_assert_ptr_null(strstr(out, "pair_ab"));
+	ck_assert_ptr_nonnull(strstr(out, "pair_cd"));
+	load_text("held-at-exit:^ns::put<*>(*)$\n");
+	ck_assert_ptr_null(strstr(filter(through_helper, &removed), "ns::put"));
+	ck_assert_ptr_nonnull(strstr(filter(through_helper, &removed), "d_for_the_duration"));
+	ck_assert_int_eq(ms_suppress_glob("^ns::put<*>(*)$", "ns::put<std::map<int, int> >(int)",
+					  strlen("ns::put<std::map<int, int> >(int)")), 1);
 }
 END_TEST
 
@@ -360,6 +429,7 @@ Suite *suppress_suite(void)
 	tcase_add_test(tc, test_suppress_without_a_file_keeps_all_and_says_nothing);
 	tcase_add_test(tc, test_suppress_wait_chains_and_notes_are_not_frames);
 	tcase_add_test(tc, test_suppress_a_heading_note_is_not_a_frame);
+	tcase_add_test(tc, test_suppress_suggests_an_anchored_rule_of_this_finding_alone);
 	suite_add_tcase(s, tc);
 	return s;
 }
