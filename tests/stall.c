@@ -20,6 +20,10 @@
  *               at one line: no STALL (the holder sleeps), one WAIT CHAIN
  *   alone       main, the only thread, waits on a condition nobody can
  *               signal: a STALL of one thread
+ *   term        a daemon's shape: a worker idles on a condition; main waits
+ *               in sem_wait for the post of its SIGTERM handler, then wakes
+ *               the worker: a STALL with a caveat (the test sends SIGTERM
+ *               once it is reported), which does not abort
  *
  * Prints "thread ROLE TID" and "cond/mutex NAME ADDRESS" lines first,
  * "done" at the end of the modes that end. */
@@ -167,6 +171,30 @@ static void *shared_waiter(void *arg)
 	return NULL;
 }
 
+static void post_on_term(int sig)
+{
+	(void)sig;
+	sem_post(&sem); /* async-signal-safe */
+}
+
+static void woken_by_term(void)
+{
+	pthread_t t;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = post_on_term;
+	sigaction(SIGTERM, &sa, NULL);
+	sem_init(&sem, 0, 0);
+	pthread_create(&t, NULL, waiter, "w1");
+	while (sem_wait(&sem)) /* STALL_TERM */
+		;
+	pthread_mutex_lock(&m);
+	ready = 1;
+	pthread_cond_broadcast(&c);
+	pthread_mutex_unlock(&m);
+	pthread_join(t, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -230,8 +258,10 @@ int main(int argc, char **argv)
 		pthread_mutex_unlock(&m);
 	} else if (!strcmp(mode, "alarm") || !strcmp(mode, "timer")) {
 		woken_by_alarm(!strcmp(mode, "timer"));
+	} else if (!strcmp(mode, "term")) {
+		woken_by_term();
 	} else {
-		fprintf(stderr, "usage: stall lost|sem|timed|pool|pshared|alarm|timer|behind-one|alone\n");
+		fprintf(stderr, "usage: stall lost|sem|timed|pool|pshared|alarm|timer|term|behind-one|alone\n");
 		return 2;
 	}
 	printf("done\n");

@@ -136,6 +136,49 @@ for mode in timed pshared alarm timer; do
 	expect_eq "$mode: no watchdog report" "$(ls "$WORK/$mode".1* 2>/dev/null)" ""
 done
 
+# ---- a daemon waiting for SIGTERM: a STALL with a caveat ---------------------
+# Its SIGTERM handler posts the semaphore main waits on: another process's
+# kill ends the stall, which the report says; it does not abort, nor fail
+# the run (it aborted with SIGABRT before, and failed with EXIT_CODE).
+rm -f "$WORK/term" "$WORK/term".*
+rc=0
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/term" MUTEXSTAT_WATCHDOG=1 \
+	MUTEXSTAT_ON_DEADLOCK=abort MUTEXSTAT_EXIT_CODE=7 "$P" term \
+	>"$WORK/term.out" 2>"$WORK/term.err" &
+pid=$!
+for i in $(seq 1 200); do
+	[ -s "$WORK/term.1" ] && break
+	sleep 0.1
+done
+sleep 0.5 # the report written whole
+kill -TERM "$pid" 2>/dev/null
+wait "$pid" || rc=$?
+R=$WORK/term.1
+expect_eq "term: ended by its SIGTERM as without the library, the run not failed" \
+	"$rc $(tail -1 "$WORK/term.out")" "0 done"
+expect_grep "term: the STALL" '^STALL: all 2 threads blocked in waits for ' "$R"
+expect_grep "term: what may end it" \
+	'^  unless a signal ends a wait: the program handles SIGTERM, whose handler may wake a thread \(sem_post$' "$R"
+expect_grep "term: ... and what it does not do" \
+	'^  is async-signal-safe\): not counted for MUTEXSTAT_EXIT_CODE, no MUTEXSTAT_ON_DEADLOCK$' "$R"
+expect_grep "term: main in its sem_wait" \
+	"^  thread $(field term thread main) \"stall\" sleeps in a futex wait on 0x" "$R"
+if command -v jq >/dev/null; then
+	rm -f "$WORK/tj".*
+	env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/tj" MUTEXSTAT_FORMAT=json \
+		MUTEXSTAT_WATCHDOG=1 "$P" term >/dev/null 2>&1 &
+	pid=$!
+	for i in $(seq 1 200); do
+		[ -s "$WORK/tj.1.json" ] && break
+		sleep 0.1
+	done
+	sleep 0.5
+	kill -TERM "$pid" 2>/dev/null
+	wait "$pid"
+	expect_eq "term, JSON: the stall's handled signal" \
+		"$(jq -r '.findings[] | select(.kind == "stall") | .handled_signal' "$WORK/tj.1.json")" SIGTERM
+fi
+
 # ---- five threads behind one sleeping holder: one WAIT CHAIN ----------------
 # Not a stall (the holder sleeps); the watchdog's report tells the five
 # waits as one chain: the first in full, the others a line each, the

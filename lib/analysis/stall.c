@@ -7,7 +7,9 @@
  * it with the same count of context switches (a thread woken and asleep
  * again has switched).  The look stops at the first thread that is not
  * blocked for good, so a busy program pays for one or two reads.  A
- * process with a timer armed to send it a signal is not stalled. */
+ * process with a timer armed to send it a signal is not stalled; one that
+ * handles a signal another process may send is stalled unless that
+ * signal comes (stall.h). */
 #define _GNU_SOURCE
 #include "analysis/stall.h"
 #include "base/clock.h"
@@ -15,10 +17,12 @@
 #include "base/internal.h"
 #include "core/table.h"
 #include "core/thread_pool.h"
+#include "glibc/own_signals.h"
 
 #include <dirent.h>
 #include <fcntl.h>
 #include <linux/futex.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -239,6 +243,44 @@ static int timer_armed(void)
 	return 0;
 }
 
+/* The first signal another process may send to ask something of this one
+ * (stall.h) that the program handles, 0 if none.  The library's own
+ * handlers are not the program's; nor are those of the signals a fault
+ * raises, of the timers (timer_armed) and of SIGINT. */
+static int handled_signal(void)
+{
+	static const int asked[] = {
+		SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCHLD, SIGCONT, SIGWINCH,
+		SIGIO, SIGPWR, SIGURG, SIGTSTP, SIGTTIN, SIGTTOU, SIGXCPU, SIGXFSZ,
+	};
+	for (size_t i = 0; i < sizeof asked / sizeof asked[0] + (size_t)(SIGRTMAX - SIGRTMIN + 1);
+	     i++) {
+		int sig = i < sizeof asked / sizeof asked[0]
+				  ? asked[i]
+				  : SIGRTMIN + (int)(i - sizeof asked / sizeof asked[0]);
+		struct sigaction cur;
+		if (ms_sigaction(sig, NULL, &cur) != 0)
+			continue;
+		ms_own_signal_hide(sig, &cur); /* ours: what was there before */
+		if (cur.sa_handler != SIG_DFL && cur.sa_handler != SIG_IGN)
+			return sig;
+	}
+	return 0;
+}
+
+const char *ms_stall_signal_name(int sig, char out[24])
+{
+	struct ms_fmt f;
+	ms_fmt_init(&f, out, 24, -1);
+	if (sig >= SIGRTMIN && sig <= SIGRTMAX)
+		ms_fmt(&f, "SIGRTMIN+%d", sig - SIGRTMIN);
+	else {
+		const char *a = sigabbrev_np(sig);
+		ms_fmt(&f, "SIG%s", a ? a : "?");
+	}
+	return ms_fmt_str(&f);
+}
+
 static uint64_t mix(uint64_t h, uint64_t v)
 {
 	h = (h ^ v) * 0x9e3779b97f4a7c15ull;
@@ -298,6 +340,7 @@ int ms_stall_check(uint32_t self, uint64_t threshold_ns, struct ms_stall *out)
 			return 0;
 	for (uint32_t i = 0; i < out->shown; i++)
 		ms_thread_name(out->t[i].tid, out->t[i].name);
+	out->handled_signal = handled_signal();
 	reported = sig;
 	return 1;
 }

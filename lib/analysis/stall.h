@@ -42,6 +42,14 @@ struct ms_stall {
 	uint32_t n;          /* threads, all blocked */
 	uint32_t shown;      /* of them in t[] */
 	uint64_t waited_ns;  /* the shortest of their waits */
+	/* A signal the program handles that another process may send to
+	 * end a wait (SIGTERM, SIGHUP, SIGCHLD...; SIGINT's handler, which
+	 * every interactive program has, does not count), 0 if none: its
+	 * handler may post a semaphore a thread waits on (sem_post is
+	 * async-signal-safe), as a daemon's shutdown does.  Such a stall is
+	 * shown with that caveat, does not count for MUTEXSTAT_EXIT_CODE
+	 * and does not abort. */
+	int handled_signal;
 	struct ms_stall_thread t[MS_STALL_SHOWN];
 };
 
@@ -51,5 +59,12 @@ struct ms_stall {
  * stall); out then says what they wait for (no stacks: the caller's).
  * Reads /proc. */
 int ms_stall_check(uint32_t self, uint64_t threshold_ns, struct ms_stall *out);
+
+/* "SIGTERM", "SIGRTMIN+2": handled_signal's name, in out. */
+const char *ms_stall_signal_name(int sig, char out[24]);
+
+/* The line a STALL with a handled signal has (after its threads): the
+ * suppressions read it, such a STALL not being a failing finding. */
+#define MS_STALL_SIGNAL_CAVEAT "  unless a signal ends a wait: "
 
 #endif

@@ -311,9 +311,15 @@ static void print_stall_thread(struct ms_fmt *f, const struct ms_stall_thread *w
 	}
 }
 
+struct stall_ctx {
+	struct ms_fmt *f;
+	int failing;
+};
+
 static void print_stall(const struct ms_stall *s, void *arg)
 {
-	struct ms_fmt *f = arg;
+	struct stall_ctx *c = arg;
+	struct ms_fmt *f = c->f;
 	char d[16];
 	ms_duration(d, s->waited_ns);
 	/* under 120 columns with a thousand threads */
@@ -327,12 +333,22 @@ static void print_stall(const struct ms_stall *s, void *arg)
 		print_stall_thread(f, &s->t[i]);
 	if (s->n > s->shown)
 		ms_fmt(f, "  ... %u more threads\n", s->n - s->shown);
+	c->failing = !s->handled_signal;
+	if (s->handled_signal) {
+		char name[24];
+		ms_fmt(f, MS_STALL_SIGNAL_CAVEAT "the program handles %s, whose handler may "
+			  "wake a thread (sem_post\n  is async-signal-safe): not counted for "
+			  "MUTEXSTAT_EXIT_CODE, no MUTEXSTAT_ON_DEADLOCK\n",
+		       ms_stall_signal_name(s->handled_signal, name));
+	}
 }
 
 int ms_findings_print(struct ms_fmt *f)
 {
 	int failing = ms_waitfor_print(f); /* live deadlocks first */
-	failing += (int)ms_findings_each_stall(print_stall, f) > 0;
+	struct stall_ctx stalls = { f, 0 };
+	if (ms_findings_each_stall(print_stall, &stalls))
+		failing += stalls.failing;
 	struct self_ctx selfs = { f, 0 };
 	ms_findings_each_self(self_one, &selfs);
 	failing += selfs.n; /* every SELF-DEADLOCK heading, averted ones too */

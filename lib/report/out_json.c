@@ -1007,6 +1007,9 @@ static void stall_one(const struct ms_stall *s, void *arg)
 	sup_begin("stall");
 	ms_jw_num(j, "threads_blocked", s->n);
 	ms_jw_num(j, "waited_ns", s->waited_ns);
+	char sig[24];
+	ms_jw_str_or_null(j, "handled_signal",
+			  s->handled_signal ? ms_stall_signal_name(s->handled_signal, sig) : NULL);
 	ms_jw_arr(j, "threads");
 	for (uint32_t i = 0; i < s->shown; i++) {
 		const struct ms_stall_thread *w = &s->t[i];

@@ -186,7 +186,8 @@ static void oldest(struct ms_tstate *ts, void *arg)
 }
 
 /* The watchdog's look for a STALL (stall.h): kept as a finding, with
- * where each thread waits, and reported.  Returns 1 if there was one. */
+ * where each thread waits, and reported.  Returns 1 if there was one, 2
+ * if a signal the program handles may end it. */
 static int stall_reported(unsigned *seq)
 {
 	static struct ms_stall s; /* the dump thread's */
@@ -207,7 +208,7 @@ static int stall_reported(unsigned *seq)
 	}
 	ms_findings_stall(&s);
 	dump(++*seq);
-	return 1;
+	return s.handled_signal ? 2 : 1;
 }
 
 /* The watchdog's look, at `now`.  It reports the first wait that lasts
@@ -219,10 +220,11 @@ static int stall_reported(unsigned *seq)
  * either. */
 static void watchdog_look(unsigned *seq, uint64_t now, int *fired, int *done)
 {
-	if (stall_reported(seq)) {
+	int stalled = stall_reported(seq);
+	if (stalled) {
 		*fired = 1;
-		*done = 1;
-		if (ms_opt.on_deadlock == 1) { /* abort */
+		*done = stalled == 1; /* one a signal may end: looks go on */
+		if (ms_opt.on_deadlock == 1 && stalled == 1) { /* abort */
 			ms_dump_aborting = 1;
 			abort();
 		}
