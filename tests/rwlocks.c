@@ -468,6 +468,36 @@ static void read_threads(void)
 	check((int)rt_counter, 200, "writes");
 }
 
+/* A thread read-locks 70 rwlocks -- 6 beyond the 64 a held set follows --
+ * lets go of them all (first taken first, or last first) and ends; then
+ * a writer takes each: nothing is held, nothing reported. */
+#define BEYOND 70
+static pthread_rwlock_t beyond_locks[BEYOND];
+
+static void *read_beyond(void *arg)
+{
+	int fifo = arg != NULL;
+	for (int i = 0; i < BEYOND; i++)
+		check(pthread_rwlock_rdlock(&beyond_locks[i]), 0, "rdlock");
+	for (int i = 0; i < BEYOND; i++)
+		check(pthread_rwlock_unlock(&beyond_locks[fifo ? i : BEYOND - 1 - i]), 0,
+		      "unlock");
+	return NULL;
+}
+
+static void beyond_followed(int fifo)
+{
+	pthread_t t;
+	for (int i = 0; i < BEYOND; i++)
+		check(pthread_rwlock_init(&beyond_locks[i], NULL), 0, "init");
+	pthread_create(&t, NULL, read_beyond, fifo ? &t : NULL);
+	pthread_join(t, NULL);
+	for (int i = 0; i < BEYOND; i++) {
+		check(pthread_rwlock_trywrlock(&beyond_locks[i]), 0, "trywrlock");
+		check(pthread_rwlock_unlock(&beyond_locks[i]), 0, "unlock");
+	}
+}
+
 int main(int argc, char **argv)
 {
 	alarm(60);
@@ -496,6 +526,10 @@ int main(int argc, char **argv)
 		plain_ended();
 	else if (!strcmp(what, "many"))
 		many();
+	else if (!strcmp(what, "beyond-fifo"))
+		beyond_followed(1);
+	else if (!strcmp(what, "beyond-lifo"))
+		beyond_followed(0);
 	else if (!strcmp(what, "named"))
 		named();
 	else if (!strcmp(what, "mixed"))

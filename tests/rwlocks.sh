@@ -155,6 +155,18 @@ expect_grep "MUTEXSTAT_TRACK=spin: ... its row" '^  1 0x[0-9a-f]+ +105 .* spin '
 # kept for lives that waited, failed or were named, as the heading of
 # them says), and a top table of one mutex still reads "locks", with the
 # kind column, as the header does.
+# ---- reads beyond the 64 locks a thread's held set follows -------------------
+# let go of, all: the thread ends holding nothing (before: "HELD AT THREAD
+# EXIT: ... ended holding 1 mutex", of "mutex 0x0 taken at ?")
+for order in fifo lifo; do
+	run beyond-$order "$T" beyond-$order
+	expect_eq "beyond-$order: exit status" "$rc" 0
+	expect_eq "beyond-$order: no finding" "$(findings beyond-$order)" ""
+	expect_grep "beyond-$order: the reads not followed, counted" \
+		'^  lock order not followed for 6 acquisitions: their thread already held 64 ' \
+		"$WORK/beyond-$order.report"
+done
+
 run plain "$T" plain-ended
 expect_grep "plain lives: the header counts locks destroyed" \
 	'^  6 locks destroyed and 0 initialised again: ' "$WORK/plain.report"

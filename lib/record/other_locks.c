@@ -439,6 +439,14 @@ int ms_rwlock_try_failed(struct ms_thread *t, uint32_t r, int rc, uintptr_t call
 	return rc;
 }
 
+int ms_read_beyond_followed(struct ms_thread *t, uint32_t r, pthread_rwlock_t *l)
+{
+	if (likely(!t->ts->overflow))
+		return 0;
+	uint32_t readers = rw_readers(l);
+	return readers && !rw_writer(l) && readers > ms_held_readers(r, t->tid);
+}
+
 int ms_rwlock_unlock_other(struct ms_thread *t, uint32_t r, pthread_rwlock_t *l,
 			   uintptr_t caller)
 {

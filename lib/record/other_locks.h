@@ -49,6 +49,13 @@ int ms_rwlock_call(pthread_rwlock_t *l, unsigned op, clockid_t clock,
 /* A read or write trylock answered rc (not 0). */
 int ms_rwlock_try_failed(struct ms_thread *t, uint32_t r, int rc, uintptr_t caller,
 			 unsigned op);
+/* Whether this thread's unlock of read-write lock l (record r), which its
+ * held set does not have, lets go of a read it took beyond the
+ * MS_HELD_MAX followed (counted in its overflow): a reader glibc counts is
+ * no other thread's we saw.  Before, such an unlock left the overflow
+ * counted, and a thread that had read-locked 65 rwlocks and let go of
+ * them all ended "holding" one. */
+int ms_read_beyond_followed(struct ms_thread *t, uint32_t r, pthread_rwlock_t *l);
 /* An unlock of a read-write lock (record r) this thread holds in neither
  * mode as far as we saw. */
 int ms_rwlock_unlock_other(struct ms_thread *t, uint32_t r, pthread_rwlock_t *l,
