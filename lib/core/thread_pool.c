@@ -96,19 +96,6 @@ static void late_reclaim(uint32_t tid)
 	}
 }
 
-/* This exiting thread has put its record's end off by a round. */
-static __thread int exit_deferred __attribute__((tls_model("initial-exec")));
-
-/* At thread exit (the key's destructor): say which mutexes it still held,
- * then give its record back.  glibc calls the destructors of keys in the
- * order the keys were made, ours (made at start-up) among the first, and
- * calls them again, up to PTHREAD_DESTRUCTOR_ITERATIONS rounds, while one
- * sets a value again.  A destructor of a later key may still unlock what
- * the thread holds -- libstdc++'s, for std::notify_all_at_thread_exit,
- * unlocks the mutex handed to it -- so a thread that still holds mutexes
- * the first time is judged one round later (the first time ours is called
- * is the first round, unless the thread's first mutex call came from a
- * destructor of the round before). */
 /* The names of the threads that exited last, by tid: a report made after
  * a thread ended named it all the same.  Before, a finding named its
  * threads still alive and not those gone ("thread 11241 took A" beside
@@ -152,6 +139,19 @@ static int name_of_exited(uint32_t tid, char out[16])
 	return 0;
 }
 
+/* This exiting thread has put its record's end off by a round. */
+static __thread int exit_deferred __attribute__((tls_model("initial-exec")));
+
+/* At thread exit (the key's destructor): say which mutexes it still held,
+ * then give its record back.  glibc calls the destructors of keys in the
+ * order the keys were made, ours (made at start-up) among the first, and
+ * calls them again, up to PTHREAD_DESTRUCTOR_ITERATIONS rounds, while one
+ * sets a value again.  A destructor of a later key may still unlock what
+ * the thread holds -- libstdc++'s, for std::notify_all_at_thread_exit,
+ * unlocks the mutex handed to it -- so a thread that still holds mutexes
+ * the first time is judged one round later (the first time ours is called
+ * is the first round, unless the thread's first mutex call came from a
+ * destructor of the round before). */
 static void thread_exit(void *arg)
 {
 	struct ms_tstate *ts = arg;
