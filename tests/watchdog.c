@@ -10,6 +10,8 @@
  *   chain FILE           8 threads wait in a chain behind that holder
  *   cond FILE            the holder waits for a condition that a third
  *                        thread signals (a producer that is slow)
+ *   cond-timed FILE      the same, the holder's wait with a deadline (60 s):
+ *                        it ends by itself, so it is no DEADLOCK
  *   timed FILE           two threads in a cycle, one of them in a timed lock
  *                        that gives up and tries again
  *   slow-then-dead FILE  slow, then two threads lock A, B and B, A: a real
@@ -104,6 +106,23 @@ static void *cond_holder(void *arg)
 	pthread_mutex_lock(&cond_mutex);
 	while (!signalled)
 		pthread_cond_wait(&cond, &cond_mutex);
+	pthread_mutex_unlock(&cond_mutex);
+	pthread_mutex_unlock(&m[0]);
+	return NULL;
+}
+
+static void *timed_cond_holder(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&m[0]);
+	pthread_barrier_wait(&held);
+	pthread_mutex_lock(&cond_mutex);
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 60;
+	while (!signalled)
+		if (pthread_cond_timedwait(&cond, &cond_mutex, &until) == ETIMEDOUT)
+			break;
 	pthread_mutex_unlock(&cond_mutex);
 	pthread_mutex_unlock(&m[0]);
 	return NULL;
@@ -204,7 +223,7 @@ static void slow(int links)
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
-		fprintf(stderr, "usage: watchdog slow|chain|cond|timed|retake|retake-behind|sleeper|slow-then-dead FILE\n");
+		fprintf(stderr, "usage: watchdog slow|chain|cond|cond-timed|timed|retake|retake-behind|sleeper|slow-then-dead FILE\n");
 		return 2;
 	}
 	report = argv[2];
@@ -217,9 +236,10 @@ int main(int argc, char **argv)
 		slow(0);
 	} else if (!strcmp(mode, "chain")) {
 		slow(CHAIN);
-	} else if (!strcmp(mode, "cond")) {
+	} else if (!strcmp(mode, "cond") || !strcmp(mode, "cond-timed")) {
 		pthread_t a, b;
-		pthread_create(&a, NULL, cond_holder, NULL);
+		pthread_create(&a, NULL, !strcmp(mode, "cond") ? cond_holder : timed_cond_holder,
+			       NULL);
 		pthread_barrier_wait(&held);
 		pthread_create(&b, NULL, signaller, NULL);
 		pthread_mutex_lock(&m[0]); /* long: until the condition comes */

@@ -11,7 +11,7 @@
 . "$top_srcdir/tests/lib.sh"
 P=$top_builddir/tests/watchdog
 
-for mode in slow chain cond timed; do
+for mode in slow chain cond cond-timed timed; do
 	rm -f "$WORK"/r*
 	rc=0
 	timeout -s KILL 120 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/r" \
@@ -26,6 +26,13 @@ r.1"
 	cond) # documented: a DEADLOCK unless a thread outside the chain signals
 		expect_grep "cond: says who could end it" \
 			'^  \(unless a thread outside this chain signals it\)$' "$WORK/r.1" ;;
+	cond-timed) # a condition wait with a deadline ends by itself: no
+		# DEADLOCK (it was one, "unless a thread outside this chain
+		# signals it"), a WAIT CHAIN that says so
+		expect_no_grep "cond-timed: no DEADLOCK" '^DEADLOCK' "$WORK/r.1"
+		expect_grep "cond-timed: a WAIT CHAIN to the holder in its timed wait" \
+			'^  thread [0-9]+ waits for a condition \(mutex 0x[0-9a-f]+\) for [0-9.]+ [a-zµ]+, until a deadline$' \
+			"$WORK/r.1" ;;
 	timed) # a cycle through a timed lock lasts until it gives up, if seen
 		expect_no_grep "timed: no DEADLOCK forever" '^DEADLOCK: .*forever$' "$WORK/r.1" ;;
 	*)	expect_no_grep "$mode: no DEADLOCK" '^DEADLOCK' "$WORK/r.1"

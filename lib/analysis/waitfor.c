@@ -373,7 +373,9 @@ static void confirm_stuck(struct ms_waiter *w, int n)
 	int candidates = 0;
 	for (int i = 0; i < n; i++) {
 		w[i].lasted = w[i].stuck = 0;
-		int ends = w[i].next < 0 && w[i].owner_ts && w[i].cond_key;
+		/* a condition wait with a deadline ends by itself: the
+		 * chain is no DEADLOCK, as one through a timed lock */
+		int ends = w[i].next < 0 && w[i].owner_ts && w[i].cond_key && !w[i].cond_timed;
 		if (ends) {
 			struct mutex_use u = mutex_use(w[i].cond_key);
 			w[i].cond_signals = ms_cond_signals(w[i].cond_cond);
@@ -392,6 +394,8 @@ static void confirm_stuck(struct ms_waiter *w, int n)
 		w[i].lasted = holder_for(w[i].rec, w[i].tid, w[i].read) == w[i].owner;
 	for (int i = 0; i < n; i++) {
 		w[i].lasted &= wait_same(&w[i]);
+		if (w[i].next < 0 && w[i].owner_ts && w[i].cond_key)
+			w[i].lasted &= !w[i].cond_timed;
 		if (w[i].next < 0 && w[i].owner_ts && w[i].cond_key)
 			/* (blocked taking its mutex back -- woken, and the
 			 * mutex held by a thread outside the chain -- it
@@ -438,6 +442,7 @@ int ms_waitfor_snapshot(struct ms_waiter *w, uint64_t *moment)
 		/* (read after its start: a wait begun since has another,
 		 * and cond_same then finds it is not the same) */
 		w[i].cond_cond = LOAD(&o->cond_cond);
+		w[i].cond_timed = LOAD(&o->cond_timed) != 0;
 		w[i].cond_caller = LOAD(&o->cond_caller);
 		w[i].taken_at = taken_at(o, w[i].rec);
 		if (w[i].cond_key)

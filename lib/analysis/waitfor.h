@@ -28,6 +28,7 @@ struct ms_waiter {
 	uintptr_t cond_key, cond_caller;
 	uint64_t cond_since;
 	uintptr_t cond_cond;   /* that wait's condition variable */
+	int cond_timed;        /* that wait has a deadline: it ends then */
 	uint32_t cond_signals; /* its signals and broadcasts, when first read
 				  (core/cond_signals.h) */
 	uint64_t cond_taken;   /* acquisitions of its mutex then, */

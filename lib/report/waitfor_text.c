@@ -325,9 +325,10 @@ static void print_finding(const struct ms_waiter *w, const struct ms_waitfor_fin
 	else if (fd->cond) {
 		char d[16], where[256];
 		uint64_t since = last->cond_since;
-		ms_fmt(f, "  thread %u waits for a condition (mutex %p) for %s\n", last->owner,
+		ms_fmt(f, "  thread %u waits for a condition (mutex %p) for %s%s\n", last->owner,
 		       (void *)fd->cond,
-		       ms_duration(d, ms_ticks_to_ns(now > since ? now - since : 0)));
+		       ms_duration(d, ms_ticks_to_ns(now > since ? now - since : 0)),
+		       last->cond_timed ? ", until a deadline" : "");
 		ms_fmt(f, "    waits at      %s\n",
 		       ms_symbolize(last->cond_caller, where, sizeof where));
 	} else if (fd->end) {
