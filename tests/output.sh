@@ -100,6 +100,42 @@ for f in "$WORK/p"/*; do
 done
 expect_eq "two children: two reports, each in its own pid's file" "$n" 2
 
+# children a parent runs one after another, each writing its report to
+# the file without %p, then the parent: all five reports there (a child
+# counted as begun at its fork replaced the one before it: 3 lost)
+cat >"$WORK/forkseq.c" <<'EOF'
+#include <pthread.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+int main(void)
+{
+	pthread_mutex_lock(&m);
+	pthread_mutex_unlock(&m);
+	for (int k = 0; k < 4; k++) {
+		pid_t p = fork();
+		if (p == 0) {
+			pthread_mutex_lock(&m);
+			pthread_mutex_unlock(&m);
+			exit(0);
+		}
+		waitpid(p, NULL, 0);
+	}
+	return 0;
+}
+EOF
+if $CC -O2 -pthread -o "$WORK/forkseq" "$WORK/forkseq.c"; then
+	rm -f "$WORK/seq.txt"
+	run "$WORK/seq.txt" "$WORK/forkseq"
+	expect_eq "children run in turn: status" "$rc" 0
+	expect_eq "children run in turn: five reports in the one file" \
+		"$(grep -c '^mutexstat: forkseq (pid [0-9]*)' "$WORK/seq.txt")" 5
+	expect_eq "... four of them a child's" "$(grep -c '^  forked from pid ' "$WORK/seq.txt")" 4
+else
+	fail "forkseq: cannot compile"
+fi
+
 # an existing file is truncated
 yes 'old junk that must go' | head -n 500 >"$WORK/old.txt"
 run "$WORK/old.txt" "$CONTENTION" 2 1000

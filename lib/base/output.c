@@ -27,8 +27,9 @@ static int same_file(int fd)
 
 static char program_name[256];
 
-/* When this process began (a fork child: the fork), by the clock of file
- * times: a report file written since is another process's of this run. */
+/* When this process began (a fork child: its parent), by the clock of
+ * file times: a report file written since is another process's of this
+ * run. */
 static struct timespec began;
 
 /* The directory the process started in, where a relative MUTEXSTAT_OUTPUT
@@ -393,7 +394,10 @@ void ms_output_stderr_unlock(int lock)
  * async-signal-safe). */
 void ms_output_after_fork_child(void)
 {
-	clock_gettime(CLOCK_REALTIME, &began);
+	/* `began` stays the parent's: a report written since then is the
+	 * run's, another child's the parent waited for among them.  (Begun
+	 * at its fork, each of children run one after another replaced the
+	 * report of the one before: 3 of 4 lost.) */
 	nmine = 0; /* the parent's reports are another process's */
 	for (unsigned i = 0; i < 4; i++) {
 		int fd = __atomic_exchange_n(&writing[i], -1, __ATOMIC_ACQ_REL);
