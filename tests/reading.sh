@@ -59,6 +59,16 @@ if command -v jq >/dev/null; then
 		"..>::put_under_the_lock(...)"
 fi
 
+# a name still too long once its lists are "...": the frame keeps its end,
+# whose "(...)" stays whole (a column cut to it read "duration(")
+run_with "$WORK/out" "$WORK/err" "$B/tests/reading_names" long
+expect_eq "longer name: the program ran" "$(cat "$WORK/out")" "1 item"
+expect_grep "longer name: first locked at the function's end, its arguments whole" \
+	'^  first locked at   \.\.[A-Za-z_:<>.]*_held_for_the_whole_duration\(\.\.\.\) reading_names\.cpp:[0-9]+$' \
+	"$WORK/report"
+expect_grep "longer name: the top table's column too" \
+	'  \.\.[a-z_]*_duration\(\.\.\.\) reading_names\.cpp:[0-9]+$' "$WORK/report"
+
 # ---- two mutexes first locked at one line, from two functions (a
 # wrapper): each has a stack of its own; a line whose first four stacks
 # agreed shares its stack, and a later caller's mutex shows the line alone ----

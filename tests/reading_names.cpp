@@ -27,8 +27,36 @@ struct registry_of_things_that_need_locking {
 
 }  // namespace reading_tests_with_a_long_namespace_name
 
-int main()
+// "reading_names long": a name still longer than a frame holds once both
+// of its lists are "...", so the frame keeps its end, and a column cut to
+// it from there ended "the_duration(" (a half of "(...)").
+namespace acme_platform_concurrency_detail_with_a_name_long_enough {
+template <typename K>
+struct ShardedLockTableImplementationForUnitTestingOfTheMutexProfilerRegistry {
+	std::mutex mu;
+	std::map<K, int> data;
+
+	__attribute__((noinline)) void
+	insert_value_into_shard_with_exclusive_lock_held_for_the_whole_duration(const K &k)
+	{
+		std::lock_guard<std::mutex> g(mu);
+		data[k] = 1;
+	}
+};
+}  // namespace acme_platform_concurrency_detail_with_a_name_long_enough
+
+int main(int argc, char **argv)
 {
+	if (argc > 1) {
+		acme_platform_concurrency_detail_with_a_name_long_enough::
+			ShardedLockTableImplementationForUnitTestingOfTheMutexProfilerRegistry<
+				std::string>
+				table;
+		table.insert_value_into_shard_with_exclusive_lock_held_for_the_whole_duration(
+			argv[1]);
+		std::printf("%zu item\n", table.data.size());
+		return 0;
+	}
 	using pairs = std::vector<std::pair<std::string, std::string>>;
 	reading_tests_with_a_long_namespace_name::registry_of_things_that_need_locking<std::string,
 										    pairs>

@@ -1218,17 +1218,24 @@ static void collapse(const char *in, char open, char close, char *out,
 	out[n] = 0;
 }
 
+/* (Collapsed into buffers of their own, twice the frame's: collapse()
+ * stops 5 bytes short of its end, and a name of a frame's full 159 bytes
+ * lost the end of its "(...)" -- "duration(" -- cut into one its size.) */
 static const char *short_name(const char *name, char *buf, size_t cap)
 {
 	if (strlen(name) <= NAME_COLS)
 		return name;
-	char args[sizeof ((struct ms_frame *)0)->func];
+	char args[2 * sizeof ((struct ms_frame *)0)->func];
+	char both[sizeof args];
 	collapse(name, '(', ')', args, sizeof args);
-	if (strlen(args) <= NAME_COLS) {
-		copy(buf, cap, args);
-		return buf;
+	const char *shorter = args;
+	if (strlen(args) > NAME_COLS) {
+		collapse(args, '<', '>', both, sizeof both);
+		shorter = both;
 	}
-	collapse(args, '<', '>', buf, cap);
+	copy_tail(buf, cap, shorter); /* the function is at the end */
+	if (strlen(shorter) >= cap && cap > 2)
+		buf[0] = buf[1] = '.';
 	return buf;
 }
 

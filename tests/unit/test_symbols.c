@@ -49,6 +49,17 @@ START_TEST(test_symbol_fit_cuts_the_function_to_its_end)
 }
 END_TEST
 
+/* A C++ name made to fit keeps its argument list's brackets paired. */
+START_TEST(test_symbol_fit_keeps_brackets_paired)
+{
+	static const char in[] =
+		"..currency::detail::ShardedLockTableImplementationForUnitTestingOfTheMutex"
+		"Profiler<...>::insert_value_into_shard_with_exclusive_lock_held_for_the_"
+		"duration(...) (longname.cpp:11)";
+	ck_assert_str_eq(fit(in, 37), "..r_the_duration(...) longname.cpp:11");
+}
+END_TEST
+
 START_TEST(test_symbol_fit_keeps_the_source_line_alone_when_the_function_cannot)
 {
 	ck_assert_str_eq(fit("transfer (deadlock_abba.c:61)", 24), "deadlock_abba.c:61");
@@ -143,6 +154,7 @@ Suite *symbols_suite(void)
 	tcase_add_test(tc, test_symbol_fit_drops_module_offset_directory_parentheses_in_turn);
 	tcase_add_test(tc, test_symbol_fit_cuts_the_function_to_its_end);
 	tcase_add_test(tc, test_symbol_fit_keeps_the_source_line_alone_when_the_function_cannot);
+	tcase_add_test(tc, test_symbol_fit_keeps_brackets_paired);
 	tcase_add_test(tc, test_symbol_fit_without_a_line_keeps_function_and_offset);
 	tcase_add_test(tc, test_symbol_fit_drops_compiler_suffixes_first);
 	tcase_add_test(tc, test_symbol_fit_without_a_symbol_keeps_module_start_and_offset);
