@@ -84,6 +84,53 @@ else
 	fail "live dump: live.1.pb.gz"; sed 's/^/  | /' "$WORK/lraw" >&2
 fi
 
+# a program whose mutexes are locked in a library of its own: the first
+# mapping, which pprof takes for the main binary ("File:"), is the
+# program's (it went to the library, where the first frame was)
+CC=${CC:-cc}
+cat >"$WORK/plib.c" <<'EOF'
+#include <pthread.h>
+void lib_lock(pthread_mutex_t *m) { pthread_mutex_lock(m); }
+void lib_unlock(pthread_mutex_t *m) { pthread_mutex_unlock(m); }
+EOF
+cat >"$WORK/puser.c" <<'EOF'
+#include <pthread.h>
+#include <unistd.h>
+void lib_lock(pthread_mutex_t *m);
+void lib_unlock(pthread_mutex_t *m);
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static void *hold(void *arg)
+{
+	lib_lock(&m);
+	usleep(200000);
+	lib_unlock(&m);
+	return arg;
+}
+int main(void)
+{
+	pthread_t t;
+	lib_lock(&m);
+	pthread_create(&t, NULL, hold, NULL);
+	usleep(100000);
+	lib_unlock(&m);
+	pthread_join(t, NULL);
+	lib_lock(&m);
+	lib_unlock(&m);
+	return 0;
+}
+EOF
+if "$CC" -O1 -shared -fPIC -o "$WORK/libplib.so" "$WORK/plib.c" -lpthread &&
+   "$CC" -O1 -o "$WORK/puser" "$WORK/puser.c" -L"$WORK" -lplib -Wl,-rpath,"$WORK" -lpthread; then
+	MUTEXSTAT_FORMAT=pprof MUTEXSTAT_OUTPUT="$WORK/pu" run_with "$WORK/out" "$WORK/err" "$WORK/puser"
+	go tool pprof -raw "$WORK/pu.pb.gz" >"$WORK/puraw" 2>&1
+	expect_grep "library frames first: the program's mapping comes first" \
+		'^1: 0x[0-9a-f]+/0x[0-9a-f]+/0x[0-9a-f]+ [^ ]*/puser( |$)' "$WORK/puraw"
+	expect_grep "... and the library's after it" \
+		'^[2-9]: 0x[0-9a-f]+/0x[0-9a-f]+/0x[0-9a-f]+ [^ ]*/libplib\.so( |$)' "$WORK/puraw"
+else
+	fail "puser: cannot compile"
+fi
+
 # a named mutex: its name as a label
 MUTEXSTAT_FORMAT=pprof MUTEXSTAT_OUTPUT="$WORK/n" \
 	run_with "$WORK/out" "$WORK/err" "$B/examples/named"

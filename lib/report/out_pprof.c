@@ -353,6 +353,20 @@ static void read_maps(void)
 	}
 	prof.maps = (struct mapping *)prof.maps_buf.p;
 	prof.nmaps = prof.maps_buf.len / sizeof(struct mapping);
+	/* pprof takes the first mapping for the main binary ("File:" in its
+	 * output): the program's own, whatever frame came first -- mapping
+	 * ids went in order of first use, and a program whose first frame
+	 * was in libsqlite3 was named libsqlite3 */
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0)
+		return;
+	exe[n] = 0;
+	for (size_t i = 0; i < prof.nmaps; i++)
+		if (!strcmp(prof.maps[i].path, exe)) {
+			prof.maps[i].id = ++prof.nmappings_used;
+			break;
+		}
 }
 
 static struct mapping *mapping_of(uint64_t addr)
