@@ -73,7 +73,7 @@ fi
 # ---- the owner's timed relock: a self-deadlock until the deadline, no wait ---
 same_run self self-timeout
 expect_grep "self: SELF-DEADLOCK until the deadline" \
-	'^SELF-DEADLOCK: thread [0-9]+ locked a mutex it already holds with a timeout, 1 time: it waited for itself until the deadline$' \
+	'^SELF-DEADLOCK: thread [0-9]+ relocked a mutex it holds, with a timeout, 1 time: it waited for itself until the deadline$' \
 	"$WORK/self.report"
 expect_grep "self: the timeout counted" '^  trylock 0 ok, 0 busy; timed out 1; ' "$WORK/self.report"
 expect_no_grep "self: no mean wait (no thread waited for another)" 'mean wait' "$WORK/self.report"

@@ -531,7 +531,7 @@ expect_eq "self_timed: ETIMEDOUT, and the program went on; MUTEXSTAT_EXIT_CODE=7
 expect_eq "self_timed: one finding" "$(grep -Ec "$FINDING" "$WORK/timedself.report")" 1
 finding timedself '^SELF-DEADLOCK: '
 expect_grep "self_timed: waited for itself until the deadline" \
-	"^SELF-DEADLOCK: thread $(field timedself thread main) locked a mutex it already holds with a timeout, 1 time: " \
+	"^SELF-DEADLOCK: thread $(field timedself thread main) relocked a mutex it holds, with a timeout, 1 time: " \
 	"$WORK/timedself.finding"
 expect_grep "self_timed: where it was taken" \
 	"^  taken at     .*deadlocks\.c:$(line_of "$TSRC" TIMED_FIRST), " "$WORK/timedself.finding"

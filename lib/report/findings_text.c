@@ -199,14 +199,15 @@ static void print_self(struct ms_fmt *f, const struct ms_self_finding *s)
 		       lock_class == MS_CLASS_RWLOCK ? "an rwlock" : "an errorcheck mutex",
 		       (unsigned long long)s->count, times);
 	else if (lock_class == MS_CLASS_RWLOCK && s->kind == MS_SELF_TIMEOUT)
-		ms_fmt(f, "SELF-DEADLOCK: thread %u write-locked with a timeout an rwlock it holds "
-			  "for read, %llu time%s: it waited for itself until the deadline\n",
+		/* (at most 120 columns with a 7-digit thread and count) */
+		ms_fmt(f, "SELF-DEADLOCK: thread %u write-locked an rwlock it reads, with a "
+			  "timeout, %llu time%s: it waited for itself until the deadline\n",
 		       s->tid, (unsigned long long)s->count, times);
 	else if (lock_class == MS_CLASS_RWLOCK)
 		ms_fmt(f, "SELF-DEADLOCK: thread %u write-locks an rwlock it holds for read: it "
 			  "waits for itself, forever\n", s->tid);
 	else if (s->kind == MS_SELF_TIMEOUT)
-		ms_fmt(f, "SELF-DEADLOCK: thread %u locked a mutex it already holds with a "
+		ms_fmt(f, "SELF-DEADLOCK: thread %u relocked a mutex it holds, with a "
 			  "timeout, %llu time%s: it waited for itself until the deadline\n",
 		       s->tid, (unsigned long long)s->count, times);
 	else if (lock_class == MS_CLASS_SPIN)

@@ -796,22 +796,32 @@ static void print_detail(struct ms_fmt *f, size_t rank, const struct ms_line *l)
 	char counts[160], rest[96];
 	struct ms_fmt cf, rf;
 	ms_fmt_init(&cf, counts, sizeof counts, -1);
-	ms_fmt(&cf, "  trylock %llu ok, %llu busy; timed out %llu; most waiters at once %llu",
-	       (unsigned long long)l->trylock_ok, (unsigned long long)l->trylock_busy,
-	       (unsigned long long)l->timeouts, (unsigned long long)l->waiters_max);
+	/* what a kind of lock cannot do is not counted: a spin lock has no
+	 * timed lock, and only a mutex goes with a condition variable */
+	int timed = l->classes != 1u << MS_CLASS_SPIN;
+	int conds = !l->classes || (l->classes & 1u << MS_CLASS_MUTEX);
+	ms_fmt(&cf, "  trylock %llu ok, %llu busy; ", (unsigned long long)l->trylock_ok,
+	       (unsigned long long)l->trylock_busy);
+	if (timed)
+		ms_fmt(&cf, "timed out %llu; ", (unsigned long long)l->timeouts);
+	ms_fmt(&cf, "most waiters at once %llu", (unsigned long long)l->waiters_max);
 	if (l->waiting_now) /* a dump while threads wait for it */
 		ms_fmt(&cf, " (%llu now)", (unsigned long long)l->waiting_now);
 	ms_fmt_init(&rf, rest, sizeof rest, -1);
-	ms_fmt(&rf, "condition waits %llu", (unsigned long long)l->cond_waits);
+	if (conds)
+		ms_fmt(&rf, "condition waits %llu", (unsigned long long)l->cond_waits);
 	/* wait_total holds the waits that timed out too: the mean is over
 	 * them all, or it could exceed the maximum (an owner's relock that
 	 * timed out waited for itself: no wait) */
 	if (l->contended + l->timeout_waits)
-		ms_fmt(&rf, "; mean wait %s",
+		ms_fmt(&rf, "%smean wait %s", conds ? "; " : "",
 		       ms_duration(a, l->wait_total / (l->contended + l->timeout_waits)));
 	/* big counters (a GIL's millions of condition waits) make two lines */
 	const char *c = ms_fmt_str(&cf), *r = ms_fmt_str(&rf);
-	ms_fmt(f, "%s;%s%s\n", c, strlen(c) + 2 + strlen(r) > WIDTH ? "\n  " : " ", r);
+	if (!*r)
+		ms_fmt(f, "%s\n", c);
+	else
+		ms_fmt(f, "%s;%s%s\n", c, strlen(c) + 2 + strlen(r) > WIDTH ? "\n  " : " ", r);
 	print_modes(f, l);
 	/* waits under way are in no total yet (a dump of a hang showed five
 	 * threads stuck for a second on a mutex with "wait max 0 ns"): how
