@@ -22,6 +22,7 @@
 //                   its memory then holds a new object, whose std::mutex
 //                   is taken before the static one: two objects, one
 //                   address, and pthread sees neither made nor ended.
+//   reused-shared   the same with a std::shared_mutex, taken for writing
 //   handoff         a std::unique_lock moved to another thread, which
 //                   unlocks it (undefined, glibc lets it: MISUSE); then a
 //                   real inversion of that mutex and another, the first
@@ -40,6 +41,7 @@
 #include <cstring>
 #include <future>
 #include <mutex>
+#include <shared_mutex>
 #include <new>
 #include <pthread.h>
 #include <thread>
@@ -243,6 +245,35 @@ int reused()
 	return 0;
 }
 
+std::shared_mutex shared_registry;
+
+struct shared_job {
+	std::shared_mutex m;
+	long state = 0;
+};
+
+int reused_shared()
+{
+	void *memory = ::operator new(sizeof(shared_job));
+	shared_job *j = new (memory) shared_job;
+	std::thread([j] {
+		std::unique_lock<std::shared_mutex> x(j->m);
+		std::unique_lock<std::shared_mutex> y(shared_registry);
+		j->state++;
+	}).join();
+	j->~shared_job();
+	shared_job *k = new (memory) shared_job;
+	std::thread([k] {
+		std::unique_lock<std::shared_mutex> y(shared_registry);
+		std::unique_lock<std::shared_mutex> x(k->m);
+		k->state++;
+	}).join();
+	k->~shared_job();
+	::operator delete(memory);
+	std::printf("two jobs at one address\n");
+	return 0;
+}
+
 std::mutex handed, other;
 
 int handoff()
@@ -338,6 +369,8 @@ int main(int argc, char **argv)
 		return inversion();
 	if (!std::strcmp(s, "reused"))
 		return reused();
+	if (!std::strcmp(s, "reused-shared"))
+		return reused_shared();
 	if (!std::strcmp(s, "handoff"))
 		return handoff();
 	if (!std::strcmp(s, "gate-bypass"))
@@ -345,6 +378,6 @@ int main(int argc, char **argv)
 	if (!std::strcmp(s, "timed-deadlock"))
 		return timed_deadlock();
 	std::fprintf(stderr, "usage: cxx_idioms at-thread-exit|held-at-exit|timeouts|self-timeout|"
-			     "lock-orders|inversion|reused|handoff|gate-bypass|timed-deadlock\n");
+			     "lock-orders|inversion|reused|reused-shared|handoff|gate-bypass|timed-deadlock\n");
 	return 2;
 }

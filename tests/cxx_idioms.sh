@@ -117,6 +117,17 @@ expect_grep "reused: and what that means" \
 	"$report"
 expect_eq "reused: the note is about the job's mutex (first locked at line $line)" \
 	"$(sed -n 's/^  note: \([AB]\):.*/\1/p' "$report")" "${heap:-(not found)}"
+# the same with std::shared_mutex: the note names it, and locks, not mutexes
+same_run reused-shared reused-shared
+report=$WORK/reused-shared.report
+expect_eq "reused-shared: one POTENTIAL DEADLOCK" \
+	"$(grep -c '^POTENTIAL DEADLOCK: 2 locks taken in a cycle of orders$' "$report")" 1
+expect_grep "reused-shared: the note names std::shared_mutex" \
+	'^  note: [AB]: no init or destroy seen, on the heap or a stack \(a C\+\+ std::shared_mutex\?\): objects that had$' \
+	"$report"
+expect_grep "reused-shared: ... and a lock" \
+	'^        its address earlier in the run are the same lock here: the orders may be of different objects$' \
+	"$report"
 # ---- a unique_lock unlocked by another thread, then a real inversion ---------
 # The unlock leaves the locking thread's held set stale; pruning it must not
 # hide the inversion that follows (it did: the stale entry came back and the

@@ -75,11 +75,12 @@ static void print_mutex(struct ms_fmt *f, const char *label, const struct ms_fin
 static void print_reuse_note(struct ms_fmt *f, const struct ms_cycle_finding *c)
 {
 	char name[8];
-	uint32_t count = 0;
+	uint32_t count = 0, rwlocks = 0;
 	for (uint32_t i = 0; i < c->n; i++) {
 		int s = ms_cycle_slot(c, i);
 		if (s < 0 || !ms_order_maybe_reused(c->m[s].flags, c->m[s].key))
 			continue;
+		rwlocks += ms_lock_class(c->m[s].flags) == MS_CLASS_RWLOCK;
 		letter(name, i);
 		if (count++ == 0)
 			ms_fmt(f, "  note: ");
@@ -90,11 +91,14 @@ static void print_reuse_note(struct ms_fmt *f, const struct ms_cycle_finding *c)
 	}
 	if (!count)
 		return;
-	ms_fmt(f, "%s: no init or destroy seen, on the heap or a stack (a C++ std::mutex?): objects "
-		  "that had\n", count > 4 ? ", ..." : "");
-	ms_fmt(f, "        %s earlier in the run are the same mutex%s here: the orders may be of "
+	/* std::shared_mutex is a pthread rwlock made so, as std::mutex is a
+	 * mutex: name the one the note is about */
+	int all_rw = rwlocks == count;
+	ms_fmt(f, "%s: no init or destroy seen, on the heap or a stack (a C++ %s?): objects "
+		  "that had\n", count > 4 ? ", ..." : "", all_rw ? "std::shared_mutex" : "std::mutex");
+	ms_fmt(f, "        %s earlier in the run are the same %s here: the orders may be of "
 		  "different objects\n", count > 1 ? "their addresses" : "its address",
-	       count > 1 ? "es" : "");
+	       all_rw ? (count > 1 ? "locks" : "lock") : (count > 1 ? "mutexes" : "mutex"));
 }
 
 static void print_cycle(struct ms_fmt *f, const struct ms_cycle_finding *c)
