@@ -10,6 +10,15 @@
  *
  * Prints whether the thread went through, and whether it was cancelled.
  *
+ *   cancel edges     the thread, its cancel pending, locks G and a new
+ *                    mutex in turn (a new lock-order edge each time) while
+ *                    two threads make edges too, for 300 ms; then it meets
+ *                    pthread_testcancel, and main locks G, within 3 s.
+ *                    Waits for the library's lock of its edges that pass a
+ *                    millisecond napped in glibc's nanosleep, a
+ *                    cancellation point: cancelled there, the thread died
+ *                    holding G.  Prints whether main got G.
+ *
  * And a condition wait, which is a cancellation point: glibc takes the
  * mutex back before the thread's cleanup handlers run.  The handler checks
  * that it holds the mutex and returns without unlocking it, so the thread
@@ -263,6 +272,69 @@ static int async_ghost(char *go)
 	return 0;
 }
 
+/* cancel edges */
+static pthread_mutex_t edges_g = PTHREAD_MUTEX_INITIALIZER;
+static volatile int edges_over;
+
+static void *make_edges(void *arg)
+{
+	while (!edges_over) {
+		pthread_mutex_t x, y;
+		pthread_mutex_init(&x, NULL);
+		pthread_mutex_init(&y, NULL);
+		pthread_mutex_lock(&x);
+		pthread_mutex_lock(&y);
+		pthread_mutex_unlock(&y);
+		pthread_mutex_unlock(&x);
+		pthread_mutex_destroy(&y);
+		pthread_mutex_destroy(&x);
+	}
+	return arg;
+}
+
+static void *edges_victim(void *arg)
+{
+	pthread_barrier_wait(&cancelled); /* the cancel is pending from here */
+	while (!edges_over) {
+		pthread_mutex_t y;
+		pthread_mutex_init(&y, NULL);
+		pthread_mutex_lock(&edges_g);
+		pthread_mutex_lock(&y);
+		pthread_mutex_unlock(&y);
+		pthread_mutex_unlock(&edges_g);
+		pthread_mutex_destroy(&y);
+	}
+	pthread_testcancel();
+	return arg;
+}
+
+static int edges(void)
+{
+	pthread_t busy[2], t;
+	pthread_barrier_init(&cancelled, NULL, 2);
+	for (int i = 0; i < 2; i++)
+		pthread_create(&busy[i], NULL, make_edges, NULL);
+	pthread_create(&t, NULL, edges_victim, NULL);
+	pthread_cancel(t);
+	pthread_barrier_wait(&cancelled);
+	usleep(300000);
+	edges_over = 1;
+	void *ret = NULL;
+	pthread_join(t, &ret);
+	for (int i = 0; i < 2; i++)
+		pthread_join(busy[i], NULL);
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 3;
+	int rc = pthread_mutex_timedlock(&edges_g, &until);
+	printf("edges: %s; main's lock of G: %s\n",
+	       ret == PTHREAD_CANCELED ? "cancelled" : "not cancelled",
+	       rc == 0 ? "ok" : "timed out, G held by the cancelled thread");
+	if (rc == 0)
+		pthread_mutex_unlock(&edges_g);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -275,6 +347,8 @@ int main(int argc, char **argv)
 		return async_loop(atoi(argv[2]));
 	if (!strcmp(mode, "async-ghost") && argc > 2)
 		return async_ghost(argv[2]);
+	if (!strcmp(mode, "edges"))
+		return edges();
 	pthread_t t;
 	pthread_barrier_init(&cancelled, NULL, 2);
 	pthread_mutex_lock(&held);

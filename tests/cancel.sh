@@ -27,6 +27,18 @@ done
 expect_grep "contended: one contention on the main thread's mutex" \
     '^ +[0-9]+ 0x[0-9a-f]+ +2 +1 ' "$WORK/contended.report"
 
+# A cancel pending through lock calls that make new lock-order edges while
+# other threads do too: the waits for the library's lock of them nap after
+# a millisecond, and that nap is no cancellation point (it was glibc's
+# nanosleep: the thread died there, holding G, on a loaded machine)
+expect_eq "edges: without the library" "$(timeout 20 "$CANCEL" edges 2>&1)" \
+	"edges: cancelled; main's lock of G: ok"
+for run in 1 2; do
+	expect_eq "edges, run $run: with the library, the same" \
+		"$(timeout 20 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_EXIT_REPORT=0 "$CANCEL" edges 2>&1)" \
+		"edges: cancelled; main's lock of G: ok"
+done
+
 # A condition wait is a cancellation point: glibc takes the mutex back
 # before the cleanup handlers run, and this handler leaves it locked, so
 # the thread ends holding it.  The library saw the retake (it used to miss

@@ -485,6 +485,23 @@ static void *read_beyond(void *arg)
 	return NULL;
 }
 
+static void *read_beyond_and_end(void *arg)
+{
+	for (int i = 0; i < BEYOND; i++)
+		check(pthread_rwlock_rdlock(&beyond_locks[i]), 0, "rdlock");
+	return arg; /* holding all 70 */
+}
+
+/* beyond-held: a thread ends holding 70 reads */
+static void beyond_held(void)
+{
+	pthread_t t;
+	for (int i = 0; i < BEYOND; i++)
+		check(pthread_rwlock_init(&beyond_locks[i], NULL), 0, "init");
+	pthread_create(&t, NULL, read_beyond_and_end, NULL);
+	pthread_join(t, NULL);
+}
+
 static void beyond_followed(int fifo)
 {
 	pthread_t t;
@@ -530,6 +547,8 @@ int main(int argc, char **argv)
 		beyond_followed(1);
 	else if (!strcmp(what, "beyond-lifo"))
 		beyond_followed(0);
+	else if (!strcmp(what, "beyond-held"))
+		beyond_held();
 	else if (!strcmp(what, "named"))
 		named();
 	else if (!strcmp(what, "mixed"))

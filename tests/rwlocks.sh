@@ -172,6 +172,18 @@ for order in fifo lifo; do
 		"$WORK/beyond-$order.report"
 done
 
+# a thread that ends holding 70 reads: the first 8 shown, the rest counted
+# (the holds beyond the 64 followed read "mutex 0x0 taken at ?")
+run beyond-held "$T" beyond-held
+expect_grep "beyond-held: its finding" \
+	'^HELD AT THREAD EXIT: thread [0-9]+ "rwlocks" ended holding 70 locks$' "$WORK/beyond-held.report"
+expect_eq "beyond-held: 8 of them shown, each a read of its rwlock" \
+	"$(grep -cE '^  rwlock 0x[0-9a-f]+ \(read\) taken at read_beyond_and_end\+' "$WORK/beyond-held.report")" 8
+expect_grep "beyond-held: the others counted" \
+	"^  and 62 not shown: past the first 8, or taken beyond the 64 locks a thread's held set follows\$" \
+	"$WORK/beyond-held.report"
+expect_no_grep "beyond-held: no lock of address 0" ' 0x0 taken at' "$WORK/beyond-held.report"
+
 run plain "$T" plain-ended
 expect_grep "plain lives: the header counts locks destroyed" \
 	'^  6 locks destroyed and 0 initialised again: ' "$WORK/plain.report"

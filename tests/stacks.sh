@@ -144,8 +144,10 @@ stacks "$WORK/report" "who waited" >"$WORK/waited"
 stacks "$WORK/report" "who made them wait" >"$WORK/caused"
 expect_eq "1 frame: who waited, 2 stacks of one frame each" \
 	"$(awk '$3 == 1' "$WORK/waited" | wc -l)" 2
+# (a wait no unlock saw, on a loaded machine, is a row of its own: not a
+# stack, and not what this counts)
 expect_eq "1 frame: who made them wait, 1 stack of one frame" \
-	"$(awk '$3 == 1' "$WORK/caused" | wc -l)" 1
+	"$(awk '$3 == 1 && $4 != "(not"' "$WORK/caused" | wc -l)" 1
 expect_eq "1 frame: no continuation lines under first locked at" \
 	"$(sed -n '/^  first locked at /{n;p;}' "$WORK/report" | grep -c '^                    [^ ]')" 0
 expect_eq "1 frame: counts unchanged" \

@@ -37,6 +37,8 @@ struct held_exit {
 	uint32_t tid;
 	char name[16];
 	uint32_t n;
+	uint32_t kept; /* of them in held[]: the first 8 of its held set, whose
+			  holds beyond the 64 followed are only counted */
 	struct {
 		uintptr_t key, caller;
 		/* for a robust mutex, whose next owner may repair it: its
@@ -359,6 +361,7 @@ void ms_finding_held_at_exit(const struct ms_tstate *ts)
 		prctl(PR_GET_NAME, h->name, 0, 0, 0); /* the exiting thread's */
 		uint32_t n = ts->nheld;
 		h->n = ts->nheld + ts->overflow;
+		h->kept = n < 8 ? n : 8;
 		for (uint32_t i = 0; i < n && i < 8; i++) {
 			uint32_t r = ts->held[i].rec;
 			h->held[i].key = ms_rec_key(r);
@@ -434,7 +437,7 @@ static uint32_t still_held(const struct held_exit *h, uint32_t shown[8], uint32_
 {
 	uint32_t n = h->n;
 	*nshown = 0;
-	for (uint32_t j = 0; j < h->n && j < 8; j++) {
+	for (uint32_t j = 0; j < h->kept; j++) {
 		if (ms_robust_recovered(h->held[j].rec, h->held[j].birth, h->held[j].robust))
 			n--;
 		else

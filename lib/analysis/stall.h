@@ -43,8 +43,9 @@ struct ms_stall {
 	uint32_t shown;      /* of them in t[] */
 	uint64_t waited_ns;  /* the shortest of their waits */
 	/* A signal the program handles that another process may send to
-	 * end a wait (SIGTERM, SIGHUP, SIGCHLD...; SIGINT's handler, which
-	 * every interactive program has, does not count), 0 if none: its
+	 * end a wait (SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGPWR, a
+	 * real-time signal; not SIGINT, whose handler every interactive
+	 * program has), 0 if none: its
 	 * handler may post a semaphore a thread waits on (sem_post is
 	 * async-signal-safe), as a daemon's shutdown does.  Such a stall is
 	 * shown with that caveat, does not count for MUTEXSTAT_EXIT_CODE

@@ -6,7 +6,9 @@
 
 #include <errno.h>
 #include <sched.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 uint32_t ms_fork_in_progress;
 __thread int ms_fork_holds_locks __attribute__((tls_model("initial-exec")));
@@ -81,10 +83,14 @@ int ms_spin_lock_wait(int *word, int holding_one)
 			sched_yield();
 		else {
 			/* waited a millisecond: the holder is not about to
-			 * let go, and spinning would take the CPU it needs */
+			 * let go, and spinning would take the CPU it needs.
+			 * The system call itself: glibc's nanosleep is a
+			 * cancellation point, and a thread cancelled here,
+			 * inside a lock call that holds the program's mutex
+			 * or our stripes, left them held for good. */
 			struct timespec nap = { 0, 200000 };
 			int saved = errno; /* EINTR: the program's */
-			nanosleep(&nap, NULL);
+			syscall(SYS_nanosleep, &nap, NULL);
 			errno = saved;
 		}
 	}

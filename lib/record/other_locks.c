@@ -443,8 +443,14 @@ int ms_read_beyond_followed(struct ms_thread *t, uint32_t r, pthread_rwlock_t *l
 {
 	if (likely(!t->ts->overflow))
 		return 0;
-	uint32_t readers = rw_readers(l);
-	return readers && !rw_writer(l) && readers > ms_held_readers(r, t->tid);
+	uint32_t readers = rw_readers(l), beyond;
+	if (!readers || rw_writer(l))
+		return 0;
+	uint32_t seen = ms_held_readers_beyond(r, t->tid, &beyond);
+	/* the readers we do not see could all be other threads' holds
+	 * beyond those followed: then this unlock may be a misuse, and it
+	 * is not counted as this thread's */
+	return readers > seen + beyond;
 }
 
 int ms_rwlock_unlock_other(struct ms_thread *t, uint32_t r, pthread_rwlock_t *l,

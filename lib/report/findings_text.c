@@ -259,6 +259,11 @@ static void exit_one(const struct ms_exit_finding *h, void *arg)
 		       ms_symbolize(h->caller[j], where, sizeof where));
 		ms_report_wrapper_callers(f, h->wrapped_stack[j]);
 	}
+	/* (each was "mutex 0x0 taken at ?" where the thread's held set did
+	 * not have it: a hold beyond the 64 it follows) */
+	if (h->n > h->shown)
+		ms_fmt(f, "  %s%u not shown: past the first 8, or taken beyond the 64 locks a "
+			  "thread's held set follows\n", h->shown ? "and " : "", h->n - h->shown);
 }
 
 /* ---- stalls ----------------------------------------------------------- */

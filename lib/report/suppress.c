@@ -395,7 +395,8 @@ static int next_piece(const char **p, const char **start, size_t *len, size_t *h
 }
 
 /* How many findings of kind k in the whole text `all`, but the one at
- * `self`, a rule with this pattern would leave out too. */
+ * `self` and those a rule leaves out already, a rule with this pattern
+ * would leave out too. */
 static unsigned others_matched(const char *all, int k, const char *self, const char *pattern)
 {
 	unsigned n = 0;
@@ -403,10 +404,31 @@ static unsigned others_matched(const char *all, int k, const char *self, const c
 	size_t len, hlen;
 	while (next_piece(&p, &start, &len, &hlen))
 		if (start != self && hlen && kind_of(start, hlen) == k &&
-		    pattern_matches(pattern, start, len))
+		    pattern_matches(pattern, start, len) && !(nrules && matching(k, start, len)))
 			n++;
 	return n;
 }
+
+/* How many findings of each kind the text being filtered has (counted once
+ * a report, by ms_suppress_filter). */
+static unsigned kind_count[N_KINDS];
+
+static void count_kinds(const char *all)
+{
+	memset(kind_count, 0, sizeof kind_count);
+	const char *p = all, *start;
+	size_t len, hlen;
+	while (next_piece(&p, &start, &len, &hlen)) {
+		int k = hlen ? kind_of(start, hlen) : -1;
+		if (k >= 0)
+			kind_count[k]++;
+	}
+}
+
+/* Past this many findings of a kind, a suggestion is not checked against
+ * the others: each check reads them all, and a report of 10,000 MISUSEs
+ * took 29 s at exit. */
+#define CHECKED_FINDINGS 64
 
 /* Frames every thread's or every program's stack has: a rule naming one
  * would leave out findings that have nothing to do with this one.  main
@@ -450,7 +472,10 @@ static int anchored(char *out, size_t cap, const char *w, size_t len)
 		}
 		if (n + 1 >= cap)
 			return 0;
-		out[n++] = w[i];
+		/* the rules have no escape: a * or ? of the name itself
+		 * (operator*, a Foo* parameter) matches one byte, itself
+		 * among them -- as a * it matched operator+ and Bar* too */
+		out[n++] = w[i] == '*' ? '?' : w[i];
 	}
 	if (n + 2 > cap)
 		return 0;
@@ -500,14 +525,19 @@ static void suggest(struct ms_fmt *out, const char *all, int k, const char *text
 	first[0] = 0;
 	unsigned shared = 0;
 	int found = 0;
-	/* twice: functions of the program's first, then main as well */
-	for (int pass = 0; pass < 2 && !found; pass++)
+	int checked = kind_count[k] <= CHECKED_FINDINGS;
+	/* in rounds: the program's functions first, then those with a * or ?
+	 * in their name (operator*, a Foo* parameter: the rule's ? for it
+	 * matches any byte there), then main */
+	for (int pass = 0; pass < 3 && !found; pass++)
 		for (unsigned i = 0; i < nc && !found; i++) {
 			int is_main = clen[i] == 4 && !memcmp(cand[i], "main", 4);
-			if (generic(cand[i], clen[i]) || is_main != pass ||
+			int globby = memchr(cand[i], '*', clen[i]) || memchr(cand[i], '?', clen[i]);
+			int round = is_main ? 2 : globby ? 1 : 0;
+			if (generic(cand[i], clen[i]) || round != pass ||
 			    !anchored(rule, sizeof rule, cand[i], clen[i]))
 				continue;
-			unsigned others = others_matched(all, k, text, rule);
+			unsigned others = checked ? others_matched(all, k, text, rule) : 0;
 			if (!first[0]) {
 				memcpy(first, rule, strlen(rule) + 1);
 				shared = others;
@@ -604,6 +634,7 @@ static int one(struct ms_fmt *out, const char *all, const char *text, size_t len
 
 int ms_suppress_filter(const char *in, struct ms_fmt *out)
 {
+	count_kinds(in);
 	int removed = 0, kept = 1;
 	struct gap gap = { "", 0 };
 	const char *chunk = in;

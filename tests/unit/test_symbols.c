@@ -49,14 +49,33 @@ START_TEST(test_symbol_fit_cuts_the_function_to_its_end)
 }
 END_TEST
 
-/* A C++ name made to fit keeps its argument list's brackets paired. */
+/* A frame's name of the full 159 bytes a frame holds, shortened again for
+ * a line (ms_frame_format): its "(...)" stays whole.  It was cut in a
+ * buffer of the frame's size to "..._duration(", and every column then
+ * cut from that. */
 START_TEST(test_symbol_fit_keeps_brackets_paired)
 {
-	static const char in[] =
-		"..currency::detail::ShardedLockTableImplementationForUnitTestingOfTheMutex"
+	struct ms_frame fr;
+	memset(&fr, 0, sizeof fr);
+	static const char name[] =
+		"..cy::detail::ShardedLockTableImplementationForUnitTestingOfTheMutex"
 		"Profiler<...>::insert_value_into_shard_with_exclusive_lock_held_for_the_"
-		"duration(...) (longname.cpp:11)";
-	ck_assert_str_eq(fit(in, 37), "..r_the_duration(...) longname.cpp:11");
+		"whole_duration(...)";
+	ck_assert_uint_eq(strlen(name), sizeof fr.func - 1);
+	memcpy(fr.func, name, sizeof name);
+	fr.offset = 0x1d;
+	strcpy(fr.file, "/src/longname.cpp");
+	fr.line = 11;
+	strcpy(fr.module, "longname");
+	char out[512];
+	const char *line = ms_frame_format(&fr, 0x1234, out, sizeof out);
+	size_t n = strlen(line);
+	static const char end[] = "_whole_duration(...)+0x1d (src/longname.cpp:11, longname)";
+	ck_assert_uint_ge(n, sizeof end - 1);
+	ck_assert_str_eq(line + n - (sizeof end - 1), end);
+	/* and a column cut from it keeps it too */
+	strcpy(buf, line);
+	ck_assert_str_eq(ms_symbol_fit(buf, 37), "..whole_duration(...) longname.cpp:11");
 }
 END_TEST
 
