@@ -475,7 +475,10 @@ static int anchored(char *out, size_t cap, const char *w, size_t len)
 		/* the rules have no escape: a * or ? of the name itself
 		 * (operator*, a Foo* parameter) matches one byte, itself
 		 * among them -- as a * it matched operator+ and Bar* too */
-		out[n++] = w[i] == '*' ? '?' : w[i];
+		char c = w[i];
+		if (c == '*')
+			c = '?';
+		out[n++] = c;
 	}
 	if (n + 2 > cap)
 		return 0;
