@@ -6,42 +6,6 @@ B=$top_builddir
 SRC=$top_srcdir/tests/scenario.c
 line_of() { grep -n "$1" "$SRC" | cut -d: -f1; }
 
-# ---- mutexstat dump PID: a dump that interrupts no thread of the program ------
-# The main thread holds a mutex another thread waits for and sleeps
-# (nanosleep, 100 ms at a time) until the dump is written.  kill -USR1
-# goes to the main thread and cuts a sleep short (EINTR: nothing restarts
-# nanosleep); `mutexstat dump` asks the library's own thread.
-for how in dump kill; do
-	rm -f "$WORK/ms" "$WORK/ms".*
-	env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/ms" \
-		"$B/tests/watchdog" main-sleeper "$WORK/ms.1" > "$WORK/ms.out" 2> "$WORK/ms.err" &
-	pid=$!
-	wait_for "$WORK/ms.out" '^ready$' 20 || fail "main-sleeper ($how): never ready"
-	sleep 0.3 # the waiter in its wait
-	if [ $how = dump ]; then
-		"$B/scripts/mutexstat" dump $pid > "$WORK/ms.said" 2>&1
-		expect_eq "mutexstat dump: status and what it says" "$? $(sed 's/[0-9][0-9]*/N/g' "$WORK/ms.said")" \
-			"0 mutexstat dump: asked process N for a live dump (its thread N)"
-	else
-		kill -USR1 $pid
-	fi
-	wait $pid
-	expect_eq "main-sleeper ($how): status" "$?" 0
-	expect_grep "main-sleeper ($how): the dump's wait chain" '^WAIT CHAIN:$' "$WORK/ms.1"
-	expect_grep "main-sleeper ($how): ... to main, where it sleeps" '^    .*main\+0x[0-9a-f]+ ' "$WORK/ms.1"
-	case $how in
-	dump) expect_eq "mutexstat dump: no sleep of the program cut short" \
-		"$(tail -n 1 "$WORK/ms.out")" "sleeps cut short: 0" ;;
-	kill) expect_eq "kill -USR1: the main thread's sleep cut short (why dump is there)" \
-		"$(tail -n 1 "$WORK/ms.out")" "sleeps cut short: 1" ;;
-	esac
-done
-# not ours, not there, not a pid
-expect_eq "mutexstat dump: a process without the library" \
-	"$("$B/scripts/mutexstat" dump $$ 2>&1; echo "status $?")" \
-	"mutexstat dump: process $$ does not run with libmutexstat
-status 1"
-
 # ---- kill -USR1 on a deadlocked program ----------------------------------
 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/dump" \
 	"$B/tests/scenario" hang > "$WORK/out" 2> "$WORK/err" &

@@ -25,10 +25,7 @@
  *                        runs into the deadlock
  *   sleeper FILE         the holder sleeps (nanosleep, 100 ms at a time)
  *                        until the report; prints how many of its sleeps a
- *                        signal cut short (EINTR)
- *   main-sleeper FILE    the same, the holder the main thread (the thread a
- *                        signal to the process goes to: tests/live.sh's
- *                        `mutexstat dump` against kill -USR1) */
+ *                        signal cut short (EINTR) */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -226,7 +223,7 @@ static void slow(int links)
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
-		fprintf(stderr, "usage: watchdog slow|chain|cond|cond-timed|timed|retake|retake-behind|sleeper|main-sleeper|slow-then-dead FILE\n");
+		fprintf(stderr, "usage: watchdog slow|chain|cond|cond-timed|timed|retake|retake-behind|sleeper|slow-then-dead FILE\n");
 		return 2;
 	}
 	report = argv[2];
@@ -274,21 +271,6 @@ int main(int argc, char **argv)
 		retake_go = 1;
 		pthread_cond_signal(&cond);
 		pthread_mutex_lock(&m[0]); /* RETAKE_BLOCKS: forever */
-	} else if (!strcmp(mode, "main-sleeper")) {
-		pthread_t a;
-		pthread_mutex_lock(&m[0]);
-		pthread_create(&a, NULL, chain_link, (void *)1L); /* waits for m[0] */
-		printf("ready\n");
-		fflush(stdout);
-		while (!reported()) {
-			struct timespec t = { 0, 100000000 };
-			if (nanosleep(&t, NULL) != 0 && errno == EINTR)
-				sleeps_cut++;
-		}
-		pthread_mutex_unlock(&m[0]);
-		pthread_join(a, NULL);
-		printf("sleeps cut short: %d\n", sleeps_cut);
-		return 0;
 	} else if (!strcmp(mode, "sleeper")) {
 		pthread_t a;
 		pthread_create(&a, NULL, sleeping_holder, NULL);

@@ -256,20 +256,6 @@ static void *dump_thread(void *arg)
 	sigset_t all;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	/* all but the where-now signal, if it is ours: sent to this thread
-	 * (`mutexstat dump PID`), it asks for a dump without interrupting a
-	 * thread of the program, as the dump signal to the process does
-	 * (where_now.h).  Not the dump signal: a program that blocks it in
-	 * every thread to take it with sigwait would lose it to us. */
-	struct sigaction wn;
-	if (ms_where_now_signal && ms_sigaction(ms_where_now_signal, NULL, &wn) == 0 &&
-	    wn.sa_handler == ms_where_now_handler) {
-		ms_where_now_dump_thread((uint32_t)syscall(SYS_gettid), &asked, ASK_DUMP);
-		sigset_t one;
-		sigemptyset(&one);
-		sigaddset(&one, ms_where_now_signal);
-		pthread_sigmask(SIG_UNBLOCK, &one, NULL);
-	}
 	prctl(PR_SET_NAME, "mutexstat", 0, 0, 0);
 	ms_self.guard = 1; /* nothing this thread locks is the program's */
 	ms_ok_clear(&ms_self);

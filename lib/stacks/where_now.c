@@ -251,29 +251,10 @@ int ms_where_now(struct ms_tstate *ts, const uintptr_t **frames)
 	return n > 0 ? kept : n;
 }
 
-static uint32_t dump_tid, dump_bit;
-static uint32_t *dump_word;
-
-void ms_where_now_dump_thread(uint32_t tid, uint32_t *word, uint32_t bit)
-{
-	STORE(&dump_bit, bit);
-	STORE(&dump_word, word);
-	__atomic_store_n(&dump_tid, tid, __ATOMIC_RELEASE);
-}
-
 void ms_where_now_handler(int sig)
 {
 	(void)sig;
 	int saved = errno;
-	uint32_t dt = __atomic_load_n(&dump_tid, __ATOMIC_ACQUIRE);
-	if (dt && (uint32_t)syscall(SYS_gettid) == dt) {
-		/* on the dump thread: a dump asked for.  Its futex wait,
-		 * restarted after this handler (SA_RESTART), sees the word
-		 * no longer 0 and returns. */
-		__atomic_fetch_or(LOAD(&dump_word), LOAD(&dump_bit), __ATOMIC_RELEASE);
-		errno = saved;
-		return;
-	}
 	struct ms_thread *t = &ms_self;
 	struct ms_tstate *ts = t->ts;
 	if (ts) {

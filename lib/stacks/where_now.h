@@ -20,14 +20,6 @@ const char *ms_where_now_not_asked(int n);
  * captures from a handler begin with). */
 extern int ms_where_now_signal;
 void ms_where_now_handler(int sig);
-
-/* The dump thread (runtime/dump.c), thread tid, which sleeps on *word:
- * the where-now signal sent to it -- by `mutexstat dump PID`, with
- * tgkill -- asks it for a live dump (bit ORed into *word), so that no
- * thread of the program is interrupted, as kill -USR1 interrupts one
- * (its nanosleep or poll ends early).  The dump thread unblocks that
- * signal alone for it. */
-void ms_where_now_dump_thread(uint32_t tid, uint32_t *word, uint32_t bit);
 extern uintptr_t ms_signal_return;
 
 #endif
