@@ -492,6 +492,36 @@ static void *read_beyond_and_end(void *arg)
 	return arg; /* holding all 70 */
 }
 
+/* beyond-two: two threads each read 70 rwlocks of their own, all held at
+ * once, then let go of them: nothing held (a striped table's snapshots) */
+static pthread_rwlock_t beyond_other[BEYOND];
+static pthread_barrier_t both_read;
+
+static void *read_own_beyond(void *arg)
+{
+	pthread_rwlock_t *locks = arg;
+	for (int i = 0; i < BEYOND; i++)
+		check(pthread_rwlock_rdlock(&locks[i]), 0, "rdlock");
+	pthread_barrier_wait(&both_read);
+	for (int i = 0; i < BEYOND; i++)
+		check(pthread_rwlock_unlock(&locks[i]), 0, "unlock");
+	return NULL;
+}
+
+static void beyond_two(void)
+{
+	pthread_t t[2];
+	for (int i = 0; i < BEYOND; i++) {
+		check(pthread_rwlock_init(&beyond_locks[i], NULL), 0, "init");
+		check(pthread_rwlock_init(&beyond_other[i], NULL), 0, "init");
+	}
+	pthread_barrier_init(&both_read, NULL, 2);
+	pthread_create(&t[0], NULL, read_own_beyond, beyond_locks);
+	pthread_create(&t[1], NULL, read_own_beyond, beyond_other);
+	pthread_join(t[0], NULL);
+	pthread_join(t[1], NULL);
+}
+
 /* beyond-held: a thread ends holding 70 reads */
 static void beyond_held(void)
 {
@@ -549,6 +579,8 @@ int main(int argc, char **argv)
 		beyond_followed(0);
 	else if (!strcmp(what, "beyond-held"))
 		beyond_held();
+	else if (!strcmp(what, "beyond-two"))
+		beyond_two();
 	else if (!strcmp(what, "named"))
 		named();
 	else if (!strcmp(what, "mixed"))

@@ -172,6 +172,12 @@ for order in fifo lifo; do
 		"$WORK/beyond-$order.report"
 done
 
+# two threads that each hold 70 reads at once, then let go: neither ends
+# holding any (a condition that put another thread's holds beyond those
+# followed against this one's unlock said both did)
+run beyond-two "$T" beyond-two
+expect_eq "beyond-two: exit status, no finding" "$rc $(findings beyond-two)" "0 "
+
 # a thread that ends holding 70 reads: the first 8 shown, the rest counted
 # (the holds beyond the 64 followed read "mutex 0x0 taken at ?")
 run beyond-held "$T" beyond-held

@@ -90,7 +90,7 @@ int ms_spin_lock_wait(int *word, int holding_one)
 			 * or our stripes, left them held for good. */
 			struct timespec nap = { 0, 200000 };
 			int saved = errno; /* EINTR: the program's */
-			syscall(SYS_nanosleep, &nap, NULL);
+			syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &nap, NULL);
 			errno = saved;
 		}
 	}

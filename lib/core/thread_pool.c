@@ -380,7 +380,7 @@ uint64_t ms_held_remove(struct ms_tstate *ts, uint32_t rec)
 }
 
 struct readers_query {
-	uint32_t rec, except, n, beyond;
+	uint32_t rec, except, n;
 };
 
 static void count_reader(struct ms_tstate *ts, void *arg)
@@ -388,7 +388,6 @@ static void count_reader(struct ms_tstate *ts, void *arg)
 	struct readers_query *q = arg;
 	if (LOAD(&ts->tid) == q->except)
 		return;
-	q->beyond += LOAD(&ts->overflow);
 	uint32_t n = LOAD(&ts->nheld);
 	n = n < MS_HELD_MAX ? n : MS_HELD_MAX;
 	for (uint32_t i = 0; i < n; i++)
@@ -400,18 +399,11 @@ static void count_reader(struct ms_tstate *ts, void *arg)
 
 uint32_t ms_held_readers(uint32_t rec, uint32_t except)
 {
-	struct readers_query q = { rec, except, 0, 0 };
+	struct readers_query q = { rec, except, 0 };
 	ms_threads_each(count_reader, &q);
 	return q.n;
 }
 
-uint32_t ms_held_readers_beyond(uint32_t rec, uint32_t except, uint32_t *beyond)
-{
-	struct readers_query q = { rec, except, 0, 0 };
-	ms_threads_each(count_reader, &q);
-	*beyond = q.beyond;
-	return q.n;
-}
 
 /* Record rec's mutex was destroyed: if this thread held it, it holds it
  * no more. */

@@ -69,8 +69,5 @@ void ms_threads_each(void (*fn)(struct ms_tstate *ts, void *arg), void *arg);
 /* How many threads (but thread `except`) hold record rec for read, by
  * their held sets: reads a record of every thread. */
 uint32_t ms_held_readers(uint32_t rec, uint32_t except);
-/* The same, and in *beyond the holds those threads have beyond the
- * MS_HELD_MAX followed (of any lock: which, their sets do not say). */
-uint32_t ms_held_readers_beyond(uint32_t rec, uint32_t except, uint32_t *beyond);
 
 #endif

@@ -245,7 +245,7 @@ static void self_one(const struct ms_self_finding *s, void *arg)
 static void exit_one(const struct ms_exit_finding *h, void *arg)
 {
 	struct ms_fmt *f = arg;
-	int all_mutexes = 1;
+	int all_mutexes = h->shown > 0; /* none shown: of unknown kinds */
 	for (uint32_t j = 0; j < h->shown; j++)
 		all_mutexes &= ms_lock_class(h->flags[j]) == MS_CLASS_MUTEX;
 	ms_fmt(f, "\nHELD AT THREAD EXIT: thread %u \"%.15s\" ended holding %u %s%s\n",

@@ -553,11 +553,14 @@ static void suggest(struct ms_fmt *out, const char *all, int k, const char *text
 		memcpy(rule, first, strlen(first) + 1);
 	}
 	char note[96] = "";
-	if (!found) {
+	if (!found || !checked) {
 		struct ms_fmt nf;
 		ms_fmt_init(&nf, note, sizeof note, -1);
-		ms_fmt(&nf, "; it leaves out %u other finding%s here too", shared,
-		       shared == 1 ? "" : "s");
+		if (!checked)
+			ms_fmt(&nf, "; not checked against the %u others of its kind", kind_count[k] - 1);
+		else
+			ms_fmt(&nf, "; it leaves out %u other finding%s here too", shared,
+			       shared == 1 ? "" : "s");
 	}
 	/* the rule whole, to be copied; what it is on the next line where
 	 * both would pass 120 columns (a long C++ name) */
