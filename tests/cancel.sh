@@ -31,13 +31,20 @@ expect_grep "contended: one contention on the main thread's mutex" \
 # other threads do too: the waits for the library's lock of them nap after
 # a millisecond, and that nap is no cancellation point (it was glibc's
 # nanosleep: the thread died there, holding G, on a loaded machine)
-expect_eq "edges: without the library" "$(timeout 20 "$CANCEL" edges 2>&1)" \
-	"edges: cancelled; main's lock of G: ok"
-for run in 1 2; do
-	expect_eq "edges, run $run: with the library, the same" \
-		"$(timeout 20 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_EXIT_REPORT=0 "$CANCEL" edges 2>&1)" \
+# (Not in a sanitized build: ASan's runtime, tearing down a thread its
+# cancellation unwound, writes to stack its redzones still cover -- a
+# stack-buffer-underflow in the program alone, without the library.)
+if sanitized; then
+	echo "skip: edges, in a sanitized build"
+else
+	expect_eq "edges: without the library" "$(timeout 20 "$CANCEL" edges 2>&1)" \
 		"edges: cancelled; main's lock of G: ok"
-done
+	for run in 1 2; do
+		expect_eq "edges, run $run: with the library, the same" \
+			"$(timeout 20 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_EXIT_REPORT=0 "$CANCEL" edges 2>&1)" \
+			"edges: cancelled; main's lock of G: ok"
+	done
+fi
 
 # A condition wait is a cancellation point: glibc takes the mutex back
 # before the cleanup handlers run, and this handler leaves it locked, so
