@@ -57,6 +57,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "new_edges.h"
+
 static pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t held = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t waited = PTHREAD_MUTEX_INITIALIZER;
@@ -278,17 +280,7 @@ static volatile int edges_over;
 
 static void *make_edges(void *arg)
 {
-	while (!edges_over) {
-		pthread_mutex_t x, y;
-		pthread_mutex_init(&x, NULL);
-		pthread_mutex_init(&y, NULL);
-		pthread_mutex_lock(&x);
-		pthread_mutex_lock(&y);
-		pthread_mutex_unlock(&y);
-		pthread_mutex_unlock(&x);
-		pthread_mutex_destroy(&y);
-		pthread_mutex_destroy(&x);
-	}
+	new_edge_pairs(&edges_over);
 	return arg;
 }
 

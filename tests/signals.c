@@ -57,6 +57,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "new_edges.h"
+
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t n = PTHREAD_MUTEX_INITIALIZER;
 static volatile sig_atomic_t ran;
@@ -242,20 +244,7 @@ static void lock_in_handler(int sig)
 static void *new_edges(void *arg)
 {
 	(void)arg;
-	long pairs = 0;
-	while (!storm_over) {
-		pthread_mutex_t x, y;
-		pthread_mutex_init(&x, NULL);
-		pthread_mutex_init(&y, NULL);
-		pthread_mutex_lock(&x);
-		pthread_mutex_lock(&y);
-		pthread_mutex_unlock(&y);
-		pthread_mutex_unlock(&x);
-		pthread_mutex_destroy(&y);
-		pthread_mutex_destroy(&x);
-		pairs++;
-	}
-	return (void *)pairs;
+	return (void *)new_edge_pairs(&storm_over);
 }
 
 static void handler_locks(long ms)

@@ -395,12 +395,11 @@ static void confirm_stuck(struct ms_waiter *w, int n)
 	for (int i = 0; i < n; i++) {
 		w[i].lasted &= wait_same(&w[i]);
 		if (w[i].next < 0 && w[i].owner_ts && w[i].cond_key)
-			w[i].lasted &= !w[i].cond_timed;
-		if (w[i].next < 0 && w[i].owner_ts && w[i].cond_key)
 			/* (blocked taking its mutex back -- woken, and the
 			 * mutex held by a thread outside the chain -- it
-			 * waits for that mutex, not for the condition) */
-			w[i].lasted &= cond_same(&w[i]) && !runnable(w[i].owner) &&
+			 * waits for that mutex, not for the condition; one
+			 * with a deadline ends by itself) */
+			w[i].lasted &= !w[i].cond_timed && cond_same(&w[i]) && !runnable(w[i].owner) &&
 				       !retaking(w[i].owner, w[i].cond_key) &&
 				       ms_cond_signals(w[i].cond_cond) == w[i].cond_signals &&
 				       !in_demand(&w[i], mutex_use(w[i].cond_key));

@@ -154,18 +154,28 @@ static void expand_path(struct ms_fmt *f, const char *pattern)
 	}
 }
 
+/* MUTEXSTAT_OUTPUT as given (%p not expanded), from the start directory:
+ * into path[4096]; its length in *len. */
+static const char *output_as_given(char *path, size_t *len)
+{
+	struct ms_fmt f;
+	ms_fmt_init(&f, path, 4096, -1);
+	ms_output_start_dir(&f, ms_opt.output);
+	ms_fmt(&f, "%s", ms_opt.output);
+	*len = f.len;
+	return ms_fmt_str(&f);
+}
+
 /* MUTEXSTAT_OUTPUT names a device or a FIFO: every process may write its
  * report there in turn. */
 static int output_is_stream(void)
 {
 	int saved = errno;
 	char path[4096];
-	struct ms_fmt f;
-	ms_fmt_init(&f, path, sizeof path, -1);
-	ms_output_start_dir(&f, ms_opt.output);
-	ms_fmt(&f, "%s", ms_opt.output);
+	size_t len;
 	struct stat st;
-	int stream = stat(ms_fmt_str(&f), &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode));
+	int stream = stat(output_as_given(path, &len), &st) == 0 &&
+		     (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode));
 	errno = saved;
 	return stream;
 }
@@ -188,11 +198,9 @@ static int names_dir(const char *path, size_t len)
 static int output_is_dir(void)
 {
 	char path[4096];
-	struct ms_fmt f;
-	ms_fmt_init(&f, path, sizeof path, -1);
-	ms_output_start_dir(&f, ms_opt.output);
-	ms_fmt(&f, "%s", ms_opt.output);
-	return names_dir(ms_fmt_str(&f), f.len);
+	size_t len;
+	const char *p = output_as_given(path, &len);
+	return names_dir(p, len);
 }
 
 int ms_output_run_uses_dir(void)

@@ -404,7 +404,6 @@ uint32_t ms_held_readers(uint32_t rec, uint32_t except)
 	return q.n;
 }
 
-
 /* Record rec's mutex was destroyed: if this thread held it, it holds it
  * no more. */
 void ms_held_forget(struct ms_tstate *ts, uint32_t rec)

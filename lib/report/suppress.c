@@ -338,37 +338,60 @@ static void words_of(const char *s, size_t len, struct words *ws)
 	add(ws, s + fn, e - fn);
 }
 
+/* The words of a finding text[0, len), line by line (words_of). */
+struct word_walk {
+	const char *p, *end;
+	struct words ws;
+	unsigned at;
+};
+
+static void walk_begin(struct word_walk *c, const char *text, size_t len)
+{
+	c->p = text;
+	c->end = text + len;
+	c->ws.n = c->at = 0;
+}
+
+static int next_word(struct word_walk *c, const char **w, size_t *wlen)
+{
+	while (c->at == c->ws.n) {
+		if (c->p >= c->end)
+			return 0;
+		const char *nl = memchr(c->p, '\n', (size_t)(c->end - c->p));
+		size_t l = nl ? (size_t)(nl - c->p) : (size_t)(c->end - c->p);
+		words_of(c->p, l, &c->ws);
+		c->at = 0;
+		c->p += l + (nl != NULL);
+	}
+	*w = c->ws.w[c->at];
+	*wlen = c->ws.len[c->at++];
+	return 1;
+}
+
 /* The rule of kind k that matches a word of the finding text[0, len). */
 static struct rule *matching(int k, const char *text, size_t len)
 {
-	for (const char *p = text; p < text + len;) {
-		const char *nl = memchr(p, '\n', (size_t)(text + len - p));
-		size_t l = nl ? (size_t)(nl - p) : (size_t)(text + len - p);
-		struct words ws;
-		words_of(p, l, &ws);
-		for (unsigned w = 0; w < ws.n; w++)
-			for (unsigned i = 0; i < nrules; i++)
-				if (rules[i].kind == (unsigned)k &&
-				    ms_suppress_glob(rules[i].pattern, ws.w[w], ws.len[w]))
-					return &rules[i];
-		p += l + (nl != NULL);
-	}
+	struct word_walk c;
+	const char *w;
+	size_t wl;
+	walk_begin(&c, text, len);
+	while (next_word(&c, &w, &wl))
+		for (unsigned i = 0; i < nrules; i++)
+			if (rules[i].kind == (unsigned)k && ms_suppress_glob(rules[i].pattern, w, wl))
+				return &rules[i];
 	return NULL;
 }
 
 /* Whether a rule with this pattern matches a word of text[0, len). */
 static int pattern_matches(const char *pattern, const char *text, size_t len)
 {
-	for (const char *p = text; p < text + len;) {
-		const char *nl = memchr(p, '\n', (size_t)(text + len - p));
-		size_t l = nl ? (size_t)(nl - p) : (size_t)(text + len - p);
-		struct words ws;
-		words_of(p, l, &ws);
-		for (unsigned w = 0; w < ws.n; w++)
-			if (ms_suppress_glob(pattern, ws.w[w], ws.len[w]))
-				return 1;
-		p += l + (nl != NULL);
-	}
+	struct word_walk c;
+	const char *w;
+	size_t wl;
+	walk_begin(&c, text, len);
+	while (next_word(&c, &w, &wl))
+		if (ms_suppress_glob(pattern, w, wl))
+			return 1;
 	return 0;
 }
 
