@@ -67,14 +67,16 @@ plain_mu() {
 text_rows() {
 	plain_mu "$WORK/$1.txt" | LC_ALL=C awk -v a="${2:-$M}" -v A="$A" -v B="$B_TID" '
 		/^#[0-9]+ / { on = a == "ended" ? / that ended / : $2 == "mutex" && $3 == a; rows = 0; next }
-		on && /^ +order +thread +operation/ { rows = 1; next }
+		on && /^ +order +thread +operation/ { rows = 1; timed = / at +caller$/; next }
 		on && rows && !/^ +[0-9]+ +[0-9]+  / { rows = 0 }
 		on && rows {
-			# the columns are fixed: "  %10s %8s  %-18s %-16s %-10s %s"
+			# the columns are fixed: "  %10s %8s  %-18s %-16s %-10s %s",
+			# or without the "at" column where no row has a time
 			# (in characters: plain_mu made each one byte)
 			o = substr($0, 1, 12) + 0; t = substr($0, 13, 9) + 0
 			op = substr($0, 24, 18); res = substr($0, 43, 16)
-			at = substr($0, 60, 10); caller = substr($0, 71)
+			if (timed) { at = substr($0, 60, 10); caller = substr($0, 71) }
+			else { at = "-"; caller = substr($0, 60) }
 			gsub(/ +$/, "", op); gsub(/ +$/, "", res); gsub(/ +$/, "", at)
 			if (first == "") first = o
 			who = t == A ? "A" : t == B ? "B" : t
@@ -177,6 +179,11 @@ expect_eq "owners: 10 acquisitions, 7 owner changes, 2 trylocks, none waited" \
 	"10 7 2 0 false null"
 expect_eq "owners: the top table says so too" \
 	"$(top_row "$WORK/owners.txt" "$M" | awk '{ print $3, $4, $(NF - 2) }')" "10 0 7"
+# no row has a time (none waited): no "at" column of dashes
+expect_eq "owners: the columns, without \"at\"" \
+	"$(awk -v a="$M" '/^#[0-9]+ / { on = $2 == "mutex" && $3 == a; next }
+		on && /^ +order +thread/ { $1 = $1; print; exit }' "$WORK/owners.txt")" \
+	"order thread operation result caller"
 
 # ---- contended: waits, a busy trylock, a timeout ------------------------
 # A holds m; B's trylock finds it busy and B's 20 ms timedlock times out,
@@ -225,6 +232,10 @@ if [ "$#" -eq 5 ]; then
 	within "contended: A's clocklock got it 30 ms or more after" $((t5 - t4)) "$(slept 30)" "$run_ns"
 	within "contended: the first time after the start" "$t1" 1 "$run_ns"
 	within "contended: the last before the run's end" "$t5" "$t4" "$run_ns"
+	expect_eq "contended: the columns, with \"at\"" \
+		"$(awk -v a="$M" '/^#[0-9]+ / { on = $2 == "mutex" && $3 == a; next }
+			on && /^ +order +thread/ { $1 = $1; print; exit }' "$WORK/contended.txt")" \
+		"order thread operation result at caller"
 	# the text's "at" column ("t+6.04 ms") is the same time, to the 3
 	# digits it shows
 	# (within 0.5%, and a little for the rounding of ns)

@@ -564,19 +564,28 @@ static void print_history(struct ms_fmt *f, uint32_t r, const struct ms_site *si
 	uint32_t n = site ? ms_site_history_read(site, v, &first, &torn)
 			  : ms_history_read(r, v, &first, &torn);
 	/* "at" is when, since the program started, for the operations that
-	 * read a clock anyway (waits); a "time" column read as a duration */
+	 * read a clock anyway (waits); a "time" column read as a duration.
+	 * Most operations read none: a column of dashes only where no row of
+	 * this list has a time would say nothing. */
+	uint64_t start = ms_clock_start_ticks();
+	int timed = 0;
+	for (uint32_t i = first; i < n && !timed; i++)
+		timed = v[i].ticks && v[i].ticks > start;
 	if (site)
 		ms_fmt(f, "  recent operations of the last of them that waited, failed or was "
 			  "named, oldest first\n  (order = happened-before order across the "
-			  "process; at = t+time since start):\n");
+			  "process%s):\n", timed ? "; at = t+time since start" : "");
 	else
 		ms_fmt(f, "  recent operations, oldest first (order = happened-before "
-			  "order across the process; at = t+time since start):\n");
-	ms_fmt(f, "  %10s %8s  %-18s %-16s %-10s %s\n", "order", "thread",
-	       "operation", "result", "at", "caller");
-	uint64_t start = ms_clock_start_ticks();
+			  "order across the process%s):\n", timed ? "; at = t+time since start" : "");
+	if (timed)
+		ms_fmt(f, "  %10s %8s  %-18s %-16s %-10s %s\n", "order", "thread",
+		       "operation", "result", "at", "caller");
+	else
+		ms_fmt(f, "  %10s %8s  %-18s %-16s %s\n", "order", "thread", "operation",
+		       "result", "caller");
 	for (uint32_t i = first; i < n; i++) {
-		char res[32], when[16], site[256];
+		char res[32], when[16], where[256];
 		struct ms_fmt rf;
 		ms_fmt_init(&rf, res, sizeof res, -1);
 		if (v[i].err) {
@@ -596,10 +605,15 @@ static void print_history(struct ms_fmt *f, uint32_t r, const struct ms_site *si
 			when[0] = '-';
 			when[1] = 0;
 		}
-		ms_fmt(f, "  %10llu %8u  %-18s %-16s %-10s %s\n",
-		       (unsigned long long)v[i].order, v[i].tid, ms_op_name(v[i].op), res,
-		       when, ms_symbol_fit((char *)ms_symbolize(v[i].caller, site, sizeof site),
-				 WIDTH - 70));
+		const char *caller = ms_symbol_fit(
+			(char *)ms_symbolize(v[i].caller, where, sizeof where), WIDTH - (timed ? 70 : 59));
+		if (timed)
+			ms_fmt(f, "  %10llu %8u  %-18s %-16s %-10s %s\n",
+			       (unsigned long long)v[i].order, v[i].tid, ms_op_name(v[i].op), res,
+			       when, caller);
+		else
+			ms_fmt(f, "  %10llu %8u  %-18s %-16s %s\n", (unsigned long long)v[i].order,
+			       v[i].tid, ms_op_name(v[i].op), res, caller);
 	}
 	if (torn)
 		ms_fmt(f, "  (%u entries were being overwritten while read)\n", torn);
