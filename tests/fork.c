@@ -577,6 +577,59 @@ static int capturing(int with_locker)
 	return 0;
 }
 
+/* ---- spares: a thread made in the child settles its table ----------------
+ * The forking thread had records spare (a mutex made and destroyed before
+ * the fork); in the child a new thread makes the first mutex calls, then
+ * the forking thread makes mutexes of its own.  Each mutex of each thread
+ * keeps its own record: 14 and 100 acquisitions, 24 mutexes. */
+#define SPARES 12
+static pthread_mutex_t by_new[SPARES], by_forker[SPARES];
+static int new_done[2];
+
+static void *new_thread_makes(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < SPARES; i++) {
+		pthread_mutex_init(&by_new[i], NULL);
+		lock_n(&by_new[i], 7);
+	}
+	char c = 1;
+	if (write(new_done[1], &c, 1) != 1)
+		abort();
+	return NULL;
+}
+
+static int spares(void)
+{
+	pthread_mutex_t once;
+	pthread_mutex_init(&once, NULL);
+	lock_n(&once, 1);
+	pthread_mutex_destroy(&once);
+	pid_t pid = fork();
+	if (pid < 0)
+		return 1;
+	if (pid == 0) {
+		pthread_t th;
+		char c;
+		if (pipe(new_done) != 0 || pthread_create(&th, NULL, new_thread_makes, NULL))
+			_exit(1);
+		/* no mutex call here until the new thread's are done (a join
+		 * would be one): it settles the table */
+		if (read(new_done[0], &c, 1) != 1)
+			_exit(1);
+		pthread_join(th, NULL);
+		for (int i = 0; i < SPARES; i++) {
+			pthread_mutex_init(&by_forker[i], NULL);
+			lock_n(&by_forker[i], 100);
+		}
+		for (int i = 0; i < SPARES; i++)
+			lock_n(&by_new[i], 7);
+		printf("child %d\n", (int)getpid());
+		exit(0);
+	}
+	return wait_child(pid);
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -614,8 +667,10 @@ int main(int argc, char **argv)
 		return capturing(1);
 	if (!strcmp(mode, "loaderheld"))
 		return capturing(0);
+	if (!strcmp(mode, "spares"))
+		return spares();
 	fprintf(stderr, "usage: %s stress N | counts | usr1 | late FILE | hang | "
 			"sharedheld forker|thread FILE | exec PROG... | system CMD | ownenv LIB PROG... | lock N | daemon | "
-			"closefds FILE | capturing | loaderheld\n", argv[0]);
+			"closefds FILE | capturing | loaderheld | spares\n", argv[0]);
 	return 2;
 }

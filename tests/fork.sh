@@ -345,6 +345,23 @@ expect_grep "loaderheld: the child's report says why it names with dladdr" \
 	"^  names: from dladdr \(not loaded: another thread was in ld.so at the fork\)" \
 	"${child:-$WORK/none}"
 
+# ---- a thread made in the child settles its table ------------------------
+# The forking thread had records spare; a thread of the child makes the
+# first mutex calls.  Each mutex keeps a record of its own: the new
+# thread's 12 locked 7 + 7 times, the forking thread's 12 100 times (a
+# record handed out twice made 3 of them vanish and 9 start again at 7).
+rm -f "$WORK"/sp.*
+rc=0
+timeout -s KILL 60 env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/sp.%p" MUTEXSTAT_TOP=40 \
+	"$P" spares > "$WORK/out" 2> "$WORK/err" || rc=$?
+expect_eq "spares: exit status" "$rc" 0
+child=$(grep -l 'forked from pid' "$WORK"/sp.* | head -n 1)
+expect_grep "spares: 24 mutexes in the child" \
+	'^mutexstat: fork \(pid [0-9]+\) .*: 2 threads used mutexes, 24 mutexes tracked' "${child:-$WORK/none}"
+expect_eq "spares: 12 mutexes with 14 acquisitions, 12 with 100" \
+	"$(awk '/^Top /{t=1; next} t && /^$/ { exit } t && /^ +[0-9]+ 0x/ { print $3 }' "${child:-$WORK/none}" |
+	   sort -n | uniq -c | awk '{ printf "%s:%s ", $2, $1 }')" "14:12 100:12 "
+
 # ---- an allocator whose fork handlers run while ours hold our locks -------
 for a in /usr/lib/*/libtcmalloc_minimal.so.4; do
 	[ -e "$a" ] || continue

@@ -84,8 +84,9 @@ void ms_table_unlock(void)
 		spin_unlock(&stripes[i].lock);
 }
 
-/* In a fork child, the parent's other threads' spares are nobody's: every
- * record not in use goes back to the pool (all locks held). */
+/* In a fork child, the parent's threads' spares are nobody's: every
+ * record not in use goes back to the pool (all locks held), the forking
+ * thread's too (ms_table_after_fork_child let go of them). */
 void ms_table_reclaim_spares(void)
 {
 	struct ms_table *t = &ms_table;
@@ -100,6 +101,11 @@ void ms_table_reclaim_spares(void)
 
 void ms_table_after_fork_child(void)
 {
+	/* The forking thread's spares go back to the pool with every other
+	 * free record when the child's table is settled, by whichever thread
+	 * of the child makes the first call: if it kept them too, one record
+	 * would be handed out twice. */
+	ms_self.nspare = 0;
 	for (unsigned i = 0; i < MS_STRIPES; i++)
 		stripes[i].lock = 0;
 	pool.lock = 0;
