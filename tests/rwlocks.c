@@ -545,6 +545,49 @@ static void beyond_followed(int fifo)
 	}
 }
 
+/* Memory that held a spin lock and a read-write lock, neither destroyed,
+ * used as mutexes with no init (as a static initialiser or a std::mutex
+ * would): each mutex is a new life, counted as a mutex.  The read-write
+ * lock was in an inversion with m first: the finding says where its life
+ * ended. */
+static union {
+	pthread_spinlock_t spin;
+	pthread_rwlock_t rw;
+	pthread_mutex_t mutex;
+} was_spin, was_rw;
+
+static void reused(void)
+{
+	const pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+	check(pthread_spin_init(&was_spin.spin, 0), 0, "spin_init");
+	for (int i = 0; i < 5; i++) {
+		check(pthread_spin_lock(&was_spin.spin), 0, "spin_lock");
+		check(pthread_spin_unlock(&was_spin.spin), 0, "spin_unlock");
+	}
+	check(pthread_rwlock_init(&was_rw.rw, NULL), 0, "rwlock_init");
+	check(pthread_rwlock_wrlock(&was_rw.rw), 0, "wrlock");
+	check(pthread_mutex_lock(&m), 0, "lock");
+	check(pthread_mutex_unlock(&m), 0, "unlock");
+	check(pthread_rwlock_unlock(&was_rw.rw), 0, "unlock");
+	check(pthread_mutex_lock(&m), 0, "lock");
+	check(pthread_rwlock_rdlock(&was_rw.rw), 0, "rdlock");
+	check(pthread_rwlock_unlock(&was_rw.rw), 0, "unlock");
+	check(pthread_mutex_unlock(&m), 0, "unlock");
+	memcpy(&was_spin.mutex, &fresh, sizeof fresh);
+	memcpy(&was_rw.mutex, &fresh, sizeof fresh);
+	for (int i = 0; i < 3; i++) {
+		check(pthread_mutex_lock(&was_spin.mutex), 0, "lock"); /* reused-spin */
+		check(pthread_mutex_unlock(&was_spin.mutex), 0, "unlock");
+	}
+	check(pthread_mutex_lock(&was_rw.mutex), 0, "lock"); /* reused-rw */
+	check(pthread_mutex_unlock(&was_rw.mutex), 0, "unlock");
+	for (int i = 0; i < 6; i++) {
+		check(pthread_mutex_trylock(&was_rw.mutex), 0, "trylock");
+		check(pthread_mutex_unlock(&was_rw.mutex), 0, "unlock");
+	}
+	printf("spin %p rw %p\n", (void *)&was_spin, (void *)&was_rw);
+}
+
 int main(int argc, char **argv)
 {
 	alarm(60);
@@ -583,6 +626,8 @@ int main(int argc, char **argv)
 		beyond_two();
 	else if (!strcmp(what, "named"))
 		named();
+	else if (!strcmp(what, "reused"))
+		reused();
 	else if (!strcmp(what, "mixed"))
 		mixed();
 	else if (!strcmp(what, "destroyed"))

@@ -251,6 +251,25 @@ expect_grep "read-read, writer-preferring: the reads" \
 expect_grep "read-read, writer-preferring: the locks ended, and where" \
 	'^        destroyed at read_read\+0x[0-9a-f]+ ' "$WORK/readwp.report"
 
+# ---- memory of a spin lock and an rwlock, never destroyed, used as mutexes
+# with no init: each mutex a new life of its own kind; the rwlock's finding
+# says where its life ended ----
+run reused "$T" reused
+expect_eq "reused: exit status" "$rc" 0
+spin_at=$(awk '/^spin / { print $2 }' "$WORK/reused.out")
+rw_at=$(awk '/^spin / { print $4 }' "$WORK/reused.out")
+expect_eq "reused: one finding" "$(findings reused)" "POTENTIAL DEADLOCK"
+expect_grep "reused: the rwlock's life ended where its memory became a mutex" \
+	"^        its memory used as another kind of lock at .*rwlocks\.c:$(line_of reused-rw), rwlocks\)$" \
+	"$WORK/reused.report"
+expect_eq "reused: the mutexes, 7 and 3 acquisitions, first locked as mutexes" \
+	"$(top_row "$WORK/reused.report" "$rw_at" | awk '{ print $3, $(NF - 2), $NF }');$(
+	   top_row "$WORK/reused.report" "$spin_at" | awk '{ print $3, $(NF - 2), $NF }')" \
+	"7 mutex (rwlocks.c:$(line_of reused-rw));3 mutex (rwlocks.c:$(line_of reused-spin))"
+expect_eq "reused: the ended lives, a spin lock's 5 and an rwlock's 2" \
+	"$(awk '/^Top /{t=1; next} t && /^$/ { exit } t && / ended / { print $4, $(NF - 2) }' "$WORK/reused.report" |
+	   sort | paste -sd';' -)" "2 rwlock;5 spin"
+
 # ---- a mutex and an rwlock ---------------------------------------------------
 run mixed "$T" mixed
 expect_eq "mixed: one POTENTIAL DEADLOCK" "$(findings mixed)" "POTENTIAL DEADLOCK"

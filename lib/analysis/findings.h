@@ -34,7 +34,10 @@ struct ms_finding_mutex {
 	uint32_t ended_stack;   /* and the stack there (0 none) */
 };
 
-enum { MS_ENDED_DESTROYED = 1, MS_ENDED_REINIT, MS_ENDED_UNSEEN };
+/* how a life ended: destroyed, initialised again, before the cycle was
+ * seen whole, or its memory taken by another kind of lock (never
+ * destroyed, used with no init: a static initialiser, a std::mutex) */
+enum { MS_ENDED_DESTROYED = 1, MS_ENDED_REINIT, MS_ENDED_UNSEEN, MS_ENDED_REUSED };
 
 /* One edge of a cycle: thread tid took mutex i, then mutex i + 1. */
 struct ms_finding_edge {

@@ -257,6 +257,22 @@ uint32_t ms_first_use(struct ms_thread *t, pthread_mutex_t *m, uintptr_t caller)
 	return r;
 }
 
+uint32_t ms_first_use_again(struct ms_thread *t, pthread_mutex_t *m, uintptr_t caller)
+{
+	if (ms_stack_helper_code(caller) || !(ms_opt.track & (1u << MS_CLASS_MUTEX)))
+		return MS_REC_UNTRACKED;
+	int saved = errno;
+	uint32_t r = ms_table_add((uintptr_t)m, 1, &t->clock);
+	if (unlikely(t->finding_ended))
+		ms_finding_life_ended_at(t, MS_ENDED_REUSED, caller);
+	if (r == MS_REC_UNTRACKED || r == MS_REC_NONE)
+		r = MS_REC_UNTRACKED;
+	else
+		ms_note_kind(r, m, MS_F_STATIC);
+	errno = saved;
+	return r;
+}
+
 static unsigned hist_bucket(uint64_t ns)
 {
 	unsigned b = ns ? 64 - (unsigned)__builtin_clzll(ns) : 0;

@@ -231,6 +231,11 @@ MS_UNWOUND int ms_wait_self(struct ms_wait *w, int kind, clockid_t clock,
 void ms_read_hold_end(uint32_t r, uint64_t since);
 
 /* Slow paths, in record.c. */
+/* A mutex whose record is of another kind of lock: memory that held a
+ * read-write or spin lock, never destroyed, used as a mutex with no init
+ * (a static initialiser, a std::mutex).  That life ends, the mutex's
+ * begins, first seen now; MS_REC_UNTRACKED if it is not recorded. */
+uint32_t ms_first_use_again(struct ms_thread *t, pthread_mutex_t *m, uintptr_t caller);
 uint32_t ms_first_use(struct ms_thread *t, pthread_mutex_t *m,
 		      uintptr_t caller);
 void ms_undo_unrecoverable_try(pthread_mutex_t *m);

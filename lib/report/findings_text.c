@@ -68,6 +68,8 @@ static void print_mutex(struct ms_fmt *f, const char *label, const struct ms_fin
 		print_site(f, "        destroyed at ", m->ended_at);
 	else if (m->ended == MS_ENDED_REINIT)
 		print_site(f, "        initialised again at ", m->ended_at);
+	else if (m->ended == MS_ENDED_REUSED)
+		print_site(f, "        its memory used as another kind of lock at ", m->ended_at);
 	else if (m->ended)
 		ms_fmt(f, "        ended before the cycle was seen whole\n");
 }

@@ -894,7 +894,7 @@ static void self_one(const struct ms_self_finding *s, void *arg)
 }
 
 static const char *const ended_key[] = { NULL, "destroyed", "initialised-again",
-					  "unseen" };
+					  "unseen", "reused" };
 
 /* One mutex life of a cycle (or its gate), as the finding keeps it. */
 static void cycle_mutex(struct ms_jw *j, const char *key, const struct ms_finding_mutex *m)
@@ -911,7 +911,7 @@ static void cycle_mutex(struct ms_jw *j, const char *key, const struct ms_findin
 	sup.paused++;
 	site_stack(j, "first_locked_stack", m->first_stack);
 	site_stack(j, "initialised_at", m->init_stack);
-	ms_jw_str(j, "ended", m->ended < 4 ? ended_key[m->ended] : NULL);
+	ms_jw_str(j, "ended", m->ended < 5 ? ended_key[m->ended] : NULL);
 	stack(j, "ended_at", m->ended_stack);
 	sup.paused--;
 	if (sup.kind && m->ended_at) {

@@ -48,13 +48,16 @@ static inline __attribute__((always_inline)) uint32_t
 record_of_at(struct ms_thread *t, pthread_mutex_t *m, uintptr_t caller)
 {
 	uint32_t r = ms_cache_find(t, (uintptr_t)m);
-	if (r)
-		return r;
-	r = record_past_first(t, (uintptr_t)m);
-	if (unlikely(r == MS_REC_NONE) && tracked(r = ms_first_use(t, m, caller)))
-		*ms_cache2_entry(t->ts, (uintptr_t)m) = r;
-	if (tracked(r))
-		ms_cache_fill(t, (uintptr_t)m, r);
+	if (!r) {
+		r = record_past_first(t, (uintptr_t)m);
+		if (unlikely(r == MS_REC_NONE) && tracked(r = ms_first_use(t, m, caller)))
+			*ms_cache2_entry(t->ts, (uintptr_t)m) = r;
+		if (tracked(r))
+			ms_cache_fill(t, (uintptr_t)m, r);
+	}
+	if (unlikely(tracked(r) &&
+		     ms_lock_class(LOAD(&ms_rec(r)->flags)) != MS_CLASS_MUTEX))
+		r = ms_first_use_again(t, m, caller); /* memory of another kind of lock */
 	return r;
 }
 #define record_of(t, m) record_of_at((t), (m), CALLER)
@@ -68,19 +71,27 @@ record_of_at(struct ms_thread *t, pthread_mutex_t *m, uintptr_t caller)
  * plain one saves few registers. */
 
 /* The try got a mutex the thread's cache knows, in none of the cases
- * below: ms_acquired() in full. */
+ * below: ms_acquired() in full -- after a new life, if the record is of
+ * another kind of lock (its memory held one, never destroyed). */
 static __attribute__((noinline)) int acquired_full(struct ms_thread *t, uint32_t r,
 						   pthread_mutex_t *m, uintptr_t caller)
 {
+	if (unlikely(ms_lock_class(LOAD(&ms_rec(r)->flags)) != MS_CLASS_MUTEX) &&
+	    !tracked(r = ms_first_use_again(t, m, caller)))
+		return 0;
 	ms_acquired(t, r, m, caller, MS_OP_LOCK, 0, 0, 0);
 	return 0;
 }
 
-/* Whether this acquisition of a mutex that has made a thread wait is
- * one whose hold is timed. */
-static inline int hold_to_time(const struct ms_record *rec)
+/* The record's flags send this acquisition to acquired_full(): a hold to
+ * time (of a mutex that has made a thread wait), or a record of another
+ * kind of lock.  One test of the flags in the plain case. */
+#define MS_F_NOT_PLAIN (MS_F_TIMED | MS_F_CLASS)
+static inline int flags_not_plain(const struct ms_record *rec)
 {
-	return (rec->flags & MS_F_TIMED) && ms_hold_sampled(rec->acquisitions + 1);
+	uint32_t flags = rec->flags;
+	return unlikely(flags & MS_F_NOT_PLAIN) &&
+	       ((flags & MS_F_CLASS) || ms_hold_sampled(rec->acquisitions + 1));
 }
 
 /* The try got a mutex the thread's cache knows, but not the plainest
@@ -98,7 +109,7 @@ static __attribute__((noinline)) int acquired_other_owner(struct ms_thread *t, u
 	uint32_t prev = rec->owner;
 	/* prev 0: its life's first acquisition; t->tid_held: this thread
 	 * holds it already (a recursive mutex) */
-	if (ts->nheld || !prev || prev == t->tid_held || hold_to_time(rec))
+	if (ts->nheld || !prev || prev == t->tid_held || flags_not_plain(rec))
 		return acquired_full(t, r, m, caller);
 	rec->owner_changes += prev != t->tid;
 	ms_acquired_plain(t, t->tid, ts, rec, r, caller, MS_OP_LOCK,
@@ -109,12 +120,12 @@ static __attribute__((noinline)) int acquired_other_owner(struct ms_thread *t, u
 /* As acquired_other_owner(), for a mutex that has made a thread wait: only
  * some of its holds are timed (one in MS_HOLD_SAMPLE, after the first
  * MS_HOLD_EXACT), and the others -- a hot mutex's fifteen in sixteen --
- * are plain. */
+ * are plain.  (Or a record of another kind of lock: flags_not_plain.) */
 static __attribute__((noinline)) int acquired_timed(struct ms_thread *t, uint32_t r,
 						    pthread_mutex_t *m, uintptr_t caller)
 {
 	struct ms_record *rec = ms_rec(r);
-	if (ms_hold_sampled(rec->acquisitions + 1))
+	if (flags_not_plain(rec))
 		return acquired_full(t, r, m, caller);
 	acquired_plain_lock(t, t->ts, rec, r, caller);
 	return 0;
@@ -132,7 +143,7 @@ acquired_cached(struct ms_thread *t, uint32_t tid, uint32_t r,
 		return acquired_full(t, r, m, caller);
 	if (unlikely(rec->owner != tid))
 		return acquired_other_owner(t, r, m, caller);
-	if (unlikely(rec->flags & MS_F_TIMED))
+	if (unlikely(rec->flags & MS_F_NOT_PLAIN))
 		return acquired_timed(t, r, m, caller);
 	ms_acquired_plain(t, tid, ts, rec, r, caller, MS_OP_LOCK,
 			  ms_order_retaking(t));
@@ -239,7 +250,7 @@ static inline __attribute__((always_inline)) int mutex_trylock(pthread_mutex_t *
 		SERIAL_ADD(&ms_cold(r)->trylock_ok, 1);
 		/* the lock path's plain case (a trylock adds no lock-order
 		 * edge, so only the held set's being empty matters) */
-		if (likely(rec->owner == t->tid && !ts->nheld && !hold_to_time(rec)))
+		if (likely(rec->owner == t->tid && !ts->nheld && !flags_not_plain(rec)))
 			ms_acquired_plain(t, t->tid, ts, rec, r, CALLER, MS_OP_TRYLOCK,
 					  ms_order_retaking(t));
 		else
