@@ -277,4 +277,46 @@ env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/closed.txt" \
 expect_grep "started without fd 2, MUTEXSTAT_OUTPUT: the report in the file" \
     '^mutexstat: fd2 \(pid [0-9]+\) ran ' "$WORK/closed.txt"
 
+# ---- a lock in the program's .preinit_array --------------------------------
+# Its functions run before glibc sets environ and the program's name: the
+# library, started by that lock, reads them from the initial stack.  The
+# program's own getenv there still finds nothing, as without the library.
+cat >"$WORK/preinit.c" <<'EOF'
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+static pthread_mutex_t early = PTHREAD_MUTEX_INITIALIZER;
+static const char *home_early;
+static void pre(int argc, char **argv, char **envp)
+{
+	(void)argc, (void)argv, (void)envp;
+	pthread_mutex_lock(&early);
+	home_early = getenv("HOME");
+	pthread_mutex_unlock(&early);
+}
+__attribute__((section(".preinit_array"), used)) static void (*pre_p)(int, char **, char **) = pre;
+int main(void)
+{
+	pthread_mutex_lock(&early);
+	printf("getenv in preinit: %s\n", home_early ? "a value" : "nothing");
+	pthread_mutex_unlock(&early);
+	return 0;
+}
+EOF
+"$CC" -Wall -o "$WORK/preinit" "$WORK/preinit.c" -lpthread || fail "cannot build preinit.c"
+rc=0
+HOME=/nowhere env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/preinit.txt" MUTEXSTAT_HISTORY=2 \
+	"$WORK/preinit" >"$WORK/out" 2>"$WORK/err" || rc=$?
+expect_eq "preinit: exit status" "$rc" 0
+expect_eq "preinit: the program's getenv found nothing there, as without us" \
+	"$(cat "$WORK/out")" "getenv in preinit: nothing"
+expect_eq "preinit: nothing on stderr" "$(cat "$WORK/err")" ""
+expect_grep "preinit: the report in MUTEXSTAT_OUTPUT, with the program's name" \
+	'^mutexstat: preinit \(pid [0-9]+\) ran ' "$WORK/preinit.txt"
+expect_eq "preinit: its lock counted, the one in preinit too" \
+	"$(awk '/^Top /{t=1; next} t && /^ +1 0x/ { print $3; exit }' "$WORK/preinit.txt")" 2
+expect_eq "preinit: MUTEXSTAT_HISTORY read there too: 2 of 4 operations kept" \
+	"$(awk '/recent operations/ { getline; on = 1; next } on && /^$/ { exit } on { n++ }
+		END { print n + 0 }' "$WORK/preinit.txt")" 2
+
 finish

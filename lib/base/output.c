@@ -1,6 +1,7 @@
 /* output.c - the report's destination; see output.h. */
 #define _GNU_SOURCE
 #include "base/output.h"
+#include "base/environ.h"
 #include "base/fds.h"
 #include "base/fmt.h"
 #include "base/options.h"
@@ -46,9 +47,10 @@ const char *ms_program_name(void)
 void ms_output_init(void)
 {
 	int saved = errno;
-	size_t n = strlen(program_invocation_short_name);
+	const char *name = ms_program_short_name();
+	size_t n = strlen(name);
 	if (n < sizeof program_name)
-		memcpy(program_name, program_invocation_short_name, n + 1);
+		memcpy(program_name, name, n + 1);
 	clock_gettime(CLOCK_REALTIME, &began);
 	if (!getcwd(start_dir, sizeof start_dir) || start_dir[0] != '/')
 		start_dir[0] = 0; /* too long, or the directory is gone */

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "glibc/real.h"
 #include "glibc/glibc_fast.h"
+#include "base/environ.h"
 #include "base/internal.h"
 
 #include <dlfcn.h>
@@ -277,7 +278,7 @@ void ms_fast_pair_ours(struct ms_fast_pair *p)
  * Their preloaded part is in LD_PRELOAD. */
 static int lock_checker_watches(void)
 {
-	const char *preload = getenv("LD_PRELOAD");
+	const char *preload = ms_getenv("LD_PRELOAD");
 	return preload && (strstr(preload, "vgpreload_helgrind") ||
 			   strstr(preload, "vgpreload_drd"));
 }

@@ -5,6 +5,7 @@
 #include "analysis/ended.h"
 #include "base/address_space.h"
 #include "base/clock.h"
+#include "base/environ.h"
 #include "runtime/crash.h"
 #include "base/fmt.h"
 #include "base/options.h"
@@ -74,7 +75,7 @@ static void option_note(const char *msg)
 static const char *env(const char *name)
 {
 	/* setuid and setgid programs ignore MUTEXSTAT_* */
-	return secure_getenv(name);
+	return ms_secure_getenv(name);
 }
 
 void ms_fork_child_unhandled(int parent)

@@ -11,6 +11,7 @@
  * takes no stacks at all. */
 #define _GNU_SOURCE
 #include "stacks/stack.h"
+#include "base/environ.h"
 #include "base/output.h"
 #include "base/fmt.h"
 #include "base/address_space.h"
@@ -170,7 +171,7 @@ static uint64_t arenas_taken;
 
 uint64_t ms_stack_arena_max(void)
 {
-	const char *env = getenv("MALLOC_ARENA_MAX");
+	const char *env = ms_getenv("MALLOC_ARENA_MAX");
 	if (env && *env >= '1' && *env <= '9')
 		return strtoull(env, NULL, 10);
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);

@@ -1,0 +1,69 @@
+/* environ.c - the environment, also before glibc has set it; see environ.h. */
+#define _GNU_SOURCE
+#include "base/environ.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+
+extern char **environ;
+/* The dynamic linker's: the initial stack, where argc is, then argv,
+ * NULL, the environment, NULL. */
+extern void *__libc_stack_end;
+
+/* argv on the initial stack, and argc; NULL if what is there does not
+ * look like it (argv[argc] must end the list). */
+static char **initial_argv(long *argc)
+{
+	const long *sp = __libc_stack_end;
+	if (!sp || sp[0] < 0 || sp[0] > (1L << 24))
+		return NULL;
+	char **argv = (char **)(sp + 1);
+	if (argv[sp[0]])
+		return NULL;
+	*argc = sp[0];
+	return argv;
+}
+
+static const char *initial_getenv(const char *name)
+{
+	long argc;
+	char **argv = initial_argv(&argc);
+	if (!argv)
+		return NULL;
+	size_t n = strlen(name);
+	for (char **e = argv + argc + 1; *e; e++)
+		if (!strncmp(*e, name, n) && (*e)[n] == '=')
+			return *e + n + 1;
+	return NULL;
+}
+
+const char *ms_getenv(const char *name)
+{
+	if (environ)
+		return getenv(name);
+	return initial_getenv(name);
+}
+
+const char *ms_secure_getenv(const char *name)
+{
+	if (environ)
+		return secure_getenv(name);
+	int saved = errno;
+	unsigned long secure = getauxval(AT_SECURE);
+	errno = saved;
+	return secure ? NULL : initial_getenv(name);
+}
+
+const char *ms_program_short_name(void)
+{
+	if (program_invocation_short_name && *program_invocation_short_name)
+		return program_invocation_short_name;
+	long argc;
+	char **argv = initial_argv(&argc);
+	if (!argv || !argc || !argv[0])
+		return "";
+	const char *slash = strrchr(argv[0], '/');
+	return slash ? slash + 1 : argv[0];
+}
