@@ -26,6 +26,14 @@ static char **initial_argv(long *argc)
 	return argv;
 }
 
+/* glibc's start-up code has not run yet: environ is not set, and neither
+ * is the program's name (a program that empties its environment, whose
+ * environ is NULL then too, has its name). */
+static int before_libc_start(void)
+{
+	return !environ && !(program_invocation_name && *program_invocation_name);
+}
+
 static const char *initial_getenv(const char *name)
 {
 	long argc;
@@ -41,14 +49,14 @@ static const char *initial_getenv(const char *name)
 
 const char *ms_getenv(const char *name)
 {
-	if (environ)
+	if (!before_libc_start())
 		return getenv(name);
 	return initial_getenv(name);
 }
 
 const char *ms_secure_getenv(const char *name)
 {
-	if (environ)
+	if (!before_libc_start())
 		return secure_getenv(name);
 	int saved = errno;
 	unsigned long secure = getauxval(AT_SECURE);

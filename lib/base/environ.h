@@ -5,7 +5,7 @@
  * sets environ and program_invocation_short_name: a lock taken in one
  * starts the library, which then found no MUTEXSTAT_* setting (its report
  * went to stderr whatever MUTEXSTAT_OUTPUT said) and no program name.
- * Until glibc has set environ, these read the environment and argv[0]
+ * Until glibc has set them, these read the environment and argv[0]
  * the kernel left on the initial stack, where the dynamic linker's
  * __libc_stack_end points -- the program's own getenv still finds
  * nothing there, as without the library. */
