@@ -200,6 +200,41 @@ static void misuse(void)
 	printf("destroy read-locked: %d\n", pthread_rwlock_destroy(&e)); /* misuse-destroy */
 }
 
+/* A thread reads c twice; another unlocks it once (glibc lets it: a
+ * MISUSE), then the reader once: c is free, and the reader holds nothing
+ * as it ends. */
+static pthread_rwlock_t twice = PTHREAD_RWLOCK_INITIALIZER;
+static pthread_barrier_t read_twice, unlocked_once;
+static void *reads_twice(void *arg)
+{
+	check(pthread_rwlock_rdlock(&twice), 0, "rdlock");
+	check(pthread_rwlock_rdlock(&twice), 0, "rdlock");
+	pthread_barrier_wait(&read_twice);
+	pthread_barrier_wait(&unlocked_once);
+	check(pthread_rwlock_unlock(&twice), 0, "unlock");
+	return arg;
+}
+
+static void *unlocks_others(void *arg)
+{
+	pthread_barrier_wait(&read_twice);
+	printf("unlock of another's read: %d\n", pthread_rwlock_unlock(&twice)); /* misuse-other */
+	pthread_barrier_wait(&unlocked_once);
+	return arg;
+}
+
+static void misuse_other_reader(void)
+{
+	pthread_t r, o;
+	pthread_barrier_init(&read_twice, NULL, 2);
+	pthread_barrier_init(&unlocked_once, NULL, 2);
+	pthread_create(&r, NULL, reads_twice, NULL);
+	pthread_create(&o, NULL, unlocks_others, NULL);
+	pthread_join(r, NULL);
+	pthread_join(o, NULL);
+	printf("free after: %d\n", pthread_rwlock_trywrlock(&twice));
+}
+
 /* A thread ends holding a read lock. */
 static void *exits_reading(void *arg)
 {
@@ -626,6 +661,8 @@ int main(int argc, char **argv)
 		beyond_two();
 	else if (!strcmp(what, "named"))
 		named();
+	else if (!strcmp(what, "misuse-other-reader"))
+		misuse_other_reader();
 	else if (!strcmp(what, "reused"))
 		reused();
 	else if (!strcmp(what, "mixed"))

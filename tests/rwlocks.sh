@@ -383,6 +383,16 @@ expect_grep "misuse: the unlock of a free rwlock" \
 	'^MISUSE: unlock of an rwlock that is not locked: rwlock 0x[0-9a-f]+, 1 time$' "$WORK/misuse.report"
 expect_grep "misuse: the destroy of a read-locked rwlock" \
 	'^MISUSE: destroy of a locked rwlock: 1 time on rwlocks \(now ended\)' "$WORK/misuse.report"
+# a reader's second read ended by another thread's unlock: that is the
+# MISUSE, and the reader, which let go of the first, holds nothing at exit
+run mo "$T" misuse-other-reader
+expect_eq "another's read: glibc's answers" "$(cat "$WORK/mo.out")" \
+	"$(printf 'unlock of another'"'"'s read: 0\nfree after: 0')"
+expect_eq "another's read: one MISUSE, no HELD AT THREAD EXIT" "$(findings mo)" "MISUSE"
+expect_grep "another's read: the unlock by a thread that does not hold it" \
+	'^MISUSE: unlock by a thread that does not hold it: rwlock 0x[0-9a-f]+, 1 time$' "$WORK/mo.report"
+expect_grep "another's read: ... at its line" \
+	"^    unlocks_others\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of misuse-other)" "$WORK/mo.report"
 run exit "$T" exit
 expect_eq "exit: HELD AT THREAD EXIT, nothing else" "$(findings exit)" "HELD AT THREAD EXIT"
 expect_grep "exit: the read lock" \

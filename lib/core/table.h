@@ -236,6 +236,10 @@ struct ms_cold {
 	 * 0 none -- a pool of its own, so that the cold part of every record
 	 * (address space a program under ulimit -v needs) stays as small */
 	uint32_t reads;
+	/* read holds another thread's unlock ended (a MISUSE: glibc lets a
+	 * thread unlock reads it does not hold), which a reader's held set
+	 * still lists: its exit drops as many (ms_held_prune) */
+	uint32_t reads_released;
 };
 
 /* In a first-lock or init stack: the stack is this call site's, captured

@@ -152,12 +152,15 @@ static __thread int exit_deferred __attribute__((tls_model("initial-exec")));
  * the first time is judged one round later (the first time ours is called
  * is the first round, unless the thread's first mutex call came from a
  * destructor of the round before). */
+static void drop_released_reads(struct ms_tstate *ts);
+
 static void thread_exit(void *arg)
 {
 	struct ms_tstate *ts = arg;
 	struct ms_thread *t = &ms_self;
 	ms_guard_enter(t);
 	ms_held_prune(ts);
+	drop_released_reads(ts);
 	if ((ts->nheld || ts->overflow) && !exit_deferred) {
 		exit_deferred = 1;
 		if (pthread_setspecific(exit_key, ts) == 0) {
@@ -381,6 +384,7 @@ uint64_t ms_held_remove(struct ms_tstate *ts, uint32_t rec)
 
 struct readers_query {
 	uint32_t rec, except, n;
+	int holds; /* count each hold, not each thread */
 };
 
 static void count_reader(struct ms_tstate *ts, void *arg)
@@ -393,13 +397,21 @@ static void count_reader(struct ms_tstate *ts, void *arg)
 	for (uint32_t i = 0; i < n; i++)
 		if (LOAD(&ts->held[i].rec) == q->rec && LOAD(&ts->held[i].mode) & MS_HELD_READ) {
 			q->n++;
-			return;
+			if (!q->holds)
+				return;
 		}
 }
 
 uint32_t ms_held_readers(uint32_t rec, uint32_t except)
 {
-	struct readers_query q = { rec, except, 0 };
+	struct readers_query q = { rec, except, 0, 0 };
+	ms_threads_each(count_reader, &q);
+	return q.n;
+}
+
+uint32_t ms_held_reads(uint32_t rec, uint32_t except)
+{
+	struct readers_query q = { rec, except, 0, 1 };
 	ms_threads_each(count_reader, &q);
 	return q.n;
 }
@@ -418,6 +430,34 @@ void ms_held_forget(struct ms_tstate *ts, uint32_t rec)
 /* Drop entries of mutexes this thread no longer holds: another thread
  * unlocked them (glibc lets any thread unlock a normal mutex; the misuse
  * is reported) and the record says so. */
+/* A read hold of record r that another thread's unlock ended (a MISUSE,
+ * counted in its cold part), taken as this one's: at the thread's exit
+ * only, when it will not unlock it. */
+static int read_released(uint32_t r)
+{
+	if (!(LOAD(&ms_rec(r)->flags) & MS_F_COLD))
+		return 0;
+	uint32_t *owed = &ms_cold(r)->reads_released;
+	uint32_t n = LOAD(owed);
+	while (n && !__atomic_compare_exchange_n(owed, &n, n - 1, 0, __ATOMIC_RELAXED,
+						 __ATOMIC_RELAXED))
+		;
+	return n != 0;
+}
+
+static void drop_released_reads(struct ms_tstate *ts)
+{
+	uint32_t n = ts->nheld < MS_HELD_MAX ? ts->nheld : MS_HELD_MAX, out = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (!(ts->held[i].mode & MS_HELD_READ) || !read_released(ts->held[i].rec))
+			ts->held[out++] = ts->held[i];
+	for (uint32_t i = out; i < n; i++) {
+		ts->held[i].since = 0;
+		ts->held[i].mode = 0;
+	}
+	ts->nheld -= n - out;
+}
+
 void ms_held_prune(struct ms_tstate *ts)
 {
 	uint32_t n = ts->nheld, out = 0;

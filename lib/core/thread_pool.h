@@ -69,5 +69,8 @@ void ms_threads_each(void (*fn)(struct ms_tstate *ts, void *arg), void *arg);
 /* How many threads (but thread `except`) hold record rec for read, by
  * their held sets: reads a record of every thread. */
 uint32_t ms_held_readers(uint32_t rec, uint32_t except);
+/* ... and how many read holds they have of it: glibc counts each (a
+ * thread that read-locks twice is two readers to its unlocks) */
+uint32_t ms_held_reads(uint32_t rec, uint32_t except);
 
 #endif

@@ -465,7 +465,7 @@ int ms_read_beyond_followed(struct ms_thread *t, uint32_t r, pthread_rwlock_t *l
 	 * holds that many reported every thread of a striped table whose
 	 * threads each read more than 64 stripes at once as ending with
 	 * holds it had let go of: the rare misuse is the one let go. */
-	return readers && !rw_writer(l) && readers > ms_held_readers(r, t->tid);
+	return readers && !rw_writer(l) && readers > ms_held_reads(r, t->tid);
 }
 
 int ms_rwlock_unlock_other(struct ms_thread *t, uint32_t r, pthread_rwlock_t *l,
@@ -476,15 +476,18 @@ int ms_rwlock_unlock_other(struct ms_thread *t, uint32_t r, pthread_rwlock_t *l,
 	 * glibc counts is one we saw, or there is none. */
 	uint32_t readers = rw_readers(l);
 	int writer = rw_writer(l);
-	int seen_all = readers <= ms_held_readers(r, t->tid);
+	int seen_all = readers <= ms_held_reads(r, t->tid);
 	int rc = ms_real_rw.unlock(l);
 	int saved = errno;
 	if (rc)
 		ms_count_error(r, rc);
 	if (!readers && !writer)
 		ms_misuse(t, r, MS_M_UNLOCK_UNLOCKED, caller, MS_OP_UNLOCK, rc);
-	else if (writer || seen_all)
+	else if (writer || seen_all) {
 		ms_misuse(t, r, MS_M_UNLOCK_NOT_OWNER, caller, MS_OP_UNLOCK, rc);
+		if (!writer && !rc) /* it ended a reader's hold */
+			ATOMIC_ADD(&ms_cold(r)->reads_released, 1);
+	}
 	errno = saved;
 	return rc;
 }
