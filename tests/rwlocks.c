@@ -235,6 +235,47 @@ static void misuse_other_reader(void)
 	printf("free after: %d\n", pthread_rwlock_trywrlock(&twice));
 }
 
+/* One thread reads c, then locks m; another locks m, then writes c (an
+ * inversion); a third, after them, locks m, then reads c -- with the
+ * first's read, no deadlock: only the writer's is the finding. */
+static pthread_rwlock_t c_modes = PTHREAD_RWLOCK_INITIALIZER;
+static void *read_then_m(void *arg)
+{
+	pthread_rwlock_rdlock(&c_modes);
+	pthread_mutex_lock(&m);
+	pthread_mutex_unlock(&m);
+	pthread_rwlock_unlock(&c_modes);
+	return arg;
+}
+
+static void *m_then_write(void *arg)
+{
+	pthread_mutex_lock(&m);
+	pthread_rwlock_wrlock(&c_modes); /* modes-write */
+	pthread_rwlock_unlock(&c_modes);
+	pthread_mutex_unlock(&m);
+	return arg;
+}
+
+static void *m_then_read(void *arg)
+{
+	pthread_mutex_lock(&m);
+	pthread_rwlock_rdlock(&c_modes); /* modes-read */
+	pthread_rwlock_unlock(&c_modes);
+	pthread_mutex_unlock(&m);
+	return arg;
+}
+
+static void modes_later(void)
+{
+	void *(*turns[])(void *) = { read_then_m, m_then_write, m_then_read };
+	for (int i = 0; i < 3; i++) {
+		pthread_t th;
+		pthread_create(&th, NULL, turns[i], NULL);
+		pthread_join(th, NULL);
+	}
+}
+
 /* A thread ends holding a read lock. */
 static void *exits_reading(void *arg)
 {
@@ -663,6 +704,8 @@ int main(int argc, char **argv)
 		named();
 	else if (!strcmp(what, "misuse-other-reader"))
 		misuse_other_reader();
+	else if (!strcmp(what, "modes-later"))
+		modes_later();
 	else if (!strcmp(what, "reused"))
 		reused();
 	else if (!strcmp(what, "mixed"))

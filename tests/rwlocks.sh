@@ -270,6 +270,16 @@ expect_eq "reused: the ended lives, a spin lock's 5 and an rwlock's 2" \
 	"$(awk '/^Top /{t=1; next} t && /^$/ { exit } t && / ended / { print $4, $(NF - 2) }' "$WORK/reused.report" |
 	   sort | paste -sd';' -)" "2 rwlock;5 spin"
 
+# ---- a read taken in the order a write was, later: the write's finding only
+run ml "$T" modes-later
+expect_eq "modes later: one POTENTIAL DEADLOCK" "$(findings ml)" "POTENTIAL DEADLOCK"
+expect_grep "modes later: the writer's" \
+	"^  thread [0-9]+ \"rwlocks\" took B, then A \(write\):$" "$WORK/ml.report"
+expect_grep "modes later: ... at its line" "^    A   at  m_then_write\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of modes-write)," \
+	"$WORK/ml.report"
+expect_eq "modes later: the finding does not name the later reader" \
+	"$(awk '/^POTENTIAL DEADLOCK/ { on = 1 } on && /^$/ { exit } on' "$WORK/ml.report" | grep -c m_then_read)" 0
+
 # ---- a mutex and an rwlock ---------------------------------------------------
 run mixed "$T" mixed
 expect_eq "mixed: one POTENTIAL DEADLOCK" "$(findings mixed)" "POTENTIAL DEADLOCK"

@@ -105,13 +105,15 @@ static int narrow_gates(struct ms_lg_edge *e, const struct ms_lg_edge *proto)
 
 /* The cycle edge e closes, if any, kept as a finding.  Under the depot's
  * lock. */
-static void search(struct ms_lg *g, const struct ms_lg_edge *e)
+/* The cycle edge e closes, if it could deadlock, is a finding; with
+ * `modes`, only if it could with e taken in those (0: any of e's). */
+static void search(struct ms_lg *g, const struct ms_lg_edge *e, uint32_t modes)
 {
 	const struct ms_lg_edge *const *path;
 	struct ms_lg_life gate;
 	int cut;
 	size_t n = ms_lg_cycle(g, e, &path, &gate, &cut);
-	if (n && ms_order_cycle_can_block(path, n))
+	if (n && ms_order_cycle_can_block_as(path, n, modes))
 		ms_findings_cycle(path, n, &gate);
 }
 
@@ -137,7 +139,12 @@ static int add_edge(struct ms_thread *t, struct ms_tstate *ts, uint32_t ai,
 	int new_mode = e && !(LOAD(&e->modes) & proto.modes);
 	if (new_mode)
 		__atomic_fetch_or(&e->modes, proto.modes, __ATOMIC_RELAXED);
-	int narrowed = e && (narrow_gates(e, &proto) | new_mode);
+	int gates_dropped = e && narrow_gates(e, &proto);
+	int narrowed = gates_dropped || new_mode;
+	/* only the new mode is this thread's: a cycle that blocks only in
+	 * the modes of before was found with their takers' stacks (a read
+	 * taken where another thread wrote is no new deadlock) */
+	uint32_t search_modes = gates_dropped ? 0 : proto.modes;
 	ms_depot_unlock();
 	if (e && !narrowed)
 		return EDGE_KNOWN;
@@ -156,9 +163,9 @@ static int add_edge(struct ms_thread *t, struct ms_tstate *ts, uint32_t ai,
 		STORE(&e->b_caller, proto.b_caller);
 		STORE(&e->a_stack, proto.a_stack);
 		STORE(&e->b_stack, proto.b_stack);
-		search(g, e);
+		search(g, e, search_modes);
 	} else if (!e && (e = ms_lg_add(g, &proto)) != NULL)
-		search(g, e);
+		search(g, e, 0);
 	ms_depot_unlock();
 	return EDGE_ADDED;
 }
@@ -312,12 +319,19 @@ static uint32_t modes_of(const struct ms_lg_edge *e)
 
 int ms_order_cycle_can_block(const struct ms_lg_edge *const *path, size_t n)
 {
+	return ms_order_cycle_can_block_as(path, n, 0);
+}
+
+int ms_order_cycle_can_block_as(const struct ms_lg_edge *const *path, size_t n,
+				uint32_t first_modes)
+{
 	/* Edge i: a thread holds path[i]->a in mode h_i and wants
 	 * path[i]->b in mode w_i, one of the combinations in its modes; it
 	 * waits if w_i conflicts with h_(i+1).  Try each combination of the
 	 * first edge and carry the choices that can follow round the cycle. */
+	uint32_t first = first_modes ? first_modes : modes_of(path[0]);
 	for (uint32_t c0 = 0; c0 < 4; c0++) {
-		if (!(modes_of(path[0]) & (1u << c0)))
+		if (!(first & (1u << c0)))
 			continue;
 		uint32_t can = 1u << c0; /* combinations edge i may take */
 		for (size_t i = 1; i <= n && can; i++) {

@@ -35,6 +35,10 @@ void ms_order_note_mode(struct ms_thread *t, struct ms_tstate *ts, uint32_t r,
  * next thread holds it in (a read of a reader-preferring read-write lock
  * held for read does not wait).  Report time and at a new edge. */
 int ms_order_cycle_can_block(const struct ms_lg_edge *const *path, size_t n);
+/* ... with path[0] taken in one of first_modes (its modes' bits; 0: any
+ * of path[0]'s modes) */
+int ms_order_cycle_can_block_as(const struct ms_lg_edge *const *path, size_t n,
+				uint32_t first_modes);
 
 /* Whether entry e of an edge cache is edge a->b, made since the last life
  * in an edge ended (gen). */
