@@ -23,9 +23,11 @@
  *   wait FILE       a child holds a process-shared mutex and waits; here,
  *                   the main thread blocks on it (the script takes dumps,
  *                   then kills the child: the mutex's owner is gone).
+ *   waitrw FILE     the same with a process-shared rwlock the child
+ *                   write-locks and the main thread waits to read.
  *
  * The child's side (exec'd by the parent): map N FILE ADDR, die FILE,
- * hold FILE. */
+ * hold FILE, holdrw FILE. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -41,6 +43,7 @@
 struct area {
 	pthread_mutex_t m;      /* process-shared */
 	pthread_mutex_t robust; /* process-shared, robust */
+	pthread_rwlock_t rw;    /* process-shared */
 	long counter;
 	int ready;
 };
@@ -72,6 +75,11 @@ static void init_shared(struct area *a)
 	pthread_mutexattr_setrobust(&at, PTHREAD_MUTEX_ROBUST);
 	pthread_mutex_init(&a->robust, &at);
 	pthread_mutexattr_destroy(&at);
+	pthread_rwlockattr_t rat;
+	pthread_rwlockattr_init(&rat);
+	pthread_rwlockattr_setpshared(&rat, PTHREAD_PROCESS_SHARED);
+	pthread_rwlock_init(&a->rw, &rat);
+	pthread_rwlockattr_destroy(&rat);
 }
 
 static const char *name_of(int rc)
@@ -275,17 +283,17 @@ static int die(const char *file)
 
 /* ---- wait --------------------------------------------------------------- */
 
-static int wait_other(const char *file)
+static int wait_other(const char *file, int rw)
 {
 	struct area *a = map_file(file, 1);
 	init_shared(a);
-	printf("mutex %p\n", (void *)&a->m);
+	printf("mutex %p\n", rw ? (void *)&a->rw : (void *)&a->m);
 	/* the holder is a grandchild, so init reaps it when it is killed
 	 * (this process, blocked, could not) */
 	pid_t mid = fork();
 	if (mid == 0) {
 		setsid();
-		spawn((char *const[]){ "shared", "hold", (char *)file, NULL });
+		spawn((char *const[]){ "shared", rw ? "holdrw" : "hold", (char *)file, NULL });
 		_exit(0);
 	}
 	wait_child(mid);
@@ -293,15 +301,21 @@ static int wait_other(const char *file)
 		usleep(1000);
 	printf("locking\n");
 	fflush(stdout);
-	pthread_mutex_lock(&a->m); /* until the script kills us */
+	if (rw)
+		pthread_rwlock_rdlock(&a->rw); /* until the script kills us */
+	else
+		pthread_mutex_lock(&a->m);
 	printf("got it\n");
 	return 1;
 }
 
-static int hold(const char *file)
+static int hold(const char *file, int rw)
 {
 	struct area *a = map_file(file, 0);
-	pthread_mutex_lock(&a->m);
+	if (rw)
+		pthread_rwlock_wrlock(&a->rw);
+	else
+		pthread_mutex_lock(&a->m);
 	printf("holder %d holds it\n", (int)getpid());
 	fflush(stdout);
 	__atomic_store_n(&a->ready, 1, __ATOMIC_RELEASE);
@@ -333,10 +347,14 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "die") && argc > 2)
 		return die(argv[2]);
 	if (!strcmp(mode, "wait") && argc > 2)
-		return wait_other(argv[2]);
+		return wait_other(argv[2], 0);
+	if (!strcmp(mode, "waitrw") && argc > 2)
+		return wait_other(argv[2], 1);
 	if (!strcmp(mode, "hold") && argc > 2)
-		return hold(argv[2]);
+		return hold(argv[2], 0);
+	if (!strcmp(mode, "holdrw") && argc > 2)
+		return hold(argv[2], 1);
 	fprintf(stderr, "usage: %s counts N FILE | robust FILE | repaired FILE | abandoned | "
-		"ended | wait FILE\n", argv[0]);
+		"ended | wait FILE | waitrw FILE\n", argv[0]);
 	return 2;
 }

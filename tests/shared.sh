@@ -208,4 +208,24 @@ wait $pid 2>/dev/null
 expect_grep "wait: the holder is gone: a deadlock" \
 	"^DEADLOCK: thread $pid waits for a process-shared mutex whose owner, thread $holder of another process, has exited$" \
 	"$WORK/w.$pid.2"
+
+# ---- waiting to read a shared rwlock another process writes -------------
+# glibc keeps the writer's thread id: the chain names it and its process.
+: > "$WORK/out"
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/r.%p" "$P" waitrw "$WORK/area5" \
+	> "$WORK/out" 2> "$WORK/err" &
+pid=$!
+wait_for "$WORK/out" '^locking$' 20 || fail "waitrw: never got to the lock"
+holder=$(awk '/^holder / { print $2 }' "$WORK/out")
+rwlock=$(awk '/^mutex / { print $2 }' "$WORK/out")
+n=0
+while [ $n -lt 200 ] && ! blocked $pid; do sleep 0.1; n=$((n + 1)); done
+kill -USR1 $pid
+if wait_for "$WORK/r.$pid.1" '^(WAIT CHAIN|DEADLOCK)' 20; then pass "waitrw: a dump"; else fail "waitrw: no dump"; fi
+expect_grep "waitrw: who waits for what" "^  thread $pid \"shared\" waits to read rwlock $rwlock for " "$WORK/r.$pid.1"
+expect_grep "waitrw: the writer in the other process, named" \
+	"^  held by thread $holder of process $holder \"shared\" \(process-shared\): that process's report shows what it does$" \
+	"$WORK/r.$pid.1"
+kill -9 "$holder" $pid
+wait $pid 2>/dev/null
 finish

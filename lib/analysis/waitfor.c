@@ -89,21 +89,39 @@ int ms_waitfor_process_of(uint32_t tid)
  * another process: glibc's owner field names that thread.  The mutex's
  * memory is read with process_vm_readv, which fails instead of faulting
  * if the program has unmapped it meanwhile. */
+/* The lock's bytes, read without faulting if its memory is gone: 1 if
+ * read. */
+static int read_lock(void *out, size_t n, uintptr_t key)
+{
+	struct iovec local = { out, n }, remote = { (void *)key, n };
+	int saved = errno;
+	ssize_t got = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+	errno = saved;
+	return got == (ssize_t)n;
+}
+
 static uint32_t foreign_owner(uint32_t r, uintptr_t key)
 {
 	uint32_t flags = LOAD(&ms_rec(r)->flags);
 	uint32_t kind = (flags & ~MS_F_CLASS) >> MS_F_KIND_SHIFT;
-	if (ms_lock_class(flags) != MS_CLASS_MUTEX || !(kind & MS_KIND_PSHARED) ||
-	    (kind & MS_KIND_DESTROYED) == MS_KIND_DESTROYED)
+	unsigned lock_class = ms_lock_class(flags);
+	if (lock_class == MS_CLASS_SPIN || !(kind & MS_KIND_PSHARED) ||
+	    (lock_class == MS_CLASS_MUTEX && (kind & MS_KIND_DESTROYED) == MS_KIND_DESTROYED))
 		return 0;
-	pthread_mutex_t m;
-	struct iovec local = { &m, sizeof m }, remote = { (void *)key, sizeof m };
-	int saved = errno;
-	ssize_t got = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
-	errno = saved;
-	if (got != (ssize_t)sizeof m)
-		return 0;
-	int holder = mutex_holder(&m);
+	int holder;
+	if (lock_class == MS_CLASS_RWLOCK) {
+		/* a process-shared rwlock's writer, whose thread id glibc
+		 * keeps (its readers' it does not) */
+		pthread_rwlock_t l;
+		if (!read_lock(&l, sizeof l, key))
+			return 0;
+		holder = l.__data.__cur_writer;
+	} else {
+		pthread_mutex_t m;
+		if (!read_lock(&m, sizeof m, key))
+			return 0;
+		holder = mutex_holder(&m);
+	}
 	if (holder <= 0 || holder >= MS_OWNER_NOTRECOVERABLE)
 		return 0;
 	return ms_waitfor_process_of((uint32_t)holder) == getpid() ? 0 : (uint32_t)holder;
