@@ -21,4 +21,45 @@ expect_grep "where: the EINVAL lock" "glibc returned EINVAL" "$WORK/report"
 # no kind to tell (it read "adaptive robust prio-inherit prio-protect")
 expect_grep "the destroyed mutex's kind" '^#[0-9]+ mutex 0x[0-9a-f]+ \(destroyed\)$' "$WORK/report"
 expect_eq "four MISUSE findings" "$(grep -c '^MISUSE:' "$WORK/report")" 4
+
+# ---- both kinds of bad unlock on one mutex: each names its own ----------
+# Another thread's unlock (EPERM: not the owner), then the owner's unlock
+# once too often (EPERM: not locked): both are unlocks that failed, and
+# each MISUSE says where its own was.
+CC=${CC:-cc}
+cat >"$WORK/twokinds.c" <<'EOF'
+#include <pthread.h>
+#include <stdio.h>
+static pthread_mutex_t m;
+static void *not_the_owner(void *arg)
+{
+	printf("other's unlock %d\n", pthread_mutex_unlock(&m));
+	return arg;
+}
+int main(void)
+{
+	pthread_mutexattr_t a;
+	pthread_t t;
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ERRORCHECK);
+	pthread_mutex_init(&m, &a);
+	pthread_mutex_lock(&m);
+	pthread_create(&t, NULL, not_the_owner, NULL);
+	pthread_join(t, NULL);
+	printf("owner's unlock %d\n", pthread_mutex_unlock(&m));
+	printf("owner's second unlock %d\n", pthread_mutex_unlock(&m));
+	return 0;
+}
+EOF
+"$CC" -g -o "$WORK/twokinds" "$WORK/twokinds.c" -lpthread || fail "cannot build twokinds.c"
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/twokinds.report" "$WORK/twokinds" \
+	> "$WORK/twokinds.out" 2>&1
+expect_eq "two kinds: glibc's answers" "$(cat "$WORK/twokinds.out")" \
+	"$(printf "other's unlock 1\nowner's unlock 0\nowner's second unlock 1")"
+expect_eq "two kinds: the unlock by another thread, where it was" \
+	"$(grep -A2 '^MISUSE: unlock by a thread that does not hold it' "$WORK/twokinds.report" | tail -1 |
+	   sed 's/+0x.*//; s/^ *//')" not_the_owner
+expect_eq "two kinds: the unlock of the unlocked mutex, where it was" \
+	"$(grep -A2 '^MISUSE: unlock of a mutex that is not locked' "$WORK/twokinds.report" | tail -1 |
+	   sed 's/+0x.*//; s/^ *//')" main
 finish

@@ -162,7 +162,9 @@ static struct misuse_stack *misuse_stack_slot(uint32_t r, enum ms_misuse kind)
 
 /* The newest side-ring entry of this life that a misuse of this kind
  * wrote: its operation, or for a use of a destroyed mutex (any
- * operation) the one glibc answered EINVAL. */
+ * operation) the one glibc answered EINVAL.  Both kinds of bad unlock
+ * write an unlock: the entry whose order the kind's stack slot keeps is
+ * this kind's, where the slot is still this record's. */
 int ms_misuse_last(uint32_t r, enum ms_misuse kind, struct ms_op_view *out, uint32_t *stack)
 {
 	static const unsigned op_of[MS_M_COUNT] = {
@@ -171,6 +173,10 @@ int ms_misuse_last(uint32_t r, enum ms_misuse kind, struct ms_op_view *out, uint
 	const unsigned op = op_of[kind];
 	const struct ms_cold *c = &ms_table.cold[r]; /* read only: MS_F_COLD is set */
 	const uint64_t birth = LOAD(&ms_rec(r)->birth);
+	const struct misuse_stack *slot = misuse_stack_slot(r, kind);
+	uint64_t kinds = __atomic_load_n(&slot->order, __ATOMIC_ACQUIRE);
+	if (LOAD(&slot->r) != r)
+		kinds = 0;
 	int found = 0;
 	for (int i = 0; i < MS_FAIL_RING; i++) {
 		struct ms_op_view v;
@@ -178,6 +184,11 @@ int ms_misuse_last(uint32_t r, enum ms_misuse kind, struct ms_op_view *out, uint
 		if (v.state != 1 || v.order <= birth ||
 		    (op ? v.op != op : v.err != EINVAL))
 			continue;
+		if (kinds && v.order == kinds) {
+			*out = v;
+			found = 1;
+			break;
+		}
 		if (!found || v.order > out->order) {
 			*out = v;
 			found = 1;
