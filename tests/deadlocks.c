@@ -42,7 +42,8 @@
  *   unlocked_elsewhere  A locked by one thread, unlocked by another (misuse)
  *   self_relock         locks a normal mutex it holds: never returns
  *   self_errorcheck     relocks an errorcheck mutex 3 times: EDEADLK
- *   self_timed          timed relock of a normal mutex: ETIMEDOUT
+ *   self_timed          timed relock of a normal mutex: ETIMEDOUT (after two
+ *                       with deadlines glibc refuses: EINVAL, no wait)
  *   self_timed_signal   the same, a signal handler waiting for B inside it
  *   self_trylock        trylock of mutexes it holds: EBUSY, no finding
  *   recursive           recursive relocks, one while holding another mutex
@@ -572,6 +573,10 @@ static int self_timed(void)
 	init_abcd();
 	say_thread("main");
 	CHECK(pthread_mutex_lock(&ma), 0); /* TIMED_FIRST */
+	/* deadlines glibc refuses once it would wait: no wait, no finding */
+	struct timespec bad = { 0, 2000000000L }, negative = { 0, -1 };
+	CHECK(pthread_mutex_timedlock(&ma, &bad), EINVAL);
+	CHECK(pthread_mutex_clocklock(&ma, CLOCK_MONOTONIC, &negative), EINVAL);
 	struct timespec until = deadline(CLOCK_REALTIME, 50);
 	CHECK(pthread_mutex_timedlock(&ma, &until), ETIMEDOUT); /* TIMED_AGAIN */
 	UNLOCK(&ma);

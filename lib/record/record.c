@@ -658,7 +658,11 @@ MS_UNWOUND int ms_lock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
 		if (rc == EBUSY) {
 			int errorcheck = (mutex_kind(m) & MS_KIND_MASK) ==
 					 PTHREAD_MUTEX_ERRORCHECK;
-			if (!errorcheck) {
+			/* a deadline glibc refuses (EINVAL) once it would wait:
+			 * the call does not wait, for itself or anyone */
+			int refused = ms_op_deadline(op) && abstime &&
+				      (unsigned long)abstime->tv_nsec >= 1000000000UL;
+			if (!errorcheck && !refused) {
 				/* it waits for itself: a finding before the
 				 * wait, said at once if the wait never ends, and
 				 * a wait live dumps and the watchdog see */
@@ -668,8 +672,8 @@ MS_UNWOUND int ms_lock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
 				self_wait_shown(t->ts, r, m, caller, stack, ms_op_deadline(op), 0);
 			}
 			errno = saved;
-			rc = errorcheck ? call_lock_blocking(t, m, op, clock, abstime)
-					: self_wait(t, r, m, op, clock, abstime);
+			rc = errorcheck || refused ? call_lock_blocking(t, m, op, clock, abstime)
+						   : self_wait(t, r, m, op, clock, abstime);
 			saved = errno; /* glibc's, as without us */
 			if (errorcheck && rc == EDEADLK)
 				ms_finding_self_deadlock(t->ts, r, (uintptr_t)m,
