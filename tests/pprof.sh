@@ -200,4 +200,38 @@ expect_eq "rw: -tagfocus=mode=read -focus='^waiting\$' keeps the reads that wait
 	"$(go tool pprof -top -sample_index=contentions -tagfocus=mode=read -focus='^waiting$' \
 		"$WORK/rw.pb.gz" 2>"$WORK/top.err" | awk '/^ *flat/ { t = 1; next } t && $1 != "0" { print $NF }')" \
 	read_waiter
+
+# ---- a program with a zlib of its own (node, varnishd export theirs) ---------
+# libz.so's functions would call the program's deflateReset, on a stream
+# set up for another zlib's state (node crashed): the profile is written
+# uncompressed, in gzip's stored blocks, and the program runs as it does.
+cat >"$WORK/ownzlib.c" <<'EOF'
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+/* exported (-rdynamic), as a program's built-in zlib's are */
+int deflateReset(void *strm) { (void)strm; fputs("the program's deflateReset\n", stderr); abort(); }
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+int main(void)
+{
+	for (int i = 0; i < 100; i++) {
+		pthread_mutex_lock(&m);
+		pthread_mutex_unlock(&m);
+	}
+	puts("done");
+	return 0;
+}
+EOF
+${CC:-cc} -rdynamic -o "$WORK/ownzlib" "$WORK/ownzlib.c" -lpthread || fail "cannot build ownzlib.c"
+rc=0
+MUTEXSTAT_FORMAT=text,pprof MUTEXSTAT_OUTPUT="$WORK/oz" \
+	run_with "$WORK/oz.out" "$WORK/oz.err" "$WORK/ownzlib" || rc=$?
+expect_eq "own zlib: the program ran as it does" "$rc $(cat "$WORK/oz.out")" "0 done"
+expect_no_grep "own zlib: its deflateReset never called" "deflateReset" "$WORK/oz.err"
+gzip -t "$WORK/oz.pb.gz" 2>/dev/null && pass "own zlib: oz.pb.gz is gzip" || fail "own zlib: oz.pb.gz is not gzip"
+if go tool pprof -raw "$WORK/oz.pb.gz" > "$WORK/ozraw" 2>&1; then
+	pass "own zlib: pprof reads it"
+else
+	fail "own zlib: go tool pprof -raw failed"; sed 's/^/  | /' "$WORK/ozraw" >&2
+fi
 finish

@@ -741,6 +741,26 @@ static int gzip_stored(int fd, const uint8_t *p, size_t n)
  * written after this one. */
 static void *zlib_handle;
 
+/* Whether the program defines zlib functions of its own (node, varnishd:
+ * a copy of zlib built in, its functions exported).  libz.so's functions
+ * call each other through its PLT, which finds the program's first: its
+ * deflateInit2_ would set up a stream for the program's deflateReset,
+ * whose state is another zlib's (node crashed).  Then the profile goes
+ * out uncompressed, in gzip's stored blocks. */
+static int zlib_shadowed(void *h)
+{
+	static const char *const called_inside[] = {
+		"deflateInit2_", "deflateReset", "deflateResetKeep", "deflate",
+		"deflateEnd", "crc32", "adler32",
+	};
+	for (size_t i = 0; i < sizeof called_inside / sizeof *called_inside; i++) {
+		void *global = dlsym(RTLD_DEFAULT, called_inside[i]);
+		if (global && global != dlsym(h, called_inside[i]))
+			return 1;
+	}
+	return 0;
+}
+
 static int write_gzip(int fd, const uint8_t *p, size_t n)
 {
 	void *h = __atomic_load_n(&zlib_handle, __ATOMIC_ACQUIRE);
@@ -754,7 +774,7 @@ static int write_gzip(int fd, const uint8_t *p, size_t n)
 		h = __atomic_load_n(&zlib_handle, __ATOMIC_ACQUIRE);
 	}
 	struct zlib z = { 0 };
-	if (h) {
+	if (h && !zlib_shadowed(h)) {
 		z.init = (__typeof__(z.init))dlsym(h, "deflateInit2_");
 		z.deflate = (__typeof__(z.deflate))dlsym(h, "deflate");
 		z.end = (__typeof__(z.end))dlsym(h, "deflateEnd");
