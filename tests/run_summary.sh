@@ -230,4 +230,48 @@ expect_eq "nested launcher: one summary" "$(grep -c '^mutexstat: the run of' "$W
 expect_grep "nested launcher: its program in the run" \
 	"^mutexstat: the run of bash \(pid [0-9]+\): [0-9]+ processes, 1 locked mutex; " "$WORK/err"
 
+# ---- a daemon: the first process ends before the one it forked ------------
+# The run's directory stays for the daemon's report (and its live dumps),
+# and the first process says where it will be.
+cat >"$WORK/daemon.c" <<'EOF'
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+int main(int argc, char **argv)
+{
+	(void)argc;
+	pid_t pid = fork();
+	if (pid < 0)
+		return 1;
+	if (pid > 0) { /* the parent goes; the daemon stays a while */
+		printf("daemon %d\n", (int)pid);
+		return 0;
+	}
+	setsid();
+	while (access(argv[1], F_OK) != 0) /* until the test has seen the parent end */
+		usleep(10000);
+	for (int i = 0; i < 25; i++) {
+		pthread_mutex_lock(&m);
+		pthread_mutex_unlock(&m);
+	}
+	return 0;
+}
+EOF
+${CC:-cc} -o "$WORK/daemon" "$WORK/daemon.c" -lpthread || fail "cannot build daemon.c"
+rm -rf "$WORK/drun" "$WORK/go"
+rc=0
+"$MS" --run-dir "$WORK/drun" "$WORK/daemon" "$WORK/go" >"$WORK/dout" 2>"$WORK/derr" || rc=$?
+expect_eq "daemon: the parent's status" "$rc" 0
+daemon=$(awk '/^daemon / { print $2 }' "$WORK/dout")
+expect_grep "daemon: the first process says where the daemon's report will be" \
+	"^mutexstat: processes of this run live on \(a daemon\?\): their reports will be in $WORK/drun/\$" \
+	"$WORK/derr"
+: >"$WORK/go"
+wait_for "$WORK/drun/daemon.$daemon" '^mutexstat: daemon \(pid [0-9]+\) ran ' 20 ||
+	fail "daemon: its report never came to the run's directory"
+expect_eq "daemon: its 25 locks" \
+	"$(awk '/^Top /{t=1; next} t && /^ +1 0x/ { print $3; exit }' "$WORK/drun/daemon.$daemon")" 25
+
 finish

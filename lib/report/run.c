@@ -1,4 +1,5 @@
 /* run.c - a run of many processes under the launcher (run.h). */
+#define _GNU_SOURCE /* F_OFD_SETLK */
 #include "report/run.h"
 #include "base/fds.h"
 #include "base/fmt.h"
@@ -51,15 +52,54 @@ static int run_path(char *out, size_t cap, const char *name)
 
 /* ---- a process's lines ---------------------------------------------- */
 
+/* Each process of the run that opened .processes holds a lock on the
+ * byte at its pid through that open file (an open file description lock:
+ * it lasts while any process has the file open, and a fork child shares
+ * its parent's -- from the fork on, with no step of its own that the
+ * parent could outrun).  The first process, ending, lets go of its own
+ * and sees whether others live on (a daemon it forked, a server started
+ * in the background) and leaves the directory to their reports. */
+static void hold_alive(void)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+			    .l_start = (off_t)getpid(), .l_len = 1 };
+	int saved = errno;
+	(void)fcntl(notes_fd, F_OFD_SETLK, &fl);
+	errno = saved;
+}
+
+/* The first process's lines are written: its own hold goes, and any left
+ * is another process's. */
+static int others_alive(void)
+{
+	char path[4200];
+	if (notes_fd < 0 || run_path(path, sizeof path, ".processes") != 0)
+		return 0;
+	int saved = errno;
+	close(notes_fd);
+	notes_fd = -1;
+	int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0 };
+	int alive = fd >= 0 && fcntl(fd, F_OFD_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
+	if (fd >= 0)
+		close(fd);
+	errno = saved;
+	return alive;
+}
+
 void ms_run_start(void)
 {
 	char path[4200];
 	if (!ms_run_active() || run_path(path, sizeof path, ".processes") != 0)
 		return;
 	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd >= 0)
+	if (fd >= 0) {
 		notes_fd = ms_fd_move_high(fd);
+		hold_alive();
+	}
 }
+
+
 
 /* One field: tabs and newlines would end it early. */
 static void field(struct ms_fmt *f, const char *s)
@@ -566,9 +606,27 @@ static int unmark(void)
 	return run_path(path, sizeof path, ".made") == 0 && unlink(path) == 0;
 }
 
+/* The run's directory, with no report in it, goes -- unless a process
+ * of the run lives on (a daemon the first one forked): its reports and
+ * live dumps will be there. */
 static void remove_empty_run(void)
 {
 	char path[4200];
+	if (others_alive()) {
+		int fd = ms_output_stderr();
+		if (fd >= 0) {
+			char buf[4400];
+			struct ms_fmt f;
+			ms_fmt_init(&f, buf, sizeof buf, fd);
+			int lock = ms_output_stderr_lock(fd);
+			ms_fmt(&f, "mutexstat: processes of this run live on (a daemon?): their reports "
+				   "will be in %s/\n", ms_opt.run_dir);
+			ms_fmt_flush(&f);
+			ms_output_stderr_unlock(lock);
+		}
+		(void)unmark(); /* the directory stays */
+		return;
+	}
 	if (run_path(path, sizeof path, ".processes") == 0)
 		(void)unlink(path);
 	/* only a directory the launcher made: one the user had before the
