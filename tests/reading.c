@@ -57,6 +57,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,6 +158,53 @@ __attribute__((noinline)) void from_late(void)
 {
 	shared_lock(&m3);
 	__asm__ volatile("" ::: "memory");
+}
+
+/* A wrapper and another line whose call sites take one slot of the site
+ * cache (two functions alike, 4096-aligned): the wrapper's mutexes,
+ * locked from two callers, then the other line's, which takes the slot. */
+__attribute__((noinline, aligned(4096))) void wrap_slot(pthread_mutex_t *m)
+{
+	pthread_mutex_lock(m); /* WRAP_SLOT */
+	pthread_mutex_unlock(m);
+}
+
+__attribute__((noinline, aligned(4096))) void same_slot(pthread_mutex_t *m)
+{
+	pthread_mutex_lock(m);
+	pthread_mutex_unlock(m);
+}
+
+static pthread_mutex_t w1 = PTHREAD_MUTEX_INITIALIZER, w2 = PTHREAD_MUTEX_INITIALIZER,
+		       w3 = PTHREAD_MUTEX_INITIALIZER, taker = PTHREAD_MUTEX_INITIALIZER;
+
+__attribute__((noinline)) void wraps_one(void)
+{
+	wrap_slot(&w1);
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) void wraps_two(void)
+{
+	wrap_slot(&w2);
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) void wraps_three(void)
+{
+	wrap_slot(&w3);
+	__asm__ volatile("" ::: "memory");
+}
+
+static int slottaken(void)
+{
+	wraps_one();
+	wraps_two();
+	same_slot(&taker);
+	wraps_three(); /* the wrapper back in the slot */
+	printf("w1 %p\nw2 %p\nw3 %p\n", (void *)&w1, (void *)&w2, (void *)&w3);
+	printf("slots %s\n", ((uintptr_t)wrap_slot & 4095) == ((uintptr_t)same_slot & 4095) ? "alike" : "differ");
+	return 0;
 }
 
 static int sites(void)
@@ -436,6 +484,8 @@ int main(int argc, char **argv)
 		return tie();
 	if (!strcmp(what, "sites"))
 		return sites();
+	if (!strcmp(what, "slottaken"))
+		return slottaken();
 	if (!strcmp(what, "exited"))
 		return exited();
 	if (!strcmp(what, "exitwrapped"))

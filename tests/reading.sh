@@ -111,6 +111,18 @@ if command -v jq >/dev/null; then
 		"from_alpha from_beta 1"
 fi
 
+# ---- a wrapper whose slot of the site cache another line took: its mutexes
+# still read as first locked by their callers, the one locked after the
+# wrapper came back to the slot too ----
+run_with "$WORK/out" "$WORK/err" "$P" slottaken
+if grep -q '^slots alike$' "$WORK/out"; then
+	expect_eq "slottaken: the callers of the wrapper, not its line" \
+		"$(for w in w1 w2 w3; do column_of "$WORK/report" "$(addr_of "$WORK/out" $w)"; done | paste -sd' ' -)" \
+		"reading.c:$(line_of '^	wrap_slot(&w1)') reading.c:$(line_of '^	wrap_slot(&w2)') reading.c:$(line_of '^	wrap_slot(&w3)')"
+else
+	pass "slottaken: the two functions' call sites are not alike here, skipped"
+fi
+
 # ---- ended lives of a wrapper: a line per caller once the wrapper is
 # known (from_two's first capture differs from from_three's); from_three's
 # lives ended before that, at the wrapper's line ----

@@ -5,6 +5,46 @@
 
 struct ms_site_entry ms_site_cache[MS_SITE_CACHE];
 
+/* Call sites known to be wrappers (their captures differed), kept past
+ * their cache entry: a site that took the entry's slot made a wrapper's
+ * mutexes read as first locked at the wrapper's line again (node's
+ * uv_mutex_lock, beside its many other sites), and the wrapper, back in
+ * the cache, share one caller's stack.  Insert-only, lock-free; full, a
+ * wrapper is known only while its entry lasts, as before. */
+#define WRAPPERS 512
+#define WRAPPER_PROBES 8
+static uintptr_t wrappers[WRAPPERS];
+
+static unsigned wrapper_home(uintptr_t site)
+{
+	return (unsigned)((site * 0x9e3779b97f4a7c15ull) >> 55) & (WRAPPERS - 1);
+}
+
+static int wrapper_known(uintptr_t site)
+{
+	for (unsigned i = 0, at = wrapper_home(site); i < WRAPPER_PROBES;
+	     i++, at = (at + 1) & (WRAPPERS - 1)) {
+		uintptr_t w = LOAD(&wrappers[at]);
+		if (w == site)
+			return 1;
+		if (!w)
+			return 0;
+	}
+	return 0;
+}
+
+static void wrapper_note(uintptr_t site)
+{
+	for (unsigned i = 0, at = wrapper_home(site); i < WRAPPER_PROBES;
+	     i++, at = (at + 1) & (WRAPPERS - 1)) {
+		uintptr_t w = 0;
+		if (__atomic_compare_exchange_n(&wrappers[at], &w, site, 0, __ATOMIC_RELAXED,
+						__ATOMIC_RELAXED) ||
+		    w == site)
+			return;
+	}
+}
+
 /* The second frame of stack id, 0 if it has none. */
 static uintptr_t second_frame(ms_stack_id id)
 {
@@ -30,8 +70,11 @@ static void site_entry_new(struct ms_site_entry *e, uintptr_t caller, ms_stack_i
 {
 	/* no caller matches while the entry changes; the caller goes in last */
 	STORE(&e->caller, 0);
-	STORE(&e->captures, failed ? MS_SITE_FALLBACK : 1);
-	STORE(&e->recheck, failed ? MS_SITE_RECHECK_LAST : MS_SITE_RECHECK_FIRST);
+	/* a wrapper known from before its slot was taken: its mutexes'
+	 * stacks stay their own */
+	int varies = !failed && wrapper_known(caller);
+	STORE(&e->captures, failed ? MS_SITE_FALLBACK : varies ? 1 | MS_SITE_VARIES : 1);
+	STORE(&e->recheck, failed ? MS_SITE_RECHECK_LAST : varies ? ~0u : MS_SITE_RECHECK_FIRST);
 	STORE(&e->second, failed ? 0 : second_frame(id));
 	STORE(&e->id, id);
 	/* a failed capture's stand-in is shared until a recheck captures */
@@ -59,8 +102,11 @@ ms_stack_id ms_site_capture(uintptr_t caller)
 	}
 	if (failed)
 		return id; /* says nothing of the site */
-	if (second_frame(id) != LOAD(&e->second))
+	if (second_frame(id) != LOAD(&e->second)) {
+		if (!(n & MS_SITE_VARIES))
+			wrapper_note(caller);
 		n |= MS_SITE_VARIES;
+	}
 	uint32_t made = n & ~MS_SITE_VARIES;
 	if (made < MS_SITE_OWN)
 		n++, made++;
@@ -90,8 +136,9 @@ uintptr_t ms_site_beyond_wrapper(uintptr_t site, uint32_t id)
 {
 	const struct ms_site_entry *e = &ms_site_cache[ms_site_slot(site)];
 	const uintptr_t *frames;
-	if (!id || (id & MS_SITE_SHARED) || LOAD(&e->caller) != site ||
-	    !(LOAD(&e->captures) & MS_SITE_VARIES) || ms_depot_get(id, &frames) < 2 ||
+	int varies = (LOAD(&e->caller) == site && (LOAD(&e->captures) & MS_SITE_VARIES)) ||
+		     wrapper_known(site);
+	if (!id || (id & MS_SITE_SHARED) || !varies || ms_depot_get(id, &frames) < 2 ||
 	    frames[0] != site)
 		return site;
 	return frames[1];
