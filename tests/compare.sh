@@ -94,6 +94,15 @@ expect_eq "summaries: stripped sites apart, one line's two offsets together" \
 	"$(sed -n 's/.*x  //p' "$WORK/cmp" | sort | tr '\n' ',')" \
 	"prog+0xb627,prog+0xb6e6,worker (contention.c:33),"
 
+# a long C++ name keeps its end, and the line its 120 columns
+long="std::__detail::_Executor<__gnu_cxx::__normal_iterator<char const*, std::string>, true>::_M_dfs(long)"
+jq --arg s "$long+0x10 (executor.tcc:291)" '.sites = [{first_locked_at: $s, wait_ns: 10, contended: 1}]' \
+	"$WORK/run2/summary.json" >"$WORK/long1.json"
+jq '.sites |= map(.wait_ns *= 3)' "$WORK/long1.json" >"$WORK/long2.json"
+cmp_run "$WORK/long1.json" "$WORK/long2.json"
+expect_eq "summaries: a long site's end, in 120 columns" \
+	"$(awk '/first locked at$/ { getline; print length($0) <= 120, $NF }' "$WORK/cmp")" "1 (executor.tcc:291)"
+
 # ---- bad input ------------------------------------------------------------------
 
 # bad WHAT FILE MESSAGE
