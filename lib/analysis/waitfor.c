@@ -112,12 +112,12 @@ static uint32_t foreign_owner(uint32_t r, uintptr_t key)
 	if (lock_class == MS_CLASS_RWLOCK) {
 		/* a process-shared rwlock's writer, whose thread id glibc
 		 * keeps (its readers' it does not) */
-		pthread_rwlock_t l;
+		pthread_rwlock_t l = { 0 };
 		if (!read_lock(&l, sizeof l, key))
 			return 0;
 		holder = l.__data.__cur_writer;
 	} else {
-		pthread_mutex_t m;
+		pthread_mutex_t m = { 0 };
 		if (!read_lock(&m, sizeof m, key))
 			return 0;
 		holder = mutex_holder(&m);

@@ -10,6 +10,7 @@
 extern char **environ;
 /* The dynamic linker's: the initial stack, where argc is, then argv,
  * NULL, the environment, NULL. */
+// NOLINTNEXTLINE(bugprone-reserved-identifier,cert-dcl37-c)
 extern void *__libc_stack_end;
 
 /* argv on the initial stack, and argc; NULL if what is there does not
