@@ -1212,7 +1212,7 @@ static int slot_holds(const struct ms_table *t, uint64_t i, uint32_t tag,
  * under the same lock as the name is put. */
 static inline __attribute__((always_inline)) uint32_t
 add_or_name(uintptr_t key, int birth, uint64_t *clock, int naming, const char *name,
-	    int *kept)
+	    int *kept, int as_class)
 {
 	struct ms_table *t = &ms_table;
 	const uint64_t hash = ms_hash(key);
@@ -1247,6 +1247,11 @@ add_or_name(uintptr_t key, int birth, uint64_t *clock, int naming, const char *n
 		uint64_t s = t->slots[i];
 		if (slot_holds(t, i, tag, key)) {
 			r = ms_slot_rec(s);
+			/* a new life as a kind of lock only if another thread has
+			 * not begun it (as_class: ms_table_renew_as) */
+			if (as_class >= 0 && r != MS_REC_UNTRACKED &&
+			    ms_lock_class(LOAD(&ms_rec(r)->flags)) == (unsigned)as_class)
+				goto out;
 			if (birth && r != MS_REC_UNTRACKED) {
 				/* init of a known address: the old life is over --
 				 * unless all it did was take a name (mutexstat_name
@@ -1259,6 +1264,8 @@ add_or_name(uintptr_t key, int birth, uint64_t *clock, int naming, const char *n
 				}
 				life_ends(t, r);
 				record_begin(r, clock, 0);
+				if (as_class > 0) /* the kind with the life, in one step */
+					STORE(&ms_rec(r)->flags, (uint32_t)as_class << MS_F_CLASS_SHIFT);
 				if (name)
 					STORE(&ms_cold(r)->name, name);
 			}
@@ -1311,13 +1318,18 @@ out:
 
 uint32_t ms_table_add(uintptr_t key, int birth, uint64_t *clock)
 {
-	return add_or_name(key, birth, clock, 0, NULL, NULL);
+	return add_or_name(key, birth, clock, 0, NULL, NULL, -1);
+}
+
+uint32_t ms_table_renew_as(uintptr_t key, unsigned lock_class, uint64_t *clock)
+{
+	return add_or_name(key, 1, clock, 0, NULL, NULL, (int)lock_class);
 }
 
 uint32_t ms_table_name_later(uintptr_t key, const char *name, uint64_t *clock, int *kept)
 {
 	*kept = 0;
-	return add_or_name(key, 0, clock, 1, name, kept);
+	return add_or_name(key, 0, clock, 1, name, kept, -1);
 }
 
 /* Empty slot i (its stripes' locks are held), then move later members of

@@ -564,6 +564,11 @@ size_t ms_table_bytes(uint32_t capacity, uint32_t history_len);
  * naming; returns its record, MS_REC_UNTRACKED, and with `birth` set, starts
  * a new life even if the address is known (init of a known address). */
 uint32_t ms_table_add(uintptr_t key, int birth, uint64_t *clock);
+/* A known address's record, of another kind of lock (memory that held
+ * one, never destroyed), begins a life as lock_class -- unless it is of
+ * that class already (another thread began it: the check is under the
+ * table's lock) -- with the class set with the life. */
+uint32_t ms_table_renew_as(uintptr_t key, unsigned lock_class, uint64_t *clock);
 /* mutexstat_name_lock of an address: its record if it has one (then the
  * caller names it), MS_REC_UNTRACKED if it cannot have one, else
  * MS_REC_NONE and the name waits for the record its lock's init or first

@@ -70,7 +70,7 @@ uint32_t ms_first_use_of(struct ms_thread *t, const void *lock, unsigned lock_cl
 	    ms_rec_acquisitions(r) + LOAD(&ms_rec(r)->ops) && other_class_used(r, lock_class)) {
 		/* the memory held a lock of another kind, never destroyed:
 		 * this one is a new life, first seen now */
-		r = ms_table_add((uintptr_t)lock, 1, &t->clock);
+		r = ms_table_renew_as((uintptr_t)lock, lock_class, &t->clock);
 		if (unlikely(t->finding_ended))
 			ms_finding_life_ended_at(t, MS_ENDED_REUSED, caller);
 		if (r == MS_REC_UNTRACKED || r == MS_REC_NONE)

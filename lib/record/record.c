@@ -273,7 +273,7 @@ uint32_t ms_first_use_again(struct ms_thread *t, pthread_mutex_t *m, uintptr_t c
 	if (ms_stack_helper_code(caller) || !(ms_opt.track & (1u << MS_CLASS_MUTEX)))
 		return MS_REC_UNTRACKED;
 	int saved = errno;
-	uint32_t r = ms_table_add((uintptr_t)m, 1, &t->clock);
+	uint32_t r = ms_table_renew_as((uintptr_t)m, MS_CLASS_MUTEX, &t->clock);
 	if (unlikely(t->finding_ended))
 		ms_finding_life_ended_at(t, MS_ENDED_REUSED, caller);
 	if (r == MS_REC_UNTRACKED || r == MS_REC_NONE)
@@ -721,6 +721,9 @@ int ms_unlock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
 	int saved = errno, rc;
 	if (r == MS_REC_NONE)
 		r = ms_first_use(t, m, caller);
+	if (r != MS_REC_UNTRACKED && r != MS_REC_NONE &&
+	    ms_lock_class(LOAD(&ms_rec(r)->flags)) != MS_CLASS_MUTEX)
+		r = ms_first_use_again(t, m, caller); /* memory of another kind of lock */
 	if (r == MS_REC_UNTRACKED || r == MS_REC_NONE) {
 		errno = saved;
 		return ms_real.mutex_unlock(m);
