@@ -266,12 +266,26 @@ rc=0
 expect_eq "daemon: the parent's status" "$rc" 0
 daemon=$(awk '/^daemon / { print $2 }' "$WORK/dout")
 expect_grep "daemon: the first process says where the daemon's report will be" \
-	"^mutexstat: processes of this run live on \(a daemon\?\): their reports will be in $WORK/drun/\$" \
+	"^mutexstat: processes of this run live on \(a daemon\?\): their reports, if any, will be in $WORK/drun/\$" \
 	"$WORK/derr"
 : >"$WORK/go"
 wait_for "$WORK/drun/daemon.$daemon" '^mutexstat: daemon \(pid [0-9]+\) ran ' 20 ||
 	fail "daemon: its report never came to the run's directory"
 expect_eq "daemon: its 25 locks" \
 	"$(awk '/^Top /{t=1; next} t && /^ +1 0x/ { print $3; exit }' "$WORK/drun/daemon.$daemon")" 25
+n=0
+while [ $n -lt 100 ] && [ -e "$WORK/drun/.left" ]; do sleep 0.1; n=$((n + 1)); done
+expect_eq "daemon: the directory, its report and the run's list left" \
+	"$(ls -A "$WORK/drun" | tr '\n' ' ')" ".processes daemon.$daemon "
+
+# ... and a process in the background that locks nothing: the last of the
+# run to end removes the directory the launcher made
+rm -rf "$WORK/brun"
+TMPDIR=$WORK "$MS" --run-dir "$WORK/brun" sh -c "sleep 1 &" 2>"$WORK/berr"
+expect_grep "background: said" '^mutexstat: processes of this run live on ' "$WORK/berr"
+n=0
+while [ $n -lt 100 ] && [ -e "$WORK/brun" ]; do sleep 0.1; n=$((n + 1)); done
+expect_eq "background: the empty run's directory removed by its last process" \
+	"$([ -e "$WORK/brun" ] && echo there || echo gone)" gone
 
 finish

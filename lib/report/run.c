@@ -10,8 +10,10 @@
 #include "report/suppress.h"
 #include "stacks/symbols.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -58,7 +60,8 @@ static int run_path(char *out, size_t cap, const char *name)
  * its parent's -- from the fork on, with no step of its own that the
  * parent could outrun).  The first process, ending, lets go of its own
  * and sees whether others live on (a daemon it forked, a server started
- * in the background) and leaves the directory to their reports. */
+ * in the background): then the last of them to end removes the
+ * directory if no report came. */
 static void hold_alive(void)
 {
 	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
@@ -68,21 +71,68 @@ static void hold_alive(void)
 	errno = saved;
 }
 
-/* The first process's lines are written: its own hold goes, and any left
- * is another process's. */
+/* A child of this process that has not ended: between an exec and the
+ * new program's start-up, where it takes its lock, a child holds none
+ * (.processes is closed on exec). */
+static int children_alive(void)
+{
+	DIR *tasks = opendir("/proc/self/task");
+	if (!tasks)
+		return 0;
+	int alive = 0;
+	struct dirent *d;
+	while (!alive && (d = readdir(tasks)) != NULL) {
+		if (d->d_name[0] < '0' || d->d_name[0] > '9')
+			continue;
+		char path[320], list[4096];
+		struct ms_fmt f;
+		ms_fmt_init(&f, path, sizeof path, -1);
+		ms_fmt(&f, "/proc/self/task/%s/children", d->d_name);
+		int fd = open(ms_fmt_str(&f), O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		ssize_t n = read(fd, list, sizeof list - 1);
+		close(fd);
+		list[n > 0 ? n : 0] = 0;
+		for (char *p = list; *p && !alive;) {
+			long pid = strtol(p, &p, 10);
+			char stat[128], state = 0;
+			ms_fmt_init(&f, path, sizeof path, -1);
+			ms_fmt(&f, "/proc/%ld/stat", pid);
+			int sfd = pid > 0 ? open(ms_fmt_str(&f), O_RDONLY | O_CLOEXEC) : -1;
+			if (sfd >= 0) {
+				ssize_t got = read(sfd, stat, sizeof stat - 1);
+				close(sfd);
+				stat[got > 0 ? got : 0] = 0;
+				const char *paren = strrchr(stat, ')');
+				state = paren && paren[1] ? paren[2] : 0;
+			}
+			alive = state && state != 'Z' && state != 'X';
+			while (*p == ' ' || *p == '\n')
+				p++;
+		}
+	}
+	closedir(tasks);
+	return alive;
+}
+
+/* This process's lines are written: its own hold goes, and any left is
+ * another process's -- or a child of this one is alive. */
 static int others_alive(void)
 {
 	char path[4200];
-	if (notes_fd < 0 || run_path(path, sizeof path, ".processes") != 0)
+	if (run_path(path, sizeof path, ".processes") != 0)
 		return 0;
 	int saved = errno;
-	close(notes_fd);
+	if (notes_fd >= 0)
+		close(notes_fd);
 	notes_fd = -1;
 	int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
 	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0 };
 	int alive = fd >= 0 && fcntl(fd, F_OFD_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
 	if (fd >= 0)
 		close(fd);
+	alive = alive || children_alive();
 	errno = saved;
 	return alive;
 }
@@ -606,33 +656,81 @@ static int unmark(void)
 	return run_path(path, sizeof path, ".made") == 0 && unlink(path) == 0;
 }
 
-/* The run's directory, with no report in it, goes -- unless a process
- * of the run lives on (a daemon the first one forked): its reports and
- * live dumps will be there. */
-static void remove_empty_run(void)
+/* The first process's mark that it ended while others lived on: the
+ * last of them removes the directory if it is empty then. */
+#define LEFT ".left"
+
+static void remove_run_files(void)
 {
 	char path[4200];
-	if (others_alive()) {
-		int fd = ms_output_stderr();
-		if (fd >= 0) {
-			char buf[4400];
-			struct ms_fmt f;
-			ms_fmt_init(&f, buf, sizeof buf, fd);
-			int lock = ms_output_stderr_lock(fd);
-			ms_fmt(&f, "mutexstat: processes of this run live on (a daemon?): their reports "
-				   "will be in %s/\n", ms_opt.run_dir);
-			ms_fmt_flush(&f);
-			ms_output_stderr_unlock(lock);
-		}
-		(void)unmark(); /* the directory stays */
-		return;
-	}
 	if (run_path(path, sizeof path, ".processes") == 0)
+		(void)unlink(path);
+	if (run_path(path, sizeof path, LEFT) == 0)
 		(void)unlink(path);
 	/* only a directory the launcher made: one the user had before the
 	 * run stays */
 	if (unmark())
 		(void)rmdir(ms_opt.run_dir); /* fails, as it should, if reports are there */
+}
+
+/* The run's directory, with no report in it, goes -- unless a process
+ * of the run lives on (a daemon the first one forked): its reports and
+ * live dumps will be there, and the last process removes it if none
+ * came. */
+static void remove_empty_run(void)
+{
+	char path[4200];
+	if (!others_alive()) {
+		remove_run_files();
+		return;
+	}
+	if (run_path(path, sizeof path, LEFT) == 0) {
+		int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (fd >= 0)
+			close(fd);
+	}
+	int fd = ms_output_stderr();
+	if (fd >= 0) {
+		char buf[4400];
+		struct ms_fmt f;
+		ms_fmt_init(&f, buf, sizeof buf, fd);
+		int lock = ms_output_stderr_lock(fd);
+		ms_fmt(&f, "mutexstat: processes of this run live on (a daemon?): their reports, if "
+			   "any, will be in %s/\n", ms_opt.run_dir);
+		ms_fmt_flush(&f);
+		ms_output_stderr_unlock(lock);
+	}
+}
+
+/* Whether the directory holds only the run's own files (no report). */
+static int only_run_files(void)
+{
+	DIR *dir = opendir(ms_opt.run_dir);
+	if (!dir)
+		return 0;
+	int only = 1;
+	struct dirent *d;
+	while (only && (d = readdir(dir)) != NULL)
+		only = !strcmp(d->d_name, ".") || !strcmp(d->d_name, "..") ||
+		       !strcmp(d->d_name, ".processes") || !strcmp(d->d_name, ".made") ||
+		       !strcmp(d->d_name, LEFT);
+	closedir(dir);
+	return only;
+}
+
+/* A process of the run other than the first, ending: the last one alive
+ * after the first ended removes the directory if no report came. */
+static void last_one_out(void)
+{
+	char path[4200];
+	if (run_path(path, sizeof path, LEFT) != 0 || access(path, F_OK) != 0 || others_alive())
+		return;
+	if (only_run_files()) {
+		remove_run_files();
+		return;
+	}
+	(void)unlink(path); /* reports came: the directory stays, theirs */
+	(void)unmark();
 }
 
 static int ended; /* this process's lines are written */
@@ -643,8 +741,10 @@ void ms_run_end(int reported, int unwritten)
 		return;
 	ended = 1;
 	append_note(reported, unwritten);
-	if (!ms_run_is_root())
+	if (!ms_run_is_root()) {
+		last_one_out();
 		return;
+	}
 	root_read = 0; /* again: with this process's own lines */
 	free_run(&root_run);
 	struct run *run = the_run();
