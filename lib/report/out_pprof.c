@@ -751,7 +751,7 @@ static int zlib_shadowed(void *h)
 {
 	static const char *const called_inside[] = {
 		"deflateInit2_", "deflateReset", "deflateResetKeep", "deflate",
-		"deflateEnd", "crc32", "adler32",
+		"deflateEnd", "crc32", "adler32", "crc32_z", "adler32_z",
 	};
 	for (size_t i = 0; i < sizeof called_inside / sizeof *called_inside; i++) {
 		void *global = dlsym(RTLD_DEFAULT, called_inside[i]);

@@ -94,6 +94,7 @@ ms_stack_id ms_site_capture(uintptr_t caller)
 		id = site_alone(caller);
 	struct ms_site_entry *e = &ms_site_cache[ms_site_slot(caller)];
 	uint32_t first = LOAD(&e->id), n = LOAD(&e->captures);
+	uintptr_t second = LOAD(&e->second);
 	int mine = LOAD(&e->caller) == caller &&
 		   ((LOAD(&e->check) ^ (uint32_t)caller ^ first) & ~MS_SITE_CAPTURING) == 0;
 	if (!mine || (!failed && (n & MS_SITE_FALLBACK))) {
@@ -102,8 +103,12 @@ ms_stack_id ms_site_capture(uintptr_t caller)
 	}
 	if (failed)
 		return id; /* says nothing of the site */
-	if (second_frame(id) != LOAD(&e->second)) {
-		if (!(n & MS_SITE_VARIES))
+	if (second_frame(id) != second) {
+		/* kept for good: only if the entry is still this site's (another
+		 * site's taking the slot meanwhile would make its second frame
+		 * look like another caller's) */
+		if (!(n & MS_SITE_VARIES) && LOAD(&e->caller) == caller &&
+		    LOAD(&e->second) == second)
 			wrapper_note(caller);
 		n |= MS_SITE_VARIES;
 	}
