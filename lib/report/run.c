@@ -13,10 +13,10 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 /* Each process's lines go in one write(2) to a file opened O_APPEND, so
@@ -71,49 +71,79 @@ static void hold_alive(void)
 	errno = saved;
 }
 
+/* Calls fn with each name in directory path until it returns 0 (readdir
+ * without opendir's allocation); 0 if it stopped so. */
+static int each_name(const char *path, int (*fn)(const char *name, void *arg), void *arg)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return 1;
+	char dents[4096];
+	long got;
+	int go = 1;
+	while (go && (got = syscall(SYS_getdents64, fd, dents, sizeof dents)) > 0)
+		for (long at = 0; go && at < got;) {
+			const struct dirent64 *e = (const struct dirent64 *)(dents + at);
+			at += e->d_reclen;
+			go = fn(e->d_name, arg);
+		}
+	close(fd);
+	return go;
+}
+
+/* Whether process pid lives (not a zombie). */
+static int process_lives(long pid)
+{
+	char path[64], stat[128];
+	struct ms_fmt f;
+	ms_fmt_init(&f, path, sizeof path, -1);
+	ms_fmt(&f, "/proc/%ld/stat", pid);
+	int fd = open(ms_fmt_str(&f), O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t got = read(fd, stat, sizeof stat - 1);
+	close(fd);
+	stat[got > 0 ? got : 0] = 0;
+	const char *paren = strrchr(stat, ')');
+	char state = 0;
+	if (paren && paren[1])
+		state = paren[2];
+	return state && state != 'Z' && state != 'X';
+}
+
+/* fn for each_name of /proc/self/task: 0 (stop) at a task with a child
+ * that lives. */
+static int no_child_lives(const char *task, void *arg)
+{
+	(void)arg;
+	if (task[0] < '0' || task[0] > '9')
+		return 1;
+	char path[320], list[4096];
+	struct ms_fmt f;
+	ms_fmt_init(&f, path, sizeof path, -1);
+	ms_fmt(&f, "/proc/self/task/%s/children", task);
+	int fd = open(ms_fmt_str(&f), O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 1;
+	ssize_t n = read(fd, list, sizeof list - 1);
+	close(fd);
+	list[n > 0 ? n : 0] = 0;
+	const char *p = list;
+	while (*p >= '0' && *p <= '9') {
+		if (process_lives((long)ms_scan_number(&p, 10)))
+			return 0;
+		while (*p == ' ' || *p == '\n')
+			p++;
+	}
+	return 1;
+}
+
 /* A child of this process that has not ended: between an exec and the
  * new program's start-up, where it takes its lock, a child holds none
  * (.processes is closed on exec). */
 static int children_alive(void)
 {
-	DIR *tasks = opendir("/proc/self/task");
-	if (!tasks)
-		return 0;
-	int alive = 0;
-	struct dirent *d;
-	while (!alive && (d = readdir(tasks)) != NULL) {
-		if (d->d_name[0] < '0' || d->d_name[0] > '9')
-			continue;
-		char path[320], list[4096];
-		struct ms_fmt f;
-		ms_fmt_init(&f, path, sizeof path, -1);
-		ms_fmt(&f, "/proc/self/task/%s/children", d->d_name);
-		int fd = open(ms_fmt_str(&f), O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		ssize_t n = read(fd, list, sizeof list - 1);
-		close(fd);
-		list[n > 0 ? n : 0] = 0;
-		for (char *p = list; *p && !alive;) {
-			long pid = strtol(p, &p, 10);
-			char stat[128], state = 0;
-			ms_fmt_init(&f, path, sizeof path, -1);
-			ms_fmt(&f, "/proc/%ld/stat", pid);
-			int sfd = pid > 0 ? open(ms_fmt_str(&f), O_RDONLY | O_CLOEXEC) : -1;
-			if (sfd >= 0) {
-				ssize_t got = read(sfd, stat, sizeof stat - 1);
-				close(sfd);
-				stat[got > 0 ? got : 0] = 0;
-				const char *paren = strrchr(stat, ')');
-				state = paren && paren[1] ? paren[2] : 0;
-			}
-			alive = state && state != 'Z' && state != 'X';
-			while (*p == ' ' || *p == '\n')
-				p++;
-		}
-	}
-	closedir(tasks);
-	return alive;
+	return !each_name("/proc/self/task", no_child_lives, NULL);
 }
 
 /* This process's lines are written: its own hold goes, and any left is
@@ -702,20 +732,18 @@ static void remove_empty_run(void)
 	}
 }
 
+/* fn for each_name of the run's directory: 0 (stop) at a report. */
+static int run_file(const char *name, void *arg)
+{
+	(void)arg;
+	return !strcmp(name, ".") || !strcmp(name, "..") || !strcmp(name, ".processes") ||
+	       !strcmp(name, ".made") || !strcmp(name, LEFT);
+}
+
 /* Whether the directory holds only the run's own files (no report). */
 static int only_run_files(void)
 {
-	DIR *dir = opendir(ms_opt.run_dir);
-	if (!dir)
-		return 0;
-	int only = 1;
-	struct dirent *d;
-	while (only && (d = readdir(dir)) != NULL)
-		only = !strcmp(d->d_name, ".") || !strcmp(d->d_name, "..") ||
-		       !strcmp(d->d_name, ".processes") || !strcmp(d->d_name, ".made") ||
-		       !strcmp(d->d_name, LEFT);
-	closedir(dir);
-	return only;
+	return each_name(ms_opt.run_dir, run_file, NULL);
 }
 
 /* A process of the run other than the first, ending: the last one alive
