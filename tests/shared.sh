@@ -174,13 +174,6 @@ if sanitized; then
 	echo "skip: the live dumps of a waiting single-threaded process, beside ASan's malloc"
 	finish
 fi
-: > "$WORK/out" # empty now: the job truncates it only once it runs
-env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/w.%p" "$P" wait "$WORK/area4" \
-	> "$WORK/out" 2> "$WORK/err" &
-pid=$!
-wait_for "$WORK/out" '^locking$' 20 || fail "wait: never got to the lock"
-holder=$(awk '/^holder / { print $2 }' "$WORK/out")
-mutex=$(awk '/^mutex / { print $2 }' "$WORK/out")
 # the main thread is in the lock once it sleeps in the kernel's futex wait
 blocked() {
 	case $(cat "/proc/$1/wchan" 2>/dev/null) in
@@ -189,10 +182,24 @@ blocked() {
 	*) return 1 ;;
 	esac
 }
-n=0
-while [ $n -lt 200 ] && ! blocked $pid; do sleep 0.1; n=$((n + 1)); done
-kill -USR1 $pid
-if wait_for "$WORK/w.$pid.1" '^(WAIT CHAIN|DEADLOCK)' 20; then pass "wait: a dump"; else fail "wait: no dump"; fi
+# waiter MODE PREFIX AREA: "$P" MODE AREA in the background, its reports
+# in $WORK/PREFIX.PID; once its main thread waits in the lock, a live
+# dump (PREFIX.PID.1).  Sets pid, holder (the other process) and lock.
+waiter() {
+	: > "$WORK/out" # empty now: the job truncates it only once it runs
+	env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/$2.%p" "$P" "$1" "$3" \
+		> "$WORK/out" 2> "$WORK/err" &
+	pid=$!
+	wait_for "$WORK/out" '^locking$' 20 || fail "$1: never got to the lock"
+	holder=$(awk '/^holder / { print $2 }' "$WORK/out")
+	lock=$(awk '/^mutex / { print $2 }' "$WORK/out")
+	n=0
+	while [ $n -lt 200 ] && ! blocked $pid; do sleep 0.1; n=$((n + 1)); done
+	kill -USR1 $pid
+	if wait_for "$WORK/$2.$pid.1" '^(WAIT CHAIN|DEADLOCK)' 20; then pass "$1: a dump"; else fail "$1: no dump"; fi
+}
+waiter wait w "$WORK/area4"
+mutex=$lock
 expect_grep "wait: who waits for what" "^  thread $pid \"shared\" waits for mutex $mutex for " "$WORK/w.$pid.1"
 expect_grep "wait: held in the other process, named" \
 	"^  held by thread $holder of process $holder \"shared\" \(process-shared\): that process's report shows what it does$" \
@@ -211,18 +218,8 @@ expect_grep "wait: the holder is gone: a deadlock" \
 
 # ---- waiting to read a shared rwlock another process writes -------------
 # glibc keeps the writer's thread id: the chain names it and its process.
-: > "$WORK/out"
-env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/r.%p" "$P" waitrw "$WORK/area5" \
-	> "$WORK/out" 2> "$WORK/err" &
-pid=$!
-wait_for "$WORK/out" '^locking$' 20 || fail "waitrw: never got to the lock"
-holder=$(awk '/^holder / { print $2 }' "$WORK/out")
-rwlock=$(awk '/^mutex / { print $2 }' "$WORK/out")
-n=0
-while [ $n -lt 200 ] && ! blocked $pid; do sleep 0.1; n=$((n + 1)); done
-kill -USR1 $pid
-if wait_for "$WORK/r.$pid.1" '^(WAIT CHAIN|DEADLOCK)' 20; then pass "waitrw: a dump"; else fail "waitrw: no dump"; fi
-expect_grep "waitrw: who waits for what" "^  thread $pid \"shared\" waits to read rwlock $rwlock for " "$WORK/r.$pid.1"
+waiter waitrw r "$WORK/area5"
+expect_grep "waitrw: who waits for what" "^  thread $pid \"shared\" waits to read rwlock $lock for " "$WORK/r.$pid.1"
 expect_grep "waitrw: the writer in the other process, named" \
 	"^  held by thread $holder of process $holder \"shared\" \(process-shared\): that process's report shows what it does$" \
 	"$WORK/r.$pid.1"

@@ -103,10 +103,9 @@ static int narrow_gates(struct ms_lg_edge *e, const struct ms_lg_edge *proto)
 	return 1;
 }
 
-/* The cycle edge e closes, if any, kept as a finding.  Under the depot's
- * lock. */
-/* The cycle edge e closes, if it could deadlock, is a finding; with
- * `modes`, only if it could with e taken in those (0: any of e's). */
+/* The cycle edge e closes, if it could deadlock, kept as a finding; with
+ * `modes`, only if it could with e taken in those (0: any of e's).  Under
+ * the depot's lock. */
 static void search(struct ms_lg *g, const struct ms_lg_edge *e, uint32_t modes)
 {
 	const struct ms_lg_edge *const *path;

@@ -85,12 +85,7 @@ int ms_waitfor_process_of(uint32_t tid)
 	return pid;
 }
 
-/* A process-shared mutex that no thread of ours holds may be held in
- * another process: glibc's owner field names that thread.  The mutex's
- * memory is read with process_vm_readv, which fails instead of faulting
- * if the program has unmapped it meanwhile. */
-/* The lock's bytes, read without faulting if its memory is gone: 1 if
- * read. */
+/* The lock's n bytes at key into out: 1 if read. */
 static int read_lock(void *out, size_t n, uintptr_t key)
 {
 	struct iovec local = { out, n }, remote = { (void *)key, n };
@@ -100,6 +95,11 @@ static int read_lock(void *out, size_t n, uintptr_t key)
 	return got == (ssize_t)n;
 }
 
+/* A process-shared mutex that no thread of ours holds may be held in
+ * another process: glibc's owner field names that thread (a process-shared
+ * rwlock's writer field, its writer).  The lock's memory is read with
+ * process_vm_readv, which fails instead of faulting if the program has
+ * unmapped it meanwhile. */
 static uint32_t foreign_owner(uint32_t r, uintptr_t key)
 {
 	uint32_t flags = LOAD(&ms_rec(r)->flags);

@@ -238,7 +238,7 @@ struct ms_cold {
 	uint32_t reads;
 	/* read holds another thread's unlock ended (a MISUSE: glibc lets a
 	 * thread unlock reads it does not hold), which a reader's held set
-	 * still lists: its exit drops as many (ms_held_prune) */
+	 * still lists: its exit drops as many (thread_pool.c's still_held) */
 	uint32_t reads_released;
 };
 

@@ -152,15 +152,14 @@ static __thread int exit_deferred __attribute__((tls_model("initial-exec")));
  * the first time is judged one round later (the first time ours is called
  * is the first round, unless the thread's first mutex call came from a
  * destructor of the round before). */
-static void drop_released_reads(struct ms_tstate *ts);
+static void held_prune(struct ms_tstate *ts, int exiting);
 
 static void thread_exit(void *arg)
 {
 	struct ms_tstate *ts = arg;
 	struct ms_thread *t = &ms_self;
 	ms_guard_enter(t);
-	ms_held_prune(ts);
-	drop_released_reads(ts);
+	held_prune(ts, 1);
 	if ((ts->nheld || ts->overflow) && !exit_deferred) {
 		exit_deferred = 1;
 		if (pthread_setspecific(exit_key, ts) == 0) {
@@ -427,12 +426,8 @@ void ms_held_forget(struct ms_tstate *ts, uint32_t rec)
 		}
 }
 
-/* Drop entries of mutexes this thread no longer holds: another thread
- * unlocked them (glibc lets any thread unlock a normal mutex; the misuse
- * is reported) and the record says so. */
 /* A read hold of record r that another thread's unlock ended (a MISUSE,
- * counted in its cold part), taken as this one's: at the thread's exit
- * only, when it will not unlock it. */
+ * counted in its cold part), taken as this one's. */
 static int read_released(uint32_t r)
 {
 	if (!(LOAD(&ms_rec(r)->flags) & MS_F_COLD))
@@ -445,33 +440,37 @@ static int read_released(uint32_t r)
 	return n != 0;
 }
 
-static void drop_released_reads(struct ms_tstate *ts)
+/* Whether entry h of the thread's held set is still held: a mutex by the
+ * record's owner; a read hold has no owner to check and stays -- but at
+ * the thread's exit (when it will not unlock it), one that another
+ * thread's misuse ended. */
+static int still_held(const struct ms_tstate *ts, const struct ms_held *h, int exiting)
 {
-	uint32_t n = ts->nheld < MS_HELD_MAX ? ts->nheld : MS_HELD_MAX, out = 0;
-	for (uint32_t i = 0; i < n; i++)
-		if (!(ts->held[i].mode & MS_HELD_READ) || !read_released(ts->held[i].rec))
-			ts->held[out++] = ts->held[i];
-	for (uint32_t i = out; i < n; i++) {
-		ts->held[i].since = 0;
-		ts->held[i].mode = 0;
-	}
-	ts->nheld -= n - out;
+	if (h->mode & MS_HELD_READ)
+		return !exiting || !read_released(h->rec);
+	uint32_t owner = LOAD(&ms_rec(h->rec)->owner);
+	return (owner & ~MS_HELD) == ts->tid && (owner & MS_HELD);
 }
 
-void ms_held_prune(struct ms_tstate *ts)
+static void held_prune(struct ms_tstate *ts, int exiting)
 {
 	uint32_t n = ts->nheld, out = 0;
-	/* a read hold has no owner to check: it stays */
 	for (uint32_t i = 0; i < n; i++)
-		if (ts->held[i].mode & MS_HELD_READ ||
-		    ((LOAD(&ms_rec(ts->held[i].rec)->owner) & ~MS_HELD) == ts->tid &&
-		     (LOAD(&ms_rec(ts->held[i].rec)->owner) & MS_HELD)))
+		if (still_held(ts, &ts->held[i], exiting))
 			ts->held[out++] = ts->held[i];
 	for (uint32_t i = out; i < n; i++) {
 		ts->held[i].since = 0; /* see held[] */
 		ts->held[i].mode = 0;
 	}
 	ts->nheld = out;
+}
+
+/* Drop entries of mutexes this thread no longer holds: another thread
+ * unlocked them (glibc lets any thread unlock a normal mutex; the misuse
+ * is reported) and the record says so. */
+void ms_held_prune(struct ms_tstate *ts)
+{
+	held_prune(ts, 0);
 }
 
 struct since_query {

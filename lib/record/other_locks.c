@@ -44,18 +44,6 @@ void ms_note_spin(uint32_t r, uint32_t extra)
 	note_class(r, (uint32_t)MS_CLASS_SPIN << MS_F_CLASS_SHIFT | extra);
 }
 
-/* The record, used, is still of another class once its use is seen: a
- * thread that added it for a lock of this class notes the class before its
- * first operation, so a use seen with the class still another is the old
- * lock's -- not the first use, by a thread that raced this one to it, of
- * a statically initialised lock (which must not start a new life under
- * the lock's holder). */
-static int other_class_used(uint32_t r, unsigned lock_class)
-{
-	__atomic_thread_fence(__ATOMIC_ACQUIRE); /* the use's loads, then the flags' */
-	return ms_lock_class(__atomic_load_n(&ms_rec(r)->flags, __ATOMIC_RELAXED)) != lock_class;
-}
-
 uint32_t ms_first_use_of(struct ms_thread *t, const void *lock, unsigned lock_class,
 			 uintptr_t caller)
 {
@@ -67,13 +55,12 @@ uint32_t ms_first_use_of(struct ms_thread *t, const void *lock, unsigned lock_cl
 	uint32_t extra = t->added_new ? MS_F_STATIC : 0;
 	uint32_t flags = LOAD(&ms_rec(r)->flags);
 	if (!t->added_new && ms_lock_class(flags) != lock_class &&
-	    ms_rec_acquisitions(r) + LOAD(&ms_rec(r)->ops) && other_class_used(r, lock_class)) {
+	    ms_rec_acquisitions(r) + LOAD(&ms_rec(r)->ops)) {
 		/* the memory held a lock of another kind, never destroyed:
-		 * this one is a new life, first seen now */
-		r = ms_table_renew_as((uintptr_t)lock, lock_class, &t->clock);
-		if (unlikely(t->finding_ended))
-			ms_finding_life_ended_at(t, MS_ENDED_REUSED, caller);
-		if (r == MS_REC_UNTRACKED || r == MS_REC_NONE)
+		 * this one is a new life, first seen now (unless a thread
+		 * that raced this one to a static lock's first use has noted
+		 * its class: ms_life_renew looks under the table's lock) */
+		if ((r = ms_life_renew(t, (uintptr_t)lock, lock_class, caller)) == MS_REC_UNTRACKED)
 			return MS_REC_UNTRACKED;
 		extra = MS_F_STATIC;
 	}

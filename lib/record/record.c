@@ -268,17 +268,22 @@ uint32_t ms_first_use(struct ms_thread *t, pthread_mutex_t *m, uintptr_t caller)
 	return r;
 }
 
+uint32_t ms_life_renew(struct ms_thread *t, uintptr_t key, unsigned lock_class,
+		       uintptr_t caller)
+{
+	uint32_t r = ms_table_renew_as(key, lock_class, &t->clock);
+	if (unlikely(t->finding_ended))
+		ms_finding_life_ended_at(t, MS_ENDED_REUSED, caller);
+	return r == MS_REC_NONE ? MS_REC_UNTRACKED : r;
+}
+
 uint32_t ms_first_use_again(struct ms_thread *t, pthread_mutex_t *m, uintptr_t caller)
 {
 	if (ms_stack_helper_code(caller) || !(ms_opt.track & (1u << MS_CLASS_MUTEX)))
 		return MS_REC_UNTRACKED;
 	int saved = errno;
-	uint32_t r = ms_table_renew_as((uintptr_t)m, MS_CLASS_MUTEX, &t->clock);
-	if (unlikely(t->finding_ended))
-		ms_finding_life_ended_at(t, MS_ENDED_REUSED, caller);
-	if (r == MS_REC_UNTRACKED || r == MS_REC_NONE)
-		r = MS_REC_UNTRACKED;
-	else
+	uint32_t r = ms_life_renew(t, (uintptr_t)m, MS_CLASS_MUTEX, caller);
+	if (r != MS_REC_UNTRACKED)
 		ms_note_kind(r, m, MS_F_STATIC);
 	errno = saved;
 	return r;

@@ -236,6 +236,12 @@ void ms_read_hold_end(uint32_t r, uint64_t since);
  * (a static initialiser, a std::mutex).  That life ends, the mutex's
  * begins, first seen now; MS_REC_UNTRACKED if it is not recorded. */
 uint32_t ms_first_use_again(struct ms_thread *t, pthread_mutex_t *m, uintptr_t caller);
+/* The life of key's record, of another kind of lock, ends and one as
+ * lock_class begins (ms_table_renew_as: not if another thread began it),
+ * a finding that kept the old life told where; MS_REC_UNTRACKED if the
+ * address has no record. */
+uint32_t ms_life_renew(struct ms_thread *t, uintptr_t key, unsigned lock_class,
+		       uintptr_t caller);
 uint32_t ms_first_use(struct ms_thread *t, pthread_mutex_t *m,
 		      uintptr_t caller);
 void ms_undo_unrecoverable_try(pthread_mutex_t *m);

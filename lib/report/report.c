@@ -578,12 +578,10 @@ static void print_history(struct ms_fmt *f, uint32_t r, const struct ms_site *si
 	else
 		ms_fmt(f, "  recent operations, oldest first (order = happened-before "
 			  "order across the process%s):\n", timed ? "; at = t+time since start" : "");
+	ms_fmt(f, "  %10s %8s  %-18s %-16s ", "order", "thread", "operation", "result");
 	if (timed)
-		ms_fmt(f, "  %10s %8s  %-18s %-16s %-10s %s\n", "order", "thread",
-		       "operation", "result", "at", "caller");
-	else
-		ms_fmt(f, "  %10s %8s  %-18s %-16s %s\n", "order", "thread", "operation",
-		       "result", "caller");
+		ms_fmt(f, "%-10s ", "at");
+	ms_fmt(f, "caller\n");
 	for (uint32_t i = first; i < n; i++) {
 		char res[32], when[16], where[256];
 		struct ms_fmt rf;
@@ -605,15 +603,12 @@ static void print_history(struct ms_fmt *f, uint32_t r, const struct ms_site *si
 			when[0] = '-';
 			when[1] = 0;
 		}
-		const char *caller = ms_symbol_fit(
-			(char *)ms_symbolize(v[i].caller, where, sizeof where), WIDTH - (timed ? 70 : 59));
+		ms_fmt(f, "  %10llu %8u  %-18s %-16s ", (unsigned long long)v[i].order, v[i].tid,
+		       ms_op_name(v[i].op), res);
 		if (timed)
-			ms_fmt(f, "  %10llu %8u  %-18s %-16s %-10s %s\n",
-			       (unsigned long long)v[i].order, v[i].tid, ms_op_name(v[i].op), res,
-			       when, caller);
-		else
-			ms_fmt(f, "  %10llu %8u  %-18s %-16s %s\n", (unsigned long long)v[i].order,
-			       v[i].tid, ms_op_name(v[i].op), res, caller);
+			ms_fmt(f, "%-10s ", when);
+		ms_fmt(f, "%s\n", ms_symbol_fit((char *)ms_symbolize(v[i].caller, where, sizeof where),
+						WIDTH - (timed ? 70 : 59)));
 	}
 	if (torn)
 		ms_fmt(f, "  (%u entries were being overwritten while read)\n", torn);

@@ -91,6 +91,18 @@ static int each_name(const char *path, int (*fn)(const char *name, void *arg), v
 	return go;
 }
 
+/* The start of the file at path, NUL-ended in buf[cap] ("" if it cannot
+ * be read). */
+static const char *read_start(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t got = fd >= 0 ? read(fd, buf, cap - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	buf[got > 0 ? got : 0] = 0;
+	return buf;
+}
+
 /* Whether process pid lives (not a zombie). */
 static int process_lives(long pid)
 {
@@ -98,13 +110,7 @@ static int process_lives(long pid)
 	struct ms_fmt f;
 	ms_fmt_init(&f, path, sizeof path, -1);
 	ms_fmt(&f, "/proc/%ld/stat", pid);
-	int fd = open(ms_fmt_str(&f), O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ssize_t got = read(fd, stat, sizeof stat - 1);
-	close(fd);
-	stat[got > 0 ? got : 0] = 0;
-	const char *paren = strrchr(stat, ')');
+	const char *paren = strrchr(read_start(ms_fmt_str(&f), stat, sizeof stat), ')');
 	char state = 0;
 	if (paren && paren[1])
 		state = paren[2];
@@ -122,13 +128,7 @@ static int no_child_lives(const char *task, void *arg)
 	struct ms_fmt f;
 	ms_fmt_init(&f, path, sizeof path, -1);
 	ms_fmt(&f, "/proc/self/task/%s/children", task);
-	int fd = open(ms_fmt_str(&f), O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 1;
-	ssize_t n = read(fd, list, sizeof list - 1);
-	close(fd);
-	list[n > 0 ? n : 0] = 0;
-	const char *p = list;
+	const char *p = read_start(ms_fmt_str(&f), list, sizeof list);
 	while (*p >= '0' && *p <= '9') {
 		if (process_lives((long)ms_scan_number(&p, 10)))
 			return 0;
@@ -178,8 +178,6 @@ void ms_run_start(void)
 		hold_alive();
 	}
 }
-
-
 
 /* One field: tabs and newlines would end it early. */
 static void field(struct ms_fmt *f, const char *s)
