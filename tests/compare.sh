@@ -2,8 +2,10 @@
 # gone, matched by the code they name and not by addresses or pids (two
 # runs of one program compare equal), the call sites whose wait or
 # contention changed most, with ratios; exit status 1 on new findings, for
-# CI; JSON reports of processes and runs' summaries; bad input (missing, a
-# directory, not JSON, not ours, another version) gets one message and 2.
+# CI; JSON reports of processes and runs' summaries, where two findings of
+# one heading are told apart by the functions they name; bad input
+# (missing, a directory, not JSON, not ours, another version, not two
+# files) gets one message and 2.
 
 . "$top_srcdir/tests/lib.sh"
 
@@ -79,8 +81,30 @@ TMPDIR=$WORK "$MS" --run-dir "$WORK/run1" bash "$WORK/suite.sh" 2>/dev/null
 TMPDIR=$WORK "$MS" --run-dir "$WORK/run2" bash "$WORK/suite2.sh" 2>/dev/null
 cmp_run "$WORK/run2/summary.json" "$WORK/run1/summary.json"
 expect_eq "summaries: a new finding, status 1" "$rc" 1
-expect_grep "summaries: the heading, numbers aside" \
-	"^  POTENTIAL DEADLOCK: N mutexes taken in a cycle of orders$" "$WORK/cmp"
+expect_grep "summaries: the heading, numbers aside, and the code it names" \
+	"^  POTENTIAL DEADLOCK: N mutexes taken in a cycle of orders \(code: transfer, alice_pays_bob, bob_pays_alice\)$" \
+	"$WORK/cmp"
+
+# two inversions of two mutexes each, in two programs: one heading, two
+# findings, told apart by the functions they name -- in the summary, and
+# for compare, which sees the second one come
+cat >"$WORK/suite3.sh" <<EOF
+"$ABBA" >/dev/null
+"$top_builddir/tests/deadlocks" static_abba >/dev/null
+EOF
+TMPDIR=$WORK "$MS" --run-dir "$WORK/run3" bash "$WORK/suite3.sh" 2>"$WORK/run3.err"
+expect_eq "summary: two inversions of one heading are two findings" \
+	"$(jq -r '[.findings[] | .code] | sort | join(" / ")' "$WORK/run3/summary.json")" \
+	"static_abba_1, static_abba_2 / transfer, alice_pays_bob, bob_pays_alice"
+expect_eq "summary text: each finding with its code, then its processes" \
+	"$(grep -A2 '^  POTENTIAL DEADLOCK' "$WORK/run3.err" | grep -c '^    code: .*$')" 2
+expect_grep "summary text: the code line" "^    code: static_abba_1, static_abba_2$" "$WORK/run3.err"
+cmp_run "$WORK/run1/summary.json" "$WORK/run3/summary.json"
+expect_eq "summaries: the second inversion is new, status 1" "$rc" 1
+expect_grep "summaries: one new finding" "^new findings: 1$" "$WORK/cmp"
+expect_grep "summaries: the new one by its code" \
+	"^  POTENTIAL DEADLOCK: N mutexes taken in a cycle of orders \(code: static_abba_1, static_abba_2\)$" \
+	"$WORK/cmp"
 
 # a summary's stripped sites stay apart: module+offset is all they have
 jq '.sites = [{first_locked_at: "prog+0xb627", wait_ns: 10, contended: 1},
@@ -123,14 +147,40 @@ jq '.version = 2' "$WORK/abba1.json" >"$WORK/v2.json"
 bad "another version" "$WORK/v2.json" \
 	"$WORK/v2.json: a mutexstat JSON of version 2; this mutexstat reads version 1"
 
-# a program named compare still runs (not two .json files)
+# not two files: how to call it, when they are .json files (and with none
+# where no program named compare is installed)
+for args in "$WORK/abba1.json" "$WORK/abba1.json $WORK/abba2.json $WORK/cont.json"; do
+	rc=0
+	# shellcheck disable=SC2086 # two and three words
+	"$MS" compare $args >"$WORK/cmp" 2>"$WORK/err" || rc=$?
+	expect_eq "$(echo $args | wc -w) .json files: status 2" "$rc" 2
+	expect_grep "$(echo $args | wc -w) .json files: how to call it" \
+		"^usage: mutexstat compare OLD.json NEW.json$" "$WORK/err"
+done
+# a program named compare still runs where the arguments are not .json
+# files (ImageMagick's compare a.png b.png diff.png)
 if command -v compare >/dev/null 2>&1; then
-	pass "one file: a program named compare is installed here; not tried"
+	pass "images: a program named compare is installed here; not tried"
 else
 	rc=0
-	"$MS" compare "$WORK/abba1.json" 2>"$WORK/err" || rc=$?
-	expect_grep "one file: the program compare is looked for" \
+	"$MS" compare "$WORK/a.png" "$WORK/b.png" 2>"$WORK/err" || rc=$?
+	expect_grep "images: the program compare is looked for" \
 		"^mutexstat: compare: command not found$" "$WORK/err"
+	rc=0
+	"$MS" compare 2>"$WORK/err" || rc=$?
+	expect_grep "no argument, no program compare: how to call it" \
+		"^usage: mutexstat compare OLD.json NEW.json$" "$WORK/err"
 fi
+
+# ratios that keep two digits at every size, within their column
+jq '.sites = [{first_locked_at: "small (s.c:1)", wait_ns: 63619, contended: 1},
+	{first_locked_at: "big (b.c:1)", wait_ns: 1, contended: 1}]' \
+	"$WORK/run2/summary.json" >"$WORK/ratio1.json"
+jq '.sites = [{first_locked_at: "small (s.c:1)", wait_ns: 286, contended: 1},
+	{first_locked_at: "big (b.c:1)", wait_ns: 81910, contended: 1}]' \
+	"$WORK/run2/summary.json" >"$WORK/ratio2.json"
+cmp_run "$WORK/ratio1.json" "$WORK/ratio2.json"
+expect_grep "a wait 222 times shorter: <0.01x, not 0x" "^ +63.61 µs +286 ns +<0.01x .* small \(s.c:1\)$" "$WORK/cmp"
+expect_grep "a wait 81910 times longer: whole, in its column" "^ +1 ns +81.91 µs +81910x .* big \(b.c:1\)$" "$WORK/cmp"
 
 finish

@@ -48,7 +48,7 @@ for shell in bash dash; do
 		"$(tail -n 1 "$WORK/err")" "mutexstat: end of the run's summary; reports in $dir/"
 	# sh, ls, cat, 2 x deadlock_abba, contention, sort
 	expect_grep "$shell: processes run and recorded" \
-		"^mutexstat: the run of $shell \(pid [0-9]+\): 7 processes, 3 locked mutexes; " "$WORK/err"
+		"^mutexstat: the run of $shell \(pid [0-9]+\): 7 processes \\(3 took locks\\); " "$WORK/err"
 	expect_eq "$shell: a report per process that locked a mutex, named by program and pid" \
 		"$(ls "$dir" | grep -v '^summary.json$' | sed 's/\.[0-9]*$/.PID/' | sort | tr '\n' ' ')" \
 		"contention.PID deadlock_abba.PID deadlock_abba.PID "
@@ -56,6 +56,9 @@ for shell in bash dash; do
 		"$(grep -c '^  POTENTIAL DEADLOCK: 2 mutexes taken in a cycle of orders$' "$WORK/err")" 1
 	pids=$(ls "$dir" | sed -n 's/^deadlock_abba\.//p' | sort -n | tr '\n' ' ')
 	set -- $pids
+	expect_eq "$shell: the finding's code, then its processes" \
+		"$(grep -A1 '^  POTENTIAL DEADLOCK: ' "$WORK/err" | sed -n 2p)" \
+		"    code: transfer, alice_pays_bob, bob_pays_alice"
 	expect_grep "$shell: with the two processes that had it" \
 		"^    in deadlock_abba \(pid ($1|$2)\), deadlock_abba \(pid ($1|$2)\)$" "$WORK/err"
 	expect_grep "$shell: each report holds its finding" \
@@ -68,7 +71,7 @@ for shell in bash dash; do
 	expect_grep "$shell: JSON: processes" '^  "processes":7,$' "$dir/summary.json"
 	expect_grep "$shell: JSON: recorded" '^  "recorded":3,$' "$dir/summary.json"
 	expect_grep "$shell: JSON: the finding and its processes" \
-		'^    \{"heading":"POTENTIAL DEADLOCK: 2 mutexes taken in a cycle of orders","processes":2,"first_processes":\[\{"pid":[0-9]+,"program":"deadlock_abba"\},\{"pid":[0-9]+,"program":"deadlock_abba"\}\]\}$' \
+		'^    \{"heading":"POTENTIAL DEADLOCK: 2 mutexes taken in a cycle of orders","code":"transfer, alice_pays_bob, bob_pays_alice","processes":2,"first_processes":\[\{"pid":[0-9]+,"program":"deadlock_abba"\},\{"pid":[0-9]+,"program":"deadlock_abba"\}\]\}$' \
 		"$dir/summary.json"
 	expect_grep "$shell: JSON: the contended mutex" \
 		'"first_locked_at":"worker\+0x[0-9a-f]+ \(examples/contention\.c:33, contention\)","wait_ns":[0-9]+,"contended":[0-9]+,"acquisitions":80000,"processes":1' \
@@ -110,7 +113,7 @@ expect_eq "--run-dir: a directory the user had stays, as it was" \
 before=$(ls "$RUNS" | wc -l)
 TMPDIR=$RUNS "$MS" bash -c 'ls / >/dev/null; sort </dev/null; true' >/dev/null 2>"$WORK/err"
 expect_grep "locking nothing: the summary says there are no reports" \
-	"^mutexstat: the run of bash \(pid [0-9]+\): 3 processes, 0 locked mutexes; no reports\$" "$WORK/err"
+	"^mutexstat: the run of bash \(pid [0-9]+\): 3 processes \\(0 took locks\\); no reports\$" "$WORK/err"
 expect_eq "locking nothing: and ends so" \
 	"$(tail -n 1 "$WORK/err")" "mutexstat: end of the run's summary; no reports"
 expect_eq "locking nothing: no directory left behind" "$(ls "$RUNS" | wc -l)" "$before"
@@ -144,7 +147,7 @@ if [ "$(id -u)" -eq 0 ]; then
 	TMPDIR=$RUNS "$MS" "$top_builddir/tests/scenario" nobody >/dev/null 2>"$WORK/err" || rc=$?
 	expect_eq "a worker become nobody: the run's status" "$rc" 0
 	expect_grep "a worker become nobody: 2 processes, 1 locked" \
-		'^mutexstat: the run of scenario \(pid [0-9]+\): 2 processes, 1 locked mutex; reports in ' \
+		'^mutexstat: the run of scenario \(pid [0-9]+\): 2 processes \(1 took locks\); reports in ' \
 		"$WORK/err"
 	expect_eq "a worker become nobody: the summary says its report is lost, and why" \
 		"$(grep -A1 '^  (1 report could not be written there' "$WORK/err")" \
@@ -228,7 +231,7 @@ EOF
 TMPDIR=$RUNS "$MS" bash "$WORK/nested.sh" >/dev/null 2>"$WORK/err"
 expect_eq "nested launcher: one summary" "$(grep -c '^mutexstat: the run of' "$WORK/err")" 1
 expect_grep "nested launcher: its program in the run" \
-	"^mutexstat: the run of bash \(pid [0-9]+\): [0-9]+ processes, 1 locked mutex; " "$WORK/err"
+	"^mutexstat: the run of bash \(pid [0-9]+\): [0-9]+ processes \\(1 took locks\\); " "$WORK/err"
 
 # ---- a daemon: the first process ends before the one it forked ------------
 # The run's directory stays for the daemon's report (and its live dumps),

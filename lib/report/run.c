@@ -24,6 +24,7 @@
 #define NOTE_MAX 16384
 #define RUN_TOP 10          /* a process's mutexes noted */
 #define MAX_FINDINGS 1024   /* distinct findings in a summary */
+#define CODE_MAX 100        /* the functions a finding names, as the summary lists them */
 #define MAX_SITES 4096      /* distinct sites in a summary */
 #define SUMMARY_TOP 10      /* sites the summary lists */
 #define SUMMARY_WIDTH 120   /* columns of a summary line, as of a report's */
@@ -202,14 +203,28 @@ static void note_site(const struct ms_top_line *l, void *arg)
 	ms_fmt(f, "\n");
 }
 
-/* The heading of each finding in text (ms_report_findings_text's). */
+/* The heading of each finding in text (ms_report_findings_text's), and
+ * the functions its lines name: two findings with one heading (two
+ * inversions of two mutexes each) are told apart by their code. */
 static void note_findings(struct ms_fmt *f, const char *text)
 {
 	for (const char *p = text; *p;) {
 		const char *end = strchr(p, '\n');
 		size_t len = end ? (size_t)(end - p) : strlen(p);
-		if (ms_suppress_heading_len(p, len))
-			ms_fmt(f, "F\t%d\t%.*s\n", (int)getpid(), (int)len, p);
+		if (ms_suppress_heading_len(p, len)) {
+			/* its body: up to the next heading */
+			const char *q = p + len + (end != NULL);
+			while (*q) {
+				const char *e = strchr(q, '\n');
+				size_t l = e ? (size_t)(e - q) : strlen(q);
+				if (ms_suppress_heading_len(q, l))
+					break;
+				q += l + (e != NULL);
+			}
+			char code[CODE_MAX];
+			ms_suppress_finding_code(p + len, (size_t)(q - (p + len)), code, sizeof code);
+			ms_fmt(f, "F\t%d\t%.*s\t%s\n", (int)getpid(), (int)len, p, code);
+		}
 		p += len + (end != NULL);
 	}
 }
@@ -275,6 +290,7 @@ static void append_note(int written, int unwritten)
 struct finding {
 	const char *text; /* the first process's heading */
 	size_t len;
+	const char *code; /* the functions it names (note_findings) */
 	unsigned processes;
 	int pid[4]; /* the first few */
 	const char *prog[4];
@@ -345,12 +361,13 @@ static int same_but_numbers(const char *a, size_t alen, const char *b, size_t bl
 	return i == alen && j == blen;
 }
 
-static void add_finding(struct run *run, const char *text, int pid, const char *prog)
+static void add_finding(struct run *run, const char *text, const char *code, int pid,
+			const char *prog)
 {
 	size_t len = strlen(text);
 	for (unsigned i = 0; i < run->nfindings; i++) {
 		struct finding *x = &run->findings[i];
-		if (same_but_numbers(x->text, x->len, text, len)) {
+		if (same_but_numbers(x->text, x->len, text, len) && !strcmp(x->code, code)) {
 			if (x->processes < 4) {
 				x->pid[x->processes] = pid;
 				x->prog[x->processes] = prog;
@@ -366,6 +383,7 @@ static void add_finding(struct run *run, const char *text, int pid, const char *
 	struct finding *x = &run->findings[run->nfindings++];
 	x->text = text;
 	x->len = len;
+	x->code = code;
 	x->processes = 1;
 	x->pid[0] = pid;
 	x->prog[0] = prog;
@@ -424,7 +442,8 @@ static void parse(struct run *run, unsigned run_owner)
 				run->failing_others += failing;
 			}
 		} else if (!strcmp(kind, "F")) {
-			add_finding(run, p, pid, pid == block ? prog : NULL);
+			const char *heading = next_field(&p);
+			add_finding(run, heading, p, pid, pid == block ? prog : NULL);
 		} else if (!strcmp(kind, "S")) {
 			uint64_t wait = num_of(next_field(&p));
 			uint64_t contended = num_of(next_field(&p));
@@ -509,10 +528,9 @@ static void summary(struct ms_fmt *f, const struct run *run)
 {
 	char name[64];
 	const char *dir = ms_opt.run_dir;
-	ms_fmt(f, "\nmutexstat: the run of %s (pid %d): %u process%s, %u locked mutex%s; ",
+	ms_fmt(f, "\nmutexstat: the run of %s (pid %d): %u process%s (%u took locks); ",
 	       ms_name_cut(name, sizeof name, ms_program_name(), 40), (int)getpid(),
-	       run->processes, run->processes == 1 ? "" : "es", run->recorded,
-	       run->recorded == 1 ? "" : "es");
+	       run->processes, run->processes == 1 ? "" : "es", run->recorded);
 	where_reports(f, run);
 	ms_fmt(f, "\n");
 	if (run->unwritten_as_other)
@@ -528,7 +546,10 @@ static void summary(struct ms_fmt *f, const struct run *run)
 		ms_fmt(f, "findings, each once, with the processes that had it:\n");
 		for (unsigned i = 0; i < run->nfindings; i++) {
 			const struct finding *x = &run->findings[i];
-			ms_fmt(f, "  %.*s\n    in", (int)x->len, x->text);
+			ms_fmt(f, "  %.*s\n", (int)x->len, x->text);
+			if (x->code[0])
+				ms_fmt(f, "    code: %s\n", x->code);
+			ms_fmt(f, "    in");
 			for (unsigned j = 0; j < x->processes && j < 4; j++)
 				ms_fmt(f, "%s %s (pid %d)", j ? "," : "",
 				       ms_name_cut(name, sizeof name, x->prog[j] ? x->prog[j] : "?", 40),
@@ -617,6 +638,7 @@ static void summary_json(int fd, const struct run *run)
 		const struct finding *x = &run->findings[i];
 		ms_jw_obj(&j, NULL);
 		text_field(&j, "heading", x->text, x->len);
+		ms_jw_str_or_null(&j, "code", x->code);
 		ms_jw_num(&j, "processes", x->processes);
 		ms_jw_arr(&j, "first_processes");
 		for (unsigned k = 0; k < x->processes && k < 4; k++) {

@@ -276,6 +276,66 @@ static void add(struct words *ws, const char *s, size_t len)
 	}
 }
 
+/* The frame at the end of a line: its function, and where it is -- a
+ * source file (its line left out) or a module, and the module after a
+ * file. */
+struct frame_words {
+	const char *fn, *place, *module;
+	size_t fnlen, placelen, modlen;
+};
+
+/* Line s[0, len)'s frame, if it ends in one that names a function. */
+static int frame_words(const char *s, size_t len, struct frame_words *fw)
+{
+	if (!len || s[len - 1] != ')')
+		return 0;
+	size_t open = len;
+	while (open > 1 && !(s[open - 2] == ' ' && s[open - 1] == '('))
+		open--;
+	if (open <= 1)
+		return 0;
+	/* the function: after the last "  " or " at " before the frame */
+	size_t fn_end = open - 2, fn = 0;
+	for (size_t i = 0; i + 1 < fn_end; i++) {
+		if (s[i] == ' ' && s[i + 1] == ' ')
+			fn = i + 2;
+		else if (i + 3 < fn_end && !memcmp(s + i, " at ", 4))
+			fn = i + 4;
+	}
+	size_t e = fn_end;
+	for (size_t i = fn; i + 2 < fn_end; i++)
+		if (s[i] == '+' && s[i + 1] == '0' && s[i + 2] == 'x')
+			e = i;
+	while (fn < e && s[fn] == ' ')
+		fn++;
+	if (fn >= e)
+		return 0; /* no function: a note, "at  (stack not captured)" */
+	const char *in = s + open, *comma = NULL;
+	size_t inlen = len - 1 - open;
+	for (size_t i = 0; i + 1 < inlen; i++)
+		if (in[i] == ',' && in[i + 1] == ' ')
+			comma = in + i;
+	size_t filelen = comma ? (size_t)(comma - in) : inlen;
+	/* a file or module has no space: "(all by one thread: ...)" at the
+	 * end of a heading is words, not where code is */
+	if (memchr(in, ' ', filelen))
+		return 0;
+	/* file.c:42 has a line; a module has none */
+	size_t colon = filelen;
+	while (colon > 0 && in[colon - 1] >= '0' && in[colon - 1] <= '9')
+		colon--;
+	*fw = (struct frame_words){ .fn = s + fn, .fnlen = e - fn, .place = in };
+	if (colon > 1 && colon < filelen && in[colon - 1] == ':')
+		fw->placelen = colon - 1;
+	else if (!comma)
+		fw->placelen = filelen; /* (module) */
+	if (comma) {
+		fw->module = comma + 2;
+		fw->modlen = (size_t)(in + inlen - comma - 2);
+	}
+	return 1;
+}
+
 static void words_of(const char *s, size_t len, struct words *ws)
 {
 	ws->n = 0;
@@ -292,50 +352,58 @@ static void words_of(const char *s, size_t len, struct words *ws)
 			}
 		}
 	/* the frame at the end of the line */
-	if (!len || s[len - 1] != ')')
+	struct frame_words fw;
+	if (!frame_words(s, len, &fw))
 		return;
-	size_t open = len;
-	while (open > 1 && !(s[open - 2] == ' ' && s[open - 1] == '('))
-		open--;
-	if (open <= 1)
-		return;
-	/* the function: after the last "  " or " at " before the frame */
-	size_t fn_end = open - 2, fn = 0;
-	for (size_t i = 0; i + 1 < fn_end; i++) {
-		if (s[i] == ' ' && s[i + 1] == ' ')
-			fn = i + 2;
-		else if (i + 3 < fn_end && !memcmp(s + i, " at ", 4))
-			fn = i + 4;
+	if (fw.placelen)
+		add(ws, fw.place, fw.placelen);
+	if (fw.module)
+		add(ws, fw.module, fw.modlen);
+	add(ws, fw.fn, fw.fnlen);
+}
+
+/* Whether list[0, len), words joined by ", ", has word w. */
+static int listed(const char *list, size_t len, const char *w, size_t wlen)
+{
+	for (size_t i = 0; i < len;) {
+		const char *sep = memmem(list + i, len - i, ", ", 2);
+		size_t n = sep ? (size_t)(sep - (list + i)) : len - i;
+		if (n == wlen && !memcmp(list + i, w, wlen))
+			return 1;
+		i += n + 2;
 	}
-	size_t e = fn_end;
-	for (size_t i = fn; i + 2 < fn_end; i++)
-		if (s[i] == '+' && s[i + 1] == '0' && s[i + 2] == 'x')
-			e = i;
-	while (fn < e && s[fn] == ' ')
-		fn++;
-	if (fn >= e)
-		return; /* no function: a note, "at  (stack not captured)" */
-	const char *in = s + open, *comma = NULL;
-	size_t inlen = len - 1 - open;
-	for (size_t i = 0; i + 1 < inlen; i++)
-		if (in[i] == ',' && in[i + 1] == ' ')
-			comma = in + i;
-	size_t filelen = comma ? (size_t)(comma - in) : inlen;
-	/* a file or module has no space: "(all by one thread: ...)" at the
-	 * end of a heading is words, not where code is */
-	if (memchr(in, ' ', filelen))
-		return;
-	/* file.c:42 has a line; a module has none */
-	size_t colon = filelen;
-	while (colon > 0 && in[colon - 1] >= '0' && in[colon - 1] <= '9')
-		colon--;
-	if (colon > 1 && colon < filelen && in[colon - 1] == ':')
-		add(ws, in, colon - 1);
-	else if (!comma)
-		add(ws, in, filelen); /* (module) */
-	if (comma)
-		add(ws, comma + 2, (size_t)(in + inlen - comma - 2));
-	add(ws, s + fn, e - fn);
+	return 0;
+}
+
+size_t ms_suppress_finding_code(const char *text, size_t len, char *out, size_t cap)
+{
+	size_t n = 0;
+	if (cap < 8) {
+		if (cap)
+			out[0] = 0;
+		return 0;
+	}
+	for (const char *p = text, *end = text + len; p < end;) {
+		const char *line = p, *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		p += l + (nl != NULL);
+		struct frame_words fw;
+		if (!frame_words(line, l, &fw) || listed(out, n, fw.fn, fw.fnlen))
+			continue;
+		size_t sep = n ? 2 : 0;
+		/* each step leaves room for ", ..." and the 0 */
+		if (n + sep + fw.fnlen + 5 >= cap) {
+			const char *more = n ? ", ..." : "...";
+			memcpy(out + n, more, strlen(more));
+			n += strlen(more);
+			break;
+		}
+		memcpy(out + n, ", ", sep);
+		memcpy(out + n + sep, fw.fn, fw.fnlen);
+		n += sep + fw.fnlen;
+	}
+	out[n] = 0;
+	return n;
 }
 
 /* The words of a finding text[0, len), line by line (words_of). */

@@ -402,6 +402,36 @@ START_TEST(test_suppress_suggests_an_anchored_rule_of_this_finding_alone)
 }
 END_TEST
 
+/* A finding's code, for the run's summary: the functions its lines name,
+ * each once, in order -- not the heading's note, not a module without a
+ * function, not a wait's words -- cut with "..." where they do not fit. */
+START_TEST(test_suppress_finding_code_names_each_function_once)
+{
+	const char *f = strstr(through_helper, "  order: A");
+	const char *end = strstr(f, "\nPOTENTIAL");
+	char out[160];
+	size_t n = ms_suppress_finding_code(f, (size_t)(end - f), out, sizeof out);
+	ck_assert_str_eq(out, "lock_pair, pair_ab, start_thread");
+	ck_assert_uint_eq(n, strlen(out));
+	f = strstr(through_helper, "\nMISUSE");
+	n = ms_suppress_finding_code(f, strlen(f), out, sizeof out);
+	ck_assert_str_eq(out, "std::thread::_State_impl<...>::_M_run(), start_thread, main, "
+			      "..d_for_the_duration(...), ns::put<...>(...), relock");
+	/* cut: each name whole or "...", within the room given, 0 ended */
+	n = ms_suppress_finding_code(f, strlen(f), out, 50);
+	ck_assert_str_eq(out, "std::thread::_State_impl<...>::_M_run(), ...");
+	ck_assert_uint_lt(n, 50);
+	n = ms_suppress_finding_code(f, strlen(f), out, 20);
+	ck_assert_str_eq(out, "...");
+	/* no frame with a function: nothing */
+	const char *none = "  order: A -> B -> A\n  at  (stack not captured)\n"
+			   "      libstdc++.so.6+0xd44a3\n";
+	ck_assert_uint_eq(ms_suppress_finding_code(none, strlen(none), out, sizeof out), 0);
+	ck_assert_str_eq(out, "");
+}
+END_TEST
+
+
 /* A * or ? of a name is a ? in its rule (the rules have no escape), and
  * a function without one is preferred; a finding another rule leaves out
  * is no finding the rule would leave out too; past 64 findings of a kind
@@ -484,6 +514,7 @@ Suite *suppress_suite(void)
 	tcase_add_test(tc, test_suppress_wait_chains_and_notes_are_not_frames);
 	tcase_add_test(tc, test_suppress_a_heading_note_is_not_a_frame);
 	tcase_add_test(tc, test_suppress_suggests_an_anchored_rule_of_this_finding_alone);
+	tcase_add_test(tc, test_suppress_finding_code_names_each_function_once);
 	tcase_add_test(tc, test_suppress_suggestion_globs_suppressed_and_many);
 	suite_add_tcase(s, tc);
 	return s;
