@@ -2,7 +2,8 @@
 # lost wakeup and a semaphore nobody posts are reported with every
 # thread, what it waits for and where, and abort with
 # MUTEXSTAT_ON_DEADLOCK=abort; waits a deadline or another process ends,
-# and an idle pool beside a sleeping main thread, are no stall at all.
+# and an idle pool beside a sleeping main thread, are no stall at all;
+# nor is a hang a DEADLOCK explains.
 . "$top_srcdir/tests/lib.sh"
 P=$top_builddir/tests/stall
 SRC=$top_srcdir/tests/stall.c
@@ -200,4 +201,20 @@ run pool
 expect_eq "pool: runs to its end" "$rc $(tail -1 "$WORK/pool.out")" "0 done"
 expect_no_grep "pool: no STALL" '^STALL' "$WORK/pool"
 expect_eq "pool: no watchdog report" "$(ls "$WORK"/pool.1* 2>/dev/null)" ""
+# ---- a hang a deadlock explains: no STALL beside it ---------------------------
+# (every thread blocked is a stall too, but the DEADLOCK says why; a STALL
+# beside it was a second finding, with a suppression rule of its own)
+for prog in "$top_builddir/examples/deadlock_hang" "$top_builddir/tests/deadlocks self_relock"; do
+	name=$(basename "${prog%% *}")
+	rm -f "$WORK/dl" "$WORK"/dl.*
+	rc=0
+	# shellcheck disable=SC2086 # a program and its mode
+	timeout -s KILL 60 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/dl" \
+		MUTEXSTAT_WATCHDOG=1 MUTEXSTAT_ON_DEADLOCK=abort $prog >/dev/null 2>&1 || rc=$?
+	expect_eq "$name: aborted after the report (SIGABRT)" "$rc" 134
+	R=$(last_report "$WORK/dl")
+	expect_grep "$name: the DEADLOCK" '^DEADLOCK: ' "$R"
+	expect_eq "$name: no STALL in any report" "$(cat "$WORK"/dl.* | grep -c '^STALL:')" 0
+done
+
 finish

@@ -220,7 +220,14 @@ static int stall_reported(unsigned *seq)
  * either. */
 static void watchdog_look(unsigned *seq, uint64_t now, int *fired, int *done)
 {
-	int stalled = stall_reported(seq);
+	uint64_t since = 0;
+	ms_threads_each(oldest, &since);
+	int long_wait = since && now > since &&
+			ms_ticks_to_ns(now - since) >= ms_opt.watchdog * 1000000000ull;
+	/* A deadlock explains the hang: its report has no STALL beside the
+	 * DEADLOCK (a STALL is a hang no mutex cycle explains). */
+	int certain = long_wait ? ms_waitfor_certain_deadlocks() : 0;
+	int stalled = certain ? 0 : stall_reported(seq);
 	if (stalled) {
 		*fired = 1;
 		*done = stalled == 1; /* one a signal may end: looks go on */
@@ -230,12 +237,8 @@ static void watchdog_look(unsigned *seq, uint64_t now, int *fired, int *done)
 		}
 		return;
 	}
-	uint64_t since = 0;
-	ms_threads_each(oldest, &since);
-	if (!since || now <= since ||
-	    ms_ticks_to_ns(now - since) < ms_opt.watchdog * 1000000000ull)
+	if (!long_wait)
 		return;
-	int certain = ms_waitfor_certain_deadlocks();
 	if (*fired && !certain)
 		return; /* reported; no deadlock yet */
 	*fired = 1;
