@@ -58,8 +58,10 @@ static void stacks(struct ctx *c, const char *root, const struct ms_blame *list,
 		}
 		const uintptr_t *frames;
 		int n = ms_depot_get(b->stack, &frames);
-		if (!n)
-			ms_fmt(c->f, ";[stack not captured]");
+		if (!n) /* as the text report and pprof say it */
+			ms_fmt(c->f, c->kind == MS_BLAME_HOLD
+					     ? ";[not attributed: no unlock saw this waiter]"
+					     : ";[stack not captured]");
 		for (int i = ms_stack_shown(frames, n) - 1; n && i >= 0; i--) {
 			char where[256];
 			ms_fmt(c->f, ";");
