@@ -117,6 +117,15 @@ expect_grep "locking nothing: the summary says there are no reports" \
 expect_eq "locking nothing: and ends so" \
 	"$(tail -n 1 "$WORK/err")" "mutexstat: end of the run's summary; no reports"
 expect_eq "locking nothing: no directory left behind" "$(ls "$RUNS" | wc -l)" "$before"
+# --verbose: each process writes its "locked no mutexes" line, and the
+# summary still counts none that took locks
+TMPDIR=$RUNS "$MS" --verbose --run-dir "$WORK/verbose" bash -c 'ls / >/dev/null; sort </dev/null; true' \
+	>/dev/null 2>"$WORK/err"
+expect_grep "--verbose, locking nothing: none took locks" \
+	"^mutexstat: the run of bash \(pid [0-9]+\): 3 processes \(0 took locks\); reports in " "$WORK/err"
+expect_eq "--verbose, locking nothing: JSON, 3 reports, none took locks" \
+	"$(grep -o '"\(recorded\|took_locks\)":[0-9]*' "$WORK/verbose/summary.json" | tr '\n' ' ')" \
+	'"recorded":3 "took_locks":0 '
 # A server started as root whose workers become another user (apache's
 # www-data): without --run-user they can write nothing into the run's
 # directory, and their reports were lost, unsaid; with it, the directory

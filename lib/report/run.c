@@ -257,8 +257,10 @@ static void append_note(int written, int unwritten)
 	else
 		own_failing = written ? ms_report_failing : 0;
 	/* the user it ends as: one that cannot write into the directory */
-	ms_fmt(&f, "P\t%d\t%d\t%d\t%d\t%u\t", (int)getpid(), (int)getppid(), written,
-	       own_failing, (unsigned)geteuid());
+	/* took locks: a report that says more than "locked no mutexes"
+	 * (MUTEXSTAT_QUIET=0 writes that one too) */
+	ms_fmt(&f, "P\t%d\t%d\t%d\t%d\t%d\t%u\t", (int)getpid(), (int)getppid(), written,
+	       written && !ms_report_locked_nothing(), own_failing, (unsigned)geteuid());
 	field(&f, report);
 	ms_fmt(&f, "\t");
 	field(&f, ms_program_name());
@@ -307,6 +309,7 @@ struct run {
 	char *data; /* .processes, in a private mapping we may write */
 	size_t len;
 	unsigned processes, recorded, others, failing_others, unwritten;
+	unsigned took_locks; /* ... of the processes recorded */
 	unsigned unwritten_as_other; /* ... of processes that ended as another user */
 	unsigned other_uid;          /* the first such user */
 	struct finding *findings;
@@ -425,6 +428,7 @@ static void parse(struct run *run, unsigned run_owner)
 		if (!strcmp(kind, "P")) {
 			(void)next_field(&p); /* parent */
 			int written = pid_of(next_field(&p));
+			int locked = pid_of(next_field(&p));
 			int failing = pid_of(next_field(&p));
 			unsigned uid = (unsigned)num_of(next_field(&p));
 			const char *report = next_field(&p);
@@ -432,6 +436,7 @@ static void parse(struct run *run, unsigned run_owner)
 			prog = p;
 			run->processes++;
 			run->recorded += written != 0;
+			run->took_locks += locked != 0;
 			if (written && !strcmp(report, "-")) {
 				run->unwritten++;
 				if (uid != run_owner && !run->unwritten_as_other++)
@@ -530,7 +535,7 @@ static void summary(struct ms_fmt *f, const struct run *run)
 	const char *dir = ms_opt.run_dir;
 	ms_fmt(f, "\nmutexstat: the run of %s (pid %d): %u process%s (%u took locks); ",
 	       ms_name_cut(name, sizeof name, ms_program_name(), 40), (int)getpid(),
-	       run->processes, run->processes == 1 ? "" : "es", run->recorded);
+	       run->processes, run->processes == 1 ? "" : "es", run->took_locks);
 	where_reports(f, run);
 	ms_fmt(f, "\n");
 	if (run->unwritten_as_other)
@@ -629,6 +634,7 @@ static void summary_json(int fd, const struct run *run)
 	ms_jw_str(&j, "directory", ms_opt.run_dir);
 	ms_jw_num(&j, "processes", run->processes);
 	ms_jw_num(&j, "recorded", run->recorded);
+	ms_jw_num(&j, "took_locks", run->took_locks);
 	ms_jw_num(&j, "reports_unwritten", run->unwritten);
 	ms_jw_num(&j, "reports_unwritten_by_another_user", run->unwritten_as_other);
 	ms_jw_num(&j, "failing", (uint64_t)(own_failing + ms_report_failing != 0) +
