@@ -13,8 +13,8 @@
 //  - std::timed_mutex::try_lock_for giving up while another thread holds
 //    the mutex, and succeeding once it is free;
 //  - a condition_variable::wait_for that times out.
-// In the report, the queue's mutex has many acquisitions, contentions and
-// condition waits; the counter's mutex has one acquisition per item.
+// In the report, the queue's mutex has many acquisitions and condition
+// waits, and few contentions; the counter's, one acquisition per item.
 //
 // The output is totals and checksums only (no timings, no thread ids), so
 // it is the same with and without mutexstat.  Exits 0 when every total is

@@ -3,11 +3,11 @@
  *
  *   mutexstat ./examples/rwlock_cache [ordered]
  *
- * Four threads look names up in a cache: a shared (read) lock each time,
- * and, once in fifty lookups, an insert under the unique (write) lock.
- * The report ranks the cache's rwlock with every other lock and splits
- * its numbers by mode: reads and writes, their waits and holds, how many
- * read at once, how long writers waited behind readers.
+ * Four threads look 50 names up in a cache: a shared (read) lock each
+ * time, and on a miss (a name's first lookup) an insert under the unique
+ * (write) lock.  The report ranks the cache's rwlock with every other lock
+ * and splits its numbers by mode: reads and writes, their waits and holds,
+ * how many read at once, how long writers waited behind readers.
  *
  * A lookup that misses also counts the miss in a statistics mutex while
  * it still holds its read lock (cache, then stats); the janitor thread
