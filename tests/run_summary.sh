@@ -300,4 +300,97 @@ while [ $n -lt 100 ] && [ -e "$WORK/brun" ]; do sleep 0.1; n=$((n + 1)); done
 expect_eq "background: the empty run's directory removed by its last process" \
 	"$([ -e "$WORK/brun" ] && echo there || echo gone)" gone
 
+# ... and a shell's subshell in the background, which ends with _exit
+# (a fork child writes no lines): the last to end, it removes the
+# directory all the same
+rm -rf "$WORK/srun"
+TMPDIR=$WORK "$MS" --run-dir "$WORK/srun" dash -c "(sleep 0.5; true) &" 2>"$WORK/serr"
+expect_grep "subshell: said" '^mutexstat: processes of this run live on ' "$WORK/serr"
+n=0
+while [ $n -lt 100 ] && [ -e "$WORK/srun" ]; do sleep 0.1; n=$((n + 1)); done
+expect_eq "subshell: the empty run's directory removed by the subshell's _exit" \
+	"$([ -e "$WORK/srun" ] && ls -A "$WORK/srun" | tr '\n' ' ' || echo gone)" gone
+
+# A program that closes the library's descriptor of the run's list (a
+# daemon closing every descriptor) and puts a file of its own at that
+# number: the library's end leaves it open, and the program's last line,
+# which exit() flushes after the library's report, is written.
+cat >"$WORK/reuse.c" <<'EOF'
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+	int ours = -1;
+	for (int fd = 3; fd < 65536 && argc == 2; fd++) {
+		char link[64], to[4096];
+		snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+		ssize_t n = readlink(link, to, sizeof to - 1);
+		if (n > 0 && (to[n] = 0, strstr(to, "/.processes")))
+			ours = fd;
+	}
+	if (ours < 0)
+		return 2;
+	close(ours);
+	int fd = open(argv[1], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || dup2(fd, ours) != ours)
+		return 3;
+	close(fd);
+	FILE *log = fdopen(ours, "w");
+	fprintf(log, "the program's last line\n"); /* written by exit() */
+	return 0;
+}
+EOF
+${CC:-cc} -o "$WORK/reuse" "$WORK/reuse.c" || fail "cannot build reuse.c"
+rc=0
+TMPDIR=$WORK "$MS" "$WORK/reuse" "$WORK/reuse.log" 2>"$WORK/rerr" || rc=$?
+expect_eq "its descriptor reused: the program's status" "$rc" 0
+expect_eq "its descriptor reused: the program's file kept its last line" \
+	"$(cat "$WORK/reuse.log")" "the program's last line"
+
+# A process that forks a worker and then execs its program ("( loop ) &
+# exec daemon"), away from the first process: the worker, ending first
+# with _exit, must see the new program alive, though the worker still
+# held the old program's hold on the same pid when the new one took its
+# own; the new program's report comes to the directory.
+cat >"$WORK/execafter.c" <<'EOF'
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "daemon")) {
+		usleep(800000); /* the worker has ended */
+		for (int i = 0; i < 3; i++) {
+			pthread_mutex_lock(&m);
+			pthread_mutex_unlock(&m);
+		}
+		return 0;
+	}
+	if (fork() == 0) {
+		usleep(300000); /* the first process has ended */
+		_exit(0);
+	}
+	execl("/proc/self/exe", argv[0], "daemon", (char *)0);
+	return 1;
+}
+EOF
+${CC:-cc} -o "$WORK/execafter" "$WORK/execafter.c" -lpthread || fail "cannot build execafter.c"
+rm -rf "$WORK/xrun"
+# (a child of the first process: one its parent left may not have taken
+# its hold yet when the first one ends -- doc/limits.md)
+TMPDIR=$WORK "$MS" --run-dir "$WORK/xrun" dash -c "\"$WORK/execafter\" & sleep 0.1" 2>"$WORK/xerr"
+# the report's top row, once it is written whole
+xrow() {
+	cat "$WORK/xrun"/execafter.* 2>/dev/null | awk '/^Top /{t=1; next} t && /^ +1 0x/ { print $3; exit }'
+}
+n=0
+while [ $n -lt 100 ] && [ -z "$(xrow)" ]; do sleep 0.1; n=$((n + 1)); done
+expect_eq "exec after a fork: the new program's report, in the directory" "$(xrow)" 3
+
 finish

@@ -65,7 +65,10 @@ static int run_path(char *out, size_t cap, const char *name)
  * directory if no report came. */
 static void hold_alive(void)
 {
-	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+	/* a read lock: a fork child that outlives an exec of its parent
+	 * holds the old file's lock on the same byte, which a write lock of
+	 * the new program's would conflict with */
+	struct flock fl = { .l_type = F_RDLCK, .l_whence = SEEK_SET,
 			    .l_start = (off_t)getpid(), .l_len = 1 };
 	int saved = errno;
 	(void)fcntl(notes_fd, F_OFD_SETLK, &fl);
@@ -147,17 +150,28 @@ static int children_alive(void)
 	return !each_name("/proc/self/task", no_child_lives, NULL);
 }
 
-/* This process's lines are written: its own hold goes, and any left is
- * another process's -- or a child of this one is alive. */
+/* This process's hold goes: its open .processes, if the number is still
+ * ours (a program that closed it may have it for a file of its own).
+ * forget 0: notes_fd is left as it is (an _exit, maybe of a vfork child,
+ * whose memory is its parent's). */
+static void let_go(int forget)
+{
+	int saved = errno;
+	if (notes_fd >= 0 && ms_fd_is_ours(notes_fd))
+		close(notes_fd);
+	if (forget)
+		notes_fd = -1;
+	errno = saved;
+}
+
+/* After let_go: a hold left is another process's -- or a child of this
+ * one is alive. */
 static int others_alive(void)
 {
 	char path[4200];
 	if (run_path(path, sizeof path, ".processes") != 0)
 		return 0;
 	int saved = errno;
-	if (notes_fd >= 0)
-		close(notes_fd);
-	notes_fd = -1;
 	int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
 	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0 };
 	int alive = fd >= 0 && fcntl(fd, F_OFD_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
@@ -173,7 +187,7 @@ void ms_run_start(void)
 	char path[4200];
 	if (!ms_run_active() || run_path(path, sizeof path, ".processes") != 0)
 		return;
-	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	int fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd >= 0) {
 		notes_fd = ms_fd_move_high(fd);
 		hold_alive();
@@ -736,14 +750,18 @@ static void remove_run_files(void)
 static void remove_empty_run(void)
 {
 	char path[4200];
-	if (!others_alive()) {
-		remove_run_files();
-		return;
-	}
+	/* the mark before the look: a process ending meanwhile lets go of
+	 * its hold before it looks for the mark (last_one_out), so one of
+	 * the two sees the other */
 	if (run_path(path, sizeof path, LEFT) == 0) {
 		int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 		if (fd >= 0)
 			close(fd);
+	}
+	let_go(1);
+	if (!others_alive()) {
+		remove_run_files();
+		return;
 	}
 	int fd = ms_output_stderr();
 	if (fd >= 0) {
@@ -773,10 +791,12 @@ static int only_run_files(void)
 }
 
 /* A process of the run other than the first, ending: the last one alive
- * after the first ended removes the directory if no report came. */
-static void last_one_out(void)
+ * after the first ended removes the directory if no report came.  Its
+ * hold goes first (see remove_empty_run). */
+static void last_one_out(int forget)
 {
 	char path[4200];
+	let_go(forget);
 	if (run_path(path, sizeof path, LEFT) != 0 || access(path, F_OK) != 0 || others_alive())
 		return;
 	if (only_run_files()) {
@@ -796,7 +816,7 @@ void ms_run_end(int reported, int unwritten)
 	ended = 1;
 	append_note(reported, unwritten);
 	if (!ms_run_is_root()) {
-		last_one_out();
+		last_one_out(1);
 		return;
 	}
 	root_read = 0; /* again: with this process's own lines */
@@ -836,8 +856,16 @@ int ms_run_exit_failing(void)
 
 void ms_run_before_exit_now(int *status)
 {
-	if (!ms_run_is_root() || ended)
+	if (!ms_run_active() || ended)
 		return;
+	if (!ms_run_is_root()) {
+		/* a process that writes no lines at _exit (a fork child, a
+		 * shell's subshell) may still be the run's last */
+		char path[4200];
+		if (run_path(path, sizeof path, LEFT) == 0 && access(path, F_OK) == 0)
+			last_one_out(0);
+		return;
+	}
 	ms_run_end(0, 0);
 	if (!*status && ms_opt.exit_code && the_run()->failing_others)
 		*status = (int)ms_opt.exit_code;
