@@ -235,6 +235,54 @@ static void misuse_other_reader(void)
 	printf("free after: %d\n", pthread_rwlock_trywrlock(&twice));
 }
 
+/* Two readers of k; another thread unlocks k once (a MISUSE); the first
+ * reader unlocks its read, the second lets its read go in the destructor
+ * of a key of its own (made after the library's), as a thread-exit hook
+ * would: a legitimate unlock, not a second MISUSE, and no HELD AT THREAD
+ * EXIT. */
+static pthread_rwlock_t k = PTHREAD_RWLOCK_INITIALIZER;
+static pthread_barrier_t k_read, k_unlocked;
+static pthread_key_t k_key;
+static void k_let_go(void *arg)
+{
+	(void)arg;
+	printf("read let go at exit: %d\n", pthread_rwlock_unlock(&k)); /* key-letgo */
+}
+
+static void *k_reader(void *arg)
+{
+	check(pthread_rwlock_rdlock(&k), 0, "rdlock");
+	if (arg)
+		pthread_setspecific(k_key, arg);
+	pthread_barrier_wait(&k_read);
+	pthread_barrier_wait(&k_unlocked);
+	if (!arg)
+		check(pthread_rwlock_unlock(&k), 0, "unlock");
+	return NULL;
+}
+
+static void *k_other(void *arg)
+{
+	pthread_barrier_wait(&k_read);
+	printf("unlock by another: %d\n", pthread_rwlock_unlock(&k)); /* key-other */
+	pthread_barrier_wait(&k_unlocked);
+	return arg;
+}
+
+static void misuse_key_reader(void)
+{
+	pthread_t a, b, o;
+	pthread_key_create(&k_key, k_let_go);
+	pthread_barrier_init(&k_read, NULL, 3);
+	pthread_barrier_init(&k_unlocked, NULL, 3);
+	pthread_create(&a, NULL, k_reader, NULL);
+	pthread_create(&b, NULL, k_reader, (void *)1);
+	pthread_create(&o, NULL, k_other, NULL);
+	pthread_join(b, NULL);
+	pthread_join(a, NULL);
+	pthread_join(o, NULL);
+}
+
 /* One thread reads c, then locks m; another locks m, then writes c (an
  * inversion); a third, after them, locks m, then reads c -- with the
  * first's read, no deadlock: only the writer's is the finding. */
@@ -266,9 +314,16 @@ static void *m_then_read(void *arg)
 	return arg;
 }
 
-static void modes_later(void)
+/* ... or the writer first, then the later reader, then the inversion's
+ * reader: the finding still names the writer. */
+static void modes_later(int writer_first)
 {
 	void *(*turns[])(void *) = { read_then_m, m_then_write, m_then_read };
+	if (writer_first) {
+		turns[0] = m_then_write;
+		turns[1] = m_then_read;
+		turns[2] = read_then_m;
+	}
 	for (int i = 0; i < 3; i++) {
 		pthread_t th;
 		pthread_create(&th, NULL, turns[i], NULL);
@@ -705,7 +760,11 @@ int main(int argc, char **argv)
 	else if (!strcmp(what, "misuse-other-reader"))
 		misuse_other_reader();
 	else if (!strcmp(what, "modes-later"))
-		modes_later();
+		modes_later(0);
+	else if (!strcmp(what, "modes-writer-first"))
+		modes_later(1);
+	else if (!strcmp(what, "misuse-key-reader"))
+		misuse_key_reader();
 	else if (!strcmp(what, "reused"))
 		reused();
 	else if (!strcmp(what, "mixed"))

@@ -279,6 +279,15 @@ expect_grep "modes later: ... at its line" "^    A   at  m_then_write\+0x[0-9a-f
 	"$WORK/ml.report"
 expect_eq "modes later: the finding does not name the later reader" \
 	"$(awk '/^POTENTIAL DEADLOCK/ { on = 1 } on && /^$/ { exit } on' "$WORK/ml.report" | grep -c m_then_read)" 0
+# the writer first, then the later reader, then the inversion's reader:
+# the reader who took the writer's order in another mode is no taker to
+# name
+run mw "$T" modes-writer-first
+expect_eq "writer first: one POTENTIAL DEADLOCK" "$(findings mw)" "POTENTIAL DEADLOCK"
+expect_grep "writer first: the writer's" \
+	"^    B   at  m_then_write\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of modes-write)," "$WORK/mw.report"
+expect_eq "writer first: the finding does not name the later reader" \
+	"$(awk '/^POTENTIAL DEADLOCK/ { on = 1 } on && /^$/ { exit } on' "$WORK/mw.report" | grep -c m_then_read)" 0
 
 # ---- a mutex and an rwlock ---------------------------------------------------
 run mixed "$T" mixed
@@ -403,6 +412,16 @@ expect_grep "another's read: the unlock by a thread that does not hold it" \
 	'^MISUSE: unlock by a thread that does not hold it: rwlock 0x[0-9a-f]+, 1 time$' "$WORK/mo.report"
 expect_grep "another's read: ... at its line" \
 	"^    unlocks_others\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of misuse-other)" "$WORK/mo.report"
+# ... and a reader that lets its read go in a key destructor of its own,
+# after the library's: its unlock is no second MISUSE
+run mk "$T" misuse-key-reader
+expect_eq "key reader: glibc's answers" "$(sort "$WORK/mk.out")" \
+	"$(printf 'read let go at exit: 0\nunlock by another: 0')"
+expect_eq "key reader: one MISUSE, no HELD AT THREAD EXIT" "$(findings mk)" "MISUSE"
+expect_grep "key reader: the one unlock by a thread that does not hold it" \
+	'^MISUSE: unlock by a thread that does not hold it: rwlock 0x[0-9a-f]+, 1 time$' "$WORK/mk.report"
+expect_grep "key reader: ... at the other thread's line" \
+	"^    k_other\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of key-other)" "$WORK/mk.report"
 run exit "$T" exit
 expect_eq "exit: HELD AT THREAD EXIT, nothing else" "$(findings exit)" "HELD AT THREAD EXIT"
 expect_grep "exit: the read lock" \

@@ -116,6 +116,28 @@ static void search(struct ms_lg *g, const struct ms_lg_edge *e, uint32_t modes)
 		ms_findings_cycle(path, n, &gate);
 }
 
+/* The fewest reads among an edge's modes (2 * a read + b read each): a
+ * taker of the edge in fewer reads is the one its findings name, for a
+ * cycle may block through its writes where its reads would not. */
+static unsigned fewest_reads(uint32_t modes)
+{
+	unsigned fewest = 2;
+	for (uint32_t c = 0; c < 4; c++)
+		if ((modes & (1u << c)) && (unsigned)__builtin_popcount(c) < fewest)
+			fewest = (unsigned)__builtin_popcount(c);
+	return fewest;
+}
+
+/* Edge e's taker (thread, callers and stacks) to be from's. */
+static void taker_set(struct ms_lg_edge *e, const struct ms_lg_edge *from)
+{
+	STORE(&e->tid, from->tid);
+	STORE(&e->a_caller, from->a_caller);
+	STORE(&e->b_caller, from->b_caller);
+	STORE(&e->a_stack, from->a_stack);
+	STORE(&e->b_stack, from->b_stack);
+}
+
 /* What add_edge found. */
 enum { EDGE_UNSEEN, EDGE_KNOWN, EDGE_ADDED };
 
@@ -135,7 +157,8 @@ static int add_edge(struct ms_thread *t, struct ms_tstate *ts, uint32_t ai,
 	struct ms_lg_edge *e = ms_lg_find(g, proto.a, proto.a_birth, r, birth);
 	/* a read-write lock's edge in a mode not seen before may close a
 	 * cycle the others could not */
-	int new_mode = e && !(LOAD(&e->modes) & proto.modes);
+	uint32_t old_modes = e ? LOAD(&e->modes) : 0;
+	int new_mode = e && !(old_modes & proto.modes);
 	if (new_mode)
 		__atomic_fetch_or(&e->modes, proto.modes, __ATOMIC_RELAXED);
 	int gates_dropped = e && narrow_gates(e, &proto);
@@ -157,12 +180,14 @@ static int add_edge(struct ms_thread *t, struct ms_tstate *ts, uint32_t ai,
 		return EDGE_UNSEEN;
 	e = ms_lg_find(g, proto.a, proto.a_birth, r, birth);
 	if (e && narrowed) {
-		STORE(&e->tid, proto.tid);
-		STORE(&e->a_caller, proto.a_caller);
-		STORE(&e->b_caller, proto.b_caller);
-		STORE(&e->a_stack, proto.a_stack);
-		STORE(&e->b_stack, proto.b_stack);
+		/* the search's finding, if any, names this thread; the edge
+		 * keeps a taker in fewer reads (a writer) for later ones */
+		struct ms_lg_edge was = *e;
+		int keep_was = !gates_dropped && fewest_reads(proto.modes) >= fewest_reads(old_modes);
+		taker_set(e, &proto);
 		search(g, e, search_modes);
+		if (keep_was)
+			taker_set(e, &was);
 	} else if (!e && (e = ms_lg_add(g, &proto)) != NULL)
 		search(g, e, 0);
 	ms_depot_unlock();

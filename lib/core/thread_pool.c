@@ -159,13 +159,16 @@ static void thread_exit(void *arg)
 	struct ms_tstate *ts = arg;
 	struct ms_thread *t = &ms_self;
 	ms_guard_enter(t);
-	held_prune(ts, 1);
+	/* reads another thread's misuse ended are given up at the last
+	 * round only: a destructor of a later key may still let one go */
+	held_prune(ts, exit_deferred);
 	if ((ts->nheld || ts->overflow) && !exit_deferred) {
 		exit_deferred = 1;
 		if (pthread_setspecific(exit_key, ts) == 0) {
 			ms_guard_leave(t);
 			return;
 		}
+		held_prune(ts, 1); /* no later round: judged now */
 	}
 	exit_deferred = 1;
 	name_kept(ts->tid);
