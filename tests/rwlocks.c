@@ -719,6 +719,47 @@ static void reused(void)
 	printf("spin %p rw %p\n", (void *)&was_spin, (void *)&was_rw);
 }
 
+/* The memory of a spin lock, never destroyed, becomes a mutex named
+ * before its first lock: the name is the mutex's, not the old spin
+ * lock's. */
+static void reused_named(void)
+{
+	const pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+	int (*name)(const pthread_mutex_t *, const char *) =
+		(int (*)(const pthread_mutex_t *, const char *))dlsym(RTLD_DEFAULT,
+									"mutexstat_name");
+	if (!name) {
+		fprintf(stderr, "rwlocks: no mutexstat_name\n");
+		exit(2);
+	}
+	check(pthread_spin_init(&was_spin.spin, 0), 0, "spin_init");
+	for (int i = 0; i < 5; i++) {
+		check(pthread_spin_lock(&was_spin.spin), 0, "spin_lock");
+		check(pthread_spin_unlock(&was_spin.spin), 0, "spin_unlock");
+	}
+	memcpy(&was_spin.mutex, &fresh, sizeof fresh);
+	check(name(&was_spin.mutex, "the new mutex"), 0, "name");
+	for (int i = 0; i < 3; i++) {
+		check(pthread_mutex_lock(&was_spin.mutex), 0, "lock");
+		check(pthread_mutex_unlock(&was_spin.mutex), 0, "unlock");
+	}
+}
+
+/* The memory of a mutex, never destroyed, becomes a spin lock: with
+ * MUTEXSTAT_TRACK=mutex the spin lock is not recorded. */
+static void reused_spin(void)
+{
+	for (int i = 0; i < 3; i++) {
+		check(pthread_mutex_lock(&was_rw.mutex), 0, "lock");
+		check(pthread_mutex_unlock(&was_rw.mutex), 0, "unlock");
+	}
+	check(pthread_spin_init(&was_rw.spin, 0), 0, "spin_init");
+	for (int i = 0; i < 4; i++) {
+		check(pthread_spin_lock(&was_rw.spin), 0, "spin_lock");
+		check(pthread_spin_unlock(&was_rw.spin), 0, "spin_unlock");
+	}
+}
+
 int main(int argc, char **argv)
 {
 	alarm(60);
@@ -763,6 +804,10 @@ int main(int argc, char **argv)
 		modes_later(0);
 	else if (!strcmp(what, "modes-writer-first"))
 		modes_later(1);
+	else if (!strcmp(what, "reused-named"))
+		reused_named();
+	else if (!strcmp(what, "reused-spin"))
+		reused_spin();
 	else if (!strcmp(what, "misuse-key-reader"))
 		misuse_key_reader();
 	else if (!strcmp(what, "reused"))

@@ -270,6 +270,22 @@ expect_eq "reused: the ended lives, a spin lock's 5 and an rwlock's 2" \
 	"$(awk '/^Top /{t=1; next} t && /^$/ { exit } t && / ended / { print $4, $(NF - 2) }' "$WORK/reused.report" |
 	   sort | paste -sd';' -)" "2 rwlock;5 spin"
 
+# ... a name given to such a mutex before its first lock is the mutex's
+run rn "$T" reused-named
+expect_eq "reused, named: exit status" "$rc" 0
+expect_grep "reused, named: the mutex's row has the name" \
+	'^  [12] the new mutex +3 .* mutex +main ' "$WORK/rn.report"
+expect_grep "reused, named: the spin lock's ended life has none" \
+	'^  [12] 1 ended +5 .* spin +main ' "$WORK/rn.report"
+expect_eq "reused, named: the name once, on the mutex" "$(grep -c '"the new mutex"' "$WORK/rn.report")" 1
+expect_grep "reused, named: ... its section" '^#[12] mutex 0x[0-9a-f]+ "the new mutex" ' "$WORK/rn.report"
+# ... and with MUTEXSTAT_TRACK=mutex, a spin lock on a mutex's memory is
+# left out as any spin lock is
+run rs env MUTEXSTAT_TRACK=mutex "$T" reused-spin
+expect_eq "reused, spin left out: exit status" "$rc" 0
+expect_grep "reused, spin left out: only the mutex" '^Top 1 mutex by wait:$' "$WORK/rs.report"
+expect_no_grep "reused, spin left out: no spin lock" ' spin ' "$WORK/rs.report"
+
 # ---- a read taken in the order a write was, later: the write's finding only
 run ml "$T" modes-later
 expect_eq "modes later: one POTENTIAL DEADLOCK" "$(findings ml)" "POTENTIAL DEADLOCK"

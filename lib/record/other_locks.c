@@ -6,6 +6,7 @@
 #include "record/other_locks.h"
 #include "analysis/findings.h"
 #include "base/clock.h"
+#include "base/options.h"
 #include "glibc/real.h"
 #include "glibc/real_rw.h"
 #include "stacks/site.h"
@@ -47,7 +48,9 @@ void ms_note_spin(uint32_t r, uint32_t extra)
 uint32_t ms_first_use_of(struct ms_thread *t, const void *lock, unsigned lock_class,
 			 uintptr_t caller)
 {
-	if (!lock || ms_stack_helper_code(caller))
+	/* (the kind left out: also where the memory held a lock of another
+	 * kind, which record_of_kind found in the thread's cache) */
+	if (!lock || ms_stack_helper_code(caller) || !(ms_opt.track & (1u << lock_class)))
 		return MS_REC_UNTRACKED;
 	uint32_t r = ms_table_add((uintptr_t)lock, 0, &t->clock);
 	if (r == MS_REC_UNTRACKED || r == MS_REC_NONE)

@@ -144,6 +144,10 @@ MS_EXPORT int mutexstat_name(const pthread_mutex_t *mutex, const char *name)
 	uint32_t r = ms_table_find((uintptr_t)mutex);
 	if (r == MS_REC_NONE)
 		r = ms_first_use(&ms_self, (pthread_mutex_t *)mutex, 0);
+	else if (r != MS_REC_UNTRACKED && ms_lock_class(LOAD(&ms_rec(r)->flags)) != MS_CLASS_MUTEX)
+		/* memory of another kind of lock, never destroyed: the name
+		 * is the new mutex life's, not the old lock's */
+		r = ms_first_use_again(&ms_self, (pthread_mutex_t *)mutex, 0);
 	if (r == MS_REC_UNTRACKED || r == MS_REC_NONE)
 		return -1;
 	const char *copy;
