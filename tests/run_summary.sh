@@ -393,4 +393,67 @@ n=0
 while [ $n -lt 100 ] && [ -z "$(xrow)" ]; do sleep 0.1; n=$((n + 1)); done
 expect_eq "exec after a fork: the new program's report, in the directory" "$(xrow)" 3
 
+# A daemon made by glibc's daemon(3), whose parent ends with an _exit of
+# glibc's own: the parent's report and its word on where the daemon's
+# will be, as for a fork of the program's; the daemon's session, working
+# directory and standard descriptors as without the library.
+cat >"$WORK/daemon3.c" <<'EOF'
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+int main(int argc, char **argv)
+{
+	pthread_mutex_lock(&m);
+	pthread_mutex_unlock(&m);
+	pid_t parent = getpid();
+	if (argc != 2 || daemon(0, 0) != 0)
+		return 1;
+	for (int i = 0; i < 4; i++) {
+		pthread_mutex_lock(&m);
+		pthread_mutex_unlock(&m);
+	}
+	char cwd[PATH_MAX] = "", to[3][PATH_MAX];
+	if (!getcwd(cwd, sizeof cwd))
+		return 2;
+	for (int i = 0; i < 3; i++) {
+		char link[64];
+		snprintf(link, sizeof link, "/proc/self/fd/%d", i);
+		ssize_t n = readlink(link, to[i], PATH_MAX - 1);
+		to[i][n > 0 ? n : 0] = 0;
+	}
+	FILE *f = fopen(argv[1], "w");
+	fprintf(f, "a new process %d, its session's leader %d, in %s, %s %s %s\n",
+		getpid() != parent, getsid(0) == getpid(), cwd, to[0], to[1], to[2]);
+	fclose(f);
+	usleep(300000);
+	return 0;
+}
+EOF
+${CC:-cc} -o "$WORK/daemon3" "$WORK/daemon3.c" -lpthread || fail "cannot build daemon3.c"
+"$WORK/daemon3" "$WORK/daemon3.bare"
+rm -rf "$WORK/d3run"
+rc=0
+TMPDIR=$WORK "$MS" --run-dir "$WORK/d3run" "$WORK/daemon3" "$WORK/daemon3.with" 2>"$WORK/d3err" || rc=$?
+expect_eq "daemon(3): the parent's status" "$rc" 0
+expect_grep "daemon(3): the parent's report, on the run's stderr" \
+	'^mutexstat: daemon3 \(pid [0-9]+\) ran .*1 mutex tracked' "$WORK/d3err"
+expect_grep "daemon(3): the parent says where the daemon's report will be" \
+	"^mutexstat: processes of this run live on \(a daemon\?\): their reports, if any, will be in $WORK/d3run/\$" \
+	"$WORK/d3err"
+d3row() {
+	cat "$WORK/d3run"/daemon3.* 2>/dev/null | awk '/^Top /{t=1; next} t && /^ +1 0x/ { print $3; exit }'
+}
+n=0
+while [ $n -lt 100 ] && [ -z "$(d3row)" ]; do sleep 0.1; n=$((n + 1)); done
+expect_eq "daemon(3): the daemon's report in the directory, its own 4 locks" "$(d3row)" 4
+n=0
+while [ $n -lt 100 ] && [ ! -s "$WORK/daemon3.bare" ]; do sleep 0.1; n=$((n + 1)); done
+expect_eq "daemon(3): the daemon as without the library" "$(cat "$WORK/daemon3.with")" \
+	"$(cat "$WORK/daemon3.bare")"
+expect_eq "daemon(3): ... a new session, in /, on /dev/null" "$(cat "$WORK/daemon3.with")" \
+	"a new process 1, its session's leader 1, in /, /dev/null /dev/null /dev/null"
+
 finish

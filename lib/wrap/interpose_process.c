@@ -12,7 +12,10 @@
  *                         so (a shell does) still ends the run with its
  *                         summary (run.h);
  *   quick_exit            the same, after the program's at_quick_exit
- *                         handlers (init.c). */
+ *                         handlers (init.c);
+ *   daemon                glibc's ends its parent with an _exit of its
+ *                         own, past ours: done here, the same steps, so
+ *                         that the parent ends through ours. */
 #define _GNU_SOURCE
 #include "stacks/cfi.h"
 #include "core/forked.h"
@@ -26,7 +29,10 @@
 #include "core/thread.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 /* What a new thread starts with.  From a pool of our own, not malloc:
@@ -210,4 +216,49 @@ MS_EXPORT void quick_exit(int status)
 	if (next)
 		next(status);
 	ms_exit_now(__atomic_load_n(&ms_real.exit_now_c99, __ATOMIC_ACQUIRE), status);
+}
+
+/* daemon(3) as glibc's does it -- fork (the program's fork handlers and
+ * ours run), the parent ends with _exit(0), the child starts a session,
+ * goes to "/" unless nochdir, and unless noclose puts /dev/null (the
+ * character device 1:3, else ENODEV) on its standard input, output and
+ * error -- with the parent's end through our _exit: its report, and a
+ * run's first process saying where the daemon's will be.  Where the
+ * library is off (stepped aside, MUTEXSTAT_FOLLOW=0's child), glibc's. */
+MS_EXPORT int daemon(int nochdir, int noclose)
+{
+	if (ms_start_lazily()) {
+		int (*next)(int, int) = (int (*)(int, int))ms_real_next("daemon", NULL);
+		if (next)
+			return next(nochdir, noclose);
+	}
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid > 0)
+		ms_exit_now(__atomic_load_n(&ms_real.exit_now, __ATOMIC_ACQUIRE), 0);
+	if (setsid() < 0)
+		return -1;
+	if (!nochdir)
+		(void)chdir("/");
+	if (noclose)
+		return 0;
+	int fd = open("/dev/null", O_RDWR);
+	if (fd < 0)
+		return -1;
+	struct stat st;
+	int err = fstat(fd, &st) != 0				     ? errno
+		  : !S_ISCHR(st.st_mode) || st.st_rdev != makedev(1, 3) ? ENODEV
+									     : 0;
+	if (err) {
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	(void)dup2(fd, STDIN_FILENO);
+	(void)dup2(fd, STDOUT_FILENO);
+	(void)dup2(fd, STDERR_FILENO);
+	if (fd > STDERR_FILENO)
+		close(fd);
+	return 0;
 }
