@@ -359,6 +359,41 @@ static int two_inversions(void)
 	return 0;
 }
 
+/* ---- ungated_later: one inversion, taken again another way ---------------
+ * A -> B under gate G, then B -> A by the same thread (all by one
+ * thread: one POTENTIAL DEADLOCK); then another thread takes A -> B
+ * without G.  The same two mutex lives, the same inversion: still one
+ * finding, now shown as two threads' (the surer way it deadlocks). */
+static __attribute__((noinline)) void ungated_a_then_b(void)
+{
+	LOCK(&ma);
+	LOCK(&mb); /* UNGATED_AB */
+	UNLOCK(&mb);
+	UNLOCK(&ma);
+}
+
+static void *ungated_thread(void *arg)
+{
+	ungated_a_then_b();
+	return arg;
+}
+
+static int ungated_later(void)
+{
+	init_abcd();
+	LOCK(&mg);
+	ungated_a_then_b();
+	UNLOCK(&mg);
+	LOCK(&mb);
+	LOCK(&ma); /* UNGATED_BA */
+	UNLOCK(&ma);
+	UNLOCK(&mb);
+	pthread_t t;
+	CHECK(pthread_create(&t, NULL, ungated_thread, NULL), 0);
+	CHECK(pthread_join(t, NULL), 0);
+	return 0;
+}
+
 /* ---- shared_helper: two findings whose first frame is one helper's --------
  * The rule each finding suggests must name its own caller of the helper:
  * one naming the helper would leave both out. */
@@ -1130,6 +1165,7 @@ int main(int argc, char **argv)
 	if (!strcmp(s, "one_ring") && n >= 2 && n <= MAX_TURNS) return one_ring(n);
 	if (!strcmp(s, "two_cycles")) return two_cycles();
 	if (!strcmp(s, "two_inversions")) return two_inversions();
+	if (!strcmp(s, "ungated_later")) return ungated_later();
 	if (!strcmp(s, "shared_helper")) return shared_helper();
 	if (!strcmp(s, "gone_abba")) return gone_abba();
 	if (!strcmp(s, "destroyed_abba")) return lives(1);

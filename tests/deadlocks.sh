@@ -186,9 +186,11 @@ expect_eq "one_thread: both edges by the main thread, at their lines" \
 run one_ring "$T" one_ring 8
 expect_eq "one_ring: one POTENTIAL DEADLOCK" "$(count one_ring 'POTENTIAL DEADLOCK: ')" 1
 finding one_ring '^POTENTIAL DEADLOCK: '
-expect_grep "one_ring: eight threads, each at another step, would deadlock" \
-	'^POTENTIAL DEADLOCK: 8 mutexes taken in a cycle of orders \(all by one thread: 8 threads doing the same, each at another step, would deadlock\)$' \
-	"$WORK/one_ring.finding"
+expect_grep "one_ring: all by one thread" \
+	'^POTENTIAL DEADLOCK: 8 mutexes taken in a cycle of orders \(all by one thread\)$' "$WORK/one_ring.finding"
+expect_eq "one_ring: eight threads, each at another step, would deadlock (its second line)" \
+	"$(sed -n 2p "$WORK/one_ring.finding")" "  8 threads doing the same, each at another step, would deadlock"
+expect_eq "one_ring: no line over 120 columns" "$(awk 'length > 120' "$WORK/one_ring.finding")" ""
 expect_grep "one_ring: the order round the ring" \
 	'^  order: A -> B -> C -> D -> E -> F -> G -> H -> A$' "$WORK/one_ring.finding"
 
@@ -265,6 +267,19 @@ expect_eq "two_inversions: each rule suggested says it leaves out the other too"
 		echo "  to suppress it: potential-deadlock:^two_inversions_step\$"
 		echo "    (a line of MUTEXSTAT_SUPPRESSIONS; it leaves out 1 other finding here too)"
 	done)"
+
+# One inversion taken again by other code (without the gate it had, by
+# another thread): one finding of those two mutex lives, not two, shown as
+# the two threads' -- the way it deadlocks without three threads' help.
+run ungated "$T" ungated_later
+expect_eq "ungated_later: one finding, a POTENTIAL DEADLOCK of two threads" \
+	"$(grep -E "$FINDING" "$WORK/ungated.report")" "POTENTIAL DEADLOCK: 2 mutexes taken in a cycle of orders"
+finding ungated '^POTENTIAL DEADLOCK: '
+expect_grep "ungated_later: the other thread's A then B" \
+	"^    B   at  ungated_a_then_b\+0x[0-9a-f]+ \(.*deadlocks.c:$(line_of "$TSRC" UNGATED_AB), " "$WORK/ungated.finding"
+expect_grep "ungated_later: ... and the first thread's B then A" \
+	"^    A   at  [a-z_]+\+0x[0-9a-f]+ \(.*deadlocks.c:$(line_of "$TSRC" UNGATED_BA), " "$WORK/ungated.finding"
+expect_eq "ungated_later: closed once" "$(grep -c '^  closed ' "$WORK/ungated.finding")" 0
 
 # Two inversions through one helper: each finding's suggested rule names
 # its own caller of the helper, anchored (the helper's name would leave

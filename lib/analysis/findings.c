@@ -209,13 +209,26 @@ static int has_life(const struct ms_cycle_finding *f, const struct ms_finding_mu
 	return 0;
 }
 
-/* A guarded finding of the same mutex lives as f: taken by other code
- * without the gate, the cycle can deadlock after all. */
-static struct cycle *guarded_same_lives(const struct ms_cycle_finding *f)
+/* How surely a cycle can deadlock: unguarded above guarded, then taken
+ * by several threads above all by one (which needs as many threads as
+ * mutexes doing the same, each at another step). */
+static int strength(const struct ms_cycle_finding *f)
+{
+	int several = 0;
+	for (uint32_t i = 1; i < f->kept; i++)
+		several |= f->e[i].tid != f->e[0].tid;
+	return (f->guarded ? 0 : 2) + several;
+}
+
+/* A finding of the same mutex lives as f, made by other code: one
+ * inversion, whichever paths took it.  A guarded one that f, taken
+ * without the gate, makes a potential deadlock after all; else one more
+ * time the same. */
+static struct cycle *same_lives(const struct ms_cycle_finding *f)
 {
 	for (uint32_t i = 0; cycles && i < ncycles; i++) {
 		const struct ms_cycle_finding *g = &cycles[i].f;
-		if (!g->guarded || g->n != f->n || g->kept != f->kept)
+		if (g->n != f->n || g->kept != f->kept)
 			continue;
 		int same = 1;
 		for (uint32_t k = 0; k < f->kept && same; k++)
@@ -257,10 +270,18 @@ void ms_findings_cycle(const struct ms_lg_edge *const *path, size_t n,
 			made.count = c->f.count;
 			c->f = made;
 		}
-	} else if (!made.guarded && (c = guarded_same_lives(&made)) != NULL) {
-		made.count = c->f.count + 1;
-		c->sig = sig;
-		c->f = made;
+	} else if ((c = same_lives(&made)) != NULL) {
+		/* one inversion, shown the surest way it can deadlock; its
+		 * count stays the times it was closed at one code */
+		if (c->f.guarded && !made.guarded) {
+			made.count = c->f.count + 1;
+			c->sig = sig;
+			c->f = made;
+		} else if (strength(&made) > strength(&c->f)) {
+			made.count = c->f.count;
+			c->sig = sig;
+			c->f = made;
+		}
 	} else if (cycles && ncycles < MAX_CYCLES) {
 		c = &cycles[ncycles];
 		c->sig = sig;

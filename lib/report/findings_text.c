@@ -122,10 +122,11 @@ static void print_cycle(struct ms_fmt *f, const struct ms_cycle_finding *c)
 	else if (n == 2)
 		ms_fmt(f, "POTENTIAL DEADLOCK: 2 %s taken in a cycle of orders (all by one "
 			  "thread: two threads doing the same would deadlock)\n", locks);
-	else /* a ring walked by one thread: two walking it need not meet */
+	else /* a ring walked by one thread: two walking it need not meet (the
+	      * why on a line of its own: the heading's 120 columns) */
 		ms_fmt(f, "POTENTIAL DEADLOCK: %u %s taken in a cycle of orders (all by one "
-			  "thread: %u threads doing the same, each at another step, would "
-			  "deadlock)\n", n, locks, n);
+			  "thread)\n  %u threads doing the same, each at another step, would "
+			  "deadlock\n", n, locks, n);
 	if (c->count > 1)
 		ms_fmt(f, "  closed %llu times, by other mutexes each time at the same code "
 			  "(the first time below)\n", (unsigned long long)c->count);
