@@ -206,4 +206,23 @@ done
 expect_eq "the child's intervals say whose fork it is" \
 	"$(jq -r '.forked_from' "$WORK/f/r.$child.1.json")" "$parent"
 
+# ---- an interval's findings line names the dump signal the run has -----------
+ABBA="$top_builddir/examples/deadlock_abba"
+for sig in default USR2 none; do
+	mkdir "$WORK/sig$sig"
+	(
+		[ $sig = default ] || export MUTEXSTAT_SIGNAL=$sig
+		MUTEXSTAT_INTERVAL=10 MUTEXSTAT_OUTPUT="$WORK/sig$sig/r" \
+			run_with "$WORK/out" "$WORK/err" "$ABBA"
+	)
+	case $sig in
+	default) how=", or a dump with kill -USR1," ;;
+	USR2) how=", or a dump with kill -USR2," ;;
+	none) how="" ;;
+	esac
+	expect_eq "MUTEXSTAT_SIGNAL $sig: the interval says how to see its findings" \
+		"$(grep '^  findings: ' "$WORK/sig$sig/r.1")" \
+		"  findings: 1 new in this interval, 1 in the run so far (the exit report$how tells them)"
+done
+
 finish

@@ -40,10 +40,14 @@ static void header(struct ms_fmt *f, const struct ms_iv *iv, const struct ms_spa
 	if (iv->ended)
 		ms_fmt(f, "; %llu ended", (unsigned long long)iv->ended);
 	ms_fmt(f, "\n");
+	/* the dump signal MUTEXSTAT_SIGNAL chose, if any */
+	static const char *const dump_by[] = { ", or a dump with kill -USR1,",
+					       ", or a dump with kill -USR2,", "" };
 	if (iv->findings)
 		ms_fmt(f, "  findings: %llu new in this interval, %llu in the run so far (the "
-			  "exit report, or a dump with kill -USR1, tells them)\n",
-		       (unsigned long long)iv->findings_new, (unsigned long long)iv->findings);
+			  "exit report%s tells them)\n",
+		       (unsigned long long)iv->findings_new, (unsigned long long)iv->findings,
+		       dump_by[ms_opt.signal < 2 ? ms_opt.signal : 2]);
 }
 
 /* The interval's stacks of one kind for a line, best (most time) first. */
