@@ -13,7 +13,8 @@
  * in, a non-recursive one does not), eight readers at once, a read lock
  * let go by another thread, destroyed while held, destroyed and used again.
  * Invalid deadlines and clocks are tried free, held by the caller and held
- * by another thread: glibc refuses them before it looks at the lock.  Then
+ * by another thread: glibc refuses them before it looks at the lock; a
+ * NULL deadline, which glibc takes as none, free and held by the caller.  Then
  * process-shared locks across fork (the child is refused, times out, and
  * waits with no deadline for its parent to let go: the holds its thread
  * inherited are the parent's, no self-deadlock), a private lock held
@@ -63,6 +64,9 @@
 #define SENTINEL 12345
 #define BAD_CLOCK ((clockid_t)CLOCK_PROCESS_CPUTIME_ID)
 #define NO_CLOCK ((clockid_t)12345)
+/* NULL, passed where glibc's headers say nonnull: glibc takes it as no
+ * deadline (volatile, so that the compiler cannot see it is NULL) */
+static const struct timespec *volatile no_deadline;
 #define SHORT_MS 10   /* a wait that must time out while another holds */
 #define READERS 8
 
@@ -407,6 +411,19 @@ static void scene_free(const struct kind *k)
 		CALL("free-bad-clock", pthread_rwlock_unlock, l);
 	if (CALL("free-bad-clock", pthread_rwlock_clockwrlock, l, CLOCK_MONOTONIC_RAW, SOON_MONO) == 0)
 		CALL("free-bad-clock", pthread_rwlock_unlock, l);
+	/* no deadline at all: glibc takes NULL as none, whatever the clock */
+	if (CALL("free-null", pthread_rwlock_timedrdlock, l, no_deadline) == 0)
+		CALL("free-null", pthread_rwlock_unlock, l);
+	if (CALL("free-null", pthread_rwlock_timedwrlock, l, no_deadline) == 0)
+		CALL("free-null", pthread_rwlock_unlock, l);
+	if (CALL("free-null", pthread_rwlock_clockrdlock, l, CLOCK_MONOTONIC, no_deadline) == 0)
+		CALL("free-null", pthread_rwlock_unlock, l);
+	if (CALL("free-null", pthread_rwlock_clockwrlock, l, CLOCK_REALTIME, no_deadline) == 0)
+		CALL("free-null", pthread_rwlock_unlock, l);
+	if (CALL("free-null-bad-clock", pthread_rwlock_clockrdlock, l, NO_CLOCK, no_deadline) == 0)
+		CALL("free-null-bad-clock", pthread_rwlock_unlock, l);
+	if (CALL("free-null-bad-clock", pthread_rwlock_clockwrlock, l, NO_CLOCK, no_deadline) == 0)
+		CALL("free-null-bad-clock", pthread_rwlock_unlock, l);
 	usable("free", l);
 }
 
@@ -437,6 +454,10 @@ static void scene_self_write(const struct kind *k)
 	levels += CALL("self-write-neg-nsec", pthread_rwlock_clockwrlock, l, CLOCK_MONOTONIC, &neg_nsec) == 0;
 	levels += CALL("self-write-bad-clock", pthread_rwlock_clockrdlock, l, BAD_CLOCK, SOON_MONO) == 0;
 	levels += CALL("self-write-bad-clock", pthread_rwlock_clockwrlock, l, NO_CLOCK, SOON_MONO) == 0;
+	levels += CALL("self-write-null", pthread_rwlock_timedwrlock, l, no_deadline) == 0;
+	levels += CALL("self-write-null", pthread_rwlock_timedrdlock, l, no_deadline) == 0;
+	levels += CALL("self-write-null-bad-clock", pthread_rwlock_clockwrlock, l, NO_CLOCK,
+		       no_deadline) == 0;
 	/* another thread's view: held for write */
 	struct step s = { .l = l };
 	on_helper(h_tryrdlock, &s);

@@ -104,6 +104,10 @@ static __attribute__((noinline)) void after_unlock(struct ms_thread *t, uint32_t
 /* glibc refuses the deadline (or the clock) before it looks at the lock. */
 static int deadline_refused(clockid_t clock, const struct timespec *abstime)
 {
+	/* glibc's headers declare abstime nonnull, and gcc took them at their
+	 * word: the test below went, and a NULL deadline (glibc's "none")
+	 * crashed here */
+	__asm__("" : "+r"(abstime));
 	return !abstime || (unsigned long)abstime->tv_nsec >= 1000000000UL ||
 	       (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC);
 }
