@@ -603,6 +603,30 @@ static int self_errorcheck(void)
 	return 0;
 }
 
+/* The same relock of an error-checking mutex that is robust or priority-
+ * inheriting ("robust", "pi"): glibc's try answers EDEADLK itself. */
+static int self_errorcheck_as(const char *how)
+{
+	pthread_mutex_t e;
+	pthread_mutexattr_t attr;
+	pthread_mutexattr_init(&attr);
+	pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ERRORCHECK);
+	if (!strcmp(how, "robust"))
+		pthread_mutexattr_setrobust(&attr, PTHREAD_MUTEX_ROBUST);
+	else
+		pthread_mutexattr_setprotocol(&attr, PTHREAD_PRIO_INHERIT);
+	CHECK(pthread_mutex_init(&e, &attr), 0);
+	pthread_mutexattr_destroy(&attr);
+	say_mutex("E", &e);
+	say_thread("main");
+	CHECK(pthread_mutex_lock(&e), 0);
+	for (int i = 0; i < 2; i++)
+		CHECK(pthread_mutex_lock(&e), EDEADLK); /* ERRCHECK_AS_AGAIN */
+	UNLOCK(&e);
+	printf("EDEADLK 2 times, and on\n");
+	return 0;
+}
+
 static int self_timed(void)
 {
 	init_abcd();
@@ -1174,6 +1198,7 @@ int main(int argc, char **argv)
 	if (!strcmp(s, "unlocked_elsewhere")) return unlocked_elsewhere();
 	if (!strcmp(s, "self_relock")) return self_relock();
 	if (!strcmp(s, "self_errorcheck")) return self_errorcheck();
+	if (!strncmp(s, "self_errorcheck_", 16)) return self_errorcheck_as(s + 16);
 	if (!strcmp(s, "self_timed")) return self_timed();
 	if (!strcmp(s, "self_timed_signal")) return self_timed_signal();
 	if (!strcmp(s, "self_trylock")) return self_trylock();

@@ -540,6 +540,21 @@ expect_grep "self_errorcheck: where it was taken" \
 expect_grep "self_errorcheck: where it was relocked" \
 	"^  relocked at  .*deadlocks\.c:$(line_of "$TSRC" ERRCHECK_AGAIN), " "$WORK/errcheck.finding"
 
+# ... robust, priority-inheriting: glibc's try answers the relock itself
+# (EDEADLK), and it is the same finding (a priority-protected one too, which
+# needs a ceiling the machine may not grant)
+for how in robust pi; do
+	run "errcheck_$how" MUTEXSTAT_EXIT_CODE=7 "$T" "self_errorcheck_$how"
+	expect_eq "self_errorcheck ($how): EDEADLK each time, the program went on, MUTEXSTAT_EXIT_CODE=7" \
+		"$rc $(tail -1 "$WORK/errcheck_$how.out")" "7 EDEADLK 2 times, and on"
+	finding "errcheck_$how" '^SELF-DEADLOCK: '
+	expect_grep "self_errorcheck ($how): averted, 2 times, where" \
+		"^SELF-DEADLOCK: averted: thread $(field "errcheck_$how" thread main) relocked an errorcheck mutex it holds, 2 times; glibc answered EDEADLK$" \
+		"$WORK/errcheck_$how.finding"
+	expect_grep "self_errorcheck ($how): where it was relocked" \
+		"^  relocked at  .*deadlocks\.c:$(line_of "$TSRC" ERRCHECK_AS_AGAIN), " "$WORK/errcheck_$how.finding"
+done
+
 run timedself MUTEXSTAT_EXIT_CODE=7 "$T" self_timed
 expect_eq "self_timed: ETIMEDOUT, and the program went on; MUTEXSTAT_EXIT_CODE=7 fails the run" \
 	"$rc $(tail -1 "$WORK/timedself.out")" "7 ETIMEDOUT, and on"
