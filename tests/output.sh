@@ -214,21 +214,6 @@ sed 1d "$WORK/err" >"$WORK/err.rest"
 expect_grep "/dev/full: then the report on stderr" "$FIRST" "$WORK/err.rest"
 expect_grep "/dev/full: the whole report" '^Top 2 mutexes by wait:$' "$WORK/err.rest"
 
-# a stream -- a FIFO, /dev/null, a terminal: every format's report goes
-# into it, none into a file beside it (before: PIPE.json, /dev/null.1)
-mkfifo "$WORK/pipe"
-(exec 3<>"$WORK/pipe"; exec cat <&3 >"$WORK/pipe.read") & # never an end of file
-reader=$!
-MUTEXSTAT_FORMAT=text,json run "$WORK/pipe" "$CONTENTION" 2 1000
-n=0
-while [ $n -lt 100 ] && ! grep -q '"version"' "$WORK/pipe.read"; do sleep 0.1; n=$((n + 1)); done
-kill "$reader" 2>/dev/null
-wait "$reader" 2>/dev/null
-expect_eq "a FIFO: the program's status" "$rc" 0
-expect_grep "a FIFO: the text report through it" '^Top 2 mutexes by wait:$' "$WORK/pipe.read"
-expect_grep "a FIFO: ... and the JSON one" '^  "version":' "$WORK/pipe.read"
-expect_eq "a FIFO: no file beside it" "$(ls "$WORK" | grep '^pipe\.' | tr '\n' ' ')" "pipe.read "
-
 run "$WORK/nodir/r.%p.txt" sh -c 'echo $$ >"$1"; exec "$0" 2 1000' \
     "$CONTENTION" "$WORK/pid"
 expect_fallback "no such directory, %p" "$WORK/nodir/r.$(cat "$WORK/pid").txt" ENOENT

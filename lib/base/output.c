@@ -170,21 +170,16 @@ static const char *output_as_given(char *path, size_t *len)
 
 /* MUTEXSTAT_OUTPUT names a device or a FIFO: every process may write its
  * report there in turn. */
-/* A character device or a FIFO at path: a stream, not a file. */
-static int path_is_stream(const char *path)
-{
-	int saved = errno;
-	struct stat st;
-	int stream = stat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode));
-	errno = saved;
-	return stream;
-}
-
 static int output_is_stream(void)
 {
+	int saved = errno;
 	char path[4096];
 	size_t len;
-	return path_is_stream(output_as_given(path, &len));
+	struct stat st;
+	int stream = stat(output_as_given(path, &len), &st) == 0 &&
+		     (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode));
+	errno = saved;
+	return stream;
 }
 
 /* MUTEXSTAT_OUTPUT names a directory -- it ends with '/', or is one --
@@ -250,11 +245,7 @@ int ms_output_path(char *out, size_t cap, const char *infix, unsigned seq, const
 			if (out[f.len - 1] != '/')
 				ms_fmt(&f, "/");
 			ms_fmt(&f, "mutexstat.%d", (int)getpid());
-		} else if (ms_opt.output && f.len + 1 < cap && path_is_stream(ms_fmt_str(&f)))
-			/* /dev/null, a terminal, a FIFO: every report of every
-			 * format goes there, none into a file beside it (a
-			 * /dev/null.1 of a live dump) */
-			return 0;
+		}
 	}
 	if (*infix)
 		ms_fmt(&f, ".%s", infix);
