@@ -760,6 +760,28 @@ static void reused_spin(void)
 	}
 }
 
+/* A write lock with no deadline (NULL, which glibc takes as none) waits
+ * like any: a thread holding m waits for main's read, main waits for m --
+ * a DEADLOCK, for ever. */
+static pthread_rwlock_t nd = PTHREAD_RWLOCK_INITIALIZER;
+static pthread_mutex_t nd_m = PTHREAD_MUTEX_INITIALIZER;
+static const struct timespec *volatile nd_none; /* NULL, out of the compiler's sight */
+static void *nd_writer(void *arg)
+{
+	pthread_mutex_lock(&nd_m);
+	pthread_rwlock_timedwrlock(&nd, nd_none); /* nd-write */
+	return arg;
+}
+
+static void null_deadline(void)
+{
+	pthread_t t;
+	pthread_rwlock_rdlock(&nd);
+	pthread_create(&t, NULL, nd_writer, NULL);
+	usleep(200000); /* the writer holds m and waits */
+	pthread_mutex_lock(&nd_m);
+}
+
 int main(int argc, char **argv)
 {
 	alarm(60);
@@ -804,6 +826,8 @@ int main(int argc, char **argv)
 		modes_later(0);
 	else if (!strcmp(what, "modes-writer-first"))
 		modes_later(1);
+	else if (!strcmp(what, "null-deadline"))
+		null_deadline();
 	else if (!strcmp(what, "reused-named"))
 		reused_named();
 	else if (!strcmp(what, "reused-spin"))

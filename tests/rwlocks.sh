@@ -286,6 +286,14 @@ expect_eq "reused, spin left out: exit status" "$rc" 0
 expect_grep "reused, spin left out: only the mutex" '^Top 1 mutex by wait:$' "$WORK/rs.report"
 expect_no_grep "reused, spin left out: no spin lock" ' spin ' "$WORK/rs.report"
 
+# ---- a timed write lock given no deadline (NULL): a wait for ever --------------
+run nd env MUTEXSTAT_WATCHDOG=1 MUTEXSTAT_ON_DEADLOCK=abort "$T" null-deadline
+expect_eq "no deadline: the watchdog's abort" "$rc" 134
+expect_grep "no deadline: a DEADLOCK for ever, not until a deadline" \
+	'^DEADLOCK: 2 threads wait for each other, forever$' "$WORK/nd.report.1"
+expect_grep "no deadline: the writer's wait, at its line" \
+	"^    waits at      nd_writer\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of nd-write), " "$WORK/nd.report.1"
+
 # ---- a read taken in the order a write was, later: the write's finding only
 run ml "$T" modes-later
 expect_eq "modes later: one POTENTIAL DEADLOCK" "$(findings ml)" "POTENTIAL DEADLOCK"

@@ -378,7 +378,8 @@ MS_UNWOUND int ms_rwlock_slow(struct ms_thread *t, uint32_t r, pthread_rwlock_t 
 	int saved = errno;
 	ms_async_defer(t);
 	struct ms_wait w = { .t = t, .r = r, .lock = l, .caller = caller, .op = op,
-			     .call = call_rwlock, .cancelled = rw_wait_cancelled };
+			     .call = call_rwlock, .cancelled = rw_wait_cancelled,
+			     .no_deadline = !abstime };
 	int read = ms_op_read_mode(op);
 	if (rc != EBUSY) {
 		/* the reader limit (EAGAIN): glibc's lock answers the same */
@@ -398,7 +399,8 @@ MS_UNWOUND int ms_rwlock_slow(struct ms_thread *t, uint32_t r, pthread_rwlock_t 
 		/* a write lock by a reader waits for itself: for ever, or to
 		 * the deadline */
 		errno = saved;
-		rc = ms_wait_self(&w, ms_op_deadline(op) ? MS_SELF_TIMEOUT : MS_SELF_FOREVER,
+		rc = ms_wait_self(&w, ms_op_deadline(op) && abstime ? MS_SELF_TIMEOUT
+								    : MS_SELF_FOREVER,
 				  clock, abstime);
 		saved = errno;
 		rc = rw_finish(t, r, l, rc, caller, op, 0, 0);

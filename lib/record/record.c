@@ -508,7 +508,7 @@ MS_UNWOUND int ms_wait_self(struct ms_wait *w, int kind, clockid_t clock,
 	struct ms_tstate *ts = w->t->ts;
 	uint32_t stack = ms_finding_self_deadlock(ts, w->r, (uintptr_t)w->lock,
 						  (enum ms_self_kind)kind);
-	self_wait_shown(ts, w->r, w->lock, w->caller, stack, ms_op_deadline(w->op),
+	self_wait_shown(ts, w->r, w->lock, w->caller, stack, ms_wait_has_deadline(w),
 			ms_op_read_mode(w->op));
 	int rc;
 	struct self_wait_ctx c = { ts, w->r };
@@ -558,7 +558,7 @@ void ms_wait_begin(struct ms_wait *w)
 	if (w->sampled && before >> 32 == 0)
 		__atomic_fetch_or(&ms_rec(r)->flags, MS_F_WAITERS, __ATOMIC_SEQ_CST);
 	w->start = ms_ticks();
-	wait_shown(t->ts, r, w->lock, w->caller, w->mine, ms_op_deadline(w->op), w->start,
+	wait_shown(t->ts, r, w->lock, w->caller, w->mine, ms_wait_has_deadline(w), w->start,
 		   ms_op_read_mode(w->op));
 }
 
@@ -694,7 +694,8 @@ MS_UNWOUND int ms_lock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
 		return rc;
 	}
 	struct ms_wait w = { .t = t, .r = r, .lock = m, .caller = caller, .op = op,
-			     .call = call_mutex, .cancelled = lock_wait_cancelled };
+			     .call = call_mutex, .cancelled = lock_wait_cancelled,
+			     .no_deadline = !abstime };
 	ms_wait_begin(&w);
 	errno = saved;
 	rc = ms_wait_call(&w, clock, abstime);

@@ -215,7 +215,14 @@ struct ms_wait {
 	int sampled;
 	uint32_t mine; /* the waiter's stack, if sampled */
 	uint64_t start;
+	int no_deadline; /* a timed op given none (NULL): glibc waits for ever */
 };
+
+/* Whether the wait gives up at a deadline. */
+static inline int ms_wait_has_deadline(const struct ms_wait *w)
+{
+	return ms_op_deadline(w->op) && !w->no_deadline;
+}
 void ms_wait_begin(struct ms_wait *w);
 MS_UNWOUND int ms_wait_call(struct ms_wait *w, clockid_t clock,
 			    const struct timespec *abstime);

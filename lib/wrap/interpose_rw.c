@@ -101,15 +101,15 @@ static __attribute__((noinline)) void after_unlock(struct ms_thread *t, uint32_t
 
 /* ---- read-write locks ------------------------------------------------------ */
 
-/* glibc refuses the deadline (or the clock) before it looks at the lock. */
+/* glibc refuses the deadline (or the clock) before it looks at the lock;
+ * no deadline (NULL) is none, whatever the clock: a wait like any. */
 static int deadline_refused(clockid_t clock, const struct timespec *abstime)
 {
 	/* glibc's headers declare abstime nonnull, and gcc took them at their
-	 * word: the test below went, and a NULL deadline (glibc's "none")
-	 * crashed here */
+	 * word: the test below went, and a NULL deadline crashed here */
 	__asm__("" : "+r"(abstime));
-	return !abstime || (unsigned long)abstime->tv_nsec >= 1000000000UL ||
-	       (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC);
+	return abstime && ((unsigned long)abstime->tv_nsec >= 1000000000UL ||
+			   (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC));
 }
 
 /* Every read and write lock but the tries: the try first, then what it
