@@ -82,7 +82,7 @@ TMPDIR=$WORK "$MS" --run-dir "$WORK/run2" bash "$WORK/suite2.sh" 2>/dev/null
 cmp_run "$WORK/run2/summary.json" "$WORK/run1/summary.json"
 expect_eq "summaries: a new finding, status 1" "$rc" 1
 expect_grep "summaries: the heading, numbers aside, and the code it names" \
-	"^  POTENTIAL DEADLOCK: N mutexes taken in a cycle of orders \(code: transfer, alice_pays_bob, bob_pays_alice\)$" \
+	"^  POTENTIAL DEADLOCK: N mutexes taken in a cycle of orders \(code: alice_pays_bob, bob_pays_alice, transfer\)$" \
 	"$WORK/cmp"
 
 # two inversions of two mutexes each, in two programs: one heading, two
@@ -95,7 +95,7 @@ EOF
 TMPDIR=$WORK "$MS" --run-dir "$WORK/run3" bash "$WORK/suite3.sh" 2>"$WORK/run3.err"
 expect_eq "summary: two inversions of one heading are two findings" \
 	"$(jq -r '[.findings[] | .code] | sort | join(" / ")' "$WORK/run3/summary.json")" \
-	"static_abba_1, static_abba_2 / transfer, alice_pays_bob, bob_pays_alice"
+	"alice_pays_bob, bob_pays_alice, transfer / static_abba_1, static_abba_2"
 expect_eq "summary text: each finding with its code, then its processes" \
 	"$(grep -A2 '^  POTENTIAL DEADLOCK' "$WORK/run3.err" | grep -c '^    code: .*$')" 2
 expect_grep "summary text: the code line" "^    code: static_abba_1, static_abba_2$" "$WORK/run3.err"

@@ -58,7 +58,7 @@ for shell in bash dash; do
 	set -- $pids
 	expect_eq "$shell: the finding's code, then its processes" \
 		"$(grep -A1 '^  POTENTIAL DEADLOCK: ' "$WORK/err" | sed -n 2p)" \
-		"    code: transfer, alice_pays_bob, bob_pays_alice"
+		"    code: alice_pays_bob, bob_pays_alice, transfer"
 	expect_grep "$shell: with the two processes that had it" \
 		"^    in deadlock_abba \(pid ($1|$2)\), deadlock_abba \(pid ($1|$2)\)$" "$WORK/err"
 	expect_grep "$shell: each report holds its finding" \
@@ -71,7 +71,7 @@ for shell in bash dash; do
 	expect_grep "$shell: JSON: processes" '^  "processes":7,$' "$dir/summary.json"
 	expect_grep "$shell: JSON: recorded" '^  "recorded":3,$' "$dir/summary.json"
 	expect_grep "$shell: JSON: the finding and its processes" \
-		'^    \{"heading":"POTENTIAL DEADLOCK: 2 mutexes taken in a cycle of orders","code":"transfer, alice_pays_bob, bob_pays_alice","processes":2,"first_processes":\[\{"pid":[0-9]+,"program":"deadlock_abba"\},\{"pid":[0-9]+,"program":"deadlock_abba"\}\]\}$' \
+		'^    \{"heading":"POTENTIAL DEADLOCK: 2 mutexes taken in a cycle of orders","code":"alice_pays_bob, bob_pays_alice, transfer","processes":2,"first_processes":\[\{"pid":[0-9]+,"program":"deadlock_abba"\},\{"pid":[0-9]+,"program":"deadlock_abba"\}\]\}$' \
 		"$dir/summary.json"
 	expect_grep "$shell: JSON: the contended mutex" \
 		'"first_locked_at":"worker\+0x[0-9a-f]+ \(examples/contention\.c:33, contention\)","wait_ns":[0-9]+,"contended":[0-9]+,"acquisitions":80000,"processes":1' \

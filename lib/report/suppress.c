@@ -362,45 +362,65 @@ static void words_of(const char *s, size_t len, struct words *ws)
 	add(ws, fw.fn, fw.fnlen);
 }
 
-/* Whether list[0, len), words joined by ", ", has word w. */
-static int listed(const char *list, size_t len, const char *w, size_t wlen)
+#define CODE_NAMES 64 /* functions a finding's code lists */
+
+/* Name a before name b (bytes, then the shorter first). */
+static int name_before(const char *a, size_t alen, const char *b, size_t blen)
 {
-	for (size_t i = 0; i < len;) {
-		const char *sep = memmem(list + i, len - i, ", ", 2);
-		size_t n = sep ? (size_t)(sep - (list + i)) : len - i;
-		if (n == wlen && !memcmp(list + i, w, wlen))
-			return 1;
-		i += n + 2;
-	}
-	return 0;
+	int c = memcmp(a, b, alen < blen ? alen : blen);
+	return c < 0 || (c == 0 && alen < blen);
 }
 
 size_t ms_suppress_finding_code(const char *text, size_t len, char *out, size_t cap)
 {
-	size_t n = 0;
+	const char *name[CODE_NAMES];
+	size_t nlen[CODE_NAMES], k = 0;
+	int more = 0;
 	if (cap < 8) {
 		if (cap)
 			out[0] = 0;
 		return 0;
 	}
+	/* each function once, in order of name: the same finding lists the
+	 * same code whichever thread's edge came first */
 	for (const char *p = text, *end = text + len; p < end;) {
 		const char *line = p, *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
 		p += l + (nl != NULL);
 		struct frame_words fw;
-		if (!frame_words(line, l, &fw) || listed(out, n, fw.fn, fw.fnlen))
+		if (!frame_words(line, l, &fw))
 			continue;
+		size_t at = 0;
+		while (at < k && name_before(name[at], nlen[at], fw.fn, fw.fnlen))
+			at++;
+		if (at < k && nlen[at] == fw.fnlen && !memcmp(name[at], fw.fn, fw.fnlen))
+			continue; /* listed */
+		if (k == CODE_NAMES) {
+			more = 1;
+			continue;
+		}
+		memmove(name + at + 1, name + at, (k - at) * sizeof *name);
+		memmove(nlen + at + 1, nlen + at, (k - at) * sizeof *nlen);
+		name[at] = fw.fn;
+		nlen[at] = fw.fnlen;
+		k++;
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < k; i++) {
 		size_t sep = n ? 2 : 0;
 		/* each step leaves room for ", ..." and the 0 */
-		if (n + sep + fw.fnlen + 5 >= cap) {
-			const char *more = n ? ", ..." : "...";
-			memcpy(out + n, more, strlen(more));
-			n += strlen(more);
+		if (n + sep + nlen[i] + 5 >= cap) {
+			more = 1;
 			break;
 		}
 		memcpy(out + n, ", ", sep);
-		memcpy(out + n + sep, fw.fn, fw.fnlen);
-		n += sep + fw.fnlen;
+		memcpy(out + n + sep, name[i], nlen[i]);
+		n += sep + nlen[i];
+	}
+	if (more) {
+		const char *tail = n ? ", ..." : "...";
+		memcpy(out + n, tail, strlen(tail));
+		n += strlen(tail);
 	}
 	out[n] = 0;
 	return n;

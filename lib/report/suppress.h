@@ -38,10 +38,11 @@ void ms_suppress_print(struct ms_fmt *f);
  * (run.c reads its findings' first lines by it too). */
 size_t ms_suppress_heading_len(const char *s, size_t len);
 
-/* The functions a finding text[0, len) names, each once, in the order
- * they first appear, joined by ", " into out (cut with "..." at cap, 0
- * ended): what tells findings with one heading apart across processes
- * (run.c).  Returns its length; 0 where no frame names a function. */
+/* The functions a finding text[0, len) names, each once, in order of
+ * name, joined by ", " into out (cut with "..." at cap, 0 ended): what
+ * tells findings with one heading apart across processes (run.c), the
+ * same whichever thread's part came first.  Returns its length; 0 where
+ * no frame names a function. */
 size_t ms_suppress_finding_code(const char *text, size_t len, char *out, size_t cap);
 
 /* The words before a held lock's first-lock stack past a wrapper of the
