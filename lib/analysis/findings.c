@@ -271,14 +271,15 @@ void ms_findings_cycle(const struct ms_lg_edge *const *path, size_t n,
 			c->f = made;
 		}
 	} else if ((c = same_lives(&made)) != NULL) {
-		/* one inversion, shown the surest way it can deadlock; its
-		 * count stays the times it was closed at one code */
+		/* one inversion, shown the surest way it can deadlock */
 		if (c->f.guarded && !made.guarded) {
 			made.count = c->f.count + 1;
 			c->sig = sig;
 			c->f = made;
 		} else if (strength(&made) > strength(&c->f)) {
-			made.count = c->f.count;
+			/* its code now: closed once there (the count was of
+			 * the old code's closings) */
+			made.count = 1;
 			c->sig = sig;
 			c->f = made;
 		}
