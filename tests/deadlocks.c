@@ -372,6 +372,14 @@ static __attribute__((noinline)) void ungated_a_then_b(void)
 	UNLOCK(&ma);
 }
 
+static __attribute__((noinline)) void ungated_pair_ab(pthread_mutex_t *x, pthread_mutex_t *y)
+{
+	LOCK(x);
+	LOCK(y);
+	UNLOCK(y);
+	UNLOCK(x);
+}
+
 static void *ungated_thread(void *arg)
 {
 	ungated_a_then_b();
@@ -390,6 +398,40 @@ static int ungated_later(void)
 	UNLOCK(&mb);
 	pthread_t t;
 	CHECK(pthread_create(&t, NULL, ungated_thread, NULL), 0);
+	CHECK(pthread_join(t, NULL), 0);
+	return 0;
+}
+
+/* ---- ungated_count: the same, after the code closed two pairs -------------
+ * A -> B under G then B -> A, and C -> D under G then D -> C, at the same
+ * code: one finding closed 2 times.  Another thread then takes A -> B
+ * without G: a finding of its own, closed once there; the old one stays,
+ * for C and D as much as for A and B. */
+static __attribute__((noinline)) void gated_pair(pthread_mutex_t *x, pthread_mutex_t *y)
+{
+	LOCK(&mg);
+	ungated_pair_ab(x, y);
+	UNLOCK(&mg);
+	LOCK(y);
+	LOCK(x);
+	UNLOCK(x);
+	UNLOCK(y);
+}
+
+static void *ungated_ab_thread(void *arg)
+{
+	ungated_pair_ab(&ma, &mb);
+	return arg;
+}
+
+static int ungated_count(void)
+{
+	init_abcd();
+	pthread_mutex_t *pairs[2][2] = { { &ma, &mb }, { &mc, &md } };
+	for (volatile int i = 0; i < 2; i++) /* one call site: the same code */
+		gated_pair(pairs[i][0], pairs[i][1]);
+	pthread_t t;
+	CHECK(pthread_create(&t, NULL, ungated_ab_thread, NULL), 0);
 	CHECK(pthread_join(t, NULL), 0);
 	return 0;
 }
@@ -1190,6 +1232,7 @@ int main(int argc, char **argv)
 	if (!strcmp(s, "two_cycles")) return two_cycles();
 	if (!strcmp(s, "two_inversions")) return two_inversions();
 	if (!strcmp(s, "ungated_later")) return ungated_later();
+	if (!strcmp(s, "ungated_count")) return ungated_count();
 	if (!strcmp(s, "shared_helper")) return shared_helper();
 	if (!strcmp(s, "gone_abba")) return gone_abba();
 	if (!strcmp(s, "destroyed_abba")) return lives(1);

@@ -280,6 +280,20 @@ expect_grep "ungated_later: the other thread's A then B" \
 expect_grep "ungated_later: ... and the first thread's B then A" \
 	"^    A   at  [a-z_]+\+0x[0-9a-f]+ \(.*deadlocks.c:$(line_of "$TSRC" UNGATED_BA), " "$WORK/ungated.finding"
 expect_eq "ungated_later: closed once" "$(grep -c '^  closed ' "$WORK/ungated.finding")" 0
+# ... but where the code of before closed it for two pairs (closed 2
+# times), that finding stays, with its count, beside the new code's, which
+# counts its own closing
+run ungcount "$T" ungated_count
+expect_eq "ungated_count: the old code's finding and the new one's" \
+	"$(grep -E "$FINDING" "$WORK/ungcount.report" | sort)" \
+	"$(printf '%s\n' 'POTENTIAL DEADLOCK: 2 mutexes taken in a cycle of orders' \
+		'POTENTIAL DEADLOCK: 2 mutexes taken in a cycle of orders (all by one thread: two threads doing the same would deadlock)')"
+finding ungcount '^POTENTIAL DEADLOCK: 2 mutexes taken in a cycle of orders$'
+expect_grep "ungated_count: the other thread's finding" '^            ungated_ab_thread\+0x' "$WORK/ungcount.finding"
+expect_eq "ungated_count: ... closed once at its code" "$(grep -c '^  closed ' "$WORK/ungcount.finding")" 0
+finding ungcount '^POTENTIAL DEADLOCK: .*all by one thread'
+expect_grep "ungated_count: the old code's, closed 2 times" \
+	'^  closed 2 times, by other mutexes each time at the same code' "$WORK/ungcount.finding"
 
 # Two inversions through one helper: each finding's suggested rule names
 # its own caller of the helper, anchored (the helper's name would leave

@@ -270,16 +270,18 @@ void ms_findings_cycle(const struct ms_lg_edge *const *path, size_t n,
 			made.count = c->f.count;
 			c->f = made;
 		}
-	} else if ((c = same_lives(&made)) != NULL) {
-		/* one inversion, shown the surest way it can deadlock */
+	} else if ((c = same_lives(&made)) != NULL &&
+		   ((c->f.guarded && !made.guarded) || strength(&made) <= strength(&c->f) ||
+		    c->f.count == 1)) {
+		/* one inversion, shown the surest way it can deadlock (an old
+		 * code that closed it for other lives too stays a finding of
+		 * its own, below) */
 		if (c->f.guarded && !made.guarded) {
 			made.count = c->f.count + 1;
 			c->sig = sig;
 			c->f = made;
 		} else if (strength(&made) > strength(&c->f)) {
-			/* its code now: closed once there (the count was of
-			 * the old code's closings) */
-			made.count = 1;
+			made.count = 1; /* at its code */
 			c->sig = sig;
 			c->f = made;
 		}
