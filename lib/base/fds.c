@@ -92,8 +92,10 @@ int ms_fd_dup_high(int fd)
 int ms_fd_move_high(int fd)
 {
 	int high = ms_fd_dup_high(fd);
-	if (high < 0)
+	if (high < 0) {
+		remember(fd); /* where it is, but ours all the same */
 		return fd;
+	}
 	int saved = errno;
 	close(fd);
 	errno = saved;

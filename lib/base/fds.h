@@ -13,7 +13,7 @@
 /* fd moved to a high number (close-on-exec, the same open file): the first
  * free one from 1000 (200, 10 under a lower RLIMIT_NOFILE; under a limit
  * of 11 or less, the highest free one), and fd closed.
- * fd itself if there is no room; errno as it was. */
+ * fd itself if there is no room (ours all the same); errno as it was. */
 int ms_fd_move_high(int fd);
 
 /* dup(fd) at a high number, close-on-exec, as above; -1 if it fails. */
