@@ -220,6 +220,15 @@ static int strength(const struct ms_cycle_finding *f)
 	return (f->guarded ? 0 : 2) + several;
 }
 
+/* A surer closing (made) of finding f's lives by other code is a finding
+ * of its own where f's code closed the cycle for other mutexes too
+ * ("closed N times": they would go with f's code) -- unless f was guarded
+ * and made is not, which makes f a potential deadlock after all. */
+static int stays_apart(const struct ms_cycle_finding *made, const struct ms_cycle_finding *f)
+{
+	return strength(made) > strength(f) && f->count > 1 && !(f->guarded && !made->guarded);
+}
+
 /* A finding of the same mutex lives as f, made by other code: one
  * inversion, whichever paths took it.  A guarded one that f, taken
  * without the gate, makes a potential deadlock after all; else one more
@@ -270,18 +279,12 @@ void ms_findings_cycle(const struct ms_lg_edge *const *path, size_t n,
 			made.count = c->f.count;
 			c->f = made;
 		}
-	} else if ((c = same_lives(&made)) != NULL &&
-		   ((c->f.guarded && !made.guarded) || strength(&made) <= strength(&c->f) ||
-		    c->f.count == 1)) {
-		/* one inversion, shown the surest way it can deadlock (an old
-		 * code that closed it for other lives too stays a finding of
-		 * its own, below) */
-		if (c->f.guarded && !made.guarded) {
-			made.count = c->f.count + 1;
-			c->sig = sig;
-			c->f = made;
-		} else if (strength(&made) > strength(&c->f)) {
-			made.count = 1; /* at its code */
+	} else if ((c = same_lives(&made)) != NULL && !stays_apart(&made, &c->f)) {
+		/* one inversion, shown the surest way it can deadlock: a
+		 * guarded one found unguarded counts on, another code's
+		 * closing counts from its own */
+		if (strength(&made) > strength(&c->f)) {
+			made.count = c->f.guarded && !made.guarded ? c->f.count + 1 : 1;
 			c->sig = sig;
 			c->f = made;
 		}
