@@ -399,8 +399,7 @@ MS_UNWOUND int ms_rwlock_slow(struct ms_thread *t, uint32_t r, pthread_rwlock_t 
 		/* a write lock by a reader waits for itself: for ever, or to
 		 * the deadline */
 		errno = saved;
-		rc = ms_wait_self(&w, ms_op_deadline(op) && abstime ? MS_SELF_TIMEOUT
-								    : MS_SELF_FOREVER,
+		rc = ms_wait_self(&w, ms_wait_has_deadline(&w) ? MS_SELF_TIMEOUT : MS_SELF_FOREVER,
 				  clock, abstime);
 		saved = errno;
 		rc = rw_finish(t, r, l, rc, caller, op, 0, 0);

@@ -665,16 +665,16 @@ MS_UNWOUND int ms_lock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
 					 PTHREAD_MUTEX_ERRORCHECK;
 			/* a deadline glibc refuses (EINVAL) once it would wait:
 			 * the call does not wait, for itself or anyone */
-			int refused = ms_op_deadline(op) && abstime &&
-				      (unsigned long)abstime->tv_nsec >= 1000000000UL;
+			/* (a timed lock given no deadline waits for ever) */
+			int timed = ms_op_deadline(op) && abstime;
+			int refused = timed && (unsigned long)abstime->tv_nsec >= 1000000000UL;
 			if (!errorcheck && !refused) {
 				/* it waits for itself: a finding before the
 				 * wait, said at once if the wait never ends, and
 				 * a wait live dumps and the watchdog see */
 				uint32_t stack = ms_finding_self_deadlock(
-					t->ts, r, (uintptr_t)m,
-					!ms_op_deadline(op) ? MS_SELF_FOREVER : MS_SELF_TIMEOUT);
-				self_wait_shown(t->ts, r, m, caller, stack, ms_op_deadline(op), 0);
+					t->ts, r, (uintptr_t)m, timed ? MS_SELF_TIMEOUT : MS_SELF_FOREVER);
+				self_wait_shown(t->ts, r, m, caller, stack, timed, 0);
 			}
 			errno = saved;
 			rc = errorcheck || refused ? call_lock_blocking(t, m, op, clock, abstime)
