@@ -242,6 +242,22 @@ expect_eq "nested launcher: one summary" "$(grep -c '^mutexstat: the run of' "$W
 expect_grep "nested launcher: its program in the run" \
 	"^mutexstat: the run of bash \(pid [0-9]+\): [0-9]+ processes \\(1 took locks\\); " "$WORK/err"
 
+# top_acquired DIR PROGRAM: the acquisitions of the top row of PROGRAM's
+# report in the run's directory DIR, once it is written whole (waited for
+# up to 10 s: a process of the run that outlives the first writes it
+# later); "" if none came.
+top_acquired() {
+	top_acquired_n=0
+	while :; do
+		top_acquired_row=$(cat "$1/$2".* 2>/dev/null |
+			awk '/^Top /{t=1; next} t && /^ +1 0x/ { print $3; exit }')
+		[ -n "$top_acquired_row" ] || [ $top_acquired_n -ge 100 ] && break
+		sleep 0.1
+		top_acquired_n=$((top_acquired_n + 1))
+	done
+	echo "$top_acquired_row"
+}
+
 # ---- a daemon: the first process ends before the one it forked ------------
 # The run's directory stays for the daemon's report (and its live dumps),
 # and the first process says where it will be.
@@ -283,8 +299,7 @@ expect_grep "daemon: the first process says where the daemon's report will be" \
 : >"$WORK/go"
 wait_for "$WORK/drun/daemon.$daemon" '^mutexstat: daemon \(pid [0-9]+\) ran ' 20 ||
 	fail "daemon: its report never came to the run's directory"
-expect_eq "daemon: its 25 locks" \
-	"$(awk '/^Top /{t=1; next} t && /^ +1 0x/ { print $3; exit }' "$WORK/drun/daemon.$daemon")" 25
+expect_eq "daemon: its 25 locks" "$(top_acquired "$WORK/drun" daemon)" 25
 n=0
 while [ $n -lt 100 ] && [ -e "$WORK/drun/.left" ]; do sleep 0.1; n=$((n + 1)); done
 expect_eq "daemon: the directory, its report and the run's list left" \
@@ -385,13 +400,8 @@ rm -rf "$WORK/xrun"
 # (a child of the first process: one its parent left may not have taken
 # its hold yet when the first one ends -- doc/limits.md)
 TMPDIR=$WORK "$MS" --run-dir "$WORK/xrun" dash -c "\"$WORK/execafter\" & sleep 0.1" 2>"$WORK/xerr"
-# the report's top row, once it is written whole
-xrow() {
-	cat "$WORK/xrun"/execafter.* 2>/dev/null | awk '/^Top /{t=1; next} t && /^ +1 0x/ { print $3; exit }'
-}
-n=0
-while [ $n -lt 100 ] && [ -z "$(xrow)" ]; do sleep 0.1; n=$((n + 1)); done
-expect_eq "exec after a fork: the new program's report, in the directory" "$(xrow)" 3
+expect_eq "exec after a fork: the new program's report, in the directory" \
+	"$(top_acquired "$WORK/xrun" execafter)" 3
 
 # A daemon made by glibc's daemon(3), whose parent ends with an _exit of
 # glibc's own: the parent's report and its word on where the daemon's
@@ -443,12 +453,8 @@ expect_grep "daemon(3): the parent's report, on the run's stderr" \
 expect_grep "daemon(3): the parent says where the daemon's report will be" \
 	"^mutexstat: processes of this run live on \(a daemon\?\): their reports, if any, will be in $WORK/d3run/\$" \
 	"$WORK/d3err"
-d3row() {
-	cat "$WORK/d3run"/daemon3.* 2>/dev/null | awk '/^Top /{t=1; next} t && /^ +1 0x/ { print $3; exit }'
-}
-n=0
-while [ $n -lt 100 ] && [ -z "$(d3row)" ]; do sleep 0.1; n=$((n + 1)); done
-expect_eq "daemon(3): the daemon's report in the directory, its own 4 locks" "$(d3row)" 4
+expect_eq "daemon(3): the daemon's report in the directory, its own 4 locks" \
+	"$(top_acquired "$WORK/d3run" daemon3)" 4
 n=0
 while [ $n -lt 100 ] && [ ! -s "$WORK/daemon3.bare" ]; do sleep 0.1; n=$((n + 1)); done
 expect_eq "daemon(3): the daemon as without the library" "$(cat "$WORK/daemon3.with")" \
