@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "deadline.h"
+#include "proc_wait.h"
 
 static pthread_rwlock_t a = PTHREAD_RWLOCK_INITIALIZER;
 static pthread_rwlock_t b = PTHREAD_RWLOCK_INITIALIZER;
@@ -782,6 +783,63 @@ static void null_deadline(void)
 	pthread_mutex_lock(&nd_m);
 }
 
+/* Who let a waiter in, kept while other readers come and go: main's
+ * write lets a reader in; while that reader holds, a writer waits and
+ * main reads 40 times (each unlock saw the waiting writer and took a
+ * release number once, and four numbers later the reader's had been
+ * overwritten before it read it: its wait went unattributed).  Then the
+ * reader, the last one out, lets the writer in.  Each wait is charged to
+ * the unlock that ended it, and main's 40 unlocks ended none. */
+static pthread_rwlock_t bk = PTHREAD_RWLOCK_INITIALIZER;
+static int bk_reader_tid, bk_writer_tid, bk_reading, bk_done_reading;
+
+static void *bk_reader(void *arg)
+{
+	__atomic_store_n(&bk_reader_tid, (int)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	CHECK(pthread_rwlock_rdlock(&bk));
+	__atomic_store_n(&bk_reading, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&bk_done_reading, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	CHECK(pthread_rwlock_unlock(&bk)); /* bk-last-reader */
+	return arg;
+}
+
+static void *bk_writer(void *arg)
+{
+	__atomic_store_n(&bk_writer_tid, (int)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	CHECK(pthread_rwlock_wrlock(&bk));
+	CHECK(pthread_rwlock_unlock(&bk));
+	return arg;
+}
+
+/* until thread *tid (once known) sleeps in futex() */
+static void bk_wait_asleep(const int *tid)
+{
+	int t;
+	while (!(t = __atomic_load_n(tid, __ATOMIC_ACQUIRE)) || !sleeps_on_futex(t, NULL))
+		usleep(1000);
+}
+
+static void blame_kept(void)
+{
+	pthread_t r, w;
+	CHECK(pthread_rwlock_wrlock(&bk));
+	CHECK(pthread_create(&r, NULL, bk_reader, NULL));
+	bk_wait_asleep(&bk_reader_tid);
+	CHECK(pthread_rwlock_unlock(&bk)); /* bk-let-in */
+	while (!__atomic_load_n(&bk_reading, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	CHECK(pthread_create(&w, NULL, bk_writer, NULL));
+	bk_wait_asleep(&bk_writer_tid);
+	for (int i = 0; i < 40; i++) {
+		CHECK(pthread_rwlock_rdlock(&bk));
+		CHECK(pthread_rwlock_unlock(&bk)); /* bk-other-reads */
+	}
+	__atomic_store_n(&bk_done_reading, 1, __ATOMIC_RELEASE);
+	CHECK(pthread_join(r, NULL));
+	CHECK(pthread_join(w, NULL));
+}
+
 int main(int argc, char **argv)
 {
 	alarm(60);
@@ -858,6 +916,8 @@ int main(int argc, char **argv)
 		misuse();
 	else if (!strcmp(what, "timed-write"))
 		timed_write();
+	else if (!strcmp(what, "blame-kept"))
+		blame_kept();
 	else if (!strcmp(what, "writers-exit"))
 		writers_exit();
 	else if (!strcmp(what, "exit")) {

@@ -463,6 +463,23 @@ expect_grep "timed-write: it waited behind the reader, its 100 ms deadline count
 expect_eq "timed-write: no line over 120 columns (the held line is two)" \
 	"$(sed 's/µ/u/g' "$WORK/timed.report" | awk 'length($0) > 120' | wc -l)" 0
 
+# ---- who let a waiter in, while other readers come and go ------------------
+# A reader let in by main's write unlock holds on while a writer waits and
+# main reads 40 times; then the reader lets the writer in.  Each wait is
+# charged to the unlock that ended it: main's 40 read unlocks ended none,
+# and with a release number each they overwrote the reader's before it
+# read it (its wait went unattributed).
+run blame "$T" blame-kept
+expect_eq "blame-kept: exit status" "$rc" 0
+awk '/^  who made them wait/ { on = 1; next } on && /^ +waits/ { next }
+	on && !/^      / { exit } on' \
+	"$WORK/blame.report" | sed 's/^ *\([0-9]*\) .*rwlocks\.c:\([0-9]*\),.*/\1 \2/' |
+	sort >"$WORK/blame.rows"
+expect_eq "blame-kept: each wait charged to the unlock that ended it" \
+	"$(cat "$WORK/blame.rows")" \
+	"$(printf '1 %s\n1 %s\n' "$(line_of bk-last-reader)" "$(line_of bk-let-in)" | sort)"
+expect_no_grep "blame-kept: none unattributed" 'not attributed' "$WORK/blame.report"
+
 # ---- writers on one rwlock, the process exiting among them ------------------
 # The exit report catches writers waiting while the holder is between
 # glibc's lock and its record: each once named another waiting writer as

@@ -224,7 +224,12 @@ struct ms_cold {
 	const char *name;
 	void *blame; /* waiting and holding stacks: analysis/blame.c's lines */
 	uint32_t release_seq;     /* unlocks that found a sampled waiter */
-	uint64_t release_pub[4];  /* their stacks: seq << 32 | stack id */
+	/* their stacks (seq << 32 | stack id), the newest MS_RELEASE_PUB: a
+	 * waiter reads its own after its next unlock, and the releases of a
+	 * lock's readers while a writer waits came four at a time before it
+	 * did (an rwlock's writers lost most of their attribution) */
+#define MS_RELEASE_PUB 16
+	uint64_t release_pub[MS_RELEASE_PUB];
 	/* Contention events, to pick the sampled ones: bumped without a
 	 * locked instruction, so two waiters at once may count as one --
 	 * it chooses samples, it is no statistic. */

@@ -168,6 +168,7 @@ struct ms_thread {
 	 * that unlock takes the slow path). */
 	uint32_t pend;
 	uint32_t pend_rec, pend_stack, pend_seq;
+	uint32_t pend_holder; /* the stack of release pend_seq, once read */
 	uint64_t pend_birth, pend_wait;
 	/* Below: what only adding and removing mutexes uses, after what every
 	 * lock and unlock reads (those stay in the first lines). */

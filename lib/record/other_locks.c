@@ -234,7 +234,8 @@ int ms_holds_read(const struct ms_tstate *ts, uint32_t r)
 	return 0;
 }
 
-uint32_t ms_read_released(struct ms_thread *t, uint32_t r, uintptr_t caller)
+uint32_t ms_read_released(struct ms_thread *t, uint32_t r, const pthread_rwlock_t *l,
+			  uintptr_t caller)
 {
 	struct ms_tstate *ts = t->ts;
 	struct ms_record *rec = ms_rec(r);
@@ -256,8 +257,17 @@ uint32_t ms_read_released(struct ms_thread *t, uint32_t r, uintptr_t caller)
 	}
 	if (unlikely(since))
 		ms_read_hold_end(r, since);
+	/* Only the last reader out lets a waiter in: a writer waiting
+	 * behind readers picks up the stack of the release numbered last
+	 * before it got the lock.  The others take no number and capture
+	 * no stack -- each read unlock did while a writer waited, the most
+	 * of what a read cost then, and with four numbers a stack's
+	 * publication was overwritten before its waiter read it.  Two
+	 * readers leaving at once may each see the other: neither takes a
+	 * number, and the waiter's wait goes unattributed, not to an older
+	 * release (ms_wait_end). */
 	uint32_t seq = 0;
-	if (unlikely(LOAD(&rec->flags) & MS_F_WAITERS))
+	if (unlikely(LOAD(&rec->flags) & MS_F_WAITERS) && rw_readers(l) <= 1)
 		seq = ms_release_begin(r);
 	uint32_t pos = mode >> MS_HELD_POS_SHIFT;
 	uint64_t o = t->clock + 1; /* past its lock's entry, as a holder's */

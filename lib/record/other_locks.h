@@ -25,10 +25,12 @@ uint32_t ms_first_use_of(struct ms_thread *t, const void *lock, unsigned lock_cl
 			 uintptr_t caller);
 
 /* A read hold begins (after glibc gave it) or ends (before glibc lets
- * go; returns ms_released's release number). */
+ * go of l; returns ms_released's release number, if the release can let
+ * a waiter in). */
 void ms_read_acquired(struct ms_thread *t, uint32_t r, const void *lock, uintptr_t caller,
 		      unsigned op, int waited, uint64_t ticks);
-uint32_t ms_read_released(struct ms_thread *t, uint32_t r, uintptr_t caller);
+uint32_t ms_read_released(struct ms_thread *t, uint32_t r, const pthread_rwlock_t *l,
+			  uintptr_t caller);
 /* A write acquisition of record r's rwlock by thread t, counted by the
  * writer, whose clock goes past the reads' entries (before its own). */
 void ms_write_counted(struct ms_thread *t, uint32_t r);

@@ -29,12 +29,39 @@ uint32_t ms_release_begin(uint32_t r)
 	return ATOMIC_ADD(&ms_cold(r)->release_seq, 1) + 1;
 }
 
+/* Whether the release a pending blame waits for is published (or
+ * overwritten): then its stack is kept in pend_holder and pend_seq is 0.
+ * One look, no wait: called as soon as it may be there. */
+static void blame_pickup(struct ms_thread *t)
+{
+	uint32_t seq = t->pend_seq, r = t->pend_rec;
+	/* (its cold part is there: it was waited for; looked at without
+	 * ms_cold(), which may make one, in case its life ended) */
+	if (!seq || LOAD(&ms_rec(r)->birth) != t->pend_birth ||
+	    !(__atomic_load_n(&ms_rec(r)->flags, __ATOMIC_ACQUIRE) & MS_F_COLD))
+		return;
+	uint64_t v = __atomic_load_n(&ms_table.cold[r].release_pub[seq % MS_RELEASE_PUB],
+				     __ATOMIC_ACQUIRE);
+	if ((uint32_t)(v >> 32) < seq)
+		return; /* not yet */
+	/* a newer one: overwritten, the holder is not known */
+	t->pend_holder = (uint32_t)(v >> 32) == seq ? (ms_stack_id)v : 0;
+	t->pend_seq = 0;
+}
+
 void ms_release_publish(uint32_t r, uint64_t birth, uint32_t seq)
 {
+	/* A blame this thread owes waits for another release's stack: read
+	 * it before capturing this one's, which takes a while -- releases
+	 * enough to overwrite it may come meanwhile (an rwlock's readers,
+	 * while a writer waits). */
+	struct ms_thread *self = &ms_self;
+	if (self->pend)
+		blame_pickup(self);
 	ms_stack_id id = ms_stack_here();
 	if (LOAD(&ms_rec(r)->birth) != birth)
 		return; /* destroyed meanwhile: its record is another's now */
-	__atomic_store_n(&ms_cold(r)->release_pub[seq & 3],
+	__atomic_store_n(&ms_cold(r)->release_pub[seq % MS_RELEASE_PUB],
 			 (uint64_t)seq << 32 | id, __ATOMIC_RELEASE);
 }
 
@@ -46,7 +73,7 @@ void ms_blame_flush(struct ms_thread *t)
 		return;
 	ms_guard_enter(t); /* a signal handler must not spin on our locks */
 	uint32_t r = t->pend_rec;
-	ms_stack_id holder = 0;
+	ms_stack_id holder = t->pend_holder;
 	if (LOAD(&ms_rec(r)->birth) == t->pend_birth) {
 		ms_blame_add(r, t->pend_birth, MS_BLAME_WAIT, t->pend_stack,
 			     t->pend_wait);
@@ -56,14 +83,14 @@ void ms_blame_flush(struct ms_thread *t)
 		uint64_t give_up = ms_ticks() + ms_ticks_per_ms() * 5;
 		for (unsigned spins = 0; t->pend_seq; spins++) {
 			uint64_t v = __atomic_load_n(
-				&ms_cold(r)->release_pub[t->pend_seq & 3],
+				&ms_cold(r)->release_pub[t->pend_seq % MS_RELEASE_PUB],
 				__ATOMIC_ACQUIRE);
 			if ((uint32_t)(v >> 32) == t->pend_seq) {
 				holder = (ms_stack_id)v;
 				break;
 			}
 			if ((uint32_t)(v >> 32) > t->pend_seq)
-				break; /* overwritten: four releases later */
+				break; /* overwritten: MS_RELEASE_PUB releases later */
 			if (spins < 200)
 				__builtin_ia32_pause();
 			else if (ms_ticks() > give_up)
@@ -584,7 +611,9 @@ uint64_t ms_wait_end(struct ms_wait *w, int got)
 			t->pend_stack = w->mine;
 			t->pend_wait = now - w->start;
 			t->pend_seq = LOAD(&c->release_seq);
+			t->pend_holder = 0;
 			t->pend = 1;
+			blame_pickup(t); /* its holder may be quick */
 			ms_ok_clear(t);
 		}
 	}

@@ -183,7 +183,7 @@ static inline __attribute__((always_inline)) int rw_unlock(pthread_rwlock_t *l, 
 		ms_write_released(t, r);
 	} else if (likely(held_top_read(t->ts, r)) || ms_holds_read(t->ts, r) ||
 		   ms_read_beyond_followed(t, r, l))
-		seq = ms_read_released(t, r, caller);
+		seq = ms_read_released(t, r, l, caller);
 	else
 		return ms_rwlock_unlock_other(t, r, l, caller);
 	uint64_t birth = LOAD(&ms_rec(r)->birth);

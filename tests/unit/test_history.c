@@ -266,7 +266,7 @@ START_TEST(test_history_reads_have_a_ring_merged_by_order)
 	b.clock = birth + 1000;
 	for (unsigned i = 0; i < 10; i++) {
 		ms_read_acquired(&b, r, &l, CALLER(i), MS_OP_RDLOCK, 0, 0);
-		ms_read_released(&b, r, CALLER(20 + i));
+		ms_read_released(&b, r, &l, CALLER(20 + i));
 	}
 	ms_write_counted(&a, r);
 	ms_acquired(&a, r, &l, CALLER(40), MS_OP_WRLOCK, 0, 0, 0);
@@ -274,7 +274,7 @@ START_TEST(test_history_reads_have_a_ring_merged_by_order)
 	ms_write_released(&a, r);
 	for (unsigned i = 0; i < 2; i++) {
 		ms_read_acquired(&a, r, &l, CALLER(50 + i), MS_OP_RDLOCK, 0, 0);
-		ms_read_released(&a, r, CALLER(60 + i));
+		ms_read_released(&a, r, &l, CALLER(60 + i));
 	}
 	char want[2048] = "";
 	for (unsigned i = 5; i < 10; i++)
@@ -310,9 +310,9 @@ START_TEST(test_history_read_held_across_a_reset_keeps_the_new_reads)
 	ms_table_reset_running();
 	for (unsigned i = 0; i < 2; i++) {
 		ms_read_acquired(&b, r, &l, CALLER(10 + i), MS_OP_RDLOCK, 0, 0);
-		ms_read_released(&b, r, CALLER(20 + i));
+		ms_read_released(&b, r, &l, CALLER(20 + i));
 	}
-	ms_read_released(&a, r, CALLER(2));
+	ms_read_released(&a, r, &l, CALLER(2));
 	const char *got = rows(r);
 	for (unsigned i = 0; i < 2; i++) {
 		char want[64];
