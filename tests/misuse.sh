@@ -62,4 +62,57 @@ expect_eq "two kinds: the unlock by another thread, where it was" \
 expect_eq "two kinds: the unlock of the unlocked mutex, where it was" \
 	"$(grep -A2 '^MISUSE: unlock of a mutex that is not locked' "$WORK/twokinds.report" | tail -1 |
 	   sed 's/+0x.*//; s/^ *//')" main
+
+# ---- a robust mutex made consistent by a thread that does not hold it -----
+# Its owner died; main locked it (EOWNERDEAD: main holds it).  Another
+# thread calls pthread_mutex_consistent, which glibc lets through and which
+# writes that thread into the owner field; glibc's unlock of a robust mutex
+# goes by the lock word, which still names main: EPERM for the other thread,
+# 0 for main.  The report took the owner field's word: the refused unlock
+# read "ok" and main's real one a MISUSE.
+cat >"$WORK/robust_other.c" <<'EOF'
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+static pthread_mutex_t m;
+static void *dies_holding(void *arg)
+{
+	pthread_mutex_lock(&m);
+	return arg;
+}
+static void *not_the_owner(void *arg)
+{
+	printf("other's consistent %d\n", pthread_mutex_consistent(&m));
+	printf("other's unlock %d\n", pthread_mutex_unlock(&m));
+	return arg;
+}
+int main(void)
+{
+	pthread_mutexattr_t a;
+	pthread_t t;
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+	pthread_mutex_init(&m, &a);
+	pthread_create(&t, NULL, dies_holding, NULL);
+	pthread_join(t, NULL);
+	printf("main's lock %d\n", pthread_mutex_lock(&m));
+	pthread_create(&t, NULL, not_the_owner, NULL);
+	pthread_join(t, NULL);
+	printf("main's unlock %d\n", pthread_mutex_unlock(&m));
+	return 0;
+}
+EOF
+"$CC" -g -o "$WORK/robust_other" "$WORK/robust_other.c" -lpthread || fail "cannot build robust_other.c"
+"$WORK/robust_other" >"$WORK/robust_other.bare" 2>&1
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/robust_other.report" "$WORK/robust_other" \
+	> "$WORK/robust_other.out" 2>&1
+expect_eq "robust, another's consistent: glibc's answers, as bare" "$(cat "$WORK/robust_other.out")" \
+	"$(cat "$WORK/robust_other.bare")"
+expect_eq "robust, another's consistent: glibc refused the other's unlock" \
+	"$(sed -n 's/^other.s unlock //p' "$WORK/robust_other.out")" 1
+expect_eq "robust, another's consistent: one MISUSE, the other thread's unlock" \
+	"$(grep -c '^MISUSE:' "$WORK/robust_other.report") $(grep -A2 '^MISUSE: unlock by a thread that does not hold it' \
+	   "$WORK/robust_other.report" | tail -1 | sed 's/+0x.*//; s/^ *//')" "1 not_the_owner"
+expect_grep "robust, another's consistent: its unlock refused in the history" \
+	' unlock +EPERM .*not_the_owner ' "$WORK/robust_other.report"
 finish
