@@ -212,29 +212,33 @@ struct ms_cold {
 	uint64_t waiting;
 	uint32_t waiters_max;
 	uint32_t hist[MS_HIST_BUCKETS];         /* waits that got the mutex */
-	/* Timed holds, in ticks: the holder writes them, all in one line for
-	 * short holds (the low buckets follow the sums). */
-	uint64_t hold_total __attribute__((aligned(64)));
-	uint64_t hold_max, holds;
-	uint32_t hold_hist[MS_HIST_BUCKETS];
+	/* (these fill the line before the holds' to its end: every byte of
+	 * the cold part is address space for every record, which a program
+	 * under ulimit -v needs -- tests/memory_limits.sh) */
 	/* A timed hold whose thread exited holding the mutex: that thread and
 	 * when the hold began (its held set, where the start was, is gone). */
-	uint64_t exited_since;
 	uint32_t exited_tid;
+	uint64_t exited_since;
 	const char *name;
 	void *blame; /* waiting and holding stacks: analysis/blame.c's lines */
 	uint32_t release_seq;     /* unlocks that found a sampled waiter */
-	/* their stacks (seq << 32 | stack id), the newest MS_RELEASE_PUB: a
-	 * waiter reads its own after its next unlock, and the releases of a
-	 * lock's readers while a writer waits came four at a time before it
-	 * did (an rwlock's writers lost most of their attribution) */
-#define MS_RELEASE_PUB 16
-	uint64_t release_pub[MS_RELEASE_PUB];
 	/* Contention events, to pick the sampled ones: bumped without a
 	 * locked instruction, so two waiters at once may count as one --
 	 * it chooses samples, it is no statistic. */
 	uint32_t waiter_sample;
 	uint32_t fail_pos;
+	/* Timed holds, in ticks: the holder writes them, all in one line for
+	 * short holds (the low buckets follow the sums). */
+	uint64_t hold_total __attribute__((aligned(64)));
+	uint64_t hold_max, holds;
+	uint32_t hold_hist[MS_HIST_BUCKETS];
+	/* the stacks of the releases numbered (seq << 32 | stack id), the
+	 * newest MS_RELEASE_PUB: a waiter reads its own as soon as it may be
+	 * there, and while a woken waiter waited to run, four releases came
+	 * before it did (an rwlock's writers lost a third of their
+	 * attribution so) */
+#define MS_RELEASE_PUB 8
+	uint64_t release_pub[MS_RELEASE_PUB];
 	struct ms_op fail[MS_FAIL_RING];
 	uint64_t fail_ticks[MS_FAIL_RING];
 	/* a read-write lock's reads: slot + 1 in ms_table.reads (ms_reads),

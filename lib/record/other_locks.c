@@ -241,6 +241,8 @@ uint32_t ms_read_released(struct ms_thread *t, uint32_t r, const pthread_rwlock_
 	struct ms_record *rec = ms_rec(r);
 	uint32_t n = ts->nheld, mode = 0;
 	uint64_t since;
+	if (unlikely(t->pend))
+		ms_blame_pickup(t);
 	if (likely(n && n <= MS_HELD_MAX && ts->held[n - 1].rec == r)) {
 		since = ts->held[n - 1].since;
 		mode = ts->held[n - 1].mode;

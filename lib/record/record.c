@@ -29,10 +29,7 @@ uint32_t ms_release_begin(uint32_t r)
 	return ATOMIC_ADD(&ms_cold(r)->release_seq, 1) + 1;
 }
 
-/* Whether the release a pending blame waits for is published (or
- * overwritten): then its stack is kept in pend_holder and pend_seq is 0.
- * One look, no wait: called as soon as it may be there. */
-static void blame_pickup(struct ms_thread *t)
+void ms_blame_pickup(struct ms_thread *t)
 {
 	uint32_t seq = t->pend_seq, r = t->pend_rec;
 	/* (its cold part is there: it was waited for; looked at without
@@ -57,7 +54,7 @@ void ms_release_publish(uint32_t r, uint64_t birth, uint32_t seq)
 	 * while a writer waits). */
 	struct ms_thread *self = &ms_self;
 	if (self->pend)
-		blame_pickup(self);
+		ms_blame_pickup(self);
 	ms_stack_id id = ms_stack_here();
 	if (LOAD(&ms_rec(r)->birth) != birth)
 		return; /* destroyed meanwhile: its record is another's now */
@@ -613,7 +610,7 @@ uint64_t ms_wait_end(struct ms_wait *w, int got)
 			t->pend_seq = LOAD(&c->release_seq);
 			t->pend_holder = 0;
 			t->pend = 1;
-			blame_pickup(t); /* its holder may be quick */
+			ms_blame_pickup(t); /* its holder may be quick */
 			ms_ok_clear(t);
 		}
 	}

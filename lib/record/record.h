@@ -19,6 +19,12 @@ void ms_hold_flag(uint32_t r, int on);
 uint32_t ms_release_begin(uint32_t r);
 void ms_release_publish(uint32_t r, uint64_t birth, uint32_t seq);
 void ms_blame_flush(struct ms_thread *t);
+/* Whether the release a pending blame of t waits for is published (or
+ * overwritten): then its stack is kept in pend_holder and pend_seq is 0.
+ * One look, no wait: called as soon as it may be there -- as the wait
+ * ends, and before each release of t's (once it lets go, others' releases
+ * can overwrite the publication before t reads it). */
+void ms_blame_pickup(struct ms_thread *t);
 void ms_first_acquired(uint32_t r, uintptr_t caller);
 void ms_hold_end(uint32_t r, uint64_t since);
 
@@ -180,6 +186,8 @@ MS_HOT uint32_t ms_released(struct ms_thread *t, uint32_t r, uintptr_t caller,
 	struct ms_tstate *ts = t->ts;
 	uint32_t seq = 0, n = ts->nheld;
 	uint64_t since; /* of a timed hold, else 0 */
+	if (unlikely(t->pend))
+		ms_blame_pickup(t);
 	if (likely(n && n <= MS_HELD_MAX && ts->held[n - 1].rec == r)) {
 		since = ts->held[n - 1].since;
 		ts->held[n - 1].since = 0; /* for the lock path's plain case */
