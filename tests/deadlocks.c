@@ -885,6 +885,79 @@ static int gate(int skip)
 	return 0;
 }
 
+/* ---- gate_read, gate_read_write, gate_dropped, gate_weakened ---------------
+ * An rwlock G as the gate.  gate_read: both threads hold G for read, and
+ * readers are inside together: the inversion can deadlock.
+ * gate_read_write: thread 1 writes G, thread 2 reads it: they exclude each
+ * other, guarded.  gate_dropped: thread 1 takes A then B under G (a mutex),
+ * then again without G; thread 2 takes B then A under G: thread 1's second
+ * time can deadlock with thread 2 (the edge was in thread 1's cache, and
+ * its second time was not looked at).  gate_weakened: the same, thread 1's
+ * second time under G read where its first wrote G, thread 2 reading G. */
+static pthread_rwlock_t gate_rw = PTHREAD_RWLOCK_INITIALIZER;
+static int gate_how;
+enum { GATE_READ, GATE_READ_WRITE, GATE_DROPPED, GATE_WEAKENED };
+
+static void gate_rw_lock(int read)
+{
+	if (read)
+		CHECK(pthread_rwlock_rdlock(&gate_rw), 0);
+	else
+		CHECK(pthread_rwlock_wrlock(&gate_rw), 0);
+}
+
+static void a_then_b(void)
+{
+	CHECK(pthread_mutex_lock(&ma), 0); /* GATE_RW_A */
+	CHECK(pthread_mutex_lock(&mb), 0); /* GATE_RW_B */
+	UNLOCK(&mb);
+	UNLOCK(&ma);
+}
+
+static void gate_rw_step(int i)
+{
+	say_thread_n("t", i + 1);
+	if (i == 0) {
+		if (gate_how == GATE_DROPPED) {
+			CHECK(pthread_mutex_lock(&mg), 0);
+			a_then_b();
+			UNLOCK(&mg);
+			a_then_b();
+			return;
+		}
+		gate_rw_lock(gate_how == GATE_READ);
+		a_then_b();
+		CHECK(pthread_rwlock_unlock(&gate_rw), 0);
+		if (gate_how == GATE_WEAKENED) {
+			gate_rw_lock(1);
+			a_then_b();
+			CHECK(pthread_rwlock_unlock(&gate_rw), 0);
+		}
+		return;
+	}
+	if (gate_how == GATE_DROPPED)
+		CHECK(pthread_mutex_lock(&mg), 0);
+	else
+		gate_rw_lock(1);
+	CHECK(pthread_mutex_lock(&mb), 0); /* GATE_RW_T2_B */
+	CHECK(pthread_mutex_lock(&ma), 0); /* GATE_RW_T2_A */
+	UNLOCK(&ma);
+	UNLOCK(&mb);
+	if (gate_how == GATE_DROPPED)
+		UNLOCK(&mg);
+	else
+		CHECK(pthread_rwlock_unlock(&gate_rw), 0);
+}
+
+static int gate_rw_run(int how)
+{
+	init_abcd();
+	init_mutex(&mg, PTHREAD_MUTEX_NORMAL);
+	gate_how = how;
+	in_turns(2, gate_rw_step);
+	return 0;
+}
+
 /* ---- unlock_out_of_order: no finding -------------------------------------
  * Always A before B before C; let go B, A, C.  Four threads at once, so
  * some locks wait.  Then, holding nothing, D then A: had an unlock left a
@@ -1250,6 +1323,10 @@ int main(int argc, char **argv)
 	if (!strcmp(s, "trylock_then_lock")) return trylock_then_lock();
 	if (!strcmp(s, "gate")) return gate(0);
 	if (!strcmp(s, "gate_partial")) return gate(1);
+	if (!strcmp(s, "gate_read")) return gate_rw_run(GATE_READ);
+	if (!strcmp(s, "gate_read_write")) return gate_rw_run(GATE_READ_WRITE);
+	if (!strcmp(s, "gate_dropped")) return gate_rw_run(GATE_DROPPED);
+	if (!strcmp(s, "gate_weakened")) return gate_rw_run(GATE_WEAKENED);
 	if (!strcmp(s, "unlock_out_of_order")) return unlock_out_of_order();
 	if (!strcmp(s, "condvar")) return condvar();
 	if (!strcmp(s, "timed_inversion")) return timed_inversion(0);

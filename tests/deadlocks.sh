@@ -427,6 +427,25 @@ run gate_partial "$T" gate_partial
 expect_eq "gate_partial: one thread skipped the gate: POTENTIAL DEADLOCK, not guarded" \
 	"$(count gate_partial 'POTENTIAL DEADLOCK: 2 mutexes') $(count gate_partial 'GUARDED')" "1 0"
 
+# ---- gates that do not exclude: read holds, and a gate left out later -------
+# Both threads read G: readers are inside together, so G guards nothing.
+# One writes and the other reads: guarded.  A thread that took A, B under
+# G and again without it (or under G read where it wrote), against B, A
+# under G (read): its later take can deadlock -- it found the edge in its
+# cache and was not looked at again.
+for how in gate_read gate_dropped gate_weakened; do
+	run $how "$T" $how
+	expect_eq "$how: a POTENTIAL DEADLOCK, not guarded" \
+		"$(count $how 'POTENTIAL DEADLOCK: 2 mutexes') $(count $how 'GUARDED')" "1 0"
+	finding $how '^POTENTIAL DEADLOCK: '
+	expect_eq "$how: its edges at their lines" "$(edges $how deadlocks.c | cut -d' ' -f2,3 | sort)" \
+		"$(printf '%s %s\n%s %s\n' "$(line_of "$TSRC" GATE_RW_A)" "$(line_of "$TSRC" GATE_RW_B)" \
+			"$(line_of "$TSRC" GATE_RW_T2_B)" "$(line_of "$TSRC" GATE_RW_T2_A)" | sort)"
+done
+run gate_read_write "$T" gate_read_write
+expect_eq "gate_read_write: G written by one, read by the other: guarded" \
+	"$(count gate_read_write 'POTENTIAL DEADLOCK') $(count gate_read_write 'GUARDED INVERSION: 2 mutexes')" "0 1"
+
 # ---- trylock ---------------------------------------------------------------------
 run backoff "$T" trylock_backoff
 nothing_found backoff "trylock back-off (a failed try, a successful one under B)"

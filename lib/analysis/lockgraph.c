@@ -260,15 +260,18 @@ struct ms_lg_edge *ms_lg_add(struct ms_lg *g, const struct ms_lg_edge *e)
 	return &x->e;
 }
 
-/* The bits of e's gates that edge x was taken without. */
+/* The bits of e's gates that edge x was taken without -- or held for
+ * read, as e holds it: both may be inside at once. */
 static uint32_t gates_missed(const struct ms_lg_edge *e, const struct ms_lg_edge *x)
 {
 	uint32_t missed = 0;
 	uint32_t xn = __atomic_load_n(&x->ngate, __ATOMIC_RELAXED);
+	uint32_t x_read = __atomic_load_n(&x->gate_read, __ATOMIC_RELAXED);
 	for (uint32_t i = 0; i < e->ngate; i++) {
 		int on = 0;
 		for (uint32_t j = 0; j < xn && !on; j++)
-			on = x->gate[j].rec == e->gate[i].rec && x->gate[j].birth == e->gate[i].birth;
+			on = x->gate[j].rec == e->gate[i].rec && x->gate[j].birth == e->gate[i].birth &&
+			     !(e->gate_read >> i & x_read >> j & 1);
 		if (!on)
 			missed |= 1u << i;
 	}

@@ -4,7 +4,12 @@
  * A node is one life of a mutex (record and birth), so a reused address is
  * another node.  An edge a->b says a thread took (or waited for) b while
  * holding a, with the other mutexes it held every time (its gates, at most
- * MS_LG_GATES); a cycle is guarded when one gate is on all its edges.
+ * MS_LG_GATES); a cycle is guarded when one gate is on all its edges, held
+ * exclusively on one at least (read holds of one rwlock do not exclude
+ * each other).  (The search asks it of the new edge's gates: one the new
+ * edge holds for read must be held exclusively on every other edge -- a
+ * longer cycle with reads and writes of a gate on the others is taken as
+ * unguarded, where it may not be.)
  * Pure data, unit-tested alone (tests/unit/test_lockgraph.c): memory from
  * the caller's allocator (ended lives swept into free lists), lives judged
  * by the caller's callback, no locks (the caller serialises all but the
@@ -26,6 +31,10 @@ struct ms_lg_edge {
 	uint32_t a, b;             /* records */
 	uint64_t a_birth, b_birth; /* their lives */
 	uint32_t ngate;
+	/* bit i: gate i held for read (a read-write lock's read), which
+	 * other readers may hold at once: a cycle whose every edge holds its
+	 * gate for read is not guarded by it */
+	uint32_t gate_read;
 	struct ms_lg_life gate[MS_LG_GATES];
 	/* what a finding shows of the edge (the caller's) */
 	uintptr_t a_key, b_key;       /* the mutexes' addresses */

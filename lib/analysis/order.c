@@ -76,30 +76,40 @@ static void edge_proto(struct ms_lg_edge *e, const struct ms_tstate *ts, uint32_
 			continue;
 		e->gate[e->ngate].rec = ts->held[i].rec;
 		e->gate[e->ngate].birth = LOAD(&ms_rec(ts->held[i].rec)->birth);
+		if (ts->held[i].mode & MS_HELD_READ)
+			e->gate_read |= 1u << e->ngate;
 		e->ngate++;
 	}
 }
 
 /* A known edge taken again (by a thread whose cache did not have it): its
  * gates are the mutexes held on every time it was taken, so keep those
- * this thread holds too (proto's).  Returns 1 if one was dropped.  Under
- * the depot's lock; readers of the graph read the gates without it (an
- * entry moved down while it reads is one it may see twice: still a gate
- * of the edge, or one that was until now). */
+ * this thread holds too (proto's), held for read if either time was a
+ * read.  Returns 1 if one was dropped or became a read.  Under the
+ * depot's lock; readers of the graph read the gates without it (an entry
+ * moved down while it reads is one it may see twice: still a gate of the
+ * edge, or one that was until now; a read bit set before its entry moved
+ * says read of the entry it moves onto: the weaker gate, for a moment). */
 static int narrow_gates(struct ms_lg_edge *e, const struct ms_lg_edge *proto)
 {
-	uint32_t n = LOAD(&e->ngate), out = 0;
+	uint32_t n = LOAD(&e->ngate), out = 0, was_read = LOAD(&e->gate_read), read = 0;
 	for (uint32_t g = 0; g < n; g++) {
 		int held = 0;
-		for (uint32_t i = 0; i < proto->ngate && !held; i++)
+		uint32_t i;
+		for (i = 0; i < proto->ngate && !held; i++)
 			held = proto->gate[i].rec == e->gate[g].rec &&
 			       proto->gate[i].birth == e->gate[g].birth;
-		if (held)
-			e->gate[out++] = e->gate[g];
+		if (!held)
+			continue;
+		if ((was_read >> g | proto->gate_read >> (i - 1)) & 1)
+			read |= 1u << out;
+		e->gate[out++] = e->gate[g];
 	}
-	if (out == n)
+	if (out == n && read == was_read)
 		return 0;
+	STORE(&e->gate_read, read | was_read);
 	STORE(&e->ngate, out);
+	STORE(&e->gate_read, read);
 	return 1;
 }
 
@@ -204,12 +214,14 @@ static void flag_in_edge(uint32_t r)
  * signal handler of this thread may ask the cache between the stores: its
  * `a` is 0 (no record) until the others are written, so it never matches
  * half of one edge and half of another. */
-static void edge_entry_put(struct ms_edge_entry *e, uint32_t a, uint32_t b, uint32_t gen)
+static void edge_entry_put(struct ms_edge_entry *e, uint32_t a, uint32_t b, uint32_t gen,
+			   uint32_t gates)
 {
 	e->a = 0;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	e->b = b;
 	e->gen = gen;
+	e->gates = gates;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	e->a = a;
 }
@@ -217,20 +229,22 @@ static void edge_entry_put(struct ms_edge_entry *e, uint32_t a, uint32_t b, uint
 /* The thread knows edge a->b (of generation gen) from now on: the newest
  * in its slot of the small cache (asked first), the one the slot held, if
  * still good, in the partner. */
-static void remember(struct ms_tstate *ts, uint32_t a, uint32_t b, uint32_t gen)
+static void remember(struct ms_tstate *ts, uint32_t a, uint32_t b, uint32_t gen,
+		     uint32_t gates)
 {
 	unsigned slot = ms_edge_slot(a, b);
 	struct ms_edge_entry *e = ts->edge_cache;
 	if (e[slot].a && /* not empty: records are 1 and up */
 	    ms_edge_entry_is(&e[slot], e[slot].a, e[slot].b, gen))
-		edge_entry_put(&e[slot ^ 1], e[slot].a, e[slot].b, gen);
-	edge_entry_put(&e[slot], a, b, gen);
+		edge_entry_put(&e[slot ^ 1], e[slot].a, e[slot].b, gen, e[slot].gates);
+	edge_entry_put(&e[slot], a, b, gen, gates);
 }
 
 /* ... and in the bigger cache: an entry of its set that is empty or stale
  * (of an older generation), else the oldest of the set (its first: each
  * put moves the others up). */
-static void remember2(struct ms_tstate *ts, uint32_t a, uint32_t b, uint32_t gen)
+static void remember2(struct ms_tstate *ts, uint32_t a, uint32_t b, uint32_t gen,
+		      uint32_t gates)
 {
 	struct ms_edge_entry *set = ms_edge_set2(ts->edge_cache2, a, b);
 	int w = 0;
@@ -238,10 +252,11 @@ static void remember2(struct ms_tstate *ts, uint32_t a, uint32_t b, uint32_t gen
 		w++;
 	if (w == MS_EDGE_WAYS) {
 		for (w = 0; w < MS_EDGE_WAYS - 1; w++)
-			edge_entry_put(&set[w], set[w + 1].a, set[w + 1].b, set[w + 1].gen);
+			edge_entry_put(&set[w], set[w + 1].a, set[w + 1].b, set[w + 1].gen,
+				       set[w + 1].gates);
 		w = MS_EDGE_WAYS - 1;
 	}
-	edge_entry_put(&set[w], a, b, gen);
+	edge_entry_put(&set[w], a, b, gen, gates);
 }
 
 /* A thread that keeps missing edges that are known: its bigger cache. */
@@ -300,10 +315,10 @@ not_cached(struct ms_thread *t, struct ms_tstate *ts, uint32_t r, uintptr_t key,
 	 * edge's `a` and the handler's `b`, an edge taken as known that no
 	 * graph holds (a lost inversion) */
 	if (known) {
-		uint32_t b = ms_edge_key(r, read);
-		remember(ts, a, b, gen);
+		uint32_t b = ms_edge_key(r, read), gates = ms_gate_sig(ts);
+		remember(ts, a, b, gen, gates);
 		if (ts->edge_cache2)
-			remember2(ts, a, b, gen);
+			remember2(ts, a, b, gen, gates);
 	}
 	ms_guard_leave(t);
 }

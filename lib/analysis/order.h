@@ -48,12 +48,36 @@ ms_edge_entry_is(const struct ms_edge_entry *e, uint32_t a, uint32_t b, uint32_t
 	return e->a == a && e->b == b && e->gen == gen;
 }
 
+/* The locks thread ts holds besides the top one (a gate, if it takes an
+ * edge now), a bit each, the read mode apart: a thread that took an edge
+ * under G and takes it again without G, or with G read where it was
+ * written, must not find it known -- the gate is gone (a GUARDED
+ * INVERSION that can deadlock).  Two locks on one bit: a take holding the
+ * one may be taken as holding the other, a gate lost once in 32 pairs. */
+static inline __attribute__((always_inline)) uint32_t ms_gate_sig(const struct ms_tstate *ts)
+{
+	uint32_t sig = 0;
+	for (uint32_t i = 0; i + 1 < ts->nheld && i < MS_HELD_MAX; i++)
+		sig |= 1u << (((ts->held[i].rec | ts->held[i].mode << 31) * 0x9e3779b1u) >> 27);
+	return sig;
+}
+
+/* ... and taken then with no lock held that is not held now by thread ts
+ * (whose gates ms_gate_sig says; an edge taken with none is known to any). */
+static inline __attribute__((always_inline)) int
+ms_edge_entry_covers(const struct ms_edge_entry *e, uint32_t a, uint32_t b, uint32_t gen,
+		     const struct ms_tstate *ts)
+{
+	return ms_edge_entry_is(e, a, b, gen) &&
+	       (likely(!e->gates) || !(e->gates & ~ms_gate_sig(ts)));
+}
+
 /* ... entry e of the thread's small cache. */
 static inline __attribute__((always_inline)) int
 ms_edge_cached(const struct ms_tstate *ts, unsigned e, uint32_t a, uint32_t b,
 	       uint32_t gen)
 {
-	return ms_edge_entry_is(&ts->edge_cache[e], a, b, gen);
+	return ms_edge_entry_covers(&ts->edge_cache[e], a, b, gen, ts);
 }
 
 /* Taking record b while holding others: the edge from the one taken last
@@ -100,7 +124,7 @@ ms_edge_cached2(const struct ms_tstate *ts, uint32_t a, uint32_t b, uint32_t gen
 		return 0;
 	const struct ms_edge_entry *set = ms_edge_set2(big, a, b);
 	for (int w = 0; w < MS_EDGE_WAYS; w++)
-		if (ms_edge_entry_is(&set[w], a, b, gen))
+		if (ms_edge_entry_covers(&set[w], a, b, gen, ts))
 			return 1;
 	return 0;
 }

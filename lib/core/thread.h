@@ -50,6 +50,11 @@ extern int ms_active;
  * the table's generation gen (order.h). */
 struct ms_edge_entry {
 	uint32_t a, b, gen;
+	/* the other locks the thread held as it took the edge: one bit per
+	 * lock (and mode) of ms_gate_sig's -- the edge is known for a take
+	 * that holds them all (or more), the gates recorded then being some
+	 * of them; one that holds fewer may make a gate none (order.c) */
+	uint32_t gates;
 };
 
 /* Two stores on the lock path: the record (the mutex's address and life

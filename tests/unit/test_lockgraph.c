@@ -199,6 +199,46 @@ START_TEST(test_lockgraph_gate)
 }
 END_TEST
 
+/* Edge a->b under one gate, held for read if read. */
+static const struct ms_lg_edge *edge_r(uint32_t a, uint32_t b, uint32_t gate_rec, int read)
+{
+	struct ms_lg_edge e = { .a = a, .b = b, .a_birth = births[a], .b_birth = births[b] };
+	e.gate[e.ngate++] = (struct ms_lg_life){ gate_rec, births[gate_rec] };
+	e.gate_read = read ? 1 : 0;
+	const struct ms_lg_edge *x = ms_lg_add(&g, &e);
+	ck_assert_ptr_nonnull(x);
+	return x;
+}
+
+/* A gate held for read: readers are inside it together, so it guards a
+ * cycle only where one edge holds it exclusively. */
+START_TEST(test_lockgraph_read_gate)
+{
+	/* read on both edges: no guard */
+	graph(1 << 20, MS_LG_SEARCH_BYTES);
+	edge_r(1, 2, 9, 1);
+	ck_assert_uint_eq(cycle(edge_r(2, 1, 9, 1)), 2);
+	ck_assert_uint_eq(gate.rec, 0);
+	/* written on the old edge, read on the new: guarded */
+	graph(1 << 20, MS_LG_SEARCH_BYTES);
+	edge_r(1, 2, 9, 0);
+	ck_assert_uint_eq(cycle(edge_r(2, 1, 9, 1)), 2);
+	ck_assert_uint_eq(gate.rec, 9);
+	/* read on the old edge, written on the new: guarded */
+	graph(1 << 20, MS_LG_SEARCH_BYTES);
+	edge_r(1, 2, 9, 1);
+	ck_assert_uint_eq(cycle(edge_r(2, 1, 9, 0)), 2);
+	ck_assert_uint_eq(gate.rec, 9);
+	/* a 3-cycle: read on the new edge, written on one other, read on the
+	 * third -- guarded in truth, taken as unguarded (lockgraph.h) */
+	graph(1 << 20, MS_LG_SEARCH_BYTES);
+	edge_r(1, 2, 9, 0);
+	edge_r(2, 3, 9, 1);
+	ck_assert_uint_eq(cycle(edge_r(3, 1, 9, 1)), 3);
+	ck_assert_uint_eq(gate.rec, 0);
+}
+END_TEST
+
 /* A way back under the gate (2 edges) and a longer one without it: the
  * longer, unguarded cycle is the one found. */
 START_TEST(test_lockgraph_unguarded_preferred)
@@ -298,6 +338,7 @@ Suite *lockgraph_suite(void)
 	tcase_add_test(tc, test_lockgraph_ended_edge_closes_nothing);
 	tcase_add_test(tc, test_lockgraph_reused_address);
 	tcase_add_test(tc, test_lockgraph_gate);
+	tcase_add_test(tc, test_lockgraph_read_gate);
 	tcase_add_test(tc, test_lockgraph_unguarded_preferred);
 	tcase_add_test(tc, test_lockgraph_bounded);
 	tcase_add_test(tc, test_lockgraph_sweep_reuses);
