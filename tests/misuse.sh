@@ -63,6 +63,45 @@ expect_eq "two kinds: the unlock of the unlocked mutex, where it was" \
 	"$(grep -A2 '^MISUSE: unlock of a mutex that is not locked' "$WORK/twokinds.report" | tail -1 |
 	   sed 's/+0x.*//; s/^ *//')" main
 
+# ---- the last misuse: its thread and its stack, of one call ---------------
+# main unlocks an unlocked errorcheck mutex, then a thread does: a failure
+# moves no mutex's order, so both had one order, and "last by thread" took
+# main's entry beside the thread's stack.
+cat >"$WORK/last_misuse.c" <<'EOF'
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+#include <unistd.h>
+static pthread_mutex_t m;
+static void *second_unlock(void *arg)
+{
+	printf("thread %d: unlock %d\n", gettid(), pthread_mutex_unlock(&m));
+	return arg;
+}
+int main(void)
+{
+	pthread_mutexattr_t a;
+	pthread_t t;
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ERRORCHECK);
+	pthread_mutex_init(&m, &a);
+	printf("main %d: unlock %d\n", gettid(), pthread_mutex_unlock(&m));
+	pthread_create(&t, NULL, second_unlock, NULL);
+	pthread_join(t, NULL);
+	return 0;
+}
+EOF
+"$CC" -g -o "$WORK/last_misuse" "$WORK/last_misuse.c" -lpthread || fail "cannot build last_misuse.c"
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/last_misuse.report" "$WORK/last_misuse" \
+	> "$WORK/last_misuse.out" 2>&1
+second=$(sed -n 's/^thread \([0-9]*\): .*/\1/p' "$WORK/last_misuse.out")
+expect_grep "last misuse: counted twice" \
+	'^MISUSE: unlock of a mutex that is not locked: mutex 0x[0-9a-f]+, 2 times$' "$WORK/last_misuse.report"
+expect_eq "last misuse: the thread's, with its own stack" \
+	"$(grep -A2 '^MISUSE: unlock of a mutex that is not locked' "$WORK/last_misuse.report" | sed -n '2,3p' |
+	   sed 's/+0x.*//; s/^ *//; s/, glibc returned.*//' | paste -sd' ' -)" \
+	"last by thread $second second_unlock"
+
 # ---- a robust mutex made consistent by a thread that does not hold it -----
 # Its owner died; main locked it (EOWNERDEAD: main holds it).  Another
 # thread calls pthread_mutex_consistent, which glibc lets through and which

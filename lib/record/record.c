@@ -177,6 +177,9 @@ void ms_log_other(struct ms_thread *t, uint32_t r, uintptr_t caller,
 static struct misuse_stack {
 	uint64_t order; /* 0 while written */
 	uint32_t r, stack;
+	/* the thread: two threads' failures may share an order (a failure
+	 * moves no mutex's order, so the next thread's is not past it) */
+	uint32_t tid;
 } misuse_stacks[MISUSE_STACKS];
 
 static struct misuse_stack *misuse_stack_slot(uint32_t r, enum ms_misuse kind)
@@ -199,21 +202,25 @@ int ms_misuse_last(uint32_t r, enum ms_misuse kind, struct ms_op_view *out, uint
 	const uint64_t birth = LOAD(&ms_rec(r)->birth);
 	const struct misuse_stack *slot = misuse_stack_slot(r, kind);
 	uint64_t kinds = __atomic_load_n(&slot->order, __ATOMIC_ACQUIRE);
+	uint32_t kinds_tid = LOAD(&slot->tid);
 	if (LOAD(&slot->r) != r)
 		kinds = 0;
 	int found = 0;
-	for (int i = 0; i < MS_FAIL_RING; i++) {
+	/* oldest to newest, so that of two with one order the newer wins */
+	uint32_t end = LOAD(&c->fail_pos);
+	for (uint32_t n = 0; n < MS_FAIL_RING; n++) {
+		uint32_t i = (end + n) % MS_FAIL_RING;
 		struct ms_op_view v;
 		ms_op_read(&c->fail[i], &c->fail_ticks[i], &v);
 		if (v.state != 1 || v.order <= birth ||
 		    (op ? v.op != op : v.err != EINVAL))
 			continue;
-		if (kinds && v.order == kinds) {
+		if (kinds && v.order == kinds && v.tid == kinds_tid) {
 			*out = v;
 			found = 1;
 			break;
 		}
-		if (!found || v.order > out->order) {
+		if (!found || v.order >= out->order) {
 			*out = v;
 			found = 1;
 		}
@@ -222,9 +229,9 @@ int ms_misuse_last(uint32_t r, enum ms_misuse kind, struct ms_op_view *out, uint
 	if (found) { /* its stack, if the slot still holds it whole */
 		const struct misuse_stack *m = misuse_stack_slot(r, kind);
 		uint64_t o = __atomic_load_n(&m->order, __ATOMIC_ACQUIRE);
-		uint32_t who = LOAD(&m->r), id = LOAD(&m->stack);
+		uint32_t who = LOAD(&m->r), id = LOAD(&m->stack), tid = LOAD(&m->tid);
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (o == out->order && who == r && LOAD(&m->order) == o)
+		if (o == out->order && who == r && tid == out->tid && LOAD(&m->order) == o)
 			*stack = id;
 	}
 	return found;
@@ -262,6 +269,7 @@ void ms_misuse(struct ms_thread *t, uint32_t r, enum ms_misuse kind,
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	STORE(&m->r, r);
 	STORE(&m->stack, stack);
+	STORE(&m->tid, t->tid);
 	__atomic_store_n(&m->order, o, __ATOMIC_RELEASE);
 }
 
