@@ -102,6 +102,68 @@ expect_eq "last misuse: the thread's, with its own stack" \
 	   sed 's/+0x.*//; s/^ *//; s/, glibc returned.*//' | paste -sd' ' -)" \
 	"last by thread $second second_unlock"
 
+# ---- misuse of mutexes that ended: where it was ----------------------------
+# A mutex destroyed while locked, then unlocked and destroyed for good; an
+# errorcheck mutex on the heap unlocked unlocked, never locked, destroyed
+# and freed.  Their MISUSE lines are by first-lock site; they said only
+# that site ("first locked at ?" for the one never locked, with no rule to
+# suppress it), not where the misuse was.
+cat >"$WORK/ended_misuse.c" <<'EOF'
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+static void destroy_held(void)
+{
+	pthread_mutex_t m;
+	pthread_mutex_init(&m, NULL);
+	pthread_mutex_lock(&m);
+	printf("destroy while locked %d\n", pthread_mutex_destroy(&m)); /* DESTROY_HELD */
+	pthread_mutex_unlock(&m);
+	pthread_mutex_destroy(&m);
+}
+static void unlock_never_locked(void)
+{
+	pthread_mutexattr_t a;
+	pthread_mutex_t *m = malloc(sizeof *m);
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ERRORCHECK);
+	pthread_mutex_init(m, &a);
+	printf("unlock never locked %d\n", pthread_mutex_unlock(m)); /* UNLOCK_NEVER_LOCKED */
+	pthread_mutex_destroy(m);
+	free(m);
+}
+int main(void)
+{
+	destroy_held();
+	unlock_never_locked();
+	return 0;
+}
+EOF
+"$CC" -g -O0 -o "$WORK/ended_misuse" "$WORK/ended_misuse.c" -lpthread || fail "cannot build ended_misuse.c"
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/ended_misuse" MUTEXSTAT_FORMAT=text,json \
+	"$WORK/ended_misuse" > "$WORK/ended_misuse.out" 2>&1
+line_in() { grep -n "/\* $1 \*/" "$WORK/ended_misuse.c" | cut -d: -f1; }
+expect_grep "ended misuse: destroy of a locked mutex, by its first-lock site" \
+	'^MISUSE: destroy of a locked mutex: 1 time on mutexes \(now ended\) first locked at destroy_held' \
+	"$WORK/ended_misuse.txt"
+expect_eq "ended misuse: ... and where the destroy was" \
+	"$(grep -A2 '^MISUSE: destroy of a locked' "$WORK/ended_misuse.txt" | sed -n 3p | sed 's/^ *//; s/+0x[0-9a-f]* (.*ended_misuse\.c:/ /; s/,.*//')" \
+	"destroy_held $(line_in DESTROY_HELD)"
+expect_grep "ended misuse: the unlock of a mutex never locked" \
+	'^MISUSE: unlock of a mutex that is not locked: 1 time on mutexes \(now ended\) never locked$' \
+	"$WORK/ended_misuse.txt"
+expect_eq "ended misuse: ... where it was, and a rule to leave it out" \
+	"$(awk '/^MISUSE: unlock of a mutex that is not locked/ { on = 1; n = 0 } on && /^$/ { exit }
+		on && (++n == 3 || /to suppress it/) { print }' "$WORK/ended_misuse.txt" |
+	   sed 's/^ *//; s/+0x[0-9a-f]* (.*ended_misuse\.c:/ /; s/,.*//; s/ (a line of.*//' | paste -sd';' -)" \
+	"unlock_never_locked $(line_in UNLOCK_NEVER_LOCKED);to suppress it: misuse:^unlock_never_locked\$"
+if command -v jq >/dev/null 2>&1; then
+	expect_eq "ended misuse: JSON, the same" \
+		"$(jq -r '.findings[] | select(.kind == "misuse") | "\(.what) \(.ended_first_locked_at.function) \(.last.result) \(.last.at[0].function) \(.last.at[0].line)"' \
+		   "$WORK/ended_misuse.json" | sort | paste -sd';' -)" \
+		"destroy_locked destroy_held EBUSY destroy_held $(line_in DESTROY_HELD);unlock_unlocked null EPERM unlock_never_locked $(line_in UNLOCK_NEVER_LOCKED)"
+fi
+
 # ---- a robust mutex made consistent by a thread that does not hold it -----
 # Its owner died; main locked it (EOWNERDEAD: main holds it).  Another
 # thread calls pthread_mutex_consistent, which glibc lets through and which

@@ -4,6 +4,7 @@
  * these through its hooks (core/table.h), which start-up registers. */
 #include "analysis/ended.h"
 #include "analysis/blame.h"
+#include "analysis/misuse.h"
 #include "base/internal.h"
 #include "core/table.h"
 #include "core/thread.h"
@@ -88,11 +89,31 @@ static void keep_history(struct ms_table *t, uint32_t r, struct ms_site *s)
 	__atomic_store_n(&s->history, h, __ATOMIC_RELEASE);
 }
 
+/* Life r's newest misuse of each kind, on its site line s, as the
+ * report shows a live lock's: where the misuse was, not only where its
+ * lock was first locked (a lock never locked has no such place). */
+static void keep_misuse(uint32_t r, struct ms_site *s)
+{
+	const struct ms_cold *c = &ms_table.cold[r];
+	for (int k = 0; k < MS_M_COUNT; k++) {
+		struct ms_op_view v;
+		uint32_t at;
+		if (!LOAD(&c->misuse[k]) || !ms_misuse_last(r, (enum ms_misuse)k, &v, &at))
+			continue;
+		if (!at)
+			at = ms_site_stack_known(v.caller);
+		STORE(&s->misuse_last[k].tid, v.tid);
+		STORE(&s->misuse_last[k].err, v.err);
+		STORE(&s->misuse_last[k].stack, at);
+	}
+}
+
 static void keep_life(uint32_t r, struct ms_site *s, int history)
 {
 	struct ms_table *t = &ms_table;
 	struct ms_thread *self = &ms_self;
 	ms_guard_enter(self); /* a signal handler must not spin on our lock */
+	keep_misuse(r, s); /* (before the depot's lock: it may put a stack) */
 	if (ms_depot_lock_for_update()) {
 		ms_blame_life_ends(r, (uint32_t)(s - t->sites), &s->blame);
 		if (history && !ms_blame_reading()) /* a report reads the copy */

@@ -267,6 +267,12 @@ struct ms_site {
 	uint64_t timed_mutexes; /* of those mutexes, the ones with timed holds */
 	uint64_t wrapped; /* site is a wrapper's caller, not a lock's (record.h) */
 	uint64_t errors[MS_E_COUNT], misuse[MS_M_COUNT];
+	/* the newest ended life's newest misuse of each kind: its thread,
+	 * glibc's answer and where (a stack; 0: none kept) */
+	struct ms_site_misuse {
+		uint32_t tid, stack;
+		int32_t err;
+	} misuse_last[MS_M_COUNT];
 	uint64_t hist[MS_HIST_BUCKETS];
 	uint64_t hold_hist[MS_HIST_BUCKETS];
 	/* The kinds of lock of its lives (1 << ms_lock_class), and the

@@ -273,10 +273,6 @@ int ms_unlock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
 		   uintptr_t caller);
 void ms_log_other(struct ms_thread *t, uint32_t r, uintptr_t caller,
 		  unsigned op, int err);
-/* For the report: the newest operation of r's current life that made a
- * misuse of this kind, from the side ring, and its stack (0: not
- * captured); 0 if none is left. */
-int ms_misuse_last(uint32_t r, enum ms_misuse kind, struct ms_op_view *out, uint32_t *stack);
 void ms_count_error(uint32_t r, int err);
 /* An init or destroy ended a life a finding holds (t->finding_ended):
  * the finding learns where (MS_ENDED_*). */

@@ -19,6 +19,7 @@
 #include "base/clock.h"
 #include "stacks/depot.h"
 #include "analysis/findings.h"
+#include "analysis/misuse.h"
 #include "core/forked.h"
 #include "base/fmt.h"
 #include "base/internal.h"
@@ -1143,6 +1144,16 @@ static void site_misuse(struct ms_jw *j)
 			ms_jw_str(j, "what", misuse_key[k]);
 			ms_jw_num(j, "count", s->misuse[k]);
 			frame(j, "ended_first_locked_at", s->site);
+			const struct ms_site_misuse *m = &s->misuse_last[k];
+			if (m->stack) {
+				const char *e = m->err ? strerrorname_np(m->err) : NULL;
+				ms_jw_obj(j, "last");
+				ms_jw_num(j, "thread", m->tid);
+				ms_jw_str(j, "result", m->err ? (e ? e : "error") : "ok");
+				stack(j, "at", m->stack);
+				ms_jw_obj_end(j);
+			} else
+				ms_jw_null(j, "last");
 			sup_end(j);
 			ms_jw_obj_end(j);
 		}

@@ -18,6 +18,7 @@
 #include "report/report_stacks.h"
 #include "report/report_hist.h"
 #include "analysis/findings.h"
+#include "analysis/misuse.h"
 #include "report/findings_text.h"
 #include "analysis/waitfor.h"
 #include "core/forked.h"
@@ -545,10 +546,22 @@ static void print_site_misuse(struct ms_fmt *f)
 			char site[200];
 			ms_fmt(f, "MISUSE: ");
 			misuse_text(f, k, classes_noun(s->classes, 0));
-			ms_fmt(f, ": %llu time%s on %s (now ended) first locked at %s\n",
-			       (unsigned long long)s->misuse[k], s->misuse[k] == 1 ? "" : "s",
-			       classes_noun(s->classes, 1),
-			       ms_symbol_fit((char *)ms_symbolize(s->site, site, sizeof site), 60));
+			ms_fmt(f, ": %llu time%s on %s (now ended) ", (unsigned long long)s->misuse[k],
+			       s->misuse[k] == 1 ? "" : "s", classes_noun(s->classes, 1));
+			if (s->site)
+				ms_fmt(f, "first locked at %s\n",
+				       ms_symbol_fit((char *)ms_symbolize(s->site, site, sizeof site), 60));
+			else
+				ms_fmt(f, "never locked\n");
+			/* where the newest was, as a live lock's says */
+			const struct ms_site_misuse *m = &s->misuse_last[k];
+			if (LOAD(&m->stack)) {
+				int e = LOAD(&m->err);
+				const char *err = e ? strerrorname_np(e) : NULL;
+				ms_fmt(f, "  last by thread %u, glibc returned %s, at:\n    ",
+				       LOAD(&m->tid), err ? err : "0");
+				ms_report_stack(f, LOAD(&m->stack), 4);
+			}
 		}
 	}
 }
