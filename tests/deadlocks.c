@@ -958,6 +958,37 @@ static int gate_rw_run(int how)
 	return 0;
 }
 
+/* ---- gate_broken: a guarded inversion, then its order without the gate ----
+ * t1 takes A then B under G, t2 B then A under G: guarded.  t3 takes A then
+ * B without G: a potential deadlock of the same two mutexes, closed once at
+ * t3's code (it read "closed 2 times, by other mutexes each time at the
+ * same code"). */
+static void gate_broken_step(int i)
+{
+	say_thread_n("t", i + 1);
+	if (i < 2)
+		CHECK(pthread_mutex_lock(&mg), 0);
+	if (i != 1) {
+		CHECK(pthread_mutex_lock(&ma), 0);
+		CHECK(pthread_mutex_lock(&mb), 0);
+	} else {
+		CHECK(pthread_mutex_lock(&mb), 0);
+		CHECK(pthread_mutex_lock(&ma), 0);
+	}
+	UNLOCK(&ma);
+	UNLOCK(&mb);
+	if (i < 2)
+		UNLOCK(&mg);
+}
+
+static int gate_broken(void)
+{
+	init_abcd();
+	init_mutex(&mg, PTHREAD_MUTEX_NORMAL);
+	in_turns(3, gate_broken_step);
+	return 0;
+}
+
 /* ---- unlock_out_of_order: no finding -------------------------------------
  * Always A before B before C; let go B, A, C.  Four threads at once, so
  * some locks wait.  Then, holding nothing, D then A: had an unlock left a
@@ -1323,6 +1354,7 @@ int main(int argc, char **argv)
 	if (!strcmp(s, "trylock_then_lock")) return trylock_then_lock();
 	if (!strcmp(s, "gate")) return gate(0);
 	if (!strcmp(s, "gate_partial")) return gate(1);
+	if (!strcmp(s, "gate_broken")) return gate_broken();
 	if (!strcmp(s, "gate_read")) return gate_rw_run(GATE_READ);
 	if (!strcmp(s, "gate_read_write")) return gate_rw_run(GATE_READ_WRITE);
 	if (!strcmp(s, "gate_dropped")) return gate_rw_run(GATE_DROPPED);

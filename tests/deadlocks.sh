@@ -442,6 +442,13 @@ for how in gate_read gate_dropped gate_weakened; do
 		"$(printf '%s %s\n%s %s\n' "$(line_of "$TSRC" GATE_RW_A)" "$(line_of "$TSRC" GATE_RW_B)" \
 			"$(line_of "$TSRC" GATE_RW_T2_B)" "$(line_of "$TSRC" GATE_RW_T2_A)" | sort)"
 done
+run gate_broken "$T" gate_broken
+expect_eq "gate_broken: one finding, a POTENTIAL DEADLOCK" \
+	"$(grep -E "$FINDING" "$WORK/gate_broken.report")" "POTENTIAL DEADLOCK: 2 mutexes taken in a cycle of orders"
+expect_eq "gate_broken: closed once, at the ungated code" \
+	"$(grep -c '^  closed ' "$WORK/gate_broken.report") $(grep -c '^  thread .* took A, then B:' "$WORK/gate_broken.report")" "0 1"
+expect_grep "gate_broken: the ungated thread's edge" "^  thread $(field gate_broken thread t3) .* took A, then B:" \
+	"$WORK/gate_broken.report"
 run gate_read_write "$T" gate_read_write
 expect_eq "gate_read_write: G written by one, read by the other: guarded" \
 	"$(count gate_read_write 'POTENTIAL DEADLOCK') $(count gate_read_write 'GUARDED INVERSION: 2 mutexes')" "0 1"

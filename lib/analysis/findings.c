@@ -255,7 +255,7 @@ void ms_findings_cycle(const struct ms_lg_edge *const *path, size_t n,
 	take();
 	struct cycle *c = find_cycle(sig);
 	int upgrade = c && c->f.guarded && !gate->rec;
-	if (c)
+	if (c && !upgrade) /* (the same closing, found unguarded now: not another) */
 		__atomic_store_n(&c->f.count, c->f.count + 1, __ATOMIC_RELAXED);
 	give();
 	if (c && !upgrade)
@@ -280,11 +280,14 @@ void ms_findings_cycle(const struct ms_lg_edge *const *path, size_t n,
 			c->f = made;
 		}
 	} else if ((c = same_lives(&made)) != NULL && !stays_apart(&made, &c->f)) {
-		/* one inversion, shown the surest way it can deadlock: a
-		 * guarded one found unguarded counts on, another code's
-		 * closing counts from its own */
+		/* one inversion, shown the surest way it can deadlock: the
+		 * closing of other code, which counts from its own (these
+		 * lives, closed once there; a guarded one's count was of the
+		 * gated code's closings: "closed 2 times, by other mutexes each
+		 * time at the same code" said so of one pair closed by two
+		 * codes) */
 		if (strength(&made) > strength(&c->f)) {
-			made.count = c->f.guarded && !made.guarded ? c->f.count + 1 : 1;
+			made.count = 1;
 			c->sig = sig;
 			c->f = made;
 		}
