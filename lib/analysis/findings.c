@@ -511,6 +511,18 @@ void ms_findings_each_self(void (*fn)(const struct ms_self_finding *s, void *arg
 	each_self(fn, arg, 0);
 }
 
+int ms_findings_self_waits(uint32_t tid, uint32_t rec)
+{
+	uint64_t birth = LOAD(&ms_rec(rec)->birth);
+	int found = 0;
+	take();
+	for (uint32_t i = 0; i < nselfs && !found; i++)
+		found = selfs[i].tid == tid && selfs[i].rec == rec && selfs[i].birth == birth &&
+			selfs[i].kind != MS_SELF_AVERTED;
+	give();
+	return found;
+}
+
 void ms_findings_each_unsaid(void (*fn)(const struct ms_self_finding *s, void *arg),
 			     void *arg)
 {

@@ -139,6 +139,11 @@ struct ms_self_finding {
 };
 void ms_findings_each_self(void (*fn)(const struct ms_self_finding *s, void *arg),
 			   void *arg);
+/* Whether thread tid's SELF-DEADLOCK that waits (for ever, or to a
+ * deadline) was found on record rec's life now: the wait-for graph's
+ * thread waiting for a lock it holds itself is that finding, not one
+ * more. */
+int ms_findings_self_waits(uint32_t tid, uint32_t rec);
 /* The self-deadlocks that never return and were not said yet: fn for each,
  * once.  The dump thread's (or the caller's, without one). */
 void ms_findings_each_unsaid(void (*fn)(const struct ms_self_finding *s, void *arg),

@@ -2,6 +2,7 @@
  * held by whom, read from the threads' records; see waitfor.h. */
 #define _GNU_SOURCE
 #include "analysis/waitfor.h"
+#include "analysis/findings.h"
 #include "base/clock.h"
 #include "base/fmt.h"
 #include "base/internal.h"
@@ -721,3 +722,8 @@ int ms_waitfor_each(ms_waitfor_fn *fn, void *arg)
 	return c.n;
 }
 
+int ms_waitfor_self_said(const struct ms_waiter *w, const struct ms_waitfor_finding *fd)
+{
+	return fd->kind == MS_WF_CYCLE && fd->len == 1 &&
+	       ms_findings_self_waits(w[fd->first].tid, w[fd->first].rec);
+}

@@ -111,6 +111,10 @@ typedef void ms_waitfor_finding_fn(const struct ms_waiter *w,
  * Returns the number of DEADLOCK findings. */
 int ms_waitfor_each_finding(struct ms_waiter *w, int n, uint64_t moment, int *order,
 			    ms_waitfor_finding_fn *fn, void *arg);
+/* Whether finding fd is a thread waiting for a lock it holds itself that
+ * a SELF-DEADLOCK finding says already (findings.h): the reports print
+ * that one alone. */
+int ms_waitfor_self_said(const struct ms_waiter *w, const struct ms_waitfor_finding *fd);
 
 /* How many waits in the wait-for graph now are in deadlocks that cannot end
  * by themselves (a cycle without a timed lock, a wait on a mutex whose

@@ -828,6 +828,8 @@ static void live_finding(const struct ms_waiter *w, const struct ms_waitfor_find
 {
 	struct live *l = arg;
 	struct ms_jw *j = l->j;
+	if (ms_waitfor_self_said(w, fd))
+		return; /* its self-deadlock finding says it */
 	ms_jw_obj(j, NULL);
 	if (fd->kind == MS_WF_CHAIN) {
 		ms_jw_str(j, "kind", "wait-chain");

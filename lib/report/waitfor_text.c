@@ -248,10 +248,17 @@ static void group_flush(const struct ms_waiter *w, struct ms_fmt *f)
 }
 
 /* One finding of the wait-for graph, as the text report says it. */
+/* Cycles of one wait the SELF-DEADLOCK below says: not printed. */
+static int selfs_said;
+
 static void print_finding(const struct ms_waiter *w, const struct ms_waitfor_finding *fd,
 			  void *arg)
 {
 	struct ms_fmt *f = arg;
+	if (ms_waitfor_self_said(w, fd)) {
+		selfs_said++;
+		return;
+	}
 	int flushing = fd == &group.fd; /* a group's first: its rest follows */
 	if (!flushing && groupable(fd)) {
 		const struct ms_waiter *k = &w[fd->waits[0]];
@@ -367,7 +374,8 @@ int ms_waitfor_print(struct ms_fmt *f)
 		return 0;
 	nasked = 0;
 	group.n = 0;
+	selfs_said = 0;
 	int deadlocks = ms_waitfor_each_finding(w, n, now, order, print_finding, f);
 	group_flush(w, f);
-	return deadlocks;
+	return deadlocks - selfs_said;
 }
