@@ -74,4 +74,30 @@ for round in 1 2; do
 	    'timed out [1-9][0-9]*' "$report"
 done
 
+# ---- unoptimised C++: the rule suggested names the program's code ----------
+# Built with -O0, std::mutex::lock() and __gthread_mutex_lock are frames of
+# their own, under every std::mutex of the program: the rule suggested for
+# an inversion was potential-deadlock:^std::mutex::lock()$, which leaves
+# out every std::mutex inversion.
+CXX=${CXX:-c++}
+if command -v "$CXX" >/dev/null 2>&1; then
+	cat >"$WORK/o0.cpp" <<'EOF'
+#include <mutex>
+#include <thread>
+static std::mutex a, b;
+static void a_then_b() { std::lock_guard<std::mutex> x(a); std::lock_guard<std::mutex> y(b); }
+static void b_then_a() { std::lock_guard<std::mutex> x(b); std::lock_guard<std::mutex> y(a); }
+int main() { std::thread(a_then_b).join(); std::thread(b_then_a).join(); }
+EOF
+	if "$CXX" -g -O0 -pthread -o "$WORK/o0" "$WORK/o0.cpp"; then
+		env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/o0.report" "$WORK/o0"
+		expect_grep "-O0: the rule suggested names a function of the program" \
+			'^  to suppress it: potential-deadlock:\^(a_then_b|b_then_a)\(\)\$ ' "$WORK/o0.report"
+	else
+		fail "cannot build o0.cpp with $CXX"
+	fi
+else
+	echo "skip: -O0 C++ (no $CXX)"
+fi
+
 finish

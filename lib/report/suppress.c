@@ -552,9 +552,21 @@ static int generic(const char *w, size_t len)
 		"__libc_start_main", "__libc_start_call_main", "g_thread_proxy",
 		"std::thread::_State_impl<...>::_M_run()", "execute_native_thread_routine",
 	};
+	/* nor the standard library's own functions, which every program's
+	 * std::mutex goes through (unoptimised, std::mutex::lock() and
+	 * __gthread_mutex_lock are frames of their own): a rule naming one
+	 * would leave out every finding of a std::mutex */
+	static const char *const prefixes[] = {
+		"std::", "void std::", "__gthread_", "__gnu_cxx::",
+	};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		if (strlen(names[i]) == len && !memcmp(names[i], w, len))
 			return 1;
+	for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
+		size_t n = strlen(prefixes[i]);
+		if (len > n && !memcmp(prefixes[i], w, n))
+			return 1;
+	}
 	return 0;
 }
 
