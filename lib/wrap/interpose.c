@@ -206,6 +206,12 @@ static MS_UNWOUND __attribute__((noinline)) int lock_other(pthread_mutex_t *m,
 						uintptr_t caller)
 {
 	struct ms_thread *t = &ms_self;
+	/* The library's start and this thread's record, before the try:
+	 * either may call malloc -- the program's own maybe, whose first
+	 * pthread call this is, under this very mutex (firefox's
+	 * mozjemalloc: the thread waited for itself) */
+	if (unlikely(!t->ok))
+		(void)recording();
 	int rc = likely(t->ok) && fast_kind(m) ? fast_lock(m, t->tid)
 					       : ms_real.lock_try(m);
 	if (unlikely(rc))
