@@ -6,7 +6,34 @@
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+/* System calls made directly, not through libc's functions: a program may
+ * define close(), fcntl() or fstat() itself, and those run in its thread
+ * inside a stack capture, under whatever lock it is taking (chromium's
+ * close takes a guard of a function-local static, whose first use was the
+ * lock being taken: the crash handler waited for itself, every signal
+ * blocked). */
+static int sys_close(int fd)
+{
+	return (int)syscall(SYS_close, fd);
+}
+
+static int sys_fcntl(int fd, int cmd, long arg)
+{
+	return (int)syscall(SYS_fcntl, fd, cmd, arg);
+}
+
+static int sys_fstat(int fd, struct stat *st)
+{
+	return (int)syscall(SYS_fstat, fd, st);
+}
+
+static int sys_nofile_limit(struct rlimit *lim)
+{
+	return (int)syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, lim);
+}
 
 /* The descriptors made here: a handful (a copy of stderr, libunwind's
  * pipe), each number remembered with its open file.  Entries are written
@@ -25,7 +52,7 @@ static struct ours {
 static void remember(int fd)
 {
 	struct stat st;
-	if (fstat(fd, &st) != 0)
+	if (sys_fstat(fd, &st) != 0)
 		return;
 	for (unsigned i = 0; i < OURS_MAX; i++) {
 		int free = 0;
@@ -45,8 +72,8 @@ int ms_fd_is_ours(int fd)
 	/* ours are close-on-exec, every one: a descriptor the program put at
 	 * the number since (dup2, open) is not, even one of the same file (a
 	 * copy of its stderr where ours was) */
-	int flags = fd > 2 ? fcntl(fd, F_GETFD) : -1;
-	if (flags < 0 || !(flags & FD_CLOEXEC) || fstat(fd, &st) != 0)
+	int flags = fd > 2 ? sys_fcntl(fd, F_GETFD, 0) : -1;
+	if (flags < 0 || !(flags & FD_CLOEXEC) || sys_fstat(fd, &st) != 0)
 		return 0;
 	for (unsigned i = 0; i < OURS_MAX; i++) {
 		int at = __atomic_load_n(&ours[i].fd, __ATOMIC_ACQUIRE);
@@ -64,10 +91,10 @@ int ms_fd_is_ours(int fd)
 static int dup_top(int fd)
 {
 	struct rlimit lim;
-	if (getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur > 1024)
+	if (sys_nofile_limit(&lim) != 0 || lim.rlim_cur > 1024)
 		return -1;
 	for (int at = (int)lim.rlim_cur - 1; at > fd; at--) {
-		int high = fcntl(fd, F_DUPFD_CLOEXEC, at);
+		int high = sys_fcntl(fd, F_DUPFD_CLOEXEC, at);
 		if (high >= 0)
 			return high;
 	}
@@ -80,7 +107,7 @@ int ms_fd_dup_high(int fd)
 	int saved = errno, high = -1;
 	for (unsigned i = 0; i < sizeof floors / sizeof floors[0] && high < 0; i++)
 		if (fd < floors[i])
-			high = fcntl(fd, F_DUPFD_CLOEXEC, floors[i]);
+			high = sys_fcntl(fd, F_DUPFD_CLOEXEC, floors[i]);
 	if (high < 0)
 		high = dup_top(fd);
 	if (high >= 0)
@@ -97,7 +124,7 @@ int ms_fd_move_high(int fd)
 		return fd;
 	}
 	int saved = errno;
-	close(fd);
+	sys_close(fd);
 	errno = saved;
 	return high;
 }
