@@ -76,6 +76,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "proc_wait.h"
+
 static void check_rc(int rc, int want, const char *call, int line)
 {
 	if (rc != want) {
@@ -84,6 +86,7 @@ static void check_rc(int rc, int want, const char *call, int line)
 		exit(3);
 	}
 }
+#undef CHECK /* proc_wait.h's: this file's takes the answer wanted */
 #define CHECK(call, want) check_rc((call), (want), #call, __LINE__)
 #define LOCK(m) CHECK(pthread_mutex_lock(m), 0)
 #define UNLOCK(m) CHECK(pthread_mutex_unlock(m), 0)
@@ -989,6 +992,89 @@ static int gate_broken(void)
 	return 0;
 }
 
+/* ---- gate_two_pairs: the gated code closes one pair, another pair ungated
+ * take_two() takes x then y, under G or not: A, B under G both ways (a
+ * guarded inversion), then C, D both ways without G -- other mutexes
+ * closed at the same code: "closed 2 times" (the count had stayed 1). */
+static __attribute__((noinline)) void take_two(pthread_mutex_t *x, pthread_mutex_t *y)
+{
+	CHECK(pthread_mutex_lock(x), 0);
+	CHECK(pthread_mutex_lock(y), 0);
+	UNLOCK(y);
+	UNLOCK(x);
+}
+
+static __attribute__((noinline)) void gate_on(pthread_mutex_t *g)
+{
+	if (g)
+		CHECK(pthread_mutex_lock(g), 0);
+}
+
+static __attribute__((noinline)) void gate_off(pthread_mutex_t *g)
+{
+	if (g)
+		UNLOCK(g);
+}
+
+static void two_pairs_step(int i)
+{
+	pthread_mutex_t *x[] = { &ma, &mb, &mc, &md }, *y[] = { &mb, &ma, &md, &mc };
+	pthread_mutex_t *g = i < 2 ? &mg : NULL;
+	gate_on(g);
+	take_two(x[i], y[i]); /* one call site, gated or not */
+	gate_off(g);
+}
+
+static int gate_two_pairs(void)
+{
+	init_abcd();
+	init_mutex(&mg, PTHREAD_MUTEX_NORMAL);
+	in_turns(4, two_pairs_step);
+	return 0;
+}
+
+/* ---- self_chain: a thread waits behind one that relocked its mutex ------
+ * The SELF-DEADLOCK is the one finding of the relock; the wait chain
+ * behind it says so at exit (it said "waits in the DEADLOCK above", of a
+ * DEADLOCK no longer printed). */
+static int self_chain_tids[2];
+
+static void *self_chain_relocks(void *arg)
+{
+	__atomic_store_n(&self_chain_tids[0], (int)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	CHECK(pthread_mutex_lock(&ma), 0);
+	CHECK(pthread_mutex_lock(&ma), 0); /* never returns */
+	return arg;
+}
+
+static void *self_chain_behind(void *arg)
+{
+	__atomic_store_n(&self_chain_tids[1], (int)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	CHECK(pthread_mutex_lock(&ma), 0); /* never returns */
+	return arg;
+}
+
+/* until thread *tid (once known) sleeps in futex() on m */
+static void self_chain_asleep(const int *tid, const pthread_mutex_t *m)
+{
+	int t;
+	while (!(t = __atomic_load_n(tid, __ATOMIC_ACQUIRE)) || !sleeps_on_futex(t, m))
+		usleep(1000);
+}
+
+static int self_chain(void)
+{
+	pthread_t a, b;
+	init_abcd();
+	CHECK(pthread_create(&a, NULL, self_chain_relocks, NULL), 0);
+	self_chain_asleep(&self_chain_tids[0], &ma);
+	CHECK(pthread_create(&b, NULL, self_chain_behind, NULL), 0);
+	self_chain_asleep(&self_chain_tids[1], &ma);
+	printf("thread relocker %d\nthread behind %d\n", self_chain_tids[0], self_chain_tids[1]);
+	fflush(stdout);
+	exit(0);
+}
+
 /* ---- unlock_out_of_order: no finding -------------------------------------
  * Always A before B before C; let go B, A, C.  Four threads at once, so
  * some locks wait.  Then, holding nothing, D then A: had an unlock left a
@@ -1355,6 +1441,8 @@ int main(int argc, char **argv)
 	if (!strcmp(s, "gate")) return gate(0);
 	if (!strcmp(s, "gate_partial")) return gate(1);
 	if (!strcmp(s, "gate_broken")) return gate_broken();
+	if (!strcmp(s, "gate_two_pairs")) return gate_two_pairs();
+	if (!strcmp(s, "self_chain")) return self_chain();
 	if (!strcmp(s, "gate_read")) return gate_rw_run(GATE_READ);
 	if (!strcmp(s, "gate_read_write")) return gate_rw_run(GATE_READ_WRITE);
 	if (!strcmp(s, "gate_dropped")) return gate_rw_run(GATE_DROPPED);

@@ -449,6 +449,20 @@ expect_eq "gate_broken: closed once, at the ungated code" \
 	"$(grep -c '^  closed ' "$WORK/gate_broken.report") $(grep -c '^  thread .* took A, then B:' "$WORK/gate_broken.report")" "0 1"
 expect_grep "gate_broken: the ungated thread's edge" "^  thread $(field gate_broken thread t3) .* took A, then B:" \
 	"$WORK/gate_broken.report"
+run gate_two_pairs "$T" gate_two_pairs
+expect_eq "gate_two_pairs: one POTENTIAL DEADLOCK, closed at that code by two pairs" \
+	"$(count gate_two_pairs 'POTENTIAL DEADLOCK') $(grep -c '^  closed 2 times, by other mutexes each time at the same code' "$WORK/gate_two_pairs.report")" \
+	"1 1"
+# A thread waits behind one that relocked its mutex: one finding, the
+# SELF-DEADLOCK, which the wait chain names (it named a DEADLOCK "above"
+# that is no longer printed).
+run self_chain "$T" self_chain
+expect_eq "self_chain: the SELF-DEADLOCK alone" \
+	"$(grep -E "$FINDING" "$WORK/self_chain.report" | cut -d: -f1 | paste -sd' ' -)" "SELF-DEADLOCK"
+expect_grep "self_chain: the chain behind it names it" \
+	"^  thread $(field self_chain thread relocker) waits for a lock it holds itself: the SELF-DEADLOCK below\$" \
+	"$WORK/self_chain.report"
+expect_no_grep "self_chain: no DEADLOCK above" 'DEADLOCK above' "$WORK/self_chain.report"
 run gate_read_write "$T" gate_read_write
 expect_eq "gate_read_write: G written by one, read by the other: guarded" \
 	"$(count gate_read_write 'POTENTIAL DEADLOCK') $(count gate_read_write 'GUARDED INVERSION: 2 mutexes')" "0 1"

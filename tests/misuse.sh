@@ -187,12 +187,15 @@ static void *not_the_owner(void *arg)
 	printf("other's unlock %d\n", pthread_mutex_unlock(&m));
 	return arg;
 }
-int main(void)
+int main(int argc, char **argv)
 {
 	pthread_mutexattr_t a;
 	pthread_t t;
+	(void)argv;
 	pthread_mutexattr_init(&a);
 	pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+	if (argc > 1) /* "pi" */
+		pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);
 	pthread_mutex_init(&m, &a);
 	pthread_create(&t, NULL, dies_holding, NULL);
 	pthread_join(t, NULL);
@@ -204,16 +207,20 @@ int main(void)
 }
 EOF
 "$CC" -g -o "$WORK/robust_other" "$WORK/robust_other.c" -lpthread || fail "cannot build robust_other.c"
-"$WORK/robust_other" >"$WORK/robust_other.bare" 2>&1
-env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/robust_other.report" "$WORK/robust_other" \
-	> "$WORK/robust_other.out" 2>&1
-expect_eq "robust, another's consistent: glibc's answers, as bare" "$(cat "$WORK/robust_other.out")" \
-	"$(cat "$WORK/robust_other.bare")"
-expect_eq "robust, another's consistent: glibc refused the other's unlock" \
-	"$(sed -n 's/^other.s unlock //p' "$WORK/robust_other.out")" 1
-expect_eq "robust, another's consistent: one MISUSE, the other thread's unlock" \
-	"$(grep -c '^MISUSE:' "$WORK/robust_other.report") $(grep -A2 '^MISUSE: unlock by a thread that does not hold it' \
-	   "$WORK/robust_other.report" | tail -1 | sed 's/+0x.*//; s/^ *//')" "1 not_the_owner"
-expect_grep "robust, another's consistent: its unlock refused in the history" \
-	' unlock +EPERM .*not_the_owner ' "$WORK/robust_other.report"
+# (and a priority-inheriting one, whose unlock goes by the lock word too)
+for pi in "" pi; do
+	what="robust${pi:+ $pi}, another's consistent"
+	"$WORK/robust_other" $pi >"$WORK/robust_other.bare" 2>&1
+	env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/robust_other.report" "$WORK/robust_other" $pi \
+		> "$WORK/robust_other.out" 2>&1
+	expect_eq "$what: glibc's answers, as bare" "$(cat "$WORK/robust_other.out")" \
+		"$(cat "$WORK/robust_other.bare")"
+	expect_eq "$what: glibc refused the other's unlock" \
+		"$(sed -n 's/^other.s unlock //p' "$WORK/robust_other.out")" 1
+	expect_eq "$what: one MISUSE, the other thread's unlock" \
+		"$(grep -c '^MISUSE:' "$WORK/robust_other.report") $(grep -A2 '^MISUSE: unlock by a thread that does not hold it' \
+		   "$WORK/robust_other.report" | tail -1 | sed 's/+0x.*//; s/^ *//')" "1 not_the_owner"
+	expect_grep "$what: its unlock refused in the history" \
+		' unlock +EPERM .*not_the_owner ' "$WORK/robust_other.report"
+done
 finish

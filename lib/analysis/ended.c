@@ -102,9 +102,8 @@ static void keep_misuse(uint32_t r, struct ms_site *s)
 			continue;
 		if (!at)
 			at = ms_site_stack_known(v.caller);
-		STORE(&s->misuse_last[k].tid, v.tid);
-		STORE(&s->misuse_last[k].err, v.err);
-		STORE(&s->misuse_last[k].stack, at);
+		if (at)
+			STORE(&s->misuse_last[k], ms_site_misuse_make(at, v.tid, v.err));
 	}
 }
 

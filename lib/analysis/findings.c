@@ -229,22 +229,26 @@ static int stays_apart(const struct ms_cycle_finding *made, const struct ms_cycl
 	return strength(made) > strength(f) && f->count > 1 && !(f->guarded && !made->guarded);
 }
 
+/* Whether findings f and g are of the same mutex lives. */
+static int lives_equal(const struct ms_cycle_finding *f, const struct ms_cycle_finding *g)
+{
+	if (g->n != f->n || g->kept != f->kept)
+		return 0;
+	for (uint32_t k = 0; k < f->kept; k++)
+		if (!has_life(g, &f->m[k]))
+			return 0;
+	return 1;
+}
+
 /* A finding of the same mutex lives as f, made by other code: one
  * inversion, whichever paths took it.  A guarded one that f, taken
  * without the gate, makes a potential deadlock after all; else one more
  * time the same. */
 static struct cycle *same_lives(const struct ms_cycle_finding *f)
 {
-	for (uint32_t i = 0; cycles && i < ncycles; i++) {
-		const struct ms_cycle_finding *g = &cycles[i].f;
-		if (g->n != f->n || g->kept != f->kept)
-			continue;
-		int same = 1;
-		for (uint32_t k = 0; k < f->kept && same; k++)
-			same = has_life(g, &f->m[k]);
-		if (same)
+	for (uint32_t i = 0; cycles && i < ncycles; i++)
+		if (lives_equal(f, &cycles[i].f))
 			return &cycles[i];
-	}
 	return NULL;
 }
 
@@ -255,7 +259,7 @@ void ms_findings_cycle(const struct ms_lg_edge *const *path, size_t n,
 	take();
 	struct cycle *c = find_cycle(sig);
 	int upgrade = c && c->f.guarded && !gate->rec;
-	if (c && !upgrade) /* (the same closing, found unguarded now: not another) */
+	if (c && !upgrade) /* (an upgrade counts below: of the same lives, no other) */
 		__atomic_store_n(&c->f.count, c->f.count + 1, __ATOMIC_RELAXED);
 	give();
 	if (c && !upgrade)
@@ -276,7 +280,9 @@ void ms_findings_cycle(const struct ms_lg_edge *const *path, size_t n,
 		/* a guarded one, found without its gate this time (or made
 		 * meanwhile by another thread: same code, same finding) */
 		if (c->f.guarded && !made.guarded) {
-			made.count = c->f.count;
+			/* the same closing, found unguarded now, is no other;
+			 * other mutexes closed at that code are one more */
+			made.count = c->f.count + !lives_equal(&c->f, &made);
 			c->f = made;
 		}
 	} else if ((c = same_lives(&made)) != NULL && !stays_apart(&made, &c->f)) {

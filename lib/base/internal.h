@@ -162,17 +162,15 @@ static inline int mutex_locked(const pthread_mutex_t *m)
 #define MS_OWNER_NOTRECOVERABLE 0x7ffffffe
 #define MS_LOCK_TID_MASK 0x3fffffff /* FUTEX_TID_MASK */
 
-/* The thread holding m as glibc's unlock sees it: a robust mutex's lock
- * word (not priority-inheriting; if recursive, only while its owner field
- * reads "inconsistent", after EOWNERDEAD) -- pthread_mutex_consistent
+/* The thread holding m as glibc's unlock sees it: the lock word of a
+ * robust or priority-inheriting mutex (if recursive, only while its owner
+ * field reads "inconsistent", after EOWNERDEAD) -- pthread_mutex_consistent
  * writes its caller into the owner field, whoever holds the mutex. */
 static inline int mutex_holder(const pthread_mutex_t *m)
 {
 	int owner = mutex_owner(m), kind = mutex_kind(m);
-	if (kind != -1 && (kind & (MS_KIND_ROBUST | MS_KIND_PI)) == MS_KIND_ROBUST &&
+	if (kind != -1 && (kind & (MS_KIND_ROBUST | MS_KIND_PI)) &&
 	    ((kind & MS_KIND_MASK) != PTHREAD_MUTEX_RECURSIVE_NP || owner == MS_OWNER_INCONSISTENT))
-		return LOAD(&m->__data.__lock) & MS_LOCK_TID_MASK;
-	if (owner == MS_OWNER_INCONSISTENT && kind != -1 && (kind & MS_KIND_ROBUST))
 		return LOAD(&m->__data.__lock) & MS_LOCK_TID_MASK;
 	return owner;
 }

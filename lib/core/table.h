@@ -251,6 +251,25 @@ struct ms_cold {
 	uint32_t reads_released;
 };
 
+/* A site line's misuse_last word: stack << 32 | tid (22 bits: pid_max's
+ * most) << 10 | errno (10 bits). */
+static inline uint64_t ms_site_misuse_make(uint32_t stack, uint32_t tid, int err)
+{
+	return (uint64_t)stack << 32 | (uint64_t)(tid & 0x3fffff) << 10 | (uint64_t)(err & 0x3ff);
+}
+static inline uint32_t ms_site_misuse_stack(uint64_t w)
+{
+	return (uint32_t)(w >> 32);
+}
+static inline uint32_t ms_site_misuse_tid(uint64_t w)
+{
+	return (uint32_t)(w >> 10) & 0x3fffff;
+}
+static inline int ms_site_misuse_err(uint64_t w)
+{
+	return (int)(w & 0x3ff);
+}
+
 /* In a first-lock or init stack: the stack is this call site's, captured
  * for an earlier mutex, so only its first frame is known to be this
  * mutex's (the report shows that one alone).  Depot ids stay below it. */
@@ -267,12 +286,11 @@ struct ms_site {
 	uint64_t timed_mutexes; /* of those mutexes, the ones with timed holds */
 	uint64_t wrapped; /* site is a wrapper's caller, not a lock's (record.h) */
 	uint64_t errors[MS_E_COUNT], misuse[MS_M_COUNT];
-	/* the newest ended life's newest misuse of each kind: its thread,
-	 * glibc's answer and where (a stack; 0: none kept) */
-	struct ms_site_misuse {
-		uint32_t tid, stack;
-		int32_t err;
-	} misuse_last[MS_M_COUNT];
+	/* the newest ended life's newest misuse of each kind: its stack,
+	 * thread and glibc's answer, in one word (lives of one line may end
+	 * at once, under two stripes: a store of each field could pair one's
+	 * thread with the other's stack), ms_site_misuse_* below; 0 none */
+	uint64_t misuse_last[MS_M_COUNT];
 	uint64_t hist[MS_HIST_BUCKETS];
 	uint64_t hold_hist[MS_HIST_BUCKETS];
 	/* The kinds of lock of its lives (1 << ms_lock_class), and the

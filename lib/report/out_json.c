@@ -1146,13 +1146,14 @@ static void site_misuse(struct ms_jw *j)
 			ms_jw_str(j, "what", misuse_key[k]);
 			ms_jw_num(j, "count", s->misuse[k]);
 			frame(j, "ended_first_locked_at", s->site);
-			const struct ms_site_misuse *m = &s->misuse_last[k];
-			if (m->stack) {
-				const char *e = m->err ? strerrorname_np(m->err) : NULL;
+			uint64_t m = s->misuse_last[k];
+			if (ms_site_misuse_stack(m)) {
+				int err = ms_site_misuse_err(m);
+				const char *e = err ? strerrorname_np(err) : NULL;
 				ms_jw_obj(j, "last");
-				ms_jw_num(j, "thread", m->tid);
-				ms_jw_str(j, "result", m->err ? (e ? e : "error") : "ok");
-				stack(j, "at", m->stack);
+				ms_jw_num(j, "thread", ms_site_misuse_tid(m));
+				ms_jw_str(j, "result", err ? (e ? e : "error") : "ok");
+				stack(j, "at", ms_site_misuse_stack(m));
 				ms_jw_obj_end(j);
 			} else
 				ms_jw_null(j, "last");

@@ -554,13 +554,13 @@ static void print_site_misuse(struct ms_fmt *f)
 			else
 				ms_fmt(f, "never locked\n");
 			/* where the newest was, as a live lock's says */
-			const struct ms_site_misuse *m = &s->misuse_last[k];
-			if (LOAD(&m->stack)) {
-				int e = LOAD(&m->err);
+			uint64_t m = LOAD(&s->misuse_last[k]);
+			if (ms_site_misuse_stack(m)) {
+				int e = ms_site_misuse_err(m);
 				const char *err = e ? strerrorname_np(e) : NULL;
 				ms_fmt(f, "  last by thread %u, glibc returned %s, at:\n    ",
-				       LOAD(&m->tid), err ? err : "0");
-				ms_report_stack(f, LOAD(&m->stack), 4);
+				       ms_site_misuse_tid(m), err ? err : "0");
+				ms_report_stack(f, ms_site_misuse_stack(m), 4);
 			}
 		}
 	}

@@ -4,6 +4,7 @@
 #include "report/waitfor_text.h"
 #include "report/kinds.h"
 #include "analysis/waitfor.h"
+#include "analysis/findings.h"
 #include "base/clock.h"
 #include "base/internal.h"
 #include "core/forked.h"
@@ -327,7 +328,11 @@ static void print_finding(const struct ms_waiter *w, const struct ms_waitfor_fin
 	}
 	if (flushing)
 		print_group_rest(f, w, now);
-	if (fd->into >= 0)
+	if (fd->into >= 0 && w[fd->into].next == fd->into &&
+	    ms_findings_self_waits(w[fd->into].tid, w[fd->into].rec))
+		ms_fmt(f, "  thread %u waits for a lock it holds itself: the SELF-DEADLOCK below\n",
+		       w[fd->into].tid);
+	else if (fd->into >= 0)
 		ms_fmt(f, "  thread %u waits in the DEADLOCK above\n", w[fd->into].tid);
 	else if (fd->cond) {
 		char d[16], where[256];
