@@ -557,11 +557,18 @@ static int generic(const char *w, size_t len)
 	 * __gthread_mutex_lock are frames of their own): a rule naming one
 	 * would leave out every finding of a std::mutex */
 	static const char *const prefixes[] = {
-		"std::", "void std::", "__gthread_", "__gnu_cxx::",
+		"std::", "__gthread_", "__gnu_cxx::",
 	};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		if (strlen(names[i]) == len && !memcmp(names[i], w, len))
 			return 1;
+	/* past a template function's return type ("void std::__invoke_impl<...>"):
+	 * a space before any parenthesis */
+	const char *sp = memchr(w, ' ', len), *paren = memchr(w, '(', len);
+	if (sp && (!paren || sp < paren)) {
+		len -= (size_t)(sp + 1 - w);
+		w = sp + 1;
+	}
 	for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
 		size_t n = strlen(prefixes[i]);
 		if (len > n && !memcmp(prefixes[i], w, n))
