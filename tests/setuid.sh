@@ -133,4 +133,49 @@ chmod u-s,g+s "$D/setuid_prog"
 run_prog
 expect_secure "setgid" "AT_SECURE 1, euid = uid, egid != gid"
 
+# ---- a process that drops its privileges keeps its names -----------------
+# setuid() to nobody makes a process not dumpable: /proc/<pid>/auxv is
+# root's then, libdw's report of the modules (which reads it) failed, and
+# every name fell back to dladdr ("dropdown+0x11cd", no source line).  The
+# maps themselves are still the process's to read.
+cat >"$WORK/dropped.c" <<'EOF'
+#include <pthread.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#ifdef __SANITIZE_ADDRESS__
+const char *__asan_default_options(void);
+const char *__asan_default_options(void) { return "detect_leaks=0"; }
+#endif
+
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static void __attribute__((noinline)) after_dropping(void)
+{
+	for (int i = 0; i < 10; i++) {
+		pthread_mutex_lock(&m);
+		pthread_mutex_unlock(&m);
+	}
+}
+int main(void)
+{
+	if (setuid(65534) != 0) {
+		perror("setuid");
+		return 1;
+	}
+	after_dropping();
+	return 0;
+}
+EOF
+if "$CC" -g -O0 -o "$WORK/dropped" "$WORK/dropped.c" -lpthread; then
+	rc=0
+	env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/dropped.report" "$WORK/dropped" \
+		>"$WORK/dropped.out" 2>"$WORK/dropped.err" || rc=$?
+	expect_eq "privileges dropped: the program's status" "$rc" 0
+	expect_grep "privileges dropped: the report names the function and its line" \
+		'^  first locked at   after_dropping\+0x[0-9a-f]+ \(.*dropped\.c:[0-9]+, dropped\)$' "$WORK/dropped.err"
+	expect_no_grep "privileges dropped: names not from dladdr" '^  names: from dladdr' "$WORK/dropped.err"
+else
+	fail "cannot build dropped.c"
+fi
+
 finish

@@ -47,6 +47,7 @@ static struct libdw {
 	__typeof__(dwfl_report_begin) *report_begin;
 	__typeof__(dwfl_report_end) *report_end;
 	__typeof__(dwfl_linux_proc_report) *linux_proc_report;
+	__typeof__(dwfl_linux_proc_maps_report) *linux_proc_maps_report;
 	__typeof__(dwfl_linux_proc_find_elf) *linux_proc_find_elf;
 	__typeof__(dwfl_build_id_find_debuginfo) *build_id_find_debuginfo;
 	__typeof__(dwfl_module_build_id) *module_build_id;
@@ -91,6 +92,7 @@ static const struct {
 	{ "dwfl_report_begin", offsetof(struct libdw, report_begin) },
 	{ "dwfl_report_end", offsetof(struct libdw, report_end) },
 	{ "dwfl_linux_proc_report", offsetof(struct libdw, linux_proc_report) },
+	{ "dwfl_linux_proc_maps_report", offsetof(struct libdw, linux_proc_maps_report) },
 	{ "dwfl_linux_proc_find_elf", offsetof(struct libdw, linux_proc_find_elf) },
 	{ "dwfl_build_id_find_debuginfo",
 	  offsetof(struct libdw, build_id_find_debuginfo) },
@@ -387,7 +389,22 @@ static int report_modules(Dwfl *dwfl)
 	 * the process's id are empty once main has called pthread_exit (the
 	 * kernel reads them through the main thread, whose memory is gone),
 	 * and the report of the last thread would name no function. */
-	int err = dw.linux_proc_report(dwfl, (pid_t)syscall(SYS_gettid));
+	pid_t tid = (pid_t)syscall(SYS_gettid);
+	int err = dw.linux_proc_report(dwfl, tid);
+	if (err) {
+		/* A process no longer dumpable (it dropped its privileges, as
+		 * Apache's children do): that reads /proc/<tid>/auxv too, for
+		 * the vDSO, which is root's then; the maps are still the
+		 * process's own to read. */
+		char path[64];
+		(void)snprintf(path, sizeof path, "/proc/self/task/%d/maps", (int)tid);
+		FILE *f = fopen(path, "re");
+		if (f) {
+			dw.report_begin(dwfl);
+			err = dw.linux_proc_maps_report(dwfl, f);
+			fclose(f);
+		}
+	}
 	if (dw.report_end(dwfl, NULL, NULL) != 0 && !err)
 		err = -1;
 	return err;
