@@ -402,7 +402,7 @@ static int report_modules(Dwfl *dwfl)
 		if (f) {
 			dw.report_begin(dwfl);
 			err = dw.linux_proc_maps_report(dwfl, f);
-			fclose(f);
+			(void)fclose(f);
 		}
 	}
 	if (dw.report_end(dwfl, NULL, NULL) != 0 && !err)
