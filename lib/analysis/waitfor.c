@@ -722,8 +722,7 @@ int ms_waitfor_each(ms_waitfor_fn *fn, void *arg)
 	return c.n;
 }
 
-int ms_waitfor_self_said(const struct ms_waiter *w, const struct ms_waitfor_finding *fd)
+int ms_waitfor_self_said(const struct ms_waiter *w, int i)
 {
-	return fd->kind == MS_WF_CYCLE && fd->len == 1 &&
-	       ms_findings_self_waits(w[fd->first].tid, w[fd->first].rec);
+	return i >= 0 && w[i].next == i && ms_findings_self_waits(w[i].tid, w[i].rec);
 }

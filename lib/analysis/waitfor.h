@@ -111,10 +111,10 @@ typedef void ms_waitfor_finding_fn(const struct ms_waiter *w,
  * Returns the number of DEADLOCK findings. */
 int ms_waitfor_each_finding(struct ms_waiter *w, int n, uint64_t moment, int *order,
 			    ms_waitfor_finding_fn *fn, void *arg);
-/* Whether finding fd is a thread waiting for a lock it holds itself that
+/* Whether waiter i waits for a lock it holds itself (a cycle of one) that
  * a SELF-DEADLOCK finding says already (findings.h): the reports print
- * that one alone. */
-int ms_waitfor_self_said(const struct ms_waiter *w, const struct ms_waitfor_finding *fd);
+ * that one alone, and a chain into it names it. */
+int ms_waitfor_self_said(const struct ms_waiter *w, int i);
 
 /* How many waits in the wait-for graph now are in deadlocks that cannot end
  * by themselves (a cycle without a timed lock, a wait on a mutex whose

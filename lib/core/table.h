@@ -289,7 +289,7 @@ struct ms_site {
 	/* the newest ended life's newest misuse of each kind: its stack,
 	 * thread and glibc's answer, in one word (lives of one line may end
 	 * at once, under two stripes: a store of each field could pair one's
-	 * thread with the other's stack), ms_site_misuse_* below; 0 none */
+	 * thread with the other's stack), ms_site_misuse_* above; 0 none */
 	uint64_t misuse_last[MS_M_COUNT];
 	uint64_t hist[MS_HIST_BUCKETS];
 	uint64_t hold_hist[MS_HIST_BUCKETS];

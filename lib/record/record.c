@@ -49,13 +49,6 @@ void ms_blame_pickup(struct ms_thread *t)
 
 void ms_release_publish(uint32_t r, uint64_t birth, uint32_t seq)
 {
-	/* A blame this thread owes waits for another release's stack: read
-	 * it before capturing this one's, which takes a while -- releases
-	 * enough to overwrite it may come meanwhile (an rwlock's readers,
-	 * while a writer waits). */
-	struct ms_thread *self = &ms_self;
-	if (self->pend)
-		ms_blame_pickup(self);
 	ms_stack_id id = ms_stack_here();
 	if (LOAD(&ms_rec(r)->birth) != birth)
 		return; /* destroyed meanwhile: its record is another's now */

@@ -23,7 +23,8 @@ void ms_blame_flush(struct ms_thread *t);
  * overwritten): then its stack is kept in pend_holder and pend_seq is 0.
  * One look, no wait: called as soon as it may be there -- as the wait
  * ends, and before each release of t's (once it lets go, others' releases
- * can overwrite the publication before t reads it). */
+ * can overwrite the publication while t captures its own stack or waits
+ * to run). */
 void ms_blame_pickup(struct ms_thread *t);
 void ms_first_acquired(uint32_t r, uintptr_t caller);
 void ms_hold_end(uint32_t r, uint64_t since);

@@ -828,7 +828,7 @@ static void live_finding(const struct ms_waiter *w, const struct ms_waitfor_find
 {
 	struct live *l = arg;
 	struct ms_jw *j = l->j;
-	if (ms_waitfor_self_said(w, fd))
+	if (fd->kind == MS_WF_CYCLE && ms_waitfor_self_said(w, fd->first))
 		return; /* its self-deadlock finding says it */
 	ms_jw_obj(j, NULL);
 	if (fd->kind == MS_WF_CHAIN) {

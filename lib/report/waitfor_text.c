@@ -4,7 +4,6 @@
 #include "report/waitfor_text.h"
 #include "report/kinds.h"
 #include "analysis/waitfor.h"
-#include "analysis/findings.h"
 #include "base/clock.h"
 #include "base/internal.h"
 #include "core/forked.h"
@@ -248,15 +247,15 @@ static void group_flush(const struct ms_waiter *w, struct ms_fmt *f)
 	group.n = 0;
 }
 
-/* One finding of the wait-for graph, as the text report says it. */
 /* Cycles of one wait the SELF-DEADLOCK below says: not printed. */
 static int selfs_said;
 
+/* One finding of the wait-for graph, as the text report says it. */
 static void print_finding(const struct ms_waiter *w, const struct ms_waitfor_finding *fd,
 			  void *arg)
 {
 	struct ms_fmt *f = arg;
-	if (ms_waitfor_self_said(w, fd)) {
+	if (fd->kind == MS_WF_CYCLE && ms_waitfor_self_said(w, fd->first)) {
 		selfs_said++;
 		return;
 	}
@@ -328,8 +327,7 @@ static void print_finding(const struct ms_waiter *w, const struct ms_waitfor_fin
 	}
 	if (flushing)
 		print_group_rest(f, w, now);
-	if (fd->into >= 0 && w[fd->into].next == fd->into &&
-	    ms_findings_self_waits(w[fd->into].tid, w[fd->into].rec))
+	if (ms_waitfor_self_said(w, fd->into))
 		ms_fmt(f, "  thread %u waits for a lock it holds itself: the SELF-DEADLOCK below\n",
 		       w[fd->into].tid);
 	else if (fd->into >= 0)

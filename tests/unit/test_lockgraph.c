@@ -48,16 +48,24 @@ static void graph(size_t memory, size_t search_bytes)
 	ms_lg_init(&g, alloc, life, search_bytes ? search_mem : NULL, search_bytes);
 }
 
-/* Edge a->b between the lives records a and b have now, with gates. */
-static const struct ms_lg_edge *edge_g(uint32_t a, uint32_t b, const uint32_t *gates,
-				       uint32_t ngate)
+/* Edge a->b between the lives records a and b have now, with gates, those
+ * of bits gate_read held for read. */
+static const struct ms_lg_edge *edge_gr(uint32_t a, uint32_t b, const uint32_t *gates,
+					uint32_t ngate, uint32_t gate_read)
 {
-	struct ms_lg_edge e = { .a = a, .b = b, .a_birth = births[a], .b_birth = births[b] };
+	struct ms_lg_edge e = { .a = a, .b = b, .a_birth = births[a], .b_birth = births[b],
+				.gate_read = gate_read };
 	for (uint32_t i = 0; i < ngate; i++)
 		e.gate[e.ngate++] = (struct ms_lg_life){ gates[i], births[gates[i]] };
 	const struct ms_lg_edge *x = ms_lg_add(&g, &e);
 	ck_assert_ptr_nonnull(x);
 	return x;
+}
+
+static const struct ms_lg_edge *edge_g(uint32_t a, uint32_t b, const uint32_t *gates,
+				       uint32_t ngate)
+{
+	return edge_gr(a, b, gates, ngate, 0);
 }
 
 static const struct ms_lg_edge *edge(uint32_t a, uint32_t b)
@@ -202,12 +210,7 @@ END_TEST
 /* Edge a->b under one gate, held for read if read. */
 static const struct ms_lg_edge *edge_r(uint32_t a, uint32_t b, uint32_t gate_rec, int read)
 {
-	struct ms_lg_edge e = { .a = a, .b = b, .a_birth = births[a], .b_birth = births[b] };
-	e.gate[e.ngate++] = (struct ms_lg_life){ gate_rec, births[gate_rec] };
-	e.gate_read = read ? 1 : 0;
-	const struct ms_lg_edge *x = ms_lg_add(&g, &e);
-	ck_assert_ptr_nonnull(x);
-	return x;
+	return edge_gr(a, b, &gate_rec, 1, read ? 1 : 0);
 }
 
 /* A gate held for read: readers are inside it together, so it guards a
