@@ -46,6 +46,14 @@
  *                "ok" -- with a handler that interrupted the library's
  *                edge bookkeeping, that mutex's holder waited for it
  *                for ever
+ *   stop-world   a garbage collector's stop-the-world: a thread makes,
+ *                nests and destroys mutexes and read-write locks; main,
+ *                for MS milliseconds (argv[2]), parks it again and again
+ *                in a SIGPWR handler that waits on a semaphore, and while
+ *                it is parked makes, locks and destroys locks of its own;
+ *                prints "ok" -- with the thread parked inside the
+ *                library holding the lock of its record pool or of its
+ *                read-write locks' slots, main waited for it for ever
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -274,6 +282,81 @@ static void handler_locks(long ms)
 	printf("%s\n", pairs > 0 ? "ok" : "no pairs");
 }
 
+/* stop-world */
+#include <semaphore.h>
+static sem_t parked, resume;
+static volatile int world_over;
+
+static void park(int sig)
+{
+	(void)sig;
+	sem_post(&parked);
+	while (sem_wait(&resume) != 0)
+		;
+}
+
+static void make_locks(int n, int nest)
+{
+	pthread_mutex_t m[64];
+	pthread_rwlock_t rw[4];
+	for (int i = 0; i < n; i++) {
+		pthread_mutex_init(&m[i], NULL);
+		pthread_mutex_lock(&m[i]);
+		if (nest && i) { /* a new lock-order edge */
+			pthread_mutex_lock(&m[i - 1]);
+			pthread_mutex_unlock(&m[i - 1]);
+		}
+		pthread_mutex_unlock(&m[i]);
+	}
+	for (int i = 0; i < n; i++)
+		pthread_mutex_destroy(&m[i]);
+	for (int i = 0; i < 4; i++) {
+		pthread_rwlock_init(&rw[i], NULL);
+		pthread_rwlock_rdlock(&rw[i]);
+		pthread_rwlock_unlock(&rw[i]);
+		pthread_rwlock_wrlock(&rw[i]);
+		pthread_rwlock_unlock(&rw[i]);
+		pthread_rwlock_destroy(&rw[i]);
+	}
+}
+
+static void *world(void *arg)
+{
+	(void)arg;
+	while (!world_over)
+		make_locks(64, 1);
+	return NULL;
+}
+
+static void stop_world(long ms)
+{
+	sem_init(&parked, 0, 0);
+	sem_init(&resume, 0, 0);
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = park;
+	sigfillset(&sa.sa_mask);
+	sigaction(SIGPWR, &sa, NULL);
+	pthread_t t;
+	pthread_create(&t, NULL, world, NULL);
+	struct timespec start, now;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	long stops = 0;
+	do {
+		pthread_kill(t, SIGPWR);
+		while (sem_wait(&parked) != 0)
+			;
+		make_locks(16, 0);
+		sem_post(&resume);
+		stops++;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while ((now.tv_sec - start.tv_sec) * 1000 +
+			 (now.tv_nsec - start.tv_nsec) / 1000000 < ms);
+	world_over = 1;
+	pthread_join(t, NULL);
+	printf("%s\n", stops > 0 ? "ok" : "no stops");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -376,6 +459,8 @@ int main(int argc, char **argv)
 		printf("child exit %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 	} else if (!strcmp(mode, "handler-locks") && argc > 2) {
 		handler_locks(atol(argv[2]));
+	} else if (!strcmp(mode, "stop-world") && argc > 2) {
+		stop_world(atol(argv[2]));
 	} else if (!strcmp(mode, "nothing-_exit")) {
 		_exit(8);
 	} else if (!strcmp(mode, "term-_exit")) {

@@ -376,4 +376,20 @@ exit 0"
 		"$(cd "$WORK" && ls r* 2>/dev/null)" "r"
 done
 
+# ---- a garbage collector's stop-the-world ------------------------------------
+# A handler that parks its thread on a semaphore (async-signal-safe) while
+# another thread goes on locking: parked inside the library with the lock
+# of its record pool or of its read-write locks' slots held, the other
+# thread waited for that lock for ever (2 runs of 4 of 6 s hung).  Waiters
+# give up now: a second the first time, then milliseconds.
+expect_eq "stop-the-world: without the library" \
+	"$("$RUN" timeout -s KILL 60 "$SIG" stop-world 2000)" "ok
+exit 0"
+for i in 1 2 3; do
+	with "" "" timeout -s KILL 60 "$SIG" stop-world 2000
+	expect_eq "stop-the-world, run $i: it ends as without the library" \
+		"$(cat "$WORK/out")" "ok
+exit 0"
+done
+
 finish

@@ -57,6 +57,17 @@ void ms_spin_after_fork_child(void)
  * holder preempted on a loaded machine. */
 #define GIVE_UP_NS 1000000000ull
 
+/* The lock a waiter last gave up on, its holder still stopped (a
+ * garbage collector's stop-the-world: a handler that parks its thread on
+ * a semaphore, maybe inside our code, while another thread goes on
+ * locking).  Later waiters for it give up after STUCK_GIVE_UP_NS, not a
+ * second each: one stop of the world cost a second per lock call.  The
+ * first waiter that gets it clears the mark; one that took it without a
+ * wait does not, so a normal wait for it just after may give up early
+ * (its call's record is lost, counted), only ever after such a stop. */
+#define STUCK_GIVE_UP_NS 2000000ull
+static int *stuck_word;
+
 int ms_spin_lock_wait(int *word, int holding_one)
 {
 	uint64_t since = 0;
@@ -70,8 +81,12 @@ int ms_spin_lock_wait(int *word, int holding_one)
 			uint64_t now = ms_mono_ns();
 			if (!since)
 				since = now;
-			else if (now - since >= GIVE_UP_NS)
+			else if (now - since >= GIVE_UP_NS ||
+				 (now - since >= STUCK_GIVE_UP_NS &&
+				  __atomic_load_n(&stuck_word, __ATOMIC_RELAXED) == word)) {
+				__atomic_store_n(&stuck_word, word, __ATOMIC_RELAXED);
 				give_up = 1;
+			}
 		}
 		if (give_up) {
 			ms_spin_skipped_call();
@@ -94,5 +109,7 @@ int ms_spin_lock_wait(int *word, int holding_one)
 			errno = saved;
 		}
 	}
+	if (unlikely(__atomic_load_n(&stuck_word, __ATOMIC_RELAXED) == word))
+		__atomic_store_n(&stuck_word, NULL, __ATOMIC_RELAXED);
 	return 1;
 }

@@ -586,11 +586,27 @@ static int scarce(const struct ms_table *t)
 	return t->capacity - LOAD(&t->next_unused) < 16u * MS_SPARE * MS_SPARE_BATCH;
 }
 
-static void pool_lock(struct ms_thread *self)
+/* The locks of the pool, the site list and the reads' slots are held for
+ * a few instructions, yet a thread stopped there by a signal handler of
+ * the program's (a garbage collector's stop-the-world parks every other
+ * thread on a semaphore) holds one until it is let go -- while the thread
+ * that stopped it goes on locking.  So a waiter gives up, as for a stripe
+ * (base/spin.h: after a second, or two milliseconds once a wait for that
+ * lock gave up), and does without: no record for a new mutex, no site
+ * line, no slot for reads, or a record or slot lost.  0 then.  Called
+ * with a stripe's lock held, except for the reads' slots. */
+static int part_lock(int *word, int holding_stripe)
 {
-	spin_lock(&pool.lock);
+	return holding_stripe ? ms_spin_lock_holding(word) : ms_spin_lock(word);
+}
+
+static int pool_lock(struct ms_thread *self)
+{
+	if (!part_lock(&pool.lock, 1))
+		return 0;
 	self->upd_pool = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return 1;
 }
 
 static void pool_unlock(struct ms_thread *self)
@@ -604,7 +620,8 @@ static void spares_refill(struct ms_table *t, struct ms_thread *self)
 {
 	uint32_t want = scarce(t) ? 1 : MS_SPARE_BATCH, first = self->nspare;
 	uint32_t chunk = 0; /* a chunk of records to make resident */
-	pool_lock(self);
+	if (!pool_lock(self))
+		return;
 	while (self->nspare < want) {
 		uint32_t r = pool.free_head;
 		if (r) {
@@ -644,17 +661,20 @@ static void spares_refill(struct ms_table *t, struct ms_thread *self)
 	}
 }
 
-/* Give back all but MS_SPARE_BATCH (all, with keep 0). */
-static void spares_return(struct ms_table *t, struct ms_thread *self,
-			  uint32_t keep)
+/* Give back all but MS_SPARE_BATCH (all, with keep 0); 0 if the pool's
+ * lock could not be had (the spares stay). */
+static int spares_return(struct ms_table *t, struct ms_thread *self,
+			 uint32_t keep)
 {
-	pool_lock(self);
+	if (!pool_lock(self))
+		return 0;
 	while (self->nspare > keep) {
 		uint32_t r = self->spare[--self->nspare] & ~MS_SPARE_FRESH;
 		t->free_next[r] = pool.free_head;
 		pool.free_head = r;
 	}
 	pool_unlock(self);
+	return 1;
 }
 
 /* A record for a new address, *fresh if never used; MS_REC_UNTRACKED when
@@ -676,18 +696,18 @@ static void record_free(struct ms_table *t, uint32_t r)
 {
 	struct ms_thread *self = &ms_self;
 	STORE(&ms_rec(r)->key, 0);
-	if (self->nspare == MS_SPARE)
-		spares_return(t, self, MS_SPARE_BATCH);
+	if (self->nspare == MS_SPARE && !spares_return(t, self, MS_SPARE_BATCH))
+		return; /* no room: the record is lost to the table */
 	self->spare[self->nspare++] = r;
 	if (scarce(t))
-		spares_return(t, self, 0); /* where any thread finds it */
+		(void)spares_return(t, self, 0); /* where any thread finds it */
 }
 
 /* A thread that ends gives its spares back. */
 void ms_table_thread_exit(struct ms_thread *self)
 {
 	if (self->nspare && LOAD(&ms_table.ready))
-		spares_return(&ms_table, self, 0);
+		(void)spares_return(&ms_table, self, 0); /* or lost */
 }
 
 /* A new life: every number zero, the history older than `birth` stale.
@@ -789,7 +809,8 @@ static struct ms_site *site_for(struct ms_table *t, uintptr_t site)
 	if (s)
 		return s;
 	struct ms_thread *self = &ms_self;
-	spin_lock(&t->sites_lock);
+	if (!part_lock(&t->sites_lock, 1))
+		return &t->sites[MS_MAX_SITES - 1]; /* as when sites run out */
 	self->upd_sites = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	s = site_find(t, site, &at); /* made meanwhile? */
@@ -898,7 +919,10 @@ struct ms_read_stats *ms_reads_slow(uint32_t r)
 		uint32_t seen = LOAD(&c->reads), slot = 0;
 		/* guarded: a signal handler must not wait for this lock */
 		ms_guard_enter(&ms_self);
-		spin_lock(&t->reads_lock);
+		if (!part_lock(&t->reads_lock, 0)) {
+			ms_guard_leave(&ms_self);
+			return NULL; /* this call's reads go uncounted */
+		}
 		if (t->reads_nfree)
 			slot = t->reads_free[--t->reads_nfree] + 1;
 		else if (t->reads_next < t->reads_cap)
@@ -931,9 +955,10 @@ struct ms_read_stats *ms_reads_slow(uint32_t r)
 		/* another thread gave it one meanwhile: this one back */
 		STORE(&p->rec, 0);
 		ms_guard_enter(&ms_self);
-		spin_lock(&t->reads_lock);
-		t->reads_free[t->reads_nfree++] = slot - 1;
-		spin_unlock(&t->reads_lock);
+		if (part_lock(&t->reads_lock, 0)) { /* or the slot is lost */
+			t->reads_free[t->reads_nfree++] = slot - 1;
+			spin_unlock(&t->reads_lock);
+		}
 		ms_guard_leave(&ms_self);
 	}
 }
@@ -944,7 +969,8 @@ static void reads_free(struct ms_table *t, uint32_t r)
 	uint32_t slot = LOAD(&t->cold[r].reads);
 	STORE(&t->cold[r].reads, 0);
 	STORE(&t->reads[slot - 1].rec, 0);
-	spin_lock(&t->reads_lock);
+	if (!part_lock(&t->reads_lock, 1))
+		return; /* the slot is lost */
 	t->reads_free[t->reads_nfree++] = slot - 1;
 	spin_unlock(&t->reads_lock);
 }
