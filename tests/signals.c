@@ -46,6 +46,11 @@
  *                "ok" -- with a handler that interrupted the library's
  *                edge bookkeeping, that mutex's holder waited for it
  *                for ever
+ *   altstack     a SIGUSR2 handler on an alternate stack of argv[2]
+ *                bytes locks two mutexes it never locked before (their
+ *                first use: where the library captures a stack), twice;
+ *                prints "got 2" -- on an 8 KB one (SIGSTKSZ) the first
+ *                stack capture, libunwind's, overflowed it
  *   stop-world   a garbage collector's stop-the-world: a thread makes,
  *                nests and destroys mutexes and read-write locks; main,
  *                for MS milliseconds (argv[2]), parks it again and again
@@ -61,6 +66,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -282,6 +288,45 @@ static void handler_locks(long ms)
 	printf("%s\n", pairs > 0 ? "ok" : "no pairs");
 }
 
+/* altstack */
+static pthread_mutex_t first_a = PTHREAD_MUTEX_INITIALIZER, first_b;
+static volatile int got;
+
+static void lock_two(int sig)
+{
+	(void)sig;
+	pthread_mutex_lock(&first_a);
+	pthread_mutex_lock(&first_b);
+	got++;
+	pthread_mutex_unlock(&first_b);
+	pthread_mutex_unlock(&first_a);
+}
+
+static void on_altstack(long size)
+{
+	pthread_mutexattr_t attr;
+	pthread_mutexattr_init(&attr);
+	pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ERRORCHECK);
+	pthread_mutex_init(&first_b, &attr);
+	/* a guard page below it: an overflow is a SIGSEGV, not a write
+	 * into whatever lies there */
+	char *p = mmap(NULL, (size_t)size + 4096, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED || mprotect(p, 4096, PROT_NONE) != 0)
+		exit(2);
+	stack_t ss = { .ss_sp = p + 4096, .ss_size = (size_t)size, .ss_flags = 0 };
+	if (sigaltstack(&ss, NULL) != 0)
+		exit(2);
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = lock_two;
+	sa.sa_flags = SA_ONSTACK;
+	sigaction(SIGUSR2, &sa, NULL);
+	raise(SIGUSR2);
+	raise(SIGUSR2);
+	printf("got %d\n", got);
+}
+
 /* stop-world */
 #include <semaphore.h>
 static sem_t parked, resume;
@@ -459,6 +504,8 @@ int main(int argc, char **argv)
 		printf("child exit %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 	} else if (!strcmp(mode, "handler-locks") && argc > 2) {
 		handler_locks(atol(argv[2]));
+	} else if (!strcmp(mode, "altstack") && argc > 2) {
+		on_altstack(atol(argv[2]));
 	} else if (!strcmp(mode, "stop-world") && argc > 2) {
 		stop_world(atol(argv[2]));
 	} else if (!strcmp(mode, "nothing-_exit")) {

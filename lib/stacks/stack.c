@@ -27,6 +27,7 @@
 #include <errno.h>
 #include <link.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -348,12 +349,34 @@ void ms_stack_end(void)
  * for.  Without it the stack is not captured.  (A sanitized build makes
  * no blocks, ms_stack_thread_starts: there libunwind makes its own, as
  * the test suite has always run it.) */
+/* Is the thread on a signal handler's alternate stack, with less left of
+ * it than libunwind's walk may use?  Its first walk in a thread sets up
+ * its caches, a few KB deep, and an alternate stack of SIGSTKSZ (8 KB,
+ * a third of it the signal frame's on a machine with AVX-512) that a
+ * handler locks on overflowed: there the stack is not captured (the
+ * call's line, its caller's address, is still kept).  The system call
+ * only where cfi.c's walk gave up (a signal frame, a stack not the
+ * thread's own). */
+#define UNWIND_ROOM (16 * 1024)
+static int little_room(void)
+{
+	stack_t alt;
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+	return syscall(SYS_sigaltstack, NULL, &alt) == 0 && (alt.ss_flags & SS_ONSTACK) &&
+	       sp - (uintptr_t)alt.ss_sp < UNWIND_ROOM;
+}
+
 static int walk(uintptr_t *buf, int max)
 {
 	int n = ms_cfi_backtrace(buf, max);
 	if (n >= 0)
 		return n;
 	if (!MS_SANITIZED_BUILD && unw_tls.modid && !tls_made)
+		return 0;
+	int saved_errno = errno;
+	int cramped = little_room();
+	errno = saved_errno;
+	if (cramped)
 		return 0;
 	__atomic_add_fetch(&ms_stack_walks_by_libunwind, 1, __ATOMIC_RELAXED);
 	int saved = errno;
