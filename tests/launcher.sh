@@ -146,6 +146,17 @@ expect_eq "--history 2: two recent operations" "$(awk '
 launch "$WORK/out" "$WORK/err" --no-exit-report -o "$WORK/none.txt" "$CONTENTION" 2 1000
 expect_eq "--no-exit-report: no report" \
     "$rc $(cat "$WORK/err")$(test -e "$WORK/none.txt" && echo file)" "0 "
+# the run's directory, made for its processes' reports, goes again when
+# none came -- with no exit report too (it stayed, empty), and with no
+# summary of reports nobody asked for
+mkdir "$WORK/tmp"
+TMPDIR=$WORK/tmp "$MS" --no-exit-report "$CONTENTION" 2 1000 >"$WORK/out" 2>"$WORK/err" || rc=$?
+expect_eq "--no-exit-report: nothing said, no directory left" \
+	"$rc $(cat "$WORK/err") $(ls -A "$WORK/tmp")" "0  "
+TMPDIR=$WORK/tmp "$MS" --no-exit-report sh -c '"$1" 2 1000; "$1" 2 1000; :' sh "$CONTENTION" \
+	>"$WORK/out" 2>"$WORK/err" || rc=$?
+expect_eq "--no-exit-report, three processes: nothing said, no directory left" \
+	"$rc $(cat "$WORK/err") $(ls -A "$WORK/tmp")" "0  "
 
 # ---- bad command lines: status 2, program not run -------------------------
 

@@ -80,6 +80,8 @@ timeout -s KILL 120 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/r" \
 	MUTEXSTAT_WATCHDOG=1 MUTEXSTAT_ON_DEADLOCK=abort \
 	"$P" retake "$WORK/r.1" >"$WORK/out" 2>"$WORK/err" || rc=$?
 expect_eq "retake: aborted" "$rc" 134
+expect_eq "retake: stderr says why it aborts" "$(cat "$WORK/err")" \
+	"mutexstat: aborting the program: a DEADLOCK (MUTEXSTAT_ON_DEADLOCK=abort)"
 expect_grep "retake: the cycle" '^DEADLOCK: 2 threads wait for each other, forever$' "$WORK/r.1"
 expect_grep "retake: the woken thread waits for its mutex again" \
 	'^  thread [0-9]+ "watchdog" waits for mutex 0x[0-9a-f]+ again, to return from its condition wait \(in it for ' \

@@ -822,7 +822,9 @@ void ms_run_end(int reported, int unwritten)
 	root_read = 0; /* again: with this process's own lines */
 	free_run(&root_run);
 	struct run *run = the_run();
-	if (!run->others) {
+	/* no exit reports (MUTEXSTAT_EXIT_REPORT=0): no summary of them
+	 * either, only the directory cleared if nothing came */
+	if (!run->others || !(ms_opt.exit_report || ms_opt.exit_code)) {
 		/* one process alone: its report said it all */
 		free_run(run);
 		remove_empty_run();

@@ -21,6 +21,7 @@
 #include "base/clock.h"
 #include "stacks/depot.h"
 #include "base/fds.h"
+#include "base/fmt.h"
 #include "report/findings_text.h"
 #include "analysis/findings.h"
 #include "analysis/stall.h"
@@ -218,6 +219,23 @@ static int stall_reported(unsigned *seq)
  * more when a deadlock that cannot end by itself appears (*done); only
  * that one aborts (MUTEXSTAT_ON_DEADLOCK=abort).  A STALL cannot end
  * either. */
+/* MUTEXSTAT_ON_DEADLOCK=abort: one line says why, before the shell's
+ * "Aborted" (the report above it may have gone to a file). */
+static void abort_for(const char *finding)
+{
+	int fd = ms_output_stderr();
+	if (fd >= 0) {
+		char line[160];
+		struct ms_fmt f;
+		ms_fmt_init(&f, line, sizeof line, fd);
+		ms_fmt(&f, "mutexstat: aborting the program: a %s (MUTEXSTAT_ON_DEADLOCK=abort)\n",
+		       finding);
+		ms_fmt_flush(&f);
+	}
+	ms_dump_aborting = 1;
+	abort();
+}
+
 static void watchdog_look(unsigned *seq, uint64_t now, int *fired, int *done)
 {
 	uint64_t since = 0;
@@ -231,10 +249,8 @@ static void watchdog_look(unsigned *seq, uint64_t now, int *fired, int *done)
 	if (stalled) {
 		*fired = 1;
 		*done = stalled == 1; /* one a signal may end: looks go on */
-		if (ms_opt.on_deadlock == 1 && stalled == 1) { /* abort */
-			ms_dump_aborting = 1;
-			abort();
-		}
+		if (ms_opt.on_deadlock == 1 && stalled == 1)
+			abort_for("STALL");
 		return;
 	}
 	if (!long_wait)
@@ -244,10 +260,8 @@ static void watchdog_look(unsigned *seq, uint64_t now, int *fired, int *done)
 	*fired = 1;
 	*done = certain > 0;
 	dump(++*seq);
-	if (certain && ms_opt.on_deadlock == 1) { /* abort */
-		ms_dump_aborting = 1;
-		abort();
-	}
+	if (certain && ms_opt.on_deadlock == 1)
+		abort_for("DEADLOCK");
 }
 
 #define WATCHDOG_LOOK_MS 250 /* how often the watchdog looks */

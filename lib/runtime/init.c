@@ -551,10 +551,26 @@ void ms_exit_now(void (*next)(int), int status)
 	ms_exit_group(status);
 }
 
+/* No exit report (MUTEXSTAT_EXIT_REPORT=0): the run still ends, as at
+ * _exit (ms_exit_now) -- its directory, if the launcher made it and no
+ * report came, is removed. */
+static void run_end_unreported(int status, void *arg)
+{
+	(void)status;
+	(void)arg;
+	if (getpid() == start_pid && !ms_fork_parent_pid())
+		ms_run_end(0, 0);
+}
+
 __attribute__((destructor)) static void mutexstat_destructor(void)
 {
-	if (!ms_active || !(ms_opt.exit_report || ms_opt.exit_code || ms_interval_on()))
+	if (!ms_active)
 		return;
+	if (!(ms_opt.exit_report || ms_opt.exit_code || ms_interval_on())) {
+		if (ms_run_active())
+			(void)on_exit(run_end_unreported, NULL);
+		return;
+	}
 	/* no room for one more handler (glibc allocates it): report now */
 	if (on_exit(exit_report, NULL) != 0)
 		exit_report(0, NULL);
