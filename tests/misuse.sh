@@ -223,4 +223,55 @@ for pi in "" pi; do
 	expect_grep "$what: its unlock refused in the history" \
 		' unlock +EPERM .*not_the_owner ' "$WORK/robust_other.report"
 done
+
+# A robust mutex destroyed while another thread holds it (glibc returns 0),
+# whose holder's unlock then fails (EINVAL) and who ends still holding it
+# in its held set: the MISUSE says it all.  Its exit read "HELD AT THREAD
+# EXIT ... mutex 0x0" (the life ended; in JSON "mutex": null).
+cat >"$WORK/destroyed_held.c" <<'EOF'
+#include <pthread.h>
+#include <stdio.h>
+#include <unistd.h>
+static pthread_mutex_t m;
+static int locked[2];
+static void *holds(void *arg)
+{
+	(void)arg;
+	char c = 0;
+	pthread_mutex_lock(&m);
+	if (write(locked[1], &c, 1) != 1 || read(locked[0], &c, 1) != 1)
+		return NULL;
+	printf("holder's unlock %d\n", pthread_mutex_unlock(&m));
+	return NULL;
+}
+int main(void)
+{
+	pthread_mutexattr_t a;
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+	pthread_mutex_init(&m, &a);
+	pthread_t t;
+	char c = 0;
+	if (pipe(locked) != 0)
+		return 2;
+	pthread_create(&t, NULL, holds, NULL);
+	if (read(locked[0], &c, 1) != 1)
+		return 2;
+	printf("destroy %d\n", pthread_mutex_destroy(&m));
+	if (write(locked[1], &c, 1) != 1)
+		return 2;
+	pthread_join(t, NULL);
+	return 0;
+}
+EOF
+"$CC" -g -o "$WORK/destroyed_held" "$WORK/destroyed_held.c" -lpthread || fail "cannot build destroyed_held.c"
+"$WORK/destroyed_held" >"$WORK/destroyed_held.bare" 2>&1
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/destroyed_held.report" "$WORK/destroyed_held" \
+	>"$WORK/destroyed_held.out" 2>&1
+expect_eq "destroyed while held: glibc's answers, as bare" "$(cat "$WORK/destroyed_held.out")" \
+	"$(cat "$WORK/destroyed_held.bare")"
+expect_eq "destroyed while held: one MISUSE, no HELD AT THREAD EXIT" \
+	"$(grep -c '^MISUSE:' "$WORK/destroyed_held.report") $(grep -c '^HELD AT THREAD EXIT' "$WORK/destroyed_held.report")" \
+	"1 0"
+expect_no_grep "destroyed while held: no lock 0x0" ' 0x0 ' "$WORK/destroyed_held.report"
 finish

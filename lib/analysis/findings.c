@@ -39,7 +39,7 @@ struct held_exit {
 	uint32_t n;
 	uint32_t kept; /* of them in held[]: the first 8 of its held set, whose
 			  holds beyond the 64 followed are only counted */
-	struct {
+	struct held_lock {
 		uintptr_t key, caller;
 		/* for a robust mutex, whose next owner may repair it: its
 		 * life and ms_robust_mark() (0: not robust) */
@@ -395,20 +395,33 @@ void ms_finding_held_at_exit(const struct ms_tstate *ts)
 		struct held_exit *h = &exits[nexits++];
 		h->tid = ts->tid;
 		prctl(PR_GET_NAME, h->name, 0, 0, 0); /* the exiting thread's */
-		uint32_t n = ts->nheld;
-		h->n = ts->nheld + ts->overflow;
-		h->kept = n < 8 ? n : 8;
-		for (uint32_t i = 0; i < n && i < 8; i++) {
+		uint32_t n = ts->nheld, kept = 0;
+		h->n = ts->overflow;
+		for (uint32_t i = 0; i < n; i++) {
 			uint32_t r = ts->held[i].rec;
-			h->held[i].key = ms_rec_key(r);
-			h->held[i].caller = ts->held[i].caller;
-			h->held[i].rec = r;
-			h->held[i].birth = LOAD(&ms_rec(r)->birth);
-			h->held[i].robust = ms_robust_mark(r);
-			h->held[i].flags = LOAD(&ms_rec(r)->flags);
-			h->held[i].read = ts->held[i].mode & MS_HELD_READ;
-			h->held[i].wrapped_stack = ms_site_wrapped_first_stack(r, ts->held[i].caller);
+			uint32_t read = ts->held[i].mode & MS_HELD_READ;
+			/* a lock destroyed while this thread held it (a
+			 * MISUSE, said as one) is no lock any more: its record
+			 * is empty, or another lock's, not held by this one */
+			if (!ms_rec_key(r) ||
+			    (!read && LOAD(&ms_rec(r)->owner) != (ts->tid | MS_HELD)))
+				continue;
+			h->n++;
+			if (kept == 8)
+				continue;
+			struct held_lock *k = &h->held[kept++];
+			k->key = ms_rec_key(r);
+			k->caller = ts->held[i].caller;
+			k->rec = r;
+			k->birth = LOAD(&ms_rec(r)->birth);
+			k->robust = ms_robust_mark(r);
+			k->flags = LOAD(&ms_rec(r)->flags);
+			k->read = read;
+			k->wrapped_stack = ms_site_wrapped_first_stack(r, ts->held[i].caller);
 		}
+		h->kept = kept;
+		if (!h->n)
+			nexits--; /* nothing it held is there any more */
 	} else
 		exits_dropped++;
 	give();
