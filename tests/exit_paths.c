@@ -50,7 +50,11 @@
  *                                    needs: the report's, of libdw)
  *   exit_paths timer-exit USEC       SIGALRM's handler calls exit(3) after
  *                                    USEC microseconds, while three threads
- *                                    make, nest and share mutexes */
+ *                                    make, nest and share mutexes
+ *   exit_paths two-exits             a worker locks a mutex 1000 times,
+ *                                    then it and main call exit(3) at once
+ *                                    (a barrier before): glibc 2.36 lets
+ *                                    the two race */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <dlfcn.h>
@@ -452,6 +456,29 @@ static int timer_exit(long usec)
 	return 0;
 }
 
+static pthread_barrier_t both;
+
+static void *exits_too(void *arg)
+{
+	for (int i = 0; i < 1000; i++) {
+		pthread_mutex_lock(&shared);
+		total++;
+		pthread_mutex_unlock(&shared);
+	}
+	pthread_barrier_wait(&both);
+	exit(3);
+	return arg;
+}
+
+static int two_exits(void)
+{
+	pthread_barrier_init(&both, NULL, 2);
+	pthread_t t;
+	pthread_create(&t, NULL, exits_too, NULL);
+	pthread_barrier_wait(&both);
+	exit(3);
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -478,6 +505,8 @@ int main(int argc, char **argv)
 		return handler_in_phdr();
 	if (!strcmp(mode, "timer-exit"))
 		return timer_exit(n);
+	if (!strcmp(mode, "two-exits"))
+		return two_exits();
 	fprintf(stderr, "usage: exit_paths MODE [N] (see the file)\n");
 	return 2;
 }

@@ -378,6 +378,7 @@ int ms_real_resolve(void)
 		__atomic_store_n((void **)&ms_real.thread_clockjoin, clockjoin, __ATOMIC_RELEASE);
 	__atomic_store_n((void **)&ms_real.exit_now, ms_real_next("_exit", NULL),
 			 __ATOMIC_RELEASE);
+	__atomic_store_n((void **)&ms_real.exit, ms_real_next("exit", NULL), __ATOMIC_RELEASE);
 	__atomic_store_n((void **)&ms_real.exit_now_c99, ms_real_next("_Exit", NULL),
 			 __ATOMIC_RELEASE);
 	void *bare = ms_real_next("_Fork", NULL); /* not missing without it */

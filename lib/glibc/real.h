@@ -36,6 +36,7 @@ struct ms_real {
 	/* _exit and _Exit behind us (glibc's, or a sanitizer's interceptor
 	 * that checks at the end); NULL before start-up: the system call */
 	void (*exit_now)(int);
+	void (*exit)(int);
 	void (*exit_now_c99)(int);
 	/* The first step of the program's lock, timedlock and clocklock:
 	 * glibc's own trylock (0, or EBUSY and the slow path waits in the

@@ -37,9 +37,11 @@
 #include <gnu/lib-names.h>
 #include <link.h>
 #include <sched.h>
+#include <sys/syscall.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 
@@ -497,16 +499,65 @@ static void report_to_output(void *arg)
 
 /* The exit report, in exit() (exit_report) or _exit
  * (exit_now_report); 0 if it was not written. */
+static pid_t exit_writer;     /* the thread that writes it */
+static int exit_report_ended; /* written, or given up */
+
+/* Another thread's exit (or _exit) while one writes the exit report: the
+ * process would end there, half a report written, or none (an exit() on
+ * two threads at once, which glibc 2.36 lets race).  It waits for the
+ * report, at most 10 s; the exit status is then the first one's. */
+static void wait_for_exit_report(void)
+{
+	pid_t self = (pid_t)syscall(SYS_gettid);
+	if (!__atomic_load_n(&exit_reported, __ATOMIC_ACQUIRE) ||
+	    __atomic_load_n(&exit_writer, __ATOMIC_ACQUIRE) == self)
+		return;
+	for (int ms = 0; ms < 10000 && !__atomic_load_n(&exit_report_ended, __ATOMIC_ACQUIRE);
+	     ms++) {
+		struct timespec nap = { 0, 1000000 };
+		syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &nap, NULL);
+	}
+}
+
+/* glibc's exit() ends with its own _exit, which does not come through
+ * ours: a second thread's exit() ends the process where it ends.  So it
+ * waits at its start, while the first one's exit handlers run (2 s at
+ * most: one of them may be joining this very thread) and while its exit
+ * report is written (10 s). */
+static pid_t first_exit;
+
+void ms_exit_begin(void)
+{
+	pid_t self = (pid_t)syscall(SYS_gettid), none = 0;
+	if (__atomic_compare_exchange_n(&first_exit, &none, self, 0, __ATOMIC_ACQ_REL,
+					__ATOMIC_ACQUIRE) ||
+	    none == self || getpid() != start_pid ||
+	    !__atomic_load_n(&ms_active, __ATOMIC_ACQUIRE) ||
+	    !(ms_opt.exit_report || ms_opt.exit_code || ms_interval_on()))
+		return;
+	for (int ms = 0; ms < 2000 && !__atomic_load_n(&exit_reported, __ATOMIC_ACQUIRE); ms++) {
+		struct timespec nap = { 0, 1000000 };
+		syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &nap, NULL);
+	}
+	wait_for_exit_report();
+}
+
 static int write_exit_report(void)
 {
-	if (__atomic_exchange_n(&exit_reported, 1, __ATOMIC_ACQ_REL) || interrupted_library())
+	if (__atomic_exchange_n(&exit_reported, 1, __ATOMIC_ACQ_REL))
 		return 0;
+	__atomic_store_n(&exit_writer, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	if (interrupted_library()) {
+		__atomic_store_n(&exit_report_ended, 1, __ATOMIC_RELEASE);
+		return 0;
+	}
 	ms_fork_settle(); /* a fork child that never locked a mutex */
 	ms_dump_note_pending();
 	/* on a stack of its own if this thread's is small (ulimit -s 64) */
 	if (!ms_dump_in_signal_handler() || !report_from_dump_thread())
 		ms_report_stack_run(report_to_output, NULL);
 	ms_crash_exit_reported();
+	__atomic_store_n(&exit_report_ended, 1, __ATOMIC_RELEASE);
 	return 1;
 }
 
@@ -536,9 +587,12 @@ static void exit_now_report(int *status)
 		ms_guard_leave(&ms_self);
 	}
 	/* as exit_with_code, without the flush of stdio _exit does not do */
-	if (!skip && write_exit_report() && ms_opt.exit_code && ms_run_exit_failing() &&
+	int written = !skip && write_exit_report();
+	if (written && ms_opt.exit_code && ms_run_exit_failing() &&
 	    !(*status && ms_run_is_root()))
 		*status = (int)ms_opt.exit_code;
+	if (!written)
+		wait_for_exit_report();
 	errno = saved;
 }
 
