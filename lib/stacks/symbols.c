@@ -1350,7 +1350,25 @@ static const char *fit_offset(char *s, size_t cols, int is_module)
 		return s;
 	if (!plus || cols < off_n + 2 + 4)
 		return cut_end(s, cols);
-	/* a C++ function's "(...)" says least: it goes first */
+	/* a C++ function's argument list says least: "(...)" first, then
+	 * gone ("..d long, unsigned long)+0x20" had lost Rings::setCapacity) */
+	if (!is_module && plus - s > 2 && plus[-1] == ')') {
+		int depth = 0;
+		char *open = plus - 1;
+		for (; open >= s; open--) {
+			depth += (*open == ')') - (*open == '(');
+			if (!depth)
+				break;
+		}
+		/* (a list of 3 characters or more: never longer) */
+		if (open > s && (plus - 1) - (open + 1) >= 3 && strncmp(open + 1, "...)", 4)) {
+			memcpy(open + 1, "...", 3);
+			memmove(open + 4, plus - 1, off_n + 2);
+			plus = open + 5;
+			if (strlen(s) <= cols)
+				return s;
+		}
+	}
 	if (!is_module && plus - s > 5 && !memcmp(plus - 5, "(...)", 5)) {
 		memmove(plus - 5, plus, off_n + 1);
 		plus -= 5;

@@ -49,6 +49,23 @@ START_TEST(test_symbol_fit_cuts_the_function_to_its_end)
 }
 END_TEST
 
+/* A C++ function with no source line (a stripped library): its argument
+ * list goes before its name does.  It was cut from the start, and
+ * "..(unsigned long, unsigned long)+0x20" named no function. */
+START_TEST(test_symbol_fit_drops_arguments_before_the_name)
+{
+	ck_assert_str_eq(fit("Rings::setCapacity(unsigned long, unsigned long)+0x20 (f)", 32),
+			 "Rings::setCapacity(...)+0x20");
+	ck_assert_str_eq(fit("Rings::setCapacity(unsigned long, unsigned long)+0x20 (f)", 26),
+			 "Rings::setCapacity+0x20");
+	ck_assert_str_eq(fit("rocksdb::WriteThread::SetState(rocksdb::WriteThread::Writer*, "
+			     "unsigned char)+0x1cc (librocksdb.so.7.8)", 34),
+			 "..sdb::WriteThread::SetState+0x1cc");
+	/* nested lists count as one */
+	ck_assert_str_eq(fit("ns::call(void (*)(int), long)+0x9 (m)", 17), "ns::call(...)+0x9");
+}
+END_TEST
+
 /* A frame's name of the full 159 bytes a frame holds, shortened again for
  * a line (ms_frame_format): its "(...)" stays whole.  It was cut in a
  * buffer of the frame's size to "..._duration(", and every column then
@@ -172,6 +189,7 @@ Suite *symbols_suite(void)
 	tcase_add_test(tc, test_symbol_fit_leaves_what_fits);
 	tcase_add_test(tc, test_symbol_fit_drops_module_offset_directory_parentheses_in_turn);
 	tcase_add_test(tc, test_symbol_fit_cuts_the_function_to_its_end);
+	tcase_add_test(tc, test_symbol_fit_drops_arguments_before_the_name);
 	tcase_add_test(tc, test_symbol_fit_keeps_the_source_line_alone_when_the_function_cannot);
 	tcase_add_test(tc, test_symbol_fit_keeps_brackets_paired);
 	tcase_add_test(tc, test_symbol_fit_without_a_line_keeps_function_and_offset);
