@@ -52,9 +52,15 @@ expect_eq "stripped: one row a site, named as the report names it" \
 cmp_run "$WORK/cont.json" "$WORK/abba1.json"
 expect_eq "a new finding: status 1" "$rc" 1
 expect_grep "a new finding: counted" "^new findings: 1$" "$WORK/cmp"
-expect_grep "a new finding: by the code it names" \
-	"^  potential-deadlock: alice_pays_bob \(.*examples/deadlock_abba.c:[0-9]+\); bob_pays_alice \(.*examples/deadlock_abba.c:[0-9]+\); transfer \(.*examples/deadlock_abba.c:[0-9]+\); transfer \(.*examples/deadlock_abba.c:[0-9]+\)$" \
-	"$WORK/cmp"
+# (one frame a line: on one, 190 to 240 columns)
+expect_eq "a new finding: by the code it names, one frame a line" \
+	"$(sed -n '/^new findings/,/^gone findings/p' "$WORK/cmp" | sed 's/([^)]*examples\//(/')" \
+	"new findings: 1
+  potential-deadlock: alice_pays_bob (deadlock_abba.c:$(grep -n 'transfer(&alice, &bob' "$top_srcdir/examples/deadlock_abba.c" | head -1 | cut -d: -f1));
+      bob_pays_alice (deadlock_abba.c:$(grep -n 'transfer(&bob, &alice' "$top_srcdir/examples/deadlock_abba.c" | head -1 | cut -d: -f1));
+      transfer (deadlock_abba.c:$(grep -n LOCK_FROM "$top_srcdir/examples/deadlock_abba.c" | cut -d: -f1));
+      transfer (deadlock_abba.c:$(grep -n LOCK_TO "$top_srcdir/examples/deadlock_abba.c" | cut -d: -f1))
+gone findings: 0"
 wait_ns=$(jq '[.mutexes[] | select(.first_locked_caller.function == "worker") | .wait_total_ns] | add' \
 	"$WORK/cont.json")
 contended=$(jq '[.mutexes[] | select(.first_locked_caller.function == "worker") | .contended] | add' \
@@ -126,6 +132,16 @@ jq '.sites |= map(.wait_ns *= 3)' "$WORK/long1.json" >"$WORK/long2.json"
 cmp_run "$WORK/long1.json" "$WORK/long2.json"
 expect_eq "summaries: a long site's end, in 120 columns" \
 	"$(awk '/first locked at$/ { getline; print length($0) <= 120, $NF }' "$WORK/cmp")" "1 (executor.tcc:291)"
+# a function with a long argument list keeps its name: the list goes
+# first ("..teThread::Writer*, unsigned char) (librocksdb.so.7.8)" named
+# no function)
+jq --arg s "rocksdb::WriteThread::SetState(rocksdb::WriteThread::Writer*, unsigned char) (librocksdb.so.7.8)" \
+	'.sites = [{first_locked_at: $s, wait_ns: 10, contended: 1}]' "$WORK/run2/summary.json" >"$WORK/args1.json"
+jq '.sites |= map(.wait_ns *= 3)' "$WORK/args1.json" >"$WORK/args2.json"
+cmp_run "$WORK/args1.json" "$WORK/args2.json"
+expect_eq "summaries: a long argument list goes before the name" \
+	"$(awk '/first locked at$/ { getline; sub(/.*  /, ""); print }' "$WORK/cmp")" \
+	"rocksdb::WriteThread::SetState(...) (librocksdb.so.7.8)"
 
 # ---- bad input ------------------------------------------------------------------
 
@@ -157,8 +173,14 @@ for args in "$WORK/abba1.json" "$WORK/abba1.json $WORK/abba2.json $WORK/cont.jso
 	expect_grep "$(echo $args | wc -w) .json files: how to call it" \
 		"^usage: mutexstat compare OLD.json NEW.json$" "$WORK/err"
 done
-# a program named compare still runs where the arguments are not .json
-# files (ImageMagick's compare a.png b.png diff.png)
+# one report and a mistyped name: the comparison's message (it ran a
+# program named compare, ImageMagick's where it is installed)
+rc=0
+"$MS" compare "$WORK/abba1.json" "$WORK/abba2.jsn" >"$WORK/cmp" 2>"$WORK/err" || rc=$?
+expect_eq "a .json file and a mistyped one: status 2, what is wrong" "$rc $(cat "$WORK/err")" \
+	"2 mutexstat: compare: $WORK/abba2.jsn: no such file"
+# a program named compare still runs where no argument is a .json file
+# (ImageMagick's compare a.png b.png diff.png)
 if command -v compare >/dev/null 2>&1; then
 	pass "images: a program named compare is installed here; not tried"
 else
