@@ -57,6 +57,13 @@ expect_eq "suppressed: no warning at start-up" "$(grep -c 'no rule of it applies
 expect_eq "--suppressions: the run passes" "$rc" 0
 expect_grep "--suppressions: an absolute path for the library" \
 	"^suppressions from $WORK/rules: 1 finding left out$" "$WORK/opt.err"
+# a file that is not there: refused before the program runs, as other
+# bad options are (the program ran without rules, status 0)
+rc=0
+"$MS" --suppressions "$WORK/no-such-rules" "$ABBA" >"$WORK/missing.out" 2>"$WORK/missing.err" || rc=$?
+expect_eq "--suppressions, no such file: status 2, the message, not run" \
+	"$rc $(cat "$WORK/missing.err") $(wc -c <"$WORK/missing.out")" \
+	"2 mutexstat: --suppressions '$WORK/no-such-rules': no such file 0"
 
 # a rule of another kind, or on prose, leaves it in
 printf 'self-deadlock:transfer\npotential-deadlock:cycle of orders\n' >"$WORK/other"
@@ -114,7 +121,9 @@ expect_eq "compare: without the rule it is (status 1)" "$rc/$(sed -n 2p "$WORK/c
 # examples/misuse, one for all of its misuse
 printf 'held-at-exit:take_and_keep\n' >"$WORK/held"
 printf 'misuse:main\n' >"$WORK/mis"
-for r in held mis; do
+# (the JSON's kind of it, copied into a rule, names it as well)
+printf 'held-at-thread-exit:take_and_keep\n' >"$WORK/held_json"
+for r in held held_json mis; do
 	json "j-$r" "$top_builddir/examples/misuse" MUTEXSTAT_SUPPRESSIONS="$WORK/$r"
 	left=$(sed -n "s|^suppressions from $WORK/$r: \([0-9]*\) findings\{0,1\} left out$|\1|p" "$WORK/j-$r.txt")
 	[ -n "$left" ] && [ "$left" -gt 0 ] || fail "$r: the text report left nothing out"

@@ -73,6 +73,9 @@ static int parse_line(char *s, size_t len, unsigned line)
 		return -1;
 	}
 	*colon = 0;
+	/* the JSON report's kind of it, copied into a rule, names it too */
+	if (!strcmp(s, "held-at-thread-exit"))
+		s = (char *)"held-at-exit";
 	unsigned k = 0;
 	while (k < N_KINDS && strcmp(kinds[k].name, s) != 0)
 		k++;
