@@ -233,13 +233,13 @@ cat >"$WORK/destroyed_held.c" <<'EOF'
 #include <stdio.h>
 #include <unistd.h>
 static pthread_mutex_t m;
-static int locked[2];
+static int locked[2], go[2];
 static void *holds(void *arg)
 {
 	(void)arg;
 	char c = 0;
 	pthread_mutex_lock(&m);
-	if (write(locked[1], &c, 1) != 1 || read(locked[0], &c, 1) != 1)
+	if (write(locked[1], &c, 1) != 1 || read(go[0], &c, 1) != 1)
 		return NULL;
 	printf("holder's unlock %d\n", pthread_mutex_unlock(&m));
 	return NULL;
@@ -252,21 +252,22 @@ int main(void)
 	pthread_mutex_init(&m, &a);
 	pthread_t t;
 	char c = 0;
-	if (pipe(locked) != 0)
+	if (pipe(locked) != 0 || pipe(go) != 0)
 		return 2;
 	pthread_create(&t, NULL, holds, NULL);
 	if (read(locked[0], &c, 1) != 1)
 		return 2;
 	printf("destroy %d\n", pthread_mutex_destroy(&m));
-	if (write(locked[1], &c, 1) != 1)
+	if (write(go[1], &c, 1) != 1)
 		return 2;
 	pthread_join(t, NULL);
 	return 0;
 }
 EOF
 "$CC" -g -o "$WORK/destroyed_held" "$WORK/destroyed_held.c" -lpthread || fail "cannot build destroyed_held.c"
-"$WORK/destroyed_held" >"$WORK/destroyed_held.bare" 2>&1
-env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/destroyed_held.report" "$WORK/destroyed_held" \
+timeout -s KILL 60 "$WORK/destroyed_held" >"$WORK/destroyed_held.bare" 2>&1
+timeout -s KILL 60 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/destroyed_held.report" \
+	"$WORK/destroyed_held" \
 	>"$WORK/destroyed_held.out" 2>&1
 expect_eq "destroyed while held: glibc's answers, as bare" "$(cat "$WORK/destroyed_held.out")" \
 	"$(cat "$WORK/destroyed_held.bare")"
