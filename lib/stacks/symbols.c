@@ -1361,8 +1361,8 @@ static const char *fit_offset(char *s, size_t cols, int is_module)
 				break;
 		}
 		/* (a list of 3 characters or more: never longer) */
-		if (open > s && (plus - 1) - (open + 1) >= 3 && strncmp(open + 1, "...)", 4)) {
-			memcpy(open + 1, "...", 3);
+		if (open > s && (plus - 1) - (open + 1) >= 3 && strncmp(open + 1, "...)", 4) != 0) {
+			open[1] = open[2] = open[3] = '.';
 			memmove(open + 4, plus - 1, off_n + 2);
 			plus = open + 5;
 			if (strlen(s) <= cols)
