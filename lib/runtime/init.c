@@ -526,8 +526,12 @@ static void wait_for_exit_report(void)
  * report is written (10 s). */
 static pid_t first_exit;
 
-void ms_exit_begin(void)
+__attribute__((noinline)) void ms_exit_begin(void)
 {
+	/* just past the call in the library's exit(), a few bytes before
+	 * its call of glibc's (stacks/stack.h) */
+	__atomic_store_n(&ms_stack_exit_entry, (uintptr_t)__builtin_return_address(0),
+			 __ATOMIC_RELAXED);
 	pid_t self = (pid_t)syscall(SYS_gettid), none = 0;
 	if (__atomic_compare_exchange_n(&first_exit, &none, self, 0, __ATOMIC_ACQ_REL,
 					__ATOMIC_ACQUIRE) ||

@@ -219,6 +219,8 @@ void ms_stack_thread_starts(void)
 	}
 }
 
+uintptr_t ms_stack_exit_entry;
+
 int ms_stack_own_code(uintptr_t addr)
 {
 	return addr >= self_lo && addr < self_hi;
@@ -357,7 +359,7 @@ void ms_stack_end(void)
  * call's line, its caller's address, is still kept).  The system call
  * only where cfi.c's walk gave up (a signal frame, a stack not the
  * thread's own). */
-#define UNWIND_ROOM (16 * 1024)
+#define UNWIND_ROOM ((uintptr_t)16 << 10)
 static int little_room(void)
 {
 	stack_t alt;

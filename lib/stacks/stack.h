@@ -51,6 +51,10 @@ uint64_t ms_stack_arena_max(void);
 /* Whether a code address is ours (a thread's start, interpose_process.c:
  * the bottom of a stack). */
 int ms_stack_own_code(uintptr_t addr);
+/* Where the library's exit() goes on into glibc's (runtime/init.c sets
+ * it): a frame there is no call of the program's into a lock, though
+ * ours, but exit() running the program's exit handlers.  0 until then. */
+extern uintptr_t ms_stack_exit_entry;
 /* Whether it is the C library's or the dynamic linker's (libc.so*,
  * ld-linux*: where the process and its threads start), known from
  * start-up on without a call into the dynamic linker. */

@@ -238,8 +238,11 @@ int ms_where_now(struct ms_tstate *ts, const uintptr_t **frames)
 	 * (only libc's start outside it) is not. */
 	int kept = 0, ours = 0;
 	ts->now_in_call = 0;
+	uintptr_t exit_entry = __atomic_load_n(&ms_stack_exit_entry, __ATOMIC_RELAXED);
 	for (int i = 0; i < n; i++) {
 		uintptr_t pc = ts->now_frames[i];
+		if (exit_entry && pc - exit_entry < 64)
+			continue; /* our exit(), calling glibc's: the program's exit */
 		if (ms_stack_own_code(pc))
 			ours = 1;
 		else {
