@@ -11,11 +11,14 @@ expect_eq "two reports: the dump and the exit report" \
 awk '/^mutexstat: named/ { n++ } n == 1' "$WORK/err" > "$WORK/dump"
 awk '/^mutexstat: named/ { n++ } n == 2' "$WORK/err" > "$WORK/exit"
 expect_grep "dump: queue by name, 3000 locks" "^ +[0-9]+ queue +3000 " "$WORK/dump"
+expect_eq "dump: what asked for it, under the heading" "$(sed -n 2p "$WORK/dump")" \
+	"  a report the program asked for (mutexstat_dump); it runs on"
+expect_no_grep "exit report: no such line" 'asked for|runs on$' "$WORK/exit"
 expect_grep "dump: stats by name, 300 locks" "^ +[0-9]+ stats +300 " "$WORK/dump"
 expect_grep "exit report after reset: 1500 queue locks" "^ +[0-9]+ queue +1500 " "$WORK/exit"
 expect_grep "exit report after reset: 150 stats locks" "^ +[0-9]+ stats +150 " "$WORK/exit"
 expect_grep "exit report: its numbers start at the reset, and it says so" \
-	'^  the numbers start at mutexstat_reset\(\), [0-9.]+ [mµn]?s into the run$' "$WORK/exit"
+	'^  the numbers start at mutexstat_reset\(\), [0-9.]+ [mµn]?s into the run \(the counts of threads and locks above do not\)$' "$WORK/exit"
 expect_no_grep "dump before the reset: no such line" 'mutexstat_reset' "$WORK/dump"
 expect_grep "detail names the mutex" '^#[0-9]+ mutex 0x[0-9a-f]+ "queue" \(normal, no init seen\)' "$WORK/exit"
 # Preloaded as well as linked: one library, one count.

@@ -18,6 +18,8 @@ kill -USR1 $pid
 wait_for "$WORK/dump.2" '^Top ' 20 && pass "a second dump, numbered 2" || fail "no second dump"
 kill -9 $pid; wait $pid 2>/dev/null
 expect_grep "the cycle" '^DEADLOCK: 2 threads wait for each other, forever$' "$WORK/dump.1"
+expect_eq "a dump says it is one, under its heading" "$(sed -n 2p "$WORK/dump.1")" \
+	"  a live dump (the dump signal, MUTEXSTAT_SIGNAL); the program runs on"
 expect_grep "thread one waits at its second lock" \
 	"waits at +hang_one\+0x[0-9a-f]+ \(.*scenario\.c:$(line_of HANG_ONE_WAITS), scenario\)" "$WORK/dump.1"
 expect_grep "thread two waits at its second lock" \

@@ -238,4 +238,17 @@ else
 	echo "(no python3 or jq: the formats of one report are not compared)"
 fi
 
+# ---- kinds left out (MUTEXSTAT_TRACK) and lines left out (MUTEXSTAT_TOP) ----
+# "locked no mutexes" of a program whose mutexes were left out, and a table
+# of 10 where 20 were used, said nothing of either
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_TRACK=rwlock "$top_builddir/examples/contention" \
+	>/dev/null 2>"$WORK/track.err"
+expect_eq "TRACK=rwlock: the one line, then what was left out" "$(sed 's/(pid [0-9]*) ran [^ ]* [^ ]*/(pid P) ran T/' "$WORK/track.err")" \
+	"mutexstat: contention (pid P) ran T and locked no mutexes
+  not recorded (MUTEXSTAT_TRACK): mutexes, spin locks"
+env LD_PRELOAD="$MS_PRELOAD" "$top_builddir/examples/ten_by_twenty" >/dev/null 2>"$WORK/top.err"
+expect_eq "TOP=10 of 20: ten rows, then how many more" \
+	"$(awk '/^Top 10 mutexes by wait:$/ { on = 1; getline; next } on && /^$/ { getline; print n, $0; exit } on { n++ }' "$WORK/top.err")" \
+	"10 (10 more not listed: MUTEXSTAT_TOP, the launcher's --top)"
+
 finish

@@ -45,13 +45,14 @@
  * counts of all of them. */
 struct top {
 	struct ms_line *lines;
-	size_t n, cap;
+	size_t n, cap, offered; /* offered: lines that could be listed */
 	uint64_t live, used, held, misused, timed;
 	uint32_t classes; /* the kinds of the locks listed (1 << class) */
 };
 
 static void top_offer(struct top *t, const struct ms_line *l)
 {
+	t->offered++;
 	ms_lines_offer(t->lines, sizeof *t->lines, &t->n, t->cap, l);
 }
 
@@ -157,6 +158,22 @@ static void print_reset(struct ms_fmt *f, const char *since, const char *none)
 		ms_fmt(f, "%s", none);
 }
 
+/* Kinds of lock left out (MUTEXSTAT_TRACK): without this line "locked no
+ * mutexes", and no finding through them, would read as none there. */
+static void print_untracked_kinds(struct ms_fmt *f)
+{
+	static const char *const names[MS_CLASS_COUNT] = { "mutexes", "read-write locks",
+							   "spin locks" };
+	uint64_t left = ~ms_opt.track & ((1u << MS_CLASS_COUNT) - 1);
+	if (!left)
+		return;
+	ms_fmt(f, "  not recorded (MUTEXSTAT_TRACK):");
+	for (unsigned c = 0, n = 0; c < MS_CLASS_COUNT; c++)
+		if (left & (1u << c))
+			ms_fmt(f, "%s %s", n++ ? "," : "", names[c]);
+	ms_fmt(f, "\n");
+}
+
 static void header(struct ms_fmt *f, const struct top *t)
 {
 	char run[16];
@@ -189,6 +206,12 @@ static void header(struct ms_fmt *f, const struct top *t)
 	/* a long program name, big counts: the counts on a line of their own */
 	ms_fmt(f, "%s%s%s\n", ms_fmt_str(&wf),
 	       strlen(who) + 1 + strlen(counts) > WIDTH ? "\n  " : " ", ms_fmt_str(&cf));
+	print_untracked_kinds(f);
+	/* a report while the program runs reads like the exit report but for
+	 * this line */
+	if (!ms_report_writing_last)
+		ms_fmt(f, "  %s\n", ms_report_occasion ? ms_report_occasion
+				     : "a report while the program runs, not its last");
 	char crash[200];
 	ms_fmt(f, "%s", ms_crash_describe(crash, sizeof crash));
 	if (ms_report_loaded_late)
@@ -202,7 +225,8 @@ static void header(struct ms_fmt *f, const struct top *t)
 		ms_fmt(f, "  forked from pid %d: the numbers start at the fork (what came "
 			  "before is in the parent's report)\n", ms_fork_parent_pid());
 	/* "ran" is the whole run's; the counts are the reset's on */
-	print_reset(f, "  the numbers start at mutexstat_reset(), %s into the run\n", "");
+	print_reset(f, "  the numbers start at mutexstat_reset(), %s into the run (the counts "
+		       "of threads and locks above do not)\n", "");
 	uint64_t skipped = ms_spin_skipped_calls();
 	if (skipped)
 		ms_fmt(f, "  %llu calls came while another thread was inside fork() or in a "
@@ -268,8 +292,9 @@ static void header(struct ms_fmt *f, const struct top *t)
 		uint64_t unlocked = ended_never_locked();
 		if (unlocked)
 			ms_fmt(f, "  %llu of them %s never locked: no first-lock site, "
-				  "so no line\n", (unsigned long long)unlocked,
-			       unlocked == 1 ? "was" : "were");
+				  "so no line unless a call on %s failed\n",
+			       (unsigned long long)unlocked, unlocked == 1 ? "was" : "were",
+			       unlocked == 1 ? "it" : "one");
 	}
 	unsigned long long unloaded = ms_symbols_unloaded();
 	if (unloaded)
@@ -279,11 +304,19 @@ static void header(struct ms_fmt *f, const struct top *t)
 		       "the program loaded at the same place later\n",
 		       unloaded, unloaded == 1 ? "library was" : "libraries were",
 		       unloaded == 1 ? "its" : "their");
-	ms_fmt(f,
-	       "  hold times: on mutexes that made a thread wait (%llu), each of "
-	       "the first %d acquisitions, then 1 in %d\n",
-	       (unsigned long long)t->timed, MS_HOLD_EXACT, MS_HOLD_SAMPLE);
-	ms_report_stack_summary(f);
+	/* the table's noun: "lock" once other kinds are there */
+	int mutexes_only = !(t->classes & ~(1u << MS_CLASS_MUTEX));
+	const char *noun = mutexes_only ? "mutex" : "lock";
+	if (t->timed)
+		ms_fmt(f,
+		       "  hold times: on the %llu %s%s that made a thread wait, each of "
+		       "the first %d acquisitions, then 1 in %d\n",
+		       (unsigned long long)t->timed, noun,
+		       t->timed == 1 ? "" : mutexes_only ? "es" : "s", MS_HOLD_EXACT, MS_HOLD_SAMPLE);
+	else
+		ms_fmt(f, "  hold times: timed only on %s that made a thread wait: none did\n",
+		       mutexes_only ? "mutexes" : "locks");
+	ms_report_stack_summary(f, noun);
 	const char *why = ms_symbols_fallback_reason();
 	if (why && ms_loader_busy()) /* dladdr would wait as dlopen does */
 		ms_fmt(f, "  names: none, addresses only (%.60s; naming code needs "
@@ -1010,6 +1043,7 @@ static int report_lock;
 int ms_report_failing;
 
 __thread int ms_report_writing_last __attribute__((tls_model("initial-exec")));
+__thread const char *ms_report_occasion __attribute__((tls_model("initial-exec")));
 int ms_report_abandoned;
 
 /* The child of a fork made while another thread wrote a report: that
@@ -1069,6 +1103,7 @@ int ms_report(int fd)
 		       ms_name_cut(name, sizeof name, ms_program_name(), PROGRAM_COLS),
 		       (int)getpid(), ms_duration(run, ms_run_ns()));
 		print_reset(&f, " since mutexstat_reset(), %s into the run\n", "\n");
+		print_untracked_kinds(&f);
 		if (ms_report_loaded_late)
 			ms_fmt(&f, "%s", loaded_late_note);
 		print_kept_notes(&f);
@@ -1076,8 +1111,14 @@ int ms_report(int fd)
 		header(&f, &t);
 		/* Findings first, each under a heading a script can grep. */
 		failing = findings_kept(&f, t.misused || site_misuse(), 1);
-		if (t.n) /* none when the only thread waits in its first lock */
+		if (t.n) { /* none when the only thread waits in its first lock */
 			ms_top_table(&f, t.lines, sizeof *t.lines, t.n, "", t.classes);
+			/* under the table, apart: a script reads its rows up
+			 * to the blank line */
+			if (t.offered > t.n)
+				ms_fmt(&f, "\n(%zu more not listed: MUTEXSTAT_TOP, the launcher's "
+					   "--top)\n", t.offered - t.n);
+		}
 		if (t.held) {
 			struct held_ctx h = { &f, ms_clock_now_ticks(), 0 };
 			ms_table_each(print_held, &h);

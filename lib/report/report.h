@@ -27,6 +27,10 @@ extern int ms_report_loaded_late;
  * nothing more of that report is written, and one line says why. */
 extern __thread int ms_report_writing_last __attribute__((tls_model("initial-exec")));
 extern int ms_report_abandoned;
+/* What asked for the report this thread writes before the exit (a line
+ * under the heading says it: a live dump, the watchdog's, the program's
+ * mutexstat_dump); NULL: a live report of no known cause. */
+extern __thread const char *ms_report_occasion __attribute__((tls_model("initial-exec")));
 
 /* MUTEXSTAT_EXIT_CODE's count of failing findings, left in
  * ms_report_failing as a text report would, with no text written. */

@@ -22,7 +22,7 @@
 #define WIDTH 120
 #define TOP_STACKS 5
 
-void ms_report_stack_summary(struct ms_fmt *f)
+void ms_report_stack_summary(struct ms_fmt *f, const char *noun)
 {
 	struct ms_depot_stats st;
 	ms_depot_stats(&st);
@@ -38,9 +38,9 @@ void ms_report_stack_summary(struct ms_fmt *f)
 			  "was in the dynamic linker\n  when it forked (its lock stays held "
 			  "here); sites show the caller only\n");
 	else if (ms_opt.stack_sample > 1)
-		ms_fmt(f, "  call stacks: each of a mutex's first %d contention events, "
+		ms_fmt(f, "  call stacks: each of a %s's first %d contention events, "
 			  "then 1 in %llu (MUTEXSTAT_STACK_SAMPLE); %llu distinct\n",
-		       MS_STACK_EXACT, (unsigned long long)ms_opt.stack_sample,
+		       noun, MS_STACK_EXACT, (unsigned long long)ms_opt.stack_sample,
 		       (unsigned long long)st.stacks);
 	else
 		ms_fmt(f, "  call stacks: every contention event; %llu distinct\n",

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 /* One line for the report's header: how stacks were captured. */
-void ms_report_stack_summary(struct ms_fmt *f);
+void ms_report_stack_summary(struct ms_fmt *f, const char *noun); /* "mutex", "lock" */
 
 /* For a live mutex: who waited, who made them wait, where it was first
  * locked and initialised. */

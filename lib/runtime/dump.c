@@ -170,10 +170,15 @@ int ms_dump_crash_report_done(void)
 	return __atomic_load_n(&crash_done, __ATOMIC_ACQUIRE);
 }
 
-static void dump(unsigned seq)
+static void dump(unsigned seq, const char *occasion)
 {
+	ms_report_occasion = occasion;
 	ms_report_all(seq);
+	ms_report_occasion = NULL;
 }
+
+#define BY_WATCHDOG "the watchdog's report (MUTEXSTAT_WATCHDOG): a thread has waited that long; " \
+		    "the program runs on"
 
 /* The oldest wait for a mutex, in seconds. */
 static void oldest(struct ms_tstate *ts, void *arg)
@@ -208,7 +213,7 @@ static int stall_reported(unsigned *seq)
 		s.t[i].stack = ms_depot_put(frames + from, n - from);
 	}
 	ms_findings_stall(&s);
-	dump(++*seq);
+	dump(++*seq, BY_WATCHDOG);
 	return s.handled_signal ? 2 : 1;
 }
 
@@ -259,7 +264,7 @@ static void watchdog_look(unsigned *seq, uint64_t now, int *fired, int *done)
 		return; /* reported; no deadlock yet */
 	*fired = 1;
 	*done = certain > 0;
-	dump(++*seq);
+	dump(++*seq, BY_WATCHDOG);
 	if (certain && ms_opt.on_deadlock == 1)
 		abort_for("DEADLOCK");
 }
@@ -302,7 +307,8 @@ static void *dump_thread(void *arg)
 		if (a & ASK_SAY)
 			ms_findings_say_unsaid(ms_output_stderr());
 		if (a & ASK_DUMP)
-			dump(++seq);
+			dump(++seq, "a live dump (the dump signal, MUTEXSTAT_SIGNAL); the program "
+				    "runs on");
 		/* The watchdog looks at its interval also when requests come
 		 * more often than that (dump signals every 100 ms kept it from
 		 * ever looking) */

@@ -39,7 +39,9 @@ struct dump_call {
 static void dump_to(void *arg)
 {
 	struct dump_call *call = arg;
+	ms_report_occasion = "a report the program asked for (mutexstat_dump); it runs on";
 	call->rc = ms_report(call->fd);
+	ms_report_occasion = NULL;
 }
 
 MS_EXPORT int mutexstat_dump(int fd)
