@@ -1,8 +1,9 @@
 /* mutexstat.h - the small API of libmutexstat for programs that link it
  * directly (pkg-config --cflags --libs mutexstat).
  *
- * Every pthread mutex and condition-variable wait in the process is recorded
- * whether or not these functions are called; they only add names and
+ * Every pthread mutex, read-write lock and spin lock in the process, and
+ * every condition-variable wait, is recorded whether or not these functions
+ * are called; they only add names and
  * reports on demand.  Preloaded with LD_PRELOAD, the library works the same
  * without any of this (declare these functions weak to call them only when
  * it is there).  It must be loaded before libc.so.6, linked or preloaded:
@@ -31,8 +32,9 @@ extern "C" {
  * Safe to call from any thread at any time, including while other threads
  * lock mutexes, and from several at once (one report at a time).
  * Not async-signal-safe (a report allocates): from a signal handler that
- * interrupted the library on the same thread, mutexstat_dump, _reset and
- * _name do nothing and fail (errno EDEADLK) instead of waiting for ever;
+ * interrupted the library on the same thread, mutexstat_dump, _reset, _name
+ * and _name_lock do nothing and fail (errno EDEADLK) instead of waiting for
+ * ever;
  * raise the dump signal (SIGUSR1) for a report from a handler. */
 int mutexstat_dump(int fd);
 
