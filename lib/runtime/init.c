@@ -532,11 +532,15 @@ __attribute__((noinline)) void ms_exit_begin(void)
 	 * its call of glibc's (stacks/stack.h) */
 	__atomic_store_n(&ms_stack_exit_entry, (uintptr_t)__builtin_return_address(0),
 			 __ATOMIC_RELAXED);
+	/* not in a vfork child, which shares this memory with its parent
+	 * (one that calls exit() instead of _exit would make the parent's
+	 * exit() wait), nor in a fork child (started as its parent) */
+	if (getpid() != start_pid)
+		return;
 	pid_t self = (pid_t)syscall(SYS_gettid), none = 0;
 	if (__atomic_compare_exchange_n(&first_exit, &none, self, 0, __ATOMIC_ACQ_REL,
 					__ATOMIC_ACQUIRE) ||
-	    none == self || getpid() != start_pid ||
-	    !__atomic_load_n(&ms_active, __ATOMIC_ACQUIRE) ||
+	    none == self || !__atomic_load_n(&ms_active, __ATOMIC_ACQUIRE) ||
 	    !(ms_opt.exit_report || ms_opt.exit_code || ms_interval_on()))
 		return;
 	for (int ms = 0; ms < 2000 && !__atomic_load_n(&exit_reported, __ATOMIC_ACQUIRE); ms++) {
