@@ -41,10 +41,13 @@ uint64_t ms_spin_skipped_calls(void)
 	return LOAD(&skipped);
 }
 
+static int *stuck_word;
+
 void ms_spin_after_fork_child(void)
 {
 	STORE(&ms_fork_in_progress, 0);
 	skipped = 0;
+	stuck_word = NULL; /* its holder is the parent's thread, not here */
 }
 
 /* How long a waiter for one of our locks waits before it gives up.  Our
@@ -66,16 +69,15 @@ void ms_spin_after_fork_child(void)
  * wait does not, so a normal wait for it just after may give up early
  * (its call's record is lost, counted), only ever after such a stop. */
 #define STUCK_GIVE_UP_NS 2000000ull
-static int *stuck_word;
 
 int ms_spin_lock_wait(int *word, int holding_one)
 {
 	uint64_t since = 0;
 	for (unsigned spins = 0; __atomic_exchange_n(word, 1, __ATOMIC_ACQUIRE);
 	     spins++) {
-		int give_up = holding_one
-				      ? __atomic_load_n(&ms_fork_in_progress, __ATOMIC_ACQUIRE) != 0
-				      : spins >= 100 && !fork_may_wait();
+		int give_up = holding_one == MS_SPIN_LEAF ? 0
+			      : holding_one ? __atomic_load_n(&ms_fork_in_progress, __ATOMIC_ACQUIRE) != 0
+					    : spins >= 100 && !fork_may_wait();
 		if (!give_up && spins >= 100 && !(spins & 15)) {
 			/* the clock's vDSO read: async-signal-safe, no call */
 			uint64_t now = ms_mono_ns();

@@ -39,6 +39,17 @@ void ms_spin_after_fork_child(void);
  * may be waiting for the lock it holds (a fork from a signal handler that
  * interrupted an update, core/table.c). */
 int ms_spin_lock_wait(int *word, int holding_one);
+/* holding_one for a lock taken last of all (the table's pool, site list
+ * and reads' slots: their holders wait for nothing, and a fork takes them
+ * after the others): it waits through a fork, and gives up only on a
+ * holder stopped for good (a second; base/spin.c). */
+#define MS_SPIN_LEAF 2
+static inline int ms_spin_lock_leaf(int *word)
+{
+	if (__atomic_exchange_n(word, 1, __ATOMIC_ACQUIRE) == 0)
+		return 1;
+	return ms_spin_lock_wait(word, MS_SPIN_LEAF);
+}
 static inline int ms_spin_take(int *word)
 {
 	/* In a process of one thread no other thread can take it, and a

@@ -586,23 +586,24 @@ static int scarce(const struct ms_table *t)
 	return t->capacity - LOAD(&t->next_unused) < 16u * MS_SPARE * MS_SPARE_BATCH;
 }
 
-/* The locks of the pool, the site list and the reads' slots are held for
- * a few instructions, yet a thread stopped there by a signal handler of
- * the program's (a garbage collector's stop-the-world parks every other
- * thread on a semaphore) holds one until it is let go -- while the thread
- * that stopped it goes on locking.  So a waiter gives up, as for a stripe
- * (base/spin.h: after a second, or two milliseconds once a wait for that
- * lock gave up), and does without: no record for a new mutex, no site
- * line, no slot for reads, or a record or slot lost.  0 then.  Called
- * with a stripe's lock held, except for the reads' slots. */
-static int part_lock(int *word, int holding_stripe)
+/* The locks of the pool and of the reads' slots are held for a few
+ * instructions, yet a thread stopped there by a signal handler of the
+ * program's (a garbage collector's stop-the-world parks every other thread
+ * on a semaphore) holds one until it is let go -- while the thread that
+ * stopped it goes on locking.  So a waiter gives up (base/spin.h: after a
+ * second, or two milliseconds once a wait for that lock gave up) and does
+ * without: no record for a new mutex (counted, pool_gave_up), no slot for
+ * a read-write lock's reads, or a record or slot lost.  0 then.  Not for
+ * a fork: these are taken last of all, and a fork's end lets them go.
+ * (The site list's lock, taken once a new site, still waits.) */
+static int part_lock(int *word)
 {
-	return holding_stripe ? ms_spin_lock_holding(word) : ms_spin_lock(word);
+	return ms_spin_lock_leaf(word);
 }
 
 static int pool_lock(struct ms_thread *self)
 {
-	if (!part_lock(&pool.lock, 1))
+	if (!part_lock(&pool.lock))
 		return 0;
 	self->upd_pool = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -620,8 +621,10 @@ static void spares_refill(struct ms_table *t, struct ms_thread *self)
 {
 	uint32_t want = scarce(t) ? 1 : MS_SPARE_BATCH, first = self->nspare;
 	uint32_t chunk = 0; /* a chunk of records to make resident */
-	if (!pool_lock(self))
+	if (!pool_lock(self)) {
+		ATOMIC_ADD(&t->pool_gave_up, 1); /* one mutex untracked */
 		return;
+	}
 	while (self->nspare < want) {
 		uint32_t r = pool.free_head;
 		if (r) {
@@ -809,8 +812,7 @@ static struct ms_site *site_for(struct ms_table *t, uintptr_t site)
 	if (s)
 		return s;
 	struct ms_thread *self = &ms_self;
-	if (!part_lock(&t->sites_lock, 1))
-		return &t->sites[MS_MAX_SITES - 1]; /* as when sites run out */
+	spin_lock(&t->sites_lock);
 	self->upd_sites = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	s = site_find(t, site, &at); /* made meanwhile? */
@@ -919,9 +921,12 @@ struct ms_read_stats *ms_reads_slow(uint32_t r)
 		uint32_t seen = LOAD(&c->reads), slot = 0;
 		/* guarded: a signal handler must not wait for this lock */
 		ms_guard_enter(&ms_self);
-		if (!part_lock(&t->reads_lock, 0)) {
+		if (!part_lock(&t->reads_lock)) {
 			ms_guard_leave(&ms_self);
-			return NULL; /* this call's reads go uncounted */
+			/* as spent: counted apart from writes, or not at all,
+			 * for its whole life */
+			__atomic_fetch_or(&ms_rec(r)->flags, MS_F_READS_SPENT, __ATOMIC_RELAXED);
+			return NULL;
 		}
 		if (t->reads_nfree)
 			slot = t->reads_free[--t->reads_nfree] + 1;
@@ -955,7 +960,7 @@ struct ms_read_stats *ms_reads_slow(uint32_t r)
 		/* another thread gave it one meanwhile: this one back */
 		STORE(&p->rec, 0);
 		ms_guard_enter(&ms_self);
-		if (part_lock(&t->reads_lock, 0)) { /* or the slot is lost */
+		if (part_lock(&t->reads_lock)) { /* or the slot is lost */
 			t->reads_free[t->reads_nfree++] = slot - 1;
 			spin_unlock(&t->reads_lock);
 		}
@@ -969,7 +974,7 @@ static void reads_free(struct ms_table *t, uint32_t r)
 	uint32_t slot = LOAD(&t->cold[r].reads);
 	STORE(&t->cold[r].reads, 0);
 	STORE(&t->reads[slot - 1].rec, 0);
-	if (!part_lock(&t->reads_lock, 1))
+	if (!part_lock(&t->reads_lock))
 		return; /* the slot is lost */
 	t->reads_free[t->reads_nfree++] = slot - 1;
 	spin_unlock(&t->reads_lock);

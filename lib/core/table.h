@@ -360,6 +360,9 @@ struct ms_table {
 	uint64_t *read_ring_ticks; /* the time of read_ring[i], if MS_OP_TIMED */
 	uint32_t *reads_free;
 	uint32_t reads_cap, reads_next, reads_nfree, reads_spent;
+	/* mutexes left untracked because the pool's lock was held by a
+	 * thread stopped in a signal handler (table.c, part_lock) */
+	uint64_t pool_gave_up;
 	int reads_lock;
 };
 #define MS_READS_SHARE 32 /* a slot for one record in 32 */

@@ -242,6 +242,16 @@ static void header(struct ms_fmt *f, const struct top *t)
 	struct ms_fmt ff, mf;
 	ms_fmt_init(&ff, full, sizeof full, -1);
 	ms_fmt_init(&mf, more, sizeof more, -1);
+	/* untracked for want of the record pool's lock, whose holder was
+	 * stopped (table.c): the table is not full */
+	uint64_t gave_up = LOAD(&ms_table.pool_gave_up);
+	if ((ended || untracked) && gave_up >= untracked + ended) {
+		ms_fmt(f, "  %llu %s not tracked: a thread stopped in a signal handler held the "
+			  "library's lock of records\n",
+		       (unsigned long long)(untracked + ended),
+		       untracked + ended == 1 ? "mutex was" : "mutexes were");
+		ended = untracked = 0;
+	}
 	if (ended || untracked) {
 		/* Full once, with room again now: their numbers are in no line. */
 		if (ended)
