@@ -506,6 +506,12 @@ static int exit_report_ended; /* written, or given up */
  * process would end there, half a report written, or none (an exit() on
  * two threads at once, which glibc 2.36 lets race).  It waits for the
  * report, at most 10 s; the exit status is then the first one's. */
+static void nap_ms(void)
+{
+	struct timespec nap = { 0, 1000000 };
+	syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &nap, NULL);
+}
+
 static void wait_for_exit_report(void)
 {
 	pid_t self = (pid_t)syscall(SYS_gettid);
@@ -513,18 +519,20 @@ static void wait_for_exit_report(void)
 	    __atomic_load_n(&exit_writer, __ATOMIC_ACQUIRE) == self)
 		return;
 	for (int ms = 0; ms < 10000 && !__atomic_load_n(&exit_report_ended, __ATOMIC_ACQUIRE);
-	     ms++) {
-		struct timespec nap = { 0, 1000000 };
-		syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &nap, NULL);
-	}
+	     ms++)
+		nap_ms();
 }
 
 /* glibc's exit() ends with its own _exit, which does not come through
  * ours: a second thread's exit() ends the process where it ends.  So it
- * waits at its start, while the first one's exit handlers run (2 s at
- * most: one of them may be joining this very thread) and while its exit
- * report is written (10 s). */
+ * waits at its start, while the first one's exit handlers run (50 ms at
+ * most: one of them may be joining this very thread, or take long, and
+ * without the library the second exit() would end the process then) and
+ * while its exit report is written (10 s).  A first exit() not through
+ * ours (main's return: glibc's start calls its own) is seen by its
+ * report under way. */
 static pid_t first_exit;
+static int exit_under_way; /* our destructor ran: an exit() not through ours */
 
 __attribute__((noinline)) void ms_exit_begin(void)
 {
@@ -537,16 +545,17 @@ __attribute__((noinline)) void ms_exit_begin(void)
 	 * exit() wait), nor in a fork child (started as its parent) */
 	if (getpid() != start_pid)
 		return;
-	pid_t self = (pid_t)syscall(SYS_gettid), none = 0;
-	if (__atomic_compare_exchange_n(&first_exit, &none, self, 0, __ATOMIC_ACQ_REL,
-					__ATOMIC_ACQUIRE) ||
-	    none == self || !__atomic_load_n(&ms_active, __ATOMIC_ACQUIRE) ||
+	if (!__atomic_load_n(&ms_active, __ATOMIC_ACQUIRE) ||
 	    !(ms_opt.exit_report || ms_opt.exit_code || ms_interval_on()))
 		return;
-	for (int ms = 0; ms < 2000 && !__atomic_load_n(&exit_reported, __ATOMIC_ACQUIRE); ms++) {
-		struct timespec nap = { 0, 1000000 };
-		syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &nap, NULL);
-	}
+	pid_t self = (pid_t)syscall(SYS_gettid), none = 0;
+	if ((!__atomic_compare_exchange_n(&first_exit, &none, self, 0, __ATOMIC_ACQ_REL,
+					  __ATOMIC_ACQUIRE) &&
+	     none != self) ||
+	    __atomic_load_n(&exit_under_way, __ATOMIC_ACQUIRE))
+		for (int ms = 0; ms < 50 && !__atomic_load_n(&exit_reported, __ATOMIC_ACQUIRE);
+		     ms++)
+			nap_ms();
 	wait_for_exit_report();
 }
 
@@ -555,18 +564,23 @@ static int write_exit_report(void)
 	if (__atomic_exchange_n(&exit_reported, 1, __ATOMIC_ACQ_REL))
 		return 0;
 	__atomic_store_n(&exit_writer, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
-	if (interrupted_library()) {
-		__atomic_store_n(&exit_report_ended, 1, __ATOMIC_RELEASE);
-		return 0;
-	}
+	if (interrupted_library())
+		return 0; /* ended by the caller */
 	ms_fork_settle(); /* a fork child that never locked a mutex */
 	ms_dump_note_pending();
 	/* on a stack of its own if this thread's is small (ulimit -s 64) */
 	if (!ms_dump_in_signal_handler() || !report_from_dump_thread())
 		ms_report_stack_run(report_to_output, NULL);
 	ms_crash_exit_reported();
-	__atomic_store_n(&exit_report_ended, 1, __ATOMIC_RELEASE);
 	return 1;
+}
+
+/* The end of the exit report, after what follows it (the exit code's
+ * handler: a thread let in before would find exit's handlers done). */
+static void exit_report_done(void)
+{
+	if (__atomic_load_n(&exit_writer, __ATOMIC_ACQUIRE) == (pid_t)syscall(SYS_gettid))
+		__atomic_store_n(&exit_report_ended, 1, __ATOMIC_RELEASE);
 }
 
 static void exit_report(int status, void *arg)
@@ -575,6 +589,7 @@ static void exit_report(int status, void *arg)
 	(void)arg;
 	if (write_exit_report() && ms_opt.exit_code && ms_run_exit_failing())
 		(void)on_exit(exit_with_code, NULL);
+	exit_report_done();
 }
 
 static void exit_now_report(int *status)
@@ -599,8 +614,8 @@ static void exit_now_report(int *status)
 	if (written && ms_opt.exit_code && ms_run_exit_failing() &&
 	    !(*status && ms_run_is_root()))
 		*status = (int)ms_opt.exit_code;
-	if (!written)
-		wait_for_exit_report();
+	exit_report_done(); /* if this thread wrote it */
+	wait_for_exit_report(); /* if another writes it */
 	errno = saved;
 }
 
@@ -626,6 +641,7 @@ static void run_end_unreported(int status, void *arg)
 
 __attribute__((destructor)) static void mutexstat_destructor(void)
 {
+	__atomic_store_n(&exit_under_way, 1, __ATOMIC_RELEASE);
 	if (!ms_active)
 		return;
 	if (!(ms_opt.exit_report || ms_opt.exit_code || ms_interval_on())) {
