@@ -177,8 +177,7 @@ static void dump(unsigned seq, const char *occasion)
 	ms_report_occasion = NULL;
 }
 
-#define BY_WATCHDOG "the watchdog's report (MUTEXSTAT_WATCHDOG): a thread has waited that long; " \
-		    "the program runs on"
+#define BY_WATCHDOG "the watchdog's report (MUTEXSTAT_WATCHDOG): a thread has waited that long"
 
 /* The oldest wait for a mutex, in seconds. */
 static void oldest(struct ms_tstate *ts, void *arg)
