@@ -343,14 +343,6 @@ void ms_stack_end(void)
 	__atomic_sub_fetch(&captures, 1, __ATOMIC_SEQ_CST);
 }
 
-/* The walk: cfi.c's with its cache for the whole process, else (a frame
- * it does not read) libunwind's, with its cache for each thread -- only
- * in a thread that has its libunwind TLS block already: making it here
- * mallocs, and the thread may hold the allocator's own mutex (the first
- * lock of one is captured while it is held), which the malloc would wait
- * for.  Without it the stack is not captured.  (A sanitized build makes
- * no blocks, ms_stack_thread_starts: there libunwind makes its own, as
- * the test suite has always run it.) */
 /* Is the thread on a signal handler's alternate stack, with less left of
  * it than libunwind's walk may use?  Its first walk in a thread sets up
  * its caches, a few KB deep, and an alternate stack of SIGSTKSZ (8 KB,
@@ -368,6 +360,14 @@ static int little_room(void)
 	       sp - (uintptr_t)alt.ss_sp < UNWIND_ROOM;
 }
 
+/* The walk: cfi.c's with its cache for the whole process, else (a frame
+ * it does not read) libunwind's, with its cache for each thread -- only
+ * in a thread that has its libunwind TLS block already: making it here
+ * mallocs, and the thread may hold the allocator's own mutex (the first
+ * lock of one is captured while it is held), which the malloc would wait
+ * for.  Without it the stack is not captured.  (A sanitized build makes
+ * no blocks, ms_stack_thread_starts: there libunwind makes its own, as
+ * the test suite has always run it.) */
 static int walk(uintptr_t *buf, int max)
 {
 	int n = ms_cfi_backtrace(buf, max);
