@@ -499,6 +499,13 @@ static void report_to_output(void *arg)
 
 /* The exit report, in exit() (exit_report) or _exit
  * (exit_now_report); 0 if it was not written. */
+/* Something is written at exit: the report (asked for, or needed for
+ * MUTEXSTAT_EXIT_CODE's status), or an interval series' last file. */
+static int writes_at_exit(void)
+{
+	return ms_opt.exit_report || ms_opt.exit_code || ms_interval_on();
+}
+
 static pid_t exit_writer;     /* the thread that writes it */
 static int exit_report_ended; /* written, or given up */
 
@@ -546,7 +553,7 @@ __attribute__((noinline)) void ms_exit_begin(void)
 	if (getpid() != start_pid)
 		return;
 	if (!__atomic_load_n(&ms_active, __ATOMIC_ACQUIRE) ||
-	    !(ms_opt.exit_report || ms_opt.exit_code || ms_interval_on()))
+	    !writes_at_exit())
 		return;
 	pid_t self = (pid_t)syscall(SYS_gettid), none = 0;
 	if ((!__atomic_compare_exchange_n(&first_exit, &none, self, 0, __ATOMIC_ACQ_REL,
@@ -596,7 +603,7 @@ static void exit_now_report(int *status)
 {
 	if (!__atomic_load_n(&ms_active, __ATOMIC_ACQUIRE) || ms_fork_parent_pid() ||
 	    getpid() != start_pid ||
-	    !(ms_opt.exit_report || ms_opt.exit_code || ms_interval_on()))
+	    !writes_at_exit())
 		return;
 	int saved = errno;
 	/* Not from a signal handler: a crash handler of the program's ends
@@ -644,7 +651,7 @@ __attribute__((destructor)) static void mutexstat_destructor(void)
 	__atomic_store_n(&exit_under_way, 1, __ATOMIC_RELEASE);
 	if (!ms_active)
 		return;
-	if (!(ms_opt.exit_report || ms_opt.exit_code || ms_interval_on())) {
+	if (!writes_at_exit()) {
 		if (ms_run_active())
 			(void)on_exit(run_end_unreported, NULL);
 		return;
