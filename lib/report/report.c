@@ -245,11 +245,11 @@ static void header(struct ms_fmt *f, const struct top *t)
 	/* untracked for want of the record pool's lock, whose holder was
 	 * stopped (table.c): the table is not full */
 	uint64_t gave_up = LOAD(&ms_table.pool_gave_up);
-	if ((ended || untracked) && gave_up >= untracked + ended) {
+	uint64_t not_had = untracked + ended;
+	if (not_had && gave_up >= not_had) {
 		ms_fmt(f, "  %llu %s not tracked: a thread stopped in a signal handler held the "
 			  "library's lock of records\n",
-		       (unsigned long long)(untracked + ended),
-		       untracked + ended == 1 ? "mutex was" : "mutexes were");
+		       (unsigned long long)not_had, not_had == 1 ? "mutex was" : "mutexes were");
 		ended = untracked = 0;
 	}
 	if (ended || untracked) {
