@@ -381,13 +381,20 @@ done
 # alternate stack (SIGSTKSZ) libunwind's first walk overflowed it, a
 # SIGSEGV where the program runs without the library.  Not captured
 # there now (the line is still named).
-expect_eq "8 KB alternate stack: without the library" \
-	"$("$RUN" "$SIG" altstack 8192)" "got 2
+# (Not in a sanitized build: ASan's frames are several times larger, and
+# its own handler of the overflow then spins on the small stack.)
+if [ -z "$SAN_PRELOAD" ]; then
+	expect_eq "8 KB alternate stack: without the library" \
+		"$("$RUN" timeout -s KILL 60 "$SIG" altstack 8192)" "got 2
 exit 0"
-with "" "" "$SIG" altstack 8192
-expect_eq "8 KB alternate stack: as without the library" "$(cat "$WORK/out")" "got 2
+	with "" "" timeout -s KILL 60 "$SIG" altstack 8192
+	expect_eq "8 KB alternate stack: as without the library" "$(cat "$WORK/out")" "got 2
 exit 0"
-expect_grep "8 KB alternate stack: the handler's line named" 'first locked at +lock_two\+0x[0-9a-f]+ \(tests/signals\.c:[0-9]+, signals\)' "$WORK/r"
+	expect_grep "8 KB alternate stack: the handler's line named" \
+		'first locked at +lock_two\+0x[0-9a-f]+ \(tests/signals\.c:[0-9]+, signals\)' "$WORK/r"
+else
+	echo "(sanitized build: the 8 KB alternate stack is not tried)"
+fi
 
 # ---- a garbage collector's stop-the-world ------------------------------------
 # A handler that parks its thread on a semaphore (async-signal-safe) while

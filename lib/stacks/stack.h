@@ -53,7 +53,9 @@ uint64_t ms_stack_arena_max(void);
 int ms_stack_own_code(uintptr_t addr);
 /* Where the library's exit() goes on into glibc's (runtime/init.c sets
  * it): a frame there is no call of the program's into a lock, though
- * ours, but exit() running the program's exit handlers.  0 until then. */
+ * ours, but exit() running the program's exit handlers.  0 until then.
+ * Its call of glibc's exit comes within 256 bytes after (23 in a -O2
+ * build, 123 in a sanitized one). */
 extern uintptr_t ms_stack_exit_entry;
 /* Whether it is the C library's or the dynamic linker's (libc.so*,
  * ld-linux*: where the process and its threads start), known from

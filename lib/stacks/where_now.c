@@ -241,7 +241,7 @@ int ms_where_now(struct ms_tstate *ts, const uintptr_t **frames)
 	uintptr_t exit_entry = __atomic_load_n(&ms_stack_exit_entry, __ATOMIC_RELAXED);
 	for (int i = 0; i < n; i++) {
 		uintptr_t pc = ts->now_frames[i];
-		if (exit_entry && pc - exit_entry < 64)
+		if (exit_entry && pc - exit_entry < 256)
 			continue; /* our exit(), calling glibc's: the program's exit */
 		if (ms_stack_own_code(pc))
 			ours = 1;
