@@ -27,18 +27,19 @@ static uint64_t wall_ns(void)
  * clock's moment. */
 static void paired_now(uint64_t *ns, uint64_t *ticks)
 {
-	uint64_t best_width = UINT64_MAX;
+	uint64_t best_width = UINT64_MAX, best_ns = 0, best_ticks = 0;
 	for (int i = 0; i < 3; i++) {
 		uint64_t before = ms_ticks();
 		uint64_t n = ms_mono_ns();
-		uint64_t after = ms_ticks();
-		uint64_t width = after - before;
+		uint64_t width = ms_ticks() - before;
 		if (width < best_width) {
 			best_width = width;
-			*ns = n;
-			*ticks = before + width / 2;
+			best_ns = n;
+			best_ticks = before + width / 2;
 		}
 	}
+	*ns = best_ns;
+	*ticks = best_ticks;
 }
 
 static int tsc_is_invariant(void)
