@@ -13,6 +13,7 @@
 #include "analysis/robust.h"
 #include "report/robust_text.h"
 #include "report/suppress.h"
+#include "stacks/program_frame.h"
 #include "stacks/site.h"
 #include "stacks/symbols.h"
 #include "core/table.h"
@@ -62,6 +63,8 @@ static void print_mutex(struct ms_fmt *f, const char *label, const struct ms_fin
 	/* first locked in a lock wrapper, which every lock taken through it
 	 * shares: the line that called it (the suggested rule names it) */
 	uintptr_t past = ms_site_beyond_wrapper(m->first_caller, m->first_stack);
+	if (m->first_stack && !(m->first_stack & MS_SITE_SHARED))
+		past = ms_program_frame(past, m->first_stack); /* std::lock_guard at -O0 */
 	if (m->first_caller && past != m->first_caller)
 		print_site(f, "        " MS_WRAPPER_CALLERS "  ", past);
 	if (m->ended == MS_ENDED_DESTROYED)

@@ -45,11 +45,21 @@ static void wrapper_note(uintptr_t site)
 	}
 }
 
-/* The second frame of stack id, 0 if it has none. */
-static uintptr_t second_frame(ms_stack_id id)
+/* Where two captures at one site part: 0 if their first MS_SITE_DEPTH
+ * frames agree (a stack that ends counts as a frame 0), else the index of
+ * the first frame that differs (1: the site's caller). */
+static unsigned parting(ms_stack_id a, ms_stack_id b)
 {
-	const uintptr_t *frames;
-	return ms_depot_get(id, &frames) >= 2 ? frames[1] : 0;
+	const uintptr_t *fa, *fb;
+	int na = ms_depot_get(a, &fa), nb = ms_depot_get(b, &fb);
+	for (int i = 1; i < MS_SITE_DEPTH; i++) {
+		uintptr_t x = i < na ? fa[i] : 0, y = i < nb ? fb[i] : 0;
+		if (x != y)
+			return (unsigned)i;
+		if (!x)
+			break;
+	}
+	return 0;
 }
 
 /* A failed capture's stand-in: the call site alone (guarded: the depot's
@@ -75,7 +85,6 @@ static void site_entry_new(struct ms_site_entry *e, uintptr_t caller, ms_stack_i
 	int varies = !failed && wrapper_known(caller);
 	STORE(&e->captures, failed ? MS_SITE_FALLBACK : varies ? 1 | MS_SITE_VARIES : 1);
 	STORE(&e->recheck, failed ? MS_SITE_RECHECK_LAST : varies ? ~0u : MS_SITE_RECHECK_FIRST);
-	STORE(&e->second, failed ? 0 : second_frame(id));
 	STORE(&e->id, id);
 	/* a failed capture's stand-in is shared until a recheck captures */
 	STORE(&e->check, (uint32_t)caller ^ id ^ (failed ? 0 : MS_SITE_CAPTURING));
@@ -94,7 +103,6 @@ ms_stack_id ms_site_capture(uintptr_t caller)
 		id = site_alone(caller);
 	struct ms_site_entry *e = &ms_site_cache[ms_site_slot(caller)];
 	uint32_t first = LOAD(&e->id), n = LOAD(&e->captures);
-	uintptr_t second = LOAD(&e->second);
 	int mine = LOAD(&e->caller) == caller &&
 		   ((LOAD(&e->check) ^ (uint32_t)caller ^ first) & ~MS_SITE_CAPTURING) == 0;
 	if (!mine || (!failed && (n & MS_SITE_FALLBACK))) {
@@ -103,21 +111,24 @@ ms_stack_id ms_site_capture(uintptr_t caller)
 	}
 	if (failed)
 		return id; /* says nothing of the site */
-	if (second_frame(id) != second) {
-		/* kept for good: only if the entry is still this site's (another
-		 * site's taking the slot meanwhile would make its second frame
-		 * look like another caller's) */
+	/* first is a stack of the depot, which never changes: compared with
+	 * it, this capture says something of this site even if another site
+	 * took the entry meanwhile (its caller and id are read again below) */
+	unsigned part = parting(id, first);
+	if (part == 1) {
+		/* kept for good: only if the entry is still this site's */
 		if (!(n & MS_SITE_VARIES) && LOAD(&e->caller) == caller &&
-		    LOAD(&e->second) == second)
+		    LOAD(&e->id) == first)
 			wrapper_note(caller);
 		n |= MS_SITE_VARIES;
-	}
-	uint32_t made = n & ~MS_SITE_VARIES;
+	} else if (part)
+		n |= MS_SITE_DEEP;
+	uint32_t made = n & ~(MS_SITE_VARIES | MS_SITE_DEEP);
 	if (made < MS_SITE_OWN)
 		n++, made++;
 	STORE(&e->captures, n);
 	int shared;
-	if (n & MS_SITE_VARIES) { /* its stacks given, it rests */
+	if (n & (MS_SITE_VARIES | MS_SITE_DEEP)) { /* its stacks given, it rests */
 		shared = made >= MS_SITE_OWN;
 		STORE(&e->recheck, ~0u);
 	} else if ((shared = made >= MS_SITE_PROBE)) { /* agreed again */

@@ -1,9 +1,12 @@
 /* site.h - init and first-lock stacks shared by the mutexes of one call
  * site, so that a million mutexes made at one line cost a few captures.
  *
- * A site is shared once MS_SITE_PROBE captures agree on the caller of its
- * function; one whose callers differ is a wrapper, and its first
- * MS_SITE_OWN mutexes get stacks of their own.  A shared site is captured
+ * A site is shared once MS_SITE_PROBE captures agree on the callers of its
+ * function, MS_SITE_DEPTH - 1 of them; one whose caller differs is a
+ * wrapper, and one whose callers differ further on (a chain of wrappers:
+ * C++'s std::lock_guard, std::mutex::lock and __gthread_mutex_lock built
+ * without optimisation) is deep; the first MS_SITE_OWN mutexes of either
+ * get stacks of their own.  A shared site is captured
  * again for one life in 16 ... 1024 (by a hash of the birth, which no loop
  * makes periodic); a failed capture counts for nothing.  The rules as a
  * user sees them: doc/report.md, "Call stacks".  The lookup is inline, the
@@ -22,7 +25,9 @@
 #define MS_SITE_OWN 4096     /* stacks of their own at a site that varies */
 #define MS_SITE_RECHECK_FIRST 15u   /* masks of the birth hash: 1 in 16 */
 #define MS_SITE_RECHECK_LAST 1023u  /* ... to 1 in 1024 */
+#define MS_SITE_DEPTH 6      /* frames compared: the site's and 5 callers */
 #define MS_SITE_VARIES 0x80000000u   /* in captures: a wrapper */
+#define MS_SITE_DEEP 0x20000000u     /* in captures: callers differ further on */
 #define MS_SITE_FALLBACK 0x40000000u /* in captures: id is a failed capture's */
 #define MS_SITE_CAPTURING 0x80000000u /* in check: not shared yet */
 struct ms_site_entry {
@@ -31,7 +36,6 @@ struct ms_site_entry {
 	uint32_t captures; /* agreeing or not, | MS_SITE_VARIES, _FALLBACK */
 	uint32_t recheck;  /* a shared site captures for lives whose birth
 			      hash has none of these bits */
-	uintptr_t second;  /* the first capture's second frame (0: none) */
 };
 extern struct ms_site_entry ms_site_cache[MS_SITE_CACHE];
 

@@ -706,7 +706,7 @@ static int lexical_path(char *dst, size_t cap, const char *src)
  * __gthread_mutex_lock) is not where the program took a lock.  clang names
  * them from where it runs: /usr/bin/../lib/gcc/x86_64-linux-gnu/12/../../
  * ../../include/c++/12/mutex is /usr/include/c++/12/mutex. */
-static int system_header(const char *file)
+int ms_symbols_system_header(const char *file)
 {
 	char path[PATH_MAX];
 	if (lexical_path(path, sizeof path, file))
@@ -808,7 +808,7 @@ static void source_line(Dwfl_Module *mod, Dwarf_Addr pc, struct ms_frame *out)
 	 * compiled: inlined_subroutine ... inlined_subroutine, subprogram. */
 	Dwarf_Die *scopes = NULL, inner;
 	int n = 0;
-	if (!file || system_header(file)) {
+	if (!file || ms_symbols_system_header(file)) {
 		n = dw.getscopes(cu, pc - bias, &scopes);
 		if (n > 0) {
 			inner = scopes[0];
@@ -824,7 +824,7 @@ static void source_line(Dwfl_Module *mod, Dwarf_Addr pc, struct ms_frame *out)
 	}
 	Dwarf_Files *files = NULL;
 	size_t nfiles = 0;
-	for (int i = 0; i < n && (!file || system_header(file)); i++) {
+	for (int i = 0; i < n && (!file || ms_symbols_system_header(file)); i++) {
 		int tag = dw.tag(&scopes[i]);
 		if (tag == DW_TAG_subprogram)
 			break;

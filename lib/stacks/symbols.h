@@ -58,6 +58,11 @@ int ms_symbolize_frame(uintptr_t addr, int is_return_address,
 int ms_symbolize_function(uintptr_t addr, int is_return_address,
 			  struct ms_frame *out);
 
+/* Whether a source file (as struct ms_frame's `file` names it) is a system
+ * header's: code the compiler took from /usr/include and the like, not the
+ * program's. */
+int ms_symbols_system_header(const char *file);
+
 /* One line for the report, treating addr as a return address:
  *   func+0x2a (dir/file.c:42, module)   with line information
  *   func+0x2a (module)                  without
