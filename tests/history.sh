@@ -187,31 +187,31 @@ expect_eq "owners: the columns, without \"at\"" \
 
 # ---- contended: waits, a busy trylock, a timeout ------------------------
 # A holds m; B's trylock finds it busy and B's 20 ms timedlock times out,
-# both in the side ring.  The trylock shares the order of A's unlock and is
-# listed before it; the timeout, B's next operation, is ordered after B's
-# trylock and so after A's unlock, though it too found m held (A's unlock
-# saw neither: failures leave the mutex's order alone).  B's lock waits
-# 50 ms for A.  Then A waits 30 ms for B by timedlock and by clocklock.
+# both in the side ring.  Both share the order of A's unlock and are
+# listed before it, in the order made: B's second failure on the same hold
+# takes its first one's number (one more would list it after A's unlock,
+# which it came before; A's unlock saw neither: failures leave the mutex's
+# order alone).  B's lock waits 50 ms for A.  Then A waits 30 ms for B by timedlock and by clocklock.
 # Waits and failures have their time.
 run contended contended
 expand > "$WORK/contended.want" <<'EOF'
 +0|A|init|ok|-|init_m:@init
 +1|A|lock|ok|-|a_lock:@a_lock_only
 +2|B|trylock|EBUSY|t|b_trylock_busy:@b_trylock_busy
++2|B|timedlock|ETIMEDOUT|t|b_timedlock_timeout:@b_timedlock_timeout
 +2|A|unlock|ok|-|a_unlock:@a_unlock_only
-+3|B|timedlock|ETIMEDOUT|t|b_timedlock_timeout:@b_timedlock_timeout
-+4|B|lock|ok after wait|t|b_wait_hold_20:@b_lock_wait
-+5|B|unlock|ok|-|b_wait_hold_20:@b_unlock_wait
-+6|B|lock|ok|-|b_lock:@b_lock_only
-+7|B|unlock|ok|-|b_unlock_after_waiter:@b_unlock_after
-+8|A|timedlock|ok after wait|t|a_timedlock_wait:@a_timedlock_wait
-+9|A|unlock|ok|-|a_unlock:@a_unlock_only
-+10|B|lock|ok|-|b_lock:@b_lock_only
-+11|B|unlock|ok|-|b_unlock_after_waiter:@b_unlock_after
-+12|A|clocklock|ok after wait|t|a_clocklock_wait:@a_clocklock_wait
-+13|A|unlock|ok|-|a_unlock:@a_unlock_only
-+14|A|trylock|ok|-|a_trylock_unlock:@a_trylock
-+15|A|unlock|ok|-|a_trylock_unlock:@a_tryunlock
++3|B|lock|ok after wait|t|b_wait_hold_20:@b_lock_wait
++4|B|unlock|ok|-|b_wait_hold_20:@b_unlock_wait
++5|B|lock|ok|-|b_lock:@b_lock_only
++6|B|unlock|ok|-|b_unlock_after_waiter:@b_unlock_after
++7|A|timedlock|ok after wait|t|a_timedlock_wait:@a_timedlock_wait
++8|A|unlock|ok|-|a_unlock:@a_unlock_only
++9|B|lock|ok|-|b_lock:@b_lock_only
++10|B|unlock|ok|-|b_unlock_after_waiter:@b_unlock_after
++11|A|clocklock|ok after wait|t|a_clocklock_wait:@a_clocklock_wait
++12|A|unlock|ok|-|a_unlock:@a_unlock_only
++13|A|trylock|ok|-|a_trylock_unlock:@a_trylock
++14|A|unlock|ok|-|a_trylock_unlock:@a_tryunlock
 EOF
 both_rows contended "waits, a busy trylock and a timeout, each by its thread" "$WORK/contended.want"
 # acquisitions: A, B after its wait, B, A, B, A, A: 4 owner changes

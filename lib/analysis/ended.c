@@ -75,8 +75,10 @@ static void keep_history(struct ms_table *t, uint32_t r, struct ms_site *s)
 				? t->history_len : ops;
 	h->n = 0;
 	h->birth = LOAD(&rec->birth);
-	for (int i = 0; i < MS_FAIL_RING; i++)
-		history_copy(h, &c->fail[i], &c->fail_ticks[i]);
+	uint32_t next = LOAD(&c->fail_pos);
+	for (uint32_t i = 0; i < MS_FAIL_RING; i++) /* oldest first: ms_history_read */
+		history_copy(h, &c->fail[(next + i) % MS_FAIL_RING],
+			     &c->fail_ticks[(next + i) % MS_FAIL_RING]);
 	for (uint32_t i = 0; i < used; i++) {
 		const struct ms_op *e = ms_history_at(r, i);
 		history_copy(h, e, ms_history_ticks(e));

@@ -1727,10 +1727,16 @@ uint32_t ms_history_read(uint32_t r, struct ms_op_view *v, uint32_t *first,
 	/* The side ring first: a failure takes the order after the mutex's,
 	 * so one with the same number as a holder's entry read the mutex
 	 * before that entry was made -- a trylock that found it busy, then
-	 * the holder's unlock -- and the stable sort keeps it in front. */
-	if (LOAD(&ms_rec(r)->flags) & MS_F_COLD)
-		for (int i = 0; i < MS_FAIL_RING; i++)
-			take_view(&c, &t->cold[r].fail[i], &t->cold[r].fail_ticks[i]);
+	 * the holder's unlock -- and the stable sort keeps it in front.
+	 * Oldest first: a thread's failures on one hold share a number
+	 * (record.c), and are listed as they were made. */
+	if (LOAD(&ms_rec(r)->flags) & MS_F_COLD) {
+		uint32_t next = LOAD(&t->cold[r].fail_pos);
+		for (uint32_t i = 0; i < MS_FAIL_RING; i++) {
+			uint32_t at = (next + i) % MS_FAIL_RING;
+			take_view(&c, &t->cold[r].fail[at], &t->cold[r].fail_ticks[at]);
+		}
+	}
 	for (uint32_t i = 0; i < t->history_len; i++) {
 		const struct ms_op *e = ms_history_at(r, i);
 		take_view(&c, e, ms_history_ticks(e));

@@ -90,6 +90,12 @@ struct ms_tstate {
 	/* known edges its cache did not have: at MS_EDGE_MISSES it gets a
 	 * bigger one (order.c) */
 	uint32_t edge_misses;
+	/* Its last failure on a lock another thread held (a busy trylock, a
+	 * timeout): the record, the lock's order it read and the order it
+	 * took.  The next failure on that same hold shares the number
+	 * (record.c), so both stay listed before the holder's unlock. */
+	uint32_t fail_rec;
+	uint64_t fail_seen, fail_order;
 	/* The mutex it waits for now (0: none), since when, from where. */
 	uint32_t wait_rec;
 	uint32_t wait_stack;

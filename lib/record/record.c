@@ -141,14 +141,28 @@ static uint64_t log_other(struct ms_thread *t, uint32_t r, uintptr_t caller, uns
 {
 	struct ms_cold *c = ms_cold(r);
 	struct ms_record *rec = ms_rec(r);
-	uint64_t o = ms_mutex_order_racing(r, rec);
+	struct ms_tstate *ts = t->ts;
+	uint64_t seen = ms_mutex_order_racing(r, rec);
 	uint64_t reads = ms_reads_newest_order(r); /* a read-write lock's readers' */
-	if (reads > o)
-		o = reads;
-	if (t->clock > o)
+	if (reads > seen)
+		seen = reads;
+	uint64_t o;
+	if (ts->fail_rec == r && ts->fail_seen == seen && ts->fail_order == t->clock) {
+		/* failed again on the same hold, having done nothing since: the
+		 * same number, listed after the first failure by its place in
+		 * the ring -- one more would put it after the holder's next
+		 * operation (which takes the lock's order + 1 too), though it
+		 * came before */
 		o = t->clock;
-	t->clock = ++o; /* after what this thread has seen, without a write
-			   to the holder's line */
+	} else {
+		o = (t->clock > seen ? t->clock : seen) + 1;
+		/* after what this thread has seen, without a write to the
+		 * holder's line */
+		t->clock = o;
+	}
+	ts->fail_rec = r;
+	ts->fail_seen = seen;
+	ts->fail_order = o;
 	uint32_t pos = ATOMIC_ADD(&c->fail_pos, 1);
 	ms_op_write(&c->fail[pos % MS_FAIL_RING], &c->fail_ticks[pos % MS_FAIL_RING],
 		    o, t->tid, caller, op, 0, err, ms_ticks());
