@@ -266,8 +266,8 @@ uint32_t ms_read_released(struct ms_thread *t, uint32_t r, const pthread_rwlock_
 	 * of what a read cost then, and with four numbers a stack's
 	 * publication was overwritten before its waiter read it.  Two
 	 * readers leaving at once may each see the other: neither takes a
-	 * number, and the waiter's wait is charged to the release numbered
-	 * before them (doc/model.md says so). */
+	 * number, and the waiter's wait is not attributed (ms_wait_end: a
+	 * release numbered before its wait began let another thread in). */
 	uint32_t seq = 0;
 	if (unlikely(LOAD(&rec->flags) & MS_F_WAITERS) && rw_readers(l) <= 1)
 		seq = ms_release_begin(r);

@@ -518,6 +518,8 @@ void ms_wait_begin(struct ms_wait *w)
 	STORE(&c->waiter_sample, event + 1);
 	w->sampled = event < MS_STACK_EXACT || event % ms_opt.stack_sample == 0;
 	w->mine = w->sampled ? ms_stack_here() : 0;
+	/* read before the waiter shows: a release that sees it comes after */
+	w->releases = __atomic_load_n(&c->release_seq, __ATOMIC_SEQ_CST);
 	uint64_t before = waiter_in(c, 1 | (uint64_t)w->sampled << 32);
 	if (w->sampled && before >> 32 == 0)
 		__atomic_fetch_or(&ms_rec(r)->flags, MS_F_WAITERS, __ATOMIC_SEQ_CST);
@@ -547,7 +549,13 @@ uint64_t ms_wait_end(struct ms_wait *w, int got)
 			t->pend_birth = LOAD(&ms_rec(r)->birth);
 			t->pend_stack = w->mine;
 			t->pend_wait = now - w->start;
-			t->pend_seq = LOAD(&c->release_seq);
+			/* the release numbered last, if it came during this
+			 * wait: one from before it let another thread in (two
+			 * readers leaving at once may both leave theirs
+			 * unnumbered), and blaming it would name code that
+			 * did not make this thread wait */
+			uint32_t seq = LOAD(&c->release_seq);
+			t->pend_seq = seq != w->releases ? seq : 0;
 			t->pend_holder = 0;
 			t->pend = 1;
 			ms_blame_pickup(t); /* its holder may be quick */

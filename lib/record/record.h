@@ -223,6 +223,7 @@ struct ms_wait {
 	void (*cancelled)(const struct ms_wait *w);
 	int sampled;
 	uint32_t mine; /* the waiter's stack, if sampled */
+	uint32_t releases; /* the lock's numbered releases when it began */
 	uint64_t start;
 	int no_deadline; /* a timed op given none (NULL): glibc waits for ever */
 };

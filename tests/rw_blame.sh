@@ -1,0 +1,30 @@
+#!/bin/sh
+# tests/rw_blame.sh - a writer's wait behind readers is charged to the
+# readers' unlock, or to none -- never to an unlock from before the wait
+# (tests/rw_blame.c says how that happened).  Each of the 100 rounds has
+# one wait the main thread's write unlock let in, so that line is charged
+# exactly 100 waits, and the readers' line at most 100.
+
+. "$top_srcdir/tests/lib.sh"
+
+prog="$top_builddir/tests/rw_blame"
+line_of() { grep -n "/\* $1 \*/" "$top_srcdir/tests/rw_blame.c" | cut -d: -f1; }
+# waits_at LINE: the waits charged to that line of rw_blame.c (0: none)
+waits_at() {
+	awk -v at="rw_blame.c:$1," '/^  who made them wait/ { on = 1; next } on && /^ +waits / { next }
+		on && !/^      / { on = 0 }
+		on && index($0, at) { n += $1 } END { print n + 0 }' "$WORK/report"
+}
+for round in 1 2 3; do
+	run_with "$WORK/out" "$WORK/err" "$prog"
+	expect_eq "run $round: the program ran" "$?" 0
+	expect_eq "run $round: the write unlock made 100 waits, no more" \
+		"$(waits_at "$(line_of W_UNLOCK)")" 100
+	r=$(waits_at "$(line_of R_UNLOCK)")
+	if [ "$r" -ge 1 ] && [ "$r" -le 100 ]; then
+		pass "run $round: the readers' unlock made $r of the other 100"
+	else
+		fail "run $round: the readers' unlock made $r waits, want 1 to 100"
+	fi
+done
+finish
