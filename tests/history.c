@@ -339,6 +339,18 @@ static void holds(void)
 	printf("bound total %lld max %lld\n", bound_total, bound_max);
 }
 
+/* B's only wait times out: the holds after it are timed, 20 and 50 ms. */
+static void timeouts(void)
+{
+	init_m();
+	a_lock();
+	on_b(b_timedlock_timeout);
+	a_unlock();
+	a_hold(20);
+	a_hold(50);
+	printf("bound total %lld max %lld\n", bound_total, bound_max);
+}
+
 int main(int argc, char **argv)
 {
 	const char *what = argc > 1 ? argv[1] : "";
@@ -346,9 +358,10 @@ int main(int argc, char **argv)
 			    : !strcmp(what, "contended") ? contended
 			    : !strcmp(what, "sampled")   ? sampled
 			    : !strcmp(what, "holds")     ? holds
+			    : !strcmp(what, "timeouts")  ? timeouts
 							 : NULL;
 	if (!run) {
-		fprintf(stderr, "usage: history owners|contended|sampled|holds\n");
+		fprintf(stderr, "usage: history owners|contended|sampled|holds|timeouts\n");
 		return 2;
 	}
 	pthread_t b;

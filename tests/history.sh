@@ -364,4 +364,15 @@ run ended holds ended
 check_holds ended ended
 both_rows ended "an ended mutex's rows" "$WORK/holds.want" ended
 
+# A wait that only timed out made B wait too: the holds after it are timed
+# (the one it ran into began before, and is not): 2, 70 ms or more in all.
+run timeouts timeouts
+set -- $(sed -n 's/^bound total \([0-9]*\) max \([0-9]*\)$/\1 \2/p' "$WORK/timeouts.out")
+bound_total=$1
+set -- $(mutex timeouts '"\(.timeouts) \(.hold_timed) \(.hold.timed) \(.hold.total_ns)"')
+expect_eq "timeouts: 1 timeout, then 2 holds timed (JSON)" "$1 $2 $3" "1 true 2"
+within "timeouts: their total 70 ms or more (JSON)" "$4" "$(slept 70)" $((bound_total + bound_total / 20))
+expect_grep "timeouts: the heading counts the mutex among those that made a thread wait" \
+	'^  hold times: on the 1 mutex that made a thread wait, ' "$WORK/timeouts.txt"
+
 finish

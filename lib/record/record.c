@@ -569,6 +569,11 @@ uint64_t ms_wait_end(struct ms_wait *w, int got)
 void ms_wait_timed_out(uint32_t r, uint64_t waited)
 {
 	add_timeout_wait(ms_cold(r), waited);
+	/* it made a thread wait, if in vain: its holds, which run into
+	 * timeouts, are timed from now on (not by this thread: it does not
+	 * hold it, so the bit is set with a locked instruction) */
+	if (!(LOAD(&ms_rec(r)->flags) & MS_F_TIMED))
+		__atomic_fetch_or(&ms_rec(r)->flags, MS_F_TIMED, __ATOMIC_RELAXED);
 }
 
 /* The thread was cancelled in the wait (asynchronous cancellation lands
