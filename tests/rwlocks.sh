@@ -483,6 +483,15 @@ expect_eq "blame-kept: each wait charged to the unlock that ended it" \
 	"$(cat "$WORK/blame.rows")" \
 	"$(printf '1 %s\n1 %s\n' "$(line_of bk-last-reader)" "$(line_of bk-let-in)" | sort)"
 expect_no_grep "blame-kept: none unattributed" 'not attributed' "$WORK/blame.report"
+# The reader let in held on longest: the writes' longest hold is not kept,
+# and the held line bounds it as the write hold histogram does (it gave
+# the longest read, milliseconds, for the writer's microseconds).
+bound=$(sed -n 's/^  held: .*, writes avg .* max <= \(.*\) (of the holds timed)$/\1/p' "$WORK/blame.report")
+expect_grep "blame-kept: the held line bounds the writes' longest hold" . "$(printf '%s' "$bound" > "$WORK/bound"; echo "$WORK/bound")"
+expect_eq "blame-kept: the held line's bound of the writes' longest hold is the histogram's" \
+	"$bound" \
+	"$(awk '/^  write hold times/ { on = 1 } on && /^    p50/ { sub(/.*max <= /, ""); print; exit }' \
+		"$WORK/blame.report")"
 
 # ---- writers on one rwlock, the process exiting among them ------------------
 # The exit report catches writers waiting while the holder is between

@@ -735,6 +735,27 @@ static void print_mode_hists(struct ms_fmt *f, const struct ms_line *l, const ui
 		f, "write hold times, of the write holds timed", w, MS_HIST_BUCKETS, m);
 }
 
+static int line_hists(const struct ms_line *l, uint64_t *wait, uint64_t *hold,
+		      uint64_t *wait_max, uint64_t *hold_max);
+
+/* The longest write hold, in ns, if the reads' is not the longest of all
+ * (*exact 1); else the bound the write hold histogram gives (*exact 0),
+ * so that the "held:" line and that histogram say the same. */
+static uint64_t write_hold_max(const struct ms_line *l, uint64_t rd_max_ns, int *exact)
+{
+	*exact = l->hold_max > rd_max_ns;
+	if (*exact)
+		return l->hold_max;
+	uint64_t wait[MS_HIST_BUCKETS], hold[MS_HIST_BUCKETS], w[MS_HIST_BUCKETS];
+	uint64_t wait_max, hold_max;
+	if (!line_hists(l, wait, hold, &wait_max, &hold_max))
+		return l->hold_max;
+	uint64_t m = writes_only(w, hold, l->rd.hold_hist, hold_max, l->rd.hold_max, exact);
+	*exact = 0;
+	uint64_t ns = ms_ticks_to_ns(m);
+	return ns && ns < l->hold_max ? ns : l->hold_max;
+}
+
 /* The line's reads and writes, for a read-write lock. */
 static void print_modes(struct ms_fmt *f, const struct ms_line *l)
 {
@@ -771,6 +792,8 @@ static void print_modes(struct ms_fmt *f, const struct ms_line *l)
 	       (unsigned long long)(l->timeouts > rd->timeouts ? l->timeouts - rd->timeouts : 0));
 	/* the holds' maximum is both modes': the writes' if above the reads' */
 	uint64_t rd_max = ms_ticks_to_ns(rd->hold_max);
+	int wr_exact = 1;
+	uint64_t wr_max = wr_holds ? write_hold_max(l, rd_max, &wr_exact) : 0;
 	char e[16];
 	/* two lines: with a bound and µs in each, one made 138 columns */
 	ms_fmt(f, "  held: reads avg %s max %s, writes avg %s max %s%s (of the holds timed)\n"
@@ -778,32 +801,42 @@ static void print_modes(struct ms_fmt *f, const struct ms_line *l)
 	       rd->holds ? ms_duration(a, rd_hold / rd->holds) : "-",
 	       rd->holds ? ms_duration(b, rd_max) : "-",
 	       wr_holds ? ms_duration(c, wr_hold / (wr_holds ? wr_holds : 1)) : "-",
-	       wr_holds && l->hold_max <= rd_max ? "<= " : "",
-	       wr_holds ? ms_duration(d, l->hold_max) : "-",
+	       wr_holds && !wr_exact ? "<= " : "",
+	       wr_holds ? ms_duration(d, wr_max) : "-",
 	       (unsigned long long)rd->writes_behind_readers,
 	       rd->writes_behind_readers == 1 ? "" : "s",
 	       ms_duration(e, ms_ticks_to_ns(rd->writes_behind_readers_total)));
 }
 
-/* The wait and hold histograms of a live mutex or of an ended line. */
-static void print_hists(struct ms_fmt *f, const struct ms_line *l)
+/* The wait and hold histograms of a live mutex or of an ended line, and
+ * their maxima, in ticks; 0 if it has none (it never made a thread wait). */
+static int line_hists(const struct ms_line *l, uint64_t *wait, uint64_t *hold,
+		      uint64_t *wait_max, uint64_t *hold_max)
 {
-	uint64_t wait[MS_HIST_BUCKETS], hold[MS_HIST_BUCKETS], wait_max, hold_max;
 	if (l->ended) {
 		const struct ms_site *s = l->site;
 		for (int i = 0; i < MS_HIST_BUCKETS; i++) {
 			wait[i] = LOAD(&s->hist[i]);
 			hold[i] = LOAD(&s->hold_hist[i]);
 		}
-		wait_max = LOAD(&s->got_wait_max);
-		hold_max = LOAD(&s->hold_max);
+		*wait_max = LOAD(&s->got_wait_max);
+		*hold_max = LOAD(&s->hold_max);
 	} else if (LOAD(&ms_rec(l->r)->flags) & MS_F_COLD) {
 		const struct ms_cold *c = &ms_table.cold[l->r];
 		ms_hist_widen(wait, c->hist, MS_HIST_BUCKETS);
 		ms_hist_widen(hold, c->hold_hist, MS_HIST_BUCKETS);
-		wait_max = LOAD(&c->wait_max);
-		hold_max = LOAD(&c->hold_max);
+		*wait_max = LOAD(&c->wait_max);
+		*hold_max = LOAD(&c->hold_max);
 	} else
+		return 0;
+	return 1;
+}
+
+/* The wait and hold histograms of a live mutex or of an ended line. */
+static void print_hists(struct ms_fmt *f, const struct ms_line *l)
+{
+	uint64_t wait[MS_HIST_BUCKETS], hold[MS_HIST_BUCKETS], wait_max, hold_max;
+	if (!line_hists(l, wait, hold, &wait_max, &hold_max))
 		return;
 	if ((l->classes & (1u << MS_CLASS_RWLOCK)) && !l->reads_unknown) {
 		print_mode_hists(f, l, wait, wait_max, hold, hold_max);
