@@ -147,7 +147,7 @@ static uint64_t log_other(struct ms_thread *t, uint32_t r, uintptr_t caller, uns
 	if (reads > seen)
 		seen = reads;
 	uint64_t o;
-	if (ts->fail_rec == r && ts->fail_seen == seen && ts->fail_order == t->clock) {
+	if (ts && ts->fail_rec == r && ts->fail_seen == seen && ts->fail_order == t->clock) {
 		/* failed again on the same hold, having done nothing since: the
 		 * same number, listed after the first failure by its place in
 		 * the ring -- one more would put it after the holder's next
@@ -160,9 +160,11 @@ static uint64_t log_other(struct ms_thread *t, uint32_t r, uintptr_t caller, uns
 		 * holder's line */
 		t->clock = o;
 	}
-	ts->fail_rec = r;
-	ts->fail_seen = seen;
-	ts->fail_order = o;
+	if (ts) { /* (a thread being set up has none yet) */
+		ts->fail_rec = r;
+		ts->fail_seen = seen;
+		ts->fail_order = o;
+	}
 	uint32_t pos = ATOMIC_ADD(&c->fail_pos, 1);
 	ms_op_write(&c->fail[pos % MS_FAIL_RING], &c->fail_ticks[pos % MS_FAIL_RING],
 		    o, t->tid, caller, op, 0, err, ms_ticks());

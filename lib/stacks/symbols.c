@@ -164,7 +164,13 @@ static const char *load_libdw(void)
 	state = -1;
 	void *h = dlopen(MS_LIBDW_SONAME, RTLD_LAZY | RTLD_LOCAL);
 	if (!h) {
-		dlerror();
+		/* the loader's "out of memory" is a program whose malloc
+		 * fails, not a missing package: a later report may load it */
+		const char *err = dlerror();
+		if (err && strstr(err, "out of memory")) {
+			state = 0;
+			return "malloc failed";
+		}
 		(void)snprintf(why, sizeof why, "%s not found", MS_LIBDW_SONAME);
 		return why;
 	}

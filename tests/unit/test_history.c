@@ -171,8 +171,9 @@ END_TEST
 /* B's busy trylock and timeout while A holds the mutex: in the side ring,
  * with a time; each takes the order after the mutex's and B's own, and a
  * first failure in a hold shares it with A's unlock and is listed first
- * (it found the mutex held).  A second one in the same hold is ordered
- * after B's first, so after A's unlock too. */
+ * (it found the mutex held).  A second one in the same hold shares B's
+ * first one's, and is listed after it and before A's unlock: it came
+ * before that unlock too. */
 START_TEST(test_history_failures_merge_in_before_the_holders_next_op)
 {
 	uint32_t r = new_mutex(3);
@@ -191,9 +192,29 @@ START_TEST(test_history_failures_merge_in_before_the_holders_next_op)
 			 "+2 A unlock ok @3\n"
 			 "+3 A lock ok @1\n"
 			 "+4 B timedlock ETIMEDOUT at=1 @4\n"
+			 "+4 B trylock EBUSY at=1 @2\n"
 			 "+4 A unlock ok @3\n"
-			 "+5 B trylock EBUSY at=1 @2\n"
-			 "+6 B lock ok @5\n");
+			 "+5 B lock ok @5\n");
+}
+END_TEST
+
+/* Ten failures of B in one hold of A's: they share a number, and the 8
+ * the side ring keeps are listed as made, though the ring wrapped (its
+ * slots hold the 9th and 10th before the 3rd). */
+START_TEST(test_history_failures_of_one_hold_listed_as_made)
+{
+	uint32_t r = new_mutex(6);
+	got(&a, r, MS_OP_LOCK, 1, 0);
+	for (unsigned i = 0; i < 10; i++)
+		ms_log_other(&b, r, CALLER(10 + i), MS_OP_TRYLOCK, EBUSY);
+	let_go(&a, r, 2);
+	times_known(r);
+	char want[1024] = "+1 A lock ok @1\n";
+	for (unsigned i = 2; i < 10; i++)
+		snprintf(want + strlen(want), sizeof want - strlen(want),
+			 "+2 B trylock EBUSY at=1 @%u\n", 10 + i);
+	snprintf(want + strlen(want), sizeof want - strlen(want), "+2 A unlock ok @2\n");
+	ck_assert_str_eq(rows(r), want);
 }
 END_TEST
 
@@ -386,6 +407,7 @@ Suite *history_suite(void)
 	tcase_add_test(tc, test_history_each_column_reads_back_oldest_first);
 	tcase_add_test(tc, test_history_thread_column_names_each_new_owner);
 	tcase_add_test(tc, test_history_failures_merge_in_before_the_holders_next_op);
+	tcase_add_test(tc, test_history_failures_of_one_hold_listed_as_made);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("wrap");
