@@ -102,6 +102,50 @@ expect_eq "last misuse: the thread's, with its own stack" \
 	   sed 's/+0x.*//; s/^ *//; s/, glibc returned.*//' | paste -sd' ' -)" \
 	"last by thread $second second_unlock"
 
+# ---- one thread's two misuses in a row: the last is the second ------------
+# A thread unlocks a mutex main holds from site_x, then from site_y, with
+# nothing between: the two entries share an order (record.c), and the
+# JSON's "last" named site_x's caller beside site_y's stack.
+cat >"$WORK/two_in_a_row.c" <<'EOF'
+#include <pthread.h>
+#include <stdio.h>
+static pthread_mutex_t m;
+static pthread_barrier_t held, done;
+__attribute__((noinline)) void site_x(void) { pthread_mutex_unlock(&m); __asm__ volatile(""); }
+__attribute__((noinline)) void site_y(void) { pthread_mutex_unlock(&m); __asm__ volatile(""); }
+static void *other(void *arg)
+{
+	pthread_barrier_wait(&held);
+	site_x();
+	site_y();
+	pthread_barrier_wait(&done);
+	return arg;
+}
+int main(void)
+{
+	pthread_mutexattr_t a;
+	pthread_t t;
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ERRORCHECK);
+	pthread_mutex_init(&m, &a);
+	pthread_barrier_init(&held, NULL, 2);
+	pthread_barrier_init(&done, NULL, 2);
+	pthread_create(&t, NULL, other, NULL);
+	pthread_mutex_lock(&m);
+	pthread_barrier_wait(&held);
+	pthread_barrier_wait(&done);
+	pthread_mutex_unlock(&m);
+	pthread_join(t, NULL);
+	return 0;
+}
+EOF
+"$CC" -g -o "$WORK/two_in_a_row" "$WORK/two_in_a_row.c" -lpthread || fail "cannot build two_in_a_row.c"
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_FORMAT=text,json MUTEXSTAT_OUTPUT="$WORK/two_in_a_row" \
+	"$WORK/two_in_a_row" > "$WORK/two_in_a_row.out" 2>&1
+expect_eq "two in a row: the last misuse's caller and stack are both site_y's (JSON)" \
+	"$(jq -r '.findings[] | select(.kind == "misuse") | "\(.count) \(.last.caller.function) \(.last.at[0].function)"' \
+		"$WORK/two_in_a_row.json")" "2 site_y site_y"
+
 # ---- misuse of mutexes that ended: where it was ----------------------------
 # A mutex destroyed while locked, then unlocked and destroyed for good; an
 # errorcheck mutex on the heap unlocked unlocked, never locked, destroyed

@@ -42,8 +42,10 @@ int ms_misuse_last(uint32_t r, enum ms_misuse kind, struct ms_op_view *out, uint
 	uint32_t kinds_tid = LOAD(&slot->tid);
 	if (LOAD(&slot->r) != r)
 		kinds = 0;
-	int found = 0;
-	/* oldest to newest, so that of two with one order the newer wins */
+	int found = 0, kept = 0;
+	/* oldest to newest, so that of two with one order the newer wins --
+	 * also of the slot's: a thread's failures one after another may
+	 * share a number (record.c), and the slot keeps the newest's stack */
 	uint32_t end = LOAD(&c->fail_pos);
 	for (uint32_t n = 0; n < MS_FAIL_RING; n++) {
 		uint32_t i = (end + n) % MS_FAIL_RING;
@@ -54,10 +56,10 @@ int ms_misuse_last(uint32_t r, enum ms_misuse kind, struct ms_op_view *out, uint
 			continue;
 		if (kinds && v.order == kinds && v.tid == kinds_tid) {
 			*out = v;
-			found = 1;
-			break;
+			found = kept = 1;
+			continue;
 		}
-		if (!found || v.order >= out->order) {
+		if (!kept && (!found || v.order >= out->order)) {
 			*out = v;
 			found = 1;
 		}
