@@ -3,7 +3,9 @@
 # readers' unlock, or to none -- never to an unlock from before the wait
 # (tests/rw_blame.c says how that happened).  Each of the 100 rounds has
 # one wait the main thread's write unlock let in, so that line is charged
-# exactly 100 waits, and the readers' line at most 100.
+# 100 waits, never more (a few may go unattributed on a loaded machine:
+# the waiter waits 5 ms at most for its holder's stack), and the readers'
+# line at most 100.
 
 . "$top_srcdir/tests/lib.sh"
 
@@ -18,8 +20,12 @@ waits_at() {
 for round in 1 2 3; do
 	run_with "$WORK/out" "$WORK/err" "$prog"
 	expect_eq "run $round: the program ran" "$?" 0
-	expect_eq "run $round: the write unlock made 100 waits, no more" \
-		"$(waits_at "$(line_of W_UNLOCK)")" 100
+	w=$(waits_at "$(line_of W_UNLOCK)")
+	if [ "$w" -ge 90 ] && [ "$w" -le 100 ]; then
+		pass "run $round: the write unlock made $w of its 100 waits, no more"
+	else
+		fail "run $round: the write unlock made $w waits, want 90 to 100"
+	fi
 	r=$(waits_at "$(line_of R_UNLOCK)")
 	if [ "$r" -ge 1 ] && [ "$r" -le 100 ]; then
 		pass "run $round: the readers' unlock made $r of the other 100"

@@ -122,8 +122,7 @@ uint64_t ms_clock_now_ticks(void)
 
 void ms_clock_after_fork_child(void)
 {
-	run_ns = ms_mono_ns(); /* clock_gettime: async-signal-safe */
-	run_ticks = ms_ticks();
+	paired_now(&run_ns, &run_ticks); /* clock_gettime: async-signal-safe */
 	run_wall_ns = wall_ns();
 }
 
@@ -178,8 +177,7 @@ void ms_clock_report_begin(void)
 		 * it is measured when the report first converts ticks,
 		 * which most short runs' reports never do (doc/model.md,
 		 * "Time") */
-		report_moment.ns = ms_mono_ns();
-		report_moment.ticks = ms_ticks();
+		paired_now(&report_moment.ns, &report_moment.ticks);
 		report_moment.ratio = 0;
 	}
 	report_moment.depth++;
