@@ -38,12 +38,17 @@ static int have_key;
 static void (*held_at_exit)(const struct ms_tstate *ts);
 static uint64_t not_followed; /* ended; live ones are in the threads' records */
 
-/* Asynchronous cancellation deferred meanwhile (thread.h). */
-static void pool_lock(void)
+/* Asynchronous cancellation deferred meanwhile (thread.h).  0 if the
+ * lock's holder is stopped (base/spin.h's leaf locks: a garbage
+ * collector's stop-the-world parked a thread making its record here, and
+ * the thread that stopped it waited for ever at its own first call). */
+static int pool_lock(void)
 {
 	ms_async_defer(&ms_self);
-	while (__atomic_exchange_n(&lock, 1, __ATOMIC_ACQUIRE))
-		sched_yield();
+	if (ms_spin_lock_leaf(&lock))
+		return 1;
+	ms_async_resume(&ms_self);
+	return 0;
 }
 
 static void pool_unlock(void)
@@ -188,13 +193,15 @@ static void thread_exit(void *arg)
 	ts->overflow = 0;
 	ms_table_thread_exit(t);
 	ms_thread_clock_floor(t->clock); /* for a thread that gets its tid */
-	pool_lock();
-	if (LOAD(&ts->in_use) == LATE)
-		late_unlink(ts);
-	STORE(&ts->in_use, 0);
-	ts->free_link = free_list;
-	free_list = ts;
-	pool_unlock();
+	if (pool_lock()) {
+		if (LOAD(&ts->in_use) == LATE)
+			late_unlink(ts);
+		STORE(&ts->in_use, 0);
+		ts->free_link = free_list;
+		free_list = ts;
+		pool_unlock();
+	} else if (LOAD(&ts->in_use) != LATE)
+		STORE(&ts->in_use, 0); /* not reused: ended all the same */
 	t->ts = NULL;
 	ms_guard_leave(t);
 }
@@ -240,31 +247,48 @@ int ms_threads_init(void (*at_exit)(const struct ms_tstate *ts))
 
 struct ms_tstate *ms_tstate_new(uint32_t tid)
 {
-	struct ms_tstate *ts = NULL;
-	pool_lock();
-	if (late_list)
-		late_reclaim(tid);
-	if (free_list) {
-		ts = free_list;
-		free_list = ts->free_link;
-	} else {
-		if (!fresh_left) {
-			struct ms_tstate *chunk =
-				mmap(NULL, CHUNK * sizeof *chunk, PROT_READ | PROT_WRITE,
-				     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-			if (chunk != MAP_FAILED) {
-				fresh = chunk;
-				fresh_left = CHUNK;
-			}
+	struct ms_tstate *ts = NULL, *chunk = NULL;
+	const size_t chunk_bytes = CHUNK * sizeof *chunk;
+	int mapped = 0;
+	for (;;) {
+		if (!pool_lock()) {
+			if (chunk)
+				munmap(chunk, chunk_bytes);
+			return NULL; /* not followed, this call */
+		}
+		if (late_list)
+			late_reclaim(tid);
+		if (free_list) {
+			ts = free_list;
+			free_list = ts->free_link;
+			break;
+		}
+		if (!fresh_left && chunk) {
+			fresh = chunk;
+			fresh_left = CHUNK;
+			chunk = NULL;
 		}
 		if (fresh_left) {
 			ts = fresh++;
 			fresh_left--;
 			ts->next = all;
 			__atomic_store_n(&all, ts, __ATOMIC_RELEASE);
+			break;
 		}
+		if (mapped)
+			break; /* no memory */
+		/* a new chunk, mapped outside the lock: a thread stopped in
+		 * the system call would hold it for as long */
+		pool_unlock();
+		chunk = mmap(NULL, chunk_bytes, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (chunk == MAP_FAILED)
+			chunk = NULL;
+		mapped = 1;
 	}
 	pool_unlock();
+	if (chunk) /* another thread's chunk came first */
+		munmap(chunk, chunk_bytes);
 	if (!ts)
 		return NULL;
 	memset(ts, 0, offsetof(struct ms_tstate, next)); /* see there */
@@ -273,11 +297,13 @@ struct ms_tstate *ms_tstate_new(uint32_t tid)
 	if (exit_deferred) {
 		/* our exit handler gave the thread's record back already, and
 		 * this round of destructors may be the last (late_reclaim) */
-		pool_lock();
-		ts->free_link = late_list;
-		late_list = ts;
-		STORE(&ts->in_use, LATE);
-		pool_unlock();
+		if (pool_lock()) {
+			ts->free_link = late_list;
+			late_list = ts;
+			STORE(&ts->in_use, LATE);
+			pool_unlock();
+		} else
+			STORE(&ts->in_use, 1); /* never reclaimed: kept */
 	} else /* after the memset, for a report reading the record */
 		__atomic_store_n(&ts->in_use, 1, __ATOMIC_RELEASE);
 	if (have_key)
