@@ -118,6 +118,7 @@ struct ms_tstate {
 	uint32_t now_seq;      /* answered request */
 	uint32_t now_n;
 	uint32_t now_in_call; /* the frames ran through ours: a lock call */
+	uint32_t now_no_room; /* it answered with none: near its stack's end */
 	uintptr_t now_frames[32];
 	struct ms_tstate *free_link;
 	uint32_t in_use;
@@ -204,6 +205,9 @@ struct ms_thread {
 	 * destroying mutexes at once share no free list (table.c). */
 	uint32_t nspare;
 	uint32_t spare[MS_SPARE];
+	/* Its stack, where known (a thread our pthread_create started:
+	 * stack.c, ms_stack_thread_bounds), else 0: a capture needs room. */
+	uintptr_t stack_low, stack_high;
 };
 
 /* Mutexes side by side in an array, or in neighbouring objects, get

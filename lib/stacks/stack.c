@@ -360,6 +360,37 @@ static int little_room(void)
 	       sp - (uintptr_t)alt.ss_sp < UNWIND_ROOM;
 }
 
+/* The thread's stack ends at most stack_size below its descriptor, which
+ * glibc puts at the top of the stack's block (a stack the program gave
+ * too): the bound taken is that, below the real one by the descriptor
+ * and the guard page (6-7 KB), so the room it gives is that much more
+ * than there is. */
+void ms_stack_thread_bounds(size_t stack_size)
+{
+	struct ms_thread *t = &ms_self;
+	uintptr_t top = (uintptr_t)pthread_self();
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+	if (!stack_size || top < stack_size || sp <= top - stack_size || sp > top)
+		return; /* not a stack of the shape above */
+	t->stack_low = top - stack_size;
+	t->stack_high = top;
+}
+
+/* Less room left on the thread's own stack than a walk takes, with the
+ * bound's slack: a live dump's capture, made in a signal handler whose
+ * frame the kernel put below the interrupted code, crashed a thread
+ * deep in a recursion on a 16 KB stack with 5 KB left (8 KB too; 10 KB
+ * was enough).  Not known (the main thread, a stack of its own that the
+ * thread switched to): room. */
+#define OWN_STACK_ROOM ((uintptr_t)20 << 10)
+int ms_stack_near_end(void)
+{
+	const struct ms_thread *t = &ms_self;
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+	return t->stack_low && sp > t->stack_low && sp <= t->stack_high &&
+	       sp - t->stack_low < OWN_STACK_ROOM;
+}
+
 /* The walk: cfi.c's with its cache for the whole process, else (a frame
  * it does not read) libunwind's, with its cache for each thread -- only
  * in a thread that has its libunwind TLS block already: making it here
@@ -370,6 +401,8 @@ static int little_room(void)
  * the test suite has always run it.) */
 static int walk(uintptr_t *buf, int max)
 {
+	if (ms_stack_near_end())
+		return 0;
 	int n = ms_cfi_backtrace(buf, max);
 	if (n >= 0)
 		return n;

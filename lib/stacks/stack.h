@@ -8,6 +8,7 @@
 #ifndef MUTEXSTAT_STACK_H
 #define MUTEXSTAT_STACK_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define MS_MAX_FRAMES 64
@@ -39,6 +40,14 @@ int ms_stack_thread_ready(void);
  * its stack).  Threads past the arena budget below take no call stacks;
  * one line says so. */
 void ms_stack_thread_starts(void);
+/* A new thread, before the program's code, with the stack size its
+ * pthread_create was given (0: not known): where its stack ends, so that a
+ * capture near that end is not made (a live dump's, in a signal handler,
+ * on top of a deep recursion: the walk needs some 10 KB). */
+void ms_stack_thread_bounds(size_t stack_size);
+/* Whether this thread is that near its stack's end now (no capture is
+ * made there). */
+int ms_stack_near_end(void);
 /* The malloc arenas (ms_stack_arena_bytes each) the library's share of an
  * address-space limit leaves room for, set at start-up (init.c): only
  * that many threads the program starts take a libunwind block, unless

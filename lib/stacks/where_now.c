@@ -208,7 +208,7 @@ static int where_now(struct ms_tstate *ts)
 		struct timespec ts_ = { 0, 200000 };
 		nanosleep(&ts_, NULL);
 	}
-	return (int)ts->now_n;
+	return ts->now_no_room ? -5 : (int)ts->now_n;
 }
 
 const char *ms_where_now_not_asked(int n)
@@ -222,6 +222,8 @@ const char *ms_where_now_not_asked(int n)
 		return "it waits for signals in sigwait, sigwaitinfo or sigtimedwait";
 	case -4:
 		return "it sleeps or polls in a system call that a signal would cut short";
+	case -5:
+		return "asked, it was too near its stack's end to walk it";
 	default:
 		return NULL;
 	}
@@ -264,7 +266,9 @@ void ms_where_now_handler(int sig)
 		uint32_t req = __atomic_load_n(&stack_request, __ATOMIC_ACQUIRE);
 		ms_guard_enter(t);
 		uintptr_t frames[33];
-		int n = ms_stack_capture(frames, 33), skip = 0;
+		int no_room = ms_stack_near_end();
+		int n = no_room ? 0 : ms_stack_capture(frames, 33), skip = 0;
+		ts->now_no_room = (uint32_t)no_room;
 		if (n > 0 && ms_signal_return && frames[0] - ms_signal_return < 16)
 			skip = 1;
 		ts->now_n = 0;

@@ -43,6 +43,7 @@
 struct start {
 	void *(*fn)(void *);
 	void *arg;
+	size_t stack_size; /* the attr's, or the default's (0: not known) */
 };
 
 #define STARTS 64
@@ -71,6 +72,7 @@ MS_BEFORE_ASAN_THREAD static void *thread_start_pooled(void *p)
 {
 	struct start s = *(struct start *)p;
 	start_unpool(p);
+	ms_stack_thread_bounds(s.stack_size);
 	ms_cfi_thread_starts();
 	if (!MS_SANITIZED_BUILD)
 		ms_stack_thread_starts();
@@ -85,11 +87,29 @@ MS_BEFORE_ASAN_THREAD static void *thread_start_pooled(void *p)
 MS_BEFORE_ASAN_THREAD static void *thread_start_malloced(void *p)
 {
 	struct start s = *(struct start *)p;
+	ms_stack_thread_bounds(s.stack_size);
 	ms_cfi_thread_starts();
 	if (!MS_SANITIZED_BUILD)
 		ms_stack_thread_starts();
 	free(p);
 	return s.fn(s.arg);
+}
+
+/* The size of the stack a thread made with attr gets (glibc's default
+ * for NULL, or an attr that sets none), 0 if not known. */
+static size_t stack_size_of(const pthread_attr_t *attr)
+{
+	size_t size = 0;
+	pthread_attr_t def;
+	if (attr) {
+		if (pthread_attr_getstacksize(attr, &size) != 0)
+			size = 0;
+	} else if (pthread_getattr_default_np(&def) == 0) {
+		if (pthread_attr_getstacksize(&def, &size) != 0)
+			size = 0;
+		pthread_attr_destroy(&def);
+	}
+	return size;
 }
 
 /* The program's second thread: the dump thread may start now (dump.c). */
@@ -107,13 +127,15 @@ MS_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 	if (ms_stack_thread_ready() && !(pooled = start_pooled()))
 		malloced = malloc(sizeof *malloced);
 	errno = saved;
+	size_t stack_size = pooled || malloced ? stack_size_of(attr) : 0;
+	errno = saved;
 	if (pooled) {
-		*pooled = (struct start){ fn, arg };
+		*pooled = (struct start){ fn, arg, stack_size };
 		rc = ms_real.thread_create(th, attr, thread_start_pooled, pooled);
 		if (rc != 0)
 			start_unpool(pooled);
 	} else if (malloced) {
-		*malloced = (struct start){ fn, arg };
+		*malloced = (struct start){ fn, arg, stack_size };
 		rc = ms_real.thread_create(th, attr, thread_start_malloced, malloced);
 		if (rc != 0) {
 			saved = errno;
