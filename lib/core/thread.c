@@ -5,6 +5,7 @@
 #include "base/internal.h"
 #include "glibc/real.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -23,11 +24,28 @@ static uint64_t threads_seen;
  * of it. */
 static uint64_t clock_floor;
 
+static uint64_t threads_without_tid;
+
 uint32_t ms_thread_register(struct ms_thread *t)
 {
 	/* A raw system call: gettid() has no errno side effect worth keeping,
 	 * and this runs once per thread. */
-	t->tid = (uint32_t)syscall(SYS_gettid);
+	int saved = errno;
+	long tid = syscall(SYS_gettid);
+	errno = saved;
+	if (tid <= 0) {
+		/* refused (a seccomp filter): without its id the thread
+		 * cannot be told from others -- every one read as thread
+		 * 4294967295, and a false SELF-DEADLOCK followed.  It is not
+		 * followed, for good: in library code, as far as recording
+		 * goes (its guard never reaches 0), under an id no thread has */
+		t->guard += 1u << 30;
+		t->tid = UINT32_MAX;
+		t->tid_held = t->tid;
+		ATOMIC_ADD(&threads_without_tid, 1);
+		return t->tid;
+	}
+	t->tid = (uint32_t)tid;
 	t->tid_held = t->tid | MS_HELD;
 	t->owned_once = mutex_owned_once_word(t->tid);
 	ms_thread_clock_past_floor(t);
@@ -89,6 +107,11 @@ void ms_async_resume_slow(struct ms_thread *t)
 	}
 	if (t->cancel_async)
 		ms_real.cancel_type(PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
+}
+
+uint64_t ms_threads_without_tid(void)
+{
+	return LOAD(&threads_without_tid);
 }
 
 uint64_t ms_threads_seen(void)

@@ -291,6 +291,8 @@ static inline void ms_guard_enter(struct ms_thread *t)
 void ms_guard_leave(struct ms_thread *t);
 void ms_thread_after_fork_child(void);
 uint64_t ms_threads_seen(void);
+/* Threads not followed because the system refused their id (gettid). */
+uint64_t ms_threads_without_tid(void);
 
 /* The calling thread's state with its tid known. */
 static inline struct ms_thread *ms_thread(void)

@@ -174,6 +174,17 @@ static void print_untracked_kinds(struct ms_fmt *f)
 	ms_fmt(f, "\n");
 }
 
+/* Threads whose id the system refused (a seccomp filter): their calls
+ * are in no number of the report (core/thread.c). */
+static void print_unfollowed_threads(struct ms_fmt *f)
+{
+	uint64_t n = ms_threads_without_tid();
+	if (n)
+		ms_fmt(f, "  %llu thread%s not followed: the system refused %s id (gettid; a "
+			  "seccomp filter?)\n",
+		       (unsigned long long)n, n == 1 ? " was" : "s were", n == 1 ? "its" : "their");
+}
+
 static void header(struct ms_fmt *f, const struct top *t)
 {
 	char run[16];
@@ -244,6 +255,7 @@ static void header(struct ms_fmt *f, const struct top *t)
 	ms_fmt_init(&mf, more, sizeof more, -1);
 	/* untracked for want of the record pool's lock, whose holder was
 	 * stopped (table.c): the table is not full */
+	print_unfollowed_threads(f);
 	uint64_t gave_up = LOAD(&ms_table.pool_gave_up);
 	uint64_t not_had = untracked + ended;
 	if (not_had && gave_up >= not_had) {
@@ -1147,6 +1159,7 @@ int ms_report(int fd)
 		       (int)getpid(), ms_duration(run, ms_run_ns()));
 		print_reset(&f, " since mutexstat_reset(), %s into the run\n", "\n");
 		print_untracked_kinds(&f);
+		print_unfollowed_threads(&f);
 		if (ms_report_loaded_late)
 			ms_fmt(&f, "%s", loaded_late_note);
 		print_kept_notes(&f);

@@ -10,8 +10,11 @@ struct ms_thread *ms_recording_slow(struct ms_thread *t)
 {
 	if (ms_start_lazily() || t->guard)
 		return NULL;
-	if (!t->tid)
+	if (!t->tid) {
 		ms_thread_register(t);
+		if (t->guard)
+			return NULL; /* its id refused: not followed (thread.c) */
+	}
 	if (!t->ts) {
 		/* guarded: a signal handler's mutex call while the pool's
 		 * lock is held goes straight to glibc, not to that lock */
