@@ -192,12 +192,18 @@ static void oldest(struct ms_tstate *ts, void *arg)
 
 /* The watchdog's look for a STALL (stall.h): kept as a finding, with
  * where each thread waits, and reported.  Returns 1 if there was one, 2
- * if a signal the program handles may end it. */
+ * if a signal the program handles may end it, -1 if a deadlock explains
+ * it (not reported here: a DEADLOCK, not a STALL). */
 static int stall_reported(unsigned *seq)
 {
 	static struct ms_stall s; /* the dump thread's */
 	if (!ms_stall_check((uint32_t)dump_tid, ms_opt.watchdog * 1000000000ull, &s))
 		return 0;
+	/* every thread stopped since the last mutex operation, and a cycle
+	 * among them: the deadlock it is (a look before the oldest wait was
+	 * N s long by its own clock said STALL, and aborted for one) */
+	if (ms_waitfor_certain_deadlocks() > 0)
+		return -1;
 	for (uint32_t i = 0; i < s.shown; i++) {
 		const uintptr_t *frames;
 		int n;
@@ -250,6 +256,11 @@ static void watchdog_look(unsigned *seq, uint64_t now, int *fired, int *done)
 	 * DEADLOCK (a STALL is a hang no mutex cycle explains). */
 	int certain = long_wait ? ms_waitfor_certain_deadlocks() : 0;
 	int stalled = certain ? 0 : stall_reported(seq);
+	if (stalled < 0) { /* a stall a deadlock explains: reported as that */
+		certain = 1;
+		long_wait = 1;
+		stalled = 0;
+	}
 	if (stalled) {
 		*fired = 1;
 		*done = stalled == 1; /* one a signal may end: looks go on */
