@@ -62,9 +62,8 @@ static void print_mutex(struct ms_fmt *f, const char *label, const struct ms_fin
 	print_site(f, ms_fmt_str(&hf), m->first_caller);
 	/* first locked in a lock wrapper, which every lock taken through it
 	 * shares: the line that called it (the suggested rule names it) */
-	uintptr_t past = ms_site_beyond_wrapper(m->first_caller, m->first_stack);
-	if (m->first_stack && !(m->first_stack & MS_SITE_SHARED))
-		past = ms_program_frame(past, m->first_stack); /* std::lock_guard at -O0 */
+	uintptr_t past = ms_program_frame(ms_site_beyond_wrapper(m->first_caller, m->first_stack),
+					  m->first_stack); /* and std::lock_guard's at -O0 */
 	if (m->first_caller && past != m->first_caller)
 		print_site(f, "        " MS_WRAPPER_CALLERS "  ", past);
 	if (m->ended == MS_ENDED_DESTROYED)

@@ -116,10 +116,9 @@ uintptr_t ms_line_site(const struct ms_line *l)
 	if (!l->r)
 		return l->first_caller;
 	uint32_t stack = LOAD(&ms_rec(l->r)->first_stack);
-	uintptr_t at = ms_site_beyond_wrapper(l->first_caller, stack);
-	/* a stack of its own says who called a system header's lock code
-	 * (std::lock_guard built with -O0); a shared one, another mutex's */
-	return stack && !(stack & MS_SITE_SHARED) ? ms_program_frame(at, stack) : at;
+	/* past a wrapper, and past a system header's lock code
+	 * (std::lock_guard built with -O0) */
+	return ms_program_frame(ms_site_beyond_wrapper(l->first_caller, stack), stack);
 }
 
 /* Lines are elements of `size` bytes that begin with a struct ms_line

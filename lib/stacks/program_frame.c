@@ -2,6 +2,7 @@
  * program_frame.h. */
 #include "stacks/program_frame.h"
 #include "stacks/symbols.h"
+#include "core/table.h"
 
 /* 1 if addr's source line is known and is a system header's, 0 if it is
  * the program's, -1 if it has none (no line information: nothing says
@@ -17,7 +18,7 @@ static int in_header(uintptr_t addr)
 uintptr_t ms_program_frame(uintptr_t at, ms_stack_id stack)
 {
 	const uintptr_t *frames;
-	int n = stack ? ms_depot_get(stack, &frames) : 0, i = 0;
+	int n = stack && !(stack & MS_SITE_SHARED) ? ms_depot_get(stack, &frames) : 0, i = 0;
 	while (i < n && frames[i] != at)
 		i++;
 	if (i == n || in_header(at) != 1)

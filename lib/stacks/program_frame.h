@@ -15,9 +15,11 @@
 
 #include <stdint.h>
 
-/* `at`, or, where at's source line is a system header's and `stack` has
- * at among its frames, the first frame after it with a source line
- * outside system headers (at again if none has). */
+/* `at`, or, where at's source line is a system header's and `stack` (a
+ * lock's own first-lock stack: not one shared with its site, table.h's
+ * MS_SITE_SHARED, which another lock's call took) has at among its
+ * frames, the first frame after it with a source line outside system
+ * headers (at again if none has). */
 uintptr_t ms_program_frame(uintptr_t at, ms_stack_id stack);
 
 #endif

@@ -126,7 +126,6 @@ MS_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 	struct start *pooled = NULL, *malloced = NULL;
 	if (ms_stack_thread_ready() && !(pooled = start_pooled()))
 		malloced = malloc(sizeof *malloced);
-	errno = saved;
 	size_t stack_size = pooled || malloced ? stack_size_of(attr) : 0;
 	errno = saved;
 	if (pooled) {
