@@ -134,6 +134,61 @@ for r in held held_json mis; do
 		"$(grep -cE '^(MISUSE|HELD AT THREAD EXIT): ' "$WORK/j-$r.txt")"
 done
 
+# ---- a thread's name that holds a newline -------------------------------------
+# The program names its threads (pthread_setname_np) with any bytes.  A
+# name printed raw split the finding at a line of its own, "DEADLOCK: x",
+# which the rules then took for a finding: the right rule stopped working
+# and the wrong one passed the run.  Names are printed with '?' for such
+# bytes, as mutex names are.
+
+CC=${CC:-cc}
+cat >"$WORK/named.c" <<'EOF2'
+#define _GNU_SOURCE
+#include <pthread.h>
+static pthread_mutex_t a = PTHREAD_MUTEX_INITIALIZER, b = PTHREAD_MUTEX_INITIALIZER;
+static void *backwards(void *arg)
+{
+	pthread_setname_np(pthread_self(), "w\nDEADLOCK: x\xff");
+	pthread_mutex_lock(&b);
+	pthread_mutex_lock(&a);
+	pthread_mutex_unlock(&a);
+	pthread_mutex_unlock(&b);
+	return arg;
+}
+int main(void)
+{
+	pthread_t t;
+	pthread_mutex_lock(&a);
+	pthread_mutex_lock(&b);
+	pthread_mutex_unlock(&b);
+	pthread_mutex_unlock(&a);
+	pthread_create(&t, NULL, backwards, NULL);
+	pthread_join(t, NULL);
+	return 0;
+}
+EOF2
+# shellcheck disable=SC2086 # SAN_FLAGS is a list of flags
+"$CC" -g $SAN_FLAGS -pthread -o "$WORK/named" "$WORK/named.c" || fail "named.c does not build"
+printf 'potential-deadlock:^backwards$\n' >"$WORK/named.right"
+printf 'deadlock:^backwards$\n' >"$WORK/named.wrong"
+for rules in none right wrong; do
+	rc=0
+	if [ $rules = none ]; then
+		env MUTEXSTAT_EXIT_CODE=4 LD_PRELOAD="$MS_PRELOAD" "$WORK/named" 2>"$WORK/named.$rules.err" || rc=$?
+	else
+		env MUTEXSTAT_EXIT_CODE=4 MUTEXSTAT_SUPPRESSIONS="$WORK/named.$rules" LD_PRELOAD="$MS_PRELOAD" \
+			"$WORK/named" 2>"$WORK/named.$rules.err" || rc=$?
+	fi
+	eval "rc_$rules=$rc"
+done
+expect_grep "a thread named with a newline: its name on the finding's line, as '?'" \
+	'^  thread [0-9]+ "w\?DEADLOCK: x\?" took B, then A:$' "$WORK/named.none.err"
+expect_no_grep "a thread named with a newline: no heading made of its name" \
+	"^DEADLOCK: x" "$WORK/named.none.err"
+expect_eq "a thread named with a newline: the finding fails the run" "$rc_none" 4
+expect_eq "a thread named with a newline: its rule leaves it out" "$rc_right" 0
+expect_eq "a thread named with a newline: a rule for another kind does not" "$rc_wrong" 4
+
 # ---- in a run -------------------------------------------------------------------
 
 cat >"$WORK/suite.sh" <<EOF

@@ -15,7 +15,6 @@
 
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 
 #define MAX_FINDINGS 256
 #define MAX_CYCLES 1024
@@ -163,7 +162,7 @@ static void describe_edge(struct ms_finding_edge *fe, const struct ms_lg_edge *e
 	fe->b_stack = e->b_stack;
 	fe->modes = LOAD(&e->modes);
 	if (e->tid == ms_self.tid)
-		prctl(PR_GET_NAME, fe->thread_name, 0, 0, 0);
+		ms_own_thread_name(fe->thread_name);
 	else
 		ms_thread_name(e->tid, fe->thread_name);
 }
@@ -394,7 +393,7 @@ void ms_finding_held_at_exit(const struct ms_tstate *ts)
 	if (nexits < MAX_FINDINGS) {
 		struct held_exit *h = &exits[nexits++];
 		h->tid = ts->tid;
-		prctl(PR_GET_NAME, h->name, 0, 0, 0); /* the exiting thread's */
+		ms_own_thread_name(h->name); /* the exiting thread's */
 		uint32_t n = ts->nheld, kept = 0;
 		h->n = ts->overflow;
 		for (uint32_t i = 0; i < n; i++) {

@@ -264,6 +264,39 @@ void ms_fmt_quoted(struct ms_fmt *f, const char *s, size_t max)
 		ms_fmt(f, "...");
 }
 
+size_t ms_utf8_len(const unsigned char *s, size_t n)
+{
+	unsigned c = s[0];
+	size_t len = c < 0x80 ? 1 : c >= 0xc2 && c < 0xe0 ? 2 : c >= 0xe0 && c < 0xf0 ? 3
+		     : c >= 0xf0 && c < 0xf5 ? 4 : 0;
+	if (!len || len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] >= 0xa0) ||
+	    (c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] >= 0x90))
+		return 0;
+	return len;
+}
+
+char *ms_printable_in_place(char *s)
+{
+	unsigned char *u = (unsigned char *)s;
+	size_t n = strlen(s);
+	for (size_t i = 0; i < n;) {
+		size_t len = ms_utf8_len(u + i, n - i);
+		if (len > 1) {
+			i += len;
+			continue;
+		}
+		if (!len || u[i] < 0x20 || u[i] == 0x7f)
+			u[i] = '?';
+		i++;
+	}
+	return s;
+}
+
 void ms_fmt_name(struct ms_fmt *f, const char *name, size_t cols)
 {
 	ms_fmt_quoted(f, name, strlen(name) <= cols || cols < 4 ? cols : cols - 3);

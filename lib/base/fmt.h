@@ -30,6 +30,17 @@ const char *ms_fmt_str(struct ms_fmt *f); /* NUL-terminated contents */
  * before the UTF-8 character that does not fit, with "..." after it. */
 void ms_fmt_quoted(struct ms_fmt *f, const char *s, size_t max);
 
+/* The length of the UTF-8 sequence at s (at most n bytes), 0 if it is not
+ * one (a stray continuation byte, an overlong form, a surrogate, past
+ * U+10FFFF, or cut short). */
+size_t ms_utf8_len(const unsigned char *s, size_t n);
+
+/* Text from outside (a thread's name from /proc) made one printable line
+ * in place, as names are kept (core/names.c): a control character and a
+ * byte that is not UTF-8 become '?', so no name can start a line of its
+ * own in the report -- a heading a script or the suppressions read. */
+char *ms_printable_in_place(char *s);
+
 /* A mutex's name in at most cols bytes: whole, or cut before the UTF-8
  * character that does not fit with "..." after it -- never cut inside a
  * character, nor shorter without saying so. */

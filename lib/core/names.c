@@ -1,6 +1,7 @@
 /* names.c - the names mutexstat_name() gives mutexes, kept for the rest
  * of the run; see names.h. */
 #include "core/names.h"
+#include "base/fmt.h"
 #include "core/thread.h"
 
 #include <string.h>
@@ -32,25 +33,6 @@ void ms_names_after_fork_child(void)
 	arena_lock = 0;
 }
 
-/* The length of the UTF-8 sequence at s (at most n bytes), 0 if it is not
- * one (a stray continuation byte, an overlong form, a surrogate, past
- * U+10FFFF, or cut short). */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	unsigned c = s[0];
-	size_t len = c < 0x80 ? 1 : c >= 0xc2 && c < 0xe0 ? 2 : c >= 0xe0 && c < 0xf0 ? 3
-		     : c >= 0xf0 && c < 0xf5 ? 4 : 0;
-	if (!len || len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] >= 0xa0) ||
-	    (c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] >= 0x90))
-		return 0;
-	return len;
-}
-
 /* A name as the report prints it, into out (NAME_MAX_LEN + 1 bytes): every
  * report line is one line of text, so a control character (a newline, a
  * tab) and a byte that is not UTF-8 become '?', and a name longer than
@@ -60,7 +42,7 @@ static size_t printable_name(char *out, const char *name)
 	const unsigned char *s = (const unsigned char *)name;
 	size_t n = strlen(name), i = 0, o = 0;
 	while (i < n) {
-		size_t len = utf8_len(s + i, n - i);
+		size_t len = ms_utf8_len(s + i, n - i);
 		if (len <= 1) {
 			if (o + 1 > NAME_MAX_LEN)
 				break;

@@ -116,8 +116,8 @@ static uint32_t exited_next;
 
 static void name_kept(uint32_t tid)
 {
-	char name[16] = "";
-	prctl(PR_GET_NAME, name, 0, 0, 0);
+	char name[16];
+	ms_own_thread_name(name);
 	uint32_t i = __atomic_fetch_add(&exited_next, 1, __ATOMIC_RELAXED) % EXITED_NAMES;
 	__atomic_store_n(&exited_names[i].tid, 0, __ATOMIC_RELEASE);
 	for (unsigned k = 0; k < 16; k++)
@@ -382,7 +382,15 @@ const char *ms_thread_name(uint32_t tid, char out[16])
 		out[n - 1] = 0;
 	if (!n)
 		name_of_exited(tid, out); /* gone: its name as it ended */
-	return out;
+	return ms_printable_in_place(out);
+}
+
+const char *ms_own_thread_name(char out[16])
+{
+	out[0] = 0;
+	prctl(PR_GET_NAME, out, 0, 0, 0);
+	out[15] = 0;
+	return ms_printable_in_place(out);
 }
 
 uintptr_t ms_rec_key(uint32_t rec)

@@ -61,8 +61,12 @@ char ms_task_state(uint32_t tid);
  * 0 if gone or the kernel does not say. */
 uint64_t ms_task_cpu_ns(uint32_t tid);
 /* A thread's name as ps -L shows it; for one gone, the name it had as it
- * ended if it is among the last 256 to end; else "" (report time). */
+ * ended if it is among the last 256 to end; else "" (report time).  The
+ * program chose it, with any bytes: a control character or a byte that is
+ * not UTF-8 reads '?' (base/fmt.h), as in mutexes' names. */
 const char *ms_thread_name(uint32_t tid, char out[16]);
+/* The calling thread's name, the same way, without reading /proc. */
+const char *ms_own_thread_name(char out[16]);
 
 /* Walk all thread records in use. */
 void ms_threads_each(void (*fn)(struct ms_tstate *ts, void *arg), void *arg);
