@@ -95,6 +95,44 @@ EOF
 TMPDIR=$RUNS MUTEXSTAT_EXIT_CODE=9 "$MS" bash "$WORK/status.sh" >"$WORK/out" 2>/dev/null
 expect_eq "exit code: the suite's processes keep theirs" "$(cat "$WORK/out")" "abba: 0"
 
+# ---- the run's directory removed while the run goes on ---------------------
+# A suite that cleans its temporary directory removes the run's with it.
+# Before, the later processes' reports and findings were lost unsaid, and
+# MUTEXSTAT_EXIT_CODE passed the run.  A process that cannot open the run's
+# list now says so and reports as outside a run (its stderr, its own exit
+# code); the first process reads the list through the file it still has
+# open, so the findings of processes started before still count.
+
+cat >"$WORK/gone.sh" <<EOF
+"$ABBA" >/dev/null 2>"$WORK/abba1.err"
+rm -rf "\$MUTEXSTAT_RUN_DIR"
+"$ABBA" >/dev/null 2>"$WORK/abba2.err"; echo "abba: \$?" >"$WORK/abba2.status"
+EOF
+rc=0
+TMPDIR=$RUNS MUTEXSTAT_EXIT_CODE=9 "$MS" bash "$WORK/gone.sh" >/dev/null 2>"$WORK/err" || rc=$?
+expect_eq "directory gone: the first program's finding still fails the run" "$rc" 9
+expect_eq "directory gone: nothing in the first program's stderr" "$(cat "$WORK/abba1.err")" ""
+expect_grep "directory gone: the later program says why its report is on its stderr" \
+	"^mutexstat: MUTEXSTAT_RUN_DIR '$RUNS/mutexstat\.[A-Za-z0-9]+': cannot open the run's list in it \(ENOENT\); this process reports as outside a run$" \
+	"$WORK/abba2.err"
+expect_grep "directory gone: and reports its finding there" \
+	"^POTENTIAL DEADLOCK: 2 mutexes taken in a cycle of orders$" "$WORK/abba2.err"
+expect_eq "directory gone: with its own exit code" "$(cat "$WORK/abba2.status")" "abba: 9"
+expect_grep "directory gone: the summary has the first program's finding" \
+	"^  POTENTIAL DEADLOCK: 2 mutexes taken in a cycle of orders$" "$WORK/err"
+expect_grep "directory gone: and says the directory went" \
+	"^mutexstat: end of the run's summary; the run's directory $RUNS/mutexstat\.[A-Za-z0-9]+/ was removed while the run went on: the reports written there are lost$" \
+	"$WORK/err"
+rc=0
+MUTEXSTAT_RUN_DIR=$WORK/never-made LD_PRELOAD="$MS_PRELOAD" "$ABBA" >/dev/null \
+	2>"$WORK/never.err" || rc=$?
+expect_eq "a run directory that is not there: the program's status" "$rc" 0
+expect_grep "a run directory that is not there: said once" \
+	"^mutexstat: MUTEXSTAT_RUN_DIR '$WORK/never-made': cannot open the run's list in it \(ENOENT\); this process reports as outside a run$" \
+	"$WORK/never.err"
+expect_grep "a run directory that is not there: the report on stderr" \
+	"^POTENTIAL DEADLOCK: 2 mutexes taken in a cycle of orders$" "$WORK/never.err"
+
 # ---- one program, --verbose, --output, --run-dir ---------------------------
 
 rc=0

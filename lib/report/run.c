@@ -191,7 +191,23 @@ void ms_run_start(void)
 	if (fd >= 0) {
 		notes_fd = ms_fd_move_high(fd);
 		hold_alive();
+		return;
 	}
+	/* A directory removed while the run went on (a test suite that
+	 * cleans $TMPDIR), one of another user's, or a bad value: the
+	 * process's report and findings would be lost unsaid, and
+	 * MUTEXSTAT_EXIT_CODE would not fail the run for them.  The process
+	 * reports as outside a run instead, and says why. */
+	const char *e = strerrorname_np(errno);
+	char buf[4400];
+	struct ms_fmt f;
+	ms_fmt_init(&f, buf, sizeof buf, -1);
+	ms_fmt(&f, "mutexstat: MUTEXSTAT_RUN_DIR '");
+	ms_fmt_quoted(&f, ms_opt.run_dir, 200);
+	ms_fmt(&f, "': cannot open the run's list in it (%s); this process reports as "
+		   "outside a run\n", e ? e : "error");
+	ms_opt.run_dir = NULL;
+	ms_output_say(ms_fmt_str(&f)); /* no longer in a run: on stderr too */
 }
 
 /* One field: tabs and newlines would end it early. */
@@ -326,6 +342,7 @@ struct run {
 	unsigned took_locks; /* ... of the processes recorded */
 	unsigned unwritten_as_other; /* ... of processes that ended as another user */
 	unsigned other_uid;          /* the first such user */
+	int dir_gone;                /* the directory was removed meanwhile */
 	struct finding *findings;
 	unsigned nfindings, findings_dropped;
 	struct site *sites;
@@ -479,15 +496,33 @@ static int read_run(struct run *run)
 	memset(run, 0, sizeof *run);
 	if (run_path(path, sizeof path, ".processes") != 0)
 		return -1;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	/* Through the file opened at the start if this process still has
+	 * it: the directory may have been removed since, the run's list
+	 * with it, which the processes that had it open still wrote.  Opened
+	 * anew (/proc), not dup'ed: the mapping would keep the hold of
+	 * hold_alive() past let_go(), and the run would seem to live on. */
+	int nofollow = O_NOFOLLOW;
+	if (notes_fd >= 0 && ms_fd_is_ours(notes_fd)) {
+		struct ms_fmt f;
+		ms_fmt_init(&f, path, sizeof path, -1);
+		ms_fmt(&f, "/proc/self/fd/%d", notes_fd);
+		ms_fmt_str(&f);
+		nofollow = 0; /* the link is the way */
+	}
+	int fd = open(path, O_RDONLY | O_CLOEXEC | nofollow);
+	if (fd < 0 && !nofollow && run_path(path, sizeof path, ".processes") == 0)
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW); /* no /proc */
 	if (fd < 0)
 		return -1;
 	struct stat st;
 	struct stat dir;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
-	    stat(ms_opt.run_dir, &dir) != 0) {
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
 		close(fd);
 		return -1;
+	}
+	if (stat(ms_opt.run_dir, &dir) != 0) {
+		run->dir_gone = 1;
+		dir.st_uid = geteuid();
 	}
 	run->len = (size_t)st.st_size < MAX_READ ? (size_t)st.st_size : MAX_READ;
 	run->data = mmap(NULL, run->len, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
@@ -529,6 +564,11 @@ static void free_run(struct run *run)
 static void where_reports(struct ms_fmt *f, const struct run *run)
 {
 	const char *out = ms_opt.output;
+	if (run->dir_gone) {
+		ms_fmt(f, "the run's directory %s/ was removed while the run went on: the "
+			  "reports written there are lost", ms_opt.run_dir);
+		return;
+	}
 	if (ms_output_run_uses_dir()) {
 		/* none locked: none wrote a report, and the directory the
 		 * launcher made goes (remove_empty_run) */
@@ -579,7 +619,10 @@ static void summary(struct ms_fmt *f, const struct run *run)
 		}
 		if (run->findings_dropped)
 			ms_fmt(f, "  (%u more findings not listed)\n", run->findings_dropped);
-	} else
+	} else if (run->dir_gone)
+		ms_fmt(f, "no findings in the run's list; processes started after the directory "
+			  "went reported as outside a run\n");
+	else
 		ms_fmt(f, "no findings\n");
 	if (run->nsites) {
 		/* the most wait, then the most contended: a selection of the
