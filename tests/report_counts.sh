@@ -120,4 +120,30 @@ expect_eq "mutexes: libdw loaded to name their code" \
 for f in "$WORK/report"; do :; done
 run_with "$WORK/out" "$WORK/err" "$B/examples/contention" 4 2000
 expect_eq "no line over 120 columns" "$(sed 's/µ/u/g' "$WORK/report" | awk 'length($0) > 120' | wc -l)" 0
+# Mutexes initialised and never locked are tracked, and in no row: the
+# header says how many, so that "3 mutexes tracked" above a table of one
+# row reads right.
+CC=${CC:-cc}
+cat >"$WORK/unlocked.c" <<'EOF2'
+#include <pthread.h>
+int main(void)
+{
+	pthread_mutex_t a, b, c;
+	pthread_mutex_init(&a, NULL);
+	pthread_mutex_init(&b, NULL);
+	pthread_mutex_init(&c, NULL);
+	pthread_mutex_lock(&a);
+	pthread_mutex_unlock(&a);
+	return 0;
+}
+EOF2
+# shellcheck disable=SC2086 # SAN_FLAGS is a list of flags
+"$CC" $SAN_FLAGS -pthread -o "$WORK/unlocked" "$WORK/unlocked.c" || fail "cannot build unlocked.c"
+run_with "$WORK/out" "$WORK/err" "$WORK/unlocked"
+expect_grep "never locked: 3 tracked" ': 1 thread used mutexes, 3 mutexes tracked, 0 untracked$' \
+	"$WORK/report"
+expect_grep "never locked: 2 of them said, with why they have no row" \
+	'^  2 of the mutexes tracked were not locked or tried: no line$' "$WORK/report"
+expect_grep "never locked: a table of the one locked" '^Top 1 mutex by wait:$' "$WORK/report"
+
 finish

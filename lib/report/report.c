@@ -318,6 +318,12 @@ static void header(struct ms_fmt *f, const struct top *t)
 			       (unsigned long long)unlocked, unlocked == 1 ? "was" : "were",
 			       unlocked == 1 ? "it" : "one");
 	}
+	/* the tracked count above less the table's rows: initialised (or
+	 * named) and not locked, as many are -- or not since a reset */
+	if (t->live > t->used)
+		ms_fmt(f, "  %llu of the %s tracked %s not locked or tried: no line\n",
+		       (unsigned long long)(t->live - t->used), locks ? "locks" : "mutexes",
+		       t->live - t->used == 1 ? "was" : "were");
 	unsigned long long unloaded = ms_symbols_unloaded();
 	if (unloaded)
 		ms_fmt(f,
