@@ -143,8 +143,8 @@ static int longer_look(uint64_t *since, uint64_t *at)
 /* Where a thread is, into its record: read from /proc and its stack if
  * it is blocked in the kernel (no signal: nothing changes for it);
  * otherwise it is asked to unwind its own stack, with a signal, and
- * waited for up to 250 ms (a running thread answers once it is scheduled,
- * later on a loaded machine).  Returns the number of frames, 0 if it did
+ * waited for up to 250 ms, or 2 s while it waits for a CPU (a running
+ * thread answers once it is scheduled, later on a loaded machine).  Returns the number of frames, 0 if it did
  * not answer, -1 if it was not asked: the program handles the signal itself
  * (or stacks are off), -2 if not asked because the thread blocks it, -3
  * because it waits for it in sigwaitinfo (either way the program would
@@ -201,10 +201,25 @@ static int where_now(struct ms_tstate *ts)
 	uint32_t req = __atomic_add_fetch(&stack_request, 1, __ATOMIC_SEQ_CST);
 	if (syscall(SYS_tgkill, getpid(), (pid_t)LOAD(&ts->tid), ms_where_now_signal) != 0)
 		return 0;
-	uint64_t give_up = ms_mono_ns() + 250000000;
+	/* 250 ms; then, while it is runnable and has not run since it was
+	 * asked (a loaded machine gives it no CPU: its handler has not
+	 * begun), up to 2 s, looked at every 10 ms; once it has run, 50 ms
+	 * more for the handler to end.  One that ran and did not answer
+	 * then, or sleeps, is given up. */
+	const uint64_t asked = ms_mono_ns(), ran_before = ms_task_cpu_ns(tid);
+	uint64_t give_up = asked + 250000000;
+	int has_run = 0;
 	while (__atomic_load_n(&ts->now_seq, __ATOMIC_ACQUIRE) != req) {
-		if (ms_mono_ns() > give_up)
-			return 0;
+		uint64_t now = ms_mono_ns();
+		if (now > give_up) {
+			if (!ran_before || has_run || now > asked + 2000000000ull)
+				return 0;
+			has_run = ms_task_cpu_ns(tid) != ran_before;
+			if (!has_run && ms_task_state(tid) != 'R')
+				return 0;
+			give_up = now + (has_run ? 50000000 : 10000000);
+			__atomic_add_fetch(&ms_report_progress, 1, __ATOMIC_RELAXED);
+		}
 		struct timespec ts_ = { 0, 200000 };
 		nanosleep(&ts_, NULL);
 	}
