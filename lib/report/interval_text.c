@@ -29,8 +29,10 @@ static void header(struct ms_fmt *f, const struct ms_iv *iv, const struct ms_spa
 	if (iv->reset)
 		ms_fmt(f, "  mutexstat_reset() was called in it: only what came after the "
 			  "reset is here\n");
-	/* contended, in tenths of a percent of the acquisitions */
-	uint64_t permille = iv->acquisitions ? iv->contended * 1000 / iv->acquisitions : 0;
+	/* contended, in tenths of a percent of the acquisitions, rounded */
+	uint64_t permille = iv->acquisitions
+				    ? (iv->contended * 1000 + iv->acquisitions / 2) / iv->acquisitions
+				    : 0;
 	ms_fmt(f, "  %llu %s of %llu %s, %llu contended (%llu.%llu %%), %s waited",
 	       (unsigned long long)iv->acquisitions,
 	       iv->acquisitions == 1 ? "acquisition" : "acquisitions",
