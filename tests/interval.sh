@@ -260,13 +260,13 @@ expect_eq "MUTEXSTAT_EXIT_REPORT=0: the last interval's files, no whole-run repo
 	"$(ls "$WORK/x" | tr '\n' ' ')" "r.1.hold.folded r.1.txt r.1.wait.folded "
 
 # ---- bad input ---------------------------------------------------------------
-for bad in 0 -1 ten 0.05 1.0001 10s; do
+for bad in -1 ten 0.05 1.0001 10s; do
 	mkdir "$WORK/b"
 	MUTEXSTAT_INTERVAL=$bad MUTEXSTAT_FORMAT=pprof MUTEXSTAT_OUTPUT="$WORK/b/r" \
 		run_with "$WORK/out" "$WORK/err" "$SERVICE" 0.3 2
 	expect_eq "MUTEXSTAT_INTERVAL=$bad: the service runs as ever" "$?" 0
 	expect_eq "MUTEXSTAT_INTERVAL=$bad: one warning, and no interval" "$(cat "$WORK/err")" \
-		"mutexstat: MUTEXSTAT_INTERVAL='$bad' is not a number of seconds from 0.1 to 86400 (up to 3 decimals); using none (off)"
+		"mutexstat: MUTEXSTAT_INTERVAL='$bad' is not 0 (off) or a number of seconds from 0.1 to 86400 (up to 3 decimals); using none (off)"
 	expect_eq "MUTEXSTAT_INTERVAL=$bad: the whole run's profile alone" "$(ls "$WORK/b")" "r.pb.gz"
 	rm -rf "$WORK/b"
 done
@@ -279,11 +279,20 @@ expect_eq "said for the first interval, and that the series stops" \
 mutexstat: no more interval files: this one could not be written
 mutexstat: cannot write MUTEXSTAT_OUTPUT 'W/no/such/dir/r.pb.gz' (ENOENT); the pprof report is lost"
 
+# 0 is off, as MUTEXSTAT_WATCHDOG=0: no warning, no interval
+mkdir "$WORK/z"
+MUTEXSTAT_INTERVAL=0 MUTEXSTAT_FORMAT=pprof MUTEXSTAT_OUTPUT="$WORK/z/r" \
+	run_with "$WORK/out" "$WORK/err" "$SERVICE" 0.3 2
+expect_eq "MUTEXSTAT_INTERVAL=0: off, said nothing" "$?:$(cat "$WORK/err"):$(ls "$WORK/z")" "0::r.pb.gz"
+rm -rf "$WORK/z"
+mkdir "$WORK/z"
+"$MS" --interval 0 --format pprof -o "$WORK/z/r" "$SERVICE" 0.3 2 >"$WORK/out" 2>"$WORK/err"
+expect_eq "mutexstat --interval 0: off" "$?:$(ls "$WORK/z")" "0:r.pb.gz"
 # the launcher checks --interval as the library does
-for bad in 0 -1 ten 1.0001 86401; do
+for bad in -1 ten 1.0001 86401 0.05; do
 	rc=0
 	"$MS" --interval "$bad" "$SERVICE" 0.1 1 >"$WORK/out" 2>"$WORK/err" || rc=$?
-	expect_eq "mutexstat --interval $bad: a usage error" "$rc/$(grep -c "^mutexstat: --interval '$bad' is not a number of seconds from 0.1 to 86400" "$WORK/err")" "2/1"
+	expect_eq "mutexstat --interval $bad: a usage error" "$rc/$(grep -c "^mutexstat: --interval '$bad' is not 0 (off) or a number of seconds from 0.1 to 86400" "$WORK/err")" "2/1"
 done
 mkdir "$WORK/l"
 "$MS" --interval 0.5 --keep 1 --format pprof -o "$WORK/l/r" "$SERVICE" 1.2 2 >"$WORK/out" 2>"$WORK/err"

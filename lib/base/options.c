@@ -176,9 +176,9 @@ static int apply(const struct option *o, const char *text)
 			*(uint64_t *)o->dest = 0;
 			return 1;
 		}
-		if (!parse_ms(text, &v) || v < o->min || v > o->max)
+		if (!parse_ms(text, &v) || (v && v < o->min) || v > o->max)
 			return 0;
-		*(uint64_t *)o->dest = v;
+		*(uint64_t *)o->dest = v; /* 0 is off too, as MUTEXSTAT_WATCHDOG's */
 		return 1;
 	case CHOICE:
 		for (v = 0; o->choices[v]; v++)
@@ -221,7 +221,7 @@ static void describe_expected(struct ms_fmt *f, const struct option *o)
 		       (unsigned long long)o->min, (unsigned long long)o->max);
 		break;
 	case SECONDS:
-		ms_fmt(f, "a number of seconds from %llu.%llu to %llu (up to 3 decimals)",
+		ms_fmt(f, "0 (off) or a number of seconds from %llu.%llu to %llu (up to 3 decimals)",
 		       (unsigned long long)(o->min / 1000),
 		       (unsigned long long)(o->min % 1000 / 100),
 		       (unsigned long long)(o->max / 1000));
