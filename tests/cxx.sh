@@ -72,6 +72,12 @@ for round in 1 2; do
 	    '^#[0-9]+ mutex .*\(recursive' "$report"
 	expect_grep "round $round: try_lock_for's timeout is counted" \
 	    'timed out [1-9][0-9]*' "$report"
+	# std::thread's start, the C++ runtime's trampoline, ended every
+	# stack as a bare "libstdc++.so.6+0xd44a3"
+	expect_grep "round $round: stacks of the std::threads' code" \
+	    '^ +who waited: ' "$report"
+	expect_no_grep "round $round: and not of the runtime's thread start" \
+	    '^ +(|[0-9]+ +[0-9.]+ [a-zµ]+ .*  )libstdc\+\+\.so\.[0-9]+\+0x[0-9a-f]+$' "$report"
 done
 
 # ---- unoptimised C++: the rule suggested names the program's code ----------

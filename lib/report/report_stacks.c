@@ -92,10 +92,30 @@ static int is_start_frame(uintptr_t addr)
 	return ms_symbolize_function(addr, 1, &fr) >= 0 && !strcmp(fr.func, "_start");
 }
 
+/* std::thread starts its threads through the C++ runtime's trampoline
+ * (libstdc++'s execute_native_thread_routine), unnamed without the
+ * runtime's debug symbols: every std::thread stack ended in a bare
+ * "libstdc++.so.6+0xd44a3", a thread start, not the program's code.  An
+ * outermost frame of the C++ runtime with no name, or with that one, is
+ * left out (a stack cut short by MUTEXSTAT_FRAMES may end in another
+ * unnamed frame of the runtime: that one said nothing either). */
+static int is_cxx_thread_start(uintptr_t addr)
+{
+	struct ms_frame fr;
+	if (ms_symbolize_function(addr, 1, &fr) < 0)
+		return 0;
+	if (strncmp(fr.module, "libstdc++.so", 12) && strncmp(fr.module, "libc++.so", 9))
+		return 0;
+	return !fr.func[0] || !strncmp(fr.func, "execute_native_thread_routine", 29) ||
+	       !strncmp(fr.func, "std::__1::__thread_proxy", 24);
+}
+
 int ms_stack_shown(const uintptr_t *frames, int n)
 {
 	int last = n - 1;
 	while (last > 0 && is_start_frame(frames[last]))
+		last--;
+	if (last > 0 && is_cxx_thread_start(frames[last]))
 		last--;
 	return last + 1;
 }
