@@ -222,6 +222,8 @@ static const struct valid {
 	{ "MUTEXSTAT_INTERVAL", "10", INTERVAL, 10000 },
 	{ "MUTEXSTAT_INTERVAL", "0.1", INTERVAL, 100 },
 	{ "MUTEXSTAT_INTERVAL", "0.5", INTERVAL, 500 },
+	{ "MUTEXSTAT_INTERVAL", "0", INTERVAL, 0 }, /* off, as the watchdog's 0 */
+	{ "MUTEXSTAT_INTERVAL", "0.0", INTERVAL, 0 },
 	{ "MUTEXSTAT_INTERVAL", "2.25", INTERVAL, 2250 },
 	{ "MUTEXSTAT_INTERVAL", "1.005", INTERVAL, 1005 },
 	{ "MUTEXSTAT_INTERVAL", "86400", INTERVAL, 86400000 },
@@ -285,7 +287,7 @@ END_TEST
 	"using wait\n"
 #define ONE_OF_EXIT "one of 0, 1; using 1\n"
 #define SECONDS_INTERVAL                                                  \
-	"a number of seconds from 0.1 to 86400 (up to 3 decimals); using none (off)\n"
+	"0 (off) or a number of seconds from 0.1 to 86400 (up to 3 decimals); using none (off)\n"
 #define NUM_KEEP "a number from 0 to 1000000; using 0\n"
 
 static const struct invalid {
@@ -323,8 +325,6 @@ static const struct invalid {
 	{ "MUTEXSTAT_EXIT_REPORT", "2", ONE_OF_EXIT },
 	{ "MUTEXSTAT_EXIT_REPORT", "", ONE_OF_EXIT },
 	{ "MUTEXSTAT_EXIT_REPORT", "true", ONE_OF_EXIT },
-	{ "MUTEXSTAT_INTERVAL", "0", SECONDS_INTERVAL },
-	{ "MUTEXSTAT_INTERVAL", "0.0", SECONDS_INTERVAL },
 	{ "MUTEXSTAT_INTERVAL", "0.09", SECONDS_INTERVAL },
 	{ "MUTEXSTAT_INTERVAL", "-5", SECONDS_INTERVAL },
 	{ "MUTEXSTAT_INTERVAL", "ten", SECONDS_INTERVAL },
