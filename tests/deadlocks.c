@@ -24,6 +24,12 @@
  *   static_abba         two threads, A then B and B then A (static
  *                       initialisers; the second lock waits)
  *   one_thread          one thread, A then B, later B then A
+ *   new_link            ghostscript's ICC link cache: holding A (the cache),
+ *                       make B (a link's mutex) and lock it, let go of A;
+ *                       later take A holding B (B then A); every B new
+ *   new_link_retaken    the same, then A then B again, B no longer new
+ *   new_link_later_hold B made holding A, A let go and taken again, then B
+ *                       first locked: another hold, not new
  *   ring N              N threads (2-64), thread i takes M[i] then M[i+1 mod N]
  *   one_ring N          one thread walks a ring of N mutexes hand over hand
  *                       (a log's ring of buffers: take the next, let go of
@@ -253,6 +259,63 @@ static int one_thread(void)
 	CHECK(pthread_mutex_lock(&ma), 0); /* ONE_BA_A */
 	UNLOCK(&ma);
 	UNLOCK(&mb);
+	return 0;
+}
+
+/* ---- a mutex made in a critical section (ghostscript's ICC links) -------
+ * The cache's lock A is held while a link is made and its mutex B locked,
+ * "owned by this thread until built"; the builder then takes A holding B.
+ * A then B happens only on a B no other thread can reach yet. */
+struct link {
+	pthread_mutex_t lock;
+	int valid;
+};
+
+static struct link *link_made(int lock_now)
+{
+	struct link *l = malloc(sizeof *l);
+	if (!l)
+		exit(2);
+	CHECK(pthread_mutex_init(&l->lock, NULL), 0);
+	l->valid = 0;
+	if (lock_now)
+		CHECK(pthread_mutex_lock(&l->lock), 0); /* NEW_LINK_B */
+	return l;
+}
+
+static void link_built(struct link *l)
+{
+	CHECK(pthread_mutex_lock(&ma), 0); /* NEW_LINK_BA_A */
+	l->valid = 1;
+	UNLOCK(&l->lock);
+	UNLOCK(&ma);
+}
+
+/* how: 0 as ghostscript, 1 then A then B once more (B not new), 2 B made in
+ * an earlier hold of A */
+static int new_link(int how)
+{
+	init_abcd();
+	say_thread("main");
+	struct link *l;
+	CHECK(pthread_mutex_lock(&ma), 0); /* NEW_LINK_A */
+	l = link_made(how != 2);
+	say_mutex("L", &l->lock);
+	if (how == 2) {
+		UNLOCK(&ma);
+		CHECK(pthread_mutex_lock(&ma), 0);
+		CHECK(pthread_mutex_lock(&l->lock), 0); /* LATER_HOLD_B */
+	}
+	UNLOCK(&ma);
+	link_built(l);
+	if (how == 1) {
+		CHECK(pthread_mutex_lock(&ma), 0); /* RETAKEN_A */
+		CHECK(pthread_mutex_lock(&l->lock), 0); /* RETAKEN_B */
+		UNLOCK(&l->lock);
+		UNLOCK(&ma);
+	}
+	CHECK(pthread_mutex_destroy(&l->lock), 0);
+	free(l);
 	return 0;
 }
 
@@ -1417,6 +1480,9 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (!strcmp(s, "static_abba")) return static_abba();
 	if (!strcmp(s, "one_thread")) return one_thread();
+	if (!strcmp(s, "new_link")) return new_link(0);
+	if (!strcmp(s, "new_link_retaken")) return new_link(1);
+	if (!strcmp(s, "new_link_later_hold")) return new_link(2);
 	if (!strcmp(s, "ring") && n >= 2 && n <= MAX_TURNS) return ring(n);
 	if (!strcmp(s, "one_ring") && n >= 2 && n <= MAX_TURNS) return one_ring(n);
 	if (!strcmp(s, "two_cycles")) return two_cycles();

@@ -181,6 +181,56 @@ expect_eq "one_thread: both edges by the main thread, at their lines" \
 	"$(sorted "$tid $(line_of "$TSRC" ONE_AB_A) $(line_of "$TSRC" ONE_AB_B)" \
 		"$tid $(line_of "$TSRC" ONE_BA_B) $(line_of "$TSRC" ONE_BA_A)")"
 
+# ---- a mutex made and locked in a critical section (ghostscript) -------------
+# A then B only ever on a B made in that hold of A: no other thread could
+# have it.  Still a POTENTIAL DEADLOCK (it fails MUTEXSTAT_EXIT_CODE: the
+# code may have published B), but it no longer says two threads doing the
+# same would deadlock, and a note says which mutex was new.
+run new_link MUTEXSTAT_FORMAT=text,json "$T" new_link
+expect_eq "new_link: exit status" "$rc" 0
+mv "$WORK/new_link.report.txt" "$WORK/new_link.report"
+expect_eq "new_link: one POTENTIAL DEADLOCK" "$(count new_link 'POTENTIAL DEADLOCK: ')" 1
+finding new_link '^POTENTIAL DEADLOCK: '
+expect_grep "new_link: one thread, without the claim that two would deadlock" \
+	'^POTENTIAL DEADLOCK: 2 mutexes taken in a cycle of orders \(all by one thread\)$' \
+	"$WORK/new_link.finding"
+tid=$(field new_link thread main)
+expect_eq "new_link: the edges, at their lines" "$(edges3 new_link deadlocks.c)" \
+	"$(sorted "$tid $(line_of "$TSRC" NEW_LINK_A) $(line_of "$TSRC" NEW_LINK_B)" \
+		"$tid $(line_of "$TSRC" NEW_LINK_B) $(line_of "$TSRC" NEW_LINK_BA_A)")"
+expect_eq "new_link: the note, under the edge to the new mutex" \
+	"$(awk '/ took A, then B:$/ { n = 1; next } n && ++n > 3 && n <= 5' "$WORK/new_link.finding")" \
+	"    B was new: no thread had locked it before. If none but this one could reach it yet (an
+    object locked before it is published), this order cannot deadlock"
+expect_eq "new_link: JSON, one edge to a new mutex, the one to B" \
+	"$(jq -r --arg b "$(field new_link mutex L)" '[.findings[] | select(.kind == "potential-deadlock") |
+		.edges[] | select(.to_was_new) | .to == $b] | map(tostring) | join(" ")' \
+		"$WORK/new_link.report.json")" "true"
+
+# ... taken so once more, B not new: a plain one, at the later lines
+run new_link_retaken "$T" new_link_retaken
+expect_eq "new_link_retaken: exit status" "$rc" 0
+expect_eq "new_link_retaken: one POTENTIAL DEADLOCK" "$(count new_link_retaken 'POTENTIAL DEADLOCK: ')" 1
+finding new_link_retaken '^POTENTIAL DEADLOCK: '
+expect_grep "new_link_retaken: two threads doing the same would deadlock" \
+	'^POTENTIAL DEADLOCK: 2 mutexes taken in a cycle of orders \(all by one thread: two threads doing the same would deadlock\)$' \
+	"$WORK/new_link_retaken.finding"
+expect_no_grep "new_link_retaken: no note" "was new" "$WORK/new_link_retaken.finding"
+tid=$(field new_link_retaken thread main)
+expect_eq "new_link_retaken: the edge A then B of the later lines" \
+	"$(edges3 new_link_retaken deadlocks.c)" \
+	"$(sorted "$tid $(line_of "$TSRC" RETAKEN_A) $(line_of "$TSRC" RETAKEN_B)" \
+		"$tid $(line_of "$TSRC" NEW_LINK_B) $(line_of "$TSRC" NEW_LINK_BA_A)")"
+
+# ... B made in one hold of A and first locked in the next: not new
+run new_link_later_hold "$T" new_link_later_hold
+expect_eq "new_link_later_hold: exit status" "$rc" 0
+finding new_link_later_hold '^POTENTIAL DEADLOCK: '
+expect_grep "new_link_later_hold: two threads doing the same would deadlock" \
+	'^POTENTIAL DEADLOCK: 2 mutexes taken in a cycle of orders \(all by one thread: two threads doing the same would deadlock\)$' \
+	"$WORK/new_link_later_hold.finding"
+expect_no_grep "new_link_later_hold: no note" "was new" "$WORK/new_link_later_hold.finding"
+
 # ---- a ring one thread walks hand over hand (a log's ring of buffers) ---------
 # Two threads walking it need not meet: the note says how many would.
 run one_ring "$T" one_ring 8

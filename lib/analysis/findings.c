@@ -161,6 +161,7 @@ static void describe_edge(struct ms_finding_edge *fe, const struct ms_lg_edge *e
 	fe->a_stack = e->a_stack;
 	fe->b_stack = e->b_stack;
 	fe->modes = LOAD(&e->modes);
+	fe->b_new = LOAD(&e->b_new);
 	if (e->tid == ms_self.tid)
 		ms_own_thread_name(fe->thread_name);
 	else
@@ -173,6 +174,8 @@ static void fill_cycle(struct ms_cycle_finding *f, const struct ms_lg_edge *cons
 	f->n = (uint32_t)n;
 	f->kept = n < MS_CYCLE_KEPT ? (uint32_t)n : MS_CYCLE_KEPT;
 	f->guarded = gate->rec != 0;
+	for (size_t i = 0; i < n; i++)
+		f->b_new |= LOAD(&path[i]->b_new) != 0;
 	/* from its mutex of the smallest record on, as every report of the
 	 * same cycle shows it */
 	size_t lo = 0;
@@ -208,15 +211,23 @@ static int has_life(const struct ms_cycle_finding *f, const struct ms_finding_mu
 	return 0;
 }
 
-/* How surely a cycle can deadlock: unguarded above guarded, then taken
- * by several threads above all by one (which needs as many threads as
- * mutexes doing the same, each at another step). */
+/* How surely a cycle can deadlock: unguarded above guarded, then with no
+ * edge to a new mutex above one with, then taken by several threads above
+ * all by one (which needs as many threads as mutexes doing the same, each
+ * at another step). */
 static int strength(const struct ms_cycle_finding *f)
 {
 	int several = 0;
 	for (uint32_t i = 1; i < f->kept; i++)
 		several |= f->e[i].tid != f->e[0].tid;
-	return (f->guarded ? 0 : 2) + several;
+	return (f->guarded ? 0 : 4) + (f->b_new ? 0 : 2) + several;
+}
+
+/* made, a closing of the cycle of finding f by the same code, shows it
+ * surer: without the gate f had, or with no new mutex where f had one. */
+static int surer(const struct ms_cycle_finding *made, const struct ms_cycle_finding *f)
+{
+	return (f->guarded && !made->guarded) || (!f->guarded && f->b_new && !made->b_new);
 }
 
 /* A surer closing (made) of finding f's lives by other code is a finding
@@ -255,9 +266,13 @@ void ms_findings_cycle(const struct ms_lg_edge *const *path, size_t n,
 		       const struct ms_lg_life *gate)
 {
 	uint64_t sig = cycle_sig(path, n);
+	int b_new = 0;
+	for (size_t i = 0; i < n; i++)
+		b_new |= LOAD(&path[i]->b_new) != 0;
 	take();
 	struct cycle *c = find_cycle(sig);
-	int upgrade = c && c->f.guarded && !gate->rec;
+	int upgrade = c && ((c->f.guarded && !gate->rec) ||
+			    (!c->f.guarded && !gate->rec && c->f.b_new && !b_new));
 	if (c && !upgrade) /* (an upgrade counts below: of the same lives, no other) */
 		__atomic_store_n(&c->f.count, c->f.count + 1, __ATOMIC_RELAXED);
 	give();
@@ -278,7 +293,7 @@ void ms_findings_cycle(const struct ms_lg_edge *const *path, size_t n,
 	if ((c = find_cycle(sig)) != NULL) {
 		/* a guarded one, found without its gate this time (or made
 		 * meanwhile by another thread: same code, same finding) */
-		if (c->f.guarded && !made.guarded) {
+		if (surer(&made, &c->f)) {
 			/* the same closing, found unguarded now, is no other;
 			 * other mutexes closed at that code are one more */
 			made.count = c->f.count + !lives_equal(&c->f, &made);

@@ -46,6 +46,7 @@ struct ms_finding_edge {
 	uintptr_t a_caller, b_caller;
 	uint32_t a_stack, b_stack; /* depot ids, 0 none */
 	uint32_t modes;         /* lockgraph.h's: the modes it was taken in */
+	uint32_t b_new;         /* ... and b_new: the second was a new mutex */
 };
 
 /* A cycle keeps its first MS_CYCLE_KEPT - MS_CYCLE_TAIL mutexes and edges
@@ -58,6 +59,13 @@ struct ms_cycle_finding {
 	uint32_t n;             /* mutexes (and edges) in the cycle */
 	uint32_t kept;          /* of them in m[] and e[] */
 	int guarded;            /* a gate was held on every edge: GUARDED INVERSION */
+	/* An edge took its second mutex as the first acquisition of its life
+	 * (lockgraph.h's b_new): nothing says a second thread could have
+	 * reached that mutex then -- an object locked before it is published
+	 * (ghostscript's ICC links) makes such a cycle without any way to
+	 * deadlock.  Still a POTENTIAL DEADLOCK, with a note; a taking of the
+	 * same edge later that is not a first makes it a plain one. */
+	int b_new;
 	struct ms_finding_mutex gate;
 	struct ms_finding_mutex m[MS_CYCLE_KEPT];
 	struct ms_finding_edge e[MS_CYCLE_KEPT];

@@ -45,6 +45,10 @@ struct ms_lg_edge {
 	 * for read) -- 1 for mutexes, write and spin locks (the caller's:
 	 * the graph does not read it) */
 	uint32_t modes;
+	/* b was a mutex no thread had held yet: this was its life's first
+	 * acquisition, without a wait (the caller's; a later take of the
+	 * edge that is not clears it) */
+	uint32_t b_new;
 };
 
 struct lg_node;

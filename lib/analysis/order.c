@@ -156,11 +156,13 @@ enum { EDGE_UNSEEN, EDGE_KNOWN, EDGE_ADDED };
  * EDGE_UNSEEN if it could not be looked at now (another thread is
  * forking): the thread tries again the next time. */
 static int add_edge(struct ms_thread *t, struct ms_tstate *ts, uint32_t ai,
-		    uint32_t r, uint64_t birth, uintptr_t key, uintptr_t caller, int read)
+		    uint32_t r, uint64_t birth, uintptr_t key, uintptr_t caller, int read,
+		    int b_new)
 {
 	struct ms_lg_edge proto;
 	edge_proto(&proto, ts, ai, r, birth, key, caller, read);
 	proto.tid = t->tid;
+	proto.b_new = (uint32_t)b_new;
 	if (!ms_depot_lock_for_update())
 		return EDGE_UNSEEN;
 	struct ms_lg *g = graph_here();
@@ -172,7 +174,12 @@ static int add_edge(struct ms_thread *t, struct ms_tstate *ts, uint32_t ai,
 	if (new_mode)
 		__atomic_fetch_or(&e->modes, proto.modes, __ATOMIC_RELAXED);
 	int gates_dropped = e && narrow_gates(e, &proto);
-	int narrowed = gates_dropped || new_mode;
+	/* b taken under a once more, not new now: a cycle through the edge
+	 * is no longer one only a new mutex made (findings.h) */
+	int not_new = e && LOAD(&e->b_new) && !b_new;
+	if (not_new)
+		STORE(&e->b_new, 0);
+	int narrowed = gates_dropped || new_mode || not_new;
 	/* only the new mode is this thread's: a cycle that blocks only in
 	 * the modes of before was found with their takers' stacks (a read
 	 * taken where another thread wrote is no new deadlock) */
@@ -193,7 +200,8 @@ static int add_edge(struct ms_thread *t, struct ms_tstate *ts, uint32_t ai,
 		/* the search's finding, if any, names this thread; the edge
 		 * keeps a taker in fewer reads (a writer) for later ones */
 		struct ms_lg_edge was = *e;
-		int keep_was = !gates_dropped && fewest_reads(proto.modes) >= fewest_reads(old_modes);
+		int keep_was = !gates_dropped && !not_new &&
+			       fewest_reads(proto.modes) >= fewest_reads(old_modes);
 		taker_set(e, &proto);
 		search(g, e, search_modes);
 		if (keep_was)
@@ -268,11 +276,51 @@ static void big_cache(struct ms_tstate *ts)
 		__atomic_store_n(&ts->edge_cache2, p, __ATOMIC_RELEASE);
 }
 
+/* The order of thread tid's entry at history position pos of record r,
+ * if it is operation op (0: any taking of a lock) by that thread; else 0. */
+static uint64_t own_entry(uint32_t r, uint32_t pos, uint32_t tid, unsigned op)
+{
+	const struct ms_op *e = ms_history_at(r, pos);
+	uint64_t stamp = __atomic_load_n(&e->stamp, __ATOMIC_ACQUIRE);
+	unsigned what = (unsigned)(LOAD(&e->what) >> 48) & 31;
+	if (!stamp || (stamp & ((1u << MS_OP_TID_BITS) - 1)) != (tid & ((1u << MS_OP_TID_BITS) - 1)))
+		return 0;
+	int taking = what == MS_OP_LOCK || what == MS_OP_TRYLOCK || what == MS_OP_TIMEDLOCK ||
+		     what == MS_OP_CLOCKLOCK || what == MS_OP_COND_REACQUIRE;
+	return (op ? what == op : taking) ? stamp >> MS_OP_TID_BITS : 0;
+}
+
+/* Mutex r, at its first acquisition (not waited for) under mutex a, the
+ * one the thread took last, was initialised by this thread in this same
+ * hold of a: its history's only entry is that init, and a's newest is the
+ * taking of this hold, older.  No other thread can have had r, and it
+ * can have reached none but through what a guards.  (Anything else the
+ * thread did to a since -- a relock, a condition wait -- reads as another
+ * hold: not new, the surer way to err.) */
+static int made_in_this_hold(const struct ms_thread *t, uint32_t a, uint32_t r)
+{
+	const struct ms_record *ra = ms_rec(a), *rb = ms_rec(r);
+	uint32_t a_ops = LOAD(&ra->ops);
+	if (LOAD(&rb->ops) != 1 || !a_ops)
+		return 0;
+	uint64_t init = own_entry(r, 0, t->tid, MS_OP_INIT);
+	uint64_t taken = own_entry(a, a_ops - 1, t->tid, 0);
+	return init && taken && taken < init;
+}
+
 /* The edge is in neither cache (ms_order_known): the graph is asked. */
+/* how: NOTE_READ for a read; NOTE_B_NEW for an acquisition counted
+ * already, which may be a new mutex's first (made_in_this_hold).  (Six
+ * arguments at most: the callers' calls stay jumps, and a stack captured
+ * below has no frame of theirs to walk.) */
+#define NOTE_READ 1u
+#define NOTE_B_NEW 2u
+
 static __attribute__((noinline)) void
 not_cached(struct ms_thread *t, struct ms_tstate *ts, uint32_t r, uintptr_t key,
-	   uintptr_t caller, int read)
+	   uintptr_t caller, unsigned how)
 {
+	int read = (how & NOTE_READ) != 0, b_new = (how & NOTE_B_NEW) != 0;
 	uint32_t n = ts->nheld, a;
 	/* The caller saw locks held, but a signal handler on this thread may
 	 * have let them go since (a trylock and an unlock in the handler of a
@@ -299,6 +347,12 @@ not_cached(struct ms_thread *t, struct ms_tstate *ts, uint32_t r, uintptr_t key,
 	 * for one edge, not twenty. */
 	uint32_t i = n - 1;
 	a = ms_edge_key(ts->held[i].rec, ts->held[i].mode & MS_HELD_READ);
+	/* the first acquisition: no thread had it before (one that had it
+	 * and let it go counted its own before the try that got it) --
+	 * without a wait, which another holder would have made the second */
+	b_new = b_new && LOAD(&ms_rec(r)->acquisitions) == 1 &&
+		ms_lock_class(LOAD(&ms_rec(r)->flags)) == MS_CLASS_MUTEX &&
+		made_in_this_hold(t, ts->held[i].rec, r);
 	/* Both records are flagged before gen is read: a life of either that
 	 * ends from now on bumps gen (table.c), so the cached edge below is
 	 * never trusted for a later life. */
@@ -306,7 +360,7 @@ not_cached(struct ms_thread *t, struct ms_tstate *ts, uint32_t r, uintptr_t key,
 	flag_in_edge(r);
 	uint32_t gen = __atomic_load_n(&ms_table.gen, __ATOMIC_SEQ_CST);
 	ms_guard_enter(t);
-	int known = add_edge(t, ts, i, r, LOAD(&ms_rec(r)->birth), key, caller, read);
+	int known = add_edge(t, ts, i, r, LOAD(&ms_rec(r)->birth), key, caller, read, b_new);
 	if (known == EDGE_KNOWN && !ts->edge_cache2 && ++ts->edge_misses == MS_EDGE_MISSES)
 		big_cache(ts);
 	/* remembered inside the guard: a signal handler's lock on this thread
@@ -314,7 +368,9 @@ not_cached(struct ms_thread *t, struct ms_tstate *ts, uint32_t r, uintptr_t key,
 	 * between this one's stores -- which could leave one entry with this
 	 * edge's `a` and the handler's `b`, an edge taken as known that no
 	 * graph holds (a lost inversion) */
-	if (known) {
+	/* An edge to a new mutex is not remembered: its next take, which
+	 * is not of a new mutex, goes to the graph and says so there. */
+	if (known && !b_new) {
 		uint32_t b = ms_edge_key(r, read), gates = ms_gate_sig(ts);
 		remember(ts, a, b, gen, gates);
 		if (ts->edge_cache2)
@@ -327,14 +383,14 @@ not_cached(struct ms_thread *t, struct ms_tstate *ts, uint32_t r, uintptr_t key,
 void ms_order_missed(struct ms_thread *t, struct ms_tstate *ts, uint32_t r,
 		     uintptr_t key, uintptr_t caller)
 {
-	not_cached(t, ts, r, key, caller, 0);
+	not_cached(t, ts, r, key, caller, NOTE_B_NEW);
 }
 
 void ms_order_note_mode(struct ms_thread *t, struct ms_tstate *ts, uint32_t r,
 			uintptr_t key, uintptr_t caller, int read)
 {
 	if (ts->nheld && !ms_order_known(ts, ms_edge_key(r, read)))
-		not_cached(t, ts, r, key, caller, read);
+		not_cached(t, ts, r, key, caller, read ? NOTE_READ : 0);
 }
 
 /* Whether a thread that wants lock r in mode want_read waits for one that
@@ -399,7 +455,7 @@ void ms_order_note(struct ms_thread *t, struct ms_tstate *ts, uint32_t r,
 		   uintptr_t key, uintptr_t caller)
 {
 	if (ts->nheld && !ms_order_known(ts, r))
-		ms_order_missed(t, ts, r, key, caller);
+		not_cached(t, ts, r, key, caller, 0);
 }
 
 void ms_order_after_fork_child(void)

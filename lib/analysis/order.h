@@ -23,7 +23,9 @@
  * the edges are known (the thread's cache). */
 void ms_order_note(struct ms_thread *t, struct ms_tstate *ts, uint32_t r,
 		   uintptr_t key, uintptr_t caller);
-/* The same, for a caller that asked ms_order_known() already (missed). */
+/* The same, for a caller that asked ms_order_known() already (missed),
+ * with the acquisition counted: the first of a mutex initialised in the
+ * hold of the one taken last makes a new mutex's edge (lockgraph.h). */
 void ms_order_missed(struct ms_thread *t, struct ms_tstate *ts, uint32_t r,
 		     uintptr_t key, uintptr_t caller);
 /* ms_order_note for a lock taken in read mode (read 1) or not. */

@@ -121,6 +121,9 @@ static void print_cycle(struct ms_fmt *f, const struct ms_cycle_finding *c)
 		       ms_lock_noun(c->gate.flags));
 	else if (!one_thread)
 		ms_fmt(f, "POTENTIAL DEADLOCK: %u %s taken in a cycle of orders\n", n, locks);
+	else if (n == 2 && c->b_new) /* the same again would take another new mutex */
+		ms_fmt(f, "POTENTIAL DEADLOCK: 2 %s taken in a cycle of orders (all by one "
+			  "thread)\n", locks);
 	else if (n == 2)
 		ms_fmt(f, "POTENTIAL DEADLOCK: 2 %s taken in a cycle of orders (all by one "
 			  "thread: two threads doing the same would deadlock)\n", locks);
@@ -178,6 +181,10 @@ static void print_cycle(struct ms_fmt *f, const struct ms_cycle_finding *c)
 		ms_report_stack(f, e->a_stack, 12);
 		ms_fmt(f, "    %-3s at  ", bn);
 		ms_report_stack(f, e->b_stack, 12);
+		if (e->b_new)
+			ms_fmt(f, "    %s was new: no thread had locked it before. If none but this one "
+				  "could reach it yet (an\n    object locked before it is published), "
+				  "this order cannot deadlock\n", bn);
 	}
 }
 

@@ -979,6 +979,9 @@ static void cycle_one(const struct ms_cycle_finding *c, void *arg)
 		edge_modes(j, e->modes, c->m[i].flags, cut ? NULL : &c->m[(i + 1) % c->kept].flags);
 		stack(j, "from_at", e->a_stack);
 		stack(j, "to_at", e->b_stack);
+		/* "to" was taken for the first time in its life (the text's
+		 * "B was new") */
+		ms_jw_boolean(j, "to_was_new", e->b_new != 0);
 		/* it holds "from" and waits for "to" now: a deadlock that happened */
 		ms_jw_boolean(j, "waits_for_to", !cut && ms_finding_edge_waits(e->tid, &c->m[i],
 								 &c->m[(i + 1) % c->kept]));
