@@ -4,7 +4,10 @@
 # thread deep in a recursion, 5 KB from the end of its 16 KB stack,
 # holding a mutex another thread waits for, died of SIGSEGV in that walk
 # (MUTEXSTAT_WATCHDOG's dump, and kill -USR1's).  Near its stack's end a
-# thread is not walked, and the report says so.
+# thread is not walked, and the report says so.  Nor is one asked inside
+# glibc's cancellation handler (SIGCANCEL blocked), where the walk's read()
+# waited for the cancellation to end, for ever: "cancelling" blocks that
+# signal by a system call, as the kernel does while the handler runs.
 . "$top_srcdir/tests/lib.sh"
 
 CC=${CC:-cc}
@@ -14,7 +17,9 @@ cat >"$WORK/deep.c" <<'EOF2'
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
@@ -39,6 +44,17 @@ static __attribute__((noinline)) void down(void)
 		down();
 	else
 		at_depth();
+}
+static void *cancelling(void *arg)
+{
+	unsigned long set = 1ul << (32 - 1); /* SIGCANCEL, past glibc's filter */
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &set, NULL, sizeof set);
+	pthread_mutex_lock(&m);
+	held = 1;
+	for (volatile unsigned long x = 0; !stop; x++)
+		; /* running, holding m */
+	pthread_mutex_unlock(&m);
+	return arg;
 }
 static void *deep(void *arg)
 {
@@ -68,7 +84,10 @@ int main(int argc, char **argv)
 	pthread_attr_init(&a);
 	pthread_attr_setstacksize(&a, PTHREAD_STACK_MIN);
 	pthread_t t1, t2;
-	pthread_create(&t1, &a, deep, NULL);
+	if (!strcmp(argv[1], "cancelling"))
+		pthread_create(&t1, NULL, cancelling, NULL);
+	else
+		pthread_create(&t1, &a, deep, NULL);
 	pthread_create(&t2, NULL, waiter, NULL);
 	while (!held)
 		usleep(1000);
@@ -98,4 +117,13 @@ for left in 5000 8000; do
 		"where it is now: not known \(asked, it was too near its stack's end to walk it\)$" \
 		"$WORK/report.1"
 done
+rm -f "$WORK"/report*
+rc=0
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/report" MUTEXSTAT_WATCHDOG=1 \
+	timeout 60 "$WORK/deep" cancelling "$WORK/report.1" >"$WORK/out" 2>"$WORK/err" || rc=$?
+expect_eq "inside the cancellation handler: the program ends as without the library" \
+	"$rc $(cat "$WORK/out")" "0 ok"
+expect_grep "inside the cancellation handler: not walked, and said why" \
+	"where it is now: not known \(asked, it was being cancelled: no walk then\)$" \
+	"$WORK/report.1"
 finish

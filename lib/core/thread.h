@@ -118,7 +118,8 @@ struct ms_tstate {
 	uint32_t now_seq;      /* answered request */
 	uint32_t now_n;
 	uint32_t now_in_call; /* the frames ran through ours: a lock call */
-	uint32_t now_no_room; /* it answered with none: near its stack's end */
+	uint32_t now_no_room; /* it answered with none: 1 near its stack's end,
+				 2 in glibc's cancellation handler */
 	uintptr_t now_frames[32];
 	struct ms_tstate *free_link;
 	uint32_t in_use;

@@ -223,7 +223,7 @@ static int where_now(struct ms_tstate *ts)
 		struct timespec ts_ = { 0, 200000 };
 		nanosleep(&ts_, NULL);
 	}
-	return ts->now_no_room ? -5 : (int)ts->now_n;
+	return ts->now_no_room == 1 ? -5 : ts->now_no_room ? -6 : (int)ts->now_n;
 }
 
 const char *ms_where_now_not_asked(int n)
@@ -239,6 +239,8 @@ const char *ms_where_now_not_asked(int n)
 		return "it sleeps or polls in a system call that a signal would cut short";
 	case -5:
 		return "asked, it was too near its stack's end to walk it";
+	case -6:
+		return "asked, it was being cancelled: no walk then";
 	default:
 		return NULL;
 	}
@@ -271,6 +273,22 @@ int ms_where_now(struct ms_tstate *ts, const uintptr_t **frames)
 	return n > 0 ? kept : n;
 }
 
+/* Whether this handler interrupted glibc's cancellation handler: its
+ * signal, SIGCANCEL (the kernel's first real-time signal, 32), is blocked
+ * while that runs, and glibc lets no program block it.  A walk there
+ * would read() (libunwind probes memory so), and glibc makes a read() of
+ * a thread being cancelled wait until the cancellation signal is taken --
+ * which only the handler under ours would finish: the thread hung for
+ * ever, and its joiner with it (3 runs in 160 of a torture of
+ * asynchronous cancellation beside kill -USR1 dumps). */
+static int in_cancel_handler(void)
+{
+	uint64_t set = 0;
+	if (syscall(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &set, sizeof set) != 0)
+		return 0;
+	return (int)(set >> (32 - 1)) & 1;
+}
+
 void ms_where_now_handler(int sig)
 {
 	(void)sig;
@@ -281,9 +299,9 @@ void ms_where_now_handler(int sig)
 		uint32_t req = __atomic_load_n(&stack_request, __ATOMIC_ACQUIRE);
 		ms_guard_enter(t);
 		uintptr_t frames[33];
-		int no_room = ms_stack_near_end();
-		int n = no_room ? 0 : ms_stack_capture(frames, 33), skip = 0;
-		ts->now_no_room = (uint32_t)no_room;
+		uint32_t no_walk = ms_stack_near_end() ? 1 : in_cancel_handler() ? 2 : 0;
+		int n = no_walk ? 0 : ms_stack_capture(frames, 33), skip = 0;
+		ts->now_no_room = no_walk;
 		if (n > 0 && ms_signal_return && frames[0] - ms_signal_return < 16)
 			skip = 1;
 		ts->now_n = 0;

@@ -10,7 +10,8 @@ struct ms_tstate;
 /* Where a thread of this process is now (read from /proc if it is
  * blocked, else asked with a signal): the number of frames, at *frames,
  * innermost first; 0 if it did not answer; below 0 if it was not asked,
- * or answered with no stack (-5: near its stack's end), and
+ * or answered with no stack (-5: near its stack's end; -6: inside
+ * glibc's cancellation handler), and
  * ms_where_now_not_asked says why (NULL: no call stacks).  Report time. */
 int ms_where_now(struct ms_tstate *ts, const uintptr_t **frames);
 const char *ms_where_now_not_asked(int n);
