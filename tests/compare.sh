@@ -202,7 +202,20 @@ jq '.sites = [{first_locked_at: "small (s.c:1)", wait_ns: 286, contended: 1},
 	{first_locked_at: "big (b.c:1)", wait_ns: 81910, contended: 1}]' \
 	"$WORK/run2/summary.json" >"$WORK/ratio2.json"
 cmp_run "$WORK/ratio1.json" "$WORK/ratio2.json"
-expect_grep "a wait 222 times shorter: <0.01x, not 0x" "^ +63.61 µs +286 ns +<0.01x .* small \(s.c:1\)$" "$WORK/cmp"
-expect_grep "a wait 81910 times longer: whole, in its column" "^ +1 ns +81.91 µs +81910x .* big \(b.c:1\)$" "$WORK/cmp"
+expect_grep "a wait 222 times shorter: <0.01x, not 0x" "^ +63.6 µs +286 ns +<0.01x .* small \(s.c:1\)$" "$WORK/cmp"
+expect_grep "a wait 81910 times longer: whole, in its column" "^ +1 ns +81.9 µs +81910x .* big \(b.c:1\)$" "$WORK/cmp"
+# durations as the reports write them (three digits, rounded), ratios with
+# their two decimals (0.60x, not 0.6x)
+jq '.sites = [{first_locked_at: "a (a.c:1)", wait_ns: 524350000, contended: 10},
+	{first_locked_at: "c (c.c:1)", wait_ns: 999950, contended: 10}]' \
+	"$WORK/run2/summary.json" >"$WORK/dur1.json"
+jq '.sites = [{first_locked_at: "a (a.c:1)", wait_ns: 546130000, contended: 6},
+	{first_locked_at: "c (c.c:1)", wait_ns: 4500000, contended: 14}]' \
+	"$WORK/run2/summary.json" >"$WORK/dur2.json"
+cmp_run "$WORK/dur1.json" "$WORK/dur2.json"
+expect_grep "durations of three digits, rounded; a ratio's two decimals" \
+	"^ +524 ms +546 ms +1.04x +10 +6 +0.60x  a \(a.c:1\)$" "$WORK/cmp"
+expect_grep "999.95 µs rounds to 1.00 ms, as the reports write it" \
+	"^ +1.00 ms +4.50 ms +4.50x +10 +14 +1.40x  c \(c.c:1\)$" "$WORK/cmp"
 
 finish
