@@ -48,11 +48,13 @@ static uintptr_t libc_code[2], ld_code[2]; /* [lo, hi) */
 static struct ms_tls_module unw_tls; /* its TLS module; modid 0: none */
 
 static int captures;      /* under way, on every thread */
+static int creations;     /* threads being created, on every thread */
 static int forking;       /* a fork is on its way: no capture starts */
 static int off_since_fork; /* this fork child takes no stacks: MS_OFF_* */
 /* under way on this thread: a fork from a signal handler that interrupted
  * a capture must not wait for it */
 static __thread int capturing __attribute__((tls_model("initial-exec")));
+static __thread int creating __attribute__((tls_model("initial-exec")));
 /* this thread is forking (between its prepare and parent or child handler) */
 static __thread int forking_here __attribute__((tls_model("initial-exec")));
 /* this thread is allocating libunwind's TLS block: the malloc that does it
@@ -256,26 +258,71 @@ int ms_stack_off_since_fork(void)
 	return off_since_fork;
 }
 
+/* Until *count is down to this thread's own (mine), or ns have passed. */
+static void wait_down(const int *count, int mine, long ns)
+{
+	struct timespec start, now;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (unsigned spins = 0; __atomic_load_n(count, __ATOMIC_SEQ_CST) > mine; spins++) {
+		if (spins < 100) {
+			__builtin_ia32_pause();
+			continue;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if ((now.tv_sec - start.tv_sec) * 1000000000L + now.tv_nsec - start.tv_nsec > ns)
+			break;
+		sched_yield();
+	}
+}
+
 void ms_stack_fork_prepare(void)
 {
 	forking_here = 1;
 	__atomic_store_n(&forking, 1, __ATOMIC_SEQ_CST);
 	/* 50 ms at most: a thread stopped or starved inside a capture must
 	 * not hold the program's fork; its child then takes no stacks */
-	struct timespec start, now;
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	for (unsigned spins = 0;
-	     __atomic_load_n(&captures, __ATOMIC_SEQ_CST) > capturing; spins++) {
-		if (spins < 100) {
-			__builtin_ia32_pause();
-			continue;
-		}
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if ((now.tv_sec - start.tv_sec) * 1000000000L + now.tv_nsec -
-			    start.tv_nsec > 50000000L)
+	wait_down(&captures, capturing, 50000000L);
+	/* a creation is a few system calls, but one preempted on a loaded
+	 * machine may take longer: 1 s (a thread stopped in one, SIGSTOP,
+	 * would hold every fork for that long) */
+	wait_down(&creations, creating, 1000000000L);
+}
+
+/* Counts this thread in *count (and *mine, its own part) once no fork is
+ * on its way, waiting for one that is -- unless this thread is the one
+ * forking (a report from the program's own fork handler must not wait
+ * for its own fork).  Counted first, then the flag read: as
+ * ms_stack_begin. */
+static void enter_when_no_fork(int *count, int *mine)
+{
+	int saved = errno;
+	for (;;) {
+		__atomic_add_fetch(count, 1, __ATOMIC_SEQ_CST);
+		++*mine;
+		if (!__atomic_load_n(&forking, __ATOMIC_SEQ_CST) || forking_here)
 			break;
-		sched_yield();
+		--*mine;
+		__atomic_sub_fetch(count, 1, __ATOMIC_SEQ_CST);
+		while (__atomic_load_n(&forking, __ATOMIC_SEQ_CST)) {
+			/* not glibc's nanosleep, a cancellation point: a
+			 * thread cancelled in pthread_create (none) or a
+			 * report would end where it cannot */
+			struct timespec nap = { 0, 100000 };
+			syscall(SYS_nanosleep, &nap, NULL);
+		}
 	}
+	errno = saved;
+}
+
+void ms_stack_create_begin(void)
+{
+	enter_when_no_fork(&creations, &creating);
+}
+
+void ms_stack_create_end(void)
+{
+	creating--;
+	__atomic_sub_fetch(&creations, 1, __ATOMIC_SEQ_CST);
 }
 
 void ms_stack_fork_parent(void)
@@ -294,6 +341,7 @@ void ms_stack_fork_child(void)
 	else if (__atomic_load_n(&captures, __ATOMIC_SEQ_CST) > capturing)
 		off_since_fork = MS_OFF_CAPTURE;
 	captures = capturing;
+	creations = creating;
 	forking = 0;
 	forking_here = 0;
 }
@@ -321,20 +369,7 @@ int ms_stack_begin(void)
 
 void ms_stack_report_begin(void)
 {
-	for (;;) {
-		/* counted first, then the flag read: as ms_stack_begin */
-		__atomic_add_fetch(&captures, 1, __ATOMIC_SEQ_CST);
-		capturing++;
-		/* the forking thread itself (a report from the program's
-		 * own fork handler) must not wait for its own fork */
-		if (!__atomic_load_n(&forking, __ATOMIC_SEQ_CST) || forking_here)
-			return;
-		ms_stack_end();
-		while (__atomic_load_n(&forking, __ATOMIC_SEQ_CST)) {
-			struct timespec nap = { 0, 100000 };
-			nanosleep(&nap, NULL);
-		}
-	}
+	enter_when_no_fork(&captures, &capturing);
 }
 
 void ms_stack_end(void)

@@ -128,6 +128,7 @@ MS_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 		malloced = malloc(sizeof *malloced);
 	size_t stack_size = pooled || malloced ? stack_size_of(attr) : 0;
 	errno = saved;
+	ms_stack_create_begin();
 	if (pooled) {
 		*pooled = (struct start){ fn, arg, stack_size };
 		rc = ms_real.thread_create(th, attr, thread_start_pooled, pooled);
@@ -143,6 +144,7 @@ MS_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 		}
 	} else /* without a start block the thread starts as without us */
 		rc = ms_real.thread_create(th, attr, fn, arg);
+	ms_stack_create_end();
 	if (rc == 0 && unlikely(__atomic_load_n(&ms_dump_pending, __ATOMIC_ACQUIRE))) {
 		saved = errno;
 		ms_dump_thread_created();
