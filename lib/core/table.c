@@ -783,7 +783,10 @@ void ms_table_set_hooks(const struct ms_table_hooks *h)
 
 /* The line of first-lock site `site`, made on first need.  Lines are
  * found through a hash index without a lock; a new one is made under the
- * sites lock.  Past MS_MAX_SITES the rest share the last line. */
+ * sites lock.  Past MS_MAX_SITES the rest share the last line.  NULL if
+ * that lock's holder was stopped in the middle (a garbage collector's
+ * stop-the-world parks threads anywhere): the lock is a leaf that gives
+ * up (base/spin.h), where waiting hung the thread that stopped it. */
 static uint32_t site_home(uintptr_t site)
 {
 	uint64_t k = (uint64_t)site * 0x9e3779b97f4a7c15ull;
@@ -812,7 +815,8 @@ static struct ms_site *site_for(struct ms_table *t, uintptr_t site)
 	if (s)
 		return s;
 	struct ms_thread *self = &ms_self;
-	spin_lock(&t->sites_lock);
+	if (!ms_spin_lock_leaf(&t->sites_lock))
+		return NULL;
 	self->upd_sites = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	s = site_find(t, site, &at); /* made meanwhile? */
@@ -1073,6 +1077,10 @@ static __attribute__((noinline)) struct ms_site *
 fold_other_site(struct ms_table *t, uintptr_t site, struct ms_stripe *st)
 {
 	struct ms_site *s = site_for(t, site);
+	if (!s) {
+		ATOMIC_ADD(&t->sites_gave_up, 1); /* the life is summed nowhere */
+		return NULL;
+	}
 	stripe_fold_flush(t, st);
 	STORE(&st->fold_site, (uint32_t)(s - t->sites) + 1);
 	return s;
@@ -1177,8 +1185,8 @@ fold(struct ms_table *t, uint32_t r, struct ms_stripe *st)
 	struct ms_site *s;
 	if (likely(st->fold_site && t->sites[st->fold_site - 1].site == site))
 		s = &t->sites[st->fold_site - 1]; /* the usual case: no lookup */
-	else
-		s = fold_other_site(t, site, st);
+	else if (!(s = fold_other_site(t, site, st)))
+		return;
 	if (unlikely(wrapped) && !LOAD(&s->wrapped))
 		STORE(&s->wrapped, 1);
 	uint64_t acquisitions = LOAD(&rec->acquisitions);

@@ -363,6 +363,9 @@ struct ms_table {
 	/* mutexes left untracked because the pool's lock was held by a
 	 * thread stopped in a signal handler (table.c, part_lock) */
 	uint64_t pool_gave_up;
+	/* ended lives summed in no site line: the sites lock was held by a
+	 * thread stopped in a signal handler (table.c, site_for) */
+	uint64_t sites_gave_up;
 	int reads_lock;
 };
 #define MS_READS_SHARE 32 /* a slot for one record in 32 */

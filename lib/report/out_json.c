@@ -1211,6 +1211,9 @@ int ms_write_json(int fd)
 	ms_jw_num(&j, "mutexes_untracked_destroyed", tc.untracked_ended);
 	ms_jw_num(&j, "destroyed", tc.destroyed);
 	ms_jw_num(&j, "reinitialised", tc.reinitialised);
+	/* ended lives whose numbers no site line holds (the text's "summed
+	 * in no line") */
+	ms_jw_num(&j, "ended_not_summed", LOAD(&ms_table.sites_gave_up));
 	/* names of code in them may be missing or wrong: symbols.h */
 	ms_jw_num(&j, "libraries_unloaded", ms_symbols_unloaded());
 	/* dlopen'ed after libc.so.6: the program's calls were not seen */

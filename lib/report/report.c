@@ -264,6 +264,11 @@ static void header(struct ms_fmt *f, const struct top *t)
 		       (unsigned long long)not_had, not_had == 1 ? "mutex was" : "mutexes were");
 		ended = untracked = 0;
 	}
+	uint64_t unsummed = LOAD(&ms_table.sites_gave_up);
+	if (unsummed)
+		ms_fmt(f, "  %llu ended %s summed in no line: a thread stopped in a signal handler "
+			  "held the library's list of sites\n",
+		       (unsigned long long)unsummed, unsummed == 1 ? "life is" : "lives are");
 	if (ended || untracked) {
 		/* Full once, with room again now: their numbers are in no line. */
 		if (ended)
