@@ -99,9 +99,11 @@ expect_eq "exit code: the suite's processes keep theirs" "$(cat "$WORK/out")" "a
 # A suite that cleans its temporary directory removes the run's with it.
 # Before, the later processes' reports and findings were lost unsaid, and
 # MUTEXSTAT_EXIT_CODE passed the run.  A process that cannot open the run's
-# list now says so and reports as outside a run (its stderr, its own exit
-# code); the first process reads the list through the file it still has
-# open, so the findings of processes started before still count.
+# list now says so and reports as outside a run (on its stderr; its exit
+# status stays its own, as the run's processes' do); the first process
+# reads the list through the file it still has open, so the findings of
+# processes started before still count, and with MUTEXSTAT_EXIT_CODE the
+# run fails all the same: the later ones' findings could not be counted.
 
 cat >"$WORK/gone.sh" <<EOF
 "$ABBA" >/dev/null 2>"$WORK/abba1.err"
@@ -117,12 +119,45 @@ expect_grep "directory gone: the later program says why its report is on its std
 	"$WORK/abba2.err"
 expect_grep "directory gone: and reports its finding there" \
 	"^POTENTIAL DEADLOCK: 2 mutexes taken in a cycle of orders$" "$WORK/abba2.err"
-expect_eq "directory gone: with its own exit code" "$(cat "$WORK/abba2.status")" "abba: 9"
+expect_eq "directory gone: its exit status its own, as in a run" "$(cat "$WORK/abba2.status")" "abba: 0"
 expect_grep "directory gone: the summary has the first program's finding" \
 	"^  POTENTIAL DEADLOCK: 2 mutexes taken in a cycle of orders$" "$WORK/err"
 expect_grep "directory gone: and says the directory went" \
 	"^mutexstat: end of the run's summary; the run's directory $RUNS/mutexstat\.[A-Za-z0-9]+/ was removed while the run went on: the reports written there are lost$" \
 	"$WORK/err"
+expect_no_grep "directory gone: no summary.json promised" "summary.json" "$WORK/err"
+# the finding only in a process started after: the run fails, and says why
+cat >"$WORK/gone_first.sh" <<EOF
+rm -rf "\$MUTEXSTAT_RUN_DIR"
+"$ABBA" >/dev/null 2>/dev/null
+EOF
+rc=0
+TMPDIR=$RUNS MUTEXSTAT_EXIT_CODE=9 "$MS" bash "$WORK/gone_first.sh" >/dev/null 2>"$WORK/err" || rc=$?
+expect_eq "directory gone first: MUTEXSTAT_EXIT_CODE fails the run" "$rc" 9
+expect_grep "directory gone first: and the summary says why" \
+	"^the run fails \(MUTEXSTAT_EXIT_CODE\): the findings of processes started after the directory went are not counted here$" \
+	"$WORK/err"
+rc=0
+TMPDIR=$RUNS "$MS" bash "$WORK/gone_first.sh" >/dev/null 2>"$WORK/err" || rc=$?
+expect_eq "directory gone first, no MUTEXSTAT_EXIT_CODE: the suite's status" "$rc" 0
+# a process started before, which outlives the first and the directory:
+# its report, which no summary will tell of, goes to its stderr
+cat >"$WORK/gone_daemon.sh" <<EOF
+"$CONTENTION" 4 1000000 >/dev/null 2>"$WORK/daemon.err" &
+sleep 0.2
+rm -rf "\$MUTEXSTAT_RUN_DIR"
+EOF
+TMPDIR=$RUNS "$MS" bash "$WORK/gone_daemon.sh" >/dev/null 2>"$WORK/err"
+expect_grep "directory gone, a process living on: the first says where its report goes" \
+	"^mutexstat: processes of this run live on \(a daemon\?\): the run's directory was removed, so their reports, if any, will go to their stderr$" \
+	"$WORK/err"
+n=0
+while [ $n -lt 300 ] && ! grep -q '^Top ' "$WORK/daemon.err" 2>/dev/null; do sleep 0.1; n=$((n + 1)); done
+expect_grep "directory gone, a process living on: it says why its report is on its stderr" \
+	"^mutexstat: the run's directory '$RUNS/mutexstat\.[A-Za-z0-9]+' was removed while the run went on; the report goes to stderr$" \
+	"$WORK/daemon.err"
+expect_grep "directory gone, a process living on: and its report is there" \
+	"^mutexstat: contention \(pid [0-9]+\) ran " "$WORK/daemon.err"
 rc=0
 MUTEXSTAT_RUN_DIR=$WORK/never-made LD_PRELOAD="$MS_PRELOAD" "$ABBA" >/dev/null \
 	2>"$WORK/never.err" || rc=$?

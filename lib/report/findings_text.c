@@ -121,12 +121,12 @@ static void print_cycle(struct ms_fmt *f, const struct ms_cycle_finding *c)
 		       ms_lock_noun(c->gate.flags));
 	else if (!one_thread)
 		ms_fmt(f, "POTENTIAL DEADLOCK: %u %s taken in a cycle of orders\n", n, locks);
-	else if (n == 2 && c->b_new) /* the same again would take another new mutex */
-		ms_fmt(f, "POTENTIAL DEADLOCK: 2 %s taken in a cycle of orders (all by one "
-			  "thread)\n", locks);
-	else if (n == 2)
+	else if (n == 2 && !c->b_new)
 		ms_fmt(f, "POTENTIAL DEADLOCK: 2 %s taken in a cycle of orders (all by one "
 			  "thread: two threads doing the same would deadlock)\n", locks);
+	else if (c->b_new) /* as many doing the same would take new mutexes */
+		ms_fmt(f, "POTENTIAL DEADLOCK: %u %s taken in a cycle of orders (all by one "
+			  "thread)\n", n, locks);
 	else /* a ring walked by one thread: two walking it need not meet (the
 	      * why on a line of its own: the heading's 120 columns) */
 		ms_fmt(f, "POTENTIAL DEADLOCK: %u %s taken in a cycle of orders (all by one "

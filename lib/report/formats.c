@@ -138,11 +138,18 @@ static void write_format(unsigned seq, const char *ext, const char *name,
 		strcpy(why, "ENAMETOOLONG");
 	if (fd < 0)
 		some_file_failed = 1;
-	if (fd < 0 && ms_output_in_run_dir()) {
+	int gone = fd < 0 && ms_output_in_run_dir() && ms_run_dir_gone();
+	if (fd < 0 && ms_output_in_run_dir() && !gone) {
 		/* never into a run's program's stderr: the run's summary
 		 * tells (report/run.h) */
 		run_file_failed = 1;
 		goto out;
+	} else if (gone) {
+		/* a process that outlived the run's first, and the run's
+		 * directory with it: no summary will tell, so as outside a
+		 * run -- its stderr, said why */
+		run_file_failed = 1;
+		ms_run_say_gone(text ? NULL : name);
 	} else if (fd < 0) {
 		warn_file(path, why, 0, text ? NULL : name);
 	} else {

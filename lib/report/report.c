@@ -47,6 +47,7 @@ struct top {
 	struct ms_line *lines;
 	size_t n, cap, offered; /* offered: lines that could be listed */
 	uint64_t live, used, held, misused, timed;
+	uint64_t idle; /* live, not used, not held, not waited for: no line */
 	uint32_t classes; /* the kinds of the locks listed (1 << class) */
 };
 
@@ -82,8 +83,15 @@ static void collect(uintptr_t key, uint32_t r, void *arg)
 		}
 	if (l.timed)
 		t->timed++;
-	if (!is_used(&l))
+	if (!is_used(&l)) {
+		/* held, or waited for in its first lock, it is in use: the
+		 * findings and held lines say so */
+		uint32_t flags = LOAD(&ms_rec(r)->flags);
+		if (!(LOAD(&ms_rec(r)->owner) & MS_HELD) &&
+		    !((flags & MS_F_COLD) && (uint32_t)LOAD(&ms_table.cold[r].waiting)))
+			t->idle++;
 		return;
+	}
 	t->used++;
 	top_offer(t, &l);
 }
@@ -325,10 +333,11 @@ static void header(struct ms_fmt *f, const struct top *t)
 	}
 	/* the tracked count above less the table's rows: initialised (or
 	 * named) and not locked, as many are -- or not since a reset */
-	if (t->live > t->used)
-		ms_fmt(f, "  %llu of the %s tracked %s not locked or tried: no line\n",
-		       (unsigned long long)(t->live - t->used), locks ? "locks" : "mutexes",
-		       t->live - t->used == 1 ? "was" : "were");
+	if (t->idle) {
+		ms_fmt(f, "  %llu of the %s tracked %s not locked or tried", (unsigned long long)t->idle,
+		       locks ? "locks" : "mutexes", t->idle == 1 ? "was" : "were");
+		print_reset(f, " since mutexstat_reset(), %s into the run: no line\n", ": no line\n");
+	}
 	unsigned long long unloaded = ms_symbols_unloaded();
 	if (unloaded)
 		ms_fmt(f,

@@ -106,8 +106,7 @@ static int is_cxx_thread_start(uintptr_t addr)
 		return 0;
 	if (strncmp(fr.module, "libstdc++.so", 12) && strncmp(fr.module, "libc++.so", 9))
 		return 0;
-	return !fr.func[0] || !strncmp(fr.func, "execute_native_thread_routine", 29) ||
-	       !strncmp(fr.func, "std::__1::__thread_proxy", 24);
+	return !fr.func[0] || !strncmp(fr.func, "execute_native_thread_routine", 29);
 }
 
 int ms_stack_shown(const uintptr_t *frames, int n)

@@ -33,6 +33,10 @@
 
 static int own_failing;
 static int notes_fd = -1; /* .processes, opened as the process started */
+/* In a run, but not able to open its list as it started (ms_run_start):
+ * the process reports as outside a run, and keeps its exit status as the
+ * run's processes do (MUTEXSTAT_EXIT_CODE is the launcher's). */
+static int left_run;
 
 int ms_run_active(void)
 {
@@ -51,6 +55,33 @@ static int run_path(char *out, size_t cap, const char *name)
 	ms_fmt(&f, "%s/%s", ms_opt.run_dir, name);
 	ms_fmt_str(&f);
 	return f.len + 1 < cap ? 0 : -1;
+}
+
+int ms_run_dir_gone(void)
+{
+	struct stat st;
+	int saved = errno;
+	int gone = ms_opt.run_dir && stat(ms_opt.run_dir, &st) != 0 && errno == ENOENT;
+	errno = saved;
+	return gone;
+}
+
+void ms_run_say_gone(const char *name)
+{
+	int fd = ms_output_stderr();
+	if (fd < 0)
+		return;
+	char buf[4400];
+	struct ms_fmt f;
+	ms_fmt_init(&f, buf, sizeof buf, -1);
+	ms_fmt(&f, "mutexstat: the run's directory '");
+	ms_fmt_quoted(&f, ms_opt.run_dir, 200);
+	if (name)
+		ms_fmt(&f, "' was removed while the run went on; the %s report is lost\n", name);
+	else
+		ms_fmt(&f, "' was removed while the run went on; the report goes to stderr\n");
+	const char *line = ms_fmt_str(&f);
+	ms_write_all(fd, line, strlen(line));
 }
 
 /* ---- a process's lines ---------------------------------------------- */
@@ -207,6 +238,7 @@ void ms_run_start(void)
 	ms_fmt(&f, "': cannot open the run's list in it (%s); this process reports as "
 		   "outside a run\n", e ? e : "error");
 	ms_opt.run_dir = NULL;
+	left_run = ms_opt.run_root != 0; /* a launcher's run, not a bad value alone */
 	ms_output_say(ms_fmt_str(&f)); /* no longer in a run: on stderr too */
 }
 
@@ -660,7 +692,10 @@ static void summary(struct ms_fmt *f, const struct run *run)
 			       ms_symbol_fit(site, SUMMARY_WIDTH - 49));
 		}
 	}
-	if (run->recorded)
+	if (run->dir_gone && ms_opt.exit_code)
+		ms_fmt(f, "the run fails (MUTEXSTAT_EXIT_CODE): the findings of processes started "
+			  "after the directory went are not counted here\n");
+	else if (run->recorded && !run->dir_gone)
 		ms_fmt(f, "(and as JSON in %s/summary.json)\n", dir);
 	ms_fmt(f, "mutexstat: end of the run's summary; ");
 	where_reports(f, run);
@@ -812,8 +847,13 @@ static void remove_empty_run(void)
 		struct ms_fmt f;
 		ms_fmt_init(&f, buf, sizeof buf, fd);
 		int lock = ms_output_stderr_lock(fd);
-		ms_fmt(&f, "mutexstat: processes of this run live on (a daemon?): their reports, if "
-			   "any, will be in %s/\n", ms_opt.run_dir);
+		if (ms_run_dir_gone())
+			ms_fmt(&f, "mutexstat: processes of this run live on (a daemon?): the run's "
+				   "directory was removed, so their reports, if any, will go to their "
+				   "stderr\n");
+		else
+			ms_fmt(&f, "mutexstat: processes of this run live on (a daemon?): their "
+				   "reports, if any, will be in %s/\n", ms_opt.run_dir);
 		ms_fmt_flush(&f);
 		ms_output_stderr_unlock(lock);
 	}
@@ -867,7 +907,7 @@ void ms_run_end(int reported, int unwritten)
 	struct run *run = the_run();
 	/* no exit reports (MUTEXSTAT_EXIT_REPORT=0): no summary of them
 	 * either, only the directory cleared if nothing came */
-	if (!run->others || !(ms_opt.exit_report || ms_opt.exit_code)) {
+	if ((!run->others && !run->dir_gone) || !(ms_opt.exit_report || ms_opt.exit_code)) {
 		/* one process alone: its report said it all */
 		free_run(run);
 		remove_empty_run();
@@ -890,13 +930,21 @@ void ms_run_end(int reported, int unwritten)
 		remove_empty_run();
 }
 
+/* The first process's run fails for the others: one had a failing
+ * finding, or the directory went and later ones could not say. */
+static int others_fail(void)
+{
+	const struct run *run = the_run();
+	return run->failing_others || run->dir_gone;
+}
+
 int ms_run_exit_failing(void)
 {
 	if (!ms_run_active())
-		return ms_report_failing != 0;
+		return !left_run && ms_report_failing != 0;
 	if (!ms_run_is_root())
 		return 0;
-	return own_failing || ms_report_failing || the_run()->failing_others;
+	return own_failing || ms_report_failing || others_fail();
 }
 
 void ms_run_before_exit_now(int *status)
@@ -912,6 +960,6 @@ void ms_run_before_exit_now(int *status)
 		return;
 	}
 	ms_run_end(0, 0);
-	if (!*status && ms_opt.exit_code && the_run()->failing_others)
+	if (!*status && ms_opt.exit_code && others_fail())
 		*status = (int)ms_opt.exit_code;
 }

@@ -40,6 +40,13 @@ int ms_run_exit_failing(void);
  * and MUTEXSTAT_EXIT_CODE for the others' findings in *status, if 0. */
 void ms_run_before_exit_now(int *status);
 
+/* The run's directory has been removed since the run began (a suite that
+ * cleaned $TMPDIR): a report that cannot be written there goes to stderr
+ * instead, said so by ms_run_say_gone (name: a format's name whose
+ * report is lost, not sent to stderr; NULL: the text, which goes). */
+int ms_run_dir_gone(void);
+void ms_run_say_gone(const char *name);
+
 /* The first process lets its report go only when the run had no other
  * process: with others, a process that locked nothing says only the
  * summary. */

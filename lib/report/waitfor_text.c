@@ -37,7 +37,7 @@ static const char *process_name(int pid, char out[16])
 			out[n - 1] = 0;
 	}
 	errno = saved;
-	return out;
+	return ms_printable_in_place(out); /* the program chose it, any bytes */
 }
 
 static void print_far_owner(struct ms_fmt *f, const struct ms_waiter *w, enum ms_far far)
