@@ -30,6 +30,8 @@
  *   new_link_retaken    the same, then A then B again, B no longer new
  *   new_link_later_hold B made holding A, A let go and taken again, then B
  *                       first locked: another hold, not new
+ *   new_link_ring       A, a new B, then C; A let go and taken holding C:
+ *                       a ring of three by one thread through a new mutex
  *   ring N              N threads (2-64), thread i takes M[i] then M[i+1 mod N]
  *   one_ring N          one thread walks a ring of N mutexes hand over hand
  *                       (a log's ring of buffers: take the next, let go of
@@ -314,6 +316,24 @@ static int new_link(int how)
 		UNLOCK(&l->lock);
 		UNLOCK(&ma);
 	}
+	CHECK(pthread_mutex_destroy(&l->lock), 0);
+	free(l);
+	return 0;
+}
+
+static int new_link_ring(void)
+{
+	init_abcd();
+	say_thread("main");
+	CHECK(pthread_mutex_lock(&ma), 0);
+	struct link *l = link_made(1); /* A -> L, L new */
+	say_mutex("L", &l->lock);
+	CHECK(pthread_mutex_lock(&mc), 0); /* L -> C */
+	UNLOCK(&ma);
+	CHECK(pthread_mutex_lock(&ma), 0); /* C -> A */
+	UNLOCK(&ma);
+	UNLOCK(&mc);
+	UNLOCK(&l->lock);
 	CHECK(pthread_mutex_destroy(&l->lock), 0);
 	free(l);
 	return 0;
@@ -1483,6 +1503,7 @@ int main(int argc, char **argv)
 	if (!strcmp(s, "new_link")) return new_link(0);
 	if (!strcmp(s, "new_link_retaken")) return new_link(1);
 	if (!strcmp(s, "new_link_later_hold")) return new_link(2);
+	if (!strcmp(s, "new_link_ring")) return new_link_ring();
 	if (!strcmp(s, "ring") && n >= 2 && n <= MAX_TURNS) return ring(n);
 	if (!strcmp(s, "one_ring") && n >= 2 && n <= MAX_TURNS) return one_ring(n);
 	if (!strcmp(s, "two_cycles")) return two_cycles();

@@ -199,7 +199,8 @@ expect_eq "new_link: the edges, at their lines" "$(edges3 new_link deadlocks.c)"
 	"$(sorted "$tid $(line_of "$TSRC" NEW_LINK_A) $(line_of "$TSRC" NEW_LINK_B)" \
 		"$tid $(line_of "$TSRC" NEW_LINK_B) $(line_of "$TSRC" NEW_LINK_BA_A)")"
 expect_eq "new_link: the note, under the edge to the new mutex" \
-	"$(awk '/ took A, then B:$/ { n = 1; next } n && ++n > 3 && n <= 5' "$WORK/new_link.finding")" \
+	"$(awk '/ took A, then B:$/ { on = 1; next } /^  thread / { on = 0 }
+		on && / was new: / { print; getline; print }' "$WORK/new_link.finding")" \
 	"    B was new: no thread had locked it before. If none but this one could reach it yet (an
     object locked before it is published), this order cannot deadlock"
 expect_eq "new_link: JSON, one edge to a new mutex, the one to B" \
@@ -230,6 +231,17 @@ expect_grep "new_link_later_hold: two threads doing the same would deadlock" \
 	'^POTENTIAL DEADLOCK: 2 mutexes taken in a cycle of orders \(all by one thread: two threads doing the same would deadlock\)$' \
 	"$WORK/new_link_later_hold.finding"
 expect_no_grep "new_link_later_hold: no note" "was new" "$WORK/new_link_later_hold.finding"
+
+# ... a ring of three by one thread through a new mutex: no claim that
+# three threads doing the same would deadlock either
+run new_link_ring "$T" new_link_ring
+expect_eq "new_link_ring: exit status" "$rc" 0
+finding new_link_ring '^POTENTIAL DEADLOCK: '
+expect_eq "new_link_ring: one thread, and no claim under the heading" \
+	"$(head -n 2 "$WORK/new_link_ring.finding")" \
+	"POTENTIAL DEADLOCK: 3 mutexes taken in a cycle of orders (all by one thread)
+  order: A -> B -> C -> A"
+expect_eq "new_link_ring: the note once" "$(grep -c ' was new: ' "$WORK/new_link_ring.finding")" 1
 
 # ---- a ring one thread walks hand over hand (a log's ring of buffers) ---------
 # Two threads walking it need not meet: the note says how many would.

@@ -125,13 +125,25 @@ expect_eq "no line over 120 columns" "$(sed 's/µ/u/g' "$WORK/report" | awk 'len
 # row reads right.
 CC=${CC:-cc}
 cat >"$WORK/unlocked.c" <<'EOF2'
+#define _GNU_SOURCE
+#include <dlfcn.h>
 #include <pthread.h>
-int main(void)
+int main(int argc, char **argv)
 {
+	(void)argv;
 	pthread_mutex_t a, b, c;
 	pthread_mutex_init(&a, NULL);
 	pthread_mutex_init(&b, NULL);
 	pthread_mutex_init(&c, NULL);
+	if (argc > 1) { /* "reset": all three locked, then a reset, then a */
+		void (*reset)(void) = (void (*)(void))dlsym(RTLD_DEFAULT, "mutexstat_reset");
+		pthread_mutex_lock(&b);
+		pthread_mutex_unlock(&b);
+		pthread_mutex_lock(&c);
+		pthread_mutex_unlock(&c);
+		if (reset)
+			reset();
+	}
 	pthread_mutex_lock(&a);
 	pthread_mutex_unlock(&a);
 	return 0;
@@ -145,5 +157,9 @@ expect_grep "never locked: 3 tracked" ': 1 thread used mutexes, 3 mutexes tracke
 expect_grep "never locked: 2 of them said, with why they have no row" \
 	'^  2 of the mutexes tracked were not locked or tried: no line$' "$WORK/report"
 expect_grep "never locked: a table of the one locked" '^Top 1 mutex by wait:$' "$WORK/report"
+run_with "$WORK/out" "$WORK/err" "$WORK/unlocked" reset
+expect_grep "not locked since a reset: said so" \
+	'^  2 of the mutexes tracked were not locked or tried since mutexstat_reset\(\), [0-9.]+ [mµn]?s into the run: no line$' \
+	"$WORK/report"
 
 finish

@@ -220,9 +220,10 @@ expect_grep "wait: the holder is gone: a deadlock" \
 # glibc keeps the writer's thread id: the chain names it and its process.
 waiter waitrw r "$WORK/area5"
 expect_grep "waitrw: who waits for what" "^  thread $pid \"shared\" waits to read rwlock $lock for " "$WORK/r.$pid.1"
-expect_grep "waitrw: the writer in the other process, named" \
-	"^  held by thread $holder of process $holder \"shared\" \(process-shared\): that process's report shows what it does$" \
+expect_grep "waitrw: the writer in the other process, named, a newline in it as '?'" \
+	"^  held by thread $holder of process $holder \"sh\?DEADLOCK: x\" \(process-shared\): that process's report shows what it does$" \
 	"$WORK/r.$pid.1"
+expect_no_grep "waitrw: no heading made of its name" "^DEADLOCK: x" "$WORK/r.$pid.1"
 kill -9 "$holder" $pid
 wait $pid 2>/dev/null
 finish
