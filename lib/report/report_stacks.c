@@ -104,7 +104,7 @@ static int is_cxx_thread_start(uintptr_t addr)
 	struct ms_frame fr;
 	if (ms_symbolize_function(addr, 1, &fr) < 0)
 		return 0;
-	if (strncmp(fr.module, "libstdc++.so", 12) && strncmp(fr.module, "libc++.so", 9))
+	if (strncmp(fr.module, "libstdc++.so", 12) != 0 && strncmp(fr.module, "libc++.so", 9) != 0)
 		return 0;
 	return !fr.func[0] || !strncmp(fr.func, "execute_native_thread_routine", 29);
 }
