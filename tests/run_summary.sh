@@ -290,6 +290,14 @@ expect_eq "--output without %p: the others' in the run's directory" \
 	"cat contention deadlock_abba deadlock_abba ls sort "
 expect_grep "--output without %p: the summary names the directory" \
 	"^mutexstat: the run of bash .* reports in $WORK/runs1/\$" "$WORK/err"
+expect_no_grep "--output without %p, its report written: no word of it" "^  \(no " "$WORK/err"
+# ... without --verbose the first process, which locked nothing, writes
+# none: the summary says why the file the user named is not there
+rm -f "$WORK/one"
+"$MS" --run-dir "$WORK/runs2" -o "$WORK/one" bash "$WORK/suite.sh" >/dev/null 2>"$WORK/err"
+expect_eq "--output without %p, quiet: no file" "$(ls "$WORK/one" 2>/dev/null)" ""
+expect_grep "--output without %p, quiet: the summary says why" \
+	"^  \(no $WORK/one: that is the first process's report, and it locked nothing\)\$" "$WORK/err"
 rc=0
 "$MS" --run-dir /proc/mutexstat-no bash -c true 2>"$WORK/err" || rc=$?
 expect_eq "--run-dir that cannot be made: refused" "$rc" 2

@@ -615,7 +615,7 @@ static void where_reports(struct ms_fmt *f, const struct run *run)
 	ms_fmt(f, "%s%s", out, strstr(out, "%p") ? " (%p the pid)" : "");
 }
 
-static void summary(struct ms_fmt *f, const struct run *run)
+static void summary(struct ms_fmt *f, const struct run *run, int reported)
 {
 	char name[64];
 	const char *dir = ms_opt.run_dir;
@@ -624,6 +624,13 @@ static void summary(struct ms_fmt *f, const struct run *run)
 	       run->processes, run->processes == 1 ? "" : "es", run->took_locks);
 	where_reports(f, run);
 	ms_fmt(f, "\n");
+	/* -o FILE without %p is the first process's report: a user looking
+	 * for it (mutexstat -o r.txt make check) is told why there is none */
+	if (ms_opt.output && ms_output_run_uses_dir() && !reported) {
+		ms_fmt(f, "  (no ");
+		ms_fmt_quoted(f, ms_opt.output, 200);
+		ms_fmt(f, ": that is the first process's report, and it locked nothing)\n");
+	}
 	if (run->unwritten_as_other)
 		ms_fmt(f, "  (%u report%s could not be written there, %u by %s that became "
 			  "uid %u and may not write\n   into the directory: mutexstat "
@@ -919,7 +926,7 @@ void ms_run_end(int reported, int unwritten)
 		struct ms_fmt f;
 		ms_fmt_init(&f, buf, sizeof buf, fd);
 		int lock = ms_output_stderr_lock(fd);
-		summary(&f, run);
+		summary(&f, run, reported);
 		ms_fmt_flush(&f);
 		ms_output_stderr_unlock(lock);
 	}
