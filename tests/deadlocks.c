@@ -49,6 +49,8 @@
  *   ring_destroyed N    ring N, then every mutex of it destroyed
  *   unlocked_elsewhere  A locked by one thread, unlocked by another (misuse)
  *   self_relock         locks a normal mutex it holds: never returns
+ *   self_released       the same, and another thread unlocks it (a
+ *                       misuse) once it waits: the relock returns
  *   self_errorcheck     relocks an errorcheck mutex 3 times: EDEADLK
  *   self_timed          timed relock of a normal mutex: ETIMEDOUT (after two
  *                       with deadlines glibc refuses: EINVAL, no wait)
@@ -715,6 +717,27 @@ static int self_relock(void)
 	CHECK(pthread_mutex_lock(&ma), 0); /* SELF_AGAIN */
 	printf("the relock returned\n");
 	return 1;
+}
+
+static void *unlock_when_waited(void *arg)
+{
+	wait_until_blocked(&ma);
+	CHECK(pthread_mutex_unlock(&ma), 0); /* RELEASED_BY_OTHER */
+	return arg;
+}
+
+static int self_released(void)
+{
+	init_abcd();
+	say_thread("main");
+	CHECK(pthread_mutex_lock(&ma), 0);
+	pthread_t t;
+	CHECK(pthread_create(&t, NULL, unlock_when_waited, NULL), 0);
+	CHECK(pthread_mutex_lock(&ma), 0); /* RELEASED_AGAIN */
+	UNLOCK(&ma);
+	CHECK(pthread_join(t, NULL), 0);
+	printf("the relock returned\n");
+	return 0;
 }
 
 static int self_errorcheck(void)
@@ -1517,6 +1540,7 @@ int main(int argc, char **argv)
 	if (!strcmp(s, "ring_destroyed") && n >= 2 && n <= MAX_TURNS) return ring_destroyed(n);
 	if (!strcmp(s, "unlocked_elsewhere")) return unlocked_elsewhere();
 	if (!strcmp(s, "self_relock")) return self_relock();
+	if (!strcmp(s, "self_released")) return self_released();
 	if (!strcmp(s, "self_errorcheck")) return self_errorcheck();
 	if (!strncmp(s, "self_errorcheck_", 16)) return self_errorcheck_as(s + 16);
 	if (!strcmp(s, "self_timed")) return self_timed();

@@ -626,6 +626,21 @@ else
 		"SELF-DEADLOCK: thread $(field selfwd thread main) locks a mutex it already holds"
 fi
 
+# A relock that another thread's unlock (a misuse) let through: the exit
+# report said "it waits for itself, forever" of a program that had ended.
+run self_released MUTEXSTAT_FORMAT=text,json "$T" self_released
+mv "$WORK/self_released.report.txt" "$WORK/self_released.report"
+expect_eq "self_released: the program's status and output" "$rc $(tail -1 "$WORK/self_released.out")" \
+	"0 the relock returned"
+expect_grep "self_released: the SELF-DEADLOCK says how the wait ended" \
+	"^SELF-DEADLOCK: thread $(field self_released thread main) relocked a mutex it held, 1 time: it waited for itself until another thread's unlock let it go$" \
+	"$WORK/self_released.report"
+expect_no_grep "self_released: not forever" "forever" "$WORK/self_released.report"
+expect_grep "self_released: the unlock that let it go, a MISUSE" "^MISUSE: " "$WORK/self_released.report"
+expect_eq "self_released: JSON, released" \
+	"$(jq -c '[.findings[] | select(.kind == "self-deadlock") | [.count, .released]]' "$WORK/self_released.report.json")" \
+	"[[1,1]]"
+
 # No dump thread wanted (no dump signal, no watchdog): the finding is said
 # on stderr all the same.
 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/selfquiet.report" MUTEXSTAT_SIGNAL=none \

@@ -28,7 +28,7 @@ struct self_deadlock {
 	enum ms_self_kind kind;
 	ms_stack_id first, relock;
 	ms_stack_id wrapped; /* see ms_self_finding */
-	uint64_t count;
+	uint64_t count, released;
 	int said;
 };
 
@@ -514,7 +514,7 @@ static struct ms_self_finding self_view(const struct self_deadlock *s)
 	return (struct ms_self_finding){
 		.tid = s->tid, .key = s->key, .name = s->name, .flags = s->flags, .kind = s->kind,
 		.taken_stack = s->first, .relock_stack = s->relock, .count = s->count,
-		.wrapped_stack = s->wrapped,
+		.wrapped_stack = s->wrapped, .released = s->released,
 	};
 }
 
@@ -542,6 +542,19 @@ void ms_findings_each_self(void (*fn)(const struct ms_self_finding *s, void *arg
 			   void *arg)
 {
 	each_self(fn, arg, 0);
+}
+
+void ms_finding_self_released(const struct ms_tstate *ts, uint32_t rec)
+{
+	uint64_t birth = LOAD(&ms_rec(rec)->birth);
+	take();
+	for (uint32_t i = 0; i < nselfs; i++)
+		if (selfs[i].tid == ts->tid && selfs[i].rec == rec && selfs[i].birth == birth &&
+		    selfs[i].kind != MS_SELF_AVERTED && selfs[i].released < selfs[i].count) {
+			selfs[i].released++;
+			break;
+		}
+	give();
 }
 
 int ms_findings_self_waits(uint32_t tid, uint32_t rec)

@@ -144,7 +144,13 @@ struct ms_self_finding {
 	 * locked too: that first lock's stack, else 0 */
 	uint32_t wrapped_stack;
 	uint64_t count;
+	/* of them, waits that ended with the lock got: something unlocked
+	 * it meanwhile -- another thread (a MISUSE), or a signal handler */
+	uint64_t released;
 };
+/* Thread ts's wait for record rec, which it held (a self-deadlock), got
+ * the lock after all. */
+void ms_finding_self_released(const struct ms_tstate *ts, uint32_t rec);
 void ms_findings_each_self(void (*fn)(const struct ms_self_finding *s, void *arg),
 			   void *arg);
 /* Whether thread tid's SELF-DEADLOCK that waits (for ever, or to a

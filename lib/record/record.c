@@ -483,6 +483,8 @@ MS_UNWOUND int ms_wait_self(struct ms_wait *w, int kind, clockid_t clock,
 	rc = w->call(w->lock, w->op, clock, abstime);
 	ms_async_defer(w->t);
 	pthread_cleanup_pop(1);
+	if (rc == 0)
+		ms_finding_self_released(ts, w->r); /* unlocked meanwhile */
 	return rc;
 }
 
@@ -661,6 +663,8 @@ MS_UNWOUND int ms_lock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
 			rc = errorcheck || refused ? call_lock_blocking(t, m, op, clock, abstime)
 						   : self_wait(t, r, m, op, clock, abstime);
 			saved = errno; /* glibc's, as without us */
+			if (!errorcheck && !refused && rc == 0)
+				ms_finding_self_released(t->ts, r); /* unlocked meanwhile */
 			if (errorcheck && rc == EDEADLK)
 				ms_finding_self_deadlock(t->ts, r, (uintptr_t)m,
 							 MS_SELF_AVERTED);

@@ -209,7 +209,16 @@ static void print_self(struct ms_fmt *f, const struct ms_self_finding *s)
 	unsigned lock_class = ms_lock_class(s->flags);
 	const char *noun = ms_lock_noun(s->flags);
 	const char *times = s->count == 1 ? "" : "s";
-	if (s->kind == MS_SELF_AVERTED)
+	/* waits that got the lock after all: an unlock it did not make let
+	 * it go (another thread's, a MISUSE) -- not "forever" */
+	int all_released = s->kind != MS_SELF_AVERTED && s->released == s->count;
+	if (all_released)
+		ms_fmt(f, "SELF-DEADLOCK: thread %u relocked %s it held, %llu time%s: it waited for "
+			  "itself until another thread's unlock let it go\n", s->tid,
+		       lock_class == MS_CLASS_RWLOCK ? "an rwlock (to write, reading it)"
+		       : lock_class == MS_CLASS_SPIN ? "a spin lock" : "a mutex",
+		       (unsigned long long)s->count, times);
+	else if (s->kind == MS_SELF_AVERTED)
 		ms_fmt(f, "SELF-DEADLOCK: averted: thread %u relocked %s it holds, %llu time%s; "
 			  "glibc answered EDEADLK\n", s->tid,
 		       lock_class == MS_CLASS_RWLOCK ? "an rwlock" : "an errorcheck mutex",
@@ -232,6 +241,9 @@ static void print_self(struct ms_fmt *f, const struct ms_self_finding *s)
 	else
 		ms_fmt(f, "SELF-DEADLOCK: thread %u locks a mutex it already holds: it "
 			  "waits for itself, forever\n", s->tid);
+	if (s->released && !all_released)
+		ms_fmt(f, "  %llu of these waits ended: another thread's unlock let it go\n",
+		       (unsigned long long)s->released);
 	char cut[40];
 	ms_fmt(f, "  %s %p%s%s%s\n  taken at     ", noun, (void *)s->key, s->name ? " \"" : "",
 	       ms_name_cut(cut, sizeof cut, s->name, 30), s->name ? "\"" : "");

@@ -889,6 +889,7 @@ static void self_one(const struct ms_self_finding *s, void *arg)
 	ms_jw_boolean(j, "averted", s->kind == MS_SELF_AVERTED);
 	ms_jw_boolean(j, "timeout", s->kind == MS_SELF_TIMEOUT);
 	ms_jw_num(j, "count", s->count);
+	ms_jw_num(j, "released", s->released);
 	stack(j, "taken_at", s->taken_stack);
 	stack_from(j, "wrapper_called_from", s->wrapped_stack, 1);
 	stack(j, "relocked_at", s->relock_stack);
