@@ -20,6 +20,11 @@
  *               at one line: no STALL (the holder sleeps), one WAIT CHAIN
  *   alone       main, the only thread, waits on a condition nobody can
  *               signal: a STALL of one thread
+ *   recursive   a recursive mutex taken twice, the second level in a
+ *               helper that waits on a condition: the wait lets go of one
+ *               level, so the producer, which would signal, waits for the
+ *               mutex: one STALL (not a DEADLOCK beside it), and the mutex
+ *               still locked at its outer level's line
  *   term        a daemon's shape: a worker idles on a condition; main waits
  *               in sem_wait for the post of its SIGTERM handler, then wakes
  *               the worker: a STALL with a caveat (the test sends SIGTERM
@@ -195,6 +200,45 @@ static void woken_by_term(void)
 	pthread_join(t, NULL);
 }
 
+static pthread_mutex_t rec_m;
+
+static __attribute__((noinline)) void rec_inner(void)
+{
+	pthread_mutex_lock(&rec_m); /* RECURSIVE_INNER */
+	while (!ready)
+		pthread_cond_wait(&c, &rec_m); /* RECURSIVE_WAIT */
+	pthread_mutex_unlock(&rec_m);
+}
+
+static void *rec_consumer(void *arg)
+{
+	say_thread(arg);
+	pthread_mutex_lock(&rec_m); /* RECURSIVE_OUTER */
+	rec_inner();
+	pthread_mutex_unlock(&rec_m);
+	return NULL;
+}
+
+static __attribute__((noinline)) void recursive_hang(void)
+{
+	pthread_mutexattr_t a;
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+	pthread_mutex_init(&rec_m, &a);
+	printf("mutex rec %p\n", (void *)&rec_m);
+	pthread_t t;
+	pthread_create(&t, NULL, rec_consumer, "consumer");
+	/* the consumer in its condition wait, still holding a level */
+	while (__atomic_load_n(&rec_m.__data.__count, __ATOMIC_RELAXED) != 1 ||
+	       !__atomic_load_n(&c.__data.__wrefs, __ATOMIC_RELAXED))
+		usleep(1000);
+	pthread_mutex_lock(&rec_m); /* RECURSIVE_PRODUCER */
+	ready = 1;
+	pthread_cond_signal(&c);
+	pthread_mutex_unlock(&rec_m);
+	pthread_join(t, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -258,6 +302,8 @@ int main(int argc, char **argv)
 		pthread_mutex_unlock(&m);
 	} else if (!strcmp(mode, "alarm") || !strcmp(mode, "timer")) {
 		woken_by_alarm(!strcmp(mode, "timer"));
+	} else if (!strcmp(mode, "recursive")) {
+		recursive_hang();
 	} else if (!strcmp(mode, "term")) {
 		woken_by_term();
 	} else {

@@ -229,4 +229,20 @@ for prog in "$@"; do
 	expect_eq "$name: no STALL in any report" "$(cat "$WORK"/dl.* | grep -c '^STALL:')" 0
 done
 
+# ---- a recursive mutex whose condition wait lets go of one level ------------
+# One hang, one finding: the STALL, not a DEADLOCK ("unless a thread
+# outside this chain signals it") beside it -- every thread is blocked.
+# And the mutex still locked is at its outer level's line, where the
+# held-set is; the newest lock entry was the inner level's, which the
+# condition wait gave back.
+run recursive MUTEXSTAT_FORMAT=text,json
+R=$WORK/recursive.1.txt
+expect_eq "recursive: aborted after the report (SIGABRT)" "$rc" 134
+expect_grep "recursive: a STALL" '^STALL: all 2 threads blocked in waits for ' "$R"
+expect_no_grep "recursive: no DEADLOCK beside it" '^DEADLOCK' "$R"
+expect_eq "recursive, JSON: the one finding" \
+	"$(jq -c '[.findings[].kind]' "$WORK/recursive.1.json")" '["stall"]'
+expect_grep "recursive: still locked, at its outer level" \
+	"^  $(field recursive mutex rec) held by thread $(field recursive thread consumer)(, for [^,]+)?, taken at rec_consumer\+0x[0-9a-f]+ \(.*stall\.c:$(line_of RECURSIVE_OUTER), stall\)$" "$R"
+
 finish

@@ -388,6 +388,17 @@ void ms_findings_stall(const struct ms_stall *s)
 	give();
 }
 
+int ms_findings_stall_has_cond_wait(uint32_t tid)
+{
+	int found = 0;
+	take();
+	if (nstalls && !stall.handled_signal)
+		for (uint32_t i = 0; i < stall.shown && !found; i++)
+			found = stall.t[i].tid == tid && stall.t[i].kind == MS_STALL_COND;
+	give();
+	return found;
+}
+
 uint32_t ms_findings_each_stall(void (*fn)(const struct ms_stall *s, void *arg), void *arg)
 {
 	struct ms_stall copy;

@@ -510,27 +510,38 @@ void ms_held_prune(struct ms_tstate *ts)
 	held_prune(ts, 0);
 }
 
-struct since_query {
+struct held_query {
 	uint32_t tid, rec;
 	uint64_t since;
+	uintptr_t caller;
 };
 
-static void since_in(struct ms_tstate *ts, void *arg)
+static void held_in(struct ms_tstate *ts, void *arg)
 {
-	struct since_query *q = arg;
+	struct held_query *q = arg;
 	if (LOAD(&ts->tid) != q->tid)
 		return;
 	uint32_t n = LOAD(&ts->nheld);
 	for (uint32_t i = 0; i < n && i < MS_HELD_MAX; i++)
-		if (LOAD(&ts->held[i].rec) == q->rec && LOAD(&ts->held[i].since))
-			q->since = LOAD(&ts->held[i].since);
+		if (LOAD(&ts->held[i].rec) == q->rec) {
+			if (LOAD(&ts->held[i].since))
+				q->since = LOAD(&ts->held[i].since);
+			q->caller = LOAD(&ts->held[i].caller);
+		}
 }
 
 uint64_t ms_held_since(uint32_t tid, uint32_t rec)
 {
-	struct since_query q = { tid, rec, 0 };
-	ms_threads_each(since_in, &q);
+	struct held_query q = { tid, rec, 0, 0 };
+	ms_threads_each(held_in, &q);
 	return q.since;
+}
+
+uintptr_t ms_held_taken_at(uint32_t tid, uint32_t rec)
+{
+	struct held_query q = { tid, rec, 0, 0 };
+	ms_threads_each(held_in, &q);
+	return q.caller;
 }
 
 void ms_threads_each(void (*fn)(struct ms_tstate *, void *), void *arg)

@@ -40,6 +40,9 @@ uint64_t ms_held_remove(struct ms_tstate *ts, uint32_t rec);
 /* The start of thread tid's timed hold of record rec, 0 if it holds it
  * untimed or not at all (report time). */
 uint64_t ms_held_since(uint32_t tid, uint32_t rec);
+/* Where thread tid took its hold of record rec, from its held set: the
+ * outermost level of a recursive mutex; 0 if not there. */
+uintptr_t ms_held_taken_at(uint32_t tid, uint32_t rec);
 void ms_held_forget(struct ms_tstate *ts, uint32_t rec);
 
 /* Bumped whenever a thread unlocks a mutex it does not hold (misuse that

@@ -830,6 +830,8 @@ static void live_finding(const struct ms_waiter *w, const struct ms_waitfor_find
 	struct ms_jw *j = l->j;
 	if (fd->kind == MS_WF_CYCLE && ms_waitfor_self_said(w, fd->first))
 		return; /* its self-deadlock finding says it */
+	if (fd->kind == MS_WF_COND && ms_findings_stall_has_cond_wait(w[fd->last].owner))
+		return; /* its STALL says it (findings.h) */
 	ms_jw_obj(j, NULL);
 	if (fd->kind == MS_WF_CHAIN) {
 		ms_jw_str(j, "kind", "wait-chain");

@@ -504,8 +504,12 @@ static void print_held(uintptr_t key, uint32_t r, void *arg)
 	} else
 		ms_fmt(h->f, "  %s %s", label, rest);
 	used += 11; /* and ", taken at " */
-	/* where it was taken: the newest lock entry in its history */
-	uintptr_t at = ms_table_last_taken_at(r);
+	/* where it was taken: the holder's held set says (a recursive mutex's
+	 * outermost level -- its history's newest lock entry was a relock's,
+	 * which a condition wait may have let go of); else that entry */
+	uintptr_t at = ms_held_taken_at(tid, r);
+	if (!at)
+		at = ms_table_last_taken_at(r);
 	char site[200];
 	if (at)
 		ms_fmt(h->f, ", taken at %s",

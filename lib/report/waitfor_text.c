@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "report/waitfor_text.h"
 #include "report/kinds.h"
+#include "analysis/findings.h"
 #include "analysis/waitfor.h"
 #include "base/clock.h"
 #include "base/internal.h"
@@ -247,7 +248,8 @@ static void group_flush(const struct ms_waiter *w, struct ms_fmt *f)
 	group.n = 0;
 }
 
-/* Cycles of one wait the SELF-DEADLOCK below says: not printed. */
+/* Cycles of one wait the SELF-DEADLOCK below says, and chains into a
+ * condition wait a STALL says (findings.h): not printed. */
 static int selfs_said;
 
 /* One finding of the wait-for graph, as the text report says it. */
@@ -255,8 +257,9 @@ static void print_finding(const struct ms_waiter *w, const struct ms_waitfor_fin
 			  void *arg)
 {
 	struct ms_fmt *f = arg;
-	if (fd->kind == MS_WF_CYCLE && ms_waitfor_self_said(w, fd->first)) {
-		selfs_said++;
+	if ((fd->kind == MS_WF_CYCLE && ms_waitfor_self_said(w, fd->first)) ||
+	    (fd->kind == MS_WF_COND && ms_findings_stall_has_cond_wait(w[fd->last].owner))) {
+		selfs_said++; /* a finding that says it: not counted twice */
 		return;
 	}
 	int flushing = fd == &group.fd; /* a group's first: its rest follows */
