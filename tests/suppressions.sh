@@ -189,6 +189,46 @@ expect_eq "a thread named with a newline: the finding fails the run" "$rc_none" 
 expect_eq "a thread named with a newline: its rule leaves it out" "$rc_right" 0
 expect_eq "a thread named with a newline: a rule for another kind does not" "$rc_wrong" 4
 
+# ---- a function the compiler copied (-O2: take_two.constprop.0) -----------
+# The rule suggested named "take_two.constprop.0", which the same code
+# built another way (-O0, another compiler) does not have.  Names are
+# matched, and suggested, without such suffixes.
+cat >"$WORK/clone.c" <<'EOF2'
+#include <pthread.h>
+static pthread_mutex_t a = PTHREAD_MUTEX_INITIALIZER, b = PTHREAD_MUTEX_INITIALIZER;
+static volatile long rows;
+__attribute__((noinline)) static void take_two(pthread_mutex_t *x, pthread_mutex_t *y, int k)
+{
+	pthread_mutex_lock(x);
+	pthread_mutex_lock(y);
+	rows += k;
+	pthread_mutex_unlock(y);
+	pthread_mutex_unlock(x);
+}
+int main(void)
+{
+	take_two(&a, &b, 1);
+	take_two(&b, &a, 1);
+	return 0;
+}
+EOF2
+for opt in O2 O0; do
+	# shellcheck disable=SC2086 # SAN_FLAGS is a list of flags
+	"$CC" -$opt -g $SAN_FLAGS -pthread -o "$WORK/clone.$opt" "$WORK/clone.c" ||
+		fail "clone.c does not build at -$opt"
+	rc=0
+	env MUTEXSTAT_EXIT_CODE=4 LD_PRELOAD="$MS_PRELOAD" "$WORK/clone.$opt" 2>"$WORK/clone.$opt.err" || rc=$?
+	expect_eq "-$opt: the inversion fails the run" "$rc" 4
+	expect_grep "-$opt: the rule names the function, without what the compiler added" \
+		"^  to suppress it: potential-deadlock:\^take_two\\$ \(a line of MUTEXSTAT_SUPPRESSIONS\)$" \
+		"$WORK/clone.$opt.err"
+	printf 'potential-deadlock:^take_two$\n' >"$WORK/clone.rules"
+	rc=0
+	env MUTEXSTAT_EXIT_CODE=4 MUTEXSTAT_SUPPRESSIONS="$WORK/clone.rules" LD_PRELOAD="$MS_PRELOAD" \
+		"$WORK/clone.$opt" 2>/dev/null || rc=$?
+	expect_eq "-$opt: one rule leaves it out in either build" "$rc" 0
+done
+
 # ---- in a run -------------------------------------------------------------------
 
 cat >"$WORK/suite.sh" <<EOF

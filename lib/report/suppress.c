@@ -288,6 +288,45 @@ struct frame_words {
 };
 
 /* Line s[0, len)'s frame, if it ends in one that names a function. */
+/* A function's name without what the compiler adds to a copy of it --
+ * GCC's ".constprop.0", ".isra.0", ".part.0", ".lto_priv.0", ".cold", and
+ * in C++ " [clone .constprop.0]" -- which another build names otherwise
+ * (at -O0 none): a rule that named them stopped matching the same code
+ * built another way.  The length of what is left. */
+static size_t without_clone_suffix(const char *fn, size_t len)
+{
+	static const char *const clones[] = { ".constprop.", ".isra.", ".part.", ".lto_priv." };
+	for (;;) {
+		if (len > 8 && fn[len - 1] == ']') { /* " [clone .xxx]" */
+			size_t at = len - 1;
+			while (at > 0 && fn[at] != '[')
+				at--;
+			if (at > 0 && fn[at - 1] == ' ' && len - at > 7 && !memcmp(fn + at, "[clone .", 8)) {
+				len = at - 1;
+				continue;
+			}
+		}
+		if (len > 5 && !memcmp(fn + len - 5, ".cold", 5)) {
+			len -= 5;
+			continue;
+		}
+		size_t d = len;
+		while (d > 0 && fn[d - 1] >= '0' && fn[d - 1] <= '9')
+			d--;
+		int stripped = 0;
+		for (size_t i = 0; d < len && i < sizeof clones / sizeof clones[0]; i++) {
+			size_t n = strlen(clones[i]);
+			if (d > n && !memcmp(fn + d - n, clones[i], n)) {
+				len = d - n;
+				stripped = 1;
+				break;
+			}
+		}
+		if (!stripped)
+			return len;
+	}
+}
+
 static int frame_words(const char *s, size_t len, struct frame_words *fw)
 {
 	if (!len || s[len - 1] != ')')
@@ -327,7 +366,8 @@ static int frame_words(const char *s, size_t len, struct frame_words *fw)
 	size_t colon = filelen;
 	while (colon > 0 && in[colon - 1] >= '0' && in[colon - 1] <= '9')
 		colon--;
-	*fw = (struct frame_words){ .fn = s + fn, .fnlen = e - fn, .place = in };
+	*fw = (struct frame_words){ .fn = s + fn, .fnlen = without_clone_suffix(s + fn, e - fn),
+				    .place = in };
 	if (colon > 1 && colon < filelen && in[colon - 1] == ':')
 		fw->placelen = colon - 1;
 	else if (!comma)
