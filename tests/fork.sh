@@ -438,4 +438,74 @@ expect_eq "threads ending during forks: the program ran" "$(cat "$WORK/churn.out
 expect_grep "threads ending during forks: no record lost, 16300 of 16384 tracked" \
 	' 16300 mutexes tracked, 0 untracked$' "$WORK/churn.r"
 
+# ---- a live dump under way as a fork child ends with _exit or quick_exit ----
+# The exit report waits for a dump under way, but a fork child that ends
+# by _exit writes no report of its own, and its dump was left cut (7 of
+# 11 files not valid JSON).  It is finished first now.
+if command -v jq >/dev/null 2>&1; then
+	cat >"$WORK/cutdump.c" <<'EOF2'
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#define NMX 3000
+static pthread_mutex_t mx[NMX];
+static void *spin(void *a)
+{
+	for (int r = 0; r < 1000000; r++) {
+		pthread_mutex_lock(&mx[r % NMX]);
+		pthread_mutex_unlock(&mx[r % NMX]);
+	}
+	return a;
+}
+int main(int argc, char **argv)
+{
+	int quick = argc > 1 && !strcmp(argv[1], "quick"), bad = 0;
+	for (int c = 0; c < 6; c++) {
+		pid_t p = fork();
+		if (p == 0) {
+			for (int i = 0; i < NMX; i++) {
+				pthread_mutex_init(&mx[i], 0);
+				pthread_mutex_lock(&mx[i]);
+				pthread_mutex_unlock(&mx[i]);
+			}
+			pthread_t t;
+			pthread_create(&t, 0, spin, 0);
+			usleep(5000);
+			kill(getpid(), SIGUSR1);
+			usleep(2000 + c * 3000);
+			if (quick)
+				quick_exit(0);
+			_exit(0);
+		}
+		int st;
+		waitpid(p, &st, 0);
+		bad += !WIFEXITED(st) || WEXITSTATUS(st);
+	}
+	return bad;
+}
+EOF2
+	# shellcheck disable=SC2086 # SAN_FLAGS is a list of flags
+	"$CC" $SAN_FLAGS -pthread -o "$WORK/cutdump" "$WORK/cutdump.c" || fail "cannot build cutdump.c"
+	for how in _exit quick; do
+		rm -rf "$WORK/cut"
+		mkdir "$WORK/cut"
+		rc=0
+		env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_FORMAT=json MUTEXSTAT_OUTPUT="$WORK/cut/r.%p" \
+			"$WORK/cutdump" $how >/dev/null 2>&1 || rc=$?
+		expect_eq "$how in fork children during a dump: their status" "$rc" 0
+		n=0 bad=0
+		for f in "$WORK"/cut/r.*.1.json "$WORK"/cut/r.*.dump.*.json; do
+			[ -e "$f" ] || continue
+			n=$((n + 1))
+			jq empty "$f" 2>/dev/null || bad=$((bad + 1))
+		done
+		[ "$n" -gt 0 ] && pass "$how: $n dumps written" || fail "$how: no dump written"
+		expect_eq "$how in fork children during a dump: every dump whole" "$bad" 0
+	done
+fi
+
 finish

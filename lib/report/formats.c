@@ -228,6 +228,15 @@ static void give_up(void)
 		  "(a mutexstat_dump() to a pipe nobody reads?)\n");
 }
 
+void ms_report_files_finish(void)
+{
+	int cancel = ms_cancel_off();
+	__atomic_store_n(&ending, 1, __ATOMIC_SEQ_CST);
+	if (ms_report_lock_take(&files_lock, 1, NULL) == 0)
+		ms_report_lock_give(&files_lock);
+	ms_cancel_restore(cancel);
+}
+
 void ms_report_all(unsigned seq)
 {
 	ms_fork_settle(); /* a fork child's first report, before its first call */

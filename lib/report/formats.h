@@ -5,6 +5,10 @@
 /* Write the report in each MUTEXSTAT_FORMAT where MUTEXSTAT_OUTPUT says
  * (seq: a live dump's number; 0 at exit). */
 void ms_report_all(unsigned seq);
+/* The process ends without a report of its own (a fork child's _exit or
+ * quick_exit, MUTEXSTAT_EXIT_REPORT=0): a live dump under way is finished
+ * first -- its file was left cut -- and none starts after. */
+void ms_report_files_finish(void);
 void ms_report_after_fork_child(void);
 
 /* Write one interval's profile files (MUTEXSTAT_INTERVAL): the pprof and

@@ -599,12 +599,30 @@ static void exit_report(int status, void *arg)
 	exit_report_done();
 }
 
+/* A process that ends with no report of its own: a live dump under way is
+ * finished first (formats.h) -- unless this thread is in our code, or in
+ * a signal handler (it may have interrupted that dump), or is a vfork
+ * child, whose memory, and so the lock, is its parent's. */
+static void finish_dumps(void)
+{
+	pid_t parent = ms_fork_parent_pid();
+	if (!__atomic_load_n(&ms_active, __ATOMIC_ACQUIRE) || ms_self.guard ||
+	    ms_dump_in_signal_handler() || ms_in_dump_thread() ||
+	    (parent ? getppid() != parent : getpid() != start_pid))
+		return;
+	int saved = errno;
+	ms_report_files_finish();
+	errno = saved;
+}
+
 static void exit_now_report(int *status)
 {
 	if (!__atomic_load_n(&ms_active, __ATOMIC_ACQUIRE) || ms_fork_parent_pid() ||
 	    getpid() != start_pid ||
-	    !writes_at_exit())
+	    !writes_at_exit()) {
+		finish_dumps();
 		return;
+	}
 	int saved = errno;
 	/* Not from a signal handler: a crash handler of the program's ends
 	 * so, and one asks for crash reports with MUTEXSTAT_ON_CRASH.  Not
