@@ -168,14 +168,22 @@ static void describe_edge(struct ms_finding_edge *fe, const struct ms_lg_edge *e
 		ms_thread_name(e->tid, fe->thread_name);
 }
 
+/* Whether an edge of the cycle takes a new mutex (lockgraph.h's b_new). */
+static int path_b_new(const struct ms_lg_edge *const *path, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (LOAD(&path[i]->b_new))
+			return 1;
+	return 0;
+}
+
 static void fill_cycle(struct ms_cycle_finding *f, const struct ms_lg_edge *const *path,
 		       size_t n, const struct ms_lg_life *gate)
 {
 	f->n = (uint32_t)n;
 	f->kept = n < MS_CYCLE_KEPT ? (uint32_t)n : MS_CYCLE_KEPT;
 	f->guarded = gate->rec != 0;
-	for (size_t i = 0; i < n; i++)
-		f->b_new |= LOAD(&path[i]->b_new) != 0;
+	f->b_new = path_b_new(path, n);
 	/* from its mutex of the smallest record on, as every report of the
 	 * same cycle shows it */
 	size_t lo = 0;
@@ -223,12 +231,14 @@ static int strength(const struct ms_cycle_finding *f)
 	return (f->guarded ? 0 : 4) + (f->b_new ? 0 : 2) + several;
 }
 
-/* made, a closing of the cycle of finding f by the same code, shows it
- * surer: without the gate f had, or with no new mutex where f had one. */
-static int surer(const struct ms_cycle_finding *made, const struct ms_cycle_finding *f)
+/* A closing of the cycle of finding f by the same code, guarded or not and
+ * through a new mutex or not, shows it surer: without a gate, where f had
+ * one or had a new mutex this one has not. */
+static int surer_than(int guarded, int b_new, const struct ms_cycle_finding *f)
 {
-	return (f->guarded && !made->guarded) || (!f->guarded && f->b_new && !made->b_new);
+	return !guarded && (f->guarded || (f->b_new && !b_new));
 }
+
 
 /* A surer closing (made) of finding f's lives by other code is a finding
  * of its own where f's code closed the cycle for other mutexes too
@@ -266,13 +276,10 @@ void ms_findings_cycle(const struct ms_lg_edge *const *path, size_t n,
 		       const struct ms_lg_life *gate)
 {
 	uint64_t sig = cycle_sig(path, n);
-	int b_new = 0;
-	for (size_t i = 0; i < n; i++)
-		b_new |= LOAD(&path[i]->b_new) != 0;
+	int b_new = path_b_new(path, n);
 	take();
 	struct cycle *c = find_cycle(sig);
-	int upgrade = c && ((c->f.guarded && !gate->rec) ||
-			    (!c->f.guarded && !gate->rec && c->f.b_new && !b_new));
+	int upgrade = c && surer_than(gate->rec != 0, b_new, &c->f);
 	if (c && !upgrade) /* (an upgrade counts below: of the same lives, no other) */
 		__atomic_store_n(&c->f.count, c->f.count + 1, __ATOMIC_RELAXED);
 	give();
@@ -293,7 +300,7 @@ void ms_findings_cycle(const struct ms_lg_edge *const *path, size_t n,
 	if ((c = find_cycle(sig)) != NULL) {
 		/* a guarded one, found without its gate this time (or made
 		 * meanwhile by another thread: same code, same finding) */
-		if (surer(&made, &c->f)) {
+		if (surer_than(made.guarded, made.b_new, &c->f)) {
 			/* the same closing, found unguarded now, is no other;
 			 * other mutexes closed at that code are one more */
 			made.count = c->f.count + !lives_equal(&c->f, &made);

@@ -184,14 +184,14 @@ uint32_t ms_findings_each_exit(void (*fn)(const struct ms_exit_finding *e, void 
 
 /* The dump thread saw every thread blocked (stall.h): kept, the newest. */
 void ms_findings_stall(const struct ms_stall *s);
-/* fn (if not NULL) with a copy of the newest stall, if one was seen;
- * returns how many were. */
 /* Whether the STALL kept (one no signal of the program's may end) has
  * thread tid in a condition wait: a live dump's DEADLOCK of a chain that
  * ends at that wait ("unless a thread outside this chain signals it") is
  * then that STALL -- every thread is blocked, none can signal -- and the
  * report says it once, as the STALL. */
 int ms_findings_stall_has_cond_wait(uint32_t tid);
+/* fn (if not NULL) with a copy of the newest stall, if one was seen;
+ * returns how many were. */
 uint32_t ms_findings_each_stall(void (*fn)(const struct ms_stall *s, void *arg), void *arg);
 /* A fork child starts with none (its parent's report has them); so does
  * mutexstat_reset. */

@@ -308,14 +308,14 @@ static int made_in_this_hold(const struct ms_thread *t, uint32_t a, uint32_t r)
 	return init && taken && taken < init;
 }
 
-/* The edge is in neither cache (ms_order_known): the graph is asked. */
-/* how: NOTE_READ for a read; NOTE_B_NEW for an acquisition counted
- * already, which may be a new mutex's first (made_in_this_hold).  (Six
- * arguments at most: the callers' calls stay jumps, and a stack captured
- * below has no frame of theirs to walk.) */
+/* not_cached's how: NOTE_READ for a read; NOTE_B_NEW for an acquisition
+ * counted already, which may be a new mutex's first (made_in_this_hold).
+ * (Six arguments at most: the callers' calls stay jumps, and a stack
+ * captured below has no frame of theirs to walk.) */
 #define NOTE_READ 1u
 #define NOTE_B_NEW 2u
 
+/* The edge is in neither cache (ms_order_known): the graph is asked. */
 static __attribute__((noinline)) void
 not_cached(struct ms_thread *t, struct ms_tstate *ts, uint32_t r, uintptr_t key,
 	   uintptr_t caller, unsigned how)

@@ -287,7 +287,6 @@ struct frame_words {
 	size_t fnlen, placelen, modlen;
 };
 
-/* Line s[0, len)'s frame, if it ends in one that names a function. */
 /* A function's name without what the compiler adds to a copy of it --
  * GCC's ".constprop.0", ".isra.0", ".part.0", ".lto_priv.0", ".cold", and
  * in C++ " [clone .constprop.0]" -- which another build names otherwise
@@ -327,6 +326,7 @@ static size_t without_clone_suffix(const char *fn, size_t len)
 	}
 }
 
+/* Line s[0, len)'s frame, if it ends in one that names a function. */
 static int frame_words(const char *s, size_t len, struct frame_words *fw)
 {
 	if (!len || s[len - 1] != ')')

@@ -100,13 +100,12 @@ void ms_stack_report_begin(void);
 #define ms_stack_report_end ms_stack_end
 /* Around glibc's pthread_create (interpose_process.c), much the same: a
  * fork waits for a creation under way (1 s at most), and none starts
- * during a fork.  The
- * library gives every thread a dynamic TLS block (libunwind's), which
- * glibc frees when it hands a cached stack to a new thread; a fork while
- * another thread was between those frees and clearing the stack's list of
- * blocks gave a child that freed them again at its own pthread_create:
- * "double free or corruption", SIGABRT (a torture of forks beside thread
- * creations, 3 children of 30 runs). */
+ * during a fork.  The library gives every thread a dynamic TLS block
+ * (libunwind's), which glibc frees when it hands a cached stack to a new
+ * thread; a fork while another thread was between those frees and
+ * clearing the stack's list of blocks gave a child that freed them again
+ * at its own pthread_create: "double free or corruption", SIGABRT (4 runs
+ * of 20 of a torture of forks beside thread creations). */
 void ms_stack_create_begin(void);
 void ms_stack_create_end(void);
 

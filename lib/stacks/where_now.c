@@ -144,12 +144,14 @@ static int longer_look(uint64_t *since, uint64_t *at)
  * it is blocked in the kernel (no signal: nothing changes for it);
  * otherwise it is asked to unwind its own stack, with a signal, and
  * waited for up to 250 ms, or 2 s while it waits for a CPU (a running
- * thread answers once it is scheduled, later on a loaded machine).  Returns the number of frames, 0 if it did
- * not answer, -1 if it was not asked: the program handles the signal itself
- * (or stacks are off), -2 if not asked because the thread blocks it, -3
- * because it waits for it in sigwaitinfo (either way the program would
- * take our signal), -4 because the signal would cut its sleep or poll
- * short (asking_steals). */
+ * thread answers once it is scheduled, later on a loaded machine).
+ * Returns the number of frames, 0 if it did not answer, -1 if it was not
+ * asked: the program handles the signal itself (or stacks are off), -2 if
+ * not asked because the thread blocks it, -3 because it waits for it in
+ * sigwaitinfo (either way the program would take our signal), -4 because
+ * the signal would cut its sleep or poll short (asking_steals); -5 and -6
+ * if it answered with no stack: near its stack's end, or in glibc's
+ * cancellation handler (ms_where_now_handler). */
 static int where_now(struct ms_tstate *ts)
 {
 	if (ts == ms_self.ts && ms_stack_available()) {
