@@ -15,6 +15,10 @@
  *   resetwait  a thread waits for `hot` (the main thread holds it) across
  *           a mutexstat_reset(), another starts waiting after it: a dump
  *           while both wait, then one after both got it and let go
+ *   updates a timer's signal handler calls mutexstat_reset() and
+ *           mutexstat_name() while the thread it interrupts makes and
+ *           destroys mutexes (the table's updates): each call returns, and
+ *           one that fails sets EDEADLK
  *
  * Run under the library (LD_PRELOAD); the API is found with dlsym. */
 #define _GNU_SOURCE
@@ -236,6 +240,44 @@ static int resetwait(void)
 	return 0;
 }
 
+static volatile sig_atomic_t update_calls, update_other;
+static pthread_mutex_t to_name = PTHREAD_MUTEX_INITIALIZER;
+
+static void reset_or_name(int sig)
+{
+	(void)sig;
+	int e = errno;
+	errno = 0;
+	if (update_calls % 2) {
+		reset();
+		if (errno != 0 && errno != EDEADLK)
+			update_other++;
+	} else if (name(&to_name, "to_name") != 0 && errno != EDEADLK) {
+		update_other++;
+	}
+	update_calls++;
+	errno = e;
+}
+
+static int updates(void)
+{
+	static pthread_mutex_t pool[256];
+	signal(SIGALRM, reset_or_name);
+	struct itimerval it = { { 0, 200 }, { 0, 200 } };
+	setitimer(ITIMER_REAL, &it, NULL);
+	while (update_calls < 3000)
+		for (int i = 0; i < 256; i++) { /* each init and destroy updates the table */
+			pthread_mutex_init(&pool[i], NULL);
+			pthread_mutex_lock(&pool[i]);
+			pthread_mutex_unlock(&pool[i]);
+			pthread_mutex_destroy(&pool[i]);
+		}
+	struct itimerval off = { { 0, 0 }, { 0, 0 } };
+	setitimer(ITIMER_REAL, &off, NULL);
+	printf("updates: %d failed without EDEADLK\n", update_other);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	dump = (int (*)(int))dlsym(RTLD_DEFAULT, "mutexstat_dump");
@@ -243,7 +285,7 @@ int main(int argc, char **argv)
 	name = (int (*)(const pthread_mutex_t *, const char *))dlsym(RTLD_DEFAULT,
 								       "mutexstat_name");
 	if (argc < 2 || !dump || !reset || !name) {
-		fprintf(stderr, "usage: api_stress reset|nested|names|badfd|ownfd|resetwait, "
+		fprintf(stderr, "usage: api_stress reset|nested|names|badfd|ownfd|resetwait|updates, "
 				"under the library\n");
 		return 2;
 	}
@@ -259,5 +301,7 @@ int main(int argc, char **argv)
 		return ownfd();
 	if (!strcmp(argv[1], "resetwait"))
 		return resetwait();
+	if (!strcmp(argv[1], "updates"))
+		return updates();
 	return 2;
 }

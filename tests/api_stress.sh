@@ -29,6 +29,13 @@ expect_eq "resetwait: after both waits, two at once and none now" \
 MUTEXSTAT_EXIT_REPORT=0 run_with "$WORK/out" "$WORK/err" timeout 60 "$B/tests/api_stress" nested
 expect_grep "nested: every handler call returned" '^nested: 10 calls, ' "$WORK/out"
 
+# So do mutexstat_reset() and _name() from a handler that interrupts the
+# table's update on its thread (making or destroying a mutex): before, reset
+# spun for ever on the update's lock, and name failed leaving errno as it was.
+MUTEXSTAT_EXIT_REPORT=0 run_with "$WORK/out" "$WORK/err" timeout 120 "$B/tests/api_stress" updates
+expect_eq "updates: every handler call returned; a failed one set EDEADLK" "$(cat "$WORK/out")" \
+	"updates: 0 failed without EDEADLK"
+
 # A dump to a bad descriptor fails as write(2) would: -1, EBADF -- and so
 # does one to a descriptor the library keeps (its copy of stderr), which the
 # program without it would not have open.

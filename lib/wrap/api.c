@@ -20,13 +20,14 @@
 /* Non-zero while this thread is inside one of these functions or other
  * library code: a signal handler that interrupts it and calls one of them
  * again would spin for ever on a lock its own thread holds (the report's,
- * the names' arena), so that call does nothing and fails instead.
+ * the names' arena, or the table's: an update making or ending a life is
+ * in_update, not guarded), so that call does nothing and fails instead.
  * Initial-exec, as ms_self: reaching it never allocates. */
 static __thread uint32_t in_api __attribute__((tls_model("initial-exec")));
 
 static int reentered(void)
 {
-	if (!in_api && !ms_self.guard)
+	if (!in_api && !ms_self.guard && !ms_self.in_update)
 		return 0;
 	errno = EDEADLK;
 	return 1;
