@@ -15,6 +15,9 @@
  *                library's pthread_mutex_lock
  *   fork-segv    a child made by fork (no exec) writes to address 0x10; the
  *                parent prints how the child ended, and exits 0
+ *   vfork-segv [abort]  the same with vfork: the child, in its parent's
+ *                memory, faults before any exec; with "abort" the parent
+ *                then aborts
  *   wait         prints "ready" and waits to be killed
  *   own-after    installs its own SIGSEGV handler (it prints "own handler"
  *                and exits 42), then segv
@@ -194,6 +197,17 @@ int main(int argc, char **argv)
 		int status;
 		waitpid(child, &status, 0);
 		printf("child: %s\n", WIFSIGNALED(status) ? sigabbrev_np(WTERMSIG(status)) : "exit");
+		return 0;
+	} else if (!strcmp(mode, "vfork-segv")) {
+		pid_t child = vfork();
+		if (child == 0)
+			fault();
+		int status;
+		waitpid(child, &status, 0);
+		printf("child: %s\n", WIFSIGNALED(status) ? sigabbrev_np(WTERMSIG(status)) : "exit");
+		fflush(stdout);
+		if (argc > 2 && !strcmp(argv[2], "abort"))
+			abort();
 		return 0;
 	} else if (!strcmp(mode, "bad-mutex")) {
 		pthread_mutex_t *volatile bad = (pthread_mutex_t *)16;

@@ -31,7 +31,7 @@ crash_run() {
 
 # bare MODE: how tests/crash MODE ends without the library.
 bare() {
-	"$RUN" "$CRASH" $1 2>/dev/null
+	"$RUN" "$CRASH" "$@" 2>/dev/null
 }
 
 # expect_crash_report WHAT FILE SIGNAL WHY-REGEX HELD-LINE: the report has
@@ -100,6 +100,24 @@ expect_no_grep "a child of fork crashes: the parent's exit report has no crash l
     "$WORK/fork.txt"
 expect_grep "a child of fork crashes: the parent's exit report" '^mutexstat: crash \(pid [0-9]+\) ran ' \
     "$WORK/fork.txt"
+
+# A vfork child runs in its parent's memory: its crash claimed the parent's
+# crash report, whose exit report then read as a crash of the child's pid;
+# and a later crash of the parent waited 5 s and left no report.
+crash_run "$WORK/vfork.txt" vfork-segv
+expect_eq "a vfork child crashes: how it ended" "$(cat "$WORK/out")" "before the crash
+child: SEGV
+exit 0"
+expect_eq "a vfork child crashes: one line says there is no crash report" "$(cat "$WORK/err")" \
+    "mutexstat: SIGSEGV in a vfork child before its exec; no crash report"
+expect_no_grep "a vfork child crashes: the parent's exit report has no crash line" '^  crash: ' \
+    "$WORK/vfork.txt"
+expect_grep "a vfork child crashes: the parent's exit report" '^mutexstat: crash \(pid [0-9]+\) ran ' \
+    "$WORK/vfork.txt"
+crash_run "$WORK/vfork2.txt" "vfork-segv abort"
+expect_eq "a vfork child crashes, then its parent aborts: as without the library" \
+    "$(cat "$WORK/out")" "$(bare vfork-segv abort)"
+expect_grep "... the parent's crash report" '^  crash: SIGABRT ' "$WORK/vfork2.txt"
 
 # ---- the report in every format ----------------------------------------------
 

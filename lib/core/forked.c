@@ -7,10 +7,12 @@
 #include "core/thread_pool.h"
 
 #include <sched.h>
+#include <unistd.h>
 
 /* ---- the child's memory of the parent ------------------------------- */
 
 static int parent_pid;        /* 0 unless this process is a fork child */
+static int own_pid;           /* the pid whose memory this is: see ms_in_vfork_child */
 
 #define MAX_NOTED 1024
 
@@ -48,6 +50,16 @@ uint32_t ms_fork_own_before(uint32_t r)
 int ms_fork_parent_pid(void)
 {
 	return parent_pid;
+}
+
+void ms_forked_note_start(void)
+{
+	own_pid = getpid();
+}
+
+int ms_in_vfork_child(void)
+{
+	return own_pid && getpid() != own_pid;
 }
 
 /* A process-shared mutex in memory the parent shares (MAP_SHARED) is one
@@ -109,6 +121,7 @@ static void note_held(struct ms_tstate *ts, void *arg)
 void ms_forked_note_parent(int parent)
 {
 	parent_pid = parent;
+	own_pid = getpid();
 	norphans = nown = 0;
 	ms_threads_each(note_held, NULL);
 }

@@ -21,7 +21,16 @@
 /* In the child's fork handler: remember the parent (its pid) and which
  * mutexes its threads held, from their held sets. */
 void ms_forked_note_parent(int parent);
+/* At the library's start: this process's memory is its own (below). */
+void ms_forked_note_start(void);
+
 /* ---- in a child ------------------------------------------------------ */
+
+/* Non-zero in a vfork child before its exec or _exit: it runs in its
+ * parent's memory, so nothing of ours there is its own to write -- a
+ * crash report's claim, the exit's -- and the parent goes on with it.
+ * (A fork child's memory is its own: 0 there, orphaned or not.) */
+int ms_in_vfork_child(void);
 
 /* The parent's pid if this process was made by fork() and has not exec'd
  * since; 0 otherwise. */

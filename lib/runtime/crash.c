@@ -12,6 +12,7 @@
 #include "runtime/crash.h"
 #include "base/fmt.h"
 #include "runtime/dump.h"
+#include "core/forked.h"
 #include "base/options.h"
 #include "base/output.h"
 #include "core/thread_pool.h"
@@ -115,7 +116,12 @@ static void on_fatal(int sig, siginfo_t *si, void *context)
 {
 	(void)context;
 	int saved = errno;
-	if (!__atomic_exchange_n(&claimed, 1, __ATOMIC_ACQ_REL))
+	if (ms_in_vfork_child())
+		/* its claim and ms_crash would be the parent's, which runs on:
+		 * its own exit report would then be a false crash report */
+		note_signal("mutexstat: SIG%s in a vfork child before its exec; no crash "
+			    "report\n", sig);
+	else if (!__atomic_exchange_n(&claimed, 1, __ATOMIC_ACQ_REL))
 		report(sig, si);
 	else if (!ms_in_dump_thread())
 		/* Another thread crashed first and is reporting; when it is

@@ -330,6 +330,7 @@ static void start(void)
 {
 	int saved = errno;
 	start_pid = getpid();
+	ms_forked_note_start();
 	ms_guard_enter(&ms_self);
 	ms_clock_init();
 	ms_output_init();
@@ -605,10 +606,8 @@ static void exit_report(int status, void *arg)
  * child, whose memory, and so the lock, is its parent's. */
 static void finish_dumps(void)
 {
-	pid_t parent = ms_fork_parent_pid();
 	if (!__atomic_load_n(&ms_active, __ATOMIC_ACQUIRE) || ms_self.guard ||
-	    ms_dump_in_signal_handler() || ms_in_dump_thread() ||
-	    (parent ? getppid() != parent : getpid() != start_pid))
+	    ms_dump_in_signal_handler() || ms_in_dump_thread() || ms_in_vfork_child())
 		return;
 	int saved = errno;
 	ms_report_files_finish();
