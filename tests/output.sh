@@ -252,6 +252,17 @@ expect_eq "all fds closed, fd 2 reused: program" "$rc $(cat "$WORK/out")" "0 fd 
 expect_eq "all fds closed, fd 2 reused: the file has only the program's line" \
     "$(cat "$WORK/reused")" "fd2: the program's own line"
 
+# ... and fd 2 reused by a pipe (a daemon's log, journald's socket): one
+# line there says where the report went -- nowhere -- and what keeps it
+mkfifo "$WORK/fifo"
+cat "$WORK/fifo" >"$WORK/fifo.got" &
+run "" "$FD2" closeall "$WORK/fifo"
+wait
+expect_eq "all fds closed, fd 2 a pipe: what came through it" "$(cat "$WORK/fifo.got")" \
+    "fd2: the program's own line
+mutexstat: no report: the program closed the stderr it started with, and mutexstat's copy \
+of it (closefrom?); MUTEXSTAT_OUTPUT=FILE keeps reports"
+
 rm -f "$WORK/reused"
 run "$WORK/nodir/r.txt" "$FD2" reuse "$WORK/reused"
 expect_grep "fd 2 reused, output unwritable: the warning on the original stderr" \

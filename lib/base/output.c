@@ -77,6 +77,22 @@ int ms_output_stderr(void)
 	return -1;
 }
 
+void ms_output_say_stderr_gone(void)
+{
+	static int said;
+	struct stat st;
+	if (saved_fd < 0 || __atomic_exchange_n(&said, 1, __ATOMIC_RELAXED) ||
+	    fstat(2, &st) != 0 ||
+	    !(S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+		return;
+	static const char msg[] =
+		"mutexstat: no report: the program closed the stderr it started with, and "
+		"mutexstat's copy of it (closefrom?); MUTEXSTAT_OUTPUT=FILE keeps reports\n";
+	struct pollfd p = { 2, POLLOUT, 0 };
+	if (poll(&p, 1, 0) == 1 && (p.revents & POLLOUT))
+		ms_write_all(2, msg, sizeof msg - 1);
+}
+
 void ms_output_note(const char *msg)
 {
 	int fd = ms_output_stderr();

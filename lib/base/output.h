@@ -20,6 +20,14 @@ const char *ms_program_name(void);
  * the number now names another file). */
 int ms_output_stderr(void);
 
+/* The text report had nowhere to go: the program closed the stderr it
+ * started with and our copy too (closefrom(0), as a daemon does).  One
+ * line, once, on the program's fd 2 now -- only if that is a terminal,
+ * pipe, socket or device, never a regular file: the number may be a
+ * data file of the program's that reused it.  Nothing if the program
+ * started without a stderr. */
+void ms_output_say_stderr_gone(void);
+
 /* A line on the original stderr, only if writing it cannot block: a pipe
  * nobody reads would hold an ending process for ever. */
 void ms_output_note(const char *msg);

@@ -125,6 +125,8 @@ static void write_format(unsigned seq, const char *ext, const char *name,
 			int lock = ms_output_stderr_lock(fd);
 			writer(fd, arg); /* a failing stderr: nowhere to say so */
 			ms_output_stderr_unlock(lock);
+		} else {
+			ms_output_say_stderr_gone();
 		}
 		goto out;
 	}
@@ -179,6 +181,8 @@ static void write_format(unsigned seq, const char *ext, const char *name,
 			int lock = ms_output_stderr_lock(efd);
 			writer(efd, arg);
 			ms_output_stderr_unlock(lock);
+		} else {
+			ms_output_say_stderr_gone();
 		}
 	}
 out:
