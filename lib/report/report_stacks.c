@@ -28,7 +28,7 @@ void ms_report_stack_summary(struct ms_fmt *f, const char *noun)
 	ms_depot_stats(&st);
 	if (!ms_stack_available())
 		ms_fmt(f, "  call stacks: unavailable (libunwind.so.8 could not be "
-			  "loaded); sites show the caller only\n");
+			  "loaded: %s); sites show the caller only\n", ms_stack_unavailable_why());
 	else if (ms_stack_off_since_fork() == MS_OFF_CAPTURE)
 		ms_fmt(f, "  call stacks: none in this process: another thread of the parent "
 			  "was taking one when it\n  forked (libunwind's locks stay held here); "

@@ -29,6 +29,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -40,6 +41,7 @@ typedef int (*backtrace_fn)(void **buffer, int size);
 static backtrace_fn unw_backtrace_p;
 uint64_t ms_stack_walks_by_libunwind;
 static void *unw_handle; /* libunwind, opened privately */
+static char unw_why[80];  /* why it is not there, in the loader's words */
 static uintptr_t self_lo, self_hi; /* our own code, trimmed from stacks */
 static uintptr_t unw_lo, unw_hi;   /* libunwind's code */
 /* the C library's code and the dynamic linker's, where threads and the
@@ -134,8 +136,15 @@ int ms_stack_init(void)
 	int cancel = ms_cancel_off(); /* dlopen opens files */
 	void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
 	ms_cancel_restore(cancel);
-	if (h)
+	if (h) {
 		unw_backtrace_p = (backtrace_fn)dlsym(h, "unw_backtrace");
+	} else {
+		/* "libunwind.so.8: cannot open shared object file: REASON":
+		 * the reason (not installed, or EMFILE in a process out of
+		 * descriptors) */
+		const char *err = dlerror(), *why = err ? strrchr(err, ':') : NULL;
+		(void)snprintf(unw_why, sizeof unw_why, "%s", why ? why + 2 : "");
+	}
 	unw_handle = unw_backtrace_p ? h : NULL;
 	if (unw_backtrace_p) {
 		ms_unwind_fds_init((const void *)unw_backtrace_p);
@@ -246,6 +255,11 @@ int ms_stack_program_start(uintptr_t addr)
 int ms_stack_helper_code(uintptr_t addr)
 {
 	return addr >= unw_lo && addr < unw_hi;
+}
+
+const char *ms_stack_unavailable_why(void)
+{
+	return unw_why[0] ? unw_why : "it has no unw_backtrace";
 }
 
 int ms_stack_available(void)

@@ -17,6 +17,9 @@
  * report says so) */
 int ms_stack_init(void);
 int ms_stack_available(void);
+/* Why not, once ms_stack_init failed: the loader's reason for libunwind
+ * ("No such file or directory", "Too many open files"). */
+const char *ms_stack_unavailable_why(void);
 
 /* Whether a code address is libunwind's: mutexes it locks (at thread exit,
  * outside any capture) are its business, not the program's. */

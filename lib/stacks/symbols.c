@@ -171,6 +171,15 @@ static const char *load_libdw(void)
 			state = 0;
 			return "malloc failed";
 		}
+		/* not installed, or EMFILE in a process out of descriptors
+		 * (a later report may have them): the loader's reason */
+		const char *reason = err ? strrchr(err, ':') : NULL;
+		if (reason && strcmp(reason, ": No such file or directory") != 0) {
+			(void)snprintf(why, sizeof why, "%s could not be loaded: %s",
+				       MS_LIBDW_SONAME, reason + 2);
+			state = 0;
+			return why;
+		}
 		(void)snprintf(why, sizeof why, "%s not found", MS_LIBDW_SONAME);
 		return why;
 	}
