@@ -107,11 +107,16 @@ static __attribute__((noinline)) int acquired_other_owner(struct ms_thread *t, u
 	struct ms_record *rec = ms_rec(r);
 	struct ms_tstate *ts = t->ts;
 	uint32_t prev = rec->owner;
-	/* prev 0: its life's first acquisition; t->tid_held: this thread
-	 * holds it already (a recursive mutex) */
-	if (ts->nheld || !prev || prev == t->tid_held || flags_not_plain(rec))
+	/* t->tid_held: this thread holds it already (a recursive mutex) */
+	if (ts->nheld || prev == t->tid_held || flags_not_plain(rec))
 		return acquired_full(t, r, m, caller);
-	rec->owner_changes += prev != t->tid;
+	/* prev 0: its life's first acquisition, which says where (what
+	 * ms_acquired does for it, here without its saves and tests) */
+	if (!prev) {
+		if (!rec->first_caller)
+			ms_first_acquired(r, caller);
+	} else
+		rec->owner_changes += prev != t->tid;
 	ms_acquired_plain(t, t->tid, ts, rec, r, caller, MS_OP_LOCK,
 			  ms_order_taking(t, r, rec));
 	return 0;
