@@ -146,11 +146,15 @@ static void list_stripe(struct ms_update_locks *l, unsigned st)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
 
-static void release_all(struct ms_update_locks *l)
+static inline __attribute__((always_inline)) void release_all(struct ms_update_locks *l)
 {
 	unsigned n = l->n;
 	l->n = 0;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (likely(n == 1)) { /* the home block's alone: the usual update */
+		spin_unlock(&stripes[l->s[0]].lock);
+		return;
+	}
 	while (n-- > 0)
 		spin_unlock(&stripes[l->s[n]].lock);
 }
@@ -250,7 +254,8 @@ static void abandon_update(void)
 	ms_async_resume(&ms_self);
 }
 
-static void unlock_after_update(struct ms_update_locks *l)
+static inline __attribute__((always_inline)) void
+unlock_after_update(struct ms_update_locks *l)
 {
 	release_all(l);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -302,9 +307,9 @@ void ms_table_unlock_around_update(void)
  * (MS_F_EDGE, order.c) can be in a cache, so the lives of the many mutexes
  * never taken together with another end without touching this shared
  * word. */
-static void life_ends(struct ms_table *t, uint32_t r)
+static __attribute__((noinline)) void life_ends_told(struct ms_table *t, uint32_t r,
+						     uint32_t flags)
 {
-	uint32_t flags = LOAD(&ms_rec(r)->flags);
 	if (flags & MS_F_EDGE)
 		__atomic_fetch_add(&t->gen, 1, __ATOMIC_SEQ_CST);
 	if (unlikely(flags & MS_F_FINDING)) {
@@ -312,6 +317,13 @@ static void life_ends(struct ms_table *t, uint32_t r)
 		ms_self.finding_ended = r;
 		ms_self.finding_birth = LOAD(&ms_rec(r)->birth);
 	}
+}
+
+static inline __attribute__((always_inline)) void life_ends(struct ms_table *t, uint32_t r)
+{
+	uint32_t flags = LOAD(&ms_rec(r)->flags);
+	if (unlikely(flags & (MS_F_EDGE | MS_F_FINDING)))
+		life_ends_told(t, r, flags);
 }
 
 void ms_table_counts(struct ms_table_counts *c)
@@ -543,18 +555,24 @@ static void populate(void *p, size_t bytes)
 }
 
 /* Index slot i was just taken by an insert. */
-static void index_filled(struct ms_table *t, uint64_t i)
+static __attribute__((noinline)) void index_counted(struct ms_table *t, size_t stretch,
+						    uint16_t *n)
 {
-	size_t stretch = i * sizeof *t->slots / INDEX_STRETCH;
-	uint16_t *n = &t->index_fill[stretch];
-	if (LOAD(n) >= INDEX_FILL_AT ||
-	    __atomic_add_fetch(n, 1, __ATOMIC_RELAXED) != INDEX_FILL_AT)
+	if (__atomic_add_fetch(n, 1, __ATOMIC_RELAXED) != INDEX_FILL_AT)
 		return;
 	size_t bytes = 2 * (size_t)t->capacity * sizeof *t->slots;
 	size_t at = stretch * INDEX_STRETCH;
 	int saved = errno;
 	populate((char *)t->slots + at, bytes - at < INDEX_STRETCH ? bytes - at : INDEX_STRETCH);
 	errno = saved;
+}
+
+static inline __attribute__((always_inline)) void index_filled(struct ms_table *t, uint64_t i)
+{
+	size_t stretch = i * sizeof *t->slots / INDEX_STRETCH;
+	uint16_t *n = &t->index_fill[stretch];
+	if (unlikely(LOAD(n) < INDEX_FILL_AT))
+		index_counted(t, stretch, n);
 }
 
 static void populate_chunk(struct ms_table *t, uint32_t r)
@@ -1223,7 +1241,7 @@ static const char *only_named(struct ms_table *t, uint32_t r)
 /* The address in slot i, whose stripes' locks are held (or in a test):
  * its record's key, or the side array's for an untracked one;
  * MS_KEY_EMPTY or MS_KEY_TOMB if it has none. */
-uintptr_t ms_table_slot_key(uint64_t i)
+static inline __attribute__((always_inline)) uintptr_t slot_key(uint64_t i)
 {
 	const struct ms_table *t = &ms_table;
 	uint64_t s = LOAD(&t->slots[i]);
@@ -1236,12 +1254,17 @@ uintptr_t ms_table_slot_key(uint64_t i)
 				     : LOAD(&t->records[r].key);
 }
 
+uintptr_t ms_table_slot_key(uint64_t i)
+{
+	return slot_key(i);
+}
+
 /* Slot i holds `key` (hash's low bits `tag`); its stripes' locks are held.
  * The tag first: most slots of a run are other addresses' homes. */
-static int slot_holds(const struct ms_table *t, uint64_t i, uint32_t tag,
+static inline __attribute__((always_inline)) int slot_holds(const struct ms_table *t, uint64_t i, uint32_t tag,
 		      uintptr_t key)
 {
-	return ms_slot_tag(t->slots[i]) == tag && ms_table_slot_key(i) == key;
+	return ms_slot_tag(t->slots[i]) == tag && slot_key(i) == key;
 }
 
 /* ms_table_add, or with `naming` (mutexstat_name_lock): key's record if
