@@ -405,9 +405,34 @@ static inline __attribute__((always_inline)) int mutex_init(pthread_mutex_t *m, 
 	if (unlikely(t->finding_ended))
 		ms_finding_life_ended_at(t, MS_ENDED_REINIT, CALLER);
 	if (r != MS_REC_UNTRACKED && r != MS_REC_NONE) {
-		ms_note_kind(r, m, 0);
+		/* a normal mutex's kind, 0, adds no bits to the new life's */
+		if (unlikely(mutex_kind(m) & 0x3ff))
+			ms_note_kind(r, m, 0);
 		ms_table.init_stacks[r] = ms_site_stack(CALLER, LOAD(&ms_rec(r)->birth));
 		ms_log_held(t, r, CALLER, MS_OP_INIT, 0, 0, 0);
+	}
+	return rc;
+}
+
+/* The cases of a destroy that are not a plain life's end, out of line:
+ * the plain one then keeps few registers across its calls. */
+static __attribute__((noinline)) void destroy_held(struct ms_thread *t, pthread_mutex_t *m)
+{
+	/* glibc destroys a locked robust mutex too: this thread's hold of
+	 * it ends with its life */
+	ms_held_forget(t->ts, ms_table_find((uintptr_t)m));
+}
+
+static __attribute__((noinline)) int destroy_refused(struct ms_thread *t, pthread_mutex_t *m,
+						     int rc, uintptr_t caller)
+{
+	uint32_t r;
+	if (tracked(r = record_of_at(t, m, caller))) {
+		/* glibc refused (EBUSY: it is locked); the mutex lives on */
+		int saved = errno;
+		ms_count_error(r, rc);
+		ms_misuse(t, r, MS_M_DESTROY_LOCKED, caller, MS_OP_DESTROY, rc);
+		errno = saved;
 	}
 	return rc;
 }
@@ -418,23 +443,15 @@ static inline __attribute__((always_inline)) int mutex_destroy(pthread_mutex_t *
 	if (!t)
 		return ms_real.mutex_destroy(m);
 	int rc = ms_real.mutex_destroy(m);
-	uint32_t r;
-	if (rc == 0) {
-		/* glibc destroys a locked robust mutex too: this thread's
-		 * hold of it ends with its life */
-		if (unlikely(t->ts->nheld))
-			ms_held_forget(t->ts, ms_table_find((uintptr_t)m));
-		ms_table_remove((uintptr_t)m); /* makes no system call */
-		if (unlikely(t->finding_ended))
-			ms_finding_life_ended_at(t, MS_ENDED_DESTROYED, CALLER);
-	} else if (tracked(r = record_of(t, m))) {
-		/* glibc refused (EBUSY: it is locked); the mutex lives on */
-		int saved = errno;
-		ms_count_error(r, rc);
-		ms_misuse(t, r, MS_M_DESTROY_LOCKED, CALLER, MS_OP_DESTROY, rc);
-		errno = saved;
-	}
-	return rc;
+	if (unlikely(rc))
+		return destroy_refused(t, m, rc, CALLER);
+	if (unlikely(t->ts->nheld))
+		destroy_held(t, m);
+	ms_table_remove((uintptr_t)m); /* makes no system call */
+	t = &ms_self; /* (the address again: fewer registers kept) */
+	if (unlikely(t->finding_ended))
+		ms_finding_life_ended_at(t, MS_ENDED_DESTROYED, CALLER);
+	return 0;
 }
 
 /* glibc answers the wait with EINVAL before it looks at the mutex: an
