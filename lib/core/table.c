@@ -733,7 +733,8 @@ void ms_table_thread_exit(struct ms_thread *self)
 
 /* A new life: every number zero, the history older than `birth` stale.
  * The order keeps growing across lives so old entries stay older. */
-static void record_begin(uint32_t r, uint64_t *clock, int fresh)
+static inline __attribute__((always_inline)) void
+record_begin(uint32_t r, uint64_t *clock, int fresh)
 {
 	struct ms_record *rec = ms_rec(r);
 	uint64_t seq = fresh ? 0 : ms_mutex_order(r, rec);

@@ -601,7 +601,9 @@ size_t ms_table_bytes(uint32_t capacity, uint32_t history_len);
 
 /* Add an address first seen by a lock (a static initialiser) or by init or
  * naming; returns its record, MS_REC_UNTRACKED, and with `birth` set, starts
- * a new life even if the address is known (init of a known address). */
+ * a new life even if the address is known (init of a known address).  A
+ * record returned with `birth` set is a life begun at *clock, which is the
+ * life's order (its seq and birth) until an entry is written. */
 uint32_t ms_table_add(uintptr_t key, int birth, uint64_t *clock);
 /* A known address's record, of another kind of lock (memory that held
  * one, never destroyed), begins a life as lock_class -- unless it is of

@@ -409,7 +409,9 @@ static inline __attribute__((always_inline)) int mutex_init(pthread_mutex_t *m, 
 		if (unlikely(mutex_kind(m) & 0x3ff))
 			ms_note_kind(r, m, 0);
 		ms_table.init_stacks[r] = ms_site_stack(CALLER, LOAD(&ms_rec(r)->birth));
-		ms_log_held(t, r, CALLER, MS_OP_INIT, 0, 0, 0);
+		/* the life the add began is ordered at the thread's clock
+		 * (ms_table_add), and has no entry yet: this one comes next */
+		ms_log_at(t, r, ms_order_retaking(t), CALLER, MS_OP_INIT, 0, 0, 0);
 	}
 	return rc;
 }
