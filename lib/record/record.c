@@ -98,11 +98,7 @@ void ms_blame_flush(struct ms_thread *t)
 /* The first acquisition of a mutex life. */
 void ms_first_acquired(uint32_t r, uintptr_t caller)
 {
-	struct ms_record *rec = ms_rec(r);
-	/* the stack before the caller: an interval that reads the caller
-	 * has the stack too, and so the life's site (interval_lines.c) */
-	rec->first_stack = ms_site_stack(caller, rec->birth);
-	__atomic_store_n(&rec->first_caller, caller, __ATOMIC_RELEASE);
+	ms_first_acquired_inline(r, caller);
 }
 
 /* The holder's byte of the record's flags: MS_F_HOLD_TIMED, which sends

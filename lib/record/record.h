@@ -27,6 +27,15 @@ void ms_blame_flush(struct ms_thread *t);
  * to run). */
 void ms_blame_pickup(struct ms_thread *t);
 void ms_first_acquired(uint32_t r, uintptr_t caller);
+/* ms_first_acquired(), inline for the lock path's first acquisition. */
+MS_HOT void ms_first_acquired_inline(uint32_t r, uintptr_t caller)
+{
+	struct ms_record *rec = ms_rec(r);
+	/* the stack before the caller: an interval that reads the caller
+	 * has the stack too, and so the life's site (interval_lines.c) */
+	rec->first_stack = ms_site_stack(caller, rec->birth);
+	__atomic_store_n(&rec->first_caller, caller, __ATOMIC_RELEASE);
+}
 void ms_hold_end(uint32_t r, uint64_t since);
 
 /* The next main-history entry of record r (rec), written by the mutex's

@@ -114,7 +114,7 @@ static __attribute__((noinline)) int acquired_other_owner(struct ms_thread *t, u
 	 * ms_acquired does for it, here without its saves and tests) */
 	if (!prev) {
 		if (!rec->first_caller)
-			ms_first_acquired(r, caller);
+			ms_first_acquired_inline(r, caller);
 	} else
 		rec->owner_changes += prev != t->tid;
 	ms_acquired_plain(t, t->tid, ts, rec, r, caller, MS_OP_LOCK,
