@@ -1327,6 +1327,7 @@ add_or_name(uintptr_t key, int birth, uint64_t *clock, int naming, const char *n
 				}
 				life_ends(t, r);
 				record_begin(r, clock, 0);
+				ms_cache_fill(&ms_self, key, r); /* as a new one's, below */
 				if (as_class > 0) /* the kind with the life, in one step */
 					STORE(&ms_rec(r)->flags, (uint32_t)as_class << MS_F_CLASS_SHIFT);
 				if (name)
@@ -1364,9 +1365,15 @@ add_or_name(uintptr_t key, int birth, uint64_t *clock, int naming, const char *n
 	ms_self.added_new = 1;
 	/* Publish the address before the slot: a lookup that sees the slot
 	 * finds its address. */
-	if (r != MS_REC_UNTRACKED)
+	if (r != MS_REC_UNTRACKED) {
 		__atomic_store_n(&ms_rec(r)->key, key, __ATOMIC_RELEASE);
-	else
+		/* A lock is most often taken soon after its init: into the
+		 * first level of the thread's lookup cache, for its first
+		 * lock's plain path (no probe of the index).  Not the second,
+		 * whose pages a thread that uses few locks never touches. */
+		if (birth)
+			ms_cache_fill(&ms_self, key, r);
+	} else
 		__atomic_store_n(&t->untracked_keys[free_at], key, __ATOMIC_RELEASE);
 	__atomic_store_n(&t->slots[free_at], ms_slot_make(hash, r), __ATOMIC_RELEASE);
 	index_filled(t, (uint64_t)free_at);
