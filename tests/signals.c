@@ -51,6 +51,15 @@
  *                first use: where the library captures a stack), twice;
  *                prints "got 2" -- on an 8 KB one (SIGSTKSZ) the first
  *                stack capture, libunwind's, overflowed it
+ *   altstack-contended  the same on a SIGUSR2 handler that locks m while
+ *                another thread holds it (a wait: a capture), then prints
+ *                "got 1" -- on a 4 KB one the capture's walk went below
+ *                the stack
+ *   altstack-dump  a thread runs a SIGUSR2 handler on an alternate stack
+ *                of argv[2] bytes holding m, which another thread waits
+ *                for, until the report argv[3] is there (a watchdog's live
+ *                dump); prints "ok" -- asked where it was, the thread on a
+ *                6 KB one died
  *   stop-world   a garbage collector's stop-the-world: a thread makes,
  *                nests and destroys mutexes and read-write locks; main,
  *                for MS milliseconds (argv[2]), parks it again and again
@@ -72,6 +81,7 @@
 #include <unistd.h>
 
 #include "new_edges.h"
+#include "proc_wait.h"
 
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t n = PTHREAD_MUTEX_INITIALIZER;
@@ -302,12 +312,8 @@ static void lock_two(int sig)
 	pthread_mutex_unlock(&first_a);
 }
 
-static void on_altstack(long size)
+static void set_altstack(long size)
 {
-	pthread_mutexattr_t attr;
-	pthread_mutexattr_init(&attr);
-	pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ERRORCHECK);
-	pthread_mutex_init(&first_b, &attr);
 	/* a guard page below it: an overflow is a SIGSEGV, not a write
 	 * into whatever lies there */
 	char *p = mmap(NULL, (size_t)size + 4096, PROT_READ | PROT_WRITE,
@@ -317,6 +323,24 @@ static void on_altstack(long size)
 	stack_t ss = { .ss_sp = p + 4096, .ss_size = (size_t)size, .ss_flags = 0 };
 	if (sigaltstack(&ss, NULL) != 0)
 		exit(2);
+}
+
+static void on_signal(int sig, void (*handler)(int))
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = handler;
+	sa.sa_flags = SA_ONSTACK;
+	sigaction(sig, &sa, NULL);
+}
+
+static void on_altstack(long size)
+{
+	pthread_mutexattr_t attr;
+	pthread_mutexattr_init(&attr);
+	pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ERRORCHECK);
+	pthread_mutex_init(&first_b, &attr);
+	set_altstack(size);
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = lock_two;
@@ -325,6 +349,91 @@ static void on_altstack(long size)
 	raise(SIGUSR2);
 	raise(SIGUSR2);
 	printf("got %d\n", got);
+}
+
+/* altstack-contended */
+static void lock_m(int sig)
+{
+	(void)sig;
+	pthread_mutex_lock(&m);
+	got++;
+	pthread_mutex_unlock(&m);
+}
+
+static pid_t main_tid;
+
+static void *hold_m_until_waited(void *arg)
+{
+	pthread_mutex_lock(&m);
+	while (!sleeps_on_futex(main_tid, &m))
+		usleep(1000);
+	pthread_mutex_unlock(&m);
+	return arg;
+}
+
+static void contended_on_altstack(long size)
+{
+	pthread_t t;
+	pthread_mutex_lock(&m); /* its first use, and lazy binding: on this stack */
+	pthread_mutex_unlock(&m);
+	main_tid = (pid_t)syscall(SYS_gettid);
+	set_altstack(size);
+	on_signal(SIGUSR2, lock_m);
+	pthread_create(&t, NULL, hold_m_until_waited, NULL);
+	while (pthread_mutex_trylock(&m) == 0) {
+		pthread_mutex_unlock(&m); /* not taken yet */
+		usleep(1000);
+	}
+	raise(SIGUSR2);
+	pthread_join(t, NULL);
+	printf("got %d\n", got);
+}
+
+/* altstack-dump */
+static volatile int dump_held, dump_over;
+
+static void hold_m_running(int sig)
+{
+	(void)sig;
+	pthread_mutex_lock(&m);
+	dump_held = 1;
+	while (!dump_over)
+		; /* running on the alternate stack, holding m */
+	pthread_mutex_unlock(&m);
+}
+
+static void *on_small_altstack(void *arg)
+{
+	set_altstack((long)arg);
+	pthread_mutex_lock(&m); /* lazy binding, on the thread's own stack */
+	pthread_mutex_unlock(&m);
+	raise(SIGUSR2);
+	return NULL;
+}
+
+static void *wait_for_m(void *arg)
+{
+	while (!dump_held)
+		usleep(1000);
+	pthread_mutex_lock(&m);
+	pthread_mutex_unlock(&m);
+	return arg;
+}
+
+static void dump_on_altstack(long size, const char *report)
+{
+	pthread_t t, w;
+	on_signal(SIGUSR2, hold_m_running);
+	pthread_create(&t, NULL, on_small_altstack, (void *)size);
+	pthread_create(&w, NULL, wait_for_m, NULL);
+	/* the watchdog's dump there, or 20 s */
+	for (int i = 0; i < 2000 && access(report, F_OK) != 0; i++)
+		usleep(10000);
+	usleep(200000); /* written whole */
+	dump_over = 1;
+	pthread_join(t, NULL);
+	pthread_join(w, NULL);
+	puts("ok");
 }
 
 /* stop-world */
@@ -506,6 +615,10 @@ int main(int argc, char **argv)
 		handler_locks(atol(argv[2]));
 	} else if (!strcmp(mode, "altstack") && argc > 2) {
 		on_altstack(atol(argv[2]));
+	} else if (!strcmp(mode, "altstack-contended") && argc > 2) {
+		contended_on_altstack(atol(argv[2]));
+	} else if (!strcmp(mode, "altstack-dump") && argc > 3) {
+		dump_on_altstack(atol(argv[2]), argv[3]);
 	} else if (!strcmp(mode, "stop-world") && argc > 2) {
 		stop_world(atol(argv[2]));
 	} else if (!strcmp(mode, "nothing-_exit")) {

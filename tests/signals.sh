@@ -392,8 +392,28 @@ exit 0"
 exit 0"
 	expect_grep "8 KB alternate stack: the handler's line named" \
 		'first locked at +lock_two\+0x[0-9a-f]+ \(tests/signals\.c:[0-9]+, signals\)' "$WORK/r"
+	# A wait captures a stack too: on a 4 KB alternate stack the walk went
+	# below it (the kernel's SS_ONSTACK, the check then, is clear once
+	# the stack pointer is below the stack), 3 runs of 3.
+	with "" "" timeout -s KILL 60 "$SIG" altstack-contended 4096
+	expect_eq "4 KB alternate stack, a wait: as without the library" "$(cat "$WORK/out")" \
+		"got 1
+exit 0"
+	# A live dump asked a thread running a handler on a 6 KB alternate
+	# stack where it was: its signal's frame and handler went below the
+	# stack, 3 runs of 3.  Not asked there now, and said why.
+	rm -f "$WORK"/dump*
+	rc=0
+	env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/dump" MUTEXSTAT_WATCHDOG=1 \
+		timeout -s KILL 60 "$SIG" altstack-dump 6144 "$WORK/dump.1" >"$WORK/out" 2>&1 ||
+		rc=$?
+	expect_eq "6 KB alternate stack, a live dump: as without the library" \
+		"$rc $(cat "$WORK/out")" "0 ok"
+	expect_grep "6 KB alternate stack, a live dump: says why it is not asked" \
+		"where it is now: not asked \(it may run a signal handler on its alternate stack, too near that stack's end to walk it\)$" \
+		"$WORK/dump.1"
 else
-	echo "(sanitized build: the 8 KB alternate stack is not tried)"
+	echo "(sanitized build: the small alternate stacks are not tried)"
 fi
 
 # ---- a garbage collector's stop-the-world ------------------------------------

@@ -121,6 +121,10 @@ struct ms_tstate {
 	uint32_t now_no_room; /* it answered with none: 1 near its stack's end,
 				 2 in glibc's cancellation handler */
 	uintptr_t now_frames[32];
+	/* the size of its alternate signal stack (0: none, or not known
+	 * yet), as its ms_thread has it: a live dump asks a thread with a
+	 * small one no questions in a handler that may run there (where_now.c) */
+	uintptr_t alt_size;
 	struct ms_tstate *free_link;
 	uint32_t in_use;
 	/* All records, for reports: set once as the record is first handed
@@ -209,6 +213,10 @@ struct ms_thread {
 	/* Its stack, where known (a thread our pthread_create started:
 	 * stack.c, ms_stack_thread_bounds), else 0: a capture needs room. */
 	uintptr_t stack_low, stack_high;
+	/* Its alternate signal stack (0, 0: none), once alt_known (stack.c,
+	 * ms_stack_near_end): a capture needs room there too. */
+	uintptr_t alt_low, alt_high;
+	uint8_t alt_known;
 };
 
 /* Mutexes side by side in an array, or in neighbouring objects, get

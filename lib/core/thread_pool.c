@@ -294,6 +294,7 @@ struct ms_tstate *ms_tstate_new(uint32_t tid)
 	memset(ts, 0, offsetof(struct ms_tstate, next)); /* see there */
 	ts->tid = tid;
 	ts->handle = (uintptr_t)pthread_self();
+	ts->alt_size = ms_self.alt_high - ms_self.alt_low;
 	if (exit_deferred) {
 		/* our exit handler gave the thread's record back already, and
 		 * this round of destructors may be the last (late_reclaim) */

@@ -6,6 +6,9 @@
 #include "base/internal.h"
 #include "base/output.h"
 
+#include <sys/syscall.h>
+#include <unistd.h>
+
 /* glibc's, by names of theirs we do not interpose: what the calls reach
  * before start-up has looked for an interposer behind us. */
 extern int glibc_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
@@ -14,6 +17,7 @@ extern __sighandler_t bsd_signal(int sig, __sighandler_t handler);
 
 static int (*next_sigaction)(int, const struct sigaction *, struct sigaction *);
 static __sighandler_t (*next_signal)(int, __sighandler_t);
+static int (*next_sigaltstack)(const stack_t *, stack_t *);
 
 void ms_own_signals_resolve(void)
 {
@@ -23,6 +27,9 @@ void ms_own_signals_resolve(void)
 	p = ms_real_next("signal", NULL);
 	if (p)
 		__atomic_store_n((void **)&next_signal, p, __ATOMIC_RELEASE);
+	p = ms_real_next("sigaltstack", NULL);
+	if (p)
+		__atomic_store_n((void **)&next_sigaltstack, p, __ATOMIC_RELEASE);
 }
 
 int ms_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
@@ -36,6 +43,13 @@ __sighandler_t ms_signal_next(int sig, __sighandler_t handler)
 {
 	__sighandler_t (*f)(int, __sighandler_t) = __atomic_load_n(&next_signal, __ATOMIC_ACQUIRE);
 	return f ? f(sig, handler) : bsd_signal(sig, handler);
+}
+
+int ms_sigaltstack_next(const stack_t *ss, stack_t *old)
+{
+	int (*f)(const stack_t *, stack_t *) = __atomic_load_n(&next_sigaltstack,
+							      __ATOMIC_ACQUIRE);
+	return f ? f(ss, old) : (int)syscall(SYS_sigaltstack, ss, old);
 }
 
 static struct {

@@ -24,6 +24,10 @@
  * until ms_own_signals_resolve() (start-up). */
 int ms_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 __sighandler_t ms_signal_next(int sig, __sighandler_t handler);
+/* The same for sigaltstack: the next interposer's, else the system call
+ * (glibc's is that alone, and has no name of its own we do not
+ * interpose). */
+int ms_sigaltstack_next(const stack_t *ss, stack_t *old);
 void ms_own_signals_resolve(void);
 
 /* The library's handler `ours` is now on sig, where `before` was.

@@ -181,7 +181,7 @@ int ms_depot_get(ms_stack_id id, const uintptr_t **frames)
 	return (int)e->n;
 }
 
-ms_stack_id ms_stack_here(void)
+static __attribute__((noinline)) ms_stack_id stack_here(void)
 {
 	uintptr_t frames[MS_MAX_FRAMES];
 	struct ms_thread *t = &ms_self;
@@ -190,6 +190,12 @@ ms_stack_id ms_stack_here(void)
 	ms_stack_id id = n ? ms_depot_put(frames, n) : 0;
 	ms_guard_leave(t);
 	return id;
+}
+
+ms_stack_id ms_stack_here(void)
+{
+	/* decided before the frames' buffer is on the stack (stack.h) */
+	return ms_stack_near_end() ? 0 : stack_here();
 }
 
 void ms_depot_stats(struct ms_depot_stats *out)

@@ -392,14 +392,15 @@ void ms_stack_end(void)
 	__atomic_sub_fetch(&captures, 1, __ATOMIC_SEQ_CST);
 }
 
-/* Is the thread on a signal handler's alternate stack, with less left of
- * it than libunwind's walk may use?  Its first walk in a thread sets up
- * its caches, a few KB deep, and an alternate stack of SIGSTKSZ (8 KB,
- * a third of it the signal frame's on a machine with AVX-512) that a
- * handler locks on overflowed: there the stack is not captured (the
- * call's line, its caller's address, is still kept).  The system call
- * only where cfi.c's walk gave up (a signal frame, a stack not the
- * thread's own). */
+/* The room libunwind's walk may use: its first in a thread sets up its
+ * caches, a few KB deep, and an alternate stack of SIGSTKSZ (8 KB, a
+ * third of it the signal frame's on a machine with AVX-512) that a
+ * handler locks on overflowed.  There the stack is not captured (the
+ * call's line, its caller's address, is still kept): ms_stack_near_end
+ * for the alternate stack the library knows of, little_room, where cfi.c's
+ * walk gave up (a signal frame, a stack not the thread's own), for one
+ * set behind its back since (a raw system call) while the thread is on
+ * it. */
 #define UNWIND_ROOM ((uintptr_t)16 << 10)
 static int little_room(void)
 {
@@ -432,12 +433,54 @@ void ms_stack_thread_bounds(size_t stack_size)
  * was enough).  Not known (the main thread, a stack of its own that the
  * thread switched to): room. */
 #define OWN_STACK_ROOM ((uintptr_t)20 << 10)
+
+/* This thread's alternate signal stack, as the kernel has it now. */
+static void alt_learn(struct ms_thread *t)
+{
+	stack_t alt;
+	int saved = errno;
+	t->alt_low = t->alt_high = 0;
+	if (syscall(SYS_sigaltstack, NULL, &alt) == 0 && !(alt.ss_flags & SS_DISABLE) &&
+	    alt.ss_size) {
+		t->alt_low = (uintptr_t)alt.ss_sp;
+		t->alt_high = t->alt_low + alt.ss_size;
+	}
+	t->alt_known = 1;
+	if (t->ts)
+		t->ts->alt_size = t->alt_high - t->alt_low;
+	errno = saved;
+}
+
+void ms_stack_alt_changed(void)
+{
+	alt_learn(&ms_self);
+}
+
+/* Whether sp is on the thread's alternate signal stack with less than a
+ * walk's room left (UNWIND_ROOM: there, in a handler, cfi.c's walk gives
+ * up at the signal frame and libunwind's goes on).  Its bounds are
+ * compared with, not the kernel's SS_ONSTACK, which is clear once the
+ * stack pointer is below them -- as it was when a capture's buffer had
+ * already gone there, and the walk wrote below the stack.  Known from the
+ * program's sigaltstack (interpose_signal.c), and asked of the kernel at
+ * the thread's first capture, for one set before the library saw it (one
+ * set with SS_AUTODISARM reads as none inside its handler, hence not
+ * asked there only). */
+static int alt_near_end(struct ms_thread *t, uintptr_t sp)
+{
+	if (!t->alt_known)
+		alt_learn(t);
+	return sp >= t->alt_low && sp <= t->alt_high && sp - t->alt_low < UNWIND_ROOM;
+}
+
 int ms_stack_near_end(void)
 {
-	const struct ms_thread *t = &ms_self;
+	struct ms_thread *t = &ms_self;
 	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
-	return t->stack_low && sp > t->stack_low && sp <= t->stack_high &&
-	       sp - t->stack_low < OWN_STACK_ROOM;
+	/* the alternate stack first: it may lie inside the thread's own
+	 * (an array of a frame there) */
+	return alt_near_end(t, sp) || (t->stack_low && sp > t->stack_low &&
+					sp <= t->stack_high && sp - t->stack_low < OWN_STACK_ROOM);
 }
 
 /* The walk: cfi.c's with its cache for the whole process, else (a frame
@@ -471,7 +514,7 @@ static int walk(uintptr_t *buf, int max)
 	return n;
 }
 
-int ms_stack_capture(uintptr_t *frames, int max)
+static __attribute__((noinline)) int capture(uintptr_t *frames, int max)
 {
 	uintptr_t buf[MS_MAX_FRAMES + 16];
 	if (max > MS_MAX_FRAMES)
@@ -495,4 +538,11 @@ int ms_stack_capture(uintptr_t *frames, int max)
 	for (; i < n && out < max; i++)
 		frames[out++] = buf[i];
 	return out;
+}
+
+int ms_stack_capture(uintptr_t *frames, int max)
+{
+	/* decided before the walk's buffer is on the stack: on a small
+	 * alternate stack that alone went below it */
+	return ms_stack_near_end() ? 0 : capture(frames, max);
 }

@@ -48,9 +48,13 @@ void ms_stack_thread_starts(void);
  * capture near that end is not made (a live dump's, in a signal handler,
  * on top of a deep recursion: the walk needs some 10 KB). */
 void ms_stack_thread_bounds(size_t stack_size);
-/* Whether this thread is that near its stack's end now (no capture is
+/* Whether this thread is that near its stack's end now, or less than
+ * 16 KB above the end of its alternate signal stack, on it (no capture is
  * made there). */
 int ms_stack_near_end(void);
+/* The program set or removed this thread's alternate signal stack
+ * (sigaltstack): its bounds, for ms_stack_near_end. */
+void ms_stack_alt_changed(void);
 /* The malloc arenas (ms_stack_arena_bytes each) the library's share of an
  * address-space limit leaves room for, set at start-up (init.c): only
  * that many threads the program starts take a libunwind block, unless

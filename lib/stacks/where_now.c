@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -37,7 +38,7 @@ static int still_ours(int sig)
 	return ms_sigaction(sig, NULL, &cur) == 0 && cur.sa_handler == ms_where_now_handler;
 }
 
-enum { ASK_OK, ASK_BLOCKED, ASK_SIGWAIT, ASK_SLEEPS };
+enum { ASK_OK, ASK_BLOCKED, ASK_SIGWAIT, ASK_SLEEPS, ASK_ALTSTACK };
 
 /* The system calls that a signal handler ends with EINTR, never restarted
  * (signal(7)): a thread in one is not asked -- by the time it is, its
@@ -73,6 +74,32 @@ static int never_restarted(long nr)
 	return 0;
 }
 
+/* Whether a thread whose alternate signal stack is `size` bytes (0: none)
+ * and that blocks the signals `blocked` may be running a handler on that
+ * stack, too small to ask it there: our signal's frame goes below the
+ * handler's, on the same stack -- AT_MINSIGSTKSZ, some 3 KB with AVX-512
+ * -- and the answer needs the walk's room above its end (16 KB,
+ * ms_stack_near_end).  A handler's own signal is blocked while it runs
+ * (without SA_NODEFER), so a blocked one whose handler is SA_ONSTACK
+ * tells.  Asked anyway, a thread on a 6 KB one died: the kernel's frame
+ * fitted, the handler's own went below the stack, into another
+ * thread's TLS; with less room the kernel kills the thread. */
+#define ALT_ASK_ROOM ((uintptr_t)17 << 10)
+static int in_small_altstack_handler(uintptr_t size, uint64_t blocked)
+{
+	uintptr_t frame = (uintptr_t)getauxval(AT_MINSIGSTKSZ);
+	if (!size || size >= ALT_ASK_ROOM + (frame > 4096 ? frame : 4096))
+		return 0;
+	for (int sig = 1; sig <= 64; sig++) {
+		struct sigaction sa;
+		if ((blocked >> (sig - 1) & 1) && ms_sigaction(sig, NULL, &sa) == 0 &&
+		    (sa.sa_flags & SA_ONSTACK) && sa.sa_handler != SIG_DFL &&
+		    sa.sa_handler != SIG_IGN)
+			return 1;
+	}
+	return 0;
+}
+
 /* Whether a signal sent to thread tid would reach the program instead of
  * our handler: a signal the thread blocks stays pending on it, for the
  * program's own sigwait or signalfd to take (SigBlk in its status), and
@@ -81,7 +108,7 @@ static int never_restarted(long nr)
  * SigBlk does not show it) is taken by that call; or whether it would
  * cut short a call that never restarts (ASK_SLEEPS).
  * Unknown counts as ASK_OK, as before. */
-static int asking_steals(uint32_t tid, int sig)
+static int asking_steals(uint32_t tid, uintptr_t alt_size, int sig)
 {
 	char buf[2048];
 	int saved = errno, why = ASK_OK;
@@ -90,8 +117,11 @@ static int asking_steals(uint32_t tid, int sig)
 	if (t) {
 		for (t += 8; *t == ' ' || *t == '\t'; t++)
 			;
-		if (ms_scan_number(&t, 16) >> (sig - 1) & 1)
+		uint64_t blocked = ms_scan_number(&t, 16);
+		if (blocked >> (sig - 1) & 1)
 			why = ASK_BLOCKED;
+		else if (in_small_altstack_handler(alt_size, blocked))
+			why = ASK_ALTSTACK;
 	}
 	uint64_t at;
 	long nr = ms_task_syscall(tid, &at);
@@ -151,7 +181,8 @@ static int longer_look(uint64_t *since, uint64_t *at)
  * sigwaitinfo (either way the program would take our signal), -4 because
  * the signal would cut its sleep or poll short (asking_steals); -5 and -6
  * if it answered with no stack: near its stack's end, or in glibc's
- * cancellation handler (ms_where_now_handler). */
+ * cancellation handler (ms_where_now_handler); -7 if not asked as it may be
+ * in a handler on a small alternate stack (in_small_altstack_handler). */
 static int where_now(struct ms_tstate *ts)
 {
 	if (ts == ms_self.ts && ms_stack_available()) {
@@ -197,9 +228,9 @@ static int where_now(struct ms_tstate *ts)
 	}
 	if (!ms_where_now_signal || !ms_stack_available() || !still_ours(ms_where_now_signal))
 		return -1;
-	int why = asking_steals(LOAD(&ts->tid), ms_where_now_signal);
+	int why = asking_steals(LOAD(&ts->tid), LOAD(&ts->alt_size), ms_where_now_signal);
 	if (why)
-		return why == ASK_BLOCKED ? -2 : why == ASK_SIGWAIT ? -3 : -4;
+		return why == ASK_BLOCKED ? -2 : why == ASK_SIGWAIT ? -3 : why == ASK_SLEEPS ? -4 : -7;
 	uint32_t req = __atomic_add_fetch(&stack_request, 1, __ATOMIC_SEQ_CST);
 	if (syscall(SYS_tgkill, getpid(), (pid_t)LOAD(&ts->tid), ms_where_now_signal) != 0)
 		return 0;
@@ -243,6 +274,8 @@ const char *ms_where_now_not_asked(int n)
 		return "asked, it was too near its stack's end to walk it";
 	case -6:
 		return "asked, it was being cancelled: no walk then";
+	case -7:
+		return "it may run a signal handler on its alternate stack, too near that stack's end to walk it";
 	default:
 		return NULL;
 	}
@@ -291,6 +324,24 @@ static int in_cancel_handler(void)
 	return (int)(set >> (32 - 1)) & 1;
 }
 
+/* The handler's walk, into the record, in a frame of its own: below the
+ * handler's, whose checks come first. */
+static __attribute__((noinline)) void answer(struct ms_tstate *ts)
+{
+	uintptr_t frames[33];
+	int n = ms_stack_capture(frames, 33), skip = 0;
+	if (n > 0 && ms_signal_return && frames[0] - ms_signal_return < 16)
+		skip = 1;
+	ts->now_n = 0;
+	for (int i = skip; i < n && i - skip < 32; i++)
+		ts->now_frames[ts->now_n++] = frames[i];
+}
+
+/* On an alternate signal stack the thread is on (a handler of the
+ * program's that runs there), the kernel puts this handler's frame below
+ * the interrupted one, 2-3 KB on a machine with AVX-512: the room is
+ * decided before the walk's buffers go there (ms_stack_near_end), which on
+ * a 6 KB one went below it, into another thread's TLS. */
 void ms_where_now_handler(int sig)
 {
 	(void)sig;
@@ -300,18 +351,13 @@ void ms_where_now_handler(int sig)
 	if (ts) {
 		uint32_t req = __atomic_load_n(&stack_request, __ATOMIC_ACQUIRE);
 		ms_guard_enter(t);
-		uintptr_t frames[33];
 		uint32_t no_walk = ms_stack_near_end() ? 1 : in_cancel_handler() ? 2 : 0;
-		int n = no_walk ? 0 : ms_stack_capture(frames, 33), skip = 0;
 		ts->now_no_room = no_walk;
-		if (n > 0 && ms_signal_return && frames[0] - ms_signal_return < 16)
-			skip = 1;
 		ts->now_n = 0;
-		for (int i = skip; i < n && i - skip < 32; i++)
-			ts->now_frames[ts->now_n++] = frames[i];
+		if (!no_walk)
+			answer(ts);
 		ms_guard_leave(t);
 		__atomic_store_n(&ts->now_seq, req, __ATOMIC_RELEASE);
 	}
 	errno = saved;
 }
-

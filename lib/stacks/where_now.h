@@ -11,7 +11,8 @@ struct ms_tstate;
  * blocked, else asked with a signal): the number of frames, at *frames,
  * innermost first; 0 if it did not answer; below 0 if it was not asked,
  * or answered with no stack (-5: near its stack's end; -6: inside
- * glibc's cancellation handler), and
+ * glibc's cancellation handler; -7: not asked, it may be in a handler on a
+ * small alternate stack), and
  * ms_where_now_not_asked says why (NULL: no call stacks).  Report time. */
 int ms_where_now(struct ms_tstate *ts, const uintptr_t **frames);
 const char *ms_where_now_not_asked(int n);

@@ -1,10 +1,12 @@
 /* interpose_signal.c - sigaction and signal, which show the program the
  * disposition its signal had before the library's handler went on it
- * (glibc/own_signals.h says why).  What the program sets goes through
- * unchanged. */
+ * (glibc/own_signals.h says why), and sigaltstack, whose stack the
+ * library keeps its captures off (stacks/stack.h).  What the program
+ * sets goes through unchanged. */
 #define _GNU_SOURCE
 #include "glibc/own_signals.h"
 #include "base/internal.h"
+#include "stacks/stack.h"
 
 MS_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
@@ -28,4 +30,12 @@ MS_EXPORT __sighandler_t signal(int sig, __sighandler_t handler)
 		return prev;
 	ms_own_signal_set(sig, prev, handler);
 	return ms_own_signal_hide_handler(sig, prev);
+}
+
+MS_EXPORT int sigaltstack(const stack_t *ss, stack_t *old)
+{
+	int rc = ms_sigaltstack_next(ss, old);
+	if (rc == 0 && ss)
+		ms_stack_alt_changed();
+	return rc;
 }
