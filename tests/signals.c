@@ -60,6 +60,10 @@
  *                for, until the report argv[3] is there (a watchdog's live
  *                dump); prints "ok" -- asked where it was, the thread on a
  *                6 KB one died
+ *   seccomp-ask  as altstack-dump, on the thread's own stack, in a process
+ *                whose seccomp filter refuses tgkill (EPERM) in every
+ *                thread: the dump cannot ask the holder where it is;
+ *                exits 77 if the filter cannot be set
  *   stop-world   a garbage collector's stop-the-world: a thread makes,
  *                nests and destroys mutexes and read-write locks; main,
  *                for MS milliseconds (argv[2]), parks it again and again
@@ -70,6 +74,7 @@
  *                read-write locks' slots, main waited for it for ever
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -436,6 +441,48 @@ static void dump_on_altstack(long size, const char *report)
 	puts("ok");
 }
 
+/* seccomp-ask */
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+
+static void *hold_m_spinning(void *arg)
+{
+	pthread_mutex_lock(&m);
+	dump_held = 1;
+	while (!dump_over)
+		; /* running, holding m */
+	pthread_mutex_unlock(&m);
+	return arg;
+}
+
+static int dump_without_tgkill(const char *report)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_tgkill, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof f / sizeof f[0], f };
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog) != 0)
+		return 77;
+	pthread_t t, w;
+	pthread_create(&t, NULL, hold_m_spinning, NULL);
+	pthread_create(&w, NULL, wait_for_m, NULL);
+	for (int i = 0; i < 2000 && access(report, F_OK) != 0; i++)
+		usleep(10000);
+	usleep(200000); /* written whole */
+	dump_over = 1;
+	pthread_join(t, NULL);
+	pthread_join(w, NULL);
+	puts("ok");
+	return 0;
+}
+
 /* stop-world */
 #include <semaphore.h>
 static sem_t parked, resume;
@@ -617,6 +664,8 @@ int main(int argc, char **argv)
 		on_altstack(atol(argv[2]));
 	} else if (!strcmp(mode, "altstack-contended") && argc > 2) {
 		contended_on_altstack(atol(argv[2]));
+	} else if (!strcmp(mode, "seccomp-ask") && argc > 2) {
+		return dump_without_tgkill(argv[2]);
 	} else if (!strcmp(mode, "altstack-dump") && argc > 3) {
 		dump_on_altstack(atol(argv[2]), argv[3]);
 	} else if (!strcmp(mode, "stop-world") && argc > 2) {

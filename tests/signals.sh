@@ -416,6 +416,20 @@ else
 	echo "(sanitized build: the small alternate stacks are not tried)"
 fi
 
+# A seccomp filter refuses the signal that asks a running holder where it
+# is (tgkill: EPERM): said so, not "it did not answer".
+rm -f "$WORK"/dump*
+rc=0
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/dump" MUTEXSTAT_WATCHDOG=1 \
+	timeout -s KILL 60 "$SIG" seccomp-ask "$WORK/dump.1" >"$WORK/out" 2>&1 || rc=$?
+if [ "$rc" = 77 ]; then
+	echo "(no seccomp filter here: the refused ask is not tried)"
+else
+	expect_eq "tgkill refused: as without the library" "$rc $(cat "$WORK/out")" "0 ok"
+	expect_grep "tgkill refused: the dump says the holder could not be asked, and why" \
+		"where it is now: not asked \(sending it a signal failed: EPERM\)$" "$WORK/dump.1"
+fi
+
 # ---- a garbage collector's stop-the-world ------------------------------------
 # A handler that parks its thread on a semaphore (async-signal-safe) while
 # another thread goes on locking: parked inside the library with the lock

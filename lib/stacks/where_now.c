@@ -40,6 +40,8 @@ static int still_ours(int sig)
 
 enum { ASK_OK, ASK_BLOCKED, ASK_SIGWAIT, ASK_SLEEPS, ASK_ALTSTACK };
 
+static int send_errno; /* why the last ask could not be sent (where_now: -8) */
+
 /* The system calls that a signal handler ends with EINTR, never restarted
  * (signal(7)): a thread in one is not asked -- by the time it is, its
  * stack could not be read without a signal (ms_stack_blocked). */
@@ -182,7 +184,8 @@ static int longer_look(uint64_t *since, uint64_t *at)
  * the signal would cut its sleep or poll short (asking_steals); -5 and -6
  * if it answered with no stack: near its stack's end, or in glibc's
  * cancellation handler (ms_where_now_handler); -7 if not asked as it may be
- * in a handler on a small alternate stack (in_small_altstack_handler). */
+ * in a handler on a small alternate stack (in_small_altstack_handler); -8
+ * if the signal could not be sent (send_errno). */
 static int where_now(struct ms_tstate *ts)
 {
 	if (ts == ms_self.ts && ms_stack_available()) {
@@ -232,8 +235,11 @@ static int where_now(struct ms_tstate *ts)
 	if (why)
 		return why == ASK_BLOCKED ? -2 : why == ASK_SIGWAIT ? -3 : why == ASK_SLEEPS ? -4 : -7;
 	uint32_t req = __atomic_add_fetch(&stack_request, 1, __ATOMIC_SEQ_CST);
-	if (syscall(SYS_tgkill, getpid(), (pid_t)LOAD(&ts->tid), ms_where_now_signal) != 0)
-		return 0;
+	if (syscall(SYS_tgkill, getpid(), (pid_t)LOAD(&ts->tid), ms_where_now_signal) != 0) {
+		/* EPERM: a seccomp filter of the program's refuses it */
+		send_errno = errno;
+		return -8;
+	}
 	/* 250 ms; then, while it is runnable and has not run since it was
 	 * asked (a loaded machine gives it no CPU: its handler has not
 	 * begun), up to 2 s, looked at every 10 ms; once it has run, 50 ms
@@ -276,6 +282,14 @@ const char *ms_where_now_not_asked(int n)
 		return "asked, it was being cancelled: no walk then";
 	case -7:
 		return "it may run a signal handler on its alternate stack, too near that stack's end to walk it";
+	case -8: {
+		static char why[64]; /* under the report's lock */
+		const char *e = strerrorname_np(send_errno);
+		struct ms_fmt f;
+		ms_fmt_init(&f, why, sizeof why, -1);
+		ms_fmt(&f, "sending it a signal failed: %s", e ? e : "error");
+		return ms_fmt_str(&f);
+	}
 	default:
 		return NULL;
 	}

@@ -12,8 +12,8 @@ struct ms_tstate;
  * innermost first; 0 if it did not answer; below 0 if it was not asked,
  * or answered with no stack (-5: near its stack's end; -6: inside
  * glibc's cancellation handler; -7: not asked, it may be in a handler on a
- * small alternate stack), and
- * ms_where_now_not_asked says why (NULL: no call stacks).  Report time. */
+ * small alternate stack; -8: the signal could not be sent, as a seccomp
+ * filter refuses it), and ms_where_now_not_asked says why (NULL: no call stacks).  Report time. */
 int ms_where_now(struct ms_tstate *ts, const uintptr_t **frames);
 const char *ms_where_now_not_asked(int n);
 
