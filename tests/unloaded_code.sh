@@ -46,6 +46,14 @@ expect_no_grep "the report after the close does not" 'lock_here' "$WORK/report"
 expect_grep "... but the address as it is, or in what is mapped there now" \
 	'^  first locked at   ([^ ]+\+)?0x[0-9a-f]+$' "$WORK/report"
 
+# The inversion of two of its static mutexes, reported after the close:
+# static data unmapped since, not "on the heap or a stack" (the note that
+# a C++ object's reused memory may join orders of different objects).
+expect_grep "the unloaded library's inversion is reported" '^POTENTIAL DEADLOCK: 2 mutexes' \
+	"$WORK/report"
+expect_no_grep "... without the note for mutexes on the heap or a stack" 'on the heap or a stack' \
+	"$WORK/report"
+
 rm -f "$WORK/report".*
 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_FORMAT=text,json MUTEXSTAT_OUTPUT="$WORK/report" \
 	"$WORK/unload" "$LIB" 1 >"$WORK/out" 2>"$WORK/err"

@@ -7,6 +7,7 @@
 #include "stacks/depot.h"
 #include "analysis/findings.h"
 #include "base/internal.h"
+#include "base/maps.h"
 #include "analysis/lockgraph.h"
 #include "stacks/symbols.h"
 #include "core/table.h"
@@ -481,10 +482,18 @@ void ms_order_stats(struct ms_order_stats *out)
 
 /* ---- report time ------------------------------------------------------ */
 
-int ms_order_maybe_reused(uint32_t flags, uintptr_t key)
+int ms_order_maybe_reused(uint32_t flags, uintptr_t key, uintptr_t first_caller)
 {
 	struct ms_frame fr;
-	return (flags & MS_F_STATIC) && ms_symbolize_function(key, 0, &fr) != 0;
+	struct ms_mapping m;
+	/* in no module, and private anonymous memory now: the heap or a
+	 * stack -- unless the code that first locked it is unloaded since
+	 * (dlclose): then it may have been that library's static data,
+	 * which the report's own memory may have taken the place of.  Not a
+	 * file's either (a process-shared mutex in a mapped file). */
+	return (flags & MS_F_STATIC) && ms_symbolize_function(key, 0, &fr) != 0 &&
+	       !(first_caller && !ms_symbols_code_loaded(first_caller)) &&
+	       ms_maps_find(key, &m) && m.inode == 0;
 }
 
 const char *ms_order_mutex_name(uint32_t r)

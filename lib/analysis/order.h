@@ -158,13 +158,15 @@ typedef void ms_order_edge_fn(const struct ms_order_edge *e, void *arg);
  * edges.  Report time only. */
 int ms_order_each_edge(ms_order_edge_fn *fn, void *arg);
 
-/* A mutex with these record flags at key had no init seen and lies outside
- * every module's static data (the heap, a stack): a C++ std::mutex, whose
- * constructor and destructor never call pthread, in memory that may have
- * held other objects before -- which are the same mutex to us, so a cycle
- * through it may join orders of different objects.  Report time only
- * (it looks the address up among the modules). */
-int ms_order_maybe_reused(uint32_t flags, uintptr_t key);
+/* A mutex with these record flags at key, first locked at first_caller,
+ * had no init seen and lies outside every module's static data, in
+ * private anonymous memory now (the heap, a stack -- not a file, nor where
+ * a library unloaded since had it): a C++ std::mutex, whose constructor
+ * and destructor never call pthread, in memory that may have held other
+ * objects before -- which are the same mutex to us, so a cycle through it
+ * may join orders of different objects.  Report time only (it looks the
+ * address up among the modules). */
+int ms_order_maybe_reused(uint32_t flags, uintptr_t key, uintptr_t first_caller);
 
 /* The name a program gave mutex record r (mutexstat_name), or NULL. */
 const char *ms_order_mutex_name(uint32_t r);

@@ -82,7 +82,8 @@ static void print_reuse_note(struct ms_fmt *f, const struct ms_cycle_finding *c)
 	uint32_t count = 0, rwlocks = 0;
 	for (uint32_t i = 0; i < c->n; i++) {
 		int s = ms_cycle_slot(c, i);
-		if (s < 0 || !ms_order_maybe_reused(c->m[s].flags, c->m[s].key))
+		if (s < 0 || !ms_order_maybe_reused(c->m[s].flags, c->m[s].key,
+							 c->m[s].first_caller))
 			continue;
 		rwlocks += ms_lock_class(c->m[s].flags) == MS_CLASS_RWLOCK;
 		letter(name, i);

@@ -960,7 +960,8 @@ static void cycle_one(const struct ms_cycle_finding *c, void *arg)
 	/* the text report's note: no init seen, not static data */
 	ms_jw_arr(j, "maybe_reused");
 	for (uint32_t i = 0; i < c->kept; i++)
-		if (ms_order_maybe_reused(c->m[i].flags, c->m[i].key))
+		if (ms_order_maybe_reused(c->m[i].flags, c->m[i].key,
+					  c->m[i].first_caller))
 			ms_jw_addr(j, NULL, c->m[i].key);
 	ms_jw_arr_end(j);
 	ms_jw_arr(j, "lives");
