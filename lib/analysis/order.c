@@ -485,7 +485,7 @@ void ms_order_stats(struct ms_order_stats *out)
 int ms_order_maybe_reused(uint32_t flags, uintptr_t key, uintptr_t first_caller)
 {
 	struct ms_frame fr;
-	struct ms_mapping m;
+	struct ms_mapping m = { 0 };
 	/* in no module, and private anonymous memory now: the heap or a
 	 * stack -- unless the code that first locked it is unloaded since
 	 * (dlclose): then it may have been that library's static data,
