@@ -339,6 +339,28 @@ static void *exits_reading(void *arg)
 	return arg;
 }
 
+/* A reader exits holding b, a thread goes on locking a mutex, and main
+ * write-locks b: for ever, since nobody can let that read go (a DEADLOCK,
+ * not a STALL: the other thread works). */
+static void *keeps_working(void *arg)
+{
+	for (;;) {
+		pthread_mutex_lock(&m);
+		pthread_mutex_unlock(&m);
+		usleep(10000);
+	}
+	return arg;
+}
+
+static void exit_then_write(void)
+{
+	pthread_t th;
+	pthread_create(&th, NULL, exits_reading, NULL);
+	pthread_join(th, NULL);
+	pthread_create(&th, NULL, keeps_working, NULL);
+	pthread_rwlock_wrlock(&b); /* exit-wr */
+}
+
 /* Names for an rwlock (before its first use) and a spin lock (after its
  * init), through the library's API, found in the preloaded library. */
 static void named(void)
@@ -920,6 +942,8 @@ int main(int argc, char **argv)
 		blame_kept();
 	else if (!strcmp(what, "writers-exit"))
 		writers_exit();
+	else if (!strcmp(what, "exit-then-write"))
+		exit_then_write();
 	else if (!strcmp(what, "exit")) {
 		pthread_t th;
 		pthread_create(&th, NULL, exits_reading, NULL);

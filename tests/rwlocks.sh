@@ -456,6 +456,26 @@ expect_grep "exit: the read lock" \
 	"^  rwlock 0x[0-9a-f]+ \(read\) taken at exits_reading\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of exit-rd)" \
 	"$WORK/exit.report"
 
+# ... and a writer that then waits for that reader waits for ever: a
+# DEADLOCK, as one behind a writer that exited (a thread goes on working,
+# so no STALL either: the watchdog found nothing, and the test its
+# timeout).  "Mutexes still locked" lists the reader.
+run exitw MUTEXSTAT_WATCHDOG=1 MUTEXSTAT_ON_DEADLOCK=abort timeout 30 "$T" exit-then-write
+expect_eq "exit-then-write: aborted by MUTEXSTAT_ON_DEADLOCK (SIGABRT)" "$rc" 134
+exitw=$(last_report "$WORK/exitw.report")
+expect_grep "exit-then-write: a DEADLOCK on a reader that exited" \
+	'^DEADLOCK: thread [0-9]+ waits for an rwlock whose reader, thread [0-9]+, has exited: nobody can unlock it$' \
+	"$exitw"
+expect_grep "exit-then-write: the writer's wait, at its line" \
+	"^    waits at      (main|exit_then_write)\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of exit-wr)" "$exitw"
+expect_grep "exit-then-write: ... for the reader, where it took it" \
+	"^    held for read by thread [0-9]+ \(exited\), taken at exits_reading\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of exit-rd)" \
+	"$exitw"
+expect_grep "exit-then-write: the reader still holds it" \
+	"^    thread [0-9]+ \(exited\), taken at exits_reading\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of exit-rd)" \
+	"$exitw"
+expect_no_grep "exit-then-write: no STALL" '^STALL:' "$exitw"
+
 # ---- a write lock that times out behind a reader -----------------------------
 # Counted as a write behind readers once it ended, with its time (the time
 # was left out of waits that timed out: "1 times, 0 ns").

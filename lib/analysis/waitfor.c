@@ -128,6 +128,35 @@ static uint32_t foreign_owner(uint32_t r, uintptr_t key)
 	return ms_waitfor_process_of((uint32_t)holder) == getpid() ? 0 : (uint32_t)holder;
 }
 
+/* glibc's count of the readers of the rwlock at key (each read hold, a
+ * thread's second read too), 0 if its memory cannot be read. */
+static uint32_t glibc_readers(uintptr_t key)
+{
+	pthread_rwlock_t l = { 0 };
+	if (!read_lock(&l, sizeof l, key))
+		return 0;
+	return l.__data.__readers >> 3; /* PTHREAD_RWLOCK_READER_SHIFT */
+}
+
+/* The readers of record r's rwlock that exited holding it (the cold part
+ * keeps how many, and the last: thread_pool.c), as many as glibc still
+ * counts beyond the `seen` read holds of threads here -- another
+ * thread's unlock (a MISUSE) may have ended theirs since, and a lock
+ * made anew at the address counts none of them.  *tid: the last one. */
+static uint32_t exited_readers(uint32_t r, uint32_t seen, uint32_t *tid)
+{
+	if (!(__atomic_load_n(&ms_rec(r)->flags, __ATOMIC_ACQUIRE) & MS_F_COLD))
+		return 0; /* reading must not make the cold part */
+	const struct ms_cold *c = &ms_table.cold[r];
+	uint32_t n = __atomic_load_n(&c->exited_reads, __ATOMIC_ACQUIRE);
+	uintptr_t key = ms_rec_key(r);
+	uint32_t counted = n && key ? glibc_readers(key) : 0;
+	if (counted <= seen)
+		return 0;
+	*tid = LOAD(&c->exited_reader);
+	return n < counted - seen ? n : counted - seen;
+}
+
 /* A read-write lock's holders, seen from a thread that waits for it. */
 struct readers {
 	uint32_t r, waiter;
@@ -137,30 +166,31 @@ struct readers {
 	uint32_t any;      /* a reader, 0 none */
 	uint32_t writer;   /* a thread that waits to write it, 0 none */
 	uint32_t n;        /* readers */
+	uint32_t holds;    /* their read holds, and the waiter's */
 };
 
 static void reader_of(struct ms_tstate *ts, void *arg)
 {
 	struct readers *q = arg;
 	uint32_t tid = LOAD(&ts->tid);
-	uint32_t n = LOAD(&ts->nheld);
+	uint32_t n = LOAD(&ts->nheld), reads = 0;
 	n = n < MS_HELD_MAX ? n : MS_HELD_MAX;
+	for (uint32_t h = 0; h < n; h++)
+		reads += LOAD(&ts->held[h].rec) == q->r && LOAD(&ts->held[h].mode) & MS_HELD_READ;
+	q->holds += reads;
 	if (tid == q->waiter) {
 		/* a write lock taken by a reader of it waits for itself */
-		for (uint32_t h = 0; h < n && !q->want_read; h++)
-			if (LOAD(&ts->held[h].rec) == q->r &&
-			    LOAD(&ts->held[h].mode) & MS_HELD_READ)
-				q->self = tid;
+		if (reads && !q->want_read)
+			q->self = tid;
 		return;
 	}
-	for (uint32_t h = 0; h < n; h++)
-		if (LOAD(&ts->held[h].rec) == q->r && LOAD(&ts->held[h].mode) & MS_HELD_READ) {
-			q->n++;
-			q->any = tid;
-			if (__atomic_load_n(&ts->wait_rec, __ATOMIC_ACQUIRE))
-				q->waiting = tid;
-			return;
-		}
+	if (reads) {
+		q->n++;
+		q->any = tid;
+		if (__atomic_load_n(&ts->wait_rec, __ATOMIC_ACQUIRE))
+			q->waiting = tid;
+		return;
+	}
 	if (__atomic_load_n(&ts->wait_rec, __ATOMIC_ACQUIRE) == q->r && !LOAD(&ts->wait_read))
 		q->writer = tid;
 }
@@ -170,7 +200,8 @@ static void reader_of(struct ms_tstate *ts, void *arg)
  * read-write lock held for read has several, and the waiter waits until
  * all have let go -- a deadlock if any of them never does: so a reader
  * that waits itself is the one its chain goes on to (a cycle through it
- * is a deadlock whatever the others do), else any reader.  A reader
+ * is a deadlock whatever the others do), else a reader that has exited
+ * (nobody can let its read go), else any reader.  A reader
  * (want_read) of a writer-preferring lock, held back with no writer in,
  * waits for the writer that waits; no other waiter waits for a waiter.
  * (With no holder seen -- a writer between glibc's lock and its record,
@@ -188,8 +219,13 @@ static uint32_t holder_for(uint32_t r, uint32_t waiter, int want_read)
 	ms_threads_each(reader_of, &q);
 	if (q.self) /* glibc's wrlock never returns: a cycle of one */
 		return q.self;
-	if (q.waiting || q.any)
-		return q.waiting ? q.waiting : q.any;
+	if (q.waiting)
+		return q.waiting;
+	uint32_t gone = 0;
+	if (!want_read && exited_readers(r, q.holds, &gone))
+		return gone;
+	if (q.any)
+		return q.any;
 	return want_read && ms_rwlock_writer_first(flags) ? q.writer : 0;
 }
 
@@ -199,6 +235,19 @@ uint32_t ms_waitfor_readers(uint32_t r, uint32_t waiter)
 	struct readers q = { .r = r, .waiter = waiter };
 	ms_threads_each(reader_of, &q);
 	return q.n;
+}
+
+uint32_t ms_waitfor_exited_readers(uint32_t r, uint32_t *tid, uintptr_t *taken_at)
+{
+	if (!(__atomic_load_n(&ms_rec(r)->flags, __ATOMIC_ACQUIRE) & MS_F_COLD) ||
+	    !__atomic_load_n(&ms_table.cold[r].exited_reads, __ATOMIC_ACQUIRE))
+		return 0; /* (most locks: no walk of the threads) */
+	struct readers q = { .r = r };
+	ms_threads_each(reader_of, &q);
+	uint32_t n = exited_readers(r, q.holds, tid);
+	if (n && taken_at)
+		*taken_at = LOAD(&ms_table.cold[r].exited_read_at);
+	return n;
 }
 
 /* The thread that holds record r's mutex now, 0 if none. */

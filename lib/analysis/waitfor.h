@@ -126,6 +126,12 @@ int ms_waitfor_certain_deadlocks(void);
  * for read now. */
 uint32_t ms_waitfor_readers(uint32_t r, uint32_t waiter);
 
+/* How many threads that have exited hold record r's read-write lock for
+ * read still (as many as glibc counts beyond the read holds of threads
+ * here), 0 if none; *tid the last of them to exit, *taken_at where it
+ * took it (taken_at may be NULL). */
+uint32_t ms_waitfor_exited_readers(uint32_t r, uint32_t *tid, uintptr_t *taken_at);
+
 /* How many threads wait for a mutex now. */
 int ms_waitfor_waiting(void);
 

@@ -249,6 +249,15 @@ struct ms_cold {
 	 * thread unlock reads it does not hold), which a reader's held set
 	 * still lists: its exit drops as many (thread_pool.c's still_held) */
 	uint32_t reads_released;
+	/* Read holds whose threads exited holding them (a write hold's
+	 * holder stays in the record's owner): how many, the last such
+	 * thread and where it took it, so that a writer waiting for such a
+	 * reader waits for a thread that has exited (analysis/waitfor.c,
+	 * which checks glibc still counts them).  In what was the padding
+	 * of the line: no bigger cold part. */
+	uint32_t exited_reads;
+	uint32_t exited_reader;
+	uintptr_t exited_read_at;
 };
 
 /* A site line's misuse_last word: stack << 32 | tid (22 bits: pid_max's

@@ -159,6 +159,20 @@ static __thread int exit_deferred __attribute__((tls_model("initial-exec")));
  * destructor of the round before). */
 static void held_prune(struct ms_tstate *ts, int exiting);
 
+/* Thread ts ends holding h for read: its lock keeps the reader (table.h's
+ * exited_reads), whose held set goes.  (A lock destroyed under the hold,
+ * a MISUSE, has no record now; one made anew at its address is checked
+ * against glibc's count of readers before it is believed.) */
+static void exited_reader(const struct ms_tstate *ts, const struct ms_held *h)
+{
+	if (!ms_rec_key(h->rec))
+		return;
+	struct ms_cold *c = ms_cold(h->rec);
+	STORE(&c->exited_reader, ts->tid);
+	STORE(&c->exited_read_at, h->caller);
+	__atomic_fetch_add(&c->exited_reads, 1, __ATOMIC_RELEASE);
+}
+
 static void thread_exit(void *arg)
 {
 	struct ms_tstate *ts = arg;
@@ -180,13 +194,17 @@ static void thread_exit(void *arg)
 	if ((ts->nheld || ts->overflow) && held_at_exit)
 		held_at_exit(ts);
 	/* the start of each timed hold it ends with, for the report's "held
-	 * for" (thread_pool.h: the held set goes with the thread) */
-	for (uint32_t i = 0; i < ts->nheld && i < MS_HELD_MAX; i++)
+	 * for", and its reads (thread_pool.h: the held set goes with the
+	 * thread) */
+	for (uint32_t i = 0; i < ts->nheld && i < MS_HELD_MAX; i++) {
+		if (ts->held[i].mode & MS_HELD_READ)
+			exited_reader(ts, &ts->held[i]);
 		if (ts->held[i].since) {
 			struct ms_cold *c = ms_cold(ts->held[i].rec);
 			STORE(&c->exited_tid, ts->tid);
 			STORE(&c->exited_since, ts->held[i].since);
 		}
+	}
 	if (ts->overflow)
 		ATOMIC_ADD(&not_followed, ts->overflow);
 	ts->nheld = 0; /* held[].since may stay set: reuse zeroes held[] */

@@ -758,7 +758,10 @@ static void held_for(struct ms_jw *j, const struct ms_waiter *w)
 		ms_jw_num(j, "readers", 0);
 		return;
 	}
-	uint32_t readers = ms_waitfor_readers(w->rec, w->tid);
+	/* with those that exited holding it */
+	uint32_t gone_tid;
+	uint32_t readers = ms_waitfor_readers(w->rec, w->tid) +
+			   ms_waitfor_exited_readers(w->rec, &gone_tid, NULL);
 	ms_jw_str(j, "held_for", readers ? "read" : "none");
 	ms_jw_num(j, "readers", readers);
 }

@@ -47,6 +47,9 @@ struct top {
 	struct ms_line *lines;
 	size_t n, cap, offered; /* offered: lines that could be listed */
 	uint64_t live, used, held, misused, timed;
+	/* rwlocks held by readers that exited (held counts the locks held by
+	 * one thread: a mutex, a write) */
+	uint64_t reads_held;
 	uint64_t idle; /* live, not used, not held, not waited for: no line */
 	uint32_t classes; /* the kinds of the locks listed (1 << class) */
 };
@@ -74,8 +77,11 @@ static void collect(uintptr_t key, uint32_t r, void *arg)
 	ms_line_from_record(&l, key, r);
 	t->live++;
 	t->classes |= 1u << ms_lock_class(LOAD(&ms_rec(r)->flags));
+	uint32_t gone_tid;
 	if (LOAD(&ms_rec(r)->owner) & MS_HELD)
 		t->held++;
+	else if (ms_waitfor_exited_readers(r, &gone_tid, NULL))
+		t->reads_held++;
 	for (int i = 0; i < MS_M_COUNT; i++)
 		if (l.misuse[i]) {
 			t->misused++;
@@ -434,9 +440,26 @@ static void reader_named(struct ms_tstate *ts, void *arg)
 		}
 }
 
+/* Readers that exited holding record r's rwlock: the last one to exit,
+ * where it took it, and how many others did (analysis/waitfor.h). */
+static void print_exited_readers(struct ms_fmt *f, uint32_t n, uint32_t tid, uintptr_t at)
+{
+	char site[200];
+	ms_fmt(f, "\n    thread %u (exited)", tid);
+	if (at)
+		ms_fmt(f, ", taken at %s",
+		       ms_symbol_fit((char *)ms_symbolize(at, site, sizeof site), 80));
+	if (n > 1)
+		ms_fmt(f, "\n    and %u more %s that exited", n - 1,
+		       plural(n - 1, "reader", "readers"));
+}
+
 static void print_read_held(struct held_ctx *h, uintptr_t key, uint32_t r)
 {
-	if (!ms_held_readers(r, 0))
+	uint32_t gone_tid = 0;
+	uintptr_t gone_at = 0;
+	uint32_t gone = ms_waitfor_exited_readers(r, &gone_tid, &gone_at);
+	if (!gone && !ms_held_readers(r, 0))
 		return;
 	if (!h->listed++)
 		ms_fmt(h->f, "\nMutexes still locked:\n");
@@ -445,6 +468,8 @@ static void print_read_held(struct held_ctx *h, uintptr_t key, uint32_t r)
 	ms_threads_each(reader_named, &q);
 	if (q.n > 8)
 		ms_fmt(h->f, "\n    and %u more", q.n - 8);
+	if (gone)
+		print_exited_readers(h->f, gone, gone_tid, gone_at);
 	ms_fmt(h->f, "\n");
 }
 
@@ -1083,8 +1108,8 @@ static int nothing_locked(const struct top *t)
 {
 	struct ms_table_counts tc;
 	ms_table_counts(&tc);
-	return !t->n && !t->held && !t->misused && !tc.destroyed && !ms_waitfor_waiting() &&
-	       !ms_findings_each_stall(NULL, NULL);
+	return !t->n && !t->held && !t->reads_held && !t->misused && !tc.destroyed &&
+	       !ms_waitfor_waiting() && !ms_findings_each_stall(NULL, NULL);
 }
 
 int ms_report_locked_nothing(void)
@@ -1199,7 +1224,7 @@ int ms_report(int fd)
 				ms_fmt(&f, "\n(%zu more not listed: MUTEXSTAT_TOP, the launcher's "
 					   "--top)\n", t.offered - t.n);
 		}
-		if (t.held) {
+		if (t.held || t.reads_held) {
 			struct held_ctx h = { &f, ms_clock_now_ticks(), 0 };
 			ms_table_each(print_held, &h);
 		}

@@ -163,6 +163,14 @@ static void print_head_taken_at(struct ms_fmt *f, struct ms_fmt *head, uintptr_t
 	}
 }
 
+/* Whether w's owner holds its lock for read: an rwlock not written by it. */
+static int held_for_read(const struct ms_waiter *w)
+{
+	const struct ms_record *rec = ms_rec(w->rec);
+	return ms_lock_class(LOAD(&rec->flags)) == MS_CLASS_RWLOCK &&
+	       LOAD(&rec->owner) != (w->owner | MS_HELD);
+}
+
 /* Where the owner took the mutex, from its held set (the call site only:
  * the frames below it were not captured for this acquisition). */
 static void print_taken(struct ms_fmt *f, const struct ms_waiter *w)
@@ -170,23 +178,32 @@ static void print_taken(struct ms_fmt *f, const struct ms_waiter *w)
 	char line[128];
 	struct ms_fmt hf;
 	ms_fmt_init(&hf, line, sizeof line, -1);
-	const struct ms_record *rec = ms_rec(w->rec);
-	if (ms_lock_class(LOAD(&rec->flags)) == MS_CLASS_RWLOCK &&
-	    LOAD(&rec->owner) != (w->owner | MS_HELD)) {
+	if (held_for_read(w)) {
 		/* held for read, by it and maybe others; or a writer that
 		 * waits keeps this reader out */
 		uint32_t readers = ms_waitfor_readers(w->rec, w->tid);
 		int itself = w->owner == w->tid; /* it reads what it waits to write */
-		if (!readers && !itself) {
+		uint32_t gone_tid = 0;
+		uintptr_t gone_at = 0;
+		uint32_t gone = w->owner_ts ? 0 : ms_waitfor_exited_readers(w->rec, &gone_tid,
+									    &gone_at);
+		if (gone && gone_tid == w->owner) {
+			/* a reader that exited: readers are the others */
+			ms_fmt(&hf, "    held for read by thread %u (exited)", w->owner);
+			readers += gone - 1;
+		} else if (!readers && !itself) {
 			ms_fmt(f, "    behind thread %u, which waits to write it\n", w->owner);
 			return;
+		} else {
+			/* readers counts the others but not the waiter */
+			readers -= !itself;
+			ms_fmt(&hf, "    held for read by thread %u%s", w->owner,
+			       itself ? " itself" : "");
+			gone_at = w->taken_at;
 		}
-		/* readers counts the others but not the waiter */
-		uint32_t others = itself ? readers : readers - 1;
-		ms_fmt(&hf, "    held for read by thread %u%s", w->owner, itself ? " itself" : "");
-		if (others)
-			ms_fmt(&hf, " and %u other %s", others, others == 1 ? "reader" : "readers");
-		print_head_taken_at(f, &hf, w->taken_at, w->rec);
+		if (readers)
+			ms_fmt(&hf, " and %u other %s", readers, readers == 1 ? "reader" : "readers");
+		print_head_taken_at(f, &hf, gone_at, w->rec);
 		return;
 	}
 	/* a holder whose held set is not here (a fork parent's thread): its
@@ -307,8 +324,13 @@ static void print_finding(const struct ms_waiter *w, const struct ms_waitfor_fin
 		ms_fmt(f, "  (unless a thread outside this chain signals it)\n");
 		break;
 	case MS_WF_EXITED:
-		ms_fmt(f, "\nDEADLOCK: thread %u waits for a mutex whose owner, thread "
-			  "%u, has exited: nobody can unlock it\n", last->tid, last->owner);
+		if (held_for_read(last))
+			ms_fmt(f, "\nDEADLOCK: thread %u waits for an rwlock whose reader, "
+				  "thread %u, has exited: nobody can unlock it\n",
+			       last->tid, last->owner);
+		else
+			ms_fmt(f, "\nDEADLOCK: thread %u waits for a mutex whose owner, thread "
+				  "%u, has exited: nobody can unlock it\n", last->tid, last->owner);
 		break;
 	case MS_WF_PARENT:
 		ms_fmt(f, "\nDEADLOCK: thread %u waits for a mutex that thread %u of the "
