@@ -944,7 +944,9 @@ int main(int argc, char **argv)
 		writers_exit();
 	else if (!strcmp(what, "exit-then-write"))
 		exit_then_write();
-	else if (!strcmp(what, "exit")) {
+	else if (!strcmp(what, "main-reads")) {
+		pthread_rwlock_rdlock(&b); /* main-rd */
+	} else if (!strcmp(what, "exit")) {
 		pthread_t th;
 		pthread_create(&th, NULL, exits_reading, NULL);
 		pthread_join(th, NULL);

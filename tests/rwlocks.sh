@@ -476,6 +476,16 @@ expect_grep "exit-then-write: the reader still holds it" \
 	"$exitw"
 expect_no_grep "exit-then-write: no STALL" '^STALL:' "$exitw"
 
+# ---- "Mutexes still locked" when every lock held is a read -----------------
+# (it was left out: it was written only if some lock was held for write)
+run mainrd "$T" main-reads
+expect_eq "main-reads: exit status" "$rc" 0
+expect_grep "main-reads: the section" '^Mutexes still locked:$' "$WORK/mainrd.report"
+expect_grep "main-reads: the rwlock held for read" '^  rwlock 0x[0-9a-f]+ held for read by$' \
+	"$WORK/mainrd.report"
+expect_grep "main-reads: ... by main, at its line" \
+	"^    thread [0-9]+, taken at main\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of main-rd)" "$WORK/mainrd.report"
+
 # ---- a write lock that times out behind a reader -----------------------------
 # Counted as a write behind readers once it ended, with its time (the time
 # was left out of waits that timed out: "1 times, 0 ns").

@@ -47,8 +47,8 @@ struct top {
 	struct ms_line *lines;
 	size_t n, cap, offered; /* offered: lines that could be listed */
 	uint64_t live, used, held, misused, timed;
-	/* rwlocks held by readers that exited (held counts the locks held by
-	 * one thread: a mutex, a write) */
+	/* read holds: of the threads here, and rwlocks held by readers that
+	 * exited (held counts the locks held by one thread: a mutex, a write) */
 	uint64_t reads_held;
 	uint64_t idle; /* live, not used, not held, not waited for: no line */
 	uint32_t classes; /* the kinds of the locks listed (1 << class) */
@@ -1058,6 +1058,16 @@ static int findings_kept(struct ms_fmt *f, int misuse, int say)
 	return failing > 0 ? failing : 0;
 }
 
+/* The read holds in thread ts's held set, added to *arg: a read hold sets
+ * no owner in its record, so collect() does not count its lock held. */
+static void count_reads(struct ms_tstate *ts, void *arg)
+{
+	uint32_t n = LOAD(&ts->nheld);
+	n = n < MS_HELD_MAX ? n : MS_HELD_MAX;
+	for (uint32_t i = 0; i < n; i++)
+		*(uint64_t *)arg += (LOAD(&ts->held[i].mode) & MS_HELD_READ) != 0;
+}
+
 /* The report's top table, ranked (its memory: munmap t->lines, the size
  * returned, once done). */
 static size_t top_build(struct top *t)
@@ -1071,6 +1081,7 @@ static size_t top_build(struct top *t)
 	}
 	t->cap = t->lines ? ms_opt.top : 0;
 	if (__atomic_load_n(&ms_table.ready, __ATOMIC_ACQUIRE)) {
+		ms_threads_each(count_reads, &t->reads_held);
 		ms_table_each(collect, t);
 		for (uint32_t i = 0; i < LOAD(&ms_table.nsites); i++) {
 			struct ms_line l;
