@@ -8,7 +8,10 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -359,6 +362,42 @@ static void exit_then_write(void)
 	pthread_join(th, NULL);
 	pthread_create(&th, NULL, keeps_working, NULL);
 	pthread_rwlock_wrlock(&b); /* exit-wr */
+}
+
+/* A process-shared rwlock a child process reads (with a record of its
+ * own) while this one waits to write it: a reader this process did not
+ * see.  The child dies with this process.  (A thread first, so that the
+ * library's own thread, the watchdog's, starts beside any malloc.) */
+static void *nothing(void *arg)
+{
+	return arg;
+}
+
+static void shared_reader(void)
+{
+	pthread_t th;
+	pthread_create(&th, NULL, nothing, NULL);
+	pthread_join(th, NULL);
+	pthread_rwlock_t *l = mmap(NULL, sizeof *l, PROT_READ | PROT_WRITE,
+				   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	pthread_rwlockattr_t attr;
+	int ready[2];
+	char c;
+	if (l == MAP_FAILED || pipe(ready))
+		exit(2);
+	pthread_rwlockattr_init(&attr);
+	pthread_rwlockattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
+	pthread_rwlock_init(l, &attr);
+	pid_t child = fork();
+	if (child == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		pthread_rwlock_rdlock(l); /* ps-rd */
+		check((int)write(ready[1], "r", 1), 1, "write");
+		for (;;)
+			pause();
+	}
+	check((int)read(ready[0], &c, 1), 1, "read");
+	pthread_rwlock_wrlock(l); /* ps-wr */
 }
 
 /* Names for an rwlock (before its first use) and a spin lock (after its
@@ -944,6 +983,8 @@ int main(int argc, char **argv)
 		writers_exit();
 	else if (!strcmp(what, "exit-then-write"))
 		exit_then_write();
+	else if (!strcmp(what, "shared-reader"))
+		shared_reader();
 	else if (!strcmp(what, "main-reads")) {
 		pthread_rwlock_rdlock(&b); /* main-rd */
 	} else if (!strcmp(what, "exit")) {

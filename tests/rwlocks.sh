@@ -486,6 +486,25 @@ expect_grep "main-reads: the rwlock held for read" '^  rwlock 0x[0-9a-f]+ held f
 expect_grep "main-reads: ... by main, at its line" \
 	"^    thread [0-9]+, taken at main\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of main-rd)" "$WORK/mainrd.report"
 
+# ---- a writer behind a reader of another process ----------------------------
+# A process-shared rwlock a child process reads, which this one waits to
+# write: the watchdog's report said nothing of the wait (its five lines
+# named no thread, no lock).  It is a WAIT CHAIN ending at a reader not
+# known here, as one behind another process's writer names that writer.
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/psr.report" MUTEXSTAT_WATCHDOG=1 \
+	"$T" shared-reader >"$WORK/psr.out" 2>"$WORK/psr.err" &
+pid=$!
+wait_for "$WORK/psr.report.1" '^  held for read by 1 reader not known here: of another process' 20 ||
+	fail "shared-reader: no reader of another process in the watchdog's report"
+kill -KILL $pid 2>/dev/null
+wait $pid 2>/dev/null
+expect_grep "shared-reader: a WAIT CHAIN" '^WAIT CHAIN:$' "$WORK/psr.report.1"
+expect_grep "shared-reader: the writer waits to write the rwlock" \
+	'^  thread [0-9]+ "rwlocks" waits to write rwlock 0x[0-9a-f]+ for [0-9.]+ s$' "$WORK/psr.report.1"
+expect_grep "shared-reader: ... at its line" \
+	"^    waits at      (main|shared_reader)\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of ps-wr)" \
+	"$WORK/psr.report.1"
+
 # ---- a write lock that times out behind a reader -----------------------------
 # Counted as a write behind readers once it ended, with its time (the time
 # was left out of waits that timed out: "1 times, 0 ns").

@@ -250,6 +250,18 @@ uint32_t ms_waitfor_exited_readers(uint32_t r, uint32_t *tid, uintptr_t *taken_a
 	return n;
 }
 
+/* glibc's readers of record r's rwlock (at key) for a thread that waits
+ * to write it, found held by no thread here (holder_for): readers of
+ * another process (a process-shared rwlock, whose readers glibc does not
+ * name), taken before the library started or past it.  0 for other
+ * locks. */
+static uint32_t unseen_readers(uint32_t r, uintptr_t key, int want_read)
+{
+	if (want_read || ms_lock_class(LOAD(&ms_rec(r)->flags)) != MS_CLASS_RWLOCK)
+		return 0;
+	return glibc_readers(key);
+}
+
 /* The thread that holds record r's mutex now, 0 if none. */
 static uint32_t holder_now(uint32_t r)
 {
@@ -326,6 +338,7 @@ static void collect_waiter(struct ms_tstate *ts, void *arg)
 	w->read = (int)LOAD(&ts->wait_read);
 	w->owner = holder_for(r, w->tid, w->read);
 	w->foreign = w->owner ? 0 : foreign_owner(r, w->key);
+	w->unseen = w->owner || w->foreign ? 0 : unseen_readers(r, w->key, w->read);
 	w->owner_ts = NULL;
 	w->taken_at = 0;
 	w->cond_key = 0;
@@ -521,6 +534,8 @@ int ms_waitfor_snapshot(struct ms_waiter *w, uint64_t *moment)
 		 * between the two (a hot mutex: "taken at ?") */
 		uintptr_t at = w[i].owner_ts ? taken_at(w[i].owner_ts, w[i].rec) : 0;
 		w[i].changed = holder_for(w[i].rec, w[i].tid, w[i].read) != w[i].owner;
+		/* (readers unseen that left: the writer gets it) */
+		w[i].changed |= w[i].unseen && !unseen_readers(w[i].rec, w[i].key, w[i].read);
 		if (at)
 			w[i].taken_at = at;
 	}
@@ -587,6 +602,8 @@ static enum ms_far far_owner(const struct ms_waiter *w)
 			return FAR_GONE;
 		return maps_same(pid, w->key) ? FAR_OTHER : FAR_UNSEEN;
 	}
+	if (!w->owner && w->unseen)
+		return FAR_READERS;
 	if (!w->owner || find_thread(w->owner))
 		return FAR_HERE;
 	if (ms_fork_orphan_owner(w->rec) == w->owner)
@@ -643,9 +660,10 @@ int ms_waitfor_each_finding(struct ms_waiter *w, int n, uint64_t moment, int *or
 	/* the other waits: chains from a waiter nobody waits for, ending at
 	 * a thread not waiting for a mutex, in a condition wait, or at a
 	 * holder that is not here (exited, a thread of the parent, of
-	 * another process), or running into a cycle */
+	 * another process), or at readers not seen (a WAIT CHAIN: they may
+	 * let go), or running into a cycle */
 	for (int i = 0; i < n; i++) {
-		if (w[i].done || (!w[i].owner && !w[i].foreign))
+		if (w[i].done || (!w[i].owner && !w[i].foreign && !w[i].unseen))
 			continue;
 		int waited_on = 0;
 		for (int j = 0; j < n; j++)

@@ -21,6 +21,10 @@ struct ms_waiter {
 	uint32_t owner;  /* tid holding the mutex, 0 if free now */
 	uint32_t foreign; /* a process-shared mutex held in another process:
 			     glibc's owner, a thread of that process */
+	uint32_t unseen; /* an rwlock this thread waits to write, held for
+			    read by none here: glibc's count of its readers,
+			    whom the library did not see (another process's,
+			    or reads taken past it); 0 none */
 	struct ms_tstate *owner_ts; /* the owner's record, NULL if none here */
 	uintptr_t taken_at;   /* where the owner took it (its held set), 0 unknown */
 	/* the owner's condition wait (its mutex, 0 none), when that wait and
@@ -72,6 +76,7 @@ enum ms_far {
 	FAR_OTHER,   /* a thread of another process (process-shared) */
 	FAR_GONE,    /* a thread of another process that no longer exists */
 	FAR_UNSEEN,  /* a thread id that names no process here sharing it */
+	FAR_READERS, /* readers the library did not see (ms_waiter.unseen) */
 };
 /* The process a thread id belongs to (its Tgid), 0 if no such thread (or
  * it has exited and waits to be reaped). */

@@ -742,7 +742,8 @@ static int where_now_once(struct live *l, struct ms_tstate *ts, const uintptr_t 
 
 /* How a read-write lock that a thread waits for is held, as the text
  * report's wait-for lines say it: "write" by held_by; "read" by held_by
- * and readers - 1 others; "none" when no thread holds it and held_by is
+ * and readers - 1 others (held_by 0: by readers none of which is known
+ * here, the end's unseen_readers); "none" when no thread holds it and held_by is
  * a writer that waits ahead (a writer-preferring lock keeps readers
  * out).  null for other locks. */
 static void held_for(struct ms_jw *j, const struct ms_waiter *w)
@@ -758,9 +759,9 @@ static void held_for(struct ms_jw *j, const struct ms_waiter *w)
 		ms_jw_num(j, "readers", 0);
 		return;
 	}
-	/* with those that exited holding it */
+	/* with those that exited holding it, and those not known here */
 	uint32_t gone_tid;
-	uint32_t readers = ms_waitfor_readers(w->rec, w->tid) +
+	uint32_t readers = ms_waitfor_readers(w->rec, w->tid) + w->unseen +
 			   ms_waitfor_exited_readers(w->rec, &gone_tid, NULL);
 	ms_jw_str(j, "held_for", readers ? "read" : "none");
 	ms_jw_num(j, "readers", readers);
@@ -807,6 +808,10 @@ static void chain_end(struct live *l, const struct ms_waiter *w,
 	} else if (last->foreign) {
 		ms_jw_num(j, "thread", last->foreign);
 		ms_jw_boolean(j, "other_process", 1);
+	} else if (!last->owner && last->unseen) {
+		/* readers not known here: glibc counts them, names none */
+		ms_jw_null(j, "thread");
+		ms_jw_num(j, "unseen_readers", last->unseen);
 	} else {
 		ms_jw_num(j, "thread", last->owner);
 		const uintptr_t *frames = NULL;

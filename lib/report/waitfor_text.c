@@ -61,6 +61,19 @@ static void print_far_owner(struct ms_fmt *f, const struct ms_waiter *w, enum ms
 		ms_fmt(f, "  its holder, thread %u of another process, has exited without "
 			  "unlocking it: nobody can\n", w->foreign);
 		break;
+	case FAR_READERS: {
+		const char *r = w->unseen == 1 ? "reader" : "readers";
+		uint32_t flags = LOAD(&ms_rec(w->rec)->flags);
+		if (((flags & ~MS_F_CLASS) >> MS_F_KIND_SHIFT) & MS_KIND_PSHARED)
+			ms_fmt(f, "  held for read by %u %s not known here: of another process "
+				  "(glibc keeps no reader's\n    thread id of a process-shared "
+				  "rwlock), or taken before mutexstat started or past it\n",
+			       w->unseen, r);
+		else
+			ms_fmt(f, "  held for read by %u %s not known here: taken before "
+				  "mutexstat started or past it\n", w->unseen, r);
+		break;
+	}
 	case FAR_UNSEEN:
 		ms_fmt(f, "  held by thread %u of another process (process-shared), as that "
 			  "process numbers it: no process\n    here with that id maps this "
