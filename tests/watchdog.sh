@@ -95,6 +95,8 @@ expect_grep "retake: ... at its condition wait's line" \
 expect_grep "retake: the other thread, at its lock of A" \
 	"^    waits at      .*watchdog\.c:$(grep -n 'RETAKE_BLOCKS' "$top_srcdir/tests/watchdog.c" | cut -d: -f1)" "$WORK/r.1"
 expect_no_grep "retake: not called a wait for a condition" 'waits for a condition' "$WORK/r.1"
+expect_no_grep "retake: nor listed among the long condition waits" \
+	'^Threads in a condition wait for ' "$WORK/r.1"
 
 # ... and in JSON: the retake's wait says so
 rm -f "$WORK"/r*

@@ -278,6 +278,11 @@ static int retaking(uint32_t tid, uintptr_t key)
 	return ms_task_syscall(tid, &at) == SYS_futex && at == key;
 }
 
+int ms_waitfor_retaking(uint32_t tid, uintptr_t key)
+{
+	return retaking(tid, key);
+}
+
 /* Where thread o took the mutex of record r, from its held set; 0 if it
  * holds no such mutex now. */
 static uintptr_t taken_at(struct ms_tstate *o, uint32_t r)

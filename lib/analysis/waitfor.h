@@ -52,6 +52,10 @@ struct ms_waiter {
 			    `caller` and `since` are the condition wait's) */
 };
 
+/* Whether thread tid, in a condition wait on the mutex at key, is past
+ * the condition, blocked taking the mutex back.  Report time (/proc). */
+int ms_waitfor_retaking(uint32_t tid, uintptr_t key);
+
 /* Up to MS_WAITERS_MAX waits now, into w, each with its owner's index
  * (next); *moment is when.  Returns how many. */
 int ms_waitfor_snapshot(struct ms_waiter *w, uint64_t *moment);

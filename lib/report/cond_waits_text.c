@@ -49,7 +49,9 @@ static void one(struct ms_tstate *ts, void *arg)
 	uintptr_t m = cw.mutex;
 	struct in_stall q = { LOAD(&ts->tid), cw.cond, 0 };
 	ms_findings_each_stall(stall_has, &q);
-	if (q.found)
+	/* signalled, blocked taking the mutex back: a wait for the mutex,
+	 * which the wait-for lines show, not for the condition */
+	if (q.found || ms_waitfor_retaking(q.tid, m))
 		return;
 	if (!c->listed++)
 		ms_fmt(c->f, "\nThreads in a condition wait for %llu s or more (no finding: an idle worker pool waits so too):\n",
