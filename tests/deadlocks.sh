@@ -621,6 +621,9 @@ else
 		>"$WORK/selfwd.out" 2>"$WORK/selfwd.err"
 	rc=$?
 	expect_eq "self_relock, watchdog: aborted (SIGABRT)" "$rc" 134
+	expect_grep "self_relock, watchdog: stderr names the finding it aborts for" \
+		'^mutexstat: aborting the program: a SELF-DEADLOCK \(MUTEXSTAT_ON_DEADLOCK=abort\)$' \
+		"$WORK/selfwd.err"
 	expect_eq "self_relock, watchdog: the report has the SELF-DEADLOCK, no DEADLOCK beside it" \
 		"$(grep -E '^(DEADLOCK|SELF-DEADLOCK):' "$WORK/selfwd.report.1" | cut -d: -f1-2)" \
 		"SELF-DEADLOCK: thread $(field selfwd thread main) locks a mutex it already holds"

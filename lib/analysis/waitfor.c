@@ -716,6 +716,8 @@ int ms_waitfor_each_finding(struct ms_waiter *w, int n, uint64_t moment, int *or
  * chain ending at a condition wait (a thread outside it may signal it:
  * a producer that sleeps, a slow peer), nor a wait behind a thread that
  * runs, sleeps or is stopped.  The watchdog aborts on these only. */
+static int certain_all_self; /* of the last count (dump thread) */
+
 int ms_waitfor_certain_deadlocks(void)
 {
 	size_t bytes = MS_WAITERS_MAX * sizeof(struct ms_waiter);
@@ -724,18 +726,26 @@ int ms_waitfor_certain_deadlocks(void)
 	if (w == MAP_FAILED)
 		return 0;
 	uint64_t moment;
-	int n = ms_waitfor_snapshot(w, &moment), certain = 0;
+	int n = ms_waitfor_snapshot(w, &moment), certain = 0, self = 0;
 	for (int i = 0; i < n; i++) {
 		int last = chain_end(w, n, i);
-		if (last < 0) /* on a cycle: one without a deadline */
-			certain += !cycle_timed(w, n, i);
-		else if (!w[last].owner_ts && (w[last].owner || w[last].foreign)) {
+		if (last < 0) { /* on a cycle: one without a deadline */
+			int sure = !cycle_timed(w, n, i);
+			certain += sure;
+			self += sure && w[i].owner == w[i].tid;
+		} else if (!w[last].owner_ts && (w[last].owner || w[last].foreign)) {
 			enum ms_far far = far_owner(&w[last]);
 			certain += far == FAR_EXITED || far == FAR_PARENT || far == FAR_GONE;
 		}
 	}
 	munmap(w, bytes);
+	certain_all_self = certain && self == certain;
 	return certain;
+}
+
+int ms_waitfor_certain_all_self(void)
+{
+	return certain_all_self;
 }
 
 static void count_waiting(struct ms_tstate *ts, void *arg)

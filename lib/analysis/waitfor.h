@@ -130,6 +130,9 @@ int ms_waitfor_self_said(const struct ms_waiter *w, int i);
  * holder is gone), 0 if none:
  * what MUTEXSTAT_ON_DEADLOCK=abort aborts on.  Dump thread only. */
 int ms_waitfor_certain_deadlocks(void);
+/* Whether each of those the last call counted was a thread waiting for
+ * itself (a SELF-DEADLOCK). */
+int ms_waitfor_certain_all_self(void);
 
 /* How many threads other than `waiter` hold record r's read-write lock
  * for read now. */

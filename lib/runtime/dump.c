@@ -276,7 +276,7 @@ static void watchdog_look(unsigned *seq, uint64_t now, int *fired, int *done)
 	*done = certain > 0;
 	dump(++*seq, BY_WATCHDOG);
 	if (certain && ms_opt.on_deadlock == 1)
-		abort_for("DEADLOCK");
+		abort_for(ms_waitfor_certain_all_self() ? "SELF-DEADLOCK" : "DEADLOCK");
 }
 
 #define WATCHDOG_LOOK_MS 250 /* how often the watchdog looks */
