@@ -181,6 +181,33 @@ mkdir "$WORK/mine"
 TMPDIR=$RUNS "$MS" --run-dir "$WORK/mine" "$ABBA" >/dev/null 2>/dev/null
 expect_eq "--run-dir: a directory the user had stays, as it was" \
 	"$([ -d "$WORK/mine" ] && ls -A "$WORK/mine" | wc -l)" 0
+# A directory used by a run before: that run's processes and findings are
+# not this one's (its summary counted them, and MUTEXSTAT_EXIT_CODE failed
+# a clean run for the last one's inversion).
+TMPDIR=$RUNS "$MS" --run-dir "$WORK/again" bash -c "$ABBA; true" >/dev/null 2>/dev/null
+rc=0
+MUTEXSTAT_EXIT_CODE=5 TMPDIR=$RUNS "$MS" --run-dir "$WORK/again" bash -c "$CONTENTION >/dev/null; true" \
+	>/dev/null 2>"$WORK/err" || rc=$?
+expect_eq "--run-dir used again: the clean run passes" "$rc" 0
+expect_grep "--run-dir used again: its own processes only" \
+	'^mutexstat: the run of bash \(pid [0-9]+\): 2 processes \(1 took locks\); reports in ' "$WORK/err"
+expect_grep "--run-dir used again: no findings" '^no findings$' "$WORK/err"
+# MUTEXSTAT_RUN_DIR left in the environment by a run that is over: no run
+# to join (the report went quietly into it, no summary, and
+# MUTEXSTAT_EXIT_CODE passed an inversion); it names the new run's directory.
+mkdir "$WORK/stale"
+rc=0
+MUTEXSTAT_EXIT_CODE=4 MUTEXSTAT_RUN_DIR=$WORK/stale TMPDIR=$RUNS "$MS" "$ABBA" >/dev/null \
+	2>"$WORK/err" || rc=$?
+expect_eq "a stale MUTEXSTAT_RUN_DIR: MUTEXSTAT_EXIT_CODE applies" "$rc" 4
+expect_grep "a stale MUTEXSTAT_RUN_DIR: the report on stderr" '^POTENTIAL DEADLOCK: ' "$WORK/err"
+# A relative MUTEXSTAT_SUPPRESSIONS of the environment reaches a process
+# that changed directory, as --suppressions does.
+printf 'potential-deadlock:.\n' >"$WORK/all.supp"
+rc=0
+(cd "$WORK" && MUTEXSTAT_EXIT_CODE=5 MUTEXSTAT_SUPPRESSIONS=all.supp TMPDIR=$RUNS \
+	"$MS" bash -c "cd / && $ABBA; true" >/dev/null 2>"$WORK/err") || rc=$?
+expect_eq "a relative MUTEXSTAT_SUPPRESSIONS: the child in / reads it" "$rc" 0
 # A run in which nothing locked leaves no report and no directory: the
 # summary says so rather than name the directory it removes.
 before=$(ls "$RUNS" | wc -l)
@@ -213,6 +240,16 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1 &&
 	expect_eq "--run-user: its report in the run's directory, the user's" \
 		"$(ls -l "${dir:-/nonexistent}" 2>/dev/null | awk '$NF ~ /^contention\.[0-9]+$/ { print $3 }')" nobody
 	[ -n "$dir" ] && rm -rf -- "$dir"
+	# a directory the user had (a --run-dir of /tmp, or .) stays theirs
+	# (made in /tmp: nobody cannot reach into $WORK)
+	shared=$(mktemp -d /tmp/mutexstat-test-shared.XXXXXX)
+	chmod 1777 "$shared"
+	"$MS" --run-dir "$shared" --run-user nobody sh -c "$as_nobody >/dev/null; true" \
+		>/dev/null 2>"$WORK/err"
+	expect_eq "--run-user, a --run-dir that existed: still root's" "$(stat -c %U "$shared")" root
+	expect_eq "... and the worker's report in it all the same" \
+		"$(ls "$shared" | grep -c '^contention\.[0-9]*$')" 1
+	rm -rf -- "$shared"
 	rc=0
 	"$MS" --run-user no-such-user-here true 2>"$WORK/err" || rc=$?
 	expect_eq "--run-user of no user: refused" "$rc" 2
