@@ -37,6 +37,29 @@ expect_grep "same program: the pids named" \
 expect_grep "same program: no new finding (other addresses, same code)" "^new findings: 0$" "$WORK/cmp"
 expect_grep "same program: none gone" "^gone findings: 0$" "$WORK/cmp"
 
+# the same program built in another directory (a CI job's checkout): its
+# files' paths differ, its code does not -- no finding new or gone
+jq '(.. | objects | select(has("file") and (.file | type) == "string") | .file) |=
+	"/elsewhere/build/" + sub("^.*/"; "")' "$WORK/abba2.json" >"$WORK/moved.json"
+cmp_run "$WORK/abba1.json" "$WORK/moved.json"
+expect_eq "built elsewhere: no finding new or gone" \
+	"$rc $(grep -E '^(new|gone) findings' "$WORK/cmp" | tr '\n' ' ')" \
+	"0 new findings: 0 gone findings: 0 "
+# two of a kind only: a run's summary or an interval against a process's
+# report read as findings new and gone
+echo '{"version": 1, "sites": [], "findings": []}' >"$WORK/summary.json"
+cmp_run "$WORK/summary.json" "$WORK/abba1.json"
+expect_eq "a summary against a report: refused, said why" "$rc $(cat "$WORK/cmp.err")" \
+	"2 mutexstat: compare: $WORK/summary.json is a run's summary and $WORK/abba1.json a process's report: compare two of a kind"
+: >"$WORK/empty.json"
+cmp_run "$WORK/empty.json" "$WORK/abba1.json"
+expect_eq "an empty file: said so" "$rc $(cat "$WORK/cmp.err")" \
+	"2 mutexstat: compare: $WORK/empty.json: empty"
+cat "$WORK/abba1.json" "$WORK/abba1.json" >"$WORK/two.json"
+cmp_run "$WORK/two.json" "$WORK/abba1.json"
+expect_eq "two reports in one file: said so" "$rc $(cat "$WORK/cmp.err")" \
+	"2 mutexstat: compare: $WORK/two.json: holds 2 JSON values; compare reads one report"
+
 # a stripped program's sites: module+offset, the offset in hexadecimal as
 # the reports write it (JSON has it in decimal), each site its own row
 jq '.mutexes |= [.[] | .first_locked_caller |= {module: "prog", offset: (if .line == 33 then 46631 else 46822 end)} | .wait_total_ns = 1000 | .contended = 1]' \
@@ -66,7 +89,7 @@ wait_ns=$(jq '[.mutexes[] | select(.first_locked_caller.function == "worker") | 
 contended=$(jq '[.mutexes[] | select(.first_locked_caller.function == "worker") | .contended] | add' \
 	"$WORK/cont.json")
 expect_grep "a site gone: its wait and contended count, and the ratio" \
-	"^ +[0-9.]+ [nµm]?s +0 ns +gone +$contended +0 +gone  worker \(.*examples/contention.c:[0-9]+\)$" \
+	"^ +[0-9.]+ [nµm]?s +0 ns +gone +$contended +0 +gone  worker \(contention.c:[0-9]+\)$" \
 	"$WORK/cmp"
 
 cmp_run "$WORK/abba1.json" "$WORK/cont.json"
