@@ -163,6 +163,10 @@ expect_eq "--no-exit-report, three processes: nothing said, no directory left" \
 expect_refused "unknown option" "unknown option '--frobnicate'" \
     --frobnicate "$CONTENTION"
 expect_refused "no program" "no program to run"
+# a report file in a directory that is not there: every process of a run
+# wrote its report into its own stderr instead
+expect_refused "--output in no directory" "--output '$WORK/nodir/r.txt': no directory $WORK/nodir" \
+    -o "$WORK/nodir/r.txt" echo ran
 expect_refused "--top without a value" "--top needs a value" --top
 expect_refused "--top abc" "--top 'abc' is not a number from 1 to 100000" \
     --top abc echo ran
