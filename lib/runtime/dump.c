@@ -138,7 +138,7 @@ int ms_in_dump_thread(void)
 int ms_dump_in_signal_handler(void)
 {
 	stack_t alt;
-	if (sigaltstack(NULL, &alt) == 0 && (alt.ss_flags & SS_ONSTACK))
+	if (ms_sigaltstack_next(NULL, &alt) == 0 && (alt.ss_flags & SS_ONSTACK))
 		return 1;
 	if (!ms_signal_return)
 		return 0;
