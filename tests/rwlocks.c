@@ -364,6 +364,61 @@ static void exit_then_write(void)
 	pthread_rwlock_wrlock(&b); /* exit-wr */
 }
 
+/* The same, main calling mutexstat_reset() before it waits: the read
+ * stays held, and still makes the wait a DEADLOCK. */
+static void exit_reset_write(void)
+{
+	void (*reset)(void) = (void (*)(void))dlsym(RTLD_DEFAULT, "mutexstat_reset");
+	pthread_t th;
+	pthread_create(&th, NULL, exits_reading, NULL);
+	pthread_join(th, NULL);
+	pthread_create(&th, NULL, keeps_working, NULL);
+	if (reset)
+		reset();
+	pthread_rwlock_wrlock(&b);
+}
+
+/* A reader exits holding b and main lets that read go (a MISUSE glibc
+ * takes): then one thread holds b for read 3 s, another reads it in a
+ * loop, and main waits to write -- a wait that ends, no deadlock.  The
+ * exited reader, believed while glibc's count ran ahead of the held sets,
+ * made it one, and the watchdog aborted the program. */
+static volatile int long_read_over;
+
+static void *reads_long(void *arg)
+{
+	pthread_rwlock_rdlock(&b);
+	sleep(3);
+	long_read_over = 1;
+	pthread_rwlock_unlock(&b);
+	return arg;
+}
+
+static void *reads_again(void *arg)
+{
+	while (!long_read_over) {
+		pthread_rwlock_rdlock(&b);
+		pthread_rwlock_unlock(&b);
+	}
+	return arg;
+}
+
+static void exit_unlocked_write(void)
+{
+	pthread_t th, r1, r2;
+	pthread_create(&th, NULL, exits_reading, NULL);
+	pthread_join(th, NULL);
+	pthread_rwlock_unlock(&b); /* the exited reader's read */
+	pthread_create(&r1, NULL, reads_long, NULL);
+	usleep(100000);
+	pthread_create(&r2, NULL, reads_again, NULL);
+	pthread_rwlock_wrlock(&b);
+	pthread_rwlock_unlock(&b);
+	pthread_join(r1, NULL);
+	pthread_join(r2, NULL);
+	puts("the writer got it");
+}
+
 /* A process-shared rwlock a child process reads (with a record of its
  * own) while this one waits to write it: a reader this process did not
  * see.  The child dies with this process.  (A thread first, so that the
@@ -983,6 +1038,10 @@ int main(int argc, char **argv)
 		writers_exit();
 	else if (!strcmp(what, "exit-then-write"))
 		exit_then_write();
+	else if (!strcmp(what, "exit-reset-write"))
+		exit_reset_write();
+	else if (!strcmp(what, "exit-unlocked-write"))
+		exit_unlocked_write();
 	else if (!strcmp(what, "shared-reader"))
 		shared_reader();
 	else if (!strcmp(what, "main-reads")) {

@@ -476,6 +476,24 @@ expect_grep "exit-then-write: the reader still holds it" \
 	"$exitw"
 expect_no_grep "exit-then-write: no STALL" '^STALL:' "$exitw"
 
+# ... across a mutexstat_reset(), which held locks outlive
+run exitrs MUTEXSTAT_WATCHDOG=1 MUTEXSTAT_ON_DEADLOCK=abort timeout 30 "$T" exit-reset-write
+expect_eq "exit-reset-write: aborted by MUTEXSTAT_ON_DEADLOCK (SIGABRT)" "$rc" 134
+expect_grep "exit-reset-write: the DEADLOCK on the reader that exited" \
+	'^DEADLOCK: thread [0-9]+ waits for an rwlock whose reader, thread [0-9]+, has exited: nobody can unlock it$' \
+	"$(last_report "$WORK/exitrs.report")"
+# ... but not once another thread's unlock (a MISUSE) let that read go:
+# readers that come and go made glibc's count run ahead of the held sets,
+# the exited reader was believed, and the program, whose writer gets the
+# lock after 3 s, was aborted for a DEADLOCK
+run exitun MUTEXSTAT_WATCHDOG=1 MUTEXSTAT_ON_DEADLOCK=abort timeout 60 "$T" exit-unlocked-write
+expect_eq "exit-unlocked-write: the program ends as without the library" \
+	"$rc $(cat "$WORK/exitun.out")" "0 the writer got it"
+cat "$WORK"/exitun.report* >"$WORK/exitun.all"
+expect_no_grep "exit-unlocked-write: no DEADLOCK, in any report" '^DEADLOCK' "$WORK/exitun.all"
+expect_grep "exit-unlocked-write: the unlock of the exited reader's read, a MISUSE" \
+	'^MISUSE: unlock by a thread that does not hold it: rwlock ' "$WORK/exitun.report"
+
 # ---- "Mutexes still locked" when every lock held is a read -----------------
 # (it was left out: it was written only if some lock was held for write)
 run mainrd "$T" main-reads

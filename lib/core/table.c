@@ -772,11 +772,18 @@ struct ms_cold *ms_cold_slow(uint32_t r)
 			if (f & MS_F_WAITS_KEPT) {
 				/* after a reset while threads ran: all but the
 				 * waits under way, which their threads still
-				 * take back when they end */
+				 * take back when they end, and the read holds
+				 * of threads that exited, which stay held */
 				const size_t at = offsetof(struct ms_cold, waiting),
 					     past = at + sizeof c->waiting;
+				uint32_t exited_reads = c->exited_reads;
+				uint32_t exited_reader = c->exited_reader;
+				uintptr_t exited_read_at = c->exited_read_at;
 				memset(c, 0, at);
 				memset((char *)c + past, 0, sizeof *c - past);
+				c->exited_reads = exited_reads;
+				c->exited_reader = exited_reader;
+				c->exited_read_at = exited_read_at;
 				__atomic_fetch_and(&rec->flags, ~MS_F_WAITS_KEPT,
 						   __ATOMIC_RELAXED);
 			} else

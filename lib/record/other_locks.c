@@ -471,6 +471,24 @@ int ms_read_beyond_followed(struct ms_thread *t, uint32_t r, pthread_rwlock_t *l
 	return readers && !rw_writer(l) && readers > ms_held_reads(r, t->tid);
 }
 
+/* Whether record r's rwlock has at least n read holds of threads that
+ * exited holding them (n > 0). */
+static int exited_reads_at_least(uint32_t r, uint32_t n)
+{
+	return (__atomic_load_n(&ms_rec(r)->flags, __ATOMIC_ACQUIRE) & MS_F_COLD) &&
+	       __atomic_load_n(&ms_table.cold[r].exited_reads, __ATOMIC_ACQUIRE) >= n;
+}
+
+/* One such hold ended by another thread's unlock. */
+static void exited_read_ended(uint32_t r)
+{
+	uint32_t *n = &ms_cold(r)->exited_reads;
+	uint32_t v = __atomic_load_n(n, __ATOMIC_ACQUIRE);
+	while (v && !__atomic_compare_exchange_n(n, &v, v - 1, 0, __ATOMIC_ACQ_REL,
+						 __ATOMIC_ACQUIRE))
+		;
+}
+
 int ms_rwlock_unlock_other(struct ms_thread *t, uint32_t r, pthread_rwlock_t *l,
 			   uintptr_t caller)
 {
@@ -479,17 +497,23 @@ int ms_rwlock_unlock_other(struct ms_thread *t, uint32_t r, pthread_rwlock_t *l,
 	 * glibc counts is one we saw, or there is none. */
 	uint32_t readers = rw_readers(l);
 	int writer = rw_writer(l);
-	int seen_all = readers <= ms_held_reads(r, t->tid);
+	uint32_t others = ms_held_reads(r, t->tid);
+	int seen_all = readers <= others;
+	/* readers beyond the live threads' holds that threads took and
+	 * exited with (thread_pool.c): this unlock ends one of theirs */
+	int of_exited = !writer && !seen_all && exited_reads_at_least(r, readers - others);
 	int rc = ms_real_rw.unlock(l);
 	int saved = errno;
 	if (rc)
 		ms_count_error(r, rc);
 	if (!readers && !writer)
 		ms_misuse(t, r, MS_M_UNLOCK_UNLOCKED, caller, MS_OP_UNLOCK, rc);
-	else if (writer || seen_all) {
+	else if (writer || seen_all || of_exited) {
 		ms_misuse(t, r, MS_M_UNLOCK_NOT_OWNER, caller, MS_OP_UNLOCK, rc);
 		if (!writer && !rc) /* it ended a reader's hold */
 			ATOMIC_ADD(&ms_cold(r)->reads_released, 1);
+		if (of_exited && !rc) /* the wait-for graph believes one fewer */
+			exited_read_ended(r);
 	}
 	errno = saved;
 	return rc;
