@@ -486,14 +486,15 @@ int ms_order_maybe_reused(uint32_t flags, uintptr_t key, uintptr_t first_caller)
 {
 	struct ms_frame fr;
 	struct ms_mapping m = { 0 };
-	/* in no module, and private anonymous memory now: the heap or a
-	 * stack -- unless the code that first locked it is unloaded since
-	 * (dlclose): then it may have been that library's static data,
-	 * which the report's own memory may have taken the place of.  Not a
-	 * file's either (a process-shared mutex in a mapped file). */
+	/* in no module: the heap or a stack (or memory unmapped since, a
+	 * large block malloc gave back) -- unless the code that first locked
+	 * it is unloaded since (dlclose): then it may have been that
+	 * library's static data, which the report's own memory may have
+	 * taken the place of.  Not a file's either (a process-shared mutex
+	 * in a mapped file). */
 	return (flags & MS_F_STATIC) && ms_symbolize_function(key, 0, &fr) != 0 &&
 	       !(first_caller && !ms_symbols_code_loaded(first_caller)) &&
-	       ms_maps_find(key, &m) && m.inode == 0;
+	       !(ms_maps_find(key, &m) && m.inode != 0);
 }
 
 const char *ms_order_mutex_name(uint32_t r)

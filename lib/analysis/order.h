@@ -159,9 +159,9 @@ typedef void ms_order_edge_fn(const struct ms_order_edge *e, void *arg);
 int ms_order_each_edge(ms_order_edge_fn *fn, void *arg);
 
 /* A mutex with these record flags at key, first locked at first_caller,
- * had no init seen and lies outside every module's static data, in
- * private anonymous memory now (the heap, a stack -- not a file, nor where
- * a library unloaded since had it): a C++ std::mutex, whose constructor
+ * had no init seen and lies outside every module's static data and every
+ * mapped file (the heap, a stack -- nor where a library unloaded since
+ * had it): a C++ std::mutex, whose constructor
  * and destructor never call pthread, in memory that may have held other
  * objects before -- which are the same mutex to us, so a cycle through it
  * may join orders of different objects.  Report time only (it looks the
