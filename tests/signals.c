@@ -397,14 +397,20 @@ static void contended_on_altstack(long size)
 /* altstack-dump */
 static volatile int dump_held, dump_over;
 
-static void hold_m_running(int sig)
+/* Holds m, running, until the dump is over. */
+static void hold_m_until_over(void)
 {
-	(void)sig;
 	pthread_mutex_lock(&m);
 	dump_held = 1;
 	while (!dump_over)
-		; /* running on the alternate stack, holding m */
+		; /* running, holding m */
 	pthread_mutex_unlock(&m);
+}
+
+static void hold_m_running(int sig)
+{
+	(void)sig;
+	hold_m_until_over(); /* on the alternate stack */
 }
 
 static void *on_small_altstack(void *arg)
@@ -425,13 +431,13 @@ static void *wait_for_m(void *arg)
 	return arg;
 }
 
-static void dump_on_altstack(long size, const char *report)
+/* holder (a thread) holds m while another waits for it, until the
+ * watchdog's dump is written to report, or 20 s; prints "ok". */
+static void dump_while_held(void *(*holder)(void *), void *arg, const char *report)
 {
 	pthread_t t, w;
-	on_signal(SIGUSR2, hold_m_running);
-	pthread_create(&t, NULL, on_small_altstack, (void *)size);
+	pthread_create(&t, NULL, holder, arg);
 	pthread_create(&w, NULL, wait_for_m, NULL);
-	/* the watchdog's dump there, or 20 s */
 	for (int i = 0; i < 2000 && access(report, F_OK) != 0; i++)
 		usleep(10000);
 	usleep(200000); /* written whole */
@@ -439,6 +445,12 @@ static void dump_on_altstack(long size, const char *report)
 	pthread_join(t, NULL);
 	pthread_join(w, NULL);
 	puts("ok");
+}
+
+static void dump_on_altstack(long size, const char *report)
+{
+	on_signal(SIGUSR2, hold_m_running);
+	dump_while_held(on_small_altstack, (void *)size, report);
 }
 
 /* seccomp-ask */
@@ -450,11 +462,7 @@ static void dump_on_altstack(long size, const char *report)
 
 static void *hold_m_spinning(void *arg)
 {
-	pthread_mutex_lock(&m);
-	dump_held = 1;
-	while (!dump_over)
-		; /* running, holding m */
-	pthread_mutex_unlock(&m);
+	hold_m_until_over();
 	return arg;
 }
 
@@ -470,16 +478,7 @@ static int dump_without_tgkill(const char *report)
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
 	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog) != 0)
 		return 77;
-	pthread_t t, w;
-	pthread_create(&t, NULL, hold_m_spinning, NULL);
-	pthread_create(&w, NULL, wait_for_m, NULL);
-	for (int i = 0; i < 2000 && access(report, F_OK) != 0; i++)
-		usleep(10000);
-	usleep(200000); /* written whole */
-	dump_over = 1;
-	pthread_join(t, NULL);
-	pthread_join(w, NULL);
-	puts("ok");
+	dump_while_held(hold_m_spinning, NULL, report);
 	return 0;
 }
 
