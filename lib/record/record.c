@@ -205,7 +205,7 @@ void ms_misuse(struct ms_thread *t, uint32_t r, enum ms_misuse kind,
 
 void ms_note_kind(uint32_t r, const pthread_mutex_t *m, uint32_t extra)
 {
-	uint32_t bits = ((uint32_t)mutex_kind(m) & 0x3ff) << MS_F_KIND_SHIFT | extra;
+	uint32_t bits = ms_kind_kept(m) << MS_F_KIND_SHIFT | extra;
 	/* a normal mutex from init adds nothing: no locked instruction */
 	if ((LOAD(&ms_rec(r)->flags) & bits) != bits)
 		__atomic_fetch_or(&ms_rec(r)->flags, bits, __ATOMIC_RELAXED);

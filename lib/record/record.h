@@ -272,6 +272,12 @@ uint32_t ms_first_use(struct ms_thread *t, pthread_mutex_t *m,
 		      uintptr_t caller);
 void ms_undo_unrecoverable_try(pthread_mutex_t *m);
 void ms_note_kind(uint32_t r, const pthread_mutex_t *m, uint32_t extra);
+/* Mutex m's kind as the record keeps it (at MS_F_KIND_SHIFT); 0 for a
+ * normal mutex, whose init then need not note it. */
+static inline uint32_t ms_kind_kept(const pthread_mutex_t *m)
+{
+	return (uint32_t)mutex_kind(m) & 0x3ff;
+}
 int ms_lock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m, int rc,
 		 uintptr_t caller, unsigned op, clockid_t clock,
 		 const struct timespec *abstime);

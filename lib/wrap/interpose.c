@@ -405,8 +405,8 @@ static inline __attribute__((always_inline)) int mutex_init(pthread_mutex_t *m, 
 	if (unlikely(t->finding_ended))
 		ms_finding_life_ended_at(t, MS_ENDED_REINIT, CALLER);
 	if (r != MS_REC_UNTRACKED && r != MS_REC_NONE) {
-		/* a normal mutex's kind, 0, adds no bits to the new life's */
-		if (unlikely(mutex_kind(m) & 0x3ff))
+		/* a normal mutex's kind adds no bits to the new life's */
+		if (unlikely(ms_kind_kept(m)))
 			ms_note_kind(r, m, 0);
 		ms_table.init_stacks[r] = ms_site_stack(CALLER, LOAD(&ms_rec(r)->birth));
 		/* the life the add began is ordered at the thread's clock
