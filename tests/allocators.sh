@@ -16,7 +16,7 @@ for a in /usr/lib/*/libjemalloc.so.2 /usr/lib/*/libtcmalloc_minimal.so.4; do
 		env LD_PRELOAD="$order" MUTEXSTAT_OUTPUT="$WORK/report" \
 			"$B/examples/contention" 4 3000 > "$WORK/out" 2> "$WORK/err"
 		expect_eq "$name ($order): output" "$(cat "$WORK/out")" "$(cat "$WORK/bare")"
-		expect_grep "$name: report complete" "^ +[0-9]+ 0x[0-9a-f]+ +12000 " "$WORK/report"
+		expect_grep "$name: report complete" "^ +[0-9]+ $LOCK_RE +12000 " "$WORK/report"
 	done
 done
 # A threaded program with contention: 10 threads x 20 mutexes x 100 rounds,

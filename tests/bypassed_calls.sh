@@ -27,6 +27,6 @@ expect_no_grep "no MISUSE for the unlock of a hold we did not see" '^MISUSE' "$W
 for name in by_handle by_deep; do
 	addr=$(sed -n "s/.*$name \(0x[0-9a-f]*\).*/\1/p" "$WORK/out")
 	expect_grep "$name: first locked at the first lock seen" \
-		"^ +[0-9]+ $addr .* main \(bypass\.c:$(line_of "first seen: $name")\)$" "$WORK/report"
+		"^ +[0-9]+ $(top_label_re "$WORK/report" "$addr") .* main \(bypass\.c:$(line_of "first seen: $name")\)$" "$WORK/report"
 done
 finish

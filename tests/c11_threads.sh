@@ -22,7 +22,7 @@ run_with "$WORK/out" "$WORK/err" "$P" use
 expect_eq "use: the program's output" "$(head -n 1 "$WORK/out")" "counter 4000, items 100"
 m=$(awk '/^counter_lock / { print $2 }' "$WORK/out")
 expect_grep "use: 4000 acquisitions of the counter's mtx_t, first locked at its line" \
-	"^ +[0-9]+ $m +4000 .* count \(?c11_threads\.c:$(line_of C11_COUNTS)\)?$" "$WORK/report"
+	"^ +[0-9]+ $(top_label_re "$WORK/report" "$m") +4000 .* count \(?c11_threads\.c:$(line_of C11_COUNTS)\)?$" "$WORK/report"
 expect_grep "use: the two orders of a and b are a POTENTIAL DEADLOCK" \
 	'^POTENTIAL DEADLOCK: 2 mutexes' "$WORK/report"
 expect_grep "use: ... taken at the program's lines" \

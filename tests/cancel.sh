@@ -25,7 +25,7 @@ for mode in first contended; do
 done
 # the wait happened: the contended lock is in the report
 expect_grep "contended: one contention on the main thread's mutex" \
-    '^ +[0-9]+ 0x[0-9a-f]+ +2 +1 ' "$WORK/contended.report"
+    '^ +[0-9]+ (0x[0-9a-f]+|<[^>]+>) +2 +1 ' "$WORK/contended.report"
 
 # A cancel pending through lock calls that make new lock-order edges while
 # other threads do too: the waits for the library's lock of them nap after
@@ -69,7 +69,7 @@ for mode in condwait timedwait; do
 	# the victim's lock and retake, the main thread's lock and its trylock
 	# (EBUSY is no acquisition): 3
 	expect_grep "$mode: 3 acquisitions, the retake among them" \
-	    '^ +1 0x[0-9a-f]+ +3 ' "$WORK/$mode.report"
+	    '^ +1 (0x[0-9a-f]+|<[^>]+>) +3 ' "$WORK/$mode.report"
 	expect_grep "$mode: the mutex is still locked at exit" \
 	    '^Mutexes still locked:' "$WORK/$mode.report"
 done

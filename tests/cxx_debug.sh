@@ -32,7 +32,7 @@ line_of() { grep -n "// $1\$" "$src" | cut -d: -f1; }
 # the parentheses a narrow column leaves out ("func (file.c:12)" or
 # "func file.c:12")
 column() {
-	awk -v a="$1" '/^Top [0-9]+ mutex/ { top = 1; next } top && /^$/ { top = 0 }
+	awk -v a="$(top_label "$WORK/report" "$1")" '/^Top [0-9]+ mutex/ { top = 1; next } top && /^$/ { top = 0 }
 		top && $2 == a { sub(/.*  /, ""); sub(/ \(/, " "); sub(/\)$/, ""); print }' \
 		"$WORK/report"
 }
@@ -58,6 +58,6 @@ expect_no_grep "each mutex has a first-lock stack of its own" "callers: not kept
 savings=$(awk '$1 == "savings" { print $2 }' "$WORK/out")
 expect_grep "one POTENTIAL DEADLOCK" "^POTENTIAL DEADLOCK: 2 mutexes" "$WORK/report"
 expect_eq "the savings account's line names transfer()'s first lock, past std::" \
-	"$(grep -A1 "^  [AB]   mutex $savings, first locked at" "$WORK/report" | sed -n 2p | sed 's/+0x[0-9a-f]*//')" \
+	"$(grep -A1 "^  [AB]   mutex $savings <savings>, first locked at" "$WORK/report" | sed -n 2p | sed 's/+0x[0-9a-f]*//')" \
 	"        through a wrapper, first locked from  transfer(account&, account&, long) (tests/cxx_debug.cpp:$(line_of TRANSFER_FROM))"
 finish

@@ -128,10 +128,10 @@ expect_grep "abba: the order A -> B -> A" '^  order: A -> B -> A$' "$WORK/abba.f
 expect_eq "abba: the two mutexes are the two accounts' locks" \
 	"$(cycle_mutexes abba)" "$(sorted "$alice" "$bob")"
 expect_grep "abba: alice's lock first locked at transfer's first lock" \
-	"^  [AB]   mutex $alice, first locked at transfer\+0x[0-9a-f]+ \(.*deadlock_abba\.c:$FROM, deadlock_abba\)$" \
+	"^  [AB]   mutex $alice <alice[+]0x18>, first locked at transfer\+0x[0-9a-f]+ \(.*deadlock_abba\.c:$FROM, deadlock_abba\)$" \
 	"$WORK/abba.finding"
 expect_grep "abba: bob's lock first locked at transfer's second lock" \
-	"^  [AB]   mutex $bob, first locked at transfer\+0x[0-9a-f]+ \(.*deadlock_abba\.c:$TO, deadlock_abba\)$" \
+	"^  [AB]   mutex $bob <bob[+]0x18>, first locked at transfer\+0x[0-9a-f]+ \(.*deadlock_abba\.c:$TO, deadlock_abba\)$" \
 	"$WORK/abba.finding"
 expect_eq "abba: each thread's edge, first lock then second, at transfer's lines" \
 	"$(edges3 abba deadlock_abba.c)" "$(sorted "$t1 $FROM $TO" "$t2 $FROM $TO")"
@@ -459,7 +459,7 @@ expect_grep "philosophers waiter: the cycle is guarded" \
 waiter_fn=eat_with_waiter
 sanitized && waiter_fn='(eat_with_waiter|philosopher)'
 expect_grep "philosophers waiter: the gate is the waiter, by its address" \
-	"^  gate: mutex $(sed -n 's/^the waiter is mutex //p' "$WORK/waiter.out"), held on every edge, first locked at $waiter_fn(\+0x[0-9a-f]+)? \(.*deadlock_philosophers\.c:$(line_of "$SRC" WAITER)\)$" \
+	"^  gate: mutex $(sed -n 's/^the waiter is mutex //p' "$WORK/waiter.out") <waiter>, held on every edge, first locked at $waiter_fn(\+0x[0-9a-f]+)? \(.*deadlock_philosophers\.c:$(line_of "$SRC" WAITER)\)$" \
 	"$WORK/waiter.finding"
 expect_eq "philosophers waiter: the five forks, not the waiter" "$(cycle_mutexes waiter)" \
 	"$(awk '$1 == "fork" { print $5 }' "$WORK/waiter.out" | oneline)"
@@ -773,7 +773,7 @@ expect_grep "held_at_exit: quitter's B" \
 	"^  mutex $(field held mutex B) taken at .*deadlocks\.c:$(line_of "$TSRC" HELD_QUITTER_B), " \
 	"$WORK/held.finding"
 expect_grep "held_at_exit: quitter's R" \
-	"^  mutex $(field held mutex R) taken at .*deadlocks\.c:$(line_of "$TSRC" HELD_QUITTER_R), " \
+	"^  mutex $(field held mutex R) <mr> taken at .*deadlocks\.c:$(line_of "$TSRC" HELD_QUITTER_R), " \
 	"$WORK/held.finding"
 expect_no_grep "held_at_exit: not the thread that let go of all it took" '"tidy"' "$WORK/held.report"
 

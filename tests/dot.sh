@@ -63,7 +63,7 @@ expect_eq "abba: both red" "$(order_edges "$WORK/abba.dot" 'color=red, fontcolor
 expect_eq "abba: none dashed" "$(order_edges "$WORK/abba.dot" 'style=dashed')" 0
 for who in alice bob; do
 	addr=$(sed -n "s/.*$who's lock \(0x[0-9a-f]*\).*/\1/p" "$WORK/abba.out")
-	expect_grep "abba: $who's lock is a node" "^[[:space:]]*o[0-9]+ \[label=\"$addr\\\\nfirst locked at transfer \(deadlock_abba\.c:[0-9]+\)\"\];" "$WORK/abba.dot"
+	expect_grep "abba: $who's lock is a node" "^[[:space:]]*o[0-9]+ \[label=\"$addr <$who[+]0x18>\\\\nfirst locked at transfer \(deadlock_abba\.c:[0-9]+\)\"\];" "$WORK/abba.dot"
 done
 LOCK_TO=$(grep -n '/\* LOCK_TO \*/' "$top_srcdir/examples/deadlock_abba.c" | cut -d: -f1)
 expect_eq "abba: each edge says where the second lock was taken, and by whom" \
@@ -197,7 +197,7 @@ expect_eq "rwinv: each held for write, the other taken for read" \
 	"$(order_edges "$WORK/rwinv.dot" 'nheld for write, taken for read", color=red')" 2
 for l in A B; do
 	expect_grep "rwinv: $l's node says it is an rwlock" \
-		"^[[:space:]]*o[0-9]+ \[label=\"rwlock $(lock_addr rwinv $l)\\\\nfirst locked at " "$WORK/rwinv.dot"
+		"^[[:space:]]*o[0-9]+ \[label=\"rwlock $(lock_addr rwinv $l) <$(echo "$l" | tr AB ab)>\\\\nfirst locked at " "$WORK/rwinv.dot"
 done
 
 # a live dump of a deadlock through a read hold: main holds A for read and

@@ -53,7 +53,7 @@ for vars in "" "MUTEXSTAT_ON_CRASH=report" "MUTEXSTAT_WATCHDOG=1"; do
 	expect_eq "$what: the same output (atexit ran)" "$(cat "$WORK/out")" \
 	    "$(cat "$WORK/bare.out")"
 	expect_grep "$what: the report has every acquisition" \
-	    '^ +[0-9]+ 0x[0-9a-f]+ +10000 ' "$WORK/r"
+	    '^ +[0-9]+ (0x[0-9a-f]+|<[^>]+>) +10000 ' "$WORK/r"
 	expect_grep "$what: the report names the workers' line" \
 	    'first locked at +worker\+0x[0-9a-f]+ \(tests/exit_paths.c:[0-9]+, exit_paths\)' "$WORK/r"
 done
@@ -64,7 +64,7 @@ under -- "$P" alone-pthread-exit
 expect_eq "main's pthread_exit, no other thread: the process ends" "$st" 0
 expect_eq "main's pthread_exit, no other thread: the same output" "$(cat "$WORK/out")" \
     "$(cat "$WORK/bare.out")"
-expect_grep "main's pthread_exit, no other thread: the report" '^ +[0-9]+ 0x[0-9a-f]+ +10 ' "$WORK/r"
+expect_grep "main's pthread_exit, no other thread: the report" '^ +[0-9]+ (0x[0-9a-f]+|<[^>]+>) +10 ' "$WORK/r"
 
 bare "$P" last-holds
 under -- "$P" last-holds
@@ -93,9 +93,9 @@ for vars in "" MUTEXSTAT_WATCHDOG=1; do
 	expect_eq "every descriptor closed$w, main's pthread_exit: the last worker ends the process" \
 	    "$st:$(cat "$WORK/out")" "$bare_st:$(cat "$WORK/bare.out")"
 	expect_grep "every descriptor closed$w: the report has every acquisition" \
-	    '^ +[0-9]+ 0x[0-9a-f]+ +2000 ' "$WORK/r"
+	    '^ +[0-9]+ (0x[0-9a-f]+|<[^>]+>) +2000 ' "$WORK/r"
 	expect_grep "every descriptor closed$w: the dump signal's dump is written" \
-	    '^ +[0-9]+ 0x[0-9a-f]+ +1000 ' "$WORK/r.1"
+	    '^ +[0-9]+ (0x[0-9a-f]+|<[^>]+>) +1000 ' "$WORK/r.1"
 	expect_eq "every descriptor closed$w: nothing on stderr" "$(cat "$WORK/err")" ""
 done
 
@@ -126,7 +126,7 @@ bad=0
 for run in 1 2 3 4 5; do
 	under MUTEXSTAT_WATCHDOG=1 -- "$P" closed-at-end
 	[ "$st:$(cat "$WORK/out")" = "$bare_st:$(cat "$WORK/bare.out")" ] || bad=$((bad + 1))
-	grep -Eq '^ +[0-9]+ 0x[0-9a-f]+ +1000 ' "$WORK/r" || bad=$((bad + 1))
+	grep -Eq '^ +[0-9]+ (0x[0-9a-f]+|<[^>]+>) +1000 ' "$WORK/r" || bad=$((bad + 1))
 done
 expect_eq "the last thread closes every descriptor as it ends, 5 runs: status, output and report each time" \
     "$bare_st:$(cat "$WORK/bare.out"):$bad" "0:total 1000:0"
@@ -152,7 +152,7 @@ expect_eq "exit() in a handler that interrupted pause(), without the library: st
 under -- "$P" handler-in-pause
 expect_eq "exit() in a handler that interrupted pause(): the program's status" "$st" 4
 expect_grep "exit() in a handler that interrupted pause(): the report" \
-    '^ +[0-9]+ 0x[0-9a-f]+ +1000 ' "$WORK/r"
+    '^ +[0-9]+ (0x[0-9a-f]+|<[^>]+>) +1000 ' "$WORK/r"
 expect_eq "exit() in a handler that interrupted pause(): nothing on stderr" \
     "$(cat "$WORK/err")" ""
 
@@ -168,7 +168,7 @@ else
 	expect_eq "exit() in a handler inside malloc: the program's status, no hang" \
 	    "$st:$(cat "$WORK/out")" "3:mallocing"
 	expect_grep "exit() in a handler inside malloc: the report, by the dump thread" \
-	    '^ +[0-9]+ 0x[0-9a-f]+ +1000 ' "$WORK/r"
+	    '^ +[0-9]+ (0x[0-9a-f]+|<[^>]+>) +1000 ' "$WORK/r"
 	expect_eq "exit() in a handler inside malloc: nothing on stderr" "$(cat "$WORK/err")" ""
 fi
 
@@ -217,7 +217,7 @@ mkdir "$WORK/start" "$WORK/elsewhere"
     MUTEXSTAT_OUTPUT='r.%p.txt' "$P" daemon "$WORK/elsewhere")
 tenths=0 found=
 while [ $tenths -lt 200 ] && [ -z "$found" ]; do
-	found=$(grep -l '^  1 0x[0-9a-f]* *100 ' "$WORK"/start/r.*.txt 2>/dev/null)
+	found=$(grep -l '^  1 \(0x[0-9a-f]*\|<[^>]*>\) *100 ' "$WORK"/start/r.*.txt 2>/dev/null)
 	[ -n "$found" ] || sleep 0.1
 	tenths=$((tenths + 1))
 done
@@ -275,7 +275,7 @@ if "$CC" -shared -fPIC -o "$WORK/libfin.so" "$WORK/libfin.c" -lpthread &&
 	    "$(cat "$WORK/bare.out")"
 	# the report comes after every destructor: the lock in libfin's is in it
 	expect_grep "a library's destructor: its lock is in the report (2 acquisitions, not 1)" \
-	    '^ +[0-9]+ 0x[0-9a-f]+ +2 .* fin_touch\+0x[0-9a-f]+ \(libfin\.so\)$' "$WORK/r"
+	    '^ +[0-9]+ (0x[0-9a-f]+|<[^>]+>) +2 .* fin_touch\+0x[0-9a-f]+ \(libfin\.so\)$' "$WORK/r"
 else
 	fail "cannot compile a shared library with $CC"
 fi
@@ -290,7 +290,7 @@ for mode in two-exits; do
 	complete=0
 	for i in 1 2 3 4 5 6 7 8 9 10; do
 		under -- "$P" $mode
-		[ "$st" = 3 ] && grep -q '^  1 0x[0-9a-f]* *1000 ' "$WORK/r" && complete=$((complete + 1))
+		[ "$st" = 3 ] && grep -q '^  1 \(0x[0-9a-f]*\|<[^>]*>\) *1000 ' "$WORK/r" && complete=$((complete + 1))
 	done
 	expect_eq "$mode, 10 runs: status 3, each report whole" "$complete" 10
 done

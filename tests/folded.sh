@@ -15,7 +15,7 @@ expect_grep "the text report is in .txt" '^mutexstat: blame \(pid [0-9]+\)' "$WO
 
 expect_eq "wait: a line per waiting stack" "$(wc -l < "$WORK/r.wait.folded")" 2
 expect_eq "wait: every line is 'frames value'" \
-	"$(grep -Ecv '^mutex 0x[0-9a-f]+(;[^;]+)+ [0-9]+$' "$WORK/r.wait.folded")" 0
+	"$(grep -Ecv '^mutex 0x[0-9a-f]+ <shared>(;[^;]+)+ [0-9]+$' "$WORK/r.wait.folded")" 0
 expect_eq "wait: leaf last, the two waiting functions" \
 	"$(awk '{ sub(/ [0-9]+$/, ""); n = split($0, f, ";"); print f[n] }' "$WORK/r.wait.folded" | sed 's/ (.*//' | sort | tr '\n' ' ')" \
 	"waiter_one waiter_two "
@@ -91,8 +91,8 @@ roots() {
 	awk 'NR == FNR { name[$2] = $1; next }
 		{ sub(/ [0-9]+$/, ""); n = split($0, f, ";"); leaf = f[n]
 		  sub(/.*:/, "", leaf); sub(/\)$/, "", leaf)
-		  r = f[1]; a = r; sub(/^(rwlock|spin lock) /, "", a)
-		  r = a in name ? substr(r, 1, length(r) - length(a)) name[a] : r ~ /^rwlocks ended at / ? "rwlocks ended" : r
+		  r = f[1]; a = r; sub(/^(rwlock|spin lock) /, "", a); v = a; sub(/ <[^>]*>$/, "", a)
+		  r = a in name ? substr(r, 1, length(r) - length(v)) name[a] : r ~ /^rwlocks ended at / ? "rwlocks ended" : r
 		  print r, (f[2] ~ /^\[/ ? f[2] : "-"), leaf }' "$WORK/rw.out" "$WORK/rw.$1.folded" | sort | tr '\n' ','
 }
 expect_eq "rw: the waits, under each lock's kind and the mode of the wait" "$(roots wait)" \

@@ -57,7 +57,7 @@ done
 expect_eq "stress: children's reports have the child's numbers only" "$bad" 0
 expect_eq "stress: each child locked its own mutex 10 times" \
 	"$(for r in $(grep -l 'forked from pid' "$WORK"/s.*); do
-		awk '/^Top /{t=1; next} t && /^ +1 0x/ { print $3; exit }' "$r"; done | sort -u)" 10
+		awk '/^Top /{t=1; next} t && /^ +1 (0x|<)/ { print $3; exit }' "$r"; done | sort -u)" 10
 expect_eq "stress: nothing on stderr" "$(cat "$WORK/err")" ""
 
 # ---- exact counts on both sides of a fork ---------------------------------
@@ -76,14 +76,14 @@ expect_eq "counts: the parent locked shared 150 times" "$(acquired "$parent" "$s
 expect_eq "counts: own is the child's alone" "$(acquired "$parent" "$own")" ""
 # (held has a name of 30 characters: the child's line for it is too long
 # for one line; it went past 120 columns)
-expect_grep "counts: the child names held ..." "^  $held \"held_by_a_thread_of_the_parent\"\$" "$WORK/c.$child"
+expect_grep "counts: the child names held ..." "^  $held <held> \"held_by_a_thread_of_the_parent\"\$" "$WORK/c.$child"
 expect_grep "counts: ... and says a parent's thread holds it" \
 	"^    held since the fork by thread [0-9]+ of the parent, pid [0-9]+ \(not here\), taken at hold_held" \
 	"$WORK/c.$child"
 expect_eq "counts: no line of the child's over 120 columns" \
 	"$(sed 's/µ/u/g' "$WORK/c.$child" | awk 'length($0) > 120' | wc -l)" 0
 expect_grep "counts: the parent says its thread holds it" \
-	"^  $held \"held_by_a_thread_of_the_parent\" held by thread [0-9]+, taken at hold_held" "$parent"
+	"^  $held <held> \"held_by_a_thread_of_the_parent\" held by thread [0-9]+, taken at hold_held" "$parent"
 expect_grep "counts: the child's run is its own" "^mutexstat: fork \(pid $child\) ran .*: 1 thread used mutexes" \
 	"$WORK/c.$child"
 expect_grep "counts: the parent's inversion" '^POTENTIAL DEADLOCK: 2 mutexes' "$parent"
@@ -221,7 +221,7 @@ expect_grep "hang: a deadlock, in words" \
 	"^DEADLOCK: thread $child waits for a mutex that thread [0-9]+ of the parent process held at the fork: nobody here can unlock it$" \
 	"$WORK/h.$child.1"
 expect_grep "hang: which mutex, and where the child waits" \
-	"^  thread $child \"fork\" waits for mutex $held \"held_by_a_thread_of_the_parent\" for " "$WORK/h.$child.1"
+	"^  thread $child \"fork\" waits for mutex $held <held> \"held_by_a_thread_of_the_parent\" for " "$WORK/h.$child.1"
 expect_grep "hang: the holder is named as the parent's" \
 	"^  thread [0-9]+ of the parent process \(pid $parent\) held it when this process forked; this process has no such thread$" \
 	"$WORK/h.$child.1"
@@ -330,7 +330,7 @@ fork_scenario() {
 	child=$(grep -l 'forked from pid' "$WORK"/cap.* | head -n 1)
 	parent=$(grep -L 'forked from pid' "$WORK"/cap.* | head -n 1)
 	expect_eq "$1: the child's own mutex, 4 times" \
-		"$(awk '/^Top /{t=1; next} t && /^ +1 0x/ { print $3; exit }' "${child:-$WORK/none}")" 4
+		"$(awk '/^Top /{t=1; next} t && /^ +1 (0x|<)/ { print $3; exit }' "${child:-$WORK/none}")" 4
 }
 fork_scenario capturing
 expect_grep "capturing: the child's report says why it has no stacks" \
@@ -359,7 +359,7 @@ child=$(grep -l 'forked from pid' "$WORK"/sp.* | head -n 1)
 expect_grep "spares: 24 mutexes in the child" \
 	'^mutexstat: fork \(pid [0-9]+\) .*: 2 threads used mutexes, 24 mutexes tracked' "${child:-$WORK/none}"
 expect_eq "spares: 12 mutexes with 14 acquisitions, 12 with 100" \
-	"$(awk '/^Top /{t=1; next} t && /^$/ { exit } t && /^ +[0-9]+ 0x/ { print $3 }' "${child:-$WORK/none}" |
+	"$(awk '/^Top /{t=1; next} t && /^$/ { exit } t && /^ +[0-9]+ (0x|<)/ { print $3 }' "${child:-$WORK/none}" |
 	   sort -n | uniq -c | awk '{ printf "%s:%s ", $2, $1 }')" "14:12 100:12 "
 
 # ---- an allocator whose fork handlers run while ours hold our locks -------

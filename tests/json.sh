@@ -21,16 +21,18 @@ valid() {
 	expect_eq "$1: version" "$(jq '.version' "$WORK/$1.json")" 1
 }
 
-# same_counts NAME: every address row of the text report's top table has the
-# same acquisitions and contentions in the JSON document.
+# same_counts NAME: every address row of the text report's top table (or
+# variable: "<cache_lock>", JSON's "symbol") has the same acquisitions and
+# contentions in the JSON document.
 same_counts() {
 	awk '/^Top [0-9]+ (mutex(es)?|locks?) by/ { t = 1; getline; next } t && /^$/ { t = 0 }
-	     t && $2 ~ /^0x/ { print $2, $3, $4 }' "$WORK/$1.txt" > "$WORK/$1.rows"
+	     t && $2 ~ /^(0x|<)/ { print $2, $3, $4 }' "$WORK/$1.txt" > "$WORK/$1.rows"
 	rows=$(wc -l < "$WORK/$1.rows")
 	[ "$rows" -gt 0 ] || fail "$1: no address rows in the text report"
 	bad=0
 	while read -r a acq con; do
-		got=$(jq -r --arg a "$a" '.mutexes[] | select(.address == $a) |
+		got=$(jq -r --arg a "$a" '.mutexes[] |
+			select(.address == $a or "<\(.symbol)>" == $a) |
 			"\(.acquisitions) \(.contended)"' "$WORK/$1.json")
 		[ "$got" = "$acq $con" ] || { bad=$((bad + 1)); echo "  $1 $a: text '$acq $con', json '$got'" >&2; }
 	done < "$WORK/$1.rows"

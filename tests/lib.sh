@@ -79,6 +79,10 @@ pass() {
 	PASSED=$((PASSED + 1))
 }
 
+# LOCK_RE: how the top table shows a lock that has no name, for grep -E: its
+# address, or the variable it is ("<cache_lock>").
+LOCK_RE='(0x[0-9a-f]+|<[^>]+>)'
+
 # expect_eq WHAT GOT WANT
 expect_eq() {
 	if [ "$2" = "$3" ]; then pass "$1 = $3"; else fail "$1: got '$2', want '$3'"; fi
@@ -95,10 +99,29 @@ expect_no_grep() {
 		sed 's/^/  | /' "$3" >&2; else pass "$1"; fi
 }
 
+# top_label FILE ADDRESS: how the top table of the report in FILE shows the
+# lock at ADDRESS: the variable it is ("<cache_lock>", as its heading, held
+# line or finding names it beside the address), else the address.  Any
+# other label is printed as it is.
+top_label() {
+	top_label_var=
+	case $2 in 0x*)
+		top_label_var=$(grep -o -m1 -- "$2 <[^>]*>" "$1" | sed 's/^[^ ]* //') ;;
+	esac
+	echo "${top_label_var:-$2}"
+}
+
+# top_label_re FILE ADDRESS: the same, for grep -E ("<accounts[+]0x68>").
+top_label_re() {
+	top_label "$1" "$2" | sed 's/[][+.*?()|$\\{}]/[&]/g; s/\^/\\^/g'
+}
+
 # top_row FILE MUTEX-LABEL: the row of the top table for a mutex (address,
 # name, or "N destroyed"), columns separated by two or more spaces collapsed.
+# An address whose lock is a variable ("0x55.. <cache_lock>" in its heading)
+# finds the row by the variable, which the table shows in its place.
 top_row() {
-	awk -v label="$2" '/^Top [0-9]+ (mutex(es)?|locks?) by/ { in_top = 1; next }
+	awk -v label="$(top_label "$1" "$2")" '/^Top [0-9]+ (mutex(es)?|locks?) by/ { in_top = 1; next }
 		in_top && /^$/ { in_top = 0 }
 		in_top && index($0, " " label " ") { print; exit }' "$1"
 }

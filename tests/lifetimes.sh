@@ -10,7 +10,7 @@ expect_grep "header counts destroyed and re-initialised" \
 	"^  100 mutexes destroyed and 1 initialised again" "$WORK/report"
 expect_grep "the 100 short-lived mutexes fold into one line of 300 acquisitions" \
 	"^ +[0-9]+ 100 ended +300 +0 " "$WORK/report"
-expect_grep "m2's second life starts from zero: 2 acquisitions" "^ +[0-9]+ $m2 +2 +0 " "$WORK/report"
+expect_grep "m2's second life starts from zero: 2 acquisitions" "^ +[0-9]+ $(top_label_re "$WORK/report" "$m2") +2 +0 " "$WORK/report"
 expect_grep "m2's first life is its own ended line" "^ +[0-9]+ 1 ended +1 +0 " "$WORK/report"
 expect_grep "m2 was seen through init" "^#[0-9]+ mutex $m2 \(normal\)$" "$WORK/report"
 expect_grep "m2's first life's section: one mutex" \
@@ -75,11 +75,11 @@ run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" recycle
 for v in x y p q; do
 	eval "$v=\$(awk '/^$v /{print \$2}' \"\$WORK/out\")"
 done
-expect_grep "x's second life: 2 acquisitions" "^ +[0-9]+ $x +2 +0 " "$WORK/report"
-expect_grep "y, in x's old record: 5 acquisitions" "^ +[0-9]+ $y +5 +0 " "$WORK/report"
+expect_grep "x's second life: 2 acquisitions" "^ +[0-9]+ $(top_label_re "$WORK/report" "$x") +2 +0 " "$WORK/report"
+expect_grep "y, in x's old record: 5 acquisitions" "^ +[0-9]+ $(top_label_re "$WORK/report" "$y") +5 +0 " "$WORK/report"
 expect_grep "x's first life is an ended line of 3" "^ +[0-9]+ 1 ended +3 +0 " "$WORK/report"
-expect_grep "p, sharing a cache entry with q: 1100 acquisitions" "^ +[0-9]+ $p +1100 +0 " "$WORK/report"
-expect_grep "q: 1100 acquisitions" "^ +[0-9]+ $q +1100 +0 " "$WORK/report"
+expect_grep "p, sharing a cache entry with q: 1100 acquisitions" "^ +[0-9]+ $(top_label_re "$WORK/report" "$p") +1100 +0 " "$WORK/report"
+expect_grep "q: 1100 acquisitions" "^ +[0-9]+ $(top_label_re "$WORK/report" "$q") +1100 +0 " "$WORK/report"
 expect_no_grep "no finding: one order, p then q" "POTENTIAL DEADLOCK|MISUSE" "$WORK/report"
 expect_grep "header: one mutex destroyed, in the singular" \
 	"^  1 mutex destroyed and 0 initialised again: " "$WORK/report"
@@ -91,14 +91,14 @@ MUTEXSTAT_TOP=100 run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" turns
 for v in ring0 ring7 ring39 u v; do
 	eval "$v=\$(awk '/^$v /{print \$2}' \"\$WORK/out\")"
 done
-expect_grep "ring0: 100 acquisitions" "^ +[0-9]+ $ring0 +100 +0 " "$WORK/report"
-expect_grep "ring39: 100 acquisitions" "^ +[0-9]+ $ring39 +100 +0 " "$WORK/report"
-expect_grep "ring7's second life: 50" "^ +[0-9]+ $ring7 +50 +0 " "$WORK/report"
+expect_grep "ring0: 100 acquisitions" "^ +[0-9]+ $(top_label_re "$WORK/report" "$ring0") +100 +0 " "$WORK/report"
+expect_grep "ring39: 100 acquisitions" "^ +[0-9]+ $(top_label_re "$WORK/report" "$ring39") +100 +0 " "$WORK/report"
+expect_grep "ring7's second life: 50" "^ +[0-9]+ $(top_label_re "$WORK/report" "$ring7") +50 +0 " "$WORK/report"
 expect_grep "ring7's first life: an ended line of 50" "^ +[0-9]+ 1 ended +50 +0 " "$WORK/report"
 expect_eq "every other ring mutex: 100" \
-	"$(grep -cE '^ +[0-9]+ 0x[0-9a-f]+ +100 +0 ' "$WORK/report")" 39
-expect_grep "u, sharing both cache entries with v: 1000" "^ +[0-9]+ $u +1000 +0 " "$WORK/report"
-expect_grep "v: 1000" "^ +[0-9]+ $v +1000 +0 " "$WORK/report"
+	"$(grep -cE "^ +[0-9]+ $LOCK_RE +100 +0 " "$WORK/report")" 39
+expect_grep "u, sharing both cache entries with v: 1000" "^ +[0-9]+ $(top_label_re "$WORK/report" "$u") +1000 +0 " "$WORK/report"
+expect_grep "v: 1000" "^ +[0-9]+ $(top_label_re "$WORK/report" "$v") +1000 +0 " "$WORK/report"
 
 # A full table: 64 records, 100 mutexes.
 MUTEXSTAT_TABLE_SIZE=64 run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" many 100
@@ -155,7 +155,7 @@ expect_grep "heldexited: held by the exited thread, and for how long" \
 # numbers start at the reset (main's own hold after its wait is).
 run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" resethold
 m1=$(awk '/^m1 /{print $2}' "$WORK/out")
-expect_grep "resethold: one acquisition, contended, since the reset" "^ +1 $m1 +1 +1 " "$WORK/report"
+expect_grep "resethold: one acquisition, contended, since the reset" "^ +1 $(top_label_re "$WORK/report" "$m1") +1 +1 " "$WORK/report"
 expect_grep "resethold: one timed hold since the reset, not the one before it" \
 	"^  hold times, of the holds timed \(1\):\$" "$WORK/report"
 # The header counts the mutexes whose holds are timed, ended ones too.
@@ -168,6 +168,6 @@ expect_grep "waitedended: its ended line has its hold times" \
 run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" threads 100000
 m1=$(awk '/^m1 /{print $2}' "$WORK/out")
 expect_grep "100000 threads used mutexes" ": 100000 threads used mutexes, 1 mutex tracked, 0 untracked$" "$WORK/report"
-expect_grep "m1 locked exactly 100000 times" "^ +1 $m1 +100000 " "$WORK/report"
+expect_grep "m1 locked exactly 100000 times" "^ +1 $(top_label_re "$WORK/report" "$m1") +100000 " "$WORK/report"
 expect_no_grep "no thread ended holding a mutex" "^HELD AT THREAD EXIT" "$WORK/report"
 finish

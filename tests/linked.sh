@@ -20,7 +20,7 @@ expect_grep "exit report after reset: 150 stats locks" "^ +[0-9]+ stats +150 " "
 expect_grep "exit report: its numbers start at the reset, and it says so" \
 	'^  the numbers start at mutexstat_reset\(\), [0-9.]+ [mµn]?s into the run \(the counts of threads and locks above do not\)$' "$WORK/exit"
 expect_no_grep "dump before the reset: no such line" 'mutexstat_reset' "$WORK/dump"
-expect_grep "detail names the mutex" '^#[0-9]+ mutex 0x[0-9a-f]+ "queue" \(normal, no init seen\)' "$WORK/exit"
+expect_grep "detail names the mutex" '^#[0-9]+ mutex 0x[0-9a-f]+ <queue> "queue" \(normal, no init seen\)' "$WORK/exit"
 # Preloaded as well as linked: one library, one count.
 LD_PRELOAD="$MS_PRELOAD" "$B/examples/named" > "$WORK/out2" 2> "$WORK/err2"
 awk '/^mutexstat: named/ { n++ } n == 2' "$WORK/err2" > "$WORK/exit2"

@@ -182,7 +182,7 @@ else
 	if wait_for "$WORK/one.1" '^#1 mutex ' 20; then pass "one thread: the dump, at the next mutex call"
 	else fail "one thread: no dump"; fi
 	m1=$(awk '/^m1 / { print $2 }' "$WORK/out")
-	expect_grep "one thread: its counts (10, then 1 after the signal)" "^ +1 $m1 +1[01] " "$WORK/one.1"
+	expect_grep "one thread: its counts (10, then 1 after the signal)" "^ +1 $(top_label_re "$WORK/one.1" "$m1") +1[01] " "$WORK/one.1"
 fi
 kill $pid; wait $pid 2>/dev/null
 # a program that starts a thread has the dump thread from then on
@@ -228,7 +228,7 @@ done
 expect_eq "storm: every dump file holds a report" "$empty" 0
 locks=$(awk '/ locks, counter/ { print $1 }' "$WORK/out")
 m1=$(awk '/^m1 / { print $2 }' "$WORK/out")
-expect_grep "storm: the exit report counts every lock" "^ +[0-9]+ $m1 +$locks " "$WORK/storm"
+expect_grep "storm: the exit report counts every lock" "^ +[0-9]+ $(top_label_re "$WORK/storm" "$m1") +$locks " "$WORK/storm"
 expect_eq "storm: nothing on stderr" "$(cat "$WORK/err")" ""
 
 # ---- the exit report of a program exiting holding a mutex another waits for ----

@@ -58,7 +58,7 @@ cat >"$WORK/prog.c" <<'EOF2'
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER; /* exported (-rdynamic): dladdr names it */
 static void *work(void *arg)
 {
 	for (int i = 0; i < 1000; i++) {
@@ -111,7 +111,7 @@ int main(int argc, char **argv)
 }
 EOF2
 if ! "$CC" -shared -fPIC -o "$WORK/failing.so" "$WORK/failing.c" ||
-   ! "$CC" -pthread -o "$WORK/prog" "$WORK/prog.c" -ldl; then
+   ! "$CC" -pthread -rdynamic -o "$WORK/prog" "$WORK/prog.c" -ldl; then
 	echo "SKIP: cannot compile the test's programs with $CC"
 	exit 77
 fi
@@ -133,6 +133,8 @@ expect_grep "the exit report: written" \
     "$WORK/report"
 expect_grep "the exit report: names from dladdr, and why" \
     '^  names: from dladdr \(malloc failed\): ' "$WORK/report"
+expect_grep "the exit report: an exported mutex named by dladdr too" \
+    '^#1 mutex 0x[0-9a-f]+ <m> \(normal, no init seen\)$' "$WORK/report"
 
 # a live dump, from the dump thread, then the exit report
 rm -f "$WORK"/report*

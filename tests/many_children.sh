@@ -24,7 +24,7 @@ whole() {
 	mutexes=$(echo "$line" | awk '{ print $4 }')
 	times=$(echo "$line" | awk '{ print $6 }')
 	rows=$(awk '/^Top [0-9]+ mutex/ { t = 1; next } t && /^$/ { t = 0 }
-		t && /^ +[0-9]+ 0x/ { print $3 }' "$1")
+		t && /^ +[0-9]+ (0x|<)/ { print $3 }' "$1")
 	sections=$(grep -c '^#[0-9]* mutex ' "$1")
 	if [ "$headers" != 1 ] || [ -z "$line" ]; then
 		echo "$headers reports (pid '$pid')"

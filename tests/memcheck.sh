@@ -38,7 +38,7 @@ memcheck contention "$B/examples/contention" 2 1000
 expect_eq "contention: its output" "$(cat "$WORK/contention.out")" \
     "counter = 2000 (expected 2000), quiet counter = 1000"
 expect_grep "contention: the report, with the hot mutex's 2000 acquisitions" \
-    '^ +1 0x[0-9a-f]+ +2000 ' "$WORK/contention.report"
+    '^ +1 (0x[0-9a-f]+|<[^>]+>) +2000 ' "$WORK/contention.report"
 expect_grep "contention: the report names the lock's line" \
     'worker\+0x[0-9a-f]+ \(examples/contention\.c:[0-9]+, contention\)' \
     "$WORK/contention.report"

@@ -9,7 +9,7 @@ if cmp -s "$WORK/bare" "$WORK/out"; then pass "glibc's answers unchanged"; else
 	fail "answers differ"; diff "$WORK/bare" "$WORK/out" >&2; fi
 expect_grep "glibc answers EPERM to a non-owner" "does not hold it +-> EPERM" "$WORK/out"
 expect_grep "unlock of unlocked" '^MISUSE: unlock of a mutex that is not locked: mutex 0x[0-9a-f]+, 1 time$' "$WORK/report"
-expect_grep "unlock by non-owner" '^MISUSE: unlock by a thread that does not hold it: mutex 0x[0-9a-f]+, 1 time$' "$WORK/report"
+expect_grep "unlock by non-owner" '^MISUSE: unlock by a thread that does not hold it: mutex 0x[0-9a-f]+ <held_elsewhere>, 1 time$' "$WORK/report"
 expect_grep "destroy of locked" '^MISUSE: destroy of a locked mutex: mutex 0x[0-9a-f]+, 1 time$' "$WORK/report"
 expect_grep "use of destroyed" '^MISUSE: use of a destroyed mutex: mutex 0x[0-9a-f]+, 1 time$' "$WORK/report"
 expect_grep "the EPERM unlock: by whom, glibc's answer" "last by thread [0-9]+, glibc returned EPERM, at:$" "$WORK/report"
@@ -96,7 +96,7 @@ env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/last_misuse.report" "$WORK/
 	> "$WORK/last_misuse.out" 2>&1
 second=$(sed -n 's/^thread \([0-9]*\): .*/\1/p' "$WORK/last_misuse.out")
 expect_grep "last misuse: counted twice" \
-	'^MISUSE: unlock of a mutex that is not locked: mutex 0x[0-9a-f]+, 2 times$' "$WORK/last_misuse.report"
+	'^MISUSE: unlock of a mutex that is not locked: mutex 0x[0-9a-f]+ <m>, 2 times$' "$WORK/last_misuse.report"
 expect_eq "last misuse: the thread's, with its own stack" \
 	"$(grep -A2 '^MISUSE: unlock of a mutex that is not locked' "$WORK/last_misuse.report" | sed -n '2,3p' |
 	   sed 's/+0x.*//; s/^ *//; s/, glibc returned.*//' | paste -sd' ' -)" \

@@ -31,7 +31,7 @@ for order in behind front; do
 		"$(cat "$WORK/err")" "$(cat "$WORK/want.err")"
 	hot=$(awk '$1 == "hot:" { print $2 }' "$WORK/out")
 	expect_grep "wrapper $order us: the hot mutex's $hot acquisitions, exactly" \
-		"^ +[0-9]+ 0x[0-9a-f]+ +$hot " "$WORK/report"
+		"^ +[0-9]+ (0x[0-9a-f]+|<[^>]+>) +$hot " "$WORK/report"
 done
 
 # The differential fuzzer's call scripts (tests/fuzz_api.sh), with the

@@ -325,7 +325,7 @@ expect_eq "preinit: nothing on stderr" "$(cat "$WORK/err")" ""
 expect_grep "preinit: the report in MUTEXSTAT_OUTPUT, with the program's name" \
 	'^mutexstat: preinit \(pid [0-9]+\) ran ' "$WORK/preinit.txt"
 expect_eq "preinit: its lock counted, the one in preinit too" \
-	"$(awk '/^Top /{t=1; next} t && /^ +1 0x/ { print $3; exit }' "$WORK/preinit.txt")" 2
+	"$(awk '/^Top /{t=1; next} t && /^ +1 <early> / { print $3; exit }' "$WORK/preinit.txt")" 2
 expect_eq "preinit: MUTEXSTAT_HISTORY read there too: 2 of 4 operations kept" \
 	"$(awk '/recent operations/ { getline; on = 1; next } on && /^$/ { exit } on { n++ }
 		END { print n + 0 }' "$WORK/preinit.txt")" 2

@@ -15,5 +15,5 @@ timeout -s KILL 60 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/report" 
 	>"$WORK/out" 2>&1 || rc=$?
 expect_eq "with the library: no hang, the same output and status" "$rc $(cat "$WORK/out")" "0 $bare"
 expect_grep "the allocator's mutex in the report" \
-	'^  1 0x[0-9a-f]+ +[0-9]+ +0 .* take \(own_malloc\.c:' "$WORK/report"
+	'^  1 (0x[0-9a-f]+|<[^>]+>) +[0-9]+ +0 .* take \(own_malloc\.c:' "$WORK/report"
 finish

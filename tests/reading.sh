@@ -93,12 +93,12 @@ expect_eq "sites: m3 at a shared line alone, not from_loop's callers" \
 	"$(first_locked "$WORK/report" "$m3" | sed 's/+0x[0-9a-f]*//')" \
 	"shared_lock (tests/reading.c:$(line_of SHARED_LOCK), reading)|(its callers: not kept, this line's stack was taken for the first mutex it locked)|"
 # the top table's column names a wrapper's caller, a shared line the line
-column_of() { awk -v a="$2" '$2 == a { gsub(/[()]/, "", $NF); print $NF }' "$1"; }
+column_of() { awk -v a="$(top_label "$1" "$2")" '$2 == a { gsub(/[()]/, "", $NF); print $NF }' "$1"; }
 expect_eq "sites: the column of m1, m2 (a wrapper's callers) and m3 (a shared line)" \
 	"$(column_of "$WORK/report" "$m1") $(column_of "$WORK/report" "$m2") $(column_of "$WORK/report" "$m3")" \
 	"reading.c:$(line_of '^	first_lock(&m1)') reading.c:$(line_of '^	first_lock(&m2)') reading.c:$(line_of SHARED_LOCK)"
 # (without the parentheses where the line's number leaves no room for them)
-expect_grep "sites: m2's row names from_beta" "^ +[0-9]+ $m2 .* from_beta \(?reading\.c:[0-9]+\)?\$" "$WORK/report"
+expect_grep "sites: m2's row names from_beta" "^ +[0-9]+ $(top_label_re "$WORK/report" "$m2") .* from_beta \(?reading\.c:[0-9]+\)?\$" "$WORK/report"
 MUTEXSTAT_FORMAT=json MUTEXSTAT_OUTPUT=$WORK/sites run_with "$WORK/out" "$WORK/err" "$P" sites
 m1=$(addr_of "$WORK/out" m1)
 m2=$(addr_of "$WORK/out" m2)
@@ -165,7 +165,7 @@ cp "$WORK/report" "$WORK/report.exited"
 expect_grep "exited: HELD AT THREAD EXIT" '^HELD AT THREAD EXIT: thread [0-9]+ ' "$WORK/report"
 holder=$(sed -n 's/^HELD AT THREAD EXIT: thread \([0-9]*\) .*/\1/p' "$WORK/report")
 expect_grep "exited: still locked, by a thread that has exited" \
-	"^  $(addr_of "$WORK/out" m1) held by thread $holder \(exited\), taken at take_and_leave" "$WORK/report"
+	"^  $(addr_of "$WORK/out" m1) <m1> held by thread $holder \(exited\), taken at take_and_leave" "$WORK/report"
 
 # ---- a thread that ended holding a mutex it took through a wrapper: its
 # "taken at" is the wrapper's line, which every such finding shares; the
@@ -177,13 +177,13 @@ m3=$(addr_of "$WORK/out" m3)
 expect_eq "exitwrapped: the finding, through the wrapper to its caller" \
 	"$(sed -n '/^HELD AT THREAD EXIT/,/^$/p' "$WORK/report" | sed 's/+0x[0-9a-f]*//g; s/thread [0-9]* "[^"]*"/thread T/')" \
 	"HELD AT THREAD EXIT: thread T ended holding 1 mutex
-  mutex $m3 taken at lock_only (tests/reading.c:$(line_of LOCK_ONLY), reading)
+  mutex $m3 <m3> taken at lock_only (tests/reading.c:$(line_of LOCK_ONLY), reading)
     through a wrapper, first locked from  leave_wrapped (tests/reading.c:$(line_of LEAVE_WRAPPED), reading)
   to suppress it: held-at-exit:^leave_wrapped$ (a line of MUTEXSTAT_SUPPRESSIONS)"
 expect_eq "exitwrapped: still locked, through the wrapper to its caller" \
 	"$(sed -n '/^Mutexes still locked:/,/^$/p' "$WORK/report" | sed 's/+0x[0-9a-f]*//g; s/thread [0-9]*/thread T/')" \
 	"Mutexes still locked:
-  $m3 held by thread T (exited), taken at lock_only (tests/reading.c:$(line_of LOCK_ONLY), reading)
+  $m3 <m3> held by thread T (exited), taken at lock_only (tests/reading.c:$(line_of LOCK_ONLY), reading)
     through a wrapper, first locked from  leave_wrapped (tests/reading.c:$(line_of LEAVE_WRAPPED), reading)"
 printf 'held-at-exit:leave_wrapped\n' > "$WORK/rules"
 MUTEXSTAT_SUPPRESSIONS=$WORK/rules run_with "$WORK/out" "$WORK/err" "$P" exitwrapped
@@ -206,8 +206,8 @@ cp "$WORK/report" "$WORK/report.wrapabba"
 for m in m1:INV_ONE_A m3:INV_ONE_B; do
 	name=${m%%:*} at=$(addr_of "$WORK/out" "${m%%:*}")
 	expect_eq "wrapabba: $name's line, and the line that called the wrapper for its first lock" \
-		"$(grep -A1 "^  [AB]   mutex $at, " "$WORK/report" | sed 's/+0x[0-9a-f]*//g; s/^  [AB]  /  X  /')" \
-		"  X   mutex $at, first locked at lock_only (tests/reading.c:$(line_of LOCK_ONLY), reading)
+		"$(grep -A1 "^  [AB]   mutex $at <$name>, " "$WORK/report" | sed 's/+0x[0-9a-f]*//g; s/^  [AB]  /  X  /')" \
+		"  X   mutex $at <$name>, first locked at lock_only (tests/reading.c:$(line_of LOCK_ONLY), reading)
         through a wrapper, first locked from  inv_one (tests/reading.c:$(line_of "${m#*:}"), reading)"
 done
 expect_grep "wrapabba: the rule suggested names the wrapper's caller" \
@@ -307,10 +307,10 @@ expect_eq "names: the top table's cuts" \
 	"$(awk '/^Top /,/^$/' "$WORK/report" | awk '$1 ~ /^[12]$/ { print $2 }' | sort)" \
 	"$(printf '%s\n' "a$(for i in $(seq 7); do printf '\303\251'; done)..." "queue_for_incom..." | sort)"
 expect_grep "names: a MISUSE with the name cut at 30 bytes" \
-	"^MISUSE: unlock of a mutex that is not locked: mutex 0x[0-9a-f]+ \"a$(for i in $(seq 13); do printf '\303\251'; done)\.\.\.\", 1 time$" \
+	"^MISUSE: unlock of a mutex that is not locked: mutex 0x[0-9a-f]+ <m1> \"a$(for i in $(seq 13); do printf '\303\251'; done)\.\.\.\", 1 time$" \
 	"$WORK/report"
 expect_grep "names: the heading keeps 40 bytes, whole characters" \
-	"^#[0-9] mutex 0x[0-9a-f]+ \"a$(for i in $(seq 18); do printf '\303\251'; done)\.\.\.\" \(normal, no init seen\)$" "$WORK/report"
+	"^#[0-9] mutex 0x[0-9a-f]+ <m1> \"a$(for i in $(seq 18); do printf '\303\251'; done)\.\.\.\" \(normal, no init seen\)$" "$WORK/report"
 
 # ---- a program with a long name: its name cut, the counts on a line of
 # their own ----

@@ -20,17 +20,17 @@ expect_eq "rows with exactly 1000 acquisitions" \
 run_with "$WORK/out" "$WORK/err" "$B/examples/contention" 4 5000
 expect_eq "contention output" "$(cat "$WORK/out")" \
 	"counter = 20000 (expected 20000), quiet counter = 5000"
-expect_grep "hot mutex: 20000 acquisitions" '^ +1 0x[0-9a-f]+ +20000 ' "$WORK/report"
+expect_grep "hot mutex: 20000 acquisitions" '^ +1 <hot> +20000 ' "$WORK/report"
 expect_grep "quiet mutex: 5000, never contended, no owner change" \
-	'^ +2 0x[0-9a-f]+ +5000 +0 +0 ns +0 ns +- +- +0 ' "$WORK/report"
+	'^ +2 <quiet> +5000 +0 +0 ns +0 ns +- +- +0 ' "$WORK/report"
 
 # exact: 1000 locks + 3 trylocks of m1; 2 EBUSY and 1 timeout on m2.
 run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" exact
 m1=$(awk '/^m1 /{print $2}' "$WORK/out"); m2=$(awk '/^m2 /{print $2}' "$WORK/out")
-expect_grep "m1: 1003 acquisitions, none contended" "^ +[0-9]+ $m1 +1003 +0 " "$WORK/report"
+expect_grep "m1: 1003 acquisitions, none contended" "^ +[0-9]+ $(top_label_re "$WORK/report" "$m1") +1003 +0 " "$WORK/report"
 expect_grep "m1 detail: 3 trylocks ok" "^#[0-9]+ mutex $m1 \(normal, no init seen\)" "$WORK/report"
 expect_grep "m1 trylocks" "trylock 3 ok, 0 busy; timed out 0" "$WORK/report"
-expect_grep "m2: 1 acquisition by the helper" "^ +[0-9]+ $m2 +1 +0 " "$WORK/report"
+expect_grep "m2: 1 acquisition by the helper" "^ +[0-9]+ $(top_label_re "$WORK/report" "$m2") +1 +0 " "$WORK/report"
 expect_grep "m2: 2 busy trylocks, 1 timeout" "trylock 0 ok, 2 busy; timed out 1; most waiters at once 1" "$WORK/report"
 expect_grep "m2 history shows the EBUSY trylock" " trylock +EBUSY " "$WORK/report"
 expect_grep "m2 history shows the timeout" " timedlock +ETIMEDOUT " "$WORK/report"
@@ -98,7 +98,7 @@ expect_eq "timeouts: one wait is p50, p90, p99 and max" "$(awk '/^    p50 / { pr
 run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" condwait
 m1=$(awk '/^m1 /{print $2}' "$WORK/out")
 expect_grep "condwait: 3 acquisitions (lock, retake, signaller), no wait" \
-	"^ +1 $m1 +3 +0 +0 ns +0 ns " "$WORK/report"
+	"^ +1 $(top_label_re "$WORK/report" "$m1") +3 +0 +0 ns +0 ns " "$WORK/report"
 expect_grep "condwait: one condition wait" "condition waits 1$" "$WORK/report"
 expect_grep "condwait: release and retake in the history" "cond-wait release" "$WORK/report"
 expect_grep "condwait: retake" "cond-wait retake" "$WORK/report"

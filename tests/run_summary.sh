@@ -368,7 +368,7 @@ top_acquired() {
 	top_acquired_n=0
 	while :; do
 		top_acquired_row=$(cat "$1/$2".* 2>/dev/null |
-			awk '/^Top /{t=1; next} t && /^ +1 0x/ { print $3; exit }')
+			awk '/^Top /{t=1; next} t && /^ +1 (0x|<)/ { print $3; exit }')
 		[ -n "$top_acquired_row" ] || [ $top_acquired_n -ge 100 ] && break
 		sleep 0.1
 		top_acquired_n=$((top_acquired_n + 1))

@@ -118,7 +118,7 @@ expect_secure() {
 	expect_eq "$1: its first line is the report's (no warning about MUTEXSTAT_TOP)" \
 	    "$(head -n 1 "$WORK/err" | cut -c1-22)" "mutexstat: setuid_prog"
 	expect_grep "$1: the report is complete: 1000 acquisitions" \
-	    '^ +1 0x[0-9a-f]+ +1000 +0 ' "$WORK/err"
+	    "^ +1 $LOCK_RE +1000 +0 " "$WORK/err"
 }
 
 # ---- setuid: euid 65534, uid 0 --------------------------------------------

@@ -311,7 +311,7 @@ with "" "" "$SIG" quick_exit
 expect_eq "quick_exit: the report" "$(cd "$WORK" && ls r* 2>/dev/null)" "r"
 expect_grep "quick_exit: the mutex still held" '^Mutexes still locked:$' "$WORK/r"
 expect_grep "quick_exit: the at_quick_exit handler's lock and unlock" \
-    '^  +1 0x[0-9a-f]+ +1 +0 .* lock_n_at_quick_exit \(signals\.c:[0-9]+\)$' "$WORK/r"
+    "^  +1 $LOCK_RE +1 +0 .* lock_n_at_quick_exit \\(signals\\.c:[0-9]+\\)\$" "$WORK/r"
 expect_grep "quick_exit: the handler's stack" \
     '^  first locked at   lock_n_at_quick_exit\+0x[0-9a-f]+ \(.*signals\.c:' "$WORK/r"
 with MUTEXSTAT_EXIT_CODE=9 "" "$SIG" abba-quick_exit

@@ -149,7 +149,7 @@ asan_launched() {
 	expect_no_grep "$1 ${2-}: ASan did not refuse the order" 'does not come first' \
 	    "$WORK/$1.with.err"
 	expect_eq "$1 ${2-}: the report's acquisitions" \
-	    "$(grep -E '^ +1 0x[0-9a-f]+ ' "$WORK/report" 2>/dev/null | awk '{ print $3 }')" 80000
+	    "$(grep -E '^ +1 (0x[0-9a-f]+|<[^>]+>) ' "$WORK/report" 2>/dev/null | awk '{ print $3 }')" 80000
 }
 
 if sanitized; then
@@ -191,7 +191,7 @@ lock_line=$(grep -n 'the lock line' "$src" | cut -d: -f1)
 # program's mutex, at its lock line, in the top row and "first locked at".
 counted_at_line() {
 	same_run "$1"
-	row=$(grep -E '^ +1 0x[0-9a-f]+ ' "$WORK/report")
+	row=$(grep -E '^ +1 (0x[0-9a-f]+|<[^>]+>) ' "$WORK/report")
 	expect_eq "$1: acquisitions" "$(echo "$row" | awk '{ print $3 }')" 80000
 	case $row in
 	*"(toolchains.c:$lock_line)") pass "$1: the top row names the lock line" ;;
@@ -234,7 +234,7 @@ if command -v clang++ >/dev/null 2>&1 &&
 	    "$WORK/report"
 	# the functions in an anonymous namespace too (clang writes them
 	# inside it, where libdw's dwarf_getscopes does not look)
-	grep -E '^  first locked at |^ +[0-9]+ 0x[0-9a-f]+ ' "$WORK/report" >"$WORK/clangxx.sites"
+	grep -E '^  first locked at |^ +[0-9]+ (0x[0-9a-f]+|<[^>]+>) ' "$WORK/report" >"$WORK/clangxx.sites"
 	expect_grep "clangxx_O2: a namespaced function's lock at its own line" \
 	    '^  first locked at +\(anonymous namespace\)::[a-z_]+\(int\)\+0x[0-9a-f]+ \(examples/cxx_mutex\.cpp:[0-9]+, clangxx_O2\)$' \
 	    "$WORK/clangxx.sites"
@@ -257,7 +257,7 @@ elif ${CC:-cc} -g -O1 -o "$WORK/old_glibc" "$old_src" -lpthread >"$WORK/old.cc.l
 	RAN=$((RAN + 1))
 	same_run old_glibc
 	# (with the kind column, the site column is short: "old_glibc.c:N")
-	row=$(grep -E '^ +[0-9]+ 0x[0-9a-f]+ .* mutex +(main \()?old_glibc\.c:[0-9]+\)?$' "$WORK/report" | head -n 1)
+	row=$(grep -E '^ +[0-9]+ (0x[0-9a-f]+|<[^>]+>) .* mutex +(main \()?old_glibc\.c:[0-9]+\)?$' "$WORK/report" | head -n 1)
 	expect_eq "old_glibc: the plain mutex's acquisitions (10 trylocks, 5 timedlocks)" \
 	    "$(echo "$row" | awk '{ print $3 }')" 15
 	expect_grep "old_glibc: its trylocks" '^  trylock 10 ok, 0 busy; timed out 0;' "$WORK/report"
@@ -267,7 +267,7 @@ elif ${CC:-cc} -g -O1 -o "$WORK/old_glibc" "$old_src" -lpthread >"$WORK/old.cc.l
 	expect_no_grep "old_glibc: no MISUSE (the aliases' locks and unlocks)" '^MISUSE' "$WORK/report"
 	expect_grep "old_glibc: the rwlock's calls @GLIBC_2.2.5 (10 reads, 5 writes)" \
 	    '^  reads 10 \(0 contended, waited 0 ns\), writes 5 ' "$WORK/report"
-	expect_grep "old_glibc: the spin lock's (7 pairs)" '^ +[0-9]+ 0x[0-9a-f]+ +7 .* spin +' "$WORK/report"
+	expect_grep "old_glibc: the spin lock's (7 pairs)" '^ +[0-9]+ (0x[0-9a-f]+|<[^>]+>) +7 .* spin +' "$WORK/report"
 else
 	echo "skip: tests/old_glibc.c does not build or run here (x86-64 glibc only)"
 fi

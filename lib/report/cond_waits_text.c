@@ -9,6 +9,7 @@
 #include "analysis/stall.h"
 #include "analysis/waitfor.h"
 #include "core/table.h"
+#include "report/kinds.h"
 #include "core/thread_pool.h"
 #include "stacks/symbols.h"
 
@@ -56,16 +57,17 @@ static void one(struct ms_tstate *ts, void *arg)
 	if (!c->listed++)
 		ms_fmt(c->f, "\nThreads in a condition wait for %llu s or more (no finding: an idle worker pool waits so too):\n",
 		       (unsigned long long)ms_cond_waits_min_s());
-	char name[16] = "", dur[16], at[200], cut[40];
+	char name[16] = "", dur[16], at[200], cut[40], cvar[48], mvar[48];
 	uint32_t tid = LOAD(&ts->tid);
 	ms_thread_name(tid, name);
 	uint32_t r = ms_table_find(m);
 	const char *mname =
 		r != MS_REC_NONE && r != MS_REC_UNTRACKED ? ms_order_mutex_name(r) : NULL;
-	ms_fmt(c->f, "  thread %u%s%s%s waits for condition %p (mutex %p%s%s%s)%s, for %s\n",
+	ms_fmt(c->f, "  thread %u%s%s%s waits for condition %p%s (mutex %p%s%s%s%s)%s, for %s\n",
 	       tid, name[0] ? " \"" : "", name, name[0] ? "\"" : "", (void *)cw.cond,
-	       (void *)m, mname ? " \"" : "", ms_name_cut(cut, sizeof cut, mname, 30),
-	       mname ? "\"" : "", cw.timed ? " with a deadline" : "",
+	       ms_lock_variable_tag(cvar, sizeof cvar, (uintptr_t)cw.cond, 40), (void *)m,
+	       ms_lock_variable_tag(mvar, sizeof mvar, (uintptr_t)m, 40), mname ? " \"" : "",
+	       ms_name_cut(cut, sizeof cut, mname, 30), mname ? "\"" : "", cw.timed ? " with a deadline" : "",
 	       ms_duration(dur, ms_ticks_to_ns(c->now - cw.since)));
 	if (cw.caller)
 		ms_fmt(c->f, "    waits at      %s\n", ms_symbolize(cw.caller, at, sizeof at));

@@ -52,11 +52,11 @@ static void print_site(struct ms_fmt *f, const char *head, uintptr_t caller)
 static void print_mutex(struct ms_fmt *f, const char *label, const struct ms_finding_mutex *m,
 			const char *what)
 {
-	char head[160], cut[40];
+	char head[208], cut[40], var[48];
 	struct ms_fmt hf;
 	ms_fmt_init(&hf, head, sizeof head, -1);
-	ms_fmt(&hf, "  %-3s %s %p%s%s%s, %sfirst locked at ", label, ms_lock_noun(m->flags),
-	       (void *)m->key,
+	ms_fmt(&hf, "  %-3s %s %p%s%s%s%s, %sfirst locked at ", label, ms_lock_noun(m->flags),
+	       (void *)m->key, ms_lock_variable_tag(var, sizeof var, m->key, 40),
 	       m->name ? " \"" : "", ms_name_cut(cut, sizeof cut, m->name, 30),
 	       m->name ? "\"" : "", what);
 	print_site(f, ms_fmt_str(&hf), m->first_caller);
@@ -245,8 +245,9 @@ static void print_self(struct ms_fmt *f, const struct ms_self_finding *s)
 	if (s->released && !all_released)
 		ms_fmt(f, "  %llu of these waits ended: another thread's unlock let it go\n",
 		       (unsigned long long)s->released);
-	char cut[40];
-	ms_fmt(f, "  %s %p%s%s%s\n  taken at     ", noun, (void *)s->key, s->name ? " \"" : "",
+	char cut[40], var[48];
+	ms_fmt(f, "  %s %p%s%s%s%s\n  taken at     ", noun, (void *)s->key,
+	       ms_lock_variable_tag(var, sizeof var, s->key, 40), s->name ? " \"" : "",
 	       ms_name_cut(cut, sizeof cut, s->name, 30), s->name ? "\"" : "");
 	ms_report_stack(f, s->taken_stack, 15);
 	ms_report_wrapper_callers(f, s->wrapped_stack);
@@ -277,8 +278,9 @@ static void exit_one(const struct ms_exit_finding *h, void *arg)
 	       h->tid, h->name, h->n, all_mutexes ? "mutex" : "lock",
 	       h->n == 1 ? "" : all_mutexes ? "es" : "s");
 	for (uint32_t j = 0; j < h->shown; j++) {
-		char where[256];
-		ms_fmt(f, "  %s %p%s taken at %s\n", ms_lock_noun(h->flags[j]), (void *)h->key[j],
+		char where[256], var[48];
+		ms_fmt(f, "  %s %p%s%s taken at %s\n", ms_lock_noun(h->flags[j]), (void *)h->key[j],
+		       ms_lock_variable_tag(var, sizeof var, h->key[j], 40),
 		       ms_lock_class(h->flags[j]) != MS_CLASS_RWLOCK ? ""
 		       : h->read[j] ? " (read)" : " (write)",
 		       ms_symbolize(h->caller[j], where, sizeof where));
@@ -295,7 +297,7 @@ static void exit_one(const struct ms_exit_finding *h, void *arg)
 
 static void print_stall_thread(struct ms_fmt *f, const struct ms_stall_thread *w)
 {
-	char d[16], cut[40], who[32] = "";
+	char d[16], cut[40], who[32] = "", var[48], cvar[48];
 	const char *mname = NULL, *noun = "mutex";
 	if (w->kind == MS_STALL_MUTEX || w->kind == MS_STALL_COND) {
 		uint32_t r = ms_table_find(w->kind == MS_STALL_MUTEX ? w->object : w->mutex);
@@ -314,13 +316,14 @@ static void print_stall_thread(struct ms_fmt *f, const struct ms_stall_thread *w
 			ms_fmt_init(&hf, who, sizeof who, -1);
 			ms_fmt(&hf, " held by thread %u", w->holder);
 		}
-		ms_fmt(f, "waits for %s %p%s%s%s%s, for %s\n", noun, (void *)w->object,
-		       mname ? " \"" : "", ms_name_cut(cut, sizeof cut, mname, 30),
+		ms_fmt(f, "waits for %s %p%s%s%s%s%s, for %s\n", noun, (void *)w->object,
+		       ms_lock_variable_tag(var, sizeof var, w->object, 40), mname ? " \"" : "", ms_name_cut(cut, sizeof cut, mname, 30),
 		       mname ? "\"" : "", who, d);
 		break;
 	case MS_STALL_COND:
-		ms_fmt(f, "waits for condition %p (mutex %p%s%s%s), for %s\n", (void *)w->object,
-		       (void *)w->mutex, mname ? " \"" : "", ms_name_cut(cut, sizeof cut, mname, 30),
+		ms_fmt(f, "waits for condition %p%s (mutex %p%s%s%s%s), for %s\n", (void *)w->object,
+		       ms_lock_variable_tag(cvar, sizeof cvar, w->object, 40), (void *)w->mutex, ms_lock_variable_tag(var, sizeof var, w->mutex, 40),
+		       mname ? " \"" : "", ms_name_cut(cut, sizeof cut, mname, 30),
 		       mname ? "\"" : "", d);
 		break;
 	case MS_STALL_JOIN:

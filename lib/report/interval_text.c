@@ -82,6 +82,7 @@ static void detail(struct ms_fmt *f, size_t rank, const struct ms_iv_line *o)
 	else {
 		ms_fmt(f, "\n#%zu %s %p", rank, ms_lock_noun(LOAD(&ms_rec(l->r)->flags)),
 		       (void *)l->key);
+		ms_fmt_lock_variable(f, l->key, 60);
 		if (l->name) {
 			ms_fmt(f, " \"");
 			ms_fmt_name(f, l->name, 40);

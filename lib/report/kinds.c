@@ -6,6 +6,7 @@
 #include "base/fmt.h"
 #include "base/internal.h"
 #include "report/report_hist.h"
+#include "stacks/symbols.h"
 
 #include <string.h>
 
@@ -124,4 +125,29 @@ const char *ms_kind_name(char *out, size_t cap, uint32_t flags)
 uint64_t ms_readers_max(const struct ms_site_reads *rd)
 {
 	return rd->readers_max ? rd->readers_max : rd->acquisitions != 0;
+}
+
+/* see kinds.h */
+const char *ms_lock_variable(char *out, size_t cap, uintptr_t key, size_t cols)
+{
+	char sym[sizeof ((struct ms_frame *)0)->func + 24];
+	if (!ms_symbolize_data(key, sym, sizeof sym))
+		sym[0] = 0;
+	return ms_name_cut(out, cap, sym, cols);
+}
+
+const char *ms_lock_variable_tag(char *out, size_t cap, uintptr_t key, size_t cols)
+{
+	char var[200];
+	struct ms_fmt f;
+	ms_fmt_init(&f, out, cap, -1);
+	if (ms_lock_variable(var, sizeof var, key, cols)[0])
+		ms_fmt(&f, " <%s>", var);
+	return ms_fmt_str(&f);
+}
+
+void ms_fmt_lock_variable(struct ms_fmt *f, uintptr_t key, size_t cols)
+{
+	char tag[208];
+	ms_fmt(f, "%s", ms_lock_variable_tag(tag, sizeof tag, key, cols));
 }

@@ -3,6 +3,7 @@
 #ifndef MUTEXSTAT_KINDS_H
 #define MUTEXSTAT_KINDS_H
 
+#include "base/fmt.h"
 #include "core/table.h"
 
 #include <stddef.h>
@@ -18,6 +19,15 @@ uint64_t ms_rw_reads(uint32_t r);
 void ms_rw_reads_of(struct ms_site_reads *out, uint32_t r);
 /* What a record with these flags is called: "mutex", "rwlock", "spin lock". */
 const char *ms_lock_noun(uint32_t flags);
+/* " <cache_lock>": the variable the lock at key is, if its module's symbols
+ * say (stacks/symbols.h: a static or global lock, or one inside a struct or
+ * an array that is), cut to cols columns; nothing for a lock on the heap or
+ * a stack.  After the lock's address, as gdb prints a pointer. */
+void ms_fmt_lock_variable(struct ms_fmt *f, uintptr_t key, size_t cols);
+/* The same text in out (" <cache_lock>" or ""), for a format's "%s". */
+const char *ms_lock_variable_tag(char *out, size_t cap, uintptr_t key, size_t cols);
+/* The variable alone, "cache_lock", in out; "" if none (as above). */
+const char *ms_lock_variable(char *out, size_t cap, uintptr_t key, size_t cols);
 /* An edge's modes (lockgraph.h) as a held or a taken lock's: "" for an
  * exclusive lock, " (read)", " (write)", " (read or write)". */
 const char *ms_edge_mode_text(uint32_t modes, int taken, uint32_t flags);

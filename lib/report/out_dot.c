@@ -12,6 +12,7 @@
  * control characters and bytes that are not UTF-8 (a mutex's name is the
  * program's) replaced, so dot never rejects the file. */
 #define _GNU_SOURCE
+#include "report/kinds.h"
 #include "report/out_dot.h"
 #include "report/out_modes.h"
 #include "report/report.h"
@@ -105,8 +106,10 @@ static const char *mutex_label(char *out, size_t cap, uint32_t r, uintptr_t key)
 	const char *name = ms_order_mutex_name(r);
 	if (name)
 		ms_fmt(&f, "\"%.60s\"", name);
-	else
+	else {
 		ms_fmt(&f, "%p", (void *)key);
+		ms_fmt_lock_variable(&f, key, 60);
+	}
 	return ms_fmt_str(&f);
 }
 
@@ -286,8 +289,10 @@ static void draw_ended(const struct ms_cycle_finding *f, void *arg)
 			ms_fmt(&lf, "%s ", ms_lock_noun(m->flags));
 		if (m->name)
 			ms_fmt(&lf, "\"%s\"", ms_name_cut(cut, sizeof cut, m->name, 60));
-		else
+		else {
 			ms_fmt(&lf, "%p", (void *)m->key);
+			ms_fmt_lock_variable(&lf, m->key, 60);
+		}
 		ms_fmt(&lf, "%s\nfirst locked at %s", life_goes_on(m) ? "" : " (ended)",
 		       ms_symbolize_short(m->first_caller, site, sizeof site));
 		ms_fmt(c->f, "\t\tf%dm%u [", id, i);

@@ -1,6 +1,7 @@
 /* out_folded.c - the folded-stacks output; see out_folded.h.
  *
- * Each line starts with the mutex (its name, or its address) as the root
+ * Each line starts with the mutex (its name, or its address and the variable
+ * it is: "mutex 0x55.. <cache_lock>") as the root
  * frame, so a flame graph splits the time by mutex first -- another kind
  * of lock named so: "rwlock 0x..", "spin lock 0x..".  A read-write lock's
  * next frame is the stack's mode, "[read]", "[write]" or "[mode not
@@ -10,6 +11,7 @@
  * values of the wait file add up to the report's total wait.  Lives that ended are
  * in their site line's stacks, under a root of their own. */
 #define _GNU_SOURCE
+#include "report/kinds.h"
 #include "report/out_folded.h"
 #include "report/out_modes.h"
 #include "report/report.h"
@@ -80,13 +82,15 @@ static void one_mutex(uintptr_t key, uint32_t r, void *arg)
 		return;
 	const char *name = LOAD(&ms_table.cold[r].name); /* a cold part: list */
 	uint32_t flags = LOAD(&ms_rec(r)->flags);
-	char root[112];
+	char root[180];
 	struct ms_fmt rf;
 	ms_fmt_init(&rf, root, sizeof root, -1);
 	if (name)
 		ms_fmt(&rf, "%s %.60s", ms_lock_noun(flags), name);
-	else
+	else {
 		ms_fmt(&rf, "%s %p", ms_lock_noun(flags), (void *)key);
+		ms_fmt_lock_variable(&rf, key, 60);
+	}
 	struct ms_out_calls calls;
 	c->calls = NULL;
 	if (ms_lock_class(flags) == MS_CLASS_RWLOCK) {

@@ -92,6 +92,14 @@ static void sup_end(struct ms_jw *j)
 
 /* {address, function, offset, file, line, module}, unknown parts null;
  * the whole frame null for address 0. */
+/* "symbol": the variable a lock is ("cache_lock", "accounts+0x18"), or
+ * null for one on the heap or a stack (stacks/symbols.h). */
+static void symbol(struct ms_jw *j, uintptr_t key)
+{
+	char var[sizeof ((struct ms_frame *)0)->func + 24];
+	ms_jw_str(j, "symbol", ms_symbolize_data(key, var, sizeof var) ? var : NULL);
+}
+
 static void frame(struct ms_jw *j, const char *key, uintptr_t a)
 {
 	if (!a) {
@@ -519,6 +527,7 @@ static void one_mutex(uintptr_t key, uint32_t r, void *arg)
 	ms_jw_obj(j, NULL);
 	ms_jw_addr(j, "address", key);
 	ms_jw_str(j, "name", c ? LOAD(&c->name) : NULL);
+	symbol(j, key);
 	ms_jw_str(j, "kind", ms_kind_name(kind, sizeof kind, flags));
 	ms_jw_str(j, "lock", ms_out_lock_name(flags));
 	uint32_t owner = LOAD(&rec->owner);
@@ -892,6 +901,7 @@ static void self_one(const struct ms_self_finding *s, void *arg)
 	sup_begin("self-deadlock");
 	ms_jw_num(j, "thread", s->tid);
 	ms_jw_addr(j, "mutex", s->key);
+	symbol(j, s->key);
 	sup_name(s->name);
 	/* an rwlock's: write-locked by a thread that holds it for read */
 	ms_jw_str(j, "lock", ms_out_lock_name(s->flags));
@@ -917,6 +927,7 @@ static void cycle_mutex(struct ms_jw *j, const char *key, const struct ms_findin
 	ms_jw_obj(j, key);
 	ms_jw_addr(j, "mutex", m->key);
 	ms_jw_str(j, "name", m->name);
+	symbol(j, m->key);
 	sup_name(m->name);
 	ms_jw_str(j, "mutex_kind", ms_kind_name(kind, sizeof kind, m->flags));
 	ms_jw_str(j, "lock", ms_out_lock_name(m->flags));
@@ -1092,6 +1103,7 @@ static void owner_died_one(uintptr_t key, uint32_t r, uintptr_t site,
 	if (key) {
 		ms_jw_addr(j, "mutex", key);
 		ms_jw_str(j, "name", LOAD(&ms_table.cold[r].name));
+		symbol(j, key);
 		ms_jw_null(j, "ended_first_locked_at");
 	} else {
 		ms_jw_null(j, "mutex");
@@ -1122,6 +1134,7 @@ static void misuse_one(uintptr_t key, uint32_t r, void *arg)
 		sup_begin("misuse");
 		ms_jw_addr(j, "mutex", key);
 		ms_jw_str(j, "name", LOAD(&c->name));
+		symbol(j, key);
 		sup_name(LOAD(&c->name));
 		ms_jw_str(j, "what", misuse_key[k]);
 		ms_jw_num(j, "count", n);

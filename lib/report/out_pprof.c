@@ -555,6 +555,7 @@ static void label(uint64_t key, uint64_t value)
 struct sample_labels {
 	const char *mutex, *name, *kind;
 	const struct ms_out_calls *calls;
+	const char *symbol; /* the variable the lock is, or NULL */
 };
 
 /* What every sample says of the process, and the span profiled. */
@@ -599,6 +600,7 @@ static void samples(const struct ms_blame *list, uint64_t birth,
 		uint64_t v_side = str(side == WAITING ? "waiting" : "holding");
 		uint64_t k_mutex = str("mutex"), v_mutex = str(l->mutex);
 		uint64_t k_name = str("mutex_name"), v_name = l->name ? str(l->name) : 0;
+		uint64_t k_sym = str("mutex_symbol"), v_sym = l->symbol ? str(l->symbol) : 0;
 		uint64_t k_kind = str("kind"), v_kind = str(l->kind);
 		const char *mode = l->calls ? ms_out_stack_mode(l->calls, b->stack) : NULL;
 		uint64_t k_mode = str("mode"), v_mode = mode ? str(mode) : 0;
@@ -613,6 +615,8 @@ static void samples(const struct ms_blame *list, uint64_t birth,
 		label(k_mutex, v_mutex);
 		if (l->name)
 			label(k_name, v_name);
+		if (l->symbol)
+			label(k_sym, v_sym);
 		label(k_kind, v_kind);
 		if (mode)
 			label(k_mode, v_mode);
@@ -633,12 +637,13 @@ static void one_mutex(uintptr_t key, uint32_t r, void *arg)
 	const struct ms_blame *list = ms_blame_of(r, birth);
 	if (!list)
 		return;
-	char addr[32];
+	char addr[32], var[sizeof ((struct ms_frame *)0)->func + 24];
 	(void)snprintf(addr, sizeof addr, "%p", (void *)key);
 	uint32_t flags = LOAD(&ms_rec(r)->flags);
 	const struct ms_cold *c = &ms_table.cold[r]; /* list: a cold part */
 	struct ms_out_calls calls;
-	struct sample_labels l = { addr, LOAD(&c->name), ms_out_lock_name(flags), NULL };
+	struct sample_labels l = { addr, LOAD(&c->name), ms_out_lock_name(flags), NULL,
+				   ms_symbolize_data(key, var, sizeof var) ? var : NULL };
 	if (ms_lock_class(flags) == MS_CLASS_RWLOCK) {
 		ms_out_calls_of(&calls, r, NULL);
 		l.calls = &calls;
@@ -656,7 +661,7 @@ static void one_site(const struct ms_site *s, const struct ms_blame *lines, void
 	uint32_t classes = LOAD(&s->classes);
 	struct ms_out_calls calls;
 	struct sample_labels l = { label_text, LOAD(&s->name), ms_out_classes_name(classes),
-				   NULL };
+				   NULL, NULL };
 	if (classes == 1u << MS_CLASS_RWLOCK) {
 		ms_out_calls_of(&calls, 0, s);
 		l.calls = &calls;

@@ -6,6 +6,7 @@
  * writes through fmt.c with no allocation except the top list, and keeps
  * lines within 120 columns. */
 #define _GNU_SOURCE
+#include "report/kinds.h"
 #include "report/report.h"
 #include "glibc/loader_lock.h"
 #include "report/lines.h"
@@ -463,7 +464,9 @@ static void print_read_held(struct held_ctx *h, uintptr_t key, uint32_t r)
 		return;
 	if (!h->listed++)
 		ms_fmt(h->f, "\nMutexes still locked:\n");
-	ms_fmt(h->f, "  rwlock %p held for read by", (void *)key);
+	ms_fmt(h->f, "  rwlock %p", (void *)key);
+	ms_fmt_lock_variable(h->f, key, 40);
+	ms_fmt(h->f, " held for read by");
 	struct readers_ctx q = { h->f, r, 0 };
 	ms_threads_each(reader_named, &q);
 	if (q.n > 8)
@@ -485,7 +488,7 @@ static void print_held(uintptr_t key, uint32_t r, void *arg)
 	}
 	const struct ms_cold *c = (LOAD(&rec->flags) & MS_F_COLD) ? &ms_table.cold[r]
 								   : NULL;
-	char since[16], label[64];
+	char since[16], label[112];
 	const char *name = c ? LOAD(&c->name) : NULL;
 	struct ms_fmt lf;
 	ms_fmt_init(&lf, label, sizeof label, -1);
@@ -494,6 +497,7 @@ static void print_held(uintptr_t key, uint32_t r, void *arg)
 	if (class != MS_CLASS_MUTEX)
 		ms_fmt(&lf, "%s ", ms_lock_noun(LOAD(&rec->flags)));
 	ms_fmt(&lf, "%p", (void *)key);
+	ms_fmt_lock_variable(&lf, key, 30);
 	if (name) {
 		ms_fmt(&lf, " \"");
 		ms_fmt_name(&lf, name, 30);
@@ -611,6 +615,7 @@ static void print_misuse(uintptr_t key, uint32_t r, void *arg)
 		ms_fmt(f, "MISUSE: ");
 		misuse_text(f, k, noun);
 		ms_fmt(f, ": %s %p", noun, (void *)key);
+		ms_fmt_lock_variable(f, key, 40);
 		if (name) {
 			ms_fmt(f, " \"");
 			ms_fmt_name(f, name, 30);
@@ -944,6 +949,7 @@ static void print_detail(struct ms_fmt *f, size_t rank, const struct ms_line *l)
 		ms_fmt(f, "\n#%zu ", rank);
 		char kind[80];
 		ms_fmt(f, "%s %p", ms_lock_noun(LOAD(&ms_rec(l->r)->flags)), (void *)l->key);
+		ms_fmt_lock_variable(f, l->key, 60);
 		if (l->name) {
 			ms_fmt(f, " \"");
 			ms_fmt_name(f, l->name, 40);

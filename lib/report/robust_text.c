@@ -4,6 +4,7 @@
 #include "analysis/robust.h"
 #include "base/internal.h"
 #include "core/table.h"
+#include "report/kinds.h"
 #include "stacks/symbols.h"
 
 static const char *times(uint64_t n)
@@ -18,10 +19,11 @@ static void print_finding(uintptr_t key, uint32_t r, uintptr_t site,
 	char where[256];
 	if (key) {
 		const char *name = LOAD(&ms_table.cold[r].name);
-		char cut[40];
-		ms_fmt(f, "\nOWNER DIED: mutex %p%s%s%s (robust): its owner died holding it, "
+		char cut[40], var[48];
+		ms_fmt(f, "\nOWNER DIED: mutex %p%s%s%s%s (robust): its owner died holding it, "
 			  "%llu %s\n",
-		       (void *)key, name ? " \"" : "", ms_name_cut(cut, sizeof cut, name, 30),
+		       (void *)key, ms_lock_variable_tag(var, sizeof var, key, 40),
+		       name ? " \"" : "", ms_name_cut(cut, sizeof cut, name, 30),
 		       name ? "\"" : "", (unsigned long long)v->died, times(v->died));
 		ms_fmt(f, "  the next lock returned EOWNERDEAD%s%s\n",
 		       v->last_at ? ", last at " : "",

@@ -3,6 +3,7 @@
 #include "report/top_table.h"
 #include "base/fmt.h"
 #include "base/options.h"
+#include "report/kinds.h"
 #include "stacks/symbols.h"
 
 #include <string.h>
@@ -13,11 +14,14 @@
 static const char *mutex_label(char *out, size_t cap, const struct ms_line *l)
 {
 	struct ms_fmt f;
+	char var[40];
 	ms_fmt_init(&f, out, cap, -1);
 	if (l->ended)
 		ms_fmt(&f, "%llu ended", (unsigned long long)l->mutexes);
 	else if (l->name)
 		ms_fmt_name(&f, l->name, 18);
+	else if (ms_lock_variable(var, sizeof var, l->key, 24)[0])
+		ms_fmt(&f, "<%s>", var); /* its section has the address */
 	else
 		ms_fmt(&f, "%p", (void *)l->key);
 	return ms_fmt_str(&f);

@@ -136,13 +136,14 @@ static void print_wait(struct ms_fmt *f, const struct ms_waiter *w, uint64_t now
 	const char *name = NULL;
 	if (LOAD(&ms_rec(w->rec)->flags) & MS_F_COLD)
 		name = LOAD(&ms_table.cold[w->rec].name);
-	char tn[16], cut[40];
+	char tn[16], cut[40], var[48];
 	uint32_t flags = LOAD(&ms_rec(w->rec)->flags);
 	const char *how = ms_lock_class(flags) != MS_CLASS_RWLOCK ? "for"
 			  : w->read ? "to read" : "to write";
-	ms_fmt(f, "  thread %u \"%s\" waits %s %s %p%s%s%s", w->tid,
+	ms_fmt(f, "  thread %u \"%s\" waits %s %s %p%s%s%s%s", w->tid,
 	       ms_thread_name(w->tid, tn), how, ms_lock_noun(flags), (void *)w->key,
-	       name ? " \"" : "", ms_name_cut(cut, sizeof cut, name, 30), name ? "\"" : "");
+	       ms_lock_variable_tag(var, sizeof var, w->key, 40), name ? " \"" : "",
+	       ms_name_cut(cut, sizeof cut, name, 30), name ? "\"" : "");
 	ms_fmt(f, w->retake ? " again, to return from its condition wait (in it for %s)\n"
 			    : " for %s\n",
 	       ms_duration(d, ms_ticks_to_ns(now > w->since ? now - w->since : 0)));

@@ -1142,6 +1142,15 @@ static int lookup(uintptr_t addr, int is_return, int lines, struct ms_frame *out
 	return from_dladdr(addr, pc, out);
 }
 
+/* Where the answer for addr is kept, if the session keeps answers. */
+static struct cached *answer_slot(uintptr_t addr, int is_return_address)
+{
+	if (!session.cache)
+		return NULL;
+	uint64_t h = ((uint64_t)addr ^ (uint64_t)is_return_address) * 0x9e3779b97f4a7c15ull;
+	return &session.cache[h >> (64 - CACHE_BITS)];
+}
+
 /* Names addr into *out: the whole frame, kept among the answers, or
  * (!lines) its function and module only, from the answers if there, not
  * kept: a frame the report asks about but may not print. */
@@ -1157,12 +1166,7 @@ static int symbolize(uintptr_t addr, int is_return_address, int lines,
 	ms_guard_enter(&ms_self);
 	lock_session();
 	session_here();
-	struct cached *c = NULL;
-	if (session.cache) {
-		uint64_t h = ((uint64_t)addr ^ (uint64_t)is_return_address) *
-			     0x9e3779b97f4a7c15ull;
-		c = &session.cache[h >> (64 - CACHE_BITS)];
-	}
+	struct cached *c = answer_slot(addr, is_return_address);
 	if (c && c->addr == addr && c->is_return == is_return_address) {
 		*out = c->frame;
 		result = c->result;
@@ -1191,6 +1195,87 @@ int ms_symbolize_function(uintptr_t addr, int is_return_address,
 			  struct ms_frame *out)
 {
 	return symbolize(addr, is_return_address, 0, out);
+}
+
+/* ---- the variable a lock is ---------------------------------------- */
+
+/* The data object of module mod that covers addr, by libdw's table: its
+ * name and addr's offset into it, or NULL.  A label (no size), a function
+ * or a symbol that ends before addr names nothing: memory past the end of
+ * an array is not that array. */
+static const char *module_object(Dwfl_Module *mod, uintptr_t addr, GElf_Off *off)
+{
+	struct module_syms *m = by_scan ? NULL : module_syms_of(mod);
+	GElf_Sym sym;
+	GElf_Addr value = 0;
+	const char *name;
+	if (m && m->index) {
+		const struct ms_sym *s = ms_sym_index_find(m->index, addr, same_section, mod);
+		name = s ? dw.module_getsym_info(mod, (int)s->order, &sym, &value, NULL,
+						 NULL, NULL)
+			 : NULL;
+	} else {
+		*off = 0;
+		name = dw.module_addrinfo(mod, addr, off, &sym, NULL, NULL, NULL);
+		value = addr - *off;
+	}
+	if (!name || !name[0] || GELF_ST_TYPE(sym.st_info) != STT_OBJECT ||
+	    addr - value >= sym.st_size)
+		return NULL;
+	*off = addr - value;
+	return name;
+}
+
+/* Without libdw: the exported object dladdr knows. */
+static const char *dladdr_object(uintptr_t addr, GElf_Off *off)
+{
+	Dl_info info;
+	const ElfW(Sym) *sym = NULL;
+	if (ms_loader_busy() ||
+	    !dladdr1((void *)addr, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym ||
+	    !info.dli_sname || GELF_ST_TYPE(sym->st_info) != STT_OBJECT ||
+	    addr - (uintptr_t)info.dli_saddr >= sym->st_size)
+		return NULL;
+	*off = addr - (uintptr_t)info.dli_saddr;
+	return info.dli_sname;
+}
+
+int ms_symbolize_data(uintptr_t addr, char *out, size_t cap)
+{
+	if (!cap)
+		return 0;
+	out[0] = 0;
+	if (!addr)
+		return 0;
+	int saved = errno;
+	ms_guard_enter(&ms_self);
+	lock_session();
+	session_here();
+	GElf_Off off = 0;
+	const char *name = NULL;
+	/* an address in no module (the heap, a stack) is the usual answer: it
+	 * re-reads no maps, as a code address may (lookup) */
+	if (!session.unloaded || ms_symbols_code_loaded(addr)) {
+		Dwfl_Module *mod = session.dwfl ? dw.addrmodule(session.dwfl, addr) : NULL;
+		if (mod)
+			name = module_object(mod, addr, &off);
+		else if (!session.dwfl)
+			name = dladdr_object(addr, &off);
+	}
+	if (name) {
+		char plain[sizeof ((struct ms_frame *)0)->func];
+		copy_name(plain, sizeof plain, name);
+		struct ms_fmt f;
+		ms_fmt_init(&f, out, cap, -1);
+		ms_fmt(&f, "%s", plain);
+		if (off)
+			ms_fmt(&f, "+0x%lx", (unsigned long)off);
+		ms_fmt_str(&f);
+	}
+	unlock_session();
+	ms_guard_leave(&ms_self);
+	errno = saved;
+	return name != NULL;
 }
 
 /* ---- libraries unloaded --------------------------------------------- */

@@ -58,6 +58,14 @@ int ms_symbolize_frame(uintptr_t addr, int is_return_address,
 int ms_symbolize_function(uintptr_t addr, int is_return_address,
 			  struct ms_frame *out);
 
+/* The variable memory address addr is in, as gdb names it: "cache_lock",
+ * "accounts+0x18" (a mutex inside a struct or an array), "ns::Pool::mu_";
+ * from the symbol table of the module it lies in, so a static variable only
+ * where the module keeps its .symtab (or libdw finds its debug file).
+ * Returns 1 with the name in out, or 0 with out "" (the heap, a stack, a
+ * stripped module, no symbol).  Report time, as the rest. */
+int ms_symbolize_data(uintptr_t addr, char *out, size_t cap);
+
 /* Whether a source file (as struct ms_frame's `file` names it) is a system
  * header's: code the compiler took from /usr/include and the like, not the
  * program's. */

@@ -1,0 +1,183 @@
+# variables.sh - a lock that is a variable is named after it, as gdb names
+# a pointer ("0x55.. <cache_lock>", "<accounts+0x68>" inside an array of
+# structs): in the top table, its section, the findings, the locks still
+# held, JSON, folded and DOT; from the module's symbol table, so a stripped
+# program's locks are addresses only, and a stripped library's exported
+# ones keep their names (.dynsym).  A lock on the heap has none.
+. "$top_srcdir/tests/lib.sh"
+CC=${CC:-cc}
+
+cat >"$WORK/vars.c" <<'EOC'
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "proc_wait.h"
+
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static int waiter_tid;
+static pthread_mutex_t *heap; /* reachable at exit: no leak for LeakSanitizer */
+struct account {
+	long balance;
+	pthread_mutex_t lock;
+};
+struct account accounts[4];
+extern pthread_mutex_t lib_lock; /* libvars.so's */
+void lib_touch(void);
+
+/* waits for cache_lock, which main holds: a contended mutex, for the
+ * folded stacks */
+static void *waiter(void *arg)
+{
+	(void)arg;
+	__atomic_store_n(&waiter_tid, (int)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	CHECK(pthread_mutex_lock(&cache_lock));
+	CHECK(pthread_mutex_unlock(&cache_lock));
+	return NULL;
+}
+
+int main(void)
+{
+	pthread_t t;
+	CHECK(pthread_mutex_lock(&cache_lock));
+	CHECK(pthread_create(&t, NULL, waiter, NULL));
+	while (!__atomic_load_n(&waiter_tid, __ATOMIC_ACQUIRE) ||
+	       !sleeps_on_futex(waiter_tid, &cache_lock))
+		usleep(1000);
+	CHECK(pthread_mutex_unlock(&cache_lock));
+	CHECK(pthread_join(t, NULL));
+
+	for (int i = 0; i < 4; i++)
+		pthread_mutex_init(&accounts[i].lock, NULL);
+	heap = malloc(sizeof *heap);
+	pthread_mutex_init(heap, NULL);
+	/* cache_lock then accounts[2], and the other way: an inversion */
+	pthread_mutex_lock(&cache_lock);
+	pthread_mutex_lock(&accounts[2].lock);
+	pthread_mutex_unlock(&accounts[2].lock);
+	pthread_mutex_unlock(&cache_lock);
+	pthread_mutex_lock(&accounts[2].lock);
+	pthread_mutex_lock(&cache_lock);
+	pthread_mutex_unlock(&cache_lock);
+	pthread_mutex_unlock(&accounts[2].lock);
+	pthread_mutex_lock(heap);
+	pthread_mutex_unlock(heap);
+	lib_touch();
+	printf("cache_lock %p\naccount2 %p accounts+0x%zx\nheap %p\nlib_lock %p\n",
+	       (void *)&cache_lock, (void *)&accounts[2].lock,
+	       (size_t)((char *)&accounts[2].lock - (char *)accounts), (void *)heap,
+	       (void *)&lib_lock);
+	pthread_mutex_lock(&cache_lock); /* held at exit */
+	return 0;
+}
+EOC
+cat >"$WORK/libvars.c" <<'EOC'
+#include <pthread.h>
+pthread_mutex_t lib_lock = PTHREAD_MUTEX_INITIALIZER;
+void lib_touch(void)
+{
+	pthread_mutex_lock(&lib_lock);
+	pthread_mutex_unlock(&lib_lock);
+}
+EOC
+# shellcheck disable=SC2086 # SAN_FLAGS is a list of flags
+$CC -g -O0 -fPIC -shared $SAN_FLAGS -o "$WORK/libvars.so" "$WORK/libvars.c" -pthread &&
+strip --strip-all "$WORK/libvars.so" &&
+$CC -g -O0 $SAN_FLAGS -I"$top_srcdir/tests" -o "$WORK/vars" "$WORK/vars.c" -L"$WORK" -lvars \
+	-Wl,-rpath,"$WORK" -pthread || { fail "cannot build the test programs"; finish; }
+readelf -S "$WORK/libvars.so" | grep -q '\.symtab' &&
+	fail "libvars.so still has its .symtab"
+
+MUTEXSTAT_FORMAT=text,json,folded,dot MUTEXSTAT_STACK_SAMPLE=1 MUTEXSTAT_OUTPUT="$WORK/r" \
+	run_with "$WORK/out" "$WORK/err" "$WORK/vars"
+cache=$(awk '$1 == "cache_lock" { print $2 }' "$WORK/out")
+acct=$(awk '$1 == "account2" { print $2 }' "$WORK/out")
+acct_var=$(awk '$1 == "account2" { print $3 }' "$WORK/out")
+acct_re=$(printf '%s' "$acct_var" | sed 's/+/[+]/') # for grep -E
+heap=$(awk '$1 == "heap" { print $2 }' "$WORK/out")
+lib=$(awk '$1 == "lib_lock" { print $2 }' "$WORK/out")
+T=$WORK/r.txt
+
+expect_grep "the top table names a static mutex" '^ +[0-9]+ <cache_lock> +[0-9]' "$T"
+expect_grep "and a mutex inside an array of structs ($acct_var)" \
+	"^ +[0-9]+ <$acct_re> +[0-9]" "$T"
+expect_grep "a section: the address, then the variable" \
+	"^#[0-9]+ mutex $cache <cache_lock> \\(normal" "$T"
+expect_grep "a heap mutex's section: its address alone" "^#[0-9]+ mutex $heap \\(normal" "$T"
+expect_grep "an exported mutex of a stripped library: from its .dynsym" \
+	"^#[0-9]+ mutex $lib <lib_lock> \\(normal" "$T"
+expect_eq "the potential deadlock names both variables" \
+	"$(grep -cE "^  [AB] +mutex ($cache <cache_lock>|$acct <$acct_re>), first locked at" "$T")" 2
+expect_grep "the mutex still locked at exit" "^  $cache <cache_lock> held by thread" "$T"
+
+J=$WORK/r.json
+if python3 -c 'import json' 2>/dev/null; then
+	expect_eq "JSON: each mutex's symbol (null on the heap)" \
+		"$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(" ".join(str(m["symbol"]) for m in sorted(d["mutexes"], key=lambda m: m["address"])
+	       if m["address"] in sys.argv[2:]))' "$J" "$cache" "$heap" "$lib" |
+		tr ' ' '\n' | sort | tr '\n' ' ')" "None cache_lock lib_lock "
+	expect_eq "JSON: the finding's lives name their variables" \
+		"$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = [f for f in d["findings"] if f["kind"] == "potential-deadlock"][0]
+print(" ".join(sorted(l["symbol"] for l in f["lives"])))' "$J")" "$acct_var cache_lock"
+fi
+expect_grep "folded: the root is the address and the variable" \
+	"^mutex $cache <cache_lock>;" "$WORK/r.wait.folded"
+expect_grep "DOT: the lock-order graph's nodes name their variables" \
+	"label=\"$cache <cache_lock>" "$WORK/r.dot"
+
+# stripped: no symbol table, no variable -- the address, as before
+cp "$WORK/vars" "$WORK/vars_stripped" && strip --strip-all "$WORK/vars_stripped"
+run_with "$WORK/out2" "$WORK/err2" "$WORK/vars_stripped"
+cache2=$(awk '$1 == "cache_lock" { print $2 }' "$WORK/out2")
+expect_grep "a stripped program: the address alone" "^#[0-9]+ mutex $cache2 \\(normal" \
+	"$WORK/report"
+expect_no_grep "a stripped program: no variable is made up" '<(cache_lock|accounts)' \
+	"$WORK/report"
+
+# C++: a variable in a namespace and a class's static member, demangled
+CXX=${CXX:-c++}
+if command -v "$CXX" >/dev/null 2>&1; then
+	cat >"$WORK/vars.cpp" <<'EOC'
+#include <cstdio>
+#include <mutex>
+namespace store {
+std::mutex registry_mu;
+}
+struct Pool {
+	static std::mutex mu_;
+};
+std::mutex Pool::mu_;
+int main()
+{
+	{
+		std::lock_guard<std::mutex> a(store::registry_mu);
+		std::lock_guard<std::mutex> b(Pool::mu_);
+	}
+	std::printf("%p %p\n", (void *)&store::registry_mu, (void *)&Pool::mu_);
+}
+EOC
+	# shellcheck disable=SC2086 # SAN_FLAGS is a list of flags
+	if "$CXX" -g -O0 $SAN_FLAGS -pthread -o "$WORK/varscxx" "$WORK/vars.cpp"; then
+		run_with "$WORK/out3" "$WORK/err3" "$WORK/varscxx"
+		read -r reg pool <"$WORK/out3"
+		expect_grep "C++: a namespace's std::mutex, demangled" \
+			"^#[0-9]+ mutex $reg <store::registry_mu> \\(" "$WORK/report"
+		expect_grep "C++: a class's static std::mutex" \
+			"^#[0-9]+ mutex $pool <Pool::mu_> \\(" "$WORK/report"
+	else
+		fail "cannot build vars.cpp with $CXX"
+	fi
+else
+	echo "skip: C++ variables (no $CXX)"
+fi
+
+finish
