@@ -423,6 +423,20 @@ while [ $n -lt 100 ] && [ -e "$WORK/drun/.left" ]; do sleep 0.1; n=$((n + 1)); d
 expect_eq "daemon: the directory, its report and the run's list left" \
 	"$(ls -A "$WORK/drun" | tr '\n' ' ')" ".processes daemon.$daemon "
 
+# ... and with -o PATTERN, where the reports go instead: the message names
+# the pattern, not the run's directory (which goes, no report coming to it)
+mkdir -p "$WORK/o"
+rm -rf "$WORK/orun" "$WORK/go"
+"$MS" --run-dir "$WORK/orun" -o "$WORK/o/r.%p.txt" "$WORK/daemon" "$WORK/go" \
+	>"$WORK/oout" 2>"$WORK/oerr"
+expect_grep "daemon, -o PATTERN: the first process says where the daemon's report will be" \
+	"^mutexstat: processes of this run live on \(a daemon\?\): their reports, if any, will be as $WORK/o/r\.%p\.txt \(%p the pid\)\$" \
+	"$WORK/oerr"
+odaemon=$(awk '/^daemon / { print $2 }' "$WORK/oout")
+: >"$WORK/go"
+wait_for "$WORK/o/r.$odaemon.txt" '^mutexstat: daemon \(pid [0-9]+\) ran ' 20 ||
+	fail "daemon, -o PATTERN: its report never came as the pattern says"
+
 # ... and a process in the background that locks nothing: the last of the
 # run to end removes the directory the launcher made
 rm -rf "$WORK/brun"

@@ -593,6 +593,14 @@ static void free_run(struct run *run)
 
 /* Where the reports of the run's other processes are: the run's
  * directory, or where MUTEXSTAT_OUTPUT sent them (base/output.h). */
+/* "as DIR/r.%p.txt (%p the pid)", "in DIR/r.txt": where -o puts reports. */
+static void reports_at(struct ms_fmt *f, const char *out)
+{
+	ms_fmt(f, "%s ", strstr(out, "%p") ? "as" : "in");
+	ms_output_start_dir(f, out);
+	ms_fmt(f, "%s%s", out, strstr(out, "%p") ? " (%p the pid)" : "");
+}
+
 static void where_reports(struct ms_fmt *f, const struct run *run)
 {
 	const char *out = ms_opt.output;
@@ -610,9 +618,8 @@ static void where_reports(struct ms_fmt *f, const struct run *run)
 			ms_fmt(f, "no reports");
 		return;
 	}
-	ms_fmt(f, "reports %s ", strstr(out, "%p") ? "as" : "in");
-	ms_output_start_dir(f, out);
-	ms_fmt(f, "%s%s", out, strstr(out, "%p") ? " (%p the pid)" : "");
+	ms_fmt(f, "reports ");
+	reports_at(f, out);
 }
 
 static void summary(struct ms_fmt *f, const struct run *run, int reported)
@@ -854,7 +861,12 @@ static void remove_empty_run(void)
 		struct ms_fmt f;
 		ms_fmt_init(&f, buf, sizeof buf, fd);
 		int lock = ms_output_stderr_lock(fd);
-		if (ms_run_dir_gone())
+		if (!ms_output_run_uses_dir()) { /* -o with %p: not the directory's */
+			ms_fmt(&f, "mutexstat: processes of this run live on (a daemon?): their "
+				   "reports, if any, will be ");
+			reports_at(&f, ms_opt.output);
+			ms_fmt(&f, "\n");
+		} else if (ms_run_dir_gone())
 			ms_fmt(&f, "mutexstat: processes of this run live on (a daemon?): the run's "
 				   "directory was removed, so their reports, if any, will go to their "
 				   "stderr\n");
