@@ -28,18 +28,26 @@ expect_eq "four MISUSE findings" "$(grep -c '^MISUSE:' "$WORK/report")" 4
 # each MISUSE says where its own was.
 CC=${CC:-cc}
 cat >"$WORK/twokinds.c" <<'EOF'
+#define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 static pthread_mutex_t m;
 static void *not_the_owner(void *arg)
 {
 	printf("other's unlock %d\n", pthread_mutex_unlock(&m));
+	fprintf(stderr, "other thread %d\n", gettid());
 	return arg;
 }
-int main(void)
+/* usage: twokinds [N [destroy]]: the owner's unlocks of the unlocked
+ * mutex (1), then its destroy */
+int main(int argc, char **argv)
 {
+	int again = argc > 1 ? atoi(argv[1]) : 1;
 	pthread_mutexattr_t a;
 	pthread_t t;
+	fprintf(stderr, "main %d\n", gettid());
 	pthread_mutexattr_init(&a);
 	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ERRORCHECK);
 	pthread_mutex_init(&m, &a);
@@ -47,21 +55,52 @@ int main(void)
 	pthread_create(&t, NULL, not_the_owner, NULL);
 	pthread_join(t, NULL);
 	printf("owner's unlock %d\n", pthread_mutex_unlock(&m));
-	printf("owner's second unlock %d\n", pthread_mutex_unlock(&m));
+	for (int i = 0; i < again; i++)
+		printf("owner's unlock again %d\n", pthread_mutex_unlock(&m));
+	if (argc > 2)
+		pthread_mutex_destroy(&m);
 	return 0;
 }
 EOF
-"$CC" -g -o "$WORK/twokinds" "$WORK/twokinds.c" -lpthread || fail "cannot build twokinds.c"
+"$CC" -g $SAN_FLAGS -o "$WORK/twokinds" "$WORK/twokinds.c" -lpthread ||
+	fail "cannot build twokinds.c"
 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/twokinds.report" "$WORK/twokinds" \
-	> "$WORK/twokinds.out" 2>&1
+	> "$WORK/twokinds.out" 2>/dev/null
 expect_eq "two kinds: glibc's answers" "$(cat "$WORK/twokinds.out")" \
-	"$(printf "other's unlock 1\nowner's unlock 0\nowner's second unlock 1")"
+	"$(printf "other's unlock 1\nowner's unlock 0\nowner's unlock again 1")"
 expect_eq "two kinds: the unlock by another thread, where it was" \
 	"$(grep -A2 '^MISUSE: unlock by a thread that does not hold it' "$WORK/twokinds.report" | tail -1 |
 	   sed 's/+0x.*//; s/^ *//')" not_the_owner
 expect_eq "two kinds: the unlock of the unlocked mutex, where it was" \
 	"$(grep -A2 '^MISUSE: unlock of a mutex that is not locked' "$WORK/twokinds.report" | tail -1 |
 	   sed 's/+0x.*//; s/^ *//')" main
+
+# The unlock by another thread, once the owner's 20 unlocks of the
+# unlocked mutex pushed it out of the side ring (every failure's last 8):
+# its "last by" named the owner's newest, a misuse of the other kind, and
+# its rule and JSON followed; so did the site line once the mutex ended.
+for ended in "" destroy; do
+	what="two kinds, pushed out${ended:+, ended}"
+	env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/evict" MUTEXSTAT_FORMAT=text,json \
+		"$WORK/twokinds" 20 $ended > "$WORK/evict.out" 2> "$WORK/evict.err"
+	other=$(sed -n 's/^other thread //p' "$WORK/evict.err")
+	owner=$(sed -n 's/^main //p' "$WORK/evict.err")
+	expect_eq "$what: the other thread's unlock, by whom and where" \
+		"$(grep -A3 '^MISUSE: unlock by a thread that does not hold it' "$WORK/evict.txt" |
+		   sed -n '2,4p' | sed 's/+0x.*//; s/^ *//; s/, glibc returned.*//' |
+		   sed 's/ (a line of.*//' | paste -sd';' -)" \
+		"last by thread $other;not_the_owner;to suppress it: misuse:^not_the_owner\$"
+	expect_eq "$what: the owner's, where" \
+		"$(grep -A2 '^MISUSE: unlock of a mutex that is not locked' "$WORK/evict.txt" |
+		   sed -n 3p | sed 's/+0x.*//; s/^ *//')" main
+	if command -v jq >/dev/null 2>&1; then
+		expect_eq "$what: JSON, the same" \
+			"$(jq -r '.findings[] | select(.kind == "misuse") |
+				"\(.what) \(.count) \(.last.thread) \(.last.at[0].function)"' \
+			   "$WORK/evict.json" | sort | paste -sd';' -)" \
+			"unlock_not_owner 1 $other not_the_owner;unlock_unlocked 20 $owner main"
+	fi
+done
 
 # ---- the last misuse: its thread and its stack, of one call ---------------
 # main unlocks an unlocked errorcheck mutex, then a thread does: a failure

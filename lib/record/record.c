@@ -199,8 +199,11 @@ void ms_misuse(struct ms_thread *t, uint32_t r, enum ms_misuse kind,
 	 * lock wrapper's for a program that has one.  A misuse is rare
 	 * enough to pay for a capture (100-300 ns) each time. */
 	uint32_t stack = ms_stack_here();
-	uint64_t o = log_other(t, r, caller, op, err);
-	ms_misuse_keep(r, kind, o, stack, t->tid);
+	struct ms_op_view v = {
+		.state = 1, .tid = t->tid, .caller = caller, .op = op, .err = err,
+	};
+	v.order = log_other(t, r, caller, op, err);
+	ms_misuse_keep(r, kind, &v, stack);
 }
 
 void ms_note_kind(uint32_t r, const pthread_mutex_t *m, uint32_t extra)
