@@ -27,7 +27,11 @@
  *                   their "ended" line
  *   bypassed        a mutex locked with glibc's own function (a pointer
  *                   from a handle to libc.so.6: the library does not see
- *                   it), then waited with: the retake is its first lock */
+ *                   it), then waited with: the retake is its first lock
+ *   refused         calls glibc refuses (EINVAL) before it looks at the
+ *                   mutex: condition waits with a deadline's nanoseconds
+ *                   out of range or a clock it does not wait by, clock
+ *                   locks by such clocks, free and held: 7 EINVAL */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -277,6 +281,28 @@ static int bypassed(void)
 	return 0;
 }
 
+/* ---- refused ------------------------------------------------------------ */
+
+static int refused(void)
+{
+	static pthread_mutex_t mx = PTHREAD_MUTEX_INITIALIZER;
+	const struct timespec too_many_ns = { 1, 1000000000 }, negative_ns = { 1, -1 };
+	printf("free clocklock clock 99 %s\n", err(pthread_mutex_clocklock(&mx, 99, &long_ago)));
+	printf("free clocklock cputime %s\n",
+	       err(pthread_mutex_clocklock(&mx, CLOCK_PROCESS_CPUTIME_ID, &long_ago)));
+	pthread_mutex_lock(&mx);
+	printf("cond_timedwait 1e9 ns %s\n", err(pthread_cond_timedwait(&cond, &mx, &too_many_ns)));
+	printf("cond_timedwait -1 ns %s\n", err(pthread_cond_timedwait(&cond, &mx, &negative_ns)));
+	printf("cond_clockwait clock 99 %s\n",
+	       err(pthread_cond_clockwait(&cond, &mx, 99, &long_ago)));
+	printf("cond_clockwait 1e9 ns %s\n",
+	       err(pthread_cond_clockwait(&cond, &mx, CLOCK_MONOTONIC, &too_many_ns)));
+	printf("held clocklock clock 99 %s\n", err(pthread_mutex_clocklock(&mx, 99, &long_ago)));
+	printf("unlock %s\n", err(pthread_mutex_unlock(&mx)));
+	printf("mutex %p\n", (void *)&mx);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -294,7 +320,9 @@ int main(int argc, char **argv)
 		return ended();
 	if (!strcmp(mode, "bypassed"))
 		return bypassed();
+	if (!strcmp(mode, "refused"))
+		return refused();
 	fprintf(stderr, "usage: condvar robust-retake|robust-left|recursive-hang|not-held|storm N|"
-			"ended|bypassed\n");
+			"ended|bypassed|refused\n");
 	return 2;
 }

@@ -151,4 +151,21 @@ expect_grep "bypassed: the retake counted" "^ +1 $(top_label_re "$WORK/bypassed"
 expect_grep "bypassed: first locked at the wait" \
     "^  first locked at +[a-z_]+\+0x[0-9a-f]+ \(.*condvar\.c:$(line_of BYPASSED_WAIT)," "$WORK/bypassed"
 
+# ---- calls glibc refuses before it looks at the mutex -----------------------
+# A deadline's nanoseconds out of range, a clock glibc does not wait by:
+# EINVAL, the mutex neither taken nor let go.  Every error is counted
+# (doc/model.md); these went straight to glibc, not counted (2 of 6 in the
+# tester's program, 0 of 7 here).
+same_answers refused
+expect_eq "refused: glibc's answers" \
+    "$(grep -c ' EINVAL$' "$WORK/refused.out") $(grep -c ' 0$' "$WORK/refused.out")" "7 1"
+m=$(awk '/^mutex /{print $2}' "$WORK/refused.out")
+expect_grep "refused: every EINVAL counted" "^  errors returned: EINVAL 7$" "$WORK/refused"
+expect_eq "refused: each in the history" \
+    "$(grep -cE '^ +[0-9]+ +[0-9]+ +(clocklock|cond-wait release) +EINVAL ' "$WORK/refused")" 7
+expect_grep "refused: no condition wait, one acquisition" \
+    "^ +1 $m +1 " "$WORK/refused"
+expect_grep "refused: no condition wait" "condition waits 0$" "$WORK/refused"
+expect_no_grep "refused: no finding" '^(MISUSE|SELF-DEADLOCK)' "$WORK/refused"
+
 finish

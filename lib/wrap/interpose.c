@@ -294,14 +294,34 @@ static inline __attribute__((always_inline)) MS_UNWOUND int mutex_timedlock(pthr
 			    CLOCK_REALTIME, abstime);
 }
 
-MS_EXPORT MS_UNWOUND int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clock,
-				      const struct timespec *abstime)
+/* A call glibc refused before it looked at the mutex (EINVAL: a clock it
+ * does not wait by, a condition wait's deadline out of range): nothing
+ * was taken or let go, but an error was returned, which the mutex counts
+ * as it does every other.  glibc's answer and errno stay as they were. */
+static __attribute__((noinline)) int refused_before_mutex(pthread_mutex_t *m, int rc,
+							  unsigned op, uintptr_t caller)
 {
 	struct ms_thread *t = recording();
 	uint32_t r;
+	if (rc == EINVAL && t && tracked(r = record_of_at(t, m, caller))) {
+		int saved = errno;
+		ms_count_error(r, rc);
+		ms_log_other(t, r, caller, op, rc);
+		errno = saved;
+	}
+	return rc;
+}
+
+MS_EXPORT MS_UNWOUND int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clock,
+				      const struct timespec *abstime)
+{
 	/* glibc refuses other clocks before it looks at the mutex. */
-	if (!t || (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC) ||
-	    (r = record_of(t, m)) == MS_REC_UNTRACKED)
+	if (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC)
+		return refused_before_mutex(m, ms_real.mutex_clocklock(m, clock, abstime),
+					    MS_OP_CLOCKLOCK, CALLER);
+	struct ms_thread *t = recording();
+	uint32_t r;
+	if (!t || (r = record_of(t, m)) == MS_REC_UNTRACKED)
 		return ms_real.mutex_clocklock(m, clock, abstime);
 	if (unlikely(mutex_pi_owner_died(m))) /* see there */
 		return ms_lock_direct(t, r, m, CALLER, MS_OP_CLOCKLOCK, clock, abstime);
@@ -457,8 +477,8 @@ static inline __attribute__((always_inline)) int mutex_destroy(pthread_mutex_t *
 }
 
 /* glibc answers the wait with EINVAL before it looks at the mutex: an
- * invalid deadline.  Such a call goes straight to glibc: no release, no
- * retake. */
+ * invalid deadline.  Such a call has no release, no retake: only its
+ * answer is counted. */
 static inline int cond_refused(const struct timespec *abstime)
 {
 	return abstime && (unsigned long)abstime->tv_nsec >= 1000000000UL;
@@ -472,10 +492,12 @@ static inline int cond_refused(const struct timespec *abstime)
  * one held at more levels, a robust one not made consistent, one the
  * thread does not hold) are in cond.c. */
 #define COND_WAIT(how, clock, abstime)                                      \
+	if (unlikely(cond_refused(abstime)))                                 \
+		return refused_before_mutex(m, ms_cond_call(how, c, m, clock, abstime), \
+					    MS_OP_COND_RELEASE, CALLER);     \
 	struct ms_thread *t = recording();                                  \
 	uint32_t r;                                                          \
-	if (!t || cond_refused(abstime) ||                                   \
-	    (r = record_of(t, m)) == MS_REC_UNTRACKED)                       \
+	if (!t || (r = record_of(t, m)) == MS_REC_UNTRACKED)                 \
 		return ms_cond_call(how, c, m, clock, abstime);              \
 	struct ms_cond_wait cw_ = { t, r, m, CALLER };                       \
 	if (unlikely(mutex_kind(m) == -1 ||                                  \
@@ -510,7 +532,8 @@ MS_EXPORT MS_UNWOUND int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex
 				     const struct timespec *abstime)
 {
 	if (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC)
-		return ms_real.cond_clockwait(c, m, clock, abstime); /* EINVAL */
+		return refused_before_mutex(m, ms_real.cond_clockwait(c, m, clock, abstime),
+					    MS_OP_COND_RELEASE, CALLER);
 	COND_WAIT(2, clock, abstime);
 }
 
