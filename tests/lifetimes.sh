@@ -170,4 +170,33 @@ m1=$(awk '/^m1 /{print $2}' "$WORK/out")
 expect_grep "100000 threads used mutexes" ": 100000 threads used mutexes, 1 mutex tracked, 0 untracked$" "$WORK/report"
 expect_grep "m1 locked exactly 100000 times" "^ +1 $(top_label_re "$WORK/report" "$m1") +100000 " "$WORK/report"
 expect_no_grep "no thread ended holding a mutex" "^HELD AT THREAD EXIT" "$WORK/report"
+# 5000 lives, each first locked at a site of its own: the first 4096 sites
+# (MS_MAX_SITES) have a line each, the other 904 lives are summed in a line
+# that says what it is -- they went to the 4096th site's line, under its
+# name, 905 lives it had one of -- with a note in the header; JSON, folded
+# likewise.  The numbers stay whole (the last life has a wait).
+MUTEXSTAT_FORMAT=text,json,folded MUTEXSTAT_TOP=5000 MUTEXSTAT_OUTPUT="$WORK/sites" \
+	run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" sites 5000
+expect_eq "sites: the program runs" "$(cat "$WORK/out")" "5000 sites"
+S=$WORK/sites
+expect_grep "sites: the header says how many lives are past the sites kept" \
+	'^  904 of them were first locked at sites past the 4096 kept: one line sums them, "other sites"$' \
+	"$S.txt"
+expect_eq "sites: a line for each of the first 4096 sites" \
+	"$(grep -cE '^ *[0-9]+ 1 ended +1 +0 ' "$S.txt")" 4096
+expect_grep "sites: the other 904 lives' line, named for what it is" \
+	'^ +[0-9]+ 904 ended +905 +1 .*  other sites \(past the 4096 sites kept\)$' "$S.txt"
+expect_eq "sites: 4097 ended lines in all" "$(grep -cE '^ *[0-9]+ [0-9]+ ended ' "$S.txt")" 4097
+expect_grep "sites: its section" \
+	'^#[0-9]+ 904 mutexes that ended \(destroyed or initialised again\), first locked at other sites \(past the 4096 sites kept\)$' \
+	"$S.txt"
+expect_eq "sites: JSON: the other sites' line, no site" \
+	"$(jq -c '[.ended[] | select(.other_sites) | [.first_locked_at, .mutexes, .acquisitions, .contended]]' "$S.json")" \
+	'[[null,904,905,1]]'
+expect_eq "sites: JSON: the header's count, every life and acquisition in a line" \
+	"$(jq -c '[.ended_at_other_sites, (.ended | length), ([.ended[].mutexes] | add), ([.ended[].acquisitions] | add), ([.ended[] | select(.first_locked_at == null)] | length)]' "$S.json")" \
+	'[904,4097,5000,5001,1]'
+expect_eq "sites: folded: the wait under the other sites' line" \
+	"$(cut -d';' -f1 "$S.wait.folded")" "mutexes ended at other sites (past the 4096 sites kept)"
+
 finish

@@ -64,6 +64,9 @@
  *             times, x initialised again and locked twice; then two mutexes
  *             that share a cache entry, 1000 times each in turn and 100
  *             times nested
+ *   sites N   N mutexes (at most 5120), each first locked at a call site
+ *             of its own, once, and destroyed: N ended lives of N sites;
+ *             a thread waits once for the last, N + 1 acquisitions
  *   none      locks nothing */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -546,6 +549,64 @@ a_function_whose_name_is_long_enough_to_fill_most_of_a_report_line_on_its_own_if
 		CHECK(pthread_mutex_unlock(&m), 0);
 		CHECK(pthread_mutex_destroy(&m), 0);
 	}
+}
+
+/* sites: a lock call at each of 5120 lines of one switch, made by macros
+ * (a generated program of 5120 functions took 20 s to compile).  Each
+ * case stores its own number after its call: no two share their code. */
+static volatile int site_taken;
+#define SITE(i)                             \
+	case (i):                           \
+		err = pthread_mutex_lock(m); \
+		site_taken = (i);           \
+		break;
+#define SITES4(i) SITE(i) SITE((i) + 1) SITE((i) + 2) SITE((i) + 3)
+#define SITES16(i) SITES4(i) SITES4((i) + 4) SITES4((i) + 8) SITES4((i) + 12)
+#define SITES64(i) SITES16(i) SITES16((i) + 16) SITES16((i) + 32) SITES16((i) + 48)
+#define SITES256(i) SITES64(i) SITES64((i) + 64) SITES64((i) + 128) SITES64((i) + 192)
+#define SITES1024(i) SITES256(i) SITES256((i) + 256) SITES256((i) + 512) SITES256((i) + 768)
+#define NSITES 5120
+/* GCC takes 25 s to optimise the switch (clang 1 s): not there */
+#if defined(__GNUC__) && !defined(__clang__)
+#define SITES_UNOPTIMISED __attribute__((noinline, optimize("O0")))
+#else
+#define SITES_UNOPTIMISED __attribute__((noinline))
+#endif
+
+static int SITES_UNOPTIMISED lock_at_site(int i, pthread_mutex_t *m)
+{
+	int err = EINVAL;
+	switch (i) {
+		SITES1024(0) SITES1024(1024) SITES1024(2048) SITES1024(3072) SITES1024(4096)
+	}
+	return err;
+}
+
+/* The last life is locked again by a thread that waits (asleep in its
+ * futex before it is unlocked): a wait, with its stack, for the site line
+ * it ends in. */
+static int sites(int n)
+{
+	n = n < NSITES ? n : NSITES;
+	for (int i = 0; i < n; i++) {
+		pthread_mutex_t m;
+		pthread_t t;
+		CHECK(pthread_mutex_init(&m, NULL), 0);
+		CHECK(lock_at_site(i, &m), 0);
+		if (i == n - 1) {
+			pool = &m;
+			pool_waiter = 0;
+			CHECK(pthread_create(&t, NULL, wait_for_pool, NULL), 0);
+			while (!pool_waiter || !sleeps_on_futex(pool_waiter, &m.__data.__lock))
+				sched_yield();
+		}
+		CHECK(pthread_mutex_unlock(&m), 0);
+		if (i == n - 1)
+			CHECK(pthread_join(t, NULL), 0);
+		CHECK(pthread_mutex_destroy(&m), 0);
+	}
+	printf("%d sites\n", n);
+	return 0;
 }
 
 static void lock_times(pthread_mutex_t *m, int n)
@@ -1091,6 +1152,8 @@ int main(int argc, char **argv)
 		return byturns(atoi(argv[2]), argc > 3 && !strcmp(argv[3], "waited"));
 	if (!strcmp(what, "recycle"))
 		return recycle();
+	if (!strcmp(what, "sites") && argc > 2)
+		return sites(atoi(argv[2]));
 	if (!strcmp(what, "none"))
 		return 0;
 	fprintf(stderr, "usage: scenario exact|contend|condwait|held|destroy|recycle|many N|hang|"

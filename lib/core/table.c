@@ -409,7 +409,7 @@ size_t ms_table_bytes(uint32_t capacity, uint32_t history_len)
 {
 	const struct ms_table *t = &ms_table;
 	size_t cap = capacity;
-	return MS_MAX_SITES * sizeof *t->sites +
+	return MS_SITE_LINES * sizeof *t->sites +
 	       reads_slots(cap) * (sizeof *t->reads + sizeof *t->reads_free +
 				   history_len * (sizeof *t->read_ring +
 						  sizeof *t->read_ring_ticks)) +
@@ -469,7 +469,7 @@ int ms_table_init(uint32_t capacity, uint32_t history_len)
 {
 	struct ms_table *t = &ms_table;
 	if (!t->sites)
-		t->sites = map(MS_MAX_SITES * sizeof *t->sites);
+		t->sites = map(MS_SITE_LINES * sizeof *t->sites);
 	/* a slot's home is its 32-bit tag & index_mask (table.h): the index
 	 * (twice the records) must fit in 32 bits; MUTEXSTAT_TABLE_SIZE's
 	 * limit, 2^26, is far below */
@@ -809,7 +809,8 @@ void ms_table_set_hooks(const struct ms_table_hooks *h)
 
 /* The line of first-lock site `site`, made on first need.  Lines are
  * found through a hash index without a lock; a new one is made under the
- * sites lock.  Past MS_MAX_SITES the rest share the last line.  NULL if
+ * sites lock.  Past MS_MAX_SITES the rest share the other sites' line,
+ * made for the first of them and found without the lock.  NULL if
  * that lock's holder was stopped in the middle (a garbage collector's
  * stop-the-world parks threads anywhere): the lock is a leaf that gives
  * up (base/spin.h), where waiting hung the thread that stopped it. */
@@ -840,6 +841,8 @@ static struct ms_site *site_for(struct ms_table *t, uintptr_t site)
 	struct ms_site *s = site_find(t, site, &at);
 	if (s)
 		return s;
+	if (__atomic_load_n(&t->nsites, __ATOMIC_ACQUIRE) == MS_SITE_LINES)
+		return &t->sites[MS_MAX_SITES];
 	struct ms_thread *self = &ms_self;
 	if (!ms_spin_lock_leaf(&t->sites_lock))
 		return NULL;
@@ -853,8 +856,11 @@ static struct ms_site *site_for(struct ms_table *t, uintptr_t site)
 			s->site = site;
 			__atomic_store_n(&t->site_index[at], n + 1, __ATOMIC_RELEASE);
 			__atomic_store_n(&t->nsites, n + 1, __ATOMIC_RELEASE);
-		} else
-			s = &t->sites[MS_MAX_SITES - 1];
+		} else {
+			s = &t->sites[MS_MAX_SITES];
+			s->site = MS_SITE_OTHERS;
+			__atomic_store_n(&t->nsites, MS_SITE_LINES, __ATOMIC_RELEASE);
+		}
 	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	self->upd_sites = 0;
@@ -1107,8 +1113,11 @@ fold_other_site(struct ms_table *t, uintptr_t site, struct ms_stripe *st)
 		ATOMIC_ADD(&t->sites_gave_up, 1); /* the life is summed nowhere */
 		return NULL;
 	}
-	stripe_fold_flush(t, st);
-	STORE(&st->fold_site, (uint32_t)(s - t->sites) + 1);
+	uint32_t line = (uint32_t)(s - t->sites) + 1;
+	if (LOAD(&st->fold_site) != line) { /* (the other sites' line stays) */
+		stripe_fold_flush(t, st);
+		STORE(&st->fold_site, line);
+	}
 	return s;
 }
 
@@ -1196,8 +1205,8 @@ long ms_table_site_line(uintptr_t site)
 	const struct ms_site *s = site_find(&ms_table, site, &at);
 	if (s)
 		return s - ms_table.sites;
-	/* past MS_MAX_SITES the rest share the last line (site_for) */
-	return LOAD(&ms_table.nsites) == MS_MAX_SITES ? MS_MAX_SITES - 1 : -1;
+	/* past MS_MAX_SITES the rest share the other sites' line (site_for) */
+	return LOAD(&ms_table.nsites) >= MS_MAX_SITES ? MS_MAX_SITES : -1;
 }
 
 /* A life ends (its stripe st is locked): its numbers go to its site.

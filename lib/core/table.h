@@ -332,7 +332,14 @@ struct ms_site_history {
 	uint64_t *ticks;      /* [cap]: ms_op_read's ticks word of each */
 };
 
+/* First-lock sites with a line of their own.  The lives of the sites past
+ * them are summed in one more line, the last, whose site is
+ * MS_SITE_OTHERS: the report names it for what it is (they went to the
+ * line of the last site kept, whose line then named lives it never
+ * locked). */
 #define MS_MAX_SITES 4096
+#define MS_SITE_LINES (MS_MAX_SITES + 1)
+#define MS_SITE_OTHERS UINTPTR_MAX
 #define MS_SITE_INDEX 8192 /* the sites' hash index: twice as many slots */
 
 struct ms_table {
@@ -354,7 +361,7 @@ struct ms_table {
 	uint32_t capacity, history_len;
 	uint32_t next_unused;      /* records never used begin here (table.c) */
 	uint32_t nsites;
-	struct ms_site *sites; /* [MS_MAX_SITES] */
+	struct ms_site *sites; /* [MS_SITE_LINES] */
 	int sites_lock;        /* making a new site line */
 	int ready;
 	uint32_t gen; /* bumped when a record in a lock-order edge (MS_F_EDGE)
@@ -412,7 +419,8 @@ void ms_table_site(uint32_t i, struct ms_site *out);
 
 /* The site a life that was first locked at first_caller, with stack
  * first_stack, ends in (its site line's key), as the table would sum it
- * now.  And the number of the line of `site`, -1 if there is none yet. */
+ * now.  And the number of the line of `site`, -1 if there is none yet
+ * (MS_MAX_SITES, the other sites' line, for a site past the limit). */
 uintptr_t ms_table_site_of(uintptr_t first_caller, uint32_t first_stack);
 long ms_table_site_line(uintptr_t site);
 

@@ -58,7 +58,7 @@ static struct {
 	struct nums *pool;
 	size_t pool_cap;         /* slots mapped */
 	uint32_t pool_used, *pool_free, pool_nfree;
-	struct nums *sites;      /* [MS_MAX_SITES] */
+	struct nums *sites;      /* [MS_SITE_LINES] */
 	uint32_t sites_end;      /* lines below it may have a base */
 	uint64_t reset_gen;      /* ms_reset_gen when the bases were made */
 	uint64_t findings;       /* made by the end of the interval before */
@@ -109,12 +109,12 @@ static int bases_ready(void)
 	if (!b.lives) {
 		b.lives_bytes = ((size_t)ms_table.capacity + 1) * sizeof *b.lives;
 		b.lives = map(b.lives_bytes);
-		b.sites = map(MS_MAX_SITES * sizeof *b.sites);
+		b.sites = map(MS_SITE_LINES * sizeof *b.sites);
 		if (!b.lives || !b.sites) {
 			if (b.lives)
 				munmap(b.lives, b.lives_bytes);
 			if (b.sites)
-				munmap(b.sites, MS_MAX_SITES * sizeof *b.sites);
+				munmap(b.sites, MS_SITE_LINES * sizeof *b.sites);
 			b.lives = NULL;
 			b.sites = NULL;
 			return -1;

@@ -10,6 +10,7 @@
 #include "report/kinds.h"
 #include "report/report_stacks.h"
 #include "report/top_table.h"
+#include "report/lines.h"
 #include "stacks/symbols.h"
 
 #include <errno.h>
@@ -77,8 +78,8 @@ static void detail(struct ms_fmt *f, size_t rank, const struct ms_iv_line *o)
 	char site[256];
 	if (l->ended)
 		ms_fmt(f, "\n#%zu mutexes that ended, first locked %s %s\n", rank,
-		       l->wrapped ? "by a wrapper called at" : "at",
-		       ms_symbol_fit((char *)ms_symbolize(l->key, site, sizeof site), WIDTH - 60));
+		       l->wrapped && l->key != MS_SITE_OTHERS ? "by a wrapper called at" : "at",
+		       ms_symbol_fit((char *)ms_site_name(l->key, site, sizeof site, 0), WIDTH - 60));
 	else {
 		ms_fmt(f, "\n#%zu %s %p", rank, ms_lock_noun(LOAD(&ms_rec(l->r)->flags)),
 		       (void *)l->key);

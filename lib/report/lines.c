@@ -9,7 +9,9 @@
 #include "report/kinds.h"
 #include "stacks/program_frame.h"
 #include "stacks/site.h"
+#include "stacks/symbols.h"
 
+#include <stdio.h>
 #include <string.h>
 
 void ms_line_from_record(struct ms_line *l, uintptr_t key, uint32_t r)
@@ -119,6 +121,23 @@ uintptr_t ms_line_site(const struct ms_line *l)
 	/* past a wrapper, and past a system header's lock code
 	 * (std::lock_guard built with -O0) */
 	return ms_program_frame(ms_site_beyond_wrapper(l->first_caller, stack), stack);
+}
+
+const char *ms_site_name(uintptr_t site, char *out, size_t cap, int narrow)
+{
+	if (site != MS_SITE_OTHERS)
+		return narrow ? ms_symbolize_short(site, out, cap) : ms_symbolize(site, out, cap);
+	(void)snprintf(out, cap, "%s", MS_SITE_OTHERS_TEXT);
+	return out;
+}
+
+uint64_t ms_site_others_ended(void)
+{
+	if (__atomic_load_n(&ms_table.nsites, __ATOMIC_ACQUIRE) != MS_SITE_LINES)
+		return 0;
+	struct ms_site sv;
+	ms_table_site(MS_MAX_SITES, &sv);
+	return sv.mutexes;
 }
 
 /* Lines are elements of `size` bytes that begin with a struct ms_line

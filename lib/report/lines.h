@@ -41,6 +41,16 @@ void ms_line_from_site(struct ms_line *l, const struct ms_site *s, uint32_t i);
  * the caller of the wrapper it was locked through. */
 uintptr_t ms_line_site(const struct ms_line *l);
 
+/* What an ended line's site is called: ms_symbolize's name for it (with
+ * `narrow`, ms_symbolize_short's), or, for the line that sums the lives
+ * of the sites past MS_MAX_SITES, MS_SITE_OTHERS_TEXT.  Returns out. */
+#define MS_SITE_OTHERS_TEXT "other sites (past the 4096 sites kept)"
+_Static_assert(MS_MAX_SITES == 4096, "MS_SITE_OTHERS_TEXT says the limit");
+const char *ms_site_name(uintptr_t site, char *out, size_t cap, int narrow);
+
+/* The ended lives summed in that line: 0 while no site is past the limit. */
+uint64_t ms_site_others_ended(void);
+
 /* Whether a ranks before b: by MUTEXSTAT_SORT's number, then by
  * acquisitions, then by address. */
 int ms_line_before(const struct ms_line *a, const struct ms_line *b);

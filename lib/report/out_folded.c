@@ -20,6 +20,7 @@
 #include "base/fmt.h"
 #include "base/internal.h"
 #include "report/report_stacks.h"
+#include "report/lines.h"
 #include "stacks/symbols.h"
 #include "core/table.h"
 
@@ -129,7 +130,7 @@ static void one_site(const struct ms_site *s, const struct ms_blame *lines, void
 		ms_fmt(&rf, "%s %.60s (ended)", site_noun(classes, 0), name);
 	else
 		ms_fmt(&rf, "%s ended at %s", site_noun(classes, 1),
-		       ms_symbolize_short(s->site, site, sizeof site));
+		       ms_site_name(s->site, site, sizeof site, 1));
 	struct ms_out_calls calls;
 	c->calls = NULL;
 	if (classes == 1u << MS_CLASS_RWLOCK) {

@@ -102,7 +102,7 @@ static void symbol(struct ms_jw *j, uintptr_t key)
 
 static void frame(struct ms_jw *j, const char *key, uintptr_t a)
 {
-	if (!a) {
+	if (!a || a == MS_SITE_OTHERS) { /* never locked, or sites past the limit */
 		ms_jw_null(j, key);
 		return;
 	}
@@ -602,8 +602,10 @@ static void ended(struct ms_jw *j)
 		ms_jw_str(j, "name", s->name);
 		ms_jw_str(j, "lock", ms_out_classes_name(s->classes));
 		frame(j, "first_locked_at", s->site);
+		/* the lives of the sites past the limit: first_locked_at null */
+		ms_jw_boolean(j, "other_sites", s->site == MS_SITE_OTHERS);
 		/* first_locked_at is the line that called a wrapper (stacks/site.h) */
-		ms_jw_boolean(j, "through_wrapper", s->wrapped != 0);
+		ms_jw_boolean(j, "through_wrapper", s->wrapped != 0 && s->site != MS_SITE_OTHERS);
 		ms_jw_num(j, "mutexes", s->mutexes);
 		ms_jw_num(j, "acquisitions", s->acquisitions);
 		ms_jw_num(j, "contended", s->contended);
@@ -1174,6 +1176,7 @@ static void site_misuse(struct ms_jw *j)
 			ms_jw_str(j, "what", misuse_key[k]);
 			ms_jw_num(j, "count", s->misuse[k]);
 			frame(j, "ended_first_locked_at", s->site);
+			ms_jw_boolean(j, "other_sites", s->site == MS_SITE_OTHERS);
 			uint64_t m = s->misuse_last[k];
 			if (ms_site_misuse_stack(m)) {
 				int err = ms_site_misuse_err(m);
@@ -1239,6 +1242,8 @@ int ms_write_json(int fd)
 	/* ended lives whose numbers no site line holds (the text's "summed
 	 * in no line") */
 	ms_jw_num(&j, "ended_not_summed", LOAD(&ms_table.sites_gave_up));
+	/* ended lives of sites past the limit, in the "other_sites" line */
+	ms_jw_num(&j, "ended_at_other_sites", ms_site_others_ended());
 	/* names of code in them may be missing or wrong: symbols.h */
 	ms_jw_num(&j, "libraries_unloaded", ms_symbols_unloaded());
 	/* dlopen'ed after libc.so.6: the program's calls were not seen */
@@ -1351,7 +1356,8 @@ static void interval_lock(struct ms_jw *j, const struct ms_iv_line *o)
 	else
 		ms_jw_null(j, "mutexes_ended");
 	frame(j, "first_locked_at", ms_line_site(l));
-	ms_jw_boolean(j, "through_wrapper", l->wrapped != 0);
+	ms_jw_boolean(j, "other_sites", l->ended && l->key == MS_SITE_OTHERS);
+	ms_jw_boolean(j, "through_wrapper", l->wrapped != 0 && l->key != MS_SITE_OTHERS);
 	ms_jw_num(j, "acquisitions", l->acquisitions);
 	ms_jw_num(j, "contended", l->contended);
 	ms_jw_num(j, "owner_changes", l->changes);

@@ -23,6 +23,7 @@
 #include "glibc/loader_lock.h"
 #include "report/report_stacks.h"
 #include "stacks/stack.h"
+#include "report/lines.h"
 #include "stacks/symbols.h"
 #include "core/table.h"
 
@@ -657,7 +658,7 @@ static void one_site(const struct ms_site *s, const struct ms_blame *lines, void
 	(void)arg;
 	char label_text[200], site[180];
 	(void)snprintf(label_text, sizeof label_text, "ended at %s",
-		       ms_symbolize_short(s->site, site, sizeof site));
+		       ms_site_name(s->site, site, sizeof site, 1));
 	uint32_t classes = LOAD(&s->classes);
 	struct ms_out_calls calls;
 	struct sample_labels l = { label_text, LOAD(&s->name), ms_out_classes_name(classes),

@@ -337,6 +337,13 @@ static void header(struct ms_fmt *f, const struct top *t)
 				  "so no line unless a call on %s failed\n",
 			       (unsigned long long)unlocked, unlocked == 1 ? "was" : "were",
 			       unlocked == 1 ? "it" : "one");
+		/* past the sites kept, a line sums them all: say it is no site's */
+		uint64_t others = ms_site_others_ended();
+		if (others)
+			ms_fmt(f, "  %llu of them %s first locked at sites past the %u kept: "
+				  "one line sums them, \"other sites\"\n",
+			       (unsigned long long)others, others == 1 ? "was" : "were",
+			       MS_MAX_SITES);
 	}
 	/* the tracked count above less the table's rows: initialised (or
 	 * named) and not locked, as many are -- or not since a reset */
@@ -659,7 +666,7 @@ static void print_site_misuse(struct ms_fmt *f)
 			       s->misuse[k] == 1 ? "" : "s", classes_noun(s->classes, 1));
 			if (s->site)
 				ms_fmt(f, "first locked at %s\n",
-				       ms_symbol_fit((char *)ms_symbolize(s->site, site, sizeof site), 60));
+				       ms_symbol_fit((char *)ms_site_name(s->site, site, sizeof site, 0), 60));
 			else
 				ms_fmt(f, "never locked\n");
 			/* where the newest was, as a live lock's says */
@@ -927,10 +934,10 @@ static void print_detail(struct ms_fmt *f, size_t rank, const struct ms_line *l)
 		ms_fmt(&hf, "#%zu %llu %s that ended (destroyed or initialised again), "
 			    "first locked %s ",
 		       rank, (unsigned long long)l->mutexes, classes_noun(l->classes, l->mutexes != 1),
-		       l->wrapped ? "by a wrapper called at" : "at");
+		       l->wrapped && l->key != MS_SITE_OTHERS ? "by a wrapper called at" : "at");
 		size_t used = strlen(ms_fmt_str(&hf));
 		char fitted[256];
-		ms_symbolize(l->key, site, sizeof site);
+		ms_site_name(l->key, site, sizeof site, 0);
 		memcpy(fitted, site, sizeof fitted);
 		ms_symbol_fit(fitted, used < WIDTH - 20 ? WIDTH - used : 20);
 		/* a site that would lose part of its function's name at the
@@ -1150,7 +1157,7 @@ void ms_report_each_top(void (*fn)(const struct ms_top_line *l, void *arg), void
 					   .contended = l->contended,
 					   .acquisitions = l->acquisitions };
 		if (l->first_caller)
-			ms_symbolize(ms_line_site(l), out.site, sizeof out.site);
+			ms_site_name(ms_line_site(l), out.site, sizeof out.site, 0);
 		else
 			strcpy(out.site, "(never locked)");
 		fn(&out, arg);

@@ -5,6 +5,7 @@
 #include "base/internal.h"
 #include "core/table.h"
 #include "report/kinds.h"
+#include "report/lines.h"
 #include "stacks/symbols.h"
 
 static const char *times(uint64_t n)
@@ -31,7 +32,7 @@ static void print_finding(uintptr_t key, uint32_t r, uintptr_t site,
 	} else
 		ms_fmt(f, "\nOWNER DIED: on robust mutexes now ended, first locked at %s: "
 			  "the next lock got EOWNERDEAD, %llu %s\n",
-		       ms_symbolize(site, where, sizeof where), (unsigned long long)v->died,
+		       ms_site_name(site, where, sizeof where, 0), (unsigned long long)v->died,
 		       times(v->died));
 	ms_fmt(f, "  made consistent again (pthread_mutex_consistent): %u %s; "
 		  "unlocked without that: %u %s\n",

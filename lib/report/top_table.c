@@ -138,7 +138,7 @@ void ms_top_table(struct ms_fmt *f, const void *lines, size_t size, size_t n,
 		       (int)w_chg, (unsigned long long)l->changes, w_kind,
 		       kinds ? kind_column(l->classes) : "",
 		       !l->first_caller ? "(never locked)" :
-		       ms_symbol_fit((char *)ms_symbolize_short(ms_line_site(l), site, sizeof site),
+		       ms_symbol_fit((char *)ms_site_name(ms_line_site(l), site, sizeof site, 1),
 				     w_site));
 	}
 }
