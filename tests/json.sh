@@ -154,6 +154,20 @@ expect_eq "contend: 10 acquisitions, 5 contended, 9 owner changes, 5 in the hist
 expect_eq "contend: hold times were measured" \
 	"$(jq -r --arg a "$m1" '.mutexes[] | select(.address == $a) | .hold.timed > 0 and .hold.max_ns >= .hold.mean_ns' "$WORK/contend.json")" true
 
+# A stack's total_ns is rounded as the stacks' running sum is, to add up to
+# the mutex's total: a stack of one wait read its max_ns 1 ns over it (a
+# stack in 8).  100 stacks of one wait each (tests/scenario.c waitsites):
+# no max over its total.
+json_run waitsites "$B/tests/scenario" waitsites 100
+valid waitsites
+expect_eq "waitsites: 100 waiting stacks of one wait" \
+	"$(jq '[.mutexes[].waiting_stacks[] | select(.count == 1)] | length' "$WORK/waitsites.json")" 100
+expect_eq "waitsites: no stack's max_ns over its total_ns" \
+	"$(jq -c '[.mutexes[] | (.waiting_stacks + .holding_stacks)[] | select(.max_ns > .total_ns) | [.count, .total_ns, .max_ns]]' "$WORK/waitsites.json")" \
+	"[]"
+expect_eq "waitsites: the waits of the stacks still add up to the mutex's total" \
+	"$(jq '.mutexes[] | select(.contended > 0) | ([.waiting_stacks[].total_ns] | add) - .wait_total_ns' "$WORK/waitsites.json")" 0
+
 # ---- strings are escaped: a program named with quotes, tabs, bad UTF-8 ----
 odd=$(printf 'sc"en\\ar\tio\377x')
 ln -s "$B/tests/scenario" "$WORK/$odd"

@@ -67,6 +67,8 @@
  *   sites N   N mutexes (at most 5120), each first locked at a call site
  *             of its own, once, and destroyed: N ended lives of N sites;
  *             a thread waits once for the last, N + 1 acquisitions
+ *   waitsites N  a thread waits for m1 at each of the first N of those
+ *             sites in turn: N waiting stacks of one wait each
  *   none      locks nothing */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -606,6 +608,36 @@ static int sites(int n)
 		CHECK(pthread_mutex_destroy(&m), 0);
 	}
 	printf("%d sites\n", n);
+	return 0;
+}
+
+/* waitsites N: a thread waits for m1 at site i (asleep in its futex
+ * before main unlocks), for each of the first N: N stacks of one wait. */
+static volatile int wait_site;
+
+static void *wait_at_site(void *arg)
+{
+	pool_waiter = (pid_t)syscall(SYS_gettid);
+	CHECK(lock_at_site(wait_site, &m1), 0);
+	CHECK(pthread_mutex_unlock(&m1), 0);
+	return arg;
+}
+
+static int waitsites(int n)
+{
+	n = n < NSITES ? n : NSITES;
+	for (int i = 0; i < n; i++) {
+		pthread_t t;
+		CHECK(pthread_mutex_lock(&m1), 0);
+		pool_waiter = 0;
+		wait_site = i;
+		CHECK(pthread_create(&t, NULL, wait_at_site, NULL), 0);
+		while (!pool_waiter || !sleeps_on_futex(pool_waiter, &m1.__data.__lock))
+			sched_yield();
+		CHECK(pthread_mutex_unlock(&m1), 0);
+		CHECK(pthread_join(t, NULL), 0);
+	}
+	printf("%d waits\n", n);
 	return 0;
 }
 
@@ -1154,6 +1186,8 @@ int main(int argc, char **argv)
 		return recycle();
 	if (!strcmp(what, "sites") && argc > 2)
 		return sites(atoi(argv[2]));
+	if (!strcmp(what, "waitsites") && argc > 2)
+		return waitsites(atoi(argv[2]));
 	if (!strcmp(what, "none"))
 		return 0;
 	fprintf(stderr, "usage: scenario exact|contend|condwait|held|destroy|recycle|many N|hang|"

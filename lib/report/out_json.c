@@ -460,8 +460,12 @@ static void blame(struct ms_jw *j, const char *key, const struct ms_blame *list,
 			continue;
 		ms_jw_obj(j, NULL);
 		ms_jw_num(j, "count", LOAD(&b->count));
-		ms_jw_num(j, "total_ns", ms_ns_part(&parts, LOAD(&b->total)));
-		ms_jw_num(j, "max_ns", ms_ticks_to_ns(LOAD(&b->max)));
+		uint64_t total_ns = ms_ns_part(&parts, LOAD(&b->total));
+		ms_jw_num(j, "total_ns", total_ns);
+		/* the total is rounded as the stacks' running sum is, up to
+		 * 1 ns under its own: a stack of one wait read its max over it */
+		uint64_t max_ns = ms_ticks_to_ns(LOAD(&b->max));
+		ms_jw_num(j, "max_ns", max_ns < total_ns ? max_ns : total_ns);
 		if (calls)
 			ms_jw_str(j, "mode", ms_out_stack_mode(calls, b->stack));
 		else
