@@ -29,6 +29,13 @@
  *               in sem_wait for the post of its SIGTERM handler, then wakes
  *               the worker: a STALL with a caveat (the test sends SIGTERM
  *               once it is reported), which does not abort
+ *   retake      a worker woken from its condition wait blocks taking m back,
+ *               held by a second worker that sleeps in a condition wait
+ *               nobody signals; main joins the first: a STALL, the first
+ *               worker's wait one for m ("retaking" once it blocks)
+ *   retake-held FILE  main takes m, wakes the worker in its condition wait
+ *               and keeps m until FILE exists: the worker blocks taking m
+ *               back ("retaking"), then "done"
  *
  * Prints "thread ROLE TID" and "cond/mutex NAME ADDRESS" lines first,
  * "done" at the end of the modes that end. */
@@ -45,11 +52,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "proc_wait.h"
+
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t other = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t c = PTHREAD_COND_INITIALIZER;
 static sem_t sem, *shared_sem;
+static pthread_cond_t c2 = PTHREAD_COND_INITIALIZER;
 static int ready, waiting; /* waiting: threads in waiter()'s wait, under m */
+static pid_t waiter_tid;   /* the last waiter() to start */
 
 /* Until mutex x is held: glibc's lock word is not 0 (a sleep was not
  * enough on a loaded machine). */
@@ -68,6 +79,7 @@ static void say_thread(const char *role)
 static void *waiter(void *arg)
 {
 	say_thread(arg);
+	__atomic_store_n(&waiter_tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
 	pthread_mutex_lock(&m);
 	waiting++;
 	while (!ready)
@@ -239,13 +251,88 @@ static __attribute__((noinline)) void recursive_hang(void)
 	pthread_join(t, NULL);
 }
 
+/* Until the waiter (w1) sleeps in futex on m's lock word: woken from its
+ * condition wait, blocked taking m back. */
+static void until_retaking(void)
+{
+	pid_t tid;
+	unsigned long word;
+	while (!(tid = __atomic_load_n(&waiter_tid, __ATOMIC_ACQUIRE)) ||
+	       proc_syscall(tid, &word) != SYS_futex || word != (unsigned long)&m)
+		usleep(1000);
+	printf("retaking\n");
+}
+
+/* Until the waiter is in its condition wait: it counted itself under m,
+ * and lets m go only by waiting.  Returns with m held. */
+static void until_waiting(void)
+{
+	for (;;) {
+		pthread_mutex_lock(&m); /* UNTIL_WAITING */
+		if (waiting)
+			return;
+		pthread_mutex_unlock(&m);
+		usleep(1000);
+	}
+}
+
+static int holding; /* under other */
+
+/* retake: takes m, free while the waiter waits, and keeps it through a
+ * condition wait nobody signals */
+static void *cond_holder(void *arg)
+{
+	say_thread(arg);
+	pthread_mutex_lock(&m); /* RETAKE_HOLDER_LOCKS */
+	pthread_mutex_lock(&other);
+	holding = 1;
+	for (;;)
+		pthread_cond_wait(&c2, &other); /* RETAKE_HOLDER_WAITS */
+	return NULL;
+}
+
+static __attribute__((noinline)) void retake_hang(void)
+{
+	pthread_t t[2];
+	pthread_create(&t[0], NULL, waiter, "w1");
+	until_waiting();
+	pthread_mutex_unlock(&m);
+	pthread_create(&t[1], NULL, cond_holder, "holder");
+	for (;;) { /* the holder in its condition wait: it let other go */
+		pthread_mutex_lock(&other);
+		if (holding)
+			break;
+		pthread_mutex_unlock(&other);
+		usleep(1000);
+	}
+	pthread_mutex_unlock(&other);
+	pthread_cond_signal(&c); /* the waiter wakes, and blocks on m */
+	until_retaking();
+	pthread_join(t[0], NULL); /* forever */
+}
+
+static __attribute__((noinline)) void retake_held(const char *file)
+{
+	pthread_t t;
+	pthread_create(&t, NULL, waiter, "w1");
+	until_waiting(); /* m held from here */
+	ready = 1;
+	pthread_cond_signal(&c);
+	until_retaking();
+	while (access(file, F_OK))
+		usleep(10000);
+	pthread_mutex_unlock(&m);
+	pthread_join(t, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
 	pthread_t t[2];
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	say_thread("main");
-	printf("cond c %p\nmutex m %p\nmutex other %p\n", (void *)&c, (void *)&m, (void *)&other);
+	printf("cond c %p\ncond c2 %p\nmutex m %p\nmutex other %p\n", (void *)&c, (void *)&c2,
+	       (void *)&m, (void *)&other);
 	if (!strcmp(mode, "lost")) {
 		pthread_create(&t[0], NULL, waiter, "w1");
 		pthread_create(&t[1], NULL, waiter, "w2");
@@ -306,8 +393,13 @@ int main(int argc, char **argv)
 		recursive_hang();
 	} else if (!strcmp(mode, "term")) {
 		woken_by_term();
+	} else if (!strcmp(mode, "retake")) {
+		retake_hang();
+	} else if (!strcmp(mode, "retake-held") && argc > 2) {
+		retake_held(argv[2]);
 	} else {
-		fprintf(stderr, "usage: stall lost|sem|timed|pool|pshared|alarm|timer|term|behind-one|alone\n");
+		fprintf(stderr, "usage: stall lost|sem|timed|pool|pshared|alarm|timer|term|"
+				"behind-one|alone|recursive|retake|retake-held FILE\n");
 		return 2;
 	}
 	printf("done\n");

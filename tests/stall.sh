@@ -245,4 +245,66 @@ expect_eq "recursive, JSON: the one finding" \
 expect_grep "recursive: still locked, at its outer level" \
 	"^  $(field recursive mutex rec) held by thread $(field recursive thread consumer)(, for [^,]+)?, taken at rec_consumer\+0x[0-9a-f]+ \(.*stall\.c:$(line_of RECURSIVE_OUTER), stall\)$" "$R"
 
+# ---- a condition wait's retake: a wait for the mutex ------------------------
+# A thread woken from its condition wait that blocks taking the mutex back
+# waits for that mutex like any other (model.md): a live dump shows its
+# wait, behind the holder.  It was in no line of the dump when nobody
+# waited for it in turn -- only "Mutexes still locked" named the holder.
+# live MODE NAME [ARG]: a live dump of `stall MODE` once its worker blocks
+# taking m back, as $WORK/NAME.1.txt and .json; the program is left to
+# $pid.
+live() {
+	rm -f "$WORK/$2" "$WORK/$2".*
+	env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/$2" MUTEXSTAT_FORMAT=text,json \
+		"$P" "$1" ${3+"$3"} >"$WORK/$2.out" 2>"$WORK/$2.err" &
+	pid=$!
+	wait_for "$WORK/$2.out" '^retaking$' 20 || fail "$1, live: the worker never blocked"
+	kill -USR1 "$pid"
+	wait_for "$WORK/$2.1.json" '^}' 20 || fail "$1, live: no dump"
+}
+
+# The holder, main, keeps m until the test lets it go: a WAIT CHAIN.
+live retake-held rh "$WORK/rh.stop"
+: >"$WORK/rh.stop"
+wait_or_kill $pid 30
+expect_eq "retake-held: runs to its end" "$? $(tail -1 "$WORK/rh.out")" "0 done"
+R=$WORK/rh.1.txt
+main=$(field rh thread main)
+w1=$(field rh thread w1)
+expect_grep "retake-held: a WAIT CHAIN" '^WAIT CHAIN:$' "$R"
+expect_grep "retake-held: the worker waits for m again" \
+	"^  thread $w1 \"stall\" waits for mutex $(field rh mutex m) again, to return from its condition wait \(in it for " "$R"
+expect_grep "retake-held: ... at its condition wait's line" \
+	"^    waits at      waiter\+0x[0-9a-f]+ \(.*stall\.c:$(line_of STALL_COND), stall\)$" "$R"
+expect_grep "retake-held: held by main, where it took m" \
+	"^    held by thread $main, taken at until_waiting\+0x[0-9a-f]+ \(.*stall\.c:$(line_of UNTIL_WAITING), stall\)$" "$R"
+expect_grep "retake-held: main, at the chain's end, where it is" \
+	"^  thread $main is not waiting for a mutex; it is now at " "$R"
+expect_eq "retake-held, JSON: the chain, its retake, its end" \
+	"$(jq -c '[.findings[] | select(.kind == "wait-chain") |
+		[.threads[] | [.thread, .waits_for, .held_by, .retake]], .end.thread]' "$WORK/rh.1.json")" \
+	"[[[$w1,\"$(field rh mutex m)\",$main,true]],$main]"
+
+# The holder sleeps in a condition wait nobody signals (and main joins the
+# worker): a hang, as without the library.  The dump said only that the
+# holder waits for a condition.
+live retake rt
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null
+R=$WORK/rt.1.txt
+holder=$(field rt thread holder)
+w1=$(field rt thread w1)
+expect_grep "retake: a DEADLOCK, through the holder's condition wait" \
+	"^DEADLOCK: thread $holder waits for a condition while holding a mutex other threads wait for$" "$R"
+expect_grep "retake: the worker waits for m again" \
+	"^  thread $w1 \"stall\" waits for mutex $(field rt mutex m) again, to return from its condition wait \(in it for " "$R"
+expect_grep "retake: held by the holder, where it took m" \
+	"^    held by thread $holder, taken at cond_holder\+0x[0-9a-f]+ \(.*stall\.c:$(line_of RETAKE_HOLDER_LOCKS), stall\)$" "$R"
+expect_grep "retake: the holder's condition wait" \
+	"^  thread $holder waits for a condition \(mutex $(field rt mutex other)\) for " "$R"
+expect_eq "retake, JSON: the deadlock, its retake" \
+	"$(jq -c '[.findings[] | select(.kind == "deadlock") |
+		[.condition_mutex, [.threads[] | [.thread, .waits_for, .held_by, .retake]]]]' "$WORK/rt.1.json")" \
+	"[[\"$(field rt mutex other)\",[[$w1,\"$(field rt mutex m)\",$holder,true]]]]"
+
 finish

@@ -325,12 +325,50 @@ static int cond_same(const struct ms_waiter *w)
 	       LOAD(&w->owner_ts->cond_since) == w->cond_since;
 }
 
+/* Thread ts (tid), in a condition wait on the mutex at key since `since`,
+ * called at caller: into x its wait for that mutex if it is blocked
+ * taking it back and another thread holds it (here or in another
+ * process) -- a wait for a mutex like any other; 1 if so.  The holder is
+ * read first: /proc is read only for a mutex held by another thread. */
+static int retake_of(struct ms_tstate *ts, uint32_t tid, uintptr_t key, uint64_t since,
+		     uintptr_t caller, struct ms_waiter *x)
+{
+	uint32_t r = ms_table_find(key);
+	if (r == MS_REC_NONE || r == MS_REC_UNTRACKED)
+		return 0;
+	uint32_t owner = holder_now(r), foreign = owner ? 0 : foreign_owner(r, key);
+	if ((!owner && !foreign) || owner == tid || !retaking(tid, key))
+		return 0; /* free (it gets it), or its own: no wait */
+	*x = (struct ms_waiter){
+		.ts = ts, .tid = tid, .rec = r, .key = key, .caller = caller, .since = since,
+		.owner = owner, .foreign = foreign, .next = -1, .retake = 1,
+	};
+	return 1;
+}
+
+/* A thread in a condition wait, blocked taking its mutex back, is a
+ * waiter whether or not anyone waits for it: a dump shows its wait (a
+ * WAIT CHAIN to the holder), as doc/model.md says. */
+static void collect_retake(struct ms_tstate *ts, struct collect *c)
+{
+	uintptr_t key = __atomic_load_n(&ts->cond_key, __ATOMIC_ACQUIRE);
+	if (!key)
+		return;
+	uint64_t since = LOAD(&ts->cond_since);
+	if (retake_of(ts, LOAD(&ts->tid), key, since, LOAD(&ts->cond_caller), &c->w[c->n]))
+		c->n++;
+}
+
 static void collect_waiter(struct ms_tstate *ts, void *arg)
 {
 	struct collect *c = arg;
 	uint32_t r = __atomic_load_n(&ts->wait_rec, __ATOMIC_ACQUIRE);
-	if (!r || c->n >= MS_WAITERS_MAX)
+	if (c->n >= MS_WAITERS_MAX)
 		return;
+	if (!r) {
+		collect_retake(ts, c);
+		return;
+	}
 	struct ms_waiter *w = &c->w[c->n++];
 	w->ts = ts;
 	w->tid = LOAD(&ts->tid);
@@ -355,31 +393,22 @@ static void collect_waiter(struct ms_tstate *ts, void *arg)
 /* Waiter i's owner o is in a condition wait: if it is blocked taking that
  * wait's mutex back, and another thread holds the mutex, that is a wait
  * for a mutex like any other (a cycle through it is a DEADLOCK, not a
- * chain ending at a condition wait): it joins the graph as a waiter. */
+ * chain ending at a condition wait).  Collected as a waiter already if it
+ * was blocked so then (collect_retake); else it joins the graph now. */
 static void add_retake(struct collect *c, int i, struct ms_tstate *o)
 {
 	struct ms_waiter *w = c->w;
-	uintptr_t key = w[i].cond_key;
 	for (int j = 0; j < c->n; j++)
 		if (w[j].ts == o) { /* a waiter already: the same for w[i] */
 			if (w[j].retake)
 				w[i].cond_key = 0;
 			return;
 		}
-	uint32_t r = ms_table_find(key);
-	if (c->n >= MS_WAITERS_MAX || r == MS_REC_NONE || r == MS_REC_UNTRACKED ||
-	    !retaking(w[i].owner, key))
-		return;
-	uint32_t owner = holder_now(r), foreign = owner ? 0 : foreign_owner(r, key);
-	if ((!owner && !foreign) || owner == w[i].owner)
-		return; /* let go meanwhile (it gets it), or its own: no wait */
-	struct ms_waiter *x = &w[c->n++];
-	*x = (struct ms_waiter){
-		.ts = o, .tid = w[i].owner, .rec = r, .key = key,
-		.caller = w[i].cond_caller, .since = w[i].cond_since,
-		.owner = owner, .foreign = foreign, .next = -1, .retake = 1,
-	};
-	w[i].cond_key = 0; /* not waiting for the condition now */
+	if (c->n < MS_WAITERS_MAX && retake_of(o, w[i].owner, w[i].cond_key, w[i].cond_since,
+					       w[i].cond_caller, &w[c->n])) {
+		c->n++;
+		w[i].cond_key = 0; /* not waiting for the condition now */
+	}
 }
 
 /* The end of the chain of waits from w[i] (the last waiter in it), -1 on
