@@ -307,4 +307,30 @@ expect_eq "retake, JSON: the deadlock, its retake" \
 		[.condition_mutex, [.threads[] | [.thread, .waits_for, .held_by, .retake]]]]' "$WORK/rt.1.json")" \
 	"[[\"$(field rt mutex other)\",[[$w1,\"$(field rt mutex m)\",$holder,true]]]]"
 
+# The watchdog's STALL of the same hang: the worker waits for m, held by
+# the holder (it said the worker "waits for condition c (mutex m)", and
+# hid whom it waits for); the holder waits for its condition.
+run retake MUTEXSTAT_FORMAT=text,json
+R=$WORK/retake.1.txt
+holder=$(field retake thread holder)
+expect_eq "retake, STALL: aborted after the report (SIGABRT)" "$rc" 134
+expect_grep "retake, STALL: all three threads" '^STALL: all 3 threads blocked in waits for ' "$R"
+expect_grep "retake, STALL: the worker waits for m, held by the holder" \
+	"^  thread $(field retake thread w1) \"stall\" waits for mutex $(field retake mutex m) held by thread $holder again,$" "$R"
+expect_grep "retake, STALL: ... to return from its condition wait" \
+	"^    to return from its condition wait \(in it for [0-9.]+ [a-zµ]+\)$" "$R"
+expect_grep "retake, STALL: ... at its condition wait's line" \
+	"^    waits at      waiter\+0x[0-9a-f]+ \(.*stall\.c:$(line_of STALL_COND), stall\)$" "$R"
+expect_grep "retake, STALL: the holder waits for its condition" \
+	"^  thread $holder \"stall\" waits for condition $(field retake cond c2) \(mutex $(field retake mutex other)\), for " "$R"
+expect_no_grep "retake, STALL: the one finding, no DEADLOCK beside it" '^DEADLOCK' "$R"
+expect_eq "retake, STALL: no line over 120 columns" \
+	"$(sed -n '/^STALL/,/^$/p' "$R" | sed 's/µ/u/g' | awk 'length($0) > 120' | wc -l)" 0
+expect_eq "retake, STALL, JSON: what each waits for, held by whom" \
+	"$(jq -r '.findings[] | select(.kind == "stall") | .threads[] |
+		"\(.thread) \(.waits_for) \(.mutex) \(.held_by) \(.retake)"' "$WORK/retake.1.json" | sort)" \
+	"$(printf '%s\n' "$(field retake thread main) join null null false" \
+		"$(field retake thread w1) mutex $(field retake mutex m) $holder true" \
+		"$holder condition $(field retake mutex other) null false" | sort)"
+
 finish

@@ -12,6 +12,7 @@
  * signal comes (stall.h). */
 #define _GNU_SOURCE
 #include "analysis/stall.h"
+#include "analysis/waitfor.h"
 #include "base/clock.h"
 #include "base/fmt.h"
 #include "base/internal.h"
@@ -155,6 +156,27 @@ static int pshared(uint32_t r)
 	return (kind & MS_KIND_PSHARED) && (kind & MS_KIND_DESTROYED) != MS_KIND_DESTROYED;
 }
 
+/* Whether thread tid (record ts), in a condition wait on the mutex at
+ * key, is blocked taking that mutex back -- woken, it waits for the mutex
+ * and its holder, with no deadline, as in the wait-for graph: into w if
+ * so.  (Called a wait for the condition, it hid the thread it waits for.) */
+static int retake(uint32_t tid, struct ms_tstate *ts, uintptr_t key, struct ms_stall_thread *w,
+		  uint64_t *since)
+{
+	uint32_t r = ms_table_find(key);
+	if (r == MS_REC_NONE || r == MS_REC_UNTRACKED || !ms_waitfor_retaking(tid, key))
+		return 0;
+	w->kind = MS_STALL_MUTEX;
+	w->retake = 1;
+	w->object = key;
+	uint32_t owner = LOAD(&ms_rec(r)->owner);
+	w->holder = owner & MS_HELD ? owner & ~MS_HELD : 0;
+	w->shared = pshared(r);
+	w->caller = LOAD(&ts->cond_caller);
+	*since = LOAD(&ts->cond_since);
+	return 1;
+}
+
 /* What thread tid (record ts, NULL none) waits for, into w; 0 if it is
  * not blocked in a wait that counts. */
 static int classify(const struct records *r, uint32_t tid, struct ms_tstate *ts,
@@ -176,6 +198,8 @@ static int classify(const struct records *r, uint32_t tid, struct ms_tstate *ts,
 		w->caller = LOAD(&ts->wait_caller);
 		w->stack = LOAD(&ts->wait_stack);
 		*since = LOAD(&ts->wait_since);
+	} else if (cond && retake(tid, ts, cond, w, since)) {
+		/* w says it */
 	} else if (cond) {
 		w->kind = MS_STALL_COND;
 		w->object = LOAD(&ts->cond_cond);

@@ -33,6 +33,9 @@ struct ms_stall_thread {
 	uint32_t holder;
 	uint64_t waited_ns;
 	int timed, shared;    /* (a deadline, another process: no stall) */
+	int retake;           /* MS_STALL_MUTEX: woken from its condition wait,
+				 blocked taking its mutex back (waited_ns and
+				 caller are the condition wait's) */
 	uintptr_t caller;     /* where it waits, 0 unknown */
 	uint32_t stack;       /* and its stack (depot id), 0 none */
 	struct ms_tstate *ts; /* its record, NULL if it has none */

@@ -316,13 +316,19 @@ static void print_stall_thread(struct ms_fmt *f, const struct ms_stall_thread *w
 			ms_fmt_init(&hf, who, sizeof who, -1);
 			ms_fmt(&hf, " held by thread %u", w->holder);
 		}
-		ms_fmt(f, "waits for %s %p%s%s%s%s%s, for %s\n", noun, (void *)w->object,
-		       ms_lock_variable_tag(var, sizeof var, w->object, 40), mname ? " \"" : "", ms_name_cut(cut, sizeof cut, mname, 30),
+		/* a retake: as the wait-for lines say it, on two lines (120
+		 * columns) */
+		ms_fmt(f, w->retake ? "waits for %s %p%s%s%s%s%s again,\n    to return from its "
+				      "condition wait (in it for %s)\n"
+				    : "waits for %s %p%s%s%s%s%s, for %s\n",
+		       noun, (void *)w->object, ms_lock_variable_tag(var, sizeof var, w->object, 40),
+		       mname ? " \"" : "", ms_name_cut(cut, sizeof cut, mname, 30),
 		       mname ? "\"" : "", who, d);
 		break;
 	case MS_STALL_COND:
-		ms_fmt(f, "waits for condition %p%s (mutex %p%s%s%s%s), for %s\n", (void *)w->object,
-		       ms_lock_variable_tag(cvar, sizeof cvar, w->object, 40), (void *)w->mutex, ms_lock_variable_tag(var, sizeof var, w->mutex, 40),
+		ms_fmt(f, "waits for condition %p%s (mutex %p%s%s%s%s), for %s\n",
+		       (void *)w->object, ms_lock_variable_tag(cvar, sizeof cvar, w->object, 40),
+		       (void *)w->mutex, ms_lock_variable_tag(var, sizeof var, w->mutex, 40),
 		       mname ? " \"" : "", ms_name_cut(cut, sizeof cut, mname, 30),
 		       mname ? "\"" : "", d);
 		break;

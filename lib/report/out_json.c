@@ -1064,6 +1064,9 @@ static void stall_one(const struct ms_stall *s, void *arg)
 		if (w->holder)
 			ms_jw_num(j, w->kind == MS_STALL_JOIN ? "joins" : "held_by", w->holder);
 		ms_jw_num(j, "waited_ns", w->waited_ns);
+		/* a mutex wait that is a condition wait's retake: waited_ns and
+		 * "at" are the condition wait's */
+		ms_jw_boolean(j, "retake", w->retake);
 		if (w->stack)
 			stack(j, "at", w->stack);
 		else
