@@ -284,6 +284,11 @@ expect_eq "retake-held, JSON: the chain, its retake, its end" \
 	"$(jq -c '[.findings[] | select(.kind == "wait-chain") |
 		[.threads[] | [.thread, .waits_for, .held_by, .retake]], .end.thread]' "$WORK/rh.1.json")" \
 	"[[[$w1,\"$(field rh mutex m)\",$main,true]],$main]"
+expect_eq "retake-held, JSON: the worker's thread waits for m, a retake, in its condition wait" \
+	"$(jq -c ".threads[] | select(.tid == $w1) |
+		[.waiting_for.mutex, .waiting_for.retake, .waiting_for.at.line, .condition_wait.mutex]" \
+		"$WORK/rh.1.json")" \
+	"[\"$(field rh mutex m)\",true,$(line_of STALL_COND),\"$(field rh mutex m)\"]"
 
 # The holder sleeps in a condition wait nobody signals (and main joins the
 # worker): a hang, as without the library.  The dump said only that the

@@ -663,6 +663,34 @@ static void lock_mode(struct ms_jw *j, const char *key, uint32_t r, uint32_t rea
 		ms_jw_null(j, key);
 }
 
+/* Whether thread tid, in condition wait cw, is blocked taking its mutex
+ * back from another thread: a wait for that mutex (doc/model.md).  /proc
+ * is read only for a mutex another thread holds. */
+static int retake_blocked(uint32_t tid, const struct ms_cond_seen *cw)
+{
+	uint32_t r = ms_table_find(cw->mutex);
+	if (r == MS_REC_NONE || r == MS_REC_UNTRACKED)
+		return 0;
+	uint32_t owner = LOAD(&ms_rec(r)->owner);
+	return (owner & MS_HELD) && owner != (tid | MS_HELD) && ms_waitfor_retaking(tid, cw->mutex);
+}
+
+/* A thread's condition wait's retake, as its "waiting_for": the mutex,
+ * and the condition wait's time and call ("retake": true). */
+static void retake_waiting_for(struct thread_ctx *t, const struct ms_cond_seen *cw)
+{
+	struct ms_jw *j = t->j;
+	ms_jw_obj(j, "waiting_for");
+	ms_jw_addr(j, "mutex", cw->mutex);
+	ms_jw_null(j, "mode");
+	ms_jw_num(j, "since_ns", cw->since > t->start ? ms_ticks_to_ns(cw->since - t->start) : 0);
+	ms_jw_num(j, "waited_ns", ms_ticks_to_ns(t->now - cw->since));
+	frame(j, "at", cw->caller);
+	ms_jw_null(j, "stack");
+	ms_jw_boolean(j, "retake", 1);
+	ms_jw_obj_end(j);
+}
+
 static void one_thread(struct ms_tstate *ts, void *arg)
 {
 	struct thread_ctx *t = arg;
@@ -690,6 +718,8 @@ static void one_thread(struct ms_tstate *ts, void *arg)
 	ms_jw_num(j, "held_not_followed", LOAD(&ts->overflow));
 	uint32_t wait_rec = __atomic_load_n(&ts->wait_rec, __ATOMIC_ACQUIRE);
 	uint64_t wait_since = LOAD(&ts->wait_since);
+	struct ms_cond_seen cw;
+	int in_cond = ms_cond_wait_read(ts, t->now, &cw);
 	if (wait_rec && wait_since <= t->now) { /* not one begun after the moment */
 		uint64_t since = wait_since;
 		ms_jw_obj(j, "waiting_for");
@@ -699,13 +729,15 @@ static void one_thread(struct ms_tstate *ts, void *arg)
 		ms_jw_num(j, "waited_ns", t->now > since ? ms_ticks_to_ns(t->now - since) : 0);
 		frame(j, "at", LOAD(&ts->wait_caller));
 		stack(j, "stack", LOAD(&ts->wait_stack));
+		ms_jw_boolean(j, "retake", 0);
 		ms_jw_obj_end(j);
-	} else
+	} else if (in_cond && retake_blocked(tid, &cw))
+		retake_waiting_for(t, &cw);
+	else
 		ms_jw_null(j, "waiting_for");
 	/* a condition wait under way, however long: a lost wakeup's hang has
 	 * no mutex wait to show (waiting_for is then null) */
-	struct ms_cond_seen cw;
-	if (ms_cond_wait_read(ts, t->now, &cw)) {
+	if (in_cond) {
 		ms_jw_obj(j, "condition_wait");
 		ms_jw_addr(j, "condition", cw.cond);
 		ms_jw_addr(j, "mutex", cw.mutex);
