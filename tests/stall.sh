@@ -259,6 +259,7 @@ live() {
 		"$P" "$1" ${3+"$3"} >"$WORK/$2.out" 2>"$WORK/$2.err" &
 	pid=$!
 	wait_for "$WORK/$2.out" '^retaking$' 20 || fail "$1, live: the worker never blocked"
+	sleep "${before_dump:-0}"
 	kill -USR1 "$pid"
 	wait_for "$WORK/$2.1.json" '^}' 20 || fail "$1, live: no dump"
 }
@@ -292,8 +293,10 @@ expect_eq "retake-held, JSON: the worker's thread waits for m, a retake, in its 
 
 # The holder sleeps in a condition wait nobody signals (and main joins the
 # worker): a hang, as without the library.  The dump said only that the
-# holder waits for a condition.
-live retake rt
+# holder waits for a condition.  Its condition wait, 1 s old (the list of
+# long condition waits shows those of 1 s or more), ends the DEADLOCK: it
+# is not listed again as "no finding" (it was).
+before_dump=1.1 live retake rt
 kill -KILL "$pid"
 wait "$pid" 2>/dev/null
 R=$WORK/rt.1.txt
@@ -307,6 +310,8 @@ expect_grep "retake: held by the holder, where it took m" \
 	"^    held by thread $holder, taken at cond_holder\+0x[0-9a-f]+ \(.*stall\.c:$(line_of RETAKE_HOLDER_LOCKS), stall\)$" "$R"
 expect_grep "retake: the holder's condition wait" \
 	"^  thread $holder waits for a condition \(mutex $(field rt mutex other)\) for " "$R"
+expect_no_grep "retake: the DEADLOCK's condition wait, not listed again as no finding" \
+	'^Threads in a condition wait for ' "$R"
 expect_eq "retake, JSON: the deadlock, its retake" \
 	"$(jq -c '[.findings[] | select(.kind == "deadlock") |
 		[.condition_mutex, [.threads[] | [.thread, .waits_for, .held_by, .retake]]]]' "$WORK/rt.1.json")" \

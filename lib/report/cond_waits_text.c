@@ -1,6 +1,7 @@
 /* cond_waits_text.c - the long condition waits of a live dump; see
  * cond_waits_text.h. */
 #include "report/cond_waits_text.h"
+#include "report/waitfor_text.h"
 #include "base/clock.h"
 #include "base/internal.h"
 #include "base/options.h"
@@ -51,8 +52,10 @@ static void one(struct ms_tstate *ts, void *arg)
 	struct in_stall q = { LOAD(&ts->tid), cw.cond, 0 };
 	ms_findings_each_stall(stall_has, &q);
 	/* signalled, blocked taking the mutex back: a wait for the mutex,
-	 * which the wait-for lines show, not for the condition */
-	if (q.found || ms_waitfor_retaking(q.tid, m))
+	 * which the wait-for lines show, not for the condition; and the end
+	 * of a DEADLOCK above is a finding, not one of these */
+	if (q.found || ms_waitfor_print_said_cond(q.tid, cw.since) ||
+	    ms_waitfor_retaking(q.tid, m))
 		return;
 	if (!c->listed++)
 		ms_fmt(c->f, "\nThreads in a condition wait for %llu s or more (no finding: an idle worker pool waits so too):\n",

@@ -14,7 +14,8 @@ uint64_t ms_cond_waits_min_s(void);
 /* Under its heading ("Threads in a condition wait for N s or more"), each
  * thread whose condition wait has lasted ms_cond_waits_min_s() or more at
  * now (ticks), with the condition, its mutex, how long and where -- unless
- * the watchdog's STALL shows that wait.  Not a finding: a worker pool
+ * the watchdog's STALL shows that wait, or a DEADLOCK the report printed
+ * ends at it (ms_waitfor_print_said_cond).  Not a finding: a worker pool
  * idles so. */
 void ms_cond_waits_print(struct ms_fmt *f, uint64_t now);
 

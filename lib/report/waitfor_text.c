@@ -283,6 +283,31 @@ static void group_flush(const struct ms_waiter *w, struct ms_fmt *f)
  * condition wait a STALL says (findings.h): not printed. */
 static int selfs_said;
 
+/* The condition waits the DEADLOCKs printed end at (their thread and
+ * start), which the long condition waits' list, "no finding", leaves
+ * out; past the first COND_SAID, listed there too. */
+#define COND_SAID 256
+struct cond_said {
+	uint32_t tid;
+	uint64_t since;
+};
+static struct cond_said cond_said[COND_SAID];
+static int ncond_said;
+
+static void cond_said_add(uint32_t tid, uint64_t since)
+{
+	if (ncond_said < COND_SAID)
+		cond_said[ncond_said++] = (struct cond_said){ tid, since };
+}
+
+int ms_waitfor_print_said_cond(uint32_t tid, uint64_t since)
+{
+	for (int i = 0; i < ncond_said; i++)
+		if (cond_said[i].tid == tid && cond_said[i].since == since)
+			return 1;
+	return 0;
+}
+
 /* One finding of the wait-for graph, as the text report says it. */
 static void print_finding(const struct ms_waiter *w, const struct ms_waitfor_finding *fd,
 			  void *arg)
@@ -332,6 +357,7 @@ static void print_finding(const struct ms_waiter *w, const struct ms_waitfor_fin
 	}
 	switch (fd->kind) {
 	case MS_WF_COND:
+		cond_said_add(last->owner, last->cond_since);
 		/* if a waiter in the chain is the one to signal it, nobody will */
 		ms_fmt(f, "\nDEADLOCK: thread %u waits for a condition while holding a "
 			  "mutex other threads wait for\n", last->owner);
@@ -413,6 +439,7 @@ int ms_waitfor_print(struct ms_fmt *f)
 	static struct ms_waiter w[MS_WAITERS_MAX]; /* under the report lock */
 	static int order[MS_WAITERS_MAX];
 	uint64_t now;
+	ncond_said = 0;
 	int n = ms_waitfor_snapshot(w, &now);
 	if (!n)
 		return 0;
