@@ -64,6 +64,15 @@
  *                whose seccomp filter refuses tgkill (EPERM) in every
  *                thread: the dump cannot ask the holder where it is;
  *                exits 77 if the filter cannot be set
+ *   handler-steps  single-steps (x86-64's trap flag) through lock and
+ *                unlock pairs -- plain, nested, a read lock -- with a
+ *                SIGTRAP handler that locks and unlocks a mutex of its own
+ *                between every two instructions; then takes a mutex the
+ *                handler's is known to be taken under; prints "ok" and
+ *                how many steps (exits 77 elsewhere than x86-64) -- where
+ *                the handler came between the library's writes of a
+ *                held-set entry, its mutex stayed in the thread's held
+ *                set, a false POTENTIAL DEADLOCK
  *   stop-world   a garbage collector's stop-the-world: a thread makes,
  *                nests and destroys mutexes and read-write locks; main,
  *                for MS milliseconds (argv[2]), parks it again and again
@@ -83,6 +92,7 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "new_edges.h"
@@ -557,6 +567,86 @@ static void stop_world(long ms)
 	printf("%s\n", stops > 0 ? "ok" : "no stops");
 }
 
+/* handler-steps */
+static pthread_mutex_t stepped = PTHREAD_MUTEX_INITIALIZER;
+static pthread_rwlock_t stepped_rw = PTHREAD_RWLOCK_INITIALIZER;
+static volatile int stepping;
+static volatile long steps;
+
+#if defined(__x86_64__)
+#define TRAP_FLAG 0x100 /* EFLAGS.TF: a SIGTRAP after each instruction */
+
+/* Between every two instructions while stepping: lock and unlock
+ * in_handler.  The kernel runs the handler with the flag off and puts it
+ * back at its return; once stepping is over the handler takes it off. */
+static void step_trap(int sig, siginfo_t *si, void *ctx)
+{
+	ucontext_t *uc = ctx;
+	(void)sig;
+	(void)si;
+	if (!stepping) {
+		uc->uc_mcontext.gregs[REG_EFL] &= ~TRAP_FLAG;
+		return;
+	}
+	pthread_mutex_lock(&in_handler);
+	steps++;
+	pthread_mutex_unlock(&in_handler);
+}
+
+static void step_on(void)
+{
+	stepping = 1;
+	__asm__ volatile("pushfq; orq $0x100, (%%rsp); popfq" ::: "memory", "cc");
+}
+
+static void step_off(void)
+{
+	stepping = 0; /* the next trap takes the flag off */
+}
+
+static int handler_steps(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = step_trap;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGTRAP, &sa, NULL);
+	/* every lock known first (no first use, no stack capture stepped),
+	 * and in_handler taken under m: a true order, which a false one the
+	 * other way round would close into a cycle */
+	pthread_rwlock_rdlock(&stepped_rw);
+	pthread_mutex_lock(&stepped);
+	pthread_mutex_lock(&m);
+	pthread_mutex_lock(&in_handler);
+	pthread_mutex_unlock(&in_handler);
+	pthread_mutex_unlock(&m);
+	pthread_mutex_unlock(&stepped);
+	pthread_rwlock_unlock(&stepped_rw);
+	for (int i = 0; i < 2; i++) {
+		step_on();
+		pthread_mutex_lock(&m); /* the plain case */
+		pthread_mutex_unlock(&m);
+		pthread_rwlock_rdlock(&stepped_rw); /* a read, nested */
+		pthread_mutex_lock(&stepped);
+		pthread_mutex_lock(&m);
+		pthread_mutex_unlock(&m);
+		pthread_mutex_unlock(&stepped);
+		pthread_rwlock_unlock(&stepped_rw);
+		step_off();
+	}
+	/* in_handler left in the held set: an edge from it to m */
+	pthread_mutex_lock(&m);
+	pthread_mutex_unlock(&m);
+	printf("ok%s\n", steps > 100 ? ", stepped" : ", not stepped");
+	return 0;
+}
+#else
+static int handler_steps(void)
+{
+	return 77;
+}
+#endif
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -667,6 +757,8 @@ int main(int argc, char **argv)
 		return dump_without_tgkill(argv[2]);
 	} else if (!strcmp(mode, "altstack-dump") && argc > 3) {
 		dump_on_altstack(atol(argv[2]), argv[3]);
+	} else if (!strcmp(mode, "handler-steps")) {
+		return handler_steps();
 	} else if (!strcmp(mode, "stop-world") && argc > 2) {
 		stop_world(atol(argv[2]));
 	} else if (!strcmp(mode, "nothing-_exit")) {

@@ -347,6 +347,11 @@ not_cached(struct ms_thread *t, struct ms_tstate *ts, uint32_t r, uintptr_t key,
 	 * in the graph as a path, and a thread holding twenty mutexes pays
 	 * for one edge, not twenty. */
 	uint32_t i = n - 1;
+	/* a signal handler's lock while the thread it interrupted writes
+	 * its new top (ms_held_push): that entry is an older hold's still
+	 * (an edge the handler's lock may miss, never one that is false) */
+	if (unlikely(!ms_held_current(ts, i)))
+		return;
 	a = ms_edge_key(ts->held[i].rec, ts->held[i].mode & MS_HELD_READ);
 	/* the first acquisition: no thread had it before (one that had it
 	 * and let it go counted its own before the try that got it) --

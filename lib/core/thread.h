@@ -282,6 +282,22 @@ static inline void ms_async_resume(struct ms_thread *t)
 		ms_async_resume_slow(t);
 }
 
+/* Entry n of ts's held set, its new top: the count is raised first, and
+ * the caller writes the entry after.  A signal handler of this thread
+ * whose lock and unlock come between the two pushes its own entry above
+ * this one and pops back to it.  Written the other way round, the
+ * handler's push overwrote the entry and its pop left the handler's
+ * mutex in the set for good, the thread's own lost: false lock-order
+ * edges from it, a false POTENTIAL DEADLOCK.  Meanwhile the handler sees
+ * a top not yet written, which no edge is taken from (order.c). */
+static inline volatile struct ms_held *ms_held_push(struct ms_tstate *ts, uint32_t n)
+{
+	/* volatile, not a fence: only these stores keep their order, and
+	 * the compiler need not load again what it has in registers */
+	*(volatile uint32_t *)&ts->nheld = n + 1;
+	return (volatile struct ms_held *)&ts->held[n];
+}
+
 /* Enter and leave library code that may call back into pthread (a
  * section deferring asynchronous cancellation, as above). */
 static inline void ms_guard_enter(struct ms_thread *t)

@@ -216,12 +216,12 @@ void ms_read_acquired(struct ms_thread *t, uint32_t r, const void *lock, uintptr
 		}
 	}
 	if (likely(n < MS_HELD_MAX)) {
-		ts->held[n].rec = r;
-		ts->held[n].mode = mode;
-		ts->held[n].caller = caller;
+		volatile struct ms_held *h = ms_held_push(ts, n);
+		h->rec = r;
+		h->mode = mode;
+		h->caller = caller;
 		if (unlikely(LOAD(&rec->flags) & MS_F_TIMED) && ms_hold_sampled(n_acq))
-			ts->held[n].since = ms_ticks();
-		ts->nheld = n + 1;
+			h->since = ms_ticks();
 	} else
 		ts->overflow++;
 }

@@ -108,9 +108,9 @@ MS_HOT void ms_acquired_plain(struct ms_thread *t, uint32_t tid,
 			      uint32_t r, uintptr_t caller, unsigned op,
 			      uint64_t o)
 {
-	ts->held[0].rec = r;
-	ts->held[0].caller = caller;
-	ts->nheld = 1;
+	volatile struct ms_held *h = ms_held_push(ts, 0);
+	h->rec = r;
+	h->caller = caller;
 	rec->acquisitions++;
 	rec->owner = t->tid_held;
 	ms_log_rec(t, tid, r, rec, o, caller, op, 0, 0, 0);
@@ -150,17 +150,16 @@ MS_HOT void ms_acquired(struct ms_thread *t, uint32_t r, const void *m,
 			n = ts->nheld; /* the note prunes what others unlocked */
 		}
 		if (likely(n < MS_HELD_MAX)) {
-			ts->held[n].rec = r;
-			ts->held[n].caller = caller;
-			ts->held[n].since = 0;
-			ts->nheld = n + 1;
+			volatile struct ms_held *h = ms_held_push(ts, n);
+			h->rec = r;
+			h->caller = caller; /* its since is 0 already (held[]) */
 			/* hold times, of mutexes that made a thread wait:
 			 * the first MS_HOLD_EXACT, then one in MS_HOLD_SAMPLE.
 			 * The start stays in this thread's held set and the
 			 * flag in the record's line, which the holder has
 			 * already: timing a hold writes no other line. */
 			if (unlikely(rec->flags & MS_F_TIMED) && ms_hold_sampled(n_acq)) {
-				ts->held[n].since = ms_ticks();
+				h->since = ms_ticks();
 				ms_hold_flag(r, 1);
 			}
 		} else
