@@ -316,6 +316,15 @@ static int made_in_this_hold(const struct ms_thread *t, uint32_t a, uint32_t r)
 #define NOTE_READ 1u
 #define NOTE_B_NEW 2u
 
+/* Whether held-set entry h is a hold of thread t's: a read (no owner to
+ * ask), or a lock whose record says t holds it -- not the top a signal
+ * handler sees while the thread it interrupted has raised the count but
+ * not yet written the entry (ms_held_push), a lock it let go of before. */
+static int held_by(const struct ms_thread *t, const struct ms_held *h)
+{
+	return (h->mode & MS_HELD_READ) || LOAD(&ms_rec(h->rec)->owner) == t->tid_held;
+}
+
 /* The edge is in neither cache (ms_order_known): the graph is asked. */
 static __attribute__((noinline)) void
 not_cached(struct ms_thread *t, struct ms_tstate *ts, uint32_t r, uintptr_t key,
@@ -350,7 +359,7 @@ not_cached(struct ms_thread *t, struct ms_tstate *ts, uint32_t r, uintptr_t key,
 	/* a signal handler's lock while the thread it interrupted writes
 	 * its new top (ms_held_push): that entry is an older hold's still
 	 * (an edge the handler's lock may miss, never one that is false) */
-	if (unlikely(!ms_held_current(ts, i)))
+	if (unlikely(!held_by(t, &ts->held[i])))
 		return;
 	a = ms_edge_key(ts->held[i].rec, ts->held[i].mode & MS_HELD_READ);
 	/* the first acquisition: no thread had it before (one that had it

@@ -289,7 +289,7 @@ static inline void ms_async_resume(struct ms_thread *t)
  * handler's push overwrote the entry and its pop left the handler's
  * mutex in the set for good, the thread's own lost: false lock-order
  * edges from it, a false POTENTIAL DEADLOCK.  Meanwhile the handler sees
- * a top not yet written, which no edge is taken from (order.c). */
+ * a top not yet written, which no edge is taken from (order.c's held_by). */
 static inline volatile struct ms_held *ms_held_push(struct ms_tstate *ts, uint32_t n)
 {
 	/* volatile, not a fence: only these stores keep their order, and

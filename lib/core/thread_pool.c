@@ -521,11 +521,6 @@ static void held_prune(struct ms_tstate *ts, int exiting)
 	ts->nheld = out;
 }
 
-int ms_held_current(const struct ms_tstate *ts, uint32_t i)
-{
-	return still_held(ts, &ts->held[i], 0);
-}
-
 /* Drop entries of mutexes this thread no longer holds: another thread
  * unlocked them (glibc lets any thread unlock a normal mutex; the misuse
  * is reported) and the record says so. */

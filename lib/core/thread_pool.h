@@ -49,11 +49,6 @@ void ms_held_forget(struct ms_tstate *ts, uint32_t rec);
  * glibc allows): other threads' held sets may then be stale. */
 extern uint32_t ms_unlocks_elsewhere;
 void ms_held_prune(struct ms_tstate *ts);
-/* Whether entry i of ts's held set is a hold of the thread's: not one a
- * misuse of another thread ended, nor the top a signal handler sees while
- * the thread it interrupted has raised the count but not yet written the
- * entry (ms_held_push), a lock it let go of before. */
-int ms_held_current(const struct ms_tstate *ts, uint32_t i);
 
 /* Thread tid's system call now, from /proc, and its first argument (0
  * if not shown); -1 if it runs ("running", also one woken that waits for
