@@ -8,12 +8,25 @@
  * readers leaving together may each count the other and neither number
  * its release: that wait is then not attributed, but was charged to
  * W_UNLOCK, the release numbered before it (about 1 round in 10).  So
- * W_UNLOCK must be charged exactly one wait a round. */
+ * W_UNLOCK must be charged exactly one wait a round.
+ *
+ * rw_blame barging: the same for a mutex whose waiter is woken and others
+ * take the mutex before it runs.  Each round a thread sleeps in its lock
+ * while the main thread holds the mutex; a signal holds it in a handler
+ * (out of the futex, its lock word still 2) while the main thread lets go
+ * (M_UNLOCK, which wakes a sleeper) and then locks and unlocks it BARGES
+ * times more (BARGE) -- what threads that find it free do while a woken
+ * one waits for a CPU.  Then the waiter runs and gets the mutex.  Only
+ * M_UNLOCK let a waiter in: it must be charged every round's wait, and
+ * BARGE none (it was charged all of them, each of its unlocks numbered
+ * and captured for the sleeping waiter). */
 #define _GNU_SOURCE
 #include "proc_wait.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #define ROUNDS 100
@@ -60,8 +73,70 @@ static pthread_t writer_waiting(void)
 	return t;
 }
 
-int main(void)
+static pthread_mutex_t mx = PTHREAD_MUTEX_INITIALIZER;
+static int in_handler[2], let_go[2]; /* pipes */
+#define BARGES 20
+
+/* Holds the waiter out of its wait until the main thread says. */
+static void held_in_handler(int sig)
 {
+	char c = 0;
+	(void)sig;
+	if (write(in_handler[1], &c, 1) != 1 || read(let_go[0], &c, 1) != 1)
+		_exit(3);
+}
+
+static void *mutex_waiter(void *arg)
+{
+	(void)arg;
+	__atomic_store_n(&waiter_tid, gettid(), __ATOMIC_RELEASE);
+	CHECK(pthread_mutex_lock(&mx)); /* M_LOCK */
+	CHECK(pthread_mutex_unlock(&mx));
+	return NULL;
+}
+
+static __attribute__((noinline)) void barge(void)
+{
+	CHECK(pthread_mutex_lock(&mx));
+	CHECK(pthread_mutex_unlock(&mx)); /* BARGE */
+}
+
+static int barging(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = held_in_handler;
+	sa.sa_flags = SA_RESTART;
+	if (pipe(in_handler) || pipe(let_go) || sigaction(SIGURG, &sa, NULL))
+		return 1;
+	for (int round = 0; round < ROUNDS; round++) {
+		char c = 0;
+		pthread_t w;
+		CHECK(pthread_mutex_lock(&mx));
+		__atomic_store_n(&waiter_tid, 0, __ATOMIC_RELEASE);
+		CHECK(pthread_create(&w, NULL, mutex_waiter, NULL));
+		pid_t tid;
+		while (!(tid = __atomic_load_n(&waiter_tid, __ATOMIC_ACQUIRE)) ||
+		       !sleeps_on_futex(tid, NULL))
+			usleep(200);
+		CHECK(pthread_kill(w, SIGURG));
+		if (read(in_handler[0], &c, 1) != 1)
+			return 1;
+		CHECK(pthread_mutex_unlock(&mx)); /* M_UNLOCK */
+		for (int i = 0; i < BARGES; i++)
+			barge();
+		if (write(let_go[1], &c, 1) != 1)
+			return 1;
+		CHECK(pthread_join(w, NULL));
+	}
+	printf("%d rounds\n", ROUNDS);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "barging"))
+		return barging();
 	pthread_barrier_t held;
 	CHECK(pthread_barrier_init(&held, NULL, 3));
 	CHECK(pthread_barrier_init(&leave, NULL, 3));

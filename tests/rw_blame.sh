@@ -5,7 +5,11 @@
 # one wait the main thread's write unlock let in, so that line is charged
 # 100 waits, never more (a few may go unattributed on a loaded machine:
 # the waiter waits 5 ms at most for its holder's stack), and the readers'
-# line at most 100.
+# line at most 100.  "rw_blame barging": a mutex's waiter, woken and held
+# in a signal handler while the main thread takes the mutex 20 times more:
+# each round's wait is charged to the unlock that woke it, exactly, and
+# none to the unlocks that barged in (each of those took a number and a
+# stack capture, and the last one was charged the wait).
 
 . "$top_srcdir/tests/lib.sh"
 
@@ -33,4 +37,10 @@ for round in 1 2 3; do
 		fail "run $round: the readers' unlock made $r waits, want 1 to 100"
 	fi
 done
+
+run_with "$WORK/out" "$WORK/err" "$prog" barging
+expect_eq "barging: the program ran" "$?" 0
+expect_eq "barging: the unlock that woke the waiter made all 100 waits" \
+	"$(waits_at "$(line_of M_UNLOCK)")" 100
+expect_eq "barging: the unlocks that barged in made none" "$(waits_at "$(line_of BARGE)")" 0
 finish

@@ -153,6 +153,25 @@ static inline int mutex_locked(const pthread_mutex_t *m)
 	return lock != 0;
 }
 
+/* Whether glibc's unlock of m, which this thread holds, may let in a
+ * thread that waits for it: one asleep in the kernel, which the lock word
+ * shows (2, or the futex's waiters bit for a robust or priority-inheriting
+ * mutex) from the moment it goes to sleep until an unlock wakes it; or,
+ * of an adaptive mutex, one that spins first, which the word does not
+ * show.  A thread that finds the mutex free takes it without waiting. */
+static inline int mutex_unlock_lets_in(const pthread_mutex_t *m)
+{
+	unsigned lock = (unsigned)LOAD(&m->__data.__lock);
+	int kind = mutex_kind(m);
+	if ((kind & MS_KIND_MASK) == PTHREAD_MUTEX_ADAPTIVE_NP)
+		return 1;
+	if (kind & (MS_KIND_ROBUST | MS_KIND_PI))
+		return (lock & 0x80000000u) != 0; /* FUTEX_WAITERS */
+	if (kind & MS_KIND_PP)
+		lock &= ~MS_LOCK_CEILING_MASK;
+	return lock > 1;
+}
+
 /* A robust mutex whose owner died is locked again by the thread that got
  * EOWNERDEAD, but its owner field reads "inconsistent" until
  * pthread_mutex_consistent(); its lock word has the holder's id, which is

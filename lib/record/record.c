@@ -738,7 +738,7 @@ int ms_unlock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
 		} else {
 			int inconsistent = mutex_owner(m) == MS_OWNER_INCONSISTENT;
 			uint64_t birth = LOAD(&ms_rec(r)->birth);
-			uint32_t seq = ms_released(t, r, caller, MS_OP_UNLOCK);
+			uint32_t seq = ms_released(t, r, m, caller, MS_OP_UNLOCK);
 			if (unlikely(!LOAD(&ms_rec(r)->first_caller)))
 				/* a hold whose lock we did not see (made with
 				 * glibc's own function: through a handle to

@@ -184,12 +184,18 @@ MS_HOT void ms_acquired(struct ms_thread *t, uint32_t r, const void *m,
 	ms_log_at(t, r, o, caller, op, waited, err, ticks);
 }
 
-/* The thread is about to let go of the mutex (the last level of it).
- * Returns a release number if a sampled waiter waits: the caller then
- * calls ms_release_publish() once the mutex is free, so the capture of
- * its stack never lengthens the critical section. */
-MS_HOT uint32_t ms_released(struct ms_thread *t, uint32_t r, uintptr_t caller,
-			    unsigned op)
+/* The thread is about to let go of the lock (the last level of it): m if
+ * it is a mutex, else NULL.  Returns a release number if a sampled waiter
+ * waits and this unlock may let it in: the caller then calls
+ * ms_release_publish() once the lock is free, so the capture of its stack
+ * never lengthens the critical section.  Of a mutex's unlocks only one
+ * that wakes a sleeper lets a waiter in (mutex_unlock_lets_in): while the
+ * woken one gets to run, other threads may take the mutex and let it go
+ * many times, and each of those took a number and captured its stack --
+ * 7,911 captures for 11 contention events in one program, whose newer
+ * numbers overwrote the publication a waiter was to read. */
+MS_HOT uint32_t ms_released(struct ms_thread *t, uint32_t r, const pthread_mutex_t *m,
+			    uintptr_t caller, unsigned op)
 {
 	struct ms_record *rec = ms_rec(r);
 	struct ms_tstate *ts = t->ts;
@@ -208,7 +214,7 @@ MS_HOT uint32_t ms_released(struct ms_thread *t, uint32_t r, uintptr_t caller,
 		ms_hold_end(r, since);
 	else if (unlikely(rec->flags & MS_F_HOLD_TIMED))
 		ms_hold_flag(r, 0); /* stale: see ms_hold_flag() */
-	if (unlikely(rec->flags & MS_F_WAITERS))
+	if (unlikely(rec->flags & MS_F_WAITERS) && (!m || mutex_unlock_lets_in(m)))
 		seq = ms_release_begin(r);
 	ms_log_holder(t, r, caller, op);
 	return seq;

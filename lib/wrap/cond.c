@@ -108,7 +108,7 @@ MS_UNWOUND int ms_cond_unusual(struct ms_cond_wait *w, pthread_cond_t *c, int ho
 			ms_log_holder(t, r, w->caller, MS_OP_COND_RELEASE);
 		else {
 			int inconsistent = mutex_owner(m) == MS_OWNER_INCONSISTENT;
-			seq = ms_released(t, r, w->caller, MS_OP_COND_RELEASE);
+			seq = ms_released(t, r, m, w->caller, MS_OP_COND_RELEASE);
 			if (inconsistent) /* let go so, it is not recoverable */
 				ms_robust_left_inconsistent(r);
 		}

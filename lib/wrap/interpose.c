@@ -371,7 +371,7 @@ static __attribute__((noinline)) int unlock_other(pthread_mutex_t *m,
 		return unlock_entry_slow(m, caller);
 	uint64_t birth = LOAD(&ms_rec(r)->birth);
 	/* a sampled waiter may come meanwhile: then seq is its release's */
-	uint32_t seq = ms_released(t, r, caller, MS_OP_UNLOCK);
+	uint32_t seq = ms_released(t, r, m, caller, MS_OP_UNLOCK);
 	int rc = 0;
 	if (likely(fast_kind(m)))
 		fast_unlock(m);
@@ -506,7 +506,7 @@ static inline int cond_refused(const struct timespec *abstime)
 	int saved = errno;                                                   \
 	SERIAL_ADD(&ms_cold(r)->cond_waits, 1);                              \
 	uint64_t birth_ = LOAD(&ms_rec(r)->birth);                            \
-	uint32_t seq_ = ms_released(t, r, CALLER, MS_OP_COND_RELEASE);       \
+	uint32_t seq_ = ms_released(t, r, m, CALLER, MS_OP_COND_RELEASE);    \
 	if (seq_) /* before the wait: it may be long */                      \
 		ms_release_publish(r, birth_, seq_);                          \
 	errno = saved;                                                       \

@@ -179,7 +179,7 @@ static inline __attribute__((always_inline)) int rw_unlock(pthread_rwlock_t *l, 
 		return ms_real_rw.unlock(l);
 	uint32_t seq;
 	if (LOAD(&l->__data.__cur_writer) == (int)t->tid) {
-		seq = ms_released(t, r, caller, MS_OP_WRUNLOCK);
+		seq = ms_released(t, r, NULL, caller, MS_OP_WRUNLOCK);
 		ms_write_released(t, r);
 	} else if (likely(held_top_read(t->ts, r)) || ms_holds_read(t->ts, r) ||
 		   ms_read_beyond_followed(t, r, l))
@@ -376,7 +376,7 @@ static __attribute__((noinline)) int spin_unlock_other(pthread_spinlock_t *s, ui
 	if (unlikely(LOAD(&ms_rec(r)->owner) != t->tid_held))
 		return ms_spin_unlock_other(t, r, s, caller);
 	uint64_t birth = LOAD(&ms_rec(r)->birth);
-	uint32_t seq = ms_released(t, r, caller, MS_OP_UNLOCK);
+	uint32_t seq = ms_released(t, r, NULL, caller, MS_OP_UNLOCK);
 	int rc = ms_real_rw.spin_unlock(s);
 	if (unlikely(seq | t->pend))
 		after_unlock(t, r, birth, seq);

@@ -68,7 +68,7 @@ static void lock(struct ms_thread *t, uint32_t r, unsigned n, uintptr_t site)
 
 static void unlock(struct ms_thread *t, uint32_t r, uintptr_t site)
 {
-	ms_released(t, r, site, MS_OP_UNLOCK);
+	ms_released(t, r, NULL, site, MS_OP_UNLOCK);
 }
 
 /* t takes a then b at sites sa, sb (mutexes at keys na, nb), and lets go. */

@@ -65,7 +65,7 @@ static void got(struct ms_thread *t, uint32_t r, unsigned op, unsigned caller,
 
 static void let_go(struct ms_thread *t, uint32_t r, unsigned caller)
 {
-	ms_released(t, r, CALLER(caller), MS_OP_UNLOCK);
+	ms_released(t, r, NULL, CALLER(caller), MS_OP_UNLOCK);
 }
 
 /* The recent operations of record r as the report lists them, one a line:
@@ -291,7 +291,7 @@ START_TEST(test_history_reads_have_a_ring_merged_by_order)
 	}
 	ms_write_counted(&a, r);
 	ms_acquired(&a, r, &l, CALLER(40), MS_OP_WRLOCK, 0, 0, 0);
-	ms_released(&a, r, CALLER(41), MS_OP_WRUNLOCK);
+	ms_released(&a, r, NULL, CALLER(41), MS_OP_WRUNLOCK);
 	ms_write_released(&a, r);
 	for (unsigned i = 0; i < 2; i++) {
 		ms_read_acquired(&a, r, &l, CALLER(50 + i), MS_OP_RDLOCK, 0, 0);

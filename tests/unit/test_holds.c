@@ -110,7 +110,7 @@ START_TEST(test_holds_through_the_lock_path_last_from_lock_to_unlock)
 	uint64_t clock = 0;
 	uint32_t plain = ms_table_add(KEY(2), 1, &clock);
 	ms_acquired(&a, plain, NULL, CALLER_A, MS_OP_LOCK, 0, 0, 0);
-	ms_released(&a, plain, CALLER_A, MS_OP_UNLOCK);
+	ms_released(&a, plain, NULL, CALLER_A, MS_OP_UNLOCK);
 	ck_assert_uint_eq(ms_cold(plain)->holds, 0);
 	ck_assert_uint_eq(ms_cold(plain)->hold_total, 0);
 
@@ -123,7 +123,7 @@ START_TEST(test_holds_through_the_lock_path_last_from_lock_to_unlock)
 		while (ms_ticks() - t1 < 100000u * i) /* held a while */
 			;
 		uint64_t t2 = ms_ticks();
-		ms_released(&a, r, CALLER_A, MS_OP_UNLOCK);
+		ms_released(&a, r, NULL, CALLER_A, MS_OP_UNLOCK);
 		uint64_t t3 = ms_ticks();
 		inner += t2 - t1;
 		outer += t3 - t0;
@@ -160,7 +160,7 @@ START_TEST(test_holds_of_an_ended_life_go_to_its_site_line)
 	for (unsigned life = 0; life < 2; life++) {
 		uint32_t r = timed_mutex(4 + life);
 		ms_acquired(&a, r, NULL, CALLER_A, MS_OP_LOCK, 0, 0, 0); /* its first lock */
-		ms_released(&a, r, CALLER_A, MS_OP_UNLOCK);
+		ms_released(&a, r, NULL, CALLER_A, MS_OP_UNLOCK);
 		hold_ends(r, 20000 << life, &slack);
 		hold_ends(r, 5000, &slack);
 		const struct ms_cold *c = ms_cold(r);
@@ -194,7 +194,7 @@ START_TEST(test_holds_begun_before_a_reset_are_not_counted)
 	ms_acquired(&a, r, NULL, CALLER_A, MS_OP_LOCK, 0, 0, 0);
 	ck_assert_uint_ne(a_ts.held[0].since, 0);
 	ms_table_reset();
-	ms_released(&a, r, CALLER_A, MS_OP_UNLOCK);
+	ms_released(&a, r, NULL, CALLER_A, MS_OP_UNLOCK);
 	ck_assert_uint_eq(ms_cold(r)->holds, 0);
 	ck_assert_uint_eq(ms_cold(r)->hold_total, 0);
 	ck_assert_uint_eq(ms_rec(r)->flags & MS_F_HOLD_TIMED, 0);

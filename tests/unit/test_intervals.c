@@ -76,7 +76,7 @@ START_TEST(test_intervals_life_read_in_its_first_lock_counts_once)
 	uint64_t shown = interval_acquisitions();
 
 	ms_first_acquired(r, CALLER_A);
-	ms_released(&a, r, CALLER_A, MS_OP_UNLOCK);
+	ms_released(&a, r, NULL, CALLER_A, MS_OP_UNLOCK);
 	ms_table_remove(KEY(1));
 	ck_assert_uint_eq(ended_acquisitions(), 1);
 	shown += interval_acquisitions();
@@ -93,11 +93,11 @@ START_TEST(test_intervals_live_then_ended_life_counts_each_acquisition_once)
 	uint32_t r = ms_table_add(KEY(2), 1, &clock);
 	for (int i = 0; i < 3; i++) {
 		ms_acquired(&a, r, NULL, CALLER_A, MS_OP_LOCK, 0, 0, 0);
-		ms_released(&a, r, CALLER_A, MS_OP_UNLOCK);
+		ms_released(&a, r, NULL, CALLER_A, MS_OP_UNLOCK);
 	}
 	ck_assert_uint_eq(interval_acquisitions(), 3);
 	ms_acquired(&a, r, NULL, CALLER_A, MS_OP_LOCK, 0, 0, 0);
-	ms_released(&a, r, CALLER_A, MS_OP_UNLOCK);
+	ms_released(&a, r, NULL, CALLER_A, MS_OP_UNLOCK);
 	ms_table_remove(KEY(2));
 	ck_assert_uint_eq(ended_acquisitions(), 4);
 	ck_assert_uint_eq(interval_acquisitions(), 1);
@@ -112,7 +112,7 @@ static struct ms_cold *one_life_with_cold(unsigned n)
 	uint64_t clock = 0;
 	uint32_t r = ms_table_add(KEY(n), 1, &clock);
 	ms_acquired(&a, r, NULL, CALLER_A, MS_OP_LOCK, 0, 0, 0);
-	ms_released(&a, r, CALLER_A, MS_OP_UNLOCK);
+	ms_released(&a, r, NULL, CALLER_A, MS_OP_UNLOCK);
 	struct ms_cold *c = ms_cold(r);
 	ms_rec(r)->flags |= MS_F_COLD;
 	return c;

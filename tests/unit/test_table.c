@@ -130,7 +130,7 @@ static void lock_unlock(struct ms_thread *t, uint32_t r, uintptr_t caller,
 {
 	for (unsigned i = 0; i < times; i++) {
 		ms_acquired(t, r, NULL, caller, MS_OP_LOCK, 0, 0, 0);
-		ms_released(t, r, caller, MS_OP_UNLOCK);
+		ms_released(t, r, NULL, caller, MS_OP_UNLOCK);
 	}
 }
 
@@ -1045,21 +1045,21 @@ START_TEST(test_table_edges_sharing_a_cache_slot_both_stay_known)
 	for (int round = 0; round < 2; round++) {
 		ms_acquired(&t, a1, NULL, CALLER_A, MS_OP_LOCK, 0, 0, 0);
 		ms_acquired(&t, b1, NULL, CALLER_B, MS_OP_LOCK, 0, 0, 0);
-		ms_released(&t, b1, CALLER_B, MS_OP_UNLOCK);
-		ms_released(&t, a1, CALLER_A, MS_OP_UNLOCK);
+		ms_released(&t, b1, NULL, CALLER_B, MS_OP_UNLOCK);
+		ms_released(&t, a1, NULL, CALLER_A, MS_OP_UNLOCK);
 		ms_acquired(&t, a2, NULL, CALLER_A, MS_OP_LOCK, 0, 0, 0);
 		ms_acquired(&t, b2, NULL, CALLER_B, MS_OP_LOCK, 0, 0, 0);
-		ms_released(&t, b2, CALLER_B, MS_OP_UNLOCK);
-		ms_released(&t, a2, CALLER_A, MS_OP_UNLOCK);
+		ms_released(&t, b2, NULL, CALLER_B, MS_OP_UNLOCK);
+		ms_released(&t, a2, NULL, CALLER_A, MS_OP_UNLOCK);
 	}
 	ck_assert_uint_eq(t_ts.nheld, 0);
 	ms_acquired(&t, a1, NULL, CALLER_A, MS_OP_LOCK, 0, 0, 0);
 	ck_assert_int_eq(ms_order_known(&t_ts, b1), 1);
-	ms_released(&t, a1, CALLER_A, MS_OP_UNLOCK);
+	ms_released(&t, a1, NULL, CALLER_A, MS_OP_UNLOCK);
 	ms_acquired(&t, a2, NULL, CALLER_A, MS_OP_LOCK, 0, 0, 0);
 	ck_assert_int_eq(ms_order_known(&t_ts, b2), 1);
 	ck_assert_int_eq(ms_order_known(&t_ts, b1), 0); /* never taken after a2 */
-	ms_released(&t, a2, CALLER_A, MS_OP_UNLOCK);
+	ms_released(&t, a2, NULL, CALLER_A, MS_OP_UNLOCK);
 	struct ms_order_stats st;
 	ms_order_stats(&st);
 	ck_assert_uint_eq(st.edges, 2);
@@ -1100,7 +1100,7 @@ START_TEST(test_table_reset_zeroes_numbers_keeps_identity_and_ownership)
 	ck_assert_uint_eq(ms_table_find(heap_key(1)), r);
 
 	/* the unlock after the reset is the same owner's: no owner change */
-	ms_released(&t, r, CALLER_A, MS_OP_UNLOCK);
+	ms_released(&t, r, NULL, CALLER_A, MS_OP_UNLOCK);
 	lock_unlock(&t, r, CALLER_A, 1);
 	ck_assert_uint_eq(rec->acquisitions, 1);
 	ck_assert_uint_eq(rec->owner_changes, 0);
@@ -1278,9 +1278,9 @@ START_TEST(test_table_recursive_relock_is_not_an_owner_change)
 	uint32_t r = ms_table_add(heap_key(1), 1, &clock);
 	ms_acquired(&t, r, NULL, CALLER_A, MS_OP_LOCK, 0, 0, 0);
 	ms_acquired(&t, r, NULL, CALLER_B, MS_OP_LOCK, 0, 0, 0); /* recursive */
-	ms_released(&t, r, CALLER_B, MS_OP_UNLOCK);
+	ms_released(&t, r, NULL, CALLER_B, MS_OP_UNLOCK);
 	ms_acquired(&t, r, NULL, CALLER_B, MS_OP_LOCK, 0, 0, 0); /* same owner again */
-	ms_released(&t, r, CALLER_B, MS_OP_UNLOCK);
+	ms_released(&t, r, NULL, CALLER_B, MS_OP_UNLOCK);
 	ms_acquired(&u, r, NULL, CALLER_B, MS_OP_LOCK, 0, 0, 0); /* new owner */
 	ck_assert_uint_eq(ms_rec(r)->acquisitions, 4);
 	ck_assert_uint_eq(ms_rec(r)->owner_changes, 1);
@@ -1310,7 +1310,7 @@ START_TEST(test_table_holds_timed_first_4096_then_one_in_16)
 	ms_acquired(&t, r, NULL, CALLER_B, MS_OP_LOCK, 0, 0, 0);
 	ck_assert_uint_eq(t_ts.nheld, 1);
 	ck_assert_uint_ne(t_ts.held[0].since, 0);
-	ms_released(&t, r, CALLER_A, MS_OP_UNLOCK);
+	ms_released(&t, r, NULL, CALLER_A, MS_OP_UNLOCK);
 	ck_assert_uint_eq(ms_cold(r)->holds, 4186 + 1);
 	ck_assert_uint_eq(t_ts.nheld, 0);
 	ck_assert_uint_eq(t_ts.held[0].since, 0);
