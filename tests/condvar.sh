@@ -164,7 +164,7 @@ expect_grep "refused: every EINVAL counted" "^  errors returned: EINVAL 7$" "$WO
 expect_eq "refused: each in the history" \
     "$(grep -cE '^ +[0-9]+ +[0-9]+ +(clocklock|cond-wait release) +EINVAL ' "$WORK/refused")" 7
 expect_grep "refused: no condition wait, one acquisition" \
-    "^ +1 $m +1 " "$WORK/refused"
+    "^ +1 $(top_label_re "$WORK/refused" "$m") +1 " "$WORK/refused"
 expect_grep "refused: no condition wait" "condition waits 0$" "$WORK/refused"
 expect_no_grep "refused: no finding" '^(MISUSE|SELF-DEADLOCK)' "$WORK/refused"
 

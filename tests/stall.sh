@@ -40,7 +40,7 @@ expect_grep "lost: where main joins" \
 	"^    waits at      main\+0x[0-9a-f]+ \(.*stall\.c:$join_line, stall\)$" "$R"
 for w in w1 w2; do
 	expect_grep "lost: $w waits for the condition and its mutex" \
-		"^  thread $(field lost thread $w) \"stall\" waits for condition $(field lost cond c) \(mutex $(field lost mutex m)\), for " "$R"
+		"^  thread $(field lost thread $w) \"stall\" waits for condition $(field lost cond c)( <[^>]+>)? \(mutex $(field lost mutex m)( <[^>]+>)?\), for " "$R"
 done
 expect_eq "lost: both workers wait at the condition wait's line" \
 	"$(grep -c "^    waits at      waiter+0x[0-9a-f]* (.*stall\.c:$(line_of STALL_COND), stall)$" "$R")" 2
@@ -78,7 +78,7 @@ expect_grep "lost, live: the workers' condition waits, a section of their own" \
 	'^Threads in a condition wait for 1 s or more \(no finding: an idle worker pool waits so too\):$' "$R"
 for w in w1 w2; do
 	expect_grep "lost, live: $w waits for the condition and its mutex" \
-		"^  thread $(field lostlive thread $w) \"stall\" waits for condition $(field lostlive cond c) \(mutex $(field lostlive mutex m)\), for [2-9]\.[0-9]+ s\$" "$R"
+		"^  thread $(field lostlive thread $w) \"stall\" waits for condition $(field lostlive cond c)( <[^>]+>)? \(mutex $(field lostlive mutex m)( <[^>]+>)?\), for [2-9]\.[0-9]+ s\$" "$R"
 done
 expect_eq "lost, live: each at the condition wait's line" \
 	"$(grep -c "^    waits at      waiter+0x[0-9a-f]* (.*stall\.c:$(line_of STALL_COND), stall)$" "$R")" 2
@@ -102,7 +102,7 @@ expect_grep "sem: what such a wait may be" \
 	"^    \(sem_wait, a barrier, a lock the library does not see\)$" "$R"
 expect_grep "sem: where it waits" "^                  sem_waiter\+0x[0-9a-f]+ \(.*stall\.c:$(line_of STALL_SEM), stall\)$" "$R"
 expect_grep "sem: the other worker waits for the mutex the first holds" \
-	"^  thread $(field sem thread w2) \"stall\" waits for mutex $(field sem mutex other) held by thread $(field sem thread w1), for " "$R"
+	"^  thread $(field sem thread w2) \"stall\" waits for mutex $(field sem mutex other)( <[^>]+>)? held by thread $(field sem thread w1), for " "$R"
 expect_grep "sem: at its line" "^    waits at      other_waiter\+0x[0-9a-f]+ \(.*stall\.c:$(line_of STALL_MUTEX), stall\)$" "$R"
 
 # ---- a process of one thread, waiting on a condition --------------------------
@@ -117,7 +117,7 @@ else
 	expect_grep "alone: a STALL of the only thread" \
 		'^STALL: the only thread blocked in a wait for 1\.[0-9]+ s or more, no mutex operation meanwhile, nothing can wake it$' "$R"
 	expect_grep "alone: what it waits for" \
-		"^  thread $(field alone thread main) \"stall\" waits for condition $(field alone cond c) \(mutex $(field alone mutex m)\), for " "$R"
+		"^  thread $(field alone thread main) \"stall\" waits for condition $(field alone cond c)( <[^>]+>)? \(mutex $(field alone mutex m)( <[^>]+>)?\), for " "$R"
 	expect_grep "alone: where" "^    waits at      main\+0x[0-9a-f]+ \(.*stall\.c:$(line_of STALL_ALONE), stall\)$" "$R"
 	expect_eq "alone: no line over 120 columns" \
 		"$(sed 's/µ/u/g' "$R" | awk 'length($0) > 120' | wc -l)" 0
@@ -243,7 +243,7 @@ expect_no_grep "recursive: no DEADLOCK beside it" '^DEADLOCK' "$R"
 expect_eq "recursive, JSON: the one finding" \
 	"$(jq -c '[.findings[].kind]' "$WORK/recursive.1.json")" '["stall"]'
 expect_grep "recursive: still locked, at its outer level" \
-	"^  $(field recursive mutex rec) held by thread $(field recursive thread consumer)(, for [^,]+)?, taken at rec_consumer\+0x[0-9a-f]+ \(.*stall\.c:$(line_of RECURSIVE_OUTER), stall\)$" "$R"
+	"^  $(field recursive mutex rec)( <[^>]+>)? held by thread $(field recursive thread consumer)(, for [^,]+)?, taken at rec_consumer\+0x[0-9a-f]+ \(.*stall\.c:$(line_of RECURSIVE_OUTER), stall\)$" "$R"
 
 # ---- a condition wait's retake: a wait for the mutex ------------------------
 # A thread woken from its condition wait that blocks taking the mutex back
@@ -274,7 +274,7 @@ main=$(field rh thread main)
 w1=$(field rh thread w1)
 expect_grep "retake-held: a WAIT CHAIN" '^WAIT CHAIN:$' "$R"
 expect_grep "retake-held: the worker waits for m again" \
-	"^  thread $w1 \"stall\" waits for mutex $(field rh mutex m) again, to return from its condition wait \(in it for " "$R"
+	"^  thread $w1 \"stall\" waits for mutex $(field rh mutex m)( <[^>]+>)? again, to return from its condition wait \(in it for " "$R"
 expect_grep "retake-held: ... at its condition wait's line" \
 	"^    waits at      waiter\+0x[0-9a-f]+ \(.*stall\.c:$(line_of STALL_COND), stall\)$" "$R"
 expect_grep "retake-held: held by main, where it took m" \
@@ -305,11 +305,11 @@ w1=$(field rt thread w1)
 expect_grep "retake: a DEADLOCK, through the holder's condition wait" \
 	"^DEADLOCK: thread $holder waits for a condition while holding a mutex other threads wait for$" "$R"
 expect_grep "retake: the worker waits for m again" \
-	"^  thread $w1 \"stall\" waits for mutex $(field rt mutex m) again, to return from its condition wait \(in it for " "$R"
+	"^  thread $w1 \"stall\" waits for mutex $(field rt mutex m)( <[^>]+>)? again, to return from its condition wait \(in it for " "$R"
 expect_grep "retake: held by the holder, where it took m" \
 	"^    held by thread $holder, taken at cond_holder\+0x[0-9a-f]+ \(.*stall\.c:$(line_of RETAKE_HOLDER_LOCKS), stall\)$" "$R"
 expect_grep "retake: the holder's condition wait" \
-	"^  thread $holder waits for a condition \(mutex $(field rt mutex other)\) for " "$R"
+	"^  thread $holder waits for a condition \(mutex $(field rt mutex other)( <[^>]+>)?\) for " "$R"
 expect_no_grep "retake: the DEADLOCK's condition wait, not listed again as no finding" \
 	'^Threads in a condition wait for ' "$R"
 expect_eq "retake, JSON: the deadlock, its retake" \
@@ -326,13 +326,13 @@ holder=$(field retake thread holder)
 expect_eq "retake, STALL: aborted after the report (SIGABRT)" "$rc" 134
 expect_grep "retake, STALL: all three threads" '^STALL: all 3 threads blocked in waits for ' "$R"
 expect_grep "retake, STALL: the worker waits for m, held by the holder" \
-	"^  thread $(field retake thread w1) \"stall\" waits for mutex $(field retake mutex m) held by thread $holder again,$" "$R"
+	"^  thread $(field retake thread w1) \"stall\" waits for mutex $(field retake mutex m)( <[^>]+>)? held by thread $holder again,$" "$R"
 expect_grep "retake, STALL: ... to return from its condition wait" \
 	"^    to return from its condition wait \(in it for [0-9.]+ [a-zµ]+\)$" "$R"
 expect_grep "retake, STALL: ... at its condition wait's line" \
 	"^    waits at      waiter\+0x[0-9a-f]+ \(.*stall\.c:$(line_of STALL_COND), stall\)$" "$R"
 expect_grep "retake, STALL: the holder waits for its condition" \
-	"^  thread $holder \"stall\" waits for condition $(field retake cond c2) \(mutex $(field retake mutex other)\), for " "$R"
+	"^  thread $holder \"stall\" waits for condition $(field retake cond c2)( <[^>]+>)? \(mutex $(field retake mutex other)( <[^>]+>)?\), for " "$R"
 expect_no_grep "retake, STALL: the one finding, no DEADLOCK beside it" '^DEADLOCK' "$R"
 expect_eq "retake, STALL: no line over 120 columns" \
 	"$(sed -n '/^STALL/,/^$/p' "$R" | sed 's/µ/u/g' | awk 'length($0) > 120' | wc -l)" 0

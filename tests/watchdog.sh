@@ -87,7 +87,7 @@ expect_eq "retake: stderr says why it aborts" "$(cat "$WORK/err")" \
 	"mutexstat: aborting the program: a DEADLOCK (MUTEXSTAT_ON_DEADLOCK=abort)"
 expect_grep "retake: the cycle" '^DEADLOCK: 2 threads wait for each other, forever$' "$WORK/r.1"
 expect_grep "retake: the woken thread waits for its mutex again" \
-	'^  thread [0-9]+ "watchdog" waits for mutex 0x[0-9a-f]+ again, to return from its condition wait \(in it for ' \
+	'^  thread [0-9]+ "watchdog" waits for mutex 0x[0-9a-f]+( <[^>]+>)? again, to return from its condition wait \(in it for ' \
 	"$WORK/r.1"
 expect_grep "retake: ... at its condition wait's line" \
 	"^    waits at      retake_waiter\+0x[0-9a-f]+ \(.*watchdog\.c:$(grep -n 'RETAKE_WAITS' "$top_srcdir/tests/watchdog.c" | cut -d: -f1)," \
@@ -124,7 +124,7 @@ awk '/^WAIT CHAIN:$/ { on = 1; next } on && /^$/ { exit } on' "$WORK/r.1.txt" >"
 expect_grep "retake, behind: the chain's wait" \
 	"^    waits at      retake_behind\+0x[0-9a-f]+ \(.*watchdog\.c:$(grep -n 'RETAKE_BEHIND' "$top_srcdir/tests/watchdog.c" | cut -d: -f1)," \
 	"$WORK/chain"
-woken=$(sed -n 's/^  thread \([0-9]*\) "watchdog" waits for mutex 0x[0-9a-f]* again, .*/\1/p' "$WORK/r.1.txt")
+woken=$(sed -n 's/^  thread \([0-9]*\) "watchdog" waits for mutex 0x[0-9a-f]*\( <[^>]*>\)\{0,1\} again, .*/\1/p' "$WORK/r.1.txt")
 expect_eq "retake, behind: the chain ends at the woken thread, in the deadlock" \
 	"$(grep -E '^  thread [0-9]+ (waits in|is not waiting)' "$WORK/chain")" \
 	"  thread $woken waits in the DEADLOCK above"
