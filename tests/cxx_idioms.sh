@@ -90,12 +90,13 @@ expect_eq "inversion: one POTENTIAL DEADLOCK" \
 expect_no_grep "inversion: no note about reused memory (both are static data)" \
 	'^  note: ' "$WORK/inversion.report"
 # Each mutex's line names where it was first locked with its line number
-# whole: cut after it ("..."), or in the short form, never in the middle of
+# whole: cut after it ("..."), or in the short form (with or without its
+# parentheses), never in the middle of
 # it (it read "cxx_idioms.cpp:2" for line 2xx).
 for what in first second; do
 	l=$(grep -n "lock_guard<std::mutex> [xy]($what);" "$top_srcdir/tests/cxx_idioms.cpp" | head -1 | cut -d: -f1)
 	expect_grep "inversion: mutex '$what' first locked at line $l, shown whole" \
-		"^  [AB]   mutex 0x[0-9a-f]+, first locked at .*cxx_idioms\.cpp:$l(\)|, .*)\$" "$WORK/inversion.report"
+		"^  [AB]   mutex 0x[0-9a-f]+ <$what>, first locked at .*cxx_idioms\.cpp:$l(\)|, .*)?\$" "$WORK/inversion.report"
 done
 expect_eq "inversion: no line over 120 columns" \
 	"$(sed 's/µ/u/g' "$WORK/inversion.report" | awk 'length($0) > 120' | wc -l)" 0
@@ -134,7 +135,7 @@ expect_grep "reused-shared: ... and a lock" \
 # next lock of that mutex looked like a relock, which adds no edge).
 same_run handoff handoff
 expect_eq "handoff: one MISUSE" \
-	"$(grep -c '^MISUSE: unlock by a thread that does not hold it: mutex 0x[0-9a-f]*, 1 time$' "$WORK/handoff.report")" 1
+	"$(grep -c '^MISUSE: unlock by a thread that does not hold it: mutex 0x[0-9a-f]* <handed>, 1 time$' "$WORK/handoff.report")" 1
 expect_eq "handoff: the inversion after it is one POTENTIAL DEADLOCK" \
 	"$(grep -c '^POTENTIAL DEADLOCK: 2 mutexes taken in a cycle of orders$' "$WORK/handoff.report")" 1
 

@@ -1246,6 +1246,17 @@ static const char *dladdr_object(uintptr_t addr, GElf_Off *off)
 	return info.dli_sname;
 }
 
+/* A C++ variable of an anonymous namespace, "(anonymous namespace)::first",
+ * is the file's own: "first" says as much in the 40 columns a finding's
+ * line gives it, and leaves its first-lock site whole. */
+static void drop_anonymous(char *name)
+{
+	static const char anon[] = "(anonymous namespace)::";
+	char *at;
+	while ((at = strstr(name, anon)) != NULL)
+		memmove(at, at + sizeof anon - 1, strlen(at + sizeof anon - 1) + 1);
+}
+
 int ms_symbolize_data(uintptr_t addr, char *out, size_t cap)
 {
 	if (!cap)
@@ -1272,6 +1283,7 @@ int ms_symbolize_data(uintptr_t addr, char *out, size_t cap)
 	if (name) {
 		char plain[sizeof ((struct ms_frame *)0)->func];
 		copy_name(plain, sizeof plain, name);
+		drop_anonymous(plain);
 		struct ms_fmt f;
 		ms_fmt_init(&f, out, cap, -1);
 		ms_fmt(&f, "%s", plain);
