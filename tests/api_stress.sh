@@ -58,9 +58,9 @@ expect_eq "names: no control character in the report" \
 expect_eq "names: the report is UTF-8" "$(iconv -f UTF-8 -t UTF-8 "$WORK/n.txt" >/dev/null 2>&1; echo $?)" 0
 m0=$(awk '/^m0 /{print $2}' "$WORK/out"); m4=$(awk '/^m4 /{print $2}' "$WORK/out")
 expect_grep "names: newline and tab shown as ?" '^ +[0-9]+ new\?line\?tab +1 ' "$WORK/n.txt"
-expect_grep "names: the detail line" "^#[0-9]+ mutex $m0 \"new\\?line\\?tab\" \(normal, no init seen\)$" "$WORK/n.txt"
+expect_grep "names: the detail line" "^#[0-9]+ mutex $m0( <[^>]+>)? \"new\\?line\\?tab\" \(normal, no init seen\)$" "$WORK/n.txt"
 expect_grep "names: bytes that are not UTF-8 shown as ?" '^ +[0-9]+ bad \?\? bytes +2 ' "$WORK/n.txt"
-expect_grep "names: cut before the character that does not fit, with ..." '^#[0-9]+ mutex 0x[0-9a-f]+ "x{37}\.\.\." ' "$WORK/n.txt"
+expect_grep "names: cut before the character that does not fit, with ..." '^#[0-9]+ mutex 0x[0-9a-f]+( <[^>]+>)? "x{37}\.\.\." ' "$WORK/n.txt"
 expect_grep "names: the table cuts before a character, not inside, with ..." '^ +[0-9]+ aé{7}\.\.\. +4 ' "$WORK/n.txt"
 expect_grep "names: an empty name shows the address" "^ +[0-9]+ $(top_label_re "$WORK/n.txt" "$m4") +5 " "$WORK/n.txt"
 if command -v jq >/dev/null; then

@@ -64,7 +64,7 @@ for mode in condwait timedwait; do
 	    '^HELD AT THREAD EXIT: thread [0-9]+ "cancel" ended holding 1 mutex' \
 	    "$WORK/$mode.report"
 	expect_grep "$mode: taken back at the wait" \
-	    '^  mutex 0x[0-9a-f]+ taken at cond_victim\+0x[0-9a-f]+ \(tests/cancel.c:' \
+	    '^  mutex 0x[0-9a-f]+( <[^>]+>)? taken at cond_victim\+0x[0-9a-f]+ \(tests/cancel.c:' \
 	    "$WORK/$mode.report"
 	# the victim's lock and retake, the main thread's lock and its trylock
 	# (EBUSY is no acquisition): 3

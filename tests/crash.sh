@@ -50,7 +50,7 @@ expect_crash_report() {
 	else fail "$1: the crash line does not say /$4/: '$line'"; fi
 	tid=$(printf '%s\n' "$line" | sed -n 's/.* in thread \([0-9]*\) .*/\1/p')
 	expect_grep "$1: the crashed thread's mutex is still locked, where it took it" \
-	    "^  0x[0-9a-f]+ held by thread $tid, taken at [a-z_]+\+0x[0-9a-f]+ \(tests/crash\.c:$5, crash\)$" "$2"
+	    "^  0x[0-9a-f]+( <[^>]+>)? held by thread $tid, taken at [a-z_]+\+0x[0-9a-f]+ \(tests/crash\.c:$5, crash\)$" "$2"
 }
 
 # ---- each fatal signal (bad-mutex: inside our pthread_mutex_lock) -------------------------------------------------------

@@ -476,8 +476,9 @@ expect_eq "gate: no POTENTIAL DEADLOCK" "$(count gate 'POTENTIAL DEADLOCK')" 0
 expect_eq "gate: one finding" "$(grep -Ec "$FINDING" "$WORK/gate.report")" 1
 finding gate '^GUARDED INVERSION: '
 expect_grep "gate: GUARDED INVERSION of 2 mutexes" '^GUARDED INVERSION: 2 mutexes taken' "$WORK/gate.finding"
+# (a line the variable makes long loses its module first: "(tests/deadlocks.c:973)")
 expect_grep "gate: the gate, where it was first locked" \
-	"^  gate: mutex $(field gate mutex G), held on every edge, first locked at .*deadlocks\.c:$(line_of "$TSRC" GATE_G), " \
+	"^  gate: mutex $(field gate mutex G)( <[^>]+>)?, held on every edge, first locked at .*deadlocks\.c:$(line_of "$TSRC" GATE_G)(, |\)$)" \
 	"$WORK/gate.finding"
 expect_eq "gate: the cycle is A and B, not G" "$(cycle_mutexes gate)" \
 	"$(sorted "$(field gate mutex A)" "$(field gate mutex B)")"
@@ -585,7 +586,7 @@ expect_eq "self_relock: it got to the relock" "$(tail -1 "$WORK/self.out")" relo
 expect_grep "self_relock: stderr says so at once" \
 	"^mutexstat: SELF-DEADLOCK: thread $(field self thread main) locks a mutex it already holds: it waits for itself, forever$" \
 	"$WORK/self.err"
-expect_grep "self_relock: which mutex" "^  mutex $(field self mutex A)$" "$WORK/self.err"
+expect_grep "self_relock: which mutex" "^  mutex $(field self mutex A)( <[^>]+>)?$" "$WORK/self.err"
 expect_grep "self_relock: where it was taken" \
 	"^  taken at     .*deadlocks\.c:$(line_of "$TSRC" SELF_FIRST), deadlocks\)$" "$WORK/self.err"
 expect_grep "self_relock: where it was relocked" \
@@ -763,14 +764,14 @@ expect_grep "held_at_exit: keeper, by tid and name, 1 mutex" \
 	"^HELD AT THREAD EXIT: thread $(field held thread keeper) \"keeper\" ended holding 1 mutex$" \
 	"$WORK/held.finding"
 expect_grep "held_at_exit: keeper's mutex, where it was taken" \
-	"^  mutex $(field held mutex A) taken at .*deadlocks\.c:$(line_of "$TSRC" HELD_KEEPER_A), " \
+	"^  mutex $(field held mutex A)( <[^>]+>)? taken at .*deadlocks\.c:$(line_of "$TSRC" HELD_KEEPER_A), " \
 	"$WORK/held.finding"
 finding held "^HELD AT THREAD EXIT: thread $(field held thread quitter) "
 expect_grep "held_at_exit: quitter (pthread_exit), 2 mutexes (R counts once)" \
 	"^HELD AT THREAD EXIT: thread $(field held thread quitter) \"quitter\" ended holding 2 mutexes$" \
 	"$WORK/held.finding"
 expect_grep "held_at_exit: quitter's B" \
-	"^  mutex $(field held mutex B) taken at .*deadlocks\.c:$(line_of "$TSRC" HELD_QUITTER_B), " \
+	"^  mutex $(field held mutex B)( <[^>]+>)? taken at .*deadlocks\.c:$(line_of "$TSRC" HELD_QUITTER_B), " \
 	"$WORK/held.finding"
 expect_grep "held_at_exit: quitter's R" \
 	"^  mutex $(field held mutex R) <mr> taken at .*deadlocks\.c:$(line_of "$TSRC" HELD_QUITTER_R), " \

@@ -12,7 +12,7 @@ expect_grep "the 100 short-lived mutexes fold into one line of 300 acquisitions"
 	"^ +[0-9]+ 100 ended +300 +0 " "$WORK/report"
 expect_grep "m2's second life starts from zero: 2 acquisitions" "^ +[0-9]+ $(top_label_re "$WORK/report" "$m2") +2 +0 " "$WORK/report"
 expect_grep "m2's first life is its own ended line" "^ +[0-9]+ 1 ended +1 +0 " "$WORK/report"
-expect_grep "m2 was seen through init" "^#[0-9]+ mutex $m2 \(normal\)$" "$WORK/report"
+expect_grep "m2 was seen through init" "^#[0-9]+ mutex $m2( <[^>]+>)? \(normal\)$" "$WORK/report"
 expect_grep "m2's first life's section: one mutex" \
 	'^#[0-9]+ 1 mutex that ended \(destroyed or initialised again\), first locked at ' "$WORK/report"
 
@@ -133,15 +133,15 @@ run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" held
 m1=$(awk '/^m1 /{print $2}' "$WORK/out")
 expect_grep "section" "^Mutexes still locked:$" "$WORK/report"
 expect_grep "m1 held by the main thread, with where it was taken" \
-	"^  $m1 held by thread [0-9]+, taken at main\+0x[0-9a-f]+ \((.*:[0-9]+, )?scenario\)$" "$WORK/report"
+	"^  $m1( <[^>]+>)? held by thread [0-9]+, taken at main\+0x[0-9a-f]+ \((.*:[0-9]+, )?scenario\)$" "$WORK/report"
 expect_eq "only m1 is listed" "$(grep -c ' held by thread ' "$WORK/report")" 1
 # A hold that follows a wait is timed: the report says how long it has
 # lasted (the holder's held set keeps when it began).
 run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" heldtimed
 m1=$(awk '/^m1 /{print $2}' "$WORK/out")
-line=$(grep "^  $m1 held by thread " "$WORK/report")
+line=$(grep -E "^  $m1( <[^>]+>)? held by thread " "$WORK/report")
 expect_grep "heldtimed: held for how long, taken by the waiter" \
-	"^  $m1 held by thread [0-9]+ for [0-9.]+ ms, taken at take_m1_after_wait\+0x[0-9a-f]+ " "$WORK/report"
+	"^  $m1( <[^>]+>)? held by thread [0-9]+ for [0-9.]+ ms, taken at take_m1_after_wait\+0x[0-9a-f]+ " "$WORK/report"
 ms=$(echo "$line" | sed -n 's/.* for \([0-9.]*\) ms,.*/\1/p')
 expect_eq "heldtimed: held 100 ms or more, less than 10 s" \
 	"$(awk -v ms="${ms:-0}" 'BEGIN { print (ms >= 100 && ms < 10000) ? "yes" : ms }')" yes
@@ -149,7 +149,7 @@ expect_eq "heldtimed: held 100 ms or more, less than 10 s" \
 run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" heldexited
 m1=$(awk '/^m1 /{print $2}' "$WORK/out")
 expect_grep "heldexited: held by the exited thread, and for how long" \
-	"^  $m1 held by thread [0-9]+ \(exited\) for [0-9.]+ ms, taken at take_m1_after_wait_and_exit" \
+	"^  $m1( <[^>]+>)? held by thread [0-9]+ \(exited\) for [0-9.]+ ms, taken at take_m1_after_wait_and_exit" \
 	"$WORK/report"
 # A timed hold under way at mutexstat_reset is not counted after it: the
 # numbers start at the reset (main's own hold after its wait is).

@@ -28,7 +28,7 @@ expect_grep "quiet mutex: 5000, never contended, no owner change" \
 run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" exact
 m1=$(awk '/^m1 /{print $2}' "$WORK/out"); m2=$(awk '/^m2 /{print $2}' "$WORK/out")
 expect_grep "m1: 1003 acquisitions, none contended" "^ +[0-9]+ $(top_label_re "$WORK/report" "$m1") +1003 +0 " "$WORK/report"
-expect_grep "m1 detail: 3 trylocks ok" "^#[0-9]+ mutex $m1 \(normal, no init seen\)" "$WORK/report"
+expect_grep "m1 detail: 3 trylocks ok" "^#[0-9]+ mutex $m1( <[^>]+>)? \(normal, no init seen\)" "$WORK/report"
 expect_grep "m1 trylocks" "trylock 3 ok, 0 busy; timed out 0" "$WORK/report"
 expect_grep "m2: 1 acquisition by the helper" "^ +[0-9]+ $(top_label_re "$WORK/report" "$m2") +1 +0 " "$WORK/report"
 expect_grep "m2: 2 busy trylocks, 1 timeout" "trylock 0 ok, 2 busy; timed out 1; most waiters at once 1" "$WORK/report"

@@ -38,12 +38,12 @@ expect_eq "counts: no finding" "$(findings counts)" ""
 expect_grep "counts: the heading names locks" '^Top 2 locks by wait:$' "$WORK/counts.report"
 expect_grep "counts: so does the first line" ' used locks, 2 locks tracked, 0 untracked$' "$WORK/counts.report"
 expect_grep "counts: the rwlock's row: 1020 acquisitions, its kind" \
-	'^  [12] 0x[0-9a-f]+ +1020 +0 .* rwlock +.*rwlocks\.c:[0-9]+\)?$' "$WORK/counts.report"
+	'^  [12] (0x[0-9a-f]+|<[^>]+>) +1020 +0 .* rwlock +.*rwlocks\.c:[0-9]+\)?$' "$WORK/counts.report"
 expect_grep "counts: the spin lock's row: 105 acquisitions" \
-	'^  [12] 0x[0-9a-f]+ +105 +0 .* spin +.*rwlocks\.c:[0-9]+\)?$' "$WORK/counts.report"
-rank=$(awk '/^  [12] 0x.* rwlock / { print $1 }' "$WORK/counts.report")
+	'^  [12] (0x[0-9a-f]+|<[^>]+>) +105 +0 .* spin +.*rwlocks\.c:[0-9]+\)?$' "$WORK/counts.report"
+rank=$(awk '/^  [12] (0x|<).* rwlock / { print $1 }' "$WORK/counts.report")
 section counts "$rank" >"$WORK/rw.section"
-expect_grep "counts: the rwlock's section" '^#[12] rwlock 0x[0-9a-f]+ \(reader-preferring, no init seen\)$' \
+expect_grep "counts: the rwlock's section" '^#[12] rwlock 0x[0-9a-f]+( <[^>]+>)? \(reader-preferring, no init seen\)$' \
 	"$WORK/rw.section"
 expect_grep "counts: reads 1006, writes 14" \
 	'^  reads 1006 \(0 contended, waited 0 ns\), writes 14 \(0 contended, waited 0 ns\); most readers at once 1$' \
@@ -53,9 +53,9 @@ expect_grep "counts: the tries by mode" \
 	"$WORK/rw.section"
 expect_grep "counts: the history names the mode" '  unlock \(read\) +ok ' "$WORK/rw.section"
 expect_grep "counts: ... and a busy tryrdlock" '  tryrdlock +EBUSY ' "$WORK/rw.section"
-rank=$(awk '/^  [12] 0x.* spin / { print $1 }' "$WORK/counts.report")
+rank=$(awk '/^  [12] (0x|<).* spin / { print $1 }' "$WORK/counts.report")
 section counts "$rank" >"$WORK/spin.section"
-expect_grep "counts: the spin lock's section" '^#[12] spin lock 0x[0-9a-f]+ \(spin\)$' "$WORK/spin.section"
+expect_grep "counts: the spin lock's section" '^#[12] spin lock 0x[0-9a-f]+( <[^>]+>)? \(spin\)$' "$WORK/spin.section"
 expect_grep "counts: spin tries" '^  trylock 4 ok, 1 busy; ' "$WORK/spin.section"
 # what a spin lock cannot do is not counted (it read "timed out 0;
 # condition waits 0"), nor an rwlock's condition waits
@@ -184,7 +184,7 @@ run beyond-held "$T" beyond-held
 expect_grep "beyond-held: its finding" \
 	'^HELD AT THREAD EXIT: thread [0-9]+ "rwlocks" ended holding 70 locks$' "$WORK/beyond-held.report"
 expect_eq "beyond-held: 8 of them shown, each a read of its rwlock" \
-	"$(grep -cE '^  rwlock 0x[0-9a-f]+ \(read\) taken at read_beyond_and_end\+' "$WORK/beyond-held.report")" 8
+	"$(grep -cE '^  rwlock 0x[0-9a-f]+( <[^>]+>)? \(read\) taken at read_beyond_and_end\+' "$WORK/beyond-held.report")" 8
 expect_grep "beyond-held: the others counted" \
 	"^  and 62 not shown: past the first 8, or taken beyond the 64 locks a thread's held set follows\$" \
 	"$WORK/beyond-held.report"
@@ -218,9 +218,9 @@ run named "$T" named
 expect_eq "named: exit status" "$rc" 0
 expect_grep "named: the rwlock's row" '^  [12] table lock +3 ' "$WORK/named.report"
 expect_grep "named: the spin lock's row" '^  [12] counter spin +3 ' "$WORK/named.report"
-expect_grep "named: the rwlock's section" '^#[12] rwlock 0x[0-9a-f]+ "table lock" \(reader-preferring' \
+expect_grep "named: the rwlock's section" '^#[12] rwlock 0x[0-9a-f]+( <[^>]+>)? "table lock" \(reader-preferring' \
 	"$WORK/named.report"
-expect_grep "named: the spin lock's section" '^#[12] spin lock 0x[0-9a-f]+ "counter spin" \(spin\)$' \
+expect_grep "named: the spin lock's section" '^#[12] spin lock 0x[0-9a-f]+( <[^>]+>)? "counter spin" \(spin\)$' \
 	"$WORK/named.report"
 
 # ---- a reader-writer inversion --------------------------------------------
@@ -233,9 +233,9 @@ expect_grep "inversion: A written, then B read" \
 	'^  thread [0-9]+ "rwlocks" took A \(write\), then B \(read\):$' "$WORK/inversion.report"
 expect_grep "inversion: B written, then A read" \
 	'^  thread [0-9]+ "rwlocks" took B \(write\), then A \(read\):$' "$WORK/inversion.report"
-expect_grep "inversion: both are rwlocks" "^  A   rwlock 0x[0-9a-f]+, first locked at main\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of inv-a1)" \
+expect_grep "inversion: both are rwlocks" "^  A   rwlock 0x[0-9a-f]+( <[^>]+>)?, first locked at main\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of inv-a1)" \
 	"$WORK/inversion.report"
-expect_grep "inversion: B's first lock" "^  B   rwlock 0x[0-9a-f]+, first locked at main\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of inv-b1)" \
+expect_grep "inversion: B's first lock" "^  B   rwlock 0x[0-9a-f]+( <[^>]+>)?, first locked at main\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of inv-b1)" \
 	"$WORK/inversion.report"
 
 # ---- reads only: no deadlock with reader-preferring locks, one with
@@ -278,7 +278,7 @@ expect_grep "reused, named: the mutex's row has the name" \
 expect_grep "reused, named: the spin lock's ended life has none" \
 	'^  [12] 1 ended +5 .* spin +main ' "$WORK/rn.report"
 expect_eq "reused, named: the name once, on the mutex" "$(grep -c '"the new mutex"' "$WORK/rn.report")" 1
-expect_grep "reused, named: ... its section" '^#[12] mutex 0x[0-9a-f]+ "the new mutex" ' "$WORK/rn.report"
+expect_grep "reused, named: ... its section" '^#[12] mutex 0x[0-9a-f]+( <[^>]+>)? "the new mutex" ' "$WORK/rn.report"
 # ... and with MUTEXSTAT_TRACK=mutex, a spin lock on a mutex's memory is
 # left out as any spin lock is
 run rs env MUTEXSTAT_TRACK=mutex "$T" reused-spin
@@ -319,7 +319,7 @@ expect_eq "writer first: the finding does not name the later reader" \
 # ---- a mutex and an rwlock ---------------------------------------------------
 run mixed "$T" mixed
 expect_eq "mixed: one POTENTIAL DEADLOCK" "$(findings mixed)" "POTENTIAL DEADLOCK"
-expect_grep "mixed: one mutex" "^  [AB]   mutex 0x[0-9a-f]+, first locked at main\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of mix-m1)" \
+expect_grep "mixed: one mutex" "^  [AB]   mutex 0x[0-9a-f]+( <[^>]+>)?, first locked at main\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of mix-m1)" \
 	"$WORK/mixed.report"
 expect_grep "mixed: the rwlock read, then the mutex" \
 	'^  thread [0-9]+ "rwlocks" took [AB] \(read\), then [AB]:$' "$WORK/mixed.report"
@@ -348,7 +348,7 @@ expect_eq "live: aborted by MUTEXSTAT_ON_DEADLOCK (SIGABRT)" "$rc" 134
 expect_grep "live: a DEADLOCK of two threads" '^DEADLOCK: 2 threads wait for each other, forever$' \
 	"$WORK/live.report.1"
 expect_grep "live: the writer waits to write the rwlock" \
-	'^  thread [0-9]+ "rwlocks" waits to write rwlock 0x[0-9a-f]+ for ' "$WORK/live.report.1"
+	'^  thread [0-9]+ "rwlocks" waits to write rwlock 0x[0-9a-f]+( <[^>]+>)? for ' "$WORK/live.report.1"
 expect_grep "live: ... held for read by the reader, where it took it" \
 	"^    held for read by thread [0-9]+, taken at \.\.[a-z_]+ rwlocks.c:$(line_of live-rd)$" \
 	"$WORK/live.report.1"
@@ -356,7 +356,7 @@ expect_grep "live: the reader waits for the mutex" \
 	"^    waits at      live_reader_with_a_name_long_enough_to_take_a_report_line_past_its_width\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of live-m)" "$WORK/live.report.1"
 expect_eq "live: no line over 120 columns" \
 	"$(sed 's/µ/u/g' "$WORK/live.report.1" | awk 'length($0) > 120' | wc -l)" 0
-expect_grep "live: the held section lists the reader" '^  rwlock 0x[0-9a-f]+ held for read by$' \
+expect_grep "live: the held section lists the reader" '^  rwlock 0x[0-9a-f]+( <[^>]+>)? held for read by$' \
 	"$WORK/live.report.1"
 
 # ---- self-deadlocks -------------------------------------------------------------
@@ -408,7 +408,7 @@ if ! sanitized; then
 	expect_grep "spin relock: ... waiting now" '^  waiting now: 1 thread, the longest for ' \
 		"$WORK/spin.report.1"
 	expect_grep "spin relock: still locked, and called a spin lock" \
-		'^  spin lock 0x[0-9a-f]+ held by thread [0-9]+( for [^,]+)?, taken at main\+0x' \
+		'^  spin lock 0x[0-9a-f]+( <[^>]+>)? held by thread [0-9]+( for [^,]+)?, taken at main\+0x' \
 		"$WORK/spin.report.1"
 fi
 run edeadlk "$T" edeadlk
@@ -423,11 +423,11 @@ run misuse "$T" misuse
 expect_eq "misuse: glibc's answers" "$(cat "$WORK/misuse.out")" \
 	"$(printf 'unlock free: 0\nspin unlock not held: 0\ndestroy read-locked: 0')"
 expect_grep "misuse: the spin lock let go by another thread" \
-	'^MISUSE: unlock by a thread that does not hold it: spin lock 0x[0-9a-f]+, 1 time$' "$WORK/misuse.report"
+	'^MISUSE: unlock by a thread that does not hold it: spin lock 0x[0-9a-f]+( <[^>]+>)?, 1 time$' "$WORK/misuse.report"
 expect_grep "misuse: ... at its line" "^    main\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of misuse-spin)" \
 	"$WORK/misuse.report"
 expect_grep "misuse: the unlock of a free rwlock" \
-	'^MISUSE: unlock of an rwlock that is not locked: rwlock 0x[0-9a-f]+, 1 time$' "$WORK/misuse.report"
+	'^MISUSE: unlock of an rwlock that is not locked: rwlock 0x[0-9a-f]+( <[^>]+>)?, 1 time$' "$WORK/misuse.report"
 expect_grep "misuse: the destroy of a read-locked rwlock" \
 	'^MISUSE: destroy of a locked rwlock: 1 time on rwlocks \(now ended\)' "$WORK/misuse.report"
 # a reader's second read ended by another thread's unlock: that is the
@@ -437,7 +437,7 @@ expect_eq "another's read: glibc's answers" "$(cat "$WORK/mo.out")" \
 	"$(printf 'unlock of another'"'"'s read: 0\nfree after: 0')"
 expect_eq "another's read: one MISUSE, no HELD AT THREAD EXIT" "$(findings mo)" "MISUSE"
 expect_grep "another's read: the unlock by a thread that does not hold it" \
-	'^MISUSE: unlock by a thread that does not hold it: rwlock 0x[0-9a-f]+, 1 time$' "$WORK/mo.report"
+	'^MISUSE: unlock by a thread that does not hold it: rwlock 0x[0-9a-f]+( <[^>]+>)?, 1 time$' "$WORK/mo.report"
 expect_grep "another's read: ... at its line" \
 	"^    unlocks_others\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of misuse-other)" "$WORK/mo.report"
 # ... and a reader that lets its read go in a key destructor of its own,
@@ -447,13 +447,13 @@ expect_eq "key reader: glibc's answers" "$(sort "$WORK/mk.out")" \
 	"$(printf 'read let go at exit: 0\nunlock by another: 0')"
 expect_eq "key reader: one MISUSE, no HELD AT THREAD EXIT" "$(findings mk)" "MISUSE"
 expect_grep "key reader: the one unlock by a thread that does not hold it" \
-	'^MISUSE: unlock by a thread that does not hold it: rwlock 0x[0-9a-f]+, 1 time$' "$WORK/mk.report"
+	'^MISUSE: unlock by a thread that does not hold it: rwlock 0x[0-9a-f]+( <[^>]+>)?, 1 time$' "$WORK/mk.report"
 expect_grep "key reader: ... at the other thread's line" \
 	"^    k_other\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of key-other)" "$WORK/mk.report"
 run exit "$T" exit
 expect_eq "exit: HELD AT THREAD EXIT, nothing else" "$(findings exit)" "HELD AT THREAD EXIT"
 expect_grep "exit: the read lock" \
-	"^  rwlock 0x[0-9a-f]+ \(read\) taken at exits_reading\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of exit-rd)" \
+	"^  rwlock 0x[0-9a-f]+( <[^>]+>)? \(read\) taken at exits_reading\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of exit-rd)" \
 	"$WORK/exit.report"
 
 # ... and a writer that then waits for that reader waits for ever: a
@@ -499,7 +499,7 @@ expect_grep "exit-unlocked-write: the unlock of the exited reader's read, a MISU
 run mainrd "$T" main-reads
 expect_eq "main-reads: exit status" "$rc" 0
 expect_grep "main-reads: the section" '^Mutexes still locked:$' "$WORK/mainrd.report"
-expect_grep "main-reads: the rwlock held for read" '^  rwlock 0x[0-9a-f]+ held for read by$' \
+expect_grep "main-reads: the rwlock held for read" '^  rwlock 0x[0-9a-f]+( <[^>]+>)? held for read by$' \
 	"$WORK/mainrd.report"
 expect_grep "main-reads: ... by main, at its line" \
 	"^    thread [0-9]+, taken at main\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of main-rd)" "$WORK/mainrd.report"
@@ -518,7 +518,7 @@ kill -KILL $pid 2>/dev/null
 wait $pid 2>/dev/null
 expect_grep "shared-reader: a WAIT CHAIN" '^WAIT CHAIN:$' "$WORK/psr.report.1"
 expect_grep "shared-reader: the writer waits to write the rwlock" \
-	'^  thread [0-9]+ "rwlocks" waits to write rwlock 0x[0-9a-f]+ for [0-9.]+ s$' "$WORK/psr.report.1"
+	'^  thread [0-9]+ "rwlocks" waits to write rwlock 0x[0-9a-f]+( <[^>]+>)? for [0-9.]+ s$' "$WORK/psr.report.1"
 expect_grep "shared-reader: ... at its line" \
 	"^    waits at      (main|shared_reader)\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of ps-wr)" \
 	"$WORK/psr.report.1"

@@ -27,7 +27,7 @@ EOF
 	fail "counts: addresses '$paddr' and '$caddr'"
 expect_eq "counts: the parent's report, at its address, its 40000" "$(acquired "$WORK/c.$ppid" "$paddr")" 40000
 expect_eq "counts: the child's report, at its address, its 40000" "$(acquired "$WORK/c.$cpid" "$caddr")" 40000
-expect_grep "counts: the kind" "^#1 mutex $paddr \(normal pshared\)$" "$WORK/c.$ppid"
+expect_grep "counts: the kind" "^#1 mutex $paddr( <[^>]+>)? \(normal pshared\)$" "$WORK/c.$ppid"
 expect_no_grep "counts: no misuse (glibc's owner is often the other process's thread)" \
 	'^MISUSE' "$WORK/c.$ppid"
 expect_no_grep "counts: none in the child either" '^MISUSE' "$WORK/c.$cpid"
@@ -90,7 +90,7 @@ local=$(addr_of local abandoned)
 expect_grep "abandoned: the thread ended holding the one not repaired" \
 	"^HELD AT THREAD EXIT: thread [0-9]+ \"shared\" ended holding 1 mutex$" "$report"
 expect_grep "abandoned: that one, where it was taken" \
-	"^  mutex $local taken at die_holding_both\+0x[0-9a-f]+ \(" "$report"
+	"^  mutex $local( <[^>]+>)? taken at die_holding_both\+0x[0-9a-f]+ \(" "$report"
 expect_eq "abandoned: two findings" "$(grep -Ec "$FINDING" "$report")" 2
 expect_grep "abandoned: the rule that would leave it out" \
 	"^  to suppress it: owner-died:\\^take_over\\$ \(a line of MUTEXSTAT_SUPPRESSIONS\)$" "$report"
@@ -109,7 +109,7 @@ expect_eq "abandoned, suppressed: JSON marks it" \
 	"$(jq -r '.findings[] | select(.kind == "owner-died") | .suppressed_by' "${sup%.txt}.json")" \
 	"owner-died:take_over"
 expect_grep "abandoned: its owner died, unrepaired" \
-	"^OWNER DIED: mutex $local \(robust\): its owner died holding it, 1 time$" "$report"
+	"^OWNER DIED: mutex $local( <[^>]+>)? \(robust\): its owner died holding it, 1 time$" "$report"
 expect_grep "abandoned: not recoverable" \
 	'^  NOT RECOVERABLE: unlocked while inconsistent, it can never be locked again; 1 lock since returned ENOTRECOVERABLE$' \
 	"$report"
@@ -152,7 +152,7 @@ expect_no_grep "robust: the local mutex is no finding" "^OWNER DIED: mutex $loca
 section "$report" "$local" > "$WORK/local.section"
 expect_grep "robust: the local mutex's note" "$REPAIRED" "$WORK/local.section"
 expect_grep "robust: the shared one's twice" \
-	"^OWNER DIED: mutex $shared \(robust\): its owner died holding it, 2 times$" "$report"
+	"^OWNER DIED: mutex $shared( <[^>]+>)? \(robust\): its owner died holding it, 2 times$" "$report"
 awk -v m="$shared" '$0 ~ "^OWNER DIED: mutex " m { on = 1; next } on && /^$/ { exit } on' \
 	"$report" > "$WORK/shared.finding"
 expect_grep "robust: where the lock that got EOWNERDEAD was" \

@@ -20,13 +20,17 @@ cat >"$WORK/vars.c" <<'EOC'
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static int waiter_tid;
 static pthread_mutex_t *heap; /* reachable at exit: no leak for LeakSanitizer */
+/* 40 KB of .bss: its end lies past the pages of the program's file, in
+ * an anonymous mapping the maps do not give the program's name */
+static pthread_mutex_t spread[1000];
 struct account {
 	long balance;
 	pthread_mutex_t lock;
 };
 struct account accounts[4];
-extern pthread_mutex_t lib_lock; /* libvars.so's */
 void lib_touch(void);
+void *lib_lock_at(void); /* libvars.so's lib_lock: not referred to here, so
+			   not copied into the program (a copy relocation) */
 
 /* waits for cache_lock, which main holds: a contended mutex, for the
  * folded stacks */
@@ -66,10 +70,14 @@ int main(void)
 	pthread_mutex_lock(heap);
 	pthread_mutex_unlock(heap);
 	lib_touch();
+	pthread_mutex_lock(&spread[999]);
+	pthread_mutex_unlock(&spread[999]);
+	printf("spread999 %p spread+0x%zx\n", (void *)&spread[999],
+	       (size_t)((char *)&spread[999] - (char *)spread));
 	printf("cache_lock %p\naccount2 %p accounts+0x%zx\nheap %p\nlib_lock %p\n",
 	       (void *)&cache_lock, (void *)&accounts[2].lock,
 	       (size_t)((char *)&accounts[2].lock - (char *)accounts), (void *)heap,
-	       (void *)&lib_lock);
+	       lib_lock_at());
 	pthread_mutex_lock(&cache_lock); /* held at exit */
 	return 0;
 }
@@ -77,6 +85,10 @@ EOC
 cat >"$WORK/libvars.c" <<'EOC'
 #include <pthread.h>
 pthread_mutex_t lib_lock = PTHREAD_MUTEX_INITIALIZER;
+void *lib_lock_at(void)
+{
+	return &lib_lock;
+}
 void lib_touch(void)
 {
 	pthread_mutex_lock(&lib_lock);
@@ -106,6 +118,10 @@ expect_grep "and a mutex inside an array of structs ($acct_var)" \
 	"^ +[0-9]+ <$acct_re> +[0-9]" "$T"
 expect_grep "a section: the address, then the variable" \
 	"^#[0-9]+ mutex $cache <cache_lock> \\(normal" "$T"
+spread=$(awk '$1 == "spread999" { print $2 }' "$WORK/out")
+spread_re=$(awk '$1 == "spread999" { print $3 }' "$WORK/out" | sed 's/+/[+]/')
+expect_grep "the end of a long .bss, past the file's pages: named too" \
+	"^#[0-9]+ mutex $spread <$spread_re> \\(normal" "$T"
 expect_grep "a heap mutex's section: its address alone" "^#[0-9]+ mutex $heap \\(normal" "$T"
 expect_grep "an exported mutex of a stripped library: from its .dynsym" \
 	"^#[0-9]+ mutex $lib <lib_lock> \\(normal" "$T"

@@ -1232,6 +1232,20 @@ static const char *module_object(Dwfl_Module *mod, uintptr_t addr, GElf_Off *off
 	return name;
 }
 
+/* The module whose .bss holds addr past the pages of its file: libdw's
+ * module ends where the maps' lines of its file do, and the rest of a
+ * .bss longer than that is an anonymous mapping (a sanitized program's
+ * globals, a static array of mutexes).  The dynamic linker knows the
+ * object's whole extent; libdw knows the module at its start.  NULL for
+ * an address in no object (the heap, a stack). */
+static Dwfl_Module *module_past_its_file(uintptr_t addr)
+{
+	Dl_info info;
+	if (ms_loader_busy() || !dladdr((void *)addr, &info) || !info.dli_fbase)
+		return NULL;
+	return dw.addrmodule(session.dwfl, (Dwarf_Addr)(uintptr_t)info.dli_fbase);
+}
+
 /* Without libdw: the exported object dladdr knows. */
 static const char *dladdr_object(uintptr_t addr, GElf_Off *off)
 {
@@ -1275,6 +1289,8 @@ int ms_symbolize_data(uintptr_t addr, char *out, size_t cap)
 	 * re-reads no maps, as a code address may (lookup) */
 	if (!session.unloaded || ms_symbols_code_loaded(addr)) {
 		Dwfl_Module *mod = session.dwfl ? dw.addrmodule(session.dwfl, addr) : NULL;
+		if (!mod && session.dwfl)
+			mod = module_past_its_file(addr);
 		if (mod)
 			name = module_object(mod, addr, &off);
 		else if (!session.dwfl)
