@@ -1,6 +1,7 @@
-/* kinds.c - what each kind of lock is called in the report, its modes, and
- * an rwlock's reads apart from its writes: for the text report, its
- * findings and wait-for sections, and the machine-read formats alike. */
+/* kinds.c - what each kind of lock is called in the report, its modes, the
+ * variable a lock is, and an rwlock's reads apart from its writes: for the
+ * text report, its findings and wait-for sections, and the machine-read
+ * formats alike. */
 #define _GNU_SOURCE
 #include "report/kinds.h"
 #include "base/fmt.h"

@@ -1,5 +1,6 @@
-/* kinds.h - what each kind of lock is called in the report, its modes, and
- * an rwlock's reads apart from its writes (kinds.c). */
+/* kinds.h - what each kind of lock is called in the report, its modes, the
+ * variable a lock is, and an rwlock's reads apart from its writes
+ * (kinds.c). */
 #ifndef MUTEXSTAT_KINDS_H
 #define MUTEXSTAT_KINDS_H
 
