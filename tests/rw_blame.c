@@ -60,12 +60,13 @@ static void *reader(void *arg)
 	return NULL;
 }
 
-/* Starts a writer and returns once it sleeps in its wait. */
-static pthread_t writer_waiting(void)
+/* Starts a thread running fn, which stores its tid in waiter_tid before
+ * it waits, and returns once it sleeps in its wait. */
+static pthread_t started_waiting(void *(*fn)(void *))
 {
 	pthread_t t;
 	__atomic_store_n(&waiter_tid, 0, __ATOMIC_RELEASE);
-	CHECK(pthread_create(&t, NULL, writer, NULL));
+	CHECK(pthread_create(&t, NULL, fn, NULL));
 	pid_t tid;
 	while (!(tid = __atomic_load_n(&waiter_tid, __ATOMIC_ACQUIRE)) ||
 	       !sleeps_on_futex(tid, NULL))
@@ -111,14 +112,8 @@ static int barging(void)
 		return 1;
 	for (int round = 0; round < ROUNDS; round++) {
 		char c = 0;
-		pthread_t w;
 		CHECK(pthread_mutex_lock(&mx));
-		__atomic_store_n(&waiter_tid, 0, __ATOMIC_RELEASE);
-		CHECK(pthread_create(&w, NULL, mutex_waiter, NULL));
-		pid_t tid;
-		while (!(tid = __atomic_load_n(&waiter_tid, __ATOMIC_ACQUIRE)) ||
-		       !sleeps_on_futex(tid, NULL))
-			usleep(200);
+		pthread_t w = started_waiting(mutex_waiter);
 		CHECK(pthread_kill(w, SIGURG));
 		if (read(in_handler[0], &c, 1) != 1)
 			return 1;
@@ -142,7 +137,7 @@ int main(int argc, char **argv)
 	CHECK(pthread_barrier_init(&leave, NULL, 3));
 	for (int round = 0; round < ROUNDS; round++) {
 		CHECK(pthread_rwlock_wrlock(&rw));
-		pthread_t w = writer_waiting();
+		pthread_t w = started_waiting(writer);
 		CHECK(pthread_rwlock_unlock(&rw)); /* W_UNLOCK */
 		CHECK(pthread_join(w, NULL));
 
@@ -150,7 +145,7 @@ int main(int argc, char **argv)
 		CHECK(pthread_create(&r1, NULL, reader, &held));
 		CHECK(pthread_create(&r2, NULL, reader, &held));
 		pthread_barrier_wait(&held);
-		w = writer_waiting();
+		w = started_waiting(writer);
 		pthread_barrier_wait(&leave);
 		CHECK(pthread_join(r1, NULL));
 		CHECK(pthread_join(r2, NULL));
