@@ -73,6 +73,16 @@ row=$(top_row "$WORK/report" "$m3")
 expect_eq "byturns: acquired, contended" "$(echo "$row" | awk '{print $3, $4}')" "20000 0"
 expect_eq "byturns: an owner change at each turn" "$(echo "$row" | awk '{print $(NF - 2)}')" 19999
 expect_no_grep "byturns: no hold timed" 'hold times, of the holds timed' "$WORK/report"
+# Nested: each thread holds a mutex of its own around its turns (the
+# inner lock's plain path, interpose.c's acquired_nested).
+run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" byturns 10000 nested
+m3=$(awk '/^m3 /{print $2}' "$WORK/out")
+row=$(top_row "$WORK/report" "$m3")
+expect_eq "byturns nested: acquired, contended" "$(echo "$row" | awk '{print $3, $4}')" "20000 0"
+expect_eq "byturns nested: an owner change at each turn" "$(echo "$row" | awk '{print $(NF - 2)}')" 19999
+expect_no_grep "byturns nested: no finding" 'DEADLOCK|INVERSION|MISUSE' "$WORK/report"
+expect_eq "byturns nested: an outer lock, one thread's: acquired, changes" \
+	"$(top_row "$WORK/report" "<outer_a>" | awk '{print $3, $(NF - 2)}')" "10000 0"
 run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" byturns 10000 waited
 m3=$(awk '/^m3 /{print $2}' "$WORK/out")
 row=$(top_row "$WORK/report" "$m3")

@@ -214,15 +214,29 @@ static int contend(int alone)
 	return 0;
 }
 
-/* byturns N [waited]: two threads take m3 by turns, N times each, never
+/* byturns N [waited|nested]: two threads take m3 by turns, N times each, never
  * at once (each waits on a semaphore, which is no pthread mutex, for its
  * turn): 2N acquisitions, 2N - 1 owner changes, no contention.  With
  * "waited", the second thread first waits once for the first, so that
  * the holds are timed from then on: every one to the 4096th acquisition,
- * then one in 16. */
+ * then one in 16.  With "nested", each thread holds a mutex of its own
+ * around its turns' locks of m3: the inner lock of nested ones is an
+ * owner change at each turn too. */
 static pthread_mutex_t m3 = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t outer_a = PTHREAD_MUTEX_INITIALIZER, outer_b = PTHREAD_MUTEX_INITIALIZER;
 static sem_t turn_a, turn_b;
-static int turns_each;
+static int turns_each, turns_nested;
+
+/* One turn's lock and unlock of m3, inside outer if the turns nest. */
+static void take_turn(pthread_mutex_t *outer)
+{
+	if (turns_nested)
+		CHECK(pthread_mutex_lock(outer), 0);
+	CHECK(pthread_mutex_lock(&m3), 0);
+	CHECK(pthread_mutex_unlock(&m3), 0);
+	if (turns_nested)
+		CHECK(pthread_mutex_unlock(outer), 0);
+}
 
 static void *by_turns(void *arg)
 {
@@ -235,8 +249,7 @@ static void *by_turns(void *arg)
 	}
 	for (int i = 0; i < turns_each; i++) {
 		sem_wait(&turn_b);
-		CHECK(pthread_mutex_lock(&m3), 0);
-		CHECK(pthread_mutex_unlock(&m3), 0);
+		take_turn(&outer_b);
 		sem_post(&turn_a);
 	}
 	return NULL;
@@ -259,8 +272,7 @@ static int byturns(int n, int waited)
 		sem_wait(&turn_a); /* not the next lock: it has m3 first */
 	}
 	for (int i = 0; i < n; i++) {
-		CHECK(pthread_mutex_lock(&m3), 0);
-		CHECK(pthread_mutex_unlock(&m3), 0);
+		take_turn(&outer_a);
 		sem_post(&turn_b);
 		sem_wait(&turn_a);
 	}
@@ -1180,8 +1192,10 @@ int main(int argc, char **argv)
 		return onethread(argc > 2 && !strcmp(argv[2], "thread"));
 	if (!strcmp(what, "turns"))
 		return turns();
-	if (!strcmp(what, "byturns") && argc > 2)
+	if (!strcmp(what, "byturns") && argc > 2) {
+		turns_nested = argc > 3 && !strcmp(argv[3], "nested");
 		return byturns(atoi(argv[2]), argc > 3 && !strcmp(argv[3], "waited"));
+	}
 	if (!strcmp(what, "recycle"))
 		return recycle();
 	if (!strcmp(what, "sites") && argc > 2)

@@ -136,6 +136,38 @@ static __attribute__((noinline)) int acquired_timed(struct ms_thread *t, uint32_
 	return 0;
 }
 
+/* The try got a mutex while the thread holds others -- the inner lock of
+ * nested ones -- the lock-order edge from the lock it took last known to
+ * its cache, the mutex locked before (not its life's first acquisition),
+ * not held by this thread already (a recursive mutex) and the hold not
+ * timed: the plain case one entry higher in the held set, an owner change
+ * counted if another thread had it last.  Else ms_acquired() in full. */
+static __attribute__((noinline)) int acquired_nested(struct ms_thread *t, uint32_t r,
+						     pthread_mutex_t *m, uintptr_t caller)
+{
+	struct ms_record *rec = ms_rec(r);
+	struct ms_tstate *ts = t->ts;
+	uint32_t n = ts->nheld, tid = t->tid, prev = rec->owner;
+	if (unlikely(n >= MS_HELD_MAX || (rec->flags & MS_F_NOT_PLAIN)) ||
+	    !ms_order_known(ts, r))
+		return acquired_full(t, r, m, caller);
+	uint64_t o;
+	if (likely(prev == tid))
+		o = ms_order_retaking(t);
+	else if (prev && prev != t->tid_held) {
+		rec->owner_changes++;
+		o = ms_order_taking(t, r, rec);
+	} else
+		return acquired_full(t, r, m, caller);
+	volatile struct ms_held *h = ms_held_push(ts, n);
+	h->rec = r;
+	h->caller = caller; /* its since is 0 already (held[]) */
+	rec->acquisitions++;
+	rec->owner = t->tid_held;
+	ms_log_rec(t, tid, r, rec, o, caller, MS_OP_LOCK, 0, 0, 0);
+	return 0;
+}
+
 /* The try got tracked mutex m (record r, rec; the thread's tid, loaded
  * once: the compiler cannot keep it across the lock's atomic step): the
  * plain case inline. */
@@ -144,8 +176,8 @@ acquired_cached(struct ms_thread *t, uint32_t tid, uint32_t r,
 		struct ms_record *rec, pthread_mutex_t *m, uintptr_t caller)
 {
 	struct ms_tstate *ts = t->ts;
-	if (unlikely(ts->nheld)) /* its lock order: straight to the whole */
-		return acquired_full(t, r, m, caller);
+	if (unlikely(ts->nheld)) /* its lock order */
+		return acquired_nested(t, r, m, caller);
 	if (unlikely(rec->owner != tid))
 		return acquired_other_owner(t, r, m, caller);
 	if (unlikely(rec->flags & MS_F_NOT_PLAIN))
