@@ -2,6 +2,7 @@
 #include "core/table.h"
 #include "base/clock.h"
 #include "base/fmt.h"
+#include "base/pages.h"
 #include "base/spin.h"
 #include "core/pending_names.h"
 #include "core/thread.h"
@@ -342,38 +343,11 @@ void ms_table_counts(struct ms_table_counts *c)
 
 /* ---- set-up ---------------------------------------------------------- */
 
-static void *map(size_t bytes)
-{
-	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (p == MAP_FAILED)
-		return NULL;
-	return p;
-}
-
-/* Arrays filled in order -- records, their first history group and init
- * stacks are handed out one after another -- may use the kernel's huge
- * pages past their first HUGE_FROM bytes: a program with a hundred
- * thousand mutexes then takes a page fault per 2 MiB of them instead of one
- * per 4 KiB, and its pages are full but the last (up to 2 MiB more an
- * array).  Not the first 2 MiB, which a program with a few thousand
- * mutexes would round up to a whole huge page; nor what is touched here
- * and there (the index, where addresses hash to; the later history groups,
- * the times and the cold parts of some mutexes), which huge pages would
- * fill with memory nobody uses -- left unmarked, as the program's own
- * memory is, for the kernel's THP setting ("madvise", Debian's, uses huge
- * pages only where marked; "always" anywhere).  A program that opted out
- * with PR_SET_THP_DISABLE stays out.  dense: the bytes from the start
- * that are filled in order. */
-#define HUGE_FROM ((size_t)2 << 20)
-
-static void *map_filled_in_order(size_t bytes, size_t dense)
-{
-	void *p = map(bytes);
-	if (p && dense > 2 * HUGE_FROM)
-		(void)madvise((char *)p + HUGE_FROM, dense - HUGE_FROM, MADV_HUGEPAGE);
-	return p;
-}
+/* Records, their first history group and init stacks are handed out in
+ * order: past their first 2 MiB -- some 32,000 mutexes' records, which a
+ * program with a few thousand mutexes would otherwise round up to a huge
+ * page -- they may take huge pages (pages.c). */
+#define SMALL_PART ((size_t)2 << 20)
 
 /* The index is first written where hashes land, which for an array of
  * mutexes is in order (ms_hash keeps neighbours together): page after page,
@@ -469,7 +443,7 @@ int ms_table_init(uint32_t capacity, uint32_t history_len)
 {
 	struct ms_table *t = &ms_table;
 	if (!t->sites)
-		t->sites = map(MS_SITE_LINES * sizeof *t->sites);
+		t->sites = ms_pages_map(MS_SITE_LINES * sizeof *t->sites);
 	/* a slot's home is its 32-bit tag & index_mask (table.h): the index
 	 * (twice the records) must fit in 32 bits; MUTEXSTAT_TABLE_SIZE's
 	 * limit, 2^26, is far below */
@@ -478,24 +452,24 @@ int ms_table_init(uint32_t capacity, uint32_t history_len)
 		/* records[] is published last: the lock path reads it
 		 * without asking whether the table is ready */
 		size_t rec_bytes = (cap + 1) * sizeof(struct ms_record);
-		struct ms_record *records = map_filled_in_order(rec_bytes, rec_bytes);
-		t->slots = map(2 * cap * sizeof *t->slots);
-		t->untracked_keys = map(2 * cap * sizeof *t->untracked_keys);
-		t->index_fill = map(index_stretches(cap) * sizeof *t->index_fill);
-		t->cold = map((cap + 1) * sizeof *t->cold);
-		t->history = map_filled_in_order(history_entries(history_len, cap) *
-							 sizeof *t->history,
-						 (cap + 1) * MS_HISTORY_GROUP * sizeof *t->history);
+		struct ms_record *records = ms_pages_map_filled_in_order(rec_bytes, rec_bytes, SMALL_PART);
+		t->slots = ms_pages_map(2 * cap * sizeof *t->slots);
+		t->untracked_keys = ms_pages_map(2 * cap * sizeof *t->untracked_keys);
+		t->index_fill = ms_pages_map(index_stretches(cap) * sizeof *t->index_fill);
+		t->cold = ms_pages_map((cap + 1) * sizeof *t->cold);
+		size_t history_bytes = history_entries(history_len, cap) * sizeof *t->history;
+		t->history = ms_pages_map_filled_in_order(
+			history_bytes, (cap + 1) * MS_HISTORY_GROUP * sizeof *t->history, SMALL_PART);
 		t->history_ticks =
-			map(history_entries(history_len, cap) * sizeof *t->history_ticks);
+			ms_pages_map(history_entries(history_len, cap) * sizeof *t->history_ticks);
 		size_t init_bytes = (cap + 1) * sizeof *t->init_stacks;
-		t->init_stacks = map_filled_in_order(init_bytes, init_bytes);
-		t->free_next = map((cap + 1) * sizeof *t->free_next);
-		t->reads = map(reads_slots(cap) * sizeof *t->reads);
-		t->reads_free = map(reads_slots(cap) * sizeof *t->reads_free);
-		t->read_ring = map(reads_slots(cap) * history_len * sizeof *t->read_ring);
+		t->init_stacks = ms_pages_map_filled_in_order(init_bytes, init_bytes, SMALL_PART);
+		t->free_next = ms_pages_map((cap + 1) * sizeof *t->free_next);
+		t->reads = ms_pages_map(reads_slots(cap) * sizeof *t->reads);
+		t->reads_free = ms_pages_map(reads_slots(cap) * sizeof *t->reads_free);
+		t->read_ring = ms_pages_map(reads_slots(cap) * history_len * sizeof *t->read_ring);
 		t->read_ring_ticks =
-			map(reads_slots(cap) * history_len * sizeof *t->read_ring_ticks);
+			ms_pages_map(reads_slots(cap) * history_len * sizeof *t->read_ring_ticks);
 		if (t->slots && t->untracked_keys && t->index_fill && records && t->cold && t->history &&
 		    t->history_ticks && t->init_stacks && t->free_next && t->reads &&
 		    t->reads_free && t->read_ring && t->read_ring_ticks) {

@@ -6,6 +6,7 @@
 #include "core/thread.h"
 #include "base/internal.h"
 #include "base/options.h"
+#include "base/pages.h"
 #include "stacks/stack.h"
 #include "core/thread.h"
 
@@ -50,7 +51,12 @@ static int holder_deferred;
  * after page (a lock-order edge is 256 bytes with its hash handle): each
  * 64 KiB it enters past the first is made resident in one call rather
  * than one page fault a page (doc/benchmark.md, "edges10k's first
- * round").  A program that stores little never populates anything. */
+ * round").  A program that stores little never populates anything.
+ * Past its first 512 KiB -- some 2,000 lock orders or 2,500 stacks, which
+ * only a large program has -- the arena may take huge pages (pages.c),
+ * where a first write costs one fault for 2 MiB; such a program's arena
+ * is rounded up to the next 2 MiB. */
+#define ARENA_SMALL_PART ((size_t)512 << 10)
 #define POPULATE_AHEAD 65536
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
@@ -117,15 +123,13 @@ size_t ms_depot_bytes(size_t budget)
 
 int ms_depot_init(size_t budget)
 {
-	void *p = mmap(NULL, budget, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (p == MAP_FAILED)
+	void *p = ms_pages_map_filled_in_order(budget, budget, ARENA_SMALL_PART);
+	if (!p)
 		return -1;
 	/* ids: at most one per 48 bytes of budget (the smallest entry) */
 	max_ids = (uint32_t)(budget / 48);
-	void *q = mmap(NULL, (size_t)max_ids * sizeof(struct entry *), PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (q == MAP_FAILED) {
+	void *q = ms_pages_map((size_t)max_ids * sizeof(struct entry *));
+	if (!q) {
 		munmap(p, budget);
 		return -1;
 	}

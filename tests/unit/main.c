@@ -6,14 +6,50 @@
  * MS_TEST_VERBOSE=1 to see the measurements some tests make. */
 #include "suites.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
 
 /* libmscore's thread.c reads ms_active, which start-up (init.c, not part of
  * libmscore) defines.  The tests never start the library, so a weak
  * stand-in that stays 0 is enough; a real definition, if libmscore ever
  * gets one, takes precedence. */
 __attribute__((weak)) int ms_active;
+
+int unit_vm_flag(const void *p, const char *flag)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	if (!f)
+		return -1;
+	char line[512];
+	int in = 0, found = -1;
+	while (fgets(line, sizeof line, f)) {
+		unsigned long lo, hi;
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' '))
+			in = (uintptr_t)p >= lo && (uintptr_t)p < hi;
+		else if (in && !strncmp(line, "VmFlags:", 8)) {
+			char word[4];
+			snprintf(word, sizeof word, " %s", flag);
+			found = strstr(line, word) != NULL;
+			break;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+int unit_huge_pages_markable(void)
+{
+	void *probe = mmap(NULL, 4u << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			   -1, 0);
+	if (probe == MAP_FAILED)
+		return 0;
+	int can = madvise(probe, 4u << 20, MADV_HUGEPAGE) == 0 && unit_vm_flag(probe, "hg") == 1;
+	munmap(probe, 4u << 20);
+	return can;
+}
 
 int main(void)
 {

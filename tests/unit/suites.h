@@ -27,4 +27,10 @@ Suite *suppress_suite(void);  /* test_suppress.c: MUTEXSTAT_SUPPRESSIONS */
 Suite *intervals_suite(void);  /* test_intervals.c: interval profiles add up to the run */
 Suite *sym_index_suite(void); /* test_sym_index.c: names by sorted symbols, as libdw gives */
 
+/* Whether the mapping that holds p has the two-letter VmFlags word flag in
+ * /proc/self/smaps ("hg": MADV_HUGEPAGE); -1 if smaps cannot tell. */
+int unit_vm_flag(const void *p, const char *flag);
+/* Whether this kernel marks memory for transparent huge pages. */
+int unit_huge_pages_markable(void);
+
 #endif

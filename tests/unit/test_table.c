@@ -265,30 +265,6 @@ START_TEST(test_table_index_stretch_resident_at_its_64th_insert)
 }
 END_TEST
 
-/* Whether the mapping that holds p has the two-letter VmFlags word flag in
- * /proc/self/smaps ("hg": MADV_HUGEPAGE); -1 if smaps cannot tell. */
-static int vm_flag(const void *p, const char *flag)
-{
-	FILE *f = fopen("/proc/self/smaps", "r");
-	if (!f)
-		return -1;
-	char line[512];
-	int in = 0, found = -1;
-	while (fgets(line, sizeof line, f)) {
-		unsigned long lo, hi;
-		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' '))
-			in = (uintptr_t)p >= lo && (uintptr_t)p < hi;
-		else if (in && !strncmp(line, "VmFlags:", 8)) {
-			char word[4];
-			snprintf(word, sizeof word, " %s", flag);
-			found = strstr(line, word) != NULL;
-			break;
-		}
-	}
-	fclose(f);
-	return found;
-}
-
 /* Records and the first history group are handed out in order, so past
  * their first 2 MiB they may take huge pages (a page fault per 2 MiB of
  * mutexes, not per 4 KiB); the first 2 MiB, the later history groups,
@@ -296,31 +272,26 @@ static int vm_flag(const void *p, const char *flag)
  * are touched here and there or by small programs, never do. */
 START_TEST(test_table_huge_pages_only_where_filled_in_order)
 {
-	void *probe = mmap(NULL, 4u << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-			   -1, 0);
-	ck_assert_ptr_ne(probe, MAP_FAILED);
-	int can = madvise(probe, 4u << 20, MADV_HUGEPAGE) == 0 && vm_flag(probe, "hg") == 1;
-	munmap(probe, 4u << 20);
-	if (!can)
+	if (!unit_huge_pages_markable())
 		return; /* a kernel without transparent huge pages */
 	const size_t mib = 1u << 20;
 	const struct ms_table *t = &ms_table;
 	ck_assert_uint_eq(t->capacity, 65536); /* records: 4 MiB and 64 bytes */
 	const char *records = (const char *)t->records;
-	ck_assert_int_eq(vm_flag(records, "hg"), 0);
-	ck_assert_int_eq(vm_flag(records + 2 * mib - 1, "hg"), 0);
-	ck_assert_int_eq(vm_flag(records + 2 * mib, "hg"), 1);
-	ck_assert_int_eq(vm_flag(records + 4 * mib, "hg"), 1);
+	ck_assert_int_eq(unit_vm_flag(records, "hg"), 0);
+	ck_assert_int_eq(unit_vm_flag(records + 2 * mib - 1, "hg"), 0);
+	ck_assert_int_eq(unit_vm_flag(records + 2 * mib, "hg"), 1);
+	ck_assert_int_eq(unit_vm_flag(records + 4 * mib, "hg"), 1);
 	const char *history = (const char *)t->history;
 	const size_t group0 = (t->capacity + 1) * MS_HISTORY_GROUP * sizeof *t->history;
-	ck_assert_int_eq(vm_flag(history + mib, "hg"), 0);
-	ck_assert_int_eq(vm_flag(history + 3 * mib, "hg"), 1);
-	ck_assert_int_eq(vm_flag(history + group0 - 1, "hg"), 1);
-	ck_assert_int_eq(vm_flag(history + group0 + 4096, "hg"), 0); /* the next group */
-	ck_assert_int_eq(vm_flag((const char *)t->history_ticks + 3 * mib, "hg"), 0);
-	ck_assert_int_eq(vm_flag((const char *)t->cold + 3 * mib, "hg"), 0);
-	ck_assert_int_eq(vm_flag(t->init_stacks, "hg"), 0); /* 256 KiB */
-	ck_assert_int_eq(vm_flag(t->slots + 65536, "hg"), 0);
+	ck_assert_int_eq(unit_vm_flag(history + mib, "hg"), 0);
+	ck_assert_int_eq(unit_vm_flag(history + 3 * mib, "hg"), 1);
+	ck_assert_int_eq(unit_vm_flag(history + group0 - 1, "hg"), 1);
+	ck_assert_int_eq(unit_vm_flag(history + group0 + 4096, "hg"), 0); /* the next group */
+	ck_assert_int_eq(unit_vm_flag((const char *)t->history_ticks + 3 * mib, "hg"), 0);
+	ck_assert_int_eq(unit_vm_flag((const char *)t->cold + 3 * mib, "hg"), 0);
+	ck_assert_int_eq(unit_vm_flag(t->init_stacks, "hg"), 0); /* 256 KiB */
+	ck_assert_int_eq(unit_vm_flag(t->slots + 65536, "hg"), 0);
 }
 END_TEST
 
