@@ -1,8 +1,8 @@
 /* lockgraph.c - the lock-order graph and its cycle search; see lockgraph.h.
  *
- * Nodes (mutex lives) and edges sit in two uthash tables in the caller's
- * memory; each node lists the edges out of it and each edge points at the
- * node it leads to, so a search follows pointers.  The search is a
+ * Nodes (mutex lives) and edges sit in the caller's memory, found by two
+ * indexes (base/ptr_index.h); each node lists the edges out of it and each
+ * edge points at the node it leads to, so a search follows pointers.  The search is a
  * breadth-first walk from the new edge's target back to its source whose
  * states are (node, which of the new edge's gates some edge on the way
  * lacked): reaching the source with every gate missed somewhere is an
@@ -10,47 +10,56 @@
 #define _GNU_SOURCE
 #include "analysis/lockgraph.h"
 
+#include "base/word_hash.h" /* keys are whole 64-bit words */
+
 #include <string.h>
 
-/* uthash takes its memory from the graph being changed: one caller at a
- * time (the graph's caller serialises). */
-static struct ms_lg *changing;
-static int oom;
-#define uthash_malloc(sz) (changing->alloc(sz))
-#define uthash_free(ptr, sz) ((void)(ptr), (void)(sz)) /* the memory is kept */
-#define HASH_NONFATAL_OOM 1
-#define uthash_nonfatal_oom(obj) (oom = 1)
-#include "base/word_hash.h" /* keys are whole 64-bit words */
-#define HASH_FUNCTION MS_WORD_HASH
-#include <uthash.h>
-
-struct node_key {
-	uint64_t birth;
-	uint64_t rec;
-};
-
 struct lg_node {
-	struct node_key k;
+	struct ms_lg_life k;  /* the life: record and birth */
 	struct lg_edge *out;  /* edges from this life */
 	uint32_t in;          /* edges to it */
 	uint32_t stamp;       /* the search that saw it last, */
 	uint16_t masks;       /* and the gate masks it reached it with */
 	struct lg_node *free_next, *all_next;
-	UT_hash_handle hh;
-};
-
-struct edge_key {
-	uint64_t a_birth, b_birth;
-	uint64_t ab; /* a << 32 | b */
 };
 
 struct lg_edge {
 	struct ms_lg_edge e; /* first: an ms_lg_edge pointer is an lg_edge's */
-	struct edge_key k;
 	struct lg_node *from, *to;
 	struct lg_edge *next_out, *all_next;
-	UT_hash_handle hh;
 };
+
+/* ---- the indexes' keys ---------------------------------------------------- */
+
+static uint32_t node_hash(uint32_t rec, uint64_t birth)
+{
+	const uint64_t w[2] = { birth, rec };
+	return ms_word_hash(w, sizeof w);
+}
+
+static int node_is(const void *item, const void *key)
+{
+	const struct ms_lg_life *n = item, *k = key; /* k first in a node */
+	return n->rec == k->rec && n->birth == k->birth;
+}
+
+static uint32_t edge_hash(uint32_t a, uint64_t a_birth, uint32_t b, uint64_t b_birth)
+{
+	const uint64_t w[3] = { a_birth, b_birth, (uint64_t)a << 32 | b };
+	return ms_word_hash(w, sizeof w);
+}
+
+static uint32_t edge_hash_of(const struct ms_lg_edge *e)
+{
+	return edge_hash(e->a, e->a_birth, e->b, e->b_birth);
+}
+
+static int edge_is(const void *item, const void *key)
+{
+	const struct ms_lg_edge *x = item, *k = key; /* e first in an edge */
+	return x->a == k->a && x->b == k->b && x->a_birth == k->a_birth &&
+	       x->b_birth == k->b_birth;
+}
 
 struct lg_state {
 	struct lg_node *node;
@@ -94,22 +103,11 @@ int ms_lg_live(const struct ms_lg *g, const struct ms_lg_edge *e)
 	return node_live(g, x->from) && node_live(g, x->to);
 }
 
-static void set_edge_key(struct edge_key *k, uint32_t a, uint64_t a_birth, uint32_t b,
-			 uint64_t b_birth)
-{
-	k->a_birth = a_birth;
-	k->b_birth = b_birth;
-	k->ab = (uint64_t)a << 32 | b;
-}
-
 struct ms_lg_edge *ms_lg_find(struct ms_lg *g, uint32_t a, uint64_t a_birth, uint32_t b,
 			      uint64_t b_birth)
 {
-	struct edge_key k;
-	struct lg_edge *x;
-	set_edge_key(&k, a, a_birth, b, b_birth);
-	HASH_FIND(hh, g->edges, &k, sizeof k, x);
-	return x ? &x->e : NULL;
+	const struct ms_lg_edge k = { .a = a, .b = b, .a_birth = a_birth, .b_birth = b_birth };
+	return ms_ptr_index_find(&g->edges, edge_hash(a, a_birth, b, b_birth), edge_is, &k);
 }
 
 /* Take edges and nodes of ended lives out of the tables; their memory
@@ -124,10 +122,8 @@ static void sweep(struct ms_lg *g)
 			p = &x->all_next;
 			continue;
 		}
-		if (!g->edges)
-			break; /* never: the sentinel stays (for the analyzer) */
 		*p = x->all_next;
-		HASH_DELETE(hh, g->edges, x);
+		ms_ptr_index_remove(&g->edges, edge_hash_of(&x->e), x);
 		struct lg_edge **o = &x->from->out;
 		while (*o != x)
 			o = &(*o)->next_out;
@@ -140,12 +136,12 @@ static void sweep(struct ms_lg *g)
 	 * ended after its edges were looked at: they stay, and so does it) */
 	for (struct lg_node **p = &g->all_nodes; *p;) {
 		struct lg_node *n = *p;
-		if (n->out || n->in || node_live(g, n) || !g->nodes) {
+		if (n->out || n->in || node_live(g, n)) {
 			p = &n->all_next;
 			continue;
 		}
 		*p = n->all_next;
-		HASH_DELETE(hh, g->nodes, n);
+		ms_ptr_index_remove(&g->nodes, node_hash(n->k.rec, n->k.birth), n);
 		n->free_next = g->free_nodes;
 		g->free_nodes = n;
 	}
@@ -165,47 +161,18 @@ static void *take(struct ms_lg *g, void **free_list, size_t bytes, size_t next_o
 	return p;
 }
 
-/* uthash frees a table when its last element goes and makes a new one
- * at the next add, and what it frees stays spent: each table keeps one
- * element for ever, with record 0, which no mutex has (its life, 0,
- * always "goes on"; the edge is in no list). */
-static int keep_tables(struct ms_lg *g)
-{
-	if (!g->nodes) {
-		struct lg_node *n = g->alloc(sizeof *n);
-		if (!n)
-			return 0;
-		oom = 0;
-		HASH_ADD(hh, g->nodes, k, sizeof n->k, n);
-		if (oom)
-			return 0;
-	}
-	if (!g->edges) {
-		struct lg_edge *x = g->alloc(sizeof *x);
-		if (!x)
-			return 0;
-		oom = 0;
-		HASH_ADD(hh, g->edges, k, sizeof x->k, x);
-		if (oom)
-			return 0;
-	}
-	return 1;
-}
-
 static struct lg_node *node_of(struct ms_lg *g, uint32_t rec, uint64_t birth, int make)
 {
-	struct node_key k = { birth, rec };
-	struct lg_node *n;
-	HASH_FIND(hh, g->nodes, &k, sizeof k, n);
+	const struct ms_lg_life k = { rec, birth };
+	uint32_t hash = node_hash(rec, birth);
+	struct lg_node *n = ms_ptr_index_find(&g->nodes, hash, node_is, &k);
 	if (n || !make)
 		return n;
 	n = take(g, (void **)&g->free_nodes, sizeof *n, offsetof(struct lg_node, free_next));
 	if (!n)
 		return NULL;
 	n->k = k;
-	oom = 0;
-	HASH_ADD(hh, g->nodes, k, sizeof k, n);
-	if (oom) {
+	if (ms_ptr_index_add(&g->nodes, hash, n, g->alloc) != 0) {
 		n->free_next = g->free_nodes;
 		g->free_nodes = n;
 		return NULL;
@@ -217,11 +184,6 @@ static struct lg_node *node_of(struct ms_lg *g, uint32_t rec, uint64_t birth, in
 
 struct ms_lg_edge *ms_lg_add(struct ms_lg *g, const struct ms_lg_edge *e)
 {
-	changing = g;
-	if (!keep_tables(g)) {
-		g->dropped++;
-		return NULL;
-	}
 	if (!g->free_edges && !g->readers && g->nedges >= g->sweep_at)
 		sweep(g);
 	struct lg_node *from = NULL, *to = NULL;
@@ -234,10 +196,7 @@ struct ms_lg_edge *ms_lg_add(struct ms_lg *g, const struct ms_lg_edge *e)
 		       : NULL;
 		if (x) {
 			x->e = *e;
-			set_edge_key(&x->k, e->a, e->a_birth, e->b, e->b_birth);
-			oom = 0;
-			HASH_ADD(hh, g->edges, k, sizeof x->k, x);
-			if (!oom)
+			if (ms_ptr_index_add(&g->edges, edge_hash_of(e), x, g->alloc) == 0)
 				break;
 			x->all_next = g->free_edges;
 			g->free_edges = x;

@@ -17,6 +17,8 @@
 #ifndef MUTEXSTAT_LOCKGRAPH_H
 #define MUTEXSTAT_LOCKGRAPH_H
 
+#include "base/ptr_index.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -64,8 +66,9 @@ struct ms_lg {
 	void *search;
 	size_t search_bytes;
 	/* the rest is the graph's */
-	struct lg_node *nodes, *all_nodes, *free_nodes;
-	struct lg_edge *edges, *all, *free_edges;
+	struct ms_ptr_index nodes, edges; /* by life, by (a, b) lives */
+	struct lg_node *all_nodes, *free_nodes;
+	struct lg_edge *all, *free_edges;
 	uint64_t nedges, sweep_at, dropped;
 	/* edges of ended lives are swept into the free lists each time the
 	 * edges reach twice the live ones of the last sweep, or this many

@@ -1,8 +1,8 @@
-/* word_hash.h - the hash of a uthash key made of whole 64-bit words (stack
- * frames, record numbers and births): a word at a time, where uthash's own
+/* word_hash.h - the hash of a key made of whole 64-bit words (stack frames,
+ * record numbers and births): a word at a time, where uthash's own
  * (Jenkins') goes byte by byte (doc/report.md, "Call stacks", has the
- * cost).  The low bits (uthash's bucket) get the high ones folded in.  Define
- * HASH_FUNCTION with it before including uthash. */
+ * cost).  The low bits (uthash's bucket) get the high ones folded in.  For
+ * uthash, define HASH_FUNCTION with it before including uthash.h. */
 #ifndef MUTEXSTAT_WORD_HASH_H
 #define MUTEXSTAT_WORD_HASH_H
 

@@ -48,7 +48,7 @@ static int lock;
 static int holder_deferred;
 
 /* A program that takes many lock orders or stacks fills the arena page
- * after page (a lock-order edge is 256 bytes with its hash handle): each
+ * after page (a lock-order edge is 192 bytes in it): each
  * 64 KiB it enters past the first is made resident in one call rather
  * than one page fault a page (doc/benchmark.md, "edges10k's first
  * round").  A program that stores little never populates anything.

@@ -62,6 +62,7 @@ int main(void)
 	srunner_add_suite(sr, symbols_suite());
 	srunner_add_suite(sr, sym_index_suite());
 	srunner_add_suite(sr, cfi_suite());
+	srunner_add_suite(sr, ptr_index_suite());
 	srunner_add_suite(sr, lockgraph_suite());
 	srunner_add_suite(sr, findings_suite());
 	srunner_add_suite(sr, waitfor_suite());

@@ -26,6 +26,7 @@ Suite *holds_suite(void);     /* test_holds.c: hold times summed and folded */
 Suite *suppress_suite(void);  /* test_suppress.c: MUTEXSTAT_SUPPRESSIONS */
 Suite *intervals_suite(void);  /* test_intervals.c: interval profiles add up to the run */
 Suite *sym_index_suite(void); /* test_sym_index.c: names by sorted symbols, as libdw gives */
+Suite *ptr_index_suite(void); /* test_ptr_index.c: pointers by hash, for the lock graph */
 
 /* Whether the mapping that holds p has the two-letter VmFlags word flag in
  * /proc/self/smaps ("hg": MADV_HUGEPAGE); -1 if smaps cannot tell. */
