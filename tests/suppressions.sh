@@ -123,7 +123,9 @@ printf 'held-at-exit:take_and_keep\n' >"$WORK/held"
 printf 'misuse:main\n' >"$WORK/mis"
 # (the JSON's kind of it, copied into a rule, names it as well)
 printf 'held-at-thread-exit:take_and_keep\n' >"$WORK/held_json"
-for r in held held_json mis; do
+# (and a variable, <held_elsewhere>, for either kind)
+printf 'held-at-exit:^held_elsewhere$\nmisuse:^held_elsewhere$\n' >"$WORK/held_var"
+for r in held held_json mis held_var; do
 	json "j-$r" "$top_builddir/examples/misuse" MUTEXSTAT_SUPPRESSIONS="$WORK/$r"
 	left=$(sed -n "s|^suppressions from $WORK/$r: \([0-9]*\) findings\{0,1\} left out$|\1|p" "$WORK/j-$r.txt")
 	[ -n "$left" ] && [ "$left" -gt 0 ] || fail "$r: the text report left nothing out"
@@ -229,6 +231,84 @@ for opt in O2 O0; do
 	expect_eq "-$opt: one rule leaves it out in either build" "$rc" 0
 done
 
+# ---- a lock's variable ----------------------------------------------------------
+# The report names a static lock by its variable, gdb style: 0x55..
+# <cache_lock>, <accounts+0x38>.  A rule written from it matched nothing:
+# only the lock's name in quotes was matched, and not even that after a
+# variable (the text's "<accounts+0x38> "ledger"": the JSON matched it, the
+# text did not).  A rule matches the variable as printed, without its angle
+# brackets, in the text and the JSON alike.
+cat >"$WORK/vars.c" <<'EOF2'
+#include <mutexstat.h>
+#pragma weak mutexstat_name
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t queue_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct account {
+	long balance;
+	pthread_mutex_t mu;
+} accounts[2] = { { 0, PTHREAD_MUTEX_INITIALIZER }, { 0, PTHREAD_MUTEX_INITIALIZER } };
+__attribute__((noinline)) static void take(pthread_mutex_t *x, pthread_mutex_t *y)
+{
+	pthread_mutex_lock(x);
+	pthread_mutex_lock(y);
+	accounts[0].balance++;
+	pthread_mutex_unlock(y);
+	pthread_mutex_unlock(x);
+}
+int main(int argc, char **argv)
+{
+	(void)argv;
+	if (mutexstat_name)
+		mutexstat_name(&accounts[1].mu, "ledger");
+	take(&cache_lock, &accounts[1].mu);
+	take(&accounts[1].mu, &cache_lock);
+	if (argc > 1) { /* another pair, through the same function */
+		take(&queue_lock, &accounts[0].mu);
+		take(&accounts[0].mu, &queue_lock);
+	}
+	return 0;
+}
+EOF2
+# shellcheck disable=SC2086 # SAN_FLAGS is a list of flags
+"$CC" -g $SAN_FLAGS -I"$top_srcdir/include" -pthread -o "$WORK/vars" "$WORK/vars.c" ||
+	fail "vars.c does not build"
+# vars NAME RULE [args]: the program with RULE, text and JSON to
+# $WORK/vars.NAME.{txt,json}, status in $rc
+vars() {
+	name=$1 rule=$2
+	shift 2
+	printf '%s\n' "$rule" >"$WORK/vars.$name.rules"
+	rc=0
+	env MUTEXSTAT_EXIT_CODE=4 MUTEXSTAT_SUPPRESSIONS="$WORK/vars.$name.rules" \
+		MUTEXSTAT_FORMAT=text,json MUTEXSTAT_OUTPUT="$WORK/vars.$name" \
+		LD_PRELOAD="$MS_PRELOAD" "$WORK/vars" "$@" >/dev/null 2>&1 || rc=$?
+}
+vars none '# none'
+expect_grep "variables: the finding names them" \
+	'^  [AB]   mutex 0x[0-9a-f]+ <cache_lock>, first locked at take' "$WORK/vars.none.txt"
+expect_grep "variables: a lock in an array, with its name" \
+	'^  [AB]   mutex 0x[0-9a-f]+ <accounts\+0x[0-9a-f]+> "ledger", first locked at take' \
+	"$WORK/vars.none.txt"
+expect_eq "variables: without a rule the inversion fails the run" "$rc" 4
+for rule in 'potential-deadlock:^cache_lock$' 'potential-deadlock:^accounts' \
+	'potential-deadlock:^ledger$'; do
+	vars left "$rule"
+	expect_eq "variables: $rule leaves the finding out (status, text, JSON)" \
+		"$rc/$(grep -c '^POTENTIAL DEADLOCK' "$WORK/vars.left.txt")/$(sed -n \
+			's/^suppressions from .*: \([0-9]*\) findings\{0,1\} left out$/\1/p' \
+			"$WORK/vars.left.txt")/$(jq -r '[.findings[].suppressed_by] | join(" ")' \
+			"$WORK/vars.left.json")" \
+		"0/0/1/$rule"
+done
+# a prefix of a longer name, anchored at both ends, is no match
+for rule in 'potential-deadlock:^cache$' 'potential-deadlock:^accounts$'; do
+	vars kept "$rule"
+	expect_eq "variables: $rule leaves it in (status, text, JSON)" \
+		"$rc/$(grep -c '^POTENTIAL DEADLOCK' "$WORK/vars.kept.txt")/$(grep -c \
+			'  matched nothing$' "$WORK/vars.kept.txt")/$(jq -c \
+			'[.findings[].suppressed_by]' "$WORK/vars.kept.json")" \
+		"4/1/1/[null]"
+done
 # ---- in a run -------------------------------------------------------------------
 
 cat >"$WORK/suite.sh" <<EOF

@@ -12,6 +12,7 @@
 #include "report/report_hist.h"
 #include "report/span.h"
 #include "report/suppress.h"
+#include "report/kinds.h"
 #include "report/out_modes.h"
 #include "report/report.h"
 #include "base/output.h"
@@ -44,9 +45,9 @@
 /* ---- MUTEXSTAT_SUPPRESSIONS -------------------------------------------- */
 
 /* While a finding is written, the function, source file and module of
- * each of its frames and the names of its locks are what the rules are
- * matched against, as in the text report (suppress.h): its
- * "suppressed_by" is the first rule that matches one. */
+ * each of its frames and the variables and names of its locks are what
+ * the rules are matched against, as in the text report (suppress.h), in
+ * its order: its "suppressed_by" is the first rule that matches one. */
 static struct {
 	const char *kind; /* the rules' name of the finding's kind; NULL none */
 	int paused;       /* writing what the text report does not show */
@@ -79,6 +80,23 @@ static void sup_name(const char *name)
 	char cut[40];
 	if (name)
 		sup_word(ms_name_cut(cut, sizeof cut, name, 30));
+}
+
+/* A lock's variable, cut as the text report prints it (kinds.h), where
+ * a rule may match it: the look-up costs, and a report without rules has
+ * no use for it. */
+static void sup_variable(uintptr_t key)
+{
+	char var[200];
+	if (sup.kind && !sup.paused && !sup.rule[0] && key && ms_suppress_any())
+		sup_word(ms_lock_variable(var, sizeof var, key, 40));
+}
+
+/* A lock as the text report names it: its variable, then its name. */
+static void sup_lock(uintptr_t key, const char *name)
+{
+	sup_variable(key);
+	sup_name(name);
 }
 
 /* "suppressed_by", the last field of the finding's object. */
@@ -819,6 +837,7 @@ static void wait_thread(struct ms_jw *j, const struct ms_waiter *w, uint64_t now
 	ms_jw_obj(j, NULL);
 	ms_jw_num(j, "thread", w->tid);
 	ms_jw_addr(j, "waits_for", w->key);
+	sup_variable(w->key);
 	if (LOAD(&ms_rec(w->rec)->flags) & MS_F_COLD)
 		sup_name(LOAD(&ms_table.cold[w->rec].name));
 	ms_jw_str(j, "lock", ms_out_lock_name(LOAD(&ms_rec(w->rec)->flags)));
@@ -940,7 +959,7 @@ static void self_one(const struct ms_self_finding *s, void *arg)
 	ms_jw_num(j, "thread", s->tid);
 	ms_jw_addr(j, "mutex", s->key);
 	symbol(j, s->key);
-	sup_name(s->name);
+	sup_lock(s->key, s->name);
 	/* an rwlock's: write-locked by a thread that holds it for read */
 	ms_jw_str(j, "lock", ms_out_lock_name(s->flags));
 	ms_jw_str(j, "mutex_kind", ms_kind_name(kind, sizeof kind, s->flags));
@@ -966,7 +985,7 @@ static void cycle_mutex(struct ms_jw *j, const char *key, const struct ms_findin
 	ms_jw_addr(j, "mutex", m->key);
 	ms_jw_str(j, "name", m->name);
 	symbol(j, m->key);
-	sup_name(m->name);
+	sup_lock(m->key, m->name);
 	ms_jw_str(j, "mutex_kind", ms_kind_name(kind, sizeof kind, m->flags));
 	ms_jw_str(j, "lock", ms_out_lock_name(m->flags));
 	frame(j, "first_locked_at", m->first_caller);
@@ -1086,6 +1105,10 @@ static void stall_one(const struct ms_stall *s, void *arg)
 		ms_jw_str(j, "waits_for", stall_kind[w->kind]);
 		stall_lock(j, w);
 		if (w->kind == MS_STALL_MUTEX || w->kind == MS_STALL_COND) {
+			/* a condition's, then its mutex's, as the text prints them */
+			sup_variable(w->object);
+			if (w->kind == MS_STALL_COND)
+				sup_variable(w->mutex);
 			uint32_t r = ms_table_find(w->kind == MS_STALL_MUTEX ? w->object : w->mutex);
 			if (r != MS_REC_NONE && r != MS_REC_UNTRACKED)
 				sup_name(ms_order_mutex_name(r)); /* as the text names it */
@@ -1123,6 +1146,7 @@ static void exit_one(const struct ms_exit_finding *e, void *arg)
 	for (uint32_t i = 0; i < e->shown; i++) {
 		ms_jw_obj(j, NULL);
 		ms_jw_addr_or_null(j, "mutex", e->key[i]);
+		sup_variable(e->key[i]);
 		frame(j, "at", e->caller[i]);
 		/* "at" is a wrapper's line: where it was called for the
 		 * lock's first lock (the text's "through a wrapper") */
@@ -1145,6 +1169,7 @@ static void owner_died_one(uintptr_t key, uint32_t r, uintptr_t site,
 		ms_jw_addr(j, "mutex", key);
 		ms_jw_str(j, "name", LOAD(&ms_table.cold[r].name));
 		symbol(j, key);
+		sup_lock(key, LOAD(&ms_table.cold[r].name)); /* as the text's heading */
 		ms_jw_null(j, "ended_first_locked_at");
 	} else {
 		ms_jw_null(j, "mutex");
@@ -1176,7 +1201,7 @@ static void misuse_one(uintptr_t key, uint32_t r, void *arg)
 		ms_jw_addr(j, "mutex", key);
 		ms_jw_str(j, "name", LOAD(&c->name));
 		symbol(j, key);
-		sup_name(LOAD(&c->name));
+		sup_lock(key, LOAD(&c->name));
 		ms_jw_str(j, "what", misuse_key[k]);
 		ms_jw_num(j, "count", n);
 		struct ms_op_view v;

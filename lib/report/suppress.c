@@ -220,6 +220,11 @@ int ms_suppress_glob(const char *pattern, const char *text, size_t len)
 	return glob_whole(p, n, text, len);
 }
 
+int ms_suppress_any(void)
+{
+	return nrules != 0;
+}
+
 int ms_suppress_rule_for(const char *kind, const char *word, char *out, size_t cap)
 {
 	for (unsigned i = 0; i < nrules; i++) {
@@ -260,23 +265,35 @@ static int kind_of(const char *s, size_t hlen)
 
 /* What a rule is matched against, in one line of a finding: the frame at
  * its end -- "function+0x2a (file.c:42, module)", "function (file.c:42)",
- * "function+0x2a (module)" -- and a lock's name: 0x55.. "name". */
+ * "function+0x2a (module)" -- and a lock's variable and name: 0x55..
+ * <cache_lock> "name", either of them left out where it has none.  A
+ * variable is marked: the rule a finding suggests does not name one
+ * (suggest), which it did not before there were variables to match. */
+#define LINE_WORDS 8 /* a condition's variable, its mutex's and its name, a frame's 3 */
+
 struct words {
-	const char *w[4];
-	size_t len[4];
+	const char *w[LINE_WORDS];
+	size_t len[LINE_WORDS];
+	unsigned char variable[LINE_WORDS];
 	unsigned n;
 };
 
-static void add(struct words *ws, const char *s, size_t len)
+static void add_word(struct words *ws, const char *s, size_t len, int variable)
 {
 	while (len && (*s == ' '))
 		s++, len--;
 	while (len && s[len - 1] == ' ')
 		len--;
-	if (len && ws->n < 4) {
+	if (len && ws->n < LINE_WORDS) {
 		ws->w[ws->n] = s;
-		ws->len[ws->n++] = len;
+		ws->len[ws->n] = len;
+		ws->variable[ws->n++] = (unsigned char)variable;
 	}
+}
+
+static void add(struct words *ws, const char *s, size_t len)
+{
+	add_word(ws, s, len, 0);
 }
 
 /* The frame at the end of a line: its function, and where it is -- a
@@ -379,21 +396,51 @@ static int frame_words(const char *s, size_t len, struct frame_words *fw)
 	return 1;
 }
 
+/* The end of the variable whose "<" is at s[at] (kinds.h: " <cache_lock>"
+ * after a lock's address): its ">", past those of a C++ template's
+ * arguments ("<registry<int>::mu>") -- or, where the name was cut to fit
+ * its column, the one after the "..." that ends it.  0 if none. */
+static size_t variable_end(const char *s, size_t len, size_t at)
+{
+	unsigned depth = 0;
+	for (size_t i = at; i < len; i++) {
+		if (s[i] == '<')
+			depth++;
+		else if (s[i] == '>' && (--depth == 0 || (i >= 3 && !memcmp(s + i - 3, "...", 3))))
+			return i;
+	}
+	return 0;
+}
+
+/* The locks of a line: each address, 0x55.., followed by its variable in
+ * angle brackets and its name in quotes, where it has them. */
+static void lock_words(const char *s, size_t len, struct words *ws)
+{
+	for (size_t i = 0; i + 3 < len; i++) {
+		if (s[i] != '0' || s[i + 1] != 'x' || (i > 0 && s[i - 1] != ' '))
+			continue;
+		size_t j = i + 2;
+		while (j < len && ((s[j] >= '0' && s[j] <= '9') || (s[j] >= 'a' && s[j] <= 'f')))
+			j++;
+		size_t end;
+		if (j + 2 < len && s[j] == ' ' && s[j + 1] == '<' &&
+		    (end = variable_end(s, len, j + 1)) != 0) {
+			add_word(ws, s + j + 2, end - (j + 2), 1);
+			j = end + 1;
+		}
+		if (j + 2 < len && s[j] == ' ' && s[j + 1] == '"') {
+			const char *q = memchr(s + j + 2, '"', len - j - 2);
+			if (q)
+				add(ws, s + j + 2, (size_t)(q - (s + j + 2)));
+		}
+		i = j - 1;
+	}
+}
+
 static void words_of(const char *s, size_t len, struct words *ws)
 {
 	ws->n = 0;
-	/* a lock's name */
-	for (size_t i = 0; i + 3 < len; i++)
-		if (s[i] == '0' && s[i + 1] == 'x' && (i == 0 || s[i - 1] == ' ')) {
-			size_t j = i + 2;
-			while (j < len && ((s[j] >= '0' && s[j] <= '9') || (s[j] >= 'a' && s[j] <= 'f')))
-				j++;
-			if (j + 2 < len && s[j] == ' ' && s[j + 1] == '"') {
-				const char *q = memchr(s + j + 2, '"', len - j - 2);
-				if (q)
-					add(ws, s + j + 2, (size_t)(q - (s + j + 2)));
-			}
-		}
+	lock_words(s, len, ws);
 	/* the frame at the end of the line */
 	struct frame_words fw;
 	if (!frame_words(s, len, &fw))
@@ -689,11 +736,14 @@ static void suggest(struct ms_fmt *out, const char *all, int k, const char *text
 			nc = 0; /* past the wrapper, whose every finding shares it */
 			past_wrapper = 1;
 		}
-		/* the last word of a line is its frame's function, or a
-		 * lock's name */
-		if (ws.n && nc < MAX_CANDIDATES) {
-			cand[nc] = ws.w[ws.n - 1];
-			clen[nc++] = ws.len[ws.n - 1];
+		/* the last word of a line but a variable is its frame's
+		 * function, or a lock's name */
+		unsigned last = ws.n;
+		while (last > 0 && ws.variable[last - 1])
+			last--;
+		if (last && nc < MAX_CANDIDATES) {
+			cand[nc] = ws.w[last - 1];
+			clen[nc++] = ws.len[last - 1];
 		}
 		p += l + (nl != NULL);
 	}

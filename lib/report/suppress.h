@@ -5,7 +5,8 @@
  * is a finding's heading (deadlock, potential-deadlock, guarded-inversion,
  * self-deadlock, held-at-exit, owner-died, misuse, stall), PATTERN a glob
  * (* and ?) matched against the function, source file and module of every
- * frame of the finding and the names of its locks; it matches anywhere in them
+ * frame of the finding and the variables and names of its locks (0x55..
+ * <cache_lock> "name": cache_lock, name); it matches anywhere in them
  * unless it begins with ^ or ends with $.  '#' begins a comment.  A file
  * with a bad line applies no rule at all, and says why once at start-up
  * and in every report.  The rules are read once, at start-up, into a
@@ -54,9 +55,14 @@ size_t ms_suppress_finding_code(const char *text, size_t len, char *out, size_t 
 /* For the JSON report, which names its findings' frames and locks word by
  * word: the first rule of kind `kind` (a rule's KIND, as "deadlock")
  * that matches `word` -- a frame's function, source file or module, or a
- * lock's name -- written to out as KIND:PATTERN.  Returns 1, or 0 (none;
- * out untouched).  Counts nothing: the text report's counts stand. */
+ * lock's variable or name, cut as the text prints them -- written to out
+ * as KIND:PATTERN.  Returns 1, or 0 (none; out untouched).  Counts
+ * nothing: the text report's counts stand. */
 int ms_suppress_rule_for(const char *kind, const char *word, char *out, size_t cap);
+
+/* Whether any rule applies: a word that costs a look-up (a lock's
+ * variable) is looked up for the JSON's "suppressed_by" only then. */
+int ms_suppress_any(void);
 
 /* For the tests: whether a glob of the rules' syntax matches text. */
 int ms_suppress_glob(const char *pattern, const char *text, size_t len);

@@ -420,6 +420,67 @@ START_TEST(test_suppress_suggests_an_anchored_rule_of_this_finding_alone)
 }
 END_TEST
 
+/* Locks as the report names them: address, variable, name (kinds.h). */
+static const char *const with_variables =
+	"\n"
+	"POTENTIAL DEADLOCK: 2 mutexes taken in a cycle of orders\n"
+	"  order: A -> B -> A\n"
+	"  A   mutex 0x55aa <accounts+0x68> \"ledger\", first locked at "
+	"deposit+0x1d (bank.c:60, bank)\n"
+	"  B   mutex 0x55ab <store<int>::registry_mu>, first locked at "
+	"transfer+0x2d (bank.c:61, bank)\n"
+	"\n"
+	"STALL: 1 thread blocked\n"
+	"  thread 7 \"w\" waits for condition 0x55ac <ready_cv> "
+	"(mutex 0x55ad <cache_lock> \"cache\"), for 5.00 s\n"
+	"\n"
+	"SELF-DEADLOCK: thread 7 locks a mutex it already holds: it waits for itself, forever\n"
+	"  mutex 0x55ae <a_table_of_locks_with_a_very_long_nam...>\n"
+	"  taken at     relock+0x10 (t.c:5, t)\n"
+	"  relocked at  relock+0x20 (t.c:6, t)\n"
+	"\n"
+	"SELF-DEADLOCK: thread 8 locks a mutex it already holds: it waits for itself, forever\n"
+	"  mutex 0x55af <queue_lock> \"queue\"\n"
+	"  taken at     relock+0x10 (t.c:5, t)\n"
+	"  relocked at  relock+0x20 (t.c:6, t)\n";
+
+/* Whether rule leaves out the finding of with_variables whose heading
+ * begins with `heading`, and no other. */
+static int leaves_out_alone(const char *rule, const char *heading)
+{
+	static const char *const headings[] = { "POTENTIAL", "STALL", "SELF-DEADLOCK: thread 7",
+						"SELF-DEADLOCK: thread 8" };
+	int removed, kept = 0;
+	load_text(rule);
+	const char *out = filter(with_variables, &removed);
+	for (size_t i = 0; i < sizeof headings / sizeof headings[0]; i++)
+		kept += strstr(out, headings[i]) != NULL;
+	return !strstr(out, heading) && kept == 3;
+}
+
+/* A rule matches a lock's variable as printed, without its angle
+ * brackets, and the lock's name after it still. */
+START_TEST(test_suppress_matches_lock_variables)
+{
+	ck_assert(leaves_out_alone("potential-deadlock:^accounts\n", "POTENTIAL"));
+	ck_assert(leaves_out_alone("potential-deadlock:^accounts+0x68$\n", "POTENTIAL"));
+	ck_assert(leaves_out_alone("potential-deadlock:^ledger$\n", "POTENTIAL"));
+	ck_assert(leaves_out_alone("potential-deadlock:^store<int>::registry_mu$\n", "POTENTIAL"));
+	/* five words on a line: the frame's are matched too */
+	ck_assert(leaves_out_alone("potential-deadlock:^deposit$\n", "POTENTIAL"));
+	ck_assert(!leaves_out_alone("potential-deadlock:^account$\n", "POTENTIAL"));
+	ck_assert(!leaves_out_alone("potential-deadlock:^<accounts\n", "POTENTIAL"));
+	/* a condition's, its mutex's, the mutex's name */
+	ck_assert(leaves_out_alone("stall:^ready_cv$\n", "STALL"));
+	ck_assert(leaves_out_alone("stall:^cache_lock$\n", "STALL"));
+	ck_assert(leaves_out_alone("stall:^cache$\n", "STALL"));
+	ck_assert(!leaves_out_alone("stall:^cache_lock>\n", "STALL"));
+	/* one cut to fit its column */
+	ck_assert(leaves_out_alone("self-deadlock:^a_table_of_locks\n", "SELF-DEADLOCK: thread 7"));
+	ck_assert(leaves_out_alone("self-deadlock:^queue\n", "SELF-DEADLOCK: thread 8"));
+}
+END_TEST
+
 /* A finding's code, for the run's summary: the functions its lines name,
  * each once, in order of name -- not the heading's note, not a module without a
  * function, not a wait's words -- cut with "..." where they do not fit. */
@@ -539,6 +600,7 @@ Suite *suppress_suite(void)
 	tcase_add_test(tc, test_suppress_suggests_an_anchored_rule_of_this_finding_alone);
 	tcase_add_test(tc, test_suppress_finding_code_names_each_function_once);
 	tcase_add_test(tc, test_suppress_suggestion_globs_suppressed_and_many);
+	tcase_add_test(tc, test_suppress_matches_lock_variables);
 	suite_add_tcase(s, tc);
 	return s;
 }
