@@ -309,6 +309,23 @@ for rule in 'potential-deadlock:^cache$' 'potential-deadlock:^accounts$'; do
 			'[.findings[].suppressed_by]' "$WORK/vars.kept.json")" \
 		"4/1/1/[null]"
 done
+# Two inversions through one function, in main: no function is either's
+# alone, a variable of each is, and the rule suggested names it.
+vars two '# none' two
+sed -n 's/^  to suppress it: \(.*\) (a line of MUTEXSTAT_SUPPRESSIONS)$/\1/p' \
+	"$WORK/vars.two.txt" | sort -u >"$WORK/vars.two.suggested"
+expect_eq "variables: each of two inversions through one function gets a rule of its own" \
+	"$(grep -cE '^potential-deadlock:\^(cache_lock|queue_lock|accounts\+0x[0-9a-f]+)\$$' \
+		"$WORK/vars.two.suggested")/$(grep -c 'here too' "$WORK/vars.two.txt")" "2/0"
+for rule in $(cat "$WORK/vars.two.suggested"); do
+	vars one "$rule" two
+	expect_eq "variables: $rule leaves out its finding and not the other" \
+		"$rc/$(grep -c '^POTENTIAL DEADLOCK' "$WORK/vars.one.txt")/$(jq -r \
+			'[.findings[] | .suppressed_by // "null"] | sort | join(" ")' \
+			"$WORK/vars.one.json")" \
+		"4/1/null $rule"
+done
+
 # ---- in a run -------------------------------------------------------------------
 
 cat >"$WORK/suite.sh" <<EOF

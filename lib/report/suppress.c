@@ -267,8 +267,8 @@ static int kind_of(const char *s, size_t hlen)
  * its end -- "function+0x2a (file.c:42, module)", "function (file.c:42)",
  * "function+0x2a (module)" -- and a lock's variable and name: 0x55..
  * <cache_lock> "name", either of them left out where it has none.  A
- * variable is marked: the rule a finding suggests does not name one
- * (suggest), which it did not before there were variables to match. */
+ * variable is marked: a suggested rule names it only where no function
+ * sets the finding apart (suggest). */
 #define LINE_WORDS 8 /* a condition's variable, its mutex's and its name, a frame's 3 */
 
 struct words {
@@ -709,18 +709,50 @@ static int anchored(char *out, size_t cap, const char *w, size_t len)
 
 #define MAX_CANDIDATES 24
 
+/* The words a finding's rule may name, in the order they are tried. */
+struct candidates {
+	const char *w[MAX_CANDIDATES];
+	size_t len[MAX_CANDIDATES];
+	unsigned n;
+};
+
+static void candidate(struct candidates *c, const char *w, size_t len)
+{
+	if (c->n < MAX_CANDIDATES) {
+		c->w[c->n] = w;
+		c->len[c->n++] = len;
+	}
+}
+
+/* Which round of suggest's a word is tried in: the program's functions
+ * (and locks' names) first, then those with a * or ? in their name
+ * (operator*, a Foo* parameter: the rule's ? for it matches any byte
+ * there), then the locks' variables, then main.  -1: never (generic). */
+static int round_of(const char *w, size_t len, int variable)
+{
+	if (variable)
+		return 2;
+	if (generic(w, len))
+		return -1;
+	if (len == 4 && !memcmp(w, "main", 4))
+		return 3;
+	return memchr(w, '*', len) || memchr(w, '?', len) ? 1 : 0;
+}
+
 /* A rule that would leave this finding out: its kind, and an anchored
  * pattern for a word of its frames -- the first function (the first past
  * a wrapper's, if the finding shows one), else a lock's name -- that no
  * other finding of this report has, and no frame that every stack has.
+ * Where no function (but main) is this finding's alone, a variable of its
+ * locks that is: two inversions through one helper, of locks in static
+ * variables, each get one naming a lock of their own, where they both got
+ * the helper's, with "it leaves out 1 other finding here too".
  * Before, the first function whole, unanchored: "transfer" also left out
  * transfer_all's findings, and a lambda's (a frame every std::thread
  * has) every finding in a thread. */
 static void suggest(struct ms_fmt *out, const char *all, int k, const char *text, size_t len)
 {
-	const char *cand[MAX_CANDIDATES];
-	size_t clen[MAX_CANDIDATES];
-	unsigned nc = 0;
+	struct candidates code = { .n = 0 }, vars = { .n = 0 };
 	int past_wrapper = 0;
 	for (const char *p = text; p < text + len;) {
 		const char *nl = memchr(p, '\n', (size_t)(text + len - p));
@@ -733,7 +765,7 @@ static void suggest(struct ms_fmt *out, const char *all, int k, const char *text
 		int wrapper_line = l - lead >= sizeof MS_WRAPPER_CALLERS - 1 &&
 				   !memcmp(p + lead, MS_WRAPPER_CALLERS, sizeof MS_WRAPPER_CALLERS - 1);
 		if (wrapper_line && !past_wrapper) {
-			nc = 0; /* past the wrapper, whose every finding shares it */
+			code.n = 0; /* past the wrapper, whose every finding shares it */
 			past_wrapper = 1;
 		}
 		/* the last word of a line but a variable is its frame's
@@ -741,10 +773,11 @@ static void suggest(struct ms_fmt *out, const char *all, int k, const char *text
 		unsigned last = ws.n;
 		while (last > 0 && ws.variable[last - 1])
 			last--;
-		if (last && nc < MAX_CANDIDATES) {
-			cand[nc] = ws.w[last - 1];
-			clen[nc++] = ws.len[last - 1];
-		}
+		if (last)
+			candidate(&code, ws.w[last - 1], ws.len[last - 1]);
+		for (unsigned i = 0; i < ws.n; i++)
+			if (ws.variable[i])
+				candidate(&vars, ws.w[i], ws.len[i]);
 		p += l + (nl != NULL);
 	}
 	char rule[MAX_PATTERN], first[MAX_PATTERN];
@@ -752,16 +785,11 @@ static void suggest(struct ms_fmt *out, const char *all, int k, const char *text
 	unsigned shared = 0;
 	int found = 0;
 	int checked = kind_count[k] <= CHECKED_FINDINGS;
-	/* in rounds: the program's functions first, then those with a * or ?
-	 * in their name (operator*, a Foo* parameter: the rule's ? for it
-	 * matches any byte there), then main */
-	for (int pass = 0; pass < 3 && !found; pass++)
-		for (unsigned i = 0; i < nc && !found; i++) {
-			int is_main = clen[i] == 4 && !memcmp(cand[i], "main", 4);
-			int globby = memchr(cand[i], '*', clen[i]) || memchr(cand[i], '?', clen[i]);
-			int round = is_main ? 2 : globby ? 1 : 0;
-			if (generic(cand[i], clen[i]) || round != pass ||
-			    !anchored(rule, sizeof rule, cand[i], clen[i]))
+	for (int pass = 0; pass < 4 && !found; pass++) {
+		const struct candidates *c = pass == 2 ? &vars : &code;
+		for (unsigned i = 0; i < c->n && !found; i++) {
+			if (round_of(c->w[i], c->len[i], pass == 2) != pass ||
+			    !anchored(rule, sizeof rule, c->w[i], c->len[i]))
 				continue;
 			unsigned others = checked ? others_matched(all, k, text, rule) : 0;
 			if (!first[0]) {
@@ -770,6 +798,7 @@ static void suggest(struct ms_fmt *out, const char *all, int k, const char *text
 			}
 			found = others == 0;
 		}
+	}
 	if (!found) {
 		if (!first[0])
 			return; /* no word to name: frames without functions */

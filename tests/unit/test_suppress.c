@@ -481,6 +481,29 @@ START_TEST(test_suppress_matches_lock_variables)
 }
 END_TEST
 
+/* A function that sets a finding apart is named; where none does, a
+ * variable of its locks that does, cut or not. */
+START_TEST(test_suppress_suggests_a_variable_where_no_function_is_its_own)
+{
+	int removed;
+	load_text("# nothing\n");
+	const char *out = filter(with_variables, &removed);
+	ck_assert_ptr_nonnull(strstr(out, "  to suppress it: potential-deadlock:^deposit$ "
+					  "(a line of MUTEXSTAT_SUPPRESSIONS)\n"));
+	ck_assert_ptr_nonnull(strstr(out, "  to suppress it: stall:^cache$ "
+					  "(a line of MUTEXSTAT_SUPPRESSIONS)\n"));
+	ck_assert_ptr_nonnull(strstr(out, "  to suppress it: self-deadlock:"
+					  "^a_table_of_locks_with_a_very_long_nam*$ "
+					  "(a line of MUTEXSTAT_SUPPRESSIONS)\n"));
+	/* a lock's name is named before its variable, as before */
+	ck_assert_ptr_nonnull(strstr(out, "  to suppress it: self-deadlock:^queue$ "
+					  "(a line of MUTEXSTAT_SUPPRESSIONS)\n"));
+	ck_assert_ptr_null(strstr(out, "here too"));
+	ck_assert(leaves_out_alone("self-deadlock:^a_table_of_locks_with_a_very_long_nam*$\n",
+				   "SELF-DEADLOCK: thread 7"));
+}
+END_TEST
+
 /* A finding's code, for the run's summary: the functions its lines name,
  * each once, in order of name -- not the heading's note, not a module without a
  * function, not a wait's words -- cut with "..." where they do not fit. */
@@ -601,6 +624,7 @@ Suite *suppress_suite(void)
 	tcase_add_test(tc, test_suppress_finding_code_names_each_function_once);
 	tcase_add_test(tc, test_suppress_suggestion_globs_suppressed_and_many);
 	tcase_add_test(tc, test_suppress_matches_lock_variables);
+	tcase_add_test(tc, test_suppress_suggests_a_variable_where_no_function_is_its_own);
 	suite_add_tcase(s, tc);
 	return s;
 }
