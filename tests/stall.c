@@ -36,6 +36,9 @@
  *   retake-held FILE  main takes m, wakes the worker in its condition wait
  *               and keeps m until FILE exists: the worker blocks taking m
  *               back ("retaking"), then "done"
+ *   retake-slow FILE  retake, but main sleeps until FILE exists instead of
+ *               joining (no STALL), then signals the holder, which lets m
+ *               go: the worker's retake ends, then "done"
  *
  * Prints "thread ROLE TID" and "cond/mutex NAME ADDRESS" lines first,
  * "done" at the end of the modes that end. */
@@ -276,26 +279,30 @@ static void until_waiting(void)
 	}
 }
 
-static int holding; /* under other */
+static int holding, let_go; /* under other */
 
 /* retake: takes m, free while the waiter waits, and keeps it through a
- * condition wait nobody signals */
+ * condition wait that only retake-slow signals */
 static void *cond_holder(void *arg)
 {
 	say_thread(arg);
 	pthread_mutex_lock(&m); /* RETAKE_HOLDER_LOCKS */
 	pthread_mutex_lock(&other);
 	holding = 1;
-	for (;;)
+	while (!let_go)
 		pthread_cond_wait(&c2, &other); /* RETAKE_HOLDER_WAITS */
+	pthread_mutex_unlock(&other);
+	pthread_mutex_unlock(&m);
 	return NULL;
 }
 
-static __attribute__((noinline)) void retake_hang(void)
+/* The waiter (t[0]) blocked taking m back from the holder (t[1]), which
+ * sleeps in its condition wait on c2. */
+static void retake_behind_cond_holder(pthread_t t[2])
 {
-	pthread_t t[2];
 	pthread_create(&t[0], NULL, waiter, "w1");
 	until_waiting();
+	ready = 1; /* once woken, the waiter returns (with m) */
 	pthread_mutex_unlock(&m);
 	pthread_create(&t[1], NULL, cond_holder, "holder");
 	for (;;) { /* the holder in its condition wait: it let other go */
@@ -308,7 +315,29 @@ static __attribute__((noinline)) void retake_hang(void)
 	pthread_mutex_unlock(&other);
 	pthread_cond_signal(&c); /* the waiter wakes, and blocks on m */
 	until_retaking();
+}
+
+static __attribute__((noinline)) void retake_hang(void)
+{
+	pthread_t t[2];
+	retake_behind_cond_holder(t);
 	pthread_join(t[0], NULL); /* forever */
+}
+
+/* The same, main asleep (not blocked: no STALL) until file exists; then
+ * the holder is let go, and with it m. */
+static __attribute__((noinline)) void retake_slow(const char *file)
+{
+	pthread_t t[2];
+	retake_behind_cond_holder(t);
+	while (access(file, F_OK))
+		usleep(10000);
+	pthread_mutex_lock(&other);
+	let_go = 1;
+	pthread_cond_signal(&c2);
+	pthread_mutex_unlock(&other);
+	pthread_join(t[0], NULL);
+	pthread_join(t[1], NULL);
 }
 
 static __attribute__((noinline)) void retake_held(const char *file)
@@ -397,9 +426,12 @@ int main(int argc, char **argv)
 		retake_hang();
 	} else if (!strcmp(mode, "retake-held") && argc > 2) {
 		retake_held(argv[2]);
+	} else if (!strcmp(mode, "retake-slow") && argc > 2) {
+		retake_slow(argv[2]);
 	} else {
 		fprintf(stderr, "usage: stall lost|sem|timed|pool|pshared|alarm|timer|term|"
-				"behind-one|alone|recursive|retake|retake-held FILE\n");
+				"behind-one|alone|recursive|retake|retake-held FILE|\n"
+				"             retake-slow FILE\n");
 		return 2;
 	}
 	printf("done\n");
