@@ -343,4 +343,61 @@ expect_eq "retake, STALL, JSON: what each waits for, held by whom" \
 		"$(field retake thread w1) mutex $(field retake mutex m) $holder true" \
 		"$holder condition $(field retake mutex other) null false" | sort)"
 
+# A retake's long wait is a long wait: the watchdog reports it when the
+# process is not stalled (main sleeps, so it may end the wait), and does
+# not abort -- as for a thread waiting in pthread_mutex_lock.  It wrote
+# no report at all: its long waits were those of pthread_mutex_lock only.
+# watch MODE NAME: `stall MODE FILE` under the watchdog with
+# MUTEXSTAT_ON_DEADLOCK=abort until its report has its table (20 s at
+# most), then FILE lets it end; its status in $rc.
+watch() {
+	rm -f "$WORK/$2" "$WORK/$2".*
+	env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/$2" MUTEXSTAT_FORMAT=text,json \
+		MUTEXSTAT_WATCHDOG=1 MUTEXSTAT_ON_DEADLOCK=abort \
+		"$P" "$1" "$WORK/$2.stop" >"$WORK/$2.out" 2>"$WORK/$2.err" &
+	pid=$!
+	wait_for "$WORK/$2.1.txt" '^Top ' 20 || fail "$1, watchdog: no report in 20 s"
+	wait_for "$WORK/$2.1.json" '^}' 10
+	: >"$WORK/$2.stop"
+	rc=0
+	wait_or_kill $pid 30 || rc=$?
+}
+
+# Behind main, which keeps m (and sleeps): a WAIT CHAIN.
+watch retake-held wrh
+R=$WORK/wrh.1.txt
+expect_eq "retake-held, watchdog: reported, not aborted, runs to its end" \
+	"$rc $(tail -1 "$WORK/wrh.out")" "0 done"
+expect_grep "retake-held, watchdog: the watchdog's report" \
+	"^  the watchdog's report \(MUTEXSTAT_WATCHDOG\): a thread has waited that long$" "$R"
+expect_grep "retake-held, watchdog: a WAIT CHAIN" '^WAIT CHAIN:$' "$R"
+expect_grep "retake-held, watchdog: the worker waits for m again" \
+	"^  thread $(field wrh thread w1) \"stall\" waits for mutex $(field wrh mutex m)( <[^>]+>)? again, to return from its condition wait \(in it for " "$R"
+expect_grep "retake-held, watchdog: held by main" \
+	"^    held by thread $(field wrh thread main), taken at until_waiting\+0x" "$R"
+expect_no_grep "retake-held, watchdog: no STALL (main sleeps)" '^STALL' "$R"
+
+# Behind the holder in a condition wait of its own: the DEADLOCK a live
+# dump shows, "unless a thread outside this chain signals it" -- main,
+# which does.
+watch retake-slow wrs
+R=$WORK/wrs.1.txt
+holder=$(field wrs thread holder)
+expect_eq "retake-slow, watchdog: reported, not aborted, runs to its end" \
+	"$rc $(tail -1 "$WORK/wrs.out")" "0 done"
+expect_grep "retake-slow, watchdog: a DEADLOCK through the holder's condition wait" \
+	"^DEADLOCK: thread $holder waits for a condition while holding a mutex other threads wait for$" "$R"
+expect_grep "retake-slow, watchdog: ... unless a thread outside it signals" \
+	'^  \(unless a thread outside this chain signals it\)$' "$R"
+expect_grep "retake-slow, watchdog: the worker waits for m again, held by the holder" \
+	"^  thread $(field wrs thread w1) \"stall\" waits for mutex $(field wrs mutex m)( <[^>]+>)? again, to return from its condition wait \(in it for " "$R"
+expect_no_grep "retake-slow, watchdog: no STALL (main sleeps)" '^STALL' "$R"
+expect_eq "retake-slow, watchdog, JSON: the deadlock, its retake" \
+	"$(jq -c '[.findings[] | select(.kind == "deadlock") |
+		[.threads[] | [.thread, .held_by, .retake]]]' "$WORK/wrs.1.json")" \
+	"[[[$(field wrs thread w1),$holder,true]]]"
+expect_eq "retake-held and retake-slow, watchdog: one report each" \
+	"$(cd "$WORK" && ls wrh.[0-9]* wrs.[0-9]* | paste -sd' ' -)" \
+	"wrh.1.json wrh.1.txt wrs.1.json wrs.1.txt"
+
 finish

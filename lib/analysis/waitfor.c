@@ -359,6 +359,13 @@ static void collect_retake(struct ms_tstate *ts, struct collect *c)
 		c->n++;
 }
 
+int ms_waitfor_retake_blocked(struct ms_tstate *ts)
+{
+	uintptr_t key = __atomic_load_n(&ts->cond_key, __ATOMIC_ACQUIRE);
+	struct ms_waiter unused;
+	return key && retake_of(ts, LOAD(&ts->tid), key, 0, 0, &unused);
+}
+
 static void collect_waiter(struct ms_tstate *ts, void *arg)
 {
 	struct collect *c = arg;

@@ -56,6 +56,11 @@ struct ms_waiter {
  * the condition, blocked taking the mutex back.  Report time (/proc). */
 int ms_waitfor_retaking(uint32_t tid, uintptr_t key);
 
+/* Whether thread ts is in a condition wait, blocked taking its mutex back
+ * from another thread: a wait in the graph (the holder is read first, so
+ * /proc only for a mutex another thread holds). */
+int ms_waitfor_retake_blocked(struct ms_tstate *ts);
+
 /* Up to MS_WAITERS_MAX waits now, into w, each with its owner's index
  * (next); *moment is when.  Returns how many. */
 int ms_waitfor_snapshot(struct ms_waiter *w, uint64_t *moment);

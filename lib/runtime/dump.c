@@ -179,15 +179,64 @@ static void dump(unsigned seq, const char *occasion)
 
 #define BY_WATCHDOG "the watchdog's report (MUTEXSTAT_WATCHDOG): a thread has waited that long"
 
-/* The oldest wait for a mutex, in seconds. */
+/* A condition wait's blocked retake has no start in its thread's record:
+ * glibc takes the mutex back inside the wait, unseen.  Its start is the
+ * first of the watchdog's looks that saw it, known by its thread and its
+ * condition wait's start; a retake past the first RETAKES_SEEN of a look
+ * is not timed. */
+#define RETAKES_SEEN 256
+
+struct retake_seen {
+	uint32_t tid;
+	uint64_t cond_since, since;
+};
+
+/* A look for the oldest wait: its time, what it found, the retakes the
+ * last look saw (was) and those this one sees (is). */
+struct look {
+	uint64_t now, since; /* since: the oldest wait's start, 0 none */
+	const struct retake_seen *was;
+	struct retake_seen *is;
+	uint32_t nwas, nis;
+};
+
+/* When thread tid's retake, in its condition wait begun at cond_since,
+ * began, as far as the looks tell. */
+static uint64_t retake_since(struct look *l, uint32_t tid, uint64_t cond_since)
+{
+	uint64_t since = l->now;
+	for (uint32_t i = 0; i < l->nwas; i++)
+		if (l->was[i].tid == tid && l->was[i].cond_since == cond_since)
+			since = l->was[i].since;
+	if (l->nis < RETAKES_SEEN)
+		l->is[l->nis++] = (struct retake_seen){ tid, cond_since, since };
+	return since;
+}
+
+/* The oldest wait for a mutex: a lock's, or a condition wait's retake
+ * (a wait for the mutex like any other, in the graph the report reads). */
 static void oldest(struct ms_tstate *ts, void *arg)
 {
-	uint64_t *since = arg;
-	if (__atomic_load_n(&ts->wait_rec, __ATOMIC_ACQUIRE)) {
-		uint64_t s = LOAD(&ts->wait_since);
-		if (s && (!*since || s < *since))
-			*since = s;
-	}
+	struct look *l = arg;
+	uint64_t s = 0;
+	if (__atomic_load_n(&ts->wait_rec, __ATOMIC_ACQUIRE))
+		s = LOAD(&ts->wait_since);
+	else if (LOAD(&ts->cond_key) && ms_waitfor_retake_blocked(ts))
+		s = retake_since(l, LOAD(&ts->tid), LOAD(&ts->cond_since));
+	if (s && (!l->since || s < l->since))
+		l->since = s;
+}
+
+/* The oldest wait for a mutex now (0 none), the watchdog's. */
+static uint64_t oldest_wait(uint64_t now)
+{
+	static struct retake_seen seen[2][RETAKES_SEEN]; /* the dump thread's */
+	static uint32_t nseen, last;
+	struct look l = { now, 0, seen[last], seen[!last], nseen, 0 };
+	ms_threads_each(oldest, &l);
+	last = !last;
+	nseen = l.nis;
+	return l.since;
 }
 
 /* The watchdog's look for a STALL (stall.h): kept as a finding, with
@@ -248,8 +297,7 @@ static void abort_for(const char *finding)
 
 static void watchdog_look(unsigned *seq, uint64_t now, int *fired, int *done)
 {
-	uint64_t since = 0;
-	ms_threads_each(oldest, &since);
+	uint64_t since = oldest_wait(now);
 	int long_wait = since && now > since &&
 			ms_ticks_to_ns(now - since) >= ms_opt.watchdog * 1000000000ull;
 	/* A deadlock explains the hang: its report has no STALL beside the
