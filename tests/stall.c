@@ -36,6 +36,8 @@
  *   retake-held FILE  main takes m, wakes the worker in its condition wait
  *               and keeps m until FILE exists: the worker blocks taking m
  *               back ("retaking"), then "done"
+ *   retake-late the same hang, but the worker is woken 3 s into the waits,
+ *               by a thread that then ends (once it blocks: "retaking")
  *   retake-slow FILE  retake, but main sleeps until FILE exists instead of
  *               joining (no STALL), then signals the holder, which lets m
  *               go: the worker's retake ends, then "done"
@@ -296,9 +298,9 @@ static void *cond_holder(void *arg)
 	return NULL;
 }
 
-/* The waiter (t[0]) blocked taking m back from the holder (t[1]), which
- * sleeps in its condition wait on c2. */
-static void retake_behind_cond_holder(pthread_t t[2])
+/* The waiter (t[0]) in its condition wait on c, and the holder (t[1])
+ * holding m in its condition wait on c2. */
+static void cond_holder_over_waiter(pthread_t t[2])
 {
 	pthread_create(&t[0], NULL, waiter, "w1");
 	until_waiting();
@@ -313,8 +315,34 @@ static void retake_behind_cond_holder(pthread_t t[2])
 		usleep(1000);
 	}
 	pthread_mutex_unlock(&other);
+}
+
+/* The waiter (t[0]) blocked taking m back from the holder (t[1]), which
+ * sleeps in its condition wait on c2. */
+static void retake_behind_cond_holder(pthread_t t[2])
+{
+	cond_holder_over_waiter(t);
 	pthread_cond_signal(&c); /* the waiter wakes, and blocks on m */
 	until_retaking();
+}
+
+/* retake-late: wakes the waiter after 3 s, and ends once it blocks */
+static void *late_signaller(void *arg)
+{
+	say_thread(arg);
+	sleep(3);
+	pthread_cond_signal(&c);
+	until_retaking();
+	return NULL;
+}
+
+static __attribute__((noinline)) void retake_late(void)
+{
+	pthread_t t[2], late;
+	cond_holder_over_waiter(t);
+	pthread_create(&late, NULL, late_signaller, "late");
+	pthread_detach(late);
+	pthread_join(t[0], NULL); /* forever */
 }
 
 static __attribute__((noinline)) void retake_hang(void)
@@ -424,14 +452,16 @@ int main(int argc, char **argv)
 		woken_by_term();
 	} else if (!strcmp(mode, "retake")) {
 		retake_hang();
+	} else if (!strcmp(mode, "retake-late")) {
+		retake_late();
 	} else if (!strcmp(mode, "retake-held") && argc > 2) {
 		retake_held(argv[2]);
 	} else if (!strcmp(mode, "retake-slow") && argc > 2) {
 		retake_slow(argv[2]);
 	} else {
 		fprintf(stderr, "usage: stall lost|sem|timed|pool|pshared|alarm|timer|term|"
-				"behind-one|alone|recursive|retake|retake-held FILE|\n"
-				"             retake-slow FILE\n");
+				"behind-one|alone|recursive|retake|retake-late|\n"
+				"             retake-held FILE|retake-slow FILE\n");
 		return 2;
 	}
 	printf("done\n");

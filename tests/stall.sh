@@ -343,6 +343,22 @@ expect_eq "retake, STALL, JSON: what each waits for, held by whom" \
 		"$(field retake thread w1) mutex $(field retake mutex m) $holder true" \
 		"$holder condition $(field retake mutex other) null false" | sort)"
 
+# A STALL is every thread in the same wait for N seconds: a retake's
+# wait begins when it blocks, not when its condition wait did.  The
+# worker, in its condition wait 3 s, is woken by a thread that then
+# ends: the STALL came at once, "for 3.xx s or more" (the retake 0.25 s
+# old at most); now when the retake is 1 s old.  The worker's line still
+# gives its condition wait's time.
+run retake-late
+R=$WORK/retake-late.1
+expect_eq "retake-late, STALL: aborted after the report (SIGABRT)" "$rc" 134
+expect_grep "retake-late, STALL: blocked for the retake's time" \
+	'^STALL: all 3 threads blocked in waits for 1\.[0-9]+ s or more, ' "$R"
+expect_grep "retake-late, STALL: the worker's line, its condition wait's time" \
+	"^  thread $(field retake-late thread w1) \"stall\" waits for mutex $(field retake-late mutex m)( <[^>]+>)? held by thread $(field retake-late thread holder) again,$" "$R"
+expect_grep "retake-late, STALL: ... in its condition wait 4 s or more" \
+	'^    to return from its condition wait \(in it for ([4-9]|[1-9][0-9])\.[0-9]+ s\)$' "$R"
+
 # A retake's long wait is a long wait: the watchdog reports it when the
 # process is not stalled (main sleeps, so it may end the wait), and does
 # not abort -- as for a thread waiting in pthread_mutex_lock.  It wrote

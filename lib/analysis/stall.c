@@ -159,9 +159,13 @@ static int pshared(uint32_t r)
 /* Whether thread tid (record ts), in a condition wait on the mutex at
  * key, is blocked taking that mutex back -- woken, it waits for the mutex
  * and its holder, with no deadline, as in the wait-for graph: into w if
- * so.  (Called a wait for the condition, it hid the thread it waits for.) */
-static int retake(uint32_t tid, struct ms_tstate *ts, uintptr_t key, struct ms_stall_thread *w,
-		  uint64_t *since)
+ * so.  (Called a wait for the condition, it hid the thread it waits for.)
+ * w's time is the condition wait's, as shown; *since is the retake's,
+ * which glibc begins inside the wait, unseen: the first look that saw it,
+ * as for a futex wait.  (The condition wait's start made a STALL of a
+ * retake just begun, "for" the time the thread waited to be woken.) */
+static int retake(uint32_t tid, struct ms_tstate *ts, uintptr_t key, uint64_t now,
+		  struct ms_stall_thread *w, uint64_t *since)
 {
 	uint32_t r = ms_table_find(key);
 	if (r == MS_REC_NONE || r == MS_REC_UNTRACKED || !ms_waitfor_retaking(tid, key))
@@ -173,12 +177,14 @@ static int retake(uint32_t tid, struct ms_tstate *ts, uintptr_t key, struct ms_s
 	w->holder = owner & MS_HELD ? owner & ~MS_HELD : 0;
 	w->shared = pshared(r);
 	w->caller = LOAD(&ts->cond_caller);
-	*since = LOAD(&ts->cond_since);
+	uint64_t cond_since = LOAD(&ts->cond_since);
+	w->waited_ns = ms_ticks_to_ns(now > cond_since ? now - cond_since : 0);
+	*since = futex_since(tid, key, now);
 	return 1;
 }
 
-/* What thread tid (record ts, NULL none) waits for, into w; 0 if it is
- * not blocked in a wait that counts. */
+/* What thread tid (record ts, NULL none) waits for, into w, and since
+ * when it is blocked so; 0 if it is not blocked in a wait that counts. */
 static int classify(const struct records *r, uint32_t tid, struct ms_tstate *ts,
 		    uint64_t now, struct ms_stall_thread *w, uint64_t *since)
 {
@@ -198,8 +204,8 @@ static int classify(const struct records *r, uint32_t tid, struct ms_tstate *ts,
 		w->caller = LOAD(&ts->wait_caller);
 		w->stack = LOAD(&ts->wait_stack);
 		*since = LOAD(&ts->wait_since);
-	} else if (cond && retake(tid, ts, cond, w, since)) {
-		/* w says it */
+	} else if (cond && retake(tid, ts, cond, now, w, since)) {
+		/* w says it, and its time */
 	} else if (cond) {
 		w->kind = MS_STALL_COND;
 		w->object = LOAD(&ts->cond_cond);
@@ -224,7 +230,8 @@ static int classify(const struct records *r, uint32_t tid, struct ms_tstate *ts,
 		w->object = word;
 		*since = futex_since(tid, word, now);
 	}
-	w->waited_ns = ms_ticks_to_ns(now > *since ? now - *since : 0);
+	if (!w->retake)
+		w->waited_ns = ms_ticks_to_ns(now > *since ? now - *since : 0);
 	/* a deadline ends it, another process may: the world outside, as
 	 * for a thread in read() or nanosleep() */
 	return !w->timed && !w->shared;
@@ -346,8 +353,9 @@ int ms_stall_check(uint32_t self, uint64_t threshold_ns, struct ms_stall *out)
 				blocked = 0;
 				break;
 			}
-			if (w.waited_ns < out->waited_ns)
-				out->waited_ns = w.waited_ns;
+			uint64_t blocked = ms_ticks_to_ns(now > since ? now - since : 0);
+			if (blocked < out->waited_ns)
+				out->waited_ns = blocked;
 			sig = mix(mix(mix(sig, tid), w.object), since);
 			if (out->shown < MS_STALL_SHOWN)
 				out->t[out->shown++] = w;

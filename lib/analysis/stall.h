@@ -44,7 +44,8 @@ struct ms_stall_thread {
 struct ms_stall {
 	uint32_t n;          /* threads, all blocked */
 	uint32_t shown;      /* of them in t[] */
-	uint64_t waited_ns;  /* the shortest of their waits */
+	uint64_t waited_ns;  /* the shortest time one has been blocked (a
+				retake: since the first look that saw it) */
 	/* A signal the program handles that another process may send to
 	 * end a wait (SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGPWR, a
 	 * real-time signal; not SIGINT, whose handler every interactive
