@@ -376,7 +376,11 @@ not_cached(struct ms_thread *t, struct ms_tstate *ts, uint32_t r, uintptr_t key,
 	uint32_t gen = __atomic_load_n(&ms_table.gen, __ATOMIC_SEQ_CST);
 	ms_guard_enter(t);
 	int known = add_edge(t, ts, i, r, LOAD(&ms_rec(r)->birth), key, caller, read, b_new);
-	if (known == EDGE_KNOWN && !ts->edge_cache2 && ++ts->edge_misses == MS_EDGE_MISSES)
+	/* A thread that took more edges than its small cache holds gets the
+	 * bigger one: counting the known edges it missed alone, a thread
+	 * adding ten thousand new ones made it only when it took them again,
+	 * and looked each up in the graph twice. */
+	if (known != EDGE_UNSEEN && !ts->edge_cache2 && ++ts->edge_misses == MS_EDGE_MISSES)
 		big_cache(ts);
 	/* remembered inside the guard: a signal handler's lock on this thread
 	 * meanwhile is not recorded, so it writes no entry of the caches
