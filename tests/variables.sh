@@ -159,12 +159,41 @@ expect_grep "a stripped program: the address alone" "^#[0-9]+ mutex $cache2 \\(n
 expect_no_grep "a stripped program: no variable is made up" '<(cache_lock|accounts)' \
 	"$WORK/report"
 
+# eight elements of one array with a long name: the top table's column
+# cuts the name in its middle, so each row keeps its own offset
+cat >"$WORK/arr.c" <<'EOC'
+#include <pthread.h>
+struct acct {
+	long bal;
+	pthread_mutex_t lock;
+} customer_accounts_by_branch[64];
+int main(void)
+{
+	for (int i = 0; i < 64; i += 8) {
+		pthread_mutex_lock(&customer_accounts_by_branch[i].lock);
+		pthread_mutex_unlock(&customer_accounts_by_branch[i].lock);
+	}
+	return 0;
+}
+EOC
+# shellcheck disable=SC2086 # SAN_FLAGS is a list of flags
+if $CC -g -O0 $SAN_FLAGS -o "$WORK/arr" "$WORK/arr.c" -pthread; then
+	run_with "$WORK/out4" "$WORK/err4" "$WORK/arr"
+	expect_eq "top table: eight elements of a long-named array, eight labels" \
+		"$(grep -oE '^ +[0-9]+ <custom[^ ]*by_branch[+]0x[0-9a-f]+>' "$WORK/report" |
+			awk '{ print $2 }' | sort -u | wc -l)" 8
+else
+	fail "cannot build arr.c"
+fi
+
 # C++: a variable in a namespace and a class's static member, demangled
 CXX=${CXX:-c++}
 if command -v "$CXX" >/dev/null 2>&1; then
 	cat >"$WORK/vars.cpp" <<'EOC'
 #include <cstdio>
+#include <map>
 #include <mutex>
+#include <string>
 namespace store {
 std::mutex registry_mu;
 }
@@ -172,23 +201,41 @@ struct Pool {
 	static std::mutex mu_;
 };
 std::mutex Pool::mu_;
+/* two statics whose names differ only in their last template argument,
+ * past the text's cut */
+template <typename K, typename V> struct cache {
+	static std::mutex mu;
+};
+template <typename K, typename V> std::mutex cache<K, V>::mu;
+typedef std::map<std::string, std::string> dict;
 int main()
 {
 	{
 		std::lock_guard<std::mutex> a(store::registry_mu);
 		std::lock_guard<std::mutex> b(Pool::mu_);
+		std::lock_guard<std::mutex> c(cache<dict, int>::mu);
+		std::lock_guard<std::mutex> d(cache<dict, long>::mu);
 	}
 	std::printf("%p %p\n", (void *)&store::registry_mu, (void *)&Pool::mu_);
 }
 EOC
 	# shellcheck disable=SC2086 # SAN_FLAGS is a list of flags
 	if "$CXX" -g -O0 $SAN_FLAGS -pthread -o "$WORK/varscxx" "$WORK/vars.cpp"; then
-		run_with "$WORK/out3" "$WORK/err3" "$WORK/varscxx"
+		MUTEXSTAT_FORMAT=text,json MUTEXSTAT_OUTPUT="$WORK/cxx" \
+			run_with "$WORK/out3" "$WORK/err3" "$WORK/varscxx"
+		mv "$WORK/cxx.txt" "$WORK/report"
 		read -r reg pool <"$WORK/out3"
 		expect_grep "C++: a namespace's std::mutex, demangled" \
 			"^#[0-9]+ mutex $reg <store::registry_mu> \\(" "$WORK/report"
 		expect_grep "C++: a class's static std::mutex" \
 			"^#[0-9]+ mutex $pool <Pool::mu_> \\(" "$WORK/report"
+		expect_eq "C++: two instantiations cut in their middle read apart" \
+			"$(grep -oE '^#[0-9]+ mutex 0x[0-9a-f]+ <cache<std::map[^ ]*[.][.][.].*, (int|long)>::mu> \(' \
+				"$WORK/report" | grep -oE '(int|long)>::mu' | sort | tr '\n' ' ')" \
+			"int>::mu long>::mu "
+		expect_eq "C++: JSON has the two names whole" \
+			"$(grep -oE '"symbol":"cache<std::map<[^"]*basic_string[^"]*, (int|long)>::mu"' \
+				"$WORK/cxx.json" | grep -c -v '[.][.][.]')" 2
 	else
 		fail "cannot build vars.cpp with $CXX"
 	fi

@@ -128,13 +128,46 @@ uint64_t ms_readers_max(const struct ms_site_reads *rd)
 	return rd->readers_max ? rd->readers_max : rd->acquisitions != 0;
 }
 
+/* Where sym's offset ("+0x68", which ms_symbolize_data puts last) begins;
+ * its end if it has none. */
+static size_t offset_at(const char *sym)
+{
+	const char *plus = strrchr(sym, '+');
+	size_t n = strlen(sym);
+	if (!plus || strncmp(plus, "+0x", 3) || !plus[3] ||
+	    strspn(plus + 3, "0123456789abcdef") != strlen(plus + 3))
+		return n;
+	return (size_t)(plus - sym);
+}
+
+/* sym in at most cols bytes: cut in the middle of its name, never in its
+ * offset nor inside a UTF-8 character.  What tells two variables apart
+ * is at both ends -- an array's name and its element's offset, a C++
+ * template's last arguments and its member ("...long>::mu") -- where a cut
+ * at the end made eight elements of one array, or two instantiations of
+ * one template, read alike. */
+static const char *cut_middle(char *out, size_t cap, const char *sym, size_t cols)
+{
+	size_t n = strlen(sym), name = offset_at(sym);
+	if (n <= cols || cols < n - name + 3 + 8) /* no room for a name's ends */
+		return ms_name_cut(out, cap, sym, cols);
+	size_t room = cols - (n - name) - 3, head = room * 2 / 5, tail = name - (room - head);
+	while (tail < name && ((unsigned char)sym[tail] & 0xc0) == 0x80)
+		tail++;
+	struct ms_fmt f;
+	ms_fmt_init(&f, out, cap, -1);
+	ms_fmt_quoted(&f, sym, head); /* its head and "...", as a name is cut */
+	ms_fmt_quoted(&f, sym + tail, n - tail);
+	return ms_fmt_str(&f);
+}
+
 /* see kinds.h */
 const char *ms_lock_variable(char *out, size_t cap, uintptr_t key, size_t cols)
 {
-	char sym[sizeof ((struct ms_frame *)0)->func + 24];
+	char sym[MS_VARIABLE_CAP];
 	if (!ms_symbolize_data(key, sym, sizeof sym))
 		sym[0] = 0;
-	return ms_name_cut(out, cap, sym, cols);
+	return cut_middle(out, cap, sym, cols);
 }
 
 const char *ms_lock_variable_tag(char *out, size_t cap, uintptr_t key, size_t cols)

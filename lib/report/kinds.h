@@ -22,8 +22,9 @@ void ms_rw_reads_of(struct ms_site_reads *out, uint32_t r);
 const char *ms_lock_noun(uint32_t flags);
 /* " <cache_lock>": the variable the lock at key is, if its module's symbols
  * say (stacks/symbols.h: a static or global lock, or one inside a struct or
- * an array that is), cut to cols columns; nothing for a lock on the heap or
- * a stack.  After the lock's address, as gdb prints a pointer. */
+ * an array that is), cut to cols columns in the middle of its name, its
+ * ends and offset kept ("customer...branch+0x248"); nothing for a lock on
+ * the heap or a stack.  After the lock's address, as gdb prints a pointer. */
 void ms_fmt_lock_variable(struct ms_fmt *f, uintptr_t key, size_t cols);
 /* The same text in out (" <cache_lock>" or ""), for a format's "%s". */
 const char *ms_lock_variable_tag(char *out, size_t cap, uintptr_t key, size_t cols);

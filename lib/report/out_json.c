@@ -114,7 +114,7 @@ static void sup_end(struct ms_jw *j)
  * null for one on the heap or a stack (stacks/symbols.h). */
 static void symbol(struct ms_jw *j, uintptr_t key)
 {
-	char var[sizeof ((struct ms_frame *)0)->func + 24];
+	char var[MS_VARIABLE_CAP];
 	ms_jw_str(j, "symbol", ms_symbolize_data(key, var, sizeof var) ? var : NULL);
 }
 

@@ -638,7 +638,7 @@ static void one_mutex(uintptr_t key, uint32_t r, void *arg)
 	const struct ms_blame *list = ms_blame_of(r, birth);
 	if (!list)
 		return;
-	char addr[32], var[sizeof ((struct ms_frame *)0)->func + 24];
+	char addr[32], var[MS_VARIABLE_CAP];
 	(void)snprintf(addr, sizeof addr, "%p", (void *)key);
 	uint32_t flags = LOAD(&ms_rec(r)->flags);
 	const struct ms_cold *c = &ms_table.cold[r]; /* list: a cold part */

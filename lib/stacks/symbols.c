@@ -1271,6 +1271,8 @@ static void drop_anonymous(char *name)
 		memmove(at, at + sizeof anon - 1, strlen(at + sizeof anon - 1) + 1);
 }
 
+#define OFFSET_ROOM sizeof "+0xffffffffffffffff"
+
 int ms_symbolize_data(uintptr_t addr, char *out, size_t cap)
 {
 	if (!cap)
@@ -1297,12 +1299,14 @@ int ms_symbolize_data(uintptr_t addr, char *out, size_t cap)
 			name = dladdr_object(addr, &off);
 	}
 	if (name) {
-		char plain[sizeof ((struct ms_frame *)0)->func];
-		copy_name(plain, sizeof plain, name);
-		drop_anonymous(plain);
+		/* the name in as much of out as the offset leaves: JSON's and
+		 * pprof's room keeps a C++ template's arguments whole */
+		size_t room = cap > 2 * OFFSET_ROOM ? cap - OFFSET_ROOM : cap;
+		copy_name(out, room, name);
+		drop_anonymous(out);
 		struct ms_fmt f;
-		ms_fmt_init(&f, out, cap, -1);
-		ms_fmt(&f, "%s", plain);
+		size_t len = strlen(out);
+		ms_fmt_init(&f, out + len, cap - len, -1);
 		if (off)
 			ms_fmt(&f, "+0x%lx", (unsigned long)off);
 		ms_fmt_str(&f);

@@ -63,8 +63,12 @@ int ms_symbolize_function(uintptr_t addr, int is_return_address,
  * from the symbol table of the module it lies in, so a static variable only
  * where the module keeps its .symtab (or libdw finds its debug file).
  * Returns 1 with the name in out, or 0 with out "" (the heap, a stack, a
- * stripped module, no symbol).  Report time, as the rest. */
+ * stripped module, no symbol).  Report time, as the rest.  A name longer
+ * than out has room for loses its argument, then its template, lists
+ * ("cache<...>::mu"), as a frame's function does; MS_VARIABLE_CAP bytes
+ * keep a C++ template's arguments, which may be all that tells two apart. */
 int ms_symbolize_data(uintptr_t addr, char *out, size_t cap);
+#define MS_VARIABLE_CAP 1024
 
 /* Whether a source file (as struct ms_frame's `file` names it) is a system
  * header's: code the compiler took from /usr/include and the like, not the
