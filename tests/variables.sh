@@ -186,6 +186,81 @@ else
 	fail "cannot build arr.c"
 fi
 
+# long variables with long names: a heading, a WAIT CHAIN line (a thread
+# waits at exit) keep to 120 columns, each variable's end kept
+cat >"$WORK/long.c" <<'EOC'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "proc_wait.h"
+
+pthread_mutex_t the_global_request_queue_protection_mutex_for_workers =
+	PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t another_very_long_named_mutex_guarding_the_statistics =
+	PTHREAD_MUTEX_INITIALIZER;
+static int holder_tid, victim_tid;
+
+static void *holder(void *arg)
+{
+	(void)arg;
+	pthread_setname_np(pthread_self(), "holder-thread-2");
+	CHECK(pthread_mutex_lock(&another_very_long_named_mutex_guarding_the_statistics));
+	__atomic_store_n(&holder_tid, (int)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	pause();
+	return NULL;
+}
+
+static void *victim(void *arg)
+{
+	(void)arg;
+	pthread_setname_np(pthread_self(), "victim-thread-3");
+	__atomic_store_n(&victim_tid, (int)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	CHECK(pthread_mutex_lock(&another_very_long_named_mutex_guarding_the_statistics));
+	return NULL;
+}
+
+int main(void)
+{
+	int (*name)(const pthread_mutex_t *, const char *) =
+		(int (*)(const pthread_mutex_t *, const char *))dlsym(RTLD_DEFAULT,
+								      "mutexstat_name");
+	pthread_mutex_t *queue = &the_global_request_queue_protection_mutex_for_workers;
+	pthread_t t;
+	CHECK(pthread_mutex_lock(queue));
+	CHECK(pthread_mutex_unlock(queue));
+	if (!name || name(queue, "request queue mutex of the whole server") ||
+	    name(&another_very_long_named_mutex_guarding_the_statistics,
+		 "statistics mutex of the whole server!!"))
+		return 2;
+	CHECK(pthread_create(&t, NULL, holder, NULL));
+	while (!__atomic_load_n(&holder_tid, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	CHECK(pthread_create(&t, NULL, victim, NULL));
+	while (!__atomic_load_n(&victim_tid, __ATOMIC_ACQUIRE) ||
+	       !sleeps_on_futex(victim_tid, &another_very_long_named_mutex_guarding_the_statistics))
+		usleep(1000);
+	return 0; /* the victim waits: a WAIT CHAIN */
+}
+EOC
+# shellcheck disable=SC2086 # SAN_FLAGS is a list of flags
+if $CC -g -O0 $SAN_FLAGS -I"$top_srcdir/tests" -o "$WORK/long" "$WORK/long.c" -pthread -ldl; then
+	run_with "$WORK/out5" "$WORK/err5" "$WORK/long"
+	expect_eq "long variables and names: no line past 120 columns" \
+		"$(awk 'length($0) > 120' "$WORK/report")" ""
+	expect_grep "the WAIT CHAIN line names the lock, its end kept" \
+		'^  thread [0-9]+ "victim-thread-3" waits for mutex 0x[0-9a-f]+ <anoth[^ ]*[.][.][.][^ ]*_statistics> "statistics ' \
+		"$WORK/report"
+	expect_grep "a heading: the variable's ends and the name's start" \
+		'^#[0-9]+ mutex 0x[0-9a-f]+ <the_global_[^ ]*[.][.][.][^ ]*_for_workers> "request queue [^"]*[.][.][.]" \(normal' \
+		"$WORK/report"
+else
+	fail "cannot build long.c"
+fi
+
 # C++: a variable in a namespace and a class's static member, demangled
 CXX=${CXX:-c++}
 if command -v "$CXX" >/dev/null 2>&1; then

@@ -14,6 +14,8 @@
 #include "core/thread_pool.h"
 #include "stacks/symbols.h"
 
+#include <string.h>
+
 uint64_t ms_cond_waits_min_s(void)
 {
 	return ms_opt.watchdog ? ms_opt.watchdog : 1;
@@ -60,18 +62,23 @@ static void one(struct ms_tstate *ts, void *arg)
 	if (!c->listed++)
 		ms_fmt(c->f, "\nThreads in a condition wait for %llu s or more (no finding: an idle worker pool waits so too):\n",
 		       (unsigned long long)ms_cond_waits_min_s());
-	char name[16] = "", dur[16], at[200], cut[40], cvar[48], mvar[48];
+	char name[16] = "", dur[16], at[200], head[64], objects[400];
 	uint32_t tid = LOAD(&ts->tid);
 	ms_thread_name(tid, name);
 	uint32_t r = ms_table_find(m);
 	const char *mname =
 		r != MS_REC_NONE && r != MS_REC_UNTRACKED ? ms_order_mutex_name(r) : NULL;
-	ms_fmt(c->f, "  thread %u%s%s%s waits for condition %p%s (mutex %p%s%s%s%s)%s, for %s\n",
-	       tid, name[0] ? " \"" : "", name, name[0] ? "\"" : "", (void *)cw.cond,
-	       ms_lock_variable_tag(cvar, sizeof cvar, (uintptr_t)cw.cond, 40), (void *)m,
-	       ms_lock_variable_tag(mvar, sizeof mvar, (uintptr_t)m, 40), mname ? " \"" : "",
-	       ms_name_cut(cut, sizeof cut, mname, 30), mname ? "\"" : "", cw.timed ? " with a deadline" : "",
-	       ms_duration(dur, ms_ticks_to_ns(c->now - cw.since)));
+	struct ms_fmt hf;
+	ms_fmt_init(&hf, head, sizeof head, -1);
+	ms_fmt(&hf, "  thread %u%s%s%s waits for ", tid, name[0] ? " \"" : "", name,
+	       name[0] ? "\"" : "");
+	const char *timed = cw.timed ? " with a deadline" : "";
+	ms_duration(dur, ms_ticks_to_ns(c->now - cw.since));
+	size_t used = strlen(head) + strlen(timed) + sizeof ", for " - 1 + strlen(dur);
+	ms_fmt(c->f, "%s%s%s, for %s\n", ms_fmt_str(&hf),
+	       ms_cond_wait_objects(objects, sizeof objects, (uintptr_t)cw.cond, m, mname,
+				    ms_line_room(used)),
+	       timed, dur);
 	if (cw.caller)
 		ms_fmt(c->f, "    waits at      %s\n", ms_symbolize(cw.caller, at, sizeof at));
 }

@@ -36,6 +36,9 @@ static void letter(char *out, uint32_t i)
 }
 
 #define SHOW_EDGES 8 /* longer cycles: the first 6 and the last 2 */
+/* a site after a lock's names: "func (file.c:61)" at least, which its
+ * variable and name give way for */
+#define SITE_LEAST 30
 
 /* head, then a code address, in 120 columns: cut by ms_symbol_fit, so
  * that the line number stays (a cut inside it read as another line). */
@@ -52,13 +55,16 @@ static void print_site(struct ms_fmt *f, const char *head, uintptr_t caller)
 static void print_mutex(struct ms_fmt *f, const char *label, const struct ms_finding_mutex *m,
 			const char *what)
 {
-	char head[208], cut[40], var[48];
+	char head[208], names[160];
 	struct ms_fmt hf;
 	ms_fmt_init(&hf, head, sizeof head, -1);
-	ms_fmt(&hf, "  %-3s %s %p%s%s%s%s, %sfirst locked at ", label, ms_lock_noun(m->flags),
-	       (void *)m->key, ms_lock_variable_tag(var, sizeof var, m->key, 40),
-	       m->name ? " \"" : "", ms_name_cut(cut, sizeof cut, m->name, 30),
-	       m->name ? "\"" : "", what);
+	ms_fmt(&hf, "  %-3s %s %p", label, ms_lock_noun(m->flags), (void *)m->key);
+	/* the site keeps SITE_LEAST columns at least */
+	struct ms_names_room room = { 40, 30, ms_line_room(strlen(head) + strlen(what) +
+							   sizeof ", first locked at " - 1 +
+							   SITE_LEAST) };
+	ms_fmt(&hf, "%s, %sfirst locked at ",
+	       ms_lock_names(names, sizeof names, m->key, m->name, &room), what);
 	print_site(f, ms_fmt_str(&hf), m->first_caller);
 	/* first locked in a lock wrapper, which every lock taken through it
 	 * shares: the line that called it (the suggested rule names it) */
@@ -297,7 +303,7 @@ static void exit_one(const struct ms_exit_finding *h, void *arg)
 
 static void print_stall_thread(struct ms_fmt *f, const struct ms_stall_thread *w)
 {
-	char d[16], cut[40], who[32] = "", var[48], cvar[48];
+	char d[16], who[32] = "", head[64], names[400];
 	const char *mname = NULL, *noun = "mutex";
 	if (w->kind == MS_STALL_MUTEX || w->kind == MS_STALL_COND) {
 		uint32_t r = ms_table_find(w->kind == MS_STALL_MUTEX ? w->object : w->mutex);
@@ -307,30 +313,35 @@ static void print_stall_thread(struct ms_fmt *f, const struct ms_stall_thread *w
 		}
 	}
 	ms_duration(d, w->waited_ns);
-	ms_fmt(f, "  thread %u%s%s%s ", w->tid, w->name[0] ? " \"" : "", w->name,
+	struct ms_fmt hf;
+	ms_fmt_init(&hf, head, sizeof head, -1);
+	ms_fmt(&hf, "  thread %u%s%s%s ", w->tid, w->name[0] ? " \"" : "", w->name,
 	       w->name[0] ? "\"" : "");
+	ms_fmt(f, "%s", ms_fmt_str(&hf));
+	if (w->kind == MS_STALL_MUTEX && w->holder) {
+		struct ms_fmt wf;
+		ms_fmt_init(&wf, who, sizeof who, -1);
+		ms_fmt(&wf, " held by thread %u", w->holder);
+	}
+	/* the lock's names in what the rest leaves of 120 columns */
+	size_t used = strlen(head) + sizeof "waits for spin lock 0x0123456789ab" - 1 +
+		      strlen(who) + sizeof ", for " - 1 + strlen(d);
+	struct ms_names_room room = { 40, 30, ms_line_room(used) };
 	switch (w->kind) {
 	case MS_STALL_MUTEX:
-		if (w->holder) {
-			struct ms_fmt hf;
-			ms_fmt_init(&hf, who, sizeof who, -1);
-			ms_fmt(&hf, " held by thread %u", w->holder);
-		}
 		/* a retake: as the wait-for lines say it, on two lines (120
 		 * columns) */
-		ms_fmt(f, w->retake ? "waits for %s %p%s%s%s%s%s again,\n    to return from its "
+		ms_fmt(f, w->retake ? "waits for %s %p%s%s again,\n    to return from its "
 				      "condition wait (in it for %s)\n"
-				    : "waits for %s %p%s%s%s%s%s, for %s\n",
-		       noun, (void *)w->object, ms_lock_variable_tag(var, sizeof var, w->object, 40),
-		       mname ? " \"" : "", ms_name_cut(cut, sizeof cut, mname, 30),
-		       mname ? "\"" : "", who, d);
+				    : "waits for %s %p%s%s, for %s\n",
+		       noun, (void *)w->object,
+		       ms_lock_names(names, sizeof names, w->object, mname, &room), who, d);
 		break;
 	case MS_STALL_COND:
-		ms_fmt(f, "waits for condition %p%s (mutex %p%s%s%s%s), for %s\n",
-		       (void *)w->object, ms_lock_variable_tag(cvar, sizeof cvar, w->object, 40),
-		       (void *)w->mutex, ms_lock_variable_tag(var, sizeof var, w->mutex, 40),
-		       mname ? " \"" : "", ms_name_cut(cut, sizeof cut, mname, 30),
-		       mname ? "\"" : "", d);
+		ms_fmt(f, "waits for %s, for %s\n",
+		       ms_cond_wait_objects(names, sizeof names, w->object, w->mutex, mname,
+					    ms_line_room(strlen(head) + 16 + strlen(d))),
+		       d);
 		break;
 	case MS_STALL_JOIN:
 		if (w->holder)

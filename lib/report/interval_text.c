@@ -14,6 +14,7 @@
 #include "stacks/symbols.h"
 
 #include <errno.h>
+#include <string.h>
 #include <unistd.h>
 
 #define WIDTH 120
@@ -81,15 +82,14 @@ static void detail(struct ms_fmt *f, size_t rank, const struct ms_iv_line *o)
 		       l->wrapped && l->key != MS_SITE_OTHERS ? "by a wrapper called at" : "at",
 		       ms_symbol_fit((char *)ms_site_name(l->key, site, sizeof site, 0), WIDTH - 60));
 	else {
-		ms_fmt(f, "\n#%zu %s %p", rank, ms_lock_noun(LOAD(&ms_rec(l->r)->flags)),
+		char head[48], names[160];
+		struct ms_fmt hf;
+		ms_fmt_init(&hf, head, sizeof head, -1);
+		ms_fmt(&hf, "#%zu %s %p", rank, ms_lock_noun(LOAD(&ms_rec(l->r)->flags)),
 		       (void *)l->key);
-		ms_fmt_lock_variable(f, l->key, 60);
-		if (l->name) {
-			ms_fmt(f, " \"");
-			ms_fmt_name(f, l->name, 40);
-			ms_fmt(f, "\"");
-		}
-		ms_fmt(f, "\n");
+		struct ms_names_room room = { 60, 40, ms_line_room(strlen(head)) };
+		ms_fmt(f, "\n%s%s\n", ms_fmt_str(&hf),
+		       ms_lock_names(names, sizeof names, l->key, l->name, &room));
 	}
 	section(f, o, MS_BLAME_WAIT, "who waited: the stacks of the threads that waited",
 		"waited");

@@ -185,3 +185,75 @@ void ms_fmt_lock_variable(struct ms_fmt *f, uintptr_t key, size_t cols)
 	char tag[208];
 	ms_fmt(f, "%s", ms_lock_variable_tag(tag, sizeof tag, key, cols));
 }
+
+/* The least a cut variable or name keeps of its room ("abcd...wxyz"):
+ * less says nothing.  A line with less room than that goes past 120. */
+#define NAME_LEAST 12
+
+/* cols, each of two texts's, made to fit room with what they need
+ * besides (their brackets, quotes and spaces): the longer gives way
+ * first, neither below NAME_LEAST (nor below what it needs). */
+static void share_room(size_t *a, size_t *b, size_t room)
+{
+	for (;;) {
+		size_t *longer = *a >= *b ? a : b, *other = longer == a ? b : a;
+		if (*a + *b <= room)
+			return;
+		if (*longer > NAME_LEAST)
+			--*longer;
+		else if (*other > NAME_LEAST)
+			--*other;
+		else
+			return;
+	}
+}
+
+const char *ms_lock_names(char *out, size_t cap, uintptr_t key, const char *name,
+			  const struct ms_names_room *r)
+{
+	char sym[MS_VARIABLE_CAP], var[MS_VARIABLE_CAP];
+	if (!ms_symbolize_data(key, sym, sizeof sym))
+		sym[0] = 0;
+	size_t v = sym[0] ? strlen(sym) : 0, n = name ? strlen(name) : 0;
+	if (v > r->var_cols)
+		v = r->var_cols;
+	if (n > r->name_cols)
+		n = r->name_cols;
+	size_t besides = (v ? 3 : 0) + (name ? 3 : 0); /* " <>", " \"\"" */
+	share_room(&v, &n, r->room > besides ? r->room - besides : 0);
+	struct ms_fmt f;
+	ms_fmt_init(&f, out, cap, -1);
+	if (sym[0])
+		ms_fmt(&f, " <%s>", cut_middle(var, sizeof var, sym, v));
+	if (name) {
+		ms_fmt(&f, " \"");
+		ms_fmt_name(&f, name, n);
+		ms_fmt(&f, "\"");
+	}
+	return ms_fmt_str(&f);
+}
+
+size_t ms_line_room(size_t used)
+{
+	return used < 120 ? 120 - used : 0;
+}
+
+const char *ms_cond_wait_objects(char *out, size_t cap, uintptr_t cond, uintptr_t mutex,
+				 const char *mname, size_t room)
+{
+	char cvar[160], names[160];
+	struct ms_fmt f;
+	ms_fmt_init(&f, out, cap, -1);
+	ms_fmt(&f, "condition %p (mutex %p)", (void *)cond, (void *)mutex);
+	size_t left = room > strlen(out) ? room - strlen(out) : 0;
+	/* each may take what the other leaves of its half */
+	struct ms_names_room m = { 40, 30, left / 2 }, c = { 40, 0, 0 };
+	ms_lock_names(names, sizeof names, mutex, mname, &m);
+	c.room = left > strlen(names) ? left - strlen(names) : 0;
+	ms_lock_names(cvar, sizeof cvar, cond, NULL, &c);
+	m.room = left > strlen(cvar) ? left - strlen(cvar) : 0;
+	ms_fmt_init(&f, out, cap, -1);
+	ms_fmt(&f, "condition %p%s (mutex %p%s)", (void *)cond, cvar, (void *)mutex,
+	       ms_lock_names(names, sizeof names, mutex, mname, &m));
+	return ms_fmt_str(&f);
+}

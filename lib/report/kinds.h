@@ -30,6 +30,25 @@ void ms_fmt_lock_variable(struct ms_fmt *f, uintptr_t key, size_t cols);
 const char *ms_lock_variable_tag(char *out, size_t cap, uintptr_t key, size_t cols);
 /* The variable alone, "cache_lock", in out; "" if none (as above). */
 const char *ms_lock_variable(char *out, size_t cap, uintptr_t key, size_t cols);
+/* The most a lock's variable and name may take of a line: each its own
+ * (var_cols, name_cols), both together room columns -- what the line's
+ * other text leaves of its 120. */
+struct ms_names_room {
+	size_t var_cols, name_cols, room;
+};
+/* " <cache_lock> \"queue\"" in out: the variable (as ms_fmt_lock_variable)
+ * and the name the program gave the lock (name; NULL for none), each cut
+ * to its most and both to r->room, the longer cut first -- neither below
+ * 12 columns, where a line with no more room goes past its 120. */
+const char *ms_lock_names(char *out, size_t cap, uintptr_t key, const char *name,
+			  const struct ms_names_room *r);
+/* "condition 0x.. <job_cv> (mutex 0x.. <job_mu> \"jobs\")": a condition
+ * wait's objects, their variables and the mutex's name in room columns. */
+const char *ms_cond_wait_objects(char *out, size_t cap, uintptr_t cond, uintptr_t mutex,
+				 const char *mname, size_t room);
+/* What a report line's 120 columns leave after text of used bytes (0 past
+ * them): the room of a lock's names between the rest of its line. */
+size_t ms_line_room(size_t used);
 /* An edge's modes (lockgraph.h) as a held or a taken lock's: "" for an
  * exclusive lock, " (read)", " (write)", " (read or write)". */
 const char *ms_edge_mode_text(uint32_t modes, int taken, uint32_t flags);

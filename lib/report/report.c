@@ -619,16 +619,16 @@ static void print_misuse(uintptr_t key, uint32_t r, void *arg)
 			continue;
 		const char *name = LOAD(&c->name);
 		const char *noun = ms_lock_noun(LOAD(&ms_rec(r)->flags));
-		ms_fmt(f, "MISUSE: ");
-		misuse_text(f, k, noun);
-		ms_fmt(f, ": %s %p", noun, (void *)key);
-		ms_fmt_lock_variable(f, key, 40);
-		if (name) {
-			ms_fmt(f, " \"");
-			ms_fmt_name(f, name, 30);
-			ms_fmt(f, "\"");
-		}
-		ms_fmt(f, ", %u time%s\n", n, n == 1 ? "" : "s");
+		char head[128], names[160];
+		struct ms_fmt hf;
+		ms_fmt_init(&hf, head, sizeof head, -1);
+		ms_fmt(&hf, "MISUSE: ");
+		misuse_text(&hf, k, noun);
+		ms_fmt(&hf, ": %s %p", noun, (void *)key);
+		/* ", 4294967295 times" */
+		struct ms_names_room room = { 40, 30, ms_line_room(strlen(head) + 18) };
+		ms_fmt(f, "%s%s, %u time%s\n", ms_fmt_str(&hf),
+		       ms_lock_names(names, sizeof names, key, name, &room), n, n == 1 ? "" : "s");
 		struct ms_op_view v;
 		uint32_t stack;
 		if (ms_misuse_last(r, (enum ms_misuse)k, &v, &stack)) {
@@ -953,17 +953,17 @@ static void print_detail(struct ms_fmt *f, size_t rank, const struct ms_line *l)
 			ms_fmt(f, "\"\n");
 		}
 	} else {
-		ms_fmt(f, "\n#%zu ", rank);
-		char kind[80];
-		ms_fmt(f, "%s %p", ms_lock_noun(LOAD(&ms_rec(l->r)->flags)), (void *)l->key);
-		ms_fmt_lock_variable(f, l->key, 60);
-		if (l->name) {
-			ms_fmt(f, " \"");
-			ms_fmt_name(f, l->name, 40);
-			ms_fmt(f, "\"");
-		}
+		char kind[80], head[48], names[160];
+		struct ms_fmt hf;
+		ms_fmt_init(&hf, head, sizeof head, -1);
+		ms_fmt(&hf, "#%zu %s %p", rank, ms_lock_noun(LOAD(&ms_rec(l->r)->flags)),
+		       (void *)l->key);
+		ms_kind_name(kind, sizeof kind, LOAD(&ms_rec(l->r)->flags));
+		/* the variable and the name in what the rest leaves of 120 */
+		struct ms_names_room room = { 60, 40, ms_line_room(strlen(head) + strlen(kind) + 3) };
 		/* where it was first locked: as a stack, further down */
-		ms_fmt(f, " (%s)\n", ms_kind_name(kind, sizeof kind, LOAD(&ms_rec(l->r)->flags)));
+		ms_fmt(f, "\n%s%s (%s)\n", ms_fmt_str(&hf),
+		       ms_lock_names(names, sizeof names, l->key, l->name, &room), kind);
 	}
 	char counts[160], rest[96];
 	struct ms_fmt cf, rf;

@@ -8,6 +8,8 @@
 #include "report/lines.h"
 #include "stacks/symbols.h"
 
+#include <string.h>
+
 static const char *times(uint64_t n)
 {
 	return n == 1 ? "time" : "times";
@@ -20,12 +22,16 @@ static void print_finding(uintptr_t key, uint32_t r, uintptr_t site,
 	char where[256];
 	if (key) {
 		const char *name = LOAD(&ms_table.cold[r].name);
-		char cut[40], var[48];
-		ms_fmt(f, "\nOWNER DIED: mutex %p%s%s%s%s (robust): its owner died holding it, "
-			  "%llu %s\n",
-		       (void *)key, ms_lock_variable_tag(var, sizeof var, key, 40),
-		       name ? " \"" : "", ms_name_cut(cut, sizeof cut, name, 30),
-		       name ? "\"" : "", (unsigned long long)v->died, times(v->died));
+		char head[48], tail[96], names[160];
+		struct ms_fmt hf, tf;
+		ms_fmt_init(&hf, head, sizeof head, -1);
+		ms_fmt(&hf, "OWNER DIED: mutex %p", (void *)key);
+		ms_fmt_init(&tf, tail, sizeof tail, -1);
+		ms_fmt(&tf, " (robust): its owner died holding it, %llu %s",
+		       (unsigned long long)v->died, times(v->died));
+		struct ms_names_room room = { 40, 30, ms_line_room(strlen(head) + strlen(tail)) };
+		ms_fmt(f, "\n%s%s%s\n", ms_fmt_str(&hf),
+		       ms_lock_names(names, sizeof names, key, name, &room), ms_fmt_str(&tf));
 		ms_fmt(f, "  the next lock returned EOWNERDEAD%s%s\n",
 		       v->last_at ? ", last at " : "",
 		       v->last_at ? ms_symbolize(v->last_at, where, sizeof where) : "");

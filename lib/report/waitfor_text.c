@@ -136,17 +136,22 @@ static void print_wait(struct ms_fmt *f, const struct ms_waiter *w, uint64_t now
 	const char *name = NULL;
 	if (LOAD(&ms_rec(w->rec)->flags) & MS_F_COLD)
 		name = LOAD(&ms_table.cold[w->rec].name);
-	char tn[16], cut[40], var[48];
+	char tn[16], head[96], tail[96], names[160];
 	uint32_t flags = LOAD(&ms_rec(w->rec)->flags);
 	const char *how = ms_lock_class(flags) != MS_CLASS_RWLOCK ? "for"
 			  : w->read ? "to read" : "to write";
-	ms_fmt(f, "  thread %u \"%s\" waits %s %s %p%s%s%s%s", w->tid,
-	       ms_thread_name(w->tid, tn), how, ms_lock_noun(flags), (void *)w->key,
-	       ms_lock_variable_tag(var, sizeof var, w->key, 40), name ? " \"" : "",
-	       ms_name_cut(cut, sizeof cut, name, 30), name ? "\"" : "");
-	ms_fmt(f, w->retake ? " again, to return from its condition wait (in it for %s)\n"
-			    : " for %s\n",
+	struct ms_fmt hf, tf;
+	ms_fmt_init(&hf, head, sizeof head, -1);
+	ms_fmt(&hf, "  thread %u \"%s\" waits %s %s %p", w->tid, ms_thread_name(w->tid, tn),
+	       how, ms_lock_noun(flags), (void *)w->key);
+	ms_fmt_init(&tf, tail, sizeof tail, -1);
+	ms_fmt(&tf, w->retake ? " again, to return from its condition wait (in it for %s)"
+			     : " for %s",
 	       ms_duration(d, ms_ticks_to_ns(now > w->since ? now - w->since : 0)));
+	/* the variable and the name in what the rest leaves of 120 */
+	struct ms_names_room room = { 40, 30, ms_line_room(strlen(head) + strlen(tail)) };
+	ms_fmt(f, "%s%s%s\n", ms_fmt_str(&hf),
+	       ms_lock_names(names, sizeof names, w->key, name, &room), ms_fmt_str(&tf));
 	if (w->timed)
 		ms_fmt(f, "    a timed lock (timedlock, clocklock): it gives up at its deadline\n");
 	ms_fmt(f, "    waits at      ");
