@@ -186,6 +186,54 @@ else
 	fail "cannot build arr.c"
 fi
 
+# two libraries' static `lock`, taken in both orders: the finding and the
+# top table say which module each is in, as nowhere else
+for l in a b; do
+	cat >"$WORK/lib$l.c" <<EOC
+#include <pthread.h>
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+void *${l}_lock(void)
+{
+	return &lock;
+}
+EOC
+done
+cat >"$WORK/two.c" <<'EOC'
+#include <pthread.h>
+void *a_lock(void);
+void *b_lock(void);
+int main(void)
+{
+	pthread_mutex_t *a = a_lock(), *b = b_lock();
+	pthread_mutex_lock(a);
+	pthread_mutex_lock(b);
+	pthread_mutex_unlock(b);
+	pthread_mutex_unlock(a);
+	pthread_mutex_lock(b);
+	pthread_mutex_lock(a);
+	pthread_mutex_unlock(a);
+	pthread_mutex_unlock(b);
+	return 0;
+}
+EOC
+# shellcheck disable=SC2086 # SAN_FLAGS is a list of flags
+if $CC -g -fPIC -shared $SAN_FLAGS -o "$WORK/liba.so" "$WORK/liba.c" &&
+	$CC -g -fPIC -shared $SAN_FLAGS -o "$WORK/libb.so" "$WORK/libb.c" &&
+	$CC -g $SAN_FLAGS -o "$WORK/two" "$WORK/two.c" -L"$WORK" -la -lb -Wl,-rpath,"$WORK" \
+		-pthread; then
+	run_with "$WORK/out6" "$WORK/err6" "$WORK/two"
+	expect_eq "same-named statics of two libraries: the finding gives their modules" \
+		"$(grep -oE '^  [AB] +mutex 0x[0-9a-f]+ <lock> [(]lib[ab][.]so[)], first' "$WORK/report" |
+			grep -oE 'lib[ab]' | sort | tr '\n' ' ')" "liba libb "
+	expect_eq "and the top table's rows" \
+		"$(grep -oE '^ +[0-9]+ <lock> [(]lib[ab][.]so[)] ' "$WORK/report" | grep -oE 'lib[ab]' |
+			sort | tr '\n' ' ')" "liba libb "
+	expect_no_grep "a heading has the address: no module" '^#[0-9]+ mutex 0x[0-9a-f]+ <lock> [(]lib' \
+		"$WORK/report"
+else
+	fail "cannot build two.c"
+fi
+
 # long variables with long names: a heading, a WAIT CHAIN line (a thread
 # waits at exit) keep to 120 columns, each variable's end kept
 cat >"$WORK/long.c" <<'EOC'
@@ -252,7 +300,7 @@ if $CC -g -O0 $SAN_FLAGS -I"$top_srcdir/tests" -o "$WORK/long" "$WORK/long.c" -p
 	expect_eq "long variables and names: no line past 120 columns" \
 		"$(awk 'length($0) > 120' "$WORK/report")" ""
 	expect_grep "the WAIT CHAIN line names the lock, its end kept" \
-		'^  thread [0-9]+ "victim-thread-3" waits for mutex 0x[0-9a-f]+ <anoth[^ ]*[.][.][.][^ ]*_statistics> "statistics ' \
+		'^  thread [0-9]+ "victim-thread-3" waits for mutex 0x[0-9a-f]+ <anoth[^ ]*[.][.][.][^ ]*statistics> "statistics ' \
 		"$WORK/report"
 	expect_grep "a heading: the variable's ends and the name's start" \
 		'^#[0-9]+ mutex 0x[0-9a-f]+ <the_global_[^ ]*[.][.][.][^ ]*_for_workers> "request queue [^"]*[.][.][.]" \(normal' \

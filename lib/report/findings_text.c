@@ -53,7 +53,7 @@ static void print_site(struct ms_fmt *f, const char *head, uintptr_t caller)
 /* "  A   mutex 0x55.. "name", first locked at ..." and, for a life that
  * ended, where. */
 static void print_mutex(struct ms_fmt *f, const char *label, const struct ms_finding_mutex *m,
-			const char *what)
+			const char *what, int module)
 {
 	char head[208], names[160];
 	struct ms_fmt hf;
@@ -62,7 +62,7 @@ static void print_mutex(struct ms_fmt *f, const char *label, const struct ms_fin
 	/* the site keeps SITE_LEAST columns at least */
 	struct ms_names_room room = { 40, 30, ms_line_room(strlen(head) + strlen(what) +
 							   sizeof ", first locked at " - 1 +
-							   SITE_LEAST) };
+							   SITE_LEAST), module };
 	ms_fmt(&hf, "%s, %sfirst locked at ",
 	       ms_lock_names(names, sizeof names, m->key, m->name, &room), what);
 	print_site(f, ms_fmt_str(&hf), m->first_caller);
@@ -153,6 +153,13 @@ static void print_cycle(struct ms_fmt *f, const struct ms_cycle_finding *c)
 		ms_fmt(f, "%s -> ", name);
 	}
 	ms_fmt(f, "A\n");
+	/* two libraries' static `lock`: which is which */
+	_Static_assert(MS_CYCLE_KEPT <= MS_ALIKE_MAX, "a cycle's locks compared");
+	uintptr_t keys[MS_CYCLE_KEPT];
+	unsigned char alike[MS_CYCLE_KEPT];
+	for (uint32_t s = 0; s < c->kept; s++)
+		keys[s] = c->m[s].key;
+	ms_locks_alike(alike, keys, c->kept, 40);
 	for (uint32_t i = 0; i < n; i++) {
 		int s = ms_cycle_slot(c, i);
 		if (s < 0) {
@@ -161,11 +168,11 @@ static void print_cycle(struct ms_fmt *f, const struct ms_cycle_finding *c)
 			continue;
 		}
 		letter(name, i);
-		print_mutex(f, name, &c->m[s], "");
+		print_mutex(f, name, &c->m[s], "", alike[s]);
 	}
 	print_reuse_note(f, c);
 	if (c->guarded)
-		print_mutex(f, "gate:", &c->gate, "held on every edge, ");
+		print_mutex(f, "gate:", &c->gate, "held on every edge, ", 0);
 	for (uint32_t i = 0; i < n; i++) {
 		if (n > SHOW_EDGES && i == SHOW_EDGES - 2) {
 			ms_fmt(f, "  ... %u more edges ...\n", n - SHOW_EDGES);
@@ -326,7 +333,7 @@ static void print_stall_thread(struct ms_fmt *f, const struct ms_stall_thread *w
 	/* the lock's names in what the rest leaves of 120 columns */
 	size_t used = strlen(head) + sizeof "waits for spin lock 0x0123456789ab" - 1 +
 		      strlen(who) + sizeof ", for " - 1 + strlen(d);
-	struct ms_names_room room = { 40, 30, ms_line_room(used) };
+	struct ms_names_room room = { 40, 30, ms_line_room(used), 0 };
 	switch (w->kind) {
 	case MS_STALL_MUTEX:
 		/* a retake: as the wait-for lines say it, on two lines (120

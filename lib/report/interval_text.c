@@ -87,7 +87,7 @@ static void detail(struct ms_fmt *f, size_t rank, const struct ms_iv_line *o)
 		ms_fmt_init(&hf, head, sizeof head, -1);
 		ms_fmt(&hf, "#%zu %s %p", rank, ms_lock_noun(LOAD(&ms_rec(l->r)->flags)),
 		       (void *)l->key);
-		struct ms_names_room room = { 60, 40, ms_line_room(strlen(head)) };
+		struct ms_names_room room = { 60, 40, ms_line_room(strlen(head)), 0 };
 		ms_fmt(f, "\n%s%s\n", ms_fmt_str(&hf),
 		       ms_lock_names(names, sizeof names, l->key, l->name, &room));
 	}

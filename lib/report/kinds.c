@@ -208,6 +208,14 @@ static void share_room(size_t *a, size_t *b, size_t room)
 	}
 }
 
+/* The module the lock at key lies in, "" if none (the heap, a stack). */
+static const char *lock_module(struct ms_frame *fr, uintptr_t key)
+{
+	if (ms_symbolize_function(key, 0, fr) != 0)
+		fr->module[0] = 0;
+	return fr->module;
+}
+
 const char *ms_lock_names(char *out, size_t cap, uintptr_t key, const char *name,
 			  const struct ms_names_room *r)
 {
@@ -219,12 +227,18 @@ const char *ms_lock_names(char *out, size_t cap, uintptr_t key, const char *name
 		v = r->var_cols;
 	if (n > r->name_cols)
 		n = r->name_cols;
+	struct ms_frame fr;
+	const char *module = sym[0] && r->module ? lock_module(&fr, key) : "";
 	size_t besides = (v ? 3 : 0) + (name ? 3 : 0); /* " <>", " \"\"" */
+	if (module[0])
+		besides += 3 + strlen(module); /* " ()" */
 	share_room(&v, &n, r->room > besides ? r->room - besides : 0);
 	struct ms_fmt f;
 	ms_fmt_init(&f, out, cap, -1);
 	if (sym[0])
 		ms_fmt(&f, " <%s>", cut_middle(var, sizeof var, sym, v));
+	if (module[0])
+		ms_fmt(&f, " (%s)", module);
 	if (name) {
 		ms_fmt(&f, " \"");
 		ms_fmt_name(&f, name, n);
@@ -247,7 +261,7 @@ const char *ms_cond_wait_objects(char *out, size_t cap, uintptr_t cond, uintptr_
 	ms_fmt(&f, "condition %p (mutex %p)", (void *)cond, (void *)mutex);
 	size_t left = room > strlen(out) ? room - strlen(out) : 0;
 	/* each may take what the other leaves of its half */
-	struct ms_names_room m = { 40, 30, left / 2 }, c = { 40, 0, 0 };
+	struct ms_names_room m = { 40, 30, left / 2, 0 }, c = { 40, 0, 0, 0 };
 	ms_lock_names(names, sizeof names, mutex, mname, &m);
 	c.room = left > strlen(names) ? left - strlen(names) : 0;
 	ms_lock_names(cvar, sizeof cvar, cond, NULL, &c);
@@ -256,4 +270,24 @@ const char *ms_cond_wait_objects(char *out, size_t cap, uintptr_t cond, uintptr_
 	ms_fmt(&f, "condition %p%s (mutex %p%s)", (void *)cond, cvar, (void *)mutex,
 	       ms_lock_names(names, sizeof names, mutex, mname, &m));
 	return ms_fmt_str(&f);
+}
+
+void ms_locks_alike(unsigned char *alike, const uintptr_t *keys, size_t n, size_t cols)
+{
+	char var[MS_ALIKE_MAX][64];
+	struct ms_frame fr[MS_ALIKE_MAX];
+	if (n > MS_ALIKE_MAX)
+		n = MS_ALIKE_MAX;
+	for (size_t i = 0; i < n; i++) {
+		alike[i] = 0;
+		ms_lock_variable(var[i], sizeof var[i], keys[i], cols);
+		fr[i].module[0] = 0;
+		if (var[i][0])
+			lock_module(&fr[i], keys[i]);
+	}
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++)
+			if (var[i][0] && !strcmp(var[i], var[j]) &&
+			    strcmp(fr[i].module, fr[j].module) != 0)
+				alike[i] = alike[j] = 1;
 }

@@ -35,6 +35,7 @@ const char *ms_lock_variable(char *out, size_t cap, uintptr_t key, size_t cols);
  * other text leaves of its 120. */
 struct ms_names_room {
 	size_t var_cols, name_cols, room;
+	int module; /* the variable's module after it: " <lock> (libfoo.so)" */
 };
 /* " <cache_lock> \"queue\"" in out: the variable (as ms_fmt_lock_variable)
  * and the name the program gave the lock (name; NULL for none), each cut
@@ -46,6 +47,12 @@ const char *ms_lock_names(char *out, size_t cap, uintptr_t key, const char *name
  * wait's objects, their variables and the mutex's name in room columns. */
 const char *ms_cond_wait_objects(char *out, size_t cap, uintptr_t cond, uintptr_t mutex,
 				 const char *mname, size_t room);
+/* Marks alike[i] for each of the n locks at keys[i] (MS_ALIKE_MAX at most)
+ * whose variable, cut to cols, reads as another's of them in another
+ * module -- two libraries' static `lock`: the module then tells them
+ * apart (ms_names_room's module), and only then. */
+#define MS_ALIKE_MAX 64
+void ms_locks_alike(unsigned char *alike, const uintptr_t *keys, size_t n, size_t cols);
 /* What a report line's 120 columns leave after text of used bytes (0 past
  * them): the room of a lock's names between the rest of its line. */
 size_t ms_line_room(size_t used);

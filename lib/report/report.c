@@ -626,7 +626,7 @@ static void print_misuse(uintptr_t key, uint32_t r, void *arg)
 		misuse_text(&hf, k, noun);
 		ms_fmt(&hf, ": %s %p", noun, (void *)key);
 		/* ", 4294967295 times" */
-		struct ms_names_room room = { 40, 30, ms_line_room(strlen(head) + 18) };
+		struct ms_names_room room = { 40, 30, ms_line_room(strlen(head) + 18), 0 };
 		ms_fmt(f, "%s%s, %u time%s\n", ms_fmt_str(&hf),
 		       ms_lock_names(names, sizeof names, key, name, &room), n, n == 1 ? "" : "s");
 		struct ms_op_view v;
@@ -960,7 +960,7 @@ static void print_detail(struct ms_fmt *f, size_t rank, const struct ms_line *l)
 		       (void *)l->key);
 		ms_kind_name(kind, sizeof kind, LOAD(&ms_rec(l->r)->flags));
 		/* the variable and the name in what the rest leaves of 120 */
-		struct ms_names_room room = { 60, 40, ms_line_room(strlen(head) + strlen(kind) + 3) };
+		struct ms_names_room room = { 60, 40, ms_line_room(strlen(head) + strlen(kind) + 3), 0 };
 		/* where it was first locked: as a stack, further down */
 		ms_fmt(f, "\n%s%s (%s)\n", ms_fmt_str(&hf),
 		       ms_lock_names(names, sizeof names, l->key, l->name, &room), kind);

@@ -29,7 +29,7 @@ static void print_finding(uintptr_t key, uint32_t r, uintptr_t site,
 		ms_fmt_init(&tf, tail, sizeof tail, -1);
 		ms_fmt(&tf, " (robust): its owner died holding it, %llu %s",
 		       (unsigned long long)v->died, times(v->died));
-		struct ms_names_room room = { 40, 30, ms_line_room(strlen(head) + strlen(tail)) };
+		struct ms_names_room room = { 40, 30, ms_line_room(strlen(head) + strlen(tail)), 0 };
 		ms_fmt(f, "\n%s%s%s\n", ms_fmt_str(&hf),
 		       ms_lock_names(names, sizeof names, key, name, &room), ms_fmt_str(&tf));
 		ms_fmt(f, "  the next lock returned EOWNERDEAD%s%s\n",

@@ -11,17 +11,28 @@
 #define WIDTH 120
 #define LINE(lines, i) ((const struct ms_line *)((const char *)(lines) + (i) * size))
 
-static const char *mutex_label(char *out, size_t cap, const struct ms_line *l)
+#define VAR_COLS 24
+
+/* A live line's lock with no name is called by its variable: its key;
+ * 0 for the others. */
+static uintptr_t variable_key(const struct ms_line *l)
+{
+	return l->ended || l->name ? 0 : l->key;
+}
+
+/* alike: its variable reads as another row's, of another module's */
+static const char *mutex_label(char *out, size_t cap, const struct ms_line *l, int alike)
 {
 	struct ms_fmt f;
-	char var[40];
+	char var[MS_VARIABLE_CAP];
+	struct ms_names_room room = { VAR_COLS, 0, WIDTH, alike }; /* VAR_COLS its most */
 	ms_fmt_init(&f, out, cap, -1);
 	if (l->ended)
 		ms_fmt(&f, "%llu ended", (unsigned long long)l->mutexes);
 	else if (l->name)
 		ms_fmt_name(&f, l->name, 18);
-	else if (ms_lock_variable(var, sizeof var, l->key, 24)[0])
-		ms_fmt(&f, "<%s>", var); /* its section has the address */
+	else if (ms_lock_names(var, sizeof var, l->key, NULL, &room)[0])
+		ms_fmt(&f, "%s", var + 1); /* its section has the address */
 	else
 		ms_fmt(&f, "%p", (void *)l->key);
 	return ms_fmt_str(&f);
@@ -75,13 +86,13 @@ static size_t at_least(size_t have, size_t want)
 
 /* A row's texts, made once for the widths and once to print. */
 struct row {
-	char label[40], wait_tot[16], wait_max[16], hold_avg[16], hold_max[16];
+	char label[128], wait_tot[16], wait_max[16], hold_avg[16], hold_max[16];
 };
 
-static void row_of(struct row *w, const struct ms_line *l)
+static void row_of(struct row *w, const struct ms_line *l, int alike)
 {
 	int held_known = l->holds > 0;
-	mutex_label(w->label, sizeof w->label, l);
+	mutex_label(w->label, sizeof w->label, l, alike);
 	dur(w->wait_tot, l->wait_total, 1);
 	dur(w->wait_max, l->wait_max, 1);
 	dur(w->hold_avg, held_known ? l->hold_total / l->holds : 0, held_known);
@@ -103,10 +114,17 @@ void ms_top_table(struct ms_fmt *f, const void *lines, size_t size, size_t n,
 	 * cut "update_cache" and "libcrypto.so.3" to a few letters. */
 	size_t w_label = strlen(noun), w_acq = strlen("acquired"), w_cont = strlen("contended");
 	size_t w_dur = strlen("wait tot"), w_chg = strlen("changes");
+	/* two libraries' static `lock` among the first rows: which is which */
+	uintptr_t keys[MS_ALIKE_MAX] = { 0 };
+	unsigned char alike[MS_ALIKE_MAX] = { 0 };
+	size_t compared = n < MS_ALIKE_MAX ? n : MS_ALIKE_MAX;
+	for (size_t i = 0; i < compared; i++)
+		keys[i] = variable_key(LINE(lines, i));
+	ms_locks_alike(alike, keys, compared, VAR_COLS);
 	for (size_t i = 0; i < n; i++) {
 		const struct ms_line *l = LINE(lines, i);
 		struct row w;
-		row_of(&w, l);
+		row_of(&w, l, i < compared && alike[i]);
 		w_label = at_least(w_label, cols_of(w.label));
 		w_acq = at_least(w_acq, digits(l->acquisitions));
 		w_cont = at_least(w_cont, digits(l->contended));
@@ -130,7 +148,7 @@ void ms_top_table(struct ms_fmt *f, const void *lines, size_t size, size_t n,
 		const struct ms_line *l = LINE(lines, i);
 		struct row w;
 		char site[256];
-		row_of(&w, l);
+		row_of(&w, l, i < compared && alike[i]);
 		ms_fmt(f, "%3zu %-*s %*llu %*llu %*s %*s %*s %*s %*llu  %-*s%s\n", i + 1,
 		       (int)w_label, w.label, (int)w_acq, (unsigned long long)l->acquisitions,
 		       (int)w_cont, (unsigned long long)l->contended, (int)w_dur, w.wait_tot,

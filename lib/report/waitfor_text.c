@@ -149,7 +149,7 @@ static void print_wait(struct ms_fmt *f, const struct ms_waiter *w, uint64_t now
 			     : " for %s",
 	       ms_duration(d, ms_ticks_to_ns(now > w->since ? now - w->since : 0)));
 	/* the variable and the name in what the rest leaves of 120 */
-	struct ms_names_room room = { 40, 30, ms_line_room(strlen(head) + strlen(tail)) };
+	struct ms_names_room room = { 40, 30, ms_line_room(strlen(head) + strlen(tail)), 0 };
 	ms_fmt(f, "%s%s%s\n", ms_fmt_str(&hf),
 	       ms_lock_names(names, sizeof names, w->key, name, &room), ms_fmt_str(&tf));
 	if (w->timed)
