@@ -215,6 +215,12 @@ expect_eq "live: each wait counted to the moment of run_ns" \
 	'[
   true
 ]'
+expect_eq "live: each wait names the variable it waits for, as the text" \
+	"$(jq -r '[.findings[] | select(.kind == "deadlock") | .threads[].symbol] | sort | join(" ")' "$J")" \
+	"m1 m2"
+expect_eq "live: the threads list names what each holds and waits for" \
+	"$(jq -r '[.threads[] | select(.waiting_for != null) | "\(.held[0].symbol)>\(.waiting_for.symbol)"] | sort | join(" ")' "$J")" \
+	"m1>m2 m2>m1"
 expect_eq "live: the inversion too" \
 	"$(jq '[.findings[] | select(.kind == "potential-deadlock")] | length' "$J")" 1
 expect_eq "live: no wait chain (both waits are the deadlock's)" \
@@ -227,6 +233,9 @@ expect_eq "condition wait: a deadlock finding, as in the text report" \
 expect_eq "condition wait: the blocked signaller" \
 	"$(jq -r '.findings[] | select(.kind == "deadlock" and .condition_wait) | .threads[0].at.function' "$WORK/cond.1.json")" \
 	cond_signaller
+expect_eq "condition wait: its mutex (m1; it holds m2) is named" \
+	"$(jq -r '.findings[] | select(.kind == "deadlock" and .condition_wait) | .condition_mutex_symbol' "$WORK/cond.1.json")" \
+	m1
 
 # ---- a wait chain: the main thread waits behind a holder in pause() -------
 line_of() { grep -n "$1" "$top_srcdir/tests/scenario.c" | cut -d: -f1; }
@@ -238,6 +247,8 @@ expect_eq "wait chain: one finding, as the text report's WAIT CHAIN, and no dead
 expect_eq "wait chain: the main thread waits at holdsleep, for the holder" \
 	"$(jq -r '.findings[0] | "\(.threads | length) \(.threads[0].thread == .end.thread) \(.threads[0].held_by == .end.thread) \(.threads[0].at.function)"' "$J")" \
 	"1 false true holdsleep"
+expect_eq "wait chain: the wait names its variable" \
+	"$(jq -r '.findings[0].threads[0].symbol' "$J")" m1
 expect_eq "wait chain: its end is where the holder is now: pause, at the line" \
 	"$(jq -r '.findings[0].end | "\(.now_at[0].function) \(.now_at[1].function):\(.now_at[1].line) \(.not_asked)"' "$J")" \
 	"pause holder_sleeps:$(line_of HOLDSLEEP_PAUSES) null"

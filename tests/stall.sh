@@ -54,6 +54,9 @@ expect_eq "lost, JSON: one stall of 3 threads" \
 expect_eq "lost, JSON: what each waits for" \
 	"$(jq -r '.findings[] | select(.kind == "stall") | .threads[] | .waits_for' "$J" | sort | paste -sd' ' -)" \
 	"condition condition join"
+expect_eq "lost, JSON: the condition waits name their variables, as the text" \
+	"$(jq -r '.findings[] | select(.kind == "stall") | .threads[] | "\(.object_symbol)/\(.mutex_symbol)"' "$J" | sort | paste -sd' ' -)" \
+	"c/m c/m null/null"
 expect_eq "lost, JSON: the join names its thread" \
 	"$(jq -r '.findings[] | select(.kind == "stall") | .threads[] | select(.waits_for == "join") | .joins' "$J")" \
 	"$(field lost thread w1)"
@@ -87,6 +90,11 @@ expect_eq "lost, live, JSON: the workers' condition waits, their mutex, no deadl
 	"$(jq -r '.threads[] | select(.condition_wait != null) | "\(.tid) \(.condition_wait.condition) \(.condition_wait.mutex) \(.condition_wait.timed) \(.condition_wait.at.line)"' \
 		"$WORK/lostlive.1.json" | sort)" \
 	"$(for w in w1 w2; do echo "$(field lostlive thread $w) $(field lostlive cond c) $(field lostlive mutex m) false $(line_of STALL_COND)"; done | sort)"
+
+expect_eq "lost, live, JSON: the condition waits' variables" \
+	"$(jq -r '.threads[] | select(.condition_wait != null) | "\(.condition_wait.condition_symbol)/\(.condition_wait.mutex_symbol)"' \
+		"$WORK/lostlive.1.json")" "c/m
+c/m"
 
 # ---- a semaphore nobody posts, and a mutex behind it ------------------------
 run sem

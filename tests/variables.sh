@@ -144,6 +144,11 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 f = [f for f in d["findings"] if f["kind"] == "potential-deadlock"][0]
 print(" ".join(sorted(l["symbol"] for l in f["lives"])))' "$J")" "$acct_var cache_lock"
+	expect_eq "JSON: the lock main holds at exit is named in its thread's held list" \
+		"$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(" ".join(str(h.get("symbol")) for t in d["threads"] for h in t["held"]))' "$J")" "cache_lock"
 fi
 expect_grep "folded: the root is the address and the variable" \
 	"^mutex $cache <cache_lock>;" "$WORK/r.wait.folded"

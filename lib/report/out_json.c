@@ -112,10 +112,15 @@ static void sup_end(struct ms_jw *j)
  * the whole frame null for address 0. */
 /* "symbol": the variable a lock is ("cache_lock", "accounts+0x18"), or
  * null for one on the heap or a stack (stacks/symbols.h). */
-static void symbol(struct ms_jw *j, uintptr_t key)
+static void symbol_as(struct ms_jw *j, const char *field, uintptr_t key)
 {
 	char var[MS_VARIABLE_CAP];
-	ms_jw_str(j, "symbol", ms_symbolize_data(key, var, sizeof var) ? var : NULL);
+	ms_jw_str(j, field, ms_symbolize_data(key, var, sizeof var) ? var : NULL);
+}
+
+static void symbol(struct ms_jw *j, uintptr_t key)
+{
+	symbol_as(j, "symbol", key);
 }
 
 static void frame(struct ms_jw *j, const char *key, uintptr_t a)
@@ -700,6 +705,7 @@ static void retake_waiting_for(struct thread_ctx *t, const struct ms_cond_seen *
 	struct ms_jw *j = t->j;
 	ms_jw_obj(j, "waiting_for");
 	ms_jw_addr(j, "mutex", cw->mutex);
+	symbol(j, cw->mutex);
 	ms_jw_null(j, "mode");
 	ms_jw_num(j, "since_ns", cw->since > t->start ? ms_ticks_to_ns(cw->since - t->start) : 0);
 	ms_jw_num(j, "waited_ns", ms_ticks_to_ns(t->now - cw->since));
@@ -728,6 +734,7 @@ static void one_thread(struct ms_tstate *ts, void *arg)
 		uint32_t r = LOAD(&ts->held[i].rec);
 		ms_jw_obj(j, NULL);
 		ms_jw_addr_or_null(j, "mutex", ms_rec_key(r));
+		symbol(j, ms_rec_key(r));
 		lock_mode(j, "mode", r, LOAD(&ts->held[i].mode) & MS_HELD_READ);
 		frame(j, "at", LOAD(&ts->held[i].caller));
 		ms_jw_obj_end(j);
@@ -742,6 +749,7 @@ static void one_thread(struct ms_tstate *ts, void *arg)
 		uint64_t since = wait_since;
 		ms_jw_obj(j, "waiting_for");
 		ms_jw_addr(j, "mutex", LOAD(&ts->wait_key));
+		symbol(j, LOAD(&ts->wait_key));
 		lock_mode(j, "mode", wait_rec, LOAD(&ts->wait_read));
 		ms_jw_num(j, "since_ns", since > t->start ? ms_ticks_to_ns(since - t->start) : 0);
 		ms_jw_num(j, "waited_ns", t->now > since ? ms_ticks_to_ns(t->now - since) : 0);
@@ -759,6 +767,8 @@ static void one_thread(struct ms_tstate *ts, void *arg)
 		ms_jw_obj(j, "condition_wait");
 		ms_jw_addr(j, "condition", cw.cond);
 		ms_jw_addr(j, "mutex", cw.mutex);
+		symbol_as(j, "condition_symbol", cw.cond);
+		symbol_as(j, "mutex_symbol", cw.mutex);
 		ms_jw_boolean(j, "timed", cw.timed);
 		ms_jw_num(j, "since_ns", cw.since > t->start ? ms_ticks_to_ns(cw.since - t->start) : 0);
 		ms_jw_num(j, "waited_ns", ms_ticks_to_ns(t->now - cw.since));
@@ -837,6 +847,7 @@ static void wait_thread(struct ms_jw *j, const struct ms_waiter *w, uint64_t now
 	ms_jw_obj(j, NULL);
 	ms_jw_num(j, "thread", w->tid);
 	ms_jw_addr(j, "waits_for", w->key);
+	symbol(j, w->key);
 	sup_variable(w->key);
 	if (LOAD(&ms_rec(w->rec)->flags) & MS_F_COLD)
 		sup_name(LOAD(&ms_table.cold[w->rec].name));
@@ -891,8 +902,10 @@ static void chain_end(struct live *l, const struct ms_waiter *w,
 		} else
 			ms_jw_null(j, "now_at");
 		ms_jw_str_or_null(j, "not_asked", ms_where_now_not_asked(n));
-		if (fd->cond)
+		if (fd->cond) {
 			ms_jw_addr(j, "condition_mutex", fd->cond);
+			symbol_as(j, "condition_mutex_symbol", fd->cond);
+		}
 	}
 	ms_jw_obj_end(j);
 }
@@ -919,8 +932,10 @@ static void live_finding(const struct ms_waiter *w, const struct ms_waitfor_find
 		/* the owner waits for a condition while holding this mutex: if
 		 * a waiter is the one to signal it, nobody will */
 		ms_jw_boolean(j, "condition_wait", fd->kind == MS_WF_COND);
-		if (fd->kind == MS_WF_COND)
+		if (fd->kind == MS_WF_COND) {
 			ms_jw_addr(j, "condition_mutex", fd->cond);
+			symbol_as(j, "condition_mutex_symbol", fd->cond);
+		}
 	}
 	ms_jw_arr(j, "threads");
 	for (int i = 0; i < fd->nwaits; i++)
@@ -1116,6 +1131,11 @@ static void stall_one(const struct ms_stall *s, void *arg)
 		ms_jw_addr(j, "object", w->object);
 		ms_jw_addr_or_null(j, "mutex", w->kind == MS_STALL_COND ? w->mutex
 					 : w->kind == MS_STALL_MUTEX ? w->object : 0);
+		/* the variables the text names: a lock's, a condition's */
+		int lock_wait = w->kind == MS_STALL_MUTEX || w->kind == MS_STALL_COND;
+		symbol_as(j, "object_symbol", lock_wait ? w->object : 0);
+		symbol_as(j, "mutex_symbol", w->kind == MS_STALL_COND ? w->mutex
+					     : lock_wait ? w->object : 0);
 		if (w->holder)
 			ms_jw_num(j, w->kind == MS_STALL_JOIN ? "joins" : "held_by", w->holder);
 		ms_jw_num(j, "waited_ns", w->waited_ns);
@@ -1146,6 +1166,7 @@ static void exit_one(const struct ms_exit_finding *e, void *arg)
 	for (uint32_t i = 0; i < e->shown; i++) {
 		ms_jw_obj(j, NULL);
 		ms_jw_addr_or_null(j, "mutex", e->key[i]);
+		symbol(j, e->key[i]);
 		sup_variable(e->key[i]);
 		frame(j, "at", e->caller[i]);
 		/* "at" is a wrapper's line: where it was called for the
