@@ -190,9 +190,8 @@ void ms_fmt_lock_variable(struct ms_fmt *f, uintptr_t key, size_t cols)
  * less says nothing.  A line with less room than that goes past 120. */
 #define NAME_LEAST 12
 
-/* cols, each of two texts's, made to fit room with what they need
- * besides (their brackets, quotes and spaces): the longer gives way
- * first, neither below NAME_LEAST (nor below what it needs). */
+/* The columns of two texts, *a and *b, made to fit room together: the
+ * longer gives way first, neither below NAME_LEAST. */
 static void share_room(size_t *a, size_t *b, size_t room)
 {
 	for (;;) {
