@@ -134,7 +134,7 @@ static size_t offset_at(const char *sym)
 {
 	const char *plus = strrchr(sym, '+');
 	size_t n = strlen(sym);
-	if (!plus || strncmp(plus, "+0x", 3) || !plus[3] ||
+	if (!plus || strncmp(plus, "+0x", 3) != 0 || !plus[3] ||
 	    strspn(plus + 3, "0123456789abcdef") != strlen(plus + 3))
 		return n;
 	return (size_t)(plus - sym);
