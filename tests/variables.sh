@@ -314,6 +314,46 @@ else
 	fail "cannot build long.c"
 fi
 
+# A stripped program without a build ID whose .gnu_debuglink file is from
+# another build (one more array before stats_lock): its symbols are not the
+# program's, and gdb refuses it (CRC mismatch).  Before, stats_lock read
+# <queue_lock+0x20>.
+cat >"$WORK/link.c" <<'EOC'
+#include <pthread.h>
+#include <stdio.h>
+pthread_mutex_t queue_lock = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t stats_lock = PTHREAD_MUTEX_INITIALIZER;
+#ifdef NEW
+pthread_mutex_t extra_lock[2] = { PTHREAD_MUTEX_INITIALIZER };
+#endif
+int main(void)
+{
+	pthread_mutex_lock(&stats_lock);
+	pthread_mutex_unlock(&stats_lock);
+	printf("%p %p\n", (void *)&queue_lock, (void *)&stats_lock);
+	return 0;
+}
+EOC
+mkdir "$WORK/link" && for v in OLD NEW; do
+	# shellcheck disable=SC2086 # SAN_FLAGS is a list of flags
+	$CC -D$v -g -O0 $SAN_FLAGS -pthread -Wl,--build-id=none -o "$WORK/link_$v" "$WORK/link.c" ||
+		fail "cannot build link.c ($v)"
+done
+cp "$WORK/link_NEW" "$WORK/link/prog" && objcopy --only-keep-debug "$WORK/link/prog" \
+	"$WORK/link/prog.debug" && strip --strip-all "$WORK/link/prog" &&
+	objcopy --add-gnu-debuglink="$WORK/link/prog.debug" "$WORK/link/prog" ||
+	fail "cannot make the debug file"
+run_with "$WORK/out4" "$WORK/err4" "$WORK/link/prog"
+read -r _ stats <"$WORK/out4"
+expect_grep "a .gnu_debuglink file of this build: its names" \
+	"^#[0-9]+ mutex $stats <stats_lock> \\(" "$WORK/report"
+objcopy --only-keep-debug "$WORK/link_OLD" "$WORK/link/prog.debug" # another build's
+run_with "$WORK/out4" "$WORK/err4" "$WORK/link/prog"
+read -r _ stats <"$WORK/out4"
+expect_grep "another build's .gnu_debuglink file (CRC mismatch): not used" \
+	"^#[0-9]+ mutex $stats \\(normal" "$WORK/report"
+expect_no_grep "nor its function names" 'main\+0x[0-9a-f]+ \(.*link\.c' "$WORK/report"
+
 # C++: a variable in a namespace and a class's static member, demangled
 CXX=${CXX:-c++}
 if command -v "$CXX" >/dev/null 2>&1; then

@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -143,6 +144,12 @@ static Dwfl_Callbacks callbacks = {
 
 static struct ms_tls_module dw_tls[2]; /* libdw's, libelf's */
 
+/* zlib's crc32, which libdw links: .gnu_debuglink's checksum is that CRC
+ * of the whole debug file, and libdw exports no function that computes it.
+ * NULL without it. */
+typedef unsigned long crc32_fn(unsigned long, const unsigned char *, unsigned);
+static crc32_fn *dw_crc32;
+
 /* Opens libdw once per process.  Returns NULL, or why it is not used. */
 static const char *load_libdw(void)
 {
@@ -195,6 +202,8 @@ static const char *load_libdw(void)
 		memcpy((char *)&dw + dw_names[i].at, &fn, sizeof fn);
 	}
 	callbacks.find_elf = dw.linux_proc_find_elf;
+	/* (from libdw's own scope: the program may have a crc32 of its own) */
+	dw_crc32 = (crc32_fn *)dlsym(h, "crc32");
 	ms_tls_module_of(h, &dw_tls[0]);
 	/* libelf, loaded with it, has a block too */
 	ms_tls_module_named("libelf.so.", &dw_tls[1]);
@@ -216,14 +225,71 @@ static const char *libdw_tls_ready(void)
 	return NULL;
 }
 
-/* The separate debug file's build ID must be the module's. */
-static int same_build_id(Dwfl_Module *mod, int fd)
+/* The checksums of debug files read so far, by file: every report's
+ * session looks for a module's debug file again, and reading a large one
+ * costs (a 1 GB file, some 0.8 s here). */
+#define CRCS_KEPT 16
+
+static struct file_crc {
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+	uint32_t crc;
+} crcs[CRCS_KEPT];
+static unsigned crcs_next;
+
+static int same_file(const struct file_crc *c, const struct stat *st)
+{
+	return c->dev == st->st_dev && c->ino == st->st_ino && c->size == st->st_size &&
+	       c->mtime.tv_sec == st->st_mtim.tv_sec && c->mtime.tv_nsec == st->st_mtim.tv_nsec;
+}
+
+/* The CRC-32 of fd's whole file into *crc, as .gnu_debuglink has it; 0 on
+ * success. */
+static int file_crc(int fd, uint32_t *crc)
+{
+	struct stat st;
+	if (!dw_crc32 || fstat(fd, &st) != 0)
+		return -1;
+	for (unsigned i = 0; i < CRCS_KEPT; i++)
+		if (crcs[i].ino && same_file(&crcs[i], &st)) {
+			*crc = crcs[i].crc;
+			return 0;
+		}
+	enum { CHUNK = 1 << 16 };
+	unsigned char *buf = malloc(CHUNK);
+	if (!buf)
+		return -1;
+	unsigned long c = 0;
+	off_t at = 0;
+	ssize_t n;
+	while ((n = pread(fd, buf, CHUNK, at)) > 0) {
+		c = dw_crc32(c, buf, (unsigned)n);
+		at += n;
+	}
+	free(buf);
+	if (n < 0 || at != st.st_size)
+		return -1;
+	*crc = (uint32_t)c;
+	crcs[crcs_next++ % CRCS_KEPT] = (struct file_crc){
+		st.st_dev, st.st_ino, st.st_size, st.st_mtim, *crc,
+	};
+	return 0;
+}
+
+/* The separate debug file must be the module's: the same build ID, or
+ * without one, the checksum its .gnu_debuglink gives (as gdb and libdw's
+ * standard finder check it).  A debug file left from another build, taken
+ * so, named a program's locks and functions after that build's symbols. */
+static int same_build(Dwfl_Module *mod, int fd, GElf_Word debuglink_crc)
 {
 	const unsigned char *want;
 	GElf_Addr where;
 	int n = dw.module_build_id(mod, &want, &where);
+	uint32_t crc;
 	if (n <= 0)
-		return 1; /* nothing to compare with: take it */
+		return file_crc(fd, &crc) == 0 && crc == debuglink_crc;
 	Elf *elf = dw.elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	const void *have = NULL;
 	ssize_t m = elf ? dw.elf_gnu_build_id(elf, &have) : -1;
@@ -239,7 +305,8 @@ static int same_build_id(Dwfl_Module *mod, int fd)
  * network.  A report must do neither, so this one looks on local disk
  * only: the build-id tree (/usr/lib/debug/.build-id/, where Debian's
  * -dbgsym packages install), then the module's .gnu_debuglink name beside
- * it, in its .debug/ and under /usr/lib/debug/, if the build ID matches. */
+ * it, in its .debug/ and under /usr/lib/debug/, if the build ID (or its
+ * checksum) matches. */
 static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
 			  Dwarf_Addr base, const char *file_name,
 			  const char *debuglink_file, GElf_Word debuglink_crc,
@@ -263,7 +330,7 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			continue;
-		char *name = same_build_id(mod, fd) ? strdup(path) : NULL;
+		char *name = same_build(mod, fd, debuglink_crc) ? strdup(path) : NULL;
 		if (name) {
 			free(*debuginfo_file_name);
 			*debuginfo_file_name = name;
