@@ -26,7 +26,26 @@ struct ms_sym_index {
 	struct part global, local;
 	struct ms_sym *syms; /* both parts */
 	uint64_t *reach;
+	struct ms_sym_big *big; /* by order */
+	size_t nbig;
 };
+
+/* s's size, its own where it is too large for struct ms_sym. */
+static uint64_t size_of(const struct ms_sym_index *ix, const struct ms_sym *s)
+{
+	if (s->size != MS_SYM_SIZE_BIG)
+		return s->size;
+	size_t lo = 0, hi = ix->nbig;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ix->big[mid].order < s->order)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ix->nbig && ix->big[lo].order == s->order ? ix->big[lo].size
+							       : MS_SYM_SIZE_BIG;
+}
 
 /* The digits of the sort: the address's bytes, then its part. */
 #define DIGITS 9
@@ -70,15 +89,15 @@ static struct ms_sym *sort_symbols(struct ms_sym *syms, struct ms_sym *spare,
 	return from;
 }
 
-static void part_make(struct part *p, struct ms_sym *syms, uint64_t *reach,
-		      size_t n)
+static void part_make(const struct ms_sym_index *ix, struct part *p,
+		      struct ms_sym *syms, uint64_t *reach, size_t n)
 {
 	p->syms = syms;
 	p->reach = reach;
 	p->n = n;
 	uint64_t high = 0;
 	for (size_t i = 0; i < n; i++) {
-		uint64_t end = syms[i].value + syms[i].size;
+		uint64_t end = syms[i].value + size_of(ix, &syms[i]);
 		if (end > high)
 			high = end;
 		reach[i] = high;
@@ -86,7 +105,8 @@ static void part_make(struct part *p, struct ms_sym *syms, uint64_t *reach,
 }
 
 struct ms_sym_index *ms_sym_index_make(struct ms_sym *syms, size_t n,
-				       uint32_t first_global)
+				       uint32_t first_global,
+				       struct ms_sym_big *big, size_t nbig)
 {
 	size_t room = n ? n : 1;
 	struct ms_sym_index *ix = malloc(sizeof *ix);
@@ -99,6 +119,7 @@ struct ms_sym_index *ms_sym_index_make(struct ms_sym *syms, size_t n,
 		free(spare);
 		free(counts);
 		free(syms);
+		free(big);
 		return NULL;
 	}
 	/* (a table with no local part: all global, whatever their binding,
@@ -110,8 +131,10 @@ struct ms_sym_index *ms_sym_index_make(struct ms_sym *syms, size_t n,
 	size_t locals = 0;
 	while (locals < n && sorted[locals].order < first_global)
 		locals++;
-	part_make(&ix->local, sorted, reach, locals);
-	part_make(&ix->global, sorted + locals, reach + locals, n - locals);
+	ix->big = big;
+	ix->nbig = big ? nbig : 0;
+	part_make(ix, &ix->local, sorted, reach, locals);
+	part_make(ix, &ix->global, sorted + locals, reach + locals, n - locals);
 	ix->syms = sorted;
 	ix->reach = reach;
 	return ix;
@@ -123,6 +146,7 @@ void ms_sym_index_free(struct ms_sym_index *ix)
 		return;
 	free(ix->syms);
 	free(ix->reach);
+	free(ix->big);
 	free(ix);
 }
 
@@ -181,11 +205,12 @@ static int bind_rank(const struct ms_sym *s)
 
 /* Whether libdw takes s, a sized symbol covering the address and after
  * have in the table, over have. */
-static int takes_over(const struct ms_sym *have, const struct ms_sym *s)
+static int takes_over(const struct ms_sym_index *ix, const struct ms_sym *have,
+		      const struct ms_sym *s)
 {
 	if (!have || have->value < s->value || bind_rank(have) < bind_rank(s))
 		return 1;
-	return have->value == s->value && have->size > s->size &&
+	return have->value == s->value && size_of(ix, have) > size_of(ix, s) &&
 	       bind_rank(have) <= bind_rank(s);
 }
 
@@ -196,7 +221,8 @@ struct pick {
 	uint64_t reach;
 };
 
-static void read_part(const struct part *p, uint64_t addr, struct pick *k)
+static void read_part(const struct ms_sym_index *ix, const struct part *p,
+		      uint64_t addr, struct pick *k)
 {
 	size_t n = starting_by(p, addr);
 	if (!n)
@@ -211,14 +237,14 @@ static void read_part(const struct part *p, uint64_t addr, struct pick *k)
 		const struct ms_sym *next = NULL;
 		for (size_t i = from; i < n; i++) {
 			const struct ms_sym *s = &p->syms[i];
-			if (s->size && addr - s->value < s->size &&
+			if (s->size && addr - s->value < size_of(ix, s) &&
 			    (!last || s->order > last->order) &&
 			    (!next || s->order < next->order))
 				next = s;
 		}
 		if (!next)
 			break;
-		if (takes_over(k->sized, next))
+		if (takes_over(ix, k->sized, next))
 			k->sized = next;
 		last = next;
 	}
@@ -247,7 +273,7 @@ const struct ms_sym *ms_sym_index_find(const struct ms_sym_index *ix,
 				       void *arg)
 {
 	struct pick k = { NULL, 0 };
-	read_part(&ix->global, addr, &k);
+	read_part(ix, &ix->global, addr, &k);
 	if (k.sized)
 		return k.sized;
 	/* a global label at addr itself: libdw reads no further */
@@ -255,7 +281,7 @@ const struct ms_sym *ms_sym_index_find(const struct ms_sym_index *ix,
 					      same_section, arg);
 	if (label && label->value == addr)
 		return label;
-	read_part(&ix->local, addr, &k);
+	read_part(ix, &ix->local, addr, &k);
 	if (k.sized)
 		return k.sized;
 	const struct ms_sym *local = label_at(&ix->local, k.reach, addr,

@@ -23,19 +23,30 @@ struct ms_sym {
 	uint32_t bind : 4;  /* STB_LOCAL, STB_GLOBAL, STB_WEAK, ... */
 };
 
-/* A table with a larger symbol or more symbols gets no index. */
-#define MS_SYM_SIZE_MAX UINT32_MAX
+/* A symbol this large or larger (a 5 GiB array in .bss) has this size in
+ * struct ms_sym and its own in a struct ms_sym_big.  A table with more
+ * symbols gets no index. */
+#define MS_SYM_SIZE_BIG UINT32_MAX
 #define MS_SYM_ORDER_MAX ((1u << 28) - 1)
+
+/* The size of a symbol of size MS_SYM_SIZE_BIG, by its order: a few in a
+ * table, if any, so they cost struct ms_sym nothing. */
+struct ms_sym_big {
+	uint32_t order;
+	uint64_t size;
+};
 
 struct ms_sym_index;
 
 /* An index of syms[0..n), given in table order (order ascending), which
- * it takes over (freed with it, or at once if malloc fails: NULL).
- * first_global: the table's first global symbol, as
- * dwfl_module_getsymtab_first_global says (0: the table has no local
- * part). */
+ * it takes over (freed with it, or at once if malloc fails: NULL), as it
+ * does big[0..nbig), the sizes of its symbols of size MS_SYM_SIZE_BIG in
+ * table order (NULL if none).  first_global: the table's first global
+ * symbol, as dwfl_module_getsymtab_first_global says (0: the table has no
+ * local part). */
 struct ms_sym_index *ms_sym_index_make(struct ms_sym *syms, size_t n,
-				       uint32_t first_global);
+				       uint32_t first_global,
+				       struct ms_sym_big *big, size_t nbig);
 void ms_sym_index_free(struct ms_sym_index *ix);
 
 /* Whether addr lies in the section of label, the symbol of that order in

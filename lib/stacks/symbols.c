@@ -961,18 +961,33 @@ static void module_syms_drop(void)
 	}
 }
 
+/* Keeps the size of a symbol of 4 GiB or more (a large static array):
+ * the index holds it apart.  0 if malloc failed. */
+static int keep_big(struct ms_sym_big **big, size_t *nbig, uint32_t order, uint64_t size)
+{
+	struct ms_sym_big *more = realloc(*big, (*nbig + 1) * sizeof *more);
+	if (!more)
+		return 0;
+	more[(*nbig)++] = (struct ms_sym_big){ order, size };
+	*big = more;
+	return 1;
+}
+
 /* The symbols libdw's search looks at; NULL if malloc fails or the table
- * is beyond what an index holds. */
+ * is beyond what an index holds.  A symbol of 4 GiB or more is kept too:
+ * one gave the whole module no index, and each of 100,000 mutexes was
+ * named by libdw's scan of the table, 196 s instead of 2. */
 static struct ms_sym_index *module_syms_index(struct module_syms *m)
 {
 	int n = dw.module_getsymtab(m->mod);
 	int first_global = dw.module_getsymtab_first_global(m->mod);
 	if (n <= 0 || first_global < 0) /* no table: libdw names nothing */
-		return ms_sym_index_make(NULL, 0, 0);
+		return ms_sym_index_make(NULL, 0, 0, NULL, 0);
 	if ((unsigned)n > MS_SYM_ORDER_MAX)
 		return NULL;
 	struct ms_sym *syms = malloc((size_t)n * sizeof *syms);
-	size_t kept = 0;
+	struct ms_sym_big *big = NULL;
+	size_t kept = 0, nbig = 0;
 	for (int i = 1; syms && i < n; i++) {
 		GElf_Sym sym;
 		GElf_Addr value = 0;
@@ -982,17 +997,26 @@ static struct ms_sym_index *module_syms_index(struct module_syms *m)
 		if (!name || !name[0] || sym.st_shndx == SHN_UNDEF ||
 		    type == STT_SECTION || type == STT_FILE || type == STT_TLS)
 			continue;
-		if (sym.st_size > MS_SYM_SIZE_MAX) {
-			free(syms);
-			return NULL;
+		uint32_t size = (uint32_t)sym.st_size;
+		if (sym.st_size >= MS_SYM_SIZE_BIG) {
+			size = MS_SYM_SIZE_BIG;
+			if (!keep_big(&big, &nbig, (uint32_t)i, sym.st_size)) {
+				free(syms);
+				free(big);
+				return NULL;
+			}
 		}
 		syms[kept++] = (struct ms_sym){
-			.value = value, .size = (uint32_t)sym.st_size,
+			.value = value, .size = size,
 			.order = (uint32_t)i,
 			.bind = GELF_ST_BIND(sym.st_info) & 0xf,
 		};
 	}
-	return syms ? ms_sym_index_make(syms, kept, (uint32_t)first_global) : NULL;
+	if (!syms) {
+		free(big);
+		return NULL;
+	}
+	return ms_sym_index_make(syms, kept, (uint32_t)first_global, big, nbig);
 }
 
 static struct module_syms *module_syms_of(Dwfl_Module *mod)

@@ -50,7 +50,7 @@ static const char *name_in(const struct named *table, size_t n,
 	ck_assert_ptr_nonnull(copy);
 	for (size_t i = 0; i < n; i++)
 		copy[i] = table[i].sym;
-	struct ms_sym_index *ix = ms_sym_index_make(copy, n, first_global);
+	struct ms_sym_index *ix = ms_sym_index_make(copy, n, first_global, NULL, 0);
 	ck_assert_ptr_nonnull(ix);
 	const struct ms_sym *s = ms_sym_index_find(ix, addr, any_section, arg);
 	strcpy(name, "");
@@ -105,7 +105,7 @@ START_TEST(test_sym_index_counts_the_symbols_starting_at_an_address)
 	struct ms_sym *copy = malloc(sizeof t);
 	ck_assert_ptr_nonnull(copy);
 	memcpy(copy, t, sizeof t);
-	struct ms_sym_index *ix = ms_sym_index_make(copy, 5, 3);
+	struct ms_sym_index *ix = ms_sym_index_make(copy, 5, 3, NULL, 0);
 	ck_assert_ptr_nonnull(ix);
 	ck_assert_uint_eq(ms_sym_index_starting_at(ix, 0x1000), 3);
 	ck_assert_uint_eq(ms_sym_index_starting_at(ix, 0x1040), 1);
@@ -181,7 +181,7 @@ START_TEST(test_sym_index_sorts_by_every_byte)
 	ck_assert_ptr_nonnull(copy);
 	for (size_t i = 0; i < 2 * N; i++)
 		copy[i] = t[i].sym;
-	struct ms_sym_index *ix = ms_sym_index_make(copy, 2 * N, N + 1);
+	struct ms_sym_index *ix = ms_sym_index_make(copy, 2 * N, N + 1, NULL, 0);
 	ck_assert_ptr_nonnull(ix);
 	for (uint32_t i = 0; i < N; i++) {
 		uint64_t value = t[N + i].sym.value;
@@ -193,6 +193,47 @@ START_TEST(test_sym_index_sorts_by_every_byte)
 		ck_assert_ptr_null(ms_sym_index_find(ix, value + 8, any_section,
 						     NULL));
 	}
+	ms_sym_index_free(ix);
+}
+END_TEST
+
+/* Symbols of 4 GiB or more (a 5 GiB array in .bss) have their sizes apart
+ * (struct ms_sym_big): an address past 4 GiB into one is in it, one past
+ * its end is not, and of two at one address the smaller is taken, as
+ * libdw takes it.  (Such a symbol gave the whole module no index.) */
+START_TEST(test_sym_index_symbols_over_4_gib)
+{
+	const uint64_t gib = 1ull << 30, at = 0x10000;
+	struct ms_sym t[] = {
+		{ .value = at, .size = MS_SYM_SIZE_BIG, .order = 1, .bind = STB_GLOBAL },
+		{ .value = at + 5 * gib, .size = 0x40, .order = 2, .bind = STB_GLOBAL },
+		{ .value = at + 6 * gib, .size = MS_SYM_SIZE_BIG, .order = 3, .bind = STB_GLOBAL },
+		{ .value = at + 6 * gib, .size = MS_SYM_SIZE_BIG, .order = 4, .bind = STB_GLOBAL },
+	};
+	struct ms_sym *copy = malloc(sizeof t);
+	struct ms_sym_big *big = malloc(3 * sizeof *big);
+	ck_assert_ptr_nonnull(copy);
+	ck_assert_ptr_nonnull(big);
+	memcpy(copy, t, sizeof t);
+	big[0] = (struct ms_sym_big){ 1, 5 * gib };
+	big[1] = (struct ms_sym_big){ 3, 8 * gib };
+	big[2] = (struct ms_sym_big){ 4, 7 * gib };
+	struct ms_sym_index *ix = ms_sym_index_make(copy, 4, 0, big, 3);
+	ck_assert_ptr_nonnull(ix);
+	const struct ms_sym *s = ms_sym_index_find(ix, at + 4 * gib + 0x10, any_section, NULL);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_uint_eq(s->order, 1);
+	s = ms_sym_index_find(ix, at + 5 * gib + 0x10, any_section, NULL);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_uint_eq(s->order, 2);
+	ck_assert_ptr_null(ms_sym_index_find(ix, at + 5 * gib + 0x40, any_section, NULL));
+	s = ms_sym_index_find(ix, at + 12 * gib, any_section, NULL);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_uint_eq(s->order, 4); /* 7 GiB, not 8 */
+	s = ms_sym_index_find(ix, at + 13 * gib + 0x10, any_section, NULL);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_uint_eq(s->order, 3); /* past the smaller one's end */
+	ck_assert_ptr_null(ms_sym_index_find(ix, at + 14 * gib, any_section, NULL));
 	ms_sym_index_free(ix);
 }
 END_TEST
@@ -308,6 +349,7 @@ Suite *sym_index_suite(void)
 	tcase_add_test(tc, test_sym_index_global_part_before_local_part);
 	tcase_add_test(tc, test_sym_index_labels_past_every_symbol);
 	tcase_add_test(tc, test_sym_index_sorts_by_every_byte);
+	tcase_add_test(tc, test_sym_index_symbols_over_4_gib);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("names");
 	tcase_set_timeout(tc, 60);
