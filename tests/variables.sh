@@ -393,6 +393,114 @@ expect_grep "a module with a symbol over 4 GiB: its mutexes named" '^ +1 <mu_[0-
 expect_eq "and as fast as without it (${huge_ms} ms, ${small_ms} without)" \
 	"$([ "$huge_ms" -lt $((3 * small_ms + 500)) ] && echo yes)" yes
 
+# A lock is named only after a module loaded before its life began: memory
+# the program unmapped, where a plugin was loaded later, and a library
+# unloaded (dlclose) and another loaded at its place.  Before, the old
+# mutexes read <plug_arr+0x..> and <p2_other>.  Where the loader puts the
+# plugin elsewhere, nothing is checked.
+cat >"$WORK/reuse.c" <<'EOC'
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include "proc_wait.h"
+#define SPAN (64 << 10)
+static pthread_mutex_t *olds[SPAN / 64]; /* reachable: no leak reported */
+/* a mutex every 64 bytes of a buffer that is then unmapped, and a plugin
+ * loaded where it was (the hole's top, as Linux maps): one locks its
+ * plug_arr[1] (at +0x28) then */
+static int unmapped(const char *plugin)
+{
+	char *buf = mmap(NULL, SPAN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (buf == MAP_FAILED)
+		return 1;
+	for (size_t i = 0; i < SPAN / 64; i++) {
+		olds[i] = (pthread_mutex_t *)(void *)(buf + 64 * i);
+		memset(olds[i], 0, sizeof *olds[i]); /* a static initialiser */
+		CHECK(pthread_mutex_lock(olds[i]));
+		CHECK(pthread_mutex_unlock(olds[i]));
+	}
+	munmap(buf, SPAN);
+	void *h = dlopen(plugin, RTLD_NOW);
+	char *arr = h ? dlsym(h, "plug_arr") : NULL;
+	void (*run)(void) = h ? (void (*)(void))dlsym(h, "plug_run") : NULL;
+	if (!run)
+		return 1;
+	run();
+	printf("%s\n", arr >= buf && arr < buf + SPAN ? "there" : "elsewhere");
+	return 0;
+}
+/* p1_lock of libp1, locked, never destroyed; libp1 unloaded and libp2
+ * loaded (at the same place, as it mostly is) */
+static int reloaded(const char *p1, const char *p2)
+{
+	void *h = dlopen(p1, RTLD_NOW);
+	void *(*lock_at)(void) = h ? (void *(*)(void))dlsym(h, "lock_at") : NULL;
+	if (!lock_at)
+		return 1;
+	pthread_mutex_t *m = lock_at();
+	CHECK(pthread_mutex_lock(m));
+	CHECK(pthread_mutex_unlock(m));
+	dlclose(h);
+	h = dlopen(p2, RTLD_NOW);
+	lock_at = h ? (void *(*)(void))dlsym(h, "lock_at") : NULL;
+	if (!lock_at)
+		return 1;
+	printf("%p %s\n", (void *)m, lock_at() == (void *)m ? "there" : "elsewhere");
+	return 0;
+}
+int main(int argc, char **argv)
+{
+	return argc == 2 ? unmapped(argv[1]) : reloaded(argv[1], argv[2]);
+}
+EOC
+cat >"$WORK/plug.c" <<'EOC'
+#include <pthread.h>
+pthread_mutex_t plug_arr[64];
+void plug_run(void)
+{
+	pthread_mutex_lock(&plug_arr[1]);
+	pthread_mutex_unlock(&plug_arr[1]);
+}
+EOC
+for p in 1 2; do
+	cat >"$WORK/p$p.c" <<EOC
+#include <pthread.h>
+static char pad[64];
+pthread_mutex_t p${p}_lock = PTHREAD_MUTEX_INITIALIZER;
+void *lock_at(void) { (void)pad; return &p${p}_lock; }
+EOC
+done
+# shellcheck disable=SC2086 # SAN_FLAGS is a list of flags
+for l in plug p1 p2; do
+	$CC -g -fPIC -shared $SAN_FLAGS -o "$WORK/lib$l.so" "$WORK/$l.c" -pthread ||
+		fail "cannot build lib$l.so"
+done
+# shellcheck disable=SC2086 # SAN_FLAGS is a list of flags
+$CC -g -O0 $SAN_FLAGS -I"$top_srcdir/tests" -o "$WORK/reuse" "$WORK/reuse.c" -ldl -pthread ||
+	fail "cannot build reuse.c"
+MUTEXSTAT_FORMAT=text,json MUTEXSTAT_OUTPUT="$WORK/u" run_with "$WORK/out6" "$WORK/err6" \
+	"$WORK/reuse" "$WORK/libplug.so"
+expect_grep "a plugin's own lock: named" '"symbol":"plug_arr[+]0x28"' "$WORK/u.json"
+if [ "$(cat "$WORK/out6")" = there ]; then
+	expect_eq "locks of memory unmapped before the plugin came there: not named after it" \
+		"$(grep -o '"symbol":"plug_arr[^"]*"' "$WORK/u.json" | tr '\n' ' ')" \
+		'"symbol":"plug_arr+0x28" '
+else
+	echo "skip: the plugin was loaded elsewhere"
+fi
+run_with "$WORK/out7" "$WORK/err7" "$WORK/reuse" "$WORK/libp1.so" "$WORK/libp2.so"
+read -r p1 where <"$WORK/out7"
+if [ "$where" = there ]; then
+	expect_grep "a lock of an unloaded library: its address alone" \
+		"^#[0-9]+ mutex $p1 \\(normal" "$WORK/report"
+	expect_no_grep "never the name of the library loaded at its place" '<p2_lock>' \
+		"$WORK/report"
+else
+	echo "skip: libp2 was loaded elsewhere"
+fi
+
 # C++: a variable in a namespace and a class's static member, demangled
 CXX=${CXX:-c++}
 if command -v "$CXX" >/dev/null 2>&1; then

@@ -6,6 +6,7 @@
 #include "base/spin.h"
 #include "core/pending_names.h"
 #include "core/thread.h"
+#include "glibc/loader_lock.h"
 
 #include <stddef.h>
 #include <errno.h>
@@ -412,6 +413,8 @@ static void unmap_all(struct ms_table *t, size_t cap, size_t hist)
 		       history_entries(hist, cap) * sizeof *t->history_ticks);
 	if (t->init_stacks)
 		munmap(t->init_stacks, (cap + 1) * sizeof *t->init_stacks);
+	if (t->load_counts)
+		munmap(t->load_counts, (cap + 1) * sizeof *t->load_counts);
 	if (t->free_next)
 		munmap(t->free_next, (cap + 1) * sizeof *t->free_next);
 	if (t->reads)
@@ -433,6 +436,7 @@ static void unmap_all(struct ms_table *t, size_t cap, size_t hist)
 	t->history = NULL;
 	t->history_ticks = NULL;
 	t->init_stacks = NULL;
+	t->load_counts = NULL;
 	t->free_next = NULL;
 }
 
@@ -705,6 +709,36 @@ void ms_table_thread_exit(struct ms_thread *self)
 		(void)spares_return(&ms_table, self, 0); /* or lost */
 }
 
+/* The modules loaded since start-up when record r's life begins, kept
+ * once a module has been: the array is mapped then, so a program that
+ * loads none pays no address space for it (tests/memory_limits.sh's 64
+ * threads under ulimit -v had no 256 KiB to spare).  0 if mmap fails:
+ * read as none since, fewer names, never a wrong one. */
+static __attribute__((noinline)) void load_counts_make(uint32_t r, uint16_t since)
+{
+	struct ms_table *t = &ms_table;
+	size_t bytes = ((size_t)t->capacity + 1) * sizeof *t->load_counts;
+	uint16_t *counts = NULL, *made = ms_pages_map(bytes);
+	if (!made)
+		return;
+	if (!__atomic_compare_exchange_n(&t->load_counts, &counts, made, 0, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE)) {
+		munmap(made, bytes); /* another thread's is there */
+		made = counts;
+	}
+	STORE(&made[r], since);
+}
+
+static inline __attribute__((always_inline)) void record_load_count(uint32_t r)
+{
+	uint16_t *counts = __atomic_load_n(&ms_table.load_counts, __ATOMIC_ACQUIRE);
+	uint16_t since = ms_loader_adds_short();
+	if (likely(counts))
+		STORE(&counts[r], since);
+	else if (since)
+		load_counts_make(r, since);
+}
+
 /* A new life: every number zero, the history older than `birth` stale.
  * The order keeps growing across lives so old entries stay older. */
 static inline __attribute__((always_inline)) void
@@ -721,6 +755,7 @@ record_begin(uint32_t r, uint64_t *clock, int fresh)
 	STORE(&rec->first_caller, 0);
 	STORE(&rec->first_stack, 0);
 	STORE(&ms_table.init_stacks[r], 0);
+	record_load_count(r);
 	STORE(&rec->owner, 0);
 	STORE(&rec->flags, 0);
 	/* The history restarts at position 0, so a life touches only the
@@ -1557,6 +1592,8 @@ static void reset_records(int running)
 		uintptr_t first = LOAD(&rec->first_caller);
 		uint32_t first_stack = LOAD(&rec->first_stack);
 		uint32_t init_stack = LOAD(&t->init_stacks[r]);
+		uint16_t *counts = LOAD(&t->load_counts);
+		uint16_t loads = counts ? LOAD(&counts[r]) : 0; /* the same memory */
 		const char *name = (flags & MS_F_COLD) ? LOAD(&t->cold[r].name) : NULL;
 		uint64_t clock = 0, seq = ms_mutex_order_racing(r, rec);
 		if (running && bases) {
@@ -1589,6 +1626,8 @@ static void reset_records(int running)
 		STORE(&rec->first_caller, first);
 		STORE(&rec->first_stack, first_stack);
 		STORE(&t->init_stacks[r], init_stack);
+		if (counts)
+			STORE(&counts[r], loads);
 		/* or, not a store: a flag another thread sets meanwhile stays;
 		 * MS_F_EDGE always, since a thread may be caching an edge of
 		 * this record right now (order.c) and its end must bump gen */

@@ -354,6 +354,11 @@ struct ms_table {
 					    is MS_HISTORY_GROUP * r further */
 	uint64_t *history_ticks;   /* the time of history[i], if MS_OP_TIMED */
 	uint32_t *init_stacks;     /* [record]: depot id of where initialised */
+	/* [record]: the modules the dynamic linker had loaded when the life
+	 * began (ms_loader_adds; 0 unknown): a lock is named after no module
+	 * loaded since, which may lie where it was (symbols.h) */
+	uint16_t *load_counts; /* (ms_loader_adds_short; NULL while no module
+				  was loaded since start-up: all 0) */
 	uint32_t history_mask;     /* history_len - 1 */
 	uint32_t *free_next;
 	uint64_t index_mask;

@@ -13,6 +13,7 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <unistd.h>
 #include <sys/syscall.h>
@@ -25,11 +26,39 @@ static pthread_mutex_t *module_lock;
  * one held by nobody else now.  NULL if not. */
 static pthread_mutex_t *load_lock;
 static int locked_since_fork;
+const unsigned long long *ms_loader_adds_at;
+unsigned long long ms_loader_adds_base;
 
 struct globals {
 	const char *at;
 	size_t size;
 };
+
+/* The loader's count of the modules it has loaded, dlpi_adds (glibc's
+ * _dl_load_adds): it follows the module lock and the TLS lock, so it is
+ * the one word of that value within the two mutexes after the module
+ * lock, if there is just one.  (Checked again against dl_iterate_phdr's
+ * at report time: ms_loader_adds_sure.) */
+static struct globals rtld_globals;
+
+static void find_adds(const struct globals *g, unsigned long long adds)
+{
+	const char *from = (const char *)(module_lock + 1);
+	const char *to = (const char *)(module_lock + 3) + sizeof adds;
+	const unsigned long long *found = NULL;
+	int matches = 0;
+	if (to > g->at + g->size)
+		to = g->at + g->size;
+	for (const char *p = from; p + sizeof adds <= to; p += sizeof adds)
+		if (*(const unsigned long long *)(const void *)p == adds) {
+			found = (const unsigned long long *)(const void *)p;
+			matches++;
+		}
+	if (matches == 1) {
+		ms_loader_adds_base = adds;
+		ms_loader_adds_at = found;
+	}
+}
 
 static int find_held(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -65,12 +94,37 @@ void ms_loader_lock_find(void)
 		return;
 	g.size = sym->st_size;
 	dl_iterate_phdr(find_held, &g);
+	rtld_globals = g;
 	pthread_mutex_t *before = module_lock ? module_lock - 1 : NULL;
 	int tid = (int)syscall(SYS_gettid);
 	if (before && (const char *)before >= g.at &&
 	    (before->__data.__kind & 0x7f) == PTHREAD_MUTEX_RECURSIVE_NP &&
 	    (before->__data.__owner == 0 || before->__data.__owner == tid))
 		load_lock = before;
+}
+
+static int read_adds(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	if (size >= offsetof(struct dl_phdr_info, dlpi_subs))
+		*(unsigned long long *)arg = info->dlpi_adds;
+	return 1;
+}
+
+void ms_loader_adds_find(void)
+{
+	unsigned long long adds = 0;
+	if (!module_lock)
+		return;
+	dl_iterate_phdr(read_adds, &adds);
+	if (adds)
+		find_adds(&rtld_globals, adds);
+}
+
+int ms_loader_adds_sure(unsigned long long adds)
+{
+	if (ms_loader_adds_at && __atomic_load_n(ms_loader_adds_at, __ATOMIC_RELAXED) != adds)
+		ms_loader_adds_at = NULL; /* not that word: never again */
+	return ms_loader_adds_at != NULL;
 }
 
 int ms_loader_busy(void)

@@ -6,6 +6,8 @@
 #include "report/kinds.h"
 #include "base/fmt.h"
 #include "base/internal.h"
+#include "core/table.h"
+#include "glibc/loader_lock.h"
 #include "report/report_hist.h"
 #include "stacks/symbols.h"
 
@@ -162,10 +164,19 @@ static const char *cut_middle(char *out, size_t cap, const char *sym, size_t col
 }
 
 /* see kinds.h */
+int ms_lock_symbol(uintptr_t key, char *out, size_t cap)
+{
+	uint32_t r = ms_table_find(key);
+	unsigned long long loads = 0; /* unknown: a lock no longer tracked */
+	if (r != MS_REC_NONE && r != MS_REC_UNTRACKED)
+		loads = ms_loader_adds_of(ms_table.load_counts ? LOAD(&ms_table.load_counts[r]) : 0);
+	return ms_symbolize_lock(key, loads, out, cap);
+}
+
 const char *ms_lock_variable(char *out, size_t cap, uintptr_t key, size_t cols)
 {
 	char sym[MS_VARIABLE_CAP];
-	if (!ms_symbolize_data(key, sym, sizeof sym))
+	if (!ms_lock_symbol(key, sym, sizeof sym))
 		sym[0] = 0;
 	return cut_middle(out, cap, sym, cols);
 }
@@ -219,7 +230,7 @@ const char *ms_lock_names(char *out, size_t cap, uintptr_t key, const char *name
 			  const struct ms_names_room *r)
 {
 	char sym[MS_VARIABLE_CAP], var[MS_VARIABLE_CAP];
-	if (!ms_symbolize_data(key, sym, sizeof sym))
+	if (!ms_lock_symbol(key, sym, sizeof sym))
 		sym[0] = 0;
 	size_t v = sym[0] ? strlen(sym) : 0, n = name ? strlen(name) : 0;
 	if (v > r->var_cols)

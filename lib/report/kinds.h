@@ -56,6 +56,10 @@ void ms_locks_alike(unsigned char *alike, const uintptr_t *keys, size_t n, size_
 /* What a report line's 120 columns leave after text of used bytes (0 past
  * them): the room of a lock's names between the rest of its line. */
 size_t ms_line_room(size_t used);
+/* The variable, uncut, as ms_symbolize_lock names it for the lock at key
+ * (tracked now: from the module loaded when its life began): 1 with it
+ * in out, or 0. */
+int ms_lock_symbol(uintptr_t key, char *out, size_t cap);
 /* An edge's modes (lockgraph.h) as a held or a taken lock's: "" for an
  * exclusive lock, " (read)", " (write)", " (read or write)". */
 const char *ms_edge_mode_text(uint32_t modes, int taken, uint32_t flags);

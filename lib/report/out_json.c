@@ -34,6 +34,7 @@
 #include "analysis/robust.h"
 #include "stacks/symbols.h"
 #include "core/table.h"
+#include "report/kinds.h"
 #include "core/thread.h"
 #include "core/thread_pool.h"
 
@@ -115,7 +116,7 @@ static void sup_end(struct ms_jw *j)
 static void symbol_as(struct ms_jw *j, const char *field, uintptr_t key)
 {
 	char var[MS_VARIABLE_CAP];
-	ms_jw_str(j, field, ms_symbolize_data(key, var, sizeof var) ? var : NULL);
+	ms_jw_str(j, field, ms_lock_symbol(key, var, sizeof var) ? var : NULL);
 }
 
 static void symbol(struct ms_jw *j, uintptr_t key)

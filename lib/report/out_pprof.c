@@ -26,6 +26,7 @@
 #include "report/lines.h"
 #include "stacks/symbols.h"
 #include "core/table.h"
+#include "report/kinds.h"
 
 #include <dlfcn.h>
 #include <limits.h>
@@ -644,7 +645,7 @@ static void one_mutex(uintptr_t key, uint32_t r, void *arg)
 	const struct ms_cold *c = &ms_table.cold[r]; /* list: a cold part */
 	struct ms_out_calls calls;
 	struct sample_labels l = { addr, LOAD(&c->name), ms_out_lock_name(flags), NULL,
-				   ms_symbolize_data(key, var, sizeof var) ? var : NULL };
+				   ms_lock_symbol(key, var, sizeof var) ? var : NULL };
 	if (ms_lock_class(flags) == MS_CLASS_RWLOCK) {
 		ms_out_calls_of(&calls, r, NULL);
 		l.calls = &calls;

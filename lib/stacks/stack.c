@@ -155,6 +155,9 @@ int ms_stack_init(void)
 		ms_tls_module_of(h, &unw_tls);
 		ms_stack_thread_ready();
 	}
+	/* after libunwind: the modules the library loads itself are no
+	 * program's that locks may lie in */
+	ms_loader_adds_find();
 	errno = saved;
 	/* cppcheck-suppress resourceLeak ; h stays open for the life of the
 	 * process: unw_backtrace_p points into it */

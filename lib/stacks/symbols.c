@@ -1364,7 +1364,66 @@ static void drop_anonymous(char *name)
 
 #define OFFSET_ROOM sizeof "+0xffffffffffffffff"
 
+struct object_at {
+	uintptr_t addr;
+	unsigned long long adds; /* dlpi_adds */
+	size_t n;     /* objects loaded now */
+	size_t found; /* addr's, counted from the first; 0 none */
+};
+
+static int count_objects(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct object_at *o = arg;
+	if (size < offsetof(struct dl_phdr_info, dlpi_subs))
+		return 1;
+	o->adds = info->dlpi_adds;
+	o->n++;
+	for (int i = 0; i < info->dlpi_phnum && !o->found; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+		if (ph->p_type == PT_LOAD && o->addr >= lo && o->addr - lo < ph->p_memsz)
+			o->found = o->n;
+	}
+	return 0;
+}
+
+/* Whether the object addr is in now was loaded before the dynamic linker
+ * had loaded `loads` modules: 1, 0 (or in no object), -1 if that cannot
+ * be told.  The loader appends each module it loads to its list, which
+ * dl_iterate_phdr walks in order, and counts it (dlpi_adds): the modules
+ * loaded since are at most the last adds - loads of the list (fewer if
+ * some were unloaded since, or loaded in another namespace), so a module
+ * before them was loaded before -- and loaded since, if it is there now. */
+static int loaded_before(uintptr_t addr, unsigned long long loads)
+{
+	struct object_at o = { addr, 0, 0, 0 };
+	if (!loads || ms_stack_off_since_fork()) /* (see load_counts) */
+		return -1;
+	dl_iterate_phdr(count_objects, &o);
+	if (!o.n || !ms_loader_adds_sure(o.adds))
+		return -1;
+	if (o.adds < loads)
+		return -1;
+	return o.found && o.n - o.found >= o.adds - loads;
+}
+
+/* The data object addr is in, from the modules loaded now. */
+static const char *data_object(uintptr_t addr, GElf_Off *off)
+{
+	Dwfl_Module *mod = session.dwfl ? dw.addrmodule(session.dwfl, addr) : NULL;
+	if (!mod && session.dwfl)
+		mod = module_past_its_file(addr);
+	if (mod)
+		return module_object(mod, addr, off);
+	return session.dwfl ? NULL : dladdr_object(addr, off);
+}
+
 int ms_symbolize_data(uintptr_t addr, char *out, size_t cap)
+{
+	return ms_symbolize_lock(addr, 0, out, cap);
+}
+
+int ms_symbolize_lock(uintptr_t addr, unsigned long long loads, char *out, size_t cap)
 {
 	if (!cap)
 		return 0;
@@ -1378,17 +1437,11 @@ int ms_symbolize_data(uintptr_t addr, char *out, size_t cap)
 		session_here();
 	GElf_Off off = 0;
 	const char *name = NULL;
-	/* an address in no module (the heap, a stack) is the usual answer: it
-	 * re-reads no maps, as a code address may (lookup) */
-	if (!session.unloaded || ms_symbols_code_loaded(addr)) {
-		Dwfl_Module *mod = session.dwfl ? dw.addrmodule(session.dwfl, addr) : NULL;
-		if (!mod && session.dwfl)
-			mod = module_past_its_file(addr);
-		if (mod)
-			name = module_object(mod, addr, &off);
-		else if (!session.dwfl)
-			name = dladdr_object(addr, &off);
-	}
+	int before = loaded_before(addr, loads);
+	/* Unknown: an address in no module (the heap, a stack) is the usual
+	 * answer: it re-reads no maps, as a code address may (lookup) */
+	if (before > 0 || (before < 0 && (!session.unloaded || ms_symbols_code_loaded(addr))))
+		name = data_object(addr, &off);
 	if (name) {
 		/* the name in as much of out as the offset leaves: JSON's and
 		 * pprof's room keeps a C++ template's arguments whole */

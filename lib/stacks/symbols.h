@@ -70,6 +70,14 @@ int ms_symbolize_function(uintptr_t addr, int is_return_address,
 int ms_symbolize_data(uintptr_t addr, char *out, size_t cap);
 #define MS_VARIABLE_CAP 1024
 
+/* The same for a lock whose life began when the dynamic linker had loaded
+ * `loads` modules (ms_loader_adds; 0: unknown): never after a module
+ * loaded since, which may lie where the lock was (memory the program
+ * unmapped, a library it unloaded) -- a mutex in a buffer unmapped before
+ * a plugin was loaded there read <plug_arr+0xa00>.  Unknown, as
+ * ms_symbolize_data. */
+int ms_symbolize_lock(uintptr_t addr, unsigned long long loads, char *out, size_t cap);
+
 /* Whether a source file (as struct ms_frame's `file` names it) is a system
  * header's: code the compiler took from /usr/include and the like, not the
  * program's. */
