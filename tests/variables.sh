@@ -357,41 +357,36 @@ expect_no_grep "nor its function names" 'main\+0x[0-9a-f]+ \(.*link\.c' "$WORK/r
 # A symbol over 4 GiB (a 5 GiB array in .bss, which costs nothing until
 # touched) left the module without an index of its symbols, and each of
 # its mutexes was named by libdw's scan of the whole table: 196 s instead
-# of 2 for 100,000.  Here 10,000 of them, against the same without it: 10
-# times as long before.
-huge_prog() {
+# of 2 for 100,000 (tests/unit/test_sym_index.c checks the index keeps
+# such a symbol; a time is no test here).  Its mutexes are named.  Not in
+# a sanitized build, where AddressSanitizer's shadow of a 5 GiB global
+# takes some 20 s to make.
+if sanitized; then
+	echo "skip: a 5 GiB global under AddressSanitizer"
+else
 	{
 		echo '#include <pthread.h>'
 		i=0
-		while [ $i -lt 10000 ]; do
+		while [ $i -lt 1000 ]; do
 			echo "pthread_mutex_t mu_$i = PTHREAD_MUTEX_INITIALIZER;"
 			i=$((i + 1))
 		done
 		echo 'pthread_mutex_t *all[] = {'
 		i=0
-		while [ $i -lt 10000 ]; do echo "&mu_$i,"; i=$((i + 1)); done
+		while [ $i -lt 1000 ]; do echo "&mu_$i,"; i=$((i + 1)); done
 		echo '};'
-		[ "$1" = huge ] && echo 'char huge_buffer[5UL << 30];'
+		echo 'char huge_buffer[5UL << 30];'
 		echo 'int main(void) { for (unsigned i = 0; i < sizeof all / sizeof all[0]; i++) {'
 		echo '	pthread_mutex_lock(all[i]); pthread_mutex_unlock(all[i]); } return 0; }'
-	} >"$WORK/$1.c"
-	# shellcheck disable=SC2086 # SAN_FLAGS is a list of flags
-	$CC -O1 $SAN_FLAGS -pthread -o "$WORK/$1" "$WORK/$1.c" || fail "cannot build $1.c"
-}
-# the report's time in milliseconds
-report_ms() {
-	t0=$(date +%s%N)
-	MUTEXSTAT_FORMAT=text,json MUTEXSTAT_OUTPUT="$WORK/$1" run_with "$WORK/out5" \
-		"$WORK/err5" "$WORK/$1"
-	echo $((($(date +%s%N) - t0) / 1000000))
-}
-huge_prog small && huge_prog huge
-small_ms=$(report_ms small)
-huge_ms=$(report_ms huge)
-expect_grep "a module with a symbol over 4 GiB: its mutexes named" '^ +1 <mu_[0-9]+> ' \
-	"$WORK/huge.txt"
-expect_eq "and as fast as without it (${huge_ms} ms, ${small_ms} without)" \
-	"$([ "$huge_ms" -lt $((3 * small_ms + 500)) ] && echo yes)" yes
+	} >"$WORK/huge.c"
+	$CC -O1 -pthread -o "$WORK/huge" "$WORK/huge.c" || fail "cannot build huge.c"
+	MUTEXSTAT_FORMAT=text,json MUTEXSTAT_OUTPUT="$WORK/huge" run_with "$WORK/out5" \
+		"$WORK/err5" "$WORK/huge"
+	expect_grep "a module with a symbol over 4 GiB: its mutexes named" '^ +1 <mu_[0-9]+> ' \
+		"$WORK/huge.txt"
+	expect_eq "... every one of them, in JSON" \
+		"$(grep -o '"symbol":"mu_[0-9]*"' "$WORK/huge.json" | sort -u | wc -l)" 1000
+fi
 
 # A lock is named only after a module loaded before its life began: memory
 # the program unmapped, where a plugin was loaded later, and a library
