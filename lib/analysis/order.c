@@ -235,18 +235,28 @@ static void edge_entry_put(struct ms_edge_entry *e, uint32_t a, uint32_t b, uint
 	e->a = a;
 }
 
+/* Whether entry e of an edge cache holds an edge of generation gen. */
+static int edge_entry_good(const struct ms_edge_entry *e, uint32_t gen)
+{
+	return e->a && /* not empty: records are 1 and up */
+	       ms_edge_entry_is(e, e->a, e->b, gen);
+}
+
 /* The thread knows edge a->b (of generation gen) from now on: the newest
  * in its slot of the small cache (asked first), the one the slot held, if
- * still good, in the partner. */
-static void remember(struct ms_tstate *ts, uint32_t a, uint32_t b, uint32_t gen,
-		     uint32_t gates)
+ * still good, in the partner.  Returns 1 if that put out a good edge. */
+static int remember(struct ms_tstate *ts, uint32_t a, uint32_t b, uint32_t gen,
+		    uint32_t gates)
 {
 	unsigned slot = ms_edge_slot(a, b);
 	struct ms_edge_entry *e = ts->edge_cache;
-	if (e[slot].a && /* not empty: records are 1 and up */
-	    ms_edge_entry_is(&e[slot], e[slot].a, e[slot].b, gen))
+	int put_out = 0;
+	if (edge_entry_good(&e[slot], gen)) {
+		put_out = edge_entry_good(&e[slot ^ 1], gen);
 		edge_entry_put(&e[slot ^ 1], e[slot].a, e[slot].b, gen, e[slot].gates);
+	}
 	edge_entry_put(&e[slot], a, b, gen, gates);
+	return put_out;
 }
 
 /* ... and in the bigger cache: an entry of its set that is empty or stale
@@ -376,11 +386,7 @@ not_cached(struct ms_thread *t, struct ms_tstate *ts, uint32_t r, uintptr_t key,
 	uint32_t gen = __atomic_load_n(&ms_table.gen, __ATOMIC_SEQ_CST);
 	ms_guard_enter(t);
 	int known = add_edge(t, ts, i, r, LOAD(&ms_rec(r)->birth), key, caller, read, b_new);
-	/* A thread that took more edges than its small cache holds gets the
-	 * bigger one: counting the known edges it missed alone, a thread
-	 * adding ten thousand new ones made it only when it took them again,
-	 * and looked each up in the graph twice. */
-	if (known != EDGE_UNSEEN && !ts->edge_cache2 && ++ts->edge_misses == MS_EDGE_MISSES)
+	if (known == EDGE_KNOWN && !ts->edge_cache2 && ++ts->edge_misses == MS_EDGE_MISSES)
 		big_cache(ts);
 	/* remembered inside the guard: a signal handler's lock on this thread
 	 * meanwhile is not recorded, so it writes no entry of the caches
@@ -391,9 +397,18 @@ not_cached(struct ms_thread *t, struct ms_tstate *ts, uint32_t r, uintptr_t key,
 	 * is not of a new mutex, goes to the graph and says so there. */
 	if (known && !b_new) {
 		uint32_t b = ms_edge_key(r, read), gates = ms_gate_sig(ts);
-		remember(ts, a, b, gen, gates);
+		int put_out = remember(ts, a, b, gen, gates);
 		if (ts->edge_cache2)
 			remember2(ts, a, b, gen, gates);
+		/* A thread whose edges put others out of its small cache gets
+		 * the bigger one too: counting the known edges it missed
+		 * alone, a thread adding ten thousand new ones made it only
+		 * as it took them again, and looked each up in the graph
+		 * twice.  (Not for each edge added: a thread taking a few
+		 * hundred once, a server's thread of its connections' locks,
+		 * would pay 256 KiB for nothing.) */
+		else if (put_out && ++ts->edge_misses == MS_EDGE_MISSES)
+			big_cache(ts);
 	}
 	ms_guard_leave(t);
 }

@@ -43,7 +43,7 @@ extern int ms_active;
 #define MS_HELD_LIFE_BITS 20
 #define MS_EDGE_CACHE 256  /* lock-order edges this thread knows are recorded */
 #define MS_EDGE_CACHE2 16384 /* ... in the bigger cache of a thread that takes more */
-#define MS_EDGE_MISSES 256 /* edges its cache did not have before that one is made */
+#define MS_EDGE_MISSES 256 /* known edges missed, or put out, before that one is made */
 #define MS_CACHE2 1024     /* entries in a thread's second lookup cache */
 
 /* A lock-order edge a thread knows is recorded: records a then b, as of
@@ -87,8 +87,8 @@ struct ms_tstate {
 	 * without it (interpose.c). */
 	struct ms_held held[MS_HELD_MAX];
 	struct ms_edge_entry edge_cache[MS_EDGE_CACHE];
-	/* edges its cache did not have, known or new: at MS_EDGE_MISSES it
-	 * gets a bigger one (order.c) */
+	/* known edges its cache did not have, and good ones it put out: at
+	 * MS_EDGE_MISSES it gets a bigger one (order.c) */
 	uint32_t edge_misses;
 	/* Its last failure on a lock another thread held (a busy trylock, a
 	 * timeout): the record, the lock's order it read and the order it
