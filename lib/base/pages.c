@@ -3,6 +3,7 @@
 
 #include <stdint.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 void *ms_pages_map(size_t bytes)
 {
@@ -37,15 +38,19 @@ void *ms_pages_map_filled_in_order(size_t bytes, size_t dense, size_t small)
 		return ms_pages_map(bytes);
 	/* mapped so that p + small begins a huge page: the kernel uses
 	 * them only for a whole aligned 2 MiB that is marked (a mapping
-	 * 2 MiB larger has such a place; the rest is given back) */
-	char *room = ms_pages_map(bytes + HUGE_PAGE);
+	 * 2 MiB larger has such a place; the rest is given back, whole
+	 * pages: munmap refuses an address inside one, and an array's
+	 * bytes need not be pages -- (cap + 1) records) */
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t mapped = (bytes + page - 1) / page * page;
+	char *room = ms_pages_map(mapped + HUGE_PAGE);
 	if (!room)
 		return ms_pages_map(bytes);
 	uintptr_t huge = ((uintptr_t)room + small + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
 	char *p = (char *)(huge - small);
 	if (p > room)
 		munmap(room, (size_t)(p - room));
-	munmap(p + bytes, (size_t)(room + HUGE_PAGE - p));
+	munmap(p + mapped, (size_t)(room + HUGE_PAGE - p));
 	(void)madvise(p + small, dense - small, MADV_HUGEPAGE);
 	return p;
 }

@@ -11,6 +11,8 @@
 #include "suites.h"
 
 #include "analysis/blame.h"
+#include "base/address_space.h"
+#include "base/pages.h"
 #include "stacks/depot.h"
 #include "core/table.h"
 
@@ -18,6 +20,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MIB (1024 * 1024)
 
@@ -163,6 +166,23 @@ START_TEST(test_depot_arena_huge_past_its_first_512_kib)
 	ck_assert_int_eq(unit_vm_flag(arena + MIB / 2, "hg"), 1);
 	ck_assert_uint_eq((uintptr_t)(arena + MIB / 2) % (2 * MIB), 0);
 	ck_assert_int_eq(unit_vm_flag(arena + 8 * MIB - 1, "hg"), 1);
+}
+END_TEST
+
+/* An array that is no whole number of pages -- the table's records are
+ * (cap + 1) * 64 bytes -- placed for its huge pages: what was mapped
+ * around it is given back, whole pages (an unmap inside a page failed,
+ * and 2 MiB less 64 bytes stayed mapped an array). */
+START_TEST(test_pages_placed_array_gives_back_the_rest)
+{
+	const size_t bytes = 4 * MIB + 64, page = (size_t)sysconf(_SC_PAGESIZE);
+	(void)ms_mapped_now(); /* its own first allocation, before */
+	uint64_t before = ms_mapped_now();
+	char *p = ms_pages_map_filled_in_order(bytes, bytes, 2 * MIB);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_uint_eq(ms_mapped_now() - before, (bytes + page - 1) / page * page);
+	ck_assert_uint_eq((uintptr_t)(p + 2 * MIB) % (2 * MIB), 0);
+	p[bytes - 1] = 1; /* its last byte is there */
 }
 END_TEST
 
@@ -633,6 +653,7 @@ Suite *depot_suite(void)
 	tcase_add_test(tc, test_depot_empty_stack_is_no_stack);
 	tcase_add_test(tc, test_depot_put_before_init_is_no_stack);
 	tcase_add_test(tc, test_depot_arena_huge_past_its_first_512_kib);
+	tcase_add_test(tc, test_pages_placed_array_gives_back_the_rest);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("budget");
