@@ -625,10 +625,14 @@ static void print_misuse(uintptr_t key, uint32_t r, void *arg)
 		ms_fmt(&hf, "MISUSE: ");
 		misuse_text(&hf, k, noun);
 		ms_fmt(&hf, ": %s %p", noun, (void *)key);
-		/* ", 4294967295 times" */
-		struct ms_names_room room = { 40, 30, ms_line_room(strlen(head) + 18), 0 };
-		ms_fmt(f, "%s%s, %u time%s\n", ms_fmt_str(&hf),
-		       ms_lock_names(names, sizeof names, key, name, &room), n, n == 1 ? "" : "s");
+		char tail[32]; /* ", 4294967295 times" */
+		struct ms_fmt tf;
+		ms_fmt_init(&tf, tail, sizeof tail, -1);
+		ms_fmt(&tf, ", %u time%s", n, n == 1 ? "" : "s");
+		const char *end = ms_fmt_str(&tf);
+		struct ms_names_room room = { 40, 30, ms_line_room(strlen(head) + strlen(end)), 0 };
+		ms_fmt(f, "%s%s%s\n", ms_fmt_str(&hf),
+		       ms_lock_names(names, sizeof names, key, name, &room), end);
 		struct ms_op_view v;
 		uint32_t stack;
 		if (ms_misuse_last(r, (enum ms_misuse)k, &v, &stack)) {
