@@ -355,7 +355,7 @@ struct ms_table {
 	uint64_t *history_ticks;   /* the time of history[i], if MS_OP_TIMED */
 	uint32_t *init_stacks;     /* [record]: depot id of where initialised */
 	/* [record]: the modules the dynamic linker had loaded when the life
-	 * began (ms_loader_adds; 0 unknown): a lock is named after no module
+	 * began (ms_loader_adds_short; 0 unknown): a lock is named after no module
 	 * loaded since, which may lie where it was (symbols.h) */
 	uint16_t *load_counts; /* (ms_loader_adds_short; NULL while no module
 				  was loaded since start-up: all 0) */

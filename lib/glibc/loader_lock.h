@@ -40,13 +40,7 @@ int ms_loader_busy(void);
 extern const unsigned long long *ms_loader_adds_at;
 extern unsigned long long ms_loader_adds_base; /* its value then */
 
-static inline unsigned long long ms_loader_adds(void)
-{
-	const unsigned long long *at = ms_loader_adds_at;
-	return at ? __atomic_load_n(at, __ATOMIC_RELAXED) : 0;
-}
-
-/* The same in 16 bits, for a lock's life: the modules loaded since
+/* The count in 16 bits, for a lock's life: the modules loaded since
  * start-up (at most 0xffff: fewer than there were names none but a lock of
  * the newest modules loses; 0 if unknown).  ms_loader_adds_of() reads it
  * back as a count, fewer or as many as there were (0 unknown). */
@@ -68,7 +62,7 @@ static inline unsigned long long ms_loader_adds_of(uint16_t since)
  * before count as begun then. */
 void ms_loader_adds_find(void);
 
-/* Whether ms_loader_adds() is the count, now that dl_iterate_phdr says it
+/* Whether *ms_loader_adds_at is the count, now that dl_iterate_phdr says it
  * is `adds`: if it is not, it is never read again. */
 int ms_loader_adds_sure(unsigned long long adds);
 

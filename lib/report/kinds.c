@@ -130,7 +130,7 @@ uint64_t ms_readers_max(const struct ms_site_reads *rd)
 	return rd->readers_max ? rd->readers_max : rd->acquisitions != 0;
 }
 
-/* Where sym's offset ("+0x68", which ms_symbolize_data puts last) begins;
+/* Where sym's offset ("+0x68", which ms_symbolize_lock puts last) begins;
  * its end if it has none. */
 static size_t offset_at(const char *sym)
 {

@@ -1418,11 +1418,6 @@ static const char *data_object(uintptr_t addr, GElf_Off *off)
 	return session.dwfl ? NULL : dladdr_object(addr, off);
 }
 
-int ms_symbolize_data(uintptr_t addr, char *out, size_t cap)
-{
-	return ms_symbolize_lock(addr, 0, out, cap);
-}
-
 int ms_symbolize_lock(uintptr_t addr, unsigned long long loads, char *out, size_t cap)
 {
 	if (!cap)

@@ -58,7 +58,7 @@ int ms_symbolize_frame(uintptr_t addr, int is_return_address,
 int ms_symbolize_function(uintptr_t addr, int is_return_address,
 			  struct ms_frame *out);
 
-/* The variable memory address addr is in, as gdb names it: "cache_lock",
+/* The variable the lock at addr is in, as gdb names it: "cache_lock",
  * "accounts+0x18" (a mutex inside a struct or an array), "ns::Pool::mu_";
  * from the symbol table of the module it lies in, so a static variable only
  * where the module keeps its .symtab (or libdw finds its debug file).
@@ -66,17 +66,16 @@ int ms_symbolize_function(uintptr_t addr, int is_return_address,
  * stripped module, no symbol).  Report time, as the rest.  A name longer
  * than out has room for loses its argument, then its template, lists
  * ("cache<...>::mu"), as a frame's function does; MS_VARIABLE_CAP bytes
- * keep a C++ template's arguments, which may be all that tells two apart. */
-int ms_symbolize_data(uintptr_t addr, char *out, size_t cap);
-#define MS_VARIABLE_CAP 1024
-
-/* The same for a lock whose life began when the dynamic linker had loaded
- * `loads` modules (ms_loader_adds; 0: unknown): never after a module
- * loaded since, which may lie where the lock was (memory the program
- * unmapped, a library it unloaded) -- a mutex in a buffer unmapped before
- * a plugin was loaded there read <plug_arr+0xa00>.  Unknown, as
- * ms_symbolize_data. */
+ * keep a C++ template's arguments, which may be all that tells two apart.
+ *
+ * The lock's life began when the dynamic linker had loaded `loads` modules
+ * (loader_lock.h; 0: unknown): it is never named after a module loaded
+ * since, which may lie where the lock was (memory the program unmapped, a
+ * library it unloaded) -- a mutex in a buffer unmapped before a plugin was
+ * loaded there read <plug_arr+0xa00>.  Unknown: after whatever module is
+ * there now, unless a library was unloaded and no code is there. */
 int ms_symbolize_lock(uintptr_t addr, unsigned long long loads, char *out, size_t cap);
+#define MS_VARIABLE_CAP 1024
 
 /* Whether a source file (as struct ms_frame's `file` names it) is a system
  * header's: code the compiler took from /usr/include and the like, not the
