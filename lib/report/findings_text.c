@@ -258,10 +258,13 @@ static void print_self(struct ms_fmt *f, const struct ms_self_finding *s)
 	if (s->released && !all_released)
 		ms_fmt(f, "  %llu of these waits ended: another thread's unlock let it go\n",
 		       (unsigned long long)s->released);
-	char cut[40], var[48];
-	ms_fmt(f, "  %s %p%s%s%s%s\n  taken at     ", noun, (void *)s->key,
-	       ms_lock_variable_tag(var, sizeof var, s->key, 40), s->name ? " \"" : "",
-	       ms_name_cut(cut, sizeof cut, s->name, 30), s->name ? "\"" : "");
+	char head[64], names[160];
+	struct ms_fmt hf;
+	ms_fmt_init(&hf, head, sizeof head, -1);
+	ms_fmt(&hf, "  %s %p", noun, (void *)s->key);
+	struct ms_names_room room = { 40, 30, ms_line_room(strlen(head)), 0 };
+	ms_fmt(f, "%s%s\n  taken at     ", ms_fmt_str(&hf),
+	       ms_lock_names(names, sizeof names, s->key, s->name, &room));
 	ms_report_stack(f, s->taken_stack, 15);
 	ms_report_wrapper_callers(f, s->wrapped_stack);
 	ms_fmt(f, "  relocked at  ");
