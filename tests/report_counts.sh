@@ -89,6 +89,22 @@ row=$(top_row "$WORK/report" "$m3")
 expect_eq "byturns after a wait: acquired, contended" "$(echo "$row" | awk '{print $3, $4}')" "20002 1"
 expect_eq "byturns after a wait: owner changes" "$(echo "$row" | awk '{print $(NF - 2)}')" 20001
 expect_grep "byturns after a wait: exactly the holds to time" '^  hold times, of the holds timed \(5090\):$' "$WORK/report"
+# The same turns on a spin lock (its plain path takes an owner change and
+# a hold not to time as the mutex's does).
+run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" byturns 10000 spin
+s3=$(awk '/^s3 /{print $2}' "$WORK/out")
+row=$(top_row "$WORK/report" "$s3")
+expect_eq "byturns, spin: acquired, contended" "$(echo "$row" | awk '{print $3, $4}')" "20000 0"
+expect_eq "byturns, spin: an owner change at each turn, the kind" \
+	"$(echo "$row" | awk '{print $(NF - 3), $(NF - 2)}')" "19999 spin"
+expect_no_grep "byturns, spin: no hold timed" 'hold times, of the holds timed' "$WORK/report"
+run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" byturns 10000 spinwaited
+s3=$(awk '/^s3 /{print $2}' "$WORK/out")
+row=$(top_row "$WORK/report" "$s3")
+expect_eq "byturns, spin, after a wait: acquired, contended" "$(echo "$row" | awk '{print $3, $4}')" "20002 1"
+expect_eq "byturns, spin, after a wait: owner changes" "$(echo "$row" | awk '{print $(NF - 3)}')" 20001
+expect_grep "byturns, spin, after a wait: exactly the holds to time" \
+	'^  hold times, of the holds timed \(5090\):$' "$WORK/report"
 
 # timeouts: two timed locks that time out and one lock that gets m1, each
 # waiting ~20 ms: the mean wait is the total over all three waits, and the

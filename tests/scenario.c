@@ -214,26 +214,61 @@ static int contend(int alone)
 	return 0;
 }
 
-/* byturns N [waited|nested]: two threads take m3 by turns, N times each, never
- * at once (each waits on a semaphore, which is no pthread mutex, for its
- * turn): 2N acquisitions, 2N - 1 owner changes, no contention.  With
- * "waited", the second thread first waits once for the first, so that
- * the holds are timed from then on: every one to the 4096th acquisition,
- * then one in 16.  With "nested", each thread holds a mutex of its own
- * around its turns' locks of m3: the inner lock of nested ones is an
- * owner change at each turn too. */
+/* byturns N [waited|nested|spin|spinwaited]: two threads take m3 by turns,
+ * N times each, never at once (each waits on a semaphore, which is no
+ * pthread mutex, for its turn): 2N acquisitions, 2N - 1 owner changes, no
+ * contention.  With "waited", the second thread first waits once for the
+ * first, so that the holds are timed from then on: every one to the
+ * 4096th acquisition, then one in 16.  With "nested", each thread holds a
+ * mutex of its own around its turns' locks of m3: the inner lock of
+ * nested ones is an owner change at each turn too.  "spin" and
+ * "spinwaited" take spin lock s3 instead of m3 (the spin lock's plain
+ * path, interpose_rw.c's spin_acquired_other). */
 static pthread_mutex_t m3 = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t outer_a = PTHREAD_MUTEX_INITIALIZER, outer_b = PTHREAD_MUTEX_INITIALIZER;
+static pthread_spinlock_t s3;
 static sem_t turn_a, turn_b;
-static int turns_each, turns_nested;
+static int turns_each, turns_nested, turns_spin;
+
+static void turn_lock(void)
+{
+	if (turns_spin)
+		CHECK(pthread_spin_lock(&s3), 0);
+	else
+		CHECK(pthread_mutex_lock(&m3), 0);
+}
+
+static void turn_unlock(void)
+{
+	if (turns_spin)
+		CHECK(pthread_spin_unlock(&s3), 0);
+	else
+		CHECK(pthread_mutex_unlock(&m3), 0);
+}
+
+/* Whether the second thread waits for the turns' lock the first holds:
+ * glibc marks a mutex slept on by __lock == 2, and a spin lock waited
+ * for by its word below 0 on x86-64 (each waiter's `lock decl` from 0);
+ * elsewhere a spin lock's waiters leave no mark, and 100 ms must do. */
+static int turn_waited_for(void)
+{
+	if (!turns_spin)
+		return waiters_on(&m3);
+#if defined(__x86_64__)
+	return __atomic_load_n((volatile int *)&s3, __ATOMIC_ACQUIRE) < 0;
+#else
+	usleep(100000);
+	return 1;
+#endif
+}
 
 /* One turn's lock and unlock of m3, inside outer if the turns nest. */
 static void take_turn(pthread_mutex_t *outer)
 {
 	if (turns_nested)
 		CHECK(pthread_mutex_lock(outer), 0);
-	CHECK(pthread_mutex_lock(&m3), 0);
-	CHECK(pthread_mutex_unlock(&m3), 0);
+	turn_lock();
+	turn_unlock();
 	if (turns_nested)
 		CHECK(pthread_mutex_unlock(outer), 0);
 }
@@ -243,8 +278,8 @@ static void *by_turns(void *arg)
 	int waited = arg != NULL;
 	if (waited) { /* m3 is held by the first thread: wait for it */
 		sem_post(&turn_a);
-		CHECK(pthread_mutex_lock(&m3), 0);
-		CHECK(pthread_mutex_unlock(&m3), 0);
+		turn_lock();
+		turn_unlock();
 		sem_post(&turn_a); /* its wait is over: the turns begin */
 	}
 	for (int i = 0; i < turns_each; i++) {
@@ -261,14 +296,16 @@ static int byturns(int n, int waited)
 	turns_each = n;
 	sem_init(&turn_a, 0, 0);
 	sem_init(&turn_b, 0, 0);
+	if (turns_spin)
+		CHECK(pthread_spin_init(&s3, PTHREAD_PROCESS_PRIVATE), 0);
 	if (waited)
-		CHECK(pthread_mutex_lock(&m3), 0);
+		turn_lock();
 	pthread_create(&t, NULL, by_turns, waited ? &m3 : NULL);
 	if (waited) {
 		sem_wait(&turn_a);
-		while (!waiters_on(&m3)) /* the second thread is blocked */
+		while (!turn_waited_for()) /* the second thread is blocked */
 			usleep(1000);
-		CHECK(pthread_mutex_unlock(&m3), 0);
+		turn_unlock();
 		sem_wait(&turn_a); /* not the next lock: it has m3 first */
 	}
 	for (int i = 0; i < n; i++) {
@@ -277,7 +314,10 @@ static int byturns(int n, int waited)
 		sem_wait(&turn_a);
 	}
 	pthread_join(t, NULL);
-	printf("m3 %p\n", (void *)&m3);
+	if (turns_spin)
+		printf("s3 %p\n", (void *)&s3);
+	else
+		printf("m3 %p\n", (void *)&m3);
 	return 0;
 }
 
@@ -1196,8 +1236,10 @@ int main(int argc, char **argv)
 	if (!strcmp(what, "turns"))
 		return turns();
 	if (!strcmp(what, "byturns") && argc > 2) {
-		turns_nested = argc > 3 && !strcmp(argv[3], "nested");
-		return byturns(atoi(argv[2]), argc > 3 && !strcmp(argv[3], "waited"));
+		const char *how = argc > 3 ? argv[3] : "";
+		turns_nested = !strcmp(how, "nested");
+		turns_spin = !strncmp(how, "spin", 4);
+		return byturns(atoi(argv[2]), !strcmp(how, "waited") || !strcmp(how, "spinwaited"));
 	}
 	if (!strcmp(what, "recycle"))
 		return recycle();

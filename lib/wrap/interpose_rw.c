@@ -322,6 +322,32 @@ static __attribute__((noinline)) int spin_acquired_full(struct ms_thread *t, uin
 	return 0;
 }
 
+/* The try got spin lock s, but not the plainest way: another thread had
+ * it last, or it has made a thread wait (some holds timed).  Taken
+ * holding no other lock and this hold not one to time -- each turn of two
+ * threads on a hot spin lock, and the fifteen in sixteen holds of one
+ * that made a thread wait -- it is the plain case still (an owner change
+ * counted), as a mutex's (interpose.c, acquired_other_owner). */
+static __attribute__((noinline)) int spin_acquired_other(struct ms_thread *t, uint32_t r,
+							 pthread_spinlock_t *s, uintptr_t caller)
+{
+	struct ms_record *rec = ms_rec(r);
+	struct ms_tstate *ts = t->ts;
+	uint32_t prev = rec->owner, tid = t->tid;
+	if (ts->nheld || !prev || prev == t->tid_held ||
+	    ((rec->flags & MS_F_TIMED) && ms_hold_sampled(rec->acquisitions + 1)))
+		return spin_acquired_full(t, r, s, caller);
+	uint64_t o;
+	if (prev == tid)
+		o = ms_order_retaking(t);
+	else {
+		rec->owner_changes++;
+		o = ms_order_taking(t, r, rec);
+	}
+	ms_acquired_plain(t, tid, ts, rec, r, caller, MS_OP_LOCK, o);
+	return 0;
+}
+
 /* A spin lock's hold is short, so what the library does inside it is most
  * of it: the plain case -- a spin lock the first level of the thread's
  * cache knows (a hit means the thread records), free, taken by the thread
@@ -340,7 +366,7 @@ MS_EXPORT MS_UNWOUND int pthread_spin_lock(pthread_spinlock_t *s)
 	uint32_t tid = t->tid;
 	struct ms_tstate *ts = t->ts;
 	if (unlikely(rec->owner != tid || ts->nheld || (rec->flags & MS_F_TIMED)))
-		return spin_acquired_full(t, r, s, CALLER);
+		return spin_acquired_other(t, r, s, CALLER);
 	ms_acquired_plain(t, tid, ts, rec, r, CALLER, MS_OP_LOCK, ms_order_retaking(t));
 	return 0;
 }
