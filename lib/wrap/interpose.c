@@ -259,6 +259,29 @@ static MS_UNWOUND __attribute__((noinline)) int lock_other(pthread_mutex_t *m,
 	return acquired_record(t, r, m, caller);
 }
 
+/* The lock path of a mutex the first level of the thread's cache does not
+ * know but its second does -- a thread that takes more mutexes in turn
+ * than the first level holds, as one holding a table's lock while it takes
+ * each of a hundred others -- is the first level's, after a probe of the
+ * second (a hit there means the thread records); else lock_other(). */
+static MS_UNWOUND __attribute__((noinline)) int lock_second(pthread_mutex_t *m,
+							   uintptr_t caller)
+{
+	struct ms_thread *t = &ms_self;
+	if (unlikely(!t->ok) || unlikely(!fast_kind(m)))
+		return lock_other(m, caller);
+	uint32_t r = *ms_cache2_entry(t->ts, (uintptr_t)m);
+	struct ms_record *rec = ms_rec(r);
+	if (unlikely(LOAD(&rec->key) != (uintptr_t)m))
+		return lock_other(m, caller);
+	ms_cache_fill(t, (uintptr_t)m, r);
+	uint32_t tid = t->tid;
+	int rc = fast_lock(m, tid);
+	if (unlikely(rc))
+		return lock_contended(m, rc, caller);
+	return acquired_cached(t, tid, r, rec, m, caller);
+}
+
 /* The lock path: a kind-0 mutex the first level of the thread's cache
  * knows (a hit means the thread records, so its tid is known) is taken
  * by glibc_fast.h's steps, which fail where glibc's trylock would; else
@@ -277,7 +300,7 @@ static inline __attribute__((always_inline)) MS_UNWOUND int mutex_lock(pthread_m
 			return lock_contended(m, rc, CALLER);
 		return acquired_cached(t, tid, r, rec, m, CALLER);
 	}
-	return lock_other(m, CALLER);
+	return lock_second(m, CALLER);
 }
 
 static inline __attribute__((always_inline)) int mutex_trylock(pthread_mutex_t *m)
