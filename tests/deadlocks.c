@@ -1002,10 +1002,29 @@ static int gate(int skip)
  * then again without G; thread 2 takes B then A under G: thread 1's second
  * time can deadlock with thread 2 (the edge was in thread 1's cache, and
  * its second time was not looked at).  gate_weakened: the same, thread 1's
- * second time under G read where its first wrote G, thread 2 reading G. */
+ * second time under G read where its first wrote G, thread 2 reading G.
+ * gate_dropped_big, gate_weakened_big: the same, thread 1 having taken 400
+ * other orders twice first (20 mutexes, each held while 20 others are
+ * taken), which gives it the bigger cache of edges (order.c): its edges
+ * are looked for there, gates and all. */
 static pthread_rwlock_t gate_rw = PTHREAD_RWLOCK_INITIALIZER;
-static int gate_how;
+static int gate_how, gate_big;
 enum { GATE_READ, GATE_READ_WRITE, GATE_DROPPED, GATE_WEAKENED };
+#define WARM_LOCKS 20
+static pthread_mutex_t warm_outer[WARM_LOCKS], warm_inner[WARM_LOCKS];
+
+static void warm_edges(void)
+{
+	for (int round = 0; round < 2; round++)
+		for (int o = 0; o < WARM_LOCKS; o++) {
+			CHECK(pthread_mutex_lock(&warm_outer[o]), 0);
+			for (int i = 0; i < WARM_LOCKS; i++) {
+				CHECK(pthread_mutex_lock(&warm_inner[i]), 0);
+				UNLOCK(&warm_inner[i]);
+			}
+			UNLOCK(&warm_outer[o]);
+		}
+}
 
 static void gate_rw_lock(int read)
 {
@@ -1027,6 +1046,8 @@ static void gate_rw_step(int i)
 {
 	say_thread_n("t", i + 1);
 	if (i == 0) {
+		if (gate_big)
+			warm_edges();
 		if (gate_how == GATE_DROPPED) {
 			CHECK(pthread_mutex_lock(&mg), 0);
 			a_then_b();
@@ -1058,11 +1079,16 @@ static void gate_rw_step(int i)
 		CHECK(pthread_rwlock_unlock(&gate_rw), 0);
 }
 
-static int gate_rw_run(int how)
+static int gate_rw_run(int how, int big)
 {
 	init_abcd();
 	init_mutex(&mg, PTHREAD_MUTEX_NORMAL);
+	for (int i = 0; i < WARM_LOCKS; i++) {
+		init_mutex(&warm_outer[i], PTHREAD_MUTEX_NORMAL);
+		init_mutex(&warm_inner[i], PTHREAD_MUTEX_NORMAL);
+	}
 	gate_how = how;
+	gate_big = big;
 	in_turns(2, gate_rw_step);
 	return 0;
 }
@@ -1554,10 +1580,12 @@ int main(int argc, char **argv)
 	if (!strcmp(s, "gate_broken")) return gate_broken();
 	if (!strcmp(s, "gate_two_pairs")) return gate_two_pairs();
 	if (!strcmp(s, "self_chain")) return self_chain();
-	if (!strcmp(s, "gate_read")) return gate_rw_run(GATE_READ);
-	if (!strcmp(s, "gate_read_write")) return gate_rw_run(GATE_READ_WRITE);
-	if (!strcmp(s, "gate_dropped")) return gate_rw_run(GATE_DROPPED);
-	if (!strcmp(s, "gate_weakened")) return gate_rw_run(GATE_WEAKENED);
+	if (!strcmp(s, "gate_read")) return gate_rw_run(GATE_READ, 0);
+	if (!strcmp(s, "gate_read_write")) return gate_rw_run(GATE_READ_WRITE, 0);
+	if (!strcmp(s, "gate_dropped")) return gate_rw_run(GATE_DROPPED, 0);
+	if (!strcmp(s, "gate_dropped_big")) return gate_rw_run(GATE_DROPPED, 1);
+	if (!strcmp(s, "gate_weakened")) return gate_rw_run(GATE_WEAKENED, 0);
+	if (!strcmp(s, "gate_weakened_big")) return gate_rw_run(GATE_WEAKENED, 1);
 	if (!strcmp(s, "unlock_out_of_order")) return unlock_out_of_order();
 	if (!strcmp(s, "condvar")) return condvar();
 	if (!strcmp(s, "timed_inversion")) return timed_inversion(0);

@@ -493,8 +493,9 @@ expect_eq "gate_partial: one thread skipped the gate: POTENTIAL DEADLOCK, not gu
 # One writes and the other reads: guarded.  A thread that took A, B under
 # G and again without it (or under G read where it wrote), against B, A
 # under G (read): its later take can deadlock -- it found the edge in its
-# cache and was not looked at again.
-for how in gate_read gate_dropped gate_weakened; do
+# cache and was not looked at again.  The _big ones: with the thread's
+# bigger cache of edges, after 400 others.
+for how in gate_read gate_dropped gate_weakened gate_dropped_big gate_weakened_big; do
 	run $how "$T" $how
 	expect_eq "$how: a POTENTIAL DEADLOCK, not guarded" \
 		"$(count $how 'POTENTIAL DEADLOCK: 2 mutexes') $(count $how 'GUARDED')" "1 0"

@@ -278,13 +278,23 @@ static void remember2(struct ms_tstate *ts, uint32_t a, uint32_t b, uint32_t gen
 	edge_entry_put(&set[w], a, b, gen, gates);
 }
 
-/* A thread that keeps missing edges that are known: its bigger cache. */
+/* A thread that keeps missing edges that are known: its bigger cache,
+ * with the small one's good edges in it -- once it is there,
+ * ms_order_known() asks it alone.  (Inside the guard: no handler's lock
+ * on this thread looks at the caches meanwhile.) */
 static void big_cache(struct ms_tstate *ts)
 {
 	void *p = mmap(NULL, MS_EDGE_CACHE2 * sizeof(struct ms_edge_entry),
 		       PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (p != MAP_FAILED)
-		__atomic_store_n(&ts->edge_cache2, p, __ATOMIC_RELEASE);
+	if (p == MAP_FAILED)
+		return;
+	__atomic_store_n(&ts->edge_cache2, p, __ATOMIC_RELEASE);
+	uint32_t gen = __atomic_load_n(&ms_table.gen, __ATOMIC_SEQ_CST);
+	for (unsigned i = 0; i < MS_EDGE_CACHE; i++) {
+		const struct ms_edge_entry *e = &ts->edge_cache[i];
+		if (edge_entry_good(e, gen))
+			remember2(ts, e->a, e->b, gen, e->gates);
+	}
 }
 
 /* The order of thread tid's entry at history position pos of record r,

@@ -125,6 +125,7 @@ ms_edge_cached2(const struct ms_tstate *ts, uint32_t a, uint32_t b, uint32_t gen
 	if (!big)
 		return 0;
 	const struct ms_edge_entry *set = ms_edge_set2(big, a, b);
+#pragma GCC unroll 4
 	for (int w = 0; w < MS_EDGE_WAYS; w++)
 		if (ms_edge_entry_covers(&set[w], a, b, gen, ts))
 			return 1;
@@ -138,8 +139,13 @@ ms_order_known(const struct ms_tstate *ts, uint32_t b)
 	uint32_t a = top->rec | top->mode << 31; /* its read bit: bit 0 */
 	unsigned s = ms_edge_slot(a, b);
 	uint32_t gen = __atomic_load_n(&ms_table.gen, __ATOMIC_ACQUIRE);
-	return ms_edge_cached(ts, s, a, b, gen) || ms_edge_cached(ts, s ^ 1, a, b, gen) ||
-	       unlikely(ms_edge_cached2(ts, a, b, gen));
+	if (ms_edge_cached(ts, s, a, b, gen))
+		return 1;
+	/* a thread with the bigger cache has every edge it knows there (the
+	 * small cache's, when it was made, too): its set, not the partner */
+	if (unlikely(ts->edge_cache2 != NULL))
+		return ms_edge_cached2(ts, a, b, gen);
+	return ms_edge_cached(ts, s ^ 1, a, b, gen);
 }
 
 /* One lock-order edge between live mutexes, for the graph outputs: the
