@@ -11,7 +11,9 @@
  * That try is what the library does too, so the two counts are of one
  * thing; it costs a call, and its runs are not the timed ones.
  *
- * At exit it prints "count_contended: contended=C" on stderr.  Only the plain lock is counted: the hot rows use nothing else. */
+ * At exit it prints "count_contended: contended=C" on stderr.  Only the
+ * plain lock of a mutex and of a spin lock is counted: the hot rows use
+ * nothing else. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -20,6 +22,8 @@
 
 static int (*real_lock)(pthread_mutex_t *);
 static int (*real_trylock)(pthread_mutex_t *);
+static int (*real_spin_lock)(pthread_spinlock_t *);
+static int (*real_spin_trylock)(pthread_spinlock_t *);
 /* Counted per thread, outside the hold, and summed as each thread ends:
  * a shared counter would be one more line moving between the CPUs. */
 static __thread unsigned long contended_here;
@@ -35,6 +39,9 @@ __attribute__((constructor)) static void find_glibc(void)
 {
 	real_lock = (int (*)(pthread_mutex_t *))dlsym(RTLD_NEXT, "pthread_mutex_lock");
 	real_trylock = (int (*)(pthread_mutex_t *))dlsym(RTLD_NEXT, "pthread_mutex_trylock");
+	real_spin_lock = (int (*)(pthread_spinlock_t *))dlsym(RTLD_NEXT, "pthread_spin_lock");
+	real_spin_trylock =
+		(int (*)(pthread_spinlock_t *))dlsym(RTLD_NEXT, "pthread_spin_trylock");
 	pthread_key_create(&at_thread_exit, add_thread);
 }
 
@@ -46,6 +53,16 @@ int pthread_mutex_lock(pthread_mutex_t *m)
 	if (!contended_here++)
 		pthread_setspecific(at_thread_exit, &contended_here);
 	return real_lock(m);
+}
+
+int pthread_spin_lock(pthread_spinlock_t *s)
+{
+	int rc = real_spin_trylock(s);
+	if (rc != EBUSY)
+		return rc;
+	if (!contended_here++)
+		pthread_setspecific(at_thread_exit, &contended_here);
+	return real_spin_lock(s);
 }
 
 __attribute__((destructor)) static void tell(void)
