@@ -1126,8 +1126,8 @@ static void run_spin(const char *name, pthread_spinlock_t *s, int pshared)
 	spin_usable("reinit", s);
 #if defined(__x86_64__) || defined(__i386__)
 	/* a word glibc's lock takes (two `lock decl`s) but its trylock does
-	 * not (it takes only free's 1): the library's wait tries, then
-	 * leaves it to glibc's lock */
+	 * not (it takes only free's 1): the library tries first, and must
+	 * then wait in glibc's lock, not in a loop of tries */
 	*(volatile int *)s = 2;
 	if (CALL("odd-word", pthread_spin_lock, s) == 0)
 		CALL("odd-word", pthread_spin_unlock, s);

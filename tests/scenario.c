@@ -247,16 +247,19 @@ static void turn_unlock(void)
 }
 
 /* Whether the second thread waits for the turns' lock the first holds:
- * glibc marks a mutex slept on by __lock == 2.  A spin lock's waiter
- * leaves no mark the library's wait keeps (glibc's own waiter takes the
- * word below 0; the library's only reads it between its tries), so 200 ms
- * after the waiter said it would lock must do. */
+ * glibc marks a mutex slept on by __lock == 2, and a spin lock waited
+ * for by its word below 0 on x86-64 (each waiter's `lock decl` from 0);
+ * elsewhere a spin lock's waiters leave no mark, and 100 ms must do. */
 static int turn_waited_for(void)
 {
 	if (!turns_spin)
 		return waiters_on(&m3);
-	usleep(200000);
+#if defined(__x86_64__)
+	return __atomic_load_n((volatile int *)&s3, __ATOMIC_ACQUIRE) < 0;
+#else
+	usleep(100000);
 	return 1;
+#endif
 }
 
 /* One turn's lock and unlock of m3, inside outer if the turns nest. */

@@ -521,38 +521,10 @@ int ms_rwlock_unlock_other(struct ms_thread *t, uint32_t r, pthread_rwlock_t *l,
 
 /* ---- spin locks ------------------------------------------------------------ */
 
-/* A spin lock's wait: glibc's try, with the reads of the lock's word in
- * between further apart as the wait goes on -- twice as many pauses each
- * time, up to SPIN_POLL_MAX.  glibc's own waiter reads the word after every
- * pause (20 ns on the machine of doc/benchmark.md), and each read takes the
- * word's line from the holder, whose next try then misses the cache.  The
- * library makes a hold longer, so such a read came between nearly every
- * two acquisitions of a holder that keeps the lock, and found the lock
- * free more often: two threads on one spin lock took 8x bare's time and
- * counted 3x bare's contended acquisitions.  With the reads up to 64
- * pauses apart (1.3 us there), 2x and 0.7x.  A word that reads free but
- * that glibc's try cannot take SPIN_TRIES times in a row -- free to
- * glibc's lock in a way its try does not know -- is left to glibc's
- * lock. */
-#define SPIN_POLL_MAX 64
-#define SPIN_TRIES 4096
-
 static int call_spin(void *lock, unsigned op, clockid_t clock, const struct timespec *abstime)
 {
 	(void)op, (void)clock, (void)abstime;
-	pthread_spinlock_t *s = lock;
-	unsigned pauses = 1;
-	for (unsigned tries = 0; tries < SPIN_TRIES; tries++) {
-		if (ms_real_rw.spin_trylock(s) == 0)
-			return 0;
-		do {
-			for (unsigned i = 0; i < pauses; i++)
-				__builtin_ia32_pause();
-			if (pauses < SPIN_POLL_MAX)
-				pauses *= 2;
-		} while (ms_spin_held(s));
-	}
-	return ms_real_rw.spin_lock(s);
+	return ms_real_rw.spin_lock(lock);
 }
 
 MS_UNWOUND int ms_spin_slow(struct ms_thread *t, uint32_t r, pthread_spinlock_t *s,
