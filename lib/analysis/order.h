@@ -141,8 +141,10 @@ ms_order_known(const struct ms_tstate *ts, uint32_t b)
 	uint32_t gen = __atomic_load_n(&ms_table.gen, __ATOMIC_ACQUIRE);
 	if (ms_edge_cached(ts, s, a, b, gen))
 		return 1;
-	/* a thread with the bigger cache has every edge it knows there (the
-	 * small cache's, when it was made, too): its set, not the partner */
+	/* a thread with the bigger cache remembers every edge there too (the
+	 * small cache's, when it was made, too): its set, not the partner
+	 * (an edge its set of four put out goes to the graph, as one the
+	 * small cache put out did) */
 	if (unlikely(ts->edge_cache2 != NULL))
 		return ms_edge_cached2(ts, a, b, gen);
 	return ms_edge_cached(ts, s ^ 1, a, b, gen);

@@ -352,7 +352,8 @@ static __attribute__((noinline)) int spin_acquired_other(struct ms_thread *t, ui
  * of it: the plain case -- a spin lock the first level of the thread's
  * cache knows (a hit means the thread records), free, taken by the thread
  * that had it last while it holds no other lock, its hold not timed -- is
- * the mutex's (interpose.c), without a call into the library. */
+ * the mutex's (interpose.c), without a call into the library; taken from
+ * another thread, or with some holds timed, spin_acquired_other(). */
 MS_EXPORT MS_UNWOUND int pthread_spin_lock(pthread_spinlock_t *s)
 {
 	struct ms_thread *t = &ms_self;
