@@ -1006,23 +1006,35 @@ static int gate(int skip)
  * gate_dropped_big, gate_weakened_big: the same, thread 1 having taken 400
  * other orders twice first (20 mutexes, each held while 20 others are
  * taken), which gives it the bigger cache of edges (order.c): its edges
- * are looked for there, gates and all. */
+ * are looked for there, gates and all.  gate_dropped_copied: the 400 taken
+ * between thread 1's two times, so that the bigger cache is made with the
+ * gated edge in the small one (copied there, with its gate). */
 static pthread_rwlock_t gate_rw = PTHREAD_RWLOCK_INITIALIZER;
 static int gate_how, gate_big;
 enum { GATE_READ, GATE_READ_WRITE, GATE_DROPPED, GATE_WEAKENED };
 #define WARM_LOCKS 20
 static pthread_mutex_t warm_outer[WARM_LOCKS], warm_inner[WARM_LOCKS];
 
-static void warm_edges(void)
+static void a_then_b(void);
+
+/* With `gated`, A then B under G again after each of the 400: an edge the
+ * small cache put out is remembered again at once, so it is there when
+ * the bigger cache is made. */
+static void warm_edges(int gated)
 {
 	for (int round = 0; round < 2; round++)
 		for (int o = 0; o < WARM_LOCKS; o++) {
-			CHECK(pthread_mutex_lock(&warm_outer[o]), 0);
 			for (int i = 0; i < WARM_LOCKS; i++) {
+				CHECK(pthread_mutex_lock(&warm_outer[o]), 0);
 				CHECK(pthread_mutex_lock(&warm_inner[i]), 0);
 				UNLOCK(&warm_inner[i]);
+				UNLOCK(&warm_outer[o]);
+				if (gated) {
+					CHECK(pthread_mutex_lock(&mg), 0);
+					a_then_b();
+					UNLOCK(&mg);
+				}
 			}
-			UNLOCK(&warm_outer[o]);
 		}
 }
 
@@ -1046,12 +1058,14 @@ static void gate_rw_step(int i)
 {
 	say_thread_n("t", i + 1);
 	if (i == 0) {
-		if (gate_big)
-			warm_edges();
+		if (gate_big == 1)
+			warm_edges(0);
 		if (gate_how == GATE_DROPPED) {
 			CHECK(pthread_mutex_lock(&mg), 0);
 			a_then_b();
 			UNLOCK(&mg);
+			if (gate_big == 2)
+				warm_edges(1);
 			a_then_b();
 			return;
 		}
@@ -1584,6 +1598,7 @@ int main(int argc, char **argv)
 	if (!strcmp(s, "gate_read_write")) return gate_rw_run(GATE_READ_WRITE, 0);
 	if (!strcmp(s, "gate_dropped")) return gate_rw_run(GATE_DROPPED, 0);
 	if (!strcmp(s, "gate_dropped_big")) return gate_rw_run(GATE_DROPPED, 1);
+	if (!strcmp(s, "gate_dropped_copied")) return gate_rw_run(GATE_DROPPED, 2);
 	if (!strcmp(s, "gate_weakened")) return gate_rw_run(GATE_WEAKENED, 0);
 	if (!strcmp(s, "gate_weakened_big")) return gate_rw_run(GATE_WEAKENED, 1);
 	if (!strcmp(s, "unlock_out_of_order")) return unlock_out_of_order();

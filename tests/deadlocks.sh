@@ -494,8 +494,10 @@ expect_eq "gate_partial: one thread skipped the gate: POTENTIAL DEADLOCK, not gu
 # G and again without it (or under G read where it wrote), against B, A
 # under G (read): its later take can deadlock -- it found the edge in its
 # cache and was not looked at again.  The _big ones: with the thread's
-# bigger cache of edges, after 400 others.
-for how in gate_read gate_dropped gate_weakened gate_dropped_big gate_weakened_big; do
+# bigger cache of edges, after 400 others; _copied: the bigger cache made
+# between the two times, the gated edge copied into it.
+for how in gate_read gate_dropped gate_weakened gate_dropped_big gate_weakened_big \
+	gate_dropped_copied; do
 	run $how "$T" $how
 	expect_eq "$how: a POTENTIAL DEADLOCK, not guarded" \
 		"$(count $how 'POTENTIAL DEADLOCK: 2 mutexes') $(count $how 'GUARDED')" "1 0"
