@@ -32,12 +32,18 @@ NOTE_IGNORED="mutexstat: no live dumps on SIGUSR1: the program ignores it (MUTEX
 # with "VAR=value..." "RUN-OPTIONS" program args: under the library (and
 # run_hostile's options), report to $WORK/r; stdout and how it ended in
 # $WORK/out, stderr in $WORK/err.
+# Each run's stderr is kept too (err.N): UBSan writes its report there and
+# ends the program with status 1, and the next run's would overwrite it
+# before sanitizer_reports (tests/lib.sh) looks.
+with_runs=0
 with() {
 	rm -f "$WORK"/r "$WORK"/r.*
 	vars=$1 opts=$2; shift 2
 	# shellcheck disable=SC2086
 	"$RUN" $opts env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/r" $vars "$@" \
 	    >"$WORK/out" 2>"$WORK/err"
+	with_runs=$((with_runs + 1))
+	cp "$WORK/err" "$WORK/err.$with_runs"
 }
 
 # ---- the program's own SIGUSR1 -----------------------------------------------
