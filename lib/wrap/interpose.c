@@ -270,16 +270,15 @@ static MS_UNWOUND __attribute__((noinline)) int lock_second(pthread_mutex_t *m,
 	struct ms_thread *t = &ms_self;
 	if (unlikely(!t->ok) || unlikely(!fast_kind(m)))
 		return lock_other(m, caller);
-	uint32_t r = *ms_cache2_entry(t->ts, (uintptr_t)m);
-	struct ms_record *rec = ms_rec(r);
-	if (unlikely(LOAD(&rec->key) != (uintptr_t)m))
+	uint32_t r = ms_cache2_find(t->ts, (uintptr_t)m);
+	if (unlikely(!r))
 		return lock_other(m, caller);
 	ms_cache_fill(t, (uintptr_t)m, r);
 	uint32_t tid = t->tid;
 	int rc = fast_lock(m, tid);
 	if (unlikely(rc))
 		return lock_contended(m, rc, caller);
-	return acquired_cached(t, tid, r, rec, m, caller);
+	return acquired_cached(t, tid, r, ms_rec(r), m, caller);
 }
 
 /* The lock path: a kind-0 mutex the first level of the thread's cache
