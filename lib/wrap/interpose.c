@@ -94,6 +94,20 @@ static inline int flags_not_plain(const struct ms_record *rec)
 	       ((flags & MS_F_CLASS) || ms_hold_sampled(rec->acquisitions + 1));
 }
 
+/* A life's first acquisition whose call site shares no stack for it
+ * (acquired_other_owner): the capture, out of line, so that the shared
+ * case keeps nothing across a call. */
+static __attribute__((noinline)) int acquired_first_captured(struct ms_thread *t, uint32_t r,
+							     uintptr_t caller)
+{
+	struct ms_record *rec = ms_rec(r);
+	rec->first_stack = ms_site_capture(caller); /* ms_site_stack's other case */
+	__atomic_store_n(&rec->first_caller, caller, __ATOMIC_RELEASE);
+	ms_acquired_plain(t, t->tid, t->ts, rec, r, caller, MS_OP_LOCK,
+			  ms_order_taking(t, r, rec));
+	return 0;
+}
+
 /* The try got a mutex the thread's cache knows, but not the plainest
  * way: another thread had it last, or this thread holds others (lock
  * order), or this hold is one to time.  Another thread's mutex, taken
@@ -111,10 +125,17 @@ static __attribute__((noinline)) int acquired_other_owner(struct ms_thread *t, u
 	if (ts->nheld || prev == t->tid_held || flags_not_plain(rec))
 		return acquired_full(t, r, m, caller);
 	/* prev 0: its life's first acquisition, which says where (what
-	 * ms_acquired does for it, here without its saves and tests) */
+	 * ms_acquired does for it, here without its saves and tests; a
+	 * capture, rare, out of line: no call but a tail call here, so no
+	 * register is saved on the first lock of every mutex life) */
 	if (!prev) {
-		if (!rec->first_caller)
-			ms_first_acquired_inline(r, caller);
+		if (!rec->first_caller) {
+			uint32_t id = ms_site_shared(caller, rec->birth);
+			if (unlikely(!id))
+				return acquired_first_captured(t, r, caller);
+			rec->first_stack = id | MS_SITE_SHARED;
+			__atomic_store_n(&rec->first_caller, caller, __ATOMIC_RELEASE);
+		}
 	} else
 		rec->owner_changes += prev != t->tid;
 	ms_acquired_plain(t, t->tid, ts, rec, r, caller, MS_OP_LOCK,
