@@ -321,9 +321,10 @@ static __attribute__((noinline)) void life_ends_told(struct ms_table *t, uint32_
 	}
 }
 
-static inline __attribute__((always_inline)) void life_ends(struct ms_table *t, uint32_t r)
+/* (flags: the record's, loaded once for this and fold) */
+static inline __attribute__((always_inline)) void life_ends(struct ms_table *t, uint32_t r,
+							     uint32_t flags)
 {
-	uint32_t flags = LOAD(&ms_rec(r)->flags);
 	if (unlikely(flags & (MS_F_EDGE | MS_F_FINDING)))
 		life_ends_told(t, r, flags);
 }
@@ -896,6 +897,7 @@ static void stripe_fold_flush(struct ms_table *t, struct ms_stripe *st)
 		return;
 	struct ms_site *s = &t->sites[st->fold_site - 1];
 	STORE(&st->fold_site, 0);
+	STORE(&st->fold_plain, 0);
 	SITE_ADD(mutexes, st->fold_mutexes);
 	SITE_ADD(acquisitions, st->fold_acquisitions);
 	SITE_ADD(owner_changes, st->fold_owner_changes);
@@ -1218,10 +1220,11 @@ long ms_table_site_line(uintptr_t site)
 	return LOAD(&ms_table.nsites) >= MS_MAX_SITES ? MS_MAX_SITES : -1;
 }
 
-/* A life ends (its stripe st is locked): its numbers go to its site.
- * Inline, with what most lives need only: the stripe's sums. */
-static inline __attribute__((always_inline)) void
-fold(struct ms_table *t, uint32_t r, struct ms_stripe *st)
+/* fold() in full: a life of another kind of lock, or with a cold part, or
+ * of a wrapper's site, or after a reset while threads ran, or of a site
+ * the stripe does not sum now. */
+static __attribute__((noinline)) void fold_full(struct ms_table *t, uint32_t r,
+						struct ms_stripe *st)
 {
 	struct ms_record *rec = ms_rec(r);
 	int wrapped;
@@ -1247,8 +1250,36 @@ fold(struct ms_table *t, uint32_t r, struct ms_stripe *st)
 	SERIAL_ADD(&st->fold_mutexes, 1);
 	SERIAL_ADD(&st->fold_acquisitions, acquisitions);
 	SERIAL_ADD(&st->fold_owner_changes, owner_changes);
+	/* the next plain life of this site needs none of the above */
+	if (st->fold_site && &t->sites[st->fold_site - 1] == s && s->site == site &&
+	    (LOAD(&s->classes) & 1u << MS_CLASS_MUTEX))
+		STORE(&st->fold_plain, site + 1);
 	if (unlikely(LOAD(&rec->flags) & MS_F_COLD))
 		fold_cold(t, r, s);
+}
+
+/* A life ends (its stripe st is locked; flags, its record's): its numbers
+ * go to its site.  Inline, what most lives need: a mutex's life without a
+ * cold part, first locked where no wrapper is known (a stack shared by
+ * its site, or none), of the site whose line the stripe sums now, which
+ * counts mutexes already -- three sums in the stripe.  The rest is
+ * fold_full()'s. */
+static inline __attribute__((always_inline)) void
+fold(struct ms_table *t, uint32_t r, struct ms_stripe *st, uint32_t flags)
+{
+	const struct ms_record *rec = ms_rec(r);
+	uintptr_t site = LOAD(&rec->first_caller);
+	uint32_t first_stack = LOAD(&rec->first_stack);
+	if (unlikely((flags & (MS_F_COLD | MS_F_CLASS)) ||
+		     (first_stack && !(first_stack & MS_SITE_SHARED)) ||
+		     LOAD(&st->fold_plain) != site + 1 ||
+		     __atomic_load_n(&bases, __ATOMIC_ACQUIRE) != NULL)) {
+		fold_full(t, r, st);
+		return;
+	}
+	SERIAL_ADD(&st->fold_mutexes, 1);
+	SERIAL_ADD(&st->fold_acquisitions, LOAD(&rec->acquisitions));
+	SERIAL_ADD(&st->fold_owner_changes, LOAD(&rec->owner_changes));
 }
 
 /* ---- adding and removing addresses ----------------------------------- */
@@ -1346,11 +1377,12 @@ add_or_name(uintptr_t key, int birth, uint64_t *clock, int naming, const char *n
 				 * before pthread_mutex_init): this init is then the
 				 * mutex's first, and the name stays */
 				const char *name = only_named(t, r);
+				uint32_t flags = LOAD(&ms_rec(r)->flags);
 				if (!name) {
-					fold(t, r, l.home);
+					fold(t, r, l.home, flags);
 					SERIAL_ADD(&l.home->reinitialised, 1);
 				}
-				life_ends(t, r);
+				life_ends(t, r, flags);
 				record_begin(r, clock, 0);
 				ms_cache_fill(&ms_self, key, r); /* as a new one's, below */
 				if (as_class > 0) /* the kind with the life, in one step */
@@ -1525,8 +1557,9 @@ void ms_table_remove(uintptr_t key)
 			continue;
 		uint32_t r = ms_slot_rec(s);
 		if (r != MS_REC_UNTRACKED) {
-			fold(t, r, l.home);
-			life_ends(t, r);
+			uint32_t flags = LOAD(&ms_rec(r)->flags);
+			fold(t, r, l.home, flags);
+			life_ends(t, r, flags);
 			record_free(t, r);
 			SERIAL_ADD(&l.home->live, -1);
 		} else {
@@ -1640,6 +1673,7 @@ static void reset_records(int running)
 	}
 	for (unsigned i = 0; i < MS_STRIPES; i++) {
 		stripes[i].fold_site = 0;
+		stripes[i].fold_plain = 0;
 		stripes[i].fold_mutexes = 0;
 		stripes[i].fold_acquisitions = 0;
 		stripes[i].fold_owner_changes = 0;

@@ -414,6 +414,11 @@ struct ms_stripe {
 	 * write its line, with locked instructions. */
 	uint32_t fold_site;
 	uint64_t fold_mutexes, fold_acquisitions, fold_owner_changes;
+	/* The site + 1 of fold_site's line once that line counts mutexes
+	 * among its classes, 0 none (a site may be 0, a mutex never locked;
+	 * the stripes start zeroed): a plain mutex life of that site is
+	 * summed here without a look at the line (table.c's fold). */
+	uintptr_t fold_plain;
 	uint64_t live, untracked_mutexes, untracked_ops, untracked_ended;
 	uint64_t destroyed, reinitialised;
 } __attribute__((aligned(64)));
