@@ -239,7 +239,10 @@ lock_for_update(struct ms_update_locks *l, uint64_t home)
 	self->in_update = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (ms_spin_lock(&stripes[st].lock)) {
-		list_stripe(l, st);
+		l->s[0] = st; /* list_stripe(), the list empty */
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		l->n = 1;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		return 1;
 	}
 	self->in_update = 0;
@@ -259,7 +262,14 @@ static void abandon_update(void)
 static inline __attribute__((always_inline)) void
 unlock_after_update(struct ms_update_locks *l)
 {
-	release_all(l);
+	/* One stripe listed at the end of an update is its home's (reach()
+	 * lists two or more, or none): let go of it without the list. */
+	if (likely(l->n == 1)) {
+		l->n = 0;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		spin_unlock(&l->home->lock);
+	} else
+		release_all(l);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	ms_self.in_update = 0;
 	ms_async_resume(&ms_self);
