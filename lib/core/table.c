@@ -1484,9 +1484,15 @@ uint32_t ms_table_name_later(uintptr_t key, const char *name, uint64_t *clock, i
 static int delete_at(struct ms_table *t, uint64_t i, struct ms_update_locks *l)
 {
 	const uint64_t mask = t->index_mask;
+	/* The usual case: the next slot, in this block, is empty.  No key
+	 * follows in the run, so none moves and no reader has a hole to
+	 * step over: the slot is emptied at once. */
+	uint64_t next = (i + 1) & mask;
+	if (likely((next & (MS_STRIPE_BLOCK - 1)) && t->slots[next] == MS_SLOT_EMPTY))
+		goto emptied;
 	__atomic_store_n(&t->slots[i], MS_SLOT_TOMB, __ATOMIC_RELEASE);
 	uint64_t scanned = 0;
-	for (uint64_t j = (i + 1) & mask;; j = (j + 1) & mask) {
+	for (uint64_t j = next;; j = (j + 1) & mask) {
 		if (++scanned > mask)
 			return 0; /* no empty slot anywhere: the hole stays a tombstone */
 		/* a new block at each multiple of 256 only */
@@ -1525,6 +1531,7 @@ static int delete_at(struct ms_table *t, uint64_t i, struct ms_update_locks *l)
 		__atomic_store_n(&t->slots[j], MS_SLOT_TOMB, __ATOMIC_RELEASE);
 		i = j;
 	}
+emptied:
 	__atomic_store_n(&t->slots[i], MS_SLOT_EMPTY, __ATOMIC_RELEASE);
 	/* Tombstones just before an empty slot guard no key (none lies
 	 * between them and it): they become empty too, so a run that once
