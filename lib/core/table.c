@@ -1374,6 +1374,12 @@ add_or_name(uintptr_t key, int birth, uint64_t *clock, int naming, const char *n
 			}
 		}
 		uint64_t s = t->slots[i];
+		/* the end of the run first: an add's usual slot, its home */
+		if (s == MS_SLOT_EMPTY) {
+			if (free_at < 0)
+				free_at = (int64_t)i;
+			break;
+		}
 		if (slot_holds(t, i, tag, key)) {
 			r = ms_slot_rec(s);
 			/* a new life as a kind of lock only if another thread has
@@ -1404,11 +1410,6 @@ add_or_name(uintptr_t key, int birth, uint64_t *clock, int naming, const char *n
 		}
 		if (s == MS_SLOT_TOMB && free_at < 0)
 			free_at = (int64_t)i;
-		if (s == MS_SLOT_EMPTY) {
-			if (free_at < 0)
-				free_at = (int64_t)i;
-			break;
-		}
 	}
 	if (free_at < 0) {
 		/* No room near this address's home: leave it untracked. */
