@@ -344,8 +344,11 @@ void ms_table_counts(struct ms_table_counts *c)
 	*c = (struct ms_table_counts){ 0 };
 	for (unsigned i = 0; i < MS_STRIPES; i++) {
 		const struct ms_stripe *s = &stripes[i];
-		c->live += LOAD(&s->live);
-		c->destroyed += LOAD(&s->destroyed);
+		/* ended before made: both only grow, and made is never below
+		 * ended, so the difference read is never negative */
+		uint64_t ended = __atomic_load_n(&s->ended, __ATOMIC_ACQUIRE);
+		c->live += LOAD(&s->made) - ended;
+		c->destroyed += ended - LOAD(&s->ended_base) + LOAD(&s->untracked_ended);
 		c->reinitialised += LOAD(&s->reinitialised);
 		c->untracked_mutexes += LOAD(&s->untracked_mutexes);
 		c->untracked_ended += LOAD(&s->untracked_ended);
@@ -1428,7 +1431,7 @@ add_or_name(uintptr_t key, int birth, uint64_t *clock, int naming, const char *n
 		SERIAL_ADD(&l.home->untracked_mutexes, 1);
 	else {
 		record_begin(r, clock, fresh);
-		SERIAL_ADD(&l.home->live, 1);
+		SERIAL_ADD(&l.home->made, 1);
 	}
 	ms_self.added_new = 1;
 	/* Publish the address before the slot: a lookup that sees the slot
@@ -1579,12 +1582,11 @@ void ms_table_remove(uintptr_t key)
 			fold(t, r, l.home, flags);
 			life_ends(t, r, flags);
 			record_free(t, r);
-			SERIAL_ADD(&l.home->live, -1);
+			SERIAL_ADD(&l.home->ended, 1);
 		} else {
 			SERIAL_ADD(&l.home->untracked_mutexes, -1);
 			SERIAL_ADD(&l.home->untracked_ended, 1);
 		}
-		SERIAL_ADD(&l.home->destroyed, 1);
 		if (delete_at(t, i, &l) < 0) {
 			abandon_update();
 			return;
@@ -1702,7 +1704,7 @@ static void reset_records(int running)
 	for (unsigned i = 0; i < MS_STRIPES; i++) {
 		stripes[i].untracked_ops = 0;
 		stripes[i].untracked_ended = 0;
-		stripes[i].destroyed = 0;
+		stripes[i].ended_base = stripes[i].ended;
 		stripes[i].reinitialised = 0;
 	}
 	/* every life is new: lock-order edges threads know they recorded

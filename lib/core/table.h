@@ -419,8 +419,12 @@ struct ms_stripe {
 	 * the stripes start zeroed): a plain mutex life of that site is
 	 * summed here without a look at the line (table.c's fold). */
 	uintptr_t fold_plain;
-	uint64_t live, untracked_mutexes, untracked_ops, untracked_ended;
-	uint64_t destroyed, reinitialised;
+	/* Tracked lives begun and ended under this lock: live ones are the
+	 * difference, destroyed ones those ended since the last reset (at
+	 * ended_base) -- one counter for a removal to bump, not two. */
+	uint64_t made, ended, ended_base;
+	uint64_t untracked_mutexes, untracked_ops, untracked_ended;
+	uint64_t reinitialised;
 } __attribute__((aligned(64)));
 
 /* Site line i as the report shows it: with the lives the stripes still
