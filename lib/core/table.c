@@ -1329,12 +1329,20 @@ uintptr_t ms_table_slot_key(uint64_t i)
 	return slot_key(i);
 }
 
-/* Slot i holds `key` (hash's low bits `tag`); its stripes' locks are held.
- * The tag first: most slots of a run are other addresses' homes. */
-static inline __attribute__((always_inline)) int slot_holds(const struct ms_table *t, uint64_t i, uint32_t tag,
-		      uintptr_t key)
+/* Slot i, whose word the caller has loaded (s: its stripes' locks are
+ * held, so it stays), holds `key` (hash's low bits `tag`): slot_key(i) ==
+ * key, without loading the slot again.  The tag first: most slots of a
+ * run are other addresses' homes. */
+static inline __attribute__((always_inline)) int
+slot_holds(const struct ms_table *t, uint64_t i, uint64_t s, uint32_t tag, uintptr_t key)
 {
-	return ms_slot_tag(t->slots[i]) == tag && slot_key(i) == key;
+	if (ms_slot_tag(s) != tag)
+		return 0;
+	uint32_t r = ms_slot_rec(s);
+	if (r == MS_REC_NONE) /* a tombstone, or an empty slot */
+		return 0;
+	return (r == MS_REC_UNTRACKED ? LOAD(&t->untracked_keys[i])
+				      : LOAD(&t->records[r].key)) == key;
 }
 
 /* ms_table_add, or with `naming` (mutexstat_name_lock): key's record if
@@ -1383,7 +1391,7 @@ add_or_name(uintptr_t key, int birth, uint64_t *clock, int naming, const char *n
 				free_at = (int64_t)i;
 			break;
 		}
-		if (slot_holds(t, i, tag, key)) {
+		if (slot_holds(t, i, s, tag, key)) {
 			r = ms_slot_rec(s);
 			/* a new life as a kind of lock only if another thread has
 			 * not begun it (as_class: ms_table_renew_as) */
@@ -1574,7 +1582,7 @@ void ms_table_remove(uintptr_t key)
 		uint64_t s = t->slots[i];
 		if (s == MS_SLOT_EMPTY)
 			break;
-		if (!slot_holds(t, i, tag, key))
+		if (!slot_holds(t, i, s, tag, key))
 			continue;
 		uint32_t r = ms_slot_rec(s);
 		if (r != MS_REC_UNTRACKED) {
