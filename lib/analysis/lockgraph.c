@@ -292,9 +292,11 @@ size_t ms_lg_cycle(struct ms_lg *g, const struct ms_lg_edge *e,
 	gate->rec = 0;
 	gate->birth = 0;
 	g->searches++;
-	struct lg_node *start = node_of(g, e->b, e->b_birth, 0);
-	struct lg_node *goal = node_of(g, e->a, e->a_birth, 0);
-	if (!start || !goal || !start->out)
+	/* e is the graph's: its nodes stay while it is there (a sweep takes
+	 * only nodes no edge leads from or to) */
+	const struct lg_edge *ex = (const struct lg_edge *)e;
+	struct lg_node *start = ex->to, *goal = ex->from;
+	if (!start->out)
 		return 0;
 	if (!g->search) {
 		g->cut_short++;

@@ -101,8 +101,9 @@ struct ms_lg_edge *ms_lg_find(struct ms_lg *g, uint32_t a, uint64_t a_birth, uin
  * memory is spent. */
 struct ms_lg_edge *ms_lg_add(struct ms_lg *g, const struct ms_lg_edge *e);
 
-/* The cycle edge e closes, searched among the edges of live mutexes: the
- * shortest one no gate of e guards, else the shortest one, guarded.
+/* The cycle edge e (one of g's, as ms_lg_add or ms_lg_find gave it)
+ * closes, searched among the edges of live mutexes: the shortest one no
+ * gate of e guards, else the shortest one, guarded.
  * Returns its length n, the edges in *path (path[0] is e, path[i].b is
  * path[i+1].a, the last back to e's a; valid until the next call), 0 if
  * none.  *gate is a gate on every edge of a guarded cycle, rec 0 if none.
