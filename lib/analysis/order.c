@@ -193,7 +193,7 @@ static int add_edge(struct ms_thread *t, struct ms_tstate *ts, uint32_t ai,
 	 * site only (its acquisition was not captured, and a stack from
 	 * another thread's path through that line would mislead). */
 	proto.b_stack = ms_stack_here();
-	proto.a_stack = ms_depot_put(&proto.a_caller, 1);
+	proto.a_stack = ms_depot_put_again(&proto.a_caller, 1, &t->last_site);
 	if (!ms_depot_lock_for_update())
 		return EDGE_UNSEEN;
 	e = ms_lg_find(g, proto.a, proto.a_birth, r, birth);

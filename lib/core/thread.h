@@ -217,6 +217,10 @@ struct ms_thread {
 	 * ms_stack_near_end): a capture needs room there too. */
 	uintptr_t alt_low, alt_high;
 	uint8_t alt_known;
+	/* The stacks it put last (depot.c, ms_depot_put_again): the one
+	 * ms_stack_here captured, and the call site of a lock-order edge's
+	 * first mutex (order.c); 0 none. */
+	uint32_t last_stack, last_site;
 };
 
 /* Mutexes side by side in an array, or in neighbouring objects, get

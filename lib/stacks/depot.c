@@ -152,7 +152,7 @@ ms_stack_id ms_depot_put(const uintptr_t *frames, int n)
 	size_t keylen = (size_t)n * sizeof *frames;
 	if (!ms_depot_lock_for_update())
 		return 0; /* not kept: another thread is forking */
-	puts++;
+	__atomic_add_fetch(&puts, 1, __ATOMIC_RELAXED); /* and in put_again */
 	HASH_FIND(hh, stacks, frames, keylen, e);
 	if (!e && next_id < max_ids &&
 	    (e = arena_alloc(sizeof *e + keylen)) != NULL) {
@@ -185,13 +185,32 @@ int ms_depot_get(ms_stack_id id, const uintptr_t **frames)
 	return (int)e->n;
 }
 
+ms_stack_id ms_depot_put_again(const uintptr_t *frames, int n, ms_stack_id *last)
+{
+	/* read once: a signal handler on this thread may put another
+	 * meanwhile, and what is compared is what is returned */
+	ms_stack_id id = LOAD(last);
+	const uintptr_t *had = NULL;
+	int same = id && n > 0 && ms_depot_get(id, &had) == n;
+	for (int i = 0; same && i < n; i++)
+		same = had[i] == frames[i];
+	if (same) {
+		__atomic_add_fetch(&puts, 1, __ATOMIC_RELAXED);
+		return id;
+	}
+	id = ms_depot_put(frames, n);
+	if (id)
+		STORE(last, id);
+	return id;
+}
+
 static __attribute__((noinline)) ms_stack_id stack_here(void)
 {
 	uintptr_t frames[MS_MAX_FRAMES];
 	struct ms_thread *t = &ms_self;
 	ms_guard_enter(t); /* libunwind may lock mutexes of its own */
 	int n = ms_stack_capture(frames, (int)ms_opt.frames);
-	ms_stack_id id = n ? ms_depot_put(frames, n) : 0;
+	ms_stack_id id = n ? ms_depot_put_again(frames, n, &t->last_stack) : 0;
 	ms_guard_leave(t);
 	return id;
 }
@@ -205,7 +224,7 @@ ms_stack_id ms_stack_here(void)
 void ms_depot_stats(struct ms_depot_stats *out)
 {
 	out->stacks = next_id - 1;
-	out->puts = puts;
+	out->puts = LOAD(&puts);
 	out->dropped = dropped;
 	out->used = arena_used;
 	out->budget = arena_size;

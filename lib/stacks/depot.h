@@ -24,6 +24,12 @@ ms_stack_id ms_depot_put(const uintptr_t *frames, int n);
  * is unknown. */
 int ms_depot_get(ms_stack_id id, const uintptr_t **frames);
 
+/* ms_depot_put's id for these frames, asking first whether they are stack
+ * *last's (a caller's memory of the stack it put last): a stack keeps its
+ * id, so that one needs neither the lock nor a look-up.  *last becomes the
+ * id given, if any; any value it may have is safe (it is checked). */
+ms_stack_id ms_depot_put_again(const uintptr_t *frames, int n, ms_stack_id *last);
+
 /* Capture the calling thread's stack (MUTEXSTAT_FRAMES deep) and store it.
  * 0 if capture is unavailable or the budget is spent. */
 ms_stack_id ms_stack_here(void);

@@ -65,6 +65,47 @@ START_TEST(test_depot_same_frames_same_id)
 }
 END_TEST
 
+/* A caller's memory of its last stack gives that id only for the same
+ * frames, every one compared; any other goes to the depot, and so does
+ * any memory that names no stack or another one. */
+START_TEST(test_depot_put_again_takes_the_last_id_for_the_same_frames_only)
+{
+	depot_init(MIB);
+	uintptr_t a[8], last_differs[8], prefix[7], longer[9];
+	make_stack(a, 1, 8);
+	memcpy(last_differs, a, sizeof a);
+	last_differs[7] ^= 0x10;
+	memcpy(prefix, a, sizeof prefix);
+	memcpy(longer, a, sizeof a);
+	longer[8] = TEXT + 0x99990;
+	ms_stack_id last = 0;
+	ms_stack_id id = ms_depot_put_again(a, 8, &last);
+	ck_assert_uint_ne(id, 0);
+	ck_assert_uint_eq(last, id);
+	ck_assert_uint_eq(ms_depot_put_again(a, 8, &last), id);
+	ms_stack_id others[3] = {
+		ms_depot_put_again(last_differs, 8, &last),
+		ms_depot_put_again(prefix, 7, &last),
+		ms_depot_put_again(longer, 9, &last),
+	};
+	for (int i = 0; i < 3; i++) {
+		ck_assert_uint_ne(others[i], 0);
+		ck_assert_uint_ne(others[i], id);
+	}
+	ck_assert_uint_eq(last, others[2]);
+	ck_assert_uint_eq(ms_depot_put(longer, 9), others[2]);
+	ck_assert_uint_eq(ms_depot_put_again(a, 8, &last), id);
+	ck_assert_uint_eq(ms_depot_put_again(a, 0, &last), 0); /* no frames */
+	ck_assert_uint_eq(last, id);
+	last = 12345; /* no such stack */
+	ck_assert_uint_eq(ms_depot_put_again(a, 8, &last), id);
+	ck_assert_uint_eq(last, id);
+	struct ms_depot_stats st = stats();
+	ck_assert_uint_eq(st.stacks, 4);
+	ck_assert_uint_eq(st.puts, 8); /* each offer of frames, remembered or not */
+}
+END_TEST
+
 START_TEST(test_depot_different_frames_different_ids)
 {
 	depot_init(MIB);
@@ -647,6 +688,7 @@ Suite *depot_suite(void)
 	Suite *s = suite_create("depot");
 	TCase *tc = tcase_create("ids");
 	tcase_add_test(tc, test_depot_same_frames_same_id);
+	tcase_add_test(tc, test_depot_put_again_takes_the_last_id_for_the_same_frames_only);
 	tcase_add_test(tc, test_depot_different_frames_different_ids);
 	tcase_add_test(tc, test_depot_get_returns_the_frames);
 	tcase_add_test(tc, test_depot_get_of_unknown_id_is_empty);
