@@ -55,6 +55,23 @@ static __thread uintptr_t stack_hi __attribute__((tls_model("initial-exec")));
  * it, and _start has none); read at start-up, 0 if not found. */
 static uintptr_t main_top;
 
+/* The rules this thread's last walk took, frame by frame: a walk mostly
+ * passes where the one before did (the same lock call, the same callers
+ * of it), so a frame whose return address is the one remembered at its
+ * depth takes the rule remembered with it -- the rule the cache gave for
+ * that address -- without the cache's hash and check.  A walk that
+ * interrupted one on this thread (in a signal handler) neither reads nor
+ * writes them: `walking` says one is under way.  16 frames, 256 bytes of
+ * static TLS: few, as the library may be dlopen'ed. */
+#define MEMO_FRAMES 16
+struct memo_entry {
+	uintptr_t ip;
+	uint64_t rule;
+};
+static __thread struct memo_entry memo[MEMO_FRAMES]
+	__attribute__((tls_model("initial-exec")));
+static __thread int walking __attribute__((tls_model("initial-exec")));
+
 static inline uint64_t entry_check(uintptr_t pc, uint64_t rule)
 {
 	return ((uint64_t)pc ^ rule ^ (rule >> 29)) * 0x9e3779b97f4a7c15ull | 1;
@@ -458,7 +475,7 @@ static uint64_t rule_compute(uintptr_t pc)
 }
 
 /* The rule for return address pc, from the cache or computed into it. */
-static uint64_t rule_for(uintptr_t pc)
+static inline __attribute__((always_inline)) uint64_t rule_for(uintptr_t pc)
 {
 	unsigned h = home(pc), free_slot = CFI_CACHE;
 	for (unsigned i = 0; i < CFI_PROBES; i++) {
@@ -500,17 +517,25 @@ static __attribute__((noinline)) uintptr_t top_found_late(void)
 	return top ? top : 1;
 }
 
-int ms_cfi_walk(uintptr_t *frames, int max, uintptr_t rbp, uintptr_t rsp, uintptr_t ip)
+/* The walk from those registers below hi; m: the thread's memory of its
+ * last walk, or NULL. */
+static inline __attribute__((always_inline)) int
+walk_from(uintptr_t *frames, int max, uintptr_t rbp, uintptr_t rsp, uintptr_t ip,
+	  uintptr_t hi, struct memo_entry *m)
 {
-	uintptr_t hi = stack_hi;
-	if (unlikely(!hi))
-		hi = stack_hi = top_found_late();
-	if (rsp >= hi) /* not known, or a signal stack, a coroutine's */
-		return -1;
 	int n = 0;
 	while (n < max) {
+		uint64_t rule;
+		if (m && n < MEMO_FRAMES && m[n].ip == ip) {
+			rule = m[n].rule;
+		} else {
+			rule = rule_for(ip - 1);
+			if (m && n < MEMO_FRAMES) {
+				m[n].ip = ip;
+				m[n].rule = rule;
+			}
+		}
 		frames[n++] = ip;
-		uint64_t rule = rule_for(ip - 1);
 		if (!(rule & R_READ))
 			return -1;
 		if (rule & R_END)
@@ -531,6 +556,23 @@ int ms_cfi_walk(uintptr_t *frames, int max, uintptr_t rbp, uintptr_t rsp, uintpt
 		if (!ip)
 			return n;
 	}
+	return n;
+}
+
+int ms_cfi_walk(uintptr_t *frames, int max, uintptr_t rbp, uintptr_t rsp, uintptr_t ip)
+{
+	uintptr_t hi = stack_hi;
+	if (unlikely(!hi))
+		hi = stack_hi = top_found_late();
+	if (rsp >= hi) /* not known, or a signal stack, a coroutine's */
+		return -1;
+	if (walking)
+		return walk_from(frames, max, rbp, rsp, ip, hi, NULL);
+	walking = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	int n = walk_from(frames, max, rbp, rsp, ip, hi, memo);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	walking = 0;
 	return n;
 }
 

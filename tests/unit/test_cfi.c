@@ -112,6 +112,21 @@ START_TEST(test_cfi_walk_gives_libunwinds_frames)
 }
 END_TEST
 
+/* A thread's walks in turn, of stacks that share their first frames and
+ * part from there, or are the one before again: each takes what the one
+ * before remembered only where its frames are the same. */
+START_TEST(test_cfi_walks_in_turn_give_libunwinds_frames)
+{
+	ck_assert_int_eq(ms_stack_init(), 0);
+	static const int depths[] = { 12, 12, 11, 13, 12, 3, 12, 40, 39, 40 };
+	struct pair p;
+	for (unsigned i = 0; i < sizeof depths / sizeof depths[0]; i++) {
+		descend(&p, depths[i]);
+		assert_same(&p);
+	}
+}
+END_TEST
+
 START_TEST(test_cfi_rules_are_computed_once_for_all_threads)
 {
 	ck_assert_int_eq(ms_stack_init(), 0);
@@ -221,6 +236,7 @@ Suite *cfi_suite(void)
 	Suite *s = suite_create("cfi");
 	TCase *tc = tcase_create("walk");
 	tcase_add_test(tc, test_cfi_walk_gives_libunwinds_frames);
+	tcase_add_test(tc, test_cfi_walks_in_turn_give_libunwinds_frames);
 	tcase_add_test(tc, test_cfi_rules_are_computed_once_for_all_threads);
 	tcase_add_test(tc, test_cfi_leaves_a_signal_frame_to_libunwind);
 	tcase_add_test(tc, test_cfi_reads_only_below_the_stacks_top);
