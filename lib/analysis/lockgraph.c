@@ -149,15 +149,15 @@ static void sweep(struct ms_lg *g)
 	g->sweep_at = live * 2 > g->sweep_min ? live * 2 : g->sweep_min;
 }
 
+/* Zeroed memory for a node or an edge: one of the free list's, or the
+ * caller's (zeroed already: its first write is the caller's own). */
 static void *take(struct ms_lg *g, void **free_list, size_t bytes, size_t next_offset)
 {
 	void *p = *free_list;
-	if (p)
-		*free_list = *(void **)((char *)p + next_offset);
-	else
-		p = g->alloc(bytes);
-	if (p)
-		memset(p, 0, bytes);
+	if (!p)
+		return g->alloc(bytes);
+	*free_list = *(void **)((char *)p + next_offset);
+	memset(p, 0, bytes);
 	return p;
 }
 
