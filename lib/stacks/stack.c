@@ -535,12 +535,14 @@ static __attribute__((noinline)) int capture(uintptr_t *frames, int max)
 	 * an entry point of ours that calls the program back (quick_exit,
 	 * whose handlers lock) is where the program called, and in the unit
 	 * tests, linked with the library, the program's frames are ours. */
-	int i = 0, out = 0;
-	while (i < n && buf[i] >= self_lo && buf[i] < self_hi)
+	uintptr_t lo = self_lo, hi = self_hi; /* read once: frames may alias */
+	int i = 0;
+	while (i < n && buf[i] >= lo && buf[i] < hi)
 		i++;
-	for (; i < n && out < max; i++)
-		frames[out++] = buf[i];
-	return out;
+	int out = n - i < max ? n - i : max;
+	for (int k = 0; k < out; k++)
+		frames[k] = buf[i + k];
+	return out > 0 ? out : 0;
 }
 
 int ms_stack_capture(uintptr_t *frames, int max)
