@@ -103,11 +103,31 @@ int ms_lg_live(const struct ms_lg *g, const struct ms_lg_edge *e)
 	return node_live(g, x->from) && node_live(g, x->to);
 }
 
+/* Whether e's key is the last look-up's that found nothing. */
+static int missed_is(const struct ms_lg *g, const struct ms_lg_edge *e)
+{
+	return g->missed.a == e->a && g->missed.b == e->b && g->missed.a_birth == e->a_birth &&
+	       g->missed.b_birth == e->b_birth && g->missed.a;
+}
+
 struct ms_lg_edge *ms_lg_find(struct ms_lg *g, uint32_t a, uint64_t a_birth, uint32_t b,
 			      uint64_t b_birth)
 {
 	const struct ms_lg_edge k = { .a = a, .b = b, .a_birth = a_birth, .b_birth = b_birth };
-	return ms_ptr_index_find(&g->edges, edge_hash(a, a_birth, b, b_birth), edge_is, &k);
+	int again = missed_is(g, &k);
+	if (again && g->missed.at == g->adds)
+		return NULL;
+	uint32_t hash = again ? g->missed.hash : edge_hash(a, a_birth, b, b_birth);
+	struct ms_lg_edge *e = ms_ptr_index_find(&g->edges, hash, edge_is, &k);
+	if (!e) {
+		g->missed.a = a;
+		g->missed.b = b;
+		g->missed.a_birth = a_birth;
+		g->missed.b_birth = b_birth;
+		g->missed.hash = hash;
+		g->missed.at = g->adds;
+	}
+	return e;
 }
 
 /* Take edges and nodes of ended lives out of the tables; their memory
@@ -196,7 +216,8 @@ struct ms_lg_edge *ms_lg_add(struct ms_lg *g, const struct ms_lg_edge *e)
 		       : NULL;
 		if (x) {
 			x->e = *e;
-			if (ms_ptr_index_add(&g->edges, edge_hash_of(e), x, g->alloc) == 0)
+			uint32_t hash = missed_is(g, e) ? g->missed.hash : edge_hash_of(e);
+			if (ms_ptr_index_add(&g->edges, hash, x, g->alloc) == 0)
 				break;
 			x->all_next = g->free_edges;
 			g->free_edges = x;
@@ -216,6 +237,7 @@ struct ms_lg_edge *ms_lg_add(struct ms_lg *g, const struct ms_lg_edge *e)
 	x->all_next = g->all;
 	__atomic_store_n(&g->all, x, __ATOMIC_RELEASE); /* readers see it whole */
 	g->nedges++;
+	g->adds++;
 	return &x->e;
 }
 

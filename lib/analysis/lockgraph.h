@@ -75,6 +75,17 @@ struct ms_lg {
 	 * (ms_lg_init: 4096; a caller whose memory is small sets fewer) */
 	uint64_t sweep_min;
 	uint64_t searches, cut_short;
+	/* edges added so far, and the last look-up that found nothing: its
+	 * key, its hash and the adds before it (the same look-up with none
+	 * since finds nothing again: a thread looks a new edge up twice,
+	 * around its stacks, then adds it) */
+	uint64_t adds;
+	struct {
+		uint32_t a, b; /* a 0: none */
+		uint64_t a_birth, b_birth;
+		uint32_t hash;
+		uint64_t at; /* adds */
+	} missed;
 	uint32_t readers, stamp;
 	const struct ms_lg_edge **path;
 	size_t path_cap, states;

@@ -106,6 +106,32 @@ START_TEST(test_lockgraph_two_cycle)
 }
 END_TEST
 
+/* A look-up that found nothing, asked again: nothing while no edge was
+ * added, the edge once it was (and any other edge added meanwhile makes
+ * it look again); another life of a record is another key. */
+START_TEST(test_lockgraph_find_again_sees_edges_added_since)
+{
+	graph(1 << 20, MS_LG_SEARCH_BYTES);
+	ck_assert_ptr_null(ms_lg_find(&g, 1, births[1], 2, births[2]));
+	ck_assert_ptr_null(ms_lg_find(&g, 1, births[1], 2, births[2]));
+	const struct ms_lg_edge *ab = edge(1, 2);
+	ck_assert_ptr_eq(ms_lg_find(&g, 1, births[1], 2, births[2]), ab);
+	ck_assert_ptr_null(ms_lg_find(&g, 3, births[3], 4, births[4]));
+	const struct ms_lg_edge *cd = edge(3, 4);
+	ck_assert_ptr_eq(ms_lg_find(&g, 3, births[3], 4, births[4]), cd);
+	ck_assert_ptr_null(ms_lg_find(&g, 5, births[5], 6, births[6]));
+	const struct ms_lg_edge *ef = edge(1, 6); /* another edge meanwhile */
+	ck_assert_ptr_null(ms_lg_find(&g, 5, births[5], 6, births[6]));
+	ck_assert_ptr_eq(ms_lg_find(&g, 1, births[1], 6, births[6]), ef);
+	ck_assert_ptr_null(ms_lg_find(&g, 1, births[1] + 1, 2, births[2]));
+	ck_assert_ptr_null(ms_lg_find(&g, 1, births[1], 2, births[2] + 1));
+	ck_assert_ptr_eq(ms_lg_find(&g, 1, births[1], 2, births[2]), ab);
+	const struct ms_lg_edge *ef2 = edge(5, 6);
+	ck_assert_ptr_eq(ms_lg_find(&g, 5, births[5], 6, births[6]), ef2);
+	ck_assert_uint_eq(cycle(ef2), 0);
+}
+END_TEST
+
 START_TEST(test_lockgraph_thirty_cycle)
 {
 	graph(1 << 20, MS_LG_SEARCH_BYTES);
@@ -336,6 +362,7 @@ Suite *lockgraph_suite(void)
 	Suite *s = suite_create("lockgraph");
 	TCase *tc = tcase_create("cycles");
 	tcase_add_test(tc, test_lockgraph_two_cycle);
+	tcase_add_test(tc, test_lockgraph_find_again_sees_edges_added_since);
 	tcase_add_test(tc, test_lockgraph_thirty_cycle);
 	tcase_add_test(tc, test_lockgraph_shortest);
 	tcase_add_test(tc, test_lockgraph_ended_edge_closes_nothing);
