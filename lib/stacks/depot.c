@@ -185,16 +185,21 @@ int ms_depot_get(ms_stack_id id, const uintptr_t **frames)
 	return (int)e->n;
 }
 
+static int same_frames(const uintptr_t *x, const uintptr_t *y, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (x[i] != y[i])
+			return 0;
+	return 1;
+}
+
 ms_stack_id ms_depot_put_again(const uintptr_t *frames, int n, ms_stack_id *last)
 {
 	/* read once: a signal handler on this thread may put another
 	 * meanwhile, and what is compared is what is returned */
 	ms_stack_id id = LOAD(last);
 	const uintptr_t *had = NULL;
-	int same = id && n > 0 && ms_depot_get(id, &had) == n;
-	for (int i = 0; same && i < n; i++)
-		same = had[i] == frames[i];
-	if (same) {
+	if (id && n > 0 && ms_depot_get(id, &had) == n && same_frames(had, frames, n)) {
 		__atomic_add_fetch(&puts, 1, __ATOMIC_RELAXED);
 		return id;
 	}
