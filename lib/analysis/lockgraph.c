@@ -167,6 +167,7 @@ static void sweep(struct ms_lg *g)
 	}
 	g->nedges = live;
 	g->sweep_at = live * 2 > g->sweep_min ? live * 2 : g->sweep_min;
+	g->last_from = NULL;
 }
 
 /* Zeroed memory for a node or an edge: one of the free list's, or the
@@ -202,6 +203,15 @@ static struct lg_node *node_of(struct ms_lg *g, uint32_t rec, uint64_t birth, in
 	return n;
 }
 
+/* The node edge e leads from, made if new: the last edge's, mostly. */
+static struct lg_node *from_node(struct ms_lg *g, const struct ms_lg_edge *e)
+{
+	struct lg_node *n = g->last_from;
+	if (n && n->k.rec == e->a && n->k.birth == e->a_birth)
+		return n;
+	return node_of(g, e->a, e->a_birth, 1);
+}
+
 struct ms_lg_edge *ms_lg_add(struct ms_lg *g, const struct ms_lg_edge *e)
 {
 	if (!g->free_edges && !g->readers && g->nedges >= g->sweep_at)
@@ -209,7 +219,7 @@ struct ms_lg_edge *ms_lg_add(struct ms_lg *g, const struct ms_lg_edge *e)
 	struct lg_node *from = NULL, *to = NULL;
 	struct lg_edge *x = NULL;
 	for (int tries = 0; !x; tries++) {
-		from = node_of(g, e->a, e->a_birth, 1);
+		from = from_node(g, e);
 		to = from ? node_of(g, e->b, e->b_birth, 1) : NULL;
 		x = to ? take(g, (void **)&g->free_edges, sizeof *x,
 			      offsetof(struct lg_edge, all_next))
@@ -229,6 +239,7 @@ struct ms_lg_edge *ms_lg_add(struct ms_lg *g, const struct ms_lg_edge *e)
 		}
 		sweep(g); /* the memory is spent: the ended lives', if any */
 	}
+	g->last_from = from;
 	x->from = from;
 	x->to = to;
 	x->next_out = from->out;

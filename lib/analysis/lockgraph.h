@@ -68,6 +68,9 @@ struct ms_lg {
 	/* the rest is the graph's */
 	struct ms_ptr_index nodes, edges; /* by life, by (a, b) lives */
 	struct lg_node *all_nodes, *free_nodes;
+	/* the node the last edge added leads from (NULL: none, or swept):
+	 * a thread holding a lock takes many others under it */
+	struct lg_node *last_from;
 	struct lg_edge *all, *free_edges;
 	uint64_t nedges, sweep_at, dropped;
 	/* edges of ended lives are swept into the free lists each time the

@@ -306,6 +306,34 @@ END_TEST
 
 /* Edges of ended lives are swept when the memory is spent, and their
  * memory holds new edges: 100,000 edges made, a few hundred live at once. */
+/* The node the last edge led from, swept (its life ended) while an edge
+ * from that life is added: the add looks it up anew, and the graph stays
+ * whole through the sweeps after (one that kept the swept node would
+ * have an edge from a node on the free list, cleared when taken again). */
+START_TEST(test_lockgraph_swept_node_is_not_the_last_from)
+{
+	graph(1 << 20, MS_LG_SEARCH_BYTES);
+	uint64_t old = births[1];
+	edge(1, 2);
+	births[1] = old + 1000; /* 1's life ends */
+	g.sweep_at = 0; /* the next add sweeps first: 1->2 and 1's node go */
+	struct ms_lg_edge from_old = { .a = 1, .a_birth = old, .b = 2, .b_birth = births[2] };
+	const struct ms_lg_edge *x = ms_lg_add(&g, &from_old);
+	ck_assert_ptr_nonnull(x);
+	ck_assert_ptr_eq(ms_lg_find(&g, 1, old, 2, births[2]), x);
+	edge(3, 4);
+	from_old.b = 5;
+	from_old.b_birth = births[5];
+	ck_assert_ptr_nonnull(ms_lg_add(&g, &from_old));
+	g.sweep_at = 0;
+	edge(6, 7); /* sweeps both edges from 1's old life */
+	ck_assert_ptr_null(ms_lg_find(&g, 1, old, 2, births[2]));
+	ck_assert_ptr_null(ms_lg_find(&g, 1, old, 5, births[5]));
+	ck_assert_uint_eq(g.nedges, 2);
+	ck_assert_uint_eq(cycle(edge(4, 3)), 2);
+}
+END_TEST
+
 START_TEST(test_lockgraph_sweep_reuses)
 {
 	graph(256 * 1024, MS_LG_SEARCH_BYTES);
@@ -371,6 +399,7 @@ Suite *lockgraph_suite(void)
 	tcase_add_test(tc, test_lockgraph_read_gate);
 	tcase_add_test(tc, test_lockgraph_unguarded_preferred);
 	tcase_add_test(tc, test_lockgraph_bounded);
+	tcase_add_test(tc, test_lockgraph_swept_node_is_not_the_last_from);
 	tcase_add_test(tc, test_lockgraph_sweep_reuses);
 	/* the sweep's 100,000 edges take ~4 s under the sanitizers, Check's
 	 * default limit: a loaded machine passed it */
