@@ -77,6 +77,24 @@ struct ms_held {
 	uint64_t since;
 };
 
+/* What a thread's last stack walk took (stacks/cfi.c): the rule at each of
+ * its first MS_WALK_MEMO frames, with the return address it was for.  A
+ * walk mostly passes where the one before did (the same lock call, the
+ * same callers of it), so a frame whose return address is the one kept
+ * at its depth takes that rule -- the one the process-wide cache gave for
+ * that address -- without the cache's hash and check.  A rule belongs to
+ * an address, not to a thread: a record handed to the next thread keeps
+ * them.  `walking`, taken with an exchange, keeps every other walk out
+ * meanwhile (a signal handler's on this thread). */
+#define MS_WALK_MEMO 16
+struct ms_walk_memo {
+	int walking;
+	struct {
+		uintptr_t ip;
+		uint64_t rule;
+	} frame[MS_WALK_MEMO];
+};
+
 struct ms_tstate {
 	uint32_t tid;
 	uint32_t nheld;    /* entries in held[], at most MS_HELD_MAX */
@@ -136,6 +154,9 @@ struct ms_tstate {
 	 * bigger cache of them, mapped for it, kept with the record for the
 	 * next thread (its entries are facts of the graph, not of a thread). */
 	struct ms_edge_entry *edge_cache2;
+	/* its stack walks' memory (above), in the record rather than in
+	 * static TLS, which a dlopen'ed library has little of */
+	struct ms_walk_memo walk_memo;
 	/* The second level of the thread's lookup cache (thread.h): the
 	 * records of the last MS_CACHE2 mutexes it used, by more bits of
 	 * their address.  Believed the same way (the record must name the

@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include "stacks/cfi.h"
 #include "base/internal.h"
+#include "core/thread.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -54,23 +55,6 @@ static __thread uintptr_t stack_hi __attribute__((tls_model("initial-exec")));
  * process's entry (the bottom frame's, _start's, caller would be above
  * it, and _start has none); read at start-up, 0 if not found. */
 static uintptr_t main_top;
-
-/* The rules this thread's last walk took, frame by frame: a walk mostly
- * passes where the one before did (the same lock call, the same callers
- * of it), so a frame whose return address is the one remembered at its
- * depth takes the rule remembered with it -- the rule the cache gave for
- * that address -- without the cache's hash and check.  A walk that
- * interrupted one on this thread (in a signal handler) neither reads nor
- * writes them: `walking` says one is under way.  16 frames, 256 bytes of
- * static TLS: few, as the library may be dlopen'ed. */
-#define MEMO_FRAMES 16
-struct memo_entry {
-	uintptr_t ip;
-	uint64_t rule;
-};
-static __thread struct memo_entry memo[MEMO_FRAMES]
-	__attribute__((tls_model("initial-exec")));
-static __thread int walking __attribute__((tls_model("initial-exec")));
 
 static inline uint64_t entry_check(uintptr_t pc, uint64_t rule)
 {
@@ -504,9 +488,10 @@ static inline __attribute__((always_inline)) uint64_t rule_for(uintptr_t pc)
 /* The walk, from the registers of ms_cfi_backtrace's caller at its call
  * (not static: the asm stub below jumps to it by name):
  * ip the return address, rsp the caller's stack pointer after the call
- * returns, rbp as the caller has it. */
+ * returns, rbp as the caller has it; memo, the caller's third argument. */
 __attribute__((visibility("hidden"), used, noinline, noclone, no_sanitize_address)) int
-ms_cfi_walk(uintptr_t *frames, int max, uintptr_t rbp, uintptr_t rsp, uintptr_t ip);
+ms_cfi_walk(uintptr_t *frames, int max, uintptr_t rbp, uintptr_t rsp, uintptr_t ip,
+	    struct ms_walk_memo *memo);
 /* The top of a thread the library did not see start (the main thread,
  * one started before the library): the main thread's, or glibc's
  * descriptor of its own thread, as at a start. */
@@ -517,22 +502,22 @@ static __attribute__((noinline)) uintptr_t top_found_late(void)
 	return top ? top : 1;
 }
 
-/* The walk from those registers below hi; m: the thread's memory of its
- * last walk, or NULL. */
+/* The walk from those registers below hi; m: the memory of the walk
+ * before (thread.h's ms_walk_memo), NULL to walk without. */
 static inline __attribute__((always_inline)) int
 walk_from(uintptr_t *frames, int max, uintptr_t rbp, uintptr_t rsp, uintptr_t ip,
-	  uintptr_t hi, struct memo_entry *m)
+	  uintptr_t hi, struct ms_walk_memo *m)
 {
 	int n = 0;
 	while (n < max) {
 		uint64_t rule;
-		if (m && n < MEMO_FRAMES && m[n].ip == ip) {
-			rule = m[n].rule;
+		if (m && n < MS_WALK_MEMO && m->frame[n].ip == ip) {
+			rule = m->frame[n].rule;
 		} else {
 			rule = rule_for(ip - 1);
-			if (m && n < MEMO_FRAMES) {
-				m[n].ip = ip;
-				m[n].rule = rule;
+			if (m && n < MS_WALK_MEMO) {
+				m->frame[n].ip = ip;
+				m->frame[n].rule = rule;
 			}
 		}
 		frames[n++] = ip;
@@ -559,20 +544,18 @@ walk_from(uintptr_t *frames, int max, uintptr_t rbp, uintptr_t rsp, uintptr_t ip
 	return n;
 }
 
-int ms_cfi_walk(uintptr_t *frames, int max, uintptr_t rbp, uintptr_t rsp, uintptr_t ip)
+int ms_cfi_walk(uintptr_t *frames, int max, uintptr_t rbp, uintptr_t rsp, uintptr_t ip,
+		struct ms_walk_memo *memo)
 {
 	uintptr_t hi = stack_hi;
 	if (unlikely(!hi))
 		hi = stack_hi = top_found_late();
 	if (rsp >= hi) /* not known, or a signal stack, a coroutine's */
 		return -1;
-	if (walking)
+	if (!memo || __atomic_exchange_n(&memo->walking, 1, __ATOMIC_ACQUIRE))
 		return walk_from(frames, max, rbp, rsp, ip, hi, NULL);
-	walking = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	int n = walk_from(frames, max, rbp, rsp, ip, hi, memo);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	walking = 0;
+	__atomic_store_n(&memo->walking, 0, __ATOMIC_RELEASE);
 	return n;
 }
 
@@ -584,6 +567,7 @@ __asm__(".text\n"
 	".type ms_cfi_backtrace, @function\n"
 	"ms_cfi_backtrace:\n"
 	".cfi_startproc\n"
+	"	movq %rdx, %r9\n"
 	"	movq %rbp, %rdx\n"
 	"	leaq 8(%rsp), %rcx\n"
 	"	movq (%rsp), %r8\n"
@@ -623,10 +607,11 @@ uint64_t ms_cfi_rules_computed(void)
 
 #else /* no walker: libunwind walks every stack */
 
-int ms_cfi_backtrace(uintptr_t *frames, int max)
+int ms_cfi_backtrace(uintptr_t *frames, int max, struct ms_walk_memo *memo)
 {
 	(void)frames;
 	(void)max;
+	(void)memo;
 	return -1;
 }
 

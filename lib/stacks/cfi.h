@@ -14,11 +14,15 @@
 
 #include <stdint.h>
 
+struct ms_walk_memo;
+
 /* The return addresses of the calling thread, innermost first (the first
  * is the caller's: this function's own return address), at most max.
  * Returns how many, or -1 if a frame needs libunwind (or this walker is
- * not built: not x86-64, or a C library without _dl_find_object). */
-int ms_cfi_backtrace(uintptr_t *frames, int max);
+ * not built: not x86-64, or a C library without _dl_find_object).  memo:
+ * the thread's memory of its walk before (core/thread.h), which this one
+ * reads and rewrites unless another walk holds it; NULL: none. */
+int ms_cfi_backtrace(uintptr_t *frames, int max, struct ms_walk_memo *memo);
 
 /* The stack's top, which bounds every read of the walk: for a new thread
  * as it starts (interpose_process.c's start function); the main thread's

@@ -498,7 +498,8 @@ static int walk(uintptr_t *buf, int max)
 {
 	if (ms_stack_near_end())
 		return 0;
-	int n = ms_cfi_backtrace(buf, max);
+	struct ms_tstate *ts = ms_self.ts;
+	int n = ms_cfi_backtrace(buf, max, ts ? &ts->walk_memo : NULL);
 	if (n >= 0)
 		return n;
 	if (!MS_SANITIZED_BUILD && unw_tls.modid && !tls_made)

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "suites.h"
 
+#include "core/thread.h"
 #include "stacks/cfi.h"
 #include "stacks/stack.h"
 
@@ -24,13 +25,18 @@ struct pair {
 	int n_ours, n_theirs;
 };
 
+/* The walks' memory of the walk before, as a thread's record keeps it:
+ * every walk here reads and rewrites it, in whatever order the tests run
+ * (the threads' walks too: a rule is an address's, not a thread's). */
+static struct ms_walk_memo memo;
+
 /* Both walks from one function: only their first entries (each walk's own
  * call site here) differ. */
 static __attribute__((noinline)) void both(struct pair *p)
 {
 	backtrace_fn unw = (backtrace_fn)ms_stack_symbol("unw_backtrace");
 	ck_assert_ptr_nonnull(unw);
-	p->n_ours = ms_cfi_backtrace(p->ours, MAX);
+	p->n_ours = ms_cfi_backtrace(p->ours, MAX, &memo);
 	p->n_theirs = unw((void **)p->theirs, MAX);
 	__asm__ volatile("" ::: "memory");
 }
@@ -124,6 +130,15 @@ START_TEST(test_cfi_walks_in_turn_give_libunwinds_frames)
 		descend(&p, depths[i]);
 		assert_same(&p);
 	}
+	/* a walk while another holds the memory (a signal handler's, in
+	 * the one it interrupted) walks without it, and leaves it as it was */
+	struct ms_walk_memo before = memo;
+	memo.walking = 1;
+	descend(&p, 7);
+	assert_same(&p);
+	ck_assert_int_eq(memo.walking, 1);
+	memo.walking = 0;
+	ck_assert_mem_eq(&memo, &before, sizeof memo);
 }
 END_TEST
 
@@ -156,18 +171,18 @@ static void *walk_under_low_top(void *arg)
 {
 	struct pair *p = arg;
 	ms_cfi_stack_top((uintptr_t)__builtin_frame_address(0) + 64);
-	p->n_ours = ms_cfi_backtrace(p->ours, MAX);
+	p->n_ours = ms_cfi_backtrace(p->ours, MAX, &memo);
 	ms_cfi_thread_starts();
-	p->n_theirs = ms_cfi_backtrace(p->theirs, MAX);
+	p->n_theirs = ms_cfi_backtrace(p->theirs, MAX, &memo);
 	return NULL;
 }
 
 static void *walk_unknown_top(void *arg)
 {
 	struct pair *p = arg;
-	p->n_ours = ms_cfi_backtrace(p->ours, MAX);
+	p->n_ours = ms_cfi_backtrace(p->ours, MAX, &memo);
 	ms_cfi_thread_starts();
-	p->n_theirs = ms_cfi_backtrace(p->theirs, MAX);
+	p->n_theirs = ms_cfi_backtrace(p->theirs, MAX, &memo);
 	return NULL;
 }
 
@@ -198,7 +213,7 @@ static int n_captured;
 static void handler(int sig)
 {
 	(void)sig;
-	in_handler.n_ours = ms_cfi_backtrace(in_handler.ours, MAX);
+	in_handler.n_ours = ms_cfi_backtrace(in_handler.ours, MAX, &memo);
 	n_captured = ms_stack_capture(captured, MAX);
 	handled = 1;
 }
