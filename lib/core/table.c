@@ -345,10 +345,13 @@ void ms_table_counts(struct ms_table_counts *c)
 	for (unsigned i = 0; i < MS_STRIPES; i++) {
 		const struct ms_stripe *s = &stripes[i];
 		/* ended before made: both only grow, and made is never below
-		 * ended, so the difference read is never negative */
+		 * ended, so the difference read is never negative; the base
+		 * before ended, and never above it: a reset (all locks held,
+		 * not this reader's) may move it up to ended meanwhile */
+		uint64_t base = __atomic_load_n(&s->ended_base, __ATOMIC_ACQUIRE);
 		uint64_t ended = __atomic_load_n(&s->ended, __ATOMIC_ACQUIRE);
 		c->live += LOAD(&s->made) - ended;
-		c->destroyed += ended - LOAD(&s->ended_base) + LOAD(&s->untracked_ended);
+		c->destroyed += (ended > base ? ended - base : 0) + LOAD(&s->untracked_ended);
 		c->reinitialised += LOAD(&s->reinitialised);
 		c->untracked_mutexes += LOAD(&s->untracked_mutexes);
 		c->untracked_ended += LOAD(&s->untracked_ended);
