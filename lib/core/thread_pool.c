@@ -348,6 +348,8 @@ void ms_threads_after_fork_child(void)
 		if (ts != ms_self.ts && LOAD(&ts->in_use)) {
 			ts->nheld = 0; /* as at a thread's exit */
 			ts->overflow = 0;
+			/* a walk under way at the fork ends nowhere */
+			STORE(&ts->walk_memo.walking, 0);
 			STORE(&ts->in_use, 0);
 			ts->free_link = free_list;
 			free_list = ts;
