@@ -1348,27 +1348,50 @@ slot_holds(const struct ms_table *t, uint64_t i, uint64_t s, uint32_t tag, uintp
 				      : LOAD(&t->records[r].key)) == key;
 }
 
+/* A new life for record r (spare, `fresh` if never used) at free slot
+ * `at` (its stripes' locks held): numbers zero, address published, slot
+ * filled.  Returns a name waiting for the address, to store once the
+ * locks are let go, or NULL. */
+static inline __attribute__((always_inline)) const char *
+add_record(struct ms_table *t, struct ms_update_locks *l, uint64_t at, uintptr_t key,
+	   uint64_t hash, uint32_t r, int fresh, int birth, uint64_t *clock)
+{
+	record_begin(r, clock, fresh);
+	SERIAL_ADD(&l->home->made, 1);
+	ms_self.added_new = 1;
+	/* Publish the address before the slot: a lookup that sees the slot
+	 * finds its address. */
+	__atomic_store_n(&ms_rec(r)->key, key, __ATOMIC_RELEASE);
+	/* A lock is most often taken soon after its init: into the first
+	 * level of the thread's lookup cache, for its first lock's plain path
+	 * (no probe of the index).  Not the second, whose pages a thread that
+	 * uses few locks never touches. */
+	if (birth)
+		ms_cache_fill(&ms_self, key, r);
+	__atomic_store_n(&t->slots[at], ms_slot_make(hash, r), __ATOMIC_RELEASE);
+	index_filled(t, at);
+	if (unlikely(ms_pending_names_any()))
+		return ms_pending_name_take(key);
+	return NULL;
+}
+
 /* ms_table_add, or with `naming` (mutexstat_name_lock): key's record if
  * it has one, else its name waits for the record its first use or init
  * makes (core/pending_names.h; *kept: 0, or -1 if it cannot) and the
  * answer is MS_REC_NONE.  A record made takes the name waiting for it,
- * under the same lock as the name is put. */
+ * under the same lock as the name is put.
+ * add_locked() is this once the home stripe's lock is held (l): the probe
+ * from the home slot on, to the locks let go. */
 static inline __attribute__((always_inline)) uint32_t
-add_or_name(uintptr_t key, int birth, uint64_t *clock, int naming, const char *name,
-	    int *kept, int as_class)
+add_locked(struct ms_update_locks *l, uintptr_t key, uint64_t hash, int birth,
+	   uint64_t *clock, int naming, const char *name, int *kept, int as_class)
 {
 	struct ms_table *t = &ms_table;
-	const uint64_t hash = ms_hash(key);
 	const uint32_t tag = (uint32_t)hash;
 	uint64_t i = hash & t->index_mask;
-	struct ms_update_locks l;
 	int64_t free_at = -1;
 	uint32_t r = MS_REC_UNTRACKED;
 	const char *waiting = NULL; /* a name for the record made */
-	ms_self.added_new = 0;
-
-	if (!lock_for_update(&l, i))
-		return MS_REC_UNTRACKED; /* this call is not recorded */
 	/* The home slot is read before it is written: a fresh page of the
 	 * index may take two faults (once per 512 slots), where writing it
 	 * first, unchanged, would take a locked instruction on every add
@@ -1376,7 +1399,7 @@ add_or_name(uintptr_t key, int birth, uint64_t *clock, int naming, const char *n
 	const uint64_t home = i;
 	for (unsigned n = 0; n < MS_MAX_PROBE; n++, i = (i + 1) & t->index_mask) {
 		if (n && !(i & (MS_STRIPE_BLOCK - 1))) {
-			int got = reach(&l, i);
+			int got = reach(l, i);
 			if (got < 0) {
 				abandon_update();
 				return MS_REC_UNTRACKED;
@@ -1409,8 +1432,8 @@ add_or_name(uintptr_t key, int birth, uint64_t *clock, int naming, const char *n
 				const char *name = only_named(t, r);
 				uint32_t flags = LOAD(&ms_rec(r)->flags);
 				if (!name) {
-					fold(t, r, l.home, flags);
-					SERIAL_ADD(&l.home->reinitialised, 1);
+					fold(t, r, l->home, flags);
+					SERIAL_ADD(&l->home->reinitialised, 1);
 				}
 				life_ends(t, r, flags);
 				record_begin(r, clock, 0);
@@ -1428,7 +1451,7 @@ add_or_name(uintptr_t key, int birth, uint64_t *clock, int naming, const char *n
 	if (free_at < 0) {
 		/* No room near this address's home: leave it untracked. */
 		if (!naming)
-			SERIAL_ADD(&l.home->untracked_ops, 1);
+			SERIAL_ADD(&l->home->untracked_ops, 1);
 		goto out;
 	}
 	if (naming) {
@@ -1438,39 +1461,66 @@ add_or_name(uintptr_t key, int birth, uint64_t *clock, int naming, const char *n
 	}
 	int fresh;
 	r = record_alloc(t, &fresh);
-	if (r == MS_REC_UNTRACKED)
-		SERIAL_ADD(&l.home->untracked_mutexes, 1);
-	else {
-		record_begin(r, clock, fresh);
-		SERIAL_ADD(&l.home->made, 1);
-	}
-	ms_self.added_new = 1;
-	/* Publish the address before the slot: a lookup that sees the slot
-	 * finds its address. */
 	if (r != MS_REC_UNTRACKED) {
-		__atomic_store_n(&ms_rec(r)->key, key, __ATOMIC_RELEASE);
-		/* A lock is most often taken soon after its init: into the
-		 * first level of the thread's lookup cache, for its first
-		 * lock's plain path (no probe of the index).  Not the second,
-		 * whose pages a thread that uses few locks never touches. */
-		if (birth)
-			ms_cache_fill(&ms_self, key, r);
-	} else
-		__atomic_store_n(&t->untracked_keys[free_at], key, __ATOMIC_RELEASE);
+		waiting = add_record(t, l, (uint64_t)free_at, key, hash, r, fresh, birth, clock);
+		goto out;
+	}
+	SERIAL_ADD(&l->home->untracked_mutexes, 1);
+	ms_self.added_new = 1;
+	__atomic_store_n(&t->untracked_keys[free_at], key, __ATOMIC_RELEASE);
 	__atomic_store_n(&t->slots[free_at], ms_slot_make(hash, r), __ATOMIC_RELEASE);
 	index_filled(t, (uint64_t)free_at);
-	if (unlikely(ms_pending_names_any()) && r != MS_REC_UNTRACKED)
-		waiting = ms_pending_name_take(key);
 out:
-	unlock_after_update(&l);
+	unlock_after_update(l);
 	if (unlikely(waiting != NULL))
 		STORE(&ms_cold(r)->name, waiting);
 	return r;
 }
 
+/* ms_table_add past its plain case: the probe, with the home stripe's
+ * lock held.  Out of line, so that the plain case keeps few registers. */
+static __attribute__((noinline)) uint32_t add_probed(struct ms_update_locks *l, uintptr_t key,
+						      uint64_t hash, int birth, uint64_t *clock)
+{
+	return add_locked(l, key, hash, birth, clock, 0, NULL, NULL, -1);
+}
+
+static inline __attribute__((always_inline)) uint32_t
+add_or_name(uintptr_t key, int birth, uint64_t *clock, int naming, const char *name,
+	    int *kept, int as_class)
+{
+	const uint64_t hash = ms_hash(key);
+	struct ms_update_locks l;
+	ms_self.added_new = 0;
+	if (!lock_for_update(&l, hash & ms_table.index_mask))
+		return MS_REC_UNTRACKED; /* this call is not recorded */
+	return add_locked(&l, key, hash, birth, clock, naming, name, kept, as_class);
+}
+
+/* The plain add: the home slot empty (an add's usual slot: the table is
+ * kept sparse) and a spare record at hand -- what add_locked() does then,
+ * with no call but the rare ones. */
 uint32_t ms_table_add(uintptr_t key, int birth, uint64_t *clock)
 {
-	return add_or_name(key, birth, clock, 0, NULL, NULL, -1);
+	struct ms_table *t = &ms_table;
+	struct ms_thread *self = &ms_self;
+	const uint64_t hash = ms_hash(key);
+	const uint64_t i = hash & t->index_mask;
+	struct ms_update_locks l;
+	self->added_new = 0;
+	if (!lock_for_update(&l, i))
+		return MS_REC_UNTRACKED; /* this call is not recorded */
+	/* (the home slot read before it is written: add_locked()) */
+	if (unlikely(t->slots[i] != MS_SLOT_EMPTY || !self->nspare))
+		return add_probed(&l, key, hash, birth, clock);
+	uint32_t r = self->spare[--self->nspare]; /* record_alloc() */
+	const char *waiting = add_record(t, &l, i, key, hash, r & ~MS_SPARE_FRESH,
+					 (r & MS_SPARE_FRESH) != 0, birth, clock);
+	r &= ~MS_SPARE_FRESH;
+	unlock_after_update(&l);
+	if (unlikely(waiting != NULL))
+		STORE(&ms_cold(r)->name, waiting);
+	return r;
 }
 
 uint32_t ms_table_renew_as(uintptr_t key, unsigned lock_class, uint64_t *clock)
