@@ -679,8 +679,8 @@ static void spares_refill(struct ms_table *t, struct ms_thread *self)
 
 /* Give back all but MS_SPARE_BATCH (all, with keep 0); 0 if the pool's
  * lock could not be had (the spares stay). */
-static int spares_return(struct ms_table *t, struct ms_thread *self,
-			 uint32_t keep)
+static __attribute__((noinline)) int spares_return(struct ms_table *t,
+						  struct ms_thread *self, uint32_t keep)
 {
 	if (!pool_lock(self))
 		return 0;
@@ -708,7 +708,8 @@ static uint32_t record_alloc(struct ms_table *t, int *fresh)
 	return r & ~MS_SPARE_FRESH;
 }
 
-static void record_free(struct ms_table *t, uint32_t r)
+static inline __attribute__((always_inline)) void record_free(struct ms_table *t,
+								   uint32_t r)
 {
 	struct ms_thread *self = &ms_self;
 	STORE(&ms_rec(r)->key, 0);
@@ -1609,20 +1610,30 @@ emptied:
 	return 0;
 }
 
-void ms_table_remove(uintptr_t key)
+/* A tracked record's life ends (its slot's stripes' locks held). */
+static inline __attribute__((always_inline)) void
+remove_record(struct ms_table *t, struct ms_update_locks *l, uint32_t r)
+{
+	uint32_t flags = LOAD(&ms_rec(r)->flags);
+	fold(t, r, l->home, flags);
+	life_ends(t, r, flags);
+	record_free(t, r);
+	SERIAL_ADD(&l->home->ended, 1);
+}
+
+/* ms_table_remove past its plain case: the probe from the home slot, with
+ * its stripe's lock held (l), to the locks let go.  Out of line, so that
+ * the plain case keeps few registers. */
+static __attribute__((noinline)) void remove_probed(struct ms_update_locks *l, uintptr_t key,
+						    uint64_t hash)
 {
 	struct ms_table *t = &ms_table;
-	const uint64_t hash = ms_hash(key);
 	const uint32_t tag = (uint32_t)hash;
 	uint64_t i = hash & t->index_mask;
-	struct ms_update_locks l;
-
-	if (!lock_for_update(&l, i))
-		return; /* the life goes on; an init at this address ends it */
 	const uint64_t home = i;
 	for (unsigned n = 0; n < MS_MAX_PROBE; n++, i = (i + 1) & t->index_mask) {
 		if (n && !(i & (MS_STRIPE_BLOCK - 1))) {
-			int got = reach(&l, i);
+			int got = reach(l, i);
 			if (got < 0) {
 				abandon_update();
 				return;
@@ -1638,22 +1649,44 @@ void ms_table_remove(uintptr_t key)
 		if (!slot_holds(t, i, s, tag, key))
 			continue;
 		uint32_t r = ms_slot_rec(s);
-		if (r != MS_REC_UNTRACKED) {
-			uint32_t flags = LOAD(&ms_rec(r)->flags);
-			fold(t, r, l.home, flags);
-			life_ends(t, r, flags);
-			record_free(t, r);
-			SERIAL_ADD(&l.home->ended, 1);
-		} else {
-			SERIAL_ADD(&l.home->untracked_mutexes, -1);
-			SERIAL_ADD(&l.home->untracked_ended, 1);
+		if (r != MS_REC_UNTRACKED)
+			remove_record(t, l, r);
+		else {
+			SERIAL_ADD(&l->home->untracked_mutexes, -1);
+			SERIAL_ADD(&l->home->untracked_ended, 1);
 		}
-		if (delete_at(t, i, &l) < 0) {
+		if (delete_at(t, i, l) < 0) {
 			abandon_update();
 			return;
 		}
 		break;
 	}
+	unlock_after_update(l);
+}
+
+/* The plain removal: the address at its home slot, tracked, the next
+ * slot (in the same block) empty and the one before no tombstone --
+ * what remove_probed() and delete_at() do then, with no call but the
+ * rare ones. */
+void ms_table_remove(uintptr_t key)
+{
+	struct ms_table *t = &ms_table;
+	const uint64_t hash = ms_hash(key);
+	const uint64_t mask = t->index_mask, i = hash & mask;
+	struct ms_update_locks l;
+
+	if (!lock_for_update(&l, i))
+		return; /* the life goes on; an init at this address ends it */
+	uint64_t s = t->slots[i], next = (i + 1) & mask;
+	if (unlikely(!slot_holds(t, i, s, (uint32_t)hash, key) ||
+		     ms_slot_rec(s) == MS_REC_UNTRACKED || !(next & (MS_STRIPE_BLOCK - 1)) ||
+		     t->slots[next] != MS_SLOT_EMPTY ||
+		     t->slots[(i - 1) & mask] == MS_SLOT_TOMB)) {
+		remove_probed(&l, key, hash);
+		return;
+	}
+	remove_record(t, &l, ms_slot_rec(s));
+	__atomic_store_n(&t->slots[i], MS_SLOT_EMPTY, __ATOMIC_RELEASE);
 	unlock_after_update(&l);
 }
 
