@@ -65,21 +65,23 @@ static inline __attribute__((always_inline)) uint32_t ms_gate_sig(const struct m
 }
 
 /* ... and taken then with no lock held that is not held now by thread ts
- * (whose gates ms_gate_sig says; an edge taken with none is known to any). */
+ * (whose gates ms_gate_sig says; an edge taken with none is known to any).
+ * alone, a constant: 1 when ts holds no lock but the top, so has no gate
+ * (ms_gate_sig would be 0) -- no loop over the held set in line. */
 static inline __attribute__((always_inline)) int
 ms_edge_entry_covers(const struct ms_edge_entry *e, uint32_t a, uint32_t b, uint32_t gen,
-		     const struct ms_tstate *ts)
+		     const struct ms_tstate *ts, int alone)
 {
 	return ms_edge_entry_is(e, a, b, gen) &&
-	       (likely(!e->gates) || !(e->gates & ~ms_gate_sig(ts)));
+	       (likely(!e->gates) || (!alone && !(e->gates & ~ms_gate_sig(ts))));
 }
 
 /* ... entry e of the thread's small cache. */
 static inline __attribute__((always_inline)) int
 ms_edge_cached(const struct ms_tstate *ts, unsigned e, uint32_t a, uint32_t b,
-	       uint32_t gen)
+	       uint32_t gen, int alone)
 {
-	return ms_edge_entry_covers(&ts->edge_cache[e], a, b, gen, ts);
+	return ms_edge_entry_covers(&ts->edge_cache[e], a, b, gen, ts, alone);
 }
 
 /* Taking record b while holding others: the edge from the one taken last
@@ -119,7 +121,8 @@ static inline struct ms_edge_entry *ms_edge_set2(struct ms_edge_entry *big, uint
  * holds (order.c makes it): asked in line after the small one, a known
  * edge of ten thousand costs a probe of one set, not three calls. */
 static inline __attribute__((always_inline)) int
-ms_edge_cached2(const struct ms_tstate *ts, uint32_t a, uint32_t b, uint32_t gen)
+ms_edge_cached2(const struct ms_tstate *ts, uint32_t a, uint32_t b, uint32_t gen,
+		int alone)
 {
 	struct ms_edge_entry *big = ts->edge_cache2;
 	if (!big)
@@ -127,27 +130,42 @@ ms_edge_cached2(const struct ms_tstate *ts, uint32_t a, uint32_t b, uint32_t gen
 	const struct ms_edge_entry *set = ms_edge_set2(big, a, b);
 #pragma GCC unroll 4
 	for (int w = 0; w < MS_EDGE_WAYS; w++)
-		if (ms_edge_entry_covers(&set[w], a, b, gen, ts))
+		if (ms_edge_entry_covers(&set[w], a, b, gen, ts, alone))
 			return 1;
 	return 0;
 }
 
 static inline __attribute__((always_inline)) int
-ms_order_known(const struct ms_tstate *ts, uint32_t b)
+ms_order_known_as(const struct ms_tstate *ts, uint32_t b, int alone)
 {
-	const struct ms_held *top = &ts->held[ts->nheld - 1];
+	const struct ms_held *top = &ts->held[alone ? 0 : ts->nheld - 1];
 	uint32_t a = top->rec | top->mode << 31; /* its read bit: bit 0 */
 	unsigned s = ms_edge_slot(a, b);
 	uint32_t gen = __atomic_load_n(&ms_table.gen, __ATOMIC_ACQUIRE);
-	if (ms_edge_cached(ts, s, a, b, gen))
+	if (ms_edge_cached(ts, s, a, b, gen, alone))
 		return 1;
 	/* a thread with the bigger cache remembers every edge there too (the
 	 * small cache's, when it was made, too): its set, not the partner
 	 * (an edge its set of four put out goes to the graph, as one the
 	 * small cache put out did) */
 	if (unlikely(ts->edge_cache2 != NULL))
-		return ms_edge_cached2(ts, a, b, gen);
-	return ms_edge_cached(ts, s ^ 1, a, b, gen);
+		return ms_edge_cached2(ts, a, b, gen, alone);
+	return ms_edge_cached(ts, s ^ 1, a, b, gen, alone);
+}
+
+static inline __attribute__((always_inline)) int
+ms_order_known(const struct ms_tstate *ts, uint32_t b)
+{
+	return ms_order_known_as(ts, b, 0);
+}
+
+/* ... for a thread that holds one lock (the top): the check of an edge's
+ * gates is one test, so that a caller keeps fewer registers (an inner
+ * lock of two, or of one lock held while others are taken in turn). */
+static inline __attribute__((always_inline)) int
+ms_order_known_alone(const struct ms_tstate *ts, uint32_t b)
+{
+	return ms_order_known_as(ts, b, 1);
 }
 
 /* One lock-order edge between live mutexes, for the graph outputs: the

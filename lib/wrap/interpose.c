@@ -162,16 +162,23 @@ static __attribute__((noinline)) int acquired_timed(struct ms_thread *t, uint32_
  * its cache, the mutex locked before (not its life's first acquisition),
  * not held by this thread already (a recursive mutex) and the hold not
  * timed: the plain case one entry higher in the held set, an owner change
- * counted if another thread had it last.  Else ms_acquired() in full. */
-static __attribute__((noinline)) int acquired_nested(struct ms_thread *t, uint32_t r,
-						     pthread_mutex_t *m, uintptr_t caller)
+ * counted if another thread had it last.  Else ms_acquired() in full.
+ * alone (a constant): the thread holds one lock, so the edge's gates are
+ * one test (ms_order_known_alone). */
+static inline __attribute__((always_inline)) int
+acquired_nested_as(struct ms_thread *t, uint32_t r, pthread_mutex_t *m, uintptr_t caller,
+		   int alone)
 {
 	struct ms_record *rec = ms_rec(r);
 	struct ms_tstate *ts = t->ts;
-	uint32_t n = ts->nheld, tid = t->tid, prev = rec->owner;
+	/* alone: acquired_nested read the count (a signal handler's locks
+	 * meanwhile leave it as they found it) */
+	uint32_t n = alone ? 1 : ts->nheld;
 	if (unlikely(n >= MS_HELD_MAX || (rec->flags & MS_F_NOT_PLAIN)) ||
-	    !ms_order_known(ts, r))
+	    !(alone ? ms_order_known_alone(ts, r) : ms_order_known(ts, r)))
 		return acquired_full(t, r, m, caller);
+	/* read past the probe: fewer registers kept across it */
+	uint32_t tid = t->tid, prev = rec->owner;
 	uint64_t o;
 	if (likely(prev == tid))
 		o = ms_order_retaking(t);
@@ -187,6 +194,26 @@ static __attribute__((noinline)) int acquired_nested(struct ms_thread *t, uint32
 	rec->owner = t->tid_held;
 	ms_log_rec(t, tid, r, rec, o, caller, MS_OP_LOCK, 0, 0, 0);
 	return 0;
+}
+
+/* ... holding two or more */
+static __attribute__((noinline)) int acquired_nested_many(struct ms_thread *t, uint32_t r,
+							  pthread_mutex_t *m,
+							  uintptr_t caller)
+{
+	return acquired_nested_as(t, r, m, caller, 0);
+}
+
+/* ... holding one (B of A then B; each of many taken under one): the
+ * edge's gates are one test, without the loops over the held set, so the
+ * probe keeps fewer registers (four saved, not six).  The test of the
+ * count comes before them: a deeper nest passes on with no saves. */
+static __attribute__((noinline)) int acquired_nested(struct ms_thread *t, uint32_t r,
+						     pthread_mutex_t *m, uintptr_t caller)
+{
+	if (unlikely(t->ts->nheld != 1))
+		return acquired_nested_many(t, r, m, caller);
+	return acquired_nested_as(t, r, m, caller, 1);
 }
 
 /* The try got tracked mutex m (record r, rec; the thread's tid, loaded
