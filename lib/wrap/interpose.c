@@ -174,8 +174,9 @@ acquired_nested_as(struct ms_thread *t, uint32_t r, pthread_mutex_t *m, uintptr_
 	/* alone: acquired_nested read the count (a signal handler's locks
 	 * meanwhile leave it as they found it) */
 	uint32_t n = alone ? 1 : ts->nheld;
-	if (unlikely(n >= MS_HELD_MAX || (rec->flags & MS_F_NOT_PLAIN)) ||
-	    !(alone ? ms_order_known_alone(ts, r) : ms_order_known(ts, r)))
+	if (unlikely(n >= MS_HELD_MAX) ||
+	    !(alone ? ms_order_known_alone(ts, r) : ms_order_known(ts, r)) ||
+	    unlikely(rec->flags & MS_F_NOT_PLAIN))
 		return acquired_full(t, r, m, caller);
 	/* read past the probe: fewer registers kept across it */
 	uint32_t tid = t->tid, prev = rec->owner;
