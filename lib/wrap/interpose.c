@@ -169,17 +169,18 @@ static inline __attribute__((always_inline)) int
 acquired_nested_as(struct ms_thread *t, uint32_t r, pthread_mutex_t *m, uintptr_t caller,
 		   int alone)
 {
-	struct ms_record *rec = ms_rec(r);
 	struct ms_tstate *ts = t->ts;
 	/* alone: acquired_nested read the count (a signal handler's locks
 	 * meanwhile leave it as they found it) */
 	uint32_t n = alone ? 1 : ts->nheld;
 	if (unlikely(n >= MS_HELD_MAX) ||
-	    !(alone ? ms_order_known_alone(ts, r) : ms_order_known(ts, r)) ||
-	    unlikely(rec->flags & MS_F_NOT_PLAIN))
+	    !(alone ? ms_order_known_alone(ts, r) : ms_order_known(ts, r)))
 		return acquired_full(t, r, m, caller);
-	/* read past the probe: fewer registers kept across it */
+	/* the record past the probe: fewer registers kept across it */
+	struct ms_record *rec = ms_rec(r);
 	uint32_t tid = t->tid, prev = rec->owner;
+	if (unlikely(rec->flags & MS_F_NOT_PLAIN))
+		return acquired_full(t, r, m, caller);
 	uint64_t o;
 	if (likely(prev == tid))
 		o = ms_order_retaking(t);
