@@ -696,6 +696,14 @@ static __attribute__((noinline)) int spares_return(struct ms_table *t,
 /* A record for a new address, *fresh if never used; MS_REC_UNTRACKED when
  * the table is full.  A full table may still have a few records among
  * other threads' spares. */
+static inline __attribute__((always_inline)) uint32_t spare_take(struct ms_thread *self,
+								   int *fresh)
+{
+	uint32_t r = self->spare[--self->nspare];
+	*fresh = (r & MS_SPARE_FRESH) != 0;
+	return r & ~MS_SPARE_FRESH;
+}
+
 static uint32_t record_alloc(struct ms_table *t, int *fresh)
 {
 	struct ms_thread *self = &ms_self;
@@ -703,9 +711,7 @@ static uint32_t record_alloc(struct ms_table *t, int *fresh)
 		spares_refill(t, self);
 	if (!self->nspare)
 		return MS_REC_UNTRACKED;
-	uint32_t r = self->spare[--self->nspare];
-	*fresh = (r & MS_SPARE_FRESH) != 0;
-	return r & ~MS_SPARE_FRESH;
+	return spare_take(self, fresh);
 }
 
 static inline __attribute__((always_inline)) void record_free(struct ms_table *t,
@@ -1514,10 +1520,9 @@ uint32_t ms_table_add(uintptr_t key, int birth, uint64_t *clock)
 	/* (the home slot read before it is written: add_locked()) */
 	if (unlikely(t->slots[i] != MS_SLOT_EMPTY || !self->nspare))
 		return add_probed(&l, key, hash, birth, clock);
-	uint32_t r = self->spare[--self->nspare]; /* record_alloc() */
-	const char *waiting = add_record(t, &l, i, key, hash, r & ~MS_SPARE_FRESH,
-					 (r & MS_SPARE_FRESH) != 0, birth, clock);
-	r &= ~MS_SPARE_FRESH;
+	int fresh;
+	uint32_t r = spare_take(self, &fresh); /* record_alloc()'s */
+	const char *waiting = add_record(t, &l, i, key, hash, r, fresh, birth, clock);
 	unlock_after_update(&l);
 	if (unlikely(waiting != NULL))
 		STORE(&ms_cold(r)->name, waiting);
@@ -1547,18 +1552,24 @@ uint32_t ms_table_name_later(uintptr_t key, const char *name, uint64_t *clock, i
  * than a block: rare at the table's load) leaves its hole a tombstone,
  * which a later add may fill.  Returns -1 if the next block's lock could
  * not be had (a fork): the hole stays a tombstone and no lock is held. */
+/* Whether slot i's run ends at the next slot, empty and in i's block
+ * (under the same lock): then no key follows, none moves and no reader
+ * has a hole to step over -- slot i is emptied at once. */
+static inline __attribute__((always_inline)) int run_ends_after(const struct ms_table *t,
+								 uint64_t i)
+{
+	uint64_t next = (i + 1) & t->index_mask;
+	return (next & (MS_STRIPE_BLOCK - 1)) && t->slots[next] == MS_SLOT_EMPTY;
+}
+
 static int delete_at(struct ms_table *t, uint64_t i, struct ms_update_locks *l)
 {
 	const uint64_t mask = t->index_mask;
-	/* The usual case: the next slot, in this block, is empty.  No key
-	 * follows in the run, so none moves and no reader has a hole to
-	 * step over: the slot is emptied at once. */
-	uint64_t next = (i + 1) & mask;
-	if (likely((next & (MS_STRIPE_BLOCK - 1)) && t->slots[next] == MS_SLOT_EMPTY))
+	if (likely(run_ends_after(t, i))) /* the usual case */
 		goto emptied;
 	__atomic_store_n(&t->slots[i], MS_SLOT_TOMB, __ATOMIC_RELEASE);
 	uint64_t scanned = 0;
-	for (uint64_t j = next;; j = (j + 1) & mask) {
+	for (uint64_t j = (i + 1) & mask;; j = (j + 1) & mask) {
 		if (++scanned > mask)
 			return 0; /* no empty slot anywhere: the hole stays a tombstone */
 		/* a new block at each multiple of 256 only */
@@ -1677,10 +1688,9 @@ void ms_table_remove(uintptr_t key)
 
 	if (!lock_for_update(&l, i))
 		return; /* the life goes on; an init at this address ends it */
-	uint64_t s = t->slots[i], next = (i + 1) & mask;
+	uint64_t s = t->slots[i];
 	if (unlikely(!slot_holds(t, i, s, (uint32_t)hash, key) ||
-		     ms_slot_rec(s) == MS_REC_UNTRACKED || !(next & (MS_STRIPE_BLOCK - 1)) ||
-		     t->slots[next] != MS_SLOT_EMPTY ||
+		     ms_slot_rec(s) == MS_REC_UNTRACKED || !run_ends_after(t, i) ||
 		     t->slots[(i - 1) & mask] == MS_SLOT_TOMB)) {
 		remove_probed(&l, key, hash);
 		return;

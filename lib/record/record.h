@@ -27,14 +27,20 @@ void ms_blame_flush(struct ms_thread *t);
  * to run). */
 void ms_blame_pickup(struct ms_thread *t);
 void ms_first_acquired(uint32_t r, uintptr_t caller);
+/* Record rec's life was first locked at caller, with first-lock stack
+ * `stack` (ms_site_stack's).  The stack before the caller: an interval
+ * that reads the caller has the stack too, and so the life's site
+ * (interval_lines.c). */
+MS_HOT void ms_first_acquired_at(struct ms_record *rec, uintptr_t caller, uint32_t stack)
+{
+	rec->first_stack = stack;
+	__atomic_store_n(&rec->first_caller, caller, __ATOMIC_RELEASE);
+}
 /* ms_first_acquired(), inline for the lock path's first acquisition. */
 MS_HOT void ms_first_acquired_inline(uint32_t r, uintptr_t caller)
 {
 	struct ms_record *rec = ms_rec(r);
-	/* the stack before the caller: an interval that reads the caller
-	 * has the stack too, and so the life's site (interval_lines.c) */
-	rec->first_stack = ms_site_stack(caller, rec->birth);
-	__atomic_store_n(&rec->first_caller, caller, __ATOMIC_RELEASE);
+	ms_first_acquired_at(rec, caller, ms_site_stack(caller, rec->birth));
 }
 void ms_hold_end(uint32_t r, uint64_t since);
 

@@ -101,8 +101,7 @@ static __attribute__((noinline)) int acquired_first_captured(struct ms_thread *t
 							     uintptr_t caller)
 {
 	struct ms_record *rec = ms_rec(r);
-	rec->first_stack = ms_site_capture(caller); /* ms_site_stack's other case */
-	__atomic_store_n(&rec->first_caller, caller, __ATOMIC_RELEASE);
+	ms_first_acquired_at(rec, caller, ms_site_capture(caller)); /* ms_site_stack's other case */
 	ms_acquired_plain(t, t->tid, t->ts, rec, r, caller, MS_OP_LOCK,
 			  ms_order_taking(t, r, rec));
 	return 0;
@@ -133,8 +132,7 @@ static __attribute__((noinline)) int acquired_other_owner(struct ms_thread *t, u
 			uint32_t id = ms_site_shared(caller, rec->birth);
 			if (unlikely(!id))
 				return acquired_first_captured(t, r, caller);
-			rec->first_stack = id | MS_SITE_SHARED;
-			__atomic_store_n(&rec->first_caller, caller, __ATOMIC_RELEASE);
+			ms_first_acquired_at(rec, caller, id | MS_SITE_SHARED);
 		}
 	} else
 		rec->owner_changes += prev != t->tid;
