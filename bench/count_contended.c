@@ -45,13 +45,19 @@ __attribute__((constructor)) static void find_glibc(void)
 	pthread_key_create(&at_thread_exit, add_thread);
 }
 
+/* A lock found taken: counted in this thread, whose count its exit adds. */
+static void count_one(void)
+{
+	if (!contended_here++)
+		pthread_setspecific(at_thread_exit, &contended_here);
+}
+
 int pthread_mutex_lock(pthread_mutex_t *m)
 {
 	int rc = real_trylock(m);
 	if (rc != EBUSY)
 		return rc;
-	if (!contended_here++)
-		pthread_setspecific(at_thread_exit, &contended_here);
+	count_one();
 	return real_lock(m);
 }
 
@@ -60,8 +66,7 @@ int pthread_spin_lock(pthread_spinlock_t *s)
 	int rc = real_spin_trylock(s);
 	if (rc != EBUSY)
 		return rc;
-	if (!contended_here++)
-		pthread_setspecific(at_thread_exit, &contended_here);
+	count_one();
 	return real_spin_lock(s);
 }
 
