@@ -1,6 +1,7 @@
 /* pages.c - the library's own memory; see pages.h. */
 #include "base/pages.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -12,6 +13,19 @@ void *ms_pages_map(size_t bytes)
 	if (p == MAP_FAILED)
 		return NULL;
 	return p;
+}
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
+
+void ms_pages_populate(void *p, size_t bytes)
+{
+	uintptr_t start = (uintptr_t)p & ~(uintptr_t)4095;
+	int saved = errno;
+	(void)madvise((void *)start, bytes + ((uintptr_t)p - start),
+		      MADV_POPULATE_WRITE); /* older kernels: EINVAL */
+	errno = saved;
 }
 
 /* Arrays filled in order -- the table's records, their first history

@@ -15,4 +15,11 @@ void *ms_pages_map(size_t bytes);
  * the kernel's huge pages where it has them. */
 void *ms_pages_map_filled_in_order(size_t bytes, size_t dense, size_t small);
 
+/* Make the pages of [p, p + bytes) resident now, in one call, rather than
+ * by a page fault at each one's first write: on some virtual machines a
+ * fault costs ten microseconds, the call one a page.  p need not begin a
+ * page (the page it begins in is made resident too).  errno is left as
+ * it was; a kernel before 5.14 does nothing (the faults come as before). */
+void ms_pages_populate(void *p, size_t bytes);
+
 #endif

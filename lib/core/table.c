@@ -536,18 +536,6 @@ int ms_table_init(uint32_t capacity, uint32_t history_len)
  * their init stacks.  That is 132 KiB per 1024 records; later groups stay
  * untouched until used. */
 #define POPULATE_RECORDS 1024
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
-#endif
-
-static void populate(void *p, size_t bytes)
-{
-	/* madvise wants a page boundary; the tail of the page before is
-	 * resident already (it holds the records before these) */
-	uintptr_t start = (uintptr_t)p & ~(uintptr_t)4095;
-	(void)madvise((void *)start, bytes + ((uintptr_t)p - start),
-		      MADV_POPULATE_WRITE); /* older kernels: EINVAL */
-}
 
 /* Index slot i was just taken by an insert. */
 static __attribute__((noinline)) void index_counted(struct ms_table *t, size_t stretch,
@@ -557,9 +545,8 @@ static __attribute__((noinline)) void index_counted(struct ms_table *t, size_t s
 		return;
 	size_t bytes = 2 * (size_t)t->capacity * sizeof *t->slots;
 	size_t at = stretch * INDEX_STRETCH;
-	int saved = errno;
-	populate((char *)t->slots + at, bytes - at < INDEX_STRETCH ? bytes - at : INDEX_STRETCH);
-	errno = saved;
+	ms_pages_populate((char *)t->slots + at,
+			  bytes - at < INDEX_STRETCH ? bytes - at : INDEX_STRETCH);
 }
 
 static inline __attribute__((always_inline)) void index_filled(struct ms_table *t, uint64_t i)
@@ -572,14 +559,12 @@ static inline __attribute__((always_inline)) void index_filled(struct ms_table *
 
 static void populate_chunk(struct ms_table *t, uint32_t r)
 {
-	int saved = errno;
 	uint32_t n = POPULATE_RECORDS;
 	if (n > t->capacity + 1 - r)
 		n = t->capacity + 1 - r;
-	populate(&t->records[r], n * sizeof t->records[0]);
-	populate(&t->init_stacks[r], n * sizeof t->init_stacks[0]);
-	populate(ms_history_at(r, 0), (size_t)n * MS_HISTORY_GROUP * sizeof(struct ms_op));
-	errno = saved;
+	ms_pages_populate(&t->records[r], n * sizeof t->records[0]);
+	ms_pages_populate(&t->init_stacks[r], n * sizeof t->init_stacks[0]);
+	ms_pages_populate(ms_history_at(r, 0), (size_t)n * MS_HISTORY_GROUP * sizeof(struct ms_op));
 }
 
 /* A thread's spare records (thread.h) are refilled from the pool and

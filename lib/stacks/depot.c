@@ -48,19 +48,16 @@ static int lock;
 static int holder_deferred;
 
 /* A program that takes many lock orders or stacks fills the arena page
- * after page (a lock-order edge is 192 bytes in it): each
- * 64 KiB it enters past the first is made resident in one call rather
- * than one page fault a page (doc/benchmark.md, "edges10k's first
- * round").  A program that stores little never populates anything.
+ * after page (a lock-order edge is 192 bytes in it): each 64 KiB it
+ * enters, from the first, is made resident in one call rather than one
+ * page fault a page (doc/benchmark.md, "edges10k's first round").
  * Past its first 512 KiB -- some 2,000 lock orders or 2,500 stacks, which
  * only a large program has -- the arena may take huge pages (pages.c),
  * where a first write costs one fault for 2 MiB; such a program's arena
  * is rounded up to the next 2 MiB. */
 #define ARENA_SMALL_PART ((size_t)512 << 10)
 #define POPULATE_AHEAD 65536
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
-#endif
+static size_t arena_resident; /* the arena's first bytes made resident */
 
 static void *arena_alloc(size_t bytes)
 {
@@ -68,12 +65,14 @@ static void *arena_alloc(size_t bytes)
 	if (!arena || arena_used + bytes > arena_size)
 		return NULL;
 	void *p = arena + arena_used;
-	size_t before = arena_used / POPULATE_AHEAD;
 	arena_used += bytes;
-	size_t after = arena_used / POPULATE_AHEAD;
-	if (after != before && (after + 1) * POPULATE_AHEAD <= arena_size)
-		(void)madvise(arena + after * POPULATE_AHEAD, POPULATE_AHEAD,
-			      MADV_POPULATE_WRITE);
+	if (arena_used > arena_resident) {
+		size_t to = (arena_used + POPULATE_AHEAD - 1) / POPULATE_AHEAD * POPULATE_AHEAD;
+		if (to > arena_size)
+			to = arena_size;
+		ms_pages_populate(arena + arena_resident, to - arena_resident);
+		arena_resident = to;
+	}
 	return p; /* fresh mapped memory is zero */
 }
 
@@ -135,6 +134,7 @@ int ms_depot_init(size_t budget)
 	}
 	arena = p;
 	arena_size = budget;
+	arena_resident = 0;
 	by_id = q;
 	return 0;
 }

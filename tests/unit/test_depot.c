@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #define MIB (1024 * 1024)
@@ -207,6 +208,34 @@ START_TEST(test_depot_arena_huge_past_its_first_512_kib)
 	ck_assert_int_eq(unit_vm_flag(arena + MIB / 2, "hg"), 1);
 	ck_assert_uint_eq((uintptr_t)(arena + MIB / 2) % (2 * MIB), 0);
 	ck_assert_int_eq(unit_vm_flag(arena + 8 * MIB - 1, "hg"), 1);
+}
+END_TEST
+
+/* Whether the page at p is resident. */
+static int resident(const void *p)
+{
+	unsigned char v = 0;
+	ck_assert_int_eq(mincore((void *)((uintptr_t)p & ~(uintptr_t)4095), 4096, &v), 0);
+	return v & 1;
+}
+
+/* Each 64 KiB the arena enters is made resident by the allocation that
+ * enters it -- the first by the first allocation -- and no further: a
+ * page fault at each first write cost a new lock-order edge's time. */
+START_TEST(test_depot_arena_resident_as_it_is_entered)
+{
+	depot_init(8 * MIB);
+	const char *arena = ms_depot_alloc(16);
+	ck_assert_ptr_nonnull(arena);
+	ck_assert_int_eq(resident(arena + 64 * 1024 - 1), 1);
+	ck_assert_int_eq(resident(arena + 64 * 1024), 0);
+	/* up to the last byte of the first part: the next stays away */
+	ck_assert_ptr_nonnull(ms_depot_alloc(64 * 1024 - 16 - 16));
+	ck_assert_int_eq(resident(arena + 64 * 1024), 0);
+	/* one that reaches into the next part makes it resident, whole */
+	ck_assert_ptr_nonnull(ms_depot_alloc(32));
+	ck_assert_int_eq(resident(arena + 2 * 64 * 1024 - 1), 1);
+	ck_assert_int_eq(resident(arena + 2 * 64 * 1024), 0);
 }
 END_TEST
 
@@ -695,6 +724,7 @@ Suite *depot_suite(void)
 	tcase_add_test(tc, test_depot_empty_stack_is_no_stack);
 	tcase_add_test(tc, test_depot_put_before_init_is_no_stack);
 	tcase_add_test(tc, test_depot_arena_huge_past_its_first_512_kib);
+	tcase_add_test(tc, test_depot_arena_resident_as_it_is_entered);
 	tcase_add_test(tc, test_pages_placed_array_gives_back_the_rest);
 	suite_add_tcase(s, tc);
 
