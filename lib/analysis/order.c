@@ -8,6 +8,7 @@
 #include "analysis/findings.h"
 #include "base/internal.h"
 #include "base/maps.h"
+#include "base/pages.h"
 #include "analysis/lockgraph.h"
 #include "stacks/symbols.h"
 #include "core/table.h"
@@ -15,7 +16,6 @@
 
 #include <pthread.h>
 #include <string.h>
-#include <sys/mman.h>
 
 static struct ms_lg graph; /* under the depot's lock */
 static int graph_made;
@@ -37,10 +37,8 @@ static void *graph_alloc(size_t bytes)
 static struct ms_lg *graph_here(void)
 {
 	if (!graph_made) {
-		void *search = mmap(NULL, MS_LG_SEARCH_BYTES, PROT_READ | PROT_WRITE,
-				    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-		if (search == MAP_FAILED)
-			search = NULL; /* no search finds anything: cut short */
+		/* NULL: no search finds anything, each is cut short */
+		void *search = ms_pages_map(MS_LG_SEARCH_BYTES);
 		/* kept for the run, as the graph */
 		ms_lg_init(&graph, graph_alloc, life_of, search, MS_LG_SEARCH_BYTES);
 		/* the stacks' memory is the edges' too: the ended lives'
@@ -284,10 +282,15 @@ static void remember2(struct ms_tstate *ts, uint32_t a, uint32_t b, uint32_t gen
  * on this thread looks at the caches meanwhile.) */
 static void big_cache(struct ms_tstate *ts)
 {
-	void *p = mmap(NULL, MS_EDGE_CACHE2 * sizeof(struct ms_edge_entry),
-		       PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (p == MAP_FAILED)
+	size_t bytes = MS_EDGE_CACHE2 * sizeof(struct ms_edge_entry);
+	void *p = ms_pages_map(bytes);
+	if (!p)
 		return;
+	/* resident at once: its sets are where edges hash to, each page
+	 * read (a fault) and then written (another) as the thread first
+	 * meets an edge of it -- 128 faults, a millisecond on a virtual
+	 * machine, where this is a twentieth of that */
+	ms_pages_populate(p, bytes);
 	__atomic_store_n(&ts->edge_cache2, p, __ATOMIC_RELEASE);
 	uint32_t gen = __atomic_load_n(&ms_table.gen, __ATOMIC_SEQ_CST);
 	for (unsigned i = 0; i < MS_EDGE_CACHE; i++) {
