@@ -130,6 +130,15 @@ struct ms_lg_edge *ms_lg_find(struct ms_lg *g, uint32_t a, uint64_t a_birth, uin
 	return e;
 }
 
+/* An edge's gates go to their free list (their first bytes: the next). */
+static void gates_free(struct ms_lg *g, struct ms_lg_life *gates)
+{
+	if (!gates)
+		return;
+	*(struct ms_lg_life **)(void *)gates = g->free_gates;
+	g->free_gates = gates;
+}
+
 /* Take edges and nodes of ended lives out of the tables; their memory
  * goes to the free lists.  Not while a reader walks the edges. */
 static void sweep(struct ms_lg *g)
@@ -149,6 +158,7 @@ static void sweep(struct ms_lg *g)
 			o = &(*o)->next_out;
 		*o = x->next_out;
 		x->to->in--;
+		gates_free(g, x->e.gate);
 		x->all_next = g->free_edges;
 		g->free_edges = x;
 	}
@@ -218,14 +228,23 @@ struct ms_lg_edge *ms_lg_add(struct ms_lg *g, const struct ms_lg_edge *e)
 		sweep(g);
 	struct lg_node *from = NULL, *to = NULL;
 	struct lg_edge *x = NULL;
+	uint32_t ngate = e->ngate < MS_LG_GATES ? e->ngate : MS_LG_GATES;
 	for (int tries = 0; !x; tries++) {
 		from = from_node(g, e);
 		to = from ? node_of(g, e->b, e->b_birth, 1) : NULL;
-		x = to ? take(g, (void **)&g->free_edges, sizeof *x,
-			      offsetof(struct lg_edge, all_next))
-		       : NULL;
+		struct ms_lg_life *gates =
+			to && ngate ? take(g, (void **)&g->free_gates,
+					   MS_LG_GATES * sizeof *gates, 0)
+				    : NULL;
+		x = to && (gates || !ngate) ? take(g, (void **)&g->free_edges, sizeof *x,
+						   offsetof(struct lg_edge, all_next))
+					    : NULL;
 		if (x) {
 			x->e = *e;
+			x->e.ngate = ngate;
+			x->e.gate = gates;
+			if (ngate)
+				memcpy(gates, e->gate, ngate * sizeof *gates);
 			uint32_t hash = missed_is(g, e) ? g->missed.hash : edge_hash_of(e);
 			if (ms_ptr_index_add(&g->edges, hash, x, g->alloc) == 0)
 				break;
@@ -233,6 +252,7 @@ struct ms_lg_edge *ms_lg_add(struct ms_lg *g, const struct ms_lg_edge *e)
 			g->free_edges = x;
 			x = NULL;
 		}
+		gates_free(g, gates);
 		if (tries || g->readers) {
 			g->dropped++;
 			return NULL;

@@ -37,7 +37,12 @@ struct ms_lg_edge {
 	 * other readers may hold at once: a cycle whose every edge holds its
 	 * gate for read is not guarded by it */
 	uint32_t gate_read;
-	struct ms_lg_life gate[MS_LG_GATES];
+	/* the gates, ngate of them (room for MS_LG_GATES), NULL if none: a
+	 * proto's are the caller's; an edge of the graph's has them apart,
+	 * where few edges have any (two locks nested have none) -- two cache
+	 * lines an edge, not three, and two thirds of the pages a program
+	 * taking ten thousand lock orders writes first */
+	struct ms_lg_life *gate;
 	/* what a finding shows of the edge (the caller's) */
 	uintptr_t a_key, b_key;       /* the mutexes' addresses */
 	uintptr_t a_caller, b_caller; /* where a was taken, where b was */
@@ -68,6 +73,7 @@ struct ms_lg {
 	/* the rest is the graph's */
 	struct ms_ptr_index nodes, edges; /* by life, by (a, b) lives */
 	struct lg_node *all_nodes, *free_nodes;
+	struct ms_lg_life *free_gates; /* a free one's first bytes: the next */
 	/* the node the last edge added leads from (NULL: none, or swept):
 	 * a thread holding a lock takes many others under it */
 	struct lg_node *last_from;
@@ -109,8 +115,8 @@ size_t ms_lg_edge_bytes(void);
 struct ms_lg_edge *ms_lg_find(struct ms_lg *g, uint32_t a, uint64_t a_birth, uint32_t b,
 			      uint64_t b_birth);
 
-/* Add a copy of e (which must not be there); returns it, NULL if the
- * memory is spent (counted in dropped).  Edges of ended lives are swept
+/* Add a copy of e, its gates too (which must not be there); returns it,
+ * NULL if the memory is spent (counted in dropped).  Edges of ended lives are swept
  * first when the edges have doubled since the last sweep, or when the
  * memory is spent. */
 struct ms_lg_edge *ms_lg_add(struct ms_lg *g, const struct ms_lg_edge *e);

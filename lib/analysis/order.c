@@ -55,12 +55,13 @@ static struct ms_lg *graph_here(void)
 
 /* Where held entry i's lock-order edge to record r (life b_birth) is: the
  * edge's key and gates (the other mutexes held), no stacks yet. */
-static void edge_proto(struct ms_lg_edge *e, const struct ms_tstate *ts, uint32_t ai,
-		       uint32_t r, uint64_t b_birth, uintptr_t key, uintptr_t caller,
-		       int read)
+static void edge_proto(struct ms_lg_edge *e, struct ms_lg_life gates[MS_LG_GATES],
+		       const struct ms_tstate *ts, uint32_t ai, uint32_t r, uint64_t b_birth,
+		       uintptr_t key, uintptr_t caller, int read)
 {
 	const struct ms_held *a = &ts->held[ai];
 	memset(e, 0, sizeof *e);
+	e->gate = gates;
 	e->a = a->rec;
 	e->a_birth = LOAD(&ms_rec(a->rec)->birth);
 	e->b = r;
@@ -159,7 +160,8 @@ static int add_edge(struct ms_thread *t, struct ms_tstate *ts, uint32_t ai,
 		    int b_new)
 {
 	struct ms_lg_edge proto;
-	edge_proto(&proto, ts, ai, r, birth, key, caller, read);
+	struct ms_lg_life gates[MS_LG_GATES];
+	edge_proto(&proto, gates, ts, ai, r, birth, key, caller, read);
 	proto.tid = t->tid;
 	proto.b_new = (uint32_t)b_new;
 	if (!ms_depot_lock_for_update())

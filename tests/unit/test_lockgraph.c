@@ -53,8 +53,9 @@ static void graph(size_t memory, size_t search_bytes)
 static const struct ms_lg_edge *edge_gr(uint32_t a, uint32_t b, const uint32_t *gates,
 					uint32_t ngate, uint32_t gate_read)
 {
+	struct ms_lg_life gate_of[MS_LG_GATES];
 	struct ms_lg_edge e = { .a = a, .b = b, .a_birth = births[a], .b_birth = births[b],
-				.gate_read = gate_read };
+				.gate_read = gate_read, .gate = gate_of };
 	for (uint32_t i = 0; i < ngate; i++)
 		e.gate[e.ngate++] = (struct ms_lg_life){ gates[i], births[gates[i]] };
 	const struct ms_lg_edge *x = ms_lg_add(&g, &e);
@@ -349,6 +350,46 @@ START_TEST(test_lockgraph_sweep_reuses)
 }
 END_TEST
 
+/* An edge keeps its gates apart from the caller's (whose array may be
+ * gone), and the gates of swept edges serve new ones: lives of a mutex
+ * taken under a gate, alternately two, in memory that holds a few
+ * thousand, none dropped, and each edge's gates its own. */
+START_TEST(test_lockgraph_gates_kept_and_reused)
+{
+	graph(256 * 1024, MS_LG_SEARCH_BYTES);
+	struct ms_lg_life mine[MS_LG_GATES] = { { 9, 0 } };
+	mine[0].birth = births[9];
+	struct ms_lg_edge e = { .a = 6, .b = 7, .a_birth = births[6], .b_birth = births[7],
+				.ngate = 1, .gate = mine };
+	const struct ms_lg_edge *x = ms_lg_add(&g, &e);
+	ck_assert_ptr_nonnull(x);
+	ck_assert_ptr_ne(x->gate, mine);
+	mine[0].rec = 8;
+	ck_assert_uint_eq(x->gate[0].rec, 9);
+	ck_assert_uint_eq(x->gate[0].birth, births[9]);
+	const struct ms_lg_edge *plain = edge(4, 5);
+	ck_assert_ptr_null(plain->gate);
+	const uint32_t g8[] = { 8 }, g89[] = { 8, 9 };
+	for (uint32_t i = 0; i < 20000; i++) {
+		births[3] = 10000 + i; /* a new life each time */
+		const struct ms_lg_edge *y = i % 2 ? edge_g(1, 3, g8, 1) : edge_g(1, 3, g89, 2);
+		ck_assert_uint_eq(y->ngate, i % 2 ? 1 : 2);
+		ck_assert_uint_eq(y->gate[0].rec, 8);
+	}
+	ck_assert_uint_eq(g.dropped, 0);
+	const struct ms_lg_edge *last = ms_lg_find(&g, 1, births[1], 3, births[3]);
+	ck_assert_ptr_nonnull(last);
+	ck_assert_uint_eq(last->ngate, 1);
+	ck_assert_uint_eq(last->gate[0].rec, 8);
+	/* the first edge's gate survived the sweeps, and guards its cycle */
+	ck_assert_uint_eq(cycle(edge_g(7, 6, g89 + 1, 1)), 2);
+	ck_assert_uint_eq(gate.rec, 9);
+	/* so does the last one's */
+	ck_assert_uint_eq(cycle(edge_g(3, 1, g8, 1)), 2);
+	ck_assert_uint_eq(gate.rec, 8);
+}
+END_TEST
+
 /* Memory spent with every life going on: the edge is dropped, counted. */
 START_TEST(test_lockgraph_memory_spent)
 {
@@ -363,6 +404,25 @@ START_TEST(test_lockgraph_memory_spent)
 	ck_assert_uint_gt(added, 0);
 	ck_assert_uint_lt(added, RECS - 2);
 	ck_assert_uint_eq(g.dropped, RECS - 2 - added);
+	/* with gates, whose memory runs out too */
+	graph(4096, MS_LG_SEARCH_BYTES);
+	struct ms_lg_life gates[MS_LG_GATES] = { { 1, 0 } };
+	e.a = RECS - 1;
+	e.a_birth = births[RECS - 1];
+	e.ngate = 1;
+	e.gate = gates;
+	added = 0;
+	for (uint32_t b = 2; b < RECS - 1; b++) {
+		e.b = b;
+		e.b_birth = births[b];
+		const struct ms_lg_edge *x = ms_lg_add(&g, &e);
+		added += x != NULL;
+		if (x)
+			ck_assert_uint_eq(x->gate[0].rec, 1);
+	}
+	ck_assert_uint_gt(added, 0);
+	ck_assert_uint_lt(added, RECS - 3);
+	ck_assert_uint_eq(g.dropped, RECS - 3 - added);
 }
 END_TEST
 
@@ -405,6 +465,7 @@ Suite *lockgraph_suite(void)
 	 * default limit: a loaded machine passed it */
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_lockgraph_memory_spent);
+	tcase_add_test(tc, test_lockgraph_gates_kept_and_reused);
 	tcase_add_test(tc, test_lockgraph_read);
 	suite_add_tcase(s, tc);
 	return s;
