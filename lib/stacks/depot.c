@@ -48,14 +48,17 @@ static int lock;
 static int holder_deferred;
 
 /* A program that takes many lock orders or stacks fills the arena page
- * after page (a lock-order edge is 192 bytes in it): each 64 KiB it
+ * after page (a lock-order edge is 128 bytes in it): each 64 KiB it
  * enters, from the first, is made resident in one call rather than one
  * page fault a page (doc/benchmark.md, "edges10k's first round").
- * Past its first 512 KiB -- some 2,000 lock orders or 2,500 stacks, which
- * only a large program has -- the arena may take huge pages (pages.c),
- * where a first write costs one fault for 2 MiB; such a program's arena
- * is rounded up to the next 2 MiB. */
-#define ARENA_SMALL_PART ((size_t)512 << 10)
+ * Past its first 128 KiB -- some 800 lock orders or 600 stacks, which a
+ * program with many mutexes has -- the arena may take huge pages
+ * (pages.c), where a first write costs one fault for 2 MiB; such a
+ * program's arena is rounded up to the next 2 MiB.  (512 KiB before:
+ * on a virtual machine where even a page made resident costs some 5 us
+ * at its first write, ten thousand new lock orders spent a fifth of
+ * their time there -- doc/benchmark.md, "The first write to a page".) */
+#define ARENA_SMALL_PART ((size_t)128 << 10)
 #define POPULATE_AHEAD 65536
 static size_t arena_resident; /* the arena's first bytes made resident */
 

@@ -192,11 +192,11 @@ START_TEST(test_depot_put_before_init_is_no_stack)
 END_TEST
 
 /* The arena is handed out in order -- stacks, lock-order edges -- so past
- * its first 512 KiB it may take huge pages (a first write per 2 MiB, not
- * per 4 KiB: a program with ten thousand lock orders fills some 3 MiB),
+ * its first 128 KiB it may take huge pages (a first write per 2 MiB, not
+ * per 4 KiB: a program with ten thousand lock orders fills some 2 MiB),
  * the first of them starting there; a program that stores less rounds
  * nothing up. */
-START_TEST(test_depot_arena_huge_past_its_first_512_kib)
+START_TEST(test_depot_arena_huge_past_its_first_128_kib)
 {
 	if (!unit_huge_pages_markable())
 		return; /* a kernel without transparent huge pages */
@@ -204,9 +204,9 @@ START_TEST(test_depot_arena_huge_past_its_first_512_kib)
 	const char *arena = ms_depot_alloc(16);
 	ck_assert_ptr_nonnull(arena);
 	ck_assert_int_eq(unit_vm_flag(arena, "hg"), 0);
-	ck_assert_int_eq(unit_vm_flag(arena + MIB / 2 - 1, "hg"), 0);
-	ck_assert_int_eq(unit_vm_flag(arena + MIB / 2, "hg"), 1);
-	ck_assert_uint_eq((uintptr_t)(arena + MIB / 2) % (2 * MIB), 0);
+	ck_assert_int_eq(unit_vm_flag(arena + MIB / 8 - 1, "hg"), 0);
+	ck_assert_int_eq(unit_vm_flag(arena + MIB / 8, "hg"), 1);
+	ck_assert_uint_eq((uintptr_t)(arena + MIB / 8) % (2 * MIB), 0);
 	ck_assert_int_eq(unit_vm_flag(arena + 8 * MIB - 1, "hg"), 1);
 }
 END_TEST
@@ -723,7 +723,7 @@ Suite *depot_suite(void)
 	tcase_add_test(tc, test_depot_get_of_unknown_id_is_empty);
 	tcase_add_test(tc, test_depot_empty_stack_is_no_stack);
 	tcase_add_test(tc, test_depot_put_before_init_is_no_stack);
-	tcase_add_test(tc, test_depot_arena_huge_past_its_first_512_kib);
+	tcase_add_test(tc, test_depot_arena_huge_past_its_first_128_kib);
 	tcase_add_test(tc, test_depot_arena_resident_as_it_is_entered);
 	tcase_add_test(tc, test_pages_placed_array_gives_back_the_rest);
 	suite_add_tcase(s, tc);
