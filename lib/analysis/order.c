@@ -278,21 +278,41 @@ static void remember2(struct ms_tstate *ts, uint32_t a, uint32_t b, uint32_t gen
 	edge_entry_put(&set[w], a, b, gen, gates);
 }
 
+/* Memory for a bigger cache, made resident: its sets are where edges
+ * hash to, each page read (a fault) and then written (another) as the
+ * thread first meets an edge of it -- 128 faults, a millisecond on a
+ * virtual machine.  From the depot's arena while the caches there take
+ * at most an eighth of it (thirty-two threads' at the default budget,
+ * the rest for stacks and edges), as the edges' memory is: past its
+ * first part the arena has huge pages, where a first write costs
+ * nothing more (a page made resident costs 5 us at it on such a
+ * machine: doc/benchmark.md, "The first write to a page"); else pages
+ * of its own. */
+static void *big_cache_memory(size_t bytes)
+{
+	static size_t in_arena; /* under the depot's lock */
+	void *p = NULL;
+	if (ms_depot_lock_for_update()) {
+		struct ms_depot_stats st;
+		ms_depot_stats(&st);
+		if (in_arena + bytes <= st.budget / 8 && (p = ms_depot_alloc(bytes)) != NULL)
+			in_arena += bytes;
+		ms_depot_unlock();
+	}
+	if (!p && (p = ms_pages_map(bytes)) != NULL)
+		ms_pages_populate(p, bytes);
+	return p;
+}
+
 /* A thread that keeps missing edges that are known: its bigger cache,
  * with the small one's good edges in it -- once it is there,
  * ms_order_known() asks it alone.  (Inside the guard: no handler's lock
  * on this thread looks at the caches meanwhile.) */
 static void big_cache(struct ms_tstate *ts)
 {
-	size_t bytes = MS_EDGE_CACHE2 * sizeof(struct ms_edge_entry);
-	void *p = ms_pages_map(bytes);
+	void *p = big_cache_memory(MS_EDGE_CACHE2 * sizeof(struct ms_edge_entry));
 	if (!p)
 		return;
-	/* resident at once: its sets are where edges hash to, each page
-	 * read (a fault) and then written (another) as the thread first
-	 * meets an edge of it -- 128 faults, a millisecond on a virtual
-	 * machine, where this is a twentieth of that */
-	ms_pages_populate(p, bytes);
 	__atomic_store_n(&ts->edge_cache2, p, __ATOMIC_RELEASE);
 	uint32_t gen = __atomic_load_n(&ms_table.gen, __ATOMIC_SEQ_CST);
 	for (unsigned i = 0; i < MS_EDGE_CACHE; i++) {
