@@ -287,18 +287,15 @@ static void remember2(struct ms_tstate *ts, uint32_t a, uint32_t b, uint32_t gen
  * first part the arena has huge pages, where a first write costs
  * nothing more (a page made resident costs 5 us at it on such a
  * machine: doc/benchmark.md, "The first write to a page"); else pages
- * of its own. */
+ * of its own.  Aligned to its sets: a set of four entries is one cache
+ * line, which a probe reads (ms_edge_cached2). */
 static void *big_cache_memory(size_t bytes)
 {
 	static size_t in_arena; /* under the depot's lock */
-	void *p = NULL;
-	if (ms_depot_lock_for_update()) {
-		struct ms_depot_stats st;
-		ms_depot_stats(&st);
-		if (in_arena + bytes <= st.budget / 8 && (p = ms_depot_alloc(bytes)) != NULL)
-			in_arena += bytes;
-		ms_depot_unlock();
-	}
+	struct ms_depot_stats st;
+	ms_depot_stats(&st);
+	void *p = ms_depot_alloc_within(bytes, MS_EDGE_WAYS * sizeof(struct ms_edge_entry),
+					&in_arena, st.budget / 8);
 	if (!p && (p = ms_pages_map(bytes)) != NULL)
 		ms_pages_populate(p, bytes);
 	return p;

@@ -50,7 +50,8 @@ static int holder_deferred;
 /* A program that takes many lock orders or stacks fills the arena page
  * after page (a lock-order edge is 128 bytes in it): each 64 KiB it
  * enters, from the first, is made resident in one call rather than one
- * page fault a page (doc/benchmark.md, "edges10k's first round").
+ * page fault a page (doc/benchmark.md, "edges10k's first round") -- a
+ * program that stores one stack makes 64 KiB resident.
  * Past its first 128 KiB -- some 800 lock orders or 600 stacks, which a
  * program with many mutexes has -- the arena may take huge pages
  * (pages.c), where a first write costs one fault for 2 MiB; such a
@@ -145,6 +146,23 @@ int ms_depot_init(size_t budget)
 void *ms_depot_alloc(size_t bytes)
 {
 	return arena_alloc(bytes);
+}
+
+void *ms_depot_alloc_within(size_t bytes, size_t align, size_t *taken, size_t most)
+{
+	if (!ms_depot_lock_for_update())
+		return NULL;
+	void *p = NULL;
+	/* the arena begins a page: an offset aligned is an address aligned
+	 * (the bytes skipped are spent, as a part of the budget) */
+	size_t at = (arena_used + align - 1) & ~(align - 1);
+	if (arena && *taken + bytes <= most && at <= arena_size && bytes <= arena_size - at) {
+		arena_used = at;
+		if ((p = arena_alloc(bytes)) != NULL)
+			*taken += bytes;
+	}
+	ms_depot_unlock();
+	return p;
 }
 
 ms_stack_id ms_depot_put(const uintptr_t *frames, int n)

@@ -45,6 +45,14 @@ void ms_depot_stats(struct ms_depot_stats *out);
 /* Memory from the depot's budget for other stack-keyed tables (blame);
  * zeroed; NULL when spent.  Caller holds ms_depot_lock(). */
 void *ms_depot_alloc(size_t bytes);
+/* The same for a table of a caller's own (a thread's bigger cache of
+ * lock-order edges), aligned to `align` (a power of two, 16 to 4096),
+ * while what *taken counts stays within `most` bytes of the budget
+ * (added to it, under the lock); NULL otherwise, or if the lock cannot
+ * be taken now (ms_depot_lock_for_update): the caller maps its own.
+ * Takes the depot's lock itself.  Past the arena's first 128 KiB the
+ * memory may be in huge pages. */
+void *ms_depot_alloc_within(size_t bytes, size_t align, size_t *taken, size_t most);
 void ms_depot_lock(void);
 /* The lock for a change made on a lock path: 0, not taken, if another
  * thread is inside fork() and this one must not wait (base/spin.h). */

@@ -239,6 +239,36 @@ START_TEST(test_depot_arena_resident_as_it_is_entered)
 }
 END_TEST
 
+/* A caller's own table from the budget (a thread's bigger edge cache):
+ * aligned, zeroed, and only while what that caller took stays within
+ * what it allows -- then NULL, and the caller maps its own. */
+START_TEST(test_depot_alloc_within_a_share)
+{
+	depot_init(8 * MIB);
+	ck_assert_ptr_nonnull(ms_depot_alloc(16)); /* the next byte is not aligned */
+	size_t taken = 0;
+	const size_t bytes = 256 * 1024;
+	for (int i = 0; i < 4; i++) {
+		unsigned char *p = ms_depot_alloc_within(bytes, 64, &taken, MIB);
+		ck_assert_ptr_nonnull(p);
+		ck_assert_uint_eq((uintptr_t)p % 64, 0);
+		ck_assert_uint_eq(p[0] | p[bytes / 2] | p[bytes - 1], 0);
+		p[bytes - 1] = 1;
+	}
+	ck_assert_uint_eq(taken, MIB);
+	ck_assert_ptr_null(ms_depot_alloc_within(bytes, 64, &taken, MIB));
+	ck_assert_uint_eq(taken, MIB);
+	/* more than the budget has left: none, and nothing counted */
+	size_t other = 0;
+	ck_assert_ptr_null(ms_depot_alloc_within(16 * MIB, 4096, &other, 32 * MIB));
+	ck_assert_uint_eq(other, 0);
+	unsigned char *q = ms_depot_alloc_within(4096, 4096, &other, 32 * MIB);
+	ck_assert_ptr_nonnull(q);
+	ck_assert_uint_eq((uintptr_t)q % 4096, 0);
+	ck_assert_uint_eq(other, 4096);
+}
+END_TEST
+
 /* An array that is no whole number of pages -- the table's records are
  * (cap + 1) * 64 bytes -- placed for its huge pages: what was mapped
  * around it is given back, whole pages (an unmap inside a page failed,
@@ -725,6 +755,7 @@ Suite *depot_suite(void)
 	tcase_add_test(tc, test_depot_put_before_init_is_no_stack);
 	tcase_add_test(tc, test_depot_arena_huge_past_its_first_128_kib);
 	tcase_add_test(tc, test_depot_arena_resident_as_it_is_entered);
+	tcase_add_test(tc, test_depot_alloc_within_a_share);
 	tcase_add_test(tc, test_pages_placed_array_gives_back_the_rest);
 	suite_add_tcase(s, tc);
 
