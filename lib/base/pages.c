@@ -8,8 +8,10 @@
 
 void *ms_pages_map(size_t bytes)
 {
+	int saved = errno; /* a lock path maps some (order.c) */
 	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	errno = saved;
 	if (p == MAP_FAILED)
 		return NULL;
 	return p;

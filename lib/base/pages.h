@@ -7,7 +7,8 @@
 
 #include <stddef.h>
 
-/* bytes of fresh memory, NULL if none could be mapped. */
+/* bytes of fresh memory, NULL if none could be mapped; errno is left as
+ * it was. */
 void *ms_pages_map(size_t bytes);
 
 /* The same for an array whose first `dense` bytes are handed out one
