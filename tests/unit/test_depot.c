@@ -224,18 +224,23 @@ static int resident(const void *p)
  * page fault at each first write cost a new lock-order edge's time. */
 START_TEST(test_depot_arena_resident_as_it_is_entered)
 {
+	const size_t part = 64 * 1024;
 	depot_init(8 * MIB);
 	const char *arena = ms_depot_alloc(16);
 	ck_assert_ptr_nonnull(arena);
-	ck_assert_int_eq(resident(arena + 64 * 1024 - 1), 1);
-	ck_assert_int_eq(resident(arena + 64 * 1024), 0);
-	/* up to the last byte of the first part: the next stays away */
-	ck_assert_ptr_nonnull(ms_depot_alloc(64 * 1024 - 16 - 16));
-	ck_assert_int_eq(resident(arena + 64 * 1024), 0);
-	/* one that reaches into the next part makes it resident, whole */
-	ck_assert_ptr_nonnull(ms_depot_alloc(32));
-	ck_assert_int_eq(resident(arena + 2 * 64 * 1024 - 1), 1);
-	ck_assert_int_eq(resident(arena + 2 * 64 * 1024), 0);
+	ck_assert_int_eq(resident(arena + part - 1), 1);
+	ck_assert_int_eq(resident(arena + part), 0);
+	/* one that ends exactly where the first part ends: the next stays
+	 * away */
+	ck_assert_ptr_nonnull(ms_depot_alloc(part - 16));
+	ck_assert_int_eq(resident(arena + part), 0);
+	/* one that reaches into the next part makes it resident, whole, and
+	 * no further (past it the arena may have huge pages, each resident
+	 * whole: a third part is not looked at) */
+	ck_assert_ptr_nonnull(ms_depot_alloc(16));
+	ck_assert_int_eq(resident(arena + part), 1);
+	ck_assert_int_eq(resident(arena + 2 * part - 1), 1);
+	ck_assert_int_eq(resident(arena + 2 * part), 0);
 }
 END_TEST
 

@@ -21,18 +21,39 @@ static uint64_t life(uint32_t rec)
 }
 
 /* The graph's memory: a static arena (nothing to free, nothing leaked),
- * of which alloc_left bytes may be taken. */
-static _Alignas(16) char arena[4 << 20];
-static size_t arena_used, alloc_left;
+ * of which alloc_left bytes may be taken -- none of refuse_from bytes or
+ * more while that is set -- each block followed by a guard of its own
+ * (GUARD bytes of 0xa5, not counted in alloc_left) that guards_intact()
+ * checks: a write past a block the graph asked for is caught. */
+#define GUARD 16
+#define MAX_GUARDS 65536
+static _Alignas(16) char arena[8 << 20];
+static size_t arena_used, alloc_left, refuse_from, allocs;
+static size_t guard_at[MAX_GUARDS], nguards;
 static void *alloc(size_t bytes)
 {
 	bytes = (bytes + 15) & ~(size_t)15;
-	if (bytes > alloc_left || arena_used + bytes > sizeof arena)
+	if (bytes > alloc_left || arena_used + bytes + GUARD > sizeof arena ||
+	    (refuse_from && bytes >= refuse_from))
 		return NULL;
 	alloc_left -= bytes;
 	void *p = arena + arena_used;
 	arena_used += bytes;
+	memset(arena + arena_used, 0xa5, GUARD);
+	if (nguards < MAX_GUARDS)
+		guard_at[nguards++] = arena_used;
+	arena_used += GUARD;
+	allocs++;
 	return memset(p, 0, bytes);
+}
+
+static int guards_intact(void)
+{
+	for (size_t i = 0; i < nguards; i++)
+		for (size_t k = 0; k < GUARD; k++)
+			if ((unsigned char)arena[guard_at[i] + k] != 0xa5)
+				return 0;
+	return 1;
 }
 
 static struct ms_lg g;
@@ -45,6 +66,9 @@ static void graph(size_t memory, size_t search_bytes)
 		births[r] = 100 + r;
 	alloc_left = memory;
 	arena_used = 0;
+	refuse_from = 0;
+	allocs = 0;
+	nguards = 0;
 	ms_lg_init(&g, alloc, life, search_bytes ? search_mem : NULL, search_bytes);
 }
 
@@ -387,6 +411,39 @@ START_TEST(test_lockgraph_gates_kept_and_reused)
 	/* so does the last one's */
 	ck_assert_uint_eq(cycle(edge_g(3, 1, g8, 1)), 2);
 	ck_assert_uint_eq(gate.rec, 8);
+	/* every block of gates had room for the most an edge has */
+	const uint32_t g4[] = { 8, 9, 10, 11 };
+	for (uint32_t i = 0; i < 64; i++) {
+		births[3] = 50000 + i;
+		edge_g(1, 3, i % 2 ? g4 : g8, i % 2 ? 4 : 1);
+	}
+	ck_assert_int_eq(guards_intact(), 1);
+}
+END_TEST
+
+/* An edge the memory cannot hold, its gates' block taken already: the
+ * block goes back to be used again, not lost -- tried twice, then
+ * another such edge, and one block was ever taken. */
+START_TEST(test_lockgraph_gates_back_when_the_edge_fails)
+{
+	graph(1 << 20, MS_LG_SEARCH_BYTES);
+	edge(1, 2); /* the nodes and the indexes are there */
+	const uint32_t g9[] = { 9 };
+	struct ms_lg_life gates[MS_LG_GATES] = { { 9, 0 } };
+	gates[0].birth = births[9];
+	struct ms_lg_edge e = { .a = 2, .b = 1, .a_birth = births[2], .b_birth = births[1],
+				.ngate = 1, .gate = gates };
+	refuse_from = sizeof(struct ms_lg_edge) + 16; /* an edge, not its gates */
+	size_t before = allocs;
+	ck_assert_ptr_null(ms_lg_add(&g, &e));
+	ck_assert_ptr_null(ms_lg_add(&g, &e));
+	ck_assert_uint_eq(allocs - before, 1);
+	ck_assert_uint_eq(g.dropped, 2);
+	refuse_from = 0;
+	const struct ms_lg_edge *x = edge_g(2, 1, g9, 1);
+	ck_assert_uint_eq(allocs - before, 2); /* the edge; its gates the block back */
+	ck_assert_uint_eq(x->gate[0].rec, 9);
+	ck_assert_int_eq(guards_intact(), 1);
 }
 END_TEST
 
@@ -466,6 +523,7 @@ Suite *lockgraph_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_lockgraph_memory_spent);
 	tcase_add_test(tc, test_lockgraph_gates_kept_and_reused);
+	tcase_add_test(tc, test_lockgraph_gates_back_when_the_edge_fails);
 	tcase_add_test(tc, test_lockgraph_read);
 	suite_add_tcase(s, tc);
 	return s;
