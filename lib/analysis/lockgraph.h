@@ -108,7 +108,8 @@ struct ms_lg {
 void ms_lg_init(struct ms_lg *g, void *(*alloc)(size_t), uint64_t (*life)(uint32_t),
 		void *search, size_t search_bytes);
 
-/* The memory an edge takes, with a node of its own: for sweep_min. */
+/* The memory an edge takes, with a node of its own: for sweep_min (an
+ * edge with gates takes a block of MS_LG_GATES more, which few have). */
 size_t ms_lg_edge_bytes(void);
 
 /* The edge between these two lives, NULL if none. */
