@@ -40,8 +40,8 @@ struct ms_lg_edge {
 	/* the gates, ngate of them (room for MS_LG_GATES), NULL if none: a
 	 * proto's are the caller's; an edge of the graph's has them apart,
 	 * where few edges have any (two locks nested have none) -- two cache
-	 * lines an edge, not three, and two thirds of the pages a program
-	 * taking ten thousand lock orders writes first */
+	 * lines an edge, not three, so ten thousand edges write two thirds
+	 * of the pages they did */
 	struct ms_lg_life *gate;
 	/* what a finding shows of the edge (the caller's) */
 	uintptr_t a_key, b_key;       /* the mutexes' addresses */
@@ -116,10 +116,10 @@ size_t ms_lg_edge_bytes(void);
 struct ms_lg_edge *ms_lg_find(struct ms_lg *g, uint32_t a, uint64_t a_birth, uint32_t b,
 			      uint64_t b_birth);
 
-/* Add a copy of e, its gates too (which must not be there); returns it,
- * NULL if the memory is spent (counted in dropped).  Edges of ended lives are swept
- * first when the edges have doubled since the last sweep, or when the
- * memory is spent. */
+/* Add a copy of e, its gates too (e must not be there); returns it, NULL
+ * if the memory is spent (counted in dropped).  Edges of ended lives are
+ * swept first when the edges have doubled since the last sweep, or when
+ * the memory is spent. */
 struct ms_lg_edge *ms_lg_add(struct ms_lg *g, const struct ms_lg_edge *e);
 
 /* The cycle edge e (one of g's, as ms_lg_add or ms_lg_find gave it)
