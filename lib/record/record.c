@@ -98,7 +98,8 @@ void ms_blame_flush(struct ms_thread *t)
 /* The first acquisition of a mutex life. */
 void ms_first_acquired(uint32_t r, uintptr_t caller)
 {
-	ms_first_acquired_inline(r, caller);
+	struct ms_record *rec = ms_rec(r);
+	ms_first_acquired_at(rec, caller, ms_site_stack(caller, rec->birth));
 }
 
 /* The holder's byte of the record's flags: MS_F_HOLD_TIMED, which sends

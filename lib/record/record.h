@@ -36,12 +36,6 @@ MS_HOT void ms_first_acquired_at(struct ms_record *rec, uintptr_t caller, uint32
 	rec->first_stack = stack;
 	__atomic_store_n(&rec->first_caller, caller, __ATOMIC_RELEASE);
 }
-/* ms_first_acquired(), inline for the lock path's first acquisition. */
-MS_HOT void ms_first_acquired_inline(uint32_t r, uintptr_t caller)
-{
-	struct ms_record *rec = ms_rec(r);
-	ms_first_acquired_at(rec, caller, ms_site_stack(caller, rec->birth));
-}
 void ms_hold_end(uint32_t r, uint64_t since);
 
 /* The next main-history entry of record r (rec), written by the mutex's
