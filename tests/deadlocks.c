@@ -1403,18 +1403,29 @@ static int timed_inversion(int clock)
  *   _swap: round 2 (thread 2) takes B then A: no cycle, the A -> B of the
  *          old lives is gone.
  *   _same: round 2 (thread 1 again) takes A then B, and thread 2 B then A:
- *          a cycle among the new lives, reported at round 2's lines. */
-static int reinit_destroy, reinit_same;
+ *          a cycle among the new lives, reported at round 2's lines.
+ *   _windows: as destroy_same, thread 1 with the bigger cache of edges and
+ *          its windows (warm_edges, then A then B three times), B destroyed
+ *          before A so that the new lives get the old ones' records back:
+ *          the windows' A -> B is of the old lives, and round 2's is new. */
+static int reinit_destroy, reinit_same, reinit_windows;
 
 static void reinit_step(int i)
 {
 	if (i == 0) {
 		say_thread("t1");
-		CHECK(pthread_mutex_lock(&ma), 0); /* REINIT_1_A */
-		CHECK(pthread_mutex_lock(&mb), 0); /* REINIT_1_B */
-		UNLOCK(&mb);
-		UNLOCK(&ma);
-		if (reinit_destroy) {
+		if (reinit_windows)
+			warm_edges(0);
+		for (int k = 0; k < (reinit_windows ? 3 : 1); k++) {
+			CHECK(pthread_mutex_lock(&ma), 0); /* REINIT_1_A */
+			CHECK(pthread_mutex_lock(&mb), 0); /* REINIT_1_B */
+			UNLOCK(&mb);
+			UNLOCK(&ma);
+		}
+		if (reinit_windows) {
+			CHECK(pthread_mutex_destroy(&mb), 0);
+			CHECK(pthread_mutex_destroy(&ma), 0);
+		} else if (reinit_destroy) {
 			CHECK(pthread_mutex_destroy(&ma), 0);
 			CHECK(pthread_mutex_destroy(&mb), 0);
 		}
@@ -1435,11 +1446,16 @@ static void reinit_step(int i)
 	}
 }
 
-static int reinit(int destroy, int same)
+static int reinit(int destroy, int same, int windows)
 {
 	init_abcd();
+	for (int i = 0; windows && i < WARM_LOCKS; i++) {
+		init_mutex(&warm_outer[i], PTHREAD_MUTEX_NORMAL);
+		init_mutex(&warm_inner[i], PTHREAD_MUTEX_NORMAL);
+	}
 	reinit_destroy = destroy;
 	reinit_same = same;
+	reinit_windows = windows;
 	in_turns(2, reinit_step);
 	return 0;
 }
@@ -1605,10 +1621,11 @@ int main(int argc, char **argv)
 	if (!strcmp(s, "condvar")) return condvar();
 	if (!strcmp(s, "timed_inversion")) return timed_inversion(0);
 	if (!strcmp(s, "clock_inversion")) return timed_inversion(1);
-	if (!strcmp(s, "reinit_destroy_swap")) return reinit(1, 0);
-	if (!strcmp(s, "reinit_init_swap")) return reinit(0, 0);
-	if (!strcmp(s, "reinit_destroy_same")) return reinit(1, 1);
-	if (!strcmp(s, "reinit_init_same")) return reinit(0, 1);
+	if (!strcmp(s, "reinit_destroy_swap")) return reinit(1, 0, 0);
+	if (!strcmp(s, "reinit_init_swap")) return reinit(0, 0, 0);
+	if (!strcmp(s, "reinit_destroy_same")) return reinit(1, 1, 0);
+	if (!strcmp(s, "reinit_init_same")) return reinit(0, 1, 0);
+	if (!strcmp(s, "reinit_windows_same")) return reinit(1, 1, 1);
 	if (!strcmp(s, "held_at_exit")) return held_at_exit();
 	if (!strcmp(s, "many_held")) return many_held();
 	if (!strcmp(s, "clean") && n >= 0 && n <= 255) return clean(n);

@@ -731,7 +731,7 @@ run rds "$T" reinit_destroy_swap
 nothing_found rds "destroy and init again, then the other order"
 run ris "$T" reinit_init_swap
 nothing_found ris "init again without destroy, then the other order"
-for how in destroy init; do
+for how in destroy init windows; do
 	run r$how "$T" reinit_${how}_same
 	expect_eq "reinit_${how}_same: the new lives' cycle is one POTENTIAL DEADLOCK" \
 		"$(count r$how 'POTENTIAL DEADLOCK: 2 mutexes taken in a cycle of orders$') $(grep -Ec "$FINDING" "$WORK/r$how.report")" \

@@ -265,6 +265,8 @@ static int remember(struct ms_tstate *ts, uint32_t a, uint32_t b, uint32_t gen,
 static void remember2(struct ms_tstate *ts, uint32_t a, uint32_t b, uint32_t gen,
 		      uint32_t gates)
 {
+	if (!gates)
+		ms_edge_window_put(ms_edge_windows(ts->edge_cache2), a, b, gen);
 	struct ms_edge_entry *set = ms_edge_set2(ts->edge_cache2, a, b);
 	int w = 0;
 	while (w < MS_EDGE_WAYS && set[w].a && set[w].gen == gen)
@@ -282,8 +284,8 @@ static void remember2(struct ms_tstate *ts, uint32_t a, uint32_t b, uint32_t gen
  * hash to, each page read (a fault) and then written (another) as the
  * thread first meets an edge of it -- 128 faults, a millisecond on a
  * virtual machine.  From the depot's arena while the caches there take
- * at most an eighth of it (thirty-two threads' at the default budget,
- * the rest for stacks and edges), as the edges' memory is: past its
+ * at most an eighth of it (thirty threads' at the default budget, with
+ * their windows; the rest for stacks and edges), as the edges' memory is: past its
  * first part the arena has huge pages, where a first write costs
  * nothing more (a page made resident costs 5 us at it on such a
  * machine: doc/benchmark.md, "The first write to a page"); else pages
@@ -307,7 +309,8 @@ static void *big_cache_memory(size_t bytes)
  * on this thread looks at the caches meanwhile.) */
 static void big_cache(struct ms_tstate *ts)
 {
-	void *p = big_cache_memory(MS_EDGE_CACHE2 * sizeof(struct ms_edge_entry));
+	void *p = big_cache_memory(MS_EDGE_CACHE2 * sizeof(struct ms_edge_entry) +
+				   MS_EDGE_WINDOWS_BYTES);
 	if (!p)
 		return;
 	__atomic_store_n(&ts->edge_cache2, p, __ATOMIC_RELEASE);

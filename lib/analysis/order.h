@@ -15,6 +15,7 @@
 #include "core/thread.h"
 #include "core/thread_pool.h"
 #include "analysis/lockgraph.h"
+#include "analysis/edge_window.h"
 
 #include <stdint.h>
 
@@ -117,6 +118,12 @@ static inline struct ms_edge_entry *ms_edge_set2(struct ms_edge_entry *big, uint
 	return big + (size_t)set * MS_EDGE_WAYS;
 }
 
+/* The windows of a thread with the bigger cache: after its entries. */
+static inline struct ms_edge_window *ms_edge_windows(struct ms_edge_entry *big)
+{
+	return (struct ms_edge_window *)(big + MS_EDGE_CACHE2);
+}
+
 /* The bigger cache of a thread that takes more edges than the small one
  * holds (order.c makes it): asked in line after the small one, a known
  * edge of ten thousand costs a probe of one set, not three calls. */
@@ -147,9 +154,11 @@ ms_order_known_as(const struct ms_tstate *ts, uint32_t b, int alone)
 	/* a thread with the bigger cache remembers every edge there too (the
 	 * small cache's, when it was made, too): its set, not the partner
 	 * (an edge its set of four put out goes to the graph, as one the
-	 * small cache put out did) */
+	 * small cache put out did) -- after its windows, whose line for a
+	 * is the same for each lock taken under a in turn */
 	if (unlikely(ts->edge_cache2 != NULL))
-		return ms_edge_cached2(ts, a, b, gen, alone);
+		return ms_edge_windowed(ms_edge_windows(ts->edge_cache2), a, b, gen) ||
+		       ms_edge_cached2(ts, a, b, gen, alone);
 	return ms_edge_cached(ts, s ^ 1, a, b, gen, alone);
 }
 
@@ -166,6 +175,30 @@ static inline __attribute__((always_inline)) int
 ms_order_known_alone(const struct ms_tstate *ts, uint32_t b)
 {
 	return ms_order_known_as(ts, b, 1);
+}
+
+/* ms_order_known_alone() for a thread without the bigger cache: the small
+ * cache's slot and its partner. */
+static inline __attribute__((always_inline)) int
+ms_order_known_small_alone(const struct ms_tstate *ts, uint32_t b)
+{
+	uint32_t a = ts->held[0].rec | ts->held[0].mode << 31;
+	unsigned s = ms_edge_slot(a, b);
+	uint32_t gen = __atomic_load_n(&ms_table.gen, __ATOMIC_ACQUIRE);
+	return ms_edge_cached(ts, s, a, b, gen, 1) || ms_edge_cached(ts, s ^ 1, a, b, gen, 1);
+}
+
+/* ... for a thread with the bigger cache: its windows,
+ * then the cache -- every edge the small cache holds is in one or the
+ * other, so the small one is not asked (a lock path that keeps few
+ * registers where a thread without it asks the small cache). */
+static inline __attribute__((always_inline)) int
+ms_order_known_big_alone(const struct ms_tstate *ts, uint32_t b)
+{
+	uint32_t a = ts->held[0].rec | ts->held[0].mode << 31;
+	uint32_t gen = __atomic_load_n(&ms_table.gen, __ATOMIC_ACQUIRE);
+	return ms_edge_windowed(ms_edge_windows(ts->edge_cache2), a, b, gen) ||
+	       ms_edge_cached2(ts, a, b, gen, 1);
 }
 
 /* One lock-order edge between live mutexes, for the graph outputs: the

@@ -152,8 +152,9 @@ struct ms_tstate {
 	/* A thread taking more distinct edges than edge_cache holds (a
 	 * server taking table locks under each of many others): a second,
 	 * bigger cache of them (from the depot's arena, or mapped for it:
-	 * order.c), kept with the record for the next thread (its entries
-	 * are facts of the graph, not of a thread). */
+	 * order.c), and after it the thread's windows of them (order.h's
+	 * ms_edge_windows), kept with the record for the next thread (its
+	 * entries are facts of the graph, not of a thread). */
 	struct ms_edge_entry *edge_cache2;
 	/* its stack walks' memory (above), in the record rather than in
 	 * static TLS, which a dlopen'ed library has little of */

@@ -155,6 +155,9 @@ static __attribute__((noinline)) int acquired_timed(struct ms_thread *t, uint32_
 	return 0;
 }
 
+static int acquired_nested_big(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
+			       uintptr_t caller);
+
 /* The try got a mutex while the thread holds others -- the inner lock of
  * nested ones -- the lock-order edge from the lock it took last known to
  * its cache, the mutex locked before (not its life's first acquisition),
@@ -162,17 +165,30 @@ static __attribute__((noinline)) int acquired_timed(struct ms_thread *t, uint32_
  * timed: the plain case one entry higher in the held set, an owner change
  * counted if another thread had it last.  Else ms_acquired() in full.
  * alone (a constant): the thread holds one lock, so the edge's gates are
- * one test (ms_order_known_alone). */
+ * one test (ms_order_known_alone).  big (a constant, with alone): the
+ * thread has the bigger cache, and its windows, which are given every edge
+ * the small one is: asked instead of the small one, in a function of their
+ * own (acquired_nested_big), so that a thread without them keeps no more
+ * registers for them. */
 static inline __attribute__((always_inline)) int
 acquired_nested_as(struct ms_thread *t, uint32_t r, pthread_mutex_t *m, uintptr_t caller,
-		   int alone)
+		   int alone, int big)
 {
 	struct ms_tstate *ts = t->ts;
 	/* alone: acquired_nested read the count (a signal handler's locks
 	 * meanwhile leave it as they found it) */
 	uint32_t n = alone ? 1 : ts->nheld;
-	if (unlikely(n >= MS_HELD_MAX) ||
-	    !(alone ? ms_order_known_alone(ts, r) : ms_order_known(ts, r)))
+	if (unlikely(n >= MS_HELD_MAX))
+		return acquired_full(t, r, m, caller);
+	if (big) {
+		if (!ms_order_known_big_alone(ts, r))
+			return acquired_full(t, r, m, caller);
+	} else if (alone) {
+		if (unlikely(ts->edge_cache2 != NULL))
+			return acquired_nested_big(t, r, m, caller);
+		if (!ms_order_known_small_alone(ts, r))
+			return acquired_full(t, r, m, caller);
+	} else if (!ms_order_known(ts, r))
 		return acquired_full(t, r, m, caller);
 	/* the record past the probe: fewer registers kept across it */
 	struct ms_record *rec = ms_rec(r);
@@ -201,7 +217,15 @@ static __attribute__((noinline)) int acquired_nested_many(struct ms_thread *t, u
 							  pthread_mutex_t *m,
 							  uintptr_t caller)
 {
-	return acquired_nested_as(t, r, m, caller, 0);
+	return acquired_nested_as(t, r, m, caller, 0, 0);
+}
+
+/* ... holding one, the thread with the bigger cache (each of many locks
+ * taken in turn under one) */
+static __attribute__((noinline)) int acquired_nested_big(struct ms_thread *t, uint32_t r,
+							 pthread_mutex_t *m, uintptr_t caller)
+{
+	return acquired_nested_as(t, r, m, caller, 1, 1);
 }
 
 /* ... holding one (B of A then B; each of many taken under one): the
@@ -213,7 +237,7 @@ static __attribute__((noinline)) int acquired_nested(struct ms_thread *t, uint32
 {
 	if (unlikely(t->ts->nheld != 1))
 		return acquired_nested_many(t, r, m, caller);
-	return acquired_nested_as(t, r, m, caller, 1);
+	return acquired_nested_as(t, r, m, caller, 1, 0);
 }
 
 /* The try got tracked mutex m (record r, rec; the thread's tid, loaded

@@ -63,6 +63,7 @@ int main(void)
 	srunner_add_suite(sr, sym_index_suite());
 	srunner_add_suite(sr, cfi_suite());
 	srunner_add_suite(sr, ptr_index_suite());
+	srunner_add_suite(sr, edge_window_suite());
 	srunner_add_suite(sr, lockgraph_suite());
 	srunner_add_suite(sr, findings_suite());
 	srunner_add_suite(sr, waitfor_suite());

@@ -27,6 +27,7 @@ Suite *suppress_suite(void);  /* test_suppress.c: MUTEXSTAT_SUPPRESSIONS */
 Suite *intervals_suite(void);  /* test_intervals.c: interval profiles add up to the run */
 Suite *sym_index_suite(void); /* test_sym_index.c: names by sorted symbols, as libdw gives */
 Suite *ptr_index_suite(void); /* test_ptr_index.c: pointers by hash, for the lock graph */
+Suite *edge_window_suite(void); /* test_edge_window.c: a thread's windows of known edges */
 
 /* Whether the mapping that holds p has the two-letter VmFlags word flag in
  * /proc/self/smaps ("hg": MADV_HUGEPAGE); -1 if smaps cannot tell. */
