@@ -1,15 +1,17 @@
 /* edge_window.h - a thread's windows of lock-order edges known recorded:
- * for a lock it holds, a bit per lock it may take next.
+ * for a lock it holds, a bit per lock it may take under it.
  *
  * A thread that holds one lock while it takes many others in turn (a table
  * lock held while each connection's is taken) knows thousands of edges,
  * which its bigger cache (order.h) keeps in sets of four 16-byte entries,
  * each edge's set a line of its own: taking them round after round
  * streams that cache through the CPU's first-level cache, and puts out
- * the lines of the locks' records and histories, which the takes write.  Locks made together have neighbouring
- * record numbers (table.c hands them out in order), so the edges from one
- * lock to such a group are a few bits of one line: a window, per first
- * lock, of MS_WINDOW_BITS record numbers from `base`, one bit an edge.
+ * the lines of the locks' records and histories, which the takes write.
+ * Locks made together have neighbouring record numbers (table.c hands
+ * them out in order), so the edges from one lock to such a group are a
+ * few bits of one line: a window, per first lock (by its record number,
+ * MS_EDGE_WINDOWS of them shared modulo that), of MS_WINDOW_BITS record
+ * numbers from `base`, one bit an edge.
  *
  * A bit says what an entry of the caches says of an edge taken with no
  * gate -- recorded, not a new mutex's, as of the table's generation -- so
@@ -38,6 +40,8 @@ struct ms_edge_window {
 	uint32_t unused;
 	uint64_t bits[MS_WINDOW_BITS / 64];
 } __attribute__((aligned(64)));
+/* one line a window: a probe reads one */
+_Static_assert(sizeof(struct ms_edge_window) == 64, "a window is a cache line");
 
 /* Bytes of a thread's windows: after its bigger cache, in one block. */
 #define MS_EDGE_WINDOWS_BYTES (MS_EDGE_WINDOWS * sizeof(struct ms_edge_window))
@@ -59,7 +63,7 @@ ms_edge_windowed(const struct ms_edge_window *windows, uint32_t a, uint32_t b, u
 
 /* Windows w know edge a->b, recorded with no gate, of generation gen, from
  * now on -- if a window can hold it: a's window is taken for a (from any
- * other lock, or an older generation) based around b; a b beyond its span
+ * other lock, or another generation) based around b; a b beyond its span
  * is left to the caches. */
 static inline void ms_edge_window_put(struct ms_edge_window *windows, uint32_t a, uint32_t b,
 				      uint32_t gen)

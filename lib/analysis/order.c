@@ -284,8 +284,8 @@ static void remember2(struct ms_tstate *ts, uint32_t a, uint32_t b, uint32_t gen
  * hash to, each page read (a fault) and then written (another) as the
  * thread first meets an edge of it -- 128 faults, a millisecond on a
  * virtual machine.  From the depot's arena while the caches there take
- * at most an eighth of it (thirty threads' at the default budget, with
- * their windows; the rest for stacks and edges), as the edges' memory is: past its
+ * at most an eighth of it (thirty threads' at the default budget,
+ * windows and all; the rest for stacks and edges), as the edges' memory is: past its
  * first part the arena has huge pages, where a first write costs
  * nothing more (a page made resident costs 5 us at it on such a
  * machine: doc/benchmark.md, "The first write to a page"); else pages
@@ -309,6 +309,9 @@ static void *big_cache_memory(size_t bytes)
  * on this thread looks at the caches meanwhile.) */
 static void big_cache(struct ms_tstate *ts)
 {
+	/* the windows after the entries, on a line of their own */
+	_Static_assert(MS_EDGE_CACHE2 * sizeof(struct ms_edge_entry) % 64 == 0,
+		       "the windows start at a line");
 	void *p = big_cache_memory(MS_EDGE_CACHE2 * sizeof(struct ms_edge_entry) +
 				   MS_EDGE_WINDOWS_BYTES);
 	if (!p)

@@ -143,13 +143,13 @@ ms_edge_cached2(const struct ms_tstate *ts, uint32_t a, uint32_t b, uint32_t gen
 }
 
 static inline __attribute__((always_inline)) int
-ms_order_known_as(const struct ms_tstate *ts, uint32_t b, int alone)
+ms_order_known(const struct ms_tstate *ts, uint32_t b)
 {
-	const struct ms_held *top = &ts->held[alone ? 0 : ts->nheld - 1];
+	const struct ms_held *top = &ts->held[ts->nheld - 1];
 	uint32_t a = top->rec | top->mode << 31; /* its read bit: bit 0 */
 	unsigned s = ms_edge_slot(a, b);
 	uint32_t gen = __atomic_load_n(&ms_table.gen, __ATOMIC_ACQUIRE);
-	if (ms_edge_cached(ts, s, a, b, gen, alone))
+	if (ms_edge_cached(ts, s, a, b, gen, 0))
 		return 1;
 	/* a thread with the bigger cache remembers every edge there too (the
 	 * small cache's, when it was made, too): its set, not the partner
@@ -158,27 +158,15 @@ ms_order_known_as(const struct ms_tstate *ts, uint32_t b, int alone)
 	 * is the same for each lock taken under a in turn */
 	if (unlikely(ts->edge_cache2 != NULL))
 		return ms_edge_windowed(ms_edge_windows(ts->edge_cache2), a, b, gen) ||
-		       ms_edge_cached2(ts, a, b, gen, alone);
-	return ms_edge_cached(ts, s ^ 1, a, b, gen, alone);
+		       ms_edge_cached2(ts, a, b, gen, 0);
+	return ms_edge_cached(ts, s ^ 1, a, b, gen, 0);
 }
 
-static inline __attribute__((always_inline)) int
-ms_order_known(const struct ms_tstate *ts, uint32_t b)
-{
-	return ms_order_known_as(ts, b, 0);
-}
-
-/* ... for a thread that holds one lock (the top): the check of an edge's
- * gates is one test, so that a caller keeps fewer registers (an inner
- * lock of two, or of one lock held while others are taken in turn). */
-static inline __attribute__((always_inline)) int
-ms_order_known_alone(const struct ms_tstate *ts, uint32_t b)
-{
-	return ms_order_known_as(ts, b, 1);
-}
-
-/* ms_order_known_alone() for a thread without the bigger cache: the small
- * cache's slot and its partner. */
+/* ... for a thread that holds one lock (the top), in two: the check of an
+ * edge's gates is one test, so that a caller keeps fewer registers (an
+ * inner lock of two, or of one lock held while others are taken in turn).
+ * For a thread without the bigger cache: the small cache's slot and its
+ * partner. */
 static inline __attribute__((always_inline)) int
 ms_order_known_small_alone(const struct ms_tstate *ts, uint32_t b)
 {
@@ -188,10 +176,12 @@ ms_order_known_small_alone(const struct ms_tstate *ts, uint32_t b)
 	return ms_edge_cached(ts, s, a, b, gen, 1) || ms_edge_cached(ts, s ^ 1, a, b, gen, 1);
 }
 
-/* ... for a thread with the bigger cache: its windows,
- * then the cache -- every edge the small cache holds is in one or the
- * other, so the small one is not asked (a lock path that keeps few
- * registers where a thread without it asks the small cache). */
+/* ... for a thread with the bigger cache: its windows, then that cache,
+ * which are given every edge the small one is; not the small one, which
+ * may still hold an edge they put out or could not hold (the acquisition
+ * then takes the full path, which asks it: time, not a lost edge).  A lock
+ * path that keeps few registers where a thread without them asks the
+ * small cache. */
 static inline __attribute__((always_inline)) int
 ms_order_known_big_alone(const struct ms_tstate *ts, uint32_t b)
 {

@@ -165,7 +165,7 @@ static int acquired_nested_big(struct ms_thread *t, uint32_t r, pthread_mutex_t 
  * timed: the plain case one entry higher in the held set, an owner change
  * counted if another thread had it last.  Else ms_acquired() in full.
  * alone (a constant): the thread holds one lock, so the edge's gates are
- * one test (ms_order_known_alone).  big (a constant, with alone): the
+ * one test (ms_order_known_small_alone).  big (a constant, with alone): the
  * thread has the bigger cache, and its windows, which are given every edge
  * the small one is: asked instead of the small one, in a function of their
  * own (acquired_nested_big), so that a thread without them keeps no more
