@@ -285,9 +285,9 @@ static void remember2(struct ms_tstate *ts, uint32_t a, uint32_t b, uint32_t gen
  * thread first meets an edge of it -- 128 faults, a millisecond on a
  * virtual machine.  From the depot's arena while the caches there take
  * at most an eighth of it (thirty threads' at the default budget,
- * windows and all; the rest for stacks and edges), as the edges' memory is: past its
- * first part the arena has huge pages, where a first write costs
- * nothing more (a page made resident costs 5 us at it on such a
+ * windows and all; the rest for stacks and edges), as the edges' memory
+ * is: past its first part the arena has huge pages, where a first write
+ * costs nothing more (a page made resident costs 5 us at it on such a
  * machine: doc/benchmark.md, "The first write to a page"); else pages
  * of its own.  Aligned to its sets: a set of four entries is one cache
  * line, which a probe reads (ms_edge_cached2). */
