@@ -290,7 +290,7 @@ static void remember2(struct ms_tstate *ts, uint32_t a, uint32_t b, uint32_t gen
  * costs nothing more (a page made resident costs 5 us at it on such a
  * machine: doc/benchmark.md, "The first write to a page"); else pages
  * of its own.  Aligned to its sets: a set of four entries is one cache
- * line, which a probe reads (ms_edge_cached2). */
+ * line, which a probe reads (ms_edge_cached_big). */
 static void *big_cache_memory(size_t bytes)
 {
 	static size_t in_arena; /* under the depot's lock */

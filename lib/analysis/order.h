@@ -51,6 +51,13 @@ ms_edge_entry_is(const struct ms_edge_entry *e, uint32_t a, uint32_t b, uint32_t
 	return e->a == a && e->b == b && e->gen == gen;
 }
 
+/* A held lock's key in the edge caches (ms_edge_key): its read bit, bit
+ * 0 of its mode, on top. */
+static inline __attribute__((always_inline)) uint32_t ms_edge_key_held(const struct ms_held *h)
+{
+	return h->rec | h->mode << 31;
+}
+
 /* The locks thread ts holds besides the top one (a gate, if it takes an
  * edge now), a bit each, the read mode apart: a thread that took an edge
  * under G and takes it again without G, or with G read where it was
@@ -61,7 +68,7 @@ static inline __attribute__((always_inline)) uint32_t ms_gate_sig(const struct m
 {
 	uint32_t sig = 0;
 	for (uint32_t i = 0; i + 1 < ts->nheld && i < MS_HELD_MAX; i++)
-		sig |= 1u << (((ts->held[i].rec | ts->held[i].mode << 31) * 0x9e3779b1u) >> 27);
+		sig |= 1u << ((ms_edge_key_held(&ts->held[i]) * 0x9e3779b1u) >> 27);
 	return sig;
 }
 
@@ -125,15 +132,16 @@ static inline struct ms_edge_window *ms_edge_windows(struct ms_edge_entry *big)
 }
 
 /* The bigger cache of a thread that takes more edges than the small one
- * holds (order.c makes it): asked in line after the small one, a known
- * edge of ten thousand costs a probe of one set, not three calls. */
+ * holds (order.c makes it, big), after its windows, whose line for a is
+ * the same for each lock taken under a in turn: a known edge of ten
+ * thousand costs a look at a window or a probe of one set, not three
+ * calls. */
 static inline __attribute__((always_inline)) int
-ms_edge_cached2(const struct ms_tstate *ts, uint32_t a, uint32_t b, uint32_t gen,
-		int alone)
+ms_edge_cached_big(const struct ms_tstate *ts, struct ms_edge_entry *big, uint32_t a,
+		   uint32_t b, uint32_t gen, int alone)
 {
-	struct ms_edge_entry *big = ts->edge_cache2;
-	if (!big)
-		return 0;
+	if (ms_edge_windowed(ms_edge_windows(big), a, b, gen))
+		return 1;
 	const struct ms_edge_entry *set = ms_edge_set2(big, a, b);
 #pragma GCC unroll 4
 	for (int w = 0; w < MS_EDGE_WAYS; w++)
@@ -145,8 +153,7 @@ ms_edge_cached2(const struct ms_tstate *ts, uint32_t a, uint32_t b, uint32_t gen
 static inline __attribute__((always_inline)) int
 ms_order_known(const struct ms_tstate *ts, uint32_t b)
 {
-	const struct ms_held *top = &ts->held[ts->nheld - 1];
-	uint32_t a = top->rec | top->mode << 31; /* its read bit: bit 0 */
+	uint32_t a = ms_edge_key_held(&ts->held[ts->nheld - 1]);
 	unsigned s = ms_edge_slot(a, b);
 	uint32_t gen = __atomic_load_n(&ms_table.gen, __ATOMIC_ACQUIRE);
 	if (ms_edge_cached(ts, s, a, b, gen, 0))
@@ -154,11 +161,10 @@ ms_order_known(const struct ms_tstate *ts, uint32_t b)
 	/* a thread with the bigger cache remembers every edge there too (the
 	 * small cache's, when it was made, too): its set, not the partner
 	 * (an edge its set of four put out goes to the graph, as one the
-	 * small cache put out did) -- after its windows, whose line for a
-	 * is the same for each lock taken under a in turn */
-	if (unlikely(ts->edge_cache2 != NULL))
-		return ms_edge_windowed(ms_edge_windows(ts->edge_cache2), a, b, gen) ||
-		       ms_edge_cached2(ts, a, b, gen, 0);
+	 * small cache put out did) */
+	struct ms_edge_entry *big = ts->edge_cache2;
+	if (unlikely(big != NULL))
+		return ms_edge_cached_big(ts, big, a, b, gen, 0);
 	return ms_edge_cached(ts, s ^ 1, a, b, gen, 0);
 }
 
@@ -170,7 +176,7 @@ ms_order_known(const struct ms_tstate *ts, uint32_t b)
 static inline __attribute__((always_inline)) int
 ms_order_known_small_alone(const struct ms_tstate *ts, uint32_t b)
 {
-	uint32_t a = ts->held[0].rec | ts->held[0].mode << 31;
+	uint32_t a = ms_edge_key_held(&ts->held[0]);
 	unsigned s = ms_edge_slot(a, b);
 	uint32_t gen = __atomic_load_n(&ms_table.gen, __ATOMIC_ACQUIRE);
 	return ms_edge_cached(ts, s, a, b, gen, 1) || ms_edge_cached(ts, s ^ 1, a, b, gen, 1);
@@ -185,10 +191,9 @@ ms_order_known_small_alone(const struct ms_tstate *ts, uint32_t b)
 static inline __attribute__((always_inline)) int
 ms_order_known_big_alone(const struct ms_tstate *ts, uint32_t b)
 {
-	uint32_t a = ts->held[0].rec | ts->held[0].mode << 31;
+	uint32_t a = ms_edge_key_held(&ts->held[0]);
 	uint32_t gen = __atomic_load_n(&ms_table.gen, __ATOMIC_ACQUIRE);
-	return ms_edge_windowed(ms_edge_windows(ts->edge_cache2), a, b, gen) ||
-	       ms_edge_cached2(ts, a, b, gen, 1);
+	return ms_edge_cached_big(ts, ts->edge_cache2, a, b, gen, 1);
 }
 
 /* One lock-order edge between live mutexes, for the graph outputs: the
