@@ -716,6 +716,42 @@ static void read_threads(void)
 	check((int)rt_counter, 200, "writes");
 }
 
+/* timed-reads: a read waits for a writer, so the lock's holds are timed
+ * from then on (its first MS_HOLD_EXACT, 4096, all of them); then, the
+ * writer gone, 300 reads by a thread that holds nothing -- the lock path's
+ * plain case (lib/record/read_plain.h) -- and one under a mutex, which
+ * is not.  Each of the 302 read holds is timed. */
+static pthread_rwlock_t tr = PTHREAD_RWLOCK_INITIALIZER;
+static pthread_barrier_t tr_written;
+static void *writes_a_while(void *arg)
+{
+	(void)arg;
+	check(pthread_rwlock_wrlock(&tr), 0, "wrlock");
+	pthread_barrier_wait(&tr_written);
+	usleep(100000);
+	check(pthread_rwlock_unlock(&tr), 0, "unlock");
+	return NULL;
+}
+
+static void timed_reads(void)
+{
+	pthread_t th;
+	pthread_barrier_init(&tr_written, NULL, 2);
+	pthread_create(&th, NULL, writes_a_while, NULL);
+	pthread_barrier_wait(&tr_written);
+	check(pthread_rwlock_rdlock(&tr), 0, "rdlock behind the writer");
+	check(pthread_rwlock_unlock(&tr), 0, "unlock");
+	pthread_join(th, NULL);
+	for (int i = 0; i < 300; i++) {
+		check(pthread_rwlock_rdlock(&tr), 0, "rdlock");
+		check(pthread_rwlock_unlock(&tr), 0, "unlock");
+	}
+	pthread_mutex_lock(&m);
+	check(pthread_rwlock_rdlock(&tr), 0, "rdlock under m");
+	check(pthread_rwlock_unlock(&tr), 0, "unlock");
+	pthread_mutex_unlock(&m);
+}
+
 /* A thread read-locks 70 rwlocks -- 6 beyond the 64 a held set follows --
  * lets go of them all (first taken first, or last first) and ends; then
  * a writer takes each: nothing is held, nothing reported. */
@@ -980,6 +1016,8 @@ int main(int argc, char **argv)
 		read_order();
 	else if (!strcmp(what, "read-threads"))
 		read_threads();
+	else if (!strcmp(what, "timed-reads"))
+		timed_reads();
 	else if (!strcmp(what, "plain-ended"))
 		plain_ended();
 	else if (!strcmp(what, "many"))

@@ -132,6 +132,16 @@ expect_grep "read threads: 20000 acquisitions" '^  1 (0x[0-9a-f]+|<[^>]+>) +2000
 expect_grep "read threads: 19800 reads, 200 writes" \
 	'^  reads 19800 \([0-9]+ contended, waited .*\), writes 200 \(' "$WORK/rt.report"
 
+# A lock that has made a thread wait times its holds (the first 4096 all):
+# each of the 302 reads after the wait, 300 of them the plain case
+# (lib/record/read_plain.h), one under a mutex.
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_FORMAT=json MUTEXSTAT_OUTPUT="$WORK/tr" "$T" timed-reads \
+	>"$WORK/tr.out" 2>&1
+expect_eq "timed reads: exit status" "$?" 0
+expect_eq "timed reads: 302 reads, one contended, each hold timed" \
+	"$(jq -c '.mutexes[] | select(.reads) | [.reads.acquisitions, .reads.contended, .reads.hold.timed]' "$WORK/tr.json")" \
+	"[302,1,302]"
+
 # Histograms by mode (tests/rw_formats.c contend): rw's read waited 100 ms
 # longer than its write's whole phase took, so the lock's maximum is the
 # read's and the writes' is only bounded by their highest bucket: "max <=

@@ -4,6 +4,7 @@
  * EDEADLK), its readers (__readers above its three flag bits) and kind
  * (__flags); a spin lock's word (real.h's ms_spin_held). */
 #include "record/other_locks.h"
+#include "record/read_plain.h"
 #include "analysis/findings.h"
 #include "base/clock.h"
 #include "base/options.h"
@@ -13,18 +14,6 @@
 #include "stacks/stack.h"
 
 #include <errno.h>
-
-#define RW_READER_SHIFT 3 /* glibc's PTHREAD_RWLOCK_READER_SHIFT */
-
-static uint32_t rw_readers(const pthread_rwlock_t *l)
-{
-	return LOAD(&l->__data.__readers) >> RW_READER_SHIFT;
-}
-
-static int rw_writer(const pthread_rwlock_t *l)
-{
-	return LOAD(&l->__data.__cur_writer);
-}
 
 static void note_class(uint32_t r, uint32_t bits)
 {
@@ -96,17 +85,6 @@ static inline struct ms_read_stats *read_slot(uint32_t r, const struct ms_record
 	return ms_reads(r);
 }
 
-/* The order of a reader's entry: past the last write unlock's (a read
- * taken after it is ordered after it; the slot keeps it, beside the words
- * every read reads) and this thread's clock. */
-static uint64_t reader_order(struct ms_thread *t, const struct ms_read_stats *rd)
-{
-	uint64_t seen = LOAD(&rd->write_order);
-	uint64_t o = (t->clock > seen ? t->clock : seen) + 1;
-	t->clock = o;
-	return o;
-}
-
 /* ... without a slot: past the newest entry of the main history, which
  * readers write too (one being written, or a position another reader
  * keeps for its unlock, reads 0 and is not waited for). */
@@ -131,17 +109,8 @@ static void main_entry(struct ms_thread *t, uint32_t r, uint32_t pos, uint64_t o
 	ms_op_write(e, ms_history_ticks(e), o, t->tid, caller, op, waited, 0, ticks);
 }
 
-static void ring_entry(struct ms_thread *t, const struct ms_read_stats *rd, uint64_t pos,
-		       uint64_t o, uintptr_t caller, unsigned op, int waited, uint64_t ticks)
-{
-	struct ms_op *e = ms_read_ring_at(rd, pos);
-	ms_op_write(e, ms_read_ring_ticks(e), o, t->tid, caller, op, waited, 0, ticks);
-}
-
-/* The first read of a life, or one that finds more readers than ever. */
-static __attribute__((noinline)) void read_rare(struct ms_record *rec,
-						struct ms_read_stats *rd, uint32_t readers,
-						uintptr_t caller)
+__attribute__((noinline)) void ms_read_rare(struct ms_record *rec, struct ms_read_stats *rd,
+					   uint32_t readers, uintptr_t caller)
 {
 	if (rd && readers > LOAD(&rd->readers_max))
 		atomic_max_u32(&rd->readers_max, readers);
@@ -162,13 +131,13 @@ static uint64_t read_begins(struct ms_thread *t, uint32_t r, struct ms_record *r
 	/* glibc's count, read first, from the line its lock just wrote,
 	 * before other readers take it back; the most is kept in the slot,
 	 * which one reader alone never reads */
-	uint32_t readers = rw_readers(lock);
+	uint32_t readers = ms_rw_readers(lock);
 	struct ms_read_stats *rd = read_slot(r, rec);
 	uint64_t n_acq = rd ? __atomic_add_fetch(&rd->read_ops, 2, __ATOMIC_RELAXED) / 2
 			    : __atomic_add_fetch(&rec->acquisitions, 1, __ATOMIC_RELAXED);
 	if (unlikely(!LOAD(&rec->first_caller)) ||
 	    (readers > 1 && rd && readers > LOAD(&rd->readers_max)))
-		read_rare(rec, rd, readers, caller);
+		ms_read_rare(rec, rd, readers, caller);
 	if (unlikely(op == MS_OP_TRYRDLOCK)) { /* counted in both, as every number */
 		ATOMIC_ADD(&ms_cold(r)->trylock_ok, 1);
 		if (rd)
@@ -193,14 +162,12 @@ void ms_read_acquired(struct ms_thread *t, uint32_t r, const void *lock, uintptr
 	if (likely(rd)) {
 		/* positions n_acq * 2 - 2 and - 1: its entry and its unlock's */
 		uint64_t p = n_acq * 2 - 2;
-		uint64_t o = reader_order(t, rd);
+		uint64_t o = ms_reader_order(t, rd);
 		if (unlikely(n >= MS_HELD_MAX))
 			/* not followed: its unlock takes a main position */
 			__atomic_store_n(&ms_read_ring_at(rd, p + 1)->stamp, 0, __ATOMIC_RELAXED);
-		ring_entry(t, rd, p, o, caller, op, waited, ticks);
-		pos = (uint32_t)((p + 1) & ms_table.history_mask);
-		mode = MS_HELD_READ | MS_HELD_RING | pos << MS_HELD_POS_SHIFT |
-		       (LOAD(&rd->taken) & ((1u << MS_HELD_LIFE_BITS) - 1)) << MS_HELD_LIFE_SHIFT;
+		ms_read_entry(t, rd, p, o, caller, op, waited, ticks);
+		mode = ms_read_mode(rd, p + 1);
 	} else {
 		uint64_t o = reader_order_main(t, r, rec, LOAD(&rec->ops));
 		if (likely(n < MS_HELD_MAX)) {
@@ -269,7 +236,7 @@ uint32_t ms_read_released(struct ms_thread *t, uint32_t r, const pthread_rwlock_
 	 * number, and the waiter's wait is not attributed (ms_wait_end: a
 	 * release numbered before its wait began let another thread in). */
 	uint32_t seq = 0;
-	if (unlikely(LOAD(&rec->flags) & MS_F_WAITERS) && rw_readers(l) <= 1)
+	if (unlikely(LOAD(&rec->flags) & MS_F_WAITERS) && ms_rw_readers(l) <= 1)
 		seq = ms_release_begin(r);
 	uint32_t pos = mode >> MS_HELD_POS_SHIFT;
 	uint64_t o = t->clock + 1; /* past its lock's entry, as a holder's */
@@ -277,7 +244,8 @@ uint32_t ms_read_released(struct ms_thread *t, uint32_t r, const pthread_rwlock_
 	if (likely(mode & MS_HELD_RING)) {
 		const struct ms_read_stats *rd = ms_reads_held(r, mode >> MS_HELD_LIFE_SHIFT);
 		if (likely(rd)) {
-			ring_entry(t, rd, pos & MS_HELD_RING_POS, o, caller, MS_OP_RDUNLOCK, 0, 0);
+			ms_read_entry(t, rd, pos & MS_HELD_RING_POS, o, caller,
+				      MS_OP_RDUNLOCK, 0, 0);
 			return seq;
 		}
 		pos = 0;
@@ -378,7 +346,7 @@ static void rw_wait_cancelled(const struct ms_wait *w)
 	int saved = errno;
 	ms_wait_cancelled(w);
 	pthread_rwlock_t *l = w->lock;
-	if (!ms_op_read_mode(w->op) && rw_writer(l) == (int)w->t->tid)
+	if (!ms_op_read_mode(w->op) && ms_rw_writer(l) == (int)w->t->tid)
 		rw_finish(w->t, w->r, l, 0, w->caller, w->op, 1, ms_ticks());
 	errno = saved;
 }
@@ -399,7 +367,7 @@ MS_UNWOUND int ms_rwlock_slow(struct ms_thread *t, uint32_t r, pthread_rwlock_t 
 		rc = ms_rwlock_call(l, op, clock, abstime);
 		saved = errno;
 		rc = rw_finish(t, r, l, rc, caller, op, 0, 0);
-	} else if (rw_writer(l) == (int)t->tid) {
+	} else if (ms_rw_writer(l) == (int)t->tid) {
 		/* the writer locks again: glibc answers EDEADLK, averted */
 		errno = saved;
 		rc = ms_rwlock_call(l, op, clock, abstime);
@@ -417,7 +385,7 @@ MS_UNWOUND int ms_rwlock_slow(struct ms_thread *t, uint32_t r, pthread_rwlock_t 
 		rc = rw_finish(t, r, l, rc, caller, op, 0, 0);
 	} else {
 		/* a writer behind readers: how long they keep writers out */
-		int behind_readers = !read && rw_readers(l);
+		int behind_readers = !read && ms_rw_readers(l);
 		struct ms_read_stats *rd = behind_readers ? ms_reads(r) : NULL;
 		ms_wait_begin(&w);
 		errno = saved;
@@ -460,7 +428,7 @@ int ms_read_beyond_followed(struct ms_thread *t, uint32_t r, pthread_rwlock_t *l
 {
 	if (likely(!t->ts->overflow))
 		return 0;
-	uint32_t readers = rw_readers(l);
+	uint32_t readers = ms_rw_readers(l);
 	/* A reader we do not see may be another thread's hold beyond those
 	 * it follows, and this unlock a misuse that ends it: counting it as
 	 * this thread's then misses that MISUSE, and the other thread's
@@ -468,7 +436,7 @@ int ms_read_beyond_followed(struct ms_thread *t, uint32_t r, pthread_rwlock_t *l
 	 * holds that many reported every thread of a striped table whose
 	 * threads each read more than 64 stripes at once as ending with
 	 * holds it had let go of: the rare misuse is the one let go. */
-	return readers && !rw_writer(l) && readers > ms_held_reads(r, t->tid);
+	return readers && !ms_rw_writer(l) && readers > ms_held_reads(r, t->tid);
 }
 
 /* Whether record r's rwlock has at least n read holds of threads that
@@ -495,8 +463,8 @@ int ms_rwlock_unlock_other(struct ms_thread *t, uint32_t r, pthread_rwlock_t *l,
 	/* Readers we did not see (held before start-up, or through glibc's
 	 * own functions) may be this thread: misuse only when every reader
 	 * glibc counts is one we saw, or there is none. */
-	uint32_t readers = rw_readers(l);
-	int writer = rw_writer(l);
+	uint32_t readers = ms_rw_readers(l);
+	int writer = ms_rw_writer(l);
 	uint32_t others = ms_held_reads(r, t->tid);
 	int seen_all = readers <= others;
 	/* readers beyond the live threads' holds that threads took and
@@ -581,7 +549,7 @@ void ms_other_destroyed(struct ms_thread *t, uint32_t r, const void *lock, uintp
 {
 	const struct ms_record *rec = ms_rec(r);
 	int held = (LOAD(&rec->owner) & MS_HELD) ||
-		   (ms_lock_class(LOAD(&rec->flags)) == MS_CLASS_RWLOCK && rw_readers(lock));
+		   (ms_lock_class(LOAD(&rec->flags)) == MS_CLASS_RWLOCK && ms_rw_readers(lock));
 	if (held)
 		ms_misuse(t, r, MS_M_DESTROY_LOCKED, caller, MS_OP_DESTROY, 0);
 	if (t->ts->nheld)

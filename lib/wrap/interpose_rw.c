@@ -14,6 +14,7 @@
 #include "glibc/real.h"
 #include "glibc/real_rw.h"
 #include "record/other_locks.h"
+#include "record/read_plain.h"
 #include "runtime/dump.h"
 #include "wrap/recording.h"
 
@@ -211,9 +212,42 @@ MS_EXPORT int pthread_rwlock_destroy(pthread_rwlock_t *l)
 	return rc;
 }
 
+/* A read lock that is not the plain case below. */
+static MS_UNWOUND __attribute__((noinline)) int rdlock_other(pthread_rwlock_t *l,
+							      uintptr_t caller)
+{
+	return rw_lock(l, MS_OP_RDLOCK, CLOCK_REALTIME, NULL, caller);
+}
+
+/* The try did not get a read lock of the plain case: a wait, or an error. */
+static MS_UNWOUND __attribute__((noinline)) int rdlock_busy(struct ms_thread *t, uint32_t r,
+							     pthread_rwlock_t *l, int rc,
+							     uintptr_t caller)
+{
+	if (rc == EBUSY)
+		ms_dump_before_wait();
+	return ms_rwlock_slow(t, r, l, rc, caller, MS_OP_RDLOCK, CLOCK_REALTIME, NULL);
+}
+
+/* The plain case: an rwlock the first level of the thread's cache knows (a
+ * hit means the thread records), read by a thread that holds nothing, with
+ * a slot for its reads: read_plain.h's, without a call into the library;
+ * anything else rw_lock(). */
 MS_EXPORT MS_UNWOUND int pthread_rwlock_rdlock(pthread_rwlock_t *l)
 {
-	return rw_lock(l, MS_OP_RDLOCK, CLOCK_REALTIME, NULL, CALLER);
+	struct ms_thread *t = &ms_self;
+	uint32_t r = t->cache[ms_cache_slot(l)];
+	struct ms_record *rec = ms_rec(r);
+	struct ms_tstate *ts = t->ts;
+	uint32_t flags = LOAD(&rec->flags);
+	if (unlikely(LOAD(&rec->key) != (uintptr_t)l) || unlikely(!ms_read_plain_before(ts, flags)))
+		return rdlock_other(l, CALLER);
+	int rc = ms_real_rw.tryrdlock(l);
+	if (unlikely(rc))
+		return rdlock_busy(t, r, l, rc, CALLER);
+	if (unlikely(ms_read_acquired_plain(t, ts, r, rec, flags, l, CALLER)))
+		ms_read_acquired(t, r, l, CALLER, MS_OP_RDLOCK, 0, 0);
+	return 0;
 }
 
 MS_EXPORT int pthread_rwlock_tryrdlock(pthread_rwlock_t *l)
@@ -255,9 +289,24 @@ MS_EXPORT MS_UNWOUND int pthread_rwlock_clockwrlock(pthread_rwlock_t *l, clockid
 	return rw_lock(l, MS_OP_CLOCKWRLOCK, clock, abstime, CALLER);
 }
 
+/* An unlock that is not the plain case below. */
+static __attribute__((noinline)) int unlock_other(pthread_rwlock_t *l, uintptr_t caller)
+{
+	return rw_unlock(l, caller);
+}
+
+/* The plain case: a recording thread lets go of the read it took last,
+ * as read_plain.h says; anything else rw_unlock(). */
 MS_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
 {
-	return rw_unlock(l, CALLER);
+	struct ms_thread *t = &ms_self;
+	if (likely(t->ok)) {
+		struct ms_tstate *ts = t->ts;
+		uint32_t n = ts->nheld - 1;
+		if (likely(n < MS_HELD_MAX) && likely(!ms_read_released_plain(t, ts, n, l, CALLER)))
+			return ms_real_rw.unlock(l);
+	}
+	return unlock_other(l, CALLER);
 }
 
 /* ---- spin locks -------------------------------------------------------------- */
