@@ -10,6 +10,13 @@
  * W_UNLOCK, the release numbered before it (about 1 round in 10).  So
  * W_UNLOCK must be charged exactly one wait a round.
  *
+ * rw_blame past-exact: the same after 5000 reads, so that the rounds'
+ * reads are past the first 4096 of the lock, whose holds are all timed
+ * (then one in 16): their unlocks are the plain case (read_plain.h), which
+ * must leave a read unlock with a waiter to the full path, or the
+ * readers' unlock is charged only the few waits whose readers' holds were
+ * sampled.
+ *
  * rw_blame barging: the same for a mutex whose waiter is woken and others
  * take the mutex before it runs.  Each round a thread sleeps in its lock
  * while the main thread holds the mutex; a signal holds it in a handler
@@ -132,6 +139,11 @@ int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "barging"))
 		return barging();
+	if (argc > 1 && !strcmp(argv[1], "past-exact"))
+		for (int i = 0; i < 5000; i++) {
+			CHECK(pthread_rwlock_rdlock(&rw));
+			CHECK(pthread_rwlock_unlock(&rw));
+		}
 	pthread_barrier_t held;
 	CHECK(pthread_barrier_init(&held, NULL, 3));
 	CHECK(pthread_barrier_init(&leave, NULL, 3));

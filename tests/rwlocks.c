@@ -717,10 +717,11 @@ static void read_threads(void)
 }
 
 /* timed-reads: a read waits for a writer, so the lock's holds are timed
- * from then on (its first MS_HOLD_EXACT, 4096, all of them); then, the
- * writer gone, 300 reads by a thread that holds nothing -- the lock path's
- * plain case (lib/record/read_plain.h) -- and one under a mutex, which
- * is not.  Each of the 302 read holds is timed. */
+ * from then on: its first MS_HOLD_EXACT (4096) reads, then one in
+ * MS_HOLD_SAMPLE (16), those numbered 16k + 1.  Then, the writer gone,
+ * 10,000 reads by a thread that holds nothing -- the lock path's plain
+ * case (lib/record/read_plain.h) -- and one under a mutex, which is not:
+ * of the 10,002 reads, 4096 + 370 (4097 to 10,001) are timed. */
 static pthread_rwlock_t tr = PTHREAD_RWLOCK_INITIALIZER;
 static pthread_barrier_t tr_written;
 static void *writes_a_while(void *arg)
@@ -742,7 +743,7 @@ static void timed_reads(void)
 	check(pthread_rwlock_rdlock(&tr), 0, "rdlock behind the writer");
 	check(pthread_rwlock_unlock(&tr), 0, "unlock");
 	pthread_join(th, NULL);
-	for (int i = 0; i < 300; i++) {
+	for (int i = 0; i < 10000; i++) {
 		check(pthread_rwlock_rdlock(&tr), 0, "rdlock");
 		check(pthread_rwlock_unlock(&tr), 0, "unlock");
 	}
@@ -750,6 +751,41 @@ static void timed_reads(void)
 	check(pthread_rwlock_rdlock(&tr), 0, "rdlock under m");
 	check(pthread_rwlock_unlock(&tr), 0, "unlock");
 	pthread_mutex_unlock(&m);
+}
+
+/* readers-at-once: two threads that have each read the lock once, one
+ * after the other, hold it together: the most readers at once is 2, seen
+ * by main's second read, the plain case (its first filled its cache). */
+static pthread_rwlock_t ra = PTHREAD_RWLOCK_INITIALIZER;
+static pthread_barrier_t ra_step;
+static void *reads_alongside(void *arg)
+{
+	(void)arg;
+	check(pthread_rwlock_rdlock(&ra), 0, "rdlock");
+	check(pthread_rwlock_unlock(&ra), 0, "unlock");
+	pthread_barrier_wait(&ra_step); /* its read is over */
+	pthread_barrier_wait(&ra_step); /* main's too */
+	check(pthread_rwlock_rdlock(&ra), 0, "rdlock, first");
+	pthread_barrier_wait(&ra_step); /* it holds the lock */
+	pthread_barrier_wait(&ra_step); /* both do */
+	check(pthread_rwlock_unlock(&ra), 0, "unlock");
+	return NULL;
+}
+
+static void readers_at_once(void)
+{
+	pthread_t th;
+	pthread_barrier_init(&ra_step, NULL, 2);
+	pthread_create(&th, NULL, reads_alongside, NULL);
+	pthread_barrier_wait(&ra_step);
+	check(pthread_rwlock_rdlock(&ra), 0, "rdlock");
+	check(pthread_rwlock_unlock(&ra), 0, "unlock");
+	pthread_barrier_wait(&ra_step);
+	pthread_barrier_wait(&ra_step);
+	check(pthread_rwlock_rdlock(&ra), 0, "rdlock, second");
+	pthread_barrier_wait(&ra_step);
+	check(pthread_rwlock_unlock(&ra), 0, "unlock");
+	pthread_join(th, NULL);
 }
 
 /* A thread read-locks 70 rwlocks -- 6 beyond the 64 a held set follows --
@@ -1018,6 +1054,8 @@ int main(int argc, char **argv)
 		read_threads();
 	else if (!strcmp(what, "timed-reads"))
 		timed_reads();
+	else if (!strcmp(what, "readers-at-once"))
+		readers_at_once();
 	else if (!strcmp(what, "plain-ended"))
 		plain_ended();
 	else if (!strcmp(what, "many"))

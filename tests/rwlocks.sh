@@ -132,15 +132,22 @@ expect_grep "read threads: 20000 acquisitions" '^  1 (0x[0-9a-f]+|<[^>]+>) +2000
 expect_grep "read threads: 19800 reads, 200 writes" \
 	'^  reads 19800 \([0-9]+ contended, waited .*\), writes 200 \(' "$WORK/rt.report"
 
-# A lock that has made a thread wait times its holds (the first 4096 all):
-# each of the 302 reads after the wait, 300 of them the plain case
-# (lib/record/read_plain.h), one under a mutex.
+# A lock that has made a thread wait times its holds, the first 4096 and
+# then one in 16: of the 10,002 reads after the wait, 10,000 the plain case
+# (lib/record/read_plain.h), one under a mutex, 4466 are timed.
 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_FORMAT=json MUTEXSTAT_OUTPUT="$WORK/tr" "$T" timed-reads \
 	>"$WORK/tr.out" 2>&1
 expect_eq "timed reads: exit status" "$?" 0
-expect_eq "timed reads: 302 reads, one contended, each hold timed" \
+expect_eq "timed reads: 10002 reads, one contended, 4466 holds timed" \
 	"$(jq -c '.mutexes[] | select(.reads) | [.reads.acquisitions, .reads.contended, .reads.hold.timed]' "$WORK/tr.json")" \
-	"[302,1,302]"
+	"[10002,1,4466]"
+
+# Two readers at once, the second read the plain case: the most at once.
+run ra "$T" readers-at-once
+expect_eq "readers at once: exit status" "$rc" 0
+expect_grep "readers at once: 4 reads, 2 at most at once" \
+	'^  reads 4 \(0 contended, waited 0 ns\), writes 0 \(0 contended, waited 0 ns\); most readers at once 2$' \
+	"$WORK/ra.report"
 
 # Histograms by mode (tests/rw_formats.c contend): rw's read waited 100 ms
 # longer than its write's whole phase took, so the lock's maximum is the

@@ -67,8 +67,8 @@ void ms_read_rare(struct ms_record *rec, struct ms_read_stats *rd, uint32_t read
 
 /* Whether a read lock of a record whose flags are these, by a thread
  * whose held set is ts's, is the plain case as far as can be told before
- * the try: a read-write lock with a slot for its reads, the thread
- * holding nothing. */
+ * the try: a read-write lock whose life has not run out of slots for its
+ * reads, the thread holding nothing. */
 MS_HOT int ms_read_plain_before(const struct ms_tstate *ts, uint32_t flags)
 {
 	return (flags & (MS_F_CLASS | MS_F_READS_SPENT)) ==
@@ -76,15 +76,16 @@ MS_HOT int ms_read_plain_before(const struct ms_tstate *ts, uint32_t flags)
 	       !ts->nheld;
 }
 
-/* Thread t got a read of lock l (record r, rec, whose flags were these)
- * from glibc's try, the plain case before it (ms_read_plain_before).
- * Returns 0 once it is recorded -- its hold timed if the lock's are
- * (MS_F_TIMED: it has made a thread wait) and this one is sampled; 1 if
- * the life has no slot after all, or is locked for the first time, before
- * anything is counted: ms_read_acquired() in full then. */
+/* Thread t got a read of lock l (record r, rec) from glibc's try, the
+ * plain case before it (ms_read_plain_before).  Returns 0 once it is
+ * recorded -- its hold timed if the lock's are (MS_F_TIMED, read again
+ * now, as ms_read_acquired does: a wait may have set it meanwhile) and
+ * this one is sampled; 1 if the life gets no slot after all, or is locked
+ * for the first time, before anything is counted: ms_read_acquired() in
+ * full then. */
 MS_HOT int ms_read_acquired_plain(struct ms_thread *t, struct ms_tstate *ts, uint32_t r,
-				  struct ms_record *rec, uint32_t flags,
-				  const pthread_rwlock_t *l, uintptr_t caller)
+				  struct ms_record *rec, const pthread_rwlock_t *l,
+				  uintptr_t caller)
 {
 	/* glibc's count first, from the line its lock just wrote */
 	uint32_t readers = ms_rw_readers(l);
@@ -102,7 +103,7 @@ MS_HOT int ms_read_acquired_plain(struct ms_thread *t, struct ms_tstate *ts, uin
 	h->rec = r;
 	h->mode = mode;
 	h->caller = caller;
-	if (unlikely(flags & MS_F_TIMED) && ms_hold_sampled(p / 2 + 1))
+	if (unlikely(LOAD(&rec->flags) & MS_F_TIMED) && ms_hold_sampled(p / 2 + 1))
 		h->since = ms_ticks();
 	return 0;
 }
@@ -110,8 +111,9 @@ MS_HOT int ms_read_acquired_plain(struct ms_thread *t, struct ms_tstate *ts, uin
 /* Thread t, which records (its ok: so no blame is pending), lets go of
  * lock l, a read it took last (n: the top of its held set, 0-based), in
  * the plain case: its entries in the slot the read wrote in, still the
- * life's, no waiter whose stack is sampled, t not l's writer, and the hold
- * not one of the sampled ones timed (the lock path's).  Returns 0 once the
+ * record's and not taken again since (ms_reads_held), no waiter whose
+ * stack is sampled, t not l's writer, and the hold not one of the sampled
+ * ones timed (the lock path's).  Returns 0 once the
  * release is recorded (glibc's unlock comes next); 1 before anything is
  * done, if it is not that case: ms_read_released() then. */
 MS_HOT int ms_read_released_plain(struct ms_thread *t, struct ms_tstate *ts, uint32_t n,

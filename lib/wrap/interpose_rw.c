@@ -5,7 +5,9 @@
  * that fails -- a wait, a relock, an error -- let other_locks.c call the
  * function the program called.  A write hold and a spin lock's hold are
  * recorded as a mutex's (record.h); a read hold as one of several
- * (other_locks.c).  The deadline of a timed or clock lock is checked by
+ * (other_locks.c).  A spin lock's lock and unlock and a read lock and its
+ * unlock first test for their plain case, in the lines they read anyway,
+ * and do it inline (record.h, read_plain.h).  The deadline of a timed or clock lock is checked by
  * glibc before it looks at the lock, so a bad one goes straight to glibc's
  * call, as without us, and is counted as its error. */
 #define _GNU_SOURCE
@@ -230,22 +232,24 @@ static MS_UNWOUND __attribute__((noinline)) int rdlock_busy(struct ms_thread *t,
 }
 
 /* The plain case: an rwlock the first level of the thread's cache knows (a
- * hit means the thread records), read by a thread that holds nothing, with
- * a slot for its reads: read_plain.h's, without a call into the library;
- * anything else rw_lock(). */
+ * hit means the thread records), read by a thread that holds nothing, its
+ * life not out of slots for its reads, and glibc's try gets it:
+ * read_plain.h's, without a call into the library.  A busy try waits in
+ * ms_rwlock_slow(), a life without a slot or never locked yet takes
+ * ms_read_acquired() after the try, anything else rw_lock(). */
 MS_EXPORT MS_UNWOUND int pthread_rwlock_rdlock(pthread_rwlock_t *l)
 {
 	struct ms_thread *t = &ms_self;
 	uint32_t r = t->cache[ms_cache_slot(l)];
 	struct ms_record *rec = ms_rec(r);
 	struct ms_tstate *ts = t->ts;
-	uint32_t flags = LOAD(&rec->flags);
-	if (unlikely(LOAD(&rec->key) != (uintptr_t)l) || unlikely(!ms_read_plain_before(ts, flags)))
+	if (unlikely(LOAD(&rec->key) != (uintptr_t)l) ||
+	    unlikely(!ms_read_plain_before(ts, LOAD(&rec->flags))))
 		return rdlock_other(l, CALLER);
 	int rc = ms_real_rw.tryrdlock(l);
 	if (unlikely(rc))
 		return rdlock_busy(t, r, l, rc, CALLER);
-	if (unlikely(ms_read_acquired_plain(t, ts, r, rec, flags, l, CALLER)))
+	if (unlikely(ms_read_acquired_plain(t, ts, r, rec, l, CALLER)))
 		ms_read_acquired(t, r, l, CALLER, MS_OP_RDLOCK, 0, 0);
 	return 0;
 }
