@@ -109,18 +109,6 @@ static void main_entry(struct ms_thread *t, uint32_t r, uint32_t pos, uint64_t o
 	ms_op_write(e, ms_history_ticks(e), o, t->tid, caller, op, waited, 0, ticks);
 }
 
-__attribute__((noinline)) void ms_read_rare(struct ms_record *rec, struct ms_read_stats *rd,
-					   uint32_t readers, uintptr_t caller)
-{
-	if (rd && readers > LOAD(&rd->readers_max))
-		atomic_max_u32(&rd->readers_max, readers);
-	uintptr_t none = 0;
-	if (!LOAD(&rec->first_caller) &&
-	    __atomic_compare_exchange_n(&rec->first_caller, &none, caller, 0, __ATOMIC_RELAXED,
-					__ATOMIC_RELAXED))
-		STORE(&rec->first_stack, ms_site_stack(caller, LOAD(&rec->birth)));
-}
-
 /* A read hold begins: its numbers and lock order.  Returns the read's
  * number in its life, and in *rd_out the slot whose history has its
  * entries (NULL: the main history has them). */
