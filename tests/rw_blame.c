@@ -10,12 +10,12 @@
  * W_UNLOCK, the release numbered before it (about 1 round in 10).  So
  * W_UNLOCK must be charged exactly one wait a round.
  *
- * rw_blame past-exact: the same after 5000 reads, so that the rounds'
- * reads are past the first 4096 of the lock, whose holds are all timed
- * (then one in 16): their unlocks are the plain case (read_plain.h), which
- * must leave a read unlock with a waiter to the full path, or the
- * readers' unlock is charged only the few waits whose readers' holds were
- * sampled.
+ * rw_blame past-exact: the same after 5000 reads and 5000 writes, so that
+ * the rounds' reads and writes are past the first 4096 of each mode, whose
+ * holds are all timed (then one in 16): their unlocks are the plain case
+ * (read_plain.h, write_plain.h), which must leave an unlock with a waiter
+ * to the full path, or the unlock is charged only the few waits whose
+ * holds were sampled.
  *
  * rw_blame barging: the same for a mutex whose waiter is woken and others
  * take the mutex before it runs.  Each round a thread sleeps in its lock
@@ -142,6 +142,8 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "past-exact"))
 		for (int i = 0; i < 5000; i++) {
 			CHECK(pthread_rwlock_rdlock(&rw));
+			CHECK(pthread_rwlock_unlock(&rw));
+			CHECK(pthread_rwlock_wrlock(&rw));
 			CHECK(pthread_rwlock_unlock(&rw));
 		}
 	pthread_barrier_t held;

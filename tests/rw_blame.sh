@@ -40,11 +40,12 @@ for round in 1 2 3; do
 	fi
 done
 
-# past-exact: the rounds' reads past the lock's first 4096, whose holds are
-# all timed, so the readers' unlocks are a read's plain case
-# (lib/record/read_plain.h) but for the waiter; they are charged as many
-# waits as above (75-97 in runs on 2 CPUs; 9-12 when the plain case took
-# an unlock with a waiter, which does not number its release).
+# past-exact: the rounds' reads and writes past the lock's first 4096 of
+# each, whose holds are all timed, so the unlocks are the plain case
+# (lib/record/read_plain.h, write_plain.h) but for the waiter; they are
+# charged as many waits as above (the readers' 75-97 in runs on 2 CPUs,
+# 9-12 when the plain case took an unlock with a waiter, which does not
+# number its release).
 run_with "$WORK/out" "$WORK/err" "$prog" past-exact
 expect_eq "past-exact: the program ran" "$?" 0
 w=$(waits_at "$(line_of W_UNLOCK)")

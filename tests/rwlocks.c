@@ -716,43 +716,6 @@ static void read_threads(void)
 	check((int)rt_counter, 200, "writes");
 }
 
-/* timed-reads: a read waits for a writer, so the lock's holds are timed
- * from then on: its first MS_HOLD_EXACT (4096) reads, then one in
- * MS_HOLD_SAMPLE (16), those numbered 16k + 1.  Then, the writer gone,
- * 10,000 reads by a thread that holds nothing -- the lock path's plain
- * case (lib/record/read_plain.h) -- and one under a mutex, which is not:
- * of the 10,002 reads, 4096 + 370 (4097 to 10,001) are timed. */
-static pthread_rwlock_t tr = PTHREAD_RWLOCK_INITIALIZER;
-static pthread_barrier_t tr_written;
-static void *writes_a_while(void *arg)
-{
-	(void)arg;
-	check(pthread_rwlock_wrlock(&tr), 0, "wrlock");
-	pthread_barrier_wait(&tr_written);
-	usleep(100000);
-	check(pthread_rwlock_unlock(&tr), 0, "unlock");
-	return NULL;
-}
-
-static void timed_reads(void)
-{
-	pthread_t th;
-	pthread_barrier_init(&tr_written, NULL, 2);
-	pthread_create(&th, NULL, writes_a_while, NULL);
-	pthread_barrier_wait(&tr_written);
-	check(pthread_rwlock_rdlock(&tr), 0, "rdlock behind the writer");
-	check(pthread_rwlock_unlock(&tr), 0, "unlock");
-	pthread_join(th, NULL);
-	for (int i = 0; i < 10000; i++) {
-		check(pthread_rwlock_rdlock(&tr), 0, "rdlock");
-		check(pthread_rwlock_unlock(&tr), 0, "unlock");
-	}
-	pthread_mutex_lock(&m);
-	check(pthread_rwlock_rdlock(&tr), 0, "rdlock under m");
-	check(pthread_rwlock_unlock(&tr), 0, "unlock");
-	pthread_mutex_unlock(&m);
-}
-
 /* readers-at-once: two threads that have each read the lock once, one
  * after the other, hold it together: the most readers at once is 2, seen
  * by main's second read, the plain case (its first filled its cache). */
@@ -786,6 +749,97 @@ static void readers_at_once(void)
 	pthread_barrier_wait(&ra_step);
 	check(pthread_rwlock_unlock(&ra), 0, "unlock");
 	pthread_join(th, NULL);
+}
+
+/* plain-writes: write locks of the plain case (write_plain.h), each
+ * after a try that gets the lock, by a thread holding nothing.  Main reads
+ * pw twice (its first lock: the record has no owner yet), then writes it
+ * twice -- the first with no owner before it, no owner change -- a thread
+ * writes it three times (an owner change), main once more (another), and
+ * the thread reads it, its clock behind main's write: 9 acquisitions, 6
+ * writes, 2 owner changes, and the history in the order they were taken,
+ * the read after the write that let it in. */
+static pthread_rwlock_t pw = PTHREAD_RWLOCK_INITIALIZER;
+static pthread_barrier_t pw_turn;
+static void *writes_between(void *arg)
+{
+	(void)arg;
+	pthread_barrier_wait(&pw_turn);
+	for (int i = 0; i < 3; i++) {
+		check(pthread_rwlock_wrlock(&pw), 0, "wrlock, the thread");
+		check(pthread_rwlock_unlock(&pw), 0, "unlock");
+	}
+	pthread_barrier_wait(&pw_turn);
+	pthread_barrier_wait(&pw_turn);
+	check(pthread_rwlock_rdlock(&pw), 0, "rdlock, the thread");
+	check(pthread_rwlock_unlock(&pw), 0, "unlock");
+	return NULL;
+}
+
+static void plain_writes(void)
+{
+	pthread_t th;
+	pthread_barrier_init(&pw_turn, NULL, 2);
+	pthread_create(&th, NULL, writes_between, NULL);
+	for (int i = 0; i < 2; i++) {
+		check(pthread_rwlock_rdlock(&pw), 0, "rdlock");
+		check(pthread_rwlock_unlock(&pw), 0, "unlock");
+	}
+	for (int i = 0; i < 2; i++) {
+		check(pthread_rwlock_wrlock(&pw), 0, "wrlock");
+		check(pthread_rwlock_unlock(&pw), 0, "unlock");
+	}
+	pthread_barrier_wait(&pw_turn);
+	pthread_barrier_wait(&pw_turn);
+	check(pthread_rwlock_wrlock(&pw), 0, "wrlock, after the thread");
+	check(pthread_rwlock_unlock(&pw), 0, "unlock");
+	pthread_barrier_wait(&pw_turn);
+	pthread_join(th, NULL);
+}
+
+/* timed-reads, timed-writes: a read waits for a writer (a write for a
+ * reader), so the lock's holds are timed from then on: its first
+ * MS_HOLD_EXACT (4096) of that mode, then one in MS_HOLD_SAMPLE (16), those
+ * numbered 16k + 1.  Then, the other thread gone, 10,000 of that mode by a
+ * thread that holds nothing -- the lock path's plain case
+ * (lib/record/read_plain.h, write_plain.h) -- and one under a mutex, which
+ * is not: of the 10,002, 4096 + 370 (4097 to 10,001) are timed. */
+static pthread_barrier_t th_held;
+static int th_write;
+
+static int lock_in_mode(pthread_rwlock_t *l, int write)
+{
+	return write ? pthread_rwlock_wrlock(l) : pthread_rwlock_rdlock(l);
+}
+
+static void *holds_a_while(void *arg)
+{
+	check(lock_in_mode(arg, !th_write), 0, "the other mode's lock");
+	pthread_barrier_wait(&th_held);
+	usleep(100000);
+	check(pthread_rwlock_unlock(arg), 0, "unlock");
+	return NULL;
+}
+
+static void timed_holds(int write)
+{
+	static pthread_rwlock_t l = PTHREAD_RWLOCK_INITIALIZER;
+	pthread_t th;
+	th_write = write;
+	pthread_barrier_init(&th_held, NULL, 2);
+	pthread_create(&th, NULL, holds_a_while, &l);
+	pthread_barrier_wait(&th_held);
+	check(lock_in_mode(&l, write), 0, "lock behind the other mode");
+	check(pthread_rwlock_unlock(&l), 0, "unlock");
+	pthread_join(th, NULL);
+	for (int i = 0; i < 10000; i++) {
+		check(lock_in_mode(&l, write), 0, "lock");
+		check(pthread_rwlock_unlock(&l), 0, "unlock");
+	}
+	pthread_mutex_lock(&m);
+	check(lock_in_mode(&l, write), 0, "lock under m");
+	check(pthread_rwlock_unlock(&l), 0, "unlock");
+	pthread_mutex_unlock(&m);
 }
 
 /* A thread read-locks 70 rwlocks -- 6 beyond the 64 a held set follows --
@@ -1053,9 +1107,13 @@ int main(int argc, char **argv)
 	else if (!strcmp(what, "read-threads"))
 		read_threads();
 	else if (!strcmp(what, "timed-reads"))
-		timed_reads();
+		timed_holds(0);
 	else if (!strcmp(what, "readers-at-once"))
 		readers_at_once();
+	else if (!strcmp(what, "plain-writes"))
+		plain_writes();
+	else if (!strcmp(what, "timed-writes"))
+		timed_holds(1);
 	else if (!strcmp(what, "plain-ended"))
 		plain_ended();
 	else if (!strcmp(what, "many"))

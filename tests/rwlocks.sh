@@ -132,15 +132,20 @@ expect_grep "read threads: 20000 acquisitions" '^  1 (0x[0-9a-f]+|<[^>]+>) +2000
 expect_grep "read threads: 19800 reads, 200 writes" \
 	'^  reads 19800 \([0-9]+ contended, waited .*\), writes 200 \(' "$WORK/rt.report"
 
-# A lock that has made a thread wait times its holds, the first 4096 and
-# then one in 16: of the 10,002 reads after the wait, 10,000 the plain case
-# (lib/record/read_plain.h), one under a mutex, 4466 are timed.
-env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_FORMAT=json MUTEXSTAT_OUTPUT="$WORK/tr" "$T" timed-reads \
-	>"$WORK/tr.out" 2>&1
-expect_eq "timed reads: exit status" "$?" 0
-expect_eq "timed reads: 10002 reads, one contended, 4466 holds timed" \
-	"$(jq -c '.mutexes[] | select(.reads) | [.reads.acquisitions, .reads.contended, .reads.hold.timed]' "$WORK/tr.json")" \
-	"[10002,1,4466]"
+# A lock that has made a thread wait times its holds, in each mode the
+# first 4096 and then one in 16: of the 10,002 of that mode after the
+# wait, 10,000 by a thread holding nothing (the plain case's, if not timed:
+# lib/record/read_plain.h, write_plain.h), one under a mutex, 4466 are
+# timed; the thread that held the lock in the other mode did once.
+for mode in reads writes; do
+	env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_FORMAT=json MUTEXSTAT_OUTPUT="$WORK/t$mode" \
+		"$T" "timed-$mode" >"$WORK/t$mode.out" 2>&1
+	expect_eq "timed $mode: exit status" "$?" 0
+	expect_eq "timed $mode: 10002, one contended, 4466 holds timed; 1 of the other mode" \
+		"$(jq -c --arg m "$mode" '.mutexes[] | select(.reads) |
+			[.[$m].acquisitions, .[$m].contended, .[$m].hold.timed, .acquisitions]' "$WORK/t$mode.json")" \
+		"[10002,1,4466,10003]"
+done
 
 # Two readers at once, the second read the plain case: the most at once.
 run ra "$T" readers-at-once
@@ -148,6 +153,26 @@ expect_eq "readers at once: exit status" "$rc" 0
 expect_grep "readers at once: 4 reads, 2 at most at once" \
 	'^  reads 4 \(0 contended, waited 0 ns\), writes 0 \(0 contended, waited 0 ns\); most readers at once 2$' \
 	"$WORK/ra.report"
+
+# Write locks of the plain case (lib/record/write_plain.h): the counts, the
+# owner changes (none for a first owner), the history's modes and order,
+# and a read ordered after the write unlock that let it in, though its
+# thread's clock was behind.
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_FORMAT=text,json MUTEXSTAT_OUTPUT="$WORK/pw" "$T" plain-writes \
+	>"$WORK/pw.out" 2>&1
+expect_eq "plain writes: exit status" "$?" 0
+expect_eq "plain writes: 9 acquisitions, 2 owner changes, 3 reads, 6 writes" \
+	"$(jq -c '.mutexes[] | select(.reads) | [.acquisitions, .owner_changes, .reads.acquisitions, .writes.acquisitions]' "$WORK/pw.json")" \
+	"[9,2,3,6]"
+pw_history() {
+	awk '/^#[0-9]+ rwlock / { on = 1 } on && /^  recent operations/ { r = 1; getline; next }
+		r && NF == 0 { exit } r' "$WORK/pw.txt"
+}
+expect_eq "plain writes: the history, newest 16, in order" \
+	"$(pw_history | awk '{ print $3 ($3 == "unlock" ? " " $4 : "") }' | paste -sd, -)" \
+	"rdlock,unlock (read),wrlock,unlock (write),wrlock,unlock (write),wrlock,unlock (write),wrlock,unlock (write),wrlock,unlock (write),wrlock,unlock (write),rdlock,unlock (read)"
+expect_eq "plain writes: orders one apart, rising" \
+	"$(pw_history | awk 'NR > 1 && $1 != prev + 1 { bad++ } { prev = $1 } END { print bad + 0 }')" 0
 
 # Histograms by mode (tests/rw_formats.c contend): rw's read waited 100 ms
 # longer than its write's whole phase took, so the lock's maximum is the

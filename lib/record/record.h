@@ -119,16 +119,17 @@ MS_HOT void ms_acquired_plain(struct ms_thread *t, uint32_t tid,
 /* What ms_released() comes down to when the lock is the top of the
  * thread's held set (n, 0-based) and no waiter's stack is sampled and the
  * hold is not timed: the held set one shorter, the owner field's holder
- * bit off, the history entry (ms_log_holder's).  The plain case of a
- * mutex's unlock path (interpose.c) and a spin lock's (interpose_rw.c). */
+ * bit off, the history entry (ms_log_holder's) of operation op.  The
+ * plain case of a mutex's unlock path (interpose.c), a spin lock's
+ * (interpose_rw.c) and a write lock's (write_plain.h). */
 MS_HOT void ms_released_plain(struct ms_thread *t, struct ms_tstate *ts,
 			      uint32_t n, uint32_t r, struct ms_record *rec,
-			      uintptr_t caller)
+			      uintptr_t caller, unsigned op)
 {
 	uint32_t tid = t->tid;
 	ts->nheld = n;
 	rec->owner = tid;
-	ms_log_rec(t, tid, r, rec, t->clock + 1, caller, MS_OP_UNLOCK, 0, 0, 0);
+	ms_log_rec(t, tid, r, rec, t->clock + 1, caller, op, 0, 0, 0);
 }
 
 /* The thread now holds the mutex.  If it already did (a recursive

@@ -527,7 +527,7 @@ static inline __attribute__((always_inline)) int mutex_unlock(pthread_mutex_t *m
 			struct ms_record *rec = ms_rec(r);
 			if (likely(LOAD(&rec->key) == (uintptr_t)m &&
 				   !(rec->flags & (MS_F_WAITERS | MS_F_HOLD_TIMED)))) {
-				ms_released_plain(t, ts, n, r, rec, CALLER);
+				ms_released_plain(t, ts, n, r, rec, CALLER, MS_OP_UNLOCK);
 				if (likely(fast_kind(m))) {
 					fast_unlock(m);
 					return 0;

@@ -5,9 +5,9 @@
  * that fails -- a wait, a relock, an error -- let other_locks.c call the
  * function the program called.  A write hold and a spin lock's hold are
  * recorded as a mutex's (record.h); a read hold as one of several
- * (other_locks.c).  A spin lock's lock and unlock and a read lock and its
- * unlock first test for their plain case, in the lines they read anyway,
- * and do it inline (record.h, read_plain.h).  The deadline of a timed or clock lock is checked by
+ * (other_locks.c).  A spin lock's lock and unlock and a read or write
+ * lock and its unlock first test for their plain case, in the lines they
+ * read anyway, and do it inline (record.h, read_plain.h, write_plain.h).  The deadline of a timed or clock lock is checked by
  * glibc before it looks at the lock, so a bad one goes straight to glibc's
  * call, as without us, and is counted as its error. */
 #define _GNU_SOURCE
@@ -17,6 +17,7 @@
 #include "glibc/real_rw.h"
 #include "record/other_locks.h"
 #include "record/read_plain.h"
+#include "record/write_plain.h"
 #include "runtime/dump.h"
 #include "wrap/recording.h"
 
@@ -214,21 +215,22 @@ MS_EXPORT int pthread_rwlock_destroy(pthread_rwlock_t *l)
 	return rc;
 }
 
-/* A read lock that is not the plain case below. */
-static MS_UNWOUND __attribute__((noinline)) int rdlock_other(pthread_rwlock_t *l,
+/* A read or write lock (op) that is not the plain case below. */
+static MS_UNWOUND __attribute__((noinline)) int rwlock_other(pthread_rwlock_t *l, unsigned op,
 							      uintptr_t caller)
 {
-	return rw_lock(l, MS_OP_RDLOCK, CLOCK_REALTIME, NULL, caller);
+	return rw_lock(l, op, CLOCK_REALTIME, NULL, caller);
 }
 
-/* The try did not get a read lock of the plain case: a wait, or an error. */
-static MS_UNWOUND __attribute__((noinline)) int rdlock_busy(struct ms_thread *t, uint32_t r,
+/* The try did not get a read or write lock (op) of the plain case: a wait,
+ * a relock (EDEADLK), or an error. */
+static MS_UNWOUND __attribute__((noinline)) int rwlock_busy(struct ms_thread *t, uint32_t r,
 							     pthread_rwlock_t *l, int rc,
-							     uintptr_t caller)
+							     unsigned op, uintptr_t caller)
 {
 	if (rc == EBUSY)
 		ms_dump_before_wait();
-	return ms_rwlock_slow(t, r, l, rc, caller, MS_OP_RDLOCK, CLOCK_REALTIME, NULL);
+	return ms_rwlock_slow(t, r, l, rc, caller, op, CLOCK_REALTIME, NULL);
 }
 
 /* The plain case: an rwlock the first level of the thread's cache knows (a
@@ -245,10 +247,10 @@ MS_EXPORT MS_UNWOUND int pthread_rwlock_rdlock(pthread_rwlock_t *l)
 	struct ms_tstate *ts = t->ts;
 	if (unlikely(LOAD(&rec->key) != (uintptr_t)l) ||
 	    unlikely(!ms_read_plain_before(ts, LOAD(&rec->flags))))
-		return rdlock_other(l, CALLER);
+		return rwlock_other(l, MS_OP_RDLOCK, CALLER);
 	int rc = ms_real_rw.tryrdlock(l);
 	if (unlikely(rc))
-		return rdlock_busy(t, r, l, rc, CALLER);
+		return rwlock_busy(t, r, l, rc, MS_OP_RDLOCK, CALLER);
 	if (unlikely(ms_read_acquired_plain(t, ts, r, rec, l, CALLER)))
 		ms_read_acquired(t, r, l, CALLER, MS_OP_RDLOCK, 0, 0);
 	return 0;
@@ -271,9 +273,27 @@ MS_EXPORT MS_UNWOUND int pthread_rwlock_clockrdlock(pthread_rwlock_t *l, clockid
 	return rw_lock(l, MS_OP_CLOCKRDLOCK, clock, abstime, CALLER);
 }
 
+/* The plain case: an rwlock the first level of the thread's cache knows,
+ * written by a thread that holds nothing, and glibc's try gets it:
+ * write_plain.h's after the writer's count; a life never locked yet, or a
+ * hold to time, takes ms_acquired() after the try, a busy try waits in
+ * ms_rwlock_slow(), anything else rw_lock(). */
 MS_EXPORT MS_UNWOUND int pthread_rwlock_wrlock(pthread_rwlock_t *l)
 {
-	return rw_lock(l, MS_OP_WRLOCK, CLOCK_REALTIME, NULL, CALLER);
+	struct ms_thread *t = &ms_self;
+	uint32_t r = t->cache[ms_cache_slot(l)];
+	struct ms_record *rec = ms_rec(r);
+	struct ms_tstate *ts = t->ts;
+	if (unlikely(LOAD(&rec->key) != (uintptr_t)l) ||
+	    unlikely(!ms_write_plain_before(ts, LOAD(&rec->flags))))
+		return rwlock_other(l, MS_OP_WRLOCK, CALLER);
+	int rc = ms_real_rw.trywrlock(l);
+	if (unlikely(rc))
+		return rwlock_busy(t, r, l, rc, MS_OP_WRLOCK, CALLER);
+	ms_write_counted(t, r);
+	if (unlikely(ms_write_acquired_plain(t, ts, r, rec, CALLER)))
+		ms_acquired(t, r, l, CALLER, MS_OP_WRLOCK, 0, 0, 0);
+	return 0;
 }
 
 MS_EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t *l)
@@ -299,15 +319,19 @@ static __attribute__((noinline)) int unlock_other(pthread_rwlock_t *l, uintptr_t
 	return rw_unlock(l, caller);
 }
 
-/* The plain case: a recording thread lets go of the read it took last,
- * as read_plain.h says; anything else rw_unlock(). */
+/* The plain case: a recording thread lets go of the lock it took last, a
+ * read (read_plain.h) or a write (write_plain.h), as they say; anything
+ * else rw_unlock(). */
 MS_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
 {
 	struct ms_thread *t = &ms_self;
 	if (likely(t->ok)) {
 		struct ms_tstate *ts = t->ts;
 		uint32_t n = ts->nheld - 1;
-		if (likely(n < MS_HELD_MAX) && likely(!ms_read_released_plain(t, ts, n, l, CALLER)))
+		if (likely(n < MS_HELD_MAX) &&
+		    likely(ts->held[n].mode & MS_HELD_READ
+				   ? !ms_read_released_plain(t, ts, n, l, CALLER)
+				   : !ms_write_released_plain(t, ts, n, ts->held[n].rec, l, CALLER)))
 			return ms_real_rw.unlock(l);
 	}
 	return unlock_other(l, CALLER);
@@ -482,7 +506,7 @@ MS_EXPORT int pthread_spin_unlock(pthread_spinlock_t *s)
 			if (likely(LOAD(&rec->key) == (uintptr_t)s && rec->owner == t->tid_held &&
 				   ms_lock_class(flags) == MS_CLASS_SPIN &&
 				   !(flags & (MS_F_WAITERS | MS_F_HOLD_TIMED)))) {
-				ms_released_plain(t, ts, n, r, rec, CALLER);
+				ms_released_plain(t, ts, n, r, rec, CALLER, MS_OP_UNLOCK);
 				return ms_real_rw.spin_unlock(s);
 			}
 		}
