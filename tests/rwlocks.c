@@ -842,6 +842,45 @@ static void timed_holds(int write)
 	pthread_mutex_unlock(&m);
 }
 
+/* write-nested: write locks the cache knows, taken while the thread holds
+ * another lock -- never the plain case, which adds no lock-order edge:
+ * wn.m then wn.a, later wn.a then wn.m, is a POTENTIAL DEADLOCK.  Then
+ * wn.a and wn.b written together and let go of first taken first: each
+ * unlock is its own lock's, though the other is on top of the held set.
+ * One object, so that the three get different entries of the first
+ * level of the thread's cache (two statics may share one). */
+static struct {
+	pthread_mutex_t m;
+	pthread_rwlock_t a, b;
+} wn = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_RWLOCK_INITIALIZER, PTHREAD_RWLOCK_INITIALIZER };
+
+static void write_nested(void)
+{
+	/* first locks (each captures its site, which empties the first level
+	 * of the thread's cache), then each again: the level knows all three */
+	for (int i = 0; i < 3; i++) {
+		pthread_mutex_lock(&wn.m);
+		pthread_mutex_unlock(&wn.m);
+		check(pthread_rwlock_wrlock(&wn.b), 0, "wrlock b");
+		check(pthread_rwlock_unlock(&wn.b), 0, "unlock");
+		check(pthread_rwlock_wrlock(&wn.a), 0, "wrlock a");
+		check(pthread_rwlock_unlock(&wn.a), 0, "unlock");
+	}
+	pthread_mutex_lock(&wn.m);
+	check(pthread_rwlock_wrlock(&wn.a), 0, "wrlock a under m");
+	check(pthread_rwlock_unlock(&wn.a), 0, "unlock");
+	pthread_mutex_unlock(&wn.m);
+	check(pthread_rwlock_wrlock(&wn.a), 0, "wrlock a");
+	pthread_mutex_lock(&wn.m);
+	pthread_mutex_unlock(&wn.m);
+	check(pthread_rwlock_unlock(&wn.a), 0, "unlock");
+
+	check(pthread_rwlock_wrlock(&wn.a), 0, "wrlock a, then b");
+	check(pthread_rwlock_wrlock(&wn.b), 0, "wrlock b");
+	check(pthread_rwlock_unlock(&wn.a), 0, "unlock a first"); /* FIRST_OUT */
+	check(pthread_rwlock_unlock(&wn.b), 0, "unlock b"); /* LAST_OUT */
+}
+
 /* A thread read-locks 70 rwlocks -- 6 beyond the 64 a held set follows --
  * lets go of them all (first taken first, or last first) and ends; then
  * a writer takes each: nothing is held, nothing reported. */
@@ -1112,6 +1151,8 @@ int main(int argc, char **argv)
 		readers_at_once();
 	else if (!strcmp(what, "plain-writes"))
 		plain_writes();
+	else if (!strcmp(what, "write-nested"))
+		write_nested();
 	else if (!strcmp(what, "timed-writes"))
 		timed_holds(1);
 	else if (!strcmp(what, "plain-ended"))

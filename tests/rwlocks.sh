@@ -174,6 +174,23 @@ expect_eq "plain writes: the history, newest 16, in order" \
 expect_eq "plain writes: orders one apart, rising" \
 	"$(pw_history | awk 'NR > 1 && $1 != prev + 1 { bad++ } { prev = $1 } END { print bad + 0 }')" 0
 
+# Write locks the cache knows, taken holding a mutex: an edge each, so m
+# then a and a then m is a cycle (the plain case adds no edge); a and b
+# let go of first taken first: each unlock in its own lock's history (a is
+# wn+0x28 and b wn+0x60, after the mutex, in tests/rwlocks.c's wn).
+run wn "$T" write-nested
+expect_eq "write nested: exit status" "$rc" 0
+expect_eq "write nested: one POTENTIAL DEADLOCK, nothing else" "$(findings wn)" "POTENTIAL DEADLOCK"
+# last_unlock NAME: the line of the newest write unlock in lock NAME's history
+last_unlock() {
+	rank=$(awk -v n="<$1>" '$1 ~ /^#[0-9]+$/ && index($0, n " ") { sub("#", "", $1); print $1; exit }' \
+		"$WORK/wn.report")
+	section wn "$rank" | grep ' unlock (write) ' | tail -n 1 | sed -n 's/.*rwlocks\.c:\([0-9]*\).*/\1/p'
+}
+expect_eq "write nested: a's last unlock, taken first, let go of first" \
+	"$(last_unlock wn+0x28)" "$(line_of FIRST_OUT)"
+expect_eq "write nested: b's last unlock" "$(last_unlock wn+0x60)" "$(line_of LAST_OUT)"
+
 # Histograms by mode (tests/rw_formats.c contend): rw's read waited 100 ms
 # longer than its write's whole phase took, so the lock's maximum is the
 # read's and the writes' is only bounded by their highest bucket: "max <=

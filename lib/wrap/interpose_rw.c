@@ -7,9 +7,10 @@
  * recorded as a mutex's (record.h); a read hold as one of several
  * (other_locks.c).  A spin lock's lock and unlock and a read or write
  * lock and its unlock first test for their plain case, in the lines they
- * read anyway, and do it inline (record.h, read_plain.h, write_plain.h).  The deadline of a timed or clock lock is checked by
- * glibc before it looks at the lock, so a bad one goes straight to glibc's
- * call, as without us, and is counted as its error. */
+ * read anyway, and do it inline (record.h, read_plain.h, write_plain.h).
+ * The deadline of a timed or clock lock is checked by glibc before it
+ * looks at the lock, so a bad one goes straight to glibc's call, as
+ * without us, and is counted as its error. */
 #define _GNU_SOURCE
 #include "base/options.h"
 #include "analysis/findings.h"
@@ -223,7 +224,7 @@ static MS_UNWOUND __attribute__((noinline)) int rwlock_other(pthread_rwlock_t *l
 }
 
 /* The try did not get a read or write lock (op) of the plain case: a wait,
- * a relock (EDEADLK), or an error. */
+ * a relock (glibc's call then answers EDEADLK), or an error. */
 static MS_UNWOUND __attribute__((noinline)) int rwlock_busy(struct ms_thread *t, uint32_t r,
 							     pthread_rwlock_t *l, int rc,
 							     unsigned op, uintptr_t caller)
@@ -275,9 +276,10 @@ MS_EXPORT MS_UNWOUND int pthread_rwlock_clockrdlock(pthread_rwlock_t *l, clockid
 
 /* The plain case: an rwlock the first level of the thread's cache knows,
  * written by a thread that holds nothing, and glibc's try gets it:
- * write_plain.h's after the writer's count; a life never locked yet, or a
- * hold to time, takes ms_acquired() after the try, a busy try waits in
- * ms_rwlock_slow(), anything else rw_lock(). */
+ * write_plain.h's after the writer's count; a life never locked yet, a
+ * record that says the thread holds it already, or a hold to time takes
+ * ms_acquired() after the try, a busy try waits in ms_rwlock_slow(),
+ * anything else rw_lock(). */
 MS_EXPORT MS_UNWOUND int pthread_rwlock_wrlock(pthread_rwlock_t *l)
 {
 	struct ms_thread *t = &ms_self;
