@@ -113,9 +113,9 @@ MS_HOT int ms_read_acquired_plain(struct ms_thread *t, struct ms_tstate *ts, uin
  * the plain case: its entries in the slot the read wrote in, still the
  * record's and not taken again since (ms_reads_held), no waiter whose
  * stack is sampled, t not l's writer, and the hold not one of the sampled
- * ones timed (the lock path's).  Returns 0 once the
- * release is recorded (glibc's unlock comes next); 1 before anything is
- * done, if it is not that case: ms_read_released() then. */
+ * ones timed (the lock path's).  Returns 0 once the release is recorded
+ * (glibc's unlock comes next); 1 before anything is done, if it is not
+ * that case: ms_read_released() then. */
 MS_HOT int ms_read_released_plain(struct ms_thread *t, struct ms_tstate *ts, uint32_t n,
 				  const pthread_rwlock_t *l, uintptr_t caller)
 {
