@@ -257,13 +257,6 @@ static __attribute__((noinline)) void after_reads(struct ms_thread *t,
 	STORE(&rd->read_ops_seen, ops);
 }
 
-void ms_write_released(const struct ms_thread *t, uint32_t r)
-{
-	struct ms_read_stats *rd = ms_reads_held(r, ~0u);
-	if (rd)
-		STORE(&rd->write_order, t->clock);
-}
-
 void ms_write_counted(struct ms_thread *t, uint32_t r)
 {
 	struct ms_read_stats *rd = read_slot(r, ms_rec(r));

@@ -34,8 +34,6 @@ uint32_t ms_read_released(struct ms_thread *t, uint32_t r, const pthread_rwlock_
 /* A write acquisition of record r's rwlock by thread t, counted by the
  * writer, whose clock goes past the reads' entries (before its own). */
 void ms_write_counted(struct ms_thread *t, uint32_t r);
-/* ... and its unlock, now written: reads after it are ordered after it. */
-void ms_write_released(const struct ms_thread *t, uint32_t r);
 /* Whether this thread's held set has a read hold of r. */
 int ms_holds_read(const struct ms_tstate *ts, uint32_t r);
 

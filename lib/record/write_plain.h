@@ -43,6 +43,15 @@ MS_HOT int ms_write_acquired_plain(struct ms_thread *t, struct ms_tstate *ts, ui
 	return 0;
 }
 
+/* A write unlock of record r's lock by thread t, now written: reads after
+ * it are ordered after it (the slot keeps its order). */
+MS_HOT void ms_write_released(const struct ms_thread *t, uint32_t r)
+{
+	struct ms_read_stats *rd = ms_reads_held(r, ~0u);
+	if (rd)
+		STORE(&rd->write_order, t->clock);
+}
+
 /* Thread t, which records, lets go of lock l, a write lock on top of its
  * held set (n, 0-based), in the plain case: record r (rec) is l's, held
  * by t by the record and by glibc's writer field, with no waiter whose
@@ -60,9 +69,7 @@ MS_HOT int ms_write_released_plain(struct ms_thread *t, struct ms_tstate *ts, ui
 	    unlikely(ms_rw_writer(l) != (int)t->tid))
 		return 1;
 	ms_released_plain(t, ts, n, r, rec, caller, MS_OP_WRUNLOCK);
-	struct ms_read_stats *rd = ms_reads_held(r, ~0u);
-	if (rd)
-		STORE(&rd->write_order, t->clock);
+	ms_write_released(t, r);
 	return 0;
 }
 

@@ -17,6 +17,7 @@
 
 #include "record/record.h"
 #include "record/other_locks.h"
+#include "record/write_plain.h"
 #include "core/ring.h"
 #include "core/table.h"
 #include "core/thread.h"
