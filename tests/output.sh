@@ -136,6 +136,25 @@ else
 	fail "forkseq: cannot compile"
 fi
 
+# programs a shell runs one after another, each writing to the file
+# without %p: all their reports there, in turn (base/run_began.h: each
+# program began after the one before it wrote, and replaced its report)
+# -- its children, which began after their parent, the shell, and a
+# program it execs in its own place, which began as a process with the
+# shell.  A second run replaces the first's.
+E=$top_builddir/examples
+for i in 1 2; do
+	run "$WORK/sib.txt" sh -c "'$E/contention' 2 2000; '$E/ten_by_twenty'"
+	expect_eq "a shell's children, run $i: status" "$rc" 0
+	expect_eq "a shell's children, run $i: both reports, in turn" \
+		"$(sed -n 's/^mutexstat: \([a-z_]*\) (pid .*/\1/p' "$WORK/sib.txt" | tr '\n' ' ')" \
+		"contention ten_by_twenty "
+done
+run "$WORK/sib.txt" sh -c "'$E/contention' 2 2000; exec '$E/ten_by_twenty'"
+expect_eq "a child, then a program the shell execs: both reports, in turn" \
+	"$(sed -n 's/^mutexstat: \([a-z_]*\) (pid .*/\1/p' "$WORK/sib.txt" | tr '\n' ' ')" \
+	"contention ten_by_twenty "
+
 # an existing file is truncated
 yes 'old junk that must go' | head -n 500 >"$WORK/old.txt"
 run "$WORK/old.txt" "$CONTENTION" 2 1000

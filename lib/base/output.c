@@ -5,6 +5,7 @@
 #include "base/fds.h"
 #include "base/fmt.h"
 #include "base/options.h"
+#include "base/run_began.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -328,15 +329,23 @@ static int is_mine(const struct stat *st)
 	return 0;
 }
 
+static int not_before(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec > b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec >= b->tv_nsec);
+}
+
 /* Whether the file at fd was written by another process since this one
- * began. */
+ * began, or its run did (base/run_began.h: a sibling a shell ran before
+ * it, the programs of a build). */
 static int others_since_began(int fd)
 {
 	struct stat st;
 	if (fstat(fd, &st) != 0 || !st.st_size || is_mine(&st))
 		return 0;
-	return st.st_mtim.tv_sec > began.tv_sec ||
-	       (st.st_mtim.tv_sec == began.tv_sec && st.st_mtim.tv_nsec >= began.tv_nsec);
+	struct timespec since = began, run;
+	if (ms_run_began(&run) && !not_before(&run, &since))
+		since = run;
+	return not_before(&st.st_mtim, &since);
 }
 
 static void note_mine(int fd)
