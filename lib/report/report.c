@@ -255,11 +255,12 @@ static void header(struct ms_fmt *f, const struct top *t)
 		       "of threads and locks above do not)\n", "");
 	uint64_t skipped = ms_spin_skipped_calls();
 	if (skipped)
-		ms_fmt(f, "  %llu calls came while another thread was inside fork() or in a "
-			  "signal handler that\n  interrupted the library: what they needed "
+		ms_fmt(f, "  %llu %s while another thread was inside fork() or in a "
+			  "signal handler that\n  interrupted the library: what %s needed "
 			  "the library's locks for (a first use,\n  a destroy, a call stack, "
 			  "a lock-order edge) was not recorded\n",
-		       (unsigned long long)skipped);
+		       (unsigned long long)skipped, plural(skipped, "call came", "calls came"),
+		       plural(skipped, "it", "they"));
 	uint64_t lost = tc.untracked_ops;
 	uint64_t ended = tc.untracked_ended;
 	/* Each a line, or two where big counts would take it past WIDTH: a
