@@ -137,7 +137,8 @@ struct ms_tstate {
 	uint32_t now_n;
 	uint32_t now_in_call; /* the frames ran through ours: a lock call */
 	uint32_t now_no_room; /* it answered with none: 1 near its stack's end,
-				 2 in glibc's cancellation handler */
+				 2 in glibc's cancellation handler, 3 on a
+				 stack it switched to (ms_stack_switched) */
 	uintptr_t now_frames[32];
 	/* the size of its alternate signal stack (0: none, or not known
 	 * yet), as its ms_thread has it: a live dump asks a thread with a

@@ -7,30 +7,48 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <ucontext.h>
 #include <unistd.h>
 
-/* The bytes of the calling thread's stack: ulimit -s for the main thread
- * (its stack grows to that), the size it was made with for others. */
-static size_t stack_size_here(void)
+extern void *__libc_stack_end; /* the dynamic linker's: the main stack's top */
+
+/* The bytes of stack left below the caller: on the main thread's stack,
+ * ulimit -s less what is in use (it grows to that); on another's, down to
+ * the end of the stack it was made with.  0 on a stack neither is (a
+ * coroutine's, makecontext): its room is not known, and an exit() there
+ * on a 32 KB one ran the report into its guard page. */
+static size_t stack_room_here(void)
 {
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
 	if (gettid() == getpid()) {
 		struct rlimit rl;
-		if (getrlimit(RLIMIT_STACK, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+		uintptr_t top = (uintptr_t)__libc_stack_end;
+		if (getrlimit(RLIMIT_STACK, &rl) != 0)
 			return (size_t)-1;
-		return rl.rlim_cur;
+		uintptr_t most = rl.rlim_cur == RLIM_INFINITY ? (uintptr_t)1 << 30 : rl.rlim_cur;
+		/* (the environment and arguments lie above the top) */
+		if (sp > top + (64u << 10) || (sp < top && top - sp >= most))
+			return 0;
+		if (rl.rlim_cur == RLIM_INFINITY)
+			return (size_t)-1;
+		return sp >= top ? most : most - (top - sp);
 	}
 	pthread_attr_t attr;
 	void *lo = NULL;
-	size_t size = (size_t)-1;
+	size_t size = 0;
 	if (pthread_getattr_np(pthread_self(), &attr) != 0)
-		return size;
+		return (size_t)-1;
 	if (pthread_attr_getstack(&attr, &lo, &size) != 0)
 		size = (size_t)-1;
 	pthread_attr_destroy(&attr);
-	return size;
+	if (size == (size_t)-1)
+		return size;
+	if (sp < (uintptr_t)lo || sp - (uintptr_t)lo > size)
+		return 0;
+	return sp - (uintptr_t)lo;
 }
 
 /* What the new stack is to run, read there with every signal blocked: a
@@ -51,7 +69,7 @@ void ms_report_stack_run(void (*fn)(void *), void *arg)
 {
 	ucontext_t back, there;
 	volatile int saved = errno; /* kept across swapcontext (returns twice) */
-	if (stack_size_here() >= MS_REPORT_STACK) {
+	if (stack_room_here() >= MS_REPORT_STACK) {
 		errno = saved;
 		fn(arg);
 		return;

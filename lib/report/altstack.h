@@ -13,9 +13,10 @@
 #define MS_REPORT_STACK (2u << 20)
 
 /* fn(arg) on the calling thread, on a stack of MS_REPORT_STACK bytes of
- * its own when the thread's stack is smaller than that (mapped for the
- * call, unmapped after); on the thread's stack when it is large enough or
- * no stack can be mapped.  errno is fn's. */
+ * its own when less than that is left of the thread's stack, or it runs
+ * on a stack it switched to (a coroutine's) (mapped for the call,
+ * unmapped after); where it is, when there is room or no stack can be
+ * mapped.  errno is fn's. */
 void ms_report_stack_run(void (*fn)(void *), void *arg);
 
 #endif

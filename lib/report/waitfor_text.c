@@ -428,7 +428,7 @@ static void print_finding(const struct ms_waiter *w, const struct ms_waitfor_fin
 		if (nf > 0) {
 			ms_fmt(f, "it is now at");
 			print_frames(f, fd->end->now_frames, nf, strlen(head) + 12, 2 + 46);
-		} else if (nf == -5 || nf == -6) /* asked: it answered with no stack */
+		} else if (nf == -5 || nf == -6 || nf == -9) /* asked: it answered with no stack */
 			ms_fmt(f, "where it is now: not known (%s)\n", why);
 		else if (why)
 			ms_fmt(f, "where it is now: not asked (%s)\n", why);

@@ -486,6 +486,17 @@ int ms_stack_near_end(void)
 					sp <= t->stack_high && sp - t->stack_low < OWN_STACK_ROOM);
 }
 
+int ms_stack_switched(void)
+{
+	struct ms_thread *t = &ms_self;
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+	if (!t->stack_low || (sp > t->stack_low && sp <= t->stack_high))
+		return 0;
+	if (!t->alt_known)
+		alt_learn(t);
+	return !(sp >= t->alt_low && sp <= t->alt_high);
+}
+
 /* The walk: cfi.c's with its cache for the whole process, else (a frame
  * it does not read) libunwind's, with its cache for each thread -- only
  * in a thread that has its libunwind TLS block already: making it here

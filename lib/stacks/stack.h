@@ -52,6 +52,10 @@ void ms_stack_thread_bounds(size_t stack_size);
  * 16 KB above the end of its alternate signal stack, on it (no capture is
  * made there). */
 int ms_stack_near_end(void);
+/* Whether this thread runs on a stack it switched to (makecontext: a
+ * coroutine's), neither its own, whose bounds are known, nor its
+ * alternate signal stack: how much room is left there is not known. */
+int ms_stack_switched(void);
 /* The program set or removed this thread's alternate signal stack
  * (sigaltstack): its bounds, for ms_stack_near_end. */
 void ms_stack_alt_changed(void);

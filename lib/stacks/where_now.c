@@ -262,7 +262,10 @@ static int where_now(struct ms_tstate *ts)
 		struct timespec ts_ = { 0, 200000 };
 		nanosleep(&ts_, NULL);
 	}
-	return ts->now_no_room == 1 ? -5 : ts->now_no_room ? -6 : (int)ts->now_n;
+	return ts->now_no_room == 1   ? -5
+	       : ts->now_no_room == 2 ? -6
+	       : ts->now_no_room == 3 ? -9
+				      : (int)ts->now_n;
 }
 
 const char *ms_where_now_not_asked(int n)
@@ -282,6 +285,8 @@ const char *ms_where_now_not_asked(int n)
 		return "asked, it was being cancelled: no walk then";
 	case -7:
 		return "it may run a signal handler on its alternate stack, too near that stack's end to walk it";
+	case -9:
+		return "asked, on a coroutine's stack: no walk there"; /* its room not known */
 	case -8: {
 		static char why[64]; /* under the report's lock */
 		const char *e = strerrorname_np(send_errno);
@@ -365,7 +370,10 @@ void ms_where_now_handler(int sig)
 	if (ts) {
 		uint32_t req = __atomic_load_n(&stack_request, __ATOMIC_ACQUIRE);
 		ms_guard_enter(t);
-		uint32_t no_walk = ms_stack_near_end() ? 1 : in_cancel_handler() ? 2 : 0;
+		uint32_t no_walk = ms_stack_near_end()	  ? 1
+				   : in_cancel_handler()  ? 2
+				   : ms_stack_switched() ? 3
+							  : 0;
 		ts->now_no_room = no_walk;
 		ts->now_n = 0;
 		if (!no_walk)

@@ -13,7 +13,7 @@ struct ms_tstate;
  * or answered with no stack (-5: near its stack's end; -6: inside
  * glibc's cancellation handler; -7: not asked, it may be in a handler on a
  * small alternate stack; -8: the signal could not be sent, as a seccomp
- * filter refuses it), and ms_where_now_not_asked says why (NULL: no call stacks).  Report time. */
+ * filter refuses it; -9: on a stack it switched to, a coroutine's), and ms_where_now_not_asked says why (NULL: no call stacks).  Report time. */
 int ms_where_now(struct ms_tstate *ts, const uintptr_t **frames);
 const char *ms_where_now_not_asked(int n);
 
