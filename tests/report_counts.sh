@@ -61,6 +61,31 @@ run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" contend 100000
 m1=$(awk '/^m1 /{print $2}' "$WORK/out")
 expect_eq "contend, then alone: acquired" "$(top_row "$WORK/report" "$m1" | awk '{print $3}')" 100010
 expect_grep "contend, then alone: exactly the holds to time" '^  hold times, of the holds timed \(10090\):$' "$WORK/report"
+expect_no_grep "contend, then alone: 20-ms holds are not short" 'short holds' "$WORK/report"
+
+# shortholds: one contended acquisition of m1, then pairs alone.  Holds of
+# a few ns (4,000,000 pairs: a thread preempted in a hold moves the mean
+# little): the detail says the library's own work lengthens them, as does
+# JSON's short_holds.  Holds of at least 1 us: neither (lines.h: under
+# 500 ns on average).
+short_holds() { # NAME PAIRS NS: the text's line, JSON's [contended, short_holds, mean < 500]
+	MUTEXSTAT_FORMAT=text,json MUTEXSTAT_OUTPUT=$WORK/sh run_with "$WORK/out" "$WORK/err" \
+		"$B/tests/scenario" shortholds "$2" "$3"
+	m1=$(awk '/^m1 /{print $2}' "$WORK/out")
+	expect_eq "$1: acquired, contended" "$(top_row "$WORK/sh.txt" "$m1" | awk '{print $3, $4}')" \
+		"$(($2 + 2)) 1"
+	SH_LINE=$(grep -A1 '^  short holds' "$WORK/sh.txt")
+	SH_JSON=$(jq -c '[.mutexes[] | select(.address == "'"$m1"'") |
+		.contended, .short_holds, .hold.mean_ns < 500]' "$WORK/sh.json")
+}
+short_holds "shortholds, a few ns" 4000000 0
+expect_eq "shortholds, a few ns: the detail's line" "$(printf '%s\n' "$SH_LINE" | sed 's/([0-9]* ns on average)/(N ns on average)/')" \
+"  short holds (N ns on average): the library's own work lengthens each, so threads find it taken
+  more often than they would without the library (doc/limits.md, \"Short holds\")"
+expect_eq "shortholds, a few ns: JSON" "$SH_JSON" "[1,true,true]"
+short_holds "shortholds, 1 us" 20000 1000
+expect_eq "shortholds, 1 us: no line" "$SH_LINE" ""
+expect_eq "shortholds, 1 us: JSON" "$SH_JSON" "[1,false,false]"
 
 # byturns: two threads take one mutex by turns, 10,000 times each, never
 # at once: every acquisition but the first is an owner change.  Then the

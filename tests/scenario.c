@@ -188,6 +188,33 @@ static int longwait(void)
 	return 0;
 }
 
+/* shortholds N NS: longwait's one contended acquisition of m1 (the
+ * holder's hold, begun before anyone waited, is not timed), then N pairs
+ * alone, each holding m1 for at least NS ns (0: not a step between the
+ * lock and the unlock).  With 0 the timed holds are a few ns long, and the
+ * report says the library's work lengthens them; with 1000 it does not. */
+static void hold_for(long ns)
+{
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < ns);
+}
+
+static int shortholds(long pairs, long ns)
+{
+	longwait();
+	for (long i = 0; i < pairs; i++) {
+		CHECK(pthread_mutex_lock(&m1), 0);
+		if (ns)
+			hold_for(ns);
+		CHECK(pthread_mutex_unlock(&m1), 0);
+	}
+	printf("m1 %p\n", (void *)&m1);
+	return 0;
+}
+
 /* contend [N]: then N pairs more on m1, alone: holds timed from the
  * first wait on, every one up to the 4096th acquisition and then one in
  * 16 (the report's count of timed holds is exact). */
@@ -1247,6 +1274,8 @@ int main(int argc, char **argv)
 		return sites(atoi(argv[2]));
 	if (!strcmp(what, "waitsites") && argc > 2)
 		return waitsites(atoi(argv[2]));
+	if (!strcmp(what, "shortholds") && argc > 3)
+		return shortholds(atol(argv[2]), atol(argv[3]));
 	if (!strcmp(what, "none"))
 		return 0;
 	fprintf(stderr, "usage: scenario exact|contend|condwait|held|destroy|recycle|many N|hang|"

@@ -31,6 +31,19 @@ struct ms_line {
 	struct ms_site_reads rd;    /* a read-write lock's reads (ticks) */
 };
 
+/* Whether a lock that made threads wait has holds so short that the
+ * library's own work in each lengthens them noticeably: threads then find
+ * it taken more often than they would without the library, and the report
+ * says so beside its counts.  Two threads on one mutex (doc/limits.md,
+ * "Short holds"), the holds as the library timed them: 40-90 ns, 4-9
+ * times bare's contended count; 170-260 ns, about twice; 470-510 ns, 1.2
+ * to 2 times; about 800 ns, 1.2 to 1.4 times.  Times in ns. */
+#define MS_SHORT_HOLD_NS 500
+static inline int ms_holds_short(uint64_t contended, uint64_t holds, uint64_t hold_total_ns)
+{
+	return contended && holds && hold_total_ns / holds < MS_SHORT_HOLD_NS;
+}
+
 /* Live mutex `key`, record r, as the report reads it now. */
 void ms_line_from_record(struct ms_line *l, uintptr_t key, uint32_t r);
 

@@ -9,6 +9,7 @@
 #include "report/out_json.h"
 #include "report/json_writer.h"
 #include "report/interval_lines.h"
+#include "report/lines.h"
 #include "report/report_hist.h"
 #include "report/span.h"
 #include "report/suppress.h"
@@ -288,6 +289,14 @@ static void hold(struct ms_jw *j, uint64_t holds, uint64_t total_ticks,
 	ms_jw_num(j, "mean_ns", ms_ticks_to_ns(total_ticks) / holds);
 	ms_jw_num(j, "max_ns", ms_ticks_to_ns(max_ticks));
 	ms_jw_obj_end(j);
+}
+
+/* The text's "short holds" line (lines.h): a lock that made threads wait
+ * and whose holds the library's own work lengthens noticeably. */
+static void short_holds(struct ms_jw *j, uint64_t contended, uint64_t holds,
+			uint64_t total_ns)
+{
+	ms_jw_boolean(j, "short_holds", ms_holds_short(contended, holds, total_ns));
 }
 
 /* ---- a read-write lock's reads and writes ------------------------------ */
@@ -596,6 +605,7 @@ static void one_mutex(uintptr_t key, uint32_t r, void *arg)
 	ms_jw_num(j, "wait_max_ns", ms_ticks_to_ns(wmax > tmax ? wmax : tmax));
 	ms_jw_boolean(j, "hold_timed", (flags & MS_F_TIMED) != 0);
 	hold(j, LOAD(&z->holds), LOAD(&z->hold_total), LOAD(&z->hold_max));
+	short_holds(j, LOAD(&z->contended), LOAD(&z->holds), ms_ticks_to_ns(LOAD(&z->hold_total)));
 	ms_jw_obj(j, "histograms");
 	hist32(j, "wait", z->hist);
 	hist32(j, "hold", z->hold_hist);
@@ -650,6 +660,7 @@ static void ended(struct ms_jw *j)
 		ms_jw_num(j, "wait_total_ns", ms_ticks_to_ns(s->wait_total));
 		ms_jw_num(j, "wait_max_ns", ms_ticks_to_ns(s->wait_max));
 		hold(j, s->holds, s->hold_total, s->hold_max);
+		short_holds(j, s->contended, s->holds, ms_ticks_to_ns(s->hold_total));
 		ms_jw_obj(j, "histograms");
 		hist64(j, "wait", s->hist);
 		hist64(j, "hold", s->hold_hist);
@@ -1469,6 +1480,7 @@ static void interval_lock(struct ms_jw *j, const struct ms_iv_line *o)
 	memcpy(all.hist, o->hist, sizeof all.hist);
 	memcpy(all.hold_hist, o->hold_hist, sizeof all.hold_hist);
 	hold_and_histograms(j, &all);
+	short_holds(j, l->contended, l->holds, l->hold_total);
 	if (l->classes & (1u << MS_CLASS_RWLOCK))
 		modes(j, &all, &l->rd, NULL, 1);
 	else

@@ -1000,6 +1000,11 @@ static void print_detail(struct ms_fmt *f, size_t rank, const struct ms_line *l)
 	else
 		ms_fmt(f, "%s;%s%s\n", c, strlen(c) + 2 + strlen(r) > WIDTH ? "\n  " : " ", r);
 	print_modes(f, l);
+	if (ms_holds_short(l->contended, l->holds, l->hold_total))
+		ms_fmt(f, "  short holds (%s on average): the library's own work lengthens each, so threads "
+			  "find it taken\n  more often than they would without the library "
+			  "(doc/limits.md, \"Short holds\")\n",
+		       ms_duration(a, l->hold_total / l->holds));
 	/* waits under way are in no total yet (a dump of a hang showed five
 	 * threads stuck for a second on a mutex with "wait max 0 ns"): how
 	 * long they have waited so far */
