@@ -13,6 +13,11 @@ extern char **environ;
 // NOLINTNEXTLINE(bugprone-reserved-identifier,cert-dcl37-c)
 extern void *__libc_stack_end;
 
+uintptr_t ms_main_stack_top(void)
+{
+	return (uintptr_t)__libc_stack_end;
+}
+
 /* argv on the initial stack, and argc; NULL if what is there does not
  * look like it (argv[argc] must end the list). */
 static char **initial_argv(long *argc)

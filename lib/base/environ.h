@@ -12,6 +12,8 @@
 #ifndef MUTEXSTAT_ENVIRON_H
 #define MUTEXSTAT_ENVIRON_H
 
+#include <stdint.h>
+
 /* getenv(name) */
 const char *ms_getenv(const char *name);
 
@@ -21,5 +23,10 @@ const char *ms_secure_getenv(const char *name);
 /* program_invocation_short_name, or before glibc sets it, the last part
  * of argv[0] ("" if unknown) */
 const char *ms_program_short_name(void);
+
+/* The top of the main thread's stack as the program started (the
+ * dynamic linker's __libc_stack_end: argc there, the arguments and the
+ * environment above it); 0 if unknown. */
+uintptr_t ms_main_stack_top(void);
 
 #endif

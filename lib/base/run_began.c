@@ -109,7 +109,7 @@ int ms_run_began(struct timespec *start)
 	for (int n = 0; n < ANCESTORS_MAX && ppid > 1; n++) {
 		long up;
 		unsigned long long t;
-		if (!output_entry(ppid, theirs) || strcmp(mine, theirs) ||
+		if (!output_entry(ppid, theirs) || strcmp(mine, theirs) != 0 ||
 		    !parent_and_start(ppid, &up, &t))
 			break;
 		ticks = t;

@@ -3,6 +3,7 @@
  * mask), only its frames move. */
 #define _GNU_SOURCE
 #include "report/altstack.h"
+#include "base/environ.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -12,8 +13,6 @@
 #include <sys/resource.h>
 #include <ucontext.h>
 #include <unistd.h>
-
-extern void *__libc_stack_end; /* the dynamic linker's: the main stack's top */
 
 /* The bytes of stack left below the caller: on the main thread's stack,
  * ulimit -s less what is in use (it grows to that); on another's, down to
@@ -25,8 +24,8 @@ static size_t stack_room_here(void)
 	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
 	if (gettid() == getpid()) {
 		struct rlimit rl;
-		uintptr_t top = (uintptr_t)__libc_stack_end;
-		if (getrlimit(RLIMIT_STACK, &rl) != 0)
+		uintptr_t top = ms_main_stack_top();
+		if (!top || getrlimit(RLIMIT_STACK, &rl) != 0)
 			return (size_t)-1;
 		uintptr_t most = rl.rlim_cur == RLIM_INFINITY ? (uintptr_t)1 << 30 : rl.rlim_cur;
 		/* (the environment and arguments lie above the top) */
