@@ -106,21 +106,24 @@ EOF2
 "$CC" -O0 $SAN_FLAGS -pthread -o "$WORK/deep" "$WORK/deep.c" || { fail "cannot build deep.c"; finish; }
 skip_if_sanitized "ASan's frames and shadow take more of a 16 KB stack than the program leaves"
 
-for left in 5000 8000; do
+# watched PROGRAM ARG...: under the library with the watchdog, whose dump
+# is $WORK/report.1; its status in rc
+watched() {
 	rm -f "$WORK"/report*
 	rc=0
 	env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/report" MUTEXSTAT_WATCHDOG=1 \
-		timeout 60 "$WORK/deep" "$left" "$WORK/report.1" >"$WORK/out" 2>"$WORK/err" || rc=$?
+		timeout 60 "$@" >"$WORK/out" 2>"$WORK/err" || rc=$?
+}
+
+for left in 5000 8000; do
+	watched "$WORK/deep" "$left" "$WORK/report.1"
 	expect_eq "$left bytes left, the watchdog's dump: the program ends as without the library" \
 		"$rc $(cat "$WORK/out")" "0 ok"
 	expect_grep "$left bytes left: the dump says why the holder's stack is not shown" \
 		"where it is now: not known \(asked, it was too near its stack's end to walk it\)$" \
 		"$WORK/report.1"
 done
-rm -f "$WORK"/report*
-rc=0
-env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/report" MUTEXSTAT_WATCHDOG=1 \
-	timeout 60 "$WORK/deep" cancelling "$WORK/report.1" >"$WORK/out" 2>"$WORK/err" || rc=$?
+watched "$WORK/deep" cancelling "$WORK/report.1"
 expect_eq "inside the cancellation handler: the program ends as without the library" \
 	"$rc $(cat "$WORK/out")" "0 ok"
 expect_grep "inside the cancellation handler: not walked, and said why" \
@@ -217,10 +220,7 @@ int main(int argc, char **argv)
 EOF2
 # shellcheck disable=SC2086 # SAN_FLAGS is a list of flags
 if "$CC" -O0 $SAN_FLAGS -pthread -o "$WORK/coro" "$WORK/coro.c"; then
-	rm -f "$WORK"/report*
-	rc=0
-	env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/report" MUTEXSTAT_WATCHDOG=1 \
-		timeout 60 "$WORK/coro" dump "$WORK/report.1" >"$WORK/out" 2>"$WORK/err" || rc=$?
+	watched "$WORK/coro" dump "$WORK/report.1"
 	expect_eq "a holder on an 8 KB coroutine stack, the watchdog's dump: the program ends as without the library" \
 		"$rc $(cat "$WORK/out")" "0 ok"
 	expect_grep "a holder on a coroutine's stack: not walked, and said why" \
