@@ -12,20 +12,29 @@
 #define ENTRY_MAX 4200 /* the name and a path of up to PATH_MAX */
 #define ANCESTORS_MAX 64
 
-/* The entry of /proc/PID/environ (pid 0: this process's) that begins
- * with OUTPUT_ENTRY, copied NUL-ended into out[ENTRY_MAX]: its length, or
- * 0 if there is none, it is longer, or the file cannot be read (another
- * user's process). */
-static size_t output_entry(long pid, char *out)
+/* /proc/self/NAME (pid 0), or /proc/PID/NAME, opened for reading. */
+static int proc_open(long pid, const char *name)
 {
-	char path[64], buf[4096];
+	char path[64];
 	struct ms_fmt f;
 	ms_fmt_init(&f, path, sizeof path, -1);
 	if (pid)
-		ms_fmt(&f, "/proc/%ld/environ", pid);
+		ms_fmt(&f, "/proc/%ld/%s", pid, name);
 	else
-		ms_fmt(&f, "/proc/self/environ");
-	int fd = open(ms_fmt_str(&f), O_RDONLY | O_CLOEXEC);
+		ms_fmt(&f, "/proc/self/%s", name);
+	return open(ms_fmt_str(&f), O_RDONLY | O_CLOEXEC);
+}
+
+/* The entry of /proc/PID/environ (pid 0: this process's) that begins
+ * with OUTPUT_ENTRY: copied NUL-ended into out[ENTRY_MAX] if `want` is
+ * NULL, else compared with want.  Returns its length (with want, only if
+ * it is want), or 0 if there is none, it is longer than ENTRY_MAX, or the
+ * file cannot be read (another user's process).  Read in pieces, copied
+ * nowhere but out: a report may be written on a small stack. */
+static size_t output_entry(long pid, char *out, const char *want)
+{
+	char buf[1024];
+	int fd = proc_open(pid, "environ");
 	if (fd < 0)
 		return 0;
 	const size_t plen = sizeof OUTPUT_ENTRY - 1;
@@ -36,7 +45,7 @@ static size_t output_entry(long pid, char *out)
 		for (ssize_t i = 0; i < got; i++) {
 			char c = buf[i];
 			if (!c) {
-				if (!other && n >= plen) {
+				if (!other && n >= plen && (!want || !want[n])) {
 					found = n;
 					break;
 				}
@@ -44,25 +53,33 @@ static size_t output_entry(long pid, char *out)
 				other = 0;
 			} else if (other) {
 				continue;
-			} else if (n < plen ? c != OUTPUT_ENTRY[n] : n + 1 >= ENTRY_MAX) {
+			} else if (n < plen ? c != OUTPUT_ENTRY[n]
+				   : want ? c != want[n] : n + 1 >= ENTRY_MAX) {
 				other = 1;
-			} else
-				out[n++] = c;
+			} else {
+				if (!want)
+					out[n] = c;
+				n++;
+			}
 		}
 	close(fd);
-	out[found] = 0;
+	if (!want)
+		out[found] = 0;
 	return found;
 }
 
-/* Process pid's parent and its start, in clock ticks since boot, from
- * /proc/PID/stat (its 4th and 22nd fields): 0 if it cannot be read. */
-static int parent_and_start(long pid, long *ppid, unsigned long long *start)
+struct proc_stat {
+	long ppid, session;
+	unsigned long long start; /* clock ticks since boot */
+};
+
+/* Process pid's parent, session and start, from /proc/PID/stat (pid 0:
+ * /proc/self/stat, whose pids are that /proc's, as the parent's is):
+ * its 4th, 6th and 22nd fields.  0 if it cannot be read. */
+static int stat_of(long pid, struct proc_stat *st)
 {
-	char path[64], buf[1024];
-	struct ms_fmt f;
-	ms_fmt_init(&f, path, sizeof path, -1);
-	ms_fmt(&f, "/proc/%ld/stat", pid);
-	int fd = open(ms_fmt_str(&f), O_RDONLY | O_CLOEXEC);
+	char buf[512];
+	int fd = proc_open(pid, "stat");
 	ssize_t got = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
 	if (fd >= 0)
 		close(fd);
@@ -89,44 +106,49 @@ static int parent_and_start(long pid, long *ppid, unsigned long long *start)
 		}
 		unsigned long long v = ms_scan_number(&p, 10);
 		if (field == 4)
-			*ppid = (long)v;
+			st->ppid = (long)v;
+		else if (field == 6)
+			st->session = (long)v;
 		else if (field == 22)
-			*start = v;
+			st->start = v;
 	}
 	return 1;
 }
 
 int ms_run_began(struct timespec *start)
 {
-	char mine[ENTRY_MAX], theirs[ENTRY_MAX];
-	if (!output_entry(0, mine))
+	char mine[ENTRY_MAX];
+	struct proc_stat self, up;
+	if (!output_entry(0, mine, NULL) || !stat_of(0, &self))
 		return 0;
-	long pid = getpid(), ppid = 0;
-	unsigned long long ticks = 0;
-	if (!parent_and_start(pid, &ppid, &ticks))
-		return 0;
-	/* up the line while a parent was started with the same entry */
-	for (int n = 0; n < ANCESTORS_MAX && ppid > 1; n++) {
-		long up;
-		unsigned long long t;
-		if (!output_entry(ppid, theirs) || strcmp(mine, theirs) != 0 ||
-		    !parent_and_start(ppid, &up, &t))
+	unsigned long long ticks = self.start;
+	long pid = self.ppid;
+	/* Up the line while a parent was started with the same entry -- but
+	 * not to a session's leader (a terminal's shell, a container's:
+	 * started with the variable, every program run from it for hours
+	 * would be one run, its file never replaced), nor to one that began
+	 * after its child (its pid reused). */
+	for (int n = 0; n < ANCESTORS_MAX && pid > 1; n++) {
+		if (!output_entry(pid, NULL, mine) || !stat_of(pid, &up) || up.session == pid ||
+		    up.start > ticks)
 			break;
-		ticks = t;
-		ppid = up;
+		ticks = up.start;
+		pid = up.ppid;
 	}
 	unsigned long hz = getauxval(AT_CLKTCK);
 	if (!hz)
 		hz = 100;
+	const unsigned long long tick_ns = 1000000000ull / hz;
 	struct timespec boot, now;
 	if (clock_gettime(CLOCK_BOOTTIME, &boot) || clock_gettime(CLOCK_REALTIME, &now))
 		return 0;
-	/* the end of the start's tick, as a time since boot, then how long
-	 * before now that was */
-	unsigned long long began_ns = (ticks + 1) * (1000000000ull / hz);
 	unsigned long long boot_ns = (unsigned long long)boot.tv_sec * 1000000000ull +
 				     (unsigned long long)boot.tv_nsec;
-	unsigned long long ago = boot_ns > began_ns ? boot_ns - began_ns : 0;
+	if (ticks >= boot_ns / tick_ns) /* (a time namespace's offset: not known) */
+		return 0;
+	/* the end of the start's tick, as a time since boot, then how long
+	 * before now that was */
+	unsigned long long ago = boot_ns - (ticks + 1) * tick_ns;
 	unsigned long long now_ns = (unsigned long long)now.tv_sec * 1000000000ull +
 				    (unsigned long long)now.tv_nsec;
 	if (ago > now_ns)

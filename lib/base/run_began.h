@@ -13,11 +13,12 @@
  * So the run is the process's line of ancestors started with the same
  * MUTEXSTAT_OUTPUT entry in their environment, as the kernel keeps it
  * (/proc/PID/environ: what exec gave them, not what a shell exported
- * since), and it began when the oldest of them, or this process, began as
- * a process: at its fork, before any exec.  /proc gives those starts in
- * clock ticks (10 ms); a start is taken as the end of its tick, so that a
- * report written before it began is never taken for the run's (one a
- * program of the run wrote within that tick is replaced). */
+ * since), short of a session's leader, and it began when the oldest of
+ * them, or this process, began as a process: at its fork, before any
+ * exec.  /proc gives those starts in clock ticks (10 ms); a start is
+ * taken as the end of its tick, so that a report written before it began
+ * is never taken for the run's (one a program of the run wrote within
+ * that tick, or the file system's coarser clock's, is replaced). */
 #ifndef MUTEXSTAT_RUN_BEGAN_H
 #define MUTEXSTAT_RUN_BEGAN_H
 
