@@ -64,10 +64,13 @@ expect_grep "contend, then alone: exactly the holds to time" '^  hold times, of 
 expect_no_grep "contend, then alone: 20-ms holds are not short" 'short holds' "$WORK/report"
 
 # shortholds: one contended acquisition of m1, then pairs alone.  Holds of
-# a few ns (4,000,000 pairs: a thread preempted in a hold moves the mean
-# little): the detail says the library's own work lengthens them, as does
+# a few ns: the detail says the library's own work lengthens them, as does
 # JSON's short_holds.  Holds of at least 1 us: neither (lines.h: under
-# 500 ns on average).
+# 500 ns on average).  A hold the thread is preempted in is longer by the
+# time it waited for a CPU, and the mean with it: the few-ns holds are some
+# 20 ns here, longer in a sanitized build, where a loaded machine could
+# take them past 500 -- there the line and JSON must only agree with the
+# mean.
 short_holds() { # NAME PAIRS NS: the text's line, JSON's [contended, short_holds, mean < 500]
 	MUTEXSTAT_FORMAT=text,json MUTEXSTAT_OUTPUT=$WORK/sh run_with "$WORK/out" "$WORK/err" \
 		"$B/tests/scenario" shortholds "$2" "$3"
@@ -79,10 +82,15 @@ short_holds() { # NAME PAIRS NS: the text's line, JSON's [contended, short_holds
 		.contended, .short_holds, .hold.mean_ns < 500]' "$WORK/sh.json")
 }
 short_holds "shortholds, a few ns" 4000000 0
-expect_eq "shortholds, a few ns: the detail's line" "$(printf '%s\n' "$SH_LINE" | sed 's/([0-9]* ns on average)/(N ns on average)/')" \
+if ! sanitized || [ "$SH_JSON" = "[1,true,true]" ]; then
+	expect_eq "shortholds, a few ns: the detail's line" "$(printf '%s\n' "$SH_LINE" | sed 's/([0-9]* ns on average)/(N ns on average)/')" \
 "  short holds (N ns on average): the library's own work lengthens each, so threads find it taken
   more often than they would without the library (doc/limits.md, \"Short holds\")"
-expect_eq "shortholds, a few ns: JSON" "$SH_JSON" "[1,true,true]"
+	expect_eq "shortholds, a few ns: JSON" "$SH_JSON" "[1,true,true]"
+else
+	expect_eq "shortholds, a few ns, sanitized, the mean past 500 ns: no line, as JSON says" \
+		"$SH_LINE $SH_JSON" " [1,false,false]"
+fi
 short_holds "shortholds, 1 us" 20000 1000
 expect_eq "shortholds, 1 us: no line" "$SH_LINE" ""
 expect_eq "shortholds, 1 us: JSON" "$SH_JSON" "[1,false,false]"
