@@ -45,15 +45,24 @@ done
 # (lib/record/read_plain.h, write_plain.h) but for the waiter; they are
 # charged as many waits as above (the readers' 75-97 in runs on 2 CPUs,
 # 9-12 when the plain case took an unlock with a waiter, which does not
-# number its release).
-run_with "$WORK/out" "$WORK/err" "$prog" past-exact
-expect_eq "past-exact: the program ran" "$?" 0
-w=$(waits_at "$(line_of W_UNLOCK)")
-r=$(waits_at "$(line_of R_UNLOCK)")
+# number its release).  On a loaded machine more waits go unattributed
+# (27 readers' once, in a make check beside another): the best of three
+# runs counts, which the plain case's mistake never passes.
+got=""
+for try in 1 2 3; do
+	run_with "$WORK/out" "$WORK/err" "$prog" past-exact
+	expect_eq "past-exact, run $try: the program ran" "$?" 0
+	w=$(waits_at "$(line_of W_UNLOCK)")
+	r=$(waits_at "$(line_of R_UNLOCK)")
+	got="$got, $w and $r"
+	if [ "$w" -ge 90 ] && [ "$w" -le 100 ] && [ "$r" -ge 50 ] && [ "$r" -le 100 ]; then
+		break
+	fi
+done
 if [ "$w" -ge 90 ] && [ "$w" -le 100 ] && [ "$r" -ge 50 ] && [ "$r" -le 100 ]; then
 	pass "past-exact: the write unlock made $w waits, the readers' unlock $r"
 else
-	fail "past-exact: the write unlock made $w waits (want 90 to 100), the readers' unlock $r (want 50 to 100)"
+	fail "past-exact: the write unlock's and the readers' unlock's waits were${got#,} (want 90 to 100 and 50 to 100)"
 fi
 
 run_with "$WORK/out" "$WORK/err" "$prog" barging
