@@ -40,8 +40,8 @@ static struct {
 	struct entry newest[3];
 } one;
 static unsigned next_id;
-static __thread unsigned me;
-static __thread unsigned long mine;
+static __thread unsigned me __attribute__((tls_model("initial-exec")));
+static __thread volatile unsigned long mine __attribute__((tls_model("initial-exec"))); /* (volatile: never read, kept) */
 
 __attribute__((constructor)) static void find_glibc(void)
 {
@@ -93,29 +93,34 @@ static inline void acquired(void)
 		unsigned long order = mode == 5
 			? __atomic_load_n(&ring[(rec.pos - 1) & 15].stamp, __ATOMIC_ACQUIRE) >> 20
 			: rec.pos;
+		unsigned pos = rec.pos++;
 		rec.count++;
 		rec.changes += rec.owner != me;
 		rec.owner = me;
-		log_at(&ring[rec.pos++ & 15], order + 1, 1);
+		log_at(&ring[pos & 15], order + 1, 1);
 		break;
 	}
-	case 6:
+	case 6: {
 		id();
+		unsigned pos = one.pos++;
 		one.count++;
 		one.owner = me;
-		log_at(&one.newest[one.pos++ % 3], one.pos, 1);
+		log_at(&one.newest[pos % 3], pos + 1, 1);
 		break;
+	}
 	}
 }
 
 static inline void releasing(void)
 {
 	if (mode == 5) {
+		unsigned pos = rec.pos++;
 		rec.owner = me;
-		log_at(&ring[rec.pos++ & 15], rec.pos, 2);
+		log_at(&ring[pos & 15], pos + 1, 2);
 	} else if (mode == 6) {
+		unsigned pos = one.pos++;
 		one.owner = me;
-		log_at(&one.newest[one.pos++ % 3], one.pos, 2);
+		log_at(&one.newest[pos % 3], pos + 1, 2);
 	}
 }
 
