@@ -133,7 +133,9 @@ expect_grep "inside the cancellation handler: not walked, and said why" \
 # A coroutine's stack (makecontext), 8 KB above a guard page: how much of
 # it is left is not known.  A thread running there, holding the mutex
 # another waits for, was walked by the dump's handler into the guard page
-# (SIGSEGV, every run); it is not walked now, and the dump says why.  And
+# (SIGSEGV, every run); it is not walked now, and the dump says why --
+# the main thread neither, whose stack's bounds the library takes from
+# where the program's stack began.  And
 # exit() called on a 16 KB one, there or in the main thread, wrote the
 # report on that stack and died in its guard page, no report written:
 # the report takes a stack of its own there.
@@ -189,6 +191,27 @@ static void *exiter(void *arg)
 	on_coroutine(exiting, 16384);
 	return arg;
 }
+/* main holds m on a coroutine's stack: a thread waits for m, another
+ * ends the hold once the dump's file is there */
+static void *waiting(void *arg)
+{
+	pthread_mutex_lock(&m);
+	pthread_mutex_unlock(&m);
+	return arg;
+}
+static void *watching(void *arg)
+{
+	pthread_t w;
+	while (!held)
+		usleep(1000);
+	pthread_create(&w, NULL, waiting, NULL);
+	for (int i = 0; i < 2000 && access(dump_file, F_OK) != 0; i++)
+		usleep(10000);
+	usleep(200000); /* written whole */
+	stop = 1;
+	pthread_join(w, NULL);
+	return arg;
+}
 int main(int argc, char **argv)
 {
 	pthread_t t;
@@ -199,6 +222,15 @@ int main(int argc, char **argv)
 		pthread_join(t, NULL);
 	}
 	dump_file = argv[2];
+	if (!strcmp(argv[1], "dump-main")) {
+		pthread_mutex_lock(&m); /* the library's start, on main's own stack */
+		pthread_mutex_unlock(&m);
+		pthread_create(&t, NULL, watching, NULL);
+		on_coroutine(holding, 8192);
+		pthread_join(t, NULL);
+		puts("ok");
+		return 0;
+	}
 	pthread_create(&t, NULL, holder, NULL);
 	while (!held)
 		usleep(1000);
@@ -224,6 +256,12 @@ if "$CC" -O0 $SAN_FLAGS -pthread -o "$WORK/coro" "$WORK/coro.c"; then
 	expect_eq "a holder on an 8 KB coroutine stack, the watchdog's dump: the program ends as without the library" \
 		"$rc $(cat "$WORK/out")" "0 ok"
 	expect_grep "a holder on a coroutine's stack: not walked, and said why" \
+		"where it is now: not known \(asked, on a coroutine's stack: no walk there\)$" \
+		"$WORK/report.1"
+	watched "$WORK/coro" dump-main "$WORK/report.1"
+	expect_eq "the main thread holding on an 8 KB coroutine stack, the watchdog's dump: the program ends as without the library" \
+		"$rc $(cat "$WORK/out")" "0 ok"
+	expect_grep "the main thread on a coroutine's stack: not walked, and said why" \
 		"where it is now: not known \(asked, on a coroutine's stack: no walk there\)$" \
 		"$WORK/report.1"
 	for how in exit exit-thread; do

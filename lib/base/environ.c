@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/resource.h>
 
 extern char **environ;
 /* The dynamic linker's: the initial stack, where argc is, then argv,
@@ -16,6 +17,23 @@ extern void *__libc_stack_end;
 uintptr_t ms_main_stack_top(void)
 {
 	return (uintptr_t)__libc_stack_end;
+}
+
+/* Three quarters of ulimit -s (the arguments and the environment above
+ * the top count against it too), and never past 128 MiB, the least gap
+ * the kernel leaves below the stack for what is mapped there: mapped
+ * memory (a coroutine's stack) is never taken for the main stack's, where
+ * taking the main stack for another only costs a stack switch or a walk
+ * not made.  ulimit -s may have been raised since the program began: the
+ * kernel placed the gap by the one it began with, at least 128 MiB. */
+#define MAIN_STACK_CAP ((uintptr_t)128 << 20)
+uintptr_t ms_main_stack_reach(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_STACK, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur / 4 * 3 > MAIN_STACK_CAP)
+		return MAIN_STACK_CAP;
+	return (uintptr_t)(rl.rlim_cur / 4 * 3);
 }
 
 /* argv on the initial stack, and argc; NULL if what is there does not

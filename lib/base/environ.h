@@ -29,4 +29,8 @@ const char *ms_program_short_name(void);
  * environment above it); 0 if unknown. */
 uintptr_t ms_main_stack_top(void);
 
+/* How far below that top the main thread's stack may reach, taken short
+ * (environ.c says how). */
+uintptr_t ms_main_stack_reach(void);
+
 #endif

@@ -10,30 +10,11 @@
 #include <signal.h>
 #include <stdint.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <ucontext.h>
 #include <unistd.h>
 
-/* How far the main thread's stack may reach below its top, taken short:
- * three quarters of ulimit -s (the arguments and the environment above
- * the top count against it too), and never past 128 MiB, the least gap
- * the kernel leaves below the stack for what is mapped there -- mapped
- * memory (a coroutine's stack) would be taken for the main stack's, where
- * taking the main stack for another only costs a stack switch.  ulimit -s
- * may have been raised since the program began: the kernel placed the
- * gap by the one it began with, at least 128 MiB. */
-#define MAIN_STACK_CAP ((uintptr_t)128 << 20)
-static uintptr_t main_stack_reach(void)
-{
-	struct rlimit rl;
-	if (getrlimit(RLIMIT_STACK, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
-	    rl.rlim_cur / 4 * 3 > MAIN_STACK_CAP)
-		return MAIN_STACK_CAP;
-	return (uintptr_t)(rl.rlim_cur / 4 * 3);
-}
-
 /* The bytes of stack left below the caller: on the main thread's stack,
- * what main_stack_reach() leaves of it; on another's, down to the end of
+ * what ms_main_stack_reach() leaves of it; on another's, down to the end of
  * the stack it was made with.  0 on a stack neither is (a coroutine's,
  * makecontext): its room is not known, and an exit() there on a 16 KB
  * one ran the report into its guard page. */
@@ -41,7 +22,7 @@ static size_t stack_room_here(void)
 {
 	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
 	if (gettid() == getpid()) {
-		uintptr_t top = ms_main_stack_top(), reach = main_stack_reach();
+		uintptr_t top = ms_main_stack_top(), reach = ms_main_stack_reach();
 		if (!top)
 			return (size_t)-1;
 		if (sp > top || top - sp >= reach)

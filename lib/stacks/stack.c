@@ -118,6 +118,21 @@ static int find_c_library(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
+/* The main thread's: its top as the program began, and as far below it
+ * as it may reach (base/environ.h), so that a dump does not walk it on
+ * a coroutine's stack either (ms_stack_switched).  Only where the library
+ * starts in the main thread. */
+static void main_thread_bounds(void)
+{
+	struct ms_thread *t = &ms_self;
+	uintptr_t top = ms_main_stack_top(), reach = ms_main_stack_reach();
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+	if (gettid() != getpid() || !top || top < reach || sp > top || sp <= top - reach)
+		return;
+	t->stack_low = top - reach;
+	t->stack_high = top;
+}
+
 int ms_stack_init(void)
 {
 	int saved = errno;
@@ -129,6 +144,7 @@ int ms_stack_init(void)
 	self_hi = self.hi;
 	dl_iterate_phdr(find_c_library, NULL);
 	entry_point = (uintptr_t)getauxval(AT_ENTRY);
+	main_thread_bounds();
 	/* RTLD_LOCAL keeps libunwind's symbols -- _Unwind_RaiseException and
 	 * the rest of the GCC unwinder ABI among them -- out of the program's
 	 * global scope; RTLD_NOW so no lazy binding happens later on a lock
@@ -433,8 +449,10 @@ void ms_stack_thread_bounds(size_t stack_size)
  * bound's slack: a live dump's capture, made in a signal handler whose
  * frame the kernel put below the interrupted code, crashed a thread
  * deep in a recursion on a 16 KB stack with 5 KB left (8 KB too; 10 KB
- * was enough).  Not known (the main thread, a stack of its own that the
- * thread switched to): room. */
+ * was enough).  The main thread's bounds are where its stack began and
+ * how far it may reach (main_thread_bounds); not known (a thread started
+ * before the library was loaded, or one on a stack of its own that it
+ * switched to): room. */
 #define OWN_STACK_ROOM ((uintptr_t)20 << 10)
 
 /* This thread's alternate signal stack, as the kernel has it now. */
