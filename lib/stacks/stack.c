@@ -487,11 +487,22 @@ void ms_stack_alt_changed(void)
  * the thread's first capture, for one set before the library saw it (one
  * set with SS_AUTODISARM reads as none inside its handler, hence not
  * asked there only). */
-static int alt_near_end(struct ms_thread *t, uintptr_t sp)
+static int on_alt(struct ms_thread *t, uintptr_t sp)
 {
 	if (!t->alt_known)
 		alt_learn(t);
-	return sp >= t->alt_low && sp <= t->alt_high && sp - t->alt_low < UNWIND_ROOM;
+	return sp >= t->alt_low && sp <= t->alt_high;
+}
+
+static int alt_near_end(struct ms_thread *t, uintptr_t sp)
+{
+	return on_alt(t, sp) && sp - t->alt_low < UNWIND_ROOM;
+}
+
+/* Whether sp is on the thread's own stack, whose bounds are known. */
+static int on_own(const struct ms_thread *t, uintptr_t sp)
+{
+	return t->stack_low && sp > t->stack_low && sp <= t->stack_high;
 }
 
 int ms_stack_near_end(void)
@@ -500,19 +511,14 @@ int ms_stack_near_end(void)
 	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
 	/* the alternate stack first: it may lie inside the thread's own
 	 * (an array of a frame there) */
-	return alt_near_end(t, sp) || (t->stack_low && sp > t->stack_low &&
-					sp <= t->stack_high && sp - t->stack_low < OWN_STACK_ROOM);
+	return alt_near_end(t, sp) || (on_own(t, sp) && sp - t->stack_low < OWN_STACK_ROOM);
 }
 
 int ms_stack_switched(void)
 {
 	struct ms_thread *t = &ms_self;
 	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
-	if (!t->stack_low || (sp > t->stack_low && sp <= t->stack_high))
-		return 0;
-	if (!t->alt_known)
-		alt_learn(t);
-	return !(sp >= t->alt_low && sp <= t->alt_high);
+	return t->stack_low && !on_own(t, sp) && !on_alt(t, sp);
 }
 
 /* The walk: cfi.c's with its cache for the whole process, else (a frame
