@@ -80,12 +80,18 @@ bad() {
 	expect_eq "$1: one message at start-up" \
 		"$(grep -cE "^mutexstat: MUTEXSTAT_SUPPRESSIONS '$2': $3; no rule of it applies$" \
 		    "$WORK/$1.err")" 1
-	expect_grep "$1: the report says none applied" \
-		"^suppressions from $2: none applied: $3$" "$WORK/$1.err"
+	expect_eq "$1: the report says none applied, and why on the next line" \
+		"$(grep -A1 "^suppressions from $2: none applied$" "$WORK/$1.err" | sed -n 2p)" \
+		"  $3"
 	expect_grep "$1: the program ran" "^POTENTIAL DEADLOCK: " "$WORK/$1.err"
 }
 printf 'potential-deadlock:^transfer$\ndeadlok:foo\n' >"$WORK/typo"
-bad typo "$WORK/typo" "line 2: not a kind of finding \(deadlock, potential-deadlock, guarded-inversion, self-deadlock, held-at-exit, owner-died, misuse, stall\): 'deadlok'"
+bad typo "$WORK/typo" "line 2: not a kind of finding: 'deadlok'"
+kinds="  (the kinds: deadlock, potential-deadlock, guarded-inversion, self-deadlock, held-at-exit, owner-died, misuse, stall)"
+expect_eq "typo: the kinds follow the message" \
+	"$(grep -A1 "^mutexstat: MUTEXSTAT_SUPPRESSIONS " "$WORK/typo.err" | sed -n 2p)" "$kinds"
+expect_eq "typo: and the reason in the report" \
+	"$(grep -A2 "^suppressions from $WORK/typo: none applied$" "$WORK/typo.err" | sed -n 3p)" "$kinds"
 bad missing "$WORK/no-such-rules" "cannot open it: ENOENT"
 mkdir "$WORK/rulesdir"
 bad directory "$WORK/rulesdir" "it is a directory"
@@ -135,6 +141,12 @@ for r in held held_json mis held_var; do
 		"$(jq '[.findings[] | select(.suppressed_by == null and (.kind == "misuse" or .kind == "held-at-thread-exit"))] | length' "$WORK/j-$r.json")" \
 		"$(grep -cE '^(MISUSE|HELD AT THREAD EXIT): ' "$WORK/j-$r.txt")"
 done
+# the JSON's name of the kind stays as written, in the counts and the JSON
+expect_grep "held_json: the counts quote the rule as written" \
+	"^  line 1    held-at-thread-exit:take_and_keep  [1-9]" "$WORK/j-held_json.txt"
+expect_eq "held_json: so does the JSON's suppressed_by" \
+	"$(jq -r '[.findings[] | .suppressed_by // empty] | unique | join(" ")' "$WORK/j-held_json.json")" \
+	"held-at-thread-exit:take_and_keep"
 
 # ---- a thread's name that holds a newline -------------------------------------
 # The program names its threads (pthread_setname_np) with any bytes.  A

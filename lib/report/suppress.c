@@ -33,11 +33,16 @@ static const struct {
 
 static struct rule {
 	unsigned kind, line;
+	const char *written; /* the kind as the file names it (an alias too) */
 	char pattern[MAX_PATTERN];
 	uint64_t hits; /* findings it left out of the report being written */
 } rules[MAX_RULES];
 static unsigned nrules;
 static char load_error[600]; /* why no rule applies; "" when they do */
+/* what a rule may begin with, said after a line that began otherwise */
+static const char kinds_hint[] = "(the kinds: deadlock, potential-deadlock, guarded-inversion, "
+				 "self-deadlock, held-at-exit, owner-died, misuse, stall)";
+static int hint_kinds;
 
 /* ---- reading the rules ------------------------------------------------- */
 
@@ -55,6 +60,7 @@ static void fail(unsigned line, const char *what, const char *detail)
 	}
 	ms_fmt_str(&f);
 	nrules = 0;
+	hint_kinds = 0;
 }
 
 /* One line, comments and blanks aside: KIND:PATTERN.  0, or -1 (failed). */
@@ -74,15 +80,15 @@ static int parse_line(char *s, size_t len, unsigned line)
 	}
 	*colon = 0;
 	/* the JSON report's kind of it, copied into a rule, names it too */
+	const char *written = NULL;
 	if (!strcmp(s, "held-at-thread-exit"))
-		s = (char *)"held-at-exit";
+		written = "held-at-thread-exit";
 	unsigned k = 0;
-	while (k < N_KINDS && strcmp(kinds[k].name, s) != 0)
+	while (k < N_KINDS && strcmp(kinds[k].name, written ? "held-at-exit" : s) != 0)
 		k++;
 	if (k == N_KINDS) {
-		fail(line, "not a kind of finding (deadlock, potential-deadlock, "
-			   "guarded-inversion, self-deadlock, held-at-exit, owner-died, misuse, "
-			   "stall):", s);
+		fail(line, "not a kind of finding:", s);
+		hint_kinds = 1;
 		return -1;
 	}
 	const char *pattern = colon + 1;
@@ -103,6 +109,7 @@ static int parse_line(char *s, size_t len, unsigned line)
 	}
 	struct rule *r = &rules[nrules++];
 	r->kind = k;
+	r->written = written ? written : kinds[k].name;
 	r->line = line;
 	memcpy(r->pattern, pattern, plen + 1);
 	return 0;
@@ -149,6 +156,7 @@ void ms_suppress_load(void (*warn)(const char *msg))
 {
 	nrules = 0;
 	load_error[0] = 0;
+	hint_kinds = 0;
 	const char *path = ms_opt.suppressions;
 	if (!path)
 		return;
@@ -177,6 +185,8 @@ void ms_suppress_load(void (*warn)(const char *msg))
 		ms_fmt(&f, "mutexstat: MUTEXSTAT_SUPPRESSIONS '");
 		ms_fmt_quoted(&f, path, 4096);
 		ms_fmt(&f, "': %s; no rule of it applies\n", load_error);
+		if (hint_kinds)
+			ms_fmt(&f, "  %s\n", kinds_hint);
 		warn(ms_fmt_str(&f));
 	}
 }
@@ -234,7 +244,7 @@ int ms_suppress_rule_for(const char *kind, const char *word, char *out, size_t c
 			continue;
 		struct ms_fmt f;
 		ms_fmt_init(&f, out, cap, -1);
-		ms_fmt(&f, "%s:%s", kinds[r->kind].name, r->pattern);
+		ms_fmt(&f, "%s:%s", r->written, r->pattern);
 		ms_fmt_str(&f);
 		return 1;
 	}
@@ -932,7 +942,11 @@ void ms_suppress_print(struct ms_fmt *f)
 	ms_fmt(f, "\nsuppressions from ");
 	ms_fmt_quoted(f, ms_opt.suppressions, 200);
 	if (load_error[0]) {
-		ms_fmt(f, ": none applied: %s\n", load_error);
+		/* the reason on a line of its own: with the path, one line
+		 * would pass the report's 120 columns */
+		ms_fmt(f, ": none applied\n  %s\n", load_error);
+		if (hint_kinds)
+			ms_fmt(f, "  %s\n", kinds_hint);
 		return;
 	}
 	uint64_t all = 0;
@@ -940,7 +954,7 @@ void ms_suppress_print(struct ms_fmt *f)
 		all += rules[i].hits;
 	ms_fmt(f, ": %llu finding%s left out\n", (unsigned long long)all, all == 1 ? "" : "s");
 	for (unsigned i = 0; i < nrules; i++) {
-		ms_fmt(f, "  line %-4u %s:%s  ", rules[i].line, kinds[rules[i].kind].name,
+		ms_fmt(f, "  line %-4u %s:%s  ", rules[i].line, rules[i].written,
 		       rules[i].pattern);
 		if (rules[i].hits)
 			ms_fmt(f, "%llu\n", (unsigned long long)rules[i].hits);
