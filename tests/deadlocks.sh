@@ -149,6 +149,15 @@ expect_grep "abba, MUTEXSTAT_EXIT_CODE=7: the program's output is all there" \
 	'^balances: alice 95, bob 105$' "$WORK/abba_exit.out"
 expect_grep "abba, MUTEXSTAT_EXIT_CODE=7: the report too" '^POTENTIAL DEADLOCK: 2 mutexes' \
 	"$WORK/abba_exit.report"
+expect_eq "abba, MUTEXSTAT_EXIT_CODE=7, report to a file: stderr is the program's alone" \
+	"$(wc -c <"$WORK/abba_exit.err")" 0
+# with the report on stderr, its last line says why the status changed
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_EXIT_CODE=7 "$B/examples/deadlock_abba" \
+	>/dev/null 2>"$WORK/abba_exit_stderr.err"
+rc=$?
+expect_eq "abba, MUTEXSTAT_EXIT_CODE=7, report on stderr: its last line, status 7" \
+	"$(tail -n 1 "$WORK/abba_exit_stderr.err") $rc" \
+	"mutexstat: exit status 7, not the program's 0: a failing finding in its report (MUTEXSTAT_EXIT_CODE) 7"
 
 # The fix, one order for both directions: nothing, and the status is the
 # program's own.

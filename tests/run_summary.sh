@@ -46,6 +46,9 @@ for shell in bash dash; do
 		"^mutexstat: end of the run's summary; reports in $dir/\$" "$WORK/err"
 	expect_eq "$shell: the summary ends the launcher's stderr" \
 		"$(tail -n 1 "$WORK/err")" "mutexstat: end of the run's summary; reports in $dir/"
+	expect_eq "$shell: and begins it, with no blank line (no report above it there)" \
+		"$(head -n 1 "$WORK/err" | sed 's/ (pid [0-9]*)//')" \
+		"mutexstat: the run of $shell: 7 processes (3 took locks); reports in $dir/"
 	# sh, ls, cat, 2 x deadlock_abba, contention, sort
 	expect_grep "$shell: processes run and recorded" \
 		"^mutexstat: the run of $shell \(pid [0-9]+\): 7 processes \\(3 took locks\\); " "$WORK/err"

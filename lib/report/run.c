@@ -291,6 +291,13 @@ static void note_findings(struct ms_fmt *f, const char *text)
 	}
 }
 
+/* Whether a text report written (and not lost) went to stderr. */
+static int report_on_stderr(int written, int unwritten)
+{
+	return written && (unwritten || (!ms_opt.output && ms_opt.formats == MS_FORMAT_TEXT &&
+					 !ms_output_in_run_dir()));
+}
+
 static void append_note(int written, int unwritten)
 {
 	char path[4200], report[4200];
@@ -306,7 +313,7 @@ static void append_note(int written, int unwritten)
 	const char *ext = fm == MS_FORMAT_TEXT ? "" : fm & MS_FORMAT_TEXT ? ".txt"
 			: fm & MS_FORMAT_JSON ? ".json" : fm & MS_FORMAT_PPROF ? ".pb.gz"
 			: fm & MS_FORMAT_DOT ? ".dot" : ".wait.folded";
-	if (written && !ms_opt.output && fm == MS_FORMAT_TEXT && !ms_output_in_run_dir())
+	if (report_on_stderr(written, 0))
 		strcpy(report, "(stderr)");
 	else if (!written || unwritten || ms_output_path(report, sizeof report, "", 0, ext) != 0)
 		strcpy(report, "-");
@@ -622,11 +629,14 @@ static void where_reports(struct ms_fmt *f, const struct run *run)
 	reports_at(f, out);
 }
 
-static void summary(struct ms_fmt *f, const struct run *run, int reported)
+/* The run's summary; after_report: below this process's report on
+ * stderr, after a blank line -- else it is stderr's first line. */
+static void summary(struct ms_fmt *f, const struct run *run, int reported, int after_report)
 {
 	char name[64];
 	const char *dir = ms_opt.run_dir;
-	ms_fmt(f, "\nmutexstat: the run of %s (pid %d): %u process%s (%u took locks); ",
+	ms_fmt(f, "%smutexstat: the run of %s (pid %d): %u process%s (%u took locks); ",
+	       after_report ? "\n" : "",
 	       ms_name_cut(name, sizeof name, ms_program_name(), 40), (int)getpid(),
 	       run->processes, run->processes == 1 ? "" : "es", run->took_locks);
 	where_reports(f, run);
@@ -910,9 +920,13 @@ static void last_one_out(int forget)
 }
 
 static int ended; /* this process's lines are written */
+/* what this process wrote on stderr at its end: its text report, the
+ * run's summary (ms_run_say_exit_code writes only below one of them) */
+static int report_was_on_stderr, summary_was_on_stderr;
 
 void ms_run_end(int reported, int unwritten)
 {
+	report_was_on_stderr = report_on_stderr(reported, unwritten);
 	if (!ms_run_active() || ended)
 		return;
 	ended = 1;
@@ -938,7 +952,8 @@ void ms_run_end(int reported, int unwritten)
 		struct ms_fmt f;
 		ms_fmt_init(&f, buf, sizeof buf, fd);
 		int lock = ms_output_stderr_lock(fd);
-		summary(&f, run, reported);
+		summary(&f, run, reported, report_was_on_stderr);
+		summary_was_on_stderr = 1;
 		ms_fmt_flush(&f);
 		ms_output_stderr_unlock(lock);
 	}
@@ -966,6 +981,22 @@ int ms_run_exit_failing(void)
 	return own_failing || ms_report_failing || others_fail();
 }
 
+void ms_run_say_exit_code(int program_status)
+{
+	if (!report_was_on_stderr && !summary_was_on_stderr)
+		return; /* stderr is the program's alone (ms_output_say_beside_report) */
+	const char *why = "a failing finding in its report";
+	if (ms_run_active() && ms_run_is_root() && !own_failing && !ms_report_failing)
+		why = the_run()->dir_gone ? "the run's directory was removed: its findings are lost"
+					  : "a failing finding in another process of the run";
+	char line[200];
+	struct ms_fmt f;
+	ms_fmt_init(&f, line, sizeof line, -1);
+	ms_fmt(&f, "mutexstat: exit status %u, not the program's %d: %s (MUTEXSTAT_EXIT_CODE)\n",
+	       (unsigned)ms_opt.exit_code, program_status, why);
+	ms_output_note(ms_fmt_str(&f));
+}
+
 void ms_run_before_exit_now(int *status)
 {
 	if (!ms_run_active() || ended)
@@ -979,6 +1010,8 @@ void ms_run_before_exit_now(int *status)
 		return;
 	}
 	ms_run_end(0, 0);
-	if (!*status && ms_opt.exit_code && others_fail())
+	if (!*status && ms_opt.exit_code && others_fail()) {
+		ms_run_say_exit_code(*status);
 		*status = (int)ms_opt.exit_code;
+	}
 }

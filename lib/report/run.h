@@ -35,6 +35,13 @@ void ms_run_end(int reported, int unwritten);
  * run had a failing finding; elsewhere, when this one had. */
 int ms_run_exit_failing(void);
 
+/* A line on stderr as MUTEXSTAT_EXIT_CODE replaces the program's exit
+ * status (program_status), which would otherwise change without a word:
+ * below this process's text report or the run's summary, if either went
+ * to stderr (else stderr is the program's alone, and the report says its
+ * findings). */
+void ms_run_say_exit_code(int program_status);
+
 /* _exit or _Exit in the first process of a run (a shell ends so, without
  * exit() and its report): its lines and the run's summary all the same,
  * and MUTEXSTAT_EXIT_CODE for the others' findings in *status, if 0. */

@@ -444,6 +444,7 @@ static void exit_with_code(int status, void *arg)
 	if (status && ms_run_is_root())
 		return; /* a run's: a failing suite keeps its own status */
 	(void)fflush(NULL);
+	ms_run_say_exit_code(status);
 	ms_exit_group((int)ms_opt.exit_code);
 }
 
@@ -636,8 +637,10 @@ static void exit_now_report(int *status)
 	/* as exit_with_code, without the flush of stdio _exit does not do */
 	int written = !skip && write_exit_report();
 	if (written && ms_opt.exit_code && ms_run_exit_failing() &&
-	    !(*status && ms_run_is_root()))
+	    !(*status && ms_run_is_root())) {
+		ms_run_say_exit_code(*status);
 		*status = (int)ms_opt.exit_code;
+	}
 	exit_report_done(); /* if this thread wrote it */
 	wait_for_exit_report(); /* if another writes it */
 	errno = saved;
