@@ -1042,6 +1042,30 @@ static void reused_spin(void)
 	}
 }
 
+/* A static read-write lock whose only call failed (a bad deadline:
+ * EINVAL, nothing counted as an operation), its memory then a spin lock
+ * with no init: a new life, a spin lock's -- not the rwlock's record with
+ * both kinds noted, which took the spin unlocks for a thread's that did
+ * not hold it. */
+static union {
+	pthread_rwlock_t rw;
+	pthread_spinlock_t spin;
+} failed_rw = { .rw = PTHREAD_RWLOCK_INITIALIZER };
+
+static void reused_failed(void)
+{
+	const struct timespec bad = { 0, -1 };
+	pthread_spinlock_t fresh;
+	check(pthread_rwlock_timedwrlock(&failed_rw.rw, &bad), EINVAL, "timedwrlock");
+	check(pthread_spin_init(&fresh, 0), 0, "spin_init");
+	memcpy(&failed_rw.spin, &fresh, sizeof fresh);
+	for (int i = 0; i < 3; i++) {
+		check(pthread_spin_lock(&failed_rw.spin), 0, "spin_lock"); /* reused-failed */
+		check(pthread_spin_unlock(&failed_rw.spin), 0, "spin_unlock");
+	}
+	printf("spin %p\n", (void *)&failed_rw);
+}
+
 /* A write lock with no deadline (NULL, which glibc takes as none) waits
  * like any: a thread holding m waits for main's read, main waits for m --
  * a DEADLOCK, for ever. */
@@ -1185,6 +1209,8 @@ int main(int argc, char **argv)
 		misuse_key_reader();
 	else if (!strcmp(what, "reused"))
 		reused();
+	else if (!strcmp(what, "reused-failed"))
+		reused_failed();
 	else if (!strcmp(what, "mixed"))
 		mixed();
 	else if (!strcmp(what, "destroyed"))

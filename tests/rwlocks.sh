@@ -330,6 +330,16 @@ expect_eq "reused: the ended lives, a spin lock's 5 and an rwlock's 2" \
 	   sort | paste -sd';' -)" "2 rwlock;5 spin"
 
 # ... a name given to such a mutex before its first lock is the mutex's
+# an rwlock whose only call failed, then a spin lock there: a spin lock's
+# life, its 3 acquisitions, no MISUSE at its unlocks
+run rf "$T" reused-failed
+expect_eq "reused, failed first: exit status" "$rc" 0
+expect_eq "reused, failed first: no finding" "$(findings rf)" ""
+expect_grep "reused, failed first: a spin lock's row, 3 acquisitions, first locked as one" \
+	"^  [12] (0x[0-9a-f]+|<[^>]+>) +3 +0 .* spin +.*rwlocks\.c:$(line_of reused-failed)\)\$" "$WORK/rf.report"
+expect_grep "reused, failed first: its section says spin lock" \
+	'^#[12] spin lock 0x[0-9a-f]+( <[^>]+>)? \(spin, no init seen\)$' "$WORK/rf.report"
+
 run rn "$T" reused-named
 expect_eq "reused, named: exit status" "$rc" 0
 expect_grep "reused, named: the mutex's row has the name" \

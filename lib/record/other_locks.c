@@ -47,11 +47,17 @@ uint32_t ms_first_use_of(struct ms_thread *t, const void *lock, unsigned lock_cl
 	uint32_t extra = t->added_new ? MS_F_STATIC : 0;
 	uint32_t flags = LOAD(&ms_rec(r)->flags);
 	if (!t->added_new && ms_lock_class(flags) != lock_class &&
-	    ms_rec_acquisitions(r) + LOAD(&ms_rec(r)->ops)) {
+	    (ms_rec_acquisitions(r) + LOAD(&ms_rec(r)->ops) ||
+	     ms_lock_class(flags) != MS_CLASS_MUTEX)) {
 		/* the memory held a lock of another kind, never destroyed:
 		 * this one is a new life, first seen now (unless a thread
 		 * that raced this one to a static lock's first use has noted
-		 * its class: ms_life_renew looks under the table's lock) */
+		 * its class: ms_life_renew looks under the table's lock).
+		 * So too after a read-write or spin lock life whose calls all
+		 * failed (none counted in ops): its class noted, this one's
+		 * added to it would make a class of neither.  A mutex's
+		 * class is none noted: a record made for a name alone keeps
+		 * its name. */
 		if ((r = ms_life_renew(t, (uintptr_t)lock, lock_class, caller)) == MS_REC_UNTRACKED)
 			return MS_REC_UNTRACKED;
 		extra = MS_F_STATIC;
