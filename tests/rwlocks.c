@@ -3,6 +3,7 @@
  * known mistake.  Lock calls the test looks for in the report carry a
  * marker comment (the test finds their lines by it). */
 #define _GNU_SOURCE
+#include "proc_wait.h"
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
@@ -1066,6 +1067,45 @@ static void reused_failed(void)
 	printf("spin %p\n", (void *)&failed_rw);
 }
 
+/* A reader's lock destroyed under it (a MISUSE), then a new life at the
+ * same address, which main holds to write: the reader's write lock of
+ * the new lock is a wait for main like any -- not a write lock of a lock
+ * it reads (its read was of the life that ended), no SELF-DEADLOCK; and it
+ * leaves holding nothing, no HELD AT THREAD EXIT. */
+static pthread_rwlock_t dr_lock;
+static pthread_barrier_t dr_read, dr_go;
+static pid_t dr_tid;
+
+static void *dr_reader(void *arg)
+{
+	__atomic_store_n(&dr_tid, gettid(), __ATOMIC_RELEASE);
+	check(pthread_rwlock_rdlock(&dr_lock), 0, "rdlock"); /* dr-read */
+	pthread_barrier_wait(&dr_read);
+	pthread_barrier_wait(&dr_go);
+	check(pthread_rwlock_wrlock(&dr_lock), 0, "wrlock"); /* dr-write */
+	check(pthread_rwlock_unlock(&dr_lock), 0, "unlock");
+	return arg;
+}
+
+static void destroyed_while_read(void)
+{
+	pthread_t t;
+	check(pthread_rwlock_init(&dr_lock, NULL), 0, "rwlock_init");
+	pthread_barrier_init(&dr_read, NULL, 2);
+	pthread_barrier_init(&dr_go, NULL, 2);
+	check(pthread_create(&t, NULL, dr_reader, NULL), 0, "create");
+	pthread_barrier_wait(&dr_read);
+	check(pthread_rwlock_destroy(&dr_lock), 0, "destroy"); /* dr-destroy */
+	check(pthread_rwlock_init(&dr_lock, NULL), 0, "rwlock_init");
+	check(pthread_rwlock_wrlock(&dr_lock), 0, "wrlock");
+	pthread_barrier_wait(&dr_go);
+	while (!sleeps_on_futex(__atomic_load_n(&dr_tid, __ATOMIC_ACQUIRE), NULL))
+		usleep(200);
+	check(pthread_rwlock_unlock(&dr_lock), 0, "unlock");
+	check(pthread_join(t, NULL), 0, "join");
+	printf("rwlock %p\n", (void *)&dr_lock);
+}
+
 /* A write lock with no deadline (NULL, which glibc takes as none) waits
  * like any: a thread holding m waits for main's read, main waits for m --
  * a DEADLOCK, for ever. */
@@ -1211,6 +1251,8 @@ int main(int argc, char **argv)
 		reused();
 	else if (!strcmp(what, "reused-failed"))
 		reused_failed();
+	else if (!strcmp(what, "destroyed-while-read"))
+		destroyed_while_read();
 	else if (!strcmp(what, "mixed"))
 		mixed();
 	else if (!strcmp(what, "destroyed"))

@@ -340,6 +340,18 @@ expect_grep "reused, failed first: a spin lock's row, 3 acquisitions, first lock
 expect_grep "reused, failed first: its section says spin lock" \
 	'^#[12] spin lock 0x[0-9a-f]+( <[^>]+>)? \(spin, no init seen\)$' "$WORK/rf.report"
 
+# a reader's lock destroyed and made again, held by main: the reader's
+# write lock of it waits for main (contended 1), no SELF-DEADLOCK, and the
+# reader ends holding nothing
+run dr "$T" destroyed-while-read
+expect_eq "destroyed while read: exit status, nothing on stderr" "$rc $(cat "$WORK/dr.err")" "0 "
+expect_eq "destroyed while read: the MISUSE alone" "$(findings dr)" "MISUSE"
+expect_grep "destroyed while read: the misuse is the destroy" \
+	"^MISUSE: destroy of a locked rwlock: 1 time" "$WORK/dr.report"
+dr_at=$(awk '/^rwlock / { print $2 }' "$WORK/dr.out")
+expect_eq "destroyed while read: the new life, 2 write locks, 1 contended" \
+	"$(top_row "$WORK/dr.report" "$dr_at" | awk '{ print $3, $4 }')" "2 1"
+
 run rn "$T" reused-named
 expect_eq "reused, named: exit status" "$rc" 0
 expect_grep "reused, named: the mutex's row has the name" \

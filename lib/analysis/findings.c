@@ -436,7 +436,8 @@ void ms_finding_held_at_exit(const struct ms_tstate *ts)
 			 * MISUSE, said as one) is no lock any more: its record
 			 * is empty, or another lock's, not held by this one */
 			if (!ms_rec_key(r) ||
-			    (!read && LOAD(&ms_rec(r)->owner) != (ts->tid | MS_HELD)))
+			    (!read && LOAD(&ms_rec(r)->owner) != (ts->tid | MS_HELD)) ||
+			    (read && ms_read_hold_ended(r, ts->held[i].mode)))
 				continue;
 			h->n++;
 			if (kept == 8)

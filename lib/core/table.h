@@ -719,6 +719,18 @@ static inline struct ms_read_stats *ms_reads_held(uint32_t r, uint32_t life)
 	return p;
 }
 
+/* Whether a read hold (held set entry of record r, mode) is of a life that
+ * has ended since -- the lock destroyed or initialised again while the
+ * thread read it (a MISUSE, said then) -- so that r may be another lock's
+ * now, which the thread does not hold: the life's slot is no longer its
+ * own.  Not known of a hold whose life had no slot, nor after a reset,
+ * which gives up every life's slot: such holds stay. */
+static inline int ms_read_hold_ended(uint32_t r, uint32_t mode)
+{
+	return (mode & MS_HELD_RING) && !__atomic_load_n(&ms_reset_gen, __ATOMIC_ACQUIRE) &&
+	       !ms_reads_held(r, mode >> MS_HELD_LIFE_SHIFT);
+}
+
 /* The newest order among the entries of record r's reads' history (0:
  * none, or not a read-write lock with a slot): what a failure of another
  * thread goes past, as it goes past the main history's newest. */

@@ -499,13 +499,15 @@ static int read_released(uint32_t r)
 }
 
 /* Whether entry h of the thread's held set is still held: a mutex by the
- * record's owner; a read hold has no owner to check and stays -- but at
- * the thread's exit (when it will not unlock it), one that another
- * thread's misuse ended. */
+ * record's owner; a read hold has no owner to check and stays -- unless
+ * its life has ended (a destroy or init while it was read), or, at the
+ * thread's exit (when it will not unlock it), another thread's misuse
+ * ended it. */
 static int still_held(const struct ms_tstate *ts, const struct ms_held *h, int exiting)
 {
 	if (h->mode & MS_HELD_READ)
-		return !exiting || !read_released(h->rec);
+		return !ms_read_hold_ended(h->rec, h->mode) &&
+		       (!exiting || !read_released(h->rec));
 	uint32_t owner = LOAD(&ms_rec(h->rec)->owner);
 	return (owner & ~MS_HELD) == ts->tid && (owner & MS_HELD);
 }

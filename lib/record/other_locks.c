@@ -190,7 +190,8 @@ void ms_read_acquired(struct ms_thread *t, uint32_t r, const void *lock, uintptr
 int ms_holds_read(const struct ms_tstate *ts, uint32_t r)
 {
 	for (uint32_t i = ts->nheld < MS_HELD_MAX ? ts->nheld : MS_HELD_MAX; i-- > 0;)
-		if (ts->held[i].rec == r && ts->held[i].mode & MS_HELD_READ)
+		if (ts->held[i].rec == r && ts->held[i].mode & MS_HELD_READ &&
+		    !ms_read_hold_ended(r, ts->held[i].mode))
 			return 1;
 	return 0;
 }
@@ -535,10 +536,14 @@ int ms_spin_unlock_other(struct ms_thread *t, uint32_t r, pthread_spinlock_t *s,
 void ms_other_destroyed(struct ms_thread *t, uint32_t r, const void *lock, uintptr_t caller)
 {
 	const struct ms_record *rec = ms_rec(r);
-	int held = (LOAD(&rec->owner) & MS_HELD) ||
-		   (ms_lock_class(LOAD(&rec->flags)) == MS_CLASS_RWLOCK && ms_rw_readers(lock));
-	if (held)
+	int read = ms_lock_class(LOAD(&rec->flags)) == MS_CLASS_RWLOCK && ms_rw_readers(lock);
+	if ((LOAD(&rec->owner) & MS_HELD) || read)
 		ms_misuse(t, r, MS_M_DESTROY_LOCKED, caller, MS_OP_DESTROY, 0);
+	/* its readers' held sets keep a hold of a life that ends: each
+	 * drops it at its next look (ms_read_hold_ended), before it makes a
+	 * lock-order edge of it */
+	if (read)
+		__atomic_fetch_add(&ms_unlocks_elsewhere, 1, __ATOMIC_RELEASE);
 	if (t->ts->nheld)
 		ms_held_forget(t->ts, r);
 }

@@ -68,6 +68,11 @@ static void born(struct ms_thread *t, const void *l, unsigned lock_class, int ps
 		ms_finding_life_ended_at(t, MS_ENDED_REINIT, caller);
 	if (!tracked(r))
 		return;
+	/* an init that ends a life: a read of it may be held (glibc's init
+	 * has cleared the lock: not known), which its reader drops at its
+	 * next look (ms_other_destroyed) */
+	if (!t->added_new && lock_class == MS_CLASS_RWLOCK)
+		__atomic_fetch_add(&ms_unlocks_elsewhere, 1, __ATOMIC_RELEASE);
 	if (lock_class == MS_CLASS_RWLOCK)
 		ms_note_rwlock(r, l, 0);
 	else
