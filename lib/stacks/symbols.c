@@ -721,6 +721,20 @@ static int thread_run_name(const char *name, char *out, size_t cap)
 
 /* C++ names are demangled with the program's own libstdc++ when it has
  * one loaded (a C program has no mangled names). */
+/* A C function's or variable's copy made by link-time optimisation:
+ * GCC's "worker.lto_priv.0", ThinLTO's "registry_mu.llvm.3142884660792996339"
+ * -- its name is the one without (gdb's too). */
+static void drop_copy_suffix(char *s)
+{
+	static const char *const suffixes[] = { ".lto_priv.", ".llvm." };
+	for (size_t k = 0; k < sizeof suffixes / sizeof suffixes[0]; k++) {
+		size_t n = strlen(suffixes[k]);
+		char *p = strstr(s, suffixes[k]);
+		if (p && p > s && p[n] >= '0' && p[n] <= '9' && !p[n + strspn(p + n, "0123456789")])
+			*p = 0;
+	}
+}
+
 static void copy_name(char *dst, size_t cap, const char *name)
 {
 	static demangle_fn demangle;
@@ -738,6 +752,22 @@ static void copy_name(char *dst, size_t cap, const char *name)
 			free(plain);
 			plain = NULL;
 		}
+		/* A variable's name with a compiler's suffix
+		 * (_ZN5storeL11registry_muE.lto_priv.0, .llvm.314..., GCC's
+		 * and ThinLTO's copies of a static) is no mangled name the
+		 * demangler reads, as a function's with one is: the name
+		 * before it is, and the suffix tells a reader nothing. */
+		const char *dot = strchr(name, '.');
+		char base[1024];
+		if (!plain && demangle && dot && (size_t)(dot - name) < sizeof base) {
+			memcpy(base, name, (size_t)(dot - name));
+			base[dot - name] = 0;
+			plain = demangle(base, NULL, NULL, &status);
+			if (status != 0) {
+				free(plain);
+				plain = NULL;
+			}
+		}
 	}
 	char run[512];
 	if (plain && thread_run_name(plain, run, sizeof run))
@@ -748,6 +778,7 @@ static void copy_name(char *dst, size_t cap, const char *name)
 	char *version = strchr(dst, '@'); /* __libc_start_main@@GLIBC_2.34 */
 	if (version && version > dst)
 		*version = 0;
+	drop_copy_suffix(dst);
 }
 
 /* An absolute path with its "." and ".." components taken out as the text
