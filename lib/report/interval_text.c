@@ -31,16 +31,24 @@ static void header(struct ms_fmt *f, const struct ms_iv *iv, const struct ms_spa
 	if (iv->reset)
 		ms_fmt(f, "  mutexstat_reset() was called in it: only what came after the "
 			  "reset is here\n");
-	/* contended, in tenths of a percent of the acquisitions, rounded */
+	/* contended, in tenths of a percent of the acquisitions, rounded;
+	 * some that round to none are "<0.1 %", not a 0.0 beside a count */
 	uint64_t permille = iv->acquisitions
 				    ? (iv->contended * 1000 + iv->acquisitions / 2) / iv->acquisitions
 				    : 0;
-	ms_fmt(f, "  %llu %s of %llu %s, %llu contended (%llu.%llu %%), %s waited",
+	char share[24];
+	struct ms_fmt sf;
+	ms_fmt_init(&sf, share, sizeof share, -1);
+	if (iv->contended && !permille)
+		ms_fmt(&sf, "<0.1");
+	else
+		ms_fmt(&sf, "%llu.%llu", (unsigned long long)(permille / 10),
+		       (unsigned long long)(permille % 10));
+	ms_fmt(f, "  %llu %s of %llu %s, %llu contended (%s %%), %s waited",
 	       (unsigned long long)iv->acquisitions,
 	       iv->acquisitions == 1 ? "acquisition" : "acquisitions",
 	       (unsigned long long)iv->locks, iv->locks == 1 ? "lock" : "locks",
-	       (unsigned long long)iv->contended, (unsigned long long)(permille / 10),
-	       (unsigned long long)(permille % 10), ms_duration(w, iv->wait_ns));
+	       (unsigned long long)iv->contended, ms_fmt_str(&sf), ms_duration(w, iv->wait_ns));
 	if (iv->ended)
 		ms_fmt(f, "; %llu ended", (unsigned long long)iv->ended);
 	ms_fmt(f, "\n");
