@@ -540,7 +540,7 @@ expect_grep "exit: the read lock" \
 # ... and a writer that then waits for that reader waits for ever: a
 # DEADLOCK, as one behind a writer that exited (a thread goes on working,
 # so no STALL either: the watchdog found nothing, and the test its
-# timeout).  "Mutexes still locked" lists the reader.
+# timeout).  "Locks still held" lists the reader.
 run exitw MUTEXSTAT_WATCHDOG=1 MUTEXSTAT_ON_DEADLOCK=abort timeout 30 "$T" exit-then-write
 expect_eq "exit-then-write: aborted by MUTEXSTAT_ON_DEADLOCK (SIGABRT)" "$rc" 134
 exitw=$(last_report "$WORK/exitw.report")
@@ -575,11 +575,13 @@ expect_no_grep "exit-unlocked-write: no DEADLOCK, in any report" '^DEADLOCK' "$W
 expect_grep "exit-unlocked-write: the unlock of the exited reader's read, a MISUSE" \
 	'^MISUSE: unlock by a thread that does not hold it: rwlock ' "$WORK/exitun.report"
 
-# ---- "Mutexes still locked" when every lock held is a read -----------------
-# (it was left out: it was written only if some lock was held for write)
+# ---- "Locks still held" when every lock held is a read ---------------------
+# (it was left out: it was written only if some lock was held for write;
+# and a program with locks of other kinds than mutexes says "locks", as
+# its header does, where its rwlocks were listed as "Mutexes still locked")
 run mainrd "$T" main-reads
 expect_eq "main-reads: exit status" "$rc" 0
-expect_grep "main-reads: the section" '^Mutexes still locked:$' "$WORK/mainrd.report"
+expect_grep "main-reads: the section" '^Locks still held:$' "$WORK/mainrd.report"
 expect_grep "main-reads: the rwlock held for read" '^  rwlock 0x[0-9a-f]+( <[^>]+>)? held for read by$' \
 	"$WORK/mainrd.report"
 expect_grep "main-reads: ... by main, at its line" \

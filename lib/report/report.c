@@ -392,7 +392,14 @@ struct held_ctx {
 	uint64_t now;
 	int listed; /* the heading is written with the first entry: in a live
 		       dump the mutexes counted held may all be free by now */
+	int locks; /* a program with other kinds: "Locks", as the header says */
 };
+
+static void held_heading(struct held_ctx *h)
+{
+	if (!h->listed++)
+		ms_fmt(h->f, h->locks ? "\nLocks still held:\n" : "\nMutexes still locked:\n");
+}
 
 struct alive {
 	uint32_t tid;
@@ -471,8 +478,7 @@ static void print_read_held(struct held_ctx *h, uintptr_t key, uint32_t r)
 	uint32_t gone = ms_waitfor_exited_readers(r, &gone_tid, &gone_at);
 	if (!gone && !ms_held_readers(r, 0))
 		return;
-	if (!h->listed++)
-		ms_fmt(h->f, "\nMutexes still locked:\n");
+	held_heading(h);
 	ms_fmt(h->f, "  rwlock %p", (void *)key);
 	ms_fmt_lock_variable(h->f, key, 40);
 	ms_fmt(h->f, " held for read by");
@@ -513,8 +519,7 @@ static void print_held(uintptr_t key, uint32_t r, void *arg)
 		ms_fmt(&lf, "\"");
 	}
 	uint32_t tid = owner & ~MS_HELD;
-	if (!h->listed++)
-		ms_fmt(h->f, "\nMutexes still locked:\n");
+	held_heading(h);
 	char rest[160];
 	struct ms_fmt rf;
 	ms_fmt_init(&rf, rest, sizeof rest, -1);
@@ -1260,7 +1265,8 @@ int ms_report(int fd)
 					   "--top)\n", t.offered - t.n);
 		}
 		if (t.held || t.reads_held) {
-			struct held_ctx h = { &f, ms_clock_now_ticks(), 0 };
+			struct held_ctx h = { &f, ms_clock_now_ticks(), 0,
+					      (t.classes & ~(1u << MS_CLASS_MUTEX)) != 0 };
 			ms_table_each(print_held, &h);
 		}
 		if (!ms_report_writing_last) /* a live dump */
