@@ -163,6 +163,17 @@ expect_eq "--no-exit-report, three processes: nothing said, no directory left" \
 expect_refused "unknown option" "unknown option '--frobnicate'" \
     --frobnicate "$CONTENTION"
 expect_refused "no program" "no program to run"
+# what is wrong, in words, and no advice to do what the user just did
+kept_lib=$MUTEXSTAT_LIB
+MUTEXSTAT_LIB="$WORK/no-lib.so"
+expect_refused "MUTEXSTAT_LIB, no such file" \
+    "MUTEXSTAT_LIB '$WORK/no-lib.so': no such file\$" "$CONTENTION"
+MUTEXSTAT_LIB=$kept_lib
+expect_refused "--suppressions, a directory" "--suppressions '$WORK': a directory, not a file\$" \
+    --suppressions "$WORK" "$CONTENTION"
+: >"$WORK/a-file"
+expect_refused "--run-dir, a file" "--run-dir '$WORK/a-file': not a directory\$" \
+    --run-dir "$WORK/a-file" "$CONTENTION"
 # a report file in a directory that is not there: every process of a run
 # wrote its report into its own stderr instead
 expect_refused "--output in no directory" "--output '$WORK/nodir/r.txt': no directory $WORK/nodir" \
@@ -201,7 +212,7 @@ expect_eq "without MUTEXSTAT_LIB, the build tree's library" "$(cat "$WORK/out")"
 cp "$MUTEXSTAT_LIB" "$WORK/copy.so"
 (cd "$WORK" && "$MS" --lib copy.so --no-exit-report printenv LD_PRELOAD) >"$WORK/out" 2>&1
 expect_eq "--lib, made absolute" "$(cat "$WORK/out")" "$san$WORK/copy.so"
-expect_refused "a missing --lib" "cannot find the library '$WORK/nothere.so'" \
+expect_refused "a missing --lib" "--lib '$WORK/nothere.so': no such file\$" \
     --lib "$WORK/nothere.so" echo ran
 expect_refused "a --lib that is not ELF" "is not an ELF shared library" \
     --lib "$WORK/script" echo ran
