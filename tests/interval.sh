@@ -275,7 +275,7 @@ MUTEXSTAT_INTERVAL=0.2 MUTEXSTAT_FORMAT=pprof MUTEXSTAT_OUTPUT="$WORK/no/such/di
 expect_eq "an output directory that does not exist: the service runs as ever" "$?" 0
 expect_eq "said for the first interval, and that the series stops" \
 	"$(sed "s|$WORK|W|g" "$WORK/err")" \
-	"mutexstat: cannot write MUTEXSTAT_OUTPUT 'W/no/such/dir/r.1.pb.gz' (ENOENT); the pprof report is lost
+	"mutexstat: cannot write MUTEXSTAT_OUTPUT 'W/no/such/dir/r.1.pb.gz' (ENOENT); interval 1's pprof file is lost
 mutexstat: no more interval files: this one could not be written
 mutexstat: cannot write MUTEXSTAT_OUTPUT 'W/no/such/dir/r.pb.gz' (ENOENT); the pprof report is lost"
 

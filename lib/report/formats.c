@@ -74,6 +74,9 @@ static void warn_file(const char *path, const char *why, int opened,
 		ms_fmt(&w, "' (%s)", why);
 	if (!name)
 		ms_fmt(&w, "; the report goes to stderr\n");
+	else if (span) /* an interval's file: the whole run's report comes at exit */
+		ms_fmt(&w, "; interval %u's %s file %s\n", span->n, name,
+		       opened ? "there is incomplete" : "is lost");
 	else
 		ms_fmt(&w, "; the %s report %s\n", name, opened ? "there is incomplete" : "is lost");
 	const char *line = ms_fmt_str(&w);
