@@ -298,7 +298,7 @@ static void header(struct ms_fmt *f, const struct top *t)
 		 * the advice then, or on the line after (ended ones) */
 		ms_fmt(&ff, lost ? "," : ";");
 		if (lost)
-			ms_fmt(&mf, "and more (%llu calls found no room at all);",
+			ms_fmt(&mf, "and %llu calls were of mutexes it could not even count;",
 			       (unsigned long long)lost);
 		if (!ended)
 			ms_fmt(&mf, "%sraise MUTEXSTAT_TABLE_SIZE (now %llu)", lost ? " " : "",
