@@ -27,6 +27,24 @@ expect_refused() {
 	expect_eq "$what: program not run" "$(cat "$WORK/out")" ""
 }
 
+# ---- one process whose report is in files alone: where they are ----------
+# (--format json: nothing on the terminal said where)
+rc=0
+(cd "$WORK" && "$MS" --format json "$CONTENTION") >"$WORK/alone.out" 2>"$WORK/alone.err" || rc=$?
+alone=$(sed -n 's|^mutexstat: contention (pid [0-9]*): the report is in \(.*\)$|\1|p' "$WORK/alone.err")
+expect_eq "json alone: status, one line on stderr naming the file" \
+	"$rc $(wc -l <"$WORK/alone.err") $(echo "$alone" | sed 's/\.[0-9][0-9]*\.json$/.PID.json/')" \
+	"0 1 $WORK/mutexstat.PID.json"
+expect_eq "json alone: the report is there" "$(jq -r .program "${alone:-none}" 2>&1)" "contention"
+(cd "$WORK" && "$MS" --format json,pprof "$CONTENTION") >/dev/null 2>"$WORK/alone.err"
+expect_grep "json and pprof: the others beside it" \
+	"^mutexstat: contention \(pid [0-9]+\): the report is in $WORK/mutexstat\.[0-9]+\.json \(the other formats beside it\)\$" \
+	"$WORK/alone.err"
+rm -f "$WORK"/mutexstat.*.json "$WORK"/mutexstat.*.pb.gz
+# text alone goes to the terminal, as ever: no such line
+"$MS" "$CONTENTION" >/dev/null 2>"$WORK/alone.err"
+expect_no_grep "text alone: no such line" 'the report is in' "$WORK/alone.err"
+
 # ---- help and version -----------------------------------------------------
 
 launch "$WORK/help" "$WORK/err" --help

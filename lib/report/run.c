@@ -298,6 +298,17 @@ static int report_on_stderr(int written, int unwritten)
 					 !ms_output_in_run_dir()));
 }
 
+/* The path of the report a reader opens first: the text, else the first
+ * format's; 0, or -1 (too long). */
+static int first_report_path(char *out, size_t cap)
+{
+	uint64_t fm = ms_opt.formats;
+	const char *ext = fm == MS_FORMAT_TEXT ? "" : fm & MS_FORMAT_TEXT ? ".txt"
+			: fm & MS_FORMAT_JSON ? ".json" : fm & MS_FORMAT_PPROF ? ".pb.gz"
+			: fm & MS_FORMAT_DOT ? ".dot" : ".wait.folded";
+	return ms_output_path(out, cap, "", 0, ext);
+}
+
 static void append_note(int written, int unwritten)
 {
 	char path[4200], report[4200];
@@ -308,14 +319,9 @@ static void append_note(int written, int unwritten)
 		return;
 	struct ms_fmt f;
 	ms_fmt_init(&f, buf, NOTE_MAX, -1);
-	/* the report a reader opens first: the text, else the first format's */
-	uint64_t fm = ms_opt.formats;
-	const char *ext = fm == MS_FORMAT_TEXT ? "" : fm & MS_FORMAT_TEXT ? ".txt"
-			: fm & MS_FORMAT_JSON ? ".json" : fm & MS_FORMAT_PPROF ? ".pb.gz"
-			: fm & MS_FORMAT_DOT ? ".dot" : ".wait.folded";
 	if (report_on_stderr(written, 0))
 		strcpy(report, "(stderr)");
-	else if (!written || unwritten || ms_output_path(report, sizeof report, "", 0, ext) != 0)
+	else if (!written || unwritten || first_report_path(report, sizeof report) != 0)
 		strcpy(report, "-");
 	/* its findings' text first, for the count of failing ones */
 	size_t cap = 1u << 20;
@@ -919,6 +925,26 @@ static void last_one_out(int forget)
 	(void)unmark();
 }
 
+/* The run's first process alone, its report in files: where they are. */
+static void say_where_alone(void)
+{
+	int fd = ms_output_stderr();
+	char path[4200];
+	if (fd < 0 || first_report_path(path, sizeof path) != 0)
+		return;
+	char buf[4600], name[64];
+	struct ms_fmt f;
+	ms_fmt_init(&f, buf, sizeof buf, fd);
+	int lock = ms_output_stderr_lock(fd);
+	ms_fmt(&f, "mutexstat: %s (pid %d): the report is in ",
+	       ms_name_cut(name, sizeof name, ms_program_name(), 40), (int)getpid());
+	ms_output_start_dir(&f, path);
+	ms_fmt(&f, "%s%s\n", path,
+	       (ms_opt.formats & (ms_opt.formats - 1)) ? " (the other formats beside it)" : "");
+	ms_fmt_flush(&f);
+	ms_output_stderr_unlock(lock);
+}
+
 static int ended; /* this process's lines are written */
 /* what this process wrote on stderr at its end: its text report, the
  * run's summary (ms_run_say_exit_code writes only below one of them) */
@@ -941,7 +967,14 @@ void ms_run_end(int reported, int unwritten)
 	/* no exit reports (MUTEXSTAT_EXIT_REPORT=0): no summary of them
 	 * either, only the directory cleared if nothing came */
 	if ((!run->others && !run->dir_gone) || !(ms_opt.exit_report || ms_opt.exit_code)) {
-		/* one process alone: its report said it all */
+		/* one process alone: its report said it all -- but one
+		 * written to files alone (other formats, intervals) in the
+		 * directory the launcher made is pointed at, or the user
+		 * finds nothing on the terminal and no name of it (-o: the
+		 * user named the place) */
+		if (!run->others && !run->dir_gone && reported && !report_was_on_stderr &&
+		    ms_opt.exit_report && !ms_opt.output)
+			say_where_alone();
 		free_run(run);
 		remove_empty_run();
 		return;
