@@ -1059,7 +1059,7 @@ static void reused_failed(void)
 	pthread_spinlock_t fresh;
 	check(pthread_rwlock_timedwrlock(&failed_rw.rw, &bad), EINVAL, "timedwrlock");
 	check(pthread_spin_init(&fresh, 0), 0, "spin_init");
-	memcpy(&failed_rw.spin, &fresh, sizeof fresh);
+	failed_rw.spin = fresh;
 	for (int i = 0; i < 3; i++) {
 		check(pthread_spin_lock(&failed_rw.spin), 0, "spin_lock"); /* reused-failed */
 		check(pthread_spin_unlock(&failed_rw.spin), 0, "spin_unlock");
@@ -1082,9 +1082,33 @@ static void *dr_reader(void *arg)
 	check(pthread_rwlock_rdlock(&dr_lock), 0, "rdlock"); /* dr-read */
 	pthread_barrier_wait(&dr_read);
 	pthread_barrier_wait(&dr_go);
+	if (arg) { /* "unlock": its read's unlock, of the new life */
+		pthread_rwlock_unlock(&dr_lock); /* dr-unlock */
+		return NULL;
+	}
 	check(pthread_rwlock_wrlock(&dr_lock), 0, "wrlock"); /* dr-write */
 	check(pthread_rwlock_unlock(&dr_lock), 0, "unlock");
 	return arg;
+}
+
+/* The same reader, whose lock is destroyed and made again (free), then
+ * lets go of its read: an unlock of a lock it does not hold (a MISUSE),
+ * not its read's release -- its read's entry was at the top of its held
+ * set, which the unlock trusted. */
+static void destroyed_then_unlock(void)
+{
+	pthread_t t;
+	check(pthread_rwlock_init(&dr_lock, NULL), 0, "rwlock_init");
+	pthread_barrier_init(&dr_read, NULL, 2);
+	pthread_barrier_init(&dr_go, NULL, 2);
+	check(pthread_create(&t, NULL, dr_reader, (void *)1), 0, "create");
+	pthread_barrier_wait(&dr_read);
+	check(pthread_rwlock_destroy(&dr_lock), 0, "destroy");
+	check(pthread_rwlock_init(&dr_lock, NULL), 0, "rwlock_init");
+	check(pthread_rwlock_rdlock(&dr_lock), 0, "rdlock"); /* its new life, locked once */
+	pthread_barrier_wait(&dr_go);
+	check(pthread_join(t, NULL), 0, "join");
+	printf("rwlock %p\n", (void *)&dr_lock);
 }
 
 static void destroyed_while_read(void)
@@ -1253,6 +1277,8 @@ int main(int argc, char **argv)
 		reused_failed();
 	else if (!strcmp(what, "destroyed-while-read"))
 		destroyed_while_read();
+	else if (!strcmp(what, "destroyed-then-unlock"))
+		destroyed_then_unlock();
 	else if (!strcmp(what, "mixed"))
 		mixed();
 	else if (!strcmp(what, "destroyed"))

@@ -352,6 +352,15 @@ dr_at=$(awk '/^rwlock / { print $2 }' "$WORK/dr.out")
 expect_eq "destroyed while read: the new life, 2 write locks, 1 contended" \
 	"$(top_row "$WORK/dr.report" "$dr_at" | awk '{ print $3, $4 }')" "2 1"
 
+# ... and its unlock of the new life, which main holds for read: an unlock
+# by a thread that does not hold it, however its held set reads
+run du "$T" destroyed-then-unlock
+expect_eq "destroyed, then the reader's unlock: exit status" "$rc" 0
+expect_grep "destroyed, then the reader's unlock: an unlock MISUSE" \
+	"^MISUSE: unlock by a thread that does not hold it: .*" "$WORK/du.report"
+expect_no_grep "destroyed, then the reader's unlock: no HELD AT THREAD EXIT" \
+	'^HELD AT THREAD EXIT' "$WORK/du.report"
+
 run rn "$T" reused-named
 expect_eq "reused, named: exit status" "$rc" 0
 expect_grep "reused, named: the mutex's row has the name" \

@@ -727,8 +727,18 @@ static inline struct ms_read_stats *ms_reads_held(uint32_t r, uint32_t life)
  * which gives up every life's slot: such holds stay. */
 static inline int ms_read_hold_ended(uint32_t r, uint32_t mode)
 {
-	return (mode & MS_HELD_RING) && !__atomic_load_n(&ms_reset_gen, __ATOMIC_ACQUIRE) &&
-	       !ms_reads_held(r, mode >> MS_HELD_LIFE_SHIFT);
+	if (!(mode & MS_HELD_RING) || __atomic_load_n(&ms_reset_gen, __ATOMIC_ACQUIRE))
+		return 0;
+	int ended = !ms_reads_held(r, mode >> MS_HELD_LIFE_SHIFT);
+	/* a reset begun meanwhile may have taken the slot: then not known */
+	return ended && !__atomic_load_n(&ms_reset_gen, __ATOMIC_ACQUIRE);
+}
+
+/* Whether held-set entry (record r, mode) is a read hold still held: a
+ * read of a life that goes on. */
+static inline int ms_held_read_live(uint32_t r, uint32_t mode)
+{
+	return (mode & MS_HELD_READ) && !ms_read_hold_ended(r, mode);
 }
 
 /* The newest order among the entries of record r's reads' history (0:

@@ -452,7 +452,8 @@ static void count_reader(struct ms_tstate *ts, void *arg)
 	uint32_t n = LOAD(&ts->nheld);
 	n = n < MS_HELD_MAX ? n : MS_HELD_MAX;
 	for (uint32_t i = 0; i < n; i++)
-		if (LOAD(&ts->held[i].rec) == q->rec && LOAD(&ts->held[i].mode) & MS_HELD_READ) {
+		if (LOAD(&ts->held[i].rec) == q->rec &&
+		    ms_held_read_live(q->rec, LOAD(&ts->held[i].mode))) {
 			q->n++;
 			if (!q->holds)
 				return;

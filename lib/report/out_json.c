@@ -743,11 +743,13 @@ static void one_thread(struct ms_tstate *ts, void *arg)
 	if (n > MS_HELD_MAX)
 		n = MS_HELD_MAX;
 	for (uint32_t i = 0; i < n; i++) {
-		uint32_t r = LOAD(&ts->held[i].rec);
+		uint32_t r = LOAD(&ts->held[i].rec), mode = LOAD(&ts->held[i].mode);
+		if ((mode & MS_HELD_READ) && ms_read_hold_ended(r, mode))
+			continue; /* a read of a life that has ended: not held */
 		ms_jw_obj(j, NULL);
 		ms_jw_addr_or_null(j, "mutex", ms_rec_key(r));
 		symbol(j, ms_rec_key(r));
-		lock_mode(j, "mode", r, LOAD(&ts->held[i].mode) & MS_HELD_READ);
+		lock_mode(j, "mode", r, mode & MS_HELD_READ);
 		frame(j, "at", LOAD(&ts->held[i].caller));
 		ms_jw_obj_end(j);
 	}

@@ -1094,7 +1094,8 @@ static void count_reads(struct ms_tstate *ts, void *arg)
 	uint32_t n = LOAD(&ts->nheld);
 	n = n < MS_HELD_MAX ? n : MS_HELD_MAX;
 	for (uint32_t i = 0; i < n; i++)
-		*(uint64_t *)arg += (LOAD(&ts->held[i].mode) & MS_HELD_READ) != 0;
+		*(uint64_t *)arg += ms_held_read_live(LOAD(&ts->held[i].rec),
+						       LOAD(&ts->held[i].mode));
 }
 
 /* The report's top table, ranked (its memory: munmap t->lines, the size

@@ -191,8 +191,9 @@ static inline __attribute__((always_inline)) int rw_unlock(pthread_rwlock_t *l, 
 	if (LOAD(&l->__data.__cur_writer) == (int)t->tid) {
 		seq = ms_released(t, r, NULL, caller, MS_OP_WRUNLOCK);
 		ms_write_released(t, r);
-	} else if (likely(held_top_read(t->ts, r)) || ms_holds_read(t->ts, r) ||
-		   ms_read_beyond_followed(t, r, l))
+	} else if ((likely(held_top_read(t->ts, r)) &&
+		    !ms_read_hold_ended(r, t->ts->held[t->ts->nheld - 1].mode)) ||
+		   ms_holds_read(t->ts, r) || ms_read_beyond_followed(t, r, l))
 		seq = ms_read_released(t, r, l, caller);
 	else
 		return ms_rwlock_unlock_other(t, r, l, caller);
