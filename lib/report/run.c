@@ -925,6 +925,11 @@ static void last_one_out(int forget)
 	(void)unmark();
 }
 
+/* What this process wrote on stderr at its end: its text report, the
+ * run's summary or the line naming its report's file
+ * (ms_run_say_exit_code writes only below one of them). */
+static int report_was_on_stderr, summary_was_on_stderr;
+
 /* The run's first process alone, its report in files: where they are. */
 static void say_where_alone(void)
 {
@@ -941,14 +946,12 @@ static void say_where_alone(void)
 	ms_output_start_dir(&f, path);
 	ms_fmt(&f, "%s%s\n", path,
 	       (ms_opt.formats & (ms_opt.formats - 1)) ? " (the other formats beside it)" : "");
+	summary_was_on_stderr = 1; /* the exit status's line may follow it */
 	ms_fmt_flush(&f);
 	ms_output_stderr_unlock(lock);
 }
 
 static int ended; /* this process's lines are written */
-/* what this process wrote on stderr at its end: its text report, the
- * run's summary (ms_run_say_exit_code writes only below one of them) */
-static int report_was_on_stderr, summary_was_on_stderr;
 
 void ms_run_end(int reported, int unwritten)
 {
@@ -1018,6 +1021,8 @@ void ms_run_say_exit_code(int program_status)
 {
 	if (!report_was_on_stderr && !summary_was_on_stderr)
 		return; /* stderr is the program's alone (ms_output_say_beside_report) */
+	if (program_status == (int)ms_opt.exit_code)
+		return; /* no change to tell */
 	const char *why = "a failing finding in its report";
 	if (ms_run_active() && ms_run_is_root() && !own_failing && !ms_report_failing)
 		why = the_run()->dir_gone ? "the run's directory was removed: its findings are lost"
