@@ -32,6 +32,34 @@ expect_grep "the inversion too" '^POTENTIAL DEADLOCK: 2 mutexes' "$WORK/dump.1"
 expect_eq "findings before the statistics" \
 	"$(awk '/^DEADLOCK:/ { d = NR } /^Top / { t = NR } END { print (d && d < t) ? "yes" : "no" }' "$WORK/dump.1")" yes
 
+# ---- a process of one thread: the dump comes at its next mutex call -------
+# one that makes none after the signal writes no dump, and its exit report
+# says so (it said nothing: a user waited for a file that never came)
+for after in 0 1; do
+	rm -f "$WORK/go"
+	env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/one$after" \
+		"$B/tests/scenario" onedump "$WORK/go" $after >"$WORK/out" 2>"$WORK/err" &
+	pid=$!
+	wait_for "$WORK/out" '^ready$' 20 || fail "onedump $after: never ready"
+	kill -USR1 $pid
+	# delivered: SIGUSR1 (bit 10) pending no more, so its handler has run
+	# before the thread's next call
+	n=0
+	while [ $n -lt 2000 ] && awk '/^(SigPnd|ShdPnd):/ { if (index("2367abef", substr($2, 14, 1))) p = 1 }
+		END { exit !p }' "/proc/$pid/status" 2>/dev/null; do
+		n=$((n + 1))
+		sleep 0.01
+	done
+	: >"$WORK/go"
+	wait $pid
+	expect_eq "onedump $after: exit status" "$?" 0
+done
+note='  a SIGUSR1 came but no live dump was written: a process of one thread writes it at its next mutex call (none came)'
+expect_eq "onedump, no call after: no dump, and the exit report says why" \
+	"$(ls "$WORK" | grep -c '^one0\.')/$(grep -cxF "$note" "$WORK/one0")" "0/1"
+expect_eq "onedump, a call after: the dump, and no such line" \
+	"$(ls "$WORK" | grep -c '^one1\.1$')/$(grep -cxF "$note" "$WORK/one1")" "1/0"
+
 # ---- the holder at the end of a wait chain: where it is now ----------------
 # dump_holder NAME MODE: a live dump of `scenario MODE` (a holder, and the
 # main thread waiting for it) as $WORK/NAME.1

@@ -1199,6 +1199,32 @@ static int worker_as_nobody(void)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 4;
 }
 
+/* One thread: a mutex locked once, then "ready", then waits (no mutex
+ * call) until the file `until` exists; with `lock_after`, one more lock
+ * then, which starts the dump thread for the live dump asked meanwhile,
+ * and waits for that dump (MUTEXSTAT_OUTPUT.1): a process that ends first
+ * may end before the dump begins. */
+static int one_thread_dump(const char *until, int lock_after)
+{
+	static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+	pthread_mutex_lock(&m);
+	pthread_mutex_unlock(&m);
+	printf("ready\n");
+	fflush(stdout);
+	while (access(until, F_OK) != 0)
+		usleep(2000);
+	if (lock_after) {
+		pthread_mutex_lock(&m);
+		pthread_mutex_unlock(&m);
+		const char *out = getenv("MUTEXSTAT_OUTPUT");
+		char dump[4200];
+		snprintf(dump, sizeof dump, "%s.1", out ? out : "");
+		for (int i = 0; out && i < 10000 && !file_has(dump, "\nTop "); i++)
+			usleep(2000);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	sem_init(&go, 0, 0);
@@ -1208,6 +1234,8 @@ int main(int argc, char **argv)
 	const char *what = argc > 1 ? argv[1] : "";
 	if (!strcmp(what, "exact"))
 		return exact();
+	if (!strcmp(what, "onedump") && argc > 3)
+		return one_thread_dump(argv[2], atoi(argv[3]));
 	if (!strcmp(what, "timeouts"))
 		return timeouts();
 	if (!strcmp(what, "contend"))
