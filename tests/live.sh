@@ -35,7 +35,11 @@ expect_eq "findings before the statistics" \
 # ---- a process of one thread: the dump comes at its next mutex call -------
 # one that makes none after the signal writes no dump, and its exit report
 # says so (it said nothing: a user waited for a file that never came)
-for after in 0 1; do
+# (ASan's malloc is not glibc's: a sanitized process of one thread writes
+# no live dump at all, doc/processes-and-signals.md -- and says so)
+afters="0 1"
+if sanitized; then afters=0; fi
+for after in $afters; do
 	rm -f "$WORK/go"
 	env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/one$after" \
 		"$B/tests/scenario" onedump "$WORK/go" $after >"$WORK/out" 2>"$WORK/err" &
@@ -55,10 +59,15 @@ for after in 0 1; do
 	expect_eq "onedump $after: exit status" "$?" 0
 done
 note='  a SIGUSR1 came but no live dump was written: a process of one thread writes it at its next mutex call (none came)'
+if sanitized; then
+	note="  a SIGUSR1 came but no live dump was written: beside another malloc than glibc's, a process of one thread writes none"
+fi
 expect_eq "onedump, no call after: no dump, and the exit report says why" \
 	"$(ls "$WORK" | grep -c '^one0\.')/$(grep -cxF "$note" "$WORK/one0")" "0/1"
-expect_eq "onedump, a call after: the dump, and no such line" \
-	"$(ls "$WORK" | grep -c '^one1\.1$')/$(grep -cxF "$note" "$WORK/one1")" "1/0"
+if ! sanitized; then
+	expect_eq "onedump, a call after: the dump, and no such line" \
+		"$(ls "$WORK" | grep -c '^one1\.1$')/$(grep -cxF "$note" "$WORK/one1")" "1/0"
+fi
 
 # ---- the holder at the end of a wait chain: where it is now ----------------
 # dump_holder NAME MODE: a live dump of `scenario MODE` (a holder, and the

@@ -568,21 +568,25 @@ void ms_dump_waits(void)
 	start_pending(START_AT_THREADS | START_AT_CALL);
 }
 
-/* A dump signal that came to a process of one thread, which made no mutex
- * call after it (the dump thread starts at the next: START_AT_CALL), wrote
- * no live dump -- said in the exit report, which has what it would have. */
+/* A dump signal that came to a process of one thread, whose dump thread
+ * never started, wrote no live dump -- said in the exit report, which has
+ * what it would have: it made no mutex call after the signal (the dump
+ * thread starts at the next: START_AT_CALL), or, beside another malloc
+ * than glibc's, started no second thread (START_AT_CREATE). */
 static void note_dump_never_started(void)
 {
 	if (!dump_signal || ms_opt.signal > 1 || __atomic_load_n(&dump_tid, __ATOMIC_ACQUIRE) ||
-	    !(__atomic_load_n(&asked, __ATOMIC_ACQUIRE) & ASK_DUMP) ||
-	    !(__atomic_load_n(&ms_dump_pending, __ATOMIC_ACQUIRE) & START_AT_CALL))
+	    !(__atomic_load_n(&asked, __ATOMIC_ACQUIRE) & ASK_DUMP))
 		return;
 	char buf[240];
 	struct ms_fmt f;
 	ms_fmt_init(&f, buf, sizeof buf, -1);
-	ms_fmt(&f, "mutexstat: a SIG%s came but no live dump was written: a process of one "
-		   "thread writes it at its next mutex call (none came)\n",
-	       signal_names[ms_opt.signal]);
+	ms_fmt(&f, "mutexstat: a SIG%s came but no live dump was written: %s\n",
+	       signal_names[ms_opt.signal],
+	       foreign_malloc ? "beside another malloc than glibc's, a process of one thread "
+				"writes none"
+			      : "a process of one thread writes it at its next mutex call "
+				"(none came)");
 	ms_output_keep(ms_fmt_str(&f));
 }
 
