@@ -176,8 +176,8 @@ static void reader_of(struct ms_tstate *ts, void *arg)
 	uint32_t n = LOAD(&ts->nheld), reads = 0;
 	n = n < MS_HELD_MAX ? n : MS_HELD_MAX;
 	for (uint32_t h = 0; h < n; h++)
-		reads += LOAD(&ts->held[h].rec) == q->r && LOAD(&ts->held[h].mode) & MS_HELD_READ &&
-			 !ms_read_hold_ended(q->r, LOAD(&ts->held[h].mode));
+		reads += LOAD(&ts->held[h].rec) == q->r &&
+			 ms_held_read_live(q->r, LOAD(&ts->held[h].mode));
 	q->holds += reads;
 	if (tid == q->waiter) {
 		/* a write lock taken by a reader of it waits for itself */

@@ -190,8 +190,7 @@ void ms_read_acquired(struct ms_thread *t, uint32_t r, const void *lock, uintptr
 int ms_holds_read(const struct ms_tstate *ts, uint32_t r)
 {
 	for (uint32_t i = ts->nheld < MS_HELD_MAX ? ts->nheld : MS_HELD_MAX; i-- > 0;)
-		if (ts->held[i].rec == r && ts->held[i].mode & MS_HELD_READ &&
-		    !ms_read_hold_ended(r, ts->held[i].mode))
+		if (ts->held[i].rec == r && ms_held_read_live(r, ts->held[i].mode))
 			return 1;
 	return 0;
 }

@@ -446,8 +446,7 @@ static void reader_named(struct ms_tstate *ts, void *arg)
 	uint32_t n = LOAD(&ts->nheld);
 	n = n < MS_HELD_MAX ? n : MS_HELD_MAX;
 	for (uint32_t i = 0; i < n; i++)
-		if (LOAD(&ts->held[i].rec) == q->r && LOAD(&ts->held[i].mode) & MS_HELD_READ &&
-		    !ms_read_hold_ended(q->r, LOAD(&ts->held[i].mode))) {
+		if (LOAD(&ts->held[i].rec) == q->r && ms_held_read_live(q->r, LOAD(&ts->held[i].mode))) {
 			char site[200];
 			if (q->n++ < 8)
 				ms_fmt(q->f, "\n    thread %u, taken at %s", LOAD(&ts->tid),
