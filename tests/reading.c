@@ -34,8 +34,8 @@
  *             each take m1 or m3 through it, then the other's: a DEADLOCK
  *             of mutexes taken in a wrapper.
  *   wrapself  an errorcheck mutex locked through lock_only() (a wrapper
- *             since from_delta's lock), then again: EDEADLK, an averted
- *             SELF-DEADLOCK whose "taken at" is the wrapper's line.
+ *             since from_delta's lock), then again: EDEADLK, a relock
+ *             refused (MISUSE) whose "taken at" is the wrapper's line.
  *   longended a mutex inited, locked and destroyed in a function whose
  *             name is too long for the end of its ended line's heading.
  *   ended     4 mutexes initialised and destroyed, 3 of them never locked,

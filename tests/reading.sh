@@ -242,16 +242,16 @@ if command -v jq >/dev/null; then
 		"hang_side hang_side"
 fi
 
-# ---- a self-deadlock through a wrapper: where the lock was taken is the
+# ---- a relock refused through a wrapper: where the lock was taken is the
 # wrapper's line, and the line that called it follows ----
 run_with "$WORK/out" "$WORK/err" "$P" wrapself
 expect_eq "wrapself: glibc's answer" "$(grep '^relock' "$WORK/out")" "relock: EDEADLK"
 expect_eq "wrapself: taken at the wrapper, first locked from wrapself" \
-	"$(sed -n '/^SELF-DEADLOCK: averted/,/^  relocked at/p' "$WORK/report" | sed -n '3,4p' | sed 's/+0x[0-9a-f]*//g')" \
+	"$(sed -n '/^MISUSE: relock refused/,/^  relocked at/p' "$WORK/report" | sed -n '3,4p' | sed 's/+0x[0-9a-f]*//g')" \
 	"  taken at     lock_only (tests/reading.c:$(line_of LOCK_ONLY), reading)
     through a wrapper, first locked from  wrapself (tests/reading.c:$(line_of SELF_FIRST), reading)"
 expect_grep "wrapself: the rule suggested names the wrapper's caller" \
-	'^  to suppress it: self-deadlock:\^wrapself\$ ' "$WORK/report"
+	'^  to suppress it: misuse:\^wrapself\$ ' "$WORK/report"
 
 # ---- an ended line whose site is too long for its heading's end: the
 # site on a line of its own, whole, not cut to its last characters ----

@@ -2,7 +2,7 @@
 # exact counts by mode, the findings that go through them -- a
 # reader-writer inversion, a mixed mutex/rwlock cycle, one on locks
 # destroyed before the report, a live writer-waits-for-readers deadlock,
-# write-after-read and spin relock self-deadlocks, EDEADLK averted,
+# write-after-read and spin relock self-deadlocks, relocks refused,
 # misuse, a read lock held at thread exit -- and what must not be
 # reported: the read-read cycle that cannot deadlock, and writers caught
 # waiting by the exit report with their holder unseen.
@@ -504,9 +504,10 @@ fi
 run edeadlk "$T" edeadlk
 expect_eq "edeadlk: glibc's answers" "$(cat "$WORK/edeadlk.out")" \
 	"$(printf 'rdlock by the writer: EDEADLK\nwrlock by the writer: EDEADLK')"
-expect_grep "edeadlk: an averted SELF-DEADLOCK, counted twice" \
-	'^SELF-DEADLOCK: averted: thread [0-9]+ relocked an rwlock it holds, 2 times; glibc answered EDEADLK$' \
+expect_grep "edeadlk: a relock refused, a MISUSE counted twice" \
+	'^MISUSE: relock refused: thread [0-9]+ relocked an rwlock it holds, 2 times; glibc answered EDEADLK$' \
 	"$WORK/edeadlk.report"
+expect_eq "edeadlk: no other finding" "$(findings edeadlk)" "MISUSE"
 
 # ---- misuse glibc lets through, and a read lock held at thread exit -----------
 run misuse "$T" misuse

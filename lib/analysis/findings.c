@@ -569,7 +569,7 @@ void ms_finding_self_released(const struct ms_tstate *ts, uint32_t rec)
 	take();
 	for (uint32_t i = 0; i < nselfs; i++)
 		if (selfs[i].tid == ts->tid && selfs[i].rec == rec && selfs[i].birth == birth &&
-		    selfs[i].kind != MS_SELF_AVERTED && selfs[i].released < selfs[i].count) {
+		    selfs[i].kind != MS_SELF_REFUSED && selfs[i].released < selfs[i].count) {
 			selfs[i].released++;
 			break;
 		}
@@ -583,7 +583,7 @@ int ms_findings_self_waits(uint32_t tid, uint32_t rec)
 	take();
 	for (uint32_t i = 0; i < nselfs && !found; i++)
 		found = selfs[i].tid == tid && selfs[i].rec == rec && selfs[i].birth == birth &&
-			selfs[i].kind != MS_SELF_AVERTED;
+			selfs[i].kind != MS_SELF_REFUSED;
 	give();
 	return found;
 }

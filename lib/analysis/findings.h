@@ -125,7 +125,7 @@ void ms_finding_held_at_exit(const struct ms_tstate *ts);
 enum ms_self_kind {
 	MS_SELF_FOREVER,  /* lock: never returns */
 	MS_SELF_TIMEOUT,  /* timed lock: waits for itself until its deadline */
-	MS_SELF_AVERTED,  /* errorcheck: glibc answered EDEADLK */
+	MS_SELF_REFUSED,  /* glibc answered EDEADLK: a MISUSE, not a hang */
 };
 void ms_findings_on_self_deadlock(void (*announce)(void));
 /* Returns the stack of the relock (0 if not captured: a repeat). */

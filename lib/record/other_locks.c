@@ -355,12 +355,12 @@ MS_UNWOUND int ms_rwlock_slow(struct ms_thread *t, uint32_t r, pthread_rwlock_t 
 		saved = errno;
 		rc = rw_finish(t, r, l, rc, caller, op, 0, 0);
 	} else if (ms_rw_writer(l) == (int)t->tid) {
-		/* the writer locks again: glibc answers EDEADLK, averted */
+		/* the writer locks again: glibc refuses (EDEADLK), a MISUSE */
 		errno = saved;
 		rc = ms_rwlock_call(l, op, clock, abstime);
 		saved = errno;
 		if (rc == EDEADLK)
-			ms_finding_self_deadlock(t->ts, r, (uintptr_t)l, MS_SELF_AVERTED);
+			ms_finding_self_deadlock(t->ts, r, (uintptr_t)l, MS_SELF_REFUSED);
 		rc = rw_finish(t, r, l, rc, caller, op, 0, 0);
 	} else if (!read && ms_holds_read(t->ts, r)) {
 		/* a write lock by a reader waits for itself: for ever, or to

@@ -667,12 +667,12 @@ MS_UNWOUND int ms_lock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
 				ms_finding_self_released(t->ts, r); /* unlocked meanwhile */
 			if (errorcheck && rc == EDEADLK)
 				ms_finding_self_deadlock(t->ts, r, (uintptr_t)m,
-							 MS_SELF_AVERTED);
+							 MS_SELF_REFUSED);
 		} else if (rc == EDEADLK && mutex_owner(m) == (int)t->tid)
 			/* an error-checking robust, priority-inheriting or
 			 * priority-protected mutex: glibc's try answers the
 			 * relock itself */
-			ms_finding_self_deadlock(t->ts, r, (uintptr_t)m, MS_SELF_AVERTED);
+			ms_finding_self_deadlock(t->ts, r, (uintptr_t)m, MS_SELF_REFUSED);
 		rc = finish(t, r, m, rc, caller, op, 0, 0);
 		ms_async_resume(t);
 		errno = saved;

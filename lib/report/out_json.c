@@ -978,29 +978,67 @@ static int live_waits(struct ms_jw *j)
 	return n;
 }
 
-static void self_one(const struct ms_self_finding *s, void *arg)
+/* A relock glibc refused with EDEADLK: a misuse (findings_text.c), in the
+ * shape of the others ("what", "count", "last") with the hold's stacks. */
+static void refused_one(struct ms_jw *j, const struct ms_self_finding *s)
 {
-	struct ms_jw *j = arg;
+	ms_jw_str(j, "what", "relock_refused");
+	ms_jw_num(j, "count", s->count);
+	ms_jw_obj(j, "last");
+	ms_jw_num(j, "thread", s->tid);
+	ms_jw_str(j, "result", "EDEADLK");
+	const uintptr_t *frames;
+	int n = s->relock_stack ? ms_depot_get(s->relock_stack, &frames) : 0;
+	sup.paused++; /* the text shows the stack below alone */
+	frame(j, "caller", n ? frames[0] : 0);
+	sup.paused--;
+	stack(j, "at", s->relock_stack);
+	ms_jw_obj_end(j);
+	stack(j, "taken_at", s->taken_stack);
+	stack_from(j, "wrapper_called_from", s->wrapped_stack, 1);
+}
+
+/* fn for each self-deadlock (refused 0) or each relock refused (1). */
+static void self_one(const struct ms_self_finding *s, struct ms_jw *j, int refused)
+{
+	if (refused != (s->kind == MS_SELF_REFUSED))
+		return;
 	ms_jw_obj(j, NULL);
 	char kind[64];
-	ms_jw_str(j, "kind", "self-deadlock");
-	sup_begin("self-deadlock");
-	ms_jw_num(j, "thread", s->tid);
+	ms_jw_str(j, "kind", refused ? "misuse" : "self-deadlock");
+	sup_begin(refused ? "misuse" : "self-deadlock");
+	if (!refused)
+		ms_jw_num(j, "thread", s->tid);
 	ms_jw_addr(j, "mutex", s->key);
+	if (refused)
+		ms_jw_str(j, "name", s->name);
 	symbol(j, s->key);
 	sup_lock(s->key, s->name);
 	/* an rwlock's: write-locked by a thread that holds it for read */
 	ms_jw_str(j, "lock", ms_out_lock_name(s->flags));
 	ms_jw_str(j, "mutex_kind", ms_kind_name(kind, sizeof kind, s->flags));
-	ms_jw_boolean(j, "averted", s->kind == MS_SELF_AVERTED);
-	ms_jw_boolean(j, "timeout", s->kind == MS_SELF_TIMEOUT);
-	ms_jw_num(j, "count", s->count);
-	ms_jw_num(j, "released", s->released);
-	stack(j, "taken_at", s->taken_stack);
-	stack_from(j, "wrapper_called_from", s->wrapped_stack, 1);
-	stack(j, "relocked_at", s->relock_stack);
+	if (refused) {
+		refused_one(j, s);
+	} else {
+		ms_jw_boolean(j, "timeout", s->kind == MS_SELF_TIMEOUT);
+		ms_jw_num(j, "count", s->count);
+		ms_jw_num(j, "released", s->released);
+		stack(j, "taken_at", s->taken_stack);
+		stack_from(j, "wrapper_called_from", s->wrapped_stack, 1);
+		stack(j, "relocked_at", s->relock_stack);
+	}
 	sup_end(j);
 	ms_jw_obj_end(j);
+}
+
+static void self_deadlock_one(const struct ms_self_finding *s, void *arg)
+{
+	self_one(s, arg, 0);
+}
+
+static void relock_refused_one(const struct ms_self_finding *s, void *arg)
+{
+	self_one(s, arg, 1);
 }
 
 static const char *const ended_key[] = { NULL, "destroyed", "initialised-again",
@@ -1298,10 +1336,11 @@ static void findings(struct ms_jw *j)
 	ms_jw_arr(j, "findings");
 	live_waits(j);
 	ms_findings_each_stall(stall_one, j);
-	ms_findings_each_self(self_one, j);
+	ms_findings_each_self(self_deadlock_one, j);
 	ms_findings_each_cycle(cycle_one, j);
 	uint32_t dropped = ms_findings_each_exit(exit_one, j);
 	ms_robust_each_finding(owner_died_one, j);
+	ms_findings_each_self(relock_refused_one, j);
 	ms_table_each(misuse_one, j);
 	site_misuse(j);
 	ms_jw_arr_end(j);

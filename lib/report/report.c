@@ -1050,6 +1050,20 @@ static void print_detail(struct ms_fmt *f, size_t rank, const struct ms_line *l)
 
 /* ---- the whole report ------------------------------------------------ */
 
+/* The MISUSE lines: the relocks glibc refused, then (misuse: there are
+ * some) the misuse counted by lock and by site. */
+static void print_misuse_all(struct ms_fmt *f, int misuse)
+{
+	if (!misuse && !ms_findings_print_refused(NULL))
+		return;
+	ms_fmt(f, "\n");
+	ms_findings_print_refused(f);
+	if (misuse) {
+		ms_table_each(print_misuse, f);
+		print_site_misuse(f);
+	}
+}
+
 /* The findings (and, with misuse, the misuse) into f, less those
  * MUTEXSTAT_SUPPRESSIONS leaves out, and with say, what the rules did.
  * Returns the failing ones kept.  Each is printed into a scratch mapping
@@ -1064,20 +1078,12 @@ static int findings_kept(struct ms_fmt *f, int misuse, int say)
 	int failing;
 	if (text == MAP_FAILED) { /* straight out, unfiltered */
 		failing = ms_findings_print(f);
-		if (misuse) {
-			ms_fmt(f, "\n");
-			ms_table_each(print_misuse, f);
-			print_site_misuse(f);
-		}
+		print_misuse_all(f, misuse);
 		return failing;
 	}
 	ms_fmt_init(&scratch, text, cap, -1);
 	failing = ms_findings_print(&scratch);
-	if (misuse) {
-		ms_fmt(&scratch, "\n");
-		ms_table_each(print_misuse, &scratch);
-		print_site_misuse(&scratch);
-	}
+	print_misuse_all(&scratch, misuse);
 	ms_suppress_begin();
 	failing -= ms_suppress_filter(ms_fmt_str(&scratch), f);
 	if (say)
