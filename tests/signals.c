@@ -46,6 +46,15 @@
  *                "ok" -- with a handler that interrupted the library's
  *                edge bookkeeping, that mutex's holder waited for it
  *                for ever
+ *   handler-timer  an interval timer sends the process SIGALRM every
+ *                200 us for MS milliseconds (argv[2]), whose handler locks
+ *                one mutex and makes, locks and destroys another under
+ *                it; two threads take a mutex of their own and make new
+ *                ones under it; main sleeps, then prints "ok" -- with the
+ *                library's wait for its own lock (a second, then 2 ms
+ *                each) in the handler, while the thread that held that
+ *                lock was stopped in a handler waiting for the first
+ *                mutex, main ran nothing but handlers: it hung every run
  *   altstack     a SIGUSR2 handler on an alternate stack of argv[2]
  *                bytes locks two mutexes it never locked before (their
  *                first use: where the library captures a stack), twice;
@@ -90,6 +99,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <ucontext.h>
@@ -311,6 +321,61 @@ static void handler_locks(long ms)
 		pairs += (long)n;
 	}
 	printf("%s\n", pairs > 0 ? "ok" : "no pairs");
+}
+
+/* handler-timer */
+static pthread_mutex_t timer_handlers = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t timer_workers = PTHREAD_MUTEX_INITIALIZER;
+
+static void make_one_under(pthread_mutex_t *outer)
+{
+	pthread_mutex_t x;
+	pthread_mutex_lock(outer);
+	pthread_mutex_init(&x, NULL);
+	pthread_mutex_lock(&x);
+	pthread_mutex_unlock(&x);
+	pthread_mutex_destroy(&x);
+	pthread_mutex_unlock(outer);
+}
+
+static void on_timer(int sig)
+{
+	(void)sig;
+	make_one_under(&timer_handlers);
+	handled++;
+}
+
+static void *under_timer(void *arg)
+{
+	(void)arg;
+	long made = 0;
+	while (!storm_over) {
+		make_one_under(&timer_workers);
+		made++;
+	}
+	return (void *)made;
+}
+
+static void handler_timer(long ms)
+{
+	signal(SIGALRM, on_timer);
+	pthread_t t[2];
+	for (int i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, under_timer, NULL);
+	struct itimerval every = { { 0, 200 }, { 0, 200 } }, off = { { 0, 0 }, { 0, 0 } };
+	setitimer(ITIMER_REAL, &every, NULL);
+	struct timespec left = { ms / 1000, ms % 1000 * 1000000 };
+	while (nanosleep(&left, &left))
+		;
+	setitimer(ITIMER_REAL, &off, NULL);
+	storm_over = 1;
+	long made = 0;
+	for (int i = 0; i < 2; i++) {
+		void *n;
+		pthread_join(t[i], &n);
+		made += (long)n;
+	}
+	printf("%s\n", made > 0 ? "ok" : "none made");
 }
 
 /* altstack */
@@ -749,6 +814,8 @@ int main(int argc, char **argv)
 		printf("child exit %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 	} else if (!strcmp(mode, "handler-locks") && argc > 2) {
 		handler_locks(atol(argv[2]));
+	} else if (!strcmp(mode, "handler-timer") && argc > 2) {
+		handler_timer(atol(argv[2]));
 	} else if (!strcmp(mode, "altstack") && argc > 2) {
 		on_altstack(atol(argv[2]));
 	} else if (!strcmp(mode, "altstack-contended") && argc > 2) {

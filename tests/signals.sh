@@ -382,6 +382,24 @@ exit 0"
 		"$(cd "$WORK" && ls r* 2>/dev/null)" "r"
 done
 
+# ---- a timer's handler that takes a mutex ---------------------------------------
+# SIGALRM every 200 us, whose handler makes a mutex under another, over two
+# threads that make mutexes under a third.  A thread stopped in that
+# handler inside the library's bookkeeping, holding one of its locks, waits
+# for the handler's mutex; the handler holding that mutex waited for the
+# library's lock a second, then 2 ms at each call, longer than the timer's
+# period: main ran nothing but handlers, for ever (4 runs of 4 hung).  Now
+# the library's waiters give up at once while such a thread is stopped.
+expect_eq "timer's handler that locks: without the library" \
+	"$("$RUN" timeout -s KILL 60 "$SIG" handler-timer 1000)" "ok
+exit 0"
+for i in 1 2 3; do
+	with "" "" timeout -s KILL 60 "$SIG" handler-timer 1000
+	expect_eq "timer's handler that locks, run $i: it ends as without the library" \
+		"$(cat "$WORK/out")" "ok
+exit 0"
+done
+
 # ---- a handler on a small alternate stack --------------------------------------
 # A first lock is where a stack is captured; on a signal handler's 8 KB
 # alternate stack (SIGSTKSZ) libunwind's first walk overflowed it, a

@@ -14,6 +14,9 @@ uint32_t ms_fork_in_progress;
 __thread int ms_fork_holds_locks __attribute__((tls_model("initial-exec")));
 uint32_t ms_fork_unsettled;
 
+__thread uint32_t ms_spin_mine __attribute__((tls_model("initial-exec")));
+uint32_t ms_spin_blocked_holders;
+
 static uint64_t skipped;
 static int (*holds_mutexes)(void);
 
@@ -43,11 +46,39 @@ uint64_t ms_spin_skipped_calls(void)
 
 static int *stuck_word;
 
+void ms_spin_note_blocking_slow(void)
+{
+	if (ms_spin_mine & MS_SPIN_MARKED)
+		return;
+	/* the mark first: a handler here that let go of the last lock would
+	 * take it off, one less, and this add make it even */
+	ms_spin_mine |= MS_SPIN_MARKED;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ATOMIC_ADD(&ms_spin_blocked_holders, 1);
+}
+
+void ms_spin_mine_less_slow(void)
+{
+	uint32_t v = ms_spin_mine, n = v & ~MS_SPIN_MARKED;
+	if (n)
+		n--;
+	if (n || !(v & MS_SPIN_MARKED)) {
+		ms_spin_mine = n | (v & MS_SPIN_MARKED);
+		return;
+	}
+	ms_spin_mine = 0;
+	__atomic_fetch_sub(&ms_spin_blocked_holders, 1, __ATOMIC_RELAXED);
+}
+
 void ms_spin_after_fork_child(void)
 {
 	STORE(&ms_fork_in_progress, 0);
 	skipped = 0;
 	stuck_word = NULL; /* its holder is the parent's thread, not here */
+	/* the forking thread's locks are let go by zeroing them, and the
+	 * parent's other threads are not here */
+	ms_spin_mine = 0;
+	STORE(&ms_spin_blocked_holders, 0);
 }
 
 /* How long a waiter for one of our locks waits before it gives up.  Our
@@ -73,11 +104,12 @@ void ms_spin_after_fork_child(void)
 int ms_spin_lock_wait(int *word, int holding_one)
 {
 	uint64_t since = 0;
-	for (unsigned spins = 0; __atomic_exchange_n(word, 1, __ATOMIC_ACQUIRE);
-	     spins++) {
+	for (unsigned spins = 0; !ms_spin_try(word); spins++) {
 		int give_up = holding_one == MS_SPIN_LEAF ? 0
 			      : holding_one ? __atomic_load_n(&ms_fork_in_progress, __ATOMIC_ACQUIRE) != 0
 					    : spins >= 100 && !fork_may_wait();
+		if (spins >= 100 && __atomic_load_n(&ms_spin_blocked_holders, __ATOMIC_RELAXED))
+			give_up = 1; /* its holder may wait for us (spin.h) */
 		if (!give_up && spins >= 100 && !(spins & 15)) {
 			/* the clock's vDSO read: async-signal-safe, no call */
 			uint64_t now = ms_mono_ns();

@@ -22,6 +22,69 @@ extern __thread int ms_fork_holds_locks __attribute__((tls_model("initial-exec")
  * settled (core/forked.h). */
 extern uint32_t ms_fork_unsettled;
 
+/* How many of our locks the calling thread holds (counted as each is
+ * taken and let go: ms_spin_try, ms_spin_unlock), and MS_SPIN_MARKED
+ * while it made a call that may block in the program's locks meanwhile
+ * (ms_spin_note_blocking).  One word, so that letting go of the last
+ * lock, unmarked, is a load, a compare and a store. */
+#define MS_SPIN_MARKED 0x80000000u
+extern __thread uint32_t ms_spin_mine __attribute__((tls_model("initial-exec")));
+/* Threads so marked, now: while there is one, a waiter for any of our
+ * locks gives up after its first spins.  A thread stopped in the
+ * program's lock while it holds one of ours -- a signal handler's lock
+ * that interrupted our bookkeeping -- may wait for a thread that waits
+ * for our lock, holding the program's: waiting a second, as for a
+ * preempted holder, could let such a program do nothing else (a handler
+ * of a timer that fires every 200 us, taking a mutex that the interrupted
+ * thread's handler waits for: tests/signals.c's handler-timer). */
+extern uint32_t ms_spin_blocked_holders;
+
+/* The calling thread is about to make a call that may block in the
+ * program's lock (a handler's call that interrupted library code, or a
+ * wait the library records): if it holds one of our locks, it is marked
+ * until it lets go of the last. */
+void ms_spin_note_blocking_slow(void);
+static inline void ms_spin_note_blocking(void)
+{
+	if (__builtin_expect(ms_spin_mine != 0, 0))
+		ms_spin_note_blocking_slow();
+}
+
+/* One fewer of our locks held (or about to be): out of line when the
+ * thread is marked, or when the count is already none -- a fork child's
+ * update that a handler interrupted lets go of locks the fork zeroed,
+ * and a count too high would keep the mark for good. */
+void ms_spin_mine_less_slow(void);
+static inline void ms_spin_mine_less(void)
+{
+	uint32_t v = ms_spin_mine;
+	if (__builtin_expect(v - 1 < MS_SPIN_MARKED - 1, 1))
+		ms_spin_mine = v - 1; /* 1 to MS_SPIN_MARKED - 1: unmarked */
+	else
+		ms_spin_mine_less_slow();
+}
+
+/* Take one of our locks if it is free, counted first: a handler between
+ * the exchange and the count would find the lock held and not counted
+ * (between the count and the exchange, it finds one more than held, and
+ * may mark the thread until the count is down again). */
+static inline int ms_spin_try(int *word)
+{
+	ms_spin_mine++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (!__atomic_exchange_n(word, 1, __ATOMIC_ACQUIRE))
+		return 1;
+	ms_spin_mine_less();
+	return 0;
+}
+
+/* Let go of one of our locks. */
+static inline void ms_spin_unlock(int *word)
+{
+	__atomic_store_n(word, 0, __ATOMIC_RELEASE);
+	ms_spin_mine_less();
+}
+
 /* Does the calling thread hold mutexes of the program?  Set once at
  * start-up by the layer that keeps each thread's held set; until then,
  * no. */
@@ -46,7 +109,7 @@ int ms_spin_lock_wait(int *word, int holding_one);
 #define MS_SPIN_LEAF 2
 static inline int ms_spin_lock_leaf(int *word)
 {
-	if (__atomic_exchange_n(word, 1, __ATOMIC_ACQUIRE) == 0)
+	if (ms_spin_try(word))
 		return 1;
 	return ms_spin_lock_wait(word, MS_SPIN_LEAF);
 }
@@ -62,9 +125,10 @@ static inline int ms_spin_take(int *word)
 			return 0;
 		__atomic_store_n(word, 1, __ATOMIC_RELAXED);
 		__atomic_signal_fence(__ATOMIC_ACQUIRE);
+		ms_spin_mine++; /* no other thread to wait for it */
 		return 1;
 	}
-	return !__atomic_exchange_n(word, 1, __ATOMIC_ACQUIRE);
+	return ms_spin_try(word);
 }
 static inline int ms_spin_lock(int *word)
 {

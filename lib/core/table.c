@@ -52,8 +52,7 @@ static struct {
 
 static void spin_lock(int *word)
 {
-	for (unsigned spins = 0; __atomic_exchange_n(word, 1, __ATOMIC_ACQUIRE);
-	     spins++) {
+	for (unsigned spins = 0; !ms_spin_try(word); spins++) {
 		if (spins < 100)
 			__builtin_ia32_pause();
 		else
@@ -63,7 +62,7 @@ static void spin_lock(int *word)
 
 static void spin_unlock(int *word)
 {
-	__atomic_store_n(word, 0, __ATOMIC_RELEASE);
+	ms_spin_unlock(word);
 }
 
 /* Every update lock, for fork and for mutexstat_reset: no add or removal
@@ -186,7 +185,7 @@ static int reach(struct ms_update_locks *l, uint64_t i)
 		list_stripe(l, st);
 		return 1;
 	}
-	if (!__atomic_exchange_n(&stripes[st].lock, 1, __ATOMIC_ACQUIRE)) {
+	if (ms_spin_try(&stripes[st].lock)) {
 		list_stripe(l, st);
 		return 1;
 	}
@@ -284,7 +283,7 @@ static uint8_t taken_around[MS_STRIPES + 2];
 static int lock_a_while(int *word)
 {
 	for (unsigned spins = 0; spins < (1u << 20); spins++) {
-		if (!__atomic_exchange_n(word, 1, __ATOMIC_ACQUIRE))
+		if (ms_spin_try(word))
 			return 1;
 		__builtin_ia32_pause();
 	}

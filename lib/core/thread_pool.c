@@ -53,7 +53,7 @@ static int pool_lock(void)
 
 static void pool_unlock(void)
 {
-	__atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
+	ms_spin_unlock(&lock);
 	ms_async_resume(&ms_self);
 }
 

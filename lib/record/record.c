@@ -1,6 +1,7 @@
 /* record.c - the slow paths of an operation: waiting, failing, misuse, and
  * hold times of mutexes that have made threads wait. */
 #include "record/record.h"
+#include "base/spin.h"
 #include "stacks/site.h"
 #include "base/clock.h"
 #include "analysis/blame.h"
@@ -509,6 +510,8 @@ void ms_wait_begin(struct ms_wait *w)
 {
 	struct ms_thread *t = w->t;
 	uint32_t r = w->r;
+	/* a handler's wait that interrupted our bookkeeping (base/spin.h) */
+	ms_spin_note_blocking();
 	/* It blocks on B while holding A: that is an edge even if the wait
 	 * times out. */
 	if (t->ts->nheld)

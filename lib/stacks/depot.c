@@ -82,8 +82,7 @@ static void *arena_alloc(size_t bytes)
 
 void ms_depot_lock(void)
 {
-	for (unsigned spins = 0; __atomic_exchange_n(&lock, 1, __ATOMIC_ACQUIRE);
-	     spins++) {
+	for (unsigned spins = 0; !ms_spin_try(&lock); spins++) {
 		if (spins < 100)
 			__builtin_ia32_pause();
 		else
@@ -107,7 +106,7 @@ void ms_depot_unlock(void)
 {
 	int deferred = holder_deferred;
 	holder_deferred = 0;
-	__atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
+	ms_spin_unlock(&lock);
 	if (deferred)
 		ms_async_resume(&ms_self);
 }

@@ -1,6 +1,7 @@
 /* recording.c - whether a call is recorded: the calling thread's first
  * call, or its first since library code ran on it (see recording.h). */
 #include "wrap/recording.h"
+#include "base/spin.h"
 #include "core/thread_pool.h"
 #include "runtime/init.h"
 
@@ -8,8 +9,14 @@
  * (recording.h). */
 struct ms_thread *ms_recording_slow(struct ms_thread *t)
 {
-	if (ms_start_lazily() || t->guard)
+	if (ms_start_lazily())
 		return NULL;
+	if (t->guard) {
+		/* a signal handler's call, from inside our code: one that
+		 * blocks may be waited for by our lock's waiters (spin.h) */
+		ms_spin_note_blocking();
+		return NULL;
+	}
 	if (!t->tid) {
 		ms_thread_register(t);
 		if (t->guard)
