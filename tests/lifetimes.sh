@@ -46,6 +46,11 @@ expect_grep "endedwait: its section, first locked at the pool's line" \
 	"^#1 2 mutexes that ended \(destroyed or initialised again\), first locked at pool_life\+0x[0-9a-f]+ \(tests/scenario\.c:$(line_of ENDED_HOLDS)" \
 	"$WORK/ended"
 expect_eq "endedwait: the name it was given" "$(sed -n 2p "$WORK/ended")" '  named "ended pool"'
+# ... but the line shows the newest kept life's: one not named shows none,
+# not an older life's name beside its own recent operations
+run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" endedwait unnamed-last
+expect_eq "endedwait, the last life unnamed: no name on its line" \
+	"$(ended_section "$WORK/report" | grep -c '^  named ')" 0
 expect_grep "endedwait: the wait histogram holds the 6 waits" \
 	'^  wait times, of waits that got the mutex \(6\):$' "$WORK/ended"
 expect_eq "endedwait: percentiles under both histograms" \

@@ -27,7 +27,8 @@
  *   endedwait a pool's mutex, named "ended pool", made on the heap twice
  *             (2 lives, first locked at one line); in each life a thread
  *             waits for it 3 times (asleep in its futex before main
- *             unlocks), then it is destroyed: 6 waits, 12 acquisitions
+ *             unlocks), then it is destroyed: 6 waits, 12 acquisitions;
+ *             with "unnamed-last", the second life is not named
  *   many N    N mutexes initialised and locked once (for a full table)
  *   hang      two threads take m1 and m2 in opposite orders at the same
  *             moment: deadlocked, forever (prints "deadlocked" first)
@@ -588,13 +589,13 @@ static void *wait_for_pool(void *arg)
 	return arg;
 }
 
-static __attribute__((noinline)) void pool_life(void)
+static __attribute__((noinline)) void pool_life(int named)
 {
 	int (*name)(const pthread_mutex_t *, const char *) =
 		(int (*)(const pthread_mutex_t *, const char *))dlsym(RTLD_DEFAULT, "mutexstat_name");
 	pool = malloc(sizeof *pool);
 	CHECK(pthread_mutex_init(pool, NULL), 0); /* ENDED_INIT */
-	if (name)
+	if (name && named)
 		name(pool, "ended pool");
 	for (int i = 0; i < 3; i++) {
 		pthread_t t;
@@ -612,10 +613,11 @@ static __attribute__((noinline)) void pool_life(void)
 
 static volatile int pool_lives = 2; /* not unrolled: one call line */
 
-static int endedwait(void)
+/* unnamed_last: the last life is not named (the line shows no name) */
+static int endedwait(int unnamed_last)
 {
 	for (int life = 0; life < pool_lives; life++)
-		pool_life(); /* ENDED_LIVES */
+		pool_life(!unnamed_last || life < pool_lives - 1); /* ENDED_LIVES */
 	return 0;
 }
 
@@ -1257,7 +1259,7 @@ int main(int argc, char **argv)
 	if (!strcmp(what, "destroy"))
 		return destroy();
 	if (!strcmp(what, "endedwait"))
-		return endedwait();
+		return endedwait(argc > 2 && !strcmp(argv[2], "unnamed-last"));
 	if (!strcmp(what, "many") && argc > 2)
 		return many(atoi(argv[2]));
 	if (!strcmp(what, "hang"))

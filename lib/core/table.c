@@ -933,9 +933,9 @@ void ms_table_site(uint32_t i, struct ms_site *out)
 static void keep_newest_life(struct ms_table *t, uint32_t r, struct ms_site *s, int kept)
 {
 	if (kept) {
-		const char *name = LOAD(&t->cold[r].name);
-		if (name)
-			STORE(&s->name, name);
+		/* its name too when it had none: an older life's beside this
+		 * one's history and stacks would name the wrong lock */
+		STORE(&s->name, LOAD(&t->cold[r].name));
 		STORE(&s->first_stack, LOAD(&ms_rec(r)->first_stack));
 		STORE(&s->init_stack, LOAD(&t->init_stacks[r]));
 	}
