@@ -37,6 +37,14 @@ expect_eq "the folded waits add up to the report's total wait ($tot)" \
 		d = s - t * m; if (d < 0) d = -d
 		print (d <= 0.01 * t * m) ? "yes" : s " vs " t " " u }')" yes
 
+# two names as long as a name is kept, the same but for their last byte:
+# two roots, each name whole (a root cut at 60 bytes merged them)
+MUTEXSTAT_FORMAT=folded MUTEXSTAT_OUTPUT="$WORK/ln" \
+	run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" longnames
+expect_eq "long names: a root each, whole" \
+	"$(cut -d';' -f1 "$WORK/ln.wait.folded" | sort -u | sed 's/^mutex 0*//')" "A
+B"
+
 # a live dump writes its formats with its number
 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_FORMAT=folded,text MUTEXSTAT_OUTPUT="$WORK/live" \
 	"$B/tests/scenario" hang > "$WORK/out" 2>&1 &

@@ -45,6 +45,8 @@
  *             seconds (and, with until-dump, until MUTEXSTAT_OUTPUT.1, the
  *             first live dump, is there); prints the exact count (for
  *             signal storms)
+ *   longnames two mutexes named with 63 bytes that differ only in the
+ *             last, each waited for once (a thread asleep in its futex)
  *   longsite  2 mutexes made, locked once and destroyed in a function whose
  *             name is longer than a report line has room for
  *   passing S 32 threads pass m1 around for S seconds, each holding it
@@ -618,6 +620,41 @@ static int endedwait(int unnamed_last)
 {
 	for (int life = 0; life < pool_lives; life++)
 		pool_life(!unnamed_last || life < pool_lives - 1); /* ENDED_LIVES */
+	return 0;
+}
+
+/* longnames: two names as long as a name is kept, the same but for their
+ * last byte; each mutex waited for once. */
+static pthread_mutex_t long_named[2] = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER };
+static volatile pid_t long_waiter;
+
+static void *wait_for_long_named(void *arg)
+{
+	long_waiter = (pid_t)syscall(SYS_gettid);
+	CHECK(pthread_mutex_lock(arg), 0);
+	CHECK(pthread_mutex_unlock(arg), 0);
+	return NULL;
+}
+
+static int longnames(void)
+{
+	int (*name)(const pthread_mutex_t *, const char *) =
+		(int (*)(const pthread_mutex_t *, const char *))dlsym(RTLD_DEFAULT, "mutexstat_name");
+	for (int i = 0; i < 2; i++) {
+		pthread_mutex_t *m = &long_named[i];
+		char n[64];
+		snprintf(n, sizeof n, "%062d%c", 0, 'A' + i);
+		if (name)
+			name(m, n);
+		pthread_t t;
+		long_waiter = 0;
+		CHECK(pthread_mutex_lock(m), 0);
+		CHECK(pthread_create(&t, NULL, wait_for_long_named, m), 0);
+		while (!long_waiter || !sleeps_on_futex(long_waiter, &m->__data.__lock))
+			sched_yield();
+		CHECK(pthread_mutex_unlock(m), 0);
+		CHECK(pthread_join(t, NULL), 0);
+	}
 	return 0;
 }
 
@@ -1258,6 +1295,8 @@ int main(int argc, char **argv)
 		return waitedended();
 	if (!strcmp(what, "destroy"))
 		return destroy();
+	if (!strcmp(what, "longnames"))
+		return longnames();
 	if (!strcmp(what, "endedwait"))
 		return endedwait(argc > 2 && !strcmp(argv[2], "unnamed-last"));
 	if (!strcmp(what, "many") && argc > 2)

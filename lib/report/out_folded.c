@@ -86,8 +86,8 @@ static void one_mutex(uintptr_t key, uint32_t r, void *arg)
 	char root[180];
 	struct ms_fmt rf;
 	ms_fmt_init(&rf, root, sizeof root, -1);
-	if (name)
-		ms_fmt(&rf, "%s %.60s", ms_lock_noun(flags), name);
+	if (name) /* whole (at most 63 bytes): a cut could merge two locks */
+		ms_fmt(&rf, "%s %s", ms_lock_noun(flags), name);
 	else {
 		ms_fmt(&rf, "%s %p", ms_lock_noun(flags), (void *)key);
 		ms_fmt_lock_variable(&rf, key, 60);
@@ -126,8 +126,8 @@ static void one_site(const struct ms_site *s, const struct ms_blame *lines, void
 	char root[200], site[160];
 	struct ms_fmt rf;
 	ms_fmt_init(&rf, root, sizeof root, -1);
-	if (name)
-		ms_fmt(&rf, "%s %.60s (ended)", site_noun(classes, 0), name);
+	if (name) /* whole, as above */
+		ms_fmt(&rf, "%s %s (ended)", site_noun(classes, 0), name);
 	else
 		ms_fmt(&rf, "%s ended at %s", site_noun(classes, 1),
 		       ms_site_name(s->site, site, sizeof site, 1));
