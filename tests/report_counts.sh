@@ -35,6 +35,13 @@ expect_grep "m2: 2 busy trylocks, 1 timeout" "trylock 0 ok, 2 busy; timed out 1;
 expect_grep "m2 history shows the EBUSY trylock" " trylock +EBUSY " "$WORK/report"
 expect_grep "m2 history shows the timeout" " timedlock +ETIMEDOUT " "$WORK/report"
 
+# baddeadline: a timedlock of a held mutex that glibc answers EINVAL for its
+# deadline, which it never waits with: an error, not a waiter
+run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" baddeadline
+expect_grep "baddeadline: no waiter, no timeout" "trylock 0 ok, 0 busy; timed out 0; most waiters at once 0" "$WORK/report"
+expect_grep "baddeadline: the EINVAL counted" "^  errors returned: EINVAL 1\$" "$WORK/report"
+expect_grep "baddeadline: ... and in the history" " timedlock +EINVAL " "$WORK/report"
+
 # contend: 5 contended acquisitions out of 10, owner alternating: 9 changes,
 # each wait ~20 ms, hold times measured once contended.
 run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" contend

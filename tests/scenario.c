@@ -3,6 +3,8 @@
  * can find their lines in the report, and does things whose counts are
  * exact.  Threads are ordered with semaphores, never with sleeps alone.
  *
+ *   baddeadline  a timedlock of a mutex another thread holds, its
+ *             deadline's nanoseconds past a second: EINVAL, no wait
  *   exact     1003 acquisitions (3 by trylock), 2 trylock EBUSY, 1 timeout
  *   contend   5 contended acquisitions of one mutex, 10 in all, 9 owner changes
  *   timeouts  two 20 ms timedlocks of m1 that time out, then a lock that
@@ -138,6 +140,21 @@ static int exact(void)
 	sem_post(&done);
 	pthread_join(t, NULL);
 	printf("m1 %p\nm2 %p\n", (void *)&m1, (void *)&m2);
+	return 0;
+}
+
+/* baddeadline: a timedlock of m2, held by another thread, with a deadline
+ * glibc refuses (EINVAL) when it would wait: it does not wait */
+static int baddeadline(void)
+{
+	pthread_t t;
+	pthread_create(&t, NULL, hold_m2, NULL);
+	sem_wait(&go);
+	struct timespec bad = { 0, 2000000000L };
+	CHECK(pthread_mutex_timedlock(&m2, &bad), EINVAL);
+	sem_post(&done);
+	pthread_join(t, NULL);
+	printf("m2 %p\n", (void *)&m2);
 	return 0;
 }
 
@@ -1271,6 +1288,8 @@ int main(int argc, char **argv)
 	sem_init(&helper_ready, 0, 0);
 	sem_init(&helper_done, 0, 0);
 	const char *what = argc > 1 ? argv[1] : "";
+	if (!strcmp(what, "baddeadline"))
+		return baddeadline();
 	if (!strcmp(what, "exact"))
 		return exact();
 	if (!strcmp(what, "onedump") && argc > 3)

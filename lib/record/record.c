@@ -681,6 +681,18 @@ MS_UNWOUND int ms_lock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
 		errno = saved;
 		return rc;
 	}
+	if (ms_op_deadline(op) && abstime && (unsigned long)abstime->tv_nsec >= 1000000000UL) {
+		/* a deadline glibc refuses (EINVAL) once it would wait: the
+		 * call does not wait, so it is no waiter (nor, if the holder
+		 * let go meanwhile, a contention) */
+		errno = saved;
+		rc = call_lock_blocking(t, m, op, clock, abstime);
+		saved = errno;
+		rc = finish(t, r, m, rc, caller, op, 0, 0);
+		ms_async_resume(t);
+		errno = saved;
+		return rc;
+	}
 	struct ms_wait w = { .t = t, .r = r, .lock = m, .caller = caller, .op = op,
 			     .call = call_mutex, .cancelled = lock_wait_cancelled,
 			     .no_deadline = !abstime };
