@@ -511,6 +511,32 @@ static void timed_write(void)
 	pthread_rwlock_unlock(&a);
 }
 
+/* timed-behind-writer: main writes a; a reader waits for it (300 ms
+ * deadline), then a writer (100 ms): both time out.  glibc counts the
+ * waiting reader in its readers word, but it holds nothing -- the writer
+ * waited behind main, a writer. */
+static volatile pid_t waiting_reader;
+static void *reads_in_time(void *arg)
+{
+	waiting_reader = (pid_t)syscall(SYS_gettid);
+	struct timespec dl = deadline_in(CLOCK_REALTIME, 300);
+	printf("timedrdlock: %s\n", strerrorname_np(pthread_rwlock_timedrdlock(&a, &dl)));
+	return arg;
+}
+
+static void timed_behind_writer(void)
+{
+	pthread_t rd, wr;
+	pthread_rwlock_wrlock(&a);
+	pthread_create(&rd, NULL, reads_in_time, NULL);
+	while (!waiting_reader || !sleeps_on_futex(waiting_reader, NULL))
+		sched_yield();
+	pthread_create(&wr, NULL, writes_in_time, NULL);
+	pthread_join(wr, NULL);
+	pthread_join(rd, NULL);
+	pthread_rwlock_unlock(&a);
+}
+
 /* Eight threads write one rwlock in a loop while the main thread exits:
  * the exit report finds most of them waiting, and its holder, on 2 CPUs,
  * often preempted between glibc's lock and its record.  No thread holds
@@ -1299,6 +1325,8 @@ int main(int argc, char **argv)
 		pthread_rwlock_unlock(&a);
 	} else if (!strcmp(what, "misuse"))
 		misuse();
+	else if (!strcmp(what, "timed-behind-writer"))
+		timed_behind_writer();
 	else if (!strcmp(what, "timed-write"))
 		timed_write();
 	else if (!strcmp(what, "blame-kept"))

@@ -627,6 +627,16 @@ expect_grep "timed-write: it waited behind the reader, its 100 ms deadline count
 expect_eq "timed-write: no line over 120 columns (the held line is two)" \
 	"$(sed 's/µ/u/g' "$WORK/timed.report" | awk 'length($0) > 120' | wc -l)" 0
 
+# ... and one behind a writer, with a reader waiting too: glibc counts that
+# reader, which holds nothing (it was counted as a write behind readers)
+run tbw "$T" timed-behind-writer
+expect_eq "timed-behind-writer: glibc's answers" "$(cat "$WORK/tbw.out")" \
+	"$(printf 'timedwrlock: ETIMEDOUT\ntimedrdlock: ETIMEDOUT')"
+expect_grep "timed-behind-writer: a write and a read timed out" 'timed out: reads 1, writes 1$' \
+	"$WORK/tbw.report"
+expect_grep "timed-behind-writer: no writer waited behind readers" \
+	'^  writers waited behind readers 0 times, 0 ns$' "$WORK/tbw.report"
+
 # ---- who let a waiter in, while other readers come and go ------------------
 # A reader let in by main's write unlock holds on while a writer waits and
 # main reads 40 times; then the reader lets the writer in.  Each wait is

@@ -12,6 +12,7 @@
 #include "core/table.h"
 #include "core/thread.h"
 #include "core/thread_pool.h"
+#include "glibc/real_rw.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -129,13 +130,14 @@ static uint32_t foreign_owner(uint32_t r, uintptr_t key)
 }
 
 /* glibc's count of the readers of the rwlock at key (each read hold, a
- * thread's second read too), 0 if its memory cannot be read. */
+ * thread's second read too), 0 if its memory cannot be read, or in a
+ * write phase, whose readers wait (glibc/real_rw.h). */
 static uint32_t glibc_readers(uintptr_t key)
 {
 	pthread_rwlock_t l = { 0 };
 	if (!read_lock(&l, sizeof l, key))
 		return 0;
-	return l.__data.__readers >> 3; /* PTHREAD_RWLOCK_READER_SHIFT */
+	return ms_rw_word_holding(l.__data.__readers);
 }
 
 /* The readers of record r's rwlock that exited holding it (the cold part

@@ -29,6 +29,16 @@ struct ms_real_rw {
 };
 extern struct ms_real_rw ms_real_rw;
 
+/* glibc's __readers word of an rwlock: its count of readers above three
+ * flag bits.  In a write phase (PTHREAD_RWLOCK_WRPHASE) the readers it
+ * counts wait for the next read phase, and none holds the lock. */
+#define MS_RW_READER_SHIFT 3 /* glibc's PTHREAD_RWLOCK_READER_SHIFT */
+#define MS_RW_WRPHASE 1u     /* glibc's PTHREAD_RWLOCK_WRPHASE */
+static inline unsigned ms_rw_word_holding(unsigned readers_word)
+{
+	return readers_word & MS_RW_WRPHASE ? 0 : readers_word >> MS_RW_READER_SHIFT;
+}
+
 /* Whether glibc's spin lock word says held.  On x86 glibc's lock is a
  * `lock decl` of a word that is 1 when free (0 or below held); elsewhere
  * the generic lock's word is 0 when free. */

@@ -372,7 +372,7 @@ MS_UNWOUND int ms_rwlock_slow(struct ms_thread *t, uint32_t r, pthread_rwlock_t 
 		rc = rw_finish(t, r, l, rc, caller, op, 0, 0);
 	} else {
 		/* a writer behind readers: how long they keep writers out */
-		int behind_readers = !read && ms_rw_readers(l);
+		int behind_readers = !read && ms_rw_readers_holding(l);
 		struct ms_read_stats *rd = behind_readers ? ms_reads(r) : NULL;
 		ms_wait_begin(&w);
 		errno = saved;

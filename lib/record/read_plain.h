@@ -13,15 +13,23 @@
 #define MUTEXSTAT_READ_PLAIN_H
 
 #include "record/record.h"
+#include "glibc/real_rw.h"
 
 #include <pthread.h>
 
-#define MS_RW_READER_SHIFT 3 /* glibc's PTHREAD_RWLOCK_READER_SHIFT */
 
-/* How many read rwlock l now, as glibc counts them. */
+
+/* How many read rwlock l now, as glibc counts them: in a write phase,
+ * those waiting to (ms_rw_readers_holding). */
 MS_HOT uint32_t ms_rw_readers(const pthread_rwlock_t *l)
 {
 	return LOAD(&l->__data.__readers) >> MS_RW_READER_SHIFT;
+}
+
+/* How many hold l for read now (glibc/real_rw.h). */
+MS_HOT uint32_t ms_rw_readers_holding(const pthread_rwlock_t *l)
+{
+	return ms_rw_word_holding(LOAD(&l->__data.__readers));
 }
 
 /* The thread id of l's writer (0: none), which glibc itself checks for
