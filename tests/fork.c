@@ -41,6 +41,8 @@
  *                or another thread (WHO "thread") -- and the child locks
  *                it: it waits until the parent's thread unlocks it, once
  *                FILE exists, and then has it ("child got it").
+ *   sharedspin FILE  the same with a process-shared spin lock that a
+ *                thread holds
  *   exec PROG... the parent (with a thread) forks; the child execs PROG.
  *   system CMD   the parent runs CMD with system() (posix_spawn inside).
  *   ownenv LIB PROG...  the child execs PROG with an environment the
@@ -448,6 +450,50 @@ static int shared_held(const char *who, const char *file)
 	return 0;
 }
 
+static pthread_spinlock_t *shm_spin;
+
+static void *hold_shared_spin(void *arg)
+{
+	pthread_spin_lock(shm_spin);
+	holding = 1;
+	while (!shm_go)
+		usleep(1000);
+	wait_for_file(arg);
+	pthread_spin_unlock(shm_spin);
+	return NULL;
+}
+
+/* The same with a process-shared spin lock, held by a thread: glibc keeps
+ * no owner in its word, so the child's wait has no holder to name. */
+static int shared_spin_held(const char *file)
+{
+	shm_spin = mmap(NULL, sizeof *shm_spin, PROT_READ | PROT_WRITE,
+			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (shm_spin == MAP_FAILED)
+		return 1;
+	pthread_spin_init(shm_spin, PTHREAD_PROCESS_SHARED);
+	pthread_t t;
+	holding = 0;
+	pthread_create(&t, NULL, hold_shared_spin, (void *)file);
+	while (!holding)
+		usleep(1000);
+	printf("shared %p\n", (void *)shm_spin);
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		printf("child %d locks shared\n", (int)getpid());
+		fflush(stdout);
+		pthread_spin_lock(shm_spin); /* the parent's thread unlocks it */
+		printf("child got it\n");
+		pthread_spin_unlock(shm_spin);
+		exit(0);
+	}
+	shm_go = 1;
+	pthread_join(t, NULL);
+	printf("child %d %s\n", (int)pid, ended(wait_child(pid)));
+	return 0;
+}
+
 static int exec_child(char **argv)
 {
 	holder_thread();
@@ -655,6 +701,8 @@ int main(int argc, char **argv)
 		return closefds(argv[2]);
 	if (!strcmp(mode, "sharedheld") && argc > 3)
 		return shared_held(argv[2], argv[3]);
+	if (!strcmp(mode, "sharedspin") && argc > 2)
+		return shared_spin_held(argv[2]);
 	if (!strcmp(mode, "exec") && argc > 2)
 		return exec_child(argv + 2);
 	if (!strcmp(mode, "system") && argc > 2)
@@ -670,7 +718,7 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "spares"))
 		return spares();
 	fprintf(stderr, "usage: %s stress N | counts | usr1 | late FILE | hang | "
-			"sharedheld forker|thread FILE | exec PROG... | system CMD | ownenv LIB PROG... | lock N | daemon | "
+			"sharedheld forker|thread FILE | sharedspin FILE | exec PROG... | system CMD | ownenv LIB PROG... | lock N | daemon | "
 			"closefds FILE | capturing | loaderheld | spares\n", argv[0]);
 	return 2;
 }

@@ -262,6 +262,25 @@ for who in forker thread; do
 	expect_no_grep "shared $who: the child's report has no MISUSE" '^MISUSE' "$WORK/sh.$child"
 done
 
+# ... a process-shared spin lock so held: glibc's word names no holder, so no
+# finding can name one; the lock's line says a thread waits for it (the
+# watchdog's report said nothing past its header)
+rm -f "$WORK/go"
+start_job "shared spin" env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/ss.%p" \
+	MUTEXSTAT_WATCHDOG=1 MUTEXSTAT_ON_DEADLOCK=abort "$P" sharedspin "$WORK/go"
+wait_for "$WORK/out" '^child [0-9]+ locks shared$' 20 || fail "shared spin: no child"
+child=$(awk '/^child [0-9]+ locks/ { print $2 }' "$WORK/out")
+s=$(awk '/^shared / { print $2 }' "$WORK/out")
+if wait_for "$WORK/ss.$child.1" '^  waiting now: ' 20; then pass "shared spin: the watchdog reported"
+else fail "shared spin: no watchdog report with the wait"; fi
+touch "$WORK/go"
+wait "$job"
+expect_grep "shared spin: the child got it, and exited" "^child $child exited 0\$" "$WORK/out"
+expect_no_grep "shared spin: no DEADLOCK" '^DEADLOCK' "$WORK/ss.$child.1"
+expect_grep "shared spin: the lock's section" "^#1 spin lock $s \(spin pshared\)\$" "$WORK/ss.$child.1"
+expect_grep "shared spin: one thread waits for it" \
+	'^  waiting now: 1 thread, the longest for [0-9.]+ m?s so far' "$WORK/ss.$child.1"
+
 # ---- exec: children are recorded, unless MUTEXSTAT_FOLLOW=0 ----------------
 run_with "$WORK/out" "$WORK/err" env MUTEXSTAT_OUTPUT="$WORK/e.%p" "$P" exec "$P" lock 25
 line=$(grep '^pid ' "$WORK/out")

@@ -91,13 +91,17 @@ static void collect(uintptr_t key, uint32_t r, void *arg)
 	if (l.timed)
 		t->timed++;
 	if (!is_used(&l)) {
-		/* held, or waited for in its first lock, it is in use: the
-		 * findings and held lines say so */
+		/* held, it is in use: the held lines say so.  Waited for in
+		 * its first lock, it gets a line, which says who waits: the
+		 * findings name only waits whose holder is known (not one for
+		 * a process-shared spin lock that another process holds) */
 		uint32_t flags = LOAD(&ms_rec(r)->flags);
-		if (!(LOAD(&ms_rec(r)->owner) & MS_HELD) &&
-		    !((flags & MS_F_COLD) && (uint32_t)LOAD(&ms_table.cold[r].waiting)))
-			t->idle++;
-		return;
+		int waited = (flags & MS_F_COLD) && (uint32_t)LOAD(&ms_table.cold[r].waiting);
+		if (!waited) {
+			if (!(LOAD(&ms_rec(r)->owner) & MS_HELD))
+				t->idle++;
+			return;
+		}
 	}
 	t->used++;
 	top_offer(t, &l);
