@@ -36,6 +36,8 @@
  *                sent before must not have written into FILE.
  *   hang         a thread holds `held` across the fork; the child locks it
  *                and never returns (nobody in the child can unlock it).
+ *   readhang     the same with an rwlock a thread reads across the fork;
+ *                the child writes it and never returns.
  *   sharedheld WHO FILE  a process-shared mutex in MAP_SHARED memory is
  *                held at the fork -- by the forking thread (WHO "forker")
  *                or another thread (WHO "thread") -- and the child locks
@@ -389,6 +391,40 @@ static int hang(void)
 	return 0;
 }
 
+/* readhang: the same with an rwlock a thread reads across the fork; the
+ * child writes it (never returns) */
+static pthread_rwlock_t read_held = PTHREAD_RWLOCK_INITIALIZER;
+
+static void *hold_read(void *arg)
+{
+	(void)arg;
+	pthread_rwlock_rdlock(&read_held); /* READ_HELD */
+	holding = 1;
+	for (;;)
+		pause();
+	return NULL;
+}
+
+static int read_hang(void)
+{
+	pthread_t t;
+	pthread_create(&t, NULL, hold_read, NULL);
+	while (!holding)
+		usleep(1000);
+	printf("read_held %p\n", (void *)&read_held);
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		printf("child %d writes read_held\n", (int)getpid());
+		fflush(stdout);
+		pthread_rwlock_wrlock(&read_held); /* its reader is not here */
+		printf("child got read_held\n");
+		_exit(1);
+	}
+	printf("child %d %s\n", (int)pid, ended(wait_child(pid)));
+	return 0;
+}
+
 static pthread_mutex_t *shm_mutex;
 static volatile int shm_go;
 
@@ -701,6 +737,8 @@ int main(int argc, char **argv)
 		return closefds(argv[2]);
 	if (!strcmp(mode, "sharedheld") && argc > 3)
 		return shared_held(argv[2], argv[3]);
+	if (!strcmp(mode, "readhang"))
+		return read_hang();
 	if (!strcmp(mode, "sharedspin") && argc > 2)
 		return shared_spin_held(argv[2]);
 	if (!strcmp(mode, "exec") && argc > 2)
@@ -718,7 +756,7 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "spares"))
 		return spares();
 	fprintf(stderr, "usage: %s stress N | counts | usr1 | late FILE | hang | "
-			"sharedheld forker|thread FILE | sharedspin FILE | exec PROG... | system CMD | ownenv LIB PROG... | lock N | daemon | "
+			"readhang | sharedheld forker|thread FILE | sharedspin FILE | exec PROG... | system CMD | ownenv LIB PROG... | lock N | daemon | "
 			"closefds FILE | capturing | loaderheld | spares\n", argv[0]);
 	return 2;
 }

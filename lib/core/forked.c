@@ -21,6 +21,7 @@ struct noted {
 	uint32_t rec;
 	uint32_t tid;  /* the holder's id in the parent */
 	uint64_t birth;
+	uintptr_t read_at; /* a read hold: where it was taken (0: not a read) */
 };
 
 static struct noted orphans[MAX_NOTED]; /* held by threads the child lacks */
@@ -91,7 +92,7 @@ static void note_held(struct ms_tstate *ts, void *arg)
 		if (ts->held[i].mode & MS_HELD_READ) {
 			/* a read hold (no owner to check): of the parent
 			 * if shared with it, else as an exclusive hold */
-			struct noted note = { r, ts->tid, 0 };
+			struct noted note = { r, ts->tid, 0, ts->held[i].caller };
 			if (held_in_parent(rec))
 				shared[nshared++] = r;
 			else if (!forker && norphans < MAX_NOTED)
@@ -105,7 +106,7 @@ static void note_held(struct ms_tstate *ts, void *arg)
 			shared[nshared++] = r;
 			continue;
 		}
-		struct noted note = { r, ts->tid, 0 };
+		struct noted note = { r, ts->tid, 0, 0 };
 		if (forker) {
 			STORE(&rec->owner, ms_self.tid | MS_HELD);
 			if (nown < MAX_NOTED)
@@ -160,8 +161,15 @@ void ms_fork_settle_now(void)
 	/* the settling thread, most often the forking one, has a new tid
 	 * too: it retakes a lock its tid let go of last in its own order */
 	ms_thread_clock_past_floor(t);
-	for (uint32_t i = 0; i < norphans; i++)
+	for (uint32_t i = 0; i < norphans; i++) {
 		orphans[i].birth = LOAD(&ms_rec(orphans[i].rec)->birth);
+		/* a read of a thread the child lacks: the lock keeps it as a
+		 * reader's that exited holding it (thread_pool.c), whom the
+		 * held lines, the wait-for graph and an unlock's misuse
+		 * check count -- named as the parent's (ms_fork_orphan_owner) */
+		if (orphans[i].read_at)
+			ms_held_read_orphaned(orphans[i].rec, orphans[i].tid, orphans[i].read_at);
+	}
 	for (uint32_t i = 0; i < nown; i++)
 		own[i].birth = LOAD(&ms_rec(own[i].rec)->birth);
 	__atomic_store_n(&ms_fork_unsettled, 0, __ATOMIC_RELEASE);

@@ -165,11 +165,16 @@ static void held_prune(struct ms_tstate *ts, int exiting);
  * against glibc's count of readers before it is believed.) */
 static void exited_reader(const struct ms_tstate *ts, const struct ms_held *h)
 {
-	if (!ms_rec_key(h->rec))
+	ms_held_read_orphaned(h->rec, ts->tid, h->caller);
+}
+
+void ms_held_read_orphaned(uint32_t r, uint32_t tid, uintptr_t at)
+{
+	if (!ms_rec_key(r))
 		return;
-	struct ms_cold *c = ms_cold(h->rec);
-	STORE(&c->exited_reader, ts->tid);
-	STORE(&c->exited_read_at, h->caller);
+	struct ms_cold *c = ms_cold(r);
+	STORE(&c->exited_reader, tid);
+	STORE(&c->exited_read_at, at);
 	__atomic_fetch_add(&c->exited_reads, 1, __ATOMIC_RELEASE);
 }
 

@@ -44,6 +44,10 @@ uint64_t ms_held_since(uint32_t tid, uint32_t rec);
  * outermost level of a recursive mutex; 0 if not there. */
 uintptr_t ms_held_taken_at(uint32_t tid, uint32_t rec);
 void ms_held_forget(struct ms_tstate *ts, uint32_t rec);
+/* A read of record r that thread tid holds and will never let go of (it
+ * exited, or is a thread of a fork's parent), taken at `at`: the lock
+ * keeps it (table.h's exited_reads). */
+void ms_held_read_orphaned(uint32_t r, uint32_t tid, uintptr_t at);
 
 /* Bumped whenever a thread unlocks a mutex it does not hold (misuse that
  * glibc allows): other threads' held sets may then be stale. */

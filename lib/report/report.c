@@ -462,10 +462,15 @@ static void reader_named(struct ms_tstate *ts, void *arg)
 
 /* Readers that exited holding record r's rwlock: the last one to exit,
  * where it took it, and how many others did (analysis/waitfor.h). */
-static void print_exited_readers(struct ms_fmt *f, uint32_t n, uint32_t tid, uintptr_t at)
+static void print_exited_readers(struct ms_fmt *f, uint32_t r, uint32_t n, uint32_t tid,
+				 uintptr_t at)
 {
 	char site[200];
-	ms_fmt(f, "\n    thread %u (exited)", tid);
+	if (ms_fork_orphan_owner(r) == tid) /* as a mutex held since the fork */
+		ms_fmt(f, "\n    thread %u of the parent, pid %d (not here)", tid,
+		       ms_fork_parent_pid());
+	else
+		ms_fmt(f, "\n    thread %u (exited)", tid);
 	if (at)
 		ms_fmt(f, ", taken at %s",
 		       ms_symbol_fit((char *)ms_symbolize(at, site, sizeof site), 80));
@@ -490,7 +495,7 @@ static void print_read_held(struct held_ctx *h, uintptr_t key, uint32_t r)
 	if (q.n > 8)
 		ms_fmt(h->f, "\n    and %u more", q.n - 8);
 	if (gone)
-		print_exited_readers(h->f, gone, gone_tid, gone_at);
+		print_exited_readers(h->f, r, gone, gone_tid, gone_at);
 	ms_fmt(h->f, "\n");
 }
 

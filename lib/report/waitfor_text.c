@@ -207,8 +207,12 @@ static void print_taken(struct ms_fmt *f, const struct ms_waiter *w)
 		uint32_t gone = w->owner_ts ? 0 : ms_waitfor_exited_readers(w->rec, &gone_tid,
 									    &gone_at);
 		if (gone && gone_tid == w->owner) {
-			/* a reader that exited: readers are the others */
-			ms_fmt(&hf, "    held for read by thread %u (exited)", w->owner);
+			/* a reader that exited, or a fork parent's thread:
+			 * readers are the others */
+			if (ms_fork_orphan_owner(w->rec) == w->owner)
+				ms_fmt(&hf, "    held for read by thread %u of the parent", w->owner);
+			else
+				ms_fmt(&hf, "    held for read by thread %u (exited)", w->owner);
 			readers += gone - 1;
 		} else if (!readers && !itself) {
 			ms_fmt(f, "    behind thread %u, which waits to write it\n", w->owner);
@@ -378,9 +382,9 @@ static void print_finding(const struct ms_waiter *w, const struct ms_waitfor_fin
 				  "%u, has exited: nobody can unlock it\n", last->tid, last->owner);
 		break;
 	case MS_WF_PARENT:
-		ms_fmt(f, "\nDEADLOCK: thread %u waits for a mutex that thread %u of the "
+		ms_fmt(f, "\nDEADLOCK: thread %u waits for %s that thread %u of the "
 			  "parent process held at the fork: nobody here can unlock it\n",
-		       last->tid, last->owner);
+		       last->tid, held_for_read(last) ? "an rwlock" : "a mutex", last->owner);
 		break;
 	case MS_WF_GONE:
 		ms_fmt(f, "\nDEADLOCK: thread %u waits for a process-shared mutex whose "
