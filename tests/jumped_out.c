@@ -7,7 +7,14 @@
  *
  *   jumped_out MODE: cond (pthread_cond_wait), mutex (a held mutex's
  *   lock), join (pthread_join of a thread that does not end yet) or
- *   rwlock (a write lock of a read-held rwlock). */
+ *   rwlock (a write lock of a read-held rwlock).
+ *
+ *   jumped_out watched: the main thread jumps out of its wait for x,
+ *   which another thread holds, then takes y and sleeps 1.5 s; that
+ *   thread waits for y meanwhile.  Under the watchdog the main thread's
+ *   wait, left so, stays in the records: with the other's, a false
+ *   DEADLOCK (or STALL), which MUTEXSTAT_ON_DEADLOCK=abort ended the
+ *   program on. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <setjmp.h>
@@ -41,6 +48,7 @@ static void *sleeper(void *arg)
 
 static void *waiter(void *arg)
 {
+	(void)arg;
 	pthread_t s;
 	if (!strcmp(mode, "join"))
 		CHECK(pthread_create(&s, NULL, sleeper, NULL));
@@ -67,13 +75,55 @@ static void *waiter(void *arg)
 	pthread_exit((void *)7);
 }
 
+static pthread_mutex_t x = PTHREAD_MUTEX_INITIALIZER, y = PTHREAD_MUTEX_INITIALIZER;
+static pthread_barrier_t x_held;
+
+static void *holds_x(void *arg)
+{
+	CHECK(pthread_mutex_lock(&x));
+	pthread_barrier_wait(&x_held);
+	usleep(500000);
+	CHECK(pthread_mutex_lock(&y)); /* main holds it, asleep */
+	CHECK(pthread_mutex_unlock(&y));
+	CHECK(pthread_mutex_unlock(&x));
+	return arg;
+}
+
+static int watched(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = jump;
+	sigaction(SIGALRM, &sa, NULL);
+	pthread_barrier_init(&x_held, NULL, 2);
+	pthread_t t;
+	CHECK(pthread_create(&t, NULL, holds_x, NULL));
+	pthread_barrier_wait(&x_held);
+	if (sigsetjmp(out, 1) == 0) {
+		ualarm(200000, 0);
+		pthread_mutex_lock(&x);
+		printf("watched: returned\n");
+	} else
+		printf("watched: jumped out\n");
+	CHECK(pthread_mutex_lock(&y));
+	usleep(1500000);
+	CHECK(pthread_mutex_unlock(&y));
+	CHECK(pthread_join(t, NULL));
+	printf("watched: done\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	alarm(30);
 	mode = argc > 1 ? argv[1] : "";
+	if (!strcmp(mode, "watched")) {
+		setvbuf(stdout, NULL, _IONBF, 0);
+		return watched();
+	}
 	if (strcmp(mode, "cond") && strcmp(mode, "mutex") && strcmp(mode, "join") &&
 	    strcmp(mode, "rwlock")) {
-		fprintf(stderr, "usage: jumped_out cond|mutex|join|rwlock\n");
+		fprintf(stderr, "usage: jumped_out cond|mutex|join|rwlock|watched\n");
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IONBF, 0);

@@ -192,6 +192,8 @@ static int classify(const struct records *r, uint32_t tid, struct ms_tstate *ts,
 	w->tid = tid;
 	w->ts = ts;
 	uint32_t rec = ts ? __atomic_load_n(&ts->wait_rec, __ATOMIC_ACQUIRE) : 0;
+	if (rec && ms_waitfor_left_wait(tid))
+		rec = 0; /* what it does now says what it waits for */
 	uintptr_t cond = ts ? __atomic_load_n(&ts->cond_key, __ATOMIC_ACQUIRE) : 0;
 	uintptr_t join = ts ? __atomic_load_n(&ts->join_target, __ATOMIC_ACQUIRE) : 0;
 	if (rec) {

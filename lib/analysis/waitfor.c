@@ -369,6 +369,13 @@ int ms_waitfor_retake_blocked(struct ms_tstate *ts)
 	return key && retake_of(ts, LOAD(&ts->tid), key, 0, 0, &unused);
 }
 
+int ms_waitfor_left_wait(uint32_t tid)
+{
+	uint64_t at;
+	long call = ms_task_syscall(tid, &at);
+	return call >= 0 && call != SYS_futex && call != SYS_restart_syscall;
+}
+
 static void collect_waiter(struct ms_tstate *ts, void *arg)
 {
 	struct collect *c = arg;
@@ -379,6 +386,8 @@ static void collect_waiter(struct ms_tstate *ts, void *arg)
 		collect_retake(ts, c);
 		return;
 	}
+	if (ms_waitfor_left_wait(LOAD(&ts->tid)))
+		return;
 	struct ms_waiter *w = &c->w[c->n++];
 	w->ts = ts;
 	w->tid = LOAD(&ts->tid);

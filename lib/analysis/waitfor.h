@@ -186,4 +186,11 @@ typedef void ms_waitfor_fn(const struct ms_waitfor_wait *w, void *arg);
  * time only; safe beside a text report. */
 int ms_waitfor_each(ms_waitfor_fn *fn, void *arg);
 
+/* Whether thread tid, which the library records in a lock wait, is in
+ * another system call than futex(): not in that wait.  A signal handler's
+ * siglongjmp took it out (glibc lets a program leave its waits so, and the
+ * record stays), or a handler runs on it.  Running, it may be on its way
+ * to the futex, or spinning for a spin lock: a waiter still. */
+int ms_waitfor_left_wait(uint32_t tid);
+
 #endif
