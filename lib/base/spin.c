@@ -15,6 +15,7 @@ __thread int ms_fork_holds_locks __attribute__((tls_model("initial-exec")));
 uint32_t ms_fork_unsettled;
 
 __thread uint32_t ms_spin_mine __attribute__((tls_model("initial-exec")));
+__thread uint8_t ms_spin_marked __attribute__((tls_model("initial-exec")));
 uint32_t ms_spin_blocked_holders;
 
 static uint64_t skipped;
@@ -48,26 +49,33 @@ static int *stuck_word;
 
 void ms_spin_note_blocking_slow(void)
 {
-	if (ms_spin_mine & MS_SPIN_MARKED)
+	if (ms_spin_marked)
 		return;
-	/* the mark first: a handler here that let go of the last lock would
-	 * take it off, one less, and this add make it even */
-	ms_spin_mine |= MS_SPIN_MARKED;
+	/* claimed first: a handler here that would mark the thread finds it
+	 * marked (had it added first, each would have added one) */
+	ms_spin_marked = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	ATOMIC_ADD(&ms_spin_blocked_holders, 1);
 }
 
-void ms_spin_mine_less_slow(void)
+void ms_spin_unmark(void)
 {
-	uint32_t v = ms_spin_mine, n = v & ~MS_SPIN_MARKED;
-	if (n)
-		n--;
-	if (n || !(v & MS_SPIN_MARKED)) {
-		ms_spin_mine = n | (v & MS_SPIN_MARKED);
-		return;
-	}
-	ms_spin_mine = 0;
-	__atomic_fetch_sub(&ms_spin_blocked_holders, 1, __ATOMIC_RELAXED);
+	ms_spin_marked = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	/* never below none: a fork child (from a handler here) starts the
+	 * count at none, and this thread's part of it may not be in it */
+	uint32_t n = __atomic_load_n(&ms_spin_blocked_holders, __ATOMIC_RELAXED);
+	while (n && !__atomic_compare_exchange_n(&ms_spin_blocked_holders, &n, n - 1, 0,
+						 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+void ms_spin_thread_exit(void)
+{
+	/* a thread that ends marked (a handler that blocked in our code
+	 * ended it: pthread_exit, a cancellation) is a holder no more */
+	if (ms_spin_marked)
+		ms_spin_unmark();
 }
 
 void ms_spin_after_fork_child(void)
@@ -76,7 +84,9 @@ void ms_spin_after_fork_child(void)
 	skipped = 0;
 	stuck_word = NULL; /* its holder is the parent's thread, not here */
 	/* the forking thread's locks are let go by zeroing them, and the
-	 * parent's other threads are not here */
+	 * parent's other threads are not here.  Its mark stays: a fork from a
+	 * handler between the mark and its count adds that count after this,
+	 * and its unmark takes it off (one that finds none takes none). */
 	ms_spin_mine = 0;
 	STORE(&ms_spin_blocked_holders, 0);
 }

@@ -23,12 +23,13 @@ extern __thread int ms_fork_holds_locks __attribute__((tls_model("initial-exec")
 extern uint32_t ms_fork_unsettled;
 
 /* How many of our locks the calling thread holds (counted as each is
- * taken and let go: ms_spin_try, ms_spin_unlock), and MS_SPIN_MARKED
- * while it made a call that may block in the program's locks meanwhile
- * (ms_spin_note_blocking).  One word, so that letting go of the last
- * lock, unmarked, is a load, a compare and a store. */
-#define MS_SPIN_MARKED 0x80000000u
+ * taken and let go: ms_spin_try, ms_spin_unlock), and whether it made a
+ * call that may block in the program's locks meanwhile
+ * (ms_spin_note_blocking).  Two words: a handler that marks the thread
+ * between the count's load and its store must not have its mark stored
+ * over. */
 extern __thread uint32_t ms_spin_mine __attribute__((tls_model("initial-exec")));
+extern __thread uint8_t ms_spin_marked __attribute__((tls_model("initial-exec")));
 /* Threads so marked, now: while there is one, a waiter for any of our
  * locks gives up after its first spins.  A thread stopped in the
  * program's lock while it holds one of ours -- a signal handler's lock
@@ -50,18 +51,23 @@ static inline void ms_spin_note_blocking(void)
 		ms_spin_note_blocking_slow();
 }
 
-/* One fewer of our locks held (or about to be): out of line when the
- * thread is marked, or when the count is already none -- a fork child's
- * update that a handler interrupted lets go of locks the fork zeroed,
- * and a count too high would keep the mark for good. */
-void ms_spin_mine_less_slow(void);
+/* Its mark off, once it holds none of our locks (or it ends). */
+void ms_spin_unmark(void);
+void ms_spin_thread_exit(void);
+
+/* One fewer of our locks held (or about to be).  Never below none: a
+ * fork child's update that a handler interrupted lets go of locks the
+ * fork zeroed. */
 static inline void ms_spin_mine_less(void)
 {
-	uint32_t v = ms_spin_mine;
-	if (__builtin_expect(v - 1 < MS_SPIN_MARKED - 1, 1))
-		ms_spin_mine = v - 1; /* 1 to MS_SPIN_MARKED - 1: unmarked */
-	else
-		ms_spin_mine_less_slow();
+	uint32_t n = ms_spin_mine;
+	if (__builtin_expect(n != 0, 1))
+		ms_spin_mine = n - 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	/* a handler before the store that marked the thread: its mark is
+	 * seen here; one after it saw n - 1, and marked none if that is 0 */
+	if (__builtin_expect(ms_spin_marked, 0) && n <= 1)
+		ms_spin_unmark();
 }
 
 /* Take one of our locks if it is free, counted first: a handler between

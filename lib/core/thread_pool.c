@@ -215,6 +215,7 @@ static void thread_exit(void *arg)
 	ts->nheld = 0; /* held[].since may stay set: reuse zeroes held[] */
 	ts->overflow = 0;
 	ms_table_thread_exit(t);
+	ms_spin_thread_exit();
 	ms_thread_clock_floor(t->clock); /* for a thread that gets its tid */
 	if (pool_lock()) {
 		if (LOAD(&ts->in_use) == LATE)
