@@ -36,7 +36,7 @@
  *                sent before must not have written into FILE.
  *   hang         a thread holds `held` across the fork; the child locks it
  *                and never returns (nobody in the child can unlock it).
- *   readhang     the same with an rwlock a thread reads across the fork;
+ *   readhang     the same with an rwlock two threads read across the fork;
  *                the child writes it and never returns.
  *   sharedheld WHO FILE  a process-shared mutex in MAP_SHARED memory is
  *                held at the fork -- by the forking thread (WHO "forker")
@@ -391,15 +391,16 @@ static int hang(void)
 	return 0;
 }
 
-/* readhang: the same with an rwlock a thread reads across the fork; the
- * child writes it (never returns) */
+/* readhang: the same with an rwlock two threads read across the fork;
+ * the child writes it (never returns) */
 static pthread_rwlock_t read_held = PTHREAD_RWLOCK_INITIALIZER;
+static int readers_in;
 
 static void *hold_read(void *arg)
 {
 	(void)arg;
 	pthread_rwlock_rdlock(&read_held); /* READ_HELD */
-	holding = 1;
+	__atomic_add_fetch(&readers_in, 1, __ATOMIC_RELEASE);
 	for (;;)
 		pause();
 	return NULL;
@@ -407,9 +408,10 @@ static void *hold_read(void *arg)
 
 static int read_hang(void)
 {
-	pthread_t t;
-	pthread_create(&t, NULL, hold_read, NULL);
-	while (!holding)
+	pthread_t t[2];
+	for (int i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, hold_read, NULL);
+	while (__atomic_load_n(&readers_in, __ATOMIC_ACQUIRE) < 2)
 		usleep(1000);
 	printf("read_held %p\n", (void *)&read_held);
 	fflush(stdout);

@@ -235,9 +235,10 @@ expect_grep "watchdog: after its report" "^DEADLOCK: thread $child waits for a m
 expect_grep "watchdog: where the parent's thread took it, from the mutex's history" \
 	"^    held by thread [0-9]+, taken at hold_held\+0x[0-9a-f]+ \(tests/fork\.c:[0-9]+, fork\)$" "$WORK/w.$child.1"
 
-# ... and an rwlock a thread of the parent reads: the child keeps that read
-# as the parent's thread's (it was forgotten: the lock was not listed as
-# held, and the watchdog's WAIT CHAIN blamed "a reader not known here")
+# ... and an rwlock two threads of the parent read: the child keeps those
+# reads as the parent's threads' (they were forgotten: the lock was not
+# listed as held, and the watchdog's WAIT CHAIN blamed "a reader not known
+# here"), named as the parent's, not as threads that exited
 timeout -s KILL 60 env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/rh.%p" MUTEXSTAT_WATCHDOG=1 \
 	MUTEXSTAT_ON_DEADLOCK=abort "$P" readhang > "$WORK/out" 2> "$WORK/err"
 child=$(awk '/^child [0-9]+ writes/ { print $2 }' "$WORK/out")
@@ -247,11 +248,14 @@ expect_grep "readhang: a deadlock, in words" \
 	"^DEADLOCK: thread $child waits for an rwlock that thread [0-9]+ of the parent process held at the fork: nobody here can unlock it$" \
 	"$WORK/rh.$child.1"
 expect_grep "readhang: its reader, the parent's thread, where it read" \
-	"^    held for read by thread [0-9]+ of the parent, taken at hold_read\+0x[0-9a-f]+ \(tests/fork\.c:$(grep -n 'READ_HELD' "$top_srcdir/tests/fork.c" | head -1 | cut -d: -f1), fork\)$" \
+	"^    held for read by thread [0-9]+ of the parent and 1 other reader, taken at hold_read\+0x[0-9a-f]+ \(tests/fork\.c:$(grep -n 'READ_HELD' "$top_srcdir/tests/fork.c" | head -1 | cut -d: -f1), fork\)$" \
 	"$WORK/rh.$child.1"
 ppid=$(sed -n 's/^  forked from pid \([0-9]*\):.*/\1/p' "$WORK/rh.$child.1")
 expect_grep "readhang: still held, by the parent's thread" \
 	"^    thread [0-9]+ of the parent, pid $ppid \(not here\), taken at hold_read\+0x" "$WORK/rh.$child.1"
+expect_grep "readhang: ... and the other reader, the parent's too" \
+	'^    and 1 more thread of the parent \(not here\)$' "$WORK/rh.$child.1"
+expect_no_grep "readhang: no reader said to have exited" 'exited' "$WORK/rh.$child.1"
 
 # ---- a process-shared mutex that a thread of the parent holds at the fork --
 # In MAP_SHARED memory it is one lock for both processes: the parent's

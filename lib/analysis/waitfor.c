@@ -659,7 +659,7 @@ static enum ms_far far_owner(const struct ms_waiter *w)
 		return FAR_READERS;
 	if (!w->owner || find_thread(w->owner))
 		return FAR_HERE;
-	if (ms_fork_orphan_owner(w->rec) == w->owner)
+	if (ms_fork_orphan_held_by(w->rec, w->owner))
 		return FAR_PARENT;
 	return FAR_EXITED;
 }
@@ -840,7 +840,7 @@ int ms_waitfor_each(ms_waitfor_fn *fn, void *arg)
 		lw.cond_end = !lw.cycle && w[i].stuck;
 		const struct ms_tstate *ots = w[i].owner_ts;
 		lw.owner_in_parent = w[i].owner && !ots &&
-				     ms_fork_orphan_owner(w[i].rec) == w[i].owner;
+				     ms_fork_orphan_held_by(w[i].rec, w[i].owner);
 		lw.owner_exited = w[i].owner && !ots && !lw.owner_in_parent;
 		lw.owner_ts = w[i].owner_ts;
 		lw.foreign_owner = w[i].foreign;

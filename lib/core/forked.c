@@ -43,6 +43,28 @@ uint32_t ms_fork_orphan_owner(uint32_t r)
 	return parent_pid ? find_noted(orphans, norphans, r) : 0;
 }
 
+uint32_t ms_fork_orphan_reads(uint32_t r)
+{
+	if (!parent_pid)
+		return 0;
+	uint64_t birth = LOAD(&ms_rec(r)->birth);
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < norphans; i++)
+		n += orphans[i].rec == r && orphans[i].birth == birth && orphans[i].read_at;
+	return n;
+}
+
+int ms_fork_orphan_held_by(uint32_t r, uint32_t tid)
+{
+	if (!parent_pid || !tid)
+		return 0;
+	uint64_t birth = LOAD(&ms_rec(r)->birth);
+	for (uint32_t i = 0; i < norphans; i++)
+		if (orphans[i].rec == r && orphans[i].birth == birth && orphans[i].tid == tid)
+			return 1;
+	return 0;
+}
+
 uint32_t ms_fork_own_before(uint32_t r)
 {
 	return parent_pid ? find_noted(own, nown, r) : 0;
@@ -166,7 +188,7 @@ void ms_fork_settle_now(void)
 		/* a read of a thread the child lacks: the lock keeps it as a
 		 * reader's that exited holding it (thread_pool.c), whom the
 		 * held lines, the wait-for graph and an unlock's misuse
-		 * check count -- named as the parent's (ms_fork_orphan_owner) */
+		 * check count -- named as the parent's (ms_fork_orphan_held_by) */
 		if (orphans[i].read_at)
 			ms_held_read_orphaned(orphans[i].rec, orphans[i].tid, orphans[i].read_at);
 	}

@@ -39,6 +39,12 @@ int ms_fork_parent_pid(void);
 /* The parent's thread that held record r, in this life, when the process
  * forked; 0 if none (or r was not held by another thread at the fork). */
 uint32_t ms_fork_orphan_owner(uint32_t r);
+/* Whether thread tid of the parent held record r, in this life, at the
+ * fork (an rwlock may have been read by several). */
+int ms_fork_orphan_held_by(uint32_t r, uint32_t tid);
+/* How many reads of record r, in this life, threads of the parent held at
+ * the fork (its exited readers count them: thread_pool.h). */
+uint32_t ms_fork_orphan_reads(uint32_t r);
 
 /* The forking thread's id in the parent, if r is a mutex that thread held
  * at the fork (this process is its child); 0 otherwise. */

@@ -466,7 +466,13 @@ static void print_exited_readers(struct ms_fmt *f, uint32_t r, uint32_t n, uint3
 				 uintptr_t at)
 {
 	char site[200];
-	if (ms_fork_orphan_owner(r) == tid) /* as a mutex held since the fork */
+	/* in a fork child, those of the parent's threads are among them */
+	int parents = ms_fork_orphan_held_by(r, tid);
+	uint32_t of_parent = ms_fork_orphan_reads(r);
+	uint32_t more_parent = of_parent > (uint32_t)parents ? of_parent - parents : 0;
+	if (more_parent > n - 1)
+		more_parent = n - 1;
+	if (parents) /* as a mutex held since the fork */
 		ms_fmt(f, "\n    thread %u of the parent, pid %d (not here)", tid,
 		       ms_fork_parent_pid());
 	else
@@ -474,9 +480,12 @@ static void print_exited_readers(struct ms_fmt *f, uint32_t r, uint32_t n, uint3
 	if (at)
 		ms_fmt(f, ", taken at %s",
 		       ms_symbol_fit((char *)ms_symbolize(at, site, sizeof site), 80));
-	if (n > 1)
-		ms_fmt(f, "\n    and %u more %s that exited", n - 1,
-		       plural(n - 1, "reader", "readers"));
+	if (more_parent)
+		ms_fmt(f, "\n    and %u more %s of the parent (not here)", more_parent,
+		       plural(more_parent, "thread", "threads"));
+	if (n - 1 > more_parent)
+		ms_fmt(f, "\n    and %u more %s that exited", n - 1 - more_parent,
+		       plural(n - 1 - more_parent, "reader", "readers"));
 }
 
 static void print_read_held(struct held_ctx *h, uintptr_t key, uint32_t r)
@@ -531,7 +540,7 @@ static void print_held(uintptr_t key, uint32_t r, void *arg)
 	char rest[160];
 	struct ms_fmt rf;
 	ms_fmt_init(&rf, rest, sizeof rest, -1);
-	if (ms_fork_orphan_owner(r) == tid)
+	if (ms_fork_orphan_held_by(r, tid))
 		ms_fmt(&rf, "held since the fork by thread %u of the parent, pid %d (not here)",
 		       tid, ms_fork_parent_pid());
 	else

@@ -209,7 +209,7 @@ static void print_taken(struct ms_fmt *f, const struct ms_waiter *w)
 		if (gone && gone_tid == w->owner) {
 			/* a reader that exited, or a fork parent's thread:
 			 * readers are the others */
-			if (ms_fork_orphan_owner(w->rec) == w->owner)
+			if (ms_fork_orphan_held_by(w->rec, w->owner))
 				ms_fmt(&hf, "    held for read by thread %u of the parent", w->owner);
 			else
 				ms_fmt(&hf, "    held for read by thread %u (exited)", w->owner);
