@@ -52,6 +52,8 @@
  *   self_released       the same, and another thread unlocks it (a
  *                       misuse) once it waits: the relock returns
  *   self_errorcheck     relocks an errorcheck mutex 3 times: EDEADLK
+ *   self_crowded        200 errorcheck mutexes relocked (EDEADLK), then
+ *                       a timed relock of a normal mutex: ETIMEDOUT
  *   self_timed          timed relock of a normal mutex: ETIMEDOUT (after two
  *                       with deadlines glibc refuses: EINVAL, no wait)
  *   self_timed_signal   the same, a signal handler waiting for B inside it
@@ -751,6 +753,31 @@ static int self_errorcheck(void)
 		CHECK(pthread_mutex_lock(&e), EDEADLK); /* ERRCHECK_AGAIN */
 	UNLOCK(&e);
 	printf("EDEADLK 3 times, and on\n");
+	return 0;
+}
+
+/* self_crowded: 200 errorcheck mutexes (on the heap, each its own life)
+ * relocked once each, then a timed relock of a normal mutex: the relocks
+ * refused take at most half the findings' room, and the SELF-DEADLOCK
+ * after them is kept. */
+static int self_crowded(void)
+{
+	init_abcd();
+	say_thread("main");
+	for (int i = 0; i < 200; i++) {
+		pthread_mutex_t *e = malloc(sizeof *e);
+		init_mutex(e, PTHREAD_MUTEX_ERRORCHECK);
+		CHECK(pthread_mutex_lock(e), 0);
+		CHECK(pthread_mutex_lock(e), EDEADLK);
+		UNLOCK(e);
+		CHECK(pthread_mutex_destroy(e), 0);
+		free(e);
+	}
+	CHECK(pthread_mutex_lock(&ma), 0);
+	struct timespec until = deadline(CLOCK_REALTIME, 20);
+	CHECK(pthread_mutex_timedlock(&ma, &until), ETIMEDOUT);
+	UNLOCK(&ma);
+	printf("200 EDEADLK, ETIMEDOUT, and on\n");
 	return 0;
 }
 
@@ -1598,6 +1625,7 @@ int main(int argc, char **argv)
 	if (!strcmp(s, "self_relock")) return self_relock();
 	if (!strcmp(s, "self_released")) return self_released();
 	if (!strcmp(s, "self_errorcheck")) return self_errorcheck();
+	if (!strcmp(s, "self_crowded")) return self_crowded();
 	if (!strncmp(s, "self_errorcheck_", 16)) return self_errorcheck_as(s + 16);
 	if (!strcmp(s, "self_timed")) return self_timed();
 	if (!strcmp(s, "self_timed_signal")) return self_timed_signal();

@@ -688,16 +688,16 @@ expect_grep "self_errorcheck: the rule that leaves it out is a misuse rule" \
 	'^  to suppress it: misuse:' "$WORK/errcheck.report"
 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_FORMAT=json MUTEXSTAT_OUTPUT="$WORK/errcheck_json" \
 	"$T" self_errorcheck >/dev/null 2>&1
-expect_eq "self_errorcheck: JSON, a misuse with its count, glibc's answer and both stacks" \
+expect_eq "self_errorcheck: JSON, a misuse with its count, thread, glibc's answer and both stacks, no last" \
 	"$(python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
 for f in d["findings"]:
-    print(f["kind"], f["what"], f["count"], f["last"]["result"], f["last"]["thread"] > 0,
-          f["last"]["caller"]["line"] == f["last"]["at"][0]["line"] == int(sys.argv[3]),
-          f["taken_at"][0]["line"] == int(sys.argv[2]), f["suppressed_by"])
+    print(f["kind"], f["what"], f["count"], f["result"], f["thread"] > 0,
+          f["relocked_at"][0]["line"] == int(sys.argv[3]),
+          f["taken_at"][0]["line"] == int(sys.argv[2]), f["suppressed_by"], "last" in f)
 ' "$WORK/errcheck_json.json" "$(line_of "$TSRC" ERRCHECK_FIRST)" "$(line_of "$TSRC" ERRCHECK_AGAIN)")" \
-	"misuse relock_refused 3 EDEADLK True True True None"
+	"misuse relock_refused 3 EDEADLK True True True None False"
 
 # ... robust, priority-inheriting: glibc's try answers the relock itself
 # (EDEADLK), and it is the same finding (a priority-protected one too, which
@@ -713,6 +713,17 @@ for how in robust pi; do
 	expect_grep "self_errorcheck ($how): where it was relocked" \
 		"^  relocked at  .*deadlocks\.c:$(line_of "$TSRC" ERRCHECK_AS_AGAIN), " "$WORK/errcheck_$how.finding"
 done
+
+# Relocks refused take at most half the room of these findings: the
+# SELF-DEADLOCK after 200 of them is kept, and fails the run
+run crowded MUTEXSTAT_EXIT_CODE=7 "$T" self_crowded
+expect_eq "self_crowded: the program went on; the SELF-DEADLOCK fails the run" \
+	"$rc $(tail -1 "$WORK/crowded.out")" "7 200 EDEADLK, ETIMEDOUT, and on"
+expect_eq "self_crowded: 128 relocks refused kept, and the SELF-DEADLOCK" \
+	"$(grep -c '^MISUSE: relock refused: ' "$WORK/crowded.report") $(grep -c '^SELF-DEADLOCK: ' "$WORK/crowded.report")" \
+	"128 1"
+expect_grep "self_crowded: the others counted" \
+	'^  \(and 72 more relocks refused, by other threads or of other locks: not kept\)$' "$WORK/crowded.report"
 
 run timedself MUTEXSTAT_EXIT_CODE=7 "$T" self_timed
 expect_eq "self_timed: ETIMEDOUT, and the program went on; MUTEXSTAT_EXIT_CODE=7 fails the run" \

@@ -57,6 +57,10 @@ struct cycle {
 static int lock;
 static struct self_deadlock selfs[MAX_FINDINGS];
 static uint32_t nselfs;
+/* Relocks glibc refused (a MISUSE) take at most half of selfs: a program
+ * that relocks on purpose from many threads must leave room for a real
+ * SELF-DEADLOCK.  Those past it are counted. */
+static uint32_t nrefused, refused_dropped;
 static struct held_exit exits[MAX_FINDINGS];
 static uint32_t nexits, exits_dropped;
 static struct ms_stall stall; /* the newest */
@@ -81,6 +85,8 @@ static void give(void)
 static void forget_all(void)
 {
 	nselfs = 0;
+	nrefused = 0;
+	refused_dropped = 0;
 	nexits = 0;
 	exits_dropped = 0;
 	ncycles = 0;
@@ -477,6 +483,11 @@ static uint32_t note_self(struct ms_tstate *ts, uint32_t rec, uintptr_t key,
 			give();
 			return 0;
 		}
+	if (kind == MS_SELF_REFUSED && nrefused >= MAX_FINDINGS / 2) {
+		refused_dropped++;
+		give();
+		return 0;
+	}
 	give();
 	const char *name = NULL;
 	if (LOAD(&ms_rec(rec)->flags) & MS_F_COLD)
@@ -489,8 +500,12 @@ static uint32_t note_self(struct ms_tstate *ts, uint32_t rec, uintptr_t key,
 		.relock = ms_stack_here(),
 	};
 	take();
-	if (nselfs < MAX_FINDINGS)
+	if (kind == MS_SELF_REFUSED && nrefused >= MAX_FINDINGS / 2)
+		refused_dropped++; /* (another thread's took the last room) */
+	else if (nselfs < MAX_FINDINGS) {
 		selfs[nselfs++] = s;
+		nrefused += kind == MS_SELF_REFUSED;
+	}
 	give();
 	return s.relock;
 }
@@ -561,6 +576,14 @@ void ms_findings_each_self(void (*fn)(const struct ms_self_finding *s, void *arg
 			   void *arg)
 {
 	each_self(fn, arg, 0);
+}
+
+uint32_t ms_findings_refused_dropped(void)
+{
+	take();
+	uint32_t n = refused_dropped;
+	give();
+	return n;
 }
 
 void ms_finding_self_released(const struct ms_tstate *ts, uint32_t rec)

@@ -151,6 +151,9 @@ struct ms_self_finding {
 /* Thread ts's wait for record rec, which it held (a self-deadlock), got
  * the lock after all. */
 void ms_finding_self_released(const struct ms_tstate *ts, uint32_t rec);
+/* Relocks refused (MS_SELF_REFUSED) not kept: past the half of the
+ * table that they may take. */
+uint32_t ms_findings_refused_dropped(void);
 void ms_findings_each_self(void (*fn)(const struct ms_self_finding *s, void *arg),
 			   void *arg);
 /* Whether thread tid's SELF-DEADLOCK that waits (for ever, or to a

@@ -304,6 +304,10 @@ int ms_findings_print_refused(struct ms_fmt *f)
 {
 	struct self_ctx refused = { f, 0 };
 	ms_findings_each_self(refused_one, &refused);
+	uint32_t dropped = ms_findings_refused_dropped();
+	if (f && dropped && refused.n)
+		ms_fmt(f, "  (and %u more relocks refused, by other threads or of other locks: "
+			  "not kept)\n", dropped);
 	return refused.n;
 }
 

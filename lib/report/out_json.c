@@ -978,24 +978,18 @@ static int live_waits(struct ms_jw *j)
 	return n;
 }
 
-/* A relock glibc refused with EDEADLK: a misuse (findings_text.c), in the
- * shape of the others ("what", "count", "last") with the hold's stacks. */
+/* A relock glibc refused with EDEADLK: a misuse (findings_text.c) of one
+ * thread at one lock, with the self-deadlock's stacks: where the lock was
+ * taken and where it was relocked the first time (later ones count). */
 static void refused_one(struct ms_jw *j, const struct ms_self_finding *s)
 {
 	ms_jw_str(j, "what", "relock_refused");
 	ms_jw_num(j, "count", s->count);
-	ms_jw_obj(j, "last");
 	ms_jw_num(j, "thread", s->tid);
 	ms_jw_str(j, "result", "EDEADLK");
-	const uintptr_t *frames;
-	int n = s->relock_stack ? ms_depot_get(s->relock_stack, &frames) : 0;
-	sup.paused++; /* the text shows the stack below alone */
-	frame(j, "caller", n ? frames[0] : 0);
-	sup.paused--;
-	stack(j, "at", s->relock_stack);
-	ms_jw_obj_end(j);
 	stack(j, "taken_at", s->taken_stack);
 	stack_from(j, "wrapper_called_from", s->wrapped_stack, 1);
+	stack(j, "relocked_at", s->relock_stack);
 }
 
 /* fn for each self-deadlock (refused 0) or each relock refused (1). */
