@@ -17,8 +17,6 @@
 
 #include <pthread.h>
 
-
-
 /* How many read rwlock l now, as glibc counts them: in a write phase,
  * those waiting to (ms_rw_readers_holding). */
 MS_HOT uint32_t ms_rw_readers(const pthread_rwlock_t *l)

@@ -642,18 +642,20 @@ MS_UNWOUND int ms_lock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
 	ms_async_defer(t);
 	if (rc == ENOTRECOVERABLE)
 		ms_undo_unrecoverable_try(m);
-	if (rc != EBUSY || mutex_owner(m) == (int)t->tid) {
+	/* a deadline glibc refuses (EINVAL) once it would wait: the call
+	 * does not wait, for itself or anyone -- no waiter, nor, if the
+	 * holder let go meanwhile, a contention */
+	/* (a timed lock given no deadline waits for ever) */
+	int timed = ms_op_deadline(op) && abstime;
+	int refused = timed && (unsigned long)abstime->tv_nsec >= 1000000000UL;
+	if (rc != EBUSY || refused || mutex_owner(m) == (int)t->tid) {
 		/* Not a wait: a robust owner died (EOWNERDEAD, and we hold
-		 * it), an error, or the owner locking again, which glibc
-		 * answers (EDEADLK) or which never returns. */
+		 * it), an error, a deadline refused, or the owner locking
+		 * again, which glibc answers (EDEADLK) or which never
+		 * returns. */
 		if (rc == EBUSY) {
 			int errorcheck = (mutex_kind(m) & MS_KIND_MASK) ==
 					 PTHREAD_MUTEX_ERRORCHECK;
-			/* a deadline glibc refuses (EINVAL) once it would wait:
-			 * the call does not wait, for itself or anyone */
-			/* (a timed lock given no deadline waits for ever) */
-			int timed = ms_op_deadline(op) && abstime;
-			int refused = timed && (unsigned long)abstime->tv_nsec >= 1000000000UL;
 			if (!errorcheck && !refused) {
 				/* it waits for itself: a finding before the
 				 * wait, said at once if the wait never ends, and
@@ -676,18 +678,6 @@ MS_UNWOUND int ms_lock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
 			 * priority-protected mutex: glibc's try answers the
 			 * relock itself */
 			ms_finding_self_deadlock(t->ts, r, (uintptr_t)m, MS_SELF_REFUSED);
-		rc = finish(t, r, m, rc, caller, op, 0, 0);
-		ms_async_resume(t);
-		errno = saved;
-		return rc;
-	}
-	if (ms_op_deadline(op) && abstime && (unsigned long)abstime->tv_nsec >= 1000000000UL) {
-		/* a deadline glibc refuses (EINVAL) once it would wait: the
-		 * call does not wait, so it is no waiter (nor, if the holder
-		 * let go meanwhile, a contention) */
-		errno = saved;
-		rc = call_lock_blocking(t, m, op, clock, abstime);
-		saved = errno;
 		rc = finish(t, r, m, rc, caller, op, 0, 0);
 		ms_async_resume(t);
 		errno = saved;
