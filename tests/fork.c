@@ -427,8 +427,30 @@ static int read_hang(void)
 	return 0;
 }
 
-static pthread_mutex_t *shm_mutex;
+/* The lock in MAP_SHARED memory: a process-shared mutex or, for
+ * sharedspin, spin lock. */
+static union {
+	pthread_mutex_t m;
+	pthread_spinlock_t s;
+} *shm_lock;
+static int shm_spin;
 static volatile int shm_go;
+
+static void shm_take(void)
+{
+	if (shm_spin)
+		pthread_spin_lock(&shm_lock->s);
+	else
+		pthread_mutex_lock(&shm_lock->m);
+}
+
+static void shm_give(void)
+{
+	if (shm_spin)
+		pthread_spin_unlock(&shm_lock->s);
+	else
+		pthread_mutex_unlock(&shm_lock->m);
+}
 
 static void wait_for_file(const char *file)
 {
@@ -439,42 +461,49 @@ static void wait_for_file(const char *file)
 
 static void *hold_shared(void *arg)
 {
-	pthread_mutex_lock(shm_mutex);
+	shm_take();
 	holding = 1;
 	while (!shm_go)
 		usleep(1000);
 	wait_for_file(arg);
-	pthread_mutex_unlock(shm_mutex);
+	shm_give();
 	return NULL;
 }
 
+/* who: "forker", "thread", or "spin" (a spin lock a thread holds: glibc
+ * keeps no owner in its word, so the child's wait has no holder to name) */
 static int shared_held(const char *who, const char *file)
 {
-	shm_mutex = mmap(NULL, sizeof *shm_mutex, PROT_READ | PROT_WRITE,
-			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (shm_mutex == MAP_FAILED)
+	shm_lock = mmap(NULL, sizeof *shm_lock, PROT_READ | PROT_WRITE,
+			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (shm_lock == MAP_FAILED)
 		return 1;
-	pthread_mutexattr_t attr;
-	pthread_mutexattr_init(&attr);
-	pthread_mutexattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
-	pthread_mutex_init(shm_mutex, &attr);
-	int by_thread = !strcmp(who, "thread");
+	shm_spin = !strcmp(who, "spin");
+	if (shm_spin)
+		pthread_spin_init(&shm_lock->s, PTHREAD_PROCESS_SHARED);
+	else {
+		pthread_mutexattr_t attr;
+		pthread_mutexattr_init(&attr);
+		pthread_mutexattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
+		pthread_mutex_init(&shm_lock->m, &attr);
+	}
+	int by_thread = strcmp(who, "forker") != 0;
 	pthread_t t;
 	if (by_thread) {
 		pthread_create(&t, NULL, hold_shared, (void *)file);
 		while (!holding)
 			usleep(1000);
 	} else
-		pthread_mutex_lock(shm_mutex);
-	printf("shared %p\n", (void *)shm_mutex);
+		shm_take();
+	printf("shared %p\n", (void *)shm_lock);
 	fflush(stdout);
 	pid_t pid = fork();
 	if (pid == 0) {
 		printf("child %d locks shared\n", (int)getpid());
 		fflush(stdout);
-		pthread_mutex_lock(shm_mutex); /* the parent's thread unlocks it */
+		shm_take(); /* the parent's thread unlocks it */
 		printf("child got it\n");
-		pthread_mutex_unlock(shm_mutex);
+		shm_give();
 		exit(0);
 	}
 	if (by_thread) {
@@ -482,52 +511,8 @@ static int shared_held(const char *who, const char *file)
 		pthread_join(t, NULL);
 	} else {
 		wait_for_file(file);
-		pthread_mutex_unlock(shm_mutex);
+		shm_give();
 	}
-	printf("child %d %s\n", (int)pid, ended(wait_child(pid)));
-	return 0;
-}
-
-static pthread_spinlock_t *shm_spin;
-
-static void *hold_shared_spin(void *arg)
-{
-	pthread_spin_lock(shm_spin);
-	holding = 1;
-	while (!shm_go)
-		usleep(1000);
-	wait_for_file(arg);
-	pthread_spin_unlock(shm_spin);
-	return NULL;
-}
-
-/* The same with a process-shared spin lock, held by a thread: glibc keeps
- * no owner in its word, so the child's wait has no holder to name. */
-static int shared_spin_held(const char *file)
-{
-	shm_spin = mmap(NULL, sizeof *shm_spin, PROT_READ | PROT_WRITE,
-			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (shm_spin == MAP_FAILED)
-		return 1;
-	pthread_spin_init(shm_spin, PTHREAD_PROCESS_SHARED);
-	pthread_t t;
-	holding = 0;
-	pthread_create(&t, NULL, hold_shared_spin, (void *)file);
-	while (!holding)
-		usleep(1000);
-	printf("shared %p\n", (void *)shm_spin);
-	fflush(stdout);
-	pid_t pid = fork();
-	if (pid == 0) {
-		printf("child %d locks shared\n", (int)getpid());
-		fflush(stdout);
-		pthread_spin_lock(shm_spin); /* the parent's thread unlocks it */
-		printf("child got it\n");
-		pthread_spin_unlock(shm_spin);
-		exit(0);
-	}
-	shm_go = 1;
-	pthread_join(t, NULL);
 	printf("child %d %s\n", (int)pid, ended(wait_child(pid)));
 	return 0;
 }
@@ -742,7 +727,7 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "readhang"))
 		return read_hang();
 	if (!strcmp(mode, "sharedspin") && argc > 2)
-		return shared_spin_held(argv[2]);
+		return shared_held("spin", argv[2]);
 	if (!strcmp(mode, "exec") && argc > 2)
 		return exec_child(argv + 2);
 	if (!strcmp(mode, "system") && argc > 2)
