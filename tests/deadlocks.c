@@ -41,6 +41,9 @@
  *   two_inversions      A/B inverted at two lines, C/D at two others
  *   shared_helper       A/B inverted through pair_ab, C/D through pair_cd,
  *                       both calling one helper that takes the two mutexes
+ *   wrapped_bystander   a function takes A, then B, one at a time, first;
+ *                       then A/B inverted by wrapped_ab and wrapped_ba, every
+ *                       lock through one wrapper
  *   gone_abba           thread "early" takes A then B and ends; then thread
  *                       "late" takes B then A (the finding names both)
  *   destroyed_abba      A/B inverted by two threads, then both destroyed
@@ -571,6 +574,64 @@ static int shared_helper(void)
 {
 	init_abcd();
 	in_turns(4, shared_helper_step);
+	return 0;
+}
+
+/* ---- wrapped_bystander: the first lock of A and B by code of no cycle -----
+ * Every lock goes through lock_or_fail, a wrapper, so the finding's lock
+ * lines show where each mutex was first locked past it: bystander, which
+ * takes no part in the inversion.  The rule the finding suggests must name
+ * code of the cycle, not bystander: that one would leave out nothing
+ * bystander does wrong and every later cycle of A and B. */
+static volatile int wrapped_calls;
+
+static __attribute__((noinline)) void lock_or_fail(pthread_mutex_t *m)
+{
+	LOCK(m);
+	wrapped_calls++;
+}
+
+static __attribute__((noinline)) void bystander(void)
+{
+	lock_or_fail(&ma);
+	UNLOCK(&ma);
+	lock_or_fail(&mb);
+	UNLOCK(&mb);
+	wrapped_calls++;
+}
+
+static __attribute__((noinline)) void wrapped_ab(void)
+{
+	lock_or_fail(&ma);
+	lock_or_fail(&mb);
+	UNLOCK(&mb);
+	UNLOCK(&ma);
+	wrapped_calls++;
+}
+
+static __attribute__((noinline)) void wrapped_ba(void)
+{
+	lock_or_fail(&mb);
+	lock_or_fail(&ma);
+	UNLOCK(&ma);
+	UNLOCK(&mb);
+	wrapped_calls++;
+}
+
+static void wrapped_step(int i)
+{
+	say_thread_n("t", i + 1);
+	if (i == 0)
+		wrapped_ab();
+	else
+		wrapped_ba();
+}
+
+static int wrapped_bystander(void)
+{
+	init_abcd();
+	bystander();
+	in_turns(2, wrapped_step);
 	return 0;
 }
 
@@ -1617,6 +1678,7 @@ int main(int argc, char **argv)
 	if (!strcmp(s, "ungated_later")) return ungated_later();
 	if (!strcmp(s, "ungated_count")) return ungated_count();
 	if (!strcmp(s, "shared_helper")) return shared_helper();
+	if (!strcmp(s, "wrapped_bystander")) return wrapped_bystander();
 	if (!strcmp(s, "gone_abba")) return gone_abba();
 	if (!strcmp(s, "destroyed_abba")) return lives(1);
 	if (!strcmp(s, "lives") && n >= 1) return lives(n);

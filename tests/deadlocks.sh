@@ -384,6 +384,24 @@ expect_eq "shared_helper: the rule for A/B leaves out that finding alone" \
 expect_eq "shared_helper: the finding left is C/D's" "$(cycles helper_sup)" \
 	"$(group "$(field helper_sup mutex C)" "$(field helper_sup mutex D)")"
 
+# Every lock through one wrapper, A and B first locked (one at a time) by
+# a function of no cycle: the lock lines show it past the wrapper, and the
+# rule suggested names code of the cycle, which leaves the finding out
+# (it named the bystander, and a rule naming it leaves out every later
+# cycle of A and B).
+run bystander "$T" wrapped_bystander
+expect_grep "wrapped_bystander: the lock lines show the first lock past the wrapper" \
+	'^        through a wrapper, first locked from  bystander\+0x' "$WORK/bystander.report"
+expect_grep "wrapped_bystander: the rule names code of the cycle, not the wrapper's first caller" \
+	'^  to suppress it: potential-deadlock:\^wrapped_(ab|ba)\$ \(a line of MUTEXSTAT_SUPPRESSIONS\)$' \
+	"$WORK/bystander.report"
+sed -n 's/^  to suppress it: \(.*\) (a line of MUTEXSTAT_SUPPRESSIONS)$/\1/p' \
+	"$WORK/bystander.report" >"$WORK/bystander.rules"
+run bystander_sup env MUTEXSTAT_SUPPRESSIONS="$WORK/bystander.rules" "$T" wrapped_bystander
+expect_eq "wrapped_bystander: the rule suggested leaves the finding out" \
+	"$(count bystander_sup 'POTENTIAL DEADLOCK') $(grep -c '^suppressions from .*: 1 finding left out$' "$WORK/bystander_sup.report")" \
+	"0 1"
+
 # A finding made after one of its threads ended names that thread all the
 # same (before, a thread gone when the cycle closed had no name: "thread
 # 11241 took A" beside "thread 11244 "two_inv" took B").

@@ -760,36 +760,131 @@ static int round_of(const char *w, size_t len, int variable)
  * Before, the first function whole, unanchored: "transfer" also left out
  * transfer_all's findings, and a lambda's (a frame every std::thread
  * has) every finding in a thread. */
+static size_t frame_function(const char *s, size_t len, const char **fn)
+{
+	struct words ws;
+	words_of(s, len, &ws);
+	unsigned last = ws.n;
+	while (last > 0 && ws.variable[last - 1])
+		last--;
+	if (!last)
+		return 0;
+	*fn = ws.w[last - 1];
+	return ws.len[last - 1];
+}
+
+static int starts_with(const char *s, size_t len, const char *head)
+{
+	size_t n = strlen(head);
+	return len >= n && !memcmp(s, head, n);
+}
+
+/* Whether line s[0, len) describes one of the finding's locks -- its
+ * line ("A   mutex 0x55.. <m>, first locked at ..."), the callers of its
+ * first lock past a wrapper, where its life ended -- rather than the code
+ * the finding is about: the code that first locked a mutex may be any
+ * code that uses it (t14: a function that took A and B one at a time was
+ * the rule for an inversion between two others). */
+static int describes_lock(const char *s, size_t len)
+{
+	static const char *const heads[] = {
+		MS_WRAPPER_CALLERS, "destroyed at ", "initialised again at ",
+		"its memory used as another kind of lock at ",
+	};
+	while (len && *s == ' ')
+		s++, len--;
+	for (size_t i = 0; i < sizeof heads / sizeof heads[0]; i++)
+		if (starts_with(s, len, heads[i]))
+			return 1;
+	static const char mid[] = ", first locked at ";
+	for (size_t i = 0; i + sizeof mid - 1 <= len; i++)
+		if (!memcmp(s + i, mid, sizeof mid - 1))
+			return 1;
+	return 0;
+}
+
+#define WRAPPERS 8
+
+/* The lock wrappers a finding shows: each line followed by "through a
+ * wrapper, first locked from" ends in the wrapper's frame.  Every lock
+ * taken through one shares its frame, so a rule naming it would leave
+ * out every finding of those locks. */
+struct wrappers {
+	const char *fn[WRAPPERS];
+	size_t len[WRAPPERS];
+	unsigned n;
+};
+
+static void find_wrappers(const char *text, size_t len, struct wrappers *w)
+{
+	const char *prev = NULL;
+	size_t prevlen = 0;
+	w->n = 0;
+	for (const char *p = text; p < text + len;) {
+		const char *nl = memchr(p, '\n', (size_t)(text + len - p));
+		size_t l = nl ? (size_t)(nl - p) : (size_t)(text + len - p), lead = 0;
+		while (lead < l && p[lead] == ' ')
+			lead++;
+		if (prev && w->n < WRAPPERS && starts_with(p + lead, l - lead, MS_WRAPPER_CALLERS)) {
+			const char *fn;
+			size_t fnlen = frame_function(prev, prevlen, &fn);
+			if (fnlen) {
+				w->fn[w->n] = fn;
+				w->len[w->n++] = fnlen;
+			}
+		}
+		prev = p;
+		prevlen = l;
+		p += l + (nl != NULL);
+	}
+}
+
+static int is_wrapper(const struct wrappers *w, const char *fn, size_t len)
+{
+	for (unsigned i = 0; i < w->n; i++)
+		if (w->len[i] == len && !memcmp(w->fn[i], fn, len))
+			return 1;
+	return 0;
+}
+
+/* A rule that would leave this finding out: its kind, and an anchored
+ * pattern for a word of its frames -- the first function of the code the
+ * finding is about that is no lock wrapper's, then those of the lines
+ * that describe its locks (where they were first locked, past a wrapper),
+ * else a lock's name -- that no other finding of this report has, and no
+ * frame that every stack has.
+ * Where no function (but main) is this finding's alone, a variable of its
+ * locks that is: two inversions through one helper, of locks in static
+ * variables, each get one naming a lock of their own, where they both got
+ * the helper's, with "it leaves out 1 other finding here too".
+ * Before, the first function whole, unanchored: "transfer" also left out
+ * transfer_all's findings, and a lambda's (a frame every std::thread
+ * has) every finding in a thread. */
 static void suggest(struct ms_fmt *out, const char *all, int k, const char *text, size_t len)
 {
-	struct candidates code = { .n = 0 }, vars = { .n = 0 };
-	int past_wrapper = 0;
+	struct candidates code = { .n = 0 }, vars = { .n = 0 }, described = { .n = 0 };
+	struct wrappers wrappers;
+	find_wrappers(text, len, &wrappers);
 	for (const char *p = text; p < text + len;) {
 		const char *nl = memchr(p, '\n', (size_t)(text + len - p));
 		size_t l = nl ? (size_t)(nl - p) : (size_t)(text + len - p);
 		struct words ws;
 		words_of(p, l, &ws);
-		size_t lead = 0;
-		while (lead < l && p[lead] == ' ')
-			lead++;
-		int wrapper_line = l - lead >= sizeof MS_WRAPPER_CALLERS - 1 &&
-				   !memcmp(p + lead, MS_WRAPPER_CALLERS, sizeof MS_WRAPPER_CALLERS - 1);
-		if (wrapper_line && !past_wrapper) {
-			code.n = 0; /* past the wrapper, whose every finding shares it */
-			past_wrapper = 1;
-		}
 		/* the last word of a line but a variable is its frame's
 		 * function, or a lock's name */
 		unsigned last = ws.n;
 		while (last > 0 && ws.variable[last - 1])
 			last--;
-		if (last)
-			candidate(&code, ws.w[last - 1], ws.len[last - 1]);
+		if (last && !is_wrapper(&wrappers, ws.w[last - 1], ws.len[last - 1]))
+			candidate(describes_lock(p, l) ? &described : &code, ws.w[last - 1],
+				  ws.len[last - 1]);
 		for (unsigned i = 0; i < ws.n; i++)
 			if (ws.variable[i])
 				candidate(&vars, ws.w[i], ws.len[i]);
 		p += l + (nl != NULL);
 	}
+	for (unsigned i = 0; i < described.n; i++)
+		candidate(&code, described.w[i], described.len[i]);
 	char rule[MAX_PATTERN], first[MAX_PATTERN];
 	first[0] = 0;
 	unsigned shared = 0;
