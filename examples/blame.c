@@ -17,8 +17,8 @@
  * waiter_two exactly once, each let in by hold_too_long's unlock: with R
  * rounds, 2R contended acquisitions, R charged to each waiter's stack and
  * all 2R to the holder's.  (The waiters are let in one at a time: had both
- * waited at once, the second would be let in by the first's unlock, and
- * blamed on it.)  Semaphores order the threads; sleeps only make the
+ * waited at once, the second's wait would be split between the holder's
+ * hold and the first waiter's.)  Semaphores order the threads; sleeps only make the
  * waits long.
  *
  * The thread functions are not static, so the report can name them from

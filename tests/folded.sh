@@ -85,7 +85,7 @@ expect_eq "ended: the holder's stack, leaf last" \
 # destroyed; a lock only written; a spin lock
 rw_line() { grep -n "$1" "$top_srcdir/tests/rw_formats.c" | cut -d: -f1; }
 # A wait that begins while its holder is letting go has no holder's stack
-# to charge ("[not attributed: no unlock saw this waiter]", as the text
+# to charge ("[not attributed: whose hold it was is not known]", as the text
 # report says it: doc/model.md's "missed"); it is rare, and a run that has
 # one is run again, up to three times.
 for try in 1 2 3; do

@@ -10,7 +10,11 @@
 # each round's wait is charged to the unlock that woke it, exactly, and
 # none to the unlocks that barged in (each of those took a number and a
 # stack capture, and the last one was charged the wait).  "rw_blame
-# past-exact": the first case once the lock's reads are past those whose
+# past-exact: the first case once the lock's reads are past those whose
+# holds are all timed.  "rw_blame queue": four threads queued behind one
+# 20 ms hold; each wait is split at the releases it was behind, and the
+# long hold's unlock is charged every wait and most of their time, where
+# the unlock that let each in was charged it all.
 # holds are all timed.
 
 . "$top_srcdir/tests/lib.sh"
@@ -68,4 +72,21 @@ expect_eq "barging: the program ran" "$?" 0
 expect_eq "barging: the unlock that woke the waiter made all 100 waits" \
 	"$(waits_at "$(line_of M_UNLOCK)")" 100
 expect_eq "barging: the unlocks that barged in made none" "$(waits_at "$(line_of BARGE)")" 0
+# share_at LINE: the share (%, without the sign) of the time charged to
+# that line of rw_blame.c
+share_at() {
+	awk -v at="rw_blame.c:$1," '/^  who made them wait/ { on = 1; next } on && /^ +waits / { next }
+		on && !/^      / { on = 0 }
+		on && index($0, at) { s = $6; sub(/%/, "", s); n += s } END { print n + 0 }' "$WORK/report"
+}
+run_with "$WORK/out" "$WORK/err" "$prog" queue
+expect_eq "queue: the program ran" "$? $(cat "$WORK/out")" "0 10 rounds of 4"
+h=$(waits_at "$(line_of Q_HOLDER)") q=$(waits_at "$(line_of Q_UNLOCK)")
+hs=$(share_at "$(line_of Q_HOLDER)")
+# (a wait whose holder's stack did not come within 5 ms is not attributed)
+if [ "$h" -ge 36 ] && [ "$h" -le 40 ] && [ "$q" -le 30 ] && [ "$hs" -ge 90 ]; then
+	pass "queue: the long hold's unlock made $h of the 40 waits, $hs% of their time; the waiters' unlocks $q"
+else
+	fail "queue: the long hold's unlock made $h waits ($hs%), the waiters' unlocks $q: want 36-40 (90% or more) and at most 30"
+fi
 finish

@@ -1,8 +1,9 @@
 /* blame.h - who waits and who makes them wait, per mutex and call stack.
  *
  * A waiter that gets the mutex charges its wait to its own stack (a
- * "waiting" line) and to the stack of the unlock that let it in (a
- * "holding" line), as Go's mutex profile blames holders.  Lines are kept
+ * "waiting" line) and, split at the releases it waited through, to the
+ * stacks of the unlocks that ended the holds it waited behind ("holding"
+ * lines, record.c): each hold is charged the part of the wait it took.  Lines are kept
  * per mutex life, in the depot's memory; when the life ends they are added
  * to its first-lock site's line (table.h), which keeps one line per kind
  * and stack. */

@@ -232,11 +232,12 @@ struct ms_cold {
 	uint64_t hold_total __attribute__((aligned(64)));
 	uint64_t hold_max, holds;
 	uint32_t hold_hist[MS_HIST_BUCKETS];
-	/* the stacks of the releases numbered (seq << 32 | stack id), the
-	 * newest MS_RELEASE_PUB: a waiter reads its own as soon as it may be
-	 * there, and while a woken waiter waited to run, four releases came
-	 * before it did (an rwlock's writers lost a third of their
-	 * attribution so) */
+	/* the releases numbered, the newest MS_RELEASE_PUB: each its
+	 * number's low byte, its stack and when it let go, in one word
+	 * (record.c's pub_word).  A waiter reads those of its wait as soon
+	 * as they may be there, and while a woken waiter waited to run, four
+	 * releases came before it did (an rwlock's writers lost a third of
+	 * their attribution so) */
 #define MS_RELEASE_PUB 8
 	uint64_t release_pub[MS_RELEASE_PUB];
 	struct ms_op fail[MS_FAIL_RING];

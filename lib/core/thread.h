@@ -208,9 +208,15 @@ struct ms_thread {
 	 * unlock, outside any critical section (ok stays 0 until then, so
 	 * that unlock takes the slow path). */
 	uint32_t pend;
-	uint32_t pend_rec, pend_stack, pend_seq;
-	uint32_t pend_holder; /* the stack of release pend_seq, once read */
-	uint64_t pend_birth, pend_wait;
+	uint32_t pend_rec, pend_stack;
+	/* The releases numbered during the wait, pend_first to pend_last
+	 * (none: pend_last 0), whose publications (record.c) are read into
+	 * pend_got as soon as they may be there; pend_todo: a bit for each
+	 * not read yet, bit i for release pend_last - i. */
+	uint32_t pend_first, pend_last;
+	uint32_t pend_todo;
+	uint64_t pend_birth, pend_wait, pend_end;
+	uint64_t pend_got[8];
 	/* Below: what only adding and removing mutexes uses, after what every
 	 * lock and unlock reads (those stay in the first lines). */
 	uint32_t in_update; /* inside ms_table_add or ms_table_remove (table.c) */

@@ -19,13 +19,13 @@ void ms_hold_flag(uint32_t r, int on);
 uint32_t ms_release_begin(uint32_t r);
 void ms_release_publish(uint32_t r, uint64_t birth, uint32_t seq);
 void ms_blame_flush(struct ms_thread *t);
-/* Whether the release a pending blame of t waits for is published (or
- * overwritten): then its stack is kept in pend_holder and pend_seq is 0.
- * One look, no wait: called as soon as it may be there -- as the wait
- * ends, and before each release of t's (once it lets go, others' releases
- * can overwrite the publication while t captures its own stack or waits
- * to run). */
-void ms_blame_pickup(struct ms_thread *t);
+/* Reads the publications of the releases a pending blame of t was behind
+ * (record.c) that are there (or overwritten) into pend_got; returns
+ * whether some are yet to come.  One look, no wait: called as soon as they
+ * may be there -- as the wait ends, and before each release of t's (once
+ * it lets go, others' releases can overwrite them while t captures its own
+ * stack or waits to run). */
+int ms_blame_pickup(struct ms_thread *t);
 void ms_first_acquired(uint32_t r, uintptr_t caller);
 /* Record rec's life was first locked at caller, with first-lock stack
  * `stack` (ms_site_stack's).  The stack before the caller: an interval

@@ -102,7 +102,7 @@ static void detail(struct ms_fmt *f, size_t rank, const struct ms_iv_line *o)
 	section(f, o, MS_BLAME_WAIT, "who waited: the stacks of the threads that waited",
 		"waited");
 	section(f, o, MS_BLAME_HOLD,
-		"who made them wait: the stacks of the unlocks that let a waiter in", "caused");
+		"who made them wait: the unlocks that ended the holds they waited behind", "caused");
 }
 
 int ms_write_interval_text(int fd, const struct ms_iv *iv, const struct ms_span *sp)

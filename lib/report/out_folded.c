@@ -63,7 +63,7 @@ static void stacks(struct ctx *c, const char *root, const struct ms_blame *list,
 		int n = ms_depot_get(b->stack, &frames);
 		if (!n) /* as the text report and pprof say it */
 			ms_fmt(c->f, c->kind == MS_BLAME_HOLD
-					     ? ";[not attributed: no unlock saw this waiter]"
+					     ? ";[not attributed: whose hold it was is not known]"
 					     : ";[stack not captured]");
 		for (int i = ms_stack_shown(frames, n) - 1; n && i >= 0; i--) {
 			char where[256];

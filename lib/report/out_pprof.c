@@ -530,7 +530,7 @@ static uint32_t synthetic_id(int which)
 	static const char *const names[] = {
 		[WAITING] = "waiting", [HOLDING] = "holding",
 		[NOT_CAPTURED] = "[stack not captured]",
-		[MISSED] = "[not attributed: no unlock saw this waiter]",
+		[MISSED] = "[not attributed: whose hold it was is not known]",
 	};
 	if (!prof.synthetic[which]) {
 		prof.synthetic[which] = ++prof.nlocations;

@@ -1,6 +1,7 @@
 /* report_stacks.c - call stacks in the text report: for each top mutex the
  * stacks of the threads that waited for it ("who waited") and of the
- * unlocks that let them in ("who made them wait"), each with its count,
+ * unlocks that ended the holds they waited behind ("who made them wait"),
+ * each with its count,
  * total and longest wait and its share, then where the mutex was first
  * locked and initialised. */
 #define _GNU_SOURCE
@@ -193,7 +194,7 @@ void ms_report_blame_row(struct ms_fmt *f, unsigned kind, uint64_t count, uint64
 		 * waiters just before this one announced itself (a short
 		 * wait), but on a loaded machine also a waiter woken and not
 		 * run for a while (a long one): the label claims no cause */
-		ms_fmt(f, "(not attributed: no unlock saw this waiter)\n");
+		ms_fmt(f, "(not attributed: whose hold it was is not known)\n");
 	else
 		ms_report_stack(f, stack, 41);
 }
@@ -247,7 +248,7 @@ static void all_stacks(struct ms_fmt *f, const struct ms_blame *list, uint64_t b
 	section(f, list, birth, MS_BLAME_WAIT,
 		"who waited: the stacks of the threads that waited", "waited");
 	section(f, list, birth, MS_BLAME_HOLD,
-		"who made them wait: the stacks of the unlocks that let a waiter in",
+		"who made them wait: the unlocks that ended the holds they waited behind",
 		"caused");
 	site_stack(f, "first locked at   ", first_stack, "locked");
 	site_stack(f, "initialised at    ", init_stack, "initialised");
