@@ -20,6 +20,12 @@
  *                   repaired, the other unlocked without that, not
  *                   recoverable after.
  *   ended           the same, and both are destroyed.
+ *   recursive       a thread dies holding a recursive robust mutex; the
+ *                   next owner locks it again inside (an inner level),
+ *                   and that level's unlock and a condition wait on it
+ *                   answer ENOTRECOVERABLE (glibc's, for a level let go
+ *                   before the repair); then it is repaired, unlocked
+ *                   and locked again: recoverable all along.
  *   wait FILE       a child holds a process-shared mutex and waits; here,
  *                   the main thread blocks on it (the script takes dumps,
  *                   then kills the child: the mutex's owner is gone).
@@ -274,6 +280,34 @@ static int abandoned(int destroy)
 	return 0;
 }
 
+/* recursive: an inner level of a recursive robust mutex let go before the
+ * repair is refused (ENOTRECOVERABLE), and the mutex stays recoverable. */
+static int recursive(void)
+{
+	pthread_mutexattr_t at;
+	pthread_mutexattr_init(&at);
+	pthread_mutexattr_setrobust(&at, PTHREAD_MUTEX_ROBUST);
+	pthread_mutexattr_settype(&at, PTHREAD_MUTEX_RECURSIVE);
+	pthread_mutex_init(&local, &at);
+	pthread_mutexattr_destroy(&at);
+	printf("local %p\n", (void *)&local);
+	pthread_t t;
+	pthread_create(&t, NULL, die_holding, &local);
+	pthread_join(t, NULL);
+	printf("lock %s\n", name_of(pthread_mutex_lock(&local)));
+	printf("inner lock %s\n", name_of(pthread_mutex_lock(&local)));
+	printf("inner unlock %s\n", name_of(pthread_mutex_unlock(&local)));
+	pthread_cond_t c = PTHREAD_COND_INITIALIZER;
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	printf("inner lock %s\n", name_of(pthread_mutex_lock(&local)));
+	printf("condition wait %s\n", name_of(pthread_cond_timedwait(&c, &local, &now)));
+	printf("consistent %s\n", name_of(pthread_mutex_consistent(&local)));
+	printf("unlock %s\n", name_of(pthread_mutex_unlock(&local)));
+	lock_again(&local);
+	return 0;
+}
+
 static int die(const char *file)
 {
 	struct area *a = map_file(file, 0);
@@ -350,6 +384,8 @@ int main(int argc, char **argv)
 		return owners_die(argv[2], 1);
 	if (!strcmp(mode, "abandoned") || !strcmp(mode, "ended"))
 		return abandoned(!strcmp(mode, "ended"));
+	if (!strcmp(mode, "recursive"))
+		return recursive();
 	if (!strcmp(mode, "die") && argc > 2)
 		return die(argv[2]);
 	if (!strcmp(mode, "wait") && argc > 2)

@@ -66,6 +66,22 @@ section() {
 FINDING='^(DEADLOCK|POTENTIAL DEADLOCK|GUARDED INVERSION|SELF-DEADLOCK|HELD AT THREAD EXIT|OWNER DIED|MISUSE)'
 REPAIRED='^  owner died: 1 time; made consistent again \(pthread_mutex_consistent\): 1 time -- repaired, no finding$'
 
+# A recursive robust mutex whose next owner lets an inner level go before
+# the repair: glibc answers that unlock ENOTRECOVERABLE (and a condition
+# wait on that level), but the mutex stays recoverable -- repaired, locked
+# again.  No finding (it was NOT RECOVERABLE, and failed the run, counting
+# those answers as locks refused).
+same_answers recursive
+expect_eq "recursive: the program's own status, MUTEXSTAT_EXIT_CODE=7 or not" "$status" 0
+expect_eq "recursive: glibc's answers" "$(grep -Ev '^local ' "$WORK/recursive.out" | tr '\n' ';')" \
+	"lock EOWNERDEAD;inner lock 0;inner unlock ENOTRECOVERABLE;inner lock 0;condition wait ENOTRECOVERABLE;consistent 0;unlock 0;lock again 0;unlock 0;"
+expect_no_grep "recursive: no finding" "$FINDING" "$report"
+section "$report" "$(addr_of local recursive)" > "$WORK/recursive.section"
+expect_grep "recursive: the owner's death, repaired" "$REPAIRED" "$WORK/recursive.section"
+expect_no_grep "recursive: recoverable" 'NOT RECOVERABLE' "$WORK/recursive.section"
+expect_grep "recursive: glibc's two refusals counted as errors" \
+	'^  errors returned: EOWNERDEAD 1, ENOTRECOVERABLE 2$' "$WORK/recursive.section"
+
 # both repaired: a thread's death and a process's
 same_answers repaired
 expect_eq "repaired: the program's own status, MUTEXSTAT_EXIT_CODE=7 or not" "$status" 0

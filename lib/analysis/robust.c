@@ -21,6 +21,10 @@ struct outcome {
 	uint64_t birth;
 	uintptr_t site; /* where the life was first locked */
 	uint32_t consistent, left;
+	/* locks it refused since (ENOTRECOVERABLE): not the unlock of an
+	 * inner level of a recursive one not yet made consistent, which
+	 * glibc answers so too, the mutex still recoverable */
+	uint32_t refused;
 };
 
 static struct outcome outcomes[MAX_ROBUST];
@@ -47,7 +51,9 @@ static void give(void)
 	ms_async_resume(&ms_self);
 }
 
-static void count(uint32_t r, int left)
+enum outcome_kind { MADE_CONSISTENT, LEFT, REFUSED };
+
+static void count(uint32_t r, enum outcome_kind kind)
 {
 	uint64_t birth = LOAD(&ms_rec(r)->birth);
 	take();
@@ -61,8 +67,10 @@ static void count(uint32_t r, int left)
 				       .site = LOAD(&ms_rec(r)->first_caller) };
 	}
 	if (o) {
-		if (left)
+		if (kind == LEFT)
 			o->left++;
+		else if (kind == REFUSED)
+			o->refused++;
 		else
 			o->consistent++;
 	}
@@ -71,12 +79,17 @@ static void count(uint32_t r, int left)
 
 void ms_robust_made_consistent(uint32_t r)
 {
-	count(r, 0);
+	count(r, MADE_CONSISTENT);
 }
 
 void ms_robust_left_inconsistent(uint32_t r)
 {
-	count(r, 1);
+	count(r, LEFT);
+}
+
+void ms_robust_refused(uint32_t r)
+{
+	count(r, REFUSED);
 }
 
 static struct outcome outcome_of(uint32_t r, uint64_t birth)
@@ -126,7 +139,7 @@ int ms_robust_view(uint32_t r, struct ms_robust_view *out)
 	struct outcome o = outcome_of(r, LOAD(&ms_rec(r)->birth));
 	*out = (struct ms_robust_view){
 		.died = died,
-		.refused = LOAD(&c->errors[MS_E_NOTRECOVERABLE]),
+		.refused = o.refused,
 		.consistent = o.consistent,
 		.left = o.left,
 		.last_at = last_owner_dead(r),
@@ -147,6 +160,7 @@ static struct outcome ended_at(uintptr_t site)
 					LOAD(&ms_rec(o->rec)->birth) != o->birth)) {
 			sum.consistent += o->consistent;
 			sum.left += o->left;
+			sum.refused += o->refused;
 		}
 	}
 	give();
@@ -161,7 +175,7 @@ int ms_robust_site_view(uintptr_t site, const uint64_t *errors,
 	struct outcome o = ended_at(site);
 	*out = (struct ms_robust_view){
 		.died = errors[MS_E_OWNERDEAD],
-		.refused = errors[MS_E_NOTRECOVERABLE],
+		.refused = o.refused,
 		.consistent = o.consistent,
 		.left = o.left,
 	};

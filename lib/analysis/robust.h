@@ -21,6 +21,11 @@ void ms_robust_made_consistent(uint32_t r);
  * recoverable. */
 void ms_robust_left_inconsistent(uint32_t r);
 
+/* A lock of record r's mutex returned ENOTRECOVERABLE (not an unlock's:
+ * glibc answers so for an inner level of a recursive one not yet made
+ * consistent, which stays recoverable). */
+void ms_robust_refused(uint32_t r);
+
 /* A thread ends holding record r's mutex: a mark for
  * ms_robust_recovered(), 0 if the mutex is not robust. */
 uint32_t ms_robust_mark(uint32_t r);
@@ -32,7 +37,7 @@ int ms_robust_recovered(uint32_t r, uint64_t birth, uint32_t mark);
 /* A mutex's owner deaths and their outcomes (report time). */
 struct ms_robust_view {
 	uint64_t died;        /* locks that returned EOWNERDEAD */
-	uint64_t refused;     /* ... and ENOTRECOVERABLE */
+	uint64_t refused;     /* locks that returned ENOTRECOVERABLE */
 	uint32_t consistent;  /* pthread_mutex_consistent() calls */
 	uint32_t left;        /* unlocks while inconsistent */
 	uintptr_t last_at;    /* the last lock that got EOWNERDEAD, 0 if unknown */

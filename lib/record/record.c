@@ -456,6 +456,8 @@ static int finish(struct ms_thread *t, uint32_t r, pthread_mutex_t *m, int rc,
 		ATOMIC_ADD(&ms_cold(r)->timeouts, 1);
 	else
 		ms_count_error(r, rc);
+	if (rc == ENOTRECOVERABLE && op != MS_OP_UNLOCK)
+		ms_robust_refused(r);
 	if (rc == EINVAL && mutex_kind(m) == -1)
 		ms_misuse(t, r, MS_M_USE_DESTROYED, caller, op, rc);
 	else

@@ -72,6 +72,8 @@ void ms_cond_retaken(const struct ms_cond_wait *w, int rc)
 		ms_acquired(t, w->r, w->m, w->caller, MS_OP_COND_REACQUIRE, 0, rc, 0);
 	} else if (rc > 0 && rc != ETIMEDOUT) {
 		ms_count_error(w->r, rc);
+		if (rc == ENOTRECOVERABLE) /* the retake refused */
+			ms_robust_refused(w->r);
 		ms_log_other(t, w->r, w->caller, MS_OP_COND_REACQUIRE, rc);
 	}
 }
@@ -147,8 +149,11 @@ MS_UNWOUND int ms_cond_unusual(struct ms_cond_wait *w, pthread_cond_t *c, int ho
 	}
 	if (retaken)
 		ms_cond_retaken(w, rc);
-	else if (rc && rc != ETIMEDOUT)
+	else if (rc && rc != ETIMEDOUT) {
 		ms_count_error(r, rc);
+		if (rc == ENOTRECOVERABLE) /* the retake refused */
+			ms_robust_refused(r);
+	}
 	errno = saved;
 	return rc;
 }
