@@ -18,6 +18,10 @@
  *   vfork-segv [abort]  the same with vfork: the child, in its parent's
  *                memory, faults before any exec; with "abort" the parent
  *                then aborts
+ *   vfork-exit   takes two mutexes in both orders (a POTENTIAL DEADLOCK),
+ *                then a vfork child whose exec fails calls exit(3), not
+ *                _exit: it runs the parent's exit handlers; the parent
+ *                prints how the child ended, and exits 0
  *   wait         prints "ready" and waits to be killed
  *   own-after    installs its own SIGSEGV handler (it prints "own handler"
  *                and exits 42), then segv
@@ -208,6 +212,27 @@ int main(int argc, char **argv)
 		fflush(stdout);
 		if (argc > 2 && !strcmp(argv[2], "abort"))
 			abort();
+		return 0;
+	} else if (!strcmp(mode, "vfork-exit")) {
+		static pthread_mutex_t a = PTHREAD_MUTEX_INITIALIZER, b = PTHREAD_MUTEX_INITIALIZER;
+		pthread_mutex_unlock(&held); /* no guard: the orders can deadlock */
+		pthread_mutex_lock(&a);
+		pthread_mutex_lock(&b);
+		pthread_mutex_unlock(&b);
+		pthread_mutex_unlock(&a);
+		pthread_mutex_lock(&b);
+		pthread_mutex_lock(&a);
+		pthread_mutex_unlock(&a);
+		pthread_mutex_unlock(&b);
+		fflush(stdout);
+		pid_t child = vfork();
+		if (child == 0) {
+			execl("/nonexistent/mutexstat-test", "x", (char *)NULL);
+			exit(3);
+		}
+		int status;
+		waitpid(child, &status, 0);
+		printf("child: exit %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 		return 0;
 	} else if (!strcmp(mode, "bad-mutex")) {
 		pthread_mutex_t *volatile bad = (pthread_mutex_t *)16;

@@ -114,6 +114,24 @@ expect_no_grep "a vfork child crashes: the parent's exit report has no crash lin
     "$WORK/vfork.txt"
 expect_grep "a vfork child crashes: the parent's exit report" '^mutexstat: crash \(pid [0-9]+\) ran ' \
     "$WORK/vfork.txt"
+# A vfork child whose exec failed calls exit(), not _exit: glibc runs the
+# exit handlers there, in the parent's memory, and spends them -- the
+# parent's exit runs none.  The report is the child's exit's, the
+# process's numbers until then, and says so; MUTEXSTAT_EXIT_CODE leaves
+# the child's status alone (it is the program's).
+rm -f "$WORK"/vexit.*
+rc=0
+"$RUN" env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/vexit.%p" MUTEXSTAT_EXIT_CODE=9 \
+    "$CRASH" vfork-exit >"$WORK/out" 2>"$WORK/err" || rc=$?
+brc=0
+bout=$("$RUN" "$CRASH" vfork-exit 2>/dev/null) || brc=$?
+expect_eq "vfork-exit: output and status as without the library" "$rc $(cat "$WORK/out")" "$brc $bout"
+expect_eq "vfork-exit: the child's status is its own" "$(grep -c '^child: exit 3$' "$WORK/out")" 1
+set -- "$WORK"/vexit.*
+expect_eq "vfork-exit: one report" "$#" 1
+expect_grep "vfork-exit: it says where it was written" \
+    '^  written by a vfork child \(pid [0-9]+\) that called exit\(\) before its exec: process [0-9]+.s exit handlers ran there' "$1"
+expect_grep "vfork-exit: with the process's finding" '^POTENTIAL DEADLOCK: 2 mutexes' "$1"
 crash_run "$WORK/vfork2.txt" "vfork-segv abort"
 expect_eq "a vfork child crashes, then its parent aborts: as without the library" \
     "$(cat "$WORK/out")" "$(bare vfork-segv abort)"

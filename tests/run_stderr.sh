@@ -4,7 +4,8 @@
 # with SIGUSR1 ignored, as under nohup, or that takes it later) go into
 # its report instead.  The
 # run's first process says a bad value on its stderr, once; a process on
-# its own says both there as before, and in its report too.
+# its own says a bad value there as before, and the signal where its
+# report goes; both in its report too.
 
 . "$top_srcdir/tests/lib.sh"
 
@@ -48,14 +49,23 @@ done
 expect_eq "the ignored SIGUSR1 said in the second's report alone" \
 	"$(grep -lxF "  no live dumps on SIGUSR1: the program ignores it (MUTEXSTAT_SIGNAL picks another, or none)" "$@" | wc -l)" 1
 
-# On its own, the process says it on its stderr and in its report.
+# On its own, the process says it in its report, and on its stderr only
+# where the report goes too (under nohup, SIGUSR1 ignored, every program's
+# stderr had the line, /bin/echo's with MUTEXSTAT_OUTPUT set).
 rc=0
 (trap '' USR1; exec env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/own" "$ABBA") \
 	>/dev/null 2>"$WORK/own.err" || rc=$?
 expect_eq "on its own: its status" "$rc" 0
-expect_eq "on its own: the note on its stderr" "$(cat "$WORK/own.err")" "$IGNORED"
-expect_grep "on its own: and in its report" \
+expect_eq "on its own, MUTEXSTAT_OUTPUT: its stderr stays its own" "$(cat "$WORK/own.err")" ""
+expect_grep "on its own: the note in its report" \
 	"^  no live dumps on SIGUSR1: the program ignores it " "$WORK/own"
+(trap '' USR1; exec env LD_PRELOAD="$MS_PRELOAD" "$ABBA") >/dev/null 2>"$WORK/own.err" || :
+expect_eq "on its own, the report on stderr: the note there, once" \
+	"$(grep -cxF "$IGNORED" "$WORK/own.err")" 1
+(trap '' USR1; exec env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/echo" /bin/echo hi) \
+	>"$WORK/echo.out" 2>"$WORK/echo.err" || :
+expect_eq "a program that locks nothing, SIGUSR1 ignored: its output, nothing on stderr" \
+	"$(cat "$WORK/echo.out")|$(cat "$WORK/echo.err")" "hi|"
 if command -v jq >/dev/null 2>&1; then
 	LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_TOP=many MUTEXSTAT_FORMAT=json \
 		MUTEXSTAT_OUTPUT="$WORK/j" "$ABBA" >/dev/null 2>&1

@@ -6,6 +6,8 @@
  *   own-usr1     installs its own SIGUSR1 handler, raises SIGUSR1 three
  *                times, prints how often its handler ran
  *   raise-usr1   raises SIGUSR1, then prints "after raise"
+ *   vfork-usr1   a vfork child sets SIGUSR1's default (as before an exec),
+ *                then execs true; then the parent raises SIGUSR1
  *   sigwait      blocks every signal, then starts a thread that locks a
  *                mutex; prints "ready" and takes SIGUSR1 with sigwait
  *   sigwait-inherited  the same, with the signals blocked by its parent
@@ -724,6 +726,18 @@ int main(int argc, char **argv)
 			raise(SIGUSR1);
 		lock_once(NULL);
 		printf("own handler ran %d times\n", (int)ran);
+	} else if (!strcmp(mode, "vfork-usr1")) {
+		lock_once(NULL);
+		pid_t child = vfork();
+		if (child == 0) {
+			signal(SIGUSR1, SIG_DFL);
+			execl("/bin/true", "true", (char *)NULL);
+			_exit(127);
+		}
+		int status;
+		waitpid(child, &status, 0);
+		raise(SIGUSR1);
+		say("after raise\n");
 	} else if (!strcmp(mode, "sees-usr1")) {
 		sees_usr1();
 	} else if (!strcmp(mode, "raise-usr1")) {

@@ -48,6 +48,17 @@ with() {
 
 # ---- the program's own SIGUSR1 -----------------------------------------------
 
+# A vfork child that sets SIGUSR1's disposition before its exec sets its
+# own (the exec resets it), in its parent's memory: the parent's report
+# said "the program took SIGUSR1 for itself", which it had not.
+with "" "" "$SIG" vfork-usr1
+expect_eq "a vfork child's SIGUSR1: the parent goes on" "$(cat "$WORK/out")" "after raise
+exit 0"
+expect_grep "a vfork child's SIGUSR1: the parent's SIGUSR1 still asks for a live dump" \
+    '^  a SIGUSR1 came but no live dump was written: a process of one thread writes it at its next' "$WORK/r"
+expect_no_grep "a vfork child's SIGUSR1: the parent's report does not say it was taken" \
+    'took SIGUSR1 for itself' "$WORK/r"
+
 with "" "" "$SIG" own-usr1
 expect_eq "own SIGUSR1 handler, installed after start-up: it gets every signal" \
     "$(cat "$WORK/out")" "own handler ran 3 times
@@ -98,8 +109,13 @@ expect_eq "SIGUSR1 ignored by the parent: still ignored" "$(cat "$WORK/out")" "a
 exit 0"
 expect_eq "SIGUSR1 ignored: the same without the library" \
     "$("$RUN" --ignore 10 "$SIG" raise-usr1)" "$(cat "$WORK/out")"
-expect_eq "SIGUSR1 ignored: one line says live dumps are off" "$(cat "$WORK/err")" "$NOTE_IGNORED"
+expect_eq "SIGUSR1 ignored: the program's stderr stays its own (MUTEXSTAT_OUTPUT)" "$(cat "$WORK/err")" ""
+expect_eq "SIGUSR1 ignored: the report says live dumps are off" \
+    "$(grep -cxF "  ${NOTE_IGNORED#mutexstat: }" "$WORK/r")" 1
 expect_eq "SIGUSR1 ignored: no live dump" "$(cd "$WORK" && ls r*)" r
+with MUTEXSTAT_OUTPUT= "--ignore 10" "$SIG" raise-usr1
+expect_eq "SIGUSR1 ignored, the report on stderr: one line there says it" \
+    "$(grep -cxF "$NOTE_IGNORED" "$WORK/err")" 1
 
 with MUTEXSTAT_SIGNAL=none "--ignore 10" "$SIG" raise-usr1
 expect_eq "SIGUSR1 ignored, MUTEXSTAT_SIGNAL=none: no note" "$(cat "$WORK/err")" ""
@@ -134,8 +150,10 @@ after raise
 exit 0"
 	expect_eq "a SIGUSR1 handler from before start-up: no live dump" "$(cd "$WORK" && ls r*)" r
 	if [ "$(head -n 1 "$WORK/err")" = "early: SIGUSR1 was default" ]; then
-		expect_eq "a SIGUSR1 handler from before start-up: the note" \
-		    "$(sed 1d "$WORK/err")" "$NOTE_HANDLER"
+		expect_eq "a SIGUSR1 handler from before start-up: stderr stays the program's" \
+		    "$(sed 1d "$WORK/err")" ""
+		expect_eq "a SIGUSR1 handler from before start-up: the note in the report" \
+		    "$(grep -cxF "  ${NOTE_HANDLER#mutexstat: }" "$WORK/r")" 1
 	else
 		echo "note: the library started before early.so here; its handler replaced ours"
 	fi

@@ -479,7 +479,10 @@ int ms_dump_init(void)
 		ms_fmt(&f, "mutexstat: no live dumps on SIG%s: the program %s "
 			   "(MUTEXSTAT_SIGNAL picks another, or none)\n",
 		       signal_names[ms_opt.signal], how);
-		ms_output_say(ms_fmt_str(&f));
+		/* in the report, and on stderr only beside a report there:
+		 * under nohup (SIGUSR1 ignored) every process said it into
+		 * the program's stderr, /bin/echo's too */
+		ms_output_say_beside_report(ms_fmt_str(&f));
 		dump_signal = 0;
 	}
 	if (!wanted())

@@ -596,6 +596,23 @@ static void exit_report(int status, void *arg)
 {
 	(void)status;
 	(void)arg;
+	/* A vfork child that calls exit() (its exec failed; _exit is the
+	 * call to make there) runs the exit handlers in its parent's memory,
+	 * and spends them: the parent's exit runs none, ours neither.  So the
+	 * report is written here, the process's numbers until the vfork, and
+	 * says so; with no exit code: the child's status is the program's. */
+	if (ms_in_vfork_child()) {
+		char note[200];
+		struct ms_fmt f;
+		ms_fmt_init(&f, note, sizeof note, -1);
+		ms_fmt(&f, "mutexstat: written by a vfork child (pid %d) that called exit() before "
+			   "its exec: process %d's exit handlers ran there; none is left for its own "
+			   "exit\n", (int)getpid(), (int)start_pid);
+		ms_output_keep(ms_fmt_str(&f));
+		(void)write_exit_report();
+		exit_report_done();
+		return;
+	}
 	if (write_exit_report() && ms_opt.exit_code && ms_run_exit_failing())
 		(void)on_exit(exit_with_code, NULL);
 	exit_report_done();

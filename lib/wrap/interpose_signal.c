@@ -5,6 +5,7 @@
  * sets goes through unchanged. */
 #define _GNU_SOURCE
 #include "glibc/own_signals.h"
+#include "core/forked.h"
 #include "base/internal.h"
 #include "stacks/stack.h"
 
@@ -13,7 +14,7 @@ MS_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *
 	struct sigaction was;
 	int rc = ms_sigaction(sig, act, &was); /* act is read before was is written */
 	if (rc == 0) {
-		if (act)
+		if (act && !ms_in_vfork_child())
 			ms_own_signal_set(sig, was.sa_handler, act->sa_handler);
 		if (old) {
 			*old = was;
@@ -28,7 +29,10 @@ MS_EXPORT __sighandler_t signal(int sig, __sighandler_t handler)
 	__sighandler_t prev = ms_signal_next(sig, handler);
 	if (prev == SIG_ERR)
 		return prev;
-	ms_own_signal_set(sig, prev, handler);
+	/* a vfork child's disposition is its own (its exec resets it), the
+	 * memory where it would be said its parent's */
+	if (!ms_in_vfork_child())
+		ms_own_signal_set(sig, prev, handler);
 	return ms_own_signal_hide_handler(sig, prev);
 }
 
