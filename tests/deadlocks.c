@@ -57,6 +57,11 @@
  *   self_errorcheck     relocks an errorcheck mutex 3 times: EDEADLK
  *   self_crowded        200 errorcheck mutexes relocked (EDEADLK), then
  *                       a timed relock of a normal mutex: ETIMEDOUT
+ *   self_died_errorcheck  a robust errorcheck mutex whose owner died, got
+ *                       with EOWNERDEAD (its owner field reads
+ *                       "inconsistent"), relocked twice: EDEADLK
+ *   self_died_timed     the same of a normal robust mutex, relocked with a
+ *                       timeout: ETIMEDOUT
  *   self_timed          timed relock of a normal mutex: ETIMEDOUT (after two
  *                       with deadlines glibc refuses: EINVAL, no wait)
  *   self_timed_signal   the same, a signal handler waiting for B inside it
@@ -863,6 +868,48 @@ static int self_errorcheck_as(const char *how)
 		CHECK(pthread_mutex_lock(&e), EDEADLK); /* ERRCHECK_AS_AGAIN */
 	UNLOCK(&e);
 	printf("EDEADLK 2 times, and on\n");
+	return 0;
+}
+
+static void *die_holding(void *m)
+{
+	LOCK(m);
+	return NULL; /* the thread ends holding it */
+}
+
+/* A robust mutex of `type` whose owner died, got by this thread: glibc
+ * answers EOWNERDEAD, and its owner field reads "inconsistent" until
+ * pthread_mutex_consistent(). */
+static void got_after_death(pthread_mutex_t *m, int type)
+{
+	pthread_mutexattr_t attr;
+	pthread_mutexattr_init(&attr);
+	pthread_mutexattr_settype(&attr, type);
+	pthread_mutexattr_setrobust(&attr, PTHREAD_MUTEX_ROBUST);
+	CHECK(pthread_mutex_init(m, &attr), 0);
+	pthread_mutexattr_destroy(&attr);
+	say_mutex("E", m);
+	say_thread("main");
+	pthread_t t;
+	CHECK(pthread_create(&t, NULL, die_holding, m), 0);
+	CHECK(pthread_join(t, NULL), 0);
+	CHECK(pthread_mutex_lock(m), EOWNERDEAD); /* DIED_FIRST */
+}
+
+/* Relocks before the repair: the thread holds it all the same. */
+static int self_died(int timed)
+{
+	pthread_mutex_t e;
+	got_after_death(&e, timed ? PTHREAD_MUTEX_NORMAL : PTHREAD_MUTEX_ERRORCHECK);
+	if (timed) {
+		struct timespec until = deadline(CLOCK_REALTIME, 50);
+		CHECK(pthread_mutex_timedlock(&e, &until), ETIMEDOUT); /* DIED_TIMED_AGAIN */
+	} else
+		for (int i = 0; i < 2; i++)
+			CHECK(pthread_mutex_lock(&e), EDEADLK); /* DIED_AGAIN */
+	CHECK(pthread_mutex_consistent(&e), 0);
+	UNLOCK(&e);
+	printf("%s, and on\n", timed ? "ETIMEDOUT" : "EDEADLK 2 times");
 	return 0;
 }
 
@@ -1690,6 +1737,8 @@ int main(int argc, char **argv)
 	if (!strcmp(s, "self_crowded")) return self_crowded();
 	if (!strncmp(s, "self_errorcheck_", 16)) return self_errorcheck_as(s + 16);
 	if (!strcmp(s, "self_timed")) return self_timed();
+	if (!strcmp(s, "self_died_errorcheck")) return self_died(0);
+	if (!strcmp(s, "self_died_timed")) return self_died(1);
 	if (!strcmp(s, "self_timed_signal")) return self_timed_signal();
 	if (!strcmp(s, "self_trylock")) return self_trylock();
 	if (!strcmp(s, "recursive")) return recursive();

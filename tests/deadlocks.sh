@@ -732,6 +732,31 @@ for how in robust pi; do
 		"^  relocked at  .*deadlocks\.c:$(line_of "$TSRC" ERRCHECK_AS_AGAIN), " "$WORK/errcheck_$how.finding"
 done
 
+# ... and of a robust mutex whose owner died, before the repair: its owner
+# field reads "inconsistent" then, and the relock was not seen as its
+# holder's (no MISUSE; a normal one's relock, a wait for itself, was no
+# SELF-DEADLOCK but a wait for another thread)
+run died_errcheck MUTEXSTAT_EXIT_CODE=7 "$T" self_died_errorcheck
+expect_eq "self_died_errorcheck: EDEADLK each time, the program went on, its own status" \
+	"$rc $(tail -1 "$WORK/died_errcheck.out")" "0 EDEADLK 2 times, and on"
+finding died_errcheck '^MISUSE: relock'
+expect_grep "self_died_errorcheck: refused, 2 times" \
+	"^MISUSE: relock refused: thread $(field died_errcheck thread main) relocked an errorcheck mutex it holds, 2 times; glibc answered EDEADLK$" \
+	"$WORK/died_errcheck.finding"
+expect_grep "self_died_errorcheck: taken where the lock got EOWNERDEAD" \
+	"^  taken at     .*deadlocks\.c:$(line_of "$TSRC" DIED_FIRST), " "$WORK/died_errcheck.finding"
+expect_grep "self_died_errorcheck: where it was relocked" \
+	"^  relocked at  .*deadlocks\.c:$(line_of "$TSRC" DIED_AGAIN), " "$WORK/died_errcheck.finding"
+run died_timed MUTEXSTAT_EXIT_CODE=7 "$T" self_died_timed
+expect_eq "self_died_timed: ETIMEDOUT, the program went on; the SELF-DEADLOCK fails the run" \
+	"$rc $(tail -1 "$WORK/died_timed.out")" "7 ETIMEDOUT, and on"
+finding died_timed '^SELF-DEADLOCK: '
+expect_grep "self_died_timed: waited for itself until the deadline" \
+	"^SELF-DEADLOCK: thread $(field died_timed thread main) relocked a mutex it holds, with a timeout, 1 time: " \
+	"$WORK/died_timed.finding"
+expect_grep "self_died_timed: where it was relocked" \
+	"^  relocked at  .*deadlocks\.c:$(line_of "$TSRC" DIED_TIMED_AGAIN), " "$WORK/died_timed.finding"
+
 # Relocks refused take at most half the room of these findings: the
 # SELF-DEADLOCK after 200 of them is kept, and fails the run
 run crowded MUTEXSTAT_EXIT_CODE=7 "$T" self_crowded

@@ -741,6 +741,15 @@ static int call_mutex(void *m, unsigned op, clockid_t clock, const struct timesp
 	return call_lock(m, op, clock, abstime);
 }
 
+/* Whether this thread holds m, as glibc's relock finds it: the owner field,
+ * or, of a robust mutex got with EOWNERDEAD and not yet made consistent
+ * (its owner field reads "inconsistent"), the lock word. */
+static int held_by(const pthread_mutex_t *m, uint32_t tid)
+{
+	int owner = mutex_owner(m);
+	return owner == (int)tid || (owner == MS_OWNER_INCONSISTENT && mutex_holder(m) == (int)tid);
+}
+
 /* Asynchronous cancellation is deferred in here (thread.h) but in glibc's
  * lock; a thread cancelled there leaves by unwinding (MS_UNWOUND). */
 MS_UNWOUND int ms_lock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
@@ -757,7 +766,7 @@ MS_UNWOUND int ms_lock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
 	/* (a timed lock given no deadline waits for ever) */
 	int timed = ms_op_deadline(op) && abstime;
 	int refused = timed && (unsigned long)abstime->tv_nsec >= 1000000000UL;
-	if (rc != EBUSY || refused || mutex_owner(m) == (int)t->tid) {
+	if (rc != EBUSY || refused || held_by(m, t->tid)) {
 		/* Not a wait: a robust owner died (EOWNERDEAD, and we hold
 		 * it), an error, a deadline refused, or the owner locking
 		 * again, which glibc answers (EDEADLK) or which never
@@ -782,7 +791,7 @@ MS_UNWOUND int ms_lock_slow(struct ms_thread *t, uint32_t r, pthread_mutex_t *m,
 			if (errorcheck && rc == EDEADLK)
 				ms_finding_self_deadlock(t->ts, r, (uintptr_t)m,
 							 MS_SELF_REFUSED);
-		} else if (rc == EDEADLK && mutex_owner(m) == (int)t->tid)
+		} else if (rc == EDEADLK && held_by(m, t->tid))
 			/* an error-checking robust, priority-inheriting or
 			 * priority-protected mutex: glibc's try answers the
 			 * relock itself */
