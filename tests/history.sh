@@ -373,6 +373,6 @@ set -- $(mutex timeouts '"\(.timeouts) \(.hold_timed) \(.hold.timed) \(.hold.tot
 expect_eq "timeouts: 1 timeout, then 2 holds timed (JSON)" "$1 $2 $3" "1 true 2"
 within "timeouts: their total 70 ms or more (JSON)" "$4" "$(slept 70)" $((bound_total + bound_total / 20))
 expect_grep "timeouts: the heading counts the mutex among those that made a thread wait" \
-	'^  hold times: on the 1 mutex that made a thread wait, ' "$WORK/timeouts.txt"
+	'^  hold times: of the 1 mutex that made a thread wait, ' "$WORK/timeouts.txt"
 
 finish

@@ -166,7 +166,7 @@ expect_grep "resethold: one timed hold since the reset, not the one before it" \
 # The header counts the mutexes whose holds are timed, ended ones too.
 run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" waitedended
 expect_grep "waitedended: the destroyed mutex that made a thread wait is counted" \
-	"^  hold times: on the 1 mutex that made a thread wait, " "$WORK/report"
+	"^  hold times: of the 1 mutex that made a thread wait, " "$WORK/report"
 expect_grep "waitedended: its ended line has its hold times" \
 	"^ +[0-9]+ 1 ended +2 +1 .* [0-9.]+ [nµm]?s +[0-9.]+ [nµm]?s " "$WORK/report"
 # 100,000 short-lived threads: records are reused, nothing runs out.

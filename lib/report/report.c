@@ -368,15 +368,18 @@ static void header(struct ms_fmt *f, const struct top *t)
 	/* the table's noun: "lock" once other kinds are there */
 	int mutexes_only = !(t->classes & ~(1u << MS_CLASS_MUTEX));
 	const char *noun = mutexes_only ? "mutex" : "lock";
+	/* timed from the end of a lock's first wait: not the hold that
+	 * made it (whose start nothing read), nor, while no wait has ended,
+	 * the holds of a deadlock's locks */
 	if (t->timed)
 		ms_fmt(f,
-		       "  hold times: on the %llu %s%s that made a thread wait, each of "
-		       "the first %d acquisitions, then 1 in %d\n",
+		       "  hold times: of the %llu %s%s that made a thread wait, after a wait "
+		       "ended: the first %d holds, then 1 in %d\n",
 		       (unsigned long long)t->timed, noun,
 		       t->timed == 1 ? "" : mutexes_only ? "es" : "s", MS_HOLD_EXACT, MS_HOLD_SAMPLE);
 	else
-		ms_fmt(f, "  hold times: timed only on %s that made a thread wait: none did\n",
-		       mutexes_only ? "mutexes" : "locks");
+		ms_fmt(f, "  hold times: timed on a %s once a wait for it has ended: no wait has\n",
+		       noun);
 	ms_report_stack_summary(f, noun);
 	const char *why = ms_symbols_fallback_reason();
 	if (why && ms_loader_busy()) /* dladdr would wait as dlopen does */
