@@ -29,6 +29,9 @@
  *                fork() returns).
  *   daemon       daemon() (which forks inside glibc) keeps stdout; the
  *                daemon says "daemon <pid> ready" and waits to be killed.
+ *   detach FILE  the child leaves the session (setsid), puts /dev/null on
+ *                descriptors 0 to 2, as a daemon does, writes its pid to
+ *                FILE and waits to be killed; the parent exits at once.
  *   closefds FILE  the child closes every descriptor above 2, as a child
  *                about to exec may, puts FILE on descriptors 3 to 63
  *                (the library's pipe had two of those numbers) and waits
@@ -324,6 +327,35 @@ static int late(const char *file)
 		wait_to_be_killed();
 	}
 	printf("child %d %s\n", (int)pid, ended(wait_child(pid)));
+	return 0;
+}
+
+/* A daemon's own steps (redis-server --daemonize, nginx): fork, setsid,
+ * /dev/null on the standard descriptors. */
+static int detach(const char *file)
+{
+	lock_n(&own, 2);
+	pid_t pid = fork();
+	if (pid < 0)
+		return 1;
+	if (pid > 0)
+		return 0;
+	if (setsid() < 0)
+		return 1;
+	int fd = open("/dev/null", O_RDWR);
+	if (fd < 0)
+		return 1;
+	dup2(fd, 0);
+	dup2(fd, 1);
+	dup2(fd, 2);
+	close(fd);
+	lock_n(&own, 2);
+	FILE *f = fopen(file, "w");
+	if (!f)
+		return 1;
+	fprintf(f, "%d\n", (int)getpid());
+	fclose(f);
+	wait_to_be_killed();
 	return 0;
 }
 
@@ -718,6 +750,8 @@ int main(int argc, char **argv)
 		return late(argv[2]);
 	if (!strcmp(mode, "hang"))
 		return hang();
+	if (!strcmp(mode, "detach") && argc > 2)
+		return detach(argv[2]);
 	if (!strcmp(mode, "daemon"))
 		return run_daemon();
 	if (!strcmp(mode, "closefds") && argc > 2)

@@ -196,6 +196,20 @@ if wait_for "$WORK/d.$daemon.1" '^Top ' 20; then pass "daemon: a dump"; else fai
 kill "$daemon"
 expect_grep "daemon: its own numbers" "^  forked from pid [0-9]+: " "$WORK/d.$daemon.1"
 
+# A daemon's own steps -- fork, setsid, /dev/null on 0 to 2 -- under a
+# pipe: the pipe ends when the program's ends are closed, as without the
+# library (the library's copy of the stderr it started with held it open:
+# `redis-server --daemonize yes | cat` waited until redis exited).
+rm -f "$WORK/detached.pid"
+rc=0
+timeout -s KILL 30 sh -c 'LD_PRELOAD="$1" "$2" detach "$3" 2>&1 | cat' sh \
+	"$MUTEXSTAT_LIB" "$P" "$WORK/detached.pid" >/dev/null 2>&1 || rc=$?
+wait_for "$WORK/detached.pid" '^[0-9]+$' 20 || fail "detach: the daemon did not start"
+detached=$(cat "$WORK/detached.pid")
+expect_eq "detach: the pipe ended with the program's end, the daemon alive" \
+	"$rc $(kill -0 "$detached" 2>/dev/null && echo alive)" "0 alive"
+kill "$detached" 2>/dev/null
+
 # A child that closes every descriptor it did not open and reuses their
 # numbers: the dump signal writes nothing into its file.
 start_job closefds env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/x.%p" \

@@ -67,13 +67,13 @@ keep() {
 nm -D --defined-only "$MUTEXSTAT_LIB" >"$WORK/exports" ||
 	fail "nm -D could not read $MUTEXSTAT_LIB"
 awk '$2 != "A" { print $3 }' "$WORK/exports" |
-	grep -Ev '^(pthread_|mutexstat_|mtx_(init|lock|trylock|timedlock|unlock|destroy)$|cnd_(wait|timedwait|signal|broadcast)$|_Fork$|exit$|_exit$|_Exit$|quick_exit$|daemon$|sigaction$|signal$|sigaltstack$)' \
+	grep -Ev '^(pthread_|mutexstat_|mtx_(init|lock|trylock|timedlock|unlock|destroy)$|cnd_(wait|timedwait|signal|broadcast)$|_Fork$|exit$|_exit$|_Exit$|quick_exit$|daemon$|setsid$|sigaction$|signal$|sigaltstack$)' \
 	>"$WORK/exports.other"
 if [ -s "$WORK/exports.other" ]; then
-	fail "the library exports symbols other than pthread_*, mutexstat_*, C11's mtx_* and cnd_*, _Fork, exit, _exit, _Exit, quick_exit, daemon, sigaction, signal and sigaltstack:"
+	fail "the library exports symbols other than pthread_*, mutexstat_*, C11's mtx_* and cnd_*, _Fork, exit, _exit, _Exit, quick_exit, daemon, setsid, sigaction, signal and sigaltstack:"
 	sed 's/^/  | /' "$WORK/exports.other" >&2
 else
-	pass "the library exports only pthread_*, mutexstat_*, C11's mtx_* and cnd_*, _Fork, exit, _exit, _Exit, quick_exit, daemon, sigaction, signal and sigaltstack ($(awk '$2 != "A"' "$WORK/exports" | wc -l) symbols)"
+	pass "the library exports only pthread_*, mutexstat_*, C11's mtx_* and cnd_*, _Fork, exit, _exit, _Exit, quick_exit, daemon, setsid, sigaction, signal and sigaltstack ($(awk '$2 != "A"' "$WORK/exports" | wc -l) symbols)"
 fi
 expect_no_grep "the library exports no _Unwind_* symbol" '_Unwind_' "$WORK/exports"
 

@@ -78,6 +78,23 @@ int ms_output_stderr(void)
 	return -1;
 }
 
+void ms_output_detached(void)
+{
+	int fd = __atomic_load_n(&saved_fd, __ATOMIC_ACQUIRE);
+	if (fd <= 2)
+		return; /* none of ours (the program's own fd 2 stays its) */
+	int saved = errno;
+	/* /dev/null over it rather than a close: a report being written on
+	 * another thread writes there, never into a file of the program's
+	 * that took the number */
+	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (null < 0 || dup3(null, fd, O_CLOEXEC) < 0)
+		(void)close(fd);
+	if (null >= 0)
+		(void)close(null);
+	errno = saved;
+}
+
 void ms_output_say_stderr_gone(void)
 {
 	static int said;

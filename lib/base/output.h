@@ -20,6 +20,14 @@ const char *ms_program_name(void);
  * the number now names another file). */
 int ms_output_stderr(void);
 
+/* The process left its session (setsid: a daemon): the copy of the stderr
+ * it started with is let go, so that a pipe it was (`daemon | cat`, a CI
+ * step's output) ends when the program's own ends are closed, as without
+ * the library -- redis-server --daemonize held it until redis exited.
+ * Its reports go to its fd 2 if that is still the file, else nowhere
+ * (MUTEXSTAT_OUTPUT=FILE keeps them). */
+void ms_output_detached(void);
+
 /* The text report had nowhere to go: the program closed the stderr it
  * started with and our copy too (closefrom(0), as a daemon does).  One
  * line, once, on the program's fd 2 now -- only if that is a terminal,

@@ -15,7 +15,10 @@
  *                         handlers (init.c);
  *   daemon                glibc's ends its parent with an _exit of its
  *                         own, past ours: done here, the same steps, so
- *                         that the parent ends through ours. */
+ *                         that the parent ends through ours;
+ *   setsid                a process that leaves its session (a daemon)
+ *                         lets go of the stderr it started with
+ *                         (output.h, ms_output_detached). */
 #define _GNU_SOURCE
 #include "stacks/cfi.h"
 #include "core/forked.h"
@@ -27,11 +30,13 @@
 #include "stacks/stack.h"
 #include "core/table.h"
 #include "core/thread.h"
+#include "base/output.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -262,6 +267,15 @@ MS_EXPORT void quick_exit(int status)
  * error -- with the parent's end through our _exit: its report, and a
  * run's first process saying where the daemon's will be.  Where the
  * library is off (stepped aside, MUTEXSTAT_FOLLOW=0's child), glibc's. */
+/* glibc's setsid is its system call, made here the same way. */
+MS_EXPORT pid_t setsid(void)
+{
+	pid_t sid = (pid_t)syscall(SYS_setsid);
+	if (sid >= 0)
+		ms_output_detached();
+	return sid;
+}
+
 MS_EXPORT int daemon(int nochdir, int noclose)
 {
 	if (ms_start_lazily()) {
