@@ -442,6 +442,24 @@ odaemon=$(awk '/^daemon / { print $2 }' "$WORK/oout")
 wait_for "$WORK/o/r.$odaemon.txt" '^mutexstat: daemon \(pid [0-9]+\) ran ' 20 ||
 	fail "daemon, -o PATTERN: its report never came as the pattern says"
 
+# ... and a daemon started after another process of the run wrote its
+# report: the summary has that report to count, and says the daemon's
+# come after it (it said "no findings" alone, though a daemon of the run
+# lived on: pg_ctl start, whose postmaster reported later)
+rm -rf "$WORK/d2run" "$WORK/go"
+"$MS" --run-dir "$WORK/d2run" sh -c '"$1" >/dev/null 2>&1; "$2" "$3"' sh \
+	"$top_builddir/examples/contention" "$WORK/daemon" "$WORK/go" >"$WORK/d2out" 2>"$WORK/d2err"
+expect_grep "daemon after a report: the summary counts the report" \
+	'^mutexstat: the run of sh \(pid [0-9]+\): 3 processes \(1 took locks\); reports in ' "$WORK/d2err"
+expect_eq "daemon after a report: ... and says a process lives on, whose report is not in it" \
+	"$(sed -n '2,3p' "$WORK/d2err")" \
+	"  (processes of this run live on (a daemon?): their reports, if any, will be in $WORK/d2run/,
+   not in this summary)"
+d2=$(awk '/^daemon / { print $2 }' "$WORK/d2out")
+: >"$WORK/go"
+wait_for "$WORK/d2run/daemon.$d2" '^mutexstat: daemon \(pid [0-9]+\) ran ' 20 ||
+	fail "daemon after a report: its report never came to the run's directory"
+
 # ... and a process in the background that locks nothing: the last of the
 # run to end removes the directory the launcher made
 rm -rf "$WORK/brun"

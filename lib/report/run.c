@@ -635,9 +635,27 @@ static void where_reports(struct ms_fmt *f, const struct run *run)
 	reports_at(f, out);
 }
 
+/* "processes of this run live on (a daemon?): ..." after head, where
+ * their reports will be, and tail. */
+static void say_living(struct ms_fmt *f, const char *head, const char *tail)
+{
+	ms_fmt(f, "%sprocesses of this run live on (a daemon?): ", head);
+	if (!ms_output_run_uses_dir()) { /* -o with %p: not the directory's */
+		ms_fmt(f, "their reports, if any, will be ");
+		reports_at(f, ms_opt.output);
+	} else if (ms_run_dir_gone())
+		ms_fmt(f, "the run's directory was removed, so their reports, if any, will go "
+			  "to their stderr");
+	else
+		ms_fmt(f, "their reports, if any, will be in %s/", ms_opt.run_dir);
+	ms_fmt(f, "%s\n", tail);
+}
+
 /* The run's summary; after_report: below this process's report on
- * stderr, after a blank line -- else it is stderr's first line. */
-static void summary(struct ms_fmt *f, const struct run *run, int reported, int after_report)
+ * stderr, after a blank line -- else it is stderr's first line.  living:
+ * processes of the run live on, whose reports come after it. */
+static void summary(struct ms_fmt *f, const struct run *run, int reported, int after_report,
+		    int living)
 {
 	char name[64];
 	const char *dir = ms_opt.run_dir;
@@ -647,6 +665,10 @@ static void summary(struct ms_fmt *f, const struct run *run, int reported, int a
 	       run->processes, run->processes == 1 ? "" : "es", run->took_locks);
 	where_reports(f, run);
 	ms_fmt(f, "\n");
+	/* a daemon's findings come later: "no findings" (and the exit code)
+	 * is of the processes that have ended */
+	if (living)
+		say_living(f, "  (", ",\n   not in this summary)");
 	/* -o FILE without %p is the first process's report: a user looking
 	 * for it (mutexstat -o r.txt make check) is told why there is none */
 	if (ms_opt.output && ms_output_run_uses_dir() && !reported) {
@@ -877,18 +899,7 @@ static void remove_empty_run(void)
 		struct ms_fmt f;
 		ms_fmt_init(&f, buf, sizeof buf, fd);
 		int lock = ms_output_stderr_lock(fd);
-		if (!ms_output_run_uses_dir()) { /* -o with %p: not the directory's */
-			ms_fmt(&f, "mutexstat: processes of this run live on (a daemon?): their "
-				   "reports, if any, will be ");
-			reports_at(&f, ms_opt.output);
-			ms_fmt(&f, "\n");
-		} else if (ms_run_dir_gone())
-			ms_fmt(&f, "mutexstat: processes of this run live on (a daemon?): the run's "
-				   "directory was removed, so their reports, if any, will go to their "
-				   "stderr\n");
-		else
-			ms_fmt(&f, "mutexstat: processes of this run live on (a daemon?): their "
-				   "reports, if any, will be in %s/\n", ms_opt.run_dir);
+		say_living(&f, "mutexstat: ", "");
 		ms_fmt_flush(&f);
 		ms_output_stderr_unlock(lock);
 	}
@@ -982,13 +993,17 @@ void ms_run_end(int reported, int unwritten)
 		remove_empty_run();
 		return;
 	}
+	/* this process's hold first: one left is another's (remove_empty_run
+	 * lets go again, a no-op) */
+	let_go(1);
+	int living = others_alive();
 	int fd = ms_output_stderr();
 	if (fd >= 0) {
 		char buf[8192];
 		struct ms_fmt f;
 		ms_fmt_init(&f, buf, sizeof buf, fd);
 		int lock = ms_output_stderr_lock(fd);
-		summary(&f, run, reported, report_was_on_stderr);
+		summary(&f, run, reported, report_was_on_stderr, living);
 		summary_was_on_stderr = 1;
 		ms_fmt_flush(&f);
 		ms_output_stderr_unlock(lock);
