@@ -455,6 +455,10 @@ expect_eq "daemon after a report: ... and says a process lives on, whose report 
 	"$(sed -n '2,3p' "$WORK/d2err")" \
 	"  (processes of this run live on (a daemon?): their reports, if any, will be in $WORK/d2run/,
    not in this summary)"
+if command -v jq >/dev/null 2>&1; then
+	expect_eq "daemon after a report: summary.json says so" \
+		"$(jq -r '.processes_live_on' "$WORK/d2run/summary.json")" true
+fi
 d2=$(awk '/^daemon / { print $2 }' "$WORK/d2out")
 : >"$WORK/go"
 wait_for "$WORK/d2run/daemon.$d2" '^mutexstat: daemon \(pid [0-9]+\) ran ' 20 ||

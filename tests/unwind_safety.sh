@@ -12,7 +12,7 @@
 # lib/stacks/stack.h); this test proves that:
 #
 #   1. the library exports only pthread_*, mutexstat_*, C11's, _Fork, exit, _exit,
-#      _Exit, sigaction, signal and sigaltstack (no _Unwind_*) and does not link libunwind
+#      _Exit, setsid, sigaction, signal and sigaltstack (no _Unwind_*) and does not link libunwind
 #      or libdw (no NEEDED entry for them);
 #   2. tests/unwind_cxx (exceptions thrown, rethrown and caught while
 #      contended std::mutexes are held), tests/unwind_exit (pthread_exit and

@@ -131,8 +131,8 @@ static void part_add(struct wait_parts *p, ms_stack_id stack, uint64_t ticks)
  * own time, the last one to the end as well (the woken waiter's way in).
  * A release not read (overwritten, or never published) leaves the time
  * to the next release read not attributed: whose hold it was is not
- * known.  Where no release was numbered in the wait, or it was longer
- * than the publications' clock reaches, the whole goes to the last. */
+ * known.  A wait with no release numbered in it is not attributed; one
+ * longer than the publications' clock reaches goes whole to the last. */
 static void wait_split(const struct ms_thread *t, struct wait_parts *p)
 {
 	uint64_t end = t->pend_end, wait = t->pend_wait, at = end - wait;
@@ -191,9 +191,12 @@ void ms_blame_flush(struct ms_thread *t)
 		}
 		struct wait_parts parts;
 		wait_split(t, &parts);
+		/* a release as the wait began (its time a little before the
+		 * start) made it no longer: no wait in its line */
 		for (unsigned i = 0; i < parts.n; i++)
-			ms_blame_add(r, t->pend_birth, MS_BLAME_HOLD, parts.stack[i],
-				     parts.ticks[i]);
+			if (parts.ticks[i] || parts.n == 1)
+				ms_blame_add(r, t->pend_birth, MS_BLAME_HOLD, parts.stack[i],
+					     parts.ticks[i]);
 	}
 	t->pend = 0;
 	ms_guard_leave(t);

@@ -766,7 +766,7 @@ static void text_field(struct ms_jw *j, const char *key, const char *s, size_t l
 
 /* The same as JSON, in DIR/summary.json, for scripts (and the comparison
  * of two runs): times in nanoseconds, every finding's processes listed. */
-static void summary_json(int fd, const struct run *run)
+static void summary_json(int fd, const struct run *run, int living)
 {
 	char buf[8192];
 	struct ms_jw j = { 0 };
@@ -783,6 +783,7 @@ static void summary_json(int fd, const struct run *run)
 	ms_jw_num(&j, "reports_unwritten_by_another_user", run->unwritten_as_other);
 	ms_jw_num(&j, "failing", (uint64_t)(own_failing + ms_report_failing != 0) +
 				    run->failing_others);
+	ms_jw_boolean(&j, "processes_live_on", living);
 	ms_jw_arr(&j, "findings");
 	for (unsigned i = 0; i < run->nfindings; i++) {
 		const struct finding *x = &run->findings[i];
@@ -818,7 +819,7 @@ static void summary_json(int fd, const struct run *run)
 	ms_fmt_flush(&j.f);
 }
 
-static void write_summary_json(const struct run *run)
+static void write_summary_json(const struct run *run, int living)
 {
 	char path[4200], why[96];
 	if (run_path(path, sizeof path, "summary.json") != 0)
@@ -826,7 +827,7 @@ static void write_summary_json(const struct run *run)
 	int fd = ms_output_create(path, 0, why, sizeof why);
 	if (fd < 0)
 		return;
-	summary_json(fd, run);
+	summary_json(fd, run, living);
 	ms_output_done(fd);
 	close(fd);
 }
@@ -1009,7 +1010,7 @@ void ms_run_end(int reported, int unwritten)
 		ms_output_stderr_unlock(lock);
 	}
 	if (run->recorded) {
-		write_summary_json(run);
+		write_summary_json(run, living);
 		(void)unmark(); /* the directory stays, with the reports */
 	} else
 		remove_empty_run();
