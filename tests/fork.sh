@@ -72,6 +72,8 @@ expect_grep "counts: the child's report says where it came from" \
 	"^  forked from pid [0-9]+: the numbers start at the fork" "$WORK/c.$child"
 expect_eq "counts: the child locked shared 7 times" "$(acquired "$WORK/c.$child" "$shared")" 7
 expect_eq "counts: and own 5 times" "$(acquired "$WORK/c.$child" "$own")" 5
+expect_eq "counts: shared, let go of last by the forking thread, changed no owner in the child" \
+	"$(top_row "$WORK/c.$child" "$shared" | awk '{ print $11 }')" 0
 expect_eq "counts: the parent locked shared 150 times" "$(acquired "$parent" "$shared")" 150
 expect_eq "counts: own is the child's alone" "$(acquired "$parent" "$own")" ""
 # (held has a name of 30 characters: the child's line for it is too long

@@ -141,9 +141,14 @@ static void note_held(struct ms_tstate *ts, void *arg)
 			ms_held_forget(ts, shared[i]);
 }
 
+/* The forking thread's id in the parent: the last owner of the mutexes it
+ * let go of last, which in the child are its own under its new id. */
+static uint32_t forker_then;
+
 void ms_forked_note_parent(int parent)
 {
 	parent_pid = parent;
+	forker_then = ms_self.ts ? ms_self.ts->tid : 0;
 	own_pid = getpid();
 	norphans = nown = 0;
 	ms_threads_each(note_held, NULL);
@@ -156,6 +161,11 @@ static void clear_fork_flags(uintptr_t key, uint32_t r, void *arg)
 	/* nobody waits in the child (a hold being timed has its start
 	 * zeroed with the cold part: its end is not counted) */
 	struct ms_record *rec = ms_rec(r);
+	/* let go of last by the forking thread: its own, under its new id
+	 * (its next lock is no owner change: one counted in each child's
+	 * report, openssl speed -multi's) */
+	if (forker_then && forker_then != ms_self.tid && LOAD(&rec->owner) == forker_then)
+		STORE(&rec->owner, ms_self.tid);
 	/* a thread of the child may get the tid of a thread of the parent
 	 * (once that one has ended), whose clock did not come along: new
 	 * threads start past every mutex's order */
