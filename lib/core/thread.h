@@ -217,6 +217,7 @@ struct ms_thread {
 	uint32_t pend_todo;
 	uint64_t pend_birth, pend_wait, pend_end;
 	uint64_t pend_got[8];
+	uint64_t release_at; /* when its last numbered release let go (record.c) */
 	/* Below: what only adding and removing mutexes uses, after what every
 	 * lock and unlock reads (those stay in the first lines). */
 	uint32_t in_update; /* inside ms_table_add or ms_table_remove (table.c) */

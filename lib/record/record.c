@@ -31,43 +31,58 @@
  * 87 % of the wait on their own 90 us holds). */
 uint32_t ms_release_begin(uint32_t r)
 {
+	/* when it lets go: read before the unlock, so that no release after
+	 * it, nor the end of the wait it ends, reads an earlier time (read
+	 * after it, a holder preempted between the two published a time past
+	 * the next ones') */
+	ms_self.release_at = ms_ticks();
 	return ATOMIC_ADD(&ms_cold(r)->release_seq, 1) + 1;
 }
 
 /* A publication, one word so that it is read whole: the release number's
- * low byte (the slot is the number's rest, modulo MS_RELEASE_PUB: a waiter
- * 128 numbered releases behind its own would mistake them), the stack
- * (24 bits: past them a stack is not named) and the time in units of
- * 2^PUB_SHIFT ticks, 32 bits of it (placed by the waiter's end: a wait of
- * more than 2^(32+PUB_SHIFT) ticks -- 366 s at 3 GHz -- is charged whole
+ * low 12 bits (the slot is the number modulo MS_RELEASE_PUB: a reader 2048
+ * numbered releases late would mistake one for another), the stack (22
+ * bits: past them a stack is not named) and the time it let go, in units
+ * of 2^PUB_SHIFT ticks, 30 bits of it (placed by the waiter's end: a wait
+ * of more than 2^(29+PUB_SHIFT) ticks -- 183 s at 3 GHz -- is charged whole
  * to the unlock that let it in). */
-#define PUB_SHIFT 8
-#define PUB_STACK_MAX ((1u << 24) - 1)
+#define PUB_SHIFT 10
+#define PUB_TAG_BITS 12
+#define PUB_STACK_BITS 22
+#define PUB_TIME_BITS 30
+#define PUB_TIME_MASK ((1ull << PUB_TIME_BITS) - 1)
+#define PUB_STACK_MAX ((1u << PUB_STACK_BITS) - 1)
+_Static_assert(PUB_TAG_BITS + PUB_STACK_BITS + PUB_TIME_BITS == 64, "one word");
 
 static uint64_t pub_word(uint32_t seq, ms_stack_id id, uint64_t at)
 {
 	if (id > PUB_STACK_MAX)
 		id = 0;
-	return (uint64_t)(seq & 0xff) << 56 | (uint64_t)id << 32 | (uint32_t)(at >> PUB_SHIFT);
+	return (uint64_t)seq << (64 - PUB_TAG_BITS) | (uint64_t)id << PUB_TIME_BITS |
+	       ((at >> PUB_SHIFT) & PUB_TIME_MASK);
 }
 
 static ms_stack_id pub_stack(uint64_t v)
 {
-	return (ms_stack_id)(v >> 32) & PUB_STACK_MAX;
+	return (ms_stack_id)(v >> PUB_TIME_BITS) & PUB_STACK_MAX;
 }
 
 /* Where word v is of release seq: 0 it is, < 0 not yet, > 0 overwritten. */
 static int pub_age(uint64_t v, uint32_t seq)
 {
-	return (int8_t)(uint8_t)((uint32_t)(v >> 56) - seq);
+	uint32_t d = ((uint32_t)(v >> (64 - PUB_TAG_BITS)) - seq) & ((1u << PUB_TAG_BITS) - 1);
+	return d >= 1u << (PUB_TAG_BITS - 1) ? -1 : (int)d;
 }
 
-/* When release v let go, placed before `end`, less than 2^(32+PUB_SHIFT)
- * ticks later. */
+/* When release v let go, placed at or before `end`, less than
+ * 2^(29+PUB_SHIFT) ticks before it (a time a little past it, another
+ * CPU's clock, is `end`). */
 static uint64_t pub_at(uint64_t v, uint64_t end)
 {
-	uint64_t e = end >> PUB_SHIFT;
-	return (e - (uint32_t)((uint32_t)e - (uint32_t)v)) << PUB_SHIFT;
+	uint64_t e = end >> PUB_SHIFT, back = (e - v) & PUB_TIME_MASK;
+	if (back >= 1ull << (PUB_TIME_BITS - 1))
+		return end;
+	return (e - back) << PUB_SHIFT;
 }
 
 _Static_assert(sizeof ms_self.pend_got / sizeof ms_self.pend_got[0] == MS_RELEASE_PUB,
@@ -81,6 +96,9 @@ int ms_blame_pickup(struct ms_thread *t)
 	if (!t->pend_todo || LOAD(&ms_rec(r)->birth) != t->pend_birth ||
 	    !(__atomic_load_n(&ms_rec(r)->flags, __ATOMIC_ACQUIRE) & MS_F_COLD))
 		return 0;
+	/* a signal handler's sampled wait meanwhile would flush this blame
+	 * and begin its own, into which this one's words went */
+	ms_guard_enter(t);
 	for (uint32_t i = 0; i < MS_RELEASE_PUB; i++) {
 		if (!(t->pend_todo & 1u << i))
 			continue;
@@ -94,12 +112,13 @@ int ms_blame_pickup(struct ms_thread *t)
 		t->pend_got[i] = age == 0 ? v : 0;
 		t->pend_todo &= ~(1u << i);
 	}
+	ms_guard_leave(t);
 	return t->pend_todo != 0;
 }
 
 void ms_release_publish(uint32_t r, uint64_t birth, uint32_t seq)
 {
-	uint64_t at = ms_ticks(); /* it let go just now, before the capture */
+	uint64_t at = ms_self.release_at; /* ms_release_begin's */
 	ms_stack_id id = ms_stack_here();
 	if (LOAD(&ms_rec(r)->birth) != birth)
 		return; /* destroyed meanwhile: its record is another's now */
@@ -142,7 +161,7 @@ static void wait_split(const struct ms_thread *t, struct wait_parts *p)
 		part_add(p, 0, wait);
 		return;
 	}
-	if (wait >> (32 + PUB_SHIFT)) {
+	if (wait >> (PUB_TIME_BITS - 1 + PUB_SHIFT)) {
 		part_add(p, pub_stack(t->pend_got[0]), wait);
 		return;
 	}
