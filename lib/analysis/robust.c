@@ -37,9 +37,12 @@ void ms_robust_after_fork_child(void)
 	noutcomes = 0; /* the parent's; the child's mutexes start anew */
 }
 
-/* Asynchronous cancellation deferred meanwhile (thread.h). */
+/* Asynchronous cancellation deferred meanwhile (thread.h), and guarded: a
+ * signal handler's lock that gets ENOTRECOVERABLE meanwhile passes
+ * through, rather than spin for this lock its thread holds. */
 static void take(void)
 {
+	ms_guard_enter(&ms_self);
 	ms_async_defer(&ms_self);
 	while (__atomic_exchange_n(&lock, 1, __ATOMIC_ACQUIRE))
 		__builtin_ia32_pause();
@@ -49,6 +52,7 @@ static void give(void)
 {
 	__atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
 	ms_async_resume(&ms_self);
+	ms_guard_leave(&ms_self);
 }
 
 enum outcome_kind { MADE_CONSISTENT, LEFT, REFUSED };
@@ -92,6 +96,7 @@ void ms_robust_refused(uint32_t r)
 	count(r, REFUSED);
 }
 
+/* (rec 0: not listed -- the table was full) */
 static struct outcome outcome_of(uint32_t r, uint64_t birth)
 {
 	struct outcome found = { 0 };
@@ -139,7 +144,9 @@ int ms_robust_view(uint32_t r, struct ms_robust_view *out)
 	struct outcome o = outcome_of(r, LOAD(&ms_rec(r)->birth));
 	*out = (struct ms_robust_view){
 		.died = died,
-		.refused = o.refused,
+		/* not listed (more than MAX_ROBUST lives): every
+		 * ENOTRECOVERABLE, the unlocks' among them */
+		.refused = o.rec ? o.refused : LOAD(&c->errors[MS_E_NOTRECOVERABLE]),
 		.consistent = o.consistent,
 		.left = o.left,
 		.last_at = last_owner_dead(r),
@@ -158,6 +165,7 @@ static struct outcome ended_at(uintptr_t site)
 		const struct outcome *o = &outcomes[i];
 		if (o->site == site && (!LOAD(&ms_rec(o->rec)->key) ||
 					LOAD(&ms_rec(o->rec)->birth) != o->birth)) {
+			sum.rec = 1; /* some listed */
 			sum.consistent += o->consistent;
 			sum.left += o->left;
 			sum.refused += o->refused;
@@ -175,7 +183,7 @@ int ms_robust_site_view(uintptr_t site, const uint64_t *errors,
 	struct outcome o = ended_at(site);
 	*out = (struct ms_robust_view){
 		.died = errors[MS_E_OWNERDEAD],
-		.refused = o.refused,
+		.refused = o.rec ? o.refused : errors[MS_E_NOTRECOVERABLE],
 		.consistent = o.consistent,
 		.left = o.left,
 	};
