@@ -18,10 +18,11 @@
  *   vfork-segv [abort]  the same with vfork: the child, in its parent's
  *                memory, faults before any exec; with "abort" the parent
  *                then aborts
- *   vfork-exit   takes two mutexes in both orders (a POTENTIAL DEADLOCK),
- *                then a vfork child whose exec fails calls exit(3), not
- *                _exit: it runs the parent's exit handlers; the parent
- *                prints how the child ended, and exits 0
+ *   vfork-exit [exit]  takes two mutexes in both orders (a POTENTIAL
+ *                DEADLOCK), then a vfork child whose exec fails calls
+ *                exit(3), not _exit: it runs the parent's exit handlers;
+ *                the parent prints how the child ended, and returns 0 from
+ *                main (with "exit": calls exit(0))
  *   wait         prints "ready" and waits to be killed
  *   own-after    installs its own SIGSEGV handler (it prints "own handler"
  *                and exits 42), then segv
@@ -233,6 +234,8 @@ int main(int argc, char **argv)
 		int status;
 		waitpid(child, &status, 0);
 		printf("child: exit %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		if (argc > 2 && !strcmp(argv[2], "exit"))
+			exit(0);
 		return 0;
 	} else if (!strcmp(mode, "bad-mutex")) {
 		pthread_mutex_t *volatile bad = (pthread_mutex_t *)16;

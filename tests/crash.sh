@@ -132,6 +132,16 @@ expect_eq "vfork-exit: one report" "$#" 1
 expect_grep "vfork-exit: it says where it was written" \
     '^  written by a vfork child \(pid [0-9]+\) that called exit\(\) before its exec: process [0-9]+.s exit handlers ran there' "$1"
 expect_grep "vfork-exit: with the process's finding" '^POTENTIAL DEADLOCK: 2 mutexes' "$1"
+# ... and a parent that ends with exit(): the library sees that end, and
+# writes the parent's own report and its exit code there
+rm -f "$WORK"/vexit.*
+rc=0
+"$RUN" env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/vexit.%p" MUTEXSTAT_EXIT_CODE=9 \
+    "$CRASH" vfork-exit exit >"$WORK/out" 2>"$WORK/err" || rc=$?
+expect_eq "vfork-exit, then exit(): the child's status is its own" "$(grep -c '^child: exit 3$' "$WORK/out")" 1
+expect_grep "vfork-exit, then exit(): the parent's finding gives its exit code" '^exit 9$' "$WORK/out"
+expect_eq "vfork-exit, then exit(): two reports, the child's saying where it was written" \
+	"$(ls "$WORK"/vexit.* | wc -l) $(grep -l '^  written by a vfork child' "$WORK"/vexit.* | wc -l)" "2 1"
 crash_run "$WORK/vfork2.txt" "vfork-segv abort"
 expect_eq "a vfork child crashes, then its parent aborts: as without the library" \
     "$(cat "$WORK/out")" "$(bare vfork-segv abort)"

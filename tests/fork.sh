@@ -212,6 +212,53 @@ expect_eq "detach: the pipe ended with the program's end, the daemon alive" \
 	"$rc $(kill -0 "$detached" 2>/dev/null && echo alive)" "0 alive"
 kill "$detached" 2>/dev/null
 
+# ... and one whose stderr is then a pipe of its own (its log): nothing of
+# the library's goes into it -- its report has nowhere to go, and the
+# library says nothing there (it said "the program closed the stderr it
+# started with", of the copy it let go of itself, into the daemon's log)
+cat >"$WORK/logpipe.c" <<'EOF'
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <sys/wait.h>
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+int main(void)
+{
+	int p[2];
+	if (pipe(p) != 0)
+		return 1;
+	pid_t c = fork();
+	if (c == 0) {
+		close(p[0]);
+		if (setsid() < 0)
+			_exit(1);
+		dup2(p[1], 2);
+		close(p[1]);
+		pthread_mutex_lock(&m);
+		pthread_mutex_unlock(&m);
+		fprintf(stderr, "the daemon's own line\n");
+		exit(0);
+	}
+	close(p[1]);
+	char buf[4096];
+	ssize_t n;
+	while ((n = read(p[0], buf, sizeof buf)) > 0)
+		fwrite(buf, 1, (size_t)n, stdout);
+	int st;
+	waitpid(c, &st, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}
+EOF
+if ${CC:-cc} -o "$WORK/logpipe" "$WORK/logpipe.c" -lpthread; then
+	rc=0
+	LD_PRELOAD="$MUTEXSTAT_LIB" "$WORK/logpipe" >"$WORK/logpipe.out" 2>/dev/null || rc=$?
+	expect_eq "detach, its stderr a pipe of its own: only its own line there" \
+		"$rc $(cat "$WORK/logpipe.out")" "0 the daemon's own line"
+else
+	fail "cannot build logpipe.c"
+fi
+
 # A child that closes every descriptor it did not open and reuses their
 # numbers: the dump signal writes nothing into its file.
 start_job closefds env LD_PRELOAD="$MUTEXSTAT_LIB" MUTEXSTAT_OUTPUT="$WORK/x.%p" \

@@ -153,9 +153,10 @@ sleep 0.2
 rm -rf "\$MUTEXSTAT_RUN_DIR"
 EOF
 TMPDIR=$RUNS "$MS" bash "$WORK/gone_daemon.sh" >/dev/null 2>"$WORK/err"
-expect_grep "directory gone, a process living on: the first says where its report goes" \
-	"^mutexstat: processes of this run live on \(a daemon\?\): the run's directory was removed, so their reports, if any, will go to their stderr$" \
+expect_grep "directory gone, a process living on: the first's summary says where its report goes" \
+	"^  \(processes of this run live on \(a daemon\?\): the run's directory was removed, so their reports, if any, will go to their stderr,$" \
 	"$WORK/err"
+expect_eq "directory gone, a process living on: said once" "$(grep -c 'processes of this run live on' "$WORK/err")" 1
 n=0
 while [ $n -lt 300 ] && ! grep -q '^Top ' "$WORK/daemon.err" 2>/dev/null; do sleep 0.1; n=$((n + 1)); done
 expect_grep "directory gone, a process living on: it says why its report is on its stderr" \

@@ -78,8 +78,11 @@ int ms_output_stderr(void)
 	return -1;
 }
 
+static int detached; /* ms_output_detached: no copy, by our choice */
+
 void ms_output_detached(void)
 {
+	__atomic_store_n(&detached, 1, __ATOMIC_RELEASE);
 	int fd = __atomic_load_n(&saved_fd, __ATOMIC_ACQUIRE);
 	if (fd <= 2)
 		return; /* none of ours (the program's own fd 2 stays its) */
@@ -99,7 +102,10 @@ void ms_output_say_stderr_gone(void)
 {
 	static int said;
 	struct stat st;
-	if (saved_fd < 0 || __atomic_exchange_n(&said, 1, __ATOMIC_RELAXED) ||
+	/* (a process that left its session: the copy went by our choice,
+	 * and its fd 2 is a stream of its own now) */
+	if (saved_fd < 0 || __atomic_load_n(&detached, __ATOMIC_ACQUIRE) ||
+	    __atomic_exchange_n(&said, 1, __ATOMIC_RELAXED) ||
 	    fstat(2, &st) != 0 ||
 	    !(S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
 		return;
@@ -172,6 +178,22 @@ void ms_output_say_beside_report(const char *msg)
 void ms_output_keep(const char *msg)
 {
 	keep(msg);
+}
+
+size_t ms_output_kept_mark(void)
+{
+	return kept_len;
+}
+
+void ms_output_kept_trim(size_t mark)
+{
+	if (mark >= kept_len)
+		return;
+	/* zeros past the end again, the last one first: a reader (a report
+	 * on another thread) sees a string that ends sooner */
+	for (size_t i = kept_len; i-- > mark;)
+		kept[i] = 0;
+	kept_len = mark;
 }
 
 const char *ms_output_kept(void)

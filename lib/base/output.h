@@ -67,6 +67,10 @@ void ms_output_keep(const char *msg);
  * "" if none.  The last may still be being written: a line without its
  * newline. */
 const char *ms_output_kept(void);
+/* Where the kept notes end now, and back to there: a note for one report
+ * only (a vfork child's, whose memory is its parent's). */
+size_t ms_output_kept_mark(void);
+void ms_output_kept_trim(size_t mark);
 
 /* The path of a report file: MUTEXSTAT_OUTPUT (with formats other than
  * text alone, its prefix, by default mutexstat.%p) with %p replaced by the

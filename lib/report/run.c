@@ -1,6 +1,7 @@
 /* run.c - a run of many processes under the launcher (run.h). */
 #define _GNU_SOURCE /* F_OFD_SETLK */
 #include "report/run.h"
+#include "core/forked.h"
 #include "base/fds.h"
 #include "base/fmt.h"
 #include "base/options.h"
@@ -878,7 +879,7 @@ static void remove_run_files(void)
  * of the run lives on (a daemon the first one forked): its reports and
  * live dumps will be there, and the last process removes it if none
  * came. */
-static void remove_empty_run(void)
+static void remove_empty_run(int say)
 {
 	char path[4200];
 	/* the mark before the look: a process ending meanwhile lets go of
@@ -894,7 +895,7 @@ static void remove_empty_run(void)
 		remove_run_files();
 		return;
 	}
-	int fd = ms_output_stderr();
+	int fd = say ? ms_output_stderr() : -1; /* else the summary said it */
 	if (fd >= 0) {
 		char buf[4400];
 		struct ms_fmt f;
@@ -970,6 +971,12 @@ void ms_run_end(int reported, int unwritten)
 	report_was_on_stderr = report_on_stderr(reported, unwritten);
 	if (!ms_run_active() || ended)
 		return;
+	if (ms_in_vfork_child()) {
+		/* its line, and no more: the memory is its parent's, whose own
+		 * end (its summary, if it is the run's first) is still to come */
+		append_note(reported, unwritten);
+		return;
+	}
 	ended = 1;
 	append_note(reported, unwritten);
 	if (!ms_run_is_root()) {
@@ -991,7 +998,7 @@ void ms_run_end(int reported, int unwritten)
 		    ms_opt.exit_report && !ms_opt.output)
 			say_where_alone();
 		free_run(run);
-		remove_empty_run();
+		remove_empty_run(1);
 		return;
 	}
 	/* this process's hold first: one left is another's (remove_empty_run
@@ -1013,7 +1020,7 @@ void ms_run_end(int reported, int unwritten)
 		write_summary_json(run, living);
 		(void)unmark(); /* the directory stays, with the reports */
 	} else
-		remove_empty_run();
+		remove_empty_run(0);
 }
 
 /* The first process's run fails for the others: one had a failing

@@ -542,8 +542,14 @@ static void wait_for_exit_report(void)
  * report under way. */
 static pid_t first_exit;
 static int exit_under_way; /* our destructor ran: an exit() not through ours */
+/* A vfork child's exit() ran the exit handlers, ours among them, in this
+ * process's memory: none is left for the process's own exit (init.c's
+ * exit_report). */
+static int handlers_spent;
+static int write_exit_report(void);
+static void exit_report_done(void);
 
-__attribute__((noinline)) void ms_exit_begin(void)
+__attribute__((noinline)) void ms_exit_begin(int status)
 {
 	/* just past the call in the library's exit(), a few bytes before
 	 * its call of glibc's (stacks/stack.h) */
@@ -557,6 +563,15 @@ __attribute__((noinline)) void ms_exit_begin(void)
 	if (!__atomic_load_n(&ms_active, __ATOMIC_ACQUIRE) ||
 	    !writes_at_exit())
 		return;
+	/* the exit report glibc's exit will not run: written here, and the
+	 * exit code given here too (glibc takes no handler once its exit
+	 * handlers have run; main's return is not seen) */
+	if (__atomic_exchange_n(&handlers_spent, 0, __ATOMIC_ACQ_REL)) {
+		if (write_exit_report() && ms_opt.exit_code && ms_run_exit_failing())
+			exit_with_code(status, NULL);
+		exit_report_done();
+		return;
+	}
 	pid_t self = (pid_t)syscall(SYS_gettid), none = 0;
 	if ((!__atomic_compare_exchange_n(&first_exit, &none, self, 0, __ATOMIC_ACQ_REL,
 					  __ATOMIC_ACQUIRE) &&
@@ -607,10 +622,18 @@ static void exit_report(int status, void *arg)
 		ms_fmt_init(&f, note, sizeof note, -1);
 		ms_fmt(&f, "mutexstat: written by a vfork child (pid %d) that called exit() before "
 			   "its exec: process %d's exit handlers ran there; none is left for its own "
-			   "exit\n", (int)getpid(), (int)start_pid);
+			   "exit\n", (int)getpid(), (int)getppid());
+		/* this report's alone: the parent's own dumps after it are not
+		 * the child's */
+		size_t mark = ms_output_kept_mark();
 		ms_output_keep(ms_fmt_str(&f));
 		(void)write_exit_report();
-		exit_report_done();
+		ms_output_kept_trim(mark);
+		/* the process's own end may still write its report: an exit()
+		 * or an _exit through ours */
+		__atomic_store_n(&exit_reported, 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&exit_writer, 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&handlers_spent, 1, __ATOMIC_RELEASE);
 		return;
 	}
 	if (write_exit_report() && ms_opt.exit_code && ms_run_exit_failing())

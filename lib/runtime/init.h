@@ -34,7 +34,7 @@ __attribute__((noreturn)) void ms_exit_now(void (*next)(int), int status);
 void ms_quick_exit_begin(int status);
 /* exit() called: a thread that comes while another is in it waits for
  * that one's exit report. */
-void ms_exit_begin(void);
+void ms_exit_begin(int status);
 
 /* Write a warning line to the stderr the program started with. */
 void ms_warn(const char *msg);

@@ -226,7 +226,7 @@ MS_EXPORT int ms_mutex_consistent_np(pthread_mutex_t *m)
  * waits for that report now (runtime/init.c). */
 MS_EXPORT void exit(int status)
 {
-	ms_exit_begin();
+	ms_exit_begin(status);
 	void (*next)(int) = __atomic_load_n(&ms_real.exit, __ATOMIC_ACQUIRE);
 	if (!next) /* before start-up */
 		next = (void (*)(int))ms_real_next("exit", NULL);
@@ -260,13 +260,6 @@ MS_EXPORT void quick_exit(int status)
 	ms_exit_now(__atomic_load_n(&ms_real.exit_now_c99, __ATOMIC_ACQUIRE), status);
 }
 
-/* daemon(3) as glibc's does it -- fork (the program's fork handlers and
- * ours run), the parent ends with _exit(0), the child starts a session,
- * goes to "/" unless nochdir, and unless noclose puts /dev/null (the
- * character device 1:3, else ENODEV) on its standard input, output and
- * error -- with the parent's end through our _exit: its report, and a
- * run's first process saying where the daemon's will be.  Where the
- * library is off (stepped aside, MUTEXSTAT_FOLLOW=0's child), glibc's. */
 /* glibc's setsid is its system call, made here the same way. */
 MS_EXPORT pid_t setsid(void)
 {
@@ -276,6 +269,13 @@ MS_EXPORT pid_t setsid(void)
 	return sid;
 }
 
+/* daemon(3) as glibc's does it -- fork (the program's fork handlers and
+ * ours run), the parent ends with _exit(0), the child starts a session,
+ * goes to "/" unless nochdir, and unless noclose puts /dev/null (the
+ * character device 1:3, else ENODEV) on its standard input, output and
+ * error -- with the parent's end through our _exit: its report, and a
+ * run's first process saying where the daemon's will be.  Where the
+ * library is off (stepped aside, MUTEXSTAT_FOLLOW=0's child), glibc's. */
 MS_EXPORT int daemon(int nochdir, int noclose)
 {
 	if (ms_start_lazily()) {
