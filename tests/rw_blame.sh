@@ -10,12 +10,11 @@
 # each round's wait is charged to the unlock that woke it, exactly, and
 # none to the unlocks that barged in (each of those took a number and a
 # stack capture, and the last one was charged the wait).  "rw_blame
-# past-exact: the first case once the lock's reads are past those whose
+# past-exact": the first case once the lock's reads are past those whose
 # holds are all timed.  "rw_blame queue": four threads queued behind one
 # 20 ms hold; each wait is split at the releases it was behind, and the
 # long hold's unlock is charged every wait and most of their time, where
 # the unlock that let each in was charged it all.
-# holds are all timed.
 
 . "$top_srcdir/tests/lib.sh"
 

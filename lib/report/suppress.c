@@ -749,17 +749,8 @@ static int round_of(const char *w, size_t len, int variable)
 	return memchr(w, '*', len) || memchr(w, '?', len) ? 1 : 0;
 }
 
-/* A rule that would leave this finding out: its kind, and an anchored
- * pattern for a word of its frames -- the first function (the first past
- * a wrapper's, if the finding shows one), else a lock's name -- that no
- * other finding of this report has, and no frame that every stack has.
- * Where no function (but main) is this finding's alone, a variable of its
- * locks that is: two inversions through one helper, of locks in static
- * variables, each get one naming a lock of their own, where they both got
- * the helper's, with "it leaves out 1 other finding here too".
- * Before, the first function whole, unanchored: "transfer" also left out
- * transfer_all's findings, and a lambda's (a frame every std::thread
- * has) every finding in a thread. */
+/* The function of the frame that ends line s[0, len), its length (0:
+ * none) and *fn. */
 static size_t frame_function(const char *s, size_t len, const char **fn)
 {
 	struct words ws;
