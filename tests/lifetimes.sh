@@ -129,6 +129,13 @@ MUTEXSTAT_TABLE_SIZE=2048 run_with "$WORK/out" "$WORK/err" "$B/tests/no_room" 20
 expect_grep "no room, twice the table: all 200 tracked" ", 200 mutexes tracked, 0 untracked\$" "$WORK/report"
 expect_no_grep "no room, twice the table: no such line" "found no room" "$WORK/report"
 
+# An array of 10,000 spin locks: 4 bytes each, two to every 8 bytes, which
+# had one home in the index -- past a probe's reach every other one was
+# untracked (5,127 of 10,000), whatever the table's size.
+run_with "$WORK/out" "$WORK/err" "$B/tests/no_room" spins 10000
+expect_eq "spin lock array: the program runs" "$(cat "$WORK/out")" "10000 spin locks locked"
+expect_grep "spin lock array: every one tracked" ", 10000 locks tracked, 0 untracked\$" "$WORK/report"
+
 # 200,000 mutexes created and destroyed one after another reuse one record.
 MUTEXSTAT_TABLE_SIZE=64 run_with "$WORK/out" "$WORK/err" "$B/tests/scenario" destroy
 expect_grep "small table, many lifetimes: still tracked" "^ +[0-9]+ 100 ended +300 " "$WORK/report"

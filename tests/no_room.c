@@ -5,6 +5,8 @@
  *
  *   no_room N    N mutexes (N > 128) with one home in a table of 1024
  *                (MUTEXSTAT_TABLE_SIZE=1024: an index of 2048 slots)
+ *   no_room spins N  an array of N spin locks, each locked once: 4 bytes
+ *                apart, two to each 8 bytes, which every mutex has alone
  *
  * The addresses are made from the library's hash (lib/core/table.h, ms_hash),
  * which this copies: if that changes, this test says so by failing. */
@@ -13,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #include "proc_wait.h"
@@ -26,8 +29,24 @@ static uint64_t added(uint64_t high)
 	return (high * 0x9e3779b97f4a7c15ull) >> 32;
 }
 
+static int spins(int n)
+{
+	pthread_spinlock_t *s = calloc((size_t)n, sizeof *s);
+	if (!s)
+		return 1;
+	for (int i = 0; i < n; i++) {
+		CHECK(pthread_spin_init(&s[i], PTHREAD_PROCESS_PRIVATE));
+		CHECK(pthread_spin_lock(&s[i]));
+		CHECK(pthread_spin_unlock(&s[i]));
+	}
+	printf("%d spin locks locked\n", n);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 2 && !strcmp(argv[1], "spins"))
+		return spins(atoi(argv[2]));
 	int n = argc > 1 ? atoi(argv[1]) : 0;
 	if (n < 1 || n > 1000) {
 		fprintf(stderr, "usage: no_room N\n");
