@@ -165,7 +165,7 @@ static struct outcome ended_at(uintptr_t site)
 		const struct outcome *o = &outcomes[i];
 		if (o->site == site && (!LOAD(&ms_rec(o->rec)->key) ||
 					LOAD(&ms_rec(o->rec)->birth) != o->birth)) {
-			sum.rec = 1; /* some listed */
+			sum.rec = o->rec; /* a life listed (0: none was) */
 			sum.consistent += o->consistent;
 			sum.left += o->left;
 			sum.refused += o->refused;

@@ -749,19 +749,14 @@ static int round_of(const char *w, size_t len, int variable)
 	return memchr(w, '*', len) || memchr(w, '?', len) ? 1 : 0;
 }
 
-/* The function of the frame that ends line s[0, len), its length (0:
- * none) and *fn. */
-static size_t frame_function(const char *s, size_t len, const char **fn)
+/* The last word of a line but a variable -- its frame's function, or a
+ * lock's name -- as an index + 1 into ws, 0 if none. */
+static unsigned last_named(const struct words *ws)
 {
-	struct words ws;
-	words_of(s, len, &ws);
-	unsigned last = ws.n;
-	while (last > 0 && ws.variable[last - 1])
+	unsigned last = ws->n;
+	while (last > 0 && ws->variable[last - 1])
 		last--;
-	if (!last)
-		return 0;
-	*fn = ws.w[last - 1];
-	return ws.len[last - 1];
+	return last;
 }
 
 static int starts_with(const char *s, size_t len, const char *head)
@@ -788,25 +783,14 @@ static int describes_lock(const char *s, size_t len)
 		if (starts_with(s, len, heads[i]))
 			return 1;
 	static const char mid[] = ", first locked at ";
-	for (size_t i = 0; i + sizeof mid - 1 <= len; i++)
-		if (!memcmp(s + i, mid, sizeof mid - 1))
-			return 1;
-	return 0;
+	return memmem(s, len, mid, sizeof mid - 1) != NULL;
 }
-
-#define WRAPPERS 8
 
 /* The lock wrappers a finding shows: each line followed by "through a
  * wrapper, first locked from" ends in the wrapper's frame.  Every lock
  * taken through one shares its frame, so a rule naming it would leave
  * out every finding of those locks. */
-struct wrappers {
-	const char *fn[WRAPPERS];
-	size_t len[WRAPPERS];
-	unsigned n;
-};
-
-static void find_wrappers(const char *text, size_t len, struct wrappers *w)
+static void find_wrappers(const char *text, size_t len, struct candidates *w)
 {
 	const char *prev = NULL;
 	size_t prevlen = 0;
@@ -816,13 +800,12 @@ static void find_wrappers(const char *text, size_t len, struct wrappers *w)
 		size_t l = nl ? (size_t)(nl - p) : (size_t)(text + len - p), lead = 0;
 		while (lead < l && p[lead] == ' ')
 			lead++;
-		if (prev && w->n < WRAPPERS && starts_with(p + lead, l - lead, MS_WRAPPER_CALLERS)) {
-			const char *fn;
-			size_t fnlen = frame_function(prev, prevlen, &fn);
-			if (fnlen) {
-				w->fn[w->n] = fn;
-				w->len[w->n++] = fnlen;
-			}
+		if (prev && starts_with(p + lead, l - lead, MS_WRAPPER_CALLERS)) {
+			struct words ws;
+			words_of(prev, prevlen, &ws);
+			unsigned last = last_named(&ws);
+			if (last)
+				candidate(w, ws.w[last - 1], ws.len[last - 1]);
 		}
 		prev = p;
 		prevlen = l;
@@ -830,10 +813,10 @@ static void find_wrappers(const char *text, size_t len, struct wrappers *w)
 	}
 }
 
-static int is_wrapper(const struct wrappers *w, const char *fn, size_t len)
+static int is_wrapper(const struct candidates *w, const char *fn, size_t len)
 {
 	for (unsigned i = 0; i < w->n; i++)
-		if (w->len[i] == len && !memcmp(w->fn[i], fn, len))
+		if (w->len[i] == len && !memcmp(w->w[i], fn, len))
 			return 1;
 	return 0;
 }
@@ -854,18 +837,14 @@ static int is_wrapper(const struct wrappers *w, const char *fn, size_t len)
 static void suggest(struct ms_fmt *out, const char *all, int k, const char *text, size_t len)
 {
 	struct candidates code = { .n = 0 }, vars = { .n = 0 }, described = { .n = 0 };
-	struct wrappers wrappers;
+	struct candidates wrappers;
 	find_wrappers(text, len, &wrappers);
 	for (const char *p = text; p < text + len;) {
 		const char *nl = memchr(p, '\n', (size_t)(text + len - p));
 		size_t l = nl ? (size_t)(nl - p) : (size_t)(text + len - p);
 		struct words ws;
 		words_of(p, l, &ws);
-		/* the last word of a line but a variable is its frame's
-		 * function, or a lock's name */
-		unsigned last = ws.n;
-		while (last > 0 && ws.variable[last - 1])
-			last--;
+		unsigned last = last_named(&ws);
 		if (last && !is_wrapper(&wrappers, ws.w[last - 1], ws.len[last - 1]))
 			candidate(describes_lock(p, l) ? &described : &code, ws.w[last - 1],
 				  ws.len[last - 1]);
