@@ -203,6 +203,15 @@ static void misuse(void)
 	pthread_rwlock_init(&e, NULL);
 	pthread_rwlock_rdlock(&e);
 	printf("destroy read-locked: %d\n", pthread_rwlock_destroy(&e)); /* misuse-destroy */
+	/* two read unlocks too many leave glibc's count below zero: two
+	 * MISUSEs, and a destroy glibc answers 0 for, as for a free lock */
+	pthread_rwlock_t u;
+	pthread_rwlock_init(&u, NULL);
+	pthread_rwlock_rdlock(&u);
+	pthread_rwlock_unlock(&u);
+	int once = pthread_rwlock_unlock(&u);
+	int twice = pthread_rwlock_unlock(&u); /* misuse-below-zero */
+	printf("below zero: %d %d, destroy: %d\n", once, twice, pthread_rwlock_destroy(&u));
 }
 
 /* A thread reads c twice; another unlocks it once (glibc lets it: a

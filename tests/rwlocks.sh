@@ -512,7 +512,7 @@ expect_eq "edeadlk: no other finding" "$(findings edeadlk)" "MISUSE"
 # ---- misuse glibc lets through, and a read lock held at thread exit -----------
 run misuse "$T" misuse
 expect_eq "misuse: glibc's answers" "$(cat "$WORK/misuse.out")" \
-	"$(printf 'unlock free: 0\nspin unlock not held: 0\ndestroy read-locked: 0')"
+	"$(printf 'unlock free: 0\nspin unlock not held: 0\ndestroy read-locked: 0\nbelow zero: 0 0, destroy: 0')"
 expect_grep "misuse: the spin lock let go by another thread" \
 	'^MISUSE: unlock by a thread that does not hold it: spin lock 0x[0-9a-f]+( <[^>]+>)?, 1 time$' "$WORK/misuse.report"
 expect_grep "misuse: ... at its line" "^    main\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of misuse-spin)" \
@@ -521,6 +521,14 @@ expect_grep "misuse: the unlock of a free rwlock" \
 	'^MISUSE: unlock of an rwlock that is not locked: rwlock 0x[0-9a-f]+( <[^>]+>)?, 1 time$' "$WORK/misuse.report"
 expect_grep "misuse: the destroy of a read-locked rwlock" \
 	'^MISUSE: destroy of a locked rwlock: 1 time on rwlocks \(now ended\)' "$WORK/misuse.report"
+# glibc's count below zero: each extra unlock a MISUSE (the second was
+# taken for some reader's), the destroy after them none
+expect_grep "misuse: two read unlocks too many, both MISUSE" \
+	'^MISUSE: unlock of an rwlock that is not locked: 2 times on rwlocks \(now ended\)' "$WORK/misuse.report"
+expect_grep "misuse: ... the last at its line" \
+	"^    main\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of misuse-below-zero)" "$WORK/misuse.report"
+expect_eq "misuse: no destroy MISUSE for the lock below zero" \
+	"$(grep -c '^MISUSE: destroy' "$WORK/misuse.report")" 1
 # a reader's second read ended by another thread's unlock: that is the
 # MISUSE, and the reader, which let go of the first, holds nothing at exit
 run mo "$T" misuse-other-reader

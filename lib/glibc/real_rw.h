@@ -34,9 +34,18 @@ extern struct ms_real_rw ms_real_rw;
  * counts wait for the next read phase, and none holds the lock. */
 #define MS_RW_READER_SHIFT 3 /* glibc's PTHREAD_RWLOCK_READER_SHIFT */
 #define MS_RW_WRPHASE 1u     /* glibc's PTHREAD_RWLOCK_WRPHASE */
+/* glibc refuses a read lock (EAGAIN) before the count reaches its top bit
+ * (PTHREAD_RWLOCK_READER_OVERFLOW): a word with that bit set has counted
+ * below zero, after an unlock of a read lock nobody held.  No reader
+ * holds it then. */
+#define MS_RW_BELOW_ZERO (1u << 31)
+static inline unsigned ms_rw_word_readers(unsigned readers_word)
+{
+	return readers_word & MS_RW_BELOW_ZERO ? 0 : readers_word >> MS_RW_READER_SHIFT;
+}
 static inline unsigned ms_rw_word_holding(unsigned readers_word)
 {
-	return readers_word & MS_RW_WRPHASE ? 0 : readers_word >> MS_RW_READER_SHIFT;
+	return readers_word & MS_RW_WRPHASE ? 0 : ms_rw_word_readers(readers_word);
 }
 
 /* Whether glibc's spin lock word says held.  On x86 glibc's lock is a

@@ -411,11 +411,20 @@ int ms_rwlock_try_failed(struct ms_thread *t, uint32_t r, int rc, uintptr_t call
 	return rc;
 }
 
+/* How many read rwlock l, as ms_rw_readers, off the paths where a count
+ * below zero matters: after an unlock of a read lock nobody held, glibc's
+ * count is below zero, and no reader holds it (a later extra unlock is
+ * one more misuse, a destroy no misuse). */
+static uint32_t readers_counted(const pthread_rwlock_t *l)
+{
+	return ms_rw_word_readers(LOAD(&l->__data.__readers));
+}
+
 int ms_read_beyond_followed(struct ms_thread *t, uint32_t r, pthread_rwlock_t *l)
 {
 	if (likely(!t->ts->overflow))
 		return 0;
-	uint32_t readers = ms_rw_readers(l);
+	uint32_t readers = readers_counted(l);
 	/* A reader we do not see may be another thread's hold beyond those
 	 * it follows, and this unlock a misuse that ends it: counting it as
 	 * this thread's then misses that MISUSE, and the other thread's
@@ -450,7 +459,7 @@ int ms_rwlock_unlock_other(struct ms_thread *t, uint32_t r, pthread_rwlock_t *l,
 	/* Readers we did not see (held before start-up, or through glibc's
 	 * own functions) may be this thread: misuse only when every reader
 	 * glibc counts is one we saw, or there is none. */
-	uint32_t readers = ms_rw_readers(l);
+	uint32_t readers = readers_counted(l);
 	int writer = ms_rw_writer(l);
 	uint32_t others = ms_held_reads(r, t->tid);
 	int seen_all = readers <= others;
@@ -535,7 +544,8 @@ int ms_spin_unlock_other(struct ms_thread *t, uint32_t r, pthread_spinlock_t *s,
 void ms_other_destroyed(struct ms_thread *t, uint32_t r, const void *lock, uintptr_t caller)
 {
 	const struct ms_record *rec = ms_rec(r);
-	int read = ms_lock_class(LOAD(&rec->flags)) == MS_CLASS_RWLOCK && ms_rw_readers(lock);
+	int read = ms_lock_class(LOAD(&rec->flags)) == MS_CLASS_RWLOCK &&
+		   readers_counted(lock);
 	if ((LOAD(&rec->owner) & MS_HELD) || read)
 		ms_misuse(t, r, MS_M_DESTROY_LOCKED, caller, MS_OP_DESTROY, 0);
 	/* its readers' held sets keep a hold of a life that ends: each
