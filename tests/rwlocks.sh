@@ -644,6 +644,12 @@ expect_grep "timed-behind-writer: a write and a read timed out" 'timed out: read
 	"$WORK/tbw.report"
 expect_grep "timed-behind-writer: no writer waited behind readers" \
 	'^  writers waited behind readers 0 times, 0 ns$' "$WORK/tbw.report"
+# each wait that timed out is its own mode's: the read's (a 300 ms
+# deadline) in the reads' time, the write's (100 ms) in the writes'
+tbw_waited=$(sed -n 's/^  reads 0 (0 contended, waited \([0-9.]*\) ms), writes 1 (0 contended, waited \([0-9.]*\) ms);.*/\1 \2/p' \
+	"$WORK/tbw.report")
+expect_eq "timed-behind-writer: the read's wait in the reads', the write's in the writes'" \
+	"$(echo "$tbw_waited" | awk 'NF == 2 { print ($1 >= 250 && $2 >= 90 && $2 < 250) ? "yes" : $0 }')" yes
 
 # ---- who let a waiter in, while other readers come and go ------------------
 # A reader let in by main's write unlock holds on while a writer waits and

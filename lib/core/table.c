@@ -1041,7 +1041,7 @@ static void fold_reads(const struct ms_read_stats *c, uint64_t acquisitions,
 	uint64_t writes = LOAD(&c->writes);
 	SITE_ADD(rd.acquisitions, acquisitions > writes ? acquisitions - writes : 0);
 	SITE_ADD(rd.contended, LOAD(&c->contended));
-	SITE_ADD(rd.wait_total, LOAD(&c->wait_total));
+	SITE_ADD(rd.wait_total, LOAD(&c->wait_total) + LOAD(&c->timeout_wait_total));
 	SITE_MAX(rd.wait_max, LOAD(&c->wait_max));
 	SITE_ADD(rd.holds, LOAD(&c->holds));
 	SITE_ADD(rd.hold_total, LOAD(&c->hold_total));

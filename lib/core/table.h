@@ -180,6 +180,10 @@ struct ms_read_stats {
 	uint64_t wait_total, wait_max;         /* waits that got it */
 	uint64_t holds, hold_total, hold_max;  /* timed read holds */
 	uint64_t trylock_ok, trylock_busy, timeouts;
+	/* read waits that timed out: their time, in the reads' wait as the
+	 * lock's are in its (so that the writes' -- the lock's less the
+	 * reads' -- have none of it) */
+	uint64_t timeout_wait_total;
 	/* write waits that began while readers held the lock: how many,
 	 * and their time (the rest of the write waits were behind a writer) */
 	uint64_t writes_behind_readers, writes_behind_readers_total;

@@ -386,8 +386,12 @@ MS_UNWOUND int ms_rwlock_slow(struct ms_thread *t, uint32_t r, pthread_rwlock_t 
 			ATOMIC_ADD(&rd->writes_behind_readers, 1);
 			ATOMIC_ADD(&rd->writes_behind_readers_total, now - w.start);
 		}
-		if (rc == ETIMEDOUT)
+		if (rc == ETIMEDOUT) {
 			ms_wait_timed_out(r, now - w.start);
+			struct ms_read_stats *rs = read ? ms_reads(r) : NULL;
+			if (rs)
+				ATOMIC_ADD(&rs->timeout_wait_total, now - w.start);
+		}
 		rc = rw_finish(t, r, l, rc, caller, op, 1, now);
 	}
 	ms_async_resume(t);

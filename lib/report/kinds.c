@@ -21,7 +21,9 @@ void ms_reads_line(struct ms_site_reads *o, const struct ms_read_stats *c,
 	memset(o, 0, sizeof *o);
 	o->acquisitions = acquisitions > writes ? acquisitions - writes : 0;
 	o->contended = LOAD(&c->contended);
-	o->wait_total = LOAD(&c->wait_total);
+	/* the waits that timed out too, as the lock's total has them
+	 * (lines.c); the maximum is the histogram's, of waits that got it */
+	o->wait_total = LOAD(&c->wait_total) + LOAD(&c->timeout_wait_total);
 	o->wait_max = LOAD(&c->wait_max);
 	o->holds = LOAD(&c->holds);
 	o->hold_total = LOAD(&c->hold_total);
