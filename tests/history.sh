@@ -359,10 +359,15 @@ EOF
 both_rows holds "timed holds are plain rows" "$WORK/holds.want"
 
 # The same mutex destroyed at the end: its line of ended mutexes keeps the
-# same hold numbers and the same recent operations.
+# same hold numbers and the same recent operations, and then the destroy
+# that ended it, where and when.
 run ended holds ended
 check_holds ended ended
-both_rows ended "an ended mutex's rows" "$WORK/holds.want" ended
+{ cat "$WORK/holds.want"; expand <<'EOF'
++13|A|destroy|ok|t|destroy_m:@destroy
+EOF
+} > "$WORK/ended.want"
+both_rows ended "an ended mutex's rows" "$WORK/ended.want" ended
 
 # A wait that only timed out made B wait too: the holds after it are timed
 # (the one it ran into began before, and is not): 2, 70 ms or more in all.

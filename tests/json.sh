@@ -282,7 +282,7 @@ expect_eq "ended: where the last life was first locked and initialised" \
 	"$(line_of ENDED_HOLDS) $(line_of ENDED_INIT)"
 expect_eq "ended: the last life's recent operations" \
 	"$(jq -r '[.ended[0].recent_operations[] | .op + (if .waited then "+wait" else "" end)] | join(",")' "$E")" \
-	"init,lock,unlock,lock+wait,unlock,lock,unlock,lock+wait,unlock,lock,unlock,lock+wait,unlock"
+	"init,lock,unlock,lock+wait,unlock,lock,unlock,lock+wait,unlock,lock,unlock,lock+wait,unlock,destroy"
 # ---- read-write and spin locks (tests/rw_formats.c) ------------------------
 RW=$B/tests/rw_formats
 rw_line() { grep -n "$1" "$top_srcdir/tests/rw_formats.c" | cut -d: -f1; }

@@ -68,7 +68,7 @@ expect_grep "endedwait: initialised at" \
 expect_eq "endedwait: the last life's recent operations" \
 	"$(awk '/^ +order +thread +operation/ { on = 1; next }
 		on && /^ +[0-9]+ +[0-9]+  / { r = $4; if ($5 == "after") r = r " after wait"; printf "%s %s,", $3, r }' "$WORK/ended")" \
-	"$(printf 'init ok,'; for i in 1 2 3; do printf 'lock ok,unlock ok,lock ok after wait,unlock ok,'; done)"
+	"$(printf 'init ok,'; for i in 1 2 3; do printf 'lock ok,unlock ok,lock ok after wait,unlock ok,'; done; printf 'destroy ok,')"
 # the first life's 13 operations are ordered 1 to 14 at most
 expect_eq "endedwait: they are the last life's, ordered after the first life's" \
 	"$(awk '/^ +order +thread +operation/ { on = 1; next }

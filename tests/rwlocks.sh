@@ -89,7 +89,7 @@ run re "$T" read-ended
 expect_eq "read ended: the copy kept, reads and all" \
 	"$(awk '/^#1 1 rwlock that ended/ { on = 1 } on && /^       order/ { r = 1; next }
 		r && NF == 0 { exit } r { print $3 }' "$WORK/re.report" | paste -sd, -)" \
-	"init,rdlock,unlock,rdlock,unlock,rdlock,trywrlock,unlock"
+	"init,rdlock,unlock,rdlock,unlock,rdlock,trywrlock,unlock,destroy"
 
 # A writer's busy try, while a read is held, is listed after that read,
 # not before the reads (its order goes past the reads' history too).

@@ -5,6 +5,7 @@
 #include "analysis/ended.h"
 #include "analysis/blame.h"
 #include "analysis/misuse.h"
+#include "base/clock.h"
 #include "base/internal.h"
 #include "core/table.h"
 #include "core/thread.h"
@@ -60,6 +61,24 @@ static inline void history_copy(struct ms_site_history *h, const struct ms_op *e
 	h->ticks[at] = LOAD(ticks);
 }
 
+/* The copy's last entry: the destroy that ended the life (at caller; 0:
+ * an init of its address again, whose entry begins the next life), after
+ * every entry of the life.  The life's own history never has it: a
+ * destroy writes none, but for a misuse. */
+static void history_ends(struct ms_site_history *h, uintptr_t caller)
+{
+	if (!caller)
+		return;
+	uint64_t newest = 0;
+	for (uint32_t i = 0; i < h->n; i++)
+		if (h->ops[i].stamp >> MS_OP_TID_BITS > newest)
+			newest = h->ops[i].stamp >> MS_OP_TID_BITS;
+	struct ms_op e;
+	uint64_t ticks = 0;
+	ms_op_write(&e, &ticks, newest + 1, ms_self.tid, caller, MS_OP_DESTROY, 0, 0, ms_ticks());
+	history_copy(h, &e, &ticks);
+}
+
 /* Life r's history, into its site line s's copy: the side ring, and of
  * the main ring the positions this life wrote (all once it has wrapped);
  * the depot's lock held, no report reading. */
@@ -88,6 +107,7 @@ static void keep_history(struct ms_table *t, uint32_t r, struct ms_site *s)
 		const struct ms_op *e = ms_read_ring_at(rd, i);
 		history_copy(h, e, ms_read_ring_ticks(e));
 	}
+	history_ends(h, ms_self.destroyed_at);
 	__atomic_store_n(&s->history, h, __ATOMIC_RELEASE);
 }
 

@@ -1663,7 +1663,7 @@ static __attribute__((noinline)) void remove_probed(struct ms_update_locks *l, u
  * slot (in the same block) empty and the one before no tombstone --
  * what remove_probed() and delete_at() do then, with no call but the
  * rare ones. */
-void ms_table_remove(uintptr_t key)
+static inline __attribute__((always_inline)) void remove_key(uintptr_t key)
 {
 	struct ms_table *t = &ms_table;
 	const uint64_t hash = ms_hash(key);
@@ -1682,6 +1682,15 @@ void ms_table_remove(uintptr_t key)
 	remove_record(t, &l, ms_slot_rec(s));
 	__atomic_store_n(&t->slots[i], MS_SLOT_EMPTY, __ATOMIC_RELEASE);
 	unlock_after_update(&l);
+}
+
+void ms_table_remove(uintptr_t key, uintptr_t caller)
+{
+	/* for the hook that keeps a life's history: where it ended */
+	struct ms_thread *self = &ms_self;
+	self->destroyed_at = caller;
+	remove_key(key);
+	self->destroyed_at = 0;
 }
 
 uint64_t ms_reset_ticks;

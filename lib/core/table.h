@@ -657,8 +657,9 @@ uint32_t ms_table_renew_as(uintptr_t key, unsigned lock_class, uint64_t *clock);
  * MS_REC_NONE and the name waits for the record its lock's init or first
  * use makes (core/pending_names.h); *kept 0, or -1 if no name can wait. */
 uint32_t ms_table_name_later(uintptr_t key, const char *name, uint64_t *clock, int *kept);
-/* End a mutex's life: its numbers go to its first-lock site's line. */
-void ms_table_remove(uintptr_t key);
+/* End a mutex's life, destroyed at caller: its numbers go to its
+ * first-lock site's line. */
+void ms_table_remove(uintptr_t key, uintptr_t caller);
 /* The address in index slot i (or MS_KEY_EMPTY, MS_KEY_TOMB); for a
  * caller that holds its stripes' locks, or a test. */
 uintptr_t ms_table_slot_key(uint64_t i);

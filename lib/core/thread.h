@@ -221,6 +221,9 @@ struct ms_thread {
 	/* Below: what only adding and removing mutexes uses, after what every
 	 * lock and unlock reads (those stay in the first lines). */
 	uint32_t in_update; /* inside ms_table_add or ms_table_remove (table.c) */
+	/* The destroy ms_table_remove ends a life for (its caller; 0 outside
+	 * it): the life's kept history ends with it (analysis/ended.c). */
+	uintptr_t destroyed_at;
 	/* The table's locks the update holds, for a fork from a signal
 	 * handler that interrupts it: its stripes (table.c), pool, sites. */
 	const struct ms_update_locks *upd_locks;

@@ -595,7 +595,7 @@ static inline __attribute__((always_inline)) int mutex_destroy(pthread_mutex_t *
 		return destroy_refused(t, m, rc, CALLER);
 	if (unlikely(t->ts->nheld))
 		destroy_held(t, m);
-	ms_table_remove((uintptr_t)m); /* makes no system call */
+	ms_table_remove((uintptr_t)m, CALLER); /* makes no system call */
 	t = &ms_self; /* (the address again: fewer registers kept) */
 	if (unlikely(t->finding_ended))
 		ms_finding_life_ended_at(t, MS_ENDED_DESTROYED, CALLER);

@@ -90,7 +90,7 @@ static void ended(struct ms_thread *t, const void *l, uintptr_t caller)
 		ms_other_destroyed(t, r, l, caller);
 		errno = saved;
 	}
-	ms_table_remove((uintptr_t)l);
+	ms_table_remove((uintptr_t)l, caller);
 	if (unlikely(t->finding_ended))
 		ms_finding_life_ended_at(t, MS_ENDED_DESTROYED, caller);
 }

@@ -584,7 +584,7 @@ static void life(const uint64_t (*charges)[3], int n)
 	for (int i = 0; i < n; i++)
 		ck_assert_int_eq(ms_blame_add(r, ms_rec(r)->birth, (enum ms_blame_kind)charges[i][0],
 					      (ms_stack_id)charges[i][1], charges[i][2]), 0);
-	ms_table_remove(BLAME_KEY);
+	ms_table_remove(BLAME_KEY, 0);
 }
 
 START_TEST(test_blame_of_ended_lives_merged_by_stack_in_their_site_line)
@@ -710,7 +710,7 @@ static void since_across_an_end(int reading, int site_before)
 	ck_assert_int_eq(ms_blame_add(r, birth, MS_BLAME_WAIT, 7, 20), 0);
 	if (reading)
 		ms_blame_readers(1);
-	ms_table_remove(BLAME_KEY);
+	ms_table_remove(BLAME_KEY, 0);
 	if (reading) /* the life's line stays put, spent: nothing to show */
 		since(live, MS_BLAME_PPROF, 0, 0);
 	const struct ms_blame *site = site_line_of(MS_BLAME_WAIT, 7);

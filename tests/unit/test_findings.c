@@ -48,7 +48,7 @@ static uint32_t mutex_init(unsigned n)
 /* Its destroy at site, as the wrapper tells the findings. */
 static void mutex_destroy(unsigned n, uintptr_t site)
 {
-	ms_table_remove(KEY(n));
+	ms_table_remove(KEY(n), 0);
 	if (ms_self.finding_ended) {
 		ms_findings_life_ended(ms_self.finding_ended, ms_self.finding_birth,
 				       MS_ENDED_DESTROYED, site);

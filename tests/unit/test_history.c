@@ -373,7 +373,7 @@ START_TEST(test_history_leaves_out_older_lives)
 	/* destroyed; the record goes to the next new address */
 	ms_cold(r)->trylock_busy = 1; /* a cold part, and a side ring */
 	ms_log_other(&a, r, CALLER(6), MS_OP_TRYLOCK, EBUSY);
-	ms_table_remove(KEY(6));
+	ms_table_remove(KEY(6), 0);
 	clock = b.clock;
 	ck_assert_uint_eq(ms_table_add(KEY(7), 1, &clock), r);
 	ck_assert_str_eq(rows(r), "");

@@ -169,7 +169,7 @@ START_TEST(test_holds_of_an_ended_life_go_to_its_site_line)
 		max[life] = c->hold_max;
 		for (unsigned b = 0; b < MS_HIST_BUCKETS; b++)
 			hist[b] += c->hold_hist[b];
-		ms_table_remove(KEY(4 + life));
+		ms_table_remove(KEY(4 + life), 0);
 		const struct ms_site *s = site_line(CALLER_A);
 		ck_assert_ptr_nonnull(s);
 		ck_assert_uint_eq(s->mutexes, life + 1);

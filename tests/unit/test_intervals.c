@@ -77,7 +77,7 @@ START_TEST(test_intervals_life_read_in_its_first_lock_counts_once)
 
 	ms_first_acquired(r, CALLER_A);
 	ms_released(&a, r, NULL, CALLER_A, MS_OP_UNLOCK);
-	ms_table_remove(KEY(1));
+	ms_table_remove(KEY(1), 0);
 	ck_assert_uint_eq(ended_acquisitions(), 1);
 	shown += interval_acquisitions();
 	ck_assert_uint_eq(shown, 1);
@@ -98,7 +98,7 @@ START_TEST(test_intervals_live_then_ended_life_counts_each_acquisition_once)
 	ck_assert_uint_eq(interval_acquisitions(), 3);
 	ms_acquired(&a, r, NULL, CALLER_A, MS_OP_LOCK, 0, 0, 0);
 	ms_released(&a, r, NULL, CALLER_A, MS_OP_UNLOCK);
-	ms_table_remove(KEY(2));
+	ms_table_remove(KEY(2), 0);
 	ck_assert_uint_eq(ended_acquisitions(), 4);
 	ck_assert_uint_eq(interval_acquisitions(), 1);
 	ck_assert_uint_eq(interval_acquisitions(), 0);
@@ -214,7 +214,7 @@ START_TEST(test_intervals_stack_charged_after_its_wait_was_shown_comes_next)
 	ck_assert_uint_eq(iv.contended, 1);
 	ms_iv_free(&iv);
 	ck_assert_int_eq(ms_blame_add(r, birth, MS_BLAME_WAIT, 7, 1000), 0);
-	ms_table_remove(KEY(5));
+	ms_table_remove(KEY(5), 0);
 	ck_assert_int_eq(ms_iv_take(&iv), 0);
 	ck_assert_uint_eq(iv.n, 1);
 	ck_assert_int_eq(iv.lines[0].l.ended, 1);

@@ -185,7 +185,7 @@ START_TEST(test_table_name_waits_for_the_first_record)
 	uint32_t r2 = ms_table_add(heap_key(2), 0, &clock);
 	ck_assert_ptr_null(ms_cold(r2)->name);
 	/* taken once: the address's next life has no name */
-	ms_table_remove(heap_key(1));
+	ms_table_remove(heap_key(1), 0);
 	uint32_t again = ms_table_add(heap_key(1), 1, &clock);
 	ck_assert_ptr_null(ms_cold(again)->name);
 	/* known now: the record is the answer, and nothing waits */
@@ -339,7 +339,7 @@ START_TEST(test_table_remove_ends_life_and_counts_destroyed)
 	uint64_t clock = 0;
 	uint32_t r = ms_table_add(heap_key(7), 1, &clock);
 	ck_assert_uint_ne(r, MS_REC_UNTRACKED);
-	ms_table_remove(heap_key(7));
+	ms_table_remove(heap_key(7), 0);
 	ck_assert_uint_eq(ms_table_find(heap_key(7)), MS_REC_NONE);
 	ck_assert_uint_eq(counts().live, 0);
 	ck_assert_uint_eq(counts().destroyed, 1);
@@ -351,7 +351,7 @@ START_TEST(test_table_remove_unknown_address_changes_nothing)
 {
 	uint64_t clock = 0;
 	uint32_t r = ms_table_add(heap_key(3), 1, &clock);
-	ms_table_remove(heap_key(4));
+	ms_table_remove(heap_key(4), 0);
 	ck_assert_uint_eq(counts().destroyed, 0);
 	ck_assert_uint_eq(counts().live, 1);
 	ck_assert_uint_eq(ms_table.nsites, 0);
@@ -454,7 +454,7 @@ static void *cc_worker(void *arg)
 		for (unsigned n = 0; n < CC_KEYS && !err; n++) {
 			/* removal order varies with the round */
 			uintptr_t k = cc_key(t, (n * 3 + round) % CC_KEYS);
-			ms_table_remove(k);
+			ms_table_remove(k, 0);
 			if (ms_table_find(k) != MS_REC_NONE)
 				err = "a removed key was still found";
 			for (unsigned j = 0; j < CC_KEYS; j++) {
@@ -610,7 +610,7 @@ START_TEST(test_table_full_table_remove_makes_room_again)
 		rec[i] = ms_table_add(heap_key(i), 1, &clock);
 	ck_assert_uint_eq(ms_table_add(heap_key(64), 1, &clock), MS_REC_UNTRACKED);
 
-	ms_table_remove(heap_key(10));
+	ms_table_remove(heap_key(10), 0);
 	ck_assert_uint_eq(counts().live, 63);
 	ck_assert_uint_eq(counts().destroyed, 1);
 	ck_assert_uint_eq(ms_table_find(heap_key(10)), MS_REC_NONE);
@@ -626,8 +626,8 @@ START_TEST(test_table_full_table_remove_makes_room_again)
 	ck_assert_uint_eq(counts().untracked_mutexes, 2);
 
 	/* removing an untracked address uncounts it */
-	ms_table_remove(heap_key(64));
-	ms_table_remove(heap_key(66));
+	ms_table_remove(heap_key(64), 0);
+	ms_table_remove(heap_key(66), 0);
 	ck_assert_uint_eq(counts().untracked_mutexes, 0);
 	ck_assert_uint_eq(counts().live, 64);
 	ck_assert_uint_eq(counts().destroyed, 3);
@@ -657,7 +657,7 @@ START_TEST(test_table_untracked_addresses_move_with_their_slots)
 	ck_assert_int_eq(slot_of(u1), (int64_t)((h + 1) & mask));
 	ck_assert_int_eq(slot_of(u2), (int64_t)((h + 2) & mask));
 
-	ms_table_remove(a);
+	ms_table_remove(a, 0);
 	ck_assert_int_eq(slot_of(u1), (int64_t)h);
 	ck_assert_int_eq(slot_of(u2), (int64_t)((h + 1) & mask));
 	ck_assert_uint_eq(ms_table.slots[(h + 2) & mask], MS_SLOT_EMPTY);
@@ -666,7 +666,7 @@ START_TEST(test_table_untracked_addresses_move_with_their_slots)
 	ck_assert_uint_eq(ms_table_find(a), MS_REC_NONE);
 	ck_assert_uint_eq(counts().untracked_mutexes, 2);
 	/* and a removal finds each by its address */
-	ms_table_remove(u1);
+	ms_table_remove(u1, 0);
 	ck_assert_int_eq(slot_of(u1), -1);
 	ck_assert_int_eq(slot_of(u2), (int64_t)h);
 	ck_assert_uint_eq(ms_table_find(u2), MS_REC_UNTRACKED);
@@ -691,7 +691,7 @@ START_TEST(test_table_remove_shifts_the_probe_run_back)
 	ck_assert_int_eq(slot_of(c), (int64_t)h + 2);
 
 	/* b leaves: c moves back into its slot, and the run ends empty */
-	ms_table_remove(b);
+	ms_table_remove(b, 0);
 	ck_assert_int_eq(slot_of(c), (int64_t)h + 1);
 	ck_assert_uint_eq(ms_table.slots[h + 2], MS_SLOT_EMPTY);
 	ck_assert_uint_eq(ms_table_find(c), rc);
@@ -701,10 +701,10 @@ START_TEST(test_table_remove_shifts_the_probe_run_back)
 	ck_assert_uint_eq(ms_table_add(c, 0, &clock), rc);
 	ck_assert_uint_eq(counts().live, 2);
 
-	ms_table_remove(a);
+	ms_table_remove(a, 0);
 	ck_assert_int_eq(slot_of(c), (int64_t)h);
 	ck_assert_uint_eq(ms_table.slots[h + 1], MS_SLOT_EMPTY);
-	ms_table_remove(c);
+	ms_table_remove(c, 0);
 	ck_assert_uint_eq(ms_table.slots[h], MS_SLOT_EMPTY);
 	ck_assert_uint_eq(counts().live, 0);
 	(void)ra;
@@ -724,7 +724,7 @@ START_TEST(test_table_remove_leaves_keys_at_their_home_in_place)
 	ms_table_add(b, 1, &clock);
 	uint32_t rd = ms_table_add(d, 1, &clock);
 	ck_assert_int_eq(slot_of(d), (int64_t)h + 2);
-	ms_table_remove(a);
+	ms_table_remove(a, 0);
 	ck_assert_int_eq(slot_of(b), (int64_t)h);
 	ck_assert_int_eq(slot_of(d), (int64_t)h + 1);
 	ck_assert_uint_eq(ms_table_find(d), rd);
@@ -744,12 +744,12 @@ START_TEST(test_table_probe_wraps_around_end_of_index)
 	ck_assert_int_eq(slot_of(c), 1);
 	ck_assert_uint_eq(ms_table_find(b), rb);
 	ck_assert_uint_eq(ms_table_find(c), rc);
-	ms_table_remove(a); /* b and c move back across the end */
+	ms_table_remove(a, 0); /* b and c move back across the end */
 	ck_assert_int_eq(slot_of(b), (int64_t)last);
 	ck_assert_int_eq(slot_of(c), 0);
 	ck_assert_uint_eq(ms_table_find(c), rc);
-	ms_table_remove(c);
-	ms_table_remove(b);
+	ms_table_remove(c, 0);
+	ms_table_remove(b, 0);
 	ck_assert_uint_eq(ms_table_slot_key(last), MS_KEY_EMPTY);
 	ck_assert_uint_eq(ms_table_slot_key(0), MS_KEY_EMPTY);
 	ck_assert_uint_eq(ms_table_slot_key(1), MS_KEY_EMPTY);
@@ -769,7 +769,7 @@ static void churn(uintptr_t (*key)(uint64_t), unsigned window)
 	for (uint64_t i = 0; i < ROUNDS; i++) {
 		unsigned w = (unsigned)(i % window);
 		if (i >= window) {
-			ms_table_remove(live[w]);
+			ms_table_remove(live[w], 0);
 			if (ms_table_find(live[w]) != MS_REC_NONE)
 				ck_abort_msg("round %lu: removed key still found",
 					     (unsigned long)i);
@@ -870,7 +870,7 @@ START_TEST(test_table_add_remove_one_at_a_time_leaves_index_empty)
 		uintptr_t k = scattered_key(i);
 		if (ms_table_add(k, 1, &clock) == MS_REC_UNTRACKED)
 			ck_abort_msg("round %lu untracked", (unsigned long)i);
-		ms_table_remove(k);
+		ms_table_remove(k, 0);
 	}
 	for (uint64_t i = 0; i <= ms_table.index_mask; i++)
 		if (ms_table_slot_key(i) != MS_KEY_EMPTY)
@@ -894,7 +894,7 @@ START_TEST(test_table_long_run_removed_leaves_no_tombstones)
 	for (unsigned g = 0; g < GROUPS; g++)
 		for (unsigned j = 0; j < PER; j++) {
 			uintptr_t k = colliding_key(256 + 120 * g, j + 1);
-			ms_table_remove(k);
+			ms_table_remove(k, 0);
 			if (ms_table_find(k) != MS_REC_NONE)
 				ck_abort_msg("group %u key %u still found", g, j);
 		}
@@ -914,7 +914,7 @@ START_TEST(test_table_remove_from_a_full_index_returns)
 	for (uint64_t i = 0; i <= ms_table.index_mask; i++)
 		if (ms_table_slot_key(i) <= MS_KEY_TOMB)
 			ck_abort_msg("slot %lu free: the index is not full", (unsigned long)i);
-	ms_table_remove(heap_key(5));
+	ms_table_remove(heap_key(5), 0);
 	ck_assert_uint_eq(ms_table_find(heap_key(5)), MS_REC_NONE);
 	ck_assert_uint_eq(counts().destroyed, 1);
 	for (unsigned i = 0; i < 128; i++)
@@ -932,7 +932,7 @@ START_TEST(test_table_removed_record_is_reused_with_fresh_cold_part)
 	c->errors[MS_E_BUSY] = 3;
 	c->name = "old";
 	ms_rec(r)->acquisitions = 5;
-	ms_table_remove(heap_key(1));
+	ms_table_remove(heap_key(1), 0);
 	uint32_t r2 = ms_table_add(heap_key(2), 1, &clock);
 	ck_assert_uint_eq(r2, r);
 	ck_assert_uint_eq(ms_rec(r2)->acquisitions, 0);
@@ -970,7 +970,7 @@ START_TEST(test_table_each_visits_every_live_record_once)
 		ms_table_add(heap_key(i), 1, &clock);
 	ck_assert_uint_eq(ms_table_add(heap_key(64), 1, &clock), MS_REC_UNTRACKED);
 	for (unsigned i = 0; i < 20; i += 2)
-		ms_table_remove(heap_key(i));  /* 10 removed */
+		ms_table_remove(heap_key(i), 0);  /* 10 removed */
 	for (unsigned i = 100; i < 105; i++)
 		ms_table_add(heap_key(i), 1, &clock); /* 5 reuse freed records */
 	ck_assert_uint_eq(counts().live, 59);
@@ -1045,7 +1045,7 @@ START_TEST(test_table_reset_zeroes_numbers_keeps_identity_and_ownership)
 	uint32_t r = ms_table_add(heap_key(1), 1, &clock);
 	uint32_t gone = ms_table_add(heap_key(2), 1, &clock);
 	lock_unlock(&t, gone, CALLER_B, 1);
-	ms_table_remove(heap_key(2)); /* leaves a site line */
+	ms_table_remove(heap_key(2), 0); /* leaves a site line */
 	lock_unlock(&t, r, CALLER_A, 3);
 	ms_acquired(&t, r, NULL, CALLER_A, MS_OP_LOCK, 0, 0, 0); /* held across reset */
 	struct ms_record *rec = ms_rec(r);
@@ -1109,7 +1109,7 @@ START_TEST(test_table_site_keeps_history_of_newest_cold_life)
 	lock_unlock(&t, r, CALLER_A, 19);
 	lock_unlock(&t, r, CALLER_B, 1);
 	ms_cold(r)->trylock_busy = 1;
-	ms_table_remove(key);
+	ms_table_remove(key, 0);
 	char want[1024] = "";
 	for (int i = 0; i < 7; i++)
 		strcat(want, "lock@401000,unlock@401000,");
@@ -1118,13 +1118,13 @@ START_TEST(test_table_site_keeps_history_of_newest_cold_life)
 	/* a life without a cold part leaves the copy as it was */
 	r = ms_table_add(key, 1, &clock);
 	lock_unlock(&t, r, CALLER_A, 2);
-	ms_table_remove(key);
+	ms_table_remove(key, 0);
 	ck_assert_str_eq(site_ops(CALLER_A), want);
 	/* the next cold one replaces it: its own operations only */
 	r = ms_table_add(key, 1, &clock);
 	lock_unlock(&t, r, CALLER_A, 1);
 	ms_cold(r)->trylock_busy = 1;
-	ms_table_remove(key);
+	ms_table_remove(key, 0);
 	ck_assert_str_eq(site_ops(CALLER_A), "lock@401000,unlock@401000");
 }
 END_TEST
@@ -1208,19 +1208,19 @@ START_TEST(test_table_lives_with_same_first_caller_fold_into_one_site)
 
 	r = ms_table_add(heap_key(1), 1, &clock);
 	lock_unlock(&t, r, CALLER_C, 3);
-	ms_table_remove(heap_key(1));
+	ms_table_remove(heap_key(1), 0);
 
 	r = ms_table_add(heap_key(2), 1, &clock);
 	lock_unlock(&t, r, CALLER_C, 1);
 	lock_unlock(&t, r, CALLER_D, 3); /* not the first caller */
-	ms_table_remove(heap_key(2));
+	ms_table_remove(heap_key(2), 0);
 
 	r = ms_table_add(heap_key(3), 1, &clock);
 	lock_unlock(&t, r, CALLER_D, 2);
-	ms_table_remove(heap_key(3));
+	ms_table_remove(heap_key(3), 0);
 
 	ms_table_add(heap_key(4), 1, &clock); /* never locked */
-	ms_table_remove(heap_key(4));
+	ms_table_remove(heap_key(4), 0);
 
 	ck_assert_uint_eq(counts().destroyed, 4);
 	ck_assert_uint_eq(counts().live, 0);
