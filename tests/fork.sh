@@ -212,6 +212,50 @@ expect_eq "detach: the pipe ended with the program's end, the daemon alive" \
 	"$rc $(kill -0 "$detached" 2>/dev/null && echo alive)" "0 alive"
 kill "$detached" 2>/dev/null
 
+# The same for a background subshell that puts /dev/null on 0 to 2 with
+# no new session (the shell's dup2s), and waits for a child: the pipe ends
+# with the shell's end, the subshell alive (it held the pipe until its end:
+# python's subprocess.run(capture_output=True) of such a script waited)
+rm -f "$WORK/bg.pid"
+rc=0
+timeout -s KILL 20 sh -c 'LD_PRELOAD="$1" sh -c '"'"'(exec >/dev/null 2>/dev/null </dev/null; sleep 30 & echo $! >"$0"; wait) & echo started'"'"' "$2" 2>&1 | cat' \
+	sh "$MUTEXSTAT_LIB" "$WORK/bg.pid" >"$WORK/bg.out" 2>&1 || rc=$?
+wait_for "$WORK/bg.pid" '^[0-9]+$' 20 || fail "background: the subshell did not start"
+bg=$(cat "$WORK/bg.pid")
+expect_eq "background: the pipe ended with the shell's end, the subshell alive" \
+	"$rc $(head -n 1 "$WORK/bg.out") $(kill -0 "$bg" 2>/dev/null && echo alive)" "0 started alive"
+kill "$bg" 2>/dev/null
+
+# ... while a program that only silences its stderr for a while (its own
+# copy kept, and put back) still reports there
+cat >"$WORK/silence.c" <<'EOF'
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <unistd.h>
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+int main(void)
+{
+	int keep = dup(2), null = open("/dev/null", O_WRONLY);
+	dup2(null, 2);
+	close(null);
+	pthread_mutex_lock(&m);
+	pthread_mutex_unlock(&m);
+	dup2(keep, 2);
+	close(keep);
+	fprintf(stderr, "back\n");
+	return 0;
+}
+EOF
+if ${CC:-cc} -o "$WORK/silence" "$WORK/silence.c" -lpthread; then
+	LD_PRELOAD="$MUTEXSTAT_LIB" "$WORK/silence" 2>&1 >/dev/null | cat >"$WORK/silence.err"
+	expect_eq "silenced a while: its line, then the report on the pipe" \
+		"$(sed -n '1p;2s/ (pid [0-9]*) ran .*:/ ran:/p' "$WORK/silence.err")" \
+		"$(printf 'back\nmutexstat: silence ran: 1 thread used mutexes, 1 mutex tracked, 0 untracked')"
+else
+	fail "silenced a while: the program did not build"
+fi
+
 # ... and one whose stderr is then a pipe of its own (its log): nothing of
 # the library's goes into it -- its report has nowhere to go, and the
 # library says nothing there (it said "the program closed the stderr it

@@ -19,6 +19,7 @@
 static int saved_fd = -1;
 static dev_t saved_dev;
 static ino_t saved_ino;
+static int saved_stream; /* a pipe or socket: its reader waits for its end */
 
 static int same_file(int fd)
 {
@@ -59,6 +60,7 @@ void ms_output_init(void)
 	if (fstat(2, &st) == 0) {
 		saved_dev = st.st_dev;
 		saved_ino = st.st_ino;
+		saved_stream = S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode);
 		/* A high number, out of the way of programs that expect their
 		 * next open() to return 3 (fds.h); close-on-exec so children
 		 * have only their own. */
@@ -96,6 +98,20 @@ void ms_output_detached(void)
 	if (null >= 0)
 		(void)close(null);
 	errno = saved;
+}
+
+void ms_output_std_moved(void)
+{
+	if (!saved_stream || __atomic_load_n(&detached, __ATOMIC_ACQUIRE))
+		return;
+	int saved = errno;
+	/* still the program's (2>&1, or a descriptor it moves back later:
+	 * ms_output_stderr finds it at fd 2 again); a copy already gone */
+	int keep = same_file(0) || same_file(1) || same_file(2) ||
+		   !same_file(__atomic_load_n(&saved_fd, __ATOMIC_ACQUIRE));
+	errno = saved;
+	if (!keep)
+		ms_output_detached();
 }
 
 void ms_output_say_stderr_gone(void)

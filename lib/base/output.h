@@ -27,6 +27,13 @@ int ms_output_stderr(void);
  * Its reports go to its fd 2 if that is still the file, else nowhere
  * (MUTEXSTAT_OUTPUT=FILE keeps them). */
 void ms_output_detached(void);
+/* The program closed or replaced one of its fds 0-2 (close, dup2, dup3):
+ * if the stderr it started with is a pipe or a socket, and none of them
+ * is it any more, the copy is let go as above -- a background subshell
+ * that sends its output to /dev/null, or a server started from a shell
+ * function with its output to a log, held its caller's pipe open, and
+ * the caller waited for its end until that process exited. */
+void ms_output_std_moved(void);
 
 /* The text report had nowhere to go: the program closed the stderr it
  * started with and our copy too (closefrom(0), as a daemon does).  One

@@ -18,7 +18,10 @@
  *                         that the parent ends through ours;
  *   setsid                a process that leaves its session (a daemon)
  *                         lets go of the stderr it started with
- *                         (output.h, ms_output_detached). */
+ *                         (output.h, ms_output_detached);
+ *   close, dup2, dup3     so does one whose fds 0-2 all leave that
+ *                         stderr, where it is a pipe or a socket
+ *                         (ms_output_std_moved). */
 #define _GNU_SOURCE
 #include "stacks/cfi.h"
 #include "core/forked.h"
@@ -258,6 +261,52 @@ MS_EXPORT void quick_exit(int status)
 	if (next)
 		next(status);
 	ms_exit_now(__atomic_load_n(&ms_real.exit_now_c99, __ATOMIC_ACQUIRE), status);
+}
+
+/* close, dup2 and dup3: glibc's (close and dup2 by their other exported
+ * names, dup3 its system call), then, for fds 0-2 in a process that is
+ * not a vfork child (which shares our memory with its parent, and whose
+ * exec closes the copy), whether the stderr the process started with is
+ * still held by the program (ms_output_std_moved). */
+static void std_moved(int fd)
+{
+	if (fd >= 0 && fd <= STDERR_FILENO && !ms_in_vfork_child())
+		ms_output_std_moved();
+}
+
+int __close(int fd);
+MS_EXPORT int close(int fd)
+{
+	int rc = __close(fd);
+	if (rc == 0 && fd <= STDERR_FILENO) {
+		int saved = errno;
+		std_moved(fd);
+		errno = saved;
+	}
+	return rc;
+}
+
+int __dup2(int oldfd, int newfd);
+MS_EXPORT int dup2(int oldfd, int newfd)
+{
+	int rc = __dup2(oldfd, newfd);
+	if (rc >= 0 && newfd <= STDERR_FILENO && oldfd != newfd) {
+		int saved = errno;
+		std_moved(newfd);
+		errno = saved;
+	}
+	return rc;
+}
+
+MS_EXPORT int dup3(int oldfd, int newfd, int flags)
+{
+	int rc = (int)syscall(SYS_dup3, oldfd, newfd, flags);
+	if (rc >= 0 && newfd <= STDERR_FILENO) {
+		int saved = errno;
+		std_moved(newfd);
+		errno = saved;
+	}
+	return rc;
 }
 
 /* glibc's setsid is its system call, made here the same way. */
