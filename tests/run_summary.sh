@@ -622,4 +622,64 @@ expect_eq "daemon(3): the daemon as without the library" "$(cat "$WORK/daemon3.w
 expect_eq "daemon(3): ... a new session, in /, on /dev/null" "$(cat "$WORK/daemon3.with")" \
 	"a new process 1, its session's leader 1, in /, /dev/null /dev/null /dev/null"
 
+# A run's first process that lowers its address-space limit below what it
+# has mapped (the library's reserve among it) can map nothing more: its
+# summary is made in memory it reserved as it started, and the run's
+# finding still fails it (it ended with no word, and status 0)
+# (not under ASan, whose shadow memory needs more than that limit)
+if sanitized; then
+	pass "address space lowered: skipped in a sanitized build"
+else
+	rm -rf "$WORK/asrun"
+	rc=0
+	MUTEXSTAT_EXIT_CODE=9 "$MS" --run-dir "$WORK/asrun" \
+		sh -c 'ulimit -v 400000 && "$1" >/dev/null; true' sh "$ABBA" 2>"$WORK/aserr" || rc=$?
+	expect_eq "address space lowered: the run's finding fails it" "$rc" 9
+	expect_grep "address space lowered: the summary, both processes" \
+		'^mutexstat: the run of sh \(pid [0-9]+\): 2 processes \(1 took locks\); reports in ' \
+		"$WORK/aserr"
+	expect_grep "address space lowered: ... the finding" '^  POTENTIAL DEADLOCK: ' "$WORK/aserr"
+fi
+
+# A run's list its first process cannot read at its end (here a link put
+# in its place, and its own descriptor of it closed, after a child with a
+# finding): the summary says so, and with MUTEXSTAT_EXIT_CODE the run
+# fails -- its findings are not known
+cat >"$WORK/unreadable.c" <<'EOF'
+#define _GNU_SOURCE
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+	const char *dir = getenv("MUTEXSTAT_RUN_DIR");
+	char list[PATH_MAX], moved[PATH_MAX];
+	if (!dir || argc != 2 || system(argv[1]) != 0)
+		return 2;
+	snprintf(list, sizeof list, "%s/.processes", dir);
+	snprintf(moved, sizeof moved, "%s/moved", dir);
+	for (int fd = 3; fd < 4096; fd++)
+		close(fd);
+	if (rename(list, moved) != 0 || symlink(moved, list) != 0)
+		return 3;
+	return 0;
+}
+EOF
+if ${CC:-cc} -o "$WORK/unreadable" "$WORK/unreadable.c"; then
+	rm -rf "$WORK/urun"
+	rc=0
+	MUTEXSTAT_EXIT_CODE=9 "$MS" --run-dir "$WORK/urun" \
+		"$WORK/unreadable" "$ABBA >/dev/null" 2>"$WORK/uerr" || rc=$?
+	expect_eq "list unreadable: the run fails" "$rc" 9
+	expect_grep "list unreadable: the summary says why" \
+		"^mutexstat: the run of unreadable \(pid [0-9]+\): its list of processes could not be read \(ELOOP\); the run's findings are not known: their reports are in $WORK/urun/\$" \
+		"$WORK/uerr"
+	expect_grep "list unreadable: ... and the exit status why" \
+		"^mutexstat: exit status 9, not the program's 0: the run's list could not be read: its findings are not known \(MUTEXSTAT_EXIT_CODE\)\$" \
+		"$WORK/uerr"
+else
+	fail "list unreadable: the program did not build"
+fi
+
 finish

@@ -214,6 +214,10 @@ static int others_alive(void)
 	return alive;
 }
 
+static void run_memory_reserve(void);
+static char *note_memory(size_t bytes);
+static void note_memory_done(char *p, size_t bytes);
+
 void ms_run_start(void)
 {
 	char path[4200];
@@ -223,6 +227,8 @@ void ms_run_start(void)
 	if (fd >= 0) {
 		notes_fd = ms_fd_move_high(fd);
 		hold_alive();
+		if (ms_run_is_root())
+			run_memory_reserve();
 		return;
 	}
 	/* A directory removed while the run went on (a test suite that
@@ -315,8 +321,11 @@ static void append_note(int written, int unwritten)
 	char path[4200], report[4200];
 	if (run_path(path, sizeof path, ".processes") != 0)
 		return;
-	char *buf = mmap(NULL, NOTE_MAX, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (buf == MAP_FAILED)
+	/* the first process's from its reserve (run_memory_take), which a
+	 * limit lowered since needs; the cap's after the note's */
+	size_t cap = 1u << 20;
+	char *buf = note_memory(NOTE_MAX + cap);
+	if (!buf)
 		return;
 	struct ms_fmt f;
 	ms_fmt_init(&f, buf, NOTE_MAX, -1);
@@ -325,13 +334,9 @@ static void append_note(int written, int unwritten)
 	else if (!written || unwritten || first_report_path(report, sizeof report) != 0)
 		strcpy(report, "-");
 	/* its findings' text first, for the count of failing ones */
-	size_t cap = 1u << 20;
-	char *text = written ? mmap(NULL, cap, PROT_READ | PROT_WRITE,
-				    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) : MAP_FAILED;
-	if (text != MAP_FAILED)
+	char *text = written ? buf + NOTE_MAX : NULL;
+	if (text)
 		own_failing = ms_report_findings_text(text, cap);
-	else
-		own_failing = written ? ms_report_failing : 0;
 	/* the user it ends as: one that cannot write into the directory */
 	/* took locks: a report that says more than "locked no mutexes"
 	 * (MUTEXSTAT_QUIET=0 writes that one too) */
@@ -341,10 +346,8 @@ static void append_note(int written, int unwritten)
 	ms_fmt(&f, "\t");
 	field(&f, ms_program_name());
 	ms_fmt(&f, "\n");
-	if (text != MAP_FAILED) {
+	if (text)
 		note_findings(&f, text);
-		munmap(text, cap);
-	}
 	if (written)
 		ms_report_each_top(note_site, &f);
 	/* a block cut short by the buffer ends at its last whole line */
@@ -360,7 +363,7 @@ static void append_note(int written, int unwritten)
 		if (fd != notes_fd)
 			close(fd);
 	}
-	munmap(buf, NOTE_MAX);
+	note_memory_done(buf, NOTE_MAX + cap);
 }
 
 /* ---- reading the run back ------------------------------------------- */
@@ -389,6 +392,7 @@ struct run {
 	unsigned unwritten_as_other; /* ... of processes that ended as another user */
 	unsigned other_uid;          /* the first such user */
 	int dir_gone;                /* the directory was removed meanwhile */
+	int unreadable;              /* the list could not be read: its errno */
 	struct finding *findings;
 	unsigned nfindings, findings_dropped;
 	struct site *sites;
@@ -536,6 +540,86 @@ static void parse(struct run *run, unsigned run_owner)
 	}
 }
 
+/* The memory a summary reads the run into: the run's list (at most
+ * MAX_READ), and its findings and sites.  Reserved by the first process
+ * as it starts (no access, no memory), and made usable with mprotect when
+ * the summary is made: a shell that lowers its address-space limit below
+ * what it has mapped (`ulimit -v` in the launched script) can map nothing
+ * more, and the summary -- MUTEXSTAT_EXIT_CODE with it -- was lost without
+ * a word.  A process that could not reserve it maps it then. */
+#define PAGE_UP(n) (((n) + 4095) & ~(size_t)4095)
+#define DATA_ROOM PAGE_UP((size_t)MAX_READ + 1)
+#define FINDINGS_ROOM PAGE_UP(MAX_FINDINGS * sizeof(struct finding))
+#define SITES_ROOM PAGE_UP(MAX_SITES * sizeof(struct site))
+#define RUN_MEMORY (DATA_ROOM + FINDINGS_ROOM + SITES_ROOM)
+static char *run_memory;
+static int run_memory_reserved; /* 1: reserved at start, kept for good */
+
+static void run_memory_reserve(void)
+{
+	void *p = mmap(NULL, RUN_MEMORY, PROT_NONE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p != MAP_FAILED) {
+		run_memory = p;
+		run_memory_reserved = 1;
+	}
+}
+
+/* Usable memory for a list of len bytes (zero, as mapped), or 0. */
+static int run_memory_take(size_t len)
+{
+	if (!run_memory_reserved) {
+		void *p = mmap(NULL, RUN_MEMORY, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		run_memory = p == MAP_FAILED ? NULL : p;
+		return run_memory != NULL;
+	}
+	/* the list's pages, and the tables after it */
+	return mprotect(run_memory, PAGE_UP(len + 1), PROT_READ | PROT_WRITE) == 0 &&
+	       mprotect(run_memory + DATA_ROOM, FINDINGS_ROOM + SITES_ROOM,
+			PROT_READ | PROT_WRITE) == 0;
+}
+
+static void run_memory_give(void)
+{
+	if (!run_memory_reserved) {
+		munmap(run_memory, RUN_MEMORY);
+		run_memory = NULL;
+		return;
+	}
+	/* reserved again, its pages given back: a second read starts at zero */
+	(void)madvise(run_memory, RUN_MEMORY, MADV_DONTNEED);
+	(void)mprotect(run_memory, RUN_MEMORY, PROT_NONE);
+}
+
+/* Memory for a process's note of bytes (zero), or NULL: the first
+ * process's reserve (read_run takes it after), else a mapping. */
+static char *note_memory(size_t bytes)
+{
+	/* (not a vfork child's: the reserve is in its parent's memory, and
+	 * may hold the parent's reading of the run) */
+	if (run_memory_reserved && ms_run_is_root())
+		return run_memory_take(bytes) ? run_memory : NULL;
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void note_memory_done(char *p, size_t bytes)
+{
+	if (p == run_memory)
+		run_memory_give();
+	else
+		munmap(p, bytes);
+}
+
+/* The run's list could not be read (its memory, or its file): what other
+ * processes found is not known, and the summary says so. */
+static int read_failed(struct run *run)
+{
+	run->unreadable = errno ? errno : EIO;
+	return -1;
+}
+
 static int read_run(struct run *run)
 {
 	char path[4200];
@@ -559,7 +643,7 @@ static int read_run(struct run *run)
 	if (fd < 0 && !nofollow && run_path(path, sizeof path, ".processes") == 0)
 		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW); /* no /proc */
 	if (fd < 0)
-		return -1;
+		return read_failed(run);
 	struct stat st;
 	struct stat dir;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
@@ -570,25 +654,25 @@ static int read_run(struct run *run)
 		run->dir_gone = 1;
 		dir.st_uid = geteuid();
 	}
-	run->len = (size_t)st.st_size < MAX_READ ? (size_t)st.st_size : MAX_READ;
-	run->data = mmap(NULL, run->len, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	size_t len = (size_t)st.st_size < MAX_READ ? (size_t)st.st_size : MAX_READ;
+	if (!run_memory_take(len)) {
+		close(fd);
+		return read_failed(run);
+	}
+	run->data = run_memory;
+	run->findings = (struct finding *)(run_memory + DATA_ROOM);
+	run->sites = (struct site *)(run_memory + DATA_ROOM + FINDINGS_ROOM);
+	/* read, not mapped: a mapping of the file kept the hold of
+	 * hold_alive() past let_go(), and the run seemed to live on */
+	while (run->len < len) {
+		ssize_t n = read(fd, run->data + run->len, len - run->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		run->len += (size_t)n;
+	}
 	close(fd);
-	if (run->data == MAP_FAILED) {
-		run->data = NULL;
-		return -1;
-	}
-	run->findings = mmap(NULL, MAX_FINDINGS * sizeof *run->findings,
-			     PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	run->sites = mmap(NULL, MAX_SITES * sizeof *run->sites, PROT_READ | PROT_WRITE,
-			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (run->findings == MAP_FAILED || run->sites == MAP_FAILED) {
-		if (run->findings != MAP_FAILED)
-			munmap(run->findings, MAX_FINDINGS * sizeof *run->findings);
-		if (run->sites != MAP_FAILED)
-			munmap(run->sites, MAX_SITES * sizeof *run->sites);
-		munmap(run->data, run->len);
-		return -1;
-	}
 	parse(run, (unsigned)dir.st_uid);
 	return 0;
 }
@@ -597,9 +681,7 @@ static void free_run(struct run *run)
 {
 	if (!run->data)
 		return;
-	munmap(run->findings, MAX_FINDINGS * sizeof *run->findings);
-	munmap(run->sites, MAX_SITES * sizeof *run->sites);
-	munmap(run->data, run->len);
+	run_memory_give();
 	run->data = NULL;
 }
 
@@ -660,6 +742,24 @@ static void summary(struct ms_fmt *f, const struct run *run, int reported, int a
 {
 	char name[64];
 	const char *dir = ms_opt.run_dir;
+	if (run->unreadable) {
+		const char *e = strerrorname_np(run->unreadable);
+		ms_fmt(f, "%smutexstat: the run of %s (pid %d): its list of processes could not "
+			  "be read (%s%s); the run's findings are not known: ",
+		       after_report ? "\n" : "",
+		       ms_name_cut(name, sizeof name, ms_program_name(), 40), (int)getpid(),
+		       e ? e : "error",
+		       run->unreadable == ENOMEM ? ": an address-space limit lowered since it started?"
+						  : "");
+		if (ms_output_run_uses_dir())
+			ms_fmt(f, "their reports are in %s/", dir);
+		else {
+			ms_fmt(f, "their reports are ");
+			reports_at(f, ms_opt.output);
+		}
+		ms_fmt(f, "\n");
+		return;
+	}
 	ms_fmt(f, "%smutexstat: the run of %s (pid %d): %u process%s (%u took locks); ",
 	       after_report ? "\n" : "",
 	       ms_name_cut(name, sizeof name, ms_program_name(), 40), (int)getpid(),
@@ -840,8 +940,11 @@ static struct run *the_run(void)
 {
 	if (!root_read) {
 		root_read = 1;
-		if (read_run(&root_run) != 0)
+		if (read_run(&root_run) != 0) {
+			int unreadable = root_run.unreadable;
 			memset(&root_run, 0, sizeof root_run);
+			root_run.unreadable = unreadable;
+		}
 	}
 	return &root_run;
 }
@@ -978,17 +1081,20 @@ void ms_run_end(int reported, int unwritten)
 		return;
 	}
 	ended = 1;
+	if (ms_run_is_root()) {
+		root_read = 0; /* again: with this process's own lines */
+		free_run(&root_run); /* (its memory is the note's first) */
+	}
 	append_note(reported, unwritten);
 	if (!ms_run_is_root()) {
 		last_one_out(1);
 		return;
 	}
-	root_read = 0; /* again: with this process's own lines */
-	free_run(&root_run);
 	struct run *run = the_run();
 	/* no exit reports (MUTEXSTAT_EXIT_REPORT=0): no summary of them
 	 * either, only the directory cleared if nothing came */
-	if ((!run->others && !run->dir_gone) || !(ms_opt.exit_report || ms_opt.exit_code)) {
+	if ((!run->others && !run->dir_gone && !run->unreadable) ||
+	    !(ms_opt.exit_report || ms_opt.exit_code)) {
 		/* one process alone: its report said it all -- but one
 		 * written to files alone (other formats, intervals) in the
 		 * directory the launcher made is pointed at, or the user
@@ -1024,11 +1130,12 @@ void ms_run_end(int reported, int unwritten)
 }
 
 /* The first process's run fails for the others: one had a failing
- * finding, or the directory went and later ones could not say. */
+ * finding, or the directory went and later ones could not say, or their
+ * list could not be read. */
 static int others_fail(void)
 {
 	const struct run *run = the_run();
-	return run->failing_others || run->dir_gone;
+	return run->failing_others || run->dir_gone || run->unreadable;
 }
 
 int ms_run_exit_failing(void)
@@ -1049,7 +1156,9 @@ void ms_run_say_exit_code(int program_status)
 	const char *why = "a failing finding in its report";
 	if (ms_run_active() && ms_run_is_root() && !own_failing && !ms_report_failing)
 		why = the_run()->dir_gone ? "the run's directory was removed: its findings are lost"
-					  : "a failing finding in another process of the run";
+		      : the_run()->unreadable ? "the run's list could not be read: its findings are "
+						"not known"
+					      : "a failing finding in another process of the run";
 	char line[200];
 	struct ms_fmt f;
 	ms_fmt_init(&f, line, sizeof line, -1);
