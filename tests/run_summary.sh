@@ -283,6 +283,22 @@ if [ "$(id -u)" -eq 0 ]; then
 		"$(jq -r '[.reports_unwritten, .reports_unwritten_by_another_user] | @tsv' \
 			"${dir:-/nonexistent}/summary.json" 2>/dev/null)" "$(printf '1\t1')"
 	[ -n "$dir" ] && rm -rf -- "$dir"
+	# -o where that worker may not write: its report is not put into the
+	# program's stderr (it was, whole, after a warning), and the summary
+	# says why
+	mkdir "$WORK/odir"
+	rc=0
+	TMPDIR=$RUNS "$MS" -o "$WORK/odir/r.%p.txt" "$top_builddir/tests/scenario" nobody \
+		>/dev/null 2>"$WORK/err" || rc=$?
+	expect_eq "-o, a worker that may not write there: the run's status" "$rc" 0
+	expect_eq "-o, a worker that may not write there: the summary alone on stderr" \
+		"$(grep -c '^mutexstat: \(cannot write\|scenario (pid\)' "$WORK/err")" 0
+	expect_eq "-o, a worker that may not write there: the summary says so, and why" \
+		"$(grep -A1 '^  (1 report could not be written there' "$WORK/err")" \
+		"$(printf '%s\n%s' '  (1 report could not be written there, 1 by a process that became uid 65534 and may not write' \
+			'   there: -o into a directory that user may write to keeps them)')"
+	expect_eq "-o, a worker that may not write there: no report there (the first locked nothing)" \
+		"$(ls "$WORK/odir" | wc -l)" 0
 else
 	pass "a worker become nobody: not root: skipped"
 fi

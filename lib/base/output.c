@@ -287,6 +287,11 @@ int ms_output_run_uses_dir(void)
 				  !output_is_dir());
 }
 
+int ms_output_in_run_other(void)
+{
+	return in_run_not_first();
+}
+
 int ms_output_in_run_dir(void)
 {
 	return in_run_not_first() && ms_output_run_uses_dir();

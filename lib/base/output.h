@@ -94,6 +94,10 @@ int ms_output_path(char *out, size_t cap, const char *infix, unsigned seq, const
  * which is the first process's.  Its stderr is the program's own, which a
  * test may compare with what it expects. */
 int ms_output_in_run_dir(void);
+/* Whether this process is one of a run's other than its first, wherever
+ * its reports go: its stderr is the program's own, and a report it cannot
+ * write is the run's summary's to tell. */
+int ms_output_in_run_other(void);
 
 /* Whether a run's processes other than the first write to its directory,
  * as ms_output_in_run_dir says (not: MUTEXSTAT_OUTPUT has %p, or names a

@@ -144,8 +144,10 @@ static void write_format(unsigned seq, const char *ext, const char *name,
 	if (fd < 0)
 		some_file_failed = 1;
 	int gone = fd < 0 && ms_output_in_run_dir() && ms_run_dir_gone();
-	if (fd < 0 && ms_output_in_run_dir() && !gone) {
-		/* never into a run's program's stderr: the run's summary
+	if (fd < 0 && ms_output_in_run_other() && !gone) {
+		/* never into a run's program's stderr, in the run's
+		 * directory or where -o sends the reports (a worker that
+		 * became nobody and may not write there): the run's summary
 		 * tells (report/run.h) */
 		run_file_failed = 1;
 		goto out;
@@ -171,7 +173,7 @@ static void write_format(unsigned seq, const char *ext, const char *name,
 		if (!rc)
 			goto out;
 		some_file_failed = 1;
-		if (ms_output_in_run_dir()) {
+		if (ms_output_in_run_other()) {
 			run_file_failed = 1;
 			goto out;
 		}

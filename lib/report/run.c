@@ -557,21 +557,21 @@ static int run_memory_reserved; /* 1: reserved at start, kept for good */
 
 static void run_memory_reserve(void)
 {
-	void *p = mmap(NULL, RUN_MEMORY, PROT_NONE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (p != MAP_FAILED) {
-		run_memory = p;
-		run_memory_reserved = 1;
-	}
+	run_memory = mmap(NULL, RUN_MEMORY, PROT_NONE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	run_memory_reserved = run_memory != MAP_FAILED;
+	if (!run_memory_reserved)
+		run_memory = NULL;
 }
 
 /* Usable memory for a list of len bytes (zero, as mapped), or 0. */
 static int run_memory_take(size_t len)
 {
 	if (!run_memory_reserved) {
-		void *p = mmap(NULL, RUN_MEMORY, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-		run_memory = p == MAP_FAILED ? NULL : p;
+		run_memory = mmap(NULL, RUN_MEMORY, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (run_memory == MAP_FAILED)
+			run_memory = NULL;
 		return run_memory != NULL;
 	}
 	/* the list's pages, and the tables after it */
@@ -600,8 +600,10 @@ static char *note_memory(size_t bytes)
 	 * may hold the parent's reading of the run) */
 	if (run_memory_reserved && ms_run_is_root())
 		return run_memory_take(bytes) ? run_memory : NULL;
-	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	return p == MAP_FAILED ? NULL : p;
+	char *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	return p; /* note_memory_done unmaps it */
 }
 
 static void note_memory_done(char *p, size_t bytes)
@@ -777,10 +779,16 @@ static void summary(struct ms_fmt *f, const struct run *run, int reported, int a
 		ms_fmt_quoted(f, ms_opt.output, 200);
 		ms_fmt(f, ": that is the first process's report, and it locked nothing)\n");
 	}
-	if (run->unwritten_as_other)
+	if (run->unwritten_as_other && ms_output_run_uses_dir())
 		ms_fmt(f, "  (%u report%s could not be written there, %u by %s that became "
 			  "uid %u and may not write\n   into the directory: mutexstat "
 			  "--run-user gives the directory to that user)\n",
+		       run->unwritten, run->unwritten == 1 ? "" : "s", run->unwritten_as_other,
+		       run->unwritten_as_other == 1 ? "a process" : "processes", run->other_uid);
+	else if (run->unwritten_as_other)
+		ms_fmt(f, "  (%u report%s could not be written there, %u by %s that became "
+			  "uid %u and may not write\n   there: -o into a directory that user "
+			  "may write to keeps them)\n",
 		       run->unwritten, run->unwritten == 1 ? "" : "s", run->unwritten_as_other,
 		       run->unwritten_as_other == 1 ? "a process" : "processes", run->other_uid);
 	else if (run->unwritten)
