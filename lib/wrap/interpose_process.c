@@ -274,7 +274,8 @@ static void std_moved(int fd)
 		ms_output_std_moved();
 }
 
-int __close(int fd);
+// NOLINTNEXTLINE(bugprone-reserved-identifier,cert-dcl37-c)
+int __close(int fd); /* glibc's close, by its other exported name */
 MS_EXPORT int close(int fd)
 {
 	int rc = __close(fd);
@@ -286,7 +287,8 @@ MS_EXPORT int close(int fd)
 	return rc;
 }
 
-int __dup2(int oldfd, int newfd);
+// NOLINTNEXTLINE(bugprone-reserved-identifier,cert-dcl37-c)
+int __dup2(int oldfd, int newfd); /* glibc's dup2, the same */
 MS_EXPORT int dup2(int oldfd, int newfd)
 {
 	int rc = __dup2(oldfd, newfd);
