@@ -1332,6 +1332,16 @@ int main(int argc, char **argv)
 		printf("rdlock by the writer: %s\n", strerrorname_np(pthread_rwlock_rdlock(&a)));
 		printf("wrlock by the writer: %s\n", strerrorname_np(pthread_rwlock_wrlock(&a)));
 		pthread_rwlock_unlock(&a);
+	} else if (!strcmp(what, "edeadlk-lives")) {
+		/* the same refused relock on five lives of a lock made anew */
+		for (int i = 0; i < 5; i++) {
+			pthread_rwlock_t l;
+			pthread_rwlock_init(&l, NULL);
+			pthread_rwlock_wrlock(&l);
+			printf("%s\n", strerrorname_np(pthread_rwlock_rdlock(&l))); /* edeadlk-lives */
+			pthread_rwlock_unlock(&l);
+			pthread_rwlock_destroy(&l);
+		}
 	} else if (!strcmp(what, "misuse"))
 		misuse();
 	else if (!strcmp(what, "timed-behind-writer"))

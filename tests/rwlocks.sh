@@ -227,7 +227,7 @@ for order in fifo lifo; do
 	expect_eq "beyond-$order: exit status" "$rc" 0
 	expect_eq "beyond-$order: no finding" "$(findings beyond-$order)" ""
 	expect_grep "beyond-$order: the reads not followed, counted" \
-		'^  lock order not followed for 6 acquisitions: their thread already held 64 ' \
+		'^  lock order not followed for 6 acquisitions: their thread already held 64 locks \(the most followed per thread\)$' \
 		"$WORK/beyond-$order.report"
 done
 
@@ -508,6 +508,20 @@ expect_grep "edeadlk: a relock refused, a MISUSE counted twice" \
 	'^MISUSE: relock refused: thread [0-9]+ relocked an rwlock it holds, 2 times; glibc answered EDEADLK$' \
 	"$WORK/edeadlk.report"
 expect_eq "edeadlk: no other finding" "$(findings edeadlk)" "MISUSE"
+# ... on five lives of a lock made anew in a loop: one finding, which
+# counts them all (there were five identical ones)
+run edl "$T" edeadlk-lives
+expect_eq "edeadlk, five lives: glibc's answers" "$(sort -u "$WORK/edl.out") $(wc -l <"$WORK/edl.out")" \
+	"EDEADLK 5"
+expect_eq "edeadlk, five lives: one MISUSE" "$(findings edl)" "MISUSE"
+expect_grep "edeadlk, five lives: ... counting five" \
+	'^MISUSE: relock refused: thread [0-9]+ relocked an rwlock it holds, 5 times; glibc answered EDEADLK$' \
+	"$WORK/edl.report"
+expect_grep "edeadlk, five lives: ... four of them on the later lives" \
+	'^  \(4 of them by the same code on later lives, at this address or others: counted here\)$' \
+	"$WORK/edl.report"
+expect_grep "edeadlk, five lives: ... relocked at its line" \
+	"^  relocked at  main\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of edeadlk-lives)" "$WORK/edl.report"
 
 # ---- misuse glibc lets through, and a read lock held at thread exit -----------
 run misuse "$T" misuse

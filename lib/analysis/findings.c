@@ -29,6 +29,7 @@ struct self_deadlock {
 	ms_stack_id first, relock;
 	ms_stack_id wrapped; /* see ms_self_finding */
 	uint64_t count, released;
+	uint64_t other_lives; /* see ms_self_finding */
 	int said;
 };
 
@@ -483,11 +484,6 @@ static uint32_t note_self(struct ms_tstate *ts, uint32_t rec, uintptr_t key,
 			give();
 			return 0;
 		}
-	if (kind == MS_SELF_REFUSED && nrefused >= MAX_FINDINGS / 2) {
-		refused_dropped++;
-		give();
-		return 0;
-	}
 	give();
 	const char *name = NULL;
 	if (LOAD(&ms_rec(rec)->flags) & MS_F_COLD)
@@ -500,8 +496,22 @@ static uint32_t note_self(struct ms_tstate *ts, uint32_t rec, uintptr_t key,
 		.relock = ms_stack_here(),
 	};
 	take();
+	/* A refused relock hangs nothing, and a lock made anew in a loop
+	 * (a new life each time, at one address or many) is refused as often:
+	 * the same thread and code on another life counts on the first's
+	 * line, where 128 identical ones and "of other locks: not kept"
+	 * filled the report. */
+	for (uint32_t i = 0; kind == MS_SELF_REFUSED && i < nselfs; i++)
+		if (selfs[i].kind == kind && selfs[i].tid == s.tid && selfs[i].first == s.first &&
+		    selfs[i].relock == s.relock &&
+		    ms_lock_class(selfs[i].flags) == ms_lock_class(s.flags)) {
+			selfs[i].count++;
+			selfs[i].other_lives++;
+			give();
+			return s.relock;
+		}
 	if (kind == MS_SELF_REFUSED && nrefused >= MAX_FINDINGS / 2)
-		refused_dropped++; /* (another thread's took the last room) */
+		refused_dropped++;
 	else if (nselfs < MAX_FINDINGS) {
 		selfs[nselfs++] = s;
 		nrefused += kind == MS_SELF_REFUSED;
@@ -549,6 +559,7 @@ static struct ms_self_finding self_view(const struct self_deadlock *s)
 		.tid = s->tid, .key = s->key, .name = s->name, .flags = s->flags, .kind = s->kind,
 		.taken_stack = s->first, .relock_stack = s->relock, .count = s->count,
 		.wrapped_stack = s->wrapped, .released = s->released,
+		.other_lives = s->other_lives,
 	};
 }
 

@@ -147,6 +147,9 @@ struct ms_self_finding {
 	/* of them, waits that ended with the lock got: something unlocked
 	 * it meanwhile -- another thread (a MISUSE), or a signal handler */
 	uint64_t released;
+	/* of them, relocks refused (MS_SELF_REFUSED) of other lives of locks,
+	 * by the same thread and code: counted here (the key is the first's) */
+	uint64_t other_lives;
 };
 /* Thread ts's wait for record rec, which it held (a self-deadlock), got
  * the lock after all. */

@@ -263,8 +263,12 @@ static void print_self(struct ms_fmt *f, const struct ms_self_finding *s)
 	ms_fmt_init(&hf, head, sizeof head, -1);
 	ms_fmt(&hf, "  %s %p", noun, (void *)s->key);
 	struct ms_names_room room = { 40, 30, ms_line_room(strlen(head)), 0 };
-	ms_fmt(f, "%s%s\n  taken at     ", ms_fmt_str(&hf),
+	ms_fmt(f, "%s%s\n", ms_fmt_str(&hf),
 	       ms_lock_names(names, sizeof names, s->key, s->name, &room));
+	if (s->other_lives)
+		ms_fmt(f, "  (%llu of them by the same code on later lives, at this address or "
+			  "others: counted here)\n", (unsigned long long)s->other_lives);
+	ms_fmt(f, "  taken at     ");
 	ms_report_stack(f, s->taken_stack, 15);
 	ms_report_wrapper_callers(f, s->wrapped_stack);
 	ms_fmt(f, "  relocked at  ");
@@ -306,8 +310,8 @@ int ms_findings_print_refused(struct ms_fmt *f)
 	ms_findings_each_self(refused_one, &refused);
 	uint32_t dropped = ms_findings_refused_dropped();
 	if (f && dropped && refused.n)
-		ms_fmt(f, "  (and %u more relocks refused, by other threads or of other locks: "
-			  "not kept)\n", dropped);
+		ms_fmt(f, "  (and %u more relocks refused, by other threads or code: not kept)\n",
+		       dropped);
 	return refused.n;
 }
 

@@ -985,6 +985,7 @@ static void refused_one(struct ms_jw *j, const struct ms_self_finding *s)
 {
 	ms_jw_str(j, "what", "relock_refused");
 	ms_jw_num(j, "count", s->count);
+	ms_jw_num(j, "other_lives", s->other_lives);
 	ms_jw_num(j, "thread", s->tid);
 	ms_jw_str(j, "result", "EDEADLK");
 	stack(j, "taken_at", s->taken_stack);

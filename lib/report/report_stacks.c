@@ -70,8 +70,9 @@ void ms_report_stack_summary(struct ms_fmt *f, const char *noun)
 		       (unsigned long long)fs.cycles_lost, (unsigned long long)fs.cycles);
 	if (os.not_followed)
 		ms_fmt(f, "  lock order not followed for %llu acquisitions: their thread "
-			  "already held %d mutexes (the most followed per thread)\n",
-		       (unsigned long long)os.not_followed, MS_HELD_MAX);
+			  "already held %d %s (the most followed per thread)\n",
+		       (unsigned long long)os.not_followed, MS_HELD_MAX,
+		       strcmp(noun, "mutex") ? "locks" : "mutexes");
 }
 
 /* Frames past the program's own, into the C library's thread or process
