@@ -54,7 +54,7 @@ expect_eq "endedwait, the last life unnamed: no name on its line" \
 expect_grep "endedwait: the wait histogram holds the 6 waits" \
 	'^  wait times, of waits that got the mutex \(6\):$' "$WORK/ended"
 expect_eq "endedwait: percentiles under both histograms" \
-	"$(grep -cE '^    p50 [0-9.]+ [nµm]?s  p90 [0-9.]+ [nµm]?s  p99 [0-9.]+ [nµm]?s  max [0-9.]+ [nµm]?s$' "$WORK/ended")" 2
+	"$(grep -cE '^    p50 <= [0-9.]+ [nµm]?s  p90 <= [0-9.]+ [nµm]?s  p99 <= [0-9.]+ [nµm]?s  max [0-9.]+ [nµm]?s$' "$WORK/ended")" 2
 expect_grep "endedwait: who waited: one stack" \
 	'^  who waited: the stacks of the threads that waited \(1 stack\):$' "$WORK/ended"
 expect_grep "endedwait: who waited: 6 waits, at the waiter's lock" \

@@ -3,7 +3,7 @@
  *   wait times (432 waits that got the mutex):
  *          1.02 µs ..   2.05 µs |@@@@@@@@@@@@                        102
  *          2.05 µs ..   4.10 µs |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@ 310
- *     p50 3.5 µs  p90 4.1 µs  p99 7.77 µs  max 7.77 µs
+ *     p50 <= 4.1 µs  p90 <= 4.1 µs  p99 <= 7.77 µs  max 7.77 µs
  *
  * Two or more empty buckets in a row are one row, their ranges together
  * ("12.6 µs .. 12.9 ms | 0"): a hold histogram of fast holds and a few
@@ -83,7 +83,9 @@ static void hist_text(struct ms_fmt *f, const char *title, const uint64_t *hist,
 	}
 	char p50[16], p90[16], p99[16], mx[16];
 	uint64_t max_ns = ms_ticks_to_ns(max_ticks);
-	ms_fmt(f, "    p50 %s  p90 %s  p99 %s  max %s%s\n",
+	/* "<=": a percentile is its bucket's upper bound (up to twice the
+	 * time it stands for), where "p50 4.1 µs" read as a time measured */
+	ms_fmt(f, "    p50 <= %s  p90 <= %s  p99 <= %s  max %s%s\n",
 	       ms_duration(p50, at_most(ms_hist_percentile_ns(hist, buckets, 50), max_ns)),
 	       ms_duration(p90, at_most(ms_hist_percentile_ns(hist, buckets, 90), max_ns)),
 	       ms_duration(p99, at_most(ms_hist_percentile_ns(hist, buckets, 99), max_ns)),
