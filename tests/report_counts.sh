@@ -228,4 +228,49 @@ expect_grep "not locked since a reset: said so" \
 	'^  2 of the mutexes tracked were not locked or tried since mutexstat_reset\(\), [0-9.]+ [mµn]?s into the run: no line$' \
 	"$WORK/report"
 
+# Ties at 0 ns of wait: a trylock loop that found its mutex busy 100 times
+# ranks above a mutex only locked more often (it ranked last)
+cat >"$WORK/tries.c" <<'EOF'
+#include <pthread.h>
+#include <stdio.h>
+static pthread_mutex_t busy = PTHREAD_MUTEX_INITIALIZER, plain = PTHREAD_MUTEX_INITIALIZER;
+static pthread_barrier_t held, done;
+static void *holder(void *arg)
+{
+	pthread_mutex_lock(&busy);
+	pthread_barrier_wait(&held);
+	pthread_barrier_wait(&done);
+	pthread_mutex_unlock(&busy);
+	return arg;
+}
+int main(void)
+{
+	pthread_t t;
+	int n = 0;
+	pthread_barrier_init(&held, NULL, 2);
+	pthread_barrier_init(&done, NULL, 2);
+	pthread_create(&t, NULL, holder, NULL);
+	pthread_barrier_wait(&held);
+	for (int i = 0; i < 100; i++)
+		n += pthread_mutex_trylock(&busy) != 0;
+	pthread_barrier_wait(&done);
+	pthread_join(t, NULL);
+	for (int i = 0; i < 1000; i++) {
+		pthread_mutex_lock(&plain);
+		pthread_mutex_unlock(&plain);
+	}
+	printf("busy %d\n", n);
+	return 0;
+}
+EOF
+if ${CC:-cc} $SAN_FLAGS -pthread -o "$WORK/tries" "$WORK/tries.c"; then
+	run_with "$WORK/out" "$WORK/err" "$WORK/tries"
+	expect_eq "tries: the program ran" "$(cat "$WORK/out")" "busy 100"
+	expect_eq "tries: the busy mutex first, the one only locked more second" \
+		"$(awk '/^Top 2 mutexes by wait:/ { on = 1; getline; next } on && NF { print $1, $3 } on && !NF { exit }' "$WORK/report" | paste -sd' ' -)" \
+		"1 1 2 1000"
+else
+	fail "tries: the program did not build"
+fi
+
 finish

@@ -108,6 +108,12 @@ int ms_line_before(const struct ms_line *a, const struct ms_line *b)
 	uint64_t ka = sort_key(a), kb = sort_key(b);
 	if (ka != kb)
 		return ka > kb;
+	/* then the contention that waited no time: busy tries (a trylock
+	 * spin loop failed a million times ranked below every lock that was
+	 * only acquired more, at a wait total of 0 ns) */
+	uint64_t ca = a->contended + a->trylock_busy, cb = b->contended + b->trylock_busy;
+	if (ca != cb)
+		return ca > cb;
 	if (a->acquisitions != b->acquisitions)
 		return a->acquisitions > b->acquisitions;
 	return a->key < b->key;
