@@ -12,6 +12,7 @@
  * signal comes (stall.h). */
 #define _GNU_SOURCE
 #include "analysis/stall.h"
+#include "base/fds.h"
 #include "analysis/waitfor.h"
 #include "base/clock.h"
 #include "base/fmt.h"
@@ -255,7 +256,7 @@ static int timer_armed(void)
 		return 0;
 	static char buf[4096]; /* the dump thread's */
 	ssize_t got = read(fd, buf, sizeof buf - 1);
-	close(fd);
+	ms_fd_close(fd);
 	if (got <= 0)
 		return 0;
 	buf[got] = 0;
@@ -363,7 +364,7 @@ int ms_stall_check(uint32_t self, uint64_t threshold_ns, struct ms_stall *out)
 				out->t[out->shown++] = w;
 			out->n++;
 		}
-	close(fd);
+	ms_fd_close(fd);
 	/* the futex waits seen this time are those to match next time */
 	memcpy(seen, seen_now, nseen_now * sizeof *seen);
 	nseen = nseen_now;

@@ -2,6 +2,7 @@
  * held by whom, read from the threads' records; see waitfor.h. */
 #define _GNU_SOURCE
 #include "analysis/waitfor.h"
+#include "base/fds.h"
 #include "analysis/findings.h"
 #include "base/clock.h"
 #include "base/fmt.h"
@@ -69,7 +70,7 @@ int ms_waitfor_process_of(uint32_t tid)
 	int fd = open(ms_fmt_str(&f), O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
 		ssize_t n = read(fd, buf, sizeof buf - 1);
-		close(fd);
+		ms_fd_close(fd);
 		buf[n > 0 ? n : 0] = 0;
 		const char *state = strstr(buf, "\nState:");
 		if (state && (strstr(state, "Z (zombie)") == state + 8 ||

@@ -1,6 +1,7 @@
 /* address_space.c - see address_space.h.  Keeps errno: it runs at
  * start-up and in reports, between the program's calls. */
 #include "base/address_space.h"
+#include "base/fds.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +17,7 @@ static uint64_t statm_bytes(int field)
 	int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
 	ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : 0;
 	if (fd >= 0)
-		close(fd);
+		ms_fd_close(fd);
 	errno = saved;
 	ssize_t i = 0;
 	for (int skip = 0; skip < field; skip++) {

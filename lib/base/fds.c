@@ -15,7 +15,7 @@
  * close takes a guard of a function-local static, whose first use was the
  * lock being taken: the crash handler waited for itself, every signal
  * blocked). */
-static int sys_close(int fd)
+int ms_fd_close(int fd)
 {
 	return (int)syscall(SYS_close, fd);
 }
@@ -124,7 +124,7 @@ int ms_fd_move_high(int fd)
 		return fd;
 	}
 	int saved = errno;
-	sys_close(fd);
+	ms_fd_close(fd);
 	errno = saved;
 	return high;
 }

@@ -16,6 +16,13 @@
  * fd itself if there is no room (ours all the same); errno as it was. */
 int ms_fd_move_high(int fd);
 
+/* close(2) as the system call, for every descriptor the library opens:
+ * not the program's close() (fds.c says why), nor the library's own
+ * (wrap/interpose_process.c, which looks at fds 0-2 for the program), nor
+ * glibc's, which is a cancellation point -- a report is not cut short by
+ * a cancellation request of the thread writing it. */
+int ms_fd_close(int fd);
+
 /* dup(fd) at a high number, close-on-exec, as above; -1 if it fails. */
 int ms_fd_dup_high(int fd);
 

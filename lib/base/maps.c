@@ -1,6 +1,7 @@
 /* maps.c - /proc/PID/maps, line by line; see maps.h. */
 #define _GNU_SOURCE
 #include "base/maps.h"
+#include "base/fds.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -77,7 +78,7 @@ int ms_maps_each(const char *path, int (*fn)(const struct ms_mapping *m, void *a
 			parse(line, &m);
 			answer = fn(&m, arg);
 		}
-	close(fd);
+	ms_fd_close(fd);
 	errno = saved;
 	return answer;
 }

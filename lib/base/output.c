@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -93,10 +94,10 @@ void ms_output_detached(void)
 	 * another thread writes there, never into a file of the program's
 	 * that took the number */
 	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	if (null < 0 || dup3(null, fd, O_CLOEXEC) < 0)
-		(void)close(fd);
+	if (null < 0 || syscall(SYS_dup3, null, fd, O_CLOEXEC) < 0) /* (not ours: fds.h) */
+		(void)ms_fd_close(fd);
 	if (null >= 0)
-		(void)close(null);
+		(void)ms_fd_close(null);
 	errno = saved;
 }
 
@@ -478,7 +479,7 @@ void ms_output_stderr_unlock(int lock)
 		return;
 	int saved = errno;
 	ms_output_done(lock);
-	close(lock);
+	ms_fd_close(lock);
 	errno = saved;
 }
 
@@ -497,7 +498,7 @@ void ms_output_after_fork_child(void)
 	for (unsigned i = 0; i < 4; i++) {
 		int fd = __atomic_exchange_n(&writing[i], -1, __ATOMIC_ACQ_REL);
 		if (fd >= 0)
-			close(fd);
+			ms_fd_close(fd);
 	}
 }
 
@@ -517,7 +518,7 @@ static int open_existing(const char *path, int keep_others, char *why, size_t ca
 	}
 	struct stat st;
 	if (fstat(fd, &st) != 0) {
-		close(fd);
+		ms_fd_close(fd);
 		return -1;
 	}
 	if (S_ISREG(st.st_mode)) {
@@ -533,7 +534,7 @@ static int open_existing(const char *path, int keep_others, char *why, size_t ca
 		goto use;
 	else
 		say(why, cap, "not a regular file: not written", 0);
-	close(fd);
+	ms_fd_close(fd);
 	return -1;
 use:
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);

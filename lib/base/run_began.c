@@ -1,6 +1,7 @@
 /* run_began.c - when the run a process belongs to began; see run_began.h. */
 #define _GNU_SOURCE
 #include "base/run_began.h"
+#include "base/fds.h"
 #include "base/fmt.h"
 
 #include <fcntl.h>
@@ -62,7 +63,7 @@ static size_t output_entry(long pid, char *out, const char *want)
 				n++;
 			}
 		}
-	close(fd);
+	ms_fd_close(fd);
 	if (!want)
 		out[found] = 0;
 	return found;
@@ -82,7 +83,7 @@ static int stat_of(long pid, struct proc_stat *st)
 	int fd = proc_open(pid, "stat");
 	ssize_t got = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
 	if (fd >= 0)
-		close(fd);
+		ms_fd_close(fd);
 	if (got <= 0)
 		return 0;
 	buf[got] = 0;

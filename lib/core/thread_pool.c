@@ -2,6 +2,7 @@
  * exit; see thread_pool.h. */
 #define _GNU_SOURCE
 #include "core/thread_pool.h"
+#include "base/fds.h"
 #include "base/spin.h"
 #include "base/fmt.h"
 #include "base/internal.h"
@@ -374,7 +375,7 @@ size_t ms_task_file(uint32_t tid, const char *name, char *buf, size_t cap)
 	int fd = open(ms_fmt_str(&f), O_RDONLY | O_CLOEXEC);
 	ssize_t n = fd >= 0 ? read(fd, buf, cap - 1) : 0;
 	if (fd >= 0)
-		close(fd);
+		ms_fd_close(fd);
 	buf[n > 0 ? n : 0] = 0;
 	errno = saved;
 	return n > 0 ? (size_t)n : 0;

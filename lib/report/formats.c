@@ -2,6 +2,7 @@
  * where MUTEXSTAT_OUTPUT says; see formats.h. */
 #define _GNU_SOURCE
 #include "report/formats.h"
+#include "base/fds.h"
 #include "report/interval_lines.h"
 #include "report/interval_text.h"
 #include "analysis/blame.h"
@@ -163,10 +164,10 @@ static void write_format(unsigned seq, const char *ext, const char *name,
 		int rc = writer(fd, arg), err = errno;
 		ms_output_done(fd);
 		if (__atomic_load_n(&ms_report_abandoned, __ATOMIC_RELAXED)) {
-			close(fd);
+			ms_fd_close(fd);
 			goto out; /* no warning: ms_report_all says why */
 		}
-		if (close(fd) != 0 && !rc && errno != EINTR) {
+		if (ms_fd_close(fd) != 0 && !rc && errno != EINTR) {
 			rc = -1; /* NFS and quotas may tell only now */
 			err = errno;
 		}

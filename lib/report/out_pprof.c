@@ -13,6 +13,7 @@
  * come last. */
 #define _GNU_SOURCE
 #include "report/out_pprof.h"
+#include "base/fds.h"
 #include "report/out_modes.h"
 #include "base/output.h"
 #include "analysis/blame.h"
@@ -331,7 +332,7 @@ static void read_maps(void)
 			break;
 		prof.maps_text.len += (size_t)n;
 	}
-	close(fd);
+	ms_fd_close(fd);
 	if (reserve(&prof.maps_text, 1))
 		return;
 	prof.maps_text.p[prof.maps_text.len] = 0;

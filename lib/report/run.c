@@ -123,7 +123,7 @@ static int each_name(const char *path, int (*fn)(const char *name, void *arg), v
 			at += e->d_reclen;
 			go = fn(e->d_name, arg);
 		}
-	close(fd);
+	ms_fd_close(fd);
 	return go;
 }
 
@@ -134,7 +134,7 @@ static const char *read_start(const char *path, char *buf, size_t cap)
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	ssize_t got = fd >= 0 ? read(fd, buf, cap - 1) : -1;
 	if (fd >= 0)
-		close(fd);
+		ms_fd_close(fd);
 	buf[got > 0 ? got : 0] = 0;
 	return buf;
 }
@@ -190,7 +190,7 @@ static void let_go(int forget)
 {
 	int saved = errno;
 	if (notes_fd >= 0 && ms_fd_is_ours(notes_fd))
-		close(notes_fd);
+		ms_fd_close(notes_fd);
 	if (forget)
 		notes_fd = -1;
 	errno = saved;
@@ -208,7 +208,7 @@ static int others_alive(void)
 	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0 };
 	int alive = fd >= 0 && fcntl(fd, F_OFD_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
 	if (fd >= 0)
-		close(fd);
+		ms_fd_close(fd);
 	alive = alive || children_alive();
 	errno = saved;
 	return alive;
@@ -361,7 +361,7 @@ static void append_note(int written, int unwritten)
 	if (fd >= 0) {
 		(void)ms_write_all(fd, buf, len);
 		if (fd != notes_fd)
-			close(fd);
+			ms_fd_close(fd);
 	}
 	note_memory_done(buf, NOTE_MAX + cap);
 }
@@ -649,7 +649,7 @@ static int read_run(struct run *run)
 	struct stat st;
 	struct stat dir;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
-		close(fd);
+		ms_fd_close(fd);
 		return -1;
 	}
 	if (stat(ms_opt.run_dir, &dir) != 0) {
@@ -658,7 +658,7 @@ static int read_run(struct run *run)
 	}
 	size_t len = (size_t)st.st_size < MAX_READ ? (size_t)st.st_size : MAX_READ;
 	if (!run_memory_take(len)) {
-		close(fd);
+		ms_fd_close(fd);
 		return read_failed(run);
 	}
 	run->data = run_memory;
@@ -674,7 +674,7 @@ static int read_run(struct run *run)
 			break;
 		run->len += (size_t)n;
 	}
-	close(fd);
+	ms_fd_close(fd);
 	parse(run, (unsigned)dir.st_uid);
 	return 0;
 }
@@ -938,7 +938,7 @@ static void write_summary_json(const struct run *run, int living)
 		return;
 	summary_json(fd, run, living);
 	ms_output_done(fd);
-	close(fd);
+	ms_fd_close(fd);
 }
 
 static struct run root_run; /* read once by the first process */
@@ -999,7 +999,7 @@ static void remove_empty_run(int say)
 	if (run_path(path, sizeof path, LEFT) == 0) {
 		int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 		if (fd >= 0)
-			close(fd);
+			ms_fd_close(fd);
 	}
 	let_go(1);
 	if (!others_alive()) {

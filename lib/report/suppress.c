@@ -1,6 +1,7 @@
 /* suppress.c - MUTEXSTAT_SUPPRESSIONS (suppress.h). */
 #define _GNU_SOURCE
 #include "report/suppress.h"
+#include "base/fds.h"
 #include "base/options.h"
 #include "analysis/stall.h"
 
@@ -177,7 +178,7 @@ void ms_suppress_load(void (*warn)(const char *msg))
 	else
 		(void)parse_fd(fd);
 	if (fd >= 0)
-		close(fd);
+		ms_fd_close(fd);
 	if (load_error[0] && warn) {
 		char msg[5000];
 		struct ms_fmt f;

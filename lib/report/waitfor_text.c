@@ -2,6 +2,7 @@
  * report, from a snapshot of the wait-for graph (analysis/waitfor.h). */
 #define _GNU_SOURCE
 #include "report/waitfor_text.h"
+#include "base/fds.h"
 #include "report/kinds.h"
 #include "analysis/findings.h"
 #include "analysis/waitfor.h"
@@ -32,7 +33,7 @@ static const char *process_name(int pid, char out[16])
 	int fd = open(ms_fmt_str(&f), O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
 		ssize_t n = read(fd, out, 15);
-		close(fd);
+		ms_fd_close(fd);
 		out[n > 0 ? n : 0] = 0;
 		if (n > 0 && out[n - 1] == '\n')
 			out[n - 1] = 0;

@@ -9,6 +9,7 @@
  * missing, dladdr answers instead: exported symbols, no lines. */
 #define _GNU_SOURCE
 #include "stacks/symbols.h"
+#include "base/fds.h"
 #include "base/address_space.h"
 #include "glibc/tls_block.h"
 #include "base/output.h"
@@ -336,7 +337,7 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 			*debuginfo_file_name = name;
 			return fd;
 		}
-		close(fd);
+		ms_fd_close(fd);
 	}
 	errno = 0; /* nothing found is not an error */
 	return -1;
