@@ -226,6 +226,83 @@ expect_eq "background: the pipe ended with the shell's end, the subshell alive" 
 	"$rc $(head -n 1 "$WORK/bg.out") $(kill -0 "$bg" 2>/dev/null && echo alive)" "0 started alive"
 kill "$bg" 2>/dev/null
 
+# ... and one that lets fds 0-2 go with close_range (python's
+# os.closerange(0, 3)), then opens /dev/null on them: the same
+cat >"$WORK/crange.c" <<'EOF'
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+	if (argc != 2)
+		return 2;
+	pid_t c = fork();
+	if (c == 0) {
+		close_range(0, 2, 0);
+		for (int i = 0; i < 3; i++)
+			open("/dev/null", O_RDWR);
+		sleep(30);
+		_exit(0);
+	}
+	FILE *f = fopen(argv[1], "w");
+	fprintf(f, "%d\n", (int)c);
+	fclose(f);
+	printf("started\n");
+	return 0;
+}
+EOF
+if ${CC:-cc} -o "$WORK/crange" "$WORK/crange.c"; then
+	rm -f "$WORK/crange.pid"
+	rc=0
+	timeout -s KILL 20 sh -c 'LD_PRELOAD="$1" "$2" "$3" 2>&1 | cat' sh \
+		"$MUTEXSTAT_LIB" "$WORK/crange" "$WORK/crange.pid" >"$WORK/crange.out" 2>&1 || rc=$?
+	cr=$(cat "$WORK/crange.pid" 2>/dev/null)
+	expect_eq "close_range: the pipe ended with the parent's end, the child alive" \
+		"$rc $(grep -x started "$WORK/crange.out") $(kill -0 "${cr:-0}" 2>/dev/null && echo alive)" \
+		"0 started alive"
+	[ -n "$cr" ] && kill "$cr" 2>/dev/null
+else
+	fail "close_range: the program did not build"
+fi
+
+# A program's own file at the number of the library's copy (1000 in a
+# process of its own) is the program's: a setsid after does not put
+# /dev/null over it (the library took the number for its copy still)
+cat >"$WORK/at1000.c" <<'EOF'
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+int main(int argc, char **argv)
+{
+	int fd = open(argv[1], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || dup2(fd, 1000) != 1000)
+		return 2;
+	close(fd);
+	pid_t c = fork();
+	if (c == 0) {
+		if (setsid() < 0)
+			_exit(3);
+		const char line[] = "the child's line\n";
+		_exit(write(1000, line, strlen(line)) == (ssize_t)strlen(line) ? 0 : 4);
+	}
+	int st;
+	waitpid(c, &st, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 5;
+}
+EOF
+if ${CC:-cc} -o "$WORK/at1000" "$WORK/at1000.c"; then
+	rc=0
+	LD_PRELOAD="$MUTEXSTAT_LIB" "$WORK/at1000" "$WORK/at1000.log" 2>/dev/null || rc=$?
+	expect_eq "the program's file at 1000: its line there after setsid" \
+		"$rc $(cat "$WORK/at1000.log")" "0 the child's line"
+else
+	fail "the program's file at 1000: the program did not build"
+fi
+
 # ... while a program that only silences its stderr for a while (its own
 # copy kept, and put back) still reports there
 cat >"$WORK/silence.c" <<'EOF'

@@ -61,4 +61,52 @@ local=$(awk '/^local / { print $2 }' "$WORK/r.got")
 report=$(grep -l '^OWNER DIED' "$WORK"/rob.* | head -1)
 expect_eq "wrapper behind us: the lock that got EOWNERDEAD did not wait (acquired, contended)" \
 	"$(top_row "$report" "$local" | awk '{ print $3, $4 }')" "3 0"
+# A descriptor tracker behind us (socket_wrapper, torsocks, a leak
+# checker) sees every close, dup2, dup3 and close_range the program makes,
+# as without the library: ours call the next library's (they called
+# glibc's, and it saw none)
+cat >"$WORK/fdwrap.c" <<'EOF'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdio.h>
+#include <unistd.h>
+static int seen;
+int close(int fd) { seen++; return ((int (*)(int))dlsym(RTLD_NEXT, "close"))(fd); }
+int dup2(int a, int b) { seen++; return ((int (*)(int, int))dlsym(RTLD_NEXT, "dup2"))(a, b); }
+int dup3(int a, int b, int f) { seen++; return ((int (*)(int, int, int))dlsym(RTLD_NEXT, "dup3"))(a, b, f); }
+int close_range(unsigned a, unsigned b, int f)
+{
+	seen++;
+	return ((int (*)(unsigned, unsigned, int))dlsym(RTLD_NEXT, "close_range"))(a, b, f);
+}
+__attribute__((destructor)) static void say(void) { fprintf(stderr, "fdwrap: %d calls\n", seen); }
+EOF
+cat >"$WORK/fduser.c" <<'EOF'
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <unistd.h>
+int main(void)
+{
+	for (int i = 0; i < 3; i++) {
+		int fd = open("/dev/null", O_RDONLY);
+		int b = dup2(fd, 20), c = dup3(fd, 21, O_CLOEXEC);
+		close(b);
+		close(c);
+		close_range((unsigned)fd, (unsigned)fd, 0);
+	}
+	return 0;
+}
+EOF
+if "$CC" -O2 -shared -fPIC -o "$WORK/fdwrap.so" "$WORK/fdwrap.c" -ldl 2>"$WORK/cc.err" &&
+   "$CC" -O2 -o "$WORK/fduser" "$WORK/fduser.c" 2>>"$WORK/cc.err"; then
+	env LD_PRELOAD="$SAN_FIRST$WORK/fdwrap.so" "$WORK/fduser" 2>"$WORK/fd.want"
+	expect_eq "descriptor tracker alone: the program's calls" "$(cat "$WORK/fd.want")" "fdwrap: 15 calls"
+	env LD_PRELOAD="$MS_PRELOAD:$WORK/fdwrap.so" MUTEXSTAT_OUTPUT="$WORK/fd.report" \
+		"$WORK/fduser" 2>"$WORK/fd.err"
+	expect_eq "descriptor tracker behind us: each call the program made, once" \
+		"$(grep '^fdwrap' "$WORK/fd.err")" "fdwrap: 15 calls"
+else
+	fail "cannot compile the descriptor tracker and its program with $CC"
+fi
+
 finish

@@ -12,7 +12,7 @@
 # lib/stacks/stack.h); this test proves that:
 #
 #   1. the library exports only pthread_*, mutexstat_*, C11's, _Fork, exit, _exit,
-#      _Exit, setsid, close, dup2, dup3, sigaction, signal and sigaltstack (no
+#      _Exit, setsid, close, dup2, dup3, close_range, closefrom, sigaction, signal and sigaltstack (no
 #      _Unwind_*) and does not link libunwind or libdw (no NEEDED entry for them);
 #   2. tests/unwind_cxx (exceptions thrown, rethrown and caught while
 #      contended std::mutexes are held), tests/unwind_exit (pthread_exit and
@@ -67,13 +67,13 @@ keep() {
 nm -D --defined-only "$MUTEXSTAT_LIB" >"$WORK/exports" ||
 	fail "nm -D could not read $MUTEXSTAT_LIB"
 awk '$2 != "A" { print $3 }' "$WORK/exports" |
-	grep -Ev '^(pthread_|mutexstat_|mtx_(init|lock|trylock|timedlock|unlock|destroy)$|cnd_(wait|timedwait|signal|broadcast)$|_Fork$|exit$|_exit$|_Exit$|quick_exit$|daemon$|setsid$|close$|dup2$|dup3$|sigaction$|signal$|sigaltstack$)' \
+	grep -Ev '^(pthread_|mutexstat_|mtx_(init|lock|trylock|timedlock|unlock|destroy)$|cnd_(wait|timedwait|signal|broadcast)$|_Fork$|exit$|_exit$|_Exit$|quick_exit$|daemon$|setsid$|close$|dup2$|dup3$|close_range$|closefrom$|sigaction$|signal$|sigaltstack$)' \
 	>"$WORK/exports.other"
 if [ -s "$WORK/exports.other" ]; then
-	fail "the library exports symbols other than pthread_*, mutexstat_*, C11's mtx_* and cnd_*, _Fork, exit, _exit, _Exit, quick_exit, daemon, setsid, close, dup2, dup3, sigaction, signal and sigaltstack:"
+	fail "the library exports symbols other than pthread_*, mutexstat_*, C11's mtx_* and cnd_*, _Fork, exit, _exit, _Exit, quick_exit, daemon, setsid, close, dup2, dup3, close_range, closefrom, sigaction, signal and sigaltstack:"
 	sed 's/^/  | /' "$WORK/exports.other" >&2
 else
-	pass "the library exports only pthread_*, mutexstat_*, C11's mtx_* and cnd_*, _Fork, exit, _exit, _Exit, quick_exit, daemon, setsid, close, dup2, dup3, sigaction, signal and sigaltstack ($(awk '$2 != "A"' "$WORK/exports" | wc -l) symbols)"
+	pass "the library exports only pthread_*, mutexstat_*, C11's mtx_* and cnd_*, _Fork, exit, _exit, _Exit, quick_exit, daemon, setsid, close, dup2, dup3, close_range, closefrom, sigaction, signal and sigaltstack ($(awk '$2 != "A"' "$WORK/exports" | wc -l) symbols)"
 fi
 expect_no_grep "the library exports no _Unwind_* symbol" '_Unwind_' "$WORK/exports"
 

@@ -87,14 +87,20 @@ void ms_output_detached(void)
 {
 	__atomic_store_n(&detached, 1, __ATOMIC_RELEASE);
 	int fd = __atomic_load_n(&saved_fd, __ATOMIC_ACQUIRE);
-	if (fd <= 2)
-		return; /* none of ours (the program's own fd 2 stays its) */
 	int saved = errno;
+	/* only ours: a daemon that closed every descriptor and opened its
+	 * log at the number (or a program that put its own copy of stderr
+	 * there) wrote into /dev/null after its setsid */
+	if (fd <= 2 || !ms_fd_is_ours(fd)) {
+		errno = saved;
+		return;
+	}
 	/* /dev/null over it rather than a close: a report being written on
 	 * another thread writes there, never into a file of the program's
-	 * that took the number */
-	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	if (null < 0 || syscall(SYS_dup3, null, fd, O_CLOEXEC) < 0) /* (not ours: fds.h) */
+	 * that took the number.  System calls, as fds.h's: not a program's
+	 * own open() or dup3(), nor ours. */
+	int null = (int)syscall(SYS_openat, AT_FDCWD, "/dev/null", O_WRONLY | O_CLOEXEC);
+	if (null < 0 || syscall(SYS_dup3, null, fd, O_CLOEXEC) < 0)
 		(void)ms_fd_close(fd);
 	if (null >= 0)
 		(void)ms_fd_close(null);
@@ -107,9 +113,11 @@ void ms_output_std_moved(void)
 		return;
 	int saved = errno;
 	/* still the program's (2>&1, or a descriptor it moves back later:
-	 * ms_output_stderr finds it at fd 2 again); a copy already gone */
-	int keep = same_file(0) || same_file(1) || same_file(2) ||
-		   !same_file(__atomic_load_n(&saved_fd, __ATOMIC_ACQUIRE));
+	 * ms_output_stderr finds it at fd 2 again); a copy already gone, or
+	 * replaced by one of the program's */
+	int fd = __atomic_load_n(&saved_fd, __ATOMIC_ACQUIRE);
+	int keep = same_file(0) || same_file(1) || same_file(2) || fd <= 2 ||
+		   !ms_fd_is_ours(fd) || !same_file(fd);
 	errno = saved;
 	if (!keep)
 		ms_output_detached();

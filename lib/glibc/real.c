@@ -381,6 +381,13 @@ int ms_real_resolve(void)
 	__atomic_store_n((void **)&ms_real.exit, ms_real_next("exit", NULL), __ATOMIC_RELEASE);
 	__atomic_store_n((void **)&ms_real.exit_now_c99, ms_real_next("_Exit", NULL),
 			 __ATOMIC_RELEASE);
+	__atomic_store_n((void **)&ms_real.close, ms_real_next("close", NULL), __ATOMIC_RELEASE);
+	__atomic_store_n((void **)&ms_real.dup2, ms_real_next("dup2", NULL), __ATOMIC_RELEASE);
+	__atomic_store_n((void **)&ms_real.dup3, ms_real_next("dup3", NULL), __ATOMIC_RELEASE);
+	__atomic_store_n((void **)&ms_real.close_range, ms_real_next("close_range", NULL),
+			 __ATOMIC_RELEASE);
+	__atomic_store_n((void **)&ms_real.closefrom, ms_real_next("closefrom", NULL),
+			 __ATOMIC_RELEASE);
 	void *bare = ms_real_next("_Fork", NULL); /* not missing without it */
 	if (bare)
 		__atomic_store_n((void **)&ms_real.fork_bare, bare, __ATOMIC_RELEASE);

@@ -38,6 +38,15 @@ struct ms_real {
 	void (*exit_now)(int);
 	void (*exit)(int);
 	void (*exit_now_c99)(int);
+	/* The descriptor calls behind ours (interpose_process.c): the next
+	 * library's (an fd tracker preloaded after us) or glibc's; NULL
+	 * before start-up (then glibc's by its other names, or the system
+	 * call) */
+	int (*close)(int);
+	int (*dup2)(int, int);
+	int (*dup3)(int, int, int);
+	int (*close_range)(unsigned, unsigned, int);
+	void (*closefrom)(int);
 	/* The first step of the program's lock, timedlock and clocklock:
 	 * glibc's own trylock (0, or EBUSY and the slow path waits in the
 	 * call the program made).  When another library behind us wraps

@@ -19,9 +19,9 @@
  *   setsid                a process that leaves its session (a daemon)
  *                         lets go of the stderr it started with
  *                         (output.h, ms_output_detached);
- *   close, dup2, dup3     so does one whose fds 0-2 all leave that
- *                         stderr, where it is a pipe or a socket
- *                         (ms_output_std_moved). */
+ *   close, dup2, dup3,    so does one whose fds 0-2 all leave that
+ *   close_range,          stderr, where it is a pipe or a socket
+ *   closefrom             (ms_output_std_moved). */
 #define _GNU_SOURCE
 #include "stacks/cfi.h"
 #include "core/forked.h"
@@ -33,6 +33,7 @@
 #include "stacks/stack.h"
 #include "core/table.h"
 #include "core/thread.h"
+#include "base/fds.h"
 #include "base/output.h"
 
 #include <errno.h>
@@ -263,27 +264,30 @@ MS_EXPORT void quick_exit(int status)
 	ms_exit_now(__atomic_load_n(&ms_real.exit_now_c99, __ATOMIC_ACQUIRE), status);
 }
 
-/* close, dup2 and dup3: glibc's (close and dup2 by their other exported
- * names, dup3 its system call), then, for fds 0-2 in a process that is
- * not a vfork child (which shares our memory with its parent, and whose
- * exec closes the copy), whether the stderr the process started with is
- * still held by the program (ms_output_std_moved). */
-static void std_moved(int fd)
+/* close, dup2, dup3, close_range and closefrom: the next library's or
+ * glibc's (ms_real; before start-up, glibc's close and dup2 by their
+ * other exported names, the others their system calls), then, for fds
+ * 0-2 in a process that is not a vfork child (which shares our memory
+ * with its parent, and whose exec closes the copy), whether the stderr
+ * the process started with is still held by the program
+ * (ms_output_std_moved). */
+static void std_moved(void)
 {
-	if (fd >= 0 && fd <= STDERR_FILENO && !ms_in_vfork_child())
+	if (!ms_in_vfork_child()) {
+		int saved = errno;
 		ms_output_std_moved();
+		errno = saved;
+	}
 }
 
 // NOLINTNEXTLINE(bugprone-reserved-identifier,cert-dcl37-c)
 int __close(int fd); /* glibc's close, by its other exported name */
 MS_EXPORT int close(int fd)
 {
-	int rc = __close(fd);
-	if (rc == 0 && fd <= STDERR_FILENO) {
-		int saved = errno;
-		std_moved(fd);
-		errno = saved;
-	}
+	int (*next)(int) = __atomic_load_n(&ms_real.close, __ATOMIC_ACQUIRE);
+	int rc = next ? next(fd) : __close(fd);
+	if (rc == 0 && fd >= 0 && fd <= STDERR_FILENO)
+		std_moved();
 	return rc;
 }
 
@@ -291,24 +295,44 @@ MS_EXPORT int close(int fd)
 int __dup2(int oldfd, int newfd); /* glibc's dup2, the same */
 MS_EXPORT int dup2(int oldfd, int newfd)
 {
-	int rc = __dup2(oldfd, newfd);
-	if (rc >= 0 && newfd <= STDERR_FILENO && oldfd != newfd) {
-		int saved = errno;
-		std_moved(newfd);
-		errno = saved;
-	}
+	int (*next)(int, int) = __atomic_load_n(&ms_real.dup2, __ATOMIC_ACQUIRE);
+	int rc = next ? next(oldfd, newfd) : __dup2(oldfd, newfd);
+	if (rc >= 0 && newfd >= 0 && newfd <= STDERR_FILENO && oldfd != newfd)
+		std_moved();
 	return rc;
 }
 
 MS_EXPORT int dup3(int oldfd, int newfd, int flags)
 {
-	int rc = (int)syscall(SYS_dup3, oldfd, newfd, flags);
-	if (rc >= 0 && newfd <= STDERR_FILENO) {
-		int saved = errno;
-		std_moved(newfd);
-		errno = saved;
-	}
+	int (*next)(int, int, int) = __atomic_load_n(&ms_real.dup3, __ATOMIC_ACQUIRE);
+	int rc = next ? next(oldfd, newfd, flags)
+		      : (int)syscall(SYS_dup3, oldfd, newfd, flags);
+	if (rc >= 0 && newfd >= 0 && newfd <= STDERR_FILENO)
+		std_moved();
 	return rc;
+}
+
+/* (Python's os.closerange(0, 3) is close_range(0, 2, 0)) */
+MS_EXPORT int close_range(unsigned first, unsigned last, int flags)
+{
+	int (*next)(unsigned, unsigned, int) =
+		__atomic_load_n(&ms_real.close_range, __ATOMIC_ACQUIRE);
+	int rc = next ? next(first, last, flags)
+		      : (int)syscall(SYS_close_range, first, last, flags);
+	if (rc == 0 && first <= STDERR_FILENO && !(flags & CLOSE_RANGE_CLOEXEC))
+		std_moved();
+	return rc;
+}
+
+MS_EXPORT void closefrom(int lowfd)
+{
+	void (*next)(int) = __atomic_load_n(&ms_real.closefrom, __ATOMIC_ACQUIRE);
+	if (next)
+		next(lowfd);
+	else
+		(void)syscall(SYS_close_range, lowfd < 0 ? 0u : (unsigned)lowfd, ~0u, 0);
+	if (lowfd <= STDERR_FILENO)
+		std_moved();
 }
 
 /* glibc's setsid is its system call, made here the same way. */
@@ -345,22 +369,24 @@ MS_EXPORT int daemon(int nochdir, int noclose)
 		(void)chdir("/");
 	if (noclose)
 		return 0;
-	int fd = open("/dev/null", O_RDWR);
+	/* system calls, as glibc's daemon makes them (its own, not the
+	 * program's open or close, should it define one) */
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, "/dev/null", O_RDWR);
 	if (fd < 0)
 		return -1;
 	struct stat st;
-	int err = fstat(fd, &st) != 0				     ? errno
+	int err = syscall(SYS_fstat, fd, &st) != 0		     ? errno
 		  : !S_ISCHR(st.st_mode) || st.st_rdev != makedev(1, 3) ? ENODEV
 									     : 0;
 	if (err) {
-		close(fd);
+		(void)ms_fd_close(fd);
 		errno = err;
 		return -1;
 	}
-	(void)dup2(fd, STDIN_FILENO);
-	(void)dup2(fd, STDOUT_FILENO);
-	(void)dup2(fd, STDERR_FILENO);
+	for (int std = STDIN_FILENO; std <= STDERR_FILENO; std++)
+		if (fd != std)
+			(void)syscall(SYS_dup3, fd, std, 0);
 	if (fd > STDERR_FILENO)
-		close(fd);
+		(void)ms_fd_close(fd);
 	return 0;
 }
