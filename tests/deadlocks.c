@@ -822,22 +822,26 @@ static int self_errorcheck(void)
 	return 0;
 }
 
-/* self_crowded: 200 errorcheck mutexes (on the heap, each its own life)
- * relocked once each, then a timed relock of a normal mutex: the relocks
- * refused take at most half the findings' room, and the SELF-DEADLOCK
- * after them is kept. */
+/* self_crowded: 200 errorcheck mutexes (on the heap, all alive at once,
+ * so that each relock is its own finding: those of later lives by the
+ * same code would count on the first's) relocked once each, then a timed
+ * relock of a normal mutex: the relocks refused take at most half the
+ * findings' room, and the SELF-DEADLOCK after them is kept. */
 static int self_crowded(void)
 {
 	init_abcd();
 	say_thread("main");
+	pthread_mutex_t *e[200];
 	for (int i = 0; i < 200; i++) {
-		pthread_mutex_t *e = malloc(sizeof *e);
-		init_mutex(e, PTHREAD_MUTEX_ERRORCHECK);
-		CHECK(pthread_mutex_lock(e), 0);
-		CHECK(pthread_mutex_lock(e), EDEADLK);
-		UNLOCK(e);
-		CHECK(pthread_mutex_destroy(e), 0);
-		free(e);
+		e[i] = malloc(sizeof *e[i]);
+		init_mutex(e[i], PTHREAD_MUTEX_ERRORCHECK);
+		CHECK(pthread_mutex_lock(e[i]), 0);
+		CHECK(pthread_mutex_lock(e[i]), EDEADLK);
+		UNLOCK(e[i]);
+	}
+	for (int i = 0; i < 200; i++) {
+		CHECK(pthread_mutex_destroy(e[i]), 0);
+		free(e[i]);
 	}
 	CHECK(pthread_mutex_lock(&ma), 0);
 	struct timespec until = deadline(CLOCK_REALTIME, 20);

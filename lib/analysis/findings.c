@@ -467,6 +467,14 @@ void ms_finding_held_at_exit(const struct ms_tstate *ts)
 	give();
 }
 
+/* Whether the life a self-deadlock was found on has ended (destroyed, or
+ * its record another lock's): a later one's relock by the same code is
+ * then the same finding.  Locks alive together are each their own. */
+static int life_over(const struct self_deadlock *s)
+{
+	return ms_rec_key(s->rec) != s->key || LOAD(&ms_rec(s->rec)->birth) != s->birth;
+}
+
 static uint32_t note_self(struct ms_tstate *ts, uint32_t rec, uintptr_t key,
 			  enum ms_self_kind kind)
 {
@@ -501,10 +509,11 @@ static uint32_t note_self(struct ms_tstate *ts, uint32_t rec, uintptr_t key,
 	 * the same thread and code on another life counts on the first's
 	 * line, where 128 identical ones and "of other locks: not kept"
 	 * filled the report. */
-	for (uint32_t i = 0; kind == MS_SELF_REFUSED && i < nselfs; i++)
+	for (uint32_t i = 0; kind == MS_SELF_REFUSED && s.first && i < nselfs; i++)
 		if (selfs[i].kind == kind && selfs[i].tid == s.tid && selfs[i].first == s.first &&
 		    selfs[i].relock == s.relock &&
-		    ms_lock_class(selfs[i].flags) == ms_lock_class(s.flags)) {
+		    ms_lock_class(selfs[i].flags) == ms_lock_class(s.flags) &&
+		    life_over(&selfs[i])) {
 			selfs[i].count++;
 			selfs[i].other_lives++;
 			give();

@@ -310,8 +310,7 @@ int ms_findings_print_refused(struct ms_fmt *f)
 	ms_findings_each_self(refused_one, &refused);
 	uint32_t dropped = ms_findings_refused_dropped();
 	if (f && dropped && refused.n)
-		ms_fmt(f, "  (and %u more relocks refused, by other threads or code: not kept)\n",
-		       dropped);
+		ms_fmt(f, "  (and %u more relocks refused: not kept)\n", dropped);
 	return refused.n;
 }
 
