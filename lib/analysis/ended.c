@@ -61,21 +61,36 @@ static inline void history_copy(struct ms_site_history *h, const struct ms_op *e
 	h->ticks[at] = LOAD(ticks);
 }
 
-/* The copy's last entry: the destroy that ended the life (at caller; 0:
- * an init of its address again, whose entry begins the next life), after
- * every entry of the life.  The life's own history never has it: a
- * destroy writes none, but for a misuse. */
-static void history_ends(struct ms_site_history *h, uintptr_t caller)
+/* The copy's last entry: the destroy that ended life r (at the caller
+ * ms_table_remove keeps; none for a life an init of its address ended,
+ * whose entry begins the next life), after every entry of the life and
+ * of the destroying thread (a Lamport clock, as the others: doc/model.md).
+ * The life's own history has it only where the destroy was a misuse
+ * (destroy of a locked rwlock, which glibc destroys): then it is kept. */
+static void history_ends(struct ms_site_history *h, uint32_t r)
 {
-	if (!caller)
+	struct ms_thread *self = &ms_self;
+	uintptr_t caller = self->destroyed_at;
+	if (!caller || self->destroyed_key != LOAD(&ms_rec(r)->key))
 		return;
 	uint64_t newest = 0;
+	uint32_t last = h->n;
 	for (uint32_t i = 0; i < h->n; i++)
-		if (h->ops[i].stamp >> MS_OP_TID_BITS > newest)
+		if (h->ops[i].stamp >> MS_OP_TID_BITS > newest) {
 			newest = h->ops[i].stamp >> MS_OP_TID_BITS;
+			last = i;
+		}
+	if (last < h->n) {
+		struct ms_op_view v;
+		ms_op_read(&h->ops[last], &h->ticks[last], &v);
+		if (v.op == MS_OP_DESTROY)
+			return; /* the misuse's own entry */
+	}
+	uint64_t o = (newest > self->clock ? newest : self->clock) + 1;
+	self->clock = o;
 	struct ms_op e;
 	uint64_t ticks = 0;
-	ms_op_write(&e, &ticks, newest + 1, ms_self.tid, caller, MS_OP_DESTROY, 0, 0, ms_ticks());
+	ms_op_write(&e, &ticks, o, self->tid, caller, MS_OP_DESTROY, 0, 0, ms_ticks());
 	history_copy(h, &e, &ticks);
 }
 
@@ -107,7 +122,7 @@ static void keep_history(struct ms_table *t, uint32_t r, struct ms_site *s)
 		const struct ms_op *e = ms_read_ring_at(rd, i);
 		history_copy(h, e, ms_read_ring_ticks(e));
 	}
-	history_ends(h, ms_self.destroyed_at);
+	history_ends(h, r);
 	__atomic_store_n(&s->history, h, __ATOMIC_RELEASE);
 }
 

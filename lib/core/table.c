@@ -1686,11 +1686,16 @@ static inline __attribute__((always_inline)) void remove_key(uintptr_t key)
 
 void ms_table_remove(uintptr_t key, uintptr_t caller)
 {
-	/* for the hook that keeps a life's history: where it ended */
+	/* for the hook that keeps a life's history: where it ended (the key
+	 * says which life: a signal handler's init in between may end
+	 * another; its own destroy puts these back as they were) */
 	struct ms_thread *self = &ms_self;
+	uintptr_t was_at = self->destroyed_at, was_key = self->destroyed_key;
+	self->destroyed_key = key;
 	self->destroyed_at = caller;
 	remove_key(key);
-	self->destroyed_at = 0;
+	self->destroyed_at = was_at;
+	self->destroyed_key = was_key;
 }
 
 uint64_t ms_reset_ticks;
