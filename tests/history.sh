@@ -380,4 +380,48 @@ within "timeouts: their total 70 ms or more (JSON)" "$4" "$(slept 70)" $((bound_
 expect_grep "timeouts: the heading counts the mutex among those that made a thread wait" \
 	'^  hold times: of the 1 mutex that made a thread wait, ' "$WORK/timeouts.txt"
 
+# Two lives that failed (an unlock refused: their histories are kept),
+# destroyed b then a by one thread: the destroys' orders follow the
+# thread (a's was the smaller, the lock's newest + 1)
+cat >"$WORK/two.c" <<'EOF'
+#include <pthread.h>
+static pthread_mutex_t a, b;
+static void life(pthread_mutex_t *m)
+{
+	pthread_mutexattr_t at;
+	pthread_mutexattr_init(&at);
+	pthread_mutexattr_settype(&at, PTHREAD_MUTEX_ERRORCHECK);
+	pthread_mutex_init(m, &at);
+	pthread_mutex_lock(m);
+	pthread_mutex_unlock(m);
+	pthread_mutex_unlock(m); /* EPERM */
+}
+int main(void)
+{
+	life(&a); /* first-a */
+	life(&b);
+	for (int i = 0; i < 20; i++) { /* b's order runs ahead of a's */
+		pthread_mutex_lock(&b);
+		pthread_mutex_unlock(&b);
+	}
+	pthread_mutex_destroy(&b); /* destroy-b */
+	pthread_mutex_destroy(&a); /* destroy-a */
+	return 0;
+}
+EOF
+if ${CC:-cc} -g -O0 -o "$WORK/two" "$WORK/two.c" -lpthread; then
+	env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/two.txt" "$WORK/two"
+	two_line() { grep -n "/\* $1 \*/" "$WORK/two.c" | cut -d: -f1; }
+	# "ORDER LINE" of each destroy row
+	rows=$(awk '$3 == "destroy" && $4 == "ok" { l = $0; sub(/.*two\.c:/, "", l); sub(/[,)].*/, "", l); print $1, l }' \
+		"$WORK/two.txt")
+	ob=$(echo "$rows" | awk -v l="$(two_line destroy-b)" '$2 == l { print $1 }')
+	oa=$(echo "$rows" | awk -v l="$(two_line destroy-a)" '$2 == l { print $1 }')
+	expect_eq "two destroys: each life's history ends with its own, a's ordered after b's" \
+		"$(echo "$rows" | wc -l) $([ -n "$oa" ] && [ -n "$ob" ] && [ "$oa" -gt "$ob" ] && echo after)" \
+		"2 after"
+else
+	fail "two destroys: the program did not build"
+fi
+
 finish

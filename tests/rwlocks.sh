@@ -348,6 +348,9 @@ expect_eq "destroyed while read: exit status, nothing on stderr" "$rc $(cat "$WO
 expect_eq "destroyed while read: the MISUSE alone" "$(findings dr)" "MISUSE"
 expect_grep "destroyed while read: the misuse is the destroy" \
 	"^MISUSE: destroy of a locked rwlock: 1 time" "$WORK/dr.report"
+expect_eq "destroyed while read: the ended life's history ends with that destroy, once" \
+	"$(awk '/^#[0-9]+ 1 rwlock that ended/ { on = 1 } on && /^       order/ { r = 1; next }
+		r && NF == 0 { exit } r { print $3 }' "$WORK/dr.report" | grep -c '^destroy$')" 1
 dr_at=$(awk '/^rwlock / { print $2 }' "$WORK/dr.out")
 expect_eq "destroyed while read: the new life, 2 write locks, 1 contended" \
 	"$(top_row "$WORK/dr.report" "$dr_at" | awk '{ print $3, $4 }')" "2 1"
