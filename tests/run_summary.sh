@@ -347,8 +347,11 @@ expect_eq "--output without %p: the first process's report in it" \
 expect_eq "--output without %p: the others' in the run's directory" \
 	"$(ls "$WORK/runs1" | grep -v '^summary.json$' | sed 's/\.[0-9]*$//' | sort | tr '\n' ' ')" \
 	"cat contention deadlock_abba deadlock_abba ls sort "
-expect_grep "--output without %p: the summary names the directory" \
-	"^mutexstat: the run of bash .* reports in $WORK/runs1/\$" "$WORK/err"
+expect_grep "--output without %p: the summary names the directory, and the first's file" \
+	"^mutexstat: the run of bash .* reports in $WORK/runs1/, the first process's in $WORK/one\$" "$WORK/err"
+expect_grep "--output without %p: ... its last line too" \
+	"^mutexstat: end of the run's summary; reports in $WORK/runs1/, the first process's in $WORK/one\$" \
+	"$WORK/err"
 expect_no_grep "--output without %p, its report written: no word of it" "^  \(no " "$WORK/err"
 # ... without --verbose the first process, which locked nothing, writes
 # none: the summary says why the file the user named is not there

@@ -378,8 +378,8 @@ static void header(struct ms_fmt *f, const struct top *t)
 		       (unsigned long long)t->timed, noun,
 		       t->timed == 1 ? "" : mutexes_only ? "es" : "s", MS_HOLD_EXACT, MS_HOLD_SAMPLE);
 	else
-		ms_fmt(f, "  hold times: timed on a %s once a wait for it has ended: no wait has\n",
-		       noun);
+		ms_fmt(f, "  hold times: none timed (a %s's holds are, once a wait for it has "
+			  "ended; none has)\n", noun);
 	ms_report_stack_summary(f, noun);
 	const char *why = ms_symbols_fallback_reason();
 	if (why && ms_loader_busy()) /* dladdr would wait as dlopen does */

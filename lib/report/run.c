@@ -699,6 +699,8 @@ static void reports_at(struct ms_fmt *f, const char *out)
 	ms_fmt(f, "%s%s", out, strstr(out, "%p") ? " (%p the pid)" : "");
 }
 
+static int first_reported; /* the first process wrote its report (summary) */
+
 static void where_reports(struct ms_fmt *f, const struct run *run)
 {
 	const char *out = ms_opt.output;
@@ -714,6 +716,12 @@ static void where_reports(struct ms_fmt *f, const struct run *run)
 			ms_fmt(f, "reports in %s/", ms_opt.run_dir);
 		else
 			ms_fmt(f, "no reports");
+		/* -o FILE without %p: the first process's is there (the man
+		 * page says the summary tells which) */
+		if (out && first_reported && ms_opt.formats == MS_FORMAT_TEXT) {
+			ms_fmt(f, ", the first process's ");
+			reports_at(f, out);
+		}
 		return;
 	}
 	ms_fmt(f, "reports ");
@@ -744,6 +752,7 @@ static void summary(struct ms_fmt *f, const struct run *run, int reported, int a
 {
 	char name[64];
 	const char *dir = ms_opt.run_dir;
+	first_reported = reported;
 	if (run->unreadable) {
 		const char *e = strerrorname_np(run->unreadable);
 		ms_fmt(f, "%smutexstat: the run of %s (pid %d): its list of processes could not "
