@@ -61,17 +61,17 @@ static inline void history_copy(struct ms_site_history *h, const struct ms_op *e
 	h->ticks[at] = LOAD(ticks);
 }
 
-/* The copy's last entry: the destroy that ended life r (at the caller
+/* The copy's last entry: the destroy that ended the life (at the caller
  * ms_table_remove keeps; none for a life an init of its address ended,
  * whose entry begins the next life), after every entry of the life and
  * of the destroying thread (a Lamport clock, as the others: doc/model.md).
  * The life's own history has it only where the destroy was a misuse
  * (destroy of a locked rwlock, which glibc destroys): then it is kept. */
-static void history_ends(struct ms_site_history *h, uint32_t r)
+static void history_ends(struct ms_site_history *h)
 {
 	struct ms_thread *self = &ms_self;
-	uintptr_t caller = self->destroyed_at;
-	if (!caller || self->destroyed_key != LOAD(&ms_rec(r)->key))
+	uintptr_t caller = ms_table_destroyed_at();
+	if (!caller)
 		return;
 	uint64_t newest = 0;
 	uint32_t last = h->n;
@@ -122,7 +122,7 @@ static void keep_history(struct ms_table *t, uint32_t r, struct ms_site *s)
 		const struct ms_op *e = ms_read_ring_at(rd, i);
 		history_copy(h, e, ms_read_ring_ticks(e));
 	}
-	history_ends(h, r);
+	history_ends(h);
 	__atomic_store_n(&s->history, h, __ATOMIC_RELEASE);
 }
 

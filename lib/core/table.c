@@ -121,6 +121,9 @@ struct ms_update_locks {
 	unsigned n;                  /* stripes held: s[0..n) */
 	unsigned s[MS_UPDATE_LOCKS];
 	struct ms_stripe *home;      /* the home slot's: its counters */
+	/* a removal's: the destroy's caller (0: an add, or an init that
+	 * ends a life), for the hook that keeps the life's history */
+	uintptr_t destroyed_at;
 };
 
 static int holds(const struct ms_update_locks *l, unsigned st)
@@ -234,6 +237,7 @@ lock_for_update(struct ms_update_locks *l, uint64_t home)
 	unsigned st = stripe_of(home);
 	l->n = 0;
 	l->home = &stripes[st];
+	l->destroyed_at = 0;
 	self->upd_locks = l;
 	self->in_update = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -1663,7 +1667,7 @@ static __attribute__((noinline)) void remove_probed(struct ms_update_locks *l, u
  * slot (in the same block) empty and the one before no tombstone --
  * what remove_probed() and delete_at() do then, with no call but the
  * rare ones. */
-static inline __attribute__((always_inline)) void remove_key(uintptr_t key)
+void ms_table_remove(uintptr_t key, uintptr_t caller)
 {
 	struct ms_table *t = &ms_table;
 	const uint64_t hash = ms_hash(key);
@@ -1672,6 +1676,7 @@ static inline __attribute__((always_inline)) void remove_key(uintptr_t key)
 
 	if (!lock_for_update(&l, i))
 		return; /* the life goes on; an init at this address ends it */
+	l.destroyed_at = caller;
 	uint64_t s = t->slots[i];
 	if (unlikely(!slot_holds(t, i, s, (uint32_t)hash, key) ||
 		     ms_slot_rec(s) == MS_REC_UNTRACKED || !run_ends_after(t, i) ||
@@ -1684,18 +1689,10 @@ static inline __attribute__((always_inline)) void remove_key(uintptr_t key)
 	unlock_after_update(&l);
 }
 
-void ms_table_remove(uintptr_t key, uintptr_t caller)
+uintptr_t ms_table_destroyed_at(void)
 {
-	/* for the hook that keeps a life's history: where it ended (the key
-	 * says which life: a signal handler's init in between may end
-	 * another; its own destroy puts these back as they were) */
-	struct ms_thread *self = &ms_self;
-	uintptr_t was_at = self->destroyed_at, was_key = self->destroyed_key;
-	self->destroyed_key = key;
-	self->destroyed_at = caller;
-	remove_key(key);
-	self->destroyed_at = was_at;
-	self->destroyed_key = was_key;
+	const struct ms_thread *self = &ms_self;
+	return self->in_update && self->upd_locks ? self->upd_locks->destroyed_at : 0;
 }
 
 uint64_t ms_reset_ticks;

@@ -660,6 +660,10 @@ uint32_t ms_table_name_later(uintptr_t key, const char *name, uint64_t *clock, i
 /* End a mutex's life, destroyed at caller: its numbers go to its
  * first-lock site's line. */
 void ms_table_remove(uintptr_t key, uintptr_t caller);
+/* Inside ms_table_remove (its hooks): the destroy's caller; 0 elsewhere,
+ * and in the updates that end a life by an init.  Each update has its
+ * own (a signal handler's update waits for none: it is refused). */
+uintptr_t ms_table_destroyed_at(void);
 /* The address in index slot i (or MS_KEY_EMPTY, MS_KEY_TOMB); for a
  * caller that holds its stripes' locks, or a test. */
 uintptr_t ms_table_slot_key(uint64_t i);

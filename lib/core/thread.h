@@ -221,10 +221,6 @@ struct ms_thread {
 	/* Below: what only adding and removing mutexes uses, after what every
 	 * lock and unlock reads (those stay in the first lines). */
 	uint32_t in_update; /* inside ms_table_add or ms_table_remove (table.c) */
-	/* The destroy ms_table_remove ends a life for (its caller; 0 outside
-	 * it) and the lock's address: the life's kept history ends with it
-	 * (analysis/ended.c). */
-	uintptr_t destroyed_at, destroyed_key;
 	/* The table's locks the update holds, for a fork from a signal
 	 * handler that interrupts it: its stripes (table.c), pool, sites. */
 	const struct ms_update_locks *upd_locks;
