@@ -303,6 +303,33 @@ else
 	fail "the program's file at 1000: the program did not build"
 fi
 
+# ... and one that closed every descriptor (the library's copy with
+# them) and put its own close-on-exec copy of stderr at that number: it
+# is the program's, and what it writes there reaches the pipe
+cat >"$WORK/owncopy.c" <<'EOF'
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+int main(void)
+{
+	closefrom(3);
+	int mine = fcntl(2, F_DUPFD_CLOEXEC, 1000);
+	int null = open("/dev/null", O_RDWR);
+	for (int fd = 0; fd <= 2; fd++)
+		dup2(null, fd);
+	close(null);
+	dprintf(mine, "on the program's copy at %d\n", mine);
+	return 0;
+}
+EOF
+if ${CC:-cc} -o "$WORK/owncopy" "$WORK/owncopy.c"; then
+	expect_eq "the program's close-on-exec copy at 1000: its line reaches the pipe" \
+		"$(LD_PRELOAD="$MUTEXSTAT_LIB" "$WORK/owncopy" 2>&1 | cat)" "on the program's copy at 1000"
+else
+	fail "the program's close-on-exec copy: the program did not build"
+fi
+
 # ... while a program that only silences its stderr for a while (its own
 # copy kept, and put back) still reports there
 cat >"$WORK/silence.c" <<'EOF'

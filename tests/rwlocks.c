@@ -1332,6 +1332,29 @@ int main(int argc, char **argv)
 		printf("rdlock by the writer: %s\n", strerrorname_np(pthread_rwlock_rdlock(&a)));
 		printf("wrlock by the writer: %s\n", strerrorname_np(pthread_rwlock_wrlock(&a)));
 		pthread_rwlock_unlock(&a);
+	} else if (!strcmp(what, "edeadlk-alive")) {
+		/* two rwlocks alive together, relocked by the same code, the
+		 * first destroyed before the second's relock: two findings */
+		pthread_rwlock_t l[2];
+		for (int i = 0; i < 2; i++)
+			pthread_rwlock_init(&l[i], NULL);
+		for (int i = 0; i < 2; i++) {
+			pthread_rwlock_wrlock(&l[i]);
+			printf("%s\n", strerrorname_np(pthread_rwlock_rdlock(&l[i])));
+			pthread_rwlock_unlock(&l[i]);
+			if (i == 0)
+				pthread_rwlock_destroy(&l[0]);
+		}
+		pthread_rwlock_destroy(&l[1]);
+	} else if (!strcmp(what, "destroy-after-busy")) {
+		/* a read, a busy try (its entry shares the read's order), then
+		 * the destroy of the read-locked rwlock: a MISUSE, whose entry
+		 * ends the kept history once */
+		pthread_rwlock_t l;
+		pthread_rwlock_init(&l, NULL);
+		pthread_rwlock_rdlock(&l);
+		printf("%s ", strerrorname_np(pthread_rwlock_trywrlock(&l)));
+		printf("%d\n", pthread_rwlock_destroy(&l));
 	} else if (!strcmp(what, "edeadlk-lives")) {
 		/* the same refused relock on five lives of a lock made anew */
 		for (int i = 0; i < 5; i++) {

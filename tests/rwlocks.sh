@@ -521,8 +521,17 @@ expect_grep "edeadlk, five lives: ... counting five" \
 	'^MISUSE: relock refused: thread [0-9]+ relocked an rwlock it holds, 5 times; glibc answered EDEADLK$' \
 	"$WORK/edl.report"
 expect_grep "edeadlk, five lives: ... four of them on the later lives" \
-	'^  \(4 of them by the same code on later lives, at this address or others: counted here\)$' \
+	'^  \(4 of them by the same code on later lives of the lock at this address: counted here\)$' \
 	"$WORK/edl.report"
+run eda "$T" edeadlk-alive
+expect_eq "edeadlk, two alive together: two findings" \
+	"$(grep -c '^MISUSE: relock refused: thread [0-9]* relocked an rwlock it holds, 1 time; ' "$WORK/eda.report") $(grep -c 'later lives' "$WORK/eda.report")" \
+	"2 0"
+run dab "$T" destroy-after-busy
+expect_eq "destroy after a busy try: glibc's answers" "$(cat "$WORK/dab.out")" "EBUSY 0"
+expect_eq "destroy after a busy try: the kept history ends with one destroy" \
+	"$(awk '/^#[0-9]+ 1 rwlock that ended/ { on = 1 } on && /^       order/ { r = 1; next }
+		r && NF == 0 { exit } r { print $3 }' "$WORK/dab.report" | grep -c '^destroy$')" 1
 expect_grep "edeadlk, five lives: ... relocked at its line" \
 	"^  relocked at  main\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of edeadlk-lives)" "$WORK/edl.report"
 

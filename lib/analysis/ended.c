@@ -74,17 +74,18 @@ static void history_ends(struct ms_site_history *h)
 	if (!caller)
 		return;
 	uint64_t newest = 0;
-	uint32_t last = h->n;
 	for (uint32_t i = 0; i < h->n; i++)
-		if (h->ops[i].stamp >> MS_OP_TID_BITS > newest) {
+		if (h->ops[i].stamp >> MS_OP_TID_BITS > newest)
 			newest = h->ops[i].stamp >> MS_OP_TID_BITS;
-			last = i;
-		}
-	if (last < h->n) {
+	/* the misuse's own entry: among the newest (a failure on the same
+	 * hold as the one before shares its order: record.c's log_other) */
+	for (uint32_t i = 0; i < h->n; i++) {
 		struct ms_op_view v;
-		ms_op_read(&h->ops[last], &h->ticks[last], &v);
+		if (h->ops[i].stamp >> MS_OP_TID_BITS != newest)
+			continue;
+		ms_op_read(&h->ops[i], &h->ticks[i], &v);
 		if (v.op == MS_OP_DESTROY)
-			return; /* the misuse's own entry */
+			return;
 	}
 	uint64_t o = (newest > self->clock ? newest : self->clock) + 1;
 	self->clock = o;

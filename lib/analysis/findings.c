@@ -467,12 +467,15 @@ void ms_finding_held_at_exit(const struct ms_tstate *ts)
 	give();
 }
 
-/* Whether the life a self-deadlock was found on has ended (destroyed, or
- * its record another lock's): a later one's relock by the same code is
- * then the same finding.  Locks alive together are each their own. */
-static int life_over(const struct self_deadlock *s)
+/* Whether a relock of the lock at key is one of a later life than the
+ * one self-deadlock s was found on: the same address (two lives of one
+ * address never overlap), and s's life over (destroyed, or its record
+ * another lock's).  Locks alive together are each their own finding:
+ * one at another address may have been made before s's ended. */
+static int later_life(const struct self_deadlock *s, uintptr_t key)
 {
-	return ms_rec_key(s->rec) != s->key || LOAD(&ms_rec(s->rec)->birth) != s->birth;
+	return s->key == key &&
+	       (ms_rec_key(s->rec) != s->key || LOAD(&ms_rec(s->rec)->birth) != s->birth);
 }
 
 static uint32_t note_self(struct ms_tstate *ts, uint32_t rec, uintptr_t key,
@@ -505,15 +508,15 @@ static uint32_t note_self(struct ms_tstate *ts, uint32_t rec, uintptr_t key,
 	};
 	take();
 	/* A refused relock hangs nothing, and a lock made anew in a loop
-	 * (a new life each time, at one address or many) is refused as often:
-	 * the same thread and code on another life counts on the first's
-	 * line, where 128 identical ones and "of other locks: not kept"
-	 * filled the report. */
+	 * (a new life at the same address each time: a local, or malloc's
+	 * block again) is refused as often: the same thread and code on a
+	 * later life counts on the first's line, where 128 identical ones
+	 * and "of other locks: not kept" filled the report. */
 	for (uint32_t i = 0; kind == MS_SELF_REFUSED && s.first && i < nselfs; i++)
 		if (selfs[i].kind == kind && selfs[i].tid == s.tid && selfs[i].first == s.first &&
 		    selfs[i].relock == s.relock &&
 		    ms_lock_class(selfs[i].flags) == ms_lock_class(s.flags) &&
-		    life_over(&selfs[i])) {
+		    later_life(&selfs[i], s.key)) {
 			selfs[i].count++;
 			selfs[i].other_lives++;
 			give();

@@ -43,8 +43,10 @@ static int sys_nofile_limit(struct rlimit *lim)
  * torn.  More than 64 are not remembered (only the EBADF answer is lost
  * for them, never a descriptor). */
 #define OURS_MAX 64
+#define FORGOTTEN (-2)
 static struct ours {
-	int fd; /* 0: free, -1: being written (ours are all above 2) */
+	int fd; /* 0: free, -1: being written (ours are all above 2),
+		   FORGOTTEN: the program closed it or put another there */
 	dev_t dev;
 	ino_t ino;
 } ours[OURS_MAX];
@@ -114,6 +116,33 @@ int ms_fd_dup_high(int fd)
 		remember(high);
 	errno = saved;
 	return high;
+}
+
+int ms_fd_dup_anywhere(int fd)
+{
+	int d = ms_fd_dup_high(fd);
+	if (d < 0) {
+		int saved = errno;
+		d = sys_fcntl(fd, F_DUPFD_CLOEXEC, 3);
+		if (d >= 0)
+			remember(d);
+		errno = saved;
+	}
+	return d;
+}
+
+void ms_fds_forget(unsigned first, unsigned last)
+{
+	for (unsigned i = 0; i < OURS_MAX; i++) {
+		int at = __atomic_load_n(&ours[i].fd, __ATOMIC_ACQUIRE);
+		if (!at)
+			break;
+		/* no longer ours: a number never again, as entries are
+		 * written once (a new one of ours takes a new entry) */
+		if (at > 0 && (unsigned)at >= first && (unsigned)at <= last)
+			__atomic_compare_exchange_n(&ours[i].fd, &at, FORGOTTEN, 0,
+						    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+	}
 }
 
 int ms_fd_move_high(int fd)

@@ -26,6 +26,17 @@ int ms_fd_close(int fd);
 /* dup(fd) at a high number, close-on-exec, as above; -1 if it fails. */
 int ms_fd_dup_high(int fd);
 
+/* ms_fd_dup_high, else the lowest free number from 3 (ours all the
+ * same: no room up high); -1 if it fails. */
+int ms_fd_dup_anywhere(int fd);
+
+/* The program closed the descriptors first..last, or put others at their
+ * numbers (close, close_range, closefrom, dup2, dup3: wrap/
+ * interpose_process.c): none there is ours any more, whatever opens there
+ * next -- even a close-on-exec copy of the same file, which
+ * ms_fd_is_ours could not tell from ours. */
+void ms_fds_forget(unsigned first, unsigned last);
+
 /* Whether fd is one the two calls above made and still the same open file
  * (the program may have closed ours and opened its own there since): the
  * API's mutexstat_dump() answers EBADF for ours, as write(2) would have in

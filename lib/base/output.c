@@ -65,16 +65,16 @@ void ms_output_init(void)
 		/* A high number, out of the way of programs that expect their
 		 * next open() to return 3 (fds.h); close-on-exec so children
 		 * have only their own. */
-		saved_fd = ms_fd_dup_high(2);
-		if (saved_fd < 0)
-			saved_fd = fcntl(2, F_DUPFD_CLOEXEC, 3);
+		saved_fd = ms_fd_dup_anywhere(2);
 	}
 	errno = saved;
 }
 
 int ms_output_stderr(void)
 {
-	if (same_file(saved_fd))
+	/* ours, and still that file (the program may have put its own copy
+	 * of it at the number, which is its to write to, not ours) */
+	if (same_file(saved_fd) && ms_fd_is_ours(saved_fd))
 		return saved_fd;
 	if (same_file(2)) /* ours was closed, but fd 2 is still the original */
 		return 2;

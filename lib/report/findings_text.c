@@ -266,8 +266,8 @@ static void print_self(struct ms_fmt *f, const struct ms_self_finding *s)
 	ms_fmt(f, "%s%s\n", ms_fmt_str(&hf),
 	       ms_lock_names(names, sizeof names, s->key, s->name, &room));
 	if (s->other_lives)
-		ms_fmt(f, "  (%llu of them by the same code on later lives, at this address or "
-			  "others: counted here)\n", (unsigned long long)s->other_lives);
+		ms_fmt(f, "  (%llu of them by the same code on later lives of the lock at this "
+			  "address: counted here)\n", (unsigned long long)s->other_lives);
 	ms_fmt(f, "  taken at     ");
 	ms_report_stack(f, s->taken_stack, 15);
 	ms_report_wrapper_callers(f, s->wrapped_stack);

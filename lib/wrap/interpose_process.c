@@ -265,29 +265,41 @@ MS_EXPORT void quick_exit(int status)
 }
 
 /* close, dup2, dup3, close_range and closefrom: the next library's or
- * glibc's (ms_real; before start-up, glibc's close and dup2 by their
- * other exported names, the others their system calls), then, for fds
- * 0-2 in a process that is not a vfork child (which shares our memory
- * with its parent, and whose exec closes the copy), whether the stderr
- * the process started with is still held by the program
- * (ms_output_std_moved). */
-static void std_moved(void)
+ * glibc's (ms_real, looked up here on a call before start-up: a
+ * descriptor tracker preloaded after us sees the program's calls from
+ * its constructors too), then: a descriptor of ours the call closed or
+ * replaced is no longer ours (the program may put its own copy of
+ * stderr there, close-on-exec too); and for fds 0-2, in a process that
+ * is not a vfork child (which shares our memory with its parent, and
+ * whose exec closes the copy), whether the stderr the process started
+ * with is still held by the program (ms_output_std_moved). */
+static void *next_of(void **slot, const char *name)
 {
-	if (!ms_in_vfork_child()) {
-		int saved = errno;
-		ms_output_std_moved();
-		errno = saved;
+	void *fn = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+	if (!fn) {
+		fn = ms_real_next(name, NULL);
+		__atomic_store_n(slot, fn, __ATOMIC_RELEASE);
 	}
+	return fn;
+}
+
+static void fds_changed(unsigned first, unsigned last)
+{
+	int saved = errno;
+	ms_fds_forget(first, last);
+	if (first <= STDERR_FILENO && !ms_in_vfork_child())
+		ms_output_std_moved();
+	errno = saved;
 }
 
 // NOLINTNEXTLINE(bugprone-reserved-identifier,cert-dcl37-c)
 int __close(int fd); /* glibc's close, by its other exported name */
 MS_EXPORT int close(int fd)
 {
-	int (*next)(int) = __atomic_load_n(&ms_real.close, __ATOMIC_ACQUIRE);
+	int (*next)(int) = (int (*)(int))next_of((void **)&ms_real.close, "close");
 	int rc = next ? next(fd) : __close(fd);
-	if (rc == 0 && fd >= 0 && fd <= STDERR_FILENO)
-		std_moved();
+	if (rc == 0 && fd >= 0)
+		fds_changed((unsigned)fd, (unsigned)fd);
 	return rc;
 }
 
@@ -295,51 +307,51 @@ MS_EXPORT int close(int fd)
 int __dup2(int oldfd, int newfd); /* glibc's dup2, the same */
 MS_EXPORT int dup2(int oldfd, int newfd)
 {
-	int (*next)(int, int) = __atomic_load_n(&ms_real.dup2, __ATOMIC_ACQUIRE);
+	int (*next)(int, int) = (int (*)(int, int))next_of((void **)&ms_real.dup2, "dup2");
 	int rc = next ? next(oldfd, newfd) : __dup2(oldfd, newfd);
-	if (rc >= 0 && newfd >= 0 && newfd <= STDERR_FILENO && oldfd != newfd)
-		std_moved();
+	if (rc >= 0 && oldfd != newfd)
+		fds_changed((unsigned)rc, (unsigned)rc);
 	return rc;
 }
 
 MS_EXPORT int dup3(int oldfd, int newfd, int flags)
 {
-	int (*next)(int, int, int) = __atomic_load_n(&ms_real.dup3, __ATOMIC_ACQUIRE);
+	int (*next)(int, int, int) =
+		(int (*)(int, int, int))next_of((void **)&ms_real.dup3, "dup3");
 	int rc = next ? next(oldfd, newfd, flags)
 		      : (int)syscall(SYS_dup3, oldfd, newfd, flags);
-	if (rc >= 0 && newfd >= 0 && newfd <= STDERR_FILENO)
-		std_moved();
+	if (rc >= 0)
+		fds_changed((unsigned)rc, (unsigned)rc);
 	return rc;
 }
 
 /* (Python's os.closerange(0, 3) is close_range(0, 2, 0)) */
 MS_EXPORT int close_range(unsigned first, unsigned last, int flags)
 {
-	int (*next)(unsigned, unsigned, int) =
-		__atomic_load_n(&ms_real.close_range, __ATOMIC_ACQUIRE);
+	int (*next)(unsigned, unsigned, int) = (int (*)(unsigned, unsigned, int))next_of(
+		(void **)&ms_real.close_range, "close_range");
 	int rc = next ? next(first, last, flags)
 		      : (int)syscall(SYS_close_range, first, last, flags);
-	if (rc == 0 && first <= STDERR_FILENO && !(flags & CLOSE_RANGE_CLOEXEC))
-		std_moved();
+	if (rc == 0 && !(flags & CLOSE_RANGE_CLOEXEC) && first <= last)
+		fds_changed(first, last);
 	return rc;
 }
 
 MS_EXPORT void closefrom(int lowfd)
 {
-	void (*next)(int) = __atomic_load_n(&ms_real.closefrom, __ATOMIC_ACQUIRE);
+	void (*next)(int) = (void (*)(int))next_of((void **)&ms_real.closefrom, "closefrom");
 	if (next)
 		next(lowfd);
-	else
+	else /* a glibc before 2.34: no program calls it */
 		(void)syscall(SYS_close_range, lowfd < 0 ? 0u : (unsigned)lowfd, ~0u, 0);
-	if (lowfd <= STDERR_FILENO)
-		std_moved();
+	fds_changed(lowfd < 0 ? 0u : (unsigned)lowfd, ~0u);
 }
 
 /* glibc's setsid is its system call, made here the same way. */
 MS_EXPORT pid_t setsid(void)
 {
 	pid_t sid = (pid_t)syscall(SYS_setsid);
-	if (sid >= 0)
+	if (sid >= 0 && !ms_in_vfork_child()) /* (its parent's memory) */
 		ms_output_detached();
 	return sid;
 }
