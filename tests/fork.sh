@@ -330,6 +330,40 @@ else
 	fail "the program's close-on-exec copy: the program did not build"
 fi
 
+# A vfork child that closes every descriptor before its exec (python's
+# subprocess does): its descriptors are its own, and the parent's report
+# still reaches the parent's stderr (the child forgot the parent's copy)
+cat >"$WORK/vfclose.c" <<'EOF'
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+#include <unistd.h>
+#include <sys/wait.h>
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+int main(void)
+{
+	pthread_mutex_lock(&m);
+	pthread_mutex_unlock(&m);
+	pid_t c = vfork();
+	if (c == 0) {
+		close_range(3, ~0u, 0);
+		execl("/bin/true", "true", (char *)0);
+		_exit(127);
+	}
+	int st;
+	waitpid(c, &st, 0);
+	return WEXITSTATUS(st);
+}
+EOF
+if ${CC:-cc} -o "$WORK/vfclose" "$WORK/vfclose.c" -lpthread; then
+	rc=0
+	LD_PRELOAD="$MUTEXSTAT_LIB" "$WORK/vfclose" 2>"$WORK/vfclose.err" || rc=$?
+	expect_eq "vfork child closing all: the parent's report on its stderr" \
+		"$rc $(grep -c '^mutexstat: vfclose (pid [0-9]*) ran .*1 mutex tracked' "$WORK/vfclose.err")" "0 1"
+else
+	fail "vfork child closing all: the program did not build"
+fi
+
 # ... while a program that only silences its stderr for a while (its own
 # copy kept, and put back) still reports there
 cat >"$WORK/silence.c" <<'EOF'

@@ -131,6 +131,18 @@ int ms_fd_dup_anywhere(int fd)
 	return d;
 }
 
+int ms_fds_in(unsigned first, unsigned last)
+{
+	for (unsigned i = 0; i < OURS_MAX; i++) {
+		int at = __atomic_load_n(&ours[i].fd, __ATOMIC_ACQUIRE);
+		if (!at)
+			break;
+		if (at > 0 && (unsigned)at >= first && (unsigned)at <= last)
+			return 1;
+	}
+	return 0;
+}
+
 void ms_fds_forget(unsigned first, unsigned last)
 {
 	for (unsigned i = 0; i < OURS_MAX; i++) {

@@ -36,6 +36,8 @@ int ms_fd_dup_anywhere(int fd);
  * next -- even a close-on-exec copy of the same file, which
  * ms_fd_is_ours could not tell from ours. */
 void ms_fds_forget(unsigned first, unsigned last);
+/* Whether one of ours is among first..last (a look, no change). */
+int ms_fds_in(unsigned first, unsigned last);
 
 /* Whether fd is one the two calls above made and still the same open file
  * (the program may have closed ours and opened its own there since): the

@@ -285,10 +285,21 @@ static void *next_of(void **slot, const char *name)
 
 static void fds_changed(unsigned first, unsigned last)
 {
+	/* most calls touch neither ours nor 0-2: a look, and no system call
+	 * (the vfork question is getpid) */
+	int ours = ms_fds_in(first, last);
+	if (!ours && first > STDERR_FILENO)
+		return;
 	int saved = errno;
-	ms_fds_forget(first, last);
-	if (first <= STDERR_FILENO && !ms_in_vfork_child())
-		ms_output_std_moved();
+	/* a vfork child's descriptors are its own, its memory its parent's
+	 * (python's subprocess closes every descriptor there: the parent's
+	 * copy would have been forgotten, and its reports lost) */
+	if (!ms_in_vfork_child()) {
+		if (ours)
+			ms_fds_forget(first, last);
+		if (first <= STDERR_FILENO)
+			ms_output_std_moved();
+	}
 	errno = saved;
 }
 
