@@ -131,30 +131,35 @@ int ms_fd_dup_anywhere(int fd)
 	return d;
 }
 
-int ms_fds_in(unsigned first, unsigned last)
+/* Whether one of ours is among first..last; with forget, each such is
+ * no longer ours: a number never again, as entries are written once (a
+ * new one of ours takes a new entry). */
+static int ours_in(unsigned first, unsigned last, int forget)
 {
+	int found = 0;
 	for (unsigned i = 0; i < OURS_MAX; i++) {
 		int at = __atomic_load_n(&ours[i].fd, __ATOMIC_ACQUIRE);
 		if (!at)
 			break;
-		if (at > 0 && (unsigned)at >= first && (unsigned)at <= last)
+		if (at <= 0 || (unsigned)at < first || (unsigned)at > last)
+			continue;
+		if (!forget)
 			return 1;
+		found = 1;
+		__atomic_compare_exchange_n(&ours[i].fd, &at, FORGOTTEN, 0, __ATOMIC_ACQ_REL,
+					    __ATOMIC_ACQUIRE);
 	}
-	return 0;
+	return found;
+}
+
+int ms_fds_in(unsigned first, unsigned last)
+{
+	return ours_in(first, last, 0);
 }
 
 void ms_fds_forget(unsigned first, unsigned last)
 {
-	for (unsigned i = 0; i < OURS_MAX; i++) {
-		int at = __atomic_load_n(&ours[i].fd, __ATOMIC_ACQUIRE);
-		if (!at)
-			break;
-		/* no longer ours: a number never again, as entries are
-		 * written once (a new one of ours takes a new entry) */
-		if (at > 0 && (unsigned)at >= first && (unsigned)at <= last)
-			__atomic_compare_exchange_n(&ours[i].fd, &at, FORGOTTEN, 0,
-						    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
-	}
+	(void)ours_in(first, last, 1);
 }
 
 int ms_fd_move_high(int fd)

@@ -74,7 +74,7 @@ int ms_output_stderr(void)
 {
 	/* ours, and still that file (the program may have put its own copy
 	 * of it at the number, which is its to write to, not ours) */
-	if (same_file(saved_fd) && ms_fd_is_ours(saved_fd))
+	if (ms_fd_is_ours(saved_fd)) /* (its file, too: fds.h) */
 		return saved_fd;
 	if (same_file(2)) /* ours was closed, but fd 2 is still the original */
 		return 2;
@@ -117,7 +117,7 @@ void ms_output_std_moved(void)
 	 * replaced by one of the program's */
 	int fd = __atomic_load_n(&saved_fd, __ATOMIC_ACQUIRE);
 	int keep = same_file(0) || same_file(1) || same_file(2) || fd <= 2 ||
-		   !ms_fd_is_ours(fd) || !same_file(fd);
+		   !ms_fd_is_ours(fd);
 	errno = saved;
 	if (!keep)
 		ms_output_detached();
