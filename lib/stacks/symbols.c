@@ -640,6 +640,23 @@ typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
 static void collapse(const char *in, char open, char close, char *out,
 		     size_t cap);
 
+/* The length of the C++ operator's name at p in name s whose symbol is an
+ * unpaired bracket ("operator<", "operator->", "operator>>="), else 0: the
+ * brackets of a name are counted past it.  Counted, "operator<" left every
+ * name that had one with no pair, and a long one kept its template lists
+ * whole and lost its class. */
+static size_t operator_token(const char *s, const char *p)
+{
+	static const char *const symbols[] = { "<=>", "<<=", ">>=", "->*", "<<", ">>",
+					       "<=",  ">=",  "->",  "<",   ">" };
+	if (strncmp(p, "operator", 8) != 0 || (p > s && p[-1] != ':' && p[-1] != ' '))
+		return 0;
+	for (size_t k = 0; k < sizeof symbols / sizeof symbols[0]; k++)
+		if (!strncmp(p + 8, symbols[k], strlen(symbols[k])))
+			return 8 + strlen(symbols[k]);
+	return 0;
+}
+
 /* A name longer than the frame has room for, made to fit without losing
  * its end: a C++ name's argument lists, then its template lists, become
  * "...", and what still does not fit loses its start ("..put(...)").  Cut
@@ -674,25 +691,11 @@ static void copy_long_name(char *dst, size_t cap, const char *name)
 	free(b);
 }
 
-/* libstdc++'s std::thread runs the program's callable in
- * std::thread::_State_impl<std::thread::_Invoker<std::tuple<F, args...> > >
- * ::_M_run(), where a lambda's body is inlined: every thread's frame has
- * that name, too long for a frame, and made to fit it read
- * "std::thread::_State_impl<...>::_M_run()" whatever the thread ran.  The
- * callable F is what tells them apart: such a name becomes F for a
- * lambda ("main::{lambda()#1}", whose body, inlined, is the code there),
- * else "std::thread running F" (into out, of cap bytes) -- no brackets
- * around F, which a name made to fit would empty; 0 if name is no such
- * frame's. */
-static int thread_run_name(const char *name, char *out, size_t cap)
+/* The template argument of a wrapper's name that starts at f and ends at
+ * the first ',' or '>' outside brackets; its length, 0 if none ends. */
+static size_t template_arg(const char *f)
 {
-	static const char head[] = "std::thread::_State_impl<std::thread::_Invoker<std::tuple<";
-	static const char tail[] = "::_M_run()";
-	size_t n = strlen(name);
-	if (strncmp(name, head, sizeof head - 1) != 0 || n < sizeof tail - 1 ||
-	    strcmp(name + n - (sizeof tail - 1), tail) != 0)
-		return 0;
-	const char *f = name + sizeof head - 1, *e = f;
+	const char *e = f;
 	int depth = 0;
 	for (; *e; e++) {
 		if (*e == '<' || *e == '(' || *e == '{' || *e == '[')
@@ -700,24 +703,91 @@ static int thread_run_name(const char *name, char *out, size_t cap)
 		else if (depth && (*e == '>' || *e == ')' || *e == '}' || *e == ']'))
 			depth--;
 		else if (!depth && (*e == ',' || *e == '>'))
-			break;
+			return (size_t)(e - f);
 	}
-	size_t flen = (size_t)(e - f);
-	if (!*e || !flen || flen + 48 > cap)
-		return 0;
-	/* a function pointer says nothing the next frame, the function's
-	 * own, does not */
-	if (memmem(f, flen, "(*)", 3))
-		return 0;
-	struct ms_fmt o;
-	ms_fmt_init(&o, out, cap, -1);
-	/* a lambda is its own name: its body is the code that runs */
-	if (f[flen - 1] == '}')
-		ms_fmt(&o, "%.*s", (int)flen, f);
-	else
-		ms_fmt(&o, "std::thread running %.*s", (int)flen, f);
-	ms_fmt_str(&o);
-	return 1;
+	return 0;
+}
+
+/* libstdc++ runs the program's callable F inside a wrapper whose name
+ * holds F: std::thread in
+ * std::thread::_State_impl<std::thread::_Invoker<std::tuple<F, args...> > >
+ * ::_M_run(), std::function in std::_Function_handler<R (args...), F>
+ * ::_M_invoke(std::_Any_data const&, args...).  A lambda's body, inlined,
+ * is the code there, and every such frame has the wrapper's name: too
+ * long for a frame, and made to fit it read
+ * "std::thread::_State_impl<...>::_M_run()" or
+ * "..ction_handler<...>::_M_invoke(...)" whatever the callable was.  Such
+ * a name becomes F for a lambda ("main::{lambda()#1}") where lambda_alone
+ * is set, else "std::thread running F" or "std::function calling F" (into
+ * out, of cap bytes) -- no brackets around F, which a name made to fit
+ * would empty; 0 if name is no such frame's. */
+static int callable_name(const char *name, char *out, size_t cap, int lambda_alone)
+{
+	static const struct {
+		const char *head, *tail, *verb;
+	} wrappers[] = {
+		{ "std::thread::_State_impl<std::thread::_Invoker<std::tuple<", "::_M_run()",
+		  "std::thread running" },
+		{ "std::_Function_handler<", "::_M_invoke(std::_Any_data const&", "std::function calling" },
+	};
+	for (size_t w = 0; w < sizeof wrappers / sizeof wrappers[0]; w++) {
+		size_t hn = strlen(wrappers[w].head), tn = strlen(wrappers[w].tail);
+		size_t n = strlen(name);
+		const char *f = name + hn;
+		if (strncmp(name, wrappers[w].head, hn) != 0)
+			continue;
+		if (w == 0 && (n < hn + tn || strcmp(name + n - tn, wrappers[w].tail) != 0))
+			return 0;
+		if (w == 1) { /* past the signature "R (args...)," */
+			size_t sig = template_arg(f);
+			if (!sig || f[sig] != ',')
+				return 0;
+			f += sig + 1 + (f[sig + 1] == ' ');
+		}
+		size_t flen = template_arg(f);
+		if (!flen || flen + 48 > cap ||
+		    (w == 1 && (f[flen] != '>' || strncmp(f + flen + 1, wrappers[w].tail, tn) != 0)))
+			return 0;
+		/* a function pointer says nothing the next frame, the
+		 * function's own, does not */
+		if (memmem(f, flen, "(*)", 3))
+			return 0;
+		struct ms_fmt o;
+		ms_fmt_init(&o, out, cap, -1);
+		/* a lambda is its own name: its body is the code that runs */
+		if (f[flen - 1] == '}' && lambda_alone)
+			ms_fmt(&o, "%.*s", (int)flen, f);
+		else
+			ms_fmt(&o, "%s %.*s", wrappers[w].verb, (int)flen, f);
+		ms_fmt_str(&o);
+		return 1;
+	}
+	return 0;
+}
+
+/* A lambda's call operator, "main::{lambda(int)#1}::operator()(int)
+ * const", is named as the lambda, as where its body was inlined into a
+ * wrapper (callable_name): "main::{lambda(int)#1}".  The operator and its
+ * arguments again took a fifth of a frame's room, and the top table's cut
+ * from the left kept "..)#1}::operator()() const". */
+static void lambda_as_itself(char *s)
+{
+	static const char op[] = "}::operator()(";
+	char *p = NULL, *q = s;
+	while ((q = strstr(q, op)) != NULL)
+		p = q++;
+	if (!p || !memmem(s, (size_t)(p - s), "{lambda(", 8))
+		return;
+	const char *e = p + sizeof op - 1;
+	int depth = 1;
+	for (; *e && depth; e++)
+		depth += (*e == '(') - (*e == ')');
+	if (!strncmp(e, " const", 6))
+		e += 6;
+	/* and GCC's " [clone .constprop.0]", which says nothing either */
+	if (depth || (*e && strncmp(e, " [clone ", 8) != 0))
+		return;
+	p[1] = 0;
 }
 
 /* C++ names are demangled with the program's own libstdc++ when it has
@@ -736,7 +806,9 @@ static void drop_copy_suffix(char *s)
 	}
 }
 
-static void copy_name(char *dst, size_t cap, const char *name)
+/* name demangled, made to fit dst.  lambda_alone: a wrapper that runs a
+ * lambda is named as the lambda (callable_name); 1 if it was. */
+static int copy_name_as(char *dst, size_t cap, const char *name, int lambda_alone)
 {
 	static demangle_fn demangle;
 	static int looked;
@@ -771,15 +843,25 @@ static void copy_name(char *dst, size_t cap, const char *name)
 		}
 	}
 	char run[512];
-	if (plain && thread_run_name(plain, run, sizeof run))
+	int lambda = 0;
+	if (plain)
+		lambda_as_itself(plain);
+	if (plain && callable_name(plain, run, sizeof run, lambda_alone)) {
 		copy_long_name(dst, cap, run);
-	else
+		lambda = lambda_alone && run[strlen(run) - 1] == '}';
+	} else
 		copy_long_name(dst, cap, plain ? plain : name);
 	free(plain);
 	char *version = strchr(dst, '@'); /* __libc_start_main@@GLIBC_2.34 */
 	if (version && version > dst)
 		*version = 0;
 	drop_copy_suffix(dst);
+	return lambda;
+}
+
+static void copy_name(char *dst, size_t cap, const char *name)
+{
+	(void)copy_name_as(dst, cap, name, 1);
 }
 
 /* An absolute path with its "." and ".." components taken out as the text
@@ -866,31 +948,38 @@ static Dwarf_Die *cu_by_ranges(Dwfl_Module *mod, Dwarf_Addr pc,
  * DIE without addresses and what is under it, and clang writes C++
  * functions inside their namespace (gcc at the unit's top level), so in a
  * clang program std::lock_guard in any namespaced function read as
- * bits/gthr-default.h.  1 if found, in *out. */
+ * bits/gthr-default.h.  With nested set, it looks inside every function,
+ * block and class as well: gcc writes a lambda's operator() that was not
+ * inlined inside the closure's class, inside the blocks of the function
+ * that made it, none of which holds its addresses, and every lock a
+ * lambda took at -O1 or through a std::function too big to inline read as
+ * gthr-default.h:749.  1 if found, in *out. */
 static int innermost_at(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out,
-			int depth)
+			int depth, int nested)
 {
 	Dwarf_Die child;
 	if (depth > 64 || dw.child(parent, &child) != 0)
 		return 0;
 	do {
 		int tag = dw.tag(&child);
-		if (tag == DW_TAG_namespace) {
-			if (innermost_at(&child, pc, out, depth + 1))
-				return 1;
-		} else if ((tag == DW_TAG_subprogram ||
-			    tag == DW_TAG_lexical_block ||
-			    tag == DW_TAG_inlined_subroutine) &&
-			   dw.haspc(&child, pc) > 0) {
+		int holds = (tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block ||
+			     tag == DW_TAG_inlined_subroutine) && dw.haspc(&child, pc) > 0;
+		if (holds) {
 			*out = child;
-			(void)innermost_at(&child, pc, out, depth + 1);
+			(void)innermost_at(&child, pc, out, depth + 1, nested);
 			return 1;
 		}
+		if ((tag == DW_TAG_namespace ||
+		     (nested && (tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block ||
+				 tag == DW_TAG_structure_type || tag == DW_TAG_class_type ||
+				 tag == DW_TAG_union_type))) &&
+		    innermost_at(&child, pc, out, depth + 1, nested))
+			return 1;
 	} while (dw.siblingof(&child, &child) == 0);
 	return 0;
 }
 
-static void source_line(Dwfl_Module *mod, Dwarf_Addr pc, struct ms_frame *out)
+static int source_line(Dwfl_Module *mod, Dwarf_Addr pc, struct ms_frame *out)
 {
 	Dwarf_Addr bias = 0;
 	Dwarf_Die *cu = dw.module_addrdie(mod, pc, &bias);
@@ -901,7 +990,7 @@ static void source_line(Dwfl_Module *mod, Dwarf_Addr pc, struct ms_frame *out)
 		 * libdw still answers with that CU's last line: check the CU
 		 * covers pc. */
 		if (dw.haspc(cu, pc - bias) <= 0)
-			return;
+			return 0;
 		Dwfl_Line *row = dw.module_getsrc(mod, pc);
 		file = row ? dw.lineinfo(row, NULL, &line, NULL, NULL, NULL)
 			   : NULL;
@@ -910,7 +999,7 @@ static void source_line(Dwfl_Module *mod, Dwarf_Addr pc, struct ms_frame *out)
 		 * either; the unit's own line table answers */
 		cu = cu_by_ranges(mod, pc, &bias);
 		if (!cu)
-			return;
+			return 0;
 		Dwarf_Line *row = dw.getsrc_die(cu, pc - bias);
 		if (row && dw.lineno(row, &line) == 0)
 			file = dw.linesrc(row, NULL, NULL);
@@ -931,7 +1020,8 @@ static void source_line(Dwfl_Module *mod, Dwarf_Addr pc, struct ms_frame *out)
 		} else {
 			free(scopes);
 			scopes = NULL;
-			n = innermost_at(cu, pc - bias, &inner, 0);
+			n = innermost_at(cu, pc - bias, &inner, 0, 0) ||
+			    innermost_at(cu, pc - bias, &inner, 0, 1);
 		}
 		if (n > 0)
 			n = dw.getscopes_die(&inner, &scopes);
@@ -961,6 +1051,7 @@ static void source_line(Dwfl_Module *mod, Dwarf_Addr pc, struct ms_frame *out)
 		copy_tail(out->file, sizeof out->file, file);
 		out->line = line;
 	}
+	return file && line > 0 && ms_symbols_system_header(file);
 }
 
 /* ---- a module's symbols, read once a session --------------------------- */
@@ -1168,8 +1259,9 @@ static int from_libdw(Dwfl_Module *mod, uintptr_t addr, uintptr_t pc,
 	if (name && same && asked && info.dli_sname &&
 	    (uintptr_t)info.dli_saddr == pc - off)
 		name = info.dli_sname;
+	int lambda = 0;
 	if (name && name[0]) {
-		copy_name(out->func, sizeof out->func, name);
+		lambda = copy_name_as(out->func, sizeof out->func, name, 1);
 		out->offset = (unsigned long)(off + (addr - pc));
 	} else {
 		Dwarf_Addr bias = 0;
@@ -1185,8 +1277,11 @@ static int from_libdw(Dwfl_Module *mod, uintptr_t addr, uintptr_t pc,
 	 * exit of every process whose report showed such a frame (OpenSSL
 	 * and LLVM lock inside pthread_once).  Its names are cheap: the
 	 * debug file's symbol table is not compressed. */
-	if (lines && !ms_stack_c_library_code(pc))
-		source_line(mod, pc, out);
+	/* A wrapper named as the lambda it runs (callable_name) whose line
+	 * is still its own: the lambda's body was not inlined there, and the
+	 * next frame in is the lambda's, of the same name. */
+	if (lines && !ms_stack_c_library_code(pc) && source_line(mod, pc, out) && lambda)
+		(void)copy_name_as(out->func, sizeof out->func, name, 0);
 	return 0;
 }
 
@@ -1511,8 +1606,13 @@ static void collapse(const char *in, char open, char close, char *out,
 		     size_t cap)
 {
 	int depth = 0;
-	for (const char *p = in; *p && depth >= 0; p++)
-		depth += (*p == open) - (*p == close);
+	for (const char *p = in; *p && depth >= 0; p++) {
+		size_t op = operator_token(in, p);
+		if (op)
+			p += op - 1;
+		else
+			depth += (*p == open) - (*p == close);
+	}
 	if (depth != 0) {
 		copy(out, cap, in);
 		return;
@@ -1522,7 +1622,16 @@ static void collapse(const char *in, char open, char close, char *out,
 	 * not follow that the first collapse() ended args with a 0) */
 	// NOLINTNEXTLINE(clang-analyzer-core.uninitialized.Branch)
 	for (const char *p = in; *p && n + 5 < cap; p++) {
-		if (depth == 0 && !strncmp(p, "(anonymous namespace)", 21)) {
+		size_t op = operator_token(in, p);
+		if (op) {
+			if (depth == 0) {
+				if (n + op + 5 >= cap)
+					break;
+				memcpy(out + n, p, op);
+				n += op;
+			}
+			p += op - 1;
+		} else if (depth == 0 && !strncmp(p, "(anonymous namespace)", 21)) {
 			if (n + 21 + 5 >= cap)
 				break;
 			memcpy(out + n, p, 21);
@@ -1645,6 +1754,99 @@ static char *offset_of(char *s)
 	return plus;
 }
 
+/* The C++ name in s[0, *func_n) shortened toward want bytes by its scopes,
+ * the rest of s moved with it: first the argument lists of the functions
+ * it is inside become "(...)" ("run_workers(...)::{lambda()#1}"), then its
+ * own, then its outer scopes go, its namespaces first, for ".." -- never
+ * its last two.  A suppression rule made of what is left matches the
+ * whole name (a "..." or a leading ".." is its "*": suppress.c), so
+ * nothing goes without a sign.  A cut from the start of the whole name kept "..)#1}::operator()()
+ * const", neither the function nor its class.  What std::thread or
+ * std::function runs keeps the words before it (callable_name).  Nothing
+ * for a name whose brackets do not pair up. */
+static void shorten_scopes(char *s, size_t *func_n, size_t want)
+{
+	static const char *const verbs[] = { "std::thread running ", "std::function calling " };
+	char *q = s;
+	for (size_t k = 0; k < sizeof verbs / sizeof verbs[0]; k++)
+		if (!strncmp(s, verbs[k], strlen(verbs[k])))
+			q = s + strlen(verbs[k]);
+	for (int pass = 0; pass < 3 && *func_n > want; pass++) {
+		/* the scopes' ends: "::" outside brackets */
+		size_t ends[32], nends = 0;
+		int depth = 0;
+		for (char *c = q; c < s + *func_n; c++) {
+			size_t op = operator_token(s, c);
+			if (op)
+				c += op - 1;
+			else if (*c == '<' || *c == '(' || *c == '{' || *c == '[')
+				depth++;
+			else if (*c == '>' || *c == ')' || *c == '}' || *c == ']')
+				depth--;
+			else if (!depth && c[0] == ':' && c[1] == ':' && nends < 32)
+				ends[nends++] = (size_t)(c - s), c++;
+			if (depth < 0)
+				return;
+		}
+		if (depth)
+			return;
+		if (pass == 0) {
+			/* an outer function's arguments, the innermost scope's first */
+			for (size_t i = nends; i-- > 0 && *func_n > want;) {
+				char *end = s + ends[i];
+				if (end[-1] != ')')
+					continue;
+				char *open = end - 1;
+				for (int d = 0; open > q; open--) {
+					d += (*open == ')') - (*open == '(');
+					if (!d)
+						break;
+				}
+				/* "(anonymous namespace)" is a scope, no list */
+				if (open == q || open[-1] == ':' || open[-1] == ' ' ||
+				    end - open <= 5 || !strncmp(open, "(...)", 5))
+					continue;
+				size_t len = (size_t)(end - open) - 5;
+				open[1] = open[2] = open[3] = '.';
+				memmove(open + 4, end - 1, strlen(end - 1) + 1);
+				*func_n -= len;
+				for (size_t j = i; j < nends; j++)
+					ends[j] -= len;
+			}
+		} else if (pass == 1) {
+			/* its own argument list, "(...)" */
+			char *open = NULL, *close = NULL;
+			char *c = nends ? s + ends[nends - 1] + 2 : q;
+			for (depth = 0; c < s + *func_n; c++) {
+				size_t op = operator_token(s, c);
+				if (op)
+					c += op - 1;
+				else if (*c == '<' || *c == '(' || *c == '{' || *c == '[') {
+					if (!depth++ && *c == '(')
+						open = c;
+				} else if (*c == '>' || *c == ')' || *c == '}' || *c == ']') {
+					if (!--depth && *c == ')' && open)
+						close = c;
+				}
+			}
+			if (open && close > open + 4 && strncmp(open, "(...)", 5) != 0) {
+				open[1] = open[2] = open[3] = '.';
+				memmove(open + 4, close, strlen(close) + 1);
+				*func_n -= (size_t)(close - open - 4);
+			}
+		} else if (nends >= 2) {
+			/* the outer scopes, from the first, for ".." */
+			size_t at = (size_t)(q - s), drop = 1;
+			while (drop + 1 < nends && *func_n - (ends[drop - 1] + 2 - at) + 2 > want)
+				drop++;
+			size_t from = ends[drop - 1] + 2;
+			s[at] = s[at + 1] = '.';
+			memmove(s + at + 2, s + from, strlen(s + from) + 1);
+			*func_n -= from - at - 2;
+		}
+	}
+}
+
 /* A name without a source line, "func+0x2a" or "module+0x1a2b", in cols
  * columns, its offset whole: a function loses its start ("..ex::Lock+0x9":
  * C++ names end in what says most), a module its end ("libkeyvalu..+0x1a2b":
@@ -1682,6 +1884,13 @@ static const char *fit_offset(char *s, size_t cols, int is_module)
 	if (!is_module && plus - s > 5 && !memcmp(plus - 5, "(...)", 5)) {
 		memmove(plus - 5, plus, off_n + 1);
 		plus -= 5;
+		if (strlen(s) <= cols)
+			return s;
+	}
+	if (!is_module) {
+		size_t func_n = (size_t)(plus - s);
+		shorten_scopes(s, &func_n, cols - off_n);
+		plus = s + func_n;
 		if (strlen(s) <= cols)
 			return s;
 	}
@@ -1788,6 +1997,11 @@ const char *ms_symbol_fit(char *s, size_t cols)
 		return s;
 	size_t src_n = (size_t)(s + n - loc); /* "file.c:61" */
 	size_t func_n = (size_t)(loc - 1 - s);
+	if (cols >= src_n + 1 + 2 + 8) {
+		shorten_scopes(s, &func_n, cols - src_n - 1);
+		if (func_n + 1 + src_n <= cols)
+			return s;
+	}
 	if (cols >= src_n + 1 + 2 + 8) { /* "..consumer(int) file.c:61" */
 		size_t keep = cols - src_n - 1 - 2;
 		memmove(s + 2, s + func_n - keep, keep + 1 + src_n + 1);

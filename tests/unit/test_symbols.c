@@ -49,6 +49,43 @@ START_TEST(test_symbol_fit_cuts_the_function_to_its_end)
 }
 END_TEST
 
+/* A C++ name too long for its column loses whole scopes, its outer ones
+ * first, after the argument lists of the functions it is inside, and keeps
+ * its last two: cut from the start, a lambda read "..)#1}::operator()()
+ * const", which named neither its function nor its class. */
+START_TEST(test_symbol_fit_drops_outer_scopes_whole)
+{
+	static const char lambda[] = "storage::engine::Pool<...>::run_workers(int, long)::{lambda()#1}+0x104 "
+				     "(src/lam.cpp:17, lam)";
+	ck_assert_str_eq(fit(lambda, 75),
+			 "storage::engine::Pool<...>::run_workers(int, long)::{lambda()#1} lam.cpp:17");
+	/* the outer function's arguments first: "(...)", a "*" in a rule */
+	ck_assert_str_eq(fit(lambda, 74), "storage::engine::Pool<...>::run_workers(...)::{lambda()#1} lam.cpp:17");
+	/* then its namespaces */
+	ck_assert_str_eq(fit(lambda, 62), "..engine::Pool<...>::run_workers(...)::{lambda()#1} lam.cpp:17");
+	ck_assert_str_eq(fit(lambda, 54), "..Pool<...>::run_workers(...)::{lambda()#1} lam.cpp:17");
+	ck_assert_str_eq(fit(lambda, 43), "..run_workers(...)::{lambda()#1} lam.cpp:17");
+	/* the last two scopes, then cut as before */
+	ck_assert_str_eq(fit(lambda, 36), "..kers(...)::{lambda()#1} lam.cpp:17");
+	/* what std::thread runs keeps the words before it */
+	ck_assert_str_eq(fit("std::thread running storage::engine::Pool<...>::run(...)::{lambda()#1} "
+			     "(bits/std_thread.h:210)", 72),
+			 "std::thread running ..Pool<...>::run(...)::{lambda()#1} std_thread.h:210");
+	/* "(anonymous namespace)" is a scope, not an argument list */
+	ck_assert_str_eq(fit("a::(anonymous namespace)::b::consumer(int) (x.cpp:6)", 36),
+			 "..b::consumer(int) x.cpp:6");
+	/* its own argument list goes before its scopes do; an operator<
+	 * is no bracket */
+	ck_assert_str_eq(fit("ns::Cls::Inner::operator<(ns::Cls const&) (x.cpp:5)", 39),
+			 "ns::Cls::Inner::operator<(...) x.cpp:5");
+	ck_assert_str_eq(fit("ns::Cls::Inner::operator<(ns::Cls const&) (x.cpp:5)", 31),
+			 "..Inner::operator<(...) x.cpp:5");
+	/* brackets that do not pair up: cut as before */
+	ck_assert_str_eq(fit("ns::Cls::Inner::f<(ns::Cls const&) (x.cpp:5)", 30),
+			 "..::f<(ns::Cls const&) x.cpp:5");
+}
+END_TEST
+
 /* A C++ function with no source line (a stripped library): its argument
  * list goes before its name does.  It was cut from the start, and
  * "..(unsigned long, unsigned long)+0x20" named no function. */
@@ -60,7 +97,7 @@ START_TEST(test_symbol_fit_drops_arguments_before_the_name)
 			 "Rings::setCapacity+0x20");
 	ck_assert_str_eq(fit("rocksdb::WriteThread::SetState(rocksdb::WriteThread::Writer*, "
 			     "unsigned char)+0x1cc (librocksdb.so.7.8)", 34),
-			 "..sdb::WriteThread::SetState+0x1cc");
+			 "..WriteThread::SetState+0x1cc");
 	/* nested lists count as one */
 	ck_assert_str_eq(fit("ns::call(void (*)(int), long)+0x9 (m)", 17), "ns::call(...)+0x9");
 }
@@ -115,7 +152,7 @@ START_TEST(test_symbol_fit_without_a_line_keeps_function_and_offset)
 	ck_assert_str_eq(fit("kvs_mutex_lock+0x9 (libkeyvaluestore-test.so.3)", 24),
 			 "kvs_mutex_lock+0x9");
 	ck_assert_str_eq(fit("leveldb::port::Mutex::Lock+0x9 (libleveldb.so.1d)", 24),
-			 "..:port::Mutex::Lock+0x9");
+			 "..port::Mutex::Lock+0x9");
 	/* a C++ function's "(...)" goes before any of its name (a top
 	 * table's column of node's rows read "..read(...)+0xe8") */
 	ck_assert_str_eq(fit("node::worker::MessagePort::Start(...)+0x8e (node)", 24),
@@ -190,6 +227,7 @@ Suite *symbols_suite(void)
 	tcase_add_test(tc, test_symbol_fit_drops_module_offset_directory_parentheses_in_turn);
 	tcase_add_test(tc, test_symbol_fit_cuts_the_function_to_its_end);
 	tcase_add_test(tc, test_symbol_fit_drops_arguments_before_the_name);
+	tcase_add_test(tc, test_symbol_fit_drops_outer_scopes_whole);
 	tcase_add_test(tc, test_symbol_fit_keeps_the_source_line_alone_when_the_function_cannot);
 	tcase_add_test(tc, test_symbol_fit_keeps_brackets_paired);
 	tcase_add_test(tc, test_symbol_fit_without_a_line_keeps_function_and_offset);

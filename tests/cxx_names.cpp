@@ -1,0 +1,92 @@
+// tests/cxx_names.cpp - locks taken in the C++ code whose frames are the
+// hardest to name: a lambda that was not inlined (GCC names its copy
+// "operator()() const [clone .constprop.0]"), a lambda run through
+// std::function (inlined into libstdc++'s _M_invoke, whose name is the
+// wrapper's), and a lambda of a member function of a class template in
+// nested namespaces (a name too long for the top table) that is neither
+// inlined nor copied (noipa): GCC's DWARF then defines its operator()
+// inside the class it made for the lambda, inside the function that made
+// it, where a search by address does not look, and std::lock_guard's
+// inlined lock read as libstdc++'s gthr-default.h:749.
+// tests/cxx_names.sh reads where the report says each lock was taken.
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+#include <cstdio>
+
+std::mutex noinline_mu, function_mu, template_mu;
+static long counter;
+
+static void run_noinline()
+{
+	auto body = []() __attribute__((noinline)) {
+		for (int i = 0; i < 1000; i++) {
+			std::lock_guard<std::mutex> g(noinline_mu); // NOINLINE-LOCK
+			counter++;
+		}
+	};
+	std::thread a(body), b(body);
+	a.join();
+	b.join();
+}
+
+static void run_function()
+{
+	std::function<void()> body = []() {
+		for (int i = 0; i < 1000; i++) {
+			std::lock_guard<std::mutex> g(function_mu); // FUNCTION-LOCK
+			counter++;
+		}
+	};
+	std::thread a(body), b(body);
+	a.join();
+	b.join();
+}
+
+namespace storage {
+namespace engine {
+template <typename K, typename V> class ConnectionPoolManager {
+public:
+	void run_workers(int n)
+	{
+		std::vector<std::thread> ts;
+		for (int t = 0; t < n; t++)
+			ts.emplace_back([]() __attribute__((noipa)) {
+				for (int i = 0; i < 1000; i++) {
+					std::lock_guard<std::mutex> g(template_mu); // TEMPLATE-LOCK
+					counter++;
+				}
+			});
+		for (auto &t : ts)
+			t.join();
+	}
+};
+} // namespace engine
+} // namespace storage
+
+// An operator whose name has a bracket that pairs with none: the name,
+// longer than a frame holds, still loses its template lists, not its class.
+template <typename K, typename V> struct Table {
+	std::mutex mu;
+	__attribute__((noipa)) bool operator<(const Table &) const
+	{
+		std::lock_guard<std::mutex> g(const_cast<std::mutex &>(mu)); // OPERATOR-LOCK
+		return false;
+	}
+};
+static Table<std::map<std::string, std::vector<std::string>>, std::vector<std::map<int, std::string>>> table;
+
+int main()
+{
+	if (table < table)
+		return 1;
+	run_noinline();
+	run_function();
+	storage::engine::ConnectionPoolManager<std::string, std::vector<int>> pool;
+	pool.run_workers(2);
+	std::printf("%ld\n", counter);
+	return 0;
+}

@@ -1,0 +1,60 @@
+#!/bin/sh
+# tests/cxx_names.sh - the report names C++ lambdas where they took their
+# locks (tests/cxx_names.cpp): the lock_guard's own line, never libstdc++'s
+# gthr-default.h, and the lambda by its name, not its operator() or the
+# std::thread or std::function wrapper that ran it; a name too long for the
+# top table keeps its function and lambda, not the end of "operator()()
+# const"; and an operator< of a class template keeps its class.
+. "$top_srcdir/tests/lib.sh"
+prog="$top_builddir/tests/cxx_names"
+src="$top_srcdir/tests/cxx_names.cpp"
+
+same_run "$prog" "cxx_names"
+expect_eq "cxx_names: every lock counted" "$(cat "$WORK/out")" 6000
+report=$WORK/report
+
+# line TAG: the line of the source that has // TAG on it.
+line() {
+	grep -n "// $1\$" "$src" | cut -d: -f1
+}
+
+# section LABEL: the report's section of the mutex shown as LABEL.
+section() {
+	awk -v l="$1" '/^#[0-9]+ / { on = index($0, " " l " ") > 0 } on' "$report"
+}
+
+for which in noinline function template; do
+	tag=$(echo "$which" | tr a-z A-Z)-LOCK
+	at="cxx_names.cpp:$(line "$tag")"
+	row=$(top_row "$report" "<${which}_mu>")
+	case $row in
+	*"{lambda()#1} $at"*)
+		pass "$which: the top table names the lambda at its lock's line ($at)" ;;
+	*)
+		fail "$which: the top table's row is '$row', not the lambda at $at" ;;
+	esac
+	section "<${which}_mu>" >"$WORK/$which.section"
+	expect_grep "$which: its section's first lock is at $at" \
+		"^  first locked at .*[{]lambda[(][)]#1[}]([+]0x[0-9a-f]+)? [(]?[^ ]*$at" "$WORK/$which.section"
+	expect_no_grep "$which: no frame named by the lambda's operator()" \
+		'operator[(][)][(][)]' "$WORK/$which.section"
+	expect_no_grep "$which: no lock put at a line of libstdc++'s headers" \
+		'^  first locked at .*(gthr-default|std_mutex)[.]h' "$WORK/$which.section"
+done
+
+# The wrappers that ran the lambdas: std::function's is named by it.
+expect_no_grep "function: no frame named std::_Function_handler" \
+	'_Function_handler' "$WORK/function.section"
+# The template's lambda: its function and class in the section, whose
+# line is wide enough for them.
+expect_grep "template: the section's first lock names the class and function" \
+	'ConnectionPoolManager<[^ ]*>::run_workers[(][^ ]*[)]::[{]lambda[(][)]#1[}]' \
+	"$WORK/template.section"
+# The operator: its name, longer than a frame holds, lost its template
+# lists and kept its class (it kept the lists and lost the class, its "<"
+# counted as a bracket).
+section "<table>" >"$WORK/table.section"
+expect_grep "operator<: its section names Table<...>::operator<(...) at its line" \
+	"^  first locked at   Table<[.][.][.]>::operator<[(][.][.][.][)] const[+]0x[0-9a-f]+ [(][^ ]*cxx_names.cpp:$(line OPERATOR-LOCK)" \
+	"$WORK/table.section"
+finish
