@@ -62,7 +62,7 @@ expect_eq "two reports in one file: said so" "$rc $(cat "$WORK/cmp.err")" \
 
 # a stripped program's sites: module+offset, the offset in hexadecimal as
 # the reports write it (JSON has it in decimal), each site its own row
-jq '.mutexes |= [.[] | .first_locked_caller |= {module: "prog", offset: (if .line == 33 then 46631 else 46822 end)} | .wait_total_ns = 1000 | .contended = 1]' \
+jq '.mutexes |= [.[] | .first_locked_caller |= {module: "prog", offset: (if .line == 33 then 46631 else 46822 end)} | .first_locked_site = .first_locked_caller | .wait_total_ns = 1000 | .contended = 1]' \
 	"$WORK/cont.json" >"$WORK/stripped.json"
 jq '.mutexes |= [.[] | .wait_total_ns *= 2]' "$WORK/stripped.json" >"$WORK/stripped2.json"
 cmp_run "$WORK/stripped.json" "$WORK/stripped2.json"
@@ -97,6 +97,26 @@ expect_eq "a finding gone: status 0" "$rc" 0
 expect_grep "a finding gone: listed" "^gone findings: 1$" "$WORK/cmp"
 expect_grep "a site new" "^ +0 ns +[0-9.]+ [nµm]?s +new +0 +$contended +new  worker " "$WORK/cmp"
 [ "$wait_ns" -gt 0 ] && pass "the contention run waited ($wait_ns ns)" || fail "no wait in contention's report"
+
+# ---- locks taken through a wrapper, alive and ended ---------------------------
+# The text report names both by the wrapper's caller; so must compare,
+# which keyed a live one by the wrapper's own line: the same code read
+# "gone" at use_a and "new" at lk.
+WRAPPED="$top_builddir/tests/wrapped_sites"
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_FORMAT=json MUTEXSTAT_OUTPUT="$WORK/ended" "$WRAPPED" ended \
+	>/dev/null 2>&1
+json alive "$WRAPPED"
+expect_eq "wrapped, alive: each mutex's site is its wrapper's caller, through_wrapper" \
+	"$(jq -r '[.mutexes[] | "\(.first_locked_site.function) \(.through_wrapper)"] | sort | join(",")' \
+		"$WORK/alive.json")" "use_a true,use_b true"
+expect_eq "wrapped, alive: first_locked_caller is the wrapper's line" \
+	"$(jq -r '[.mutexes[] | .first_locked_caller.function] | unique | join(",")' "$WORK/alive.json")" "lk"
+cmp_run "$WORK/ended.json" "$WORK/alive.json"
+expect_eq "wrapped, ended -> alive: status" "$rc" 0
+expect_no_grep "wrapped, ended -> alive: no site new or gone" ' (new|gone) +[0-9]+ +[0-9]+ +(new|gone) ' "$WORK/cmp"
+expect_grep "wrapped, ended -> alive: use_a's site on both sides" \
+	'^ +[0-9.]+ [nµm]?s +[0-9.]+ [nµm]?s +[0-9.]+x +[0-9]+ +[0-9]+ +[0-9.]+x +use_a [(]wrapped_sites[.]c:[0-9]+[)]$' \
+	"$WORK/cmp"
 
 # ---- runs' summaries ----------------------------------------------------------
 
