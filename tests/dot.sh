@@ -152,6 +152,7 @@ cat >"$WORK/names.c" <<'EOF'
 #include <dlfcn.h>
 #include <pthread.h>
 static pthread_mutex_t a = PTHREAD_MUTEX_INITIALIZER, b = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t c = PTHREAD_MUTEX_INITIALIZER;
 int main(void)
 {
 	int (*name)(const pthread_mutex_t *, const char *) =
@@ -167,6 +168,10 @@ int main(void)
 	pthread_mutex_unlock(&b); pthread_mutex_unlock(&a);
 	pthread_mutex_lock(&b); pthread_mutex_lock(&a);
 	pthread_mutex_unlock(&a); pthread_mutex_unlock(&b);
+	/* 59 bytes and a 3-byte character: longer than a label's 60 */
+	name(&c, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\xe2\x82\xac");
+	pthread_mutex_lock(&c); pthread_mutex_lock(&a);
+	pthread_mutex_unlock(&a); pthread_mutex_unlock(&c);
 	return 0;
 }
 EOF
@@ -177,6 +182,8 @@ if "$CC" -o "$WORK/names" "$WORK/names.c" -lpthread -ldl 2>"$WORK/cc.err"; then
 		'label="\\"say \\"hi\\" \\\\n \{x\} <b>&\?\?next line\\"\\nfirst locked at ' "$WORK/names.dot"
 	expect_grep "names: a byte that is not UTF-8 replaced, UTF-8 kept" \
 		'label="\\"bad byte \?, é fine\\"\\nfirst locked at ' "$WORK/names.dot"
+	expect_grep "names: a name longer than a label is cut with \"...\", before a character" \
+		'label="\\"a{57}[.][.][.]\\"\\nfirst locked at ' "$WORK/names.dot"
 	expect_eq "names: two red edges between the named mutexes" \
 		"$(order_edges "$WORK/names.dot" 'color=red')" 2
 else

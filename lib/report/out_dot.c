@@ -104,8 +104,9 @@ static const char *mutex_label(char *out, size_t cap, uint32_t r, uintptr_t key)
 	if (ms_lock_class(flags) != MS_CLASS_MUTEX)
 		ms_fmt(&f, "%s ", ms_lock_noun(flags));
 	const char *name = ms_order_mutex_name(r);
-	if (name)
-		ms_fmt(&f, "\"%.60s\"", name);
+	char cut[64];
+	if (name) /* "...", never a shorter name without a sign */
+		ms_fmt(&f, "\"%s\"", ms_name_cut(cut, sizeof cut, name, 60));
 	else {
 		ms_fmt(&f, "%p", (void *)key);
 		ms_fmt_lock_variable(&f, key, 60);
