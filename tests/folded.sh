@@ -113,4 +113,49 @@ expect_eq "rw: the holds that made them wait, under the mode let go of" "$(roots
 		"rwlock wo [write] $(rw_line WO_LETS_IN)" "rwlocks ended [read] $(rw_line RD_LETS_IN)" \
 		"rwlocks ended [write] $(rw_line WR_LETS_IN)" "spin lock spin - $(rw_line SPIN_LETS_IN)" |
 		sort | tr '\n' ',')"
+
+# ---- a source file whose name a build chose: printable in every format ----
+# Its newline split the text report's frame line in two; its bytes that
+# are not UTF-8 went into the folded files (and pprof's strings).
+odd=$WORK/$(printf 'x\377\001y\nq.c')
+cat >"$odd" <<'EOF'
+#include <pthread.h>
+#include <unistd.h>
+static pthread_mutex_t a = PTHREAD_MUTEX_INITIALIZER;
+static void *w(void *x)
+{
+	for (int i = 0; i < 200; i++) {
+		pthread_mutex_lock(&a);
+		usleep(20);
+		pthread_mutex_unlock(&a);
+	}
+	return x;
+}
+int main(void)
+{
+	pthread_t t[3];
+	for (int i = 0; i < 3; i++)
+		pthread_create(&t[i], 0, w, 0);
+	for (int i = 0; i < 3; i++)
+		pthread_join(t[i], 0);
+	return 0;
+}
+EOF
+if ${CC:-cc} -g -o "$WORK/odd" "$odd" -lpthread 2>"$WORK/cc.err"; then
+	env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_FORMAT=text,folded MUTEXSTAT_OUTPUT="$WORK/odd" \
+		MUTEXSTAT_STACK_SAMPLE=1 "$WORK/odd" >/dev/null 2>&1
+	expect_grep "odd file: the text report's frame on one line, '?' for each odd byte" \
+		'^  first locked at   w[+]0x[0-9a-f]+ [(][^ ]*x[?][?]y[?]q[.]c:7, odd[)]$' "$WORK/odd.txt"
+	expect_grep "odd file: the folded frame the same" ';w [(]x[?][?]y[?]q[.]c:7[)] [0-9]+$' \
+		"$WORK/odd.wait.folded"
+	if LC_ALL=C grep -aq "$(printf '[\001\377]')" "$WORK/odd.txt" "$WORK/odd.wait.folded" \
+		"$WORK/odd.hold.folded"; then
+		fail "odd file: a control byte or a byte that is not UTF-8 in a report"
+	else
+		pass "odd file: no control byte, no byte that is not UTF-8, in any report"
+	fi
+else
+	fail "cannot compile a test program with ${CC:-cc}"
+	sed 's/^/  | /' "$WORK/cc.err" >&2
+fi
 finish

@@ -611,6 +611,11 @@ static int may_refresh(void)
 
 /* ---- lookups ----------------------------------------------------------- */
 
+/* A frame's name, file or module: made printable (control characters and
+ * bytes that are not UTF-8 '?', as a lock's name), in every format at
+ * once.  A source file named "a\nb.c" split a report line in two, and a
+ * byte that is not UTF-8 went into the folded files and pprof's strings,
+ * which strict readers refuse. */
 static void copy(char *dst, size_t cap, const char *src)
 {
 	size_t n = strlen(src);
@@ -618,6 +623,7 @@ static void copy(char *dst, size_t cap, const char *src)
 		n = cap - 1;
 	memcpy(dst, src, n);
 	dst[n] = 0;
+	ms_printable_in_place(dst);
 }
 
 /* The end of src if it is too long: for a path, the end matters. */
