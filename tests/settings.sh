@@ -246,6 +246,17 @@ env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_TRACK=rwlock "$top_builddir/examples/cont
 expect_eq "TRACK=rwlock: the one line, then what was left out" "$(sed 's/(pid [0-9]*) ran [^ ]* [^ ]*/(pid P) ran T/' "$WORK/track.err")" \
 	"mutexstat: contention (pid P) ran T and locked no mutexes
   not recorded (MUTEXSTAT_TRACK): mutexes, spin locks"
+if command -v jq >/dev/null 2>&1; then
+	# and the JSON report of the same says what was left out
+	env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_TRACK=rwlock MUTEXSTAT_FORMAT=json \
+		MUTEXSTAT_OUTPUT="$WORK/track" "$top_builddir/examples/contention" >/dev/null 2>&1
+	expect_eq "TRACK=rwlock: JSON's untracked_locks" \
+		"$(jq -c '[.untracked_locks, (.mutexes | length)]' "$WORK/track.json")" '[["mutex","spin"],0]'
+	env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_FORMAT=json MUTEXSTAT_OUTPUT="$WORK/all" \
+		"$top_builddir/examples/contention" >/dev/null 2>&1
+	expect_eq "TRACK by default: JSON's untracked_locks empty" \
+		"$(jq -c '.untracked_locks' "$WORK/all.json")" '[]'
+fi
 env LD_PRELOAD="$MS_PRELOAD" "$top_builddir/examples/ten_by_twenty" >/dev/null 2>"$WORK/top.err"
 expect_eq "TOP=10 of 20: ten rows, then how many more" \
 	"$(awk '/^Top 10 mutexes by wait:$/ { on = 1; getline; next } on && /^$/ { getline; print n, $0; exit } on { n++ }' "$WORK/top.err")" \

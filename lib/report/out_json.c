@@ -1388,6 +1388,13 @@ int ms_write_json(int fd)
 	ms_jw_num(&j, "libraries_unloaded", ms_symbols_unloaded());
 	/* dlopen'ed after libc.so.6: the program's calls were not seen */
 	ms_jw_boolean(&j, "loaded_late", ms_report_loaded_late);
+	/* the kinds of lock MUTEXSTAT_TRACK left out: without them, no
+	 * mutexes would read as none locked */
+	ms_jw_arr(&j, "untracked_locks");
+	for (unsigned c = 0; c < MS_CLASS_COUNT; c++)
+		if (!(ms_opt.track & (1u << c)))
+			ms_jw_str(&j, NULL, ms_out_class_name(c));
+	ms_jw_arr_end(&j);
 	/* what start-up said (base/output.h), a string each */
 	ms_jw_arr(&j, "notes");
 	for (const char *p = ms_output_kept(), *end; *p; p = *end ? end + 1 : end) {

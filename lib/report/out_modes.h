@@ -20,11 +20,16 @@
 #include <stdint.h>
 
 /* A record's kind of lock: "mutex", "rwlock", "spin". */
-static inline const char *ms_out_lock_name(uint32_t flags)
+static inline const char *ms_out_class_name(unsigned lock_class)
 {
 	static const char *const name[MS_CLASS_COUNT + 1] = { "mutex", "rwlock", "spin",
 							      "lock" };
-	return name[ms_lock_class(flags)];
+	return name[lock_class < MS_CLASS_COUNT ? lock_class : MS_CLASS_COUNT];
+}
+
+static inline const char *ms_out_lock_name(uint32_t flags)
+{
+	return ms_out_class_name(ms_lock_class(flags));
 }
 
 /* The kinds of a site line's lives (1 << class each): one name, or
