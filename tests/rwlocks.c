@@ -1389,6 +1389,16 @@ int main(int argc, char **argv)
 		pthread_t th;
 		pthread_create(&th, NULL, exits_reading, NULL);
 		pthread_join(th, NULL);
+	} else if (!strcmp(what, "exit-unlocked-exit")) {
+		/* a reader exits; main lets its read go (a MISUSE); a second
+		 * reader exits: glibc still counts that one */
+		pthread_t th;
+		pthread_create(&th, NULL, exits_reading, NULL);
+		pthread_join(th, NULL);
+		printf("unlock %d\n", pthread_rwlock_unlock(&b));
+		pthread_create(&th, NULL, exits_reading, NULL);
+		pthread_join(th, NULL);
+		printf("trywrlock %d\n", pthread_rwlock_trywrlock(&b));
 	} else {
 		fprintf(stderr, "rwlocks: unknown scenario '%s'\n", what);
 		return 2;

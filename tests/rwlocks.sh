@@ -575,6 +575,19 @@ expect_grep "key reader: the one unlock by a thread that does not hold it" \
 	'^MISUSE: unlock by a thread that does not hold it: rwlock 0x[0-9a-f]+( <[^>]+>)?, 1 time$' "$WORK/mk.report"
 expect_grep "key reader: ... at the other thread's line" \
 	"^    k_other\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of key-other)" "$WORK/mk.report"
+# The exited reader's read let go by main (a MISUSE), then a second reader
+# exits: its hold is glibc's one reader, and a HELD AT THREAD EXIT (the
+# misuse was counted against the exited reader and against the next live
+# one too, whose exit then dropped its own read: no finding, and the lock
+# read as free)
+run exun "$T" exit-unlocked-exit
+expect_eq "exit-unlocked-exit: glibc's answers" "$rc $(cat "$WORK/exun.out" | paste -sd, -)" \
+	"0 unlock 0,trywrlock 16"
+expect_eq "exit-unlocked-exit: both exits, the MISUSE" "$(findings exun)" \
+	"HELD AT THREAD EXIT;HELD AT THREAD EXIT;MISUSE"
+expect_grep "exit-unlocked-exit: the lock still held for read, by the second reader" \
+	"^    thread [0-9]+ \(exited\), taken at exits_reading\+0x[0-9a-f]+ \(.*rwlocks.c:$(line_of exit-rd)" \
+	"$WORK/exun.report"
 run exit "$T" exit
 expect_eq "exit: HELD AT THREAD EXIT, nothing else" "$(findings exit)" "HELD AT THREAD EXIT"
 expect_grep "exit: the read lock" \

@@ -478,10 +478,16 @@ int ms_rwlock_unlock_other(struct ms_thread *t, uint32_t r, pthread_rwlock_t *l,
 		ms_misuse(t, r, MS_M_UNLOCK_UNLOCKED, caller, MS_OP_UNLOCK, rc);
 	else if (writer || seen_all || of_exited) {
 		ms_misuse(t, r, MS_M_UNLOCK_NOT_OWNER, caller, MS_OP_UNLOCK, rc);
-		if (!writer && !rc) /* it ended a reader's hold */
-			ATOMIC_ADD(&ms_cold(r)->reads_released, 1);
-		if (of_exited && !rc) /* the wait-for graph believes one fewer */
+		/* It ended a reader's hold: one of the exited readers' where
+		 * glibc counts none but theirs beyond the live holds (the
+		 * wait-for graph believes one fewer), else a live reader's,
+		 * whose exit drops one.  Counted as both, it also dropped the
+		 * next thread's own read hold at its exit: no HELD AT THREAD
+		 * EXIT, and the lock read as free while glibc counted it. */
+		if (of_exited && !rc)
 			exited_read_ended(r);
+		else if (!writer && !rc)
+			ATOMIC_ADD(&ms_cold(r)->reads_released, 1);
 	}
 	errno = saved;
 	return rc;
