@@ -159,6 +159,20 @@ expect_eq "abba, MUTEXSTAT_EXIT_CODE=7, report on stderr: its last line, status 
 	"$(tail -n 1 "$WORK/abba_exit_stderr.err") $rc" \
 	"mutexstat: exit status 7, not the program's 0: a failing finding in its report (MUTEXSTAT_EXIT_CODE) 7"
 
+# under the launcher with the report in a file: the status still said
+# (it changed with nothing on stderr to say why)
+"$top_builddir/scripts/mutexstat" -o "$WORK/abba_launched.txt" \
+	"$B/examples/deadlock_abba" >/dev/null 2>"$WORK/abba_launched.err" </dev/null
+rc=$?
+MUTEXSTAT_EXIT_CODE=7 "$top_builddir/scripts/mutexstat" \
+	-o "$WORK/abba_launched.txt" "$B/examples/deadlock_abba" >/dev/null 2>"$WORK/abba_launched7.err" </dev/null
+rc7=$?
+expect_eq "abba under the launcher, -o FILE: stderr empty without MUTEXSTAT_EXIT_CODE, status 0" \
+	"$(wc -c <"$WORK/abba_launched.err") $rc" "0 0"
+expect_eq "abba under the launcher, -o FILE, MUTEXSTAT_EXIT_CODE=7: one line says why, status 7" \
+	"$(cat "$WORK/abba_launched7.err") $rc7" \
+	"mutexstat: exit status 7, not the program's 0: a failing finding in its report (MUTEXSTAT_EXIT_CODE) 7"
+
 # The fix, one order for both directions: nothing, and the status is the
 # program's own.
 run abba_ordered MUTEXSTAT_EXIT_CODE=7 "$B/examples/deadlock_abba" ordered

@@ -1166,8 +1166,12 @@ int ms_run_exit_failing(void)
 
 void ms_run_say_exit_code(int program_status)
 {
-	if (!report_was_on_stderr && !summary_was_on_stderr)
-		return; /* stderr is the program's alone (ms_output_say_beside_report) */
+	/* stderr is the program's alone (ms_output_say_beside_report) --
+	 * but not a launcher's program's: its user asked for us, and a
+	 * status changed with -o FILE went unexplained */
+	if (!report_was_on_stderr && !summary_was_on_stderr &&
+	    !(ms_run_active() && ms_run_is_root()))
+		return;
 	if (program_status == (int)ms_opt.exit_code)
 		return; /* no change to tell */
 	const char *why = "a failing finding in its report";
