@@ -261,6 +261,30 @@ expect_fallback "a dangling symlink" "$WORK/dangling" "a symlink: not followed"
 expect_eq "a dangling symlink: not created through" \
     "$(test -e "$WORK/nothing-yet" && echo made)" ""
 
+# ---- the process's own streams: /dev/stdout, /dev/fd/N ------------------
+# Symbolic links of the kernel's, to the program's descriptor: the report
+# goes to a copy of it, where the program's output is (the links' targets
+# reopened would start a file over the program's output).
+rc=0
+{ echo before; env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT=/dev/stdout "$CONTENTION" 2 1000 \
+	|| rc=$?; echo after; } >"$WORK/out" 2>"$WORK/err"
+expect_eq "/dev/stdout: nothing on stderr, status 0" "$(wc -c <"$WORK/err") $rc" "0 0"
+expect_eq "/dev/stdout: the line before, the report's first line, ... the line after" \
+	"$(sed -n '1p;2s/ (pid.*//p' "$WORK/out" | paste -sd' ' -) $(tail -n 1 "$WORK/out")" \
+	"before mutexstat: contention after"
+expect_eq "/dev/stdout: the program's own output kept" \
+	"$(grep -cxF "$(cat "$WORK/contention.out")" "$WORK/out")" 1
+rc=0
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT=/dev/fd/7 "$CONTENTION" 2 1000 \
+	>"$WORK/out" 2>"$WORK/err" 7>"$WORK/seven" || rc=$?
+expect_eq "/dev/fd/7: nothing on stderr, status 0" "$(wc -c <"$WORK/err") $rc" "0 0"
+expect_grep "/dev/fd/7: the report in the file open there" "$FIRST" "$WORK/seven"
+run /proc/self/fd/9 "$CONTENTION" 2 1000
+expect_fallback "/proc/self/fd/9, not open" /proc/self/fd/9 EBADF
+run /dev/fd/1000 "$CONTENTION" 2 1000
+expect_fallback "/dev/fd/1000, the library's own copy of stderr" /dev/fd/1000 \
+	"the library's own descriptor: not written"
+
 # ---- stderr is the stderr the program started with --------------------
 
 run "" "$FD2" reuse "$WORK/reused"

@@ -360,6 +360,19 @@ rm -f "$WORK/one"
 expect_eq "--output without %p, quiet: no file" "$(ls "$WORK/one" 2>/dev/null)" ""
 expect_grep "--output without %p, quiet: the summary says why" \
 	"^  \(no $WORK/one: that is the first process's report, and it locked nothing\)\$" "$WORK/err"
+# -o /dev/stdout: the first process's own stdout, as a file without %p --
+# the others' reports go to the run's directory, not into the outputs of
+# the programs a test suite compares
+"$MS" --verbose --run-dir "$WORK/runs3" -o /dev/stdout bash "$WORK/suite.sh" >"$WORK/out" 2>"$WORK/err"
+expect_eq "-o /dev/stdout: the first process's report on its stdout, alone" \
+	"$(grep -c '^mutexstat: ' "$WORK/out"):$(grep -c '^mutexstat: bash (pid [0-9]*) ran .* and locked no mutexes$' "$WORK/out")" \
+	"1:1"
+expect_eq "-o /dev/stdout: the others' in the run's directory" \
+	"$(ls "$WORK/runs3" | grep -v '^summary.json$' | sed 's/\.[0-9]*$//' | sort | tr '\n' ' ')" \
+	"cat contention deadlock_abba deadlock_abba ls sort "
+"$MS" -o /dev/stdout "$CONTENTION" >"$WORK/out" 2>"$WORK/err"
+expect_eq "-o /dev/stdout, one process: its report on stdout, nothing on stderr" \
+	"$(grep -c '^mutexstat: contention (pid [0-9]*) ran ' "$WORK/out") $(wc -c <"$WORK/err")" "1 0"
 rc=0
 "$MS" --run-dir /proc/mutexstat-no bash -c true 2>"$WORK/err" || rc=$?
 expect_eq "--run-dir that cannot be made: refused" "$rc" 2

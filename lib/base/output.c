@@ -250,14 +250,17 @@ static const char *output_as_given(char *path, size_t *len)
 }
 
 /* MUTEXSTAT_OUTPUT names a device or a FIFO: every process may write its
- * report there in turn. */
+ * report there in turn.  (Not /dev/stdout, each process's own: in a run,
+ * the first process's report goes there, and the others' to the run's
+ * directory, not into outputs a test may compare.) */
 static int output_is_stream(void)
 {
 	int saved = errno;
 	char path[4096];
 	size_t len;
 	struct stat st;
-	int stream = stat(output_as_given(path, &len), &st) == 0 &&
+	const char *p = output_as_given(path, &len);
+	int stream = ms_output_stream_of(p) < 0 && stat(p, &st) == 0 &&
 		     (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode));
 	errno = saved;
 	return stream;
@@ -549,10 +552,45 @@ use:
 	return fd;
 }
 
+int ms_output_stream_of(const char *path)
+{
+	static const char *const dirs[] = { "/dev/fd/", "/proc/self/fd/" };
+	if (!strcmp(path, "/dev/stdout"))
+		return 1;
+	if (!strcmp(path, "/dev/stderr"))
+		return 2;
+	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+		size_t n = strlen(dirs[i]);
+		if (strncmp(path, dirs[i], n) != 0)
+			continue;
+		const char *d = path + n;
+		size_t digits = strspn(d, "0123456789");
+		if (!digits || digits > 7 || d[digits] || (digits > 1 && d[0] == '0'))
+			return -1;
+		int fd = 0;
+		for (size_t k = 0; k < digits; k++)
+			fd = fd * 10 + (d[k] - '0');
+		return fd;
+	}
+	return -1;
+}
+
 int ms_output_create(const char *path, int keep_others, char *why, size_t cap)
 {
 	int saved = errno, fd = -1;
 	why[0] = 0;
+	int stream = ms_output_stream_of(path);
+	if (stream >= 0) {
+		/* the program's descriptor as it is now, never one of ours */
+		if (ms_fd_is_ours(stream))
+			say(why, cap, "the library's own descriptor: not written", 0);
+		else if ((fd = fcntl(stream, F_DUPFD_CLOEXEC, 3)) < 0) {
+			const char *name = strerrorname_np(errno);
+			say(why, cap, name ? name : "error", 0);
+		}
+		errno = saved;
+		return fd;
+	}
 	/* A few tries: the name may vanish or appear between two opens. */
 	for (int tries = 0; fd < 0 && tries < 4; tries++) {
 		why[0] = 0;

@@ -119,6 +119,14 @@ void ms_output_start_dir(struct ms_fmt *f, const char *path);
  * saying why not: an errno name or a few words. */
 int ms_output_create(const char *path, int keep_others, char *why, size_t cap);
 
+/* The descriptor path names as a stream of the process's own --
+ * /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N -- else -1.
+ * ms_output_create writes to a copy of that descriptor: the links are
+ * the kernel's, not a name planted to be followed, and an open through
+ * them would start a regular file from its beginning, over the program's
+ * output. */
+int ms_output_stream_of(const char *path);
+
 /* A report file from ms_output_create is about to be closed: a regular one
  * is locked while it is written, so that two processes writing one file
  * do not mix their reports (output.c). */

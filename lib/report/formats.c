@@ -161,7 +161,11 @@ static void write_format(unsigned seq, const char *ext, const char *name,
 	} else if (fd < 0) {
 		warn_file(path, why, 0, text ? NULL : name);
 	} else {
+		/* a stream of the program's (/dev/stdout) its children may
+		 * share: one report at a time, as on stderr */
+		int lock = ms_output_stream_of(path) >= 0 ? ms_output_stderr_lock(fd) : -1;
 		int rc = writer(fd, arg), err = errno;
+		ms_output_stderr_unlock(lock);
 		ms_output_done(fd);
 		if (__atomic_load_n(&ms_report_abandoned, __ATOMIC_RELAXED)) {
 			ms_fd_close(fd);
