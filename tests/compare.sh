@@ -118,6 +118,16 @@ expect_grep "wrapped, ended -> alive: use_a's site on both sides" \
 	'^ +[0-9.]+ [nµm]?s +[0-9.]+ [nµm]?s +[0-9.]+x +[0-9]+ +[0-9]+ +[0-9.]+x +use_a [(]wrapped_sites[.]c:[0-9]+[)]$' \
 	"$WORK/cmp"
 
+# ---- kinds of lock left out on one side (MUTEXSTAT_TRACK) ----------------------
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_TRACK=rwlock MUTEXSTAT_FORMAT=json \
+	MUTEXSTAT_OUTPUT="$WORK/rwonly" "$CONTENTION" >/dev/null 2>&1
+cmp_run "$WORK/rwonly.json" "$WORK/cont.json"
+expect_grep "TRACK on one side: a note says what it left out" \
+	"^note: not the same kinds of lock recorded \(MUTEXSTAT_TRACK\): the old one left out mutex, spin, the new one none\$" \
+	"$WORK/cmp"
+cmp_run "$WORK/cont.json" "$WORK/cont.json"
+expect_no_grep "the same kinds on both sides: no note" '^note:' "$WORK/cmp"
+
 # ---- runs' summaries ----------------------------------------------------------
 
 cat >"$WORK/suite.sh" <<EOF
