@@ -309,6 +309,11 @@ expect_grep "read-read, writer-preferring: the reads" \
 	'^  thread [0-9]+ "rwlocks" took A \(read\), then B \(read\):$' "$WORK/readwp.report"
 expect_grep "read-read, writer-preferring: the locks ended, and where" \
 	'^        destroyed at read_read\+0x[0-9a-f]+ ' "$WORK/readwp.report"
+expect_eq "read-read, writer-preferring: why reads alone can deadlock" \
+	"$(grep -A1 '^  only reads' "$WORK/readwp.report")" \
+	"  only reads, but A, B are writer-preferring: a read of them waits while a writer waits for them,
+  so two threads reading in these orders deadlock once a writer comes between them"
+expect_no_grep "a cycle with a write in it: no such note" '^  only reads' "$WORK/inversion.report"
 
 # ---- memory of a spin lock and an rwlock, never destroyed, used as mutexes
 # with no init: each mutex a new life of its own kind; the rwlock's finding

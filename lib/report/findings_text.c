@@ -112,6 +112,36 @@ static void print_reuse_note(struct ms_fmt *f, const struct ms_cycle_finding *c)
 	       all_rw ? (count > 1 ? "locks" : "lock") : (count > 1 ? "mutexes" : "mutex"));
 }
 
+/* A cycle of read holds alone can deadlock only through writer-preferring
+ * rwlocks (analysis/order.c): one reader waits behind a writer that
+ * waits for the other reader.  Without a word, "took A (read), then B
+ * (read)" read as a cycle that cannot block. */
+static void print_reads_note(struct ms_fmt *f, const struct ms_cycle_finding *c)
+{
+	if (c->kept != c->n)
+		return;
+	char which[MS_CYCLE_KEPT * 8 + 8] = "", name[8];
+	struct ms_fmt w;
+	ms_fmt_init(&w, which, sizeof which, -1);
+	uint32_t count = 0;
+	for (uint32_t i = 0; i < c->n; i++)
+		if (c->e[i].modes != 1u << 3) /* held for read, taken for read */
+			return;
+	for (uint32_t i = 0; i < c->n; i++) {
+		const struct ms_finding_mutex *m = &c->m[i];
+		if (ms_lock_class(m->flags) == MS_CLASS_RWLOCK && ms_rwlock_writer_first(m->flags)) {
+			letter(name, i);
+			ms_fmt(&w, "%s%s", count++ ? ", " : "", name);
+		}
+	}
+	if (count)
+		ms_fmt(f, "  only reads, but %s %s writer-preferring: a read of %s waits while a writer "
+			  "waits for %s,\n  so two threads reading in these orders deadlock once a "
+			  "writer comes between them\n",
+		       ms_fmt_str(&w), count > 1 ? "are" : "is", count > 1 ? "them" : "it",
+		       count > 1 ? "them" : "it");
+}
+
 static void print_cycle(struct ms_fmt *f, const struct ms_cycle_finding *c)
 {
 	char name[8];
@@ -171,6 +201,7 @@ static void print_cycle(struct ms_fmt *f, const struct ms_cycle_finding *c)
 		print_mutex(f, name, &c->m[s], "", alike[s]);
 	}
 	print_reuse_note(f, c);
+	print_reads_note(f, c);
 	if (c->guarded)
 		print_mutex(f, "gate:", &c->gate, "held on every edge, ", 0);
 	for (uint32_t i = 0; i < n; i++) {
