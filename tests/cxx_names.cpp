@@ -10,6 +10,7 @@
 // inlined lock read as libstdc++'s gthr-default.h:749.
 // tests/cxx_names.sh reads where the report says each lock was taken.
 #include <functional>
+#include <future>
 #include <map>
 #include <mutex>
 #include <string>
@@ -17,7 +18,7 @@
 #include <vector>
 #include <cstdio>
 
-std::mutex noinline_mu, function_mu, template_mu;
+std::mutex noinline_mu, function_mu, template_mu, generic_mu, async_mu, callable_mu;
 static long counter;
 
 static void run_noinline()
@@ -79,6 +80,46 @@ template <typename K, typename V> struct Table {
 };
 static Table<std::map<std::string, std::vector<std::string>>, std::vector<std::map<int, std::string>>> table;
 
+// A generic lambda, not inlined: "auto run_generic()::{lambda(auto:1)#1}
+// ::operator()<long>(long) const", its return type first.
+static void run_generic()
+{
+	auto body = [](auto n) __attribute__((noinline)) {
+		for (int i = 0; i < 1000; i++) {
+			std::lock_guard<std::mutex> g(generic_mu); // GENERIC-LOCK
+			counter += n;
+		}
+	};
+	std::thread a([&] { body(1L); }), b([&] { body(1L); });
+	a.join();
+	b.join();
+}
+
+// std::async: the lambda inside the std::function of a _Task_setter.
+static void run_async()
+{
+	auto body = []() {
+		for (int i = 0; i < 1000; i++) {
+			std::lock_guard<std::mutex> g(async_mu); // ASYNC-LOCK
+			counter++;
+		}
+	};
+	auto a = std::async(std::launch::async, body), b = std::async(std::launch::async, body);
+	a.get();
+	b.get();
+}
+
+// A class template as the callable: its name ended in a space.
+template <typename T> struct Work {
+	void operator()() const
+	{
+		for (int i = 0; i < 1000; i++) {
+			std::lock_guard<std::mutex> g(callable_mu); // CALLABLE-LOCK
+			counter++;
+		}
+	}
+};
+
 int main()
 {
 	if (table < table)
@@ -87,6 +128,11 @@ int main()
 	run_function();
 	storage::engine::ConnectionPoolManager<std::string, std::vector<int>> pool;
 	pool.run_workers(2);
+	run_generic();
+	run_async();
+	std::thread w1(Work<long>{}), w2(Work<long>{});
+	w1.join();
+	w2.join();
 	std::printf("%ld\n", counter);
 	return 0;
 }

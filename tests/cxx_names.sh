@@ -10,7 +10,7 @@ prog="$top_builddir/tests/cxx_names"
 src="$top_srcdir/tests/cxx_names.cpp"
 
 same_run "$prog" "cxx_names"
-expect_eq "cxx_names: every lock counted" "$(cat "$WORK/out")" 6000
+expect_eq "cxx_names: every lock counted" "$(cat "$WORK/out")" 12000
 report=$WORK/report
 
 # line TAG: the line of the source that has // TAG on it.
@@ -23,24 +23,33 @@ section() {
 	awk -v l="$1" '/^#[0-9]+ / { on = index($0, " " l " ") > 0 } on' "$report"
 }
 
-for which in noinline function template; do
+for which in noinline function template generic async; do
 	tag=$(echo "$which" | tr a-z A-Z)-LOCK
 	at="cxx_names.cpp:$(line "$tag")"
 	row=$(top_row "$report" "<${which}_mu>")
 	case $row in
-	*"{lambda()#1} $at"*)
+	*"{lambda()#1} $at"* | *"{lambda(auto:1)#1} $at"*)
 		pass "$which: the top table names the lambda at its lock's line ($at)" ;;
 	*)
 		fail "$which: the top table's row is '$row', not the lambda at $at" ;;
 	esac
 	section "<${which}_mu>" >"$WORK/$which.section"
 	expect_grep "$which: its section's first lock is at $at" \
-		"^  first locked at .*[{]lambda[(][)]#1[}]([+]0x[0-9a-f]+)? [(]?[^ ]*$at" "$WORK/$which.section"
+		"^  first locked at .*[{]lambda[(](auto:1)?[)]#1[}]([+]0x[0-9a-f]+)? [(]?[^ ]*$at" "$WORK/$which.section"
 	expect_no_grep "$which: no frame named by the lambda's operator()" \
 		'operator[(][)][(][)]' "$WORK/$which.section"
 	expect_no_grep "$which: no lock put at a line of libstdc++'s headers" \
 		'^  first locked at .*(gthr-default|std_mutex)[.]h' "$WORK/$which.section"
 done
+
+# A class template run by std::thread: "std::thread running Work<long>",
+# no space after it (the demangler's, before a closing '>')
+section "<callable_mu>" >"$WORK/callable.section"
+expect_grep "callable: its first lock in std::thread running Work<long>, at its line" \
+	"^  first locked at   Work<long>::operator[(][)][(][)] const[+]0x[0-9a-f]+ [(][^ ]*cxx_names.cpp:$(line CALLABLE-LOCK)|^  first locked at   std::thread running Work<long>[+]0x[0-9a-f]+ [(][^ ]*cxx_names.cpp:$(line CALLABLE-LOCK)" \
+	"$WORK/callable.section"
+expect_no_grep "callable: no space after the callable's name" 'Work<long> ' \
+	"$WORK/callable.section"
 
 # The wrappers that ran the lambdas: std::function's is named by it.
 expect_no_grep "function: no frame named std::_Function_handler" \
@@ -57,4 +66,20 @@ section "<table>" >"$WORK/table.section"
 expect_grep "operator<: its section names Table<...>::operator<(...) at its line" \
 	"^  first locked at   Table<[.][.][.]>::operator<[(][.][.][.][)] const[+]0x[0-9a-f]+ [(][^ ]*cxx_names.cpp:$(line OPERATOR-LOCK)" \
 	"$WORK/table.section"
+# ---- clang: its lambdas are "$_0" --------------------------------------------
+if command -v clang++ >/dev/null 2>&1 &&
+   clang++ -std=c++17 -g -O2 -pthread -o "$WORK/clang_names" "$src" 2>"$WORK/clang.err"; then
+	env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/clang.report" "$WORK/clang_names" \
+		>"$WORK/clang.out" 2>&1
+	expect_eq "clang: every lock counted" "$(cat "$WORK/clang.out")" 12000
+	report=$WORK/clang.report
+	section "<noinline_mu>" >"$WORK/clang_noinline.section"
+	expect_grep "clang: the lambda not inlined named as the lambda, at its lock's line" \
+		"^  first locked at   run_noinline[(][)]::[\$]_[0-9]+[+]0x[0-9a-f]+ [(][^ ]*cxx_names.cpp:$(line NOINLINE-LOCK)," \
+		"$WORK/clang_noinline.section"
+	expect_no_grep "clang: no frame named by the lambda's operator()" 'operator[(][)][(][)]' \
+		"$WORK/clang_noinline.section"
+else
+	echo "(no clang++: its lambdas' names not checked)"
+fi
 finish

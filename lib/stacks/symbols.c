@@ -697,6 +697,29 @@ static void copy_long_name(char *dst, size_t cap, const char *name)
 	free(b);
 }
 
+/* Whether the C++ name f[0, len) is a lambda's: its last scope gcc's
+ * "{lambda(int)#1}", or clang's "$_0" or "'lambda'(int)". */
+static int is_lambda(const char *f, size_t len)
+{
+	const char *last = f;
+	int depth = 0;
+	for (size_t i = 0; i + 1 < len; i++) {
+		char c = f[i];
+		if (c == '<' || c == '(' || c == '{' || c == '[')
+			depth++;
+		else if (c == '>' || c == ')' || c == '}' || c == ']')
+			depth--;
+		else if (!depth && c == ':' && f[i + 1] == ':')
+			last = f + i + 2;
+	}
+	size_t n = (size_t)(f + len - last);
+	if (n > 8 && !strncmp(last, "{lambda(", 8) && last[n - 1] == '}')
+		return 1;
+	if (n > 2 && last[0] == '$' && last[1] == '_' && strspn(last + 2, "0123456789") == n - 2)
+		return 1;
+	return n > 8 && !strncmp(last, "'lambda", 7);
+}
+
 /* The template argument of a wrapper's name that starts at f and ends at
  * the first ',' or '>' outside brackets; its length, 0 if none ends. */
 static size_t template_arg(const char *f)
@@ -718,15 +741,18 @@ static size_t template_arg(const char *f)
  * holds F: std::thread in
  * std::thread::_State_impl<std::thread::_Invoker<std::tuple<F, args...> > >
  * ::_M_run(), std::function in std::_Function_handler<R (args...), F>
- * ::_M_invoke(std::_Any_data const&, args...).  A lambda's body, inlined,
+ * ::_M_invoke(std::_Any_data const&, args...), std::async in
+ * std::__future_base::_Async_state_impl<std::thread::_Invoker<std::tuple<F> >, R>
+ * ::_M_run() and in a std::function of a _Task_setter<..,
+ * std::thread::_Invoker<std::tuple<F> >, R>.  A lambda's body, inlined,
  * is the code there, and every such frame has the wrapper's name: too
  * long for a frame, and made to fit it read
  * "std::thread::_State_impl<...>::_M_run()" or
  * "..ction_handler<...>::_M_invoke(...)" whatever the callable was.  Such
  * a name becomes F for a lambda ("main::{lambda()#1}") where lambda_alone
- * is set, else "std::thread running F" or "std::function calling F" (into
- * out, of cap bytes) -- no brackets around F, which a name made to fit
- * would empty; 0 if name is no such frame's. */
+ * is set, else "std::thread running F", "std::function calling F" or
+ * "std::async running F" (into out, of cap bytes) -- no brackets around
+ * F, which a name made to fit would empty; 0 if name is no such frame's. */
 static int callable_name(const char *name, char *out, size_t cap, int lambda_alone)
 {
 	static const struct {
@@ -735,14 +761,19 @@ static int callable_name(const char *name, char *out, size_t cap, int lambda_alo
 		{ "std::thread::_State_impl<std::thread::_Invoker<std::tuple<", "::_M_run()",
 		  "std::thread running" },
 		{ "std::_Function_handler<", "::_M_invoke(std::_Any_data const&", "std::function calling" },
+		{ "std::__future_base::_Async_state_impl<std::thread::_Invoker<std::tuple<",
+		  "::_M_run()", "std::async running" },
 	};
+	/* std::async's callable, inside std::function's */
+	static const char task[] = "std::__future_base::_Task_setter<";
+	static const char invoker[] = "std::thread::_Invoker<std::tuple<";
 	for (size_t w = 0; w < sizeof wrappers / sizeof wrappers[0]; w++) {
 		size_t hn = strlen(wrappers[w].head), tn = strlen(wrappers[w].tail);
 		size_t n = strlen(name);
-		const char *f = name + hn;
+		const char *f = name + hn, *verb = wrappers[w].verb;
 		if (strncmp(name, wrappers[w].head, hn) != 0)
 			continue;
-		if (w == 0 && (n < hn + tn || strcmp(name + n - tn, wrappers[w].tail) != 0))
+		if (w != 1 && (n < hn + tn || strcmp(name + n - tn, wrappers[w].tail) != 0))
 			return 0;
 		if (w == 1) { /* past the signature "R (args...)," */
 			size_t sig = template_arg(f);
@@ -751,20 +782,30 @@ static int callable_name(const char *name, char *out, size_t cap, int lambda_alo
 			f += sig + 1 + (f[sig + 1] == ' ');
 		}
 		size_t flen = template_arg(f);
-		if (!flen || flen + 48 > cap ||
-		    (w == 1 && (f[flen] != '>' || strncmp(f + flen + 1, wrappers[w].tail, tn) != 0)))
+		if (!flen || (w == 1 && (f[flen] != '>' || strncmp(f + flen + 1, wrappers[w].tail, tn) != 0)))
 			return 0;
+		const char *in;
+		if (w == 1 && !strncmp(f, task, sizeof task - 1) &&
+		    (in = memmem(f, flen, invoker, sizeof invoker - 1)) != NULL) {
+			f = in + sizeof invoker - 1;
+			if (!(flen = template_arg(f)))
+				return 0;
+			verb = "std::async running";
+		}
+		/* the space the demangler puts before a closing '>' */
+		while (flen && f[flen - 1] == ' ')
+			flen--;
 		/* a function pointer says nothing the next frame, the
 		 * function's own, does not */
-		if (memmem(f, flen, "(*)", 3))
+		if (!flen || flen + 48 > cap || memmem(f, flen, "(*)", 3))
 			return 0;
 		struct ms_fmt o;
 		ms_fmt_init(&o, out, cap, -1);
 		/* a lambda is its own name: its body is the code that runs */
-		if (f[flen - 1] == '}' && lambda_alone)
+		if (lambda_alone && is_lambda(f, flen))
 			ms_fmt(&o, "%.*s", (int)flen, f);
 		else
-			ms_fmt(&o, "%s %.*s", wrappers[w].verb, (int)flen, f);
+			ms_fmt(&o, "%s %.*s", verb, (int)flen, f);
 		ms_fmt_str(&o);
 		return 1;
 	}
@@ -772,28 +813,55 @@ static int callable_name(const char *name, char *out, size_t cap, int lambda_alo
 }
 
 /* A lambda's call operator, "main::{lambda(int)#1}::operator()(int)
- * const", is named as the lambda, as where its body was inlined into a
- * wrapper (callable_name): "main::{lambda(int)#1}".  The operator and its
+ * const" -- a generic one's "auto main::{lambda(auto:1)#1}::operator()<long>(long)
+ * const", clang's "main::$_0::operator()() const" -- is named as the
+ * lambda, as where its body was inlined into a wrapper (callable_name):
+ * "main::{lambda(int)#1}".  The operator and its
  * arguments again took a fifth of a frame's room, and the top table's cut
  * from the left kept "..)#1}::operator()() const". */
 static void lambda_as_itself(char *s)
 {
-	static const char op[] = "}::operator()(";
+	static const char op[] = "::operator()";
 	char *p = NULL, *q = s;
 	while ((q = strstr(q, op)) != NULL)
 		p = q++;
-	if (!p || !memmem(s, (size_t)(p - s), "{lambda(", 8))
+	if (!p)
+		return;
+	/* a generic lambda's: "auto main::{lambda(auto:1)#1}::operator()<long>(long)",
+	 * its return type before it */
+	char *start = s;
+	if (!strncmp(s, "auto ", 5))
+		start = s + 5;
+	if (p <= start || !is_lambda(start, (size_t)(p - start)))
 		return;
 	const char *e = p + sizeof op - 1;
-	int depth = 1;
-	for (; *e && depth; e++)
+	int depth = 0;
+	if (*e == '<') { /* its template's arguments */
+		for (; *e; e++) {
+			depth += (*e == '<') - (*e == '>');
+			if (!depth)
+				break;
+		}
+		if (*e++ != '>')
+			return;
+	}
+	if (*e != '(')
+		return;
+	for (depth = 0; *e; e++) {
 		depth += (*e == '(') - (*e == ')');
+		if (!depth)
+			break;
+	}
+	if (*e++ != ')')
+		return;
 	if (!strncmp(e, " const", 6))
 		e += 6;
 	/* and GCC's " [clone .constprop.0]", which says nothing either */
-	if (depth || (*e && strncmp(e, " [clone ", 8) != 0))
+	if (*e && strncmp(e, " [clone ", 8) != 0)
 		return;
-	p[1] = 0;
+	*p = 0;
+	if (start != s)
+		memmove(s, start, strlen(start) + 1);
 }
 
 /* C++ names are demangled with the program's own libstdc++ when it has
