@@ -66,6 +66,23 @@ section "<table>" >"$WORK/table.section"
 expect_grep "operator<: its section names Table<...>::operator<(...) at its line" \
 	"^  first locked at   Table<[.][.][.]>::operator<[(][.][.][.][)] const[+]0x[0-9a-f]+ [(][^ ]*cxx_names.cpp:$(line OPERATOR-LOCK)" \
 	"$WORK/table.section"
+# ---- split DWARF: the inlined calls are in the .dwo ---------------------------
+# (the unit in the program is a skeleton: every lock read gthr-default.h:749)
+if (cd "$WORK" && ${CXX:-c++} -std=c++17 -g -O2 -gsplit-dwarf -pthread -o split_names "$src") \
+	2>"$WORK/split.err"; then
+	env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/split.report" "$WORK/split_names" \
+		>"$WORK/split.out" 2>&1
+	expect_eq "split DWARF: every lock counted" "$(cat "$WORK/split.out")" 12000
+	report=$WORK/split.report
+	section "<function_mu>" >"$WORK/split_function.section"
+	expect_grep "split DWARF: the lock_guard's line, not libstdc++'s" \
+		"^  first locked at   .*[(][^ ]*cxx_names.cpp:$(line FUNCTION-LOCK)," "$WORK/split_function.section"
+	expect_no_grep "split DWARF: no lock at gthr-default.h" 'gthr-default[.]h' "$WORK/split.report"
+else
+	fail "cannot compile with -gsplit-dwarf"
+	sed 's/^/  | /' "$WORK/split.err" >&2
+fi
+
 # ---- clang: its lambdas are "$_0" --------------------------------------------
 if command -v clang++ >/dev/null 2>&1 &&
    clang++ -std=c++17 -g -O2 -pthread -o "$WORK/clang_names" "$src" 2>"$WORK/clang.err"; then

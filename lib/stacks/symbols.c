@@ -71,6 +71,7 @@ static struct libdw {
 	__typeof__(dwarf_attr) *attr;
 	__typeof__(dwarf_formudata) *formudata;
 	__typeof__(dwarf_getsrcfiles) *getsrcfiles;
+	__typeof__(dwarf_cu_info) *cu_info;
 	__typeof__(dwarf_filesrc) *filesrc;
 	__typeof__(dwfl_module_nextcu) *module_nextcu;
 	__typeof__(dwarf_getsrc_die) *getsrc_die;
@@ -119,6 +120,7 @@ static const struct {
 	{ "dwarf_attr", offsetof(struct libdw, attr) },
 	{ "dwarf_formudata", offsetof(struct libdw, formudata) },
 	{ "dwarf_getsrcfiles", offsetof(struct libdw, getsrcfiles) },
+	{ "dwarf_cu_info", offsetof(struct libdw, cu_info) },
 	{ "dwarf_filesrc", offsetof(struct libdw, filesrc) },
 	{ "dwfl_module_nextcu", offsetof(struct libdw, module_nextcu) },
 	{ "dwarf_getsrc_die", offsetof(struct libdw, getsrc_die) },
@@ -1085,6 +1087,14 @@ static int source_line(Dwfl_Module *mod, Dwarf_Addr pc, struct ms_frame *out)
 	 * compiled: inlined_subroutine ... inlined_subroutine, subprogram. */
 	Dwarf_Die *scopes = NULL, inner;
 	int n = 0;
+	/* Split DWARF (-gsplit-dwarf): the unit here is a skeleton, its
+	 * functions and inlined calls are in the split unit of its .dwo
+	 * (libdw finds it), and every lock read bits/gthr-default.h:749 */
+	Dwarf_Die split;
+	uint8_t unit_type = 0;
+	if (dw.cu_info(cu->cu, NULL, &unit_type, NULL, &split, NULL, NULL, NULL) == 0 &&
+	    unit_type == DW_UT_skeleton && dw.tag(&split) == DW_TAG_compile_unit)
+		cu = &split;
 	if (!file || ms_symbols_system_header(file)) {
 		n = dw.getscopes(cu, pc - bias, &scopes);
 		if (n > 0) {
