@@ -66,6 +66,41 @@ section "<table>" >"$WORK/table.section"
 expect_grep "operator<: its section names Table<...>::operator<(...) at its line" \
 	"^  first locked at   Table<[.][.][.]>::operator<[(][.][.][.][)] const[+]0x[0-9a-f]+ [(][^ ]*cxx_names.cpp:$(line OPERATOR-LOCK)" \
 	"$WORK/table.section"
+# ---- no libstdc++.so in the process: names demangled all the same -----------
+# (-static-libstdc++: its copy exports no demangler; names read _Z6workerPv)
+cat >"$WORK/plain.cpp" <<'EOF'
+#include <pthread.h>
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+namespace pool {
+void *worker(void *arg)
+{
+	for (int i = 0; i < 1000; i++) {
+		pthread_mutex_lock(&m);
+		pthread_mutex_unlock(&m);
+	}
+	return arg;
+}
+}
+int main()
+{
+	pthread_t a, b;
+	pthread_create(&a, nullptr, pool::worker, nullptr);
+	pthread_create(&b, nullptr, pool::worker, nullptr);
+	pthread_join(a, nullptr);
+	pthread_join(b, nullptr);
+	return 0;
+}
+EOF
+if ${CXX:-c++} -g -O1 -static-libstdc++ -pthread -o "$WORK/plain" "$WORK/plain.cpp" 2>"$WORK/plain.err"; then
+	env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/plain.report" "$WORK/plain" >/dev/null 2>&1
+	expect_grep "no libstdc++.so: the worker's name demangled" \
+		'^  first locked at   pool::worker[(]void[*][)][+]0x' "$WORK/plain.report"
+	expect_no_grep "no libstdc++.so: no mangled name" '_Z[0-9N]' "$WORK/plain.report"
+else
+	fail "cannot compile with -static-libstdc++"
+	sed 's/^/  | /' "$WORK/plain.err" >&2
+fi
+
 # ---- split DWARF: the inlined calls are in the .dwo ---------------------------
 # (the unit in the program is a skeleton: every lock read gthr-default.h:749)
 if (cd "$WORK" && ${CXX:-c++} -std=c++17 -g -O2 -gsplit-dwarf -pthread -o split_names "$src") \

@@ -892,6 +892,17 @@ static int copy_name_as(char *dst, size_t cap, const char *name, int lambda_alon
 	if (name[0] == '_' && name[1] == 'Z') {
 		if (!looked && !ms_loader_busy()) { /* else dlsym would wait */
 			demangle = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+			/* A C++ program without libstdc++.so: linked with
+			 * -static-libstdc++ (its copy exports nothing), or
+			 * with only pthreads used (--as-needed left it out).
+			 * Its names read _Z8consumerPv: a copy of libstdc++'s
+			 * of our own demangles them, loaded once, never
+			 * unloaded, and only for such a name. */
+			if (!demangle) {
+				void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL | RTLD_NODELETE);
+				if (h)
+					demangle = (demangle_fn)dlsym(h, "__cxa_demangle");
+			}
 			looked = 1;
 		}
 		int status = -1;
