@@ -9,7 +9,9 @@
 // it, where a search by address does not look, and std::lock_guard's
 // inlined lock read as libstdc++'s gthr-default.h:749.
 // tests/cxx_names.sh reads where the report says each lock was taken.
+#include <cstdlib>
 #include <functional>
+#include <pthread.h>
 #include <future>
 #include <map>
 #include <mutex>
@@ -120,6 +122,35 @@ template <typename T> struct Work {
 	}
 };
 
+// A lock wrapper of the program's, inlined at two places: each lock is at
+// the line that called it (every one read the wrapper's own line).
+static pthread_mutex_t wrap_a_mu = PTHREAD_MUTEX_INITIALIZER, wrap_b_mu = PTHREAD_MUTEX_INITIALIZER;
+static inline void wrapped_lock(pthread_mutex_t *m)
+{
+	if (pthread_mutex_lock(m) != 0) // WRAPPER-LOCK
+		abort();
+}
+
+static void *wrap_a(void *arg)
+{
+	for (int i = 0; i < 1000; i++) {
+		wrapped_lock(&wrap_a_mu); // WRAP_A-LOCK
+		counter++;
+		pthread_mutex_unlock(&wrap_a_mu);
+	}
+	return arg;
+}
+
+static void *wrap_b(void *arg)
+{
+	for (int i = 0; i < 1000; i++) {
+		wrapped_lock(&wrap_b_mu); // WRAP_B-LOCK
+		counter++;
+		pthread_mutex_unlock(&wrap_b_mu);
+	}
+	return arg;
+}
+
 int main()
 {
 	if (table < table)
@@ -133,6 +164,11 @@ int main()
 	std::thread w1(Work<long>{}), w2(Work<long>{});
 	w1.join();
 	w2.join();
+	pthread_t ta, tb;
+	pthread_create(&ta, nullptr, wrap_a, nullptr);
+	pthread_join(ta, nullptr);
+	pthread_create(&tb, nullptr, wrap_b, nullptr);
+	pthread_join(tb, nullptr);
 	std::printf("%ld\n", counter);
 	return 0;
 }

@@ -10,7 +10,7 @@ prog="$top_builddir/tests/cxx_names"
 src="$top_srcdir/tests/cxx_names.cpp"
 
 same_run "$prog" "cxx_names"
-expect_eq "cxx_names: every lock counted" "$(cat "$WORK/out")" 12000
+expect_eq "cxx_names: every lock counted" "$(cat "$WORK/out")" 14000
 report=$WORK/report
 
 # line TAG: the line of the source that has // TAG on it.
@@ -50,6 +50,20 @@ expect_grep "callable: its first lock in std::thread running Work<long>, at its 
 	"$WORK/callable.section"
 expect_no_grep "callable: no space after the callable's name" 'Work<long> ' \
 	"$WORK/callable.section"
+
+# A lock wrapper of the program's, inlined where it is called: each lock at
+# its caller's line, in the top table and in its section
+for which in wrap_a wrap_b; do
+	at="cxx_names.cpp:$(line "$(echo "$which" | tr a-z A-Z)-LOCK")"
+	row=$(top_row "$report" "<${which}_mu>")
+	case $row in
+	*" $at" | *"($at)") pass "$which: the top table has the line that called the wrapper ($at)" ;;
+	*) fail "$which: the top table's row is '$row', not at $at" ;;
+	esac
+done
+section "<wrap_a_mu>" >"$WORK/wrap_a.section"
+expect_grep "wrap_a: its section's first lock at the line that called the wrapper" \
+	"^  first locked at   .*[(][^ ]*cxx_names.cpp:$(line WRAP_A-LOCK)," "$WORK/wrap_a.section"
 
 # The wrappers that ran the lambdas: std::function's is named by it.
 expect_no_grep "function: no frame named std::_Function_handler" \
@@ -107,7 +121,7 @@ if (cd "$WORK" && ${CXX:-c++} -std=c++17 -g -O2 -gsplit-dwarf -pthread -o split_
 	2>"$WORK/split.err"; then
 	env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/split.report" "$WORK/split_names" \
 		>"$WORK/split.out" 2>&1
-	expect_eq "split DWARF: every lock counted" "$(cat "$WORK/split.out")" 12000
+	expect_eq "split DWARF: every lock counted" "$(cat "$WORK/split.out")" 14000
 	report=$WORK/split.report
 	section "<function_mu>" >"$WORK/split_function.section"
 	expect_grep "split DWARF: the lock_guard's line, not libstdc++'s" \
@@ -123,7 +137,7 @@ if command -v clang++ >/dev/null 2>&1 &&
    clang++ -std=c++17 -g -O2 -pthread -o "$WORK/clang_names" "$src" 2>"$WORK/clang.err"; then
 	env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/clang.report" "$WORK/clang_names" \
 		>"$WORK/clang.out" 2>&1
-	expect_eq "clang: every lock counted" "$(cat "$WORK/clang.out")" 12000
+	expect_eq "clang: every lock counted" "$(cat "$WORK/clang.out")" 14000
 	report=$WORK/clang.report
 	section "<noinline_mu>" >"$WORK/clang_noinline.section"
 	expect_grep "clang: the lambda not inlined named as the lambda, at its lock's line" \

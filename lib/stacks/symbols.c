@@ -72,6 +72,9 @@ static struct libdw {
 	__typeof__(dwarf_formudata) *formudata;
 	__typeof__(dwarf_getsrcfiles) *getsrcfiles;
 	__typeof__(dwarf_cu_info) *cu_info;
+	__typeof__(dwarf_ranges) *ranges;
+	__typeof__(dwarf_formref_die) *formref_die;
+	__typeof__(dwarf_dieoffset) *dieoffset;
 	__typeof__(dwarf_filesrc) *filesrc;
 	__typeof__(dwfl_module_nextcu) *module_nextcu;
 	__typeof__(dwarf_getsrc_die) *getsrc_die;
@@ -121,6 +124,9 @@ static const struct {
 	{ "dwarf_formudata", offsetof(struct libdw, formudata) },
 	{ "dwarf_getsrcfiles", offsetof(struct libdw, getsrcfiles) },
 	{ "dwarf_cu_info", offsetof(struct libdw, cu_info) },
+	{ "dwarf_ranges", offsetof(struct libdw, ranges) },
+	{ "dwarf_formref_die", offsetof(struct libdw, formref_die) },
+	{ "dwarf_dieoffset", offsetof(struct libdw, dieoffset) },
 	{ "dwarf_filesrc", offsetof(struct libdw, filesrc) },
 	{ "dwfl_module_nextcu", offsetof(struct libdw, module_nextcu) },
 	{ "dwarf_getsrc_die", offsetof(struct libdw, getsrc_die) },
@@ -419,6 +425,7 @@ static struct cached *answers_now(struct cached *cache)
 }
 
 struct module_syms;
+struct nested_fns;
 static void module_syms_drop(void);
 
 static struct {
@@ -431,6 +438,7 @@ static struct {
 	struct cached *cache;          /* NULL if calloc failed */
 	struct timespec refreshed;     /* implicit: last re-read of the maps */
 	struct module_syms *syms;      /* the modules' symbols read so far */
+	struct nested_fns *nested;     /* the units' nested functions, found so far */
 	int unloaded;    /* the program had unloaded a library at its start */
 } session;
 
@@ -1003,9 +1011,28 @@ int ms_symbols_system_header(const char *file)
  * the inlined function, and the call that inlined it is a line of the
  * function around it, and so on out to the function the symbol names
  * (the lines addr2line -i prints).  The line shown is the innermost of
- * these outside system headers: for std::lock_guard in consumer(), the
- * line in consumer(); for a static helper inlined into main, the lock's
- * line in the helper. */
+ * these outside system headers and outside the program's own inlined
+ * wrappers: for std::lock_guard in consumer(), the line in consumer();
+ * for a static helper inlined into main, the lock's line in the helper;
+ * for a lock wrapper of the program's inlined into consumer() -- a
+ * function inlined at two places or more in its unit, of INLINED_WRAPPER
+ * bytes of code at most -- the line in consumer() that called it: every
+ * lock leveldb took read port_stdcxx.h:55, its Mutex::Lock, whichever
+ * function took it.  Not
+ * past a wrapper called from a system header's code: a lambda's body
+ * inlined into libstdc++'s std::thread keeps its line. */
+#define INLINED_WRAPPER 96
+
+/* The bytes of code of an inlined call's instance (all its ranges). */
+static uint64_t code_bytes(Dwarf_Die *die)
+{
+	Dwarf_Addr base, start, end;
+	uint64_t n = 0;
+	ptrdiff_t off = 0;
+	while ((off = dw.ranges(die, off, &base, &start, &end)) > 0)
+		n += end > start ? end - start : 0;
+	return n;
+}
 /* The compile unit covering pc, found by each unit's own address ranges:
  * for a module without .debug_aranges, the index libdw (0.188) finds units
  * by.  clang writes none unless asked (-gdwarf-aranges), and every frame
@@ -1035,35 +1062,207 @@ static Dwarf_Die *cu_by_ranges(Dwfl_Module *mod, Dwarf_Addr pc,
  * DIE without addresses and what is under it, and clang writes C++
  * functions inside their namespace (gcc at the unit's top level), so in a
  * clang program std::lock_guard in any namespaced function read as
- * bits/gthr-default.h.  With nested set, it looks inside every function,
- * block and class as well: gcc writes a lambda's operator() that was not
- * inlined inside the closure's class, inside the blocks of the function
- * that made it, none of which holds its addresses, and every lock a
- * lambda took at -O1 or through a std::function too big to inline read as
- * gthr-default.h:749.  1 if found, in *out. */
-static int innermost_at(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out,
-			int depth, int nested)
+ * bits/gthr-default.h.  1 if found, in *out. */
+static int innermost_at(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out, int depth)
 {
 	Dwarf_Die child;
 	if (depth > 64 || dw.child(parent, &child) != 0)
 		return 0;
 	do {
 		int tag = dw.tag(&child);
-		int holds = (tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block ||
-			     tag == DW_TAG_inlined_subroutine) && dw.haspc(&child, pc) > 0;
-		if (holds) {
+		if (tag == DW_TAG_namespace) {
+			if (innermost_at(&child, pc, out, depth + 1))
+				return 1;
+		} else if ((tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block ||
+			    tag == DW_TAG_inlined_subroutine) &&
+			   dw.haspc(&child, pc) > 0) {
 			*out = child;
-			(void)innermost_at(&child, pc, out, depth + 1, nested);
+			(void)innermost_at(&child, pc, out, depth + 1);
 			return 1;
 		}
-		if ((tag == DW_TAG_namespace ||
-		     (nested && (tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block ||
-				 tag == DW_TAG_structure_type || tag == DW_TAG_class_type ||
-				 tag == DW_TAG_union_type))) &&
-		    innermost_at(&child, pc, out, depth + 1, nested))
-			return 1;
 	} while (dw.siblingof(&child, &child) == 0);
 	return 0;
+}
+
+/* Functions defined inside others, a unit's: gcc writes a lambda's
+ * operator() that was not inlined inside the closure's class, inside the
+ * blocks of the function that made it, none of which holds its
+ * addresses, and every lock a lambda took at -O1 or through a
+ * std::function too big to inline read as gthr-default.h:749.  Found by
+ * one walk of the unit, the first time one of its addresses needs it
+ * (85 ms for a unit of 223,000 DIEs, which <regex> and <future> make),
+ * then looked up: each address walking it again made a report of 200
+ * such lambdas take 20 s. */
+struct nested_fn {
+	Dwarf_Addr lo, hi; /* one range of its code */
+	Dwarf_Die die;
+};
+
+struct nested_fns {
+	struct nested_fns *next;
+	void *unit;        /* the unit's DIE's address in libdw's memory */
+	size_t n, cap;
+	struct nested_fn *e; /* NULL: none, or malloc failed */
+	/* the functions inlined in the unit, once for each place (their
+	 * DIEs' offsets, sorted): how many places a wrapper is inlined in */
+	size_t norigins, origins_cap;
+	Dwarf_Off *origins;
+};
+
+static void origin_add(struct nested_fns *f, Dwarf_Die *inlined)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die origin;
+	if (!dw.attr(inlined, DW_AT_abstract_origin, &a) || !dw.formref_die(&a, &origin))
+		return;
+	if (f->norigins == f->origins_cap) {
+		size_t cap = f->origins_cap ? 2 * f->origins_cap : 256;
+		Dwarf_Off *o = realloc(f->origins, cap * sizeof *o);
+		if (!o)
+			return;
+		f->origins = o;
+		f->origins_cap = cap;
+	}
+	f->origins[f->norigins++] = dw.dieoffset(&origin);
+}
+
+static void nested_add(struct nested_fns *f, Dwarf_Die *die)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+	while ((off = dw.ranges(die, off, &base, &lo, &hi)) > 0) {
+		if (f->n == f->cap) {
+			size_t cap = f->cap ? 2 * f->cap : 64;
+			struct nested_fn *e = realloc(f->e, cap * sizeof *e);
+			if (!e)
+				return;
+			f->e = e;
+			f->cap = cap;
+		}
+		f->e[f->n++] = (struct nested_fn){ lo, hi, *die };
+	}
+}
+
+/* Every function with code under parent that is not where innermost_at
+ * looks: inside functions, blocks and classes. */
+static void nested_collect(struct nested_fns *f, Dwarf_Die *parent, int inside, int depth)
+{
+	Dwarf_Die child;
+	if (depth > 64 || dw.child(parent, &child) != 0)
+		return;
+	do {
+		int tag = dw.tag(&child);
+		if (tag == DW_TAG_subprogram && inside)
+			nested_add(f, &child);
+		if (tag == DW_TAG_inlined_subroutine)
+			origin_add(f, &child);
+		if (tag == DW_TAG_namespace)
+			nested_collect(f, &child, inside, depth + 1);
+		else if (tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block ||
+			 tag == DW_TAG_structure_type || tag == DW_TAG_class_type ||
+			 tag == DW_TAG_union_type || tag == DW_TAG_inlined_subroutine)
+			nested_collect(f, &child, 1, depth + 1);
+	} while (dw.siblingof(&child, &child) == 0);
+}
+
+static void nested_drop(void)
+{
+	while (session.nested) {
+		struct nested_fns *f = session.nested;
+		session.nested = f->next;
+		free(f->e);
+		free(f->origins);
+		free(f);
+	}
+}
+
+/* The DIEs that hold pc under parent, outermost first, into chain[n..max);
+ * the count in chain. */
+static int chain_at(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *chain, int n, int max)
+{
+	Dwarf_Die child;
+	if (n >= max || dw.child(parent, &child) != 0)
+		return n;
+	do {
+		int tag = dw.tag(&child);
+		if ((tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block ||
+		     tag == DW_TAG_inlined_subroutine) &&
+		    dw.haspc(&child, pc) > 0) {
+			chain[n] = child;
+			return chain_at(&chain[n], pc, chain, n + 1, max);
+		}
+	} while (dw.siblingof(&child, &child) == 0);
+	return n;
+}
+
+/* For pc in a function nested in unit cu's others: the DIEs around it,
+ * innermost first, up to that function, as dwarf_getscopes_die gives
+ * them (which would walk the unit from its start to find the function,
+ * for each address again); malloc'd into *scopes, their count, 0 none. */
+static int off_cmp(const void *a, const void *b)
+{
+	Dwarf_Off x = *(const Dwarf_Off *)a, y = *(const Dwarf_Off *)b;
+	return (x > y) - (x < y);
+}
+
+/* Unit cu's index, made at its first use; NULL if calloc failed. */
+static struct nested_fns *unit_index(Dwarf_Die *cu)
+{
+	struct nested_fns *f = session.nested;
+	while (f && f->unit != cu->addr)
+		f = f->next;
+	if (!f) {
+		if (!(f = calloc(1, sizeof *f)))
+			return NULL;
+		f->unit = cu->addr;
+		nested_collect(f, cu, 0, 0);
+		if (f->norigins)
+			qsort(f->origins, f->norigins, sizeof *f->origins, off_cmp);
+		f->next = session.nested;
+		session.nested = f;
+	}
+	return f;
+}
+
+/* Whether the function inlined at DIE inlined (of unit cu) is inlined at
+ * two places or more: a wrapper, whose own line does not say which. */
+static int inlined_shared(Dwarf_Die *cu, Dwarf_Die *inlined)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die origin;
+	struct nested_fns *f = unit_index(cu);
+	if (!f || !f->norigins || !dw.attr(inlined, DW_AT_abstract_origin, &a) ||
+	    !dw.formref_die(&a, &origin))
+		return 0;
+	Dwarf_Off off = dw.dieoffset(&origin);
+	const Dwarf_Off *at = bsearch(&off, f->origins, f->norigins, sizeof off, off_cmp);
+	if (!at)
+		return 0;
+	return (at > f->origins && at[-1] == off) ||
+	       (at + 1 < f->origins + f->norigins && at[1] == off);
+}
+
+static int nested_at(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die **scopes)
+{
+	struct nested_fns *f = unit_index(cu);
+	if (!f)
+		return 0;
+	/* the innermost: the smallest range that holds pc */
+	const struct nested_fn *best = NULL;
+	for (size_t i = 0; i < f->n; i++)
+		if (f->e[i].lo <= pc && pc < f->e[i].hi &&
+		    (!best || f->e[i].hi - f->e[i].lo < best->hi - best->lo))
+			best = &f->e[i];
+	if (!best)
+		return 0;
+	Dwarf_Die chain[64];
+	chain[0] = best->die;
+	int n = chain_at(&chain[0], pc, chain, 1, 64);
+	if (!(*scopes = malloc((size_t)n * sizeof **scopes)))
+		return 0;
+	for (int i = 0; i < n; i++)
+		(*scopes)[i] = chain[n - 1 - i];
+	return n;
 }
 
 static int source_line(Dwfl_Module *mod, Dwarf_Addr pc, struct ms_frame *out)
@@ -1106,24 +1305,24 @@ static int source_line(Dwfl_Module *mod, Dwarf_Addr pc, struct ms_frame *out)
 	if (dw.cu_info(cu->cu, NULL, &unit_type, NULL, &split, NULL, NULL, NULL) == 0 &&
 	    unit_type == DW_UT_skeleton && dw.tag(&split) == DW_TAG_compile_unit)
 		cu = &split;
-	if (!file || ms_symbols_system_header(file)) {
-		n = dw.getscopes(cu, pc - bias, &scopes);
-		if (n > 0) {
-			inner = scopes[0];
-			free(scopes);
-			scopes = NULL;
-		} else {
-			free(scopes);
-			scopes = NULL;
-			n = innermost_at(cu, pc - bias, &inner, 0, 0) ||
-			    innermost_at(cu, pc - bias, &inner, 0, 1);
-		}
+	n = dw.getscopes(cu, pc - bias, &scopes);
+	if (n > 0) {
+		inner = scopes[0];
+		free(scopes);
+		scopes = NULL;
+		n = dw.getscopes_die(&inner, &scopes);
+	} else {
+		free(scopes);
+		scopes = NULL;
+		n = innermost_at(cu, pc - bias, &inner, 0);
 		if (n > 0)
 			n = dw.getscopes_die(&inner, &scopes);
+		else
+			n = nested_at(cu, pc - bias, &scopes);
 	}
 	Dwarf_Files *files = NULL;
 	size_t nfiles = 0;
-	for (int i = 0; i < n && (!file || ms_symbols_system_header(file)); i++) {
+	for (int i = 0; i < n; i++) {
 		int tag = dw.tag(&scopes[i]);
 		if (tag == DW_TAG_subprogram)
 			break;
@@ -1138,7 +1337,12 @@ static int source_line(Dwfl_Module *mod, Dwarf_Addr pc, struct ms_frame *out)
 				 &call_line) != 0 ||
 		    call_file >= nfiles)
 			break;
-		file = dw.filesrc(files, call_file, NULL, NULL);
+		const char *call = dw.filesrc(files, call_file, NULL, NULL);
+		if (file && !ms_symbols_system_header(file) &&
+		    (!call || call_line == 0 || ms_symbols_system_header(call) ||
+		     code_bytes(&scopes[i]) > INLINED_WRAPPER || !inlined_shared(cu, &scopes[i])))
+			break; /* the program's line: no wrapper others share */
+		file = call;
 		line = (int)call_line;
 	}
 	free(scopes);
@@ -1171,6 +1375,7 @@ struct module_syms {
 
 static void module_syms_drop(void)
 {
+	nested_drop(); /* their DIEs are in libdw's memory too */
 	while (session.syms) {
 		struct module_syms *m = session.syms;
 		session.syms = m->next;
