@@ -118,6 +118,46 @@ expect_grep "wrapped, ended -> alive: use_a's site on both sides" \
 	'^ +[0-9.]+ [nµm]?s +[0-9.]+ [nµm]?s +[0-9.]+x +[0-9]+ +[0-9]+ +[0-9.]+x +use_a [(]wrapped_sites[.]c:[0-9]+[)]$' \
 	"$WORK/cmp"
 
+# ... and a std::mutex of a program built with -O0, whose lock is a frame of
+# libstdc++'s: live, it was filed past it, at use(); ended, at libstdc++'s
+# line, as its site line is
+cat >"$WORK/o0.cpp" <<'EOF'
+#include <mutex>
+#include <thread>
+#include <unistd.h>
+std::mutex *m;
+void use()
+{
+	for (int i = 0; i < 100; i++) {
+		std::lock_guard<std::mutex> g(*m);
+		usleep(50);
+	}
+}
+int main(int argc, char **argv)
+{
+	(void)argv;
+	m = new std::mutex;
+	std::thread a(use), b(use), c(use);
+	a.join(); b.join(); c.join();
+	if (argc > 1) {
+		pthread_mutex_destroy(m->native_handle());
+		delete m;
+	}
+	return 0;
+}
+EOF
+if ${CXX:-c++} -O0 -g -pthread -o "$WORK/o0" "$WORK/o0.cpp" 2>"$WORK/o0.err"; then
+	env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_FORMAT=json MUTEXSTAT_OUTPUT="$WORK/o0_ended" "$WORK/o0" ended \
+		>/dev/null 2>&1
+	json o0_alive "$WORK/o0"
+	cmp_run "$WORK/o0_ended.json" "$WORK/o0_alive.json"
+	expect_no_grep "-O0 std::mutex, ended -> alive: no site new or gone" \
+		' (new|gone) +[0-9]+ +[0-9]+ +(new|gone) ' "$WORK/cmp"
+else
+	fail "cannot compile a C++ program with ${CXX:-c++}"
+	sed 's/^/  | /' "$WORK/o0.err" >&2
+fi
+
 # ---- kinds of lock left out on one side (MUTEXSTAT_TRACK) ----------------------
 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_TRACK=rwlock MUTEXSTAT_FORMAT=json \
 	MUTEXSTAT_OUTPUT="$WORK/rwonly" "$CONTENTION" >/dev/null 2>&1

@@ -119,16 +119,14 @@ int ms_line_before(const struct ms_line *a, const struct ms_line *b)
 	return a->key < b->key;
 }
 
-uintptr_t ms_first_lock_site(uintptr_t first_caller, uint32_t first_stack)
-{
-	return ms_program_frame(ms_site_beyond_wrapper(first_caller, first_stack), first_stack);
-}
-
 uintptr_t ms_line_site(const struct ms_line *l)
 {
 	if (!l->r)
 		return l->first_caller;
-	return ms_first_lock_site(l->first_caller, LOAD(&ms_rec(l->r)->first_stack));
+	uint32_t stack = LOAD(&ms_rec(l->r)->first_stack);
+	/* past a wrapper, and past a system header's lock code
+	 * (std::lock_guard built with -O0) */
+	return ms_program_frame(ms_site_beyond_wrapper(l->first_caller, stack), stack);
 }
 
 const char *ms_site_name(uintptr_t site, char *out, size_t cap, int narrow)

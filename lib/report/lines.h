@@ -54,11 +54,6 @@ void ms_line_from_site(struct ms_line *l, const struct ms_site *s, uint32_t i);
  * the caller of the wrapper it was locked through. */
 uintptr_t ms_line_site(const struct ms_line *l);
 
-/* The same of a lock first locked by first_caller with stack first_stack:
- * past a wrapper of the program's it was locked through, and past a
- * system header's lock code (std::lock_guard built with -O0). */
-uintptr_t ms_first_lock_site(uintptr_t first_caller, uint32_t first_stack);
-
 /* What an ended line's site is called: ms_symbolize's name for it (with
  * `narrow`, ms_symbolize_short's), or, for the line that sums the lives
  * of the sites past MS_MAX_SITES, MS_SITE_OTHERS_TEXT.  Returns out. */

@@ -611,14 +611,14 @@ static void one_mutex(uintptr_t key, uint32_t r, void *arg)
 	hist32(j, "hold", z->hold_hist);
 	ms_jw_obj_end(j);
 	live_modes(j, r, flags, z);
-	/* the text report's site: past a lock wrapper (compare keys by it) */
-	uintptr_t first_caller = LOAD(&rec->first_caller), site;
+	/* the site line its numbers go to when it ends: past a lock
+	 * wrapper (compare keys live and ended locks by it alike) */
+	uintptr_t first_caller = LOAD(&rec->first_caller);
 	uint32_t first_stack = LOAD(&rec->first_stack);
+	uintptr_t site = ms_table_site_of(first_caller, first_stack);
 	frame(j, "first_locked_caller", first_caller);
-	site = ms_first_lock_site(first_caller, first_stack);
 	frame(j, "first_locked_site", site);
-	ms_jw_boolean(j, "through_wrapper",
-		      ms_site_beyond_wrapper(first_caller, first_stack) != first_caller);
+	ms_jw_boolean(j, "through_wrapper", site != first_caller);
 	site_stack(j, "first_locked_at", first_stack);
 	site_stack(j, "initialised_at", LOAD(&ms_table.init_stacks[r]));
 	uint64_t birth = LOAD(&rec->birth);
