@@ -3,8 +3,11 @@
 # locks (tests/cxx_names.cpp): the lock_guard's own line, never libstdc++'s
 # gthr-default.h, and the lambda by its name, not its operator() or the
 # std::thread or std::function wrapper that ran it; a name too long for the
-# top table keeps its function and lambda, not the end of "operator()()
-# const"; and an operator< of a class template keeps its class.
+# top table keeps the lambda, not the end of "operator()() const"; an
+# operator< of a class template keeps its class; a lock wrapper inlined at
+# two places is passed over to its callers' lines; and the lines of
+# -gsplit-dwarf builds, the names of clang's lambdas, of a build without
+# -g, and of a program without libstdc++.so.
 . "$top_srcdir/tests/lib.sh"
 prog="$top_builddir/tests/cxx_names"
 src="$top_srcdir/tests/cxx_names.cpp"
@@ -114,6 +117,52 @@ else
 	fail "cannot compile with -static-libstdc++"
 	sed 's/^/  | /' "$WORK/plain.err" >&2
 fi
+
+# ---- no -g: a lambda not inlined, and the std::thread frame that ran it ------
+# (without a line, the wrapper was named as the lambda too: a false
+# recursion of two frames of one name.)  An inversion's edge shows them.
+cat >"$WORK/nog.cpp" <<'EOF'
+#include <mutex>
+#include <thread>
+#include <unistd.h>
+static std::mutex a, b;
+namespace app {
+struct Runner {
+	void go(int n)
+	{
+		std::thread t1([]() __attribute__((noinline)) {
+			std::lock_guard<std::mutex> x(a);
+			usleep(1000);
+			std::lock_guard<std::mutex> y(b);
+		});
+		t1.join();
+		std::thread t2([]() __attribute__((noinline)) {
+			std::lock_guard<std::mutex> y(b);
+			usleep(1000);
+			std::lock_guard<std::mutex> x(a);
+		});
+		t2.join();
+		(void)n;
+	}
+};
+}
+int main()
+{
+	app::Runner().go(1);
+	return 0;
+}
+EOF
+if ${CXX:-c++} -std=c++17 -O1 -pthread -o "$WORK/nog" "$WORK/nog.cpp" 2>"$WORK/nog.err"; then
+	env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/nog.report" "$WORK/nog" >/dev/null 2>&1
+	expect_eq "no -g: the second lock's frame, the lambda's, then std::thread running it" \
+		"$(sed -n '/took A, then B:/,/took B, then A:/{/^    B   at/{s/^    B   at  //;s/[+].*//;p;n;s/^ *//;s/[+].*//;p}}' "$WORK/nog.report")" \
+		"app::Runner::go(int)::{lambda()#1}
+std::thread running app::Runner::go(...)::{lambda()#1}"
+else
+	fail "cannot compile without -g"
+	sed 's/^/  | /' "$WORK/nog.err" >&2
+fi
+report=$WORK/report
 
 # ---- split DWARF: the inlined calls are in the .dwo ---------------------------
 # (the unit in the program is a skeleton: every lock read gthr-default.h:749)

@@ -679,7 +679,7 @@ static int generic(const char *w, size_t len)
 }
 
 /* The anchored rule for a word as the report prints it: "^word$", where
- * what a long name lost ("(...)", "<...>", a leading "..") matches
+ * what a long name lost ("(...)", "<...>", "..": two dots or more) matches
  * anything, so that the rule also matches the whole name the JSON report
  * gives.  0 if it does not fit a rule. */
 static int anchored(char *out, size_t cap, const char *w, size_t len)
@@ -688,17 +688,16 @@ static int anchored(char *out, size_t cap, const char *w, size_t len)
 	if (cap < 3)
 		return 0;
 	out[n++] = '^';
-	size_t i = 0;
-	if (len >= 2 && w[0] == '.' && w[1] == '.' && (len < 3 || w[2] != '.')) {
-		out[n++] = '*'; /* a name cut at its start */
-		i = 2;
-	}
-	for (; i < len; i++) {
-		if (i + 2 < len && w[i] == '.' && w[i + 1] == '.' && w[i + 2] == '.') {
+	for (size_t i = 0; i < len; i++) {
+		/* two dots or more: what a cut took ("..", "(...)", and a
+		 * cut inside one, "....)"); no C++ name has them */
+		if (i + 1 < len && w[i] == '.' && w[i + 1] == '.') {
 			if (n + 1 >= cap)
 				return 0;
-			out[n++] = '*';
-			i += 2;
+			if (n == 0 || out[n - 1] != '*')
+				out[n++] = '*';
+			while (i + 1 < len && w[i + 1] == '.')
+				i++;
 			continue;
 		}
 		if (n + 1 >= cap)

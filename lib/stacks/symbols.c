@@ -1265,6 +1265,8 @@ static int nested_at(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die **scopes)
 	return n;
 }
 
+/* Fills out's file and line (the rule above); 1 where the line is a
+ * system header's, 0 where it is another's, -1 where pc has none. */
 static int source_line(Dwfl_Module *mod, Dwarf_Addr pc, struct ms_frame *out)
 {
 	Dwarf_Addr bias = 0;
@@ -1276,7 +1278,7 @@ static int source_line(Dwfl_Module *mod, Dwarf_Addr pc, struct ms_frame *out)
 		 * libdw still answers with that CU's last line: check the CU
 		 * covers pc. */
 		if (dw.haspc(cu, pc - bias) <= 0)
-			return 0;
+			return -1;
 		Dwfl_Line *row = dw.module_getsrc(mod, pc);
 		file = row ? dw.lineinfo(row, NULL, &line, NULL, NULL, NULL)
 			   : NULL;
@@ -1285,7 +1287,7 @@ static int source_line(Dwfl_Module *mod, Dwarf_Addr pc, struct ms_frame *out)
 		 * either; the unit's own line table answers */
 		cu = cu_by_ranges(mod, pc, &bias);
 		if (!cu)
-			return 0;
+			return -1;
 		Dwarf_Line *row = dw.getsrc_die(cu, pc - bias);
 		if (row && dw.lineno(row, &line) == 0)
 			file = dw.linesrc(row, NULL, NULL);
@@ -1350,7 +1352,9 @@ static int source_line(Dwfl_Module *mod, Dwarf_Addr pc, struct ms_frame *out)
 		copy_tail(out->file, sizeof out->file, file);
 		out->line = line;
 	}
-	return file && line > 0 && ms_symbols_system_header(file);
+	if (!file || line <= 0)
+		return -1;
+	return ms_symbols_system_header(file);
 }
 
 /* ---- a module's symbols, read once a session --------------------------- */
@@ -1579,8 +1583,10 @@ static int from_libdw(Dwfl_Module *mod, uintptr_t addr, uintptr_t pc,
 	 * debug file's symbol table is not compressed. */
 	/* A wrapper named as the lambda it runs (callable_name) whose line
 	 * is still its own: the lambda's body was not inlined there, and the
-	 * next frame in is the lambda's, of the same name. */
-	if (lines && !ms_stack_c_library_code(pc) && source_line(mod, pc, out) && lambda)
+	 * next frame in is the lambda's, of the same name.  Without a line
+	 * (no -g) that is not known: "std::thread running" it is, where the
+	 * lambda's own frame would have made its name a false recursion. */
+	if (lines && !ms_stack_c_library_code(pc) && source_line(mod, pc, out) != 0 && lambda)
 		(void)copy_name_as(out->func, sizeof out->func, name, 0);
 	return 0;
 }
@@ -2072,8 +2078,9 @@ static void shorten_scopes(char *s, size_t *func_n, size_t want)
 		if (!strncmp(s, verbs[k], strlen(verbs[k])))
 			q = s + strlen(verbs[k]);
 	for (int pass = 0; pass < 3 && *func_n > want; pass++) {
-		/* the scopes' ends: "::" outside brackets */
-		size_t ends[32], nends = 0;
+		/* the scopes' ends: "::" outside brackets, the first 32 and
+		 * the last two (a name of more keeps its last two whole) */
+		size_t ends[32], nends = 0, total = 0, last = 0, penult = 0;
 		int depth = 0;
 		for (char *c = q; c < s + *func_n; c++) {
 			size_t op = operator_token(s, c);
@@ -2083,8 +2090,14 @@ static void shorten_scopes(char *s, size_t *func_n, size_t want)
 				depth++;
 			else if (*c == '>' || *c == ')' || *c == '}' || *c == ']')
 				depth--;
-			else if (!depth && c[0] == ':' && c[1] == ':' && nends < 32)
-				ends[nends++] = (size_t)(c - s), c++;
+			else if (!depth && c[0] == ':' && c[1] == ':') {
+				if (nends < 32)
+					ends[nends++] = (size_t)(c - s);
+				penult = last;
+				last = (size_t)(c - s);
+				total++;
+				c++;
+			}
 			if (depth < 0)
 				return;
 		}
@@ -2093,17 +2106,20 @@ static void shorten_scopes(char *s, size_t *func_n, size_t want)
 		if (pass == 0) {
 			/* an outer function's arguments, the innermost scope's first */
 			for (size_t i = nends; i-- > 0 && *func_n > want;) {
-				char *end = s + ends[i];
-				if (end[-1] != ')')
+				char *end = s + ends[i], *start = i ? s + ends[i - 1] + 2 : q;
+				if (end <= start || end[-1] != ')')
 					continue;
+				/* its list's '(', within the scope: a list found
+				 * past its start would cut another scope */
 				char *open = end - 1;
-				for (int d = 0; open > q; open--) {
+				int d = 0;
+				for (; open >= start; open--) {
 					d += (*open == ')') - (*open == '(');
 					if (!d)
 						break;
 				}
 				/* "(anonymous namespace)" is a scope, no list */
-				if (open == q || open[-1] == ':' || open[-1] == ' ' ||
+				if (open <= start || d || open[-1] == ':' || open[-1] == ' ' ||
 				    end - open <= 5 || !strncmp(open, "(...)", 5))
 					continue;
 				size_t len = (size_t)(end - open) - 5;
@@ -2116,7 +2132,7 @@ static void shorten_scopes(char *s, size_t *func_n, size_t want)
 		} else if (pass == 1) {
 			/* its own argument list, "(...)" */
 			char *open = NULL, *close = NULL;
-			char *c = nends ? s + ends[nends - 1] + 2 : q;
+			char *c = total ? s + last + 2 : q;
 			for (depth = 0; c < s + *func_n; c++) {
 				size_t op = operator_token(s, c);
 				if (op)
@@ -2134,12 +2150,15 @@ static void shorten_scopes(char *s, size_t *func_n, size_t want)
 				memmove(open + 4, close, strlen(close) + 1);
 				*func_n -= (size_t)(close - open - 4);
 			}
-		} else if (nends >= 2) {
-			/* the outer scopes, from the first, for ".." */
-			size_t at = (size_t)(q - s), drop = 1;
-			while (drop + 1 < nends && *func_n - (ends[drop - 1] + 2 - at) + 2 > want)
-				drop++;
-			size_t from = ends[drop - 1] + 2;
+		} else if (total >= 2) {
+			/* the outer scopes, from the first, for "..": the fewest
+			 * that leave it short enough, the last two kept */
+			size_t at = (size_t)(q - s), from = penult + 2;
+			for (size_t k = 0; k < nends && ends[k] <= penult; k++)
+				if (*func_n - (ends[k] + 2 - at) + 2 <= want) {
+					from = ends[k] + 2;
+					break;
+				}
 			s[at] = s[at + 1] = '.';
 			memmove(s + at + 2, s + from, strlen(s + from) + 1);
 			*func_n -= from - at - 2;

@@ -367,6 +367,8 @@ static const char *const through_helper =
 	"  mutex 0x7ffe taken at  ..d_for_the_duration(...)+0x8 (t/h.cpp:11, h)\n"
 	"\nHELD AT THREAD EXIT: thread 14 ended holding 1 mutex\n"
 	"  mutex 0x7fff taken at  ns::put<...>(...)+0x8 (t/h.cpp:12, h)\n"
+	"\nHELD AT THREAD EXIT: thread 15 ended holding 1 mutex\n"
+	"  mutex 0x7ffd taken at  ....)::{lambda()#1}+0x8 (t/h.cpp:13, h)\n"
 	"\nSELF-DEADLOCK: mutex 0x7ff0 relocked by its holder\n"
 	"  at  relock+0x8 (t/h.c:40, h)\n"
 	"\nSELF-DEADLOCK: mutex 0x7ff1 relocked by its holder\n"
@@ -407,6 +409,10 @@ START_TEST(test_suppress_suggests_an_anchored_rule_of_this_finding_alone)
 	/* what a name made to fit lost matches anything */
 	ck_assert_ptr_nonnull(strstr(out, "  to suppress it: held-at-exit:^*d_for_the_duration(*)$ "));
 	ck_assert_ptr_nonnull(strstr(out, "  to suppress it: held-at-exit:^ns::put<*>(*)$ "));
+	/* a cut inside a "(...)": its dots, however many, one "*" */
+	ck_assert_ptr_nonnull(strstr(out, "  to suppress it: held-at-exit:^*)::{lambda()#1}$ "));
+	ck_assert_int_eq(ms_suppress_glob("^*)::{lambda()#1}$", "ns::run(int, long)::{lambda()#1}",
+					  strlen("ns::run(int, long)::{lambda()#1}")), 1);
 	/* two findings of one word: the rule says what else it leaves out */
 	ck_assert_ptr_nonnull(strstr(out, "  to suppress it: self-deadlock:^relock$ "
 					  "(a line of MUTEXSTAT_SUPPRESSIONS; it leaves out 1 other "
@@ -522,11 +528,11 @@ START_TEST(test_suppress_finding_code_names_each_function_once)
 	ck_assert_uint_eq(n, strlen(out));
 	f = strstr(through_helper, "\nMISUSE");
 	n = ms_suppress_finding_code(f, strlen(f), out, sizeof out);
-	ck_assert_str_eq(out, "..d_for_the_duration(...), main, ns::put<...>(...), relock, "
-			      "start_thread, std::thread::_State_impl<...>::_M_run()");
+	ck_assert_str_eq(out, "....)::{lambda()#1}, ..d_for_the_duration(...), main, ns::put<...>(...), "
+			      "relock, start_thread, std::thread::_State_impl<...>::_M_run()");
 	/* cut: each name whole or "...", within the room given, 0 ended */
 	n = ms_suppress_finding_code(f, strlen(f), out, 50);
-	ck_assert_str_eq(out, "..d_for_the_duration(...), main, ...");
+	ck_assert_str_eq(out, "....)::{lambda()#1}, ...");
 	ck_assert_uint_lt(n, 50);
 	n = ms_suppress_finding_code(f, strlen(f), out, 20);
 	ck_assert_str_eq(out, "...");

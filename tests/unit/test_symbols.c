@@ -4,11 +4,12 @@
 
 #include "stacks/symbols.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-static char buf[256];
+static char buf[1024];
 
 static const char *fit(const char *s, size_t cols)
 {
@@ -83,6 +84,43 @@ START_TEST(test_symbol_fit_drops_outer_scopes_whole)
 	/* brackets that do not pair up: cut as before */
 	ck_assert_str_eq(fit("ns::Cls::Inner::f<(ns::Cls const&) (x.cpp:5)", 30),
 			 "..::f<(ns::Cls const&) x.cpp:5");
+}
+END_TEST
+
+/* Names a build or a hostile symbol table may hold: each fits its columns,
+ * never read or written outside the name (the sanitized build checks).
+ * A name starting with "::" read the byte before it; a scope whose
+ * parentheses do not pair within it cut into the scope before it, and the
+ * offset after the name was cut short. */
+START_TEST(test_symbol_fit_odd_names_stay_inside)
+{
+	static const char *const odd[] = {
+		"::a::b::c::d(int) (x.cpp:6)",
+		"::(x)::y(int, long)::z (x.cpp:6)",
+		"a(::b)::c(int)::d(long, long) (x.cpp:6)",
+		"<<{(>>(><{}::operatt>>((>)t)::<<)}{<<{}>>)::(() )t+0x10 (m)",
+		"Foo::(anonymous namespace)(::operator()<operator->*<(char)60, operator<<::{lambda()#1}>"
+		"::x<::operator->*()::a::x(int) const>::operator->*(int, a(int, int))::operator<<<(char)60, "
+		"operator>::operator>>)::operator>::{lambda()#1}(int, x::operator()::{lambda()#1})+0x10 (mod)",
+		"a::)::b(::c::d+0x10 (mod)",
+		"::+0x10 (mod)",
+		":: (x.cpp:1)",
+	};
+	for (size_t i = 0; i < sizeof odd / sizeof odd[0]; i++)
+		for (size_t cols = 12; cols <= 64; cols += 4) {
+			const char *got = fit(odd[i], cols);
+			ck_assert_msg(strlen(got) <= cols,
+				      "'%s' in %zu: '%s'", odd[i], cols, got);
+		}
+	/* more than 32 scopes: the last two kept whole */
+	char many[1024] = "";
+	for (int i = 0; i < 40; i++) {
+		char scope[32];
+		snprintf(scope, sizeof scope, "s%d(int, long)::", i);
+		strcat(many, scope);
+	}
+	strcat(many, "g(int, long) (x.cpp:3)");
+	ck_assert_str_eq(fit(many, 40), "..s39(int, long)::g(...) x.cpp:3");
 }
 END_TEST
 
@@ -228,6 +266,7 @@ Suite *symbols_suite(void)
 	tcase_add_test(tc, test_symbol_fit_cuts_the_function_to_its_end);
 	tcase_add_test(tc, test_symbol_fit_drops_arguments_before_the_name);
 	tcase_add_test(tc, test_symbol_fit_drops_outer_scopes_whole);
+	tcase_add_test(tc, test_symbol_fit_odd_names_stay_inside);
 	tcase_add_test(tc, test_symbol_fit_keeps_the_source_line_alone_when_the_function_cannot);
 	tcase_add_test(tc, test_symbol_fit_keeps_brackets_paired);
 	tcase_add_test(tc, test_symbol_fit_without_a_line_keeps_function_and_offset);
