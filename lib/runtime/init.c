@@ -534,9 +534,11 @@ static void wait_for_exit_report(void)
 
 /* glibc's exit() ends with its own _exit, which does not come through
  * ours: a second thread's exit() ends the process where it ends.  So it
- * waits at its start, while the first one's exit handlers run (50 ms at
+ * waits at its start, while the first one's exit handlers run (200 ms at
  * most: one of them may be joining this very thread, or take long, and
- * without the library the second exit() would end the process then) and
+ * without the library the second exit() would end the process then; 50
+ * ms was too short for a sanitized build's handlers on a loaded machine,
+ * one run in 10 of tests/exit_paths.sh's two-exits) and
  * while its exit report is written (10 s).  A first exit() not through
  * ours (main's return: glibc's start calls its own) is seen by its
  * report under way. */
@@ -577,7 +579,7 @@ __attribute__((noinline)) void ms_exit_begin(int status)
 					  __ATOMIC_ACQUIRE) &&
 	     none != self) ||
 	    __atomic_load_n(&exit_under_way, __ATOMIC_ACQUIRE))
-		for (int ms = 0; ms < 50 && !__atomic_load_n(&exit_reported, __ATOMIC_ACQUIRE);
+		for (int ms = 0; ms < 200 && !__atomic_load_n(&exit_reported, __ATOMIC_ACQUIRE);
 		     ms++)
 			nap_ms();
 	wait_for_exit_report();
