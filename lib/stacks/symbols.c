@@ -823,12 +823,12 @@ static int callable_name(const char *name, char *out, size_t cap, int lambda_alo
 }
 
 /* A lambda's call operator, "main::{lambda(int)#1}::operator()(int)
- * const" -- a generic one's "auto main::{lambda(auto:1)#1}::operator()<long>(long)
- * const", clang's "main::$_0::operator()() const" -- is named as the
- * lambda, as where its body was inlined into a wrapper (callable_name):
- * "main::{lambda(int)#1}".  The operator and its
- * arguments again took a fifth of a frame's room, and the top table's cut
- * from the left kept "..)#1}::operator()() const". */
+ * const" -- a generic one's "auto main::{lambda(auto:1)#1}::operator()
+ * <long>(long) const", clang's "main::$_0::operator()() const" -- is named
+ * as the lambda, as where its body was inlined into a wrapper
+ * (callable_name): "main::{lambda(int)#1}".  The operator and its
+ * arguments took a fifth of a frame's room, and the top table's cut from
+ * the left kept "..)#1}::operator()() const". */
 static void lambda_as_itself(char *s)
 {
 	static const char op[] = "::operator()";
@@ -1195,10 +1195,6 @@ static int chain_at(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *chain, int n, i
 	return n;
 }
 
-/* For pc in a function nested in unit cu's others: the DIEs around it,
- * innermost first, up to that function, as dwarf_getscopes_die gives
- * them (which would walk the unit from its start to find the function,
- * for each address again); malloc'd into *scopes, their count, 0 none. */
 static int off_cmp(const void *a, const void *b)
 {
 	Dwarf_Off x = *(const Dwarf_Off *)a, y = *(const Dwarf_Off *)b;
@@ -1242,6 +1238,10 @@ static int inlined_shared(Dwarf_Die *cu, Dwarf_Die *inlined)
 	       (at + 1 < f->origins + f->norigins && at[1] == off);
 }
 
+/* For pc in a function nested in unit cu's others: the DIEs around it,
+ * innermost first, up to that function, as dwarf_getscopes_die gives
+ * them (which would walk the unit from its start to find the function,
+ * for each address again); malloc'd into *scopes, their count, 0 none. */
 static int nested_at(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die **scopes)
 {
 	struct nested_fns *f = unit_index(cu);
