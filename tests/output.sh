@@ -274,6 +274,15 @@ expect_eq "/dev/stdout: the line before, the report's first line, ... the line a
 	"before mutexstat: contention after"
 expect_eq "/dev/stdout: the program's own output kept" \
 	"$(grep -cxF "$(cat "$WORK/contention.out")" "$WORK/out")" 1
+# every format there too ("/dev/stdout.json" is no file to make)
+if command -v jq >/dev/null 2>&1; then
+	env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT=/dev/stdout MUTEXSTAT_FORMAT=json "$CONTENTION" 2 1000 \
+		>"$WORK/out" 2>"$WORK/err"
+	# (the program's line, buffered by stdio, comes at its exit: after)
+	expect_eq "/dev/stdout, JSON: the report on stdout, then the program's line" \
+		"$(sed '$d' "$WORK/out" | jq -r '.program') $(tail -n 1 "$WORK/out") $(wc -c <"$WORK/err")" \
+		"contention $(cat "$WORK/contention.out") 0"
+fi
 rc=0
 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT=/dev/fd/7 "$CONTENTION" 2 1000 \
 	>"$WORK/out" 2>"$WORK/err" 7>"$WORK/seven" || rc=$?

@@ -330,6 +330,11 @@ int ms_output_path(char *out, size_t cap, const char *infix, unsigned seq, const
 	else {
 		ms_output_start_dir(&f, pattern);
 		expand_path(&f, pattern);
+		/* a stream of the process's own (/dev/stdout): every report
+		 * and every format goes there, as they would on stderr
+		 * ("/dev/stdout.json" is no file to make) */
+		if (ms_opt.output && ms_output_stream_of(ms_fmt_str(&f)) >= 0)
+			return f.len + 1 < cap ? 0 : -1;
 		if (ms_opt.output && f.len + 1 < cap && names_dir(ms_fmt_str(&f), f.len)) {
 			if (out[f.len - 1] != '/')
 				ms_fmt(&f, "/");
