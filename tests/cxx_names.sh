@@ -68,6 +68,42 @@ section "<wrap_a_mu>" >"$WORK/wrap_a.section"
 expect_grep "wrap_a: its section's first lock at the line that called the wrapper" \
 	"^  first locked at   .*[(][^ ]*cxx_names.cpp:$(line WRAP_A-LOCK)," "$WORK/wrap_a.section"
 
+# ... but a helper called from one line keeps its own, though the
+# function that calls it is both kept out of line and inlined (two copies
+# of the one call)
+cat >"$WORK/once.c" <<'EOF'
+#include <pthread.h>
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static long c;
+static void helper(void)
+{
+	pthread_mutex_lock(&m); /* HELPER-LOCK */
+	c++;
+	pthread_mutex_unlock(&m);
+}
+void work(int n)
+{
+	for (int i = 0; i < n; i++)
+		helper();
+}
+static void *t1(void *x) { work(1000); return x; }
+int main(void)
+{
+	pthread_t x;
+	pthread_create(&x, 0, t1, 0);
+	pthread_join(x, 0);
+	return 0;
+}
+EOF
+if ${CC:-cc} -g -O2 -pthread -o "$WORK/once" "$WORK/once.c" 2>"$WORK/once.err"; then
+	env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT="$WORK/once.report" "$WORK/once" >/dev/null 2>&1
+	expect_grep "a helper called from one line: its lock's own line" \
+		"^  first locked at   [^ ]* [(][^ ]*once.c:$(grep -n 'HELPER-LOCK' "$WORK/once.c" | cut -d: -f1)," \
+		"$WORK/once.report"
+else
+	fail "cannot compile with ${CC:-cc}"
+fi
+
 # The wrappers that ran the lambdas: std::function's is named by it.
 expect_no_grep "function: no frame named std::_Function_handler" \
 	'_Function_handler' "$WORK/function.section"

@@ -762,7 +762,8 @@ static size_t template_arg(const char *f)
  * a name becomes F for a lambda ("main::{lambda()#1}") where lambda_alone
  * is set, else "std::thread running F", "std::function calling F" or
  * "std::async running F" (into out, of cap bytes) -- no brackets around
- * F, which a name made to fit would empty; 0 if name is no such frame's. */
+ * F, which a name made to fit would empty; 2 if named as the lambda, 1 if
+ * by its verb, 0 if name is no such frame's. */
 static int callable_name(const char *name, char *out, size_t cap, int lambda_alone)
 {
 	static const struct {
@@ -812,12 +813,13 @@ static int callable_name(const char *name, char *out, size_t cap, int lambda_alo
 		struct ms_fmt o;
 		ms_fmt_init(&o, out, cap, -1);
 		/* a lambda is its own name: its body is the code that runs */
-		if (lambda_alone && is_lambda(f, flen))
+		int alone = lambda_alone && is_lambda(f, flen);
+		if (alone)
 			ms_fmt(&o, "%.*s", (int)flen, f);
 		else
 			ms_fmt(&o, "%s %.*s", verb, (int)flen, f);
 		ms_fmt_str(&o);
-		return 1;
+		return alone ? 2 : 1;
 	}
 	return 0;
 }
@@ -838,10 +840,18 @@ static void lambda_as_itself(char *s)
 	if (!p)
 		return;
 	/* a generic lambda's: "auto main::{lambda(auto:1)#1}::operator()<long>(long)",
-	 * its return type before it */
+	 * its return type before it ("auto ", "int "): past the last space
+	 * outside brackets */
 	char *start = s;
-	if (!strncmp(s, "auto ", 5))
-		start = s + 5;
+	int d = 0;
+	for (char *c = s; c < p; c++) {
+		if (*c == '<' || *c == '(' || *c == '{' || *c == '[')
+			d++;
+		else if (*c == '>' || *c == ')' || *c == '}' || *c == ']')
+			d--;
+		else if (!d && *c == ' ')
+			start = c + 1;
+	}
 	if (p <= start || !is_lambda(start, (size_t)(p - start)))
 		return;
 	const char *e = p + sizeof op - 1;
@@ -941,9 +951,10 @@ static int copy_name_as(char *dst, size_t cap, const char *name, int lambda_alon
 	int lambda = 0;
 	if (plain)
 		lambda_as_itself(plain);
-	if (plain && callable_name(plain, run, sizeof run, lambda_alone)) {
+	int named = plain ? callable_name(plain, run, sizeof run, lambda_alone) : 0;
+	if (named) {
 		copy_long_name(dst, cap, run);
-		lambda = lambda_alone && run[strlen(run) - 1] == '}';
+		lambda = named == 2;
 	} else
 		copy_long_name(dst, cap, plain ? plain : name);
 	free(plain);
@@ -1103,11 +1114,27 @@ struct nested_fns {
 	void *unit;        /* the unit's DIE's address in libdw's memory */
 	size_t n, cap;
 	struct nested_fn *e; /* NULL: none, or malloc failed */
-	/* the functions inlined in the unit, once for each place (their
-	 * DIEs' offsets, sorted): how many places a wrapper is inlined in */
+	/* the functions inlined in the unit, once for each inlined copy:
+	 * the function's DIE's offset and the line that called it, sorted
+	 * -- how many places a wrapper is called from (a copy of the caller,
+	 * kept out of line beside one inlined, or cloned, copies the call) */
 	size_t norigins, origins_cap;
-	Dwarf_Off *origins;
+	struct inlined_at *origins;
 };
+
+struct inlined_at {
+	Dwarf_Off origin;
+	Dwarf_Word file, line, column;
+};
+
+static Dwarf_Word attr_word(Dwarf_Die *die, unsigned name)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word w = 0;
+	if (!dw.attr(die, name, &a) || dw.formudata(&a, &w) != 0)
+		return 0;
+	return w;
+}
 
 static void origin_add(struct nested_fns *f, Dwarf_Die *inlined)
 {
@@ -1117,13 +1144,16 @@ static void origin_add(struct nested_fns *f, Dwarf_Die *inlined)
 		return;
 	if (f->norigins == f->origins_cap) {
 		size_t cap = f->origins_cap ? 2 * f->origins_cap : 256;
-		Dwarf_Off *o = realloc(f->origins, cap * sizeof *o);
+		struct inlined_at *o = realloc(f->origins, cap * sizeof *o);
 		if (!o)
 			return;
 		f->origins = o;
 		f->origins_cap = cap;
 	}
-	f->origins[f->norigins++] = dw.dieoffset(&origin);
+	f->origins[f->norigins++] = (struct inlined_at){
+		dw.dieoffset(&origin), attr_word(inlined, DW_AT_call_file),
+		attr_word(inlined, DW_AT_call_line), attr_word(inlined, DW_AT_call_column),
+	};
 }
 
 static void nested_add(struct nested_fns *f, Dwarf_Die *die)
@@ -1195,10 +1225,16 @@ static int chain_at(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *chain, int n, i
 	return n;
 }
 
-static int off_cmp(const void *a, const void *b)
+static int inlined_cmp(const void *a, const void *b)
 {
-	Dwarf_Off x = *(const Dwarf_Off *)a, y = *(const Dwarf_Off *)b;
-	return (x > y) - (x < y);
+	const struct inlined_at *x = a, *y = b;
+	if (x->origin != y->origin)
+		return (x->origin > y->origin) - (x->origin < y->origin);
+	if (x->file != y->file)
+		return (x->file > y->file) - (x->file < y->file);
+	if (x->line != y->line)
+		return (x->line > y->line) - (x->line < y->line);
+	return (x->column > y->column) - (x->column < y->column);
 }
 
 /* Unit cu's index, made at its first use; NULL if calloc failed. */
@@ -1213,15 +1249,15 @@ static struct nested_fns *unit_index(Dwarf_Die *cu)
 		f->unit = cu->addr;
 		nested_collect(f, cu, 0, 0);
 		if (f->norigins)
-			qsort(f->origins, f->norigins, sizeof *f->origins, off_cmp);
+			qsort(f->origins, f->norigins, sizeof *f->origins, inlined_cmp);
 		f->next = session.nested;
 		session.nested = f;
 	}
 	return f;
 }
 
-/* Whether the function inlined at DIE inlined (of unit cu) is inlined at
- * two places or more: a wrapper, whose own line does not say which. */
+/* Whether the function inlined at DIE inlined (of unit cu) is called
+ * from two lines or more: a wrapper, whose own line does not say which. */
 static int inlined_shared(Dwarf_Die *cu, Dwarf_Die *inlined)
 {
 	Dwarf_Attribute a;
@@ -1231,11 +1267,19 @@ static int inlined_shared(Dwarf_Die *cu, Dwarf_Die *inlined)
 	    !dw.formref_die(&a, &origin))
 		return 0;
 	Dwarf_Off off = dw.dieoffset(&origin);
-	const Dwarf_Off *at = bsearch(&off, f->origins, f->norigins, sizeof off, off_cmp);
-	if (!at)
-		return 0;
-	return (at > f->origins && at[-1] == off) ||
-	       (at + 1 < f->origins + f->norigins && at[1] == off);
+	/* its first copy, then one called from another place */
+	size_t lo = 0, hi = f->norigins;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (f->origins[mid].origin < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo + 1; i < f->norigins && f->origins[i].origin == off; i++)
+		if (inlined_cmp(&f->origins[i], &f->origins[lo]) != 0)
+			return 1;
+	return 0;
 }
 
 /* For pc in a function nested in unit cu's others: the DIEs around it,
