@@ -283,6 +283,14 @@ if command -v jq >/dev/null 2>&1; then
 		"$(sed '$d' "$WORK/out" | jq -r '.program') $(tail -n 1 "$WORK/out") $(wc -c <"$WORK/err")" \
 		"contention $(cat "$WORK/contention.out") 0"
 fi
+# interval reports too, and MUTEXSTAT_KEEP removes nothing: it unlinked
+# the file of an interval gone by, which here is /dev/stdout (as root, the
+# machine's)
+env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT=/dev/stdout MUTEXSTAT_INTERVAL=0.2 MUTEXSTAT_KEEP=1 \
+	"$top_builddir/examples/service" 1 >"$WORK/out" 2>"$WORK/err"
+expect_eq "/dev/stdout, intervals: more than one interval report there, /dev/stdout kept" \
+	"$([ "$(grep -c '^mutexstat: service (pid [0-9]*) interval ' "$WORK/out")" -gt 1 ] && echo yes) $(test -e /dev/stdout && echo kept)" \
+	"yes kept"
 rc=0
 env LD_PRELOAD="$MS_PRELOAD" MUTEXSTAT_OUTPUT=/dev/fd/7 "$CONTENTION" 2 1000 \
 	>"$WORK/out" 2>"$WORK/err" 7>"$WORK/seven" || rc=$?

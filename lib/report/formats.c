@@ -377,10 +377,13 @@ int ms_report_interval(const struct ms_span *sp, unsigned keep, int last)
 	/* MUTEXSTAT_KEEP: the newest keep intervals' files stay */
 	for (size_t i = 0; keep && sp->n > keep && i < n; i++) {
 		char path[4096];
+		/* (gone already: the user's to remove too; never a stream
+		 * of the process's own, /dev/stdout, which holds them all) */
 		if ((ms_opt.formats & interval_files[i].format) &&
 		    ms_output_path(path, sizeof path, "", sp->n - keep,
-				   file_ext(interval_files[i].ext)) == 0)
-			unlink(path); /* (gone already: the user's to remove too) */
+				   file_ext(interval_files[i].ext)) == 0 &&
+		    ms_output_stream_of(path) < 0)
+			unlink(path);
 	}
 	ms_symbols_end();
 	ms_blame_readers(-1);
