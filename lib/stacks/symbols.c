@@ -916,11 +916,10 @@ static int copy_name_as(char *dst, size_t cap, const char *name, int lambda_alon
 			 * Its names read _Z8consumerPv: a copy of libstdc++'s
 			 * of our own demangles them, loaded once, never
 			 * unloaded, and only for such a name. */
-			if (!demangle) {
-				void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL | RTLD_NODELETE);
-				if (h)
-					demangle = (demangle_fn)dlsym(h, "__cxa_demangle");
-			}
+			static void *stdcxx; /* kept: the demangler is in it */
+			if (!demangle &&
+			    (stdcxx = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL | RTLD_NODELETE)))
+				demangle = (demangle_fn)dlsym(stdcxx, "__cxa_demangle");
 			looked = 1;
 		}
 		int status = -1;
