@@ -1135,23 +1135,42 @@ static Dwarf_Word attr_word(Dwarf_Die *die, unsigned name)
 	return w;
 }
 
-static void origin_add(struct nested_fns *f, Dwarf_Die *inlined)
+/* The offset of the function an inlined call's DIE is a copy of, in
+ * *off; 0 if not known. */
+static int origin_offset(Dwarf_Die *inlined, Dwarf_Off *off)
 {
 	Dwarf_Attribute a;
 	Dwarf_Die origin;
 	if (!dw.attr(inlined, DW_AT_abstract_origin, &a) || !dw.formref_die(&a, &origin))
+		return 0;
+	*off = dw.dieoffset(&origin);
+	return 1;
+}
+
+/* Room for one more element of `size` bytes in *array (n used of *cap,
+ * doubled from `first`); 0 if realloc failed. */
+static int room_for_one(void *array, size_t *cap, size_t n, size_t size, size_t first)
+{
+	if (n < *cap)
+		return 1;
+	size_t more = *cap ? 2 * *cap : first;
+	void *p = realloc(*(void **)array, more * size);
+	if (!p)
+		return 0;
+	*(void **)array = p;
+	*cap = more;
+	return 1;
+}
+
+static void origin_add(struct nested_fns *f, Dwarf_Die *inlined)
+{
+	Dwarf_Off off;
+	if (!origin_offset(inlined, &off) ||
+	    !room_for_one(&f->origins, &f->origins_cap, f->norigins, sizeof *f->origins, 256))
 		return;
-	if (f->norigins == f->origins_cap) {
-		size_t cap = f->origins_cap ? 2 * f->origins_cap : 256;
-		struct inlined_at *o = realloc(f->origins, cap * sizeof *o);
-		if (!o)
-			return;
-		f->origins = o;
-		f->origins_cap = cap;
-	}
 	f->origins[f->norigins++] = (struct inlined_at){
-		dw.dieoffset(&origin), attr_word(inlined, DW_AT_call_file),
-		attr_word(inlined, DW_AT_call_line), attr_word(inlined, DW_AT_call_column),
+		off, attr_word(inlined, DW_AT_call_file), attr_word(inlined, DW_AT_call_line),
+		attr_word(inlined, DW_AT_call_column),
 	};
 }
 
@@ -1159,17 +1178,9 @@ static void nested_add(struct nested_fns *f, Dwarf_Die *die)
 {
 	Dwarf_Addr base, lo, hi;
 	ptrdiff_t off = 0;
-	while ((off = dw.ranges(die, off, &base, &lo, &hi)) > 0) {
-		if (f->n == f->cap) {
-			size_t cap = f->cap ? 2 * f->cap : 64;
-			struct nested_fn *e = realloc(f->e, cap * sizeof *e);
-			if (!e)
-				return;
-			f->e = e;
-			f->cap = cap;
-		}
+	while ((off = dw.ranges(die, off, &base, &lo, &hi)) > 0 &&
+	       room_for_one(&f->e, &f->cap, f->n, sizeof *f->e, 64))
 		f->e[f->n++] = (struct nested_fn){ lo, hi, *die };
-	}
 }
 
 /* Every function with code under parent that is not where innermost_at
@@ -1259,13 +1270,10 @@ static struct nested_fns *unit_index(Dwarf_Die *cu)
  * from two lines or more: a wrapper, whose own line does not say which. */
 static int inlined_shared(Dwarf_Die *cu, Dwarf_Die *inlined)
 {
-	Dwarf_Attribute a;
-	Dwarf_Die origin;
+	Dwarf_Off off;
 	struct nested_fns *f = unit_index(cu);
-	if (!f || !f->norigins || !dw.attr(inlined, DW_AT_abstract_origin, &a) ||
-	    !dw.formref_die(&a, &origin))
+	if (!f || !f->norigins || !origin_offset(inlined, &off))
 		return 0;
-	Dwarf_Off off = dw.dieoffset(&origin);
 	/* its first copy, then one called from another place */
 	size_t lo = 0, hi = f->norigins;
 	while (lo < hi) {
